@@ -1,0 +1,57 @@
+"""One tool call, the same for MCP and the CLI: validate, run, swap the session."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import anyio
+import attrs
+from returns.result import Failure, Result
+
+from effects.interpreter import Progress, Sink, run
+from rea.catalog import BY_NAME, CATALOG
+from rea.errors import ReaError, invalid_request
+from rea.program import Context
+from rea.session import Session, record
+from rea.validation import validate_arguments
+from rea.workflows.session_tools import PROGRAMS
+
+
+@attrs.define
+class Connection:
+    """The mutable cell around one immutable Session, plus what the transport knows."""
+
+    ctx: Context
+    session: Session = attrs.field(factory=Session)
+    lock: anyio.Lock = attrs.field(factory=anyio.Lock)
+
+    def retain(self, evidence: Any) -> None:
+        self.session = record(self.session, (evidence,))
+
+
+def unknown_tool(name: str) -> ReaError:
+    return invalid_request(
+        f"There is no tool named {name!r}.", field="name",
+        accepted="one of " + ", ".join(c.name for c in CATALOG),
+    )
+
+
+async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | None) -> Result[Any, ReaError]:
+    """Validated, interpreted, atomically committed. Raises only cancellation."""
+    contract = BY_NAME.get(name)
+    if contract is None:
+        return Failure(unknown_tool(name))
+    checked = validate_arguments(name, contract.input_schema, arguments)
+    if not isinstance(checked.value_or(None), Mapping):
+        return checked
+    args = checked.unwrap()
+    progress = Progress(sink)
+    mutates = "mutatesSession" in contract.effects or "mayDiscardData" in contract.effects
+    if mutates:
+        async with conn.lock:
+            outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
+            conn.session = outcome.session
+    else:
+        outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
+    await progress.finish(f"{name} {'completed' if isinstance(outcome.reply.value_or(None), Mapping) else 'failed'}")
+    return outcome.reply

@@ -1,0 +1,45 @@
+"""Startup: read the environment and the host once, hand values to the pure core."""
+
+from __future__ import annotations
+
+import datetime
+import importlib.metadata
+import os
+import shutil
+import sys
+
+from returns.result import Result
+
+from rea import __version__
+from rea.config import response_budget
+from rea.errors import ReaError
+from rea.program import Context, ServerFacts
+
+PACKAGE = "rea-py"
+
+
+def _version(distribution: str) -> str | None:
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def server_path() -> str:
+    found = shutil.which(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    return os.path.realpath(found or sys.argv[0] or sys.executable)
+
+
+def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
+    env = dict(os.environ if environ is None else environ)
+    return response_budget(env).map(lambda budget: Context(
+        server=ServerFacts(
+            package=PACKAGE,
+            version=__version__,
+            sdk_version=_version("mcp") or "unknown",
+            server_path=server_path(),
+            started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
+            transport=transport,
+        ),
+        max_response_bytes=budget.max_response_bytes,
+    ))

@@ -1,0 +1,243 @@
+"""Filesystem effects: target identity, bounded JSON reads, atomic publication."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import tempfile
+from typing import Any, Awaitable, Callable, Iterable
+
+import anyio
+import anyio.lowlevel
+import orjson
+from returns.result import Failure, Result, Success
+
+from rea.canonical_json import canonical_sha256
+from rea.errors import ReaError, invalid_request
+from rea.program import PublishReceipt, TargetFacts
+
+READ_BLOCK = 1 << 20
+FLUSH_BYTES = 1 << 20
+
+Report = Callable[[str, str], Awaitable[None]]
+
+
+def _target_unavailable(path: str, why: str) -> ReaError:
+    return ReaError(
+        code="target_unavailable",
+        message=f"Cannot open {path!r}: {why}.",
+        details={"path": path, "reason": why},
+        action="Check the path exists and is readable, then call again with it.",
+    )
+
+
+_MAGIC = (
+    (b"\x7fELF", "elf"), (b"MZ", "pe"), (b"\xcf\xfa\xed\xfe", "mach-o"), (b"\xce\xfa\xed\xfe", "mach-o"),
+    (b"\xca\xfe\xba\xbe", "mach-o-universal"), (b"PK\x03\x04", "zip"), (b"\x00asm", "wasm"),
+    (b"!<arch>\n", "ar"), (b"bplist", "plist"),
+)
+
+
+def sniff_format(head: bytes, name: str) -> str:
+    for magic, fmt in _MAGIC:
+        if head.startswith(magic):
+            if fmt == "zip":
+                lowered = name.lower()
+                for ext in ("apk", "ipa", "jar", "msix", "appx"):
+                    if lowered.endswith("." + ext):
+                        return ext
+            return fmt
+    if name.endswith(".asar"):
+        return "asar"
+    if name.endswith((".js", ".mjs", ".cjs")):
+        return "javascript"
+    if name.endswith(".map"):
+        return "source-map"
+    if len(head) > 262 and head[257:262] == b"ustar":
+        return "tar"
+    return "file"
+
+
+async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaError]:
+    """sha256 of a file (streamed), or of a directory's canonical listing (links not followed)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return Failure(_target_unavailable(path, "no such file or directory"))
+    except PermissionError:
+        return Failure(_target_unavailable(path, "permission denied"))
+    except OSError as exc:
+        return Failure(_target_unavailable(path, exc.strerror or str(exc)))
+    if stat.S_ISDIR(info.st_mode):
+        return await _identify_directory(path, report)
+    if not stat.S_ISREG(info.st_mode):
+        return Failure(_target_unavailable(path, "it is not a regular file or directory (device, FIFO or socket files are never opened)"))
+    digest = hashlib.sha256()
+    size = 0
+    head = b""
+    try:
+        with open(path, "rb") as handle:
+            while block := handle.read(READ_BLOCK):
+                if not head:
+                    head = block[:512]
+                digest.update(block)
+                size += len(block)
+                await report("identifying target", f"hashed {size} bytes")
+                await anyio.lowlevel.checkpoint()
+    except PermissionError:
+        return Failure(_target_unavailable(path, "permission denied"))
+    except OSError as exc:
+        return Failure(_target_unavailable(path, exc.strerror or str(exc)))
+    return Success(TargetFacts(path=path, kind="file", sha256=digest.hexdigest(), size=size,
+                               format=sniff_format(head, os.path.basename(path))))
+
+
+async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, ReaError]:
+    entries: list[dict[str, Any]] = []
+    total = 0
+    for root, dirs, files in os.walk(path, followlinks=False):
+        dirs.sort()
+        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
+            full = os.path.join(root, name)
+            rel = os.path.relpath(full, path)
+            try:
+                info = os.lstat(full)
+            except OSError as exc:
+                entries.append({"path": rel, "type": "unreadable", "reason": exc.strerror or str(exc)})
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                entries.append({"path": rel, "type": "symlink", "target": os.readlink(full)})
+            elif stat.S_ISREG(info.st_mode):
+                digest = hashlib.sha256()
+                try:
+                    with open(full, "rb") as handle:
+                        while block := handle.read(READ_BLOCK):
+                            digest.update(block)
+                except OSError as exc:
+                    entries.append({"path": rel, "type": "unreadable", "reason": exc.strerror or str(exc)})
+                    continue
+                total += info.st_size
+                entries.append({"path": rel, "type": "file", "size": info.st_size, "sha256": digest.hexdigest()})
+            else:
+                entries.append({"path": rel, "type": "special"})
+        await report("identifying target", f"{len(entries)} entries, {total} bytes hashed")
+        await anyio.lowlevel.checkpoint()
+    return Success(TargetFacts(path=path, kind="directory", sha256=canonical_sha256(entries), size=total,
+                               format="directory"))
+
+
+def read_json_file(path: str, max_bytes: int) -> Result[Any, ReaError]:
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            return Failure(invalid_request(f"{path!r} is not a regular file", field="path", accepted="a JSON file"))
+        if info.st_size > max_bytes:
+            return Failure(ReaError(code="truncated", message=(
+                f"{path!r} has {info.st_size} bytes, more than the {max_bytes}-byte import limit."),
+                details={"path": path, "bytes": info.st_size, "limit": max_bytes}))
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        return Failure(invalid_request(f"{path!r} does not exist", field="path", accepted="an existing JSON file"))
+    except OSError as exc:
+        return Failure(invalid_request(f"{path!r} cannot be read: {exc.strerror or exc}", field="path",
+                                       accepted="a readable JSON file"))
+    try:
+        return Success(orjson.loads(data))
+    except orjson.JSONDecodeError as exc:
+        return Failure(ReaError(code="evidence_integrity_mismatch", message=f"{path!r} is not valid JSON: {exc}",
+                                details={"path": path, "reason": "invalid-json"},
+                                action="Use a bundle written by export_evidence_bundle."))
+
+
+async def publish_atomically(path: str, chunks: Iterable[bytes], overwrite: bool, report: Report, phase: str) -> Result[PublishReceipt, ReaError]:
+    """Stage beside the destination, fsync, then rename (overwrite) or link (no-clobber).
+
+    Cancellation or failure removes the staging file and leaves the destination
+    untouched. Success with a failed staging cleanup returns cleanup_incomplete
+    carrying the publication receipt.
+    """
+    destination = os.path.abspath(path)
+    parent = os.path.dirname(destination)
+    if not os.path.isdir(parent):
+        return Failure(invalid_request(f"the directory of {path!r} does not exist", field="path",
+                                       accepted="a path in an existing directory"))
+    if os.path.isdir(destination):
+        return Failure(invalid_request(f"{path!r} is a directory", field="path", accepted="a file path"))
+    if os.path.lexists(destination) and not overwrite:
+        return Failure(invalid_request(f"{path!r} already exists", field="overwrite",
+                                       accepted="overwrite: true to replace it, or another path"))
+    try:
+        fd, staging = tempfile.mkstemp(prefix=f".{os.path.basename(destination)}.", suffix=".rea-staging", dir=parent)
+    except OSError as exc:
+        return Failure(ReaError(code="execution_failure", message=f"Cannot create a staging file in {parent!r}: {exc.strerror or exc}",
+                                details={"path": path}, action="Choose a writable directory."))
+    digest = hashlib.sha256()
+    written = 0
+    published = False
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            pending: list[bytes] = []
+            pending_bytes = 0
+            for chunk in chunks:
+                pending.append(chunk)
+                pending_bytes += len(chunk)
+                if pending_bytes >= FLUSH_BYTES:
+                    block = b"".join(pending)
+                    handle.write(block)
+                    digest.update(block)
+                    written += len(block)
+                    pending, pending_bytes = [], 0
+                    await report(phase, f"{written} bytes written")
+                    await anyio.lowlevel.checkpoint()
+            block = b"".join(pending)
+            handle.write(block)
+            digest.update(block)
+            written += len(block)
+            handle.flush()
+            os.fsync(handle.fileno())
+        await anyio.lowlevel.checkpoint()
+        if overwrite:
+            os.replace(staging, destination)
+            published = True
+        else:
+            os.link(staging, destination)
+            published = True
+            os.unlink(staging)
+        _fsync_dir(parent)
+    except FileExistsError:
+        _remove(staging)
+        return Failure(invalid_request(f"{path!r} appeared while exporting", field="overwrite",
+                                       accepted="overwrite: true to replace it, or another path"))
+    except BaseException as exc:
+        if published:
+            if isinstance(exc, OSError):
+                return Failure(ReaError(
+                    code="cleanup_incomplete",
+                    message=f"{path!r} was published completely, but the staging file {staging!r} could not be removed.",
+                    details={"published": True, "published_path": destination, "bytes": written,
+                             "owned_resources": ["staging-file"], "staging_path": staging},
+                ))
+            raise
+        _remove(staging)
+        if isinstance(exc, OSError):
+            return Failure(ReaError(code="execution_failure", message=f"Writing {path!r} failed: {exc.strerror or exc}; the destination was not changed.",
+                                    details={"path": path}))
+        raise
+    return Success(PublishReceipt(path=destination, bytes=written, sha256=digest.hexdigest()))
+
+
+def _remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except FileNotFoundError:
+        pass
+
+
+def _fsync_dir(path: str) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

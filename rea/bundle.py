@@ -1,0 +1,245 @@
+"""Evidence bundles: the portable, canonical form of a session's ledger.
+
+A bundle is canonical JSON whose manifests (artifacts, providers, environments,
+scenarios, captures) are derived from its records. Export streams it record by
+record, so a large ledger is never held twice in memory; import checks every
+fixed field before any digest or id, then merges atomically.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Iterator, Mapping, Sequence
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from rea.canonical_json import canonicalize
+from rea.errors import ReaError
+from rea.evidence import ENVELOPE_FIELDS, Evidence, parse_evidence
+from rea.session import Session
+from rea.unknowns import verify_revision
+
+BUNDLE_VERSION = 2
+BUNDLE_FIELDS = ("artifacts", "bundle_version", "captures", "environments", "providers", "records", "scenarios", "unknowns")
+MANIFEST_FIELDS: Mapping[str, frozenset[str]] = {
+    "artifacts": frozenset({"digest", "format", "architecture"}),
+    "providers": frozenset({"id", "name", "version"}),
+    "environments": frozenset({"id", "platform", "architecture", "isolation"}),
+    "scenarios": frozenset({"evidence_id", "operation", "authority"}),
+    "captures": frozenset({"evidence_id", "predicate_type"}),
+}
+# fixed metadata nested in a record, checked for unsupported fields before any id
+NESTED_FIXED: Mapping[str, frozenset[str]] = {
+    "subject": frozenset({"name", "digest", "format", "architecture", "local_path"}),
+    "provider": frozenset({"id", "name", "version"}),
+    "analysis_profile": frozenset({"schema_version", "provider", "provider_profile_schema_version", "parameters", "digest"}),
+    "environment": frozenset({"id", "platform", "architecture", "isolation"}),
+}
+CAPTURE_PREFIX = "rea.process-capture/"
+SUMMARY_FILTERS = ("evidence_id", "operation", "target_sha256", "analysis_profile_digest", "procedure_address")
+
+
+def _unique_sorted(values: Iterable[Any]) -> list[Any]:
+    seen = {canonicalize(v): v for v in values}
+    return [seen[k] for k in sorted(seen)]
+
+
+def manifests(records: Sequence[Evidence]) -> dict[str, list[Any]]:
+    """The manifests a bundle of these records (sorted by id) must carry."""
+    return {
+        "artifacts": _unique_sorted(e.subject.identity() for e in records if e.subject is not None),
+        "providers": _unique_sorted(e.provider.to_json() for e in records),
+        "environments": _unique_sorted(e.environment for e in records if e.environment is not None),
+        "scenarios": [
+            {"evidence_id": e.evidence_id, "operation": e.operation, "authority": e.authority}
+            for e in records if e.authority == "controlled-replay"
+        ],
+        "captures": [
+            {"evidence_id": e.evidence_id, "predicate_type": e.predicate_type}
+            for e in records if e.predicate_type.startswith(CAPTURE_PREFIX)
+        ],
+    }
+
+
+def _sorted_records(session: Session) -> list[Evidence]:
+    return [session.evidence[k] for k in sorted(session.evidence)]
+
+
+def _sorted_unknowns(session: Session) -> list[Mapping[str, Any]]:
+    return sorted(session.unknown_revisions, key=lambda r: (r["unknown_id"], r["revision"]))
+
+
+def bundle_json(session: Session) -> dict[str, Any]:
+    """The whole bundle as one JSON tree (for inline get_evidence_bundle)."""
+    records = _sorted_records(session)
+    return {
+        **manifests(records),
+        "bundle_version": BUNDLE_VERSION,
+        "records": [e.to_json() for e in records],
+        "unknowns": _sorted_unknowns(session),
+    }
+
+
+def bundle_chunks(session: Session) -> Iterator[bytes]:
+    """The canonical bytes of `bundle_json(session)`, one record at a time.
+
+    Keys are emitted in JCS order (the BUNDLE_FIELDS tuple is already sorted),
+    so the concatenation equals `canonicalize(bundle_json(session))`.
+    """
+    records = _sorted_records(session)
+    parts = {**manifests(records), "bundle_version": BUNDLE_VERSION, "unknowns": _sorted_unknowns(session)}
+    for index, name in enumerate(BUNDLE_FIELDS):
+        yield (b"{" if index == 0 else b",") + canonicalize(name) + b":"
+        if name != "records":
+            yield canonicalize(parts[name])
+            continue
+        yield b"["
+        for position, evidence in enumerate(records):
+            yield (b"," if position else b"") + canonicalize(evidence.to_json())
+        yield b"]"
+    yield b"}"
+
+
+@attrs.frozen(kw_only=True)
+class ParsedBundle:
+    records: tuple[Evidence, ...]
+    unknowns: tuple[Mapping[str, Any], ...]
+
+
+def _reject(message: str, path: str) -> ReaError:
+    return ReaError(
+        code="evidence_integrity_mismatch",
+        message=f"Bundle rejected at {path}: {message}. Nothing was imported.",
+        details={"path": path},
+        action="Import an unmodified bundle written by export_evidence_bundle.",
+    )
+
+
+def _fields(value: Any, allowed: frozenset[str] | set[str], path: str) -> ReaError | None:
+    if not isinstance(value, dict):
+        return _reject("expected an object", path)
+    extra = sorted(set(value) - set(allowed))
+    if extra:
+        return _reject(f"unsupported field {extra[0]!r} (accepted: {', '.join(sorted(allowed))})", f"{path}.{extra[0]}")
+    return None
+
+
+def _structure(value: Any) -> ReaError | None:
+    """Pass 1: unsupported or missing fixed fields anywhere, before any digest is computed."""
+    problem = _fields(value, set(BUNDLE_FIELDS), "$")
+    if problem:
+        return problem
+    for name in BUNDLE_FIELDS:
+        if name not in value:
+            return _reject(f"required field {name!r} is missing", f"$.{name}")
+    if value["bundle_version"] != BUNDLE_VERSION or type(value["bundle_version"]) is not int:
+        return _reject(f"bundle_version must be {BUNDLE_VERSION}, got {value['bundle_version']!r}", "$.bundle_version")
+    for name in ("records", "unknowns", *MANIFEST_FIELDS):
+        if not isinstance(value[name], list):
+            return _reject("expected an array", f"$.{name}")
+    for name, allowed in MANIFEST_FIELDS.items():
+        for i, entry in enumerate(value[name]):
+            if problem := _fields(entry, allowed, f"$.{name}[{i}]"):
+                return problem
+    for i, rec in enumerate(value["records"]):
+        path = f"$.records[{i}]"
+        if problem := _fields(rec, ENVELOPE_FIELDS, path):
+            return problem
+        for name, allowed in NESTED_FIXED.items():
+            nested = rec.get(name)
+            if nested is not None and (problem := _fields(nested, allowed, f"{path}.{name}")):
+                return problem
+        subject = rec.get("subject")
+        if isinstance(subject, dict) and isinstance(subject.get("digest"), dict):
+            if problem := _fields(subject["digest"], {"sha256"}, f"{path}.subject.digest"):
+                return problem
+        profile = rec.get("analysis_profile")
+        if isinstance(profile, dict) and profile.get("provider") is not None:
+            if problem := _fields(profile["provider"], NESTED_FIXED["provider"], f"{path}.analysis_profile.provider"):
+                return problem
+    return None
+
+
+def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
+    """Strict bundle parse: structure, then every record id, unknown digest and manifest."""
+    if problem := _structure(value):
+        return Failure(problem)
+    records: list[Evidence] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(value["records"]):
+        parsed = parse_evidence(raw)
+        if not isinstance(parsed, Success):
+            err = parsed.failure()
+            return Failure(_reject(err.message, f"$.records[{i}]"))
+        evidence = parsed.unwrap()
+        if evidence.evidence_id in seen:
+            return Failure(_reject(f"duplicate record {evidence.evidence_id}", f"$.records[{i}]"))
+        seen.add(evidence.evidence_id)
+        records.append(evidence)
+    for i, rev in enumerate(value["unknowns"]):
+        if problem := verify_revision(rev, f"$.unknowns[{i}]"):
+            return Failure(_reject(problem.message, problem.details["path"]))
+    expected = manifests(sorted(records, key=lambda e: e.evidence_id))
+    for name in MANIFEST_FIELDS:
+        if canonicalize(expected[name]) != canonicalize(value[name]):
+            return Failure(_reject(f"the {name} manifest does not match the records it describes", f"$.{name}"))
+    return Success(ParsedBundle(records=tuple(records), unknowns=tuple(value["unknowns"])))
+
+
+# ------------------------------------------------------------- summary view
+
+
+def _procedure(evidence: Evidence) -> Mapping[str, Any] | None:
+    result = evidence.normalized_result
+    if not isinstance(result, dict):
+        return None
+    proc = result.get("procedure")
+    if isinstance(proc, dict) and isinstance(proc.get("address"), str):
+        return {"address": proc["address"], "name": proc.get("name") if isinstance(proc.get("name"), str) else None}
+    return None
+
+
+def summary_row(evidence: Evidence) -> dict[str, Any]:
+    """Discovery metadata of one record: ids and identities, never its payload."""
+    return {
+        "evidence_id": evidence.evidence_id,
+        "operation": evidence.operation,
+        "predicate_type": evidence.predicate_type,
+        "artifact": None if evidence.subject is None else {
+            "name": evidence.subject.name,
+            "sha256": evidence.subject.sha256,
+            "format": evidence.subject.format,
+            "architecture": evidence.subject.architecture,
+        },
+        "provider": evidence.provider.to_json(),
+        "analysis_profile_digest": None if evidence.analysis_profile is None else evidence.analysis_profile.digest,
+        "procedure": _procedure(evidence),
+        "confidence": evidence.confidence,
+        "authority": evidence.authority,
+        "evidence_links": list(evidence.evidence_links),
+        "retention": "complete-record",
+    }
+
+
+def matches(row: Mapping[str, Any], filters: Mapping[str, str]) -> bool:
+    for name, wanted in filters.items():
+        if name == "target_sha256":
+            actual = None if row["artifact"] is None else row["artifact"]["sha256"]
+        elif name == "procedure_address":
+            actual = None if row["procedure"] is None else row["procedure"]["address"]
+        else:
+            actual = row[name]
+        if actual != wanted:
+            return False
+    return True
+
+
+def summary(records: Iterable[Evidence], unknown_heads: int, filters: Mapping[str, str]) -> dict[str, Any]:
+    rows = [row for row in map(summary_row, records) if matches(row, filters)]
+    return {
+        "detail": "summary",
+        "filters": dict(filters),
+        "total": len(rows),
+        "records": rows,
+        "unknowns": unknown_heads,
+    }

@@ -1,0 +1,61 @@
+"""One ToolContract per tool: every advertisement is a projection of this table."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+
+# Closed vocabularies: a contract lists the members that are true; an omitted
+# known member is false.
+EFFECTS = (
+    "accessesNetwork", "changesUiState", "executesForeignCode", "idempotent", "launchesProcess",
+    "mayDiscardData", "mutatesDevice", "mutatesSession", "mutatesTarget", "writesFilesystem",
+)
+ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
+SURFACES = (
+    "official-proxy", "enhanced", "native-provider", "artifact-provider", "managed-provider",
+    "browser-provider", "electron-provider", "runtime-provider", "application", "session",
+)
+CLIENT_FEATURES = ("elicitation_form", "elicitation_url", "roots", "sampling")
+
+
+def _members(vocabulary: tuple[str, ...]):
+    def check(_instance: Any, attribute: attrs.Attribute, value: frozenset[str]) -> None:
+        unknown = set(value) - set(vocabulary)
+        if unknown:
+            raise ValueError(f"{attribute.name}: {sorted(unknown)} are not in the closed vocabulary {vocabulary}")
+    return check
+
+
+@attrs.frozen(kw_only=True)
+class ToolContract:
+    name: str
+    title: str
+    description: str
+    surface: str = attrs.field(validator=attrs.validators.in_(SURFACES))
+    input_schema: Mapping[str, Any]
+    output_schema: Mapping[str, Any]
+    annotations: frozenset[str] = attrs.field(converter=frozenset, validator=_members(ANNOTATIONS))
+    effects: frozenset[str] = attrs.field(converter=frozenset, validator=_members(EFFECTS))
+    # True unless audited: results and errors may carry analysis-target text.
+    returns_target_content: bool = True
+    requires_target: bool = False
+    required_client_features: tuple[str, ...] = ()
+    optional_client_features: tuple[str, ...] = ()
+    # "session" tools answer {"result": ...}; "evidence" tools answer an Evidence record
+    result_kind: str = attrs.field(default="session", validator=attrs.validators.in_(("session", "evidence")))
+
+    def true_effects(self) -> list[str]:
+        return sorted(self.effects)
+
+    def true_annotations(self) -> list[str]:
+        return sorted(self.annotations)
+
+    def mcp_annotations(self) -> dict[str, bool]:
+        return {
+            "readOnlyHint": "read_only" in self.annotations,
+            "destructiveHint": "destructive" in self.annotations,
+            "idempotentHint": "idempotent" in self.annotations,
+            "openWorldHint": "open_world" in self.annotations,
+        }

@@ -1,0 +1,104 @@
+"""Schema building blocks and the advertisement rules every schema must pass."""
+
+from __future__ import annotations
+
+from typing import Any, Iterator, Mapping
+
+from rea.canonical_json import canonical_sha256
+
+DIALECT = "https://json-schema.org/draft/2020-12/schema"
+SAFE_INT_MAX = 2**53 - 1
+
+EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
+UNKNOWN_ID_PATTERN = "^unk_[a-f0-9]{64}$"
+SHA256_PATTERN = "^[a-f0-9]{64}$"
+
+
+def string(description: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "string", "description": description, **extra}
+
+
+def integer(description: str, minimum: int = 0, maximum: int = SAFE_INT_MAX, **extra: Any) -> dict[str, Any]:
+    return {"type": "integer", "description": description, "minimum": minimum, "maximum": maximum, **extra}
+
+
+def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {"anyOf": [dict(schema), {"type": "null"}]}
+
+
+def obj(properties: Mapping[str, Any], required: tuple[str, ...] = (), *, closed: bool = True, **extra: Any) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": dict(properties)}
+    if required:
+        schema["required"] = list(required)
+    if closed:
+        schema["additionalProperties"] = False
+    schema.update(extra)
+    return schema
+
+
+def array(items: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+    return {"type": "array", "items": dict(items), **extra}
+
+
+def input_schema(properties: Mapping[str, Any], required: tuple[str, ...] = (), *, description: str | None = None,
+                 examples: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    schema = obj(properties, required)
+    schema["$schema"] = DIALECT
+    if description:
+        schema["description"] = description
+    if examples:
+        schema["examples"] = examples
+    return schema
+
+
+def bind_id(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """A self-contained output schema with a `$id` bound to its own content."""
+    body = {k: v for k, v in schema.items() if k != "$id"}
+    body["$schema"] = DIALECT
+    return {**body, "$id": f"urn:rea:schema:sha256:{canonical_sha256(body)}"}
+
+
+def session_output(result: Mapping[str, Any]) -> dict[str, Any]:
+    return bind_id(obj({"result": result}, ("result",)))
+
+
+def _refs(node: Any) -> Iterator[str]:
+    if isinstance(node, dict):
+        ref = node.get("$ref")
+        if isinstance(ref, str):
+            yield ref
+        for value in node.values():
+            yield from _refs(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _refs(value)
+
+
+def _definitions(schema: Mapping[str, Any]) -> dict[str, Any]:
+    return {f"#/$defs/{k}": v for k, v in schema.get("$defs", {}).items()}
+
+
+def advertisement_problems(schema: Mapping[str, Any]) -> list[str]:
+    """Rules for advertised schemas: an object root, no root $ref or union,
+    no reachable recursive reference."""
+    problems = []
+    if schema.get("type") != "object":
+        problems.append("root is not type object")
+    for key in ("$ref", "anyOf", "oneOf", "allOf"):
+        if key in schema:
+            problems.append(f"root carries {key}")
+    defs = _definitions(schema)
+    for ref in _refs(schema):
+        if ref.startswith("#/$defs/") and ref not in defs:
+            problems.append(f"unresolved reference {ref}")
+
+    def visit(ref: str, stack: tuple[str, ...]) -> None:
+        if ref in stack:
+            problems.append(f"recursive reference {' -> '.join(stack + (ref,))}")
+            return
+        for inner in _refs(defs.get(ref, {})):
+            visit(inner, stack + (ref,))
+
+    for ref in set(_refs(schema)):
+        visit(ref, ())
+    return sorted(set(problems))

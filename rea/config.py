@@ -1,0 +1,48 @@
+"""Startup settings parsed from an environment mapping (passed in, never read here)."""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping
+
+from returns.result import Failure, Result, Success
+
+from rea.budget import DEFAULT_MAX_RESPONSE_BYTES, MAX_SAFE_INTEGER, ResponseBudget
+from rea.errors import ReaError
+
+_DECIMAL = re.compile(r"^[0-9]+$")
+MAX_TIMEOUT_MS = 2_147_483_647
+
+
+def configuration_invalid(variable: str, value: str, accepted: str) -> ReaError:
+    return ReaError(
+        code="configuration_invalid",
+        message=f"{variable}={value!r} is not accepted: {variable} must be {accepted}.",
+        details={"variable": variable, "value": value, "accepted": accepted},
+        action=f"Unset {variable} or set it to {accepted}, then restart REA.",
+        restart_required=True,
+    )
+
+
+def decimal_setting(env: Mapping[str, str], variable: str, *, minimum: int, maximum: int, default: int, accepted: str) -> Result[int, ReaError]:
+    raw = env.get(variable)
+    if raw is None:
+        return Success(default)
+    if not _DECIMAL.match(raw) or not minimum <= int(raw) <= maximum:
+        return Failure(configuration_invalid(variable, raw, accepted))
+    return Success(int(raw))
+
+
+def response_budget(env: Mapping[str, str]) -> Result[ResponseBudget, ReaError]:
+    return decimal_setting(
+        env, "REA_MCP_MAX_RESPONSE_BYTES",
+        minimum=DEFAULT_MAX_RESPONSE_BYTES, maximum=MAX_SAFE_INTEGER, default=DEFAULT_MAX_RESPONSE_BYTES,
+        accepted=f"a decimal integer from {DEFAULT_MAX_RESPONSE_BYTES} to {MAX_SAFE_INTEGER} (bytes)",
+    ).map(lambda n: ResponseBudget(max_response_bytes=n))
+
+
+def timeout_ms(env: Mapping[str, str], variable: str, default: int) -> Result[int, ReaError]:
+    return decimal_setting(
+        env, variable, minimum=1, maximum=MAX_TIMEOUT_MS, default=default,
+        accepted=f"a decimal integer of milliseconds from 1 to {MAX_TIMEOUT_MS}",
+    )

@@ -1,0 +1,374 @@
+"""Evidence v2: content-addressed records of one observation.
+
+`evidence_id` commits to the semantic projection: the record without its id and
+with the subject reduced to digest, format and architecture, so renaming or
+moving the analysed file never changes identity. Parsing is strict and always
+recomputes the id: a record is either exactly what its producer made or it is
+rejected.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+import attrs
+from returns.result import Failure, Result, Success
+
+from rea.canonical_json import CanonicalJsonError, canonical_sha256
+from rea.errors import ReaError
+
+SCHEMA_VERSION = 2
+PROFILE_SCHEMA_VERSION = 1
+DEFAULT_PREDICATE = "rea.analysis/v2"
+NO_SUBJECT_LIMITATION = "No artifact identity was bound to this observation; it is not tied to a specific file."
+
+_DIGEST = re.compile(r"^[0-9a-f]{64}$")
+EVIDENCE_ID = re.compile(r"^ev_[0-9a-f]{64}$")
+
+SUBJECT_FORMATS = (
+    "hopper", "analysis-database", "mach-o", "elf", "pe", "zip", "ipa", "apk", "msix", "appx",
+    "asar", "dmg", "pkg", "plist", "javascript", "source-map", "directory", "file", "unknown",
+    "mach-o-universal", "javascript-bundle", "entitlements", "wasm", "tar", "jar", "ar",
+)
+ARCHITECTURES = ("x86", "x86_64", "arm", "arm64")
+CONFIDENCE = ("observed", "derived", "inferred")
+AUTHORITY = ("shipped-artifact", "controlled-replay", "historical-reference", "external-service", "analyst-inference")
+ISOLATION = ("none", "process", "container", "virtual-machine")
+LOCATION_FIELDS: Mapping[str, Mapping[str, type]] = {
+    "address": {"address": str},
+    "address-range": {"start": str, "end": str},
+    "artifact-path": {"path": str},
+    "file-offset": {"offset": int},
+    "file-offset-range": {"start": int, "end": int},
+}
+
+ENVELOPE_FIELDS = frozenset({
+    "schema_version", "evidence_id", "subject", "provider", "analysis_profile", "predicate_type",
+    "operation", "parameters", "raw_result", "normalized_result", "confidence", "authority",
+    "environment", "limitations", "locations", "evidence_links",
+})
+
+
+@attrs.frozen(kw_only=True)
+class Provider:
+    id: str
+    name: str
+    version: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "version": self.version}
+
+
+@attrs.frozen(kw_only=True)
+class Subject:
+    name: str
+    sha256: str
+    format: str
+    architecture: str | None
+    local_path: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "digest": {"sha256": self.sha256},
+            "format": self.format,
+            "architecture": self.architecture,
+            "local_path": self.local_path,
+        }
+
+    def identity(self) -> dict[str, Any]:
+        return {"digest": {"sha256": self.sha256}, "format": self.format, "architecture": self.architecture}
+
+
+@attrs.frozen(kw_only=True)
+class AnalysisProfile:
+    """A provider's commitment to the settings that shape its analysis."""
+
+    provider: Provider
+    provider_profile_schema_version: int
+    parameters: Mapping[str, Any]
+    digest: str
+
+    def unsigned(self) -> dict[str, Any]:
+        return {
+            "schema_version": PROFILE_SCHEMA_VERSION,
+            "provider": self.provider.to_json(),
+            "provider_profile_schema_version": self.provider_profile_schema_version,
+            "parameters": self.parameters,
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self.unsigned(), "digest": self.digest}
+
+
+def create_profile(provider: Provider, schema_version: int, parameters: Mapping[str, Any]) -> AnalysisProfile:
+    draft = AnalysisProfile(
+        provider=provider, provider_profile_schema_version=schema_version, parameters=dict(parameters), digest=""
+    )
+    return attrs.evolve(draft, digest=canonical_sha256(draft.unsigned()))
+
+
+@attrs.frozen(kw_only=True)
+class Evidence:
+    evidence_id: str
+    subject: Subject | None
+    provider: Provider
+    analysis_profile: AnalysisProfile | None
+    predicate_type: str
+    operation: str
+    parameters: Mapping[str, Any]
+    raw_result: Any
+    normalized_result: Any
+    confidence: str
+    authority: str
+    environment: Mapping[str, Any] | None
+    limitations: tuple[str, ...]
+    locations: tuple[Mapping[str, Any], ...]
+    evidence_links: tuple[str, ...]
+
+    def semantic_projection(self) -> dict[str, Any]:
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "subject": None if self.subject is None else self.subject.identity(),
+            "provider": self.provider.to_json(),
+            "analysis_profile": None if self.analysis_profile is None else self.analysis_profile.to_json(),
+            "predicate_type": self.predicate_type,
+            "operation": self.operation,
+            "parameters": self.parameters,
+            "raw_result": self.raw_result,
+            "normalized_result": self.normalized_result,
+            "confidence": self.confidence,
+            "authority": self.authority,
+            "environment": self.environment,
+            "limitations": list(self.limitations),
+            "locations": list(self.locations),
+            "evidence_links": list(self.evidence_links),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        record = self.semantic_projection()
+        record["subject"] = None if self.subject is None else self.subject.to_json()
+        record["evidence_id"] = self.evidence_id
+        return record
+
+
+def compute_evidence_id(evidence: Evidence) -> str:
+    return "ev_" + canonical_sha256(evidence.semantic_projection())
+
+
+def create_evidence(
+    *,
+    provider: Provider,
+    operation: str,
+    parameters: Mapping[str, Any],
+    normalized_result: Any,
+    subject: Subject | None = None,
+    analysis_profile: AnalysisProfile | None = None,
+    predicate_type: str = DEFAULT_PREDICATE,
+    raw_result: Any = None,
+    confidence: str = "observed",
+    authority: str = "shipped-artifact",
+    environment: Mapping[str, Any] | None = None,
+    limitations: Sequence[str] = (),
+    locations: Sequence[Mapping[str, Any]] = (),
+    evidence_links: Sequence[str] = (),
+) -> Result[Evidence, ReaError]:
+    """Build a record and give it its id; the draft goes through the same checks as parsing."""
+    draft = Evidence(
+        evidence_id="",
+        subject=subject,
+        provider=provider,
+        analysis_profile=analysis_profile,
+        predicate_type=predicate_type,
+        operation=operation,
+        parameters=dict(parameters),
+        raw_result=raw_result,
+        normalized_result=normalized_result,
+        confidence=confidence,
+        authority=authority,
+        environment=environment,
+        limitations=(() if subject is not None else (NO_SUBJECT_LIMITATION,)) + tuple(limitations),
+        locations=tuple(locations),
+        evidence_links=tuple(evidence_links),
+    )
+    try:
+        evidence_id = compute_evidence_id(draft)
+    except CanonicalJsonError as exc:
+        return Failure(_integrity(f"the Evidence is not canonical JSON: {exc}", "$"))
+    return parse_evidence(attrs.evolve(draft, evidence_id=evidence_id).to_json())
+
+
+# ---------------------------------------------------------------- strict parse
+
+
+class _Reject(Exception):
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+def _integrity(message: str, path: str, **details: Any) -> ReaError:
+    return ReaError(
+        code="evidence_integrity_mismatch",
+        message=f"Evidence rejected at {path}: {message}",
+        details={"path": path, **details},
+    )
+
+
+def _object(value: Any, path: str, allowed: frozenset[str] | set[str], required: Sequence[str]) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise _Reject(path, f"expected an object, got {_kind(value)}")
+    unknown = sorted(set(value) - set(allowed))
+    if unknown:
+        raise _Reject(f"{path}.{unknown[0]}", f"unsupported field {unknown[0]!r}; accepted fields: {', '.join(sorted(allowed))}")
+    for name in required:
+        if name not in value:
+            raise _Reject(f"{path}.{name}", f"required field {name!r} is missing")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
+        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
+    )
+
+
+def _string(value: Any, path: str, *, nonempty: bool = True, pattern: re.Pattern[str] | None = None) -> str:
+    if not isinstance(value, str) or (nonempty and not value):
+        raise _Reject(path, f"expected a {'non-empty ' if nonempty else ''}string, got {_kind(value)}")
+    if pattern is not None and not pattern.match(value):
+        raise _Reject(path, f"{value!r} does not match {pattern.pattern}")
+    return value
+
+
+def _enum(value: Any, path: str, allowed: Sequence[str]) -> str:
+    if value not in allowed or not isinstance(value, str):
+        raise _Reject(path, f"{value!r} is not one of {', '.join(allowed)}")
+    return value
+
+
+def _int(value: Any, path: str, minimum: int = 0) -> int:
+    if type(value) is not int or value < minimum:
+        raise _Reject(path, f"expected an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def _provider(value: Any, path: str, *, version_required: bool = False) -> Provider:
+    obj = _object(value, path, {"id", "name", "version"}, ("id", "name", "version"))
+    version = obj["version"]
+    if version is not None or version_required:
+        _string(version, f"{path}.version")
+    return Provider(id=_string(obj["id"], f"{path}.id"), name=_string(obj["name"], f"{path}.name"), version=version)
+
+
+def _subject(value: Any, path: str) -> Subject | None:
+    if value is None:
+        return None
+    fields = ("name", "digest", "format", "architecture", "local_path")
+    obj = _object(value, path, set(fields), fields)
+    digest = _object(obj["digest"], f"{path}.digest", {"sha256"}, ("sha256",))
+    arch = obj["architecture"]
+    return Subject(
+        name=_string(obj["name"], f"{path}.name"),
+        sha256=_string(digest["sha256"], f"{path}.digest.sha256", pattern=_DIGEST),
+        format=_enum(obj["format"], f"{path}.format", SUBJECT_FORMATS),
+        architecture=None if arch is None else _enum(arch, f"{path}.architecture", ARCHITECTURES),
+        local_path=_string(obj["local_path"], f"{path}.local_path", nonempty=False),
+    )
+
+
+def parse_profile(value: Any, path: str = "analysis_profile") -> AnalysisProfile:
+    fields = ("schema_version", "provider", "provider_profile_schema_version", "parameters", "digest")
+    obj = _object(value, path, set(fields), fields)
+    if obj["schema_version"] != PROFILE_SCHEMA_VERSION or type(obj["schema_version"]) is not int:
+        raise _Reject(f"{path}.schema_version", f"analysis profile schema_version must be 1, got {obj['schema_version']!r}")
+    if not isinstance(obj["parameters"], dict):
+        raise _Reject(f"{path}.parameters", "expected an object")
+    profile = AnalysisProfile(
+        provider=_provider(obj["provider"], f"{path}.provider", version_required=True),
+        provider_profile_schema_version=_int(obj["provider_profile_schema_version"], f"{path}.provider_profile_schema_version", 1),
+        parameters=obj["parameters"],
+        digest=_string(obj["digest"], f"{path}.digest", pattern=_DIGEST),
+    )
+    if canonical_sha256(profile.unsigned()) != profile.digest:
+        raise _Reject(f"{path}.digest", "the analysis profile digest does not match its content")
+    return profile
+
+
+def _location(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict) or value.get("kind") not in LOCATION_FIELDS:
+        raise _Reject(f"{path}.kind", f"location kind must be one of {', '.join(LOCATION_FIELDS)}")
+    fields = LOCATION_FIELDS[value["kind"]]
+    _object(value, path, {"kind", *fields}, ("kind", *fields))
+    for name, kind in fields.items():
+        if kind is int:
+            _int(value[name], f"{path}.{name}")
+        else:
+            _string(value[name], f"{path}.{name}")
+    return value
+
+
+def _strings(value: Any, path: str, pattern: re.Pattern[str] | None = None, nonempty: bool = False) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise _Reject(path, f"expected an array, got {_kind(value)}")
+    return tuple(_string(v, f"{path}[{i}]", nonempty=nonempty, pattern=pattern) for i, v in enumerate(value))
+
+
+def _environment(value: Any, path: str) -> Mapping[str, Any] | None:
+    if value is None:
+        return None
+    fields = ("id", "platform", "architecture", "isolation")
+    obj = _object(value, path, set(fields), fields)
+    for name in fields[:3]:
+        _string(obj[name], f"{path}.{name}")
+    _enum(obj["isolation"], f"{path}.isolation", ISOLATION)
+    return obj
+
+
+def parse_evidence(value: Any) -> Result[Evidence, ReaError]:
+    """Strictly parse a wire record and verify its id; never repairs anything."""
+    try:
+        return Success(_parse(value))
+    except _Reject as exc:
+        return Failure(_integrity(exc.message, exc.path))
+    except CanonicalJsonError as exc:
+        return Failure(_integrity(f"not canonical JSON: {exc}", "$"))
+
+
+def _parse(value: Any) -> Evidence:
+    if isinstance(value, dict) and "schema_version" in value and value["schema_version"] != SCHEMA_VERSION:
+        raise _Reject("schema_version", f"only Evidence schema_version 2 is accepted, got {value['schema_version']!r}")
+    obj = _object(value, "$", ENVELOPE_FIELDS, sorted(ENVELOPE_FIELDS))
+    if type(obj["schema_version"]) is not int:
+        raise _Reject("schema_version", "schema_version must be the integer 2")
+    provider = _provider(obj["provider"], "provider")
+    profile = None if obj["analysis_profile"] is None else parse_profile(obj["analysis_profile"])
+    if profile is not None and profile.provider != provider:
+        raise _Reject("analysis_profile.provider", "the analysis profile's provider differs from the Evidence provider")
+    if not isinstance(obj["parameters"], dict):
+        raise _Reject("parameters", f"expected an object, got {_kind(obj['parameters'])}")
+    locations = obj["locations"]
+    if not isinstance(locations, list):
+        raise _Reject("locations", "expected an array")
+    evidence = Evidence(
+        evidence_id=_string(obj["evidence_id"], "evidence_id", pattern=EVIDENCE_ID),
+        subject=_subject(obj["subject"], "subject"),
+        provider=provider,
+        analysis_profile=profile,
+        predicate_type=_string(obj["predicate_type"], "predicate_type"),
+        operation=_string(obj["operation"], "operation"),
+        parameters=obj["parameters"],
+        raw_result=obj["raw_result"],
+        normalized_result=obj["normalized_result"],
+        confidence=_enum(obj["confidence"], "confidence", CONFIDENCE),
+        authority=_enum(obj["authority"], "authority", AUTHORITY),
+        environment=_environment(obj["environment"], "environment"),
+        limitations=_strings(obj["limitations"], "limitations"),
+        locations=tuple(_location(v, f"locations[{i}]") for i, v in enumerate(locations)),
+        evidence_links=_strings(obj["evidence_links"], "evidence_links", EVIDENCE_ID),
+    )
+    if compute_evidence_id(evidence) != evidence.evidence_id:
+        raise _Reject("evidence_id", "the evidence_id does not match the record's content (the record was changed after it was made)")
+    return evidence

@@ -1,0 +1,99 @@
+"""Programs and the effects they ask for.
+
+A tool is a generator that yields effect descriptions, receives each effect's
+`Result`, and returns an `Outcome`. The interpreter in `effects/` performs the
+effects; tests can drive the same generator with scripted results.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Generator, Iterable, Mapping
+
+import attrs
+from returns.result import Result
+
+from rea.errors import ReaError
+from rea.session import Session
+
+
+@attrs.frozen(kw_only=True)
+class ReportProgress:
+    """A status observation; the interpreter rate-limits and numbers it."""
+    phase: str
+    message: str
+
+
+@attrs.frozen(kw_only=True)
+class IdentifyTarget:
+    """Hash a file (streaming) or a directory tree (entries, never following links)."""
+    path: str
+
+
+@attrs.frozen(kw_only=True)
+class ReadJsonFile:
+    path: str
+    max_bytes: int
+
+
+@attrs.frozen(kw_only=True)
+class PublishAtomically:
+    """Stream chunks to a staging file beside `path`, fsync, rename over it."""
+    path: str
+    chunks: Callable[[], Iterable[bytes]]
+    overwrite: bool
+    phase: str = "publishing"
+
+
+@attrs.frozen(kw_only=True)
+class NewRunId:
+    """A fresh analysis run id (randomness lives in effects)."""
+
+
+Effect = ReportProgress | IdentifyTarget | ReadJsonFile | PublishAtomically | NewRunId
+
+
+@attrs.frozen(kw_only=True)
+class TargetFacts:
+    path: str
+    kind: str
+    sha256: str
+    size: int
+    format: str
+
+
+@attrs.frozen(kw_only=True)
+class PublishReceipt:
+    path: str
+    bytes: int
+    sha256: str
+
+
+@attrs.frozen(kw_only=True)
+class ServerFacts:
+    """What the transport knows about itself, passed in as values."""
+    package: str
+    version: str
+    sdk_version: str
+    server_path: str
+    started_at: str
+    negotiated_protocol_version: str | None = None
+    client: Mapping[str, Any] | None = None
+    client_features: frozenset[str] = frozenset()
+    transport: str = "mcp"
+
+
+@attrs.frozen(kw_only=True)
+class Context:
+    server: ServerFacts
+    max_response_bytes: int
+    max_import_bytes: int = 512 * 1024 * 1024
+
+
+@attrs.frozen(kw_only=True)
+class Outcome:
+    """The session after the call (unchanged unless the program changed it) and the reply."""
+    session: Session
+    reply: Result[Any, ReaError]
+
+
+Program = Generator[Effect, Any, Outcome]

@@ -1,0 +1,72 @@
+"""Input validation against a tool's canonical schema, as canonical errors.
+
+The MCP SDK validates nothing, so every argument object passes through here
+before a program sees it. The error names the field and what is accepted.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any, Mapping
+
+import jsonschema
+import orjson
+from returns.result import Failure, Result, Success
+
+from rea.canonical_json import canonical_text
+from rea.errors import ReaError, invalid_request
+
+
+@lru_cache(maxsize=None)
+def _validator(schema_text: str) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(orjson.loads(schema_text))
+
+
+def _field(error: jsonschema.ValidationError) -> str:
+    path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
+    return path[1:] if path.startswith(".") else (path or "arguments")
+
+
+def _accepted(error: jsonschema.ValidationError) -> str:
+    schema = error.schema if isinstance(error.schema, dict) else {}
+    if error.validator == "additionalProperties":
+        return "only: " + ", ".join(sorted(schema.get("properties", {}))) if schema.get("properties") else "no arguments"
+    if error.validator == "required":
+        return "an object with " + ", ".join(schema.get("required", []))
+    if "enum" in schema:
+        return "one of " + ", ".join(map(str, schema["enum"]))
+    if "pattern" in schema:
+        return f"a string matching {schema['pattern']}"
+    parts = [str(schema.get("type", "a value"))]
+    for key in ("minimum", "maximum", "minLength", "maxLength", "maxItems"):
+        if key in schema:
+            parts.append(f"{key} {schema[key]}")
+    return " ".join(parts)
+
+
+def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> Result[dict[str, Any], ReaError]:
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        return Failure(invalid_request(f"{tool} takes a JSON object of arguments", field="arguments", accepted="an object"))
+    validator = _validator(canonical_text(schema))
+    errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
+    if not errors:
+        return Success(arguments)
+    best = jsonschema.exceptions.best_match(errors)
+    field = _field(best)
+    if best.validator == "additionalProperties":
+        extra = sorted(set(best.instance) - set(best.schema.get("properties", {})))
+        field = ".".join(filter(None, [field if field != "arguments" else "", extra[0] if extra else ""])) or field
+        message = f"{tool}: unknown argument {field!r}"
+    elif best.validator == "required":
+        missing = [r for r in best.schema.get("required", []) if r not in best.instance]
+        field = ".".join(filter(None, [field if field != "arguments" else "", missing[0] if missing else ""])) or field
+        message = f"{tool}: required argument {field!r} is missing"
+    else:
+        message = f"{tool}: argument {field!r} is invalid: {best.message}"
+    return Failure(invalid_request(message, field=field, accepted=_accepted(best), tool=tool, problem=best.validator))
+
+
+def invalid_combination(tool: str, message: str, field: str, accepted: str) -> ReaError:
+    return invalid_request(f"{tool}: {message}", field=field, accepted=accepted, tool=tool)

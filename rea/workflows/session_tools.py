@@ -1,0 +1,277 @@
+"""Programs of the session tools (binding, ledger, bundles, unknowns).
+
+A tool that needs no effect is a plain function returning its Outcome; the
+interpreter accepts both forms."""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Success
+
+from rea import __version__
+from rea.bundle import bundle_chunks, bundle_json, parse_bundle, summary
+from rea.catalog import CATALOG
+from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
+from rea.catalog.projection import alignment, catalog_identity, grouped_availability
+from rea.errors import ReaError, invalid_request
+from rea.evidence import Provider, create_evidence
+from rea.paging import paginate
+from rea.program import (
+    Context, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
+)
+from rea.session import Session, Target, add_unknown_revision, close, merge, open_target
+from rea.unknowns import (
+    MUTABLE_FIELDS, MUTATION_PREDICATE, check_invariants, first_revision, heads, next_revision, seal,
+)
+
+SESSION_PROVIDER = Provider(id="rea-session", name="REA session ledger", version=__version__)
+CLI_COMMANDS = ("capabilities", "doctor", "inspect-evidence-bundle", "mcp", "providers")
+NOT_OBSERVED = {"status": "not_observed"}
+
+
+def _done(session: Session, result: Any) -> Outcome:
+    return Outcome(session=session, reply=Success({"result": result}))
+
+
+def _fail(session: Session, error: ReaError) -> Outcome:
+    return Outcome(session=session, reply=Failure(error))
+
+
+def _run(session: Session) -> dict[str, Any] | None:
+    return None if session.run_id is None else {"run_id": session.run_id, "process_lineage": NOT_OBSERVED}
+
+
+def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]:
+    identity = catalog_identity(CATALOG, CLI_COMMANDS)
+    server = ctx.server
+    return {
+        "package": {"name": server.package, "version": server.version},
+        "server": {"name": "rea", "version": server.version, "started_at": server.started_at,
+                   "command_path": server.server_path, "transport": server.transport},
+        "sdk": {"name": "mcp", "version": server.sdk_version},
+        "negotiated_protocol_version": server.negotiated_protocol_version,
+        "client": server.client,
+        "protocol_features": {"progress": True, "cancellation": True, "tools_list_changed": False},
+        "response_budget": {"max_response_bytes": ctx.max_response_bytes, "envelope_reserve_bytes": 1024},
+        "catalog": identity,
+        "alignment": alignment(expected, {
+            "package_version": server.version,
+            "catalog_digest": identity["digests"]["combined_sha256"],
+            "server_path": server.server_path,
+        }),
+    }
+
+
+def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    expected = {k: v for k, v in args.items() if k.startswith("expected_")}
+    return _done(session, {
+        "open": session.target is not None,
+        "target": None if session.target is None else session.target.to_json(),
+        "server_identity": server_identity(ctx, expected),
+        "tool_availability": grouped_availability(
+            CATALOG, target_open=session.target is not None, client_features=ctx.server.client_features),
+        "analysis_provider_candidates": [],
+        "analysis_provider_binding": session.provider_binding,
+        "analysis_run": _run(session),
+        "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
+    })
+
+
+def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    provider_id = args.get("provider_id", "auto")
+    if provider_id != "auto":
+        return _fail(session, ReaError(
+            code="provider_unavailable",
+            message=(f"Provider {provider_id!r} is not a deep-analysis provider of this REA build. Use provider_id "
+                     "\"auto\" or omit it; `rea providers` lists the candidates."),
+            details={"selection": {"requested": provider_id, "source": "request", "status": "unknown_provider",
+                                   "candidates": []}},
+            action="Call open_binary again without provider_id (or with \"auto\").",
+        ))
+    yield ReportProgress(phase="identifying target", message=f"hashing {args['path']}")
+    facts = yield IdentifyTarget(path=args["path"])
+    if not is_successful(facts):
+        return _fail(session, facts.failure())
+    facts = facts.unwrap()
+    run_id = (yield NewRunId()).unwrap()
+    target = Target(path=args["path"], name=facts.path.rstrip("/").rsplit("/", 1)[-1] or facts.path,
+                    sha256=facts.sha256, size=facts.size, format=facts.format, kind=facts.kind)
+    opened = open_target(session, target, run_id, None)
+    return _done(opened, {
+        "target": target.to_json(),
+        "analysis_run": _run(opened),
+        "analysis_provider_binding": None,
+        "limitations": ["No deep-analysis provider is bound: this build carries session tools only, so the target "
+                        "is selected and identified but not analysed."],
+    })
+
+
+def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    return _done(close(session), {
+        "closed_target": None if session.target is None else session.target.to_json(),
+        "cleared": {"records": len(session.evidence), "unknowns": len(session.unknown_revisions)},
+        "cleanup": {"status": "complete", "owned_resources": []},
+    })
+
+
+def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    detail = args.get("detail", "complete")
+    filters = args.get("filters")
+    if filters is not None and detail != "summary":
+        return _fail(session, invalid_request(
+            "get_evidence_bundle: filters apply only to detail \"summary\"", field="filters",
+            accepted="filters together with detail: \"summary\""))
+    if detail == "summary":
+        return _done(session, summary(session.ledger, len(heads(session.unknown_revisions)), filters or {}))
+    return _done(session, {"detail": "complete", "bundle": bundle_json(session)})
+
+
+def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    receipt = yield PublishAtomically(path=args["path"], chunks=lambda: bundle_chunks(session),
+                                      overwrite=bool(args.get("overwrite", False)), phase="exporting bundle")
+    if not is_successful(receipt):
+        return _fail(session, receipt.failure())
+    receipt = receipt.unwrap()
+    return _done(session, {"path": receipt.path, "bytes": receipt.bytes, "records": len(session.evidence),
+                           "unknowns": len(session.unknown_revisions), "sha256": receipt.sha256})
+
+
+def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading bundle", message=args["path"])
+    loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
+    if not is_successful(loaded):
+        return _fail(session, loaded.failure())
+    yield ReportProgress(phase="verifying bundle", message="checking fields, ids, digests and manifests")
+    parsed = parse_bundle(loaded.unwrap())
+    if not is_successful(parsed):
+        return _fail(session, parsed.failure())
+    bundle = parsed.unwrap()
+    merged = merge(session, bundle.records, bundle.unknowns)
+    if not is_successful(merged):
+        return _fail(session, merged.failure())
+    after = merged.unwrap()
+    return _done(after, {
+        "imported": len(after.evidence) - len(session.evidence),
+        "unknowns_added": len(after.unknown_revisions) - len(session.unknown_revisions),
+        "total": len(after.evidence),
+    })
+
+
+# ----------------------------------------------------------------- unknowns
+
+
+def _check_references(session: Session, revision: Mapping[str, Any]) -> ReaError | None:
+    for name in ("supporting_evidence_ids", "contradicting_evidence_ids"):
+        for evidence_id in revision[name]:
+            if evidence_id not in session.evidence:
+                return invalid_request(
+                    f"{name} names {evidence_id}, which this session does not retain", field=name,
+                    accepted="ids of Evidence retained in this session", reason="missing", evidence_id=evidence_id)
+    resolution = revision.get("resolution")
+    for evidence_id in (resolution or {}).get("evidence_ids", []):
+        if evidence_id not in session.evidence:
+            return invalid_request(f"resolution.evidence_ids names {evidence_id}, which this session does not retain",
+                                   field="resolution.evidence_ids", reason="missing", evidence_id=evidence_id)
+    known = {r["unknown_id"] for r in session.unknown_revisions}
+    for rel in revision["relationships"]:
+        if rel["unknown_id"] not in known:
+            return invalid_request(f"relationships names {rel['unknown_id']}, which is not an unknown of this session",
+                                   field="relationships", reason="missing", unknown_id=rel["unknown_id"])
+    return None
+
+
+def _commit_revision(session: Session, draft: dict[str, Any], operation: str, args: Mapping[str, Any],
+                     previous_mutations: list[str]) -> Outcome:
+    problem = check_invariants({**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]}) \
+        or _check_references(session, draft)
+    if problem is not None:
+        return _fail(session, problem)
+    mutation = create_evidence(
+        provider=SESSION_PROVIDER, operation=operation, parameters=dict(args), normalized_result=draft,
+        predicate_type=MUTATION_PREDICATE, confidence="inferred", authority="analyst-inference",
+        evidence_links=[*draft["supporting_evidence_ids"], *draft["contradicting_evidence_ids"]],
+    )
+    if not is_successful(mutation):
+        return _fail(session, mutation.failure())
+    evidence = mutation.unwrap()
+    revision = seal({**draft, "mutation_evidence_ids": previous_mutations + [evidence.evidence_id]})
+    return _done(add_unknown_revision(session, revision, evidence), revision)
+
+
+def record_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    scope = None if session.target is None else session.target.sha256
+    draft = first_revision({"required_confidence": "observed", **args}, scope)
+    if any(r["unknown_id"] == draft["unknown_id"] for r in session.unknown_revisions):
+        return _fail(session, ReaError(
+            code="revision_conflict",
+            message=f"This question is already recorded as {draft['unknown_id']}; update it with update_unknown.",
+            details={"reason": "already-exists", "unknown_id": draft["unknown_id"]},
+        ))
+    return _commit_revision(session, draft, "record_unknown", args, [])
+
+
+def update_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    current = {h["unknown_id"]: h for h in heads(session.unknown_revisions)}.get(args["unknown_id"])
+    if current is None:
+        return _fail(session, invalid_request(
+            f"Unknown {args['unknown_id']} is not recorded in this session", field="unknown_id",
+            accepted="an unknown_id returned by record_unknown or list_unknowns", reason="missing",
+            unknown_id=args["unknown_id"]))
+    request = {name: args.get(name, current[name]) for name in (*MUTABLE_FIELDS, "status", "resolution")}
+    request["expected_revision"] = args["expected_revision"]
+    draft = next_revision(current, request)
+    if not is_successful(draft):
+        return _fail(session, draft.failure())
+    return _commit_revision(session, draft.unwrap(), "update_unknown", args, list(current["mutation_evidence_ids"]))
+
+
+def list_unknowns(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    selected = [h for h in heads(session.unknown_revisions)
+                if all(h[k] == args[k] for k in ("status", "severity", "domain") if k in args)]
+    page = paginate(selected, args.get("offset", 0), args.get("limit"))
+    return _done(session, {"items": list(page.items), **page.envelope()})
+
+
+PROGRAMS: Mapping[str, Callable[[Session, Mapping[str, Any], Context], Program]] = {
+    "binary_session": binary_session,
+    "open_binary": open_binary,
+    "close_binary": close_binary,
+    "get_evidence_bundle": get_evidence_bundle,
+    "export_evidence_bundle": export_evidence_bundle,
+    "import_evidence_bundle": import_evidence_bundle,
+    "record_unknown": record_unknown,
+    "update_unknown": update_unknown,
+    "list_unknowns": list_unknowns,
+}
+assert set(PROGRAMS) == {c.name for c in CATALOG}, "every catalog tool has exactly one program"
+
+
+# ------------------------------------------------------ CLI-only programs
+
+INSPECT_BUNDLE_SCHEMA = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["path"],
+    "properties": {
+        "path": {"type": "string", "minLength": 1, "description": "Exported bundle file"},
+        "detail": {"type": "string", "enum": ["summary"], "default": "summary"},
+        "filters": GET_EVIDENCE_BUNDLE.input_schema["properties"]["filters"],
+    },
+}
+
+
+def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    """The get_evidence_bundle summary projection over a bundle file, fully verified first."""
+    yield ReportProgress(phase="reading bundle", message=args["path"])
+    loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
+    if not is_successful(loaded):
+        return _fail(session, loaded.failure())
+    yield ReportProgress(phase="verifying bundle", message="checking fields, ids, digests and manifests")
+    parsed = parse_bundle(loaded.unwrap())
+    if not is_successful(parsed):
+        return _fail(session, parsed.failure())
+    bundle = parsed.unwrap()
+    return _done(session, summary(sorted(bundle.records, key=lambda e: e.evidence_id),
+                                  len(heads(bundle.unknowns)), args.get("filters") or {}))

@@ -3,18 +3,21 @@
 Identity in REA is `sha256(JCS(value))`, so this module decides what is equal.
 The fast path lets orjson sort and serialize, which already matches JCS for
 strings, integers inside the safe range and keys inside the Basic Multilingual
-Plane. Three things differ: floats (ECMAScript formatting), integers beyond
-2**53 (ECMAScript formats them as doubles) and keys beyond U+FFFF (JCS sorts by
-UTF-16 code units). The fast output is scanned for any trace of those and the
-value is then rebuilt with exact fragments, so the answer never depends on
-which path ran.
+Plane. Three things differ: floats (ECMAScript formatting, and orjson writes
+NaN as null), integers beyond 2**53 (ECMAScript formats them as doubles) and
+keys beyond U+FFFF (JCS sorts by UTF-16 code units). Big integers make orjson
+raise; floats and foreign types are found by a breadth-first type census done
+in C (`gc.get_referents` over a whole level at once); non-BMP characters by a
+byte scan of the output. Any of them sends the value through the exact path,
+so the answer never depends on which path ran.
 """
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import math
-import re
+from itertools import compress
 from typing import Any
 
 import orjson
@@ -26,11 +29,9 @@ _PASSTHROUGH = (
 )
 _FAST = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER | _PASSTHROUGH
 
-# A float token in compact orjson output always follows ':' ',' or '[' and has
-# '.', 'e' or 'E' after its leading digits; a byte >= 0xF0 starts a character
-# beyond U+FFFF. Matches inside strings are false alarms that only cost the
-# slow path; there are no misses.
-_SUSPECT = re.compile(rb"[:,\[]-?[0-9]+[.eE]|[\xf0-\xf4]")
+_PLAIN = frozenset({str, int, bool, type(None), dict, list, tuple})
+_CONTAINERS = frozenset({dict, list, tuple})
+_BELOW_F0 = bytes(range(0xF0))  # deleting these leaves only lead bytes of non-BMP characters
 
 SAFE_INTEGER = 2**53 - 1
 
@@ -106,7 +107,7 @@ def canonicalize(value: Any) -> bytes:
         if "Integer exceeds" not in str(exc):
             raise CanonicalJsonError(str(exc)) from exc
         out = None
-    if out is not None and _SUSPECT.search(out) is None and not _is_bare_float(out):
+    if out is not None and not _needs_exact(value) and (out.isascii() or not out.translate(None, _BELOW_F0)):
         return out
     try:
         return orjson.dumps(_exact(value), default=_reject, option=_PASSTHROUGH)
@@ -116,9 +117,18 @@ def canonicalize(value: Any) -> bytes:
         raise CanonicalJsonError("value nests too deeply to canonicalize") from exc
 
 
-def _is_bare_float(out: bytes) -> bool:
-    first = out[:1]
-    return (first == b"-" or first.isdigit()) and any(c in out for c in b".eE")
+def _needs_exact(value: Any) -> bool:
+    """True when the value holds a float or a non-JSON type anywhere (cycles were refused by orjson)."""
+    if type(value) not in _CONTAINERS:
+        return type(value) not in _PLAIN
+    level = [value]
+    while level:
+        refs = gc.get_referents(*level)
+        kinds = list(map(type, refs))
+        if not _PLAIN.issuperset(kinds):
+            return True
+        level = list(compress(refs, map(_CONTAINERS.__contains__, kinds)))
+    return False
 
 
 def canonical_sha256(value: Any) -> str:

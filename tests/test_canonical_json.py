@@ -1,0 +1,54 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from rea.canonical_json import CanonicalJsonError, canonical_sha256, canonicalize, format_number
+
+VECTORS = Path(__file__).resolve().parents[2] / "shared" / "testdata" / "jcs"
+NAMES = ["arrays", "french", "structures", "unicode", "values", "weird"]
+
+
+def _vectors() -> Path:
+    if not VECTORS.exists():  # a clean clone keeps a copy beside the tests
+        return Path(__file__).parent / "data" / "jcs"
+    return VECTORS
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_reference_vectors_are_byte_exact(name):
+    base = _vectors()
+    value = json.loads((base / "input" / f"{name}.json").read_text(encoding="utf-8"))
+    assert canonicalize(value) == (base / "output" / f"{name}.json").read_bytes()
+
+
+@pytest.mark.parametrize("value, text", [
+    (1e21, "1e+21"), (1e20, "100000000000000000000"), (1.0, "1"), (-0.0, "0"), (0.000001, "0.000001"),
+    (1e-7, "1e-7"), (5e-324, "5e-324"), (1.7976931348623157e308, "1.7976931348623157e+308"),
+    (2**53, "9007199254740992"), (2**53 + 1, "9007199254740992"), (-(2**60), "-1152921504606847000"),
+    (123456789, "123456789"), (0.1 + 0.2, "0.30000000000000004"),
+])
+def test_ecmascript_number_formatting(value, text):
+    assert format_number(value) == text
+    assert canonicalize([value]) == f"[{text}]".encode()
+
+
+def test_keys_sort_by_utf16_code_units_not_code_points():
+    # U+1F602 is D83D DE02 in UTF-16, which sorts before U+FB33
+    assert canonicalize({"\ufb33": 1, "\U0001F602": 2}) == '{"\U0001F602":2,"\ufb33":1}'.encode()
+
+
+def test_fast_and_exact_paths_agree_on_strings_that_look_like_floats():
+    value = {"note": "a:1.5,[2e3", "n": [1, 2, 3], "f": 2.5}
+    assert canonicalize(value) == b'{"f":2.5,"n":[1,2,3],"note":"a:1.5,[2e3"}'
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "\ud800", {1: "x"}, {"a": object()}, 10**400])
+def test_non_json_values_are_rejected(bad):
+    with pytest.raises(CanonicalJsonError):
+        canonicalize(bad)
+
+
+def test_digest_is_sha256_of_canonical_bytes():
+    import hashlib
+    assert canonical_sha256({"b": 1, "a": [True, None]}) == hashlib.sha256(b'{"a":[true,null],"b":1}').hexdigest()

@@ -39,12 +39,12 @@ def _procedure(rng: random.Random, i: int, with_float: bool) -> dict[str, Any]:
         "name": name,
         "size": rng.randrange(4, 4096),
         "instructions": rng.randrange(1, 1024),
-        "callees": [rng.randrange(0x100000000, 0x100400000) for _ in range(rng.randrange(0, 5))],
+        "callees": [rng.randrange(0x100000000, 0x100400000) for _ in range(rng.randrange(0, 4))],
         "basic_blocks": [[start + 4 * b, start + 4 * b + rng.randrange(4, 64)] for b in range(rng.randrange(1, 4))],
         "xrefs": [{"from": f"0x{rng.randrange(0x100000000, 0x100400000):x}", "kind": rng.choice(_KINDS)}
-                  for _ in range(rng.randrange(0, 3))],
+                  for _ in range(rng.randrange(0, 2))],
         "strings": [" ".join(rng.choice(_WORDS) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(0, 2))],
-        "flags": {"thunk": rng.random() < 0.05, "noreturn": rng.random() < 0.02, "library": None},
+        "flags": {"thunk": rng.random() < 0.05, "noreturn": rng.random() < 0.02},
     }
     if with_float:
         proc["entropy"] = round(rng.uniform(0.0, 8.0), rng.randrange(1, 12))
@@ -108,10 +108,31 @@ def _measure(label: str, value: dict[str, Any], required: bool) -> list[Row]:
           f"target >= {TARGET_MBPS:.0f} MB/s: {status}")
     if not same:
         print("  WARNING: rea.canonical_json output differs from rfc8785 for this payload")
+    _breakdown(value)
     return [
         Row(BENCH, f"{label} rea MB/s", rea, "MB/s", "rfc8785", rfc, rea / rfc, f">={TARGET_MBPS:.0f} MB/s", status),
         Row(BENCH, f"{label} rea MB/s", rea, "MB/s", "orjson", orj, rea / orj, "", "info"),
     ]
+
+
+def _breakdown(value: dict[str, Any]) -> None:
+    """Where canonical_sha256's time goes, using the module's internals read-only (skipped if they change)."""
+    from rea import canonical_json as cj
+
+    fast, suspect, exact, passthrough = (getattr(cj, n, None) for n in ("_FAST", "_SUSPECT", "_exact", "_PASSTHROUGH"))
+    if fast is None or suspect is None or exact is None or passthrough is None:
+        return
+    out = orjson.dumps(value, option=fast)
+    slow = suspect.search(out) is not None
+    parts = [("orjson fast dumps", best_of(lambda: orjson.dumps(value, option=fast), REPEAT_FAST)),
+             ("_SUSPECT scan", best_of(lambda: suspect.search(out), REPEAT_FAST))]
+    if slow:
+        rebuilt = exact(value)
+        parts += [("_exact rebuild", best_of(lambda: exact(value), REPEAT_REFERENCE)),
+                  ("orjson dumps of rebuilt", best_of(lambda: orjson.dumps(rebuilt, option=passthrough), REPEAT_FAST))]
+    parts.append(("sha256", best_of(lambda: hashlib.sha256(out).hexdigest(), REPEAT_FAST)))
+    print(f"  breakdown ({'slow' if slow else 'fast'} path): "
+          + ", ".join(f"{name} {t * 1e3:.1f} ms" for name, t in parts))
 
 
 def run() -> list[Row]:

@@ -1,0 +1,79 @@
+import anyio
+from returns.result import Success
+
+from effects.interpreter import Progress, run
+from rea.program import Outcome, ReportProgress
+from rea.session import Session
+from scripted import CTX
+
+
+def _program(steps):
+    def program(session, args, ctx):
+        for i in range(steps):
+            yield ReportProgress(phase="work", message=f"step {i}")
+        return Outcome(session=session, reply=Success({"result": steps}))
+    return program
+
+
+def test_progress_is_strictly_increasing_and_rate_limited():
+    sent = []
+    clock = iter([0.0, 0.01, 0.02, 0.15, 0.16, 0.30, 0.31, 0.32])
+
+    async def sink(number, message):
+        sent.append((number, message))
+
+    async def main():
+        progress = Progress(sink, clock=lambda: next(clock))
+        outcome = await run(_program(7), Session(), {}, CTX, progress)
+        await progress.finish("done")
+        return outcome
+
+    outcome = anyio.run(main)
+    assert outcome.reply.unwrap() == {"result": 7}
+    numbers = [n for n, _ in sent]
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert [m for _, m in sent] == ["work: step 0", "work: step 3", "work: step 5", "finished: done"]
+
+
+def test_no_sink_means_no_progress():
+    async def main():
+        return await run(_program(3), Session(), {}, CTX, Progress(None))
+    assert anyio.run(main).reply.unwrap() == {"result": 3}
+
+
+def test_cancellation_is_checked_between_steps():
+    reached = []
+
+    def program(session, args, ctx):
+        for i in range(1000):
+            reached.append(i)
+            yield ReportProgress(phase="loop", message=str(i))
+        return Outcome(session=session, reply=Success({}))
+
+    async def main():
+        with anyio.CancelScope() as scope:
+            scope.cancel()
+            await run(program, Session(), {}, CTX, Progress(None))
+        return scope.cancelled_caught
+
+    assert anyio.run(main) is True and len(reached) <= 1
+
+
+def test_a_crashing_program_becomes_an_error_and_keeps_the_session():
+    def program(session, args, ctx):
+        yield ReportProgress(phase="parsing", message="x")
+        raise KeyError("boom")
+
+    session = Session()
+    outcome = anyio.run(run, program, session, {}, CTX, Progress(None))
+    err = outcome.reply.failure()
+    assert outcome.session is session and err.code == "execution_failure" and "parsing" in err.message
+
+
+def test_an_unknown_effect_becomes_an_error_not_a_crash():
+    def program(session, args, ctx):
+        reply = yield object()
+        return Outcome(session=session, reply=reply)
+
+    err = anyio.run(run, program, Session(), {}, CTX, Progress(None)).reply.failure()
+    assert err.code == "execution_failure" and "object" in err.message

@@ -2,7 +2,8 @@
 
 Target: median wall time over 5 runs <= 0.8 s, from spawn to the tools/list
 reply. Baseline (same spawn/timing, same runs interleaved): a fresh interpreter
-doing only `import mcp.server.lowlevel`, the SDK import every server built on
+doing only `import mcp.server.lowlevel` and printing a ready line (clock
+stopped at that line, as the handshake stops at the reply), the SDK import every server built on
 it pays. Raw newline-delimited JSON-RPC over the pipes, no client library.
 Informational rows: an empty interpreter, `import effects.server`, and the
 server spawned as `python -m effects.cli mcp` (no console-script launcher), plus
@@ -42,12 +43,13 @@ def server_command() -> tuple[list[str], str]:
 def _launcher_note(cmd: list[str]) -> str:
     try:
         with open(cmd[0], "rb") as handle:
-            head = handle.read(400)
+            first = handle.readline(200)
+            rest = handle.read(400)
     except OSError:
         return ""
-    if b"pyenv" in head:
+    if first.startswith(b"#!") and (b"bash" in first or first.rstrip().endswith(b"/sh")) and b"pyenv" in rest:
         return " (a pyenv shim: a bash launcher that runs `pyenv exec` before Python starts)"
-    if head.startswith(b"#!"):
+    if first.startswith(b"#!") and b"python" in first:
         return " (a console-script launcher)"
     return ""
 
@@ -123,13 +125,23 @@ def handshake(cmd: list[str]) -> tuple[float, int]:
     return elapsed, len(tools)
 
 
-def spawn_and_exit(cmd: list[str]) -> float:
+def spawn_until_ready(code: str) -> float:
+    """Seconds from spawn until `python -c code` prints its ready line (interpreter teardown not counted,
+    as in the handshake, which stops the clock at the reply)."""
     start = time.perf_counter()
-    done = subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                          cwd=ROOT, env=_env(), timeout=TIMEOUT_S)
-    elapsed = time.perf_counter() - start
-    if done.returncode != 0:
-        raise RuntimeError(f"{cmd} exited {done.returncode}: {done.stderr.decode(errors='replace')[-500:]}")
+    proc = subprocess.Popen([sys.executable, "-c", code + "; print('ready', flush=True)"], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=_env())
+    watchdog = threading.Timer(TIMEOUT_S, proc.kill)
+    watchdog.start()
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        elapsed = time.perf_counter() - start
+        _, err = proc.communicate()
+    finally:
+        watchdog.cancel()
+    if line.strip() != b"ready" or proc.returncode != 0:
+        raise RuntimeError(f"python -c {code!r} exited {proc.returncode}: {err.decode(errors='replace')[-500:]}")
     return elapsed
 
 
@@ -152,9 +164,9 @@ def run() -> list[Row]:
     direct = [sys.executable, "-m", "effects.cli", "mcp"]
     cases: dict[str, Callable[[], float]] = {
         "server": lambda: handshake(cmd)[0],
-        "sdk_import": lambda: spawn_and_exit([sys.executable, "-c", "import mcp.server.lowlevel"]),
-        "python_empty": lambda: spawn_and_exit([sys.executable, "-c", "pass"]),
-        "effects_import": lambda: spawn_and_exit([sys.executable, "-c", "import effects.server"]),
+        "sdk_import": lambda: spawn_until_ready("import mcp.server.lowlevel"),
+        "python_empty": lambda: spawn_until_ready("pass"),
+        "effects_import": lambda: spawn_until_ready("import effects.server"),
     }
     if cmd != direct:
         cases["server_direct"] = lambda: handshake(direct)[0]

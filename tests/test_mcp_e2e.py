@@ -1,0 +1,250 @@
+"""End to end over a real stdio pipe with the Python MCP SDK client."""
+
+from __future__ import annotations
+
+import json
+import os
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import anyio
+import jsonschema
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from rea.canonical_json import canonicalize
+from support import clean_env, ledger, rea_command, write_bundle
+
+pytestmark = pytest.mark.slow
+MARK = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+
+
+@asynccontextmanager
+async def connect(**env: str):
+    cmd = rea_command()
+    params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp"], env=clean_env(**env))
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def run(coro_fn):
+    return anyio.run(coro_fn)
+
+
+def ok(result):
+    assert result.is_error is False, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    assert result.content[0].text.encode() == canonicalize(result.structured_content)
+    return result.structured_content["result"]
+
+
+def err(result, code):
+    assert result.is_error is True and result.structured_content is None
+    body = json.loads(result.content[0].text)["error"]
+    assert body["code"] == code, body
+    assert set(body) >= {"code", "category", "message", "retryable", "remediation"}
+    assert set(body["remediation"]) == {"action", "restart_required"}
+    return body
+
+
+def test_tools_list_is_complete_with_valid_schemas():
+    async def main():
+        async with connect() as s:
+            tools = (await s.list_tools()).tools
+            return [t.model_dump(by_alias=True, exclude_none=True) for t in tools]
+
+    tools = run(main)
+    names = {t["name"] for t in tools}
+    assert names == {"binary_session", "open_binary", "close_binary", "get_evidence_bundle", "export_evidence_bundle",
+                     "import_evidence_bundle", "record_unknown", "update_unknown", "list_unknowns"}
+    for tool in tools:
+        for key in ("inputSchema", "outputSchema"):
+            schema = tool[key]
+            jsonschema.Draft202012Validator.check_schema(schema)
+            assert schema["type"] == "object" and "$ref" not in schema
+        assert tool["outputSchema"]["$id"].startswith("urn:rea:schema:sha256:")
+        assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+
+def test_every_session_tool_end_to_end(tmp_path):
+    bundle = write_bundle(tmp_path / "in.json", ledger(5))
+    export = tmp_path / "out.json"
+
+    async def main():
+        async with connect() as s:
+            before = ok(await s.call_tool("binary_session", {}))
+            assert before["open"] is False and before["analysis_run"] is None
+            assert before["server_identity"]["negotiated_protocol_version"]
+            tools_after = (await s.list_tools()).tools
+            opened = ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
+            assert opened["target"]["format"] == "elf"
+            imported = ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
+            assert imported == {"imported": 5, "unknowns_added": 0, "total": 5}
+            unknown = ok(await s.call_tool("record_unknown", {"question": "Is the config signed?", "domain": "integrity",
+                                                              "severity": "medium"}))
+            assert unknown["scope_digest"] == opened["target"]["sha256"]
+            second = ok(await s.call_tool("update_unknown", {"unknown_id": unknown["unknown_id"], "expected_revision": 1,
+                                                             "status": "investigating"}))
+            conflict = err(await s.call_tool("update_unknown", {"unknown_id": unknown["unknown_id"],
+                                                                "expected_revision": 1, "status": "blocked"}),
+                           "revision_conflict")
+            listed = ok(await s.call_tool("list_unknowns", {"offset": 0, "limit": 1}))
+            summary = ok(await s.call_tool("get_evidence_bundle", {"detail": "summary",
+                                                                     "filters": {"operation": "update_unknown"}}))
+            complete = ok(await s.call_tool("get_evidence_bundle", {}))
+            exported = ok(await s.call_tool("export_evidence_bundle", {"path": str(export)}))
+            during = ok(await s.call_tool("binary_session", {}))
+            closed = ok(await s.call_tool("close_binary", {}))
+            closed_again = ok(await s.call_tool("close_binary", {}))
+            after = ok(await s.call_tool("binary_session", {}))
+            reimported = ok(await s.call_tool("import_evidence_bundle", {"path": str(export)}))
+            return locals()
+
+    r = run(main)
+    assert r["second"]["revision"] == 2 and r["conflict"]["retryable"] is True
+    assert r["listed"]["total"] == 1 and r["listed"]["next_offset"] is None
+    assert r["summary"]["total"] == 1 and r["summary"]["records"][0]["operation"] == "update_unknown"
+    assert len(r["complete"]["bundle"]["records"]) == 7
+    assert r["exported"]["bytes"] == export.stat().st_size and r["exported"]["records"] == 7
+    assert r["during"]["analysis_run"]["process_lineage"] == {"status": "not_observed"}
+    assert r["closed"]["cleared"]["records"] == 7 and r["closed_again"]["closed_target"] is None
+    assert r["after"]["ledger"] == {"records": 0, "unknowns": 0} and r["after"]["open"] is False
+    assert r["reimported"] == {"imported": 7, "unknowns_added": 2, "total": 7}
+    assert len(r["tools_after"]) == 9
+
+
+def test_markers_on_results_and_errors():
+    async def main():
+        async with connect() as s:
+            return {
+                "session_ok": await s.call_tool("binary_session", {}),
+                "session_err": await s.call_tool("binary_session", {"nope": 1}),
+                "record_ok": await s.call_tool("record_unknown", {"question": "q", "domain": "d", "severity": "low"}),
+                "record_err": await s.call_tool("record_unknown", {"question": "", "domain": "d", "severity": "low"}),
+                "export_err": await s.call_tool("export_evidence_bundle", {"path": "/nonexistent-dir/x.json"}),
+                "unknown_tool": await s.call_tool("no_such_tool", {}),
+            }
+
+    r = run(main)
+    assert r["session_ok"].meta == MARK and r["session_err"].meta == MARK and r["unknown_tool"].meta == MARK
+    assert r["record_ok"].meta is None and r["record_err"].meta is None and r["export_err"].meta is None
+    body = err(r["session_err"], "invalid_request")
+    assert body["details"]["field"] == "nope" and "expected_package_version" in body["details"]["accepted"]
+    assert err(r["record_err"], "invalid_request")["details"]["field"] == "question"
+    assert "does not exist" in err(r["export_err"], "invalid_request")["message"]
+    assert err(r["unknown_tool"], "invalid_request")["details"]["field"] == "name"
+
+
+def test_bad_inputs_never_crash_the_server(tmp_path):
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text("{not json")
+    tampered = tmp_path / "tampered.json"
+    tree = json.loads(write_bundle(tmp_path / "t.json", ledger(3)).read_text())
+    tree["records"][1]["operation"] = "forged"
+    tampered.write_text(json.dumps(tree))
+
+    async def main():
+        async with connect() as s:
+            out = [
+                err(await s.call_tool("open_binary", {"path": str(tmp_path / "missing")}), "target_unavailable"),
+                err(await s.call_tool("open_binary", {"path": 5}), "invalid_request"),
+                err(await s.call_tool("import_evidence_bundle", {"path": str(bad_json)}), "evidence_integrity_mismatch"),
+                err(await s.call_tool("import_evidence_bundle", {"path": str(tampered)}), "evidence_integrity_mismatch"),
+                err(await s.call_tool("import_evidence_bundle", {"path": str(tmp_path)}), "invalid_request"),
+                err(await s.call_tool("list_unknowns", {"limit": 0}), "invalid_request"),
+                err(await s.call_tool("update_unknown", {"unknown_id": "unk_x", "expected_revision": 1}), "invalid_request"),
+            ]
+            state = ok(await s.call_tool("binary_session", {}))
+            return out, state
+
+    out, state = run(main)
+    assert state["ledger"] == {"records": 0, "unknowns": 0}
+    assert out[3]["details"]["path"] == "$.records[1]"
+
+
+def test_progress_notifications_with_token_only(tmp_path):
+    big = tmp_path / "big.bin"
+    big.write_bytes(os.urandom(1 << 20) * 48)
+
+    async def main():
+        seen = []
+
+        async def on_progress(progress, total, message):
+            seen.append((progress, total, message))
+
+        async with connect() as s:
+            ok(await s.call_tool("open_binary", {"path": str(big)}, progress_callback=on_progress))
+            with_token = list(seen)
+            ok(await s.call_tool("open_binary", {"path": str(big)}))
+            return with_token, seen
+
+    with_token, all_seen = run(main)
+    assert with_token == all_seen  # the second call had no token and produced nothing
+    numbers = [p for p, _, _ in with_token]
+    assert numbers == sorted(set(numbers)) and numbers[0] == 1
+    assert all(total is None for _, total, _ in with_token)
+    assert with_token[0][2].startswith("identifying target") and with_token[-1][2].startswith("finished")
+
+
+def test_cancel_during_large_export_leaves_no_staging_and_destination_untouched(tmp_path):
+    bundle = write_bundle(tmp_path / "big-in.json", ledger(12_000, payload_bytes=2_000))
+    dest = tmp_path / "dest.json"
+    dest.write_bytes(b"previous export")
+
+    async def main():
+        async with connect() as s:
+            ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
+            with anyio.CancelScope() as scope:
+                async def on_progress(progress, total, message):
+                    if message.startswith("exporting bundle"):
+                        scope.cancel()
+                await s.call_tool("export_evidence_bundle", {"path": str(dest), "overwrite": True},
+                                  progress_callback=on_progress)
+            cancelled = scope.cancelled_caught
+            for _ in range(100):  # the server finishes unwinding asynchronously
+                if not [p for p in os.listdir(tmp_path) if p.endswith(".rea-staging")]:
+                    break
+                await anyio.sleep(0.05)
+            state = ok(await s.call_tool("binary_session", {}))
+            return cancelled, state
+
+    cancelled, state = run(main)
+    assert cancelled is True
+    assert dest.read_bytes() == b"previous export"
+    assert [p for p in os.listdir(tmp_path) if p.endswith(".rea-staging")] == []
+    assert state["ledger"]["records"] == 12_000  # the session survived the cancelled call
+
+
+def test_oversized_reply_is_a_resource_constraint_and_evidence_stays(tmp_path):
+    bundle = write_bundle(tmp_path / "in.json", ledger(6_000, payload_bytes=2_000))
+
+    async def main():
+        async with connect() as s:
+            ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
+            too_big = await s.call_tool("get_evidence_bundle", {})
+            summary = ok(await s.call_tool("get_evidence_bundle", {"detail": "summary"}))
+            return too_big, summary
+
+    too_big, summary = run(main)
+    body = err(too_big, "resource_constraint")
+    assert body["details"]["resource"] == "transport" and body["details"]["reported_limits"]["reply_bytes"] > 10_485_760
+    assert too_big.meta == MARK
+    assert summary["total"] == 6_000
+
+
+def test_budget_setting_is_validated_at_startup():
+    import subprocess
+    for value in ("abc", "100", "1e7", "-10485760", " 10485760", "9007199254740992"):
+        proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_MCP_MAX_RESPONSE_BYTES=value),
+                              input=b"", capture_output=True, timeout=30)
+        assert proc.returncode == 2, value
+        assert b"REA_MCP_MAX_RESPONSE_BYTES" in proc.stderr and b"10485760" in proc.stderr
+
+    async def main():
+        async with connect(REA_MCP_MAX_RESPONSE_BYTES="20971520") as s:
+            return ok(await s.call_tool("binary_session", {}))
+
+    assert run(main)["server_identity"]["response_budget"]["max_response_bytes"] == 20_971_520

@@ -68,21 +68,22 @@ predicate_types = st.sampled_from([DEFAULT_PREDICATE, "rea.process-capture/v1", 
 
 
 @st.composite
-def evidence_kwargs(draw: st.DrawFn) -> dict[str, Any]:
+def evidence_kwargs(draw: st.DrawFn, payload: st.SearchStrategy = json_value,
+                    params: st.SearchStrategy = json_object) -> dict[str, Any]:
     with_profile = draw(st.booleans())
     provider = draw(versioned_providers if with_profile else providers)
     profile = None
     if with_profile:
-        profile = create_profile(provider, draw(st.integers(1, 5)), draw(json_object))
+        profile = create_profile(provider, draw(st.integers(1, 5)), draw(params))
     return {
         "provider": provider,
         "operation": draw(nonempty),
-        "parameters": draw(json_object),
-        "normalized_result": draw(json_value),
+        "parameters": draw(params),
+        "normalized_result": draw(payload),
         "subject": draw(st.none() | subjects),
         "analysis_profile": profile,
         "predicate_type": draw(predicate_types),
-        "raw_result": draw(json_value),
+        "raw_result": draw(payload),
         "confidence": draw(st.sampled_from(CONFIDENCE)),
         "authority": draw(st.sampled_from(AUTHORITY)),
         "environment": draw(environments),
@@ -93,6 +94,9 @@ def evidence_kwargs(draw: st.DrawFn) -> dict[str, Any]:
 
 
 evidences = evidence_kwargs().map(lambda kw: create_evidence(**kw).unwrap())
+_small = json_values(max_leaves=4)
+small_evidences = evidence_kwargs(_small, st.dictionaries(json_keys, _small, max_size=2)).map(
+    lambda kw: create_evidence(**kw).unwrap())
 
 # ------------------------------------------------------------------ tree helpers
 

@@ -8,7 +8,7 @@ fixed field before any digest or id, then merges atomically.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Iterator, Mapping, Sequence
+from typing import Any, Generator, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 from rea.canonical_json import canonicalize
 from rea.errors import ReaError
 from rea.evidence import ENVELOPE_FIELDS, Evidence, parse_evidence
+from rea.program import ReportProgress
 from rea.session import Session
 from rea.unknowns import verify_revision
 
@@ -36,6 +37,7 @@ NESTED_FIXED: Mapping[str, frozenset[str]] = {
     "environment": frozenset({"id", "platform", "architecture", "isolation"}),
 }
 CAPTURE_PREFIX = "rea.process-capture/"
+VERIFY_BATCH = 500
 SUMMARY_FILTERS = ("evidence_id", "operation", "target_sha256", "analysis_profile_digest", "procedure_address")
 
 
@@ -160,13 +162,16 @@ def _structure(value: Any) -> ReaError | None:
     return None
 
 
-def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
-    """Strict bundle parse: structure, then every record id, unknown digest and manifest."""
+def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBundle, ReaError]]:
+    """Strict bundle parse as a program step: structure first, then every record id,
+    unknown digest and manifest, yielding between batches so a caller can cancel."""
     if problem := _structure(value):
         return Failure(problem)
     records: list[Evidence] = []
     seen: set[str] = set()
     for i, raw in enumerate(value["records"]):
+        if i and i % VERIFY_BATCH == 0:
+            yield ReportProgress(phase="verifying bundle", message=f"{i} of {len(value['records'])} records verified")
         parsed = parse_evidence(raw)
         if not isinstance(parsed, Success):
             err = parsed.failure()
@@ -184,6 +189,16 @@ def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
         if canonicalize(expected[name]) != canonicalize(value[name]):
             return Failure(_reject(f"the {name} manifest does not match the records it describes", f"$.{name}"))
     return Success(ParsedBundle(records=tuple(records), unknowns=tuple(value["unknowns"])))
+
+
+def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
+    """`verify_bundle` run to completion, for library callers that need no progress."""
+    steps = verify_bundle(value)
+    while True:
+        try:
+            next(steps)
+        except StopIteration as stop:
+            return stop.value
 
 
 # ------------------------------------------------------------- summary view

@@ -11,7 +11,7 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Success
 
 from rea import __version__
-from rea.bundle import bundle_chunks, bundle_json, parse_bundle, summary
+from rea.bundle import bundle_chunks, bundle_json, summary, verify_bundle
 from rea.catalog import CATALOG
 from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
@@ -143,8 +143,7 @@ def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Conte
     loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
     if not is_successful(loaded):
         return _fail(session, loaded.failure())
-    yield ReportProgress(phase="verifying bundle", message="checking fields, ids, digests and manifests")
-    parsed = parse_bundle(loaded.unwrap())
+    parsed = yield from verify_bundle(loaded.unwrap())
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
     bundle = parsed.unwrap()
@@ -268,8 +267,7 @@ def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Cont
     loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
     if not is_successful(loaded):
         return _fail(session, loaded.failure())
-    yield ReportProgress(phase="verifying bundle", message="checking fields, ids, digests and manifests")
-    parsed = parse_bundle(loaded.unwrap())
+    parsed = yield from verify_bundle(loaded.unwrap())
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
     bundle = parsed.unwrap()

@@ -188,3 +188,20 @@ def test_parse_bundle_never_raises_on_location_kind(kind):
     tree = _wire(record(Session(), [ev]))
     tree["records"][0]["locations"][0]["kind"] = kind
     assert isinstance(parse_bundle(tree), (Success, Failure))
+
+
+@given(sessions(), st.data())
+def test_subject_name_and_path_edits_import_faithfully(session, data):
+    """name and local_path are outside the id: an edited bundle imports with exactly that edit."""
+    tree = _wire(session)
+    with_subject = [i for i, r in enumerate(tree["records"]) if r["subject"] is not None]
+    if not with_subject:
+        return
+    i = data.draw(st.sampled_from(with_subject))
+    field = data.draw(st.sampled_from(["name", "local_path"]))
+    value = data.draw(st.text(min_size=1, max_size=8))
+    edited = with_change(tree, ("records", i, "subject", field), lambda _: value)
+    outcome = drive(import_evidence_bundle(Session(), {"path": "b.json"}, CTX), edited)
+    assert isinstance(outcome.reply, Success)
+    assert canonicalize(bundle_json(outcome.session)) == canonicalize(edited)
+    assert _ids(outcome.session) == _ids(session)

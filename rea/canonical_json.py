@@ -5,11 +5,13 @@ The fast path lets orjson sort and serialize, which already matches JCS for
 strings, integers inside the safe range and keys inside the Basic Multilingual
 Plane. Three things differ: floats (ECMAScript formatting, and orjson writes
 NaN as null), integers beyond 2**53 (ECMAScript formats them as doubles) and
-keys beyond U+FFFF (JCS sorts by UTF-16 code units). Big integers make orjson
-raise; floats and foreign types are found by a breadth-first type census done
-in C (`gc.get_referents` over a whole level at once); non-BMP characters by a
-byte scan of the output. Any of them sends the value through the exact path,
-so the answer never depends on which path ran.
+keys beyond U+FFFF (JCS sorts by UTF-16 code units).
+
+A breadth-first type census done in C (`gc.get_referents` over a whole level at
+once) finds floats and foreign types; only the containers on a path to a float
+are copied, with each float as an exact fragment. Big integers make orjson
+raise and a byte scan of the output finds the rare key-order conflict; both
+take the full exact rebuild. The answer never depends on which path ran.
 """
 
 from __future__ import annotations
@@ -17,7 +19,8 @@ from __future__ import annotations
 import gc
 import hashlib
 import math
-from itertools import compress
+from bisect import bisect_right
+from itertools import accumulate, compress
 from typing import Any
 
 import orjson
@@ -31,9 +34,11 @@ _FAST = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER | _PASSTHROUGH
 
 _PLAIN = frozenset({str, int, bool, type(None), dict, list, tuple})
 _CONTAINERS = frozenset({dict, list, tuple})
-_BELOW_F0 = bytes(range(0xF0))  # deleting these leaves only lead bytes of non-BMP characters
+_BELOW_F0 = bytes(range(0xF0))  # deleting these leaves only lead bytes of characters beyond U+FFFF
+_NOT_EE_EF = bytes(b for b in range(256) if b not in (0xEE, 0xEF))  # leaves lead bytes of U+E000..U+FFFF
 
 SAFE_INTEGER = 2**53 - 1
+MAX_DEPTH = 255  # orjson's own nesting limit
 
 
 class CanonicalJsonError(ValueError):
@@ -101,34 +106,118 @@ def _exact(value: Any) -> Any:
 
 def canonicalize(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of a JSON value (dict/list/tuple/str/int/float/bool/None)."""
+    census = _census(value)
+    candidate = value
+    if census is not None:
+        dirty = _dirty_containers(census)
+        if dirty is None:
+            return _dumps_exact(_exact(value))
+        candidate = _rebuild(value, dirty)
     try:
-        out = orjson.dumps(value, default=_reject, option=_FAST)
+        out = orjson.dumps(candidate, default=_reject, option=_FAST)
     except orjson.JSONEncodeError as exc:
         if "Integer exceeds" not in str(exc):
             raise CanonicalJsonError(str(exc)) from exc
-        out = None
-    if out is not None and not _needs_exact(value) and (out.isascii() or not out.translate(None, _BELOW_F0)):
-        return out
+        return _dumps_exact(_exact(value))
+    if _key_order_may_differ(out):
+        return _dumps_exact(_exact(value))
+    return out
+
+
+def _dumps_exact(rebuilt: Any) -> bytes:
     try:
-        return orjson.dumps(_exact(value), default=_reject, option=_PASSTHROUGH)
+        return orjson.dumps(rebuilt, default=_reject, option=_PASSTHROUGH)
     except orjson.JSONEncodeError as exc:
         raise CanonicalJsonError(str(exc)) from exc
     except RecursionError as exc:
         raise CanonicalJsonError("value nests too deeply to canonicalize") from exc
 
 
-def _needs_exact(value: Any) -> bool:
-    """True when the value holds a float or a non-JSON type anywhere (cycles were refused by orjson)."""
-    if type(value) not in _CONTAINERS:
-        return type(value) not in _PLAIN
-    level = [value]
-    while level:
-        refs = gc.get_referents(*level)
-        kinds = list(map(type, refs))
+def _key_order_may_differ(out: bytes) -> bool:
+    """orjson sorts keys by code point, JCS by UTF-16 unit: they disagree only between a
+    character beyond U+FFFF and one in U+E000..U+FFFF, so both must be present."""
+    return not out.isascii() and bool(out.translate(None, _BELOW_F0)) and bool(out.translate(None, _NOT_EE_EF))
+
+
+Census = tuple[list[list[Any]], set[int]]
+
+
+def _census(value: Any) -> Census | None:
+    """Breadth-first levels of the value, walked in C: each level is the flat list of
+    referents of the one above (`gc.get_referents` skips scalars itself), and the depths
+    holding floats. None when no float is present; a non-JSON type raises. Cycles never
+    arrive: orjson refused them first."""
+    kind = type(value)
+    if kind not in _CONTAINERS:
+        if kind not in _PLAIN and kind is not float:
+            raise CanonicalJsonError(f"{kind.__name__} is not a JSON value")
+        return ([[value]], {0}) if kind is float else None
+    levels = [[value]]
+    float_depths: set[int] = set()
+    while True:
+        refs = gc.get_referents(*levels[-1])
+        if not refs:
+            break
+        kinds = set(map(type, refs))
         if not _PLAIN.issuperset(kinds):
-            return True
-        level = list(compress(refs, map(_CONTAINERS.__contains__, kinds)))
-    return False
+            foreign = kinds - _PLAIN - {float}
+            if foreign:
+                raise CanonicalJsonError(f"{sorted(k.__name__ for k in foreign)[0]} is not a JSON value")
+            float_depths.add(len(levels))
+        levels.append(refs)
+        if kinds.isdisjoint(_CONTAINERS):
+            break
+        if len(levels) > MAX_DEPTH:
+            raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
+    return (levels, float_depths) if float_depths else None
+
+
+def _dirty_containers(census: Census) -> set[int] | None:
+    """ids of the containers on a path to a float, located per float rather than per node.
+
+    A container contributes len(container) referents to the next level, so a
+    referent's parent is found by bisecting cumulative lengths. None when that
+    accounting does not hold (then the whole value is rebuilt)."""
+    levels, float_depths = census
+    dirty: set[int] = set()
+    hits: set[int] = set()  # indices into the current level that are floats or dirty containers
+    for depth in range(len(levels) - 1, 0, -1):
+        level, above = levels[depth], levels[depth - 1]
+        if depth in float_depths:
+            kinds = list(map(type, level))
+            index = -1
+            while True:
+                try:
+                    index = kinds.index(float, index + 1)
+                except ValueError:
+                    break
+                hits.add(index)
+        if not hits:
+            continue
+        selector = list(map(_CONTAINERS.__contains__, map(type, above)))
+        containers = list(compress(above, selector))
+        positions = list(compress(range(len(above)), selector))
+        bounds = list(accumulate(map(len, containers)))
+        if not bounds or bounds[-1] != len(level):
+            return None
+        parents = {bisect_right(bounds, i) for i in hits}
+        dirty.update(id(containers[p]) for p in parents)
+        hits = {positions[p] for p in parents}
+    return dirty
+
+
+def _rebuild(value: Any, dirty: set[int]) -> Any:
+    """Shallow copies of the dirty containers with floats as exact fragments; clean
+    subtrees are shared, and orjson's key sort finishes the job."""
+    kind = type(value)
+    if kind is float:
+        return orjson.Fragment(format_number(value))
+    if id(value) not in dirty:
+        return value
+    if kind is dict:
+        return {key: _rebuild(item, dirty) if type(item) is float or id(item) in dirty else item
+                for key, item in value.items()}
+    return [_rebuild(item, dirty) if type(item) is float or id(item) in dirty else item for item in value]
 
 
 def canonical_sha256(value: Any) -> str:

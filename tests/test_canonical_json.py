@@ -52,3 +52,23 @@ def test_non_json_values_are_rejected(bad):
 def test_digest_is_sha256_of_canonical_bytes():
     import hashlib
     assert canonical_sha256({"b": 1, "a": [True, None]}) == hashlib.sha256(b'{"a":[true,null],"b":1}').hexdigest()
+
+
+def test_cycles_and_excessive_nesting_are_refused():
+    cyclic: list = []
+    cyclic.append(cyclic)
+    with pytest.raises(CanonicalJsonError):
+        canonicalize(cyclic)
+    deep: list = []
+    for _ in range(400):
+        deep = [deep]
+    with pytest.raises(CanonicalJsonError):
+        canonicalize(deep)
+
+
+def test_shared_subtrees_with_floats_and_big_integers():
+    shared = {"ratio": 0.5, "n": [1.0, 2]}
+    value = {"a": shared, "b": [shared, (shared, 1e21)], "big": 2**64, "k\U0001F602": "x", "k\ufffd": 1}
+    expected = ('{"a":{"n":[1,2],"ratio":0.5},"b":[{"n":[1,2],"ratio":0.5},[{"n":[1,2],"ratio":0.5},1e+21]],'
+                '"big":18446744073709552000,"k\U0001F602":"x","k\ufffd":1}').encode()
+    assert canonicalize(value) == expected

@@ -137,6 +137,8 @@ def build_ledger(records: int) -> tuple[Any, dict[str, float]]:
                       local_path="/Applications/Sample.app/Contents/MacOS/Sample")
     session = Session()
     t_create = t_record = 0.0
+    t_record_first = t_record_last = 0.0
+    tenth = max(1, records // 10)
     for i in range(records):
         t0 = time.perf_counter()
         evidence = create_evidence(
@@ -146,9 +148,15 @@ def build_ledger(records: int) -> tuple[Any, dict[str, float]]:
         ).unwrap()
         t1 = time.perf_counter()
         session = record(session, (evidence,))
-        t_record += time.perf_counter() - t1
+        spent = time.perf_counter() - t1
+        t_record += spent
         t_create += t1 - t0
-    return session, {"create_s": t_create, "record_s": t_record}
+        if i < tenth:
+            t_record_first += spent
+        elif i >= records - tenth:
+            t_record_last += spent
+    return session, {"create_s": t_create, "record_s": t_record,
+                     "record_first_us": t_record_first / tenth * 1e6, "record_last_us": t_record_last / tenth * 1e6}
 
 
 # ----------------------------------------------------------------- child process
@@ -237,7 +245,9 @@ def run() -> list[Row]:
           f"{'VmHWM reset via /proc/self/clear_refs' if r['exact'] else 'sampling thread only'} "
           f"(sampler: {r['samples']} samples, max {_mib(r['peak_sampled'] - r['before_export'])} over pre-export)")
     print(f"  build: {r['build_s']:.2f} s (create_evidence {r['create_s']:.2f} s, "
-          f"session.record {r['record_s']:.2f} s = {per_record:.0f} us/record)")
+          f"session.record {r['record_s']:.2f} s = {per_record:.0f} us/record: "
+          f"{r['record_first_us']:.0f} us in the first tenth, {r['record_last_us']:.0f} us in the last, "
+          f"since each call copies the whole ledger dict)")
     print(f"  RSS baseline {_mib(r['baseline'])}, after build {_mib(r['built'])}, before export {_mib(r['before_export'])}, "
           f"export peak {_mib(r['peak'])}")
     print(f"  ledger_size {_mib(ledger)}  export_peak_growth {_mib(export_growth)}  peak_growth_total {_mib(total)}")

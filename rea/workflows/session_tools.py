@@ -5,13 +5,13 @@ interpreter accepts both forms."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from rea import __version__
-from rea.bundle import bundle_chunks, bundle_json, summary, verify_bundle
+from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify_bundle
 from rea.catalog import CATALOG
 from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
@@ -19,7 +19,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
 from rea.paging import paginate
 from rea.program import (
-    Context, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
+    Context, Effect, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
 )
 from rea.session import Session, Target, add_unknown_revision, close, merge, open_target
 from rea.unknowns import (
@@ -138,12 +138,17 @@ def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Conte
                            "unknowns": len(session.unknown_revisions), "sha256": receipt.sha256})
 
 
-def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    yield ReportProgress(phase="reading bundle", message=args["path"])
-    loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
+def _load_bundle(path: str, ctx: Context) -> Generator[Effect, Any, Result[ParsedBundle, ReaError]]:
+    """Read a bundle file and verify all of it; shared by import and the CLI inspection."""
+    yield ReportProgress(phase="reading bundle", message=path)
+    loaded = yield ReadJsonFile(path=path, max_bytes=ctx.max_import_bytes)
     if not is_successful(loaded):
-        return _fail(session, loaded.failure())
-    parsed = yield from verify_bundle(loaded.unwrap())
+        return loaded
+    return (yield from verify_bundle(loaded.unwrap()))
+
+
+def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
     bundle = parsed.unwrap()
@@ -263,11 +268,7 @@ INSPECT_BUNDLE_SCHEMA = {
 
 def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     """The get_evidence_bundle summary projection over a bundle file, fully verified first."""
-    yield ReportProgress(phase="reading bundle", message=args["path"])
-    loaded = yield ReadJsonFile(path=args["path"], max_bytes=ctx.max_import_bytes)
-    if not is_successful(loaded):
-        return _fail(session, loaded.failure())
-    parsed = yield from verify_bundle(loaded.unwrap())
+    parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
     bundle = parsed.unwrap()

@@ -23,6 +23,7 @@ from rea.program import Context, IdentifyTarget, NewRunId, Outcome, PublishAtomi
 from rea.session import Session
 
 Sink = Callable[[int, str], Awaitable[None]]
+TERMINAL_SETTLE_S = 0.01
 
 
 class Progress:
@@ -44,6 +45,11 @@ class Progress:
 
     async def finish(self, message: str) -> None:
         await self.report("finished", message, terminal=True)
+        if self._sink is not None:
+            # The pinned TypeScript client (2.3.1) dispatches notifications asynchronously
+            # and responses synchronously: a notification immediately followed by its
+            # response is reported as "unknown token". A short pause lets it land first.
+            await anyio.sleep(TERMINAL_SETTLE_S)
 
     @property
     def phase(self) -> str:

@@ -1,0 +1,52 @@
+"""Conformance with the pinned TypeScript MCP client (@modelcontextprotocol/client 2.3.1).
+
+That client validates structuredContent against each advertised outputSchema, has a
+10 MiB stdio buffer and dispatches notifications asynchronously; REA must satisfy it
+as well as the Python SDK client.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support import clean_env, ledger, rea_command, write_bundle
+
+pytestmark = pytest.mark.slow
+HERE = Path(__file__).parent / "conformance"
+
+
+@pytest.fixture(scope="module")
+def node_client() -> Path:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js and npm are not installed on this host")
+    if not (HERE / "node_modules" / "@modelcontextprotocol" / "client").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
+    return HERE / "drive.mjs"
+
+
+def test_typescript_client_accepts_every_reply(node_client, tmp_path):
+    bundle = write_bundle(tmp_path / "bundle.json", ledger(6_000, payload_bytes=2_000))
+    proc = subprocess.run(["node", str(node_client), json.dumps([*rea_command(), "mcp"]), str(bundle)],
+                          capture_output=True, text=True, timeout=300, env=clean_env())
+    report = json.loads(proc.stdout)
+    assert report.get("fatal") is None, report.get("fatal")
+    assert report["clientErrors"] == []
+    calls = report["calls"]
+    assert not any("thrown" in c for c in calls.values()), calls
+    assert {t["name"] for t in report["tools"]} >= {"binary_session", "open_binary", "get_evidence_bundle"}
+    for label in ("session", "open", "import", "summary", "progress", "unknown", "close"):
+        assert calls[label]["isError"] is False and calls[label]["structured"] is not None, label
+        assert json.loads(calls[label]["text"]) == calls[label]["structured"]
+    assert calls["import"]["structured"]["result"]["imported"] == 6_000
+    complete = json.loads(calls["complete"]["text"])["error"]
+    assert calls["complete"]["isError"] and complete["code"] == "resource_constraint"
+    assert calls["bad"]["isError"] and json.loads(calls["bad"]["text"])["error"]["details"]["field"] == "limit"
+    assert calls["unknown"]["meta"] is None
+    assert calls["session"]["meta"] == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+    numbers = [p["progress"] for p in report["progress"]]
+    assert numbers == list(range(1, len(numbers) + 1)) and report["progress"][-1]["message"].startswith("finished")

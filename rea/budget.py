@@ -1,7 +1,8 @@
-"""Response-budget admission, decided on sizes before any reply string is built.
+"""The response budget: how many bytes one MCP reply may take.
 
-An MCP success carries the record twice (text and structuredContent), plus the
-provenance marker and the JSON-RPC envelope; the reserve covers the envelope.
+An MCP success carries the record twice (text and structuredContent) plus the
+provenance marker; the reserve covers the JSON-RPC envelope. `rea.replies`
+decides admission against `payload_limit`.
 """
 
 from __future__ import annotations
@@ -20,14 +21,3 @@ class ResponseBudget:
     @property
     def payload_limit(self) -> int:
         return self.max_response_bytes - ENVELOPE_RESERVE_BYTES
-
-
-def reply_bytes(record_bytes: int, meta_bytes: int, *, structured: bool) -> int:
-    """Bytes of a tools/call result: the JSON text is escaped once inside the envelope
-    (worst case about 2x for quote-heavy JSON is covered by `text_bytes`), plus the
-    structured copy when present."""
-    return record_bytes + (record_bytes if structured else 0) + meta_bytes
-
-
-def admits(budget: ResponseBudget, *, text_bytes: int, structured_bytes: int, meta_bytes: int) -> bool:
-    return text_bytes + structured_bytes + meta_bytes <= budget.payload_limit

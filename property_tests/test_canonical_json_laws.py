@@ -170,3 +170,51 @@ def test_paths_agree_with_and_without_floats(value, x):
 @given(json_value)
 def test_tuples_equal_lists(value):
     assert canonicalize((value, value)) == canonicalize([value, value])
+
+
+# ------------------------------------------------------------------ representation independence
+# The output must not depend on how CPython happens to store an equal value: tuples vs lists,
+# dicts whose key table is "general" (a non-str key was inserted then deleted), instance
+# __dict__ split tables, and subtrees shared by several parents.
+
+
+class _Holder:
+    pass
+
+
+def _general(d: dict) -> dict:
+    g: dict = {0: None}
+    g.update(d)
+    del g[0]
+    return g
+
+
+def _split(d: dict) -> dict:
+    holder = _Holder()
+    holder.__dict__.update(d)
+    return holder.__dict__
+
+
+def _restyle(value, rnd):
+    if isinstance(value, dict):
+        inner = {k: _restyle(v, rnd) for k, v in value.items()}
+        style = rnd.choice(["plain", "general", "split"])
+        return {"plain": dict, "general": _general, "split": _split}[style](inner)
+    if isinstance(value, list):
+        inner = [_restyle(v, rnd) for v in value]
+        if inner and rnd.random() < 0.3:  # share one child subtree twice
+            inner.append(inner[rnd.randrange(len(inner))])
+        return tuple(inner) if rnd.random() < 0.3 else inner
+    return value
+
+
+float_heavy = json_values(
+    scalars=st.floats(allow_nan=False, allow_infinity=False) | st.integers(-SAFE, SAFE) | st.text(tricky_chars, max_size=4),
+    keys=tricky_keys, max_leaves=16)
+
+
+@given(float_heavy | tricky_values, st.randoms(use_true_random=False))
+def test_independent_of_python_representation(value, rnd):
+    styled = _restyle(value, rnd)
+    assert canonicalize(styled) == rfc8785.dumps(styled)
+    assert canonicalize(styled) == orjson.dumps(_exact(styled), option=_PASSTHROUGH)

@@ -76,18 +76,12 @@ def test_accepts_exactly_the_model(raw):
         assert_rejected(raw)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "config._DECIMAL is ^[0-9]+$ used with .match: '$' also matches before a trailing newline, so "
-    "'10485760\\n' is accepted"))
 @example(LOW)
 @given(st.integers(LOW, HIGH))
 def test_rejects_trailing_newline(n):
     assert_rejected(f"{n}\n")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "a digit string longer than Python's int-conversion limit (4300 digits) makes int(raw) raise ValueError "
-    "instead of returning configuration_invalid"))
 @example(5000)
 @given(st.integers(4301, 6000))
 def test_rejects_huge_digit_strings(digits):

@@ -178,9 +178,6 @@ def test_parse_rejects_profile_of_another_provider(kw, provider, other):
 _PROVIDER = Provider(id="p", name="P", version="1")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "rea.evidence._location tests `value.get('kind') not in LOCATION_FIELDS` (a dict), so an unhashable kind "
-    "(array/object) raises TypeError out of parse_evidence instead of returning evidence_integrity_mismatch"))
 @example(kind=[])
 @given(kind=json_value)
 def test_parse_never_raises_on_any_location_kind(kind):

@@ -14,11 +14,13 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from rea.canonical_json import canonicalize
+from rea.catalog.session_tools import UNKNOWN_RECORD
 from rea.errors import ReaError
 from rea.evidence import ENVELOPE_FIELDS, Evidence, parse_evidence
 from rea.program import ReportProgress
 from rea.session import Session
 from rea.unknowns import verify_revision
+from rea.validation import first_schema_error
 
 BUNDLE_VERSION = 2
 BUNDLE_FIELDS = ("artifacts", "bundle_version", "captures", "environments", "providers", "records", "scenarios", "unknowns")
@@ -159,6 +161,39 @@ def _structure(value: Any) -> ReaError | None:
         if isinstance(profile, dict) and profile.get("provider") is not None:
             if problem := _fields(profile["provider"], NESTED_FIXED["provider"], f"{path}.analysis_profile.provider"):
                 return problem
+    for i, rev in enumerate(value["unknowns"]):
+        if shape := first_schema_error(UNKNOWN_RECORD, rev):
+            where, message = shape
+            return _reject(message, f"$.unknowns[{i}]" + ("" if where == "arguments" else f".{where}"))
+    return None
+
+
+def _unknown_history(revisions: Sequence[Mapping[str, Any]], record_ids: set[str]) -> ReaError | None:
+    """Every unknown's revisions form one chain from 1, and everything they cite is in the bundle."""
+    chains: dict[str, list[Mapping[str, Any]]] = {}
+    for rev in revisions:
+        chains.setdefault(rev["unknown_id"], []).append(rev)
+    for unknown_id, chain in chains.items():
+        chain.sort(key=lambda r: r["revision"])
+        previous = None
+        for expected, rev in enumerate(chain, 1):
+            if rev["revision"] != expected:
+                return _reject(f"unknown {unknown_id} lacks revision {expected} (revisions must run 1, 2, ... without gaps)",
+                               "$.unknowns")
+            if previous is not None and rev["previous_revision_digest"] != previous["revision_digest"]:
+                return _reject(f"unknown {unknown_id} revision {expected} does not follow revision {expected - 1}",
+                               "$.unknowns")
+            previous = rev
+            cited = [*rev["supporting_evidence_ids"], *rev["contradicting_evidence_ids"],
+                     *rev["mutation_evidence_ids"], *((rev["resolution"] or {}).get("evidence_ids", []))]
+            missing = [e for e in cited if e not in record_ids]
+            if missing:
+                return _reject(f"unknown {unknown_id} revision {expected} cites {missing[0]}, which the bundle does not hold",
+                               "$.unknowns")
+            for rel in rev["relationships"]:
+                if rel["unknown_id"] not in chains:
+                    return _reject(f"unknown {unknown_id} relates to {rel['unknown_id']}, which the bundle does not hold",
+                                   "$.unknowns")
     return None
 
 
@@ -184,6 +219,8 @@ def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBu
     for i, rev in enumerate(value["unknowns"]):
         if problem := verify_revision(rev, f"$.unknowns[{i}]"):
             return Failure(_reject(problem.message, problem.details["path"]))
+    if problem := _unknown_history(value["unknowns"], seen):
+        return Failure(problem)
     expected = manifests(sorted(records, key=lambda e: e.evidence_id))
     for name in MANIFEST_FIELDS:
         if canonicalize(expected[name]) != canonicalize(value[name]):

@@ -28,9 +28,10 @@ def decimal_setting(env: Mapping[str, str], variable: str, *, minimum: int, maxi
     raw = env.get(variable)
     if raw is None:
         return Success(default)
-    if not _DECIMAL.match(raw) or not minimum <= int(raw) <= maximum:
+    digits = raw.lstrip("0") or "0"
+    if not _DECIMAL.fullmatch(raw) or len(digits) > len(str(maximum)) or not minimum <= int(digits) <= maximum:
         return Failure(configuration_invalid(variable, raw, accepted))
-    return Success(int(raw))
+    return Success(int(digits))
 
 
 def response_budget(env: Mapping[str, str]) -> Result[ResponseBudget, ReaError]:

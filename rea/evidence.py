@@ -298,7 +298,7 @@ def parse_profile(value: Any, path: str = "analysis_profile") -> AnalysisProfile
 
 
 def _location(value: Any, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict) or value.get("kind") not in LOCATION_FIELDS:
+    if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or value["kind"] not in LOCATION_FIELDS:
         raise _Reject(f"{path}.kind", f"location kind must be one of {', '.join(LOCATION_FIELDS)}")
     fields = LOCATION_FIELDS[value["kind"]]
     _object(value, path, {"kind", *fields}, ("kind", *fields))

@@ -70,3 +70,12 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
 
 def invalid_combination(tool: str, message: str, field: str, accepted: str) -> ReaError:
     return invalid_request(f"{tool}: {message}", field=field, accepted=accepted, tool=tool)
+
+
+def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str] | None:
+    """(JSON path, message) of the most relevant violation, or None when the value conforms."""
+    errors = list(_validator(canonical_text(schema)).iter_errors(value))
+    if not errors:
+        return None
+    best = jsonschema.exceptions.best_match(errors)
+    return _field(best), best.message

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-import tempfile
 from typing import Any, Awaitable, Callable, Iterable
 
 import anyio
@@ -168,6 +167,8 @@ async def publish_atomically(path: str, chunks: Iterable[bytes], overwrite: bool
     if os.path.lexists(destination) and not overwrite:
         return Failure(invalid_request(f"{path!r} already exists", field="overwrite",
                                        accepted="overwrite: true to replace it, or another path"))
+    import tempfile  # only publication needs it; keeps it off the startup path
+
     try:
         fd, staging = tempfile.mkstemp(prefix=f".{os.path.basename(destination)}.", suffix=".rea-staging", dir=parent)
     except OSError as exc:

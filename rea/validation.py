@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any, Mapping
 
-import jsonschema
 import orjson
 from returns.result import Failure, Result, Success
 
@@ -18,16 +17,19 @@ from rea.errors import ReaError, invalid_request
 
 
 @lru_cache(maxsize=None)
-def _validator(schema_text: str) -> jsonschema.Draft202012Validator:
+def _validator(schema_text: str) -> Any:
+    # imported on first use: jsonschema costs ~25 ms, and MCP startup never validates
+    import jsonschema
+
     return jsonschema.Draft202012Validator(orjson.loads(schema_text))
 
 
-def _field(error: jsonschema.ValidationError) -> str:
+def _field(error: Any) -> str:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return path[1:] if path.startswith(".") else (path or "arguments")
 
 
-def _accepted(error: jsonschema.ValidationError) -> str:
+def _accepted(error: Any) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "additionalProperties":
         return "only: " + ", ".join(sorted(schema.get("properties", {}))) if schema.get("properties") else "no arguments"
@@ -53,7 +55,7 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
     if not errors:
         return Success(arguments)
-    best = jsonschema.exceptions.best_match(errors)
+    best = _best_match(errors)
     field = _field(best)
     if best.validator == "additionalProperties":
         extra = sorted(set(best.instance) - set(best.schema.get("properties", {})))
@@ -77,5 +79,11 @@ def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str]
     errors = list(_validator(canonical_text(schema)).iter_errors(value))
     if not errors:
         return None
-    best = jsonschema.exceptions.best_match(errors)
+    best = _best_match(errors)
     return _field(best), best.message
+
+
+def _best_match(errors: list[Any]) -> Any:
+    from jsonschema.exceptions import best_match
+
+    return best_match(errors)

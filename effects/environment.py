@@ -25,9 +25,14 @@ def _version(distribution: str) -> str | None:
         return None
 
 
+def resolve_command_path(command: str) -> str:
+    """What the OS would execute for `command`: a PATH lookup for bare names, then realpath."""
+    found = shutil.which(command) if command and os.sep not in command else None
+    return os.path.realpath(found or command)
+
+
 def server_path() -> str:
-    found = shutil.which(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    return os.path.realpath(found or sys.argv[0] or sys.executable)
+    return resolve_command_path(sys.argv[0] if sys.argv and sys.argv[0] else sys.executable)
 
 
 def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:

@@ -19,7 +19,10 @@ from returns.result import Failure, Result, Success
 from effects import fs
 from rea.errors import ReaError
 from rea.progress import ProgressState, observe
-from rea.program import Context, IdentifyTarget, NewRunId, Outcome, PublishAtomically, ReadJsonFile, ReportProgress
+from effects.environment import resolve_command_path
+from rea.program import (
+    Context, IdentifyTarget, NewRunId, Outcome, PublishAtomically, ReadJsonFile, ReportProgress, ResolveCommandPath,
+)
 from rea.session import Session
 
 Sink = Callable[[int, str], Awaitable[None]]
@@ -76,6 +79,8 @@ async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | N
         return await fs.publish_atomically(effect.path, effect.chunks(), effect.overwrite, progress.report, effect.phase)
     if isinstance(effect, NewRunId):
         return Success(str(uuid.uuid4()))
+    if isinstance(effect, ResolveCommandPath):
+        return Success(resolve_command_path(effect.path))
     raise TypeError(f"no handler for effect {type(effect).__name__}")
 
 

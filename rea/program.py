@@ -45,11 +45,17 @@ class PublishAtomically:
 
 
 @attrs.frozen(kw_only=True)
+class ResolveCommandPath:
+    """A command or path as the OS would run it: PATH lookup, then symlinks resolved."""
+    path: str
+
+
+@attrs.frozen(kw_only=True)
 class NewRunId:
     """A fresh analysis run id (randomness lives in effects)."""
 
 
-Effect = ReportProgress | IdentifyTarget | ReadJsonFile | PublishAtomically | NewRunId
+Effect = ReportProgress | IdentifyTarget | ReadJsonFile | PublishAtomically | ResolveCommandPath | NewRunId
 
 
 @attrs.frozen(kw_only=True)

@@ -24,6 +24,14 @@ def _validator(schema_text: str) -> Any:
     return jsonschema.Draft202012Validator(orjson.loads(schema_text))
 
 
+MAX_ECHO = 200
+
+
+def clip(text: str) -> str:
+    """Echo caller-supplied text only up to MAX_ECHO characters: errors name, they do not repeat."""
+    return text if len(text) <= MAX_ECHO else f"{text[:MAX_ECHO]}... ({len(text)} characters)"
+
+
 def _field(error: Any) -> str:
     path = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
     return path[1:] if path.startswith(".") else (path or "arguments")
@@ -56,17 +64,17 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
     if not errors:
         return Success(arguments)
     best = _best_match(errors)
-    field = _field(best)
+    field = clip(_field(best))
     if best.validator == "additionalProperties":
         extra = sorted(set(best.instance) - set(best.schema.get("properties", {})))
-        field = ".".join(filter(None, [field if field != "arguments" else "", extra[0] if extra else ""])) or field
+        field = clip(".".join(filter(None, [field if field != "arguments" else "", extra[0] if extra else ""])) or field)
         message = f"{tool}: unknown argument {field!r}"
     elif best.validator == "required":
         missing = [r for r in best.schema.get("required", []) if r not in best.instance]
         field = ".".join(filter(None, [field if field != "arguments" else "", missing[0] if missing else ""])) or field
         message = f"{tool}: required argument {field!r} is missing"
     else:
-        message = f"{tool}: argument {field!r} is invalid: {best.message}"
+        message = f"{tool}: argument {field!r} is invalid: {clip(best.message)}"
     return Failure(invalid_request(message, field=field, accepted=_accepted(best), tool=tool, problem=best.validator))
 
 
@@ -80,7 +88,7 @@ def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str]
     if not errors:
         return None
     best = _best_match(errors)
-    return _field(best), best.message
+    return clip(_field(best)), clip(best.message)
 
 
 def _best_match(errors: list[Any]) -> Any:

@@ -248,3 +248,32 @@ def test_budget_setting_is_validated_at_startup():
             return ok(await s.call_tool("binary_session", {}))
 
     assert run(main)["server_identity"]["response_budget"]["max_response_bytes"] == 20_971_520
+
+
+def test_huge_arguments_get_a_bounded_error():
+    async def main():
+        async with connect() as s:
+            huge_value = await s.call_tool("record_unknown", {"question": "q" * 12_000_000, "domain": "d", "severity": "low"})
+            huge_name = await s.call_tool("list_unknowns", {"k" * 11_000_000: 1})
+            return huge_value, huge_name
+
+    huge_value, huge_name = run(main)
+    for result in (huge_value, huge_name):
+        body = err(result, "invalid_request")
+        assert len(result.content[0].text) < 2_000
+    assert "characters)" in err(huge_name, "invalid_request")["details"]["field"]
+
+
+def test_alignment_against_the_registered_command():
+    registered = rea_command()[0]
+
+    async def main():
+        async with connect() as s:
+            same = ok(await s.call_tool("binary_session", {"expected_server_path": registered}))
+            other = ok(await s.call_tool("binary_session", {"expected_server_path": "/usr/bin/true"}))
+            return same, other
+
+    same, other = run(main)
+    if os.path.basename(registered) == "rea":  # the console script, not `python -m effects.cli`
+        assert same["server_identity"]["alignment"]["state"] == "aligned"
+    assert other["server_identity"]["alignment"]["reasons"] == ["registration_path_mismatch"]

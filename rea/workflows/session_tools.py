@@ -20,6 +20,7 @@ from rea.evidence import Provider, create_evidence
 from rea.paging import paginate
 from rea.program import (
     Context, Effect, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
+    ResolveCommandPath,
 )
 from rea.session import Session, Target, add_unknown_revision, close, merge, open_target
 from rea.unknowns import (
@@ -66,6 +67,9 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
 
 def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     expected = {k: v for k, v in args.items() if k.startswith("expected_")}
+    if "expected_server_path" in expected:
+        resolved = yield ResolveCommandPath(path=expected["expected_server_path"])
+        expected["expected_server_path"] = resolved.unwrap()
     return _done(session, {
         "open": session.target is not None,
         "target": None if session.target is None else session.target.to_json(),

@@ -7,6 +7,7 @@ Exit codes: 0 success, 1 the operation failed (canonical error on stdout),
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 from typing import Any, Callable, Mapping
@@ -158,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     fmt = getattr(ns, "format", "text")
     context = load_context("mcp" if ns.command == "mcp" else "cli")
     if ns.command == "doctor":
-        report = doctor_report(context)
+        report = doctor_report(os.environ)
         _emit(report, fmt, _render_doctor)
         return EXIT_OK if report["status"] != "failed" else EXIT_FAILED
     if not isinstance(context, Success):

@@ -6,25 +6,29 @@ import importlib
 import importlib.metadata
 import os
 import sys
-from typing import Any
+from typing import Any, Mapping
 
-from returns.result import Result, Success
+from returns.result import Success
 
 from rea import __version__
-from rea.errors import ReaError
+from rea.config import input_schema_profile, response_budget
 
 DEPENDENCIES = (
     ("returns", "returns"), ("attrs", "attrs"), ("cattrs", "cattrs"), ("mcp", "mcp"), ("anyio", "anyio"),
     ("orjson", "orjson"), ("jsonschema", "jsonschema"),
 )
-SETTINGS = ("REA_MCP_MAX_RESPONSE_BYTES",)
+SETTINGS = (
+    ("REA_MCP_MAX_RESPONSE_BYTES", response_budget,
+     lambda b: f"{b.max_response_bytes} bytes per MCP reply (1024 reserved for the JSON-RPC envelope)"),
+    ("REA_MCP_INPUT_SCHEMA_PROFILE", input_schema_profile, lambda p: f"{p} input schemas"),
+)
 
 
 def _check(name: str, status: str, detail: str, remediation: str | None = None) -> dict[str, Any]:
     return {"name": name, "status": status, "detail": detail, "remediation": remediation}
 
 
-def doctor_report(context: Result[Any, ReaError]) -> dict[str, Any]:
+def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
     checks = [
         _check("python", "ok" if sys.version_info >= (3, 11) else "unsupported",
                sys.version.split()[0], None if sys.version_info >= (3, 11) else "Install Python 3.11 or newer."),
@@ -36,14 +40,13 @@ def doctor_report(context: Result[Any, ReaError]) -> dict[str, Any]:
         except Exception as exc:  # doctor reports, it never raises
             checks.append(_check(f"dependency {dist}", "missing", f"{type(exc).__name__}: {exc}",
                                  "Reinstall REA: python3 -m pip install -e ."))
-    if isinstance(context, Success):
-        ctx = context.unwrap()
-        checks.append(_check("setting REA_MCP_MAX_RESPONSE_BYTES", "ok",
-                             f"{ctx.max_response_bytes} bytes (1024 reserved for the JSON-RPC envelope)"))
-    else:
-        err = context.failure()
-        checks.append(_check(f"setting {err.details['variable']}", "invalid", err.message,
-                             err.record()["remediation"]["action"]))
+    for variable, parse, describe in SETTINGS:
+        parsed = parse(env)
+        if isinstance(parsed, Success):
+            checks.append(_check(f"setting {variable}", "ok", describe(parsed.unwrap())))
+        else:
+            err = parsed.failure()
+            checks.append(_check(f"setting {variable}", "invalid", err.message, err.record()["remediation"]["action"]))
     checks.append(_check("deep-analysis providers", "unsupported",
                          "none declared in this build (session spine only)",
                          "Native, artifact and JavaScript providers arrive with their tool families."))

@@ -8,10 +8,10 @@ import os
 import shutil
 import sys
 
-from returns.result import Result
+from returns.result import Result, Success
 
 from rea import __version__
-from rea.config import response_budget
+from rea.config import input_schema_profile, response_budget
 from rea.errors import ReaError
 from rea.program import Context, ServerFacts
 
@@ -37,6 +37,9 @@ def server_path() -> str:
 
 def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
     env = dict(os.environ if environ is None else environ)
+    profile = input_schema_profile(env)
+    if not isinstance(profile, Success):
+        return profile
     return response_budget(env).map(lambda budget: Context(
         server=ServerFacts(
             package=PACKAGE,
@@ -47,4 +50,5 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
             transport=transport,
         ),
         max_response_bytes=budget.max_response_bytes,
+        input_schema_profile=profile.unwrap(),
     ))

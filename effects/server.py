@@ -33,10 +33,10 @@ INSTRUCTIONS = (
 )
 
 
-def _tools() -> list[types.Tool]:
+def _tools(input_profile: str) -> list[types.Tool]:
     tools = []
     for contract in CATALOG:
-        d = tool_definition(contract)
+        d = tool_definition(contract, input_profile)
         tools.append(types.Tool(
             name=d["name"], title=d["title"], description=d["description"], input_schema=d["inputSchema"],
             output_schema=d["outputSchema"], annotations=types.ToolAnnotations(
@@ -74,7 +74,7 @@ def _success_result(conn: Connection, name: str, payload: Mapping[str, Any]) -> 
 
 
 def build_server(conn: Connection, version: str) -> Server:
-    tools = _tools()
+    tools = _tools(conn.ctx.input_schema_profile)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)

@@ -47,3 +47,13 @@ def timeout_ms(env: Mapping[str, str], variable: str, default: int) -> Result[in
         env, variable, minimum=1, maximum=MAX_TIMEOUT_MS, default=default,
         accepted=f"a decimal integer of milliseconds from 1 to {MAX_TIMEOUT_MS}",
     )
+
+
+INPUT_SCHEMA_PROFILES = ("full", "compact")
+
+
+def input_schema_profile(env: Mapping[str, str]) -> Result[str, ReaError]:
+    raw = env.get("REA_MCP_INPUT_SCHEMA_PROFILE", "full")
+    if raw not in INPUT_SCHEMA_PROFILES:
+        return Failure(configuration_invalid("REA_MCP_INPUT_SCHEMA_PROFILE", raw, "full (default) or compact"))
+    return Success(raw)

@@ -92,6 +92,7 @@ class ServerFacts:
 class Context:
     server: ServerFacts
     max_response_bytes: int
+    input_schema_profile: str = "full"
     max_import_bytes: int = 512 * 1024 * 1024
 
 

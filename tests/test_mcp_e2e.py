@@ -277,3 +277,25 @@ def test_alignment_against_the_registered_command():
     if os.path.basename(registered) == "rea":  # the console script, not `python -m effects.cli`
         assert same["server_identity"]["alignment"]["state"] == "aligned"
     assert other["server_identity"]["alignment"]["reasons"] == ["registration_path_mismatch"]
+
+
+def test_compact_input_schema_profile():
+    import subprocess
+
+    async def main():
+        async with connect(REA_MCP_INPUT_SCHEMA_PROFILE="compact") as s:
+            tools = [t.model_dump(by_alias=True, exclude_none=True) for t in (await s.list_tools()).tools]
+            reply = ok(await s.call_tool("list_unknowns", {"limit": 5}))
+            refused = await s.call_tool("list_unknowns", {"limit": 0})
+            return tools, reply, refused
+
+    tools, reply, refused = run(main)
+    for tool in tools:
+        schema = tool["inputSchema"]
+        assert len(json.dumps(schema, separators=(",", ":"))) <= 13_312
+        assert "examples" not in schema and all("description" not in p for p in schema.get("properties", {}).values())
+    assert reply["limit"] == 5
+    err(refused, "invalid_request")  # canonical validation is unchanged
+    proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_MCP_INPUT_SCHEMA_PROFILE="tiny"),
+                          input=b"", capture_output=True, timeout=30)
+    assert proc.returncode == 2 and b"REA_MCP_INPUT_SCHEMA_PROFILE" in proc.stderr

@@ -7,17 +7,18 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.catalog.contract import CLIENT_FEATURES, ToolContract
+from rea.catalog.schemas import compact_input
 
 PROVENANCE = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
 
 
-def tool_definition(contract: ToolContract) -> dict[str, Any]:
-    """The MCP tools/list entry."""
+def tool_definition(contract: ToolContract, input_profile: str = "full") -> dict[str, Any]:
+    """The MCP tools/list entry; the compact profile changes only the advertised input schema."""
     return {
         "name": contract.name,
         "title": contract.title,
         "description": contract.description,
-        "inputSchema": contract.input_schema,
+        "inputSchema": compact_input(contract.input_schema) if input_profile == "compact" else contract.input_schema,
         "outputSchema": contract.output_schema,
         "annotations": {"title": contract.title, **contract.mcp_annotations()},
     }

@@ -102,3 +102,23 @@ def advertisement_problems(schema: Mapping[str, Any]) -> list[str]:
     for ref in set(_refs(schema)):
         visit(ref, ())
     return sorted(set(problems))
+
+
+COMPACT_INPUT_BUDGET = 13_312
+_ANNOTATION_KEYS = ("description", "examples", "default", "title")
+
+
+def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The compact input profile: annotation prose dropped below the root (the root keeps
+    its description, which states the accepted input groups). Validation is unchanged."""
+    def strip(node: Any) -> Any:
+        if isinstance(node, dict):
+            return {k: strip(v) for k, v in node.items() if k not in _ANNOTATION_KEYS}
+        if isinstance(node, list):
+            return [strip(v) for v in node]
+        return node
+
+    body = strip(schema)
+    if "description" in schema:
+        body["description"] = schema["description"]
+    return body

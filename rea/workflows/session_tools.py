@@ -56,6 +56,7 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
         "client": server.client,
         "protocol_features": {"progress": True, "cancellation": True, "tools_list_changed": False},
         "response_budget": {"max_response_bytes": ctx.max_response_bytes, "envelope_reserve_bytes": 1024},
+        "input_schema_profile": ctx.input_schema_profile,
         "catalog": identity,
         "alignment": alignment(expected, {
             "package_version": server.version,

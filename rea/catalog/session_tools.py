@@ -79,6 +79,14 @@ _SUMMARY_ROW = obj({
 }, ("evidence_id", "operation", "predicate_type", "artifact", "provider", "analysis_profile_digest", "procedure",
     "confidence", "authority", "evidence_links", "retention"))
 
+BUNDLE = obj({
+    "bundle_version": {"const": 2},
+    "artifacts": array(_ANY_OBJECT), "providers": array(_PROVIDER), "environments": array(_ANY_OBJECT),
+    "scenarios": array(_ANY_OBJECT), "captures": array(_ANY_OBJECT),
+    "records": array({"type": "object", "required": ["evidence_id", "schema_version"]}),
+    "unknowns": array(UNKNOWN_RECORD),
+}, ("artifacts", "bundle_version", "captures", "environments", "providers", "records", "scenarios", "unknowns"))
+
 _FILTERS = obj({
     "evidence_id": string("Exact Evidence id", pattern=EVIDENCE_ID_PATTERN),
     "operation": string("Exact operation name", minLength=1),
@@ -176,7 +184,12 @@ GET_EVIDENCE_BUNDLE = ToolContract(
                    "description": "complete: the whole bundle; summary: one metadata row per record"},
         "filters": _FILTERS,
     }, examples=[{}, {"detail": "summary", "filters": {"operation": "analyze_function"}}]),
-    output_schema=session_output({"type": "object", "description": "A bundle (detail complete) or a summary"}),
+    output_schema=session_output({"anyOf": [
+        obj({"detail": {"const": "complete"}, "bundle": BUNDLE}, ("detail", "bundle")),
+        obj({"detail": {"const": "summary"}, "filters": _FILTERS, "total": integer("Matching records"),
+             "records": array(_SUMMARY_ROW), "unknowns": integer("Unknown heads")},
+            ("detail", "filters", "total", "records", "unknowns")),
+    ]}),
     annotations={"read_only", "idempotent"},
     effects={"idempotent"},
 )

@@ -299,3 +299,35 @@ def test_compact_input_schema_profile():
     proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_MCP_INPUT_SCHEMA_PROFILE="tiny"),
                           input=b"", capture_output=True, timeout=30)
     assert proc.returncode == 2 and b"REA_MCP_INPUT_SCHEMA_PROFILE" in proc.stderr
+
+
+def test_malformed_frames_do_not_stop_the_server():
+    """Raw JSON-RPC over the pipe: garbage lines and malformed params, then normal service."""
+    import subprocess
+
+    proc = subprocess.Popen([*rea_command(), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env=clean_env())
+
+    def send(message) -> None:
+        proc.stdin.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
+        proc.stdin.flush()
+
+    try:
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert json.loads(proc.stdout.readline())["id"] == 1
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        send("{not json")
+        send("[]")
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "binary_session", "arguments": "oops"}})
+        replies = {}
+        send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_unknowns"}})
+        while 3 not in replies:
+            message = json.loads(proc.stdout.readline())
+            if "id" in message:
+                replies[message["id"]] = message
+        assert "error" in replies[2]  # the SDK refuses non-object arguments itself
+        assert replies[3]["result"]["structuredContent"]["result"]["total"] == 0
+    finally:
+        proc.kill()
+        proc.wait()

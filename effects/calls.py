@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
 
 import anyio
 import attrs
+from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
 from effects.interpreter import Progress, Sink, run
@@ -42,16 +43,15 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
     if contract is None:
         return Failure(unknown_tool(name))
     checked = validate_arguments(name, contract.input_schema, arguments)
-    if not isinstance(checked.value_or(None), Mapping):
+    if not is_successful(checked):
         return checked
     args = checked.unwrap()
     progress = Progress(sink)
-    mutates = "mutatesSession" in contract.effects or "mayDiscardData" in contract.effects
-    if mutates:
+    if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot
         async with conn.lock:
             outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
             conn.session = outcome.session
     else:
         outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
-    await progress.finish(f"{name} {'completed' if isinstance(outcome.reply.value_or(None), Mapping) else 'failed'}")
+    await progress.finish(f"{name} {'completed' if is_successful(outcome.reply) else 'failed'}")
     return outcome.reply

@@ -9,13 +9,14 @@ import attrs
 from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
-from effects.interpreter import Progress, Sink, run
+from effects.interpreter import run
+from effects.progress import Progress, Sink
 from rea.catalog import BY_NAME, CATALOG
 from rea.errors import ReaError, invalid_request
 from rea.program import Context
 from rea.session import Session, record
 from rea.validation import validate_arguments
-from rea.workflows.session_tools import PROGRAMS
+from rea.workflows import PROGRAMS
 
 
 @attrs.define

@@ -8,9 +8,8 @@ from pathlib import Path
 import orjson
 
 from rea import __version__
-from rea.catalog import CATALOG
+from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.projection import product_catalog
-from rea.workflows.session_tools import CLI_COMMANDS
 
 DEFAULT = Path(__file__).resolve().parents[1] / "docs" / "public" / "product-catalog.json"
 

@@ -16,19 +16,24 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects.calls import Connection
+from effects.calls import Connection, call_tool
+from effects.commands import ToolCommand
 from effects.doctor import doctor_report
 from effects.environment import load_context
-from effects.interpreter import Progress, run
+from effects.interpreter import run
+from effects.progress import Progress
 from rea import __version__
-from rea.catalog import CATALOG
+from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.projection import catalog_identity, grouped_availability
 from rea.errors import ReaError, cancelled, invalid_request
 from rea.session import Session
 from rea.validation import validate_arguments
-from rea.workflows.session_tools import CLI_COMMANDS, INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
+from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+# Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = ()
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
@@ -147,6 +152,8 @@ def _parser() -> argparse.ArgumentParser:
     inspect = sub.add_parser("inspect-evidence-bundle", parents=[common],
                              help="summary of an exported Evidence bundle file")
     inspect.add_argument("request", help='JSON request, e.g. \'{"path":"/tmp/evidence.json","detail":"summary"}\'')
+    for command in FAMILY_COMMANDS:
+        command.configure(sub.add_parser(command.name, parents=[common], help=command.help))
     return parser
 
 
@@ -180,6 +187,9 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_OK
     if ns.command == "inspect-evidence-bundle":
         return _inspect_bundle(conn, ns.request, fmt)
+    family = {c.name: c for c in FAMILY_COMMANDS}.get(ns.command)
+    if family is not None:
+        return _run_family(conn, family, ns, fmt)
     return EXIT_USAGE  # pragma: no cover - argparse rejects unknown commands
 
 
@@ -201,6 +211,24 @@ def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
     if not isinstance(reply, Success):
         return _fail(reply.failure(), fmt)
     _emit(reply.unwrap(), fmt, _render_summary)
+    return EXIT_OK
+
+
+def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
+    steps = command.steps(ns)
+
+    async def work() -> Result[Any, ReaError]:
+        reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))
+        for tool, args in steps:
+            reply = await call_tool(conn, tool, dict(args), _stderr_progress)
+            if not isinstance(reply, Success):
+                break
+        return reply
+
+    reply = anyio.run(_cancellable, work)
+    if not isinstance(reply, Success):
+        return _fail(reply.failure(), fmt)
+    _emit(reply.unwrap(), fmt, command.render)
     return EXIT_OK
 
 

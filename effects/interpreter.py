@@ -8,7 +8,6 @@ Cancellation itself is re-raised: the transport decides what it means.
 
 from __future__ import annotations
 
-import time
 import uuid
 from typing import Any, Awaitable, Callable, Mapping
 
@@ -17,46 +16,13 @@ import anyio.lowlevel
 from returns.result import Failure, Result, Success
 
 from effects import fs
-from rea.errors import ReaError
-from rea.progress import ProgressState, observe
 from effects.environment import resolve_command_path
+from effects.progress import Progress
+from rea.errors import ReaError
 from rea.program import (
     Context, IdentifyTarget, NewRunId, Outcome, PublishAtomically, ReadJsonFile, ReportProgress, ResolveCommandPath,
 )
 from rea.session import Session
-
-Sink = Callable[[int, str], Awaitable[None]]
-TERMINAL_SETTLE_S = 0.01
-
-
-class Progress:
-    """Numbers and rate-limits status observations for one request; silent without a sink."""
-
-    def __init__(self, sink: Sink | None, clock: Callable[[], float] = time.monotonic) -> None:
-        self._sink = sink
-        self._clock = clock
-        self._state = ProgressState()
-        self._phase = "starting"
-
-    async def report(self, phase: str, message: str, *, terminal: bool = False) -> None:
-        self._phase = phase
-        if self._sink is None:
-            return
-        self._state, number = observe(self._state, self._clock(), terminal=terminal)
-        if number is not None:
-            await self._sink(number, f"{phase}: {message}")
-
-    async def finish(self, message: str) -> None:
-        await self.report("finished", message, terminal=True)
-        if self._sink is not None:
-            # The pinned TypeScript client (2.3.1) dispatches notifications asynchronously
-            # and responses synchronously: a notification immediately followed by its
-            # response is reported as "unknown token". A short pause lets it land first.
-            await anyio.sleep(TERMINAL_SETTLE_S)
-
-    @property
-    def phase(self) -> str:
-        return self._phase
 
 
 def _unexpected(effect: Any, exc: BaseException) -> ReaError:
@@ -67,21 +33,48 @@ def _unexpected(effect: Any, exc: BaseException) -> ReaError:
     )
 
 
+async def _report(effect: ReportProgress, progress: Progress) -> None:
+    await progress.report(effect.phase, effect.message)
+
+
+async def _identify(effect: IdentifyTarget, progress: Progress) -> Result[Any, ReaError]:
+    return await fs.identify_target(effect.path, progress.report)
+
+
+async def _read_json(effect: ReadJsonFile, progress: Progress) -> Result[Any, ReaError]:
+    return fs.read_json_file(effect.path, effect.max_bytes)
+
+
+async def _publish(effect: PublishAtomically, progress: Progress) -> Result[Any, ReaError]:
+    return await fs.publish_atomically(effect.path, effect.chunks(), effect.overwrite, progress.report, effect.phase)
+
+
+async def _run_id(effect: NewRunId, progress: Progress) -> Result[Any, ReaError]:
+    return Success(str(uuid.uuid4()))
+
+
+async def _resolve(effect: ResolveCommandPath, progress: Progress) -> Result[Any, ReaError]:
+    return Success(resolve_command_path(effect.path))
+
+
+Handler = Callable[[Any, Progress], Awaitable[Any]]
+
+# One handler per effect type; a family adds its own map here.
+HANDLERS: Mapping[type, Handler] = {
+    ReportProgress: _report,
+    IdentifyTarget: _identify,
+    ReadJsonFile: _read_json,
+    PublishAtomically: _publish,
+    NewRunId: _run_id,
+    ResolveCommandPath: _resolve,
+}
+
+
 async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | None:
-    if isinstance(effect, ReportProgress):
-        await progress.report(effect.phase, effect.message)
-        return None
-    if isinstance(effect, IdentifyTarget):
-        return await fs.identify_target(effect.path, progress.report)
-    if isinstance(effect, ReadJsonFile):
-        return fs.read_json_file(effect.path, effect.max_bytes)
-    if isinstance(effect, PublishAtomically):
-        return await fs.publish_atomically(effect.path, effect.chunks(), effect.overwrite, progress.report, effect.phase)
-    if isinstance(effect, NewRunId):
-        return Success(str(uuid.uuid4()))
-    if isinstance(effect, ResolveCommandPath):
-        return Success(resolve_command_path(effect.path))
-    raise TypeError(f"no handler for effect {type(effect).__name__}")
+    handler = HANDLERS.get(type(effect))
+    if handler is None:
+        raise TypeError(f"no handler for effect {type(effect).__name__}")
+    return await handler(effect, progress)
 
 
 async def run(program_fn: Callable[..., Any], session: Session, args: Mapping[str, Any], ctx: Context,

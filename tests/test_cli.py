@@ -93,3 +93,11 @@ def test_sigint_cancels_like_mcp(tmp_path):
 def test_mcp_refuses_bad_budget_before_serving():
     out = rea("mcp", env=clean_env(REA_MCP_MAX_RESPONSE_BYTES="0x100000"))
     assert out.returncode == 2 and "REA_MCP_MAX_RESPONSE_BYTES" in out.stderr
+
+
+def test_every_catalog_cli_command_exists():
+    from effects.cli import _parser
+    from rea.catalog import CLI_COMMANDS
+
+    sub = next(a for a in _parser()._actions if a.dest == "command")
+    assert sorted(sub.choices) == sorted(CLI_COMMANDS)

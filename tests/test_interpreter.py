@@ -1,7 +1,8 @@
 import anyio
 from returns.result import Success
 
-from effects.interpreter import Progress, run
+from effects.interpreter import run
+from effects.progress import Progress
 from rea.program import Outcome, ReportProgress
 from rea.session import Session
 from scripted import CTX

@@ -1,9 +1,17 @@
-"""The catalog: one table of tool contracts and its projections."""
+"""The catalog: one table of tool contracts and its projections.
 
+Each family module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
+subcommand names); adding a family is one line in _FAMILIES.
+"""
+
+from rea.catalog import session_tools as _session
 from rea.catalog.contract import ToolContract
-from rea.catalog.session_tools import SESSION_TOOLS
 
-CATALOG: tuple[ToolContract, ...] = tuple(sorted(SESSION_TOOLS, key=lambda c: c.name))
+_FAMILIES = (_session,)
+
+CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}
+CLI_COMMANDS: tuple[str, ...] = tuple(sorted(name for f in _FAMILIES for name in f.CLI_COMMANDS))
+assert len(BY_NAME) == len(CATALOG), "tool names are unique across families"
 
-__all__ = ["CATALOG", "BY_NAME", "ToolContract"]
+__all__ = ["CATALOG", "BY_NAME", "CLI_COMMANDS", "ToolContract"]

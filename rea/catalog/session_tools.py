@@ -299,7 +299,9 @@ LIST_UNKNOWNS = ToolContract(
     effects={"idempotent"},
 )
 
-SESSION_TOOLS = (
+CLI_COMMANDS = ("capabilities", "doctor", "inspect-evidence-bundle", "mcp", "providers")
+
+TOOLS = (
     BINARY_SESSION, OPEN_BINARY, CLOSE_BINARY, GET_EVIDENCE_BUNDLE, EXPORT_EVIDENCE_BUNDLE,
     IMPORT_EVIDENCE_BUNDLE, RECORD_UNKNOWN, UPDATE_UNKNOWN, LIST_UNKNOWNS,
 )

@@ -1,0 +1,28 @@
+"""Family CLI commands: a `rea` subcommand that runs catalog tools on a one-shot connection.
+
+A family declares what its command takes and which tool calls it makes (for
+example open_binary, then analyze_function); the CLI runs them through the same
+validation and programs as MCP, prints the last reply, and stops at the first
+failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Callable, Mapping, Sequence
+
+import attrs
+import orjson
+
+
+def render_json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
+
+
+@attrs.frozen(kw_only=True)
+class ToolCommand:
+    name: str
+    help: str
+    configure: Callable[[argparse.ArgumentParser], None]
+    steps: Callable[[argparse.Namespace], Sequence[tuple[str, Mapping[str, Any]]]]
+    render: Callable[[Any], str] = render_json

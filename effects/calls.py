@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -10,6 +11,8 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
 from effects.interpreter import run
+from effects.native.cache import cache_root
+from effects.native.runtime import CURRENT, NativeRuntime
 from effects.progress import Progress, Sink
 from rea.catalog import BY_NAME, CATALOG
 from rea.errors import ReaError, invalid_request
@@ -26,6 +29,12 @@ class Connection:
     ctx: Context
     session: Session = attrs.field(factory=Session)
     lock: anyio.Lock = attrs.field(factory=anyio.Lock)
+    native: NativeRuntime = attrs.field(default=None)
+
+    def __attrs_post_init__(self) -> None:
+        if self.native is None:
+            self.native = NativeRuntime(cache_root=Path(self.ctx.cache_dir or cache_root()),
+                                        startup_timeout_ms=self.ctx.angr_startup_timeout_ms)
 
     def retain(self, evidence: Any) -> None:
         self.session = record(self.session, (evidence,))
@@ -48,6 +57,14 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
         return checked
     args = checked.unwrap()
     progress = Progress(sink)
+    token = CURRENT.set(conn.native)
+    try:
+        return await _call(conn, name, contract, args, progress)
+    finally:
+        CURRENT.reset(token)
+
+
+async def _call(conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress) -> Result[Any, ReaError]:
     if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot
         async with conn.lock:
             outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)

@@ -18,6 +18,10 @@ from returns.result import Failure, Result, Success
 
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
+from effects.native import cli as native_cli
+from effects.native.discovery import discover
+from effects.native.runtime import release_all
+from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
 from effects.doctor import doctor_report
 from effects.environment import load_context
 from effects.interpreter import run
@@ -33,7 +37,7 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = ()
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS,)
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
@@ -108,16 +112,21 @@ def _render_capabilities(value: Mapping[str, Any]) -> str:
 
 def _providers(conn: Connection) -> dict[str, Any]:
     return {
-        "analysis_provider_candidates": [],
+        "analysis_provider_candidates": candidate_records(discover(), None),
+        "default": EMBEDDED_DEFAULT,
         "catalog": catalog_identity(CATALOG, CLI_COMMANDS),
-        "note": "This build carries the session spine only; no deep-analysis provider is declared yet.",
     }
 
 
 def _render_providers(value: Mapping[str, Any]) -> str:
-    if not value["analysis_provider_candidates"]:
-        return "No deep-analysis providers are declared in this build.\n" + value["note"]
-    return "\n".join(f"{c['provider']['id']}: {c['availability']['status']}" for c in value["analysis_provider_candidates"])
+    lines = []
+    for c in value["analysis_provider_candidates"]:
+        p, a = c["provider"], c["availability"]
+        state = f"available {p['version']}" if a["status"] == "available" else f"unavailable ({a['code']}): {a['reason']}"
+        lines.append(f"{p['id']:<7} {state}{'  [embedded default]' if c['embedded'] else ''}")
+        if a.get("remediation"):
+            lines.append(f"        -> {a['remediation']}")
+    return "\n".join(lines)
 
 
 def _render_summary(value: Mapping[str, Any]) -> str:
@@ -219,10 +228,13 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
 
     async def work() -> Result[Any, ReaError]:
         reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))
-        for tool, args in steps:
-            reply = await call_tool(conn, tool, dict(args), _stderr_progress)
-            if not isinstance(reply, Success):
-                break
+        try:
+            for tool, args in steps:
+                reply = await call_tool(conn, tool, dict(args), _stderr_progress)
+                if not isinstance(reply, Success):
+                    break
+        finally:
+            await release_all(conn.native)
         return reply
 
     reply = anyio.run(_cancellable, work)

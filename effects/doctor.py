@@ -10,12 +10,14 @@ from typing import Any, Mapping
 
 from returns.result import Success
 
+from effects.native import cache
+from effects.native.discovery import discover
 from rea import __version__
 from rea.config import input_schema_profile, response_budget
 
 DEPENDENCIES = (
     ("returns", "returns"), ("attrs", "attrs"), ("cattrs", "cattrs"), ("mcp", "mcp"), ("anyio", "anyio"),
-    ("orjson", "orjson"), ("jsonschema", "jsonschema"),
+    ("orjson", "orjson"), ("jsonschema", "jsonschema"), ("psutil", "psutil"),
 )
 SETTINGS = (
     ("REA_MCP_MAX_RESPONSE_BYTES", response_budget,
@@ -47,10 +49,14 @@ def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
         else:
             err = parsed.failure()
             checks.append(_check(f"setting {variable}", "invalid", err.message, err.record()["remediation"]["action"]))
-    checks.append(_check("deep-analysis providers", "unsupported",
-                         "none declared in this build (session spine only)",
-                         "Native, artifact and JavaScript providers arrive with their tool families."))
-    failed = any(c["status"] in ("missing", "invalid") for c in checks)
+    for fact in discover(dict(env)):
+        status = "ok" if fact["available"] else ("unsupported" if fact["code"] == "unsupported_host" else "missing")
+        detail = f"{fact['version'] or ''} available".strip() if fact["available"] else fact["reason"]
+        checks.append(_check(f"provider {fact['id']}", status, detail, None if fact["available"] else fact.get("remediation")))
+    usage = cache.usage(cache.cache_root(dict(env)))
+    checks.append(_check("analysis cache", "ok", f"{usage['path']}: {usage['entries']} entries, {usage['bytes']} bytes",
+                         None))
+    failed = any(c["status"] in ("missing", "invalid") and not c["name"].startswith("provider ") for c in checks)
     return {
         "version": __version__,
         "executable": sys.executable,

@@ -11,7 +11,8 @@ import sys
 from returns.result import Result, Success
 
 from rea import __version__
-from rea.config import input_schema_profile, response_budget
+from effects.native.cache import cache_root
+from rea.config import analysis_provider, angr_startup_timeout, input_schema_profile, response_budget
 from rea.errors import ReaError
 from rea.program import Context, ServerFacts
 
@@ -37,9 +38,11 @@ def server_path() -> str:
 
 def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
     env = dict(os.environ if environ is None else environ)
-    profile = input_schema_profile(env)
-    if not isinstance(profile, Success):
-        return profile
+    settings = [input_schema_profile(env), analysis_provider(env), angr_startup_timeout(env)]
+    for setting in settings:
+        if not isinstance(setting, Success):
+            return setting
+    profile, provider, startup = (s.unwrap() for s in settings)
     return response_budget(env).map(lambda budget: Context(
         server=ServerFacts(
             package=PACKAGE,
@@ -50,5 +53,8 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
             transport=transport,
         ),
         max_response_bytes=budget.max_response_bytes,
-        input_schema_profile=profile.unwrap(),
+        input_schema_profile=profile,
+        analysis_provider=provider,
+        angr_startup_timeout_ms=startup,
+        cache_dir=str(cache_root(env)),
     ))

@@ -19,6 +19,7 @@ from mcp.server.stdio import stdio_server
 from returns.result import Success
 
 from effects.calls import Connection, call_tool
+from effects.native.runtime import release_all
 from rea.budget import ResponseBudget
 from rea.catalog import BY_NAME, CATALOG
 from rea.catalog.projection import tool_definition
@@ -140,8 +141,11 @@ def _observe_client(conn: Connection, ctx: Any) -> None:
 
 async def serve(conn: Connection, version: str) -> None:
     server = build_server(conn, version)
-    async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+    try:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+    finally:
+        await release_all(conn.native)  # the connection owns its engines: none outlives it
 
 
 def run_stdio(conn: Connection, version: str) -> int:

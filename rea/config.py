@@ -57,3 +57,16 @@ def input_schema_profile(env: Mapping[str, str]) -> Result[str, ReaError]:
     if raw not in INPUT_SCHEMA_PROFILES:
         return Failure(configuration_invalid("REA_MCP_INPUT_SCHEMA_PROFILE", raw, "full (default) or compact"))
     return Success(raw)
+
+
+def analysis_provider(env: Mapping[str, str]) -> Result[str | None, ReaError]:
+    raw = env.get("REA_ANALYSIS_PROVIDER")
+    if raw is None or raw == "":
+        return Success(None)
+    if not re.fullmatch(r"auto|[a-z][a-z0-9-]{0,63}", raw):
+        return Failure(configuration_invalid("REA_ANALYSIS_PROVIDER", raw, "auto or a provider id such as angr"))
+    return Success(raw)
+
+
+def angr_startup_timeout(env: Mapping[str, str]) -> Result[int, ReaError]:
+    return timeout_ms(env, "REA_ANGR_STARTUP_TIMEOUT_MS", 120_000)

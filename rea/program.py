@@ -93,6 +93,9 @@ class Context:
     server: ServerFacts
     max_response_bytes: int
     input_schema_profile: str = "full"
+    analysis_provider: str | None = None  # REA_ANALYSIS_PROVIDER, read at startup
+    angr_startup_timeout_ms: int = 120_000
+    cache_dir: str = ""
     max_import_bytes: int = 512 * 1024 * 1024
 
 

@@ -4,8 +4,27 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from returns.result import Success
+
+from rea.native.effects import DiscoverProviders, NativeLineage, ReleaseNative
 from rea.program import Context, Outcome, ReportProgress, ServerFacts
 from rea.session import Session
+
+# What discovery reports on a host with angr installed and no Ghidra (scripted, not measured).
+HOST_PROVIDERS = [
+    {"id": "angr", "available": True, "version": "9.2.213"},
+    {"id": "ghidra", "available": False, "version": None, "bindable": False, "code": "not_configured",
+     "reason": "GHIDRA_INSTALL_DIR is not set", "remediation": "Install Ghidra and set GHIDRA_INSTALL_DIR."},
+    {"id": "hopper", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
+     "reason": "macOS only"},
+    {"id": "ida", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
+     "reason": "no adapter"},
+]
+SESSION_EFFECTS = {
+    DiscoverProviders: lambda e: Success(HOST_PROVIDERS),
+    ReleaseNative: lambda e: Success({"status": "complete", "owned_resources": []}),
+    NativeLineage: lambda e: Success({"status": "not_observed"}),
+}
 
 CTX = Context(
     server=ServerFacts(package="rea-py", version="0.1.0", sdk_version="2.3.0", server_path="/usr/bin/rea",
@@ -27,4 +46,9 @@ def drive(program_fn: Callable[..., Any], session: Session, args: dict, answer: 
         except StopIteration as stop:
             return stop.value, effects
         effects.append(effect)
-        reply = None if isinstance(effect, ReportProgress) else answer(effect)
+        if isinstance(effect, ReportProgress):
+            reply = None
+        elif type(effect) in SESSION_EFFECTS:
+            reply = SESSION_EFFECTS[type(effect)](effect)
+        else:
+            reply = answer(effect)

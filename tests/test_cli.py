@@ -24,7 +24,10 @@ def test_capabilities_and_providers_share_catalog_identity():
     provs = rea("providers", "--json")
     assert caps.returncode == 0 and provs.returncode == 0
     c, p = json.loads(caps.stdout), json.loads(provs.stdout)
-    assert c["catalog"] == p["catalog"] and c["catalog"]["counts"]["mcp_tools"] == 9
+    from rea.catalog import CATALOG
+    assert c["catalog"] == p["catalog"] and c["catalog"]["counts"]["mcp_tools"] == len(CATALOG)
+    assert [x["provider"]["id"] for x in p["analysis_provider_candidates"]] == ["angr", "ghidra", "hopper", "ida"]
+    assert p["analysis_provider_candidates"][0]["availability"]["status"] == "available"
     text = rea("capabilities")
     assert "catalog digest" in text.stdout and "binary_session" in text.stdout
 

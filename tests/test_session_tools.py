@@ -86,10 +86,46 @@ def test_open_binary_binds_target_and_new_run_but_keeps_ledger():
         return Success(facts) if isinstance(effect, IdentifyTarget) else Success("run-1")
 
     outcome, effects = drive(tools.open_binary, session, {"path": "/bin/x"}, answer)
-    assert [type(e) for e in effects if not type(e).__name__ == "ReportProgress"] == [IdentifyTarget, NewRunId]
+    assert [type(e).__name__ for e in effects if not type(e).__name__ == "ReportProgress"] == [
+        "IdentifyTarget", "DiscoverProviders", "ReleaseNative", "NewRunId"]
     assert outcome.session.evidence == session.evidence
     assert outcome.session.run_id == "run-1"
-    assert outcome.reply.unwrap()["result"]["analysis_run"]["process_lineage"] == {"status": "not_observed"}
+    result = outcome.reply.unwrap()["result"]
+    assert result["analysis_run"]["process_lineage"] == {"status": "not_observed"}
+    binding = result["analysis_provider_binding"]
+    assert binding["provider"] == {"id": "angr", "name": "angr", "version": "9.2.213"}
+    assert binding["selection_source"] == "auto-single-candidate"
+    assert binding["analysis_profile"]["provider"] == binding["provider"]
+
+
+def test_open_binary_selection_precedence_and_refusals():
+    facts = TargetFacts(path="/bin/x", kind="file", sha256="a" * 64, size=10, format="elf")
+
+    def answer(effect):
+        return Success(facts) if isinstance(effect, IdentifyTarget) else Success("run-2")
+
+    from scripted import CTX
+    import attrs
+    env_ctx = attrs.evolve(CTX, analysis_provider="angr")
+    by_env = drive(tools.open_binary, Session(), {"path": "/bin/x"}, answer, ctx=env_ctx)[0]
+    assert by_env.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "environment"
+    by_request = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": "angr"}, answer, ctx=env_ctx)[0]
+    assert by_request.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "request"
+    for provider, code, status in (("ghidra", "provider_unavailable", "unavailable"),
+                                   ("hopper", "provider_unavailable", "unavailable"),
+                                   ("radare", "capability_unavailable", "unknown_provider")):
+        refused = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, answer)[0]
+        err = refused.reply.failure()
+        assert err.code == code and err.details["selection"]["status"] == status, provider
+        assert refused.session == Session()
+    text = TargetFacts(path="/etc/x.txt", kind="file", sha256="b" * 64, size=3, format="file")
+    unbound = drive(tools.open_binary, Session(), {"path": "/etc/x.txt"},
+                    lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-3"))[0]
+    result = unbound.reply.unwrap()["result"]
+    assert result["analysis_provider_binding"] is None and "ELF, PE or Mach-O" in result["limitations"][0]
+    explicit = drive(tools.open_binary, Session(), {"path": "/etc/x.txt", "provider_id": "angr"},
+                     lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-4"))[0]
+    assert explicit.reply.failure().details["selection"]["status"] == "target_format_unsupported"
 
 
 def test_open_binary_failure_leaves_session_unchanged():
@@ -97,8 +133,6 @@ def test_open_binary_failure_leaves_session_unchanged():
     err = ReaError(code="target_unavailable", message="gone")
     outcome, _ = drive(tools.open_binary, session, {"path": "/nope"}, lambda e: Failure(err))
     assert outcome.session is session and outcome.reply.failure() is err
-    unknown_provider, effects = drive(tools.open_binary, session, {"path": "/bin/x", "provider_id": "ghidra"})
-    assert effects == [] and unknown_provider.reply.failure().details["selection"]["requested"] == "ghidra"
 
 
 def test_close_binary_clears_everything_and_works_without_target():
@@ -202,7 +236,12 @@ def test_binary_session_reports_identity_groups_and_alignment():
     outcome, _ = drive(tools.binary_session, ledger(2), {"expected_package_version": "9.9.9"})
     result = outcome.reply.unwrap()["result"]
     names = sorted(n for g in result["tool_availability"]["groups"] for n in g["names"])
-    assert names == sorted(tools.PROGRAMS)  # the session family is the whole catalog so far
+    from rea.catalog import BY_NAME
+    assert names == sorted(BY_NAME)
+    candidates = result["analysis_provider_candidates"]
+    assert [c["provider"]["id"] for c in candidates] == ["angr", "ghidra", "hopper", "ida"]
+    assert [c["availability"]["status"] for c in candidates] == ["available", "unavailable", "unavailable", "unavailable"]
+    assert all(c["target_support"]["status"] == "unknown" and not c["selected"] for c in candidates)
     assert result["server_identity"]["alignment"]["state"] == "mcp_server_restart_required"
     assert result["server_identity"]["alignment"]["reasons"] == ["package_version_mismatch"]
     digest = result["server_identity"]["catalog"]["digests"]["combined_sha256"]

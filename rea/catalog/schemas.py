@@ -122,3 +122,28 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
     if "description" in schema:
         body["description"] = schema["description"]
     return body
+
+
+def evidence_output(result: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Output schema of a tool whose structuredContent is one Evidence v2 record."""
+    nullable_object = {"anyOf": [{"type": "object"}, {"type": "null"}]}
+    return bind_id(obj({
+        "schema_version": {"const": 2},
+        "evidence_id": {"type": "string", "pattern": EVIDENCE_ID_PATTERN},
+        "subject": nullable_object,
+        "provider": {"type": "object", "required": ["id", "name", "version"]},
+        "analysis_profile": nullable_object,
+        "predicate_type": {"type": "string"},
+        "operation": {"type": "string"},
+        "parameters": {"type": "object"},
+        "raw_result": {},
+        "normalized_result": dict(result) if result is not None else {},
+        "confidence": {"enum": ["observed", "derived", "inferred"]},
+        "authority": {"type": "string"},
+        "environment": nullable_object,
+        "limitations": array({"type": "string"}),
+        "locations": array({"type": "object"}),
+        "evidence_links": array({"type": "string", "pattern": EVIDENCE_ID_PATTERN}),
+    }, ("schema_version", "evidence_id", "subject", "provider", "analysis_profile", "predicate_type", "operation",
+        "parameters", "raw_result", "normalized_result", "confidence", "authority", "environment", "limitations",
+        "locations", "evidence_links")))

@@ -17,6 +17,8 @@ from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
+from rea.native.effects import DiscoverProviders, NativeLineage, ReleaseNative
+from rea.native.providers import candidate_records, select_provider, unavailable_reason
 from rea.paging import paginate
 from rea.program import (
     Context, Effect, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
@@ -39,8 +41,8 @@ def _fail(session: Session, error: ReaError) -> Outcome:
     return Outcome(session=session, reply=Failure(error))
 
 
-def _run(session: Session) -> dict[str, Any] | None:
-    return None if session.run_id is None else {"run_id": session.run_id, "process_lineage": NOT_OBSERVED}
+def _run(session: Session, lineage: Mapping[str, Any] = NOT_OBSERVED) -> dict[str, Any] | None:
+    return None if session.run_id is None else {"run_id": session.run_id, "process_lineage": lineage}
 
 
 def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]:
@@ -70,54 +72,61 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     if "expected_server_path" in expected:
         resolved = yield ResolveCommandPath(path=expected["expected_server_path"])
         expected["expected_server_path"] = resolved.unwrap()
+    candidates = (yield DiscoverProviders()).unwrap()
+    lineage = (yield NativeLineage()).unwrap()
+    selected = None if session.provider_binding is None else session.provider_binding["provider"]["id"]
     return _done(session, {
         "open": session.target is not None,
         "target": None if session.target is None else session.target.to_json(),
         "server_identity": server_identity(ctx, expected),
         "tool_availability": grouped_availability(
             CATALOG, target_open=session.target is not None, client_features=ctx.server.client_features),
-        "analysis_provider_candidates": [],
+        "analysis_provider_candidates": candidate_records(candidates, selected),
         "analysis_provider_binding": session.provider_binding,
-        "analysis_run": _run(session),
+        "analysis_run": _run(session, lineage),
         "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
     })
 
 
 def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    provider_id = args.get("provider_id", "auto")
-    if provider_id != "auto":
-        return _fail(session, ReaError(
-            code="provider_unavailable",
-            message=(f"Provider {provider_id!r} is not a deep-analysis provider of this REA build. Use provider_id "
-                     "\"auto\" or omit it; `rea providers` lists the candidates."),
-            details={"selection": {"requested": provider_id, "source": "request", "status": "unknown_provider",
-                                   "candidates": []}},
-            action="Call open_binary again without provider_id (or with \"auto\").",
-        ))
+    """Select a target and bind one provider; a failure leaves the previous binding untouched."""
     yield ReportProgress(phase="identifying target", message=f"hashing {args['path']}")
     facts = yield IdentifyTarget(path=args["path"])
     if not is_successful(facts):
         return _fail(session, facts.failure())
     facts = facts.unwrap()
+    candidates = (yield DiscoverProviders()).unwrap()
+    selected = select_provider(candidates, args.get("provider_id"), ctx.analysis_provider, facts.format)
+    if not is_successful(selected):
+        return _fail(session, selected.failure())
+    binding = selected.unwrap()
+    released = yield ReleaseNative()  # the previous target's engine, if any; retained records stay
     run_id = (yield NewRunId()).unwrap()
     target = Target(path=args["path"], name=facts.path.rstrip("/").rsplit("/", 1)[-1] or facts.path,
                     sha256=facts.sha256, size=facts.size, format=facts.format, kind=facts.kind)
-    opened = open_target(session, target, run_id, None)
+    opened = open_target(session, target, run_id, binding)
+    limitations = [] if binding is not None else [unavailable_reason(None, facts.format)]
+    if not is_successful(released):
+        limitations.append(f"The previous target's engine did not stop cleanly: {released.failure().message}")
     return _done(opened, {
         "target": target.to_json(),
-        "analysis_run": _run(opened),
-        "analysis_provider_binding": None,
-        "limitations": ["No deep-analysis provider is bound: this build carries session tools only, so the target "
-                        "is selected and identified but not analysed."],
+        "analysis_run": {"run_id": run_id, "process_lineage": NOT_OBSERVED},
+        "analysis_provider_binding": binding,
+        "limitations": limitations,
     })
 
 
 def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    return _done(close(session), {
+    """Stop owned engines, then clear the ledger; a cleanup failure is reported, the ledger still cleared."""
+    released = yield ReleaseNative()
+    summary = {
         "closed_target": None if session.target is None else session.target.to_json(),
         "cleared": {"records": len(session.evidence), "unknowns": len(session.unknown_revisions)},
-        "cleanup": {"status": "complete", "owned_resources": []},
-    })
+    }
+    if not is_successful(released):
+        error = released.failure()
+        return _fail(close(session), error.with_details(**summary))
+    return _done(close(session), {**summary, "cleanup": released.unwrap()})
 
 
 def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:

@@ -1,0 +1,53 @@
+"""The analysis cache: snapshots keyed by target sha256 + engine version + profile digest."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+MAX_CACHE_FILE = 512 * 1024 * 1024
+
+
+def cache_root(environ: dict[str, str] | None = None) -> Path:
+    env = os.environ if environ is None else environ
+    if env.get("REA_CACHE_DIR"):
+        return Path(env["REA_CACHE_DIR"])
+    base = env.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "rea"
+
+
+def _path(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> Path:
+    provider = binding["provider"]
+    digest = binding["analysis_profile"]["digest"][:16]
+    return root / "native" / f"{sha256}.{provider['id']}-{provider['version']}.{digest}.{stage}.json"
+
+
+def load(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> dict[str, Any] | None:
+    path = _path(root, sha256, binding, stage)
+    try:
+        if path.stat().st_size > MAX_CACHE_FILE:
+            return None
+        return orjson.loads(path.read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return None  # a missing or damaged entry is only a cache miss
+
+
+def store(root: Path, sha256: str, binding: dict[str, Any], stage: str, value: dict[str, Any]) -> None:
+    path = _path(root, sha256, binding, stage)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, staging = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(orjson.dumps(value))
+        os.replace(staging, path)
+    except OSError:
+        pass  # caching is an optimisation; analysis results were already delivered
+
+
+def usage(root: Path) -> dict[str, Any]:
+    files = list((root / "native").glob("*.json")) if (root / "native").is_dir() else []
+    return {"path": str(root), "entries": len(files), "bytes": sum(f.stat().st_size for f in files)}

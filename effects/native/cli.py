@@ -1,0 +1,103 @@
+"""`rea analyze`, `rea function`, `rea decompile`, `rea xrefs`, `rea instructions`:
+open the binary on a one-shot connection, then ask the embedded provider."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any, Mapping
+
+from effects.commands import ToolCommand
+
+
+def _binary(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("binary", help="path of the executable or library")
+    parser.add_argument("--provider", default="auto", help="deep-analysis provider id or auto (default)")
+
+
+def _with_function(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("function", help="procedure start address (0x...) or exact name")
+
+
+def _open(ns: argparse.Namespace) -> tuple[str, Mapping[str, Any]]:
+    return ("open_binary", {"path": ns.binary, "provider_id": ns.provider})
+
+
+def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:
+    return value.get("normalized_result", value)
+
+
+def _render_overview(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    c = r["counts"]
+    lines = [f"{r['document']}: {r['format']} {r['architecture']} ({r['bits']}-bit, {r['endianness']}), entry {r['entry']}"
+             f"{' (' + r['entry_procedure']['name'] + ')' if r.get('entry_procedure') else ''}",
+             f"  {'PIE/shared' if r['pic'] else 'fixed address'}, {'stripped' if r['stripped'] else 'symbols present'}, "
+             f"analysed by {r['engine']['name']} {r['engine']['version']}",
+             f"  {c['procedures']} procedures ({c['functions']} functions, {c['thunks']} thunks, {c['imports']} imports), "
+             f"{c['strings']} strings, {c['sections']} sections",
+             "  largest: " + ", ".join(f"{p['name']}@{p['address']} ({p['size']} B)" for p in r["largest_procedures"]),
+             f"  evidence: {value.get('evidence_id', '-')}"]
+    return "\n".join(lines)
+
+
+def _render_function(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    p = r["procedure"]
+    lines = [f"{p['name']} @ {p['address']} ({p['kind']}, {p['size']} bytes)"]
+    if r.get("pseudocode"):
+        lines += ["", r["pseudocode"].rstrip()]
+    lines += ["", "callers: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callers"]) or "-"),
+              "callees: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callees"]) or "-"),
+              "strings: " + (", ".join(repr(s["value"]) for s in r["strings"]) or "-"),
+              "facets:  " + ", ".join(f"{k}={'yes' if v['available'] else 'no'}" for k, v in r["facet_availability"].items()),
+              f"evidence: {value.get('evidence_id', '-')}"]
+    return "\n".join(lines)
+
+
+def _render_pseudocode(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    return f"// {r['procedure']['name']} @ {r['procedure']['address']} (angr decompiler)\n{r['pseudocode'].rstrip()}"
+
+
+def _render_xrefs(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    lines = [f"references to {r['address']} ({(r.get('name') or {}).get('name') or '?'}): {len(r['references'])}"]
+    lines += [f"  {ref['from']} in {ref.get('from_procedure') or '?'} ({ref['kind']})" for ref in r["references"]]
+    return "\n".join(lines)
+
+
+def _render_instructions(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    lines = [f"{i['address']}:  {i['bytes']:<24} {i['mnemonic']} {i['operands']}".rstrip() for i in r["items"]]
+    more = f"\n... {r['total'] - len(r['items']) - r['offset']} more (next offset {r['next_offset']})" if r["next_offset"] else ""
+    return "\n".join(lines) + more
+
+
+def _xrefs_configure(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("address", help="address (0x...) whose references to list")
+
+
+def _instructions_configure(parser: argparse.ArgumentParser) -> None:
+    _with_function(parser)
+    parser.add_argument("--offset", type=int, default=0)
+    parser.add_argument("--limit", type=int, default=64)
+
+
+COMMANDS = (
+    ToolCommand(name="analyze", help="overview of a native binary (embedded angr provider)", configure=_binary,
+                steps=lambda ns: [_open(ns), ("binary_overview", {"detail": "concise"})], render=_render_overview),
+    ToolCommand(name="function", help="function dossier: pseudocode, callers, callees, strings",
+                configure=_with_function,
+                steps=lambda ns: [_open(ns), ("analyze_function", {"procedure": ns.function})], render=_render_function),
+    ToolCommand(name="decompile", help="pseudocode of one function", configure=_with_function,
+                steps=lambda ns: [_open(ns), ("procedure_pseudo_code", {"procedure": ns.function})],
+                render=_render_pseudocode),
+    ToolCommand(name="xrefs", help="references to an address", configure=_xrefs_configure,
+                steps=lambda ns: [_open(ns), ("xrefs", {"address": ns.address})], render=_render_xrefs),
+    ToolCommand(name="instructions", help="a function's instructions, offset-paged", configure=_instructions_configure,
+                steps=lambda ns: [_open(ns), ("read_function_instructions",
+                                              {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit})],
+                render=_render_instructions),
+)

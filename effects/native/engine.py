@@ -1,0 +1,217 @@
+"""The owned angr worker process: start, ask, cancel, close, and prove it is gone.
+
+The worker runs in its own session (process group) so that cancellation and
+close can stop it together with anything it started. Every observation of the
+group is recorded as a process-lineage snapshot.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import signal
+import subprocess
+import sys
+import time
+from typing import Any, Awaitable, Callable
+
+import anyio
+import anyio.abc
+import orjson
+import psutil
+from anyio.streams.buffered import BufferedByteReceiveStream
+from returns.result import Failure, Result, Success
+
+from rea.errors import ReaError
+
+Report = Callable[[str, str], Awaitable[None]]
+MAX_REPLY_BYTES = 1 << 30
+WAIT_NOTICE_S = 10.0
+TERM_GRACE_S = 2.0
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+class WorkerGone(Exception):
+    """The worker exited or its pipe closed while a reply was expected."""
+
+
+class AngrWorker:
+    def __init__(self, path: str, provider: dict[str, Any], startup_timeout_ms: int) -> None:
+        self.path = path
+        self.provider = provider
+        self.startup_timeout_ms = startup_timeout_ms
+        self.process: anyio.abc.Process | None = None
+        self.reader: BufferedByteReceiveStream | None = None
+        self.loader_facts: dict[str, Any] | None = None
+        self.analysed = False
+        self.lock = anyio.Lock()
+        self.next_id = 0
+        self.observation: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ lifecycle
+
+    @property
+    def running(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    async def ensure_started(self, report: Report) -> Result[dict[str, Any], ReaError]:
+        """Start the worker and load the target, within the startup deadline."""
+        if self.running and self.loader_facts is not None:
+            return Success(self.loader_facts)
+        await self.stop()
+        self.process = await anyio.open_process(
+            [sys.executable, "-m", "effects.native.worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.reader = BufferedByteReceiveStream(self.process.stdout)
+        self.analysed = False
+        self.observe()
+        started = time.monotonic()
+        deadline_s = self.startup_timeout_ms / 1000
+        result: list[Result[Any, ReaError]] = []
+
+        async def load() -> None:
+            result.append(await self._exchange("load", {"path": self.path}, report))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(load)
+            with anyio.move_on_after(deadline_s) as scope:
+                while not result:
+                    with anyio.move_on_after(WAIT_NOTICE_S):
+                        while not result:
+                            await anyio.sleep(0.05)
+                    if not result:
+                        await report("waiting for angr startup",
+                                     f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target")
+            if scope.cancelled_caught:
+                group.cancel_scope.cancel()
+        if not result:
+            await self.stop()
+            return Failure(ReaError(
+                code="provider_timeout",
+                message=(f"angr did not finish starting within REA_ANGR_STARTUP_TIMEOUT_MS={self.startup_timeout_ms}. "
+                         "The worker was stopped."),
+                details={"provider": self.provider, "phase": "startup", "timeout_ms": self.startup_timeout_ms},
+                action="Raise REA_ANGR_STARTUP_TIMEOUT_MS, then close_binary and open_binary again.",
+            ))
+        loaded = result[0]
+        if isinstance(loaded, Success):
+            self.loader_facts = loaded.unwrap()
+        else:
+            await self.stop()
+        return loaded
+
+    async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
+        """One query; cancelling it kills the worker (angr cannot be interrupted any other way)."""
+        started = await self.ensure_started(report)
+        if not isinstance(started, Success):
+            return started
+        async with self.lock:
+            if op in ("disassemble", "decompile") and not self.analysed:
+                built = await self._exchange("analyze", {}, report)
+                if not isinstance(built, Success):
+                    return built
+                self.analysed = True
+            reply = await self._exchange(op, params, report)
+            if op == "analyze" and isinstance(reply, Success):
+                self.analysed = True
+            return reply
+
+    async def _exchange(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
+        assert self.process is not None and self.reader is not None
+        self.next_id += 1
+        rid = self.next_id
+        try:
+            await self.process.stdin.send(orjson.dumps({"id": rid, "op": op, "params": params}) + b"\n")
+            while True:
+                line = await self.reader.receive_until(b"\n", MAX_REPLY_BYTES)
+                message = orjson.loads(line)
+                if message.get("event") == "progress":
+                    await report(f"angr {op}", message["message"])
+                    continue
+                if message.get("id") != rid:
+                    continue
+                if message["ok"]:
+                    return Success(message["result"])
+                err = message["error"]
+                return Failure(ReaError(code=err["code"], message=err["message"],
+                                        details={"provider": self.provider, **(err.get("details") or {})}))
+        except anyio.get_cancelled_exc_class():
+            with anyio.CancelScope(shield=True):
+                await self.stop()
+            raise
+        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
+                orjson.JSONDecodeError, OSError) as exc:
+            code = self.process.returncode if self.process else None
+            await self.stop()
+            return Failure(ReaError(
+                code="provider_unavailable",
+                message=(f"The angr worker stopped during {op} (exit status {code}); the session is intact. "
+                         "Retry the query, or close_binary and open_binary to start over."),
+                details={"provider": self.provider, "operation": op, "exit_status": code,
+                         "exception": type(exc).__name__},
+            ))
+
+    # -------------------------------------------------------------- cleanup
+
+    def observe(self) -> dict[str, Any]:
+        """A lineage observation of the worker's group right now."""
+        if self.process is None:
+            return self.observation or {"status": "unavailable", "observed_at": _now(), "reason": "never started"}
+        pid = self.process.pid
+        try:
+            proc = psutil.Process(pid)
+            group = os.getpgid(pid)
+            descendants = [{"pid": c.pid, "parent_pid": c.ppid(), "process_group_id": os.getpgid(c.pid)}
+                           for c in proc.children(recursive=True)]
+            self.observation = {"status": "verified", "observed_at": _now(), "schema_version": 1,
+                                "launcher_pid": pid, "process_group_id": group, "launcher_parent_pid": proc.ppid(),
+                                "descendants": descendants}
+        except (psutil.Error, ProcessLookupError, PermissionError) as exc:
+            self.observation = {"status": "unavailable", "observed_at": _now(), "launcher_pid": pid,
+                                "process_group_id": pid, "reason": f"{type(exc).__name__}: the worker has exited"}
+        return self.observation
+
+    async def stop(self) -> list[str]:
+        """Terminate the worker group and verify it is gone; returns what remains (empty when clean)."""
+        process, self.process, self.reader = self.process, None, None
+        self.loader_facts = None
+        self.analysed = False
+        if process is None:
+            return []
+        group = process.pid  # start_new_session: the group id is the worker's pid
+        for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, TERM_GRACE_S)):
+            try:
+                os.killpg(group, sig)
+            except ProcessLookupError:
+                break
+            with anyio.move_on_after(grace):
+                await process.wait()
+            if not _group_alive(group):
+                break
+        with anyio.move_on_after(TERM_GRACE_S):
+            await process.wait()
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                await stream.aclose()
+        remaining = _group_members(group)
+        return [f"process {pid} (group {group})" for pid in remaining]
+
+
+def _group_members(group: int) -> list[int]:
+    members = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(proc.pid) == group and proc.status() != psutil.STATUS_ZOMBIE:
+                members.append(proc.pid)
+        except (ProcessLookupError, psutil.Error, PermissionError):
+            continue
+    return members
+
+
+def _group_alive(group: int) -> bool:
+    return bool(_group_members(group))

@@ -1,0 +1,139 @@
+"""Connection-scoped native engine state and the handlers of the native effects.
+
+A connection owns one NativeRuntime (its workers and in-memory snapshots); the
+transport makes it current for the duration of a call, so handlers keep the
+interpreter's `(effect, progress)` signature.
+"""
+
+from __future__ import annotations
+
+import contextvars
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+from returns.result import Failure, Result, Success
+
+from effects.native import cache
+from effects.native.discovery import discover
+from effects.native.engine import AngrWorker
+from effects.progress import Progress
+from rea.errors import ReaError
+from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
+
+DEFAULT_STARTUP_TIMEOUT_MS = 120_000
+
+
+@attrs.define
+class NativeRuntime:
+    cache_root: Path
+    startup_timeout_ms: int = DEFAULT_STARTUP_TIMEOUT_MS
+    worker: AngrWorker | None = None
+    worker_key: tuple[str, str, str] | None = None
+    snapshots: dict[tuple[str, str, str], dict[str, Any]] = attrs.field(factory=dict)
+    lineage: list[dict[str, Any]] = attrs.field(factory=list)
+
+    def key(self, effect: NativeFacts | NativeQuery) -> tuple[str, str, str]:
+        return (effect.sha256, effect.binding["analysis_profile"]["digest"], effect.path)
+
+    def worker_for(self, effect: NativeFacts | NativeQuery) -> AngrWorker:
+        key = self.key(effect)
+        if self.worker is None or self.worker_key != key:
+            self.worker = AngrWorker(effect.path, dict(effect.binding["provider"]), self.startup_timeout_ms)
+            self.worker_key = key
+        return self.worker
+
+
+CURRENT: contextvars.ContextVar[NativeRuntime] = contextvars.ContextVar("rea_native_runtime")
+
+
+def _runtime() -> NativeRuntime:
+    return CURRENT.get()
+
+
+async def _discover(effect: DiscoverProviders, progress: Progress) -> Result[Any, ReaError]:
+    return Success(discover())
+
+
+async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
+    runtime = _runtime()
+    key = runtime.key(effect)
+    memo = runtime.snapshots.get(key)
+    if memo is not None and (effect.stage == "loader" or "procedures" in memo):
+        return Success(memo)
+    binding = dict(effect.binding)
+    for stage in ("cfg", "loader") if effect.stage == "loader" else ("cfg",):
+        cached = cache.load(runtime.cache_root, effect.sha256, binding, stage)
+        if cached is not None:
+            runtime.snapshots[key] = cached
+            await progress.report("analysis cache", f"reused the {stage} snapshot for {effect.sha256[:12]}")
+            return Success(cached)
+    worker = runtime.worker_for(effect)
+    loaded = await worker.ensure_started(progress.report)
+    if not isinstance(loaded, Success):
+        return loaded
+    snapshot = dict(loaded.unwrap())
+    if effect.stage == "cfg":
+        analysed = await worker.request("analyze", {}, progress.report)
+        if not isinstance(analysed, Success):
+            return analysed
+        snapshot.update(analysed.unwrap())
+    runtime.snapshots[key] = snapshot
+    cache.store(runtime.cache_root, effect.sha256, binding, effect.stage, snapshot)
+    return Success(snapshot)
+
+
+async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:
+    worker = _runtime().worker_for(effect)
+    return await worker.request(effect.op, dict(effect.params), progress.report)
+
+
+async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:
+    runtime = _runtime()
+    remaining: list[str] = []
+    if runtime.worker is not None:
+        await progress.report("closing provider", "stopping the angr worker group")
+        runtime.lineage.append({"provider": runtime.worker.provider, "observation": runtime.worker.observe()})
+        remaining = await runtime.worker.stop()
+    runtime.worker, runtime.worker_key = None, None
+    runtime.snapshots.clear()
+    if remaining:
+        return Failure(ReaError(
+            code="cleanup_incomplete",
+            message=f"The angr worker group did not exit: {', '.join(remaining)} still run.",
+            details={"owned_resources": ["process"], "remaining": remaining},
+            action="Stop the listed processes (kill -9), then call close_binary again.",
+        ))
+    return Success({"status": "complete", "owned_resources": []})
+
+
+async def release_all(runtime: NativeRuntime) -> list[str]:
+    """Stop every owned worker at the end of a connection or a CLI command; returns what remains."""
+    if runtime.worker is None:
+        return []
+    worker, runtime.worker, runtime.worker_key = runtime.worker, None, None
+    with anyio.CancelScope(shield=True):
+        return await worker.stop()
+
+
+async def _lineage(effect: NativeLineage, progress: Progress) -> Result[Any, ReaError]:
+    runtime = _runtime()
+    snapshots = list(runtime.lineage)
+    if runtime.worker is not None and runtime.worker.process is not None:
+        snapshots.append({"provider": runtime.worker.provider, "observation": runtime.worker.observe()})
+    if not snapshots:
+        return Success({"status": "not_observed"})
+    latest: dict[str, dict[str, Any]] = {}
+    for snap in snapshots:
+        latest[snap["provider"]["id"]] = snap
+    return Success({"status": "snapshots", "snapshots": [latest[k] for k in sorted(latest)]})
+
+
+HANDLERS = {
+    DiscoverProviders: _discover,
+    NativeFacts: _facts,
+    NativeQuery: _query,
+    ReleaseNative: _release,
+    NativeLineage: _lineage,
+}

@@ -1,0 +1,301 @@
+"""The angr worker: one owned process per analysed target, JSON lines on stdin/stdout.
+
+It keeps angr's project and CFG in its own memory so the server stays small and a
+cancelled query can be stopped by killing this process group. Every address it
+reports is the binary's own link-time virtual address (what nm and objdump
+print), lowercase 0x hex; addresses outside the main object use the
+`extern:` space.
+
+Requests:  {"id": n, "op": "...", "params": {...}}
+Replies:   {"id": n, "ok": true, "result": ...} | {"id": n, "ok": false, "error": {...}}
+Events:    {"id": n, "event": "progress", "message": "..."}
+"""
+
+from __future__ import annotations
+
+import bisect
+import logging
+import os
+import sys
+import time
+import traceback
+from typing import Any, Callable
+
+import orjson
+
+ARCHITECTURES = {"AMD64": "x86_64", "X86": "x86", "ARMEL": "arm", "ARMHF": "arm", "ARMCortexM": "arm", "AARCH64": "arm64"}
+FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
+MAX_STRING = 512
+
+
+class WorkerError(Exception):
+    def __init__(self, code: str, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code, self.message, self.details = code, message, details
+
+
+class Analysis:
+    """State of one loaded target."""
+
+    def __init__(self) -> None:
+        self.project: Any = None
+        self.cfg: Any = None
+        self.rebase = 0
+        self.main: Any = None
+        self.block_starts: list[int] = []
+        self.block_owner: list[tuple[int, int, int]] = []  # (start, end, function addr), sorted
+
+    # ---------------------------------------------------------------- addresses
+
+    def out(self, addr: int | None) -> str | None:
+        if addr is None:
+            return None
+        if self.main is not None and self.main.min_addr <= addr <= self.main.max_addr:
+            return f"0x{addr - self.rebase:x}"
+        return f"extern:0x{addr:x}"
+
+    def into(self, text: str) -> int:
+        space, _, value = text.rpartition(":")
+        number = int(value, 16) if value.lower().startswith("0x") else int(value, 16 if space else 0)
+        return number if space == "extern" else number + self.rebase
+
+    # -------------------------------------------------------------------- load
+
+    def load(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        emit("importing angr")
+        import angr  # noqa: PLC0415 - the import is the worker's startup cost
+
+        emit("loading binary")
+        try:
+            self.project = angr.Project(params["path"], auto_load_libs=False, load_debug_info=False)
+        except Exception as exc:  # cle raises many types for unsupported input
+            raise WorkerError("target_unavailable", f"angr cannot load this file: {type(exc).__name__}: {exc}",
+                              reason="unsupported-format") from exc
+        self.main = self.project.loader.main_object
+        self.rebase = self.main.mapped_base - self.main.linked_base
+        arch = self.project.arch.name
+        if arch not in ARCHITECTURES:
+            raise WorkerError("target_unavailable", f"architecture {arch} is not supported by this provider",
+                              reason="unsupported-architecture", architecture=arch)
+        return self.loader_facts()
+
+    def loader_facts(self) -> dict[str, Any]:
+        main = self.main
+        sections = [
+            {"name": s.name, "start": self.out(s.vaddr), "end": self.out(s.vaddr + s.memsize), "size": s.memsize,
+             "readable": bool(s.is_readable), "writable": bool(s.is_writable), "executable": bool(s.is_executable),
+             "kind": "section"}
+            for s in getattr(main, "sections", []) if s.name and s.memsize and s.vaddr
+        ]
+        segments = [
+            {"name": f"segment_{i}", "start": self.out(s.vaddr), "end": self.out(s.vaddr + s.memsize), "size": s.memsize,
+             "readable": bool(s.is_readable), "writable": bool(s.is_writable), "executable": bool(s.is_executable),
+             "kind": "segment"}
+            for i, s in enumerate(getattr(main, "segments", []))
+        ]
+        symbols = []
+        seen: set[tuple[str, int]] = set()
+        for sym in main.symbols:
+            if not sym.name or (sym.name, sym.relative_addr) in seen:
+                continue
+            seen.add((sym.name, sym.relative_addr))
+            kind = "function" if sym.is_function else "object" if str(sym.type).endswith("OBJECT") else "other"
+            if sym.is_import:
+                source, address = "external", None
+            else:
+                if sym.relative_addr == 0:
+                    continue
+                source, address = "primary", self.out(sym.rebased_addr)
+            symbols.append({"name": sym.name, "address": address, "kind": kind, "source": source,
+                            "size": int(sym.size or 0), "exported": bool(sym.is_export)})
+        return {
+            "format": FORMATS.get(type(main).__name__, "unknown"),
+            "architecture": ARCHITECTURES[self.project.arch.name],
+            "arch_name": self.project.arch.name,
+            "bits": self.project.arch.bits,
+            "endianness": "little" if self.project.arch.memory_endness.endswith("LE") else "big",
+            "entry": self.out(self.project.entry),
+            "pic": bool(main.pic),
+            "linked_base": f"0x{main.linked_base:x}",
+            "stripped": not any(s["kind"] == "function" and s["source"] == "primary" for s in symbols),
+            "sections": sections,
+            "segments": segments,
+            "symbols": symbols,
+            "engine": {"name": "angr", "version": _angr_version()},
+        }
+
+    # ----------------------------------------------------------------- analyse
+
+    def analyze(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        if self.cfg is None:
+            started = time.monotonic()
+            last = [0.0]
+
+            def on_progress(percentage: float, **_: Any) -> None:
+                now = time.monotonic()
+                if now - last[0] >= 0.5:
+                    last[0] = now
+                    emit(f"building CFG {percentage:.0f}%")
+
+            options = params.get("cfg", {})
+            self.cfg = self.project.analyses.CFGFast(
+                normalize=True,
+                data_references=bool(options.get("data_references", True)),
+                cross_references=bool(options.get("cross_references", False)),
+                resolve_indirect_jumps=bool(options.get("resolve_indirect_jumps", True)),
+                show_progressbar=False,
+                progress_callback=on_progress,
+            )
+            emit(f"CFG complete in {time.monotonic() - started:.1f}s")
+        return self.snapshot()
+
+    def _functions(self) -> list[Any]:
+        return [f for f in self.cfg.kb.functions.values() if not getattr(f, "alignment", False)]
+
+    def snapshot(self) -> dict[str, Any]:
+        kb = self.cfg.kb
+        functions = self._functions()
+        owner: list[tuple[int, int, int]] = []
+        for f in functions:
+            for block in f.blocks:
+                if block.size:
+                    owner.append((block.addr, block.addr + block.size, f.addr))
+        owner.sort()
+        self.block_owner = owner
+        self.block_starts = [b[0] for b in owner]
+        callgraph = kb.functions.callgraph
+        strings = []
+        string_refs: dict[int, set[int]] = {}
+        for item in self.cfg.memory_data.values():
+            if item.sort not in ("string", "unicode") or item.content is None:
+                continue
+            refs = sorted({self.containing(ref.ins_addr) for ref in kb.xrefs.get_xrefs_by_dst(item.address)
+                           if ref.ins_addr is not None} - {None})
+            raw = bytes(item.content)
+            value = raw.decode("utf-16-le", "replace") if item.sort == "unicode" else raw.decode("utf-8", "replace")
+            strings.append({"address": self.out(item.address), "value": value[:MAX_STRING],
+                            "truncated": len(value) > MAX_STRING,
+                            "encoding": "utf-16le" if item.sort == "unicode" else "utf-8",
+                            "length": item.size, "referenced_by": [self.out(r) for r in refs]})
+            for r in refs:
+                string_refs.setdefault(r, set()).add(item.address)
+        procedures = []
+        for f in sorted(functions, key=lambda fn: fn.addr):
+            call_sites = []
+            for site in f.get_call_sites():
+                target = f.get_call_target(site)
+                if target is not None:
+                    call_sites.append({"site": self.out(site), "target": self.out(target)})
+            external = f.is_simprocedure or not (self.main.min_addr <= f.addr <= self.main.max_addr)
+            kind = "external" if external else "thunk" if f.is_plt else "function"
+            procedures.append({
+                "address": self.out(f.addr),
+                "name": f.name,
+                "kind": kind,
+                "size": int(sum(b.size for b in f.blocks) if not external else 0),
+                "returning": f.returning,
+                "blocks": [{"start": self.out(b.addr), "size": b.size} for b in sorted(f.blocks, key=lambda b: b.addr)],
+                "callees": sorted({self.out(t) for t in callgraph.successors(f.addr)}) if f.addr in callgraph else [],
+                "callers": sorted({self.out(c) for c in callgraph.predecessors(f.addr)}) if f.addr in callgraph else [],
+                "call_sites": call_sites,
+                "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
+            })
+        data_refs = []
+        for dst, refs in kb.xrefs.xrefs_by_dst.items():
+            for ref in refs:
+                if ref.ins_addr is None:
+                    continue
+                data_refs.append({"from": self.out(ref.ins_addr), "from_procedure": self.out(self.containing(ref.ins_addr)),
+                                  "to": self.out(dst), "kind": ref.type_string})
+        data_refs.sort(key=lambda r: (r["to"], r["from"]))
+        return {"procedures": procedures, "strings": strings, "data_references": data_refs}
+
+    def containing(self, addr: int) -> int | None:
+        index = bisect.bisect_right(self.block_starts, addr) - 1
+        if index >= 0:
+            start, end, function = self.block_owner[index]
+            if start <= addr < end:
+                return function
+        return None
+
+    # -------------------------------------------------------- per-function work
+
+    def function(self, address: str) -> Any:
+        if self.cfg is None:
+            raise WorkerError("execution_failure", "the CFG is not built yet", reason="not-analysed")
+        addr = self.into(address)
+        function = self.cfg.kb.functions.function(addr=addr)
+        if function is None:
+            raise WorkerError("invalid_request", f"no procedure starts at {address}", reason="no-procedure")
+        return function
+
+    def disassemble(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        function = self.function(params["address"])
+        instructions = []
+        for block in sorted(function.blocks, key=lambda b: b.addr):
+            if not block.size:
+                continue
+            for insn in self.project.factory.block(block.addr, size=block.size).capstone.insns:
+                instructions.append({"address": self.out(insn.address), "bytes": insn.bytes.hex(),
+                                     "mnemonic": insn.mnemonic, "operands": insn.op_str,
+                                     "block": self.out(block.addr)})
+        return {"address": params["address"], "instructions": instructions}
+
+    def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        function = self.function(params["address"])
+        if function.is_simprocedure or function.is_plt:
+            raise WorkerError("capability_unavailable", f"{function.name} is an import stub; there is no body to decompile",
+                              reason="no-body")
+        started = time.monotonic()
+        emit(f"decompiling {function.name}")
+        decompiler = self.project.analyses.Decompiler(function, cfg=self.cfg.model)
+        if decompiler.codegen is None or not decompiler.codegen.text:
+            raise WorkerError("execution_failure", f"angr's decompiler produced no code for {function.name}",
+                              reason="decompiler-empty")
+        return {"address": params["address"], "name": function.name, "pseudocode": decompiler.codegen.text,
+                "elapsed_ms": int((time.monotonic() - started) * 1000)}
+
+
+def _angr_version() -> str:
+    from importlib.metadata import version
+
+    return version("angr")
+
+
+def main() -> int:
+    logging.disable(logging.CRITICAL)  # angr logs to stderr at import; the server owns stderr
+    analysis = Analysis()
+    ops: dict[str, Callable[[dict[str, Any], Callable[[str], None]], Any]] = {
+        "hello": lambda params, emit: {"pid": os.getpid(), "python": sys.version.split()[0]},
+        "load": analysis.load,
+        "analyze": analysis.analyze,
+        "disassemble": analysis.disassemble,
+        "decompile": analysis.decompile,
+    }
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        request = orjson.loads(line)
+        rid = request.get("id")
+
+        def emit(message: str, rid: Any = rid) -> None:
+            out.write(orjson.dumps({"id": rid, "event": "progress", "message": message}) + b"\n")
+            out.flush()
+
+        try:
+            op = ops.get(request.get("op"))
+            if op is None:
+                raise WorkerError("invalid_request", f"unknown worker operation {request.get('op')!r}")
+            reply = {"id": rid, "ok": True, "result": op(request.get("params") or {}, emit)}
+        except WorkerError as exc:
+            reply = {"id": rid, "ok": False, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+        except Exception as exc:  # a failure in angr is a provider failure, not a worker crash
+            reply = {"id": rid, "ok": False, "error": {
+                "code": "execution_failure", "message": f"angr failed: {type(exc).__name__}: {exc}",
+                "details": {"exception": type(exc).__name__, "trace": traceback.format_exc(limit=3)[-1500:]}}}
+        out.write(orjson.dumps(reply, default=str) + b"\n")
+        out.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

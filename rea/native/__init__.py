@@ -1,0 +1,1 @@
+"""Native binary analysis: provider selection, addresses and queries over an analysis snapshot."""

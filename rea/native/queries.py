@@ -1,0 +1,241 @@
+"""Pure questions over an analysis snapshot: lookups, references, searches, call graphs.
+
+The snapshot is the worker's JSON (link-time addresses already). Each function
+here is a plain function of it, so inventory answers need no engine at all once
+the snapshot exists.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from typing import Any, Iterable, Mapping, Sequence
+
+from rea.native.addresses import normalize, value
+
+KIND_ORDER = {"function": 0, "thunk": 1, "external": 2}
+
+
+def procedures(snapshot: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return list(snapshot.get("procedures", ()))
+
+
+def by_address(snapshot: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {p["address"]: p for p in procedures(snapshot)}
+
+
+def find_procedure(snapshot: Mapping[str, Any], text: str) -> Mapping[str, Any] | None:
+    """A procedure by exact start address or exact name (functions before thunks before imports)."""
+    address = normalize(text)
+    if address is not None:
+        found = by_address(snapshot).get(address)
+        if found is not None:
+            return found
+    named = [p for p in procedures(snapshot) if p["name"] == text]
+    return min(named, key=lambda p: KIND_ORDER.get(p["kind"], 9)) if named else None
+
+
+def brief(procedure: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if procedure is None:
+        return None
+    return {"address": procedure["address"], "name": procedure["name"], "kind": procedure["kind"]}
+
+
+def containing(snapshot: Mapping[str, Any], address: str) -> Mapping[str, Any] | None:
+    """The procedure whose basic blocks cover `address` (ram space only)."""
+    if ":" in address:
+        return by_address(snapshot).get(address)
+    target = value(address)
+    spans = sorted((value(b["start"]), value(b["start"]) + b["size"], p["address"])
+                   for p in procedures(snapshot) if p["kind"] != "external" for b in p["blocks"])
+    index = bisect.bisect_right([s[0] for s in spans], target) - 1
+    if index >= 0 and spans[index][0] <= target < spans[index][1]:
+        return by_address(snapshot)[spans[index][2]]
+    return None
+
+
+def related(snapshot: Mapping[str, Any], addresses: Iterable[str]) -> list[dict[str, Any]]:
+    index = by_address(snapshot)
+    unknown = {"name": None, "kind": "unknown"}
+    return [brief(index[a]) if a in index else {"address": a, **unknown} for a in addresses]
+
+
+def strings_at(snapshot: Mapping[str, Any], addresses: Iterable[str]) -> list[Mapping[str, Any]]:
+    wanted = set(addresses)
+    return [s for s in snapshot.get("strings", ()) if s["address"] in wanted]
+
+
+def names(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Symbol-table names (primary), imports (external) and analysis names (dynamic)."""
+    rows = [{"name": s["name"], "address": s["address"], "kind": s["kind"], "source": s["source"]}
+            for s in snapshot.get("symbols", ())]
+    known = {(r["name"], r["address"]) for r in rows}
+    symbol_names = {r["name"] for r in rows}
+    for p in procedures(snapshot):
+        if p["kind"] == "external" or (p["name"], p["address"]) in known or p["name"] in symbol_names:
+            continue
+        rows.append({"name": p["name"], "address": p["address"], "kind": "function", "source": "dynamic"})
+    return sorted(rows, key=lambda r: (r["address"] is None, value(r["address"]) if r["address"] else 0, r["name"]))
+
+
+def name_at(snapshot: Mapping[str, Any], address: str) -> dict[str, Any] | None:
+    procedure = by_address(snapshot).get(address)
+    if procedure is not None:
+        return {"name": procedure["name"], "kind": "procedure"}
+    for row in names(snapshot):
+        if row["address"] == address:
+            return {"name": row["name"], "kind": row["kind"]}
+    string = next((s for s in snapshot.get("strings", ()) if s["address"] == address), None)
+    if string is not None:
+        return {"name": None, "kind": "string", "value": string["value"]}
+    return None
+
+
+def incoming(snapshot: Mapping[str, Any], address: str) -> list[dict[str, Any]]:
+    """Every recorded reference to `address`: call sites and data references."""
+    refs = []
+    for p in procedures(snapshot):
+        for site in p["call_sites"]:
+            if site["target"] == address:
+                refs.append({"from": site["site"], "from_procedure": p["address"], "to": address, "kind": "call"})
+    for ref in snapshot.get("data_references", ()):
+        if ref["to"] == address:
+            refs.append(dict(ref))
+    return sorted(refs, key=lambda r: (r["from"], r["kind"]))
+
+
+def outgoing(snapshot: Mapping[str, Any], procedure: Mapping[str, Any]) -> list[dict[str, Any]]:
+    refs = [{"from": s["site"], "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
+            for s in procedure["call_sites"]]
+    refs += [dict(r) for r in snapshot.get("data_references", ()) if r.get("from_procedure") == procedure["address"]]
+    return sorted(refs, key=lambda r: (r["from"], r["to"]))
+
+
+def search(items: Sequence[Mapping[str, Any]], field: str, pattern: str, mode: str, case_sensitive: bool) -> list[Mapping[str, Any]] | str:
+    """Matching rows, or an error message for an invalid regular expression."""
+    if mode == "regex":
+        try:
+            compiled = re.compile(pattern, 0 if case_sensitive else re.IGNORECASE)
+        except re.error as exc:
+            return f"invalid regular expression: {exc}"
+        return [i for i in items if compiled.search(i[field] or "")]
+    needle = pattern if case_sensitive else pattern.casefold()
+    return [i for i in items if needle in ((i[field] or "") if case_sensitive else (i[field] or "").casefold())]
+
+
+def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int, direction: str) -> dict[str, Any]:
+    """Breadth-first call graph keyed by traversal depth; every node says how complete its calls are."""
+    index = by_address(snapshot)
+    edge = "callees" if direction == "forward" else "callers"
+    levels: dict[str, list[str]] = {"0": [root["address"]]}
+    nodes: dict[str, dict[str, Any]] = {}
+    seen = {root["address"]}
+    frontier = [root["address"]]
+    for level in range(depth + 1):
+        following = []
+        for address in frontier:
+            proc = index.get(address)
+            node_limits = []
+            if proc is None:
+                nodes[address] = {"name": None, "kind": "unknown", "calls": [], "coverage": "unknown",
+                                  "limitations": ["Not a recovered procedure; its relationships were not read."]}
+                continue
+            if proc["kind"] == "external":
+                coverage = "unknown" if direction == "forward" else "complete"
+                if direction == "forward":
+                    node_limits.append("An imported function: its body is outside this binary.")
+            else:
+                coverage = "partial"
+                node_limits.append("Indirect calls angr could not resolve are not listed.")
+            calls = list(proc[edge])
+            nodes[address] = {"name": proc["name"], "kind": proc["kind"], "calls": calls, "coverage": coverage,
+                              "limitations": node_limits}
+            if level < depth:
+                for callee in calls:
+                    if callee not in seen:
+                        seen.add(callee)
+                        following.append(callee)
+        if level < depth and following:
+            levels[str(level + 1)] = following
+        frontier = following
+    limitations = sorted({lim for n in nodes.values() for lim in n["limitations"]})
+    return {"root": brief(root), "direction": direction, "depth": depth, "levels": levels, "nodes": nodes,
+            "limitations": limitations}
+
+
+def trace(snapshot: Mapping[str, Any], start: Mapping[str, Any], goal: Mapping[str, Any] | None, direction: str,
+          max_depth: int, max_nodes: int) -> dict[str, Any]:
+    """Breadth-first paths from start; unresolved expansions stay explicit residual unknowns."""
+    index = by_address(snapshot)
+    edge = "callees" if direction == "forward" else "callers"
+    parents: dict[str, str | None] = {start["address"]: None}
+    depth_of = {start["address"]: 0}
+    queue = [start["address"]]
+    residual: list[dict[str, Any]] = []
+    truncated = False
+    reached = goal is not None and start["address"] == goal["address"]
+    while queue and not reached:
+        address = queue.pop(0)
+        proc = index.get(address)
+        if proc is None or proc["kind"] == "external" and direction == "forward":
+            residual.append({"address": address, "reason": "an import or unrecovered target: its calls are unknown"})
+            continue
+        if depth_of[address] >= max_depth:
+            if proc[edge]:
+                truncated = True
+                residual.append({"address": address, "reason": f"max_depth {max_depth} reached before expanding"})
+            continue
+        for nxt in proc[edge]:
+            if nxt in parents:
+                continue
+            if len(parents) >= max_nodes:
+                truncated = True
+                residual.append({"address": address, "reason": f"max_nodes {max_nodes} reached"})
+                break
+            parents[nxt] = address
+            depth_of[nxt] = depth_of[address] + 1
+            queue.append(nxt)
+            if goal is not None and nxt == goal["address"]:
+                reached = True
+                break
+    path: list[dict[str, Any]] = []
+    if goal is not None and goal["address"] in parents:
+        cursor: str | None = goal["address"]
+        while cursor is not None:
+            path.append(brief(index.get(cursor)) or {"address": cursor, "name": None, "kind": "unknown"})
+            cursor = parents[cursor]
+        path.reverse()
+    if goal is None:
+        status = None
+    elif path:
+        status = "reached"
+    elif residual or truncated:
+        status = "unknown"
+    else:
+        status = "not_reached"
+    return {
+        "start": brief(start), "goal": brief(goal), "direction": direction, "goal_status": status,
+        "path": path, "visited": len(parents), "truncated": truncated,
+        "residual_unknowns": residual,
+    }
+
+
+def utf16_page(text: str, offset: int, limit: int) -> tuple[str, int | None, int]:
+    """A page of `text` measured in UTF-16 code units that never splits a surrogate pair.
+
+    Returns (page, next_offset or None, total units)."""
+    units = text.encode("utf-16-le")
+    total = len(units) // 2
+    start = min(offset, total)
+    end = min(start + limit, total)
+
+    def is_low_surrogate(index: int) -> bool:
+        return index < total and 0xDC00 <= int.from_bytes(units[2 * index:2 * index + 2], "little") <= 0xDFFF
+
+    if is_low_surrogate(start):  # an offset inside a pair starts after it
+        start += 1
+        end = max(end, min(start + 1, total))
+    if end < total and is_low_surrogate(end):  # never end between a high and a low surrogate
+        end = end - 1 if end - 1 > start else end + 1
+    page = units[2 * start:2 * end].decode("utf-16-le")
+    return page, (end if end < total else None), total

@@ -1,0 +1,338 @@
+"""The native family against ground truth: binaries compiled here with gcc, read by nm and objdump,
+analysed by the real angr worker through the real MCP stdio server."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import anyio
+import psutil
+import pytest
+
+from support import clean_env, rea_command
+from test_mcp_e2e import connect, err, ok
+
+pytestmark = pytest.mark.slow
+SOURCE = Path(__file__).parent / "fixtures" / "sample.c"
+BUILDS = {
+    "pie_O0_debug": ["-O0", "-g"],
+    "nopie_O0": ["-O0", "-no-pie"],
+    "pie_O2": ["-O2"],
+    "pie_O2_stripped": ["-O2", "-s"],
+    "shared": ["-O1", "-shared", "-fPIC"],
+}
+
+
+@pytest.fixture(scope="module")
+def binaries(tmp_path_factory) -> dict[str, Path]:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    out = tmp_path_factory.mktemp("native")
+    built = {}
+    for name, flags in BUILDS.items():
+        target = out / (f"lib{name}.so" if "-shared" in flags else name)
+        subprocess.run(["gcc", *flags, "-o", str(target), str(SOURCE)], check=True, capture_output=True)
+        built[name] = target
+    return built
+
+
+@pytest.fixture(scope="module")
+def cache_dir(tmp_path_factory) -> str:
+    return str(tmp_path_factory.mktemp("rea-cache"))
+
+
+def nm_functions(path: Path) -> dict[str, str]:
+    """name -> link-time address of every defined function symbol, as nm prints it."""
+    out = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    found = {}
+    for line in out.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "Tt" and not parts[2].startswith("."):
+            found[parts[2]] = f"0x{int(parts[0], 16):x}"
+    return found
+
+
+def objdump_calls(path: Path) -> dict[str, set[str]]:
+    """function name -> addresses of its direct call targets, as objdump disassembles them."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
+                         check=True).stdout
+    calls: dict[str, set[str]] = {}
+    current = None
+    for line in out.splitlines():
+        header = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
+        if header:
+            current = header.group(2)
+            continue
+        call = re.search(r"\scall\s+([0-9a-f]+) <", line)
+        if call and current:
+            calls.setdefault(current, set()).add(f"0x{int(call.group(1), 16):x}")
+    return calls
+
+
+def result(reply) -> dict:
+    return ok_evidence(reply)["normalized_result"]
+
+
+def ok_evidence(reply) -> dict:
+    assert reply.is_error is False, reply.content[0].text
+    record = reply.structured_content
+    assert record["evidence_id"].startswith("ev_") and record["provider"]["id"] == "angr"
+    assert record["analysis_profile"]["digest"] and record["subject"]["format"] in ("elf", "pe", "mach-o")
+    return record
+
+
+async def _all_procedures(s) -> list[dict]:
+    items, offset = [], 0
+    while offset is not None:
+        page = result(await s.call_tool("list_procedures", {"offset": offset, "limit": 500}))
+        items += page["items"]
+        offset = page["next_offset"]
+    return items
+
+
+def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cache_dir):
+    truth = {name: nm_functions(path) for name, path in binaries.items() if "stripped" not in name}
+    calls = objdump_calls(binaries["pie_O0_debug"])
+
+    async def main():
+        seen = {}
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            for name, path in binaries.items():
+                opened = ok(await s.call_tool("open_binary", {"path": str(path)}))
+                assert opened["analysis_provider_binding"]["provider"]["id"] == "angr"
+                seen[name] = await _all_procedures(s)
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
+            callees = {fn: result(await s.call_tool("procedure_callees", {"procedure": fn}))
+                       for fn in ("main", "compute", "dispatch")}
+            dossier = result(await s.call_tool("analyze_function", {"procedure": "greeting"}))
+            overview = result(await s.call_tool("binary_overview", {}))
+            return seen, callees, dossier, overview
+
+    seen, callees, dossier, overview = anyio.run(main)
+    for name, functions in truth.items():
+        addresses = {p["address"] for p in seen[name]}
+        missing = {f: a for f, a in functions.items() if a not in addresses}
+        assert not missing, f"{name}: symbols without a procedure: {missing}"
+    # the stripped build has the same code as the unstripped -O2 build: same procedure starts
+    stripped = {p["address"] for p in seen["pie_O2_stripped"]}
+    assert set(truth["pie_O2"].values()) - {a for a in truth["pie_O2"].values() if a not in stripped} <= stripped
+    for fn in ("main", "compute", "dispatch"):
+        got = {c["address"] for c in callees[fn]["callees"]}
+        assert calls[fn] <= got, f"{fn}: objdump calls {calls[fn]} not all in {got}"
+    assert {"hello, world", "hello, many worlds"} <= {s["value"] for s in dossier["strings"]}
+    assert dossier["facet_availability"]["comments"] == {"available": False, "reason": "angr keeps no analyst comments."}
+    assert dossier["facet_availability"]["pseudocode"] == {"available": True}
+    assert "return" in dossier["pseudocode"]
+    assert overview["entry"] == f"0x{int(subprocess.run(['readelf', '-h', str(binaries['pie_O0_debug'])], capture_output=True, text=True).stdout.split('Entry point address:')[1].split()[0], 16):x}"
+
+
+def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
+    path = binaries["pie_O0_debug"]
+    symbols = nm_functions(path)
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            out = {
+                "address": result(await s.call_tool("procedure_address", {"procedure": "compute"})),
+                "containing": result(await s.call_tool("resolve_containing_procedure",
+                                                       {"address": hex(int(symbols["compute"], 16) + 4)})),
+                "instructions": result(await s.call_tool("read_function_instructions",
+                                                         {"procedure": "helper", "offset": 0, "limit": 2})),
+                "instructions2": result(await s.call_tool("read_function_instructions",
+                                                          {"procedure": "helper", "offset": 2, "limit": 500})),
+                "asm": result(await s.call_tool("procedure_assembly", {"procedure": "helper"})),
+                "pseudo": result(await s.call_tool("procedure_pseudo_code", {"procedure": "compute"})),
+                "graph": result(await s.call_tool("get_call_graph", {"address": "main", "depth": 2})),
+                "trace": result(await s.call_tool("trace_call_path", {"start": "main", "goal": "helper"})),
+                "trace_back": result(await s.call_tool("trace_call_path", {"start": "helper", "goal": "main",
+                                                                           "direction": "backward"})),
+                "no_path": result(await s.call_tool("trace_call_path", {"start": "helper", "goal": "main"})),
+                "xrefs": result(await s.call_tool("xrefs", {"address": symbols["helper"]})),
+                "by_name": result(await s.call_tool("find_xrefs_to_name", {"name": "helper"})),
+                "search": result(await s.call_tool("search_procedures", {"pattern": "^comp", "mode": "regex"})),
+                "strings": result(await s.call_tool("search_strings", {"pattern": "WORLD"})),
+                "names": result(await s.call_tool("list_names", {"limit": 500})),
+                "segments": result(await s.call_tool("list_segments", {})),
+                "batch": result(await s.call_tool("batch_decompile", {"addresses": ["compute", "nosuch", "puts"]})),
+                "cursor": result(await s.call_tool("current_address", {})),
+                "navigation": result(await s.call_tool("get_navigation_context", {})),
+                "context": result(await s.call_tool("inspect_address_context", {"address": symbols["main"]})),
+                "bad_proc": await s.call_tool("procedure_info", {"procedure": "nosuch"}),
+                "bad_addr": await s.call_tool("xrefs", {"address": "zzz"}),
+                "bad_doc": await s.call_tool("list_segments", {"document": "other.bin"}),
+                "bad_regex": await s.call_tool("search_strings", {"pattern": "(", "mode": "regex"}),
+            }
+            return out
+
+    r = anyio.run(main)
+    assert r["address"]["procedure"]["address"] == symbols["compute"]
+    assert r["containing"]["procedure"]["name"] == "compute"
+    page1, page2 = r["instructions"], r["instructions2"]
+    assert page1["next_offset"] == 2 and page1["total"] == page2["total"] and page2["next_offset"] is None
+    assert page1["items"][0]["address"] == symbols["helper"] and r["asm"]["instructions"] == page1["total"]
+    assert "helper" in r["pseudo"]["pseudocode"]
+    assert r["graph"]["levels"]["0"] == [symbols["main"]] and symbols["compute"] in r["graph"]["levels"]["1"]
+    assert symbols["helper"] in r["graph"]["levels"]["2"] and r["graph"]["limitations"]
+    assert r["graph"]["nodes"][symbols["main"]]["coverage"] == "partial"
+    assert r["trace"]["goal_status"] == "reached" and [p["name"] for p in r["trace"]["path"]][0] == "main"
+    assert r["trace"]["path"][-1]["name"] == "helper"
+    assert r["trace_back"]["goal_status"] == "reached"
+    assert r["no_path"]["goal_status"] in ("not_reached", "unknown")
+    callers = {ref["from_procedure"] for ref in r["xrefs"]["references"]}
+    assert {symbols["compute"], symbols["dispatch"]} <= callers
+    assert r["by_name"]["targets"][0]["address"] == symbols["helper"]
+    assert [i["name"] for i in r["search"]["items"]] == ["compute"]
+    assert {s["value"] for s in r["strings"]["items"]} >= {"hello, world", "hello, many worlds"}
+    sources = {n["source"] for n in r["names"]["items"]}
+    assert {"primary", "external"} <= sources
+    assert any(s["name"] == ".text" and s["executable"] for s in r["segments"]["items"])
+    assert r["batch"]["succeeded"] == 1 and r["batch"]["failed"] == 2
+    assert [row["ok"] for row in r["batch"]["results"]] == [True, False, False]
+    assert r["cursor"]["available"] is False and "headless" in r["cursor"]["reason"]
+    modes = {m["name"]: m["available"] for m in r["navigation"]["modes"]}
+    assert modes == {"current_selection": False, "explicit_document": True}
+    assert r["context"]["procedure"]["value"]["name"] == "main" and r["context"]["comment"]["available"] is False
+    assert err(r["bad_proc"], "invalid_request")["details"]["field"] == "procedure"
+    assert err(r["bad_addr"], "invalid_request")["details"]["field"] == "address"
+    assert err(r["bad_doc"], "invalid_request")["details"]["field"] == "document"
+    assert err(r["bad_regex"], "invalid_request")["details"]["field"] == "pattern"
+
+
+def _workers() -> set[int]:
+    found = set()
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info.get("cmdline") or []
+        if "effects.native.worker" in cmdline:
+            found.add(proc.pid)
+    return found
+
+
+def test_bad_input_lifecycle_and_no_orphans(binaries, cache_dir, tmp_path):
+    text = tmp_path / "notes.txt"
+    text.write_text("just text\n")
+    truncated = tmp_path / "truncated.elf"
+    truncated.write_bytes(binaries["pie_O0_debug"].read_bytes()[:200])
+    before = _workers()
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:  # a cold cache: the worker must run
+            unbound = ok(await s.call_tool("open_binary", {"path": str(text)}))
+            no_provider = await s.call_tool("binary_overview", {})
+            refused = await s.call_tool("open_binary", {"path": str(text), "provider_id": "angr"})
+            ok(await s.call_tool("open_binary", {"path": str(truncated)}))
+            broken = await s.call_tool("binary_overview", {})
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
+            fine = await s.call_tool("binary_overview", {})
+            session = ok(await s.call_tool("binary_session", {}))
+            running = _workers() - before
+            closed = ok(await s.call_tool("close_binary", {}))
+            after_close = _workers() - before
+            return unbound, no_provider, refused, broken, fine, session, running, closed, after_close
+
+    unbound, no_provider, refused, broken, fine, session, running, closed, after_close = anyio.run(main)
+    assert unbound["analysis_provider_binding"] is None and unbound["limitations"]
+    assert err(no_provider, "capability_unavailable")["details"]["reason"] == "provider_missing"
+    assert err(refused, "capability_unavailable")["details"]["selection"]["status"] == "target_format_unsupported"
+    assert err(broken, "target_unavailable")["details"]["reason"] == "unsupported-format"
+    ok_evidence(fine)
+    lineage = session["analysis_run"]["process_lineage"]
+    assert lineage["status"] == "snapshots"
+    observation = lineage["snapshots"][0]["observation"]
+    assert observation["status"] == "verified" and observation["launcher_pid"] in running
+    assert observation["process_group_id"] == observation["launcher_pid"]
+    assert closed["cleanup"] == {"status": "complete", "owned_resources": []}
+    assert after_close == set()
+    assert _workers() - before == set()
+
+
+def test_cancelled_decompile_kills_the_worker_and_the_next_query_recovers(tmp_path, cache_dir):
+    target = Path("/usr/bin/ls")
+    if not target.exists():
+        pytest.skip("/usr/bin/ls is not present")
+    before = _workers()
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(target)}))
+            overview = result(await s.call_tool("binary_overview", {}))
+            biggest = overview["largest_procedures"][0]["address"]
+            with anyio.move_on_after(3) as scope:
+                await s.call_tool("procedure_pseudo_code", {"procedure": biggest})
+            for _ in range(100):
+                if not _workers() - before:
+                    break
+                await anyio.sleep(0.05)
+            gone = _workers() - before
+            again = result(await s.call_tool("procedure_info", {"procedure": overview["entry"]}))
+            return scope.cancelled_caught, gone, again
+
+    cancelled, gone, again = anyio.run(main)
+    assert cancelled is True and gone == set()
+    assert again["procedure"]["address"]
+
+
+def test_reopening_from_the_cache_needs_no_engine(binaries, cache_dir):
+    path = binaries["nopie_O0"]
+    before = _workers()
+
+    async def main():
+        messages = []
+
+        async def on_progress(progress, total, message):
+            messages.append(message)
+
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            result(await s.call_tool("list_procedures", {"limit": 1}, progress_callback=on_progress))
+            workers = _workers() - before
+        return messages, workers
+
+    messages, workers = anyio.run(main)
+    assert any(m.startswith("analysis cache: reused") for m in messages)
+    assert workers == set()
+
+
+def test_cli_native_commands(binaries, cache_dir):
+    env = clean_env(REA_CACHE_DIR=cache_dir)
+    path = str(binaries["pie_O0_debug"])
+    overview = subprocess.run([*rea_command(), "analyze", path], capture_output=True, text=True, env=env, timeout=300)
+    assert overview.returncode == 0, overview.stdout + overview.stderr
+    assert "x86_64" in overview.stdout and "evidence: ev_" in overview.stdout
+    dossier = subprocess.run([*rea_command(), "function", path, "compute", "--json"], capture_output=True, text=True,
+                             env=env, timeout=300)
+    record = json.loads(dossier.stdout)
+    assert record["operation"] == "analyze_function" and record["normalized_result"]["procedure"]["name"] == "compute"
+    missing = subprocess.run([*rea_command(), "decompile", path, "nosuch"], capture_output=True, text=True, env=env,
+                             timeout=300)
+    assert missing.returncode == 2 and "No procedure" in missing.stdout
+    listing = subprocess.run([*rea_command(), "instructions", path, "helper", "--limit", "3"], capture_output=True,
+                             text=True, env=env, timeout=300)
+    assert listing.returncode == 0 and listing.stdout.count("\n") >= 3
+    refs = subprocess.run([*rea_command(), "xrefs", path, nm_functions(binaries["pie_O0_debug"])["helper"]],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert refs.returncode == 0 and "call" in refs.stdout
+    assert not any("effects.native.worker" in " ".join(p.info.get("cmdline") or [])
+                   for p in psutil.process_iter(["cmdline"]) if p.info.get("cmdline"))
+
+
+def test_startup_deadline_is_validated():
+    for value in ("0", "abc", "2147483648"):
+        proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_ANGR_STARTUP_TIMEOUT_MS=value), input=b"",
+                              capture_output=True, timeout=60)
+        assert proc.returncode == 2 and b"REA_ANGR_STARTUP_TIMEOUT_MS" in proc.stderr
+
+
+def test_startup_timeout_is_a_typed_provider_timeout(binaries, tmp_path):
+    async def main():
+        async with connect(REA_ANGR_STARTUP_TIMEOUT_MS="1", REA_CACHE_DIR=str(tmp_path)) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
+            return await s.call_tool("binary_overview", {})
+
+    body = err(anyio.run(main), "provider_timeout")
+    assert body["details"]["timeout_ms"] == 1 and body["retryable"] is True

@@ -5,6 +5,7 @@ interpreter accepts both forms."""
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
@@ -45,8 +46,14 @@ def _run(session: Session, lineage: Mapping[str, Any] = NOT_OBSERVED) -> dict[st
     return None if session.run_id is None else {"run_id": session.run_id, "process_lineage": lineage}
 
 
+@lru_cache(maxsize=1)
+def _catalog_identity() -> Mapping[str, Any]:
+    """The catalog never changes while REA runs, so its digests are computed once."""
+    return catalog_identity(CATALOG, CLI_COMMANDS)
+
+
 def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]:
-    identity = catalog_identity(CATALOG, CLI_COMMANDS)
+    identity = _catalog_identity()
     server = ctx.server
     return {
         "package": {"name": server.package, "version": server.version},

@@ -336,3 +336,36 @@ def test_startup_timeout_is_a_typed_provider_timeout(binaries, tmp_path):
 
     body = err(anyio.run(main), "provider_timeout")
     assert body["details"]["timeout_ms"] == 1 and body["retryable"] is True
+
+
+def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cache_dir):
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
+            o0 = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
+            o0_again = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
+            o2 = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
+            same = (await s.call_tool("compare_functions", {
+                "left": {"kind": "retained-evidence", "evidence_id": o0["evidence_id"]}, "right": o0_again})).structured_content
+            diff = (await s.call_tool("compare_functions", {
+                "left_evidence_ids": [o0["evidence_id"]], "right_evidence_ids": [o2["evidence_id"]]})).structured_content
+            legacy = json.loads(json.dumps(o2))
+            del legacy["normalized_result"]["facet_availability"]
+            legacy["evidence_id"] = "ev_" + "0" * 64
+            tampered = await s.call_tool("compare_functions", {"left": o0, "right": legacy})
+            missing = await s.call_tool("compare_functions", {
+                "left": {"kind": "retained-evidence", "evidence_id": "ev_" + "9" * 64}, "right": o0})
+            both = await s.call_tool("compare_functions", {"left": o0, "left_evidence_ids": [o0["evidence_id"]],
+                                                           "right": o0})
+            return o0, same, diff, tampered, missing, both
+
+    o0, same, diff, tampered, missing, both = anyio.run(main)
+    assert same["provider"]["id"] == "rea-compare" and o0["evidence_id"] in same["evidence_links"]
+    assert same["normalized_result"]["verdict"] == "equal"
+    dims = diff["normalized_result"]["dimensions"]
+    assert diff["normalized_result"]["verdict"] == "changed" and dims["cfg"]["status"] == "changed"
+    assert dims["identity"]["status"] in ("equal", "changed")
+    assert err(tampered, "evidence_integrity_mismatch")
+    assert err(missing, "invalid_request")["details"]["reason"] == "missing"
+    assert err(both, "invalid_request")["details"]["field"] == "left"

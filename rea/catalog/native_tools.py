@@ -127,4 +127,33 @@ TOOLS = (
           example={"address": "0x1000"}),
 )
 
+_EVIDENCE_INPUT = {
+    "description": "analyze_function Evidence: the complete record, or {\"kind\": \"retained-evidence\", \"evidence_id\": ...}",
+    "type": "object",
+}
+_IDS = array(string("Retained analyze_function Evidence id", pattern="^ev_[a-f0-9]{64}$"), minItems=1, maxItems=100)
+
+COMPARE_FUNCTIONS = ToolContract(
+    name="compare_functions",
+    title="Compare Functions",
+    description=(
+        "Compare two analyze_function dossiers across identity, pseudocode, calls, callers, references, strings "
+        "and address-normalized CFG. Give left and right (inline Evidence or retained references), or "
+        "left_evidence_ids and right_evidence_ids. A facet either side did not observe stays unknown with null "
+        "counts."
+    ),
+    surface="session",
+    input_schema=input_schema({
+        "left": _EVIDENCE_INPUT, "right": _EVIDENCE_INPUT,
+        "left_evidence_ids": _IDS, "right_evidence_ids": _IDS,
+    }, examples=[{"left": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64},
+                  "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}}]),
+    output_schema=evidence_output(),
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+    result_kind="evidence",
+)
+
+TOOLS = (*TOOLS, COMPARE_FUNCTIONS)
+
 CLI_COMMANDS = ("analyze", "decompile", "function", "instructions", "xrefs")

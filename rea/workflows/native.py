@@ -15,11 +15,12 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, Subject, create_evidence, parse_profile
 from rea.native import queries as q
 from rea.native.addresses import normalize
+from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
 from rea.paging import paginate
 from rea.program import Context, Effect, Outcome
-from rea.session import Session, record
+from rea.session import Session, record, resolve
 
 Steps = Generator[Effect, Any, Outcome]
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
@@ -464,7 +465,47 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
                      locations=({"kind": "address", "address": proc["address"]},))
 
 
+COMPARE_PROVIDER = Provider(id="rea-compare", name="REA function comparison", version="1")
+
+
+def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    sides = {}
+    for side in ("left", "right"):
+        inline, ids = args.get(side), args.get(f"{side}_evidence_ids")
+        if (inline is None) == (ids is None):
+            return _fail(session, invalid_request(
+                f"compare_functions needs exactly one of {side} and {side}_evidence_ids", field=side,
+                accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids"))
+        refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids]
+        resolved = []
+        for index, ref in enumerate(refs):
+            found = resolve(session, ref, side if inline is not None else f"{side}_evidence_ids[{index}]")
+            if not is_successful(found):
+                return _fail(session, found.failure())
+            evidence = found.unwrap()
+            if evidence.operation != "analyze_function":
+                return _fail(session, invalid_request(
+                    f"{side} is {evidence.operation} Evidence; compare_functions compares analyze_function dossiers",
+                    field=side, accepted="Evidence whose operation is analyze_function"))
+            resolved.append(evidence)
+        sides[side] = resolved
+    result = compare(sides["left"], sides["right"])
+    created = create_evidence(
+        provider=COMPARE_PROVIDER, operation="compare_functions",
+        parameters={"left": result["left"]["evidence_ids"], "right": result["right"]["evidence_ids"]},
+        normalized_result=result, confidence="derived", authority="analyst-inference",
+        limitations=[RUNTIME_NOTICE],
+        evidence_links=[*result["left"]["evidence_ids"], *result["right"]["evidence_ids"]],
+    )
+    if not is_successful(created):
+        return _fail(session, created.failure())
+    evidence = created.unwrap()
+    retained = record(session, (*sides["left"], *sides["right"], evidence))
+    return Outcome(session=retained, reply=Success(evidence.to_json()))
+
+
 PROGRAMS: Mapping[str, Callable[..., Any]] = {
+    "compare_functions": compare_functions,
     "binary_overview": _named("binary_overview", "cfg", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
     "list_procedures": _named("list_procedures", "cfg", _procedure_rows),

@@ -30,3 +30,26 @@ def test_success_that_does_not_fit_names_the_budget():
     assert body["details"]["reported_limits"]["reply_bytes"] > 12_000_000
     fits = _success_result(conn, "get_evidence_bundle", {"result": {"blob": "a" * 4_000_000}})
     assert fits.is_error is False and fits.structured_content["result"]["blob"] == "a" * 4_000_000
+
+
+def test_oversized_analyze_function_offers_a_ready_continuation():
+    from rea.evidence import Provider, create_evidence
+    from rea.session import record
+
+    conn = Connection(ctx=CTX)
+    # a constructed dossier whose pseudocode alone exceeds the 10 MiB budget
+    evidence = create_evidence(provider=Provider(id="angr", name="angr", version="9.2.213"),
+                               operation="analyze_function", parameters={"procedure": "big"},
+                               normalized_result={"procedure": {"address": "0x10", "name": "big"},
+                                                  "pseudocode": "x = y;\n" * 1_600_000}).unwrap()
+    conn.session = record(conn.session, (evidence,))
+    reply = _success_result(conn, "analyze_function", evidence.to_json())
+    body = json.loads(reply.content[0].text)["error"]
+    limits = body["details"]["reported_limits"]
+    assert body["code"] == "resource_constraint"
+    assert limits["evidence_reference"] == {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}
+    continuation = limits["continuation"]
+    assert continuation["name"] == "inspect_analysis_view"
+    assert continuation["arguments"]["source"]["evidence_id"] == evidence.evidence_id
+    assert continuation["arguments"]["offset"] == 0 and continuation["arguments"]["limit"] == 64
+    assert evidence.evidence_id in conn.session.evidence

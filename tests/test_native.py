@@ -105,6 +105,7 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
             for name, path in binaries.items():
                 opened = ok(await s.call_tool("open_binary", {"path": str(path)}))
                 assert opened["analysis_provider_binding"]["provider"]["id"] == "angr"
+                ok_evidence(await s.call_tool("binary_overview", {}))
                 seen[name] = await _all_procedures(s)
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
             callees = {fn: result(await s.call_tool("procedure_callees", {"procedure": fn}))
@@ -369,3 +370,24 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
     assert err(tampered, "evidence_integrity_mismatch")
     assert err(missing, "invalid_request")["details"]["reason"] == "missing"
     assert err(both, "invalid_request")["details"]["field"] == "left"
+
+
+def test_inventory_answers_from_symbols_before_the_cfg(binaries, tmp_path):
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
+            early = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
+            ok_evidence(await s.call_tool("binary_overview", {}))
+            late = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2_stripped"])}))
+            stripped = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
+            return early, late, stripped
+
+    early, late, stripped = anyio.run(main)
+    assert early["normalized_result"]["source"] == "symbols" and early["confidence"] == "observed"
+    assert any("before CFG recovery" in lim for lim in early["limitations"])
+    assert {"main", "compute", "helper"} <= {p["name"] for p in early["normalized_result"]["items"]}
+    assert late["normalized_result"]["source"] == "cfg"
+    assert late["normalized_result"]["total"] > early["normalized_result"]["total"]
+    # a stripped binary has no function symbols to answer from: the CFG is recovered instead
+    assert stripped["normalized_result"]["source"] == "cfg" and stripped["normalized_result"]["total"] > 5

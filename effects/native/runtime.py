@@ -60,10 +60,10 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     runtime = _runtime()
     key = runtime.key(effect)
     memo = runtime.snapshots.get(key)
-    if memo is not None and (effect.stage == "loader" or "procedures" in memo):
+    if memo is not None and (effect.stage != "cfg" or "procedures" in memo):
         return Success(memo)
     binding = dict(effect.binding)
-    for stage in ("cfg", "loader") if effect.stage == "loader" else ("cfg",):
+    for stage in ("cfg",) if effect.stage == "cfg" else ("cfg", "loader"):
         cached = cache.load(runtime.cache_root, effect.sha256, binding, stage)
         if cached is not None:
             runtime.snapshots[key] = cached
@@ -80,7 +80,7 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
             return analysed
         snapshot.update(analysed.unwrap())
     runtime.snapshots[key] = snapshot
-    cache.store(runtime.cache_root, effect.sha256, binding, effect.stage, snapshot)
+    cache.store(runtime.cache_root, effect.sha256, binding, "cfg" if effect.stage == "cfg" else "loader", snapshot)
     return Success(snapshot)
 
 

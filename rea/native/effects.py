@@ -15,11 +15,12 @@ class DiscoverProviders:
 @attrs.frozen(kw_only=True)
 class NativeFacts:
     """The analysis snapshot of the bound target: loader facts, plus procedures,
-    strings and references when `stage` is "cfg" (from memory, the disk cache or the worker)."""
+    strings and references when `stage` is "cfg" (from memory, the disk cache or the worker).
+    "symbols" takes the CFG snapshot when one exists and loader facts otherwise."""
     binding: Mapping[str, Any]
     path: str
     sha256: str
-    stage: str  # "loader" | "cfg"
+    stage: str  # "loader" | "symbols" | "cfg"
 
 
 @attrs.frozen(kw_only=True)

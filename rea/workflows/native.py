@@ -116,6 +116,9 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
         if problem := _document_problem(session, args):
             return _fail(session, problem)
         facts = yield from _facts(session, stage)
+        if is_successful(facts) and stage == "symbols" and "procedures" not in facts.unwrap() \
+                and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"]):
+            facts = yield from _facts(session, "cfg")  # nothing to answer from: recover the CFG
         if not is_successful(facts):
             return _fail(session, facts.failure())
         snapshot = facts.unwrap()
@@ -172,9 +175,18 @@ def _documents(session, snapshot, args):
                            "format": snapshot["format"], "current": True}]}, "observed", ()
 
 
+SYMBOLS_ONLY = ("Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
+                "imports are not listed yet. binary_overview (or any CFG question) completes the inventory.")
+
+
 def _procedure_rows(session, snapshot, args):
+    if "procedures" not in snapshot:
+        rows = [{"address": s["address"], "name": s["name"], "kind": "function", "size": s["size"], "returning": None}
+                for s in snapshot["symbols"] if s["kind"] == "function" and s["address"]]
+        rows.sort(key=lambda r: int(r["address"], 16))
+        return {**_page(rows, args, 100), "source": "symbols"}, "observed", (SYMBOLS_ONLY,)
     rows = [{**q.brief(p), "size": p["size"], "returning": p["returning"]} for p in q.procedures(snapshot)]
-    return _page(rows, args, 100), "derived", ()
+    return {**_page(rows, args, 100), "source": "cfg"}, "derived", ()
 
 
 def _string_rows(session, snapshot, args):
@@ -189,12 +201,13 @@ def _string_rows(session, snapshot, args):
 
 def _name_rows(session, snapshot, args):
     rows = q.names(snapshot)
+    limitations = () if "procedures" in snapshot else (SYMBOLS_ONLY,)
     if "address" in args:
         address = _address(args["address"])
         if not is_successful(address):
             return address.failure()
         rows = [r for r in rows if r["address"] == address.unwrap()]
-    return _page(rows, args, 100), "derived", ()
+    return _page(rows, args, 100), "derived", limitations
 
 
 def _segment_rows(session, snapshot, args):
@@ -508,9 +521,9 @@ PROGRAMS: Mapping[str, Callable[..., Any]] = {
     "compare_functions": compare_functions,
     "binary_overview": _named("binary_overview", "cfg", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
-    "list_procedures": _named("list_procedures", "cfg", _procedure_rows),
+    "list_procedures": _named("list_procedures", "symbols", _procedure_rows),
     "list_strings": _named("list_strings", "cfg", _string_rows),
-    "list_names": _named("list_names", "cfg", _name_rows),
+    "list_names": _named("list_names", "symbols", _name_rows),
     "list_segments": _named("list_segments", "loader", _segment_rows),
     "address_name": _named("address_name", "cfg", _address_name),
     "procedure_address": _named("procedure_address", "cfg", _procedure_address),

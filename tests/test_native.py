@@ -391,3 +391,28 @@ def test_inventory_answers_from_symbols_before_the_cfg(binaries, tmp_path):
     assert late["normalized_result"]["total"] > early["normalized_result"]["total"]
     # a stripped binary has no function symbols to answer from: the CFG is recovered instead
     assert stripped["normalized_result"]["source"] == "cfg" and stripped["normalized_result"]["total"] > 5
+
+
+def test_unsupported_architecture_and_oversized_targets(binaries, tmp_path):
+    mips = tmp_path / "mips.elf"
+    data = bytearray(binaries["nopie_O0"].read_bytes())
+    data[18:20] = (8).to_bytes(2, "little")  # e_machine = EM_MIPS: angr loads it, REA does not analyse it
+    mips.write_bytes(bytes(data))
+    huge = tmp_path / "huge.elf"
+    with open(huge, "wb") as handle:
+        handle.write(binaries["nopie_O0"].read_bytes())
+        handle.truncate(600 * 1024 * 1024)  # sparse: 600 MiB of apparent size
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(mips)}))
+            arch = await s.call_tool("binary_overview", {})
+            ok(await s.call_tool("open_binary", {"path": str(huge)}))
+            too_big = await s.call_tool("list_procedures", {})
+            return arch, too_big
+
+    arch, too_big = anyio.run(main)
+    body = err(arch, "target_unavailable")
+    assert body["details"]["reason"] in ("unsupported-architecture", "unsupported-format")
+    big = err(too_big, "truncated")
+    assert big["details"]["limit"] == "max_target_bytes" and big["details"]["size"] == 600 * 1024 * 1024

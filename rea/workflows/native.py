@@ -30,6 +30,9 @@ def _fail(session: Session, error: ReaError) -> Outcome:
     return Outcome(session=session, reply=Failure(error))
 
 
+NATIVE_MAX_BYTES = 512 * 1024 * 1024
+
+
 def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     if session.target is None:
         return Failure(ReaError(code="capability_unavailable", message="No binary is open.",
@@ -39,6 +42,13 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
         return Failure(ReaError(code="capability_unavailable",
                                 message=unavailable_reason(None, session.target.format),
                                 details={"reason": "provider_missing", "format": session.target.format}))
+    if session.target.size > NATIVE_MAX_BYTES:
+        return Failure(ReaError(
+            code="truncated",
+            message=(f"{session.target.name} has {session.target.size} bytes, over the {NATIVE_MAX_BYTES}-byte limit "
+                     "for native analysis; nothing was analysed."),
+            details={"limit": "max_target_bytes", "limit_bytes": NATIVE_MAX_BYTES, "size": session.target.size},
+            action="Analyse a smaller binary (extract the slice or library you need first)."))
     return Success(session.provider_binding)
 
 

@@ -416,3 +416,32 @@ def test_unsupported_architecture_and_oversized_targets(binaries, tmp_path):
     assert body["details"]["reason"] in ("unsupported-architecture", "unsupported-format")
     big = err(too_big, "truncated")
     assert big["details"]["limit"] == "max_target_bytes" and big["details"]["size"] == 600 * 1024 * 1024
+
+
+def test_a_killed_worker_is_replaced_and_the_session_survives(binaries, tmp_path):
+    import signal
+
+    before = _workers()
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
+            ok_evidence(await s.call_tool("binary_overview", {}))
+            first = _workers() - before
+            for pid in first:
+                os.kill(pid, signal.SIGKILL)
+            await anyio.sleep(0.3)
+            again = await s.call_tool("procedure_pseudo_code", {"procedure": "compute"})
+            second = _workers() - before
+            state = ok(await s.call_tool("binary_session", {}))
+            ok(await s.call_tool("close_binary", {}))
+            return first, again, second, state
+
+    first, again, second, state = anyio.run(main)
+    assert len(first) == 1 and second and not (second & first)
+    if again.is_error:  # the kill raced the query: a typed provider failure, never a crash
+        err(again, "provider_unavailable")
+    else:
+        assert "helper" in again.structured_content["normalized_result"]["pseudocode"]
+    assert state["ledger"]["records"] >= 1
+    assert _workers() - before == set()

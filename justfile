@@ -2,7 +2,7 @@
 
 # install REA with everything the tests need
 setup:
-    python3 -m pip install -e '.[test]'
+    sh scripts/setup test
 
 # the whole suite, slow end-to-end tests included (what CI runs)
 test:

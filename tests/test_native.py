@@ -445,3 +445,39 @@ def test_a_killed_worker_is_replaced_and_the_session_survives(binaries, tmp_path
         assert "helper" in again.structured_content["normalized_result"]["pseudocode"]
     assert state["ledger"]["records"] >= 1
     assert _workers() - before == set()
+
+
+def test_aarch64_ground_truth(tmp_path):
+    """AArch64 built by Debian's cross compiler (installed by scripts/setup test)."""
+    compiler = shutil.which("aarch64-linux-gnu-gcc")
+    assert compiler, "scripts/setup test installs gcc-aarch64-linux-gnu"
+    binary = tmp_path / "sample_arm64"
+    subprocess.run([compiler, "-O0", "-o", str(binary), str(SOURCE)], check=True, capture_output=True)
+    out = subprocess.run(["aarch64-linux-gnu-nm", "--defined-only", str(binary)], capture_output=True, text=True,
+                         check=True).stdout
+    symbols = {p[2]: f"0x{int(p[0], 16):x}" for p in (line.split() for line in out.splitlines())
+               if len(p) == 3 and p[1] in "Tt"}
+    dump = subprocess.run(["aarch64-linux-gnu-objdump", "-d", str(binary)], capture_output=True, text=True,
+                          check=True).stdout
+    main_calls = set()
+    current = None
+    for line in dump.splitlines():
+        header = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
+        if header:
+            current = header.group(2)
+        elif current == "main" and (call := re.search(r"\tbl\s+([0-9a-f]+) <", line)):
+            main_calls.add(f"0x{int(call.group(1), 16):x}")
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binary)}))
+            overview = result(await s.call_tool("binary_overview", {}))
+            procs = await _all_procedures(s)
+            callees = result(await s.call_tool("procedure_callees", {"procedure": "main"}))
+            return overview, procs, callees
+
+    overview, procs, callees = anyio.run(main)
+    assert overview["architecture"] == "arm64"
+    addresses = {p["address"] for p in procs}
+    assert {name: a for name, a in symbols.items() if a not in addresses and not name.startswith("$")} == {}
+    assert main_calls and main_calls <= {c["address"] for c in callees["callees"]}

@@ -278,7 +278,7 @@ def test_cancelled_decompile_kills_the_worker_and_the_next_query_recovers(tmp_pa
     assert again["procedure"]["address"]
 
 
-def test_reopening_from_the_cache_needs_no_engine(binaries, cache_dir):
+def test_reopening_from_the_cache_needs_no_engine(binaries, tmp_path):
     path = binaries["nopie_O0"]
     before = _workers()
 
@@ -288,7 +288,10 @@ def test_reopening_from_the_cache_needs_no_engine(binaries, cache_dir):
         async def on_progress(progress, total, message):
             messages.append(message)
 
-        async with connect(REA_CACHE_DIR=cache_dir) as s:
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:  # the first connection builds and caches
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            ok_evidence(await s.call_tool("binary_overview", {}))
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": str(path)}))
             result(await s.call_tool("list_procedures", {"limit": 1}, progress_callback=on_progress))
             workers = _workers() - before

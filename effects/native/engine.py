@@ -71,24 +71,25 @@ class AngrWorker:
         self.analysed = False
         self.observe()
         started = time.monotonic()
-        deadline_s = self.startup_timeout_ms / 1000
         result: list[Result[Any, ReaError]] = []
+        done = anyio.Event()
 
         async def load() -> None:
             result.append(await self._exchange("load", {"path": self.path}, report))
+            done.set()
+
+        async def notify_while_waiting() -> None:
+            while True:
+                await anyio.sleep(WAIT_NOTICE_S)
+                await report("waiting for angr startup",
+                             f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target")
 
         async with anyio.create_task_group() as group:
             group.start_soon(load)
-            with anyio.move_on_after(deadline_s) as scope:
-                while not result:
-                    with anyio.move_on_after(WAIT_NOTICE_S):
-                        while not result:
-                            await anyio.sleep(0.05)
-                    if not result:
-                        await report("waiting for angr startup",
-                                     f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target")
-            if scope.cancelled_caught:
-                group.cancel_scope.cancel()
+            group.start_soon(notify_while_waiting)
+            with anyio.move_on_after(self.startup_timeout_ms / 1000):
+                await done.wait()
+            group.cancel_scope.cancel()  # stops the notices, and the load if the deadline passed
         if not result:
             await self.stop()
             return Failure(ReaError(

@@ -141,13 +141,26 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
     return program
 
 
-def _unwrap(result: Result[Any, ReaError]) -> Any:
-    return result.unwrap() if is_successful(result) else result.failure()
-
-
 def _page(items: list[Any], args: Mapping[str, Any], default: int) -> dict[str, Any]:
     page = paginate(items, args.get("offset", 0), args.get("limit", default))
     return {"items": list(page.items), **page.envelope()}
+
+
+def _on_procedure(answer):
+    """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
+    def resolved(session, snapshot, args):
+        found = _procedure(snapshot, args["procedure"])
+        return answer(session, snapshot, args, found.unwrap()) if is_successful(found) else found.failure()
+    return resolved
+
+
+def _on_address(answer):
+    """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
+    def resolved(session, snapshot, args):
+        address = _address(args["address"])
+        return answer(session, snapshot, args, address.unwrap()) if is_successful(address) else address.failure()
+    return resolved
+
 
 
 # ------------------------------------------------------------- inventories
@@ -224,23 +237,19 @@ def _segment_rows(session, snapshot, args):
     return {"items": snapshot["sections"] + snapshot["segments"]}, "observed", ()
 
 
-def _address_name(session, snapshot, args):
-    address = _address(args["address"])
-    if not is_successful(address):
-        return address.failure()
-    return {"address": address.unwrap(), "name": q.name_at(snapshot, address.unwrap())}, "derived", ()
+@_on_address
+def _address_name(session, snapshot, args, address):
+    return {"address": address, "name": q.name_at(snapshot, address)}, "derived", ()
 
 
-def _procedure_address(session, snapshot, args):
-    found = _procedure(snapshot, args["procedure"])
-    return _unwrap(found.map(lambda p: ({"procedure": q.brief(p)}, "derived", ())))
+@_on_procedure
+def _procedure_address(session, snapshot, args, p):
+    return {"procedure": q.brief(p)}, "derived", ()
 
 
-def _containing(session, snapshot, args):
-    address = _address(args["address"])
-    if not is_successful(address):
-        return address.failure()
-    return {"address": address.unwrap(), "procedure": q.brief(q.containing(snapshot, address.unwrap()))}, "derived", ()
+@_on_address
+def _containing(session, snapshot, args, address):
+    return {"address": address, "procedure": q.brief(q.containing(snapshot, address))}, "derived", ()
 
 
 def _searcher(collection: str, field: str):
@@ -254,42 +263,31 @@ def _searcher(collection: str, field: str):
     return answer
 
 
-def _info(session, snapshot, args):
-    found = _procedure(snapshot, args["procedure"])
-    if not is_successful(found):
-        return found.failure()
-    p = found.unwrap()
+@_on_procedure
+def _info(session, snapshot, args, p):
     return {"procedure": {**q.brief(p), "size": p["size"], "returning": p["returning"],
                           "blocks": p["blocks"], "callers": len(p["callers"]), "callees": len(p["callees"]),
                           "strings": q.strings_at(snapshot, p["strings"])}}, "derived", ()
 
 
 def _edges(edge: str):
-    def answer(session, snapshot, args):
-        found = _procedure(snapshot, args["procedure"])
-        if not is_successful(found):
-            return found.failure()
-        p = found.unwrap()
+    @_on_procedure
+    def answer(session, snapshot, args, p):
         return {"procedure": q.brief(p), edge: q.related(snapshot, p[edge])}, "derived", ()
     return answer
 
 
-def _references(session, snapshot, args):
-    found = _procedure(snapshot, args["procedure"])
-    if not is_successful(found):
-        return found.failure()
-    p = found.unwrap()
+@_on_procedure
+def _references(session, snapshot, args, p):
     direction = args.get("direction", "outgoing")
     refs = q.outgoing(snapshot, p) if direction == "outgoing" else q.incoming(snapshot, p["address"])
     return {"procedure": q.brief(p), "direction": direction, **_page(refs, args, 100)}, "derived", ()
 
 
-def _xrefs(session, snapshot, args):
-    address = _address(args["address"])
-    if not is_successful(address):
-        return address.failure()
-    refs = q.incoming(snapshot, address.unwrap())
-    return {"address": address.unwrap(), "name": q.name_at(snapshot, address.unwrap()), "references": refs}, "derived", ()
+@_on_address
+def _xrefs(session, snapshot, args, address):
+    refs = q.incoming(snapshot, address)
+    return {"address": address, "name": q.name_at(snapshot, address), "references": refs}, "derived", ()
 
 
 def _xrefs_to_name(session, snapshot, args):
@@ -352,11 +350,8 @@ def _navigation(session, snapshot, args):
     }, "observed", (_HEADLESS,)
 
 
-def _address_context(session, snapshot, args):
-    address = _address(args["address"])
-    if not is_successful(address):
-        return address.failure()
-    where = address.unwrap()
+@_on_address
+def _address_context(session, snapshot, args, where):
     unavailable = {"available": False, "reason": "angr keeps no analyst comments or bookmarks."}
     return {
         "address": where,

@@ -24,7 +24,7 @@ def test_capabilities_and_providers_share_catalog_identity():
     provs = rea("providers", "--json")
     assert caps.returncode == 0 and provs.returncode == 0
     c, p = json.loads(caps.stdout), json.loads(provs.stdout)
-    assert c["catalog"] == p["catalog"] and c["catalog"]["counts"]["mcp_tools"] == 9
+    assert c["catalog"] == p["catalog"] and c["catalog"]["counts"]["mcp_tools"] == 14
     text = rea("capabilities")
     assert "catalog digest" in text.stdout and "binary_session" in text.stdout
 

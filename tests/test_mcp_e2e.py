@@ -59,7 +59,9 @@ def test_tools_list_is_complete_with_valid_schemas():
     tools = run(main)
     names = {t["name"] for t in tools}
     assert names == {"binary_session", "open_binary", "close_binary", "get_evidence_bundle", "export_evidence_bundle",
-                     "import_evidence_bundle", "record_unknown", "update_unknown", "list_unknowns"}
+                     "import_evidence_bundle", "record_unknown", "update_unknown", "list_unknowns",
+                     "inspect_artifact", "inventory_artifact", "extract_artifact", "compare_artifacts",
+                     "inspect_analysis_view"}
     for tool in tools:
         for key in ("inputSchema", "outputSchema"):
             schema = tool[key]
@@ -113,7 +115,7 @@ def test_every_session_tool_end_to_end(tmp_path):
     assert r["closed"]["cleared"]["records"] == 7 and r["closed_again"]["closed_target"] is None
     assert r["after"]["ledger"] == {"records": 0, "unknowns": 0} and r["after"]["open"] is False
     assert r["reimported"] == {"imported": 7, "unknowns_added": 2, "total": 7}
-    assert len(r["tools_after"]) == 9
+    assert len(r["tools_after"]) == 14
 
 
 def test_markers_on_results_and_errors():

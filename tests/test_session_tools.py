@@ -6,6 +6,7 @@ from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
 from rea.errors import ReaError
 from rea.program import IdentifyTarget, NewRunId, PublishAtomically, PublishReceipt, ReadJsonFile, TargetFacts
+from rea.workflows import PROGRAMS
 from rea.session import Session, resolve
 from rea.workflows import session_tools as tools
 from scripted import drive
@@ -202,7 +203,7 @@ def test_binary_session_reports_identity_groups_and_alignment():
     outcome, _ = drive(tools.binary_session, ledger(2), {"expected_package_version": "9.9.9"})
     result = outcome.reply.unwrap()["result"]
     names = sorted(n for g in result["tool_availability"]["groups"] for n in g["names"])
-    assert names == sorted(tools.PROGRAMS)  # the session family is the whole catalog so far
+    assert names == sorted(PROGRAMS)  # every catalog tool is grouped
     assert result["server_identity"]["alignment"]["state"] == "mcp_server_restart_required"
     assert result["server_identity"]["alignment"]["reasons"] == ["package_version_mismatch"]
     digest = result["server_identity"]["catalog"]["digests"]["combined_sha256"]

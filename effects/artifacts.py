@@ -533,7 +533,7 @@ class Walker:
                                                    entry_type="unpacked file", reason="companion file absent"))
                     continue
                 with open(companion, "rb") as fh:
-                    yield from self._consume(fh, index, depth, size, None, declared_sha256=declared, unpacked=True)
+                    yield from self._consume(fh, index, depth, None, None, declared_sha256=declared, unpacked=True)
             else:
                 raw.seek(base + (offset or 0))
                 yield from self._consume(_Bounded(raw, size), index, depth, size, None, declared_sha256=declared)

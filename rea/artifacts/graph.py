@@ -52,8 +52,9 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
     root_name = root_name or "root"
     root_is_dir = facts.root_format == "directory"
     root_art = artifact_id(facts.root_sha256, facts.root_size)
-    root_occ = _id("occ_", {"parent_occurrence_id": None, "logical_path": root_name,
-                            "entry_kind": "directory" if root_is_dir else "file", "artifact_id": root_art})
+    # the root's name is shown but not committed to: renaming the file keeps every id
+    root_occ = _id("occ_", {"parent_occurrence_id": None, "entry_kind": "directory" if root_is_dir else "file",
+                            "artifact_id": root_art})
     limitations: list[str] = list(facts.limitations)
     nodes: dict[str, dict[str, Any]] = {}
     node_first_chain: dict[str, tuple[str, ...]] = {}
@@ -169,7 +170,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
              "integrity_contradictions": contradictions}
     manifest_body = {
         "schema_version": GRAPH_SCHEMA_VERSION, "root_artifact_id": root_art, "root_sha256": facts.root_sha256,
-        "root_format": facts.root_format, "graph_sha256": canonical_sha256(graph), "node_count": len(node_list),
+        "root_format": facts.root_format, "graph_sha256": canonical_sha256(_nameless(graph)), "node_count": len(node_list),
         "occurrence_count": len(occurrences), "edge_count": len(edges),
         "integrity_contradiction_count": len(contradictions), "limits": limits.to_json(), "coverage": coverage,
     }
@@ -184,6 +185,12 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
                             for o in facts.omissions],
         "limitations": limitations,
     }
+
+
+def _nameless(graph: Mapping[str, Any]) -> dict[str, Any]:
+    occurrences = [dict(o, logical_path=None) if o["parent_occurrence_id"] is None else o
+                   for o in graph["occurrences"]]
+    return {**graph, "occurrences": occurrences}
 
 
 def page_inventory(complete: Mapping[str, Any], windows: Mapping[str, tuple[int, int | None]]) -> dict[str, Any]:

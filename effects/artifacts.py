@@ -17,6 +17,7 @@ import stat
 import struct
 import tarfile
 import tempfile
+import time
 import zipfile
 import zlib
 from typing import IO, Any, Iterator
@@ -78,11 +79,12 @@ class Walker:
     so the async handler can checkpoint for cancellation between them."""
 
     def __init__(self, path: str, limits: Limits, policy: str, extract: dict[tuple[str, ...], str] | None = None,
-                 output_root: str | None = None) -> None:
+                 output_root: str | None = None, known: tuple[str, int] | None = None) -> None:
         self.path = path
+        self.known = known
         self.limits = limits
         self.policy = policy
-        self.entries: list[EntryFact] = []
+        self.entries: list[dict[str, Any]] = []  # EntryFact fields, frozen when the walk ends
         self.hits: list[LimitHit] = []
         self.omissions: list[Omission] = []
         self.limitations: list[str] = []
@@ -115,13 +117,12 @@ class Walker:
                       "traversal stopped; later members were not observed")
             raise _Stop()
         index = len(self.entries)
-        self.entries.append(EntryFact(index=index, parent=parent, logical_path=name, entry_kind=kind, **fields))
+        self.entries.append({"index": index, "parent": parent, "logical_path": name, "entry_kind": kind, **fields})
         self.chains[index] = self.chains[parent] + (name,)
         return index
 
     def _update(self, index: int, **fields: Any) -> None:
-        import attrs
-        self.entries[index] = attrs.evolve(self.entries[index], **fields)
+        self.entries[index].update(fields)
 
     # ------------------------------------------------------------ content
 
@@ -164,6 +165,7 @@ class Walker:
         spool: Any = None
         out = self._open_output(chain)
         status = "verified"
+        sniffed = "file"
         try:
             while True:
                 block = stream.read(BLOCK)
@@ -171,7 +173,8 @@ class Walker:
                     break
                 if not head:
                     head = block[:512]
-                    fmt = format_for_name(entry.logical_path, head)
+                    fmt = format_for_name(entry["logical_path"], head)
+                    sniffed = fmt
                     if disk_path is None and depth < limits.max_depth and fmt in CONTAINER_FORMATS | {"asar"}:
                         spool = tempfile.SpooledTemporaryFile(max_size=SPOOL_IN_MEMORY)
                 size += len(block)
@@ -198,7 +201,7 @@ class Walker:
                     spool.write(block)
                 if out is not None:
                     out.write(block)
-                yield f"read {logical} ({size} bytes)"
+                yield logical
         except _Stop:
             self._update(index, hash_status="not-hashed-limit")
             self._discard_output(out, chain)
@@ -206,7 +209,7 @@ class Walker:
         except _READ_ERRORS as exc:
             self._discard_output(out, chain)
             self._update(index, hash_status="unavailable",
-                         limitations=entry.limitations + (f"reading failed: {type(exc).__name__}: {exc}",))
+                         limitations=tuple(entry.get("limitations", ())) + (f"reading failed: {type(exc).__name__}: {exc}",))
             self.omissions.append(Omission(logical_path=logical, entry_type="file",
                                            reason=f"its bytes could not be read ({type(exc).__name__})"))
             return
@@ -215,7 +218,7 @@ class Walker:
             self._discard_output(out, chain)
             return
         observed = digest.hexdigest()
-        fmt = format_for_name(entry.logical_path, head)
+        fmt = sniffed if head else format_for_name(entry["logical_path"], head)
         mismatch = declared_sha256 is not None and declared_sha256 != observed
         if mismatch:
             status = "mismatched"
@@ -376,7 +379,7 @@ class Walker:
                         continue
                     with zf.open(info) as member:
                         yield from self._consume(member, index, depth, info.file_size, info.compress_size)
-                yield f"listed {clean}"
+                yield clean
 
     def _tar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
         raw = open(path, "rb") if path is not None else handle
@@ -419,7 +422,7 @@ class Walker:
                             self._hit("max_compression_ratio", "/".join(self.chains[index]),
                                       "the archive expanded past the ratio limit; traversal stopped")
                             raise _Stop()
-                    yield f"listed {clean}"
+                    yield clean
         finally:
             if path is not None:
                 raw.close()
@@ -466,7 +469,7 @@ class Walker:
                                   source_offset=offset, source_length=size, hash_status="unavailable")
                 yield from self._consume(_Bounded(raw, size), index, depth, size, None)
                 raw.seek(offset + size + (size & 1))
-                yield f"listed {clean}"
+                yield clean
         finally:
             if path is not None:
                 raw.close()
@@ -554,17 +557,24 @@ class Walker:
             return
         if not stat.S_ISREG(info.st_mode):
             raise ValueError("not a regular file or directory (device, FIFO and socket files are never opened)")
-        digest = hashlib.sha256()
-        size = 0
-        head = b""
-        with open(path, "rb") as fh:
-            while block := fh.read(BLOCK):
-                head = head or block[:512]
-                digest.update(block)
-                size += len(block)
-                yield f"hashed {size} bytes of {name}"
+        if self.known is not None and self.known[1] == info.st_size:
+            # open_binary hashed this file; reading it twice would double the cost of a large archive
+            with open(path, "rb") as fh:
+                head = fh.read(512)
+            sha, size = self.known
+        else:
+            digest = hashlib.sha256()
+            size = 0
+            head = b""
+            with open(path, "rb") as fh:
+                while block := fh.read(BLOCK):
+                    head = head or block[:512]
+                    digest.update(block)
+                    size += len(block)
+                    yield f"hashed {size} bytes of {name}"
+            sha = digest.hexdigest()
         fmt = format_for_name(name, head)
-        self.root_facts = (fmt, digest.hexdigest(), size)
+        self.root_facts = (fmt, sha, size)
         if fmt in ROOT_ONLY_FORMATS or fmt not in CONTAINER_FORMATS | {"asar"}:
             return
         try:
@@ -595,10 +605,10 @@ def _directory_digest(walker: Walker) -> tuple[str, int]:
     """A directory root's identity: the digest of its canonical entry listing."""
     from rea.canonical_json import canonical_sha256
 
-    listing = [{"path": e.logical_path, "kind": e.entry_kind, "sha256": e.sha256, "size": e.size,
-                "link": e.link_target} for e in walker.entries if e.parent is None]
-    return canonical_sha256(sorted(listing, key=lambda x: x["path"])), sum(e.size or 0 for e in walker.entries
-                                                                           if e.parent is None)
+    top = [e for e in walker.entries if e["parent"] is None]
+    listing = [{"path": e["logical_path"], "kind": e["entry_kind"], "sha256": e.get("sha256"), "size": e.get("size"),
+                "link": e.get("link_target")} for e in top]
+    return canonical_sha256(sorted(listing, key=lambda x: x["path"])), sum(e.get("size") or 0 for e in top)
 
 
 def _failed(path: str, exc: BaseException) -> ReaError:
@@ -614,11 +624,20 @@ def _failed(path: str, exc: BaseException) -> ReaError:
                            "directory); other files are inventoried by their root digest only.")
 
 
+CHECKPOINT_EVERY_S = 0.005
+
+
 async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
+    """Checkpoint (cancellation) and report at most every 5 ms: a per-member await would cost more than
+    hashing small members."""
+    clock = time.perf_counter
     try:
+        due = clock()
         for message in walker.steps():
-            await anyio.lowlevel.checkpoint()
-            await progress.report("inventorying artifact", message)
+            if clock() >= due:
+                await anyio.lowlevel.checkpoint()
+                await progress.report("inventorying artifact", message)
+                due = clock() + CHECKPOINT_EVERY_S
     except _IntegrityFailure as failure:
         return failure.error.with_details(path=walker.path)
     except _READ_ERRORS as exc:
@@ -632,13 +651,15 @@ def _facts(walker: Walker) -> InventoryFacts:
     if fmt == "directory":
         sha, size = _directory_digest(walker)
     return InventoryFacts(root_name=os.path.basename(walker.path.rstrip("/")) or "root", root_sha256=sha,
-                          root_size=size, root_format=fmt, entries=tuple(walker.entries),
+                          root_size=size, root_format=fmt, entries=tuple(EntryFact(**e) for e in walker.entries),
                           limit_hits=tuple(walker.hits), omissions=tuple(walker.omissions),
                           limitations=tuple(walker.limitations))
 
 
 async def inventory(effect: InventoryArtifact, progress: Progress) -> Result[InventoryFacts, ReaError]:
-    walker = Walker(effect.path, effect.limits, effect.integrity_policy)
+    known = (effect.known_sha256, effect.known_size) if effect.known_sha256 and effect.known_size is not None \
+        else None
+    walker = Walker(effect.path, effect.limits, effect.integrity_policy, known=known)
     error = await _drive(walker, progress)
     return Failure(error) if error is not None else Success(_facts(walker))
 

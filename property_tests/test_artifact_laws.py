@@ -168,3 +168,18 @@ def test_mutated_archives_never_raise_and_never_write_outside(data):
                 assert extraction.containment_verified
                 import shutil
                 shutil.rmtree(root)
+
+
+flat_values = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.integers() | st.text() | \
+    st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(st.dictionaries(st.text(max_size=6), flat_values, max_size=6))
+def test_flat_ids_are_canonical_sha256(body):
+    from rea.artifacts.graph import flat_sha256
+    from rea.canonical_json import CanonicalJsonError, canonical_sha256
+    try:
+        expected = canonical_sha256(body)
+    except CanonicalJsonError:
+        return
+    assert flat_sha256(body) == expected

@@ -8,9 +8,11 @@ the order a reader happened to report entries in.
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from typing import Any, Mapping, Sequence
 
+import orjson
 from returns.result import Failure, Result, Success
 
 from rea.canonical_json import canonical_sha256
@@ -34,8 +36,25 @@ UNPACKED_CAUSE = ("Packaging tools commonly sign or strip .asar.unpacked native 
                   "runtime.")
 
 
+_SAFE = 2**53 - 1
+_FLAT = (str, bool, type(None))
+
+
+def flat_sha256(body: Mapping[str, Any]) -> str:
+    """canonical_sha256 of a flat object with ASCII keys and string/bool/null/safe-integer values.
+
+    For exactly these values RFC 8785 output equals orjson's sorted-key output (keys compare the
+    same by code point and by UTF-16 unit when they are ASCII; strings escape identically), so the
+    id skips the general canonicalizer's census. Anything else takes the general path; a law in
+    property_tests checks the two agree."""
+    for key, value in body.items():
+        if not key.isascii() or not (type(value) in _FLAT or (type(value) is int and -_SAFE <= value <= _SAFE)):
+            return canonical_sha256(body)
+    return hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
 def _id(prefix: str, body: Mapping[str, Any]) -> str:
-    return prefix + canonical_sha256(body)
+    return prefix + flat_sha256(body)
 
 
 def artifact_id(sha256: str, size: int) -> str:

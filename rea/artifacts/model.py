@@ -117,6 +117,9 @@ class InventoryArtifact:
     path: str
     limits: Limits
     integrity_policy: str = "fail"
+    # the digest open_binary took; the reader re-hashes the root only when the size no longer matches
+    known_sha256: str | None = None
+    known_size: int | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -138,6 +141,10 @@ def normalize_member_name(name: str, max_path_bytes: int) -> tuple[str | None, s
     """A member name as a normalized relative POSIX path, or (None, why it is refused)."""
     if "\x00" in name:
         return None, "contains a NUL byte"
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return None, "is not valid UTF-8"
     if "\\" in name:
         return None, "contains a backslash"
     if name.startswith("/"):

@@ -65,7 +65,10 @@ def _inventory(session: Session, args: Mapping[str, Any]):
     limits, policy = _settings(args)
     assert session.target is not None
     yield ReportProgress(phase="inventorying artifact", message=f"reading {session.target.path}")
-    facts = yield InventoryArtifact(path=session.target.path, limits=limits, integrity_policy=policy)
+    target = session.target
+    facts = yield InventoryArtifact(path=target.path, limits=limits, integrity_policy=policy,
+                                    known_sha256=target.sha256 if target.kind == "file" else None,
+                                    known_size=target.size if target.kind == "file" else None)
     if not is_successful(facts):
         return facts
     return Success(build_inventory(facts.unwrap(), limits))

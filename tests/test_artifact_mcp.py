@@ -126,3 +126,31 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
     assert gone.returncode == 1 and "target_unavailable" in gone.stdout
     listing = _rea("inspect-artifact", str(v1))
     assert listing.returncode == 0 and "coverage container-entries/complete" in listing.stdout
+
+
+def test_oversized_inspection_is_retained_and_viewable(tmp_path):
+    big = tmp_path / "many.zip"
+    import zipfile
+    with zipfile.ZipFile(big, "w") as zf:
+        for i in range(10_500):
+            zf.writestr(f"some/long/directory/name/member{i:05}.txt", str(i))
+
+    async def main():
+        async with connect() as s:
+            await s.call_tool("open_binary", {"path": str(big)})
+            full = await s.call_tool("inspect_artifact", {})
+            ref = json.loads(full.content[0].text)["error"]["details"]["reported_limits"]["evidence_reference"]
+            view = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "summary"})
+            page = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "inventory",
+                                                               "section": "occurrences", "offset": 9_990})
+            return full, view, page
+
+    full, view, page = anyio.run(main)
+    assert error(full, "resource_constraint")["details"]["resource"] == "transport"
+    summary = evidence(view)["normalized_result"]
+    assert summary["coverage"]["status"] == "unknown"  # max_entries (10,000) was reached, and it says so
+    assert any("max_entries=10000" in t for t in summary["limitations"])
+    assert summary["available_counts"]["occurrences"] == 10_001
+    p = evidence(page)["normalized_result"]
+    assert p["total"] == 10_001 and len(p["items"]) == 11 and p["next_offset"] is None
+    assert p["source_complete"] is False and p["limitations"]

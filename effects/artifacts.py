@@ -20,6 +20,7 @@ import tempfile
 import time
 import zipfile
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, Iterator
 
 import anyio.lowlevel
@@ -74,6 +75,60 @@ class _Counting:
         return True
 
 
+class _Hasher:
+    """SHA-256 on one worker thread, fed in batches of ~4 MiB (hashlib releases the GIL on large
+    updates). At most four batches are in flight, so memory stays bounded; updates of one digest
+    run in order because there is one worker."""
+
+    BATCH = 4 << 20
+    IN_FLIGHT = 4
+
+    def __init__(self) -> None:
+        self.pool: ThreadPoolExecutor | None = None
+        self.batch: list[tuple[Any, bytes]] = []
+        self.batch_bytes = 0
+        self.pending: list[Any] = []
+        self.digests: dict[int, Any] = {}
+
+    def digest(self, index: int) -> Any:
+        d = self.digests[index] = hashlib.sha256()
+        return d
+
+    def add(self, digest: Any, block: bytes) -> None:
+        self.batch.append((digest, block))
+        self.batch_bytes += len(block)
+        if self.batch_bytes >= self.BATCH:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.batch:
+            return
+        if self.pool is None:
+            self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rea-sha256")
+        batch, self.batch, self.batch_bytes = self.batch, [], 0
+        self.pending.append(self.pool.submit(_update_all, batch))
+        while len(self.pending) > self.IN_FLIGHT:
+            self.pending.pop(0).result()
+
+    def finish(self) -> dict[int, str]:
+        self._flush()
+        for future in self.pending:
+            future.result()
+        self.close()
+        return {index: d.hexdigest() for index, d in self.digests.items()}
+
+    def close(self) -> None:
+        self.pending = []
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+def _update_all(batch: list[tuple[Any, bytes]]) -> None:
+    for digest, block in batch:
+        digest.update(block)
+
+
 class Walker:
     """One traversal. `steps()` is a sync generator yielding progress text after each unit of work,
     so the async handler can checkpoint for cancellation between them."""
@@ -92,6 +147,7 @@ class Walker:
         self.extract = extract or {}
         self.output_root = output_root
         self.extracted: list[ExtractedFile] = []
+        self.hasher = _Hasher()
         self.chains: dict[int | None, tuple[str, ...]] = {None: ()}
         self.root_facts: tuple[str, str, int] | None = None  # format, sha256, size
 
@@ -159,11 +215,14 @@ class Walker:
             self._hit("max_entry_bytes", logical, f"declared size {declared} exceeds the limit; not read")
             self._update(index, hash_status="not-hashed-limit")
             return
-        digest = hashlib.sha256()
+        out = self._open_output(chain)
+        # a digest nobody waits for (no declared hash to check, no extracted file to report) is
+        # computed on the hasher's worker thread, overlapping SHA-256 with this thread's parsing
+        deferred = out is None and declared_sha256 is None
+        digest = self.hasher.digest(index) if deferred else hashlib.sha256()
         size = 0
         head = b""
         spool: Any = None
-        out = self._open_output(chain)
         status = "verified"
         sniffed = "file"
         try:
@@ -196,7 +255,10 @@ class Walker:
                     self._hit(reason[0], logical, reason[1])
                     status = "not-hashed-limit"
                     break
-                digest.update(block)
+                if deferred:
+                    self.hasher.add(digest, block)
+                else:
+                    digest.update(block)
                 if spool is not None:
                     spool.write(block)
                 if out is not None:
@@ -217,7 +279,7 @@ class Walker:
             self._update(index, hash_status=status, size=None)
             self._discard_output(out, chain)
             return
-        observed = digest.hexdigest()
+        observed = None if deferred else digest.hexdigest()
         fmt = sniffed if head else format_for_name(entry["logical_path"], head)
         mismatch = declared_sha256 is not None and declared_sha256 != observed
         if mismatch:
@@ -638,10 +700,16 @@ async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
                 await anyio.lowlevel.checkpoint()
                 await progress.report("inventorying artifact", message)
                 due = clock() + CHECKPOINT_EVERY_S
+        for index, sha in walker.hasher.finish().items():
+            entry = walker.entries[index]
+            if entry.get("hash_status") == "verified" and entry.get("sha256") is None:
+                entry["sha256"] = sha
     except _IntegrityFailure as failure:
         return failure.error.with_details(path=walker.path)
     except _READ_ERRORS as exc:
         return _failed(walker.path, exc)
+    finally:
+        walker.hasher.close()
     return None
 
 

@@ -183,3 +183,16 @@ def test_flat_ids_are_canonical_sha256(body):
     except CanonicalJsonError:
         return
     assert flat_sha256(body) == expected
+
+
+@given(st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=8),
+                       st.none() | st.text() | st.integers(-(2**53) + 1, 2**53 - 1), max_size=6),
+       st.sampled_from(["art_", "occ_", "edge_", "ic_", "agm_"]))
+def test_graph_ids_equal_prefixed_canonical_sha256(body, prefix):
+    from rea.artifacts.graph import _id
+    from rea.canonical_json import CanonicalJsonError, canonical_sha256
+    try:
+        expected = prefix + canonical_sha256(body)
+    except CanonicalJsonError:
+        return
+    assert _id(prefix, body) == expected

@@ -54,7 +54,9 @@ def flat_sha256(body: Mapping[str, Any]) -> str:
 
 
 def _id(prefix: str, body: Mapping[str, Any]) -> str:
-    return prefix + flat_sha256(body)
+    """Id bodies are built here with ASCII literal keys and str/None/int values (sizes, ordinals,
+    UTF-8-clean paths), so the unchecked fast form applies; a law checks it against canonical_sha256."""
+    return prefix + hashlib.sha256(orjson.dumps(body, option=orjson.OPT_SORT_KEYS)).hexdigest()
 
 
 def artifact_id(sha256: str, size: int) -> str:
@@ -193,7 +195,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         "occurrence_count": len(occurrences), "edge_count": len(edges),
         "integrity_contradiction_count": len(contradictions), "limits": limits.to_json(), "coverage": coverage,
     }
-    manifest = {"schema_version": GRAPH_SCHEMA_VERSION, "manifest_id": _id("agm_", manifest_body),
+    manifest = {"schema_version": GRAPH_SCHEMA_VERSION, "manifest_id": "agm_" + canonical_sha256(manifest_body),  # nested, may hold a float
                 **{k: v for k, v in manifest_body.items() if k != "schema_version"}}
     return {
         "manifest": manifest, **graph, "limits": limits.to_json(), "coverage": coverage,

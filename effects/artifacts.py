@@ -37,7 +37,8 @@ from rea.errors import ReaError
 BLOCK = 1 << 20
 SPOOL_IN_MEMORY = 16 << 20
 _READ_ERRORS = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, ValueError,
-                struct.error, KeyError, NotImplementedError, RuntimeError, UnicodeDecodeError, orjson.JSONDecodeError)
+                struct.error, KeyError, NotImplementedError, RuntimeError, UnicodeDecodeError, orjson.JSONDecodeError,
+                RecursionError)
 UNPACKED_HINT = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
                  "header, so their declared hashes no longer match (Electron does not check them at runtime). "
                  "Rerun with integrity_policy \"record-and-continue\" to record the contradiction and continue.")
@@ -356,8 +357,13 @@ class Walker:
 
     def _directory(self, base: str, rel: str, parent: int | None, depth: int) -> Iterator[str]:
         current = os.path.join(base, rel) if rel else base
-        with os.scandir(current) as it:
-            names = sorted(e.name for e in it)
+        try:
+            with os.scandir(current) as it:
+                names = sorted(e.name for e in it)
+        except OSError as exc:
+            self.omissions.append(Omission(logical_path=rel or ".", entry_type="directory",
+                                           reason=f"it could not be listed ({exc.strerror or exc})"))
+            return
         for name in names:
             full = os.path.join(current, name)
             logical = f"{rel}/{name}" if rel else name
@@ -450,6 +456,7 @@ class Walker:
             magic = raw.read(4)
             raw.seek(0)
             counting = _Counting(raw)
+            start_total = self.total_bytes
             source: Any = _zstd_reader(counting) if magic == b"\x28\xb5\x2f\xfd" else counting
             with tarfile.open(fileobj=source, mode="r|*" if magic != b"\x28\xb5\x2f\xfd" else "r|") as tf:
                 for member in tf:
@@ -479,8 +486,9 @@ class Walker:
                         extracted = tf.extractfile(member)
                         if extracted is not None:
                             yield from self._consume(extracted, index, depth, member.size, None)
-                        if counting.count and self.total_bytes > counting.count * self.limits.max_compression_ratio \
-                                and self.total_bytes > BLOCK:
+                        expanded = self.total_bytes - start_total
+                        if counting.count and expanded > counting.count * self.limits.max_compression_ratio \
+                                and expanded > BLOCK:
                             self._hit("max_compression_ratio", "/".join(self.chains[index]),
                                       "the archive expanded past the ratio limit; traversal stopped")
                             raise _Stop()
@@ -611,7 +619,7 @@ class Walker:
         info = os.stat(path)
         name = os.path.basename(path.rstrip("/")) or path
         if stat.S_ISDIR(info.st_mode):
-            self.root_facts = ("directory", "", 0)
+            self.root_facts = ("directory", *(self.known or ("", 0)))
             try:
                 yield from self._container(path, None, "directory", None, 0)
             except _Stop:
@@ -716,7 +724,7 @@ async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
 def _facts(walker: Walker) -> InventoryFacts:
     assert walker.root_facts is not None
     fmt, sha, size = walker.root_facts
-    if fmt == "directory":
+    if fmt == "directory" and not sha:
         sha, size = _directory_digest(walker)
     return InventoryFacts(root_name=os.path.basename(walker.path.rstrip("/")) or "root", root_sha256=sha,
                           root_size=size, root_format=fmt, entries=tuple(EntryFact(**e) for e in walker.entries),

@@ -121,10 +121,21 @@ member_names = st.text(st.sampled_from("ab/.-\\A"), min_size=1, max_size=8)
 
 @st.composite
 def mutated_zips(draw):
+    """A zip or a tar.gz of generated members, then bytes flipped and the tail cut."""
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        for name in draw(st.lists(member_names, max_size=6)):
-            zf.writestr(name, draw(st.binary(max_size=64)))
+    members = {name: draw(st.binary(max_size=64)) for name in draw(st.lists(member_names, max_size=6))}
+    kind = draw(st.sampled_from(["zip", "tgz"]))
+    if kind == "zip":
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+            for name, body in members.items():
+                zf.writestr(name, body)
+    else:
+        import tarfile
+        with tarfile.open(fileobj=buf, mode="w:gz") as tf:
+            for name, body in members.items():
+                info = tarfile.TarInfo(name)
+                info.size = len(body)
+                tf.addfile(info, io.BytesIO(body))
     data = bytearray(buf.getvalue())
     for _ in range(draw(st.integers(0, 4))):
         if data:
@@ -138,7 +149,7 @@ def mutated_zips(draw):
 @given(mutated_zips())
 def test_mutated_archives_never_raise_and_never_write_outside(data):
     with tempfile.TemporaryDirectory() as scratch:
-        path = os.path.join(scratch, "m.zip")
+        path = os.path.join(scratch, "m.zip" if data[:2] != b"\x1f\x8b" else "m.tar.gz")
         with open(path, "wb") as handle:
             handle.write(data)
         before = set(os.listdir(scratch))

@@ -67,8 +67,7 @@ def _inventory(session: Session, args: Mapping[str, Any]):
     yield ReportProgress(phase="inventorying artifact", message=f"reading {session.target.path}")
     target = session.target
     facts = yield InventoryArtifact(path=target.path, limits=limits, integrity_policy=policy,
-                                    known_sha256=target.sha256 if target.kind == "file" else None,
-                                    known_size=target.size if target.kind == "file" else None)
+                                    known_sha256=target.sha256, known_size=target.size)
     if not is_successful(facts):
         return facts
     return Success(build_inventory(facts.unwrap(), limits))

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import jsonschema
 from returns.result import Success
 
 from effects.calls import Connection, call_tool
+from rea.catalog import BY_NAME
 from scripted import CTX
 
 ASAR_DIR = Path(__file__).parent / "asar"
@@ -101,7 +103,10 @@ def call(tool: str, args: dict[str, Any], conn: Connection | None = None) -> tup
     async def main() -> Any:
         return await call_tool(conn, tool, args, None)
 
-    return anyio.run(main), conn
+    reply = anyio.run(main)
+    if isinstance(reply, Success):  # every successful reply matches the advertised output schema
+        jsonschema.Draft202012Validator(BY_NAME[tool].output_schema).validate(reply.unwrap())
+    return reply, conn
 
 
 def run_tools(steps: list[tuple[str, dict[str, Any]]]) -> tuple[list[Any], Connection]:

@@ -90,6 +90,55 @@ INVENTORY = obj({
     "limit_hits", "omitted_entries", "limitations"))
 
 
+_VIEW_BASE = {
+    "view": string("View"), "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
+    "source_operation": {"type": "string", "enum": ["inspect_artifact", "inventory_artifact"]},
+    "manifest_id": nullable(string("Manifest of the source inventory")), "coverage": COVERAGE,
+    "coverage_status": {"type": "string", "enum": list(LEGACY_STATUSES)},
+    "source_complete": {"type": "boolean"},
+    "selected_facts_sha256": string("Digest of the selected facts", pattern=SHA256_PATTERN),
+    "limitations": _STRINGS,
+}
+_COUNTS = obj({s: nullable(integer(s)) for s in SECTIONS}, SECTIONS)
+SUMMARY_VIEW = obj({
+    **_VIEW_BASE, "view": {"const": "summary"}, "expected_counts": _COUNTS,
+    "available_counts": obj({s: integer(s) for s in SECTIONS}, SECTIONS),
+    "entry_kinds": {"type": "object", "additionalProperties": integer("Occurrences of this kind")},
+    "node_formats": {"type": "object", "additionalProperties": integer("Nodes of this format")},
+    "inventory_evidence_ids": array(string("Inventory Evidence", pattern=EVIDENCE_ID_PATTERN)),
+    "root": obj({"artifact_id": nullable(string("Root artifact")), "sha256": nullable(string("Root digest")),
+                 "format": nullable(string("Root format"))}, ("artifact_id", "sha256", "format")),
+}, (*_VIEW_BASE, "expected_counts", "available_counts", "entry_kinds", "node_formats", "inventory_evidence_ids",
+    "root"))
+INVENTORY_VIEW = obj({
+    **_VIEW_BASE, "view": {"const": "inventory"}, "section": {"type": "string", "enum": list(SECTIONS)},
+    "logical_paths": nullable(_STRINGS),
+    "items": array({"anyOf": [NODE, OCCURRENCE, EDGE, CONTRADICTION]}),
+    "offset": integer("First item"), "limit": nullable(integer("Page size", 1)), "total": integer("Selected items"),
+    "next_offset": nullable(integer("Next offset")),
+}, (*_VIEW_BASE, "section", "logical_paths", "items", "offset", "limit", "total", "next_offset"))
+# inspect_analysis_view is shared: another family adds its view shapes to this tuple
+VIEW_RESULTS: tuple[dict[str, Any], ...] = (SUMMARY_VIEW, INVENTORY_VIEW)
+INSPECTION = obj({
+    "schema_version": {"const": 1},
+    "subject": obj({"manifest_id": _id("agm"), "root_artifact_id": _id("art"), "root_format": string("Root format"),
+                    "root_sha256": string("Root digest", pattern=SHA256_PATTERN)},
+                   ("manifest_id", "root_artifact_id", "root_format", "root_sha256")),
+    "inventory": INVENTORY,
+    "inventory_evidence_ids": array(string("Inventory Evidence", pattern=EVIDENCE_ID_PATTERN), minItems=1),
+    "observations": obj({"entry_kinds": {"type": "object", "additionalProperties": integer("Count")},
+                         "artifact_kinds": {"type": "object", "additionalProperties": integer("Count")},
+                         "executables": integer("Executable occurrences"),
+                         "nested_containers": integer("Nested container nodes")},
+                        ("entry_kinds", "artifact_kinds", "executables", "nested_containers")),
+    "contradictions": array(CONTRADICTION),
+    "next_probes": array(obj({"operation": string("Tool"), "rationale": string("Why")}, ("operation", "rationale"))),
+    "coverage": COVERAGE, "coverage_status": {"type": "string", "enum": list(LEGACY_STATUSES)},
+    "limitations": _STRINGS,
+}, ("schema_version", "subject", "inventory", "inventory_evidence_ids", "observations", "contradictions",
+    "next_probes", "coverage", "coverage_status", "limitations"))
+
+
 def evidence_output(normalized_result: Mapping[str, Any], operation: str | None = None) -> dict[str, Any]:
     """An Evidence v2 record whose normalized_result has the given shape."""
     return bind_id(obj({
@@ -152,7 +201,7 @@ INSPECT_ARTIFACT = ToolContract(
                    "description": "complete: the inspection Evidence; summary: retain it and return its summary view"},
         "integrity_policy": _POLICY, **_LIMIT_INPUTS,
     }, examples=[{}, {"detail": "summary"}, {"integrity_policy": "record-and-continue", "max_depth": 2}]),
-    output_schema=evidence_output({"type": "object"}),
+    output_schema=evidence_output({"anyOf": [INSPECTION, SUMMARY_VIEW]}),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
@@ -271,13 +320,7 @@ INSPECT_ANALYSIS_VIEW = ToolContract(
         "logical_paths": array(string("Exact recorded logical path"), maxItems=500,
                                description="Occurrences whose logical_path is one of these; [] selects none"),
     }, ("source",), examples=[{"source": _REF}, {"source": _REF, "view": "inventory", "section": "occurrences"}]),
-    output_schema=evidence_output(obj({
-        "view": string("View"), "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
-        "source_operation": string("Operation of the source"), "source_complete": {"type": "boolean"},
-        "selected_facts_sha256": string("Digest of the selected facts", pattern=SHA256_PATTERN),
-        "limitations": _STRINGS,
-    }, ("view", "parent_evidence_id", "source_operation", "source_complete", "selected_facts_sha256", "limitations"),
-        closed=False), "inspect_analysis_view"),
+    output_schema=evidence_output({"anyOf": list(VIEW_RESULTS)}, "inspect_analysis_view"),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     result_kind="evidence",

@@ -120,3 +120,17 @@ def test_compare_rules():
     u = parse_inventory(page_inventory(build_inventory(unhashed, Limits()), {})).unwrap()
     assert compare_inventories(inv, u)["status"] in ("unknown", "changed")
     assert compare_inventories(inv, u)["uncertainty"]
+
+
+def test_pages_of_one_inventory_must_share_manifest_and_coverage():
+    from rea.artifacts.graph import merge_pages
+    complete = build_inventory(facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)]), Limits())
+    first = parse_inventory(page_inventory(complete, {"occurrences": (0, 1)})).unwrap()
+    second = parse_inventory(page_inventory(complete, {"occurrences": (1, 5)})).unwrap()
+    merged = merge_pages([first, second]).unwrap()
+    assert len(merged["occurrences"]["items"]) == 3
+    relabelled = dict(second, coverage={"scope": "container-entries", "status": "unknown"}, coverage_status="partial")
+    assert "different coverage" in merge_pages([first, relabelled]).failure().message
+    other = build_inventory(facts([file(0, "c", "03" * 32)]), Limits())
+    foreign = parse_inventory(page_inventory(other, {})).unwrap()
+    assert "different inventories" in merge_pages([first, foreign]).failure().message

@@ -353,3 +353,35 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
                                                          "evidence_id": page.unwrap()["evidence_id"]}}, conn)
     assert wrong.failure().code == "invalid_request" and "inspect_analysis_view" in wrong.failure().message
     assert isinstance(page, Success)
+
+
+def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
+    import anyio
+    from effects.calls import Connection, call_tool
+    from scripted import CTX
+    staging = tmp_path / "tmp"
+    staging.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(staging))
+    big = make_zip(tmp_path / "big.zip", {f"m{i}.bin": os.urandom(1 << 20) for i in range(40)})
+    replies, conn = run_tools([("open_binary", {"path": str(big)}), ("inspect_artifact", {})])
+    ids = [o["occurrence_id"] for p, o in occurrences(replies[1].unwrap()).items() if p.endswith(".bin")]
+    seen = []
+
+    async def main():
+        async with anyio.create_task_group() as group:
+            async def watch():  # cancel once the extraction directory exists and holds a file
+                while not any(p.is_file() for p in staging.rglob("*")):
+                    await anyio.sleep(0.001)
+                seen.append("writing")
+                group.cancel_scope.cancel()
+
+            async def work():
+                await call_tool(conn, "extract_artifact", {"occurrence_ids": ids}, None)
+                seen.append("finished")
+
+            group.start_soon(watch)
+            group.start_soon(work)
+
+    anyio.run(main)
+    assert seen == ["writing"]
+    assert list(staging.iterdir()) == []

@@ -154,3 +154,26 @@ def test_oversized_inspection_is_retained_and_viewable(tmp_path):
     p = evidence(page)["normalized_result"]
     assert p["total"] == 10_001 and len(p["items"]) == 11 and p["next_offset"] is None
     assert p["source_complete"] is False and p["limitations"]
+
+
+def test_typescript_client_accepts_every_artifact_reply(tmp_path):
+    import shutil
+    here = Path(__file__).parent / "conformance"
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        pytest.skip("Node.js and npm are not installed on this host")
+    if not (here / "node_modules" / "@modelcontextprotocol" / "client").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=here, check=True, capture_output=True,
+                       timeout=600)
+    left = make_zip(tmp_path / "l.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n", "a/B.class": b"\xca\xfe"})
+    right = make_zip(tmp_path / "r.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n"})
+    proc = subprocess.run(["node", str(here / "artifacts.mjs"), json.dumps([*rea_command(), "mcp"]), str(left),
+                           str(right)], capture_output=True, text=True, timeout=300, env=clean_env())
+    report = json.loads(proc.stdout)
+    assert report.get("fatal") is None and report["clientErrors"] == [], report
+    for label, reply in report["calls"].items():
+        assert "thrown" not in reply and reply["isError"] is False, (label, reply)
+        assert json.loads(reply["text"]) == reply["structured"]
+    compared = report["calls"]["compare"]["structured"]["normalized_result"]
+    assert compared["status"] == "changed"  # the root bytes differ too
+    assert {c["logical_path"]: c["classification"] for c in compared["changes"]["items"]} == {
+        "": "changed", "a/B.class": "removed"}

@@ -15,7 +15,7 @@ from rea.config import input_schema_profile, response_budget
 
 DEPENDENCIES = (
     ("returns", "returns"), ("attrs", "attrs"), ("cattrs", "cattrs"), ("mcp", "mcp"), ("anyio", "anyio"),
-    ("orjson", "orjson"), ("jsonschema", "jsonschema"),
+    ("orjson", "orjson"), ("jsonschema", "jsonschema"), ("zstandard", "zstandard"),
 )
 SETTINGS = (
     ("REA_MCP_MAX_RESPONSE_BYTES", response_budget,

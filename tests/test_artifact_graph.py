@@ -134,3 +134,9 @@ def test_pages_of_one_inventory_must_share_manifest_and_coverage():
     other = build_inventory(facts([file(0, "c", "03" * 32)]), Limits())
     foreign = parse_inventory(page_inventory(other, {})).unwrap()
     assert "different inventories" in merge_pages([first, foreign]).failure().message
+
+
+def test_compare_is_importable_from_rea():
+    from rea import compare_artifacts, compare_inventories
+    from rea.artifacts import compare
+    assert compare_artifacts is compare.compare_artifacts and compare_inventories is compare.compare_inventories

@@ -385,3 +385,41 @@ def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
     anyio.run(main)
     assert seen == ["writing"]
     assert list(staging.iterdir()) == []
+
+
+@needs_asar
+def test_contradicted_nested_container_is_quarantined(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    inner = wheel_bytes({"inside.txt": b"hidden"})
+    (src / "vendor.zip").write_bytes(inner)
+    (src / "ok.js").write_bytes(b"1")
+    asar = pack_asar(src, tmp_path / "q.asar")
+    data = bytearray(asar.read_bytes())
+    at = data.find(b"inside.txt")
+    data[at] ^= 0x20  # same length, different bytes: the declared hash no longer matches
+    asar.write_bytes(bytes(data))
+    ev = inventory(asar, integrity_policy="record-and-continue")
+    occ = occurrences(ev)
+    assert occ["vendor.zip"]["hash_status"] == "mismatched"
+    assert not any(p.lower() == "inside.txt" for p in occ)  # never expanded
+    assert occ["ok.js"]["hash_status"] == "verified"
+    assert [c["logical_path"] for c in ev["normalized_result"]["contradictions"]] == ["vendor.zip"]
+
+
+def test_npm_pack_tarball(tmp_path):
+    import shutil
+    import subprocess
+    if shutil.which("npm") is None:
+        pytest.skip("npm is not installed")
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "package.json").write_text('{"name": "rea-fixture", "version": "1.0.0", "main": "index.js"}')
+    (pkg / "index.js").write_text("module.exports = 1;\n")
+    subprocess.run(["npm", "pack", "--pack-destination", str(tmp_path)], cwd=pkg, check=True, capture_output=True,
+                   timeout=120)
+    ev = inventory(tmp_path / "rea-fixture-1.0.0.tgz")
+    occ = occurrences(ev)
+    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "tar"
+    assert {"package/package.json", "package/index.js"} <= set(occ)
+    assert ev["normalized_result"]["coverage"]["status"] == "complete"

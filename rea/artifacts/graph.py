@@ -165,7 +165,6 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         edge["ordinal"] = ordinal
         edge["edge_id"] = _id("edge_", {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id",
                                                              "relation", "occurrence_id")})
-    edges = [{"edge_id": e["edge_id"], **{k: v for k, v in e.items() if k != "edge_id"}} for e in edges]
     node_list = sorted(nodes.values(), key=lambda n: (node_first_chain[n["artifact_id"]], n["artifact_id"]))
     contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
 

@@ -132,7 +132,8 @@ def run() -> list[Row]:
         os.unlink(big)
         ratio = inv_s / base_s
         print(f"[{BENCH}] {size_gb:.2f} GB zip, {n} members: inventory {inv_s:.2f} s vs bare read+sha256 "
-              f"{base_s:.2f} s ({ratio:.2f}x); peak RSS {inv_rss:.0f} MiB (baseline process {base_rss:.0f} MiB)")
+              f"{base_s:.2f} s ({ratio:.2f}x); peak RSS {inv_rss:.0f} MiB (baseline process {base_rss:.0f} MiB); "
+              f"runs {[round(r[0], 2) for r in inv_runs]} vs {[round(r[0], 2) for r in base_runs]}")
         rows.append(Row(BENCH, f"{size_gb:.2f} GB / 20,000-member zip", inv_s, "s", "read+sha256 loop", base_s,
                         ratio, f"<= {RATIO_TARGET}x", verdict(ratio <= RATIO_TARGET)))
         medium = os.path.join(tmp, "medium.zip")

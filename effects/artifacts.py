@@ -408,6 +408,8 @@ class Walker:
         with zipfile.ZipFile(source) as zf:
             infos = zf.infolist()
             for info in infos:
+                if not len(self.entries) & 63:  # members read yield per block; the rest every 64 entries
+                    yield info.filename
                 mode = info.external_attr >> 16
                 is_link = stat.S_ISLNK(mode) and info.create_system == 3
                 kind = "directory" if info.is_dir() else "symlink" if is_link else "file"
@@ -447,7 +449,6 @@ class Walker:
                         continue
                     with zf.open(info) as member:
                         yield from self._consume(member, index, depth, info.file_size, info.compress_size)
-                yield clean
 
     def _tar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
         raw = open(path, "rb") if path is not None else handle
@@ -460,6 +461,8 @@ class Walker:
             source: Any = _zstd_reader(counting) if magic == b"\x28\xb5\x2f\xfd" else counting
             with tarfile.open(fileobj=source, mode="r|*" if magic != b"\x28\xb5\x2f\xfd" else "r|") as tf:
                 for member in tf:
+                    if not len(self.entries) & 63:
+                        yield member.name
                     if member.isdir():
                         kind = "directory"
                     elif member.issym() or member.islnk():
@@ -492,7 +495,6 @@ class Walker:
                             self._hit("max_compression_ratio", "/".join(self.chains[index]),
                                       "the archive expanded past the ratio limit; traversal stopped")
                             raise _Stop()
-                    yield clean
         finally:
             if path is not None:
                 raw.close()

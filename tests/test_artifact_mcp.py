@@ -49,7 +49,7 @@ def test_artifact_tools_over_mcp(tmp_path):
     v2 = make_zip(tmp_path / "v2.apk", {"AndroidManifest.xml": b"<m v='2'/>", "classes.dex": b"dex\n035\0"})
 
     async def main():
-        async with connect() as s:
+        async with connect(TMPDIR=str(tmp_path)) as s:
             out = {}
             out["no_target"] = await s.call_tool("inventory_artifact", {})
             await s.call_tool("open_binary", {"path": str(v1)})
@@ -97,8 +97,8 @@ def test_artifact_tools_over_mcp(tmp_path):
 
 
 def _rea(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, timeout=120, env=clean_env(),
-                          cwd=cwd)
+    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, timeout=120,
+                          env=clean_env(TMPDIR=str(cwd)) if cwd else clean_env(), cwd=cwd)
 
 
 def test_cli_inspect_inventory_extract_compare(tmp_path):
@@ -117,7 +117,8 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
     assert "added" in text.stdout and "c.txt" in text.stdout
     occ = next(o for o in json.loads(left.stdout)["normalized_result"]["inventory"]["occurrences"]["items"]
                if o["logical_path"] == "a.txt")["occurrence_id"]
-    extracted = _rea("extract-artifact", str(v1), occ, "--integrity-policy", "record-and-continue", "--json")
+    extracted = _rea("extract-artifact", str(v1), occ, "--integrity-policy", "record-and-continue", "--json",
+                     cwd=tmp_path)
     result = json.loads(extracted.stdout)["normalized_result"]
     assert (Path(result["output_root"]) / "a.txt").read_bytes() == b"a"
     missing = _rea("compare-artifacts", str(tmp_path / "nope.json"), str(tmp_path / "right.json"))
@@ -167,7 +168,8 @@ def test_typescript_client_accepts_every_artifact_reply(tmp_path):
     left = make_zip(tmp_path / "l.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n", "a/B.class": b"\xca\xfe"})
     right = make_zip(tmp_path / "r.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n"})
     proc = subprocess.run(["node", str(here / "artifacts.mjs"), json.dumps([*rea_command(), "mcp"]), str(left),
-                           str(right)], capture_output=True, text=True, timeout=300, env=clean_env())
+                           str(right)], capture_output=True, text=True, timeout=300,
+                          env=clean_env(TMPDIR=str(tmp_path)))
     report = json.loads(proc.stdout)
     assert report.get("fatal") is None and report["clientErrors"] == [], report
     for label, reply in report["calls"].items():

@@ -16,6 +16,14 @@ from artifact_fixtures import (
     asar_cli, call, inventory, make_ar, make_tar, make_zip, occurrences, pack_asar, run_tools, wheel_bytes,
 )
 
+@pytest.fixture(autouse=True)
+def _private_tempdir(tmp_path, monkeypatch):
+    """Extractions land in this test's own directory instead of the host's /tmp."""
+    scratch = tmp_path / "_tmp"
+    scratch.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+
+
 FILES = {"A.txt": b"upper", "a.txt": b"lower", "bin/run.sh": b"#!/bin/sh\necho hi\n", "data/x.json": b"{}"}
 
 

@@ -16,6 +16,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
+from effects import artifact_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.native import cli as native_cli
@@ -37,7 +38,7 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS,)
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *artifact_commands.COMMANDS)
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
@@ -225,6 +226,8 @@ def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
 
 def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
     steps = command.steps(ns)
+    if isinstance(steps, ReaError):  # the command could not prepare its calls (e.g. an unreadable input file)
+        return _fail(steps, fmt)
 
     async def work() -> Result[Any, ReaError]:
         reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))

@@ -17,7 +17,7 @@ from rea.config import input_schema_profile, response_budget
 
 DEPENDENCIES = (
     ("returns", "returns"), ("attrs", "attrs"), ("cattrs", "cattrs"), ("mcp", "mcp"), ("anyio", "anyio"),
-    ("orjson", "orjson"), ("jsonschema", "jsonschema"), ("psutil", "psutil"),
+    ("orjson", "orjson"), ("jsonschema", "jsonschema"), ("psutil", "psutil"), ("zstandard", "zstandard"),
 )
 SETTINGS = (
     ("REA_MCP_MAX_RESPONSE_BYTES", response_budget,

@@ -15,7 +15,7 @@ import anyio
 import anyio.lowlevel
 from returns.result import Failure, Result, Success
 
-from effects import fs
+from effects import artifacts, fs
 from effects.environment import resolve_command_path
 from effects.native import runtime as native_runtime
 from effects.progress import Progress
@@ -69,6 +69,7 @@ HANDLERS: Mapping[type, Handler] = {
     PublishAtomically: _publish,
     NewRunId: _run_id,
     ResolveCommandPath: _resolve,
+    **artifacts.HANDLERS,
 }
 
 

@@ -484,3 +484,30 @@ def test_aarch64_ground_truth(tmp_path):
     addresses = {p["address"] for p in procs}
     assert {name: a for name, a in symbols.items() if a not in addresses and not name.startswith("$")} == {}
     assert main_calls and main_calls <= {c["address"] for c in callees["callees"]}
+
+
+def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
+            dossier = ok_evidence(await s.call_tool("analyze_function", {"procedure": "main"}))
+            ref = {"kind": "retained-evidence", "evidence_id": dossier["evidence_id"]}
+            pages, offset = [], 0
+            while offset is not None:
+                view = (await s.call_tool("inspect_analysis_view", {"source": ref, "view": "native",
+                                                                    "facet": "pseudocode", "offset": offset,
+                                                                    "limit": 64})).structured_content
+                pages.append(view["normalized_result"]["text"])
+                offset = view["normalized_result"]["next_offset"]
+            callees = (await s.call_tool("inspect_analysis_view", {"source": dossier, "view": "native",
+                                                                   "facet": "callees", "limit": 2})).structured_content
+            bad = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "native", "facet": "bogus"})
+            return dossier, pages, view, callees, bad
+
+    dossier, pages, last, callees, bad = anyio.run(main)
+    assert "".join(pages) == dossier["normalized_result"]["pseudocode"]
+    assert last["provider"]["id"] == "rea-views" and last["evidence_links"] == [dossier["evidence_id"]]
+    assert last["normalized_result"]["parent_evidence_id"] == dossier["evidence_id"]
+    page = callees["normalized_result"]
+    assert len(page["items"]) == 2 and page["next_offset"] == 2 and page["total"] >= 4
+    assert err(bad, "invalid_request")["details"]["field"] == "facet"

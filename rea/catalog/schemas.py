@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Iterator, Mapping
 
 from rea.canonical_json import canonical_sha256
+from rea.evidence import AUTHORITY, CONFIDENCE, SUBJECT_FORMATS
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SAFE_INT_MAX = 2**53 - 1
@@ -124,26 +125,27 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
     return body
 
 
-def evidence_output(result: Mapping[str, Any] | None = None) -> dict[str, Any]:
+def evidence_output(normalized_result: Mapping[str, Any] | None = None, operation: str | None = None) -> dict[str, Any]:
     """Output schema of a tool whose structuredContent is one Evidence v2 record."""
-    nullable_object = {"anyOf": [{"type": "object"}, {"type": "null"}]}
+    any_object = {"type": "object"}
+    strings = array({"type": "string"})
     return bind_id(obj({
-        "schema_version": {"const": 2},
-        "evidence_id": {"type": "string", "pattern": EVIDENCE_ID_PATTERN},
-        "subject": nullable_object,
-        "provider": {"type": "object", "required": ["id", "name", "version"]},
-        "analysis_profile": nullable_object,
-        "predicate_type": {"type": "string"},
-        "operation": {"type": "string"},
-        "parameters": {"type": "object"},
-        "raw_result": {},
-        "normalized_result": dict(result) if result is not None else {},
-        "confidence": {"enum": ["observed", "derived", "inferred"]},
-        "authority": {"type": "string"},
-        "environment": nullable_object,
-        "limitations": array({"type": "string"}),
-        "locations": array({"type": "object"}),
-        "evidence_links": array({"type": "string", "pattern": EVIDENCE_ID_PATTERN}),
+        "schema_version": {"const": 2}, "evidence_id": string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
+        "subject": nullable(obj({"name": string("Name"), "digest": obj({"sha256": string("Digest", pattern=SHA256_PATTERN)},
+                                                                        ("sha256",)),
+                                 "format": {"type": "string", "enum": list(SUBJECT_FORMATS)},
+                                 "architecture": nullable(string("Architecture")), "local_path": string("Path")},
+                                ("name", "digest", "format", "architecture", "local_path"))),
+        "provider": obj({"id": string("Id"), "name": string("Name"), "version": nullable(string("Version"))},
+                        ("id", "name", "version")),
+        "analysis_profile": nullable(any_object), "predicate_type": string("Predicate"),
+        "operation": {"const": operation} if operation else string("Operation"),
+        "parameters": any_object, "raw_result": {},
+        "normalized_result": dict(normalized_result) if normalized_result is not None else {},
+        "confidence": {"type": "string", "enum": list(CONFIDENCE)},
+        "authority": {"type": "string", "enum": list(AUTHORITY)},
+        "environment": nullable(any_object), "limitations": strings, "locations": array(any_object),
+        "evidence_links": array(string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
     }, ("schema_version", "evidence_id", "subject", "provider", "analysis_profile", "predicate_type", "operation",
         "parameters", "raw_result", "normalized_result", "confidence", "authority", "environment", "limitations",
         "locations", "evidence_links")))

@@ -1,6 +1,6 @@
 """`python -m tests.benchmarks [NAME ...]`: run the benchmarks in sequence, then one compact table.
 
-NAME is canonical_json, startup or export_memory (default: all). Exit status is
+NAME is canonical_json, startup, export_memory or artifacts (default: all). Exit status is
 0 whatever the timings (PASS/MISS is information); 1 only if a benchmark crashed.
 """
 
@@ -15,7 +15,7 @@ import traceback
 
 from tests.benchmarks import Row, table
 
-BENCHMARKS = ("canonical_json", "startup", "export_memory", "native")
+BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts")
 
 
 def main(argv: list[str]) -> int:

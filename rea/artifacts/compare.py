@@ -1,0 +1,186 @@
+"""Artifact comparison, pure: equality only where both sides are completely observed.
+
+compare(a, b) mirrors compare(b, a): added and removed swap, left and right swap,
+everything else is identical.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from returns.result import Failure, Result, Success
+
+from rea.errors import ReaError, invalid_request
+from rea.evidence import Evidence
+from rea.paging import paginate
+from rea.artifacts.graph import merge_pages, parse_inventory, source_complete
+
+RUNTIME_NOTICE = "Static artifact equality does not establish unchanged runtime behavior."
+CLASSIFICATIONS = ("added", "removed", "changed", "unknown", "contradiction")
+DIMENSIONS = ("content", "kind", "format", "size", "executable", "relations", "metadata", "availability", "integrity")
+STATUSES = ("unchanged", "added", "removed", "changed", "truncated", "unknown", "contradiction")
+INVENTORY_OPERATIONS = ("inventory_artifact", "inspect_artifact")
+
+
+def inventory_of(evidence: Evidence) -> Result[dict[str, Any], ReaError]:
+    """The inventory payload inside inventory_artifact or inspect_artifact Evidence, parsed."""
+    if evidence.operation == "inventory_artifact":
+        payload = evidence.normalized_result
+    elif evidence.operation == "inspect_artifact" and isinstance(evidence.normalized_result, dict):
+        payload = evidence.normalized_result.get("inventory")
+    else:
+        return Failure(invalid_request(
+            f"Evidence {evidence.evidence_id} comes from {evidence.operation}, not an artifact inventory",
+            field="evidence", accepted="inspect_artifact or inventory_artifact Evidence"))
+    return parse_inventory(payload)
+
+
+def _keys(inv: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
+    """Occurrences keyed by their container chain ('a.whl!/x.py'); and the root occurrence."""
+    by_id = {o["occurrence_id"]: o for o in inv["occurrences"]["items"]}
+    root = next((o for o in by_id.values() if o["parent_occurrence_id"] is None), None)
+    containers = {o["parent_occurrence_id"] for o in by_id.values()}
+    keyed: dict[str, dict[str, Any]] = {}
+    for occ in by_id.values():
+        if occ["parent_occurrence_id"] is None:
+            continue
+        parts = [occ["logical_path"]]
+        parent = by_id.get(occ["parent_occurrence_id"])
+        while parent is not None and parent["parent_occurrence_id"] is not None:
+            parts.append(parent["logical_path"] + "!")
+            parent = by_id.get(parent["parent_occurrence_id"])
+        if parent is None:
+            continue  # its chain is not available; counted through source_complete
+        keyed["/".join(reversed(parts))] = occ
+    del containers
+    return keyed, root
+
+
+def _contradicted(inv: Mapping[str, Any]) -> set[str]:
+    return {c["occurrence_id"] for c in inv["integrity_contradictions"]["items"]}
+
+
+def _dimensions(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
+    dims = []
+    if left.get("artifact_id") != right.get("artifact_id"):
+        dims.append("content")
+    if left["entry_kind"] != right["entry_kind"]:
+        dims.append("kind")
+    if left.get("executable") != right.get("executable"):
+        dims.append("executable")
+    return dims
+
+
+def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
+    """Compare two parsed (and merged) inventories; the complete, unpaged result."""
+    limitations: list[str] = []
+    uncertainty: list[str] = []
+    lkeys, lroot = _keys(left)
+    rkeys, rroot = _keys(right)
+    lbad, rbad = _contradicted(left), _contradicted(right)
+    changes: list[dict[str, Any]] = []
+    unchanged = 0
+
+    def entry(path: str, classification: str, dims: list[str], lo: Mapping[str, Any] | None,
+              ro: Mapping[str, Any] | None) -> dict[str, Any]:
+        return {"logical_path": path, "classification": classification, "dimensions": dims,
+                "left_occurrence_id": lo and lo["occurrence_id"], "right_occurrence_id": ro and ro["occurrence_id"],
+                "left_artifact_id": lo and lo.get("artifact_id"), "right_artifact_id": ro and ro.get("artifact_id")}
+
+    # root deltas: content and executable metadata
+    root_change = None
+    if lroot is not None and rroot is not None:
+        if lroot["occurrence_id"] in lbad or rroot["occurrence_id"] in rbad:
+            root_change = entry("", "contradiction", ["integrity"], lroot, rroot)
+        else:
+            dims = _dimensions(lroot, rroot)
+            if dims:
+                root_change = entry("", "changed", dims, lroot, rroot)
+    for path in sorted(set(lkeys) | set(rkeys)):
+        lo, ro = lkeys.get(path), rkeys.get(path)
+        if (lo and lo["occurrence_id"] in lbad) or (ro and ro["occurrence_id"] in rbad):
+            changes.append(entry(path, "contradiction", ["integrity"], lo, ro))
+        elif lo is None:
+            changes.append(entry(path, "added", ["availability"], lo, ro))
+        elif ro is None:
+            changes.append(entry(path, "removed", ["availability"], lo, ro))
+        else:
+            hashed = all(o["entry_kind"] not in ("file", "slice") or o["hash_status"] == "verified" for o in (lo, ro))
+            dims = _dimensions(lo, ro)
+            if not hashed:
+                dims = [d for d in dims if d != "content"]
+                changes.append(entry(path, "changed" if dims else "unknown", dims or ["content"], lo, ro))
+                uncertainty.append(f"{path}: an occurrence hash is unavailable, so its content cannot be compared")
+            elif dims:
+                changes.append(entry(path, "changed", dims, lo, ro))
+            else:
+                unchanged += 1
+
+    lcov, rcov = left["coverage"], right["coverage"]
+    scope_match = lcov["scope"] == rcov["scope"]
+    if not scope_match:
+        uncertainty.append(f"coverage scopes differ (left {lcov['scope']}, right {rcov['scope']}); equality of "
+                           "members cannot be concluded")
+    for side, cov in (("left", lcov), ("right", rcov)):
+        if cov["status"] != "complete":
+            uncertainty.append(f"the {side} traversal coverage is unknown; unobserved members may differ")
+    members_complete = all(len(inv[s]["items"]) == inv["manifest"].get(c)
+                           for inv in (left, right)
+                           for s, c in (("nodes", "node_count"), ("occurrences", "occurrence_count"),
+                                        ("edges", "edge_count")))
+    if lcov["scope"] == "root" and rcov["scope"] == "root":
+        limitations.append("Both sides are root-scoped: the roots were compared as whole artifacts; container "
+                           "members were not enumerated.")
+    all_changes = ([root_change] if root_change else []) + changes
+    counts = {c: sum(1 for x in all_changes if x["classification"] == c) for c in CLASSIFICATIONS}
+    if counts["contradiction"]:
+        status = "contradiction"
+    elif not members_complete:
+        status = "truncated"
+        limitations.append("Graph members committed by a manifest are missing from the supplied Evidence; pass every "
+                           "page of each inventory (or inspect_artifact Evidence) to compare completely.")
+    elif counts["changed"] or (counts["added"] and counts["removed"]) or root_change:
+        status = "changed"
+    elif counts["added"]:
+        status = "added"
+    elif counts["removed"]:
+        status = "removed"
+    elif uncertainty or counts["unknown"]:
+        status = "unknown"
+    else:
+        status = "unchanged"
+    limitations.append(RUNTIME_NOTICE)
+    return {
+        "status": status,
+        "left_manifest_id": left["manifest"].get("manifest_id"),
+        "right_manifest_id": right["manifest"].get("manifest_id"),
+        "left_coverage": dict(lcov), "right_coverage": dict(rcov),
+        "summary": {**counts, "unchanged": unchanged},
+        "changes": all_changes,
+        "uncertainty": sorted(set(uncertainty)),
+        "limitations": limitations,
+    }
+
+
+def compare_artifacts(left: Sequence[Evidence], right: Sequence[Evidence], offset: int = 0,
+                      limit: int | None = None) -> Result[dict[str, Any], ReaError]:
+    """Compare left and right inventory Evidence (each one record or several pages of one inventory)."""
+    sides = []
+    for name, records in (("left", left), ("right", right)):
+        if not records:
+            return Failure(invalid_request(f"{name} holds no Evidence", field=name))
+        parsed = []
+        for record in records:
+            inv = inventory_of(record)
+            if not isinstance(inv, Success):
+                return Failure(inv.failure().with_details(field=name))
+            parsed.append(inv.unwrap())
+        merged = merge_pages(parsed)
+        if not isinstance(merged, Success):
+            return Failure(merged.failure().with_details(field=name))
+        sides.append(merged.unwrap())
+    result = compare_inventories(sides[0], sides[1])
+    page = paginate(result["changes"], offset, limit)
+    result["changes"] = {"items": list(page.items), **page.envelope()}
+    result["source_complete"] = {"left": source_complete(sides[0]), "right": source_complete(sides[1])}
+    return Success(result)

@@ -1,0 +1,142 @@
+"""Pure graph, parsing and programs driven with scripted reader facts (no IO)."""
+
+from __future__ import annotations
+
+import copy
+
+from returns.result import Failure, Success
+
+from rea.artifacts import build_inventory, compare_inventories, parse_inventory
+from rea.artifacts.graph import page_inventory
+from rea.artifacts.model import EntryFact, ExtractArtifact, InventoryArtifact, InventoryFacts, Limits, Omission
+from rea.errors import ReaError
+from rea.session import Session, Target, open_target
+from rea.workflows import artifacts as programs
+from scripted import drive
+
+SHA = "ab" * 32
+
+
+def facts(entries=(), **kw) -> InventoryFacts:
+    return InventoryFacts(root_name="app.zip", root_sha256=SHA, root_size=100, root_format="zip",
+                          entries=tuple(entries), **kw)
+
+
+def file(index, path, data_sha, parent=None, **kw) -> EntryFact:
+    return EntryFact(index=index, parent=parent, logical_path=path, entry_kind="file", sha256=data_sha, size=3,
+                     hash_status=kw.pop("hash_status", "verified"), **kw)
+
+
+def opened() -> Session:
+    return open_target(Session(), Target(path="/t/app.zip", name="app.zip", sha256=SHA, size=100, format="zip",
+                                         kind="file"), "run-1", None)
+
+
+def test_program_builds_evidence_from_scripted_facts():
+    scripted = facts([file(0, "a.txt", "01" * 32), file(1, "b.txt", "02" * 32)])
+    outcome, effects = drive(programs.inventory_artifact, opened(), {"occurrence_limit": 1},
+                             lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None)
+    evidence = outcome.reply.unwrap()
+    assert [type(e).__name__ for e in effects] == ["ReportProgress", "InventoryArtifact"]
+    assert evidence["operation"] == "inventory_artifact" and evidence["evidence_id"] in outcome.session.evidence
+    occ = evidence["normalized_result"]["occurrences"]
+    assert (occ["total"], occ["limit"], occ["next_offset"]) == (3, 1, 1)
+    assert evidence["analysis_profile"]["parameters"]["integrity_policy"] == "fail"
+
+
+def test_reader_failure_passes_through_and_session_is_unchanged():
+    session = opened()
+    error = ReaError(code="artifact_integrity_mismatch", message="x", details={"logical_path": "a"})
+    outcome, _ = drive(programs.inspect_artifact, session, {}, lambda e: Failure(error))
+    assert outcome.reply.failure() is error and outcome.session is session
+
+
+def test_extract_asks_for_the_chain_of_the_selected_nested_occurrence():
+    scripted = facts([file(0, "lib/x.whl", "01" * 32, format="zip"), file(1, "pkg/m.py", "02" * 32, parent=0)])
+    complete = build_inventory(scripted, Limits())
+    target = next(o for o in complete["occurrences"] if o["logical_path"] == "pkg/m.py")
+    asked = []
+
+    def answer(effect):
+        if isinstance(effect, InventoryArtifact):
+            return Success(scripted)
+        if isinstance(effect, ExtractArtifact):
+            asked.append(effect.chains)
+            return Failure(ReaError(code="cancelled", message="stop"))
+        return None
+
+    outcome, _ = drive(programs.extract_artifact, opened(), {"occurrence_ids": [target["occurrence_id"]]}, answer)
+    assert asked == [(("lib/x.whl", "pkg/m.py"),)] and outcome.reply.failure().code == "cancelled"
+
+
+def test_ids_do_not_depend_on_reader_order():
+    a = facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)])
+    b = facts([file(0, "b", "02" * 32), file(1, "a", "01" * 32)])
+    assert build_inventory(a, Limits()) == build_inventory(b, Limits())
+
+
+def test_omissions_and_limits_make_coverage_unknown_but_case_diagnostics_do_not():
+    cased = build_inventory(facts([file(0, "A.txt", "01" * 32), file(1, "a.txt", "02" * 32)]), Limits())
+    assert cased["coverage"]["status"] == "complete" and len(cased["occurrences"]) == 3
+    omitted = build_inventory(facts([file(0, "a", "01" * 32)], omissions=(
+        Omission(logical_path="dev", entry_type="character device", reason="special files are never opened"),)),
+        Limits())
+    assert omitted["coverage"] == {"scope": "container-entries", "status": "unknown"}
+    assert omitted["coverage_status"] == "partial"
+
+
+def test_parse_normalizes_legacy_and_rejects_conflicts():
+    current = page_inventory(build_inventory(facts([file(0, "a", "01" * 32)]), Limits()), {})
+    legacy = {k: v for k, v in current.items() if k != "coverage"}
+    assert parse_inventory(legacy).unwrap()["coverage"] == current["coverage"]
+    root_legacy = dict(legacy, coverage_status="complete", limitations=["Root-only inventory: ..."])
+    assert parse_inventory(root_legacy).unwrap()["coverage"] == {"scope": "root", "status": "complete"}
+    silent = {k: v for k, v in legacy.items() if k != "coverage_status"}
+    assert parse_inventory(silent).unwrap()["coverage"]["status"] == "unknown"
+    conflict = dict(current, coverage_status="partial")
+    assert parse_inventory(conflict).failure().code == "evidence_integrity_mismatch"
+    assert parse_inventory(dict(current, coverage={"scope": "everything", "status": "complete"})).failure()
+
+
+def test_compare_rules():
+    base = facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)])
+    inv = parse_inventory(page_inventory(build_inventory(base, Limits()), {})).unwrap()
+    assert compare_inventories(inv, inv)["status"] == "unchanged"
+    unknown = copy.deepcopy(inv)
+    unknown["coverage"] = {"scope": "container-entries", "status": "unknown"}
+    assert compare_inventories(inv, unknown)["status"] == "unknown"
+    scoped = copy.deepcopy(inv)
+    scoped["coverage"] = {"scope": "root", "status": "complete"}
+    assert compare_inventories(inv, scoped)["status"] == "unknown"
+    missing = copy.deepcopy(inv)
+    missing["occurrences"]["items"] = missing["occurrences"]["items"][:-1]
+    assert compare_inventories(inv, missing)["status"] == "truncated"
+    mismatched = facts([file(0, "a", "01" * 32, hash_status="mismatched", declared_sha256="09" * 32),
+                        file(1, "b", "02" * 32)])
+    bad = parse_inventory(page_inventory(build_inventory(mismatched, Limits()), {})).unwrap()
+    result = compare_inventories(inv, bad)
+    assert result["status"] == "contradiction" and result["summary"]["contradiction"] == 1
+    unhashed = facts([file(0, "a", None, hash_status="not-hashed-limit"), file(1, "b", "02" * 32)])
+    u = parse_inventory(page_inventory(build_inventory(unhashed, Limits()), {})).unwrap()
+    assert compare_inventories(inv, u)["status"] in ("unknown", "changed")
+    assert compare_inventories(inv, u)["uncertainty"]
+
+
+def test_pages_of_one_inventory_must_share_manifest_and_coverage():
+    from rea.artifacts.graph import merge_pages
+    complete = build_inventory(facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)]), Limits())
+    first = parse_inventory(page_inventory(complete, {"occurrences": (0, 1)})).unwrap()
+    second = parse_inventory(page_inventory(complete, {"occurrences": (1, 5)})).unwrap()
+    merged = merge_pages([first, second]).unwrap()
+    assert len(merged["occurrences"]["items"]) == 3
+    relabelled = dict(second, coverage={"scope": "container-entries", "status": "unknown"}, coverage_status="partial")
+    assert "different coverage" in merge_pages([first, relabelled]).failure().message
+    other = build_inventory(facts([file(0, "c", "03" * 32)]), Limits())
+    foreign = parse_inventory(page_inventory(other, {})).unwrap()
+    assert "different inventories" in merge_pages([first, foreign]).failure().message
+
+
+def test_compare_is_importable_from_rea():
+    from rea import compare_artifacts, compare_inventories
+    from rea.artifacts import compare
+    assert compare_artifacts is compare.compare_artifacts and compare_inventories is compare.compare_inventories

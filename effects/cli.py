@@ -18,6 +18,7 @@ from returns.result import Failure, Result, Success
 
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
+from effects.javascript import cli as javascript_cli
 from effects.native import cli as native_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
@@ -37,7 +38,7 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS,)
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *javascript_cli.COMMANDS)
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:

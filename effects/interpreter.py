@@ -17,6 +17,7 @@ from returns.result import Failure, Result, Success
 
 from effects import fs
 from effects.environment import resolve_command_path
+from effects.javascript import runtime as javascript_runtime
 from effects.native import runtime as native_runtime
 from effects.progress import Progress
 from rea.errors import ReaError
@@ -63,6 +64,7 @@ Handler = Callable[[Any, Progress], Awaitable[Any]]
 # One handler per effect type; a family adds its own map here.
 HANDLERS: Mapping[type, Handler] = {
     **native_runtime.HANDLERS,
+    **javascript_runtime.HANDLERS,
     ReportProgress: _report,
     IdentifyTarget: _identify,
     ReadJsonFile: _read_json,

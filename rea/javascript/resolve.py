@@ -87,8 +87,12 @@ class Resolver:
         if spec in ELECTRON_MODULES:
             return ("electron", spec, "electron-runtime")
         if spec.startswith(("./", "../")) or spec in (".", ".."):
-            found = self.file_or_directory(join(dirname(importer), spec))
-            return ("module", found, "relative") if found else ("unresolved", spec, "relative-not-found")
+            target = join(dirname(importer), spec)
+            found = self.file_or_directory(target)
+            if found:
+                return ("module", found, "relative")
+            swapped = _typescript_source(target, self.files)
+            return ("module", swapped, "relative-typescript-source") if swapped else ("unresolved", spec, "relative-not-found")
         if spec.startswith("/"):
             return ("unresolved", spec, "absolute-path")
         if "://" in spec or spec.startswith(("data:", "http:", "https:")):
@@ -133,6 +137,21 @@ class Resolver:
             return ("module", found, "package-subpath") if found else ("unresolved", spec, "subpath-not-found")
         found = self._directory(base)
         return ("module", found, "package-main") if found else ("unresolved", spec, "package-main-missing")
+
+
+_TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
+
+
+def _typescript_source(target: str | None, files: frozenset[str]) -> str | None:
+    """TypeScript sources import './x.js' meaning './x.ts' (the compiled name)."""
+    if target is None:
+        return None
+    for js, candidates in _TS_FOR_JS.items():
+        if target.endswith(js):
+            for ts in candidates:
+                if target[: -len(js)] + ts in files:
+                    return target[: -len(js)] + ts
+    return None
 
 
 def _conditional(value: Any, conditions: tuple[str, ...]) -> str | None:

@@ -109,23 +109,18 @@ def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
         r["role"] == "main" and r["basis"] == "package-main" for r in node.get("roles", ()))
 
 
-def trace_feature(result: Mapping[str, Any], seed: Mapping[str, Any], direction: str,
-                  limits: Mapping[str, int]) -> dict[str, Any]:
-    matches = seed_matches(result, seed)
-    seeds = matches[: limits["max_seed_matches"]]
-    reached = reach(result, seeds, direction, limits)
-    by_id = {n["id"]: n for n in result["nodes"]}
+def _paths(result, reached, seeds, direction, limits, entries, by_id):
     edges = result["edges"]
-    entries = {e["node"] for e in result["entry_points"]}
-    # Paths: for each reached node that is an entry point (backward) or a terminal implementation
-    # (forward), the chain of edges back to its seed.
     paths = []
     for node_id in sorted(reached["depth"], key=lambda n: (reached["depth"][n], n)):
         node = by_id.get(node_id)
         if node is None or node_id in seeds:
             continue
-        terminal = _entry_like(node, entries) or (node["kind"] == "module" and any(
-            edges[i]["relation"] == "handles" and edges[i]["from"] == node_id for i in reached["edges"]))
+        if direction == "backward":
+            terminal = _entry_like(node, entries)
+        else:
+            terminal = node["kind"] == "module" and any(
+                edges[i]["relation"] == "handles" and edges[i]["from"] == node_id for i in reached["edges"])
         if not terminal:
             continue
         chain, cursor = [], node_id
@@ -134,22 +129,45 @@ def trace_feature(result: Mapping[str, Any], seed: Mapping[str, Any], direction:
             e = edges[index]
             chain.append({"from": e["from"], "relation": e["relation"], "to": e["to"], "location": e["location"]})
             cursor = previous
-        chain.reverse()
-        paths.append({"seed": cursor, "end": node_id, "end_kind": node["kind"],
+        if direction == "forward":
+            chain.reverse()  # seed first; backward chains already run from the entry point to the seed
+        paths.append({"direction": direction, "seed": cursor, "end": node_id, "end_kind": node["kind"],
                       "end_roles": [r["role"] for r in node.get("roles", ())], "edges": chain})
         if len(paths) >= limits["max_paths"]:
             reached["truncated"] = sorted({*reached["truncated"], "max_paths"})
             break
-    nodes = [by_id[n] for n in sorted(reached["depth"]) if n in by_id]
-    brief = [{k: v for k, v in n.items() if k not in ("exports",)} for n in nodes]
+    return paths
+
+
+def trace_feature(result: Mapping[str, Any], seed: Mapping[str, Any], direction: str,
+                  limits: Mapping[str, int]) -> dict[str, Any]:
+    """Backward from the seed to entry points, forward from it to implementing modules (handlers)."""
+    matches = seed_matches(result, seed)
+    seeds = matches[: limits["max_seed_matches"]]
+    by_id = {n["id"]: n for n in result["nodes"]}
+    entries = {e["node"] for e in result["entry_points"]}
+    runs = [d for d in ("backward", "forward") if direction in (d, "both")]
+    depth: dict[str, int] = {}
+    used: set[int] = set()
+    paths: list[dict[str, Any]] = []
+    frontier: list[dict[str, Any]] = []
+    limited: set[str] = set()
+    for run in runs:
+        reached = reach(result, seeds, run, limits)
+        for n, d in reached["depth"].items():
+            depth[n] = min(d, depth.get(n, d))
+        used.update(reached["edges"])
+        paths += _paths(result, reached, seeds, run, limits, entries, by_id)
+        frontier += [{**f, "direction": run} for f in reached["frontier"]]
+        limited.update(reached["truncated"])
+    if len(matches) > limits["max_seed_matches"]:
+        limited.add("max_seed_matches")
+    nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(depth) if n in by_id]
     return {
         "seed": dict(seed), "direction": direction, "limits": dict(limits),
-        "matches": matches[: limits["max_seed_matches"]], "matches_total": len(matches),
-        "status": "matched" if matches else "no-match",
-        "nodes": brief, "edges": [edges[i] for i in reached["edges"]], "paths": paths,
-        "depth": {n: d for n, d in sorted(reached["depth"].items())},
-        "truncated": bool(reached["truncated"]) or len(matches) > limits["max_seed_matches"],
-        "truncation": {"limits_reached": reached["truncated"] + (["max_seed_matches"] if len(matches) > limits["max_seed_matches"] else []),
-                       "frontier": reached["frontier"][:100]},
+        "matches": seeds, "matches_total": len(matches), "status": "matched" if matches else "no-match",
+        "nodes": nodes, "edges": [result["edges"][i] for i in sorted(used)], "paths": paths[: limits["max_paths"]],
+        "depth": dict(sorted(depth.items())),
+        "truncated": bool(limited), "truncation": {"limits_reached": sorted(limited), "frontier": frontier[:100]},
         "source_coverage": result["coverage"]["status"],
     }

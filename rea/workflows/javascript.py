@@ -118,7 +118,7 @@ def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple
 
 def _derived(session: Session, operation: str, args: Mapping[str, Any], result: Any, sources: list[Evidence],
              limitations: tuple[str, ...] = ()) -> Outcome:
-    parameters = {k: ({"kind": "retained-evidence", "evidence_id": v.evidence_id}
+    parameters = {k: ({"kind": "retained-evidence", "evidence_id": v.get("evidence_id")}
                       if isinstance(v, Mapping) and "normalized_result" in v else v) for k, v in args.items()}
     created = create_evidence(
         provider=WORKFLOW_PROVIDER, operation=operation, parameters=parameters, normalized_result=result,

@@ -20,7 +20,7 @@ MODULE_KINDS = ("module", "bundled-module", "original-source-module")
 IMPORT_KINDS = ("import", "require", "dynamic-import", "re-export")
 
 DEFAULT_LIMITS: Mapping[str, int] = {
-    "max_entries": 100_000, "max_depth": 64, "max_text_files": 20_000, "max_text_file_bytes": 8 * 1024 * 1024,
+    "max_entries": 100_000, "max_depth": 64, "max_text_files": 20_000, "max_text_file_bytes": 32 * 1024 * 1024,
     "max_total_text_bytes": 256 * 1024 * 1024, "max_ast_nodes": 2_000_000, "max_findings": 8_000,
     "max_source_map_sources": 5_000,
 }
@@ -152,6 +152,15 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                dependencies=dict(sorted(deps.items())),
                dev_dependencies=dict(sorted(pkg.get("devDependencies", {}).items())) if pkg_dir == "" else None)
 
+    def file_node(found: str) -> str:
+        """The node of a file an edge reaches: its module, add-on or document, else a plain asset node."""
+        for prefix in ("module", "native-addon", "html"):
+            if f"{prefix}:{found}" in b.nodes:
+                return f"{prefix}:{found}"
+        size = next((f["size"] for f in files if f["path"] == found), None)
+        b.node(f"asset:{found}", "asset", {"path": found}, path=found, size=size)
+        return f"asset:{found}"
+
     # ---- imports
     for path, fact in sorted(facts.items()):
         source = f"module:{path}"
@@ -162,7 +171,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             if imp.get("type_only"):
                 extra["type_only"] = True
             if status == "module":
-                target_id = f"module:{target}"
+                target_id = file_node(target)
             elif status in ("builtin", "electron"):
                 target_id = f"{status}:{target}"
                 b.node(target_id, "builtin-module" if status == "builtin" else "electron-module", None, name=target)
@@ -186,7 +195,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                     b.node(target_id, "unresolved-module", _loc(path, script), specifier=src)
                     b.unknowns.append({"kind": "unresolved-script", "node": target_id, **_loc(path, script)})
                 else:
-                    target_id = f"module:{found}"
+                    target_id = file_node(found)
             b.edge(f"html:{path}", target_id, "loads", _loc(path, script), kind="script")
 
     # ---- Electron: windows, preload, loadFile/loadURL, utility processes, IPC, contextBridge, routes, protocols
@@ -243,7 +252,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                         b.node(target_id, "unresolved-module", loc, specifier=new["preload"])
                         b.unknowns.append({"kind": "unresolved-preload", "node": target_id, "reason": basis, **loc})
                     else:
-                        target_id = f"module:{found}"
+                        target_id = file_node(found)
                         give(target_id, "preload", "browser-window-preload")
                     b.edge(wid, target_id, "loads", loc, kind="preload", basis=basis,
                            **({"computed": True} if new.get("preload_computed") else {}))
@@ -252,7 +261,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             elif new["constructor"] in ("Worker", "SharedWorker") and new.get("args") and new["args"][0]:
                 found, basis = locate(path, new["args"][0], root_first=False)
                 if found:
-                    b.edge(source, f"module:{found}", "loads", loc, kind="worker", basis=basis)
+                    b.edge(source, file_node(found), "loads", loc, kind="worker", basis=basis)
         for call in fact.get("calls", ()):
             loc = _loc(path, call)
             parts = call["callee"].split(".")
@@ -288,8 +297,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                     if found is None:
                         b.unknowns.append({"kind": "unresolved-load", "reference": first, "reason": basis, **loc})
                     else:
-                        target = f"html:{found}" if f"html:{found}" in b.nodes else f"module:{found}"
-                        b.edge(source, target, "loads", loc, kind=prop, basis=basis)
+                        b.edge(source, file_node(found), "loads", loc, kind=prop, basis=basis)
                 give(source, "main", prop)
             elif prop in ("loadFile", "loadURL"):
                 b.unknowns.append({"kind": f"dynamic-{prop}", "node": source, **loc})
@@ -297,7 +305,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                 if first:
                     found, basis = locate(path, first, root_first=False)
                     if found:
-                        b.edge(source, f"module:{found}", "loads", loc, kind="utility-process", basis=basis)
+                        b.edge(source, file_node(found), "loads", loc, kind="utility-process", basis=basis)
                         give(f"module:{found}", "utility", "utility-process-fork")
                         give(source, "main", "utility-process-fork")
                         continue
@@ -370,9 +378,9 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         found = resolver.file_or_directory(normalize(main_ref))
         if found:
             role = "main" if electron_app else None
-            entries.append({"node": f"module:{found}", "basis": "package.json main" if root_pkg.get("main") else "index.js",
+            entries.append({"node": file_node(found), "basis": "package.json main" if root_pkg.get("main") else "index.js",
                             "role": role})
-            b.edge("package:.", f"module:{found}", "loads", {"path": "package.json"}, kind="main")
+            b.edge("package:.", file_node(found), "loads", {"path": "package.json"}, kind="main")
             if role:
                 give(f"module:{found}", "main", "package-main")
         elif root_pkg.get("main"):
@@ -381,8 +389,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         for name, ref in (({root_pkg.get("name") or "bin": bins} if isinstance(bins, str) else bins or {}).items()):
             found = resolver.file_or_directory(normalize(ref))
             if found:
-                entries.append({"node": f"module:{found}", "basis": f"package.json bin {name}", "role": None})
-                b.edge("package:.", f"module:{found}", "loads", {"path": "package.json"}, kind="bin")
+                entries.append({"node": file_node(found), "basis": f"package.json bin {name}", "role": None})
+                b.edge("package:.", file_node(found), "loads", {"path": "package.json"}, kind="bin")
     for nid, node in sorted(b.nodes.items()):
         if node["kind"] == "html-document":
             entries.append({"node": nid, "basis": "html document", "role": "renderer"})

@@ -239,6 +239,8 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
         return reply
 
     reply = anyio.run(_cancellable, work)
+    if not isinstance(reply, Success) and reply.failure().code == "cancelled" and conn.cancelled_reply is not None:
+        reply = conn.cancelled_reply
     if not isinstance(reply, Success):
         return _fail(reply.failure(), fmt)
     _emit(reply.unwrap(), fmt, command.render)

@@ -394,3 +394,73 @@ def test_cli(app):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "target_unavailable"
     assert os.path.isdir(app)
+
+
+# ------------------------------------------------------------ cancellation
+
+
+def test_cancel_during_parsing_retains_partial_evidence(tmp_path):
+    """Driven with the real effect handlers, cancelled at the second parsing batch: the program returns
+    a cancelled error whose partial_observation names partial Evidence of the first batch."""
+    from effects.javascript.runtime import HANDLERS
+    from effects.progress import Progress
+    from rea.javascript.effects import ExtractFiles
+    from rea.program import ProgramCancelled, ReportProgress
+    from rea.session import Session
+    from rea.workflows.javascript import analyze_javascript_application
+
+    root = write_tree(tmp_path / "many", {f"m{i:03}.js": f"require('./m{i + 1:03}');\n" for i in range(150)})
+    program = analyze_javascript_application(Session(), {"input_path": str(root)}, CTX)
+    reply, batches = None, 0
+    while True:
+        effect = program.send(reply)
+        if isinstance(effect, ReportProgress):
+            reply = None
+            continue
+        if isinstance(effect, ExtractFiles):
+            batches += 1
+            if batches == 2:
+                try:
+                    program.throw(ProgramCancelled("parsing"))
+                except StopIteration as stop:
+                    outcome = stop.value
+                break
+        reply = anyio.run(HANDLERS[type(effect)], effect, Progress(None))
+    error = outcome.reply.failure()
+    assert error.code == "cancelled" and error.details["files_done"] == 64 and error.details["files_total"] == 150
+    partial = outcome.session.evidence[error.details["partial_observation"]["evidence_id"]]
+    r = partial.normalized_result
+    assert r["coverage"]["status"] == "partial" and r["coverage"]["cancelled_during"] == "parsing"
+    assert r["statistics"]["files_read"] == 64 and r["statistics"]["omissions_by_reason"]["cancelled"] == 86
+
+
+def test_cancelled_call_keeps_the_programs_partial_session(app):
+    """Through call_tool: a cancel that lands after the first batch keeps the partial record in the session."""
+    from effects.interpreter import HANDLERS
+    from rea.javascript.effects import ExtractFiles
+
+    conn = Connection(ctx=CTX)
+    original = HANDLERS[ExtractFiles]
+    calls = {"n": 0}
+
+    async def second_batch_cancels(effect, progress):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            await anyio.sleep(30)  # cancelled here
+        return await original(effect, progress)
+
+    root = write_tree(app / "more", {f"x{i:03}.js": "module.exports = 1;\n" for i in range(100)})
+
+    async def main():
+        with anyio.move_on_after(1) as scope:
+            await call_tool(conn, "analyze_javascript_application", {"input_path": str(root)}, None)
+        return scope.cancelled_caught
+
+    HANDLERS[ExtractFiles] = second_batch_cancels  # type: ignore[index]
+    try:
+        assert anyio.run(main) is True
+    finally:
+        HANDLERS[ExtractFiles] = original  # type: ignore[index]
+    assert conn.cancelled_reply.failure().code == "cancelled"
+    kept = conn.cancelled_reply.failure().details["partial_observation"]["evidence_id"]
+    assert conn.session.evidence[kept].normalized_result["coverage"]["status"] == "partial"

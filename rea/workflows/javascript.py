@@ -19,7 +19,7 @@ from rea.javascript import trace as tr
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import DEFAULT_LIMITS, build_graph, select_text_files, tree_digest
 from rea.javascript.views import OPERATION, check_application, view_evidence
-from rea.program import Context, Effect, Outcome, ReportProgress
+from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress
 from rea.session import Session, record, resolve
 
 Steps = Generator[Effect, Any, Outcome]
@@ -59,34 +59,35 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     chosen, read_omissions = select_text_files(scan["files"], limits)
     facts: list[dict[str, Any]] = []
     done = 0
-    for batch in _batches(chosen):
-        yield ReportProgress(phase="parsing", message=f"{done}/{len(chosen)} files parsed")
-        extracted = yield ExtractFiles(root=scan["root"], files=tuple((f["path"], f["kind"]) for f in batch),
-                                       max_file_bytes=limits["max_text_file_bytes"], max_ast_nodes=limits["max_ast_nodes"],
-                                       max_source_map_sources=limits["max_source_map_sources"], done=done,
-                                       total=len(chosen))
-        if not is_successful(extracted):
-            return _fail(session, extracted.failure())
-        facts.extend(extracted.unwrap())
-        done += len(batch)
-    yield ReportProgress(phase="linking", message=f"{done} files parsed; resolving modules, roles and IPC")
-    result = build_graph(scan, facts, limits, read_omissions)
-    result["integrity_policy"] = policy
-    parser = scan.get("parser", {})
-    provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
-    by_path = {f["path"]: f for f in facts}
-    root = scan["root"]
-    created = create_evidence(
-        provider=provider, operation=OPERATION, parameters=dict(args), normalized_result=result,
-        subject=Subject(name=root.rstrip("/").rsplit("/", 1)[-1] or root, sha256=tree_digest(scan["files"], by_path),
-                        format="directory", architecture=None, local_path=root),
-        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
-        confidence="derived",
-        limitations=(STATIC_NOTICE,) + ((f"Coverage is partial: {', '.join(result['coverage']['limits_reached'])} "
-                                         "reached; raise the named limit for a complete record.",)
-                                        if result["coverage"]["limits_reached"] else ()),
-        locations=({"kind": "artifact-path", "path": root},),
-    )
+    try:
+        for batch in _batches(chosen):
+            yield ReportProgress(phase="parsing", message=f"{done}/{len(chosen)} files parsed")
+            extracted = yield ExtractFiles(root=scan["root"], files=tuple((f["path"], f["kind"]) for f in batch),
+                                           max_file_bytes=limits["max_text_file_bytes"],
+                                           max_ast_nodes=limits["max_ast_nodes"],
+                                           max_source_map_sources=limits["max_source_map_sources"], done=done,
+                                           total=len(chosen))
+            if not is_successful(extracted):
+                return _fail(session, extracted.failure())
+            facts.extend(extracted.unwrap())
+            done += len(batch)
+        yield ReportProgress(phase="linking", message=f"{done} files parsed; resolving modules, roles and IPC")
+    except ProgramCancelled as stop:
+        if not facts:
+            raise
+        unread = [{"path": f["path"], "reason": "cancelled", "size": f["size"]} for f in chosen[done:]]
+        partial = _record(session, args, scan, facts, limits, read_omissions + unread, fmt, policy, str(stop) or "parsing")
+        if not is_successful(partial):
+            raise
+        evidence = partial.unwrap()
+        return Outcome(session=record(session, (evidence,)), reply=Failure(ReaError(
+            code="cancelled",
+            message=(f"Cancelled during parsing after {done} of {len(chosen)} files; the graph of the files read is "
+                     f"retained as partial Evidence {evidence.evidence_id}."),
+            details={"phase": "parsing", "files_done": done, "files_total": len(chosen),
+                     "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}},
+            action="Read the partial Evidence (its coverage is partial), or start the analysis again.")))
+    created = _record(session, args, scan, facts, limits, read_omissions, fmt, policy, None)
     if not is_successful(created):
         return _fail(session, created.failure())
     evidence = created.unwrap()
@@ -97,6 +98,32 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
             return _fail(session, view.failure())
         return Outcome(session=record(session, (view.unwrap(),)), reply=Success(view.unwrap().to_json()))
     return Outcome(session=session, reply=Success(evidence.to_json()))
+
+
+def _record(session: Session, args: Mapping[str, Any], scan: Mapping[str, Any], facts: list[dict[str, Any]],
+            limits: Mapping[str, int], read_omissions: list[dict[str, Any]], fmt: str, policy: str,
+            cancelled_during: str | None):
+    result = build_graph(scan, facts, limits, read_omissions)
+    result["integrity_policy"] = policy
+    if cancelled_during is not None:
+        result["coverage"] = {**result["coverage"], "status": "partial", "cancelled_during": cancelled_during}
+    parser = scan.get("parser", {})
+    provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
+    by_path = {f["path"]: f for f in facts}
+    root = scan["root"]
+    return create_evidence(
+        provider=provider, operation=OPERATION, parameters=dict(args), normalized_result=result,
+        subject=Subject(name=root.rstrip("/").rsplit("/", 1)[-1] or root, sha256=tree_digest(scan["files"], by_path),
+                        format="directory", architecture=None, local_path=root),
+        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
+        confidence="derived",
+        limitations=(STATIC_NOTICE,) + ((f"Coverage is partial: {', '.join(result['coverage']['limits_reached'])} "
+                                         "reached; raise the named limit for a complete record.",)
+                                        if result["coverage"]["limits_reached"] else ())
+        + ((f"Partial: the analysis was cancelled during {cancelled_during}; files not read are omitted "
+            "with reason cancelled.",) if cancelled_during else ()),
+        locations=({"kind": "artifact-path", "path": root},),
+    )
 
 
 def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple[Evidence | None, ReaError | None]:

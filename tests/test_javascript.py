@@ -394,6 +394,11 @@ def test_cli(app):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "target_unavailable"
     assert os.path.isdir(app)
+    proc = subprocess.run([*rea_command(), "analyze", str(app), "--integrity-policy", "record-and-continue", "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    view = json.loads(proc.stdout)
+    assert view["operation"] == "analyze_javascript_application" and view["normalized_result"]["view"] == "summary"
 
 
 # ------------------------------------------------------------ cancellation

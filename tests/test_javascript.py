@@ -269,7 +269,9 @@ def test_errors_are_canonical(app, tmp_path):
     assert gone.failure().code == "target_unavailable"
     (tmp_path / "app.asar").write_bytes(b"\x04\x00\x00\x00")
     asar = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar")})
-    assert asar.failure().code == "capability_unavailable" and asar.failure().details["format"] == "asar"
+    assert asar.failure().code == "artifact_operation_failed" and asar.failure().details["format"] == "asar"
+    as_dir = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar"), "format": "directory"})
+    assert as_dir.failure().details["field"] == "format"
     afile = call(conn, "analyze_javascript_application", {"input_path": str(app / "src/main.js")})
     assert afile.failure().code == "invalid_request"
     extra = call(conn, "analyze_javascript_application", {"input_path": str(app), "approved": True})
@@ -469,3 +471,37 @@ def test_cancelled_call_keeps_the_programs_partial_session(app):
     assert conn.cancelled_reply.failure().code == "cancelled"
     kept = conn.cancelled_reply.failure().details["partial_observation"]["evidence_id"]
     assert conn.session.evidence[kept].normalized_result["coverage"]["status"] == "partial"
+
+
+# ------------------------------------------------------------ ASAR packed by the official @electron/asar CLI
+
+
+@pytest.mark.slow
+def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
+    (app / "addon.node").write_bytes(b"\x7fELF not really")
+    (app / "inner.asar").write_bytes(b"\x04\x00\x00\x00")
+    archive = tmp_path / "app.asar"
+    subprocess.run([str(npm_tree / ".bin" / "asar"), "pack", str(app), str(archive), "--unpack-dir", "src/renderer"],
+                   check=True, capture_output=True)
+    assert (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").exists()
+    conn = Connection(ctx=CTX)
+    evidence = analyze(archive, conn)
+    r = evidence["normalized_result"]
+    assert evidence["subject"]["format"] == "asar" and r["application"]["format"] == "asar"
+    assert roles(r, "module:src/renderer/app.js") == ["renderer"]  # read from .asar.unpacked
+    assert node(r, "ipc-channel:settings:get")["linked"] is True
+    assert node(r, "asar:inner.asar") and any(u["kind"] == "nested-asar-not-read" for u in r["unknowns"])
+    assert r["integrity_contradictions"] == [] and r["coverage"]["status"] == "complete"
+    # a changed unpacked companion contradicts the header: fail closed by default ...
+    (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").write_text("window.api.log('changed');\n")
+    refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
+    assert refused.code == "artifact_integrity_mismatch" and refused.details["unpacked"] is True
+    assert "record-and-continue" in refused.action and "unpacked" in refused.message
+    # ... or record and continue with the verified siblings
+    continued = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
+    (contradiction,) = continued["integrity_contradictions"]
+    assert contradiction["path"] == "src/renderer/app.js" and contradiction["unpacked"] is True
+    assert contradiction["declared_sha256"] != contradiction["observed_sha256"]
+    assert continued["coverage"]["status"] == "partial"
+    assert node(continued, "module:src/renderer/app.js")["parse"] == "quarantined"
+    assert node(continued, "ipc-channel:settings:get")["linked"] is True  # verified main and preload continue

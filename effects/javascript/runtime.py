@@ -11,6 +11,7 @@ import anyio
 import anyio.lowlevel
 from returns.result import Failure, Result, Success
 
+from effects.javascript import asar
 from effects.javascript.extract import TEXT_KINDS, classify, file_facts
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
@@ -30,13 +31,11 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
     except OSError as exc:
         return Failure(_unavailable(effect.path, exc.strerror or str(exc)))
     if stat.S_ISREG(info.st_mode):
+        if effect.format == "directory":
+            return Failure(invalid_request(f"{effect.path!r} is a file but format is directory", field="format",
+                                           accepted="asar or auto for an .asar file"))
         if effect.format == "asar" or root.lower().endswith(".asar"):
-            return Failure(ReaError(
-                code="capability_unavailable",
-                message=(f"{effect.path!r} is an ASAR archive; this build reads application directories only "
-                         "(the shared ASAR reader arrives with the artifact family)."),
-                details={"path": effect.path, "format": "asar", "reason": "asar_reader_unavailable"},
-                action="Extract the archive (npx @electron/asar extract app.asar DIR) and analyse the directory."))
+            return _scan_asar(root, effect)
         return Failure(invalid_request(f"{effect.path!r} is a file, not an application directory or .asar",
                                        field="input_path", accepted="a directory (an unpacked app) or an .asar file"))
     if not stat.S_ISDIR(info.st_mode):
@@ -90,6 +89,31 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
                     "text_kinds": list(TEXT_KINDS), "parser": _PARSERS})
 
 
+def _scan_asar(root: str, effect: ScanApplication) -> Result[Any, ReaError]:
+    try:
+        _base, header, _size = asar.read_header(root)
+    except (asar.AsarError, OSError) as exc:
+        return Failure(ReaError(code="artifact_operation_failed",
+                                message=f"{effect.path!r} is not a readable ASAR archive: {exc}.",
+                                details={"path": effect.path, "format": "asar"},
+                                action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE)."))
+    files, omitted = [], []
+    for count, (rel, node, reason) in enumerate(asar.walk(header, effect.max_depth)):
+        if count >= effect.max_entries:
+            omitted.append({"path": rel, "reason": "max_entries"})
+        elif node is None:
+            omitted.append({"path": rel, "reason": reason})
+        else:
+            size = node.get("size") if isinstance(node.get("size"), int) else 0
+            files.append({"path": rel, "size": size, "kind": classify(rel),
+                          **({"unpacked": True} if node.get("unpacked") else {})})
+    files.sort(key=lambda f: f["path"])
+    omitted.sort(key=lambda o: o["path"])
+    return Success({"root": root, "kind": "asar", "files": files, "omitted": omitted,
+                    "unpacked_directory": os.path.isdir(root + ".unpacked"), "text_kinds": list(TEXT_KINDS),
+                    "parser": _PARSERS})
+
+
 def _version(package: str) -> str | None:
     try:
         return metadata.version(package)
@@ -112,9 +136,28 @@ def _read(path: str, limit: int) -> bytes | str:
 
 async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaError]:
     out: list[dict[str, Any]] = []
+    archive = None
+    if os.path.isfile(effect.root):
+        try:
+            archive = asar.read_header(effect.root)
+        except (asar.AsarError, OSError) as exc:
+            return Failure(ReaError(code="artifact_operation_failed",
+                                    message=f"The ASAR archive {effect.root!r} could not be reread: {exc}.",
+                                    details={"path": effect.root}))
     for index, (rel, kind) in enumerate(effect.files):
-        data = _read(os.path.join(effect.root, rel), effect.max_file_bytes)
-        if isinstance(data, str):
+        contradiction = None
+        if archive is None:
+            data = _read(os.path.join(effect.root, rel), effect.max_file_bytes)
+        else:
+            base, header, size = archive
+            node = asar.member(header, rel) or {}
+            data = asar.read_member(effect.root, base, size, node, rel, effect.max_file_bytes)
+            if isinstance(data, bytes) and len(data) <= effect.max_file_bytes:
+                contradiction = asar.check_integrity(node, data)
+        if contradiction is not None:
+            out.append({"path": rel, "parse": "quarantined", "bytes_read": len(data),
+                        "integrity_contradiction": {"path": rel, **contradiction}})
+        elif isinstance(data, str):
             out.append({"path": rel, "parse": "failed", "error": f"unreadable: {data}", "bytes_read": 0})
         elif len(data) > effect.max_file_bytes:
             out.append({"path": rel, "parse": "omitted", "omitted_reason": "max_text_file_bytes", "bytes_read": 0})

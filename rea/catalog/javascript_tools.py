@@ -39,7 +39,8 @@ ANALYZE = ToolContract(
     name="analyze_javascript_application",
     title="Analyze JavaScript Application",
     description=(
-        "Statically analyse a local JavaScript / Electron application directory without running it: files "
+        "Statically analyse a local JavaScript / Electron application (directory, or .asar with .asar.unpacked) "
+        "without running it: files "
         "classified, JavaScript and TypeScript parsed with tree-sitter, a graph of modules, import/require/"
         "dynamic-import/re-export edges (relative, node_modules with exports maps, node: builtins; unresolved "
         "kept as unknowns), exports and their shapes, Electron process roles, IPC channels with both ends, "
@@ -48,7 +49,7 @@ ANALYZE = ToolContract(
         "with parent_evidence_id."),
     surface="application",
     input_schema=input_schema({
-        "input_path": string("Local path of the application directory (an unpacked app or source tree)",
+        "input_path": string("Local path of the application: a directory (unpacked app, source tree) or an .asar",
                              minLength=1, maxLength=16384),
         "format": {"type": "string", "enum": ["auto", "directory", "asar"], "default": "auto",
                    "description": "Input format; auto decides from the path (a directory named x.js is a directory)"},

@@ -481,9 +481,12 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         "files_by_kind": dict(sorted(kinds.items())), "nodes_by_kind": dict(sorted(node_kinds.items())),
         "edges_by_relation": dict(sorted(relations.items())), "omissions_by_reason": dict(sorted(omissions.items())),
     }
-    partial = bool(limits_reached or failures or any(o["reason"] in ("unreadable",) for o in scan["omitted"]))
+    contradictions = sorted((f["integrity_contradiction"] for f in facts.values() if f.get("integrity_contradiction")),
+                            key=lambda c: c["path"])
+    partial = bool(limits_reached or failures or contradictions
+                   or any(o["reason"] in ("unreadable",) for o in scan["omitted"]))
     coverage = {"status": "partial" if partial else "complete", "limits_reached": limits_reached,
-                "parse_failures": len(failures),
+                "parse_failures": len(failures), "integrity_contradictions": len(contradictions),
                 "note": ("Static analysis of the files read: dynamic requires, computed channels and runtime-only "
                          "behaviour are recorded as unknowns, never as absence.")}
     return {
@@ -491,7 +494,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         "limits": dict(limits), "coverage": coverage, "statistics": statistics, "entry_points": entries,
         "nodes": nodes, "edges": edges, "findings": findings, "unknowns": unknowns, "parse_failures": failures,
         "omitted_entries": sorted([*scan["omitted"], *read_omissions], key=lambda o: o["path"])[:1000],
-        "integrity_contradictions": [],
+        "integrity_contradictions": contradictions,
     }
 
 

@@ -69,6 +69,9 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
                                            total=len(chosen))
             if not is_successful(extracted):
                 return _fail(session, extracted.failure())
+            contradicted = [f["integrity_contradiction"] for f in extracted.unwrap() if f.get("integrity_contradiction")]
+            if contradicted and policy == "fail-closed":
+                return _fail(session, _integrity_failure(args["input_path"], contradicted[0]))
             facts.extend(extracted.unwrap())
             done += len(batch)
         yield ReportProgress(phase="linking", message=f"{done} files parsed; resolving modules, roles and IPC")
@@ -100,11 +103,30 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     return Outcome(session=session, reply=Success(evidence.to_json()))
 
 
+UNPACKED_CAUSE = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
+                  "header, so the declared hash no longer matches; Electron does not check unpacked companions.")
+
+
+def _integrity_failure(archive: str, contradiction: Mapping[str, Any]) -> ReaError:
+    unpacked = contradiction.get("unpacked", False)
+    return ReaError(
+        code="artifact_integrity_mismatch",
+        message=(f"{contradiction['path']} in {archive} does not match the SHA-256 its ASAR header declares "
+                 f"({contradiction['declared_sha256']}; read {contradiction['observed_sha256']}). Nothing was "
+                 "recorded." + (f" {UNPACKED_CAUSE}" if unpacked else "")),
+        details={"path": contradiction["path"], "archive": archive, **{k: contradiction[k] for k in (
+            "declared_sha256", "observed_sha256", "unpacked")}},
+        action=("Rerun analyze_javascript_application with integrity_policy \"record-and-continue\" to record the "
+                "mismatch and continue with the verified files."))
+
+
 def _record(session: Session, args: Mapping[str, Any], scan: Mapping[str, Any], facts: list[dict[str, Any]],
             limits: Mapping[str, int], read_omissions: list[dict[str, Any]], fmt: str, policy: str,
             cancelled_during: str | None):
     result = build_graph(scan, facts, limits, read_omissions)
     result["integrity_policy"] = policy
+    if scan["kind"] == "asar":
+        result["application"]["unpacked_directory"] = scan.get("unpacked_directory", False)
     if cancelled_during is not None:
         result["coverage"] = {**result["coverage"], "status": "partial", "cancelled_during": cancelled_during}
     parser = scan.get("parser", {})
@@ -114,12 +136,14 @@ def _record(session: Session, args: Mapping[str, Any], scan: Mapping[str, Any], 
     return create_evidence(
         provider=provider, operation=OPERATION, parameters=dict(args), normalized_result=result,
         subject=Subject(name=root.rstrip("/").rsplit("/", 1)[-1] or root, sha256=tree_digest(scan["files"], by_path),
-                        format="directory", architecture=None, local_path=root),
+                        format="asar" if scan["kind"] == "asar" else "directory", architecture=None, local_path=root),
         analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
         confidence="derived",
         limitations=(STATIC_NOTICE,) + ((f"Coverage is partial: {', '.join(result['coverage']['limits_reached'])} "
                                          "reached; raise the named limit for a complete record.",)
                                         if result["coverage"]["limits_reached"] else ())
+        + (("Integrity mismatches were recorded and their files quarantined (integrity_contradictions); coverage "
+            "is partial.",) if result["integrity_contradictions"] else ())
         + ((f"Partial: the analysis was cancelled during {cancelled_during}; files not read are omitted "
             "with reason cancelled.",) if cancelled_during else ()),
         locations=({"kind": "artifact-path", "path": root},),

@@ -286,7 +286,8 @@ def test_errors_are_canonical(app, tmp_path):
 def npm_tree() -> Path:
     if shutil.which("npm") is None or shutil.which("node") is None:
         pytest.skip("Node.js and npm are not installed on this host")
-    if not (HERE / "node_modules" / "uuid").exists() or not (HERE / "node_modules" / "ms-old").exists():
+    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]
+    if not all((HERE / "node_modules" / name / "package.json").exists() for name in wanted):
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
     return HERE / "node_modules"
 
@@ -509,3 +510,23 @@ def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
     assert continued["coverage"]["status"] == "partial"
     assert node(continued, "module:src/renderer/app.js")["parse"] == "quarantined"
     assert node(continued, "ipc-channel:settings:get")["linked"] is True  # verified main and preload continue
+
+
+@pytest.mark.slow
+def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "proj", {
+        "package.json": json.dumps({"name": "proj", "private": True}),
+        "src/index.js": "import { helper } from './util.js';\nconsole.log(helper(2));\n",
+        "src/util.js": "export function helper(x) { return { v: x }; }\n",
+    })
+    subprocess.run([str(npm_tree / ".bin" / "webpack"), "--mode", "development", "--devtool", "source-map",
+                    "--entry", "./src/index.js", "-o", str(tmp_path / "dist")], cwd=src, check=True,
+                   capture_output=True, timeout=300)
+    conn = Connection(ctx=CTX)
+    app = analyze(tmp_path / "dist", conn)
+    r = app["normalized_result"]
+    assert node(r, "module:main.js")["bundlers"] == ["webpack"]
+    assert node(r, "bundled-module:main.js#./src/util.js")["bundle"] == "main.js"
+    cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"],
+                                                  "reference": analyze(src, conn)}).unwrap()["normalized_result"]
+    assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/util.js"}

@@ -152,7 +152,8 @@ def _shape(value: ts.Node | None) -> dict[str, Any]:
              "method_definition"):
         body = value.child_by_field_name("body")
         returns = _returns(body)
-        return {"type": "function", "returns": returns if body is not None else None}
+        return {"type": "function", "returns": returns if body is not None else None,
+                **({"returns_truncated": True} if len(returns) >= 32 else {})}
     if t in ("class_declaration", "class", "abstract_class_declaration"):
         body = value.child_by_field_name("body")
         members = []
@@ -160,9 +161,11 @@ def _shape(value: ts.Node | None) -> dict[str, Any]:
             name = m.child_by_field_name("name") or m.child_by_field_name("property")
             if name is not None:
                 members.append(_text(name))
-        return {"type": "class", "members": members[:MAX_PER_FILE]}
+        return {"type": "class", "members": members[:MAX_PER_FILE],
+                **({"members_truncated": True} if len(members) > MAX_PER_FILE else {})}
     if t == "object":
-        return {"type": "object", "members": _keys(value)}
+        return {"type": "object", "members": _keys(value),
+                **({"members_truncated": True} if len(value.named_children) > MAX_PER_FILE else {})}
     if t in ("string", "number", "true", "false", "null", "template_string", "regex"):
         return {"type": "literal"}
     return {"type": "unknown"}
@@ -205,6 +208,8 @@ def _call_fact(call: ts.Node, prop: str, args: ts.Node) -> dict[str, Any]:
     fact: dict[str, Any] = {"callee": f"{callee}.{prop}", "args": values, **_loc(call)}
     if prop == "exposeInMainWorld" and len(args.named_children) > 1 and args.named_children[1].type == "object":
         fact["members"] = _keys(args.named_children[1])
+        if len(args.named_children[1].named_children) > MAX_PER_FILE:
+            fact["members_truncated"] = True
     if prop == "registerSchemesAsPrivileged" and args.named_children:
         fact["args"] = [_string(_property(o, "scheme")) for o in args.named_children[0].named_children
                         if o.type == "object"][:16]

@@ -153,10 +153,12 @@ def find_export(result: Mapping[str, Any], module_path: str, name: str) -> tuple
 def _members(shape: Mapping[str, Any]) -> tuple[set[str] | None, str]:
     kind = shape.get("type")
     if kind in ("object", "class"):
+        if shape.get("members_truncated"):
+            return None, "member list truncated at the per-node bound"
         return set(shape.get("members") or ()), "members"
     if kind == "function":
         returns = shape.get("returns") or []
-        if returns and all(r is not None for r in returns):
+        if returns and all(r is not None for r in returns) and not shape.get("returns_truncated"):
             return set().union(*map(set, returns)), "returned object keys"
         return None, "return value not statically resolvable"
     return None, f"{kind} export has no static member shape"

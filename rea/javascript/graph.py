@@ -284,7 +284,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                     b.unknowns.append({"kind": "dynamic-context-bridge-key", "node": source, **loc})
                 else:
                     api = f"context-bridge-api:{first}"
-                    b.node(api, "context-bridge-api", loc, key=first, members=call.get("members"))
+                    b.node(api, "context-bridge-api", loc, key=first, members=call.get("members"),
+                           **({"members_truncated": True} if call.get("members_truncated") else {}))
                     b.edge(source, api, "exposes", loc)
                     give(source, "preload", "context-bridge")
             elif prop in ("loadFile", "loadURL") and first:

@@ -530,3 +530,33 @@ def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
     cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"],
                                                   "reference": analyze(src, conn)}).unwrap()["normalized_result"]
     assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/util.js"}
+
+
+@pytest.mark.slow
+def test_nested_asar_is_read_and_a_contradicted_one_stays_opaque(npm_tree, tmp_path):
+    asar_cli = str(npm_tree / ".bin" / "asar")
+    inner_src = write_tree(tmp_path / "inner", {"lib/plugin.js": "module.exports = { run() { return 1; } };\n"})
+    outer = write_tree(tmp_path / "outer", {"package.json": json.dumps({"name": "outer", "main": "index.js"}),
+                                            "index.js": "require('./plugins/inner.asar/lib/plugin.js');\n"})
+    (outer / "plugins").mkdir()
+    subprocess.run([asar_cli, "pack", str(inner_src), str(outer / "plugins" / "inner.asar")], check=True,
+                   capture_output=True)
+    archive = tmp_path / "outer.asar"
+    subprocess.run([asar_cli, "pack", str(outer), str(archive)], check=True, capture_output=True)
+    conn = Connection(ctx=CTX)
+    r = analyze(archive, conn)["normalized_result"]
+    assert node(r, "asar:plugins/inner.asar")["status"] == "expanded"
+    assert edges(r, "imports", "module:index.js", "module:plugins/inner.asar/lib/plugin.js")
+    assert r["coverage"]["status"] == "complete"
+    # corrupt one byte inside the nested archive's bytes: its declared hash no longer holds
+    data = bytearray(archive.read_bytes())
+    at = data.rindex(b"return 1")
+    data[at + 7] = ord("2")
+    archive.write_bytes(bytes(data))
+    refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
+    assert refused.code == "artifact_integrity_mismatch" and refused.details["path"] == "plugins/inner.asar"
+    r = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
+    assert node(r, "asar:plugins/inner.asar")["status"] == "contradicted"
+    assert [c["path"] for c in r["integrity_contradictions"]] == ["plugins/inner.asar"]
+    assert not any(n.get("path", "").startswith("plugins/inner.asar/") for n in r["nodes"] if n["kind"] == "module")
+    assert r["coverage"]["status"] == "partial"

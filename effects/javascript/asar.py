@@ -22,10 +22,12 @@ class AsarError(Exception):
     pass
 
 
-def read_header(path: str) -> tuple[int, dict[str, Any], int]:
-    """(base offset of member bytes, header tree, archive size)."""
-    size = os.path.getsize(path)
+def read_header(path: str, start: int = 0, length: int | None = None) -> tuple[int, dict[str, Any], int]:
+    """(base offset of member bytes, relative to start; header tree; archive size) of the archive at
+    [start, start + length) of the file (a nested archive lies inside its parent's bytes)."""
+    size = os.path.getsize(path) - start if length is None else length
     with open(path, "rb") as handle:
+        handle.seek(start)
         head = handle.read(16)
         if len(head) < 16:
             raise AsarError("shorter than an ASAR header")
@@ -64,34 +66,34 @@ def walk(header: dict[str, Any], max_depth: int) -> Iterator[tuple[str, dict[str
                 yield rel, child, None
 
 
-def member(header: dict[str, Any], rel: str) -> dict[str, Any] | None:
-    node: Any = header
-    for part in rel.split("/"):
-        node = node.get("files", {}).get(part) if isinstance(node, dict) else None
-    return node if isinstance(node, dict) and "files" not in node else None
-
-
-def read_member(archive: str, base: int, archive_size: int, node: dict[str, Any], rel: str, limit: int) -> bytes | str:
-    """The member's bytes (at most limit + 1), or why they cannot be read."""
-    size = node.get("size")
-    if not isinstance(size, int) or size < 0:
-        return "the header records no size"
-    if node.get("unpacked"):
-        companion = os.path.join(archive + ".unpacked", *rel.split("/"))
-        try:
-            with open(companion, "rb") as handle:
-                return handle.read(limit + 1)
-        except OSError as exc:
-            return f"unpacked companion unreadable: {exc.strerror or exc}"
+def read_at(disk: str, offset: int, size: int, limit: int) -> bytes | str:
     try:
-        offset = int(node.get("offset", ""))
-    except ValueError:
-        return "the header records no offset"
-    if base + offset + size > archive_size:
-        return "the member lies beyond the end of the archive"
-    with open(archive, "rb") as handle:
-        handle.seek(base + offset)
-        return handle.read(min(size, limit + 1))
+        with open(disk, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(min(size, limit + 1))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def hash_at(disk: str, offset: int, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(disk, "rb") as handle:
+        handle.seek(offset)
+        left = size
+        while left > 0:
+            block = handle.read(min(left, 1 << 20))
+            if not block:
+                break
+            digest.update(block)
+            left -= len(block)
+    return digest.hexdigest()
+
+
+def declared(node: dict[str, Any]) -> str | None:
+    integrity = node.get("integrity")
+    if isinstance(integrity, dict) and integrity.get("algorithm") == "SHA256" and isinstance(integrity.get("hash"), str):
+        return integrity["hash"]
+    return None
 
 
 def check_integrity(node: dict[str, Any], data: bytes) -> dict[str, Any] | None:

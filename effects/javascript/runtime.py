@@ -47,6 +47,7 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
     omitted: list[dict[str, Any]] = []
     pending = [("", 0)]
     seen = 0
+    archives_found: list[str] = []
     while pending:
         rel_dir, depth = pending.pop()
         full_dir = os.path.join(root, rel_dir) if rel_dir else root
@@ -77,40 +78,117 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
                     subdirs.append((rel, depth + 1))
             elif stat.S_ISREG(st.st_mode):
                 files.append({"path": rel, "size": st.st_size, "kind": classify(rel)})
+                if files[-1]["kind"] == "asar":
+                    archives_found.append(rel)
             else:
                 omitted.append({"path": rel, "reason": "special-file"})
         pending.extend(reversed(subdirs))
         if seen % 512 < len(entries):
             await progress.report("scanning", f"{seen} entries listed")
         await anyio.lowlevel.checkpoint()
+    archives = _Archives(effect, files, omitted)
+    for rel in archives_found:
+        disk = os.path.join(root, rel)
+        unpacked = disk + ".unpacked"
+        try:
+            archives.expand(rel + "/", disk, 0, None, unpacked if os.path.isdir(unpacked) else None, 1)
+        except (asar.AsarError, OSError) as exc:
+            archives.containers.append({"path": rel, "status": "unreadable", "depth": 1, "detail": str(exc)[:256]})
+        await anyio.lowlevel.checkpoint()
     files.sort(key=lambda f: f["path"])
     omitted.sort(key=lambda o: o["path"])
     return Success({"root": root, "kind": "directory", "files": files, "omitted": omitted,
+                    "containers": archives.containers, "integrity_contradictions": archives.contradictions,
                     "text_kinds": list(TEXT_KINDS), "parser": _PARSERS})
 
 
+def _archive_error(path: str, exc: BaseException) -> ReaError:
+    return ReaError(code="artifact_operation_failed", message=f"{path!r} is not a readable ASAR archive: {exc}.",
+                    details={"path": path, "format": "asar"},
+                    action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE).")
+
+
+class _Archives:
+    """Lists ASAR members (nested archives too) with a locator each: where its bytes are on disk."""
+
+    def __init__(self, effect: ScanApplication, files: list[dict[str, Any]], omitted: list[dict[str, Any]]) -> None:
+        self.effect, self.files, self.omitted = effect, files, omitted
+        self.containers: list[dict[str, Any]] = []
+        self.contradictions: list[dict[str, Any]] = []
+
+    def expand(self, prefix: str, disk: str, start: int, length: int | None, unpacked_dir: str | None, depth: int) -> None:
+        base, header, size = asar.read_header(disk, start, length)
+        self.containers.append({"path": prefix.rstrip("/") or ".", "status": "expanded", "depth": depth})
+        for rel, node, reason in asar.walk(header, self.effect.max_depth):
+            path = prefix + rel
+            if len(self.files) + len(self.omitted) >= self.effect.max_entries:
+                self.omitted.append({"path": path, "reason": "max_entries"})
+                continue
+            if node is None:
+                self.omitted.append({"path": path, "reason": reason})
+                continue
+            member_size = node.get("size") if isinstance(node.get("size"), int) else 0
+            if node.get("unpacked"):
+                companion = os.path.join(unpacked_dir, *rel.split("/")) if unpacked_dir else None
+                locator = {"disk": companion, "offset": 0, "size": member_size, "unpacked": True,
+                           "sha256": asar.declared(node)}
+            else:
+                try:
+                    offset = int(node.get("offset", ""))
+                except ValueError:
+                    self.omitted.append({"path": path, "reason": "invalid-entry"})
+                    continue
+                if base + offset + member_size > size:
+                    self.omitted.append({"path": path, "reason": "invalid-entry", "detail": "beyond the archive end"})
+                    continue
+                locator = {"disk": disk, "offset": start + base + offset, "size": member_size,
+                           "sha256": asar.declared(node)}
+            kind = classify(path)
+            self.files.append({"path": path, "size": member_size, "kind": kind, "locator": locator})
+            if kind == "asar":
+                self.nested(path, locator, depth)
+
+    def nested(self, path: str, locator: dict[str, Any], depth: int) -> None:
+        if depth + 1 > NESTED_ASAR_DEPTH:
+            self.containers.append({"path": path, "status": "max_depth", "depth": depth + 1})
+            return
+        if locator["disk"] is None:
+            self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1})
+            return
+        if locator["sha256"] is not None:
+            observed = asar.hash_at(locator["disk"], locator["offset"], locator["size"])
+            if observed != locator["sha256"]:
+                self.contradictions.append({"path": path, "declared_sha256": locator["sha256"],
+                                            "observed_sha256": observed, "unpacked": bool(locator.get("unpacked")),
+                                            "trust": "contradicted", "provenance": "asar-header-integrity",
+                                            "nested_archive": True})
+                self.containers.append({"path": path, "status": "contradicted", "depth": depth + 1})
+                return
+        companion = locator["disk"] + ".unpacked" if locator.get("unpacked") else None
+        try:
+            self.expand(path + "/", locator["disk"], locator["offset"], locator["size"],
+                        companion if companion and os.path.isdir(companion) else None, depth + 1)
+        except (asar.AsarError, OSError) as exc:
+            self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1, "detail": str(exc)[:256]})
+
+
+NESTED_ASAR_DEPTH = 4
+
+
 def _scan_asar(root: str, effect: ScanApplication) -> Result[Any, ReaError]:
+    files: list[dict[str, Any]] = []
+    omitted: list[dict[str, Any]] = []
+    archives = _Archives(effect, files, omitted)
+    unpacked = root + ".unpacked"
     try:
-        _base, header, _size = asar.read_header(root)
+        archives.expand("", root, 0, None, unpacked if os.path.isdir(unpacked) else None, 0)
     except (asar.AsarError, OSError) as exc:
-        return Failure(ReaError(code="artifact_operation_failed",
-                                message=f"{effect.path!r} is not a readable ASAR archive: {exc}.",
-                                details={"path": effect.path, "format": "asar"},
-                                action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE)."))
-    files, omitted = [], []
-    for count, (rel, node, reason) in enumerate(asar.walk(header, effect.max_depth)):
-        if count >= effect.max_entries:
-            omitted.append({"path": rel, "reason": "max_entries"})
-        elif node is None:
-            omitted.append({"path": rel, "reason": reason})
-        else:
-            size = node.get("size") if isinstance(node.get("size"), int) else 0
-            files.append({"path": rel, "size": size, "kind": classify(rel),
-                          **({"unpacked": True} if node.get("unpacked") else {})})
+        return Failure(_archive_error(effect.path, exc))
     files.sort(key=lambda f: f["path"])
     omitted.sort(key=lambda o: o["path"])
     return Success({"root": root, "kind": "asar", "files": files, "omitted": omitted,
-                    "unpacked_directory": os.path.isdir(root + ".unpacked"), "text_kinds": list(TEXT_KINDS),
+                    "unpacked_directory": os.path.isdir(unpacked), "containers": archives.containers,
+                    "integrity_contradictions": archives.contradictions, "text_kinds": list(TEXT_KINDS),
                     "parser": _PARSERS})
 
 
@@ -136,24 +214,19 @@ def _read(path: str, limit: int) -> bytes | str:
 
 async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaError]:
     out: list[dict[str, Any]] = []
-    archive = None
-    if os.path.isfile(effect.root):
-        try:
-            archive = asar.read_header(effect.root)
-        except (asar.AsarError, OSError) as exc:
-            return Failure(ReaError(code="artifact_operation_failed",
-                                    message=f"The ASAR archive {effect.root!r} could not be reread: {exc}.",
-                                    details={"path": effect.root}))
-    for index, (rel, kind) in enumerate(effect.files):
+    for index, entry in enumerate(effect.files):
+        rel, kind = entry[0], entry[1]
+        locator = entry[2] if len(entry) > 2 else None
         contradiction = None
-        if archive is None:
+        if locator is None:
             data = _read(os.path.join(effect.root, rel), effect.max_file_bytes)
+        elif locator["disk"] is None:
+            data = "an unpacked member of a nested archive is not read"
         else:
-            base, header, size = archive
-            node = asar.member(header, rel) or {}
-            data = asar.read_member(effect.root, base, size, node, rel, effect.max_file_bytes)
+            data = asar.read_at(locator["disk"], locator["offset"], locator["size"], effect.max_file_bytes)
             if isinstance(data, bytes) and len(data) <= effect.max_file_bytes:
-                contradiction = asar.check_integrity(node, data)
+                declared = {"integrity": {"algorithm": "SHA256", "hash": locator["sha256"]}} if locator["sha256"] else {}
+                contradiction = asar.check_integrity({**declared, "unpacked": locator.get("unpacked", False)}, data)
         if contradiction is not None:
             out.append({"path": rel, "parse": "quarantined", "bytes_read": len(data),
                         "integrity_contradiction": {"path": rel, **contradiction}})

@@ -20,7 +20,7 @@ class ScanApplication:
 class ExtractFiles:
     """Read these files of the tree and extract their facts (tree-sitter for JavaScript and TypeScript)."""
     root: str
-    files: tuple[tuple[str, str], ...]  # (relative path, kind)
+    files: tuple[tuple[Any, ...], ...]  # (relative path, kind) or (path, kind, locator) for archive members
     max_file_bytes: int
     max_ast_nodes: int
     max_source_map_sources: int

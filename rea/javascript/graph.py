@@ -103,6 +103,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
     facts = {f["path"]: f for f in facts_list}
     files = scan["files"]
     b = _Builder()
+    containers = {c["path"]: c for c in scan.get("containers", ())}
     packages = {dirname(p): f for p, f in facts.items() if p.rsplit("/", 1)[-1] == "package.json" and f.get("parse") == "ok"}
     resolver = Resolver((f["path"] for f in files), packages)
     package_dirs = sorted(packages, key=len, reverse=True)
@@ -141,8 +142,11 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         elif kind == "native-addon":
             b.node(f"native-addon:{path}", "native-addon", {"path": path}, path=path, size=f["size"])
         elif kind == "asar":
-            b.node(f"asar:{path}", "asar", {"path": path}, path=path, size=f["size"])
-            b.unknowns.append({"kind": "nested-asar-not-read", "node": f"asar:{path}", "path": path})
+            status = containers.get(path, {}).get("status", "not-read")
+            b.node(f"asar:{path}", "asar", {"path": path}, path=path, size=f["size"], status=status)
+            if status != "expanded":
+                b.unknowns.append({"kind": "nested-asar-not-read", "node": f"asar:{path}", "path": path,
+                                   "reason": status})
     for pkg_dir, pkg in sorted(packages.items()):
         pid = f"package:{pkg_dir or '.'}"
         manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
@@ -482,7 +486,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         "files_by_kind": dict(sorted(kinds.items())), "nodes_by_kind": dict(sorted(node_kinds.items())),
         "edges_by_relation": dict(sorted(relations.items())), "omissions_by_reason": dict(sorted(omissions.items())),
     }
-    contradictions = sorted((f["integrity_contradiction"] for f in facts.values() if f.get("integrity_contradiction")),
+    contradictions = sorted([*scan.get("integrity_contradictions", ()),
+                             *(f["integrity_contradiction"] for f in facts.values() if f.get("integrity_contradiction"))],
                             key=lambda c: c["path"])
     partial = bool(limits_reached or failures or contradictions
                    or any(o["reason"] in ("unreadable",) for o in scan["omitted"]))

@@ -56,13 +56,17 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     if not is_successful(scanned):
         return _fail(session, scanned.failure())
     scan = scanned.unwrap()
+    if scan.get("integrity_contradictions") and policy == "fail-closed":
+        return _fail(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
     chosen, read_omissions = select_text_files(scan["files"], limits)
     facts: list[dict[str, Any]] = []
     done = 0
     try:
         for batch in _batches(chosen):
             yield ReportProgress(phase="parsing", message=f"{done}/{len(chosen)} files parsed")
-            extracted = yield ExtractFiles(root=scan["root"], files=tuple((f["path"], f["kind"]) for f in batch),
+            extracted = yield ExtractFiles(root=scan["root"],
+                                           files=tuple((f["path"], f["kind"], f["locator"]) if "locator" in f
+                                                       else (f["path"], f["kind"]) for f in batch),
                                            max_file_bytes=limits["max_text_file_bytes"],
                                            max_ast_nodes=limits["max_ast_nodes"],
                                            max_source_map_sources=limits["max_source_map_sources"], done=done,

@@ -176,6 +176,8 @@ def test_summary_detail_retains_complete_record_and_views(app):
     v = view["normalized_result"]
     parent = v["parent_evidence_id"]
     assert view["evidence_links"] == [parent] and parent in conn.session.evidence
+    assert view["operation"] == "inspect_analysis_view"
+    assert view["parameters"] == {"source": {"kind": "retained-evidence", "evidence_id": parent}, "view": "summary"}
     assert v["view"] == "summary" and v["statistics"]["modules"] == 9
     assert v["ipc_channels"]["total"] == 3 and v["ipc_channels"]["unlinked"] == 0
     assert v["pages"]["modules"]["arguments"]["source"] == {"kind": "retained-evidence", "evidence_id": parent}
@@ -405,7 +407,7 @@ def test_cli(app):
                           capture_output=True, text=True, env=env, timeout=120)
     assert proc.returncode == 0, proc.stderr
     view = json.loads(proc.stdout)
-    assert view["operation"] == "analyze_javascript_application" and view["normalized_result"]["view"] == "summary"
+    assert view["operation"] == "inspect_analysis_view" and view["normalized_result"]["view"] == "summary"
 
 
 # ------------------------------------------------------------ cancellation

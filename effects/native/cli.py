@@ -95,7 +95,8 @@ def _analyze_steps(ns: argparse.Namespace):
 
 
 def _render_analysis(value: Mapping[str, Any]) -> str:
-    if value.get("operation") == "analyze_javascript_application":
+    if value.get("operation") == "analyze_javascript_application" or (
+            value.get("operation") == "inspect_analysis_view" and "parent_evidence_id" in value.get("normalized_result", {})):
         return javascript_cli.render(value)
     return _render_overview(value)
 

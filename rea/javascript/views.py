@@ -35,8 +35,8 @@ def is_application(evidence: Evidence) -> bool:
 def check_application(evidence: Evidence, field: str) -> Result[Mapping[str, Any], ReaError]:
     if not is_application(evidence):
         kind = evidence.operation
-        if kind == OPERATION and isinstance(evidence.normalized_result, Mapping) \
-                and evidence.normalized_result.get("view") is not None:
+        if isinstance(evidence.normalized_result, Mapping) and evidence.normalized_result.get("view") is not None \
+                and evidence.normalized_result.get("parent_evidence_id"):
             hint = (f"it is a {evidence.normalized_result.get('view')} view; pass its parent "
                     f"{evidence.normalized_result.get('parent_evidence_id')} instead")
         else:
@@ -147,8 +147,7 @@ def view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence,
     parameters = {"source": {"kind": "retained-evidence", "evidence_id": source.evidence_id},
                   **{k: v for k, v in args.items() if k != "source"}}
     return create_evidence(
-        provider=source.provider, operation=OPERATION if args.get("_as_detail") else "inspect_analysis_view",
-        parameters={k: v for k, v in parameters.items() if not k.startswith("_")},
+        provider=source.provider, operation="inspect_analysis_view", parameters=parameters,
         normalized_result=projected.unwrap(), subject=source.subject, analysis_profile=source.analysis_profile,
         confidence="derived", authority=source.authority,
         limitations=("A view of retained Evidence: it selects facts of the parent and adds none.",),

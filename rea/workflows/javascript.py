@@ -100,7 +100,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     evidence = created.unwrap()
     session = record(session, (evidence,))
     if args.get("detail", "complete") == "summary":
-        view = view_evidence(evidence, {"view": "summary", "_as_detail": True})
+        view = view_evidence(evidence, {"view": "summary"})
         if not is_successful(view):
             return _fail(session, view.failure())
         return Outcome(session=record(session, (view.unwrap(),)), reply=Success(view.unwrap().to_json()))

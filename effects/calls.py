@@ -30,6 +30,7 @@ class Connection:
     session: Session = attrs.field(factory=Session)
     lock: anyio.Lock = attrs.field(factory=anyio.Lock)
     native: NativeRuntime = attrs.field(default=None)
+    cancelled_reply: Any = None  # the cancelled error a program returned with its partial observation
 
     def __attrs_post_init__(self) -> None:
         if self.native is None:
@@ -67,7 +68,14 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
 async def _call(conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress) -> Result[Any, ReaError]:
     if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot
         async with conn.lock:
-            outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
+            try:
+                outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
+            except anyio.get_cancelled_exc_class():
+                kept = progress.cancelled_outcome
+                if kept is not None:  # partial Evidence the program completed stays retained
+                    conn.session = kept.session
+                    conn.cancelled_reply = kept.reply
+                raise
             conn.session = outcome.session
     else:
         outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)

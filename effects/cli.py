@@ -19,6 +19,7 @@ from returns.result import Failure, Result, Success
 from effects import artifact_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
+from effects.javascript import cli as javascript_cli
 from effects.native import cli as native_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
@@ -38,7 +39,7 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *artifact_commands.COMMANDS)
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *artifact_commands.COMMANDS, *javascript_cli.COMMANDS)
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
@@ -241,6 +242,8 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
         return reply
 
     reply = anyio.run(_cancellable, work)
+    if not isinstance(reply, Success) and reply.failure().code == "cancelled" and conn.cancelled_reply is not None:
+        reply = conn.cancelled_reply
     if not isinstance(reply, Success):
         return _fail(reply.failure(), fmt)
     _emit(reply.unwrap(), fmt, command.render)

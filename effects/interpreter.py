@@ -17,11 +17,13 @@ from returns.result import Failure, Result, Success
 
 from effects import artifacts, fs
 from effects.environment import resolve_command_path
+from effects.javascript import runtime as javascript_runtime
 from effects.native import runtime as native_runtime
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.program import (
-    Context, IdentifyTarget, NewRunId, Outcome, PublishAtomically, ReadJsonFile, ReportProgress, ResolveCommandPath,
+    Context, IdentifyTarget, NewRunId, Outcome, ProgramCancelled, PublishAtomically, ReadJsonFile, ReportProgress,
+    ResolveCommandPath,
 )
 from rea.session import Session
 
@@ -63,6 +65,7 @@ Handler = Callable[[Any, Progress], Awaitable[Any]]
 # One handler per effect type; a family adds its own map here.
 HANDLERS: Mapping[type, Handler] = {
     **native_runtime.HANDLERS,
+    **javascript_runtime.HANDLERS,
     ReportProgress: _report,
     IdentifyTarget: _identify,
     ReadJsonFile: _read_json,
@@ -78,6 +81,18 @@ async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | N
     if handler is None:
         raise TypeError(f"no handler for effect {type(effect).__name__}")
     return await handler(effect, progress)
+
+
+def _settle(produced: Any, phase: str) -> Outcome | None:
+    """Tell a cancelled program (synchronously, no effects run) and keep the Outcome it returns, if any."""
+    try:
+        produced.throw(ProgramCancelled(phase))
+    except StopIteration as stop:
+        return stop.value if isinstance(stop.value, Outcome) else None
+    except Exception:  # the program did not handle it (the usual case): nothing to keep
+        return None
+    produced.close()  # it yielded again instead of returning: stop it, keep nothing
+    return None
 
 
 async def run(program_fn: Callable[..., Any], session: Session, args: Mapping[str, Any], ctx: Context,
@@ -98,7 +113,7 @@ async def run(program_fn: Callable[..., Any], session: Session, args: Mapping[st
             try:
                 reply = await _perform(effect, progress)
             except cancelled:
-                produced.close()
+                progress.cancelled_outcome = _settle(produced, progress.phase)
                 raise
             except Exception as exc:  # a handler bug must not crash the transport
                 reply = Failure(_unexpected(effect, exc))

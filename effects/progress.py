@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from typing import Awaitable, Callable
+from typing import Any, Awaitable, Callable
 
 import anyio
 
@@ -21,6 +21,7 @@ class Progress:
         self._clock = clock
         self._state = ProgressState()
         self._phase = "starting"
+        self.cancelled_outcome: Any = None  # the Outcome a cancelled program returned, if it returned one
 
     async def report(self, phase: str, message: str, *, terminal: bool = False) -> None:
         self._phase = phase

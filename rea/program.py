@@ -99,6 +99,15 @@ class Context:
     max_import_bytes: int = 512 * 1024 * 1024
 
 
+class ProgramCancelled(Exception):
+    """Thrown into a program at the yield where its caller was cancelled.
+
+    A program may catch it to return an Outcome that retains what it completed (partial
+    Evidence, referenced by the cancelled error's partial_observation); it must not yield
+    again. The call is still cancelled: the transport keeps the session of that Outcome.
+    """
+
+
 @attrs.frozen(kw_only=True)
 class Outcome:
     """The session after the call (unchanged unless the program changed it) and the reply."""

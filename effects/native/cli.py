@@ -4,9 +4,11 @@ open the binary on a one-shot connection, then ask the embedded provider."""
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any, Mapping
 
 from effects.commands import ToolCommand
+from effects.javascript import cli as javascript_cli
 
 
 def _binary(parser: argparse.ArgumentParser) -> None:
@@ -74,6 +76,31 @@ def _render_instructions(value: Mapping[str, Any]) -> str:
     return "\n".join(lines) + more
 
 
+def _analyze_configure(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("--integrity-policy", choices=("fail-closed", "record-and-continue"), default="fail-closed",
+                        help="for an application directory or .asar: integrity mismatch handling")
+
+
+def _is_application(path: str) -> bool:
+    """An app tree or .asar goes to the JavaScript family; anything else is a native binary."""
+    return os.path.isdir(path) or path.lower().endswith(".asar")
+
+
+def _analyze_steps(ns: argparse.Namespace):
+    if _is_application(ns.binary):
+        return [("analyze_javascript_application", {"input_path": ns.binary, "detail": "summary",
+                                                    "integrity_policy": ns.integrity_policy})]
+    return [_open(ns), ("binary_overview", {"detail": "concise"})]
+
+
+def _render_analysis(value: Mapping[str, Any]) -> str:
+    if value.get("operation") == "analyze_javascript_application" or (
+            value.get("operation") == "inspect_analysis_view" and "parent_evidence_id" in value.get("normalized_result", {})):
+        return javascript_cli.render(value)
+    return _render_overview(value)
+
+
 def _xrefs_configure(parser: argparse.ArgumentParser) -> None:
     _binary(parser)
     parser.add_argument("address", help="address (0x...) whose references to list")
@@ -86,8 +113,8 @@ def _instructions_configure(parser: argparse.ArgumentParser) -> None:
 
 
 COMMANDS = (
-    ToolCommand(name="analyze", help="overview of a native binary (embedded angr provider)", configure=_binary,
-                steps=lambda ns: [_open(ns), ("binary_overview", {"detail": "concise"})], render=_render_overview),
+    ToolCommand(name="analyze", help="overview of a native binary (angr), or of an application directory or .asar",
+                configure=_analyze_configure, steps=_analyze_steps, render=_render_analysis),
     ToolCommand(name="function", help="function dossier: pseudocode, callers, callees, strings",
                 configure=_with_function,
                 steps=lambda ns: [_open(ns), ("analyze_function", {"procedure": ns.function})], render=_render_function),

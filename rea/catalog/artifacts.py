@@ -126,8 +126,15 @@ NATIVE_VIEW = obj({
     "limitations": _STRINGS,
 }, ("view", "facet", "parent_evidence_id", "source_operation", "source_complete", "selected_facts_sha256",
     "limitations"), closed=False)
+APPLICATION_VIEW = obj({
+    "view": {"type": "string", "enum": ["summary", "module", "modules"]},
+    "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
+    "source_operation": {"const": "analyze_javascript_application"},
+    "digest": string("Digest of the selected facts", pattern=SHA256_PATTERN),
+    "limitations": _STRINGS,
+}, ("view", "parent_evidence_id", "source_operation", "digest", "limitations"), closed=False)
 # inspect_analysis_view is shared: every family's view shapes are alternatives here
-VIEW_RESULTS: tuple[dict[str, Any], ...] = (SUMMARY_VIEW, INVENTORY_VIEW, NATIVE_VIEW)
+VIEW_RESULTS: tuple[dict[str, Any], ...] = (SUMMARY_VIEW, INVENTORY_VIEW, NATIVE_VIEW, APPLICATION_VIEW)
 INSPECTION = obj({
     "schema_version": {"const": 1},
     "subject": obj({"manifest_id": _id("agm"), "root_artifact_id": _id("art"), "root_format": string("Root format"),
@@ -295,13 +302,18 @@ INSPECT_ANALYSIS_VIEW = ToolContract(
         "ids, coverage) or view inventory with section nodes|occurrences|edges|integrity_contradictions, offset/limit "
         "(default 0/64) and for occurrences an exact logical_paths filter (omitted: all; []: none). For "
         "analyze_function Evidence: view native with facet summary|procedure|pseudocode|assembly|basic_blocks|"
-        "callers|callees|references|strings|names, offset/limit default 0/64, no provider is started."
+        "callers|callees|references|strings|names, offset/limit default 0/64, no provider is started. For "
+        "analyze_javascript_application Evidence: view summary, module (node_id or path) or modules (paged)."
     ),
     surface="application",
     input_schema=input_schema({
         "source": _EVIDENCE_INPUT,
-        "view": {"type": "string", "enum": ["summary", "inventory", "native"], "default": "summary",
-                 "description": "summary or inventory (artifact Evidence); native (analyze_function Evidence)"},
+        "view": {"type": "string", "enum": ["summary", "inventory", "native", "module", "modules"],
+                 "default": "summary",
+                 "description": ("summary or inventory (artifact Evidence); native (analyze_function Evidence); "
+                                 "summary, module or modules (analyze_javascript_application Evidence)")},
+        "node_id": string("Exact application graph node id (view module)", minLength=1),
+        "path": string("Module path (view module; ambiguous paths need node_id)", minLength=1),
         "facet": {"type": "string", "enum": list(NATIVE_FACETS), "default": "summary",
                   "description": "analyze_function facet (view native); pseudocode pages count UTF-16 code units"},
         "section": {"type": "string", "enum": list(SECTIONS), "description": "Inventory section (view inventory)"},

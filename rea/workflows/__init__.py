@@ -4,10 +4,11 @@ from typing import Any, Callable, Mapping
 
 from rea.catalog import BY_NAME
 from rea.workflows import artifacts as _artifacts
+from rea.workflows import javascript as _javascript
 from rea.workflows import native as _native
 from rea.workflows import session_tools as _session
 
-_FAMILIES = (_session, _native, _artifacts)
+_FAMILIES = (_session, _native, _artifacts, _javascript)
 
 PROGRAMS: Mapping[str, Callable[..., Any]] = {name: fn for f in _FAMILIES for name, fn in f.PROGRAMS.items()}
 assert set(PROGRAMS) == set(BY_NAME), f"tools without exactly one program: {set(PROGRAMS) ^ set(BY_NAME)}"

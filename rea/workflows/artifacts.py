@@ -15,6 +15,7 @@ from rea.artifacts.views import artifact_view
 from rea.errors import ReaError, invalid_request
 from rea.evidence import SUBJECT_FORMATS, Evidence, Provider, Subject, create_evidence, create_profile
 from rea.program import Context, Outcome, Program, ReportProgress
+from rea.javascript.views import application_view
 from rea.native.views import native_view
 from rea.session import RETAINED_KIND, Session, record, resolve
 
@@ -269,6 +270,8 @@ VIEW_DISPATCH: dict[str, Callable[[Evidence, Mapping[str, Any]], Result[dict[str
     "inspect_artifact": artifact_view,
     "inventory_artifact": artifact_view,
     "analyze_function": native_view,
+    "analyze_javascript_application": lambda source, args: application_view(source, args).map(
+        lambda view: {**view, "source_operation": source.operation, "limitations": list(source.limitations)}),
 }
 
 

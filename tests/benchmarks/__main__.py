@@ -15,7 +15,7 @@ import traceback
 
 from tests.benchmarks import Row, table
 
-BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts")
+BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts", "javascript")
 
 
 def main(argv: list[str]) -> int:

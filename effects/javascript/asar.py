@@ -1,0 +1,108 @@
+"""A read-only Electron ASAR member reader for the JavaScript family.
+
+Layout: a 4-byte size field (4), the header pickle's size, then the pickle (payload size, JSON length,
+JSON); member bytes start after the header pickle at their recorded `offset`. Members marked `unpacked`
+live in the `.asar.unpacked` directory beside the archive. (The artifact family has the general
+container reader; this one only lists members and reads the ones the analysis asks for.)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import struct
+from typing import Any, Iterator
+
+import orjson
+
+MAX_HEADER_BYTES = 64 * 1024 * 1024
+
+
+class AsarError(Exception):
+    pass
+
+
+def read_header(path: str, start: int = 0, length: int | None = None) -> tuple[int, dict[str, Any], int]:
+    """(base offset of member bytes, relative to start; header tree; archive size) of the archive at
+    [start, start + length) of the file (a nested archive lies inside its parent's bytes)."""
+    size = os.path.getsize(path) - start if length is None else length
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        head = handle.read(16)
+        if len(head) < 16:
+            raise AsarError("shorter than an ASAR header")
+        field, pickle_size, _payload, json_size = struct.unpack("<4I", head)
+        if field != 4 or json_size > pickle_size or pickle_size > MAX_HEADER_BYTES or 8 + pickle_size > size:
+            raise AsarError("the header sizes are not those of an ASAR archive")
+        raw = handle.read(json_size)
+    try:
+        header = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise AsarError(f"the header is not JSON: {exc}") from exc
+    if not isinstance(header, dict) or not isinstance(header.get("files"), dict):
+        raise AsarError("the header has no files tree")
+    return 8 + pickle_size, header, size
+
+
+def walk(header: dict[str, Any], max_depth: int) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
+    """(relative path, file node, omission reason) in path order; directories are descended."""
+    stack: list[tuple[str, dict[str, Any], int]] = [("", header, 0)]
+    while stack:
+        prefix, node, depth = stack.pop()
+        children = node.get("files", {})
+        for name in sorted(children, reverse=True):
+            child = children[name]
+            rel = f"{prefix}/{name}" if prefix else name
+            if not isinstance(child, dict) or "/" in name or name in ("", ".", ".."):
+                yield rel, None, "invalid-entry"
+            elif "files" in child:
+                if depth + 1 > max_depth:
+                    yield rel, None, "max_depth"
+                else:
+                    stack.append((rel, child, depth + 1))
+            elif "link" in child:
+                yield rel, None, "symlink"
+            else:
+                yield rel, child, None
+
+
+def read_at(disk: str, offset: int, size: int, limit: int) -> bytes | str:
+    try:
+        with open(disk, "rb") as handle:
+            handle.seek(offset)
+            return handle.read(min(size, limit + 1))
+    except OSError as exc:
+        return exc.strerror or str(exc)
+
+
+def hash_at(disk: str, offset: int, size: int) -> str:
+    digest = hashlib.sha256()
+    with open(disk, "rb") as handle:
+        handle.seek(offset)
+        left = size
+        while left > 0:
+            block = handle.read(min(left, 1 << 20))
+            if not block:
+                break
+            digest.update(block)
+            left -= len(block)
+    return digest.hexdigest()
+
+
+def declared(node: dict[str, Any]) -> str | None:
+    integrity = node.get("integrity")
+    if isinstance(integrity, dict) and integrity.get("algorithm") == "SHA256" and isinstance(integrity.get("hash"), str):
+        return integrity["hash"]
+    return None
+
+
+def check_integrity(node: dict[str, Any], data: bytes) -> dict[str, Any] | None:
+    """A contradiction record when the declared SHA-256 does not match the bytes read, else None."""
+    integrity = node.get("integrity")
+    if not isinstance(integrity, dict) or integrity.get("algorithm") != "SHA256":
+        return None
+    observed = hashlib.sha256(data).hexdigest()
+    if observed == integrity.get("hash"):
+        return None
+    return {"declared_sha256": integrity.get("hash"), "observed_sha256": observed, "unpacked": bool(node.get("unpacked")),
+            "trust": "contradicted", "provenance": "asar-header-integrity"}

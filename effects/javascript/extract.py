@@ -1,0 +1,454 @@
+"""Per-file facts of a JavaScript application, extracted with tree-sitter.
+
+This module does the byte work the pure core must not: it reads files, parses
+JavaScript and TypeScript with tree-sitter (queries run in C), and scans HTML,
+package.json and source maps. It returns plain JSON facts per file; what the
+facts mean (resolution, roles, IPC pairing) is decided in `rea.javascript`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+import orjson
+import tree_sitter as ts
+import tree_sitter_javascript as tsj
+import tree_sitter_typescript as tst
+
+PARSER_NAME = "tree-sitter"
+JS = ts.Language(tsj.language())
+TS = ts.Language(tst.language_typescript())
+TSX = ts.Language(tst.language_tsx())
+LANGUAGES = {"javascript": JS, "typescript": TS, "tsx": TSX}
+
+MAX_STRING = 512          # characters kept of any literal
+MAX_PER_FILE = 256        # facts of one kind kept per file (the rest are counted as omitted)
+
+# Member calls whose property names matter: Electron IPC and windows, protocols, routes.
+_CALL_PROPS = ("handle|handleOnce|on|once|invoke|send|sendSync|sendTo|postMessage|exposeInMainWorld|loadFile|loadURL|"
+               "fork|registerFileProtocol|registerStringProtocol|registerBufferProtocol|registerHttpProtocol|"
+               "registerStreamProtocol|registerSchemesAsPrivileged|setAsDefaultProtocolClient|"
+               "get|post|put|patch|delete|del|all|use|route|head|options")
+_QUERY_TEXT = f"""
+(import_statement source: (string) @src) @import
+(export_statement source: (string) @src) @reexport
+(call_expression function: (identifier) @fn (#eq? @fn "require") arguments: (arguments . (string) @src)) @require
+(call_expression function: (import) arguments: (arguments . (string) @src)) @dynamic
+(call_expression function: (member_expression property: (property_identifier) @prop (#match? @prop "^({_CALL_PROPS})$")) arguments: (arguments) @args) @call
+(new_expression constructor: (identifier) @ctor (#match? @ctor "^(BrowserWindow|BrowserView|WebContentsView|Worker|SharedWorker|URL|WebSocket)$") arguments: (arguments) @args) @new
+(export_statement) @export
+(assignment_expression left: (member_expression) @lhs right: (_) @rhs) @assign
+(member_expression object: (identifier) @win (#match? @win "^(window|globalThis)$") property: (property_identifier) @global) @globalref
+"""
+_QUERIES = {name: ts.Query(lang, _QUERY_TEXT) for name, lang in LANGUAGES.items()}
+_ERROR_QUERIES = {name: ts.Query(lang, "(ERROR) @e (MISSING) @m") for name, lang in LANGUAGES.items()}
+_PARSERS = {name: ts.Parser(lang) for name, lang in LANGUAGES.items()}
+
+_URL = re.compile(rb"""\b(?:https?|wss?|file)://[^\s'"`<>()\\]{1,512}""")
+_MAPPING_URL = re.compile(rb"""[#@]\s*sourceMappingURL=([^\s'"*]+)""")
+_SCRIPT = re.compile(rb"""<script\b([^>]*)>""", re.I)
+_SRC = re.compile(rb"""\bsrc\s*=\s*["']([^"']+)["']""", re.I)
+_WEBPACK_KEY = re.compile(rb"""/\*{3}/ \s*["']([^"']+)["']\s*:""")
+_ESBUILD_MARK = re.compile(rb"""^// ((?:[\w@.\-]+/)*[\w@.\-]+\.(?:[cm]?[jt]sx?|json|vue|svelte))\n""", re.M)
+_BUNDLERS = (
+    ("rspack", (b"__rspack_", b"rspackChunk")),
+    ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__")),
+    ("esbuild", (b"__commonJS(", b"__toESM(", b"__esm(")),
+    ("vite", (b"__vitePreload", b"__vite__mapDeps", b"/@vite/client")),
+    ("rollup", (b"rollup", b"Rollup")),
+)
+
+
+def _text(node: ts.Node | None) -> str:
+    if node is None or node.text is None:
+        return ""
+    return node.text.decode("utf-8", "replace")
+
+
+def _string(node: ts.Node | None) -> str | None:
+    """The value of a string literal (or a template without substitutions), else None."""
+    if node is None:
+        return None
+    if node.type == "string":
+        return "".join(_text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))[:MAX_STRING]
+    if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.named_children):
+        return _text(node)[1:-1][:MAX_STRING]
+    return None
+
+
+def _loc(node: ts.Node) -> dict[str, int]:
+    return {"line": node.start_point.row + 1, "start": node.start_byte, "end": node.end_byte}
+
+
+def _last_string(node: ts.Node | None) -> str | None:
+    """The last string literal inside an expression: path.join(__dirname, 'preload.js') -> 'preload.js'."""
+    if node is None:
+        return None
+    found = _string(node)
+    if found is not None:
+        return found
+    for child in reversed(node.named_children):
+        inner = _last_string(child)
+        if inner is not None:
+            return inner
+    return None
+
+
+def _property(obj: ts.Node, name: str) -> ts.Node | None:
+    if obj.type != "object":
+        return None
+    for pair in obj.named_children:
+        if pair.type == "pair" and _text(pair.child_by_field_name("key")).strip("'\"") == name:
+            return pair.child_by_field_name("value")
+        if pair.type == "method_definition" and _text(pair.child_by_field_name("name")) == name:
+            return pair
+    return None
+
+
+def _keys(obj: ts.Node) -> list[str]:
+    keys = []
+    for child in obj.named_children:
+        if child.type in ("pair", "method_definition"):
+            key = child.child_by_field_name("key") or child.child_by_field_name("name")
+            keys.append(_text(key).strip("'\""))
+        elif child.type == "shorthand_property_identifier":
+            keys.append(_text(child))
+        elif child.type == "spread_element":
+            keys.append("...")
+    return keys[:MAX_PER_FILE]
+
+
+def _returns(body: ts.Node | None, depth: int = 0) -> list[list[str] | None]:
+    """Object-literal keys of each direct return (None for a return that is not an object literal)."""
+    if body is None:
+        return []
+    if body.type == "object":
+        return [_keys(body)]
+    if body.type == "parenthesized_expression" and body.named_children:
+        return _returns(body.named_children[0], depth)
+    if body.type != "statement_block" and depth == 0:
+        return [None]
+    out: list[list[str] | None] = []
+    for child in body.named_children:
+        if child.type == "return_statement":
+            value = child.named_children[0] if child.named_children else None
+            while value is not None and value.type == "parenthesized_expression" and value.named_children:
+                value = value.named_children[0]
+            out.append(_keys(value) if value is not None and value.type == "object" else None)
+        elif child.type in ("if_statement", "statement_block", "else_clause", "try_statement", "switch_statement",
+                            "switch_case", "switch_body", "for_statement", "while_statement", "catch_clause",
+                            "finally_clause") and depth < 8:
+            out.extend(_returns(child, depth + 1))
+    return out[:32]
+
+
+def _shape(value: ts.Node | None) -> dict[str, Any]:
+    if value is None:
+        return {"type": "unknown"}
+    t = value.type
+    if t in ("function_declaration", "function_expression", "function", "arrow_function", "generator_function_declaration",
+             "method_definition"):
+        body = value.child_by_field_name("body")
+        returns = _returns(body)
+        return {"type": "function", "returns": returns if body is not None else None,
+                **({"returns_truncated": True} if len(returns) >= 32 else {})}
+    if t in ("class_declaration", "class", "abstract_class_declaration"):
+        body = value.child_by_field_name("body")
+        members = []
+        for m in (body.named_children if body is not None else []):
+            name = m.child_by_field_name("name") or m.child_by_field_name("property")
+            if name is not None:
+                members.append(_text(name))
+        return {"type": "class", "members": members[:MAX_PER_FILE],
+                **({"members_truncated": True} if len(members) > MAX_PER_FILE else {})}
+    if t == "object":
+        return {"type": "object", "members": _keys(value),
+                **({"members_truncated": True} if len(value.named_children) > MAX_PER_FILE else {})}
+    if t in ("string", "number", "true", "false", "null", "template_string", "regex"):
+        return {"type": "literal"}
+    return {"type": "unknown"}
+
+
+def _export_facts(node: ts.Node, exports: list[dict[str, Any]]) -> None:
+    default = any(c.type == "default" for c in node.children)
+    declaration = node.child_by_field_name("declaration")
+    value = node.child_by_field_name("value")
+    loc = _loc(node)
+    if default:
+        exports.append({"name": "default", "form": "esm", "shape": _shape(declaration or value), **loc})
+        return
+    if declaration is not None:
+        if declaration.type in ("lexical_declaration", "variable_declaration"):
+            for decl in declaration.named_children:
+                if decl.type == "variable_declarator":
+                    exports.append({"name": _text(decl.child_by_field_name("name")), "form": "esm",
+                                    "shape": _shape(decl.child_by_field_name("value")), **loc})
+        else:
+            name = declaration.child_by_field_name("name")
+            exports.append({"name": _text(name) if name is not None else "?", "form": "esm", "shape": _shape(declaration),
+                            **loc})
+        return
+    for clause in node.named_children:
+        if clause.type == "export_clause":
+            for spec in clause.named_children:
+                alias = spec.child_by_field_name("alias") or spec.child_by_field_name("name")
+                exports.append({"name": _text(alias), "form": "esm", "shape": {"type": "unknown"}, **loc})
+        elif clause.type == "namespace_export":
+            exports.append({"name": _text(clause.named_children[-1]) if clause.named_children else "*", "form": "esm",
+                            "shape": {"type": "namespace"}, **loc})
+
+
+def _call_fact(call: ts.Node, prop: str, args: ts.Node) -> dict[str, Any]:
+    fn = call.child_by_field_name("function")
+    callee = _text(fn.child_by_field_name("object")) if fn is not None else ""
+    callee = re.sub(r"\s+", "", callee)[:128]
+    values = [_string(a) for a in args.named_children[:3]]
+    fact: dict[str, Any] = {"callee": f"{callee}.{prop}", "args": values, **_loc(call)}
+    if prop == "exposeInMainWorld" and len(args.named_children) > 1 and args.named_children[1].type == "object":
+        fact["members"] = _keys(args.named_children[1])
+        if len(args.named_children[1].named_children) > MAX_PER_FILE:
+            fact["members_truncated"] = True
+    if prop == "registerSchemesAsPrivileged" and args.named_children:
+        fact["args"] = [_string(_property(o, "scheme")) for o in args.named_children[0].named_children
+                        if o.type == "object"][:16]
+    if prop in ("loadFile", "loadURL", "fork") and values and values[0] is None and args.named_children:
+        fact["args"] = [_last_string(args.named_children[0])]
+        fact["computed"] = True
+    return fact
+
+
+def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
+    first = args.named_children[0] if args.named_children else None
+    fact: dict[str, Any] = {"constructor": ctor, **_loc(node)}
+    if ctor in ("BrowserWindow", "BrowserView", "WebContentsView") and first is not None:
+        prefs = _property(first, "webPreferences")
+        if prefs is not None:
+            preload = _property(prefs, "preload")
+            fact["preload"] = _last_string(preload)
+            fact["preload_computed"] = preload is not None and _string(preload) is None
+            for flag in ("nodeIntegration", "contextIsolation", "sandbox", "webSecurity"):
+                v = _property(prefs, flag)
+                if v is not None and v.type in ("true", "false"):
+                    fact[flag] = v.type == "true"
+    elif first is not None:
+        fact["args"] = [_string(first)]
+    return fact
+
+
+def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str, Any]:
+    tree = _PARSERS[language].parse(data)
+    root = tree.root_node
+    nodes = root.descendant_count
+    facts: dict[str, Any] = {"ast_nodes": nodes}
+    if nodes > max_ast_nodes:
+        facts["parse"] = "omitted"
+        facts["omitted_reason"] = "max_ast_nodes"
+        return facts
+    errors = len(ts.QueryCursor(_ERROR_QUERIES[language]).captures(root).get("e", [])) if root.has_error else 0
+    facts["parse"] = "recovered" if root.has_error else "ok"
+    facts["syntax_errors"] = errors
+    imports: list[dict[str, Any]] = []
+    exports: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    news: list[dict[str, Any]] = []
+    globals_: set[str] = set()
+    omitted = 0
+    for _pattern, caps in ts.QueryCursor(_QUERIES[language]).matches(root):
+        if "import" in caps or "reexport" in caps or "require" in caps or "dynamic" in caps:
+            kind = next(k for k in ("import", "reexport", "require", "dynamic") if k in caps)
+            node = caps[kind][0]
+            spec = _string(caps["src"][0])
+            if spec is None:
+                continue
+            entry: dict[str, Any] = {"kind": {"reexport": "re-export", "dynamic": "dynamic-import"}.get(kind, kind),
+                                     "specifier": spec, **_loc(node)}
+            if kind == "import" and any(c.type == "type" for c in node.children):
+                entry["type_only"] = True
+            if len(imports) < 4 * MAX_PER_FILE:
+                imports.append(entry)
+            else:
+                omitted += 1
+            if kind == "reexport":
+                _export_facts(node, exports)
+        elif "call" in caps:
+            if len(calls) < 4 * MAX_PER_FILE:
+                calls.append(_call_fact(caps["call"][0], _text(caps["prop"][0]), caps["args"][0]))
+            else:
+                omitted += 1
+        elif "new" in caps:
+            if len(news) < MAX_PER_FILE:
+                news.append(_new_fact(caps["new"][0], _text(caps["ctor"][0]), caps["args"][0]))
+        elif "export" in caps:
+            if caps["export"][0].child_by_field_name("source") is None:
+                _export_facts(caps["export"][0], exports)
+        elif "assign" in caps:
+            lhs = re.sub(r"\s+", "", _text(caps["lhs"][0]))
+            rhs = caps["rhs"][0]
+            if lhs == "module.exports":
+                if rhs.type == "object":
+                    for key in _keys(rhs):
+                        exports.append({"name": key, "form": "cjs", "shape": _shape(_property(rhs, key)), **_loc(rhs)})
+                exports.append({"name": "default", "form": "cjs", "shape": _shape(rhs), **_loc(caps["assign"][0])})
+            elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (2 if lhs.startswith("module") else 1):
+                exports.append({"name": lhs.rsplit(".", 1)[1], "form": "cjs", "shape": _shape(rhs),
+                                **_loc(caps["assign"][0])})
+        elif "globalref" in caps and len(globals_) < MAX_PER_FILE:
+            globals_.add(_text(caps["global"][0]))
+    facts.update(imports=imports, exports=exports[: 4 * MAX_PER_FILE], calls=calls, constructions=news,
+                 globals=sorted(globals_), omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE))
+    return facts
+
+
+def text_signals(data: bytes) -> dict[str, Any]:
+    """Byte-level signals of any text file: URLs, sourceMappingURL, bundler runtime and bundled modules."""
+    out: dict[str, Any] = {}
+    urls = []
+    for m in _URL.finditer(data):
+        if len(urls) >= MAX_PER_FILE:
+            out["urls_omitted"] = out.get("urls_omitted", 0) + 1
+            continue
+        urls.append({"url": m.group(0).decode("utf-8", "replace")[:MAX_STRING], "start": m.start()})
+    if urls:
+        out["urls"] = urls
+    mapping = None
+    for m in _MAPPING_URL.finditer(data):
+        mapping = m
+    if mapping is not None:
+        value = mapping.group(1).decode("utf-8", "replace")
+        out["source_mapping_url"] = "inline" if value.startswith("data:") else value[:MAX_STRING]
+    bundlers = [name for name, marks in _BUNDLERS if any(mark in data for mark in marks)]
+    if "rollup" in bundlers and not data.lstrip().startswith((b"/*", b"//")):
+        bundlers.remove("rollup")  # only a header banner names rollup
+    if "rspack" in bundlers and "webpack" in bundlers:
+        bundlers.remove("webpack")
+    if bundlers:
+        out["bundlers"] = bundlers
+        recovered = []
+        pattern = _WEBPACK_KEY if bundlers[0] in ("webpack", "rspack") else _ESBUILD_MARK if "esbuild" in bundlers else None
+        if pattern is not None:
+            seen = set()
+            for m in pattern.finditer(data):
+                name = m.group(1).decode("utf-8", "replace")[:MAX_STRING]
+                if name in seen:
+                    continue
+                seen.add(name)
+                if len(recovered) < 4 * MAX_PER_FILE:
+                    recovered.append({"path": name, "start": m.start()})
+            if recovered:
+                out["bundled_modules"] = recovered
+    return out
+
+
+def html_facts(data: bytes) -> dict[str, Any]:
+    scripts, inline = [], 0
+    for m in _SCRIPT.finditer(data):
+        attrs = m.group(1)
+        src = _SRC.search(attrs)
+        if src is None:
+            inline += 1
+        elif len(scripts) < MAX_PER_FILE:
+            scripts.append({"src": src.group(1).decode("utf-8", "replace")[:MAX_STRING],
+                            "module": b"module" in attrs.lower(), "start": m.start(),
+                            "line": data.count(b"\n", 0, m.start()) + 1})
+    return {"scripts": scripts, "inline_scripts": inline}
+
+
+def _json(data: bytes) -> Any:
+    try:
+        return orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+
+
+def package_facts(data: bytes) -> dict[str, Any]:
+    doc = _json(data)
+    if not isinstance(doc, dict):
+        return {"parse": "failed", "error": "package.json is not a JSON object"}
+    out: dict[str, Any] = {"parse": "ok"}
+    for key in ("name", "version", "main", "module", "browser", "type", "types"):
+        if isinstance(doc.get(key), str):
+            out[key] = doc[key][:MAX_STRING]
+    if "exports" in doc:
+        encoded = orjson.dumps(doc["exports"])
+        out["exports"] = doc["exports"] if len(encoded) <= 16384 else None
+        if out["exports"] is None:
+            out["exports_omitted"] = "larger than 16384 bytes"
+    if isinstance(doc.get("bin"), (str, dict)):
+        out["bin"] = doc["bin"] if isinstance(doc["bin"], str) else {str(k): str(v) for k, v in list(doc["bin"].items())[:64]}
+    for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
+        deps = doc.get(key)
+        if isinstance(deps, dict):
+            out[key] = {str(k): str(v)[:128] for k, v in list(deps.items())[:1024]}
+    return out
+
+
+def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
+    doc = _json(data)
+    if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
+        return {"parse": "failed", "error": "not a JSON source map"}
+    sources = [s for s in doc.get("sources", []) if isinstance(s, str)]
+    contents = doc.get("sourcesContent") if isinstance(doc.get("sourcesContent"), list) else []
+    out: dict[str, Any] = {
+        "parse": "ok", "version": doc.get("version"), "file": doc.get("file") if isinstance(doc.get("file"), str) else None,
+        "source_root": doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None,
+        "sources": [{"path": s[:MAX_STRING],
+                     "content": (hashlib.sha256(contents[i].encode()).hexdigest()
+                                 if i < len(contents) and isinstance(contents[i], str) else None)}
+                    for i, s in enumerate(sources[:max_sources])],
+        "sources_omitted": max(0, len(sources) - max_sources),
+    }
+    return out
+
+
+def classify(path: str) -> str:
+    """What a file is, by name: the pure core gets this label with the file's size."""
+    lower = path.lower()
+    base = lower.rsplit("/", 1)[-1]
+    if base == "package.json":
+        return "package-json"
+    if lower.endswith((".js", ".mjs", ".cjs", ".jsx")):
+        return "javascript"
+    if lower.endswith((".d.ts", ".d.mts", ".d.cts")):
+        return "type-declaration"
+    if lower.endswith((".ts", ".mts", ".cts")):
+        return "typescript"
+    if lower.endswith(".tsx"):
+        return "tsx"
+    if lower.endswith((".html", ".htm")):
+        return "html"
+    if lower.endswith(".map"):
+        return "source-map"
+    if lower.endswith(".asar"):
+        return "asar"
+    if lower.endswith(".node"):
+        return "native-addon"
+    if lower.endswith(".json"):
+        return "json"
+    return "asset"
+
+
+TEXT_KINDS = ("package-json", "javascript", "typescript", "tsx", "html", "source-map")
+
+
+def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> dict[str, Any]:
+    """Facts of one file's bytes; never raises for bad content (parse status says what happened)."""
+    facts: dict[str, Any] = {"sha256": hashlib.sha256(data).hexdigest()}
+    if b"\x00" in data[:8192]:
+        facts.update(parse="failed", error="binary content (NUL bytes) in a text file")
+        return facts
+    try:
+        if kind in ("javascript", "typescript", "tsx"):
+            facts.update(javascript_facts(data, kind, max_ast_nodes))
+            facts.update(text_signals(data))
+        elif kind == "html":
+            facts.update(parse="ok", **html_facts(data))
+            facts.update({k: v for k, v in text_signals(data).items() if k.startswith("url")})
+        elif kind == "package-json":
+            facts.update(package_facts(data))
+        elif kind == "source-map":
+            facts.update(source_map_facts(data, max_sources))
+    except (ValueError, RecursionError, UnicodeError) as exc:
+        facts.update(parse="failed", error=f"{type(exc).__name__}: {exc}"[:MAX_STRING])
+    return facts

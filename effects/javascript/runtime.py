@@ -1,0 +1,246 @@
+"""Handlers of the JavaScript effects: walk the tree, read files, extract facts."""
+
+from __future__ import annotations
+
+import os
+import stat
+from importlib import metadata
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+from returns.result import Failure, Result, Success
+
+from effects.javascript import asar
+from effects.javascript.extract import TEXT_KINDS, classify, file_facts
+from effects.progress import Progress
+from rea.errors import ReaError, invalid_request
+from rea.javascript.effects import ExtractFiles, ScanApplication
+
+
+def _unavailable(path: str, why: str) -> ReaError:
+    return ReaError(code="target_unavailable", message=f"Cannot read the application at {path!r}: {why}.",
+                    details={"path": path, "reason": why},
+                    action="Check the path exists and is a readable directory (or .asar), then call again.")
+
+
+async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaError]:
+    root = os.path.abspath(effect.path)
+    try:
+        info = os.stat(root)
+    except OSError as exc:
+        return Failure(_unavailable(effect.path, exc.strerror or str(exc)))
+    if stat.S_ISREG(info.st_mode):
+        if effect.format == "directory":
+            return Failure(invalid_request(f"{effect.path!r} is a file but format is directory", field="format",
+                                           accepted="asar or auto for an .asar file"))
+        if effect.format == "asar" or root.lower().endswith(".asar"):
+            return _scan_asar(root, effect)
+        return Failure(invalid_request(f"{effect.path!r} is a file, not an application directory or .asar",
+                                       field="input_path", accepted="a directory (an unpacked app) or an .asar file"))
+    if not stat.S_ISDIR(info.st_mode):
+        return Failure(_unavailable(effect.path, "not a directory or regular file"))
+    if effect.format == "asar":
+        return Failure(invalid_request(f"{effect.path!r} is a directory but format is asar", field="format",
+                                       accepted="directory or auto for a directory"))
+    files: list[dict[str, Any]] = []
+    omitted: list[dict[str, Any]] = []
+    pending = [("", 0)]
+    seen = 0
+    archives_found: list[str] = []
+    while pending:
+        rel_dir, depth = pending.pop()
+        full_dir = os.path.join(root, rel_dir) if rel_dir else root
+        try:
+            with os.scandir(full_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            omitted.append({"path": rel_dir or ".", "reason": "unreadable", "detail": exc.strerror or str(exc)})
+            continue
+        subdirs = []
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            seen += 1
+            if seen > effect.max_entries:
+                omitted.append({"path": rel, "reason": "max_entries"})
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                omitted.append({"path": rel, "reason": "unreadable", "detail": exc.strerror or str(exc)})
+                continue
+            if stat.S_ISLNK(st.st_mode):
+                omitted.append({"path": rel, "reason": "symlink", "target": os.readlink(entry.path)[:512]})
+            elif stat.S_ISDIR(st.st_mode):
+                if depth + 1 > effect.max_depth:
+                    omitted.append({"path": rel, "reason": "max_depth"})
+                else:
+                    subdirs.append((rel, depth + 1))
+            elif stat.S_ISREG(st.st_mode):
+                files.append({"path": rel, "size": st.st_size, "kind": classify(rel)})
+                if files[-1]["kind"] == "asar":
+                    archives_found.append(rel)
+            else:
+                omitted.append({"path": rel, "reason": "special-file"})
+        pending.extend(reversed(subdirs))
+        if seen % 512 < len(entries):
+            await progress.report("scanning", f"{seen} entries listed")
+        await anyio.lowlevel.checkpoint()
+    archives = _Archives(effect, files, omitted)
+    for rel in archives_found:
+        disk = os.path.join(root, rel)
+        unpacked = disk + ".unpacked"
+        try:
+            archives.expand(rel + "/", disk, 0, None, unpacked if os.path.isdir(unpacked) else None, 1)
+        except (asar.AsarError, OSError) as exc:
+            archives.containers.append({"path": rel, "status": "unreadable", "depth": 1, "detail": str(exc)[:256]})
+        await anyio.lowlevel.checkpoint()
+    files.sort(key=lambda f: f["path"])
+    omitted.sort(key=lambda o: o["path"])
+    return Success({"root": root, "kind": "directory", "files": files, "omitted": omitted,
+                    "containers": archives.containers, "integrity_contradictions": archives.contradictions,
+                    "text_kinds": list(TEXT_KINDS), "parser": _PARSERS})
+
+
+def _archive_error(path: str, exc: BaseException) -> ReaError:
+    return ReaError(code="artifact_operation_failed", message=f"{path!r} is not a readable ASAR archive: {exc}.",
+                    details={"path": path, "format": "asar"},
+                    action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE).")
+
+
+class _Archives:
+    """Lists ASAR members (nested archives too) with a locator each: where its bytes are on disk."""
+
+    def __init__(self, effect: ScanApplication, files: list[dict[str, Any]], omitted: list[dict[str, Any]]) -> None:
+        self.effect, self.files, self.omitted = effect, files, omitted
+        self.containers: list[dict[str, Any]] = []
+        self.contradictions: list[dict[str, Any]] = []
+
+    def expand(self, prefix: str, disk: str, start: int, length: int | None, unpacked_dir: str | None, depth: int) -> None:
+        base, header, size = asar.read_header(disk, start, length)
+        self.containers.append({"path": prefix.rstrip("/") or ".", "status": "expanded", "depth": depth})
+        for rel, node, reason in asar.walk(header, self.effect.max_depth):
+            path = prefix + rel
+            if len(self.files) + len(self.omitted) >= self.effect.max_entries:
+                self.omitted.append({"path": path, "reason": "max_entries"})
+                continue
+            if node is None:
+                self.omitted.append({"path": path, "reason": reason})
+                continue
+            member_size = node.get("size") if isinstance(node.get("size"), int) else 0
+            if node.get("unpacked"):
+                companion = os.path.join(unpacked_dir, *rel.split("/")) if unpacked_dir else None
+                locator = {"disk": companion, "offset": 0, "size": member_size, "unpacked": True,
+                           "sha256": asar.declared(node)}
+            else:
+                try:
+                    offset = int(node.get("offset", ""))
+                except ValueError:
+                    self.omitted.append({"path": path, "reason": "invalid-entry"})
+                    continue
+                if base + offset + member_size > size:
+                    self.omitted.append({"path": path, "reason": "invalid-entry", "detail": "beyond the archive end"})
+                    continue
+                locator = {"disk": disk, "offset": start + base + offset, "size": member_size,
+                           "sha256": asar.declared(node)}
+            kind = classify(path)
+            self.files.append({"path": path, "size": member_size, "kind": kind, "locator": locator})
+            if kind == "asar":
+                self.nested(path, locator, depth)
+
+    def nested(self, path: str, locator: dict[str, Any], depth: int) -> None:
+        if depth + 1 > NESTED_ASAR_DEPTH:
+            self.containers.append({"path": path, "status": "max_depth", "depth": depth + 1})
+            return
+        if locator["disk"] is None:
+            self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1})
+            return
+        if locator["sha256"] is not None:
+            observed = asar.hash_at(locator["disk"], locator["offset"], locator["size"])
+            if observed != locator["sha256"]:
+                self.contradictions.append({"path": path, "declared_sha256": locator["sha256"],
+                                            "observed_sha256": observed, "unpacked": bool(locator.get("unpacked")),
+                                            "trust": "contradicted", "provenance": "asar-header-integrity",
+                                            "nested_archive": True})
+                self.containers.append({"path": path, "status": "contradicted", "depth": depth + 1})
+                return
+        companion = locator["disk"] + ".unpacked" if locator.get("unpacked") else None
+        try:
+            self.expand(path + "/", locator["disk"], locator["offset"], locator["size"],
+                        companion if companion and os.path.isdir(companion) else None, depth + 1)
+        except (asar.AsarError, OSError) as exc:
+            self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1, "detail": str(exc)[:256]})
+
+
+NESTED_ASAR_DEPTH = 4
+
+
+def _scan_asar(root: str, effect: ScanApplication) -> Result[Any, ReaError]:
+    files: list[dict[str, Any]] = []
+    omitted: list[dict[str, Any]] = []
+    archives = _Archives(effect, files, omitted)
+    unpacked = root + ".unpacked"
+    try:
+        archives.expand("", root, 0, None, unpacked if os.path.isdir(unpacked) else None, 0)
+    except (asar.AsarError, OSError) as exc:
+        return Failure(_archive_error(effect.path, exc))
+    files.sort(key=lambda f: f["path"])
+    omitted.sort(key=lambda o: o["path"])
+    return Success({"root": root, "kind": "asar", "files": files, "omitted": omitted,
+                    "unpacked_directory": os.path.isdir(unpacked), "containers": archives.containers,
+                    "integrity_contradictions": archives.contradictions, "text_kinds": list(TEXT_KINDS),
+                    "parser": _PARSERS})
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:  # pragma: no cover - installed with REA
+        return None
+
+
+_PARSERS = {"tree_sitter": _version("tree-sitter"), "javascript": _version("tree-sitter-javascript"),
+            "typescript": _version("tree-sitter-typescript")}
+
+
+def _read(path: str, limit: int) -> bytes | str:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(limit + 1)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    return data
+
+
+async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaError]:
+    out: list[dict[str, Any]] = []
+    for index, entry in enumerate(effect.files):
+        rel, kind = entry[0], entry[1]
+        locator = entry[2] if len(entry) > 2 else None
+        contradiction = None
+        if locator is None:
+            data = _read(os.path.join(effect.root, rel), effect.max_file_bytes)
+        elif locator["disk"] is None:
+            data = "an unpacked member of a nested archive is not read"
+        else:
+            data = asar.read_at(locator["disk"], locator["offset"], locator["size"], effect.max_file_bytes)
+            if isinstance(data, bytes) and len(data) <= effect.max_file_bytes:
+                declared = {"integrity": {"algorithm": "SHA256", "hash": locator["sha256"]}} if locator["sha256"] else {}
+                contradiction = asar.check_integrity({**declared, "unpacked": locator.get("unpacked", False)}, data)
+        if contradiction is not None:
+            out.append({"path": rel, "parse": "quarantined", "bytes_read": len(data),
+                        "integrity_contradiction": {"path": rel, **contradiction}})
+        elif isinstance(data, str):
+            out.append({"path": rel, "parse": "failed", "error": f"unreadable: {data}", "bytes_read": 0})
+        elif len(data) > effect.max_file_bytes:
+            out.append({"path": rel, "parse": "omitted", "omitted_reason": "max_text_file_bytes", "bytes_read": 0})
+        else:
+            facts = file_facts(data, kind, effect.max_ast_nodes, effect.max_source_map_sources)
+            out.append({"path": rel, "bytes_read": len(data), **facts})
+        if index % 16 == 15:
+            await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({rel})")
+        await anyio.lowlevel.checkpoint()
+    return Success(out)
+
+
+HANDLERS = {ScanApplication: scan, ExtractFiles: extract}

@@ -1,0 +1,126 @@
+"""Laws of the pure application graph: resolution is a function of the tree, ids do not depend on
+file order, views page the modules as an exact partition, traces stay inside their limits."""
+
+from __future__ import annotations
+
+import random
+
+from hypothesis import given, strategies as st
+
+from rea.evidence import Provider, Subject, create_evidence
+from rea.javascript.graph import DEFAULT_LIMITS, build_graph
+from rea.javascript.resolve import Resolver, exports_target, normalize
+from rea.javascript.trace import DEFAULT_TRACE_LIMITS, trace_feature
+from rea.javascript.views import application_view
+
+SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])
+FILE = st.builds(lambda parts, ext: "/".join(parts) + ext, st.lists(SEGMENT, min_size=1, max_size=4),
+                 st.sampled_from([".js", ".mjs", ".ts", ".json", "/index.js"]))
+SPEC = st.one_of(
+    st.builds(lambda p: "./" + p, st.lists(SEGMENT, min_size=1, max_size=3).map("/".join)),
+    st.builds(lambda p: "../" + p, st.lists(SEGMENT, min_size=1, max_size=3).map("/".join)),
+    st.sampled_from(["fs", "node:path", "electron", "pkg", "pkg/util", "@scope/x", "#internal", "/abs"]),
+)
+
+
+@st.composite
+def trees(draw):
+    files = sorted(set(draw(st.lists(FILE, min_size=1, max_size=25))))
+    facts = []
+    for path in files:
+        if path.endswith((".js", ".mjs", ".ts")):
+            imports = [{"kind": draw(st.sampled_from(["import", "require", "dynamic-import"])), "specifier": s,
+                        "line": i + 1, "start": i * 10, "end": i * 10 + 5}
+                       for i, s in enumerate(draw(st.lists(SPEC, max_size=5)))]
+            calls = [{"callee": draw(st.sampled_from(["ipcMain.handle", "ipcRenderer.invoke", "ipcRenderer.on",
+                                                      "win.webContents.send"])),
+                      "args": [draw(st.sampled_from(["a", "b", None]))], "line": 1, "start": 0, "end": 1}
+                     for _ in range(draw(st.integers(0, 2)))]
+            facts.append({"path": path, "parse": "ok", "ast_nodes": 1, "sha256": "0" * 64, "bytes_read": 1,
+                          "imports": imports, "calls": calls})
+    scan = {"root": "/app", "kind": "directory", "omitted": [],
+            "files": [{"path": p, "size": 1, "kind": "javascript" if p.endswith((".js", ".mjs")) else
+                       "typescript" if p.endswith(".ts") else "json"} for p in files]}
+    return scan, facts
+
+
+def graph(scan, facts):
+    return build_graph(scan, facts, DEFAULT_LIMITS, [])
+
+
+@given(trees())
+def test_every_edge_joins_recorded_nodes(tree):
+    result = graph(*tree)
+    ids = {n["id"] for n in result["nodes"]}
+    assert len(ids) == len(result["nodes"])
+    assert all(e["from"] in ids and e["to"] in ids for e in result["edges"])
+
+
+@given(trees(), st.randoms(use_true_random=False))
+def test_graph_does_not_depend_on_file_or_fact_order(tree, rnd):
+    scan, facts = tree
+    shuffled_files, shuffled_facts = list(scan["files"]), list(facts)
+    rnd.shuffle(shuffled_files)
+    rnd.shuffle(shuffled_facts)
+    other = {**scan, "files": sorted(shuffled_files, key=lambda f: f["path"])}
+    assert graph(scan, facts) == graph(other, shuffled_facts)
+
+
+@given(trees(), SPEC)
+def test_resolution_is_deterministic_and_lands_on_a_known_file(tree, spec):
+    scan, facts = tree
+    paths = [f["path"] for f in scan["files"]]
+    importer = paths[0]
+    first = Resolver(paths, {}).resolve(importer, spec, "import")
+    again = Resolver(list(reversed(paths)), {}).resolve(importer, spec, "import")
+    assert first == again
+    if first[0] == "module":
+        assert first[1] in paths
+
+
+@given(st.lists(SEGMENT, max_size=6).map("/".join))
+def test_normalize_is_idempotent(path):
+    once = normalize(path)
+    assert once is None or normalize(once) == once
+
+
+@given(st.sampled_from([".", "./a", "./a/b", "./x"]), st.sampled_from([("import",), ("require",), ("node", "default")]))
+def test_exports_targets_are_literal_or_absent(subpath, conditions):
+    exports = {".": {"import": "./esm.mjs", "require": "./cjs.js"}, "./a/*": "./lib/*.js", "./x": None}
+    target = exports_target(exports, subpath, conditions)
+    assert target is None or target.startswith("./")
+
+
+def _evidence(result):
+    return create_evidence(provider=Provider(id="javascript", name="t", version="1"),
+                           operation="analyze_javascript_application", parameters={}, normalized_result=result,
+                           subject=Subject(name="app", sha256="0" * 64, format="directory", architecture=None,
+                                           local_path="/app")).unwrap()
+
+
+@given(trees(), st.integers(1, 7))
+def test_module_pages_partition_the_modules(tree, limit):
+    result = graph(*tree)
+    evidence = _evidence(result)
+    seen, offset = [], 0
+    while offset is not None:
+        page = application_view(evidence, {"view": "modules", "offset": offset, "limit": limit}).unwrap()
+        assert len(page["items"]) <= limit
+        seen += [i["id"] for i in page["items"]]
+        offset = page["next_offset"]
+    expected = [n["id"] for n in result["nodes"] if n["kind"] in ("module", "bundled-module", "original-source-module")]
+    assert seen == expected
+
+
+@given(trees(), st.sampled_from(["a", "b"]), st.integers(0, 3), st.integers(1, 5))
+def test_traces_stay_within_limits(tree, channel, depth, nodes):
+    result = graph(*tree)
+    limits = {**DEFAULT_TRACE_LIMITS, "max_depth": depth, "max_nodes": nodes}
+    traced = trace_feature(result, {"kind": "ipc-channel", "value": channel}, "both", limits)
+    assert all(d <= depth for d in traced["depth"].values())
+    assert len(traced["depth"]) <= max(nodes, len(traced["matches"])) * 2
+    assert set(traced["depth"]) <= {n["id"] for n in result["nodes"]}
+
+
+def test_shuffle_helper_is_seeded():
+    assert random.Random(1).random() == random.Random(1).random()

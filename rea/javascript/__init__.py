@@ -1,0 +1,1 @@
+"""The JavaScript / Electron application family: pure graph, resolution, workflows and views."""

@@ -1,0 +1,113 @@
+"""analyze_javascript_application through the real CLI on real trees installed from npm.
+
+Targets (issue 5): the koa@3.3.0 + @koa/router@15.7.0 dependency tree in <= 3 s and
+<= 400 MB (the TypeScript REA needs 57 s and 2.3 GB); a ~12 MB bundled app built by
+esbuild; complete Evidence <= 10x the text bytes read. Baseline: reading and
+tree-sitter-parsing the same files in a bare process (the parser's own cost).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks import MB, Row, verdict
+
+BENCH = "javascript"
+BARE_PARSE = """
+import os, sys, time
+import tree_sitter as ts, tree_sitter_javascript as tsj
+parser = ts.Parser(ts.Language(tsj.language()))
+start = time.perf_counter()
+for root, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        if name.endswith(('.js', '.mjs', '.cjs')):
+            with open(os.path.join(root, name), 'rb') as f:
+                parser.parse(f.read())
+print(time.perf_counter() - start)
+"""
+
+
+def _command() -> list[str]:
+    return [sys.executable, "-m", "effects.cli"]
+
+
+def _analyze(path: Path) -> tuple[float, float, dict]:
+    """Wall seconds, peak RSS MiB of the CLI process, and the complete Evidence."""
+    start = time.perf_counter()
+    with tempfile.TemporaryFile() as out:
+        proc = subprocess.Popen([*_command(), "analyze-javascript-application", str(path), "--detail", "complete",
+                                 "--json"], stdout=out, stderr=subprocess.DEVNULL)
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        assert proc.returncode == 0, proc.returncode
+        out.seek(0)
+        return elapsed, usage.ru_maxrss / 1024, json.loads(out.read())
+
+
+def _npm(cwd: Path, *packages: str) -> None:
+    (cwd / "package.json").write_text('{"name": "bench", "private": true}')
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=cwd, check=True, capture_output=True)
+
+
+def _ratio(evidence: dict) -> float:
+    from rea.canonical_json import canonicalize
+    return len(canonicalize(evidence)) / max(1, evidence["normalized_result"]["statistics"]["bytes_read"])
+
+
+def run() -> list[Row]:
+    if shutil.which("npm") is None:
+        return [Row(BENCH, "skipped: npm missing", float("nan"), "", status="info")]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        koa = Path(tmp) / "koa"
+        koa.mkdir()
+        _npm(koa, "koa@3.3.0", "@koa/router@15.7.0")
+        files = sum(len(f) for _, _, f in os.walk(koa))
+        seconds, rss, evidence = _analyze(koa)
+        bare = float(subprocess.run([sys.executable, "-c", BARE_PARSE, str(koa)], capture_output=True, text=True,
+                                    check=True).stdout)
+        stats = evidence["normalized_result"]["statistics"]
+        print(f"koa tree: {files} files, {stats['bytes_read']} text bytes read, {stats['modules']} modules, "
+              f"{seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.2f}x the text read")
+        rows += [
+            Row(BENCH, f"koa + @koa/router tree ({files} files), CLI wall", seconds, "s", "bare tree-sitter parse",
+                bare, seconds / bare if bare else None, "<=3 s", verdict(seconds <= 3)),
+            Row(BENCH, "koa tree, CLI peak RSS", rss, "MiB", target="<=400 MB", status=verdict(rss <= 400 * MB / 2**20)),
+            Row(BENCH, "koa tree, Evidence / text bytes read", _ratio(evidence), "x", target="<=10x",
+                status=verdict(_ratio(evidence) <= 10)),
+        ]
+        app = Path(tmp) / "bundled"
+        app.mkdir()
+        _npm(app, "typescript@5.6.3", "esbuild@0.24.2", "koa@3.3.0")
+        (app / "entry.js").write_text("const ts = require('typescript');\nconst Koa = require('koa');\n"
+                                      "module.exports = { ts, Koa };\n")
+        out = Path(tmp) / "dist"
+        subprocess.run([str(app / "node_modules" / ".bin" / "esbuild"), str(app / "entry.js"), "--bundle",
+                        "--platform=node", "--sourcemap", f"--outfile={out / 'app.js'}"], check=True, capture_output=True)
+        size = (out / "app.js").stat().st_size + (out / "app.js.map").stat().st_size
+        seconds, rss, evidence = _analyze(out)
+        stats = evidence["normalized_result"]["statistics"]
+        rate = stats["bytes_read"] / MB / seconds
+        print(f"bundle: {size / MB:.1f} MB (bundle + map), {stats['bundled_modules']} bundled modules recovered, "
+              f"{seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.3f}x")
+        rows += [
+            Row(BENCH, f"esbuild bundle + map ({size / MB:.1f} MB), CLI wall", seconds, "s", target="info"),
+            Row(BENCH, "bundle text parsed per second", rate, "MB/s", status="info"),
+            Row(BENCH, "bundle, CLI peak RSS", rss, "MiB", status="info"),
+            Row(BENCH, "bundle, Evidence / text bytes read", _ratio(evidence), "x", target="<=10x",
+                status=verdict(_ratio(evidence) <= 10)),
+        ]
+    return rows
+
+
+if __name__ == "__main__":  # pragma: no cover
+    from tests.benchmarks import table
+    print(table(run()))

@@ -1,0 +1,577 @@
+"""The JavaScript / Electron family on real trees: an Electron-shaped app written here, real npm
+packages installed from the registry (npm ci), a bundle built by the real esbuild; analysed
+in-process, through the real MCP stdio server and by the CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from returns.result import Success
+
+from effects.calls import Connection, call_tool
+from rea.evidence import parse_evidence
+from rea.javascript.views import application_view
+from support import clean_env, rea_command
+from test_mcp_e2e import connect, err
+from test_replies import CTX
+
+HERE = Path(__file__).parent / "javascript"
+
+APP = {
+    "package.json": json.dumps({"name": "demo-app", "version": "1.0.0", "main": "src/main.js",
+                                "dependencies": {"electron": "^30.0.0"}}),
+    "src/main.js": """const { app, BrowserWindow, ipcMain, utilityProcess } = require('electron');
+const path = require('node:path');
+const fs = require('fs');
+const store = require('./store');
+const missing = require('./not-here');
+function createWindow() {
+  const win = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, 'preload.js'), sandbox: false } });
+  win.loadFile('src/renderer/index.html');
+  ipcMain.handle('settings:get', async (_e, key) => store.get(key));
+  ipcMain.on('log', (_e, msg) => console.log(msg));
+  ipcMain.handle(dynamicName(), () => 1);
+  setInterval(() => win.webContents.send('tick', Date.now()), 1000);
+  utilityProcess.fork(path.join(__dirname, 'worker.js'));
+  fetch('https://api.example.com/v1/status');
+}
+app.whenReady().then(createWindow);
+""",
+    "src/store.js": "const data = {};\nmodule.exports = { get(key) { return data[key]; }, set(key, v) { data[key] = v; } };\n",
+    "src/worker.js": "process.parentPort.on('message', () => {});\n",
+    "src/preload.js": """const { contextBridge, ipcRenderer } = require('electron');
+contextBridge.exposeInMainWorld('api', {
+  getSetting: (key) => ipcRenderer.invoke('settings:get', key),
+  log: (msg) => ipcRenderer.send('log', msg),
+  onTick: (cb) => ipcRenderer.on('tick', (_e, t) => cb(t)),
+});
+""",
+    "src/renderer/index.html": '<!doctype html><html><body><script type="module" src="./app.js"></script></body></html>\n',
+    "src/renderer/app.js": """import { format } from './format.js';
+window.api.onTick((t) => { document.title = format(t).text; });
+window.api.getSetting('theme').then(console.log);
+""",
+    "src/renderer/format.ts": "export function format(t: number) { return { text: String(t), ts: t }; }\nexport const VERSION: string = '1';\n",
+    "src/server.js": "const router = require('express').Router();\nrouter.get('/users/:id', (req, res) => res.end());\nmodule.exports = router;\n",
+    "src/broken.js": "this is not { valid javascript (((\n",
+    "lib.js/index.js": "module.exports = 1;\n",
+}
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return root
+
+
+@pytest.fixture()
+def app(tmp_path) -> Path:
+    return write_tree(tmp_path / "app", APP)
+
+
+def call(conn: Connection, name: str, args: dict[str, Any]) -> Any:
+    async def main():
+        return await call_tool(conn, name, args, None)
+    return anyio.run(main)
+
+
+def analyze(path: Path, conn: Connection | None = None, **args: Any) -> dict[str, Any]:
+    reply = call(conn or Connection(ctx=CTX), "analyze_javascript_application", {"input_path": str(path), **args})
+    assert isinstance(reply, Success), reply
+    return reply.unwrap()
+
+
+def node(result: dict[str, Any], node_id: str) -> dict[str, Any]:
+    return next(n for n in result["nodes"] if n["id"] == node_id)
+
+
+def edges(result, relation=None, source=None, target=None):
+    return [e for e in result["edges"] if (relation is None or e["relation"] == relation)
+            and (source is None or e["from"] == source) and (target is None or e["to"] == target)]
+
+
+def roles(result, node_id):
+    return [r["role"] for r in node(result, node_id).get("roles", [])]
+
+
+def test_electron_app_graph(app):
+    evidence = analyze(app)
+    assert parse_evidence(evidence).unwrap().evidence_id == evidence["evidence_id"]
+    r = evidence["normalized_result"]
+    assert roles(r, "module:src/main.js") == ["main"] and roles(r, "module:src/store.js") == ["main"]
+    assert roles(r, "module:src/preload.js") == ["preload"]
+    assert roles(r, "module:src/renderer/app.js") == ["renderer"]
+    assert roles(r, "module:src/renderer/format.ts") == ["renderer"]
+    assert roles(r, "module:src/worker.js") == ["utility"]
+    # IPC both ways, both ends linked, each end with its file, line and byte range
+    for channel, ends in (("settings:get", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
+                          ("log", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
+                          ("tick", {"main-to-renderer:handler": 1, "main-to-renderer:sender": 1})):
+        n = node(r, f"ipc-channel:{channel}")
+        assert n["ends"] == ends and n["linked"] is True
+    invoke = edges(r, "invokes", "module:src/preload.js", "ipc-channel:settings:get")[0]
+    text = (app / "src/preload.js").read_bytes()
+    loc = invoke["location"]
+    assert text[loc["start"]:loc["end"]].startswith(b"ipcRenderer.invoke('settings:get'") and loc["line"] == 3
+    assert edges(r, "handles", "module:src/main.js", "ipc-channel:settings:get")
+    assert edges(r, "exposes", "module:src/preload.js", "context-bridge-api:api")
+    assert node(r, "context-bridge-api:api")["members"] == ["getSetting", "log", "onTick"]
+    assert edges(r, "calls", "module:src/renderer/app.js", "context-bridge-api:api")
+    assert edges(r, "loads", "module:src/main.js", "html:src/renderer/index.html")
+    assert edges(r, "loads", "html:src/renderer/index.html", "module:src/renderer/app.js")
+    window = next(n for n in r["nodes"] if n["kind"] == "browser-window")
+    assert edges(r, "loads", window["id"], "module:src/preload.js")
+    assert window["web_preferences"] == {"sandbox": False}
+    assert any(f["kind"] == "sandbox-disabled" for f in r["findings"])
+    # resolution: node: builtin, bare builtin, electron, relative, unresolved kept as an unknown
+    assert edges(r, "imports", "module:src/main.js", "builtin:path")[0]["basis"] == "node-scheme"
+    assert edges(r, "imports", "module:src/main.js", "builtin:fs")[0]["basis"] == "builtin-name"
+    assert edges(r, "imports", "module:src/main.js", "electron:electron")
+    assert edges(r, "imports", "module:src/main.js", "module:src/store.js")[0]["basis"] == "relative"
+    unknown_kinds = {u["kind"] for u in r["unknowns"]}
+    assert {"unresolved-import", "dynamic-ipc-channel"} <= unknown_kinds
+    assert node(r, "unresolved:./not-here")["kind"] == "unresolved-module"
+    assert node(r, "route:GET /users/:id")["kind"] == "route"
+    assert node(r, "url:https://api.example.com/v1/status")
+    # exports and shapes
+    fmt = node(r, "module:src/renderer/format.ts")
+    assert fmt["language"] == "typescript"
+    assert {e["name"]: e["shape"]["type"] for e in fmt["exports"]} == {"format": "function", "VERSION": "literal"}
+    assert next(e for e in fmt["exports"] if e["name"] == "format")["shape"]["returns"] == [["text", "ts"]]
+    store = next(e for e in node(r, "module:src/store.js")["exports"] if e["name"] == "default")
+    assert store["shape"] == {"type": "object", "members": ["get", "set"]}
+    # robustness: a directory named x.js is a directory; a broken file is recorded and the rest continues
+    assert node(r, "module:lib.js/index.js")["parse"] == "ok"
+    assert node(r, "module:src/broken.js")["parse"] == "recovered" and node(r, "module:src/broken.js")["syntax_errors"] >= 1
+    s = r["statistics"]
+    assert s["files"] == len(APP) and s["files_read"] == len(APP) and s["parse_failures"] == 0
+    assert s["recovered_parses"] == 1 and s["bytes_read"] == sum(len(t.encode()) for t in APP.values())
+    assert r["coverage"]["status"] == "complete"
+
+
+def test_identity_is_stable_and_ids_do_not_depend_on_order(app, tmp_path):
+    first, second = analyze(app), analyze(app)
+    assert first["evidence_id"] == second["evidence_id"]
+    # the same tree written in reverse order: same graph
+    other = tmp_path / "again" / "app"
+    write_tree(other, dict(reversed(list(APP.items()))))
+    a, b = first["normalized_result"], analyze(other)["normalized_result"]
+    assert [n["id"] for n in a["nodes"]] == [n["id"] for n in b["nodes"]]
+    assert [(e["from"], e["to"]) for e in a["edges"]] == [(e["from"], e["to"]) for e in b["edges"]]
+    assert first["subject"]["digest"] == analyze(other)["subject"]["digest"]
+
+
+def test_summary_detail_retains_complete_record_and_views(app):
+    conn = Connection(ctx=CTX)
+    view = analyze(app, conn, detail="summary")
+    v = view["normalized_result"]
+    parent = v["parent_evidence_id"]
+    assert view["evidence_links"] == [parent] and parent in conn.session.evidence
+    assert view["operation"] == "inspect_analysis_view"
+    assert view["parameters"] == {"source": {"kind": "retained-evidence", "evidence_id": parent}, "view": "summary"}
+    assert v["view"] == "summary" and v["statistics"]["modules"] == 9
+    assert v["ipc_channels"]["total"] == 3 and v["ipc_channels"]["unlinked"] == 0
+    assert v["pages"]["modules"]["arguments"]["source"] == {"kind": "retained-evidence", "evidence_id": parent}
+    source = conn.session.evidence[parent]
+    # pages partition the modules
+    seen, offset = [], 0
+    while offset is not None:
+        page = application_view(source, {"view": "modules", "offset": offset, "limit": 3}).unwrap()
+        seen += [i["id"] for i in page["items"]]
+        offset = page["next_offset"]
+    assert len(seen) == len(set(seen)) == v["pages"]["module_total"]
+    one = application_view(source, {"view": "module", "path": "src/preload.js"}).unwrap()
+    assert one["node"]["id"] == "module:src/preload.js" and one["outgoing_total"] >= 4
+    missing = application_view(source, {"view": "module", "node_id": "module:nope"})
+    assert missing.failure().code == "invalid_request"
+    # a view is not application Evidence: workflows name its parent
+    bad = call(conn, "trace_application_feature", {"application": {"kind": "retained-evidence",
+                                                                   "evidence_id": view["evidence_id"]},
+                                                   "seed": {"kind": "ipc-channel", "value": "log"}})
+    assert parent in bad.failure().message
+
+
+def test_trace_feature_from_renderer_through_ipc_to_main(app):
+    conn = Connection(ctx=CTX)
+    ref = {"kind": "retained-evidence", "evidence_id": analyze(app, conn)["evidence_id"]}
+    reply = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "ipc-channel",
+                                                                                 "value": "settings:get"}})
+    r = reply.unwrap()["normalized_result"]
+    assert r["matches"] == ["ipc-channel:settings:get"] and r["status"] == "matched"
+    ends = {p["end"] for p in r["paths"]}
+    assert "module:src/main.js" in ends  # forward: the implementing main-process handler
+    assert "html:src/renderer/index.html" in ends  # backward: the renderer entry point
+    backward = next(p for p in r["paths"] if p["end"] == "html:src/renderer/index.html")
+    assert [e["relation"] for e in backward["edges"]] == ["loads", "calls", "exposes", "invokes"]
+    # a string seed and a forward-only trace; a miss is a result, not an error
+    fwd = call(conn, "trace_application_feature", {"application": ref, "direction": "forward",
+                                                   "seed": {"kind": "module", "value": "renderer/app.js"}}).unwrap()
+    assert "ipc-channel:settings:get" in fwd["normalized_result"]["depth"]
+    miss = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "url", "value": "nowhere"}})
+    assert miss.unwrap()["normalized_result"]["status"] == "no-match"
+    semantics = call(conn, "trace_javascript_semantics", {"application": ref, "query": {
+        "node_id": "module:src/main.js", "direction": "provenance"}}).unwrap()["normalized_result"]
+    assert {n["id"] for n in semantics["nodes"]} >= {"module:src/main.js", "package:."}
+
+
+def test_compare_versions_and_export_shapes(app, tmp_path):
+    conn = Connection(ctx=CTX)
+    left = analyze(app, conn)
+    v2 = dict(APP)
+    v2["src/renderer/format.ts"] = "export function format(t: number) { return { text: String(t), iso: '' }; }\n"
+    v2["src/main.js"] = APP["src/main.js"].replace("ipcMain.on('log'", "ipcMain.on('audit'")
+    right = analyze(write_tree(tmp_path / "v2", v2), conn)
+    result = call(conn, "compare_application_versions", {
+        "left": {"kind": "retained-evidence", "evidence_id": left["evidence_id"]}, "right": right}).unwrap()
+    c = result["normalized_result"]["categories"]
+    assert {i["key"]: i["status"] for i in c["ipc_channels"]["items"]} == {"audit": "added", "log": "changed"}
+    assert {i["key"]: i["status"] for i in c["modules"]["items"]} == {"src/main.js": "changed",
+                                                                      "src/renderer/format.ts": "changed"}
+    assert {i["key"]: i["status"] for i in c["exports"]["items"]} == {"src/renderer/format.ts#VERSION": "removed",
+                                                                      "src/renderer/format.ts#format": "changed"}
+    assert result["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
+    shapes = call(conn, "compare_javascript_export_shapes", {
+        "left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"],
+        "left_module_path": "src/renderer/format.ts", "left_export_name": "format",
+        "right_module_path": "src/renderer/format.ts", "right_export_name": "format"}).unwrap()["normalized_result"]
+    assert shapes["status"] == "changed"
+    assert shapes["changes"] == [{"path": "/iso", "status": "added"}, {"path": "/ts", "status": "removed"}]
+    unknown = call(conn, "compare_javascript_export_shapes", {
+        "left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"],
+        "left_module_path": "src/store.js", "left_export_name": "nope",
+        "right_module_path": "src/store.js", "right_export_name": "get"}).unwrap()["normalized_result"]
+    assert unknown["status"] == "unknown" and "default" in unknown["left_candidates"]
+    both = call(conn, "compare_application_versions", {"left": left, "left_evidence_id": left["evidence_id"],
+                                                      "right": right})
+    assert both.failure().code == "invalid_request"
+
+
+def test_limits_make_coverage_partial_and_say_which(app):
+    r = analyze(app, limits={"max_text_files": 3})["normalized_result"]
+    assert r["coverage"]["status"] == "partial" and r["coverage"]["limits_reached"] == ["max_text_files"]
+    assert r["statistics"]["files_read"] == 3
+    assert r["statistics"]["omissions_by_reason"]["max_text_files"] == len(APP) - 3
+    r = analyze(app, limits={"max_ast_nodes": 20})["normalized_result"]
+    assert "max_ast_nodes" in r["coverage"]["limits_reached"]
+    assert node(r, "module:src/main.js")["omitted_reason"] == "max_ast_nodes"
+
+
+def test_errors_are_canonical(app, tmp_path):
+    conn = Connection(ctx=CTX)
+    gone = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "missing")})
+    assert gone.failure().code == "target_unavailable"
+    (tmp_path / "app.asar").write_bytes(b"\x04\x00\x00\x00")
+    asar = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar")})
+    assert asar.failure().code == "artifact_operation_failed" and asar.failure().details["format"] == "asar"
+    as_dir = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar"), "format": "directory"})
+    assert as_dir.failure().details["field"] == "format"
+    afile = call(conn, "analyze_javascript_application", {"input_path": str(app / "src/main.js")})
+    assert afile.failure().code == "invalid_request"
+    extra = call(conn, "analyze_javascript_application", {"input_path": str(app), "approved": True})
+    assert extra.failure().code == "invalid_request"
+    assert not conn.session.evidence
+
+
+# ------------------------------------------------------------ real npm packages, real esbuild
+
+
+@pytest.fixture(scope="module")
+def npm_tree() -> Path:
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("Node.js and npm are not installed on this host")
+    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]
+    if not all((HERE / "node_modules" / name / "package.json").exists() for name in wanted):
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
+    return HERE / "node_modules"
+
+
+@pytest.mark.slow
+def test_real_packages_resolve_through_exports_and_main(npm_tree, tmp_path):
+    root = tmp_path / "consumer"
+    write_tree(root, {
+        "package.json": json.dumps({"name": "consumer", "main": "index.js"}),
+        "index.js": "const ms = require('ms');\nconst { v4 } = require('uuid');\nconst p = require('uuid/package.json');\n"
+                    "const hidden = require('uuid/dist/index.js');\n",
+        "esm.mjs": "import { v4 } from 'uuid';\n",
+    })
+    shutil.copytree(npm_tree / "ms", root / "node_modules" / "ms")
+    shutil.copytree(npm_tree / "uuid", root / "node_modules" / "uuid")
+    evidence = analyze(root)
+    r = evidence["normalized_result"]
+    # proportionate: the complete record is a fraction of the text it read (the bound is 10x)
+    from rea.canonical_json import canonicalize
+    assert len(canonicalize(evidence)) <= 10 * r["statistics"]["bytes_read"]
+    found = {(e["from"], e["specifier"]): (e["to"], e["basis"]) for e in edges(r, "imports")}
+    assert found[("module:index.js", "ms")] == ("module:node_modules/ms/index.js", "package-main")
+    assert found[("module:index.js", "uuid")] == ("module:node_modules/uuid/dist/index.js", "package-exports")
+    assert found[("module:esm.mjs", "uuid")] == ("module:node_modules/uuid/wrapper.mjs", "package-exports")
+    assert found[("module:index.js", "uuid/dist/index.js")] == ("unresolved:uuid/dist/index.js", "not-exported")
+    assert node(r, "package:node_modules/uuid")["has_exports"] is True
+    assert node(r, "module:node_modules/ms/index.js")["package"] == "node_modules/ms"
+
+
+@pytest.mark.slow
+def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "src", {
+        "src/main.js": "import { helper } from './util/helper.js';\nimport ms from 'ms';\nconsole.log(helper(ms('1h')));\n",
+        "src/util/helper.js": "export function helper(x) { return { value: x }; }\n",
+    })
+    shutil.copytree(npm_tree / "ms", src / "node_modules" / "ms")
+    out = tmp_path / "dist"
+    subprocess.run([str(npm_tree / ".bin" / "esbuild"), str(src / "src/main.js"), "--bundle", "--sourcemap",
+                    "--platform=node", f"--outfile={out / 'bundle.js'}"], check=True, capture_output=True, cwd=src)
+    conn = Connection(ctx=CTX)
+    app = analyze(out, conn)
+    r = app["normalized_result"]
+    bundle = node(r, "module:bundle.js")
+    assert "esbuild" in bundle["bundlers"]
+    assert edges(r, "maps_to", "module:bundle.js", "source-map:bundle.js.map")
+    smap = node(r, "source-map:bundle.js.map")
+    assert smap["sources"] == 3 and smap["sources_with_content"] == 3
+    originals = {n["source"] for n in r["nodes"] if n["kind"] == "original-source-module"}
+    assert any(s.endswith("src/util/helper.js") for s in originals)
+    bundled = {n["path"] for n in r["nodes"] if n["kind"] == "bundled-module"}
+    assert any(p.endswith("ms/index.js") for p in bundled)
+    # the reference source tree against the shipped bundle
+    reference = analyze(src, conn)
+    cmp = call(conn, "compare_source_to_bundle", {"application": {"kind": "retained-evidence",
+                                                                  "evidence_id": app["evidence_id"]},
+                                                  "reference": reference}).unwrap()["normalized_result"]
+    assert {m["source"] for m in cmp["matched"]} == {"src/main.js", "src/util/helper.js"}
+    assert cmp["counts"]["missing"] == 0
+    own = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"]}).unwrap()
+    assert own["normalized_result"]["counts"]["matched"] == 3
+
+
+@pytest.mark.slow
+def test_two_versions_of_one_package(npm_tree):
+    conn = Connection(ctx=CTX)
+    old, new = analyze(npm_tree / "ms-old", conn), analyze(npm_tree / "ms", conn)
+    c = call(conn, "compare_application_versions", {"left": old, "right": new}).unwrap()["normalized_result"]
+    deps = {i["key"]: i for i in c["categories"]["dependencies"]["items"]}
+    assert deps["package.json:(self)"]["status"] == "changed"
+    assert deps["package.json:(self)"]["left"]["version"] == "2.0.0"
+    assert {i["key"]: i["status"] for i in c["categories"]["modules"]["items"]}["index.js"] == "changed"
+
+
+# ------------------------------------------------------------ MCP end to end and the CLI
+
+
+@pytest.mark.slow
+def test_mcp_end_to_end(app):
+    async def main():
+        async with connect() as s:
+            summary = await s.call_tool("analyze_javascript_application", {"input_path": str(app), "detail": "summary"})
+            assert summary.is_error is False
+            view = summary.structured_content
+            assert json.loads(summary.content[0].text) == view
+            parent = view["normalized_result"]["parent_evidence_id"]
+            traced = await s.call_tool("trace_application_feature", {
+                "application": {"kind": "retained-evidence", "evidence_id": parent},
+                "seed": {"kind": "ipc-channel", "value": "tick"}})
+            assert traced.is_error is False
+            ends = {p["end"] for p in traced.structured_content["normalized_result"]["paths"]}
+            assert "module:src/main.js" in ends
+            bad = await s.call_tool("analyze_javascript_application", {"input_path": str(app / "nope")})
+            err(bad, "target_unavailable")
+            assert bad.meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+    anyio.run(main)
+
+
+@pytest.mark.slow
+def test_cli(app):
+    env = clean_env()
+    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Electron application" in proc.stdout and "ipc 'settings:get'" in proc.stdout
+    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app), "--detail", "complete", "--json",
+                           "--integrity-policy", "record-and-continue"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    record = json.loads(proc.stdout)
+    assert record["normalized_result"]["integrity_policy"] == "record-and-continue"
+    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app / "missing"), "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "target_unavailable"
+    assert os.path.isdir(app)
+    proc = subprocess.run([*rea_command(), "analyze", str(app), "--integrity-policy", "record-and-continue", "--json"],
+                          capture_output=True, text=True, env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    view = json.loads(proc.stdout)
+    assert view["operation"] == "inspect_analysis_view" and view["normalized_result"]["view"] == "summary"
+
+
+# ------------------------------------------------------------ cancellation
+
+
+def test_cancel_during_parsing_retains_partial_evidence(tmp_path):
+    """Driven with the real effect handlers, cancelled at the second parsing batch: the program returns
+    a cancelled error whose partial_observation names partial Evidence of the first batch."""
+    from effects.javascript.runtime import HANDLERS
+    from effects.progress import Progress
+    from rea.javascript.effects import ExtractFiles
+    from rea.program import ProgramCancelled, ReportProgress
+    from rea.session import Session
+    from rea.workflows.javascript import analyze_javascript_application
+
+    root = write_tree(tmp_path / "many", {f"m{i:03}.js": f"require('./m{i + 1:03}');\n" for i in range(150)})
+    program = analyze_javascript_application(Session(), {"input_path": str(root)}, CTX)
+    reply, batches = None, 0
+    while True:
+        effect = program.send(reply)
+        if isinstance(effect, ReportProgress):
+            reply = None
+            continue
+        if isinstance(effect, ExtractFiles):
+            batches += 1
+            if batches == 2:
+                try:
+                    program.throw(ProgramCancelled("parsing"))
+                except StopIteration as stop:
+                    outcome = stop.value
+                break
+        reply = anyio.run(HANDLERS[type(effect)], effect, Progress(None))
+    error = outcome.reply.failure()
+    assert error.code == "cancelled" and error.details["files_done"] == 64 and error.details["files_total"] == 150
+    partial = outcome.session.evidence[error.details["partial_observation"]["evidence_id"]]
+    r = partial.normalized_result
+    assert r["coverage"]["status"] == "partial" and r["coverage"]["cancelled_during"] == "parsing"
+    assert r["statistics"]["files_read"] == 64 and r["statistics"]["omissions_by_reason"]["cancelled"] == 86
+
+
+def test_cancelled_call_keeps_the_programs_partial_session(app):
+    """Through call_tool: a cancel that lands after the first batch keeps the partial record in the session."""
+    from effects.interpreter import HANDLERS
+    from rea.javascript.effects import ExtractFiles
+
+    conn = Connection(ctx=CTX)
+    original = HANDLERS[ExtractFiles]
+    calls = {"n": 0}
+
+    async def second_batch_cancels(effect, progress):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            await anyio.sleep(30)  # cancelled here
+        return await original(effect, progress)
+
+    root = write_tree(app / "more", {f"x{i:03}.js": "module.exports = 1;\n" for i in range(100)})
+
+    async def main():
+        with anyio.move_on_after(1) as scope:
+            await call_tool(conn, "analyze_javascript_application", {"input_path": str(root)}, None)
+        return scope.cancelled_caught
+
+    HANDLERS[ExtractFiles] = second_batch_cancels  # type: ignore[index]
+    try:
+        assert anyio.run(main) is True
+    finally:
+        HANDLERS[ExtractFiles] = original  # type: ignore[index]
+    assert conn.cancelled_reply.failure().code == "cancelled"
+    kept = conn.cancelled_reply.failure().details["partial_observation"]["evidence_id"]
+    assert conn.session.evidence[kept].normalized_result["coverage"]["status"] == "partial"
+
+
+# ------------------------------------------------------------ ASAR packed by the official @electron/asar CLI
+
+
+@pytest.mark.slow
+def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
+    (app / "addon.node").write_bytes(b"\x7fELF not really")
+    (app / "inner.asar").write_bytes(b"\x04\x00\x00\x00")
+    archive = tmp_path / "app.asar"
+    subprocess.run([str(npm_tree / ".bin" / "asar"), "pack", str(app), str(archive), "--unpack-dir", "src/renderer"],
+                   check=True, capture_output=True)
+    assert (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").exists()
+    conn = Connection(ctx=CTX)
+    evidence = analyze(archive, conn)
+    r = evidence["normalized_result"]
+    assert evidence["subject"]["format"] == "asar" and r["application"]["format"] == "asar"
+    assert roles(r, "module:src/renderer/app.js") == ["renderer"]  # read from .asar.unpacked
+    assert node(r, "ipc-channel:settings:get")["linked"] is True
+    assert node(r, "asar:inner.asar") and any(u["kind"] == "nested-asar-not-read" for u in r["unknowns"])
+    assert r["integrity_contradictions"] == [] and r["coverage"]["status"] == "complete"
+    # a changed unpacked companion contradicts the header: fail closed by default ...
+    (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").write_text("window.api.log('changed');\n")
+    refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
+    assert refused.code == "artifact_integrity_mismatch" and refused.details["unpacked"] is True
+    assert "record-and-continue" in refused.action and "unpacked" in refused.message
+    # ... or record and continue with the verified siblings
+    continued = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
+    (contradiction,) = continued["integrity_contradictions"]
+    assert contradiction["path"] == "src/renderer/app.js" and contradiction["unpacked"] is True
+    assert contradiction["declared_sha256"] != contradiction["observed_sha256"]
+    assert continued["coverage"]["status"] == "partial"
+    assert node(continued, "module:src/renderer/app.js")["parse"] == "quarantined"
+    assert node(continued, "ipc-channel:settings:get")["linked"] is True  # verified main and preload continue
+
+
+@pytest.mark.slow
+def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "proj", {
+        "package.json": json.dumps({"name": "proj", "private": True}),
+        "src/index.js": "import { helper } from './util.js';\nconsole.log(helper(2));\n",
+        "src/util.js": "export function helper(x) { return { v: x }; }\n",
+    })
+    subprocess.run([str(npm_tree / ".bin" / "webpack"), "--mode", "development", "--devtool", "source-map",
+                    "--entry", "./src/index.js", "-o", str(tmp_path / "dist")], cwd=src, check=True,
+                   capture_output=True, timeout=300)
+    conn = Connection(ctx=CTX)
+    app = analyze(tmp_path / "dist", conn)
+    r = app["normalized_result"]
+    assert node(r, "module:main.js")["bundlers"] == ["webpack"]
+    assert node(r, "bundled-module:main.js#./src/util.js")["bundle"] == "main.js"
+    cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"],
+                                                  "reference": analyze(src, conn)}).unwrap()["normalized_result"]
+    assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/util.js"}
+
+
+@pytest.mark.slow
+def test_nested_asar_is_read_and_a_contradicted_one_stays_opaque(npm_tree, tmp_path):
+    asar_cli = str(npm_tree / ".bin" / "asar")
+    inner_src = write_tree(tmp_path / "inner", {"lib/plugin.js": "module.exports = { run() { return 1; } };\n"})
+    outer = write_tree(tmp_path / "outer", {"package.json": json.dumps({"name": "outer", "main": "index.js"}),
+                                            "index.js": "require('./plugins/inner.asar/lib/plugin.js');\n"})
+    (outer / "plugins").mkdir()
+    subprocess.run([asar_cli, "pack", str(inner_src), str(outer / "plugins" / "inner.asar")], check=True,
+                   capture_output=True)
+    archive = tmp_path / "outer.asar"
+    subprocess.run([asar_cli, "pack", str(outer), str(archive)], check=True, capture_output=True)
+    conn = Connection(ctx=CTX)
+    r = analyze(archive, conn)["normalized_result"]
+    assert node(r, "asar:plugins/inner.asar")["status"] == "expanded"
+    assert edges(r, "imports", "module:index.js", "module:plugins/inner.asar/lib/plugin.js")
+    assert r["coverage"]["status"] == "complete"
+    # corrupt one byte inside the nested archive's bytes: its declared hash no longer holds
+    data = bytearray(archive.read_bytes())
+    at = data.rindex(b"return 1")
+    data[at + 7] = ord("2")
+    archive.write_bytes(bytes(data))
+    refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
+    assert refused.code == "artifact_integrity_mismatch" and refused.details["path"] == "plugins/inner.asar"
+    r = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
+    assert node(r, "asar:plugins/inner.asar")["status"] == "contradicted"
+    assert [c["path"] for c in r["integrity_contradictions"]] == ["plugins/inner.asar"]
+    assert not any(n.get("path", "").startswith("plugins/inner.asar/") for n in r["nodes"] if n["kind"] == "module")
+    assert r["coverage"]["status"] == "partial"
+
+
+def test_shared_inspect_analysis_view_pages_application_modules(app):
+    conn = Connection(ctx=CTX)
+    complete = call(conn, "analyze_javascript_application", {"input_path": str(app)}).unwrap()
+    ref = {"kind": "retained-evidence", "evidence_id": complete["evidence_id"]}
+    summary = call(conn, "inspect_analysis_view", {"source": ref}).unwrap()
+    assert summary["provider"]["id"] == "rea-views"
+    assert summary["normalized_result"]["parent_evidence_id"] == complete["evidence_id"]
+    first = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "limit": 2}).unwrap()["normalized_result"]
+    assert first["view"] == "modules" and first["source_operation"] == "analyze_javascript_application"
+    rest = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "offset": 2, "limit": 500}).unwrap()
+    assert rest["normalized_result"]["digest"] != first["digest"]

@@ -8,7 +8,6 @@ files inside one fresh `tempfile.mkdtemp` directory opened with O_EXCL|O_NOFOLLO
 
 from __future__ import annotations
 
-import bz2
 import hashlib
 import lzma
 import os

@@ -85,11 +85,10 @@ def build_server(conn: Connection, version: str) -> Server:
         try:
             _observe_client(conn, ctx)
             token = _progress_token(params.meta) or _progress_token(getattr(ctx, "meta", None))
-            sink = None
-            if token is not None:
-                async def sink(progress: int, message: str) -> None:
-                    await ctx.session.report_progress(progress, None, message)
-            reply = await call_tool(conn, name, params.arguments, sink)
+            async def forward(progress: int, message: str) -> None:
+                await ctx.session.report_progress(progress, None, message)
+
+            reply = await call_tool(conn, name, params.arguments, forward if token is not None else None)
             if isinstance(reply, Success):
                 return _success_result(conn, name, reply.unwrap())
             return _error_result(conn, name, reply.failure())

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import orjson
-import pytest
 from hypothesis import event, example, given, strategies as st
 from returns.result import Failure, Success
 

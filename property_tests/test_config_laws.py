@@ -2,7 +2,6 @@
 
 import re
 
-import pytest
 from hypothesis import example, given, strategies as st
 from returns.result import Failure, Success
 

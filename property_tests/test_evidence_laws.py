@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import attrs
 import orjson
-import pytest
 from hypothesis import assume, example, given, strategies as st
 from returns.result import Failure, Success
 

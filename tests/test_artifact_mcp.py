@@ -4,29 +4,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-from contextlib import asynccontextmanager
 from pathlib import Path
 
 import anyio
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from artifact_fixtures import make_zip
 from rea.canonical_json import canonicalize
 from support import clean_env, rea_command
+from test_mcp_e2e import connect
 
 pytestmark = pytest.mark.slow
-
-
-@asynccontextmanager
-async def connect(**env: str):
-    cmd = rea_command()
-    params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp"], env=clean_env(**env))
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
 
 
 def evidence(result):

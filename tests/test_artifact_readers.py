@@ -365,8 +365,7 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
 
 def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
     import anyio
-    from effects.calls import Connection, call_tool
-    from scripted import CTX
+    from effects.calls import call_tool
     staging = tmp_path / "tmp"
     staging.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(staging))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 from contextlib import asynccontextmanager
-from pathlib import Path
 
 import anyio
 import jsonschema
@@ -260,7 +259,7 @@ def test_huge_arguments_get_a_bounded_error():
 
     huge_value, huge_name = run(main)
     for result in (huge_value, huge_name):
-        body = err(result, "invalid_request")
+        err(result, "invalid_request")
         assert len(result.content[0].text) < 2_000
     assert "characters)" in err(huge_name, "invalid_request")["details"]["field"]
 

@@ -5,8 +5,7 @@ from returns.result import Failure, Success
 from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
 from rea.errors import ReaError
-from rea.program import IdentifyTarget, NewRunId, PublishAtomically, PublishReceipt, ReadJsonFile, TargetFacts
-from rea.workflows import PROGRAMS
+from rea.program import IdentifyTarget, PublishAtomically, PublishReceipt, TargetFacts
 from rea.session import Session, resolve
 from rea.workflows import session_tools as tools
 from scripted import drive

@@ -19,7 +19,7 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError
 from rea.paging import paginate
 from rea.artifacts.model import (
-    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, EntryFact, InventoryFacts, Limits, kind_for, normalize_member_name,
+    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, InventoryFacts, Limits, kind_for, normalize_member_name,
 )
 
 GRAPH_SCHEMA_VERSION = 1

@@ -12,7 +12,6 @@ from rea.native.views import FACETS as NATIVE_FACETS
 from rea.catalog.schemas import (
     EVIDENCE_ID_PATTERN, SHA256_PATTERN, array, evidence_output, input_schema, integer, nullable, obj, string,
 )
-from rea.evidence import AUTHORITY, CONFIDENCE, SUBJECT_FORMATS
 
 _ANY_OBJECT = {"type": "object"}
 _STRINGS = array({"type": "string"})

@@ -370,19 +370,25 @@ def _named(name: str, stage: str, answer):
 # ------------------------------------------------------------ engine tools
 
 
+def _cfg_procedure(session: Session, args: Mapping[str, Any]) -> Generator[
+        Effect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
+    """The CFG snapshot and the procedure args["procedure"] names, or the reason neither exists."""
+    if problem := _document_problem(session, args):
+        return Failure(problem)
+    facts = yield from _facts(session, "cfg")
+    if not is_successful(facts):
+        return facts
+    snapshot = facts.unwrap()
+    return _procedure(snapshot, args["procedure"]).map(lambda proc: (snapshot, proc))
+
+
 def _engine_tool(name: str, op: str, build: Callable[[Mapping[str, Any], Mapping[str, Any], Any, Mapping[str, Any]], Any]):
     """A tool that needs the live engine for one procedure."""
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        if problem := _document_problem(session, args):
-            return _fail(session, problem)
-        facts = yield from _facts(session, "cfg")
-        if not is_successful(facts):
-            return _fail(session, facts.failure())
-        snapshot = facts.unwrap()
-        found = _procedure(snapshot, args["procedure"])
+        found = yield from _cfg_procedure(session, args)
         if not is_successful(found):
             return _fail(session, found.failure())
-        proc = found.unwrap()
+        snapshot, proc = found.unwrap()
         reply = yield from _ask(session, op, {"address": proc["address"]})
         if not is_successful(reply):
             return _fail(session, reply.failure())
@@ -428,14 +434,10 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
 
 def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
     """The function dossier: every facet either observed or declared unavailable with its reason."""
-    facts = yield from _facts(session, "cfg")
-    if not is_successful(facts):
-        return _fail(session, facts.failure())
-    snapshot = facts.unwrap()
-    found = _procedure(snapshot, args["procedure"])
+    found = yield from _cfg_procedure(session, args)
     if not is_successful(found):
         return _fail(session, found.failure())
-    proc = found.unwrap()
+    snapshot, proc = found.unwrap()
     limit = args.get("limit", 100)
     availability: dict[str, dict[str, Any]] = {}
     dossier: dict[str, Any] = {"procedure": {**q.brief(proc), "size": proc["size"], "returning": proc["returning"]}}

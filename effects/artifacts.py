@@ -26,6 +26,7 @@ import anyio.lowlevel
 import orjson
 from returns.result import Failure, Result, Success
 
+from effects import asar
 from effects.progress import Progress
 from rea.artifacts.model import (
     CONTAINER_FORMATS, ROOT_ONLY_FORMATS, EntryFact, ExtractArtifact, ExtractedFile, ExtractionFacts,
@@ -549,14 +550,10 @@ class Walker:
         raw = open(path, "rb") if path is not None else handle
         assert raw is not None
         try:
-            head = raw.read(16)
-            if len(head) < 16:
-                raise ValueError("truncated ASAR header")
-            _, pickle_size, _, json_size = struct.unpack("<IIII", head)
-            if json_size > 256 << 20 or json_size > pickle_size:
-                raise ValueError("implausible ASAR header size")
-            header = orjson.loads(raw.read(json_size))
-            base = 8 + pickle_size
+            try:
+                base, header = asar.parse_header(raw)
+            except asar.AsarError as exc:
+                raise ValueError(f"not a readable ASAR archive: {exc}") from exc
             unpacked_root = (path + ".unpacked") if path is not None else None
             yield from self._asar_dir(raw, header, "", base, unpacked_root, parent, depth)
         finally:
@@ -589,9 +586,7 @@ class Walker:
             if clean is None:
                 continue
             size = int(child.get("size", 0))
-            integrity = child.get("integrity") if isinstance(child.get("integrity"), dict) else None
-            declared = integrity.get("hash") if integrity and str(integrity.get("algorithm", "")).upper() == "SHA256" \
-                else None
+            declared = asar.declared(child)
             unpacked = bool(child.get("unpacked"))
             offset = None if unpacked else int(child.get("offset", "0"))
             index = self._add(parent, clean, "file", declared_size=size, executable=bool(child.get("executable")),

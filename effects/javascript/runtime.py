@@ -11,7 +11,7 @@ import anyio
 import anyio.lowlevel
 from returns.result import Failure, Result, Success
 
-from effects.javascript import asar
+from effects import asar
 from effects.javascript.extract import TEXT_KINDS, classify, file_facts
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request

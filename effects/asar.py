@@ -1,9 +1,10 @@
-"""A read-only Electron ASAR member reader for the JavaScript family.
+"""The Electron ASAR format, read once for every family.
 
 Layout: a 4-byte size field (4), the header pickle's size, then the pickle (payload size, JSON length,
 JSON); member bytes start after the header pickle at their recorded `offset`. Members marked `unpacked`
-live in the `.asar.unpacked` directory beside the archive. (The artifact family has the general
-container reader; this one only lists members and reads the ones the analysis asks for.)
+live in the `.asar.unpacked` directory beside the archive. The artifact family streams every member
+through `parse_header` and `declared`; the JavaScript family lists members and reads the ones its
+analysis asks for.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from typing import Any, Iterator
+from typing import IO, Any, Iterator
 
 import orjson
 
@@ -22,26 +23,34 @@ class AsarError(Exception):
     pass
 
 
-def read_header(path: str, start: int = 0, length: int | None = None) -> tuple[int, dict[str, Any], int]:
-    """(base offset of member bytes, relative to start; header tree; archive size) of the archive at
-    [start, start + length) of the file (a nested archive lies inside its parent's bytes)."""
-    size = os.path.getsize(path) - start if length is None else length
-    with open(path, "rb") as handle:
-        handle.seek(start)
-        head = handle.read(16)
-        if len(head) < 16:
-            raise AsarError("shorter than an ASAR header")
-        field, pickle_size, _payload, json_size = struct.unpack("<4I", head)
-        if field != 4 or json_size > pickle_size or pickle_size > MAX_HEADER_BYTES or 8 + pickle_size > size:
-            raise AsarError("the header sizes are not those of an ASAR archive")
-        raw = handle.read(json_size)
+def parse_header(handle: IO[bytes], size: int | None = None) -> tuple[int, dict[str, Any]]:
+    """(offset of member bytes from the archive start, header tree), reading from the handle's position.
+    `size` (the archive's length, when known) bounds the header."""
+    head = handle.read(16)
+    if len(head) < 16:
+        raise AsarError("shorter than an ASAR header")
+    field, pickle_size, _payload, json_size = struct.unpack("<4I", head)
+    if field != 4 or json_size > pickle_size or pickle_size > MAX_HEADER_BYTES \
+            or (size is not None and 8 + pickle_size > size):
+        raise AsarError("the header sizes are not those of an ASAR archive")
+    raw = handle.read(json_size)
     try:
         header = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise AsarError(f"the header is not JSON: {exc}") from exc
     if not isinstance(header, dict) or not isinstance(header.get("files"), dict):
         raise AsarError("the header has no files tree")
-    return 8 + pickle_size, header, size
+    return 8 + pickle_size, header
+
+
+def read_header(path: str, start: int = 0, length: int | None = None) -> tuple[int, dict[str, Any], int]:
+    """(base offset of member bytes, relative to start; header tree; archive size) of the archive at
+    [start, start + length) of the file (a nested archive lies inside its parent's bytes)."""
+    size = os.path.getsize(path) - start if length is None else length
+    with open(path, "rb") as handle:
+        handle.seek(start)
+        base, header = parse_header(handle, size)
+    return base, header, size
 
 
 def walk(header: dict[str, Any], max_depth: int) -> Iterator[tuple[str, dict[str, Any] | None, str | None]]:
@@ -90,8 +99,10 @@ def hash_at(disk: str, offset: int, size: int) -> str:
 
 
 def declared(node: dict[str, Any]) -> str | None:
+    """The member's declared SHA-256 (its `integrity` record), or None when it declares none."""
     integrity = node.get("integrity")
-    if isinstance(integrity, dict) and integrity.get("algorithm") == "SHA256" and isinstance(integrity.get("hash"), str):
+    if isinstance(integrity, dict) and str(integrity.get("algorithm", "")).upper() == "SHA256" \
+            and isinstance(integrity.get("hash"), str):
         return integrity["hash"]
     return None
 

@@ -36,9 +36,11 @@ from rea.errors import ReaError
 
 BLOCK = 1 << 20
 SPOOL_IN_MEMORY = 16 << 20
+# TypeError too: the standard library's gzip header parser raises it on a header cut short
+# (b"\x1f\x8b\x08"), and a malformed archive must become a canonical error, never a crash.
 _READ_ERRORS = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, ValueError,
                 struct.error, KeyError, NotImplementedError, RuntimeError, UnicodeDecodeError, orjson.JSONDecodeError,
-                RecursionError)
+                RecursionError, TypeError)
 UNPACKED_HINT = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
                  "header, so their declared hashes no longer match (Electron does not check them at runtime). "
                  "Rerun with integrity_policy \"record-and-continue\" to record the contradiction and continue.")

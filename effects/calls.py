@@ -19,7 +19,6 @@ from rea.errors import ReaError, invalid_request
 from rea.program import Context
 from rea.session import Session, record
 from rea.validation import validate_arguments
-from rea.workflows import PROGRAMS
 
 
 @attrs.define
@@ -66,6 +65,8 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
 
 
 async def _call(conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress) -> Result[Any, ReaError]:
+    from rea.workflows import PROGRAMS  # the programs load on the first call, not at server startup
+
     if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot
         async with conn.lock:
             try:

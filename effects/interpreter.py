@@ -15,9 +15,10 @@ import anyio
 import anyio.lowlevel
 from returns.result import Failure, Result, Success
 
-from effects import artifacts, fs
+import importlib
+
+from effects import fs
 from effects.environment import resolve_command_path
-from effects.javascript import runtime as javascript_runtime
 from effects.native import runtime as native_runtime
 from effects.progress import Progress
 from rea.errors import ReaError
@@ -63,21 +64,26 @@ async def _resolve(effect: ResolveCommandPath, progress: Progress) -> Result[Any
 Handler = Callable[[Any, Progress], Awaitable[Any]]
 
 # One handler per effect type; a family adds its own map here.
-HANDLERS: Mapping[type, Handler] = {
+HANDLERS: dict[type, Handler] = {
     **native_runtime.HANDLERS,
-    **javascript_runtime.HANDLERS,
     ReportProgress: _report,
     IdentifyTarget: _identify,
     ReadJsonFile: _read_json,
     PublishAtomically: _publish,
     NewRunId: _run_id,
     ResolveCommandPath: _resolve,
-    **artifacts.HANDLERS,
 }
+# Families whose handlers load on their first effect: an MCP server that never reads an archive or a
+# JavaScript tree does not pay their imports (tree-sitter, zstandard, ...) at startup.
+LAZY_FAMILIES = ("effects.artifacts", "effects.javascript.runtime")
 
 
 async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | None:
     handler = HANDLERS.get(type(effect))
+    if handler is None:
+        for module in LAZY_FAMILIES:
+            HANDLERS.update(importlib.import_module(module).HANDLERS)
+        handler = HANDLERS.get(type(effect))
     if handler is None:
         raise TypeError(f"no handler for effect {type(effect).__name__}")
     return await handler(effect, progress)

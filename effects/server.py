@@ -154,3 +154,15 @@ def run_stdio(conn: Connection, version: str) -> int:
         return 130
     sys.stdout.flush()
     return 0
+
+
+def main() -> int:
+    """`rea mcp`: read the startup settings once, then serve; a bad setting stops startup."""
+    from effects.environment import load_context
+    from rea import __version__
+
+    context = load_context("mcp")
+    if not isinstance(context, Success):
+        sys.stderr.write(f"rea mcp: {context.failure().message}\n")
+        return 2
+    return run_stdio(Connection(ctx=context.unwrap()), __version__)

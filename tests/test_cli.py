@@ -99,7 +99,7 @@ def test_mcp_refuses_bad_budget_before_serving():
 
 
 def test_every_catalog_cli_command_exists():
-    from effects.cli import _parser
+    from effects.commandline import _parser
     from rea.catalog import CLI_COMMANDS
 
     sub = next(a for a in _parser()._actions if a.dest == "command")

@@ -12,16 +12,15 @@ import hashlib
 import re
 from typing import Any
 
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # annotations only: the module itself is imported on the first parse
+    import tree_sitter as ts
+
 import orjson
-import tree_sitter as ts
-import tree_sitter_javascript as tsj
-import tree_sitter_typescript as tst
 
 PARSER_NAME = "tree-sitter"
-JS = ts.Language(tsj.language())
-TS = ts.Language(tst.language_typescript())
-TSX = ts.Language(tst.language_tsx())
-LANGUAGES = {"javascript": JS, "typescript": TS, "tsx": TSX}
 
 MAX_STRING = 512          # characters kept of any literal
 MAX_PER_FILE = 256        # facts of one kind kept per file (the rest are counted as omitted)
@@ -42,9 +41,22 @@ _QUERY_TEXT = f"""
 (assignment_expression left: (member_expression) @lhs right: (_) @rhs) @assign
 (member_expression object: (identifier) @win (#match? @win "^(window|globalThis)$") property: (property_identifier) @global) @globalref
 """
-_QUERIES = {name: ts.Query(lang, _QUERY_TEXT) for name, lang in LANGUAGES.items()}
-_ERROR_QUERIES = {name: ts.Query(lang, "(ERROR) @e (MISSING) @m") for name, lang in LANGUAGES.items()}
-_PARSERS = {name: ts.Parser(lang) for name, lang in LANGUAGES.items()}
+
+
+@lru_cache(maxsize=1)
+def _grammars() -> Any:
+    """tree-sitter, its grammars, parsers and queries: built on the first parse, never at startup
+    (they cost ~70 ms and an MCP server that never sees JavaScript should not pay it)."""
+    import tree_sitter as ts
+    import tree_sitter_javascript as tsj
+    import tree_sitter_typescript as tst
+
+    languages = {"javascript": ts.Language(tsj.language()), "typescript": ts.Language(tst.language_typescript()),
+                 "tsx": ts.Language(tst.language_tsx())}
+    return (ts,
+            {name: ts.Query(lang, _QUERY_TEXT) for name, lang in languages.items()},
+            {name: ts.Query(lang, "(ERROR) @e (MISSING) @m") for name, lang in languages.items()},
+            {name: ts.Parser(lang) for name, lang in languages.items()})
 
 _URL = re.compile(rb"""\b(?:https?|wss?|file)://[^\s'"`<>()\\]{1,512}""")
 _MAPPING_URL = re.compile(rb"""[#@]\s*sourceMappingURL=([^\s'"*]+)""")
@@ -238,7 +250,8 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
 
 
 def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str, Any]:
-    tree = _PARSERS[language].parse(data)
+    ts, queries, error_queries, parsers = _grammars()
+    tree = parsers[language].parse(data)
     root = tree.root_node
     nodes = root.descendant_count
     facts: dict[str, Any] = {"ast_nodes": nodes}
@@ -246,7 +259,7 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str
         facts["parse"] = "omitted"
         facts["omitted_reason"] = "max_ast_nodes"
         return facts
-    errors = len(ts.QueryCursor(_ERROR_QUERIES[language]).captures(root).get("e", [])) if root.has_error else 0
+    errors = len(ts.QueryCursor(error_queries[language]).captures(root).get("e", [])) if root.has_error else 0
     facts["parse"] = "recovered" if root.has_error else "ok"
     facts["syntax_errors"] = errors
     imports: list[dict[str, Any]] = []
@@ -255,7 +268,7 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str
     news: list[dict[str, Any]] = []
     globals_: set[str] = set()
     omitted = 0
-    for _pattern, caps in ts.QueryCursor(_QUERIES[language]).matches(root):
+    for _pattern, caps in ts.QueryCursor(queries[language]).matches(root):
         if "import" in caps or "reexport" in caps or "require" in caps or "dynamic" in caps:
             kind = next(k for k in ("import", "reexport", "require", "dynamic") if k in caps)
             node = caps[kind][0]

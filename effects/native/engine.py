@@ -18,7 +18,6 @@ from typing import Any, Awaitable, Callable
 import anyio
 import anyio.abc
 import orjson
-import psutil
 from anyio.streams.buffered import BufferedByteReceiveStream
 from returns.result import Failure, Result, Success
 
@@ -163,6 +162,8 @@ class AngrWorker:
         """A lineage observation of the worker's group right now."""
         if self.process is None:
             return self.observation or {"status": "unavailable", "observed_at": _now(), "reason": "never started"}
+        import psutil  # only lineage and cleanup need it; kept off the server's startup path
+
         pid = self.process.pid
         try:
             proc = psutil.Process(pid)
@@ -204,6 +205,8 @@ class AngrWorker:
 
 
 def _group_members(group: int) -> list[int]:
+    import psutil
+
     members = []
     for proc in psutil.process_iter(["pid"]):
         try:

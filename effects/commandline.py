@@ -1,0 +1,254 @@
+"""The `rea` command line: the same programs as MCP, one shot, JSON or text.
+
+Exit codes: 0 success, 1 the operation failed (canonical error on stdout),
+2 bad arguments or configuration, 130 cancelled by SIGINT/SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+from typing import Any, Callable, Mapping
+
+import anyio
+import orjson
+from returns.result import Failure, Result, Success
+
+from effects import artifact_commands
+from effects.calls import Connection, call_tool
+from effects.commands import ToolCommand
+from effects.javascript import cli as javascript_cli
+from effects.native import cli as native_cli
+from effects.native.discovery import discover
+from effects.native.runtime import release_all
+from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
+from effects.doctor import doctor_report
+from effects.environment import load_context
+from effects.interpreter import run
+from effects.progress import Progress
+from rea import __version__
+from rea.catalog import CATALOG, CLI_COMMANDS
+from rea.catalog.projection import catalog_identity, grouped_availability
+from rea.errors import ReaError, cancelled, invalid_request
+from rea.session import Session
+from rea.validation import validate_arguments
+from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
+
+# Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *artifact_commands.COMMANDS, *javascript_cli.COMMANDS)
+
+
+def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
+    if fmt == "json":
+        sys.stdout.write(orjson.dumps(value, option=orjson.OPT_INDENT_2).decode() + "\n")
+    else:
+        sys.stdout.write(render(value).rstrip("\n") + "\n")
+    sys.stdout.flush()
+
+
+def _render_error(value: Mapping[str, Any]) -> str:
+    err = value["error"]
+    lines = [f"error: {err['code']} ({err['category']}): {err['message']}",
+             f"  what to do: {err['remediation']['action']}"]
+    for key, detail in (err.get("details") or {}).items():
+        lines.append(f"  {key}: {orjson.dumps(detail).decode() if not isinstance(detail, str) else detail}")
+    return "\n".join(lines)
+
+
+def _fail(error: ReaError, fmt: str) -> int:
+    _emit(error.to_json(), fmt, _render_error)
+    return EXIT_USAGE if error.code in ("invalid_request", "configuration_invalid") else (
+        EXIT_CANCELLED if error.code == "cancelled" else EXIT_FAILED)
+
+
+async def _stderr_progress(number: int, message: str) -> None:
+    sys.stderr.write(f"[rea] {message}\n")
+    sys.stderr.flush()
+
+
+async def _cancellable(work: Callable[[], Any]) -> Result[Any, ReaError]:
+    """Run work; SIGINT/SIGTERM cancel it through the same anyio scope MCP cancellation uses."""
+    outcome: list[Result[Any, ReaError]] = []
+    async with anyio.create_task_group() as group:
+        async def watch() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                async for signum in signals:
+                    outcome.append(Failure(cancelled("the command", signal=signal.Signals(signum).name)))
+                    group.cancel_scope.cancel()
+                    return
+
+        async def main() -> None:
+            outcome.append(await work())
+            group.cancel_scope.cancel()
+
+        group.start_soon(watch)
+        group.start_soon(main)
+    return outcome[0]
+
+
+# ------------------------------------------------------------- commands
+
+
+def _capabilities(conn: Connection) -> dict[str, Any]:
+    return {
+        "package": {"name": conn.ctx.server.package, "version": __version__},
+        "catalog": catalog_identity(CATALOG, CLI_COMMANDS),
+        "tool_availability": grouped_availability(CATALOG, target_open=False, client_features=frozenset()),
+    }
+
+
+def _render_capabilities(value: Mapping[str, Any]) -> str:
+    ident = value["catalog"]
+    lines = [f"REA {value['package']['version']}: {ident['counts']['mcp_tools']} MCP tools, "
+             f"{ident['counts']['cli_commands']} CLI commands",
+             f"catalog digest (combined_sha256): {ident['digests']['combined_sha256']}"]
+    for group in value["tool_availability"]["groups"]:
+        state = "available" if group["available"] else f"unavailable ({group['reason']})"
+        lines.append(f"  [{group['surface']}] {state}: {', '.join(group['names'])}")
+    return "\n".join(lines)
+
+
+def _providers(conn: Connection) -> dict[str, Any]:
+    return {
+        "analysis_provider_candidates": candidate_records(discover(), None),
+        "default": EMBEDDED_DEFAULT,
+        "catalog": catalog_identity(CATALOG, CLI_COMMANDS),
+    }
+
+
+def _render_providers(value: Mapping[str, Any]) -> str:
+    lines = []
+    for c in value["analysis_provider_candidates"]:
+        p, a = c["provider"], c["availability"]
+        state = f"available {p['version']}" if a["status"] == "available" else f"unavailable ({a['code']}): {a['reason']}"
+        lines.append(f"{p['id']:<7} {state}{'  [embedded default]' if c['embedded'] else ''}")
+        if a.get("remediation"):
+            lines.append(f"        -> {a['remediation']}")
+    return "\n".join(lines)
+
+
+def _render_summary(value: Mapping[str, Any]) -> str:
+    result = value["result"]
+    lines = [f"{result['total']} record(s), {result['unknowns']} unknown(s)"]
+    for row in result["records"]:
+        artifact = row["artifact"]["name"] if row["artifact"] else "-"
+        lines.append(f"  {row['evidence_id']}  {row['operation']}  {artifact}  {row['provider']['id']}")
+    return "\n".join(lines)
+
+
+def _render_doctor(value: Mapping[str, Any]) -> str:
+    lines = [f"REA {value['version']} doctor ({value['status']})"]
+    for check in value["checks"]:
+        lines.append(f"  {check['status']:<11} {check['name']}: {check['detail']}")
+        if check.get("remediation"):
+            lines.append(f"              -> {check['remediation']}")
+    return "\n".join(lines)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="rea", description="REA: reverse engineer anything (MCP server and CLI).")
+    parser.add_argument("--version", action="version", version=f"rea {__version__}")
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    common.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.add_parser("mcp", help="serve MCP over stdio")
+    sub.add_parser("capabilities", parents=[common], help="catalog identity and tool availability")
+    sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
+    sub.add_parser("doctor", parents=[common], help="check dependencies, providers and settings (read-only)")
+    inspect = sub.add_parser("inspect-evidence-bundle", parents=[common],
+                             help="summary of an exported Evidence bundle file")
+    inspect.add_argument("request", help='JSON request, e.g. \'{"path":"/tmp/evidence.json","detail":"summary"}\'')
+    for command in FAMILY_COMMANDS:
+        command.configure(sub.add_parser(command.name, parents=[common], help=command.help))
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    ns = parser.parse_args(argv)
+    if ns.command is None:
+        parser.print_help()
+        return EXIT_USAGE
+    fmt = getattr(ns, "format", "text")
+    context = load_context("mcp" if ns.command == "mcp" else "cli")
+    if ns.command == "doctor":
+        report = doctor_report(os.environ)
+        _emit(report, fmt, _render_doctor)
+        return EXIT_OK if report["status"] != "failed" else EXIT_FAILED
+    if not isinstance(context, Success):
+        if ns.command == "mcp":
+            err = context.failure()
+            sys.stderr.write(f"rea mcp: {err.message}\n")
+            return EXIT_USAGE
+        return _fail(context.failure(), fmt)
+    conn = Connection(ctx=context.unwrap())
+    if ns.command == "mcp":
+        from effects.server import run_stdio
+        return run_stdio(conn, __version__)
+    if ns.command == "capabilities":
+        _emit(_capabilities(conn), fmt, _render_capabilities)
+        return EXIT_OK
+    if ns.command == "providers":
+        _emit(_providers(conn), fmt, _render_providers)
+        return EXIT_OK
+    if ns.command == "inspect-evidence-bundle":
+        return _inspect_bundle(conn, ns.request, fmt)
+    family = {c.name: c for c in FAMILY_COMMANDS}.get(ns.command)
+    if family is not None:
+        return _run_family(conn, family, ns, fmt)
+    return EXIT_USAGE  # pragma: no cover - argparse rejects unknown commands
+
+
+def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
+    try:
+        args = orjson.loads(request)
+    except orjson.JSONDecodeError as exc:
+        return _fail(invalid_request(f"the request is not JSON: {exc}", field="request",
+                                     accepted='{"path": "<bundle.json>", "detail": "summary", "filters": {...}}'), fmt)
+    checked = validate_arguments("inspect-evidence-bundle", INSPECT_BUNDLE_SCHEMA, args)
+    if not isinstance(checked, Success):
+        return _fail(checked.failure(), fmt)
+
+    async def work() -> Result[Any, ReaError]:
+        outcome = await run(inspect_evidence_bundle, Session(), checked.unwrap(), conn.ctx, Progress(_stderr_progress))
+        return outcome.reply
+
+    reply = anyio.run(_cancellable, work)
+    if not isinstance(reply, Success):
+        return _fail(reply.failure(), fmt)
+    _emit(reply.unwrap(), fmt, _render_summary)
+    return EXIT_OK
+
+
+def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
+    steps = command.steps(ns)
+    if isinstance(steps, ReaError):  # the command could not prepare its calls (e.g. an unreadable input file)
+        return _fail(steps, fmt)
+
+    async def work() -> Result[Any, ReaError]:
+        reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))
+        try:
+            for tool, args in steps:
+                reply = await call_tool(conn, tool, dict(args), _stderr_progress)
+                if not isinstance(reply, Success):
+                    break
+        finally:
+            await release_all(conn.native)
+        return reply
+
+    reply = anyio.run(_cancellable, work)
+    if not isinstance(reply, Success) and reply.failure().code == "cancelled" and conn.cancelled_reply is not None:
+        reply = conn.cancelled_reply
+    if not isinstance(reply, Success):
+        return _fail(reply.failure(), fmt)
+    _emit(reply.unwrap(), fmt, command.render)
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

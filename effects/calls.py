@@ -10,9 +10,6 @@ import attrs
 from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
-from effects.interpreter import run
-from effects.native.cache import cache_root
-from effects.native.runtime import CURRENT, NativeRuntime
 from effects.progress import Progress, Sink
 from rea.catalog import BY_NAME, CATALOG
 from rea.errors import ReaError, invalid_request
@@ -28,13 +25,23 @@ class Connection:
     ctx: Context
     session: Session = attrs.field(factory=Session)
     lock: anyio.Lock = attrs.field(factory=anyio.Lock)
-    native: NativeRuntime = attrs.field(default=None)
+    _native: Any = attrs.field(default=None, alias="native")
     cancelled_reply: Any = None  # the cancelled error a program returned with its partial observation
 
-    def __attrs_post_init__(self) -> None:
-        if self.native is None:
-            self.native = NativeRuntime(cache_root=Path(self.ctx.cache_dir or cache_root()),
-                                        startup_timeout_ms=self.ctx.angr_startup_timeout_ms)
+    @property
+    def native(self) -> Any:
+        """The connection's engines, created on first use (the server answers tools/list without them)."""
+        if self._native is None:
+            from effects.native.cache import cache_root
+            from effects.native.runtime import NativeRuntime
+
+            self._native = NativeRuntime(cache_root=Path(self.ctx.cache_dir or cache_root()),
+                                         startup_timeout_ms=self.ctx.angr_startup_timeout_ms)
+        return self._native
+
+    @property
+    def native_started(self) -> bool:
+        return self._native is not None
 
     def retain(self, evidence: Any) -> None:
         self.session = record(self.session, (evidence,))
@@ -56,6 +63,8 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
     if not is_successful(checked):
         return checked
     args = checked.unwrap()
+    from effects.native.runtime import CURRENT
+
     progress = Progress(sink)
     token = CURRENT.set(conn.native)
     try:
@@ -65,6 +74,7 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
 
 
 async def _call(conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress) -> Result[Any, ReaError]:
+    from effects.interpreter import run
     from rea.workflows import PROGRAMS  # the programs load on the first call, not at server startup
 
     if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot

@@ -19,7 +19,6 @@ from mcp.server.stdio import stdio_server
 from returns.result import Success
 
 from effects.calls import Connection, call_tool
-from effects.native.runtime import release_all
 from rea.budget import ResponseBudget
 from rea.catalog import BY_NAME, CATALOG
 from rea.catalog.projection import tool_definition
@@ -144,7 +143,10 @@ async def serve(conn: Connection, version: str) -> None:
         async with stdio_server() as (read_stream, write_stream):
             await server.run(read_stream, write_stream, server.create_initialization_options())
     finally:
-        await release_all(conn.native)  # the connection owns its engines: none outlives it
+        if conn.native_started:  # the connection owns its engines: none outlives it
+            from effects.native.runtime import release_all
+
+            await release_all(conn.native)
 
 
 def run_stdio(conn: Connection, version: str) -> int:

@@ -511,3 +511,22 @@ def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
     page = callees["normalized_result"]
     assert len(page["items"]) == 2 and page["next_offset"] == 2 and page["total"] >= 4
     assert err(bad, "invalid_request")["details"]["field"] == "facet"
+
+
+def test_strings_answer_from_data_sections_before_the_cfg(binaries, tmp_path):
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
+            ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2_stripped"])}))
+            early = ok_evidence(await s.call_tool("list_strings", {"limit": 500}))
+            ok_evidence(await s.call_tool("binary_overview", {}))
+            late = ok_evidence(await s.call_tool("list_strings", {"limit": 500}))
+            return early, late
+
+    early, late = anyio.run(main)
+    values = {s["value"] for s in early["normalized_result"]["items"]}
+    assert early["normalized_result"]["source"] == "data-sections"
+    assert {"hello, world", "hello, many worlds", "unknown operation"} <= values
+    assert any("before CFG recovery" in lim for lim in early["limitations"])
+    assert late["normalized_result"]["source"] == "cfg"
+    referenced = {s["value"]: s["referenced_by"] for s in late["normalized_result"]["items"]}
+    assert referenced["unknown operation"]

@@ -14,6 +14,7 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 from __future__ import annotations
 
 import bisect
+import re
 import logging
 import os
 import sys
@@ -26,6 +27,8 @@ import orjson
 ARCHITECTURES = {"AMD64": "x86_64", "X86": "x86", "ARMEL": "arm", "ARMHF": "arm", "ARMCortexM": "arm", "AARCH64": "arm64"}
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
 MAX_STRING = 512
+MAX_SCANNED_STRINGS = 50_000
+STRING_RUN = re.compile(rb"([\x20-\x7e\t\n\r]{4,})\x00")
 
 
 class WorkerError(Exception):
@@ -122,7 +125,30 @@ class Analysis:
             "segments": segments,
             "symbols": symbols,
             "engine": {"name": "angr", "version": _angr_version()},
+            "scanned_strings": self.scan_strings(),
         }
+
+    def scan_strings(self) -> list[dict[str, Any]]:
+        """Printable ASCII runs (>= 4 bytes, NUL-terminated) in non-executable data sections, found
+        without CFG recovery; which procedures reference them is only known after it."""
+        found: list[dict[str, Any]] = []
+        memory = self.project.loader.memory
+        for section in getattr(self.main, "sections", []):
+            if not section.name or section.is_executable or not section.memsize or not section.vaddr \
+                    or section.name in (".bss", ".tbss") or section.memsize > 64 << 20:
+                continue
+            try:
+                data = memory.load(section.vaddr, section.memsize)
+            except Exception:  # unmapped or partially mapped: nothing to scan
+                continue
+            for match in STRING_RUN.finditer(data):
+                value = match.group(1).decode("ascii")
+                found.append({"address": self.out(section.vaddr + match.start(1)), "value": value[:MAX_STRING],
+                              "truncated": len(value) > MAX_STRING, "encoding": "utf-8", "length": len(value) + 1,
+                              "section": section.name})
+                if len(found) >= MAX_SCANNED_STRINGS:
+                    return found
+        return found
 
     # ----------------------------------------------------------------- analyse
 

@@ -126,9 +126,10 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
         if problem := _document_problem(session, args):
             return _fail(session, problem)
         facts = yield from _facts(session, stage)
-        if is_successful(facts) and stage == "symbols" and "procedures" not in facts.unwrap() \
+        if is_successful(facts) and stage == "symbols" and program.__name__ in FROM_SYMBOLS \
+                and "procedures" not in facts.unwrap() \
                 and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"]):
-            facts = yield from _facts(session, "cfg")  # nothing to answer from: recover the CFG
+            facts = yield from _facts(session, "cfg")  # stripped: no symbols to answer from, recover the CFG
         if not is_successful(facts):
             return _fail(session, facts.failure())
         snapshot = facts.unwrap()
@@ -198,6 +199,7 @@ def _documents(session, snapshot, args):
                            "format": snapshot["format"], "current": True}]}, "observed", ()
 
 
+FROM_SYMBOLS = ("list_procedures", "list_names")
 SYMBOLS_ONLY = ("Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
                 "imports are not listed yet. binary_overview (or any CFG question) completes the inventory.")
 
@@ -212,14 +214,21 @@ def _procedure_rows(session, snapshot, args):
     return {**_page(rows, args, 100), "source": "cfg"}, "derived", ()
 
 
+SCANNED_ONLY = ("Strings scanned from the data sections before CFG recovery: which procedures reference them "
+                "(referenced_by) is not known yet. binary_overview (or any CFG question) completes it.")
+
+
 def _string_rows(session, snapshot, args):
-    rows = list(snapshot["strings"])
+    scanned = "strings" not in snapshot
+    rows = list(snapshot.get("scanned_strings", ())) if scanned else list(snapshot["strings"])
     if "address" in args:
         address = _address(args["address"])
         if not is_successful(address):
             return address.failure()
         rows = [s for s in rows if s["address"] == address.unwrap()]
-    return _page(rows, args, 100), "derived", ()
+    if scanned:
+        return {**_page(rows, args, 100), "source": "data-sections"}, "observed", (SCANNED_ONLY,)
+    return {**_page(rows, args, 100), "source": "cfg"}, "derived", ()
 
 
 def _name_rows(session, snapshot, args):
@@ -529,7 +538,7 @@ PROGRAMS: Mapping[str, Callable[..., Any]] = {
     "binary_overview": _named("binary_overview", "cfg", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
     "list_procedures": _named("list_procedures", "symbols", _procedure_rows),
-    "list_strings": _named("list_strings", "cfg", _string_rows),
+    "list_strings": _named("list_strings", "symbols", _string_rows),
     "list_names": _named("list_names", "symbols", _name_rows),
     "list_segments": _named("list_segments", "loader", _segment_rows),
     "address_name": _named("address_name", "cfg", _address_name),

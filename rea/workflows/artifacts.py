@@ -66,7 +66,8 @@ def _evidence(operation: str, parameters: Mapping[str, Any], result: Any, *, sub
 def _inventory(session: Session, args: Mapping[str, Any]):
     """Shared: run the reader on the active target and build the complete graph."""
     limits, policy = _settings(args)
-    assert session.target is not None
+    if session.target is None:
+        return Failure(_no_target())
     yield ReportProgress(phase="inventorying artifact", message=f"reading {session.target.path}")
     target = session.target
     facts = yield InventoryArtifact(path=target.path, limits=limits, integrity_policy=policy,
@@ -77,8 +78,6 @@ def _inventory(session: Session, args: Mapping[str, Any]):
 
 
 def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    if session.target is None:
-        return _fail(session, _no_target())
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
@@ -109,8 +108,6 @@ def _observations(complete: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    if session.target is None:
-        return _fail(session, _no_target())
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
@@ -167,8 +164,6 @@ def _chains(complete: Mapping[str, Any]) -> dict[str, tuple[tuple[str, ...], Map
 
 
 def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    if session.target is None:
-        return _fail(session, _no_target())
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())

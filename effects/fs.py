@@ -12,6 +12,7 @@ import anyio.lowlevel
 import orjson
 from returns.result import Failure, Result, Success
 
+from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts
@@ -29,33 +30,6 @@ def _target_unavailable(path: str, why: str) -> ReaError:
         details={"path": path, "reason": why},
         action="Check the path exists and is readable, then call again with it.",
     )
-
-
-_MAGIC = (
-    (b"\x7fELF", "elf"), (b"MZ", "pe"), (b"\xcf\xfa\xed\xfe", "mach-o"), (b"\xce\xfa\xed\xfe", "mach-o"),
-    (b"\xca\xfe\xba\xbe", "mach-o-universal"), (b"PK\x03\x04", "zip"), (b"\x00asm", "wasm"),
-    (b"!<arch>\n", "ar"), (b"bplist", "plist"),
-)
-
-
-def sniff_format(head: bytes, name: str) -> str:
-    for magic, fmt in _MAGIC:
-        if head.startswith(magic):
-            if fmt == "zip":
-                lowered = name.lower()
-                for ext in ("apk", "ipa", "jar", "msix", "appx"):
-                    if lowered.endswith("." + ext):
-                        return ext
-            return fmt
-    if name.endswith(".asar"):
-        return "asar"
-    if name.endswith((".js", ".mjs", ".cjs")):
-        return "javascript"
-    if name.endswith(".map"):
-        return "source-map"
-    if len(head) > 262 and head[257:262] == b"ustar":
-        return "tar"
-    return "file"
 
 
 async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaError]:
@@ -89,7 +63,7 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
     except OSError as exc:
         return Failure(_target_unavailable(path, exc.strerror or str(exc)))
     return Success(TargetFacts(path=path, kind="file", sha256=digest.hexdigest(), size=size,
-                               format=sniff_format(head, os.path.basename(path))))
+                               format=format_for_name(os.path.basename(path), head)))
 
 
 async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, ReaError]:

@@ -189,6 +189,10 @@ def format_for_name(name: str, head: bytes) -> str:
         return "mach-o"
     if head[:4] in (b"\xca\xfe\xba\xbe",) and not lowered.endswith(".class"):
         return "mach-o-universal"
+    if head.startswith(b"\x00asm"):
+        return "wasm"
+    if head.startswith(b"bplist"):
+        return "plist"
     if lowered.endswith((".js", ".mjs", ".cjs")):
         return "javascript"
     if lowered.endswith(".map"):

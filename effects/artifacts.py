@@ -8,6 +8,7 @@ files inside one fresh `tempfile.mkdtemp` directory opened with O_EXCL|O_NOFOLLO
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import lzma
 import os
@@ -130,6 +131,17 @@ class _Hasher:
 def _update_all(batch: list[tuple[Any, bytes]]) -> None:
     for digest, block in batch:
         digest.update(block)
+
+
+@contextlib.contextmanager
+def _opened(path: str | None, handle: IO[bytes] | None) -> Iterator[IO[bytes]]:
+    """A container's bytes: opened (and closed) here from a path, or borrowed from the parent's stream."""
+    if path is None:
+        assert handle is not None
+        yield handle
+        return
+    with open(path, "rb") as raw:
+        yield raw
 
 
 class Walker:
@@ -453,9 +465,7 @@ class Walker:
                         yield from self._consume(member, index, depth, info.file_size, info.compress_size)
 
     def _tar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
-        raw = open(path, "rb") if path is not None else handle
-        assert raw is not None
-        try:
+        with _opened(path, handle) as raw:
             magic = raw.read(4)
             raw.seek(0)
             counting = _Counting(raw)
@@ -497,14 +507,9 @@ class Walker:
                             self._hit("max_compression_ratio", "/".join(self.chains[index]),
                                       "the archive expanded past the ratio limit; traversal stopped")
                             raise _Stop()
-        finally:
-            if path is not None:
-                raw.close()
 
     def _ar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
-        raw = open(path, "rb") if path is not None else handle
-        assert raw is not None
-        try:
+        with _opened(path, handle) as raw:
             if raw.read(8) != b"!<arch>\n":
                 raise ValueError("not an ar archive")
             longnames = b""
@@ -544,23 +549,15 @@ class Walker:
                 yield from self._consume(_Bounded(raw, size), index, depth, size, None)
                 raw.seek(offset + size + (size & 1))
                 yield clean
-        finally:
-            if path is not None:
-                raw.close()
 
     def _asar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
-        raw = open(path, "rb") if path is not None else handle
-        assert raw is not None
-        try:
+        with _opened(path, handle) as raw:
             try:
                 base, header = asar.parse_header(raw)
             except asar.AsarError as exc:
                 raise ValueError(f"not a readable ASAR archive: {exc}") from exc
             unpacked_root = (path + ".unpacked") if path is not None else None
             yield from self._asar_dir(raw, header, "", base, unpacked_root, parent, depth)
-        finally:
-            if path is not None:
-                raw.close()
 
     def _asar_dir(self, raw: IO[bytes], node: dict[str, Any], rel: str, base: int, unpacked_root: str | None,
                   parent: int | None, depth: int) -> Iterator[str]:

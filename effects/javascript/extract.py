@@ -20,10 +20,13 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
 
 import orjson
 
+from rea.javascript.sourcemap import source_runs
+
 PARSER_NAME = "tree-sitter"
 
 MAX_STRING = 512          # characters kept of any literal
 MAX_PER_FILE = 256        # facts of one kind kept per file (the rest are counted as omitted)
+MAX_RUNS = 100_000        # source runs kept per source map (module switches in generated order)
 
 # Member calls whose property names matter: Electron IPC and windows, protocols, routes.
 _CALL_PROPS = ("handle|handleOnce|on|once|invoke|send|sendSync|sendTo|postMessage|exposeInMainWorld|loadFile|loadURL|"
@@ -68,7 +71,7 @@ _BUNDLERS = (
     ("rspack", (b"__rspack_", b"rspackChunk")),
     ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__")),
     ("esbuild", (b"__commonJS(", b"__toESM(", b"__esm(")),
-    ("vite", (b"__vitePreload", b"__vite__mapDeps", b"/@vite/client")),
+    ("vite", (b"__vitePreload", b"__vite__mapDeps", b"/@vite/client", b'supports("modulepreload")')),
     ("rollup", (b"rollup", b"Rollup")),
 )
 
@@ -249,7 +252,9 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
     return fact
 
 
-def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str, Any]:
+def javascript_facts(data: bytes, language: str, max_ast_nodes: int, module_table: bool = False) -> dict[str, Any]:
+    """Imports, exports, calls and constructions of one file; with `module_table`, a webpack/rspack bundle's
+    module table too (read from the same tree)."""
     ts, queries, error_queries, parsers = _grammars()
     tree = parsers[language].parse(data)
     root = tree.root_node
@@ -311,6 +316,11 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int) -> dict[str
             globals_.add(_text(caps["global"][0]))
     facts.update(imports=imports, exports=exports[: 4 * MAX_PER_FILE], calls=calls, constructions=news,
                  globals=sorted(globals_), omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE))
+    if module_table:
+        from effects.javascript.webpack import module_table as read_table
+        table = read_table(root, parsers[language].language, data)
+        if table is not None:
+            facts["bundle_table"] = table
     return facts
 
 
@@ -412,6 +422,15 @@ def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
                     for i, s in enumerate(sources[:max_sources])],
         "sources_omitted": max(0, len(sources) - max_sources),
     }
+    if isinstance(doc.get("mappings"), str) and sources:
+        decoded = source_runs(doc["mappings"], len(doc.get("sources", ())), MAX_RUNS)
+        out["runs"] = [list(r) for r in decoded.runs]
+        out["runs_truncated"] = decoded.truncated
+        out["invalid_segments"] = decoded.invalid
+        for i, entry in enumerate(out["sources"]):
+            entry["segments"] = decoded.segments[i]
+    elif isinstance(doc.get("sections"), list):
+        out["indexed"] = True  # an index map: its sections are not decoded
     return out
 
 
@@ -453,8 +472,12 @@ def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> 
         return facts
     try:
         if kind in ("javascript", "typescript", "tsx"):
-            facts.update(javascript_facts(data, kind, max_ast_nodes))
-            facts.update(text_signals(data))
+            signals = text_signals(data)
+            table = any(b in ("webpack", "rspack") for b in signals.get("bundlers", ()))
+            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table))
+            if "bundle_table" in facts:
+                signals.pop("bundled_modules", None)  # the table supersedes the path-comment scan
+            facts.update(signals)
         elif kind == "html":
             facts.update(parse="ok", **html_facts(data))
             facts.update({k: v for k, v in text_signals(data).items() if k.startswith("url")})

@@ -104,7 +104,7 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
     against what the bundle ships: source-map sources and recovered bundled modules."""
     shipped: dict[str, list[str]] = {}
     for n in application["nodes"]:
-        if n["kind"] in ("original-source-module", "bundled-module"):
+        if n["kind"] in ("original-source-module", "bundled-module") and (n.get("source") or n.get("path")):
             shipped.setdefault(_norm(n.get("source") or n["path"]), []).append(n["id"])
     if reference is None:
         ref = {_norm(n.get("source") or n["path"]): n for n in application["nodes"] if n["kind"] == "original-source-module"}

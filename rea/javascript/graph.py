@@ -11,6 +11,7 @@ from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
+from rea.javascript.bundles import add_bundles
 from rea.javascript.resolve import Resolver, dirname, join, normalize
 
 SCHEMA = "rea.javascript-application/v1"
@@ -233,6 +234,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
     root_pkg = packages.get("")
     electron_app = bool(root_pkg and "electron" in {**root_pkg.get("dependencies", {}), **root_pkg.get("devDependencies", {})}) \
         or any(e["to"].startswith("electron:") for e in b.edges.values())
+    linked_maps: dict[str, str] = {}
     for path, fact in sorted(facts.items()):
         source = f"module:{path}"
         for new in fact.get("constructions", ()):
@@ -333,10 +335,6 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             loc = {"path": path, "start": url["start"]}
             b.node(uid, "url", loc, url=url["url"])
             b.edge(source if f"module:{path}" in b.nodes else f"html:{path}", uid, "calls", loc, kind="literal")
-        for mod in fact.get("bundled_modules", ()):
-            mid = f"bundled-module:{path}#{mod['path']}"
-            b.node(mid, "bundled-module", {"path": path, "start": mod["start"]}, path=mod["path"], bundle=path)
-            b.edge(source, mid, "contains", {"path": path, "start": mod["start"]}, kind="bundled")
         mapping = fact.get("source_mapping_url")
         if mapping:
             loc = {"path": path}
@@ -346,6 +344,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                 target = join(dirname(path), mapping)
                 if target is not None and f"source-map:{target}" in b.nodes:
                     b.edge(source, f"source-map:{target}", "maps_to", loc, kind="sourceMappingURL")
+                    linked_maps[path] = target
                 else:
                     b.unknowns.append({"kind": "missing-source-map", "reference": mapping, **loc})
     # renderer globals that read a contextBridge key
@@ -355,6 +354,7 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             if name in apis:
                 b.edge(f"module:{path}", apis[name], "calls", {"path": path}, kind="window-global")
     # source maps: original sources
+    map_sources: dict[str, list[str | None]] = {}
     for path, fact in sorted(facts.items()):
         if fact.get("sources") is None:
             continue
@@ -362,11 +362,11 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         with_content = 0
         for src in fact["sources"]:
             name = src["path"]
-            clean = name.split("://", 1)[-1] if "://" in name else name
-            resolved = join(root or "", clean) if not clean.startswith("/") else normalize(clean)
+            resolved = _source_path(name, root or "")
             sid = f"source:{resolved if resolved is not None else name}"
             b.node(sid, "original-source-module", {"path": path}, path=resolved or name, source=name,
-                   content_sha256=src["content"])
+                   content_sha256=src["content"], **({"segments": src["segments"]} if "segments" in src else {}))
+            map_sources.setdefault(path, []).append(sid)
             with_content += src["content"] is not None
             b.edge(f"source-map:{path}", sid, "maps_to", {"path": path}, kind="source")
         node = b.nodes.get(f"source-map:{path}")
@@ -375,6 +375,15 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
                         sources_omitted=fact.get("sources_omitted", 0))
         if fact.get("sources_omitted"):
             b.unknowns.append({"kind": "source-map-sources-omitted", "count": fact["sources_omitted"], "path": path})
+
+    def map_of(path: str) -> str | None:
+        """The map a bundle links to, else the map that names it as its `file` (`app.js` beside `app.js.map`)."""
+        if path in linked_maps:
+            return linked_maps[path]
+        guess = f"{path}.map"
+        return guess if guess in map_sources and facts[guess].get("file") in (None, path.rsplit("/", 1)[-1]) else None
+
+    add_bundles(b, facts, map_of, map_sources)
 
     # ---- entry points and role propagation
     entries: list[dict[str, Any]] = []
@@ -502,6 +511,16 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         "omitted_entries": sorted([*scan["omitted"], *read_omissions], key=lambda o: o["path"])[:1000],
         "integrity_contradictions": contradictions,
     }
+
+
+def _source_path(name: str, root: str) -> str | None:
+    """Where a source-map source lives in the tree's terms. `webpack://<namespace>/<path>` is relative to the
+    build's context directory, not to the map, so only its namespace is dropped; other sources are relative to
+    the map's directory (or its sourceRoot). None when the path climbs above the root."""
+    if name.startswith("webpack://"):
+        return normalize(name[len("webpack://"):].partition("/")[2])
+    clean = name.split("://", 1)[-1] if "://" in name else name
+    return normalize(clean) if clean.startswith("/") else join(root, clean)
 
 
 def _order(item: Mapping[str, Any]) -> tuple:

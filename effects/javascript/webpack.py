@@ -1,0 +1,154 @@
+"""Webpack and rspack module tables, read from the tree the file was already parsed into.
+
+Production bundles keep their modules in an object keyed by numeric id
+(`{726: (e, t, n) => {...}}`, or a chunk's `push([[ids], {...}])`); development
+bundles key the same table by path. Each module's third parameter is its
+`__webpack_require__`, so `n(726)` inside it is a dependency on module 726, and
+`n.d(t, {name: () => ...})` declares its exports. The queries run in C; Python
+only groups their captures by byte range.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from functools import lru_cache
+from typing import Any
+
+MAX_MODULES = 20_000       # per bundle file; later modules are counted as omitted
+MAX_PER_MODULE = 256       # requires / exports kept per module
+
+_QUERY = """
+(pair key: [(number) (string)] @key value: [(arrow_function) (function_expression)
+  (parenthesized_expression [(arrow_function) (function_expression)])] @fn) @pair
+(call_expression function: (identifier) @callee arguments: (arguments) @args) @call
+(call_expression function: (member_expression object: (_) @obj property: (property_identifier) @prop
+  (#match? @prop "^(bind|e|d)$")) arguments: (arguments) @margs) @member
+(assignment_expression left: (member_expression object: (identifier) @req property: (property_identifier) @m
+  (#eq? @m "m")) right: (identifier) @table)
+"""
+_EVAL_REQUIRE = re.compile(rb"""__webpack_require__\(/\*![^*]*\*/\s*\\?["']([^"'\\]+)\\?["']\)""")
+
+
+@lru_cache(maxsize=4)
+def _query(language: Any) -> Any:
+    import tree_sitter as ts
+    return ts.Query(language, _QUERY)
+
+
+def _key(node: Any) -> str | None:
+    text = node.text.decode("utf-8", "replace")
+    if node.type == "number":
+        return text if text.isdigit() else None
+    return text[1:-1] if len(text) >= 2 else None
+
+
+def _args(node: Any) -> list[Any]:
+    return [c for c in node.named_children if c.type != "comment"]
+
+
+def _params(fn: Any) -> list[str]:
+    if fn.type == "parenthesized_expression":
+        fn = next(c for c in fn.named_children if c.type in ("arrow_function", "function_expression"))
+    single = fn.child_by_field_name("parameter")
+    if single is not None:
+        return [single.text.decode()]
+    params = fn.child_by_field_name("parameters")
+    return [p.text.decode() for p in params.named_children if p.type == "identifier"] if params is not None else []
+
+
+def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
+    """The module table of a webpack/rspack bundle, or None when the file has none."""
+    import tree_sitter as ts
+    tables: dict[int, list[tuple[Any, Any, Any]]] = {}
+    calls, members, runtime_require = [], [], None
+    for _pattern, caps in ts.QueryCursor(_query(language)).matches(root):
+        if "pair" in caps:
+            pair = caps["pair"][0]
+            tables.setdefault(pair.parent.id, []).append((pair, caps["key"][0], caps["fn"][0]))
+        elif "call" in caps:
+            calls.append((caps["call"][0], caps["callee"][0], caps["args"][0]))
+        elif "member" in caps:
+            members.append((caps["member"][0], caps["obj"][0], caps["prop"][0], caps["margs"][0]))
+        elif "table" in caps:
+            runtime_require = caps["req"][0].text.decode()
+    modules: list[dict[str, Any]] = []
+    requires: list[str | None] = []
+    omitted = 0
+    for pairs in tables.values():
+        obj = pairs[0][0].parent
+        if len(pairs) != sum(1 for c in obj.named_children if c.type != "comment"):
+            continue  # an object mixing other members is not a module table
+        if obj.parent is not None and obj.parent.type == "arguments" and obj.parent.parent is not None \
+                and obj.parent.parent.child_by_field_name("function") is not None \
+                and obj.parent.parent.child_by_field_name("function").text.endswith(b".d"):
+            continue  # the export getters of n.d(exports, {...})
+        keys = [_key(k) for _, k, _ in pairs]
+        params = [_params(fn) for _, _, fn in pairs]
+        if any(k is None for k in keys) or not any(k.isdigit() or "/" in k for k in keys) \
+                or any(len(p) > 3 for p in params):
+            continue
+        for (pair, _, fn), key, names in zip(pairs, keys, params):
+            if len(modules) >= MAX_MODULES:
+                omitted += 1
+                continue
+            modules.append({"id": key, "start": pair.start_byte, "end": pair.end_byte,
+                            "line": pair.start_point[0] + 1, "column": pair.start_point[1],
+                            "end_line": pair.end_point[0] + 1, "end_column": pair.end_point[1],
+                            "requires": [], "async": [], "exports": [], "chunk_loads": []})
+            requires.append(names[2] if len(names) == 3 else None)
+    if not modules:
+        return None
+    order = sorted(range(len(modules)), key=lambda i: modules[i]["start"])
+    modules = [modules[i] for i in order]
+    requires = [requires[i] for i in order]
+    starts = [m["start"] for m in modules]
+    entry: list[str] = []
+
+    def owner(node: Any) -> int | None:
+        i = bisect_right(starts, node.start_byte) - 1
+        return i if i >= 0 and node.end_byte <= modules[i]["end"] else None
+
+    def add(bucket: list[str], value: str) -> None:
+        if value not in bucket and len(bucket) < MAX_PER_MODULE:
+            bucket.append(value)
+
+    for call, callee, args in calls:
+        values = _args(args)
+        if len(values) != 1 or values[0].type not in ("number", "string"):
+            continue
+        target, name, i = _key(values[0]), callee.text.decode(), owner(call)
+        if target is None:
+            continue
+        if i is not None and name == requires[i]:
+            add(modules[i]["requires"], target)
+        elif i is None and name == runtime_require:
+            add(entry, target)
+    entry_async: list[str] = []
+    for call, obj, prop, args in members:
+        values, i = _args(args), owner(call)
+        require = requires[i] if i is not None else runtime_require
+        if require is None or obj.text.decode().split(".", 1)[0] != require:
+            continue
+        name = prop.text.decode()
+        if name == "bind" and len(values) >= 2 and values[1].type in ("number", "string"):
+            target = _key(values[1])
+            if target is not None:
+                add(modules[i]["async"] if i is not None else entry_async, target)
+        elif i is None:
+            continue
+        elif name == "e" and len(values) == 1 and values[0].type in ("number", "string"):
+            target = _key(values[0])
+            if target is not None:
+                add(modules[i]["chunk_loads"], target)
+        elif name == "d" and len(values) == 2 and values[1].type == "object":
+            for member in values[1].named_children:
+                key = member.child_by_field_name("key")
+                if key is not None:
+                    add(modules[i]["exports"], _key(key) if key.type == "string" else key.text.decode())
+    for module in modules:  # development builds with devtool "eval" keep their requires inside eval strings
+        if not module["requires"] and b"eval(" in data[module["start"]: module["end"]]:
+            for m in _EVAL_REQUIRE.finditer(data, module["start"], module["end"]):
+                add(module["requires"], m.group(1).decode("utf-8", "replace"))
+    return {"format": "webpack-module-table", "modules": modules, "entry_requires": entry,
+            "entry_async": entry_async, "modules_omitted": omitted}

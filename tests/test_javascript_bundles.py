@@ -1,0 +1,121 @@
+"""Bundled-module recovery on bundles built here by the real webpack (production, numeric module ids),
+rollup and vite from npm: module tables, dependencies between bundled modules, chunks, and module
+boundaries recovered from source-map mappings."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from effects.calls import Connection
+from test_javascript import analyze, call, edges, node, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_replies import CTX
+
+SOURCES = {
+    "package.json": json.dumps({"name": "shop", "private": True}),
+    "src/main.js": "const cart = require('./cart.js');\nconsole.log(cart.total([1, 2]));\n"
+                   "import('./lazy.js').then((m) => m.run());\n",
+    "src/cart.js": "const tax = require('./tax.js');\nmodule.exports = { total: (xs) => tax.apply(xs.reduce((a, b) => a + b, 0)) };\n",
+    "src/tax.js": "exports.apply = (x) => Math.round(x * 1.2);\n",
+    "src/lazy.js": "export function run() { return fetch('https://api.example.com/lazy'); }\nexport const LAZY = 1;\n",
+}
+
+
+def webpack(npm: Path, src: Path, out: Path, *flags: str) -> Path:
+    subprocess.run([str(npm / ".bin" / "webpack"), "--mode", "production", "--entry", "./src/main.js", "-o", str(out),
+                    *flags], cwd=src, check=True, capture_output=True, timeout=300)
+    return out
+
+
+def bundled(result, bundle=None):
+    return {n["id"]: n for n in result["nodes"] if n["kind"] == "bundled-module" and (bundle is None or n["bundle"] == bundle)}
+
+
+@pytest.mark.slow
+def test_production_webpack_module_table_is_recovered_with_and_without_a_map(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "shop", SOURCES)
+    plain = analyze(webpack(npm_tree, src, tmp_path / "plain"))["normalized_result"]
+    mods = bundled(plain, "main.js")
+    assert mods and all(n["recovered_by"] == "webpack-module-table" and n["module_id"].isdigit() for n in mods.values())
+    assert all(n["path"] is None for n in mods.values())  # numeric ids, no map: names are not claimed
+    # cart requires tax: an edge between two bundled modules, by module id; the entry requires cart
+    requires = [e for e in edges(plain, "imports") if e["kind"] == "bundled-require"]
+    inner = [e for e in requires if e["from"].startswith("bundled-module:")]
+    assert len(inner) == 1 and inner[0]["basis"] == "webpack-module-id" and inner[0]["to"] in mods
+    assert any(e["from"] == "module:main.js" and e["to"] == inner[0]["from"] for e in requires)
+    # the lazy chunk is another file; the entry's dynamic import reaches its module through the chunk's table
+    lazy = [e for e in edges(plain, "imports") if e["kind"] == "bundled-dynamic-import"]
+    assert len(lazy) == 1 and lazy[0]["basis"] == "webpack-module-id-sibling-chunk"
+    chunk_module = node(plain, lazy[0]["to"])
+    assert chunk_module["bundle"] != "main.js"
+    assert sorted(e["name"] for e in chunk_module["exports"]) == ["LAZY", "run"]
+    for n in mods.values():  # every module's location is its byte range in the bundle
+        text = (tmp_path / "plain" / "main.js").read_bytes()[n["location"]["start"]: n["location"]["end"]]
+        assert text.startswith(n["module_id"].encode() + b":")
+
+    mapped = analyze(webpack(npm_tree, src, tmp_path / "mapped", "--devtool", "source-map"))["normalized_result"]
+    named = {n["path"]: n for n in bundled(mapped).values()}
+    assert {"src/cart.js", "src/tax.js", "src/lazy.js"} <= set(named), sorted(named)
+    assert edges(mapped, "maps_to", named["src/tax.js"]["id"], "source:src/tax.js")
+    tax_id = named["src/tax.js"]["id"]
+    assert any(e["from"] == named["src/cart.js"]["id"] and e["to"] == tax_id for e in edges(mapped, "imports"))
+
+
+@pytest.mark.slow
+def test_rollup_boundaries_come_from_the_source_map(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "lib", {
+        "src/index.js": "import { area } from './shapes/circle.js';\nimport { sum } from './math.js';\n"
+                        "export const total = (rs) => sum(rs.map(area));\n",
+        "src/shapes/circle.js": "export const area = (r) => Math.PI * r * r;\n",
+        "src/math.js": "export function sum(xs) { return xs.reduce((a, b) => a + b, 0); }\n"
+                       "export function unused() { return 0; }\n",
+    })
+    out = tmp_path / "dist"
+    subprocess.run([str(npm_tree / ".bin" / "rollup"), "src/index.js", "--format", "es", "--sourcemap", "-o",
+                    str(out / "lib.js")], cwd=src, check=True, capture_output=True, timeout=120)
+    conn = Connection(ctx=CTX)
+    app = analyze(out, conn)
+    r = app["normalized_result"]
+    mods = {n["path"]: n for n in bundled(r, "lib.js").values()}
+    assert set(mods) == {"../lib/src/index.js", "../lib/src/shapes/circle.js", "../lib/src/math.js"}, sorted(mods)
+    assert all(n["recovered_by"] == "source-map-mappings" and n["segments"] > 0 for n in mods.values())
+    text = (out / "lib.js").read_text().splitlines()
+    circle = mods["../lib/src/shapes/circle.js"]
+    assert "Math.PI" in text[circle["location"]["line"] - 1]
+    # the bundle's own source-map sources against the shipped modules: all matched
+    cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"]}).unwrap()
+    assert cmp["normalized_result"]["counts"]["missing"] == 0
+    # the reference tree against the bundle
+    cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"],
+                                                  "reference": analyze(src, conn)}).unwrap()["normalized_result"]
+    assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/shapes/circle.js", "src/math.js"}
+
+
+@pytest.mark.slow
+def test_vite_build_is_detected_and_its_modules_recovered(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "web", {
+        "index.html": '<!doctype html><html><body><script type="module" src="/src/main.js"></script></body></html>\n',
+        "src/main.js": "import { greet } from './greet.js';\ndocument.body.textContent = greet('x');\n"
+                       "import('./lazy.js').then((m) => m.run());\n",
+        "src/greet.js": "export function greet(n) { return 'hello ' + n; }\n",
+        "src/lazy.js": "export function run() { console.log('lazy'); }\n",
+    })
+    vite = str(npm_tree / ".bin" / "vite")
+    subprocess.run([vite, "build", "--sourcemap", "--outDir", str(tmp_path / "mapped")], cwd=src, check=True,
+                   capture_output=True, timeout=300)
+    r = analyze(tmp_path / "mapped")["normalized_result"]
+    entry = next(n for n in r["nodes"] if n["kind"] == "module" and n["path"].startswith("assets/index-"))
+    assert entry["bundlers"] == ["vite"]
+    paths = {n["path"] for n in bundled(r, entry["path"]).values()}
+    assert {"../../web/src/main.js", "../../web/src/greet.js"} <= paths, paths
+    assert edges(r, "loads", "html:index.html", entry["id"])
+
+    subprocess.run([vite, "build", "--outDir", str(tmp_path / "plain")], cwd=src, check=True, capture_output=True,
+                   timeout=300)
+    r = analyze(tmp_path / "plain")["normalized_result"]
+    assert not bundled(r)
+    assert any(u["kind"] == "bundle-boundaries-not-recoverable" for u in r["unknowns"])

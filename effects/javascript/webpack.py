@@ -21,7 +21,8 @@ MAX_PER_MODULE = 256       # requires / exports kept per module
 _QUERY = """
 (pair key: [(number) (string)] @key value: [(arrow_function) (function_expression)
   (parenthesized_expression [(arrow_function) (function_expression)])] @fn) @pair
-(call_expression function: (identifier) @callee arguments: (arguments) @args) @call
+(call_expression function: (identifier) @callee arguments: (arguments . [(number) (string)] .) @args) @call
+(call_expression function: (identifier) @callee arguments: (arguments . (comment) . (string) .) @args) @call
 (call_expression function: (member_expression object: (_) @obj property: (property_identifier) @prop
   (#match? @prop "^(bind|e|d)$")) arguments: (arguments) @margs) @member
 (assignment_expression left: (member_expression object: (identifier) @req property: (property_identifier) @m

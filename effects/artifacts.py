@@ -30,7 +30,7 @@ from returns.result import Failure, Result, Success
 from effects import asar
 from effects.progress import Progress
 from rea.artifacts.model import (
-    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, EntryFact, ExtractArtifact, ExtractedFile, ExtractionFacts,
+    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, ZIP_FORMATS, EntryFact, ExtractArtifact, ExtractedFile, ExtractionFacts,
     InventoryArtifact, InventoryFacts, LimitHit, Limits, Omission, format_for_name, normalize_member_name,
 )
 from rea.errors import ReaError
@@ -220,8 +220,10 @@ class Walker:
 
     def _consume(self, stream: IO[bytes], index: int, depth: int, declared: int | None,
                  compressed: int | None, declared_sha256: str | None = None,
-                 unpacked: bool = False, disk_path: str | None = None) -> Iterator[str]:
-        """Hash one member while reading it; spool it when it may be a nested container."""
+                 unpacked: bool = False, disk_path: str | None = None,
+                 blocks: tuple[Any, Any] | None = None) -> Iterator[str]:
+        """Hash one member while reading it (and its ASAR integrity blocks, when declared); spool it when it may
+        be a nested container."""
         entry = self.entries[index]
         chain = self.chains[index]
         logical = "/".join(chain)
@@ -274,6 +276,8 @@ class Walker:
                     self.hasher.add(digest, block)
                 else:
                     digest.update(block)
+                if blocks is not None and blocks[1] is not None:
+                    blocks[1].update(block)
                 if spool is not None:
                     spool.write(block)
                 if out is not None:
@@ -296,7 +300,8 @@ class Walker:
             return
         observed = None if deferred else digest.hexdigest()
         fmt = sniffed if head else format_for_name(entry["logical_path"], head)
-        mismatch = declared_sha256 is not None and declared_sha256 != observed
+        block_detail = asar.block_verdict(blocks, size)
+        mismatch = (declared_sha256 is not None and declared_sha256 != observed) or block_detail is not None
         if mismatch:
             status = "mismatched"
             if self.policy != "record-and-continue":
@@ -304,19 +309,20 @@ class Walker:
                 raise _IntegrityFailure(ReaError(
                     code="artifact_integrity_mismatch",
                     message=(f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
-                             f"hash {declared_sha256}." + (" " + UNPACKED_HINT if unpacked else
+                             + (f"hash {declared_sha256}." if block_detail is None else
+                                f"record (hash {declared_sha256}). {block_detail}") + (" " + UNPACKED_HINT if unpacked else
                                                            " Rerun with integrity_policy \"record-and-continue\" to "
                                                            "record the contradiction and continue with verified "
                                                            "siblings.")),
                     details={"logical_path": logical, "declared_sha256": declared_sha256,
-                             "observed_sha256": observed, "unpacked": unpacked,
+                             "observed_sha256": observed, "unpacked": unpacked, "blocks": block_detail,
                              "integrity_policy": self.policy}))
         if out is not None:
             out.close()
             self.extracted.append(ExtractedFile(chain=chain, relative_path=self.extract[chain], sha256=observed,
                                                 bytes_written=size))
         self._update(index, sha256=observed, size=size, hash_status=status, format=fmt,
-                     declared_sha256=declared_sha256)
+                     declared_sha256=declared_sha256, integrity_detail=block_detail)
         if mismatch:
             if spool is not None:
                 spool.close()
@@ -352,7 +358,7 @@ class Walker:
         try:
             if fmt == "directory":
                 yield from self._directory(path or "", "", parent, depth)
-            elif fmt in ("zip", "jar", "apk", "ipa", "msix", "appx"):
+            elif fmt in ZIP_FORMATS:
                 yield from self._zip(path if path is not None else handle, parent, depth)
             elif fmt == "tar":
                 yield from self._tar(path, handle, parent, depth)
@@ -601,10 +607,12 @@ class Walker:
                                                    entry_type="unpacked file", reason="companion file absent"))
                     continue
                 with open(companion, "rb") as fh:
-                    yield from self._consume(fh, index, depth, None, None, declared_sha256=declared, unpacked=True)
+                    yield from self._consume(fh, index, depth, None, None, declared_sha256=declared, unpacked=True,
+                                             blocks=asar.block_check(child))
             else:
                 raw.seek(base + (offset or 0))
-                yield from self._consume(_Bounded(raw, size), index, depth, size, None, declared_sha256=declared)
+                yield from self._consume(_Bounded(raw, size), index, depth, size, None, declared_sha256=declared,
+                                         blocks=asar.block_check(child))
             yield f"listed {clean}"
 
     # ------------------------------------------------------------ root

@@ -12,9 +12,11 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 import orjson
+
+from rea.artifacts.asar_blocks import DeclaredBlocks, block_mismatch, declared_blocks
 
 MAX_HEADER_BYTES = 64 * 1024 * 1024
 
@@ -84,8 +86,8 @@ def read_at(disk: str, offset: int, size: int, limit: int) -> bytes | str:
         return exc.strerror or str(exc)
 
 
-def hash_at(disk: str, offset: int, size: int) -> str:
-    digest = hashlib.sha256()
+def chunks_at(disk: str, offset: int, size: int) -> Iterator[bytes]:
+    """A member's bytes in 1 MiB pieces (streamed: nested archives can be large)."""
     with open(disk, "rb") as handle:
         handle.seek(offset)
         left = size
@@ -93,9 +95,8 @@ def hash_at(disk: str, offset: int, size: int) -> str:
             block = handle.read(min(left, 1 << 20))
             if not block:
                 break
-            digest.update(block)
             left -= len(block)
-    return digest.hexdigest()
+            yield block
 
 
 def declared(node: dict[str, Any]) -> str | None:
@@ -107,13 +108,65 @@ def declared(node: dict[str, Any]) -> str | None:
     return None
 
 
-def check_integrity(node: dict[str, Any], data: bytes) -> dict[str, Any] | None:
-    """A contradiction record when the declared SHA-256 does not match the bytes read, else None."""
+class BlockDigests:
+    """SHA-256 of every `block_size` block of a stream fed in arbitrary pieces (the header's `blocks`)."""
+
+    def __init__(self, block_size: int) -> None:
+        self.block_size = block_size
+        self.done: list[str] = []
+        self.current = hashlib.sha256()
+        self.filled = 0
+
+    def update(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            take = min(len(view), self.block_size - self.filled)
+            self.current.update(view[:take])
+            self.filled += take
+            view = view[take:]
+            if self.filled == self.block_size:
+                self.done.append(self.current.hexdigest())
+                self.current, self.filled = hashlib.sha256(), 0
+
+    def hexdigests(self) -> list[str]:
+        """All blocks; the short last block (or the one empty block of an empty file) included."""
+        return self.done + [self.current.hexdigest()] if self.filled or not self.done else list(self.done)
+
+
+def block_check(node: dict[str, Any]) -> tuple[DeclaredBlocks | str, BlockDigests | None] | None:
+    """The member's declared blocks and a hasher for them, or None when it declares none."""
+    declared_list = declared_blocks(node.get("integrity"))
+    if declared_list is None:
+        return None
+    return declared_list, BlockDigests(declared_list.block_size) if isinstance(declared_list, DeclaredBlocks) else None
+
+
+def block_verdict(check: tuple[DeclaredBlocks | str, BlockDigests | None] | None, size: int) -> str | None:
+    if check is None:
+        return None
+    declared_list, hasher = check
+    return block_mismatch(declared_list, hasher.hexdigests() if hasher is not None else [], size)
+
+
+def verify(node: dict[str, Any], chunks: Iterable[bytes]) -> dict[str, Any] | None:
+    """A contradiction record when the bytes contradict the node's declared SHA-256 or block hashes, else None
+    (also when it declares no SHA-256)."""
     integrity = node.get("integrity")
-    if not isinstance(integrity, dict) or integrity.get("algorithm") != "SHA256":
+    if not isinstance(integrity, dict) or str(integrity.get("algorithm", "")).upper() != "SHA256":
         return None
-    observed = hashlib.sha256(data).hexdigest()
-    if observed == integrity.get("hash"):
+    digest, size = hashlib.sha256(), 0
+    blocks = block_check(node)
+    for chunk in chunks:
+        digest.update(chunk)
+        size += len(chunk)
+        if blocks is not None and blocks[1] is not None:
+            blocks[1].update(chunk)
+    observed = digest.hexdigest()
+    detail = block_verdict(blocks, size)
+    if observed == integrity.get("hash") and detail is None:
         return None
-    return {"declared_sha256": integrity.get("hash"), "observed_sha256": observed, "unpacked": bool(node.get("unpacked")),
-            "trust": "contradicted", "provenance": "asar-header-integrity"}
+    record = {"declared_sha256": integrity.get("hash"), "observed_sha256": observed,
+              "unpacked": bool(node.get("unpacked")), "trust": "contradicted", "provenance": "asar-header-integrity"}
+    if detail is not None:
+        record["blocks"] = detail
+    return record

@@ -29,7 +29,7 @@ EVIDENCE_ID = re.compile(r"^ev_[0-9a-f]{64}$")
 SUBJECT_FORMATS = (
     "hopper", "analysis-database", "mach-o", "elf", "pe", "zip", "ipa", "apk", "msix", "appx",
     "asar", "dmg", "pkg", "plist", "javascript", "source-map", "directory", "file", "unknown",
-    "mach-o-universal", "javascript-bundle", "entitlements", "wasm", "tar", "jar", "ar",
+    "mach-o-universal", "javascript-bundle", "entitlements", "wasm", "tar", "jar", "ar", "aab", "aar", "whl", "crx",
 )
 ARCHITECTURES = ("x86", "x86_64", "arm", "arm64")
 CONFIDENCE = ("observed", "derived", "inferred")

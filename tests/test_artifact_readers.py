@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import subprocess
+import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -45,7 +47,7 @@ def test_zip_graph_case_distinct_nested_wheel_and_executable(tmp_path):
     assert occ["bin/run.sh"]["executable"] is True and occ["A.txt"]["executable"] is False
     assert occ["pkg/__init__.py"]["hash_status"] == "verified"  # expanded from the nested wheel
     nodes = {n["sha256"]: n for n in result["inventory"]["nodes"]["items"]}
-    assert _sha(b"upper") in nodes and nodes[_sha(inner)]["format"] == "zip"
+    assert _sha(b"upper") in nodes and nodes[_sha(inner)]["format"] == "whl"
     manifest = result["inventory"]["manifest"]
     assert manifest["manifest_id"].startswith("agm_") and manifest["node_count"] == len(nodes)
     assert all(e["edge_id"].startswith("edge_") for e in result["inventory"]["edges"]["items"])
@@ -89,8 +91,34 @@ def test_crx_header_is_skipped(tmp_path):
     header = b"proto-header-bytes"
     crx = tmp_path / "ext.crx"
     crx.write_bytes(b"Cr24" + (3).to_bytes(4, "little") + len(header).to_bytes(4, "little") + header + body)
-    occ = occurrences(inventory(crx))
+    ev = inventory(crx)
+    occ = occurrences(ev)
     assert occ["manifest.json"]["hash_status"] == "verified"
+    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "crx"
+
+
+@pytest.mark.parametrize("ext", ["aab", "aar", "apk", "jar", "whl", "zip"])
+def test_zip_packages_are_named_by_their_extension(tmp_path, ext):
+    ev = inventory(make_zip(tmp_path / f"pkg.{ext}", {"a.txt": b"a"}))
+    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == ext
+    assert ev["subject"]["format"] == ext
+    assert occurrences(ev)["a.txt"]["hash_status"] == "verified"
+
+
+@pytest.mark.slow
+def test_a_wheel_built_by_pip_is_a_whl(tmp_path):
+    """pip builds the wheel in an isolated environment (it fetches setuptools from PyPI)."""
+    project = tmp_path / "proj"
+    (project / "tiny").mkdir(parents=True)
+    (project / "tiny" / "__init__.py").write_text("VALUE = 1\n")
+    (project / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\nbuild-backend = '
+                                            '"setuptools.build_meta"\n[project]\nname = "tiny"\nversion = "1.0"\n')
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
+                    str(tmp_path / "dist"), str(project)], check=True, capture_output=True, timeout=120)
+    wheel = next((tmp_path / "dist").glob("tiny-1.0-*.whl"))
+    ev = inventory(wheel)
+    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "whl"
+    assert {"tiny/__init__.py", "tiny-1.0.dist-info/METADATA", "tiny-1.0.dist-info/RECORD"} <= set(occurrences(ev))
 
 
 def test_directory_symlinks_recorded_special_files_omitted(tmp_path):
@@ -430,3 +458,35 @@ def test_npm_pack_tarball(tmp_path):
     assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "tar"
     assert {"package/package.json", "package/index.js"} <= set(occ)
     assert ev["normalized_result"]["coverage"]["status"] == "complete"
+
+
+@needs_asar
+def test_asar_block_hashes_locate_a_change_and_catch_a_rewritten_file_hash(tmp_path):
+    src = tmp_path / "src"
+    src.mkdir()
+    big = os.urandom(9_000_000)  # three 4 MiB integrity blocks
+    (src / "big.bin").write_bytes(big)
+    (src / "ok.js").write_bytes(b"1")
+    asar = pack_asar(src, tmp_path / "b.asar")
+    assert occurrences(inventory(asar))["big.bin"]["hash_status"] == "verified"
+    data = bytearray(asar.read_bytes())
+    start = bytes(data).find(big[:64])
+    data[start + 5_000_000] ^= 0xFF  # a byte in block 1
+    tampered = big[:5_000_000] + bytes([big[5_000_000] ^ 0xFF]) + big[5_000_001:]
+    asar.write_bytes(bytes(data))
+    replies, _ = run_tools([("open_binary", {"path": str(asar)}), ("inspect_artifact", {})])
+    error = replies[1].failure()
+    assert error.code == "artifact_integrity_mismatch" and "block 1 " in error.details["blocks"]
+    ev = inventory(asar, integrity_policy="record-and-continue")
+    (ic,) = ev["normalized_result"]["contradictions"]
+    assert any("1 of 3 integrity blocks" in note and "block 1 " in note for note in ic["limitations"])
+    # a tamperer who rewrites the file's whole hash (same length, so the header keeps its size) but not
+    # its blocks is still caught, by the blocks Electron checks at read time
+    data = bytes(data).replace(_sha(big).encode(), _sha(tampered).encode())
+    asar.write_bytes(data)
+    ev = inventory(asar, integrity_policy="record-and-continue")
+    occ = occurrences(ev)
+    assert occ["big.bin"]["hash_status"] == "mismatched" and occ["ok.js"]["hash_status"] == "verified"
+    (ic,) = ev["normalized_result"]["contradictions"]
+    assert ic["declared_sha256"] == ic["observed_sha256"] == _sha(tampered)
+    assert any("block 1 " in note for note in ic["limitations"])

@@ -131,7 +131,7 @@ class _Archives:
             if node.get("unpacked"):
                 companion = os.path.join(unpacked_dir, *rel.split("/")) if unpacked_dir else None
                 locator = {"disk": companion, "offset": 0, "size": member_size, "unpacked": True,
-                           "sha256": asar.declared(node)}
+                           "sha256": asar.declared(node), "integrity": node.get("integrity")}
             else:
                 try:
                     offset = int(node.get("offset", ""))
@@ -142,7 +142,7 @@ class _Archives:
                     self.omitted.append({"path": path, "reason": "invalid-entry", "detail": "beyond the archive end"})
                     continue
                 locator = {"disk": disk, "offset": start + base + offset, "size": member_size,
-                           "sha256": asar.declared(node)}
+                           "sha256": asar.declared(node), "integrity": node.get("integrity")}
             kind = classify(path)
             self.files.append({"path": path, "size": member_size, "kind": kind, "locator": locator})
             if kind == "asar":
@@ -155,15 +155,11 @@ class _Archives:
         if locator["disk"] is None:
             self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1})
             return
-        if locator["sha256"] is not None:
-            observed = asar.hash_at(locator["disk"], locator["offset"], locator["size"])
-            if observed != locator["sha256"]:
-                self.contradictions.append({"path": path, "declared_sha256": locator["sha256"],
-                                            "observed_sha256": observed, "unpacked": bool(locator.get("unpacked")),
-                                            "trust": "contradicted", "provenance": "asar-header-integrity",
-                                            "nested_archive": True})
-                self.containers.append({"path": path, "status": "contradicted", "depth": depth + 1})
-                return
+        contradiction = asar.verify(locator, asar.chunks_at(locator["disk"], locator["offset"], locator["size"]))
+        if contradiction is not None:
+            self.contradictions.append({"path": path, **contradiction, "nested_archive": True})
+            self.containers.append({"path": path, "status": "contradicted", "depth": depth + 1})
+            return
         companion = locator["disk"] + ".unpacked" if locator.get("unpacked") else None
         try:
             self.expand(path + "/", locator["disk"], locator["offset"], locator["size"],
@@ -225,8 +221,7 @@ async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaEr
         else:
             data = asar.read_at(locator["disk"], locator["offset"], locator["size"], effect.max_file_bytes)
             if isinstance(data, bytes) and len(data) <= effect.max_file_bytes:
-                declared = {"integrity": {"algorithm": "SHA256", "hash": locator["sha256"]}} if locator["sha256"] else {}
-                contradiction = asar.check_integrity({**declared, "unpacked": locator.get("unpacked", False)}, data)
+                contradiction = asar.verify(locator, (data,))
         if contradiction is not None:
             out.append({"path": rel, "parse": "quarantined", "bytes_read": len(data),
                         "integrity_contradiction": {"path": rel, **contradiction}})

@@ -147,6 +147,8 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
             incomplete = True
             notes = ["The observed bytes contradict the container's declared integrity hash; they were quarantined "
                      "from nested expansion."]
+            if entry.integrity_detail:
+                notes.append(entry.integrity_detail)
             if entry.unpacked:
                 notes.append(UNPACKED_CAUSE)
             body = {"occurrence_id": occ, "parent_artifact_id": parent_art or root_art,

@@ -12,7 +12,9 @@ import attrs
 INTEGRITY_POLICIES = ("fail", "record-and-continue")
 ENTRY_KINDS = ("file", "directory", "symlink", "slice")
 HASH_STATUSES = ("verified", "mismatched", "not-hashed-limit", "unavailable")
-CONTAINER_FORMATS = frozenset({"zip", "jar", "apk", "ipa", "msix", "appx", "asar", "tar", "ar", "directory"})
+# ZIP-based packages, named by their extension (a CRX is named by its "Cr24" header)
+ZIP_FORMATS = ("zip", "jar", "apk", "aab", "aar", "ipa", "whl", "msix", "appx", "crx")
+CONTAINER_FORMATS = frozenset({*ZIP_FORMATS, "asar", "tar", "ar", "directory"})
 ROOT_ONLY_FORMATS = frozenset({"dmg", "pkg"})
 
 LIMIT_BOUNDS: Mapping[str, tuple[int, int, int | float]] = {
@@ -62,6 +64,7 @@ class EntryFact:
     source_length: int | None = None
     unpacked: bool = False
     declared_sha256: str | None = None
+    integrity_detail: str | None = None  # how declared integrity blocks contradict the bytes read
     link_target: str | None = None
     expanded: bool = False
     limitations: tuple[str, ...] = ()
@@ -163,11 +166,11 @@ def normalize_member_name(name: str, max_path_bytes: int) -> tuple[str | None, s
 def format_for_name(name: str, head: bytes) -> str:
     """The storage format of a member, by magic bytes and then by its name."""
     lowered = name.lower()
-    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06") or head.startswith(b"Cr24"):
-        for ext in ("apk", "ipa", "jar", "msix", "appx"):
-            if lowered.endswith("." + ext):
-                return ext
-        return "zip"
+    if head.startswith(b"Cr24"):
+        return "crx"
+    if head.startswith(b"PK\x03\x04") or head.startswith(b"PK\x05\x06"):
+        ext = lowered.rsplit(".", 1)[-1]
+        return ext if ext in ZIP_FORMATS else "zip"
     if head.startswith(b"!<arch>\n"):
         return "ar"
     if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd")) and (

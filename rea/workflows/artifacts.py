@@ -26,6 +26,10 @@ NEXT_PROBES = {
     "apk": ("inspect_analysis_view", "page the occurrences for classes*.dex and lib/*/*.so, then analyse them"),
     "asar": ("inspect_analysis_view", "page the occurrences for package.json and the main script"),
     "ipa": ("inspect_analysis_view", "find Payload/*.app and its Mach-O executable"),
+    "aab": ("inspect_analysis_view", "page the occurrences for base/dex/*.dex and base/lib/*/*.so, then analyse them"),
+    "aar": ("inspect_analysis_view", "page the occurrences for classes.jar and jni/*/*.so"),
+    "whl": ("inspect_analysis_view", "read *.dist-info/METADATA and RECORD, then the compiled extension modules"),
+    "crx": ("inspect_analysis_view", "page the occurrences for manifest.json and its background and content scripts"),
 }
 
 

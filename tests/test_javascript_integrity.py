@@ -1,0 +1,37 @@
+"""ASAR integrity blocks in the JavaScript family: an archive packed by the real @electron/asar whose file hash
+was rewritten to match changed bytes is still caught by the block hashes Electron checks at read time."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+
+import pytest
+
+from effects.calls import Connection
+from test_javascript import APP, analyze, call, node, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_replies import CTX
+
+
+@pytest.mark.slow
+def test_rewritten_file_hash_is_caught_by_its_blocks(npm_tree, tmp_path):
+    app = write_tree(tmp_path / "app", APP)
+    archive = tmp_path / "app.asar"
+    subprocess.run([str(npm_tree / ".bin" / "asar"), "pack", str(app), str(archive)], check=True, capture_output=True)
+    original = (app / "src" / "store.js").read_bytes()
+    changed = original.replace(b"data[key]", b"evil[key]")
+    assert len(changed) == len(original)
+    data = archive.read_bytes().replace(original, changed)
+    old, new = (hashlib.sha256(x).hexdigest().encode() for x in (original, changed))
+    data = data.replace(b'"hash":"' + old + b'"', b'"hash":"' + new + b'"')  # a one-block file's block hash is
+    assert data.count(new) == 1                                                 # the same digest: left as it was
+    archive.write_bytes(data)
+    conn = Connection(ctx=CTX)
+    refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
+    assert refused.code == "artifact_integrity_mismatch"
+    r = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
+    (contradiction,) = r["integrity_contradictions"]
+    assert contradiction["path"] == "src/store.js"
+    assert contradiction["declared_sha256"] == contradiction["observed_sha256"]  # the file hash was rewritten ...
+    assert "block 0 " in contradiction["blocks"]                                 # ... its block was not
+    assert node(r, "module:src/store.js")["parse"] == "quarantined"

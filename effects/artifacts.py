@@ -160,6 +160,8 @@ class Walker:
         self.limitations: list[str] = []
         self.total_bytes = 0
         self.extract = extract or {}
+        # extraction reads only the selected members and the containers on their chains
+        self.wanted = None if extract is None else {c[:i] for c in extract for i in range(1, len(c) + 1)}
         self.output_root = output_root
         self.extracted: list[ExtractedFile] = []
         self.hasher = _Hasher()
@@ -226,6 +228,8 @@ class Walker:
         be a nested container."""
         entry = self.entries[index]
         chain = self.chains[index]
+        if self.wanted is not None and chain not in self.wanted:
+            return
         logical = "/".join(chain)
         limits = self.limits
         if declared is not None and declared > limits.max_entry_bytes:
@@ -735,10 +739,13 @@ def _facts(walker: Walker) -> InventoryFacts:
                           limitations=tuple(walker.limitations))
 
 
+def _known(effect: InventoryArtifact | ExtractArtifact) -> tuple[str, int] | None:
+    """The root digest open_binary took, so the walk does not hash the root again."""
+    return (effect.known_sha256, effect.known_size) if effect.known_sha256 and effect.known_size is not None else None
+
+
 async def inventory(effect: InventoryArtifact, progress: Progress) -> Result[InventoryFacts, ReaError]:
-    known = (effect.known_sha256, effect.known_size) if effect.known_sha256 and effect.known_size is not None \
-        else None
-    walker = Walker(effect.path, effect.limits, effect.integrity_policy, known=known)
+    walker = Walker(effect.path, effect.limits, effect.integrity_policy, known=_known(effect))
     error = await _drive(walker, progress)
     return Failure(error) if error is not None else Success(_facts(walker))
 
@@ -746,7 +753,7 @@ async def inventory(effect: InventoryArtifact, progress: Progress) -> Result[Inv
 async def extract(effect: ExtractArtifact, progress: Progress) -> Result[Any, ReaError]:
     output_root = tempfile.mkdtemp(prefix="rea-extract-")
     selection = {chain: "!/".join(chain) for chain in effect.chains}
-    walker = Walker(effect.path, effect.limits, effect.integrity_policy, selection, output_root)
+    walker = Walker(effect.path, effect.limits, effect.integrity_policy, selection, output_root, known=_known(effect))
     cancelled = anyio.get_cancelled_exc_class()
     try:
         error = await _drive(walker, progress)

@@ -127,11 +127,14 @@ class InventoryArtifact:
 
 @attrs.frozen(kw_only=True)
 class ExtractArtifact:
-    """Materialize members named by their container chains into a fresh REA-chosen temp directory."""
+    """Materialize members named by their container chains into a fresh REA-chosen temp directory. Only the
+    selected members and the containers on their chains are read; the rest are listed, not read."""
     path: str
     chains: tuple[tuple[str, ...], ...]
     limits: Limits
     integrity_policy: str = "fail"
+    known_sha256: str | None = None
+    known_size: int | None = None
 
 
 ArtifactEffect = InventoryArtifact | ExtractArtifact

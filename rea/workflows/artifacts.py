@@ -198,7 +198,8 @@ def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     limits, policy = _settings(args)
     yield ReportProgress(phase="extracting artifact", message=f"{len(selected)} file(s)")
     produced = yield ExtractArtifact(path=session.target.path, chains=tuple(c for _, c, _ in selected),
-                                     limits=limits, integrity_policy=policy)
+                                     limits=limits, integrity_policy=policy, known_sha256=session.target.sha256,
+                                     known_size=session.target.size)
     if not is_successful(produced):
         return _fail(session, produced.failure())
     _facts, extraction = produced.unwrap()

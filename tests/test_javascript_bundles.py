@@ -119,3 +119,20 @@ def test_vite_build_is_detected_and_its_modules_recovered(npm_tree, tmp_path):
     r = analyze(tmp_path / "plain")["normalized_result"]
     assert not bundled(r)
     assert any(u["kind"] == "bundle-boundaries-not-recoverable" for u in r["unknowns"])
+
+
+@pytest.mark.slow
+def test_two_production_builds_compare_by_original_source_not_module_id(npm_tree, tmp_path):
+    conn = Connection(ctx=CTX)
+    old = write_tree(tmp_path / "v1", SOURCES)
+    new = write_tree(tmp_path / "v2", {**SOURCES, "src/tax.js": "exports.apply = (x) => Math.round(x * 1.25 + 0.5);\n"
+                                                                "exports.rate = 1.25;\n"})
+    left = analyze(webpack(npm_tree, old, tmp_path / "out1", "--devtool", "source-map"), conn)
+    right = analyze(webpack(npm_tree, new, tmp_path / "out2", "--devtool", "source-map"), conn)
+    cmp = call(conn, "compare_application_versions", {"left_evidence_id": left["evidence_id"],
+                                                      "right_evidence_id": right["evidence_id"]}).unwrap()
+    bundled_cmp = cmp["normalized_result"]["categories"]["bundled_modules"]
+    changed = {i["key"]: i for i in bundled_cmp["items"] if i["status"] == "changed"}
+    assert list(changed) == ["src/tax.js"], bundled_cmp
+    assert changed["src/tax.js"]["left"]["generated_bytes"] < changed["src/tax.js"]["right"]["generated_bytes"]
+    assert bundled_cmp["counts"]["unchanged"] >= 2  # cart and lazy: same source, whatever their module ids

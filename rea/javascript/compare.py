@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from rea.javascript.graph import MODULE_KINDS
+from rea.javascript.sourcemap import without_scheme
 
-CATEGORIES = ("modules", "exports", "ipc_channels", "routes", "dependencies", "urls", "protocols",
+CATEGORIES = ("modules", "bundled_modules", "exports", "ipc_channels", "routes", "dependencies", "urls", "protocols",
               "context_bridge_apis", "browser_windows")
 
 
@@ -21,6 +22,15 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                                          "parse": n.get("parse")}
             for e in n.get("exports", ()):
                 out["exports"][f"{n['path']}#{e['name']}"] = {"form": e.get("form"), "shape": e.get("shape")}
+        elif k == "bundled-module" and (n.get("source") or n.get("path")):
+            # keyed by original source, not by module id or bundle file name: both change between builds
+            key = _norm(n.get("source") or n["path"])
+            key = key if key not in out["bundled_modules"] else f"{key} ({n['bundle']})"
+            out["bundled_modules"][key] = {
+                "exports": sorted(e["name"] for e in n.get("exports", ())),
+                "generated_bytes": n["location"]["end"] - n["location"]["start"] if "end" in n.get("location", {})
+                else None,
+                "segments": n.get("segments")}
         elif k == "ipc-channel":
             out["ipc_channels"][n["channel"]] = {"ends": n["ends"], "linked": n["linked"]}
         elif k == "route":
@@ -86,17 +96,13 @@ def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_item
             totals[s] += c
     return {"categories": categories, "totals": totals, "truncated": omitted > 0, "omitted_items": omitted,
             "coverage": {"left": left["coverage"]["status"], "right": right["coverage"]["status"]},
-            "pairing": "exact keys: module path, export path#name, channel, route, URL, scheme, dependency name"}
+            "pairing": "exact keys: module path, bundled module's original source, export path#name, channel, route, "
+                       "URL, scheme, dependency name"}
 
 
 def _norm(path: str) -> str:
-    for prefix in ("webpack://", "file://"):
-        if path.startswith(prefix):
-            path = path[len(prefix):]
-    parts = [p for p in path.split("/") if p not in ("", ".", "..")]
-    if parts and parts[0].startswith("_") and len(parts) > 1:  # webpack://_N_E/ style namespaces
-        parts = parts[1:]
-    return "/".join(parts)
+    """A path comparable across trees and maps: no scheme or webpack namespace, no '.', '..' or empty parts."""
+    return "/".join(p for p in without_scheme(path).split("/") if p not in ("", ".", ".."))
 
 
 def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:

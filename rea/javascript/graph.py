@@ -13,6 +13,7 @@ from typing import Any, Iterable, Mapping, Sequence
 from rea.canonical_json import canonical_sha256
 from rea.javascript.bundles import add_bundles
 from rea.javascript.resolve import Resolver, dirname, join, normalize
+from rea.javascript.sourcemap import without_scheme
 
 SCHEMA = "rea.javascript-application/v1"
 RELATIONS = ("contains", "loads", "imports", "maps_to", "exposes", "sends", "invokes", "handles", "calls")
@@ -517,10 +518,8 @@ def _source_path(name: str, root: str) -> str | None:
     """Where a source-map source lives in the tree's terms. `webpack://<namespace>/<path>` is relative to the
     build's context directory, not to the map, so only its namespace is dropped; other sources are relative to
     the map's directory (or its sourceRoot). None when the path climbs above the root."""
-    if name.startswith("webpack://"):
-        return normalize(name[len("webpack://"):].partition("/")[2])
-    clean = name.split("://", 1)[-1] if "://" in name else name
-    return normalize(clean) if clean.startswith("/") else join(root, clean)
+    clean = without_scheme(name)
+    return normalize(clean) if clean.startswith("/") or name.startswith("webpack://") else join(root, clean)
 
 
 def _order(item: Mapping[str, Any]) -> tuple:

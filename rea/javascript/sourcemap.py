@@ -31,6 +31,14 @@ class Runs(NamedTuple):
     invalid: int                # segments that could not be decoded (skipped)
 
 
+def without_scheme(source: str) -> str:
+    """A source-map source without its URL scheme. `webpack://<namespace>/path` names a path in the build's
+    context directory, so the namespace (the package name, `_N_E`, or empty) goes with the scheme."""
+    if source.startswith("webpack://"):
+        return source[len("webpack://"):].partition("/")[2]
+    return source.split("://", 1)[-1] if "://" in source else source
+
+
 def decode_vlq(segment: str) -> tuple[int, ...]:
     """The signed integers of one segment; ValueError on a character outside Base64 or a dangling continuation."""
     values, shift, value = [], 0, 0

@@ -136,3 +136,18 @@ def test_two_production_builds_compare_by_original_source_not_module_id(npm_tree
     assert list(changed) == ["src/tax.js"], bundled_cmp
     assert changed["src/tax.js"]["left"]["generated_bytes"] < changed["src/tax.js"]["right"]["generated_bytes"]
     assert bundled_cmp["counts"]["unchanged"] >= 2  # cart and lazy: same source, whatever their module ids
+
+
+def test_shadowed_require_names_and_an_inline_runtime(tmp_path):
+    """The shape terser gives webpack 5 output (written here to pin two edge cases): the runtime is an
+    immediately invoked `function t(s){...}(967)`, and a nested function rebinding the module's require
+    name (`function inner(t){return t(1)}`) does not make `1` a dependency."""
+    bundle = ('(()=>{var o={967:(o,r,t)=>{const s=t(170);function inner(t){return t(1)}o.exports=()=>s.x+inner(Math.abs)},'
+              '170:(o,r)=>{r.x=2},1:o=>{o.exports=1}},r={};const t=function t(s){var e=r[s];if(void 0!==e)return e.exports;'
+              'var n=r[s]={exports:{}};return o[s](n,n.exports,t),n.exports}(967);console.log(t())})();\n'
+              '/* __webpack_require__ */\n')
+    write_tree(tmp_path / "out", {"main.js": bundle})
+    r = analyze(tmp_path / "out")["normalized_result"]
+    requires = sorted((e["from"], e["to"]) for e in edges(r, "imports") if e["kind"] == "bundled-require")
+    assert requires == [("bundled-module:main.js#967", "bundled-module:main.js#170"),
+                        ("module:main.js", "bundled-module:main.js#967")]

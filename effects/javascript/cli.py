@@ -40,6 +40,16 @@ def render(value: Mapping[str, Any]) -> str:
     for ch in r["ipc_channels"]["items"]:
         lines.append(f"  ipc {ch['channel']!r}: {', '.join(f'{k}={v}' for k, v in ch['ends'].items())}"
                      f"{'' if ch['linked'] else ' (one end only)'}")
+    for b in r.get("bundles", ())[:10]:
+        how = ", ".join(f"{n} by {k}" for k, n in sorted(b["recovered_by"].items()))
+        lines.append(f"  bundle {b['path']} ({', '.join(b['bundlers']) or 'no runtime mark'}): "
+                     f"{b['bundled_modules']} bundled modules{' (' + how + ')' if how else ''}, "
+                     f"{b['named']} with their source path")
+    for u in r["unknowns"][:5]:
+        lines.append(f"  unknown: {u['kind']}" + (f" ({u['reason']})" if isinstance(u.get("reason"), str) else "")
+                     + (f" at {u['path']}" if u.get("path") else ""))
+    if r["unknowns_total"] > 5:
+        lines.append(f"  ... {r['unknowns_total'] - 5} more unknowns (inspect_analysis_view or --json)")
     lines.append(f"  evidence: {value.get('evidence_id', '-')} (complete record: {r['parent_evidence_id']})")
     return "\n".join(lines)
 

@@ -23,6 +23,7 @@ _QUERY = """
   (parenthesized_expression [(arrow_function) (function_expression)])] @fn) @pair
 (call_expression function: (identifier) @callee arguments: (arguments . [(number) (string)] .) @args) @call
 (call_expression function: (identifier) @callee arguments: (arguments . (comment) . (string) .) @args) @call
+(call_expression function: (function_expression) @callee arguments: (arguments . [(number) (string)] .) @args) @call
 (call_expression function: (member_expression object: (_) @obj property: (property_identifier) @prop
   (#match? @prop "^(bind|e|d)$")) arguments: (arguments) @margs) @member
 (assignment_expression left: (member_expression object: (identifier) @req property: (property_identifier) @m
@@ -48,14 +49,54 @@ def _args(node: Any) -> list[Any]:
     return [c for c in node.named_children if c.type != "comment"]
 
 
-def _params(fn: Any) -> list[str]:
+def _unwrap(fn: Any) -> Any:
+    """`(function (module, exports, require) {...})`: the function inside development builds' parentheses."""
     if fn.type == "parenthesized_expression":
-        fn = next(c for c in fn.named_children if c.type in ("arrow_function", "function_expression"))
+        return next(c for c in fn.named_children if c.type in ("arrow_function", "function_expression"))
+    return fn
+
+
+def _params(fn: Any) -> list[str]:
+    fn = _unwrap(fn)
     single = fn.child_by_field_name("parameter")
     if single is not None:
         return [single.text.decode()]
     params = fn.child_by_field_name("parameters")
     return [p.text.decode() for p in params.named_children if p.type == "identifier"] if params is not None else []
+
+
+_FUNCTIONS = ("function_expression", "arrow_function", "function_declaration", "method_definition",
+              "generator_function", "generator_function_declaration")
+
+
+def _binds(function: Any, name: str) -> bool:
+    """Whether a function rebinds `name`: a parameter, or a declaration among its body's statements."""
+    params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
+    if params is not None and (params.text.decode() == name or any(
+            p.text.decode() == name for p in params.named_children if p.type == "identifier")):
+        return True
+    body = function.child_by_field_name("body")
+    for statement in body.named_children if body is not None and body.type == "statement_block" else ():
+        if statement.type in ("function_declaration", "generator_function_declaration", "class_declaration"):
+            declared = statement.child_by_field_name("name")
+            if declared is not None and declared.text.decode() == name:
+                return True
+        elif statement.type in ("variable_declaration", "lexical_declaration"):
+            for declarator in statement.named_children:
+                declared = declarator.child_by_field_name("name")
+                if declared is not None and declared.type == "identifier" and declared.text.decode() == name:
+                    return True
+    return False
+
+
+def _shadowed(call: Any, name: str, module_fn: Any) -> bool:
+    """Minifiers reuse one-letter names: `n(5)` inside a nested function that rebinds `n` is not a require."""
+    node = call.parent
+    while node is not None and node.id != module_fn.id:
+        if node.type in _FUNCTIONS and _binds(node, name):
+            return True
+        node = node.parent
+    return False
 
 
 def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
@@ -75,6 +116,7 @@ def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None
             runtime_require = caps["req"][0].text.decode()
     modules: list[dict[str, Any]] = []
     requires: list[str | None] = []
+    fns: list[Any] = []
     omitted = 0
     for pairs in tables.values():
         obj = pairs[0][0].parent
@@ -98,11 +140,13 @@ def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None
                             "end_line": pair.end_point[0] + 1, "end_column": pair.end_point[1],
                             "requires": [], "async": [], "exports": [], "chunk_loads": []})
             requires.append(names[2] if len(names) == 3 else None)
+            fns.append(_unwrap(fn))
     if not modules:
         return None
     order = sorted(range(len(modules)), key=lambda i: modules[i]["start"])
     modules = [modules[i] for i in order]
     requires = [requires[i] for i in order]
+    fns = [fns[i] for i in order]
     starts = [m["start"] for m in modules]
     entry: list[str] = []
 
@@ -114,16 +158,31 @@ def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None
         if value not in bucket and len(bucket) < MAX_PER_MODULE:
             bucket.append(value)
 
+    id_type = "number" if any(m["id"].isdigit() for m in modules) else "string"
+    outside: list[tuple[str, str]] = []
     for call, callee, args in calls:
         values = _args(args)
-        if len(values) != 1 or values[0].type not in ("number", "string"):
+        if len(values) != 1 or values[0].type != id_type:
             continue
-        target, name, i = _key(values[0]), callee.text.decode(), owner(call)
+        named = callee.child_by_field_name("name") if callee.type == "function_expression" else callee
+        name = named.text.decode() if named is not None else ""  # `function t(s){...}(967)`: a minified runtime
+        target, i = _key(values[0]), owner(call)                  # running the entry module
         if target is None:
             continue
         if i is not None and name == requires[i]:
-            add(modules[i]["requires"], target)
-        elif i is None and name == runtime_require:
+            if not _shadowed(call, name, fns[i]):
+                add(modules[i]["requires"], target)
+        elif i is None:
+            outside.append((name, target))
+    known_ids = {m["id"] for m in modules}
+    if runtime_require is None:  # no `require.m = table`: the runtime's require is the callee of top-level calls
+        counts: dict[str, int] = {}  # naming the table's ids most often
+        for name, target in outside:
+            if target in known_ids:
+                counts[name] = counts.get(name, 0) + 1
+        runtime_require = max(sorted(counts), key=counts.__getitem__) if counts else None
+    for name, target in outside:
+        if name == runtime_require:
             add(entry, target)
     entry_async: list[str] = []
     for call, obj, prop, args in members:

@@ -64,6 +64,18 @@ def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
     windows = [{"node_id": n["id"], "web_preferences": n["web_preferences"], "location": n["location"]}
                for n in nodes if n["kind"] == "browser-window"]
     module_total = sum(1 for n in nodes if n["kind"] in MODULE_KINDS)
+    bundles: dict[str, dict[str, Any]] = {}
+    for n in nodes:
+        if n["kind"] == "module" and n.get("bundlers"):
+            bundles.setdefault(n["path"], {"node_id": n["id"], "bundlers": n["bundlers"], "bundled_modules": 0,
+                                           "named": 0, "recovered_by": {}})
+    for n in nodes:
+        if n["kind"] == "bundled-module":
+            entry = bundles.setdefault(n["bundle"], {"node_id": f"module:{n['bundle']}", "bundlers": [],
+                                                     "bundled_modules": 0, "named": 0, "recovered_by": {}})
+            entry["bundled_modules"] += 1
+            entry["named"] += bool(n.get("path"))
+            entry["recovered_by"][n["recovered_by"]] = entry["recovered_by"].get(n["recovered_by"], 0) + 1
     return {
         "application": result["application"], "coverage": result["coverage"], "statistics": result["statistics"],
         "entry_points": result["entry_points"][:TOP],
@@ -71,6 +83,9 @@ def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
         "ipc_channels": {"total": len(channels), "unlinked": sum(not c["linked"] for c in channels),
                          "items": channels[:TOP]},
         "browser_windows": windows[:TOP],
+        "bundles": [{"path": path, **info} for path, info in sorted(bundles.items(),
+                                                                   key=lambda kv: (-kv[1]["bundled_modules"], kv[0]))][:TOP],
+        "bundles_total": len(bundles),
         "top_findings": result["findings"][:TOP], "findings_total": len(result["findings"]),
         "unknowns": result["unknowns"][:TOP], "unknowns_total": len(result["unknowns"]),
         "parse_failures": result["parse_failures"][:TOP],

@@ -375,6 +375,18 @@ def _json(data: bytes) -> Any:
         return None
 
 
+MAX_MAP_BYTES = 16384  # an exports, imports or paths map larger than this is omitted (and says so)
+
+
+def _bounded(out: dict[str, Any], key: str, value: Any) -> None:
+    """Keep a resolution map whole or not at all: half a map would resolve wrongly without saying so."""
+    if len(orjson.dumps(value)) <= MAX_MAP_BYTES:
+        out[key] = value
+    else:
+        out[key] = None
+        out[f"{key}_omitted"] = f"larger than {MAX_MAP_BYTES} bytes"
+
+
 def package_facts(data: bytes) -> dict[str, Any]:
     doc = _json(data)
     if not isinstance(doc, dict):
@@ -383,11 +395,9 @@ def package_facts(data: bytes) -> dict[str, Any]:
     for key in ("name", "version", "main", "module", "browser", "type", "types"):
         if isinstance(doc.get(key), str):
             out[key] = doc[key][:MAX_STRING]
-    if "exports" in doc:
-        encoded = orjson.dumps(doc["exports"])
-        out["exports"] = doc["exports"] if len(encoded) <= 16384 else None
-        if out["exports"] is None:
-            out["exports_omitted"] = "larger than 16384 bytes"
+    for key in ("exports", "imports"):
+        if key in doc:
+            _bounded(out, key, doc[key])
     if isinstance(doc.get("bin"), (str, dict)):
         out["bin"] = doc["bin"] if isinstance(doc["bin"], str) else {str(k): str(v) for k, v in list(doc["bin"].items())[:64]}
     for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):

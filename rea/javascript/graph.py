@@ -152,7 +152,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
         deps = {k: v for key in ("dependencies", "optionalDependencies", "peerDependencies") for k, v in pkg.get(key, {}).items()}
         b.node(pid, "package", {"path": manifest}, path=manifest, name=pkg.get("name"), version=pkg.get("version"),
-               main=pkg.get("main"), type=pkg.get("type"), has_exports="exports" in pkg, bin=pkg.get("bin"),
+               main=pkg.get("main"), type=pkg.get("type"), has_exports="exports" in pkg, has_imports="imports" in pkg,
+               bin=pkg.get("bin"),
                dependencies=dict(sorted(deps.items())),
                dev_dependencies=dict(sorted(pkg.get("devDependencies", {}).items())) if pkg_dir == "" else None)
 
@@ -165,13 +166,15 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         b.node(f"asset:{found}", "asset", {"path": found}, path=found, size=size)
         return f"asset:{found}"
 
-    # ---- imports
+    # ---- imports (of modules only: a package.json's `imports` is a map, not a list of imports)
     for path, fact in sorted(facts.items()):
         source = f"module:{path}"
+        if source not in b.nodes:
+            continue
         for imp in fact.get("imports", ()):
-            status, target, basis = resolver.resolve(path, imp["specifier"], imp["kind"])
+            status, target, basis, detail = resolver.resolve(path, imp["specifier"], imp["kind"])
             loc = _loc(path, imp)
-            extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis}
+            extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis, **dict(detail)}
             if imp.get("type_only"):
                 extra["type_only"] = True
             if status == "module":

@@ -4,6 +4,10 @@
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
+
+import pytest
 
 from rea.javascript.resolve import Resolver
 from test_javascript import analyze, edges, node, write_tree
@@ -16,7 +20,8 @@ IMPORTS_APP = {
         "#env": {"require": "./src/env.cjs", "import": "./src/env.mjs"},
         "#dep": "dep-pkg",
         "#fp": {"browser": "./src/browser.js", "node": "dep-pkg/fp", "default": "./src/nofp.js"},
-        "#fs": "node:fs",
+        "#fs": "fs",
+        "#scheme": "node:fs",
         "#ts/*": "./src/ts/*.js",
         "#gone": "./src/gone.js",
         "#nopkg": "absent-pkg",
@@ -24,8 +29,8 @@ IMPORTS_APP = {
     }}),
     "src/index.js": "import c from '#config';\nimport u from '#utils/strings';\nimport s from '#utils/special/deep';\n"
                     "import e from '#env';\nimport d from '#dep';\nimport fp from '#fp';\nimport fs from '#fs';\n"
-                    "import t from '#ts/thing';\nimport g from '#gone';\nimport n from '#nopkg';\nimport x from '#nothing';\n"
-                    "import up from '#up';\n",
+                    "import sc from '#scheme';\nimport t from '#ts/thing';\nimport g from '#gone';\nimport n from '#nopkg';\nimport x from '#nothing';\n"
+                    "import up from '#up';\nimport bad from '#';\n",
     "src/cjs.cjs": "const e = require('#env');\n",
     "src/config.js": "export default 1;\n",
     "src/utils/strings.js": "export default 1;\n",
@@ -81,9 +86,52 @@ def test_package_imports_maps(tmp_path):
     assert missing["via"] == "package-not-found"
     check("src/index.js", "#nothing", "unresolved:#nothing", "imports-not-defined")
     check("src/index.js", "#up", "unresolved:#up", "imports-target-invalid")
+    check("src/index.js", "#scheme", "unresolved:#scheme", "imports-target-invalid")  # a URL target, as Node says
     reasons = {u["node"]: u["reason"] for u in r["unknowns"] if u["kind"] == "unresolved-import"}
     assert reasons["unresolved:#gone"] == "imports-target-missing"
     assert node(r, "package:.")["has_imports"] is True
+
+
+NODE_RESOLVE = """
+import { createRequire } from 'node:module';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+import path from 'node:path';
+const [root, cases] = [process.argv[2], JSON.parse(process.argv[3])];
+console.log(JSON.stringify(cases.map(([importer, spec, kind]) => {
+  const file = path.join(root, importer);
+  try {
+    const r = kind === 'require' ? createRequire(file).resolve(spec) : import.meta.resolve(spec, pathToFileURL(file).href);
+    return r.startsWith('file:') ? path.relative(root, fileURLToPath(r)) : path.isAbsolute(r) ? path.relative(root, r) : r;
+  } catch (e) { return 'ERR ' + e.code; }
+})));
+"""
+NODE_ERRORS = {"ERR ERR_PACKAGE_IMPORT_NOT_DEFINED": "imports-not-defined", "ERR ERR_INVALID_PACKAGE_TARGET":
+               "imports-target-invalid", "ERR ERR_MODULE_NOT_FOUND": "imports-target-missing",
+               "ERR ERR_INVALID_MODULE_SPECIFIER": "invalid-specifier"}
+
+
+def test_package_imports_agree_with_node(tmp_path):
+    """Node itself (import.meta.resolve, require.resolve) is the oracle for every `#` import of the tree."""
+    if shutil.which("node") is None:
+        pytest.skip("Node.js is not installed on this host")
+    root = write_tree(tmp_path / "app", IMPORTS_APP)
+    r = analyze(root)["normalized_result"]
+    ours = [e for e in edges(r, "imports") if e["specifier"].startswith("#")]
+    cases = [[e["from"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
+             for e in ours]
+    (tmp_path / "resolve.mjs").write_text(NODE_RESOLVE)
+    done = subprocess.run(["node", "--experimental-import-meta-resolve", str(tmp_path / "resolve.mjs"), str(root),
+                           json.dumps(cases)], capture_output=True, text=True, timeout=60, check=True)
+    for edge, answer in zip(ours, json.loads(done.stdout), strict=True):
+        if answer in NODE_ERRORS:
+            assert edge["basis"] == NODE_ERRORS[answer], (edge, answer)
+        elif answer.startswith("node:"):
+            assert (edge["to"], edge["basis"]) == (f"builtin:{answer[5:]}", "package-imports"), (edge, answer)
+        elif (root / answer).is_file():
+            assert (edge["to"], edge["basis"]) == (f"module:{answer}", "package-imports"), (edge, answer)
+        else:  # Node names a file that is absent: missing for us too, unless it is the `.js` of a TypeScript source
+            assert edge["basis"] == "imports-target-missing" or edge["to"].endswith(".ts"), (edge, answer)
+    assert len(ours) == 18
 
 
 def test_resolver_imports_map_unit():
@@ -98,3 +146,4 @@ def test_resolver_imports_map_unit():
     # an omitted (oversized) map is said to be omitted, never read as absent
     omitted = Resolver(files, {"": {"imports": None, "imports_omitted": "larger than 16384 bytes"}})
     assert omitted.resolve("a/b.js", "#x", "import")[2] == "imports-omitted"
+

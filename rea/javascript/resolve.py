@@ -4,6 +4,7 @@ the paths and facts it is given."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, Iterable, Mapping, NamedTuple
 
 NODE_BUILTINS = frozenset((
@@ -17,6 +18,7 @@ NODE_BUILTINS = frozenset((
 ELECTRON_MODULES = frozenset(("electron", "electron/main", "electron/renderer", "electron/common", "electron/utility"))
 EXTENSIONS = ("", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".json", ".node")
 INDEXES = tuple("/index" + e for e in EXTENSIONS[1:])
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def normalize(path: str) -> str | None:
@@ -152,7 +154,7 @@ class Resolver:
             found = self._locate(join(scope, target))
             return Resolution("module", found, "package-imports", mapped) if found \
                 else Resolution("unresolved", spec, "imports-target-missing", mapped)
-        if target.startswith(("../", "/", "#")) or "://" in target:
+        if target.startswith(("../", "/", "#")) or _URL_SCHEME.match(target):  # `node:fs` too, as Node says
             return Resolution("unresolved", spec, "imports-target-invalid", mapped)
         inner = self._builtin(target) or self._package(f"{scope}/package.json" if scope else "package.json", target, kind)
         detail = (*mapped, ("via", inner.basis))

@@ -9,8 +9,9 @@ import subprocess
 
 import pytest
 
+from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver
-from test_javascript import analyze, edges, node, write_tree
+from test_javascript import analyze, edges, node, npm_tree, write_tree  # noqa: F401 (npm_tree is a fixture)
 
 IMPORTS_APP = {
     "package.json": json.dumps({"name": "imports-app", "type": "module", "imports": {
@@ -147,3 +148,176 @@ def test_resolver_imports_map_unit():
     omitted = Resolver(files, {"": {"imports": None, "imports_omitted": "larger than 16384 bytes"}})
     assert omitted.resolve("a/b.js", "#x", "import")[2] == "imports-omitted"
 
+
+TS_APP = {
+    "package.json": json.dumps({"name": "ts-app", "type": "module"}),
+    "tsconfig.json": """{
+  // the project: settings come from a base config in another directory
+  "extends": ["@tsconfig/strictest/tsconfig.json", "./configs/tsconfig.base.json", "@tsconfig/absent"],
+  /* a URL is not a comment: "https://example.com//x" */
+  "compilerOptions": {
+    "outDir": "dist",
+    "sourceRoot": "https://example.com/src//x", // still a string
+  },
+  "include": ["src/**/*",],
+}
+""",
+    "configs/tsconfig.base.json": """{
+  "compilerOptions": {
+    "baseUrl": "../src", // relative to this config, not the one extending it
+    "paths": {
+      "@app/*": ["app/*"],
+      "@app/special/*": ["special/*"],
+      "@shared": ["missing/shared", "lib/shared/index"], /* the first target does not exist */
+      "@gone/*": ["nowhere/*",],
+    },
+  },
+}
+""",
+    "node_modules/@tsconfig/strictest/tsconfig.json": '{"compilerOptions": {"strict": true, "baseUrl": "."}}\n',
+    "src/main.ts": "import { a } from '@app/feature/a';\nimport { b } from '@app/feature/b.js';\n"
+                   "import s from '@shared';\nimport sp from '@app/special/one';\nimport u from 'utils/strings';\n"
+                   "import g from '@gone/thing';\nimport d from '@gone/dep';\nimport fs from 'fs';\n"
+                   "import left from 'left-pad';\nimport nope from 'not-installed';\n",
+    "src/app/feature/a.ts": "export const a = 1;\n",
+    "src/app/feature/b.ts": "export const b = 1;\n",
+    "src/special/one.ts": "export default 1;\n",
+    "src/lib/shared/index.ts": "export default 1;\n",
+    "src/utils/strings.ts": "export default 1;\n",
+    "node_modules/@gone/dep/index.js": "module.exports = 1;\n",
+    "node_modules/left-pad/index.js": "module.exports = 1;\nrequire('@app/feature/a');\n",
+    # a second project: a jsconfig without baseUrl, so paths are relative to the jsconfig itself
+    "packages/web/jsconfig.json": '{"compilerOptions": {"paths": {"~/*": ["./src/*"]}}}\n',
+    "packages/web/src/index.js": "import util from '~/util';\nimport a from '@app/feature/a';\n",
+    "packages/web/src/util.js": "export default 1;\n",
+    # a config that does not parse is a parse failure; it still governs its directory, with nothing in it
+    "packages/broken/tsconfig.json": '{"compilerOptions": {"paths": {"@app/*": [ }}\n',
+    "packages/broken/a.ts": "import a from '@app/feature/a';\n",
+}
+
+
+def test_typescript_paths_and_base_url(tmp_path):
+    r = analyze(write_tree(tmp_path / "ts", TS_APP))["normalized_result"]
+    found = _imports(r)
+
+    def check(importer, spec, target, basis, **detail):
+        edge = found[(f"module:{importer}", spec)]
+        assert (edge["to"], edge["basis"]) == (target, basis), edge
+        assert {k: edge.get(k) for k in detail} == detail, edge
+
+    main = "src/main.ts"
+    check(main, "@app/feature/a", "module:src/app/feature/a.ts", "tsconfig-paths", config="tsconfig.json", alias="@app/*")
+    # `.js` names the `.ts` source through an alias too
+    check(main, "@app/feature/b.js", "module:src/app/feature/b.ts", "tsconfig-paths", alias="@app/*")
+    # an exact alias; its targets are tried in order
+    check(main, "@shared", "module:src/lib/shared/index.ts", "tsconfig-paths", alias="@shared")
+    # the longest pattern prefix wins
+    check(main, "@app/special/one", "module:src/special/one.ts", "tsconfig-paths", alias="@app/special/*")
+    # baseUrl (from the base config, relative to it) without a matching path
+    check(main, "utils/strings", "module:src/utils/strings.ts", "tsconfig-base-url", config="tsconfig.json")
+    # a matched alias whose targets are absent falls through to node_modules, else says so
+    check(main, "@gone/dep", "module:node_modules/@gone/dep/index.js", "package-main")
+    check(main, "@gone/thing", "unresolved:@gone/thing", "tsconfig-paths-target-missing", alias="@gone/*")
+    check(main, "fs", "builtin:fs", "builtin-name")
+    check(main, "left-pad", "module:node_modules/left-pad/index.js", "package-main")
+    check(main, "not-installed", "unresolved:not-installed", "package-not-found")
+    # node_modules files are governed by no config
+    check("node_modules/left-pad/index.js", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
+    # the nearest config governs: the jsconfig's own paths, relative to it; the root's aliases do not apply
+    check("packages/web/src/index.js", "~/util", "module:packages/web/src/util.js", "tsconfig-paths",
+          config="packages/web/jsconfig.json")
+    check("packages/web/src/index.js", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
+    check("packages/broken/a.ts", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
+    # config nodes: counts, not maps; extends edges; the unfollowed extends is an unknown
+    root = node(r, "tsconfig:tsconfig.json")
+    assert root["governs"] is True and root["paths"] == 0 and root["base_url"] is None
+    assert root["effective"] == {"base_url": "src", "paths": 4, "paths_from": "configs/tsconfig.base.json"}
+    assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:configs/tsconfig.base.json")[0]["kind"] == "extends"
+    assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:node_modules/@tsconfig/strictest/tsconfig.json")
+    assert {(u["reference"], u["reason"]) for u in r["unknowns"] if u["kind"] == "tsconfig-extends-not-followed"} \
+        == {("@tsconfig/absent", "not-found")}
+    assert node(r, "tsconfig:configs/tsconfig.base.json")["paths"] == 4
+    assert "governs" not in node(r, "tsconfig:configs/tsconfig.base.json")
+    assert [f["path"] for f in r["parse_failures"]] == ["packages/broken/tsconfig.json"]
+    assert node(r, "tsconfig:packages/broken/tsconfig.json")["parse"] == "failed"
+    assert r["statistics"]["files_by_kind"]["tsconfig"] == 5
+
+
+def _config(**fact):
+    return {"parse": "ok", **fact}
+
+
+def test_compiler_paths_inherit_cut_and_govern():
+    configs = {
+        "a/tsconfig.json": _config(extends=["../base/tsconfig.base.json"], paths={"x": ["./x"]}),
+        "base/tsconfig.base.json": _config(base_url="./root", paths={"old/*": ["*"]}),
+        "c/tsconfig.json": _config(extends=["./tsconfig.c2"]),  # TypeScript adds .json
+        "c/tsconfig.c2.json": _config(extends=["./tsconfig.json"], base_url="."),
+        **{f"d/tsconfig.{i}.json": _config(extends=[f"./tsconfig.{i + 1}.json"]) for i in range(12)},
+        "d/tsconfig.12.json": _config(base_url="deep"),
+        "e/tsconfig.json": _config(), "e/jsconfig.json": _config(),
+    }
+    files = frozenset(configs)
+    a = tsconfig.compiler_paths("a/tsconfig.json", configs, files)
+    # the child's paths replace the base's, and are relative to the inherited baseUrl (relative to the base)
+    assert (a.base_url, dict(a.paths), a.paths_base, a.paths_from, a.truncated) == \
+        ("base/root", {"x": ("./x",)}, "base/root", "a/tsconfig.json", None)
+    c = tsconfig.compiler_paths("c/tsconfig.json", configs, files)
+    assert (c.base_url, c.truncated) == ("c", "cycle")
+    d = tsconfig.compiler_paths("d/tsconfig.0.json", configs, files)
+    assert (d.base_url, d.truncated) == (None, "max-depth")
+    assert tsconfig.governing_config("a/src/deep/x.ts", configs) == "a/tsconfig.json"
+    assert tsconfig.governing_config("e/x.js", configs) == "e/tsconfig.json"
+    assert tsconfig.governing_config("a/node_modules/p/x.js", configs) is None
+    assert tsconfig.governing_config("z/x.js", configs) is None
+
+
+def test_resolver_typescript_paths_unit():
+    files = ["src/a.ts", "src/ab.ts", "lib/exact.js", "src/index.ts"]
+    compiler = tsconfig.CompilerPaths(config="tsconfig.json", base_url=None,
+                                      paths={"@a/*": ["src/*"], "@a/b": ["lib/exact.js"], "*": ["src/*"]},
+                                      paths_base="", paths_from="tsconfig.json", truncated=None)
+    resolver = Resolver(files, {}, lambda importer: compiler)
+    # an exact key beats any pattern; a longer prefix beats `*`
+    assert resolver.resolve("src/index.ts", "@a/b", "import")[1:] == ("lib/exact.js", "tsconfig-paths",
+                                                                       (("config", "tsconfig.json"), ("alias", "@a/b")))
+    assert resolver.resolve("src/index.ts", "@a/ab", "import")[1:3] == ("src/ab.ts", "tsconfig-paths")
+    assert resolver.resolve("src/index.ts", "a.js", "import")[1:3] == ("src/a.ts", "tsconfig-paths")
+    # builtins are answered before paths
+    assert resolver.resolve("src/index.ts", "fs", "import")[:3] == ("builtin", "fs", "builtin-name")
+    assert resolver.resolve("src/index.ts", "zzz", "import")[2] == "tsconfig-paths-target-missing"
+
+
+ENHANCED_RESOLVE = """
+const { ResolverFactory, CachedInputFileSystem } = require(process.argv[2] + '/enhanced-resolve');
+const fs = require('fs'); const path = require('path');
+const [root, cases] = [process.argv[3], JSON.parse(process.argv[4])];
+console.log(JSON.stringify(cases.map(([config, importer, spec]) => {
+  const resolver = ResolverFactory.createResolver({
+    fileSystem: new CachedInputFileSystem(fs, 4000), useSyncFileSystemCalls: true,
+    extensions: ['.ts', '.tsx', '.js', '.mjs', '.cjs', '.json'], extensionAlias: { '.js': ['.js', '.ts', '.tsx'] },
+    conditionNames: ['import', 'node', 'default'], tsconfig: { configFile: path.join(root, config) },
+  });
+  try { return path.relative(root, resolver.resolveSync({}, path.dirname(path.join(root, importer)), spec)); }
+  catch (e) { return null; }
+})));
+"""
+
+
+@pytest.mark.slow
+def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
+    """webpack's resolver (enhanced-resolve, with its tsconfig `paths` support) as a second opinion on every
+    bare import of the TypeScript projects (it refuses a config whose extends is missing, so that one goes)."""
+    files = {**TS_APP, "tsconfig.json": TS_APP["tsconfig.json"].replace(', "@tsconfig/absent"', "")}
+    root = write_tree(tmp_path / "ts", files)
+    r = analyze(root)["normalized_result"]
+    ours = [e for e in edges(r, "imports") if not e["specifier"].startswith(".") and e["to"] != "builtin:fs"
+            and e["from"] in ("module:src/main.ts", "module:packages/web/src/index.js")]
+    cases = [["packages/web/jsconfig.json" if "web" in e["from"] else "tsconfig.json", e["from"].removeprefix("module:"),
+              e["specifier"]] for e in ours]
+    (tmp_path / "resolve.js").write_text(ENHANCED_RESOLVE)
+    done = subprocess.run(["node", str(tmp_path / "resolve.js"), str(npm_tree), str(root), json.dumps(cases)],
+                          capture_output=True, text=True, timeout=60, check=True)
+    answers = json.loads(done.stdout)
+    assert [e["to"] for e in ours] == [f"module:{a}" if a else f"unresolved:{e['specifier']}" for e, a in zip(ours, answers)]
+    assert len(ours) == 11

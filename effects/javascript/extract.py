@@ -20,6 +20,9 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
 
 import orjson
 
+from rea.javascript import jsonc
+from rea.javascript.graph import TEXT_KINDS
+
 PARSER_NAME = "tree-sitter"
 
 MAX_STRING = 512          # characters kept of any literal
@@ -407,6 +410,26 @@ def package_facts(data: bytes) -> dict[str, Any]:
     return out
 
 
+def tsconfig_facts(data: bytes) -> dict[str, Any]:
+    """What module resolution needs from a tsconfig/jsconfig (read as JSONC, as TypeScript does): `extends`,
+    `compilerOptions.baseUrl` and `compilerOptions.paths`. Bad JSONC raises, and becomes a parse failure."""
+    doc = orjson.loads(jsonc.to_json(data.decode("utf-8-sig")))
+    if not isinstance(doc, dict):
+        return {"parse": "failed", "error": "the config is not a JSON object"}
+    out: dict[str, Any] = {"parse": "ok"}
+    refs = doc.get("extends")
+    refs = [refs] if isinstance(refs, str) else [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+    if refs:
+        out["extends"] = [r[:MAX_STRING] for r in refs[:16]]
+    options = doc.get("compilerOptions") if isinstance(doc.get("compilerOptions"), dict) else {}
+    if isinstance(options.get("baseUrl"), str):
+        out["base_url"] = options["baseUrl"][:MAX_STRING]
+    if isinstance(options.get("paths"), dict):
+        _bounded(out, "paths", {str(k): [t for t in v if isinstance(t, str)]
+                                for k, v in options["paths"].items() if isinstance(v, list)})
+    return out
+
+
 def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
     doc = _json(data)
     if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
@@ -425,12 +448,17 @@ def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
     return out
 
 
+_CONFIG = re.compile(r"(?:ts|js)config(?:\.[^/]+)?\.json")  # tsconfig.json, tsconfig.base.json, jsconfig.json
+
+
 def classify(path: str) -> str:
     """What a file is, by name: the pure core gets this label with the file's size."""
     lower = path.lower()
     base = lower.rsplit("/", 1)[-1]
     if base == "package.json":
         return "package-json"
+    if _CONFIG.fullmatch(base):
+        return "tsconfig"
     if lower.endswith((".js", ".mjs", ".cjs", ".jsx")):
         return "javascript"
     if lower.endswith((".d.ts", ".d.mts", ".d.cts")):
@@ -452,9 +480,6 @@ def classify(path: str) -> str:
     return "asset"
 
 
-TEXT_KINDS = ("package-json", "javascript", "typescript", "tsx", "html", "source-map")
-
-
 def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> dict[str, Any]:
     """Facts of one file's bytes; never raises for bad content (parse status says what happened)."""
     facts: dict[str, Any] = {"sha256": hashlib.sha256(data).hexdigest()}
@@ -472,6 +497,8 @@ def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> 
             facts.update(package_facts(data))
         elif kind == "source-map":
             facts.update(source_map_facts(data, max_sources))
+        elif kind == "tsconfig":
+            facts.update(tsconfig_facts(data))
     except (ValueError, RecursionError, UnicodeError) as exc:
         facts.update(parse="failed", error=f"{type(exc).__name__}: {exc}"[:MAX_STRING])
     return facts

@@ -1,11 +1,14 @@
 """Module resolution over a known set of files: relative paths, node_modules packages
-(with `exports` maps), package `imports` maps (`#x`), `node:` builtins. Pure: it only looks at
-the paths and facts it is given."""
+(with `exports` maps), package `imports` maps (`#x`), TypeScript `paths`/`baseUrl`, `node:`
+builtins. Pure: it only looks at the paths and facts it is given."""
 
 from __future__ import annotations
 
 import re
-from typing import Any, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from rea.javascript.tsconfig import CompilerPaths
 
 NODE_BUILTINS = frozenset((
     "assert", "assert/strict", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto",
@@ -60,11 +63,14 @@ def conditions(kind: str) -> tuple[str, ...]:
 
 
 class Resolver:
-    """Resolves specifiers against one tree's files and package.json facts."""
+    """Resolves specifiers against one tree's files, package.json facts and, through `compiler`, the
+    TypeScript settings that govern an importer (see rea.javascript.tsconfig)."""
 
-    def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]]) -> None:
+    def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]],
+                 compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None) -> None:
         self.files = frozenset(files)
         self.packages = packages  # package directory ("" for the root) -> package.json facts
+        self.compiler = compiler
 
     def _file(self, path: str | None) -> str | None:
         if path is None:
@@ -115,7 +121,7 @@ class Resolver:
             return Resolution("unresolved", spec, "url-specifier")
         if spec.startswith("#"):
             return self._imports(importer, spec, kind)
-        return self._builtin(spec) or self._package(importer, spec, kind)
+        return self._builtin(spec) or self._compiler_paths(importer, spec, kind)
 
     def _builtin(self, spec: str) -> Resolution | None:
         if spec.startswith("node:"):
@@ -161,6 +167,29 @@ class Resolver:
         if inner.status == "unresolved":
             return Resolution("unresolved", spec, "imports-target-missing", detail)
         return Resolution(inner.status, inner.target, "package-imports", detail)
+
+    def _compiler_paths(self, importer: str, spec: str, kind: str) -> Resolution:
+        """TypeScript's order for a bare name: `paths` (exact key, else the longest-prefix pattern; each
+        target in turn), then `baseUrl/name`, then node_modules. Builtins were answered before."""
+        compiler = self.compiler(importer)
+        if compiler is None:
+            return self._package(importer, spec, kind)
+        config = (("config", compiler.config),)
+        alias, star = (spec, "") if spec in compiler.paths else \
+            match_pattern(compiler.paths, spec, typescript=True) or (None, "")
+        if alias is not None and compiler.paths_base is not None:
+            for target in compiler.paths[alias]:  # an empty `*` match leaves the target as written, as TypeScript does
+                found = self._locate(join(compiler.paths_base, target.replace("*", star, 1) if star else target))
+                if found:
+                    return Resolution("module", found, "tsconfig-paths", (*config, ("alias", alias)))
+        if compiler.base_url is not None:
+            found = self._locate(join(compiler.base_url, spec))
+            if found:
+                return Resolution("module", found, "tsconfig-base-url", config)
+        result = self._package(importer, spec, kind)
+        if result.status == "unresolved" and alias is not None:
+            return Resolution("unresolved", spec, "tsconfig-paths-target-missing", (*config, ("alias", alias)))
+        return result
 
     def _package(self, importer: str, spec: str, kind: str) -> Resolution:
         parts = spec.split("/")

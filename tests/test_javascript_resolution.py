@@ -321,3 +321,15 @@ def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
     answers = json.loads(done.stdout)
     assert [e["to"] for e in ours] == [f"module:{a}" if a else f"unresolved:{e['specifier']}" for e, a in zip(ours, answers)]
     assert len(ours) == 11
+
+
+def test_package_dev_configs_in_node_modules_add_no_unknowns(tmp_path):
+    r = analyze(write_tree(tmp_path / "app", {
+        "index.js": "require('dep');\n",
+        "node_modules/dep/index.js": "module.exports = 1;\n",
+        "node_modules/dep/tsconfig.json": '{\n  // a package ships its dev config\n  "extends": "@ljharb/tsconfig",\n}\n',
+    }))["normalized_result"]
+    assert node(r, "tsconfig:node_modules/dep/tsconfig.json")["extends"] == ["@ljharb/tsconfig"]
+    assert "governs" not in node(r, "tsconfig:node_modules/dep/tsconfig.json")
+    assert not [u for u in r["unknowns"] if u["kind"].startswith("tsconfig")]
+    assert r["coverage"]["status"] == "complete"

@@ -516,8 +516,9 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
 
 def _config_nodes(b: _Builder, configs: Mapping[str, Mapping[str, Any]],
                   compiler: Mapping[str, tsconfig.CompilerPaths | None], files: frozenset[str]) -> None:
-    """A node per tsconfig/jsconfig read, with counts rather than maps; `extends` become `loads` edges, and
-    a governing config says what it ends up with (and from which config) after its extends chain."""
+    """A node per tsconfig/jsconfig read, with counts rather than maps; `extends` become `loads` edges (an
+    unfollowed one is an unknown outside node_modules), and a governing config says what it ends up with
+    (and from which config) after its extends chain."""
     for path, fact in sorted(configs.items()):
         cid = f"tsconfig:{path}"
         props: dict[str, Any] = {"path": path, "parse": fact.get("parse", "not-read"),
@@ -540,7 +541,7 @@ def _config_nodes(b: _Builder, configs: Mapping[str, Mapping[str, Any]],
             target = tsconfig.extends_target(path, ref, files)
             if target is not None and target in configs:
                 b.edge(cid, f"tsconfig:{target}", "loads", {"path": path}, kind="extends", reference=ref)
-            else:
+            elif "node_modules" not in path.split("/"):  # a package's own dev config governs nothing here
                 b.unknowns.append({"kind": "tsconfig-extends-not-followed", "node": cid, "reference": ref,
                                    "reason": "not-found" if target is None else "not-read", "path": path})
 

@@ -23,6 +23,15 @@ SPEC = st.one_of(
 )
 
 
+# configs the random trees may carry: an imports map, TypeScript paths and baseUrl, an extends chain
+CONFIGS = {
+    "package.json": {"parse": "ok", "imports": {"#internal": "./src/index.js", "#*": {"node": "pkg/*"}}},
+    "tsconfig.json": {"parse": "ok", "base_url": ".", "paths": {"pkg/*": ["src/*", "lib/*"], "@scope/x": ["a/b.js"]}},
+    "a/tsconfig.json": {"parse": "ok", "extends": ["../tsconfig.json", "./tsconfig.json"], "base_url": "b"},
+    "a/jsconfig.json": {"parse": "failed", "error": "bad"},
+}
+
+
 @st.composite
 def trees(draw):
     files = sorted(set(draw(st.lists(FILE, min_size=1, max_size=25))))
@@ -38,9 +47,14 @@ def trees(draw):
                      for _ in range(draw(st.integers(0, 2)))]
             facts.append({"path": path, "parse": "ok", "ast_nodes": 1, "sha256": "0" * 64, "bytes_read": 1,
                           "imports": imports, "calls": calls})
+    configs = draw(st.lists(st.sampled_from(sorted(CONFIGS)), unique=True))
+    facts += [{"path": c, "sha256": "0" * 64, "bytes_read": 1, **CONFIGS[c]} for c in configs]
+    kinds = {"package.json": "package-json", "tsconfig.json": "tsconfig", "a/tsconfig.json": "tsconfig",
+             "a/jsconfig.json": "tsconfig"}
     scan = {"root": "/app", "kind": "directory", "omitted": [],
-            "files": [{"path": p, "size": 1, "kind": "javascript" if p.endswith((".js", ".mjs")) else
-                       "typescript" if p.endswith(".ts") else "json"} for p in files]}
+            "files": sorted(({"path": p, "size": 1, "kind": kinds.get(p) or ("javascript" if p.endswith((".js", ".mjs")) else
+                              "typescript" if p.endswith(".ts") else "json")} for p in {*files, *configs}),
+                            key=lambda f: f["path"])}
     return scan, facts
 
 

@@ -20,6 +20,8 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
 
 import orjson
 
+from rea.javascript import jsonc
+from rea.javascript.graph import TEXT_KINDS
 from rea.javascript.sourcemap import source_runs
 
 PARSER_NAME = "tree-sitter"
@@ -385,6 +387,18 @@ def _json(data: bytes) -> Any:
         return None
 
 
+MAX_MAP_BYTES = 16384  # an exports, imports or paths map larger than this is omitted (and says so)
+
+
+def _bounded(out: dict[str, Any], key: str, value: Any) -> None:
+    """Keep a resolution map whole or not at all: half a map would resolve wrongly without saying so."""
+    if len(orjson.dumps(value)) <= MAX_MAP_BYTES:
+        out[key] = value
+    else:
+        out[key] = None
+        out[f"{key}_omitted"] = f"larger than {MAX_MAP_BYTES} bytes"
+
+
 def package_facts(data: bytes) -> dict[str, Any]:
     doc = _json(data)
     if not isinstance(doc, dict):
@@ -393,17 +407,35 @@ def package_facts(data: bytes) -> dict[str, Any]:
     for key in ("name", "version", "main", "module", "browser", "type", "types"):
         if isinstance(doc.get(key), str):
             out[key] = doc[key][:MAX_STRING]
-    if "exports" in doc:
-        encoded = orjson.dumps(doc["exports"])
-        out["exports"] = doc["exports"] if len(encoded) <= 16384 else None
-        if out["exports"] is None:
-            out["exports_omitted"] = "larger than 16384 bytes"
+    for key in ("exports", "imports"):
+        if key in doc:
+            _bounded(out, key, doc[key])
     if isinstance(doc.get("bin"), (str, dict)):
         out["bin"] = doc["bin"] if isinstance(doc["bin"], str) else {str(k): str(v) for k, v in list(doc["bin"].items())[:64]}
     for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
         deps = doc.get(key)
         if isinstance(deps, dict):
             out[key] = {str(k): str(v)[:128] for k, v in list(deps.items())[:1024]}
+    return out
+
+
+def tsconfig_facts(data: bytes) -> dict[str, Any]:
+    """What module resolution needs from a tsconfig/jsconfig (read as JSONC, as TypeScript does): `extends`,
+    `compilerOptions.baseUrl` and `compilerOptions.paths`. Bad JSONC raises, and becomes a parse failure."""
+    doc = orjson.loads(jsonc.to_json(data.decode("utf-8-sig")))
+    if not isinstance(doc, dict):
+        return {"parse": "failed", "error": "the config is not a JSON object"}
+    out: dict[str, Any] = {"parse": "ok"}
+    refs = doc.get("extends")
+    refs = [refs] if isinstance(refs, str) else [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+    if refs:
+        out["extends"] = [r[:MAX_STRING] for r in refs[:16]]
+    options = doc.get("compilerOptions") if isinstance(doc.get("compilerOptions"), dict) else {}
+    if isinstance(options.get("baseUrl"), str):
+        out["base_url"] = options["baseUrl"][:MAX_STRING]
+    if isinstance(options.get("paths"), dict):
+        _bounded(out, "paths", {str(k): [t for t in v if isinstance(t, str)]
+                                for k, v in options["paths"].items() if isinstance(v, list)})
     return out
 
 
@@ -434,12 +466,17 @@ def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
     return out
 
 
+_CONFIG = re.compile(r"(?:ts|js)config(?:\.[^/]+)?\.json")  # tsconfig.json, tsconfig.base.json, jsconfig.json
+
+
 def classify(path: str) -> str:
     """What a file is, by name: the pure core gets this label with the file's size."""
     lower = path.lower()
     base = lower.rsplit("/", 1)[-1]
     if base == "package.json":
         return "package-json"
+    if _CONFIG.fullmatch(base):
+        return "tsconfig"
     if lower.endswith((".js", ".mjs", ".cjs", ".jsx")):
         return "javascript"
     if lower.endswith((".d.ts", ".d.mts", ".d.cts")):
@@ -459,9 +496,6 @@ def classify(path: str) -> str:
     if lower.endswith(".json"):
         return "json"
     return "asset"
-
-
-TEXT_KINDS = ("package-json", "javascript", "typescript", "tsx", "html", "source-map")
 
 
 def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> dict[str, Any]:
@@ -485,6 +519,8 @@ def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> 
             facts.update(package_facts(data))
         elif kind == "source-map":
             facts.update(source_map_facts(data, max_sources))
+        elif kind == "tsconfig":
+            facts.update(tsconfig_facts(data))
     except (ValueError, RecursionError, UnicodeError) as exc:
         facts.update(parse="failed", error=f"{type(exc).__name__}: {exc}"[:MAX_STRING])
     return facts

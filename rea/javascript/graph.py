@@ -12,6 +12,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.bundles import add_bundles
+from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver, dirname, join, normalize
 from rea.javascript.sourcemap import without_scheme
 
@@ -33,7 +34,7 @@ LIMIT_MAXIMA: Mapping[str, int] = {
 }
 LANGUAGE = {"javascript": "javascript", "typescript": "typescript", "tsx": "typescript", "type-declaration": "typescript"}
 PARSED_KINDS = ("javascript", "typescript", "tsx")
-TEXT_KINDS = ("package-json", "javascript", "typescript", "tsx", "html", "source-map")
+TEXT_KINDS = ("package-json", "javascript", "typescript", "tsx", "html", "source-map", "tsconfig")
 
 _IPC_MAIN_HANDLE = {"handle": "invoke", "handleOnce": "invoke", "on": "send", "once": "send"}
 _IPC_RENDERER_SEND = {"invoke": "invokes", "send": "sends", "sendSync": "sends", "postMessage": "sends",
@@ -107,7 +108,11 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
     b = _Builder()
     containers = {c["path"]: c for c in scan.get("containers", ())}
     packages = {dirname(p): f for p, f in facts.items() if p.rsplit("/", 1)[-1] == "package.json" and f.get("parse") == "ok"}
-    resolver = Resolver((f["path"] for f in files), packages)
+    paths = frozenset(f["path"] for f in files)
+    configs = {f["path"]: facts[f["path"]] for f in files if f["kind"] == "tsconfig" and f["path"] in facts}
+    compiler = {c: tsconfig.compiler_paths(c, configs, paths) if fact.get("parse") == "ok" else None
+                for c, fact in configs.items() if tsconfig.governs(c)}
+    resolver = Resolver(paths, packages, lambda importer: compiler.get(tsconfig.governing_config(importer, compiler)))
     package_dirs = sorted(packages, key=len, reverse=True)
 
     def owning_package(path: str) -> str | None:
@@ -154,9 +159,12 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
         deps = {k: v for key in ("dependencies", "optionalDependencies", "peerDependencies") for k, v in pkg.get(key, {}).items()}
         b.node(pid, "package", {"path": manifest}, path=manifest, name=pkg.get("name"), version=pkg.get("version"),
-               main=pkg.get("main"), type=pkg.get("type"), has_exports="exports" in pkg, bin=pkg.get("bin"),
+               main=pkg.get("main"), type=pkg.get("type"), has_exports="exports" in pkg, has_imports="imports" in pkg,
+               bin=pkg.get("bin"),
                dependencies=dict(sorted(deps.items())),
                dev_dependencies=dict(sorted(pkg.get("devDependencies", {}).items())) if pkg_dir == "" else None)
+
+    _config_nodes(b, configs, compiler, paths)
 
     def file_node(found: str) -> str:
         """The node of a file an edge reaches: its module, add-on or document, else a plain asset node."""
@@ -167,13 +175,15 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         b.node(f"asset:{found}", "asset", {"path": found}, path=found, size=size)
         return f"asset:{found}"
 
-    # ---- imports
+    # ---- imports (of modules only: a package.json's `imports` is a map, not a list of imports)
     for path, fact in sorted(facts.items()):
         source = f"module:{path}"
+        if source not in b.nodes:
+            continue
         for imp in fact.get("imports", ()):
-            status, target, basis = resolver.resolve(path, imp["specifier"], imp["kind"])
+            status, target, basis, detail = resolver.resolve(path, imp["specifier"], imp["kind"])
             loc = _loc(path, imp)
-            extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis}
+            extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis, **dict(detail)}
             if imp.get("type_only"):
                 extra["type_only"] = True
             if status == "module":
@@ -520,6 +530,38 @@ def _source_path(name: str, root: str) -> str | None:
     the map's directory (or its sourceRoot). None when the path climbs above the root."""
     clean = without_scheme(name)
     return normalize(clean) if clean.startswith("/") or name.startswith("webpack://") else join(root, clean)
+
+
+def _config_nodes(b: _Builder, configs: Mapping[str, Mapping[str, Any]],
+                  compiler: Mapping[str, tsconfig.CompilerPaths | None], files: frozenset[str]) -> None:
+    """A node per tsconfig/jsconfig read, with counts rather than maps; `extends` become `loads` edges (an
+    unfollowed one is an unknown outside node_modules), and a governing config says what it ends up with
+    (and from which config) after its extends chain."""
+    for path, fact in sorted(configs.items()):
+        cid = f"tsconfig:{path}"
+        props: dict[str, Any] = {"path": path, "parse": fact.get("parse", "not-read"),
+                                 "extends": fact.get("extends", []), "base_url": fact.get("base_url"),
+                                 "paths": len(fact.get("paths") or {})}
+        if fact.get("paths_omitted"):
+            props["paths_omitted"] = fact["paths_omitted"]
+            b.unknowns.append({"kind": "tsconfig-paths-omitted", "node": cid, "path": path})
+        effective = compiler.get(path)
+        if path in compiler:
+            props["governs"] = True
+        if effective is not None:
+            props["effective"] = {"base_url": effective.base_url, "paths": len(effective.paths),
+                                  "paths_from": effective.paths_from}
+            if effective.truncated:
+                b.unknowns.append({"kind": "tsconfig-extends-not-followed", "node": cid, "reason": effective.truncated,
+                                   "path": path})
+        b.node(cid, "tsconfig", {"path": path}, **props)
+        for ref in fact.get("extends", ()):
+            target = tsconfig.extends_target(path, ref, files)
+            if target is not None and target in configs:
+                b.edge(cid, f"tsconfig:{target}", "loads", {"path": path}, kind="extends", reference=ref)
+            elif "node_modules" not in path.split("/"):  # a package's own dev config governs nothing here
+                b.unknowns.append({"kind": "tsconfig-extends-not-followed", "node": cid, "reference": ref,
+                                   "reason": "not-found" if target is None else "not-read", "path": path})
 
 
 def _order(item: Mapping[str, Any]) -> tuple:

@@ -1,9 +1,14 @@
 """Module resolution over a known set of files: relative paths, node_modules packages
-(with `exports` maps), `node:` builtins. Pure: it only looks at the paths it is given."""
+(with `exports` maps), package `imports` maps (`#x`), TypeScript `paths`/`baseUrl`, `node:`
+builtins. Pure: it only looks at the paths and facts it is given."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+import re
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
+
+if TYPE_CHECKING:
+    from rea.javascript.tsconfig import CompilerPaths
 
 NODE_BUILTINS = frozenset((
     "assert", "assert/strict", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto",
@@ -16,6 +21,7 @@ NODE_BUILTINS = frozenset((
 ELECTRON_MODULES = frozenset(("electron", "electron/main", "electron/renderer", "electron/common", "electron/utility"))
 EXTENSIONS = ("", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".json", ".node")
 INDEXES = tuple("/index" + e for e in EXTENSIONS[1:])
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:")
 
 
 def normalize(path: str) -> str | None:
@@ -41,12 +47,30 @@ def join(base: str, rel: str) -> str | None:
     return normalize(f"{base}/{rel}" if base else rel)
 
 
-class Resolver:
-    """Resolves specifiers against one tree's files and package.json facts."""
+class Resolution(NamedTuple):
+    """One specifier's outcome. status: module|builtin|electron|unresolved; target: a path, a builtin name or
+    the specifier; basis: the rule that decided (or the reason it failed); detail: the few facts an edge
+    needs to be checked by hand (the mapped specifier, the inner basis)."""
+    status: str
+    target: str
+    basis: str
+    detail: tuple[tuple[str, str], ...] = ()
 
-    def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]]) -> None:
+
+def conditions(kind: str) -> tuple[str, ...]:
+    """The export/import conditions Node matches for an import kind, in its priority order."""
+    return ("require", "node", "default") if kind == "require" else ("import", "node", "default")
+
+
+class Resolver:
+    """Resolves specifiers against one tree's files, package.json facts and, through `compiler`, the
+    TypeScript settings that govern an importer (see rea.javascript.tsconfig)."""
+
+    def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]],
+                 compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None) -> None:
         self.files = frozenset(files)
         self.packages = packages  # package directory ("" for the root) -> package.json facts
+        self.compiler = compiler
 
     def _file(self, path: str | None) -> str | None:
         if path is None:
@@ -58,13 +82,11 @@ class Resolver:
 
     def _directory(self, path: str) -> str | None:
         package = self.packages.get(path)
-        if package is not None:
-            for field in ("main",):
-                if isinstance(package.get(field), str):
-                    target = join(path, package[field])
-                    found = self._file(target) or (self._index(target) if target is not None else None)
-                    if found:
-                        return found
+        if package is not None and isinstance(package.get("main"), str):
+            target = join(path, package["main"])
+            found = self._file(target) or (self._index(target) if target is not None else None)
+            if found:
+                return found
         return self._index(path)
 
     def _index(self, path: str) -> str | None:
@@ -79,35 +101,101 @@ class Resolver:
             return None
         return self._file(path) or self._directory(path)
 
-    def resolve(self, importer: str, specifier: str, kind: str) -> tuple[str, str, str]:
-        """(status, target, basis): status module|builtin|electron|unresolved."""
+    def _locate(self, path: str | None) -> str | None:
+        """A file or directory, else the TypeScript source a `.js` name stands for."""
+        return self.file_or_directory(path) or _typescript_source(path, self.files)
+
+    def resolve(self, importer: str, specifier: str, kind: str) -> Resolution:
         spec = specifier.split("?", 1)[0].split("#", 1)[0] if not specifier.startswith("#") else specifier
-        if spec.startswith("node:"):
-            return ("builtin", spec[5:], "node-scheme")
-        if spec in ELECTRON_MODULES:
-            return ("electron", spec, "electron-runtime")
         if spec.startswith(("./", "../")) or spec in (".", ".."):
             target = join(dirname(importer), spec)
             found = self.file_or_directory(target)
             if found:
-                return ("module", found, "relative")
+                return Resolution("module", found, "relative")
             swapped = _typescript_source(target, self.files)
-            return ("module", swapped, "relative-typescript-source") if swapped else ("unresolved", spec, "relative-not-found")
+            return Resolution("module", swapped, "relative-typescript-source") if swapped \
+                else Resolution("unresolved", spec, "relative-not-found")
         if spec.startswith("/"):
-            return ("unresolved", spec, "absolute-path")
+            return Resolution("unresolved", spec, "absolute-path")
         if "://" in spec or spec.startswith(("data:", "http:", "https:")):
-            return ("unresolved", spec, "url-specifier")
+            return Resolution("unresolved", spec, "url-specifier")
         if spec.startswith("#"):
-            return ("unresolved", spec, "package-imports-unsupported")
-        if spec in NODE_BUILTINS:
-            return ("builtin", spec, "builtin-name")
-        return self._package(importer, spec, kind)
+            return self._imports(importer, spec, kind)
+        return self._builtin(spec) or self._compiler_paths(importer, spec, kind)
 
-    def _package(self, importer: str, spec: str, kind: str) -> tuple[str, str, str]:
+    def _builtin(self, spec: str) -> Resolution | None:
+        if spec.startswith("node:"):
+            return Resolution("builtin", spec[5:], "node-scheme")
+        if spec in ELECTRON_MODULES:
+            return Resolution("electron", spec, "electron-runtime")
+        if spec in NODE_BUILTINS:
+            return Resolution("builtin", spec, "builtin-name")
+        return None
+
+    def _scope(self, importer: str) -> str | None:
+        """Node's LOOKUP_PACKAGE_SCOPE: the directory of the nearest package.json, never past node_modules."""
+        directory = dirname(importer)
+        while directory.rsplit("/", 1)[-1] != "node_modules":
+            if (f"{directory}/package.json" if directory else "package.json") in self.files:
+                return directory
+            if not directory:
+                return None
+            directory = dirname(directory)
+        return None
+
+    def _imports(self, importer: str, spec: str, kind: str) -> Resolution:
+        """Node's PACKAGE_IMPORTS_RESOLVE: `#x` through the `imports` map of the importer's own package."""
+        if spec == "#":
+            return Resolution("unresolved", spec, "invalid-specifier")
+        scope = self._scope(importer)
+        package = self.packages.get(scope, {}) if scope is not None else {}
+        if package.get("imports_omitted"):
+            return Resolution("unresolved", spec, "imports-omitted")
+        imports = package.get("imports")
+        target = map_target(imports, spec, conditions(kind)) if isinstance(imports, dict) else None
+        if target is None or scope is None:
+            return Resolution("unresolved", spec, "imports-not-defined")
+        mapped = (("mapped", target),)
+        if target.startswith("./"):
+            found = self._locate(join(scope, target))
+            return Resolution("module", found, "package-imports", mapped) if found \
+                else Resolution("unresolved", spec, "imports-target-missing", mapped)
+        if target.startswith(("../", "/", "#")) or _URL_SCHEME.match(target):  # `node:fs` too, as Node says
+            return Resolution("unresolved", spec, "imports-target-invalid", mapped)
+        inner = self._builtin(target) or self._package(f"{scope}/package.json" if scope else "package.json", target, kind)
+        detail = (*mapped, ("via", inner.basis))
+        if inner.status == "unresolved":
+            return Resolution("unresolved", spec, "imports-target-missing", detail)
+        return Resolution(inner.status, inner.target, "package-imports", detail)
+
+    def _compiler_paths(self, importer: str, spec: str, kind: str) -> Resolution:
+        """TypeScript's order for a bare name: `paths` (exact key, else the longest-prefix pattern; each
+        target in turn), then `baseUrl/name`, then node_modules. Builtins were answered before."""
+        compiler = self.compiler(importer)
+        if compiler is None:
+            return self._package(importer, spec, kind)
+        config = (("config", compiler.config),)
+        alias, star = (spec, "") if spec in compiler.paths else \
+            match_pattern(compiler.paths, spec, typescript=True) or (None, "")
+        if alias is not None and compiler.paths_base is not None:
+            for target in compiler.paths[alias]:  # an empty `*` match leaves the target as written, as TypeScript does
+                found = self._locate(join(compiler.paths_base, target.replace("*", star, 1) if star else target))
+                if found:
+                    return Resolution("module", found, "tsconfig-paths", (*config, ("alias", alias)))
+        if compiler.base_url is not None:
+            found = self._locate(join(compiler.base_url, spec))
+            if found:
+                return Resolution("module", found, "tsconfig-base-url", config)
+        result = self._package(importer, spec, kind)
+        if result.status == "unresolved" and alias is not None:
+            return Resolution("unresolved", spec, "tsconfig-paths-target-missing", (*config, ("alias", alias)))
+        return result
+
+    def _package(self, importer: str, spec: str, kind: str) -> Resolution:
         parts = spec.split("/")
         count = 2 if spec.startswith("@") else 1
         if len(parts) < count or not all(parts[:count]):
-            return ("unresolved", spec, "invalid-specifier")
+            return Resolution("unresolved", spec, "invalid-specifier")
         name, subpath = "/".join(parts[:count]), "/".join(parts[count:])
         directory = dirname(importer)
         while True:
@@ -120,23 +208,25 @@ class Resolver:
             directory = dirname(directory)
             if directory.endswith("/node_modules") or directory == "node_modules":
                 directory = dirname(directory)
-        return ("unresolved", spec, "package-not-found")
+        return Resolution("unresolved", spec, "package-not-found")
 
-    def _in_package(self, base: str, package: Mapping[str, Any], subpath: str, kind: str, spec: str) -> tuple[str, str, str]:
+    def _in_package(self, base: str, package: Mapping[str, Any], subpath: str, kind: str, spec: str) -> Resolution:
+        if package.get("exports_omitted"):
+            return Resolution("unresolved", spec, "exports-omitted")
         exports = package.get("exports")
         if exports is not None:
-            conditions = ("require", "node", "default") if kind == "require" else ("import", "node", "default")
-            target = exports_target(exports, "./" + subpath if subpath else ".", conditions)
+            target = exports_target(exports, "./" + subpath if subpath else ".", conditions(kind))
             if target is None:
-                return ("unresolved", spec, "not-exported")
-            found = self._file(join(base, target)) if join(base, target) in self.files else None
-            found = found or self.file_or_directory(join(base, target))
-            return ("module", found, "package-exports") if found else ("unresolved", spec, "exports-target-missing")
+                return Resolution("unresolved", spec, "not-exported")
+            found = self._locate(join(base, target))
+            return Resolution("module", found, "package-exports") if found \
+                else Resolution("unresolved", spec, "exports-target-missing")
         if subpath:
             found = self.file_or_directory(join(base, subpath))
-            return ("module", found, "package-subpath") if found else ("unresolved", spec, "subpath-not-found")
+            return Resolution("module", found, "package-subpath") if found \
+                else Resolution("unresolved", spec, "subpath-not-found")
         found = self._directory(base)
-        return ("module", found, "package-main") if found else ("unresolved", spec, "package-main-missing")
+        return Resolution("module", found, "package-main") if found else Resolution("unresolved", spec, "package-main-missing")
 
 
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -176,23 +266,40 @@ def exports_target(exports: Any, subpath: str, conditions: tuple[str, ...]) -> s
     """The target of `subpath` ('.' or './x') in a package.json `exports` value, or None when not exported."""
     if isinstance(exports, (str, list)) or (isinstance(exports, dict) and not any(k.startswith(".") for k in exports)):
         return _conditional(exports, conditions) if subpath == "." else None
-    if not isinstance(exports, dict):
-        return None
-    if subpath in exports:
-        return _conditional(exports[subpath], conditions)
-    best: tuple[int, str, str] | None = None
-    for key in exports:
-        if "*" in key:
-            prefix, _, suffix = key.partition("*")
-            if subpath.startswith(prefix) and subpath.endswith(suffix) and len(subpath) >= len(prefix) + len(suffix):
-                if best is None or len(prefix) > best[0]:
-                    best = (len(prefix), key, subpath[len(prefix): len(subpath) - len(suffix) if suffix else None])
-        elif key.endswith("/") and subpath.startswith(key):
-            if best is None or len(key) > best[0]:
-                best = (len(key), key, subpath[len(key):])
+    return map_target(exports, subpath, conditions) if isinstance(exports, dict) else None
+
+
+def map_target(mapping: Mapping[str, Any], key: str, conditions: tuple[str, ...]) -> str | None:
+    """Node's PACKAGE_IMPORTS_EXPORTS_RESOLVE over an `exports` subpath map or an `imports` map: an exact key,
+    else the best `*` pattern (or legacy trailing-`/` folder key), its target with the match substituted."""
+    if key in mapping and "*" not in key:
+        return _conditional(mapping[key], conditions)
+    best = match_pattern(mapping, key)
     if best is None:
         return None
-    target = _conditional(exports[best[1]], conditions)
+    matched, star = best
+    target = _conditional(mapping[matched], conditions)
     if target is None:
         return None
-    return target.replace("*", best[2]) if "*" in best[1] else target + best[2]
+    return target.replace("*", star) if "*" in matched else target + star
+
+
+def match_pattern(keys: Iterable[str], key: str, typescript: bool = False) -> tuple[str, str] | None:
+    """The pattern key that matches `key` best and what its `*` stands for. The longest prefix wins, then the
+    longest key (Node's PATTERN_KEY_COMPARE; TypeScript's `paths` agree on the prefix). Node wants the `*` to
+    match at least one character and reads a key ending in `/` as a folder; TypeScript does neither."""
+    best: tuple[int, int, str, str] | None = None
+    for candidate in keys:
+        if "*" in candidate:
+            prefix, _, suffix = candidate.partition("*")
+            if "*" in suffix or not (key.startswith(prefix) and key.endswith(suffix)) \
+                    or len(key) < len(prefix) + len(suffix) + (0 if typescript else 1):
+                continue
+            found = (len(prefix), len(candidate), candidate, key[len(prefix): len(key) - len(suffix)])
+        elif not typescript and candidate.endswith("/") and key.startswith(candidate):
+            found = (len(candidate), len(candidate), candidate, key[len(candidate):])
+        else:
+            continue
+        if best is None or found[:2] > best[:2]:
+            best = found
+    return None if best is None else (best[2], best[3])

@@ -1,7 +1,8 @@
 """Find and read MCP client configs for `rea doctor`; read-only, bounded, never raises.
 
-Locations follow the clients REA's setup knows (home-scoped only; no project files). A client
-is inspected when its directory or its config file exists, so absent clients are not reported.
+Locations are the user-level files of the clients the TypeScript REA's setup supports, plus
+Claude Desktop's Linux (XDG) and Windows (APPDATA) homes and CODEX_HOME; no project files. A
+client is inspected when its directory or its config file exists, so absent clients are not listed.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import sysconfig
 from pathlib import Path
 from typing import Any, Mapping
 
+import attrs
+
 from rea.registrations import (
     MAX_CONFIG_BYTES, Entry, Installation, PathFacts, Registration, classify, read_entry,
 )
@@ -21,29 +24,35 @@ LIVE_SERVER = {"state": "unknown",
                "reason": "doctor holds no MCP connection; binary_session reports the live server's identity"}
 
 
-def client_locations(env: Mapping[str, str]) -> list[tuple[str, str, Path, Path]]:
-    """(client, format, marker directory, config file) for every location to look at."""
+@attrs.frozen
+class ClientFile:
+    """Where one client keeps its config; the client counts as present when `home_dir` or `path` exists."""
+
+    client: str
+    format: str
+    home_dir: Path
+    path: Path
+
+
+def client_files(env: Mapping[str, str]) -> list[ClientFile]:
+    """Every location to look at, from HOME (else USERPROFILE), XDG_CONFIG_HOME, CODEX_HOME and APPDATA."""
     home_text = env.get("HOME") or env.get("USERPROFILE")
     if not home_text:
         return []
     home = Path(home_text)
-    config = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    config_home = Path(env.get("XDG_CONFIG_HOME") or home / ".config")
+    claude_dirs = [home / "Library/Application Support/Claude", config_home / "Claude"]
+    claude_dirs += [Path(env["APPDATA"]) / "Claude"] if env.get("APPDATA") else []
     codex = Path(env.get("CODEX_HOME") or home / ".codex")
-    rows = [
-        ("claude_code", "json", home / ".claude", home / ".claude.json"),
-        ("claude_desktop", "json", home / "Library/Application Support/Claude",
-         home / "Library/Application Support/Claude/claude_desktop_config.json"),
-        ("claude_desktop", "json", config / "Claude", config / "Claude/claude_desktop_config.json"),
-        ("codex", "toml", codex, codex / "config.toml"),
-        ("cursor", "json", home / ".cursor", home / ".cursor/mcp.json"),
-        ("gemini_cli", "json", home / ".gemini", home / ".gemini/settings.json"),
-        ("windsurf", "json", home / ".codeium/windsurf", home / ".codeium/windsurf/mcp_config.json"),
+    files = [
+        ClientFile("claude_code", "json", home / ".claude", home / ".claude.json"),
+        *(ClientFile("claude_desktop", "json", d, d / "claude_desktop_config.json") for d in claude_dirs),
+        ClientFile("codex", "toml", codex, codex / "config.toml"),
+        ClientFile("cursor", "json", home / ".cursor", home / ".cursor/mcp.json"),
+        ClientFile("gemini_cli", "json", home / ".gemini", home / ".gemini/settings.json"),
+        ClientFile("windsurf", "json", home / ".codeium/windsurf", home / ".codeium/windsurf/mcp_config.json"),
     ]
-    if env.get("APPDATA"):
-        appdata = Path(env["APPDATA"]) / "Claude"
-        rows.append(("claude_desktop", "json", appdata, appdata / "claude_desktop_config.json"))
-    seen: set[Path] = set()
-    return [row for row in rows if not (row[3] in seen or seen.add(row[3]))]
+    return list({f.path: f for f in files}.values())
 
 
 def this_installation() -> Installation:
@@ -60,6 +69,7 @@ def this_installation() -> Installation:
 
 
 def path_facts(command: str) -> PathFacts:
+    """What the filesystem says about a registered command; a bare name is left for the client's PATH."""
     try:
         absolute = os.path.isabs(command)
         normalized = os.path.normpath(command) if absolute else command
@@ -73,12 +83,12 @@ def inspect_registrations(env: Mapping[str, str]) -> dict[str, Any]:
     """The doctor section: each present client's registration, the expected vector, live state unknown."""
     installation = this_installation()
     rows: list[Registration] = []
-    for client, fmt, marker, config in client_locations(env):
-        if not (_is_dir(marker) or _exists(config)):
+    for file in client_files(env):
+        if not (_is_dir(file.home_dir) or _exists(file.path)):
             continue
-        entry = _read(fmt, config)
+        entry = _read(file.format, file.path)
         facts = {entry.command[0]: path_facts(entry.command[0])} if entry.command else {}
-        rows.append(classify(client=client, config_path=str(config), fmt=fmt, entry=entry,
+        rows.append(classify(client=file.client, config_path=str(file.path), fmt=file.format, entry=entry,
                              installation=installation, facts=facts))
     rows.sort(key=lambda r: (r.client, r.config_path))
     return {"expected_command": list(installation.expected), "live_server": LIVE_SERVER,

@@ -146,6 +146,16 @@ def _render_doctor(value: Mapping[str, Any]) -> str:
         lines.append(f"  {check['status']:<11} {check['name']}: {check['detail']}")
         if check.get("remediation"):
             lines.append(f"              -> {check['remediation']}")
+    section = value["client_registrations"]
+    lines.append(f"client registrations (expected: {' '.join(section['expected_command'])}; "
+                 f"live server: {section['live_server']['state']})")
+    for reg in section["registrations"]:
+        found = " ".join(reg["command"]) if reg["command"] else "-"
+        lines.append(f"  {reg['state']:<11} {reg['client']} {reg['config_path']}: {found} ({reg['detail']})")
+        if reg["remediation"]:
+            lines.append(f"              -> {reg['remediation']}")
+    if not section["registrations"]:
+        lines.append("  no supported client found")
     return "\n".join(lines)
 
 
@@ -159,7 +169,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("mcp", help="serve MCP over stdio")
     sub.add_parser("capabilities", parents=[common], help="catalog identity and tool availability")
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
-    sub.add_parser("doctor", parents=[common], help="check dependencies, providers and settings (read-only)")
+    sub.add_parser("doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)")
     inspect = sub.add_parser("inspect-evidence-bundle", parents=[common],
                              help="summary of an exported Evidence bundle file")
     inspect.add_argument("request", help='JSON request, e.g. \'{"path":"/tmp/evidence.json","detail":"summary"}\'')

@@ -1,4 +1,8 @@
-"""`rea doctor`: read-only checks of dependencies, settings and providers."""
+"""`rea doctor`: read-only checks of dependencies, settings and providers, and client registrations.
+
+Registrations are a separate section, not checks: a client that is missing or points elsewhere
+does not stop REA from working, so like an unavailable provider it never fails doctor.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from returns.result import Success
 
 from effects.native import cache
 from effects.native.discovery import discover
+from effects.registrations import inspect_registrations
 from rea import __version__
 from rea.config import input_schema_profile, response_budget
 
@@ -63,4 +68,5 @@ def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
         "cwd": os.getcwd(),
         "status": "failed" if failed else "ok",
         "checks": checks,
+        "client_registrations": inspect_registrations(env),
     }

@@ -151,3 +151,14 @@ def test_shadowed_require_names_and_an_inline_runtime(tmp_path):
     requires = sorted((e["from"], e["to"]) for e in edges(r, "imports") if e["kind"] == "bundled-require")
     assert requires == [("bundled-module:main.js#967", "bundled-module:main.js#170"),
                         ("module:main.js", "bundled-module:main.js#967")]
+
+
+def test_a_dispatch_table_inside_a_module_is_not_a_module(tmp_path):
+    bundle = ('(()=>{var o={12:(e,t,n)=>{const ops={1:(a)=>a+1,2:(a)=>a*2};e.exports=ops},'
+              '34:(e,t,n)=>{e.exports=n(12)}},r={};function n(s){var e=r[s];if(void 0!==e)return e.exports;'
+              'var t=r[s]={exports:{}};return o[s](t,t.exports,n),t.exports}n.m=o;n(34)})();\n/* __webpack_require__ */\n')
+    write_tree(tmp_path / "out", {"main.js": bundle})
+    r = analyze(tmp_path / "out")["normalized_result"]
+    assert sorted(n["module_id"] for n in bundled(r).values()) == ["12", "34"]
+    assert edges(r, "imports", "bundled-module:main.js#34", "bundled-module:main.js#12")
+    assert edges(r, "imports", "module:main.js", "bundled-module:main.js#34")

@@ -143,7 +143,11 @@ def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None
             fns.append(_unwrap(fn))
     if not modules:
         return None
-    order = sorted(range(len(modules)), key=lambda i: modules[i]["start"])
+    order, end = [], -1
+    for i in sorted(range(len(modules)), key=lambda i: modules[i]["start"]):
+        if modules[i]["start"] >= end:  # an id-keyed object of functions inside a module is that module's code
+            order.append(i)
+            end = modules[i]["end"]
     modules = [modules[i] for i in order]
     requires = [requires[i] for i in order]
     fns = [fns[i] for i in order]

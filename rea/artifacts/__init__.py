@@ -1,6 +1,15 @@
 """The artifact graph family, pure: facts in, content-addressed graphs, comparisons and views out."""
 
-from rea.artifacts.compare import compare_artifacts, compare_inventories
-from rea.artifacts.graph import build_inventory, parse_inventory
-
 __all__ = ["build_inventory", "compare_artifacts", "compare_inventories", "parse_inventory"]
+
+
+def __getattr__(name: str):
+    """The graph and comparison load on first use: the catalog (and so every server start) needs only the
+    vocabulary in `rea.artifacts.model`."""
+    if name in ("compare_artifacts", "compare_inventories"):
+        from rea.artifacts import compare
+        return getattr(compare, name)
+    if name in ("build_inventory", "parse_inventory"):
+        from rea.artifacts import graph
+        return getattr(graph, name)
+    raise AttributeError(f"module 'rea.artifacts' has no attribute {name!r}")

@@ -14,11 +14,9 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
 from rea.artifacts.graph import merge_pages, parse_inventory, source_complete
+from rea.artifacts.model import CLASSIFICATIONS
 
 RUNTIME_NOTICE = "Static artifact equality does not establish unchanged runtime behavior."
-CLASSIFICATIONS = ("added", "removed", "changed", "unknown", "contradiction")
-DIMENSIONS = ("content", "kind", "format", "size", "executable", "relations", "metadata", "availability", "integrity")
-STATUSES = ("unchanged", "added", "removed", "changed", "truncated", "unknown", "contradiction")
 INVENTORY_OPERATIONS = ("inventory_artifact", "inspect_artifact")
 
 

@@ -18,19 +18,16 @@ from returns.result import Failure, Result, Success
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError
 from rea.paging import paginate
-from rea.artifacts.model import (
-    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, InventoryFacts, Limits, kind_for, normalize_member_name,
+from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this graph pages)
+    CONTAINER_FORMATS, COVERAGE_SCOPES, COVERAGE_STATUSES, LEGACY_STATUSES, ROOT_ONLY_FORMATS, SECTIONS,
+    InventoryFacts, Limits, kind_for, normalize_member_name,
 )
 
 GRAPH_SCHEMA_VERSION = 1
-COVERAGE_SCOPES = ("root", "container-entries")
-COVERAGE_STATUSES = ("complete", "unknown")
-LEGACY_STATUSES = ("complete", "partial")
 ROOT_SCOPE_NOTICE = ("Root-only inventory: the root artifact was hashed as a whole; its container entries were not "
                      "enumerated.")
 # historical REA wording that meant the same root-only scope
 _LEGACY_ROOT_NOTICES = ("root-only inventory", "container entries were not enumerated", "not a recognized container")
-SECTIONS = ("nodes", "occurrences", "edges", "integrity_contradictions")
 UNPACKED_CAUSE = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
                   "header, so the declared hash no longer matches; Electron does not check unpacked companions at "
                   "runtime.")

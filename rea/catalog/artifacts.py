@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from rea.artifacts.compare import CLASSIFICATIONS, DIMENSIONS, STATUSES
-from rea.artifacts.graph import COVERAGE_SCOPES, COVERAGE_STATUSES, LEGACY_STATUSES, SECTIONS
-from rea.artifacts.model import ENTRY_KINDS, HASH_STATUSES, INTEGRITY_POLICIES, LIMIT_BOUNDS
+from rea.artifacts.model import (
+    CLASSIFICATIONS, COVERAGE_SCOPES, COVERAGE_STATUSES, DIMENSIONS, ENTRY_KINDS, HASH_STATUSES, INTEGRITY_POLICIES,
+    LEGACY_STATUSES, LIMIT_BOUNDS, SECTIONS, STATUSES,
+)
 from rea.catalog.contract import ToolContract
 from rea.native.views import FACETS as NATIVE_FACETS
 from rea.catalog.schemas import (

@@ -333,3 +333,19 @@ def test_package_dev_configs_in_node_modules_add_no_unknowns(tmp_path):
     assert "governs" not in node(r, "tsconfig:node_modules/dep/tsconfig.json")
     assert not [u for u in r["unknowns"] if u["kind"].startswith("tsconfig")]
     assert r["coverage"]["status"] == "complete"
+
+
+def test_a_node_modules_directory_analysed_itself_resolves_its_top_level_packages(npm_tree, tmp_path):
+    """Pointing REA at node_modules: its top-level directories are the packages, nested node_modules still
+    come first."""
+    root = tmp_path / "node_modules"
+    shutil.copytree(npm_tree / "ms", root / "ms")
+    shutil.copytree(npm_tree / "uuid", root / "uuid")
+    write_tree(root / "consumer", {"package.json": json.dumps({"name": "consumer", "main": "index.js"}),
+                                   "index.js": "require('ms');\nrequire('uuid');\n",
+                                   "node_modules/ms/package.json": json.dumps({"name": "ms", "main": "own.js"}),
+                                   "node_modules/ms/own.js": "module.exports = 1;\n"})
+    r = analyze(root)["normalized_result"]
+    found = {e["specifier"]: (e["to"], e["basis"]) for e in edges(r, "imports", "module:consumer/index.js")}
+    assert found["ms"] == ("module:consumer/node_modules/ms/own.js", "package-main")
+    assert found["uuid"] == ("module:uuid/dist/index.js", "package-exports")

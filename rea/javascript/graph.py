@@ -112,7 +112,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
     configs = {f["path"]: facts[f["path"]] for f in files if f["kind"] == "tsconfig" and f["path"] in facts}
     compiler = {c: tsconfig.compiler_paths(c, configs, paths) if fact.get("parse") == "ok" else None
                 for c, fact in configs.items() if tsconfig.governs(c)}
-    resolver = Resolver(paths, packages, lambda importer: compiler.get(tsconfig.governing_config(importer, compiler)))
+    resolver = Resolver(paths, packages, lambda importer: compiler.get(tsconfig.governing_config(importer, compiler)),
+                        root_is_node_modules=scan["root"].rstrip("/\\").rsplit("/", 1)[-1] == "node_modules")
     package_dirs = sorted(packages, key=len, reverse=True)
 
     def owning_package(path: str) -> str | None:

@@ -67,10 +67,13 @@ class Resolver:
     TypeScript settings that govern an importer (see rea.javascript.tsconfig)."""
 
     def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]],
-                 compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None) -> None:
+                 compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None,
+                 root_is_node_modules: bool = False) -> None:
         self.files = frozenset(files)
         self.packages = packages  # package directory ("" for the root) -> package.json facts
         self.compiler = compiler
+        # analysing a node_modules directory itself: its top-level directories are the packages
+        self.root_is_node_modules = root_is_node_modules
 
     def _file(self, path: str | None) -> str | None:
         if path is None:
@@ -199,7 +202,8 @@ class Resolver:
         name, subpath = "/".join(parts[:count]), "/".join(parts[count:])
         directory = dirname(importer)
         while True:
-            base = f"{directory}/node_modules/{name}" if directory else f"node_modules/{name}"
+            base = f"{directory}/node_modules/{name}" if directory else \
+                name if self.root_is_node_modules else f"node_modules/{name}"
             package = self.packages.get(base)
             if package is not None or self._index(base) or any(base + e in self.files for e in EXTENSIONS[1:]):
                 return self._in_package(base, package or {}, subpath, kind, spec)

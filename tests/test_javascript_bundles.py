@@ -162,3 +162,23 @@ def test_a_dispatch_table_inside_a_module_is_not_a_module(tmp_path):
     assert sorted(n["module_id"] for n in bundled(r).values()) == ["12", "34"]
     assert edges(r, "imports", "bundled-module:main.js#34", "bundled-module:main.js#12")
     assert edges(r, "imports", "module:main.js", "bundled-module:main.js#34")
+
+
+@pytest.mark.slow
+def test_browserify_dependency_maps_become_bundled_edges(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "shop", {k: v for k, v in SOURCES.items() if k != "src/lazy.js"} | {
+        "src/main.js": "const cart = require('./cart.js');\nconsole.log(cart.total([1, 2]));\n"})
+    out = tmp_path / "dist"
+    out.mkdir()
+    subprocess.run([str(npm_tree / ".bin" / "browserify"), "src/main.js", "-o", str(out / "bundle.js")], cwd=src,
+                   check=True, capture_output=True, timeout=120)
+    r = analyze(out)["normalized_result"]
+    assert node(r, "module:bundle.js")["bundlers"] == ["browserify"]
+    mods = bundled(r, "bundle.js")
+    assert len(mods) == 3 and {n["recovered_by"] for n in mods.values()} == {"browserify-module-table"}
+    inner = {(e["from"], e["specifier"]): e for e in edges(r, "imports") if e["kind"] == "bundled-require"}
+    tax = next(e for (source, spec), e in inner.items() if spec == "./tax.js")
+    assert tax["basis"] == "browserify-dependency-map" and tax["to"] in mods and tax["from"] in mods
+    entry = [e for (source, _), e in inner.items() if source == "module:bundle.js"]
+    assert len(entry) == 1 and entry[0]["to"] in mods  # the bundle's entry list names main.js's module
+    assert not [u for u in r["unknowns"] if u["kind"] == "unresolved-import"]  # requires inside modules are mapped

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from bisect import bisect_right
 from typing import Any
 
 from functools import lru_cache
@@ -69,6 +70,7 @@ _SCRIPT = re.compile(rb"""<script\b([^>]*)>""", re.I)
 _SRC = re.compile(rb"""\bsrc\s*=\s*["']([^"']+)["']""", re.I)
 _WEBPACK_KEY = re.compile(rb"""/\*{3}/ \s*["']([^"']+)["']\s*:""")
 _ESBUILD_MARK = re.compile(rb"""^// ((?:[\w@.\-]+/)*[\w@.\-]+\.(?:[cm]?[jt]sx?|json|vue|svelte))\n""", re.M)
+_BROWSERIFY_PRELUDE = (b'"function"==typeof require&&require', b'typeof require=="function"&&require')
 _BUNDLERS = (
     ("rspack", (b"__rspack_", b"rspackChunk")),
     ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__")),
@@ -254,9 +256,10 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
     return fact
 
 
-def javascript_facts(data: bytes, language: str, max_ast_nodes: int, module_table: bool = False) -> dict[str, Any]:
-    """Imports, exports, calls and constructions of one file; with `module_table`, a webpack/rspack bundle's
-    module table too (read from the same tree)."""
+def javascript_facts(data: bytes, language: str, max_ast_nodes: int,
+                     module_table: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Imports, exports, calls and constructions of one file; with `module_table` (the bundlers detected), the
+    bundle's module table too (read from the same tree)."""
     ts, queries, error_queries, parsers = _grammars()
     tree = parsers[language].parse(data)
     root = tree.root_node
@@ -319,11 +322,27 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int, module_tabl
     facts.update(imports=imports, exports=exports[: 4 * MAX_PER_FILE], calls=calls, constructions=news,
                  globals=sorted(globals_), omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE))
     if module_table:
-        from effects.javascript.webpack import module_table as read_table
-        table = read_table(root, parsers[language].language, data)
+        from effects.javascript.module_tables import module_table as read_table
+        table = read_table(root, parsers[language].language, data, module_table)
         if table is not None:
             facts["bundle_table"] = table
+            facts["imports"] = _outside_mapped_requires(facts["imports"], table)
     return facts
+
+
+def _outside_mapped_requires(imports: list[dict[str, Any]], table: dict[str, Any]) -> list[dict[str, Any]]:
+    """A browserify module's `require("./util")` is resolved by its dependency map (a bundled-module edge),
+    not against the files beside the bundle."""
+    mapped = [(m["start"], m["end"], set(m["specifiers"].values())) for m in table["modules"] if m.get("specifiers")]
+    if not mapped:
+        return imports
+    starts = [m[0] for m in mapped]
+    kept = []
+    for imp in imports:
+        i = bisect_right(starts, imp["start"]) - 1
+        if not (i >= 0 and imp["start"] < mapped[i][1] and imp["specifier"] in mapped[i][2]):
+            kept.append(imp)
+    return kept
 
 
 def text_signals(data: bytes) -> dict[str, Any]:
@@ -348,6 +367,8 @@ def text_signals(data: bytes) -> dict[str, Any]:
         bundlers.remove("rollup")  # only a header banner names rollup
     if "rspack" in bundlers and "webpack" in bundlers:
         bundlers.remove("webpack")
+    if b"MODULE_NOT_FOUND" in data and any(mark in data for mark in _BROWSERIFY_PRELUDE):
+        bundlers.append("browserify")  # its prelude: a require that falls back to the host's `require`
     if bundlers:
         out["bundlers"] = bundlers
         recovered = []
@@ -507,7 +528,7 @@ def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> 
     try:
         if kind in ("javascript", "typescript", "tsx"):
             signals = text_signals(data)
-            table = any(b in ("webpack", "rspack") for b in signals.get("bundlers", ()))
+            table = tuple(b for b in signals.get("bundlers", ()) if b in ("webpack", "rspack", "browserify"))
             facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table))
             if "bundle_table" in facts:
                 signals.pop("bundled_modules", None)  # the table supersedes the path-comment scan

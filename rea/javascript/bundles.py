@@ -19,7 +19,7 @@ from typing import Any, Callable, Mapping, Sequence
 from rea.javascript.resolve import dirname
 from rea.javascript.sourcemap import Run, source_at
 
-RECOVERED_BY = ("webpack-module-table", "path-comment", "source-map-mappings")
+RECOVERED_BY = ("webpack-module-table", "browserify-module-table", "path-comment", "source-map-mappings")
 
 
 def _module_node(b: Any, bundle: str, key: str, loc: Mapping[str, Any], **props: Any) -> str:
@@ -72,7 +72,7 @@ def _table(b: Any, path: str, table: Mapping[str, Any], runs: Sequence[Run], sou
     ids: dict[str, str] = {}
     for module in table["modules"]:
         loc = {"path": path, "start": module["start"], "end": module["end"], "line": module["line"]}
-        props: dict[str, Any] = {"module_id": module["id"], "recovered_by": "webpack-module-table",
+        props: dict[str, Any] = {"module_id": module["id"], "recovered_by": table.get("format", "webpack-module-table"),
                                  "path": module["id"] if "/" in module["id"] else None}
         if module["exports"]:
             props["exports"] = [{"name": name, "form": "webpack-getter"} for name in module["exports"]]
@@ -89,26 +89,29 @@ def _table(b: Any, path: str, table: Mapping[str, Any], runs: Sequence[Run], sou
         b.unknowns.append({"kind": "bundled-modules-omitted", "node": f"module:{path}", "path": path,
                            "count": table["modules_omitted"]})
 
+    same_file = "browserify-dependency-map" if table.get("format") == "browserify-module-table" else "webpack-module-id"
+
     def target(module_id: str) -> tuple[str | None, str]:
         if module_id in ids:
-            return ids[module_id], "webpack-module-id"
+            return ids[module_id], same_file
         elsewhere = [p for p in by_dir.get((dirname(path), module_id), ()) if p != path]
         if len(elsewhere) == 1:  # a chunk beside this file defines it (chunk ids are build-wide)
             return f"bundled-module:{elsewhere[0]}#{module_id}", "webpack-module-id-sibling-chunk"
         return None, "ambiguous-module-id" if elsewhere else "module-id-not-found"
 
-    def link(source: str, module_id: str, kind: str, loc: Mapping[str, Any]) -> None:
+    def link(source: str, module_id: str, kind: str, loc: Mapping[str, Any], specifier: str | None = None) -> None:
         to, basis = target(module_id)
         if to is None:
             b.unknowns.append({"kind": "unresolved-bundled-module", "module_id": module_id, "reason": basis,
                                "node": source, **loc})
             return
-        b.edge(source, to, "imports", loc, kind=kind, specifier=module_id, basis=basis)
+        b.edge(source, to, "imports", loc, kind=kind, specifier=specifier or module_id, basis=basis,
+               **({"module_id": module_id} if specifier else {}))
 
     for module in table["modules"]:
         loc = {"path": path, "start": module["start"], "line": module["line"]}
         for dep in module["requires"]:
-            link(ids[module["id"]], dep, "bundled-require", loc)
+            link(ids[module["id"]], dep, "bundled-require", loc, module.get("specifiers", {}).get(dep))
         for dep in module["async"]:
             link(ids[module["id"]], dep, "bundled-dynamic-import", loc)
     for dep in table.get("entry_requires", ()):

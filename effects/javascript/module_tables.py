@@ -1,11 +1,13 @@
-"""Webpack and rspack module tables, read from the tree the file was already parsed into.
+"""Bundle module tables (webpack, rspack, browserify), read from the tree the file was already parsed into.
 
 Production bundles keep their modules in an object keyed by numeric id
 (`{726: (e, t, n) => {...}}`, or a chunk's `push([[ids], {...}])`); development
 bundles key the same table by path. Each module's third parameter is its
 `__webpack_require__`, so `n(726)` inside it is a dependency on module 726, and
-`n.d(t, {name: () => ...})` declares its exports. The queries run in C; Python
-only groups their captures by byte range.
+`n.d(t, {name: () => ...})` declares its exports. Browserify keeps
+`{1: [function (require, module, exports) {...}, {"./util": 2}], ...}`: each
+module's dependency map names the specifier and the id it resolves to. The
+queries run in C; Python only groups their captures by byte range.
 """
 
 from __future__ import annotations
@@ -29,19 +31,25 @@ _QUERY = """
 (assignment_expression left: (member_expression object: (identifier) @req property: (property_identifier) @m
   (#eq? @m "m")) right: (identifier) @table)
 """
+_BROWSERIFY_QUERY = """
+(pair key: [(number) (string) (property_identifier)] @key
+  value: (array . [(function_expression) (arrow_function)] @fn . (object) @deps .)) @pair
+"""
 _EVAL_REQUIRE = re.compile(rb"""__webpack_require__\(/\*![^*]*\*/\s*\\?["']([^"'\\]+)\\?["']\)""")
 
 
-@lru_cache(maxsize=4)
-def _query(language: Any) -> Any:
+@lru_cache(maxsize=8)
+def _query(language: Any, text: str = _QUERY) -> Any:
     import tree_sitter as ts
-    return ts.Query(language, _QUERY)
+    return ts.Query(language, text)
 
 
 def _key(node: Any) -> str | None:
     text = node.text.decode("utf-8", "replace")
     if node.type == "number":
         return text if text.isdigit() else None
+    if node.type == "property_identifier":  # a browserify module exposed by name (`-r`), unquoted when minified
+        return text
     return text[1:-1] if len(text) >= 2 else None
 
 
@@ -99,7 +107,74 @@ def _shadowed(call: Any, name: str, module_fn: Any) -> bool:
     return False
 
 
-def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
+def _record(pair: Any, key: str) -> dict[str, Any]:
+    """A table module: its id and the byte and line range of its table entry."""
+    return {"id": key, "start": pair.start_byte, "end": pair.end_byte, "line": pair.start_point[0] + 1,
+            "column": pair.start_point[1], "end_line": pair.end_point[0] + 1, "end_column": pair.end_point[1],
+            "requires": [], "async": [], "exports": [], "chunk_loads": []}
+
+
+def _outermost(modules: list[dict[str, Any]]) -> list[int]:
+    """Indices of the modules in byte order, dropping any that lies inside an earlier one: an id-keyed object
+    of functions inside a module is that module's code, not more modules."""
+    order, end = [], -1
+    for i in sorted(range(len(modules)), key=lambda i: modules[i]["start"]):
+        if modules[i]["start"] >= end:
+            order.append(i)
+            end = modules[i]["end"]
+    return order
+
+
+def module_table(root: Any, language: Any, data: bytes, bundlers: tuple[str, ...] = ("webpack",)) -> dict[str, Any] | None:
+    """The module table of a webpack, rspack or browserify bundle, or None when the file has none."""
+    if "browserify" in bundlers:
+        return browserify_table(root, language)
+    return webpack_table(root, language, data)
+
+
+def browserify_table(root: Any, language: Any) -> dict[str, Any] | None:
+    import tree_sitter as ts
+    tables: dict[int, list[tuple[Any, Any, Any]]] = {}
+    for _pattern, caps in ts.QueryCursor(_query(language, _BROWSERIFY_QUERY)).matches(root):
+        pair = caps["pair"][0]
+        tables.setdefault(pair.parent.id, []).append((pair, caps["key"][0], caps["deps"][0]))
+    modules: list[dict[str, Any]] = []
+    entry: list[str] = []
+    omitted = 0
+    for pairs in tables.values():
+        obj = pairs[0][0].parent
+        if len(pairs) != sum(1 for c in obj.named_children if c.type != "comment"):
+            continue
+        args = [c for c in obj.parent.named_children if c.type != "comment"] if obj.parent.type == "arguments" else []
+        if len(args) >= 3 and args[0].id == obj.id and args[2].type == "array":  # (table, cache, [entry ids])
+            entry += [k for k in (_key(e) for e in args[2].named_children if e.type in ("number", "string")) if k]
+        for pair, key_node, deps in pairs:
+            key = _key(key_node)
+            if key is None:
+                continue
+            if len(modules) >= MAX_MODULES:
+                omitted += 1
+                continue
+            module = _record(pair, key)
+            specifiers: dict[str, str] = {}
+            for dep in deps.named_children:
+                spec, target = dep.child_by_field_name("key"), dep.child_by_field_name("value")
+                if spec is None or target is None or target.type not in ("number", "string"):
+                    continue  # `false`: a dependency the bundle ignores (browser field)
+                spec_text = _key(spec) if spec.type == "string" else spec.text.decode()
+                target_id = _key(target)
+                if spec_text and target_id and len(module["requires"]) < MAX_PER_MODULE:
+                    module["requires"].append(target_id)
+                    specifiers.setdefault(target_id, spec_text)
+            module["specifiers"] = specifiers
+            modules.append(module)
+    if not modules:
+        return None
+    return {"format": "browserify-module-table", "modules": [modules[i] for i in _outermost(modules)],
+            "entry_requires": entry, "entry_async": [], "modules_omitted": omitted}
+
+
+def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
     """The module table of a webpack/rspack bundle, or None when the file has none."""
     import tree_sitter as ts
     tables: dict[int, list[tuple[Any, Any, Any]]] = {}
@@ -135,19 +210,12 @@ def module_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None
             if len(modules) >= MAX_MODULES:
                 omitted += 1
                 continue
-            modules.append({"id": key, "start": pair.start_byte, "end": pair.end_byte,
-                            "line": pair.start_point[0] + 1, "column": pair.start_point[1],
-                            "end_line": pair.end_point[0] + 1, "end_column": pair.end_point[1],
-                            "requires": [], "async": [], "exports": [], "chunk_loads": []})
+            modules.append(_record(pair, key))
             requires.append(names[2] if len(names) == 3 else None)
             fns.append(_unwrap(fn))
     if not modules:
         return None
-    order, end = [], -1
-    for i in sorted(range(len(modules)), key=lambda i: modules[i]["start"]):
-        if modules[i]["start"] >= end:  # an id-keyed object of functions inside a module is that module's code
-            order.append(i)
-            end = modules[i]["end"]
+    order = _outermost(modules)
     modules = [modules[i] for i in order]
     requires = [requires[i] for i in order]
     fns = [fns[i] for i in order]

@@ -62,6 +62,11 @@ def format_number(value: int | float) -> str:
         raise CanonicalJsonError(f"{value!r} is not a JSON number (NaN and infinity are not allowed)")
     if value == 0:
         return "0"
+    if 1e-4 <= abs(value) < 1e16:
+        # Python's repr and ECMAScript both print the shortest round-trip digits, and in this range both
+        # use plain decimal notation; ECMAScript just drops a ".0"
+        text = repr(value)
+        return text[:-2] if text.endswith(".0") else text
     sign = "-" if value < 0 else ""
     mantissa, _, exp = repr(abs(value)).partition("e")
     whole, _, frac = mantissa.partition(".")

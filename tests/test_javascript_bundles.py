@@ -182,3 +182,68 @@ def test_browserify_dependency_maps_become_bundled_edges(npm_tree, tmp_path):
     entry = [e for (source, _), e in inner.items() if source == "module:bundle.js"]
     assert len(entry) == 1 and entry[0]["to"] in mods  # the bundle's entry list names main.js's module
     assert not [u for u in r["unknowns"] if u["kind"] == "unresolved-import"]  # requires inside modules are mapped
+
+
+@pytest.mark.slow
+def test_a_minified_bundle_keeps_its_module_structure_in_the_maps_embedded_sources(npm_tree, tmp_path):
+    src = write_tree(tmp_path / "app", {
+        "src/main.js": "import { helper } from './util/helper.js';\nimport ms from 'ms';\nimport fs from 'node:fs';\n"
+                       "console.log(helper(ms('1h')), fs.existsSync('x'));\n",
+        "src/util/helper.js": "export function helper(x) { return { value: x }; }\nexport const NAME = 'h';\n",
+    })
+    shutil.copytree(npm_tree / "ms", src / "node_modules" / "ms")
+    out = tmp_path / "dist"
+    subprocess.run([str(npm_tree / ".bin" / "esbuild"), "src/main.js", "--bundle", "--minify", "--sourcemap",
+                    "--platform=node", f"--outfile={out / 'app.js'}"], check=True, capture_output=True, cwd=src)
+    r = analyze(out)["normalized_result"]
+    assert node(r, "source-map:app.js.map")["sources_parsed"] == 3
+    main, helper = "source:../app/src/main.js", "source:../app/src/util/helper.js"
+    found = {(e["to"], e["basis"]) for e in edges(r, "imports", main)}
+    assert (helper, "relative") in found and ("builtin:fs", "node-scheme") in found
+    assert ("source:../app/node_modules/ms/index.js", "package-main") in found  # node_modules beside the sources
+    assert sorted(e["name"] for e in node(r, helper)["exports"]) == ["NAME", "helper"]
+    # the bundle's code itself is one minified file: the structure came from the map
+    assert not [e for e in edges(r, "imports") if e["from"] == "module:app.js" and e["basis"] == "relative"]
+
+
+def test_a_null_source_keeps_the_mappings_aligned(tmp_path):
+    from rea.javascript.sourcemap import encode_vlq
+    # two segments: generated column 0 from source 0 (null), column 10 from source 1 (b.js)
+    mappings = encode_vlq([0, 0, 0, 0]) + "," + encode_vlq([10, 1, 0, 0])
+    write_tree(tmp_path / "out", {
+        "out.js": "var a=1;  var b=2;\n//# sourceMappingURL=out.js.map\n",
+        "out.js.map": json.dumps({"version": 3, "sources": [None, "b.js"], "sourcesContent": [None, "export const b = 2;\n"],
+                                  "mappings": mappings}),
+    })
+    r = analyze(tmp_path / "out")["normalized_result"]
+    mods = bundled(r, "out.js")
+    assert [n["path"] for n in mods.values()] == ["b.js"]  # source 1 is b.js, not shifted onto the null
+    assert node(r, "source:b.js")["exports"][0]["name"] == "b"
+
+
+def test_a_maps_packages_resolve_wherever_the_build_kept_its_node_modules(tmp_path):
+    """Sources as a build elsewhere recorded them: the package is found as the one `node_modules/<name>` among
+    the map's sources, and a package that shipped a single file is that file."""
+    sources = ["../../src/a.js", "../../../../ci/node_modules/ms/index.js", "../../../../ci/node_modules/one/lib/x.js"]
+    contents = ["import ms from 'ms';\nimport one from 'one';\nimport gone from 'gone';\n", "module.exports = 1;\n",
+                "module.exports = 2;\n"]
+    write_tree(tmp_path / "out", {"app.js.map": json.dumps({"version": 3, "sources": sources,
+                                                            "sourcesContent": contents, "mappings": ""})})
+    r = analyze(tmp_path / "out")["normalized_result"]
+    found = {e["specifier"]: (e["to"], e["basis"]) for e in edges(r, "imports", "source:../../src/a.js")}
+    assert found["ms"] == ("source:../../../../ci/node_modules/ms/index.js", "source-map-package")
+    assert found["one"] == ("source:../../../../ci/node_modules/one/lib/x.js", "source-map-package")
+    (gone,) = [u for u in r["unknowns"] if u["kind"] == "unresolved-original-import"]
+    assert gone["specifier"] == "gone" and gone["reason"] == "package-not-found"
+
+
+def test_embedded_sources_past_their_budget_are_counted_and_make_coverage_partial(tmp_path):
+    sources, contents = ["a.js", "b.js"], ["import './b.js';\n", "export const b = 1;\n" * 50]
+    write_tree(tmp_path / "out", {"app.js.map": json.dumps({"version": 3, "sources": sources,
+                                                            "sourcesContent": contents, "mappings": ""})})
+    r = analyze(tmp_path / "out", limits={"max_original_source_bytes": 100})["normalized_result"]
+    assert node(r, "source-map:app.js.map")["sources_parsed"] == 1
+    assert r["coverage"]["status"] == "partial" and "max_original_source_bytes" in r["coverage"]["limits_reached"]
+    assert any(u["kind"] == "original-sources-not-parsed" and u["count"] == 1 for u in r["unknowns"])
+    off = analyze(tmp_path / "out", limits={"max_original_source_bytes": 0})["normalized_result"]
+    assert "sources_parsed" not in node(off, "source-map:app.js.map") and off["coverage"]["status"] == "complete"

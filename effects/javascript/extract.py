@@ -23,13 +23,14 @@ import orjson
 
 from rea.javascript import jsonc
 from rea.javascript.graph import TEXT_KINDS
-from rea.javascript.sourcemap import source_runs
+from rea.javascript.sourcemap import source_runs, without_scheme
 
 PARSER_NAME = "tree-sitter"
 
 MAX_STRING = 512          # characters kept of any literal
 MAX_PER_FILE = 256        # facts of one kind kept per file (the rest are counted as omitted)
 MAX_RUNS = 100_000        # source runs kept per source map (module switches in generated order)
+MAX_ORIGINAL_BYTES = 64 * 1024 * 1024  # embedded original sources parsed per source map
 
 # Member calls whose property names matter: Electron IPC and windows, protocols, routes.
 _CALL_PROPS = ("handle|handleOnce|on|once|invoke|send|sendSync|sendTo|postMessage|exposeInMainWorld|loadFile|loadURL|"
@@ -460,21 +461,53 @@ def tsconfig_facts(data: bytes) -> dict[str, Any]:
     return out
 
 
-def source_map_facts(data: bytes, max_sources: int) -> dict[str, Any]:
+def _original_facts(content: str, path: str, max_ast_nodes: int) -> dict[str, Any] | None:
+    """The module structure of one embedded original source: its imports and exports (its calls are not taken:
+    the bundle's own code already carries the IPC, URLs and windows, and would count twice)."""
+    kind = classify(path.split("?", 1)[0])
+    if kind not in ("javascript", "typescript", "tsx"):
+        return None
+    facts = javascript_facts(content.encode("utf-8", "surrogatepass"), kind, max_ast_nodes)
+    keep = {"parse": facts["parse"]}
+    if facts.get("imports"):
+        keep["imports"] = [{k: i[k] for k in ("kind", "specifier", "line", "type_only") if k in i} for i in facts["imports"]]
+    if facts.get("exports"):
+        keep["exports"] = [{k: e[k] for k in ("name", "form", "shape", "line") if k in e} for e in facts["exports"]]
+    return keep
+
+
+def source_map_facts(data: bytes, max_sources: int, max_ast_nodes: int = 2_000_000,
+                     max_content_bytes: int = MAX_ORIGINAL_BYTES) -> dict[str, Any]:
+    """Sources (index-aligned with the mappings: a null source stays, as path None), their embedded content's
+    digest and, for JavaScript and TypeScript sources, their imports and exports, parsed up to
+    `max_content_bytes` per map."""
     doc = _json(data)
     if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
         return {"parse": "failed", "error": "not a JSON source map"}
-    sources = [s for s in doc.get("sources", []) if isinstance(s, str)]
+    sources = [s if isinstance(s, str) else None for s in doc.get("sources", [])]
     contents = doc.get("sourcesContent") if isinstance(doc.get("sourcesContent"), list) else []
+    listed, budget, unparsed = [], max_content_bytes, 0
+    for i, name in enumerate(sources[:max_sources]):
+        content = contents[i] if i < len(contents) and isinstance(contents[i], str) else None
+        entry: dict[str, Any] = {"path": name[:MAX_STRING] if name is not None else None,
+                                 "content": hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+                                 if content is not None else None}
+        if content is not None and name is not None and max_content_bytes > 0:  # 0: not asked for
+            if len(content) <= budget:
+                original = _original_facts(content, without_scheme(name), max_ast_nodes)
+                if original is not None:
+                    entry["original"] = original
+                    budget -= len(content)
+            else:
+                unparsed += 1
+        listed.append(entry)
     out: dict[str, Any] = {
         "parse": "ok", "version": doc.get("version"), "file": doc.get("file") if isinstance(doc.get("file"), str) else None,
         "source_root": doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None,
-        "sources": [{"path": s[:MAX_STRING],
-                     "content": (hashlib.sha256(contents[i].encode()).hexdigest()
-                                 if i < len(contents) and isinstance(contents[i], str) else None)}
-                    for i, s in enumerate(sources[:max_sources])],
-        "sources_omitted": max(0, len(sources) - max_sources),
+        "sources": listed, "sources_omitted": max(0, len(sources) - max_sources),
     }
+    if unparsed:
+        out["contents_not_parsed"] = unparsed
     if isinstance(doc.get("mappings"), str) and sources:
         decoded = source_runs(doc["mappings"], len(doc.get("sources", ())), MAX_RUNS)
         out["runs"] = [list(r) for r in decoded.runs]
@@ -519,7 +552,8 @@ def classify(path: str) -> str:
     return "asset"
 
 
-def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> dict[str, Any]:
+def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int,
+               max_original_bytes: int = MAX_ORIGINAL_BYTES) -> dict[str, Any]:
     """Facts of one file's bytes; never raises for bad content (parse status says what happened)."""
     facts: dict[str, Any] = {"sha256": hashlib.sha256(data).hexdigest()}
     if b"\x00" in data[:8192]:
@@ -539,7 +573,7 @@ def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int) -> 
         elif kind == "package-json":
             facts.update(package_facts(data))
         elif kind == "source-map":
-            facts.update(source_map_facts(data, max_sources))
+            facts.update(source_map_facts(data, max_sources, max_ast_nodes, max_original_bytes))
         elif kind == "tsconfig":
             facts.update(tsconfig_facts(data))
     except (ValueError, RecursionError, UnicodeError) as exc:

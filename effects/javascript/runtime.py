@@ -230,7 +230,8 @@ async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaEr
         elif len(data) > effect.max_file_bytes:
             out.append({"path": rel, "parse": "omitted", "omitted_reason": "max_text_file_bytes", "bytes_read": 0})
         else:
-            facts = file_facts(data, kind, effect.max_ast_nodes, effect.max_source_map_sources)
+            facts = file_facts(data, kind, effect.max_ast_nodes, effect.max_source_map_sources,
+                               effect.max_original_source_bytes)
             out.append({"path": rel, "bytes_read": len(data), **facts})
         if index % 16 == 15:
             await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({rel})")

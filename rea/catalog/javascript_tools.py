@@ -6,7 +6,7 @@ from typing import Any
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import EVIDENCE_ID_PATTERN, evidence_output, input_schema, integer, obj, string
-from rea.javascript.graph import DEFAULT_LIMITS, LIMIT_MAXIMA, RELATIONS
+from rea.javascript.graph import DEFAULT_LIMITS, LIMIT_MAXIMA, RELATIONS, ZERO_DISABLES
 from rea.javascript.trace import DEFAULT_TRACE_LIMITS, DIRECTIONS, SEED_KINDS
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
@@ -22,7 +22,8 @@ def _evidence_id(what: str) -> dict[str, Any]:
 
 
 def _limits(defaults: dict[str, int], maxima: dict[str, int] | None = None) -> dict[str, Any]:
-    return obj({k: integer(f"{k.replace('_', ' ')} (default {v})", 0 if k == "max_depth" and maxima is None else 1,
+    return obj({k: integer(f"{k.replace('_', ' ')} (default {v})",
+                           0 if (k == "max_depth" and maxima is None) or k in ZERO_DISABLES else 1,
                            (maxima or {}).get(k, 100_000), default=v)
                 for k, v in defaults.items()})
 

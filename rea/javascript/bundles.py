@@ -16,8 +16,10 @@ from __future__ import annotations
 
 from typing import Any, Callable, Mapping, Sequence
 
-from rea.javascript.resolve import dirname
-from rea.javascript.sourcemap import Run, source_at
+from rea.javascript.resolve import Resolver, dirname
+from rea.javascript.sourcemap import Run, comparable_path, source_at
+
+MAX_ORIGINAL_UNKNOWNS = 256  # unresolved imports of original sources listed per map (the rest are counted)
 
 RECOVERED_BY = ("webpack-module-table", "browserify-module-table", "path-comment", "source-map-mappings")
 
@@ -139,3 +141,72 @@ def _from_mappings(b: Any, path: str, smap: str | None, runs: Sequence[Run], sou
     if fact.get("runs_truncated"):
         b.unknowns.append({"kind": "source-map-runs-truncated", "node": f"module:{path}", "path": smap,
                            "reason": "more source runs than the bound; later bundled modules are not listed"})
+
+
+def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: Sequence[str | None]) -> None:
+    """The module structure a source map's embedded sources still carry: their exports on each
+    original-source-module, and `imports` edges between them, resolved among the map's own sources (relative
+    paths, `node_modules` sources, builtins). A minified bundle loses this structure; its map keeps it."""
+    if not any(src.get("original") for src in fact["sources"]):
+        return
+    virtual: dict[str, str] = {}
+    for src, sid in zip(fact["sources"], sids):
+        if sid is not None:
+            virtual.setdefault(comparable_path(src["path"]), sid)
+    resolver = Resolver(virtual, {})
+    unresolved, parsed = 0, 0
+    for src, sid in zip(fact["sources"], sids):
+        original = src.get("original") if sid is not None else None
+        if original is None:
+            continue
+        parsed += 1
+        node = b.nodes[sid]
+        node["parse"] = original["parse"]
+        if original.get("exports"):
+            node["exports"] = original["exports"]
+        importer = comparable_path(src["path"])
+        for imp in original.get("imports", ()):
+            status, target, basis = resolver.resolve(importer, imp["specifier"], imp["kind"])[:3]
+            if basis == "package-not-found":  # the map's node_modules sit wherever the build ran, not beside it
+                target = _unique_package(resolver, virtual, imp["specifier"])
+                status, basis = ("module", "source-map-package") if target is not None else (status, basis)
+            loc = {"path": map_path}
+            extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis, "source_line": imp["line"]}
+            if imp.get("type_only"):
+                extra["type_only"] = True
+            if status == "module" and target in virtual:
+                b.edge(sid, virtual[target], "imports", loc, **extra)
+            elif status in ("builtin", "electron"):
+                target_id = f"{status}:{target}"
+                b.node(target_id, "builtin-module" if status == "builtin" else "electron-module", None, name=target)
+                b.edge(sid, target_id, "imports", loc, **extra)
+            else:
+                unresolved += 1
+                if unresolved <= MAX_ORIGINAL_UNKNOWNS:
+                    b.unknowns.append({"kind": "unresolved-original-import", "node": sid, "specifier": imp["specifier"],
+                                       "reason": basis, "path": map_path, "source_line": imp["line"]})
+    if unresolved > MAX_ORIGINAL_UNKNOWNS:
+        b.unknowns.append({"kind": "unresolved-original-imports-omitted", "path": map_path,
+                           "count": unresolved - MAX_ORIGINAL_UNKNOWNS})
+    if f"source-map:{map_path}" in b.nodes:
+        b.nodes[f"source-map:{map_path}"]["sources_parsed"] = parsed
+
+
+def _unique_package(resolver: Resolver, virtual: Mapping[str, str], specifier: str) -> str | None:
+    """A bare specifier's file among the map's sources when exactly one `node_modules/<name>` holds it."""
+    parts = specifier.split("/")
+    count = 2 if specifier.startswith("@") else 1
+    if len(parts) < count:
+        return None
+    name, subpath = "/".join(parts[:count]), "/".join(parts[count:])
+    marker = f"node_modules/{name}/"
+    roots = {path[: path.index(marker) + len(marker) - 1] for path in virtual
+             if path.startswith(marker) or f"/{marker}" in path}
+    if len(roots) != 1:
+        return None
+    root = roots.pop()
+    found = resolver.file_or_directory(f"{root}/{subpath}" if subpath else root)
+    if found is None and not subpath:  # no package.json in a map: a package that shipped one file is that file
+        inside = [path for path in virtual if path.startswith(root + "/")]
+        found = inside[0] if len(inside) == 1 else None
+    return found

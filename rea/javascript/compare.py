@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable, Mapping
 
 from rea.javascript.graph import MODULE_KINDS
-from rea.javascript.sourcemap import without_scheme
+from rea.javascript.sourcemap import comparable_path
 
 CATEGORIES = ("modules", "bundled_modules", "exports", "ipc_channels", "routes", "dependencies", "urls", "protocols",
               "context_bridge_apis", "browser_windows")
@@ -100,9 +100,7 @@ def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_item
                        "URL, scheme, dependency name"}
 
 
-def _norm(path: str) -> str:
-    """A path comparable across trees and maps: no scheme or webpack namespace, no '.', '..' or empty parts."""
-    return "/".join(p for p in without_scheme(path).split("/") if p not in ("", ".", ".."))
+_norm = comparable_path
 
 
 def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:

@@ -24,5 +24,6 @@ class ExtractFiles:
     max_file_bytes: int
     max_ast_nodes: int
     max_source_map_sources: int
+    max_original_source_bytes: int
     done: int
     total: int

@@ -11,7 +11,7 @@ from collections import defaultdict
 from typing import Any, Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
-from rea.javascript.bundles import add_bundles
+from rea.javascript.bundles import add_bundles, add_original_modules
 from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver, dirname, join, normalize
 from rea.javascript.sourcemap import without_scheme
@@ -25,12 +25,13 @@ IMPORT_KINDS = ("import", "require", "dynamic-import", "re-export")
 DEFAULT_LIMITS: Mapping[str, int] = {
     "max_entries": 100_000, "max_depth": 64, "max_text_files": 20_000, "max_text_file_bytes": 32 * 1024 * 1024,
     "max_total_text_bytes": 256 * 1024 * 1024, "max_ast_nodes": 2_000_000, "max_findings": 8_000,
-    "max_source_map_sources": 5_000,
+    "max_source_map_sources": 5_000, "max_original_source_bytes": 64 * 1024 * 1024,
 }
+ZERO_DISABLES = ("max_original_source_bytes",)  # limits whose 0 turns the work off
 LIMIT_MAXIMA: Mapping[str, int] = {
     "max_entries": 1_000_000, "max_depth": 100, "max_text_files": 100_000, "max_text_file_bytes": 64 * 1024 * 1024,
     "max_total_text_bytes": 1024 * 1024 * 1024, "max_ast_nodes": 20_000_000, "max_findings": 200_000,
-    "max_source_map_sources": 100_000,
+    "max_source_map_sources": 100_000, "max_original_source_bytes": 1024 * 1024 * 1024,
 }
 LANGUAGE = {"javascript": "javascript", "typescript": "typescript", "tsx": "typescript", "type-declaration": "typescript"}
 PARSED_KINDS = ("javascript", "typescript", "tsx")
@@ -374,6 +375,9 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         with_content = 0
         for src in fact["sources"]:
             name = src["path"]
+            if name is None:  # a null source keeps its index (the mappings count it)
+                map_sources.setdefault(path, []).append(None)
+                continue
             resolved = _source_path(name, root or "")
             sid = f"source:{resolved if resolved is not None else name}"
             b.node(sid, "original-source-module", {"path": path}, path=resolved or name, source=name,
@@ -381,12 +385,16 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             map_sources.setdefault(path, []).append(sid)
             with_content += src["content"] is not None
             b.edge(f"source-map:{path}", sid, "maps_to", {"path": path}, kind="source")
+        add_original_modules(b, path, fact, map_sources.get(path, []))
         node = b.nodes.get(f"source-map:{path}")
         if node is not None:
             node.update(sources=len(fact["sources"]), sources_with_content=with_content,
                         sources_omitted=fact.get("sources_omitted", 0))
         if fact.get("sources_omitted"):
             b.unknowns.append({"kind": "source-map-sources-omitted", "count": fact["sources_omitted"], "path": path})
+        if fact.get("contents_not_parsed"):
+            b.unknowns.append({"kind": "original-sources-not-parsed", "count": fact["contents_not_parsed"], "path": path,
+                               "reason": "max_original_source_bytes"})
 
     def map_of(path: str) -> str | None:
         """The map a bundle links to, else the map that names it as its `file` (`app.js` beside `app.js.map`)."""
@@ -460,7 +468,8 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         b.findings.append({"kind": "entry-point", "node": e["node"], "basis": e["basis"], "role": e["role"]})
     findings = sorted(b.findings, key=_order)
     limits_reached = sorted({o["reason"] for o in (*scan["omitted"], *read_omissions) if o["reason"].startswith("max_")}
-                            | {f["omitted_reason"] for f in facts.values() if f.get("omitted_reason")})
+                            | {f["omitted_reason"] for f in facts.values() if f.get("omitted_reason")}
+                            | {"max_original_source_bytes" for f in facts.values() if f.get("contents_not_parsed")})
     if len(findings) > limits["max_findings"]:
         limits_reached = sorted({*limits_reached, "max_findings"})
     findings_omitted = max(0, len(findings) - limits["max_findings"])

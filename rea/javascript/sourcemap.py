@@ -39,6 +39,12 @@ def without_scheme(source: str) -> str:
     return source.split("://", 1)[-1] if "://" in source else source
 
 
+def comparable_path(source: str) -> str:
+    """A path comparable across trees and maps: no scheme or webpack namespace, no '.', '..' or empty parts
+    (`../../src/a.js` and `webpack://app/./src/a.js` are both `src/a.js`)."""
+    return "/".join(p for p in without_scheme(source).split("/") if p not in ("", ".", ".."))
+
+
 def decode_vlq(segment: str) -> tuple[int, ...]:
     """The signed integers of one segment; ValueError on a character outside Base64 or a dangling continuation."""
     values, shift, value = [], 0, 0

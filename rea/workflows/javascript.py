@@ -69,7 +69,8 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
                                                        else (f["path"], f["kind"]) for f in batch),
                                            max_file_bytes=limits["max_text_file_bytes"],
                                            max_ast_nodes=limits["max_ast_nodes"],
-                                           max_source_map_sources=limits["max_source_map_sources"], done=done,
+                                           max_source_map_sources=limits["max_source_map_sources"],
+                                           max_original_source_bytes=limits["max_original_source_bytes"], done=done,
                                            total=len(chosen))
             if not is_successful(extracted):
                 return _fail(session, extracted.failure())

@@ -9,6 +9,7 @@ from typing import Any
 
 import anyio
 import anyio.lowlevel
+import anyio.to_thread
 from returns.result import Failure, Result, Success
 
 from effects import asar
@@ -208,35 +209,93 @@ def _read(path: str, limit: int) -> bytes | str:
     return data
 
 
+def _one(root: str, entry: tuple[Any, ...], max_file_bytes: int, max_ast_nodes: int, max_sources: int,
+         max_original_bytes: int) -> dict[str, Any]:
+    """Read one file (or archive member) and extract its facts; never raises for bad content."""
+    rel, kind = entry[0], entry[1]
+    locator = entry[2] if len(entry) > 2 else None
+    contradiction = None
+    if locator is None:
+        data = _read(os.path.join(root, rel), max_file_bytes)
+    elif locator["disk"] is None:
+        data = "an unpacked member of a nested archive is not read"
+    else:
+        data = asar.read_at(locator["disk"], locator["offset"], locator["size"], max_file_bytes)
+        if isinstance(data, bytes) and len(data) <= max_file_bytes:
+            contradiction = asar.verify(locator, (data,))
+    if contradiction is not None:
+        return {"path": rel, "parse": "quarantined", "bytes_read": len(data),
+                "integrity_contradiction": {"path": rel, **contradiction}}
+    if isinstance(data, str):
+        return {"path": rel, "parse": "failed", "error": f"unreadable: {data}", "bytes_read": 0}
+    if len(data) > max_file_bytes:
+        return {"path": rel, "parse": "omitted", "omitted_reason": "max_text_file_bytes", "bytes_read": 0}
+    facts = file_facts(data, kind, max_ast_nodes, max_sources, max_original_bytes)
+    return {"path": rel, "bytes_read": len(data), **facts}
+
+
+def _many(root: str, entries: tuple[tuple[Any, ...], ...], *limits: int) -> list[dict[str, Any]]:
+    return [_one(root, entry, *limits) for entry in entries]
+
+
+# tree-sitter holds the GIL, so a second core needs a second process (effects.javascript.parse_worker). The
+# workflow asks for it on large trees (`parallel`); it then takes about half the bytes of every batch.
+_HELPER: list[Any] = []
+
+
+def _helper() -> Any | None:
+    if not _HELPER:
+        from effects.javascript.parse_worker import Helper
+        _HELPER.append(Helper() if (os.cpu_count() or 1) >= 2 else None)
+    return _HELPER[0]
+
+
+def _split(effect: ExtractFiles) -> int:
+    """How many of the batch's files stay here; the rest (about half the bytes) go to the helper process."""
+    sizes = [(entry[2]["size"] if len(entry) > 2 else _size(os.path.join(effect.root, entry[0]))) for entry in effect.files]
+    total = sum(sizes)
+    if not effect.parallel or len(sizes) < 2:
+        return len(sizes)
+    kept, running = 0, 0
+    while kept < len(sizes) - 1 and running + sizes[kept] <= total / 2:
+        running += sizes[kept]
+        kept += 1
+    return max(kept, 1)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0
+
+
 async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaError]:
+    limits = (effect.max_file_bytes, effect.max_ast_nodes, effect.max_source_map_sources,
+              effect.max_original_source_bytes)
+    keep = _split(effect)
+    helper = _helper() if keep < len(effect.files) else None
+    if helper is None:
+        keep = len(effect.files)
     out: list[dict[str, Any]] = []
-    for index, entry in enumerate(effect.files):
-        rel, kind = entry[0], entry[1]
-        locator = entry[2] if len(entry) > 2 else None
-        contradiction = None
-        if locator is None:
-            data = _read(os.path.join(effect.root, rel), effect.max_file_bytes)
-        elif locator["disk"] is None:
-            data = "an unpacked member of a nested archive is not read"
-        else:
-            data = asar.read_at(locator["disk"], locator["offset"], locator["size"], effect.max_file_bytes)
-            if isinstance(data, bytes) and len(data) <= effect.max_file_bytes:
-                contradiction = asar.verify(locator, (data,))
-        if contradiction is not None:
-            out.append({"path": rel, "parse": "quarantined", "bytes_read": len(data),
-                        "integrity_contradiction": {"path": rel, **contradiction}})
-        elif isinstance(data, str):
-            out.append({"path": rel, "parse": "failed", "error": f"unreadable: {data}", "bytes_read": 0})
-        elif len(data) > effect.max_file_bytes:
-            out.append({"path": rel, "parse": "omitted", "omitted_reason": "max_text_file_bytes", "bytes_read": 0})
-        else:
-            facts = file_facts(data, kind, effect.max_ast_nodes, effect.max_source_map_sources,
-                               effect.max_original_source_bytes)
-            out.append({"path": rel, "bytes_read": len(data), **facts})
-        if index % 16 == 15:
-            await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({rel})")
-        await anyio.lowlevel.checkpoint()
-    return Success(out)
+    rest: list[dict[str, Any]] = []
+    try:
+        async with anyio.create_task_group() as group:
+            if helper is not None:
+                async def other_half() -> None:
+                    rest.extend(await anyio.to_thread.run_sync(helper.call, effect.root, effect.files[keep:], *limits,
+                                                               abandon_on_cancel=True))
+                group.start_soon(other_half)
+            for index, entry in enumerate(effect.files[:keep]):
+                out.append(_one(effect.root, entry, *limits))
+                if index % 16 == 15:
+                    await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({entry[0]})")
+                await anyio.lowlevel.checkpoint()
+    except BaseException:
+        if helper is not None:
+            helper.kill()  # cancelled or failed: its half is abandoned with it
+        raise
+    return Success(out + rest)
 
 
 HANDLERS = {ScanApplication: scan, ExtractFiles: extract}

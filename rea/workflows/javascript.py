@@ -34,6 +34,9 @@ def _fail(session: Session, error: ReaError) -> Outcome:
     return Outcome(session=session, reply=Failure(error))
 
 
+PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # text to parse before a second process pays for itself
+
+
 def _batches(files: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
     out: list[list[dict[str, Any]]] = [[]]
     size = 0
@@ -59,6 +62,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     if scan.get("integrity_contradictions") and policy == "fail-closed":
         return _fail(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
     chosen, read_omissions = select_text_files(scan["files"], limits)
+    total_bytes = sum(f["size"] for f in chosen)
     facts: list[dict[str, Any]] = []
     done = 0
     try:
@@ -70,7 +74,8 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
                                            max_file_bytes=limits["max_text_file_bytes"],
                                            max_ast_nodes=limits["max_ast_nodes"],
                                            max_source_map_sources=limits["max_source_map_sources"],
-                                           max_original_source_bytes=limits["max_original_source_bytes"], done=done,
+                                           max_original_source_bytes=limits["max_original_source_bytes"],
+                                           parallel=total_bytes >= PARALLEL_MIN_BYTES, done=done,
                                            total=len(chosen))
             if not is_successful(extracted):
                 return _fail(session, extracted.failure())

@@ -1,0 +1,62 @@
+"""A second core for the JavaScript family: tree-sitter holds the GIL, so parsing in parallel needs a
+process. This one is owned like the angr worker: started with `python -m` (never a fork of a threaded
+server, never a re-import of the caller's main module), fed pickled requests on stdin, answering on
+stdout, killed when its caller is cancelled, and gone when its stdin closes.
+"""
+
+from __future__ import annotations
+
+import atexit
+import pickle
+import subprocess
+import sys
+import threading
+from typing import Any
+
+
+def main() -> int:
+    from effects.javascript.runtime import _many
+
+    requests, replies = sys.stdin.buffer, sys.stdout.buffer
+    while True:
+        try:
+            request = pickle.load(requests)
+        except EOFError:
+            return 0
+        pickle.dump(_many(*request), replies, protocol=pickle.HIGHEST_PROTOCOL)
+        replies.flush()
+
+
+class Helper:
+    """The parent's handle: one request at a time; any failure or cancel kills the process (a reply that
+    arrives late would be read as the next request's), and the next call starts a fresh one."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.lock = threading.Lock()
+        atexit.register(self.kill)
+
+    def call(self, *request: Any) -> list[dict[str, Any]]:
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self.proc = subprocess.Popen([sys.executable, "-m", "effects.javascript.parse_worker"],
+                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            proc = self.proc
+            assert proc.stdin is not None and proc.stdout is not None
+            try:
+                pickle.dump(request, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+                proc.stdin.flush()
+                return pickle.load(proc.stdout)
+            except BaseException:
+                self.kill()
+                raise
+
+    def kill(self) -> None:
+        proc, self.proc = self.proc, None
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The second parsing process: the same Evidence with or without it, and a cancel kills it."""
+
+from __future__ import annotations
+
+import os
+
+import anyio
+import pytest
+
+import rea.workflows.javascript as workflow
+from effects.calls import Connection
+from effects.javascript import runtime
+from effects.progress import Progress
+from rea.javascript.effects import ExtractFiles
+from test_javascript import analyze, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_replies import CTX
+
+
+@pytest.mark.slow
+def test_parallel_parsing_gives_the_same_evidence(npm_tree, monkeypatch):
+    tree = npm_tree / "webpack" / "lib"
+    serial = analyze(tree, Connection(ctx=CTX))
+    monkeypatch.setattr(workflow, "PARALLEL_MIN_BYTES", 0)
+    parallel = analyze(tree, Connection(ctx=CTX))
+    assert runtime._HELPER and runtime._HELPER[0] is not None and runtime._HELPER[0].proc is not None  # it ran
+    assert parallel["evidence_id"] == serial["evidence_id"]
+    assert parallel["normalized_result"]["statistics"]["parsed_files"] > 500
+
+
+def test_a_cancel_kills_the_helper_process(tmp_path):
+    root = write_tree(tmp_path / "big", {f"m{i:03}.js": "const x = [" + "1," * 60_000 + "];\n" for i in range(40)})
+    effect = ExtractFiles(root=str(root), files=tuple((f"m{i:03}.js", "javascript") for i in range(40)),
+                          max_file_bytes=1 << 24, max_ast_nodes=10_000_000, max_source_map_sources=10,
+                          max_original_source_bytes=0, parallel=True, done=0, total=40)
+    pids = []
+
+    async def main() -> None:
+        with anyio.move_on_after(0.5):
+            async def watch() -> None:
+                while not (runtime._HELPER and runtime._HELPER[0] and runtime._HELPER[0].proc):
+                    await anyio.sleep(0.01)
+                pids.append(runtime._HELPER[0].proc.pid)
+            async with anyio.create_task_group() as group:
+                group.start_soon(watch)
+                await runtime.extract(effect, Progress(None))
+        assert False, "the batch should take longer than the deadline"
+
+    with pytest.raises(AssertionError, match="longer than"):
+        anyio.run(main)
+    assert pids and runtime._HELPER[0].proc is None
+    with pytest.raises(ProcessLookupError):
+        os.kill(pids[0], 0)

@@ -41,7 +41,7 @@ SPOOL_IN_MEMORY = 16 << 20
 # (b"\x1f\x8b\x08"), and a malformed archive must become a canonical error, never a crash.
 _READ_ERRORS = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, ValueError,
                 struct.error, KeyError, NotImplementedError, RuntimeError, UnicodeDecodeError, orjson.JSONDecodeError,
-                RecursionError, TypeError)
+                RecursionError, TypeError, IndexError)
 UNPACKED_HINT = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
                  "header, so their declared hashes no longer match (Electron does not check them at runtime). "
                  "Rerun with integrity_policy \"record-and-continue\" to record the contradiction and continue.")
@@ -436,7 +436,7 @@ class Walker:
                     yield info.filename
                 mode = info.external_attr >> 16
                 is_link = stat.S_ISLNK(mode) and info.create_system == 3
-                kind = "directory" if info.is_dir() else "symlink" if is_link else "file"
+                kind = "directory" if info.filename.endswith("/") else "symlink" if is_link else "file"
                 if stat.S_IFMT(mode) in (stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK) and \
                         info.create_system == 3:
                     self.omissions.append(Omission(logical_path="/".join(self.chains[parent] + (info.filename,)),

@@ -247,3 +247,18 @@ def test_embedded_sources_past_their_budget_are_counted_and_make_coverage_partia
     assert any(u["kind"] == "original-sources-not-parsed" and u["count"] == 1 for u in r["unknowns"])
     off = analyze(tmp_path / "out", limits={"max_original_source_bytes": 0})["normalized_result"]
     assert "sources_parsed" not in node(off, "source-map:app.js.map") and off["coverage"]["status"] == "complete"
+
+
+def test_export_shapes_compare_across_two_shipped_bundles_through_their_maps(tmp_path):
+    conn = Connection(ctx=CTX)
+    sides = []
+    for version, members in (("v1", "get, set"), ("v2", "get, set, clear")):
+        content = "export const store = { " + ", ".join(f"{m.strip()}() {{}}" for m in members.split(",")) + " };\n"
+        write_tree(tmp_path / version, {"app.js.map": json.dumps({
+            "version": 3, "sources": ["webpack://app/./src/store.js"], "sourcesContent": [content], "mappings": ""})})
+        sides.append(analyze(tmp_path / version, conn)["evidence_id"])
+    cmp = call(conn, "compare_javascript_export_shapes", {
+        "left_evidence_id": sides[0], "right_evidence_id": sides[1], "left_module_path": "src/store.js",
+        "right_module_path": "src/store.js", "left_export_name": "store", "right_export_name": "store"}).unwrap()
+    r = cmp["normalized_result"]
+    assert r["status"] == "changed" and r["changes"] == [{"path": "/clear", "status": "added"}], r

@@ -143,10 +143,17 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
 
 
 def find_export(result: Mapping[str, Any], module_path: str, name: str) -> tuple[dict[str, Any] | None, list[str]]:
+    """One export of the module at `module_path`: a file of the tree, else an original source a source map
+    embeds (by its path or its comparable path), so shipped bundles with maps compare too."""
     modules = [n for n in result["nodes"] if n["kind"] == "module" and n["path"] == module_path]
+    if not modules:
+        wanted = comparable_path(module_path)
+        modules = [n for n in result["nodes"] if n["kind"] == "original-source-module" and "exports" in n
+                   and (n["path"] == module_path or comparable_path(n["path"]) == wanted)]
     if len(modules) != 1:
-        candidates = sorted(n["path"] for n in result["nodes"] if n["kind"] == "module"
-                            and n["path"].endswith(module_path.rsplit("/", 1)[-1]))[:100]
+        base = module_path.rsplit("/", 1)[-1]
+        candidates = sorted(n["path"] for n in result["nodes"] if n["kind"] in ("module", "original-source-module")
+                            and n["path"].endswith(base))[:100]
         return None, candidates
     exports = [e for e in modules[0].get("exports", ()) if e["name"] == name]
     if len(exports) != 1:

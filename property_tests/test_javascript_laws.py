@@ -32,6 +32,51 @@ CONFIGS = {
 }
 
 
+MODULE_IDS = st.sampled_from(["1", "2", "3", "726", "./src/a.js", "gone"])
+SOURCES = st.sampled_from(["webpack://app/./src/a.js", "../src/b.ts", "../node_modules/pkg/index.js", None,
+                           "src/c.js", "../src/a.js"])
+
+
+@st.composite
+def bundle_files(draw):
+    """A bundle with a module table (webpack or browserify shaped) and a source map with runs, nulls and
+    embedded sources, as the effects would report them."""
+    modules, start = [], 0
+    for key in draw(st.lists(MODULE_IDS, unique=True, max_size=4)):
+        size = draw(st.integers(1, 50))
+        requires = draw(st.lists(MODULE_IDS, max_size=3, unique=True))
+        module = {"id": key, "start": start, "end": start + size, "line": 1, "column": start, "end_line": 1,
+                  "end_column": start + size, "requires": requires, "async": draw(st.lists(MODULE_IDS, max_size=1)),
+                  "exports": draw(st.lists(st.sampled_from(["run", "default"]), unique=True, max_size=2)),
+                  "chunk_loads": []}
+        if draw(st.booleans()):
+            module["specifiers"] = {r: f"./{r}" for r in requires}
+        modules.append(module)
+        start += size + 1
+    table = {"format": draw(st.sampled_from(["webpack-module-table", "browserify-module-table"])), "modules": modules,
+             "entry_requires": draw(st.lists(MODULE_IDS, max_size=2)), "entry_async": [], "modules_omitted": 0}
+    sources = draw(st.lists(SOURCES, min_size=1, max_size=5))
+    listed = []
+    for name in sources:
+        entry = {"path": name, "content": None if name is None else "0" * 64}
+        if name is not None and draw(st.booleans()):
+            entry["original"] = {"parse": "ok", "imports": [{"kind": "import", "specifier": s, "line": 1}
+                                                            for s in draw(st.lists(SPEC, max_size=3))],
+                                 "exports": [{"name": "x", "form": "esm", "shape": {"type": "literal"}, "line": 1}]}
+        listed.append(entry)
+    runs = [[draw(st.integers(0, 3)), draw(st.integers(0, 200)), draw(st.integers(0, len(sources) - 1)),
+             draw(st.integers(1, 9))] for _ in range(draw(st.integers(0, 6)))]
+    runs.sort()
+    bundle = {"path": "dist/app.js", "parse": "ok", "ast_nodes": 1, "sha256": "0" * 64, "bytes_read": 1, "imports": [],
+              "bundlers": [draw(st.sampled_from(["webpack", "browserify", "rollup"]))],
+              "source_mapping_url": "app.js.map"}
+    if draw(st.booleans()):
+        bundle["bundle_table"] = table
+    smap = {"path": "dist/app.js.map", "parse": "ok", "sha256": "0" * 64, "bytes_read": 1, "version": 3, "file": None,
+            "source_root": None, "sources": listed, "sources_omitted": 0, "runs": runs, "runs_truncated": False}
+    return [bundle, smap] if draw(st.booleans()) else [bundle]
+
+
 @st.composite
 def trees(draw):
     files = sorted(set(draw(st.lists(FILE, min_size=1, max_size=25))))
@@ -49,11 +94,14 @@ def trees(draw):
                           "imports": imports, "calls": calls})
     configs = draw(st.lists(st.sampled_from(sorted(CONFIGS)), unique=True))
     facts += [{"path": c, "sha256": "0" * 64, "bytes_read": 1, **CONFIGS[c]} for c in configs]
+    bundled = draw(bundle_files()) if draw(st.booleans()) else []
+    facts += bundled
     kinds = {"package.json": "package-json", "tsconfig.json": "tsconfig", "a/tsconfig.json": "tsconfig",
-             "a/jsconfig.json": "tsconfig"}
+             "a/jsconfig.json": "tsconfig", "dist/app.js": "javascript", "dist/app.js.map": "source-map"}
     scan = {"root": "/app", "kind": "directory", "omitted": [],
             "files": sorted(({"path": p, "size": 1, "kind": kinds.get(p) or ("javascript" if p.endswith((".js", ".mjs")) else
-                              "typescript" if p.endswith(".ts") else "json")} for p in {*files, *configs}),
+                              "typescript" if p.endswith(".ts") else "json")}
+                            for p in {*files, *configs, *(f["path"] for f in bundled)}),
                             key=lambda f: f["path"])}
     return scan, facts
 

@@ -113,6 +113,9 @@ def test_vite_build_is_detected_and_its_modules_recovered(npm_tree, tmp_path):
     paths = {n["path"] for n in bundled(r, entry["path"]).values()}
     assert {"../../web/src/main.js", "../../web/src/greet.js"} <= paths, paths
     assert edges(r, "loads", "html:index.html", entry["id"])
+    # the entry's lazy import lands in the lazy chunk's own map: one build, two maps
+    lazy = [e for e in edges(r, "imports", "source:../../web/src/main.js") if e["specifier"] == "./lazy.js"]
+    assert [(e["to"], e["basis"]) for e in lazy] == [("source:../../web/src/lazy.js", "source-map-sibling")]
 
     subprocess.run([vite, "build", "--outDir", str(tmp_path / "plain")], cwd=src, check=True, capture_output=True,
                    timeout=300)

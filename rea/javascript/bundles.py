@@ -143,10 +143,12 @@ def _from_mappings(b: Any, path: str, smap: str | None, runs: Sequence[Run], sou
                            "reason": "more source runs than the bound; later bundled modules are not listed"})
 
 
-def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: Sequence[str | None]) -> None:
+def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: Sequence[str | None],
+                         siblings: Mapping[str, str]) -> None:
     """The module structure a source map's embedded sources still carry: their exports on each
     original-source-module, and `imports` edges between them, resolved among the map's own sources (relative
-    paths, `node_modules` sources, builtins). A minified bundle loses this structure; its map keeps it."""
+    paths, `node_modules` sources, builtins), then among the sources of the maps beside it (`siblings`,
+    comparable path -> node id: one build's chunks). A minified bundle loses this structure; its map keeps it."""
     if not any(src.get("original") for src in fact["sources"]):
         return
     virtual: dict[str, str] = {}
@@ -154,6 +156,7 @@ def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: S
         if sid is not None:
             virtual.setdefault(comparable_path(src["path"]), sid)
     resolver = Resolver(virtual, {})
+    beside = Resolver(siblings, {}) if set(siblings) - set(virtual) else None
     unresolved, parsed = 0, 0
     for src, sid in zip(fact["sources"], sids):
         original = src.get("original") if sid is not None else None
@@ -170,12 +173,16 @@ def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: S
             if basis == "package-not-found":  # the map's node_modules sit wherever the build ran, not beside it
                 target = _unique_package(resolver, virtual, imp["specifier"])
                 status, basis = ("module", "source-map-package") if target is not None else (status, basis)
+            if status == "unresolved" and beside is not None:  # another chunk of the same build
+                found = beside.resolve(importer, imp["specifier"], imp["kind"])
+                if found.status == "module":
+                    status, target, basis = "module", found.target, "source-map-sibling"
             loc = {"path": map_path}
             extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis, "source_line": imp["line"]}
             if imp.get("type_only"):
                 extra["type_only"] = True
-            if status == "module" and target in virtual:
-                b.edge(sid, virtual[target], "imports", loc, **extra)
+            if status == "module" and (target in virtual or target in siblings):
+                b.edge(sid, virtual.get(target) or siblings[target], "imports", loc, **extra)
             elif status in ("builtin", "electron"):
                 target_id = f"{status}:{target}"
                 b.node(target_id, "builtin-module" if status == "builtin" else "electron-module", None, name=target)

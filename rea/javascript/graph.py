@@ -14,7 +14,7 @@ from rea.canonical_json import canonical_sha256
 from rea.javascript.bundles import add_bundles, add_original_modules
 from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver, dirname, join, normalize
-from rea.javascript.sourcemap import without_scheme
+from rea.javascript.sourcemap import comparable_path, without_scheme
 
 SCHEMA = "rea.javascript-application/v1"
 RELATIONS = ("contains", "loads", "imports", "maps_to", "exposes", "sends", "invokes", "handles", "calls")
@@ -385,7 +385,6 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
             map_sources.setdefault(path, []).append(sid)
             with_content += src["content"] is not None
             b.edge(f"source-map:{path}", sid, "maps_to", {"path": path}, kind="source")
-        add_original_modules(b, path, fact, map_sources.get(path, []))
         node = b.nodes.get(f"source-map:{path}")
         if node is not None:
             node.update(sources=len(fact["sources"]), sources_with_content=with_content,
@@ -395,6 +394,15 @@ def build_graph(scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]
         if fact.get("contents_not_parsed"):
             b.unknowns.append({"kind": "original-sources-not-parsed", "count": fact["contents_not_parsed"], "path": path,
                                "reason": "max_original_source_bytes"})
+
+    # the maps of one directory come from one build: a lazy chunk's own map holds what the entry's imports
+    by_directory: dict[str, dict[str, str]] = defaultdict(dict)
+    for path in sorted(map_sources):
+        for src, sid in zip(facts[path]["sources"], map_sources[path]):
+            if sid is not None:
+                by_directory[dirname(path)].setdefault(comparable_path(src["path"]), sid)
+    for path in sorted(map_sources):
+        add_original_modules(b, path, facts[path], map_sources[path], by_directory[dirname(path)])
 
     def map_of(path: str) -> str | None:
         """The map a bundle links to, else the map that names it as its `file` (`app.js` beside `app.js.map`)."""

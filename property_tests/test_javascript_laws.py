@@ -186,3 +186,16 @@ def test_traces_stay_within_limits(tree, channel, depth, nodes):
 
 def test_shuffle_helper_is_seeded():
     assert random.Random(1).random() == random.Random(1).random()
+
+
+@given(st.lists(st.integers(0, 6 * 1024 * 1024), max_size=200), st.booleans())
+def test_batches_partition_the_files_in_order_within_their_bounds(sizes, parallel):
+    from rea.workflows.javascript import BATCH_BYTES, BATCH_FILES, batches
+    files = [{"path": f"f{i:04}.js", "size": s} for i, s in enumerate(sizes)]
+    out = batches(files, parallel)
+    assert [f for batch in out for f in batch] == files
+    assert all(batch and len(batch) <= BATCH_FILES for batch in out)
+    # a batch is over the byte bound only by its last file: alone, or (two processes) with one partner
+    for batch in out:
+        if sum(f["size"] for f in batch) > BATCH_BYTES:
+            assert len(batch) <= (2 if parallel else 1) or sum(f["size"] for f in batch[:-1]) <= BATCH_BYTES

@@ -10,7 +10,6 @@ import atexit
 import pickle
 import subprocess
 import sys
-import threading
 from typing import Any
 
 
@@ -28,28 +27,36 @@ def main() -> int:
 
 
 class Helper:
-    """The parent's handle: one request at a time; any failure or cancel kills the process (a reply that
-    arrives late would be read as the next request's), and the next call starts a fresh one."""
+    """The parent's handle: one request at a time, sent with `submit` before the parent starts its own half
+    (tree-sitter holds the GIL, so a thread could not send it during a parse) and collected with `result`.
+    Any failure or cancel kills the process (a reply that arrives late would be read as the next request's);
+    the next request starts a fresh one."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen[bytes] | None = None
-        self.lock = threading.Lock()
         atexit.register(self.kill)
 
-    def call(self, *request: Any) -> list[dict[str, Any]]:
-        with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self.proc = subprocess.Popen([sys.executable, "-m", "effects.javascript.parse_worker"],
-                                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
-            proc = self.proc
-            assert proc.stdin is not None and proc.stdout is not None
-            try:
-                pickle.dump(request, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-                proc.stdin.flush()
-                return pickle.load(proc.stdout)
-            except BaseException:
-                self.kill()
-                raise
+    def submit(self, *request: Any) -> None:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, "-m", "effects.javascript.parse_worker"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        assert self.proc.stdin is not None
+        try:
+            pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            self.proc.stdin.flush()
+        except BaseException:
+            self.kill()
+            raise
+
+    def result(self) -> list[dict[str, Any]]:
+        proc = self.proc
+        if proc is None or proc.stdout is None:
+            raise EOFError("the parse worker was stopped")
+        try:
+            return pickle.load(proc.stdout)
+        except BaseException:
+            self.kill()
+            raise
 
     def kill(self) -> None:
         proc, self.proc = self.proc, None

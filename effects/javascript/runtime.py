@@ -280,17 +280,15 @@ async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaEr
     out: list[dict[str, Any]] = []
     rest: list[dict[str, Any]] = []
     try:
-        async with anyio.create_task_group() as group:
-            if helper is not None:
-                async def other_half() -> None:
-                    rest.extend(await anyio.to_thread.run_sync(helper.call, effect.root, effect.files[keep:], *limits,
-                                                               abandon_on_cancel=True))
-                group.start_soon(other_half)
-            for index, entry in enumerate(effect.files[:keep]):
-                out.append(_one(effect.root, entry, *limits))
-                if index % 16 == 15:
-                    await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({entry[0]})")
-                await anyio.lowlevel.checkpoint()
+        if helper is not None:
+            helper.submit(effect.root, effect.files[keep:], *limits)
+        for index, entry in enumerate(effect.files[:keep]):
+            out.append(_one(effect.root, entry, *limits))
+            if index % 16 == 15:
+                await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({entry[0]})")
+            await anyio.lowlevel.checkpoint()
+        if helper is not None:
+            rest = await anyio.to_thread.run_sync(helper.result, abandon_on_cancel=True)
     except BaseException:
         if helper is not None:
             helper.kill()  # cancelled or failed: its half is abandoned with it

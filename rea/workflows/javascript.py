@@ -37,11 +37,15 @@ def _fail(session: Session, error: ReaError) -> Outcome:
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # text to parse before a second process pays for itself
 
 
-def _batches(files: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+def batches(files: list[dict[str, Any]], parallel: bool = False) -> list[list[dict[str, Any]]]:
+    """Files in path order, in batches of at most BATCH_FILES files or BATCH_BYTES (progress and cancellation
+    come between batches). With a second process, a large file waits for a partner (a bundle for its map) so
+    the two are parsed side by side."""
     out: list[list[dict[str, Any]]] = [[]]
     size = 0
     for f in files:
-        if out[-1] and (len(out[-1]) >= BATCH_FILES or size + f["size"] > BATCH_BYTES):
+        full = size + f["size"] > BATCH_BYTES and not (parallel and len(out[-1]) == 1)
+        if out[-1] and (len(out[-1]) >= BATCH_FILES or full):
             out.append([])
             size = 0
         out[-1].append(f)
@@ -66,7 +70,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     facts: list[dict[str, Any]] = []
     done = 0
     try:
-        for batch in _batches(chosen):
+        for batch in batches(chosen, parallel=total_bytes >= PARALLEL_MIN_BYTES):
             yield ReportProgress(phase="parsing", message=f"{done}/{len(chosen)} files parsed")
             extracted = yield ExtractFiles(root=scan["root"],
                                            files=tuple((f["path"], f["kind"], f["locator"]) if "locator" in f

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 
 import anyio
+import attrs
 import pytest
 
 import rea.workflows.javascript as workflow
@@ -50,3 +51,19 @@ def test_a_cancel_kills_the_helper_process(tmp_path):
     assert pids and runtime._HELPER[0].proc is None
     with pytest.raises(ProcessLookupError):
         os.kill(pids[0], 0)
+
+
+def test_a_dead_worker_leaves_its_half_to_the_parent(tmp_path, monkeypatch):
+    root = write_tree(tmp_path / "t", {f"m{i}.js": f"export const v{i} = {i};\n" * 2000 for i in range(4)})
+    effect = ExtractFiles(root=str(root), files=tuple((f"m{i}.js", "javascript") for i in range(4)),
+                          max_file_bytes=1 << 24, max_ast_nodes=10_000_000, max_source_map_sources=10,
+                          max_original_source_bytes=0, parallel=True, done=0, total=4)
+    serial = anyio.run(runtime.extract, attrs.evolve(effect, parallel=False), Progress(None)).unwrap()
+    helper = runtime._helper()
+    real_submit = helper.submit
+
+    def submit_then_die(*request):
+        real_submit(*request)
+        helper.proc.kill()  # the worker dies with the request in hand
+    monkeypatch.setattr(helper, "submit", submit_then_die)
+    assert anyio.run(runtime.extract, effect, Progress(None)).unwrap() == serial

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import pickle
 import stat
 from importlib import metadata
 from typing import Any
@@ -263,6 +264,15 @@ def _split(effect: ExtractFiles) -> int:
     return max(kept, 1)
 
 
+def _submitted(helper: Any, *request: Any) -> bool:
+    """Whether the worker took the request (it could not be started, or died): the caller parses alone if not."""
+    try:
+        helper.submit(*request)
+    except (OSError, pickle.PicklingError):
+        return False
+    return True
+
+
 def _size(path: str) -> int:
     try:
         return os.stat(path).st_size
@@ -280,15 +290,20 @@ async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaEr
     out: list[dict[str, Any]] = []
     rest: list[dict[str, Any]] = []
     try:
-        if helper is not None:
-            helper.submit(effect.root, effect.files[keep:], *limits)
+        if helper is not None and not _submitted(helper, effect.root, effect.files[keep:], *limits):
+            helper, keep = None, len(effect.files)
         for index, entry in enumerate(effect.files[:keep]):
             out.append(_one(effect.root, entry, *limits))
             if index % 16 == 15:
                 await progress.report("parsing", f"{effect.done + index + 1}/{effect.total} files parsed ({entry[0]})")
             await anyio.lowlevel.checkpoint()
         if helper is not None:
-            rest = await anyio.to_thread.run_sync(helper.result, abandon_on_cancel=True)
+            try:
+                rest = await anyio.to_thread.run_sync(helper.result, abandon_on_cancel=True)
+            except (OSError, EOFError, pickle.UnpicklingError):  # the worker died: its half is parsed here
+                for entry in effect.files[keep:]:
+                    rest.append(_one(effect.root, entry, *limits))
+                    await anyio.lowlevel.checkpoint()
     except BaseException:
         if helper is not None:
             helper.kill()  # cancelled or failed: its half is abandoned with it

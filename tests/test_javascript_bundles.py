@@ -1,10 +1,11 @@
 """Bundled-module recovery on bundles built here by the real webpack (production, numeric module ids),
-rollup and vite from npm: module tables, dependencies between bundled modules, chunks, and module
+webpack 4, browserify, rollup and vite from npm: module tables, dependencies between bundled modules, chunks, and module
 boundaries recovered from source-map mappings."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -265,3 +266,39 @@ def test_export_shapes_compare_across_two_shipped_bundles_through_their_maps(tmp
         "right_module_path": "src/store.js", "left_export_name": "store", "right_export_name": "store"}).unwrap()
     r = cmp["normalized_result"]
     assert r["status"] == "changed" and r["changes"] == [{"path": "/clear", "status": "added"}], r
+
+
+WEBPACK4 = Path(__file__).parent / "javascript-webpack4"
+
+
+@pytest.fixture(scope="session")
+def webpack4() -> Path:
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        pytest.skip("Node.js and npm are not installed on this host")
+    if not (WEBPACK4 / "node_modules" / "webpack" / "package.json").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=WEBPACK4, check=True, capture_output=True,
+                       timeout=600)
+    return WEBPACK4
+
+
+@pytest.mark.slow
+def test_webpack4_module_arrays_chunks_and_entry(webpack4, tmp_path):
+    """webpack 4 (older Electron apps): modules in an array (`!function(e){...}([function ...])`), the entry run
+    by `o(o.s = 0)`, chunks pushed to `webpackJsonp`, exports declared by `d(exports, name, getter)`."""
+    src = write_tree(tmp_path / "shop", SOURCES)
+    env = {**os.environ, "NODE_OPTIONS": "--openssl-legacy-provider"}
+    for out, extra in (("plain", []), ("mapped", ["map"])):
+        subprocess.run(["node", str(webpack4 / "build.js"), str(src), str(tmp_path / out), *extra], check=True,
+                       capture_output=True, timeout=300, env=env)
+    r = analyze(tmp_path / "plain")["normalized_result"]
+    assert node(r, "module:main.js")["bundlers"] == ["webpack"]
+    mods = bundled(r, "main.js")
+    assert sorted(n["module_id"] for n in mods.values()) == ["0", "1", "2"]
+    requires = {(e["from"], e["to"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"}
+    assert ("module:main.js", "bundled-module:main.js#0") in requires  # o(o.s = 0)
+    assert ("bundled-module:main.js#1", "bundled-module:main.js#2") in requires  # cart requires tax
+    (lazy,) = [e for e in edges(r, "imports") if e["kind"] == "bundled-dynamic-import"]
+    assert lazy["basis"] == "webpack-module-id-sibling-chunk"
+    assert sorted(x["name"] for x in node(r, lazy["to"])["exports"]) == ["LAZY", "run"]
+    named = {n["path"] for n in bundled(analyze(tmp_path / "mapped")["normalized_result"]).values()}
+    assert {"src/main.js", "src/cart.js", "src/tax.js", "src/lazy.js"} <= named, named

@@ -74,7 +74,8 @@ _ESBUILD_MARK = re.compile(rb"""^// ((?:[\w@.\-]+/)*[\w@.\-]+\.(?:[cm]?[jt]sx?|j
 _BROWSERIFY_PRELUDE = (b'"function"==typeof require&&require', b'typeof require=="function"&&require')
 _BUNDLERS = (
     ("rspack", (b"__rspack_", b"rspackChunk")),
-    ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__")),
+    ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__",
+                 b"webpackJsonp", b"l:!1,exports:{}")),  # webpack 4: its chunk global, its minified bootstrap
     ("esbuild", (b"__commonJS(", b"__toESM(", b"__esm(")),
     ("vite", (b"__vitePreload", b"__vite__mapDeps", b"/@vite/client", b'supports("modulepreload")')),
     ("rollup", (b"rollup", b"Rollup")),

@@ -30,6 +30,9 @@ _QUERY = """
   (#match? @prop "^(bind|e|d)$")) arguments: (arguments) @margs) @member
 (assignment_expression left: (member_expression object: (identifier) @req property: (property_identifier) @m
   (#eq? @m "m")) right: (identifier) @table)
+(array . [(function_expression) (arrow_function)]) @array
+(call_expression function: (identifier) @callee arguments: (arguments . (assignment_expression
+  right: (number) @entry_id) .)) @entrycall
 """
 _BROWSERIFY_QUERY = """
 (pair key: [(number) (string) (property_identifier)] @key
@@ -60,7 +63,7 @@ def _args(node: Any) -> list[Any]:
 def _unwrap(fn: Any) -> Any:
     """`(function (module, exports, require) {...})`: the function inside development builds' parentheses."""
     if fn.type == "parenthesized_expression":
-        return next(c for c in fn.named_children if c.type in ("arrow_function", "function_expression"))
+        return next((c for c in fn.named_children if c.type in ("arrow_function", "function_expression")), fn)
     return fn
 
 
@@ -105,6 +108,32 @@ def _shadowed(call: Any, name: str, module_fn: Any) -> bool:
             return True
         node = node.parent
     return False
+
+
+def _array_table(array: Any) -> list[tuple[str, Any]]:
+    """(index, function) of a webpack 4 module array: the bootstrap's argument `!function(e){...}([...])` or a
+    chunk's `push([[ids], [...]])`; holes (`[, , function ...]`) keep the indices."""
+    parent = array.parent
+    call = parent.parent if parent is not None and parent.type == "arguments" else None
+    if call is None and parent is not None and parent.type == "array":  # push([[ids], [modules]])
+        outer = parent.parent
+        call = outer.parent if outer is not None and outer.type == "arguments" else None
+        if call is None or not (call.child_by_field_name("function") or array).text.endswith(b".push"):
+            return []
+    elif call is None or call.type != "call_expression" or _unwrap(call.child_by_field_name("function")).type \
+            not in ("function_expression", "arrow_function"):
+        return []
+    out, index = [], 0
+    for child in array.children:
+        if child.type == ",":
+            index += 1
+        elif child.type in ("function_expression", "arrow_function"):
+            if len(_params(child)) > 3:
+                return []
+            out.append((str(index), child))
+        elif child.is_named and child.type != "comment":
+            return []  # not only functions: not a module array
+    return out
 
 
 def _record(pair: Any, key: str) -> dict[str, Any]:
@@ -179,6 +208,8 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
     import tree_sitter as ts
     tables: dict[int, list[tuple[Any, Any, Any]]] = {}
     calls, members, runtime_require = [], [], None
+    arrays: list[Any] = []
+    entry_calls: list[tuple[str, str]] = []  # webpack 4 starts its entry with `o(o.s = 0)`
     for _pattern, caps in ts.QueryCursor(_query(language)).matches(root):
         if "pair" in caps:
             pair = caps["pair"][0]
@@ -189,6 +220,10 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
             members.append((caps["member"][0], caps["obj"][0], caps["prop"][0], caps["margs"][0]))
         elif "table" in caps:
             runtime_require = caps["req"][0].text.decode()
+        elif "array" in caps:
+            arrays.append(caps["array"][0])
+        elif "entrycall" in caps:
+            entry_calls.append((caps["callee"][0].text.decode(), caps["entry_id"][0].text.decode()))
     modules: list[dict[str, Any]] = []
     requires: list[str | None] = []
     fns: list[Any] = []
@@ -213,6 +248,15 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
             modules.append(_record(pair, key))
             requires.append(names[2] if len(names) == 3 else None)
             fns.append(_unwrap(fn))
+    for array in arrays:
+        for key, fn in _array_table(array):
+            if len(modules) >= MAX_MODULES:
+                omitted += 1
+                continue
+            names = _params(fn)
+            modules.append(_record(fn, key))
+            requires.append(names[2] if len(names) == 3 else None)
+            fns.append(fn)
     if not modules:
         return None
     order = _outermost(modules)
@@ -256,6 +300,9 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
     for name, target in outside:
         if name == runtime_require:
             add(entry, target)
+    for name, target in entry_calls:
+        if target in known_ids and (runtime_require is None or name == runtime_require):
+            add(entry, target)
     entry_async: list[str] = []
     for call, obj, prop, args in members:
         values, i = _args(args), owner(call)
@@ -278,6 +325,10 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
                 key = member.child_by_field_name("key")
                 if key is not None:
                     add(modules[i]["exports"], _key(key) if key.type == "string" else key.text.decode())
+        elif name == "d" and len(values) == 3 and values[1].type == "string":  # webpack 4: d(exports, name, get)
+            exported = _key(values[1])
+            if exported:
+                add(modules[i]["exports"], exported)
     for module in modules:  # development builds with devtool "eval" keep their requires inside eval strings
         if not module["requires"] and b"eval(" in data[module["start"]: module["end"]]:
             for m in _EVAL_REQUIRE.finditer(data, module["start"], module["end"]):

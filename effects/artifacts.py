@@ -34,6 +34,7 @@ from rea.artifacts.model import (
     InventoryArtifact, InventoryFacts, LimitHit, Limits, Omission, format_for_name, normalize_member_name,
 )
 from rea.errors import ReaError
+from rea.text import printable
 
 BLOCK = 1 << 20
 SPOOL_IN_MEMORY = 16 << 20
@@ -175,6 +176,7 @@ class Walker:
                                   message=message))
 
     def _name(self, parent: int | None, raw: str, entry_type: str) -> str | None:
+        raw = printable(raw)  # a name that is not Unicode (tar, directories) is recorded with \xNN escapes
         name, problem = normalize_member_name(raw, self.limits.max_path_bytes)
         if name is None:
             where = "/".join(self.chains[parent] + (raw[:200],))
@@ -379,7 +381,9 @@ class Walker:
                                            reason=f"its {fmt} structure could not be read completely "
                                                   f"({type(exc).__name__}: {exc})"))
 
-    def _directory(self, base: str, rel: str, parent: int | None, depth: int) -> Iterator[str]:
+    def _directory(self, base: str, rel: str, parent: int | None, depth: int, shown: str = "") -> Iterator[str]:
+        """`rel` is the directory's path on disk (names as the OS gives them); `shown`, the same path as the
+        records show it."""
         current = os.path.join(base, rel) if rel else base
         try:
             with os.scandir(current) as it:
@@ -390,18 +394,20 @@ class Walker:
             return
         for name in names:
             full = os.path.join(current, name)
-            logical = f"{rel}/{name}" if rel else name
+            on_disk = f"{rel}/{name}" if rel else name
+            logical = f"{shown}/{printable(name)}" if shown else printable(name)
             info = os.lstat(full)
             mode = info.st_mode
             if stat.S_ISLNK(mode):
                 clean = self._name(parent, logical, "symlink")
                 if clean is not None:
-                    self._add(parent, clean, "symlink", link_target=os.readlink(full), hash_status="unavailable")
+                    self._add(parent, clean, "symlink", link_target=printable(os.readlink(full)),
+                              hash_status="unavailable")
             elif stat.S_ISDIR(mode):
                 clean = self._name(parent, logical, "directory")
                 if clean is not None:
                     self._add(parent, clean, "directory", hash_status="unavailable")
-                    yield from self._directory(base, logical, parent, depth)
+                    yield from self._directory(base, on_disk, parent, depth, logical)
             elif stat.S_ISREG(mode):
                 clean = self._name(parent, logical, "file")
                 if clean is None:
@@ -505,7 +511,7 @@ class Walker:
                                       source_offset=member.offset_data if kind == "file" else None,
                                       source_length=member.size if kind == "file" else None,
                                       hash_status="unavailable",
-                                      link_target=member.linkname if kind == "symlink" else None,
+                                      link_target=printable(member.linkname) if kind == "symlink" else None,
                                       limitations=("hard link",) if member.islnk() else ())
                     if kind == "file":
                         extracted = tf.extractfile(member)

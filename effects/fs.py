@@ -16,6 +16,7 @@ from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts
+from rea.text import printable
 
 READ_BLOCK = 1 << 20
 FLUSH_BYTES = 1 << 20
@@ -73,14 +74,14 @@ async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, 
         dirs.sort()
         for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
             full = os.path.join(root, name)
-            rel = os.path.relpath(full, path)
+            rel = printable(os.path.relpath(full, path))
             try:
                 info = os.lstat(full)
             except OSError as exc:
                 entries.append({"path": rel, "type": "unreadable", "reason": exc.strerror or str(exc)})
                 continue
             if stat.S_ISLNK(info.st_mode):
-                entries.append({"path": rel, "type": "symlink", "target": os.readlink(full)})
+                entries.append({"path": rel, "type": "symlink", "target": printable(os.readlink(full))})
             elif stat.S_ISREG(info.st_mode):
                 digest = hashlib.sha256()
                 try:

@@ -490,3 +490,31 @@ def test_asar_block_hashes_locate_a_change_and_catch_a_rewritten_file_hash(tmp_p
     (ic,) = ev["normalized_result"]["contradictions"]
     assert ic["declared_sha256"] == ic["observed_sha256"] == _sha(tampered)
     assert any("block 1 " in note for note in ic["limitations"])
+
+
+def test_names_that_are_not_unicode_are_recorded_escaped_and_still_read(tmp_path):
+    """A directory entry and a tar member whose names are not UTF-8 (as old archives and file systems hold
+    them): recorded with %XX escapes, their bytes still read, hashed and extractable."""
+    import tarfile
+    root = tmp_path / "tree"
+    root.mkdir()
+    with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as handle:
+        handle.write(b"latin-1 name")
+    (root / "ok.txt").write_bytes(b"ok")
+    def content_of(ev, path):
+        artifact = occurrences(ev)[path]["artifact_id"]
+        return next(n["sha256"] for n in ev["normalized_result"]["inventory"]["nodes"]["items"]
+                    if n["artifact_id"] == artifact)
+    ev = inventory(root)
+    assert occurrences(ev)["caf%E9.txt"]["hash_status"] == "verified"
+    assert content_of(ev, "caf%E9.txt") == _sha(b"latin-1 name")
+    archive = tmp_path / "old.tar"
+    subprocess.run(["tar", "-cf", str(archive), "-C", str(root), "."], check=True)
+    ev = inventory(archive)
+    assert content_of(ev, "caf%E9.txt") == _sha(b"latin-1 name")
+    replies, conn = run_tools([("open_binary", {"path": str(archive)}), ("inspect_artifact", {})])
+    member = occurrences(replies[1].unwrap())["caf%E9.txt"]["occurrence_id"]
+    done, _ = call("extract_artifact", {"occurrence_ids": [member]}, conn)
+    written = done.unwrap()["normalized_result"]
+    assert (Path(written["output_root"]) / written["files"][0]["relative_path"]).read_bytes() == b"latin-1 name"
+    assert tarfile.is_tarfile(archive)

@@ -35,3 +35,20 @@ def test_rewritten_file_hash_is_caught_by_its_blocks(npm_tree, tmp_path):
     assert contradiction["declared_sha256"] == contradiction["observed_sha256"]  # the file hash was rewritten ...
     assert "block 0 " in contradiction["blocks"]                                 # ... its block was not
     assert node(r, "module:src/store.js")["parse"] == "quarantined"
+
+
+def test_names_and_strings_that_are_not_unicode_do_not_stop_the_analysis(tmp_path):
+    """A file name that is not UTF-8 and a source map carrying lone-surrogate escapes: recorded with %XX /
+    %uXXXX escapes (canonical JSON cannot hold them), the file still read and parsed."""
+    import json
+    import os
+    root = tmp_path / "app"
+    root.mkdir()
+    with open(os.path.join(os.fsencode(root), b"lib\xff.js"), "wb") as handle:
+        handle.write(b"module.exports = { ok: true };\n")
+    (root / "app.js.map").write_text(json.dumps({"version": 3, "sources": ["a\ud800.js", "b.js"],
+                                                 "sourcesContent": ["export const a = '\ud800';\n", "export const b = 1;\n"],
+                                                 "mappings": "AAAA"}))
+    r = analyze(root)["normalized_result"]
+    assert node(r, "module:lib%FF.js")["parse"] == "ok"
+    assert node(r, "source:a%uD800.js")["exports"][0]["name"] == "a"

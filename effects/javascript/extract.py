@@ -9,6 +9,7 @@ facts mean (resolution, roles, IPC pairing) is decided in `rea.javascript`.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from bisect import bisect_right
 from typing import Any
@@ -24,6 +25,7 @@ import orjson
 from rea.javascript import jsonc
 from rea.javascript.graph import TEXT_KINDS
 from rea.javascript.sourcemap import source_runs, without_scheme
+from rea.text import printable
 
 PARSER_NAME = "tree-sitter"
 
@@ -404,10 +406,28 @@ def html_facts(data: bytes) -> dict[str, Any]:
 
 
 def _json(data: bytes) -> Any:
+    """orjson, else the standard library: JavaScript strings may hold lone surrogates (`"\\ud800"` in a
+    map's sourcesContent), which JSON allows as escapes and orjson refuses."""
     try:
         return orjson.loads(data)
     except orjson.JSONDecodeError:
+        pass
+    try:
+        return _printable_strings(json.loads(data))
+    except (ValueError, RecursionError):
         return None
+
+
+def _printable_strings(value: Any) -> Any:
+    """A document the standard library parsed, with any lone surrogate percent-escaped (`rea.text`), except in
+    a map's sourcesContent, which is source text (hashed and parsed as bytes) rather than a name."""
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, list):
+        return [_printable_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {printable(k): v if k == "sourcesContent" else _printable_strings(v) for k, v in value.items()}
+    return value
 
 
 MAX_MAP_BYTES = 16384  # an exports, imports or paths map larger than this is omitted (and says so)

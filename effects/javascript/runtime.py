@@ -18,6 +18,7 @@ from effects.javascript.extract import TEXT_KINDS, classify, file_facts
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.text import printable
 
 
 def _unavailable(path: str, why: str) -> ReaError:
@@ -47,12 +48,12 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
                                        accepted="directory or auto for a directory"))
     files: list[dict[str, Any]] = []
     omitted: list[dict[str, Any]] = []
-    pending = [("", 0)]
+    pending = [("", "", 0)]  # (path on disk, path as recorded, depth): they differ for names that are not Unicode
     seen = 0
-    archives_found: list[str] = []
+    archives_found: list[tuple[str, str]] = []
     while pending:
-        rel_dir, depth = pending.pop()
-        full_dir = os.path.join(root, rel_dir) if rel_dir else root
+        disk_dir, rel_dir, depth = pending.pop()
+        full_dir = os.path.join(root, disk_dir) if disk_dir else root
         try:
             with os.scandir(full_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -61,7 +62,9 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
             continue
         subdirs = []
         for entry in entries:
-            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            shown = printable(entry.name)
+            rel = f"{rel_dir}/{shown}" if rel_dir else shown
+            disk = f"{disk_dir}/{entry.name}" if disk_dir else entry.name
             seen += 1
             if seen > effect.max_entries:
                 omitted.append({"path": rel, "reason": "max_entries"})
@@ -72,16 +75,19 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
                 omitted.append({"path": rel, "reason": "unreadable", "detail": exc.strerror or str(exc)})
                 continue
             if stat.S_ISLNK(st.st_mode):
-                omitted.append({"path": rel, "reason": "symlink", "target": os.readlink(entry.path)[:512]})
+                omitted.append({"path": rel, "reason": "symlink", "target": printable(os.readlink(entry.path))[:512]})
             elif stat.S_ISDIR(st.st_mode):
                 if depth + 1 > effect.max_depth:
                     omitted.append({"path": rel, "reason": "max_depth"})
                 else:
-                    subdirs.append((rel, depth + 1))
+                    subdirs.append((disk, rel, depth + 1))
             elif stat.S_ISREG(st.st_mode):
                 files.append({"path": rel, "size": st.st_size, "kind": classify(rel)})
+                if disk != rel:  # read by its real name: a locator, as for an archive member
+                    files[-1]["locator"] = {"disk": entry.path, "offset": 0, "size": st.st_size, "sha256": None,
+                                            "integrity": None}
                 if files[-1]["kind"] == "asar":
-                    archives_found.append(rel)
+                    archives_found.append((disk, rel))
             else:
                 omitted.append({"path": rel, "reason": "special-file"})
         pending.extend(reversed(subdirs))
@@ -89,8 +95,8 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
             await progress.report("scanning", f"{seen} entries listed")
         await anyio.lowlevel.checkpoint()
     archives = _Archives(effect, files, omitted)
-    for rel in archives_found:
-        disk = os.path.join(root, rel)
+    for on_disk, rel in archives_found:
+        disk = os.path.join(root, on_disk)
         unpacked = disk + ".unpacked"
         try:
             archives.expand(rel + "/", disk, 0, None, unpacked if os.path.isdir(unpacked) else None, 1)

@@ -1,7 +1,9 @@
-"""Bundled modules: what a shipped bundle was built from, recovered three ways.
+"""Bundled modules: what a shipped bundle was built from.
 
-- a webpack/rspack module table (production numeric ids or development paths), with the
-  dependencies between modules read from each module's own `__webpack_require__`;
+Recovered three ways (`recovered_by`):
+- a module table: webpack 4/5 and rspack (production numeric ids or development paths), with
+  the dependencies between modules read from each module's own `__webpack_require__`, or
+  browserify, whose modules carry their own dependency maps;
 - esbuild's `// path` comments (and webpack's `/***/ "path":` comments when the file's
   tree was not read);
 - the source map's mappings, for bundles that keep no boundaries in their code (rollup,
@@ -9,7 +11,9 @@
   generated lines its runs cover.
 
 When a table and a map are both present, each table module takes its original path from
-the source its generated range maps to, so numeric ids get names.
+the source its generated range maps to, so numeric ids get names. A map's embedded sources
+give the structure back too: their imports between each other and their exports
+(`add_original_modules`).
 """
 
 from __future__ import annotations
@@ -20,8 +24,6 @@ from rea.javascript.resolve import Resolver, dirname
 from rea.javascript.sourcemap import Run, comparable_path, source_at
 
 MAX_ORIGINAL_UNKNOWNS = 256  # unresolved imports of original sources listed per map (the rest are counted)
-
-RECOVERED_BY = ("webpack-module-table", "browserify-module-table", "path-comment", "source-map-mappings")
 
 
 def _module_node(b: Any, bundle: str, key: str, loc: Mapping[str, Any], **props: Any) -> str:

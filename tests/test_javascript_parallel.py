@@ -22,8 +22,12 @@ def test_parallel_parsing_gives_the_same_evidence(npm_tree, monkeypatch):
     tree = npm_tree / "webpack" / "lib"
     serial = analyze(tree, Connection(ctx=CTX))
     monkeypatch.setattr(workflow, "PARALLEL_MIN_BYTES", 0)
+    helper = runtime._helper()
+    sent, submit = [], helper.submit
+    monkeypatch.setattr(helper, "submit", lambda *request: (sent.append(len(request[1])), submit(*request)))
     parallel = analyze(tree, Connection(ctx=CTX))
-    assert runtime._HELPER and runtime._HELPER[0] is not None and runtime._HELPER[0].proc is not None  # it ran
+    assert sum(sent) > 200  # the worker parsed a share of the files ...
+    assert helper.proc is None  # ... and did not outlive the analysis
     assert parallel["evidence_id"] == serial["evidence_id"]
     assert parallel["normalized_result"]["statistics"]["parsed_files"] > 500
 

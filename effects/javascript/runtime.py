@@ -306,6 +306,8 @@ async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaEr
         if helper is not None:
             try:
                 rest = await anyio.to_thread.run_sync(helper.result, abandon_on_cancel=True)
+                if effect.done + len(effect.files) >= effect.total:
+                    helper.kill()  # the analysis' last batch: no idle process (and its memory) outlives it
             except (OSError, EOFError, pickle.UnpicklingError):  # the worker died: its half is parsed here
                 for entry in effect.files[keep:]:
                     rest.append(_one(effect.root, entry, *limits))

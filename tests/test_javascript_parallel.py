@@ -23,6 +23,8 @@ def test_parallel_parsing_gives_the_same_evidence(npm_tree, monkeypatch):
     serial = analyze(tree, Connection(ctx=CTX))
     monkeypatch.setattr(workflow, "PARALLEL_MIN_BYTES", 0)
     helper = runtime._helper()
+    if helper is None:
+        pytest.skip("one CPU: REA parses on one core")
     sent, submit = [], helper.submit
     monkeypatch.setattr(helper, "submit", lambda *request: (sent.append(len(request[1])), submit(*request)))
     parallel = analyze(tree, Connection(ctx=CTX))
@@ -33,8 +35,10 @@ def test_parallel_parsing_gives_the_same_evidence(npm_tree, monkeypatch):
 
 
 def test_a_cancel_kills_the_helper_process(tmp_path):
+    if runtime._helper() is None:
+        pytest.skip("one CPU: REA parses on one core")
     root = write_tree(tmp_path / "big", {f"m{i:03}.js": "const x = [" + "1," * 60_000 + "];\n" for i in range(16)})
-    effect = ExtractFiles(root=str(root), files=tuple((f"m{i:03}.js", "javascript") for i in range(40)),
+    effect = ExtractFiles(root=str(root), files=tuple((f"m{i:03}.js", "javascript") for i in range(16)),
                           max_file_bytes=1 << 24, max_ast_nodes=10_000_000, max_source_map_sources=10,
                           max_original_source_bytes=0, parallel=True, done=0, total=16)
     pids = []
@@ -64,6 +68,8 @@ def test_a_dead_worker_leaves_its_half_to_the_parent(tmp_path, monkeypatch):
                           max_original_source_bytes=0, parallel=True, done=0, total=4)
     serial = anyio.run(runtime.extract, attrs.evolve(effect, parallel=False), Progress(None)).unwrap()
     helper = runtime._helper()
+    if helper is None:
+        pytest.skip("one CPU: REA parses on one core")
     real_submit = helper.submit
 
     def submit_then_die(*request):

@@ -284,14 +284,20 @@ def test_errors_are_canonical(app, tmp_path):
 # ------------------------------------------------------------ real npm packages, real esbuild
 
 
-@pytest.fixture(scope="module")
-def npm_tree() -> Path:
+def npm_installed(directory: Path) -> Path:
+    """A fixture directory's pinned npm packages (`npm ci` when any is missing); skips without Node.js."""
     if shutil.which("npm") is None or shutil.which("node") is None:
         pytest.skip("Node.js and npm are not installed on this host")
-    wanted = json.loads((HERE / "package.json").read_text())["dependencies"]
-    if not all((HERE / "node_modules" / name / "package.json").exists() for name in wanted):
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
-    return HERE / "node_modules"
+    wanted = json.loads((directory / "package.json").read_text())["dependencies"]
+    if not all((directory / "node_modules" / name / "package.json").exists() for name in wanted):
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory, check=True, capture_output=True,
+                       timeout=600)
+    return directory / "node_modules"
+
+
+@pytest.fixture(scope="module")
+def npm_tree() -> Path:
+    return npm_installed(HERE)
 
 
 @pytest.mark.slow

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from effects.calls import Connection
-from test_javascript import analyze, call, edges, node, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_javascript import analyze, call, edges, node, npm_installed, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
 from test_replies import CTX
 
 SOURCES = {
@@ -273,11 +273,7 @@ WEBPACK4 = Path(__file__).parent / "javascript-webpack4"
 
 @pytest.fixture(scope="session")
 def webpack4() -> Path:
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip("Node.js and npm are not installed on this host")
-    if not (WEBPACK4 / "node_modules" / "webpack" / "package.json").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=WEBPACK4, check=True, capture_output=True,
-                       timeout=600)
+    npm_installed(WEBPACK4)
     return WEBPACK4
 
 

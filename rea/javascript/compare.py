@@ -24,7 +24,7 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                 out["exports"][f"{n['path']}#{e['name']}"] = {"form": e.get("form"), "shape": e.get("shape")}
         elif k == "bundled-module" and (n.get("source") or n.get("path")):
             # keyed by original source, not by module id or bundle file name: both change between builds
-            key = _norm(n.get("source") or n["path"])
+            key = comparable_path(n.get("source") or n["path"])
             key = key if key not in out["bundled_modules"] else f"{key} ({n['bundle']})"
             out["bundled_modules"][key] = {
                 "exports": sorted(e["name"] for e in n.get("exports", ())),
@@ -100,7 +100,6 @@ def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_item
                        "URL, scheme, dependency name"}
 
 
-_norm = comparable_path
 
 
 def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -109,9 +108,9 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
     shipped: dict[str, list[str]] = {}
     for n in application["nodes"]:
         if n["kind"] in ("original-source-module", "bundled-module") and (n.get("source") or n.get("path")):
-            shipped.setdefault(_norm(n.get("source") or n["path"]), []).append(n["id"])
+            shipped.setdefault(comparable_path(n.get("source") or n["path"]), []).append(n["id"])
     if reference is None:
-        ref = {_norm(n.get("source") or n["path"]): n for n in application["nodes"] if n["kind"] == "original-source-module"}
+        ref = {comparable_path(n.get("source") or n["path"]): n for n in application["nodes"] if n["kind"] == "original-source-module"}
         basis = "source-map sources of the application itself"
         ref_complete = application["coverage"]["status"] == "complete"
     else:

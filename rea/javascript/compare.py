@@ -100,8 +100,6 @@ def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_item
                        "URL, scheme, dependency name"}
 
 
-
-
 def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:
     """Reference source files (another application record, or the bundle's own source-map sources)
     against what the bundle ships: source-map sources and recovered bundled modules."""

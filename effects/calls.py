@@ -16,6 +16,7 @@ from rea.errors import ReaError, invalid_request
 from rea.program import Context
 from rea.session import Session, record
 from rea.validation import validate_arguments
+from rea.wire.convert import with_defaults
 
 
 @attrs.define
@@ -63,6 +64,11 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
     if not is_successful(checked):
         return checked
     args = checked.unwrap()
+    if contract.args_type is not None:  # every default filled from the tool's one argument record
+        filled = with_defaults(args, contract.args_type)
+        if not is_successful(filled):
+            return filled
+        args = filled.unwrap()
     from effects.native.runtime import CURRENT
 
     progress = Progress(sink)

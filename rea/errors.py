@@ -81,13 +81,14 @@ class ReaError:
             "category": self.category,
             "message": self.message,
             "retryable": self.retryable,
-            "remediation": {
-                "action": self.action or DEFAULT_ACTION.get(self.code, "Run `rea doctor`, then try again."),
-                "restart_required": self.restart_required,
-            },
+            # strict {action}, as the reference's clients parse it; a restart need travels in details
+            "remediation": {"action": self.action or DEFAULT_ACTION.get(self.code, "Run `rea doctor`, then try again.")},
         }
-        if self.details is not None:
-            body["details"] = dict(self.details)
+        details = dict(self.details) if self.details is not None else {}
+        if self.restart_required:
+            details["restart_required"] = True
+        if details or self.details is not None:
+            body["details"] = details
         return body
 
     def to_json(self) -> dict[str, Any]:
@@ -108,16 +109,24 @@ def invalid_request(message: str, *, field: str | None = None, accepted: str | N
 
 
 def missing_evidence(evidence_id: str) -> ReaError:
+    """The reference's EvidenceReferenceError: a retained reference that resolves to nothing."""
     return ReaError(
-        code="invalid_request",
+        code="evidence_integrity_mismatch",
         message=(
             f"Evidence {evidence_id} is not retained by this connection. It was never recorded here, "
             "was cleared by close_binary, or belongs to another connection. Supply the complete inline "
             "Evidence, rerun its producer, or import an exported bundle first."
         ),
-        details={"reason": "missing", "evidence_id": evidence_id},
+        details={"evidence_id": evidence_id, "reason": "missing", "expected": "retained Evidence", "actual": None},
         action="Pass the complete Evidence inline or import the bundle that holds it, then retry.",
     )
+
+
+def no_target(operation: str) -> ReaError:
+    """The reference's NoBinaryOpenError: a target tool called before open_binary."""
+    return ReaError(code="target_unavailable", message=f"{operation} needs an open target, and none is open.",
+                    details={"reason": "target_required", "operation": operation},
+                    action="Call open_binary with the absolute local path of an executable, library or archive.")
 
 
 def cancelled(phase: str, **details: Any) -> ReaError:

@@ -75,11 +75,23 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
         message = f"{tool}: required argument {field!r} is missing"
     else:
         message = f"{tool}: argument {field!r} is invalid: {clip(best.message)}"
-    return Failure(invalid_request(message, field=field, accepted=_accepted(best), tool=tool, problem=best.validator))
+    return Failure(invalid_request(message, field=field, accepted=_accepted(best), tool=tool, problem=best.validator,
+                                   operation=tool, issues=_issues(errors)))
+
+
+MAX_ISSUES = 20
+
+
+def _issues(errors: list[Any]) -> list[dict[str, Any]]:
+    """The reference's validation details: one `{path, reason, message}` per violation."""
+    return [{"path": [p if isinstance(p, int) else clip(str(p)) for p in e.absolute_path],
+             "reason": e.validator, "message": clip(e.message)} for e in errors[:MAX_ISSUES]]
 
 
 def invalid_combination(tool: str, message: str, field: str, accepted: str) -> ReaError:
-    return invalid_request(f"{tool}: {message}", field=field, accepted=accepted, tool=tool)
+    return invalid_request(f"{tool}: {message}", field=field, accepted=accepted, tool=tool, operation=tool,
+                           issues=[{"path": [p for p in field.split(".") if p], "reason": "combination",
+                                    "message": clip(message)}])
 
 
 def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str] | None:

@@ -87,12 +87,8 @@ def ok_evidence(reply) -> dict:
 
 
 async def _all_procedures(s) -> list[dict]:
-    items, offset = [], 0
-    while offset is not None:
-        page = result(await s.call_tool("list_procedures", {"offset": offset, "limit": 500}))
-        items += page["items"]
-        offset = page["next_offset"]
-    return items
+    """The reference's complete array; `name` is read from `value`, as a reference client does."""
+    return [{**row, "name": row["value"]} for row in result(await s.call_tool("list_procedures", {}))]
 
 
 def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cache_dir):
@@ -177,7 +173,7 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
     page1, page2 = r["instructions"], r["instructions2"]
     assert page1["next_offset"] == 2 and page1["total"] == page2["total"] and page2["next_offset"] is None
     assert page1["items"][0]["address"] == symbols["helper"] and r["asm"]["instructions"] == page1["total"]
-    assert "helper" in r["pseudo"]["pseudocode"]
+    assert "helper" in r["pseudo"]
     assert r["graph"]["levels"]["0"] == [symbols["main"]] and symbols["compute"] in r["graph"]["levels"]["1"]
     assert symbols["helper"] in r["graph"]["levels"]["2"] and r["graph"]["limitations"]
     assert r["graph"]["nodes"][symbols["main"]]["coverage"] == "partial"
@@ -371,7 +367,7 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
     assert diff["normalized_result"]["verdict"] == "changed" and dims["cfg"]["status"] == "changed"
     assert dims["identity"]["status"] in ("equal", "changed")
     assert err(tampered, "evidence_integrity_mismatch")
-    assert err(missing, "invalid_request")["details"]["reason"] == "missing"
+    assert err(missing, "evidence_integrity_mismatch")["details"]["reason"] == "missing"
     assert err(both, "invalid_request")["details"]["field"] == "left"
 
 
@@ -387,13 +383,13 @@ def test_inventory_answers_from_symbols_before_the_cfg(binaries, tmp_path):
             return early, late, stripped
 
     early, late, stripped = anyio.run(main)
-    assert early["normalized_result"]["source"] == "symbols" and early["confidence"] == "observed"
+    assert early["confidence"] == "observed"
     assert any("before CFG recovery" in lim for lim in early["limitations"])
-    assert {"main", "compute", "helper"} <= {p["name"] for p in early["normalized_result"]["items"]}
-    assert late["normalized_result"]["source"] == "cfg"
-    assert late["normalized_result"]["total"] > early["normalized_result"]["total"]
+    assert {"main", "compute", "helper"} <= {p["value"] for p in early["normalized_result"]}
+    assert late["confidence"] == "derived" and not any("before CFG recovery" in lim for lim in late["limitations"])
+    assert len(late["normalized_result"]) > len(early["normalized_result"])
     # a stripped binary has no function symbols to answer from: the CFG is recovered instead
-    assert stripped["normalized_result"]["source"] == "cfg" and stripped["normalized_result"]["total"] > 5
+    assert stripped["confidence"] == "derived" and len(stripped["normalized_result"]) > 5
 
 
 def test_unsupported_architecture_and_oversized_targets(binaries, tmp_path):
@@ -445,7 +441,7 @@ def test_a_killed_worker_is_replaced_and_the_session_survives(binaries, tmp_path
     if again.is_error:  # the kill raced the query: a typed provider failure, never a crash
         err(again, "provider_unavailable")
     else:
-        assert "helper" in again.structured_content["normalized_result"]["pseudocode"]
+        assert "helper" in again.structured_content["normalized_result"]
     assert state["ledger"]["records"] >= 1
     assert _workers() - before == set()
 

@@ -73,7 +73,8 @@ def test_retained_reference_resolution():
     assert resolve(session, {"kind": "retained-evidence", "evidence_id": some_id}, "left").unwrap().evidence_id == some_id
     missing = "ev_" + "e" * 64
     err = resolve(session, {"kind": "retained-evidence", "evidence_id": missing}, "left").failure()
-    assert err.details == {"reason": "missing", "evidence_id": missing}
+    assert err.code == "evidence_integrity_mismatch"
+    assert err.details == {"reason": "missing", "evidence_id": missing, "expected": "retained Evidence", "actual": None}
     inline = resolve(session, make_evidence(7).to_json(), "left")
     assert is_successful(inline)
 

@@ -58,8 +58,9 @@ def _render_function(value: Mapping[str, Any]) -> str:
 
 
 def _render_pseudocode(value: Mapping[str, Any]) -> str:
-    r = _result(value)
-    return f"// {r['procedure']['name']} @ {r['procedure']['address']} (angr decompiler)\n{r['pseudocode'].rstrip()}"
+    where = value.get("parameters", {}).get("procedure", "?")
+    text = _result(value)
+    return f"// {where} (angr decompiler)\n{(text or '(no body: nothing to decompile)').rstrip()}"
 
 
 def _render_xrefs(value: Mapping[str, Any]) -> str:

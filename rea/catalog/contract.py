@@ -45,6 +45,9 @@ class ToolContract:
     optional_client_features: tuple[str, ...] = ()
     # "session" tools answer {"result": ...}; "evidence" tools answer an Evidence record
     result_kind: str = attrs.field(default="session", validator=attrs.validators.in_(("session", "evidence")))
+    # the typed records the schemas were derived from (rea.wire); programs read defaults from args_type
+    args_type: Any = None
+    result_type: Any = None
 
     def true_effects(self) -> list[str]:
         return sorted(self.effects)

@@ -6,6 +6,8 @@ from typing import Any
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import array, evidence_output, input_schema, integer, string
+from rea.wire import native as w
+from rea.wire.tool import evidence_tool
 
 _DOCUMENT = string("The open target's name or path (headless providers have one document)", minLength=1)
 _PROCEDURE = string("Procedure start address (0x...) or exact name", minLength=1)
@@ -31,6 +33,14 @@ def _tool(name: str, title: str, description: str, properties: dict[str, Any], r
     )
 
 
+def _typed(name: str, title: str, description: str, args: type, result: Any, *, surface: str = "official-proxy",
+           example: dict[str, Any] | None = None) -> ToolContract:
+    """A native tool declared by its argument and result records (rea.wire.native)."""
+    return evidence_tool(name, title, description, args=args, result=result, surface=surface,
+                         examples=[example if example is not None else {}], annotations={"idempotent"},
+                         effects=_NATIVE_EFFECTS, requires_target=True)
+
+
 _PROC_ARGS = {"procedure": _PROCEDURE, "document": _DOCUMENT}
 _PROC_EXAMPLE = {"procedure": "main"}
 _SEARCH = {
@@ -47,9 +57,9 @@ TOOLS = (
           {"detail": {"type": "string", "enum": ["concise", "detailed"], "default": "concise"},
            "limit": _limit(10, 50)}, surface="enhanced"),
     _tool("list_documents", "List Documents", "The documents of the session: the open target.", {}),
-    _tool("list_procedures", "List Procedures",
-          "Procedures (functions, thunks, imports) with address, name, kind and size; offset-paged.",
-          {"offset": _OFFSET, "limit": _limit(100, 500), "document": _DOCUMENT}),
+    _typed("list_procedures", "List Procedures",
+           "Every procedure (functions, thunks, imports): address, name as value, kind and size. Complete unless "
+           "offset/limit ask for a page.", w.ListingArgs, tuple[w.ProcedureRow, ...]),
     _tool("list_strings", "List Strings", "Strings the analysis found, with the procedures referencing them; offset-paged.",
           {"address": _ADDRESS, "offset": _OFFSET, "limit": _limit(100, 500), "document": _DOCUMENT}),
     _tool("list_names", "List Names",
@@ -88,8 +98,9 @@ TOOLS = (
           "The procedure's instructions with bytes, offset-paged; never starts the decompiler.",
           {**_PROC_ARGS, "offset": integer("First instruction", 0, 100_000), "limit": _limit(64, 500)},
           ("procedure",), example=_PROC_EXAMPLE),
-    _tool("procedure_pseudo_code", "Procedure Pseudocode", "angr's decompiled C-like pseudocode of a procedure.",
-          _PROC_ARGS, ("procedure",), example=_PROC_EXAMPLE),
+    _typed("procedure_pseudo_code", "Procedure Pseudocode",
+           "angr's decompiled C-like pseudocode of a procedure, as one string (null when there is no body).",
+           w.ProcedureArgs, str | None, example=_PROC_EXAMPLE),
     _tool("batch_decompile", "Batch Decompile",
           "Pseudocode for several procedures; one that fails is reported in its row and the rest continue.",
           {"addresses": array(_PROCEDURE, minItems=1, maxItems=50)}, ("addresses",), surface="enhanced",

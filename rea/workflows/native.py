@@ -11,7 +11,7 @@ from typing import Any, Callable, Generator, Mapping
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError, invalid_request
+from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Provider, Subject, create_evidence, parse_profile
 from rea.native import queries as q
 from rea.native.addresses import normalize
@@ -21,6 +21,8 @@ from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
 from rea.paging import paginate
 from rea.program import Context, Effect, Outcome
 from rea.session import Session, record, resolve
+from rea.wire import native as w
+from rea.wire.convert import to_wire
 
 Steps = Generator[Effect, Any, Outcome]
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
@@ -35,9 +37,7 @@ NATIVE_MAX_BYTES = 512 * 1024 * 1024
 
 def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     if session.target is None:
-        return Failure(ReaError(code="capability_unavailable", message="No binary is open.",
-                                details={"reason": "target_required"},
-                                action="Call open_binary with the local path of an executable or library."))
+        return Failure(no_target("This tool"))
     if session.provider_binding is None:
         return Failure(ReaError(code="capability_unavailable",
                                 message=unavailable_reason(None, session.target.format),
@@ -78,7 +78,7 @@ def _evidence(session: Session, snapshot: Mapping[str, Any], operation: str, arg
         provider=Provider(**binding["provider"]),
         operation=operation,
         parameters=dict(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=Subject(name=target.name, sha256=target.sha256, format=snapshot.get("format", target.format),
                         architecture=architecture if architecture in ("x86", "x86_64", "arm", "arm64") else None,
                         local_path=target.path),
@@ -204,14 +204,25 @@ SYMBOLS_ONLY = ("Answered from the symbol table before CFG recovery: procedures 
                 "imports are not listed yet. binary_overview (or any CFG question) completes the inventory.")
 
 
+def _window(items: list[Any], args: Mapping[str, Any]) -> list[Any]:
+    """The complete list (the reference's answer), or the slice offset/limit ask for."""
+    end = None if args.get("limit") is None else args["offset"] + args["limit"]
+    return items[args["offset"]:end]
+
+
+def _procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
+    flags = w.ProcedureFlags(external=p["kind"] == "external", thunk=p["kind"] == "thunk",
+                             thunk_target=(p.get("callees") or [None])[0] if p["kind"] == "thunk" else None)
+    return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
+
+
 def _procedure_rows(session, snapshot, args):
     if "procedures" not in snapshot:
-        rows = [{"address": s["address"], "name": s["name"], "kind": "function", "size": s["size"], "returning": None}
+        rows = [w.ProcedureRow(address=s["address"], value=s["name"], kind="function", size=s["size"])
                 for s in snapshot["symbols"] if s["kind"] == "function" and s["address"]]
-        rows.sort(key=lambda r: int(r["address"], 16))
-        return {**_page(rows, args, 100), "source": "symbols"}, "observed", (SYMBOLS_ONLY,)
-    rows = [{**q.brief(p), "size": p["size"], "returning": p["returning"]} for p in q.procedures(snapshot)]
-    return {**_page(rows, args, 100), "source": "cfg"}, "derived", ()
+        rows.sort(key=lambda r: int(r.address, 16))
+        return _window(rows, args), "observed", (SYMBOLS_ONLY,)
+    return _window([_procedure_row(p) for p in q.procedures(snapshot)], args), "derived", ()
 
 
 SCANNED_ONLY = ("Strings scanned from the data sections before CFG recovery: which procedures reference them "
@@ -417,7 +428,7 @@ def _instruction_page(snapshot, proc, reply, args):
 
 
 def _pseudocode(snapshot, proc, reply, args):
-    return {"procedure": q.brief(proc), "pseudocode": reply["pseudocode"], "decompile_ms": reply["elapsed_ms"]}
+    return reply["pseudocode"]
 
 
 def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:

@@ -1,0 +1,53 @@
+"""The one strict converter between wire JSON and typed records.
+
+Inbound: arguments already checked against the derived schema are structured
+into the tool's argument record (cattrs, unknown keys rejected), which fills
+every default from the one place it is written. Outbound: records become plain
+JSON trees (`to_wire`), dropping `omit_none` fields that are None and turning
+tuples into lists, so canonical JSON and orjson see the same value.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import attrs
+import cattrs
+from returns.result import Failure, Result, Success
+
+from rea.errors import ReaError, invalid_request
+from rea.wire.schema import wire_name, wire_of
+
+CONVERTER = cattrs.Converter(forbid_extra_keys=True, prefer_attrib_converters=False)
+
+
+def to_wire(value: Any) -> Any:
+    """A JSON tree of a record, tuple, mapping or scalar."""
+    if attrs.has(type(value)):
+        out: dict[str, Any] = {}
+        for attribute in attrs.fields(type(value)):
+            item = getattr(value, attribute.name)
+            if item is None and wire_of(attribute).omit_none:
+                continue
+            out[wire_name(attribute)] = to_wire(item)
+        return out
+    if isinstance(value, (tuple, list)):
+        return [to_wire(v) for v in value]
+    if isinstance(value, Mapping):
+        return {k: to_wire(v) for k, v in value.items()}
+    return value
+
+
+def structure(args: Mapping[str, Any], cls: type) -> Result[Any, ReaError]:
+    """The argument record, or invalid_request naming the first field cattrs refused."""
+    try:
+        return Success(CONVERTER.structure(dict(args), cls))
+    except (cattrs.BaseValidationError, cattrs.ForbiddenExtraKeysError, TypeError, ValueError) as exc:
+        notes = cattrs.transform_error(exc) if isinstance(exc, cattrs.BaseValidationError) else [str(exc)]
+        return Failure(invalid_request(f"arguments do not fit {cls.__name__}: {notes[0]}", field="arguments",
+                                       accepted="arguments matching the advertised input schema"))
+
+
+def with_defaults(args: Mapping[str, Any], cls: type) -> Result[dict[str, Any], ReaError]:
+    """The caller's arguments with every default filled in, as JSON (what programs read)."""
+    return structure(args, cls).map(to_wire)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import orjson
 
@@ -16,11 +17,19 @@ MAX_EVIDENCE_FILE = 512 << 20
 
 
 def _limits(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--integrity-policy", choices=INTEGRITY_POLICIES, default=None,
-                        help="fail (default) or record-and-continue past ASAR integrity mismatches")
-    for name, (lo, hi, default) in LIMIT_BOUNDS.items():
-        parser.add_argument("--" + name.replace("_", "-"), type=float if name == "max_compression_ratio" else int,
-                            default=None, help=f"{name} (default {default})")
+    parser.add_argument(
+        "--integrity-policy",
+        choices=INTEGRITY_POLICIES,
+        default=None,
+        help="fail (default) or record-and-continue past ASAR integrity mismatches",
+    )
+    for name, (_lo, _hi, default) in LIMIT_BOUNDS.items():
+        parser.add_argument(
+            "--" + name.replace("_", "-"),
+            type=float if name == "max_compression_ratio" else int,
+            default=None,
+            help=f"{name} (default {default})",
+        )
 
 
 def _settings(ns: argparse.Namespace) -> dict[str, Any]:
@@ -46,16 +55,20 @@ def _render_evidence(value: Mapping[str, Any]) -> str:
     if manifest:
         cov = inv["coverage"]
         lines.append(f"  manifest {manifest['manifest_id']}  root {manifest['root_format']} {manifest['root_sha256']}")
-        lines.append(f"  {manifest['node_count']} nodes, {manifest['occurrence_count']} occurrences, "
-                     f"{manifest['edge_count']} edges, {manifest['integrity_contradiction_count']} contradictions; "
-                     f"coverage {cov['scope']}/{cov['status']}")
+        lines.append(
+            f"  {manifest['node_count']} nodes, {manifest['occurrence_count']} occurrences, "
+            f"{manifest['edge_count']} edges, {manifest['integrity_contradiction_count']} contradictions; "
+            f"coverage {cov['scope']}/{cov['status']}"
+        )
         for occ in inv["occurrences"]["items"][:200]:
             lines.append(f"  {occ['entry_kind']:<9} {occ['hash_status']:<16} {occ['logical_path']}")
     if "status" in result and "changes" in result:
         lines.append(f"  status {result['status']}  summary {orjson.dumps(result['summary']).decode()}")
         for change in result["changes"]["items"]:
-            lines.append(f"  {change['classification']:<13} {change['logical_path'] or '(root)'} "
-                         f"{','.join(change['dimensions'])}")
+            lines.append(
+                f"  {change['classification']:<13} {change['logical_path'] or '(root)'} "
+                f"{','.join(change['dimensions'])}"
+            )
     if "output_root" in result:
         lines.append(f"  output_root {result['output_root']}")
         for f in result["files"]:
@@ -71,6 +84,7 @@ def _configure_path(extra: Any = None):
         _limits(parser)
         if extra:
             extra(parser)
+
     return configure
 
 
@@ -102,8 +116,11 @@ def _read_evidence(path: str, field: str) -> Any:
         with open(path, "rb") as handle:
             value = orjson.loads(handle.read())
     except OSError as exc:
-        return invalid_request(f"{path} cannot be read: {exc.strerror or exc}", field=field,
-                               accepted="a JSON file holding inspect_artifact or inventory_artifact Evidence")
+        return invalid_request(
+            f"{path} cannot be read: {exc.strerror or exc}",
+            field=field,
+            accepted="a JSON file holding inspect_artifact or inventory_artifact Evidence",
+        )
     except orjson.JSONDecodeError as exc:
         return invalid_request(f"{path} is not JSON: {exc}", field=field)
     return value
@@ -133,12 +150,16 @@ def _configure_inventory(parser: argparse.ArgumentParser) -> None:
         for section in ("node", "occurrence", "edge"):
             p.add_argument(f"--{section}-offset", type=int, default=None)
             p.add_argument(f"--{section}-limit", type=int, default=None)
+
     _configure_path(extra)(parser)
 
 
 def _configure_extract(parser: argparse.ArgumentParser) -> None:
-    _configure_path(lambda p: p.add_argument("occurrence_ids", nargs="+", metavar="OCC_ID",
-                                             help="occurrence ids from inventory-artifact"))(parser)
+    _configure_path(
+        lambda p: p.add_argument(
+            "occurrence_ids", nargs="+", metavar="OCC_ID", help="occurrence ids from inventory-artifact"
+        )
+    )(parser)
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
@@ -149,12 +170,32 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
 
 
 COMMANDS: tuple[ToolCommand, ...] = (
-    ToolCommand(name="inspect-artifact", help="inventory an archive, package or directory (inspect_artifact)",
-                configure=_configure_inspect, steps=_inspect_steps, render=_render_evidence),
-    ToolCommand(name="inventory-artifact", help="one page of the artifact graph (inventory_artifact)",
-                configure=_configure_inventory, steps=_inventory_steps, render=_render_evidence),
-    ToolCommand(name="extract-artifact", help="materialize occurrences into a fresh temporary directory",
-                configure=_configure_extract, steps=_extract_steps, render=_render_evidence),
-    ToolCommand(name="compare-artifacts", help="compare two inventory Evidence files (LEFT.json RIGHT.json)",
-                configure=_configure_compare, steps=_compare_steps, render=_render_evidence),
+    ToolCommand(
+        name="inspect-artifact",
+        help="inventory an archive, package or directory (inspect_artifact)",
+        configure=_configure_inspect,
+        steps=_inspect_steps,
+        render=_render_evidence,
+    ),
+    ToolCommand(
+        name="inventory-artifact",
+        help="one page of the artifact graph (inventory_artifact)",
+        configure=_configure_inventory,
+        steps=_inventory_steps,
+        render=_render_evidence,
+    ),
+    ToolCommand(
+        name="extract-artifact",
+        help="materialize occurrences into a fresh temporary directory",
+        configure=_configure_extract,
+        steps=_extract_steps,
+        render=_render_evidence,
+    ),
+    ToolCommand(
+        name="compare-artifacts",
+        help="compare two inventory Evidence files (LEFT.json RIGHT.json)",
+        configure=_configure_compare,
+        steps=_compare_steps,
+        render=_render_evidence,
+    ),
 )

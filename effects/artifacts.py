@@ -21,7 +21,8 @@ import time
 import zipfile
 import zlib
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any, Iterator
+from typing import IO, Any
+from collections.abc import Iterator
 
 import anyio.lowlevel
 import orjson
@@ -30,8 +31,20 @@ from returns.result import Failure, Result, Success
 from effects import asar
 from effects.progress import Progress
 from rea.artifacts.model import (
-    CONTAINER_FORMATS, ROOT_ONLY_FORMATS, ZIP_FORMATS, EntryFact, ExtractArtifact, ExtractedFile, ExtractionFacts,
-    InventoryArtifact, InventoryFacts, LimitHit, Limits, Omission, format_for_name, normalize_member_name,
+    CONTAINER_FORMATS,
+    ROOT_ONLY_FORMATS,
+    ZIP_FORMATS,
+    EntryFact,
+    ExtractArtifact,
+    ExtractedFile,
+    ExtractionFacts,
+    InventoryArtifact,
+    InventoryFacts,
+    LimitHit,
+    Limits,
+    Omission,
+    format_for_name,
+    normalize_member_name,
 )
 from rea.errors import ReaError
 from rea.text import printable
@@ -40,12 +53,29 @@ BLOCK = 1 << 20
 SPOOL_IN_MEMORY = 16 << 20
 # TypeError too: the standard library's gzip header parser raises it on a header cut short
 # (b"\x1f\x8b\x08"), and a malformed archive must become a canonical error, never a crash.
-_READ_ERRORS = (zipfile.BadZipFile, tarfile.TarError, EOFError, zlib.error, lzma.LZMAError, OSError, ValueError,
-                struct.error, KeyError, NotImplementedError, RuntimeError, UnicodeDecodeError, orjson.JSONDecodeError,
-                RecursionError, TypeError, IndexError)
-UNPACKED_HINT = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
-                 "header, so their declared hashes no longer match (Electron does not check them at runtime). "
-                 "Rerun with integrity_policy \"record-and-continue\" to record the contradiction and continue.")
+_READ_ERRORS = (
+    zipfile.BadZipFile,
+    tarfile.TarError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    OSError,
+    ValueError,
+    struct.error,
+    KeyError,
+    NotImplementedError,
+    RuntimeError,
+    UnicodeDecodeError,
+    orjson.JSONDecodeError,
+    RecursionError,
+    TypeError,
+    IndexError,
+)
+UNPACKED_HINT = (
+    "Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
+    "header, so their declared hashes no longer match (Electron does not check them at runtime). "
+    'Rerun with integrity_policy "record-and-continue" to record the contradiction and continue.'
+)
 
 
 class _IntegrityFailure(Exception):
@@ -149,8 +179,15 @@ class Walker:
     """One traversal. `steps()` is a sync generator yielding progress text after each unit of work,
     so the async handler can checkpoint for cancellation between them."""
 
-    def __init__(self, path: str, limits: Limits, policy: str, extract: dict[tuple[str, ...], str] | None = None,
-                 output_root: str | None = None, known: tuple[str, int] | None = None) -> None:
+    def __init__(
+        self,
+        path: str,
+        limits: Limits,
+        policy: str,
+        extract: dict[tuple[str, ...], str] | None = None,
+        output_root: str | None = None,
+        known: tuple[str, int] | None = None,
+    ) -> None:
         self.path = path
         self.known = known
         self.limits = limits
@@ -172,8 +209,9 @@ class Walker:
     # ------------------------------------------------------------ recording
 
     def _hit(self, limit: str, logical_path: str | None, message: str) -> None:
-        self.hits.append(LimitHit(limit=limit, value=getattr(self.limits, limit), logical_path=logical_path,
-                                  message=message))
+        self.hits.append(
+            LimitHit(limit=limit, value=getattr(self.limits, limit), logical_path=logical_path, message=message)
+        )
 
     def _name(self, parent: int | None, raw: str, entry_type: str) -> str | None:
         raw = printable(raw)  # a name that is not Unicode (tar, directories) is recorded with \xNN escapes
@@ -182,14 +220,18 @@ class Walker:
             where = "/".join(self.chains[parent] + (raw[:200],))
             if "max_path_bytes" in (problem or ""):
                 self._hit("max_path_bytes", None, f"a member name {problem}")
-            self.omissions.append(Omission(logical_path=where, entry_type=entry_type,
-                                           reason=f"refused: the member name {problem}"))
+            self.omissions.append(
+                Omission(logical_path=where, entry_type=entry_type, reason=f"refused: the member name {problem}")
+            )
         return name
 
     def _add(self, parent: int | None, name: str, kind: str, **fields: Any) -> int:
         if len(self.entries) >= self.limits.max_entries:
-            self._hit("max_entries", "/".join(self.chains[parent] + (name,)),
-                      "traversal stopped; later members were not observed")
+            self._hit(
+                "max_entries",
+                "/".join(self.chains[parent] + (name,)),
+                "traversal stopped; later members were not observed",
+            )
             raise _Stop()
         index = len(self.entries)
         self.entries.append({"index": index, "parent": parent, "logical_path": name, "entry_kind": kind, **fields})
@@ -216,16 +258,25 @@ class Walker:
                 if not stat.S_ISDIR(os.lstat(current).st_mode):
                     raise ValueError(f"{rel}: a parent path is not a directory")
         target = os.path.join(current, parts[-1])
-        if os.path.commonpath([os.path.realpath(os.path.dirname(target)), os.path.realpath(root)]) != \
-                os.path.realpath(root):
+        if os.path.commonpath([os.path.realpath(os.path.dirname(target)), os.path.realpath(root)]) != os.path.realpath(
+            root
+        ):
             raise ValueError(f"{rel} would escape the output directory")
         fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
         return os.fdopen(fd, "wb")
 
-    def _consume(self, stream: IO[bytes], index: int, depth: int, declared: int | None,
-                 compressed: int | None, declared_sha256: str | None = None,
-                 unpacked: bool = False, disk_path: str | None = None,
-                 blocks: tuple[Any, Any] | None = None) -> Iterator[str]:
+    def _consume(
+        self,
+        stream: IO[bytes],
+        index: int,
+        depth: int,
+        declared: int | None,
+        compressed: int | None,
+        declared_sha256: str | None = None,
+        unpacked: bool = False,
+        disk_path: str | None = None,
+        blocks: tuple[Any, Any] | None = None,
+    ) -> Iterator[str]:
         """Hash one member while reading it (and its ASAR integrity blocks, when declared); spool it when it may
         be a nested container."""
         entry = self.entries[index]
@@ -264,12 +315,19 @@ class Walker:
                 reason = None
                 if size > limits.max_entry_bytes:
                     reason = ("max_entry_bytes", "member grew past the limit while streaming; reading stopped")
-                elif compressed is not None and size > max(compressed, 1) * limits.max_compression_ratio and size > BLOCK:
-                    reason = ("max_compression_ratio", f"expanded past {limits.max_compression_ratio}x its compressed "
-                              f"size {compressed}; reading stopped (possible decompression bomb)")
+                elif (
+                    compressed is not None and size > max(compressed, 1) * limits.max_compression_ratio and size > BLOCK
+                ):
+                    reason = (
+                        "max_compression_ratio",
+                        f"expanded past {limits.max_compression_ratio}x its compressed "
+                        f"size {compressed}; reading stopped (possible decompression bomb)",
+                    )
                 elif declared is not None and size > declared:
-                    reason = ("max_entry_bytes", f"produced more bytes than its declared size {declared}; "
-                              "reading stopped")
+                    reason = (
+                        "max_entry_bytes",
+                        f"produced more bytes than its declared size {declared}; reading stopped",
+                    )
                 elif self.total_bytes > limits.max_total_bytes:
                     self._hit("max_total_bytes", logical, "traversal stopped; later members were not observed")
                     status = "not-hashed-limit"
@@ -295,10 +353,18 @@ class Walker:
             raise
         except _READ_ERRORS as exc:
             self._discard_output(out, chain)
-            self._update(index, hash_status="unavailable",
-                         limitations=tuple(entry.get("limitations", ())) + (f"reading failed: {type(exc).__name__}: {exc}",))
-            self.omissions.append(Omission(logical_path=logical, entry_type="file",
-                                           reason=f"its bytes could not be read ({type(exc).__name__})"))
+            self._update(
+                index,
+                hash_status="unavailable",
+                limitations=tuple(entry.get("limitations", ())) + (f"reading failed: {type(exc).__name__}: {exc}",),
+            )
+            self.omissions.append(
+                Omission(
+                    logical_path=logical,
+                    entry_type="file",
+                    reason=f"its bytes could not be read ({type(exc).__name__})",
+                )
+            )
             return
         if status != "verified":
             self._update(index, hash_status=status, size=None)
@@ -312,23 +378,48 @@ class Walker:
             status = "mismatched"
             if self.policy != "record-and-continue":
                 self._discard_output(out, chain)
-                raise _IntegrityFailure(ReaError(
-                    code="artifact_integrity_mismatch",
-                    message=(f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
-                             + (f"hash {declared_sha256}." if block_detail is None else
-                                f"record (hash {declared_sha256}). {block_detail}") + (" " + UNPACKED_HINT if unpacked else
-                                                           " Rerun with integrity_policy \"record-and-continue\" to "
-                                                           "record the contradiction and continue with verified "
-                                                           "siblings.")),
-                    details={"logical_path": logical, "declared_sha256": declared_sha256,
-                             "observed_sha256": observed, "unpacked": unpacked, "blocks": block_detail,
-                             "integrity_policy": self.policy}))
+                raise _IntegrityFailure(
+                    ReaError(
+                        code="artifact_integrity_mismatch",
+                        message=(
+                            f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
+                            + (
+                                f"hash {declared_sha256}."
+                                if block_detail is None
+                                else f"record (hash {declared_sha256}). {block_detail}"
+                            )
+                            + (
+                                " " + UNPACKED_HINT
+                                if unpacked
+                                else ' Rerun with integrity_policy "record-and-continue" to '
+                                "record the contradiction and continue with verified "
+                                "siblings."
+                            )
+                        ),
+                        details={
+                            "logical_path": logical,
+                            "declared_sha256": declared_sha256,
+                            "observed_sha256": observed,
+                            "unpacked": unpacked,
+                            "blocks": block_detail,
+                            "integrity_policy": self.policy,
+                        },
+                    )
+                )
         if out is not None:
             out.close()
-            self.extracted.append(ExtractedFile(chain=chain, relative_path=self.extract[chain], sha256=observed,
-                                                bytes_written=size))
-        self._update(index, sha256=observed, size=size, hash_status=status, format=fmt,
-                     declared_sha256=declared_sha256, integrity_detail=block_detail)
+            self.extracted.append(
+                ExtractedFile(chain=chain, relative_path=self.extract[chain], sha256=observed, bytes_written=size)
+            )
+        self._update(
+            index,
+            sha256=observed,
+            size=size,
+            hash_status=status,
+            format=fmt,
+            declared_sha256=declared_sha256,
+            integrity_detail=block_detail,
+        )
         if mismatch:
             if spool is not None:
                 spool.close()
@@ -357,8 +448,9 @@ class Walker:
 
     # ------------------------------------------------------------ containers
 
-    def _container(self, path: str | None, handle: IO[bytes] | None, fmt: str, parent: int | None,
-                   depth: int) -> Iterator[str]:
+    def _container(
+        self, path: str | None, handle: IO[bytes] | None, fmt: str, parent: int | None, depth: int
+    ) -> Iterator[str]:
         where = "/".join(self.chains[parent]) or os.path.basename(self.path)
         produced = len(self.entries)
         try:
@@ -377,9 +469,13 @@ class Walker:
         except _READ_ERRORS as exc:
             if parent is None and len(self.entries) == produced:
                 raise
-            self.omissions.append(Omission(logical_path=where, entry_type=fmt,
-                                           reason=f"its {fmt} structure could not be read completely "
-                                                  f"({type(exc).__name__}: {exc})"))
+            self.omissions.append(
+                Omission(
+                    logical_path=where,
+                    entry_type=fmt,
+                    reason=f"its {fmt} structure could not be read completely ({type(exc).__name__}: {exc})",
+                )
+            )
 
     def _directory(self, base: str, rel: str, parent: int | None, depth: int, shown: str = "") -> Iterator[str]:
         """`rel` is the directory's path on disk (names as the OS gives them); `shown`, the same path as the
@@ -389,8 +485,13 @@ class Walker:
             with os.scandir(current) as it:
                 names = sorted(e.name for e in it)
         except OSError as exc:
-            self.omissions.append(Omission(logical_path=rel or ".", entry_type="directory",
-                                           reason=f"it could not be listed ({exc.strerror or exc})"))
+            self.omissions.append(
+                Omission(
+                    logical_path=rel or ".",
+                    entry_type="directory",
+                    reason=f"it could not be listed ({exc.strerror or exc})",
+                )
+            )
             return
         for name in names:
             full = os.path.join(current, name)
@@ -401,8 +502,9 @@ class Walker:
             if stat.S_ISLNK(mode):
                 clean = self._name(parent, logical, "symlink")
                 if clean is not None:
-                    self._add(parent, clean, "symlink", link_target=printable(os.readlink(full)),
-                              hash_status="unavailable")
+                    self._add(
+                        parent, clean, "symlink", link_target=printable(os.readlink(full)), hash_status="unavailable"
+                    )
             elif stat.S_ISDIR(mode):
                 clean = self._name(parent, logical, "directory")
                 if clean is not None:
@@ -412,8 +514,7 @@ class Walker:
                 clean = self._name(parent, logical, "file")
                 if clean is None:
                     continue
-                index = self._add(parent, clean, "file", declared_size=info.st_size,
-                                  executable=bool(mode & 0o111))
+                index = self._add(parent, clean, "file", declared_size=info.st_size, executable=bool(mode & 0o111))
                 fmt = self._sniff_disk(full, clean)
                 if fmt in CONTAINER_FORMATS | {"asar"}:
                     with open(full, "rb") as fh:
@@ -422,11 +523,20 @@ class Walker:
                     with open(full, "rb") as fh:
                         yield from self._consume(fh, index, depth, info.st_size, None, disk_path=full)
             else:
-                kind = ("FIFO" if stat.S_ISFIFO(mode) else "socket" if stat.S_ISSOCK(mode) else
-                        "character device" if stat.S_ISCHR(mode) else "block device" if stat.S_ISBLK(mode)
-                        else "special file")
-                self.omissions.append(Omission(logical_path=logical, entry_type=kind,
-                                               reason="special files are never opened"))
+                kind = (
+                    "FIFO"
+                    if stat.S_ISFIFO(mode)
+                    else "socket"
+                    if stat.S_ISSOCK(mode)
+                    else "character device"
+                    if stat.S_ISCHR(mode)
+                    else "block device"
+                    if stat.S_ISBLK(mode)
+                    else "special file"
+                )
+                self.omissions.append(
+                    Omission(logical_path=logical, entry_type=kind, reason="special files are never opened")
+                )
             yield f"listed {logical}"
 
     @staticmethod
@@ -443,38 +553,63 @@ class Walker:
                 mode = info.external_attr >> 16
                 is_link = stat.S_ISLNK(mode) and info.create_system == 3
                 kind = "directory" if info.filename.endswith("/") else "symlink" if is_link else "file"
-                if stat.S_IFMT(mode) in (stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK) and \
-                        info.create_system == 3:
-                    self.omissions.append(Omission(logical_path="/".join(self.chains[parent] + (info.filename,)),
-                                                   entry_type="device or FIFO member", reason="never opened"))
+                if (
+                    stat.S_IFMT(mode) in (stat.S_IFCHR, stat.S_IFBLK, stat.S_IFIFO, stat.S_IFSOCK)
+                    and info.create_system == 3
+                ):
+                    self.omissions.append(
+                        Omission(
+                            logical_path="/".join(self.chains[parent] + (info.filename,)),
+                            entry_type="device or FIFO member",
+                            reason="never opened",
+                        )
+                    )
                     continue
                 clean = self._name(parent, info.filename, kind)
                 if clean is None:
                     continue
                 encrypted = bool(info.flag_bits & 0x1)
-                index = self._add(parent, clean, kind, declared_size=info.file_size,
-                                  compressed_size=info.compress_size, executable=bool(mode & 0o111) and
-                                  info.create_system == 3 and kind == "file", encrypted=encrypted,
-                                  source_offset=info.header_offset, source_length=info.compress_size,
-                                  hash_status="unavailable")
+                index = self._add(
+                    parent,
+                    clean,
+                    kind,
+                    declared_size=info.file_size,
+                    compressed_size=info.compress_size,
+                    executable=bool(mode & 0o111) and info.create_system == 3 and kind == "file",
+                    encrypted=encrypted,
+                    source_offset=info.header_offset,
+                    source_length=info.compress_size,
+                    hash_status="unavailable",
+                )
                 if kind == "symlink":
                     target = zf.read(info)[:4096].decode("utf-8", "replace") if info.file_size <= 4096 else "?"
                     self._update(index, link_target=target)
                 elif kind == "file":
                     if encrypted:
                         self._update(index, limitations=("encrypted member; its bytes were not read",))
-                        self.omissions.append(Omission(logical_path="/".join(self.chains[index]),
-                                                       entry_type="encrypted file", reason="not decrypted"))
+                        self.omissions.append(
+                            Omission(
+                                logical_path="/".join(self.chains[index]),
+                                entry_type="encrypted file",
+                                reason="not decrypted",
+                            )
+                        )
                         continue
                     if info.file_size > self.limits.max_entry_bytes:
-                        self._hit("max_entry_bytes", "/".join(self.chains[index]),
-                                  f"declared size {info.file_size} exceeds the limit; not read")
+                        self._hit(
+                            "max_entry_bytes",
+                            "/".join(self.chains[index]),
+                            f"declared size {info.file_size} exceeds the limit; not read",
+                        )
                         self._update(index, hash_status="not-hashed-limit")
                         continue
                     if info.compress_size and info.file_size / info.compress_size > self.limits.max_compression_ratio:
-                        self._hit("max_compression_ratio", "/".join(self.chains[index]),
-                                  f"declared ratio {info.file_size / info.compress_size:.0f}x; not decompressed "
-                                  "(possible decompression bomb)")
+                        self._hit(
+                            "max_compression_ratio",
+                            "/".join(self.chains[index]),
+                            f"declared ratio {info.file_size / info.compress_size:.0f}x; not decompressed "
+                            "(possible decompression bomb)",
+                        )
                         self._update(index, hash_status="not-hashed-limit")
                         continue
                     with zf.open(info) as member:
@@ -498,30 +633,48 @@ class Walker:
                     elif member.isreg():
                         kind = "file"
                     else:
-                        self.omissions.append(Omission(
-                            logical_path="/".join(self.chains[parent] + (member.name,)),
-                            entry_type="device" if member.ischr() or member.isblk() else
-                            "FIFO" if member.isfifo() else "special member", reason="never opened"))
+                        self.omissions.append(
+                            Omission(
+                                logical_path="/".join(self.chains[parent] + (member.name,)),
+                                entry_type="device"
+                                if member.ischr() or member.isblk()
+                                else "FIFO"
+                                if member.isfifo()
+                                else "special member",
+                                reason="never opened",
+                            )
+                        )
                         continue
                     clean = self._name(parent, member.name, kind)
                     if clean is None:
                         continue
-                    index = self._add(parent, clean, kind, declared_size=member.size if kind == "file" else None,
-                                      executable=kind == "file" and bool(member.mode & 0o111),
-                                      source_offset=member.offset_data if kind == "file" else None,
-                                      source_length=member.size if kind == "file" else None,
-                                      hash_status="unavailable",
-                                      link_target=printable(member.linkname) if kind == "symlink" else None,
-                                      limitations=("hard link",) if member.islnk() else ())
+                    index = self._add(
+                        parent,
+                        clean,
+                        kind,
+                        declared_size=member.size if kind == "file" else None,
+                        executable=kind == "file" and bool(member.mode & 0o111),
+                        source_offset=member.offset_data if kind == "file" else None,
+                        source_length=member.size if kind == "file" else None,
+                        hash_status="unavailable",
+                        link_target=printable(member.linkname) if kind == "symlink" else None,
+                        limitations=("hard link",) if member.islnk() else (),
+                    )
                     if kind == "file":
                         extracted = tf.extractfile(member)
                         if extracted is not None:
                             yield from self._consume(extracted, index, depth, member.size, None)
                         expanded = self.total_bytes - start_total
-                        if counting.count and expanded > counting.count * self.limits.max_compression_ratio \
-                                and expanded > BLOCK:
-                            self._hit("max_compression_ratio", "/".join(self.chains[index]),
-                                      "the archive expanded past the ratio limit; traversal stopped")
+                        if (
+                            counting.count
+                            and expanded > counting.count * self.limits.max_compression_ratio
+                            and expanded > BLOCK
+                        ):
+                            self._hit(
+                                "max_compression_ratio",
+                                "/".join(self.chains[index]),
+                                "the archive expanded past the ratio limit; traversal stopped",
+                            )
                             raise _Stop()
 
     def _ar(self, path: str | None, handle: IO[bytes] | None, parent: int | None, depth: int) -> Iterator[str]:
@@ -553,15 +706,23 @@ class Walker:
                     offset += length
                 elif name.startswith("/") and name[1:].isdigit():
                     start = int(name[1:])
-                    name = longnames[start:longnames.find(b"/\n", start)].decode("utf-8", "replace")
+                    name = longnames[start : longnames.find(b"/\n", start)].decode("utf-8", "replace")
                 elif name.endswith("/"):
                     name = name[:-1]
                 clean = self._name(parent, name, "file")
                 if clean is None:
                     raw.seek(size + (size & 1), 1)
                     continue
-                index = self._add(parent, clean, "file", declared_size=size, executable=bool(mode & 0o111),
-                                  source_offset=offset, source_length=size, hash_status="unavailable")
+                index = self._add(
+                    parent,
+                    clean,
+                    "file",
+                    declared_size=size,
+                    executable=bool(mode & 0o111),
+                    source_offset=offset,
+                    source_length=size,
+                    hash_status="unavailable",
+                )
                 yield from self._consume(_Bounded(raw, size), index, depth, size, None)
                 raw.seek(offset + size + (size & 1))
                 yield clean
@@ -575,8 +736,16 @@ class Walker:
             unpacked_root = (path + ".unpacked") if path is not None else None
             yield from self._asar_dir(raw, header, "", base, unpacked_root, parent, depth)
 
-    def _asar_dir(self, raw: IO[bytes], node: dict[str, Any], rel: str, base: int, unpacked_root: str | None,
-                  parent: int | None, depth: int) -> Iterator[str]:
+    def _asar_dir(
+        self,
+        raw: IO[bytes],
+        node: dict[str, Any],
+        rel: str,
+        base: int,
+        unpacked_root: str | None,
+        parent: int | None,
+        depth: int,
+    ) -> Iterator[str]:
         files = node.get("files")
         if not isinstance(files, dict):
             raise ValueError(f"ASAR directory {rel or '/'} has no files table")
@@ -588,8 +757,9 @@ class Walker:
             if "files" in child:
                 clean = self._name(parent, logical, "directory")
                 if clean is not None:
-                    self._add(parent, clean, "directory", hash_status="unavailable",
-                              unpacked=bool(child.get("unpacked")))
+                    self._add(
+                        parent, clean, "directory", hash_status="unavailable", unpacked=bool(child.get("unpacked"))
+                    )
                     yield from self._asar_dir(raw, child, logical, base, unpacked_root, parent, depth)
                 continue
             if "link" in child:
@@ -604,25 +774,57 @@ class Walker:
             declared = asar.declared(child)
             unpacked = bool(child.get("unpacked"))
             offset = None if unpacked else int(child.get("offset", "0"))
-            index = self._add(parent, clean, "file", declared_size=size, executable=bool(child.get("executable")),
-                              unpacked=unpacked, source_offset=None if offset is None else base + offset,
-                              source_length=None if unpacked else size, hash_status="unavailable",
-                              declared_sha256=declared)
+            index = self._add(
+                parent,
+                clean,
+                "file",
+                declared_size=size,
+                executable=bool(child.get("executable")),
+                unpacked=unpacked,
+                source_offset=None if offset is None else base + offset,
+                source_length=None if unpacked else size,
+                hash_status="unavailable",
+                declared_sha256=declared,
+            )
             if unpacked:
                 companion = os.path.join(unpacked_root, *clean.split("/")) if unpacked_root else None
                 if companion is None or not os.path.isfile(companion) or os.path.islink(companion):
-                    self._update(index, limitations=(
-                        "unpacked entry: its companion file in .asar.unpacked is absent, so its bytes were not read",))
-                    self.omissions.append(Omission(logical_path="/".join(self.chains[index]),
-                                                   entry_type="unpacked file", reason="companion file absent"))
+                    self._update(
+                        index,
+                        limitations=(
+                            "unpacked entry: its companion file in .asar.unpacked is absent, so its bytes were not read",
+                        ),
+                    )
+                    self.omissions.append(
+                        Omission(
+                            logical_path="/".join(self.chains[index]),
+                            entry_type="unpacked file",
+                            reason="companion file absent",
+                        )
+                    )
                     continue
                 with open(companion, "rb") as fh:
-                    yield from self._consume(fh, index, depth, None, None, declared_sha256=declared, unpacked=True,
-                                             blocks=asar.block_check(child))
+                    yield from self._consume(
+                        fh,
+                        index,
+                        depth,
+                        None,
+                        None,
+                        declared_sha256=declared,
+                        unpacked=True,
+                        blocks=asar.block_check(child),
+                    )
             else:
                 raw.seek(base + (offset or 0))
-                yield from self._consume(_Bounded(raw, size), index, depth, size, None, declared_sha256=declared,
-                                         blocks=asar.block_check(child))
+                yield from self._consume(
+                    _Bounded(raw, size),
+                    index,
+                    depth,
+                    size,
+                    None,
+                    declared_sha256=declared,
+                    blocks=asar.block_check(child),
+                )
             yield f"listed {clean}"
 
     # ------------------------------------------------------------ root
@@ -689,8 +891,16 @@ def _directory_digest(walker: Walker) -> tuple[str, int]:
     from rea.canonical_json import canonical_sha256
 
     top = [e for e in walker.entries if e["parent"] is None]
-    listing = [{"path": e["logical_path"], "kind": e["entry_kind"], "sha256": e.get("sha256"), "size": e.get("size"),
-                "link": e.get("link_target")} for e in top]
+    listing = [
+        {
+            "path": e["logical_path"],
+            "kind": e["entry_kind"],
+            "sha256": e.get("sha256"),
+            "size": e.get("size"),
+            "link": e.get("link_target"),
+        }
+        for e in top
+    ]
     return canonical_sha256(sorted(listing, key=lambda x: x["path"])), sum(e.get("size") or 0 for e in top)
 
 
@@ -698,13 +908,16 @@ def _failed(path: str, exc: BaseException) -> ReaError:
     if isinstance(exc, FileNotFoundError):
         return ReaError(code="target_unavailable", message=f"{path} does not exist.", details={"path": path})
     if isinstance(exc, PermissionError):
-        return ReaError(code="target_unavailable", message=f"{path} is not readable (permission denied).",
-                        details={"path": path})
-    return ReaError(code="artifact_operation_failed",
-                    message=f"{path} could not be read as an artifact: {type(exc).__name__}: {exc}",
-                    details={"path": path, "exception": type(exc).__name__},
-                    action="Check that the file is a complete, supported archive (zip family, ASAR, tar, ar, "
-                           "directory); other files are inventoried by their root digest only.")
+        return ReaError(
+            code="target_unavailable", message=f"{path} is not readable (permission denied).", details={"path": path}
+        )
+    return ReaError(
+        code="artifact_operation_failed",
+        message=f"{path} could not be read as an artifact: {type(exc).__name__}: {exc}",
+        details={"path": path, "exception": type(exc).__name__},
+        action="Check that the file is a complete, supported archive (zip family, ASAR, tar, ar, "
+        "directory); other files are inventoried by their root digest only.",
+    )
 
 
 CHECKPOINT_EVERY_S = 0.005
@@ -739,10 +952,16 @@ def _facts(walker: Walker) -> InventoryFacts:
     fmt, sha, size = walker.root_facts
     if fmt == "directory" and not sha:
         sha, size = _directory_digest(walker)
-    return InventoryFacts(root_name=os.path.basename(walker.path.rstrip("/")) or "root", root_sha256=sha,
-                          root_size=size, root_format=fmt, entries=tuple(EntryFact(**e) for e in walker.entries),
-                          limit_hits=tuple(walker.hits), omissions=tuple(walker.omissions),
-                          limitations=tuple(walker.limitations))
+    return InventoryFacts(
+        root_name=os.path.basename(walker.path.rstrip("/")) or "root",
+        root_sha256=sha,
+        root_size=size,
+        root_format=fmt,
+        entries=tuple(EntryFact(**e) for e in walker.entries),
+        limit_hits=tuple(walker.hits),
+        omissions=tuple(walker.omissions),
+        limitations=tuple(walker.limitations),
+    )
 
 
 def _known(effect: InventoryArtifact | ExtractArtifact) -> tuple[str, int] | None:
@@ -776,8 +995,12 @@ async def extract(effect: ExtractArtifact, progress: Progress) -> Result[Any, Re
             full = os.path.join(dirpath, entry)
             if os.path.islink(full) or not os.path.realpath(full).startswith(real_root + os.sep):
                 contained = False
-    return Success((_facts(walker), ExtractionFacts(output_root=output_root, files=tuple(walker.extracted),
-                                                    containment_verified=contained)))
+    return Success(
+        (
+            _facts(walker),
+            ExtractionFacts(output_root=output_root, files=tuple(walker.extracted), containment_verified=contained),
+        )
+    )
 
 
 HANDLERS = {InventoryArtifact: inventory, ExtractArtifact: extract}

@@ -12,7 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from typing import IO, Any, Iterable, Iterator
+from typing import IO, Any
+from collections.abc import Iterable, Iterator
 
 import orjson
 
@@ -32,8 +33,12 @@ def parse_header(handle: IO[bytes], size: int | None = None) -> tuple[int, dict[
     if len(head) < 16:
         raise AsarError("shorter than an ASAR header")
     field, pickle_size, _payload, json_size = struct.unpack("<4I", head)
-    if field != 4 or json_size > pickle_size or pickle_size > MAX_HEADER_BYTES \
-            or (size is not None and 8 + pickle_size > size):
+    if (
+        field != 4
+        or json_size > pickle_size
+        or pickle_size > MAX_HEADER_BYTES
+        or (size is not None and 8 + pickle_size > size)
+    ):
         raise AsarError("the header sizes are not those of an ASAR archive")
     raw = handle.read(json_size)
     try:
@@ -102,8 +107,11 @@ def chunks_at(disk: str, offset: int, size: int) -> Iterator[bytes]:
 def declared(node: dict[str, Any]) -> str | None:
     """The member's declared SHA-256 (its `integrity` record), or None when it declares none."""
     integrity = node.get("integrity")
-    if isinstance(integrity, dict) and str(integrity.get("algorithm", "")).upper() == "SHA256" \
-            and isinstance(integrity.get("hash"), str):
+    if (
+        isinstance(integrity, dict)
+        and str(integrity.get("algorithm", "")).upper() == "SHA256"
+        and isinstance(integrity.get("hash"), str)
+    ):
         return integrity["hash"]
     return None
 
@@ -165,8 +173,13 @@ def verify(node: dict[str, Any], chunks: Iterable[bytes]) -> dict[str, Any] | No
     detail = block_verdict(blocks, size)
     if observed == integrity.get("hash") and detail is None:
         return None
-    record = {"declared_sha256": integrity.get("hash"), "observed_sha256": observed,
-              "unpacked": bool(node.get("unpacked")), "trust": "contradicted", "provenance": "asar-header-integrity"}
+    record = {
+        "declared_sha256": integrity.get("hash"),
+        "observed_sha256": observed,
+        "unpacked": bool(node.get("unpacked")),
+        "trust": "contradicted",
+        "provenance": "asar-header-integrity",
+    }
     if detail is not None:
         record["blocks"] = detail
     return record

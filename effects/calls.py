@@ -36,8 +36,9 @@ class Connection:
             from effects.native.cache import cache_root
             from effects.native.runtime import NativeRuntime
 
-            self._native = NativeRuntime(cache_root=Path(self.ctx.cache_dir or cache_root()),
-                                         startup_timeout_ms=self.ctx.angr_startup_timeout_ms)
+            self._native = NativeRuntime(
+                cache_root=Path(self.ctx.cache_dir or cache_root()), startup_timeout_ms=self.ctx.angr_startup_timeout_ms
+            )
         return self._native
 
     @property
@@ -50,7 +51,8 @@ class Connection:
 
 def unknown_tool(name: str) -> ReaError:
     return invalid_request(
-        f"There is no tool named {name!r}.", field="name",
+        f"There is no tool named {name!r}.",
+        field="name",
         accepted="one of " + ", ".join(c.name for c in CATALOG),
     )
 
@@ -79,7 +81,9 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
         CURRENT.reset(token)
 
 
-async def _call(conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress) -> Result[Any, ReaError]:
+async def _call(
+    conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress
+) -> Result[Any, ReaError]:
     from effects.interpreter import run
     from rea.workflows import PROGRAMS  # the programs load on the first call, not at server startup
 

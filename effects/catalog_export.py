@@ -15,8 +15,12 @@ DEFAULT = Path(__file__).resolve().parents[1] / "docs" / "public" / "product-cat
 
 
 def render() -> bytes:
-    return orjson.dumps(product_catalog(CATALOG, CLI_COMMANDS, __version__),
-                        option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    return (
+        orjson.dumps(
+            product_catalog(CATALOG, CLI_COMMANDS, __version__), option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
+        )
+        + b"\n"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

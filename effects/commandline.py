@@ -10,7 +10,8 @@ import argparse
 import os
 import signal
 import sys
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 import anyio
 import orjson
@@ -52,8 +53,10 @@ def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:
 
 def _render_error(value: Mapping[str, Any]) -> str:
     err = value["error"]
-    lines = [f"error: {err['code']} ({err['category']}): {err['message']}",
-             f"  what to do: {err['remediation']['action']}"]
+    lines = [
+        f"error: {err['code']} ({err['category']}): {err['message']}",
+        f"  what to do: {err['remediation']['action']}",
+    ]
     for key, detail in (err.get("details") or {}).items():
         lines.append(f"  {key}: {orjson.dumps(detail).decode() if not isinstance(detail, str) else detail}")
     return "\n".join(lines)
@@ -61,8 +64,11 @@ def _render_error(value: Mapping[str, Any]) -> str:
 
 def _fail(error: ReaError, fmt: str) -> int:
     _emit(error.to_json(), fmt, _render_error)
-    return EXIT_USAGE if error.code in ("invalid_request", "configuration_invalid") else (
-        EXIT_CANCELLED if error.code == "cancelled" else EXIT_FAILED)
+    return (
+        EXIT_USAGE
+        if error.code in ("invalid_request", "configuration_invalid")
+        else (EXIT_CANCELLED if error.code == "cancelled" else EXIT_FAILED)
+    )
 
 
 async def _stderr_progress(number: int, message: str) -> None:
@@ -74,6 +80,7 @@ async def _cancellable(work: Callable[[], Any]) -> Result[Any, ReaError]:
     """Run work; SIGINT/SIGTERM cancel it through the same anyio scope MCP cancellation uses."""
     outcome: list[Result[Any, ReaError]] = []
     async with anyio.create_task_group() as group:
+
         async def watch() -> None:
             with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
                 async for signum in signals:
@@ -103,9 +110,11 @@ def _capabilities(conn: Connection) -> dict[str, Any]:
 
 def _render_capabilities(value: Mapping[str, Any]) -> str:
     ident = value["catalog"]
-    lines = [f"REA {value['package']['version']}: {ident['counts']['mcp_tools']} MCP tools, "
-             f"{ident['counts']['cli_commands']} CLI commands",
-             f"catalog digest (combined_sha256): {ident['digests']['combined_sha256']}"]
+    lines = [
+        f"REA {value['package']['version']}: {ident['counts']['mcp_tools']} MCP tools, "
+        f"{ident['counts']['cli_commands']} CLI commands",
+        f"catalog digest (combined_sha256): {ident['digests']['combined_sha256']}",
+    ]
     for group in value["tool_availability"]["groups"]:
         state = "available" if group["available"] else f"unavailable ({group['reason']})"
         lines.append(f"  [{group['surface']}] {state}: {', '.join(group['names'])}")
@@ -124,7 +133,9 @@ def _render_providers(value: Mapping[str, Any]) -> str:
     lines = []
     for c in value["analysis_provider_candidates"]:
         p, a = c["provider"], c["availability"]
-        state = f"available {p['version']}" if a["status"] == "available" else f"unavailable ({a['code']}): {a['reason']}"
+        state = (
+            f"available {p['version']}" if a["status"] == "available" else f"unavailable ({a['code']}): {a['reason']}"
+        )
         lines.append(f"{p['id']:<7} {state}{'  [embedded default]' if c['embedded'] else ''}")
         if a.get("remediation"):
             lines.append(f"        -> {a['remediation']}")
@@ -147,8 +158,10 @@ def _render_doctor(value: Mapping[str, Any]) -> str:
         if check.get("remediation"):
             lines.append(f"              -> {check['remediation']}")
     section = value["client_registrations"]
-    lines.append(f"client registrations (expected: {' '.join(section['expected_command'])}; "
-                 f"live server: {section['live_server']['state']})")
+    lines.append(
+        f"client registrations (expected: {' '.join(section['expected_command'])}; "
+        f"live server: {section['live_server']['state']})"
+    )
     for reg in section["registrations"]:
         found = " ".join(reg["command"]) if reg["command"] else "-"
         lines.append(f"  {reg['state']:<11} {reg['client']} {reg['config_path']}: {found} ({reg['detail']})")
@@ -169,9 +182,12 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("mcp", help="serve MCP over stdio")
     sub.add_parser("capabilities", parents=[common], help="catalog identity and tool availability")
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
-    sub.add_parser("doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)")
-    inspect = sub.add_parser("inspect-evidence-bundle", parents=[common],
-                             help="summary of an exported Evidence bundle file")
+    sub.add_parser(
+        "doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)"
+    )
+    inspect = sub.add_parser(
+        "inspect-evidence-bundle", parents=[common], help="summary of an exported Evidence bundle file"
+    )
     inspect.add_argument("request", help='JSON request, e.g. \'{"path":"/tmp/evidence.json","detail":"summary"}\'')
     for command in FAMILY_COMMANDS:
         command.configure(sub.add_parser(command.name, parents=[common], help=command.help))
@@ -199,6 +215,7 @@ def main(argv: list[str] | None = None) -> int:
     conn = Connection(ctx=context.unwrap())
     if ns.command == "mcp":
         from effects.server import run_stdio
+
         return run_stdio(conn, __version__)
     if ns.command == "capabilities":
         _emit(_capabilities(conn), fmt, _render_capabilities)
@@ -218,8 +235,14 @@ def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
     try:
         args = orjson.loads(request)
     except orjson.JSONDecodeError as exc:
-        return _fail(invalid_request(f"the request is not JSON: {exc}", field="request",
-                                     accepted='{"path": "<bundle.json>", "detail": "summary", "filters": {...}}'), fmt)
+        return _fail(
+            invalid_request(
+                f"the request is not JSON: {exc}",
+                field="request",
+                accepted='{"path": "<bundle.json>", "detail": "summary", "filters": {...}}',
+            ),
+            fmt,
+        )
     checked = validate_arguments("inspect-evidence-bundle", INSPECT_BUNDLE_SCHEMA, args)
     if not isinstance(checked, Success):
         return _fail(checked.failure(), fmt)

@@ -9,7 +9,8 @@ failure.
 from __future__ import annotations
 
 import argparse
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 import orjson

@@ -10,7 +10,8 @@ import importlib
 import importlib.metadata
 import os
 import sys
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from returns.result import Success
 
@@ -21,12 +22,22 @@ from rea import __version__
 from rea.config import input_schema_profile, response_budget
 
 DEPENDENCIES = (
-    ("returns", "returns"), ("attrs", "attrs"), ("cattrs", "cattrs"), ("mcp", "mcp"), ("anyio", "anyio"),
-    ("orjson", "orjson"), ("jsonschema", "jsonschema"), ("psutil", "psutil"), ("zstandard", "zstandard"),
+    ("returns", "returns"),
+    ("attrs", "attrs"),
+    ("cattrs", "cattrs"),
+    ("mcp", "mcp"),
+    ("anyio", "anyio"),
+    ("orjson", "orjson"),
+    ("jsonschema", "jsonschema"),
+    ("psutil", "psutil"),
+    ("zstandard", "zstandard"),
 )
 SETTINGS = (
-    ("REA_MCP_MAX_RESPONSE_BYTES", response_budget,
-     lambda b: f"{b.max_response_bytes} bytes per MCP reply (1024 reserved for the JSON-RPC envelope)"),
+    (
+        "REA_MCP_MAX_RESPONSE_BYTES",
+        response_budget,
+        lambda b: f"{b.max_response_bytes} bytes per MCP reply (1024 reserved for the JSON-RPC envelope)",
+    ),
     ("REA_MCP_INPUT_SCHEMA_PROFILE", input_schema_profile, lambda p: f"{p} input schemas"),
 )
 
@@ -37,16 +48,26 @@ def _check(name: str, status: str, detail: str, remediation: str | None = None) 
 
 def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
     checks = [
-        _check("python", "ok" if sys.version_info >= (3, 11) else "unsupported",
-               sys.version.split()[0], None if sys.version_info >= (3, 11) else "Install Python 3.11 or newer."),
+        _check(
+            "python",
+            "ok" if sys.version_info >= (3, 11) else "unsupported",
+            sys.version.split()[0],
+            None if sys.version_info >= (3, 11) else "Install Python 3.11 or newer.",
+        ),
     ]
     for module, dist in DEPENDENCIES:
         try:
             importlib.import_module(module)
             checks.append(_check(f"dependency {dist}", "ok", importlib.metadata.version(dist)))
         except Exception as exc:  # doctor reports, it never raises
-            checks.append(_check(f"dependency {dist}", "missing", f"{type(exc).__name__}: {exc}",
-                                 "Reinstall REA: python3 -m pip install -e ."))
+            checks.append(
+                _check(
+                    f"dependency {dist}",
+                    "missing",
+                    f"{type(exc).__name__}: {exc}",
+                    "Reinstall REA: python3 -m pip install -e .",
+                )
+            )
     for variable, parse, describe in SETTINGS:
         parsed = parse(env)
         if isinstance(parsed, Success):
@@ -57,10 +78,13 @@ def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
     for fact in discover(dict(env)):
         status = "ok" if fact["available"] else ("unsupported" if fact["code"] == "unsupported_host" else "missing")
         detail = f"{fact['version'] or ''} available".strip() if fact["available"] else fact["reason"]
-        checks.append(_check(f"provider {fact['id']}", status, detail, None if fact["available"] else fact.get("remediation")))
+        checks.append(
+            _check(f"provider {fact['id']}", status, detail, None if fact["available"] else fact.get("remediation"))
+        )
     usage = cache.usage(cache.cache_root(dict(env)))
-    checks.append(_check("analysis cache", "ok", f"{usage['path']}: {usage['entries']} entries, {usage['bytes']} bytes",
-                         None))
+    checks.append(
+        _check("analysis cache", "ok", f"{usage['path']}: {usage['entries']} entries, {usage['bytes']} bytes", None)
+    )
     failed = any(c["status"] in ("missing", "invalid") and not c["name"].startswith("provider ") for c in checks)
     return {
         "version": __version__,

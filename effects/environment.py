@@ -43,18 +43,20 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
         if not isinstance(setting, Success):
             return setting
     profile, provider, startup = (s.unwrap() for s in settings)
-    return response_budget(env).map(lambda budget: Context(
-        server=ServerFacts(
-            package=PACKAGE,
-            version=__version__,
-            sdk_version=_version("mcp") or "unknown",
-            server_path=server_path(),
-            started_at=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z"),
-            transport=transport,
-        ),
-        max_response_bytes=budget.max_response_bytes,
-        input_schema_profile=profile,
-        analysis_provider=provider,
-        angr_startup_timeout_ms=startup,
-        cache_dir=str(cache_root(env)),
-    ))
+    return response_budget(env).map(
+        lambda budget: Context(
+            server=ServerFacts(
+                package=PACKAGE,
+                version=__version__,
+                sdk_version=_version("mcp") or "unknown",
+                server_path=server_path(),
+                started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+                transport=transport,
+            ),
+            max_response_bytes=budget.max_response_bytes,
+            input_schema_profile=profile,
+            analysis_provider=provider,
+            angr_startup_timeout_ms=startup,
+            cache_dir=str(cache_root(env)),
+        )
+    )

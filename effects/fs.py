@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Any, Awaitable, Callable, Iterable
+from typing import Any
+from collections.abc import Awaitable, Callable, Iterable
 
 import anyio
 import anyio.lowlevel
@@ -46,7 +47,11 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
     if stat.S_ISDIR(info.st_mode):
         return await _identify_directory(path, report)
     if not stat.S_ISREG(info.st_mode):
-        return Failure(_target_unavailable(path, "it is not a regular file or directory (device, FIFO or socket files are never opened)"))
+        return Failure(
+            _target_unavailable(
+                path, "it is not a regular file or directory (device, FIFO or socket files are never opened)"
+            )
+        )
     digest = hashlib.sha256()
     size = 0
     head = b""
@@ -63,8 +68,15 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
         return Failure(_target_unavailable(path, "permission denied"))
     except OSError as exc:
         return Failure(_target_unavailable(path, exc.strerror or str(exc)))
-    return Success(TargetFacts(path=path, kind="file", sha256=digest.hexdigest(), size=size,
-                               format=format_for_name(os.path.basename(path), head)))
+    return Success(
+        TargetFacts(
+            path=path,
+            kind="file",
+            sha256=digest.hexdigest(),
+            size=size,
+            format=format_for_name(os.path.basename(path), head),
+        )
+    )
 
 
 async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, ReaError]:
@@ -97,8 +109,9 @@ async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, 
                 entries.append({"path": rel, "type": "special"})
         await report("identifying target", f"{len(entries)} entries, {total} bytes hashed")
         await anyio.lowlevel.checkpoint()
-    return Success(TargetFacts(path=path, kind="directory", sha256=canonical_sha256(entries), size=total,
-                               format="directory"))
+    return Success(
+        TargetFacts(path=path, kind="directory", sha256=canonical_sha256(entries), size=total, format="directory")
+    )
 
 
 def read_json_file(path: str, max_bytes: int) -> Result[Any, ReaError]:
@@ -107,25 +120,39 @@ def read_json_file(path: str, max_bytes: int) -> Result[Any, ReaError]:
         if not stat.S_ISREG(info.st_mode):
             return Failure(invalid_request(f"{path!r} is not a regular file", field="path", accepted="a JSON file"))
         if info.st_size > max_bytes:
-            return Failure(ReaError(code="truncated", message=(
-                f"{path!r} has {info.st_size} bytes, more than the {max_bytes}-byte import limit."),
-                details={"path": path, "bytes": info.st_size, "limit": max_bytes}))
+            return Failure(
+                ReaError(
+                    code="truncated",
+                    message=(f"{path!r} has {info.st_size} bytes, more than the {max_bytes}-byte import limit."),
+                    details={"path": path, "bytes": info.st_size, "limit": max_bytes},
+                )
+            )
         with open(path, "rb") as handle:
             data = handle.read(max_bytes + 1)
     except FileNotFoundError:
         return Failure(invalid_request(f"{path!r} does not exist", field="path", accepted="an existing JSON file"))
     except OSError as exc:
-        return Failure(invalid_request(f"{path!r} cannot be read: {exc.strerror or exc}", field="path",
-                                       accepted="a readable JSON file"))
+        return Failure(
+            invalid_request(
+                f"{path!r} cannot be read: {exc.strerror or exc}", field="path", accepted="a readable JSON file"
+            )
+        )
     try:
         return Success(orjson.loads(data))
     except orjson.JSONDecodeError as exc:
-        return Failure(ReaError(code="evidence_integrity_mismatch", message=f"{path!r} is not valid JSON: {exc}",
-                                details={"path": path, "reason": "invalid-json"},
-                                action="Use a bundle written by export_evidence_bundle."))
+        return Failure(
+            ReaError(
+                code="evidence_integrity_mismatch",
+                message=f"{path!r} is not valid JSON: {exc}",
+                details={"path": path, "reason": "invalid-json"},
+                action="Use a bundle written by export_evidence_bundle.",
+            )
+        )
 
 
-async def publish_atomically(path: str, chunks: Iterable[bytes], overwrite: bool, report: Report, phase: str) -> Result[PublishReceipt, ReaError]:
+async def publish_atomically(
+    path: str, chunks: Iterable[bytes], overwrite: bool, report: Report, phase: str
+) -> Result[PublishReceipt, ReaError]:
     """Stage beside the destination, fsync, then rename (overwrite) or link (no-clobber).
 
     Cancellation or failure removes the staging file and leaves the destination
@@ -135,20 +162,32 @@ async def publish_atomically(path: str, chunks: Iterable[bytes], overwrite: bool
     destination = os.path.abspath(path)
     parent = os.path.dirname(destination)
     if not os.path.isdir(parent):
-        return Failure(invalid_request(f"the directory of {path!r} does not exist", field="path",
-                                       accepted="a path in an existing directory"))
+        return Failure(
+            invalid_request(
+                f"the directory of {path!r} does not exist", field="path", accepted="a path in an existing directory"
+            )
+        )
     if os.path.isdir(destination):
         return Failure(invalid_request(f"{path!r} is a directory", field="path", accepted="a file path"))
     if os.path.lexists(destination) and not overwrite:
-        return Failure(invalid_request(f"{path!r} already exists", field="overwrite",
-                                       accepted="overwrite: true to replace it, or another path"))
+        return Failure(
+            invalid_request(
+                f"{path!r} already exists", field="overwrite", accepted="overwrite: true to replace it, or another path"
+            )
+        )
     import tempfile  # only publication needs it; keeps it off the startup path
 
     try:
         fd, staging = tempfile.mkstemp(prefix=f".{os.path.basename(destination)}.", suffix=".rea-staging", dir=parent)
     except OSError as exc:
-        return Failure(ReaError(code="execution_failure", message=f"Cannot create a staging file in {parent!r}: {exc.strerror or exc}",
-                                details={"path": path}, action="Choose a writable directory."))
+        return Failure(
+            ReaError(
+                code="execution_failure",
+                message=f"Cannot create a staging file in {parent!r}: {exc.strerror or exc}",
+                details={"path": path},
+                action="Choose a writable directory.",
+            )
+        )
     digest = hashlib.sha256()
     written = 0
     published = False
@@ -184,22 +223,39 @@ async def publish_atomically(path: str, chunks: Iterable[bytes], overwrite: bool
         _fsync_dir(parent)
     except FileExistsError:
         _remove(staging)
-        return Failure(invalid_request(f"{path!r} appeared while exporting", field="overwrite",
-                                       accepted="overwrite: true to replace it, or another path"))
+        return Failure(
+            invalid_request(
+                f"{path!r} appeared while exporting",
+                field="overwrite",
+                accepted="overwrite: true to replace it, or another path",
+            )
+        )
     except BaseException as exc:
         if published:
             if isinstance(exc, OSError):
-                return Failure(ReaError(
-                    code="cleanup_incomplete",
-                    message=f"{path!r} was published completely, but the staging file {staging!r} could not be removed.",
-                    details={"published": True, "published_path": destination, "bytes": written,
-                             "owned_resources": ["staging-file"], "staging_path": staging},
-                ))
+                return Failure(
+                    ReaError(
+                        code="cleanup_incomplete",
+                        message=f"{path!r} was published completely, but the staging file {staging!r} could not be removed.",
+                        details={
+                            "published": True,
+                            "published_path": destination,
+                            "bytes": written,
+                            "owned_resources": ["staging-file"],
+                            "staging_path": staging,
+                        },
+                    )
+                )
             raise
         _remove(staging)
         if isinstance(exc, OSError):
-            return Failure(ReaError(code="execution_failure", message=f"Writing {path!r} failed: {exc.strerror or exc}; the destination was not changed.",
-                                    details={"path": path}))
+            return Failure(
+                ReaError(
+                    code="execution_failure",
+                    message=f"Writing {path!r} failed: {exc.strerror or exc}; the destination was not changed.",
+                    details={"path": path},
+                )
+            )
         raise
     return Success(PublishReceipt(path=destination, bytes=written, sha256=digest.hexdigest()))
 

@@ -9,7 +9,8 @@ Cancellation itself is re-raised: the transport decides what it means.
 from __future__ import annotations
 
 import uuid
-from typing import Any, Awaitable, Callable, Mapping
+from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
 
 import anyio
 import anyio.lowlevel
@@ -23,7 +24,14 @@ from effects.native import runtime as native_runtime
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.program import (
-    Context, IdentifyTarget, NewRunId, Outcome, ProgramCancelled, PublishAtomically, ReadJsonFile, ReportProgress,
+    Context,
+    IdentifyTarget,
+    NewRunId,
+    Outcome,
+    ProgramCancelled,
+    PublishAtomically,
+    ReadJsonFile,
+    ReportProgress,
     ResolveCommandPath,
 )
 from rea.session import Session
@@ -101,8 +109,9 @@ def _settle(produced: Any, phase: str) -> Outcome | None:
     return None
 
 
-async def run(program_fn: Callable[..., Any], session: Session, args: Mapping[str, Any], ctx: Context,
-              progress: Progress) -> Outcome:
+async def run(
+    program_fn: Callable[..., Any], session: Session, args: Mapping[str, Any], ctx: Context, progress: Progress
+) -> Outcome:
     """Drive one program to its Outcome. Raises only anyio cancellation."""
     cancelled = anyio.get_cancelled_exc_class()
     try:
@@ -126,8 +135,13 @@ async def run(program_fn: Callable[..., Any], session: Session, args: Mapping[st
     except cancelled:
         raise
     except Exception as exc:
-        return Outcome(session=session, reply=Failure(ReaError(
-            code="execution_failure",
-            message=f"REA failed while {progress.phase}: {type(exc).__name__}: {exc}. The session is unchanged.",
-            details={"phase": progress.phase, "exception": type(exc).__name__},
-        )))
+        return Outcome(
+            session=session,
+            reply=Failure(
+                ReaError(
+                    code="execution_failure",
+                    message=f"REA failed while {progress.phase}: {type(exc).__name__}: {exc}. The session is unchanged.",
+                    details={"phase": progress.phase, "exception": type(exc).__name__},
+                )
+            ),
+        )

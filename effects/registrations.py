@@ -12,16 +12,25 @@ import stat
 import sys
 import sysconfig
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 
 from rea.registrations import (
-    MAX_CONFIG_BYTES, Entry, Installation, PathFacts, Registration, classify, read_entry,
+    MAX_CONFIG_BYTES,
+    Entry,
+    Installation,
+    PathFacts,
+    Registration,
+    classify,
+    read_entry,
 )
 
-LIVE_SERVER = {"state": "unknown",
-               "reason": "doctor holds no MCP connection; binary_session reports the live server's identity"}
+LIVE_SERVER = {
+    "state": "unknown",
+    "reason": "doctor holds no MCP connection; binary_session reports the live server's identity",
+}
 
 
 @attrs.frozen
@@ -64,8 +73,9 @@ def this_installation() -> Installation:
     interpreter = os.path.normpath(os.path.abspath(sys.executable))
     if script is None:
         return Installation(interpreter=interpreter)
-    return Installation(interpreter=interpreter, script=os.path.normpath(os.path.abspath(script)),
-                        script_real=os.path.realpath(script))
+    return Installation(
+        interpreter=interpreter, script=os.path.normpath(os.path.abspath(script)), script_real=os.path.realpath(script)
+    )
 
 
 def path_facts(command: str) -> PathFacts:
@@ -88,11 +98,22 @@ def inspect_registrations(env: Mapping[str, str]) -> dict[str, Any]:
             continue
         entry = _read(file.format, file.path)
         facts = {entry.command[0]: path_facts(entry.command[0])} if entry.command else {}
-        rows.append(classify(client=file.client, config_path=str(file.path), fmt=file.format, entry=entry,
-                             installation=installation, facts=facts))
+        rows.append(
+            classify(
+                client=file.client,
+                config_path=str(file.path),
+                fmt=file.format,
+                entry=entry,
+                installation=installation,
+                facts=facts,
+            )
+        )
     rows.sort(key=lambda r: (r.client, r.config_path))
-    return {"expected_command": list(installation.expected), "live_server": LIVE_SERVER,
-            "registrations": [r.record() for r in rows]}
+    return {
+        "expected_command": list(installation.expected),
+        "live_server": LIVE_SERVER,
+        "registrations": [r.record() for r in rows],
+    }
 
 
 def _read(fmt: str, path: Path) -> Entry:

@@ -9,7 +9,8 @@ handler, and tools/list never changes.
 from __future__ import annotations
 
 import sys
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import anyio
 import attrs
@@ -37,14 +38,22 @@ def _tools(input_profile: str) -> list[types.Tool]:
     tools = []
     for contract in CATALOG:
         d = tool_definition(contract, input_profile)
-        tools.append(types.Tool(
-            name=d["name"], title=d["title"], description=d["description"], input_schema=d["inputSchema"],
-            output_schema=d["outputSchema"], annotations=types.ToolAnnotations(
-                title=d["title"], read_only_hint=d["annotations"]["readOnlyHint"],
-                destructive_hint=d["annotations"]["destructiveHint"],
-                idempotent_hint=d["annotations"]["idempotentHint"],
-                open_world_hint=d["annotations"]["openWorldHint"]),
-        ))
+        tools.append(
+            types.Tool(
+                name=d["name"],
+                title=d["title"],
+                description=d["description"],
+                input_schema=d["inputSchema"],
+                output_schema=d["outputSchema"],
+                annotations=types.ToolAnnotations(
+                    title=d["title"],
+                    read_only_hint=d["annotations"]["readOnlyHint"],
+                    destructive_hint=d["annotations"]["destructiveHint"],
+                    idempotent_hint=d["annotations"]["idempotentHint"],
+                    open_world_hint=d["annotations"]["openWorldHint"],
+                ),
+            )
+        )
     return tools
 
 
@@ -57,8 +66,7 @@ def _error_result(conn: Connection, name: str, error: ReaError) -> types.CallToo
         if evidence is not None:
             conn.retain(evidence)
         text = error_text(bounded)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text.decode())], is_error=True,
-                                _meta=meta)
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text.decode())], is_error=True, _meta=meta)
 
 
 def _success_result(conn: Connection, name: str, payload: Mapping[str, Any]) -> types.CallToolResult:
@@ -70,7 +78,10 @@ def _success_result(conn: Connection, name: str, payload: Mapping[str, Any]) -> 
         return _error_result(conn, name, admitted.failure())
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=admitted.unwrap().decode())],
-        structured_content=dict(payload), is_error=False, _meta=meta_for(contract))
+        structured_content=dict(payload),
+        is_error=False,
+        _meta=meta_for(contract),
+    )
 
 
 def build_server(conn: Connection, version: str) -> Server:
@@ -84,6 +95,7 @@ def build_server(conn: Connection, version: str) -> Server:
         try:
             _observe_client(conn, ctx)
             token = _progress_token(params.meta) or _progress_token(getattr(ctx, "meta", None))
+
             async def forward(progress: int, message: str) -> None:
                 await ctx.session.report_progress(progress, None, message)
 
@@ -94,14 +106,17 @@ def build_server(conn: Connection, version: str) -> Server:
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # the server never crashes on a tool
-            return _error_result(conn, name, ReaError(
-                code="execution_failure",
-                message=f"{name} failed inside REA: {type(exc).__name__}: {exc}. The session is unchanged.",
-                details={"exception": type(exc).__name__},
-            ))
+            return _error_result(
+                conn,
+                name,
+                ReaError(
+                    code="execution_failure",
+                    message=f"{name} failed inside REA: {type(exc).__name__}: {exc}. The session is unchanged.",
+                    details={"exception": type(exc).__name__},
+                ),
+            )
 
-    return Server("rea", version=version, instructions=INSTRUCTIONS, on_list_tools=list_tools,
-                  on_call_tool=handle_call)
+    return Server("rea", version=version, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=handle_call)
 
 
 def _progress_token(meta: Any) -> Any:
@@ -131,8 +146,12 @@ def _observe_client(conn: Connection, ctx: Any) -> None:
     client = None
     if params is not None and params.client_info is not None:
         client = {"name": params.client_info.name, "version": params.client_info.version}
-    server = attrs.evolve(conn.ctx.server, negotiated_protocol_version=session.protocol_version,
-                          client=client, client_features=frozenset(features))
+    server = attrs.evolve(
+        conn.ctx.server,
+        negotiated_protocol_version=session.protocol_version,
+        client=client,
+        client_features=frozenset(features),
+    )
     if server != conn.ctx.server:
         conn.ctx = attrs.evolve(conn.ctx, server=server)
 

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import copy
-from typing import Any, Callable, Iterable
+from typing import Any
+from collections.abc import Callable, Iterable
 
 from hypothesis import strategies as st
 from returns.result import Success
 
 from rea.evidence import (
-    ARCHITECTURES, AUTHORITY, CONFIDENCE, DEFAULT_PREDICATE, ISOLATION, SUBJECT_FORMATS, Provider, Subject,
-    create_evidence, create_profile,
+    ARCHITECTURES,
+    AUTHORITY,
+    CONFIDENCE,
+    DEFAULT_PREDICATE,
+    ISOLATION,
+    SUBJECT_FORMATS,
+    Provider,
+    Subject,
+    create_evidence,
+    create_profile,
 )
 from rea.program import Context, Outcome, ReadJsonFile, ReportProgress, ServerFacts
 
@@ -28,8 +37,9 @@ json_scalars = (
 json_keys = st.text(max_size=8)
 
 
-def json_values(scalars: st.SearchStrategy = json_scalars, keys: st.SearchStrategy = json_keys,
-                max_leaves: int = 12) -> st.SearchStrategy:
+def json_values(
+    scalars: st.SearchStrategy = json_scalars, keys: st.SearchStrategy = json_keys, max_leaves: int = 12
+) -> st.SearchStrategy:
     return st.recursive(
         scalars,
         lambda inner: st.lists(inner, max_size=4) | st.dictionaries(keys, inner, max_size=4),
@@ -50,26 +60,37 @@ providers = st.builds(Provider, id=nonempty, name=nonempty, version=st.none() | 
 versioned_providers = st.builds(Provider, id=nonempty, name=nonempty, version=nonempty)
 
 subjects = st.builds(
-    Subject, name=nonempty, sha256=hex64, format=st.sampled_from(SUBJECT_FORMATS),
-    architecture=st.none() | st.sampled_from(ARCHITECTURES), local_path=st.text(max_size=10),
+    Subject,
+    name=nonempty,
+    sha256=hex64,
+    format=st.sampled_from(SUBJECT_FORMATS),
+    architecture=st.none() | st.sampled_from(ARCHITECTURES),
+    local_path=st.text(max_size=10),
 )
-environments = st.none() | st.fixed_dictionaries({
-    "id": nonempty, "platform": nonempty, "architecture": nonempty, "isolation": st.sampled_from(ISOLATION),
-})
+environments = st.none() | st.fixed_dictionaries(
+    {
+        "id": nonempty,
+        "platform": nonempty,
+        "architecture": nonempty,
+        "isolation": st.sampled_from(ISOLATION),
+    }
+)
 locations = st.one_of(
     st.fixed_dictionaries({"kind": st.just("address"), "address": nonempty}),
     st.fixed_dictionaries({"kind": st.just("address-range"), "start": nonempty, "end": nonempty}),
     st.fixed_dictionaries({"kind": st.just("artifact-path"), "path": nonempty}),
     st.fixed_dictionaries({"kind": st.just("file-offset"), "offset": st.integers(0, SAFE)}),
-    st.fixed_dictionaries({"kind": st.just("file-offset-range"), "start": st.integers(0, SAFE),
-                           "end": st.integers(0, SAFE)}),
+    st.fixed_dictionaries(
+        {"kind": st.just("file-offset-range"), "start": st.integers(0, SAFE), "end": st.integers(0, SAFE)}
+    ),
 )
 predicate_types = st.sampled_from([DEFAULT_PREDICATE, "rea.process-capture/v1", "custom/v1"]) | nonempty
 
 
 @st.composite
-def evidence_kwargs(draw: st.DrawFn, payload: st.SearchStrategy = json_value,
-                    params: st.SearchStrategy = json_object) -> dict[str, Any]:
+def evidence_kwargs(
+    draw: st.DrawFn, payload: st.SearchStrategy = json_value, params: st.SearchStrategy = json_object
+) -> dict[str, Any]:
     with_profile = draw(st.booleans())
     provider = draw(versioned_providers if with_profile else providers)
     profile = None
@@ -96,7 +117,8 @@ def evidence_kwargs(draw: st.DrawFn, payload: st.SearchStrategy = json_value,
 evidences = evidence_kwargs().map(lambda kw: create_evidence(**kw).unwrap())
 _small = json_values(max_leaves=4)
 small_evidences = evidence_kwargs(_small, st.dictionaries(json_keys, _small, max_size=2)).map(
-    lambda kw: create_evidence(**kw).unwrap())
+    lambda kw: create_evidence(**kw).unwrap()
+)
 
 # ------------------------------------------------------------------ tree helpers
 
@@ -140,8 +162,9 @@ def with_change(tree: Any, path: tuple, change: Callable[[Any], Any]) -> Any:
 # ------------------------------------------------------------------ programs
 
 CTX = Context(
-    server=ServerFacts(package="rea-py", version="0.1.0", sdk_version="test", server_path="/bin/rea",
-                       started_at="2024-01-01T00:00:00Z"),
+    server=ServerFacts(
+        package="rea-py", version="0.1.0", sdk_version="test", server_path="/bin/rea", started_at="2024-01-01T00:00:00Z"
+    ),
     max_response_bytes=10_485_760,
 )
 

@@ -17,15 +17,32 @@ from effects.progress import Progress
 from rea.artifacts import build_inventory, compare_inventories, parse_inventory
 from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import (
-    EntryFact, ExtractArtifact, InventoryArtifact, InventoryFacts, LimitHit, Limits, Omission,
+    EntryFact,
+    ExtractArtifact,
+    InventoryArtifact,
+    InventoryFacts,
+    LimitHit,
+    Limits,
+    Omission,
 )
 from rea.errors import CATEGORY_BY_CODE
 
-names = st.lists(st.text("abAB/._-x", min_size=1, max_size=6).filter(lambda s: not s.startswith("/")
-                                                                      and ".." not in s and "//" not in s
-                                                                      and not s.endswith("/") and s not in (".",)
-                                                                      and "/./" not in s and not s.startswith("./")),
-                 min_size=0, max_size=12, unique=True)
+names = st.lists(
+    st.text("abAB/._-x", min_size=1, max_size=6).filter(
+        lambda s: (
+            not s.startswith("/")
+            and ".." not in s
+            and "//" not in s
+            and not s.endswith("/")
+            and s not in (".",)
+            and "/./" not in s
+            and not s.startswith("./")
+        )
+    ),
+    min_size=0,
+    max_size=12,
+    unique=True,
+)
 digests = st.sampled_from([f"{i:02x}" * 32 for i in range(6)])
 
 
@@ -34,22 +51,53 @@ def trees(draw):
     """Root files plus one nested container with children, as reader facts."""
     top = draw(names)
     inner = draw(names)
-    entries = [EntryFact(index=i, parent=None, logical_path=n, entry_kind="file", sha256=draw(digests), size=3,
-                         hash_status="verified", executable=draw(st.booleans())) for i, n in enumerate(top)]
+    entries = [
+        EntryFact(
+            index=i,
+            parent=None,
+            logical_path=n,
+            entry_kind="file",
+            sha256=draw(digests),
+            size=3,
+            hash_status="verified",
+            executable=draw(st.booleans()),
+        )
+        for i, n in enumerate(top)
+    ]
     container = len(entries)
-    entries.append(EntryFact(index=container, parent=None, logical_path="nested.zip/x" if "nested.zip/x" not in top
-                             else "nested2.zip", entry_kind="file", sha256="ff" * 32, size=9, format="zip",
-                             hash_status="verified"))
+    entries.append(
+        EntryFact(
+            index=container,
+            parent=None,
+            logical_path="nested.zip/x" if "nested.zip/x" not in top else "nested2.zip",
+            entry_kind="file",
+            sha256="ff" * 32,
+            size=9,
+            format="zip",
+            hash_status="verified",
+        )
+    )
     for j, n in enumerate(inner):
-        entries.append(EntryFact(index=container + 1 + j, parent=container, logical_path=n, entry_kind="file",
-                                 sha256=draw(digests), size=3, hash_status="verified"))
-    return InventoryFacts(root_name="r.zip", root_sha256="ee" * 32, root_size=10, root_format="zip",
-                          entries=tuple(entries))
+        entries.append(
+            EntryFact(
+                index=container + 1 + j,
+                parent=container,
+                logical_path=n,
+                entry_kind="file",
+                sha256=draw(digests),
+                size=3,
+                hash_status="verified",
+            )
+        )
+    return InventoryFacts(
+        root_name="r.zip", root_sha256="ee" * 32, root_size=10, root_format="zip", entries=tuple(entries)
+    )
 
 
 def reorder(facts: InventoryFacts, seed: int) -> InventoryFacts:
     """The same tree reported in another order (parents still before children)."""
     import random
+
     top = [e for e in facts.entries if e.parent is None]
     random.Random(seed).shuffle(top)
     mapping = {e.index: i for i, e in enumerate(top)}
@@ -58,8 +106,13 @@ def reorder(facts: InventoryFacts, seed: int) -> InventoryFacts:
     out = [attrs.evolve(e, index=mapping[e.index]) for e in top]
     for k, e in enumerate(children):
         out.append(attrs.evolve(e, index=len(top) + k, parent=mapping[e.parent]))
-    return InventoryFacts(root_name=facts.root_name, root_sha256=facts.root_sha256, root_size=facts.root_size,
-                          root_format=facts.root_format, entries=tuple(out))
+    return InventoryFacts(
+        root_name=facts.root_name,
+        root_sha256=facts.root_sha256,
+        root_size=facts.root_size,
+        root_format=facts.root_format,
+        entries=tuple(out),
+    )
 
 
 @given(trees(), st.integers(0, 1000))
@@ -70,9 +123,11 @@ def test_ids_and_graph_are_stable_under_reader_order(facts, seed):
 @given(trees(), st.sampled_from(["hit", "omission"]))
 def test_coverage_is_monotone(facts, extra):
     before = build_inventory(facts, Limits())["coverage"]
-    more = attrs.evolve(facts, limit_hits=(LimitHit(limit="max_entries", value=1, logical_path=None, message="m"),)) \
-        if extra == "hit" else attrs.evolve(facts, omissions=(Omission(logical_path="p", entry_type="FIFO",
-                                                                       reason="r"),))
+    more = (
+        attrs.evolve(facts, limit_hits=(LimitHit(limit="max_entries", value=1, logical_path=None, message="m"),))
+        if extra == "hit"
+        else attrs.evolve(facts, omissions=(Omission(logical_path="p", entry_type="FIFO", reason="r"),))
+    )
     after = build_inventory(more, Limits())["coverage"]
     assert before["status"] == "complete" and after["status"] == "unknown" and before["scope"] == after["scope"]
 
@@ -93,17 +148,32 @@ def test_pages_partition_every_section(facts, limit):
 
 def _mirror(result):
     swap = {"added": "removed", "removed": "added"}
-    changes = [{**c, "classification": swap.get(c["classification"], c["classification"]),
-                "left_occurrence_id": c["right_occurrence_id"], "right_occurrence_id": c["left_occurrence_id"],
-                "left_artifact_id": c["right_artifact_id"], "right_artifact_id": c["left_artifact_id"]}
-               for c in result["changes"]]
+    changes = [
+        {
+            **c,
+            "classification": swap.get(c["classification"], c["classification"]),
+            "left_occurrence_id": c["right_occurrence_id"],
+            "right_occurrence_id": c["left_occurrence_id"],
+            "left_artifact_id": c["right_artifact_id"],
+            "right_artifact_id": c["left_artifact_id"],
+        }
+        for c in result["changes"]
+    ]
     summary = {**result["summary"], "added": result["summary"]["removed"], "removed": result["summary"]["added"]}
     status = swap.get(result["status"], result["status"])
-    return {**result, "changes": changes, "summary": summary, "status": status,
-            "left_manifest_id": result["right_manifest_id"], "right_manifest_id": result["left_manifest_id"],
-            "left_coverage": result["right_coverage"], "right_coverage": result["left_coverage"],
-            "uncertainty": sorted(u.replace("left", "\0").replace("right", "left").replace("\0", "right")
-                                  for u in result["uncertainty"])}
+    return {
+        **result,
+        "changes": changes,
+        "summary": summary,
+        "status": status,
+        "left_manifest_id": result["right_manifest_id"],
+        "right_manifest_id": result["left_manifest_id"],
+        "left_coverage": result["right_coverage"],
+        "right_coverage": result["left_coverage"],
+        "uncertainty": sorted(
+            u.replace("left", "\0").replace("right", "left").replace("\0", "right") for u in result["uncertainty"]
+        ),
+    }
 
 
 @given(trees(), trees())
@@ -131,6 +201,7 @@ def mutated_zips(draw):
                 zf.writestr(name, body)
     else:
         import tarfile
+
         with tarfile.open(fileobj=buf, mode="w:gz") as tf:
             for name, body in members.items():
                 info = tarfile.TarInfo(name)
@@ -141,7 +212,7 @@ def mutated_zips(draw):
         if data:
             data[draw(st.integers(0, len(data) - 1))] = draw(st.integers(0, 255))
     if draw(st.booleans()) and data:
-        data = data[:draw(st.integers(0, len(data)))]
+        data = data[: draw(st.integers(0, len(data)))]
     return bytes(data)
 
 
@@ -149,8 +220,8 @@ def mutated_zips(draw):
 @given(mutated_zips())
 @example(b"\x1f\x8b\x08")  # a gzip header cut short: the standard library raises TypeError on it
 @example(  # a member whose name is empty: zipfile's is_dir() raises IndexError on it
-    data=b'PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x08\x00\x00\x00AAAAAAA\\c``\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\xff\x12\xd9A\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00Ac`\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x06\x00\x00\x00AAAAAAc``\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x8b\xc7%\xb1\x07\x00\x00\x00\x05\x00\x00\x00\x08\x00\x00\x00AAAAAAAAc````\x04\x00PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01\x00\x00\x00\x00AAAAAAA\\PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\xff\x12\xd9A\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01+\x00\x00\x00\x00PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01N\x00\x00\x00AAAAAAPK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x8b\xc7%\xb1\x07\x00\x00\x00\x05\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01w\x00\x00\x00AAAAAAAAPK\x05\x06\x00\x00\x00\x00\x04\x00\x04\x00\xcf\x00\x00\x00\xa4\x00\x00\x00\x00\x00',
-).via('discovered failure')
+    data=b"PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x08\x00\x00\x00AAAAAAA\\c``\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\xff\x12\xd9A\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00Ac`\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x06\x00\x00\x00AAAAAAc``\x00\x00PK\x03\x04\x14\x00\x00\x00\x08\x00V.~]\x8b\xc7%\xb1\x07\x00\x00\x00\x05\x00\x00\x00\x08\x00\x00\x00AAAAAAAAc````\x04\x00PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01\x00\x00\x00\x00AAAAAAA\\PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\xff\x12\xd9A\x04\x00\x00\x00\x02\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01+\x00\x00\x00\x00PK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x12\xd9A\xff\x05\x00\x00\x00\x03\x00\x00\x00\x06\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01N\x00\x00\x00AAAAAAPK\x01\x02\x14\x03\x14\x00\x00\x00\x08\x00V.~]\x8b\xc7%\xb1\x07\x00\x00\x00\x05\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x80\x01w\x00\x00\x00AAAAAAAAPK\x05\x06\x00\x00\x00\x00\x04\x00\x04\x00\xcf\x00\x00\x00\xa4\x00\x00\x00\x00\x00",
+).via("discovered failure")
 def test_mutated_archives_never_raise_and_never_write_outside(data):
     with tempfile.TemporaryDirectory() as scratch:
         path = os.path.join(scratch, "m.zip" if data[:2] != b"\x1f\x8b" else "m.tar.gz")
@@ -182,17 +253,25 @@ def test_mutated_archives_never_raise_and_never_write_outside(data):
                         assert os.path.realpath(os.path.join(dirpath, f)).startswith(root + os.sep)
                 assert extraction.containment_verified
                 import shutil
+
                 shutil.rmtree(root)
 
 
-flat_values = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.integers() | st.text() | \
-    st.floats(allow_nan=False, allow_infinity=False)
+flat_values = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.integers()
+    | st.text()
+    | st.floats(allow_nan=False, allow_infinity=False)
+)
 
 
 @given(st.dictionaries(st.text(max_size=6), flat_values, max_size=6))
 def test_flat_ids_are_canonical_sha256(body):
     from rea.artifacts.graph import flat_sha256
     from rea.canonical_json import CanonicalJsonError, canonical_sha256
+
     try:
         expected = canonical_sha256(body)
     except CanonicalJsonError:
@@ -200,12 +279,18 @@ def test_flat_ids_are_canonical_sha256(body):
     assert flat_sha256(body) == expected
 
 
-@given(st.dictionaries(st.text(st.characters(max_codepoint=127), max_size=8),
-                       st.none() | st.text() | st.integers(-(2**53) + 1, 2**53 - 1), max_size=6),
-       st.sampled_from(["art_", "occ_", "edge_", "ic_", "agm_"]))
+@given(
+    st.dictionaries(
+        st.text(st.characters(max_codepoint=127), max_size=8),
+        st.none() | st.text() | st.integers(-(2**53) + 1, 2**53 - 1),
+        max_size=6,
+    ),
+    st.sampled_from(["art_", "occ_", "edge_", "ic_", "agm_"]),
+)
 def test_graph_ids_equal_prefixed_canonical_sha256(body, prefix):
     from rea.artifacts.graph import _id
     from rea.canonical_json import CanonicalJsonError, canonical_sha256
+
     try:
         expected = prefix + canonical_sha256(body)
     except CanonicalJsonError:

@@ -12,14 +12,14 @@ from rea.artifacts.asar_blocks import DeclaredBlocks, block_count, block_mismatc
 
 
 def _blocks(data: bytes, size: int) -> list[str]:
-    return [hashlib.sha256(data[i:i + size]).hexdigest() for i in range(0, max(len(data), 1), size)]
+    return [hashlib.sha256(data[i : i + size]).hexdigest() for i in range(0, max(len(data), 1), size)]
 
 
 @given(st.binary(max_size=300), st.integers(1, 64), st.lists(st.integers(1, 50), max_size=20))
 def test_block_digests_do_not_depend_on_the_cuts(data, size, cuts):
     hasher, at = BlockDigests(size), 0
     for cut in cuts:
-        hasher.update(data[at:at + cut])
+        hasher.update(data[at : at + cut])
         at += cut
     hasher.update(data[at:])
     assert hasher.hexdigests() == _blocks(data, size)
@@ -40,8 +40,12 @@ def test_agreeing_blocks_are_no_contradiction_and_a_changed_one_is_named(data, s
     assert block_mismatch(short, observed, len(data)) is not None
 
 
-@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=8),
-                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=4)))
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+        lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=4),
+    )
+)
 def test_any_declaration_parses_to_none_a_reason_or_blocks(value):
     for integrity in (value, {"blocks": value, "blockSize": 4}, {"blocks": ["a" * 64], "blockSize": value}):
         parsed = declared_blocks(integrity)

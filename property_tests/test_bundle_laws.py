@@ -7,7 +7,13 @@ from hypothesis import event, example, given, strategies as st
 from returns.result import Failure, Success
 
 from prop_support import (
-    CTX, drive, small_evidences, get_path, json_value, paths, with_change,
+    CTX,
+    drive,
+    small_evidences,
+    get_path,
+    json_value,
+    paths,
+    with_change,
 )
 from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
@@ -23,8 +29,11 @@ def sessions(draw: st.DrawFn, max_records: int = 4, max_unknowns: int = 3) -> Se
     """A session with generated Evidence and unknowns made (and revised) by the real programs."""
     session = record(Session(), draw(st.lists(small_evidences, max_size=max_records)))
     for i in range(draw(st.integers(0, max_unknowns))):
-        args = {"question": f"q{i} {draw(st.text(max_size=6))}", "domain": draw(st.sampled_from(["net", "fs"])),
-                "severity": draw(st.sampled_from(SEVERITIES))}
+        args = {
+            "question": f"q{i} {draw(st.text(max_size=6))}",
+            "domain": draw(st.sampled_from(["net", "fs"])),
+            "severity": draw(st.sampled_from(SEVERITIES)),
+        }
         ids = list(session.evidence)
         if ids and draw(st.booleans()):
             args["supporting_evidence_ids"] = [draw(st.sampled_from(ids))]
@@ -33,11 +42,18 @@ def sessions(draw: st.DrawFn, max_records: int = 4, max_unknowns: int = 3) -> Se
             session = outcome.session
             head = outcome.reply.unwrap()["result"]
             for _ in range(draw(st.integers(0, 2))):
-                outcome = drive(update_unknown(session, {
-                    "unknown_id": head["unknown_id"], "expected_revision": head["revision"],
-                    "status": draw(st.sampled_from(["open", "investigating", "blocked"])),
-                    "severity": draw(st.sampled_from(SEVERITIES)),
-                }, CTX))
+                outcome = drive(
+                    update_unknown(
+                        session,
+                        {
+                            "unknown_id": head["unknown_id"],
+                            "expected_revision": head["revision"],
+                            "status": draw(st.sampled_from(["open", "investigating", "blocked"])),
+                            "severity": draw(st.sampled_from(SEVERITIES)),
+                        },
+                        CTX,
+                    )
+                )
                 session = outcome.session
                 head = outcome.reply.unwrap()["result"]
     return session
@@ -96,7 +112,8 @@ def mutated(draw: st.DrawFn) -> tuple[dict, dict, str]:
         path = draw(st.sampled_from([p for p in all_paths if p]))
         old = get_path(tree, path)
         same_kind = {str: st.text(max_size=8), int: st.integers(-3, 2**53 - 1), bool: st.booleans()}.get(
-            type(old), json_value)
+            type(old), json_value
+        )
         new = draw((same_kind | json_value).filter(lambda v: canonicalize(v) != canonicalize(old)))
         return tree, with_change(tree, path, lambda _: new), f"change {path} to {new!r}"
     if kind == "add-field":
@@ -109,7 +126,7 @@ def mutated(draw: st.DrawFn) -> tuple[dict, dict, str]:
         return tree, tree, "nothing to drop"
     path = draw(st.sampled_from(lists))
     index = draw(st.integers(0, len(get_path(tree, path)) - 1))
-    return tree, with_change(tree, path, lambda xs: xs[:index] + xs[index + 1:]), f"drop {path}[{index}]"
+    return tree, with_change(tree, path, lambda xs: xs[:index] + xs[index + 1 :]), f"drop {path}[{index}]"
 
 
 @given(mutated(), sessions(max_records=2, max_unknowns=1))
@@ -147,8 +164,10 @@ def test_rejected_import_returns_session_unchanged(session, other, data):
         first["question"] += "?"
         broken = {**tree, "unknowns": [first] + tree["unknowns"][1:]}
     else:
-        broken = {**tree, "artifacts": tree["artifacts"] + [{"digest": {"sha256": "0" * 64}, "format": "elf",
-                                                             "architecture": None}]}
+        broken = {
+            **tree,
+            "artifacts": tree["artifacts"] + [{"digest": {"sha256": "0" * 64}, "format": "elf", "architecture": None}],
+        }
     outcome = drive(import_evidence_bundle(other, {"path": "b.json"}, CTX), broken)
     assert isinstance(outcome.reply, Failure)
     assert outcome.session is other
@@ -161,7 +180,9 @@ def test_conflicting_revision_rejects_whole_import(session):
         return
     tree = _wire(session)
     # forge a chain head, so the bundle stays internally consistent and only the merge conflicts
-    head = max(range(len(tree["unknowns"])), key=lambda i: (tree["unknowns"][i]["unknown_id"], tree["unknowns"][i]["revision"]))
+    head = max(
+        range(len(tree["unknowns"])), key=lambda i: (tree["unknowns"][i]["unknown_id"], tree["unknowns"][i]["revision"])
+    )
     rev = dict(tree["unknowns"][head])
     rev["severity"] = "critical" if rev["severity"] != "critical" else "low"
     forged = seal(rev)
@@ -174,12 +195,19 @@ def test_conflicting_revision_rejects_whole_import(session):
 
 # ------------------------------------------------------------------ robustness (known bug)
 
+
 @example(kind=[])
 @given(kind=json_value)
 def test_parse_bundle_never_raises_on_location_kind(kind):
     from rea.evidence import Provider, create_evidence
-    ev = create_evidence(provider=Provider(id="p", name="P", version="1"), operation="op", parameters={},
-                         normalized_result=None, locations=[{"kind": "address", "address": "0x1"}]).unwrap()
+
+    ev = create_evidence(
+        provider=Provider(id="p", name="P", version="1"),
+        operation="op",
+        parameters={},
+        normalized_result=None,
+        locations=[{"kind": "address", "address": "0x1"}],
+    ).unwrap()
     tree = _wire(record(Session(), [ev]))
     tree["records"][0]["locations"][0]["kind"] = kind
     assert isinstance(parse_bundle(tree), (Success, Failure))
@@ -202,8 +230,13 @@ def test_subject_name_and_path_edits_import_faithfully(session, data):
     assert _ids(outcome.session) == _ids(session)
 
 
-REVISION_LIST_FIELDS = ("relationships", "supporting_evidence_ids", "contradicting_evidence_ids",
-                        "recommended_probes", "mutation_evidence_ids")
+REVISION_LIST_FIELDS = (
+    "relationships",
+    "supporting_evidence_ids",
+    "contradicting_evidence_ids",
+    "recommended_probes",
+    "mutation_evidence_ids",
+)
 
 
 @example(field="relationships", items=["x"])
@@ -220,9 +253,17 @@ def test_import_keeps_revision_chains_linked(updates, data):
     outcome = drive(record_unknown(Session(), {"question": "q", "domain": "d", "severity": "low"}, CTX))
     session, head = outcome.session, outcome.reply.unwrap()["result"]
     for _ in range(updates):
-        outcome = drive(update_unknown(session, {"unknown_id": head["unknown_id"],
-                                                 "expected_revision": head["revision"],
-                                                 "severity": data.draw(st.sampled_from(SEVERITIES))}, CTX))
+        outcome = drive(
+            update_unknown(
+                session,
+                {
+                    "unknown_id": head["unknown_id"],
+                    "expected_revision": head["revision"],
+                    "severity": data.draw(st.sampled_from(SEVERITIES)),
+                },
+                CTX,
+            )
+        )
         session, head = outcome.session, outcome.reply.unwrap()["result"]
     tree = _wire(session)
     dropped = data.draw(st.integers(0, len(tree["unknowns"]) - 2))  # never the head

@@ -13,7 +13,12 @@ from hypothesis import example, given, strategies as st
 
 from prop_support import SAFE, json_keys, json_scalars, json_value, json_values, reorder_keys
 from rea.canonical_json import (
-    _PASSTHROUGH, CanonicalJsonError, _exact, canonical_sha256, canonicalize, format_number,
+    _PASSTHROUGH,
+    CanonicalJsonError,
+    _exact,
+    canonical_sha256,
+    canonicalize,
+    format_number,
 )
 
 # Keys and strings drawn to stress UTF-16 ordering: ASCII, the U+E000..U+FFFF block (which sorts
@@ -27,8 +32,9 @@ tricky_chars = st.one_of(
 tricky_keys = st.text(tricky_chars, max_size=4)
 tricky_values = json_values(scalars=json_scalars | st.text(tricky_chars, max_size=6), keys=tricky_keys)
 
-doubles_from_bits = st.integers(0, 2**64 - 1).map(lambda b: struct.unpack("<d", b.to_bytes(8, "little"))[0]).filter(
-    math.isfinite)
+doubles_from_bits = (
+    st.integers(0, 2**64 - 1).map(lambda b: struct.unpack("<d", b.to_bytes(8, "little"))[0]).filter(math.isfinite)
+)
 
 
 @given(tricky_values)
@@ -209,8 +215,12 @@ def _restyle(value, rnd):
 
 
 float_heavy = json_values(
-    scalars=st.floats(allow_nan=False, allow_infinity=False) | st.integers(-SAFE, SAFE) | st.text(tricky_chars, max_size=4),
-    keys=tricky_keys, max_leaves=16)
+    scalars=st.floats(allow_nan=False, allow_infinity=False)
+    | st.integers(-SAFE, SAFE)
+    | st.text(tricky_chars, max_size=4),
+    keys=tricky_keys,
+    max_leaves=16,
+)
 
 
 @given(float_heavy | tricky_values, st.randoms(use_true_random=False))

@@ -8,13 +8,33 @@ from hypothesis import assume, example, given, strategies as st
 from returns.result import Failure, Success
 
 from prop_support import (
-    environments, evidence_ids, evidence_kwargs, evidences, hex64, json_object, json_value, locations, nonempty, providers,
-    reorder_keys, subjects, versioned_providers,
+    environments,
+    evidence_ids,
+    evidence_kwargs,
+    evidences,
+    hex64,
+    json_object,
+    json_value,
+    locations,
+    nonempty,
+    providers,
+    reorder_keys,
+    subjects,
+    versioned_providers,
 )
 from rea.canonical_json import canonicalize
 from rea.evidence import (
-    ARCHITECTURES, AUTHORITY, CONFIDENCE, ENVELOPE_FIELDS, SUBJECT_FORMATS, Evidence, Provider, compute_evidence_id,
-    create_evidence, create_profile, parse_evidence,
+    ARCHITECTURES,
+    AUTHORITY,
+    CONFIDENCE,
+    ENVELOPE_FIELDS,
+    SUBJECT_FORMATS,
+    Evidence,
+    Provider,
+    compute_evidence_id,
+    create_evidence,
+    create_profile,
+    parse_evidence,
 )
 
 
@@ -42,7 +62,8 @@ def test_id_independent_of_payload_key_order(kw):
     if kw["analysis_profile"] is not None:
         p = kw["analysis_profile"]
         shuffled["analysis_profile"] = create_profile(
-            p.provider, p.provider_profile_schema_version, reorder_keys(dict(p.parameters)))
+            p.provider, p.provider_profile_schema_version, reorder_keys(dict(p.parameters))
+        )
     assert create_evidence(**shuffled).unwrap().evidence_id == original.evidence_id
     # and a wire record whose keys were reordered still parses to the same id
     assert parse_evidence(reorder_keys(original.to_json())).unwrap().evidence_id == original.evidence_id
@@ -62,9 +83,22 @@ def _differs(a, b) -> bool:
 
 
 SEMANTIC_FIELDS = (
-    "operation", "parameters", "normalized_result", "raw_result", "confidence", "authority", "limitations",
-    "locations", "evidence_links", "subject.sha256", "subject.format", "subject.architecture", "provider",
-    "analysis_profile", "predicate_type", "environment",
+    "operation",
+    "parameters",
+    "normalized_result",
+    "raw_result",
+    "confidence",
+    "authority",
+    "limitations",
+    "locations",
+    "evidence_links",
+    "subject.sha256",
+    "subject.format",
+    "subject.architecture",
+    "provider",
+    "analysis_profile",
+    "predicate_type",
+    "environment",
 )
 
 
@@ -97,13 +131,17 @@ def test_id_changes_with_any_semantic_field(kw, field, data):
         kw["subject"] = subject  # make sure both sides carry a subject
         before = create_evidence(**kw).unwrap()
         attr = field.split(".")[1]
-        choices = {"sha256": hex64, "format": st.sampled_from(SUBJECT_FORMATS),
-                   "architecture": st.none() | st.sampled_from(ARCHITECTURES)}[attr]
+        choices = {
+            "sha256": hex64,
+            "format": st.sampled_from(SUBJECT_FORMATS),
+            "architecture": st.none() | st.sampled_from(ARCHITECTURES),
+        }[attr]
         new = data.draw(choices.filter(lambda v: v != getattr(subject, attr)))
         kw["subject"] = attrs.evolve(subject, **{attr: new})
     elif field == "provider":
-        new = data.draw((versioned_providers if kw["analysis_profile"] else providers).filter(
-            lambda p: p != kw["provider"]))
+        new = data.draw(
+            (versioned_providers if kw["analysis_profile"] else providers).filter(lambda p: p != kw["provider"])
+        )
         kw["provider"] = new
         if kw["analysis_profile"] is not None:  # the profile must name the Evidence provider
             old = kw["analysis_profile"]
@@ -180,9 +218,7 @@ _PROVIDER = Provider(id="p", name="P", version="1")
 @example(kind=[])
 @given(kind=json_value)
 def test_parse_never_raises_on_any_location_kind(kind):
-    evidence = create_evidence(provider=_PROVIDER, operation="op",
-                               parameters={}, normalized_result=None).unwrap()
+    evidence = create_evidence(provider=_PROVIDER, operation="op", parameters={}, normalized_result=None).unwrap()
     wire = {**evidence.to_json(), "locations": [{"kind": kind}]}
     result = parse_evidence(wire)  # must be a Result, whatever the value
     assert isinstance(result, (Success, Failure))
-

@@ -9,13 +9,20 @@ from hypothesis import given, settings, strategies as st
 
 from effects.javascript.extract import file_facts, source_map_facts
 
-JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
-                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
-                    max_leaves=20)
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=20,
+)
 MAPPINGS = st.text(alphabet="ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/,;!", max_size=80)
-SOURCE_NAMES = st.one_of(st.none(), st.integers(), st.sampled_from(["a.js", "webpack://x/./b.ts", "../c.mjs", "", "d.css"]))
-CONTENTS = st.one_of(st.none(), st.integers(), st.sampled_from(["import x from './a.js';\n", "export {", "\ud800",
-                                                                 "module.exports = require('b')"]))
+SOURCE_NAMES = st.one_of(
+    st.none(), st.integers(), st.sampled_from(["a.js", "webpack://x/./b.ts", "../c.mjs", "", "d.css"])
+)
+CONTENTS = st.one_of(
+    st.none(),
+    st.integers(),
+    st.sampled_from(["import x from './a.js';\n", "export {", "\ud800", "module.exports = require('b')"]),
+)
 
 
 @settings(max_examples=150)
@@ -37,12 +44,33 @@ def test_any_bytes_as_a_source_map_or_script_give_a_status(data):
         assert "sha256" in facts
 
 
-BUNDLE_PIECES = st.sampled_from([
-    "__webpack_require__", "webpackJsonp", "l:!1,exports:{}", '"function"==typeof require&&require', "MODULE_NOT_FOUND",
-    "{1:[function(require,module,exports){", "},{\"./a\":2}],", "!function(e){", "}([function(e,t,n){n(0)},,", "])",
-    "{726:(e,t,n)=>{n(1)}", "n.d(t,{a:()=>b})", "n.d(t,\"x\",function(){})", "o(o.s=0)", "(", ")", "{", "}", ",", ";",
-    "function t(s){return s}(967)", "//# sourceMappingURL=a.js.map\n", "push([[1],{3:function(n,t,u){u(3)}}])",
-])
+BUNDLE_PIECES = st.sampled_from(
+    [
+        "__webpack_require__",
+        "webpackJsonp",
+        "l:!1,exports:{}",
+        '"function"==typeof require&&require',
+        "MODULE_NOT_FOUND",
+        "{1:[function(require,module,exports){",
+        '},{"./a":2}],',
+        "!function(e){",
+        "}([function(e,t,n){n(0)},,",
+        "])",
+        "{726:(e,t,n)=>{n(1)}",
+        "n.d(t,{a:()=>b})",
+        'n.d(t,"x",function(){})',
+        "o(o.s=0)",
+        "(",
+        ")",
+        "{",
+        "}",
+        ",",
+        ";",
+        "function t(s){return s}(967)",
+        "//# sourceMappingURL=a.js.map\n",
+        "push([[1],{3:function(n,t,u){u(3)}}])",
+    ]
+)
 
 
 @settings(max_examples=150)

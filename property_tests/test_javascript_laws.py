@@ -14,8 +14,11 @@ from rea.javascript.trace import DEFAULT_TRACE_LIMITS, trace_feature
 from rea.javascript.views import application_view
 
 SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])
-FILE = st.builds(lambda parts, ext: "/".join(parts) + ext, st.lists(SEGMENT, min_size=1, max_size=4),
-                 st.sampled_from([".js", ".mjs", ".ts", ".json", "/index.js"]))
+FILE = st.builds(
+    lambda parts, ext: "/".join(parts) + ext,
+    st.lists(SEGMENT, min_size=1, max_size=4),
+    st.sampled_from([".js", ".mjs", ".ts", ".json", "/index.js"]),
+)
 SPEC = st.one_of(
     st.builds(lambda p: "./" + p, st.lists(SEGMENT, min_size=1, max_size=3).map("/".join)),
     st.builds(lambda p: "../" + p, st.lists(SEGMENT, min_size=1, max_size=3).map("/".join)),
@@ -33,8 +36,9 @@ CONFIGS = {
 
 
 MODULE_IDS = st.sampled_from(["1", "2", "3", "726", "./src/a.js", "gone"])
-SOURCES = st.sampled_from(["webpack://app/./src/a.js", "../src/b.ts", "../node_modules/pkg/index.js", None,
-                           "src/c.js", "../src/a.js"])
+SOURCES = st.sampled_from(
+    ["webpack://app/./src/a.js", "../src/b.ts", "../node_modules/pkg/index.js", None, "src/c.js", "../src/a.js"]
+)
 
 
 @st.composite
@@ -45,35 +49,76 @@ def bundle_files(draw):
     for key in draw(st.lists(MODULE_IDS, unique=True, max_size=4)):
         size = draw(st.integers(1, 50))
         requires = draw(st.lists(MODULE_IDS, max_size=3, unique=True))
-        module = {"id": key, "start": start, "end": start + size, "line": 1, "column": start, "end_line": 1,
-                  "end_column": start + size, "requires": requires, "async": draw(st.lists(MODULE_IDS, max_size=1)),
-                  "exports": draw(st.lists(st.sampled_from(["run", "default"]), unique=True, max_size=2)),
-                  "chunk_loads": []}
+        module = {
+            "id": key,
+            "start": start,
+            "end": start + size,
+            "line": 1,
+            "column": start,
+            "end_line": 1,
+            "end_column": start + size,
+            "requires": requires,
+            "async": draw(st.lists(MODULE_IDS, max_size=1)),
+            "exports": draw(st.lists(st.sampled_from(["run", "default"]), unique=True, max_size=2)),
+            "chunk_loads": [],
+        }
         if draw(st.booleans()):
             module["specifiers"] = {r: f"./{r}" for r in requires}
         modules.append(module)
         start += size + 1
-    table = {"format": draw(st.sampled_from(["webpack-module-table", "browserify-module-table"])), "modules": modules,
-             "entry_requires": draw(st.lists(MODULE_IDS, max_size=2)), "entry_async": [], "modules_omitted": 0}
+    table = {
+        "format": draw(st.sampled_from(["webpack-module-table", "browserify-module-table"])),
+        "modules": modules,
+        "entry_requires": draw(st.lists(MODULE_IDS, max_size=2)),
+        "entry_async": [],
+        "modules_omitted": 0,
+    }
     sources = draw(st.lists(SOURCES, min_size=1, max_size=5))
     listed = []
     for name in sources:
         entry = {"path": name, "content": None if name is None else "0" * 64}
         if name is not None and draw(st.booleans()):
-            entry["original"] = {"parse": "ok", "imports": [{"kind": "import", "specifier": s, "line": 1}
-                                                            for s in draw(st.lists(SPEC, max_size=3))],
-                                 "exports": [{"name": "x", "form": "esm", "shape": {"type": "literal"}, "line": 1}]}
+            entry["original"] = {
+                "parse": "ok",
+                "imports": [{"kind": "import", "specifier": s, "line": 1} for s in draw(st.lists(SPEC, max_size=3))],
+                "exports": [{"name": "x", "form": "esm", "shape": {"type": "literal"}, "line": 1}],
+            }
         listed.append(entry)
-    runs = [[draw(st.integers(0, 3)), draw(st.integers(0, 200)), draw(st.integers(0, len(sources) - 1)),
-             draw(st.integers(1, 9))] for _ in range(draw(st.integers(0, 6)))]
+    runs = [
+        [
+            draw(st.integers(0, 3)),
+            draw(st.integers(0, 200)),
+            draw(st.integers(0, len(sources) - 1)),
+            draw(st.integers(1, 9)),
+        ]
+        for _ in range(draw(st.integers(0, 6)))
+    ]
     runs.sort()
-    bundle = {"path": "dist/app.js", "parse": "ok", "ast_nodes": 1, "sha256": "0" * 64, "bytes_read": 1, "imports": [],
-              "bundlers": [draw(st.sampled_from(["webpack", "browserify", "rollup"]))],
-              "source_mapping_url": "app.js.map"}
+    bundle = {
+        "path": "dist/app.js",
+        "parse": "ok",
+        "ast_nodes": 1,
+        "sha256": "0" * 64,
+        "bytes_read": 1,
+        "imports": [],
+        "bundlers": [draw(st.sampled_from(["webpack", "browserify", "rollup"]))],
+        "source_mapping_url": "app.js.map",
+    }
     if draw(st.booleans()):
         bundle["bundle_table"] = table
-    smap = {"path": "dist/app.js.map", "parse": "ok", "sha256": "0" * 64, "bytes_read": 1, "version": 3, "file": None,
-            "source_root": None, "sources": listed, "sources_omitted": 0, "runs": runs, "runs_truncated": False}
+    smap = {
+        "path": "dist/app.js.map",
+        "parse": "ok",
+        "sha256": "0" * 64,
+        "bytes_read": 1,
+        "version": 3,
+        "file": None,
+        "source_root": None,
+        "sources": listed,
+        "sources_omitted": 0,
+        "runs": runs,
+        "runs_truncated": False,
+    }
     return [bundle, smap] if draw(st.booleans()) else [bundle]
 
 
@@ -83,26 +128,70 @@ def trees(draw):
     facts = []
     for path in files:
         if path.endswith((".js", ".mjs", ".ts")):
-            imports = [{"kind": draw(st.sampled_from(["import", "require", "dynamic-import"])), "specifier": s,
-                        "line": i + 1, "start": i * 10, "end": i * 10 + 5}
-                       for i, s in enumerate(draw(st.lists(SPEC, max_size=5)))]
-            calls = [{"callee": draw(st.sampled_from(["ipcMain.handle", "ipcRenderer.invoke", "ipcRenderer.on",
-                                                      "win.webContents.send"])),
-                      "args": [draw(st.sampled_from(["a", "b", None]))], "line": 1, "start": 0, "end": 1}
-                     for _ in range(draw(st.integers(0, 2)))]
-            facts.append({"path": path, "parse": "ok", "ast_nodes": 1, "sha256": "0" * 64, "bytes_read": 1,
-                          "imports": imports, "calls": calls})
+            imports = [
+                {
+                    "kind": draw(st.sampled_from(["import", "require", "dynamic-import"])),
+                    "specifier": s,
+                    "line": i + 1,
+                    "start": i * 10,
+                    "end": i * 10 + 5,
+                }
+                for i, s in enumerate(draw(st.lists(SPEC, max_size=5)))
+            ]
+            calls = [
+                {
+                    "callee": draw(
+                        st.sampled_from(
+                            ["ipcMain.handle", "ipcRenderer.invoke", "ipcRenderer.on", "win.webContents.send"]
+                        )
+                    ),
+                    "args": [draw(st.sampled_from(["a", "b", None]))],
+                    "line": 1,
+                    "start": 0,
+                    "end": 1,
+                }
+                for _ in range(draw(st.integers(0, 2)))
+            ]
+            facts.append(
+                {
+                    "path": path,
+                    "parse": "ok",
+                    "ast_nodes": 1,
+                    "sha256": "0" * 64,
+                    "bytes_read": 1,
+                    "imports": imports,
+                    "calls": calls,
+                }
+            )
     configs = draw(st.lists(st.sampled_from(sorted(CONFIGS)), unique=True))
     facts += [{"path": c, "sha256": "0" * 64, "bytes_read": 1, **CONFIGS[c]} for c in configs]
     bundled = draw(bundle_files()) if draw(st.booleans()) else []
     facts += bundled
-    kinds = {"package.json": "package-json", "tsconfig.json": "tsconfig", "a/tsconfig.json": "tsconfig",
-             "a/jsconfig.json": "tsconfig", "dist/app.js": "javascript", "dist/app.js.map": "source-map"}
-    scan = {"root": "/app", "kind": "directory", "omitted": [],
-            "files": sorted(({"path": p, "size": 1, "kind": kinds.get(p) or ("javascript" if p.endswith((".js", ".mjs")) else
-                              "typescript" if p.endswith(".ts") else "json")}
-                            for p in {*files, *configs, *(f["path"] for f in bundled)}),
-                            key=lambda f: f["path"])}
+    kinds = {
+        "package.json": "package-json",
+        "tsconfig.json": "tsconfig",
+        "a/tsconfig.json": "tsconfig",
+        "a/jsconfig.json": "tsconfig",
+        "dist/app.js": "javascript",
+        "dist/app.js.map": "source-map",
+    }
+    scan = {
+        "root": "/app",
+        "kind": "directory",
+        "omitted": [],
+        "files": sorted(
+            (
+                {
+                    "path": p,
+                    "size": 1,
+                    "kind": kinds.get(p)
+                    or ("javascript" if p.endswith((".js", ".mjs")) else "typescript" if p.endswith(".ts") else "json"),
+                }
+                for p in {*files, *configs, *(f["path"] for f in bundled)}
+            ),
+            key=lambda f: f["path"],
+        ),
+    }
     return scan, facts
 
 
@@ -154,10 +243,13 @@ def test_exports_targets_are_literal_or_absent(subpath, conditions):
 
 
 def _evidence(result):
-    return create_evidence(provider=Provider(id="javascript", name="t", version="1"),
-                           operation="analyze_javascript_application", parameters={}, normalized_result=result,
-                           subject=Subject(name="app", sha256="0" * 64, format="directory", architecture=None,
-                                           local_path="/app")).unwrap()
+    return create_evidence(
+        provider=Provider(id="javascript", name="t", version="1"),
+        operation="analyze_javascript_application",
+        parameters={},
+        normalized_result=result,
+        subject=Subject(name="app", sha256="0" * 64, format="directory", architecture=None, local_path="/app"),
+    ).unwrap()
 
 
 @given(trees(), st.integers(1, 7))
@@ -191,6 +283,7 @@ def test_shuffle_helper_is_seeded():
 @given(st.lists(st.integers(0, 6 * 1024 * 1024), max_size=200), st.booleans())
 def test_batches_partition_the_files_in_order_within_their_bounds(sizes, parallel):
     from rea.workflows.javascript import BATCH_BYTES, BATCH_FILES, batches
+
     files = [{"path": f"f{i:04}.js", "size": s} for i, s in enumerate(sizes)]
     out = batches(files, parallel)
     assert [f for batch in out for f in batch] == files

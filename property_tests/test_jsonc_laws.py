@@ -12,7 +12,9 @@ from prop_support import SAFE, json_values
 from rea.javascript.jsonc import to_json
 
 TRICKY = st.text(st.sampled_from(list('/*",\\]}[{: \n\tab')) | st.characters(codec="utf-8"), max_size=12)
-SCALARS = st.none() | st.booleans() | st.integers(-SAFE, SAFE) | st.floats(allow_nan=False, allow_infinity=False) | TRICKY
+SCALARS = (
+    st.none() | st.booleans() | st.integers(-SAFE, SAFE) | st.floats(allow_nan=False, allow_infinity=False) | TRICKY
+)
 VALUES = json_values(SCALARS, TRICKY)
 LINE_COMMENT = st.text(st.characters(codec="utf-8", exclude_characters="\r\n"), max_size=10).map(lambda t: f"//{t}\n")
 BLOCK_COMMENT = TRICKY.filter(lambda t: "*/" not in t and not t.endswith("*")).map(lambda t: f"/*{t}*/")
@@ -26,8 +28,10 @@ def jsonc(draw, value: Any) -> str:
         items = [draw(jsonc(v)) for v in value]
         return "[" + draw(GAP) + _join(draw, items) + "]"
     if isinstance(value, dict):
-        items = [json.dumps(k, ensure_ascii=draw(st.booleans())) + draw(GAP) + ":" + draw(GAP) + draw(jsonc(v))
-                 for k, v in value.items()]
+        items = [
+            json.dumps(k, ensure_ascii=draw(st.booleans())) + draw(GAP) + ":" + draw(GAP) + draw(jsonc(v))
+            for k, v in value.items()
+        ]
         return "{" + draw(GAP) + _join(draw, items) + "}"
     return json.dumps(value, ensure_ascii=draw(st.booleans()))
 

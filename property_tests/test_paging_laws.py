@@ -30,7 +30,7 @@ def test_walk_visits_every_item_once_in_order(items, limit):
 @given(items_st, st.integers(0, 80), st.integers(0, 80))
 def test_any_page_is_a_slice(items, offset, limit):
     page = paginate(items, offset, limit)
-    assert list(page.items) == list(items[offset:offset + limit])
+    assert list(page.items) == list(items[offset : offset + limit])
     end = min(offset + limit, len(items))
     assert page.next_offset == (end if end < len(items) else None)
     assert page.envelope() == {"offset": offset, "limit": limit, "total": len(items), "next_offset": page.next_offset}

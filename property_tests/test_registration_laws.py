@@ -8,8 +8,19 @@ from hypothesis import assume, given, strategies as st
 
 from prop_support import json_value
 from rea.registrations import (
-    MAX_CONFIG_BYTES, MODULE_ARGS, SCRIPT_ARGS, SERVER_KEY, SERVERS_KEY, STATES, Entry, Installation, PathFacts,
-    classify, entry_of, read_entry, snippet,
+    MAX_CONFIG_BYTES,
+    MODULE_ARGS,
+    SCRIPT_ARGS,
+    SERVER_KEY,
+    SERVERS_KEY,
+    STATES,
+    Entry,
+    Installation,
+    PathFacts,
+    classify,
+    entry_of,
+    read_entry,
+    snippet,
 )
 
 formats = st.sampled_from(("json", "toml"))
@@ -29,11 +40,15 @@ def installations(draw) -> Installation:
 
 def facts_for(installation: Installation) -> dict[str, PathFacts]:
     """The filesystem as the effects side would report it: both launchers exist."""
-    facts = {installation.interpreter: PathFacts(absolute=True, normalized=installation.interpreter,
-                                                 real=installation.interpreter + "-real")}
+    facts = {
+        installation.interpreter: PathFacts(
+            absolute=True, normalized=installation.interpreter, real=installation.interpreter + "-real"
+        )
+    }
     if installation.script:
-        facts[installation.script] = PathFacts(absolute=True, normalized=installation.script,
-                                               real=installation.script_real)
+        facts[installation.script] = PathFacts(
+            absolute=True, normalized=installation.script, real=installation.script_real
+        )
     return facts
 
 
@@ -53,8 +68,9 @@ def test_the_snippet_reads_back_as_the_expected_vector_and_is_aligned(fmt, insta
     text = snippet(fmt, installation.expected).encode()
     entry = read_entry(fmt, text)
     assert entry == Entry(state="found", command=installation.expected)
-    result = classify(client="c", config_path="/cfg", fmt=fmt, entry=entry, installation=installation,
-                      facts=facts_for(installation))
+    result = classify(
+        client="c", config_path="/cfg", fmt=fmt, entry=entry, installation=installation, facts=facts_for(installation)
+    )
     assert result.state == "aligned"
 
 
@@ -124,9 +140,12 @@ def test_any_document_is_classified_never_raised(fmt, document):
 malformed_entries = st.one_of(
     json_value.filter(lambda v: not isinstance(v, dict) and v is not None),
     st.fixed_dictionaries({"command": json_value.filter(lambda v: not (isinstance(v, str) and v))}),
-    st.fixed_dictionaries({"command": st.just("/bin/rea"),
-                           "args": json_value.filter(lambda v: not (isinstance(v, list)
-                                                                    and all(isinstance(a, str) for a in v)))}),
+    st.fixed_dictionaries(
+        {
+            "command": st.just("/bin/rea"),
+            "args": json_value.filter(lambda v: not (isinstance(v, list) and all(isinstance(a, str) for a in v))),
+        }
+    ),
 )
 
 
@@ -134,8 +153,14 @@ malformed_entries = st.one_of(
 def test_malformed_entries_are_invalid(fmt, entry):
     entry_state = entry_of(fmt, {SERVERS_KEY[fmt]: {SERVER_KEY: entry}})
     assert entry_state.state == "invalid" and entry_state.command is None
-    result = classify(client="c", config_path="/cfg", fmt=fmt, entry=entry_state,
-                      installation=Installation(interpreter="/py"), facts={})
+    result = classify(
+        client="c",
+        config_path="/cfg",
+        fmt=fmt,
+        entry=entry_state,
+        installation=Installation(interpreter="/py"),
+        facts={},
+    )
     assert result.state == "invalid" and result.command is None and result.remediation
 
 

@@ -13,8 +13,12 @@ from rea.canonical_json import canonicalize
 from rea.catalog import CATALOG
 from rea.replies import admit_success, meta_for, success_bytes, text_wire_bytes
 
-escape_heavy = st.text(st.sampled_from(['"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "\u2028", "\u2029", "é",
-                                        "\U0001F600", "/", "<", "a"]), max_size=12)
+escape_heavy = st.text(
+    st.sampled_from(
+        ['"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "\u2028", "\u2029", "é", "\U0001f600", "/", "<", "a"]
+    ),
+    max_size=12,
+)
 control = st.text(st.characters(max_codepoint=0x9F), max_size=12)
 values = json_values(scalars=json_scalars | escape_heavy | control, keys=escape_heavy | st.text(max_size=6))
 
@@ -39,8 +43,12 @@ def test_success_bytes_counts_both_copies_and_meta(value, contract):
     assert success_bytes(canonical, meta) == expected
 
 
-@given(values, st.sampled_from((None,) + CATALOG), st.integers(ENVELOPE_RESERVE_BYTES, 4096),
-       st.none() | st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: "ev_" + h))
+@given(
+    values,
+    st.sampled_from((None,) + CATALOG),
+    st.integers(ENVELOPE_RESERVE_BYTES, 4096),
+    st.none() | st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: "ev_" + h),
+)
 def test_admission_follows_predicted_size(value, contract, max_bytes, evidence_id):
     budget = ResponseBudget(max_response_bytes=max_bytes)
     canonical = canonicalize(value)

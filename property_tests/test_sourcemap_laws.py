@@ -27,8 +27,11 @@ def test_decode_never_raises_anything_but_value_error(text):
 def mappings(draw):
     """A source map's mappings from absolute segments (line -> [(column, source)]), with their truth."""
     sources = draw(st.integers(min_value=1, max_value=5))
-    lines = draw(st.lists(st.lists(st.tuples(st.integers(0, 400), st.integers(0, sources - 1), st.booleans()),
-                                   max_size=8), max_size=6))
+    lines = draw(
+        st.lists(
+            st.lists(st.tuples(st.integers(0, 400), st.integers(0, sources - 1), st.booleans()), max_size=8), max_size=6
+        )
+    )
     text, previous_source, truth = [], 0, []
     for line_no, segments in enumerate(lines):
         column, encoded = 0, []

@@ -19,11 +19,16 @@ def _ok(outcome) -> dict:
     return outcome.reply.unwrap()["result"]
 
 
-update_steps = st.lists(st.fixed_dictionaries({
-    "status": st.sampled_from(STATUSES_OK + ("resolved",)),
-    "severity": st.sampled_from(SEVERITIES),
-    "which": st.integers(0, 10),
-}), max_size=6)
+update_steps = st.lists(
+    st.fixed_dictionaries(
+        {
+            "status": st.sampled_from(STATUSES_OK + ("resolved",)),
+            "severity": st.sampled_from(SEVERITIES),
+            "which": st.integers(0, 10),
+        }
+    ),
+    max_size=6,
+)
 
 
 @st.composite
@@ -31,19 +36,35 @@ def registries(draw: st.DrawFn, max_unknowns: int = 6) -> tuple[Session, list[st
     """A session with unknowns recorded and revised by the real programs."""
     session, ids = Session(), []
     for i in range(draw(st.integers(0, max_unknowns))):
-        args = {"question": f"question {i}", "domain": draw(st.sampled_from(DOMAINS)),
-                "severity": draw(st.sampled_from(SEVERITIES))}
+        args = {
+            "question": f"question {i}",
+            "domain": draw(st.sampled_from(DOMAINS)),
+            "severity": draw(st.sampled_from(SEVERITIES)),
+        }
         outcome = drive(record_unknown(session, args, CTX))
         ids.append(_ok(outcome)["unknown_id"])
         session = outcome.session
     for step in draw(update_steps) if ids else []:
         uid = ids[step["which"] % len(ids)]
         head = max((r for r in session.unknown_revisions if r["unknown_id"] == uid), key=lambda r: r["revision"])
-        resolution = ({"disposition": "withdrawn", "rationale": "not needed", "evidence_ids": []}
-                      if step["status"] == "resolved" else None)
-        outcome = drive(update_unknown(session, {
-            "unknown_id": uid, "expected_revision": head["revision"], "status": step["status"],
-            "severity": step["severity"], "resolution": resolution}, CTX))
+        resolution = (
+            {"disposition": "withdrawn", "rationale": "not needed", "evidence_ids": []}
+            if step["status"] == "resolved"
+            else None
+        )
+        outcome = drive(
+            update_unknown(
+                session,
+                {
+                    "unknown_id": uid,
+                    "expected_revision": head["revision"],
+                    "status": step["status"],
+                    "severity": step["severity"],
+                    "resolution": resolution,
+                },
+                CTX,
+            )
+        )
         _ok(outcome)
         session = outcome.session
     return session, ids
@@ -64,8 +85,13 @@ def test_stale_expected_revision_conflicts_and_changes_nothing(registry, data):
     uid = data.draw(st.sampled_from(ids))
     current = _heads(session)[uid]["revision"]
     stale = data.draw(st.integers(1, current + 5).filter(lambda n: n != current))
-    outcome = drive(update_unknown(session, {"unknown_id": uid, "expected_revision": stale,
-                                             "severity": data.draw(st.sampled_from(SEVERITIES))}, CTX))
+    outcome = drive(
+        update_unknown(
+            session,
+            {"unknown_id": uid, "expected_revision": stale, "severity": data.draw(st.sampled_from(SEVERITIES))},
+            CTX,
+        )
+    )
     assert isinstance(outcome.reply, Failure)
     error = outcome.reply.failure()
     assert error.code == "revision_conflict"
@@ -78,8 +104,11 @@ def test_recording_the_same_question_again_conflicts(registry):
     session, ids = registry
     assume(ids)
     first = next(r for r in session.unknown_revisions if r["revision"] == 1)
-    args = {"question": "  " + first["question"].replace(" ", "   ") + " ", "domain": first["domain"],
-            "severity": "low"}
+    args = {
+        "question": "  " + first["question"].replace(" ", "   ") + " ",
+        "domain": first["domain"],
+        "severity": "low",
+    }
     outcome = drive(record_unknown(session, args, CTX))
     assert isinstance(outcome.reply, Failure) and outcome.reply.failure().code == "revision_conflict"
     assert outcome.session is session
@@ -102,18 +131,20 @@ def test_revision_chains_link(registry):
             assert len(rev["mutation_evidence_ids"]) == rev["revision"]
 
 
-filters = st.fixed_dictionaries({}, optional={
-    "status": st.sampled_from(STATUSES_OK + ("resolved", "contradicted")),
-    "severity": st.sampled_from(SEVERITIES),
-    "domain": st.sampled_from(DOMAINS),
-})
+filters = st.fixed_dictionaries(
+    {},
+    optional={
+        "status": st.sampled_from(STATUSES_OK + ("resolved", "contradicted")),
+        "severity": st.sampled_from(SEVERITIES),
+        "domain": st.sampled_from(DOMAINS),
+    },
+)
 
 
 @given(registries(), filters, st.integers(1, 8))
 def test_list_pages_partition_filtered_heads(registry, wanted, limit):
     session, _ = registry
-    expected = [h for uid, h in sorted(_heads(session).items())
-                if all(h[k] == v for k, v in wanted.items())]
+    expected = [h for uid, h in sorted(_heads(session).items()) if all(h[k] == v for k, v in wanted.items())]
     items, offset, totals = [], 0, set()
     while True:
         page = _ok(drive(list_unknowns(session, {**wanted, "offset": offset, "limit": limit}, CTX)))

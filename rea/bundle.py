@@ -8,7 +8,8 @@ fixed field before any digest or id, then merges atomically.
 
 from __future__ import annotations
 
-from typing import Any, Generator, Iterable, Iterator, Mapping, Sequence
+from typing import Any
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -23,7 +24,16 @@ from rea.unknowns import verify_revision
 from rea.validation import first_schema_error
 
 BUNDLE_VERSION = 2
-BUNDLE_FIELDS = ("artifacts", "bundle_version", "captures", "environments", "providers", "records", "scenarios", "unknowns")
+BUNDLE_FIELDS = (
+    "artifacts",
+    "bundle_version",
+    "captures",
+    "environments",
+    "providers",
+    "records",
+    "scenarios",
+    "unknowns",
+)
 MANIFEST_FIELDS: Mapping[str, frozenset[str]] = {
     "artifacts": frozenset({"digest", "format", "architecture"}),
     "providers": frozenset({"id", "name", "version"}),
@@ -35,7 +45,9 @@ MANIFEST_FIELDS: Mapping[str, frozenset[str]] = {
 NESTED_FIXED: Mapping[str, frozenset[str]] = {
     "subject": frozenset({"name", "digest", "format", "architecture", "local_path"}),
     "provider": frozenset({"id", "name", "version"}),
-    "analysis_profile": frozenset({"schema_version", "provider", "provider_profile_schema_version", "parameters", "digest"}),
+    "analysis_profile": frozenset(
+        {"schema_version", "provider", "provider_profile_schema_version", "parameters", "digest"}
+    ),
     "environment": frozenset({"id", "platform", "architecture", "isolation"}),
 }
 CAPTURE_PREFIX = "rea.process-capture/"
@@ -56,11 +68,13 @@ def manifests(records: Sequence[Evidence]) -> dict[str, list[Any]]:
         "environments": _unique_sorted(e.environment for e in records if e.environment is not None),
         "scenarios": [
             {"evidence_id": e.evidence_id, "operation": e.operation, "authority": e.authority}
-            for e in records if e.authority == "controlled-replay"
+            for e in records
+            if e.authority == "controlled-replay"
         ],
         "captures": [
             {"evidence_id": e.evidence_id, "predicate_type": e.predicate_type}
-            for e in records if e.predicate_type.startswith(CAPTURE_PREFIX)
+            for e in records
+            if e.predicate_type.startswith(CAPTURE_PREFIX)
         ],
     }
 
@@ -178,22 +192,33 @@ def _unknown_history(revisions: Sequence[Mapping[str, Any]], record_ids: set[str
         previous = None
         for expected, rev in enumerate(chain, 1):
             if rev["revision"] != expected:
-                return _reject(f"unknown {unknown_id} lacks revision {expected} (revisions must run 1, 2, ... without gaps)",
-                               "$.unknowns")
+                return _reject(
+                    f"unknown {unknown_id} lacks revision {expected} (revisions must run 1, 2, ... without gaps)",
+                    "$.unknowns",
+                )
             if previous is not None and rev["previous_revision_digest"] != previous["revision_digest"]:
-                return _reject(f"unknown {unknown_id} revision {expected} does not follow revision {expected - 1}",
-                               "$.unknowns")
+                return _reject(
+                    f"unknown {unknown_id} revision {expected} does not follow revision {expected - 1}", "$.unknowns"
+                )
             previous = rev
-            cited = [*rev["supporting_evidence_ids"], *rev["contradicting_evidence_ids"],
-                     *rev["mutation_evidence_ids"], *((rev["resolution"] or {}).get("evidence_ids", []))]
+            cited = [
+                *rev["supporting_evidence_ids"],
+                *rev["contradicting_evidence_ids"],
+                *rev["mutation_evidence_ids"],
+                *((rev["resolution"] or {}).get("evidence_ids", [])),
+            ]
             missing = [e for e in cited if e not in record_ids]
             if missing:
-                return _reject(f"unknown {unknown_id} revision {expected} cites {missing[0]}, which the bundle does not hold",
-                               "$.unknowns")
+                return _reject(
+                    f"unknown {unknown_id} revision {expected} cites {missing[0]}, which the bundle does not hold",
+                    "$.unknowns",
+                )
             for rel in rev["relationships"]:
                 if rel["unknown_id"] not in chains:
-                    return _reject(f"unknown {unknown_id} relates to {rel['unknown_id']}, which the bundle does not hold",
-                                   "$.unknowns")
+                    return _reject(
+                        f"unknown {unknown_id} relates to {rel['unknown_id']}, which the bundle does not hold",
+                        "$.unknowns",
+                    )
     return None
 
 
@@ -257,7 +282,9 @@ def summary_row(evidence: Evidence) -> dict[str, Any]:
         "evidence_id": evidence.evidence_id,
         "operation": evidence.operation,
         "predicate_type": evidence.predicate_type,
-        "artifact": None if evidence.subject is None else {
+        "artifact": None
+        if evidence.subject is None
+        else {
             "name": evidence.subject.name,
             "sha256": evidence.subject.sha256,
             "format": evidence.subject.format,

@@ -25,11 +25,7 @@ from typing import Any
 
 import orjson
 
-_PASSTHROUGH = (
-    orjson.OPT_PASSTHROUGH_DATACLASS
-    | orjson.OPT_PASSTHROUGH_DATETIME
-    | orjson.OPT_PASSTHROUGH_SUBCLASS
-)
+_PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
 _FAST = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER | _PASSTHROUGH
 
 _PLAIN = frozenset({str, int, bool, type(None), dict, list, tuple})
@@ -220,8 +216,10 @@ def _rebuild(value: Any, dirty: set[int]) -> Any:
     if id(value) not in dirty:
         return value
     if kind is dict:
-        return {key: _rebuild(item, dirty) if type(item) is float or id(item) in dirty else item
-                for key, item in value.items()}
+        return {
+            key: _rebuild(item, dirty) if type(item) is float or id(item) in dirty else item
+            for key, item in value.items()
+        }
     return [_rebuild(item, dirty) if type(item) is float or id(item) in dirty else item for item in value]
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
@@ -24,7 +24,9 @@ def configuration_invalid(variable: str, value: str, accepted: str) -> ReaError:
     )
 
 
-def decimal_setting(env: Mapping[str, str], variable: str, *, minimum: int, maximum: int, default: int, accepted: str) -> Result[int, ReaError]:
+def decimal_setting(
+    env: Mapping[str, str], variable: str, *, minimum: int, maximum: int, default: int, accepted: str
+) -> Result[int, ReaError]:
     raw = env.get(variable)
     if raw is None:
         return Success(default)
@@ -36,15 +38,22 @@ def decimal_setting(env: Mapping[str, str], variable: str, *, minimum: int, maxi
 
 def response_budget(env: Mapping[str, str]) -> Result[ResponseBudget, ReaError]:
     return decimal_setting(
-        env, "REA_MCP_MAX_RESPONSE_BYTES",
-        minimum=DEFAULT_MAX_RESPONSE_BYTES, maximum=MAX_SAFE_INTEGER, default=DEFAULT_MAX_RESPONSE_BYTES,
+        env,
+        "REA_MCP_MAX_RESPONSE_BYTES",
+        minimum=DEFAULT_MAX_RESPONSE_BYTES,
+        maximum=MAX_SAFE_INTEGER,
+        default=DEFAULT_MAX_RESPONSE_BYTES,
         accepted=f"a decimal integer from {DEFAULT_MAX_RESPONSE_BYTES} to {MAX_SAFE_INTEGER} (bytes)",
     ).map(lambda n: ResponseBudget(max_response_bytes=n))
 
 
 def timeout_ms(env: Mapping[str, str], variable: str, default: int) -> Result[int, ReaError]:
     return decimal_setting(
-        env, variable, minimum=1, maximum=MAX_TIMEOUT_MS, default=default,
+        env,
+        variable,
+        minimum=1,
+        maximum=MAX_TIMEOUT_MS,
+        default=default,
         accepted=f"a decimal integer of milliseconds from 1 to {MAX_TIMEOUT_MS}",
     )
 

@@ -7,7 +7,8 @@ what the same code means.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 
@@ -50,7 +51,7 @@ DEFAULT_ACTION: Mapping[str, str] = {
     "target_unavailable": "Check the path exists and is readable, then call open_binary again.",
     "revision_conflict": "Read the current state (list_unknowns), then retry with its revision.",
     "evidence_integrity_mismatch": "Recreate the Evidence with its producer or re-export the bundle; do not edit records by hand.",
-    "artifact_integrity_mismatch": "Inspect the named member; rerun with integrity_policy \"record-and-continue\" to continue past it.",
+    "artifact_integrity_mismatch": 'Inspect the named member; rerun with integrity_policy "record-and-continue" to continue past it.',
     "truncated": "Narrow the request or raise the named limit.",
     "resource_constraint": "Read the retained Evidence through inspect_analysis_view pages or export_evidence_bundle.",
     "cleanup_incomplete": "Stop the listed owned resources, then call close_binary again.",
@@ -82,7 +83,9 @@ class ReaError:
             "message": self.message,
             "retryable": self.retryable,
             # strict {action}, as the reference's clients parse it; a restart need travels in details
-            "remediation": {"action": self.action or DEFAULT_ACTION.get(self.code, "Run `rea doctor`, then try again.")},
+            "remediation": {
+                "action": self.action or DEFAULT_ACTION.get(self.code, "Run `rea doctor`, then try again.")
+            },
         }
         details = dict(self.details) if self.details is not None else {}
         if self.restart_required:
@@ -94,7 +97,7 @@ class ReaError:
     def to_json(self) -> dict[str, Any]:
         return {"error": self.record()}
 
-    def with_details(self, **extra: Any) -> "ReaError":
+    def with_details(self, **extra: Any) -> ReaError:
         return attrs.evolve(self, details={**(self.details or {}), **extra})
 
 
@@ -124,9 +127,12 @@ def missing_evidence(evidence_id: str) -> ReaError:
 
 def no_target(operation: str) -> ReaError:
     """The reference's NoBinaryOpenError: a target tool called before open_binary."""
-    return ReaError(code="target_unavailable", message=f"{operation} needs an open target, and none is open.",
-                    details={"reason": "target_required", "operation": operation},
-                    action="Call open_binary with the absolute local path of an executable, library or archive.")
+    return ReaError(
+        code="target_unavailable",
+        message=f"{operation} needs an open target, and none is open.",
+        details={"reason": "target_required", "operation": operation},
+        action="Call open_binary with the absolute local path of an executable, library or archive.",
+    )
 
 
 def cancelled(phase: str, **details: Any) -> ReaError:

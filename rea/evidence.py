@@ -10,7 +10,8 @@ rejected.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -27,9 +28,36 @@ _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 EVIDENCE_ID = re.compile(r"^ev_[0-9a-f]{64}$")
 
 SUBJECT_FORMATS = (
-    "hopper", "analysis-database", "mach-o", "elf", "pe", "zip", "ipa", "apk", "msix", "appx",
-    "asar", "dmg", "pkg", "plist", "javascript", "source-map", "directory", "file", "unknown",
-    "mach-o-universal", "javascript-bundle", "entitlements", "wasm", "tar", "jar", "ar", "aab", "aar", "whl", "crx",
+    "hopper",
+    "analysis-database",
+    "mach-o",
+    "elf",
+    "pe",
+    "zip",
+    "ipa",
+    "apk",
+    "msix",
+    "appx",
+    "asar",
+    "dmg",
+    "pkg",
+    "plist",
+    "javascript",
+    "source-map",
+    "directory",
+    "file",
+    "unknown",
+    "mach-o-universal",
+    "javascript-bundle",
+    "entitlements",
+    "wasm",
+    "tar",
+    "jar",
+    "ar",
+    "aab",
+    "aar",
+    "whl",
+    "crx",
 )
 ARCHITECTURES = ("x86", "x86_64", "arm", "arm64")
 CONFIDENCE = ("observed", "derived", "inferred")
@@ -43,11 +71,26 @@ LOCATION_FIELDS: Mapping[str, Mapping[str, type]] = {
     "file-offset-range": {"start": int, "end": int},
 }
 
-ENVELOPE_FIELDS = frozenset({
-    "schema_version", "evidence_id", "subject", "provider", "analysis_profile", "predicate_type",
-    "operation", "parameters", "raw_result", "normalized_result", "confidence", "authority",
-    "environment", "limitations", "locations", "evidence_links",
-})
+ENVELOPE_FIELDS = frozenset(
+    {
+        "schema_version",
+        "evidence_id",
+        "subject",
+        "provider",
+        "analysis_profile",
+        "predicate_type",
+        "operation",
+        "parameters",
+        "raw_result",
+        "normalized_result",
+        "confidence",
+        "authority",
+        "environment",
+        "limitations",
+        "locations",
+        "evidence_links",
+    }
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -222,7 +265,9 @@ def _object(value: Any, path: str, allowed: frozenset[str] | set[str], required:
         raise _Reject(path, f"expected an object, got {_kind(value)}")
     unknown = sorted(set(value) - set(allowed))
     if unknown:
-        raise _Reject(f"{path}.{unknown[0]}", f"unsupported field {unknown[0]!r}; accepted fields: {', '.join(sorted(allowed))}")
+        raise _Reject(
+            f"{path}.{unknown[0]}", f"unsupported field {unknown[0]!r}; accepted fields: {', '.join(sorted(allowed))}"
+        )
     for name in required:
         if name not in value:
             raise _Reject(f"{path}.{name}", f"required field {name!r} is missing")
@@ -283,12 +328,16 @@ def parse_profile(value: Any, path: str = "analysis_profile") -> AnalysisProfile
     fields = ("schema_version", "provider", "provider_profile_schema_version", "parameters", "digest")
     obj = _object(value, path, set(fields), fields)
     if obj["schema_version"] != PROFILE_SCHEMA_VERSION or type(obj["schema_version"]) is not int:
-        raise _Reject(f"{path}.schema_version", f"analysis profile schema_version must be 1, got {obj['schema_version']!r}")
+        raise _Reject(
+            f"{path}.schema_version", f"analysis profile schema_version must be 1, got {obj['schema_version']!r}"
+        )
     if not isinstance(obj["parameters"], dict):
         raise _Reject(f"{path}.parameters", "expected an object")
     profile = AnalysisProfile(
         provider=_provider(obj["provider"], f"{path}.provider", version_required=True),
-        provider_profile_schema_version=_int(obj["provider_profile_schema_version"], f"{path}.provider_profile_schema_version", 1),
+        provider_profile_schema_version=_int(
+            obj["provider_profile_schema_version"], f"{path}.provider_profile_schema_version", 1
+        ),
         parameters=obj["parameters"],
         digest=_string(obj["digest"], f"{path}.digest", pattern=_DIGEST),
     )
@@ -370,5 +419,8 @@ def _parse(value: Any) -> Evidence:
         evidence_links=_strings(obj["evidence_links"], "evidence_links", EVIDENCE_ID),
     )
     if compute_evidence_id(evidence) != evidence.evidence_id:
-        raise _Reject("evidence_id", "the evidence_id does not match the record's content (the record was changed after it was made)")
+        raise _Reject(
+            "evidence_id",
+            "the evidence_id does not match the record's content (the record was changed after it was made)",
+        )
     return evidence

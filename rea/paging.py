@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Sequence, TypeVar
+from typing import Any, TypeVar
+from collections.abc import Sequence
 
 import attrs
 

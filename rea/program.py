@@ -7,7 +7,8 @@ effects; tests can drive the same generator with scripted results.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generator, Iterable, Mapping
+from typing import Any
+from collections.abc import Callable, Generator, Iterable, Mapping
 
 import attrs
 from returns.result import Result
@@ -19,6 +20,7 @@ from rea.session import Session
 @attrs.frozen(kw_only=True)
 class ReportProgress:
     """A status observation; the interpreter rate-limits and numbers it."""
+
     phase: str
     message: str
 
@@ -26,6 +28,7 @@ class ReportProgress:
 @attrs.frozen(kw_only=True)
 class IdentifyTarget:
     """Hash a file (streaming) or a directory tree (entries, never following links)."""
+
     path: str
 
 
@@ -38,6 +41,7 @@ class ReadJsonFile:
 @attrs.frozen(kw_only=True)
 class PublishAtomically:
     """Stream chunks to a staging file beside `path`, fsync, rename over it."""
+
     path: str
     chunks: Callable[[], Iterable[bytes]]
     overwrite: bool
@@ -47,6 +51,7 @@ class PublishAtomically:
 @attrs.frozen(kw_only=True)
 class ResolveCommandPath:
     """A command or path as the OS would run it: PATH lookup, then symlinks resolved."""
+
     path: str
 
 
@@ -77,6 +82,7 @@ class PublishReceipt:
 @attrs.frozen(kw_only=True)
 class ServerFacts:
     """What the transport knows about itself, passed in as values."""
+
     package: str
     version: str
     sdk_version: str
@@ -111,6 +117,7 @@ class ProgramCancelled(Exception):
 @attrs.frozen(kw_only=True)
 class Outcome:
     """The session after the call (unchanged unless the program changed it) and the reply."""
+
     session: Session
     reply: Result[Any, ReaError]
 

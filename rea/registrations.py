@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import tomllib
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 
@@ -79,9 +80,15 @@ class Registration:
 
     def record(self) -> dict[str, Any]:
         return {
-            "client": self.client, "config_path": self.config_path, "format": self.format, "state": self.state,
-            "command": None if self.command is None else list(self.command), "expected": list(self.expected),
-            "detail": self.detail, "remediation": self.remediation, "snippet": self.snippet,
+            "client": self.client,
+            "config_path": self.config_path,
+            "format": self.format,
+            "state": self.state,
+            "command": None if self.command is None else list(self.command),
+            "expected": list(self.expected),
+            "detail": self.detail,
+            "remediation": self.remediation,
+            "snippet": self.snippet,
             "live_server": self.live_server,
         }
 
@@ -136,32 +143,62 @@ def launches_this(command: tuple[str, ...], installation: Installation, facts: M
     return (by_script and args == SCRIPT_ARGS) or (fact.normalized == installation.interpreter and args == MODULE_ARGS)
 
 
-def classify(*, client: str, config_path: str, fmt: str, entry: Entry, installation: Installation,
-             facts: Mapping[str, PathFacts]) -> Registration:
+def classify(
+    *, client: str, config_path: str, fmt: str, entry: Entry, installation: Installation, facts: Mapping[str, PathFacts]
+) -> Registration:
     """One client's registration state, what was found and the one-line fix."""
     expected = installation.expected
     fix, text = remediation(config_path, fmt, expected), snippet(fmt, expected)
     if entry.state != "found" or entry.command is None:
         state = "invalid" if entry.state == "invalid" else "missing"
-        return Registration(client=client, config_path=config_path, format=fmt, state=state, command=None,
-                            expected=expected, detail=entry.detail, remediation=fix, snippet=text)
+        return Registration(
+            client=client,
+            config_path=config_path,
+            format=fmt,
+            state=state,
+            command=None,
+            expected=expected,
+            detail=entry.detail,
+            remediation=fix,
+            snippet=text,
+        )
     if launches_this(entry.command, installation, facts):
-        return Registration(client=client, config_path=config_path, format=fmt, state="aligned",
-                            command=entry.command, expected=expected, detail="launches this installation",
-                            remediation=None, snippet=None)
-    return Registration(client=client, config_path=config_path, format=fmt, state="stale", command=entry.command,
-                        expected=expected, detail=_stale_reason(entry.command, installation, facts), remediation=fix,
-                        snippet=text)
+        return Registration(
+            client=client,
+            config_path=config_path,
+            format=fmt,
+            state="aligned",
+            command=entry.command,
+            expected=expected,
+            detail="launches this installation",
+            remediation=None,
+            snippet=None,
+        )
+    return Registration(
+        client=client,
+        config_path=config_path,
+        format=fmt,
+        state="stale",
+        command=entry.command,
+        expected=expected,
+        detail=_stale_reason(entry.command, installation, facts),
+        remediation=fix,
+        snippet=text,
+    )
 
 
 def remediation(config_path: str, fmt: str, expected: tuple[str, ...]) -> str:
     """The exact entry to write, as one line."""
     command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
     if fmt == "toml":
-        return (f"In {config_path}, set [{SERVERS_KEY[fmt]}.{SERVER_KEY}] to command = {command} and "
-                f"args = {args}, then restart the client.")
-    return (f'In {config_path}, set "{SERVERS_KEY[fmt]}": {{"{SERVER_KEY}": {{"command": {command}, '
-            f'"args": {args}}}}}, then restart the client.')
+        return (
+            f"In {config_path}, set [{SERVERS_KEY[fmt]}.{SERVER_KEY}] to command = {command} and "
+            f"args = {args}, then restart the client."
+        )
+    return (
+        f'In {config_path}, set "{SERVERS_KEY[fmt]}": {{"{SERVER_KEY}": {{"command": {command}, '
+        f'"args": {args}}}}}, then restart the client.'
+    )
 
 
 def snippet(fmt: str, expected: tuple[str, ...]) -> str:
@@ -169,8 +206,9 @@ def snippet(fmt: str, expected: tuple[str, ...]) -> str:
     command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
     if fmt == "toml":
         return f"[{SERVERS_KEY[fmt]}.{SERVER_KEY}]\ncommand = {command}\nargs = {args}\n"
-    return json.dumps({SERVERS_KEY[fmt]: {SERVER_KEY: {"command": expected[0], "args": list(expected[1:])}}},
-                      ensure_ascii=False)
+    return json.dumps(
+        {SERVERS_KEY[fmt]: {SERVER_KEY: {"command": expected[0], "args": list(expected[1:])}}}, ensure_ascii=False
+    )
 
 
 def _stale_reason(command: tuple[str, ...], installation: Installation, facts: Mapping[str, PathFacts]) -> str:

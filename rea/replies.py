@@ -25,8 +25,13 @@ MAX_ERROR_MESSAGE = 4_096
 CONTINUATIONS = {
     "analyze_function": lambda evidence_id: {
         "name": "inspect_analysis_view",
-        "arguments": {"source": {"kind": "retained-evidence", "evidence_id": evidence_id},
-                      "view": "native", "facet": "pseudocode", "offset": 0, "limit": 64},
+        "arguments": {
+            "source": {"kind": "retained-evidence", "evidence_id": evidence_id},
+            "view": "native",
+            "facet": "pseudocode",
+            "offset": 0,
+            "limit": 64,
+        },
     },
 }
 ERROR_PROVIDER = Provider(id="rea-transport", name="REA transport", version="1")
@@ -45,8 +50,9 @@ def success_bytes(canonical: bytes, meta: dict[str, Any] | None) -> int:
     return text_wire_bytes(canonical) + len(canonical) + (len(canonicalize(meta)) if meta else 0)
 
 
-def admit_success(tool: str, payload: Any, contract: ToolContract | None, budget: ResponseBudget,
-                  evidence_id: str | None) -> Result[bytes, ReaError]:
+def admit_success(
+    tool: str, payload: Any, contract: ToolContract | None, budget: ResponseBudget, evidence_id: str | None
+) -> Result[bytes, ReaError]:
     """The canonical bytes when the reply fits, else resource_constraint naming the retained record."""
     canonical = canonicalize(payload)
     size = success_bytes(canonical, meta_for(contract))
@@ -61,17 +67,23 @@ def admit_success(tool: str, payload: Any, contract: ToolContract | None, budget
         limits["evidence_reference"] = {"kind": "retained-evidence", "evidence_id": evidence_id}
         if tool in CONTINUATIONS:
             limits["continuation"] = CONTINUATIONS[tool](evidence_id)
-        advice = ("The complete Evidence is retained in this session: read it with inspect_analysis_view using "
-                  "details.reported_limits.evidence_reference, or write it out with export_evidence_bundle.")
+        advice = (
+            "The complete Evidence is retained in this session: read it with inspect_analysis_view using "
+            "details.reported_limits.evidence_reference, or write it out with export_evidence_bundle."
+        )
     else:
-        advice = ("Ask for less (get_evidence_bundle with detail \"summary\", a smaller page), or write the session "
-                  "out with export_evidence_bundle.")
-    return Failure(ReaError(
-        code="resource_constraint",
-        message=f"The {tool} reply needs {size + ENVELOPE_RESERVE_BYTES} bytes, more than the {budget.max_response_bytes}-byte response budget. {advice}",
-        details={"resource": "transport", "tool": tool, "reported_limits": limits},
-        action=advice,
-    ))
+        advice = (
+            'Ask for less (get_evidence_bundle with detail "summary", a smaller page), or write the session '
+            "out with export_evidence_bundle."
+        )
+    return Failure(
+        ReaError(
+            code="resource_constraint",
+            message=f"The {tool} reply needs {size + ENVELOPE_RESERVE_BYTES} bytes, more than the {budget.max_response_bytes}-byte response budget. {advice}",
+            details={"resource": "transport", "tool": tool, "reported_limits": limits},
+            action=advice,
+        )
+    )
 
 
 def error_text(error: ReaError) -> bytes:
@@ -81,21 +93,33 @@ def error_text(error: ReaError) -> bytes:
 def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> tuple[ReaError, Evidence | None]:
     """An error too large to send is retained as Evidence and replaced by a bounded diagnostic."""
     retained = create_evidence(
-        provider=ERROR_PROVIDER, operation=tool, parameters={}, normalized_result=error.to_json(),
-        predicate_type="rea.oversized-error/v1", confidence="observed", authority="shipped-artifact",
+        provider=ERROR_PROVIDER,
+        operation=tool,
+        parameters={},
+        normalized_result=error.to_json(),
+        predicate_type="rea.oversized-error/v1",
+        confidence="observed",
+        authority="shipped-artifact",
     )
-    details: dict[str, Any] = {"resource": "transport", "original_code": error.code,
-                               "reported_limits": {"max_response_bytes": budget.max_response_bytes}}
+    details: dict[str, Any] = {
+        "resource": "transport",
+        "original_code": error.code,
+        "reported_limits": {"max_response_bytes": budget.max_response_bytes},
+    }
     evidence = None
     if isinstance(retained, Success):
         evidence = retained.unwrap()
-        details["reported_limits"]["evidence_reference"] = {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}
+        details["reported_limits"]["evidence_reference"] = {
+            "kind": "retained-evidence",
+            "evidence_id": evidence.evidence_id,
+        }
         details["retention"] = "retained"
     else:
         details["retention"] = f"unavailable: {retained.failure().message}"
     bounded = ReaError(
         code=error.code,
-        message=error.message[:MAX_ERROR_MESSAGE] + (" [message truncated]" if len(error.message) > MAX_ERROR_MESSAGE else "")
+        message=error.message[:MAX_ERROR_MESSAGE]
+        + (" [message truncated]" if len(error.message) > MAX_ERROR_MESSAGE else "")
         + " The complete diagnostic was too large to send; export_evidence_bundle writes it out.",
         details=details,
     )

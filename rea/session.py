@@ -7,7 +7,8 @@ session exactly as it was.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -28,8 +29,14 @@ class Target:
     kind: str  # file | directory
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "name": self.name, "sha256": self.sha256, "size": self.size,
-                "format": self.format, "kind": self.kind}
+        return {
+            "path": self.path,
+            "name": self.name,
+            "sha256": self.sha256,
+            "size": self.size,
+            "format": self.format,
+            "kind": self.kind,
+        }
 
 
 @attrs.frozen(kw_only=True)
@@ -67,13 +74,20 @@ def resolve(session: Session, value: Any, field: str) -> Result[Evidence, ReaErr
     """An Evidence input: an exact retained reference, or complete inline Evidence."""
     if isinstance(value, dict) and value.get("kind") == RETAINED_KIND:
         if set(value) != {"kind", "evidence_id"}:
-            return Failure(invalid_request(
-                f"{field} is a retained-evidence reference and takes exactly kind and evidence_id",
-                field=field, accepted='{"kind": "retained-evidence", "evidence_id": "ev_<64 hex>"}'))
+            return Failure(
+                invalid_request(
+                    f"{field} is a retained-evidence reference and takes exactly kind and evidence_id",
+                    field=field,
+                    accepted='{"kind": "retained-evidence", "evidence_id": "ev_<64 hex>"}',
+                )
+            )
         evidence_id = value["evidence_id"]
         if not isinstance(evidence_id, str) or not EVIDENCE_ID.match(evidence_id):
-            return Failure(invalid_request(f"{field}.evidence_id must be ev_ followed by 64 lowercase hex digits",
-                                           field=f"{field}.evidence_id"))
+            return Failure(
+                invalid_request(
+                    f"{field}.evidence_id must be ev_ followed by 64 lowercase hex digits", field=f"{field}.evidence_id"
+                )
+            )
         found = session.evidence.get(evidence_id)
         return Success(found) if found is not None else Failure(missing_evidence(evidence_id))
     return parse_evidence(value).alt(lambda e: e.with_details(field=field))
@@ -84,7 +98,9 @@ def add_unknown_revision(session: Session, revision: Mapping[str, Any], mutation
     return attrs.evolve(with_record, unknown_revisions=with_record.unknown_revisions + (revision,))
 
 
-def merge(session: Session, records: Iterable[Evidence], revisions: Iterable[Mapping[str, Any]]) -> Result[Session, ReaError]:
+def merge(
+    session: Session, records: Iterable[Evidence], revisions: Iterable[Mapping[str, Any]]
+) -> Result[Session, ReaError]:
     """Atomic import: every record and unknown revision lands, or none does."""
     known = {(r["unknown_id"], r["revision"]): r["revision_digest"] for r in session.unknown_revisions}
     fresh: list[Mapping[str, Any]] = []
@@ -92,11 +108,13 @@ def merge(session: Session, records: Iterable[Evidence], revisions: Iterable[Map
         key = (rev["unknown_id"], rev["revision"])
         if key in known:
             if known[key] != rev["revision_digest"]:
-                return Failure(ReaError(
-                    code="revision_conflict",
-                    message=f"Unknown {key[0]} revision {key[1]} already exists here with different content; nothing was imported.",
-                    details={"unknown_id": key[0], "revision": key[1]},
-                ))
+                return Failure(
+                    ReaError(
+                        code="revision_conflict",
+                        message=f"Unknown {key[0]} revision {key[1]} already exists here with different content; nothing was imported.",
+                        details={"unknown_id": key[0], "revision": key[1]},
+                    )
+                )
             continue
         known[key] = rev["revision_digest"]
         fresh.append(rev)

@@ -9,7 +9,8 @@ Evidence record so the ledger says who changed what.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
@@ -22,17 +23,40 @@ SEVERITIES = ("low", "medium", "high", "critical")
 MUTATION_PREDICATE = "rea.residual-unknown-mutation/v1"
 
 RECORD_FIELDS = (
-    "registry_version", "unknown_id", "revision", "previous_revision_digest", "revision_digest",
-    "scope_digest", "question", "status", "severity", "domain", "supporting_evidence_ids",
-    "contradicting_evidence_ids", "required_authority", "required_confidence", "required_environment",
-    "recommended_probes", "relationships", "resolution", "mutation_evidence_ids",
+    "registry_version",
+    "unknown_id",
+    "revision",
+    "previous_revision_digest",
+    "revision_digest",
+    "scope_digest",
+    "question",
+    "status",
+    "severity",
+    "domain",
+    "supporting_evidence_ids",
+    "contradicting_evidence_ids",
+    "required_authority",
+    "required_confidence",
+    "required_environment",
+    "recommended_probes",
+    "relationships",
+    "resolution",
+    "mutation_evidence_ids",
 )
 MUTABLE_FIELDS = (
-    "severity", "supporting_evidence_ids", "contradicting_evidence_ids", "required_authority",
-    "required_confidence", "required_environment", "recommended_probes", "relationships",
+    "severity",
+    "supporting_evidence_ids",
+    "contradicting_evidence_ids",
+    "required_authority",
+    "required_confidence",
+    "required_environment",
+    "recommended_probes",
+    "relationships",
 )
-LIST_DEFAULTS = {name: [] for name in (
-    "supporting_evidence_ids", "contradicting_evidence_ids", "recommended_probes", "relationships")}
+LIST_DEFAULTS = {
+    name: []
+    for name in ("supporting_evidence_ids", "contradicting_evidence_ids", "recommended_probes", "relationships")
+}
 
 
 def _invalid(message: str, field: str) -> ReaError:
@@ -52,11 +76,15 @@ def seal(revision: Mapping[str, Any]) -> dict[str, Any]:
 def check_invariants(value: Mapping[str, Any]) -> ReaError | None:
     """The cross-field rules a revision must satisfy, whoever produced it."""
     if (value["revision"] == 1) != (value["previous_revision_digest"] is None):
-        return _invalid("only the first revision of an unknown has no previous_revision_digest", "previous_revision_digest")
+        return _invalid(
+            "only the first revision of an unknown has no previous_revision_digest", "previous_revision_digest"
+        )
     if (value["status"] == "resolved") != (value["resolution"] is not None):
-        return _invalid("a resolution is required exactly when status is \"resolved\"", "resolution")
+        return _invalid('a resolution is required exactly when status is "resolved"', "resolution")
     if value["status"] == "contradicted" and not value["contradicting_evidence_ids"]:
-        return _invalid("status \"contradicted\" needs at least one contradicting_evidence_ids entry", "contradicting_evidence_ids")
+        return _invalid(
+            'status "contradicted" needs at least one contradicting_evidence_ids entry', "contradicting_evidence_ids"
+        )
     if any(r["unknown_id"] == value["unknown_id"] for r in value["relationships"]):
         return _invalid("an unknown cannot have a relationship to itself", "relationships")
     for name in ("supporting_evidence_ids", "contradicting_evidence_ids", "mutation_evidence_ids"):
@@ -95,15 +123,20 @@ def first_revision(request: Mapping[str, Any], scope_digest: str | None) -> dict
 def next_revision(head: Mapping[str, Any], request: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The draft of the revision after `head`, or revision_conflict for a stale writer."""
     if request["expected_revision"] != head["revision"]:
-        return Failure(ReaError(
-            code="revision_conflict",
-            message=(
-                f"Unknown {head['unknown_id']} is at revision {head['revision']}, not the expected "
-                f"revision {request['expected_revision']}; another update landed first."
-            ),
-            details={"unknown_id": head["unknown_id"], "expected_revision": request["expected_revision"],
-                     "current_revision": head["revision"]},
-        ))
+        return Failure(
+            ReaError(
+                code="revision_conflict",
+                message=(
+                    f"Unknown {head['unknown_id']} is at revision {head['revision']}, not the expected "
+                    f"revision {request['expected_revision']}; another update landed first."
+                ),
+                details={
+                    "unknown_id": head["unknown_id"],
+                    "expected_revision": request["expected_revision"],
+                    "current_revision": head["revision"],
+                },
+            )
+        )
     draft = {k: v for k, v in head.items() if k not in ("revision_digest", "mutation_evidence_ids")}
     draft.update({name: request[name] for name in MUTABLE_FIELDS})
     draft.update(
@@ -141,11 +174,19 @@ def verify_revision(value: Any, path: str) -> ReaError | None:
         return _integrity(f"{path}.revision must be an integer >= 1", f"{path}.revision")
     if value["status"] not in STATUSES or value["severity"] not in SEVERITIES:
         return _integrity(f"{path} has an unknown status or severity", f"{path}.status")
-    for name in ("supporting_evidence_ids", "contradicting_evidence_ids", "mutation_evidence_ids", "relationships", "recommended_probes"):
+    for name in (
+        "supporting_evidence_ids",
+        "contradicting_evidence_ids",
+        "mutation_evidence_ids",
+        "relationships",
+        "recommended_probes",
+    ):
         if not isinstance(value[name], list):
             return _integrity(f"{path}.{name} must be an array", f"{path}.{name}")
     if not value["mutation_evidence_ids"]:
-        return _integrity(f"{path}.mutation_evidence_ids must name the mutation Evidence", f"{path}.mutation_evidence_ids")
+        return _integrity(
+            f"{path}.mutation_evidence_ids must name the mutation Evidence", f"{path}.mutation_evidence_ids"
+        )
     if value["unknown_id"] != unknown_identity(value["question"], value["domain"], value["scope_digest"]):
         return _integrity(f"{path}.unknown_id does not match its question, domain and scope", f"{path}.unknown_id")
     if seal(value)["revision_digest"] != value["revision_digest"]:

@@ -6,8 +6,9 @@ before a program sees it. The error names the field and what is accepted.
 
 from __future__ import annotations
 
-from functools import lru_cache
-from typing import Any, Mapping
+from functools import cache
+from typing import Any
+from collections.abc import Mapping
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -16,7 +17,7 @@ from rea.canonical_json import canonical_text
 from rea.errors import ReaError, invalid_request
 
 
-@lru_cache(maxsize=None)
+@cache
 def _validator(schema_text: str) -> Any:
     # imported on first use: jsonschema costs ~25 ms, and MCP startup never validates
     import jsonschema
@@ -40,7 +41,9 @@ def _field(error: Any) -> str:
 def _accepted(error: Any) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
     if error.validator == "additionalProperties":
-        return "only: " + ", ".join(sorted(schema.get("properties", {}))) if schema.get("properties") else "no arguments"
+        return (
+            "only: " + ", ".join(sorted(schema.get("properties", {}))) if schema.get("properties") else "no arguments"
+        )
     if error.validator == "required":
         return "an object with " + ", ".join(schema.get("required", []))
     if "enum" in schema:
@@ -58,7 +61,9 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, dict):
-        return Failure(invalid_request(f"{tool} takes a JSON object of arguments", field="arguments", accepted="an object"))
+        return Failure(
+            invalid_request(f"{tool} takes a JSON object of arguments", field="arguments", accepted="an object")
+        )
     validator = _validator(canonical_text(schema))
     errors = sorted(validator.iter_errors(arguments), key=lambda e: (list(e.absolute_path), e.validator))
     if not errors:
@@ -67,7 +72,9 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
     field = clip(_field(best))
     if best.validator == "additionalProperties":
         extra = sorted(set(best.instance) - set(best.schema.get("properties", {})))
-        field = clip(".".join(filter(None, [field if field != "arguments" else "", extra[0] if extra else ""])) or field)
+        field = clip(
+            ".".join(filter(None, [field if field != "arguments" else "", extra[0] if extra else ""])) or field
+        )
         message = f"{tool}: unknown argument {field!r}"
     elif best.validator == "required":
         missing = [r for r in best.schema.get("required", []) if r not in best.instance]
@@ -75,8 +82,17 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
         message = f"{tool}: required argument {field!r} is missing"
     else:
         message = f"{tool}: argument {field!r} is invalid: {clip(best.message)}"
-    return Failure(invalid_request(message, field=field, accepted=_accepted(best), tool=tool, problem=best.validator,
-                                   operation=tool, issues=_issues(errors)))
+    return Failure(
+        invalid_request(
+            message,
+            field=field,
+            accepted=_accepted(best),
+            tool=tool,
+            problem=best.validator,
+            operation=tool,
+            issues=_issues(errors),
+        )
+    )
 
 
 MAX_ISSUES = 20
@@ -84,14 +100,25 @@ MAX_ISSUES = 20
 
 def _issues(errors: list[Any]) -> list[dict[str, Any]]:
     """The reference's validation details: one `{path, reason, message}` per violation."""
-    return [{"path": [p if isinstance(p, int) else clip(str(p)) for p in e.absolute_path],
-             "reason": e.validator, "message": clip(e.message)} for e in errors[:MAX_ISSUES]]
+    return [
+        {
+            "path": [p if isinstance(p, int) else clip(str(p)) for p in e.absolute_path],
+            "reason": e.validator,
+            "message": clip(e.message),
+        }
+        for e in errors[:MAX_ISSUES]
+    ]
 
 
 def invalid_combination(tool: str, message: str, field: str, accepted: str) -> ReaError:
-    return invalid_request(f"{tool}: {message}", field=field, accepted=accepted, tool=tool, operation=tool,
-                           issues=[{"path": [p for p in field.split(".") if p], "reason": "combination",
-                                    "message": clip(message)}])
+    return invalid_request(
+        f"{tool}: {message}",
+        field=field,
+        accepted=accepted,
+        tool=tool,
+        operation=tool,
+        issues=[{"path": [p for p in field.split(".") if p], "reason": "combination", "message": clip(message)}],
+    )
 
 
 def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str] | None:

@@ -27,8 +27,9 @@ def asar_cli() -> Path | None:
         return None
     binary = ASAR_DIR / "node_modules" / ".bin" / "asar"
     if not binary.exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ASAR_DIR, check=True, capture_output=True,
-                       timeout=600)
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"], cwd=ASAR_DIR, check=True, capture_output=True, timeout=600
+        )
     return binary
 
 
@@ -64,6 +65,7 @@ def make_zip(path: Path, files: dict[str, bytes], *, modes: dict[str, int] | Non
 def make_tar(path: Path, files: dict[str, bytes], mode: str = "w:gz") -> Path:
     if mode == "w:zst":
         import zstandard
+
         raw = io.BytesIO()
         make_tar_into(raw, files, "w")
         path.write_bytes(zstandard.ZstdCompressor().compress(raw.getvalue()))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from returns.result import Success
 
@@ -13,12 +14,31 @@ from rea.session import Session
 # What discovery reports on a host with angr installed and no Ghidra (scripted, not measured).
 HOST_PROVIDERS = [
     {"id": "angr", "available": True, "version": "9.2.213"},
-    {"id": "ghidra", "available": False, "version": None, "bindable": False, "code": "not_configured",
-     "reason": "GHIDRA_INSTALL_DIR is not set", "remediation": "Install Ghidra and set GHIDRA_INSTALL_DIR."},
-    {"id": "hopper", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
-     "reason": "macOS only"},
-    {"id": "ida", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
-     "reason": "no adapter"},
+    {
+        "id": "ghidra",
+        "available": False,
+        "version": None,
+        "bindable": False,
+        "code": "not_configured",
+        "reason": "GHIDRA_INSTALL_DIR is not set",
+        "remediation": "Install Ghidra and set GHIDRA_INSTALL_DIR.",
+    },
+    {
+        "id": "hopper",
+        "available": False,
+        "version": None,
+        "bindable": False,
+        "code": "unsupported_host",
+        "reason": "macOS only",
+    },
+    {
+        "id": "ida",
+        "available": False,
+        "version": None,
+        "bindable": False,
+        "code": "unsupported_host",
+        "reason": "no adapter",
+    },
 ]
 SESSION_EFFECTS = {
     DiscoverProviders: lambda e: Success(HOST_PROVIDERS),
@@ -27,14 +47,24 @@ SESSION_EFFECTS = {
 }
 
 CTX = Context(
-    server=ServerFacts(package="rea-py", version="0.1.0", sdk_version="2.3.0", server_path="/usr/bin/rea",
-                       started_at="2026-11-30T00:00:00Z"),
+    server=ServerFacts(
+        package="rea-py",
+        version="0.1.0",
+        sdk_version="2.3.0",
+        server_path="/usr/bin/rea",
+        started_at="2026-11-30T00:00:00Z",
+    ),
     max_response_bytes=10_485_760,
 )
 
 
-def drive(program_fn: Callable[..., Any], session: Session, args: dict, answer: Callable[[Any], Any] = lambda e: None,
-          ctx: Context = CTX) -> tuple[Outcome, list[Any]]:
+def drive(
+    program_fn: Callable[..., Any],
+    session: Session,
+    args: dict,
+    answer: Callable[[Any], Any] = lambda e: None,
+    ctx: Context = CTX,
+) -> tuple[Outcome, list[Any]]:
     produced = program_fn(session, args, ctx)
     effects: list[Any] = []
     if isinstance(produced, Outcome):

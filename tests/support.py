@@ -15,15 +15,25 @@ PROVIDER = Provider(id="fixture-engine", name="Fixture engine", version="1.0")
 PROFILE = create_profile(PROVIDER, 1, {"cfg": "fast", "decompiler": {"structurer": "phoenix"}})
 
 
-def make_evidence(i: int, *, payload_bytes: int = 200, sha: str | None = None, operation: str = "analyze_function") -> Evidence:
-    subject = Subject(name=f"bin{i % 3}", sha256=sha or f"{i % 3:064x}", format="elf", architecture="x86_64",
-                      local_path=f"/tmp/bin{i % 3}")
+def make_evidence(
+    i: int, *, payload_bytes: int = 200, sha: str | None = None, operation: str = "analyze_function"
+) -> Evidence:
+    subject = Subject(
+        name=f"bin{i % 3}",
+        sha256=sha or f"{i % 3:064x}",
+        format="elf",
+        architecture="x86_64",
+        local_path=f"/tmp/bin{i % 3}",
+    )
     return create_evidence(
         provider=PROVIDER,
         operation=operation,
         parameters={"address": f"0x{0x401000 + i:x}"},
-        normalized_result={"procedure": {"address": f"0x{0x401000 + i:x}", "name": f"fn_{i}"},
-                           "pseudocode": "x" * payload_bytes, "score": i / 7},
+        normalized_result={
+            "procedure": {"address": f"0x{0x401000 + i:x}", "name": f"fn_{i}"},
+            "pseudocode": "x" * payload_bytes,
+            "score": i / 7,
+        },
         subject=subject,
         analysis_profile=PROFILE,
         locations=[{"kind": "address", "address": f"0x{0x401000 + i:x}"}],

@@ -18,24 +18,41 @@ SHA = "ab" * 32
 
 
 def facts(entries=(), **kw) -> InventoryFacts:
-    return InventoryFacts(root_name="app.zip", root_sha256=SHA, root_size=100, root_format="zip",
-                          entries=tuple(entries), **kw)
+    return InventoryFacts(
+        root_name="app.zip", root_sha256=SHA, root_size=100, root_format="zip", entries=tuple(entries), **kw
+    )
 
 
 def file(index, path, data_sha, parent=None, **kw) -> EntryFact:
-    return EntryFact(index=index, parent=parent, logical_path=path, entry_kind="file", sha256=data_sha, size=3,
-                     hash_status=kw.pop("hash_status", "verified"), **kw)
+    return EntryFact(
+        index=index,
+        parent=parent,
+        logical_path=path,
+        entry_kind="file",
+        sha256=data_sha,
+        size=3,
+        hash_status=kw.pop("hash_status", "verified"),
+        **kw,
+    )
 
 
 def opened() -> Session:
-    return open_target(Session(), Target(path="/t/app.zip", name="app.zip", sha256=SHA, size=100, format="zip",
-                                         kind="file"), "run-1", None)
+    return open_target(
+        Session(),
+        Target(path="/t/app.zip", name="app.zip", sha256=SHA, size=100, format="zip", kind="file"),
+        "run-1",
+        None,
+    )
 
 
 def test_program_builds_evidence_from_scripted_facts():
     scripted = facts([file(0, "a.txt", "01" * 32), file(1, "b.txt", "02" * 32)])
-    outcome, effects = drive(programs.inventory_artifact, opened(), {"occurrence_limit": 1},
-                             lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None)
+    outcome, effects = drive(
+        programs.inventory_artifact,
+        opened(),
+        {"occurrence_limit": 1},
+        lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
+    )
     evidence = outcome.reply.unwrap()
     assert [type(e).__name__ for e in effects] == ["ReportProgress", "InventoryArtifact"]
     assert evidence["operation"] == "inventory_artifact" and evidence["evidence_id"] in outcome.session.evidence
@@ -78,9 +95,15 @@ def test_ids_do_not_depend_on_reader_order():
 def test_omissions_and_limits_make_coverage_unknown_but_case_diagnostics_do_not():
     cased = build_inventory(facts([file(0, "A.txt", "01" * 32), file(1, "a.txt", "02" * 32)]), Limits())
     assert cased["coverage"]["status"] == "complete" and len(cased["occurrences"]) == 3
-    omitted = build_inventory(facts([file(0, "a", "01" * 32)], omissions=(
-        Omission(logical_path="dev", entry_type="character device", reason="special files are never opened"),)),
-        Limits())
+    omitted = build_inventory(
+        facts(
+            [file(0, "a", "01" * 32)],
+            omissions=(
+                Omission(logical_path="dev", entry_type="character device", reason="special files are never opened"),
+            ),
+        ),
+        Limits(),
+    )
     assert omitted["coverage"] == {"scope": "container-entries", "status": "unknown"}
     assert omitted["coverage_status"] == "partial"
 
@@ -111,8 +134,9 @@ def test_compare_rules():
     missing = copy.deepcopy(inv)
     missing["occurrences"]["items"] = missing["occurrences"]["items"][:-1]
     assert compare_inventories(inv, missing)["status"] == "truncated"
-    mismatched = facts([file(0, "a", "01" * 32, hash_status="mismatched", declared_sha256="09" * 32),
-                        file(1, "b", "02" * 32)])
+    mismatched = facts(
+        [file(0, "a", "01" * 32, hash_status="mismatched", declared_sha256="09" * 32), file(1, "b", "02" * 32)]
+    )
     bad = parse_inventory(page_inventory(build_inventory(mismatched, Limits()), {})).unwrap()
     result = compare_inventories(inv, bad)
     assert result["status"] == "contradiction" and result["summary"]["contradiction"] == 1
@@ -124,6 +148,7 @@ def test_compare_rules():
 
 def test_pages_of_one_inventory_must_share_manifest_and_coverage():
     from rea.artifacts.graph import merge_pages
+
     complete = build_inventory(facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)]), Limits())
     first = parse_inventory(page_inventory(complete, {"occurrences": (0, 1)})).unwrap()
     second = parse_inventory(page_inventory(complete, {"occurrences": (1, 5)})).unwrap()
@@ -139,4 +164,5 @@ def test_pages_of_one_inventory_must_share_manifest_and_coverage():
 def test_compare_is_importable_from_rea():
     from rea import compare_artifacts, compare_inventories
     from rea.artifacts import compare
+
     assert compare_artifacts is compare.compare_artifacts and compare_inventories is compare.compare_inventories

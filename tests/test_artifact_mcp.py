@@ -32,8 +32,10 @@ def error(result, code):
 
 
 def test_artifact_tools_over_mcp(tmp_path):
-    v1 = make_zip(tmp_path / "v1.apk", {"AndroidManifest.xml": b"<m/>", "classes.dex": b"dex\n035\0",
-                                        "lib/arm64-v8a/libx.so": b"\x7fELF"})
+    v1 = make_zip(
+        tmp_path / "v1.apk",
+        {"AndroidManifest.xml": b"<m/>", "classes.dex": b"dex\n035\0", "lib/arm64-v8a/libx.so": b"\x7fELF"},
+    )
     v2 = make_zip(tmp_path / "v2.apk", {"AndroidManifest.xml": b"<m v='2'/>", "classes.dex": b"dex\n035\0"})
 
     async def main():
@@ -45,18 +47,32 @@ def test_artifact_tools_over_mcp(tmp_path):
             out["summary"] = await s.call_tool("inspect_artifact", {"detail": "summary"})
             out["page"] = await s.call_tool("inventory_artifact", {"occurrence_limit": 2})
             left = (out["inspect"].structured_content or {}).get("evidence_id")
-            out["view"] = await s.call_tool("inspect_analysis_view", {
-                "source": {"kind": "retained-evidence", "evidence_id": left}, "view": "inventory",
-                "section": "occurrences", "logical_paths": ["classes.dex"]})
-            occ = [o for o in out["inspect"].structured_content["normalized_result"]["inventory"]["occurrences"]
-                   ["items"] if o["logical_path"] == "classes.dex"][0]["occurrence_id"]
+            out["view"] = await s.call_tool(
+                "inspect_analysis_view",
+                {
+                    "source": {"kind": "retained-evidence", "evidence_id": left},
+                    "view": "inventory",
+                    "section": "occurrences",
+                    "logical_paths": ["classes.dex"],
+                },
+            )
+            occ = [
+                o
+                for o in out["inspect"].structured_content["normalized_result"]["inventory"]["occurrences"]["items"]
+                if o["logical_path"] == "classes.dex"
+            ][0]["occurrence_id"]
             out["extract"] = await s.call_tool("extract_artifact", {"occurrence_ids": [occ]})
             await s.call_tool("open_binary", {"path": str(v2)})
             out["inspect2"] = await s.call_tool("inspect_artifact", {})
             right = out["inspect2"].structured_content["evidence_id"]
-            out["compare"] = await s.call_tool("compare_artifacts", {
-                "left": {"kind": "retained-evidence", "evidence_id": left},
-                "right": {"kind": "retained-evidence", "evidence_id": right}, "limit": 1})
+            out["compare"] = await s.call_tool(
+                "compare_artifacts",
+                {
+                    "left": {"kind": "retained-evidence", "evidence_id": left},
+                    "right": {"kind": "retained-evidence", "evidence_id": right},
+                    "limit": 1,
+                },
+            )
             out["bad"] = await s.call_tool("inspect_artifact", {"max_depth": -1})
             out["bundle"] = await s.call_tool("get_evidence_bundle", {"detail": "summary"})
             return out
@@ -70,8 +86,10 @@ def test_artifact_tools_over_mcp(tmp_path):
     summary = evidence(out["summary"])["normalized_result"]
     assert summary["view"] == "summary" and summary["parent_evidence_id"] == inspected["evidence_id"]
     page = evidence(out["page"])["normalized_result"]
-    assert page["occurrences"]["next_offset"] == 2 and page["manifest"] == \
-        inspected["normalized_result"]["inventory"]["manifest"]
+    assert (
+        page["occurrences"]["next_offset"] == 2
+        and page["manifest"] == inspected["normalized_result"]["inventory"]["manifest"]
+    )
     assert [o["logical_path"] for o in evidence(out["view"])["normalized_result"]["items"]] == ["classes.dex"]
     extracted = evidence(out["extract"])["normalized_result"]
     assert (Path(extracted["output_root"]) / "classes.dex").read_bytes() == b"dex\n035\0"
@@ -80,13 +98,24 @@ def test_artifact_tools_over_mcp(tmp_path):
     assert compared["changes"]["next_offset"] == 1
     assert error(out["bad"], "invalid_request")["details"]["field"] == "max_depth"
     ops = {r["operation"] for r in out["bundle"].structured_content["result"]["records"]}
-    assert ops >= {"inspect_artifact", "inventory_artifact", "inspect_analysis_view", "extract_artifact",
-                   "compare_artifacts"}
+    assert ops >= {
+        "inspect_artifact",
+        "inventory_artifact",
+        "inspect_analysis_view",
+        "extract_artifact",
+        "compare_artifacts",
+    }
 
 
 def _rea(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, timeout=120,
-                          env=clean_env(TMPDIR=str(cwd)) if cwd else clean_env(), cwd=cwd)
+    return subprocess.run(
+        [*rea_command(), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=clean_env(TMPDIR=str(cwd)) if cwd else clean_env(),
+        cwd=cwd,
+    )
 
 
 def test_cli_inspect_inventory_extract_compare(tmp_path):
@@ -103,10 +132,14 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
     assert compared.returncode == 0 and body["normalized_result"]["status"] == "changed"
     text = _rea("compare-artifacts", str(tmp_path / "left.json"), str(tmp_path / "right.json"))
     assert "added" in text.stdout and "c.txt" in text.stdout
-    occ = next(o for o in json.loads(left.stdout)["normalized_result"]["inventory"]["occurrences"]["items"]
-               if o["logical_path"] == "a.txt")["occurrence_id"]
-    extracted = _rea("extract-artifact", str(v1), occ, "--integrity-policy", "record-and-continue", "--json",
-                     cwd=tmp_path)
+    occ = next(
+        o
+        for o in json.loads(left.stdout)["normalized_result"]["inventory"]["occurrences"]["items"]
+        if o["logical_path"] == "a.txt"
+    )["occurrence_id"]
+    extracted = _rea(
+        "extract-artifact", str(v1), occ, "--integrity-policy", "record-and-continue", "--json", cwd=tmp_path
+    )
     result = json.loads(extracted.stdout)["normalized_result"]
     assert (Path(result["output_root"]) / "a.txt").read_bytes() == b"a"
     missing = _rea("compare-artifacts", str(tmp_path / "nope.json"), str(tmp_path / "right.json"))
@@ -120,6 +153,7 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
 def test_oversized_inspection_is_retained_and_viewable(tmp_path):
     big = tmp_path / "many.zip"
     import zipfile
+
     with zipfile.ZipFile(big, "w") as zf:
         for i in range(10_500):
             zf.writestr(f"some/long/directory/name/member{i:05}.txt", str(i))
@@ -130,8 +164,9 @@ def test_oversized_inspection_is_retained_and_viewable(tmp_path):
             full = await s.call_tool("inspect_artifact", {})
             ref = json.loads(full.content[0].text)["error"]["details"]["reported_limits"]["evidence_reference"]
             view = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "summary"})
-            page = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "inventory",
-                                                               "section": "occurrences", "offset": 9_990})
+            page = await s.call_tool(
+                "inspect_analysis_view", {"source": ref, "view": "inventory", "section": "occurrences", "offset": 9_990}
+            )
             return full, view, page
 
     full, view, page = anyio.run(main)
@@ -147,17 +182,21 @@ def test_oversized_inspection_is_retained_and_viewable(tmp_path):
 
 def test_typescript_client_accepts_every_artifact_reply(tmp_path):
     import shutil
+
     here = Path(__file__).parent / "conformance"
     if shutil.which("node") is None or shutil.which("npm") is None:
         pytest.skip("Node.js and npm are not installed on this host")
     if not (here / "node_modules" / "@modelcontextprotocol" / "client").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=here, check=True, capture_output=True,
-                       timeout=600)
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=here, check=True, capture_output=True, timeout=600)
     left = make_zip(tmp_path / "l.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n", "a/B.class": b"\xca\xfe"})
     right = make_zip(tmp_path / "r.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n"})
-    proc = subprocess.run(["node", str(here / "artifacts.mjs"), json.dumps([*rea_command(), "mcp"]), str(left),
-                           str(right)], capture_output=True, text=True, timeout=300,
-                          env=clean_env(TMPDIR=str(tmp_path)))
+    proc = subprocess.run(
+        ["node", str(here / "artifacts.mjs"), json.dumps([*rea_command(), "mcp"]), str(left), str(right)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean_env(TMPDIR=str(tmp_path)),
+    )
     report = json.loads(proc.stdout)
     assert report.get("fatal") is None and report["clientErrors"] == [], report
     for label, reply in report["calls"].items():
@@ -166,4 +205,6 @@ def test_typescript_client_accepts_every_artifact_reply(tmp_path):
     compared = report["calls"]["compare"]["structured"]["normalized_result"]
     assert compared["status"] == "changed"  # the root bytes differ too
     assert {c["logical_path"]: c["classification"] for c in compared["changes"]["items"]} == {
-        "": "changed", "a/B.class": "removed"}
+        "": "changed",
+        "a/B.class": "removed",
+    }

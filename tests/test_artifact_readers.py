@@ -15,8 +15,18 @@ import pytest
 from returns.result import Success
 
 from artifact_fixtures import (
-    asar_cli, call, inventory, make_ar, make_tar, make_zip, occurrences, pack_asar, run_tools, wheel_bytes,
+    asar_cli,
+    call,
+    inventory,
+    make_ar,
+    make_tar,
+    make_zip,
+    occurrences,
+    pack_asar,
+    run_tools,
+    wheel_bytes,
 )
+
 
 @pytest.fixture(autouse=True)
 def _private_tempdir(tmp_path, monkeypatch):
@@ -35,8 +45,11 @@ def _sha(data: bytes) -> str:
 
 def test_zip_graph_case_distinct_nested_wheel_and_executable(tmp_path):
     inner = wheel_bytes({"pkg/__init__.py": b"print('inner')", "pkg-1.0.dist-info/RECORD": b""})
-    outer = make_zip(tmp_path / "outer-1.0-py3-none-any.whl", {**FILES, "vendor/inner-1.0-py3-none-any.whl": inner},
-                     modes={"bin/run.sh": 0o100755})
+    outer = make_zip(
+        tmp_path / "outer-1.0-py3-none-any.whl",
+        {**FILES, "vendor/inner-1.0-py3-none-any.whl": inner},
+        modes={"bin/run.sh": 0o100755},
+    )
     ev = inventory(outer)
     result = ev["normalized_result"]
     occ = occurrences(ev)
@@ -55,17 +68,22 @@ def test_zip_graph_case_distinct_nested_wheel_and_executable(tmp_path):
     copy = tmp_path / "renamed.whl"
     copy.write_bytes(outer.read_bytes())
     again = inventory(copy)["normalized_result"]["inventory"]
-    assert again["manifest"] == manifest and again["occurrences"]["items"][1:] == \
-        result["inventory"]["occurrences"]["items"][1:]
+    assert (
+        again["manifest"] == manifest
+        and again["occurrences"]["items"][1:] == result["inventory"]["occurrences"]["items"][1:]
+    )
 
 
-@pytest.mark.parametrize("mode,name", [("w:gz", "p.tar.gz"), ("w:bz2", "p.tar.bz2"), ("w:xz", "p.tar.xz"),
-                                       ("w:zst", "p.tar.zst"), ("w", "p.tar")])
+@pytest.mark.parametrize(
+    "mode,name",
+    [("w:gz", "p.tar.gz"), ("w:bz2", "p.tar.bz2"), ("w:xz", "p.tar.xz"), ("w:zst", "p.tar.zst"), ("w", "p.tar")],
+)
 def test_tar_compressions_report_the_same_members(tmp_path, mode, name):
     ev = inventory(make_tar(tmp_path / name, FILES, mode))
     occ = occurrences(ev)
     assert {p: o["artifact_id"] for p, o in occ.items() if p in FILES} == {
-        p: occurrences(inventory(make_zip(tmp_path / "ref.zip", FILES)))[p]["artifact_id"] for p in FILES}
+        p: occurrences(inventory(make_zip(tmp_path / "ref.zip", FILES)))[p]["artifact_id"] for p in FILES
+    }
     assert occ["bin/run.sh"]["executable"] is True
     assert ev["normalized_result"]["coverage"]["status"] == "complete"
 
@@ -75,9 +93,13 @@ def test_deb_is_ar_with_nested_tars(tmp_path):
     data = tmp_path / "data.tar.xz"
     make_tar(data, {"usr/bin/tool": b"\x7fELF" + b"\0" * 60}, "w:xz")
     from artifact_fixtures import make_tar_into
+
     make_tar_into(control, {"control": b"Package: x\n"}, "w:gz")
-    deb = make_ar(tmp_path / "x_1.0_amd64.deb", {"debian-binary": b"2.0\n", "control.tar.gz": control.getvalue(),
-                                                 "data.tar.xz": data.read_bytes()}, tmp_path / "ar")
+    deb = make_ar(
+        tmp_path / "x_1.0_amd64.deb",
+        {"debian-binary": b"2.0\n", "control.tar.gz": control.getvalue(), "data.tar.xz": data.read_bytes()},
+        tmp_path / "ar",
+    )
     ev = inventory(deb)
     occ = occurrences(ev)
     assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "ar"
@@ -111,10 +133,16 @@ def test_a_wheel_built_by_pip_is_a_whl(tmp_path):
     project = tmp_path / "proj"
     (project / "tiny").mkdir(parents=True)
     (project / "tiny" / "__init__.py").write_text("VALUE = 1\n")
-    (project / "pyproject.toml").write_text('[build-system]\nrequires = ["setuptools"]\nbuild-backend = '
-                                            '"setuptools.build_meta"\n[project]\nname = "tiny"\nversion = "1.0"\n')
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w",
-                    str(tmp_path / "dist"), str(project)], check=True, capture_output=True, timeout=120)
+    (project / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["setuptools"]\nbuild-backend = '
+        '"setuptools.build_meta"\n[project]\nname = "tiny"\nversion = "1.0"\n'
+    )
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path / "dist"), str(project)],
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
     wheel = next((tmp_path / "dist").glob("tiny-1.0-*.whl"))
     ev = inventory(wheel)
     assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "whl"
@@ -135,7 +163,8 @@ def test_directory_symlinks_recorded_special_files_omitted(tmp_path):
     assert any("/etc/passwd" in t for t in occ["link"]["limitations"])
     assert "pipe" not in occ and result["coverage"]["status"] == "unknown"
     assert result["inventory"]["omitted_entries"] == [
-        {"logical_path": "pipe", "entry_type": "FIFO", "reason": "special files are never opened"}]
+        {"logical_path": "pipe", "entry_type": "FIFO", "reason": "special files are never opened"}
+    ]
     assert any("pipe" in t and "FIFO" in t for t in result["limitations"])
     assert occ["classes.dex"]["hash_status"] == "verified"  # the APK inside the directory was expanded
 
@@ -189,8 +218,9 @@ def test_extract_materializes_nested_members_inside_a_fresh_temp_dir(tmp_path):
     assert bad.failure().code == "invalid_request"
     dirs = make_zip(tmp_path / "d.zip", {"d/": b"", "d/f": b"f"})
     replies, conn = run_tools([("open_binary", {"path": str(dirs)}), ("inspect_artifact", {})])
-    refused, _ = call("extract_artifact", {"occurrence_ids": [occurrences(replies[1].unwrap())["d"]["occurrence_id"]]},
-                      conn)
+    refused, _ = call(
+        "extract_artifact", {"occurrence_ids": [occurrences(replies[1].unwrap())["d"]["occurrence_id"]]}, conn
+    )
     assert refused.failure().code == "invalid_request" and "directory" in refused.failure().message
 
 
@@ -215,8 +245,9 @@ def test_no_target_and_plain_file_root_scope(tmp_path):
     dmg.write_bytes(b"\0" * 1024 + b"koly")
     result = inventory(dmg)["normalized_result"]
     assert result["inventory"]["manifest"]["root_format"] == "dmg" and result["coverage"]["scope"] == "root"
-    assert any("DMG contents are not enumerated" in t for n in result["inventory"]["nodes"]["items"]
-               for t in n["limitations"])
+    assert any(
+        "DMG contents are not enumerated" in t for n in result["inventory"]["nodes"]["items"] for t in n["limitations"]
+    )
 
 
 def test_corrupt_archive_is_a_canonical_error(tmp_path):
@@ -229,8 +260,9 @@ def test_corrupt_archive_is_a_canonical_error(tmp_path):
 
 # ---------------------------------------------------------------- ASAR
 
-needs_asar = pytest.mark.skipif(asar_cli() is None if os.environ.get("REA_SKIP_NPM") else False,
-                                reason="npm unavailable")
+needs_asar = pytest.mark.skipif(
+    asar_cli() is None if os.environ.get("REA_SKIP_NPM") else False, reason="npm unavailable"
+)
 
 
 def _app(tmp_path: Path) -> Path:
@@ -332,9 +364,13 @@ def test_compare_unchanged_changed_added_and_truncated(tmp_path):
     m = {c["logical_path"]: c for c in mirrored.unwrap()["normalized_result"]["changes"]["items"]}
     assert m["new.txt"]["classification"] == "removed"
     # one page of a paged inventory is truncated; all its pages compare completely
-    replies, conn = run_tools([("open_binary", {"path": str(v1)}),
-                               ("inventory_artifact", {"occurrence_limit": 2}),
-                               ("inventory_artifact", {"occurrence_offset": 2, "occurrence_limit": 100})])
+    replies, conn = run_tools(
+        [
+            ("open_binary", {"path": str(v1)}),
+            ("inventory_artifact", {"occurrence_limit": 2}),
+            ("inventory_artifact", {"occurrence_offset": 2, "occurrence_limit": 100}),
+        ]
+    )
     page1, page2 = replies[1].unwrap(), replies[2].unwrap()
     one, _ = call("compare_artifacts", {"left": page1, "right": left})
     assert one.unwrap()["normalized_result"]["status"] == "truncated"
@@ -347,8 +383,14 @@ def test_compare_root_only_and_retained_references(tmp_path):
     a.write_bytes(b"same")
     b = tmp_path / "b.bin"
     b.write_bytes(b"same")
-    replies, conn = run_tools([("open_binary", {"path": str(a)}), ("inspect_artifact", {}),
-                               ("open_binary", {"path": str(b)}), ("inspect_artifact", {})])
+    replies, conn = run_tools(
+        [
+            ("open_binary", {"path": str(a)}),
+            ("inspect_artifact", {}),
+            ("open_binary", {"path": str(b)}),
+            ("inspect_artifact", {}),
+        ]
+    )
     ref = lambda r: {"kind": "retained-evidence", "evidence_id": r.unwrap()["evidence_id"]}  # noqa: E731
     reply, _ = call("compare_artifacts", {"left": ref(replies[1]), "right": ref(replies[3])}, conn)
     r = reply.unwrap()["normalized_result"]
@@ -375,18 +417,30 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
     page, conn = call("inspect_analysis_view", {"source": src, "view": "inventory", "section": "occurrences"}, conn)
     p = page.unwrap()["normalized_result"]
     assert (p["offset"], p["limit"], p["total"], p["next_offset"]) == (0, 64, 71, 64)
-    none, conn = call("inspect_analysis_view", {"source": src, "view": "inventory", "section": "occurrences",
-                                                "logical_paths": []}, conn)
+    none, conn = call(
+        "inspect_analysis_view",
+        {"source": src, "view": "inventory", "section": "occurrences", "logical_paths": []},
+        conn,
+    )
     assert none.unwrap()["normalized_result"]["items"] == []
-    some, conn = call("inspect_analysis_view", {"source": src, "view": "inventory", "section": "occurrences",
-                                                "logical_paths": ["f03.txt", "missing"]}, conn)
+    some, conn = call(
+        "inspect_analysis_view",
+        {"source": src, "view": "inventory", "section": "occurrences", "logical_paths": ["f03.txt", "missing"]},
+        conn,
+    )
     assert [o["logical_path"] for o in some.unwrap()["normalized_result"]["items"]] == ["f03.txt"]
     inv_src = {"kind": "retained-evidence", "evidence_id": nr["inventory_evidence_ids"][0]}
-    nodes, conn = call("inspect_analysis_view", {"source": inv_src, "view": "inventory", "section": "nodes",
-                                                 "offset": 70, "limit": 5}, conn)
+    nodes, conn = call(
+        "inspect_analysis_view",
+        {"source": inv_src, "view": "inventory", "section": "nodes", "offset": 70, "limit": 5},
+        conn,
+    )
     assert len(nodes.unwrap()["normalized_result"]["items"]) == 1
-    wrong, _ = call("inspect_analysis_view", {"source": {"kind": "retained-evidence",
-                                                         "evidence_id": page.unwrap()["evidence_id"]}}, conn)
+    wrong, _ = call(
+        "inspect_analysis_view",
+        {"source": {"kind": "retained-evidence", "evidence_id": page.unwrap()["evidence_id"]}},
+        conn,
+    )
     assert wrong.failure().code == "invalid_request" and "inspect_analysis_view" in wrong.failure().message
     assert isinstance(page, Success)
 
@@ -394,6 +448,7 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
 def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
     import anyio
     from effects.calls import call_tool
+
     staging = tmp_path / "tmp"
     staging.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(staging))
@@ -404,6 +459,7 @@ def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
 
     async def main():
         async with anyio.create_task_group() as group:
+
             async def watch():  # cancel once the extraction directory exists and holds a file
                 while not any(p.is_file() for p in staging.rglob("*")):
                     await anyio.sleep(0.001)
@@ -445,14 +501,16 @@ def test_contradicted_nested_container_is_quarantined(tmp_path):
 def test_npm_pack_tarball(tmp_path):
     import shutil
     import subprocess
+
     if shutil.which("npm") is None:
         pytest.skip("npm is not installed")
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "package.json").write_text('{"name": "rea-fixture", "version": "1.0.0", "main": "index.js"}')
     (pkg / "index.js").write_text("module.exports = 1;\n")
-    subprocess.run(["npm", "pack", "--pack-destination", str(tmp_path)], cwd=pkg, check=True, capture_output=True,
-                   timeout=120)
+    subprocess.run(
+        ["npm", "pack", "--pack-destination", str(tmp_path)], cwd=pkg, check=True, capture_output=True, timeout=120
+    )
     ev = inventory(tmp_path / "rea-fixture-1.0.0.tgz")
     occ = occurrences(ev)
     assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "tar"
@@ -496,15 +554,19 @@ def test_names_that_are_not_unicode_are_recorded_escaped_and_still_read(tmp_path
     """A directory entry and a tar member whose names are not UTF-8 (as old archives and file systems hold
     them): recorded with %XX escapes, their bytes still read, hashed and extractable."""
     import tarfile
+
     root = tmp_path / "tree"
     root.mkdir()
     with open(os.path.join(os.fsencode(root), b"caf\xe9.txt"), "wb") as handle:
         handle.write(b"latin-1 name")
     (root / "ok.txt").write_bytes(b"ok")
+
     def content_of(ev, path):
         artifact = occurrences(ev)[path]["artifact_id"]
-        return next(n["sha256"] for n in ev["normalized_result"]["inventory"]["nodes"]["items"]
-                    if n["artifact_id"] == artifact)
+        return next(
+            n["sha256"] for n in ev["normalized_result"]["inventory"]["nodes"]["items"] if n["artifact_id"] == artifact
+        )
+
     ev = inventory(root)
     assert occurrences(ev)["caf%E9.txt"]["hash_status"] == "verified"
     assert content_of(ev, "caf%E9.txt") == _sha(b"latin-1 name")

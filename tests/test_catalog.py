@@ -26,7 +26,10 @@ def test_only_audited_tools_drop_the_untrusted_marker():
 
 
 def test_recursive_or_root_ref_schemas_are_caught():
-    recursive = {"type": "object", "$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}},
-                 "properties": {"root": {"$ref": "#/$defs/n"}}}
+    recursive = {
+        "type": "object",
+        "$defs": {"n": {"type": "object", "properties": {"next": {"$ref": "#/$defs/n"}}}},
+        "properties": {"root": {"$ref": "#/$defs/n"}},
+    }
     assert any("recursive" in p for p in advertisement_problems(recursive))
     assert "root carries $ref" in advertisement_problems({"type": "object", "$ref": "#/$defs/x", "$defs": {"x": {}}})

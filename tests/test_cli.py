@@ -15,8 +15,9 @@ pytestmark = pytest.mark.slow
 
 
 def rea(*args: str, env: dict | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, env=env or clean_env(),
-                          timeout=timeout)
+    return subprocess.run(
+        [*rea_command(), *args], capture_output=True, text=True, env=env or clean_env(), timeout=timeout
+    )
 
 
 def test_capabilities_and_providers_share_catalog_identity():
@@ -25,6 +26,7 @@ def test_capabilities_and_providers_share_catalog_identity():
     assert caps.returncode == 0 and provs.returncode == 0
     c, p = json.loads(caps.stdout), json.loads(provs.stdout)
     from rea.catalog import CATALOG
+
     assert c["catalog"] == p["catalog"] and c["catalog"]["counts"]["mcp_tools"] == len(CATALOG)
     assert [x["provider"]["id"] for x in p["analysis_provider_candidates"]] == ["angr", "ghidra", "hopper", "ida"]
     assert p["analysis_provider_candidates"][0]["availability"]["status"] == "available"
@@ -45,8 +47,12 @@ def test_doctor_is_read_only_and_names_bad_settings():
 def test_inspect_evidence_bundle_summary_with_filters(tmp_path):
     session = ledger(5)
     path = write_bundle(tmp_path / "b.json", session)
-    out = rea("inspect-evidence-bundle", json.dumps({"path": str(path), "detail": "summary",
-                                                     "filters": {"procedure_address": "0x401002"}}), "--format", "json")
+    out = rea(
+        "inspect-evidence-bundle",
+        json.dumps({"path": str(path), "detail": "summary", "filters": {"procedure_address": "0x401002"}}),
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     result = json.loads(out.stdout)["result"]
     assert result["total"] == 1 and result["records"][0]["procedure"]["name"] == "fn_2"
@@ -54,12 +60,15 @@ def test_inspect_evidence_bundle_summary_with_filters(tmp_path):
     assert text.returncode == 0 and "5 record(s)" in text.stdout
 
 
-@pytest.mark.parametrize("request_text, field", [
-    ("not json", "request"),
-    ('{"detail": "summary"}', "path"),
-    ('{"path": "/x", "filters": {"colour": "red"}}', "filters.colour"),
-    ('{"path": "/x", "detail": "complete"}', "detail"),
-])
+@pytest.mark.parametrize(
+    "request_text, field",
+    [
+        ("not json", "request"),
+        ('{"detail": "summary"}', "path"),
+        ('{"path": "/x", "filters": {"colour": "red"}}', "filters.colour"),
+        ('{"path": "/x", "detail": "complete"}', "detail"),
+    ],
+)
 def test_bad_requests_exit_2_with_canonical_error(request_text, field):
     out = rea("inspect-evidence-bundle", request_text, "--json")
     assert out.returncode == 2
@@ -80,8 +89,13 @@ def test_tampered_bundle_fails_with_exit_1(tmp_path):
 
 def test_sigint_cancels_like_mcp(tmp_path):
     path = write_bundle(tmp_path / "big.json", ledger(40_000, payload_bytes=500))
-    proc = subprocess.Popen([*rea_command(), "inspect-evidence-bundle", json.dumps({"path": str(path)}), "--json"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=clean_env())
+    proc = subprocess.Popen(
+        [*rea_command(), "inspect-evidence-bundle", json.dumps({"path": str(path)}), "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+    )
     deadline = time.monotonic() + 30
     line = ""
     while time.monotonic() < deadline and "reading bundle" not in line:

@@ -55,8 +55,9 @@ def test_doctor_json_reports_each_client_registration(tmp_path):
     write(home / "Library/Application Support/Claude/claude_desktop_config.json", json_entry(LAUNCH[0], "mcp"))
     before = snapshot(home)
 
-    out = subprocess.run([*rea_command(), "doctor", "--json"], capture_output=True, text=True, env=home_env(home),
-                         timeout=120)
+    out = subprocess.run(
+        [*rea_command(), "doctor", "--json"], capture_output=True, text=True, env=home_env(home), timeout=120
+    )
     assert out.returncode == 0, out.stdout + out.stderr
     report = json.loads(out.stdout)
     assert report["status"] == "ok"
@@ -107,12 +108,19 @@ def test_absent_clients_are_not_reported_and_a_bare_client_directory_is_missing(
 def test_codex_home_xdg_and_appdata_locations(tmp_path):
     expected = list(this_installation().expected)
     toml_args = ", ".join(json.dumps(a) for a in expected[1:])
-    write(tmp_path / "codex/config.toml", f'model = "x"\n[mcp_servers.rea]\ncommand = {json.dumps(expected[0])}\n'
-                                          f"args = [{toml_args}]\nstartup_timeout_sec = 30\n")
+    write(
+        tmp_path / "codex/config.toml",
+        f'model = "x"\n[mcp_servers.rea]\ncommand = {json.dumps(expected[0])}\n'
+        f"args = [{toml_args}]\nstartup_timeout_sec = 30\n",
+    )
     write(tmp_path / "xdg/Claude/claude_desktop_config.json", json_entry(expected[0], expected[1:]))
     write(tmp_path / "roaming/Claude/claude_desktop_config.json", json_entry("rea", ["mcp"]))
-    env = home_env(tmp_path / "home", CODEX_HOME=str(tmp_path / "codex"), XDG_CONFIG_HOME=str(tmp_path / "xdg"),
-                   APPDATA=str(tmp_path / "roaming"))
+    env = home_env(
+        tmp_path / "home",
+        CODEX_HOME=str(tmp_path / "codex"),
+        XDG_CONFIG_HOME=str(tmp_path / "xdg"),
+        APPDATA=str(tmp_path / "roaming"),
+    )
     rows = {r["config_path"]: r for r in inspect_registrations(env)["registrations"]}
     assert rows[str(tmp_path / "codex/config.toml")]["state"] == "aligned"
     assert rows[str(tmp_path / "xdg/Claude/claude_desktop_config.json")]["state"] == "aligned"
@@ -141,7 +149,10 @@ def test_hostile_files_are_invalid_not_fatal(tmp_path):
     (tmp_path / ".codex/config.toml").mkdir(parents=True)
     rows = {r["client"]: r for r in inspect_registrations(home_env(tmp_path))["registrations"]}
     assert {client: row["state"] for client, row in rows.items()} == {
-        "claude_code": "invalid", "cursor": "invalid", "gemini_cli": "invalid", "windsurf": "invalid",
+        "claude_code": "invalid",
+        "cursor": "invalid",
+        "gemini_cli": "invalid",
+        "windsurf": "invalid",
         "codex": "invalid",
     }
     assert rows["claude_code"]["detail"] == "not a regular file"

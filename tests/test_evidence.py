@@ -19,11 +19,20 @@ def test_subject_name_and_local_path_do_not_change_identity():
     assert is_successful(parse_evidence(record))
 
 
-@pytest.mark.parametrize("field, value", [
-    ("operation", "other_op"), ("parameters", {"address": "0x1"}), ("normalized_result", {}),
-    ("raw_result", {"x": 1}), ("confidence", "inferred"), ("authority", "analyst-inference"),
-    ("limitations", ["new"]), ("locations", []), ("predicate_type", "rea.other/v1"),
-])
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("operation", "other_op"),
+        ("parameters", {"address": "0x1"}),
+        ("normalized_result", {}),
+        ("raw_result", {"x": 1}),
+        ("confidence", "inferred"),
+        ("authority", "analyst-inference"),
+        ("limitations", ["new"]),
+        ("locations", []),
+        ("predicate_type", "rea.other/v1"),
+    ],
+)
 def test_any_semantic_change_breaks_the_id(field, value):
     record = make_evidence(1).to_json()
     record[field] = value
@@ -47,8 +56,9 @@ def test_missing_analysis_profile_is_rejected_even_when_null_would_hash():
 
 def test_null_analysis_profile_is_part_of_identity():
     with_null = create_evidence(provider=PROVIDER, operation="op", parameters={}, normalized_result=1).unwrap()
-    with_profile = create_evidence(provider=PROVIDER, operation="op", parameters={}, normalized_result=1,
-                                   analysis_profile=PROFILE).unwrap()
+    with_profile = create_evidence(
+        provider=PROVIDER, operation="op", parameters={}, normalized_result=1, analysis_profile=PROFILE
+    ).unwrap()
     assert with_null.evidence_id != with_profile.evidence_id
     assert with_null.limitations == (NO_SUBJECT_LIMITATION,)
 
@@ -68,8 +78,13 @@ def test_schema_version_other_than_2_is_rejected():
 
 def test_profile_provider_must_equal_evidence_provider():
     other = Provider(id="other", name="Other", version="2")
-    result = create_evidence(provider=PROVIDER, operation="op", parameters={}, normalized_result=1,
-                             analysis_profile=create_profile(other, 1, {}))
+    result = create_evidence(
+        provider=PROVIDER,
+        operation="op",
+        parameters={},
+        normalized_result=1,
+        analysis_profile=create_profile(other, 1, {}),
+    )
     assert result.failure().details["path"] == "analysis_profile.provider"
 
 
@@ -85,14 +100,17 @@ def test_tampered_id_is_rejected():
     assert parse_evidence(record).failure().code == "evidence_integrity_mismatch"
 
 
-@pytest.mark.parametrize("mutate", [
-    lambda r: r.update(confidence="certain"),
-    lambda r: r.update(locations=[{"kind": "address"}]),
-    lambda r: r.update(locations=[{"kind": "file-offset", "offset": -1}]),
-    lambda r: r.update(evidence_links=["ev_bad"]),
-    lambda r: r["subject"].update(format="exe"),
-    lambda r: r.update(parameters=[]),
-])
+@pytest.mark.parametrize(
+    "mutate",
+    [
+        lambda r: r.update(confidence="certain"),
+        lambda r: r.update(locations=[{"kind": "address"}]),
+        lambda r: r.update(locations=[{"kind": "file-offset", "offset": -1}]),
+        lambda r: r.update(evidence_links=["ev_bad"]),
+        lambda r: r["subject"].update(format="exe"),
+        lambda r: r.update(parameters=[]),
+    ],
+)
 def test_malformed_fields_name_their_path(mutate):
     record = make_evidence(1).to_json()
     record["subject"] = dict(record["subject"])

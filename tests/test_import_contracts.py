@@ -17,8 +17,10 @@ def test_import_linter_contracts_hold():
 
 
 def test_no_io_calls_in_the_core():
-    pattern = re.compile(r"(^|[^.\w])open\(|\.read_(text|bytes)\(|\.write_(text|bytes)\(|os\.environ|"
-                         r"datetime\.now|time\.time|__import__\(|importlib")
+    pattern = re.compile(
+        r"(^|[^.\w])open\(|\.read_(text|bytes)\(|\.write_(text|bytes)\(|os\.environ|"
+        r"datetime\.now|time\.time|__import__\(|importlib"
+    )
     offenders = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in sorted((ROOT / "rea").rglob("*.py"))

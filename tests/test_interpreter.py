@@ -13,6 +13,7 @@ def _program(steps):
         for i in range(steps):
             yield ReportProgress(phase="work", message=f"step {i}")
         return Outcome(session=session, reply=Success({"result": steps}))
+
     return program
 
 
@@ -39,6 +40,7 @@ def test_progress_is_strictly_increasing_and_rate_limited():
 def test_no_sink_means_no_progress():
     async def main():
         return await run(_program(3), Session(), {}, CTX, Progress(None))
+
     assert anyio.run(main).reply.unwrap() == {"result": 3}
 
 

@@ -25,8 +25,9 @@ from test_replies import CTX
 HERE = Path(__file__).parent / "javascript"
 
 APP = {
-    "package.json": json.dumps({"name": "demo-app", "version": "1.0.0", "main": "src/main.js",
-                                "dependencies": {"electron": "^30.0.0"}}),
+    "package.json": json.dumps(
+        {"name": "demo-app", "version": "1.0.0", "main": "src/main.js", "dependencies": {"electron": "^30.0.0"}}
+    ),
     "src/main.js": """const { app, BrowserWindow, ipcMain, utilityProcess } = require('electron');
 const path = require('node:path');
 const fs = require('fs');
@@ -81,6 +82,7 @@ def app(tmp_path) -> Path:
 def call(conn: Connection, name: str, args: dict[str, Any]) -> Any:
     async def main():
         return await call_tool(conn, name, args, None)
+
     return anyio.run(main)
 
 
@@ -95,8 +97,13 @@ def node(result: dict[str, Any], node_id: str) -> dict[str, Any]:
 
 
 def edges(result, relation=None, source=None, target=None):
-    return [e for e in result["edges"] if (relation is None or e["relation"] == relation)
-            and (source is None or e["from"] == source) and (target is None or e["to"] == target)]
+    return [
+        e
+        for e in result["edges"]
+        if (relation is None or e["relation"] == relation)
+        and (source is None or e["from"] == source)
+        and (target is None or e["to"] == target)
+    ]
 
 
 def roles(result, node_id):
@@ -113,15 +120,17 @@ def test_electron_app_graph(app):
     assert roles(r, "module:src/renderer/format.ts") == ["renderer"]
     assert roles(r, "module:src/worker.js") == ["utility"]
     # IPC both ways, both ends linked, each end with its file, line and byte range
-    for channel, ends in (("settings:get", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
-                          ("log", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
-                          ("tick", {"main-to-renderer:handler": 1, "main-to-renderer:sender": 1})):
+    for channel, ends in (
+        ("settings:get", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
+        ("log", {"renderer-to-main:handler": 1, "renderer-to-main:sender": 1}),
+        ("tick", {"main-to-renderer:handler": 1, "main-to-renderer:sender": 1}),
+    ):
         n = node(r, f"ipc-channel:{channel}")
         assert n["ends"] == ends and n["linked"] is True
     invoke = edges(r, "invokes", "module:src/preload.js", "ipc-channel:settings:get")[0]
     text = (app / "src/preload.js").read_bytes()
     loc = invoke["location"]
-    assert text[loc["start"]:loc["end"]].startswith(b"ipcRenderer.invoke('settings:get'") and loc["line"] == 3
+    assert text[loc["start"] : loc["end"]].startswith(b"ipcRenderer.invoke('settings:get'") and loc["line"] == 3
     assert edges(r, "handles", "module:src/main.js", "ipc-channel:settings:get")
     assert edges(r, "exposes", "module:src/preload.js", "context-bridge-api:api")
     assert node(r, "context-bridge-api:api")["members"] == ["getSetting", "log", "onTick"]
@@ -151,7 +160,10 @@ def test_electron_app_graph(app):
     assert store["shape"] == {"type": "object", "members": ["get", "set"]}
     # robustness: a directory named x.js is a directory; a broken file is recorded and the rest continues
     assert node(r, "module:lib.js/index.js")["parse"] == "ok"
-    assert node(r, "module:src/broken.js")["parse"] == "recovered" and node(r, "module:src/broken.js")["syntax_errors"] >= 1
+    assert (
+        node(r, "module:src/broken.js")["parse"] == "recovered"
+        and node(r, "module:src/broken.js")["syntax_errors"] >= 1
+    )
     s = r["statistics"]
     assert s["files"] == len(APP) and s["files_read"] == len(APP) and s["parse_failures"] == 0
     assert s["recovered_parses"] == 1 and s["bytes_read"] == sum(len(t.encode()) for t in APP.values())
@@ -194,17 +206,25 @@ def test_summary_detail_retains_complete_record_and_views(app):
     missing = application_view(source, {"view": "module", "node_id": "module:nope"})
     assert missing.failure().code == "invalid_request"
     # a view is not application Evidence: workflows name its parent
-    bad = call(conn, "trace_application_feature", {"application": {"kind": "retained-evidence",
-                                                                   "evidence_id": view["evidence_id"]},
-                                                   "seed": {"kind": "ipc-channel", "value": "log"}})
+    bad = call(
+        conn,
+        "trace_application_feature",
+        {
+            "application": {"kind": "retained-evidence", "evidence_id": view["evidence_id"]},
+            "seed": {"kind": "ipc-channel", "value": "log"},
+        },
+    )
     assert parent in bad.failure().message
 
 
 def test_trace_feature_from_renderer_through_ipc_to_main(app):
     conn = Connection(ctx=CTX)
     ref = {"kind": "retained-evidence", "evidence_id": analyze(app, conn)["evidence_id"]}
-    reply = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "ipc-channel",
-                                                                                 "value": "settings:get"}})
+    reply = call(
+        conn,
+        "trace_application_feature",
+        {"application": ref, "seed": {"kind": "ipc-channel", "value": "settings:get"}},
+    )
     r = reply.unwrap()["normalized_result"]
     assert r["matches"] == ["ipc-channel:settings:get"] and r["status"] == "matched"
     ends = {p["end"] for p in r["paths"]}
@@ -213,13 +233,19 @@ def test_trace_feature_from_renderer_through_ipc_to_main(app):
     backward = next(p for p in r["paths"] if p["end"] == "html:src/renderer/index.html")
     assert [e["relation"] for e in backward["edges"]] == ["loads", "calls", "exposes", "invokes"]
     # a string seed and a forward-only trace; a miss is a result, not an error
-    fwd = call(conn, "trace_application_feature", {"application": ref, "direction": "forward",
-                                                   "seed": {"kind": "module", "value": "renderer/app.js"}}).unwrap()
+    fwd = call(
+        conn,
+        "trace_application_feature",
+        {"application": ref, "direction": "forward", "seed": {"kind": "module", "value": "renderer/app.js"}},
+    ).unwrap()
     assert "ipc-channel:settings:get" in fwd["normalized_result"]["depth"]
     miss = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "url", "value": "nowhere"}})
     assert miss.unwrap()["normalized_result"]["status"] == "no-match"
-    semantics = call(conn, "trace_javascript_semantics", {"application": ref, "query": {
-        "node_id": "module:src/main.js", "direction": "provenance"}}).unwrap()["normalized_result"]
+    semantics = call(
+        conn,
+        "trace_javascript_semantics",
+        {"application": ref, "query": {"node_id": "module:src/main.js", "direction": "provenance"}},
+    ).unwrap()["normalized_result"]
     assert {n["id"] for n in semantics["nodes"]} >= {"module:src/main.js", "package:."}
 
 
@@ -230,28 +256,52 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     v2["src/renderer/format.ts"] = "export function format(t: number) { return { text: String(t), iso: '' }; }\n"
     v2["src/main.js"] = APP["src/main.js"].replace("ipcMain.on('log'", "ipcMain.on('audit'")
     right = analyze(write_tree(tmp_path / "v2", v2), conn)
-    result = call(conn, "compare_application_versions", {
-        "left": {"kind": "retained-evidence", "evidence_id": left["evidence_id"]}, "right": right}).unwrap()
+    result = call(
+        conn,
+        "compare_application_versions",
+        {"left": {"kind": "retained-evidence", "evidence_id": left["evidence_id"]}, "right": right},
+    ).unwrap()
     c = result["normalized_result"]["categories"]
     assert {i["key"]: i["status"] for i in c["ipc_channels"]["items"]} == {"audit": "added", "log": "changed"}
-    assert {i["key"]: i["status"] for i in c["modules"]["items"]} == {"src/main.js": "changed",
-                                                                      "src/renderer/format.ts": "changed"}
-    assert {i["key"]: i["status"] for i in c["exports"]["items"]} == {"src/renderer/format.ts#VERSION": "removed",
-                                                                      "src/renderer/format.ts#format": "changed"}
+    assert {i["key"]: i["status"] for i in c["modules"]["items"]} == {
+        "src/main.js": "changed",
+        "src/renderer/format.ts": "changed",
+    }
+    assert {i["key"]: i["status"] for i in c["exports"]["items"]} == {
+        "src/renderer/format.ts#VERSION": "removed",
+        "src/renderer/format.ts#format": "changed",
+    }
     assert result["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
-    shapes = call(conn, "compare_javascript_export_shapes", {
-        "left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"],
-        "left_module_path": "src/renderer/format.ts", "left_export_name": "format",
-        "right_module_path": "src/renderer/format.ts", "right_export_name": "format"}).unwrap()["normalized_result"]
+    shapes = call(
+        conn,
+        "compare_javascript_export_shapes",
+        {
+            "left_evidence_id": left["evidence_id"],
+            "right_evidence_id": right["evidence_id"],
+            "left_module_path": "src/renderer/format.ts",
+            "left_export_name": "format",
+            "right_module_path": "src/renderer/format.ts",
+            "right_export_name": "format",
+        },
+    ).unwrap()["normalized_result"]
     assert shapes["status"] == "changed"
     assert shapes["changes"] == [{"path": "/iso", "status": "added"}, {"path": "/ts", "status": "removed"}]
-    unknown = call(conn, "compare_javascript_export_shapes", {
-        "left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"],
-        "left_module_path": "src/store.js", "left_export_name": "nope",
-        "right_module_path": "src/store.js", "right_export_name": "get"}).unwrap()["normalized_result"]
+    unknown = call(
+        conn,
+        "compare_javascript_export_shapes",
+        {
+            "left_evidence_id": left["evidence_id"],
+            "right_evidence_id": right["evidence_id"],
+            "left_module_path": "src/store.js",
+            "left_export_name": "nope",
+            "right_module_path": "src/store.js",
+            "right_export_name": "get",
+        },
+    ).unwrap()["normalized_result"]
     assert unknown["status"] == "unknown" and "default" in unknown["left_candidates"]
-    both = call(conn, "compare_application_versions", {"left": left, "left_evidence_id": left["evidence_id"],
-                                                      "right": right})
+    both = call(
+        conn, "compare_application_versions", {"left": left, "left_evidence_id": left["evidence_id"], "right": right}
+    )
     assert both.failure().code == "invalid_request"
 
 
@@ -272,7 +322,9 @@ def test_errors_are_canonical(app, tmp_path):
     (tmp_path / "app.asar").write_bytes(b"\x04\x00\x00\x00")
     asar = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar")})
     assert asar.failure().code == "artifact_operation_failed" and asar.failure().details["format"] == "asar"
-    as_dir = call(conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar"), "format": "directory"})
+    as_dir = call(
+        conn, "analyze_javascript_application", {"input_path": str(tmp_path / "app.asar"), "format": "directory"}
+    )
     assert as_dir.failure().details["field"] == "format"
     afile = call(conn, "analyze_javascript_application", {"input_path": str(app / "src/main.js")})
     assert afile.failure().code == "invalid_request"
@@ -290,8 +342,9 @@ def npm_installed(directory: Path) -> Path:
         pytest.skip("Node.js and npm are not installed on this host")
     wanted = json.loads((directory / "package.json").read_text())["dependencies"]
     if not all((directory / "node_modules" / name / "package.json").exists() for name in wanted):
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=directory, check=True, capture_output=True,
-                       timeout=600)
+        subprocess.run(
+            ["npm", "ci", "--no-audit", "--no-fund"], cwd=directory, check=True, capture_output=True, timeout=600
+        )
     return directory / "node_modules"
 
 
@@ -303,18 +356,22 @@ def npm_tree() -> Path:
 @pytest.mark.slow
 def test_real_packages_resolve_through_exports_and_main(npm_tree, tmp_path):
     root = tmp_path / "consumer"
-    write_tree(root, {
-        "package.json": json.dumps({"name": "consumer", "main": "index.js"}),
-        "index.js": "const ms = require('ms');\nconst { v4 } = require('uuid');\nconst p = require('uuid/package.json');\n"
-                    "const hidden = require('uuid/dist/index.js');\n",
-        "esm.mjs": "import { v4 } from 'uuid';\n",
-    })
+    write_tree(
+        root,
+        {
+            "package.json": json.dumps({"name": "consumer", "main": "index.js"}),
+            "index.js": "const ms = require('ms');\nconst { v4 } = require('uuid');\nconst p = require('uuid/package.json');\n"
+            "const hidden = require('uuid/dist/index.js');\n",
+            "esm.mjs": "import { v4 } from 'uuid';\n",
+        },
+    )
     shutil.copytree(npm_tree / "ms", root / "node_modules" / "ms")
     shutil.copytree(npm_tree / "uuid", root / "node_modules" / "uuid")
     evidence = analyze(root)
     r = evidence["normalized_result"]
     # proportionate: the complete record is a fraction of the text it read (the bound is 10x)
     from rea.canonical_json import canonicalize
+
     assert len(canonicalize(evidence)) <= 10 * r["statistics"]["bytes_read"]
     found = {(e["from"], e["specifier"]): (e["to"], e["basis"]) for e in edges(r, "imports")}
     assert found[("module:index.js", "ms")] == ("module:node_modules/ms/index.js", "package-main")
@@ -327,14 +384,28 @@ def test_real_packages_resolve_through_exports_and_main(npm_tree, tmp_path):
 
 @pytest.mark.slow
 def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
-    src = write_tree(tmp_path / "src", {
-        "src/main.js": "import { helper } from './util/helper.js';\nimport ms from 'ms';\nconsole.log(helper(ms('1h')));\n",
-        "src/util/helper.js": "export function helper(x) { return { value: x }; }\n",
-    })
+    src = write_tree(
+        tmp_path / "src",
+        {
+            "src/main.js": "import { helper } from './util/helper.js';\nimport ms from 'ms';\nconsole.log(helper(ms('1h')));\n",
+            "src/util/helper.js": "export function helper(x) { return { value: x }; }\n",
+        },
+    )
     shutil.copytree(npm_tree / "ms", src / "node_modules" / "ms")
     out = tmp_path / "dist"
-    subprocess.run([str(npm_tree / ".bin" / "esbuild"), str(src / "src/main.js"), "--bundle", "--sourcemap",
-                    "--platform=node", f"--outfile={out / 'bundle.js'}"], check=True, capture_output=True, cwd=src)
+    subprocess.run(
+        [
+            str(npm_tree / ".bin" / "esbuild"),
+            str(src / "src/main.js"),
+            "--bundle",
+            "--sourcemap",
+            "--platform=node",
+            f"--outfile={out / 'bundle.js'}",
+        ],
+        check=True,
+        capture_output=True,
+        cwd=src,
+    )
     conn = Connection(ctx=CTX)
     app = analyze(out, conn)
     r = app["normalized_result"]
@@ -349,9 +420,11 @@ def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
     assert any(p.endswith("ms/index.js") for p in bundled)
     # the reference source tree against the shipped bundle
     reference = analyze(src, conn)
-    cmp = call(conn, "compare_source_to_bundle", {"application": {"kind": "retained-evidence",
-                                                                  "evidence_id": app["evidence_id"]},
-                                                  "reference": reference}).unwrap()["normalized_result"]
+    cmp = call(
+        conn,
+        "compare_source_to_bundle",
+        {"application": {"kind": "retained-evidence", "evidence_id": app["evidence_id"]}, "reference": reference},
+    ).unwrap()["normalized_result"]
     assert {m["source"] for m in cmp["matched"]} == {"src/main.js", "src/util/helper.js"}
     assert cmp["counts"]["missing"] == 0
     own = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"]}).unwrap()
@@ -381,36 +454,69 @@ def test_mcp_end_to_end(app):
             view = summary.structured_content
             assert json.loads(summary.content[0].text) == view
             parent = view["normalized_result"]["parent_evidence_id"]
-            traced = await s.call_tool("trace_application_feature", {
-                "application": {"kind": "retained-evidence", "evidence_id": parent},
-                "seed": {"kind": "ipc-channel", "value": "tick"}})
+            traced = await s.call_tool(
+                "trace_application_feature",
+                {
+                    "application": {"kind": "retained-evidence", "evidence_id": parent},
+                    "seed": {"kind": "ipc-channel", "value": "tick"},
+                },
+            )
             assert traced.is_error is False
             ends = {p["end"] for p in traced.structured_content["normalized_result"]["paths"]}
             assert "module:src/main.js" in ends
             bad = await s.call_tool("analyze_javascript_application", {"input_path": str(app / "nope")})
             err(bad, "target_unavailable")
             assert bad.meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+
     anyio.run(main)
 
 
 @pytest.mark.slow
 def test_cli(app):
     env = clean_env()
-    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app)], capture_output=True, text=True,
-                          env=env, timeout=120)
+    proc = subprocess.run(
+        [*rea_command(), "analyze-javascript-application", str(app)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "Electron application" in proc.stdout and "ipc 'settings:get'" in proc.stdout
-    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app), "--detail", "complete", "--json",
-                           "--integrity-policy", "record-and-continue"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [
+            *rea_command(),
+            "analyze-javascript-application",
+            str(app),
+            "--detail",
+            "complete",
+            "--json",
+            "--integrity-policy",
+            "record-and-continue",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     record = json.loads(proc.stdout)
     assert record["normalized_result"]["integrity_policy"] == "record-and-continue"
-    proc = subprocess.run([*rea_command(), "analyze-javascript-application", str(app / "missing"), "--json"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [*rea_command(), "analyze-javascript-application", str(app / "missing"), "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 1 and json.loads(proc.stdout)["error"]["code"] == "target_unavailable"
     assert os.path.isdir(app)
-    proc = subprocess.run([*rea_command(), "analyze", str(app), "--integrity-policy", "record-and-continue", "--json"],
-                          capture_output=True, text=True, env=env, timeout=120)
+    proc = subprocess.run(
+        [*rea_command(), "analyze", str(app), "--integrity-policy", "record-and-continue", "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     view = json.loads(proc.stdout)
     assert view["operation"] == "inspect_analysis_view" and view["normalized_result"]["view"] == "summary"
@@ -494,8 +600,11 @@ def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
     (app / "addon.node").write_bytes(b"\x7fELF not really")
     (app / "inner.asar").write_bytes(b"\x04\x00\x00\x00")
     archive = tmp_path / "app.asar"
-    subprocess.run([str(npm_tree / ".bin" / "asar"), "pack", str(app), str(archive), "--unpack-dir", "src/renderer"],
-                   check=True, capture_output=True)
+    subprocess.run(
+        [str(npm_tree / ".bin" / "asar"), "pack", str(app), str(archive), "--unpack-dir", "src/renderer"],
+        check=True,
+        capture_output=True,
+    )
     assert (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").exists()
     conn = Connection(ctx=CTX)
     evidence = analyze(archive, conn)
@@ -522,21 +631,41 @@ def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
 
 @pytest.mark.slow
 def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
-    src = write_tree(tmp_path / "proj", {
-        "package.json": json.dumps({"name": "proj", "private": True}),
-        "src/index.js": "import { helper } from './util.js';\nconsole.log(helper(2));\n",
-        "src/util.js": "export function helper(x) { return { v: x }; }\n",
-    })
-    subprocess.run([str(npm_tree / ".bin" / "webpack"), "--mode", "development", "--devtool", "source-map",
-                    "--entry", "./src/index.js", "-o", str(tmp_path / "dist")], cwd=src, check=True,
-                   capture_output=True, timeout=300)
+    src = write_tree(
+        tmp_path / "proj",
+        {
+            "package.json": json.dumps({"name": "proj", "private": True}),
+            "src/index.js": "import { helper } from './util.js';\nconsole.log(helper(2));\n",
+            "src/util.js": "export function helper(x) { return { v: x }; }\n",
+        },
+    )
+    subprocess.run(
+        [
+            str(npm_tree / ".bin" / "webpack"),
+            "--mode",
+            "development",
+            "--devtool",
+            "source-map",
+            "--entry",
+            "./src/index.js",
+            "-o",
+            str(tmp_path / "dist"),
+        ],
+        cwd=src,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
     conn = Connection(ctx=CTX)
     app = analyze(tmp_path / "dist", conn)
     r = app["normalized_result"]
     assert node(r, "module:main.js")["bundlers"] == ["webpack"]
     assert node(r, "bundled-module:main.js#./src/util.js")["bundle"] == "main.js"
-    cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"],
-                                                  "reference": analyze(src, conn)}).unwrap()["normalized_result"]
+    cmp = call(
+        conn,
+        "compare_source_to_bundle",
+        {"application_evidence_id": app["evidence_id"], "reference": analyze(src, conn)},
+    ).unwrap()["normalized_result"]
     assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/util.js"}
 
 
@@ -544,11 +673,17 @@ def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
 def test_nested_asar_is_read_and_a_contradicted_one_stays_opaque(npm_tree, tmp_path):
     asar_cli = str(npm_tree / ".bin" / "asar")
     inner_src = write_tree(tmp_path / "inner", {"lib/plugin.js": "module.exports = { run() { return 1; } };\n"})
-    outer = write_tree(tmp_path / "outer", {"package.json": json.dumps({"name": "outer", "main": "index.js"}),
-                                            "index.js": "require('./plugins/inner.asar/lib/plugin.js');\n"})
+    outer = write_tree(
+        tmp_path / "outer",
+        {
+            "package.json": json.dumps({"name": "outer", "main": "index.js"}),
+            "index.js": "require('./plugins/inner.asar/lib/plugin.js');\n",
+        },
+    )
     (outer / "plugins").mkdir()
-    subprocess.run([asar_cli, "pack", str(inner_src), str(outer / "plugins" / "inner.asar")], check=True,
-                   capture_output=True)
+    subprocess.run(
+        [asar_cli, "pack", str(inner_src), str(outer / "plugins" / "inner.asar")], check=True, capture_output=True
+    )
     archive = tmp_path / "outer.asar"
     subprocess.run([asar_cli, "pack", str(outer), str(archive)], check=True, capture_output=True)
     conn = Connection(ctx=CTX)
@@ -577,7 +712,9 @@ def test_shared_inspect_analysis_view_pages_application_modules(app):
     summary = call(conn, "inspect_analysis_view", {"source": ref}).unwrap()
     assert summary["provider"]["id"] == "rea-views"
     assert summary["normalized_result"]["parent_evidence_id"] == complete["evidence_id"]
-    first = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "limit": 2}).unwrap()["normalized_result"]
+    first = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "limit": 2}).unwrap()[
+        "normalized_result"
+    ]
     assert first["view"] == "modules" and first["source_operation"] == "analyze_javascript_application"
     rest = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "offset": 2, "limit": 500}).unwrap()
     assert rest["normalized_result"]["digest"] != first["digest"]

@@ -24,7 +24,7 @@ def test_rewritten_file_hash_is_caught_by_its_blocks(npm_tree, tmp_path):
     data = archive.read_bytes().replace(original, changed)
     old, new = (hashlib.sha256(x).hexdigest().encode() for x in (original, changed))
     data = data.replace(b'"hash":"' + old + b'"', b'"hash":"' + new + b'"')  # a one-block file's block hash is
-    assert data.count(new) == 1                                                 # the same digest: left as it was
+    assert data.count(new) == 1  # the same digest: left as it was
     archive.write_bytes(data)
     conn = Connection(ctx=CTX)
     refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
@@ -33,7 +33,7 @@ def test_rewritten_file_hash_is_caught_by_its_blocks(npm_tree, tmp_path):
     (contradiction,) = r["integrity_contradictions"]
     assert contradiction["path"] == "src/store.js"
     assert contradiction["declared_sha256"] == contradiction["observed_sha256"]  # the file hash was rewritten ...
-    assert "block 0 " in contradiction["blocks"]                                 # ... its block was not
+    assert "block 0 " in contradiction["blocks"]  # ... its block was not
     assert node(r, "module:src/store.js")["parse"] == "quarantined"
 
 
@@ -42,13 +42,21 @@ def test_names_and_strings_that_are_not_unicode_do_not_stop_the_analysis(tmp_pat
     %uXXXX escapes (canonical JSON cannot hold them), the file still read and parsed."""
     import json
     import os
+
     root = tmp_path / "app"
     root.mkdir()
     with open(os.path.join(os.fsencode(root), b"lib\xff.js"), "wb") as handle:
         handle.write(b"module.exports = { ok: true };\n")
-    (root / "app.js.map").write_text(json.dumps({"version": 3, "sources": ["a\ud800.js", "b.js"],
-                                                 "sourcesContent": ["export const a = '\ud800';\n", "export const b = 1;\n"],
-                                                 "mappings": "AAAA"}))
+    (root / "app.js.map").write_text(
+        json.dumps(
+            {
+                "version": 3,
+                "sources": ["a\ud800.js", "b.js"],
+                "sourcesContent": ["export const a = '\ud800';\n", "export const b = 1;\n"],
+                "mappings": "AAAA",
+            }
+        )
+    )
     r = analyze(root)["normalized_result"]
     assert node(r, "module:lib%FF.js")["parse"] == "ok"
     assert node(r, "source:a%uD800.js")["exports"][0]["name"] == "a"

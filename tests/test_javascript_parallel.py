@@ -38,18 +38,28 @@ def test_a_cancel_kills_the_helper_process(tmp_path):
     if runtime._helper() is None:
         pytest.skip("one CPU: REA parses on one core")
     root = write_tree(tmp_path / "big", {f"m{i:03}.js": "const x = [" + "1," * 60_000 + "];\n" for i in range(16)})
-    effect = ExtractFiles(root=str(root), files=tuple((f"m{i:03}.js", "javascript") for i in range(16)),
-                          max_file_bytes=1 << 24, max_ast_nodes=10_000_000, max_source_map_sources=10,
-                          max_original_source_bytes=0, parallel=True, done=0, total=16)
+    effect = ExtractFiles(
+        root=str(root),
+        files=tuple((f"m{i:03}.js", "javascript") for i in range(16)),
+        max_file_bytes=1 << 24,
+        max_ast_nodes=10_000_000,
+        max_source_map_sources=10,
+        max_original_source_bytes=0,
+        parallel=True,
+        done=0,
+        total=16,
+    )
     pids = []
 
     async def main() -> bool:
         with anyio.CancelScope() as scope:
+
             async def cancel_once_the_helper_runs() -> None:
                 while not (runtime._HELPER and runtime._HELPER[0] and runtime._HELPER[0].proc):
                     await anyio.sleep(0.005)
                 pids.append(runtime._HELPER[0].proc.pid)
                 scope.cancel()
+
             async with anyio.create_task_group() as group:
                 group.start_soon(cancel_once_the_helper_runs)
                 await runtime.extract(effect, Progress(None))
@@ -63,9 +73,17 @@ def test_a_cancel_kills_the_helper_process(tmp_path):
 
 def test_a_dead_worker_leaves_its_half_to_the_parent(tmp_path, monkeypatch):
     root = write_tree(tmp_path / "t", {f"m{i}.js": f"export const v{i} = {i};\n" * 2000 for i in range(4)})
-    effect = ExtractFiles(root=str(root), files=tuple((f"m{i}.js", "javascript") for i in range(4)),
-                          max_file_bytes=1 << 24, max_ast_nodes=10_000_000, max_source_map_sources=10,
-                          max_original_source_bytes=0, parallel=True, done=0, total=4)
+    effect = ExtractFiles(
+        root=str(root),
+        files=tuple((f"m{i}.js", "javascript") for i in range(4)),
+        max_file_bytes=1 << 24,
+        max_ast_nodes=10_000_000,
+        max_source_map_sources=10,
+        max_original_source_bytes=0,
+        parallel=True,
+        done=0,
+        total=4,
+    )
     serial = anyio.run(runtime.extract, attrs.evolve(effect, parallel=False), Progress(None)).unwrap()
     helper = runtime._helper()
     if helper is None:
@@ -75,5 +93,6 @@ def test_a_dead_worker_leaves_its_half_to_the_parent(tmp_path, monkeypatch):
     def submit_then_die(*request):
         real_submit(*request)
         helper.proc.kill()  # the worker dies with the request in hand
+
     monkeypatch.setattr(helper, "submit", submit_then_die)
     assert anyio.run(runtime.extract, effect, Progress(None)).unwrap() == serial

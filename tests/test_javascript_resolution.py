@@ -14,24 +14,30 @@ from rea.javascript.resolve import Resolver
 from test_javascript import analyze, edges, node, npm_tree, write_tree  # noqa: F401 (npm_tree is a fixture)
 
 IMPORTS_APP = {
-    "package.json": json.dumps({"name": "imports-app", "type": "module", "imports": {
-        "#config": "./src/config.js",
-        "#utils/*": "./src/utils/*.js",
-        "#utils/special/*": "./src/special/*.js",
-        "#env": {"require": "./src/env.cjs", "import": "./src/env.mjs"},
-        "#dep": "dep-pkg",
-        "#fp": {"browser": "./src/browser.js", "node": "dep-pkg/fp", "default": "./src/nofp.js"},
-        "#fs": "fs",
-        "#scheme": "node:fs",
-        "#ts/*": "./src/ts/*.js",
-        "#gone": "./src/gone.js",
-        "#nopkg": "absent-pkg",
-        "#up": "../outside.js",
-    }}),
+    "package.json": json.dumps(
+        {
+            "name": "imports-app",
+            "type": "module",
+            "imports": {
+                "#config": "./src/config.js",
+                "#utils/*": "./src/utils/*.js",
+                "#utils/special/*": "./src/special/*.js",
+                "#env": {"require": "./src/env.cjs", "import": "./src/env.mjs"},
+                "#dep": "dep-pkg",
+                "#fp": {"browser": "./src/browser.js", "node": "dep-pkg/fp", "default": "./src/nofp.js"},
+                "#fs": "fs",
+                "#scheme": "node:fs",
+                "#ts/*": "./src/ts/*.js",
+                "#gone": "./src/gone.js",
+                "#nopkg": "absent-pkg",
+                "#up": "../outside.js",
+            },
+        }
+    ),
     "src/index.js": "import c from '#config';\nimport u from '#utils/strings';\nimport s from '#utils/special/deep';\n"
-                    "import e from '#env';\nimport d from '#dep';\nimport fp from '#fp';\nimport fs from '#fs';\n"
-                    "import sc from '#scheme';\nimport t from '#ts/thing';\nimport g from '#gone';\nimport n from '#nopkg';\nimport x from '#nothing';\n"
-                    "import up from '#up';\nimport bad from '#';\n",
+    "import e from '#env';\nimport d from '#dep';\nimport fp from '#fp';\nimport fs from '#fs';\n"
+    "import sc from '#scheme';\nimport t from '#ts/thing';\nimport g from '#gone';\nimport n from '#nopkg';\nimport x from '#nothing';\n"
+    "import up from '#up';\nimport bad from '#';\n",
     "src/cjs.cjs": "const e = require('#env');\n",
     "src/config.js": "export default 1;\n",
     "src/utils/strings.js": "export default 1;\n",
@@ -40,8 +46,9 @@ IMPORTS_APP = {
     "src/env.mjs": "export default 1;\n",
     "src/ts/thing.ts": "export default 1;\n",
     "src/browser.js": "export default 1;\n",
-    "node_modules/dep-pkg/package.json": json.dumps({"name": "dep-pkg", "exports": {".": "./index.js", "./fp": "./fp.js"},
-                                                     "imports": {"#own": "./lib/own.js"}}),
+    "node_modules/dep-pkg/package.json": json.dumps(
+        {"name": "dep-pkg", "exports": {".": "./index.js", "./fp": "./fp.js"}, "imports": {"#own": "./lib/own.js"}}
+    ),
     "node_modules/dep-pkg/index.js": "import own from '#own';\nimport c from '#config';\nexport default own;\n",
     "node_modules/dep-pkg/fp.js": "export default 1;\n",
     "node_modules/dep-pkg/lib/own.js": "export default 1;\n",
@@ -106,9 +113,12 @@ console.log(JSON.stringify(cases.map(([importer, spec, kind]) => {
   } catch (e) { return 'ERR ' + e.code; }
 })));
 """
-NODE_ERRORS = {"ERR ERR_PACKAGE_IMPORT_NOT_DEFINED": "imports-not-defined", "ERR ERR_INVALID_PACKAGE_TARGET":
-               "imports-target-invalid", "ERR ERR_MODULE_NOT_FOUND": "imports-target-missing",
-               "ERR ERR_INVALID_MODULE_SPECIFIER": "invalid-specifier"}
+NODE_ERRORS = {
+    "ERR ERR_PACKAGE_IMPORT_NOT_DEFINED": "imports-not-defined",
+    "ERR ERR_INVALID_PACKAGE_TARGET": "imports-target-invalid",
+    "ERR ERR_MODULE_NOT_FOUND": "imports-target-missing",
+    "ERR ERR_INVALID_MODULE_SPECIFIER": "invalid-specifier",
+}
 
 
 def test_package_imports_agree_with_node(tmp_path):
@@ -118,11 +128,18 @@ def test_package_imports_agree_with_node(tmp_path):
     root = write_tree(tmp_path / "app", IMPORTS_APP)
     r = analyze(root)["normalized_result"]
     ours = [e for e in edges(r, "imports") if e["specifier"].startswith("#")]
-    cases = [[e["from"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
-             for e in ours]
+    cases = [
+        [e["from"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
+        for e in ours
+    ]
     (tmp_path / "resolve.mjs").write_text(NODE_RESOLVE)
-    done = subprocess.run(["node", "--experimental-import-meta-resolve", str(tmp_path / "resolve.mjs"), str(root),
-                           json.dumps(cases)], capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        ["node", "--experimental-import-meta-resolve", str(tmp_path / "resolve.mjs"), str(root), json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     for edge, answer in zip(ours, json.loads(done.stdout), strict=True):
         if answer in NODE_ERRORS:
             assert edge["basis"] == NODE_ERRORS[answer], (edge, answer)
@@ -137,10 +154,17 @@ def test_package_imports_agree_with_node(tmp_path):
 
 def test_resolver_imports_map_unit():
     files = ["package.json", "a/b.js", "lib/x.js", "node_modules/p/package.json", "node_modules/p/main.js"]
-    packages = {"": {"imports": {"#x": "./lib/x.js", "#p": "p", "#*": "./lib/*.js"}},
-                "node_modules/p": {"main": "main.js"}}
+    packages = {
+        "": {"imports": {"#x": "./lib/x.js", "#p": "p", "#*": "./lib/*.js"}},
+        "node_modules/p": {"main": "main.js"},
+    }
     resolver = Resolver(files, packages)
-    assert resolver.resolve("a/b.js", "#x", "import") == ("module", "lib/x.js", "package-imports", (("mapped", "./lib/x.js"),))
+    assert resolver.resolve("a/b.js", "#x", "import") == (
+        "module",
+        "lib/x.js",
+        "package-imports",
+        (("mapped", "./lib/x.js"),),
+    )
     assert resolver.resolve("a/b.js", "#p", "require")[:3] == ("module", "node_modules/p/main.js", "package-imports")
     assert resolver.resolve("a/b.js", "#", "import")[2] == "invalid-specifier"
     assert resolver.resolve("a/b.js", "#q", "import")[2] == "imports-target-missing"
@@ -176,9 +200,9 @@ TS_APP = {
 """,
     "node_modules/@tsconfig/strictest/tsconfig.json": '{"compilerOptions": {"strict": true, "baseUrl": "."}}\n',
     "src/main.ts": "import { a } from '@app/feature/a';\nimport { b } from '@app/feature/b.js';\n"
-                   "import s from '@shared';\nimport sp from '@app/special/one';\nimport u from 'utils/strings';\n"
-                   "import g from '@gone/thing';\nimport d from '@gone/dep';\nimport fs from 'fs';\n"
-                   "import left from 'left-pad';\nimport nope from 'not-installed';\n",
+    "import s from '@shared';\nimport sp from '@app/special/one';\nimport u from 'utils/strings';\n"
+    "import g from '@gone/thing';\nimport d from '@gone/dep';\nimport fs from 'fs';\n"
+    "import left from 'left-pad';\nimport nope from 'not-installed';\n",
     "src/app/feature/a.ts": "export const a = 1;\n",
     "src/app/feature/b.ts": "export const b = 1;\n",
     "src/special/one.ts": "export default 1;\n",
@@ -206,7 +230,9 @@ def test_typescript_paths_and_base_url(tmp_path):
         assert {k: edge.get(k) for k in detail} == detail, edge
 
     main = "src/main.ts"
-    check(main, "@app/feature/a", "module:src/app/feature/a.ts", "tsconfig-paths", config="tsconfig.json", alias="@app/*")
+    check(
+        main, "@app/feature/a", "module:src/app/feature/a.ts", "tsconfig-paths", config="tsconfig.json", alias="@app/*"
+    )
     # `.js` names the `.ts` source through an alias too
     check(main, "@app/feature/b.js", "module:src/app/feature/b.ts", "tsconfig-paths", alias="@app/*")
     # an exact alias; its targets are tried in order
@@ -224,8 +250,13 @@ def test_typescript_paths_and_base_url(tmp_path):
     # node_modules files are governed by no config
     check("node_modules/left-pad/index.js", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
     # the nearest config governs: the jsconfig's own paths, relative to it; the root's aliases do not apply
-    check("packages/web/src/index.js", "~/util", "module:packages/web/src/util.js", "tsconfig-paths",
-          config="packages/web/jsconfig.json")
+    check(
+        "packages/web/src/index.js",
+        "~/util",
+        "module:packages/web/src/util.js",
+        "tsconfig-paths",
+        config="packages/web/jsconfig.json",
+    )
     check("packages/web/src/index.js", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
     check("packages/broken/a.ts", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
     # config nodes: counts, not maps; extends edges; the unfollowed extends is an unknown
@@ -234,8 +265,9 @@ def test_typescript_paths_and_base_url(tmp_path):
     assert root["effective"] == {"base_url": "src", "paths": 4, "paths_from": "configs/tsconfig.base.json"}
     assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:configs/tsconfig.base.json")[0]["kind"] == "extends"
     assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:node_modules/@tsconfig/strictest/tsconfig.json")
-    assert {(u["reference"], u["reason"]) for u in r["unknowns"] if u["kind"] == "tsconfig-extends-not-followed"} \
-        == {("@tsconfig/absent", "not-found")}
+    assert {(u["reference"], u["reason"]) for u in r["unknowns"] if u["kind"] == "tsconfig-extends-not-followed"} == {
+        ("@tsconfig/absent", "not-found")
+    }
     assert node(r, "tsconfig:configs/tsconfig.base.json")["paths"] == 4
     assert "governs" not in node(r, "tsconfig:configs/tsconfig.base.json")
     assert [f["path"] for f in r["parse_failures"]] == ["packages/broken/tsconfig.json"]
@@ -255,13 +287,19 @@ def test_compiler_paths_inherit_cut_and_govern():
         "c/tsconfig.c2.json": _config(extends=["./tsconfig.json"], base_url="."),
         **{f"d/tsconfig.{i}.json": _config(extends=[f"./tsconfig.{i + 1}.json"]) for i in range(12)},
         "d/tsconfig.12.json": _config(base_url="deep"),
-        "e/tsconfig.json": _config(), "e/jsconfig.json": _config(),
+        "e/tsconfig.json": _config(),
+        "e/jsconfig.json": _config(),
     }
     files = frozenset(configs)
     a = tsconfig.compiler_paths("a/tsconfig.json", configs, files)
     # the child's paths replace the base's, and are relative to the inherited baseUrl (relative to the base)
-    assert (a.base_url, dict(a.paths), a.paths_base, a.paths_from, a.truncated) == \
-        ("base/root", {"x": ("./x",)}, "base/root", "a/tsconfig.json", None)
+    assert (a.base_url, dict(a.paths), a.paths_base, a.paths_from, a.truncated) == (
+        "base/root",
+        {"x": ("./x",)},
+        "base/root",
+        "a/tsconfig.json",
+        None,
+    )
     c = tsconfig.compiler_paths("c/tsconfig.json", configs, files)
     assert (c.base_url, c.truncated) == ("c", "cycle")
     d = tsconfig.compiler_paths("d/tsconfig.0.json", configs, files)
@@ -274,13 +312,21 @@ def test_compiler_paths_inherit_cut_and_govern():
 
 def test_resolver_typescript_paths_unit():
     files = ["src/a.ts", "src/ab.ts", "lib/exact.js", "src/index.ts"]
-    compiler = tsconfig.CompilerPaths(config="tsconfig.json", base_url=None,
-                                      paths={"@a/*": ["src/*"], "@a/b": ["lib/exact.js"], "*": ["src/*"]},
-                                      paths_base="", paths_from="tsconfig.json", truncated=None)
+    compiler = tsconfig.CompilerPaths(
+        config="tsconfig.json",
+        base_url=None,
+        paths={"@a/*": ["src/*"], "@a/b": ["lib/exact.js"], "*": ["src/*"]},
+        paths_base="",
+        paths_from="tsconfig.json",
+        truncated=None,
+    )
     resolver = Resolver(files, {}, lambda importer: compiler)
     # an exact key beats any pattern; a longer prefix beats `*`
-    assert resolver.resolve("src/index.ts", "@a/b", "import")[1:] == ("lib/exact.js", "tsconfig-paths",
-                                                                       (("config", "tsconfig.json"), ("alias", "@a/b")))
+    assert resolver.resolve("src/index.ts", "@a/b", "import")[1:] == (
+        "lib/exact.js",
+        "tsconfig-paths",
+        (("config", "tsconfig.json"), ("alias", "@a/b")),
+    )
     assert resolver.resolve("src/index.ts", "@a/ab", "import")[1:3] == ("src/ab.ts", "tsconfig-paths")
     assert resolver.resolve("src/index.ts", "a.js", "import")[1:3] == ("src/a.ts", "tsconfig-paths")
     # builtins are answered before paths
@@ -311,24 +357,47 @@ def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
     files = {**TS_APP, "tsconfig.json": TS_APP["tsconfig.json"].replace(', "@tsconfig/absent"', "")}
     root = write_tree(tmp_path / "ts", files)
     r = analyze(root)["normalized_result"]
-    ours = [e for e in edges(r, "imports") if not e["specifier"].startswith(".") and e["to"] != "builtin:fs"
-            and e["from"] in ("module:src/main.ts", "module:packages/web/src/index.js")]
-    cases = [["packages/web/jsconfig.json" if "web" in e["from"] else "tsconfig.json", e["from"].removeprefix("module:"),
-              e["specifier"]] for e in ours]
+    ours = [
+        e
+        for e in edges(r, "imports")
+        if not e["specifier"].startswith(".")
+        and e["to"] != "builtin:fs"
+        and e["from"] in ("module:src/main.ts", "module:packages/web/src/index.js")
+    ]
+    cases = [
+        [
+            "packages/web/jsconfig.json" if "web" in e["from"] else "tsconfig.json",
+            e["from"].removeprefix("module:"),
+            e["specifier"],
+        ]
+        for e in ours
+    ]
     (tmp_path / "resolve.js").write_text(ENHANCED_RESOLVE)
-    done = subprocess.run(["node", str(tmp_path / "resolve.js"), str(npm_tree), str(root), json.dumps(cases)],
-                          capture_output=True, text=True, timeout=60, check=True)
+    done = subprocess.run(
+        ["node", str(tmp_path / "resolve.js"), str(npm_tree), str(root), json.dumps(cases)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
     answers = json.loads(done.stdout)
-    assert [e["to"] for e in ours] == [f"module:{a}" if a else f"unresolved:{e['specifier']}" for e, a in zip(ours, answers)]
+    assert [e["to"] for e in ours] == [
+        f"module:{a}" if a else f"unresolved:{e['specifier']}" for e, a in zip(ours, answers)
+    ]
     assert len(ours) == 11
 
 
 def test_package_dev_configs_in_node_modules_add_no_unknowns(tmp_path):
-    r = analyze(write_tree(tmp_path / "app", {
-        "index.js": "require('dep');\n",
-        "node_modules/dep/index.js": "module.exports = 1;\n",
-        "node_modules/dep/tsconfig.json": '{\n  // a package ships its dev config\n  "extends": "@ljharb/tsconfig",\n}\n',
-    }))["normalized_result"]
+    r = analyze(
+        write_tree(
+            tmp_path / "app",
+            {
+                "index.js": "require('dep');\n",
+                "node_modules/dep/index.js": "module.exports = 1;\n",
+                "node_modules/dep/tsconfig.json": '{\n  // a package ships its dev config\n  "extends": "@ljharb/tsconfig",\n}\n',
+            },
+        )
+    )["normalized_result"]
     assert node(r, "tsconfig:node_modules/dep/tsconfig.json")["extends"] == ["@ljharb/tsconfig"]
     assert "governs" not in node(r, "tsconfig:node_modules/dep/tsconfig.json")
     assert not [u for u in r["unknowns"] if u["kind"].startswith("tsconfig")]
@@ -341,10 +410,15 @@ def test_a_node_modules_directory_analysed_itself_resolves_its_top_level_package
     root = tmp_path / "node_modules"
     shutil.copytree(npm_tree / "ms", root / "ms")
     shutil.copytree(npm_tree / "uuid", root / "uuid")
-    write_tree(root / "consumer", {"package.json": json.dumps({"name": "consumer", "main": "index.js"}),
-                                   "index.js": "require('ms');\nrequire('uuid');\n",
-                                   "node_modules/ms/package.json": json.dumps({"name": "ms", "main": "own.js"}),
-                                   "node_modules/ms/own.js": "module.exports = 1;\n"})
+    write_tree(
+        root / "consumer",
+        {
+            "package.json": json.dumps({"name": "consumer", "main": "index.js"}),
+            "index.js": "require('ms');\nrequire('uuid');\n",
+            "node_modules/ms/package.json": json.dumps({"name": "ms", "main": "own.js"}),
+            "node_modules/ms/own.js": "module.exports = 1;\n",
+        },
+    )
     r = analyze(root)["normalized_result"]
     found = {e["specifier"]: (e["to"], e["basis"]) for e in edges(r, "imports", "module:consumer/index.js")}
     assert found["ms"] == ("module:consumer/node_modules/ms/own.js", "package-main")

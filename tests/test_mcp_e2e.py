@@ -58,6 +58,7 @@ def test_tools_list_is_complete_with_valid_schemas():
     tools = run(main)
     names = {t["name"] for t in tools}
     from rea.catalog import BY_NAME
+
     assert names == set(BY_NAME) and {"binary_session", "open_binary", "analyze_function"} <= names
     for tool in tools:
         for key in ("inputSchema", "outputSchema"):
@@ -83,17 +84,30 @@ def test_every_session_tool_end_to_end(tmp_path):
             assert opened["target"]["format"] == "elf"
             imported = ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
             assert imported == {"imported": 5, "unknowns_added": 0, "total": 5}
-            unknown = ok(await s.call_tool("record_unknown", {"question": "Is the config signed?", "domain": "integrity",
-                                                              "severity": "medium"}))
+            unknown = ok(
+                await s.call_tool(
+                    "record_unknown", {"question": "Is the config signed?", "domain": "integrity", "severity": "medium"}
+                )
+            )
             assert unknown["scope_digest"] == opened["target"]["sha256"]
-            second = ok(await s.call_tool("update_unknown", {"unknown_id": unknown["unknown_id"], "expected_revision": 1,
-                                                             "status": "investigating"}))
-            conflict = err(await s.call_tool("update_unknown", {"unknown_id": unknown["unknown_id"],
-                                                                "expected_revision": 1, "status": "blocked"}),
-                           "revision_conflict")
+            second = ok(
+                await s.call_tool(
+                    "update_unknown",
+                    {"unknown_id": unknown["unknown_id"], "expected_revision": 1, "status": "investigating"},
+                )
+            )
+            conflict = err(
+                await s.call_tool(
+                    "update_unknown", {"unknown_id": unknown["unknown_id"], "expected_revision": 1, "status": "blocked"}
+                ),
+                "revision_conflict",
+            )
             listed = ok(await s.call_tool("list_unknowns", {"offset": 0, "limit": 1}))
-            summary = ok(await s.call_tool("get_evidence_bundle", {"detail": "summary",
-                                                                     "filters": {"operation": "update_unknown"}}))
+            summary = ok(
+                await s.call_tool(
+                    "get_evidence_bundle", {"detail": "summary", "filters": {"operation": "update_unknown"}}
+                )
+            )
             complete = ok(await s.call_tool("get_evidence_bundle", {}))
             exported = ok(await s.call_tool("export_evidence_bundle", {"path": str(export)}))
             during = ok(await s.call_tool("binary_session", {}))
@@ -151,11 +165,18 @@ def test_bad_inputs_never_crash_the_server(tmp_path):
             out = [
                 err(await s.call_tool("open_binary", {"path": str(tmp_path / "missing")}), "target_unavailable"),
                 err(await s.call_tool("open_binary", {"path": 5}), "invalid_request"),
-                err(await s.call_tool("import_evidence_bundle", {"path": str(bad_json)}), "evidence_integrity_mismatch"),
-                err(await s.call_tool("import_evidence_bundle", {"path": str(tampered)}), "evidence_integrity_mismatch"),
+                err(
+                    await s.call_tool("import_evidence_bundle", {"path": str(bad_json)}), "evidence_integrity_mismatch"
+                ),
+                err(
+                    await s.call_tool("import_evidence_bundle", {"path": str(tampered)}), "evidence_integrity_mismatch"
+                ),
                 err(await s.call_tool("import_evidence_bundle", {"path": str(tmp_path)}), "invalid_request"),
                 err(await s.call_tool("list_unknowns", {"limit": 0}), "invalid_request"),
-                err(await s.call_tool("update_unknown", {"unknown_id": "unk_x", "expected_revision": 1}), "invalid_request"),
+                err(
+                    await s.call_tool("update_unknown", {"unknown_id": "unk_x", "expected_revision": 1}),
+                    "invalid_request",
+                ),
             ]
             state = ok(await s.call_tool("binary_session", {}))
             return out, state
@@ -198,11 +219,14 @@ def test_cancel_during_large_export_leaves_no_staging_and_destination_untouched(
         async with connect() as s:
             ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
             with anyio.CancelScope() as scope:
+
                 async def on_progress(progress, total, message):
                     if message.startswith("exporting bundle"):
                         scope.cancel()
-                await s.call_tool("export_evidence_bundle", {"path": str(dest), "overwrite": True},
-                                  progress_callback=on_progress)
+
+                await s.call_tool(
+                    "export_evidence_bundle", {"path": str(dest), "overwrite": True}, progress_callback=on_progress
+                )
             cancelled = scope.cancelled_caught
             for _ in range(100):  # the server finishes unwinding asynchronously
                 if not [p for p in os.listdir(tmp_path) if p.endswith(".rea-staging")]:
@@ -237,9 +261,15 @@ def test_oversized_reply_is_a_resource_constraint_and_evidence_stays(tmp_path):
 
 def test_budget_setting_is_validated_at_startup():
     import subprocess
+
     for value in ("abc", "100", "1e7", "-10485760", " 10485760", "9007199254740992"):
-        proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_MCP_MAX_RESPONSE_BYTES=value),
-                              input=b"", capture_output=True, timeout=30)
+        proc = subprocess.run(
+            [*rea_command(), "mcp"],
+            env=clean_env(REA_MCP_MAX_RESPONSE_BYTES=value),
+            input=b"",
+            capture_output=True,
+            timeout=30,
+        )
         assert proc.returncode == 2, value
         assert b"REA_MCP_MAX_RESPONSE_BYTES" in proc.stderr and b"10485760" in proc.stderr
 
@@ -253,7 +283,9 @@ def test_budget_setting_is_validated_at_startup():
 def test_huge_arguments_get_a_bounded_error():
     async def main():
         async with connect() as s:
-            huge_value = await s.call_tool("record_unknown", {"question": "q" * 12_000_000, "domain": "d", "severity": "low"})
+            huge_value = await s.call_tool(
+                "record_unknown", {"question": "q" * 12_000_000, "domain": "d", "severity": "low"}
+            )
             huge_name = await s.call_tool("list_unknowns", {"k" * 11_000_000: 1})
             return huge_value, huge_name
 
@@ -296,8 +328,13 @@ def test_compact_input_schema_profile():
         assert "examples" not in schema and all("description" not in p for p in schema.get("properties", {}).values())
     assert reply["limit"] == 5
     err(refused, "invalid_request")  # canonical validation is unchanged
-    proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_MCP_INPUT_SCHEMA_PROFILE="tiny"),
-                          input=b"", capture_output=True, timeout=30)
+    proc = subprocess.run(
+        [*rea_command(), "mcp"],
+        env=clean_env(REA_MCP_INPUT_SCHEMA_PROFILE="tiny"),
+        input=b"",
+        capture_output=True,
+        timeout=30,
+    )
     assert proc.returncode == 2 and b"REA_MCP_INPUT_SCHEMA_PROFILE" in proc.stderr
 
 
@@ -305,21 +342,44 @@ def test_malformed_frames_do_not_stop_the_server():
     """Raw JSON-RPC over the pipe: garbage lines and malformed params, then normal service."""
     import subprocess
 
-    proc = subprocess.Popen([*rea_command(), "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, env=clean_env())
+    proc = subprocess.Popen(
+        [*rea_command(), "mcp"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env=clean_env(),
+    )
 
     def send(message) -> None:
         proc.stdin.write((message if isinstance(message, str) else json.dumps(message)) + "\n")
         proc.stdin.flush()
 
     try:
-        send({"jsonrpc": "2.0", "id": 1, "method": "initialize",
-              "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "raw", "version": "1"},
+                },
+            }
+        )
         assert json.loads(proc.stdout.readline())["id"] == 1
         send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         send("{not json")
         send("[]")
-        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "binary_session", "arguments": "oops"}})
+        send(
+            {
+                "jsonrpc": "2.0",
+                "id": 2,
+                "method": "tools/call",
+                "params": {"name": "binary_session", "arguments": "oops"},
+            }
+        )
         replies = {}
         send({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "list_unknowns"}})
         while 3 not in replies:

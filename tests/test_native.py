@@ -59,8 +59,9 @@ def nm_functions(path: Path) -> dict[str, str]:
 
 def objdump_calls(path: Path) -> dict[str, set[str]]:
     """function name -> addresses of its direct call targets, as objdump disassembles them."""
-    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True, check=True
+    ).stdout
     calls: dict[str, set[str]] = {}
     current = None
     for line in out.splitlines():
@@ -104,8 +105,10 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
                 ok_evidence(await s.call_tool("binary_overview", {}))
                 seen[name] = await _all_procedures(s)
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
-            callees = {fn: result(await s.call_tool("procedure_callees", {"procedure": fn}))
-                       for fn in ("main", "compute", "dispatch")}
+            callees = {
+                fn: result(await s.call_tool("procedure_callees", {"procedure": fn}))
+                for fn in ("main", "compute", "dispatch")
+            }
             dossier = result(await s.call_tool("analyze_function", {"procedure": "greeting"}))
             overview = result(await s.call_tool("binary_overview", {}))
             return seen, callees, dossier, overview
@@ -122,10 +125,16 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
         got = {c["address"] for c in callees[fn]["callees"]}
         assert calls[fn] <= got, f"{fn}: objdump calls {calls[fn]} not all in {got}"
     assert {"hello, world", "hello, many worlds"} <= {s["value"] for s in dossier["strings"]}
-    assert dossier["facet_availability"]["comments"] == {"available": False, "reason": "angr keeps no analyst comments."}
+    assert dossier["facet_availability"]["comments"] == {
+        "available": False,
+        "reason": "angr keeps no analyst comments.",
+    }
     assert dossier["facet_availability"]["pseudocode"] == {"available": True}
     assert "return" in dossier["pseudocode"]
-    assert overview["entry"] == f"0x{int(subprocess.run(['readelf', '-h', str(binaries['pie_O0_debug'])], capture_output=True, text=True).stdout.split('Entry point address:')[1].split()[0], 16):x}"
+    assert (
+        overview["entry"]
+        == f"0x{int(subprocess.run(['readelf', '-h', str(binaries['pie_O0_debug'])], capture_output=True, text=True).stdout.split('Entry point address:')[1].split()[0], 16):x}"
+    )
 
 
 def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
@@ -137,18 +146,22 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
             ok(await s.call_tool("open_binary", {"path": str(path)}))
             out = {
                 "address": result(await s.call_tool("procedure_address", {"procedure": "compute"})),
-                "containing": result(await s.call_tool("resolve_containing_procedure",
-                                                       {"address": hex(int(symbols["compute"], 16) + 4)})),
-                "instructions": result(await s.call_tool("read_function_instructions",
-                                                         {"procedure": "helper", "offset": 0, "limit": 2})),
-                "instructions2": result(await s.call_tool("read_function_instructions",
-                                                          {"procedure": "helper", "offset": 2, "limit": 500})),
+                "containing": result(
+                    await s.call_tool("resolve_containing_procedure", {"address": hex(int(symbols["compute"], 16) + 4)})
+                ),
+                "instructions": result(
+                    await s.call_tool("read_function_instructions", {"procedure": "helper", "offset": 0, "limit": 2})
+                ),
+                "instructions2": result(
+                    await s.call_tool("read_function_instructions", {"procedure": "helper", "offset": 2, "limit": 500})
+                ),
                 "asm": result(await s.call_tool("procedure_assembly", {"procedure": "helper"})),
                 "pseudo": result(await s.call_tool("procedure_pseudo_code", {"procedure": "compute"})),
                 "graph": result(await s.call_tool("get_call_graph", {"address": "main", "depth": 2})),
                 "trace": result(await s.call_tool("trace_call_path", {"start": "main", "goal": "helper"})),
-                "trace_back": result(await s.call_tool("trace_call_path", {"start": "helper", "goal": "main",
-                                                                           "direction": "backward"})),
+                "trace_back": result(
+                    await s.call_tool("trace_call_path", {"start": "helper", "goal": "main", "direction": "backward"})
+                ),
                 "no_path": result(await s.call_tool("trace_call_path", {"start": "helper", "goal": "main"})),
                 "xrefs": result(await s.call_tool("xrefs", {"address": symbols["helper"]})),
                 "by_name": result(await s.call_tool("find_xrefs_to_name", {"name": "helper"})),
@@ -304,27 +317,47 @@ def test_cli_native_commands(binaries, cache_dir):
     overview = subprocess.run([*rea_command(), "analyze", path], capture_output=True, text=True, env=env, timeout=300)
     assert overview.returncode == 0, overview.stdout + overview.stderr
     assert "x86_64" in overview.stdout and "evidence: ev_" in overview.stdout
-    dossier = subprocess.run([*rea_command(), "function", path, "compute", "--json"], capture_output=True, text=True,
-                             env=env, timeout=300)
+    dossier = subprocess.run(
+        [*rea_command(), "function", path, "compute", "--json"], capture_output=True, text=True, env=env, timeout=300
+    )
     record = json.loads(dossier.stdout)
     assert record["operation"] == "analyze_function" and record["normalized_result"]["procedure"]["name"] == "compute"
-    missing = subprocess.run([*rea_command(), "decompile", path, "nosuch"], capture_output=True, text=True, env=env,
-                             timeout=300)
+    missing = subprocess.run(
+        [*rea_command(), "decompile", path, "nosuch"], capture_output=True, text=True, env=env, timeout=300
+    )
     assert missing.returncode == 2 and "No procedure" in missing.stdout
-    listing = subprocess.run([*rea_command(), "instructions", path, "helper", "--limit", "3"], capture_output=True,
-                             text=True, env=env, timeout=300)
+    listing = subprocess.run(
+        [*rea_command(), "instructions", path, "helper", "--limit", "3"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert listing.returncode == 0 and listing.stdout.count("\n") >= 3
-    refs = subprocess.run([*rea_command(), "xrefs", path, nm_functions(binaries["pie_O0_debug"])["helper"]],
-                          capture_output=True, text=True, env=env, timeout=300)
+    refs = subprocess.run(
+        [*rea_command(), "xrefs", path, nm_functions(binaries["pie_O0_debug"])["helper"]],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert refs.returncode == 0 and "call" in refs.stdout
-    assert not any("effects.native.worker" in " ".join(p.info.get("cmdline") or [])
-                   for p in psutil.process_iter(["cmdline"]) if p.info.get("cmdline"))
+    assert not any(
+        "effects.native.worker" in " ".join(p.info.get("cmdline") or [])
+        for p in psutil.process_iter(["cmdline"])
+        if p.info.get("cmdline")
+    )
 
 
 def test_startup_deadline_is_validated():
     for value in ("0", "abc", "2147483648"):
-        proc = subprocess.run([*rea_command(), "mcp"], env=clean_env(REA_ANGR_STARTUP_TIMEOUT_MS=value), input=b"",
-                              capture_output=True, timeout=60)
+        proc = subprocess.run(
+            [*rea_command(), "mcp"],
+            env=clean_env(REA_ANGR_STARTUP_TIMEOUT_MS=value),
+            input=b"",
+            capture_output=True,
+            timeout=60,
+        )
         assert proc.returncode == 2 and b"REA_ANGR_STARTUP_TIMEOUT_MS" in proc.stderr
 
 
@@ -346,18 +379,29 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
             o0_again = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
             o2 = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
-            same = (await s.call_tool("compare_functions", {
-                "left": {"kind": "retained-evidence", "evidence_id": o0["evidence_id"]}, "right": o0_again})).structured_content
-            diff = (await s.call_tool("compare_functions", {
-                "left_evidence_ids": [o0["evidence_id"]], "right_evidence_ids": [o2["evidence_id"]]})).structured_content
+            same = (
+                await s.call_tool(
+                    "compare_functions",
+                    {"left": {"kind": "retained-evidence", "evidence_id": o0["evidence_id"]}, "right": o0_again},
+                )
+            ).structured_content
+            diff = (
+                await s.call_tool(
+                    "compare_functions",
+                    {"left_evidence_ids": [o0["evidence_id"]], "right_evidence_ids": [o2["evidence_id"]]},
+                )
+            ).structured_content
             legacy = json.loads(json.dumps(o2))
             del legacy["normalized_result"]["facet_availability"]
             legacy["evidence_id"] = "ev_" + "0" * 64
             tampered = await s.call_tool("compare_functions", {"left": o0, "right": legacy})
-            missing = await s.call_tool("compare_functions", {
-                "left": {"kind": "retained-evidence", "evidence_id": "ev_" + "9" * 64}, "right": o0})
-            both = await s.call_tool("compare_functions", {"left": o0, "left_evidence_ids": [o0["evidence_id"]],
-                                                           "right": o0})
+            missing = await s.call_tool(
+                "compare_functions",
+                {"left": {"kind": "retained-evidence", "evidence_id": "ev_" + "9" * 64}, "right": o0},
+            )
+            both = await s.call_tool(
+                "compare_functions", {"left": o0, "left_evidence_ids": [o0["evidence_id"]], "right": o0}
+            )
             return o0, same, diff, tampered, missing, both
 
     o0, same, diff, tampered, missing, both = anyio.run(main)
@@ -452,12 +496,17 @@ def test_aarch64_ground_truth(tmp_path):
     assert compiler, "scripts/setup test installs gcc-aarch64-linux-gnu"
     binary = tmp_path / "sample_arm64"
     subprocess.run([compiler, "-O0", "-o", str(binary), str(SOURCE)], check=True, capture_output=True)
-    out = subprocess.run(["aarch64-linux-gnu-nm", "--defined-only", str(binary)], capture_output=True, text=True,
-                         check=True).stdout
-    symbols = {p[2]: f"0x{int(p[0], 16):x}" for p in (line.split() for line in out.splitlines())
-               if len(p) == 3 and p[1] in "Tt"}
-    dump = subprocess.run(["aarch64-linux-gnu-objdump", "-d", str(binary)], capture_output=True, text=True,
-                          check=True).stdout
+    out = subprocess.run(
+        ["aarch64-linux-gnu-nm", "--defined-only", str(binary)], capture_output=True, text=True, check=True
+    ).stdout
+    symbols = {
+        p[2]: f"0x{int(p[0], 16):x}"
+        for p in (line.split() for line in out.splitlines())
+        if len(p) == 3 and p[1] in "Tt"
+    }
+    dump = subprocess.run(
+        ["aarch64-linux-gnu-objdump", "-d", str(binary)], capture_output=True, text=True, check=True
+    ).stdout
     main_calls = set()
     current = None
     for line in dump.splitlines():
@@ -490,13 +539,19 @@ def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
             ref = {"kind": "retained-evidence", "evidence_id": dossier["evidence_id"]}
             pages, offset = [], 0
             while offset is not None:
-                view = (await s.call_tool("inspect_analysis_view", {"source": ref, "view": "native",
-                                                                    "facet": "pseudocode", "offset": offset,
-                                                                    "limit": 64})).structured_content
+                view = (
+                    await s.call_tool(
+                        "inspect_analysis_view",
+                        {"source": ref, "view": "native", "facet": "pseudocode", "offset": offset, "limit": 64},
+                    )
+                ).structured_content
                 pages.append(view["normalized_result"]["text"])
                 offset = view["normalized_result"]["next_offset"]
-            callees = (await s.call_tool("inspect_analysis_view", {"source": dossier, "view": "native",
-                                                                   "facet": "callees", "limit": 2})).structured_content
+            callees = (
+                await s.call_tool(
+                    "inspect_analysis_view", {"source": dossier, "view": "native", "facet": "callees", "limit": 2}
+                )
+            ).structured_content
             bad = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "native", "facet": "bogus"})
             return dossier, pages, view, callees, bad
 

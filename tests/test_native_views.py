@@ -7,14 +7,22 @@ ANGR = Provider(id="angr", name="angr", version="9.2.213")
 
 
 def dossier(pseudocode: str, callers: int = 3):
-    return create_evidence(provider=ANGR, operation="analyze_function", parameters={"procedure": "f"},
-                           normalized_result={
-                               "procedure": {"address": "0x10", "name": "f", "kind": "function", "size": 8},
-                               "pseudocode": pseudocode, "pseudocode_length": len(pseudocode),
-                               "callers": [{"address": f"0x{i:x}", "name": f"c{i}", "kind": "function"} for i in range(callers)],
-                               "facet_availability": {"pseudocode": {"available": True}, "callers": {"available": True},
-                                                      "comments": {"available": False, "reason": "angr keeps none"}},
-                           }).unwrap()
+    return create_evidence(
+        provider=ANGR,
+        operation="analyze_function",
+        parameters={"procedure": "f"},
+        normalized_result={
+            "procedure": {"address": "0x10", "name": "f", "kind": "function", "size": 8},
+            "pseudocode": pseudocode,
+            "pseudocode_length": len(pseudocode),
+            "callers": [{"address": f"0x{i:x}", "name": f"c{i}", "kind": "function"} for i in range(callers)],
+            "facet_availability": {
+                "pseudocode": {"available": True},
+                "callers": {"available": True},
+                "comments": {"available": False, "reason": "angr keeps none"},
+            },
+        },
+    ).unwrap()
 
 
 def test_pseudocode_pages_never_split_surrogates_and_cover_the_text():

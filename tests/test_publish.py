@@ -60,11 +60,13 @@ def test_cancellation_mid_stream_removes_staging_and_keeps_destination(tmp_path)
 
     async def main():
         with anyio.CancelScope() as scope:
+
             def chunks():
                 for i in range(64):
                     if i == 8:
                         scope.cancel()
                     yield b"y" * (1 << 20)
+
             await fs.publish_atomically(str(dest), chunks(), True, _silent, "test")
         return scope.cancelled_caught
 

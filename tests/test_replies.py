@@ -23,7 +23,7 @@ def test_oversized_error_is_retained_and_replaced_by_a_bounded_diagnostic():
 
 def test_success_that_does_not_fit_names_the_budget():
     conn = Connection(ctx=CTX)
-    result = _success_result(conn, "get_evidence_bundle", {"result": {"blob": "\"" * 4_000_000}})
+    result = _success_result(conn, "get_evidence_bundle", {"result": {"blob": '"' * 4_000_000}})
     body = json.loads(result.content[0].text)["error"]
     assert body["code"] == "resource_constraint" and body["details"]["resource"] == "transport"
     # 4 M quotes become 8 MB of escaped text plus 4 MB of structured copy: over 10 MiB
@@ -38,10 +38,12 @@ def test_oversized_analyze_function_offers_a_ready_continuation():
 
     conn = Connection(ctx=CTX)
     # a constructed dossier whose pseudocode alone exceeds the 10 MiB budget
-    evidence = create_evidence(provider=Provider(id="angr", name="angr", version="9.2.213"),
-                               operation="analyze_function", parameters={"procedure": "big"},
-                               normalized_result={"procedure": {"address": "0x10", "name": "big"},
-                                                  "pseudocode": "x = y;\n" * 1_600_000}).unwrap()
+    evidence = create_evidence(
+        provider=Provider(id="angr", name="angr", version="9.2.213"),
+        operation="analyze_function",
+        parameters={"procedure": "big"},
+        normalized_result={"procedure": {"address": "0x10", "name": "big"}, "pseudocode": "x = y;\n" * 1_600_000},
+    ).unwrap()
     conn.session = record(conn.session, (evidence,))
     reply = _success_result(conn, "analyze_function", evidence.to_json())
     body = json.loads(reply.content[0].text)["error"]

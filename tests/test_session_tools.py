@@ -42,7 +42,10 @@ def test_unsupported_fields_are_rejected_before_ids_and_nothing_changes():
         (lambda t: t["providers"][0].update(extra=1), "$.providers[0].extra"),
         (lambda t: t["records"][2].update(approved=True), "$.records[2].approved"),
         (lambda t: t["records"][0]["subject"].update(owner="me"), "$.records[0].subject.owner"),
-        (lambda t: t["records"][1]["analysis_profile"]["provider"].update(build=1), "$.records[1].analysis_profile.provider.build"),
+        (
+            lambda t: t["records"][1]["analysis_profile"]["provider"].update(build=1),
+            "$.records[1].analysis_profile.provider.build",
+        ),
     ]:
         tree = _bundle_tree(ledger(5))
         tree["records"][0]["operation"] = "tampered"  # an id problem exists too, but fields are checked first
@@ -70,7 +73,9 @@ def test_tampered_record_or_manifest_is_rejected_atomically():
 def test_retained_reference_resolution():
     session = ledger(2)
     some_id = next(iter(session.evidence))
-    assert resolve(session, {"kind": "retained-evidence", "evidence_id": some_id}, "left").unwrap().evidence_id == some_id
+    assert (
+        resolve(session, {"kind": "retained-evidence", "evidence_id": some_id}, "left").unwrap().evidence_id == some_id
+    )
     missing = "ev_" + "e" * 64
     err = resolve(session, {"kind": "retained-evidence", "evidence_id": missing}, "left").failure()
     assert err.code == "evidence_integrity_mismatch"
@@ -88,7 +93,11 @@ def test_open_binary_binds_target_and_new_run_but_keeps_ledger():
 
     outcome, effects = drive(tools.open_binary, session, {"path": "/bin/x"}, answer)
     assert [type(e).__name__ for e in effects if not type(e).__name__ == "ReportProgress"] == [
-        "IdentifyTarget", "DiscoverProviders", "ReleaseNative", "NewRunId"]
+        "IdentifyTarget",
+        "DiscoverProviders",
+        "ReleaseNative",
+        "NewRunId",
+    ]
     assert outcome.session.evidence == session.evidence
     assert outcome.session.run_id == "run-1"
     result = outcome.reply.unwrap()["result"]
@@ -107,25 +116,36 @@ def test_open_binary_selection_precedence_and_refusals():
 
     from scripted import CTX
     import attrs
+
     env_ctx = attrs.evolve(CTX, analysis_provider="angr")
     by_env = drive(tools.open_binary, Session(), {"path": "/bin/x"}, answer, ctx=env_ctx)[0]
     assert by_env.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "environment"
     by_request = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": "angr"}, answer, ctx=env_ctx)[0]
     assert by_request.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "request"
-    for provider, code, status in (("ghidra", "provider_unavailable", "unavailable"),
-                                   ("hopper", "provider_unavailable", "unavailable"),
-                                   ("radare", "capability_unavailable", "unknown_provider")):
+    for provider, code, status in (
+        ("ghidra", "provider_unavailable", "unavailable"),
+        ("hopper", "provider_unavailable", "unavailable"),
+        ("radare", "capability_unavailable", "unknown_provider"),
+    ):
         refused = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, answer)[0]
         err = refused.reply.failure()
         assert err.code == code and err.details["selection"]["status"] == status, provider
         assert refused.session == Session()
     text = TargetFacts(path="/etc/x.txt", kind="file", sha256="b" * 64, size=3, format="file")
-    unbound = drive(tools.open_binary, Session(), {"path": "/etc/x.txt"},
-                    lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-3"))[0]
+    unbound = drive(
+        tools.open_binary,
+        Session(),
+        {"path": "/etc/x.txt"},
+        lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-3"),
+    )[0]
     result = unbound.reply.unwrap()["result"]
     assert result["analysis_provider_binding"] is None and "ELF, PE or Mach-O" in result["limitations"][0]
-    explicit = drive(tools.open_binary, Session(), {"path": "/etc/x.txt", "provider_id": "angr"},
-                     lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-4"))[0]
+    explicit = drive(
+        tools.open_binary,
+        Session(),
+        {"path": "/etc/x.txt", "provider_id": "angr"},
+        lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-4"),
+    )[0]
     assert explicit.reply.failure().details["selection"]["status"] == "target_format_unsupported"
 
 
@@ -147,12 +167,16 @@ def test_close_binary_clears_everything_and_works_without_target():
 def test_summary_filters_are_exact_and_require_summary_detail():
     session = ledger(6)
     target = make_evidence(4)
-    outcome, _ = drive(tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"procedure_address": "0x401004"}})
+    outcome, _ = drive(
+        tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"procedure_address": "0x401004"}}
+    )
     rows = outcome.reply.unwrap()["result"]["records"]
     assert [r["evidence_id"] for r in rows] == [target.evidence_id]
     assert rows[0]["analysis_profile_digest"] == target.analysis_profile.digest
     assert rows[0]["procedure"] == {"address": "0x401004", "name": "fn_4"}
-    by_sha, _ = drive(tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"target_sha256": "1".zfill(64)}})
+    by_sha, _ = drive(
+        tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"target_sha256": "1".zfill(64)}}
+    )
     assert by_sha.reply.unwrap()["result"]["total"] == 2
     refused, _ = drive(tools.get_evidence_bundle, session, {"filters": {"operation": "x"}})
     assert refused.reply.failure().details["field"] == "filters"
@@ -176,21 +200,38 @@ def test_export_program_publishes_the_streamed_bundle():
 def test_unknown_lifecycle_and_revision_conflict():
     session = ledger(2)
     support_id = next(iter(session.evidence))
-    recorded, _ = drive(tools.record_unknown, session, {
-        "question": "Does  it  phone home?", "domain": "network", "severity": "high",
-        "supporting_evidence_ids": [support_id]})
+    recorded, _ = drive(
+        tools.record_unknown,
+        session,
+        {
+            "question": "Does  it  phone home?",
+            "domain": "network",
+            "severity": "high",
+            "supporting_evidence_ids": [support_id],
+        },
+    )
     first = recorded.reply.unwrap()["result"]
     assert first["question"] == "Does it phone home?" and first["revision"] == 1 and first["status"] == "open"
     assert first["mutation_evidence_ids"][0] in recorded.session.evidence
-    duplicate, _ = drive(tools.record_unknown, recorded.session, {"question": "Does it phone home?", "domain": "network", "severity": "low"})
+    duplicate, _ = drive(
+        tools.record_unknown,
+        recorded.session,
+        {"question": "Does it phone home?", "domain": "network", "severity": "low"},
+    )
     assert duplicate.reply.failure().code == "revision_conflict" and duplicate.session is recorded.session
-    updated, _ = drive(tools.update_unknown, recorded.session, {"unknown_id": first["unknown_id"], "expected_revision": 1,
-                                                                "status": "investigating"})
+    updated, _ = drive(
+        tools.update_unknown,
+        recorded.session,
+        {"unknown_id": first["unknown_id"], "expected_revision": 1, "status": "investigating"},
+    )
     second = updated.reply.unwrap()["result"]
     assert second["revision"] == 2 and second["previous_revision_digest"] == first["revision_digest"]
     assert second["supporting_evidence_ids"] == [support_id]
-    stale, _ = drive(tools.update_unknown, updated.session, {"unknown_id": first["unknown_id"], "expected_revision": 1,
-                                                             "status": "blocked"})
+    stale, _ = drive(
+        tools.update_unknown,
+        updated.session,
+        {"unknown_id": first["unknown_id"], "expected_revision": 1, "status": "blocked"},
+    )
     err = stale.reply.failure()
     assert err.code == "revision_conflict" and err.retryable and err.details["current_revision"] == 2
     assert stale.session is updated.session
@@ -206,13 +247,17 @@ def test_unknown_lifecycle_and_revision_conflict():
 
 def test_unknown_rules_are_enforced():
     session = ledger(1)
-    missing_ref, _ = drive(tools.record_unknown, session, {"question": "q", "domain": "d", "severity": "low",
-                                                           "supporting_evidence_ids": ["ev_" + "1" * 64]})
+    missing_ref, _ = drive(
+        tools.record_unknown,
+        session,
+        {"question": "q", "domain": "d", "severity": "low", "supporting_evidence_ids": ["ev_" + "1" * 64]},
+    )
     assert missing_ref.reply.failure().details["reason"] == "missing"
     recorded, _ = drive(tools.record_unknown, session, {"question": "q", "domain": "d", "severity": "low"})
     uid = recorded.reply.unwrap()["result"]["unknown_id"]
-    no_resolution, _ = drive(tools.update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1,
-                                                                      "status": "resolved"})
+    no_resolution, _ = drive(
+        tools.update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1, "status": "resolved"}
+    )
     assert no_resolution.reply.failure().details["field"] == "resolution"
     missing, _ = drive(tools.update_unknown, session, {"unknown_id": uid, "expected_revision": 1})
     assert missing.reply.failure().details["reason"] == "missing"
@@ -221,13 +266,16 @@ def test_unknown_rules_are_enforced():
 def test_list_unknowns_pages_partition_filtered_heads():
     session = ledger(1)
     for i in range(7):
-        session = drive(tools.record_unknown, session, {"question": f"q{i}", "domain": "a" if i % 2 else "b",
-                                                        "severity": "low"})[0].session
+        session = drive(
+            tools.record_unknown, session, {"question": f"q{i}", "domain": "a" if i % 2 else "b", "severity": "low"}
+        )[0].session
     everything = drive(tools.list_unknowns, session, {"domain": "b"})[0].reply.unwrap()["result"]
     assert everything["total"] == 4 and everything["next_offset"] is None
     ids, offset = [], 0
     while offset is not None:
-        page = drive(tools.list_unknowns, session, {"domain": "b", "offset": offset, "limit": 3})[0].reply.unwrap()["result"]
+        page = drive(tools.list_unknowns, session, {"domain": "b", "offset": offset, "limit": 3})[0].reply.unwrap()[
+            "result"
+        ]
         ids += [u["unknown_id"] for u in page["items"]]
         offset = page["next_offset"]
     assert ids == [u["unknown_id"] for u in everything["items"]] == sorted(ids)
@@ -238,10 +286,16 @@ def test_binary_session_reports_identity_groups_and_alignment():
     result = outcome.reply.unwrap()["result"]
     names = sorted(n for g in result["tool_availability"]["groups"] for n in g["names"])
     from rea.catalog import BY_NAME
+
     assert names == sorted(BY_NAME)
     candidates = result["analysis_provider_candidates"]
     assert [c["provider"]["id"] for c in candidates] == ["angr", "ghidra", "hopper", "ida"]
-    assert [c["availability"]["status"] for c in candidates] == ["available", "unavailable", "unavailable", "unavailable"]
+    assert [c["availability"]["status"] for c in candidates] == [
+        "available",
+        "unavailable",
+        "unavailable",
+        "unavailable",
+    ]
     assert all(c["target_support"]["status"] == "unknown" and not c["selected"] for c in candidates)
     assert result["server_identity"]["alignment"]["state"] == "mcp_server_restart_required"
     assert result["server_identity"]["alignment"]["reasons"] == ["package_version_mismatch"]
@@ -250,6 +304,15 @@ def test_binary_session_reports_identity_groups_and_alignment():
     assert aligned["server_identity"]["alignment"]["state"] == "aligned"
     assert aligned["analysis_run"] is None and aligned["ledger"] == {"records": 0, "unknowns": 0}
     for group in result["tool_availability"]["groups"]:
-        assert set(group["effects"]) <= {"accessesNetwork", "changesUiState", "executesForeignCode", "idempotent",
-                                         "launchesProcess", "mayDiscardData", "mutatesDevice", "mutatesSession",
-                                         "mutatesTarget", "writesFilesystem"}
+        assert set(group["effects"]) <= {
+            "accessesNetwork",
+            "changesUiState",
+            "executesForeignCode",
+            "idempotent",
+            "launchesProcess",
+            "mayDiscardData",
+            "mutatesDevice",
+            "mutatesSession",
+            "mutatesTarget",
+            "writesFilesystem",
+        }

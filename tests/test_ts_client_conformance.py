@@ -31,8 +31,13 @@ def node_client() -> Path:
 
 def test_typescript_client_accepts_every_reply(node_client, tmp_path):
     bundle = write_bundle(tmp_path / "bundle.json", ledger(6_000, payload_bytes=2_000))
-    proc = subprocess.run(["node", str(node_client), json.dumps([*rea_command(), "mcp"]), str(bundle)],
-                          capture_output=True, text=True, timeout=300, env=clean_env())
+    proc = subprocess.run(
+        ["node", str(node_client), json.dumps([*rea_command(), "mcp"]), str(bundle)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean_env(),
+    )
     report = json.loads(proc.stdout)
     assert report.get("fatal") is None, report.get("fatal")
     assert report["clientErrors"] == []

@@ -30,8 +30,12 @@ class _Args:
 def test_input_schema_required_defaults_and_constraints_come_from_the_record():
     schema = record_schema(_Args, Role.INPUT)
     assert schema["required"] == ["pattern"] and schema["additionalProperties"] is False
-    assert schema["properties"]["mode"] == {"type": "string", "enum": ["literal", "regex"],
-                                            "description": "Enum with a default", "default": "literal"}
+    assert schema["properties"]["mode"] == {
+        "type": "string",
+        "enum": ["literal", "regex"],
+        "description": "Enum with a default",
+        "default": "literal",
+    }
     assert schema["properties"]["limit"]["minimum"] == 1 and "default" not in schema["properties"]["limit"]
     assert schema["properties"]["tags"]["default"] == []
     validator = jsonschema.Draft202012Validator(schema)
@@ -66,18 +70,58 @@ def test_untyped_nodes_are_found_and_a_described_open_field_is_not_one():
 
 # Tools whose result record has not been written yet. The REA 6.x wire issue empties this tuple;
 # a tool leaves it the moment its result is typed, and a new tool never joins it.
-NOT_YET_TYPED = frozenset({
-    "address_name", "analyze_function", "analyze_javascript_application", "batch_decompile", "binary_overview",
-    "binary_session", "close_binary", "compare_application_versions", "compare_artifacts", "compare_functions",
-    "compare_javascript_export_shapes", "compare_source_to_bundle", "current_address", "current_document",
-    "current_procedure", "export_evidence_bundle", "extract_artifact", "find_xrefs_to_name", "get_call_graph",
-    "get_evidence_bundle", "get_navigation_context", "import_evidence_bundle", "inspect_address_context",
-    "inspect_analysis_view", "inspect_artifact", "inventory_artifact", "list_documents", "list_names",
-    "list_segments", "list_strings", "list_unknowns", "open_binary", "procedure_address", "procedure_assembly",
-    "procedure_callees", "procedure_callers", "procedure_info", "procedure_references", "read_function_instructions",
-    "record_unknown", "resolve_containing_procedure", "search_procedures", "search_strings",
-    "trace_application_feature", "trace_call_path", "trace_javascript_semantics", "update_unknown", "xrefs",
-})
+NOT_YET_TYPED = frozenset(
+    {
+        "address_name",
+        "analyze_function",
+        "analyze_javascript_application",
+        "batch_decompile",
+        "binary_overview",
+        "binary_session",
+        "close_binary",
+        "compare_application_versions",
+        "compare_artifacts",
+        "compare_functions",
+        "compare_javascript_export_shapes",
+        "compare_source_to_bundle",
+        "current_address",
+        "current_document",
+        "current_procedure",
+        "export_evidence_bundle",
+        "extract_artifact",
+        "find_xrefs_to_name",
+        "get_call_graph",
+        "get_evidence_bundle",
+        "get_navigation_context",
+        "import_evidence_bundle",
+        "inspect_address_context",
+        "inspect_analysis_view",
+        "inspect_artifact",
+        "inventory_artifact",
+        "list_documents",
+        "list_names",
+        "list_segments",
+        "list_strings",
+        "list_unknowns",
+        "open_binary",
+        "procedure_address",
+        "procedure_assembly",
+        "procedure_callees",
+        "procedure_callers",
+        "procedure_info",
+        "procedure_references",
+        "read_function_instructions",
+        "record_unknown",
+        "resolve_containing_procedure",
+        "search_procedures",
+        "search_strings",
+        "trace_application_feature",
+        "trace_call_path",
+        "trace_javascript_semantics",
+        "update_unknown",
+        "xrefs",
+    }
+)
 
 
 def _result_schema(contract):

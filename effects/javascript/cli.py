@@ -3,51 +3,78 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from effects.commands import ToolCommand
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", help="application directory (unpacked app or source tree)")
-    parser.add_argument("--detail", choices=("complete", "summary"), default="summary",
-                        help="summary (default) prints counts, roles, IPC and unknowns; complete prints the whole record")
+    parser.add_argument(
+        "--detail",
+        choices=("complete", "summary"),
+        default="summary",
+        help="summary (default) prints counts, roles, IPC and unknowns; complete prints the whole record",
+    )
     parser.add_argument("--integrity-policy", choices=("fail-closed", "record-and-continue"), default="fail-closed")
     parser.add_argument("--input-format", choices=("auto", "directory", "asar"), default="auto")
 
 
 def _steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
-    return [("analyze_javascript_application", {"input_path": ns.path, "detail": ns.detail, "format": ns.input_format,
-                                                "integrity_policy": ns.integrity_policy})]
+    return [
+        (
+            "analyze_javascript_application",
+            {
+                "input_path": ns.path,
+                "detail": ns.detail,
+                "format": ns.input_format,
+                "integrity_policy": ns.integrity_policy,
+            },
+        )
+    ]
 
 
 def render(value: Mapping[str, Any]) -> str:
     r = value.get("normalized_result", value)
     if r.get("view") != "summary":
         s, c = r["statistics"], r["coverage"]
-        return (f"{r['application']['root']}: {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, "
-                f"{s['parse_failures']} parse failures, coverage {c['status']}\nevidence: {value.get('evidence_id', '-')}")
+        return (
+            f"{r['application']['root']}: {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, "
+            f"{s['parse_failures']} parse failures, coverage {c['status']}\nevidence: {value.get('evidence_id', '-')}"
+        )
     s, c = r["statistics"], r["coverage"]
-    lines = [f"{r['application']['root']} ({'Electron' if r['application']['electron'] else 'JavaScript'} application)",
-             f"  {s['files']} files, {s['files_read']} read ({s['bytes_read']} bytes), {s['parsed_files']} parsed, "
-             f"{s['parse_failures']} failures; coverage {c['status']}"
-             + (f" ({', '.join(c['limits_reached'])})" if c["limits_reached"] else ""),
-             f"  {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, {s['unknowns']} unknowns"]
+    lines = [
+        f"{r['application']['root']} ({'Electron' if r['application']['electron'] else 'JavaScript'} application)",
+        f"  {s['files']} files, {s['files_read']} read ({s['bytes_read']} bytes), {s['parsed_files']} parsed, "
+        f"{s['parse_failures']} failures; coverage {c['status']}"
+        + (f" ({', '.join(c['limits_reached'])})" if c["limits_reached"] else ""),
+        f"  {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, {s['unknowns']} unknowns",
+    ]
     for e in r["entry_points"][:10]:
         lines.append(f"  entry: {e['node']} ({e['basis']}{', ' + e['role'] if e['role'] else ''})")
     for role, info in r["roles"].items():
-        lines.append(f"  {role}: {info['count']} modules, e.g. {', '.join(m.split(':', 1)[1] for m in info['modules'][:3])}")
+        lines.append(
+            f"  {role}: {info['count']} modules, e.g. {', '.join(m.split(':', 1)[1] for m in info['modules'][:3])}"
+        )
     for ch in r["ipc_channels"]["items"]:
-        lines.append(f"  ipc {ch['channel']!r}: {', '.join(f'{k}={v}' for k, v in ch['ends'].items())}"
-                     f"{'' if ch['linked'] else ' (one end only)'}")
+        lines.append(
+            f"  ipc {ch['channel']!r}: {', '.join(f'{k}={v}' for k, v in ch['ends'].items())}"
+            f"{'' if ch['linked'] else ' (one end only)'}"
+        )
     for b in r.get("bundles", ())[:10]:
         how = ", ".join(f"{n} by {k}" for k, n in sorted(b["recovered_by"].items()))
-        lines.append(f"  bundle {b['path']} ({', '.join(b['bundlers']) or 'no runtime mark'}): "
-                     f"{b['bundled_modules']} bundled modules{' (' + how + ')' if how else ''}, "
-                     f"{b['named']} with their source path")
+        lines.append(
+            f"  bundle {b['path']} ({', '.join(b['bundlers']) or 'no runtime mark'}): "
+            f"{b['bundled_modules']} bundled modules{' (' + how + ')' if how else ''}, "
+            f"{b['named']} with their source path"
+        )
     for u in r["unknowns"][:5]:
-        lines.append(f"  unknown: {u['kind']}" + (f" ({u['reason']})" if isinstance(u.get("reason"), str) else "")
-                     + (f" at {u['path']}" if u.get("path") else ""))
+        lines.append(
+            f"  unknown: {u['kind']}"
+            + (f" ({u['reason']})" if isinstance(u.get("reason"), str) else "")
+            + (f" at {u['path']}" if u.get("path") else "")
+        )
     if r["unknowns_total"] > 5:
         lines.append(f"  ... {r['unknowns_total'] - 5} more unknowns (inspect_analysis_view or --json)")
     lines.append(f"  evidence: {value.get('evidence_id', '-')} (complete record: {r['parent_evidence_id']})")
@@ -55,6 +82,11 @@ def render(value: Mapping[str, Any]) -> str:
 
 
 COMMANDS = (
-    ToolCommand(name="analyze-javascript-application", help="static graph of a JavaScript / Electron application",
-                configure=_configure, steps=_steps, render=render),
+    ToolCommand(
+        name="analyze-javascript-application",
+        help="static graph of a JavaScript / Electron application",
+        configure=_configure,
+        steps=_steps,
+        render=render,
+    ),
 )

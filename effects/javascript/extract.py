@@ -23,22 +23,23 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
 import orjson
 
 from rea.javascript import jsonc
-from rea.javascript.graph import TEXT_KINDS
 from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.text import printable
 
 PARSER_NAME = "tree-sitter"
 
-MAX_STRING = 512          # characters kept of any literal
-MAX_PER_FILE = 256        # facts of one kind kept per file (the rest are counted as omitted)
-MAX_RUNS = 100_000        # source runs kept per source map (module switches in generated order)
+MAX_STRING = 512  # characters kept of any literal
+MAX_PER_FILE = 256  # facts of one kind kept per file (the rest are counted as omitted)
+MAX_RUNS = 100_000  # source runs kept per source map (module switches in generated order)
 MAX_ORIGINAL_BYTES = 64 * 1024 * 1024  # embedded original sources parsed per source map
 
 # Member calls whose property names matter: Electron IPC and windows, protocols, routes.
-_CALL_PROPS = ("handle|handleOnce|on|once|invoke|send|sendSync|sendTo|postMessage|exposeInMainWorld|loadFile|loadURL|"
-               "fork|registerFileProtocol|registerStringProtocol|registerBufferProtocol|registerHttpProtocol|"
-               "registerStreamProtocol|registerSchemesAsPrivileged|setAsDefaultProtocolClient|"
-               "get|post|put|patch|delete|del|all|use|route|head|options")
+_CALL_PROPS = (
+    "handle|handleOnce|on|once|invoke|send|sendSync|sendTo|postMessage|exposeInMainWorld|loadFile|loadURL|"
+    "fork|registerFileProtocol|registerStringProtocol|registerBufferProtocol|registerHttpProtocol|"
+    "registerStreamProtocol|registerSchemesAsPrivileged|setAsDefaultProtocolClient|"
+    "get|post|put|patch|delete|del|all|use|route|head|options"
+)
 _QUERY_TEXT = f"""
 (import_statement source: (string) @src) @import
 (export_statement source: (string) @src) @reexport
@@ -60,12 +61,18 @@ def _grammars() -> Any:
     import tree_sitter_javascript as tsj
     import tree_sitter_typescript as tst
 
-    languages = {"javascript": ts.Language(tsj.language()), "typescript": ts.Language(tst.language_typescript()),
-                 "tsx": ts.Language(tst.language_tsx())}
-    return (ts,
-            {name: ts.Query(lang, _QUERY_TEXT) for name, lang in languages.items()},
-            {name: ts.Query(lang, "(ERROR) @e (MISSING) @m") for name, lang in languages.items()},
-            {name: ts.Parser(lang) for name, lang in languages.items()})
+    languages = {
+        "javascript": ts.Language(tsj.language()),
+        "typescript": ts.Language(tst.language_typescript()),
+        "tsx": ts.Language(tst.language_tsx()),
+    }
+    return (
+        ts,
+        {name: ts.Query(lang, _QUERY_TEXT) for name, lang in languages.items()},
+        {name: ts.Query(lang, "(ERROR) @e (MISSING) @m") for name, lang in languages.items()},
+        {name: ts.Parser(lang) for name, lang in languages.items()},
+    )
+
 
 _URL = re.compile(rb"""\b(?:https?|wss?|file)://[^\s'"`<>()\\]{1,512}""")
 _MAPPING_URL = re.compile(rb"""[#@]\s*sourceMappingURL=([^\s'"*]+)""")
@@ -76,8 +83,10 @@ _ESBUILD_MARK = re.compile(rb"""^// ((?:[\w@.\-]+/)*[\w@.\-]+\.(?:[cm]?[jt]sx?|j
 _BROWSERIFY_PRELUDE = (b'"function"==typeof require&&require', b'typeof require=="function"&&require')
 _BUNDLERS = (
     ("rspack", (b"__rspack_", b"rspackChunk")),
-    ("webpack", (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__",
-                 b"webpackJsonp", b"l:!1,exports:{}")),  # webpack 4: its chunk global, its minified bootstrap
+    (
+        "webpack",
+        (b"__webpack_require__", b"webpackChunk", b"__webpack_modules__", b"webpackJsonp", b"l:!1,exports:{}"),
+    ),  # webpack 4: its chunk global, its minified bootstrap
     ("esbuild", (b"__commonJS(", b"__toESM(", b"__esm(")),
     ("vite", (b"__vitePreload", b"__vite__mapDeps", b"/@vite/client", b'supports("modulepreload")')),
     ("rollup", (b"rollup", b"Rollup")),
@@ -95,7 +104,9 @@ def _string(node: ts.Node | None) -> str | None:
     if node is None:
         return None
     if node.type == "string":
-        return "".join(_text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))[:MAX_STRING]
+        return "".join(_text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))[
+            :MAX_STRING
+        ]
     if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.named_children):
         return _text(node)[1:-1][:MAX_STRING]
     return None
@@ -160,9 +171,23 @@ def _returns(body: ts.Node | None, depth: int = 0) -> list[list[str] | None]:
             while value is not None and value.type == "parenthesized_expression" and value.named_children:
                 value = value.named_children[0]
             out.append(_keys(value) if value is not None and value.type == "object" else None)
-        elif child.type in ("if_statement", "statement_block", "else_clause", "try_statement", "switch_statement",
-                            "switch_case", "switch_body", "for_statement", "while_statement", "catch_clause",
-                            "finally_clause") and depth < 8:
+        elif (
+            child.type
+            in (
+                "if_statement",
+                "statement_block",
+                "else_clause",
+                "try_statement",
+                "switch_statement",
+                "switch_case",
+                "switch_body",
+                "for_statement",
+                "while_statement",
+                "catch_clause",
+                "finally_clause",
+            )
+            and depth < 8
+        ):
             out.extend(_returns(child, depth + 1))
     return out[:32]
 
@@ -171,24 +196,39 @@ def _shape(value: ts.Node | None) -> dict[str, Any]:
     if value is None:
         return {"type": "unknown"}
     t = value.type
-    if t in ("function_declaration", "function_expression", "function", "arrow_function", "generator_function_declaration",
-             "method_definition"):
+    if t in (
+        "function_declaration",
+        "function_expression",
+        "function",
+        "arrow_function",
+        "generator_function_declaration",
+        "method_definition",
+    ):
         body = value.child_by_field_name("body")
         returns = _returns(body)
-        return {"type": "function", "returns": returns if body is not None else None,
-                **({"returns_truncated": True} if len(returns) >= 32 else {})}
+        return {
+            "type": "function",
+            "returns": returns if body is not None else None,
+            **({"returns_truncated": True} if len(returns) >= 32 else {}),
+        }
     if t in ("class_declaration", "class", "abstract_class_declaration"):
         body = value.child_by_field_name("body")
         members = []
-        for m in (body.named_children if body is not None else []):
+        for m in body.named_children if body is not None else []:
             name = m.child_by_field_name("name") or m.child_by_field_name("property")
             if name is not None:
                 members.append(_text(name))
-        return {"type": "class", "members": members[:MAX_PER_FILE],
-                **({"members_truncated": True} if len(members) > MAX_PER_FILE else {})}
+        return {
+            "type": "class",
+            "members": members[:MAX_PER_FILE],
+            **({"members_truncated": True} if len(members) > MAX_PER_FILE else {}),
+        }
     if t == "object":
-        return {"type": "object", "members": _keys(value),
-                **({"members_truncated": True} if len(value.named_children) > MAX_PER_FILE else {})}
+        return {
+            "type": "object",
+            "members": _keys(value),
+            **({"members_truncated": True} if len(value.named_children) > MAX_PER_FILE else {}),
+        }
     if t in ("string", "number", "true", "false", "null", "template_string", "regex"):
         return {"type": "literal"}
     return {"type": "unknown"}
@@ -206,12 +246,19 @@ def _export_facts(node: ts.Node, exports: list[dict[str, Any]]) -> None:
         if declaration.type in ("lexical_declaration", "variable_declaration"):
             for decl in declaration.named_children:
                 if decl.type == "variable_declarator":
-                    exports.append({"name": _text(decl.child_by_field_name("name")), "form": "esm",
-                                    "shape": _shape(decl.child_by_field_name("value")), **loc})
+                    exports.append(
+                        {
+                            "name": _text(decl.child_by_field_name("name")),
+                            "form": "esm",
+                            "shape": _shape(decl.child_by_field_name("value")),
+                            **loc,
+                        }
+                    )
         else:
             name = declaration.child_by_field_name("name")
-            exports.append({"name": _text(name) if name is not None else "?", "form": "esm", "shape": _shape(declaration),
-                            **loc})
+            exports.append(
+                {"name": _text(name) if name is not None else "?", "form": "esm", "shape": _shape(declaration), **loc}
+            )
         return
     for clause in node.named_children:
         if clause.type == "export_clause":
@@ -219,8 +266,14 @@ def _export_facts(node: ts.Node, exports: list[dict[str, Any]]) -> None:
                 alias = spec.child_by_field_name("alias") or spec.child_by_field_name("name")
                 exports.append({"name": _text(alias), "form": "esm", "shape": {"type": "unknown"}, **loc})
         elif clause.type == "namespace_export":
-            exports.append({"name": _text(clause.named_children[-1]) if clause.named_children else "*", "form": "esm",
-                            "shape": {"type": "namespace"}, **loc})
+            exports.append(
+                {
+                    "name": _text(clause.named_children[-1]) if clause.named_children else "*",
+                    "form": "esm",
+                    "shape": {"type": "namespace"},
+                    **loc,
+                }
+            )
 
 
 def _call_fact(call: ts.Node, prop: str, args: ts.Node) -> dict[str, Any]:
@@ -234,8 +287,9 @@ def _call_fact(call: ts.Node, prop: str, args: ts.Node) -> dict[str, Any]:
         if len(args.named_children[1].named_children) > MAX_PER_FILE:
             fact["members_truncated"] = True
     if prop == "registerSchemesAsPrivileged" and args.named_children:
-        fact["args"] = [_string(_property(o, "scheme")) for o in args.named_children[0].named_children
-                        if o.type == "object"][:16]
+        fact["args"] = [
+            _string(_property(o, "scheme")) for o in args.named_children[0].named_children if o.type == "object"
+        ][:16]
     if prop in ("loadFile", "loadURL", "fork") and values and values[0] is None and args.named_children:
         fact["args"] = [_last_string(args.named_children[0])]
         fact["computed"] = True
@@ -260,8 +314,9 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
     return fact
 
 
-def javascript_facts(data: bytes, language: str, max_ast_nodes: int,
-                     module_table: tuple[str, ...] = ()) -> dict[str, Any]:
+def javascript_facts(
+    data: bytes, language: str, max_ast_nodes: int, module_table: tuple[str, ...] = ()
+) -> dict[str, Any]:
     """Imports, exports, calls and constructions of one file; with `module_table` (the bundlers detected), the
     bundle's module table too (read from the same tree)."""
     ts, queries, error_queries, parsers = _grammars()
@@ -289,8 +344,11 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int,
             spec = _string(caps["src"][0])
             if spec is None:
                 continue
-            entry: dict[str, Any] = {"kind": {"reexport": "re-export", "dynamic": "dynamic-import"}.get(kind, kind),
-                                     "specifier": spec, **_loc(node)}
+            entry: dict[str, Any] = {
+                "kind": {"reexport": "re-export", "dynamic": "dynamic-import"}.get(kind, kind),
+                "specifier": spec,
+                **_loc(node),
+            }
             if kind == "import" and any(c.type == "type" for c in node.children):
                 entry["type_only"] = True
             if len(imports) < 4 * MAX_PER_FILE:
@@ -318,15 +376,25 @@ def javascript_facts(data: bytes, language: str, max_ast_nodes: int,
                     for key in _keys(rhs):
                         exports.append({"name": key, "form": "cjs", "shape": _shape(_property(rhs, key)), **_loc(rhs)})
                 exports.append({"name": "default", "form": "cjs", "shape": _shape(rhs), **_loc(caps["assign"][0])})
-            elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (2 if lhs.startswith("module") else 1):
-                exports.append({"name": lhs.rsplit(".", 1)[1], "form": "cjs", "shape": _shape(rhs),
-                                **_loc(caps["assign"][0])})
+            elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (
+                2 if lhs.startswith("module") else 1
+            ):
+                exports.append(
+                    {"name": lhs.rsplit(".", 1)[1], "form": "cjs", "shape": _shape(rhs), **_loc(caps["assign"][0])}
+                )
         elif "globalref" in caps and len(globals_) < MAX_PER_FILE:
             globals_.add(_text(caps["global"][0]))
-    facts.update(imports=imports, exports=exports[: 4 * MAX_PER_FILE], calls=calls, constructions=news,
-                 globals=sorted(globals_), omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE))
+    facts.update(
+        imports=imports,
+        exports=exports[: 4 * MAX_PER_FILE],
+        calls=calls,
+        constructions=news,
+        globals=sorted(globals_),
+        omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
+    )
     if module_table:
         from effects.javascript.module_tables import module_table as read_table
+
         table = read_table(root, parsers[language].language, data, module_table)
         if table is not None:
             facts["bundle_table"] = table
@@ -376,7 +444,9 @@ def text_signals(data: bytes) -> dict[str, Any]:
     if bundlers:
         out["bundlers"] = bundlers
         recovered = []
-        pattern = _WEBPACK_KEY if bundlers[0] in ("webpack", "rspack") else _ESBUILD_MARK if "esbuild" in bundlers else None
+        pattern = (
+            _WEBPACK_KEY if bundlers[0] in ("webpack", "rspack") else _ESBUILD_MARK if "esbuild" in bundlers else None
+        )
         if pattern is not None:
             seen = set()
             for m in pattern.finditer(data):
@@ -399,9 +469,14 @@ def html_facts(data: bytes) -> dict[str, Any]:
         if src is None:
             inline += 1
         elif len(scripts) < MAX_PER_FILE:
-            scripts.append({"src": src.group(1).decode("utf-8", "replace")[:MAX_STRING],
-                            "module": b"module" in attrs.lower(), "start": m.start(),
-                            "line": data.count(b"\n", 0, m.start()) + 1})
+            scripts.append(
+                {
+                    "src": src.group(1).decode("utf-8", "replace")[:MAX_STRING],
+                    "module": b"module" in attrs.lower(),
+                    "start": m.start(),
+                    "line": data.count(b"\n", 0, m.start()) + 1,
+                }
+            )
     return {"scripts": scripts, "inline_scripts": inline}
 
 
@@ -454,7 +529,9 @@ def package_facts(data: bytes) -> dict[str, Any]:
         if key in doc:
             _bounded(out, key, doc[key])
     if isinstance(doc.get("bin"), (str, dict)):
-        out["bin"] = doc["bin"] if isinstance(doc["bin"], str) else {str(k): str(v) for k, v in list(doc["bin"].items())[:64]}
+        out["bin"] = (
+            doc["bin"] if isinstance(doc["bin"], str) else {str(k): str(v) for k, v in list(doc["bin"].items())[:64]}
+        )
     for key in ("dependencies", "devDependencies", "optionalDependencies", "peerDependencies"):
         deps = doc.get(key)
         if isinstance(deps, dict):
@@ -470,15 +547,20 @@ def tsconfig_facts(data: bytes) -> dict[str, Any]:
         return {"parse": "failed", "error": "the config is not a JSON object"}
     out: dict[str, Any] = {"parse": "ok"}
     refs = doc.get("extends")
-    refs = [refs] if isinstance(refs, str) else [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+    refs = (
+        [refs] if isinstance(refs, str) else [r for r in refs if isinstance(r, str)] if isinstance(refs, list) else []
+    )
     if refs:
         out["extends"] = [r[:MAX_STRING] for r in refs[:16]]
     options = doc.get("compilerOptions") if isinstance(doc.get("compilerOptions"), dict) else {}
     if isinstance(options.get("baseUrl"), str):
         out["base_url"] = options["baseUrl"][:MAX_STRING]
     if isinstance(options.get("paths"), dict):
-        _bounded(out, "paths", {str(k): [t for t in v if isinstance(t, str)]
-                                for k, v in options["paths"].items() if isinstance(v, list)})
+        _bounded(
+            out,
+            "paths",
+            {str(k): [t for t in v if isinstance(t, str)] for k, v in options["paths"].items() if isinstance(v, list)},
+        )
     return out
 
 
@@ -491,14 +573,17 @@ def _original_facts(content: str, path: str, max_ast_nodes: int) -> dict[str, An
     facts = javascript_facts(content.encode("utf-8", "surrogatepass"), kind, max_ast_nodes)
     keep = {"parse": facts["parse"]}
     if facts.get("imports"):
-        keep["imports"] = [{k: i[k] for k in ("kind", "specifier", "line", "type_only") if k in i} for i in facts["imports"]]
+        keep["imports"] = [
+            {k: i[k] for k in ("kind", "specifier", "line", "type_only") if k in i} for i in facts["imports"]
+        ]
     if facts.get("exports"):
         keep["exports"] = [{k: e[k] for k in ("name", "form", "shape", "line") if k in e} for e in facts["exports"]]
     return keep
 
 
-def source_map_facts(data: bytes, max_sources: int, max_ast_nodes: int = 2_000_000,
-                     max_content_bytes: int = MAX_ORIGINAL_BYTES) -> dict[str, Any]:
+def source_map_facts(
+    data: bytes, max_sources: int, max_ast_nodes: int = 2_000_000, max_content_bytes: int = MAX_ORIGINAL_BYTES
+) -> dict[str, Any]:
     """Sources (index-aligned with the mappings: a null source stays, as path None), their embedded content's
     digest and, for JavaScript and TypeScript sources, their imports and exports, parsed up to
     `max_content_bytes` per map."""
@@ -510,9 +595,12 @@ def source_map_facts(data: bytes, max_sources: int, max_ast_nodes: int = 2_000_0
     listed, budget, unparsed = [], max_content_bytes, 0
     for i, name in enumerate(sources[:max_sources]):
         content = contents[i] if i < len(contents) and isinstance(contents[i], str) else None
-        entry: dict[str, Any] = {"path": name[:MAX_STRING] if name is not None else None,
-                                 "content": hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
-                                 if content is not None else None}
+        entry: dict[str, Any] = {
+            "path": name[:MAX_STRING] if name is not None else None,
+            "content": hashlib.sha256(content.encode("utf-8", "surrogatepass")).hexdigest()
+            if content is not None
+            else None,
+        }
         if content is not None and name is not None and max_content_bytes > 0:  # 0: not asked for
             if len(content) <= budget:
                 original = _original_facts(content, without_scheme(name), max_ast_nodes)
@@ -523,9 +611,12 @@ def source_map_facts(data: bytes, max_sources: int, max_ast_nodes: int = 2_000_0
                 unparsed += 1
         listed.append(entry)
     out: dict[str, Any] = {
-        "parse": "ok", "version": doc.get("version"), "file": doc.get("file") if isinstance(doc.get("file"), str) else None,
+        "parse": "ok",
+        "version": doc.get("version"),
+        "file": doc.get("file") if isinstance(doc.get("file"), str) else None,
         "source_root": doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None,
-        "sources": listed, "sources_omitted": max(0, len(sources) - max_sources),
+        "sources": listed,
+        "sources_omitted": max(0, len(sources) - max_sources),
     }
     if unparsed:
         out["contents_not_parsed"] = unparsed
@@ -573,8 +664,9 @@ def classify(path: str) -> str:
     return "asset"
 
 
-def file_facts(data: bytes, kind: str, max_ast_nodes: int, max_sources: int,
-               max_original_bytes: int = MAX_ORIGINAL_BYTES) -> dict[str, Any]:
+def file_facts(
+    data: bytes, kind: str, max_ast_nodes: int, max_sources: int, max_original_bytes: int = MAX_ORIGINAL_BYTES
+) -> dict[str, Any]:
     """Facts of one file's bytes; never raises for bad content (parse status says what happened)."""
     facts: dict[str, Any] = {"sha256": hashlib.sha256(data).hexdigest()}
     if b"\x00" in data[:8192]:

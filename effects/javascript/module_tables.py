@@ -17,8 +17,8 @@ from bisect import bisect_right
 from functools import lru_cache
 from typing import Any
 
-MAX_MODULES = 20_000       # per bundle file; later modules are counted as omitted
-MAX_PER_MODULE = 256       # requires / exports kept per module
+MAX_MODULES = 20_000  # per bundle file; later modules are counted as omitted
+MAX_PER_MODULE = 256  # requires / exports kept per module
 
 _QUERY = """
 (pair key: [(number) (string)] @key value: [(arrow_function) (function_expression)
@@ -44,6 +44,7 @@ _EVAL_REQUIRE = re.compile(rb"""__webpack_require__\(/\*![^*]*\*/\s*\\?["']([^"'
 @lru_cache(maxsize=8)
 def _query(language: Any, text: str = _QUERY) -> Any:
     import tree_sitter as ts
+
     return ts.Query(language, text)
 
 
@@ -76,15 +77,23 @@ def _params(fn: Any) -> list[str]:
     return [p.text.decode() for p in params.named_children if p.type == "identifier"] if params is not None else []
 
 
-_FUNCTIONS = ("function_expression", "arrow_function", "function_declaration", "method_definition",
-              "generator_function", "generator_function_declaration")
+_FUNCTIONS = (
+    "function_expression",
+    "arrow_function",
+    "function_declaration",
+    "method_definition",
+    "generator_function",
+    "generator_function_declaration",
+)
 
 
 def _binds(function: Any, name: str) -> bool:
     """Whether a function rebinds `name`: a parameter, or a declaration among its body's statements."""
     params = function.child_by_field_name("parameters") or function.child_by_field_name("parameter")
-    if params is not None and (params.text.decode() == name or any(
-            p.text.decode() == name for p in params.named_children if p.type == "identifier")):
+    if params is not None and (
+        params.text.decode() == name
+        or any(p.text.decode() == name for p in params.named_children if p.type == "identifier")
+    ):
         return True
     body = function.child_by_field_name("body")
     for statement in body.named_children if body is not None and body.type == "statement_block" else ():
@@ -120,8 +129,11 @@ def _array_table(array: Any) -> list[tuple[str, Any]]:
         call = outer.parent if outer is not None and outer.type == "arguments" else None
         if call is None or not (call.child_by_field_name("function") or array).text.endswith(b".push"):
             return []
-    elif call is None or call.type != "call_expression" or _unwrap(call.child_by_field_name("function")).type \
-            not in ("function_expression", "arrow_function"):
+    elif (
+        call is None
+        or call.type != "call_expression"
+        or _unwrap(call.child_by_field_name("function")).type not in ("function_expression", "arrow_function")
+    ):
         return []
     out, index = [], 0
     for child in array.children:
@@ -138,9 +150,19 @@ def _array_table(array: Any) -> list[tuple[str, Any]]:
 
 def _record(pair: Any, key: str) -> dict[str, Any]:
     """A table module: its id and the byte and line range of its table entry."""
-    return {"id": key, "start": pair.start_byte, "end": pair.end_byte, "line": pair.start_point[0] + 1,
-            "column": pair.start_point[1], "end_line": pair.end_point[0] + 1, "end_column": pair.end_point[1],
-            "requires": [], "async": [], "exports": [], "chunk_loads": []}
+    return {
+        "id": key,
+        "start": pair.start_byte,
+        "end": pair.end_byte,
+        "line": pair.start_point[0] + 1,
+        "column": pair.start_point[1],
+        "end_line": pair.end_point[0] + 1,
+        "end_column": pair.end_point[1],
+        "requires": [],
+        "async": [],
+        "exports": [],
+        "chunk_loads": [],
+    }
 
 
 def _outermost(modules: list[dict[str, Any]]) -> list[int]:
@@ -154,7 +176,9 @@ def _outermost(modules: list[dict[str, Any]]) -> list[int]:
     return order
 
 
-def module_table(root: Any, language: Any, data: bytes, bundlers: tuple[str, ...] = ("webpack",)) -> dict[str, Any] | None:
+def module_table(
+    root: Any, language: Any, data: bytes, bundlers: tuple[str, ...] = ("webpack",)
+) -> dict[str, Any] | None:
     """The module table of a webpack, rspack or browserify bundle, or None when the file has none."""
     if "browserify" in bundlers:
         return browserify_table(root, language)
@@ -163,6 +187,7 @@ def module_table(root: Any, language: Any, data: bytes, bundlers: tuple[str, ...
 
 def browserify_table(root: Any, language: Any) -> dict[str, Any] | None:
     import tree_sitter as ts
+
     tables: dict[int, list[tuple[Any, Any, Any]]] = {}
     for _pattern, caps in ts.QueryCursor(_query(language, _BROWSERIFY_QUERY)).matches(root):
         pair = caps["pair"][0]
@@ -199,13 +224,19 @@ def browserify_table(root: Any, language: Any) -> dict[str, Any] | None:
             modules.append(module)
     if not modules:
         return None
-    return {"format": "browserify-module-table", "modules": [modules[i] for i in _outermost(modules)],
-            "entry_requires": entry, "entry_async": [], "modules_omitted": omitted}
+    return {
+        "format": "browserify-module-table",
+        "modules": [modules[i] for i in _outermost(modules)],
+        "entry_requires": entry,
+        "entry_async": [],
+        "modules_omitted": omitted,
+    }
 
 
 def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
     """The module table of a webpack/rspack bundle, or None when the file has none."""
     import tree_sitter as ts
+
     tables: dict[int, list[tuple[Any, Any, Any]]] = {}
     calls, members, runtime_require = [], [], None
     arrays: list[Any] = []
@@ -232,14 +263,21 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
         obj = pairs[0][0].parent
         if len(pairs) != sum(1 for c in obj.named_children if c.type != "comment"):
             continue  # an object mixing other members is not a module table
-        if obj.parent is not None and obj.parent.type == "arguments" and obj.parent.parent is not None \
-                and obj.parent.parent.child_by_field_name("function") is not None \
-                and obj.parent.parent.child_by_field_name("function").text.endswith(b".d"):
+        if (
+            obj.parent is not None
+            and obj.parent.type == "arguments"
+            and obj.parent.parent is not None
+            and obj.parent.parent.child_by_field_name("function") is not None
+            and obj.parent.parent.child_by_field_name("function").text.endswith(b".d")
+        ):
             continue  # the export getters of n.d(exports, {...})
         keys = [_key(k) for _, k, _ in pairs]
         params = [_params(fn) for _, _, fn in pairs]
-        if any(k is None for k in keys) or not any(k.isdigit() or "/" in k for k in keys) \
-                or any(len(p) > 3 for p in params):
+        if (
+            any(k is None for k in keys)
+            or not any(k.isdigit() or "/" in k for k in keys)
+            or any(len(p) > 3 for p in params)
+        ):
             continue
         for (pair, _, fn), key, names in zip(pairs, keys, params):
             if len(modules) >= MAX_MODULES:
@@ -282,7 +320,7 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
             continue
         named = callee.child_by_field_name("name") if callee.type == "function_expression" else callee
         name = named.text.decode() if named is not None else ""  # `function t(s){...}(967)`: a minified runtime
-        target, i = _key(values[0]), owner(call)                  # running the entry module
+        target, i = _key(values[0]), owner(call)  # running the entry module
         if target is None:
             continue
         if i is not None and name == requires[i]:
@@ -330,8 +368,13 @@ def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | Non
             if exported:
                 add(modules[i]["exports"], exported)
     for module in modules:  # development builds with devtool "eval" keep their requires inside eval strings
-        if not module["requires"] and b"eval(" in data[module["start"]: module["end"]]:
+        if not module["requires"] and b"eval(" in data[module["start"] : module["end"]]:
             for m in _EVAL_REQUIRE.finditer(data, module["start"], module["end"]):
                 add(module["requires"], m.group(1).decode("utf-8", "replace"))
-    return {"format": "webpack-module-table", "modules": modules, "entry_requires": entry,
-            "entry_async": entry_async, "modules_omitted": omitted}
+    return {
+        "format": "webpack-module-table",
+        "modules": modules,
+        "entry_requires": entry,
+        "entry_async": entry_async,
+        "modules_omitted": omitted,
+    }

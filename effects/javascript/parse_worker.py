@@ -38,8 +38,12 @@ class Helper:
 
     def submit(self, *request: Any) -> None:
         if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, "-m", "effects.javascript.parse_worker"],
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "effects.javascript.parse_worker"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
         assert self.proc.stdin is not None
         try:
             pickle.dump(request, self.proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)

@@ -14,7 +14,8 @@ import anyio.to_thread
 from returns.result import Failure, Result, Success
 
 from effects import asar
-from effects.javascript.extract import TEXT_KINDS, classify, file_facts
+from effects.javascript.extract import classify, file_facts
+from rea.javascript.graph import TEXT_KINDS
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.javascript.effects import ExtractFiles, ScanApplication
@@ -22,9 +23,12 @@ from rea.text import printable
 
 
 def _unavailable(path: str, why: str) -> ReaError:
-    return ReaError(code="target_unavailable", message=f"Cannot read the application at {path!r}: {why}.",
-                    details={"path": path, "reason": why},
-                    action="Check the path exists and is a readable directory (or .asar), then call again.")
+    return ReaError(
+        code="target_unavailable",
+        message=f"Cannot read the application at {path!r}: {why}.",
+        details={"path": path, "reason": why},
+        action="Check the path exists and is a readable directory (or .asar), then call again.",
+    )
 
 
 async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaError]:
@@ -35,17 +39,32 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
         return Failure(_unavailable(effect.path, exc.strerror or str(exc)))
     if stat.S_ISREG(info.st_mode):
         if effect.format == "directory":
-            return Failure(invalid_request(f"{effect.path!r} is a file but format is directory", field="format",
-                                           accepted="asar or auto for an .asar file"))
+            return Failure(
+                invalid_request(
+                    f"{effect.path!r} is a file but format is directory",
+                    field="format",
+                    accepted="asar or auto for an .asar file",
+                )
+            )
         if effect.format == "asar" or root.lower().endswith(".asar"):
             return _scan_asar(root, effect)
-        return Failure(invalid_request(f"{effect.path!r} is a file, not an application directory or .asar",
-                                       field="input_path", accepted="a directory (an unpacked app) or an .asar file"))
+        return Failure(
+            invalid_request(
+                f"{effect.path!r} is a file, not an application directory or .asar",
+                field="input_path",
+                accepted="a directory (an unpacked app) or an .asar file",
+            )
+        )
     if not stat.S_ISDIR(info.st_mode):
         return Failure(_unavailable(effect.path, "not a directory or regular file"))
     if effect.format == "asar":
-        return Failure(invalid_request(f"{effect.path!r} is a directory but format is asar", field="format",
-                                       accepted="directory or auto for a directory"))
+        return Failure(
+            invalid_request(
+                f"{effect.path!r} is a directory but format is asar",
+                field="format",
+                accepted="directory or auto for a directory",
+            )
+        )
     files: list[dict[str, Any]] = []
     omitted: list[dict[str, Any]] = []
     pending = [("", "", 0)]  # (path on disk, path as recorded, depth): they differ for names that are not Unicode
@@ -84,8 +103,13 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
             elif stat.S_ISREG(st.st_mode):
                 files.append({"path": rel, "size": st.st_size, "kind": classify(rel)})
                 if disk != rel:  # read by its real name: a locator, as for an archive member
-                    files[-1]["locator"] = {"disk": entry.path, "offset": 0, "size": st.st_size, "sha256": None,
-                                            "integrity": None}
+                    files[-1]["locator"] = {
+                        "disk": entry.path,
+                        "offset": 0,
+                        "size": st.st_size,
+                        "sha256": None,
+                        "integrity": None,
+                    }
                 if files[-1]["kind"] == "asar":
                     archives_found.append((disk, rel))
             else:
@@ -105,15 +129,27 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
         await anyio.lowlevel.checkpoint()
     files.sort(key=lambda f: f["path"])
     omitted.sort(key=lambda o: o["path"])
-    return Success({"root": root, "kind": "directory", "files": files, "omitted": omitted,
-                    "containers": archives.containers, "integrity_contradictions": archives.contradictions,
-                    "text_kinds": list(TEXT_KINDS), "parser": _PARSERS})
+    return Success(
+        {
+            "root": root,
+            "kind": "directory",
+            "files": files,
+            "omitted": omitted,
+            "containers": archives.containers,
+            "integrity_contradictions": archives.contradictions,
+            "text_kinds": list(TEXT_KINDS),
+            "parser": _PARSERS,
+        }
+    )
 
 
 def _archive_error(path: str, exc: BaseException) -> ReaError:
-    return ReaError(code="artifact_operation_failed", message=f"{path!r} is not a readable ASAR archive: {exc}.",
-                    details={"path": path, "format": "asar"},
-                    action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE).")
+    return ReaError(
+        code="artifact_operation_failed",
+        message=f"{path!r} is not a readable ASAR archive: {exc}.",
+        details={"path": path, "format": "asar"},
+        action="Check the file is an Electron ASAR archive (npx @electron/asar list FILE).",
+    )
 
 
 class _Archives:
@@ -124,7 +160,9 @@ class _Archives:
         self.containers: list[dict[str, Any]] = []
         self.contradictions: list[dict[str, Any]] = []
 
-    def expand(self, prefix: str, disk: str, start: int, length: int | None, unpacked_dir: str | None, depth: int) -> None:
+    def expand(
+        self, prefix: str, disk: str, start: int, length: int | None, unpacked_dir: str | None, depth: int
+    ) -> None:
         base, header, size = asar.read_header(disk, start, length)
         self.containers.append({"path": prefix.rstrip("/") or ".", "status": "expanded", "depth": depth})
         for rel, node, reason in asar.walk(header, self.effect.max_depth):
@@ -138,8 +176,14 @@ class _Archives:
             member_size = node.get("size") if isinstance(node.get("size"), int) else 0
             if node.get("unpacked"):
                 companion = os.path.join(unpacked_dir, *rel.split("/")) if unpacked_dir else None
-                locator = {"disk": companion, "offset": 0, "size": member_size, "unpacked": True,
-                           "sha256": asar.declared(node), "integrity": node.get("integrity")}
+                locator = {
+                    "disk": companion,
+                    "offset": 0,
+                    "size": member_size,
+                    "unpacked": True,
+                    "sha256": asar.declared(node),
+                    "integrity": node.get("integrity"),
+                }
             else:
                 try:
                     offset = int(node.get("offset", ""))
@@ -149,8 +193,13 @@ class _Archives:
                 if base + offset + member_size > size:
                     self.omitted.append({"path": path, "reason": "invalid-entry", "detail": "beyond the archive end"})
                     continue
-                locator = {"disk": disk, "offset": start + base + offset, "size": member_size,
-                           "sha256": asar.declared(node), "integrity": node.get("integrity")}
+                locator = {
+                    "disk": disk,
+                    "offset": start + base + offset,
+                    "size": member_size,
+                    "sha256": asar.declared(node),
+                    "integrity": node.get("integrity"),
+                }
             kind = classify(path)
             self.files.append({"path": path, "size": member_size, "kind": kind, "locator": locator})
             if kind == "asar":
@@ -170,8 +219,14 @@ class _Archives:
             return
         companion = locator["disk"] + ".unpacked" if locator.get("unpacked") else None
         try:
-            self.expand(path + "/", locator["disk"], locator["offset"], locator["size"],
-                        companion if companion and os.path.isdir(companion) else None, depth + 1)
+            self.expand(
+                path + "/",
+                locator["disk"],
+                locator["offset"],
+                locator["size"],
+                companion if companion and os.path.isdir(companion) else None,
+                depth + 1,
+            )
         except (asar.AsarError, OSError) as exc:
             self.containers.append({"path": path, "status": "unreadable", "depth": depth + 1, "detail": str(exc)[:256]})
 
@@ -190,10 +245,19 @@ def _scan_asar(root: str, effect: ScanApplication) -> Result[Any, ReaError]:
         return Failure(_archive_error(effect.path, exc))
     files.sort(key=lambda f: f["path"])
     omitted.sort(key=lambda o: o["path"])
-    return Success({"root": root, "kind": "asar", "files": files, "omitted": omitted,
-                    "unpacked_directory": os.path.isdir(unpacked), "containers": archives.containers,
-                    "integrity_contradictions": archives.contradictions, "text_kinds": list(TEXT_KINDS),
-                    "parser": _PARSERS})
+    return Success(
+        {
+            "root": root,
+            "kind": "asar",
+            "files": files,
+            "omitted": omitted,
+            "unpacked_directory": os.path.isdir(unpacked),
+            "containers": archives.containers,
+            "integrity_contradictions": archives.contradictions,
+            "text_kinds": list(TEXT_KINDS),
+            "parser": _PARSERS,
+        }
+    )
 
 
 def _version(package: str) -> str | None:
@@ -203,8 +267,11 @@ def _version(package: str) -> str | None:
         return None
 
 
-_PARSERS = {"tree_sitter": _version("tree-sitter"), "javascript": _version("tree-sitter-javascript"),
-            "typescript": _version("tree-sitter-typescript")}
+_PARSERS = {
+    "tree_sitter": _version("tree-sitter"),
+    "javascript": _version("tree-sitter-javascript"),
+    "typescript": _version("tree-sitter-typescript"),
+}
 
 
 def _read(path: str, limit: int) -> bytes | str:
@@ -216,8 +283,14 @@ def _read(path: str, limit: int) -> bytes | str:
     return data
 
 
-def _one(root: str, entry: tuple[Any, ...], max_file_bytes: int, max_ast_nodes: int, max_sources: int,
-         max_original_bytes: int) -> dict[str, Any]:
+def _one(
+    root: str,
+    entry: tuple[Any, ...],
+    max_file_bytes: int,
+    max_ast_nodes: int,
+    max_sources: int,
+    max_original_bytes: int,
+) -> dict[str, Any]:
     """Read one file (or archive member) and extract its facts; never raises for bad content."""
     rel, kind = entry[0], entry[1]
     locator = entry[2] if len(entry) > 2 else None
@@ -231,8 +304,12 @@ def _one(root: str, entry: tuple[Any, ...], max_file_bytes: int, max_ast_nodes: 
         if isinstance(data, bytes) and len(data) <= max_file_bytes:
             contradiction = asar.verify(locator, (data,))
     if contradiction is not None:
-        return {"path": rel, "parse": "quarantined", "bytes_read": len(data),
-                "integrity_contradiction": {"path": rel, **contradiction}}
+        return {
+            "path": rel,
+            "parse": "quarantined",
+            "bytes_read": len(data),
+            "integrity_contradiction": {"path": rel, **contradiction},
+        }
     if isinstance(data, str):
         return {"path": rel, "parse": "failed", "error": f"unreadable: {data}", "bytes_read": 0}
     if len(data) > max_file_bytes:
@@ -253,13 +330,16 @@ _HELPER: list[Any] = []
 def _helper() -> Any | None:
     if not _HELPER:
         from effects.javascript.parse_worker import Helper
+
         _HELPER.append(Helper() if (os.cpu_count() or 1) >= 2 else None)
     return _HELPER[0]
 
 
 def _split(effect: ExtractFiles) -> int:
     """How many of the batch's files stay here; the rest (about half the bytes) go to the helper process."""
-    sizes = [(entry[2]["size"] if len(entry) > 2 else _size(os.path.join(effect.root, entry[0]))) for entry in effect.files]
+    sizes = [
+        (entry[2]["size"] if len(entry) > 2 else _size(os.path.join(effect.root, entry[0]))) for entry in effect.files
+    ]
     total = sum(sizes)
     if not effect.parallel or len(sizes) < 2:
         return len(sizes)
@@ -287,8 +367,12 @@ def _size(path: str) -> int:
 
 
 async def extract(effect: ExtractFiles, progress: Progress) -> Result[Any, ReaError]:
-    limits = (effect.max_file_bytes, effect.max_ast_nodes, effect.max_source_map_sources,
-              effect.max_original_source_bytes)
+    limits = (
+        effect.max_file_bytes,
+        effect.max_ast_nodes,
+        effect.max_source_map_sources,
+        effect.max_original_source_bytes,
+    )
     keep = _split(effect)
     helper = _helper() if keep < len(effect.files) else None
     if helper is None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
@@ -32,14 +33,16 @@ def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:
 def _render_overview(value: Mapping[str, Any]) -> str:
     r = _result(value)
     c = r["counts"]
-    lines = [f"{r['document']}: {r['format']} {r['architecture']} ({r['bits']}-bit, {r['endianness']}), entry {r['entry']}"
-             f"{' (' + r['entry_procedure']['name'] + ')' if r.get('entry_procedure') else ''}",
-             f"  {'PIE/shared' if r['pic'] else 'fixed address'}, {'stripped' if r['stripped'] else 'symbols present'}, "
-             f"analysed by {r['engine']['name']} {r['engine']['version']}",
-             f"  {c['procedures']} procedures ({c['functions']} functions, {c['thunks']} thunks, {c['imports']} imports), "
-             f"{c['strings']} strings, {c['sections']} sections",
-             "  largest: " + ", ".join(f"{p['name']}@{p['address']} ({p['size']} B)" for p in r["largest_procedures"]),
-             f"  evidence: {value.get('evidence_id', '-')}"]
+    lines = [
+        f"{r['document']}: {r['format']} {r['architecture']} ({r['bits']}-bit, {r['endianness']}), entry {r['entry']}"
+        f"{' (' + r['entry_procedure']['name'] + ')' if r.get('entry_procedure') else ''}",
+        f"  {'PIE/shared' if r['pic'] else 'fixed address'}, {'stripped' if r['stripped'] else 'symbols present'}, "
+        f"analysed by {r['engine']['name']} {r['engine']['version']}",
+        f"  {c['procedures']} procedures ({c['functions']} functions, {c['thunks']} thunks, {c['imports']} imports), "
+        f"{c['strings']} strings, {c['sections']} sections",
+        "  largest: " + ", ".join(f"{p['name']}@{p['address']} ({p['size']} B)" for p in r["largest_procedures"]),
+        f"  evidence: {value.get('evidence_id', '-')}",
+    ]
     return "\n".join(lines)
 
 
@@ -49,11 +52,14 @@ def _render_function(value: Mapping[str, Any]) -> str:
     lines = [f"{p['name']} @ {p['address']} ({p['kind']}, {p['size']} bytes)"]
     if r.get("pseudocode"):
         lines += ["", r["pseudocode"].rstrip()]
-    lines += ["", "callers: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callers"]) or "-"),
-              "callees: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callees"]) or "-"),
-              "strings: " + (", ".join(repr(s["value"]) for s in r["strings"]) or "-"),
-              "facets:  " + ", ".join(f"{k}={'yes' if v['available'] else 'no'}" for k, v in r["facet_availability"].items()),
-              f"evidence: {value.get('evidence_id', '-')}"]
+    lines += [
+        "",
+        "callers: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callers"]) or "-"),
+        "callees: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callees"]) or "-"),
+        "strings: " + (", ".join(repr(s["value"]) for s in r["strings"]) or "-"),
+        "facets:  " + ", ".join(f"{k}={'yes' if v['available'] else 'no'}" for k, v in r["facet_availability"].items()),
+        f"evidence: {value.get('evidence_id', '-')}",
+    ]
     return "\n".join(lines)
 
 
@@ -73,14 +79,22 @@ def _render_xrefs(value: Mapping[str, Any]) -> str:
 def _render_instructions(value: Mapping[str, Any]) -> str:
     r = _result(value)
     lines = [f"{i['address']}:  {i['bytes']:<24} {i['mnemonic']} {i['operands']}".rstrip() for i in r["items"]]
-    more = f"\n... {r['total'] - len(r['items']) - r['offset']} more (next offset {r['next_offset']})" if r["next_offset"] else ""
+    more = (
+        f"\n... {r['total'] - len(r['items']) - r['offset']} more (next offset {r['next_offset']})"
+        if r["next_offset"]
+        else ""
+    )
     return "\n".join(lines) + more
 
 
 def _analyze_configure(parser: argparse.ArgumentParser) -> None:
     _binary(parser)
-    parser.add_argument("--integrity-policy", choices=("fail-closed", "record-and-continue"), default="fail-closed",
-                        help="for an application directory or .asar: integrity mismatch handling")
+    parser.add_argument(
+        "--integrity-policy",
+        choices=("fail-closed", "record-and-continue"),
+        default="fail-closed",
+        help="for an application directory or .asar: integrity mismatch handling",
+    )
 
 
 def _is_application(path: str) -> bool:
@@ -90,14 +104,19 @@ def _is_application(path: str) -> bool:
 
 def _analyze_steps(ns: argparse.Namespace):
     if _is_application(ns.binary):
-        return [("analyze_javascript_application", {"input_path": ns.binary, "detail": "summary",
-                                                    "integrity_policy": ns.integrity_policy})]
+        return [
+            (
+                "analyze_javascript_application",
+                {"input_path": ns.binary, "detail": "summary", "integrity_policy": ns.integrity_policy},
+            )
+        ]
     return [_open(ns), ("binary_overview", {"detail": "concise"})]
 
 
 def _render_analysis(value: Mapping[str, Any]) -> str:
     if value.get("operation") == "analyze_javascript_application" or (
-            value.get("operation") == "inspect_analysis_view" and "parent_evidence_id" in value.get("normalized_result", {})):
+        value.get("operation") == "inspect_analysis_view" and "parent_evidence_id" in value.get("normalized_result", {})
+    ):
         return javascript_cli.render(value)
     return _render_overview(value)
 
@@ -114,18 +133,42 @@ def _instructions_configure(parser: argparse.ArgumentParser) -> None:
 
 
 COMMANDS = (
-    ToolCommand(name="analyze", help="overview of a native binary (angr), or of an application directory or .asar",
-                configure=_analyze_configure, steps=_analyze_steps, render=_render_analysis),
-    ToolCommand(name="function", help="function dossier: pseudocode, callers, callees, strings",
-                configure=_with_function,
-                steps=lambda ns: [_open(ns), ("analyze_function", {"procedure": ns.function})], render=_render_function),
-    ToolCommand(name="decompile", help="pseudocode of one function", configure=_with_function,
-                steps=lambda ns: [_open(ns), ("procedure_pseudo_code", {"procedure": ns.function})],
-                render=_render_pseudocode),
-    ToolCommand(name="xrefs", help="references to an address", configure=_xrefs_configure,
-                steps=lambda ns: [_open(ns), ("xrefs", {"address": ns.address})], render=_render_xrefs),
-    ToolCommand(name="instructions", help="a function's instructions, offset-paged", configure=_instructions_configure,
-                steps=lambda ns: [_open(ns), ("read_function_instructions",
-                                              {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit})],
-                render=_render_instructions),
+    ToolCommand(
+        name="analyze",
+        help="overview of a native binary (angr), or of an application directory or .asar",
+        configure=_analyze_configure,
+        steps=_analyze_steps,
+        render=_render_analysis,
+    ),
+    ToolCommand(
+        name="function",
+        help="function dossier: pseudocode, callers, callees, strings",
+        configure=_with_function,
+        steps=lambda ns: [_open(ns), ("analyze_function", {"procedure": ns.function})],
+        render=_render_function,
+    ),
+    ToolCommand(
+        name="decompile",
+        help="pseudocode of one function",
+        configure=_with_function,
+        steps=lambda ns: [_open(ns), ("procedure_pseudo_code", {"procedure": ns.function})],
+        render=_render_pseudocode,
+    ),
+    ToolCommand(
+        name="xrefs",
+        help="references to an address",
+        configure=_xrefs_configure,
+        steps=lambda ns: [_open(ns), ("xrefs", {"address": ns.address})],
+        render=_render_xrefs,
+    ),
+    ToolCommand(
+        name="instructions",
+        help="a function's instructions, offset-paged",
+        configure=_instructions_configure,
+        steps=lambda ns: [
+            _open(ns),
+            ("read_function_instructions", {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit}),
+        ],
+        render=_render_instructions,
+    ),
 )

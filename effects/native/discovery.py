@@ -17,11 +17,20 @@ def discover(environ: dict[str, str] | None = None) -> list[dict[str, Any]]:
 
 def _angr() -> dict[str, Any]:
     if importlib.util.find_spec("angr") is None:
-        return {"id": "angr", "available": False, "version": None, "code": "runtime_missing",
-                "reason": "the angr package is not installed in REA's Python environment",
-                "remediation": "python3 -m pip install -e . (angr is a REA dependency)"}
-    return {"id": "angr", "available": True, "version": importlib.metadata.version("angr"),
-            "diagnostics": {"python": sys.version.split()[0]}}
+        return {
+            "id": "angr",
+            "available": False,
+            "version": None,
+            "code": "runtime_missing",
+            "reason": "the angr package is not installed in REA's Python environment",
+            "remediation": "python3 -m pip install -e . (angr is a REA dependency)",
+        }
+    return {
+        "id": "angr",
+        "available": True,
+        "version": importlib.metadata.version("angr"),
+        "diagnostics": {"python": sys.version.split()[0]},
+    }
 
 
 def _ghidra(env: Any) -> dict[str, Any]:
@@ -29,26 +38,51 @@ def _ghidra(env: Any) -> dict[str, Any]:
     java = shutil.which("java")
     base = {"id": "ghidra", "version": None, "bindable": False}
     if not home:
-        return {**base, "available": False, "code": "not_configured",
-                "reason": "GHIDRA_INSTALL_DIR is not set",
-                "remediation": "Install Ghidra and a JDK, set GHIDRA_INSTALL_DIR, then restart REA."}
+        return {
+            **base,
+            "available": False,
+            "code": "not_configured",
+            "reason": "GHIDRA_INSTALL_DIR is not set",
+            "remediation": "Install Ghidra and a JDK, set GHIDRA_INSTALL_DIR, then restart REA.",
+        }
     if not os.path.isdir(home):
-        return {**base, "available": False, "code": "executable_missing",
-                "reason": f"GHIDRA_INSTALL_DIR={home} is not a directory",
-                "remediation": "Point GHIDRA_INSTALL_DIR at a Ghidra installation, then restart REA."}
+        return {
+            **base,
+            "available": False,
+            "code": "executable_missing",
+            "reason": f"GHIDRA_INSTALL_DIR={home} is not a directory",
+            "remediation": "Point GHIDRA_INSTALL_DIR at a Ghidra installation, then restart REA.",
+        }
     if java is None:
-        return {**base, "available": False, "code": "runtime_missing", "reason": "no java executable on PATH",
-                "remediation": "Install a JDK (Ghidra needs Java 21), then restart REA."}
+        return {
+            **base,
+            "available": False,
+            "code": "runtime_missing",
+            "reason": "no java executable on PATH",
+            "remediation": "Install a JDK (Ghidra needs Java 21), then restart REA.",
+        }
     return {**base, "available": True, "diagnostics": {"install_dir": home, "java": java}}
 
 
 def _hopper() -> dict[str, Any]:
-    return {"id": "hopper", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
-            "reason": "the Hopper adapter runs on macOS only",
-            "remediation": "Use the embedded angr provider on Linux."}
+    return {
+        "id": "hopper",
+        "available": False,
+        "version": None,
+        "bindable": False,
+        "code": "unsupported_host",
+        "reason": "the Hopper adapter runs on macOS only",
+        "remediation": "Use the embedded angr provider on Linux.",
+    }
 
 
 def _ida() -> dict[str, Any]:
-    return {"id": "ida", "available": False, "version": None, "bindable": False, "code": "unsupported_host",
-            "reason": "no IDA adapter is available on this host in this build",
-            "remediation": "Use the embedded angr provider."}
+    return {
+        "id": "ida",
+        "available": False,
+        "version": None,
+        "bindable": False,
+        "code": "unsupported_host",
+        "reason": "no IDA adapter is available on this host in this build",
+        "remediation": "Use the embedded angr provider.",
+    }

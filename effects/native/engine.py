@@ -13,7 +13,8 @@ import signal
 import subprocess
 import sys
 import time
-from typing import Any, Awaitable, Callable
+from typing import Any
+from collections.abc import Awaitable, Callable
 
 import anyio
 import anyio.abc
@@ -30,7 +31,7 @@ TERM_GRACE_S = 2.0
 
 
 def _now() -> str:
-    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class WorkerGone(Exception):
@@ -63,7 +64,9 @@ class AngrWorker:
         await self.stop()
         self.process = await anyio.open_process(
             [sys.executable, "-m", "effects.native.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
         self.reader = BufferedByteReceiveStream(self.process.stdout)
@@ -80,8 +83,10 @@ class AngrWorker:
         async def notify_while_waiting() -> None:
             while True:
                 await anyio.sleep(WAIT_NOTICE_S)
-                await report("waiting for angr startup",
-                             f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target")
+                await report(
+                    "waiting for angr startup",
+                    f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target",
+                )
 
         async with anyio.create_task_group() as group:
             group.start_soon(load)
@@ -91,13 +96,17 @@ class AngrWorker:
             group.cancel_scope.cancel()  # stops the notices, and the load if the deadline passed
         if not result:
             await self.stop()
-            return Failure(ReaError(
-                code="provider_timeout",
-                message=(f"angr did not finish starting within REA_ANGR_STARTUP_TIMEOUT_MS={self.startup_timeout_ms}. "
-                         "The worker was stopped."),
-                details={"provider": self.provider, "phase": "startup", "timeout_ms": self.startup_timeout_ms},
-                action="Raise REA_ANGR_STARTUP_TIMEOUT_MS, then close_binary and open_binary again.",
-            ))
+            return Failure(
+                ReaError(
+                    code="provider_timeout",
+                    message=(
+                        f"angr did not finish starting within REA_ANGR_STARTUP_TIMEOUT_MS={self.startup_timeout_ms}. "
+                        "The worker was stopped."
+                    ),
+                    details={"provider": self.provider, "phase": "startup", "timeout_ms": self.startup_timeout_ms},
+                    action="Raise REA_ANGR_STARTUP_TIMEOUT_MS, then close_binary and open_binary again.",
+                )
+            )
         loaded = result[0]
         if isinstance(loaded, Success):
             self.loader_facts = loaded.unwrap()
@@ -138,23 +147,42 @@ class AngrWorker:
                 if message["ok"]:
                     return Success(message["result"])
                 err = message["error"]
-                return Failure(ReaError(code=err["code"], message=err["message"],
-                                        details={"provider": self.provider, **(err.get("details") or {})}))
+                return Failure(
+                    ReaError(
+                        code=err["code"],
+                        message=err["message"],
+                        details={"provider": self.provider, **(err.get("details") or {})},
+                    )
+                )
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
                 await self.stop()
             raise
-        except (anyio.EndOfStream, anyio.IncompleteRead, anyio.BrokenResourceError, anyio.ClosedResourceError,
-                orjson.JSONDecodeError, OSError) as exc:
+        except (
+            anyio.EndOfStream,
+            anyio.IncompleteRead,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+            orjson.JSONDecodeError,
+            OSError,
+        ) as exc:
             code = self.process.returncode if self.process else None
             await self.stop()
-            return Failure(ReaError(
-                code="provider_unavailable",
-                message=(f"The angr worker stopped during {op} (exit status {code}); the session is intact. "
-                         "Retry the query, or close_binary and open_binary to start over."),
-                details={"provider": self.provider, "operation": op, "exit_status": code,
-                         "exception": type(exc).__name__},
-            ))
+            return Failure(
+                ReaError(
+                    code="provider_unavailable",
+                    message=(
+                        f"The angr worker stopped during {op} (exit status {code}); the session is intact. "
+                        "Retry the query, or close_binary and open_binary to start over."
+                    ),
+                    details={
+                        "provider": self.provider,
+                        "operation": op,
+                        "exit_status": code,
+                        "exception": type(exc).__name__,
+                    },
+                )
+            )
 
     # -------------------------------------------------------------- cleanup
 
@@ -168,14 +196,27 @@ class AngrWorker:
         try:
             proc = psutil.Process(pid)
             group = os.getpgid(pid)
-            descendants = [{"pid": c.pid, "parent_pid": c.ppid(), "process_group_id": os.getpgid(c.pid)}
-                           for c in proc.children(recursive=True)]
-            self.observation = {"status": "verified", "observed_at": _now(), "schema_version": 1,
-                                "launcher_pid": pid, "process_group_id": group, "launcher_parent_pid": proc.ppid(),
-                                "descendants": descendants}
+            descendants = [
+                {"pid": c.pid, "parent_pid": c.ppid(), "process_group_id": os.getpgid(c.pid)}
+                for c in proc.children(recursive=True)
+            ]
+            self.observation = {
+                "status": "verified",
+                "observed_at": _now(),
+                "schema_version": 1,
+                "launcher_pid": pid,
+                "process_group_id": group,
+                "launcher_parent_pid": proc.ppid(),
+                "descendants": descendants,
+            }
         except (psutil.Error, ProcessLookupError, PermissionError) as exc:
-            self.observation = {"status": "unavailable", "observed_at": _now(), "launcher_pid": pid,
-                                "process_group_id": pid, "reason": f"{type(exc).__name__}: the worker has exited"}
+            self.observation = {
+                "status": "unavailable",
+                "observed_at": _now(),
+                "launcher_pid": pid,
+                "process_group_id": pid,
+                "reason": f"{type(exc).__name__}: the worker has exited",
+            }
         return self.observation
 
     async def stop(self) -> list[str]:

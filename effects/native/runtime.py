@@ -99,12 +99,14 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
     runtime.worker, runtime.worker_key = None, None
     runtime.snapshots.clear()
     if remaining:
-        return Failure(ReaError(
-            code="cleanup_incomplete",
-            message=f"The angr worker group did not exit: {', '.join(remaining)} still run.",
-            details={"owned_resources": ["process"], "remaining": remaining},
-            action="Stop the listed processes (kill -9), then call close_binary again.",
-        ))
+        return Failure(
+            ReaError(
+                code="cleanup_incomplete",
+                message=f"The angr worker group did not exit: {', '.join(remaining)} still run.",
+                details={"owned_resources": ["process"], "remaining": remaining},
+                action="Stop the listed processes (kill -9), then call close_binary again.",
+            )
+        )
     return Success({"status": "complete", "owned_resources": []})
 
 

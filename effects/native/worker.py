@@ -20,11 +20,19 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import orjson
 
-ARCHITECTURES = {"AMD64": "x86_64", "X86": "x86", "ARMEL": "arm", "ARMHF": "arm", "ARMCortexM": "arm", "AARCH64": "arm64"}
+ARCHITECTURES = {
+    "AMD64": "x86_64",
+    "X86": "x86",
+    "ARMEL": "arm",
+    "ARMHF": "arm",
+    "ARMCortexM": "arm",
+    "AARCH64": "arm64",
+}
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
 MAX_STRING = 512
 MAX_SCANNED_STRINGS = 50_000
@@ -72,28 +80,50 @@ class Analysis:
         try:
             self.project = angr.Project(params["path"], auto_load_libs=False, load_debug_info=False)
         except Exception as exc:  # cle raises many types for unsupported input
-            raise WorkerError("target_unavailable", f"angr cannot load this file: {type(exc).__name__}: {exc}",
-                              reason="unsupported-format") from exc
+            raise WorkerError(
+                "target_unavailable",
+                f"angr cannot load this file: {type(exc).__name__}: {exc}",
+                reason="unsupported-format",
+            ) from exc
         self.main = self.project.loader.main_object
         self.rebase = self.main.mapped_base - self.main.linked_base
         arch = self.project.arch.name
         if arch not in ARCHITECTURES:
-            raise WorkerError("target_unavailable", f"architecture {arch} is not supported by this provider",
-                              reason="unsupported-architecture", architecture=arch)
+            raise WorkerError(
+                "target_unavailable",
+                f"architecture {arch} is not supported by this provider",
+                reason="unsupported-architecture",
+                architecture=arch,
+            )
         return self.loader_facts()
 
     def loader_facts(self) -> dict[str, Any]:
         main = self.main
         sections = [
-            {"name": s.name, "start": self.out(s.vaddr), "end": self.out(s.vaddr + s.memsize), "size": s.memsize,
-             "readable": bool(s.is_readable), "writable": bool(s.is_writable), "executable": bool(s.is_executable),
-             "kind": "section"}
-            for s in getattr(main, "sections", []) if s.name and s.memsize and s.vaddr
+            {
+                "name": s.name,
+                "start": self.out(s.vaddr),
+                "end": self.out(s.vaddr + s.memsize),
+                "size": s.memsize,
+                "readable": bool(s.is_readable),
+                "writable": bool(s.is_writable),
+                "executable": bool(s.is_executable),
+                "kind": "section",
+            }
+            for s in getattr(main, "sections", [])
+            if s.name and s.memsize and s.vaddr
         ]
         segments = [
-            {"name": f"segment_{i}", "start": self.out(s.vaddr), "end": self.out(s.vaddr + s.memsize), "size": s.memsize,
-             "readable": bool(s.is_readable), "writable": bool(s.is_writable), "executable": bool(s.is_executable),
-             "kind": "segment"}
+            {
+                "name": f"segment_{i}",
+                "start": self.out(s.vaddr),
+                "end": self.out(s.vaddr + s.memsize),
+                "size": s.memsize,
+                "readable": bool(s.is_readable),
+                "writable": bool(s.is_writable),
+                "executable": bool(s.is_executable),
+                "kind": "segment",
+            }
             for i, s in enumerate(getattr(main, "segments", []))
         ]
         symbols = []
@@ -109,8 +139,16 @@ class Analysis:
                 if sym.relative_addr == 0:
                     continue
                 source, address = "primary", self.out(sym.rebased_addr)
-            symbols.append({"name": sym.name, "address": address, "kind": kind, "source": source,
-                            "size": int(sym.size or 0), "exported": bool(sym.is_export)})
+            symbols.append(
+                {
+                    "name": sym.name,
+                    "address": address,
+                    "kind": kind,
+                    "source": source,
+                    "size": int(sym.size or 0),
+                    "exported": bool(sym.is_export),
+                }
+            )
         return {
             "format": FORMATS.get(type(main).__name__, "unknown"),
             "architecture": ARCHITECTURES[self.project.arch.name],
@@ -134,8 +172,14 @@ class Analysis:
         found: list[dict[str, Any]] = []
         memory = self.project.loader.memory
         for section in getattr(self.main, "sections", []):
-            if not section.name or section.is_executable or not section.memsize or not section.vaddr \
-                    or section.name in (".bss", ".tbss") or section.memsize > 64 << 20:
+            if (
+                not section.name
+                or section.is_executable
+                or not section.memsize
+                or not section.vaddr
+                or section.name in (".bss", ".tbss")
+                or section.memsize > 64 << 20
+            ):
                 continue
             try:
                 data = memory.load(section.vaddr, section.memsize)
@@ -143,9 +187,16 @@ class Analysis:
                 continue
             for match in STRING_RUN.finditer(data):
                 value = match.group(1).decode("ascii")
-                found.append({"address": self.out(section.vaddr + match.start(1)), "value": value[:MAX_STRING],
-                              "truncated": len(value) > MAX_STRING, "encoding": "utf-8", "length": len(value) + 1,
-                              "section": section.name})
+                found.append(
+                    {
+                        "address": self.out(section.vaddr + match.start(1)),
+                        "value": value[:MAX_STRING],
+                        "truncated": len(value) > MAX_STRING,
+                        "encoding": "utf-8",
+                        "length": len(value) + 1,
+                        "section": section.name,
+                    }
+                )
                 if len(found) >= MAX_SCANNED_STRINGS:
                     return found
         return found
@@ -195,14 +246,26 @@ class Analysis:
         for item in self.cfg.memory_data.values():
             if item.sort not in ("string", "unicode") or item.content is None:
                 continue
-            refs = sorted({self.containing(ref.ins_addr) for ref in kb.xrefs.get_xrefs_by_dst(item.address)
-                           if ref.ins_addr is not None} - {None})
+            refs = sorted(
+                {
+                    self.containing(ref.ins_addr)
+                    for ref in kb.xrefs.get_xrefs_by_dst(item.address)
+                    if ref.ins_addr is not None
+                }
+                - {None}
+            )
             raw = bytes(item.content)
             value = raw.decode("utf-16-le", "replace") if item.sort == "unicode" else raw.decode("utf-8", "replace")
-            strings.append({"address": self.out(item.address), "value": value[:MAX_STRING],
-                            "truncated": len(value) > MAX_STRING,
-                            "encoding": "utf-16le" if item.sort == "unicode" else "utf-8",
-                            "length": item.size, "referenced_by": [self.out(r) for r in refs]})
+            strings.append(
+                {
+                    "address": self.out(item.address),
+                    "value": value[:MAX_STRING],
+                    "truncated": len(value) > MAX_STRING,
+                    "encoding": "utf-16le" if item.sort == "unicode" else "utf-8",
+                    "length": item.size,
+                    "referenced_by": [self.out(r) for r in refs],
+                }
+            )
             for r in refs:
                 string_refs.setdefault(r, set()).add(item.address)
         procedures = []
@@ -214,25 +277,39 @@ class Analysis:
                     call_sites.append({"site": self.out(site), "target": self.out(target)})
             external = f.is_simprocedure or not (self.main.min_addr <= f.addr <= self.main.max_addr)
             kind = "external" if external else "thunk" if f.is_plt else "function"
-            procedures.append({
-                "address": self.out(f.addr),
-                "name": f.name,
-                "kind": kind,
-                "size": int(sum(b.size for b in f.blocks) if not external else 0),
-                "returning": f.returning,
-                "blocks": [{"start": self.out(b.addr), "size": b.size} for b in sorted(f.blocks, key=lambda b: b.addr)],
-                "callees": sorted({self.out(t) for t in callgraph.successors(f.addr)}) if f.addr in callgraph else [],
-                "callers": sorted({self.out(c) for c in callgraph.predecessors(f.addr)}) if f.addr in callgraph else [],
-                "call_sites": call_sites,
-                "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
-            })
+            procedures.append(
+                {
+                    "address": self.out(f.addr),
+                    "name": f.name,
+                    "kind": kind,
+                    "size": int(sum(b.size for b in f.blocks) if not external else 0),
+                    "returning": f.returning,
+                    "blocks": [
+                        {"start": self.out(b.addr), "size": b.size} for b in sorted(f.blocks, key=lambda b: b.addr)
+                    ],
+                    "callees": sorted({self.out(t) for t in callgraph.successors(f.addr)})
+                    if f.addr in callgraph
+                    else [],
+                    "callers": sorted({self.out(c) for c in callgraph.predecessors(f.addr)})
+                    if f.addr in callgraph
+                    else [],
+                    "call_sites": call_sites,
+                    "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
+                }
+            )
         data_refs = []
         for dst, refs in kb.xrefs.xrefs_by_dst.items():
             for ref in refs:
                 if ref.ins_addr is None:
                     continue
-                data_refs.append({"from": self.out(ref.ins_addr), "from_procedure": self.out(self.containing(ref.ins_addr)),
-                                  "to": self.out(dst), "kind": ref.type_string})
+                data_refs.append(
+                    {
+                        "from": self.out(ref.ins_addr),
+                        "from_procedure": self.out(self.containing(ref.ins_addr)),
+                        "to": self.out(dst),
+                        "kind": ref.type_string,
+                    }
+                )
         data_refs.sort(key=lambda r: (r["to"], r["from"]))
         return {"procedures": procedures, "strings": strings, "data_references": data_refs}
 
@@ -262,24 +339,40 @@ class Analysis:
             if not block.size:
                 continue
             for insn in self.project.factory.block(block.addr, size=block.size).capstone.insns:
-                instructions.append({"address": self.out(insn.address), "bytes": insn.bytes.hex(),
-                                     "mnemonic": insn.mnemonic, "operands": insn.op_str,
-                                     "block": self.out(block.addr)})
+                instructions.append(
+                    {
+                        "address": self.out(insn.address),
+                        "bytes": insn.bytes.hex(),
+                        "mnemonic": insn.mnemonic,
+                        "operands": insn.op_str,
+                        "block": self.out(block.addr),
+                    }
+                )
         return {"address": params["address"], "instructions": instructions}
 
     def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         function = self.function(params["address"])
         if function.is_simprocedure or function.is_plt:
-            raise WorkerError("capability_unavailable", f"{function.name} is an import stub; there is no body to decompile",
-                              reason="no-body")
+            raise WorkerError(
+                "capability_unavailable",
+                f"{function.name} is an import stub; there is no body to decompile",
+                reason="no-body",
+            )
         started = time.monotonic()
         emit(f"decompiling {function.name}")
         decompiler = self.project.analyses.Decompiler(function, cfg=self.cfg.model)
         if decompiler.codegen is None or not decompiler.codegen.text:
-            raise WorkerError("execution_failure", f"angr's decompiler produced no code for {function.name}",
-                              reason="decompiler-empty")
-        return {"address": params["address"], "name": function.name, "pseudocode": decompiler.codegen.text,
-                "elapsed_ms": int((time.monotonic() - started) * 1000)}
+            raise WorkerError(
+                "execution_failure",
+                f"angr's decompiler produced no code for {function.name}",
+                reason="decompiler-empty",
+            )
+        return {
+            "address": params["address"],
+            "name": function.name,
+            "pseudocode": decompiler.codegen.text,
+            "elapsed_ms": int((time.monotonic() - started) * 1000),
+        }
 
 
 def _angr_version() -> str:
@@ -313,11 +406,21 @@ def main() -> int:
                 raise WorkerError("invalid_request", f"unknown worker operation {request.get('op')!r}")
             reply = {"id": rid, "ok": True, "result": op(request.get("params") or {}, emit)}
         except WorkerError as exc:
-            reply = {"id": rid, "ok": False, "error": {"code": exc.code, "message": exc.message, "details": exc.details}}
+            reply = {
+                "id": rid,
+                "ok": False,
+                "error": {"code": exc.code, "message": exc.message, "details": exc.details},
+            }
         except Exception as exc:  # a failure in angr is a provider failure, not a worker crash
-            reply = {"id": rid, "ok": False, "error": {
-                "code": "execution_failure", "message": f"angr failed: {type(exc).__name__}: {exc}",
-                "details": {"exception": type(exc).__name__, "trace": traceback.format_exc(limit=3)[-1500:]}}}
+            reply = {
+                "id": rid,
+                "ok": False,
+                "error": {
+                    "code": "execution_failure",
+                    "message": f"angr failed: {type(exc).__name__}: {exc}",
+                    "details": {"exception": type(exc).__name__, "trace": traceback.format_exc(limit=3)[-1500:]},
+                },
+            }
         out.write(orjson.dumps(reply, default=str) + b"\n")
         out.flush()
     return 0

@@ -8,8 +8,10 @@ def __getattr__(name: str):
     vocabulary in `rea.artifacts.model`."""
     if name in ("compare_artifacts", "compare_inventories"):
         from rea.artifacts import compare
+
         return getattr(compare, name)
     if name in ("build_inventory", "parse_inventory"):
         from rea.artifacts import graph
+
         return getattr(graph, name)
     raise AttributeError(f"module 'rea.artifacts' has no attribute {name!r}")

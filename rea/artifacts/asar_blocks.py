@@ -10,7 +10,8 @@ on a real modification the mismatching blocks say where the bytes changed.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import attrs
 
@@ -48,11 +49,17 @@ def block_mismatch(declared: DeclaredBlocks | str, observed: Sequence[str], size
         return f"The header's integrity block list is malformed: {declared}."
     expected = block_count(size, declared.block_size)
     if len(declared.blocks) != expected:
-        return (f"The header declares {len(declared.blocks)} integrity blocks of {declared.block_size} bytes; "
-                f"the {size} bytes read make {expected}.")
+        return (
+            f"The header declares {len(declared.blocks)} integrity blocks of {declared.block_size} bytes; "
+            f"the {size} bytes read make {expected}."
+        )
     differ = [i for i, (d, o) in enumerate(zip(declared.blocks, observed)) if d != o]
     if not differ:
         return None
-    shown = ", ".join(str(i) for i in differ[:SHOWN]) + (f" and {len(differ) - SHOWN} more" if len(differ) > SHOWN else "")
-    return (f"{len(differ)} of {expected} integrity blocks ({declared.block_size} bytes each) differ from the header: "
-            f"block {shown} (byte offsets from {differ[0] * declared.block_size}).")
+    shown = ", ".join(str(i) for i in differ[:SHOWN]) + (
+        f" and {len(differ) - SHOWN} more" if len(differ) > SHOWN else ""
+    )
+    return (
+        f"{len(differ)} of {expected} integrity blocks ({declared.block_size} bytes each) differ from the header: "
+        f"block {shown} (byte offsets from {differ[0] * declared.block_size})."
+    )

@@ -6,7 +6,8 @@ everything else is identical.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
@@ -27,9 +28,13 @@ def inventory_of(evidence: Evidence) -> Result[dict[str, Any], ReaError]:
     elif evidence.operation == "inspect_artifact" and isinstance(evidence.normalized_result, dict):
         payload = evidence.normalized_result.get("inventory")
     else:
-        return Failure(invalid_request(
-            f"Evidence {evidence.evidence_id} comes from {evidence.operation}, not an artifact inventory",
-            field="evidence", accepted="inspect_artifact or inventory_artifact Evidence"))
+        return Failure(
+            invalid_request(
+                f"Evidence {evidence.evidence_id} comes from {evidence.operation}, not an artifact inventory",
+                field="evidence",
+                accepted="inspect_artifact or inventory_artifact Evidence",
+            )
+        )
     return parse_inventory(payload)
 
 
@@ -79,11 +84,18 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
     changes: list[dict[str, Any]] = []
     unchanged = 0
 
-    def entry(path: str, classification: str, dims: list[str], lo: Mapping[str, Any] | None,
-              ro: Mapping[str, Any] | None) -> dict[str, Any]:
-        return {"logical_path": path, "classification": classification, "dimensions": dims,
-                "left_occurrence_id": lo and lo["occurrence_id"], "right_occurrence_id": ro and ro["occurrence_id"],
-                "left_artifact_id": lo and lo.get("artifact_id"), "right_artifact_id": ro and ro.get("artifact_id")}
+    def entry(
+        path: str, classification: str, dims: list[str], lo: Mapping[str, Any] | None, ro: Mapping[str, Any] | None
+    ) -> dict[str, Any]:
+        return {
+            "logical_path": path,
+            "classification": classification,
+            "dimensions": dims,
+            "left_occurrence_id": lo and lo["occurrence_id"],
+            "right_occurrence_id": ro and ro["occurrence_id"],
+            "left_artifact_id": lo and lo.get("artifact_id"),
+            "right_artifact_id": ro and ro.get("artifact_id"),
+        }
 
     # root deltas: content and executable metadata
     root_change = None
@@ -117,26 +129,33 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
     lcov, rcov = left["coverage"], right["coverage"]
     scope_match = lcov["scope"] == rcov["scope"]
     if not scope_match:
-        uncertainty.append(f"coverage scopes differ (left {lcov['scope']}, right {rcov['scope']}); equality of "
-                           "members cannot be concluded")
+        uncertainty.append(
+            f"coverage scopes differ (left {lcov['scope']}, right {rcov['scope']}); equality of "
+            "members cannot be concluded"
+        )
     for side, cov in (("left", lcov), ("right", rcov)):
         if cov["status"] != "complete":
             uncertainty.append(f"the {side} traversal coverage is unknown; unobserved members may differ")
-    members_complete = all(len(inv[s]["items"]) == inv["manifest"].get(c)
-                           for inv in (left, right)
-                           for s, c in (("nodes", "node_count"), ("occurrences", "occurrence_count"),
-                                        ("edges", "edge_count")))
+    members_complete = all(
+        len(inv[s]["items"]) == inv["manifest"].get(c)
+        for inv in (left, right)
+        for s, c in (("nodes", "node_count"), ("occurrences", "occurrence_count"), ("edges", "edge_count"))
+    )
     if lcov["scope"] == "root" and rcov["scope"] == "root":
-        limitations.append("Both sides are root-scoped: the roots were compared as whole artifacts; container "
-                           "members were not enumerated.")
+        limitations.append(
+            "Both sides are root-scoped: the roots were compared as whole artifacts; container "
+            "members were not enumerated."
+        )
     all_changes = ([root_change] if root_change else []) + changes
     counts = {c: sum(1 for x in all_changes if x["classification"] == c) for c in CLASSIFICATIONS}
     if counts["contradiction"]:
         status = "contradiction"
     elif not members_complete:
         status = "truncated"
-        limitations.append("Graph members committed by a manifest are missing from the supplied Evidence; pass every "
-                           "page of each inventory (or inspect_artifact Evidence) to compare completely.")
+        limitations.append(
+            "Graph members committed by a manifest are missing from the supplied Evidence; pass every "
+            "page of each inventory (or inspect_artifact Evidence) to compare completely."
+        )
     elif counts["changed"] or (counts["added"] and counts["removed"]) or root_change:
         status = "changed"
     elif counts["added"]:
@@ -152,7 +171,8 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
         "status": status,
         "left_manifest_id": left["manifest"].get("manifest_id"),
         "right_manifest_id": right["manifest"].get("manifest_id"),
-        "left_coverage": dict(lcov), "right_coverage": dict(rcov),
+        "left_coverage": dict(lcov),
+        "right_coverage": dict(rcov),
         "summary": {**counts, "unchanged": unchanged},
         "changes": all_changes,
         "uncertainty": sorted(set(uncertainty)),
@@ -160,8 +180,9 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
     }
 
 
-def compare_artifacts(left: Sequence[Evidence], right: Sequence[Evidence], offset: int = 0,
-                      limit: int | None = None) -> Result[dict[str, Any], ReaError]:
+def compare_artifacts(
+    left: Sequence[Evidence], right: Sequence[Evidence], offset: int = 0, limit: int | None = None
+) -> Result[dict[str, Any], ReaError]:
     """Compare left and right inventory Evidence (each one record or several pages of one inventory)."""
     sides = []
     for name, records in (("left", left), ("right", right)):

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from typing import Any, Mapping, Sequence
+from typing import Any
+from collections.abc import Mapping, Sequence
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -19,18 +20,29 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError
 from rea.paging import paginate
 from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this graph pages)
-    CONTAINER_FORMATS, COVERAGE_SCOPES, COVERAGE_STATUSES, LEGACY_STATUSES, ROOT_ONLY_FORMATS, SECTIONS,
-    InventoryFacts, Limits, kind_for, normalize_member_name,
+    CONTAINER_FORMATS,
+    COVERAGE_SCOPES,
+    COVERAGE_STATUSES,
+    LEGACY_STATUSES,
+    ROOT_ONLY_FORMATS,
+    SECTIONS,
+    InventoryFacts,
+    Limits,
+    kind_for,
+    normalize_member_name,
 )
 
 GRAPH_SCHEMA_VERSION = 1
-ROOT_SCOPE_NOTICE = ("Root-only inventory: the root artifact was hashed as a whole; its container entries were not "
-                     "enumerated.")
+ROOT_SCOPE_NOTICE = (
+    "Root-only inventory: the root artifact was hashed as a whole; its container entries were not enumerated."
+)
 # historical REA wording that meant the same root-only scope
 _LEGACY_ROOT_NOTICES = ("root-only inventory", "container entries were not enumerated", "not a recognized container")
-UNPACKED_CAUSE = ("Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
-                  "header, so the declared hash no longer matches; Electron does not check unpacked companions at "
-                  "runtime.")
+UNPACKED_CAUSE = (
+    "Packaging tools commonly sign or strip .asar.unpacked native binaries after writing the archive "
+    "header, so the declared hash no longer matches; Electron does not check unpacked companions at "
+    "runtime."
+)
 
 
 _SAFE = 2**53 - 1
@@ -71,33 +83,75 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
     root_is_dir = facts.root_format == "directory"
     root_art = artifact_id(facts.root_sha256, facts.root_size)
     # the root's name is shown but not committed to: renaming the file keeps every id
-    root_occ = _id("occ_", {"parent_occurrence_id": None, "entry_kind": "directory" if root_is_dir else "file",
-                            "artifact_id": root_art})
+    root_occ = _id(
+        "occ_",
+        {"parent_occurrence_id": None, "entry_kind": "directory" if root_is_dir else "file", "artifact_id": root_art},
+    )
     limitations: list[str] = list(facts.limitations)
     nodes: dict[str, dict[str, Any]] = {}
     node_first_chain: dict[str, tuple[str, ...]] = {}
 
-    def add_node(aid: str, sha: str, size: int, fmt: str, name: str, executable: bool, state: str,
-                 chain: tuple[str, ...], notes: Sequence[str] = ()) -> None:
+    def add_node(
+        aid: str,
+        sha: str,
+        size: int,
+        fmt: str,
+        name: str,
+        executable: bool,
+        state: str,
+        chain: tuple[str, ...],
+        notes: Sequence[str] = (),
+    ) -> None:
         if aid in nodes and node_first_chain[aid] <= chain:
             return
-        nodes[aid] = {"artifact_id": aid, "kind": kind_for(fmt, name, executable), "format": fmt, "sha256": sha,
-                      "size": size, "media_type": None, "architecture": None, "executable": executable,
-                      "content_state": state, "limitations": list(notes)}
+        nodes[aid] = {
+            "artifact_id": aid,
+            "kind": kind_for(fmt, name, executable),
+            "format": fmt,
+            "sha256": sha,
+            "size": size,
+            "media_type": None,
+            "architecture": None,
+            "executable": executable,
+            "content_state": state,
+            "limitations": list(notes),
+        }
         node_first_chain[aid] = chain
 
     root_notes = []
     if facts.root_format in ROOT_ONLY_FORMATS:
-        root_notes.append(f"{facts.root_format.upper()} contents are not enumerated by this reader; the root is "
-                          "recorded by its digest only.")
-    add_node(root_art, facts.root_sha256, facts.root_size, facts.root_format, root_name, False,
-             "materialized", (), root_notes)
-    occurrences = [{
-        "occurrence_id": root_occ, "artifact_id": root_art, "parent_occurrence_id": None, "logical_path": root_name,
-        "entry_kind": "directory" if root_is_dir else "file", "declared_size": None if root_is_dir else facts.root_size,
-        "compressed_size": None, "executable": False, "encrypted": False, "hash_status": "verified",
-        "source_location": None, "unpacked": False, "limitations": [],
-    }]
+        root_notes.append(
+            f"{facts.root_format.upper()} contents are not enumerated by this reader; the root is "
+            "recorded by its digest only."
+        )
+    add_node(
+        root_art,
+        facts.root_sha256,
+        facts.root_size,
+        facts.root_format,
+        root_name,
+        False,
+        "materialized",
+        (),
+        root_notes,
+    )
+    occurrences = [
+        {
+            "occurrence_id": root_occ,
+            "artifact_id": root_art,
+            "parent_occurrence_id": None,
+            "logical_path": root_name,
+            "entry_kind": "directory" if root_is_dir else "file",
+            "declared_size": None if root_is_dir else facts.root_size,
+            "compressed_size": None,
+            "executable": False,
+            "encrypted": False,
+            "hash_status": "verified",
+            "source_location": None,
+            "unpacked": False,
+            "limitations": [],
+        }
+    ]
     chains: dict[str, tuple[str, ...]] = {root_occ: ()}
     occ_of_entry: dict[int, str] = {}
     art_of_entry: dict[int, str | None] = {}
@@ -114,8 +168,15 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         aid = None
         if entry.entry_kind in ("file", "slice") and entry.sha256 is not None and entry.size is not None:
             aid = artifact_id(entry.sha256, entry.size)
-        occ = _id("occ_", {"parent_occurrence_id": parent_occ, "logical_path": entry.logical_path,
-                           "entry_kind": entry.entry_kind, "artifact_id": aid})
+        occ = _id(
+            "occ_",
+            {
+                "parent_occurrence_id": parent_occ,
+                "logical_path": entry.logical_path,
+                "entry_kind": entry.entry_kind,
+                "artifact_id": aid,
+            },
+        )
         chain = chains[parent_occ] + (entry.logical_path,)
         occ_of_entry[entry.index] = occ
         art_of_entry[entry.index] = aid
@@ -125,34 +186,69 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         if entry.entry_kind in ("file", "slice") and entry.hash_status in ("not-hashed-limit", "unavailable"):
             incomplete = True
         chains[occ] = chain
-        occurrences.append({
-            "occurrence_id": occ, "artifact_id": aid, "parent_occurrence_id": parent_occ,
-            "logical_path": entry.logical_path, "entry_kind": entry.entry_kind,
-            "declared_size": entry.declared_size, "compressed_size": entry.compressed_size,
-            "executable": entry.executable, "encrypted": entry.encrypted, "hash_status": entry.hash_status,
-            "source_location": None if entry.source_offset is None else
-            {"offset": entry.source_offset, "length": entry.source_length or 0},
-            "unpacked": entry.unpacked, "limitations": notes,
-        })
+        occurrences.append(
+            {
+                "occurrence_id": occ,
+                "artifact_id": aid,
+                "parent_occurrence_id": parent_occ,
+                "logical_path": entry.logical_path,
+                "entry_kind": entry.entry_kind,
+                "declared_size": entry.declared_size,
+                "compressed_size": entry.compressed_size,
+                "executable": entry.executable,
+                "encrypted": entry.encrypted,
+                "hash_status": entry.hash_status,
+                "source_location": None
+                if entry.source_offset is None
+                else {"offset": entry.source_offset, "length": entry.source_length or 0},
+                "unpacked": entry.unpacked,
+                "limitations": notes,
+            }
+        )
         if aid is not None:
-            add_node(aid, entry.sha256 or "", entry.size or 0, entry.format, entry.logical_path, entry.executable,
-                     "embedded", chain)
+            add_node(
+                aid,
+                entry.sha256 or "",
+                entry.size or 0,
+                entry.format,
+                entry.logical_path,
+                entry.executable,
+                "embedded",
+                chain,
+            )
             if parent_art is not None:
-                edges.append({"parent_artifact_id": parent_art, "child_artifact_id": aid, "relation": "contains",
-                              "occurrence_id": occ, "logical_path": entry.logical_path, "producer": None})
+                edges.append(
+                    {
+                        "parent_artifact_id": parent_art,
+                        "child_artifact_id": aid,
+                        "relation": "contains",
+                        "occurrence_id": occ,
+                        "logical_path": entry.logical_path,
+                        "producer": None,
+                    }
+                )
         if entry.hash_status == "mismatched" and entry.declared_sha256 and entry.sha256:
             incomplete = True
-            notes = ["The observed bytes contradict the container's declared integrity hash; they were quarantined "
-                     "from nested expansion."]
+            notes = [
+                "The observed bytes contradict the container's declared integrity hash; they were quarantined "
+                "from nested expansion."
+            ]
             if entry.integrity_detail:
                 notes.append(entry.integrity_detail)
             if entry.unpacked:
                 notes.append(UNPACKED_CAUSE)
-            body = {"occurrence_id": occ, "parent_artifact_id": parent_art or root_art,
-                    "logical_path": entry.logical_path, "declared_sha256": entry.declared_sha256,
-                    "observed_sha256": entry.sha256, "entry_kind": "slice" if entry.entry_kind == "slice" else "file",
-                    "unpacked": entry.unpacked, "trust": "observed-untrusted",
-                    "provenance": "container-integrity-metadata-versus-observed-bytes", "limitations": notes}
+            body = {
+                "occurrence_id": occ,
+                "parent_artifact_id": parent_art or root_art,
+                "logical_path": entry.logical_path,
+                "declared_sha256": entry.declared_sha256,
+                "observed_sha256": entry.sha256,
+                "entry_kind": "slice" if entry.entry_kind == "slice" else "file",
+                "unpacked": entry.unpacked,
+                "trust": "observed-untrusted",
+                "provenance": "container-integrity-metadata-versus-observed-bytes",
+                "limitations": notes,
+            }
             contradictions.append({"contradiction_id": _id("ic_", body), **body})
 
     occurrences.sort(key=lambda o: (chains[o["occurrence_id"]], o["entry_kind"], o["occurrence_id"]))
@@ -162,8 +258,10 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
     for ordinal, edge in enumerate(edges):
         del edge["_chain"]
         edge["ordinal"] = ordinal
-        edge["edge_id"] = _id("edge_", {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id",
-                                                             "relation", "occurrence_id")})
+        edge["edge_id"] = _id(
+            "edge_",
+            {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id", "relation", "occurrence_id")},
+        )
     node_list = sorted(nodes.values(), key=lambda n: (node_first_chain[n["artifact_id"]], n["artifact_id"]))
     contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
 
@@ -173,11 +271,16 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         by_folded[(o["parent_occurrence_id"], o["logical_path"].casefold())].add(o["logical_path"])
     for (_, _), spellings in sorted(by_folded.items(), key=lambda kv: sorted(kv[1])):
         if len(spellings) > 1:
-            limitations.append("Case-distinct members " + ", ".join(sorted(spellings)) + " were each read and kept "
-                               "separate; they would collide when materialized on a case-insensitive file system.")
+            limitations.append(
+                "Case-distinct members " + ", ".join(sorted(spellings)) + " were each read and kept "
+                "separate; they would collide when materialized on a case-insensitive file system."
+            )
     for hit in facts.limit_hits:
-        limitations.append(f"Limit {hit.limit}={hit.value} reached"
-                           + (f" at {hit.logical_path}" if hit.logical_path else "") + f": {hit.message}")
+        limitations.append(
+            f"Limit {hit.limit}={hit.value} reached"
+            + (f" at {hit.logical_path}" if hit.logical_path else "")
+            + f": {hit.message}"
+        )
     for om in facts.omissions:
         limitations.append(f"Omitted {om.entry_type} {om.logical_path}: {om.reason}")
 
@@ -185,30 +288,44 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
     if scope == "root":
         limitations.append(ROOT_SCOPE_NOTICE)
     coverage = {"scope": scope, "status": "unknown" if incomplete else "complete"}
-    graph = {"nodes": node_list, "occurrences": occurrences, "edges": edges,
-             "integrity_contradictions": contradictions}
+    graph = {"nodes": node_list, "occurrences": occurrences, "edges": edges, "integrity_contradictions": contradictions}
     manifest_body = {
-        "schema_version": GRAPH_SCHEMA_VERSION, "root_artifact_id": root_art, "root_sha256": facts.root_sha256,
-        "root_format": facts.root_format, "graph_sha256": canonical_sha256(_nameless(graph)), "node_count": len(node_list),
-        "occurrence_count": len(occurrences), "edge_count": len(edges),
-        "integrity_contradiction_count": len(contradictions), "limits": limits.to_json(), "coverage": coverage,
+        "schema_version": GRAPH_SCHEMA_VERSION,
+        "root_artifact_id": root_art,
+        "root_sha256": facts.root_sha256,
+        "root_format": facts.root_format,
+        "graph_sha256": canonical_sha256(_nameless(graph)),
+        "node_count": len(node_list),
+        "occurrence_count": len(occurrences),
+        "edge_count": len(edges),
+        "integrity_contradiction_count": len(contradictions),
+        "limits": limits.to_json(),
+        "coverage": coverage,
     }
-    manifest = {"schema_version": GRAPH_SCHEMA_VERSION, "manifest_id": "agm_" + canonical_sha256(manifest_body),  # nested, may hold a float
-                **{k: v for k, v in manifest_body.items() if k != "schema_version"}}
+    manifest = {
+        "schema_version": GRAPH_SCHEMA_VERSION,
+        "manifest_id": "agm_" + canonical_sha256(manifest_body),  # nested, may hold a float
+        **{k: v for k, v in manifest_body.items() if k != "schema_version"},
+    }
     return {
-        "manifest": manifest, **graph, "limits": limits.to_json(), "coverage": coverage,
+        "manifest": manifest,
+        **graph,
+        "limits": limits.to_json(),
+        "coverage": coverage,
         "coverage_status": coverage_status_of(coverage),
-        "limit_hits": [{"limit": h.limit, "value": h.value, "logical_path": h.logical_path, "message": h.message}
-                       for h in facts.limit_hits],
-        "omitted_entries": [{"logical_path": o.logical_path, "entry_type": o.entry_type, "reason": o.reason}
-                            for o in facts.omissions],
+        "limit_hits": [
+            {"limit": h.limit, "value": h.value, "logical_path": h.logical_path, "message": h.message}
+            for h in facts.limit_hits
+        ],
+        "omitted_entries": [
+            {"logical_path": o.logical_path, "entry_type": o.entry_type, "reason": o.reason} for o in facts.omissions
+        ],
         "limitations": limitations,
     }
 
 
 def _nameless(graph: Mapping[str, Any]) -> dict[str, Any]:
-    occurrences = [dict(o, logical_path=None) if o["parent_occurrence_id"] is None else o
-                   for o in graph["occurrences"]]
+    occurrences = [dict(o, logical_path=None) if o["parent_occurrence_id"] is None else o for o in graph["occurrences"]]
     return {**graph, "occurrences": occurrences}
 
 
@@ -227,9 +344,12 @@ def page_inventory(complete: Mapping[str, Any], windows: Mapping[str, tuple[int,
 
 
 def _reject(message: str, **details: Any) -> ReaError:
-    return ReaError(code="evidence_integrity_mismatch", message=f"Artifact inventory rejected: {message}",
-                    details=details or None,
-                    action="Pass inventory_artifact or inspect_artifact Evidence exactly as REA produced it.")
+    return ReaError(
+        code="evidence_integrity_mismatch",
+        message=f"Artifact inventory rejected: {message}",
+        details=details or None,
+        action="Pass inventory_artifact or inspect_artifact Evidence exactly as REA produced it.",
+    )
 
 
 def _legacy_scope(limitations: Sequence[Any]) -> str:
@@ -250,8 +370,11 @@ def parse_inventory(result: Any) -> Result[dict[str, Any], ReaError]:
         value = result.get(section, {"items": [], "offset": 0, "limit": 1, "total": 0, "next_offset": None})
         if isinstance(value, list):  # historical inline array (integrity_contradictions)
             continue
-        if not isinstance(value, dict) or not isinstance(value.get("items"), list) or \
-                not isinstance(value.get("total"), int):
+        if (
+            not isinstance(value, dict)
+            or not isinstance(value.get("items"), list)
+            or not isinstance(value.get("total"), int)
+        ):
             return Failure(_reject(f"{section} is not a page with items and total", field=section))
     coverage = result.get("coverage")
     legacy = result.get("coverage_status")
@@ -260,26 +383,41 @@ def parse_inventory(result: Any) -> Result[dict[str, Any], ReaError]:
     if coverage is None:
         if legacy is None:
             legacy = "partial"  # typed records never derive completeness from silence
-        coverage = {"scope": _legacy_scope(result.get("limitations", [])),
-                    "status": "complete" if legacy == "complete" else "unknown"}
+        coverage = {
+            "scope": _legacy_scope(result.get("limitations", [])),
+            "status": "complete" if legacy == "complete" else "unknown",
+        }
     else:
-        if not isinstance(coverage, dict) or set(coverage) != {"scope", "status"} or \
-                coverage["scope"] not in COVERAGE_SCOPES or coverage["status"] not in COVERAGE_STATUSES:
-            return Failure(_reject("coverage must be {scope: root|container-entries, status: complete|unknown}",
-                                   field="coverage"))
+        if (
+            not isinstance(coverage, dict)
+            or set(coverage) != {"scope", "status"}
+            or coverage["scope"] not in COVERAGE_SCOPES
+            or coverage["status"] not in COVERAGE_STATUSES
+        ):
+            return Failure(
+                _reject("coverage must be {scope: root|container-entries, status: complete|unknown}", field="coverage")
+            )
         if legacy is not None and legacy != coverage_status_of(coverage):
-            return Failure(_reject(f"coverage_status {legacy!r} conflicts with coverage.status "
-                                   f"{coverage['status']!r}", field="coverage_status"))
+            return Failure(
+                _reject(
+                    f"coverage_status {legacy!r} conflicts with coverage.status {coverage['status']!r}",
+                    field="coverage_status",
+                )
+            )
     normalized = dict(result)
     normalized["coverage"] = dict(coverage)
     normalized["coverage_status"] = coverage_status_of(coverage)
     ic = normalized.get("integrity_contradictions", [])
     if isinstance(ic, list):
-        normalized["integrity_contradictions"] = {"items": ic, "offset": 0, "limit": max(len(ic), 1),
-                                                  "total": len(ic), "next_offset": None}
+        normalized["integrity_contradictions"] = {
+            "items": ic,
+            "offset": 0,
+            "limit": max(len(ic), 1),
+            "total": len(ic),
+            "next_offset": None,
+        }
     elif "integrity_contradictions" not in normalized:
-        normalized["integrity_contradictions"] = {"items": [], "offset": 0, "limit": 1, "total": 0,
-                                                  "next_offset": None}
+        normalized["integrity_contradictions"] = {"items": [], "offset": 0, "limit": 1, "total": 0, "next_offset": None}
     return Success(normalized)
 
 
@@ -288,15 +426,27 @@ def merge_pages(pages: Sequence[Mapping[str, Any]]) -> Result[dict[str, Any], Re
     first = pages[0]
     manifest_id = first["manifest"].get("manifest_id")
     merged: dict[str, Any] = {k: v for k, v in first.items() if k not in SECTIONS}
-    keys = {"nodes": "artifact_id", "occurrences": "occurrence_id", "edges": "edge_id",
-            "integrity_contradictions": "contradiction_id"}
+    keys = {
+        "nodes": "artifact_id",
+        "occurrences": "occurrence_id",
+        "edges": "edge_id",
+        "integrity_contradictions": "contradiction_id",
+    }
     for page in pages[1:]:
         if page["manifest"].get("manifest_id") != manifest_id:
-            return Failure(_reject("pages belong to different inventories (manifest_id differs)",
-                                   manifest_ids=[manifest_id, page["manifest"].get("manifest_id")]))
+            return Failure(
+                _reject(
+                    "pages belong to different inventories (manifest_id differs)",
+                    manifest_ids=[manifest_id, page["manifest"].get("manifest_id")],
+                )
+            )
         if page["coverage"] != first["coverage"]:
-            return Failure(_reject("pages of one inventory carry different coverage declarations",
-                                   coverage=[first["coverage"], page["coverage"]]))
+            return Failure(
+                _reject(
+                    "pages of one inventory carry different coverage declarations",
+                    coverage=[first["coverage"], page["coverage"]],
+                )
+            )
     for section, key in keys.items():
         seen: dict[str, Any] = {}
         for page in pages:
@@ -309,7 +459,10 @@ def merge_pages(pages: Sequence[Mapping[str, Any]]) -> Result[dict[str, Any], Re
 def source_complete(inv: Mapping[str, Any]) -> bool:
     """Every member the manifest commits to is available, and the traversal was complete."""
     manifest = inv["manifest"]
-    counts = {"nodes": manifest.get("node_count"), "occurrences": manifest.get("occurrence_count"),
-              "edges": manifest.get("edge_count")}
+    counts = {
+        "nodes": manifest.get("node_count"),
+        "occurrences": manifest.get("occurrence_count"),
+        "edges": manifest.get("edge_count"),
+    }
     available = all(len(inv[s]["items"]) == counts[s] for s in counts)
     return available and inv["coverage"]["status"] == "complete"

@@ -5,7 +5,8 @@ Readers live in `effects/artifacts.py`; everything here is a plain value.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 
@@ -56,6 +57,7 @@ def limits_from(args: Mapping[str, Any]) -> Limits:
 @attrs.frozen(kw_only=True)
 class EntryFact:
     """One member observed by a reader. `parent` indexes the containing entry (None: the root)."""
+
     index: int
     parent: int | None
     logical_path: str
@@ -89,6 +91,7 @@ class LimitHit:
 @attrs.frozen(kw_only=True)
 class Omission:
     """An entry deliberately not opened or not recorded (special files, unsafe names)."""
+
     logical_path: str
     entry_type: str
     reason: str
@@ -125,6 +128,7 @@ class ExtractionFacts:
 @attrs.frozen(kw_only=True)
 class InventoryArtifact:
     """Walk a file or directory and report every member as EntryFacts (streaming, bounded)."""
+
     path: str
     limits: Limits
     integrity_policy: str = "fail"
@@ -137,6 +141,7 @@ class InventoryArtifact:
 class ExtractArtifact:
     """Materialize members named by their container chains into a fresh REA-chosen temp directory. Only the
     selected members and the containers on their chains are read; the rest are listed, not read."""
+
     path: str
     chains: tuple[tuple[str, ...], ...]
     limits: Limits
@@ -185,7 +190,8 @@ def format_for_name(name: str, head: bytes) -> str:
     if head.startswith(b"!<arch>\n"):
         return "ar"
     if head.startswith((b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00", b"\x28\xb5\x2f\xfd")) and (
-            ".tar" in lowered or lowered.endswith((".tgz", ".tbz2", ".txz", ".tzst"))):
+        ".tar" in lowered or lowered.endswith((".tgz", ".tbz2", ".txz", ".tzst"))
+    ):
         return "tar"
     if len(head) > 262 and head[257:262] == b"ustar":
         return "tar"

@@ -2,30 +2,52 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
 # Closed vocabularies: a contract lists the members that are true; an omitted
 # known member is false.
 EFFECTS = (
-    "accessesNetwork", "changesUiState", "executesForeignCode", "idempotent", "launchesProcess",
-    "mayDiscardData", "mutatesDevice", "mutatesSession", "mutatesTarget", "writesFilesystem",
+    "accessesNetwork",
+    "changesUiState",
+    "executesForeignCode",
+    "idempotent",
+    "launchesProcess",
+    "mayDiscardData",
+    "mutatesDevice",
+    "mutatesSession",
+    "mutatesTarget",
+    "writesFilesystem",
 )
 ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
 SURFACES = (
-    "official-proxy", "enhanced", "native-provider", "artifact-provider", "managed-provider",
-    "browser-provider", "electron-provider", "runtime-provider", "application", "session",
+    "official-proxy",
+    "enhanced",
+    "native-provider",
+    "artifact-provider",
+    "managed-provider",
+    "browser-provider",
+    "electron-provider",
+    "runtime-provider",
+    "application",
+    "session",
 )
 CLIENT_FEATURES = ("elicitation_form", "elicitation_url", "roots", "sampling")
 
 
-def _members(vocabulary: tuple[str, ...]):
-    def check(_instance: Any, attribute: attrs.Attribute, value: frozenset[str]) -> None:
+def _members(vocabulary: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[Any], frozenset[str]], None]:
+    def check(_instance: Any, attribute: attrs.Attribute[Any], value: frozenset[str]) -> None:
         unknown = set(value) - set(vocabulary)
         if unknown:
             raise ValueError(f"{attribute.name}: {sorted(unknown)} are not in the closed vocabulary {vocabulary}")
+
     return check
+
+
+def _frozen(members: Iterable[str]) -> frozenset[str]:
+    return frozenset(members)
 
 
 @attrs.frozen(kw_only=True)
@@ -36,8 +58,8 @@ class ToolContract:
     surface: str = attrs.field(validator=attrs.validators.in_(SURFACES))
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
-    annotations: frozenset[str] = attrs.field(converter=frozenset, validator=_members(ANNOTATIONS))
-    effects: frozenset[str] = attrs.field(converter=frozenset, validator=_members(EFFECTS))
+    annotations: frozenset[str] = attrs.field(converter=_frozen, validator=_members(ANNOTATIONS))
+    effects: frozenset[str] = attrs.field(converter=_frozen, validator=_members(EFFECTS))
     # True unless audited: results and errors may carry analysis-target text.
     returns_target_content: bool = True
     requires_target: bool = False

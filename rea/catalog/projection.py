@@ -3,7 +3,8 @@ grouped availability and the public product catalog."""
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.catalog.contract import CLIENT_FEATURES, ToolContract
@@ -88,10 +89,12 @@ def availability(contract: ToolContract, *, target_open: bool, client_features: 
     }
 
 
-def grouped_availability(catalog: Iterable[ToolContract], *, target_open: bool, client_features: frozenset[str]) -> dict[str, Any]:
+def grouped_availability(
+    catalog: Iterable[ToolContract], *, target_open: bool, client_features: frozenset[str]
+) -> dict[str, Any]:
     """Tools grouped by identical status facts. `client_requirements` at the top is
     the baseline; a group carries its own only when it differs."""
-    baseline = {"required": [], "optional": [], "missing_required": [], "missing_optional": []}
+    baseline: dict[str, list[str]] = {"required": [], "optional": [], "missing_required": [], "missing_optional": []}
     groups: dict[str, dict[str, Any]] = {}
     for contract in catalog:
         facts = availability(contract, target_open=target_open, client_features=client_features)
@@ -126,25 +129,33 @@ def alignment(expected: Mapping[str, str], actual: Mapping[str, str]) -> dict[st
             if not matches:
                 reasons.append(reason)
     if reasons:
-        state, remediation = "mcp_server_restart_required", (
-            "The running server differs from what the client registered: restart the MCP server (or the client "
-            "that launched it), then compare again.")
+        state, remediation = (
+            "mcp_server_restart_required",
+            (
+                "The running server differs from what the client registered: restart the MCP server (or the client "
+                "that launched it), then compare again."
+            ),
+        )
     elif compared:
         state, remediation = "aligned", None
     else:
-        state, remediation = "unknown", "Pass expected_package_version, expected_catalog_digest or expected_server_path to check alignment."
+        state, remediation = (
+            "unknown",
+            "Pass expected_package_version, expected_catalog_digest or expected_server_path to check alignment.",
+        )
     return {"state": state, "reasons": reasons, "compared": compared, "remediation": remediation}
 
 
-def product_catalog(catalog: Sequence[ToolContract], cli_commands: Sequence[str], package_version: str) -> dict[str, Any]:
+def product_catalog(
+    catalog: Sequence[ToolContract], cli_commands: Sequence[str], package_version: str
+) -> dict[str, Any]:
     """docs/public/product-catalog.json: everything a client needs, generated, never hand-edited."""
     return {
         "package": {"name": "rea-py", "version": package_version},
         "identity": catalog_identity(catalog, cli_commands),
         "cli_commands": sorted(cli_commands),
         "tools": [
-            {**_identity_row(c), "requires_target": c.requires_target,
-             "mcp_annotations": c.mcp_annotations()}
+            {**_identity_row(c), "requires_target": c.requires_target, "mcp_annotations": c.mcp_annotations()}
             for c in sorted(catalog, key=lambda c: c.name)
         ],
     }

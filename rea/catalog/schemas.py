@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Iterator, Mapping
+from typing import Any
+from collections.abc import Iterator, Mapping
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import AUTHORITY, CONFIDENCE, SUBJECT_FORMATS
@@ -27,7 +28,9 @@ def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
     return {"anyOf": [dict(schema), {"type": "null"}]}
 
 
-def obj(properties: Mapping[str, Any], required: tuple[str, ...] = (), *, closed: bool = True, **extra: Any) -> dict[str, Any]:
+def obj(
+    properties: Mapping[str, Any], required: tuple[str, ...] = (), *, closed: bool = True, **extra: Any
+) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": dict(properties)}
     if required:
         schema["required"] = list(required)
@@ -41,8 +44,13 @@ def array(items: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
     return {"type": "array", "items": dict(items), **extra}
 
 
-def input_schema(properties: Mapping[str, Any], required: tuple[str, ...] = (), *, description: str | None = None,
-                 examples: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def input_schema(
+    properties: Mapping[str, Any],
+    required: tuple[str, ...] = (),
+    *,
+    description: str | None = None,
+    examples: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     schema = obj(properties, required)
     schema["$schema"] = DIALECT
     if description:
@@ -112,6 +120,7 @@ _ANNOTATION_KEYS = ("description", "examples", "default", "title")
 def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
     """The compact input profile: annotation prose dropped below the root (the root keeps
     its description, which states the accepted input groups). Validation is unchanged."""
+
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
             return {k: strip(v) for k, v in node.items() if k not in _ANNOTATION_KEYS}
@@ -119,7 +128,7 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
             return [strip(v) for v in node]
         return node
 
-    body = strip(schema)
+    body: dict[str, Any] = strip(schema)
     if "description" in schema:
         body["description"] = schema["description"]
     return body
@@ -129,23 +138,57 @@ def evidence_output(normalized_result: Mapping[str, Any] | None = None, operatio
     """Output schema of a tool whose structuredContent is one Evidence v2 record."""
     any_object = {"type": "object"}
     strings = array({"type": "string"})
-    return bind_id(obj({
-        "schema_version": {"const": 2}, "evidence_id": string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
-        "subject": nullable(obj({"name": string("Name"), "digest": obj({"sha256": string("Digest", pattern=SHA256_PATTERN)},
-                                                                        ("sha256",)),
-                                 "format": {"type": "string", "enum": list(SUBJECT_FORMATS)},
-                                 "architecture": nullable(string("Architecture")), "local_path": string("Path")},
-                                ("name", "digest", "format", "architecture", "local_path"))),
-        "provider": obj({"id": string("Id"), "name": string("Name"), "version": nullable(string("Version"))},
-                        ("id", "name", "version")),
-        "analysis_profile": nullable(any_object), "predicate_type": string("Predicate"),
-        "operation": {"const": operation} if operation else string("Operation"),
-        "parameters": any_object, "raw_result": {},
-        "normalized_result": dict(normalized_result) if normalized_result is not None else {},
-        "confidence": {"type": "string", "enum": list(CONFIDENCE)},
-        "authority": {"type": "string", "enum": list(AUTHORITY)},
-        "environment": nullable(any_object), "limitations": strings, "locations": array(any_object),
-        "evidence_links": array(string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
-    }, ("schema_version", "evidence_id", "subject", "provider", "analysis_profile", "predicate_type", "operation",
-        "parameters", "raw_result", "normalized_result", "confidence", "authority", "environment", "limitations",
-        "locations", "evidence_links")))
+    return bind_id(
+        obj(
+            {
+                "schema_version": {"const": 2},
+                "evidence_id": string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
+                "subject": nullable(
+                    obj(
+                        {
+                            "name": string("Name"),
+                            "digest": obj({"sha256": string("Digest", pattern=SHA256_PATTERN)}, ("sha256",)),
+                            "format": {"type": "string", "enum": list(SUBJECT_FORMATS)},
+                            "architecture": nullable(string("Architecture")),
+                            "local_path": string("Path"),
+                        },
+                        ("name", "digest", "format", "architecture", "local_path"),
+                    )
+                ),
+                "provider": obj(
+                    {"id": string("Id"), "name": string("Name"), "version": nullable(string("Version"))},
+                    ("id", "name", "version"),
+                ),
+                "analysis_profile": nullable(any_object),
+                "predicate_type": string("Predicate"),
+                "operation": {"const": operation} if operation else string("Operation"),
+                "parameters": any_object,
+                "raw_result": {},
+                "normalized_result": dict(normalized_result) if normalized_result is not None else {},
+                "confidence": {"type": "string", "enum": list(CONFIDENCE)},
+                "authority": {"type": "string", "enum": list(AUTHORITY)},
+                "environment": nullable(any_object),
+                "limitations": strings,
+                "locations": array(any_object),
+                "evidence_links": array(string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
+            },
+            (
+                "schema_version",
+                "evidence_id",
+                "subject",
+                "provider",
+                "analysis_profile",
+                "predicate_type",
+                "operation",
+                "parameters",
+                "raw_result",
+                "normalized_result",
+                "confidence",
+                "authority",
+                "environment",
+                "limitations",
+                "locations",
+                "evidence_links",
+            ),
+        )
+    )

@@ -18,7 +18,8 @@ give the structure back too: their imports between each other and their exports
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 from rea.javascript.resolve import Resolver, dirname
 from rea.javascript.sourcemap import Run, comparable_path, source_at
@@ -33,8 +34,12 @@ def _module_node(b: Any, bundle: str, key: str, loc: Mapping[str, Any], **props:
     return mid
 
 
-def add_bundles(b: Any, facts: Mapping[str, Mapping[str, Any]], map_of: Callable[[str], str | None],
-                map_sources: Mapping[str, Sequence[str | None]]) -> None:
+def add_bundles(
+    b: Any,
+    facts: Mapping[str, Mapping[str, Any]],
+    map_of: Callable[[str], str | None],
+    map_sources: Mapping[str, Sequence[str | None]],
+) -> None:
     """Add bundled-module nodes and their edges for every bundle in `facts`.
 
     `map_of(path)` names the source map a bundle links to; `map_sources[map]` lists the node id of each of
@@ -55,43 +60,75 @@ def add_bundles(b: Any, facts: Mapping[str, Mapping[str, Any]], map_of: Callable
             _table(b, path, tables[path], runs, sources, facts.get(smap, {}), by_dir)
         elif fact.get("bundled_modules"):
             for mod in fact["bundled_modules"]:
-                _module_node(b, path, mod["path"], {"path": path, "start": mod["start"]}, path=mod["path"],
-                             recovered_by="path-comment")
+                _module_node(
+                    b,
+                    path,
+                    mod["path"],
+                    {"path": path, "start": mod["start"]},
+                    path=mod["path"],
+                    recovered_by="path-comment",
+                )
         elif runs and (fact.get("bundlers") or len({r.source for r in runs}) > 1):  # not a one-file transpile
             _from_mappings(b, path, smap, runs, sources, facts[smap])
         elif set(fact.get("bundlers", ())) & {"rollup", "vite"}:
-            b.unknowns.append({"kind": "bundle-boundaries-not-recoverable", "node": f"module:{path}", "path": path,
-                               "reason": "this bundler keeps no module boundaries in its output and no source map "
-                                         "is linked; ship or supply its .map file to recover them"})
+            b.unknowns.append(
+                {
+                    "kind": "bundle-boundaries-not-recoverable",
+                    "node": f"module:{path}",
+                    "path": path,
+                    "reason": "this bundler keeps no module boundaries in its output and no source map "
+                    "is linked; ship or supply its .map file to recover them",
+                }
+            )
 
 
-def _source_of(sources: Sequence[str | None], raw: Sequence[Mapping[str, Any]], index: int | None) -> tuple[str | None, str | None]:
+def _source_of(
+    sources: Sequence[str | None], raw: Sequence[Mapping[str, Any]], index: int | None
+) -> tuple[str | None, str | None]:
     if index is None or index >= len(sources) or sources[index] is None:
         return None, None
     return sources[index], raw[index]["path"]
 
 
-def _table(b: Any, path: str, table: Mapping[str, Any], runs: Sequence[Run], sources: Sequence[str | None],
-           smap: Mapping[str, Any], by_dir: Mapping[tuple[str, str], list[str]]) -> None:
+def _table(
+    b: Any,
+    path: str,
+    table: Mapping[str, Any],
+    runs: Sequence[Run],
+    sources: Sequence[str | None],
+    smap: Mapping[str, Any],
+    by_dir: Mapping[tuple[str, str], list[str]],
+) -> None:
     ids: dict[str, str] = {}
     for module in table["modules"]:
         loc = {"path": path, "start": module["start"], "end": module["end"], "line": module["line"]}
-        props: dict[str, Any] = {"module_id": module["id"], "recovered_by": table.get("format", "webpack-module-table"),
-                                 "path": module["id"] if "/" in module["id"] else None}
+        props: dict[str, Any] = {
+            "module_id": module["id"],
+            "recovered_by": table.get("format", "webpack-module-table"),
+            "path": module["id"] if "/" in module["id"] else None,
+        }
         if module["exports"]:
             props["exports"] = [{"name": name, "form": "webpack-getter"} for name in module["exports"]]
         if runs:
-            sid, raw = _source_of(sources, smap.get("sources", ()),
-                                  source_at(runs, (module["line"] - 1, module["column"]),
-                                            (module["end_line"] - 1, module["end_column"])))
+            sid, raw = _source_of(
+                sources,
+                smap.get("sources", ()),
+                source_at(runs, (module["line"] - 1, module["column"]), (module["end_line"] - 1, module["end_column"])),
+            )
             if sid is not None:
                 props.update(source=raw, path=props["path"] or b.nodes[sid]["path"])
         ids[module["id"]] = _module_node(b, path, module["id"], loc, **props)
         if "source" in props:
             b.edge(ids[module["id"]], sid, "maps_to", loc, kind="mappings")
     if table.get("modules_omitted"):
-        b.unknowns.append({"kind": "bundled-modules-omitted", "node": f"module:{path}", "path": path,
-                           "count": table["modules_omitted"]})
+        b.unknowns.append(
+            {
+                "kind": "bundled-modules-omitted",
+                "node": f"module:{path}",
+                "path": path,
+                "count": table["modules_omitted"],
+            }
+        )
 
     same_file = "browserify-dependency-map" if table.get("format") == "browserify-module-table" else "webpack-module-id"
 
@@ -106,11 +143,20 @@ def _table(b: Any, path: str, table: Mapping[str, Any], runs: Sequence[Run], sou
     def link(source: str, module_id: str, kind: str, loc: Mapping[str, Any], specifier: str | None = None) -> None:
         to, basis = target(module_id)
         if to is None:
-            b.unknowns.append({"kind": "unresolved-bundled-module", "module_id": module_id, "reason": basis,
-                               "node": source, **loc})
+            b.unknowns.append(
+                {"kind": "unresolved-bundled-module", "module_id": module_id, "reason": basis, "node": source, **loc}
+            )
             return
-        b.edge(source, to, "imports", loc, kind=kind, specifier=specifier or module_id, basis=basis,
-               **({"module_id": module_id} if specifier else {}))
+        b.edge(
+            source,
+            to,
+            "imports",
+            loc,
+            kind=kind,
+            specifier=specifier or module_id,
+            basis=basis,
+            **({"module_id": module_id} if specifier else {}),
+        )
 
     for module in table["modules"]:
         loc = {"path": path, "start": module["start"], "line": module["line"]}
@@ -124,8 +170,9 @@ def _table(b: Any, path: str, table: Mapping[str, Any], runs: Sequence[Run], sou
         link(f"module:{path}", dep, "bundled-dynamic-import", {"path": path})
 
 
-def _from_mappings(b: Any, path: str, smap: str | None, runs: Sequence[Run], sources: Sequence[str | None],
-                   fact: Mapping[str, Any]) -> None:
+def _from_mappings(
+    b: Any, path: str, smap: str | None, runs: Sequence[Run], sources: Sequence[str | None], fact: Mapping[str, Any]
+) -> None:
     spans: dict[int, list[Any]] = {}
     for i, run in enumerate(runs):
         end = runs[i + 1][:2] if i + 1 < len(runs) else None
@@ -136,17 +183,33 @@ def _from_mappings(b: Any, path: str, smap: str | None, runs: Sequence[Run], sou
         if sid is None:
             continue
         loc = {"path": path, "line": first.line + 1}
-        mid = _module_node(b, path, b.nodes[sid]["path"], loc, path=b.nodes[sid]["path"], source=raw,
-                           recovered_by="source-map-mappings", segments=segments, runs=count,
-                           generated_lines=[first.line + 1, (end[0] + 1) if end is not None else None])
+        mid = _module_node(
+            b,
+            path,
+            b.nodes[sid]["path"],
+            loc,
+            path=b.nodes[sid]["path"],
+            source=raw,
+            recovered_by="source-map-mappings",
+            segments=segments,
+            runs=count,
+            generated_lines=[first.line + 1, (end[0] + 1) if end is not None else None],
+        )
         b.edge(mid, sid, "maps_to", loc, kind="mappings")
     if fact.get("runs_truncated"):
-        b.unknowns.append({"kind": "source-map-runs-truncated", "node": f"module:{path}", "path": smap,
-                           "reason": "more source runs than the bound; later bundled modules are not listed"})
+        b.unknowns.append(
+            {
+                "kind": "source-map-runs-truncated",
+                "node": f"module:{path}",
+                "path": smap,
+                "reason": "more source runs than the bound; later bundled modules are not listed",
+            }
+        )
 
 
-def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: Sequence[str | None],
-                         siblings: Mapping[str, str]) -> None:
+def add_original_modules(
+    b: Any, map_path: str, fact: Mapping[str, Any], sids: Sequence[str | None], siblings: Mapping[str, str]
+) -> None:
     """The module structure a source map's embedded sources still carry: their exports on each
     original-source-module, and `imports` edges between them, resolved among the map's own sources (relative
     paths, `node_modules` sources, builtins), then among the sources of the maps beside it (`siblings`,
@@ -192,11 +255,24 @@ def add_original_modules(b: Any, map_path: str, fact: Mapping[str, Any], sids: S
             else:
                 unresolved += 1
                 if unresolved <= MAX_ORIGINAL_UNKNOWNS:
-                    b.unknowns.append({"kind": "unresolved-original-import", "node": sid, "specifier": imp["specifier"],
-                                       "reason": basis, "path": map_path, "source_line": imp["line"]})
+                    b.unknowns.append(
+                        {
+                            "kind": "unresolved-original-import",
+                            "node": sid,
+                            "specifier": imp["specifier"],
+                            "reason": basis,
+                            "path": map_path,
+                            "source_line": imp["line"],
+                        }
+                    )
     if unresolved > MAX_ORIGINAL_UNKNOWNS:
-        b.unknowns.append({"kind": "unresolved-original-imports-omitted", "path": map_path,
-                           "count": unresolved - MAX_ORIGINAL_UNKNOWNS})
+        b.unknowns.append(
+            {
+                "kind": "unresolved-original-imports-omitted",
+                "path": map_path,
+                "count": unresolved - MAX_ORIGINAL_UNKNOWNS,
+            }
+        )
     if f"source-map:{map_path}" in b.nodes:
         b.nodes[f"source-map:{map_path}"]["sources_parsed"] = parsed
 
@@ -209,8 +285,11 @@ def _unique_package(resolver: Resolver, virtual: Mapping[str, str], specifier: s
         return None
     name, subpath = "/".join(parts[:count]), "/".join(parts[count:])
     marker = f"node_modules/{name}/"
-    roots = {path[: path.index(marker) + len(marker) - 1] for path in virtual
-             if path.startswith(marker) or f"/{marker}" in path}
+    roots = {
+        path[: path.index(marker) + len(marker) - 1]
+        for path in virtual
+        if path.startswith(marker) or f"/{marker}" in path
+    }
     if len(roots) != 1:
         return None
     root = roots.pop()

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from rea.javascript.graph import MODULE_KINDS
 from rea.javascript.sourcemap import comparable_path
 
-CATEGORIES = ("modules", "bundled_modules", "exports", "ipc_channels", "routes", "dependencies", "urls", "protocols",
-              "context_bridge_apis", "browser_windows")
+CATEGORIES = (
+    "modules",
+    "bundled_modules",
+    "exports",
+    "ipc_channels",
+    "routes",
+    "dependencies",
+    "urls",
+    "protocols",
+    "context_bridge_apis",
+    "browser_windows",
+)
 
 
 def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
@@ -18,8 +29,11 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     for n in nodes:
         k = n["kind"]
         if k == "module":
-            out["modules"][n["path"]] = {"sha256": n.get("sha256"), "roles": sorted(r["role"] for r in n.get("roles", ())),
-                                         "parse": n.get("parse")}
+            out["modules"][n["path"]] = {
+                "sha256": n.get("sha256"),
+                "roles": sorted(r["role"] for r in n.get("roles", ())),
+                "parse": n.get("parse"),
+            }
             for e in n.get("exports", ()):
                 out["exports"][f"{n['path']}#{e['name']}"] = {"form": e.get("form"), "shape": e.get("shape")}
         elif k == "bundled-module" and (n.get("source") or n.get("path")):
@@ -28,9 +42,11 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
             key = key if key not in out["bundled_modules"] else f"{key} ({n['bundle']})"
             out["bundled_modules"][key] = {
                 "exports": sorted(e["name"] for e in n.get("exports", ())),
-                "generated_bytes": n["location"]["end"] - n["location"]["start"] if "end" in n.get("location", {})
+                "generated_bytes": n["location"]["end"] - n["location"]["start"]
+                if "end" in n.get("location", {})
                 else None,
-                "segments": n.get("segments")}
+                "segments": n.get("segments"),
+            }
         elif k == "ipc-channel":
             out["ipc_channels"][n["channel"]] = {"ends": n["ends"], "linked": n["linked"]}
         elif k == "route":
@@ -42,8 +58,9 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         elif k == "context-bridge-api":
             out["context_bridge_apis"][n["key"]] = {"members": n.get("members")}
         elif k == "browser-window":
-            out["browser_windows"][n["id"].split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}"] = \
-                {"web_preferences": n["web_preferences"]}
+            out["browser_windows"][n["id"].split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}"] = {
+                "web_preferences": n["web_preferences"]
+            }
         elif k == "package":
             for dep, version in (n.get("dependencies") or {}).items():
                 out["dependencies"][f"{n['path']}:{dep}"] = {"range": version}
@@ -94,10 +111,15 @@ def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_item
         categories[category] = {"counts": counts, "items": items}
         for s, c in counts.items():
             totals[s] += c
-    return {"categories": categories, "totals": totals, "truncated": omitted > 0, "omitted_items": omitted,
-            "coverage": {"left": left["coverage"]["status"], "right": right["coverage"]["status"]},
-            "pairing": "exact keys: module path, bundled module's original source, export path#name, channel, route, "
-                       "URL, scheme, dependency name"}
+    return {
+        "categories": categories,
+        "totals": totals,
+        "truncated": omitted > 0,
+        "omitted_items": omitted,
+        "coverage": {"left": left["coverage"]["status"], "right": right["coverage"]["status"]},
+        "pairing": "exact keys: module path, bundled module's original source, export path#name, channel, route, "
+        "URL, scheme, dependency name",
+    }
 
 
 def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -108,7 +130,11 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
         if n["kind"] in ("original-source-module", "bundled-module") and (n.get("source") or n.get("path")):
             shipped.setdefault(comparable_path(n.get("source") or n["path"]), []).append(n["id"])
     if reference is None:
-        ref = {comparable_path(n.get("source") or n["path"]): n for n in application["nodes"] if n["kind"] == "original-source-module"}
+        ref = {
+            comparable_path(n.get("source") or n["path"]): n
+            for n in application["nodes"]
+            if n["kind"] == "original-source-module"
+        }
         basis = "source-map sources of the application itself"
         ref_complete = application["coverage"]["status"] == "complete"
     else:
@@ -122,8 +148,14 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
         exact = [k for k in candidates if k == path]
         pick = exact or candidates
         if len(pick) == 1:
-            matched.append({"source": path, "shipped": pick[0], "nodes": shipped[pick[0]],
-                            "basis": "exact-path" if exact else "path-suffix"})
+            matched.append(
+                {
+                    "source": path,
+                    "shipped": pick[0],
+                    "nodes": shipped[pick[0]],
+                    "basis": "exact-path" if exact else "path-suffix",
+                }
+            )
             used.add(pick[0])
         elif len(pick) > 1:
             ambiguous.append({"source": path, "candidates": pick[:20]})
@@ -131,12 +163,26 @@ def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any
             missing.append({"source": path})
     extra = [{"shipped": k, "nodes": v} for k, v in sorted(shipped.items()) if k not in used]
     app_complete = application["coverage"]["status"] == "complete"
-    return {"basis": basis, "matched": matched, "missing": missing, "extra": extra, "ambiguous": ambiguous,
-            "counts": {"reference": len(ref), "shipped": len(shipped), "matched": len(matched), "missing": len(missing),
-                       "extra": len(extra), "ambiguous": len(ambiguous)},
-            "missing_status": "missing" if app_complete else "unknown",
-            "coverage": {"application": application["coverage"]["status"],
-                         "reference": "complete" if ref_complete else "partial"}}
+    return {
+        "basis": basis,
+        "matched": matched,
+        "missing": missing,
+        "extra": extra,
+        "ambiguous": ambiguous,
+        "counts": {
+            "reference": len(ref),
+            "shipped": len(shipped),
+            "matched": len(matched),
+            "missing": len(missing),
+            "extra": len(extra),
+            "ambiguous": len(ambiguous),
+        },
+        "missing_status": "missing" if app_complete else "unknown",
+        "coverage": {
+            "application": application["coverage"]["status"],
+            "reference": "complete" if ref_complete else "partial",
+        },
+    }
 
 
 def find_export(result: Mapping[str, Any], module_path: str, name: str) -> tuple[dict[str, Any] | None, list[str]]:
@@ -145,12 +191,20 @@ def find_export(result: Mapping[str, Any], module_path: str, name: str) -> tuple
     modules = [n for n in result["nodes"] if n["kind"] == "module" and n["path"] == module_path]
     if not modules:
         wanted = comparable_path(module_path)
-        modules = [n for n in result["nodes"] if n["kind"] == "original-source-module" and "exports" in n
-                   and (n["path"] == module_path or comparable_path(n["path"]) == wanted)]
+        modules = [
+            n
+            for n in result["nodes"]
+            if n["kind"] == "original-source-module"
+            and "exports" in n
+            and (n["path"] == module_path or comparable_path(n["path"]) == wanted)
+        ]
     if len(modules) != 1:
         base = module_path.rsplit("/", 1)[-1]
-        candidates = sorted(n["path"] for n in result["nodes"] if n["kind"] in ("module", "original-source-module")
-                            and n["path"].endswith(base))[:100]
+        candidates = sorted(
+            n["path"]
+            for n in result["nodes"]
+            if n["kind"] in ("module", "original-source-module") and n["path"].endswith(base)
+        )[:100]
         return None, candidates
     exports = [e for e in modules[0].get("exports", ()) if e["name"] == name]
     if len(exports) != 1:
@@ -180,14 +234,17 @@ def export_shapes(left: Mapping[str, Any] | None, right: Mapping[str, Any] | Non
     rm, rwhy = _members(rs)
     base = {"left": {"form": left.get("form"), "shape": ls}, "right": {"form": right.get("form"), "shape": rs}}
     if ls.get("type") != rs.get("type"):
-        return {**base, "status": "changed", "changes": [{"path": "/type", "status": "changed",
-                                                         "left": ls.get("type"), "right": rs.get("type")}]}
+        return {
+            **base,
+            "status": "changed",
+            "changes": [{"path": "/type", "status": "changed", "left": ls.get("type"), "right": rs.get("type")}],
+        }
     if lm is None or rm is None:
         return {**base, "status": "unknown", "reason": lwhy if lm is None else rwhy, "changes": []}
-    changes = [{"path": f"/{m}", "status": "added"} for m in sorted(rm - lm)] + \
-              [{"path": f"/{m}", "status": "removed"} for m in sorted(lm - rm)]
-    return {**base, "status": "changed" if changes else "unchanged", "changes": changes,
-            "members_compared": lwhy}
+    changes = [{"path": f"/{m}", "status": "added"} for m in sorted(rm - lm)] + [
+        {"path": f"/{m}", "status": "removed"} for m in sorted(lm - rm)
+    ]
+    return {**base, "status": "changed" if changes else "unchanged", "changes": changes, "members_compared": lwhy}
 
 
 Compare = Callable[..., dict[str, Any]]

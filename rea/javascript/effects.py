@@ -10,6 +10,7 @@ import attrs
 @attrs.frozen(kw_only=True)
 class ScanApplication:
     """List an application tree (never following links): relative path, size and kind of every entry."""
+
     path: str
     format: str
     max_entries: int
@@ -19,6 +20,7 @@ class ScanApplication:
 @attrs.frozen(kw_only=True)
 class ExtractFiles:
     """Read these files of the tree and extract their facts (tree-sitter for JavaScript and TypeScript)."""
+
     root: str
     files: tuple[tuple[Any, ...], ...]  # (relative path, kind) or (path, kind, locator) for archive members
     max_file_bytes: int

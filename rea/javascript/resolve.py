@@ -5,19 +5,72 @@ builtins. Pure: it only looks at the paths and facts it is given."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Callable, Iterable, Mapping
 
 if TYPE_CHECKING:
     from rea.javascript.tsconfig import CompilerPaths
 
-NODE_BUILTINS = frozenset((
-    "assert", "assert/strict", "async_hooks", "buffer", "child_process", "cluster", "console", "constants", "crypto",
-    "dgram", "diagnostics_channel", "dns", "dns/promises", "domain", "events", "fs", "fs/promises", "http", "http2",
-    "https", "inspector", "module", "net", "os", "path", "path/posix", "path/win32", "perf_hooks", "process",
-    "punycode", "querystring", "readline", "readline/promises", "repl", "stream", "stream/consumers",
-    "stream/promises", "stream/web", "string_decoder", "sys", "timers", "timers/promises", "tls", "trace_events",
-    "tty", "url", "util", "util/types", "v8", "vm", "wasi", "worker_threads", "zlib", "test", "sqlite", "sea",
-))
+NODE_BUILTINS = frozenset(
+    (
+        "assert",
+        "assert/strict",
+        "async_hooks",
+        "buffer",
+        "child_process",
+        "cluster",
+        "console",
+        "constants",
+        "crypto",
+        "dgram",
+        "diagnostics_channel",
+        "dns",
+        "dns/promises",
+        "domain",
+        "events",
+        "fs",
+        "fs/promises",
+        "http",
+        "http2",
+        "https",
+        "inspector",
+        "module",
+        "net",
+        "os",
+        "path",
+        "path/posix",
+        "path/win32",
+        "perf_hooks",
+        "process",
+        "punycode",
+        "querystring",
+        "readline",
+        "readline/promises",
+        "repl",
+        "stream",
+        "stream/consumers",
+        "stream/promises",
+        "stream/web",
+        "string_decoder",
+        "sys",
+        "timers",
+        "timers/promises",
+        "tls",
+        "trace_events",
+        "tty",
+        "url",
+        "util",
+        "util/types",
+        "v8",
+        "vm",
+        "wasi",
+        "worker_threads",
+        "zlib",
+        "test",
+        "sqlite",
+        "sea",
+    )
+)
 ELECTRON_MODULES = frozenset(("electron", "electron/main", "electron/renderer", "electron/common", "electron/utility"))
 EXTENSIONS = ("", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".tsx", ".mts", ".cts", ".json", ".node")
 INDEXES = tuple("/index" + e for e in EXTENSIONS[1:])
@@ -51,6 +104,7 @@ class Resolution(NamedTuple):
     """One specifier's outcome. status: module|builtin|electron|unresolved; target: a path, a builtin name or
     the specifier; basis: the rule that decided (or the reason it failed); detail: the few facts an edge
     needs to be checked by hand (the mapped specifier, the inner basis)."""
+
     status: str
     target: str
     basis: str
@@ -66,9 +120,13 @@ class Resolver:
     """Resolves specifiers against one tree's files, package.json facts and, through `compiler`, the
     TypeScript settings that govern an importer (see rea.javascript.tsconfig)."""
 
-    def __init__(self, files: Iterable[str], packages: Mapping[str, Mapping[str, Any]],
-                 compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None,
-                 root_is_node_modules: bool = False) -> None:
+    def __init__(
+        self,
+        files: Iterable[str],
+        packages: Mapping[str, Mapping[str, Any]],
+        compiler: Callable[[str], CompilerPaths | None] = lambda _importer: None,
+        root_is_node_modules: bool = False,
+    ) -> None:
         self.files = frozenset(files)
         self.packages = packages  # package directory ("" for the root) -> package.json facts
         self.compiler = compiler
@@ -116,8 +174,11 @@ class Resolver:
             if found:
                 return Resolution("module", found, "relative")
             swapped = _typescript_source(target, self.files)
-            return Resolution("module", swapped, "relative-typescript-source") if swapped \
+            return (
+                Resolution("module", swapped, "relative-typescript-source")
+                if swapped
                 else Resolution("unresolved", spec, "relative-not-found")
+            )
         if spec.startswith("/"):
             return Resolution("unresolved", spec, "absolute-path")
         if "://" in spec or spec.startswith(("data:", "http:", "https:")):
@@ -161,11 +222,16 @@ class Resolver:
         mapped = (("mapped", target),)
         if target.startswith("./"):
             found = self._locate(join(scope, target))
-            return Resolution("module", found, "package-imports", mapped) if found \
+            return (
+                Resolution("module", found, "package-imports", mapped)
+                if found
                 else Resolution("unresolved", spec, "imports-target-missing", mapped)
+            )
         if target.startswith(("../", "/", "#")) or _URL_SCHEME.match(target):  # `node:fs` too, as Node says
             return Resolution("unresolved", spec, "imports-target-invalid", mapped)
-        inner = self._builtin(target) or self._package(f"{scope}/package.json" if scope else "package.json", target, kind)
+        inner = self._builtin(target) or self._package(
+            f"{scope}/package.json" if scope else "package.json", target, kind
+        )
         detail = (*mapped, ("via", inner.basis))
         if inner.status == "unresolved":
             return Resolution("unresolved", spec, "imports-target-missing", detail)
@@ -178,8 +244,9 @@ class Resolver:
         if compiler is None:
             return self._package(importer, spec, kind)
         config = (("config", compiler.config),)
-        alias, star = (spec, "") if spec in compiler.paths else \
-            match_pattern(compiler.paths, spec, typescript=True) or (None, "")
+        alias, star = (
+            (spec, "") if spec in compiler.paths else match_pattern(compiler.paths, spec, typescript=True) or (None, "")
+        )
         if alias is not None and compiler.paths_base is not None:
             for target in compiler.paths[alias]:  # an empty `*` match leaves the target as written, as TypeScript does
                 found = self._locate(join(compiler.paths_base, target.replace("*", star, 1) if star else target))
@@ -202,8 +269,13 @@ class Resolver:
         name, subpath = "/".join(parts[:count]), "/".join(parts[count:])
         directory = dirname(importer)
         while True:
-            base = f"{directory}/node_modules/{name}" if directory else \
-                name if self.root_is_node_modules else f"node_modules/{name}"
+            base = (
+                f"{directory}/node_modules/{name}"
+                if directory
+                else name
+                if self.root_is_node_modules
+                else f"node_modules/{name}"
+            )
             package = self.packages.get(base)
             if package is not None or self._index(base) or any(base + e in self.files for e in EXTENSIONS[1:]):
                 return self._in_package(base, package or {}, subpath, kind, spec)
@@ -223,14 +295,24 @@ class Resolver:
             if target is None:
                 return Resolution("unresolved", spec, "not-exported")
             found = self._locate(join(base, target))
-            return Resolution("module", found, "package-exports") if found \
+            return (
+                Resolution("module", found, "package-exports")
+                if found
                 else Resolution("unresolved", spec, "exports-target-missing")
+            )
         if subpath:
             found = self.file_or_directory(join(base, subpath))
-            return Resolution("module", found, "package-subpath") if found \
+            return (
+                Resolution("module", found, "package-subpath")
+                if found
                 else Resolution("unresolved", spec, "subpath-not-found")
+            )
         found = self._directory(base)
-        return Resolution("module", found, "package-main") if found else Resolution("unresolved", spec, "package-main-missing")
+        return (
+            Resolution("module", found, "package-main")
+            if found
+            else Resolution("unresolved", spec, "package-main-missing")
+        )
 
 
 _TS_FOR_JS = {".js": (".ts", ".tsx"), ".jsx": (".tsx",), ".mjs": (".mts",), ".cjs": (".cts",)}
@@ -296,12 +378,15 @@ def match_pattern(keys: Iterable[str], key: str, typescript: bool = False) -> tu
     for candidate in keys:
         if "*" in candidate:
             prefix, _, suffix = candidate.partition("*")
-            if "*" in suffix or not (key.startswith(prefix) and key.endswith(suffix)) \
-                    or len(key) < len(prefix) + len(suffix) + (0 if typescript else 1):
+            if (
+                "*" in suffix
+                or not (key.startswith(prefix) and key.endswith(suffix))
+                or len(key) < len(prefix) + len(suffix) + (0 if typescript else 1)
+            ):
                 continue
-            found = (len(prefix), len(candidate), candidate, key[len(prefix): len(key) - len(suffix)])
+            found = (len(prefix), len(candidate), candidate, key[len(prefix) : len(key) - len(suffix)])
         elif not typescript and candidate.endswith("/") and key.startswith(candidate):
-            found = (len(candidate), len(candidate), candidate, key[len(candidate):])
+            found = (len(candidate), len(candidate), candidate, key[len(candidate) :])
         else:
             continue
         if best is None or found[:2] > best[:2]:

@@ -9,7 +9,8 @@ recovers, and they are far smaller than the segments: one run per module switch.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import Iterable, NamedTuple, Sequence
+from typing import NamedTuple
+from collections.abc import Iterable, Sequence
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {c: i for i, c in enumerate(_ALPHABET)}
@@ -18,6 +19,7 @@ _DIGIT = {c: i for i, c in enumerate(_ALPHABET)}
 class Run(NamedTuple):
     """Generated code from (line, column) onwards comes from `source` (0-based; columns in UTF-16 units),
     for `segments` mapped segments."""
+
     line: int
     column: int
     source: int
@@ -26,16 +28,16 @@ class Run(NamedTuple):
 
 class Runs(NamedTuple):
     runs: tuple[Run, ...]
-    segments: tuple[int, ...]   # mapped segments per source index
-    truncated: bool             # more runs than the bound: later runs are not listed (segment counts stay exact)
-    invalid: int                # segments that could not be decoded (skipped)
+    segments: tuple[int, ...]  # mapped segments per source index
+    truncated: bool  # more runs than the bound: later runs are not listed (segment counts stay exact)
+    invalid: int  # segments that could not be decoded (skipped)
 
 
 def without_scheme(source: str) -> str:
     """A source-map source without its URL scheme. `webpack://<namespace>/path` names a path in the build's
     context directory, so the namespace (the package name, `_N_E`, or empty) goes with the scheme."""
     if source.startswith("webpack://"):
-        return source[len("webpack://"):].partition("/")[2]
+        return source[len("webpack://") :].partition("/")[2]
     return source.split("://", 1)[-1] if "://" in source else source
 
 

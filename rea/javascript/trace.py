@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 SEED_KINDS = ("module", "string", "route", "ipc-channel", "url", "node-id")
 DIRECTIONS = ("forward", "backward", "both")
@@ -13,7 +14,9 @@ DEFAULT_TRACE_LIMITS = {"max_depth": 12, "max_nodes": 2000, "max_edges": 4000, "
 REVERSED_FLOW = frozenset(("handles", "exposes"))
 _SEED_NODE_KINDS = {
     "module": ("module", "bundled-module", "original-source-module", "html-document"),
-    "route": ("route",), "ipc-channel": ("ipc-channel",), "url": ("url", "protocol"),
+    "route": ("route",),
+    "ipc-channel": ("ipc-channel",),
+    "url": ("url", "protocol"),
 }
 _TEXT_FIELDS = ("id", "path", "channel", "route", "url", "key", "scheme", "specifier", "name")
 
@@ -36,7 +39,8 @@ def seed_matches(result: Mapping[str, Any], seed: Mapping[str, Any]) -> list[str
             ok = node["id"] == value
         elif kind == "string":
             ok = any(_matches(node.get(f), value, match, case) for f in _TEXT_FIELDS) or any(
-                _matches(m, value, match, case) for m in (node.get("members") or ()))
+                _matches(m, value, match, case) for m in (node.get("members") or ())
+            )
         elif node["kind"] not in _SEED_NODE_KINDS[kind]:
             ok = False
         elif kind == "module":
@@ -56,8 +60,13 @@ def _flow(edge: Mapping[str, Any]) -> tuple[str, str]:
     return (edge["to"], edge["from"]) if edge["relation"] in REVERSED_FLOW else (edge["from"], edge["to"])
 
 
-def reach(result: Mapping[str, Any], seeds: list[str], direction: str, limits: Mapping[str, int],
-          relations: frozenset[str] | None = None) -> dict[str, Any]:
+def reach(
+    result: Mapping[str, Any],
+    seeds: list[str],
+    direction: str,
+    limits: Mapping[str, int],
+    relations: frozenset[str] | None = None,
+) -> dict[str, Any]:
     """Breadth-first reach from seeds along the flow (forward), against it (backward) or both."""
     out_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
     in_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -105,8 +114,11 @@ def reach(result: Mapping[str, Any], seeds: list[str], direction: str, limits: M
 
 
 def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
-    return node["id"] in entries or node["kind"] == "html-document" or any(
-        r["role"] == "main" and r["basis"] == "package-main" for r in node.get("roles", ()))
+    return (
+        node["id"] in entries
+        or node["kind"] == "html-document"
+        or any(r["role"] == "main" and r["basis"] == "package-main" for r in node.get("roles", ()))
+    )
 
 
 def _paths(result, reached, seeds, direction, limits, entries, by_id):
@@ -120,7 +132,8 @@ def _paths(result, reached, seeds, direction, limits, entries, by_id):
             terminal = _entry_like(node, entries)
         else:
             terminal = node["kind"] == "module" and any(
-                edges[i]["relation"] == "handles" and edges[i]["from"] == node_id for i in reached["edges"])
+                edges[i]["relation"] == "handles" and edges[i]["from"] == node_id for i in reached["edges"]
+            )
         if not terminal:
             continue
         chain, cursor = [], node_id
@@ -131,16 +144,25 @@ def _paths(result, reached, seeds, direction, limits, entries, by_id):
             cursor = previous
         if direction == "forward":
             chain.reverse()  # seed first; backward chains already run from the entry point to the seed
-        paths.append({"direction": direction, "seed": cursor, "end": node_id, "end_kind": node["kind"],
-                      "end_roles": [r["role"] for r in node.get("roles", ())], "edges": chain})
+        paths.append(
+            {
+                "direction": direction,
+                "seed": cursor,
+                "end": node_id,
+                "end_kind": node["kind"],
+                "end_roles": [r["role"] for r in node.get("roles", ())],
+                "edges": chain,
+            }
+        )
         if len(paths) >= limits["max_paths"]:
             reached["truncated"] = sorted({*reached["truncated"], "max_paths"})
             break
     return paths
 
 
-def trace_feature(result: Mapping[str, Any], seed: Mapping[str, Any], direction: str,
-                  limits: Mapping[str, int]) -> dict[str, Any]:
+def trace_feature(
+    result: Mapping[str, Any], seed: Mapping[str, Any], direction: str, limits: Mapping[str, int]
+) -> dict[str, Any]:
     """Backward from the seed to entry points, forward from it to implementing modules (handlers)."""
     matches = seed_matches(result, seed)
     seeds = matches[: limits["max_seed_matches"]]
@@ -164,10 +186,17 @@ def trace_feature(result: Mapping[str, Any], seed: Mapping[str, Any], direction:
         limited.add("max_seed_matches")
     nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(depth) if n in by_id]
     return {
-        "seed": dict(seed), "direction": direction, "limits": dict(limits),
-        "matches": seeds, "matches_total": len(matches), "status": "matched" if matches else "no-match",
-        "nodes": nodes, "edges": [result["edges"][i] for i in sorted(used)], "paths": paths[: limits["max_paths"]],
+        "seed": dict(seed),
+        "direction": direction,
+        "limits": dict(limits),
+        "matches": seeds,
+        "matches_total": len(matches),
+        "status": "matched" if matches else "no-match",
+        "nodes": nodes,
+        "edges": [result["edges"][i] for i in sorted(used)],
+        "paths": paths[: limits["max_paths"]],
         "depth": dict(sorted(depth.items())),
-        "truncated": bool(limited), "truncation": {"limits_reached": sorted(limited), "frontier": frontier[:100]},
+        "truncated": bool(limited),
+        "truncation": {"limits_reached": sorted(limited), "frontier": frontier[:100]},
         "source_coverage": result["coverage"]["status"],
     }

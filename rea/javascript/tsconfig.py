@@ -9,7 +9,8 @@ consulted: an approximation of how editors pick a file's project.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+from typing import Any, NamedTuple
+from collections.abc import Mapping
 
 from rea.javascript.resolve import dirname, join
 
@@ -20,12 +21,13 @@ MAX_EXTENDS_VISITS = 64
 
 class CompilerPaths(NamedTuple):
     """What one governing config means for resolution. Directories are tree paths ("" is the root)."""
+
     config: str
-    base_url: str | None                    # `baseUrl`, relative to the config that set it
-    paths: Mapping[str, tuple[str, ...]]    # `paths`, as written
-    paths_base: str | None                  # what `paths` targets are relative to: baseUrl, else their config
-    paths_from: str | None                  # the config that set `paths`
-    truncated: str | None                   # "cycle" or "max-depth" when the extends chain was cut
+    base_url: str | None  # `baseUrl`, relative to the config that set it
+    paths: Mapping[str, tuple[str, ...]]  # `paths`, as written
+    paths_base: str | None  # what `paths` targets are relative to: baseUrl, else their config
+    paths_from: str | None  # the config that set `paths`
+    truncated: str | None  # "cycle" or "max-depth" when the extends chain was cut
 
 
 def governs(path: str) -> bool:
@@ -97,7 +99,11 @@ def compiler_paths(config: str, configs: Mapping[str, Mapping[str, Any]], files:
     inherit(config, (config,))
     base_url, paths = found.get("base_url"), found.get("paths")
     base_dir = join(dirname(base_url[1]), base_url[0]) if base_url else None
-    return CompilerPaths(config=config, base_url=base_dir,
-                         paths={k: tuple(v) for k, v in paths[0].items()} if paths else {},
-                         paths_base=base_dir if base_dir is not None else (dirname(paths[1]) if paths else None),
-                         paths_from=paths[1] if paths else None, truncated=min(cut) if cut else None)
+    return CompilerPaths(
+        config=config,
+        base_url=base_dir,
+        paths={k: tuple(v) for k, v in paths[0].items()} if paths else {},
+        paths_base=base_dir if base_dir is not None else (dirname(paths[1]) if paths else None),
+        paths_from=paths[1] if paths else None,
+        truncated=min(cut) if cut else None,
+    )

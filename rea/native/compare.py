@@ -8,7 +8,8 @@ Static equality is never presented as unchanged runtime behaviour.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 from rea.evidence import Evidence
 
@@ -30,7 +31,10 @@ def _facet(result: Mapping[str, Any], key: str) -> tuple[bool, str | None]:
     entry = declared.get(key)
     if isinstance(entry, Mapping):
         return bool(entry.get("available")), entry.get("reason")
-    return False, "the dossier does not declare this facet (a legacy record): an empty collection is not proof of absence"
+    return (
+        False,
+        "the dossier does not declare this facet (a legacy record): an empty collection is not proof of absence",
+    )
 
 
 def _values(dimension: str, result: Mapping[str, Any]) -> list[str]:
@@ -57,9 +61,12 @@ def _collection(dimension: str, left: Mapping[str, Any], right: Mapping[str, Any
     added = sorted(set(rv) - set(lv))
     removed = sorted(set(lv) - set(rv))
     same = lv == rv
-    return {"status": "equal" if same else "changed",
-            "counts": {"left": len(lv), "right": len(rv), "added": len(added), "removed": len(removed)},
-            "added": added[:50], "removed": removed[:50]}
+    return {
+        "status": "equal" if same else "changed",
+        "counts": {"left": len(lv), "right": len(rv), "added": len(added), "removed": len(removed)},
+        "added": added[:50],
+        "removed": removed[:50],
+    }
 
 
 def _unknown(reasons: Iterable[str]) -> dict[str, Any]:
@@ -83,17 +90,25 @@ def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> dict[str, An
         elif dimension == "identity":
             lp, rp = l.get("procedure") or {}, r.get("procedure") or {}
             changed = [k for k in ("name", "size", "kind") if lp.get(k) != rp.get(k)]
-            dims[dimension] = {"status": "changed" if changed else "equal", "changed_fields": changed,
-                               "left": lp, "right": rp}
+            dims[dimension] = {
+                "status": "changed" if changed else "equal",
+                "changed_fields": changed,
+                "left": lp,
+                "right": rp,
+            }
         elif dimension == "pseudocode":
             if not same_provider:
-                dims[dimension] = _unknown(["the two dossiers come from different providers; their text is not comparable"])
+                dims[dimension] = _unknown(
+                    ["the two dossiers come from different providers; their text is not comparable"]
+                )
             elif l.get("pseudocode_truncated") or r.get("pseudocode_truncated"):
                 dims[dimension] = _unknown(["a side holds truncated pseudocode"])
             else:
                 equal = l.get("pseudocode") == r.get("pseudocode")
-                dims[dimension] = {"status": "equal" if equal else "changed",
-                                   "counts": {"left": len(l.get("pseudocode") or ""), "right": len(r.get("pseudocode") or "")}}
+                dims[dimension] = {
+                    "status": "equal" if equal else "changed",
+                    "counts": {"left": len(l.get("pseudocode") or ""), "right": len(r.get("pseudocode") or "")},
+                }
         else:
             dims[dimension] = _collection(dimension, l, r)
     statuses = {d["status"] for d in dims.values()}

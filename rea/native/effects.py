@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 
@@ -17,6 +18,7 @@ class NativeFacts:
     """The analysis snapshot of the bound target: loader facts, plus procedures,
     strings and references when `stage` is "cfg" (from memory, the disk cache or the worker).
     "symbols" takes the CFG snapshot when one exists and loader facts otherwise."""
+
     binding: Mapping[str, Any]
     path: str
     sha256: str
@@ -26,6 +28,7 @@ class NativeFacts:
 @attrs.frozen(kw_only=True)
 class NativeQuery:
     """A per-function question only the live engine can answer (decompile, disassemble)."""
+
     binding: Mapping[str, Any]
     path: str
     sha256: str

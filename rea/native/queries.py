@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
 
 from rea.native.addresses import normalize, value
 
@@ -46,8 +47,12 @@ def containing(snapshot: Mapping[str, Any], address: str) -> Mapping[str, Any] |
     if ":" in address:
         return by_address(snapshot).get(address)
     target = value(address)
-    spans = sorted((value(b["start"]), value(b["start"]) + b["size"], p["address"])
-                   for p in procedures(snapshot) if p["kind"] != "external" for b in p["blocks"])
+    spans = sorted(
+        (value(b["start"]), value(b["start"]) + b["size"], p["address"])
+        for p in procedures(snapshot)
+        if p["kind"] != "external"
+        for b in p["blocks"]
+    )
     index = bisect.bisect_right([s[0] for s in spans], target) - 1
     if index >= 0 and spans[index][0] <= target < spans[index][1]:
         return by_address(snapshot)[spans[index][2]]
@@ -67,8 +72,10 @@ def strings_at(snapshot: Mapping[str, Any], addresses: Iterable[str]) -> list[Ma
 
 def names(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Symbol-table names (primary), imports (external) and analysis names (dynamic)."""
-    rows = [{"name": s["name"], "address": s["address"], "kind": s["kind"], "source": s["source"]}
-            for s in snapshot.get("symbols", ())]
+    rows = [
+        {"name": s["name"], "address": s["address"], "kind": s["kind"], "source": s["source"]}
+        for s in snapshot.get("symbols", ())
+    ]
     known = {(r["name"], r["address"]) for r in rows}
     symbol_names = {r["name"] for r in rows}
     for p in procedures(snapshot):
@@ -105,13 +112,17 @@ def incoming(snapshot: Mapping[str, Any], address: str) -> list[dict[str, Any]]:
 
 
 def outgoing(snapshot: Mapping[str, Any], procedure: Mapping[str, Any]) -> list[dict[str, Any]]:
-    refs = [{"from": s["site"], "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
-            for s in procedure["call_sites"]]
+    refs = [
+        {"from": s["site"], "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
+        for s in procedure["call_sites"]
+    ]
     refs += [dict(r) for r in snapshot.get("data_references", ()) if r.get("from_procedure") == procedure["address"]]
     return sorted(refs, key=lambda r: (r["from"], r["to"]))
 
 
-def search(items: Sequence[Mapping[str, Any]], field: str, pattern: str, mode: str, case_sensitive: bool) -> list[Mapping[str, Any]] | str:
+def search(
+    items: Sequence[Mapping[str, Any]], field: str, pattern: str, mode: str, case_sensitive: bool
+) -> list[Mapping[str, Any]] | str:
     """Matching rows, or an error message for an invalid regular expression."""
     if mode == "regex":
         try:
@@ -137,8 +148,13 @@ def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int,
             proc = index.get(address)
             node_limits = []
             if proc is None:
-                nodes[address] = {"name": None, "kind": "unknown", "calls": [], "coverage": "unknown",
-                                  "limitations": ["Not a recovered procedure; its relationships were not read."]}
+                nodes[address] = {
+                    "name": None,
+                    "kind": "unknown",
+                    "calls": [],
+                    "coverage": "unknown",
+                    "limitations": ["Not a recovered procedure; its relationships were not read."],
+                }
                 continue
             if proc["kind"] == "external":
                 coverage = "unknown" if direction == "forward" else "complete"
@@ -148,8 +164,13 @@ def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int,
                 coverage = "partial"
                 node_limits.append("Indirect calls angr could not resolve are not listed.")
             calls = list(proc[edge])
-            nodes[address] = {"name": proc["name"], "kind": proc["kind"], "calls": calls, "coverage": coverage,
-                              "limitations": node_limits}
+            nodes[address] = {
+                "name": proc["name"],
+                "kind": proc["kind"],
+                "calls": calls,
+                "coverage": coverage,
+                "limitations": node_limits,
+            }
             if level < depth:
                 for callee in calls:
                     if callee not in seen:
@@ -159,12 +180,24 @@ def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int,
             levels[str(level + 1)] = following
         frontier = following
     limitations = sorted({lim for n in nodes.values() for lim in n["limitations"]})
-    return {"root": brief(root), "direction": direction, "depth": depth, "levels": levels, "nodes": nodes,
-            "limitations": limitations}
+    return {
+        "root": brief(root),
+        "direction": direction,
+        "depth": depth,
+        "levels": levels,
+        "nodes": nodes,
+        "limitations": limitations,
+    }
 
 
-def trace(snapshot: Mapping[str, Any], start: Mapping[str, Any], goal: Mapping[str, Any] | None, direction: str,
-          max_depth: int, max_nodes: int) -> dict[str, Any]:
+def trace(
+    snapshot: Mapping[str, Any],
+    start: Mapping[str, Any],
+    goal: Mapping[str, Any] | None,
+    direction: str,
+    max_depth: int,
+    max_nodes: int,
+) -> dict[str, Any]:
     """Breadth-first paths from start; unresolved expansions stay explicit residual unknowns."""
     index = by_address(snapshot)
     edge = "callees" if direction == "forward" else "callers"
@@ -214,8 +247,13 @@ def trace(snapshot: Mapping[str, Any], start: Mapping[str, Any], goal: Mapping[s
     else:
         status = "not_reached"
     return {
-        "start": brief(start), "goal": brief(goal), "direction": direction, "goal_status": status,
-        "path": path, "visited": len(parents), "truncated": truncated,
+        "start": brief(start),
+        "goal": brief(goal),
+        "direction": direction,
+        "goal_status": status,
+        "path": path,
+        "visited": len(parents),
+        "truncated": truncated,
         "residual_unknowns": residual,
     }
 
@@ -230,12 +268,12 @@ def utf16_page(text: str, offset: int, limit: int) -> tuple[str, int | None, int
     end = min(start + limit, total)
 
     def is_low_surrogate(index: int) -> bool:
-        return index < total and 0xDC00 <= int.from_bytes(units[2 * index:2 * index + 2], "little") <= 0xDFFF
+        return index < total and 0xDC00 <= int.from_bytes(units[2 * index : 2 * index + 2], "little") <= 0xDFFF
 
     if is_low_surrogate(start):  # an offset inside a pair starts after it
         start += 1
         end = max(end, min(start + 1, total))
     if end < total and is_low_surrogate(end):  # never end between a high and a low surrogate
         end = end - 1 if end - 1 > start else end + 1
-    page = units[2 * start:2 * end].decode("utf-16-le")
+    page = units[2 * start : 2 * end].decode("utf-16-le")
     return page, (end if end < total else None), total

@@ -6,7 +6,8 @@ facets page rows. Every view carries a digest of exactly the facts it selected.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
@@ -34,18 +35,31 @@ def native_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, A
     result = source.normalized_result
     facet = args.get("facet", "summary")
     if facet not in FACETS:
-        return Failure(invalid_request(f"{facet!r} is not a view of analyze_function Evidence", field="facet",
-                                       accepted="one of " + ", ".join(FACETS)))
+        return Failure(
+            invalid_request(
+                f"{facet!r} is not a view of analyze_function Evidence",
+                field="facet",
+                accepted="one of " + ", ".join(FACETS),
+            )
+        )
     availability = result.get("facet_availability") or {}
     offset, limit = args.get("offset", 0), args.get("limit", DEFAULT_LIMIT)
-    view: dict[str, Any] = {"view": "native", "facet": facet, "parent_evidence_id": source.evidence_id,
-                            "source_operation": source.operation, "procedure": result.get("procedure"),
-                            "limitations": list(source.limitations)}
+    view: dict[str, Any] = {
+        "view": "native",
+        "facet": facet,
+        "parent_evidence_id": source.evidence_id,
+        "source_operation": source.operation,
+        "procedure": result.get("procedure"),
+        "limitations": list(source.limitations),
+    }
     if facet == "summary":
-        selected: Any = {"procedure": result.get("procedure"), "counts": result.get("counts"),
-                         "facet_availability": availability,
-                         "pseudocode_length": result.get("pseudocode_length"),
-                         "assembly_total": result.get("assembly_total")}
+        selected: Any = {
+            "procedure": result.get("procedure"),
+            "counts": result.get("counts"),
+            "facet_availability": availability,
+            "pseudocode_length": result.get("pseudocode_length"),
+            "assembly_total": result.get("assembly_total"),
+        }
         view.update(selected)
     elif facet == "procedure":
         selected = result.get("procedure")
@@ -54,13 +68,28 @@ def native_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, A
         text = result.get("pseudocode")
         if text is None:
             entry = availability.get("pseudocode") or {}
-            view.update(available=False, reason=entry.get("reason", "the dossier holds no pseudocode"),
-                        text=None, offset=offset, limit=limit, total=0, next_offset=None)
+            view.update(
+                available=False,
+                reason=entry.get("reason", "the dossier holds no pseudocode"),
+                text=None,
+                offset=offset,
+                limit=limit,
+                total=0,
+                next_offset=None,
+            )
             selected = None
         else:
             page, next_offset, total = utf16_page(text, offset, limit)
-            view.update(available=True, text=page, offset=offset, limit=limit, total=total, next_offset=next_offset,
-                        unit="utf-16 code units", truncated_at_source=bool(result.get("pseudocode_truncated")))
+            view.update(
+                available=True,
+                text=page,
+                offset=offset,
+                limit=limit,
+                total=total,
+                next_offset=next_offset,
+                unit="utf-16 code units",
+                truncated_at_source=bool(result.get("pseudocode_truncated")),
+            )
             selected = page
     else:
         rows = _rows(result, facet)
@@ -71,13 +100,20 @@ def native_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, A
             view.update(available=False, reason=reason, items=[], offset=offset, limit=limit, total=0, next_offset=None)
             selected = None
         else:
-            page = rows[offset:offset + limit]
+            page = rows[offset : offset + limit]
             end = offset + len(page)
-            view.update(available=entry is None or bool(entry.get("available")), items=page, offset=offset,
-                        limit=limit, total=len(rows), next_offset=end if end < len(rows) else None)
+            view.update(
+                available=entry is None or bool(entry.get("available")),
+                items=page,
+                offset=offset,
+                limit=limit,
+                total=len(rows),
+                next_offset=end if end < len(rows) else None,
+            )
             if entry is None:
-                view["limitations"].append(f"The dossier does not declare the {key} facet; an empty page is not "
-                                           "proof of absence.")
+                view["limitations"].append(
+                    f"The dossier does not declare the {key} facet; an empty page is not proof of absence."
+                )
             selected = page
     view["selected_facts_sha256"] = canonical_sha256({"facet": facet, "facts": selected})
     view["source_complete"] = not result.get("pseudocode_truncated", False)

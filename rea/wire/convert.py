@@ -9,7 +9,8 @@ tuples into lists, so canonical JSON and orjson see the same value.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any
+from collections.abc import Mapping
 
 import attrs
 import cattrs
@@ -44,8 +45,13 @@ def structure(args: Mapping[str, Any], cls: type) -> Result[Any, ReaError]:
         return Success(CONVERTER.structure(dict(args), cls))
     except (cattrs.BaseValidationError, cattrs.ForbiddenExtraKeysError, TypeError, ValueError) as exc:
         notes = cattrs.transform_error(exc) if isinstance(exc, cattrs.BaseValidationError) else [str(exc)]
-        return Failure(invalid_request(f"arguments do not fit {cls.__name__}: {notes[0]}", field="arguments",
-                                       accepted="arguments matching the advertised input schema"))
+        return Failure(
+            invalid_request(
+                f"arguments do not fit {cls.__name__}: {notes[0]}",
+                field="arguments",
+                accepted="arguments matching the advertised input schema",
+            )
+        )
 
 
 def with_defaults(args: Mapping[str, Any], cls: type) -> Result[dict[str, Any], ReaError]:

@@ -38,8 +38,9 @@ class ListingArgs:
 
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
     offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=2**53 - 1)
-    limit: int | None = field("Items to return (our extra; default: all of them)", omit_none=True, minimum=1,
-                              maximum=2**53 - 1)
+    limit: int | None = field(
+        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1
+    )
 
 
 # -------------------------------------------------------------------- results

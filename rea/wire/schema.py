@@ -23,7 +23,8 @@ import enum
 from collections import abc
 import types
 import typing
-from typing import Any, Iterator, Literal, Mapping, Union
+from typing import Any, Literal, Union
+from collections.abc import Iterator, Mapping
 
 import attrs
 
@@ -48,17 +49,25 @@ class Wire:
     cli: bool = True
 
 
-def field(description: str = "", *, default: Any = attrs.NOTHING, factory: Any = None, omit_none: bool = False,
-          schema: Mapping[str, Any] | None = None, cli: bool = True, alias: str | None = None,
-          **constraints: Any) -> Any:
+def field(
+    description: str = "",
+    *,
+    default: Any = attrs.NOTHING,
+    factory: Any = None,
+    omit_none: bool = False,
+    schema: Mapping[str, Any] | None = None,
+    cli: bool = True,
+    alias: str | None = None,
+    **constraints: Any,
+) -> Any:
     """An attrs field carrying its wire facts; `constraints` are JSON Schema keywords
     (minimum, maximum, pattern, minLength, maxLength, minItems, maxItems, uniqueItems)."""
     meta = {"wire": Wire(description=description, omit_none=omit_none, constraints=constraints, schema=schema, cli=cli)}
     if factory is not None:
-        return attrs.field(factory=factory, metadata=meta, **({"alias": alias} if alias else {}))
+        return attrs.field(factory=factory, metadata=meta, alias=alias)
     if omit_none and default is attrs.NOTHING:
         default = None
-    return attrs.field(default=default, metadata=meta, **({"alias": alias} if alias else {}))
+    return attrs.field(default=default, metadata=meta, alias=alias)
 
 
 class _OpenMarker:
@@ -70,12 +79,12 @@ Open = typing.Annotated[Any, _OpenMarker]
 selected item, provider parameters). Each use carries a field description."""
 
 
-def wire_of(attribute: attrs.Attribute) -> Wire:
+def wire_of(attribute: attrs.Attribute[Any]) -> Wire:
     found = attribute.metadata.get("wire")
     return found if isinstance(found, Wire) else Wire()
 
 
-def wire_name(attribute: attrs.Attribute) -> str:
+def wire_name(attribute: attrs.Attribute[Any]) -> str:
     """The JSON key: attrs' alias when set (for keys that are Python keywords), else the name."""
     alias = attribute.alias
     return alias if alias and alias != attribute.name.lstrip("_") else attribute.name
@@ -93,7 +102,7 @@ def _strip_none(tp: Any) -> tuple[Any, bool]:
         has_none = len(members) != len(typing.get_args(tp))
         if len(members) == 1:
             return members[0], has_none
-        return Union[tuple(members)], has_none  # type: ignore[return-value]
+        return Union[tuple(members)], has_none  # noqa: UP007 (built at run time)
     return tp, False
 
 
@@ -142,7 +151,7 @@ def schema_of(tp: Any, role: Role = Role.OUTPUT) -> dict[str, Any]:
     raise TypeError(f"no wire schema for {tp!r}")
 
 
-def _field_schema(attribute: attrs.Attribute, tp: Any, role: Role) -> dict[str, Any]:
+def _field_schema(attribute: attrs.Attribute[Any], tp: Any, role: Role) -> dict[str, Any]:
     meta = wire_of(attribute)
     if meta.schema is not None:
         body = dict(meta.schema)
@@ -159,12 +168,10 @@ def _field_schema(attribute: attrs.Attribute, tp: Any, role: Role) -> dict[str, 
         target.update(meta.constraints)
     if meta.description:
         body["description"] = meta.description
-    if role is Role.INPUT and attribute.default is not attrs.NOTHING and not meta.omit_none \
-            and not isinstance(attribute.default, attrs.Factory):  # type: ignore[arg-type]
-        body["default"] = _json_default(attribute.default)
-    if role is Role.INPUT and isinstance(attribute.default, attrs.Factory):  # type: ignore[arg-type]
-        made = attribute.default.factory()  # type: ignore[union-attr]
-        body["default"] = _json_default(made)
+    default = attribute.default
+    if role is Role.INPUT and default is not attrs.NOTHING and not meta.omit_none:
+        factory = getattr(default, "factory", None)  # an attrs Factory: its product is the default
+        body["default"] = _json_default(factory() if callable(factory) else default)
     return body
 
 
@@ -174,7 +181,7 @@ def _json_default(value: Any) -> Any:
     return to_wire(value)
 
 
-def _required(attribute: attrs.Attribute, role: Role) -> bool:
+def _required(attribute: attrs.Attribute[Any], role: Role) -> bool:
     meta = wire_of(attribute)
     if role is Role.INPUT:
         return attribute.default is attrs.NOTHING
@@ -205,8 +212,12 @@ def untyped_nodes(schema: Any, path: str = "") -> Iterator[str]:
         keys = set(schema) - {"description", "title", "examples", "default", "$comment"}
         if not keys and "description" not in schema:
             yield path or "/"
-        if schema.get("type") == "object" and "properties" not in schema and "additionalProperties" not in schema \
-                and "description" not in schema:
+        if (
+            schema.get("type") == "object"
+            and "properties" not in schema
+            and "additionalProperties" not in schema
+            and "description" not in schema
+        ):
             yield path or "/"
         for key, value in schema.items():
             if key in ("properties", "$defs"):

@@ -8,35 +8,70 @@ all come from the two types handed in here.
 
 from __future__ import annotations
 
-from typing import Any, Iterable, Mapping
+from typing import Any
+from collections.abc import Iterable, Mapping
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output, input_schema, session_output
 from rea.wire.schema import Role, record_schema, schema_of
 
 
-def args_schema(args: type, examples: Iterable[Mapping[str, Any]] | None = None,
-                description: str | None = None) -> dict[str, Any]:
+def args_schema(
+    args: type, examples: Iterable[Mapping[str, Any]] | None = None, description: str | None = None
+) -> dict[str, Any]:
     body = record_schema(args, Role.INPUT)
-    return input_schema(body["properties"], tuple(body.get("required", ())), description=description,
-                        examples=[dict(e) for e in examples] if examples is not None else [{}])
+    return input_schema(
+        body["properties"],
+        tuple(body.get("required", ())),
+        description=description,
+        examples=[dict(e) for e in examples] if examples is not None else [{}],
+    )
 
 
-def evidence_tool(name: str, title: str, description: str, *, args: type, result: Any, operation: bool = True,
-                  examples: Iterable[Mapping[str, Any]] | None = None, **contract: Any) -> ToolContract:
+def evidence_tool(
+    name: str,
+    title: str,
+    description: str,
+    *,
+    args: type,
+    result: Any,
+    operation: bool = True,
+    examples: Iterable[Mapping[str, Any]] | None = None,
+    **contract: Any,
+) -> ToolContract:
     """A tool whose structuredContent is one Evidence record with `normalized_result: result`."""
     return ToolContract(
-        name=name, title=title, description=description,
+        name=name,
+        title=title,
+        description=description,
         input_schema=args_schema(args, examples),
         output_schema=evidence_output(schema_of(result, Role.OUTPUT), name if operation else None),
-        result_kind="evidence", args_type=args, result_type=result, **contract)
+        result_kind="evidence",
+        args_type=args,
+        result_type=result,
+        **contract,
+    )
 
 
-def session_tool(name: str, title: str, description: str, *, args: type, result: Any,
-                 examples: Iterable[Mapping[str, Any]] | None = None, **contract: Any) -> ToolContract:
+def session_tool(
+    name: str,
+    title: str,
+    description: str,
+    *,
+    args: type,
+    result: Any,
+    examples: Iterable[Mapping[str, Any]] | None = None,
+    **contract: Any,
+) -> ToolContract:
     """A lifecycle tool answering `{"result": result}` with no Evidence."""
     return ToolContract(
-        name=name, title=title, description=description,
+        name=name,
+        title=title,
+        description=description,
         input_schema=args_schema(args, examples),
         output_schema=session_output(schema_of(result, Role.OUTPUT)),
-        result_kind="session", args_type=args, result_type=result, **contract)
+        result_kind="session",
+        args_type=args,
+        result_type=result,
+        **contract,
+    )

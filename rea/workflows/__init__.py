@@ -1,6 +1,7 @@
 """Workflow programs, one module per tool family; PROGRAMS maps every catalog tool to its program."""
 
-from typing import Any, Callable, Mapping
+from typing import Any
+from collections.abc import Callable, Mapping
 
 from rea.catalog import BY_NAME
 from rea.workflows import artifacts as _artifacts

@@ -6,7 +6,8 @@ NativeFacts); only pseudocode and instructions ask the live engine (NativeQuery)
 
 from __future__ import annotations
 
-from typing import Any, Callable, Generator, Mapping
+from typing import Any
+from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -39,16 +40,25 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     if session.target is None:
         return Failure(no_target("This tool"))
     if session.provider_binding is None:
-        return Failure(ReaError(code="capability_unavailable",
-                                message=unavailable_reason(None, session.target.format),
-                                details={"reason": "provider_missing", "format": session.target.format}))
+        return Failure(
+            ReaError(
+                code="capability_unavailable",
+                message=unavailable_reason(None, session.target.format),
+                details={"reason": "provider_missing", "format": session.target.format},
+            )
+        )
     if session.target.size > NATIVE_MAX_BYTES:
-        return Failure(ReaError(
-            code="truncated",
-            message=(f"{session.target.name} has {session.target.size} bytes, over the {NATIVE_MAX_BYTES}-byte limit "
-                     "for native analysis; nothing was analysed."),
-            details={"limit": "max_target_bytes", "limit_bytes": NATIVE_MAX_BYTES, "size": session.target.size},
-            action="Analyse a smaller binary (extract the slice or library you need first)."))
+        return Failure(
+            ReaError(
+                code="truncated",
+                message=(
+                    f"{session.target.name} has {session.target.size} bytes, over the {NATIVE_MAX_BYTES}-byte limit "
+                    "for native analysis; nothing was analysed."
+                ),
+                details={"limit": "max_target_bytes", "limit_bytes": NATIVE_MAX_BYTES, "size": session.target.size},
+                action="Analyse a smaller binary (extract the slice or library you need first).",
+            )
+        )
     return Success(session.provider_binding)
 
 
@@ -64,13 +74,24 @@ def _facts(session: Session, stage: str) -> Generator[Effect, Any, Result[Mappin
 def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[Effect, Any, Result[Any, ReaError]]:
     target = session.target
     assert target is not None and session.provider_binding is not None
-    return (yield NativeQuery(binding=session.provider_binding, path=target.path, sha256=target.sha256,
-                              op=op, params=dict(params)))
+    return (
+        yield NativeQuery(
+            binding=session.provider_binding, path=target.path, sha256=target.sha256, op=op, params=dict(params)
+        )
+    )
 
 
-def _evidence(session: Session, snapshot: Mapping[str, Any], operation: str, args: Mapping[str, Any],
-              result: Any, *, confidence: str = "derived", limitations: tuple[str, ...] = (),
-              locations: tuple[Mapping[str, Any], ...] = ()) -> Outcome:
+def _evidence(
+    session: Session,
+    snapshot: Mapping[str, Any],
+    operation: str,
+    args: Mapping[str, Any],
+    result: Any,
+    *,
+    confidence: str = "derived",
+    limitations: tuple[str, ...] = (),
+    locations: tuple[Mapping[str, Any], ...] = (),
+) -> Outcome:
     target, binding = session.target, session.provider_binding
     assert target is not None and binding is not None
     architecture = snapshot.get("architecture")
@@ -79,9 +100,13 @@ def _evidence(session: Session, snapshot: Mapping[str, Any], operation: str, arg
         operation=operation,
         parameters=dict(args),
         normalized_result=to_wire(result),
-        subject=Subject(name=target.name, sha256=target.sha256, format=snapshot.get("format", target.format),
-                        architecture=architecture if architecture in ("x86", "x86_64", "arm", "arm64") else None,
-                        local_path=target.path),
+        subject=Subject(
+            name=target.name,
+            sha256=target.sha256,
+            format=snapshot.get("format", target.format),
+            architecture=architecture if architecture in ("x86", "x86_64", "arm", "arm64") else None,
+            local_path=target.path,
+        ),
         analysis_profile=parse_profile(binding["analysis_profile"]),
         confidence=confidence,
         limitations=(*ANGR_LIMITATIONS[:1], *limitations),
@@ -98,37 +123,54 @@ def _document_problem(session: Session, args: Mapping[str, Any]) -> ReaError | N
     target = session.target
     if document is None or target is None or document in (target.name, target.path):
         return None
-    return invalid_request(f"document {document!r} is not open; the open document is {target.name!r}",
-                           field="document", accepted=f"{target.name!r}, its path, or omit document")
+    return invalid_request(
+        f"document {document!r} is not open; the open document is {target.name!r}",
+        field="document",
+        accepted=f"{target.name!r}, its path, or omit document",
+    )
 
 
 def _procedure(snapshot: Mapping[str, Any], text: str, field: str = "procedure") -> Result[Mapping[str, Any], ReaError]:
     found = q.find_procedure(snapshot, text)
     if found is None:
-        return Failure(invalid_request(
-            f"No procedure starts at or is named {text!r}.", field=field,
-            accepted="a procedure start address (0x..., see list_procedures) or an exact procedure name",
-            reason="no-procedure"))
+        return Failure(
+            invalid_request(
+                f"No procedure starts at or is named {text!r}.",
+                field=field,
+                accepted="a procedure start address (0x..., see list_procedures) or an exact procedure name",
+                reason="no-procedure",
+            )
+        )
     return Success(found)
 
 
 def _address(text: str, field: str = "address") -> Result[str, ReaError]:
     address = normalize(text)
     if address is None:
-        return Failure(invalid_request(f"{text!r} is not an address", field=field,
-                                       accepted="hex like 0x401000 (or space:0x10 for other spaces)"))
+        return Failure(
+            invalid_request(
+                f"{text!r} is not an address",
+                field=field,
+                accepted="hex like 0x401000 (or space:0x10 for other spaces)",
+            )
+        )
     return Success(address)
 
 
 def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mapping[str, Any]], Any]):
     """A tool that only projects the snapshot: fetch it, check the document, answer, wrap as Evidence."""
+
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         if problem := _document_problem(session, args):
             return _fail(session, problem)
         facts = yield from _facts(session, stage)
-        if is_successful(facts) and stage == "symbols" and program.__name__ in FROM_SYMBOLS \
-                and "procedures" not in facts.unwrap() \
-                and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"]):
+        if (
+            is_successful(facts)
+            and stage == "symbols"
+            and program.__name__ in FROM_SYMBOLS
+            and "procedures" not in facts.unwrap()
+            and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"])
+        ):
             facts = yield from _facts(session, "cfg")  # stripped: no symbols to answer from, recover the CFG
         if not is_successful(facts):
             return _fail(session, facts.failure())
@@ -137,8 +179,10 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
         if isinstance(answered, ReaError):
             return _fail(session, answered)
         result, confidence, limitations = answered
-        return _evidence(session, snapshot, program.__name__, args, result, confidence=confidence,
-                         limitations=limitations)
+        return _evidence(
+            session, snapshot, program.__name__, args, result, confidence=confidence, limitations=limitations
+        )
+
     return program
 
 
@@ -149,19 +193,22 @@ def _page(items: list[Any], args: Mapping[str, Any], default: int) -> dict[str, 
 
 def _on_procedure(answer):
     """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
+
     def resolved(session, snapshot, args):
         found = _procedure(snapshot, args["procedure"])
         return answer(session, snapshot, args, found.unwrap()) if is_successful(found) else found.failure()
+
     return resolved
 
 
 def _on_address(answer):
     """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
+
     def resolved(session, snapshot, args):
         address = _address(args["address"])
         return answer(session, snapshot, args, address.unwrap()) if is_successful(address) else address.failure()
-    return resolved
 
+    return resolved
 
 
 # ------------------------------------------------------------- inventories
@@ -174,18 +221,33 @@ def _overview(session, snapshot, args):
     entry = q.containing(snapshot, snapshot["entry"]) if snapshot.get("entry") else None
     result = {
         "document": session.target.name,
-        "format": snapshot["format"], "architecture": snapshot["architecture"], "bits": snapshot["bits"],
-        "endianness": snapshot["endianness"], "entry": snapshot["entry"], "entry_procedure": q.brief(entry),
-        "pic": snapshot["pic"], "linked_base": snapshot["linked_base"], "stripped": snapshot["stripped"],
+        "format": snapshot["format"],
+        "architecture": snapshot["architecture"],
+        "bits": snapshot["bits"],
+        "endianness": snapshot["endianness"],
+        "entry": snapshot["entry"],
+        "entry_procedure": q.brief(entry),
+        "pic": snapshot["pic"],
+        "linked_base": snapshot["linked_base"],
+        "stripped": snapshot["stripped"],
         "engine": snapshot["engine"],
-        "counts": {"procedures": len(procs), "functions": len(functions),
-                   "thunks": sum(p["kind"] == "thunk" for p in procs),
-                   "imports": sum(p["kind"] == "external" for p in procs),
-                   "strings": len(snapshot["strings"]), "sections": len(snapshot["sections"]),
-                   "segments": len(snapshot["segments"]), "symbols": len(snapshot["symbols"])},
-        "largest_procedures": [{**q.brief(p), "size": p["size"]}
-                               for p in sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]],
-        "imports": sorted({p["name"] for p in procs if p["kind"] == "external"})[: limit if args.get("detail", "concise") == "concise" else None],
+        "counts": {
+            "procedures": len(procs),
+            "functions": len(functions),
+            "thunks": sum(p["kind"] == "thunk" for p in procs),
+            "imports": sum(p["kind"] == "external" for p in procs),
+            "strings": len(snapshot["strings"]),
+            "sections": len(snapshot["sections"]),
+            "segments": len(snapshot["segments"]),
+            "symbols": len(snapshot["symbols"]),
+        },
+        "largest_procedures": [
+            {**q.brief(p), "size": p["size"]}
+            for p in sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]
+        ],
+        "imports": sorted({p["name"] for p in procs if p["kind"] == "external"})[
+            : limit if args.get("detail", "concise") == "concise" else None
+        ],
     }
     if args.get("detail") == "detailed":
         result["sections"] = snapshot["sections"]
@@ -195,38 +257,61 @@ def _overview(session, snapshot, args):
 
 def _documents(session, snapshot, args):
     target = session.target
-    return {"documents": [{"name": target.name, "path": target.path, "sha256": target.sha256,
-                           "format": snapshot["format"], "current": True}]}, "observed", ()
+    return (
+        {
+            "documents": [
+                {
+                    "name": target.name,
+                    "path": target.path,
+                    "sha256": target.sha256,
+                    "format": snapshot["format"],
+                    "current": True,
+                }
+            ]
+        },
+        "observed",
+        (),
+    )
 
 
 FROM_SYMBOLS = ("list_procedures", "list_names")
-SYMBOLS_ONLY = ("Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
-                "imports are not listed yet. binary_overview (or any CFG question) completes the inventory.")
+SYMBOLS_ONLY = (
+    "Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
+    "imports are not listed yet. binary_overview (or any CFG question) completes the inventory."
+)
 
 
 def _window(items: list[Any], args: Mapping[str, Any]) -> list[Any]:
     """The complete list (the reference's answer), or the slice offset/limit ask for."""
     end = None if args.get("limit") is None else args["offset"] + args["limit"]
-    return items[args["offset"]:end]
+    return items[args["offset"] : end]
 
 
 def _procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
-    flags = w.ProcedureFlags(external=p["kind"] == "external", thunk=p["kind"] == "thunk",
-                             thunk_target=(p.get("callees") or [None])[0] if p["kind"] == "thunk" else None)
+    flags = w.ProcedureFlags(
+        external=p["kind"] == "external",
+        thunk=p["kind"] == "thunk",
+        thunk_target=(p.get("callees") or [None])[0] if p["kind"] == "thunk" else None,
+    )
     return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
 
 
 def _procedure_rows(session, snapshot, args):
     if "procedures" not in snapshot:
-        rows = [w.ProcedureRow(address=s["address"], value=s["name"], kind="function", size=s["size"])
-                for s in snapshot["symbols"] if s["kind"] == "function" and s["address"]]
+        rows = [
+            w.ProcedureRow(address=s["address"], value=s["name"], kind="function", size=s["size"])
+            for s in snapshot["symbols"]
+            if s["kind"] == "function" and s["address"]
+        ]
         rows.sort(key=lambda r: int(r.address, 16))
         return _window(rows, args), "observed", (SYMBOLS_ONLY,)
     return _window([_procedure_row(p) for p in q.procedures(snapshot)], args), "derived", ()
 
 
-SCANNED_ONLY = ("Strings scanned from the data sections before CFG recovery: which procedures reference them "
-                "(referenced_by) is not known yet. binary_overview (or any CFG question) completes it.")
+SCANNED_ONLY = (
+    "Strings scanned from the data sections before CFG recovery: which procedures reference them "
+    "(referenced_by) is not known yet. binary_overview (or any CFG question) completes it."
+)
 
 
 def _string_rows(session, snapshot, args):
@@ -274,26 +359,43 @@ def _containing(session, snapshot, args, address):
 
 def _searcher(collection: str, field: str):
     def answer(session, snapshot, args):
-        source = snapshot[collection] if collection == "strings" else [
-            {**q.brief(p), "size": p["size"]} for p in q.procedures(snapshot)]
+        source = (
+            snapshot[collection]
+            if collection == "strings"
+            else [{**q.brief(p), "size": p["size"]} for p in q.procedures(snapshot)]
+        )
         found = q.search(source, field, args["pattern"], args.get("mode", "literal"), args.get("case_sensitive", False))
         if isinstance(found, str):
             return invalid_request(found, field="pattern", accepted="a valid Python regular expression")
         return _page(list(found), args, 100), "derived", ()
+
     return answer
 
 
 @_on_procedure
 def _info(session, snapshot, args, p):
-    return {"procedure": {**q.brief(p), "size": p["size"], "returning": p["returning"],
-                          "blocks": p["blocks"], "callers": len(p["callers"]), "callees": len(p["callees"]),
-                          "strings": q.strings_at(snapshot, p["strings"])}}, "derived", ()
+    return (
+        {
+            "procedure": {
+                **q.brief(p),
+                "size": p["size"],
+                "returning": p["returning"],
+                "blocks": p["blocks"],
+                "callers": len(p["callers"]),
+                "callees": len(p["callees"]),
+                "strings": q.strings_at(snapshot, p["strings"]),
+            }
+        },
+        "derived",
+        (),
+    )
 
 
 def _edges(edge: str):
     @_on_procedure
     def answer(session, snapshot, args, p):
         return {"procedure": q.brief(p), edge: q.related(snapshot, p[edge])}, "derived", ()
+
     return answer
 
 
@@ -311,13 +413,21 @@ def _xrefs(session, snapshot, args, address):
 
 
 def _xrefs_to_name(session, snapshot, args):
-    targets = sorted({r["address"] for r in q.names(snapshot) if r["name"] == args["name"] and r["address"]}
-                     | {p["address"] for p in q.procedures(snapshot) if p["name"] == args["name"]})
+    targets = sorted(
+        {r["address"] for r in q.names(snapshot) if r["name"] == args["name"] and r["address"]}
+        | {p["address"] for p in q.procedures(snapshot) if p["name"] == args["name"]}
+    )
     if not targets:
-        return invalid_request(f"No symbol, import or procedure is named {args['name']!r}", field="name",
-                               accepted="an exact name from list_names or list_procedures")
-    return {"name": args["name"], "targets": [{"address": t, "references": q.incoming(snapshot, t)} for t in targets]}, \
-        "derived", ()
+        return invalid_request(
+            f"No symbol, import or procedure is named {args['name']!r}",
+            field="name",
+            accepted="an exact name from list_names or list_procedures",
+        )
+    return (
+        {"name": args["name"], "targets": [{"address": t, "references": q.incoming(snapshot, t)} for t in targets]},
+        "derived",
+        (),
+    )
 
 
 def _graph(session, snapshot, args):
@@ -337,8 +447,18 @@ def _trace(session, snapshot, args):
         if not is_successful(resolved):
             return resolved.failure()
         goal = resolved.unwrap()
-    return q.trace(snapshot, start.unwrap(), goal, args.get("direction", "forward"), args.get("max_depth", 5),
-                   args.get("max_nodes", 100)), "derived", ()
+    return (
+        q.trace(
+            snapshot,
+            start.unwrap(),
+            goal,
+            args.get("direction", "forward"),
+            args.get("max_depth", 5),
+            args.get("max_nodes", 100),
+        ),
+        "derived",
+        (),
+    )
 
 
 _HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
@@ -357,28 +477,41 @@ def _current_procedure(session, snapshot, args):
 
 
 def _navigation(session, snapshot, args):
-    return {
-        "document": {"name": session.target.name, "path": session.target.path},
-        "current_address": {"available": False, "reason": _HEADLESS},
-        "procedure": None,
-        "modes": [
-            {"name": "current_selection", "available": False,
-             "missing_operations": ["current_document", "current_address", "resolve_containing_procedure"],
-             "remediation": "Pass an explicit address to inspect_address_context instead."},
-            {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
-        ],
-    }, "observed", (_HEADLESS,)
+    return (
+        {
+            "document": {"name": session.target.name, "path": session.target.path},
+            "current_address": {"available": False, "reason": _HEADLESS},
+            "procedure": None,
+            "modes": [
+                {
+                    "name": "current_selection",
+                    "available": False,
+                    "missing_operations": ["current_document", "current_address", "resolve_containing_procedure"],
+                    "remediation": "Pass an explicit address to inspect_address_context instead.",
+                },
+                {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
+            ],
+        },
+        "observed",
+        (_HEADLESS,),
+    )
 
 
 @_on_address
 def _address_context(session, snapshot, args, where):
     unavailable = {"available": False, "reason": "angr keeps no analyst comments or bookmarks."}
-    return {
-        "address": where,
-        "name": {"available": True, "value": q.name_at(snapshot, where)},
-        "procedure": {"available": True, "value": q.brief(q.containing(snapshot, where))},
-        "comment": unavailable, "inline_comment": unavailable, "bookmark": unavailable,
-    }, "derived", ()
+    return (
+        {
+            "address": where,
+            "name": {"available": True, "value": q.name_at(snapshot, where)},
+            "procedure": {"available": True, "value": q.brief(q.containing(snapshot, where))},
+            "comment": unavailable,
+            "inline_comment": unavailable,
+            "bookmark": unavailable,
+        },
+        "derived",
+        (),
+    )
 
 
 def _named(name: str, stage: str, answer):
@@ -390,8 +523,9 @@ def _named(name: str, stage: str, answer):
 # ------------------------------------------------------------ engine tools
 
 
-def _cfg_procedure(session: Session, args: Mapping[str, Any]) -> Generator[
-        Effect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
+def _cfg_procedure(
+    session: Session, args: Mapping[str, Any]
+) -> Generator[Effect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
     """The CFG snapshot and the procedure args["procedure"] names, or the reason neither exists."""
     if problem := _document_problem(session, args):
         return Failure(problem)
@@ -402,8 +536,11 @@ def _cfg_procedure(session: Session, args: Mapping[str, Any]) -> Generator[
     return _procedure(snapshot, args["procedure"]).map(lambda proc: (snapshot, proc))
 
 
-def _engine_tool(name: str, op: str, build: Callable[[Mapping[str, Any], Mapping[str, Any], Any, Mapping[str, Any]], Any]):
+def _engine_tool(
+    name: str, op: str, build: Callable[[Mapping[str, Any], Mapping[str, Any], Any, Mapping[str, Any]], Any]
+):
     """A tool that needs the live engine for one procedure."""
+
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         found = yield from _cfg_procedure(session, args)
         if not is_successful(found):
@@ -412,8 +549,15 @@ def _engine_tool(name: str, op: str, build: Callable[[Mapping[str, Any], Mapping
         reply = yield from _ask(session, op, {"address": proc["address"]})
         if not is_successful(reply):
             return _fail(session, reply.failure())
-        return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args),
-                         locations=({"kind": "address", "address": proc["address"]},))
+        return _evidence(
+            session,
+            snapshot,
+            name,
+            args,
+            build(snapshot, proc, reply.unwrap(), args),
+            locations=({"kind": "address", "address": proc["address"]},),
+        )
+
     program.__name__ = name
     return program
 
@@ -444,12 +588,15 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
             continue
         proc = found.unwrap()
         reply = yield from _ask(session, "decompile", {"address": proc["address"]})
-        rows.append({"requested": text, "ok": True, "procedure": q.brief(proc), "pseudocode": reply.unwrap()["pseudocode"]}
-                    if is_successful(reply) else
-                    {"requested": text, "ok": False, "procedure": q.brief(proc), "error": reply.failure().record()})
+        rows.append(
+            {"requested": text, "ok": True, "procedure": q.brief(proc), "pseudocode": reply.unwrap()["pseudocode"]}
+            if is_successful(reply)
+            else {"requested": text, "ok": False, "procedure": q.brief(proc), "error": reply.failure().record()}
+        )
     failed = sum(not r["ok"] for r in rows)
-    return _evidence(session, snapshot, "batch_decompile", args,
-                     {"results": rows, "succeeded": len(rows) - failed, "failed": failed})
+    return _evidence(
+        session, snapshot, "batch_decompile", args, {"results": rows, "succeeded": len(rows) - failed, "failed": failed}
+    )
 
 
 def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -486,23 +633,39 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
         else:
             availability["assembly"] = {"available": False, "reason": listing.failure().message}
     else:
-        availability["assembly"] = {"available": False, "reason": "not requested (include_assembly: false)"
-                                    if proc["kind"] != "external" else "an import has no instructions here"}
+        availability["assembly"] = {
+            "available": False,
+            "reason": "not requested (include_assembly: false)"
+            if proc["kind"] != "external"
+            else "an import has no instructions here",
+        }
     availability["comments"] = {"available": False, "reason": "angr keeps no analyst comments."}
     dossier["basic_blocks"] = proc["blocks"][:limit]
     dossier["callers"] = q.related(snapshot, proc["callers"])[:limit]
     dossier["callees"] = q.related(snapshot, proc["callees"])[:limit]
-    dossier["references"] = {"incoming": q.incoming(snapshot, proc["address"])[:limit],
-                             "outgoing": q.outgoing(snapshot, proc)[:limit]}
+    dossier["references"] = {
+        "incoming": q.incoming(snapshot, proc["address"])[:limit],
+        "outgoing": q.outgoing(snapshot, proc)[:limit],
+    }
     dossier["strings"] = q.strings_at(snapshot, proc["strings"])[:limit]
     dossier["names"] = [r for r in q.names(snapshot) if r["address"] == proc["address"]]
     for facet in ("callers", "callees", "references", "strings_names", "cfg"):
         availability[facet] = {"available": True}
     dossier["facet_availability"] = {k: availability[k] for k in FACETS}
-    dossier["counts"] = {"basic_blocks": len(proc["blocks"]), "callers": len(proc["callers"]),
-                         "callees": len(proc["callees"]), "strings": len(proc["strings"])}
-    return _evidence(session, snapshot, "analyze_function", args, dossier,
-                     locations=({"kind": "address", "address": proc["address"]},))
+    dossier["counts"] = {
+        "basic_blocks": len(proc["blocks"]),
+        "callers": len(proc["callers"]),
+        "callees": len(proc["callees"]),
+        "strings": len(proc["strings"]),
+    }
+    return _evidence(
+        session,
+        snapshot,
+        "analyze_function",
+        args,
+        dossier,
+        locations=({"kind": "address", "address": proc["address"]},),
+    )
 
 
 COMPARE_PROVIDER = Provider(id="rea-compare", name="REA function comparison", version="1")
@@ -513,9 +676,14 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
     for side in ("left", "right"):
         inline, ids = args.get(side), args.get(f"{side}_evidence_ids")
         if (inline is None) == (ids is None):
-            return _fail(session, invalid_request(
-                f"compare_functions needs exactly one of {side} and {side}_evidence_ids", field=side,
-                accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids"))
+            return _fail(
+                session,
+                invalid_request(
+                    f"compare_functions needs exactly one of {side} and {side}_evidence_ids",
+                    field=side,
+                    accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids",
+                ),
+            )
         refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids]
         resolved = []
         for index, ref in enumerate(refs):
@@ -524,16 +692,24 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
                 return _fail(session, found.failure())
             evidence = found.unwrap()
             if evidence.operation != "analyze_function":
-                return _fail(session, invalid_request(
-                    f"{side} is {evidence.operation} Evidence; compare_functions compares analyze_function dossiers",
-                    field=side, accepted="Evidence whose operation is analyze_function"))
+                return _fail(
+                    session,
+                    invalid_request(
+                        f"{side} is {evidence.operation} Evidence; compare_functions compares analyze_function dossiers",
+                        field=side,
+                        accepted="Evidence whose operation is analyze_function",
+                    ),
+                )
             resolved.append(evidence)
         sides[side] = resolved
     result = compare(sides["left"], sides["right"])
     created = create_evidence(
-        provider=COMPARE_PROVIDER, operation="compare_functions",
+        provider=COMPARE_PROVIDER,
+        operation="compare_functions",
         parameters={"left": result["left"]["evidence_ids"], "right": result["right"]["evidence_ids"]},
-        normalized_result=result, confidence="derived", authority="analyst-inference",
+        normalized_result=result,
+        confidence="derived",
+        authority="analyst-inference",
         limitations=[RUNTIME_NOTICE],
         evidence_links=[*result["left"]["evidence_ids"], *result["right"]["evidence_ids"]],
     )

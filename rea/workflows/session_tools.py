@@ -6,7 +6,8 @@ interpreter accepts both forms."""
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Callable, Generator, Mapping
+from typing import Any
+from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -22,12 +23,26 @@ from rea.native.effects import DiscoverProviders, NativeLineage, ReleaseNative
 from rea.native.providers import candidate_records, select_provider, unavailable_reason
 from rea.paging import paginate
 from rea.program import (
-    Context, Effect, IdentifyTarget, NewRunId, Outcome, Program, PublishAtomically, ReadJsonFile, ReportProgress,
+    Context,
+    Effect,
+    IdentifyTarget,
+    NewRunId,
+    Outcome,
+    Program,
+    PublishAtomically,
+    ReadJsonFile,
+    ReportProgress,
     ResolveCommandPath,
 )
 from rea.session import Session, Target, add_unknown_revision, close, merge, open_target
 from rea.unknowns import (
-    MUTABLE_FIELDS, MUTATION_PREDICATE, check_invariants, first_revision, heads, next_revision, seal,
+    MUTABLE_FIELDS,
+    MUTATION_PREDICATE,
+    check_invariants,
+    first_revision,
+    heads,
+    next_revision,
+    seal,
 )
 
 SESSION_PROVIDER = Provider(id="rea-session", name="REA session ledger", version=__version__)
@@ -57,8 +72,13 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
     server = ctx.server
     return {
         "package": {"name": server.package, "version": server.version},
-        "server": {"name": "rea", "version": server.version, "started_at": server.started_at,
-                   "command_path": server.server_path, "transport": server.transport},
+        "server": {
+            "name": "rea",
+            "version": server.version,
+            "started_at": server.started_at,
+            "command_path": server.server_path,
+            "transport": server.transport,
+        },
         "sdk": {"name": "mcp", "version": server.sdk_version},
         "negotiated_protocol_version": server.negotiated_protocol_version,
         "client": server.client,
@@ -66,11 +86,14 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
         "response_budget": {"max_response_bytes": ctx.max_response_bytes, "envelope_reserve_bytes": 1024},
         "input_schema_profile": ctx.input_schema_profile,
         "catalog": identity,
-        "alignment": alignment(expected, {
-            "package_version": server.version,
-            "catalog_digest": identity["digests"]["combined_sha256"],
-            "server_path": server.server_path,
-        }),
+        "alignment": alignment(
+            expected,
+            {
+                "package_version": server.version,
+                "catalog_digest": identity["digests"]["combined_sha256"],
+                "server_path": server.server_path,
+            },
+        ),
     }
 
 
@@ -82,17 +105,21 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     candidates = (yield DiscoverProviders()).unwrap()
     lineage = (yield NativeLineage()).unwrap()
     selected = None if session.provider_binding is None else session.provider_binding["provider"]["id"]
-    return _done(session, {
-        "open": session.target is not None,
-        "target": None if session.target is None else session.target.to_json(),
-        "server_identity": server_identity(ctx, expected),
-        "tool_availability": grouped_availability(
-            CATALOG, target_open=session.target is not None, client_features=ctx.server.client_features),
-        "analysis_provider_candidates": candidate_records(candidates, selected),
-        "analysis_provider_binding": session.provider_binding,
-        "analysis_run": _run(session, lineage),
-        "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
-    })
+    return _done(
+        session,
+        {
+            "open": session.target is not None,
+            "target": None if session.target is None else session.target.to_json(),
+            "server_identity": server_identity(ctx, expected),
+            "tool_availability": grouped_availability(
+                CATALOG, target_open=session.target is not None, client_features=ctx.server.client_features
+            ),
+            "analysis_provider_candidates": candidate_records(candidates, selected),
+            "analysis_provider_binding": session.provider_binding,
+            "analysis_run": _run(session, lineage),
+            "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
+        },
+    )
 
 
 def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -109,18 +136,27 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
     binding = selected.unwrap()
     released = yield ReleaseNative()  # the previous target's engine, if any; retained records stay
     run_id = (yield NewRunId()).unwrap()
-    target = Target(path=args["path"], name=facts.path.rstrip("/").rsplit("/", 1)[-1] or facts.path,
-                    sha256=facts.sha256, size=facts.size, format=facts.format, kind=facts.kind)
+    target = Target(
+        path=args["path"],
+        name=facts.path.rstrip("/").rsplit("/", 1)[-1] or facts.path,
+        sha256=facts.sha256,
+        size=facts.size,
+        format=facts.format,
+        kind=facts.kind,
+    )
     opened = open_target(session, target, run_id, binding)
     limitations = [] if binding is not None else [unavailable_reason(None, facts.format)]
     if not is_successful(released):
         limitations.append(f"The previous target's engine did not stop cleanly: {released.failure().message}")
-    return _done(opened, {
-        "target": target.to_json(),
-        "analysis_run": {"run_id": run_id, "process_lineage": NOT_OBSERVED},
-        "analysis_provider_binding": binding,
-        "limitations": limitations,
-    })
+    return _done(
+        opened,
+        {
+            "target": target.to_json(),
+            "analysis_run": {"run_id": run_id, "process_lineage": NOT_OBSERVED},
+            "analysis_provider_binding": binding,
+            "limitations": limitations,
+        },
+    )
 
 
 def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -140,22 +176,39 @@ def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context)
     detail = args.get("detail", "complete")
     filters = args.get("filters")
     if filters is not None and detail != "summary":
-        return _fail(session, invalid_request(
-            "get_evidence_bundle: filters apply only to detail \"summary\"", field="filters",
-            accepted="filters together with detail: \"summary\""))
+        return _fail(
+            session,
+            invalid_request(
+                'get_evidence_bundle: filters apply only to detail "summary"',
+                field="filters",
+                accepted='filters together with detail: "summary"',
+            ),
+        )
     if detail == "summary":
         return _done(session, summary(session.ledger, len(heads(session.unknown_revisions)), filters or {}))
     return _done(session, {"detail": "complete", "bundle": bundle_json(session)})
 
 
 def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    receipt = yield PublishAtomically(path=args["path"], chunks=lambda: bundle_chunks(session),
-                                      overwrite=bool(args.get("overwrite", False)), phase="exporting bundle")
+    receipt = yield PublishAtomically(
+        path=args["path"],
+        chunks=lambda: bundle_chunks(session),
+        overwrite=bool(args.get("overwrite", False)),
+        phase="exporting bundle",
+    )
     if not is_successful(receipt):
         return _fail(session, receipt.failure())
     receipt = receipt.unwrap()
-    return _done(session, {"path": receipt.path, "bytes": receipt.bytes, "records": len(session.evidence),
-                           "unknowns": len(session.unknown_revisions), "sha256": receipt.sha256})
+    return _done(
+        session,
+        {
+            "path": receipt.path,
+            "bytes": receipt.bytes,
+            "records": len(session.evidence),
+            "unknowns": len(session.unknown_revisions),
+            "sha256": receipt.sha256,
+        },
+    )
 
 
 def _load_bundle(path: str, ctx: Context) -> Generator[Effect, Any, Result[ParsedBundle, ReaError]]:
@@ -176,11 +229,14 @@ def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Conte
     if not is_successful(merged):
         return _fail(session, merged.failure())
     after = merged.unwrap()
-    return _done(after, {
-        "imported": len(after.evidence) - len(session.evidence),
-        "unknowns_added": len(after.unknown_revisions) - len(session.unknown_revisions),
-        "total": len(after.evidence),
-    })
+    return _done(
+        after,
+        {
+            "imported": len(after.evidence) - len(session.evidence),
+            "unknowns_added": len(after.unknown_revisions) - len(session.unknown_revisions),
+            "total": len(after.evidence),
+        },
+    )
 
 
 # ----------------------------------------------------------------- unknowns
@@ -191,30 +247,49 @@ def _check_references(session: Session, revision: Mapping[str, Any]) -> ReaError
         for evidence_id in revision[name]:
             if evidence_id not in session.evidence:
                 return invalid_request(
-                    f"{name} names {evidence_id}, which this session does not retain", field=name,
-                    accepted="ids of Evidence retained in this session", reason="missing", evidence_id=evidence_id)
+                    f"{name} names {evidence_id}, which this session does not retain",
+                    field=name,
+                    accepted="ids of Evidence retained in this session",
+                    reason="missing",
+                    evidence_id=evidence_id,
+                )
     resolution = revision.get("resolution")
     for evidence_id in (resolution or {}).get("evidence_ids", []):
         if evidence_id not in session.evidence:
-            return invalid_request(f"resolution.evidence_ids names {evidence_id}, which this session does not retain",
-                                   field="resolution.evidence_ids", reason="missing", evidence_id=evidence_id)
+            return invalid_request(
+                f"resolution.evidence_ids names {evidence_id}, which this session does not retain",
+                field="resolution.evidence_ids",
+                reason="missing",
+                evidence_id=evidence_id,
+            )
     known = {r["unknown_id"] for r in session.unknown_revisions}
     for rel in revision["relationships"]:
         if rel["unknown_id"] not in known:
-            return invalid_request(f"relationships names {rel['unknown_id']}, which is not an unknown of this session",
-                                   field="relationships", reason="missing", unknown_id=rel["unknown_id"])
+            return invalid_request(
+                f"relationships names {rel['unknown_id']}, which is not an unknown of this session",
+                field="relationships",
+                reason="missing",
+                unknown_id=rel["unknown_id"],
+            )
     return None
 
 
-def _commit_revision(session: Session, draft: dict[str, Any], operation: str, args: Mapping[str, Any],
-                     previous_mutations: list[str]) -> Outcome:
-    problem = check_invariants({**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]}) \
-        or _check_references(session, draft)
+def _commit_revision(
+    session: Session, draft: dict[str, Any], operation: str, args: Mapping[str, Any], previous_mutations: list[str]
+) -> Outcome:
+    problem = check_invariants(
+        {**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]}
+    ) or _check_references(session, draft)
     if problem is not None:
         return _fail(session, problem)
     mutation = create_evidence(
-        provider=SESSION_PROVIDER, operation=operation, parameters=dict(args), normalized_result=draft,
-        predicate_type=MUTATION_PREDICATE, confidence="inferred", authority="analyst-inference",
+        provider=SESSION_PROVIDER,
+        operation=operation,
+        parameters=dict(args),
+        normalized_result=draft,
+        predicate_type=MUTATION_PREDICATE,
+        confidence="inferred",
+        authority="analyst-inference",
         evidence_links=[*draft["supporting_evidence_ids"], *draft["contradicting_evidence_ids"]],
     )
     if not is_successful(mutation):
@@ -228,21 +303,30 @@ def record_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     scope = None if session.target is None else session.target.sha256
     draft = first_revision({"required_confidence": "observed", **args}, scope)
     if any(r["unknown_id"] == draft["unknown_id"] for r in session.unknown_revisions):
-        return _fail(session, ReaError(
-            code="revision_conflict",
-            message=f"This question is already recorded as {draft['unknown_id']}; update it with update_unknown.",
-            details={"reason": "already-exists", "unknown_id": draft["unknown_id"]},
-        ))
+        return _fail(
+            session,
+            ReaError(
+                code="revision_conflict",
+                message=f"This question is already recorded as {draft['unknown_id']}; update it with update_unknown.",
+                details={"reason": "already-exists", "unknown_id": draft["unknown_id"]},
+            ),
+        )
     return _commit_revision(session, draft, "record_unknown", args, [])
 
 
 def update_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     current = {h["unknown_id"]: h for h in heads(session.unknown_revisions)}.get(args["unknown_id"])
     if current is None:
-        return _fail(session, invalid_request(
-            f"Unknown {args['unknown_id']} is not recorded in this session", field="unknown_id",
-            accepted="an unknown_id returned by record_unknown or list_unknowns", reason="missing",
-            unknown_id=args["unknown_id"]))
+        return _fail(
+            session,
+            invalid_request(
+                f"Unknown {args['unknown_id']} is not recorded in this session",
+                field="unknown_id",
+                accepted="an unknown_id returned by record_unknown or list_unknowns",
+                reason="missing",
+                unknown_id=args["unknown_id"],
+            ),
+        )
     request = {name: args.get(name, current[name]) for name in (*MUTABLE_FIELDS, "status", "resolution")}
     request["expected_revision"] = args["expected_revision"]
     draft = next_revision(current, request)
@@ -252,8 +336,11 @@ def update_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> P
 
 
 def list_unknowns(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    selected = [h for h in heads(session.unknown_revisions)
-                if all(h[k] == args[k] for k in ("status", "severity", "domain") if k in args)]
+    selected = [
+        h
+        for h in heads(session.unknown_revisions)
+        if all(h[k] == args[k] for k in ("status", "severity", "domain") if k in args)
+    ]
     page = paginate(selected, args.get("offset", 0), args.get("limit"))
     return _done(session, {"items": list(page.items), **page.envelope()})
 
@@ -291,5 +378,9 @@ def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Cont
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
     bundle = parsed.unwrap()
-    return _done(session, summary(sorted(bundle.records, key=lambda e: e.evidence_id),
-                                  len(heads(bundle.unknowns)), args.get("filters") or {}))
+    return _done(
+        session,
+        summary(
+            sorted(bundle.records, key=lambda e: e.evidence_id), len(heads(bundle.unknowns)), args.get("filters") or {}
+        ),
+    )

@@ -16,7 +16,7 @@ import statistics
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1_000_000  # throughput is in MB/s with MB = 10**6 bytes; memory is in MiB
@@ -68,15 +68,26 @@ def _num(value: float | None) -> str:
 def table(rows: list[Row]) -> str:
     header = ("bench", "metric", "value", "unit", "baseline", "base", "ratio", "target", "status")
     body = [
-        (r.bench, r.metric, _num(r.value), r.unit, r.baseline or "-", _num(r.baseline_value),
-         "-" if r.ratio is None else f"{r.ratio:.2f}x", r.target or "-", r.status)
+        (
+            r.bench,
+            r.metric,
+            _num(r.value),
+            r.unit,
+            r.baseline or "-",
+            _num(r.baseline_value),
+            "-" if r.ratio is None else f"{r.ratio:.2f}x",
+            r.target or "-",
+            r.status,
+        )
         for r in rows
     ]
     widths = [max(len(str(line[i])) for line in [header, *body]) for i in range(len(header))]
     numeric = {2, 5, 6}
     out = []
     for n, line in enumerate([header, *body]):
-        cells = [str(c).rjust(w) if i in numeric and n else str(c).ljust(w) for i, (c, w) in enumerate(zip(line, widths))]
+        cells = [
+            str(c).rjust(w) if i in numeric and n else str(c).ljust(w) for i, (c, w) in enumerate(zip(line, widths))
+        ]
         out.append("  ".join(cells).rstrip())
         if n == 0:
             out.append("  ".join("-" * w for w in widths))

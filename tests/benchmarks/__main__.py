@@ -25,9 +25,11 @@ def main(argv: list[str]) -> int:
         print(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}", file=sys.stderr)
         return 2
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
-    print(f"REA benchmarks: Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
-          + (f", load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}" if load else "")
-          + " (timings are noisy when the load is above 0)")
+    print(
+        f"REA benchmarks: Python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} CPUs"
+        + (f", load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}" if load else "")
+        + " (timings are noisy when the load is above 0)"
+    )
     rows: list[Row] = []
     crashed = False
     for name in names:

@@ -71,8 +71,15 @@ def _env() -> dict[str, str]:
 
 
 def _child(code: str, path: str) -> tuple[float, int, float]:
-    out = subprocess.run([sys.executable, "-c", code, path], capture_output=True, text=True, check=True,
-                         env=_env(), cwd=str(ROOT), timeout=1800).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", code, path],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=_env(),
+        cwd=str(ROOT),
+        timeout=1800,
+    ).stdout.split()
     return float(out[0]), int(out[1]), int(out[2]) / 1024  # seconds, members, peak RSS MiB
 
 
@@ -80,7 +87,7 @@ def _make_zip(path: str, members: int, size: int, compression: int) -> None:
     seed = os.urandom(size)
     with zipfile.ZipFile(path, "w", compression) as zf:
         for i in range(members):
-            zf.writestr(f"dir{i % 40:02}/member{i:05}.bin", seed[i % 97:] + seed[:i % 97])
+            zf.writestr(f"dir{i % 40:02}/member{i:05}.bin", seed[i % 97 :] + seed[: i % 97])
 
 
 def _mcp(path: str) -> tuple[float, list[float], list[float]]:
@@ -90,8 +97,9 @@ def _mcp(path: str) -> tuple[float, list[float], list[float]]:
 
     async def main() -> tuple[float, list[float], list[float]]:
         start = time.perf_counter()
-        params = StdioServerParameters(command=sys.executable, args=["-m", "effects.cli", "mcp"], env=_env(),
-                                       cwd=str(ROOT))
+        params = StdioServerParameters(
+            command=sys.executable, args=["-m", "effects.cli", "mcp"], env=_env(), cwd=str(ROOT)
+        )
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as session:
                 await session.initialize()
@@ -105,8 +113,11 @@ def _mcp(path: str) -> tuple[float, list[float], list[float]]:
                     assert not opened.is_error and not result.is_error, result.content[0].text[:500]
                     occ = result.structured_content["normalized_result"]["manifest"]["occurrence_count"]
                     assert occ == 2_401, occ
-                member = next(o["occurrence_id"] for o in result.structured_content["normalized_result"]["occurrences"]
-                              ["items"] if o["entry_kind"] == "file" and "member" in o["logical_path"])
+                member = next(
+                    o["occurrence_id"]
+                    for o in result.structured_content["normalized_result"]["occurrences"]["items"]
+                    if o["entry_kind"] == "file" and "member" in o["logical_path"]
+                )
                 extracts = []
                 for _ in range(5):  # one member: the inventory, then only that member is read again
                     t0 = time.perf_counter()
@@ -125,15 +136,37 @@ def run() -> list[Row]:
         _make_zip(small, 2_400, 4_200, zipfile.ZIP_DEFLATED)
         spawn, runs, extracts = _mcp(small)
         mcp_s, extract_s = median(runs), median(extracts)
-        print(f"[{BENCH}] 2,400-entry zip ({os.path.getsize(small) / 1e6:.1f} MB on disk, 10.1 MB of members): "
-              f"open_binary + inventory_artifact median {mcp_s:.3f} s over MCP; spawn + initialize {spawn:.2f} s")
-        rows.append(Row(BENCH, "2,400-entry zip via MCP", mcp_s, "s", target=f"<= {MCP_TARGET_S} s",
-                        status=verdict(mcp_s <= MCP_TARGET_S)))
-        print(f"[{BENCH}] extract_artifact of one member: median {extract_s:.3f} s ({extract_s / mcp_s:.2f}x the "
-              "inventory, which it repeats to resolve the occurrence id)")
-        rows.append(Row(BENCH, "extract one member of that zip via MCP", extract_s, "s",
-                        "open_binary + inventory_artifact", mcp_s, extract_s / mcp_s, "<= 1.3x",
-                        verdict(extract_s / mcp_s <= 1.3)))
+        print(
+            f"[{BENCH}] 2,400-entry zip ({os.path.getsize(small) / 1e6:.1f} MB on disk, 10.1 MB of members): "
+            f"open_binary + inventory_artifact median {mcp_s:.3f} s over MCP; spawn + initialize {spawn:.2f} s"
+        )
+        rows.append(
+            Row(
+                BENCH,
+                "2,400-entry zip via MCP",
+                mcp_s,
+                "s",
+                target=f"<= {MCP_TARGET_S} s",
+                status=verdict(mcp_s <= MCP_TARGET_S),
+            )
+        )
+        print(
+            f"[{BENCH}] extract_artifact of one member: median {extract_s:.3f} s ({extract_s / mcp_s:.2f}x the "
+            "inventory, which it repeats to resolve the occurrence id)"
+        )
+        rows.append(
+            Row(
+                BENCH,
+                "extract one member of that zip via MCP",
+                extract_s,
+                "s",
+                "open_binary + inventory_artifact",
+                mcp_s,
+                extract_s / mcp_s,
+                "<= 1.3x",
+                verdict(extract_s / mcp_s <= 1.3),
+            )
+        )
         big = os.path.join(tmp, "big.zip")
         _make_zip(big, 20_000, 50_000, zipfile.ZIP_STORED)
         base_runs, inv_runs = [], []
@@ -141,25 +174,52 @@ def run() -> list[Row]:
             base_runs.append(_child(_BASELINE, big))
             inv_runs.append(_child(_INVENTORY, big))
         base_s, n, base_rss = median(r[0] for r in base_runs), base_runs[0][1], max(r[2] for r in base_runs)
-        inv_s, count, inv_rss = median(r[0] for r in inv_runs), inv_runs[0][1], max(r[2] for r in inv_runs)
+        inv_s, _count, inv_rss = median(r[0] for r in inv_runs), inv_runs[0][1], max(r[2] for r in inv_runs)
         size_gb = os.path.getsize(big) / 1e9
         os.unlink(big)
         ratio = inv_s / base_s
-        print(f"[{BENCH}] {size_gb:.2f} GB zip, {n} members: inventory {inv_s:.2f} s vs bare read+sha256 "
-              f"{base_s:.2f} s ({ratio:.2f}x); peak RSS {inv_rss:.0f} MiB (baseline process {base_rss:.0f} MiB); "
-              f"runs {[round(r[0], 2) for r in inv_runs]} vs {[round(r[0], 2) for r in base_runs]}")
-        rows.append(Row(BENCH, f"{size_gb:.2f} GB / 20,000-member zip", inv_s, "s", "read+sha256 loop", base_s,
-                        ratio, f"<= {RATIO_TARGET}x", verdict(ratio <= RATIO_TARGET)))
+        print(
+            f"[{BENCH}] {size_gb:.2f} GB zip, {n} members: inventory {inv_s:.2f} s vs bare read+sha256 "
+            f"{base_s:.2f} s ({ratio:.2f}x); peak RSS {inv_rss:.0f} MiB (baseline process {base_rss:.0f} MiB); "
+            f"runs {[round(r[0], 2) for r in inv_runs]} vs {[round(r[0], 2) for r in base_runs]}"
+        )
+        rows.append(
+            Row(
+                BENCH,
+                f"{size_gb:.2f} GB / 20,000-member zip",
+                inv_s,
+                "s",
+                "read+sha256 loop",
+                base_s,
+                ratio,
+                f"<= {RATIO_TARGET}x",
+                verdict(ratio <= RATIO_TARGET),
+            )
+        )
         medium = os.path.join(tmp, "medium.zip")
         _make_zip(medium, 20_000, 5_000, zipfile.ZIP_STORED)
         _, _, small_rss = _child(_INVENTORY, medium)
-        print(f"[{BENCH}] same 20,000 members in {os.path.getsize(medium) / 1e6:.0f} MB: peak RSS {small_rss:.0f} MiB "
-              f"(vs {inv_rss:.0f} MiB at {size_gb:.2f} GB)")
-        rows.append(Row(BENCH, "peak RSS 1 GB vs 100 MB (20k members)", inv_rss, "MiB", "100 MB archive", small_rss,
-                        inv_rss / small_rss, "<= 1.25x", verdict(inv_rss / small_rss <= 1.25)))
+        print(
+            f"[{BENCH}] same 20,000 members in {os.path.getsize(medium) / 1e6:.0f} MB: peak RSS {small_rss:.0f} MiB "
+            f"(vs {inv_rss:.0f} MiB at {size_gb:.2f} GB)"
+        )
+        rows.append(
+            Row(
+                BENCH,
+                "peak RSS 1 GB vs 100 MB (20k members)",
+                inv_rss,
+                "MiB",
+                "100 MB archive",
+                small_rss,
+                inv_rss / small_rss,
+                "<= 1.25x",
+                verdict(inv_rss / small_rss <= 1.25),
+            )
+        )
     return rows
 
 
 if __name__ == "__main__":
     from tests.benchmarks import table
+
     print(table(run()))

@@ -26,8 +26,26 @@ RECORDS = 20_000
 REPEAT_FAST = 7
 REPEAT_REFERENCE = 3
 
-_WORDS = ("init", "parse", "decode", "verify", "handler", "main", "objc_msgSend", "malloc", "memcpy",
-          "Überprüfung", "données", "函数", "Привет", "señal", "naïve", "Ωmega", "東京", "résumé")
+_WORDS = (
+    "init",
+    "parse",
+    "decode",
+    "verify",
+    "handler",
+    "main",
+    "objc_msgSend",
+    "malloc",
+    "memcpy",
+    "Überprüfung",
+    "données",
+    "函数",
+    "Привет",
+    "señal",
+    "naïve",
+    "Ωmega",
+    "東京",
+    "résumé",
+)
 _KINDS = ("call", "jump", "data", "read", "write")
 
 
@@ -41,9 +59,13 @@ def _procedure(rng: random.Random, i: int, with_float: bool) -> dict[str, Any]:
         "instructions": rng.randrange(1, 1024),
         "callees": [rng.randrange(0x100000000, 0x100400000) for _ in range(rng.randrange(0, 4))],
         "basic_blocks": [[start + 4 * b, start + 4 * b + rng.randrange(4, 64)] for b in range(rng.randrange(1, 4))],
-        "xrefs": [{"from": f"0x{rng.randrange(0x100000000, 0x100400000):x}", "kind": rng.choice(_KINDS)}
-                  for _ in range(rng.randrange(0, 2))],
-        "strings": [" ".join(rng.choice(_WORDS) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(0, 2))],
+        "xrefs": [
+            {"from": f"0x{rng.randrange(0x100000000, 0x100400000):x}", "kind": rng.choice(_KINDS)}
+            for _ in range(rng.randrange(0, 2))
+        ],
+        "strings": [
+            " ".join(rng.choice(_WORDS) for _ in range(rng.randrange(1, 4))) for _ in range(rng.randrange(0, 2))
+        ],
         "flags": {"thunk": rng.random() < 0.05, "noreturn": rng.random() < 0.02},
     }
     if with_float:
@@ -56,12 +78,17 @@ def payload(*, float_share: float, astral: bool = False, records: int = RECORDS,
     rng = random.Random(seed)
     procs = [_procedure(rng, i, rng.random() < float_share) for i in range(records)]
     if astral:
-        procs[records // 2]["strings"].append("log line \U0001F600")
+        procs[records // 2]["strings"].append("log line \U0001f600")
     return {
         "schema_version": 2,
         "evidence_id": "ev_" + "0" * 64,
-        "subject": {"name": "Sample.app", "digest": {"sha256": "ab" * 32}, "format": "mach-o",
-                    "architecture": "arm64", "local_path": "/tmp/Sample.app/Contents/MacOS/Sample"},
+        "subject": {
+            "name": "Sample.app",
+            "digest": {"sha256": "ab" * 32},
+            "format": "mach-o",
+            "architecture": "arm64",
+            "local_path": "/tmp/Sample.app/Contents/MacOS/Sample",
+        },
         "provider": {"id": "hopper", "name": "Hopper Disassembler", "version": "5.17.2"},
         "analysis_profile": None,
         "predicate_type": "rea.analysis/v2",
@@ -93,19 +120,25 @@ def _measure(label: str, value: dict[str, Any], required: bool, slow: bool) -> l
     digest_same = canonical_sha256(value) == hashlib.sha256(reference).hexdigest()
 
     t_rea = best_of(lambda: canonical_sha256(value), REPEAT_FAST)
-    t_orjson = best_of(lambda: hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest(), REPEAT_FAST)
+    t_orjson = best_of(
+        lambda: hashlib.sha256(orjson.dumps(value, option=orjson.OPT_SORT_KEYS)).hexdigest(), REPEAT_FAST
+    )
     t_rfc = best_of(lambda: hashlib.sha256(rfc8785.dumps(value)).hexdigest(), REPEAT_REFERENCE)
     rea, orj, rfc = size / t_rea / MB, size / t_orjson / MB, size / t_rfc / MB
     status = verdict(rea >= TARGET_MBPS) if required else verdict(rea >= TARGET_MBPS) + "(extra)"
 
-    print(f"[{BENCH}] variant={label}: {size / MB:.2f} MB canonical, "
-          f"{len(value['normalized_result']['procedures'])} records, floats in {_float_share(value):.1%} of them; "
-          f"rea bytes == rfc8785 bytes: {same}; digests equal: {digest_same}")
+    print(
+        f"[{BENCH}] variant={label}: {size / MB:.2f} MB canonical, "
+        f"{len(value['normalized_result']['procedures'])} records, floats in {_float_share(value):.1%} of them; "
+        f"rea bytes == rfc8785 bytes: {same}; digests equal: {digest_same}"
+    )
     print(f"  rea.canonical_sha256     {rea:9.1f} MB/s  best {t_rea * 1e3:8.2f} ms of {REPEAT_FAST}")
     print(f"  orjson SORT_KEYS+sha256  {orj:9.1f} MB/s  best {t_orjson * 1e3:8.2f} ms of {REPEAT_FAST}")
     print(f"  rfc8785.dumps+sha256     {rfc:9.1f} MB/s  best {t_rfc * 1e3:8.2f} ms of {REPEAT_REFERENCE}")
-    print(f"  ratio rea/rfc8785 = {rea / rfc:.2f}x   rea/orjson = {rea / orj:.2f}x   "
-          f"target >= {TARGET_MBPS:.0f} MB/s: {status}")
+    print(
+        f"  ratio rea/rfc8785 = {rea / rfc:.2f}x   rea/orjson = {rea / orj:.2f}x   "
+        f"target >= {TARGET_MBPS:.0f} MB/s: {status}"
+    )
     if not same:
         print("  WARNING: rea.canonical_json output differs from rfc8785 for this payload")
     _breakdown(value, slow)
@@ -135,11 +168,15 @@ def _breakdown(value: dict[str, Any], slow: bool) -> None:
     exact, passthrough = getattr(cj, "_exact", None), getattr(cj, "_PASSTHROUGH", 0)
     if slow and callable(exact):
         rebuilt = exact(value)
-        parts += [("_exact rebuild", best_of(lambda: exact(value), REPEAT_REFERENCE)),
-                  ("orjson dumps of rebuilt", best_of(lambda: orjson.dumps(rebuilt, option=passthrough), REPEAT_FAST))]
+        parts += [
+            ("_exact rebuild", best_of(lambda: exact(value), REPEAT_REFERENCE)),
+            ("orjson dumps of rebuilt", best_of(lambda: orjson.dumps(rebuilt, option=passthrough), REPEAT_FAST)),
+        ]
     parts.append(("sha256", best_of(lambda: hashlib.sha256(out).hexdigest(), REPEAT_FAST)))
-    print(f"  breakdown ({'exact' if slow else 'fast'} path expected): "
-          + ", ".join(f"{name} {t * 1e3:.1f} ms" for name, t in parts))
+    print(
+        f"  breakdown ({'exact' if slow else 'fast'} path expected): "
+        + ", ".join(f"{name} {t * 1e3:.1f} ms" for name, t in parts)
+    )
 
 
 def run() -> list[Row]:

@@ -91,7 +91,7 @@ class PeakProbe:
             self.samples += 1
             time.sleep(self.interval)
 
-    def __enter__(self) -> "PeakProbe":
+    def __enter__(self) -> PeakProbe:
         gc.collect()
         self.exact = _reset_hwm()
         self.sampled = rss()
@@ -117,8 +117,11 @@ def _normalized_result(i: int) -> dict[str, Any]:
     return {
         "procedure": {"address": f"0x{start:x}", "name": f"-[Überprüfer verify:{i}]", "size": 0x80},
         "instructions": [
-            {"address": f"0x{start + 4 * k:x}", "mnemonic": mnemonics[(i + k) % len(mnemonics)],
-             "operands": f"x{k % 29}, [sp, #0x{16 * k:x}]"}
+            {
+                "address": f"0x{start + 4 * k:x}",
+                "mnemonic": mnemonics[(i + k) % len(mnemonics)],
+                "operands": f"x{k % 29}, [sp, #0x{16 * k:x}]",
+            }
             for k in range(10)
         ],
         "callees": [start + 0x1000 * k for k in range(4)],
@@ -133,8 +136,13 @@ def build_ledger(records: int) -> tuple[Any, dict[str, float]]:
 
     provider = Provider(id="hopper", name="Hopper Disassembler", version="5.17.2")
     profile = create_profile(provider, 1, {"analysis": "full", "objc": True})
-    subject = Subject(name="Sample", sha256="ab" * 32, format="mach-o", architecture="arm64",
-                      local_path="/Applications/Sample.app/Contents/MacOS/Sample")
+    subject = Subject(
+        name="Sample",
+        sha256="ab" * 32,
+        format="mach-o",
+        architecture="arm64",
+        local_path="/Applications/Sample.app/Contents/MacOS/Sample",
+    )
     session = Session()
     t_create = t_record = 0.0
     t_record_first = t_record_last = 0.0
@@ -142,8 +150,12 @@ def build_ledger(records: int) -> tuple[Any, dict[str, float]]:
     for i in range(records):
         t0 = time.perf_counter()
         evidence = create_evidence(
-            provider=provider, operation="decompile_procedure", parameters={"address": f"0x{0x100004000 + i * 0x80:x}"},
-            normalized_result=_normalized_result(i), subject=subject, analysis_profile=profile,
+            provider=provider,
+            operation="decompile_procedure",
+            parameters={"address": f"0x{0x100004000 + i * 0x80:x}"},
+            normalized_result=_normalized_result(i),
+            subject=subject,
+            analysis_profile=profile,
             authority="controlled-replay" if i % 100 == 0 else "shipped-artifact",
         ).unwrap()
         t1 = time.perf_counter()
@@ -155,8 +167,12 @@ def build_ledger(records: int) -> tuple[Any, dict[str, float]]:
             t_record_first += spent
         elif i >= records - tenth:
             t_record_last += spent
-    return session, {"create_s": t_create, "record_s": t_record,
-                     "record_first_us": t_record_first / tenth * 1e6, "record_last_us": t_record_last / tenth * 1e6}
+    return session, {
+        "create_s": t_create,
+        "record_s": t_record,
+        "record_first_us": t_record_first / tenth * 1e6,
+        "record_last_us": t_record_last / tenth * 1e6,
+    }
 
 
 # ----------------------------------------------------------------- child process
@@ -208,11 +224,24 @@ def child(records: int) -> dict[str, Any]:
         del whole
 
     return {
-        "records": len(session.evidence), "baseline": baseline, "built": built, "before_export": before_export,
-        "peak": probe.peak, "peak_sampled": probe.sampled, "samples": probe.samples, "exact": probe.exact,
-        "bytes": receipt.bytes, "size_on_disk": size_on_disk, "export_s": export_s, "same_as_tree": same_as_tree,
-        "chunk_bytes": chunk_bytes, "chunks_s": chunks_s,
-        "before_tree": before_tree, "tree_peak": tree_probe.peak, "tree_s": tree_s, **build,
+        "records": len(session.evidence),
+        "baseline": baseline,
+        "built": built,
+        "before_export": before_export,
+        "peak": probe.peak,
+        "peak_sampled": probe.sampled,
+        "samples": probe.samples,
+        "exact": probe.exact,
+        "bytes": receipt.bytes,
+        "size_on_disk": size_on_disk,
+        "export_s": export_s,
+        "same_as_tree": same_as_tree,
+        "chunk_bytes": chunk_bytes,
+        "chunks_s": chunks_s,
+        "before_tree": before_tree,
+        "tree_peak": tree_probe.peak,
+        "tree_s": tree_s,
+        **build,
     }
 
 
@@ -226,8 +255,13 @@ def _mib(n: float) -> str:
 def run() -> list[Row]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    done = subprocess.run([sys.executable, "-m", "tests.benchmarks.bench_export_memory", "--child", str(RECORDS)],
-                          capture_output=True, cwd=ROOT, env=env, timeout=1800)
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.benchmarks.bench_export_memory", "--child", str(RECORDS)],
+        capture_output=True,
+        cwd=ROOT,
+        env=env,
+        timeout=1800,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"child failed ({done.returncode}): {done.stderr.decode(errors='replace')[-2000:]}")
     r = orjson.loads(done.stdout.splitlines()[-1])
@@ -241,28 +275,65 @@ def run() -> list[Row]:
     ok = ratio < TARGET_RATIO
     per_record = r["record_s"] / r["records"] * 1e6
 
-    print(f"[{BENCH}] {r['records']} records; peak source: "
-          f"{'VmHWM reset via /proc/self/clear_refs' if r['exact'] else 'sampling thread only'} "
-          f"(sampler: {r['samples']} samples, max {_mib(r['peak_sampled'] - r['before_export'])} over pre-export)")
-    print(f"  build: {r['build_s']:.2f} s (create_evidence {r['create_s']:.2f} s, "
-          f"session.record {r['record_s']:.2f} s = {per_record:.0f} us/record: "
-          f"{r['record_first_us']:.0f} us in the first tenth, {r['record_last_us']:.0f} us in the last, "
-          f"since each call copies the whole ledger dict)")
-    print(f"  RSS baseline {_mib(r['baseline'])}, after build {_mib(r['built'])}, before export {_mib(r['before_export'])}, "
-          f"export peak {_mib(r['peak'])}")
+    print(
+        f"[{BENCH}] {r['records']} records; peak source: "
+        f"{'VmHWM reset via /proc/self/clear_refs' if r['exact'] else 'sampling thread only'} "
+        f"(sampler: {r['samples']} samples, max {_mib(r['peak_sampled'] - r['before_export'])} over pre-export)"
+    )
+    print(
+        f"  build: {r['build_s']:.2f} s (create_evidence {r['create_s']:.2f} s, "
+        f"session.record {r['record_s']:.2f} s = {per_record:.0f} us/record: "
+        f"{r['record_first_us']:.0f} us in the first tenth, {r['record_last_us']:.0f} us in the last, "
+        f"since each call copies the whole ledger dict)"
+    )
+    print(
+        f"  RSS baseline {_mib(r['baseline'])}, after build {_mib(r['built'])}, before export {_mib(r['before_export'])}, "
+        f"export peak {_mib(r['peak'])}"
+    )
     print(f"  ledger_size {_mib(ledger)}  export_peak_growth {_mib(export_growth)}  peak_growth_total {_mib(total)}")
     print(f"  ratio peak_growth_total/ledger_size = {ratio:.3f}   target < {TARGET_RATIO:.0f}: {verdict(ok)}")
-    print(f"  written {r['bytes']:,} bytes ({r['size_on_disk']:,} on disk) in {r['export_s']:.3f} s = {mbps:.1f} MB/s; "
-          f"equals canonicalize(bundle_json): {r['same_as_tree']}")
-    print(f"  bundle_chunks alone (no IO): {r['chunk_bytes'] / r['chunks_s'] / MB:.1f} MB/s; "
-          f"non-streaming canonicalize(bundle_json) peak growth {_mib(tree_growth)} in {r['tree_s']:.3f} s")
+    print(
+        f"  written {r['bytes']:,} bytes ({r['size_on_disk']:,} on disk) in {r['export_s']:.3f} s = {mbps:.1f} MB/s; "
+        f"equals canonicalize(bundle_json): {r['same_as_tree']}"
+    )
+    print(
+        f"  bundle_chunks alone (no IO): {r['chunk_bytes'] / r['chunks_s'] / MB:.1f} MB/s; "
+        f"non-streaming canonicalize(bundle_json) peak growth {_mib(tree_growth)} in {r['tree_s']:.3f} s"
+    )
     return [
-        Row(BENCH, "peak_growth_total/ledger_size", ratio, "x", "ledger MiB", ledger / MIB, None,
-            f"<{TARGET_RATIO:.0f}", verdict(ok)),
-        Row(BENCH, "export_peak_growth MiB", export_growth / MIB, "MiB", "tree MiB", tree_growth / MIB,
-            export_growth / tree_growth if tree_growth > 0 else None, "", "info"),
-        Row(BENCH, "export MB/s", mbps, "MB/s", "chunks MB/s", r["chunk_bytes"] / r["chunks_s"] / MB,
-            mbps / (r["chunk_bytes"] / r["chunks_s"] / MB), "", "info"),
+        Row(
+            BENCH,
+            "peak_growth_total/ledger_size",
+            ratio,
+            "x",
+            "ledger MiB",
+            ledger / MIB,
+            None,
+            f"<{TARGET_RATIO:.0f}",
+            verdict(ok),
+        ),
+        Row(
+            BENCH,
+            "export_peak_growth MiB",
+            export_growth / MIB,
+            "MiB",
+            "tree MiB",
+            tree_growth / MIB,
+            export_growth / tree_growth if tree_growth > 0 else None,
+            "",
+            "info",
+        ),
+        Row(
+            BENCH,
+            "export MB/s",
+            mbps,
+            "MB/s",
+            "chunks MB/s",
+            r["chunk_bytes"] / r["chunks_s"] / MB,
+            mbps / (r["chunk_bytes"] / r["chunks_s"] / MB),
+            "",
+            "info",
+        ),
         Row(BENCH, "session.record us/record", per_record, "us", "", None, None, "", "info"),
     ]
 

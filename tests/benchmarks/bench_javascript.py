@@ -57,13 +57,18 @@ def _analyze(path: Path) -> tuple[float, float, dict]:
     """Wall seconds, peak RSS MiB of the CLI process, and the complete Evidence."""
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        proc = subprocess.Popen([*_command(), "analyze-javascript-application", str(path), "--detail", "complete",
-                                 "--json"], stdout=out, stderr=err)
+        proc = subprocess.Popen(
+            [*_command(), "analyze-javascript-application", str(path), "--detail", "complete", "--json"],
+            stdout=out,
+            stderr=err,
+        )
         proc.wait()
         elapsed = time.perf_counter() - start
         assert proc.returncode == 0, proc.returncode
         err.seek(0)
-        peak = next(int(line.split()[1]) for line in err.read().decode().splitlines() if line.startswith("REA_PEAK_KIB"))
+        peak = next(
+            int(line.split()[1]) for line in err.read().decode().splitlines() if line.startswith("REA_PEAK_KIB")
+        )
         out.seek(0)
         return elapsed, peak / 1024, json.loads(out.read())
 
@@ -75,6 +80,7 @@ def _npm(cwd: Path, *packages: str) -> None:
 
 def _ratio(evidence: dict) -> float:
     from rea.canonical_json import canonicalize
+
     return len(canonicalize(evidence)) / max(1, evidence["normalized_result"]["statistics"]["bytes_read"])
 
 
@@ -88,56 +94,121 @@ def run() -> list[Row]:
         _npm(koa, "koa@3.3.0", "@koa/router@15.7.0")
         files = sum(len(f) for _, _, f in os.walk(koa))
         seconds, rss, evidence = _analyze(koa)
-        bare = float(subprocess.run([sys.executable, "-c", BARE_PARSE, str(koa)], capture_output=True, text=True,
-                                    check=True).stdout)
+        bare = float(
+            subprocess.run(
+                [sys.executable, "-c", BARE_PARSE, str(koa)], capture_output=True, text=True, check=True
+            ).stdout
+        )
         stats = evidence["normalized_result"]["statistics"]
-        print(f"koa tree: {files} files, {stats['bytes_read']} text bytes read, {stats['modules']} modules, "
-              f"{seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.2f}x the text read")
+        print(
+            f"koa tree: {files} files, {stats['bytes_read']} text bytes read, {stats['modules']} modules, "
+            f"{seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.2f}x the text read"
+        )
         rows += [
-            Row(BENCH, f"koa + @koa/router tree ({files} files), CLI wall", seconds, "s", "bare tree-sitter parse",
-                bare, seconds / bare if bare else None, "<=3 s", verdict(seconds <= 3)),
-            Row(BENCH, "koa tree, CLI peak RSS", rss, "MiB", target="<=400 MB", status=verdict(rss <= 400 * MB / 2**20)),
-            Row(BENCH, "koa tree, Evidence / text bytes read", _ratio(evidence), "x", target="<=10x",
-                status=verdict(_ratio(evidence) <= 10)),
+            Row(
+                BENCH,
+                f"koa + @koa/router tree ({files} files), CLI wall",
+                seconds,
+                "s",
+                "bare tree-sitter parse",
+                bare,
+                seconds / bare if bare else None,
+                "<=3 s",
+                verdict(seconds <= 3),
+            ),
+            Row(
+                BENCH, "koa tree, CLI peak RSS", rss, "MiB", target="<=400 MB", status=verdict(rss <= 400 * MB / 2**20)
+            ),
+            Row(
+                BENCH,
+                "koa tree, Evidence / text bytes read",
+                _ratio(evidence),
+                "x",
+                target="<=10x",
+                status=verdict(_ratio(evidence) <= 10),
+            ),
         ]
         app = Path(tmp) / "bundled"
         app.mkdir()
         _npm(app, "typescript@5.6.3", "esbuild@0.24.2", "koa@3.3.0", "webpack@5.97.1", "webpack-cli@5.1.4")
-        (app / "entry.js").write_text("const ts = require('typescript');\nconst Koa = require('koa');\n"
-                                      "module.exports = { ts, Koa };\n")
+        (app / "entry.js").write_text(
+            "const ts = require('typescript');\nconst Koa = require('koa');\nmodule.exports = { ts, Koa };\n"
+        )
         builds = {
-            "esbuild": [str(app / "node_modules" / ".bin" / "esbuild"), str(app / "entry.js"), "--bundle",
-                        "--platform=node", "--sourcemap", f"--outfile={Path(tmp) / 'esbuild' / 'app.js'}"],
-            "webpack production": [str(app / "node_modules" / ".bin" / "webpack"), "--mode", "production", "--target",
-                                   "node", "--devtool", "source-map", "--entry", "./entry.js", "-o",
-                                   str(Path(tmp) / "webpack")],
+            "esbuild": [
+                str(app / "node_modules" / ".bin" / "esbuild"),
+                str(app / "entry.js"),
+                "--bundle",
+                "--platform=node",
+                "--sourcemap",
+                f"--outfile={Path(tmp) / 'esbuild' / 'app.js'}",
+            ],
+            "webpack production": [
+                str(app / "node_modules" / ".bin" / "webpack"),
+                "--mode",
+                "production",
+                "--target",
+                "node",
+                "--devtool",
+                "source-map",
+                "--entry",
+                "./entry.js",
+                "-o",
+                str(Path(tmp) / "webpack"),
+            ],
         }
         for name, command in builds.items():
             out = Path(tmp) / name.split()[0]
             subprocess.run(command, cwd=app, check=True, capture_output=True)
             size = sum(f.stat().st_size for f in out.iterdir() if f.suffix in (".js", ".map"))
             seconds, rss, evidence = _analyze(out)
-            bare = float(subprocess.run([sys.executable, "-c", BARE_PARSE, str(out)], capture_output=True, text=True,
-                                        check=True).stdout)
+            bare = float(
+                subprocess.run(
+                    [sys.executable, "-c", BARE_PARSE, str(out)], capture_output=True, text=True, check=True
+                ).stdout
+            )
             stats = evidence["normalized_result"]["statistics"]
             modules = [n for n in evidence["normalized_result"]["nodes"] if n["kind"] == "bundled-module"]
             named = sum(1 for n in modules if n.get("path"))
             rate = stats["bytes_read"] / MB / seconds
-            print(f"{name} bundle: {size / MB:.1f} MB (bundle + map), {len(modules)} bundled modules recovered "
-                  f"({named} with their source path), {seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.3f}x")
+            print(
+                f"{name} bundle: {size / MB:.1f} MB (bundle + map), {len(modules)} bundled modules recovered "
+                f"({named} with their source path), {seconds:.2f} s, {rss:.0f} MiB, record {_ratio(evidence):.3f}x"
+            )
             rows += [
-                Row(BENCH, f"{name} bundle + map ({size / MB:.1f} MB), CLI wall", seconds, "s",
-                    "bare tree-sitter parse of its .js", bare, seconds / bare if bare else None, "info", "info"),
+                Row(
+                    BENCH,
+                    f"{name} bundle + map ({size / MB:.1f} MB), CLI wall",
+                    seconds,
+                    "s",
+                    "bare tree-sitter parse of its .js",
+                    bare,
+                    seconds / bare if bare else None,
+                    "info",
+                    "info",
+                ),
                 Row(BENCH, f"{name}: text read per second", rate, "MB/s", status="info"),
-                Row(BENCH, f"{name}: bundled modules named / recovered", named / max(1, len(modules)), "x",
-                    status="info"),
+                Row(
+                    BENCH,
+                    f"{name}: bundled modules named / recovered",
+                    named / max(1, len(modules)),
+                    "x",
+                    status="info",
+                ),
                 Row(BENCH, f"{name}: CLI peak RSS", rss, "MiB", status="info"),
-                Row(BENCH, f"{name}: Evidence / text bytes read", _ratio(evidence), "x", target="<=10x",
-                    status=verdict(_ratio(evidence) <= 10)),
+                Row(
+                    BENCH,
+                    f"{name}: Evidence / text bytes read",
+                    _ratio(evidence),
+                    "x",
+                    target="<=10x",
+                    status=verdict(_ratio(evidence) <= 10),
+                ),
             ]
     return rows
 
 
 if __name__ == "__main__":  # pragma: no cover
     from tests.benchmarks import table
+
     print(table(run()))

@@ -86,8 +86,9 @@ async def _measure(cache: str) -> dict[str, float]:
             figures["session_roundtrip_s"] = median(session)
             procs = await s.call_tool("list_procedures", {"limit": 500})
             items = procs.structured_content["normalized_result"]["items"]
-            mid = sorted((p for p in items if p["kind"] == "function" and 150 <= p["size"] <= 600),
-                         key=lambda p: p["address"])[:7]
+            mid = sorted(
+                (p for p in items if p["kind"] == "function" and 150 <= p["size"] <= 600), key=lambda p: p["address"]
+            )[:7]
             timings = []
             for proc in mid:
                 start = time.perf_counter()
@@ -112,23 +113,60 @@ def run() -> list[Row]:
         return [Row(BENCH, "skipped: /usr/bin/ls missing", float("nan"), "", status="info")]
     with tempfile.TemporaryDirectory() as cache:
         figures = anyio.run(_measure, cache)
-    bare = float(subprocess.run([sys.executable, "-c", ANGR_BASELINE, str(TARGET)], capture_output=True, text=True,
-                                check=True).stdout.strip().splitlines()[-1])
+    bare = float(
+        subprocess.run([sys.executable, "-c", ANGR_BASELINE, str(TARGET)], capture_output=True, text=True, check=True)
+        .stdout.strip()
+        .splitlines()[-1]
+    )
     for key, value in figures.items():
         print(f"  {key}: {value:.3f}")
     print(f"  bare angr import + load + CFGFast: {bare:.2f} s")
     f = figures
     return [
-        Row(BENCH, "cold binary_overview /usr/bin/ls", f["cold_overview_s"], "s", "bare angr", bare,
-            f["cold_overview_s"] / bare, "<=10 s", verdict(f["cold_overview_s"] <= 10)),
-        Row(BENCH, "reopen + overview from cache", f["reopen_cached_s"], "s", "cold", f["cold_overview_s"],
-            f["reopen_cached_s"] / f["cold_overview_s"], "<=1 s", verdict(f["reopen_cached_s"] <= 1)),
-        Row(BENCH, "warm procedure_callees (median)", f["warm_query_s"] * 1000, "ms", "binary_session",
-            f["session_roundtrip_s"] * 1000, f["warm_query_s"] / f["session_roundtrip_s"], "<=50 ms",
-            verdict(f["warm_query_s"] <= 0.05)),
-        Row(BENCH, f"analyze_function p50 ({int(f['analyze_function_n'])} fns, 150-600 B)",
-            f["analyze_function_p50_s"], "s", "cold", f["cold_overview_s"],
-            f["analyze_function_p50_s"] / f["cold_overview_s"], "<=2 s", verdict(f["analyze_function_p50_s"] <= 2)),
+        Row(
+            BENCH,
+            "cold binary_overview /usr/bin/ls",
+            f["cold_overview_s"],
+            "s",
+            "bare angr",
+            bare,
+            f["cold_overview_s"] / bare,
+            "<=10 s",
+            verdict(f["cold_overview_s"] <= 10),
+        ),
+        Row(
+            BENCH,
+            "reopen + overview from cache",
+            f["reopen_cached_s"],
+            "s",
+            "cold",
+            f["cold_overview_s"],
+            f["reopen_cached_s"] / f["cold_overview_s"],
+            "<=1 s",
+            verdict(f["reopen_cached_s"] <= 1),
+        ),
+        Row(
+            BENCH,
+            "warm procedure_callees (median)",
+            f["warm_query_s"] * 1000,
+            "ms",
+            "binary_session",
+            f["session_roundtrip_s"] * 1000,
+            f["warm_query_s"] / f["session_roundtrip_s"],
+            "<=50 ms",
+            verdict(f["warm_query_s"] <= 0.05),
+        ),
+        Row(
+            BENCH,
+            f"analyze_function p50 ({int(f['analyze_function_n'])} fns, 150-600 B)",
+            f["analyze_function_p50_s"],
+            "s",
+            "cold",
+            f["cold_overview_s"],
+            f["analyze_function_p50_s"] / f["cold_overview_s"],
+            "<=2 s",
+            verdict(f["analyze_function_p50_s"] <= 2),
+        ),
         Row(BENCH, "worker peak RSS", f["worker_peak_rss_mib"], "MiB", status="info"),
     ]
 

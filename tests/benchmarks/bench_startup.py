@@ -20,7 +20,8 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 import orjson
 
@@ -101,15 +102,22 @@ def handshake(cmd: list[str]) -> tuple[float, int]:
     """Seconds from spawn to the tools/list reply, and the number of tools listed."""
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors,
-                                cwd=ROOT, env=_env())
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errors, cwd=ROOT, env=_env())
         watchdog = threading.Timer(TIMEOUT_S, proc.kill)
         watchdog.start()
         try:
             assert proc.stdin is not None
-            proc.stdin.write(_message("initialize", 1, {
-                "protocolVersion": PROTOCOL, "capabilities": {},
-                "clientInfo": {"name": "rea-bench", "version": "0"}}))
+            proc.stdin.write(
+                _message(
+                    "initialize",
+                    1,
+                    {
+                        "protocolVersion": PROTOCOL,
+                        "capabilities": {},
+                        "clientInfo": {"name": "rea-bench", "version": "0"},
+                    },
+                )
+            )
             proc.stdin.flush()
             init = _reply(proc, 1)
             proc.stdin.write(_message("notifications/initialized") + _message("tools/list", 2, {}))
@@ -140,8 +148,14 @@ def spawn_until_ready(code: str) -> float:
     """Seconds from spawn until `python -c code` prints its ready line (interpreter teardown not counted,
     as in the handshake, which stops the clock at the reply)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", code + "; print('ready', flush=True)"], stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT, env=_env())
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code + "; print('ready', flush=True)"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=ROOT,
+        env=_env(),
+    )
     watchdog = threading.Timer(TIMEOUT_S, proc.kill)
     watchdog.start()
     try:
@@ -156,10 +170,17 @@ def spawn_until_ready(code: str) -> float:
     return elapsed
 
 
-def import_profile(module: str = "effects.server", top: int = 5) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
+def import_profile(
+    module: str = "effects.server", top: int = 5
+) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
     """(self_us, cumulative_us, name) of the top imports by cumulative and by self time."""
-    done = subprocess.run([sys.executable, "-X", "importtime", "-c", f"import {module}"], capture_output=True,
-                          cwd=ROOT, env=_env(), timeout=TIMEOUT_S)
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        capture_output=True,
+        cwd=ROOT,
+        env=_env(),
+        timeout=TIMEOUT_S,
+    )
     rows = []
     for line in done.stderr.decode(errors="replace").splitlines():
         m = re.match(r"import time:\s+(\d+) \|\s+(\d+) \|(\s*)(\S+)", line)
@@ -192,30 +213,80 @@ def run() -> list[Row]:
     ok = med["server"] <= TARGET_S
 
     print(f"[{BENCH}] server command: {label}{_launcher_note(cmd)}; tools listed: {tool_count}")
-    for name, desc in (("server", f"{label}: spawn -> initialize -> tools/list reply"),
-                       ("server_direct", "python -m effects.cli mcp: same handshake"),
-                       ("sdk_import", "python -c 'import mcp.server.lowlevel' (baseline)"),
-                       ("effects_import", "python -c 'import effects.server'"),
-                       ("python_empty", "python -c 'pass'")):
+    for name, desc in (
+        ("server", f"{label}: spawn -> initialize -> tools/list reply"),
+        ("server_direct", "python -m effects.cli mcp: same handshake"),
+        ("sdk_import", "python -c 'import mcp.server.lowlevel' (baseline)"),
+        ("effects_import", "python -c 'import effects.server'"),
+        ("python_empty", "python -c 'pass'"),
+    ):
         if name in med:
             runs = " ".join(f"{t:.3f}" for t in times[name])
             print(f"  {desc:<62} median {med[name]:.3f} s  runs [{runs}]")
-    print(f"  ratio server/sdk_import = {med['server'] / med['sdk_import']:.2f}x   "
-          f"target median <= {TARGET_S} s: {verdict(ok)}")
+    print(
+        f"  ratio server/sdk_import = {med['server'] / med['sdk_import']:.2f}x   "
+        f"target median <= {TARGET_S} s: {verdict(ok)}"
+    )
     cumulative, own = import_profile()
-    print("  -X importtime 'import effects.server', top 5 cumulative: "
-          + ", ".join(f"{n} {c / 1e3:.0f} ms" for _, c, n in cumulative))
+    print(
+        "  -X importtime 'import effects.server', top 5 cumulative: "
+        + ", ".join(f"{n} {c / 1e3:.0f} ms" for _, c, n in cumulative)
+    )
     print("  top 5 self: " + ", ".join(f"{n} {s / 1e3:.0f} ms" for s, _, n in own))
 
-    rows = [Row(BENCH, "rea mcp handshake (median)", med["server"], "s", "sdk import", med["sdk_import"],
-                med["server"] / med["sdk_import"], f"<={TARGET_S} s", verdict(ok))]
+    rows = [
+        Row(
+            BENCH,
+            "rea mcp handshake (median)",
+            med["server"],
+            "s",
+            "sdk import",
+            med["sdk_import"],
+            med["server"] / med["sdk_import"],
+            f"<={TARGET_S} s",
+            verdict(ok),
+        )
+    ]
     if "server_direct" in med:
-        rows.append(Row(BENCH, "python -m effects.cli mcp", med["server_direct"], "s", "sdk import",
-                        med["sdk_import"], med["server_direct"] / med["sdk_import"], "", "info"))
-    rows.append(Row(BENCH, "import effects.server", med["effects_import"], "s", "sdk import", med["sdk_import"],
-                    med["effects_import"] / med["sdk_import"], "", "info"))
-    rows.append(Row(BENCH, "python -c pass", med["python_empty"], "s", "sdk import", med["sdk_import"],
-                    med["python_empty"] / med["sdk_import"], "", "info"))
+        rows.append(
+            Row(
+                BENCH,
+                "python -m effects.cli mcp",
+                med["server_direct"],
+                "s",
+                "sdk import",
+                med["sdk_import"],
+                med["server_direct"] / med["sdk_import"],
+                "",
+                "info",
+            )
+        )
+    rows.append(
+        Row(
+            BENCH,
+            "import effects.server",
+            med["effects_import"],
+            "s",
+            "sdk import",
+            med["sdk_import"],
+            med["effects_import"] / med["sdk_import"],
+            "",
+            "info",
+        )
+    )
+    rows.append(
+        Row(
+            BENCH,
+            "python -c pass",
+            med["python_empty"],
+            "s",
+            "sdk import",
+            med["sdk_import"],
+            med["python_empty"] / med["sdk_import"],
+            "",
+            "info",
+        )
+    )
     global BYTECODE
     BYTECODE = False  # the same handshake with no bytecode cache for REA's modules (PYTHONDONTWRITEBYTECODE=1)
     try:
@@ -224,8 +295,19 @@ def run() -> list[Row]:
         BYTECODE = True
         shutil.rmtree(PYCACHE, ignore_errors=True)
     print(f"  without bytecode caches (PYTHONDONTWRITEBYTECODE=1, as this host exports): median {uncached:.3f} s")
-    rows.append(Row(BENCH, "rea mcp handshake, no bytecode cache", uncached, "s", "sdk import", med["sdk_import"],
-                    uncached / med["sdk_import"], "", "info"))
+    rows.append(
+        Row(
+            BENCH,
+            "rea mcp handshake, no bytecode cache",
+            uncached,
+            "s",
+            "sdk import",
+            med["sdk_import"],
+            uncached / med["sdk_import"],
+            "",
+            "info",
+        )
+    )
     return rows
 
 

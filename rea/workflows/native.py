@@ -21,12 +21,13 @@ from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
-from rea.program import Context, Effect, Outcome
+from rea.effect_types import AnyEffect, Program
+from rea.program import Context, Outcome
 from rea.session import Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
 
-Steps = Generator[Effect, Any, Outcome]
+Steps = Program
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -62,7 +63,7 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     return Success(session.provider_binding)
 
 
-def _facts(session: Session, stage: str) -> Generator[Effect, Any, Result[Mapping[str, Any], ReaError]]:
+def _facts(session: Session, stage: str) -> Generator[AnyEffect, Any, Result[Mapping[str, Any], ReaError]]:
     bound = _bound(session)
     if not is_successful(bound):
         return bound
@@ -71,7 +72,7 @@ def _facts(session: Session, stage: str) -> Generator[Effect, Any, Result[Mappin
     return (yield NativeFacts(binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage))
 
 
-def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[Effect, Any, Result[Any, ReaError]]:
+def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
     target = session.target
     assert target is not None and session.provider_binding is not None
     return (
@@ -447,7 +448,7 @@ def _address_context(session, snapshot, args, where):
 
 def _cfg_procedure(
     session: Session, args: Mapping[str, Any]
-) -> Generator[Effect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
+) -> Generator[AnyEffect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
     """The CFG snapshot and the procedure args["procedure"] names, or the reason neither exists."""
     if problem := _document_problem(session, args):
         return Failure(problem)

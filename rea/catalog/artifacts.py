@@ -13,7 +13,6 @@ from rea.artifacts.model import (
     ENTRY_KINDS,
     HASH_STATUSES,
     LEGACY_STATUSES,
-    LIMIT_BOUNDS,
     SECTIONS,
 )
 from rea.catalog.contract import ToolContract
@@ -69,17 +68,6 @@ COVERAGE = obj(
         "status": {"type": "string", "enum": list(COVERAGE_STATUSES)},
     },
     ("scope", "status"),
-)
-LIMITS = obj(
-    {
-        name: (
-            {"type": "number", "minimum": lo, "maximum": hi}
-            if name == "max_compression_ratio"
-            else integer(name, lo, hi)
-        )
-        for name, (lo, hi, _) in LIMIT_BOUNDS.items()
-    },
-    tuple(LIMIT_BOUNDS),
 )
 NODE = obj(
     {

@@ -50,6 +50,21 @@ def test_defaults_fill_from_the_record_and_unknown_keys_are_refused():
     assert refused.failure().code == "invalid_request"
 
 
+def test_absent_inputs_keep_omission_apart_from_null():
+    @attrs.frozen(kw_only=True)
+    class Update:
+        authority: str | None = field("null clears it; omitted keeps it", absent=True)
+        status: Literal["open", "closed"] = field("Omitted keeps it", absent=True)
+
+    schema = record_schema(Update, Role.INPUT)
+    assert "required" not in schema and all("default" not in p for p in schema["properties"].values())
+    assert schema["properties"]["authority"]["anyOf"][1] == {"type": "null"}
+    assert "anyOf" not in schema["properties"]["status"]  # null is not a status
+    assert with_defaults({}, Update).unwrap() == {}
+    assert with_defaults({"authority": None}, Update).unwrap() == {"authority": None}
+    assert with_defaults({"status": "open"}, Update).unwrap() == {"status": "open"}
+
+
 def test_output_schema_omit_none_fields_are_optional_and_absent():
     schema = schema_of(tuple[_Inner, ...])
     item = schema["items"]
@@ -77,8 +92,6 @@ NOT_YET_TYPED = frozenset(
         "analyze_javascript_application",
         "batch_decompile",
         "binary_overview",
-        "binary_session",
-        "close_binary",
         "compare_application_versions",
         "compare_artifacts",
         "compare_functions",
@@ -87,13 +100,10 @@ NOT_YET_TYPED = frozenset(
         "current_address",
         "current_document",
         "current_procedure",
-        "export_evidence_bundle",
         "extract_artifact",
         "find_xrefs_to_name",
         "get_call_graph",
-        "get_evidence_bundle",
         "get_navigation_context",
-        "import_evidence_bundle",
         "inspect_address_context",
         "inspect_analysis_view",
         "inspect_artifact",
@@ -102,8 +112,6 @@ NOT_YET_TYPED = frozenset(
         "list_names",
         "list_segments",
         "list_strings",
-        "list_unknowns",
-        "open_binary",
         "procedure_address",
         "procedure_assembly",
         "procedure_callees",
@@ -111,14 +119,12 @@ NOT_YET_TYPED = frozenset(
         "procedure_info",
         "procedure_references",
         "read_function_instructions",
-        "record_unknown",
         "resolve_containing_procedure",
         "search_procedures",
         "search_strings",
         "trace_application_feature",
         "trace_call_path",
         "trace_javascript_semantics",
-        "update_unknown",
         "xrefs",
     }
 )

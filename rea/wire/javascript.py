@@ -574,6 +574,8 @@ class Omission:
     path: str = field("Entry")
     reason: str = field("Why it was not read")
     size: int | None = field("Size, when known", omit_none=True)
+    detail: str | None = field("What went wrong, when known", omit_none=True)
+    target: str | None = field("A symlink's target (symlinks are not followed)", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -583,6 +585,10 @@ class IntegrityContradiction:
     calculated_sha256: str = field("Digest of the bytes read")
     unpacked: bool = field("The entry lives in .asar.unpacked")
     archive: str | None = field("Archive holding the entry", omit_none=True)
+    trust: str | None = field("contradicted", omit_none=True)
+    provenance: str | None = field("Which check found it", omit_none=True)
+    blocks: str | None = field("Block hashes that failed", omit_none=True)
+    nested_archive: bool | None = field("The entry is a nested archive", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)

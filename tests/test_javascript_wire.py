@@ -311,3 +311,85 @@ def test_cli_routes_return_the_reference_fields(app):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["normalized_result"]["view"] == "summary"
+
+
+REFERENCE_CATALOG = Path("/work/shared/reference/rea-3.1-catalog.json")
+FAMILY = (
+    "analyze_javascript_application",
+    "trace_application_feature",
+    "trace_javascript_semantics",
+    "compare_application_versions",
+    "compare_source_to_bundle",
+    "compare_javascript_export_shapes",
+)
+
+
+def _reference_examples() -> list[tuple[str, dict]]:
+    """The reference's own example calls (approval flags dropped: 6.x removed them)."""
+    tools = json.loads(REFERENCE_CATALOG.read_text())["tools"] if REFERENCE_CATALOG.exists() else []
+    return [
+        (t["name"], {k: v for k, v in e.items() if "approved" not in k})
+        for t in tools
+        if t["name"] in FAMILY
+        for e in t["input_schema"].get("examples", [])
+    ]
+
+
+@pytest.mark.skipif(not REFERENCE_CATALOG.exists(), reason="reference catalog not on this machine")
+@pytest.mark.parametrize(("tool", "example"), _reference_examples(), ids=lambda x: x if isinstance(x, str) else "")
+def test_the_reference_example_calls_fit_our_input_schemas(tool, example):
+    schema = next(c for c in CATALOG if c.name == tool).input_schema
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(example))
+    assert not errors, [(list(e.absolute_path), e.message[:200]) for e in errors]
+
+
+def test_native_observation_ids_and_comparison_bounds(app, tmp_path):
+    conn = Connection(ctx=CTX)
+    left = analyze(app, conn)
+    v2 = dict(APP, **{"src/store.js": "module.exports = { get() {}, set() {}, clear() {}, size: 0 };\n"})
+    right = analyze(write_tree(tmp_path / "v2", v2), conn)
+    ids = {"left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"]}
+    traced = call(
+        conn,
+        "trace_application_feature",
+        {
+            "application_evidence_id": left["evidence_id"],
+            "native_observation_evidence_ids": [right["evidence_id"]],
+            "seed": {"kind": "module", "value": "src/main.js"},
+        },
+    ).unwrap()
+    assert right["evidence_id"] in traced["normalized_result"]["evidence_links"]
+    missing = call(
+        conn,
+        "trace_application_feature",
+        {
+            "application_evidence_id": left["evidence_id"],
+            "native_observation_evidence_ids": ["ev_" + "9" * 64],
+            "seed": {"kind": "module", "value": "src/main.js"},
+        },
+    )
+    assert missing.failure().code == "evidence_integrity_mismatch"
+    shapes = {
+        **ids,
+        "left_module_path": "src/store.js",
+        "left_export_name": "default",
+        "right_module_path": "src/store.js",
+        "right_export_name": "default",
+    }
+    full = call(conn, "compare_javascript_export_shapes", shapes).unwrap()["normalized_result"]
+    assert full["summary"]["added"] == 2 and len(full["changes"]) == 2
+    cut = call(conn, "compare_javascript_export_shapes", {**shapes, "limits": {"max_changes": 1}}).unwrap()
+    cut = cut["normalized_result"]
+    assert len(cut["changes"]) == 1 and cut["summary"] == full["summary"]
+    assert cut["coverage"]["status"] == "truncated" and cut["coverage"]["omitted_changes"] == 1
+    reference = json.loads(json.dumps(HISTORICAL))
+    mapped = call(
+        conn,
+        "compare_source_to_bundle",
+        {"application_evidence_id": left["evidence_id"], "reference": reference, "limits": {"max_source_files": 1}},
+    ).unwrap()["normalized_result"]
+    assert len(mapped["items"]) == 1 and mapped["coverage"]["omitted_source_files"] == 1
+    assert mapped["coverage"]["status"] == "truncated"
+    versions = call(conn, "compare_application_versions", {**ids, "limits": {"max_comparison_items": 3}}).unwrap()
+    assert len(versions["normalized_result"]["items"]) == 3
+    assert versions["normalized_result"]["coverage"]["status"] == "truncated"

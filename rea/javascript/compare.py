@@ -227,7 +227,6 @@ WEIGHTS = {
     "language-extension": 5,
 }
 MIN_SCORE = 20
-MAX_CANDIDATES = 20
 _SHIPPED_KINDS = ("original-source-module", "bundled-module")
 
 
@@ -270,7 +269,7 @@ def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped) -> lis
     return sorted(out, key=lambda c: (-c["score"], c["current_node_id"]))
 
 
-def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool) -> tuple[dict[str, Any], list[str]]:
+def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool, cap: int) -> tuple[dict[str, Any], list[str]]:
     path, sha = entry["path"], entry.get("sha256")
     keys = sorted(k for k in shipped if k == path or k.endswith("/" + path) or path.endswith("/" + k))
     exact = [k for k in keys if k == path]
@@ -305,8 +304,8 @@ def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool) -> tuple[dic
             "status": status,
             "confidence": confidence,
             "current_node_ids": current,
-            "candidates": candidates[:MAX_CANDIDATES],
-            "omitted_candidates": max(0, len(candidates) - MAX_CANDIDATES),
+            "candidates": candidates[:cap],
+            "omitted_candidates": max(0, len(candidates) - cap),
             "limitations": limitations,
         },
         used,
@@ -314,21 +313,29 @@ def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool) -> tuple[dic
 
 
 def source_to_bundle(
-    application: Mapping[str, Any], entries: Sequence[Mapping[str, Any]], reference: Mapping[str, Any], links
+    application: Mapping[str, Any],
+    entries: Sequence[Mapping[str, Any]],
+    reference: Mapping[str, Any],
+    links: Sequence[str],
+    limits: Mapping[str, int],
 ) -> dict[str, Any]:
     """Each reference source file mapped to what the bundle ships (source-map sources, bundled modules)."""
-    shipped = _shipped(application)
-    app_complete = graph_status(application) == "complete"
+    every = _shipped(application)
+    shipped, retained = _bounded(every, limits["max_application_nodes"])
+    app_complete = graph_status(application) == "complete" and retained == sum(map(len, every.values()))
+    files = sorted(entries, key=lambda e: e["path"])
     items, used = [], set()
-    for entry in sorted(entries, key=lambda e: e["path"]):
-        item, keys = _mapping(entry, shipped, app_complete)
+    for entry in files[: limits["max_source_files"]]:
+        item, keys = _mapping(entry, shipped, app_complete, limits["max_candidate_nodes"])
         items.append(item)
         used.update(keys)
     summary = dict.fromkeys(("unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"), 0)
     for item in items:
         summary[item["status"]] += 1
     unmapped = sorted(n["node_id"] for k, ns in shipped.items() if k not in used for n in ns)
-    partial = not app_complete or reference["inventory_state"] != "complete"
+    coverage = _source_coverage(application, reference, items, len(files), (retained, sum(map(len, every.values()))))
+    if coverage["candidate_evaluations"] > limits["max_candidate_evaluations"]:
+        coverage["status"] = "truncated"
     return {
         "schema_version": 1,
         "comparison_id": "jsbc_" + canonical_sha256({"links": list(links), "reference": reference["root_sha256"]}),
@@ -342,20 +349,39 @@ def source_to_bundle(
             "minimum_candidate_score": MIN_SCORE,
             "weights": [{"signal": k, "weight": v} for k, v in WEIGHTS.items()],
         },
-        "coverage": {
-            "status": "partial" if partial else "complete-within-inputs",
-            "application_graph_status": graph_status(application),
-            "reference_inventory_state": reference["inventory_state"],
-            "retained_source_files": len(items),
-            "omitted_source_files": 0,
-            "retained_application_nodes": sum(len(ns) for ns in shipped.values()),
-            "omitted_application_nodes": 0,
-            "candidate_evaluations": sum(len(i["candidates"]) + i["omitted_candidates"] for i in items),
-            "omitted_candidate_evaluations": 0,
-            "omitted_candidate_references": sum(i["omitted_candidates"] for i in items),
-            "omitted_unmapped_current_nodes": 0,
-        },
+        "coverage": coverage,
         "evidence_links": list(links),
+    }
+
+
+def _bounded(shipped: Mapping[str, list], cap: int) -> tuple[dict[str, list], int]:
+    """The first `cap` shipped nodes, in comparable-path order."""
+    out: dict[str, list] = {}
+    kept = 0
+    for key in sorted(shipped):
+        room = cap - kept
+        if room <= 0:
+            break
+        out[key] = list(shipped[key][:room])
+        kept += len(out[key])
+    return out, kept
+
+
+def _source_coverage(application, reference, items, files: int, nodes: tuple[int, int]) -> dict[str, Any]:
+    omitted_files, omitted_nodes = files - len(items), nodes[1] - nodes[0]
+    partial = graph_status(application) != "complete" or reference["inventory_state"] != "complete"
+    return {
+        "status": "truncated" if omitted_files or omitted_nodes else "partial" if partial else "complete-within-inputs",
+        "application_graph_status": graph_status(application),
+        "reference_inventory_state": reference["inventory_state"],
+        "retained_source_files": len(items),
+        "omitted_source_files": omitted_files,
+        "retained_application_nodes": nodes[0],
+        "omitted_application_nodes": omitted_nodes,
+        "candidate_evaluations": sum(len(i["candidates"]) + i["omitted_candidates"] for i in items),
+        "omitted_candidate_evaluations": 0,
+        "omitted_candidate_references": sum(i["omitted_candidates"] for i in items),
+        "omitted_unmapped_current_nodes": 0,
     }
 
 
@@ -438,7 +464,9 @@ def find_export(result: Mapping[str, Any], module_path: str, name: str) -> dict[
     return {"status": "selected", "node": modules[0], "export": exports[0], "candidates": []}
 
 
-def export_side(found: Mapping[str, Any], evidence_id: str, result, module_path: str, name: str) -> dict[str, Any]:
+def export_side(
+    found: Mapping[str, Any], evidence_id: str, result, module_path: str, name: str, cap: int = 100
+) -> dict[str, Any]:
     side: dict[str, Any] = {
         "status": found["status"],
         "evidence_id": evidence_id,
@@ -446,8 +474,8 @@ def export_side(found: Mapping[str, Any], evidence_id: str, result, module_path:
         "requested_module_path": module_path,
         "requested_export_name": name,
         "selected_node_id": found["node"]["node_id"] if found["status"] == "selected" else None,
-        "candidates": found["candidates"][:100],
-        "omitted_candidates": max(0, len(found["candidates"]) - 100),
+        "candidates": found["candidates"][:cap],
+        "omitted_candidates": max(0, len(found["candidates"]) - cap),
     }
     if found["export"] is not None:
         side["form"] = found["export"].get("form")
@@ -516,13 +544,19 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
     return added + removed, None
 
 
-def export_shapes(sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links) -> dict:
-    changes, why = shape_changes(found[0]["export"], found[1]["export"], links)
-    summary = {s: sum(1 for c in changes if c["status"] == s) for s in ("added", "changed", "removed", "unknown")}
+def export_shapes(
+    sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links, max_changes: int = 1000
+) -> dict:
+    every, why = shape_changes(found[0]["export"], found[1]["export"], links)
+    summary = {s: sum(1 for c in every if c["status"] == s) for s in ("added", "changed", "removed", "unknown")}
+    changes = every[:max_changes]
+    partial = why or set(statuses) != {"complete"}
     coverage: dict[str, Any] = {
-        "status": "partial" if why or set(statuses) != {"complete"} else "complete-within-inputs",
+        "status": "truncated" if len(every) > max_changes else "partial" if partial else "complete-within-inputs",
         "left_graph_status": statuses[0],
         "right_graph_status": statuses[1],
+        "omitted_changes": len(every) - len(changes),
+        "omitted_candidates": sides[0]["omitted_candidates"] + sides[1]["omitted_candidates"],
     }
     if why:
         coverage["reason"] = why
@@ -540,7 +574,7 @@ def export_shapes(sides: Sequence[dict], found: Sequence[Mapping], statuses: Seq
             "required_for": "runtime-semantics",
         },
         "evidence_links": list(links),
-        "status": "unknown" if why else "changed" if changes else "unchanged",
+        "status": "unknown" if why else "changed" if every else "unchanged",
     }
 
 

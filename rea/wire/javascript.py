@@ -66,6 +66,14 @@ def _evidence_id(what: str) -> Any:
     return field(f"Evidence id of {what} retained by this connection (our extra)", omit_none=True, pattern=EVIDENCE_ID)
 
 
+def _native_ids() -> Any:
+    return field(
+        "Native observation Evidence ids retained by this connection",
+        factory=tuple,
+        schema={"type": "array", "maxItems": 64, "items": {"type": "string", "pattern": EVIDENCE_ID}, "default": []},
+    )
+
+
 def _native_observations() -> Any:
     return field(
         "Native Evidence to hand off to (accepted; recorded in limitations when it cannot be used)",
@@ -154,6 +162,7 @@ class TraceFeatureArgs:
     application: Open = _application()
     application_evidence_id: str | None = _evidence_id("application Evidence")
     native_observations: tuple[Open, ...] = _native_observations()
+    native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     seed: FeatureSeed = field("The literal starting point")
     direction: Literal["outgoing", "incoming", "both", "forward", "backward"] = field(
         "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry points; "
@@ -233,6 +242,25 @@ class ExpectedClasses:
 
 
 @attrs.frozen(kw_only=True)
+class SourceMapAuthority:
+    authority: Literal["none"] = field("Source maps are not an authority for the answer")
+
+
+@attrs.frozen(kw_only=True)
+class QueryLimits:
+    """The reference's per-query bounds; the traversal bounds (depth, nodes, edges, seeds) apply here."""
+
+    max_depth: int = _limit(12, 64, minimum=0)
+    max_edges: int = _limit(4000, 100_000)
+    max_functions: int = _limit(500, 10_000)
+    max_modules: int = _limit(500, 10_000)
+    max_nodes: int = _limit(2000, 50_000)
+    max_seed_matches: int = _limit(25, 1000)
+    max_unknowns: int = _limit(1000, 10_000, minimum=0)
+    page_size: int = _limit(200, 1000)
+
+
+@attrs.frozen(kw_only=True)
 class SemanticQuery:
     seed: SemanticSeed = field("Where the query starts")
     direction: SemanticDirection = field("Which way to traverse")
@@ -243,6 +271,11 @@ class SemanticQuery:
     )
     include_ambiguous_dynamic_edges: bool = field("Follow candidate (unresolved) edges too", default=False)
     expected: ExpectedClasses | None = field("Expected source/sink classes", default=None)
+    source_map_authority: SourceMapAuthority = field(
+        "Source-map authority (only none)", factory=lambda: SourceMapAuthority(authority="none")
+    )
+    cursor: str | None = field("Continuation of an earlier answer (answers here are never paged)", default=None)
+    limits: QueryLimits | None = field("Query bounds; when given they replace the tool's limits", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -255,7 +288,13 @@ class TraceSemanticsArgs:
 
 @attrs.frozen(kw_only=True)
 class VersionLimits:
+    """Comparison bounds; the graph and candidate bounds are accepted (no change graph is built and each
+    item has at most one candidate per side)."""
+
     max_comparison_items: int = _limit(20_000, 50_000)
+    max_candidate_nodes: int = _limit(100, 1000)
+    max_graph_nodes: int = _limit(20_000, 100_000)
+    max_graph_edges: int = _limit(40_000, 200_000)
 
 
 @attrs.frozen(kw_only=True)
@@ -266,7 +305,26 @@ class CompareVersionsArgs:
     right_evidence_id: str | None = _evidence_id("the right application Evidence")
     left_native_observations: tuple[Open, ...] = _native_observations()
     right_native_observations: tuple[Open, ...] = _native_observations()
+    left_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
+    right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     limits: VersionLimits = field("Comparison bounds (our extra)", factory=VersionLimits)
+
+
+@attrs.frozen(kw_only=True)
+class SourceLimits:
+    max_source_files: int = _limit(10_000, 100_000)
+    max_application_nodes: int = _limit(20_000, 100_000)
+    max_candidate_nodes: int = _limit(100, 1000)
+    max_candidate_evaluations: int = _limit(1_000_000, 10_000_000)
+
+
+@attrs.frozen(kw_only=True)
+class ShapeLimits:
+    """max_return_variants is accepted: shapes keep each direct return's keys, not variants."""
+
+    max_candidate_exports: int = _limit(100, 1000)
+    max_changes: int = _limit(1000, 10_000)
+    max_return_variants: int = _limit(128, 1000)
 
 
 @attrs.frozen(kw_only=True)
@@ -280,6 +338,7 @@ class SourceToBundleArgs:
         omit_none=True,
         type="object",
     )
+    limits: SourceLimits = field("Mapping bounds", factory=SourceLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -292,6 +351,7 @@ class ExportShapesArgs:
     left_export_name: str = field("Export name (default for the default export)", minLength=1, maxLength=4096)
     right_module_path: str = field("Module path in the right record", minLength=1, maxLength=4096)
     right_export_name: str = field("Export name", minLength=1, maxLength=4096)
+    limits: ShapeLimits = field("Comparison bounds", factory=ShapeLimits)
 
 
 # -------------------------------------------------------------- the graph
@@ -1061,6 +1121,8 @@ class ExportCoverage:
     status: Literal["complete-within-inputs", "partial", "truncated"] = field("Completeness")
     left_graph_status: GraphStatus = field("Left coverage")
     right_graph_status: GraphStatus = field("Right coverage")
+    omitted_changes: int = field("Changes past max_changes", minimum=0)
+    omitted_candidates: int = field("Candidates past max_candidate_exports", minimum=0)
     reason: str | None = field("Why the shapes could not be compared (extra)", omit_none=True)
 
 

@@ -306,6 +306,12 @@ def _observations(session: Session, items: Any, field: str) -> tuple[list[Eviden
     return out, None
 
 
+def _native(args: Mapping[str, Any], side: str) -> list[Any]:
+    """Native observations given inline and by retained id (the reference's two spellings)."""
+    ids = args[f"{side}native_observation_evidence_ids"]
+    return [*args[f"{side}native_observations"], *({"kind": "retained-evidence", "evidence_id": i} for i in ids)]
+
+
 def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     app, problem = _application(session, args, "application")
     if problem is not None:
@@ -321,7 +327,7 @@ def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Co
                 accepted='a non-empty value, or "" with match "exact" and a literal kind',
             ),
         )
-    observations, problem = _observations(session, args["native_observations"], "native_observations")
+    observations, problem = _observations(session, _native(args, ""), "native_observations")
     if problem is not None:
         return _fail(session, problem)
     result = tr.trace_feature(app.normalized_result, app.evidence_id, args, [o.to_json() for o in observations])
@@ -339,7 +345,9 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
     if problem is not None:
         return _fail(session, problem)
     assert app is not None
-    result = semantic_query(app.normalized_result, app.evidence_id, args["query"], args["limits"])
+    query = args["query"]
+    limits = {**args["limits"], **{k: v for k, v in (query.get("limits") or {}).items() if k in args["limits"]}}
+    result = semantic_query(app.normalized_result, app.evidence_id, query, limits)
     return _derived(session, "trace_javascript_semantics", args, result, [app])
 
 
@@ -360,7 +368,7 @@ def compare_application_versions(session: Session, args: Mapping[str, Any], ctx:
         return _fail(session, problem)
     native = []
     for side in ("left", "right"):
-        found, problem = _observations(session, args[f"{side}_native_observations"], f"{side}_native_observations")
+        found, problem = _observations(session, _native(args, f"{side}_"), f"{side}_native_observations")
         if problem is not None:
             return _fail(session, problem)
         native += found
@@ -444,7 +452,7 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
         }
         sources.append(found.unwrap())
     links = list(dict.fromkeys(s.evidence_id for s in sources))
-    result = cmp.source_to_bundle(application, entries, side, links)
+    result = cmp.source_to_bundle(application, entries, side, links, args["limits"])
     result["application"] = cmp.graph_side(app.evidence_id, application)
     limitation = "Path mappings are static inferences; they do not prove what the bundle loads at runtime."
     result["limitations"] = [STATIC_NOTICE, limitation]
@@ -461,9 +469,10 @@ def compare_javascript_export_shapes(session: Session, args: Mapping[str, Any], 
         module, name = args[f"{side}_module_path"], args[f"{side}_export_name"]
         hit = cmp.find_export(evidence.normalized_result, module, name)
         found.append(hit)
-        out.append(cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name))
+        cap = args["limits"]["max_candidate_exports"]
+        out.append(cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name, cap))
     statuses = [cmp.graph_status(s.normalized_result) for s in sides]
-    result = cmp.export_shapes(out, found, statuses, links)
+    result = cmp.export_shapes(out, found, statuses, links, args["limits"]["max_changes"])
     limitation = "Shapes come from literal objects, classes and direct object returns; nothing is executed."
     result["limitations"] = [STATIC_NOTICE, limitation]
     return _derived(session, "compare_javascript_export_shapes", args, result, sides, (limitation,))

@@ -111,26 +111,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
         )
         if not is_successful(partial):
             raise
-        evidence = partial.unwrap()
-        return Outcome(
-            session=record(session, (evidence,)),
-            reply=Failure(
-                ReaError(
-                    code="cancelled",
-                    message=(
-                        f"Cancelled during parsing after {done} of {len(chosen)} files; the graph of the files read is "
-                        f"retained as partial Evidence {evidence.evidence_id}."
-                    ),
-                    details={
-                        "phase": "parsing",
-                        "files_done": done,
-                        "files_total": len(chosen),
-                        "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
-                    },
-                    action="Read the partial Evidence (its coverage is partial), or start the analysis again.",
-                )
-            ),
-        )
+        return _cancelled(session, partial.unwrap(), done, len(chosen))
     created = _record(session, args, scan, facts, limits, read_omissions, fmt, policy, None)
     if not is_successful(created):
         return _fail(session, created.failure())
@@ -142,6 +123,29 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
             return _fail(session, view.failure())
         return Outcome(session=record(session, (view.unwrap(),)), reply=Success(view.unwrap().to_json()))
     return Outcome(session=session, reply=Success(evidence.to_json()))
+
+
+def _cancelled(session: Session, evidence: Evidence, done: int, total: int) -> Outcome:
+    """cancelled, naming the partial Evidence of the files read (retained in the session)."""
+    return Outcome(
+        session=record(session, (evidence,)),
+        reply=Failure(
+            ReaError(
+                code="cancelled",
+                message=(
+                    f"Cancelled during parsing after {done} of {total} files; the graph of the files read is "
+                    f"retained as partial Evidence {evidence.evidence_id}."
+                ),
+                details={
+                    "phase": "parsing",
+                    "files_done": done,
+                    "files_total": total,
+                    "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+                },
+                action="Read the partial Evidence (its coverage is partial), or start the analysis again.",
+            )
+        ),
+    )
 
 
 UNPACKED_CAUSE = (

@@ -356,6 +356,15 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     assert module["match"]["basis"] == "exact-node-identity" and "content" in module["dimensions"]
     added = next(i for i in c["items"] if i["key"] == "audit")
     assert added["left_node_id"] is None and added["dimensions"] == ["availability"]
+    graph = c["graph"]
+    ids = {n["node_id"] for n in graph["nodes"]}
+    assert {"ipc-channel:audit", "ipc-channel:log", "module:src/main.js"} <= ids
+    assert "module:src/store.js" not in ids  # unchanged entities are counted, not repeated
+    assert any(
+        e["source_node_id"] == "module:src/main.js" and e["target_node_id"] == "ipc-channel:audit"
+        for e in graph["edges"]
+    )
+    assert graph["coverage"]["status"] == "complete" and graph["graph_id"].startswith("jag_")
     assert result["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
     assert c["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
     shapes = call(

@@ -393,3 +393,48 @@ def test_native_observation_ids_and_comparison_bounds(app, tmp_path):
     versions = call(conn, "compare_application_versions", {**ids, "limits": {"max_comparison_items": 3}}).unwrap()
     assert len(versions["normalized_result"]["items"]) == 3
     assert versions["normalized_result"]["coverage"]["status"] == "truncated"
+    small = call(conn, "compare_application_versions", {**ids, "limits": {"max_graph_nodes": 2}}).unwrap()
+    assert_fits("compare_application_versions", small)
+    small = small["normalized_result"]
+    assert len(small["graph"]["nodes"]) == 2 and small["coverage"]["omitted_graph_nodes"] > 0
+    assert small["graph"]["coverage"]["truncated"] is True and small["coverage"]["status"] == "truncated"
+
+
+def test_change_graph_pairs_renamed_nodes_with_changed_from():
+    """Two builds give one original source different bundled-module ids: the change graph links them."""
+    from rea.javascript.compare import change_graph
+
+    def side(mid: str) -> dict:
+        loc = {"path": "main.js", "start": 0, "end": 10}
+        node = {"node_id": mid, "kind": "bundled-module", "bundle": "main.js", "source": "src/a.js", "location": loc}
+        root = {"node_id": "module:main.js", "kind": "module", "path": "main.js", "parse": "ok", "roles": []}
+        edge = {
+            "edge_id": "edge:0",
+            "source_node_id": "module:main.js",
+            "target_node_id": mid,
+            "relation": "contains",
+            "location": loc,
+            "kind": "bundled",
+        }
+        coverage = {"status": "complete", "truncated": False, "omitted_count": 0, "limits": []}
+        return {
+            "graph": {"graph_id": f"jag_{mid}", "root_node_ids": ["module:main.js"], "nodes": [root, node]}
+            | {"edges": [edge], "coverage": coverage}
+        }
+
+    item = {
+        "item_id": "jacmp_item_1",
+        "status": "changed",
+        "left_node_id": "bundled-module:main.js#1",
+        "right_node_id": "bundled-module:main.js#2",
+        "match": {"status": "matched", "basis": "semantic-key", "confidence": "medium"},
+        "dimensions": ["content"],
+    }
+    limits = {"max_graph_nodes": 100, "max_graph_edges": 100}
+    graph = change_graph(side("bundled-module:main.js#1"), side("bundled-module:main.js#2"), [item], limits)
+    assert graph.pop("_omitted") == (0, 0)
+    (pair,) = [e for e in graph["edges"] if e["relation"] == "changed_from"]
+    assert (pair["source_node_id"], pair["target_node_id"]) == ("bundled-module:main.js#2", "bundled-module:main.js#1")
+    assert pair["properties"]["comparison_item_id"] == "jacmp_item_1"
+    assert len({e["edge_id"] for e in graph["edges"]}) == len(graph["edges"]) == 3
+    assert graph["root_node_ids"] == ["module:main.js"]

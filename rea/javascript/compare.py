@@ -216,6 +216,77 @@ def compare_versions(
     }
 
 
+CHANGE_GRAPH_NOTE = (
+    "The change graph holds both sides' roots and the nodes of changed, added, removed and unknown items with "
+    "their relationships in either version; unchanged entities are counted in summary, not repeated here. "
+    "changed_from edges are cross-version pairings (inferences), not runtime facts."
+)
+
+
+def _edge_key(e: Mapping[str, Any]) -> tuple:
+    loc = e.get("location", {})
+    return (e["source_node_id"], e["relation"], e["target_node_id"], loc.get("path"), loc.get("start"), e.get("kind"))
+
+
+def _changed_from(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    left, right = item["left_node_id"], item["right_node_id"]
+    if item["match"]["status"] != "matched" or item["status"] == "unchanged" or left == right:
+        return None
+    return {
+        "source_node_id": right,
+        "target_node_id": left,
+        "relation": "changed_from",
+        "properties": {
+            "comparison_item_id": item["item_id"],
+            "status": item["status"],
+            "match_basis": item["match"]["basis"],
+            "match_confidence": item["match"]["confidence"],
+            "dimensions": item["dimensions"],
+        },
+    }
+
+
+def change_graph(
+    left: Mapping[str, Any], right: Mapping[str, Any], items: Sequence[Mapping[str, Any]], limits: Mapping[str, int]
+) -> dict[str, Any]:
+    """The reference's change graph, bounded by max_graph_nodes and max_graph_edges."""
+    lg, rg = left["graph"], right["graph"]
+    changed = [i for i in items if i["status"] != "unchanged"]
+    wanted = {*lg["root_node_ids"], *rg["root_node_ids"]} | {
+        n for i in changed for n in (i["left_node_id"], i["right_node_id"]) if n is not None
+    }
+    by_id = {n["node_id"]: n for n in lg["nodes"] if n["node_id"] in wanted}
+    by_id.update({n["node_id"]: n for n in rg["nodes"] if n["node_id"] in wanted})
+    nodes = [by_id[n] for n in sorted(by_id)][: limits["max_graph_nodes"]]
+    kept = {n["node_id"] for n in nodes}
+    edges: dict[tuple, dict[str, Any]] = {}
+    for e in (*lg["edges"], *rg["edges"]):
+        if e["source_node_id"] in kept and e["target_node_id"] in kept:
+            edges[_edge_key(e)] = {k: v for k, v in e.items() if k != "edge_id"}
+    pairs = [c for c in map(_changed_from, changed) if c and {c["source_node_id"], c["target_node_id"]} <= kept]
+    every = [*edges.values(), *pairs]
+    listed = [{"edge_id": f"edge:{i}", **e} for i, e in enumerate(every[: limits["max_graph_edges"]])]
+    omitted = (len(by_id) - len(nodes), len(every) - len(listed))
+    complete = lg["coverage"]["status"] == rg["coverage"]["status"] == "complete" and not any(omitted)
+    bounds = [("max_graph_nodes", omitted[0]), ("max_graph_edges", omitted[1])]
+    return {
+        "schema": "JavaScriptApplicationGraph",
+        "schema_version": 1,
+        "graph_id": "jag_" + canonical_sha256({"left": lg["graph_id"], "right": rg["graph_id"], "nodes": sorted(kept)}),
+        "root_node_ids": sorted(kept & {*lg["root_node_ids"], *rg["root_node_ids"]}),
+        "nodes": nodes,
+        "edges": listed,
+        "coverage": {
+            "status": "complete" if complete else "partial",
+            "truncated": any(omitted),
+            "omitted_count": sum(omitted),
+            "limits": [{"name": n, "unit": "items", "value": limits[n]} for n, o in bounds if o],
+        },
+        "limitations": [CHANGE_GRAPH_NOTE],
+        "_omitted": omitted,
+    }
+
+
 # -------------------------------------------------------- source to bundle
 
 WEIGHTS = {

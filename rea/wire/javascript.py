@@ -288,8 +288,7 @@ class TraceSemanticsArgs:
 
 @attrs.frozen(kw_only=True)
 class VersionLimits:
-    """Comparison bounds; the graph and candidate bounds are accepted (no change graph is built and each
-    item has at most one candidate per side)."""
+    """Comparison bounds; max_candidate_nodes is accepted (each item has at most one candidate per side)."""
 
     max_comparison_items: int = _limit(20_000, 50_000)
     max_candidate_nodes: int = _limit(100, 1000)
@@ -934,13 +933,44 @@ class CategoryCounts:
 
 
 @attrs.frozen(kw_only=True)
+class ChangeProperties:
+    comparison_item_id: str = field("The comparison item")
+    status: str = field("Its outcome")
+    match_basis: str = field("How the two nodes were paired")
+    match_confidence: str = field("Pairing confidence")
+    dimensions: tuple[Dimension, ...] = field("What differs")
+
+
+@attrs.frozen(kw_only=True)
+class ChangedFromEdge:
+    edge_id: str = field("Edge id, unique within the change graph")
+    source_node_id: str = field("The right (newer) node")
+    target_node_id: str = field("The left (older) node it changed from")
+    relation: Literal["changed_from"] = field("A cross-version pairing (an inference)")
+    properties: ChangeProperties = field("The pairing")
+
+
+@attrs.frozen(kw_only=True)
+class ChangeGraph:
+    schema: Literal["JavaScriptApplicationGraph"] = field("Graph schema")
+    schema_version: Literal[1] = field("Graph schema version")
+    graph_id: str = field("jag_<sha256> of the change graph")
+    root_node_ids: tuple[str, ...] = field("Roots of both sides that are kept")
+    nodes: tuple[GraphNode, ...] = field("Roots and the nodes of changed, added, removed and unknown items")
+    edges: tuple[GraphEdge | ChangedFromEdge, ...] = field("Their relationships in either version, and changed_from")
+    coverage: GraphCoverage = field("What the change graph covers")
+    limitations: tuple[str, ...] = field("What it does not establish")
+
+
+@attrs.frozen(kw_only=True)
 class VersionsResult:
     schema_version: Literal[1] = field("Result schema version")
     comparison_id: str = field("jacmp_<sha256> of the comparison")
     left: GraphSide = field("Left application")
     right: GraphSide = field("Right application")
     matching: VersionMatching = field("How items were paired")
-    items: tuple[VersionItem, ...] = field("Every compared item except unchanged ones (bounded)")
+    items: tuple[VersionItem, ...] = field("Every compared item, changed ones first (bounded)")
+    graph: ChangeGraph = field("The change graph")
     summary: Outcomes = field("Outcomes over all items")
     coverage: VersionCoverage = field("Completeness")
     evidence_links: tuple[str, ...] = field("Both sides")

@@ -380,6 +380,12 @@ def compare_application_versions(session: Session, args: Mapping[str, Any], ctx:
     links = [sides[0].evidence_id, sides[1].evidence_id]
     result = cmp.compare_versions(left, right, args["limits"]["max_comparison_items"], links)
     result.update(left=cmp.graph_side(links[0], left), right=cmp.graph_side(links[1], right))
+    graph = cmp.change_graph(left, right, result["items"], args["limits"])
+    omitted = graph.pop("_omitted")
+    result["graph"] = graph
+    result["coverage"].update(omitted_graph_nodes=omitted[0], omitted_graph_edges=omitted[1])
+    if any(omitted):
+        result["coverage"]["status"] = "truncated"
     limitations = ["Static equality does not establish unchanged runtime behaviour."]
     if native:
         limitations.append("Native observations are linked as Evidence; native code is not compared here.")

@@ -7,13 +7,14 @@ both directions), so a family that adds an effect adds it here, and mypy sees ev
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
 from rea.program import (
+    Context,
     IdentifyTarget,
     NewRunId,
     Outcome,
@@ -22,6 +23,7 @@ from rea.program import (
     ReportProgress,
     ResolveCommandPath,
 )
+from rea.session import Session
 
 AnyEffect: TypeAlias = (
     ReportProgress
@@ -41,6 +43,8 @@ AnyEffect: TypeAlias = (
     | ExtractFiles
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
+# a tool's program: a generator over the effects, or a plain function when it needs none
+ToolProgram: TypeAlias = Callable[[Session, Mapping[str, Any], Context], Program | Outcome]
 
 MEMBERS: tuple[type, ...] = (
     ReportProgress,

@@ -135,7 +135,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         (),
         root_notes,
     )
-    occurrences = [
+    occurrences: list[dict[str, Any]] = [
         {
             "occurrence_id": root_occ,
             "artifact_id": root_art,

@@ -8,7 +8,7 @@ An empty list with partial or unknown coverage is not proof of no calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from rea.native import queries as q
 from rea.wire import native as w
@@ -25,6 +25,8 @@ def _node(index: Mapping[str, Mapping[str, Any]], address: str, direction: str) 
         return w.GraphNodeOk(
             address=address, status="ok", calls=(), name=None, coverage="unknown", limitations=(NOT_RECOVERED,)
         )
+    coverage: w.Coverage
+    caveats: tuple[str, ...]
     if proc["kind"] == "external":
         forward = direction == "forward"
         coverage, caveats = ("unknown", (IMPORT_BODY,)) if forward else ("complete", ())
@@ -56,7 +58,8 @@ def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int 
     return w.CallGraph(levels=levels, limitations=tuple(caveats))
 
 
-def _expandable(proc: Mapping[str, Any] | None, direction: str) -> bool:
+def _expandable(proc: Mapping[str, Any] | None, direction: str) -> TypeGuard[Mapping[str, Any]]:
+    """A recovered procedure whose edges in this direction were read (a guard: proc is then not None)."""
     return proc is not None and not (proc["kind"] == "external" and direction == "forward")
 
 
@@ -99,6 +102,7 @@ def trace(
                 reached = True
                 break
     path: list[str] = []
+    status: w.GoalStatus
     if goal is not None and goal["address"] in parents:
         cursor: str | None = goal["address"]
         while cursor is not None:

@@ -12,7 +12,14 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
+from rea.native.effects import (
+    DiscoverProviders,
+    NativeActivity,
+    NativeFacts,
+    NativeLineage,
+    NativeQuery,
+    ReleaseNative,
+)
 from rea.program import (
     Context,
     IdentifyTarget,
@@ -37,6 +44,7 @@ AnyEffect: TypeAlias = (
     | NativeQuery
     | ReleaseNative
     | NativeLineage
+    | NativeActivity
     | InventoryArtifact
     | ExtractArtifact
     | ScanApplication
@@ -58,6 +66,7 @@ MEMBERS: tuple[type, ...] = (
     NativeQuery,
     ReleaseNative,
     NativeLineage,
+    NativeActivity,
     InventoryArtifact,
     ExtractArtifact,
     ScanApplication,

@@ -24,7 +24,16 @@ def test_error_record_is_the_canonical_error_body(error):
 
 
 def test_identity_and_brief_keep_null_for_no_procedure():
-    proc = {"address": "0x401000", "name": "main", "kind": "function"}
+    proc = {
+        "address": "0x401000",
+        "name": "main",
+        "kind": "function",
+        "returning": True,
+        "blocks": [{"start": "0x401000", "size": 4}, {"start": "0x401004", "size": 8}],
+    }
     assert answers.identity(None) is None and queries.brief(None) is None
-    assert to_wire(answers.identity(proc)) == {"address": "0x401000", "name": "main"}
-    assert queries.brief(proc) == proc
+    wire = to_wire(answers.identity(proc))
+    assert (wire["address"], wire["name"]) == ("0x401000", "main")
+    assert wire["classification"]["external"] is False and wire["classification"]["provenance"]
+    assert wire["body"] == {"available": True, "ranges": [{"start": "0x401000", "end": "0x40100c"}]}  # merged
+    assert queries.brief(proc) == {"address": "0x401000", "name": "main", "kind": "function"}

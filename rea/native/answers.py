@@ -28,7 +28,21 @@ def identity(p: None) -> None: ...
 def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None: ...
 def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None:
     """Overloaded so a known procedure gives a non-null identity without a check."""
-    return None if p is None else w.ProcedureIdentity(address=p["address"], name=p["name"])
+    if p is None:
+        return None
+    return w.ProcedureIdentity(address=p["address"], name=p["name"], classification=classification(p), body=body(p))
+
+
+def classification(p: Mapping[str, Any]) -> w.Classification:
+    thunk_target = (p.get("callees") or [None])[0] if p["kind"] == "thunk" else None
+    return w.Classification(
+        external=p["kind"] == "external",
+        thunk=p["kind"] == "thunk",
+        thunk_target=thunk_target,
+        provenance="angr CFGFast",
+        kind=p["kind"],
+        returning=p["returning"],
+    )
 
 
 def identity_at(snapshot: Mapping[str, Any], address: str | None) -> w.ProcedureIdentity | None:
@@ -263,7 +277,7 @@ def info(p: Mapping[str, Any]) -> w.ProcedureInfo:
         length=p["size"],
         signature=None,
         locals=(),
-        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        classification=classification(p),
         body=body(p),
         callers=len(p["callers"]),
         callees=len(p["callees"]),

@@ -65,7 +65,7 @@ def _procedure(p: Mapping[str, Any]) -> w.DossierProcedure:
         name=p["name"],
         signature=None,
         locals=(),
-        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        classification=a.classification(p),
         body=a.body(p),
         kind=p["kind"],
         size=p["size"],

@@ -210,6 +210,8 @@ class CallPathArgs:
 class ProcedureIdentity:
     address: str = field("Entry address")
     name: str = field("Procedure name")
+    classification: Classification | None = field("Kind")
+    body: Body = field("Body ranges")
 
 
 @attrs.frozen(kw_only=True)
@@ -359,8 +361,12 @@ class SearchRow:
 
 @attrs.frozen(kw_only=True)
 class Classification:
-    kind: Literal["function", "thunk", "external"] = field("angr's classification")
-    returning: bool | None = field("Whether it returns (null: unknown)")
+    external: bool = field("An import: its body is outside this binary")
+    thunk: bool = field("A jump stub to another procedure")
+    thunk_target: str | None = field("The address a thunk jumps to, when known")
+    provenance: str = field("Who classified it", minLength=1)
+    kind: Literal["function", "thunk", "external"] = field("angr's classification (extra)")
+    returning: bool | None = field("Whether it returns (extra; null: unknown)")
 
 
 @attrs.frozen(kw_only=True)
@@ -383,7 +389,7 @@ class ProcedureInfo:
     basicblock_count: int = field("Basic blocks", minimum=0)
     length: int = field("Bytes covered by its blocks", minimum=0)
     signature: str | None = field("Prototype (angr does not recover one: null)")
-    locals: tuple[AddressedValue, ...] = field("Local variables (angr does not report them: empty)")
+    locals: tuple[LocalVariable, ...] = field("Local variables (angr does not report them: empty)")
     classification: Classification | None = field("Kind")
     body: Body = field("Body ranges")
     callers: int = field("Calling procedures (extra)", minimum=0)

@@ -95,7 +95,6 @@ NOT_YET_TYPED = frozenset(
         "get_navigation_context",
         "import_evidence_bundle",
         "inspect_address_context",
-        "inspect_analysis_view",
         "inspect_artifact",
         "inventory_artifact",
         "list_documents",

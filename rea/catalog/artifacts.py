@@ -15,11 +15,10 @@ from rea.artifacts.model import (
     INTEGRITY_POLICIES,
     LEGACY_STATUSES,
     LIMIT_BOUNDS,
-    SECTIONS,
     STATUSES,
 )
 from rea.catalog.contract import ToolContract
-from rea.native.views import FACETS as NATIVE_FACETS
+from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.catalog.schemas import (
     EVIDENCE_ID_PATTERN,
     SHA256_PATTERN,
@@ -259,94 +258,6 @@ INVENTORY = obj(
 )
 
 
-_VIEW_BASE = {
-    "view": string("View"),
-    "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
-    "source_operation": {"type": "string", "enum": ["inspect_artifact", "inventory_artifact"]},
-    "manifest_id": nullable(string("Manifest of the source inventory")),
-    "coverage": COVERAGE,
-    "coverage_status": {"type": "string", "enum": list(LEGACY_STATUSES)},
-    "source_complete": {"type": "boolean"},
-    "selected_facts_sha256": string("Digest of the selected facts", pattern=SHA256_PATTERN),
-    "limitations": _STRINGS,
-}
-_COUNTS = obj({s: nullable(integer(s)) for s in SECTIONS}, SECTIONS)
-SUMMARY_VIEW = obj(
-    {
-        **_VIEW_BASE,
-        "view": {"const": "summary"},
-        "expected_counts": _COUNTS,
-        "available_counts": obj({s: integer(s) for s in SECTIONS}, SECTIONS),
-        "entry_kinds": {"type": "object", "additionalProperties": integer("Occurrences of this kind")},
-        "node_formats": {"type": "object", "additionalProperties": integer("Nodes of this format")},
-        "inventory_evidence_ids": array(string("Inventory Evidence", pattern=EVIDENCE_ID_PATTERN)),
-        "root": obj(
-            {
-                "artifact_id": nullable(string("Root artifact")),
-                "sha256": nullable(string("Root digest")),
-                "format": nullable(string("Root format")),
-            },
-            ("artifact_id", "sha256", "format"),
-        ),
-    },
-    (
-        *_VIEW_BASE,
-        "expected_counts",
-        "available_counts",
-        "entry_kinds",
-        "node_formats",
-        "inventory_evidence_ids",
-        "root",
-    ),
-)
-INVENTORY_VIEW = obj(
-    {
-        **_VIEW_BASE,
-        "view": {"const": "inventory"},
-        "section": {"type": "string", "enum": list(SECTIONS)},
-        "logical_paths": nullable(_STRINGS),
-        "items": array({"anyOf": [NODE, OCCURRENCE, EDGE, CONTRADICTION]}),
-        "offset": integer("First item"),
-        "limit": nullable(integer("Page size", 1)),
-        "total": integer("Selected items"),
-        "next_offset": nullable(integer("Next offset")),
-    },
-    (*_VIEW_BASE, "section", "logical_paths", "items", "offset", "limit", "total", "next_offset"),
-)
-NATIVE_VIEW = obj(
-    {
-        "view": {"const": "native"},
-        "facet": {"type": "string", "enum": list(NATIVE_FACETS)},
-        "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
-        "source_operation": {"const": "analyze_function"},
-        "source_complete": {"type": "boolean"},
-        "selected_facts_sha256": string("Digest of the selected facts", pattern=SHA256_PATTERN),
-        "limitations": _STRINGS,
-    },
-    (
-        "view",
-        "facet",
-        "parent_evidence_id",
-        "source_operation",
-        "source_complete",
-        "selected_facts_sha256",
-        "limitations",
-    ),
-    closed=False,
-)
-APPLICATION_VIEW = obj(
-    {
-        "view": {"type": "string", "enum": ["summary", "module", "modules"]},
-        "parent_evidence_id": string("Source Evidence", pattern=EVIDENCE_ID_PATTERN),
-        "source_operation": {"const": "analyze_javascript_application"},
-        "digest": string("Digest of the selected facts", pattern=SHA256_PATTERN),
-        "limitations": _STRINGS,
-    },
-    ("view", "parent_evidence_id", "source_operation", "digest", "limitations"),
-    closed=False,
-)
-# inspect_analysis_view is shared: every family's view shapes are alternatives here
-VIEW_RESULTS: tuple[dict[str, Any], ...] = (SUMMARY_VIEW, INVENTORY_VIEW, NATIVE_VIEW, APPLICATION_VIEW)
 INSPECTION = obj(
     {
         "schema_version": {"const": 1},
@@ -463,7 +374,7 @@ INSPECT_ARTIFACT = ToolContract(
         },
         examples=[{}, {"detail": "summary"}, {"integrity_policy": "record-and-continue", "max_depth": 2}],
     ),
-    output_schema=evidence_output({"anyOf": [INSPECTION, SUMMARY_VIEW]}),
+    output_schema=evidence_output({"anyOf": [INSPECTION, VIEW_RESULT_SCHEMA]}),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
@@ -639,57 +550,6 @@ COMPARE_ARTIFACTS = ToolContract(
     result_kind="evidence",
 )
 
-INSPECT_ANALYSIS_VIEW = ToolContract(
-    name="inspect_analysis_view",
-    title="Inspect Analysis View",
-    description=(
-        "Project a view of completed Evidence without rerunning analysis. For inspect_artifact and "
-        "inventory_artifact Evidence: view summary (expected vs available counts, entry kinds, inventory Evidence "
-        "ids, coverage) or view inventory with section nodes|occurrences|edges|integrity_contradictions, offset/limit "
-        "(default 0/64) and for occurrences an exact logical_paths filter (omitted: all; []: none). For "
-        "analyze_function Evidence: view native with facet summary|procedure|pseudocode|assembly|basic_blocks|"
-        "callers|callees|references|strings|names, offset/limit default 0/64, no provider is started. For "
-        "analyze_javascript_application Evidence: view summary, module (node_id or path) or modules (paged)."
-    ),
-    surface="application",
-    input_schema=input_schema(
-        {
-            "source": _EVIDENCE_INPUT,
-            "view": {
-                "type": "string",
-                "enum": ["summary", "inventory", "native", "module", "modules"],
-                "default": "summary",
-                "description": (
-                    "summary or inventory (artifact Evidence); native (analyze_function Evidence); "
-                    "summary, module or modules (analyze_javascript_application Evidence)"
-                ),
-            },
-            "node_id": string("Exact application graph node id (view module)", minLength=1),
-            "path": string("Module path (view module; ambiguous paths need node_id)", minLength=1),
-            "facet": {
-                "type": "string",
-                "enum": list(NATIVE_FACETS),
-                "default": "summary",
-                "description": "analyze_function facet (view native); pseudocode pages count UTF-16 code units",
-            },
-            "section": {"type": "string", "enum": list(SECTIONS), "description": "Inventory section (view inventory)"},
-            "offset": integer("First item", 0, default=0),
-            "limit": integer("Items per page", 1, 500, default=64),
-            "logical_paths": array(
-                string("Exact recorded logical path"),
-                maxItems=500,
-                description="Occurrences whose logical_path is one of these; [] selects none",
-            ),
-        },
-        ("source",),
-        examples=[{"source": _REF}, {"source": _REF, "view": "inventory", "section": "occurrences"}],
-    ),
-    output_schema=evidence_output({"anyOf": list(VIEW_RESULTS)}, "inspect_analysis_view"),
-    annotations={"idempotent"},
-    effects={"mutatesSession", "idempotent"},
-    result_kind="evidence",
-)
-
 CLI_COMMANDS = ("compare-artifacts", "extract-artifact", "inspect-artifact", "inventory-artifact")
 
-TOOLS = (INSPECT_ARTIFACT, INVENTORY_ARTIFACT, EXTRACT_ARTIFACT, COMPARE_ARTIFACTS, INSPECT_ANALYSIS_VIEW)
+TOOLS = (INSPECT_ARTIFACT, INVENTORY_ARTIFACT, EXTRACT_ARTIFACT, COMPARE_ARTIFACTS)

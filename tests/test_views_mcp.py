@@ -164,3 +164,30 @@ def test_native_views_over_mcp(binaries, cache_dir):  # noqa: F811
     assert all(isinstance(line, str) for line in out["assembly"])
     assert out["comments"]["item"]["available"] is False and out["comments"]["unknowns"]
     assert out["value_flow_operations"]["item"] == {"available": False, "reason": d["native_value_flow"]["reason"]}
+
+
+def test_cli_reads_a_view_of_saved_evidence(tmp_path):
+    import json
+    import subprocess
+
+    from support import clean_env, rea_command
+
+    def rea(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            [*rea_command(), *args], capture_output=True, text=True, timeout=120, env=clean_env(TMPDIR=str(tmp_path))
+        )
+
+    z = make_zip(tmp_path / "c.zip", {"a.txt": b"a", "b.txt": b"b", "c.txt": b"c"})
+    inspected = rea("inspect-artifact", str(z), "--json")
+    assert inspected.returncode == 0, inspected.stderr
+    saved = tmp_path / "inspection.json"
+    saved.write_text(inspected.stdout)
+    summary = rea("inspect-analysis-view", str(saved), "--json")
+    assert summary.returncode == 0, summary.stdout + summary.stderr
+    body = json.loads(summary.stdout)["normalized_result"]
+    assert body["kind"] == "summary" and body["parent_evidence_id"] == json.loads(inspected.stdout)["evidence_id"]
+    view = json.dumps({"kind": "inventory", "facet": "occurrences", "limit": 2})
+    page = json.loads(rea("inspect-analysis-view", str(saved), "--view", view, "--json").stdout)["normalized_result"]
+    assert page["coverage"]["next_offset"] == 2 and len(page["items"]) == 2
+    bad = rea("inspect-analysis-view", str(saved), "--view", '{"kind": "native", "facet": "callers"}', "--json")
+    assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] == "invalid_request"

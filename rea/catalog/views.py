@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.catalog.schemas import evidence_output
 from rea.wire.schema import Role, schema_of
 from rea.wire.tool import evidence_tool
 from rea.wire.views import AnalysisViewArgs, AnalysisViewResult
@@ -14,11 +13,6 @@ _REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "a" * 64}
 
 VIEW_RESULT_SCHEMA: dict[str, Any] = schema_of(AnalysisViewResult, Role.OUTPUT)
 """normalized_result of a view; producers answering detail "summary" advertise it too."""
-
-
-def summary_output(complete: dict[str, Any]) -> dict[str, Any]:
-    """The output schema of a producer with `detail`: its complete result, or its summary view."""
-    return evidence_output({"anyOf": [complete, VIEW_RESULT_SCHEMA]})
 
 
 INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
@@ -50,5 +44,5 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
-CLI_COMMANDS: tuple[str, ...] = ()
+CLI_COMMANDS: tuple[str, ...] = ("inspect-analysis-view",)
 TOOLS = (INSPECT_ANALYSIS_VIEW,)

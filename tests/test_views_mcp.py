@@ -53,16 +53,20 @@ def view_of(reply: Any) -> dict[str, Any]:
     return v
 
 
-async def walk(s: Any, source: dict[str, Any], view: dict[str, Any], key: str) -> list[Any]:
-    """Every row of a paged view, following coverage.next_offset."""
-    rows, offset = [], 0
+async def pages(s: Any, source: dict[str, Any], view: dict[str, Any], key: str) -> list[Any]:
+    """The `key` payload of every page of a view, following coverage.next_offset."""
+    found, offset = [], 0
     while offset is not None:
-        page = view_of(
-            await s.call_tool("inspect_analysis_view", {"source": source, "view": {**view, "offset": offset}})
-        )
-        rows.extend(page[key])
+        call = {"source": source, "view": {**view, "offset": offset}}
+        page = view_of(await s.call_tool("inspect_analysis_view", call))
+        found.append(page[key])
         offset = page["coverage"]["next_offset"]
-    return rows
+    return found
+
+
+async def walk(s: Any, source: dict[str, Any], view: dict[str, Any], key: str) -> list[Any]:
+    """Every row of a paged view."""
+    return [row for page in await pages(s, source, view, key) for row in page]
 
 
 def test_application_views_over_mcp(tmp_path):
@@ -137,7 +141,9 @@ def test_native_views_over_mcp(binaries, cache_dir):  # noqa: F811
     async def main():
         async with connect(REA_CACHE_DIR=cache_dir) as s:
             await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])})
-            dossier = (await s.call_tool("analyze_function", {"procedure": "main"})).structured_content
+            reply = await s.call_tool("analyze_function", {"procedure": "main"})
+            assert reply.is_error is False, reply.content[0].text[:2000]
+            dossier = reply.structured_content
             ref = {"kind": "retained-evidence", "evidence_id": dossier["evidence_id"]}
             out = {}
             for facet in ("procedure", "comments", "native_api", "value_flow_summary", "value_flow_operations"):
@@ -148,7 +154,7 @@ def test_native_views_over_mcp(binaries, cache_dir):  # noqa: F811
                 )
             for facet in ("assembly", "callees", "outgoing_references", "referenced_strings", "basic_blocks"):
                 out[facet] = await walk(s, ref, {"kind": "native", "facet": facet, "limit": 3}, "item")
-            text = await walk(s, ref, {"kind": "native", "facet": "pseudocode", "limit": 50}, "item")
+            text = await pages(s, ref, {"kind": "native", "facet": "pseudocode", "limit": 50}, "item")
             return dossier, out, text
 
     dossier, out, text = anyio.run(main)

@@ -69,10 +69,17 @@ def test_oversized_analyze_function_offers_a_ready_continuation_that_runs():
     assert result["coverage"]["next_offset"] == 64 and result["parent_evidence_id"] == evidence.evidence_id
 
 
-def test_oversized_artifact_and_application_results_continue_with_their_first_view():
-    from rea.wire.views import FIRST_VIEW
+def test_every_continuation_is_a_call_our_validator_accepts():
+    from rea.catalog import BY_NAME
+    from rea.validation import validate_arguments
+    from rea.wire.views import FIRST_VIEW, view_call
 
-    assert FIRST_VIEW["inspect_artifact"].kind == "summary"
-    assert FIRST_VIEW["analyze_javascript_application"].kind == "summary"
-    inventory = FIRST_VIEW["inventory_artifact"]
-    assert (inventory.kind, inventory.facet, inventory.offset, inventory.limit) == ("inventory", "occurrences", 0, 64)
+    contract = BY_NAME["inspect_analysis_view"]
+    kinds = {}
+    for tool, first in FIRST_VIEW.items():
+        call = view_call("ev_" + "e" * 64, first)
+        assert call["name"] == "inspect_analysis_view" and tool in BY_NAME
+        assert validate_arguments(call["name"], contract.input_schema, call["arguments"]).unwrap() == call["arguments"]
+        kinds[tool] = call["arguments"]["view"]
+    assert kinds["inspect_artifact"] == kinds["analyze_javascript_application"] == {"kind": "summary"}
+    assert kinds["inventory_artifact"] == {"kind": "inventory", "facet": "occurrences", "offset": 0, "limit": 64}

@@ -142,6 +142,9 @@ def test_native_views_over_mcp(binaries, cache_dir):  # noqa: F811
         async with connect(REA_CACHE_DIR=cache_dir) as s:
             await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])})
             reply = await s.call_tool("analyze_function", {"procedure": "main"})
+            if reply.is_error and '"provider_unavailable"' in reply.content[0].text:
+                # a worker killed from outside (another checkout's worker-kill test) is retryable, as it says
+                reply = await s.call_tool("analyze_function", {"procedure": "main"})
             assert reply.is_error is False, reply.content[0].text[:2000]
             dossier = reply.structured_content
             ref = {"kind": "retained-evidence", "evidence_id": dossier["evidence_id"]}

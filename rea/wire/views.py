@@ -64,11 +64,11 @@ ParentOperation = Literal[
 
 
 def _offset() -> Any:
-    return field("First row (or UTF-16 code unit for pseudocode and text facets)", default=0, minimum=0)
+    return field("First row (UTF-16 code unit for text)", default=0, minimum=0)
 
 
 def _limit() -> Any:
-    return field("Rows (or UTF-16 code units) in this page", default=DEFAULT_LIMIT, minimum=1, maximum=SAFE_INT_MAX)
+    return field("Page size", default=DEFAULT_LIMIT, minimum=1, maximum=SAFE_INT_MAX)
 
 
 # ------------------------------------------------------------------- sources

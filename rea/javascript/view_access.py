@@ -47,7 +47,9 @@ def node_id(node: Mapping[str, Any]) -> str:
 
 
 def edge_ends(edge: Mapping[str, Any]) -> tuple[Any, Any]:
-    return edge.get("from", edge.get("source")), edge.get("to", edge.get("target"))
+    if "source_node_id" in edge:
+        return edge["source_node_id"], edge.get("target_node_id")
+    return edge.get("from"), edge.get("to")
 
 
 def modules(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -79,8 +81,15 @@ def electron(result: Mapping[str, Any]) -> Any:
 
 
 def coverage(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The application graph's coverage (graph.coverage in the 6.x shape)."""
     found = _graph(result).get("coverage", result.get("coverage"))
     return found if isinstance(found, Mapping) else {}
+
+
+def analysis_coverage(result: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Our coverage of the analysis: status, limits_reached, parse failures, integrity contradictions."""
+    found = result.get("coverage")
+    return found if isinstance(found, Mapping) else coverage(result)
 
 
 def collection(result: Mapping[str, Any], name: str) -> list[Any]:

@@ -90,6 +90,7 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
     findings, unknowns = access.collection(result, "findings"), access.collection(result, "unknowns")
     first_page = PageView(kind="page", collection="modules", offset=0, limit=DEFAULT_LIMIT)
     return {
+        "application": result.get("application"),
         "entry_points": access.collection(result, "entry_points")[:TOP],
         "roles": _roles(nodes),
         "ipc_channels": {
@@ -120,6 +121,7 @@ def _summary(source: Evidence, result: Mapping[str, Any]) -> dict[str, Any]:
         "electron": access.electron(result),
         "coverage": {
             "application": access.coverage(result),
+            "analysis": access.analysis_coverage(result),
             "application_unknowns": unknown_nodes + len(access.collection(result, "unknowns")),
         },
         "limitation_count": len(source.limitations),
@@ -171,7 +173,7 @@ def _module_item(result: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str
 
 
 def _unknowns(result: Mapping[str, Any]) -> list[str]:
-    status = access.coverage(result).get("status")
+    status = access.analysis_coverage(result).get("status")
     found = [] if status == "complete" else [f"graph.coverage.status is {status}"]
     count = len(access.collection(result, "unknowns"))
     if count:

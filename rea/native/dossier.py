@@ -31,7 +31,7 @@ def _slice(items: tuple[Any, ...], args: Mapping[str, Any], name: str) -> tuple[
 
 
 def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
-    sites = {}
+    sites: dict[str, str] = {}
     for ref in q.outgoing(snapshot, p):
         sites.setdefault(ref["to"], ref["from"])
     return tuple(

@@ -251,10 +251,10 @@ class ApplicationSummary:
     root_artifact_sha256: str = field("Identity of the analyzed tree", pattern=SHA256_PATTERN)
     statistics: Open = field("The parent's statistics object")
     electron: Open = field("Electron facts of the parent (null members when not an Electron app)")
-    coverage: Open = field("{application: the parent's graph coverage, application_unknowns}")
+    coverage: Open = field("{application: graph coverage, analysis: our analysis coverage, application_unknowns}")
     limitation_count: int = field("Limitations of the parent", minimum=0)
     highlights: Open = field(
-        "Our extra: entry points, roles, IPC channels, browser windows, bundles, findings, unknowns and parse "
+        "Our extra: application facts, entry points, roles, IPC channels, browser windows, bundles, findings, unknowns and parse "
         "failures (first 20 of each, with totals) and the first module page request"
     )
 

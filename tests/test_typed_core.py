@@ -1,0 +1,30 @@
+"""Pure helpers that mypy strict made explicit: each gives exactly what the untyped code gave."""
+
+from __future__ import annotations
+
+import pytest
+
+from rea.errors import ReaError
+from rea.native import answers, queries
+from rea.wire.convert import to_wire
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ReaError(code="execution_failure", message="the decompiler returned no text"),
+        ReaError(code="invalid_request", message="no such procedure", details={"field": "addresses"}),
+        ReaError(code="invalid_request", message="empty details stay present", details={}),
+        ReaError(code="provider_unavailable", message="gone", action="Reopen the target.", restart_required=True),
+    ],
+)
+def test_error_record_is_the_canonical_error_body(error):
+    """batch_decompile rows carry the typed ErrorRecord; on the wire it is ReaError.record(), key for key."""
+    assert to_wire(answers.error_record(error)) == error.record()
+
+
+def test_identity_and_brief_keep_null_for_no_procedure():
+    proc = {"address": "0x401000", "name": "main", "kind": "function"}
+    assert answers.identity(None) is None and queries.brief(None) is None
+    assert to_wire(answers.identity(proc)) == {"address": "0x401000", "name": "main"}
+    assert queries.brief(proc) == proc

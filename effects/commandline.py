@@ -17,7 +17,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects import artifact_commands
+from effects import artifact_commands, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
@@ -40,7 +40,12 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, NATIVE_OPERATIONS
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = (*native_cli.COMMANDS, *artifact_commands.COMMANDS, *javascript_cli.COMMANDS)
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
+    *native_cli.COMMANDS,
+    *artifact_commands.COMMANDS,
+    *javascript_cli.COMMANDS,
+    *view_commands.COMMANDS,
+)
 
 
 def _emit(value: Any, fmt: str, render: Callable[[Any], str]) -> None:

@@ -278,10 +278,11 @@ def test_module_pages_partition_the_modules(tree, limit):
     evidence = _evidence(wired(result))
     seen, offset = [], 0
     while offset is not None:
-        page = application_view(evidence, {"view": "modules", "offset": offset, "limit": limit}).unwrap()
+        view = {"kind": "page", "collection": "modules", "offset": offset, "limit": limit}
+        page = application_view(evidence, view).unwrap()
         assert len(page["items"]) <= limit
         seen += [i["node_id"] for i in page["items"]]
-        offset = page["next_offset"]
+        offset = page["coverage"]["next_offset"]
     expected = [n["id"] for n in result["nodes"] if n["kind"] in ("module", "bundled-module", "original-source-module")]
     assert seen == expected
 

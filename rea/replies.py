@@ -18,22 +18,10 @@ from rea.catalog.contract import ToolContract
 from rea.catalog.projection import PROVENANCE
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence
+from rea.wire.views import FIRST_VIEW, view_call
 
 MAX_ERROR_MESSAGE = 4_096
 
-# Ready-to-call first pages for results too large to send; the retained record stays whole.
-CONTINUATIONS = {
-    "analyze_function": lambda evidence_id: {
-        "name": "inspect_analysis_view",
-        "arguments": {
-            "source": {"kind": "retained-evidence", "evidence_id": evidence_id},
-            "view": "native",
-            "facet": "pseudocode",
-            "offset": 0,
-            "limit": 64,
-        },
-    },
-}
 ERROR_PROVIDER = Provider(id="rea-transport", name="REA transport", version="1")
 
 
@@ -65,8 +53,9 @@ def admit_success(
     }
     if evidence_id is not None:
         limits["evidence_reference"] = {"kind": "retained-evidence", "evidence_id": evidence_id}
-        if tool in CONTINUATIONS:
-            limits["continuation"] = CONTINUATIONS[tool](evidence_id)
+        first = FIRST_VIEW.get(tool)
+        if first is not None:  # a ready first page; the retained record stays whole
+            limits["continuation"] = view_call(evidence_id, first)
         advice = (
             "The complete Evidence is retained in this session: read it with inspect_analysis_view using "
             "details.reported_limits.evidence_reference, or write it out with export_evidence_bundle."

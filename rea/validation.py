@@ -48,6 +48,11 @@ def _accepted(error: Any) -> str:
         return "an object with " + ", ".join(schema.get("required", []))
     if "enum" in schema:
         return "one of " + ", ".join(map(str, schema["enum"]))
+    kinds = [
+        b.get("properties", {}).get("kind", {}).get("const") for b in schema.get("anyOf", ()) if isinstance(b, dict)
+    ]
+    if kinds and all(isinstance(k, str) for k in kinds):
+        return "an object whose kind is one of " + ", ".join(kinds)
     if "pattern" in schema:
         return f"a string matching {schema['pattern']}"
     parts = [str(schema.get("type", "a value"))]
@@ -90,7 +95,7 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
             tool=tool,
             problem=best.validator,
             operation=tool,
-            issues=_issues(errors),
+            issues=_issues(_narrowed(errors)),
         )
     )
 
@@ -130,7 +135,32 @@ def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str]
     return clip(_field(best)), clip(best.message)
 
 
+def _branch_errors(error: Any) -> list[Any] | None:
+    """For a union told apart by `kind` (a const per branch): the errors of the branch the value names."""
+    if error.validator not in ("anyOf", "oneOf") or not isinstance(error.instance, dict):
+        return None
+    kind = error.instance.get("kind")
+    branches = [
+        i
+        for i, branch in enumerate(error.validator_value)
+        if isinstance(branch, dict) and branch.get("properties", {}).get("kind", {}).get("const", object()) == kind
+    ]
+    if len(branches) != 1:
+        return None
+    found = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branches[0]]
+    return found or None
+
+
+def _narrowed(errors: list[Any]) -> list[Any]:
+    """Errors with each discriminated union replaced by its named branch's errors, recursively."""
+    out: list[Any] = []
+    for e in errors:
+        inner = _branch_errors(e)
+        out.extend(_narrowed(inner) if inner else [e])
+    return out
+
+
 def _best_match(errors: list[Any]) -> Any:
     from jsonschema.exceptions import best_match
 
-    return best_match(errors)
+    return best_match(_narrowed(errors))

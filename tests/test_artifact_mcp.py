@@ -52,9 +52,7 @@ def test_artifact_tools_over_mcp(tmp_path):
                 "inspect_analysis_view",
                 {
                     "source": {"kind": "retained-evidence", "evidence_id": left},
-                    "view": "inventory",
-                    "section": "occurrences",
-                    "logical_paths": ["classes.dex"],
+                    "view": {"kind": "inventory", "facet": "occurrences", "logical_paths": ["classes.dex"]},
                 },
             )
             occ = [
@@ -98,7 +96,8 @@ def test_artifact_tools_over_mcp(tmp_path):
     assert inspected["subject"]["format"] == "apk"
     assert inspected["normalized_result"]["inventory_coverage"] == {"scope": "container-entries", "status": "complete"}
     summary = evidence(out["summary"])["normalized_result"]
-    assert summary["view"] == "summary" and summary["parent_evidence_id"] == inspected["evidence_id"]
+    assert summary["kind"] == "summary" and summary["parent_evidence_id"] == inspected["evidence_id"]
+    assert summary["summary"]["entry_kinds"] == {"file": 4}
     page = evidence(out["page"])["normalized_result"]
     assert (
         page["occurrences"]["next_offset"] == 2
@@ -276,21 +275,27 @@ def test_oversized_inspection_is_retained_and_viewable(tmp_path):
         async with connect() as s:
             await s.call_tool("open_binary", {"path": str(big)})
             full = await s.call_tool("inspect_artifact", {})
-            ref = json.loads(full.content[0].text)["error"]["details"]["reported_limits"]["evidence_reference"]
-            view = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "summary"})
+            limits = json.loads(full.content[0].text)["error"]["details"]["reported_limits"]
+            ref = limits["evidence_reference"]
+            # the ready continuation is a call our validator accepts, as handed out
+            continuation = limits["continuation"]
+            view = await s.call_tool(continuation["name"], continuation["arguments"])
             page = await s.call_tool(
-                "inspect_analysis_view", {"source": ref, "view": "inventory", "section": "occurrences", "offset": 9_990}
+                "inspect_analysis_view",
+                {"source": ref, "view": {"kind": "inventory", "facet": "occurrences", "offset": 9_990}},
             )
-            return full, view, page
+            return full, continuation, view, page
 
-    full, view, page = anyio.run(main)
+    full, continuation, view, page = anyio.run(main)
     assert error(full, "resource_constraint")["details"]["resource"] == "transport"
+    assert continuation["arguments"]["view"] == {"kind": "summary"}
     summary = evidence(view)["normalized_result"]
-    assert summary["coverage"]["status"] == "unknown"  # max_entries (10,000) was reached, and it says so
+    assert summary["summary"]["inventory_coverage"]["status"] == "unknown"  # max_entries (10,000) was reached
     assert any("max_entries=10000" in t for t in summary["limitations"])
-    assert summary["available_counts"]["occurrences"] == 10_001
+    assert summary["summary"]["available_counts"]["occurrences"] == 10_001
+    assert "inventory coverage is unknown" in summary["unknowns"]
     p = evidence(page)["normalized_result"]
-    assert p["total"] == 10_001 and len(p["items"]) == 11 and p["next_offset"] is None
+    assert p["coverage"] == {"status": "page", "examined": 11, "total": 10_001, "next_offset": None, "exhausted": True}
     assert p["source_complete"] is False and p["limitations"]
 
 

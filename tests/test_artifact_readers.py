@@ -445,35 +445,48 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
     replies, conn = run_tools([("open_binary", {"path": str(z)}), ("inspect_artifact", {"detail": "summary"})])
     summary = replies[1].unwrap()
     nr = summary["normalized_result"]
-    assert summary["operation"] == "inspect_analysis_view" and nr["view"] == "summary"
+    assert (
+        summary["operation"] == "inspect_analysis_view"
+        and nr["kind"] == "summary"
+        and nr["view"] == {"kind": "summary"}
+    )
     parent = nr["parent_evidence_id"]
     assert parent in conn.session.evidence and summary["evidence_links"] == [parent]
-    assert nr["expected_counts"] == nr["available_counts"] | {"integrity_contradictions": 0}
-    assert nr["entry_kinds"] == {"file": 71} and nr["source_complete"] is True
-    assert nr["inventory_evidence_ids"][0] in conn.session.evidence
+    assert nr["parent_operation"] == "inspect_artifact" and nr["artifact"]["path"] == str(z)
+    s = nr["summary"]
+    assert s["expected_counts"] == s["available_counts"] | {"integrity_contradictions": 0}
+    assert s["entry_kinds"] == {"file": 71} and s["source_complete"] is True
+    assert s["inventory_evidence_ids"][0] in conn.session.evidence
+    assert nr["coverage"]["status"] == "complete-within-view" and nr["coverage"]["next_offset"] is None
     src = {"kind": "retained-evidence", "evidence_id": parent}
-    page, conn = call("inspect_analysis_view", {"source": src, "view": "inventory", "section": "occurrences"}, conn)
+    occurrences = {"kind": "inventory", "facet": "occurrences"}
+    page, conn = call("inspect_analysis_view", {"source": src, "view": occurrences}, conn)
     p = page.unwrap()["normalized_result"]
-    assert (p["offset"], p["limit"], p["total"], p["next_offset"]) == (0, 64, 71, 64)
-    none, conn = call(
-        "inspect_analysis_view",
-        {"source": src, "view": "inventory", "section": "occurrences", "logical_paths": []},
-        conn,
-    )
+    assert p["view"] == {**occurrences, "offset": 0, "limit": 64}
+    assert p["coverage"] == {"status": "page", "examined": 64, "total": 71, "next_offset": 64, "exhausted": False}
+    none, conn = call("inspect_analysis_view", {"source": src, "view": {**occurrences, "logical_paths": []}}, conn)
     assert none.unwrap()["normalized_result"]["items"] == []
+    assert none.unwrap()["normalized_result"]["coverage"]["status"] == "empty"
     some, conn = call(
         "inspect_analysis_view",
-        {"source": src, "view": "inventory", "section": "occurrences", "logical_paths": ["f03.txt", "missing"]},
+        {"source": src, "view": {**occurrences, "logical_paths": ["f03.txt", "missing"]}},
         conn,
     )
     assert [o["logical_path"] for o in some.unwrap()["normalized_result"]["items"]] == ["f03.txt"]
-    inv_src = {"kind": "retained-evidence", "evidence_id": nr["inventory_evidence_ids"][0]}
+    inv_src = {"kind": "retained-evidence", "evidence_id": s["inventory_evidence_ids"][0]}
     nodes, conn = call(
         "inspect_analysis_view",
-        {"source": inv_src, "view": "inventory", "section": "nodes", "offset": 70, "limit": 5},
+        {"source": inv_src, "view": {"kind": "inventory", "facet": "nodes", "offset": 70, "limit": 5}},
         conn,
     )
     assert len(nodes.unwrap()["normalized_result"]["items"]) == 1
+    assert nodes.unwrap()["normalized_result"]["parent_operation"] == "inventory_artifact"
+    filtered, conn = call(
+        "inspect_analysis_view",
+        {"source": src, "view": {"kind": "inventory", "facet": "nodes", "logical_paths": ["f03.txt"]}},
+        conn,
+    )
+    assert filtered.failure().details["issues"][0]["path"] == ["view", "logical_paths"]
     wrong, _ = call(
         "inspect_analysis_view",
         {"source": {"kind": "retained-evidence", "evidence_id": page.unwrap()["evidence_id"]}},

@@ -191,22 +191,36 @@ def test_summary_detail_retains_complete_record_and_views(app):
     parent = v["parent_evidence_id"]
     assert view["evidence_links"] == [parent] and parent in conn.session.evidence
     assert view["operation"] == "inspect_analysis_view"
-    assert view["parameters"] == {"source": {"kind": "retained-evidence", "evidence_id": parent}, "view": "summary"}
-    assert v["view"] == "summary" and v["statistics"]["modules"] == 9
-    assert v["ipc_channels"]["total"] == 3 and v["ipc_channels"]["unlinked"] == 0
-    assert v["pages"]["modules"]["arguments"]["source"] == {"kind": "retained-evidence", "evidence_id": parent}
+    assert view["parameters"] == {
+        "source": {"kind": "retained-evidence", "evidence_id": parent},
+        "view": {"kind": "summary"},
+    }
+    assert v["kind"] == "summary" and v["summary"]["statistics"]["modules"] == 9
+    assert v["parent_operation"] == "analyze_javascript_application" and v["artifact"]["path"] == str(app)
+    highlights = v["summary"]["highlights"]
+    assert highlights["ipc_channels"]["total"] == 3 and highlights["ipc_channels"]["unlinked"] == 0
+    first_page = highlights["pages"]["modules"]
+    assert first_page["arguments"]["source"] == {"kind": "retained-evidence", "evidence_id": parent}
+    assert first_page["arguments"]["view"] == {"kind": "page", "collection": "modules", "offset": 0, "limit": 64}
     source = conn.session.evidence[parent]
     # pages partition the modules
     seen, offset = [], 0
     while offset is not None:
-        page = application_view(source, {"view": "modules", "offset": offset, "limit": 3}).unwrap()
+        page = application_view(
+            source, {"kind": "page", "collection": "modules", "offset": offset, "limit": 3}
+        ).unwrap()
         seen += [i["node_id"] for i in page["items"]]
-        offset = page["next_offset"]
-    assert len(seen) == len(set(seen)) == v["pages"]["module_total"]
-    one = application_view(source, {"view": "module", "path": "src/preload.js"}).unwrap()
-    assert one["node"]["node_id"] == "module:src/preload.js" and one["outgoing_total"] >= 4
-    missing = application_view(source, {"view": "module", "node_id": "module:nope"})
+        offset = page["coverage"]["next_offset"]
+    assert len(seen) == len(set(seen)) == highlights["pages"]["module_total"]
+    one = application_view(
+        source, {"kind": "item", "collection": "modules", "selector": {"path": "src/preload.js"}}
+    ).unwrap()
+    assert one["item"]["node_id"] == "module:src/preload.js" and one["item"]["outgoing_total"] >= 4
+    missing = application_view(
+        source, {"kind": "item", "collection": "modules", "selector": {"node_id": "module:nope"}}
+    )
     assert missing.failure().code == "invalid_request"
+    assert missing.failure().details["issues"][0]["path"] == ["view", "selector"]
     # a view is not application Evidence: workflows name its parent
     bad = call(
         conn,
@@ -631,7 +645,7 @@ def test_cli(app):
     )
     assert proc.returncode == 0, proc.stderr
     view = json.loads(proc.stdout)
-    assert view["operation"] == "inspect_analysis_view" and view["normalized_result"]["view"] == "summary"
+    assert view["operation"] == "inspect_analysis_view" and view["normalized_result"]["kind"] == "summary"
 
 
 # ------------------------------------------------------------ cancellation
@@ -832,9 +846,12 @@ def test_shared_inspect_analysis_view_pages_application_modules(app):
     summary = call(conn, "inspect_analysis_view", {"source": ref}).unwrap()
     assert summary["provider"]["id"] == "rea-views"
     assert summary["normalized_result"]["parent_evidence_id"] == complete["evidence_id"]
-    first = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "limit": 2}).unwrap()[
+    modules = {"kind": "page", "collection": "modules"}
+    first = call(conn, "inspect_analysis_view", {"source": ref, "view": {**modules, "limit": 2}}).unwrap()[
         "normalized_result"
     ]
-    assert first["view"] == "modules" and first["source_operation"] == "analyze_javascript_application"
-    rest = call(conn, "inspect_analysis_view", {"source": ref, "view": "modules", "offset": 2, "limit": 500}).unwrap()
-    assert rest["normalized_result"]["digest"] != first["digest"]
+    assert first["kind"] == "page" and first["parent_operation"] == "analyze_javascript_application"
+    assert first["coverage"]["next_offset"] == 2 and len(first["items"]) == 2
+    rest = call(conn, "inspect_analysis_view", {"source": ref, "view": {**modules, "offset": 2, "limit": 500}}).unwrap()
+    assert rest["normalized_result"]["view_digest"] != first["view_digest"]
+    assert rest["normalized_result"]["coverage"]["next_offset"] is None

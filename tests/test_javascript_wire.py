@@ -310,7 +310,7 @@ def test_cli_routes_return_the_reference_fields(app):
         timeout=120,
     )
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout)["normalized_result"]["view"] == "summary"
+    assert json.loads(proc.stdout)["normalized_result"]["kind"] == "summary"
 
 
 REFERENCE_CATALOG = Path("/work/shared/reference/rea-3.1-catalog.json")

@@ -585,17 +585,23 @@ def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
                 view = (
                     await s.call_tool(
                         "inspect_analysis_view",
-                        {"source": ref, "view": "native", "facet": "pseudocode", "offset": offset, "limit": 64},
+                        {"source": ref, "view": {"kind": "native", "facet": "pseudocode", "offset": offset}},
                     )
                 ).structured_content
-                pages.append(view["normalized_result"]["text"])
-                offset = view["normalized_result"]["next_offset"]
+                pages.append(view["normalized_result"]["item"]["text"])
+                offset = view["normalized_result"]["coverage"]["next_offset"]
             callees = (
                 await s.call_tool(
-                    "inspect_analysis_view", {"source": dossier, "view": "native", "facet": "callees", "limit": 2}
+                    "inspect_analysis_view",
+                    {
+                        "source": {"kind": "inline", "evidence": dossier},
+                        "view": {"kind": "native", "facet": "callees", "limit": 2},
+                    },
                 )
             ).structured_content
-            bad = await s.call_tool("inspect_analysis_view", {"source": ref, "view": "native", "facet": "bogus"})
+            bad = await s.call_tool(
+                "inspect_analysis_view", {"source": ref, "view": {"kind": "native", "facet": "bogus"}}
+            )
             return dossier, pages, view, callees, bad
 
     dossier, pages, last, callees, bad = anyio.run(main)
@@ -603,8 +609,8 @@ def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
     assert last["provider"]["id"] == "rea-views" and last["evidence_links"] == [dossier["evidence_id"]]
     assert last["normalized_result"]["parent_evidence_id"] == dossier["evidence_id"]
     page = callees["normalized_result"]
-    assert len(page["items"]) == 2 and page["next_offset"] == 2 and page["total"] >= 4
-    assert err(bad, "invalid_request")["details"]["field"] == "facet"
+    assert len(page["item"]) == 2 and page["coverage"]["next_offset"] == 2 and page["coverage"]["total"] >= 4
+    assert err(bad, "invalid_request")["details"]["issues"][0]["path"][:2] == ["view", "facet"]
 
 
 def test_strings_answer_from_data_sections_before_the_cfg(binaries, tmp_path):

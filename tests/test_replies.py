@@ -32,17 +32,22 @@ def test_success_that_does_not_fit_names_the_budget():
     assert fits.is_error is False and fits.structured_content["result"]["blob"] == "a" * 4_000_000
 
 
-def test_oversized_analyze_function_offers_a_ready_continuation():
-    from rea.evidence import Provider, create_evidence
+def test_oversized_analyze_function_offers_a_ready_continuation_that_runs():
+    import anyio
+
+    from effects.calls import call_tool
+    from rea.evidence import Provider, Subject, create_evidence
     from rea.session import record
 
     conn = Connection(ctx=CTX)
+    text = "x = y;\n" * 1_600_000
     # a constructed dossier whose pseudocode alone exceeds the 10 MiB budget
     evidence = create_evidence(
         provider=Provider(id="angr", name="angr", version="9.2.213"),
         operation="analyze_function",
         parameters={"procedure": "big"},
-        normalized_result={"procedure": {"address": "0x10", "name": "big"}, "pseudocode": "x = y;\n" * 1_600_000},
+        normalized_result={"procedure": {"address": "0x10", "name": "big"}, "pseudocode": text},
+        subject=Subject(name="big", sha256="b" * 64, format="elf", architecture="x86_64", local_path="/t/big"),
     ).unwrap()
     conn.session = record(conn.session, (evidence,))
     reply = _success_result(conn, "analyze_function", evidence.to_json())
@@ -52,6 +57,29 @@ def test_oversized_analyze_function_offers_a_ready_continuation():
     assert limits["evidence_reference"] == {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}
     continuation = limits["continuation"]
     assert continuation["name"] == "inspect_analysis_view"
-    assert continuation["arguments"]["source"]["evidence_id"] == evidence.evidence_id
-    assert continuation["arguments"]["offset"] == 0 and continuation["arguments"]["limit"] == 64
+    assert continuation["arguments"] == {
+        "source": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+        "view": {"kind": "native", "facet": "pseudocode", "offset": 0, "limit": 64},
+    }
     assert evidence.evidence_id in conn.session.evidence
+    # the continuation is a valid call: it passes our validator and returns the first page
+    page = anyio.run(call_tool, conn, continuation["name"], continuation["arguments"], None).unwrap()
+    result = page["normalized_result"]
+    assert result["item"] == {"text": text[:64], "unit": "utf16-code-units"}
+    assert result["coverage"]["next_offset"] == 64 and result["parent_evidence_id"] == evidence.evidence_id
+
+
+def test_every_continuation_is_a_call_our_validator_accepts():
+    from rea.catalog import BY_NAME
+    from rea.validation import validate_arguments
+    from rea.wire.views import FIRST_VIEW, view_call
+
+    contract = BY_NAME["inspect_analysis_view"]
+    kinds = {}
+    for tool, first in FIRST_VIEW.items():
+        call = view_call("ev_" + "e" * 64, first)
+        assert call["name"] == "inspect_analysis_view" and tool in BY_NAME
+        assert validate_arguments(call["name"], contract.input_schema, call["arguments"]).unwrap() == call["arguments"]
+        kinds[tool] = call["arguments"]["view"]
+    assert kinds["inspect_artifact"] == kinds["analyze_javascript_application"] == {"kind": "summary"}
+    assert kinds["inventory_artifact"] == {"kind": "inventory", "facet": "occurrences", "offset": 0, "limit": 64}

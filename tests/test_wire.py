@@ -85,11 +85,7 @@ def test_untyped_nodes_are_found_and_a_described_open_field_is_not_one():
 
 # Tools whose result record has not been written yet. The REA 6.x wire issue empties this tuple;
 # a tool leaves it the moment its result is typed, and a new tool never joins it.
-NOT_YET_TYPED = frozenset(
-    {
-        "inspect_analysis_view",
-    }
-)
+NOT_YET_TYPED = frozenset({})
 
 
 def _result_schema(contract):

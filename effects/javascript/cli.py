@@ -40,8 +40,24 @@ def _steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
     ]
 
 
+def _summary_view(r: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields this renderer reads, from an inspect_analysis_view summary (rea.wire.views.ApplicationSummary)."""
+    s = r["summary"]
+    electron = (s["highlights"].get("application") or {}).get("electron")
+    return {
+        **s["highlights"],
+        "view": "summary",
+        "statistics": {"unknowns": s["highlights"]["unknowns_total"], **s["statistics"]},
+        "coverage": s["coverage"].get("analysis", s["coverage"]["application"]),
+        "application": {"root": s["input_path"], "electron": electron},
+        "parent_evidence_id": r["parent_evidence_id"],
+    }
+
+
 def render(value: Mapping[str, Any]) -> str:
     r = value.get("normalized_result", value)
+    if r.get("kind") == "summary":
+        r = _summary_view(r)
     if r.get("view") != "summary":
         s, c, e = r["statistics"], r["coverage"], r["summary"]
         return (

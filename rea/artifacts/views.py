@@ -1,4 +1,8 @@
-"""inspect_analysis_view over artifact Evidence: summaries and inventory pages, pure."""
+"""inspect_analysis_view over inspect_artifact / inventory_artifact Evidence: summaries and inventory pages, pure.
+
+The inventory is read through `inventory_of` (the artifact family's accessor),
+so a change of the producers' shape is adapted there, not here.
+"""
 
 from __future__ import annotations
 
@@ -8,21 +12,22 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.canonical_json import canonical_sha256
-from rea.errors import ReaError, invalid_request
-from rea.evidence import Evidence
-from rea.paging import paginate
+from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view_error
 from rea.artifacts.compare import inventory_of
 from rea.artifacts.graph import SECTIONS, source_complete
+from rea.errors import ReaError
+from rea.evidence import Evidence
 
-DEFAULT_LIMIT = 64
-VIEWS = ("summary", "inventory")
+OPERATIONS = ("inspect_artifact", "inventory_artifact")
 _COUNT_KEYS = {
     "nodes": "node_count",
     "occurrences": "occurrence_count",
     "edges": "edge_count",
     "integrity_contradictions": "integrity_contradiction_count",
 }
+PARTIAL_SOURCE = (
+    "The source inventory is not complete: exhausting these pages does not establish that unreturned paths are absent."
+)
 
 
 def inventory_evidence_ids(source: Evidence) -> list[str]:
@@ -31,76 +36,83 @@ def inventory_evidence_ids(source: Evidence) -> list[str]:
     return [source.evidence_id]
 
 
-def artifact_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The normalized_result of one view of completed inspect_artifact / inventory_artifact Evidence."""
+def _inventory_facts(inv: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "manifest_id": inv["manifest"].get("manifest_id"),
+        "inventory_coverage": {"scope": inv["coverage"]["scope"], "status": inv["coverage"]["status"]},
+        "coverage_status": inv["coverage_status"],
+        "source_complete": source_complete(inv),
+    }
+
+
+def _summary(source: Evidence, inv: Mapping[str, Any]) -> dict[str, Any]:
+    manifest = inv["manifest"]
+    kinds = Counter(o["entry_kind"] for o in inv["occurrences"]["items"])
+    formats = Counter(n["format"] for n in inv["nodes"]["items"])
+    available = {s: len(inv[s]["items"]) for s in SECTIONS}
+    summary = {
+        "expected_counts": {s: manifest.get(k) for s, k in _COUNT_KEYS.items()},
+        "available_counts": available,
+        "entry_kinds": dict(sorted(kinds.items())),
+        "node_formats": dict(sorted(formats.items())),
+        "inventory_evidence_ids": inventory_evidence_ids(source),
+        "root": {
+            "artifact_id": manifest.get("root_artifact_id"),
+            "sha256": manifest.get("root_sha256"),
+            "format": manifest.get("root_format"),
+        },
+        **_inventory_facts(inv),
+    }
+    records = sum(available.values())
+    return {"summary": summary, "coverage": complete_coverage(records, records)}
+
+
+def _selected(inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[Sequence[Mapping[str, Any]], ReaError]:
+    items: Sequence[Mapping[str, Any]] = inv[view["facet"]]["items"]
+    paths = view.get("logical_paths")
+    if paths is None:
+        return Success(items)
+    if view["facet"] != "occurrences":
+        return Failure(view_error("logical_paths filters the occurrences facet only.", ("view", "logical_paths")))
+    wanted = set(paths)
+    return Success([o for o in items if o["logical_path"] in wanted])
+
+
+def _page(inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    selected = _selected(inv, view)
+    if not isinstance(selected, Success):
+        return selected
+    items, coverage = page_rows(selected.unwrap(), view["offset"], view["limit"])
+    return Success({"items": items, "coverage": coverage, **_inventory_facts(inv)})
+
+
+def artifact_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """The unsealed summary or inventory view of completed artifact Evidence (see rea.analysis_views.seal)."""
     parsed = inventory_of(source)
     if not isinstance(parsed, Success):
         return Failure(parsed.failure().with_details(field="source"))
     inv = parsed.unwrap()
-    view = args.get("view", "summary")
-    complete = source_complete(inv)
-    manifest = inv["manifest"]
-    base = {
-        "view": view,
-        "parent_evidence_id": source.evidence_id,
-        "source_operation": source.operation,
-        "manifest_id": manifest.get("manifest_id"),
-        "coverage": inv["coverage"],
-        "coverage_status": inv["coverage_status"],
-        "source_complete": complete,
-    }
-    if view == "summary":
-        expected = {s: manifest.get(k) for s, k in _COUNT_KEYS.items()}
-        available = {s: len(inv[s]["items"]) for s in SECTIONS}
-        kinds = Counter(o["entry_kind"] for o in inv["occurrences"]["items"])
-        formats = Counter(n["format"] for n in inv["nodes"]["items"])
-        result = {
-            **base,
-            "expected_counts": expected,
-            "available_counts": available,
-            "entry_kinds": dict(sorted(kinds.items())),
-            "node_formats": dict(sorted(formats.items())),
-            "inventory_evidence_ids": inventory_evidence_ids(source),
-            "root": {
-                "artifact_id": manifest.get("root_artifact_id"),
-                "sha256": manifest.get("root_sha256"),
-                "format": manifest.get("root_format"),
-            },
-            "limitations": list(inv.get("limitations", [])),
-        }
+    if view["kind"] == "summary":
+        body = _summary(source, inv)
+    elif view["kind"] == "inventory":
+        paged = _page(inv, view)
+        if not isinstance(paged, Success):
+            return paged
+        body = paged.unwrap()
     else:
-        section = args.get("section")
-        if section not in SECTIONS:
-            return Failure(
-                invalid_request("the inventory view needs section", field="section", accepted=" | ".join(SECTIONS))
-            )
-        items: Sequence[Mapping[str, Any]] = inv[section]["items"]
-        paths = args.get("logical_paths")
-        if paths is not None:
-            if section != "occurrences":
-                return Failure(
-                    invalid_request(
-                        "logical_paths filters the occurrences section only",
-                        field="logical_paths",
-                        accepted='section "occurrences"',
-                    )
-                )
-            wanted = set(paths)
-            items = [o for o in items if o["logical_path"] in wanted]
-        page = paginate(items, args.get("offset", 0), args.get("limit", DEFAULT_LIMIT))
-        limitations = []
-        if not complete:
-            limitations.append(
-                "The source inventory is not complete: exhausting these pages does not establish "
-                "that unreturned paths are absent."
-            )
-        result = {
-            **base,
-            "section": section,
-            "logical_paths": None if paths is None else list(paths),
-            "items": list(page.items),
-            **page.envelope(),
-            "limitations": limitations,
+        return Failure(
+            view_error(f"{source.operation} Evidence is read with summary or inventory views, not {view['kind']}.")
+        )
+    limitations = list(inv.get("limitations", []))
+    if view["kind"] == "inventory" and not body["source_complete"]:
+        limitations.append(PARTIAL_SOURCE)
+    unknowns = [] if inv["coverage"]["status"] == "complete" else ["inventory coverage is " + inv["coverage"]["status"]]
+    return Success(
+        {
+            "kind": view["kind"],
+            "view": dict(view),
+            **body,
+            "limitations": unique_sorted([*source.limitations, *limitations]),
+            "unknowns": unknowns,
         }
-    result["selected_facts_sha256"] = canonical_sha256({k: v for k, v in result.items() if k != "view"})
-    return Success(result)
+    )

@@ -7,6 +7,7 @@ from typing import Any
 from rea.catalog.contract import ToolContract
 from rea.wire import javascript as w
 from rea.wire.tool import evidence_tool
+from rea.wire.views import SummaryResult
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 _RIGHT_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}
@@ -41,7 +42,7 @@ ANALYZE = _workflow(
     "line and byte range. detail summary retains the complete record and returns a summary view with "
     "parent_evidence_id.",
     w.AnalyzeArgs,
-    w.AnalyzeResult | w.SummaryView,
+    w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
     {"input_path": "/path/to/app", "detail": "summary"},
     operation=False,  # detail summary answers with inspect_analysis_view Evidence
 )

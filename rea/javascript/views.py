@@ -1,56 +1,38 @@
-"""Views over analyze_javascript_application Evidence: summary, one module, pages of modules.
+"""Views over analyze_javascript_application Evidence: a summary, one module, stable pages of modules.
 
-`application_view` is the pure projection the shared inspect_analysis_view tool
-dispatches to for application Evidence; `view_evidence` wraps it as derived
-Evidence linked to its parent.
+`application_view` is the projection inspect_analysis_view dispatches to for
+application Evidence (`{kind: "summary"}`, `{kind: "item", collection: "modules",
+selector: {node_id | path}}`, `{kind: "page", collection: "modules", offset,
+limit}`); the record is read only through `view_access`.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.canonical_json import canonical_sha256
+from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError, invalid_request
-from rea.evidence import Evidence, create_evidence
-from rea.javascript.graph import MODULE_KINDS, SCHEMA
-from rea.paging import paginate
+from rea.evidence import Evidence
+from rea.javascript import view_access as access
+from rea.javascript.view_access import OPERATION, is_application
+from rea.wire.views import DEFAULT_LIMIT, PageView, view_call
 
-OPERATION = "analyze_javascript_application"
-VIEWS = ("summary", "module", "modules")
-DEFAULT_LIMIT = 64
-MAX_LIMIT = 1000
 TOP = 20
 MODULE_EDGE_LIMIT = 200
-
-
-def is_application(evidence: Evidence) -> bool:
-    result = evidence.normalized_result
-    return (
-        evidence.operation == OPERATION
-        and isinstance(result, Mapping)
-        and result.get("schema") == SCHEMA
-        and "graph" in result
-    )
+__all__ = ["OPERATION", "application_view", "check_application", "is_application", "view_evidence"]
 
 
 def check_application(evidence: Evidence, field: str) -> Result[Mapping[str, Any], ReaError]:
     if not is_application(evidence):
-        kind = evidence.operation
-        if (
-            isinstance(evidence.normalized_result, Mapping)
-            and evidence.normalized_result.get("view") is not None
-            and evidence.normalized_result.get("parent_evidence_id")
-        ):
-            hint = (
-                f"it is a {evidence.normalized_result.get('view')} view; pass its parent "
-                f"{evidence.normalized_result.get('parent_evidence_id')} instead"
-            )
+        result = evidence.normalized_result
+        if isinstance(result, Mapping) and result.get("parent_evidence_id"):
+            hint = f"it is a view; pass its parent {result.get('parent_evidence_id')} instead"
         else:
-            hint = f"it was produced by {kind}"
+            hint = f"it was produced by {evidence.operation}"
         return Failure(
             invalid_request(
                 f"{field} must be complete analyze_javascript_application Evidence; {hint}.",
@@ -62,194 +44,188 @@ def check_application(evidence: Evidence, field: str) -> Result[Mapping[str, Any
     return Success(evidence.normalized_result)
 
 
-def _reference(evidence_id: str, view: str, **extra: Any) -> dict[str, Any]:
-    return {
-        "tool": "inspect_analysis_view",
-        "arguments": {"source": {"kind": "retained-evidence", "evidence_id": evidence_id}, "view": view, **extra},
-    }
-
-
-def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
-    nodes = result["graph"]["nodes"]
+def _roles(nodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_role: dict[str, list[str]] = defaultdict(list)
     for n in nodes:
-        for r in n.get("roles", ()):
-            by_role[r["role"]].append(n["node_id"])
-    channels = [
-        {"channel": n["channel"], "ends": n["ends"], "linked": n["linked"], "node_id": n["node_id"]}
-        for n in nodes
-        if n["kind"] == "ipc-channel"
-    ]
-    windows = [
-        {"node_id": n["node_id"], "web_preferences": n["web_preferences"], "location": n["location"]}
-        for n in nodes
-        if n["kind"] == "browser-window"
-    ]
-    module_total = sum(1 for n in nodes if n["kind"] in MODULE_KINDS)
+        for r in n.get("roles") or ():
+            by_role[r["role"]].append(access.node_id(n))
+    return {role: {"count": len(ids), "modules": sorted(ids)[:TOP]} for role, ids in sorted(by_role.items())}
+
+
+def _bundles(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     bundles: dict[str, dict[str, Any]] = {}
     for n in nodes:
-        if n["kind"] == "module" and n.get("bundlers"):
+        if n.get("kind") == "module" and n.get("bundlers"):
             bundles.setdefault(
                 n["path"],
-                {
-                    "node_id": n["node_id"],
-                    "bundlers": n["bundlers"],
-                    "bundled_modules": 0,
-                    "named": 0,
-                    "recovered_by": {},
-                },
+                {"node_id": access.node_id(n), "bundlers": n["bundlers"], "bundled_modules": 0, "named": 0},
             )
     for n in nodes:
-        if n["kind"] == "bundled-module":
+        if n.get("kind") == "bundled-module":
             entry = bundles.setdefault(
-                n["bundle"],
-                {
-                    "node_id": f"module:{n['bundle']}",
-                    "bundlers": [],
-                    "bundled_modules": 0,
-                    "named": 0,
-                    "recovered_by": {},
-                },
+                n["bundle"], {"node_id": f"module:{n['bundle']}", "bundlers": [], "bundled_modules": 0, "named": 0}
             )
             entry["bundled_modules"] += 1
             entry["named"] += bool(n.get("path"))
-            entry["recovered_by"][n["recovered_by"]] = entry["recovered_by"].get(n["recovered_by"], 0) + 1
+            how = entry.setdefault("recovered_by", {})
+            how[n.get("recovered_by")] = how.get(n.get("recovered_by"), 0) + 1
+    ranked = sorted(bundles.items(), key=lambda kv: (-kv[1]["bundled_modules"], kv[0]))
+    return [{"path": path, "recovered_by": {}, **info} for path, info in ranked]
+
+
+def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
+    """Our summary extras: the first TOP of each list, with totals."""
+    nodes = access.nodes(result)
+    channels = [
+        {"channel": n.get("channel"), "ends": n.get("ends"), "linked": n.get("linked"), "node_id": access.node_id(n)}
+        for n in nodes
+        if n.get("kind") == "ipc-channel"
+    ]
+    windows = [
+        {"node_id": access.node_id(n), "web_preferences": n.get("web_preferences"), "location": n.get("location")}
+        for n in nodes
+        if n.get("kind") == "browser-window"
+    ]
+    bundles = _bundles(nodes)
+    findings, unknowns = access.collection(result, "findings"), access.collection(result, "unknowns")
+    first_page = PageView(kind="page", collection="modules", offset=0, limit=DEFAULT_LIMIT)
     return {
-        "application": result["application"],
-        "coverage": result["coverage"],
-        "statistics": result["statistics"],
-        "entry_points": result["entry_points"][:TOP],
-        "roles": {role: {"count": len(ids), "modules": sorted(ids)[:TOP]} for role, ids in sorted(by_role.items())},
+        "application": result.get("application"),
+        "entry_points": access.collection(result, "entry_points")[:TOP],
+        "roles": _roles(nodes),
         "ipc_channels": {
             "total": len(channels),
             "unlinked": sum(not c["linked"] for c in channels),
             "items": channels[:TOP],
         },
         "browser_windows": windows[:TOP],
-        "bundles": [
-            {"path": path, **info}
-            for path, info in sorted(bundles.items(), key=lambda kv: (-kv[1]["bundled_modules"], kv[0]))
-        ][:TOP],
+        "bundles": bundles[:TOP],
         "bundles_total": len(bundles),
-        "top_findings": result["findings"][:TOP],
-        "findings_total": len(result["findings"]),
-        "unknowns": result["unknowns"][:TOP],
-        "unknowns_total": len(result["unknowns"]),
-        "parse_failures": result["parse_failures"][:TOP],
-        "integrity_contradictions": result.get("integrity_contradictions", []),
-        "pages": {
-            "modules": _reference(evidence_id, "modules", offset=0, limit=DEFAULT_LIMIT),
-            "module_total": module_total,
-            "next_module_offsets": list(range(0, module_total, DEFAULT_LIMIT))[:TOP],
-        },
+        "top_findings": findings[:TOP],
+        "findings_total": len(findings),
+        "unknowns": unknowns[:TOP],
+        "unknowns_total": len(unknowns),
+        "parse_failures": access.collection(result, "parse_failures")[:TOP],
+        "integrity_contradictions": access.collection(result, "integrity_contradictions"),
+        "pages": {"modules": view_call(evidence_id, first_page), "module_total": len(access.modules(result))},
     }
 
 
-def _module(result: Mapping[str, Any], args: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    nodes = result["graph"]["nodes"]
-    if args.get("node_id") is not None:
-        found = [n for n in nodes if n["node_id"] == args["node_id"]]
+def _summary(source: Evidence, result: Mapping[str, Any]) -> dict[str, Any]:
+    unknown_nodes = sum(1 for n in access.nodes(result) if n.get("kind") == "unknown")
+    return {
+        "input_path": access.input_path(result, source),
+        "format": access.input_format(result),
+        "root_artifact_sha256": access.root_sha256(result, source),
+        "statistics": result.get("statistics") or {},
+        "electron": access.electron(result),
+        "coverage": {
+            "application": access.coverage(result),
+            "analysis": access.analysis_coverage(result),
+            "application_unknowns": unknown_nodes + len(access.collection(result, "unknowns")),
+        },
+        "limitation_count": len(source.limitations),
+        "highlights": _highlights(result, source.evidence_id),
+    }
+
+
+def _select_module(result: Mapping[str, Any], selector: Mapping[str, Any]) -> Result[Mapping[str, Any], ReaError]:
+    path = ("view", "selector")
+    if "node_id" in selector:
+        found = [n for n in access.nodes(result) if access.node_id(n) == selector["node_id"]]
         if not found:
             return Failure(
-                invalid_request(
-                    f"No node has id {args['node_id']!r} in this application record.",
-                    field="node_id",
-                    accepted="a node id from the modules view or summary",
-                )
+                view_error(f"No node has node_id {selector['node_id']!r}; page the modules collection.", path)
             )
-    elif args.get("path") is not None:
-        found = [n for n in nodes if n["kind"] in MODULE_KINDS and n.get("path") == args["path"]]
-        if not found:
-            return Failure(
-                invalid_request(
-                    f"No module has path {args['path']!r}.",
-                    field="path",
-                    accepted="a module path from the modules view",
-                )
-            )
-        if len(found) > 1:
-            return Failure(
-                invalid_request(
-                    f"{len(found)} modules have path {args['path']!r}; select one by node_id.",
-                    field="path",
-                    accepted="node_id",
-                    reason="ambiguous",
-                    candidates=[n["node_id"] for n in found],
-                )
-            )
-    else:
+        return Success(found[0])
+    if "path" not in selector:
+        return Failure(view_error("Module items are selected by exact path or node_id, not index or name.", path))
+    found = [n for n in access.modules(result) if access.module_path(n) == selector["path"]]
+    if not found:
+        return Failure(view_error(f"No module has path {selector['path']!r}; page the modules collection.", path))
+    if len(found) > 1:
         return Failure(
-            invalid_request(
-                "The module view needs node_id or path.", field="node_id", accepted="node_id (exact) or path"
+            view_error(
+                f"{len(found)} modules have path {selector['path']!r}; select one by node_id.",
+                path,
+                reason="ambiguous",
+                candidates=[access.node_id(n) for n in found],
             )
         )
-    node = found[0]
-    outgoing = [e for e in result["graph"]["edges"] if e["source_node_id"] == node["node_id"]]
-    incoming = [e for e in result["graph"]["edges"] if e["target_node_id"] == node["node_id"]]
-    return Success(
-        {
-            "node": node,
-            "outgoing": outgoing[:MODULE_EDGE_LIMIT],
-            "outgoing_total": len(outgoing),
-            "incoming": incoming[:MODULE_EDGE_LIMIT],
-            "incoming_total": len(incoming),
-            "truncated": len(outgoing) > MODULE_EDGE_LIMIT or len(incoming) > MODULE_EDGE_LIMIT,
-        }
-    )
+    return Success(found[0])
 
 
-def _modules(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
-    items = [n for n in result["graph"]["nodes"] if n["kind"] in MODULE_KINDS]
-    page = paginate(items, args.get("offset", 0), args.get("limit", DEFAULT_LIMIT))
-    return {"items": list(page.items), **page.envelope(), "source_coverage": result["coverage"]["status"]}
+def _module_item(result: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str, Any]:
+    own = access.node_id(node)
+    outgoing = [e for e in access.edges(result) if access.edge_ends(e)[0] == own]
+    incoming = [e for e in access.edges(result) if access.edge_ends(e)[1] == own]
+    return {
+        "node_id": own,
+        "kind": node.get("kind"),
+        "path": access.module_path(node),
+        "node": node,
+        "outgoing": outgoing[:MODULE_EDGE_LIMIT],
+        "outgoing_total": len(outgoing),
+        "incoming": incoming[:MODULE_EDGE_LIMIT],
+        "incoming_total": len(incoming),
+        "truncated": len(outgoing) > MODULE_EDGE_LIMIT or len(incoming) > MODULE_EDGE_LIMIT,
+    }
 
 
-def application_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The selected view of complete application Evidence, with a digest of the selected facts."""
+def _unknowns(result: Mapping[str, Any]) -> list[str]:
+    status = access.analysis_coverage(result).get("status")
+    found = [] if status == "complete" else [f"graph.coverage.status is {status}"]
+    count = len(access.collection(result, "unknowns"))
+    if count:
+        found.append(f"{count} application graph unknowns remain in the parent Evidence.")
+    return found
+
+
+def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    modules = access.modules(result)
+    if view["kind"] == "summary":
+        return Success(
+            {
+                "summary": _summary(source, result),
+                "coverage": complete_coverage(len(modules), len(access.nodes(result))),
+            }
+        )
+    if view["kind"] not in ("item", "page") or view["collection"] != "modules":
+        return Failure(
+            view_error(
+                "analyze_javascript_application Evidence is read with summary views and item or page views of "
+                "the modules collection (facets, sections and symbols belong to inspect_binary_layout Evidence)."
+            )
+        )
+    if view["kind"] == "item":
+        return _select_module(result, view["selector"]).map(
+            lambda node: {"item": _module_item(result, node), "coverage": complete_coverage(1, len(modules))}
+        )
+    rows = [{"node_id": access.node_id(n), "kind": n.get("kind"), "path": access.module_path(n)} for n in modules]
+    items, coverage = page_rows(rows, view["offset"], view["limit"])
+    return Success({"items": items, "coverage": coverage})
+
+
+def application_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """The unsealed view of complete application Evidence (see rea.analysis_views.seal)."""
     checked = check_application(source, "source")
     if not isinstance(checked, Success):
         return checked
     result = checked.unwrap()
-    view = args.get("view", "summary")
-    if view not in VIEWS:
-        return Failure(invalid_request(f"Unknown application view {view!r}.", field="view", accepted=", ".join(VIEWS)))
-    limit = args.get("limit", DEFAULT_LIMIT)
-    if (
-        not isinstance(limit, int)
-        or not 1 <= limit <= MAX_LIMIT
-        or not isinstance(args.get("offset", 0), int)
-        or args.get("offset", 0) < 0
-    ):
-        return Failure(invalid_request("offset must be >= 0 and limit between 1 and 1000.", field="limit"))
-    if view == "summary":
-        body: dict[str, Any] = summary(result, source.evidence_id)
-    elif view == "module":
-        selected = _module(result, args)
-        if not isinstance(selected, Success):
-            return selected
-        body = selected.unwrap()
-    else:
-        body = _modules(result, args)
-    return Success({"view": view, "parent_evidence_id": source.evidence_id, **body, "digest": canonical_sha256(body)})
+    return _project(source, result, view).map(
+        lambda body: {
+            "kind": view["kind"],
+            "view": dict(view),
+            **body,
+            "limitations": unique_sorted(source.limitations),
+            "unknowns": _unknowns(result),
+        }
+    )
 
 
 def view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence, ReaError]:
-    projected = application_view(source, args)
-    if not isinstance(projected, Success):
-        return projected
-    parameters = {
-        "source": {"kind": "retained-evidence", "evidence_id": source.evidence_id},
-        **{k: v for k, v in args.items() if k != "source"},
-    }
-    return create_evidence(
-        provider=source.provider,
-        operation="inspect_analysis_view",
-        parameters=parameters,
-        normalized_result=projected.unwrap(),
-        subject=source.subject,
-        analysis_profile=source.analysis_profile,
-        confidence="derived",
-        authority=source.authority,
-        limitations=("A view of retained Evidence: it selects facts of the parent and adds none.",),
-        evidence_links=(source.evidence_id,),
-    )
+    """The producer's detail "summary": the same derived view Evidence inspect_analysis_view returns."""
+    from rea.workflows.views import view_evidence as shared  # that module dispatches to this one
+
+    view = args.get("view", {"kind": "summary"})
+    return shared(source, {"kind": view} if isinstance(view, str) else view)

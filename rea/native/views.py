@@ -1,7 +1,10 @@
 """Views of completed analyze_function Evidence: one facet, one stable page, no provider.
 
-Pseudocode pages count UTF-16 code units and never split a surrogate pair; other
-facets page rows. Every view carries a digest of exactly the facts it selected.
+Facet names are the reference's. Pseudocode pages count UTF-16 code units and
+never split a surrogate pair; row facets page rows; procedure, native_api and
+value_flow_summary are singletons. A facet the dossier declares unobserved (or
+does not hold) answers `{available: false, reason}`, never an empty page that
+would read as observed absence.
 """
 
 from __future__ import annotations
@@ -11,110 +14,189 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from rea.canonical_json import canonical_sha256
-from rea.errors import ReaError, invalid_request
+from rea.analysis_views import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
+from rea.errors import ReaError
 from rea.evidence import Evidence
-from rea.native.queries import utf16_page
 
-ROW_FACETS = ("assembly", "basic_blocks", "callers", "callees", "references", "strings", "names")
-FACETS = ("summary", "procedure", "pseudocode", *ROW_FACETS)
-DEFAULT_LIMIT = 64
+OPERATION = "analyze_function"
+ROW_FACETS = (
+    "assembly",
+    "basic_blocks",
+    "comments",
+    "callers",
+    "callees",
+    "incoming_references",
+    "outgoing_references",
+    "unresolved_calls",
+    "referenced_strings",
+    "referenced_names",
+)
+FLOW_ROWS = {
+    "value_flow_operations": "operations",
+    "value_flow_def_use": "def_use",
+    "value_flow_effects": "effects",
+    "value_flow_parameters": "parameters",
+    "value_flow_parameter_uses": "parameter_uses",
+}
+SINGLETONS = ("procedure", "native_api", "value_flow_summary")
+# which facet_availability key declares each facet's observation
+AVAILABILITY_KEY = {
+    "pseudocode": "pseudocode",
+    "assembly": "assembly",
+    "comments": "comments",
+    "callers": "callers",
+    "callees": "callees",
+    "incoming_references": "references",
+    "outgoing_references": "references",
+    "referenced_strings": "strings_names",
+    "referenced_names": "strings_names",
+    "basic_blocks": "cfg",
+    "unresolved_calls": "cfg",
+}
+NOT_RECORDED = "not recorded"
 
 
-def _rows(result: Mapping[str, Any], facet: str) -> list[Any] | None:
-    if facet == "references":
-        refs = result.get("references")
-        if refs is None:
-            return None
-        return [{"direction": d, **r} for d in ("incoming", "outgoing") for r in refs.get(d, ())]
-    value = result.get(facet)
-    return None if value is None else list(value)
+def _unavailable(reason: str) -> dict[str, Any]:
+    return {"available": False, "reason": reason}
 
 
-def native_view(source: Evidence, args: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    result = source.normalized_result
-    facet = args.get("facet", "summary")
-    if facet not in FACETS:
-        return Failure(
-            invalid_request(
-                f"{facet!r} is not a view of analyze_function Evidence",
-                field="facet",
-                accepted="one of " + ", ".join(FACETS),
-            )
-        )
-    availability = result.get("facet_availability") or {}
-    offset, limit = args.get("offset", 0), args.get("limit", DEFAULT_LIMIT)
-    view: dict[str, Any] = {
-        "view": "native",
-        "facet": facet,
-        "parent_evidence_id": source.evidence_id,
-        "source_operation": source.operation,
-        "procedure": result.get("procedure"),
-        "limitations": list(source.limitations),
+def _declared_reason(dossier: Mapping[str, Any], facet: str) -> str | None:
+    """The dossier's own reason when it declares the facet unobserved, else None."""
+    key = AVAILABILITY_KEY.get(facet)
+    entry = (dossier.get("facet_availability") or {}).get(key) if key else None
+    if isinstance(entry, Mapping) and entry.get("available") is False:
+        return str(entry.get("reason") or NOT_RECORDED)
+    return None
+
+
+def _flow_state(flow: Any) -> dict[str, Any]:
+    if not isinstance(flow, Mapping):
+        return _unavailable(NOT_RECORDED)
+    if not flow.get("available"):
+        return _unavailable(str(flow.get("reason") or NOT_RECORDED))
+    return {
+        "available": True,
+        **{k: flow[k] for k in ("provenance", "truncated") if k in flow},
+        **{name: len(flow.get(name) or ()) for name in FLOW_ROWS.values()},
     }
-    if facet == "summary":
-        selected: Any = {
-            "procedure": result.get("procedure"),
-            "counts": result.get("counts"),
-            "facet_availability": availability,
-            "pseudocode_length": result.get("pseudocode_length"),
-            "assembly_total": result.get("assembly_total"),
+
+
+def _unknowns(dossier: Mapping[str, Any]) -> list[str]:
+    """What the dossier leaves unknown about value flow and the native API record."""
+    found: list[str] = []
+    flow, api = dossier.get("native_value_flow"), dossier.get("native_api")
+    if not isinstance(flow, Mapping):
+        found.append("native_value_flow was not recorded")
+    elif not flow.get("available"):
+        found.append(f"native_value_flow unavailable: {flow.get('reason') or NOT_RECORDED}")
+    elif flow.get("truncated"):
+        found.append("native_value_flow is truncated; omitted observations remain unknown")
+    if not isinstance(api, Mapping):
+        found.append("native_api was not recorded")
+    elif api.get("available") is False:
+        found.append(f"native_api unavailable: {api.get('reason') or NOT_RECORDED}")
+        found.extend(str(u) for u in api.get("residual_unknowns") or ())
+    return found
+
+
+def _limitations(source: Evidence, dossier: Mapping[str, Any]) -> list[str]:
+    flow, api = dossier.get("native_value_flow"), dossier.get("native_api")
+    extra = [*(dossier.get("limitations") or ())]
+    if isinstance(flow, Mapping):
+        extra.extend(flow.get("limitations") or ())
+    if isinstance(api, Mapping) and api.get("available"):
+        extra.extend(api.get("limitations") or ())
+    return unique_sorted([*source.limitations, *map(str, extra)])
+
+
+def utf16_window(text: str, offset: int, limit: int) -> Result[tuple[str, int, int, int], ReaError]:
+    """(page, start, end, total) in UTF-16 code units; refuses an offset inside a surrogate pair."""
+    units = text.encode("utf-16-le")
+    total = len(units) // 2
+
+    def low(index: int) -> bool:
+        return 0 < index < total and 0xDC00 <= int.from_bytes(units[2 * index : 2 * index + 2], "little") <= 0xDFFF
+
+    start = min(offset, total)
+    if low(start):
+        return Failure(view_error("The pseudocode offset splits a UTF-16 surrogate pair.", ("view", "offset")))
+    end = min(start + limit, total)
+    if low(end):  # end before the pair's high half, or after the pair when that is all the page holds
+        end = end - 1 if end - 1 > start else end + 1
+    return Success((units[2 * start : 2 * end].decode("utf-16-le"), start, end, total))
+
+
+def _pseudocode(dossier: Mapping[str, Any], offset: int, limit: int) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    text = dossier.get("pseudocode")
+    reason = _declared_reason(dossier, "pseudocode")
+    if not isinstance(text, str) or reason is not None:
+        return Success((_unavailable(reason or NOT_RECORDED), complete_coverage(1, 1)))
+    window = utf16_window(text, offset, limit)
+    if not isinstance(window, Success):
+        return window
+    page, start, end, total = window.unwrap()
+    return Success(({"text": page, "unit": "utf16-code-units"}, page_coverage(start, end - start, total)))
+
+
+def _singleton(dossier: Mapping[str, Any], facet: str) -> Any:
+    if facet == "procedure":
+        return dossier.get("procedure")
+    if facet == "native_api":
+        api = dossier.get("native_api")
+        return api if isinstance(api, Mapping) else _unavailable(NOT_RECORDED)
+    return _flow_state(dossier.get("native_value_flow"))
+
+
+def _rows(dossier: Mapping[str, Any], facet: str) -> tuple[list[Any] | None, str]:
+    """The facet's complete rows, or None with the reason they are not observed."""
+    if facet in FLOW_ROWS:
+        flow = dossier.get("native_value_flow")
+        state = _flow_state(flow)
+        if not state["available"]:
+            return None, state["reason"]
+        return list(flow.get(FLOW_ROWS[facet]) or ()), ""
+    reason = _declared_reason(dossier, facet)
+    rows = dossier.get(facet)
+    if reason is not None or not isinstance(rows, list):
+        return None, reason or NOT_RECORDED
+    return rows, ""
+
+
+def _select(dossier: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    facet, offset, limit = view["facet"], view["offset"], view["limit"]
+    if facet in SINGLETONS:
+        if offset != 0:
+            return Failure(view_error(f"{facet} is a singleton facet: its offset is 0.", ("view", "offset")))
+        return Success((_singleton(dossier, facet), complete_coverage(1, 1)))
+    if facet == "pseudocode":
+        return _pseudocode(dossier, offset, limit)
+    rows, reason = _rows(dossier, facet)
+    if rows is None:
+        return Success((_unavailable(reason), complete_coverage(1, 1)))
+    return Success(page_rows(rows, offset, limit))
+
+
+def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """The unsealed native view of one dossier facet (see rea.analysis_views.seal)."""
+    dossier = source.normalized_result
+    if view["kind"] != "native" or not isinstance(dossier, Mapping):
+        return Failure(view_error('analyze_function Evidence is read with {"kind": "native", "facet": ...} views.'))
+    selected = _select(dossier, view)
+    if not isinstance(selected, Success):
+        return selected
+    item, coverage = selected.unwrap()
+    procedure = dossier.get("procedure")
+    unknowns = _unknowns(dossier)
+    if isinstance(item, Mapping) and item.get("available") is False and view["facet"] not in SINGLETONS[1:]:
+        unknowns.append(f"{view['facet']} unavailable: {item['reason']}")
+    return Success(
+        {
+            "kind": "native",
+            "view": dict(view),
+            "procedure_address": procedure.get("address") if isinstance(procedure, Mapping) else None,
+            "item": item,
+            "coverage": coverage,
+            "limitations": _limitations(source, dossier),
+            "unknowns": unique_sorted(unknowns),
         }
-        view.update(selected)
-    elif facet == "procedure":
-        selected = result.get("procedure")
-        view["value"] = selected
-    elif facet == "pseudocode":
-        text = result.get("pseudocode")
-        if text is None:
-            entry = availability.get("pseudocode") or {}
-            view.update(
-                available=False,
-                reason=entry.get("reason", "the dossier holds no pseudocode"),
-                text=None,
-                offset=offset,
-                limit=limit,
-                total=0,
-                next_offset=None,
-            )
-            selected = None
-        else:
-            page, next_offset, total = utf16_page(text, offset, limit)
-            view.update(
-                available=True,
-                text=page,
-                offset=offset,
-                limit=limit,
-                total=total,
-                next_offset=next_offset,
-                unit="utf-16 code units",
-                truncated_at_source=bool(result.get("pseudocode_truncated")),
-            )
-            selected = page
-    else:
-        rows = _rows(result, facet)
-        key = {"strings": "strings_names", "names": "strings_names", "basic_blocks": "cfg"}.get(facet, facet)
-        entry = availability.get(key)
-        if rows is None:
-            reason = (entry or {}).get("reason", f"the dossier holds no {facet}")
-            view.update(available=False, reason=reason, items=[], offset=offset, limit=limit, total=0, next_offset=None)
-            selected = None
-        else:
-            page = rows[offset : offset + limit]
-            end = offset + len(page)
-            view.update(
-                available=entry is None or bool(entry.get("available")),
-                items=page,
-                offset=offset,
-                limit=limit,
-                total=len(rows),
-                next_offset=end if end < len(rows) else None,
-            )
-            if entry is None:
-                view["limitations"].append(
-                    f"The dossier does not declare the {key} facet; an empty page is not proof of absence."
-                )
-            selected = page
-    view["selected_facts_sha256"] = canonical_sha256({"facet": facet, "facts": selected})
-    view["source_complete"] = not result.get("pseudocode_truncated", False)
-    return Success(view)
+    )

@@ -680,32 +680,6 @@ class AnalyzeResult:
     integrity_policy: Literal["fail", "record-and-continue"] = field("Policy applied")
 
 
-@attrs.frozen(kw_only=True)
-class SummaryView:
-    """detail summary: the inspect_analysis_view summary of the retained analysis."""
-
-    view: Literal["summary"] = field("The view")
-    parent_evidence_id: str = field("The retained complete analysis", pattern=EVIDENCE_ID)
-    digest: str = field("Digest of the selected facts", pattern=SHA256)
-    application: Open = field("Application facts", omit_none=True)
-    coverage: Open = field("Coverage", omit_none=True)
-    statistics: Open = field("Statistics", omit_none=True)
-    summary: Open = field("Electron summary", omit_none=True)
-    entry_points: Open = field("Entry points", omit_none=True)
-    roles: Open = field("Modules per role", omit_none=True)
-    ipc_channels: Open = field("IPC channels", omit_none=True)
-    browser_windows: Open = field("Windows", omit_none=True)
-    bundles: Open = field("Bundles", omit_none=True)
-    bundles_total: Open = field("Bundle count", omit_none=True)
-    top_findings: Open = field("Top findings", omit_none=True)
-    findings_total: Open = field("Finding count", omit_none=True)
-    unknowns: Open = field("Top unknowns", omit_none=True)
-    unknowns_total: Open = field("Unknown count", omit_none=True)
-    parse_failures: Open = field("Parse failures", omit_none=True)
-    integrity_contradictions: Open = field("Integrity mismatches", omit_none=True)
-    pages: Open = field("Continuations", omit_none=True)
-
-
 # ---------------------------------------------------- trace_application_feature
 
 

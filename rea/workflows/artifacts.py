@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Generator, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -14,17 +14,14 @@ from rea.artifacts.extraction import extraction_result, select
 from rea.artifacts.graph import build_inventory, inventory_result
 from rea.artifacts.inspection import inspection_result
 from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Limits, limits_from
-from rea.artifacts.views import artifact_view
-from rea.errors import ReaError, invalid_request
+from rea.errors import ReaError
 from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ReportProgress
-from rea.javascript.views import application_view
-from rea.native.views import native_view
-from rea.session import RETAINED_KIND, Session, record, resolve
+from rea.session import Session, record, resolve
+from rea.workflows.views import view_evidence
 
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
-VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
 PROFILE_SCHEMA = 1
 INSPECTION_CAPS = ("max_observations", "max_hypotheses", "max_unexplored_branches", "max_next_probes")
 
@@ -179,7 +176,7 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     retained = record(session, [inv_ev, inspection])
     if args["detail"] == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
-    view = _view_evidence(inspection, {"view": "summary"})
+    view = view_evidence(inspection, {"kind": "summary"})
     if not is_successful(view):
         return _fail(session, view.failure())
     return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
@@ -261,71 +258,10 @@ def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -
     return _reply(session, evidence, *sides[0], *sides[1])
 
 
-# inspect_analysis_view dispatch, keyed by the source Evidence's operation; other families add entries.
-VIEW_DISPATCH: dict[str, Callable[[Evidence, Mapping[str, Any]], Result[dict[str, Any], ReaError]]] = {
-    "inspect_artifact": artifact_view,
-    "inventory_artifact": artifact_view,
-    "analyze_function": native_view,
-    "analyze_javascript_application": lambda source, args: application_view(source, args).map(
-        lambda view: {**view, "source_operation": source.operation, "limitations": list(source.limitations)}
-    ),
-}
-
-
-def _view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence, ReaError]:
-    project = VIEW_DISPATCH.get(source.operation)
-    if project is None:
-        return Failure(
-            invalid_request(
-                f"inspect_analysis_view has no views of {source.operation} Evidence",
-                field="source",
-                accepted="Evidence from " + ", ".join(sorted(VIEW_DISPATCH)),
-            )
-        )
-    result = project(source, args)
-    if not is_successful(result):
-        return Failure(result.failure())
-    view = result.unwrap()
-    params = {k: v for k, v in args.items() if k != "source"}
-    params["source"] = {"kind": RETAINED_KIND, "evidence_id": source.evidence_id}
-    if source.operation not in ("inspect_artifact", "inventory_artifact"):  # REA projects it, not the producer
-        return create_evidence(
-            provider=VIEW_PROVIDER,
-            operation="inspect_analysis_view",
-            parameters=params,
-            normalized_result=view,
-            subject=source.subject,
-            confidence="derived",
-            limitations=list(view["limitations"]),
-            evidence_links=[source.evidence_id],
-        )
-    return _evidence(
-        "inspect_analysis_view",
-        params,
-        view,
-        subject=source.subject,
-        confidence="derived",
-        limitations=view["limitations"],
-        links=[source.evidence_id],
-    )
-
-
-def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
-    found = resolve(session, args["source"], "source")
-    if not is_successful(found):
-        return _fail(session, found.failure())
-    source = found.unwrap()
-    evidence = _view_evidence(source, args)
-    if not is_successful(evidence):
-        return _fail(session, evidence.failure())
-    return Outcome(session=record(session, [source, evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
-
-
 PROGRAMS: Mapping[str, ToolProgram] = {
     "inspect_artifact": inspect_artifact,
     "inventory_artifact": inventory_artifact,
     "extract_artifact": extract_artifact,
     "compare_artifacts": compare_artifacts,
-    "inspect_analysis_view": inspect_analysis_view,
 }
 assert set(SECTIONS) == {"nodes", "occurrences", "edges", "integrity_contradictions"}

@@ -28,8 +28,8 @@ try {
   await call("inventory", "inventory_artifact", { occurrence_limit: 1 });
   const ref = { kind: "retained-evidence", evidence_id: inspected?.evidence_id };
   await call("view_summary", "inspect_analysis_view", { source: ref });
-  await call("view_page", "inspect_analysis_view", { source: ref, view: "inventory", section: "occurrences" });
-  await call("view_nodes", "inspect_analysis_view", { source: ref, view: "inventory", section: "nodes" });
+  await call("view_page", "inspect_analysis_view", { source: ref, view: { kind: "inventory", facet: "occurrences" } });
+  await call("view_nodes", "inspect_analysis_view", { source: ref, view: { kind: "inventory", facet: "nodes" } });
   // the 6.x handoff: the complete inventory Evidence rides in substeps[0].evidence
   const inventory = inspected?.normalized_result?.substeps?.[0]?.evidence?.normalized_result;
   const occ = inventory?.occurrences?.items?.find((o) => o.entry_kind === "file" && o.parent_occurrence_id !== null);

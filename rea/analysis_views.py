@@ -1,0 +1,93 @@
+"""Parts every family's analysis view shares: coverage, paging, errors and the seal.
+
+A family projection returns the view's own fields (kind, view, its payload,
+coverage, limitations, unknowns); `seal` adds the parent's identity and the
+digest of everything projected, so two views differ in digest exactly when
+their projected facts differ.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypeVar
+from collections.abc import Iterable, Mapping, Sequence
+
+from returns.result import Failure, Result, Success
+
+from rea.canonical_json import canonical_sha256
+from rea.errors import ReaError, invalid_request
+from rea.evidence import Evidence
+
+T = TypeVar("T")
+OPERATION = "inspect_analysis_view"
+
+
+def view_error(message: str, path: Sequence[str | int] = ("view",), **details: Any) -> ReaError:
+    """invalid_request in the reference's shape: one issue naming the offending path."""
+    return invalid_request(
+        message,
+        field=".".join(str(p) for p in path),
+        operation=OPERATION,
+        issues=[{"path": list(path), "reason": "invalid_value", "message": message}],
+        **details,
+    )
+
+
+def complete_coverage(examined: int, total: int) -> dict[str, Any]:
+    """A summary, a singleton facet or one selected item."""
+    return {
+        "status": "complete-within-view",
+        "examined": examined,
+        "total": total,
+        "next_offset": None,
+        "exhausted": True,
+    }
+
+
+def page_coverage(offset: int, examined: int, total: int) -> dict[str, Any]:
+    """A stable page; an offset past the end is an empty, exhausted page."""
+    exhausted = offset >= total or offset + examined >= total
+    return {
+        "status": "empty" if examined == 0 else "page",
+        "examined": examined,
+        "total": total,
+        "next_offset": None if exhausted else offset + examined,
+        "exhausted": exhausted,
+    }
+
+
+def page_rows(rows: Sequence[T], offset: int, limit: int) -> tuple[list[T], dict[str, Any]]:
+    """Rows [offset, offset + limit) and their coverage."""
+    page = list(rows[offset : offset + limit])
+    return page, page_coverage(offset, len(page), len(rows))
+
+
+def unique_sorted(values: Iterable[str]) -> list[str]:
+    return sorted(set(values))
+
+
+def artifact_of(source: Evidence) -> Result[dict[str, str], ReaError]:
+    """The parent's artifact {path, sha256}, from its subject."""
+    subject = source.subject
+    if subject is None:
+        return Failure(
+            view_error(
+                f"{source.operation} Evidence {source.evidence_id} has no subject, so its view has no artifact.",
+                ("source", "subject"),
+            )
+        )
+    return Success({"path": subject.local_path or subject.name, "sha256": subject.sha256})
+
+
+def seal(source: Evidence, projection: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """The complete view: the projection plus parent identity and the view digest."""
+    artifact = artifact_of(source)
+    if not isinstance(artifact, Success):
+        return artifact
+    unsigned = {
+        **projection,
+        "parent_evidence_id": source.evidence_id,
+        "parent_operation": source.operation,
+        "parent_digest": source.evidence_id.removeprefix("ev_"),
+        "artifact": artifact.unwrap(),
+    }
+    return Success({**unsigned, "view_digest": canonical_sha256(unsigned)})

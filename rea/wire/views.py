@@ -1,0 +1,333 @@
+"""Wire records of inspect_analysis_view: REA 6.x view requests and view results.
+
+The request is `{source, view}`: `source` is a retained reference or inline
+Evidence, `view` one of the records below, told apart by `kind` (cattrs
+structures the union on that literal). The result repeats the view and names its
+parent, a digest of the projected facts, and `coverage` whose `next_offset` is
+the only paging continuation. Names and enums follow the reference
+(analysisView, nativeFunctionView); inventory, wasm and macho views follow the
+spec.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+from collections.abc import Mapping
+
+import attrs
+
+from rea.wire.convert import to_wire
+from rea.wire.schema import SAFE_INT_MAX, Open, field
+
+EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
+SHA256_PATTERN = "^[a-f0-9]{64}$"
+DEFAULT_LIMIT = 64
+
+NativeFacet = Literal[
+    "procedure",
+    "pseudocode",
+    "assembly",
+    "basic_blocks",
+    "comments",
+    "callers",
+    "callees",
+    "incoming_references",
+    "outgoing_references",
+    "unresolved_calls",
+    "referenced_strings",
+    "referenced_names",
+    "native_api",
+    "value_flow_summary",
+    "value_flow_operations",
+    "value_flow_def_use",
+    "value_flow_effects",
+    "value_flow_parameters",
+    "value_flow_parameter_uses",
+]
+InventoryFacet = Literal["nodes", "occurrences", "edges", "integrity_contradictions"]
+WasmFacet = Literal["sections", "imports", "exports", "candidates", "glue", "wat", "headers", "details", "tool_profile"]
+MachoFacet = Literal[
+    "entrypoints",
+    "architectures",
+    "build_metadata",
+    "load_commands",
+    "dependencies",
+    "imports",
+    "exports",
+    "segments",
+    "provenance",
+]
+Collection = Literal["sections", "symbols", "modules"]
+ParentOperation = Literal[
+    "analyze_function", "analyze_javascript_application", "inspect_artifact", "inventory_artifact"
+]
+
+
+def _offset() -> Any:
+    return field("First row (UTF-16 code unit for text)", default=0, minimum=0)
+
+
+def _limit() -> Any:
+    return field("Page size", default=DEFAULT_LIMIT, minimum=1, maximum=SAFE_INT_MAX)
+
+
+# ------------------------------------------------------------------- sources
+
+
+@attrs.frozen(kw_only=True)
+class RetainedSource:
+    kind: Literal["retained-evidence"] = field("An Evidence record retained by this connection")
+    evidence_id: str = field("Its evidence_id", pattern=EVIDENCE_ID_PATTERN)
+
+
+@attrs.frozen(kw_only=True)
+class InlineSource:
+    kind: Literal["inline"] = field("Portable Evidence carried in the call")
+    evidence: Open = field("One complete Evidence record (schema_version 2), checked and re-identified on arrival")
+
+
+# --------------------------------------------------------------------- views
+
+
+@attrs.frozen(kw_only=True)
+class SummaryView:
+    kind: Literal["summary"] = field("Counts, identity and coverage of the parent")
+
+
+@attrs.frozen(kw_only=True)
+class FacetView:
+    kind: Literal["facet"] = field("One binary-layout facet (inspect_binary_layout Evidence)")
+    facet: Literal["mitigations", "linkage"] = field("The layout facet")
+
+
+@attrs.frozen(kw_only=True)
+class IndexSelector:
+    index: int = field("Position in the collection (sections, symbols)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class NameSelector:
+    name: str = field("Exact name (sections, symbols)")
+
+
+@attrs.frozen(kw_only=True)
+class PathSelector:
+    path: str = field("Exact observed module path (modules); an empty path is valid")
+
+
+@attrs.frozen(kw_only=True)
+class NodeSelector:
+    node_id: str = field("Exact application graph node id (modules)", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ItemView:
+    kind: Literal["item"] = field("One member of a collection")
+    collection: Collection = field("sections and symbols: layout Evidence; modules: application Evidence")
+    selector: IndexSelector | NameSelector | PathSelector | NodeSelector = field(
+        "Modules by path or node_id; sections and symbols by index or name"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class PageView:
+    kind: Literal["page"] = field("A stable page of a collection")
+    collection: Collection = field("sections and symbols: layout Evidence; modules: application Evidence")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+@attrs.frozen(kw_only=True)
+class NativeView:
+    kind: Literal["native"] = field("One facet of analyze_function Evidence; no provider is started")
+    facet: NativeFacet = field("Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0)")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+@attrs.frozen(kw_only=True)
+class InventoryView:
+    kind: Literal["inventory"] = field("A page of inspect_artifact or inventory_artifact records")
+    facet: InventoryFacet = field("Inventory section")
+    offset: int = _offset()
+    limit: int = _limit()
+    logical_paths: tuple[str, ...] | None = field(
+        "occurrences only: exact recorded logical paths to keep (omitted: all; []: none)", omit_none=True, maxItems=500
+    )
+
+
+@attrs.frozen(kw_only=True)
+class WasmView:
+    kind: Literal["wasm"] = field("One facet of inspect_wasm_artifact Evidence")
+    facet: WasmFacet = field("WABT facet; tool_profile is a singleton")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+@attrs.frozen(kw_only=True)
+class MachoView:
+    kind: Literal["macho"] = field("One facet of inspect_macho Evidence")
+    facet: MachoFacet = field("Mach-O facet")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+View = SummaryView | FacetView | ItemView | PageView | NativeView | InventoryView | WasmView | MachoView
+
+
+@attrs.frozen(kw_only=True)
+class AnalysisViewArgs:
+    source: RetainedSource | InlineSource = field(
+        'The parent: {"kind": "retained-evidence", "evidence_id"} or {"kind": "inline", "evidence"}'
+    )
+    view: View = field("The selected view, told apart by kind", default=SummaryView(kind="summary"))
+
+
+# ------------------------------------------------------------------- results
+
+
+@attrs.frozen(kw_only=True)
+class ViewArtifact:
+    path: str = field("The parent's recorded artifact path (may be empty)")
+    sha256: str = field("The parent artifact's SHA-256", pattern=SHA256_PATTERN)
+
+
+@attrs.frozen(kw_only=True)
+class ViewCoverage:
+    status: Literal["complete-within-view", "page", "empty"] = field("What this view covers of its selection")
+    examined: int = field("Rows (or code units) in this view", minimum=0)
+    total: int = field("Rows (or code units) in the complete selection", minimum=0)
+    next_offset: int | None = field("The offset of the next page; null when exhausted", minimum=0)
+    exhausted: bool = field("Nothing of the selection follows this view")
+
+
+@attrs.frozen(kw_only=True)
+class _ViewBase:
+    parent_evidence_id: str = field("The viewed Evidence", pattern=EVIDENCE_ID_PATTERN)
+    parent_operation: ParentOperation = field("The operation that produced the parent")
+    parent_digest: str = field("The parent's identity digest (its evidence_id without ev_)", pattern=SHA256_PATTERN)
+    view_digest: str = field("SHA-256 of the canonical view without this field", pattern=SHA256_PATTERN)
+    artifact: ViewArtifact = field("The artifact the parent describes")
+    coverage: ViewCoverage = field("Paging: follow coverage.next_offset until it is null")
+    limitations: tuple[str, ...] = field("What the parent and this view did not observe")
+    unknowns: tuple[str, ...] = field("Facts the parent left unknown that bear on this view")
+
+
+@attrs.frozen(kw_only=True)
+class InventoryCoverage:
+    scope: str = field("root or container-entries")
+    status: str = field("complete or unknown")
+
+
+@attrs.frozen(kw_only=True)
+class ArtifactRoot:
+    artifact_id: str | None = field("Root artifact id")
+    sha256: str | None = field("Root digest")
+    format: str | None = field("Root format")
+
+
+@attrs.frozen(kw_only=True)
+class ArtifactSummary:
+    """inspect_artifact / inventory_artifact: expected counts (manifest) beside available records."""
+
+    manifest_id: str | None = field("Manifest of the inventory")
+    expected_counts: Mapping[str, int | None] = field("Per section: the count the manifest declares")
+    available_counts: Mapping[str, int] = field("Per section: records the parent carries")
+    entry_kinds: Mapping[str, int] = field("Occurrences per entry kind")
+    node_formats: Mapping[str, int] = field("Nodes per format")
+    inventory_evidence_ids: tuple[str, ...] = field("The atomic inventory Evidence")
+    root: ArtifactRoot = field("The root artifact")
+    inventory_coverage: InventoryCoverage = field("The inventory's declared coverage")
+    coverage_status: str = field("complete or partial (retained for older clients)")
+    source_complete: bool = field("The available inventory passes the complete graph checks")
+
+
+@attrs.frozen(kw_only=True)
+class ApplicationSummary:
+    """analyze_javascript_application: the reference's summary, plus our highlights."""
+
+    input_path: str = field("The analyzed directory or .asar")
+    format: str = field("asar or directory")
+    root_artifact_sha256: str = field("Identity of the analyzed tree", pattern=SHA256_PATTERN)
+    statistics: Open = field("The parent's statistics object")
+    electron: Open = field("Electron facts of the parent (null members when not an Electron app)")
+    coverage: Open = field("{application: graph coverage, analysis: our analysis coverage, application_unknowns}")
+    limitation_count: int = field("Limitations of the parent", minimum=0)
+    highlights: Open = field(
+        "Our extra: application facts, entry points, roles, IPC channels, browser windows, bundles, findings, unknowns and parse "
+        "failures (first 20 of each, with totals) and the first module page request"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SummaryResult(_ViewBase):
+    kind: Literal["summary"] = field("A summary view")
+    view: SummaryView = field("The request's view")
+    summary: ArtifactSummary | ApplicationSummary = field("The parent's summary")
+
+
+@attrs.frozen(kw_only=True)
+class ItemResult(_ViewBase):
+    kind: Literal["item"] = field("One collection member")
+    view: ItemView = field("The request's view")
+    item: Open = field("The selected module: node_id, kind, path and its recorded node with incoming/outgoing edges")
+
+
+@attrs.frozen(kw_only=True)
+class ModuleRow:
+    node_id: str = field("Application graph node id (select it with an item view)")
+    kind: str = field("Node kind")
+    path: str | None = field("Observed module path, when the node has one")
+
+
+@attrs.frozen(kw_only=True)
+class PageResult(_ViewBase):
+    kind: Literal["page"] = field("A collection page")
+    view: PageView = field("The request's view")
+    items: tuple[ModuleRow, ...] = field("Members of the page")
+
+
+@attrs.frozen(kw_only=True)
+class NativeResult(_ViewBase):
+    kind: Literal["native"] = field("One analyze_function facet")
+    view: NativeView = field("The request's view")
+    procedure_address: str | None = field("The dossier's procedure")
+    item: Open = field(
+        "Row facets: the page's rows; pseudocode: {text, unit: utf16-code-units}; singletons: the value; "
+        "unobserved facets: {available: false, reason}"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class InventoryResult(_ViewBase):
+    kind: Literal["inventory"] = field("A page of inventory records")
+    view: InventoryView = field("The request's view")
+    items: tuple[Open, ...] = field(
+        "Records of the facet",
+        schema={"type": "array", "items": {"description": "One record exactly as inventory_artifact returns it"}},
+    )
+    manifest_id: str | None = field("Manifest of the inventory")
+    inventory_coverage: InventoryCoverage = field("The inventory's declared coverage")
+    coverage_status: str = field("complete or partial (retained for older clients)")
+    source_complete: bool = field("The available inventory passes the complete graph checks")
+
+
+AnalysisViewResult = SummaryResult | ItemResult | PageResult | NativeResult | InventoryResult
+
+
+# -------------------------------------------------------------- continuations
+
+
+def view_call(evidence_id: str, view: View) -> dict[str, Any]:
+    """A ready inspect_analysis_view call over a retained record (what resource_constraint hands out)."""
+    args = AnalysisViewArgs(source=RetainedSource(kind="retained-evidence", evidence_id=evidence_id), view=view)
+    return {"name": "inspect_analysis_view", "arguments": to_wire(args)}
+
+
+FIRST_VIEW: Mapping[str, View] = {
+    "analyze_function": NativeView(kind="native", facet="pseudocode"),
+    "inspect_artifact": SummaryView(kind="summary"),
+    "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
+    "analyze_javascript_application": SummaryView(kind="summary"),
+}
+"""The first view worth reading of each oversized parent we can view."""

@@ -1,0 +1,103 @@
+"""inspect_analysis_view: one selected view of completed Evidence, as derived Evidence linked to its parent.
+
+The parent's operation picks the family projection (VIEW_DISPATCH); the shared
+seal adds parent identity and the view digest. The view is retained beside its
+parent and is content-addressed like any record; no provider is started.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Callable, Mapping
+
+from returns.result import Failure, Result, Success
+
+from rea import __version__
+from rea.analysis_views import seal, view_error
+from rea.artifacts.views import artifact_view
+from rea.errors import ReaError
+from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
+from rea.javascript.views import application_view
+from rea.native.views import native_view
+from rea.program import Context, Outcome, Program
+from rea.session import RETAINED_KIND, Session, record, resolve
+
+VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
+Projection = Callable[[Evidence, Mapping[str, Any]], Result[dict[str, Any], ReaError]]
+
+VIEW_DISPATCH: Mapping[str, Projection] = {
+    "inspect_artifact": artifact_view,
+    "inventory_artifact": artifact_view,
+    "analyze_function": native_view,
+    "analyze_javascript_application": application_view,
+}
+# view kinds whose parents this server does not produce yet: the tool that must
+PRODUCER_OF_KIND = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}
+LAYOUT_COLLECTIONS = ("sections", "symbols")
+
+
+def _unproduced(view: Mapping[str, Any]) -> ReaError | None:
+    producer = PRODUCER_OF_KIND.get(view["kind"])
+    if producer is None and view.get("collection") in LAYOUT_COLLECTIONS:
+        producer = "inspect_binary_layout"
+    if producer is None:
+        return None
+    return view_error(
+        f"{view['kind']} views read {producer} Evidence, and this server has no {producer} tool yet, "
+        "so no such parent exists here.",
+        required_operation=producer,
+    )
+
+
+def project(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """The sealed normalized_result of one view of `source`."""
+    refused = _unproduced(view)
+    if refused is not None:
+        return Failure(refused)
+    projection = VIEW_DISPATCH.get(source.operation)
+    if projection is None:
+        return Failure(
+            view_error(
+                f"inspect_analysis_view has no views of {source.operation} Evidence; its parents are "
+                + ", ".join(sorted(VIEW_DISPATCH)),
+                ("source",),
+                accepted="Evidence from " + ", ".join(sorted(VIEW_DISPATCH)),
+            )
+        )
+    return projection(source, view).bind(lambda unsealed: seal(source, unsealed))
+
+
+def view_evidence(source: Evidence, view: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+    """Derived Evidence of one view, linked to (and parameterized by) its parent's exact reference."""
+    return project(source, view).bind(
+        lambda result: create_evidence(
+            provider=VIEW_PROVIDER,
+            operation="inspect_analysis_view",
+            parameters={"source": {"kind": RETAINED_KIND, "evidence_id": source.evidence_id}, "view": dict(view)},
+            normalized_result=result,
+            subject=source.subject,
+            confidence="derived",
+            authority=source.authority,
+            limitations=list(result["limitations"]),
+            evidence_links=[source.evidence_id],
+        )
+    )
+
+
+def _source(session: Session, value: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+    if value.get("kind") == "inline":
+        return parse_evidence(value["evidence"]).alt(lambda e: e.with_details(field="source.evidence"))
+    return resolve(session, value, "source")
+
+
+def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    source = _source(session, args["source"])
+    evidence = source.bind(lambda parent: view_evidence(parent, args["view"]))
+    if not isinstance(evidence, Success):
+        return Outcome(session=session, reply=Failure(evidence.failure()))
+    view = evidence.unwrap()
+    return Outcome(session=record(session, [source.unwrap(), view]), reply=Success(view.to_json()))
+    yield  # a program is a generator; this one needs no effect
+
+
+PROGRAMS = {"inspect_analysis_view": inspect_analysis_view}

@@ -30,6 +30,12 @@ def relax(schema: Any) -> Any:
         if key == "additionalProperties" and value is False:
             continue
         out["anyOf" if key == "oneOf" else key] = relax(value)
+    props = out.get("properties")
+    if isinstance(props, dict):
+        # provenance and a fixed `source` name the producing engine (hopper/ghidra in 3.1): any engine's is a string
+        engine = {k for k in ("provenance", "source") if {"enum", "const"} & set(props.get(k, {}))}
+        engine -= {"source"} if "enum" in props.get("source", {}) else set()  # a source vocabulary stays closed
+        out["properties"] = {**props, **{k: STR for k in engine}}
     return out
 
 
@@ -75,6 +81,30 @@ def _inventory_row(tool: str) -> dict[str, Any]:
     return base(tool)["properties"]["items"]["items"]
 
 
+def _page_items(page: dict[str, Any]) -> dict[str, Any]:
+    """The item schema of a 3.1 page object ({items, offset, ...}, possibly inside a union)."""
+    if "anyOf" in page:
+        page = next(p for p in page["anyOf"] if "items" in p.get("properties", {}))
+    return page["properties"]["items"]["items"]
+
+
+def _complete(tool: str, field: str) -> dict[str, Any]:
+    """6.x returns the complete array where 3.1 returned a page of it."""
+    return arr(_page_items(base(tool)["properties"][field]))
+
+
+DOSSIER_COLLECTIONS = (
+    "basic_blocks",
+    "callees",
+    "callers",
+    "comments",
+    "incoming_references",
+    "outgoing_references",
+    "referenced_names",
+    "referenced_strings",
+)
+
+
 BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["available"]}
 PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 
@@ -82,8 +112,9 @@ PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 SIX: dict[str, Any] = {
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
-    "search_procedures": arr(_inventory_row("search_procedures")),
-    "search_strings": arr(_inventory_row("search_strings")),
+    # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)
+    "search_procedures": arr(without(_inventory_row("search_procedures"), "value_truncated")),
+    "search_strings": arr(without(_inventory_row("search_strings"), "value_truncated")),
     # §1 list_unknowns: {items: [residual-unknown record], total} (+ offset/limit/next_offset per the spec);
     # 3.1 paged {unknown, uri} wrappers with has_more
     "list_unknowns": obj(items=arr(base("record_unknown")), total=INT),
@@ -119,12 +150,21 @@ SIX: dict[str, Any] = {
     },
     # §2 binary_overview: 6.x input is strict {}, so no `detail` echo
     "binary_overview": without(base("binary_overview"), "detail"),
-    # §2 analyze_function: the 6.x dossier (no instruction_scan; native_value_flow; procedure body)
+    # §2 analyze_function: the 6.x dossier, complete (3.1 paged every collection and the pseudocode):
+    # pseudocode a string, assembly string[], every collection an array; no instruction_scan;
+    # native_value_flow; procedure with body
     "analyze_function": requiring(
         without(base("analyze_function"), "instruction_scan"),
         native_value_flow=ANY,
         procedure=requiring(base("analyze_function")["properties"]["procedure"], body=BODY),
+        pseudocode=STR,
+        assembly=arr(STR),
+        **{c: _complete("analyze_function", c) for c in DOSSIER_COLLECTIONS},
     ),
+    # §2 compare_functions: `changes` is the complete array in 6.x (functionComparisonSchemas)
+    "compare_functions": requiring(base("compare_functions"), changes=_complete("compare_functions", "changes")),
+    # §3 extract_artifact: `artifacts` is the complete array of written files (artifactGraph.ts)
+    "extract_artifact": requiring(base("extract_artifact"), artifacts=_complete("extract_artifact", "artifacts")),
     # §2 trace_call_path
     "trace_call_path": obj(
         start=STR,
@@ -225,7 +265,12 @@ LIFECYCLE = frozenset(
 )
 
 # on a headless provider the reference refuses these (§2 current_address, current_procedure)
-EXPECTED_ERRORS = {"current_address": "capability_unavailable", "current_procedure": "capability_unavailable"}
+# (§1 get_navigation_context: "the reference errors when the required cursor mode is unavailable")
+EXPECTED_ERRORS = {
+    "current_address": "capability_unavailable",
+    "current_procedure": "capability_unavailable",
+    "get_navigation_context": "capability_unavailable",
+}
 
 # the Evidence v2 envelope every Evidence tool returns (DESIGN.md "Evidence v2", spec "Tool results")
 EVIDENCE = obj(

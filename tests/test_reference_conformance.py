@@ -22,7 +22,7 @@ from typing import Any
 import anyio
 import jsonschema
 import pytest
-from jsonschema.exceptions import best_match
+from jsonschema.exceptions import relevance
 from returns.result import Success
 
 from artifact_fixtures import make_zip
@@ -367,11 +367,31 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     return found
 
 
+def _mismatch(errors: list[Any]) -> tuple[bool, bool, int]:
+    """How badly one union alternative misses: a different type, a different discriminator, how many errors."""
+    wrong_type = any(not e.path and e.validator == "type" for e in errors)
+    return wrong_type, any(e.validator in ("const", "enum") for e in errors), len(errors)
+
+
+def _pick(errors: list[Any]) -> Any:
+    """The most relevant error; into a union, the alternative that misses least (see _mismatch)."""
+    error = max(errors, key=relevance)
+    while error.validator == "anyOf" and error.context:
+        if all(not e.path and e.validator == "type" for e in error.context):  # a different type altogether
+            return error
+        branches: dict[Any, list[Any]] = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0], []).append(e)
+        error = max(min(branches.values(), key=_mismatch), key=relevance)
+    return error
+
+
 def first_difference(schema: Any, value: Any) -> str | None:
     """'<JSON path>: <reason>' of the most relevant mismatch, or None."""
-    error = best_match(jsonschema.Draft202012Validator(schema).iter_errors(value))
-    if error is None:
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    if not errors:
         return None
+    error = _pick(errors)
     if error.validator == "type":
         return f"{error.json_path}: the reference has {error.validator_value}, ours is {_json_type(error.instance)}"
     if error.validator == "required" and isinstance(error.instance, dict):

@@ -33,3 +33,20 @@ def test_recursive_or_root_ref_schemas_are_caught():
     }
     assert any("recursive" in p for p in advertisement_problems(recursive))
     assert "root carries $ref" in advertisement_problems({"type": "object", "$ref": "#/$defs/x", "$defs": {"x": {}}})
+
+
+def test_what_a_client_puts_in_context_stays_small():
+    """Descriptions and input schemas (what a client shows the model) average under 2 KB a tool; output
+    schemas may be larger (typed results), and every reference inside a schema resolves within it."""
+    import orjson
+
+    from rea.catalog import CATALOG
+    from rea.catalog.projection import tool_definition
+    from rea.catalog.schemas import advertisement_problems
+
+    defs = [tool_definition(c) for c in CATALOG]
+    context = [len(orjson.dumps(d["inputSchema"])) + len(d["description"].encode()) for d in defs]
+    assert sum(context) / len(context) < 2048, sorted(zip(context, (d["name"] for d in defs)))[-5:]
+    for d in defs:
+        assert advertisement_problems(d["outputSchema"]) == [], d["name"]
+        assert "$ref" not in orjson.dumps(d["outputSchema"]).decode(), d["name"]

@@ -80,3 +80,16 @@ def test_an_unknown_effect_becomes_an_error_not_a_crash():
 
     err = anyio.run(run, program, Session(), {}, CTX, Progress(None)).reply.failure()
     assert err.code == "execution_failure" and "object" in err.message
+
+
+def test_the_effect_union_and_the_handlers_are_the_same_vocabulary():
+    """Every effect a program may yield has exactly one handler, and every handler handles a declared effect."""
+    import importlib
+
+    from effects.interpreter import HANDLERS, LAZY_FAMILIES
+    from rea.effect_types import MEMBERS
+
+    handled = dict(HANDLERS)
+    for module in LAZY_FAMILIES:
+        handled.update(importlib.import_module(module).HANDLERS)
+    assert set(handled) == set(MEMBERS)

@@ -1,41 +1,79 @@
 """Pure compare_functions laws on dossiers built in the test (no engine)."""
 
+import jsonschema
+from hypothesis import given
+from hypothesis import strategies as st
+
+from rea.catalog import BY_NAME
 from rea.evidence import Provider, create_evidence
 from rea.native.compare import compare
+from rea.wire.convert import to_wire
 
 ANGR = Provider(id="angr", name="angr", version="9.2.213")
+FACETS = ("pseudocode", "assembly", "callers", "callees", "references", "strings_names", "cfg")
 
 
-def dossier(callees, *, facets=True, pseudocode="int f() { return 1; }"):
+def dossier(callees, *, facets=True, pseudocode="int f() { return 1; }", blocks=(("0x10", "0x18", ()),)):
     result = {
         "procedure": {"address": "0x10", "name": "f", "kind": "function", "size": 8},
         "pseudocode": pseudocode,
-        "callees": [{"address": a, "name": a, "kind": "function"} for a in callees],
+        "assembly": ["0x10: ret"],
+        "comments": [],
+        "callees": [{"address": a, "name": a} for a in callees],
         "callers": [],
-        "references": {"incoming": [], "outgoing": []},
-        "strings": [],
-        "basic_blocks": [{"start": "0x10", "size": 8}],
+        "incoming_references": [],
+        "outgoing_references": [],
+        "referenced_strings": [],
+        "referenced_names": [],
+        "basic_blocks": [{"start": s, "end": e, "successors": list(n)} for s, e, n in blocks],
     }
     if facets:
-        result["facet_availability"] = {
-            k: {"available": True}
-            for k in ("pseudocode", "assembly", "callers", "callees", "references", "strings_names", "cfg")
-        }
+        result["facet_availability"] = {k: {"available": True} for k in FACETS}
         result["facet_availability"]["comments"] = {"available": False, "reason": "angr keeps no comments"}
     return create_evidence(
         provider=ANGR, operation="analyze_function", parameters={}, normalized_result=result
     ).unwrap()
 
 
+def _dims(comparison):
+    return {d.dimension: d for d in comparison.dimensions}
+
+
 def test_observed_empty_facets_compare_but_undeclared_ones_stay_unknown():
-    assert compare([dossier([])], [dossier([])])["dimensions"]["calls"]["status"] == "equal"
-    legacy = compare([dossier([])], [dossier([], facets=False)])["dimensions"]["calls"]
-    assert legacy["status"] == "unknown" and legacy["counts"] is None
+    assert _dims(compare([dossier([])], [dossier([])]))["calls"].status == "unchanged"
+    legacy = _dims(compare([dossier([])], [dossier([], facets=False)]))["calls"]
+    assert legacy.status == "unknown" and legacy.left_count is None and legacy.left_digest is None
+    assert legacy.conclusion_kind == "unresolved_branch" and legacy.limitations
 
 
-def test_comparison_is_symmetric_up_to_sides():
+def test_comparison_is_symmetric_up_to_sides_and_fits_the_advertised_schema():
     a, b = dossier(["g", "h"]), dossier(["h", "k"], pseudocode="int f() { return 2; }")
     ab, ba = compare([a], [b]), compare([b], [a])
-    assert ab["verdict"] == ba["verdict"] == "changed"
-    assert ab["dimensions"]["calls"]["added"] == ba["dimensions"]["calls"]["removed"] == ["k"]
-    assert ab["limitations"] and "runtime" in ab["limitations"][0]
+    assert ab.status == ba.status == "changed"
+    assert _dims(ab)["calls"].added == _dims(ba)["calls"].removed == ("k",)
+    assert _dims(ab)["pseudocode"].text_delta.hunks == 1 and ab.limitations and "runtime" in ab.limitations[0]
+    schema = BY_NAME["compare_functions"].output_schema["properties"]["normalized_result"]
+    jsonschema.validate(to_wire(ab), schema)
+
+
+_BLOCKS = st.lists(st.tuples(st.integers(0, 64), st.integers(1, 16)), min_size=1, max_size=6, unique_by=lambda b: b[0])
+
+
+@given(_BLOCKS, st.integers(0, 2**20))
+def test_cfg_ignores_where_the_function_was_linked(blocks, shift):
+    """The cfg dimension compares topology relative to the first block, not absolute addresses."""
+
+    def placed(base):
+        rows = sorted((base + s, base + s + n) for s, n in blocks)
+        return tuple((f"0x{s:x}", f"0x{e:x}", (f"0x{rows[0][0]:x}",)) for s, e in rows)
+
+    here, there = dossier([], blocks=placed(0x1000)), dossier([], blocks=placed(0x1000 + shift))
+    assert _dims(compare([here], [there]))["cfg"].status == "unchanged"
+
+
+@given(st.lists(st.sampled_from("abcdef"), unique=True), st.lists(st.sampled_from("abcdef"), unique=True))
+def test_summary_counts_every_dimension_once_and_changes_are_the_changed_ones(left, right):
+    result = compare([dossier(left)], [dossier(right)])
+    assert sum(getattr(result.summary, k) for k in ("unchanged", "changed", "truncated", "unknown")) == 8
+    assert {d.dimension for d in result.changes} == {d.dimension for d in result.dimensions if d.status == "changed"}
+    assert (result.status == "changed") == bool(result.changes)

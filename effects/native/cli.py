@@ -49,14 +49,15 @@ def _render_overview(value: Mapping[str, Any]) -> str:
 def _render_function(value: Mapping[str, Any]) -> str:
     r = _result(value)
     p = r["procedure"]
-    lines = [f"{p['name']} @ {p['address']} ({p['kind']}, {p['size']} bytes)"]
+    lines = [f"{p['name']} @ {p['address']} ({p['kind']}, {p['size']} bytes, {len(r['basic_blocks'])} blocks)"]
     if r.get("pseudocode"):
         lines += ["", r["pseudocode"].rstrip()]
+    strings = [s["value"] for s in r["referenced_strings"]]
     lines += [
         "",
         "callers: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callers"]) or "-"),
         "callees: " + (", ".join(f"{c['name']}@{c['address']}" for c in r["callees"]) or "-"),
-        "strings: " + (", ".join(repr(s["value"]) for s in r["strings"]) or "-"),
+        "strings: " + (", ".join(repr(s) for s in strings) or "-"),
         "facets:  " + ", ".join(f"{k}={'yes' if v['available'] else 'no'}" for k, v in r["facet_availability"].items()),
         f"evidence: {value.get('evidence_id', '-')}",
     ]
@@ -70,20 +71,15 @@ def _render_pseudocode(value: Mapping[str, Any]) -> str:
 
 
 def _render_xrefs(value: Mapping[str, Any]) -> str:
-    r = _result(value)
-    lines = [f"references to {r['address']} ({(r.get('name') or {}).get('name') or '?'}): {len(r['references'])}"]
-    lines += [f"  {ref['from']} in {ref.get('from_procedure') or '?'} ({ref['kind']})" for ref in r["references"]]
-    return "\n".join(lines)
+    sites = _result(value)
+    where = value.get("parameters", {}).get("address", "?")
+    return "\n".join([f"references to {where}: {len(sites)}", *(f"  {site}" for site in sites)])
 
 
 def _render_instructions(value: Mapping[str, Any]) -> str:
     r = _result(value)
     lines = [f"{i['address']}:  {i['bytes']:<24} {i['mnemonic']} {i['operands']}".rstrip() for i in r["items"]]
-    more = (
-        f"\n... {r['total'] - len(r['items']) - r['offset']} more (next offset {r['next_offset']})"
-        if r["next_offset"]
-        else ""
-    )
+    more = f"\n... {r['total'] - r['next_offset']} more (next offset {r['next_offset']})" if r["next_offset"] else ""
     return "\n".join(lines) + more
 
 

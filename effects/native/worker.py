@@ -229,6 +229,17 @@ class Analysis:
     def _functions(self) -> list[Any]:
         return [f for f in self.cfg.kb.functions.values() if not getattr(f, "alignment", False)]
 
+    def _blocks(self, f: Any) -> list[dict[str, Any]]:
+        """Each block with its intra-procedure successors (the function's transition graph)."""
+        graph = f.graph
+        nodes = {n.addr: n for n in graph.nodes()}
+        rows = []
+        for b in sorted(f.blocks, key=lambda b: b.addr):
+            node = nodes.get(b.addr)
+            following = sorted({s.addr for s in graph.successors(node)}) if node is not None else []
+            rows.append({"start": self.out(b.addr), "size": b.size, "successors": [self.out(a) for a in following]})
+        return rows
+
     def snapshot(self) -> dict[str, Any]:
         kb = self.cfg.kb
         functions = self._functions()
@@ -270,11 +281,13 @@ class Analysis:
                 string_refs.setdefault(r, set()).add(item.address)
         procedures = []
         for f in sorted(functions, key=lambda fn: fn.addr):
-            call_sites = []
+            call_sites, unresolved = [], []
             for site in f.get_call_sites():
                 target = f.get_call_target(site)
                 if target is not None:
                     call_sites.append({"site": self.out(site), "target": self.out(target)})
+                else:
+                    unresolved.append({"address": self.out(site), "reason": "indirect call angr did not resolve"})
             external = f.is_simprocedure or not (self.main.min_addr <= f.addr <= self.main.max_addr)
             kind = "external" if external else "thunk" if f.is_plt else "function"
             procedures.append(
@@ -284,9 +297,8 @@ class Analysis:
                     "kind": kind,
                     "size": int(sum(b.size for b in f.blocks) if not external else 0),
                     "returning": f.returning,
-                    "blocks": [
-                        {"start": self.out(b.addr), "size": b.size} for b in sorted(f.blocks, key=lambda b: b.addr)
-                    ],
+                    "blocks": self._blocks(f),
+                    "unresolved_calls": unresolved,
                     "callees": sorted({self.out(t) for t in callgraph.successors(f.addr)})
                     if f.addr in callgraph
                     else [],

@@ -5,43 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.catalog.schemas import array, evidence_output, input_schema, integer, string
 from rea.wire import native as w
-from rea.wire.tool import evidence_tool
+from rea.wire.tool import evidence_tool, session_tool
 
-_DOCUMENT = string("The open target's name or path (headless providers have one document)", minLength=1)
-_PROCEDURE = string("Procedure start address (0x...) or exact name", minLength=1)
-_ADDRESS = string("Link-time virtual address, 0x hex (other spaces as space:0x...)", minLength=1)
-_OFFSET = integer("First item to return", 0)
 _NATIVE_EFFECTS = {"mutatesSession", "launchesProcess", "idempotent"}
-
-
-def _limit(default: int, maximum: int) -> dict[str, Any]:
-    return integer(f"Items per page (default {default})", 1, maximum)
-
-
-def _tool(
-    name: str,
-    title: str,
-    description: str,
-    properties: dict[str, Any],
-    required: tuple[str, ...] = (),
-    *,
-    surface: str = "official-proxy",
-    example: dict[str, Any] | None = None,
-) -> ToolContract:
-    return ToolContract(
-        name=name,
-        title=title,
-        description=description,
-        surface=surface,
-        input_schema=input_schema(properties, required, examples=[example] if example is not None else [{}]),
-        output_schema=evidence_output(),
-        annotations={"idempotent"},
-        effects=_NATIVE_EFFECTS,
-        requires_target=True,
-        result_kind="evidence",
-    )
 
 
 def _typed(
@@ -69,27 +36,46 @@ def _typed(
     )
 
 
-_PROC_ARGS = {"procedure": _PROCEDURE, "document": _DOCUMENT}
-_PROC_EXAMPLE = {"procedure": "main"}
-_SEARCH = {
-    "pattern": string("Text or regular expression to find", minLength=1),
-    "mode": {"type": "string", "enum": ["literal", "regex"], "default": "literal"},
-    "case_sensitive": {"type": "boolean", "default": False},
-    "offset": _OFFSET,
-    "limit": _limit(100, 100),
-    "document": _DOCUMENT,
-}
+_PROC = {"procedure": "main"}
+_AT = {"address": "0x1000"}
+
+
+def _lifecycle(
+    name: str, title: str, description: str, args: type, result: Any, example: dict[str, Any]
+) -> ToolContract:
+    """Navigation answers are lifecycle results in the reference: `{result: ...}`, no Evidence."""
+    return session_tool(
+        name,
+        title,
+        description,
+        args=args,
+        result=result,
+        surface="session",
+        examples=[example],
+        annotations={"read_only", "idempotent"},
+        effects={"idempotent"},
+        requires_target=True,
+    )
+
 
 TOOLS: tuple[ToolContract, ...] = (
-    _tool(
+    _typed(
         "binary_overview",
         "Binary Overview",
-        "Architecture, format, entry point, counts and the largest procedures of the open binary, with the "
-        "provider's limitations. The first call builds the analysis (seconds); later calls reuse it.",
-        {"detail": {"type": "string", "enum": ["concise", "detailed"], "default": "concise"}, "limit": _limit(10, 50)},
+        "Document, segments and counts (segment_count, procedure_count, string_count), with format, "
+        "architecture, entry, the largest procedures and imports. The first call builds the analysis (seconds); "
+        "later calls reuse it.",
+        w.OverviewArgs,
+        w.Overview,
         surface="enhanced",
     ),
-    _tool("list_documents", "List Documents", "The documents of the session: the open target.", {}),
+    _typed(
+        "list_documents",
+        "List Documents",
+        "The documents of the session: the open target's name.",
+        w.DocumentArgs,
+        tuple[str, ...],
+    ),
     _typed(
         "list_procedures",
         "List Procedures",
@@ -98,133 +84,133 @@ TOOLS: tuple[ToolContract, ...] = (
         w.ListingArgs,
         tuple[w.ProcedureRow, ...],
     ),
-    _tool(
+    _typed(
         "list_strings",
         "List Strings",
-        "Strings the analysis found, with the procedures referencing them; offset-paged.",
-        {"address": _ADDRESS, "offset": _OFFSET, "limit": _limit(100, 500), "document": _DOCUMENT},
+        "Every string the analysis found: address, value and encoding facts, with the procedures referencing "
+        "them once the CFG is recovered. Complete unless offset/limit ask for a page.",
+        w.FilteredListingArgs,
+        tuple[w.StringRow, ...],
     ),
-    _tool(
+    _typed(
         "list_names",
         "List Names",
-        "Names: symbol-table (primary), imported (external) and analysis-assigned (dynamic); offset-paged.",
-        {"address": _ADDRESS, "offset": _OFFSET, "limit": _limit(100, 500), "document": _DOCUMENT},
+        "Every name: symbol-table, imported and analysis-assigned, as {address, value, symbol}. Complete unless "
+        "offset/limit ask for a page.",
+        w.FilteredListingArgs,
+        tuple[w.NameRow, ...],
     ),
-    _tool(
+    _typed(
         "list_segments",
         "List Segments",
-        "Sections and loadable segments with bounds and permissions.",
-        {"document": _DOCUMENT},
+        "Loadable segments with their sections nested, bounds and permissions.",
+        w.DocumentArgs,
+        tuple[w.Segment, ...],
     ),
-    _tool(
+    _typed(
         "address_name",
         "Address Name",
-        "The name at an address (procedure, symbol or string), or null.",
-        {"address": _ADDRESS, "document": _DOCUMENT},
-        ("address",),
-        example={"address": "0x1000"},
+        "The name at an address (procedure or symbol), or null.",
+        w.OptionalAddressArgs,
+        str | None,
+        example=_AT,
     ),
-    _tool(
+    _typed(
         "procedure_address",
         "Procedure Address",
-        "The start address of a procedure given by name.",
-        _PROC_ARGS,
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "The entry address of a procedure given by name or address.",
+        w.ProcedureArgs,
+        str,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "resolve_containing_procedure",
         "Resolve Containing Procedure",
-        "The procedure whose basic blocks contain an address, or null.",
-        {"address": _ADDRESS, "document": _DOCUMENT},
-        ("address",),
-        example={"address": "0x1000"},
+        "The procedure whose basic blocks contain an address: found true with it, or found false with the reason.",
+        w.AddressArgs,
+        w.Contained | w.NotContained,
+        example=_AT,
     ),
-    _tool(
+    _typed(
         "search_procedures",
         "Search Procedures",
-        "Procedures whose name matches a literal or regex; offset-paged.",
-        _SEARCH,
-        ("pattern",),
+        "Every procedure whose name matches a literal or regular expression, as {address, value}.",
+        w.SearchArgs,
+        tuple[w.SearchRow, ...],
         example={"pattern": "main"},
     ),
-    _tool(
+    _typed(
         "search_strings",
         "Search Strings",
-        "Strings whose value matches a literal or regex; offset-paged.",
-        _SEARCH,
-        ("pattern",),
+        "Every string whose value matches a literal or regular expression, as {address, value, string}.",
+        w.SearchArgs,
+        tuple[w.StringRow, ...],
         example={"pattern": "error"},
     ),
-    _tool(
+    _typed(
         "procedure_info",
         "Procedure Info",
-        "One procedure: bounds, kind, blocks, call counts, strings.",
-        _PROC_ARGS,
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "One procedure: name, entrypoint, basic-block count, length, signature, locals, classification, body.",
+        w.ProcedureArgs,
+        w.ProcedureInfo,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "procedure_callers",
         "Procedure Callers",
-        "Procedures that call this one.",
-        _PROC_ARGS,
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "Addresses of the procedures that call this one.",
+        w.ProcedureArgs,
+        tuple[str, ...],
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "procedure_callees",
         "Procedure Callees",
-        "Procedures this one calls.",
-        _PROC_ARGS,
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "Addresses of the procedures this one calls.",
+        w.ProcedureArgs,
+        tuple[str, ...],
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "procedure_references",
         "Procedure References",
-        "References into (incoming) or out of (outgoing) a procedure: calls and data references; offset-paged.",
-        {
-            **_PROC_ARGS,
-            "direction": {"type": "string", "enum": ["incoming", "outgoing"], "default": "outgoing"},
-            "offset": _OFFSET,
-            "limit": _limit(100, 500),
-        },
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "Every reference into (incoming) or out of (outgoing) a procedure, calls and data, with unresolved calls.",
+        w.ReferencesArgs,
+        w.ProcedureReferences,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "xrefs",
         "Cross References",
-        "Every recorded reference to an address.",
-        {"address": _ADDRESS, "document": _DOCUMENT},
-        ("address",),
-        example={"address": "0x1000"},
+        "Addresses of the instructions that reference an address.",
+        w.OptionalAddressArgs,
+        tuple[str, ...],
+        example=_AT,
     ),
-    _tool(
+    _typed(
         "find_xrefs_to_name",
         "Find Cross References To Name",
-        "References to the address a name denotes.",
-        {"name": string("Exact name", minLength=1)},
-        ("name",),
+        "References to the address a name denotes: resolved with xrefs, or unresolved (name_not_found).",
+        w.NameArgs,
+        w.XrefsResolved | w.XrefsUnresolved,
         surface="enhanced",
         example={"name": "main"},
     ),
-    _tool(
+    _typed(
         "procedure_assembly",
         "Procedure Assembly",
-        "The procedure's instructions as text, block by block.",
-        _PROC_ARGS,
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "The procedure's instructions as one text, block by block.",
+        w.ProcedureArgs,
+        str,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "read_function_instructions",
         "Read Function Instructions",
-        "The procedure's instructions with bytes, offset-paged; never starts the decompiler.",
-        {**_PROC_ARGS, "offset": integer("First instruction", 0, 100_000), "limit": _limit(64, 500)},
-        ("procedure",),
-        example=_PROC_EXAMPLE,
+        "A window of the procedure's instructions as text lines (and with bytes); never starts the decompiler.",
+        w.InstructionArgs,
+        w.InstructionWindow,
+        example=_PROC,
     ),
     _typed(
         "procedure_pseudo_code",
@@ -232,128 +218,101 @@ TOOLS: tuple[ToolContract, ...] = (
         "angr's decompiled C-like pseudocode of a procedure, as one string (null when there is no body).",
         w.ProcedureArgs,
         str | None,
-        example=_PROC_EXAMPLE,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "batch_decompile",
         "Batch Decompile",
         "Pseudocode for several procedures; one that fails is reported in its row and the rest continue.",
-        {"addresses": array(_PROCEDURE, minItems=1, maxItems=50)},
-        ("addresses",),
+        w.BatchArgs,
+        w.Batch,
         surface="enhanced",
         example={"addresses": ["main"]},
     ),
-    _tool(
+    _typed(
         "analyze_function",
         "Analyze Function",
-        "A function dossier: procedure, pseudocode, assembly, basic blocks, callers, callees, references, "
-        "strings and names, with facet_availability saying which facets were observed.",
-        {
-            "procedure": _PROCEDURE,
-            "include_assembly": {"type": "boolean", "default": False},
-            "max_pseudocode_chars": integer("Pseudocode characters to include", 0, 1_000_000),
-            "max_instructions": integer("Instructions to include", 1, 20_000),
-            "limit": _limit(100, 1000),
-        },
-        ("procedure",),
+        "The complete function dossier: procedure, pseudocode, assembly, comments, callers, callees, incoming "
+        "and outgoing references, referenced strings and names, basic blocks with successors, unresolved calls, "
+        "limitations, and facet_availability saying which facets were observed.",
+        w.DossierArgs,
+        w.Dossier,
         surface="enhanced",
-        example=_PROC_EXAMPLE,
+        example=_PROC,
     ),
-    _tool(
+    _typed(
         "get_call_graph",
         "Get Call Graph",
-        "The call graph around an address keyed by traversal depth, each node with its relationship coverage.",
-        {
-            "address": _PROCEDURE,
-            "depth": integer("Traversal depth", 0, 5),
-            "direction": {"type": "string", "enum": ["forward", "backward"], "default": "forward"},
-        },
-        ("address",),
+        "The reachable call graph keyed by traversal depth, each node with its calls, coverage and caveats, and "
+        "a top-level limitations array. depth (our extra) bounds it.",
+        w.CallGraphArgs,
+        w.CallGraph,
         surface="enhanced",
-        example={"address": "main", "depth": 2},
+        example={"address": "main", "direction": "forward"},
     ),
-    _tool(
+    _typed(
         "trace_call_path",
         "Trace Call Path",
-        "A call path from start toward goal: goal_status reached, not_reached or unknown, with residual unknowns.",
-        {
-            "start": _PROCEDURE,
-            "goal": _PROCEDURE,
-            "direction": {"type": "string", "enum": ["forward", "backward"], "default": "forward"},
-            "max_depth": integer("Deepest level", 1, 10),
-            "max_nodes": integer("Most procedures visited", 1, 500),
-        },
-        ("start",),
+        "A call path from start toward goal: goal_status, traversal_path, nodes, edges, failures and residual "
+        "unknowns.",
+        w.CallPathArgs,
+        w.CallPath,
         surface="enhanced",
         example={"start": "main", "goal": "printf"},
     ),
-    _tool("current_document", "Current Document", "The open document (headless: the target).", {}),
-    _tool(
+    _typed("current_document", "Current Document", "The open document's name.", w.DocumentArgs, str),
+    _typed(
         "current_address",
         "Current Address",
-        "The cursor address; a headless provider has none and says so.",
-        {"document": _DOCUMENT},
+        "The cursor address; angr runs headless and has none, so this is capability_unavailable.",
+        w.DocumentArgs,
+        str,
     ),
-    _tool(
+    _typed(
         "current_procedure",
         "Current Procedure",
-        "The procedure at the cursor; a headless provider has no cursor and says so.",
-        {"document": _DOCUMENT},
+        "The procedure at the cursor; angr runs headless and has none, so this is capability_unavailable.",
+        w.DocumentArgs,
+        str,
     ),
-    _tool(
+    _lifecycle(
         "get_navigation_context",
         "Get Navigation Context",
-        "Document, cursor and procedure together, with the modes this provider supports.",
-        {"document": _DOCUMENT},
-        surface="session",
+        "Document, cursor address and procedure; a headless provider has no cursor and says so "
+        "(capability_unavailable, with the modes that are available).",
+        w.DocumentArgs,
+        w.NavigationContext,
+        {},
     ),
-    _tool(
+    _lifecycle(
         "inspect_address_context",
         "Inspect Address Context",
-        "Name, procedure, comment, inline-comment and bookmark facets of an explicit address.",
-        {"address": _ADDRESS, "document": _DOCUMENT},
-        ("address",),
+        "Name, procedure, comment, inline-comment and bookmarks facets of an explicit address, each "
+        "{state: available, value} or {state: unavailable, reason, remediation}.",
+        w.AddressArgs,
+        w.AddressContext,
+        _AT,
+    ),
+    evidence_tool(
+        "compare_functions",
+        "Compare Functions",
+        "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, assembly, "
+        "comments, calls, references, strings_names, cfg): status, function_match, summary, dimensions "
+        "with digests and text deltas, and changes. Give left and right (inline Evidence or retained "
+        "references), or left_evidence_ids and right_evidence_ids. A facet either side did not observe "
+        "stays unknown.",
+        args=w.CompareArgs,
+        result=w.FunctionComparison,
         surface="session",
-        example={"address": "0x1000"},
-    ),
-)
-
-_EVIDENCE_INPUT = {
-    "description": 'analyze_function Evidence: the complete record, or {"kind": "retained-evidence", "evidence_id": ...}',
-    "type": "object",
-}
-_IDS = array(string("Retained analyze_function Evidence id", pattern="^ev_[a-f0-9]{64}$"), minItems=1, maxItems=100)
-
-COMPARE_FUNCTIONS = ToolContract(
-    name="compare_functions",
-    title="Compare Functions",
-    description=(
-        "Compare two analyze_function dossiers across identity, pseudocode, calls, callers, references, strings "
-        "and address-normalized CFG. Give left and right (inline Evidence or retained references), or "
-        "left_evidence_ids and right_evidence_ids. A facet either side did not observe stays unknown with null "
-        "counts."
-    ),
-    surface="session",
-    input_schema=input_schema(
-        {
-            "left": _EVIDENCE_INPUT,
-            "right": _EVIDENCE_INPUT,
-            "left_evidence_ids": _IDS,
-            "right_evidence_ids": _IDS,
-        },
         examples=[
             {
                 "left": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64},
                 "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64},
             }
         ],
+        annotations={"idempotent"},
+        effects={"mutatesSession", "idempotent"},
     ),
-    output_schema=evidence_output(),
-    annotations={"idempotent"},
-    effects={"mutatesSession", "idempotent"},
-    result_kind="evidence",
 )
-
-TOOLS = (*TOOLS, COMPARE_FUNCTIONS)
 
 CLI_COMMANDS = ("analyze", "decompile", "function", "instructions", "xrefs")

@@ -1,122 +1,175 @@
-"""compare_functions: two function dossiers, dimension by dimension, never claiming more
-than both sides observed.
+"""compare_functions: two function dossiers across the reference's eight dimensions, never
+claiming more than both sides observed.
 
-A dimension is unknown (with null counts) when either side declares its facet
-unavailable, or when a legacy dossier holds an empty facet without declaring it.
-Static equality is never presented as unchanged runtime behaviour.
+A dimension is unknown (null digests and counts) when either side declares its
+facet unavailable, or when a dossier holds a facet without declaring it (a
+legacy record: an empty collection is not proof of absence). Each observed
+dimension carries the sha256 of exactly the facts compared on each side, so two
+comparisons agree when their digests agree. Static equality is never presented
+as unchanged runtime behaviour.
 """
 
 from __future__ import annotations
 
+import difflib
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
-from collections.abc import Iterable, Mapping, Sequence
 
+from rea.canonical_json import canonical_sha256
 from rea.evidence import Evidence
+from rea.native.addresses import value
+from rea.wire import native as w
 
 RUNTIME_NOTICE = "Static equality of two dossiers does not establish unchanged runtime behaviour."
-# dimension -> the facet_availability keys it needs
-DIMENSIONS: Mapping[str, tuple[str, ...]] = {
-    "identity": (),
-    "pseudocode": ("pseudocode",),
-    "calls": ("callees",),
-    "callers": ("callers",),
-    "references": ("references",),
-    "strings": ("strings_names",),
-    "cfg": ("cfg",),
-}
+CROSS_PROVIDER = "the two dossiers come from different providers; their text is not comparable"
+
+Facts = Callable[[Mapping[str, Any]], list[str]]
 
 
-def _facet(result: Mapping[str, Any], key: str) -> tuple[bool, str | None]:
-    declared = result.get("facet_availability") or {}
-    entry = declared.get(key)
-    if isinstance(entry, Mapping):
-        return bool(entry.get("available")), entry.get("reason")
-    return (
-        False,
-        "the dossier does not declare this facet (a legacy record): an empty collection is not proof of absence",
+def _names(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    return sorted(str(c.get("name") or c.get("address")) for c in rows)
+
+
+def _cfg(result: Mapping[str, Any]) -> list[str]:
+    """Address-normalized topology: block offsets from the first block, lengths and successor offsets."""
+    blocks = result.get("basic_blocks", ())
+    starts = [value(b["start"]) for b in blocks]
+    base = min(starts, default=0)
+    return sorted(
+        f"+{value(b['start']) - base}:{value(b['end']) - value(b['start'])}->"
+        + ",".join(f"+{value(s) - base}" for s in b.get("successors", ()))
+        for b in blocks
     )
 
 
-def _values(dimension: str, result: Mapping[str, Any]) -> list[str]:
-    if dimension == "calls":
-        return sorted(c.get("name") or c.get("address") for c in result.get("callees", ()))
-    if dimension == "callers":
-        return sorted(c.get("name") or c.get("address") for c in result.get("callers", ()))
-    if dimension == "references":
-        refs = result.get("references") or {}
-        return sorted(f"{r.get('kind')}->{r.get('to')}" for r in refs.get("outgoing", ()))
-    if dimension == "strings":
-        return sorted(s.get("value", "") for s in result.get("strings", ()))
-    if dimension == "cfg":
-        blocks = result.get("basic_blocks", ())
-        starts = [int(str(b["start"]).rpartition(":")[2], 16) for b in blocks]
-        base = min(starts) if starts else 0
-        # address-normalized topology: block offsets from the entry and sizes
-        return [f"+{s - base}:{b['size']}" for s, b in sorted(zip(starts, blocks), key=lambda x: x[0])]
-    return []
+def _identity(result: Mapping[str, Any]) -> list[str]:
+    p = result.get("procedure") or {}
+    return [f"name={p.get('name')}", f"size={p.get('size')}", f"kind={p.get('kind')}"]
 
 
-def _collection(dimension: str, left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
-    lv, rv = _values(dimension, left), _values(dimension, right)
-    added = sorted(set(rv) - set(lv))
-    removed = sorted(set(lv) - set(rv))
-    same = lv == rv
-    return {
-        "status": "equal" if same else "changed",
-        "counts": {"left": len(lv), "right": len(rv), "added": len(added), "removed": len(removed)},
-        "added": added[:50],
-        "removed": removed[:50],
-    }
+# dimension -> (facet_availability keys it needs, the facts it compares, compared as text lines)
+DIMENSIONS: Mapping[str, tuple[tuple[str, ...], Facts, bool]] = {
+    "identity": ((), _identity, False),
+    "pseudocode": (("pseudocode",), lambda r: (r.get("pseudocode") or "").splitlines(), True),
+    "assembly": (("assembly",), lambda r: [line.partition(": ")[2] for line in r.get("assembly", ())], True),
+    "comments": (("comments",), lambda r: sorted(c.get("text", "") for c in r.get("comments", ())), False),
+    "calls": (("callees",), lambda r: _names(r.get("callees", ())), False),
+    "references": (
+        ("references",),
+        lambda r: sorted(
+            f"{(e.get('kind') or {}).get('value')}->{(e.get('target_procedure') or {}).get('name') or e['target_address']}"
+            for e in r.get("outgoing_references", ())
+        ),
+        False,
+    ),
+    "strings_names": (
+        ("strings_names",),
+        lambda r: sorted(
+            [f"s:{s['value']}" for s in r.get("referenced_strings", ())]
+            + [f"n:{n['value']}" for n in r.get("referenced_names", ())]
+        ),
+        False,
+    ),
+    "cfg": (("cfg",), _cfg, False),
+}
 
 
-def _unknown(reasons: Iterable[str]) -> dict[str, Any]:
-    return {"status": "unknown", "counts": None, "reasons": sorted(set(reasons))}
+def _declared(result: Mapping[str, Any], key: str) -> str | None:
+    """None when the facet was observed, else why not."""
+    entry = (result.get("facet_availability") or {}).get(key)
+    if isinstance(entry, Mapping):
+        return None if entry.get("available") else str(entry.get("reason") or "not observed")
+    return "the dossier does not declare this facet (a legacy record): an empty collection is not proof of absence"
 
 
-def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> dict[str, Any]:
+def _delta(left: list[str], right: list[str]) -> w.TextDelta:
+    added = removed = hunks = 0
+    for group in difflib.SequenceMatcher(a=left, b=right, autojunk=False).get_grouped_opcodes(0):
+        hunks += 1
+        for tag, i1, i2, j1, j2 in group:
+            if tag in ("replace", "delete"):
+                removed += i2 - i1
+            if tag in ("replace", "insert"):
+                added += j2 - j1
+    return w.TextDelta(added_lines=added, removed_lines=removed, hunks=hunks)
+
+
+def _dimension(name: str, left: Evidence, right: Evidence, links: tuple[str, ...]) -> w.DimensionResult:
+    keys, facts, textual = DIMENSIONS[name]
+    lr, rr = left.normalized_result, right.normalized_result
+    missing = [
+        f"{side} {key}: {why}"
+        for key in keys
+        for side, r in (("left", lr), ("right", rr))
+        if (why := _declared(r, key)) is not None
+    ]
+    if textual and not missing and left.provider != right.provider:
+        missing.append(CROSS_PROVIDER)
+    if textual and not missing and (lr.get("pseudocode_truncated") or rr.get("pseudocode_truncated")):
+        return _unknown(name, "truncated", ["a side holds truncated pseudocode"], links)
+    if missing:
+        return _unknown(name, "unknown", missing, links)
+    lv, rv = facts(lr), facts(rr)
+    return w.DimensionResult(
+        dimension=name,
+        status="unchanged" if lv == rv else "changed",  # type: ignore[arg-type]
+        left_digest=canonical_sha256(lv),
+        right_digest=canonical_sha256(rv),
+        left_count=len(lv),
+        right_count=len(rv),
+        text_delta=_delta(lv, rv) if textual else None,
+        conclusion_kind="derived_relationship",
+        evidence_links=links,
+        limitations=(),
+        added=tuple(sorted(set(rv) - set(lv))[:50]),
+        removed=tuple(sorted(set(lv) - set(rv))[:50]),
+    )
+
+
+def _unknown(name: str, status: str, reasons: list[str], links: tuple[str, ...]) -> w.DimensionResult:
+    return w.DimensionResult(
+        dimension=name,
+        status=status,
+        left_digest=None,
+        right_digest=None,  # type: ignore[arg-type]
+        left_count=None,
+        right_count=None,
+        text_delta=None,
+        conclusion_kind="unresolved_branch",
+        evidence_links=links,
+        limitations=tuple(sorted(set(reasons))),
+        added=(),
+        removed=(),
+    )
+
+
+def _match(lr: Mapping[str, Any], rr: Mapping[str, Any]) -> w.FunctionMatch:
+    ln, rn = str((lr.get("procedure") or {}).get("name")), str((rr.get("procedure") or {}).get("name"))
+    if ln == rn:
+        return w.FunctionMatch(status="matched", method="symbol", left_name=ln, right_name=rn)
+    return w.FunctionMatch(status="mismatched", method="explicit", left_name=ln, right_name=rn)
+
+
+def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> w.FunctionComparison:
     """Pure comparison of the first analyze_function dossier on each side."""
-    l, r = left[0].normalized_result, right[0].normalized_result
-    dims: dict[str, Any] = {}
-    same_provider = left[0].provider == right[0].provider
-    for dimension, facets in DIMENSIONS.items():
-        missing = []
-        for key in facets:
-            for side, result in (("left", l), ("right", r)):
-                available, reason = _facet(result, key)
-                if not available:
-                    missing.append(f"{side} {key}: {reason}")
-        if missing:
-            dims[dimension] = _unknown(missing)
-        elif dimension == "identity":
-            lp, rp = l.get("procedure") or {}, r.get("procedure") or {}
-            changed = [k for k in ("name", "size", "kind") if lp.get(k) != rp.get(k)]
-            dims[dimension] = {
-                "status": "changed" if changed else "equal",
-                "changed_fields": changed,
-                "left": lp,
-                "right": rp,
-            }
-        elif dimension == "pseudocode":
-            if not same_provider:
-                dims[dimension] = _unknown(
-                    ["the two dossiers come from different providers; their text is not comparable"]
-                )
-            elif l.get("pseudocode_truncated") or r.get("pseudocode_truncated"):
-                dims[dimension] = _unknown(["a side holds truncated pseudocode"])
-            else:
-                equal = l.get("pseudocode") == r.get("pseudocode")
-                dims[dimension] = {
-                    "status": "equal" if equal else "changed",
-                    "counts": {"left": len(l.get("pseudocode") or ""), "right": len(r.get("pseudocode") or "")},
-                }
-        else:
-            dims[dimension] = _collection(dimension, l, r)
-    statuses = {d["status"] for d in dims.values()}
-    verdict = "changed" if "changed" in statuses else "uncertain" if "unknown" in statuses else "equal"
-    return {
-        "left": {"evidence_ids": [e.evidence_id for e in left], "procedure": l.get("procedure")},
-        "right": {"evidence_ids": [e.evidence_id for e in right], "procedure": r.get("procedure")},
-        "dimensions": dims,
-        "verdict": verdict,
-        "limitations": [RUNTIME_NOTICE],
-    }
+    lefts, rights = tuple(e.evidence_id for e in left), tuple(e.evidence_id for e in right)
+    links = (*lefts, *rights)
+    dims = tuple(_dimension(name, left[0], right[0], links) for name in DIMENSIONS)
+    counts = {s: sum(d.status == s for d in dims) for s in ("unchanged", "changed", "truncated", "unknown")}
+    status = next((s for s in ("changed", "truncated", "unknown") if counts[s]), "unchanged")
+    return w.FunctionComparison(
+        status=status,  # type: ignore[arg-type]
+        function_match=_match(left[0].normalized_result, right[0].normalized_result),
+        left_subject_sha256=_subject(left[0]),
+        right_subject_sha256=_subject(right[0]),
+        summary=w.DimensionSummary(**counts),
+        dimensions=dims,
+        changes=tuple(d for d in dims if d.status == "changed"),
+        limitations=(RUNTIME_NOTICE,),
+        left_evidence_ids=lefts,
+        right_evidence_ids=rights,
+    )
+
+
+def _subject(evidence: Evidence) -> str:
+    return evidence.subject.sha256 if evidence.subject is not None else "0" * 64

@@ -45,6 +45,8 @@ def angr_profile_parameters(version: str) -> dict[str, Any]:
             "resolve_indirect_jumps": True,
         },
         "decompiler": {"name": "angr.analyses.Decompiler", "options": "default"},
+        # what the snapshot records (block successors, unresolved call sites): a new shape is a new profile
+        "snapshot": {"schema": 2},
     }
 
 

@@ -24,6 +24,8 @@ CONVERTER = cattrs.Converter(forbid_extra_keys=True, prefer_attrib_converters=Fa
 
 def to_wire(value: Any) -> Any:
     """A JSON tree of a record, tuple, mapping or scalar."""
+    if hasattr(value, "__wire__"):
+        return value.__wire__()
     if attrs.has(type(value)):
         out: dict[str, Any] = {}
         for attribute in attrs.fields(type(value)):

@@ -7,11 +7,12 @@ arguments or additional result fields, never a different shape for a shared name
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
+from rea.wire.schema import Open, field
 
 _DOCUMENT = "The open target's name or path (headless providers have one document)"
 _PROCEDURE = "Procedure start address (0x...) or exact name"
@@ -62,3 +63,727 @@ class ProcedureRow:
     procedure: ProcedureFlags | None = field("Kind facts", omit_none=True)
     kind: Literal["function", "thunk", "external"] = field("Our classification (extra)")
     size: int = field("Bytes covered by the procedure's blocks (extra)", minimum=0)
+
+
+_NO_TOTAL = 2**53 - 1
+
+
+@attrs.frozen(kw_only=True)
+class AddressArgs:
+    address: str = field(_ADDRESS, minLength=1)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class OptionalAddressArgs:
+    """The reference makes the address optional (a GUI cursor default); headless, it must be given."""
+
+    address: str | None = field(_ADDRESS + "; required here: angr has no cursor", omit_none=True, minLength=1)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class FilteredListingArgs:
+    address: str | None = field("Only the entry at this address", omit_none=True, minLength=1)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+    offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field(
+        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SearchArgs:
+    pattern: str = field("Text or regular expression to find", minLength=1, maxLength=256)
+    mode: Literal["literal", "regex"] = field("literal substring or regular expression", default="literal")
+    case_sensitive: bool = field("Match case", default=False)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+    offset: int = field("First match to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field(
+        "Matches to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
+    )
+
+
+@attrs.frozen(kw_only=True)
+class OverviewArgs:
+    detail: Literal["concise", "detailed"] = field("detailed adds sections and a string sample", default="concise")
+    limit: int = field("Largest procedures and imports to list", default=10, minimum=1, maximum=50)
+
+
+@attrs.frozen(kw_only=True)
+class ReferencesArgs:
+    procedure: str = field(_PROCEDURE, minLength=1)
+    direction: Literal["incoming", "outgoing"] = field("References into or out of the procedure", default="outgoing")
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+    max_instructions: int = field(
+        "Accepted for the reference (3.1); angr's references need no scan", default=500, minimum=1, maximum=5000
+    )
+    offset: int = field("First reference to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field(
+        "References to return (our extra; default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL
+    )
+
+
+@attrs.frozen(kw_only=True)
+class InstructionArgs:
+    procedure: str = field(_PROCEDURE, minLength=1)
+    offset: int = field("First instruction", default=0, minimum=0, maximum=100_000)
+    limit: int = field("Instructions in the window", default=64, minimum=1, maximum=500)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class NameArgs:
+    name: str = field("Exact symbol, import or procedure name", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class BatchArgs:
+    addresses: tuple[str, ...] = field(
+        "Procedure addresses or names; an empty list decompiles nothing", factory=tuple, maxItems=1000
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CollectionOffsets:
+    basic_blocks: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    callees: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    callers: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    comments: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    incoming_references: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    outgoing_references: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    referenced_names: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+    referenced_strings: int = field("", default=0, minimum=0, maximum=_NO_TOTAL)
+
+
+@attrs.frozen(kw_only=True)
+class DossierArgs:
+    """6.x takes only `procedure` and answers the complete dossier; the 3.1 windows are accepted as extras."""
+
+    procedure: str = field(_PROCEDURE, minLength=1)
+    include_assembly: bool = field("Accepted for 3.1 clients; the assembly is always included", default=True)
+    limit: int | None = field("Most rows per collection (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
+    collection_offset: CollectionOffsets | None = field("First row per collection (3.1)", omit_none=True)
+    assembly_offset: int = field("First assembly line (3.1)", default=0, minimum=0, maximum=_NO_TOTAL)
+    max_instructions: int | None = field(
+        "Most assembly lines (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL
+    )
+    pseudocode_offset: int = field("First pseudocode character (3.1)", default=0, minimum=0, maximum=_NO_TOTAL)
+    max_pseudocode_chars: int | None = field(
+        "Most pseudocode characters (default: all)", omit_none=True, minimum=0, maximum=_NO_TOTAL
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CallGraphArgs:
+    address: str = field(_PROCEDURE, minLength=1)
+    direction: Literal["forward", "backward"] = field("Callees (forward) or callers (backward)", default="forward")
+    depth: int | None = field(
+        "Deepest level (default: the whole reachable graph)", omit_none=True, minimum=0, maximum=_NO_TOTAL
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CallPathArgs:
+    start: str = field(_PROCEDURE, minLength=1)
+    goal: str | None = field(_PROCEDURE + "; omit to explore from start", omit_none=True, minLength=1)
+    direction: Literal["forward", "backward"] = field(
+        "Follow callees (forward) or callers (backward)", default="forward"
+    )
+    max_depth: int = field("Deepest level", default=5, minimum=1, maximum=10)
+    max_nodes: int = field("Most procedures visited", default=100, minimum=1, maximum=500)
+    max_operations: int = field("Most relationship reads (3.1)", default=100, minimum=1, maximum=500)
+
+
+# ----------------------------------------------------------------- results
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureIdentity:
+    address: str = field("Entry address")
+    name: str = field("Procedure name")
+
+
+@attrs.frozen(kw_only=True)
+class Extent:
+    name: str = field("Segment name")
+    start: str = field("First address")
+    end: str = field("Address after the last byte")
+    length: int = field("Bytes", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Engine:
+    name: str = field("Engine")
+    version: str = field("Engine version")
+
+
+@attrs.frozen(kw_only=True)
+class Counts:
+    procedures: int = field("", minimum=0)
+    functions: int = field("", minimum=0)
+    thunks: int = field("", minimum=0)
+    imports: int = field("", minimum=0)
+    strings: int = field("", minimum=0)
+    sections: int = field("", minimum=0)
+    segments: int = field("", minimum=0)
+    symbols: int = field("", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SizedProcedure:
+    address: str = field("Entry address")
+    name: str = field("Name")
+    size: int = field("Bytes", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Overview:
+    document: str = field("The open document")
+    detail: Literal["concise", "detailed"] = field("The detail asked for")
+    segments: tuple[Extent, ...] = field("Loadable segments")
+    segment_count: int = field("Loadable segments", minimum=0)
+    procedure_count: int = field("Procedures, thunks and imports", minimum=0)
+    string_count: int = field("Strings the analysis found", minimum=0)
+    format: str = field("Container format")
+    architecture: str = field("Architecture")
+    bits: int = field("Word size", minimum=0)
+    endianness: str = field("Byte order")
+    entry: str | None = field("Entry point")
+    entry_procedure: ProcedureIdentity | None = field("Procedure containing the entry point")
+    pic: bool = field("Position-independent")
+    linked_base: str = field("Link-time base address")
+    stripped: bool = field("No function symbols")
+    engine: Engine = field("Analysis engine")
+    counts: Counts = field("Inventory counts")
+    largest_procedures: tuple[SizedProcedure, ...] = field("Largest functions")
+    imports: tuple[str, ...] = field("Imported names (concise: the first `limit`)")
+    sections: tuple[Region, ...] | None = field("Sections (detailed)", omit_none=True)
+    strings_sample: tuple[AddressedValue, ...] | None = field("First strings (detailed)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class StringFacts:
+    encoding: str = field("utf-8, utf-16le, ...", minLength=1)
+    termination: Literal["missing", "present_or_not_required"] = field("Whether a terminator follows")
+    byte_length: int = field("Bytes the string occupies", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class AddressedValue:
+    address: str = field("Address")
+    value: str = field("Name or text")
+
+
+@attrs.frozen(kw_only=True)
+class StringRow:
+    address: str = field("Address of the first character")
+    value: str = field("Decoded text (first 4,096 characters)")
+    string: StringFacts = field("Encoding facts")
+    truncated: bool = field("value holds only the first 4,096 characters (extra)")
+    referenced_by: tuple[str, ...] | None = field(
+        "Procedures referencing it (extra; absent before CFG recovery)", omit_none=True
+    )
+    section: str | None = field("Section it was scanned from (extra; before CFG recovery)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class SymbolFacts:
+    primary: bool = field("From the symbol table")
+    dynamic: bool = field("Assigned by the analysis")
+    external: bool = field("Imported")
+    type: str = field("function, object, ...")
+    source: Literal["default", "analysis", "ai", "imported", "user_defined"] = field("Where the name came from")
+
+
+@attrs.frozen(kw_only=True)
+class NameRow:
+    address: str = field("Address the name denotes")
+    value: str = field("The name")
+    symbol: SymbolFacts = field("Symbol facts")
+
+
+@attrs.frozen(kw_only=True)
+class Permissions:
+    available: bool = field("Whether the loader reported permissions")
+    source: str | None = field("Where they come from", omit_none=True)
+    reason: str | None = field("Why they are unavailable", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class Region:
+    name: str = field("Name")
+    start: str = field("First address")
+    end: str = field("Address after the last byte")
+    readable: bool | None = field("Readable")
+    writable: bool | None = field("Writable")
+    executable: bool | None = field("Executable")
+    permissions: Permissions = field("Permission provenance")
+    provenance: str = field("Which reader reported the region (the reference names its providers; ours: cle-loader)")
+    size: int = field("Bytes (extra)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Segment(Region):
+    sections: tuple[Region, ...] = field("Sections inside this segment")
+
+
+@attrs.frozen(kw_only=True)
+class Contained:
+    query_address: str = field("The address asked about")
+    found: Literal[True] = field("A procedure contains it")
+    procedure: ProcedureIdentity = field("That procedure")
+
+
+@attrs.frozen(kw_only=True)
+class NotContained:
+    query_address: str = field("The address asked about")
+    found: Literal[False] = field("No procedure contains it")
+    procedure: None = field("Always null")
+    reason: Literal["outside_segments", "not_in_procedure"] = field("Why")
+
+
+@attrs.frozen(kw_only=True)
+class SearchRow:
+    address: str = field("Address")
+    value: str = field("Matched name or text")
+
+
+@attrs.frozen(kw_only=True)
+class Classification:
+    kind: Literal["function", "thunk", "external"] = field("angr's classification")
+    returning: bool | None = field("Whether it returns (null: unknown)")
+
+
+@attrs.frozen(kw_only=True)
+class Range:
+    start: str = field("First address")
+    end: str = field("Address after the last byte")
+
+
+@attrs.frozen(kw_only=True)
+class Body:
+    available: bool = field("Whether the body's ranges are known")
+    ranges: tuple[Range, ...] = field("Basic-block ranges, merged where contiguous")
+    reason: str | None = field("Why not", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureInfo:
+    name: str = field("Name")
+    entrypoint: str = field("Entry address")
+    basicblock_count: int = field("Basic blocks", minimum=0)
+    length: int = field("Bytes covered by its blocks", minimum=0)
+    signature: str | None = field("Prototype (angr does not recover one: null)")
+    locals: tuple[AddressedValue, ...] = field("Local variables (angr does not report them: empty)")
+    classification: Classification | None = field("Kind")
+    body: Body = field("Body ranges")
+    callers: int = field("Calling procedures (extra)", minimum=0)
+    callees: int = field("Called procedures (extra)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ReferenceKind:
+    available: bool = field("Whether the provider classifies the reference")
+    value: str | None = field("call, or angr's data-reference type", omit_none=True)
+    reason: str | None = field("Why not", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class ReferenceEdge:
+    source_address: str = field("Referencing instruction")
+    target_address: str = field("Referenced address")
+    source_procedure: ProcedureIdentity | None = field("Procedure of the source")
+    target_procedure: ProcedureIdentity | None = field("Procedure starting at the target")
+    kind: ReferenceKind = field("Reference kind")
+
+
+@attrs.frozen(kw_only=True)
+class UnresolvedCall:
+    address: str = field("Call site")
+    reason: str = field("Why its target is unknown")
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureReferences:
+    procedure: ProcedureIdentity = field("The procedure")
+    direction: Literal["incoming", "outgoing"] = field("The direction asked for")
+    reference_kinds_available: bool = field("Whether kinds are classified")
+    unresolved_calls: tuple[UnresolvedCall, ...] = field("Call sites with unknown targets (outgoing)")
+    references: tuple[ReferenceEdge, ...] = field("Every reference")
+    instruction_scan_truncated: bool = field("3.1: the scan stopped early (never, for angr)")
+    instructions_scanned: int = field("3.1: instructions scanned (0: angr reads its xref database)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class InstructionWindow:
+    procedure: ProcedureIdentity = field("The procedure")
+    instructions: tuple[str, ...] = field("`address: mnemonic operands` lines of the window")
+    limitations: tuple[str, ...] = field("What the window leaves out")
+    offset: int = field("First instruction of the window (extra)", minimum=0)
+    total: int = field("Instructions in the procedure (extra)", minimum=0)
+    next_offset: int | None = field("Where the next window starts, or null (extra)")
+    items: tuple[Instruction, ...] = field("The same window with bytes (extra)")
+
+
+@attrs.frozen(kw_only=True)
+class Instruction:
+    address: str = field("Address")
+    bytes: str = field("Hex bytes")
+    mnemonic: str = field("Mnemonic")
+    operands: str = field("Operands")
+    block: str = field("Basic block start")
+
+
+@attrs.frozen(kw_only=True)
+class ErrorRemediation:
+    action: str = field("What to do")
+
+
+@attrs.frozen(kw_only=True)
+class ErrorRecord:
+    code: str = field("Canonical error code")
+    category: str = field("Error category")
+    message: str = field("What happened")
+    retryable: bool = field("Whether retrying can help")
+    remediation: ErrorRemediation = field("What to do next")
+    details: Mapping[str, Open] | None = field("Code-specific facts", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class ResolvedRef:
+    status: Literal["resolved", "unknown"] = field("Whether the request named a procedure")
+    address: str | None = field("Entry address")
+    name: str | None = field("Name")
+
+
+@attrs.frozen(kw_only=True)
+class Decompiled:
+    address: str = field("The address or name asked for")
+    status: Literal["ok"] = field("Decompiled")
+    pseudocode: str = field("Pseudocode", minLength=1)
+    procedure: ResolvedRef = field("The procedure it named")
+
+
+@attrs.frozen(kw_only=True)
+class NotDecompiled:
+    address: str = field("The address or name asked for")
+    status: Literal["error"] = field("Failed")
+    error: ErrorRecord = field("Why")
+    procedure: ResolvedRef = field("The procedure it named")
+
+
+@attrs.frozen(kw_only=True)
+class Batch:
+    items: tuple[Decompiled | NotDecompiled, ...] = field("One row per address, in request order")
+    total: int = field("Rows", minimum=0)
+    succeeded: int = field("ok rows", minimum=0)
+    failed: int = field("error rows", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class XrefsResolved:
+    status: Literal["resolved"] = field("The name denotes an address")
+    name: str = field("The name")
+    address: str = field("The address it denotes")
+    xrefs: tuple[str, ...] = field("Referencing instruction addresses")
+    addresses: tuple[str, ...] = field("Every address with this name (extra; usually one)")
+
+
+@attrs.frozen(kw_only=True)
+class XrefsUnresolved:
+    status: Literal["unresolved"] = field("No such name")
+    name: str = field("The name")
+    reason: Literal["name_not_found"] = field("Why")
+
+
+@attrs.frozen(kw_only=True)
+class GraphNodeOk:
+    address: str = field("Procedure address")
+    status: Literal["ok"] = field("Its relationships were read")
+    calls: tuple[str, ...] = field("Observed callees (forward) or callers (backward)")
+    name: str | None = field("Name (extra)")
+    coverage: Literal["complete", "partial", "unknown"] = field("How complete `calls` is")
+    limitations: tuple[str, ...] = field("Caveats of this read")
+
+
+@attrs.frozen(kw_only=True)
+class GraphNodeError:
+    address: str = field("Address that could not be read")
+    status: Literal["error"] = field("Its relationships were not read")
+    error: ErrorRecord = field("Why")
+
+
+@attrs.frozen(kw_only=True)
+class CallGraph:
+    """Keyed by traversal depth ("0", "1", ...) plus a top-level `limitations` array (the spec)."""
+
+    levels: Mapping[str, tuple[GraphNodeOk | GraphNodeError, ...]]
+    limitations: tuple[str, ...]
+
+    @staticmethod
+    def __wire_schema__(role: object) -> dict[str, object]:
+        from rea.wire.schema import schema_of
+
+        node = schema_of(GraphNodeOk | GraphNodeError)
+        return {
+            "type": "object",
+            "description": "Nodes keyed by traversal depth, and the deduplicated caveats of every read",
+            "properties": {"limitations": {"type": "array", "items": {"type": "string"}}},
+            "patternProperties": {"^(0|[1-9][0-9]*)$": {"type": "array", "items": node}},
+            "required": ["0", "limitations"],
+            "additionalProperties": False,
+        }
+
+    def __wire__(self) -> dict[str, object]:
+        from rea.wire.convert import to_wire
+
+        return {**{k: to_wire(v) for k, v in self.levels.items()}, "limitations": list(self.limitations)}
+
+
+@attrs.frozen(kw_only=True)
+class PathNode:
+    address: str = field("Procedure address")
+    depth: int = field("Discovery depth", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class PathEdge:
+    source_address: str = field("Caller (forward) or callee (backward)")
+    target_address: str = field("The other end")
+    discovery_depth: int = field("Depth of the target", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class Failure:
+    address: str = field("Address whose relationships could not be read")
+    error: ErrorRecord = field("Why")
+
+
+@attrs.frozen(kw_only=True)
+class Traversal:
+    nodes_visited: int = field("Procedures visited", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class PathLimits:
+    max_depth: int = field("", minimum=1)
+    max_nodes: int = field("", minimum=1)
+    max_operations: int = field("", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class CallPath:
+    start: str = field("Start procedure address")
+    goal: str | None = field("Goal procedure address")
+    direction: Literal["forward", "backward"] = field("Traversal direction")
+    goal_status: Literal["not_requested", "reached", "not_reached", "unknown"] = field(
+        "unknown: not reached while some expansion was unresolved"
+    )
+    nodes: tuple[PathNode, ...] = field("Visited procedures")
+    edges: tuple[PathEdge, ...] = field("Traversed call edges")
+    traversal_path: tuple[str, ...] = field("start ... goal, when reached")
+    failures: tuple[Failure, ...] = field("Reads that failed")
+    traversal: Traversal = field("Traversal counts")
+    frontier: tuple[str, ...] = field("Procedures left unexpanded")
+    truncated: bool = field("A limit stopped the traversal")
+    residual_unknowns: tuple[str, ...] = field("Each limited or unresolved expansion, in words")
+    limitations: tuple[str, ...] = field("Caveats")
+    limits: PathLimits = field("The limits applied")
+
+
+@attrs.frozen(kw_only=True)
+class LocalVariable:
+    description: str = field("The variable")
+    provenance: str = field("Who reported it")
+
+
+@attrs.frozen(kw_only=True)
+class DossierProcedure:
+    address: str = field("Entry address")
+    name: str = field("Name")
+    signature: str | None = field("Prototype (angr recovers none: null)")
+    locals: tuple[LocalVariable, ...] = field("Local variables (angr reports none)")
+    classification: Classification = field("Kind")
+    body: Body = field("Body ranges")
+    kind: Literal["function", "thunk", "external"] = field("Kind (extra)")
+    size: int = field("Bytes (extra)", minimum=0)
+    returning: bool | None = field("Returns (extra)")
+
+
+@attrs.frozen(kw_only=True)
+class Comment:
+    address: str = field("Address")
+    kind: Literal["comment", "inline"] = field("Comment kind")
+    text: str = field("Text")
+
+
+@attrs.frozen(kw_only=True)
+class Referenced:
+    address: str = field("Address of the string or name")
+    value: str = field("Its text")
+    source_address: str = field("The procedure's instruction referencing it (or the procedure entry)")
+
+
+@attrs.frozen(kw_only=True)
+class Block:
+    start: str = field("First address")
+    end: str = field("Address after the last byte")
+    successors: tuple[str, ...] = field("Blocks control can flow to")
+
+
+@attrs.frozen(kw_only=True)
+class Availability:
+    available: bool = field("Observed")
+    reason: str | None = field("Why not", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class FacetAvailability:
+    pseudocode: Availability = field("")
+    assembly: Availability = field("")
+    comments: Availability = field("")
+    callers: Availability = field("")
+    callees: Availability = field("")
+    references: Availability = field("")
+    strings_names: Availability = field("")
+    cfg: Availability = field("")
+
+
+@attrs.frozen(kw_only=True)
+class ValueFlow:
+    available: bool = field("Whether value flow was computed")
+    reason: str | None = field("Why not", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class Dossier:
+    procedure: DossierProcedure = field("Identity and body")
+    pseudocode: str | None = field("Decompiled pseudocode (null: unavailable, see facet_availability)")
+    assembly: tuple[str, ...] = field("`address: mnemonic operands` lines")
+    comments: tuple[Comment, ...] = field("Analyst comments (angr keeps none)")
+    callers: tuple[ProcedureIdentity, ...] = field("Calling procedures")
+    callees: tuple[ProcedureIdentity, ...] = field("Called procedures")
+    incoming_references: tuple[ReferenceEdge, ...] = field("References to the entry")
+    outgoing_references: tuple[ReferenceEdge, ...] = field("References out of the body")
+    referenced_strings: tuple[Referenced, ...] = field("Strings the body references")
+    referenced_names: tuple[Referenced, ...] = field("Named addresses the body references")
+    basic_blocks: tuple[Block, ...] = field("Control-flow graph")
+    unresolved_calls: tuple[UnresolvedCall, ...] = field("Calls whose target angr did not resolve")
+    native_api: None = field("Imported APIs by family (not classified by this provider: null)")
+    native_value_flow: ValueFlow = field("Value flow")
+    limitations: tuple[str, ...] = field("What the dossier leaves out")
+    facet_availability: FacetAvailability = field("Which facets were observed")
+    pseudocode_length: int = field("Characters of the complete pseudocode (extra)", minimum=0)
+    pseudocode_truncated: bool = field("Bounded by max_pseudocode_chars (extra)")
+    assembly_total: int = field("Instructions in the procedure (extra)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Available:
+    state: Literal["available"] = field("The facet was read")
+    value: Open = field("The facet's value: a name string, a procedure identity, or a list of bookmarks")
+
+
+@attrs.frozen(kw_only=True)
+class Unavailable:
+    state: Literal["unavailable"] = field("The facet cannot be read here")
+    reason: str = field("Why")
+    remediation: str = field("What to do instead")
+
+
+@attrs.frozen(kw_only=True)
+class AddressContext:
+    address: str = field("The address")
+    document: str | None = field("The document")
+    name: Available | Unavailable = field("Name at the address")
+    procedure: Available | Unavailable = field("Containing procedure")
+    comment: Available | Unavailable = field("Comment")
+    inline_comment: Available | Unavailable = field("Inline comment")
+    bookmarks: Available | Unavailable = field("Bookmarks")
+
+
+@attrs.frozen(kw_only=True)
+class NavigationContext:
+    document: str = field("Current document")
+    address: str = field("Cursor address")
+    procedure: str | None = field("Procedure at the cursor")
+
+
+@attrs.frozen(kw_only=True)
+class CompareArgs:
+    """Exactly one of left / left_evidence_ids per side (checked by the program)."""
+
+    left: Open = field(
+        "analyze_function Evidence: the complete record or {kind: retained-evidence, evidence_id}",
+        omit_none=True,
+        schema={"type": "object"},
+    )
+    right: Open = field(
+        "analyze_function Evidence: the complete record or {kind: retained-evidence, evidence_id}",
+        omit_none=True,
+        schema={"type": "object"},
+    )
+    left_evidence_ids: tuple[str, ...] | None = field(
+        "Retained analyze_function Evidence ids (3.1)", omit_none=True, minItems=1, maxItems=100
+    )
+    right_evidence_ids: tuple[str, ...] | None = field(
+        "Retained analyze_function Evidence ids (3.1)", omit_none=True, minItems=1, maxItems=100
+    )
+    offset: int = field("First change (3.1; changes are complete)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int = field("Changes (3.1; changes are complete)", default=100, minimum=1, maximum=100)
+
+
+@attrs.frozen(kw_only=True)
+class TextDelta:
+    added_lines: int = field("", minimum=0)
+    removed_lines: int = field("", minimum=0)
+    hunks: int = field("", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class DimensionResult:
+    dimension: Literal[
+        "identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg"
+    ] = field("What was compared")
+    status: Literal["unchanged", "changed", "truncated", "unknown"] = field("The verdict of this dimension")
+    left_digest: str | None = field("sha256 of the left side's compared facts (null: not observed)")
+    right_digest: str | None = field("sha256 of the right side's compared facts (null: not observed)")
+    left_count: int | None = field("Left items compared", minimum=0)
+    right_count: int | None = field("Right items compared", minimum=0)
+    text_delta: TextDelta | None = field("Line delta for text dimensions")
+    conclusion_kind: Literal["derived_relationship", "contradiction", "unresolved_branch"] = field("What it rests on")
+    evidence_links: tuple[str, ...] = field("The compared Evidence", minItems=2)
+    limitations: tuple[str, ...] = field("Why it is unknown, or its caveats")
+    added: tuple[str, ...] = field("Items only on the right (extra; first 50)")
+    removed: tuple[str, ...] = field("Items only on the left (extra; first 50)")
+
+
+@attrs.frozen(kw_only=True)
+class FunctionMatch:
+    status: Literal["matched", "mismatched", "ambiguous"] = field("Whether the two dossiers are the same function")
+    method: Literal["symbol", "explicit"] = field("symbol: same name; explicit: the caller paired them")
+    left_name: str = field("")
+    right_name: str = field("")
+
+
+@attrs.frozen(kw_only=True)
+class DimensionSummary:
+    unchanged: int = field("", minimum=0)
+    changed: int = field("", minimum=0)
+    truncated: int = field("", minimum=0)
+    unknown: int = field("", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class FunctionComparison:
+    status: Literal["unchanged", "changed", "truncated", "unknown"] = field("Overall verdict")
+    function_match: FunctionMatch = field("How the functions were paired")
+    left_subject_sha256: str = field("Left binary", pattern="^[a-f0-9]{64}$")
+    right_subject_sha256: str = field("Right binary", pattern="^[a-f0-9]{64}$")
+    summary: DimensionSummary = field("Dimensions by status")
+    dimensions: tuple[DimensionResult, ...] = field("All eight dimensions", minItems=8, maxItems=8)
+    changes: tuple[DimensionResult, ...] = field("The changed dimensions")
+    limitations: tuple[str, ...] = field("Caveats")
+    left_evidence_ids: tuple[str, ...] = field("Left dossiers (extra)")
+    right_evidence_ids: tuple[str, ...] = field("Right dossiers (extra)")

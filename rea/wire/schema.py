@@ -116,7 +116,9 @@ def _literal(values: tuple[Any, ...]) -> dict[str, Any]:
 
 def schema_of(tp: Any, role: Role = Role.OUTPUT) -> dict[str, Any]:
     """The JSON Schema of a wire type."""
-    if _is_open(tp) or tp is Any:
+    if _is_open(tp):  # open by contract; a field's own description replaces this one
+        return {"description": "Any JSON value (open by contract)"}
+    if tp is Any:
         return {}
     if typing.get_origin(tp) is typing.Annotated:
         return schema_of(typing.get_args(tp)[0], role)
@@ -146,6 +148,8 @@ def schema_of(tp: Any, role: Role = Role.OUTPUT) -> dict[str, Any]:
         args = typing.get_args(tp)
         value = args[1] if len(args) == 2 else Any
         return {"type": "object", "additionalProperties": schema_of(value, role)}
+    if hasattr(tp, "__wire_schema__"):  # a shape typing cannot say (e.g. depth-keyed maps)
+        return dict(tp.__wire_schema__(role))
     if attrs.has(tp):
         return record_schema(tp, role)
     raise TypeError(f"no wire schema for {tp!r}")

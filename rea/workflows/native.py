@@ -14,19 +14,20 @@ from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Provider, Subject, create_evidence, parse_profile
+from rea.native import answers as a
+from rea.native import dossier, graphs
 from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
-from rea.paging import paginate
-from rea.program import Context, Effect, Outcome
+from rea.effect_types import AnyEffect, Program
+from rea.program import Context, Outcome
 from rea.session import Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
 
-Steps = Generator[Effect, Any, Outcome]
-FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
+Steps = Program
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -62,7 +63,7 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     return Success(session.provider_binding)
 
 
-def _facts(session: Session, stage: str) -> Generator[Effect, Any, Result[Mapping[str, Any], ReaError]]:
+def _facts(session: Session, stage: str) -> Generator[AnyEffect, Any, Result[Mapping[str, Any], ReaError]]:
     bound = _bound(session)
     if not is_successful(bound):
         return bound
@@ -71,7 +72,7 @@ def _facts(session: Session, stage: str) -> Generator[Effect, Any, Result[Mappin
     return (yield NativeFacts(binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage))
 
 
-def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[Effect, Any, Result[Any, ReaError]]:
+def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
     target = session.target
     assert target is not None and session.provider_binding is not None
     return (
@@ -186,11 +187,6 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
     return program
 
 
-def _page(items: list[Any], args: Mapping[str, Any], default: int) -> dict[str, Any]:
-    page = paginate(items, args.get("offset", 0), args.get("limit", default))
-    return {"items": list(page.items), **page.envelope()}
-
-
 def _on_procedure(answer):
     """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
 
@@ -205,6 +201,12 @@ def _on_address(answer):
     """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
 
     def resolved(session, snapshot, args):
+        if args.get("address") is None:
+            return invalid_request(
+                "angr runs headless: there is no cursor, so give the address",
+                field="address",
+                accepted="a link-time address like 0x401000",
+            )
         address = _address(args["address"])
         return answer(session, snapshot, args, address.unwrap()) if is_successful(address) else address.failure()
 
@@ -215,63 +217,11 @@ def _on_address(answer):
 
 
 def _overview(session, snapshot, args):
-    procs = q.procedures(snapshot)
-    limit = args.get("limit", 10)
-    functions = [p for p in procs if p["kind"] == "function"]
-    entry = q.containing(snapshot, snapshot["entry"]) if snapshot.get("entry") else None
-    result = {
-        "document": session.target.name,
-        "format": snapshot["format"],
-        "architecture": snapshot["architecture"],
-        "bits": snapshot["bits"],
-        "endianness": snapshot["endianness"],
-        "entry": snapshot["entry"],
-        "entry_procedure": q.brief(entry),
-        "pic": snapshot["pic"],
-        "linked_base": snapshot["linked_base"],
-        "stripped": snapshot["stripped"],
-        "engine": snapshot["engine"],
-        "counts": {
-            "procedures": len(procs),
-            "functions": len(functions),
-            "thunks": sum(p["kind"] == "thunk" for p in procs),
-            "imports": sum(p["kind"] == "external" for p in procs),
-            "strings": len(snapshot["strings"]),
-            "sections": len(snapshot["sections"]),
-            "segments": len(snapshot["segments"]),
-            "symbols": len(snapshot["symbols"]),
-        },
-        "largest_procedures": [
-            {**q.brief(p), "size": p["size"]}
-            for p in sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]
-        ],
-        "imports": sorted({p["name"] for p in procs if p["kind"] == "external"})[
-            : limit if args.get("detail", "concise") == "concise" else None
-        ],
-    }
-    if args.get("detail") == "detailed":
-        result["sections"] = snapshot["sections"]
-        result["strings_sample"] = [{"address": s["address"], "value": s["value"]} for s in snapshot["strings"][:limit]]
-    return result, "derived", ()
+    return a.overview(session.target.name, snapshot, args), "derived", ()
 
 
 def _documents(session, snapshot, args):
-    target = session.target
-    return (
-        {
-            "documents": [
-                {
-                    "name": target.name,
-                    "path": target.path,
-                    "sha256": target.sha256,
-                    "format": snapshot["format"],
-                    "current": True,
-                }
-            ]
-        },
-        "observed",
-        (),
-    )
+    return (session.target.name,), "observed", ()
 
 
 FROM_SYMBOLS = ("list_procedures", "list_names")
@@ -279,21 +229,6 @@ SYMBOLS_ONLY = (
     "Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
     "imports are not listed yet. binary_overview (or any CFG question) completes the inventory."
 )
-
-
-def _window(items: list[Any], args: Mapping[str, Any]) -> list[Any]:
-    """The complete list (the reference's answer), or the slice offset/limit ask for."""
-    end = None if args.get("limit") is None else args["offset"] + args["limit"]
-    return items[args["offset"] : end]
-
-
-def _procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
-    flags = w.ProcedureFlags(
-        external=p["kind"] == "external",
-        thunk=p["kind"] == "thunk",
-        thunk_target=(p.get("callees") or [None])[0] if p["kind"] == "thunk" else None,
-    )
-    return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
 
 
 def _procedure_rows(session, snapshot, args):
@@ -304,8 +239,8 @@ def _procedure_rows(session, snapshot, args):
             if s["kind"] == "function" and s["address"]
         ]
         rows.sort(key=lambda r: int(r.address, 16))
-        return _window(rows, args), "observed", (SYMBOLS_ONLY,)
-    return _window([_procedure_row(p) for p in q.procedures(snapshot)], args), "derived", ()
+        return a.window(rows, args), "observed", (SYMBOLS_ONLY,)
+    return a.window([a.procedure_row(p) for p in q.procedures(snapshot)], args), "derived", ()
 
 
 SCANNED_ONLY = (
@@ -314,127 +249,100 @@ SCANNED_ONLY = (
 )
 
 
+def _at_address(rows: list[Any], args: Mapping[str, Any]) -> list[Any] | ReaError:
+    if args.get("address") is None:
+        return rows
+    address = _address(args["address"])
+    return [r for r in rows if r.address == address.unwrap()] if is_successful(address) else address.failure()
+
+
 def _string_rows(session, snapshot, args):
     scanned = "strings" not in snapshot
-    rows = list(snapshot.get("scanned_strings", ())) if scanned else list(snapshot["strings"])
-    if "address" in args:
-        address = _address(args["address"])
-        if not is_successful(address):
-            return address.failure()
-        rows = [s for s in rows if s["address"] == address.unwrap()]
-    if scanned:
-        return {**_page(rows, args, 100), "source": "data-sections"}, "observed", (SCANNED_ONLY,)
-    return {**_page(rows, args, 100), "source": "cfg"}, "derived", ()
+    rows = _at_address([a.string_row(s) for s in snapshot.get("scanned_strings" if scanned else "strings", ())], args)
+    if isinstance(rows, ReaError):
+        return rows
+    return a.window(rows, args), "observed" if scanned else "derived", (SCANNED_ONLY,) if scanned else ()
 
 
 def _name_rows(session, snapshot, args):
-    rows = q.names(snapshot)
+    rows, unplaced = a.name_rows(snapshot)
     limitations = () if "procedures" in snapshot else (SYMBOLS_ONLY,)
-    if "address" in args:
-        address = _address(args["address"])
-        if not is_successful(address):
-            return address.failure()
-        rows = [r for r in rows if r["address"] == address.unwrap()]
-    return _page(rows, args, 100), "derived", limitations
+    if unplaced:
+        limitations += (f"{unplaced} imported names have no address in this binary and are not listed.",)
+    rows = _at_address(rows, args)
+    if isinstance(rows, ReaError):
+        return rows
+    return a.window(rows, args), "derived", limitations
 
 
 def _segment_rows(session, snapshot, args):
-    return {"items": snapshot["sections"] + snapshot["segments"]}, "observed", ()
+    return a.segments(snapshot), "observed", ()
 
 
 @_on_address
 def _address_name(session, snapshot, args, address):
-    return {"address": address, "name": q.name_at(snapshot, address)}, "derived", ()
+    return a.name_at(snapshot, address), "derived", ()
 
 
 @_on_procedure
 def _procedure_address(session, snapshot, args, p):
-    return {"procedure": q.brief(p)}, "derived", ()
+    return p["address"], "derived", ()
 
 
 @_on_address
 def _containing(session, snapshot, args, address):
-    return {"address": address, "procedure": q.brief(q.containing(snapshot, address))}, "derived", ()
+    return a.containing(snapshot, address), "derived", ()
 
 
-def _searcher(collection: str, field: str):
+def _searcher(collection: str):
     def answer(session, snapshot, args):
-        source = (
-            snapshot[collection]
-            if collection == "strings"
-            else [{**q.brief(p), "size": p["size"]} for p in q.procedures(snapshot)]
-        )
-        found = q.search(source, field, args["pattern"], args.get("mode", "literal"), args.get("case_sensitive", False))
+        if collection == "strings":
+            source = [{"value": s["value"], "row": a.string_row(s)} for s in snapshot["strings"]]
+        else:
+            source = [
+                {"value": p["name"], "row": w.SearchRow(address=p["address"], value=p["name"])}
+                for p in q.procedures(snapshot)
+            ]
+        found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
         if isinstance(found, str):
-            return invalid_request(found, field="pattern", accepted="a valid Python regular expression")
-        return _page(list(found), args, 100), "derived", ()
+            return invalid_request(found, field="pattern", accepted="a valid regular expression")
+        return a.window([m["row"] for m in found], args), "derived", ()
 
     return answer
 
 
 @_on_procedure
 def _info(session, snapshot, args, p):
-    return (
-        {
-            "procedure": {
-                **q.brief(p),
-                "size": p["size"],
-                "returning": p["returning"],
-                "blocks": p["blocks"],
-                "callers": len(p["callers"]),
-                "callees": len(p["callees"]),
-                "strings": q.strings_at(snapshot, p["strings"]),
-            }
-        },
-        "derived",
-        (),
-    )
+    return a.info(p), "derived", ()
 
 
 def _edges(edge: str):
     @_on_procedure
     def answer(session, snapshot, args, p):
-        return {"procedure": q.brief(p), edge: q.related(snapshot, p[edge])}, "derived", ()
+        return tuple(p[edge]), "derived", ()
 
     return answer
 
 
 @_on_procedure
 def _references(session, snapshot, args, p):
-    direction = args.get("direction", "outgoing")
-    refs = q.outgoing(snapshot, p) if direction == "outgoing" else q.incoming(snapshot, p["address"])
-    return {"procedure": q.brief(p), "direction": direction, **_page(refs, args, 100)}, "derived", ()
+    return a.references(snapshot, p, args), "derived", ()
 
 
 @_on_address
 def _xrefs(session, snapshot, args, address):
-    refs = q.incoming(snapshot, address)
-    return {"address": address, "name": q.name_at(snapshot, address), "references": refs}, "derived", ()
+    return tuple(sorted({r["from"] for r in q.incoming(snapshot, address)}, key=lambda x: (len(x), x))), "derived", ()
 
 
 def _xrefs_to_name(session, snapshot, args):
-    targets = sorted(
-        {r["address"] for r in q.names(snapshot) if r["name"] == args["name"] and r["address"]}
-        | {p["address"] for p in q.procedures(snapshot) if p["name"] == args["name"]}
-    )
-    if not targets:
-        return invalid_request(
-            f"No symbol, import or procedure is named {args['name']!r}",
-            field="name",
-            accepted="an exact name from list_names or list_procedures",
-        )
-    return (
-        {"name": args["name"], "targets": [{"address": t, "references": q.incoming(snapshot, t)} for t in targets]},
-        "derived",
-        (),
-    )
+    return a.xrefs_to_name(snapshot, args["name"]), "derived", ()
 
 
 def _graph(session, snapshot, args):
     found = _procedure(snapshot, args["address"], "address")
     if not is_successful(found):
         return found.failure()
-    return q.call_graph(snapshot, found.unwrap(), args.get("depth", 2), args.get("direction", "forward")), "derived", ()
+    return graphs.call_graph(snapshot, found.unwrap(), args.get("depth"), args["direction"]), "derived", ()
 
 
 def _trace(session, snapshot, args):
@@ -442,76 +350,47 @@ def _trace(session, snapshot, args):
     if not is_successful(start):
         return start.failure()
     goal = None
-    if "goal" in args:
+    if args.get("goal") is not None:
         resolved = _procedure(snapshot, args["goal"], "goal")
         if not is_successful(resolved):
             return resolved.failure()
         goal = resolved.unwrap()
-    return (
-        q.trace(
-            snapshot,
-            start.unwrap(),
-            goal,
-            args.get("direction", "forward"),
-            args.get("max_depth", 5),
-            args.get("max_nodes", 100),
-        ),
-        "derived",
-        (),
-    )
+    return graphs.trace(snapshot, start.unwrap(), goal, args), "derived", ()
 
 
 _HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
+_EXPLICIT = "Pass an explicit address (inspect_address_context, resolve_containing_procedure, address_name)."
+_MODES = [
+    {
+        "name": "current_selection",
+        "available": False,
+        "missing_operations": ["current_address", "current_procedure"],
+        "remediation": _EXPLICIT,
+    },
+    {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
+]
+
+
+def _no_cursor(operation: str) -> ReaError:
+    """The reference fails cursor questions on a headless provider with capability_unavailable."""
+    return ReaError(
+        code="capability_unavailable",
+        message=f"{operation}: {_HEADLESS}",
+        details={"reason": "headless_provider", "operation": operation, "modes": _MODES},
+        action=_EXPLICIT,
+    )
 
 
 def _current_document(session, snapshot, args):
-    return {"document": {"name": session.target.name, "path": session.target.path}}, "observed", ()
+    return session.target.name, "observed", ()
 
 
 def _current_address(session, snapshot, args):
-    return {"address": None, "available": False, "reason": _HEADLESS}, "observed", (_HEADLESS,)
+    return _no_cursor("current_address")
 
 
 def _current_procedure(session, snapshot, args):
-    return {"procedure": None, "available": False, "reason": _HEADLESS}, "observed", (_HEADLESS,)
-
-
-def _navigation(session, snapshot, args):
-    return (
-        {
-            "document": {"name": session.target.name, "path": session.target.path},
-            "current_address": {"available": False, "reason": _HEADLESS},
-            "procedure": None,
-            "modes": [
-                {
-                    "name": "current_selection",
-                    "available": False,
-                    "missing_operations": ["current_document", "current_address", "resolve_containing_procedure"],
-                    "remediation": "Pass an explicit address to inspect_address_context instead.",
-                },
-                {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
-            ],
-        },
-        "observed",
-        (_HEADLESS,),
-    )
-
-
-@_on_address
-def _address_context(session, snapshot, args, where):
-    unavailable = {"available": False, "reason": "angr keeps no analyst comments or bookmarks."}
-    return (
-        {
-            "address": where,
-            "name": {"available": True, "value": q.name_at(snapshot, where)},
-            "procedure": {"available": True, "value": q.brief(q.containing(snapshot, where))},
-            "comment": unavailable,
-            "inline_comment": unavailable,
-            "bookmark": unavailable,
-        },
-        "derived",
-        (),
-    )
+    return _no_cursor("current_procedure")
 
 
 def _named(name: str, stage: str, answer):
@@ -520,12 +399,56 @@ def _named(name: str, stage: str, answer):
     return program
 
 
+# ------------------------------------------------------ lifecycle answers
+
+
+def _lifecycle(stage: str, answer):
+    """A navigation tool: `{result: ...}` with no Evidence (the reference's lifecycle shape)."""
+
+    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
+        if problem := _document_problem(session, args):
+            return _fail(session, problem)
+        facts = yield from _facts(session, stage)
+        if not is_successful(facts):
+            return _fail(session, facts.failure())
+        answered = answer(session, facts.unwrap(), args)
+        if isinstance(answered, ReaError):
+            return _fail(session, answered)
+        return Outcome(session=session, reply=Success({"result": to_wire(answered)}))
+
+    return program
+
+
+def _navigation(session, snapshot, args):
+    return _no_cursor("get_navigation_context")
+
+
+_NO_ANNOTATIONS = w.Unavailable(
+    state="unavailable",
+    reason="angr keeps no analyst comments or bookmarks.",
+    remediation="Read the name and procedure facets; annotations need a provider that keeps them.",
+)
+
+
+@_on_address
+def _address_context(session, snapshot, args, where):
+    return w.AddressContext(
+        address=where,
+        document=session.target.name,
+        name=w.Available(state="available", value=a.name_at(snapshot, where)),
+        procedure=w.Available(state="available", value=to_wire(a.identity(q.containing(snapshot, where)))),
+        comment=_NO_ANNOTATIONS,
+        inline_comment=_NO_ANNOTATIONS,
+        bookmarks=_NO_ANNOTATIONS,
+    )
+
+
 # ------------------------------------------------------------ engine tools
 
 
 def _cfg_procedure(
     session: Session, args: Mapping[str, Any]
-) -> Generator[Effect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
+) -> Generator[AnyEffect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
     """The CFG snapshot and the procedure args["procedure"] names, or the reason neither exists."""
     if problem := _document_problem(session, args):
         return Failure(problem)
@@ -536,43 +459,63 @@ def _cfg_procedure(
     return _procedure(snapshot, args["procedure"]).map(lambda proc: (snapshot, proc))
 
 
-def _engine_tool(
-    name: str, op: str, build: Callable[[Mapping[str, Any], Mapping[str, Any], Any, Mapping[str, Any]], Any]
-):
-    """A tool that needs the live engine for one procedure."""
+def _engine_tool(name: str, op: str, build, *, body_only: bool = False):
+    """A tool that needs the live engine for one procedure; an import has no body to ask about."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         found = yield from _cfg_procedure(session, args)
         if not is_successful(found):
             return _fail(session, found.failure())
         snapshot, proc = found.unwrap()
+        where = ({"kind": "address", "address": proc["address"]},)
+        if body_only and proc["kind"] == "external":
+            return _evidence(
+                session,
+                snapshot,
+                name,
+                args,
+                None,
+                locations=where,
+                limitations=(f"{proc['name']} is an import: it has no body here.",),
+            )
         reply = yield from _ask(session, op, {"address": proc["address"]})
         if not is_successful(reply):
             return _fail(session, reply.failure())
-        return _evidence(
-            session,
-            snapshot,
-            name,
-            args,
-            build(snapshot, proc, reply.unwrap(), args),
-            locations=({"kind": "address", "address": proc["address"]},),
-        )
+        return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
 
     program.__name__ = name
     return program
 
 
 def _assembly_text(snapshot, proc, reply, args):
-    lines = [f"{i['address']}: {i['mnemonic']} {i['operands']}".rstrip() for i in reply["instructions"]]
-    return {"procedure": q.brief(proc), "assembly": "\n".join(lines), "instructions": len(lines)}
+    return "\n".join(dossier.assembly_line(i) for i in reply["instructions"])
 
 
 def _instruction_page(snapshot, proc, reply, args):
-    return {"procedure": q.brief(proc), **_page(reply["instructions"], args, 64)}
+    rows = reply["instructions"]
+    start, end = args["offset"], args["offset"] + args["limit"]
+    page = rows[start:end]
+    return w.InstructionWindow(
+        procedure=a.identity(proc),
+        instructions=tuple(dossier.assembly_line(i) for i in page),
+        limitations=() if end >= len(rows) else (f"{len(rows) - end} later instructions: read from offset {end}.",),
+        offset=start,
+        total=len(rows),
+        next_offset=end if end < len(rows) else None,
+        items=tuple(
+            w.Instruction(**{k: i[k] for k in ("address", "bytes", "mnemonic", "operands", "block")}) for i in page
+        ),
+    )
 
 
 def _pseudocode(snapshot, proc, reply, args):
     return reply["pseudocode"]
+
+
+def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
+    if proc is None:
+        return w.ResolvedRef(status="unknown", address=None, name=None)
+    return w.ResolvedRef(status="resolved", address=proc["address"], name=proc["name"])
 
 
 def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -580,23 +523,34 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
     if not is_successful(facts):
         return _fail(session, facts.failure())
     snapshot = facts.unwrap()
-    rows = []
+    rows: list[w.Decompiled | w.NotDecompiled] = []
     for text in args["addresses"]:
         found = _procedure(snapshot, text, "addresses")
-        if not is_successful(found):
-            rows.append({"requested": text, "ok": False, "error": found.failure().record()})
+        proc = found.unwrap() if is_successful(found) else None
+        if proc is None:
+            rows.append(
+                w.NotDecompiled(
+                    address=text, status="error", error=found.failure().record(), procedure=_resolved_ref(None)
+                )
+            )
             continue
-        proc = found.unwrap()
         reply = yield from _ask(session, "decompile", {"address": proc["address"]})
-        rows.append(
-            {"requested": text, "ok": True, "procedure": q.brief(proc), "pseudocode": reply.unwrap()["pseudocode"]}
-            if is_successful(reply)
-            else {"requested": text, "ok": False, "procedure": q.brief(proc), "error": reply.failure().record()}
-        )
-    failed = sum(not r["ok"] for r in rows)
-    return _evidence(
-        session, snapshot, "batch_decompile", args, {"results": rows, "succeeded": len(rows) - failed, "failed": failed}
-    )
+        if is_successful(reply) and reply.unwrap()["pseudocode"]:
+            rows.append(
+                w.Decompiled(
+                    address=text, status="ok", pseudocode=reply.unwrap()["pseudocode"], procedure=_resolved_ref(proc)
+                )
+            )
+        else:
+            error = (
+                reply.failure().record()
+                if not is_successful(reply)
+                else ReaError(code="execution_failure", message="the decompiler returned no text").record()
+            )
+            rows.append(w.NotDecompiled(address=text, status="error", error=error, procedure=_resolved_ref(proc)))
+    failed = sum(r.status == "error" for r in rows)
+    result = w.Batch(items=tuple(rows), total=len(rows), succeeded=len(rows) - failed, failed=failed)
+    return _evidence(session, snapshot, "batch_decompile", args, result)
 
 
 def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -605,65 +559,27 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if not is_successful(found):
         return _fail(session, found.failure())
     snapshot, proc = found.unwrap()
-    limit = args.get("limit", 100)
-    availability: dict[str, dict[str, Any]] = {}
-    dossier: dict[str, Any] = {"procedure": {**q.brief(proc), "size": proc["size"], "returning": proc["returning"]}}
+    pseudocode, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
         reply = yield from _ask(session, "decompile", {"address": proc["address"]})
         if is_successful(reply):
-            text = reply.unwrap()["pseudocode"]
-            cap = args.get("max_pseudocode_chars")
-            dossier["pseudocode"] = text if cap is None else text[:cap]
-            dossier["pseudocode_length"] = len(text)
-            dossier["pseudocode_truncated"] = cap is not None and len(text) > cap
-            availability["pseudocode"] = {"available": True}
+            pseudocode = reply.unwrap()["pseudocode"]
         else:
-            dossier["pseudocode"] = None
-            availability["pseudocode"] = {"available": False, "reason": reply.failure().message}
-    else:
-        dossier["pseudocode"] = None
-        availability["pseudocode"] = {"available": False, "reason": f"a {proc['kind']} has no body of its own"}
-    if args.get("include_assembly", False) and proc["kind"] != "external":
+            pseudo_reason = reply.failure().message
+    instructions, asm_reason = None, "an import has no instructions here"
+    if proc["kind"] != "external":
         listing = yield from _ask(session, "disassemble", {"address": proc["address"]})
         if is_successful(listing):
             instructions = listing.unwrap()["instructions"]
-            dossier["assembly"] = instructions[: args.get("max_instructions", 500)]
-            dossier["assembly_total"] = len(instructions)
-            availability["assembly"] = {"available": True}
         else:
-            availability["assembly"] = {"available": False, "reason": listing.failure().message}
-    else:
-        availability["assembly"] = {
-            "available": False,
-            "reason": "not requested (include_assembly: false)"
-            if proc["kind"] != "external"
-            else "an import has no instructions here",
-        }
-    availability["comments"] = {"available": False, "reason": "angr keeps no analyst comments."}
-    dossier["basic_blocks"] = proc["blocks"][:limit]
-    dossier["callers"] = q.related(snapshot, proc["callers"])[:limit]
-    dossier["callees"] = q.related(snapshot, proc["callees"])[:limit]
-    dossier["references"] = {
-        "incoming": q.incoming(snapshot, proc["address"])[:limit],
-        "outgoing": q.outgoing(snapshot, proc)[:limit],
-    }
-    dossier["strings"] = q.strings_at(snapshot, proc["strings"])[:limit]
-    dossier["names"] = [r for r in q.names(snapshot) if r["address"] == proc["address"]]
-    for facet in ("callers", "callees", "references", "strings_names", "cfg"):
-        availability[facet] = {"available": True}
-    dossier["facet_availability"] = {k: availability[k] for k in FACETS}
-    dossier["counts"] = {
-        "basic_blocks": len(proc["blocks"]),
-        "callers": len(proc["callers"]),
-        "callees": len(proc["callees"]),
-        "strings": len(proc["strings"]),
-    }
+            asm_reason = listing.failure().message
+    result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason)
     return _evidence(
         session,
         snapshot,
         "analyze_function",
         args,
-        dossier,
+        result,
         locations=({"kind": "address", "address": proc["address"]},),
     )
 
@@ -671,47 +587,52 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
 COMPARE_PROVIDER = Provider(id="rea-compare", name="REA function comparison", version="1")
 
 
+def _side(session: Session, args: Mapping[str, Any], side: str) -> Result[list[Any], ReaError]:
+    inline, ids = args.get(side), args.get(f"{side}_evidence_ids")
+    if (inline is None) == (ids is None):
+        return Failure(
+            invalid_request(
+                f"compare_functions needs exactly one of {side} and {side}_evidence_ids",
+                field=side,
+                accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids",
+            )
+        )
+    refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids]
+    resolved = []
+    for index, ref in enumerate(refs):
+        found = resolve(session, ref, side if inline is not None else f"{side}_evidence_ids[{index}]")
+        if not is_successful(found):
+            return found
+        evidence = found.unwrap()
+        if evidence.operation != "analyze_function":
+            return Failure(
+                invalid_request(
+                    f"{side} is {evidence.operation} Evidence; compare_functions compares analyze_function dossiers",
+                    field=side,
+                    accepted="Evidence whose operation is analyze_function",
+                )
+            )
+        resolved.append(evidence)
+    return Success(resolved)
+
+
 def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     sides = {}
     for side in ("left", "right"):
-        inline, ids = args.get(side), args.get(f"{side}_evidence_ids")
-        if (inline is None) == (ids is None):
-            return _fail(
-                session,
-                invalid_request(
-                    f"compare_functions needs exactly one of {side} and {side}_evidence_ids",
-                    field=side,
-                    accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids",
-                ),
-            )
-        refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids]
-        resolved = []
-        for index, ref in enumerate(refs):
-            found = resolve(session, ref, side if inline is not None else f"{side}_evidence_ids[{index}]")
-            if not is_successful(found):
-                return _fail(session, found.failure())
-            evidence = found.unwrap()
-            if evidence.operation != "analyze_function":
-                return _fail(
-                    session,
-                    invalid_request(
-                        f"{side} is {evidence.operation} Evidence; compare_functions compares analyze_function dossiers",
-                        field=side,
-                        accepted="Evidence whose operation is analyze_function",
-                    ),
-                )
-            resolved.append(evidence)
-        sides[side] = resolved
+        found = _side(session, args, side)
+        if not is_successful(found):
+            return _fail(session, found.failure())
+        sides[side] = found.unwrap()
     result = compare(sides["left"], sides["right"])
     created = create_evidence(
         provider=COMPARE_PROVIDER,
         operation="compare_functions",
-        parameters={"left": result["left"]["evidence_ids"], "right": result["right"]["evidence_ids"]},
-        normalized_result=result,
+        parameters={"left": list(result.left_evidence_ids), "right": list(result.right_evidence_ids)},
+        normalized_result=to_wire(result),
         confidence="derived",
         authority="analyst-inference",
         limitations=[RUNTIME_NOTICE],
-        evidence_links=[*result["left"]["evidence_ids"], *result["right"]["evidence_ids"]],
+        evidence_links=[*result.left_evidence_ids, *result.right_evidence_ids],
     )
     if not is_successful(created):
         return _fail(session, created.failure())
@@ -731,8 +652,8 @@ PROGRAMS: Mapping[str, Callable[..., Any]] = {
     "address_name": _named("address_name", "cfg", _address_name),
     "procedure_address": _named("procedure_address", "cfg", _procedure_address),
     "resolve_containing_procedure": _named("resolve_containing_procedure", "cfg", _containing),
-    "search_procedures": _named("search_procedures", "cfg", _searcher("procedures", "name")),
-    "search_strings": _named("search_strings", "cfg", _searcher("strings", "value")),
+    "search_procedures": _named("search_procedures", "cfg", _searcher("procedures")),
+    "search_strings": _named("search_strings", "cfg", _searcher("strings")),
     "procedure_info": _named("procedure_info", "cfg", _info),
     "procedure_callers": _named("procedure_callers", "cfg", _edges("callers")),
     "procedure_callees": _named("procedure_callees", "cfg", _edges("callees")),
@@ -741,7 +662,7 @@ PROGRAMS: Mapping[str, Callable[..., Any]] = {
     "find_xrefs_to_name": _named("find_xrefs_to_name", "cfg", _xrefs_to_name),
     "procedure_assembly": _engine_tool("procedure_assembly", "disassemble", _assembly_text),
     "read_function_instructions": _engine_tool("read_function_instructions", "disassemble", _instruction_page),
-    "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode),
+    "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode, body_only=True),
     "batch_decompile": batch_decompile,
     "analyze_function": analyze_function,
     "get_call_graph": _named("get_call_graph", "cfg", _graph),
@@ -749,6 +670,6 @@ PROGRAMS: Mapping[str, Callable[..., Any]] = {
     "current_document": _named("current_document", "loader", _current_document),
     "current_address": _named("current_address", "loader", _current_address),
     "current_procedure": _named("current_procedure", "loader", _current_procedure),
-    "get_navigation_context": _named("get_navigation_context", "loader", _navigation),
-    "inspect_address_context": _named("inspect_address_context", "cfg", _address_context),
+    "get_navigation_context": _lifecycle("loader", _navigation),
+    "inspect_address_context": _lifecycle("cfg", _address_context),
 }

@@ -1,0 +1,61 @@
+"""Every effect a program may yield, as one closed union, and the program type over it.
+
+The interpreter has exactly one handler per member (tests/test_interpreter.py checks
+both directions), so a family that adds an effect adds it here, and mypy sees every
+`yield` of every workflow against the same vocabulary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from typing import Any, TypeAlias
+
+from rea.artifacts.model import ExtractArtifact, InventoryArtifact
+from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
+from rea.program import (
+    IdentifyTarget,
+    NewRunId,
+    Outcome,
+    PublishAtomically,
+    ReadJsonFile,
+    ReportProgress,
+    ResolveCommandPath,
+)
+
+AnyEffect: TypeAlias = (
+    ReportProgress
+    | IdentifyTarget
+    | ReadJsonFile
+    | PublishAtomically
+    | ResolveCommandPath
+    | NewRunId
+    | DiscoverProviders
+    | NativeFacts
+    | NativeQuery
+    | ReleaseNative
+    | NativeLineage
+    | InventoryArtifact
+    | ExtractArtifact
+    | ScanApplication
+    | ExtractFiles
+)
+Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
+
+MEMBERS: tuple[type, ...] = (
+    ReportProgress,
+    IdentifyTarget,
+    ReadJsonFile,
+    PublishAtomically,
+    ResolveCommandPath,
+    NewRunId,
+    DiscoverProviders,
+    NativeFacts,
+    NativeQuery,
+    ReleaseNative,
+    NativeLineage,
+    InventoryArtifact,
+    ExtractArtifact,
+    ScanApplication,
+    ExtractFiles,
+)

@@ -1,0 +1,261 @@
+"""Snapshot projections into the reference's result records (rea.wire.native).
+
+Each function is a plain function of the analysis snapshot (and the caller's
+arguments), so inventory answers need no engine once the snapshot exists, and
+the shapes are exactly the advertised ones.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from rea.native import queries as q
+from rea.native.addresses import value
+from rea.wire import native as w
+
+LOADER = "cle-loader"
+_PERMISSIONS = w.Permissions(available=True, source="elf/pe/mach-o headers, read by angr's CLE loader")
+
+
+def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None:
+    return None if p is None else w.ProcedureIdentity(address=p["address"], name=p["name"])
+
+
+def identity_at(snapshot: Mapping[str, Any], address: str | None) -> w.ProcedureIdentity | None:
+    return None if address is None else identity(q.by_address(snapshot).get(address))
+
+
+def window(items: list[Any], args: Mapping[str, Any]) -> list[Any]:
+    """The complete list (the reference's answer), or the slice offset/limit ask for."""
+    end = None if args.get("limit") is None else args["offset"] + args["limit"]
+    return items[args["offset"] : end]
+
+
+# ----------------------------------------------------------------- regions
+
+
+def _region(row: Mapping[str, Any]) -> dict[str, Any]:
+    return dict(
+        name=row["name"],
+        start=row["start"],
+        end=row["end"],
+        readable=row["readable"],
+        writable=row["writable"],
+        executable=row["executable"],
+        permissions=_PERMISSIONS,
+        provenance=LOADER,
+        size=row["size"],
+    )
+
+
+def segments(snapshot: Mapping[str, Any]) -> list[w.Segment]:
+    """Loadable segments, each holding the sections that lie inside it."""
+    rows = []
+    for seg in snapshot["segments"]:
+        lo, hi = value(seg["start"]), value(seg["end"])
+        inside = [w.Region(**_region(s)) for s in snapshot["sections"] if lo <= value(s["start"]) < hi]
+        rows.append(w.Segment(**_region(seg), sections=tuple(inside)))
+    return rows
+
+
+def in_segments(snapshot: Mapping[str, Any], address: str) -> bool:
+    if ":" in address:
+        return False
+    at = value(address)
+    return any(value(s["start"]) <= at < value(s["end"]) for s in snapshot["segments"])
+
+
+# ------------------------------------------------------------------ overview
+
+
+def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]) -> w.Overview:
+    procs = q.procedures(snapshot)
+    functions = [p for p in procs if p["kind"] == "function"]
+    limit, detailed = args["limit"], args["detail"] == "detailed"
+    entry = q.containing(snapshot, snapshot["entry"]) if snapshot.get("entry") else None
+    largest = sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]
+    imports = sorted({p["name"] for p in procs if p["kind"] == "external"})
+    extents = [w.Extent(name=s["name"], start=s["start"], end=s["end"], length=s["size"]) for s in snapshot["segments"]]
+    return w.Overview(
+        document=document,
+        detail=args["detail"],
+        segments=tuple(extents),
+        segment_count=len(extents),
+        procedure_count=len(procs),
+        string_count=len(snapshot["strings"]),
+        format=snapshot["format"],
+        architecture=snapshot["architecture"],
+        bits=snapshot["bits"],
+        endianness=snapshot["endianness"],
+        entry=snapshot["entry"],
+        entry_procedure=identity(entry),
+        pic=snapshot["pic"],
+        linked_base=snapshot["linked_base"],
+        stripped=snapshot["stripped"],
+        engine=w.Engine(**snapshot["engine"]),
+        counts=w.Counts(
+            procedures=len(procs),
+            functions=len(functions),
+            thunks=sum(p["kind"] == "thunk" for p in procs),
+            imports=len(imports),
+            strings=len(snapshot["strings"]),
+            sections=len(snapshot["sections"]),
+            segments=len(snapshot["segments"]),
+            symbols=len(snapshot["symbols"]),
+        ),
+        largest_procedures=tuple(
+            w.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in largest
+        ),
+        imports=tuple(imports if detailed else imports[:limit]),
+        sections=tuple(w.Region(**_region(s)) for s in snapshot["sections"]) if detailed else None,
+        strings_sample=tuple(
+            w.AddressedValue(address=s["address"], value=s["value"]) for s in snapshot["strings"][:limit]
+        )
+        if detailed
+        else None,
+    )
+
+
+# ------------------------------------------------------------------ listings
+
+
+def procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
+    thunk_target = (p.get("callees") or [None])[0] if p["kind"] == "thunk" else None
+    flags = w.ProcedureFlags(external=p["kind"] == "external", thunk=p["kind"] == "thunk", thunk_target=thunk_target)
+    return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
+
+
+def string_row(s: Mapping[str, Any]) -> w.StringRow:
+    return w.StringRow(
+        address=s["address"],
+        value=s["value"],
+        string=w.StringFacts(encoding=s["encoding"], termination="present_or_not_required", byte_length=s["length"]),
+        truncated=s["truncated"],
+        referenced_by=tuple(s["referenced_by"]) if "referenced_by" in s else None,
+        section=s.get("section"),
+    )
+
+
+_SYMBOL_SOURCE = {"primary": "default", "external": "imported", "dynamic": "analysis"}
+
+
+def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[w.NameRow], int]:
+    """Every name with an address; an import without one takes its extern stub's address, or is counted."""
+    externs = {p["name"]: p["address"] for p in q.procedures(snapshot) if p["kind"] == "external"}
+    rows, unplaced = [], 0
+    for r in q.names(snapshot):
+        address = r["address"] or externs.get(r["name"])
+        if address is None:
+            unplaced += 1
+            continue
+        facts = w.SymbolFacts(
+            primary=r["source"] == "primary",
+            dynamic=r["source"] == "dynamic",
+            external=r["source"] == "external",
+            type=r["kind"],
+            source=_SYMBOL_SOURCE[r["source"]],
+        )
+        rows.append(w.NameRow(address=address, value=r["name"], symbol=facts))
+    return rows, unplaced
+
+
+def name_at(snapshot: Mapping[str, Any], address: str) -> str | None:
+    found = q.name_at(snapshot, address)
+    return None if found is None else found.get("name")
+
+
+def containing(snapshot: Mapping[str, Any], address: str) -> w.Contained | w.NotContained:
+    proc = q.containing(snapshot, address)
+    if proc is not None:
+        return w.Contained(query_address=address, found=True, procedure=identity(proc))  # type: ignore[arg-type]
+    reason = "not_in_procedure" if in_segments(snapshot, address) else "outside_segments"
+    return w.NotContained(query_address=address, found=False, procedure=None, reason=reason)
+
+
+# ---------------------------------------------------------------- references
+
+
+def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge:
+    """Our {from, from_procedure, to, kind} reference as the reference's edge."""
+    return w.ReferenceEdge(
+        source_address=ref["from"],
+        target_address=ref["to"],
+        source_procedure=identity_at(snapshot, ref.get("from_procedure")),
+        target_procedure=identity_at(snapshot, ref["to"]),
+        kind=w.ReferenceKind(available=True, value=ref["kind"]),
+    )
+
+
+def edges(snapshot: Mapping[str, Any], refs: Iterable[Mapping[str, Any]]) -> tuple[w.ReferenceEdge, ...]:
+    return tuple(edge(snapshot, r) for r in refs)
+
+
+def unresolved(p: Mapping[str, Any]) -> tuple[w.UnresolvedCall, ...]:
+    return tuple(w.UnresolvedCall(**u) for u in p.get("unresolved_calls", ()))
+
+
+def references(snapshot: Mapping[str, Any], p: Mapping[str, Any], args: Mapping[str, Any]) -> w.ProcedureReferences:
+    outgoing = args["direction"] == "outgoing"
+    refs = q.outgoing(snapshot, p) if outgoing else q.incoming(snapshot, p["address"])
+    return w.ProcedureReferences(
+        procedure=identity(p),  # type: ignore[arg-type]
+        direction=args["direction"],
+        reference_kinds_available=True,
+        unresolved_calls=unresolved(p) if outgoing else (),
+        references=tuple(window(list(edges(snapshot, refs)), args)),
+        instruction_scan_truncated=False,
+        instructions_scanned=0,
+    )
+
+
+def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> w.XrefsResolved | w.XrefsUnresolved:
+    rows, _ = name_rows(snapshot)
+    targets = sorted(
+        {r.address for r in rows if r.value == name}
+        | {p["address"] for p in q.procedures(snapshot) if p["name"] == name},
+        key=_order,
+    )
+    if not targets:
+        return w.XrefsUnresolved(status="unresolved", name=name, reason="name_not_found")
+    first = q.find_procedure(snapshot, name)
+    address = first["address"] if first is not None else targets[0]
+    xrefs = sorted({r["from"] for r in q.incoming(snapshot, address)}, key=_order)
+    return w.XrefsResolved(status="resolved", name=name, address=address, xrefs=tuple(xrefs), addresses=tuple(targets))
+
+
+def _order(address: str) -> tuple[str, int]:
+    space, _, digits = address.rpartition(":")
+    return space, int(digits, 16)
+
+
+# --------------------------------------------------------------- procedures
+
+
+def body(p: Mapping[str, Any]) -> w.Body:
+    """Block ranges merged where one ends at the next's start."""
+    if p["kind"] == "external":
+        return w.Body(available=False, ranges=(), reason="an import: its body is outside this binary")
+    spans: list[list[int]] = []
+    for b in sorted(p["blocks"], key=lambda b: value(b["start"])):
+        start = value(b["start"])
+        if spans and spans[-1][1] == start:
+            spans[-1][1] = start + b["size"]
+        else:
+            spans.append([start, start + b["size"]])
+    return w.Body(available=True, ranges=tuple(w.Range(start=f"0x{a:x}", end=f"0x{b:x}") for a, b in spans))
+
+
+def info(p: Mapping[str, Any]) -> w.ProcedureInfo:
+    return w.ProcedureInfo(
+        name=p["name"],
+        entrypoint=p["address"],
+        basicblock_count=len(p["blocks"]),
+        length=p["size"],
+        signature=None,
+        locals=(),
+        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        body=body(p),
+        callers=len(p["callers"]),
+        callees=len(p["callees"]),
+    )

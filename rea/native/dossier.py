@@ -1,0 +1,121 @@
+"""The analyze_function dossier in the reference's 6.x shape, built from the snapshot and two engine replies.
+
+Every facet is either observed or declared unavailable with its reason
+(facet_availability), so an empty list is never mistaken for "none". The
+dossier is complete by default; the 3.1 window arguments only narrow it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rea.native import answers as a
+from rea.native import queries as q
+from rea.wire import native as w
+
+FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
+NO_COMMENTS = "angr keeps no analyst comments."
+NO_VALUE_FLOW = "Value flow is not computed by this provider yet (angr's data-flow analyses are not wired in)."
+NO_NATIVE_API = "Imported APIs are not classified into families by this provider: native_api is null."
+
+
+def assembly_line(i: Mapping[str, Any]) -> str:
+    return f"{i['address']}: {i['mnemonic']} {i['operands']}".rstrip()
+
+
+def _slice(items: tuple[Any, ...], args: Mapping[str, Any], name: str) -> tuple[Any, ...]:
+    start = (args.get("collection_offset") or {}).get(name, 0)
+    limit = args.get("limit")
+    return items[start : None if limit is None else start + limit]
+
+
+def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
+    sites = {}
+    for ref in q.outgoing(snapshot, p):
+        sites.setdefault(ref["to"], ref["from"])
+    return tuple(
+        w.Referenced(address=s["address"], value=s["value"], source_address=sites.get(s["address"], p["address"]))
+        for s in q.strings_at(snapshot, p["strings"])
+    )
+
+
+def _referenced_names(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
+    rows, seen = [], set()
+    for ref in q.outgoing(snapshot, p):
+        name = a.name_at(snapshot, ref["to"])
+        if name and (ref["to"], ref["from"]) not in seen:
+            seen.add((ref["to"], ref["from"]))
+            rows.append(w.Referenced(address=ref["to"], value=name, source_address=ref["from"]))
+    return tuple(rows)
+
+
+def _blocks(p: Mapping[str, Any]) -> tuple[w.Block, ...]:
+    from rea.native.addresses import value
+
+    return tuple(
+        w.Block(start=b["start"], end=f"0x{value(b['start']) + b['size']:x}", successors=tuple(b.get("successors", ())))
+        for b in p["blocks"]
+    )
+
+
+def _procedure(p: Mapping[str, Any]) -> w.DossierProcedure:
+    return w.DossierProcedure(
+        address=p["address"],
+        name=p["name"],
+        signature=None,
+        locals=(),
+        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        body=a.body(p),
+        kind=p["kind"],
+        size=p["size"],
+        returning=p["returning"],
+    )
+
+
+def build(
+    snapshot: Mapping[str, Any],
+    p: Mapping[str, Any],
+    args: Mapping[str, Any],
+    pseudocode: str | None,
+    pseudocode_reason: str | None,
+    instructions: list[Mapping[str, Any]] | None,
+    assembly_reason: str | None,
+) -> w.Dossier:
+    """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons."""
+    available = {k: w.Availability(available=True) for k in FACETS}
+    available["comments"] = w.Availability(available=False, reason=NO_COMMENTS)
+    text = pseudocode or ""
+    if pseudocode is None:
+        available["pseudocode"] = w.Availability(available=False, reason=pseudocode_reason)
+    start, cap = args.get("pseudocode_offset", 0), args.get("max_pseudocode_chars")
+    shown = text[start : None if cap is None else start + cap]
+    lines = tuple(assembly_line(i) for i in instructions or ())
+    if instructions is None:
+        available["assembly"] = w.Availability(available=False, reason=assembly_reason)
+    first, most = args.get("assembly_offset", 0), args.get("max_instructions")
+    limitations = [NO_COMMENTS, NO_VALUE_FLOW, NO_NATIVE_API]
+    limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
+    incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
+    outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
+    return w.Dossier(
+        procedure=_procedure(p),
+        pseudocode=None if pseudocode is None else shown,
+        assembly=lines[first : None if most is None else first + most],
+        comments=(),
+        callers=_slice(tuple(filter(None, (a.identity_at(snapshot, c) for c in p["callers"]))), args, "callers"),
+        callees=_slice(tuple(filter(None, (a.identity_at(snapshot, c) for c in p["callees"]))), args, "callees"),
+        incoming_references=_slice(incoming, args, "incoming_references"),
+        outgoing_references=_slice(outgoing, args, "outgoing_references"),
+        referenced_strings=_slice(_referenced_strings(snapshot, p), args, "referenced_strings"),
+        referenced_names=_slice(_referenced_names(snapshot, p), args, "referenced_names"),
+        basic_blocks=_slice(_blocks(p), args, "basic_blocks"),
+        unresolved_calls=a.unresolved(p),
+        native_api=None,
+        native_value_flow=w.ValueFlow(available=False, reason=NO_VALUE_FLOW),
+        limitations=tuple(limitations),
+        facet_availability=w.FacetAvailability(**available),
+        pseudocode_length=len(text),
+        pseudocode_truncated=pseudocode is not None and len(shown) < len(text),
+        assembly_total=len(lines),
+    )

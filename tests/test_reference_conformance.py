@@ -59,10 +59,6 @@ SUPERSEDED = {
 
 # example inputs the reference accepts and we do not yet (see wire-gaps.md for each tool)
 PENDING_EXAMPLES = {
-    "address_name[0]",  # address is optional in the reference (cursor default)
-    "address_name[1]",
-    "batch_decompile[0]",  # addresses may be empty
-    "batch_decompile[1]",  # addresses defaults to []
     "close_binary[0]",  # {overwrite, snapshot_path}
     "extract_artifact[1]",  # {} extracts every regular file
     "inspect_analysis_view[0]",  # view is an object {kind, ...}
@@ -70,8 +66,6 @@ PENDING_EXAMPLES = {
     "inspect_analysis_view[2]",
     "inspect_analysis_view[3]",
     "trace_javascript_semantics[0]",  # query {seed{kind}, direction: backward-provenance|...}
-    "xrefs[0]",  # address is optional in the reference
-    "xrefs[1]",
 }
 
 
@@ -101,50 +95,26 @@ def test_reference_example_input_is_accepted(case, example):
 
 # tools whose real reference-shaped call does not return the reference's shape yet
 PENDING = {
-    "address_name",
     "analyze_function",
     "analyze_javascript_application",
-    "batch_decompile",
-    "binary_overview",
     "binary_session",
     "close_binary",
     "compare_application_versions",
     "compare_artifacts",
-    "compare_functions",
     "compare_javascript_export_shapes",
     "compare_source_to_bundle",
-    "current_address",
-    "current_document",
-    "current_procedure",
     "extract_artifact",
-    "find_xrefs_to_name",
-    "get_call_graph",
     "get_evidence_bundle",
     "get_evidence_bundle[summary]",
-    "get_navigation_context",
-    "inspect_address_context",
     "inspect_analysis_view",
     "inspect_artifact",
     "inventory_artifact",
-    "list_documents",
-    "list_names",
-    "list_segments",
-    "list_strings",
     "open_binary",
-    "procedure_address",
-    "procedure_assembly",
-    "procedure_callees",
-    "procedure_callers",
     "procedure_info",
     "procedure_references",
-    "read_function_instructions",
     "resolve_containing_procedure",
-    "search_procedures",
-    "search_strings",
     "trace_application_feature",
-    "trace_call_path",
     "trace_javascript_semantics",
-    "xrefs",
 }
 
 NATIVE = [

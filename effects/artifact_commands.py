@@ -30,13 +30,19 @@ def _limits(parser: argparse.ArgumentParser) -> None:
             default=None,
             help=f"{name} (default {default})",
         )
+    parser.add_argument(
+        "--max-integrity-mismatches",
+        type=int,
+        default=None,
+        help="with record-and-continue, fail (truncated) past this many contradictions (default: no cap)",
+    )
 
 
 def _settings(ns: argparse.Namespace) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if ns.integrity_policy:
         out["integrity_policy"] = ns.integrity_policy
-    for name in LIMIT_BOUNDS:
+    for name in (*LIMIT_BOUNDS, "max_integrity_mismatches"):
         value = getattr(ns, name)
         if value is not None:
             out[name] = value
@@ -50,7 +56,7 @@ def _open(ns: argparse.Namespace) -> tuple[str, Mapping[str, Any]]:
 def _render_evidence(value: Mapping[str, Any]) -> str:
     result = value.get("normalized_result") or {}
     lines = [f"{value['operation']} {value['evidence_id']}"]
-    inv = result.get("inventory", result) if isinstance(result, dict) else {}
+    inv = _inventory_of(result) if isinstance(result, dict) else {}
     manifest = inv.get("manifest") if isinstance(inv, dict) else None
     if manifest:
         cov = inv["coverage"]
@@ -64,18 +70,21 @@ def _render_evidence(value: Mapping[str, Any]) -> str:
             lines.append(f"  {occ['entry_kind']:<9} {occ['hash_status']:<16} {occ['logical_path']}")
     if "status" in result and "changes" in result:
         lines.append(f"  status {result['status']}  summary {orjson.dumps(result['summary']).decode()}")
-        for change in result["changes"]["items"]:
-            lines.append(
-                f"  {change['classification']:<13} {change['logical_path'] or '(root)'} "
-                f"{','.join(change['dimensions'])}"
-            )
+        for change in result["changes"]:
+            lines.append(f"  {change['classification']:<13} {change['logical_path']} {','.join(change['dimensions'])}")
     if "output_root" in result:
         lines.append(f"  output_root {result['output_root']}")
-        for f in result["files"]:
+        for f in result["artifacts"]:
             lines.append(f"  {f['sha256']}  {f['relative_path']}")
     for text in value.get("limitations", []):
         lines.append(f"  limitation: {text}")
     return "\n".join(lines)
+
+
+def _inventory_of(result: Mapping[str, Any]) -> Any:
+    """The inventory an inspection carries in substeps[0].evidence, or the result itself."""
+    substeps = result.get("substeps")
+    return substeps[0]["evidence"]["normalized_result"] if substeps else result
 
 
 def _configure_path(extra: Any = None):
@@ -106,7 +115,8 @@ def _inventory_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str,
 
 
 def _extract_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    return [_open(ns), ("extract_artifact", {"occurrence_ids": list(ns.occurrence_ids), **_settings(ns)})]
+    selector = {"occurrence_ids": list(ns.occurrence_ids)} if ns.occurrence_ids else {}
+    return [_open(ns), ("extract_artifact", {**selector, **_settings(ns)})]
 
 
 def _read_evidence(path: str, field: str) -> Any:
@@ -157,7 +167,10 @@ def _configure_inventory(parser: argparse.ArgumentParser) -> None:
 def _configure_extract(parser: argparse.ArgumentParser) -> None:
     _configure_path(
         lambda p: p.add_argument(
-            "occurrence_ids", nargs="+", metavar="OCC_ID", help="occurrence ids from inventory-artifact"
+            "occurrence_ids",
+            nargs="*",
+            metavar="OCC_ID",
+            help="occurrence ids from inventory-artifact (default: every regular file)",
         )
     )(parser)
 
@@ -186,7 +199,7 @@ COMMANDS: tuple[ToolCommand, ...] = (
     ),
     ToolCommand(
         name="extract-artifact",
-        help="materialize occurrences into a fresh temporary directory",
+        help="materialize every regular file (or the given occurrences) into a fresh temporary directory",
         configure=_configure_extract,
         steps=_extract_steps,
         render=_render_evidence,

@@ -46,6 +46,7 @@ from rea.artifacts.model import (
     format_for_name,
     normalize_member_name,
 )
+from rea.artifacts.integrity import RERUN, integrity_mismatch
 from rea.errors import ReaError
 from rea.text import printable
 
@@ -379,31 +380,18 @@ class Walker:
             if self.policy != "record-and-continue":
                 self._discard_output(out, chain)
                 raise _IntegrityFailure(
-                    ReaError(
-                        code="artifact_integrity_mismatch",
-                        message=(
-                            f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
-                            + (
-                                f"hash {declared_sha256}."
-                                if block_detail is None
-                                else f"record (hash {declared_sha256}). {block_detail}"
-                            )
-                            + (
-                                " " + UNPACKED_HINT
-                                if unpacked
-                                else ' Rerun with integrity_policy "record-and-continue" to '
-                                "record the contradiction and continue with verified "
-                                "siblings."
-                            )
-                        ),
-                        details={
-                            "logical_path": logical,
-                            "declared_sha256": declared_sha256,
-                            "observed_sha256": observed,
-                            "unpacked": unpacked,
-                            "blocks": block_detail,
-                            "integrity_policy": self.policy,
-                        },
+                    integrity_mismatch(
+                        logical,
+                        declared_sha256,
+                        observed,
+                        unpacked,
+                        f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
+                        + (
+                            f"hash {declared_sha256}."
+                            if block_detail is None
+                            else f"record (hash {declared_sha256}). {block_detail}"
+                        )
+                        + (" " + UNPACKED_HINT if unpacked else f" {RERUN[:-1]} with verified siblings."),
                     )
                 )
         if out is not None:
@@ -939,7 +927,7 @@ async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
             if entry.get("hash_status") == "verified" and entry.get("sha256") is None:
                 entry["sha256"] = sha
     except _IntegrityFailure as failure:
-        return failure.error.with_details(path=walker.path)
+        return failure.error  # the reference's strict details: nothing is added to them
     except _READ_ERRORS as exc:
         return _failed(walker.path, exc)
     finally:
@@ -975,6 +963,29 @@ async def inventory(effect: InventoryArtifact, progress: Progress) -> Result[Inv
     return Failure(error) if error is not None else Success(_facts(walker))
 
 
+def _unwritten(walker: Walker, chains: tuple[tuple[str, ...], ...]) -> ReaError | None:
+    """truncated when a limit kept a selected member from being written, else artifact_operation_failed."""
+    written = {f.chain for f in walker.extracted}
+    missing = next((c for c in chains if c not in written), None)
+    if missing is None:
+        return None
+    path = "/".join(missing)
+    hit = next((h for h in walker.hits if h.logical_path == path), walker.hits[0] if walker.hits else None)
+    if hit is not None:
+        return ReaError(
+            code="truncated",
+            message=f"{path} was not materialized: limit {hit.limit}={hit.value} ({hit.message}). Nothing was "
+            "written; raise the limit and retry.",
+            details={"logical_path": path, "limit": hit.limit, "value": hit.value},
+        )
+    return ReaError(
+        code="artifact_operation_failed",
+        message=f"{path} was not materialized: its bytes could not be read (see the inventory limitations). "
+        "Nothing was written.",
+        details={"logical_path": path},
+    )
+
+
 async def extract(effect: ExtractArtifact, progress: Progress) -> Result[Any, ReaError]:
     output_root = tempfile.mkdtemp(prefix="rea-extract-")
     selection = {chain: "!/".join(chain) for chain in effect.chains}
@@ -985,7 +996,9 @@ async def extract(effect: ExtractArtifact, progress: Progress) -> Result[Any, Re
     except cancelled:
         shutil.rmtree(output_root, ignore_errors=True)
         raise
-    if error is not None:
+    if error is None:
+        error = _unwritten(walker, effect.chains)
+    if error is not None:  # nothing partial is published
         shutil.rmtree(output_root, ignore_errors=True)
         return Failure(error)
     real_root = os.path.realpath(output_root)

@@ -129,8 +129,13 @@ def inventory(path: Path | str, **args: Any) -> dict[str, Any]:
 
 
 def occurrences(evidence: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    inv = evidence["normalized_result"]["inventory"]
+    inv = evidence["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]
     return {o["logical_path"]: o for o in inv["occurrences"]["items"]}
+
+
+def substep(result: dict[str, Any]) -> dict[str, Any]:
+    """The complete inventory inside an inspect_artifact result (substeps[0].evidence, the 6.x handoff)."""
+    return result["substeps"][0]["evidence"]["normalized_result"]
 
 
 def chmod_exec(path: Path) -> None:

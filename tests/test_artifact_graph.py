@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 
+import attrs
+
 from returns.result import Failure, Success
 
 from rea.artifacts import build_inventory, compare_inventories, parse_inventory
@@ -11,6 +13,8 @@ from rea.artifacts.graph import page_inventory
 from rea.artifacts.model import EntryFact, ExtractArtifact, InventoryArtifact, InventoryFacts, Limits, Omission
 from rea.errors import ReaError
 from rea.session import Session, Target, open_target
+from rea.wire.artifacts import ExtractArgs, InspectArgs, InventoryArgs
+from rea.wire.convert import with_defaults
 from rea.workflows import artifacts as programs
 from scripted import drive
 
@@ -50,7 +54,7 @@ def test_program_builds_evidence_from_scripted_facts():
     outcome, effects = drive(
         programs.inventory_artifact,
         opened(),
-        {"occurrence_limit": 1},
+        with_defaults({"occurrence_limit": 1}, InventoryArgs).unwrap(),
         lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
     )
     evidence = outcome.reply.unwrap()
@@ -64,7 +68,8 @@ def test_program_builds_evidence_from_scripted_facts():
 def test_reader_failure_passes_through_and_session_is_unchanged():
     session = opened()
     error = ReaError(code="artifact_integrity_mismatch", message="x", details={"logical_path": "a"})
-    outcome, _ = drive(programs.inspect_artifact, session, {}, lambda e: Failure(error))
+    args = with_defaults({}, InspectArgs).unwrap()
+    outcome, _ = drive(programs.inspect_artifact, session, args, lambda e: Failure(error))
     assert outcome.reply.failure() is error and outcome.session is session
 
 
@@ -82,7 +87,8 @@ def test_extract_asks_for_the_chain_of_the_selected_nested_occurrence():
             return Failure(ReaError(code="cancelled", message="stop"))
         return None
 
-    outcome, _ = drive(programs.extract_artifact, opened(), {"occurrence_ids": [target["occurrence_id"]]}, answer)
+    args = with_defaults({"occurrence_ids": [target["occurrence_id"]]}, ExtractArgs).unwrap()
+    outcome, _ = drive(programs.extract_artifact, opened(), args, answer)
     assert asked == [(("lib/x.whl", "pkg/m.py"),)] and outcome.reply.failure().code == "cancelled"
 
 
@@ -166,3 +172,46 @@ def test_compare_is_importable_from_rea():
     from rea.artifacts import compare
 
     assert compare_artifacts is compare.compare_artifacts and compare_inventories is compare.compare_inventories
+
+
+def test_max_integrity_mismatches_caps_recorded_contradictions_with_truncated():
+    bad = {"hash_status": "mismatched", "declared_sha256": "ee" * 32}
+    scripted = facts([file(0, "a.bin", "01" * 32, **bad), file(1, "b.bin", "02" * 32, **bad)])
+
+    def run(cap):
+        args = {"integrity_policy": "record-and-continue", **({"max_integrity_mismatches": cap} if cap else {})}
+        return drive(
+            programs.inspect_artifact,
+            opened(),
+            with_defaults(args, InspectArgs).unwrap(),
+            lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
+        )[0].reply
+
+    refused = run(1).failure()
+    assert refused.code == "truncated" and refused.details["limit"] == "max_integrity_mismatches"
+    result = run(2).unwrap()["normalized_result"]
+    assert len(result["contradictions"]) == 2 and [o["kind"] for o in result["observations"]] == [
+        "root-manifest",
+        "integrity",
+        "integrity",
+    ]
+    assert result["coverage"]["status"] == "partial"  # the traversal coverage is unknown past a contradiction
+
+
+def test_inspection_caps_omit_records_and_say_truncated():
+    scripted = facts([file(0, "a.txt", "01" * 32)])
+    args = with_defaults({"max_observations": 1, "max_next_probes": 1}, InspectArgs).unwrap()
+    session = open_target(
+        Session(),
+        Target(path="/t/app.asar", name="app.asar", sha256=SHA, size=100, format="asar", kind="file"),
+        "run-1",
+        None,
+    )
+    asar = attrs.evolve(scripted, root_format="asar")
+    reply = drive(
+        programs.inspect_artifact, session, args, lambda e: Success(asar) if isinstance(e, InventoryArtifact) else None
+    )[0].reply
+    result = reply.unwrap()["normalized_result"]
+    assert [p["operation"] for p in result["next_probes"]] == ["analyze_javascript_application"]
+    assert result["coverage"]["next_probes_omitted"] == 1 and result["coverage"]["status"] == "truncated"
+    assert result["hypotheses"][0]["confidence"] == "low"

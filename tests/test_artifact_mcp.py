@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -58,10 +59,16 @@ def test_artifact_tools_over_mcp(tmp_path):
             )
             occ = [
                 o
-                for o in out["inspect"].structured_content["normalized_result"]["inventory"]["occurrences"]["items"]
+                for o in out["inspect"].structured_content["normalized_result"]["substeps"][0]["evidence"][
+                    "normalized_result"
+                ]["occurrences"]["items"]
                 if o["logical_path"] == "classes.dex"
             ][0]["occurrence_id"]
             out["extract"] = await s.call_tool("extract_artifact", {"occurrence_ids": [occ]})
+            out["extract_all"] = await s.call_tool("extract_artifact", {})
+            out["inventory_policy"] = await s.call_tool(
+                "inventory_artifact", {"integrity_policy": "fail", "max_integrity_mismatches": 10}
+            )
             await s.call_tool("open_binary", {"path": str(v2)})
             out["inspect2"] = await s.call_tool("inspect_artifact", {})
             right = out["inspect2"].structured_content["evidence_id"]
@@ -73,6 +80,13 @@ def test_artifact_tools_over_mcp(tmp_path):
                     "limit": 1,
                 },
             )
+            out["compare_all"] = await s.call_tool(
+                "compare_artifacts",
+                {
+                    "left": out["inspect"].structured_content,
+                    "right": {"kind": "retained-evidence", "evidence_id": right},
+                },
+            )
             out["bad"] = await s.call_tool("inspect_artifact", {"max_depth": -1})
             out["bundle"] = await s.call_tool("get_evidence_bundle", {"detail": "summary"})
             return out
@@ -82,21 +96,32 @@ def test_artifact_tools_over_mcp(tmp_path):
     assert out["no_target"].meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
     inspected = evidence(out["inspect"])
     assert inspected["subject"]["format"] == "apk"
-    assert inspected["normalized_result"]["coverage"] == {"scope": "container-entries", "status": "complete"}
+    assert inspected["normalized_result"]["inventory_coverage"] == {"scope": "container-entries", "status": "complete"}
     summary = evidence(out["summary"])["normalized_result"]
     assert summary["view"] == "summary" and summary["parent_evidence_id"] == inspected["evidence_id"]
     page = evidence(out["page"])["normalized_result"]
     assert (
         page["occurrences"]["next_offset"] == 2
-        and page["manifest"] == inspected["normalized_result"]["inventory"]["manifest"]
+        and page["manifest"]
+        == inspected["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]
     )
     assert [o["logical_path"] for o in evidence(out["view"])["normalized_result"]["items"]] == ["classes.dex"]
     extracted = evidence(out["extract"])["normalized_result"]
     assert (Path(extracted["output_root"]) / "classes.dex").read_bytes() == b"dex\n035\0"
     compared = evidence(out["compare"])["normalized_result"]
-    assert compared["status"] == "changed" and compared["changes"]["total"] == 3
-    assert compared["changes"]["next_offset"] == 1
-    assert error(out["bad"], "invalid_request")["details"]["field"] == "max_depth"
+    assert compared["status"] == "changed" and len(compared["changes"]) == 1  # limit 1: our optional slice
+    assert compared["changes_page"] == {"offset": 0, "limit": 1, "total": 3, "next_offset": 1}
+    complete = evidence(out["compare_all"])["normalized_result"]
+    assert_comparison_shape(complete, inspected["evidence_id"], evidence(out["inspect2"])["evidence_id"])
+    assert {c["logical_path"]: c["classification"] for c in complete["changes"]} == {
+        ".": "changed",
+        "AndroidManifest.xml": "changed",
+        "lib/arm64-v8a/libx.so": "removed",
+    }
+    assert_inspection_shape(inspected)
+    assert_inventory_shape(evidence(out["inventory_policy"])["normalized_result"])
+    assert_extraction_shape(evidence(out["extract_all"])["normalized_result"], inspected)
+    assert error(out["bad"], "invalid_request")["details"]["issues"][0]["path"] == ["max_depth"]
     ops = {r["operation"] for r in out["bundle"].structured_content["result"]["records"]}
     assert ops >= {
         "inspect_artifact",
@@ -105,6 +130,81 @@ def test_artifact_tools_over_mcp(tmp_path):
         "extract_artifact",
         "compare_artifacts",
     }
+
+
+SHA = re.compile(r"^[a-f0-9]{64}$")
+
+
+def _id(prefix: str, value: object) -> None:
+    assert isinstance(value, str) and re.fullmatch(prefix + r"_[a-f0-9]{64}", value), (prefix, value)
+
+
+def assert_inspection_shape(ev: dict) -> None:
+    """REA 6.x inspect_artifact: the fields and types a reference client reads."""
+    r = ev["normalized_result"]
+    _id("ai", r["inspection_id"])
+    assert set(r["subject"]) == {"manifest_id", "root_artifact_id", "root_sha256", "root_format"}
+    (step,) = r["substeps"]
+    _id("ais", step["substep_id"])
+    assert step["operation"] == "inventory_artifact" and step["status"] == "completed"
+    assert step["evidence"]["evidence_id"] == step["evidence_id"] == r["evidence_links"][0]
+    assert step["evidence"]["operation"] == "inventory_artifact" and ev["evidence_links"] == [step["evidence_id"]]
+    assert step["evidence"]["normalized_result"]["manifest"]["manifest_id"] == r["subject"]["manifest_id"]
+    assert isinstance(r["observations"], list) and r["observations"][0]["kind"] == "root-manifest"
+    for o in r["observations"]:
+        _id("aio", o["observation_id"])
+        assert set(o) == {"observation_id", "kind", "subject", "value", "evidence_id"}
+    for key in ("hypotheses", "contradictions", "unexplored_branches", "next_probes", "limitations"):
+        assert isinstance(r[key], list), key
+    for probe in r["next_probes"]:
+        assert set(probe) == {"operation", "rationale", "authority"}
+    for branch in r["unexplored_branches"]:
+        _id("aib", branch["branch_id"])
+    assert r["coverage"]["status"] in ("complete-within-substeps", "partial", "truncated")
+    assert r["coverage"]["substeps_completed"] == 1
+    assert r["coverage"]["observations_retained"] == len(r["observations"])
+
+
+def assert_inventory_shape(r: dict) -> None:
+    """3.1 inventory_artifact: pages of nodes/occurrences/edges, contradictions and provenance as arrays."""
+    for section in ("nodes", "occurrences", "edges"):
+        assert set(r[section]) == {"items", "offset", "limit", "total", "next_offset"}
+    assert isinstance(r["integrity_contradictions"], list) and r["provenance"] == []
+    assert set(r["limits"]) >= {"max_entries", "max_total_bytes", "max_entry_bytes", "max_depth"}
+    _id("agm", r["manifest"]["manifest_id"])
+    assert SHA.match(r["manifest"]["graph_sha256"])
+
+
+def assert_extraction_shape(r: dict, inspected: dict) -> None:
+    """6.x extract_artifact with {}: every regular file, the reference's records."""
+    inv = inspected["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]
+    files = [o for o in inv["occurrences"]["items"] if o["entry_kind"] == "file" and o["parent_occurrence_id"]]
+    assert r["manifest"] == inv["manifest"]
+    m = r["extraction_manifest"]
+    _id("aex", m["extraction_id"])
+    assert m["source_manifest_id"] == inv["manifest"]["manifest_id"] and m["output_root_alias"] == "$OUTPUT_ROOT"
+    assert sorted(m["selected_occurrence_ids"]) == sorted(o["occurrence_id"] for o in files)
+    assert SHA.match(m["files_sha256"])
+    root = Path(r["output_root"])
+    assert len(r["artifacts"]) == len(files) == 3
+    for a in r["artifacts"]:
+        assert {"artifact_id", "relative_path", "sha256", "bytes_written", "created"} <= set(a)
+        _id("art", a["artifact_id"])
+        assert a["created"] is True and (root / a["relative_path"]).stat().st_size == a["bytes_written"]
+    assert r["containment_verified"] is True and r["provenance"] == []
+    assert r["cleanup"] == {"attempted": False, "verified": True, "residual_paths": []}
+
+
+def assert_comparison_shape(r: dict, left: str, right: str) -> None:
+    """6.x compare_artifacts: changes a complete array, each citing both sides, no empty path."""
+    assert isinstance(r["changes"], list) and r["changes_page"]["next_offset"] is None
+    assert set(r["summary"]) == {"unchanged", "added", "removed", "changed", "unknown", "contradiction"}
+    _id("agm", r["left_manifest_id"])
+    for change in r["changes"]:
+        assert change["logical_path"] and change["dimensions"]
+        assert change["evidence_links"] == [left, right]
+        if change["classification"] in ("added", "removed"):
+            assert change["dimensions"] == ["content"]
 
 
 def _rea(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
@@ -134,7 +234,9 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
     assert "added" in text.stdout and "c.txt" in text.stdout
     occ = next(
         o
-        for o in json.loads(left.stdout)["normalized_result"]["inventory"]["occurrences"]["items"]
+        for o in json.loads(left.stdout)["normalized_result"]["substeps"][0]["evidence"]["normalized_result"][
+            "occurrences"
+        ]["items"]
         if o["logical_path"] == "a.txt"
     )["occurrence_id"]
     extracted = _rea(
@@ -142,6 +244,18 @@ def test_cli_inspect_inventory_extract_compare(tmp_path):
     )
     result = json.loads(extracted.stdout)["normalized_result"]
     assert (Path(result["output_root"]) / "a.txt").read_bytes() == b"a"
+    assert [a["relative_path"] for a in result["artifacts"]] == ["a.txt"]
+    everything = _rea("extract-artifact", str(v1), "--json", cwd=tmp_path)  # no ids: every regular file
+    assert everything.returncode == 0, everything.stdout + everything.stderr
+    result = json.loads(everything.stdout)["normalized_result"]
+    assert sorted(a["relative_path"] for a in result["artifacts"]) == ["a.txt", "b.txt"]
+    assert result["extraction_manifest"]["source_manifest_id"] == result["manifest"]["manifest_id"]
+    assert (Path(result["output_root"]) / "b.txt").read_bytes() == b"b"
+    body = json.loads(compared.stdout)["normalized_result"]
+    assert {c["logical_path"] for c in body["changes"]} == {".", "b.txt", "c.txt"}
+    assert json.loads(left.stdout)["normalized_result"]["substeps"][0]["operation"] == "inventory_artifact"
+    capped = _rea("extract-artifact", str(v1), "--max-entries", "1", cwd=tmp_path)
+    assert capped.returncode != 0 and "truncated" in capped.stdout
     missing = _rea("compare-artifacts", str(tmp_path / "nope.json"), str(tmp_path / "right.json"))
     assert missing.returncode == 2 and "cannot be read" in missing.stdout
     gone = _rea("inspect-artifact", str(tmp_path / "absent.zip"))
@@ -204,7 +318,10 @@ def test_typescript_client_accepts_every_artifact_reply(tmp_path):
         assert json.loads(reply["text"]) == reply["structured"]
     compared = report["calls"]["compare"]["structured"]["normalized_result"]
     assert compared["status"] == "changed"  # the root bytes differ too
-    assert {c["logical_path"]: c["classification"] for c in compared["changes"]["items"]} == {
-        "": "changed",
+    assert {c["logical_path"]: c["classification"] for c in compared["changes"]} == {
+        ".": "changed",
         "a/B.class": "removed",
     }
+    assert report["calls"]["compare_inline"]["structured"]["normalized_result"]["changes"] == compared["changes"]
+    extracted = report["calls"]["extract_all"]["structured"]["normalized_result"]
+    assert sorted(a["relative_path"] for a in extracted["artifacts"]) == ["META-INF/MANIFEST.MF", "a/B.class"]

@@ -18,6 +18,7 @@ from artifact_fixtures import (
     asar_cli,
     call,
     inventory,
+    substep,
     make_ar,
     make_tar,
     make_zip,
@@ -53,24 +54,24 @@ def test_zip_graph_case_distinct_nested_wheel_and_executable(tmp_path):
     ev = inventory(outer)
     result = ev["normalized_result"]
     occ = occurrences(ev)
-    assert result["coverage"] == {"scope": "container-entries", "status": "complete"}
+    assert result["inventory_coverage"] == {"scope": "container-entries", "status": "complete"}
     assert result["coverage_status"] == "complete"
     assert occ["A.txt"]["occurrence_id"] != occ["a.txt"]["occurrence_id"]
     assert any("Case-distinct members A.txt, a.txt" in text for text in result["limitations"])
     assert occ["bin/run.sh"]["executable"] is True and occ["A.txt"]["executable"] is False
     assert occ["pkg/__init__.py"]["hash_status"] == "verified"  # expanded from the nested wheel
-    nodes = {n["sha256"]: n for n in result["inventory"]["nodes"]["items"]}
+    nodes = {n["sha256"]: n for n in substep(result)["nodes"]["items"]}
     assert _sha(b"upper") in nodes and nodes[_sha(inner)]["format"] == "whl"
-    manifest = result["inventory"]["manifest"]
+    manifest = substep(result)["manifest"]
     assert manifest["manifest_id"].startswith("agm_") and manifest["node_count"] == len(nodes)
-    assert all(e["edge_id"].startswith("edge_") for e in result["inventory"]["edges"]["items"])
+    assert all(e["edge_id"].startswith("edge_") for e in substep(result)["edges"]["items"])
     # identity is content: the same bytes in a new file with another name give the same manifest
     copy = tmp_path / "renamed.whl"
     copy.write_bytes(outer.read_bytes())
-    again = inventory(copy)["normalized_result"]["inventory"]
+    again = inventory(copy)["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]
     assert (
         again["manifest"] == manifest
-        and again["occurrences"]["items"][1:] == result["inventory"]["occurrences"]["items"][1:]
+        and again["occurrences"]["items"][1:] == substep(result)["occurrences"]["items"][1:]
     )
 
 
@@ -85,7 +86,7 @@ def test_tar_compressions_report_the_same_members(tmp_path, mode, name):
         p: occurrences(inventory(make_zip(tmp_path / "ref.zip", FILES)))[p]["artifact_id"] for p in FILES
     }
     assert occ["bin/run.sh"]["executable"] is True
-    assert ev["normalized_result"]["coverage"]["status"] == "complete"
+    assert ev["normalized_result"]["inventory_coverage"]["status"] == "complete"
 
 
 def test_deb_is_ar_with_nested_tars(tmp_path):
@@ -102,9 +103,12 @@ def test_deb_is_ar_with_nested_tars(tmp_path):
     )
     ev = inventory(deb)
     occ = occurrences(ev)
-    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "ar"
+    assert ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]["root_format"] == "ar"
     assert {"debian-binary", "control.tar.gz", "data.tar.xz", "control", "usr/bin/tool"} <= set(occ)
-    nodes = {n["sha256"]: n for n in ev["normalized_result"]["inventory"]["nodes"]["items"]}
+    nodes = {
+        n["sha256"]: n
+        for n in ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["nodes"]["items"]
+    }
     assert nodes[_sha(b"\x7fELF" + b"\0" * 60)]["format"] == "elf"
 
 
@@ -116,13 +120,13 @@ def test_crx_header_is_skipped(tmp_path):
     ev = inventory(crx)
     occ = occurrences(ev)
     assert occ["manifest.json"]["hash_status"] == "verified"
-    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "crx"
+    assert ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]["root_format"] == "crx"
 
 
 @pytest.mark.parametrize("ext", ["aab", "aar", "apk", "jar", "whl", "zip"])
 def test_zip_packages_are_named_by_their_extension(tmp_path, ext):
     ev = inventory(make_zip(tmp_path / f"pkg.{ext}", {"a.txt": b"a"}))
-    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == ext
+    assert ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]["root_format"] == ext
     assert ev["subject"]["format"] == ext
     assert occurrences(ev)["a.txt"]["hash_status"] == "verified"
 
@@ -145,7 +149,7 @@ def test_a_wheel_built_by_pip_is_a_whl(tmp_path):
     )
     wheel = next((tmp_path / "dist").glob("tiny-1.0-*.whl"))
     ev = inventory(wheel)
-    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "whl"
+    assert ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]["root_format"] == "whl"
     assert {"tiny/__init__.py", "tiny-1.0.dist-info/METADATA", "tiny-1.0.dist-info/RECORD"} <= set(occurrences(ev))
 
 
@@ -161,8 +165,8 @@ def test_directory_symlinks_recorded_special_files_omitted(tmp_path):
     result = ev["normalized_result"]
     assert occ["link"]["entry_kind"] == "symlink" and occ["link"]["artifact_id"] is None
     assert any("/etc/passwd" in t for t in occ["link"]["limitations"])
-    assert "pipe" not in occ and result["coverage"]["status"] == "unknown"
-    assert result["inventory"]["omitted_entries"] == [
+    assert "pipe" not in occ and result["inventory_coverage"]["status"] == "unknown"
+    assert substep(result)["omitted_entries"] == [
         {"logical_path": "pipe", "entry_type": "FIFO", "reason": "special files are never opened"}
     ]
     assert any("pipe" in t and "FIFO" in t for t in result["limitations"])
@@ -172,17 +176,17 @@ def test_directory_symlinks_recorded_special_files_omitted(tmp_path):
 def test_limits_make_coverage_unknown_and_say_which(tmp_path):
     many = make_zip(tmp_path / "many.zip", {f"f{i}.txt": b"x" for i in range(50)})
     result = inventory(many, max_entries=10)["normalized_result"]
-    assert result["coverage"]["status"] == "unknown" and result["coverage_status"] == "partial"
-    assert result["inventory"]["limit_hits"][0]["limit"] == "max_entries"
+    assert result["inventory_coverage"]["status"] == "unknown" and result["coverage_status"] == "partial"
+    assert substep(result)["limit_hits"][0]["limit"] == "max_entries"
     bomb = make_zip(tmp_path / "bomb.zip", {"zeros.bin": b"\0" * (20 << 20)})
     result = inventory(bomb, max_compression_ratio=50)["normalized_result"]
-    occ = {o["logical_path"]: o for o in result["inventory"]["occurrences"]["items"]}
+    occ = {o["logical_path"]: o for o in substep(result)["occurrences"]["items"]}
     assert occ["zeros.bin"]["hash_status"] == "not-hashed-limit"
-    assert result["inventory"]["limit_hits"][0]["limit"] == "max_compression_ratio"
+    assert substep(result)["limit_hits"][0]["limit"] == "max_compression_ratio"
     nested = make_zip(tmp_path / "n.zip", {"inner.zip": wheel_bytes({"deep.txt": b"d"})})
     result = inventory(nested, max_depth=0)["normalized_result"]
-    assert "deep.txt" not in {o["logical_path"] for o in result["inventory"]["occurrences"]["items"]}
-    assert result["inventory"]["limit_hits"][0]["limit"] == "max_depth"
+    assert "deep.txt" not in {o["logical_path"] for o in substep(result)["occurrences"]["items"]}
+    assert substep(result)["limit_hits"][0]["limit"] == "max_depth"
 
 
 def test_unsafe_member_names_are_refused_and_recorded(tmp_path):
@@ -194,9 +198,9 @@ def test_unsafe_member_names_are_refused_and_recorded(tmp_path):
     ev = inventory(path)
     result = ev["normalized_result"]
     assert set(occurrences(ev)) == {"evil.zip", "ok.txt"}
-    reasons = {o["logical_path"]: o["reason"] for o in result["inventory"]["omitted_entries"]}
+    reasons = {o["logical_path"]: o["reason"] for o in substep(result)["omitted_entries"]}
     assert "contains a .. segment" in reasons["../escape.txt"] and "absolute" in reasons["/abs.txt"]
-    assert result["coverage"]["status"] == "unknown"
+    assert result["inventory_coverage"]["status"] == "unknown"
 
 
 def test_extract_materializes_nested_members_inside_a_fresh_temp_dir(tmp_path):
@@ -209,7 +213,7 @@ def test_extract_materializes_nested_members_inside_a_fresh_temp_dir(tmp_path):
     result = reply.unwrap()["normalized_result"]
     root = Path(result["output_root"])
     assert root.is_dir() and str(root.resolve()).startswith(os.path.realpath(tempfile.gettempdir()))
-    written = {f["relative_path"]: f for f in result["files"]}
+    written = {f["relative_path"]: f for f in result["artifacts"]}
     assert (root / "vendor/i.whl!/pkg/mod.py").read_bytes() == b"VALUE = 1\n"
     assert written["top.txt"]["sha256"] == _sha(b"top") and result["containment_verified"] is True
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
@@ -231,6 +235,29 @@ def test_extract_stops_a_bomb_and_leaves_nothing(tmp_path):
     reply, _ = call("extract_artifact", {"occurrence_ids": [occ["occurrence_id"]], "max_entry_bytes": 1 << 20}, conn)
     error = reply.failure()
     assert error.code == "truncated" and error.details["limit"] == "max_entry_bytes"
+    before = _extract_dirs()
+    reply, _ = call("extract_artifact", {"max_entry_bytes": 1 << 20}, conn)  # {}: every file, the bomb included
+    assert reply.failure().code == "truncated" and reply.failure().details["logical_path"] == "zeros.bin"
+    assert _extract_dirs() == before  # nothing published, not even an empty directory
+
+
+def _extract_dirs() -> set[str]:
+    return {p for p in os.listdir(tempfile.gettempdir()) if p.startswith("rea-extract-")}
+
+
+def test_a_member_the_walk_did_not_write_fails_the_effect_and_removes_its_directory(tmp_path):
+    import anyio
+
+    from effects.artifacts import extract
+    from effects.progress import Progress
+    from rea.artifacts.model import ExtractArtifact, Limits
+
+    z = make_zip(tmp_path / "z.zip", {"a.txt": b"a"})
+    before = _extract_dirs()
+    effect = ExtractArtifact(path=str(z), chains=(("a.txt",), ("gone.txt",)), limits=Limits())
+    got = anyio.run(extract, effect, Progress(None))
+    assert got.failure().code == "artifact_operation_failed" and got.failure().details == {"logical_path": "gone.txt"}
+    assert _extract_dirs() == before
 
 
 def test_no_target_and_plain_file_root_scope(tmp_path):
@@ -239,14 +266,14 @@ def test_no_target_and_plain_file_root_scope(tmp_path):
     plain = tmp_path / "notes.txt"
     plain.write_bytes(b"hello")
     result = inventory(plain)["normalized_result"]
-    assert result["coverage"] == {"scope": "root", "status": "complete"}
+    assert result["inventory_coverage"] == {"scope": "root", "status": "complete"}
     assert any("Root-only" in t for t in result["limitations"])
     dmg = tmp_path / "x.dmg"
     dmg.write_bytes(b"\0" * 1024 + b"koly")
     result = inventory(dmg)["normalized_result"]
-    assert result["inventory"]["manifest"]["root_format"] == "dmg" and result["coverage"]["scope"] == "root"
+    assert substep(result)["manifest"]["root_format"] == "dmg" and result["inventory_coverage"]["scope"] == "root"
     assert any(
-        "DMG contents are not enumerated" in t for n in result["inventory"]["nodes"]["items"] for t in n["limitations"]
+        "DMG contents are not enumerated" in t for n in substep(result)["nodes"]["items"] for t in n["limitations"]
     )
 
 
@@ -280,7 +307,7 @@ def test_asar_packed_and_unpacked_entries_verify(tmp_path):
     asar = _app(tmp_path)
     ev = inventory(asar)
     occ = occurrences(ev)
-    assert ev["normalized_result"]["coverage"]["status"] == "complete"
+    assert ev["normalized_result"]["inventory_coverage"]["status"] == "complete"
     assert occ["lib/main.js"]["hash_status"] == "verified" and occ["lib/main.js"]["source_location"] is not None
     assert occ["native/addon.node"]["unpacked"] is True and occ["native/addon.node"]["hash_status"] == "verified"
 
@@ -294,15 +321,24 @@ def test_asar_unpacked_mismatch_fails_closed_then_record_and_continue(tmp_path):
     error = replies[1].failure()
     assert error.code == "artifact_integrity_mismatch"
     assert error.details["logical_path"] == "native/addon.node" and error.details["unpacked"] is True
-    assert error.details["observed_sha256"] == _sha(companion.read_bytes())
+    assert error.details == {  # the reference's strict detail shape, nothing else
+        "logical_path": "native/addon.node",
+        "declared_sha256": error.details["declared_sha256"],
+        "calculated_sha256": _sha(companion.read_bytes()),
+        "unpacked": True,
+    }
     assert "sign or strip" in error.message and "record-and-continue" in error.message
     reply, conn = call("inspect_artifact", {"integrity_policy": "record-and-continue"}, conn)
     result = reply.unwrap()["normalized_result"]
-    (ic,) = result["contradictions"]
+    (stated,) = result["contradictions"]
+    (ic,) = substep(result)["integrity_contradictions"]
+    assert stated["contradiction_id"].startswith("aic_") and stated["occurrence_id"] == ic["occurrence_id"]
+    assert stated["observed_sha256"] == ic["observed_sha256"] and stated["evidence_id"] == result["evidence_links"][0]
+    assert [o["kind"] for o in result["observations"]] == ["root-manifest", "integrity"]
     assert ic["contradiction_id"].startswith("ic_") and ic["unpacked"] is True
     assert ic["trust"] == "observed-untrusted" and ic["observed_sha256"] == _sha(companion.read_bytes())
     assert occurrences(reply.unwrap())["lib/main.js"]["hash_status"] == "verified"  # siblings continue
-    assert result["coverage"]["status"] == "unknown"
+    assert result["inventory_coverage"]["status"] == "unknown"
     occ_id = occurrences(reply.unwrap())["native/addon.node"]["occurrence_id"]
     failed, _ = call("extract_artifact", {"occurrence_ids": [occ_id]}, conn)
     assert failed.failure().code == "artifact_integrity_mismatch"
@@ -327,7 +363,7 @@ def test_asar_packed_tamper_and_absent_companion(tmp_path):
     (fresh / "app.asar.unpacked" / "native" / "addon.node").unlink()
     replies, conn = run_tools([("open_binary", {"path": str(asar)}), ("inspect_artifact", {})])
     occ = occurrences(replies[1].unwrap())
-    assert replies[1].unwrap()["normalized_result"]["coverage"]["status"] == "unknown"
+    assert replies[1].unwrap()["normalized_result"]["inventory_coverage"]["status"] == "unknown"
     failed, _ = call("extract_artifact", {"occurrence_ids": [occ["native/addon.node"]["occurrence_id"]]}, conn)
     assert failed.failure().code == "target_unavailable"
     assert failed.failure().details["logical_path"] == "native/addon.node"
@@ -356,12 +392,14 @@ def test_compare_unchanged_changed_added_and_truncated(tmp_path):
     assert any("runtime behavior" in t for t in r["limitations"])
     diff, _ = call("compare_artifacts", {"left": left, "right": inventory(v2)})
     r = diff.unwrap()["normalized_result"]
-    by_path = {c["logical_path"]: c for c in r["changes"]["items"]}
+    by_path = {c["logical_path"]: c for c in r["changes"]}
     assert r["status"] == "changed"
     assert by_path["data/x.json"]["classification"] == "changed" and by_path["new.txt"]["classification"] == "added"
-    assert by_path[""]["dimensions"] == ["content"]  # the root is a delta too
+    assert by_path["."]["dimensions"] == ["content"]  # the root is a delta too, at the reference's "."
+    assert by_path["new.txt"]["dimensions"] == ["content"]
+    assert all(c["evidence_links"] == [left["evidence_id"], diff.unwrap()["evidence_links"][1]] for c in r["changes"])
     mirrored, _ = call("compare_artifacts", {"left": inventory(v2), "right": left})
-    m = {c["logical_path"]: c for c in mirrored.unwrap()["normalized_result"]["changes"]["items"]}
+    m = {c["logical_path"]: c for c in mirrored.unwrap()["normalized_result"]["changes"]}
     assert m["new.txt"]["classification"] == "removed"
     # one page of a paged inventory is truncated; all its pages compare completely
     replies, conn = run_tools(
@@ -513,9 +551,9 @@ def test_npm_pack_tarball(tmp_path):
     )
     ev = inventory(tmp_path / "rea-fixture-1.0.0.tgz")
     occ = occurrences(ev)
-    assert ev["normalized_result"]["inventory"]["manifest"]["root_format"] == "tar"
+    assert ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["manifest"]["root_format"] == "tar"
     assert {"package/package.json", "package/index.js"} <= set(occ)
-    assert ev["normalized_result"]["coverage"]["status"] == "complete"
+    assert ev["normalized_result"]["inventory_coverage"]["status"] == "complete"
 
 
 @needs_asar
@@ -534,9 +572,10 @@ def test_asar_block_hashes_locate_a_change_and_catch_a_rewritten_file_hash(tmp_p
     asar.write_bytes(bytes(data))
     replies, _ = run_tools([("open_binary", {"path": str(asar)}), ("inspect_artifact", {})])
     error = replies[1].failure()
-    assert error.code == "artifact_integrity_mismatch" and "block 1 " in error.details["blocks"]
+    assert error.code == "artifact_integrity_mismatch" and "block 1 " in error.message
+    assert set(error.details) == {"logical_path", "declared_sha256", "calculated_sha256", "unpacked"}
     ev = inventory(asar, integrity_policy="record-and-continue")
-    (ic,) = ev["normalized_result"]["contradictions"]
+    (ic,) = substep(ev["normalized_result"])["integrity_contradictions"]
     assert any("1 of 3 integrity blocks" in note and "block 1 " in note for note in ic["limitations"])
     # a tamperer who rewrites the file's whole hash (same length, so the header keeps its size) but not
     # its blocks is still caught, by the blocks Electron checks at read time
@@ -545,7 +584,7 @@ def test_asar_block_hashes_locate_a_change_and_catch_a_rewritten_file_hash(tmp_p
     ev = inventory(asar, integrity_policy="record-and-continue")
     occ = occurrences(ev)
     assert occ["big.bin"]["hash_status"] == "mismatched" and occ["ok.js"]["hash_status"] == "verified"
-    (ic,) = ev["normalized_result"]["contradictions"]
+    (ic,) = substep(ev["normalized_result"])["integrity_contradictions"]
     assert ic["declared_sha256"] == ic["observed_sha256"] == _sha(tampered)
     assert any("block 1 " in note for note in ic["limitations"])
 
@@ -564,7 +603,9 @@ def test_names_that_are_not_unicode_are_recorded_escaped_and_still_read(tmp_path
     def content_of(ev, path):
         artifact = occurrences(ev)[path]["artifact_id"]
         return next(
-            n["sha256"] for n in ev["normalized_result"]["inventory"]["nodes"]["items"] if n["artifact_id"] == artifact
+            n["sha256"]
+            for n in ev["normalized_result"]["substeps"][0]["evidence"]["normalized_result"]["nodes"]["items"]
+            if n["artifact_id"] == artifact
         )
 
     ev = inventory(root)
@@ -578,5 +619,5 @@ def test_names_that_are_not_unicode_are_recorded_escaped_and_still_read(tmp_path
     member = occurrences(replies[1].unwrap())["caf%E9.txt"]["occurrence_id"]
     done, _ = call("extract_artifact", {"occurrence_ids": [member]}, conn)
     written = done.unwrap()["normalized_result"]
-    assert (Path(written["output_root"]) / written["files"][0]["relative_path"]).read_bytes() == b"latin-1 name"
+    assert (Path(written["output_root"]) / written["artifacts"][0]["relative_path"]).read_bytes() == b"latin-1 name"
     assert tarfile.is_tarfile(archive)

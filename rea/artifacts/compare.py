@@ -17,6 +17,7 @@ from rea.paging import paginate
 from rea.artifacts.graph import merge_pages, parse_inventory, source_complete
 from rea.artifacts.model import CLASSIFICATIONS
 
+ROOT_PATH = "."  # the reference's logical path of the root occurrence
 RUNTIME_NOTICE = "Static artifact equality does not establish unchanged runtime behavior."
 INVENTORY_OPERATIONS = ("inventory_artifact", "inspect_artifact")
 
@@ -26,7 +27,7 @@ def inventory_of(evidence: Evidence) -> Result[dict[str, Any], ReaError]:
     if evidence.operation == "inventory_artifact":
         payload = evidence.normalized_result
     elif evidence.operation == "inspect_artifact" and isinstance(evidence.normalized_result, dict):
-        payload = evidence.normalized_result.get("inventory")
+        payload = _substep_inventory(evidence.normalized_result)
     else:
         return Failure(
             invalid_request(
@@ -36,6 +37,18 @@ def inventory_of(evidence: Evidence) -> Result[dict[str, Any], ReaError]:
             )
         )
     return parse_inventory(payload)
+
+
+def _substep_inventory(inspection: Mapping[str, Any]) -> Any:
+    """The inventory inside inspect_artifact's result: substeps[0].evidence (6.x), or the historical
+    inline `inventory` of records made before it."""
+    substeps = inspection.get("substeps")
+    if isinstance(substeps, list) and substeps and isinstance(substeps[0], dict):
+        evidence = substeps[0].get("evidence")
+        if isinstance(evidence, dict) and evidence.get("evidence_id") == substeps[0].get("evidence_id"):
+            return evidence.get("normalized_result")
+        return None
+    return inspection.get("inventory")
 
 
 def _keys(inv: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], dict[str, Any] | None]:
@@ -101,19 +114,19 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
     root_change = None
     if lroot is not None and rroot is not None:
         if lroot["occurrence_id"] in lbad or rroot["occurrence_id"] in rbad:
-            root_change = entry("", "contradiction", ["integrity"], lroot, rroot)
+            root_change = entry(ROOT_PATH, "contradiction", ["integrity"], lroot, rroot)
         else:
             dims = _dimensions(lroot, rroot)
             if dims:
-                root_change = entry("", "changed", dims, lroot, rroot)
+                root_change = entry(ROOT_PATH, "changed", dims, lroot, rroot)
     for path in sorted(set(lkeys) | set(rkeys)):
         lo, ro = lkeys.get(path), rkeys.get(path)
         if (lo and lo["occurrence_id"] in lbad) or (ro and ro["occurrence_id"] in rbad):
             changes.append(entry(path, "contradiction", ["integrity"], lo, ro))
         elif lo is None:
-            changes.append(entry(path, "added", ["availability"], lo, ro))
+            changes.append(entry(path, "added", ["content"], lo, ro))
         elif ro is None:
-            changes.append(entry(path, "removed", ["availability"], lo, ro))
+            changes.append(entry(path, "removed", ["content"], lo, ro))
         else:
             hashed = all(o["entry_kind"] not in ("file", "slice") or o["hash_status"] == "verified" for o in (lo, ro))
             dims = _dimensions(lo, ro)
@@ -199,7 +212,9 @@ def compare_artifacts(
             return Failure(merged.failure().with_details(field=name))
         sides.append(merged.unwrap())
     result = compare_inventories(sides[0], sides[1])
+    links = [e.evidence_id for e in (*left, *right)]  # both sides cited, as the reference does
     page = paginate(result["changes"], offset, limit)
-    result["changes"] = {"items": list(page.items), **page.envelope()}
+    result["changes"] = [{**c, "evidence_links": links} for c in page.items]
+    result["changes_page"] = page.envelope()
     result["source_complete"] = {"left": source_complete(sides[0]), "right": source_complete(sides[1])}
     return Success(result)

@@ -340,6 +340,20 @@ def page_inventory(complete: Mapping[str, Any], windows: Mapping[str, tuple[int,
     return result
 
 
+def inventory_result(
+    complete: Mapping[str, Any],
+    windows: Mapping[str, tuple[int, int | None]],
+    contradictions: tuple[int, int | None] = (0, None),
+) -> dict[str, Any]:
+    """The inventory_artifact payload (3.1 shape): node/occurrence/edge pages, every integrity contradiction
+    as an array (a slice only when asked), and the external-command provenance (none: readers are in-process)."""
+    result = page_inventory(complete, windows)
+    offset, limit = contradictions
+    result["integrity_contradictions"] = list(paginate(complete["integrity_contradictions"], offset, limit).items)
+    result["provenance"] = []
+    return result
+
+
 # ------------------------------------------------------------------ parsing
 
 
@@ -366,6 +380,9 @@ def parse_inventory(result: Any) -> Result[dict[str, Any], ReaError]:
     missing = [k for k in ("manifest", "nodes", "occurrences", "edges") if k not in result]
     if missing:
         return Failure(_reject(f"missing {', '.join(missing)}", missing=missing))
+    manifest = result["manifest"]
+    if not isinstance(manifest, dict) or not str(manifest.get("manifest_id", "")).startswith("agm_"):
+        return Failure(_reject("the manifest has no agm_ manifest_id", field="manifest"))
     for section in SECTIONS:
         value = result.get(section, {"items": [], "offset": 0, "limit": 1, "total": 0, "next_offset": None})
         if isinstance(value, list):  # historical inline array (integrity_contradictions)

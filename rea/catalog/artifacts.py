@@ -5,18 +5,15 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
+import attrs
+
 from rea.artifacts.model import (
-    CLASSIFICATIONS,
     COVERAGE_SCOPES,
     COVERAGE_STATUSES,
-    DIMENSIONS,
     ENTRY_KINDS,
     HASH_STATUSES,
-    INTEGRITY_POLICIES,
     LEGACY_STATUSES,
-    LIMIT_BOUNDS,
     SECTIONS,
-    STATUSES,
 )
 from rea.catalog.contract import ToolContract
 from rea.native.views import FACETS as NATIVE_FACETS
@@ -31,6 +28,18 @@ from rea.catalog.schemas import (
     obj,
     string,
 )
+from rea.wire.artifacts import (
+    CompareArgs,
+    ComparisonResult,
+    ExtractArgs,
+    ExtractionResult,
+    InspectArgs,
+    InspectionResult,
+    InventoryArgs,
+    InventoryResult,
+)
+from rea.wire.schema import schema_of
+from rea.wire.tool import evidence_tool
 
 _ANY_OBJECT = {"type": "object"}
 _STRINGS = array({"type": "string"})
@@ -59,17 +68,6 @@ COVERAGE = obj(
         "status": {"type": "string", "enum": list(COVERAGE_STATUSES)},
     },
     ("scope", "status"),
-)
-LIMITS = obj(
-    {
-        name: (
-            {"type": "number", "minimum": lo, "maximum": hi}
-            if name == "max_compression_ratio"
-            else integer(name, lo, hi)
-        )
-        for name, (lo, hi, _) in LIMIT_BOUNDS.items()
-    },
-    tuple(LIMIT_BOUNDS),
 )
 NODE = obj(
     {
@@ -184,80 +182,6 @@ CONTRADICTION = obj(
         "limitations",
     ),
 )
-MANIFEST = obj(
-    {
-        "schema_version": {"const": 1},
-        "manifest_id": _id("agm"),
-        "root_artifact_id": _id("art"),
-        "root_sha256": string("Root digest", pattern=SHA256_PATTERN),
-        "root_format": string("Root format"),
-        "graph_sha256": string("Digest of all graph records", pattern=SHA256_PATTERN),
-        "node_count": integer("Nodes", 1),
-        "occurrence_count": integer("Occurrences", 1),
-        "edge_count": integer("Edges"),
-        "integrity_contradiction_count": integer("Contradictions"),
-        "limits": LIMITS,
-        "coverage": COVERAGE,
-    },
-    (
-        "schema_version",
-        "manifest_id",
-        "root_artifact_id",
-        "root_sha256",
-        "root_format",
-        "graph_sha256",
-        "node_count",
-        "occurrence_count",
-        "edge_count",
-        "integrity_contradiction_count",
-        "limits",
-        "coverage",
-    ),
-)
-INVENTORY = obj(
-    {
-        "manifest": MANIFEST,
-        "nodes": page(NODE),
-        "occurrences": page(OCCURRENCE),
-        "edges": page(EDGE),
-        "integrity_contradictions": page(CONTRADICTION),
-        "limits": LIMITS,
-        "coverage": COVERAGE,
-        "coverage_status": {"type": "string", "enum": list(LEGACY_STATUSES)},
-        "limit_hits": array(
-            obj(
-                {
-                    "limit": string("Limit"),
-                    "value": {"type": "number"},
-                    "logical_path": nullable(string("Where")),
-                    "message": string("What happened"),
-                },
-                ("limit", "value", "logical_path", "message"),
-            )
-        ),
-        "omitted_entries": array(
-            obj(
-                {"logical_path": string("Path"), "entry_type": string("Type"), "reason": string("Why")},
-                ("logical_path", "entry_type", "reason"),
-            )
-        ),
-        "limitations": _STRINGS,
-    },
-    (
-        "manifest",
-        "nodes",
-        "occurrences",
-        "edges",
-        "integrity_contradictions",
-        "limits",
-        "coverage",
-        "coverage_status",
-        "limit_hits",
-        "omitted_entries",
-        "limitations",
-    ),
-)
-
 
 _VIEW_BASE = {
     "view": string("View"),
@@ -347,84 +271,7 @@ APPLICATION_VIEW = obj(
 )
 # inspect_analysis_view is shared: every family's view shapes are alternatives here
 VIEW_RESULTS: tuple[dict[str, Any], ...] = (SUMMARY_VIEW, INVENTORY_VIEW, NATIVE_VIEW, APPLICATION_VIEW)
-INSPECTION = obj(
-    {
-        "schema_version": {"const": 1},
-        "subject": obj(
-            {
-                "manifest_id": _id("agm"),
-                "root_artifact_id": _id("art"),
-                "root_format": string("Root format"),
-                "root_sha256": string("Root digest", pattern=SHA256_PATTERN),
-            },
-            ("manifest_id", "root_artifact_id", "root_format", "root_sha256"),
-        ),
-        "inventory": INVENTORY,
-        "inventory_evidence_ids": array(string("Inventory Evidence", pattern=EVIDENCE_ID_PATTERN), minItems=1),
-        "observations": obj(
-            {
-                "entry_kinds": {"type": "object", "additionalProperties": integer("Count")},
-                "artifact_kinds": {"type": "object", "additionalProperties": integer("Count")},
-                "executables": integer("Executable occurrences"),
-                "nested_containers": integer("Nested container nodes"),
-            },
-            ("entry_kinds", "artifact_kinds", "executables", "nested_containers"),
-        ),
-        "contradictions": array(CONTRADICTION),
-        "next_probes": array(
-            obj({"operation": string("Tool"), "rationale": string("Why")}, ("operation", "rationale"))
-        ),
-        "coverage": COVERAGE,
-        "coverage_status": {"type": "string", "enum": list(LEGACY_STATUSES)},
-        "limitations": _STRINGS,
-    },
-    (
-        "schema_version",
-        "subject",
-        "inventory",
-        "inventory_evidence_ids",
-        "observations",
-        "contradictions",
-        "next_probes",
-        "coverage",
-        "coverage_status",
-        "limitations",
-    ),
-)
 
-
-_LIMIT_INPUTS = {
-    name: (
-        {
-            "type": "number",
-            "minimum": lo,
-            "maximum": hi,
-            "default": default,
-            "description": "Stop decompressing a member past this expansion ratio (bomb guard)",
-        }
-        if name == "max_compression_ratio"
-        else integer(
-            {
-                "max_entries": "Members recorded before traversal stops (coverage becomes unknown)",
-                "max_total_bytes": "Decompressed bytes read across the traversal",
-                "max_entry_bytes": "Decompressed bytes read from one member",
-                "max_depth": "Nested container levels expanded (0: the root's members only)",
-                "max_path_bytes": "Longest accepted member path in UTF-8 bytes",
-            }[name],
-            lo,
-            hi,
-            default=default,
-        )
-    )
-    for name, (lo, hi, default) in LIMIT_BOUNDS.items()
-}
-_POLICY = {
-    "type": "string",
-    "enum": list(INTEGRITY_POLICIES),
-    "default": "fail",
-    "description": "fail (default): an integrity mismatch fails the call; record-and-continue: quarantine the "
-    "contradicted bytes, record the contradiction and continue with verified siblings",
-}
 _EVIDENCE_INPUT = {
     "type": "object",
     "description": 'Complete inline Evidence, or {"kind": "retained-evidence", '
@@ -433,211 +280,90 @@ _EVIDENCE_INPUT = {
 _REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "0" * 64}
 
 
-def _window(name: str, default: int) -> dict[str, Any]:
-    return {
-        f"{name}_offset": integer(f"First {name} to return", 0, default=0),
-        f"{name}_limit": integer(f"{name.capitalize()}s per page", 1, 500, default=default),
-    }
+_INSPECTION_EXAMPLES: list[dict[str, Any]] = [
+    {},
+    {"detail": "summary"},
+    {"integrity_policy": "record-and-continue", "max_depth": 2},
+]
 
-
-INSPECT_ARTIFACT = ToolContract(
-    name="inspect_artifact",
-    title="Inspect Artifact",
-    description=(
+INSPECT_ARTIFACT = evidence_tool(
+    "inspect_artifact",
+    "Inspect Artifact",
+    (
         "After open_binary on a local archive, package or directory (zip/jar/apk/aab/ipa/aar/whl/appx/msix/crx, "
-        "ASAR, tar[.gz|.bz2|.xz|.zst], ar/.deb), inventory it completely and return inspection Evidence with the "
-        "content-addressed graph, coverage, contradictions and next probes. detail: summary retains the complete "
-        "Evidence and returns its summary view (parent_evidence_id) instead."
+        "ASAR, tar[.gz|.bz2|.xz|.zst], ar/.deb), inventory it completely in one substep and return inspection "
+        "Evidence: the complete inventory Evidence inline in substeps[0].evidence (hand the inspection to "
+        "compare_artifacts), observations, hypotheses, contradictions, unexplored branches and next probes. "
+        "detail: summary retains the complete Evidence and returns its summary view (parent_evidence_id) instead."
     ),
+    args=InspectArgs,
+    result=InspectionResult,
+    examples=_INSPECTION_EXAMPLES,
     surface="artifact-provider",
-    input_schema=input_schema(
-        {
-            "detail": {
-                "type": "string",
-                "enum": ["complete", "summary"],
-                "default": "complete",
-                "description": "complete: the inspection Evidence; summary: retain it and return its summary view",
-            },
-            "integrity_policy": _POLICY,
-            **_LIMIT_INPUTS,
-        },
-        examples=[{}, {"detail": "summary"}, {"integrity_policy": "record-and-continue", "max_depth": 2}],
-    ),
-    output_schema=evidence_output({"anyOf": [INSPECTION, SUMMARY_VIEW]}),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
-    result_kind="evidence",
+)
+# detail: summary answers with the summary view Evidence of inspect_analysis_view instead
+INSPECT_ARTIFACT = attrs.evolve(
+    INSPECT_ARTIFACT,
+    output_schema=evidence_output({"anyOf": [schema_of(InspectionResult), SUMMARY_VIEW]}),
 )
 
-INVENTORY_ARTIFACT = ToolContract(
-    name="inventory_artifact",
-    title="Inventory Artifact",
-    description=(
+INVENTORY_ARTIFACT = evidence_tool(
+    "inventory_artifact",
+    "Inventory Artifact",
+    (
         "After open_binary, inventory the active archive, package or directory as a deterministic content-addressed "
-        "graph (art_/occ_/edge_/ic_ ids, agm_ manifest, scoped coverage) and return one page of each section as "
-        "Evidence. Pages of one inventory share the manifest and coverage; pass every page to compare_artifacts."
+        "graph (art_/occ_/edge_/ic_ ids, agm_ manifest, scoped coverage) and return one page of nodes, occurrences "
+        "and edges (100 each by default) with every integrity contradiction. Pages of one inventory share the "
+        "manifest and coverage; pass every page to compare_artifacts."
     ),
+    args=InventoryArgs,
+    result=InventoryResult,
+    examples=[{}, {"occurrence_offset": 100, "occurrence_limit": 100}],
     surface="artifact-provider",
-    input_schema=input_schema(
-        {
-            **_window("node", 100),
-            **_window("occurrence", 100),
-            **_window("edge", 100),
-            **_window("contradiction", 100),
-            "integrity_policy": _POLICY,
-            **_LIMIT_INPUTS,
-        },
-        examples=[{}, {"occurrence_offset": 100, "occurrence_limit": 100}],
-    ),
-    output_schema=evidence_output(INVENTORY, "inventory_artifact"),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
-    result_kind="evidence",
 )
 
-EXTRACTED = obj(
-    {
-        "occurrence_id": _id("occ"),
-        "artifact_id": _id("art"),
-        "logical_path": string("Container chain"),
-        "relative_path": string("Path below output_root"),
-        "sha256": string("Digest", pattern=SHA256_PATTERN),
-        "bytes_written": integer("Bytes"),
-    },
-    ("occurrence_id", "artifact_id", "logical_path", "relative_path", "sha256", "bytes_written"),
-)
-EXTRACT_ARTIFACT = ToolContract(
-    name="extract_artifact",
-    title="Extract Artifact",
-    description=(
-        "Materialize the selected regular-file occurrences (occ_ ids from inventory_artifact or inspect_artifact "
-        "on the active target) into a fresh REA-chosen temporary directory and report its path. Never writes "
-        "outside it; size and ratio limits are enforced while streaming. With integrity_policy "
-        "record-and-continue, observed bytes are written and contradictions returned."
+EXTRACT_ARTIFACT = evidence_tool(
+    "extract_artifact",
+    "Extract Artifact",
+    (
+        "Materialize every regular file of the active archive or package (or only the occ_ ids given in "
+        "occurrence_ids) into a fresh REA-chosen temporary directory and report its path. Never writes outside "
+        "it or overwrites; traversal limits apply while streaming and a limit hit fails with truncated, nothing "
+        "published. With integrity_policy record-and-continue, observed bytes are written and contradictions "
+        "returned."
     ),
+    args=ExtractArgs,
+    result=ExtractionResult,
+    examples=[{}, {"occurrence_ids": ["occ_" + "0" * 64]}],
     surface="artifact-provider",
-    input_schema=input_schema(
-        {
-            "occurrence_ids": array(
-                _id("occ"), minItems=1, maxItems=500, uniqueItems=True, description="Occurrences to materialize"
-            ),
-            "integrity_policy": _POLICY,
-            **_LIMIT_INPUTS,
-        },
-        ("occurrence_ids",),
-        examples=[{"occurrence_ids": ["occ_" + "0" * 64]}],
-    ),
-    output_schema=evidence_output(
-        obj(
-            {
-                "manifest_id": _id("agm"),
-                "output_root": string("Fresh temporary directory holding the files"),
-                "files": array(EXTRACTED),
-                "containment_verified": {"type": "boolean"},
-                "integrity_contradictions": array(CONTRADICTION),
-                "limits": LIMITS,
-                "limitations": _STRINGS,
-            },
-            (
-                "manifest_id",
-                "output_root",
-                "files",
-                "containment_verified",
-                "integrity_contradictions",
-                "limits",
-                "limitations",
-            ),
-        ),
-        "extract_artifact",
-    ),
     annotations=set(),
     effects={"mutatesSession", "writesFilesystem"},
     requires_target=True,
-    result_kind="evidence",
 )
 
-_SIDE = {
-    "anyOf": [_EVIDENCE_INPUT, array(_EVIDENCE_INPUT, minItems=1, maxItems=100)],
-    "description": "inspect_artifact or inventory_artifact Evidence (inline or retained reference), or every "
-    "page of one inventory as an array",
-}
-CHANGE = obj(
-    {
-        "logical_path": string("Container chain ('a.whl!/x.py'); empty for the root"),
-        "classification": {"type": "string", "enum": list(CLASSIFICATIONS)},
-        "dimensions": array({"type": "string", "enum": list(DIMENSIONS)}),
-        "left_occurrence_id": nullable(_id("occ")),
-        "right_occurrence_id": nullable(_id("occ")),
-        "left_artifact_id": nullable(_id("art")),
-        "right_artifact_id": nullable(_id("art")),
-    },
+COMPARE_ARTIFACTS = evidence_tool(
+    "compare_artifacts",
+    "Compare Artifacts",
     (
-        "logical_path",
-        "classification",
-        "dimensions",
-        "left_occurrence_id",
-        "right_occurrence_id",
-        "left_artifact_id",
-        "right_artifact_id",
+        "Compare two artifact inventories (inspect_artifact or inventory_artifact Evidence, inline or retained, or "
+        "every page of one inventory as an array). Equality needs matching scopes, complete members and complete "
+        "traversal; missing members give truncated, unknown coverage or hashes give unknown, integrity mismatches "
+        "stay contradictions. Every change is returned; offset/limit optionally select a slice."
     ),
-)
-COMPARE_ARTIFACTS = ToolContract(
-    name="compare_artifacts",
-    title="Compare Artifacts",
-    description=(
-        "Compare two artifact inventories (inspect_artifact or inventory_artifact Evidence, inline or retained). "
-        "Equality needs matching scopes, complete members and complete traversal; missing members give truncated, "
-        "unknown coverage or hashes give unknown, integrity mismatches stay contradictions. Added, removed and "
-        "changed paths are paged."
-    ),
+    args=CompareArgs,
+    result=ComparisonResult,
+    examples=[{"left": _REF, "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}}],
     surface="artifact-provider",
-    input_schema=input_schema(
-        {
-            "left": _SIDE,
-            "right": _SIDE,
-            "offset": integer("First change to return", 0, default=0),
-            "limit": integer("Changes per page", 1, 500, default=100),
-        },
-        ("left", "right"),
-        examples=[{"left": _REF, "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}}],
-    ),
-    output_schema=evidence_output(
-        obj(
-            {
-                "status": {"type": "string", "enum": list(STATUSES)},
-                "left_manifest_id": nullable(string("Left manifest")),
-                "right_manifest_id": nullable(string("Right manifest")),
-                "left_coverage": COVERAGE,
-                "right_coverage": COVERAGE,
-                "summary": obj(
-                    {k: integer(k) for k in (*CLASSIFICATIONS, "unchanged")}, (*CLASSIFICATIONS, "unchanged")
-                ),
-                "changes": page(CHANGE),
-                "uncertainty": _STRINGS,
-                "limitations": _STRINGS,
-                "source_complete": obj({"left": {"type": "boolean"}, "right": {"type": "boolean"}}, ("left", "right")),
-            },
-            (
-                "status",
-                "left_manifest_id",
-                "right_manifest_id",
-                "left_coverage",
-                "right_coverage",
-                "summary",
-                "changes",
-                "uncertainty",
-                "limitations",
-                "source_complete",
-            ),
-        ),
-        "compare_artifacts",
-    ),
     annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
-    result_kind="evidence",
 )
+
 
 INSPECT_ANALYSIS_VIEW = ToolContract(
     name="inspect_analysis_view",

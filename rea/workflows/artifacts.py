@@ -10,7 +10,9 @@ from returns.result import Failure, Result, Success
 
 from rea import __version__
 from rea.artifacts.compare import compare_artifacts as compare_pure
-from rea.artifacts.graph import SECTIONS, build_inventory, page_inventory
+from rea.artifacts.extraction import extraction_result, select
+from rea.artifacts.graph import SECTIONS, build_inventory, inventory_result
+from rea.artifacts.inspection import inspection_result
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact, limits_from
 from rea.artifacts.views import artifact_view
 from rea.errors import ReaError, invalid_request
@@ -23,15 +25,7 @@ from rea.session import RETAINED_KIND, Session, record, resolve
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
 VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
 PROFILE_SCHEMA = 1
-NEXT_PROBES = {
-    "apk": ("inspect_analysis_view", "page the occurrences for classes*.dex and lib/*/*.so, then analyse them"),
-    "asar": ("inspect_analysis_view", "page the occurrences for package.json and the main script"),
-    "ipa": ("inspect_analysis_view", "find Payload/*.app and its Mach-O executable"),
-    "aab": ("inspect_analysis_view", "page the occurrences for base/dex/*.dex and base/lib/*/*.so, then analyse them"),
-    "aar": ("inspect_analysis_view", "page the occurrences for classes.jar and jni/*/*.so"),
-    "whl": ("inspect_analysis_view", "read *.dist-info/METADATA and RECORD, then the compiled extension modules"),
-    "crx": ("inspect_analysis_view", "page the occurrences for manifest.json and its background and content scripts"),
-}
+INSPECTION_CAPS = ("max_observations", "max_hypotheses", "max_unexplored_branches", "max_next_probes")
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -60,7 +54,7 @@ def _subject(session: Session) -> Subject:
 
 
 def _settings(args: Mapping[str, Any]) -> tuple[Any, str]:
-    return limits_from(args), args.get("integrity_policy", "fail")
+    return limits_from(args), args["integrity_policy"]
 
 
 def _profile(limits: Any, policy: str):
@@ -91,6 +85,19 @@ def _evidence(
     )
 
 
+def _mismatch_cap(complete: Mapping[str, Any], cap: int | None) -> ReaError | None:
+    """3.1's max_integrity_mismatches: more contradictions than the caller allowed is a limit hit."""
+    found = len(complete["integrity_contradictions"])
+    if cap is None or found <= cap:
+        return None
+    return ReaError(
+        code="truncated",
+        message=f"{found} integrity contradictions were recorded, more than max_integrity_mismatches={cap}.",
+        details={"limit": "max_integrity_mismatches", "value": cap, "observed": found},
+        action="Raise max_integrity_mismatches (or omit it) and retry.",
+    )
+
+
 def _inventory(session: Session, args: Mapping[str, Any]):
     """Shared: run the reader on the active target and build the complete graph."""
     limits, policy = _settings(args)
@@ -103,48 +110,40 @@ def _inventory(session: Session, args: Mapping[str, Any]):
     )
     if not is_successful(facts):
         return facts
-    return Success(build_inventory(facts.unwrap(), limits))
+    complete = build_inventory(facts.unwrap(), limits)
+    capped = _mismatch_cap(complete, args.get("max_integrity_mismatches"))
+    return Failure(capped) if capped is not None else Success(complete)
+
+
+def _inventory_evidence(session: Session, parameters: Mapping[str, Any], result: Mapping[str, Any], profile: Any):
+    return _evidence(
+        "inventory_artifact",
+        dict(parameters),
+        result,
+        subject=_subject(session),
+        profile=profile,
+        limitations=result["limitations"],
+    )
+
+
+def _reply(session: Session, evidence: Result[Evidence, ReaError], *also: Evidence) -> Outcome:
+    if not is_successful(evidence):
+        return _fail(session, evidence.failure())
+    return Outcome(session=record(session, [*also, evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
 
 
 def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
-    complete = built.unwrap()
     windows = {
-        "nodes": (args.get("node_offset", 0), args.get("node_limit", 100)),
-        "occurrences": (args.get("occurrence_offset", 0), args.get("occurrence_limit", 100)),
-        "edges": (args.get("edge_offset", 0), args.get("edge_limit", 100)),
-        "integrity_contradictions": (args.get("contradiction_offset", 0), args.get("contradiction_limit", 100)),
+        "nodes": (args["node_offset"], args["node_limit"]),
+        "occurrences": (args["occurrence_offset"], args["occurrence_limit"]),
+        "edges": (args["edge_offset"], args["edge_limit"]),
     }
-    result = page_inventory(complete, windows)
-    limits, policy = _settings(args)
-    evidence = _evidence(
-        "inventory_artifact",
-        dict(args),
-        result,
-        subject=_subject(session),
-        profile=_profile(limits, policy),
-        limitations=result["limitations"],
-    )
-    if not is_successful(evidence):
-        return _fail(session, evidence.failure())
-    return Outcome(session=record(session, [evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
-
-
-def _observations(complete: Mapping[str, Any]) -> dict[str, Any]:
-    kinds: dict[str, int] = {}
-    for o in complete["occurrences"]:
-        kinds[o["entry_kind"]] = kinds.get(o["entry_kind"], 0) + 1
-    categories: dict[str, int] = {}
-    for n in complete["nodes"]:
-        categories[n["kind"]] = categories.get(n["kind"], 0) + 1
-    return {
-        "entry_kinds": dict(sorted(kinds.items())),
-        "artifact_kinds": dict(sorted(categories.items())),
-        "executables": sum(1 for o in complete["occurrences"] if o["executable"]),
-        "nested_containers": sum(1 for n in complete["nodes"][1:] if n["kind"] == "container"),
-    }
+    contradictions = (args["contradiction_offset"], args.get("contradiction_limit"))
+    result = inventory_result(built.unwrap(), windows, contradictions)
+    return _reply(session, _inventory_evidence(session, args, result, _profile(*_settings(args))))
 
 
 def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -152,55 +151,28 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if not is_successful(built):
         return _fail(session, built.failure())
     complete = built.unwrap()
-    limits, policy = _settings(args)
-    profile = _profile(limits, policy)
-    subject = _subject(session)
-    inventory = page_inventory(complete, {})
-    settings = {k: v for k, v in args.items() if k != "detail"}
-    inv_ev = _evidence(
-        "inventory_artifact",
-        settings,
-        inventory,
-        subject=subject,
-        profile=profile,
-        limitations=inventory["limitations"],
-    )
+    profile = _profile(*_settings(args))
+    # delivery detail and the report caps never reach the inventory, so its Evidence id is the same either way
+    settings = {k: v for k, v in args.items() if k != "detail" and k not in INSPECTION_CAPS}
+    inv_ev = _inventory_evidence(session, settings, inventory_result(complete, {}), profile)
     if not is_successful(inv_ev):
         return _fail(session, inv_ev.failure())
     inv_ev = inv_ev.unwrap()
-    manifest = complete["manifest"]
-    probe = NEXT_PROBES.get(manifest["root_format"])
-    result = {
-        "schema_version": 1,
-        "subject": {
-            "manifest_id": manifest["manifest_id"],
-            "root_artifact_id": manifest["root_artifact_id"],
-            "root_format": manifest["root_format"],
-            "root_sha256": manifest["root_sha256"],
-        },
-        "inventory": inventory,
-        "inventory_evidence_ids": [inv_ev.evidence_id],
-        "observations": _observations(complete),
-        "contradictions": complete["integrity_contradictions"],
-        "next_probes": [] if probe is None else [{"operation": probe[0], "rationale": probe[1]}],
-        "coverage": complete["coverage"],
-        "coverage_status": complete["coverage_status"],
-        "limitations": complete["limitations"],
-    }
+    result = inspection_result(inv_ev, {k: args.get(k) for k in INSPECTION_CAPS})
     inspection = _evidence(
         "inspect_artifact",
-        settings,
+        {k: v for k, v in args.items() if k != "detail"},
         result,
-        subject=subject,
+        subject=_subject(session),
         profile=profile,
-        limitations=complete["limitations"],
+        limitations=result["limitations"],
         links=[inv_ev.evidence_id],
     )
     if not is_successful(inspection):
         return _fail(session, inspection.failure())
     inspection = inspection.unwrap()
     retained = record(session, [inv_ev, inspection])
-    if args.get("detail", "complete") == "complete":
+    if args["detail"] == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
     view = _view_evidence(inspection, {"view": "summary"})
     if not is_successful(view):
@@ -208,122 +180,30 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
 
 
-def _chains(complete: Mapping[str, Any]) -> dict[str, tuple[tuple[str, ...], Mapping[str, Any]]]:
-    by_id = {o["occurrence_id"]: o for o in complete["occurrences"]}
-    chains: dict[str, tuple[tuple[str, ...], Mapping[str, Any]]] = {}
-    for occ in complete["occurrences"]:
-        parts: list[str] = []
-        current = occ
-        while current["parent_occurrence_id"] is not None:
-            parts.append(current["logical_path"])
-            current = by_id[current["parent_occurrence_id"]]
-        chains[occ["occurrence_id"]] = (tuple(reversed(parts)), occ)
-    return chains
-
-
 def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
     complete = built.unwrap()
-    chains = _chains(complete)
-    selected: list[tuple[str, tuple[str, ...], Mapping[str, Any]]] = []
-    for occ_id in args["occurrence_ids"]:
-        found = chains.get(occ_id)
-        if found is None:
-            return _fail(
-                session,
-                invalid_request(
-                    f"{occ_id} is not an occurrence of the active target's inventory (manifest "
-                    f"{complete['manifest']['manifest_id']})",
-                    field="occurrence_ids",
-                    accepted="occ_ ids from inventory_artifact or inspect_artifact on the active target",
-                ),
-            )
-        chain, occ = found
-        if occ["entry_kind"] != "file" or not chain:
-            return _fail(
-                session,
-                invalid_request(
-                    f"{'/'.join(chain) or occ['logical_path']} is a {occ['entry_kind'] if chain else 'root'} occurrence; "
-                    "only regular-file members are extracted (symlinks and directories are never materialized)",
-                    field="occurrence_ids",
-                    accepted="occurrences with entry_kind file inside the target",
-                ),
-            )
-        if occ["unpacked"] and occ["hash_status"] == "unavailable":
-            return _fail(
-                session,
-                ReaError(
-                    code="target_unavailable",
-                    message=f"{'/'.join(chain)} is an ASAR unpacked entry whose companion file in .asar.unpacked is "
-                    "absent, so it cannot be extracted.",
-                    details={"logical_path": "/".join(chain), "occurrence_id": occ_id},
-                    action="Restore the app.asar.unpacked directory beside the archive, then retry.",
-                ),
-            )
-        selected.append((occ_id, chain, occ))
+    selected = select(complete, args.get("occurrence_ids"))
+    if not is_successful(selected):
+        return _fail(session, selected.failure())
+    chosen = selected.unwrap()
     limits, policy = _settings(args)
-    yield ReportProgress(phase="extracting artifact", message=f"{len(selected)} file(s)")
+    target = session.target
+    assert target is not None
+    yield ReportProgress(phase="extracting artifact", message=f"{len(chosen)} file(s)")
     produced = yield ExtractArtifact(
-        path=session.target.path,
-        chains=tuple(c for _, c, _ in selected),
+        path=target.path,
+        chains=tuple(s.chain for s in chosen),
         limits=limits,
         integrity_policy=policy,
-        known_sha256=session.target.sha256,
-        known_size=session.target.size,
+        known_sha256=target.sha256,
+        known_size=target.size,
     )
     if not is_successful(produced):
         return _fail(session, produced.failure())
-    _facts, extraction = produced.unwrap()
-    written = {f.chain: f for f in extraction.files}
-    files = []
-    for occ_id, chain, occ in selected:
-        f = written.get(chain)
-        if f is None:
-            hits = [h for h in complete["limit_hits"] if h["logical_path"] == "/".join(chain)]
-            return _fail(
-                session,
-                ReaError(
-                    code="truncated" if hits else "artifact_operation_failed",
-                    message=f"{'/'.join(chain)} was not materialized"
-                    + (
-                        f": limit {hits[0]['limit']} ({hits[0]['message']})"
-                        if hits
-                        else ": its bytes could not be read (see the inventory limitations)"
-                    ),
-                    details={
-                        "logical_path": "/".join(chain),
-                        "occurrence_id": occ_id,
-                        **({"limit": hits[0]["limit"], "value": hits[0]["value"]} if hits else {}),
-                    },
-                ),
-            )
-        files.append(
-            {
-                "occurrence_id": occ_id,
-                "artifact_id": occ["artifact_id"],
-                "logical_path": "!/".join(chain),
-                "relative_path": f.relative_path,
-                "sha256": f.sha256,
-                "bytes_written": f.bytes_written,
-            }
-        )
-    selected_ids = {s[0] for s in selected}
-    contradictions = [c for c in complete["integrity_contradictions"] if c["occurrence_id"] in selected_ids]
-    result = {
-        "manifest_id": complete["manifest"]["manifest_id"],
-        "output_root": extraction.output_root,
-        "files": files,
-        "containment_verified": extraction.containment_verified,
-        "integrity_contradictions": contradictions,
-        "limits": limits.to_json(),
-        "limitations": (
-            ["Files were written from observed bytes that contradict declared integrity hashes."]
-            if contradictions
-            else []
-        ),
-    }
+    result = extraction_result(complete, chosen, produced.unwrap()[1], limits.to_json())
     evidence = _evidence(
         "extract_artifact",
         dict(args),
@@ -332,9 +212,7 @@ def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
         profile=_profile(limits, policy),
         limitations=result["limitations"],
     )
-    if not is_successful(evidence):
-        return _fail(session, evidence.failure())
-    return Outcome(session=record(session, [evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
+    return _reply(session, evidence)
 
 
 def _resolve_side(session: Session, value: Any, field: str) -> Result[list[Evidence], ReaError]:
@@ -355,7 +233,7 @@ def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -
         if not is_successful(got):
             return _fail(session, got.failure())
         sides.append(got.unwrap())
-    compared = compare_pure(sides[0], sides[1], args.get("offset", 0), args.get("limit", 100))
+    compared = compare_pure(sides[0], sides[1], args["offset"], args.get("limit"))
     if not is_successful(compared):
         return _fail(session, compared.failure())
     result = compared.unwrap()
@@ -363,8 +241,8 @@ def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -
     params = {
         "left": [e.evidence_id for e in sides[0]],
         "right": [e.evidence_id for e in sides[1]],
-        "offset": args.get("offset", 0),
-        "limit": args.get("limit", 100),
+        "offset": args["offset"],
+        **({"limit": args["limit"]} if args.get("limit") is not None else {}),
     }
     evidence = _evidence(
         "compare_artifacts",
@@ -375,11 +253,7 @@ def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -
         limitations=result["limitations"],
         links=links,
     )
-    if not is_successful(evidence):
-        return _fail(session, evidence.failure())
-    return Outcome(
-        session=record(session, [*sides[0], *sides[1], evidence.unwrap()]), reply=Success(evidence.unwrap().to_json())
-    )
+    return _reply(session, evidence, *sides[0], *sides[1])
 
 
 # inspect_analysis_view dispatch, keyed by the source Evidence's operation; other families add entries.

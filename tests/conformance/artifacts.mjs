@@ -30,12 +30,15 @@ try {
   await call("view_summary", "inspect_analysis_view", { source: ref });
   await call("view_page", "inspect_analysis_view", { source: ref, view: "inventory", section: "occurrences" });
   await call("view_nodes", "inspect_analysis_view", { source: ref, view: "inventory", section: "nodes" });
-  const occ = inspected?.normalized_result?.inventory?.occurrences?.items?.find((o) => o.entry_kind === "file" &&
-    o.parent_occurrence_id !== null);
+  // the 6.x handoff: the complete inventory Evidence rides in substeps[0].evidence
+  const inventory = inspected?.normalized_result?.substeps?.[0]?.evidence?.normalized_result;
+  const occ = inventory?.occurrences?.items?.find((o) => o.entry_kind === "file" && o.parent_occurrence_id !== null);
   await call("extract", "extract_artifact", { occurrence_ids: [occ?.occurrence_id] });
+  await call("extract_all", "extract_artifact", {});
   await call("open2", "open_binary", { path: right });
   const other = await call("inspect2", "inspect_artifact", {});
   await call("compare", "compare_artifacts", { left: ref, right: other });
+  await call("compare_inline", "compare_artifacts", { left: inspected, right: other });
 } catch (e) {
   report.fatal = String(e?.stack ?? e);
 } finally {

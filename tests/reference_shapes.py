@@ -185,6 +185,8 @@ SIX: dict[str, Any] = {
         base("compare_artifacts"),
         changes=arr(base("compare_artifacts")["properties"]["changes"]["properties"]["items"]["items"]),
     ),
+    # §3 inspect_artifact: 6.x artifactInspection.ts (a strict object) has no derived_relationships or schema_version
+    "inspect_artifact": without(base("inspect_artifact"), "derived_relationships", "schema_version"),
     # §3 inspect_analysis_view (analysisView.ts; not in 3.1)
     "inspect_analysis_view": obj(
         kind=STR,

@@ -60,7 +60,6 @@ SUPERSEDED = {
 # example inputs the reference accepts and we do not yet (see wire-gaps.md for each tool)
 PENDING_EXAMPLES = {
     "close_binary[0]",  # {overwrite, snapshot_path}
-    "extract_artifact[1]",  # {} extracts every regular file
     "inspect_analysis_view[0]",  # view is an object {kind, ...}
     "inspect_analysis_view[1]",
     "inspect_analysis_view[2]",
@@ -100,15 +99,11 @@ PENDING = {
     "binary_session",
     "close_binary",
     "compare_application_versions",
-    "compare_artifacts",
     "compare_javascript_export_shapes",
     "compare_source_to_bundle",
-    "extract_artifact",
     "get_evidence_bundle",
     "get_evidence_bundle[summary]",
     "inspect_analysis_view",
-    "inspect_artifact",
-    "inventory_artifact",
     "open_binary",
     "procedure_info",
     "procedure_references",

@@ -186,7 +186,13 @@ SIX: dict[str, Any] = {
         changes=arr(base("compare_artifacts")["properties"]["changes"]["properties"]["items"]["items"]),
     ),
     # §3 inspect_artifact: 6.x artifactInspection.ts (a strict object) has no derived_relationships or schema_version
-    "inspect_artifact": without(base("inspect_artifact"), "derived_relationships", "schema_version"),
+    # (and its coverage counts no relationships)
+    "inspect_artifact": requiring(
+        without(base("inspect_artifact"), "derived_relationships", "schema_version"),
+        coverage=without(
+            base("inspect_artifact")["properties"]["coverage"], "relationships_retained", "relationships_omitted"
+        ),
+    ),
     # §3 inspect_analysis_view (analysisView.ts; not in 3.1)
     "inspect_analysis_view": obj(
         kind=STR,

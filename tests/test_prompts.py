@@ -160,3 +160,10 @@ def test_render_is_a_pure_function_of_its_arguments():
     a = prompts.render("verify_reconstruction", {"reconstruction_goal": "same exports", "provider_id": "angr"})
     b = prompts.render("verify_reconstruction", {"provider_id": "angr", "reconstruction_goal": "same exports"})
     assert isinstance(a, Success) and a.unwrap() == b.unwrap()
+
+
+def test_docs_list_every_prompt_and_the_tools_it_lacks():
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "prompts.md").read_text()
+    for p in prompts.PROMPTS:
+        row = next(line for line in doc.splitlines() if line.startswith(f"| `{p.name}`"))
+        assert all(f"`{t}`" in row for t in (*prompts.mentioned_tools(p), *prompts.missing_tools(p))), p.name

@@ -35,7 +35,7 @@ from rea.catalog.projection import catalog_identity, grouped_availability
 from rea.errors import ReaError, cancelled, invalid_request
 from rea.session import Session
 from rea.validation import validate_arguments
-from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
+from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, NATIVE_OPERATIONS, inspect_evidence_bundle
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
@@ -123,7 +123,7 @@ def _render_capabilities(value: Mapping[str, Any]) -> str:
 
 def _providers(conn: Connection) -> dict[str, Any]:
     return {
-        "analysis_provider_candidates": candidate_records(discover(), None),
+        "analysis_provider_candidates": candidate_records(discover(), None, None, NATIVE_OPERATIONS),
         "default": EMBEDDED_DEFAULT,
         "catalog": catalog_identity(CATALOG, CLI_COMMANDS),
     }
@@ -143,11 +143,18 @@ def _render_providers(value: Mapping[str, Any]) -> str:
 
 
 def _render_summary(value: Mapping[str, Any]) -> str:
+    """The evidence-bundle-summary as text: counts, then one line per matching record."""
     result = value["result"]
-    lines = [f"{result['total']} record(s), {result['unknowns']} unknown(s)"]
+    retained, matching = result["total_retained_records"], result["matching_records"]
+    counts = f"{matching} record(s)" if matching == retained else f"{matching} of {retained} record(s) match"
+    lines = [f"{counts}, {result['unknown_revisions']} unknown revision(s)"]
     for row in result["records"]:
-        artifact = row["artifact"]["name"] if row["artifact"] else "-"
-        lines.append(f"  {row['evidence_id']}  {row['operation']}  {artifact}  {row['provider']['id']}")
+        subject = row["subject"]["name"] if row["subject"] else "-"
+        dossier = row["native_dossier"]
+        procedure = (
+            f"  {dossier['procedure_address']} {dossier['procedure_name'] or '?'}" if dossier["available"] else ""
+        )
+        lines.append(f"  {row['evidence_id']}  {row['operation']}  {subject}  {row['provider']['id']}{procedure}")
     return "\n".join(lines)
 
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 import importlib.metadata
 import os
+import re
 import shutil
 import sys
+from pathlib import Path
 
 from returns.result import Result, Success
 
@@ -17,6 +19,8 @@ from rea.errors import ReaError
 from rea.program import Context, ServerFacts
 
 PACKAGE = "rea-py"
+ROOT = Path(__file__).resolve().parents[1]  # the checkout or site-packages directory holding rea/ and effects/
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
 
 
 def _version(distribution: str) -> str | None:
@@ -24,6 +28,40 @@ def _version(distribution: str) -> str | None:
         return importlib.metadata.version(distribution)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def build_commit(root: Path = ROOT) -> str | None:
+    """The git commit a source checkout (or worktree) is at, read from its files; None when unknown."""
+    try:
+        dot_git = root / ".git"
+        if dot_git.is_file():  # a worktree: "gitdir: <path>"
+            git_dir = Path(dot_git.read_text().split(":", 1)[1].strip())
+            git_dir = git_dir if git_dir.is_absolute() else (root / git_dir)
+        elif dot_git.is_dir():
+            git_dir = dot_git
+        else:
+            return None
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = (git_dir / (git_dir / "commondir").read_text().strip()).resolve()
+        head = (git_dir / "HEAD").read_text().strip()
+        if not head.startswith("ref: "):
+            return head if _COMMIT.match(head) else None
+        ref = head[5:].strip()
+        for base in (git_dir, common):
+            loose = base / ref
+            if loose.is_file():
+                value = loose.read_text().strip()
+                return value if _COMMIT.match(value) else None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for line in packed.read_text().splitlines():
+                parts = line.split(" ", 1)
+                if len(parts) == 2 and parts[1].strip() == ref and _COMMIT.match(parts[0]):
+                    return parts[0]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def resolve_command_path(command: str) -> str:
@@ -52,6 +90,8 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
                 server_path=server_path(),
                 started_at=datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
                 transport=transport,
+                root_path=str(ROOT),
+                build_commit=build_commit(),
             ),
             max_response_bytes=budget.max_response_bytes,
             input_schema_profile=profile,

@@ -17,6 +17,7 @@ from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts
+from rea.session import header_architecture
 from rea.text import printable
 
 READ_BLOCK = 1 << 20
@@ -68,13 +69,15 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
         return Failure(_target_unavailable(path, "permission denied"))
     except OSError as exc:
         return Failure(_target_unavailable(path, exc.strerror or str(exc)))
+    fmt = format_for_name(os.path.basename(path), head)
     return Success(
         TargetFacts(
             path=path,
             kind="file",
             sha256=digest.hexdigest(),
             size=size,
-            format=format_for_name(os.path.basename(path), head),
+            format=fmt,
+            architecture=header_architecture(head, fmt),
         )
     )
 

@@ -88,8 +88,8 @@ def test_export_import_round_trip(session):
 @given(sessions())
 def test_import_is_idempotent(session):
     tree = _wire(session)
-    first = drive(import_evidence_bundle(Session(), {"path": "b.json"}, CTX), tree)
-    second = drive(import_evidence_bundle(first.session, {"path": "b.json"}, CTX), tree)
+    first = drive(import_evidence_bundle(Session(), {"path": "/b.json"}, CTX), tree)
+    second = drive(import_evidence_bundle(first.session, {"path": "/b.json"}, CTX), tree)
     assert first.reply.unwrap()["result"]["total"] == len(session.evidence)
     assert second.reply.unwrap()["result"]["imported"] == 0
     assert second.reply.unwrap()["result"]["unknowns_added"] == 0
@@ -133,7 +133,7 @@ def mutated(draw: st.DrawFn) -> tuple[dict, dict, str]:
 def test_single_mutation_is_rejected_or_faithfully_imported(case, other):
     original, tree, what = case
     result = parse_bundle(tree)  # never raises
-    outcome = drive(import_evidence_bundle(other, {"path": "b.json"}, CTX), tree)
+    outcome = drive(import_evidence_bundle(other, {"path": "/b.json"}, CTX), tree)
     event(("rejected " if isinstance(result, Failure) else "accepted ") + what.split()[0])
     if isinstance(result, Failure):
         assert result.failure().code == "evidence_integrity_mismatch", what
@@ -168,7 +168,7 @@ def test_rejected_import_returns_session_unchanged(session, other, data):
             **tree,
             "artifacts": tree["artifacts"] + [{"digest": {"sha256": "0" * 64}, "format": "elf", "architecture": None}],
         }
-    outcome = drive(import_evidence_bundle(other, {"path": "b.json"}, CTX), broken)
+    outcome = drive(import_evidence_bundle(other, {"path": "/b.json"}, CTX), broken)
     assert isinstance(outcome.reply, Failure)
     assert outcome.session is other
 
@@ -187,7 +187,7 @@ def test_conflicting_revision_rejects_whole_import(session):
     rev["severity"] = "critical" if rev["severity"] != "critical" else "low"
     forged = seal(rev)
     tree2 = {**tree, "unknowns": [forged if i == head else r for i, r in enumerate(tree["unknowns"])]}
-    outcome = drive(import_evidence_bundle(session, {"path": "b.json"}, CTX), tree2)
+    outcome = drive(import_evidence_bundle(session, {"path": "/b.json"}, CTX), tree2)
     assert isinstance(outcome.reply, Failure)
     assert outcome.reply.failure().code == "revision_conflict"
     assert outcome.session is session
@@ -224,7 +224,7 @@ def test_subject_name_and_path_edits_import_faithfully(session, data):
     field = data.draw(st.sampled_from(["name", "local_path"]))
     value = data.draw(st.text(min_size=1, max_size=8))
     edited = with_change(tree, ("records", i, "subject", field), lambda _: value)
-    outcome = drive(import_evidence_bundle(Session(), {"path": "b.json"}, CTX), edited)
+    outcome = drive(import_evidence_bundle(Session(), {"path": "/b.json"}, CTX), edited)
     assert isinstance(outcome.reply, Success)
     assert canonicalize(bundle_json(outcome.session)) == canonicalize(edited)
     assert _ids(outcome.session) == _ids(session)
@@ -268,7 +268,7 @@ def test_import_keeps_revision_chains_linked(updates, data):
     tree = _wire(session)
     dropped = data.draw(st.integers(0, len(tree["unknowns"]) - 2))  # never the head
     del tree["unknowns"][dropped]
-    outcome = drive(import_evidence_bundle(Session(), {"path": "b.json"}, CTX), tree)
+    outcome = drive(import_evidence_bundle(Session(), {"path": "/b.json"}, CTX), tree)
     if isinstance(outcome.reply, Failure):
         return  # rejecting the gap is the correct behaviour
     chain = sorted(outcome.session.unknown_revisions, key=lambda r: r["revision"])

@@ -10,7 +10,10 @@ from hypothesis import given, strategies as st
 from rea.evidence import Provider, Subject, create_evidence
 from rea.javascript.graph import DEFAULT_LIMITS, build_graph
 from rea.javascript.resolve import Resolver, exports_target, normalize
-from rea.javascript.trace import DEFAULT_TRACE_LIMITS, trace_feature
+from rea.javascript.record import application_result
+from rea.javascript.trace import trace_feature
+from rea.wire.convert import to_wire
+from rea.wire.javascript import TraceLimits
 from rea.javascript.views import application_view
 
 SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])
@@ -199,12 +202,29 @@ def graph(scan, facts):
     return build_graph(scan, facts, DEFAULT_LIMITS, [])
 
 
+def wired(result):
+    """The wire result (what Evidence holds) of a built graph."""
+    return application_result(
+        result,
+        input_path="/app",
+        root_sha256="0" * 64,
+        manifest_id="agm_" + "0" * 64,
+        parsers={},
+        policy="fail",
+        limitations=[],
+    )
+
+
 @given(trees())
 def test_every_edge_joins_recorded_nodes(tree):
     result = graph(*tree)
     ids = {n["id"] for n in result["nodes"]}
     assert len(ids) == len(result["nodes"])
     assert all(e["from"] in ids and e["to"] in ids for e in result["edges"])
+    wire = wired(result)["graph"]
+    assert [n["node_id"] for n in wire["nodes"]] == [n["id"] for n in result["nodes"]]
+    assert all(e["source_node_id"] in ids and e["target_node_id"] in ids for e in wire["edges"])
+    assert len({e["edge_id"] for e in wire["edges"]}) == len(wire["edges"])
 
 
 @given(trees(), st.randoms(use_true_random=False))
@@ -255,12 +275,12 @@ def _evidence(result):
 @given(trees(), st.integers(1, 7))
 def test_module_pages_partition_the_modules(tree, limit):
     result = graph(*tree)
-    evidence = _evidence(result)
+    evidence = _evidence(wired(result))
     seen, offset = [], 0
     while offset is not None:
         page = application_view(evidence, {"view": "modules", "offset": offset, "limit": limit}).unwrap()
         assert len(page["items"]) <= limit
-        seen += [i["id"] for i in page["items"]]
+        seen += [i["node_id"] for i in page["items"]]
         offset = page["next_offset"]
     expected = [n["id"] for n in result["nodes"] if n["kind"] in ("module", "bundled-module", "original-source-module")]
     assert seen == expected
@@ -269,11 +289,14 @@ def test_module_pages_partition_the_modules(tree, limit):
 @given(trees(), st.sampled_from(["a", "b"]), st.integers(0, 3), st.integers(1, 5))
 def test_traces_stay_within_limits(tree, channel, depth, nodes):
     result = graph(*tree)
-    limits = {**DEFAULT_TRACE_LIMITS, "max_depth": depth, "max_nodes": nodes}
-    traced = trace_feature(result, {"kind": "ipc-channel", "value": channel}, "both", limits)
-    assert all(d <= depth for d in traced["depth"].values())
-    assert len(traced["depth"]) <= max(nodes, len(traced["matches"])) * 2
-    assert set(traced["depth"]) <= {n["id"] for n in result["nodes"]}
+    limits = {**to_wire(TraceLimits()), "max_depth": depth, "max_nodes": nodes}
+    seed = {"kind": "channel", "value": channel, "match": None, "case_sensitive": False}
+    traced = trace_feature(wired(result), "ev_" + "0" * 64, {"seed": seed, "direction": "both", "limits": limits})
+    sub = traced["graph"]["nodes"] if traced["graph"] is not None else []
+    assert len(sub) <= max(nodes, len(traced["seed_matches"])) * 2
+    assert {n["node_id"] for n in sub} <= {n["id"] for n in result["nodes"]}
+    assert all(len(p["node_ids"]) - 1 <= depth for p in traced["paths"])
+    assert traced["summary"]["traced_nodes"] == len(sub)
 
 
 def test_shuffle_helper_is_seeded():

@@ -265,47 +265,74 @@ def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
 
 # ------------------------------------------------------------- summary view
 
+DOSSIER_OPERATION = "analyze_function"
+_COUNTS = ("omitted_operations_lower_bound", "known_omitted_inputs", "known_omitted_edges")
 
-def _procedure(evidence: Evidence) -> Mapping[str, Any] | None:
+
+def _count(value: Any) -> bool:
+    return type(value) is int and value >= 0
+
+
+def _value_flow(flow: Any) -> dict[str, Any]:
+    """native_dossier.value_flow: what the dossier recorded about value flow, independent of retention."""
+    if flow is None:
+        return {"status": "not-recorded"}
+    if isinstance(flow, dict) and flow.get("available") is True and isinstance(flow.get("truncated"), bool):
+        if all(name not in flow or _count(flow[name]) for name in _COUNTS):
+            return {"status": "observed", "truncated": flow["truncated"], **{n: flow.get(n) for n in _COUNTS}}
+    if isinstance(flow, dict) and flow.get("available") is False and isinstance(flow.get("reason"), str):
+        return {"status": "unavailable", "reason": flow["reason"]}
+    return {"status": "unknown", "reason": "Value-flow metadata has an incompatible representation."}
+
+
+def native_dossier(evidence: Evidence) -> dict[str, Any]:
+    """Procedure metadata of an analyze_function record, read without parsing the whole dossier."""
+    if evidence.operation != DOSSIER_OPERATION:
+        return {"available": False, "reason": "different-operation"}
     result = evidence.normalized_result
-    if not isinstance(result, dict):
-        return None
-    proc = result.get("procedure")
-    if isinstance(proc, dict) and isinstance(proc.get("address"), str):
-        return {"address": proc["address"], "name": proc.get("name") if isinstance(proc.get("name"), str) else None}
-    return None
+    proc = result.get("procedure") if isinstance(result, dict) else None
+    name = proc.get("name") if isinstance(proc, dict) else None
+    if (
+        not isinstance(proc, dict)
+        or not isinstance(proc.get("address"), str)
+        or not isinstance(name, (str, type(None)))
+    ):
+        return {"available": False, "reason": "not-recorded-or-incompatible"}
+    return {
+        "available": True,
+        "procedure_address": proc["address"],
+        "procedure_name": name,
+        "value_flow": _value_flow(result.get("native_value_flow")),
+    }
 
 
 def summary_row(evidence: Evidence) -> dict[str, Any]:
-    """Discovery metadata of one record: ids and identities, never its payload."""
+    """Discovery metadata of one record (the reference's summary row, plus predicate_type and
+    evidence_links): ids and identities, never its payload."""
     return {
         "evidence_id": evidence.evidence_id,
-        "operation": evidence.operation,
-        "predicate_type": evidence.predicate_type,
-        "artifact": None
-        if evidence.subject is None
-        else {
-            "name": evidence.subject.name,
-            "sha256": evidence.subject.sha256,
-            "format": evidence.subject.format,
-            "architecture": evidence.subject.architecture,
-        },
+        "subject": None if evidence.subject is None else evidence.subject.to_json(),
         "provider": evidence.provider.to_json(),
-        "analysis_profile_digest": None if evidence.analysis_profile is None else evidence.analysis_profile.digest,
-        "procedure": _procedure(evidence),
+        "operation": evidence.operation,
         "confidence": evidence.confidence,
         "authority": evidence.authority,
-        "evidence_links": list(evidence.evidence_links),
+        "analysis_profile_digest": None if evidence.analysis_profile is None else evidence.analysis_profile.digest,
         "retention": "complete-record",
+        "limitation_count": len(evidence.limitations),
+        "native_dossier": native_dossier(evidence),
+        "predicate_type": evidence.predicate_type,
+        "evidence_links": list(evidence.evidence_links),
     }
 
 
 def matches(row: Mapping[str, Any], filters: Mapping[str, str]) -> bool:
+    """Exact filters; procedure_address selects analyze_function records with that procedure only."""
     for name, wanted in filters.items():
         if name == "target_sha256":
-            actual = None if row["artifact"] is None else row["artifact"]["sha256"]
+            actual = None if row["subject"] is None else row["subject"]["digest"]["sha256"]
         elif name == "procedure_address":
-            actual = None if row["procedure"] is None else row["procedure"]["address"]
+            dossier = row["native_dossier"]
+            actual = dossier["procedure_address"] if dossier["available"] else None
         else:
             actual = row[name]
         if actual != wanted:
@@ -313,12 +340,20 @@ def matches(row: Mapping[str, Any], filters: Mapping[str, str]) -> bool:
     return True
 
 
-def summary(records: Iterable[Evidence], unknown_heads: int, filters: Mapping[str, str]) -> dict[str, Any]:
-    rows = [row for row in map(summary_row, records) if matches(row, filters)]
+def summary(records: Iterable[Evidence], unknown_revisions: int, filters: Mapping[str, str]) -> dict[str, Any]:
+    """The evidence-bundle-summary of retained records (get_evidence_bundle and inspect-evidence-bundle)."""
+    retained = 0
+    rows = []
+    for evidence in records:
+        retained += 1
+        row = summary_row(evidence)
+        if matches(row, filters):
+            rows.append(row)
     return {
-        "detail": "summary",
+        "kind": "evidence-bundle-summary",
         "filters": dict(filters),
-        "total": len(rows),
+        "total_retained_records": retained,
+        "matching_records": len(rows),
+        "unknown_revisions": unknown_revisions,
         "records": rows,
-        "unknowns": unknown_heads,
     }

@@ -12,7 +12,14 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
+from rea.native.effects import (
+    DiscoverProviders,
+    NativeActivity,
+    NativeFacts,
+    NativeLineage,
+    NativeQuery,
+    ReleaseNative,
+)
 from rea.program import (
     IdentifyTarget,
     NewRunId,
@@ -35,6 +42,7 @@ AnyEffect: TypeAlias = (
     | NativeQuery
     | ReleaseNative
     | NativeLineage
+    | NativeActivity
     | InventoryArtifact
     | ExtractArtifact
     | ScanApplication
@@ -54,6 +62,7 @@ MEMBERS: tuple[type, ...] = (
     NativeQuery,
     ReleaseNative,
     NativeLineage,
+    NativeActivity,
     InventoryArtifact,
     ExtractArtifact,
     ScanApplication,

@@ -70,6 +70,7 @@ class TargetFacts:
     sha256: str
     size: int
     format: str
+    architecture: str | None = None  # what the executable header declares, when it is one
 
 
 @attrs.frozen(kw_only=True)
@@ -92,6 +93,8 @@ class ServerFacts:
     client: Mapping[str, Any] | None = None
     client_features: frozenset[str] = frozenset()
     transport: str = "mcp"
+    root_path: str = ""  # the directory the running package was loaded from
+    build_commit: str | None = None  # that checkout's git commit, when it is one
 
 
 @attrs.frozen(kw_only=True)

@@ -19,6 +19,59 @@ from rea.evidence import EVIDENCE_ID, Evidence, parse_evidence
 RETAINED_KIND = "retained-evidence"
 
 
+EXECUTABLE_FORMATS = frozenset({"elf", "pe", "mach-o", "mach-o-universal", "dos-mz", "dos-com"})
+ARCHIVE_FORMATS = frozenset(
+    {"zip", "jar", "apk", "aab", "aar", "ipa", "whl", "msix", "appx", "crx", "tar", "ar", "asar", "dmg", "pkg"}
+)
+DATABASE_FORMATS = frozenset({"hopper", "analysis-database"})
+DOS_COM_MAX_BYTES = 0xFF00  # one 64 KiB segment minus the 256-byte PSP
+
+
+def target_kind(fmt: str) -> str:
+    """The reference's target kind: executable, database, archive, or artifact (everything else)."""
+    if fmt in EXECUTABLE_FORMATS:
+        return "executable"
+    if fmt in DATABASE_FORMATS:
+        return "database"
+    if fmt in ARCHIVE_FORMATS:
+        return "archive"
+    return "artifact"
+
+
+_ELF_MACHINES = {3: "x86", 62: "x86_64", 40: "arm", 183: "arm64"}
+_PE_MACHINES = {0x14C: "x86", 0x8664: "x86_64", 0x1C0: "arm", 0x1C2: "arm", 0x1C4: "arm", 0xAA64: "arm64"}
+_MACHO_CPUS = {7: "x86", 0x01000007: "x86_64", 12: "arm", 0x0100000C: "arm64"}
+
+
+def header_architecture(head: bytes, fmt: str) -> str | None:
+    """The architecture an executable's header declares (x86, x86_64, arm, arm64), else None.
+
+    Reads only the first bytes the target identity already holds: the ELF e_machine, the PE
+    COFF Machine behind e_lfanew, or the Mach-O cputype. A universal binary has several, so None."""
+    if fmt == "dos-com":
+        return "x86"  # a COM image is real-mode x86 code by definition
+    if fmt == "elf" and len(head) >= 20 and head[5] in (1, 2):
+        return _ELF_MACHINES.get(int.from_bytes(head[18:20], "little" if head[5] == 1 else "big"))
+    if fmt == "pe" and len(head) >= 0x40:
+        offset = int.from_bytes(head[0x3C:0x40], "little")
+        if len(head) >= offset + 6 and head[offset : offset + 4] == b"PE\0\0":
+            return _PE_MACHINES.get(int.from_bytes(head[offset + 4 : offset + 6], "little"))
+        return None
+    if fmt == "mach-o" and len(head) >= 8:
+        order = "big" if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf") else "little"
+        return _MACHO_CPUS.get(int.from_bytes(head[4:8], order))
+    return None
+
+
+def is_absolute_path(path: str) -> bool:
+    """A POSIX absolute path, a Windows drive path (C:\\ or C:/) or a UNC path: no working directory needed."""
+    return (
+        path.startswith("/")
+        or path.startswith("\\\\")
+        or (len(path) >= 3 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\")
+    )
+
+
 @attrs.frozen(kw_only=True)
 class Target:
     path: str
@@ -27,6 +80,11 @@ class Target:
     size: int
     format: str
     kind: str  # file | directory
+    architecture: str | None = None
+
+    @property
+    def target_kind(self) -> str:
+        return target_kind(self.format)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from returns.result import Success
 
-from rea.native.effects import DiscoverProviders, NativeLineage, ReleaseNative
+from rea.native.effects import DiscoverProviders, NativeActivity, NativeLineage, ReleaseNative
 from rea.program import Context, Outcome, ReportProgress, ServerFacts
 from rea.session import Session
 
@@ -44,6 +44,7 @@ SESSION_EFFECTS = {
     DiscoverProviders: lambda e: Success(HOST_PROVIDERS),
     ReleaseNative: lambda e: Success({"status": "complete", "owned_resources": []}),
     NativeLineage: lambda e: Success({"status": "not_observed"}),
+    NativeActivity: lambda e: Success({"status": "not_observed", "providers": []}),
 }
 
 CTX = Context(

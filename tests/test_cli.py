@@ -55,9 +55,21 @@ def test_inspect_evidence_bundle_summary_with_filters(tmp_path):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     result = json.loads(out.stdout)["result"]
-    assert result["total"] == 1 and result["records"][0]["procedure"]["name"] == "fn_2"
+    assert result["kind"] == "evidence-bundle-summary" and result["filters"] == {"procedure_address": "0x401002"}
+    assert (result["total_retained_records"], result["matching_records"], result["unknown_revisions"]) == (5, 1, 0)
+    (row,) = result["records"]
+    assert row["native_dossier"] == {
+        "available": True,
+        "procedure_address": "0x401002",
+        "procedure_name": "fn_2",
+        "value_flow": {"status": "not-recorded"},
+    }
+    assert row["subject"]["digest"]["sha256"] == "2".zfill(64) and row["retention"] == "complete-record"
     text = rea("inspect-evidence-bundle", json.dumps({"path": str(path)}))
-    assert text.returncode == 0 and "5 record(s)" in text.stdout
+    assert text.returncode == 0 and "5 record(s), 0 unknown revision(s)" in text.stdout
+    assert "0x401002 fn_2" in text.stdout
+    filtered = rea("inspect-evidence-bundle", json.dumps({"path": str(path), "filters": {"operation": "x"}}))
+    assert filtered.returncode == 0 and "0 of 5 record(s) match" in filtered.stdout
 
 
 @pytest.mark.parametrize(

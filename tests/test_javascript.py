@@ -93,16 +93,16 @@ def analyze(path: Path, conn: Connection | None = None, **args: Any) -> dict[str
 
 
 def node(result: dict[str, Any], node_id: str) -> dict[str, Any]:
-    return next(n for n in result["nodes"] if n["id"] == node_id)
+    return next(n for n in result["graph"]["nodes"] if n["node_id"] == node_id)
 
 
 def edges(result, relation=None, source=None, target=None):
     return [
         e
-        for e in result["edges"]
+        for e in result["graph"]["edges"]
         if (relation is None or e["relation"] == relation)
-        and (source is None or e["from"] == source)
-        and (target is None or e["to"] == target)
+        and (source is None or e["source_node_id"] == source)
+        and (target is None or e["target_node_id"] == target)
     ]
 
 
@@ -137,8 +137,8 @@ def test_electron_app_graph(app):
     assert edges(r, "calls", "module:src/renderer/app.js", "context-bridge-api:api")
     assert edges(r, "loads", "module:src/main.js", "html:src/renderer/index.html")
     assert edges(r, "loads", "html:src/renderer/index.html", "module:src/renderer/app.js")
-    window = next(n for n in r["nodes"] if n["kind"] == "browser-window")
-    assert edges(r, "loads", window["id"], "module:src/preload.js")
+    window = next(n for n in r["graph"]["nodes"] if n["kind"] == "browser-window")
+    assert edges(r, "loads", window["node_id"], "module:src/preload.js")
     assert window["web_preferences"] == {"sandbox": False}
     assert any(f["kind"] == "sandbox-disabled" for f in r["findings"])
     # resolution: node: builtin, bare builtin, electron, relative, unresolved kept as an unknown
@@ -177,8 +177,10 @@ def test_identity_is_stable_and_ids_do_not_depend_on_order(app, tmp_path):
     other = tmp_path / "again" / "app"
     write_tree(other, dict(reversed(list(APP.items()))))
     a, b = first["normalized_result"], analyze(other)["normalized_result"]
-    assert [n["id"] for n in a["nodes"]] == [n["id"] for n in b["nodes"]]
-    assert [(e["from"], e["to"]) for e in a["edges"]] == [(e["from"], e["to"]) for e in b["edges"]]
+    assert [n["node_id"] for n in a["graph"]["nodes"]] == [n["node_id"] for n in b["graph"]["nodes"]]
+    assert [(e["source_node_id"], e["target_node_id"]) for e in a["graph"]["edges"]] == [
+        (e["source_node_id"], e["target_node_id"]) for e in b["graph"]["edges"]
+    ]
     assert first["subject"]["digest"] == analyze(other)["subject"]["digest"]
 
 
@@ -198,11 +200,11 @@ def test_summary_detail_retains_complete_record_and_views(app):
     seen, offset = [], 0
     while offset is not None:
         page = application_view(source, {"view": "modules", "offset": offset, "limit": 3}).unwrap()
-        seen += [i["id"] for i in page["items"]]
+        seen += [i["node_id"] for i in page["items"]]
         offset = page["next_offset"]
     assert len(seen) == len(set(seen)) == v["pages"]["module_total"]
     one = application_view(source, {"view": "module", "path": "src/preload.js"}).unwrap()
-    assert one["node"]["id"] == "module:src/preload.js" and one["outgoing_total"] >= 4
+    assert one["node"]["node_id"] == "module:src/preload.js" and one["outgoing_total"] >= 4
     missing = application_view(source, {"view": "module", "node_id": "module:nope"})
     assert missing.failure().code == "invalid_request"
     # a view is not application Evidence: workflows name its parent
@@ -217,36 +219,110 @@ def test_summary_detail_retains_complete_record_and_views(app):
     assert parent in bad.failure().message
 
 
+def _items(c: dict, category: str, changed_only: bool = True) -> dict[str, str]:
+    return {
+        i["key"]: i["status"]
+        for i in c["items"]
+        if i["category"] == category and (i["status"] != "unchanged" or not changed_only)
+    }
+
+
 def test_trace_feature_from_renderer_through_ipc_to_main(app):
     conn = Connection(ctx=CTX)
-    ref = {"kind": "retained-evidence", "evidence_id": analyze(app, conn)["evidence_id"]}
+    source = analyze(app, conn)
+    ref = {"kind": "retained-evidence", "evidence_id": source["evidence_id"]}
     reply = call(
         conn,
         "trace_application_feature",
-        {"application": ref, "seed": {"kind": "ipc-channel", "value": "settings:get"}},
+        {"application": ref, "seed": {"kind": "channel", "value": "settings:get"}},
     )
     r = reply.unwrap()["normalized_result"]
-    assert r["matches"] == ["ipc-channel:settings:get"] and r["status"] == "matched"
-    ends = {p["end"] for p in r["paths"]}
-    assert "module:src/main.js" in ends  # forward: the implementing main-process handler
-    assert "html:src/renderer/index.html" in ends  # backward: the renderer entry point
-    backward = next(p for p in r["paths"] if p["end"] == "html:src/renderer/index.html")
-    assert [e["relation"] for e in backward["edges"]] == ["loads", "calls", "exposes", "invokes"]
-    # a string seed and a forward-only trace; a miss is a result, not an error
+    assert r["seed_matches"] == [
+        {"node_id": "ipc-channel:settings:get", "kind": "ipc-channel", "basis": "property", "field": "channel"}
+    ]
+    assert r["trace_id"].startswith("jatr_") and r["source_evidence_id"] == source["evidence_id"]
+    assert r["source_graph_id"] == source["normalized_result"]["graph"]["graph_id"]
+    assert r["direction"] == "both" and r["seed"]["match"] is None
+    assert r["coverage"] == {
+        "status": "complete-within-source",
+        "source_graph_status": "complete",
+        "total_seed_matches": 1,
+        "limits_reached": [],
+    }
+    ends = {p["end_node_id"] for p in r["paths"]}
+    assert "module:src/main.js" in ends  # outgoing: the implementing main-process handler
+    assert "html:src/renderer/index.html" in ends  # incoming: the renderer entry point
+    edges_by_id = {e["edge_id"]: e for e in r["graph"]["edges"]}
+    backward = next(p for p in r["paths"] if p["end_node_id"] == "html:src/renderer/index.html")
+    assert backward["start_node_id"] == "ipc-channel:settings:get" and backward["direction"] == "incoming"
+    assert [edges_by_id[e]["relation"] for e in backward["edge_ids"]] == ["invokes", "exposes", "calls", "loads"]
+    assert backward["node_ids"][0] == "ipc-channel:settings:get" and backward["contains_inference"] is True
+    assert r["summary"]["matched_seeds"] == 1 and r["summary"]["terminal_paths"] == len(r["paths"])
+    assert r["summary"]["traced_nodes"] == len(r["graph"]["nodes"]) and r["evidence_links"] == [source["evidence_id"]]
+    # our older spellings still work: forward and ipc-channel; module seeds are exact by default, as the reference
     fwd = call(
         conn,
         "trace_application_feature",
-        {"application": ref, "direction": "forward", "seed": {"kind": "module", "value": "renderer/app.js"}},
-    ).unwrap()
-    assert "ipc-channel:settings:get" in fwd["normalized_result"]["depth"]
+        {"application": ref, "direction": "forward", "seed": {"kind": "module", "value": "src/renderer/app.js"}},
+    ).unwrap()["normalized_result"]
+    assert fwd["direction"] == "outgoing"
+    assert "ipc-channel:settings:get" in {n["node_id"] for n in fwd["graph"]["nodes"]}
+    contains = call(
+        conn,
+        "trace_application_feature",
+        {"application": ref, "seed": {"kind": "module", "value": "renderer/app", "match": "contains"}},
+    ).unwrap()["normalized_result"]
+    assert [m["node_id"] for m in contains["seed_matches"]] == ["module:src/renderer/app.js"]
+    api = call(
+        conn, "trace_application_feature", {"application": ref, "seed": {"kind": "api", "value": "api.getSetting"}}
+    ).unwrap()["normalized_result"]
+    assert (
+        api["seed_matches"][0]["node_id"] == "context-bridge-api:api" and api["seed_matches"][0]["field"] == "members"
+    )
     miss = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "url", "value": "nowhere"}})
-    assert miss.unwrap()["normalized_result"]["status"] == "no-match"
-    semantics = call(
+    missed = miss.unwrap()["normalized_result"]
+    assert missed["coverage"]["status"] == "no-match" and missed["graph"] is None and missed["paths"] == []
+    empty = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "string", "value": ""}})
+    assert empty.failure().code == "invalid_request"
+
+
+def test_trace_javascript_semantics_in_the_reference_query_shape(app):
+    conn = Connection(ctx=CTX)
+    source = analyze(app, conn)
+    ref = {"kind": "retained-evidence", "evidence_id": source["evidence_id"]}
+
+    def query(**q):
+        return call(conn, "trace_javascript_semantics", {"application": ref, "query": q}).unwrap()["normalized_result"]
+
+    found = query(seed={"kind": "application-node", "node_id": "module:src/main.js"}, direction="backward-provenance")
+    assert found["status"] == "found" and found["seed_node_ids"] == ["module:src/main.js"]
+    assert {n["node_id"] for n in found["nodes"]} >= {"module:src/main.js", "package:."}
+    assert found["query_id"].startswith("jsrq_")
+    assert found["source_graph_id"] == source["normalized_result"]["graph"]["graph_id"]
+    assert found["summary"]["traversed_nodes"] == len(found["nodes"]) and found["coverage"] == {"status": "partial"}
+    assert all(r["resolution"] == "resolved" for r in found["relations"]) and found["evidence_contexts"] == []
+    owners = query(seed={"kind": "application-node", "node_id": found["nodes"][0]["node_id"]}, direction="ownership")
+    assert owners["direction"] == "ownership"
+    windows = [n["node_id"] for n in source["normalized_result"]["graph"]["nodes"] if n["kind"] == "browser-window"]
+    owned = query(seed={"kind": "application-node", "node_id": windows[0]}, direction="ownership")
+    assert {n["node_id"] for n in owned["nodes"]} == {windows[0], "module:src/main.js"}
+    unsupported = query(seed={"kind": "property", "name": "getSetting"}, direction="forward-influence")
+    assert unsupported["status"] == "unsupported" and unsupported["coverage"] == {"status": "unavailable"}
+    assert unsupported["nodes"] == [] and "semantic companion graph" in unsupported["limitations"][0]
+    no_match = query(seed={"kind": "application-node", "node_id": "module:nope.js"}, direction="callers")
+    assert no_match["status"] == "no-match"
+    relations = query(
+        seed={"kind": "application-node", "node_id": "module:src/main.js"},
+        direction="forward-influence",
+        allowed_relations=["reads-property"],
+    )
+    assert relations["status"] == "unsupported"
+    old = call(
         conn,
         "trace_javascript_semantics",
         {"application": ref, "query": {"node_id": "module:src/main.js", "direction": "provenance"}},
-    ).unwrap()["normalized_result"]
-    assert {n["id"] for n in semantics["nodes"]} >= {"module:src/main.js", "package:."}
+    )
+    assert old.failure().code == "invalid_request"
 
 
 def test_compare_versions_and_export_shapes(app, tmp_path):
@@ -261,17 +337,36 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
         "compare_application_versions",
         {"left": {"kind": "retained-evidence", "evidence_id": left["evidence_id"]}, "right": right},
     ).unwrap()
-    c = result["normalized_result"]["categories"]
-    assert {i["key"]: i["status"] for i in c["ipc_channels"]["items"]} == {"audit": "added", "log": "changed"}
-    assert {i["key"]: i["status"] for i in c["modules"]["items"]} == {
-        "src/main.js": "changed",
-        "src/renderer/format.ts": "changed",
-    }
-    assert {i["key"]: i["status"] for i in c["exports"]["items"]} == {
+    c = result["normalized_result"]
+    assert _items(c, "ipc_channels") == {"audit": "added", "log": "changed"}
+    assert _items(c, "modules") == {"src/main.js": "changed", "src/renderer/format.ts": "changed"}
+    assert _items(c, "exports") == {
         "src/renderer/format.ts#VERSION": "removed",
         "src/renderer/format.ts#format": "changed",
     }
+    assert c["comparison_id"].startswith("jacmp_") and c["schema_version"] == 1
+    assert c["left"]["evidence_id"] == left["evidence_id"]
+    assert c["left"]["graph_id"] == left["normalized_result"]["graph"]["graph_id"]
+    assert c["right"]["root_artifact_sha256"] == right["normalized_result"]["root_artifact_sha256"]
+    assert set(c["summary"]) == {"added", "changed", "removed", "unchanged", "unknown"}
+    assert c["summary"]["added"] == 1 and c["summary"]["unchanged"] > 0  # unchanged items are listed too
+    assert sum(c["summary"].values()) == len(c["items"]) and c["coverage"]["status"] == "complete-within-inputs"
+    module = next(i for i in c["items"] if i["key"] == "src/main.js")
+    assert module["left_node_id"] == module["right_node_id"] == "module:src/main.js"
+    assert module["match"]["basis"] == "exact-node-identity" and "content" in module["dimensions"]
+    added = next(i for i in c["items"] if i["key"] == "audit")
+    assert added["left_node_id"] is None and added["dimensions"] == ["availability"]
+    graph = c["graph"]
+    ids = {n["node_id"] for n in graph["nodes"]}
+    assert {"ipc-channel:audit", "ipc-channel:log", "module:src/main.js"} <= ids
+    assert "module:src/store.js" not in ids  # unchanged entities are counted, not repeated
+    assert any(
+        e["source_node_id"] == "module:src/main.js" and e["target_node_id"] == "ipc-channel:audit"
+        for e in graph["edges"]
+    )
+    assert graph["coverage"]["status"] == "complete" and graph["graph_id"].startswith("jag_")
     assert result["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
+    assert c["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
     shapes = call(
         conn,
         "compare_javascript_export_shapes",
@@ -284,8 +379,14 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
             "right_export_name": "format",
         },
     ).unwrap()["normalized_result"]
-    assert shapes["status"] == "changed"
-    assert shapes["changes"] == [{"path": "/iso", "status": "added"}, {"path": "/ts", "status": "removed"}]
+    assert shapes["status"] == "changed" and shapes["comparison_id"].startswith("jesc_")
+    assert [(x["path"], x["status"]) for x in shapes["changes"]] == [("/iso", "added"), ("/ts", "removed")]
+    assert shapes["changes"][0]["left"] == {"availability": "absent"}
+    assert shapes["summary"] == {"added": 1, "changed": 0, "removed": 1, "unknown": 0}
+    assert (
+        shapes["left"]["status"] == "selected" and shapes["left"]["selected_node_id"] == "module:src/renderer/format.ts"
+    )
+    assert shapes["runtime_validation"]["automatically_started"] is False
     unknown = call(
         conn,
         "compare_javascript_export_shapes",
@@ -298,7 +399,9 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
             "right_export_name": "get",
         },
     ).unwrap()["normalized_result"]
-    assert unknown["status"] == "unknown" and "default" in unknown["left_candidates"]
+    assert unknown["status"] == "unknown" and unknown["left"]["status"] == "missing"
+    assert "default" in {x["export_name"] for x in unknown["left"]["candidates"]}
+    assert unknown["summary"]["unknown"] == 1 and unknown["coverage"]["status"] == "partial"
     both = call(
         conn, "compare_application_versions", {"left": left, "left_evidence_id": left["evidence_id"], "right": right}
     )
@@ -373,7 +476,7 @@ def test_real_packages_resolve_through_exports_and_main(npm_tree, tmp_path):
     from rea.canonical_json import canonicalize
 
     assert len(canonicalize(evidence)) <= 10 * r["statistics"]["bytes_read"]
-    found = {(e["from"], e["specifier"]): (e["to"], e["basis"]) for e in edges(r, "imports")}
+    found = {(e["source_node_id"], e["specifier"]): (e["target_node_id"], e["basis"]) for e in edges(r, "imports")}
     assert found[("module:index.js", "ms")] == ("module:node_modules/ms/index.js", "package-main")
     assert found[("module:index.js", "uuid")] == ("module:node_modules/uuid/dist/index.js", "package-exports")
     assert found[("module:esm.mjs", "uuid")] == ("module:node_modules/uuid/wrapper.mjs", "package-exports")
@@ -414,9 +517,9 @@ def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
     assert edges(r, "maps_to", "module:bundle.js", "source-map:bundle.js.map")
     smap = node(r, "source-map:bundle.js.map")
     assert smap["sources"] == 3 and smap["sources_with_content"] == 3
-    originals = {n["source"] for n in r["nodes"] if n["kind"] == "original-source-module"}
+    originals = {n["source"] for n in r["graph"]["nodes"] if n["kind"] == "original-source-module"}
     assert any(s.endswith("src/util/helper.js") for s in originals)
-    bundled = {n["path"] for n in r["nodes"] if n["kind"] == "bundled-module"}
+    bundled = {n["path"] for n in r["graph"]["nodes"] if n["kind"] == "bundled-module"}
     assert any(p.endswith("ms/index.js") for p in bundled)
     # the reference source tree against the shipped bundle
     reference = analyze(src, conn)
@@ -425,10 +528,18 @@ def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
         "compare_source_to_bundle",
         {"application": {"kind": "retained-evidence", "evidence_id": app["evidence_id"]}, "reference": reference},
     ).unwrap()["normalized_result"]
-    assert {m["source"] for m in cmp["matched"]} == {"src/main.js", "src/util/helper.js"}
-    assert cmp["counts"]["missing"] == 0
+    assert {i["source_path"]: i["status"] for i in cmp["items"]} == {
+        "src/main.js": "unchanged",
+        "src/util/helper.js": "unchanged",
+    }
+    assert cmp["summary"]["removed"] == 0 and cmp["summary"]["unchanged"] == 2
+    assert cmp["reference"]["kind"] == "application-evidence" and cmp["comparison_id"].startswith("jsbc_")
+    helper = next(i for i in cmp["items"] if i["source_path"] == "src/util/helper.js")
+    assert helper["confidence"] == "exact" and helper["candidates"][0]["signals"][0]["kind"] == "exact-source-digest"
+    assert cmp["evidence_links"] == [app["evidence_id"], reference["evidence_id"]]
     own = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"]}).unwrap()
-    assert own["normalized_result"]["counts"]["matched"] == 3
+    assert own["normalized_result"]["summary"]["unchanged"] == 3
+    assert own["normalized_result"]["reference"]["kind"] == "source-map-sources"
 
 
 @pytest.mark.slow
@@ -436,10 +547,11 @@ def test_two_versions_of_one_package(npm_tree):
     conn = Connection(ctx=CTX)
     old, new = analyze(npm_tree / "ms-old", conn), analyze(npm_tree / "ms", conn)
     c = call(conn, "compare_application_versions", {"left": old, "right": new}).unwrap()["normalized_result"]
-    deps = {i["key"]: i for i in c["categories"]["dependencies"]["items"]}
+    deps = {i["key"]: i for i in c["items"] if i["category"] == "dependencies"}
     assert deps["package.json:(self)"]["status"] == "changed"
     assert deps["package.json:(self)"]["left"]["version"] == "2.0.0"
-    assert {i["key"]: i["status"] for i in c["categories"]["modules"]["items"]}["index.js"] == "changed"
+    assert deps["package.json:(self)"]["changed_fields"] == ["version"]
+    assert _items(c, "modules")["index.js"] == "changed"
 
 
 # ------------------------------------------------------------ MCP end to end and the CLI
@@ -462,7 +574,7 @@ def test_mcp_end_to_end(app):
                 },
             )
             assert traced.is_error is False
-            ends = {p["end"] for p in traced.structured_content["normalized_result"]["paths"]}
+            ends = {p["end_node_id"] for p in traced.structured_content["normalized_result"]["paths"]}
             assert "module:src/main.js" in ends
             bad = await s.call_tool("analyze_javascript_application", {"input_path": str(app / "nope")})
             err(bad, "target_unavailable")
@@ -536,7 +648,11 @@ def test_cancel_during_parsing_retains_partial_evidence(tmp_path):
     from rea.workflows.javascript import analyze_javascript_application
 
     root = write_tree(tmp_path / "many", {f"m{i:03}.js": f"require('./m{i + 1:03}');\n" for i in range(150)})
-    program = analyze_javascript_application(Session(), {"input_path": str(root)}, CTX)
+    from rea.wire.convert import with_defaults
+    from rea.wire.javascript import AnalyzeArgs
+
+    args = with_defaults({"input_path": str(root)}, AnalyzeArgs).unwrap()
+    program = analyze_javascript_application(Session(), args, CTX)
     reply, batches = None, 0
     while True:
         effect = program.send(reply)
@@ -618,12 +734,13 @@ def test_asar_packed_by_electron_asar(npm_tree, app, tmp_path):
     (tmp_path / "app.asar.unpacked" / "src" / "renderer" / "app.js").write_text("window.api.log('changed');\n")
     refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
     assert refused.code == "artifact_integrity_mismatch" and refused.details["unpacked"] is True
+    assert set(refused.details) == {"logical_path", "declared_sha256", "calculated_sha256", "unpacked"}
     assert "record-and-continue" in refused.action and "unpacked" in refused.message
     # ... or record and continue with the verified siblings
     continued = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
     (contradiction,) = continued["integrity_contradictions"]
-    assert contradiction["path"] == "src/renderer/app.js" and contradiction["unpacked"] is True
-    assert contradiction["declared_sha256"] != contradiction["observed_sha256"]
+    assert contradiction["logical_path"] == "src/renderer/app.js" and contradiction["unpacked"] is True
+    assert contradiction["declared_sha256"] != contradiction["calculated_sha256"]
     assert continued["coverage"]["status"] == "partial"
     assert node(continued, "module:src/renderer/app.js")["parse"] == "quarantined"
     assert node(continued, "ipc-channel:settings:get")["linked"] is True  # verified main and preload continue
@@ -666,7 +783,8 @@ def test_webpack_development_bundle_modules_are_recovered(npm_tree, tmp_path):
         "compare_source_to_bundle",
         {"application_evidence_id": app["evidence_id"], "reference": analyze(src, conn)},
     ).unwrap()["normalized_result"]
-    assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/util.js"}
+    mapped = {i["source_path"] for i in cmp["items"] if i["status"] in ("unchanged", "modified")}
+    assert mapped == {"src/index.js", "src/util.js"}
 
 
 @pytest.mark.slow
@@ -697,11 +815,13 @@ def test_nested_asar_is_read_and_a_contradicted_one_stays_opaque(npm_tree, tmp_p
     data[at + 7] = ord("2")
     archive.write_bytes(bytes(data))
     refused = call(conn, "analyze_javascript_application", {"input_path": str(archive)}).failure()
-    assert refused.code == "artifact_integrity_mismatch" and refused.details["path"] == "plugins/inner.asar"
+    assert refused.code == "artifact_integrity_mismatch" and refused.details["logical_path"] == "plugins/inner.asar"
     r = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
     assert node(r, "asar:plugins/inner.asar")["status"] == "contradicted"
-    assert [c["path"] for c in r["integrity_contradictions"]] == ["plugins/inner.asar"]
-    assert not any(n.get("path", "").startswith("plugins/inner.asar/") for n in r["nodes"] if n["kind"] == "module")
+    assert [c["logical_path"] for c in r["integrity_contradictions"]] == ["plugins/inner.asar"]
+    assert not any(
+        n.get("path", "").startswith("plugins/inner.asar/") for n in r["graph"]["nodes"] if n["kind"] == "module"
+    )
     assert r["coverage"]["status"] == "partial"
 
 

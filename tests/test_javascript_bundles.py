@@ -39,8 +39,8 @@ def webpack(npm: Path, src: Path, out: Path, *flags: str) -> Path:
 
 def bundled(result, bundle=None):
     return {
-        n["id"]: n
-        for n in result["nodes"]
+        n["node_id"]: n
+        for n in result["graph"]["nodes"]
         if n["kind"] == "bundled-module" and (bundle is None or n["bundle"] == bundle)
     }
 
@@ -51,16 +51,18 @@ def test_production_webpack_module_table_is_recovered_with_and_without_a_map(npm
     plain = analyze(webpack(npm_tree, src, tmp_path / "plain"))["normalized_result"]
     mods = bundled(plain, "main.js")
     assert mods and all(n["recovered_by"] == "webpack-module-table" and n["module_id"].isdigit() for n in mods.values())
-    assert all(n["path"] is None for n in mods.values())  # numeric ids, no map: names are not claimed
+    assert all("path" not in n for n in mods.values())  # numeric ids, no map: names are not claimed
     # cart requires tax: an edge between two bundled modules, by module id; the entry requires cart
     requires = [e for e in edges(plain, "imports") if e["kind"] == "bundled-require"]
-    inner = [e for e in requires if e["from"].startswith("bundled-module:")]
-    assert len(inner) == 1 and inner[0]["basis"] == "webpack-module-id" and inner[0]["to"] in mods
-    assert any(e["from"] == "module:main.js" and e["to"] == inner[0]["from"] for e in requires)
+    inner = [e for e in requires if e["source_node_id"].startswith("bundled-module:")]
+    assert len(inner) == 1 and inner[0]["basis"] == "webpack-module-id" and inner[0]["target_node_id"] in mods
+    assert any(
+        e["source_node_id"] == "module:main.js" and e["target_node_id"] == inner[0]["source_node_id"] for e in requires
+    )
     # the lazy chunk is another file; the entry's dynamic import reaches its module through the chunk's table
     lazy = [e for e in edges(plain, "imports") if e["kind"] == "bundled-dynamic-import"]
     assert len(lazy) == 1 and lazy[0]["basis"] == "webpack-module-id-sibling-chunk"
-    chunk_module = node(plain, lazy[0]["to"])
+    chunk_module = node(plain, lazy[0]["target_node_id"])
     assert chunk_module["bundle"] != "main.js"
     assert sorted(e["name"] for e in chunk_module["exports"]) == ["LAZY", "run"]
     for n in mods.values():  # every module's location is its byte range in the bundle
@@ -70,9 +72,12 @@ def test_production_webpack_module_table_is_recovered_with_and_without_a_map(npm
     mapped = analyze(webpack(npm_tree, src, tmp_path / "mapped", "--devtool", "source-map"))["normalized_result"]
     named = {n["path"]: n for n in bundled(mapped).values()}
     assert {"src/cart.js", "src/tax.js", "src/lazy.js"} <= set(named), sorted(named)
-    assert edges(mapped, "maps_to", named["src/tax.js"]["id"], "source:src/tax.js")
-    tax_id = named["src/tax.js"]["id"]
-    assert any(e["from"] == named["src/cart.js"]["id"] and e["to"] == tax_id for e in edges(mapped, "imports"))
+    assert edges(mapped, "maps_to", named["src/tax.js"]["node_id"], "source:src/tax.js")
+    tax_id = named["src/tax.js"]["node_id"]
+    assert any(
+        e["source_node_id"] == named["src/cart.js"]["node_id"] and e["target_node_id"] == tax_id
+        for e in edges(mapped, "imports")
+    )
 
 
 @pytest.mark.slow
@@ -106,14 +111,16 @@ def test_rollup_boundaries_come_from_the_source_map(npm_tree, tmp_path):
     assert "Math.PI" in text[circle["location"]["line"] - 1]
     # the bundle's own source-map sources against the shipped modules: all matched
     cmp = call(conn, "compare_source_to_bundle", {"application_evidence_id": app["evidence_id"]}).unwrap()
-    assert cmp["normalized_result"]["counts"]["missing"] == 0
+    own = cmp["normalized_result"]
+    assert own["summary"]["removed"] == 0 and own["summary"]["unchanged"] == len(own["items"]) > 0
     # the reference tree against the bundle
     cmp = call(
         conn,
         "compare_source_to_bundle",
         {"application_evidence_id": app["evidence_id"], "reference": analyze(src, conn)},
     ).unwrap()["normalized_result"]
-    assert {m["source"] for m in cmp["matched"]} == {"src/index.js", "src/shapes/circle.js", "src/math.js"}
+    mapped = {i["source_path"] for i in cmp["items"] if i["status"] in ("unchanged", "modified")}
+    assert mapped == {"src/index.js", "src/shapes/circle.js", "src/math.js"}
 
 
 @pytest.mark.slow
@@ -137,14 +144,14 @@ def test_vite_build_is_detected_and_its_modules_recovered(npm_tree, tmp_path):
         timeout=300,
     )
     r = analyze(tmp_path / "mapped")["normalized_result"]
-    entry = next(n for n in r["nodes"] if n["kind"] == "module" and n["path"].startswith("assets/index-"))
+    entry = next(n for n in r["graph"]["nodes"] if n["kind"] == "module" and n["path"].startswith("assets/index-"))
     assert entry["bundlers"] == ["vite"]
     paths = {n["path"] for n in bundled(r, entry["path"]).values()}
     assert {"../../web/src/main.js", "../../web/src/greet.js"} <= paths, paths
-    assert edges(r, "loads", "html:index.html", entry["id"])
+    assert edges(r, "loads", "html:index.html", entry["node_id"])
     # the entry's lazy import lands in the lazy chunk's own map: one build, two maps
     lazy = [e for e in edges(r, "imports", "source:../../web/src/main.js") if e["specifier"] == "./lazy.js"]
-    assert [(e["to"], e["basis"]) for e in lazy] == [("source:../../web/src/lazy.js", "source-map-sibling")]
+    assert [(e["target_node_id"], e["basis"]) for e in lazy] == [("source:../../web/src/lazy.js", "source-map-sibling")]
 
     subprocess.run(
         [vite, "build", "--outDir", str(tmp_path / "plain")], cwd=src, check=True, capture_output=True, timeout=300
@@ -169,11 +176,14 @@ def test_two_production_builds_compare_by_original_source_not_module_id(npm_tree
         "compare_application_versions",
         {"left_evidence_id": left["evidence_id"], "right_evidence_id": right["evidence_id"]},
     ).unwrap()
-    bundled_cmp = cmp["normalized_result"]["categories"]["bundled_modules"]
-    changed = {i["key"]: i for i in bundled_cmp["items"] if i["status"] == "changed"}
-    assert list(changed) == ["src/tax.js"], bundled_cmp
+    result = cmp["normalized_result"]
+    bundled_items = [i for i in result["items"] if i["category"] == "bundled_modules"]
+    changed = {i["key"]: i for i in bundled_items if i["status"] == "changed"}
+    assert list(changed) == ["src/tax.js"], bundled_items
     assert changed["src/tax.js"]["left"]["generated_bytes"] < changed["src/tax.js"]["right"]["generated_bytes"]
-    assert bundled_cmp["counts"]["unchanged"] >= 2  # cart and lazy: same source, whatever their module ids
+    assert changed["src/tax.js"]["dimensions"] == ["content"]
+    counts = result["categories"]["bundled_modules"]["counts"]
+    assert counts["unchanged"] >= 2  # cart and lazy: same source, whatever their module ids
 
 
 def test_shadowed_require_names_and_an_inline_runtime(tmp_path):
@@ -188,7 +198,9 @@ def test_shadowed_require_names_and_an_inline_runtime(tmp_path):
     )
     write_tree(tmp_path / "out", {"main.js": bundle})
     r = analyze(tmp_path / "out")["normalized_result"]
-    requires = sorted((e["from"], e["to"]) for e in edges(r, "imports") if e["kind"] == "bundled-require")
+    requires = sorted(
+        (e["source_node_id"], e["target_node_id"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"
+    )
     assert requires == [
         ("bundled-module:main.js#967", "bundled-module:main.js#170"),
         ("module:main.js", "bundled-module:main.js#967"),
@@ -228,11 +240,13 @@ def test_browserify_dependency_maps_become_bundled_edges(npm_tree, tmp_path):
     assert node(r, "module:bundle.js")["bundlers"] == ["browserify"]
     mods = bundled(r, "bundle.js")
     assert len(mods) == 3 and {n["recovered_by"] for n in mods.values()} == {"browserify-module-table"}
-    inner = {(e["from"], e["specifier"]): e for e in edges(r, "imports") if e["kind"] == "bundled-require"}
+    inner = {(e["source_node_id"], e["specifier"]): e for e in edges(r, "imports") if e["kind"] == "bundled-require"}
     tax = next(e for (source, spec), e in inner.items() if spec == "./tax.js")
-    assert tax["basis"] == "browserify-dependency-map" and tax["to"] in mods and tax["from"] in mods
+    assert (
+        tax["basis"] == "browserify-dependency-map" and tax["target_node_id"] in mods and tax["source_node_id"] in mods
+    )
     entry = [e for (source, _), e in inner.items() if source == "module:bundle.js"]
-    assert len(entry) == 1 and entry[0]["to"] in mods  # the bundle's entry list names main.js's module
+    assert len(entry) == 1 and entry[0]["target_node_id"] in mods  # the bundle's entry list names main.js's module
     assert not [u for u in r["unknowns"] if u["kind"] == "unresolved-import"]  # requires inside modules are mapped
 
 
@@ -265,12 +279,12 @@ def test_a_minified_bundle_keeps_its_module_structure_in_the_maps_embedded_sourc
     r = analyze(out)["normalized_result"]
     assert node(r, "source-map:app.js.map")["sources_parsed"] == 3
     main, helper = "source:../app/src/main.js", "source:../app/src/util/helper.js"
-    found = {(e["to"], e["basis"]) for e in edges(r, "imports", main)}
+    found = {(e["target_node_id"], e["basis"]) for e in edges(r, "imports", main)}
     assert (helper, "relative") in found and ("builtin:fs", "node-scheme") in found
     assert ("source:../app/node_modules/ms/index.js", "package-main") in found  # node_modules beside the sources
     assert sorted(e["name"] for e in node(r, helper)["exports"]) == ["NAME", "helper"]
     # the bundle's code itself is one minified file: the structure came from the map
-    assert not [e for e in edges(r, "imports") if e["from"] == "module:app.js" and e["basis"] == "relative"]
+    assert not [e for e in edges(r, "imports") if e["source_node_id"] == "module:app.js" and e["basis"] == "relative"]
 
 
 def test_a_null_source_keeps_the_mappings_aligned(tmp_path):
@@ -312,7 +326,7 @@ def test_a_maps_packages_resolve_wherever_the_build_kept_its_node_modules(tmp_pa
         {"app.js.map": json.dumps({"version": 3, "sources": sources, "sourcesContent": contents, "mappings": ""})},
     )
     r = analyze(tmp_path / "out")["normalized_result"]
-    found = {e["specifier"]: (e["to"], e["basis"]) for e in edges(r, "imports", "source:../../src/a.js")}
+    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in edges(r, "imports", "source:../../src/a.js")}
     assert found["ms"] == ("source:../../../../ci/node_modules/ms/index.js", "source-map-package")
     assert found["one"] == ("source:../../../../ci/node_modules/one/lib/x.js", "source-map-package")
     (gone,) = [u for u in r["unknowns"] if u["kind"] == "unresolved-original-import"]
@@ -365,7 +379,8 @@ def test_export_shapes_compare_across_two_shipped_bundles_through_their_maps(tmp
         },
     ).unwrap()
     r = cmp["normalized_result"]
-    assert r["status"] == "changed" and r["changes"] == [{"path": "/clear", "status": "added"}], r
+    assert r["status"] == "changed" and [(c["path"], c["status"]) for c in r["changes"]] == [("/clear", "added")], r
+    assert r["summary"]["added"] == 1 and r["left"]["selected_node_id"] == r["right"]["selected_node_id"]
 
 
 WEBPACK4 = Path(__file__).parent / "javascript-webpack4"
@@ -395,11 +410,13 @@ def test_webpack4_module_arrays_chunks_and_entry(webpack4, tmp_path):
     assert node(r, "module:main.js")["bundlers"] == ["webpack"]
     mods = bundled(r, "main.js")
     assert sorted(n["module_id"] for n in mods.values()) == ["0", "1", "2"]
-    requires = {(e["from"], e["to"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"}
+    requires = {
+        (e["source_node_id"], e["target_node_id"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"
+    }
     assert ("module:main.js", "bundled-module:main.js#0") in requires  # o(o.s = 0)
     assert ("bundled-module:main.js#1", "bundled-module:main.js#2") in requires  # cart requires tax
     (lazy,) = [e for e in edges(r, "imports") if e["kind"] == "bundled-dynamic-import"]
     assert lazy["basis"] == "webpack-module-id-sibling-chunk"
-    assert sorted(x["name"] for x in node(r, lazy["to"])["exports"]) == ["LAZY", "run"]
+    assert sorted(x["name"] for x in node(r, lazy["target_node_id"])["exports"]) == ["LAZY", "run"]
     named = {n["path"] for n in bundled(analyze(tmp_path / "mapped")["normalized_result"]).values()}
     assert {"src/main.js", "src/cart.js", "src/tax.js", "src/lazy.js"} <= named, named

@@ -31,8 +31,8 @@ def test_rewritten_file_hash_is_caught_by_its_blocks(npm_tree, tmp_path):
     assert refused.code == "artifact_integrity_mismatch"
     r = analyze(archive, conn, integrity_policy="record-and-continue")["normalized_result"]
     (contradiction,) = r["integrity_contradictions"]
-    assert contradiction["path"] == "src/store.js"
-    assert contradiction["declared_sha256"] == contradiction["observed_sha256"]  # the file hash was rewritten ...
+    assert contradiction["logical_path"] == "src/store.js"
+    assert contradiction["declared_sha256"] == contradiction["calculated_sha256"]  # the file hash was rewritten ...
     assert "block 0 " in contradiction["blocks"]  # ... its block was not
     assert node(r, "module:src/store.js")["parse"] == "quarantined"
 

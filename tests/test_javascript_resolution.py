@@ -58,7 +58,7 @@ IMPORTS_APP = {
 
 
 def _imports(r):
-    return {(e["from"], e["specifier"]): e for e in edges(r, "imports")}
+    return {(e["source_node_id"], e["specifier"]): e for e in edges(r, "imports")}
 
 
 def test_package_imports_maps(tmp_path):
@@ -67,7 +67,7 @@ def test_package_imports_maps(tmp_path):
 
     def check(importer, spec, target, basis):
         edge = found[(f"module:{importer}", spec)]
-        assert (edge["to"], edge["basis"]) == (target, basis), edge
+        assert (edge["target_node_id"], edge["basis"]) == (target, basis), edge
         return edge
 
     check("src/index.js", "#config", "module:src/config.js", "package-imports")
@@ -129,7 +129,7 @@ def test_package_imports_agree_with_node(tmp_path):
     r = analyze(root)["normalized_result"]
     ours = [e for e in edges(r, "imports") if e["specifier"].startswith("#")]
     cases = [
-        [e["from"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
+        [e["source_node_id"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
         for e in ours
     ]
     (tmp_path / "resolve.mjs").write_text(NODE_RESOLVE)
@@ -144,11 +144,14 @@ def test_package_imports_agree_with_node(tmp_path):
         if answer in NODE_ERRORS:
             assert edge["basis"] == NODE_ERRORS[answer], (edge, answer)
         elif answer.startswith("node:"):
-            assert (edge["to"], edge["basis"]) == (f"builtin:{answer[5:]}", "package-imports"), (edge, answer)
+            assert (edge["target_node_id"], edge["basis"]) == (f"builtin:{answer[5:]}", "package-imports"), (
+                edge,
+                answer,
+            )
         elif (root / answer).is_file():
-            assert (edge["to"], edge["basis"]) == (f"module:{answer}", "package-imports"), (edge, answer)
+            assert (edge["target_node_id"], edge["basis"]) == (f"module:{answer}", "package-imports"), (edge, answer)
         else:  # Node names a file that is absent: missing for us too, unless it is the `.js` of a TypeScript source
-            assert edge["basis"] == "imports-target-missing" or edge["to"].endswith(".ts"), (edge, answer)
+            assert edge["basis"] == "imports-target-missing" or edge["target_node_id"].endswith(".ts"), (edge, answer)
     assert len(ours) == 18
 
 
@@ -226,7 +229,7 @@ def test_typescript_paths_and_base_url(tmp_path):
 
     def check(importer, spec, target, basis, **detail):
         edge = found[(f"module:{importer}", spec)]
-        assert (edge["to"], edge["basis"]) == (target, basis), edge
+        assert (edge["target_node_id"], edge["basis"]) == (target, basis), edge
         assert {k: edge.get(k) for k in detail} == detail, edge
 
     main = "src/main.ts"
@@ -261,7 +264,7 @@ def test_typescript_paths_and_base_url(tmp_path):
     check("packages/broken/a.ts", "@app/feature/a", "unresolved:@app/feature/a", "package-not-found")
     # config nodes: counts, not maps; extends edges; the unfollowed extends is an unknown
     root = node(r, "tsconfig:tsconfig.json")
-    assert root["governs"] is True and root["paths"] == 0 and root["base_url"] is None
+    assert root["governs"] is True and root["paths"] == 0 and "base_url" not in root
     assert root["effective"] == {"base_url": "src", "paths": 4, "paths_from": "configs/tsconfig.base.json"}
     assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:configs/tsconfig.base.json")[0]["kind"] == "extends"
     assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:node_modules/@tsconfig/strictest/tsconfig.json")
@@ -361,13 +364,13 @@ def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
         e
         for e in edges(r, "imports")
         if not e["specifier"].startswith(".")
-        and e["to"] != "builtin:fs"
-        and e["from"] in ("module:src/main.ts", "module:packages/web/src/index.js")
+        and e["target_node_id"] != "builtin:fs"
+        and e["source_node_id"] in ("module:src/main.ts", "module:packages/web/src/index.js")
     ]
     cases = [
         [
-            "packages/web/jsconfig.json" if "web" in e["from"] else "tsconfig.json",
-            e["from"].removeprefix("module:"),
+            "packages/web/jsconfig.json" if "web" in e["source_node_id"] else "tsconfig.json",
+            e["source_node_id"].removeprefix("module:"),
             e["specifier"],
         ]
         for e in ours
@@ -381,7 +384,7 @@ def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
         check=True,
     )
     answers = json.loads(done.stdout)
-    assert [e["to"] for e in ours] == [
+    assert [e["target_node_id"] for e in ours] == [
         f"module:{a}" if a else f"unresolved:{e['specifier']}" for e, a in zip(ours, answers)
     ]
     assert len(ours) == 11
@@ -420,6 +423,6 @@ def test_a_node_modules_directory_analysed_itself_resolves_its_top_level_package
         },
     )
     r = analyze(root)["normalized_result"]
-    found = {e["specifier"]: (e["to"], e["basis"]) for e in edges(r, "imports", "module:consumer/index.js")}
+    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in edges(r, "imports", "module:consumer/index.js")}
     assert found["ms"] == ("module:consumer/node_modules/ms/own.js", "package-main")
     assert found["uuid"] == ("module:uuid/dist/index.js", "package-exports")

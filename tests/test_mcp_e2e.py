@@ -69,6 +69,156 @@ def test_tools_list_is_complete_with_valid_schemas():
         assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
+SHA256 = {"type": "string", "pattern": "^[a-f0-9]{64}$"}
+IDENTITY = {
+    "type": "object",
+    "required": ["id", "name", "version"],
+    "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "version": {"type": ["string", "null"]}},
+}
+ARCHITECTURE = {"enum": ["x86", "x86_64", "arm", "arm64", None]}
+# The fields a REA 6.x client reads, with the reference's types (toolOutputSchemaGroups sessionOutputSchemas,
+# toolOutputSchemaPrimitives, evidenceRecordSummary). Extra fields of ours are allowed; these must hold.
+REFERENCE_OPEN = {
+    "type": "object",
+    "required": ["path", "format", "kind", "loaderArgs", "sha256", "architecture"],
+    "properties": {
+        "path": {"type": "string"},
+        "format": {"type": "string"},
+        "kind": {"enum": ["executable", "database", "archive", "artifact"]},
+        "loaderArgs": {"type": "array", "items": {"type": "string"}},
+        "sha256": SHA256,
+        "architecture": ARCHITECTURE,
+    },
+}
+REFERENCE_SESSION = {
+    "type": "object",
+    "required": [
+        "open",
+        "provider",
+        "providers",
+        "capabilities",
+        "analysis_run",
+        "analysis_activity",
+        "analysis_provider_binding",
+        "analysis_provider_candidates",
+        "tool_availability",
+        "client_features",
+        "server_identity",
+    ],
+    "properties": {
+        "open": {"type": "boolean"},
+        "provider": IDENTITY,
+        "providers": {"type": "array", "items": IDENTITY},
+        "analysis_activity": {
+            "type": "object",
+            "required": ["status", "providers"],
+            "properties": {"status": {"enum": ["not_observed", "idle", "busy"]}, "providers": {"type": "array"}},
+        },
+        "analysis_provider_binding": {
+            "anyOf": [
+                {"type": "null"},
+                {
+                    "type": "object",
+                    "required": ["provider", "selection_source", "analysis_profile"],
+                    "properties": {
+                        "provider": IDENTITY,
+                        "selection_source": {"enum": ["request", "environment", "auto-single-candidate"]},
+                    },
+                },
+            ]
+        },
+        "analysis_provider_candidates": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["provider", "availability", "target_support", "selected", "capabilities"],
+                "properties": {
+                    "availability": {"type": "object", "required": ["status", "code", "reason", "diagnostics"]},
+                    "target_support": {"type": "object", "required": ["status", "code", "reason", "diagnostics"]},
+                },
+            },
+        },
+        "client_features": {
+            "type": "object",
+            "required": ["elicitation_form", "elicitation_url", "roots", "sampling"],
+            "additionalProperties": {"type": "boolean"},
+        },
+        "server_identity": {
+            "type": "object",
+            "required": [
+                "package",
+                "server",
+                "sdk",
+                "negotiated_protocol_version",
+                "client",
+                "skill",
+                "catalog",
+                "protocol_features",
+                "alignment",
+            ],
+            "properties": {
+                "package": {
+                    "type": "object",
+                    "required": ["name", "version", "root_path", "build_commit"],
+                    "properties": {"root_path": {"type": "string"}, "build_commit": {"type": ["string", "null"]}},
+                },
+                "server": {"type": "object", "required": ["name", "version", "started_at", "command_path"]},
+                "sdk": {
+                    "type": "object",
+                    "required": ["server", "client_test", "core"],
+                    "properties": {k: {"type": "string"} for k in ("server", "client_test", "core")},
+                },
+                "skill": {
+                    "type": "object",
+                    "required": ["name", "expected_version"],
+                    "properties": {"name": {"type": "string"}, "expected_version": {"type": "string"}},
+                },
+                "protocol_features": {
+                    "type": "object",
+                    "required": ["progress", "cancellation", "elicitation"],
+                    "additionalProperties": {"type": "boolean"},
+                },
+                "alignment": {"type": "object", "required": ["state", "reasons", "remediation"]},
+            },
+        },
+    },
+    "if": {"properties": {"open": {"const": True}}},
+    "then": {
+        "required": ["path", "format", "kind", "sha256", "architecture"],
+        "properties": REFERENCE_OPEN["properties"],
+    },
+}
+REFERENCE_SUMMARY = {
+    "type": "object",
+    "required": ["kind", "filters", "total_retained_records", "matching_records", "unknown_revisions", "records"],
+    "properties": {
+        "kind": {"const": "evidence-bundle-summary"},
+        "records": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": [
+                    "evidence_id",
+                    "subject",
+                    "provider",
+                    "operation",
+                    "confidence",
+                    "authority",
+                    "analysis_profile_digest",
+                    "retention",
+                    "limitation_count",
+                    "native_dossier",
+                ],
+                "properties": {
+                    "retention": {"const": "complete-record"},
+                    "native_dossier": {"type": "object", "required": ["available"]},
+                },
+            },
+        },
+    },
+}
+
+
 def test_every_session_tool_end_to_end(tmp_path):
     bundle = write_bundle(tmp_path / "in.json", ledger(5))
     export = tmp_path / "out.json"
@@ -81,7 +231,6 @@ def test_every_session_tool_end_to_end(tmp_path):
             assert before["server_identity"]["negotiated_protocol_version"]
             tools_after = (await s.list_tools()).tools
             opened = ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
-            assert opened["target"]["format"] == "elf"
             imported = ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
             assert imported == {"imported": 5, "unknowns_added": 0, "total": 5}
             unknown = ok(
@@ -89,7 +238,7 @@ def test_every_session_tool_end_to_end(tmp_path):
                     "record_unknown", {"question": "Is the config signed?", "domain": "integrity", "severity": "medium"}
                 )
             )
-            assert unknown["scope_digest"] == opened["target"]["sha256"]
+            assert unknown["scope_digest"] == opened["sha256"]
             second = ok(
                 await s.call_tool(
                     "update_unknown",
@@ -111,23 +260,199 @@ def test_every_session_tool_end_to_end(tmp_path):
             complete = ok(await s.call_tool("get_evidence_bundle", {}))
             exported = ok(await s.call_tool("export_evidence_bundle", {"path": str(export)}))
             during = ok(await s.call_tool("binary_session", {}))
-            closed = ok(await s.call_tool("close_binary", {}))
-            closed_again = ok(await s.call_tool("close_binary", {}))
+            closing = await s.call_tool("close_binary", {})
+            closed_again = await s.call_tool("close_binary", {"overwrite": False})
             after = ok(await s.call_tool("binary_session", {}))
             reimported = ok(await s.call_tool("import_evidence_bundle", {"path": str(export)}))
             return locals()
 
     r = run(main)
+    opened, during, before = r["opened"], r["during"], r["before"]
+    jsonschema.validate(opened, REFERENCE_OPEN)
+    assert (opened["format"], opened["kind"], opened["loaderArgs"]) == ("elf", "executable", [])
+    assert opened["path"] == "/usr/bin/true" and opened["architecture"] == HOST_ARCHITECTURE
+    assert opened["target"]["sha256"] == opened["sha256"] and opened["target"]["kind"] == "file"  # our extra
+    assert opened["analysis_provider_binding"]["selection_source"] == "auto-single-candidate"
+    for state in (before, during, r["after"]):
+        jsonschema.validate(state, REFERENCE_SESSION)
+    assert {k: during[k] for k in ("path", "format", "kind", "sha256", "architecture")} == {
+        k: opened[k] for k in ("path", "format", "kind", "sha256", "architecture")
+    }
+    assert "path" not in before and before["architecture"] is None
+    assert during["provider"] == opened["analysis_provider_binding"]["provider"] == during["providers"][0]
+    (route,) = during["capabilities"]
+    assert route["provider"]["id"] == "angr" and route["shared_limitations"]
+    assert {"analyze_function", "list_procedures"} <= set(route["groups"][0]["operations"])
+    assert set(route["groups"][0]["effects"]) <= {"launches_process", "may_write_filesystem"}
+    assert before["analysis_activity"] == {"status": "not_observed", "providers": []}
+    assert before["client_features"] == {
+        "elicitation_form": False,
+        "elicitation_url": False,
+        "roots": False,
+        "sampling": False,
+    }
+    identity = before["server_identity"]
+    assert identity["sdk"]["server"] == identity["sdk"]["version"] and identity["skill"]["name"] == "rea"
+    assert identity["protocol_features"]["elicitation"] is False
+    assert os.path.isdir(os.path.join(identity["package"]["root_path"], "rea"))
     assert r["second"]["revision"] == 2 and r["conflict"]["retryable"] is True
     assert r["listed"]["total"] == 1 and r["listed"]["next_offset"] is None
-    assert r["summary"]["total"] == 1 and r["summary"]["records"][0]["operation"] == "update_unknown"
-    assert len(r["complete"]["bundle"]["records"]) == 7
+    summary = r["summary"]
+    jsonschema.validate(summary, REFERENCE_SUMMARY)
+    assert (summary["total_retained_records"], summary["matching_records"], summary["unknown_revisions"]) == (7, 1, 2)
+    assert summary["records"][0]["operation"] == "update_unknown" and summary["filters"] == {
+        "operation": "update_unknown"
+    }
+    assert summary["records"][0]["native_dossier"] == {"available": False, "reason": "different-operation"}
+    # complete detail: result IS the bundle, the same object the exported file holds
+    assert len(r["complete"]["records"]) == 7 and r["complete"]["bundle_version"] == 2
+    assert json.loads(export.read_bytes()) == r["complete"]
     assert r["exported"]["bytes"] == export.stat().st_size and r["exported"]["records"] == 7
-    assert r["during"]["analysis_run"]["process_lineage"] == {"status": "not_observed"}
-    assert r["closed"]["cleared"]["records"] == 7 and r["closed_again"]["closed_target"] is None
+    assert during["analysis_run"]["process_lineage"] == {"status": "not_observed"}
+    closing, closed_again = r["closing"], r["closed_again"]
+    assert ok(closing) is None and ok(closed_again) is None  # the reference's result without a snapshot
+    assert closing.structured_content["closed"]["cleared"] == {"records": 7, "unknowns": 2}
+    assert closing.structured_content["closed"]["target"]["sha256"] == opened["sha256"]
+    assert closing.structured_content["closed"]["cleanup"] == {"status": "complete", "owned_resources": []}
+    assert closed_again.structured_content["closed"]["target"] is None
     assert r["after"]["ledger"] == {"records": 0, "unknowns": 0} and r["after"]["open"] is False
     assert r["reimported"] == {"imported": 7, "unknowns_added": 2, "total": 7}
     assert len(r["tools_after"]) == len(r["before_tools"])
+
+
+HOST_ARCHITECTURE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}.get(
+    os.uname().machine
+)
+
+
+def test_reference_shaped_lifecycle_calls(tmp_path):
+    """Arguments a REA 6.x client sends that this build cannot honour get typed errors, not 'unknown argument'."""
+    com = tmp_path / "hello.com"
+    com.write_bytes(bytes.fromhex("b409ba0901cd21c3") + b"Hello$")
+
+    async def main():
+        async with connect() as s:
+            out = {
+                "ghidra": await s.call_tool("open_binary", {"path": "/usr/bin/true", "provider_id": "ghidra"}),
+                "hopper": await s.call_tool("open_binary", {"path": "/usr/bin/true", "provider_id": "hopper"}),
+                "ida": await s.call_tool("open_binary", {"path": "/usr/bin/true", "provider_id": "ida"}),
+                "radare": await s.call_tool("open_binary", {"path": "/usr/bin/true", "provider_id": "radare"}),
+                "project": await s.call_tool(
+                    "open_binary",
+                    {"path": "/usr/bin/true", "existing_project": {"project_name": "p", "program": "true"}},
+                ),
+                "restore": await s.call_tool(
+                    "open_binary", {"path": "/usr/bin/true", "snapshot_path": str(tmp_path / "s.json")}
+                ),
+                "unopened": ok(await s.call_tool("binary_session", {})),
+                "com": ok(await s.call_tool("open_binary", {"path": str(com), "format": "dos-com"})),
+                "snapshot": await s.call_tool(
+                    "close_binary", {"snapshot_path": str(tmp_path / "s.json"), "overwrite": True}
+                ),
+                "still_open": ok(await s.call_tool("binary_session", {})),
+                "relative_export": await s.call_tool("export_evidence_bundle", {"path": "evidence.json"}),
+                "relative_import": await s.call_tool("import_evidence_bundle", {"path": "evidence.json"}),
+            }
+            return out
+
+    r = run(main)
+    for provider in ("ghidra", "hopper", "ida"):
+        body = err(r[provider], "provider_unavailable")
+        details = body["details"]
+        assert details["selection"]["requested"] == provider and details["selection"]["source"] == "request"
+        assert details["requested_provider_id"] == provider and details["selection_reason"] == "provider_unavailable"
+        assert details["candidate_ids"] == ["angr", "ghidra", "hopper", "ida"]
+        codes = {c["provider_id"]: c["code"] for c in details["selection"]["candidates"]}
+        assert codes["angr"] is None and codes[provider] in PROVIDER_REJECTION_CODES
+        assert {x["provider_id"] for x in details["rejections"]} >= {provider}
+        assert all(x["code"] in PROVIDER_REJECTION_CODES for x in details["rejections"])
+    unknown = err(r["radare"], "capability_unavailable")["details"]
+    assert unknown["selection"]["status"] == "unknown_provider" and unknown["selection_reason"] == "unknown_provider"
+    assert err(r["project"], "capability_unavailable")["details"] == {
+        "reason": "existing_project_unsupported",
+        "field": "existing_project",
+    }
+    assert err(r["restore"], "capability_unavailable")["details"]["field"] == "snapshot_path"
+    assert r["unopened"]["open"] is False  # no refused open changed the session
+    com_open = r["com"]
+    jsonschema.validate(com_open, REFERENCE_OPEN)
+    assert (com_open["format"], com_open["kind"], com_open["architecture"]) == ("dos-com", "executable", "x86")
+    assert com_open["analysis_provider_binding"] is None and com_open["limitations"]
+    assert err(r["snapshot"], "capability_unavailable")["details"]["field"] == "snapshot_path"
+    assert r["still_open"]["open"] is True and r["still_open"]["format"] == "dos-com"  # nothing was closed
+    assert r["still_open"]["providers"] == [] and r["still_open"]["capabilities"] == []
+    for name in ("relative_export", "relative_import"):
+        details = err(r[name], "invalid_request")["details"]
+        assert details["field"] == "path" and "an absolute path" in details["accepted"]
+
+
+PROVIDER_REJECTION_CODES = {
+    "not_configured",
+    "executable_missing",
+    "runtime_missing",
+    "unsupported_host",
+    "unsupported_version",
+    "target_kind_unsupported",
+    "target_format_unsupported",
+    "architecture_unsupported",
+    "target_role_unsupported",
+    "managed_target_unsupported",
+    "open_options_invalid",
+    "version_unresolved",
+}
+
+
+def test_update_unknown_takes_the_complete_replacement_state():
+    """A reference client sends every field; null clears a nullable one, an omitted field keeps its value."""
+
+    async def main():
+        async with connect() as s:
+            first = ok(
+                await s.call_tool(
+                    "record_unknown",
+                    {
+                        "question": "Which key signs the update?",
+                        "domain": "integrity",
+                        "severity": "high",
+                        "required_authority": "shipped-artifact",
+                        "required_confidence": "observed",
+                        "required_environment": None,
+                        "recommended_probes": [{"operation": "inspect_artifact", "rationale": "find the key"}],
+                        "relationships": [],
+                    },
+                )
+            )
+            full = ok(
+                await s.call_tool(
+                    "update_unknown",
+                    {
+                        "unknown_id": first["unknown_id"],
+                        "expected_revision": 1,
+                        "status": "investigating",
+                        "severity": "medium",
+                        "supporting_evidence_ids": [],
+                        "contradicting_evidence_ids": [],
+                        "required_authority": None,
+                        "required_confidence": "derived",
+                        "required_environment": None,
+                        "recommended_probes": [],
+                        "relationships": [],
+                        "resolution": None,
+                    },
+                )
+            )
+            partial = ok(
+                await s.call_tool(
+                    "update_unknown", {"unknown_id": first["unknown_id"], "expected_revision": 2, "severity": "low"}
+                )
+            )
+            return first, full, partial
+
+    first, full, partial = run(main)
+    assert first["required_authority"] == "shipped-artifact" and len(first["recommended_probes"]) == 1
+    assert full["required_authority"] is None and full["recommended_probes"] == [] and full["severity"] == "medium"
+    assert partial["severity"] == "low" and partial["status"] == "investigating"
+    assert partial["required_confidence"] == "derived" and partial["required_authority"] is None
 
 
 def test_markers_on_results_and_errors():
@@ -256,7 +581,7 @@ def test_oversized_reply_is_a_resource_constraint_and_evidence_stays(tmp_path):
     body = err(too_big, "resource_constraint")
     assert body["details"]["resource"] == "transport" and body["details"]["reported_limits"]["reply_bytes"] > 10_485_760
     assert too_big.meta == MARK
-    assert summary["total"] == 6_000
+    assert summary["matching_records"] == summary["total_retained_records"] == len(summary["records"]) == 6_000
 
 
 def test_budget_setting_is_validated_at_startup():

@@ -44,10 +44,18 @@ def test_typescript_client_accepts_every_reply(node_client, tmp_path):
     calls = report["calls"]
     assert not any("thrown" in c for c in calls.values()), calls
     assert {t["name"] for t in report["tools"]} >= {"binary_session", "open_binary", "get_evidence_bundle"}
-    for label in ("session", "open", "import", "summary", "progress", "unknown", "close"):
+    for label in ("session", "open", "import", "summary", "progress", "unknown", "close", "closeAgain"):
         assert calls[label]["isError"] is False and calls[label]["structured"] is not None, label
         assert json.loads(calls[label]["text"]) == calls[label]["structured"]
     assert calls["import"]["structured"]["result"]["imported"] == 6_000
+    opened = calls["open"]["structured"]["result"]
+    assert (opened["format"], opened["kind"], opened["loaderArgs"]) == ("elf", "executable", [])
+    assert calls["summary"]["structured"]["result"]["kind"] == "evidence-bundle-summary"
+    assert calls["close"]["structured"]["result"] is None and calls["closeAgain"]["structured"]["result"] is None
+    assert calls["close"]["structured"]["closed"]["cleared"]["records"] == 6_001  # with the unknown's mutation
+    ghidra = json.loads(calls["ghidra"]["text"])["error"]
+    assert calls["ghidra"]["isError"] and ghidra["code"] == "provider_unavailable"
+    assert ghidra["details"]["requested_provider_id"] == "ghidra"
     complete = json.loads(calls["complete"]["text"])["error"]
     assert calls["complete"]["isError"] and complete["code"] == "resource_constraint"
     assert calls["bad"]["isError"] and json.loads(calls["bad"]["text"])["error"]["details"]["field"] == "limit"

@@ -17,7 +17,12 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         default="summary",
         help="summary (default) prints counts, roles, IPC and unknowns; complete prints the whole record",
     )
-    parser.add_argument("--integrity-policy", choices=("fail-closed", "record-and-continue"), default="fail-closed")
+    parser.add_argument(
+        "--integrity-policy",
+        choices=("fail", "record-and-continue", "fail-closed"),
+        default="fail",
+        help="ASAR integrity mismatches: fail (default), or record them and continue (fail-closed: same as fail)",
+    )
     parser.add_argument("--input-format", choices=("auto", "directory", "asar"), default="auto")
 
 
@@ -38,10 +43,14 @@ def _steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
 def render(value: Mapping[str, Any]) -> str:
     r = value.get("normalized_result", value)
     if r.get("view") != "summary":
-        s, c = r["statistics"], r["coverage"]
+        s, c, e = r["statistics"], r["coverage"], r["summary"]
         return (
-            f"{r['application']['root']}: {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, "
-            f"{s['parse_failures']} parse failures, coverage {c['status']}\nevidence: {value.get('evidence_id', '-')}"
+            f"{r['input_path']}\n  {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, "
+            f"{s['parse_failures']} parse failures, coverage {c['status']}\n"
+            f"  {e['browser_windows']} windows, {e['context_bridge_apis']} bridge APIs, IPC: "
+            f"{e['ipc']['main_handlers']} main handlers, {e['ipc']['renderer_transmissions']} renderer "
+            f"transmissions ({e['ipc']['paired_renderer_transmissions']} paired)\n"
+            f"  graph {r['graph']['graph_id'][:20]}...\nevidence: {value.get('evidence_id', '-')}"
         )
     s, c = r["statistics"], r["coverage"]
     lines = [
@@ -77,7 +86,8 @@ def render(value: Mapping[str, Any]) -> str:
         )
     if r["unknowns_total"] > 5:
         lines.append(f"  ... {r['unknowns_total'] - 5} more unknowns (inspect_analysis_view or --json)")
-    lines.append(f"  evidence: {value.get('evidence_id', '-')} (complete record: {r['parent_evidence_id']})")
+    lines.append(f"  evidence: {value.get('evidence_id', '-')}")
+    lines.append(f"  complete record: {r['parent_evidence_id']}")
     return "\n".join(lines)
 
 

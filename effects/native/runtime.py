@@ -7,7 +7,10 @@ interpreter's `(effect, progress)` signature.
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +23,14 @@ from effects.native.discovery import discover
 from effects.native.engine import AngrWorker
 from effects.progress import Progress
 from rea.errors import ReaError
-from rea.native.effects import DiscoverProviders, NativeFacts, NativeLineage, NativeQuery, ReleaseNative
+from rea.native.effects import (
+    DiscoverProviders,
+    NativeActivity,
+    NativeFacts,
+    NativeLineage,
+    NativeQuery,
+    ReleaseNative,
+)
 
 DEFAULT_STARTUP_TIMEOUT_MS = 120_000
 
@@ -33,6 +43,19 @@ class NativeRuntime:
     worker_key: tuple[str, str, str] | None = None
     snapshots: dict[tuple[str, str, str], dict[str, Any]] = attrs.field(factory=dict)
     lineage: list[dict[str, Any]] = attrs.field(factory=list)
+    # engine requests in flight, oldest first (binary_session.analysis_activity reads them)
+    inflight: list[dict[str, Any]] = attrs.field(factory=list)
+    request_seq: int = 0
+
+    @contextlib.contextmanager
+    def tracked(self, operation: str) -> Iterator[None]:
+        self.request_seq += 1
+        entry = {"request_id": self.request_seq, "operation": operation, "started": time.monotonic()}
+        self.inflight.append(entry)
+        try:
+            yield
+        finally:
+            self.inflight.remove(entry)
 
     def key(self, effect: NativeFacts | NativeQuery) -> tuple[str, str, str]:
         return (effect.sha256, effect.binding["analysis_profile"]["digest"], effect.path)
@@ -70,12 +93,14 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
             await progress.report("analysis cache", f"reused the {stage} snapshot for {effect.sha256[:12]}")
             return Success(cached)
     worker = runtime.worker_for(effect)
-    loaded = await worker.ensure_started(progress.report)
+    with runtime.tracked("load"):
+        loaded = await worker.ensure_started(progress.report)
     if not isinstance(loaded, Success):
         return loaded
     snapshot = dict(loaded.unwrap())
     if effect.stage == "cfg":
-        analysed = await worker.request("analyze", {}, progress.report)
+        with runtime.tracked("analyze"):
+            analysed = await worker.request("analyze", {}, progress.report)
         if not isinstance(analysed, Success):
             return analysed
         snapshot.update(analysed.unwrap())
@@ -85,8 +110,10 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
 
 
 async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:
-    worker = _runtime().worker_for(effect)
-    return await worker.request(effect.op, dict(effect.params), progress.report)
+    runtime = _runtime()
+    worker = runtime.worker_for(effect)
+    with runtime.tracked(effect.op):
+        return await worker.request(effect.op, dict(effect.params), progress.report)
 
 
 async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:
@@ -132,8 +159,33 @@ async def _lineage(effect: NativeLineage, progress: Progress) -> Result[Any, Rea
     return Success({"status": "snapshots", "snapshots": [latest[k] for k in sorted(latest)]})
 
 
+async def _activity(effect: NativeActivity, progress: Progress) -> Result[Any, ReaError]:
+    """not_observed until a worker process exists; then idle, or busy with the oldest request in flight."""
+    runtime = _runtime()
+    worker = runtime.worker
+    if worker is None or worker.process is None:
+        return Success({"status": "not_observed", "providers": []})
+    now = time.monotonic()
+    active = None
+    if runtime.inflight:
+        first = runtime.inflight[0]
+        active = {
+            "request_id": first["request_id"],
+            "operation": first["operation"],
+            "elapsed_ms": int((now - first["started"]) * 1000),
+            "caller_state": "waiting",
+        }
+    entry = {
+        "provider": dict(worker.provider),
+        "active": active,
+        "queued_requests": max(0, len(runtime.inflight) - 1),
+    }
+    return Success({"status": "busy" if active else "idle", "providers": [entry]})
+
+
 HANDLERS = {
     DiscoverProviders: _discover,
+    NativeActivity: _activity,
     NativeFacts: _facts,
     NativeQuery: _query,
     ReleaseNative: _release,

@@ -1,120 +1,49 @@
-"""Contracts of the JavaScript / Electron application family."""
+"""Contracts of the JavaScript / Electron application family, declared from their wire records."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.catalog.schemas import EVIDENCE_ID_PATTERN, evidence_output, input_schema, integer, obj, string
-from rea.javascript.graph import DEFAULT_LIMITS, LIMIT_MAXIMA, RELATIONS, ZERO_DISABLES
-from rea.javascript.trace import DEFAULT_TRACE_LIMITS, DIRECTIONS, SEED_KINDS
+from rea.wire import javascript as w
+from rea.wire.tool import evidence_tool
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
-_APPLICATION = {
-    "description": (
-        "analyze_javascript_application Evidence: the complete record inline, or "
-        '{"kind": "retained-evidence", "evidence_id": ...} for one retained by this connection'
-    ),
-    "type": "object",
-}
-
-
-def _evidence_id(what: str) -> dict[str, Any]:
-    return string(f"Evidence id of {what} retained by this connection", pattern=EVIDENCE_ID_PATTERN)
-
-
-def _limits(defaults: dict[str, int], maxima: dict[str, int] | None = None) -> dict[str, Any]:
-    return obj(
-        {
-            k: integer(
-                f"{k.replace('_', ' ')} (default {v})",
-                0 if (k == "max_depth" and maxima is None) or k in ZERO_DISABLES else 1,
-                (maxima or {}).get(k, 100_000),
-                default=v,
-            )
-            for k, v in defaults.items()
-        }
-    )
+_RIGHT_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}
 
 
 def _workflow(
-    name: str, title: str, description: str, properties: dict[str, Any], example: dict[str, Any]
+    name: str, title: str, description: str, args: type, result: Any, example: dict[str, Any], **extra: Any
 ) -> ToolContract:
-    return ToolContract(
-        name=name,
-        title=title,
-        description=description,
+    return evidence_tool(
+        name,
+        title,
+        description,
+        args=args,
+        result=result,
+        examples=[example],
         surface="application",
-        input_schema=input_schema(properties, examples=[example]),
-        output_schema=evidence_output(),
         annotations={"read_only", "idempotent"},
         effects={"mutatesSession", "idempotent"},
-        result_kind="evidence",
+        **extra,
     )
 
 
-ANALYZE = ToolContract(
-    name="analyze_javascript_application",
-    title="Analyze JavaScript Application",
-    description=(
-        "Statically analyse a local JavaScript / Electron application (directory, or .asar with .asar.unpacked) "
-        "without running it: files "
-        "classified, JavaScript and TypeScript parsed with tree-sitter, a graph of modules, import/require/"
-        "dynamic-import/re-export edges (relative, node_modules with exports maps, node: builtins; unresolved "
-        "kept as unknowns), exports and their shapes, Electron process roles, IPC channels with both ends, "
-        "contextBridge APIs, URLs, routes, protocols, bundler runtimes and source maps. Every node and edge names "
-        "its file, line and byte range. detail summary retains the complete record and returns a summary view "
-        "with parent_evidence_id."
-    ),
-    surface="application",
-    input_schema=input_schema(
-        {
-            "input_path": string(
-                "Local path of the application: a directory (unpacked app, source tree) or an .asar",
-                minLength=1,
-                maxLength=16384,
-            ),
-            "format": {
-                "type": "string",
-                "enum": ["auto", "directory", "asar"],
-                "default": "auto",
-                "description": "Input format; auto decides from the path (a directory named x.js is a directory)",
-            },
-            "detail": {
-                "type": "string",
-                "enum": ["complete", "summary"],
-                "default": "complete",
-                "description": "complete returns the whole record; summary retains it and returns a summary view",
-            },
-            "limits": _limits(dict(DEFAULT_LIMITS), dict(LIMIT_MAXIMA)),
-            "integrity_policy": {
-                "type": "string",
-                "enum": ["fail-closed", "record-and-continue"],
-                "default": "fail-closed",
-                "description": "For ASAR integrity mismatches: fail, or record and continue with verified siblings",
-            },
-        },
-        ("input_path",),
-        examples=[{"input_path": "/path/to/app", "detail": "summary"}],
-    ),
-    output_schema=evidence_output(),
-    annotations={"read_only", "idempotent"},
-    effects={"mutatesSession", "idempotent"},
-    result_kind="evidence",
-)
-
-_SEED = obj(
-    {
-        "kind": {"type": "string", "enum": list(SEED_KINDS), "description": "What the value names"},
-        "value": string("Literal to find (no regular expressions)", minLength=1, maxLength=4096),
-        "match": {
-            "type": "string",
-            "enum": ["exact", "contains"],
-            "description": "exact, or substring (default: exact for node-id, ipc-channel and route, else contains)",
-        },
-        "case_sensitive": {"type": "boolean", "default": False},
-    },
-    ("kind", "value"),
+ANALYZE = _workflow(
+    "analyze_javascript_application",
+    "Analyze JavaScript Application",
+    "Statically analyse a local JavaScript / Electron application (directory, or .asar with .asar.unpacked) "
+    "without running it: files classified, JavaScript and TypeScript parsed with tree-sitter, a graph of "
+    "modules, import/require/dynamic-import/re-export edges (relative, node_modules with exports maps, node: "
+    "builtins; unresolved kept as unknowns), exports and their shapes, Electron process roles, IPC channels "
+    "with both ends, contextBridge APIs, URLs, routes, protocols, bundler runtimes and source maps. Returns "
+    "graph{graph_id, nodes, edges}, the Electron summary and statistics; every node and edge names its file, "
+    "line and byte range. detail summary retains the complete record and returns a summary view with "
+    "parent_evidence_id.",
+    w.AnalyzeArgs,
+    w.AnalyzeResult | w.SummaryView,
+    {"input_path": "/path/to/app", "detail": "summary"},
+    operation=False,  # detail summary answers with inspect_analysis_view Evidence
 )
 
 TOOLS: tuple[ToolContract, ...] = (
@@ -122,128 +51,69 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_application_feature",
         "Trace Application Feature",
-        "Trace a literal seed (module, string, route, ipc-channel, url or node-id) through application Evidence: "
-        "forward along the flow (renderer -> IPC channel -> main handler), backward to entry points, or both. "
-        "Returns the matches, the bounded subgraph, paths from the seed to entry points or implementing "
-        "modules, and the truncation frontier. Never reruns the analysis.",
-        {
-            "application": _APPLICATION,
-            "application_evidence_id": _evidence_id("application Evidence"),
-            "seed": _SEED,
-            "direction": {"type": "string", "enum": list(DIRECTIONS), "default": "both"},
-            "limits": _limits(dict(DEFAULT_TRACE_LIMITS)),
-        },
-        {"application": _RETAINED_EXAMPLE, "seed": {"kind": "ipc-channel", "value": "ping"}},
+        "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
+        "application Evidence: outgoing along the flow (renderer -> IPC channel -> main handler), incoming back "
+        "to entry points, or both. Returns the seed matches, the traced subgraph, paths from the seed to entry "
+        "points or implementing modules, native handoffs and coverage. Never reruns the analysis.",
+        w.TraceFeatureArgs,
+        w.FeatureTraceResult,
+        {"application": _RETAINED_EXAMPLE, "seed": {"kind": "channel", "value": "ping"}},
     ),
     _workflow(
         "trace_javascript_semantics",
         "Trace JavaScript Semantics",
-        "From one graph node, its backward provenance (what reaches it) or forward reach (what it reaches), "
-        "optionally restricted to relation kinds; bounded and paged by limits.",
+        "Query application Evidence from a seed: an application-node seed is traversed over the graph's module, "
+        "IPC, bridge, load and URL relations (backward-provenance, forward-influence, callers, ownership). Seeds "
+        "that need the semantic companion graph (semantic-node, literal, function, property, endpoint, event, "
+        "boundary-field) answer status unsupported with the reason: this analyzer builds no semantic graph.",
+        w.TraceSemanticsArgs,
+        w.SemanticQueryResult,
         {
-            "application": _APPLICATION,
-            "application_evidence_id": _evidence_id("application Evidence"),
-            "query": obj(
-                {
-                    "node_id": string("Exact node id", minLength=1),
-                    "direction": {"type": "string", "enum": ["provenance", "reach"], "default": "reach"},
-                    "relations": {"type": "array", "items": {"enum": list(RELATIONS)}, "maxItems": 16},
-                },
-                ("node_id",),
-            ),
-            "limits": _limits(dict(DEFAULT_TRACE_LIMITS)),
+            "application": _RETAINED_EXAMPLE,
+            "query": {
+                "seed": {"kind": "application-node", "node_id": "ipc-channel:ping"},
+                "direction": "backward-provenance",
+            },
         },
-        {"application": _RETAINED_EXAMPLE, "query": {"node_id": "ipc-channel:ping", "direction": "provenance"}},
     ),
     _workflow(
         "compare_application_versions",
         "Compare Application Versions",
-        "Compare two application records: modules, exports, IPC channels, routes, dependencies, URLs, "
-        "protocols, bridge APIs and windows, each unchanged / added / removed / changed / unknown (absence on "
-        "a partial side stays unknown).",
-        {
-            "left": _APPLICATION,
-            "right": _APPLICATION,
-            "left_evidence_id": _evidence_id("the left application Evidence"),
-            "right_evidence_id": _evidence_id("the right application Evidence"),
-            "limits": obj(
-                {"max_comparison_items": integer("Changed items listed (default 20000)", 1, 50_000, default=20_000)}
-            ),
-        },
-        {"left": _RETAINED_EXAMPLE, "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}},
+        "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
+        "dependencies, URLs, protocols, bridge APIs and windows, each item added / removed / changed / "
+        "unchanged / unknown (absence on a partial side stays unknown), with a summary and coverage.",
+        w.CompareVersionsArgs,
+        w.VersionsResult,
+        {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
     ),
     _workflow(
         "compare_source_to_bundle",
         "Compare Source To Bundle",
-        "Compare reference sources (a source tree analysed with analyze_javascript_application, or the "
-        "bundle's own source-map sources when reference is omitted) with what the bundle ships (source-map "
-        "sources and recovered bundled modules): matched, missing, extra, ambiguous.",
-        {
-            "application": _APPLICATION,
-            "application_evidence_id": _evidence_id("application Evidence"),
-            "reference": {**_APPLICATION, "description": "Application Evidence of the reference source tree"},
-        },
+        "Map reference sources (a HistoricalSourceGraph, a source tree analysed with "
+        "analyze_javascript_application, or the bundle's own source-map sources when reference is omitted) to "
+        "what the bundle ships (source-map sources, recovered bundled modules, modules): each source unchanged, "
+        "modified, removed, duplicated or unknown, with scored candidates.",
+        w.SourceToBundleArgs,
+        w.SourceToBundleResult,
         {"application": _RETAINED_EXAMPLE},
     ),
     _workflow(
         "compare_javascript_export_shapes",
         "Compare JavaScript Export Shapes",
         "Compare one export of one module in each version: members (object keys, class members, keys of "
-        "directly returned objects) added / removed, unknown where a shape is not statically resolvable.",
-        {
-            "left": _APPLICATION,
-            "right": _APPLICATION,
-            "left_evidence_id": _evidence_id("the left application Evidence"),
-            "right_evidence_id": _evidence_id("the right application Evidence"),
-            "left_module_path": string("Module path in the left record", minLength=1, maxLength=4096),
-            "left_export_name": string("Export name (default for the default export)", minLength=1, maxLength=4096),
-            "right_module_path": string("Module path in the right record", minLength=1, maxLength=4096),
-            "right_export_name": string("Export name", minLength=1, maxLength=4096),
-        },
+        "directly returned objects) added / removed / changed, unknown where a shape is not statically "
+        "resolvable.",
+        w.ExportShapesArgs,
+        w.ExportShapesResult,
         {
             "left": _RETAINED_EXAMPLE,
-            "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64},
+            "right": _RIGHT_EXAMPLE,
             "left_module_path": "lib/api.js",
             "left_export_name": "default",
             "right_module_path": "lib/api.js",
             "right_export_name": "default",
         },
     ),
-)
-
-# required fields the root schema cannot express without a union are checked by the programs
-_REQUIRED = {
-    "trace_application_feature": ("seed",),
-    "trace_javascript_semantics": ("query",),
-    "compare_javascript_export_shapes": (
-        "left_module_path",
-        "left_export_name",
-        "right_module_path",
-        "right_export_name",
-    ),
-}
-TOOLS = tuple(
-    t
-    if t.name not in _REQUIRED
-    else ToolContract(
-        **{
-            **{
-                f: getattr(t, f)
-                for f in (
-                    "name",
-                    "title",
-                    "description",
-                    "surface",
-                    "output_schema",
-                    "annotations",
-                    "effects",
-                    "result_kind",
-                )
-            },
-            "input_schema": {**t.input_schema, "required": list(_REQUIRED[t.name])},
-        }
-    )
-    for t in TOOLS
 )
 
 CLI_COMMANDS = ("analyze-javascript-application",)

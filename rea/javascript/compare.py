@@ -1,10 +1,16 @@
-"""Comparisons of application records: versions, source against bundle, export shapes (pure)."""
+"""Comparisons of application records: versions, source against bundle, export shapes (pure).
+
+Each answers in the reference's comparison shape (rea.wire.javascript: VersionsResult,
+SourceToBundleResult, ExportShapesResult): an id, the two sides' identities, items or changes
+with their own ids, a summary and coverage. Absence on a partial side is unknown, never removed.
+"""
 
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping, Sequence
 
+from rea.canonical_json import canonical_sha256
 from rea.javascript.graph import MODULE_KINDS
 from rea.javascript.sourcemap import comparable_path
 
@@ -20,196 +26,532 @@ CATEGORIES = (
     "context_bridge_apis",
     "browser_windows",
 )
+OUTCOMES = ("added", "changed", "removed", "unchanged", "unknown")
+_CONTENT = frozenset(("sha256", "generated_bytes", "segments"))
+PAIRING = (
+    "exact keys: module path, bundled module's original source, export path#name, channel, route, URL, scheme, "
+    "dependency name"
+)
 
 
-def _index(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """category -> key -> comparable facts."""
-    nodes = result["nodes"]
-    out: dict[str, dict[str, Any]] = {c: {} for c in CATEGORIES}
-    for n in nodes:
-        k = n["kind"]
-        if k == "module":
-            out["modules"][n["path"]] = {
-                "sha256": n.get("sha256"),
-                "roles": sorted(r["role"] for r in n.get("roles", ())),
-                "parse": n.get("parse"),
-            }
-            for e in n.get("exports", ()):
-                out["exports"][f"{n['path']}#{e['name']}"] = {"form": e.get("form"), "shape": e.get("shape")}
-        elif k == "bundled-module" and (n.get("source") or n.get("path")):
-            # keyed by original source, not by module id or bundle file name: both change between builds
-            key = comparable_path(n.get("source") or n["path"])
-            key = key if key not in out["bundled_modules"] else f"{key} ({n['bundle']})"
-            out["bundled_modules"][key] = {
-                "exports": sorted(e["name"] for e in n.get("exports", ())),
-                "generated_bytes": n["location"]["end"] - n["location"]["start"]
-                if "end" in n.get("location", {})
-                else None,
-                "segments": n.get("segments"),
-            }
-        elif k == "ipc-channel":
-            out["ipc_channels"][n["channel"]] = {"ends": n["ends"], "linked": n["linked"]}
-        elif k == "route":
-            out["routes"][n["id"][6:]] = {}
-        elif k == "url":
-            out["urls"][n["url"]] = {}
-        elif k == "protocol":
-            out["protocols"][n["scheme"]] = {}
-        elif k == "context-bridge-api":
-            out["context_bridge_apis"][n["key"]] = {"members": n.get("members")}
-        elif k == "browser-window":
-            out["browser_windows"][n["id"].split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}"] = {
-                "web_preferences": n["web_preferences"]
-            }
-        elif k == "package":
-            for dep, version in (n.get("dependencies") or {}).items():
-                out["dependencies"][f"{n['path']}:{dep}"] = {"range": version}
-            if n.get("name") is not None:
-                out["dependencies"][f"{n['path']}:(self)"] = {"name": n.get("name"), "version": n.get("version")}
+def graph_side(evidence_id: str, result: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "evidence_id": evidence_id,
+        "graph_id": result["graph"]["graph_id"],
+        "root_artifact_sha256": result["root_artifact_sha256"],
+    }
+
+
+def graph_status(result: Mapping[str, Any]) -> str:
+    return result["graph"]["coverage"]["status"]
+
+
+# ---------------------------------------------------------------- versions
+
+
+def _index(result: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, str, dict[str, Any]]]]:
+    """category -> key -> (node id, node kind, comparable facts)."""
+    out: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {c: {} for c in CATEGORIES}
+    for n in result["graph"]["nodes"]:
+        for category, key, facts in _facts(n):
+            if category == "bundled_modules" and key in out[category]:
+                key = f"{key} ({n['bundle']})"
+            out[category][key] = (n["node_id"], n["kind"], facts)
     return out
 
 
-def compare_versions(left: Mapping[str, Any], right: Mapping[str, Any], max_items: int) -> dict[str, Any]:
+def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    k, nid = n["kind"], n["node_id"]
+    if k == "module":
+        facts = {"sha256": n.get("sha256"), "roles": sorted(r["role"] for r in n.get("roles", ())), "parse": n["parse"]}
+        exports = [
+            ("exports", f"{n['path']}#{e['name']}", {"form": e.get("form"), "shape": e.get("shape")})
+            for e in n.get("exports", ())
+        ]
+        return [("modules", n["path"], facts), *exports]
+    if k == "bundled-module" and (n.get("source") or n.get("path")):
+        # keyed by original source, not by module id or bundle file name: both change between builds
+        loc = n.get("location", {})
+        return [
+            (
+                "bundled_modules",
+                comparable_path(n.get("source") or n["path"]),
+                {
+                    "exports": sorted(e["name"] for e in n.get("exports", ())),
+                    "generated_bytes": loc["end"] - loc["start"] if "end" in loc else None,
+                    "segments": n.get("segments"),
+                },
+            )
+        ]
+    simple = {
+        "ipc-channel": lambda: ("ipc_channels", n["channel"], {"ends": n["ends"], "linked": n["linked"]}),
+        "route": lambda: ("routes", nid[6:], {}),
+        "url": lambda: ("urls", n["url"], {}),
+        "protocol": lambda: ("protocols", n["scheme"], {}),
+        "context-bridge-api": lambda: ("context_bridge_apis", n["key"], {"members": n.get("members")}),
+        "browser-window": lambda: (
+            "browser_windows",
+            nid.split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}",
+            {"web_preferences": n["web_preferences"]},
+        ),
+    }
+    if k in simple:
+        return [simple[k]()]
+    if k == "package":
+        out = [("dependencies", f"{n['path']}:{dep}", {"range": v}) for dep, v in (n.get("dependencies") or {}).items()]
+        if n.get("name") is not None:
+            out.append(("dependencies", f"{n['path']}:(self)", {"name": n.get("name"), "version": n.get("version")}))
+        return out
+    return []
+
+
+def _outcome(category: str, a: dict | None, b: dict | None, left_complete: bool, right_complete: bool) -> str:
+    if a is not None and b is not None:
+        if a == b:
+            return "unchanged"
+        if category == "modules" and (a.get("sha256") is None or b.get("sha256") is None):
+            return "unknown"
+        return "changed"
+    if a is None:
+        return "added" if left_complete else "unknown"
+    return "removed" if right_complete else "unknown"
+
+
+def _version_item(category, key, left, right, status, links) -> dict[str, Any]:
+    a, b = (left or (None, None, None)), (right or (None, None, None))
+    fa, fb = a[2], b[2]
+    changed = sorted(f for f in set(fa or {}) | set(fb or {}) if (fa or {}).get(f) != (fb or {}).get(f))
+    if status in ("added", "removed") or (status == "unknown" and (fa is None or fb is None)):
+        dimensions = ["availability"] if status != "unknown" else ["coverage"]
+    else:
+        dimensions = sorted(
+            {"content" if f in _CONTENT else "properties" for f in changed}
+            | ({"coverage"} if status == "unknown" else set())
+        )
+    both = a[0] is not None and b[0] is not None
+    item: dict[str, Any] = {
+        "item_id": "jacmp_item_" + canonical_sha256([category, key]),
+        "node_kind": a[1] or b[1],
+        "left_node_id": a[0],
+        "right_node_id": b[0],
+        "status": status,
+        "match": {
+            "status": "matched" if both else "unmatched",
+            "basis": ("exact-node-identity" if a[0] == b[0] else "semantic-key") if both else "unmatched",
+            "confidence": ("exact" if a[0] == b[0] else "medium") if both else "unknown",
+            "candidate_left_node_ids": [a[0]] if a[0] else [],
+            "candidate_right_node_ids": [b[0]] if b[0] else [],
+        },
+        "dimensions": dimensions,
+        "evidence_links": list(links),
+        "limitations": (
+            ["The other side's coverage is partial: absence is not established."]
+            if status == "unknown" and not both
+            else ["A module's content digest is missing on one side (not read)."]
+            if status == "unknown"
+            else []
+        ),
+        "category": category,
+        "key": key,
+        "changed_fields": changed if both else [],
+    }
+    if status == "changed" or (status == "unknown" and both):
+        item["left"], item["right"] = fa, fb
+    return item
+
+
+def compare_versions(
+    left: Mapping[str, Any], right: Mapping[str, Any], max_items: int, links: Sequence[str]
+) -> dict[str, Any]:
     """Pair by exact key (path, channel, route, ...); one-sided absence is added/removed only when the
-    other side's coverage is complete, otherwise unknown."""
+    other side's coverage is complete, otherwise unknown. Changed items come first, then unchanged ones."""
     li, ri = _index(left), _index(right)
-    left_complete = left["coverage"]["status"] == "complete"
-    right_complete = right["coverage"]["status"] == "complete"
+    lc, rc = graph_status(left) == "complete", graph_status(right) == "complete"
     categories: dict[str, Any] = {}
-    emitted = omitted = 0
-    totals = {"unchanged": 0, "added": 0, "removed": 0, "changed": 0, "unknown": 0}
+    pending: list[dict[str, Any]] = []
+    settled: list[dict[str, Any]] = []
     for category in CATEGORIES:
-        items = []
-        counts = {"unchanged": 0, "added": 0, "removed": 0, "changed": 0, "unknown": 0}
+        counts = dict.fromkeys(OUTCOMES, 0)
         for key in sorted(set(li[category]) | set(ri[category])):
             a, b = li[category].get(key), ri[category].get(key)
-            if a is not None and b is not None:
-                if a == b:
-                    status = "unchanged"
-                elif category == "modules" and (a.get("sha256") is None or b.get("sha256") is None):
-                    status = "unknown"
-                else:
-                    status = "changed"
-            elif a is None:
-                status = "added" if left_complete else "unknown"
-            else:
-                status = "removed" if right_complete else "unknown"
+            status = _outcome(category, a and a[2], b and b[2], lc, rc)
             counts[status] += 1
-            if status == "unchanged":
-                continue
-            if emitted >= max_items:
-                omitted += 1
-                continue
-            item: dict[str, Any] = {"key": key, "status": status}
-            if status == "changed":
-                item["changed"] = sorted(f for f in set(a) | set(b) if a.get(f) != b.get(f))
-                item["left"], item["right"] = a, b
-            elif status == "unknown" and (a is None or b is None):
-                item["reason"] = "the other side's coverage is partial: absence is not established"
-            items.append(item)
-            emitted += 1
-        categories[category] = {"counts": counts, "items": items}
-        for s, c in counts.items():
-            totals[s] += c
+            (settled if status == "unchanged" else pending).append(_version_item(category, key, a, b, status, links))
+        categories[category] = {"counts": counts}
+    every = pending + settled
+    items, omitted = every[:max_items], max(0, len(every) - max_items)
+    summary = {s: sum(c["counts"][s] for c in categories.values()) for s in OUTCOMES}
+    matched = [i for i in every if i["match"]["status"] == "matched"]
+    partial = not (lc and rc)
     return {
+        "schema_version": 1,
+        "comparison_id": "jacmp_" + canonical_sha256({"left": links[0], "right": links[1], "limit": max_items}),
+        "left": {},
+        "right": {},
+        "matching": {
+            "exact_node_identity": sum(1 for i in matched if i["match"]["basis"] == "exact-node-identity"),
+            "exact_content_digest": 0,
+            "exact_module_source_digest": 0,
+            "source_map_identity": 0,
+            "structural_fingerprint": 0,
+            "semantic_key": sum(1 for i in matched if i["match"]["basis"] == "semantic-key"),
+            "ambiguous": 0,
+            "unmatched": len(every) - len(matched),
+        },
+        "items": items,
+        "summary": summary,
+        "coverage": {
+            "status": "truncated" if omitted else "partial" if partial else "complete-within-inputs",
+            "left_graph_status": graph_status(left),
+            "right_graph_status": graph_status(right),
+            "omitted_comparison_items": omitted,
+            "omitted_candidate_references": 0,
+            "omitted_graph_nodes": 0,
+            "omitted_graph_edges": 0,
+            "omitted_graph_observations": 0,
+        },
+        "evidence_links": list(links),
         "categories": categories,
-        "totals": totals,
-        "truncated": omitted > 0,
-        "omitted_items": omitted,
-        "coverage": {"left": left["coverage"]["status"], "right": right["coverage"]["status"]},
-        "pairing": "exact keys: module path, bundled module's original source, export path#name, channel, route, "
-        "URL, scheme, dependency name",
+        "pairing": PAIRING,
     }
 
 
-def source_to_bundle(application: Mapping[str, Any], reference: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Reference source files (another application record, or the bundle's own source-map sources)
-    against what the bundle ships: source-map sources and recovered bundled modules."""
-    shipped: dict[str, list[str]] = {}
-    for n in application["nodes"]:
-        if n["kind"] in ("original-source-module", "bundled-module") and (n.get("source") or n.get("path")):
-            shipped.setdefault(comparable_path(n.get("source") or n["path"]), []).append(n["id"])
-    if reference is None:
-        ref = {
-            comparable_path(n.get("source") or n["path"]): n
-            for n in application["nodes"]
-            if n["kind"] == "original-source-module"
-        }
-        basis = "source-map sources of the application itself"
-        ref_complete = application["coverage"]["status"] == "complete"
-    else:
-        ref = {n["path"]: n for n in reference["nodes"] if n["kind"] == "module" and "node_modules/" not in n["path"]}
-        basis = "modules of the reference source tree"
-        ref_complete = reference["coverage"]["status"] == "complete"
-    matched, missing, ambiguous = [], [], []
-    used: set[str] = set()
-    for path in sorted(ref):
-        candidates = sorted(k for k in shipped if k == path or k.endswith("/" + path) or path.endswith("/" + k))
-        exact = [k for k in candidates if k == path]
-        pick = exact or candidates
-        if len(pick) == 1:
-            matched.append(
+CHANGE_GRAPH_NOTE = (
+    "The change graph holds both sides' roots and the nodes of changed, added, removed and unknown items with "
+    "their relationships in either version; unchanged entities are counted in summary, not repeated here. "
+    "changed_from edges are cross-version pairings (inferences), not runtime facts."
+)
+
+
+def _edge_key(e: Mapping[str, Any]) -> tuple:
+    loc = e.get("location", {})
+    return (e["source_node_id"], e["relation"], e["target_node_id"], loc.get("path"), loc.get("start"), e.get("kind"))
+
+
+def _changed_from(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    left, right = item["left_node_id"], item["right_node_id"]
+    if item["match"]["status"] != "matched" or item["status"] == "unchanged" or left == right:
+        return None
+    return {
+        "source_node_id": right,
+        "target_node_id": left,
+        "relation": "changed_from",
+        "properties": {
+            "comparison_item_id": item["item_id"],
+            "status": item["status"],
+            "match_basis": item["match"]["basis"],
+            "match_confidence": item["match"]["confidence"],
+            "dimensions": item["dimensions"],
+        },
+    }
+
+
+def change_graph(
+    left: Mapping[str, Any], right: Mapping[str, Any], items: Sequence[Mapping[str, Any]], limits: Mapping[str, int]
+) -> dict[str, Any]:
+    """The reference's change graph, bounded by max_graph_nodes and max_graph_edges."""
+    lg, rg = left["graph"], right["graph"]
+    changed = [i for i in items if i["status"] != "unchanged"]
+    wanted = {*lg["root_node_ids"], *rg["root_node_ids"]} | {
+        n for i in changed for n in (i["left_node_id"], i["right_node_id"]) if n is not None
+    }
+    by_id = {n["node_id"]: n for n in lg["nodes"] if n["node_id"] in wanted}
+    by_id.update({n["node_id"]: n for n in rg["nodes"] if n["node_id"] in wanted})
+    nodes = [by_id[n] for n in sorted(by_id)][: limits["max_graph_nodes"]]
+    kept = {n["node_id"] for n in nodes}
+    edges: dict[tuple, dict[str, Any]] = {}
+    for e in (*lg["edges"], *rg["edges"]):
+        if e["source_node_id"] in kept and e["target_node_id"] in kept:
+            edges[_edge_key(e)] = {k: v for k, v in e.items() if k != "edge_id"}
+    pairs = [c for c in map(_changed_from, changed) if c and {c["source_node_id"], c["target_node_id"]} <= kept]
+    every = [*edges.values(), *pairs]
+    listed = [{"edge_id": f"edge:{i}", **e} for i, e in enumerate(every[: limits["max_graph_edges"]])]
+    omitted = (len(by_id) - len(nodes), len(every) - len(listed))
+    complete = lg["coverage"]["status"] == rg["coverage"]["status"] == "complete" and not any(omitted)
+    bounds = [("max_graph_nodes", omitted[0]), ("max_graph_edges", omitted[1])]
+    return {
+        "schema": "JavaScriptApplicationGraph",
+        "schema_version": 1,
+        "graph_id": "jag_" + canonical_sha256({"left": lg["graph_id"], "right": rg["graph_id"], "nodes": sorted(kept)}),
+        "root_node_ids": sorted(kept & {*lg["root_node_ids"], *rg["root_node_ids"]}),
+        "nodes": nodes,
+        "edges": listed,
+        "coverage": {
+            "status": "complete" if complete else "partial",
+            "truncated": any(omitted),
+            "omitted_count": sum(omitted),
+            "limits": [{"name": n, "unit": "items", "value": limits[n]} for n, o in bounds if o],
+        },
+        "limitations": [CHANGE_GRAPH_NOTE],
+        "_omitted": omitted,
+    }
+
+
+# -------------------------------------------------------- source to bundle
+
+WEIGHTS = {
+    "exact-source-digest": 60,
+    "source-map-original-path": 30,
+    "current-path-exact": 30,
+    "current-path-suffix": 15,
+    "basename-match": 5,
+    "language-extension": 5,
+}
+MIN_SCORE = 20
+_SHIPPED_KINDS = ("original-source-module", "bundled-module")
+
+
+def _shipped(application: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
+    """Comparable source path -> the shipped nodes (original sources, bundled modules) that carry it."""
+    out: dict[str, list[Mapping[str, Any]]] = {}
+    for n in application["graph"]["nodes"]:
+        if n["kind"] in _SHIPPED_KINDS and (n.get("source") or n.get("path")):
+            out.setdefault(comparable_path(n.get("source") or n["path"]), []).append(n)
+    return out
+
+
+def _signals(path: str, sha: str | None, key: str, node: Mapping[str, Any]) -> list[dict[str, Any]]:
+    signals = []
+    digest = node.get("content_sha256") or node.get("sha256")
+    if sha is not None and digest == sha:
+        signals.append(("exact-source-digest", sha, digest))
+    if node["kind"] == "original-source-module" or node.get("source"):
+        signals.append(("source-map-original-path", path, node.get("source") or node["path"]))
+    signals.append(("current-path-exact" if key == path else "current-path-suffix", path, key))
+    return [{"kind": k, "weight": WEIGHTS[k], "source_value": s, "current_values": [c]} for k, s, c in signals]
+
+
+def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped) -> list[dict[str, Any]]:
+    out = []
+    for key in keys:
+        for node in shipped[key]:
+            signals = _signals(path, sha, key, node)
+            score = sum(s["weight"] for s in signals)
+            exact = signals[0]["kind"] == "exact-source-digest"
+            out.append(
                 {
-                    "source": path,
-                    "shipped": pick[0],
-                    "nodes": shipped[pick[0]],
-                    "basis": "exact-path" if exact else "path-suffix",
+                    "current_node_id": node["node_id"],
+                    "current_node_kind": node["kind"],
+                    "score": score,
+                    "confidence": "exact" if exact else "high" if key == path else "medium",
+                    "signals": signals,
                 }
             )
-            used.add(pick[0])
-        elif len(pick) > 1:
-            ambiguous.append({"source": path, "candidates": pick[:20]})
-        else:
-            missing.append({"source": path})
-    extra = [{"shipped": k, "nodes": v} for k, v in sorted(shipped.items()) if k not in used]
-    app_complete = application["coverage"]["status"] == "complete"
+    return sorted(out, key=lambda c: (-c["score"], c["current_node_id"]))
+
+
+def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool, cap: int) -> tuple[dict[str, Any], list[str]]:
+    path, sha = entry["path"], entry.get("sha256")
+    keys = sorted(k for k in shipped if k == path or k.endswith("/" + path) or path.endswith("/" + k))
+    exact = [k for k in keys if k == path]
+    pick = exact or keys
+    candidates = _candidates(path, sha, keys, shipped)
+    limitations: list[str] = []
+    if not pick:
+        status = "removed" if app_complete else "unknown"
+        if not app_complete:
+            limitations.append("The application's coverage is partial: absence is not established.")
+    elif len(pick) > 1:
+        status = "unknown"
+        limitations.append(f"{len(pick)} shipped paths end with this path: the mapping is ambiguous.")
+    elif sum(1 for n in shipped[pick[0]] if n["kind"] == "bundled-module") > 1:
+        status = "duplicated"
+    elif sha is not None and any(c["signals"][0]["kind"] == "exact-source-digest" for c in candidates):
+        status = "unchanged"
+    elif sha is not None and any(n.get("content_sha256") for n in shipped[pick[0]]):
+        status = "modified"
+    else:
+        status = "unknown"
+        limitations.append("No content digest on one side: the shipped content cannot be compared.")
+    used = pick if len(pick) == 1 else []
+    current = [n["node_id"] for k in used for n in shipped[k]]
+    confidence = candidates[0]["confidence"] if candidates and used else "unknown"
+    return (
+        {
+            "mapping_id": "jsbm_" + canonical_sha256(path),
+            "source_path": path,
+            "source_language": entry.get("language"),
+            "source_sha256": sha,
+            "status": status,
+            "confidence": confidence,
+            "current_node_ids": current,
+            "candidates": candidates[:cap],
+            "omitted_candidates": max(0, len(candidates) - cap),
+            "limitations": limitations,
+        },
+        used,
+    )
+
+
+def source_to_bundle(
+    application: Mapping[str, Any],
+    entries: Sequence[Mapping[str, Any]],
+    reference: Mapping[str, Any],
+    links: Sequence[str],
+    limits: Mapping[str, int],
+) -> dict[str, Any]:
+    """Each reference source file mapped to what the bundle ships (source-map sources, bundled modules)."""
+    every = _shipped(application)
+    shipped, retained = _bounded(every, limits["max_application_nodes"])
+    app_complete = graph_status(application) == "complete" and retained == sum(map(len, every.values()))
+    files = sorted(entries, key=lambda e: e["path"])
+    items, used = [], set()
+    for entry in files[: limits["max_source_files"]]:
+        item, keys = _mapping(entry, shipped, app_complete, limits["max_candidate_nodes"])
+        items.append(item)
+        used.update(keys)
+    summary = dict.fromkeys(("unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"), 0)
+    for item in items:
+        summary[item["status"]] += 1
+    unmapped = sorted(n["node_id"] for k, ns in shipped.items() if k not in used for n in ns)
+    coverage = _source_coverage(application, reference, items, len(files), (retained, sum(map(len, every.values()))))
+    if coverage["candidate_evaluations"] > limits["max_candidate_evaluations"]:
+        coverage["status"] = "truncated"
     return {
-        "basis": basis,
-        "matched": matched,
-        "missing": missing,
-        "extra": extra,
-        "ambiguous": ambiguous,
-        "counts": {
-            "reference": len(ref),
-            "shipped": len(shipped),
-            "matched": len(matched),
-            "missing": len(missing),
-            "extra": len(extra),
-            "ambiguous": len(ambiguous),
+        "schema_version": 1,
+        "comparison_id": "jsbc_" + canonical_sha256({"links": list(links), "reference": reference["root_sha256"]}),
+        "application": {},
+        "reference": dict(reference),
+        "items": items,
+        "unmapped_current_node_ids": unmapped,
+        "summary": summary,
+        "scoring": {
+            "algorithm": "rea-source-to-bundle-signals/v1",
+            "minimum_candidate_score": MIN_SCORE,
+            "weights": [{"signal": k, "weight": v} for k, v in WEIGHTS.items()],
         },
-        "missing_status": "missing" if app_complete else "unknown",
-        "coverage": {
-            "application": application["coverage"]["status"],
-            "reference": "complete" if ref_complete else "partial",
-        },
+        "coverage": coverage,
+        "evidence_links": list(links),
     }
 
 
-def find_export(result: Mapping[str, Any], module_path: str, name: str) -> tuple[dict[str, Any] | None, list[str]]:
+def _bounded(shipped: Mapping[str, list], cap: int) -> tuple[dict[str, list], int]:
+    """The first `cap` shipped nodes, in comparable-path order."""
+    out: dict[str, list] = {}
+    kept = 0
+    for key in sorted(shipped):
+        room = cap - kept
+        if room <= 0:
+            break
+        out[key] = list(shipped[key][:room])
+        kept += len(out[key])
+    return out, kept
+
+
+def _source_coverage(application, reference, items, files: int, nodes: tuple[int, int]) -> dict[str, Any]:
+    omitted_files, omitted_nodes = files - len(items), nodes[1] - nodes[0]
+    partial = graph_status(application) != "complete" or reference["inventory_state"] != "complete"
+    return {
+        "status": "truncated" if omitted_files or omitted_nodes else "partial" if partial else "complete-within-inputs",
+        "application_graph_status": graph_status(application),
+        "reference_inventory_state": reference["inventory_state"],
+        "retained_source_files": len(items),
+        "omitted_source_files": omitted_files,
+        "retained_application_nodes": nodes[0],
+        "omitted_application_nodes": omitted_nodes,
+        "candidate_evaluations": sum(len(i["candidates"]) + i["omitted_candidates"] for i in items),
+        "omitted_candidate_evaluations": 0,
+        "omitted_candidate_references": sum(i["omitted_candidates"] for i in items),
+        "omitted_unmapped_current_nodes": 0,
+    }
+
+
+def _language(path: str) -> str | None:
+    ext = path.rsplit(".", 1)[-1] if "." in path.rsplit("/", 1)[-1] else ""
+    return {"js": "javascript", "mjs": "javascript", "cjs": "javascript", "jsx": "javascript"}.get(
+        ext, "typescript" if ext in ("ts", "tsx", "mts", "cts") else None
+    )
+
+
+def own_sources(application: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The bundle's own source-map sources as the reference (reference omitted)."""
+    return [
+        {
+            "path": comparable_path(n.get("source") or n["path"]),
+            "sha256": n.get("content_sha256"),
+            "language": _language(n["path"]),
+        }
+        for n in application["graph"]["nodes"]
+        if n["kind"] == "original-source-module"
+    ]
+
+
+def tree_sources(reference: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The modules of an analysed source tree (outside node_modules) as the reference."""
+    return [
+        {"path": n["path"], "sha256": n.get("sha256"), "language": n.get("language")}
+        for n in reference["graph"]["nodes"]
+        if n["kind"] == "module" and "node_modules/" not in n["path"]
+    ]
+
+
+def historical_sources(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The hashed (or unhashed) files of a HistoricalSourceGraph."""
+    return [
+        {"path": e["path"], "sha256": e.get("sha256"), "language": e.get("language")}
+        for e in graph["entries"]
+        if e.get("kind") == "file"
+    ]
+
+
+# ---------------------------------------------------------- export shapes
+
+
+def _candidate(node: Mapping[str, Any], name: str, module_path: str, export_name: str) -> dict[str, Any]:
+    return {
+        "node_id": node["node_id"],
+        "module_path": node["path"],
+        "export_name": name,
+        "matches_requested_module": node["path"] == module_path,
+        "matches_requested_export": name == export_name,
+    }
+
+
+def find_export(result: Mapping[str, Any], module_path: str, name: str) -> dict[str, Any]:
     """One export of the module at `module_path`: a file of the tree, else an original source a source map
     embeds (by its path or its comparable path), so shipped bundles with maps compare too."""
-    modules = [n for n in result["nodes"] if n["kind"] == "module" and n["path"] == module_path]
+    nodes = result["graph"]["nodes"]
+    modules = [n for n in nodes if n["kind"] == "module" and n["path"] == module_path]
     if not modules:
         wanted = comparable_path(module_path)
         modules = [
             n
-            for n in result["nodes"]
+            for n in nodes
             if n["kind"] == "original-source-module"
             and "exports" in n
             and (n["path"] == module_path or comparable_path(n["path"]) == wanted)
         ]
     if len(modules) != 1:
         base = module_path.rsplit("/", 1)[-1]
-        candidates = sorted(
-            n["path"]
-            for n in result["nodes"]
-            if n["kind"] in ("module", "original-source-module") and n["path"].endswith(base)
-        )[:100]
-        return None, candidates
+        pool = modules or [
+            n for n in nodes if n["kind"] in ("module", "original-source-module") and n["path"].endswith(base)
+        ]
+        found = [_candidate(n, e["name"], module_path, name) for n in pool for e in n.get("exports", ())]
+        return {"status": "ambiguous" if modules else "missing", "node": None, "export": None, "candidates": found}
     exports = [e for e in modules[0].get("exports", ()) if e["name"] == name]
     if len(exports) != 1:
-        return None, sorted({e["name"] for e in modules[0].get("exports", ())})[:100]
-    return exports[0], []
+        found = [_candidate(modules[0], e["name"], module_path, name) for e in modules[0].get("exports", ())]
+        return {"status": "missing", "node": modules[0], "export": None, "candidates": found}
+    return {"status": "selected", "node": modules[0], "export": exports[0], "candidates": []}
+
+
+def export_side(
+    found: Mapping[str, Any], evidence_id: str, result, module_path: str, name: str, cap: int = 100
+) -> dict[str, Any]:
+    side: dict[str, Any] = {
+        "status": found["status"],
+        "evidence_id": evidence_id,
+        "graph_id": result["graph"]["graph_id"],
+        "requested_module_path": module_path,
+        "requested_export_name": name,
+        "selected_node_id": found["node"]["node_id"] if found["status"] == "selected" else None,
+        "candidates": found["candidates"][:cap],
+        "omitted_candidates": max(0, len(found["candidates"]) - cap),
+    }
+    if found["export"] is not None:
+        side["form"] = found["export"].get("form")
+        side["shape"] = found["export"].get("shape", {})
+    return {k: v for k, v in side.items() if v is not None or k == "selected_node_id"}
 
 
 def _members(shape: Mapping[str, Any]) -> tuple[set[str] | None, str]:
@@ -226,26 +568,85 @@ def _members(shape: Mapping[str, Any]) -> tuple[set[str] | None, str]:
     return None, f"{kind} export has no static member shape"
 
 
-def export_shapes(left: Mapping[str, Any] | None, right: Mapping[str, Any] | None) -> dict[str, Any]:
+_PRESENT = {"availability": "unknown", "reason": "present; its value is not modelled statically"}
+_ABSENT = {"availability": "absent"}
+
+
+def _pointer(member: str) -> str:
+    return "/" + member.replace("~", "~0").replace("/", "~1")
+
+
+def _change(path: str, status: str, left: dict, right: dict, links: Sequence[str], why: str | None = None) -> dict:
+    return {
+        "change_id": "jesc_change_" + canonical_sha256([path, status]),
+        "path": path,
+        "status": status,
+        "left": left,
+        "right": right,
+        "discriminant": None,
+        "left_source_range": None,
+        "right_source_range": None,
+        "evidence_links": list(links),
+        "limitations": [why] if why else [],
+    }
+
+
+def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[str]) -> tuple[list[dict], str | None]:
+    """Member changes between two selected exports, or one unknown change with the reason."""
     if left is None or right is None:
-        return {"status": "unknown", "reason": "the export was not found exactly once on both sides"}
+        why = "the export was not found exactly once on both sides"
+        unknown = {"availability": "unknown", "reason": why}
+        return [_change("", "unknown", unknown, unknown, links, why)], why
     ls, rs = left.get("shape", {}), right.get("shape", {})
+    if ls.get("type") != rs.get("type"):
+        values = (
+            {"availability": "literal", "value": ls.get("type")},
+            {"availability": "literal", "value": rs.get("type")},
+        )
+        return [_change("/type", "changed", *values, links)], None
     lm, lwhy = _members(ls)
     rm, rwhy = _members(rs)
-    base = {"left": {"form": left.get("form"), "shape": ls}, "right": {"form": right.get("form"), "shape": rs}}
-    if ls.get("type") != rs.get("type"):
-        return {
-            **base,
-            "status": "changed",
-            "changes": [{"path": "/type", "status": "changed", "left": ls.get("type"), "right": rs.get("type")}],
-        }
     if lm is None or rm is None:
-        return {**base, "status": "unknown", "reason": lwhy if lm is None else rwhy, "changes": []}
-    changes = [{"path": f"/{m}", "status": "added"} for m in sorted(rm - lm)] + [
-        {"path": f"/{m}", "status": "removed"} for m in sorted(lm - rm)
-    ]
-    return {**base, "status": "changed" if changes else "unchanged", "changes": changes, "members_compared": lwhy}
+        why = lwhy if lm is None else rwhy
+        unknown = {"availability": "unknown", "reason": why}
+        return [_change("", "unknown", unknown, unknown, links, why)], why
+    added = [_change(_pointer(m), "added", _ABSENT, _PRESENT, links) for m in sorted(rm - lm)]
+    removed = [_change(_pointer(m), "removed", _PRESENT, _ABSENT, links) for m in sorted(lm - rm)]
+    return added + removed, None
 
 
-Compare = Callable[..., dict[str, Any]]
+def export_shapes(
+    sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links, max_changes: int = 1000
+) -> dict:
+    every, why = shape_changes(found[0]["export"], found[1]["export"], links)
+    summary = {s: sum(1 for c in every if c["status"] == s) for s in ("added", "changed", "removed", "unknown")}
+    changes = every[:max_changes]
+    partial = why or set(statuses) != {"complete"}
+    coverage: dict[str, Any] = {
+        "status": "truncated" if len(every) > max_changes else "partial" if partial else "complete-within-inputs",
+        "left_graph_status": statuses[0],
+        "right_graph_status": statuses[1],
+        "omitted_changes": len(every) - len(changes),
+        "omitted_candidates": sides[0]["omitted_candidates"] + sides[1]["omitted_candidates"],
+    }
+    if why:
+        coverage["reason"] = why
+    return {
+        "schema_version": 1,
+        "comparison_id": "jesc_" + canonical_sha256({"links": list(links), "left": sides[0], "right": sides[1]}),
+        "left": sides[0],
+        "right": sides[1],
+        "changes": changes,
+        "summary": summary,
+        "coverage": coverage,
+        "runtime_validation": {
+            "automatically_started": False,
+            "recommended_tool": "run_controlled_replay",
+            "required_for": "runtime-semantics",
+        },
+        "evidence_links": list(links),
+        "status": "unknown" if why else "changed" if every else "unchanged",
+    }
+
+
 MODULE_NODE_KINDS = MODULE_KINDS

@@ -7,6 +7,7 @@ and edge carries its evidence location: file path, line and byte range.
 
 from __future__ import annotations
 
+import typing
 from collections import defaultdict
 from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
@@ -16,36 +17,16 @@ from rea.javascript.bundles import add_bundles, add_original_modules
 from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver, dirname, join, normalize
 from rea.javascript.sourcemap import comparable_path, without_scheme
+from rea.wire.convert import to_wire
+from rea.wire.javascript import AnalyzeLimits, Relation
 
 SCHEMA = "rea.javascript-application/v1"
-RELATIONS = ("contains", "loads", "imports", "maps_to", "exposes", "sends", "invokes", "handles", "calls")
+RELATIONS = typing.get_args(Relation)
 ROLES = ("main", "preload", "renderer", "utility")
 MODULE_KINDS = ("module", "bundled-module", "original-source-module")
 IMPORT_KINDS = ("import", "require", "dynamic-import", "re-export")
 
-DEFAULT_LIMITS: Mapping[str, int] = {
-    "max_entries": 100_000,
-    "max_depth": 64,
-    "max_text_files": 20_000,
-    "max_text_file_bytes": 32 * 1024 * 1024,
-    "max_total_text_bytes": 256 * 1024 * 1024,
-    "max_ast_nodes": 2_000_000,
-    "max_findings": 8_000,
-    "max_source_map_sources": 5_000,
-    "max_original_source_bytes": 64 * 1024 * 1024,
-}
-ZERO_DISABLES = ("max_original_source_bytes",)  # limits whose 0 turns the work off
-LIMIT_MAXIMA: Mapping[str, int] = {
-    "max_entries": 1_000_000,
-    "max_depth": 100,
-    "max_text_files": 100_000,
-    "max_text_file_bytes": 64 * 1024 * 1024,
-    "max_total_text_bytes": 1024 * 1024 * 1024,
-    "max_ast_nodes": 20_000_000,
-    "max_findings": 200_000,
-    "max_source_map_sources": 100_000,
-    "max_original_source_bytes": 1024 * 1024 * 1024,
-}
+DEFAULT_LIMITS: Mapping[str, int] = to_wire(AnalyzeLimits())  # written once, in the argument record
 LANGUAGE = {
     "javascript": "javascript",
     "typescript": "typescript",
@@ -127,106 +108,179 @@ class _Builder:
             self.edges[key] = {"from": source, "to": target, "relation": relation, "location": dict(loc), **props}
 
 
+class _Graph:
+    """What every pass shares: the builder, the tree's files and facts, the resolver and role bookkeeping."""
+
+    def __init__(self, scan: Mapping[str, Any], facts_list: Iterable[Mapping[str, Any]]) -> None:
+        self.scan = scan
+        self.facts = {f["path"]: f for f in facts_list}
+        self.files = scan["files"]
+        self.sizes = {f["path"]: f["size"] for f in self.files}
+        self.b = _Builder()
+        self.containers = {c["path"]: c for c in scan.get("containers", ())}
+        self.packages = {
+            dirname(p): f
+            for p, f in self.facts.items()
+            if p.rsplit("/", 1)[-1] == "package.json" and f.get("parse") == "ok"
+        }
+        self.paths = frozenset(self.sizes)
+        self.configs = {
+            f["path"]: self.facts[f["path"]] for f in self.files if f["kind"] == "tsconfig" and f["path"] in self.facts
+        }
+        self.compiler = {
+            c: tsconfig.compiler_paths(c, self.configs, self.paths) if fact.get("parse") == "ok" else None
+            for c, fact in self.configs.items()
+            if tsconfig.governs(c)
+        }
+        compiler = self.compiler
+        self.resolver = Resolver(
+            self.paths,
+            self.packages,
+            lambda importer: compiler.get(tsconfig.governing_config(importer, compiler)),
+            root_is_node_modules=scan["root"].rstrip("/\\").rsplit("/", 1)[-1] == "node_modules",
+        )
+        self.package_dirs = sorted(self.packages, key=len, reverse=True)
+        self.roles: dict[str, set[str]] = defaultdict(set)
+        self.role_basis: dict[tuple[str, str], str] = {}
+        self.linked_maps: dict[str, str] = {}
+        self.map_sources: dict[str, list[str | None]] = {}
+        self.root_pkg = self.packages.get("")
+
+    def owning_package(self, path: str) -> str | None:
+        for d in self.package_dirs:
+            if d == "" or path.startswith(d + "/"):
+                return d
+        return None
+
+    def file_node(self, found: str) -> str:
+        """The node of a file an edge reaches: its module, add-on or document, else a plain asset node."""
+        for prefix in ("module", "native-addon", "html"):
+            if f"{prefix}:{found}" in self.b.nodes:
+                return f"{prefix}:{found}"
+        self.b.node(f"asset:{found}", "asset", {"path": found}, path=found, size=self.sizes.get(found))
+        return f"asset:{found}"
+
+    def give(self, node_id: str, role: str, basis: str) -> None:
+        if node_id in self.b.nodes and self.b.nodes[node_id]["kind"] == "module":
+            self.roles[node_id].add(role)
+            self.role_basis.setdefault((node_id, role), basis)
+
+    def locate(self, importer: str, ref: str, root_first: bool) -> tuple[str | None, str]:
+        """The file a path literal names: from the root or beside the importer, else a unique basename."""
+        ref = ref.split("?", 1)[0].split("#", 1)[0]
+        if ref.startswith("file://"):
+            ref = ref[7:]
+        tries = [normalize(ref.lstrip("/")), join(dirname(importer), ref)]
+        if not root_first:
+            tries.reverse()
+        for candidate in tries:
+            if candidate is not None and candidate in self.resolver.files:
+                return candidate, "path"
+            found = self.resolver.file_or_directory(candidate) if candidate is not None else None
+            if found:
+                return found, "path"
+        base = ref.rsplit("/", 1)[-1]
+        same = [p for p in self.resolver.files if p.rsplit("/", 1)[-1] == base and "node_modules/" not in p]
+        if len(same) == 1:
+            return same[0], "unique-basename"
+        return None, "ambiguous-basename" if same else "not-found"
+
+    def unresolved(self, specifier: str, loc: Mapping[str, Any], unknown: dict[str, Any]) -> str:
+        target_id = f"unresolved:{specifier}"
+        self.b.node(target_id, "unresolved-module", loc, specifier=specifier)
+        self.b.unknowns.append({**unknown, "node": target_id, **loc})
+        return target_id
+
+
 def build_graph(
     scan: Mapping[str, Any],
     facts_list: Iterable[Mapping[str, Any]],
     limits: Mapping[str, int],
     read_omissions: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
-    """The complete application record (the `normalized_result` of analyze_javascript_application)."""
-    facts = {f["path"]: f for f in facts_list}
-    files = scan["files"]
-    b = _Builder()
-    containers = {c["path"]: c for c in scan.get("containers", ())}
-    packages = {
-        dirname(p): f for p, f in facts.items() if p.rsplit("/", 1)[-1] == "package.json" and f.get("parse") == "ok"
-    }
-    paths = frozenset(f["path"] for f in files)
-    configs = {f["path"]: facts[f["path"]] for f in files if f["kind"] == "tsconfig" and f["path"] in facts}
-    compiler = {
-        c: tsconfig.compiler_paths(c, configs, paths) if fact.get("parse") == "ok" else None
-        for c, fact in configs.items()
-        if tsconfig.governs(c)
-    }
-    resolver = Resolver(
-        paths,
-        packages,
-        lambda importer: compiler.get(tsconfig.governing_config(importer, compiler)),
-        root_is_node_modules=scan["root"].rstrip("/\\").rsplit("/", 1)[-1] == "node_modules",
-    )
-    package_dirs = sorted(packages, key=len, reverse=True)
+    """The application record before its wire projection (rea.javascript.record): passes in order."""
+    g = _Graph(scan, facts_list)
+    for f in g.files:
+        _file_node(g, f)
+    _package_nodes(g)
+    _config_nodes(g.b, g.configs, g.compiler, g.paths)
+    _import_edges(g)
+    _script_edges(g)
+    electron_app = bool(
+        g.root_pkg and "electron" in {**g.root_pkg.get("dependencies", {}), **g.root_pkg.get("devDependencies", {})}
+    ) or any(e["to"].startswith("electron:") for e in g.b.edges.values())
+    for path, fact in sorted(g.facts.items()):
+        _file_facts(g, path, fact)
+    _bridge_globals(g)
+    _source_maps(g)
+    add_bundles(g.b, g.facts, lambda path: _map_of(g, path), g.map_sources)
+    entries = _entry_points(g, electron_app)
+    _propagate_roles(g)
+    return _assemble(g, entries, limits, read_omissions, electron_app)
 
-    def owning_package(path: str) -> str | None:
-        for d in package_dirs:
-            if d == "" or path.startswith(d + "/"):
-                return d
-        return None
 
-    # ---- files: modules, documents, source maps, packages
-    for f in files:
-        path, kind = f["path"], f["kind"]
-        fact = facts.get(path, {})
-        if kind in ("javascript", "typescript", "tsx", "type-declaration"):
-            props: dict[str, Any] = {
-                "path": path,
-                "language": LANGUAGE[kind],
-                "size": f["size"],
-                "sha256": fact.get("sha256"),
-                "parse": fact.get("parse", "not-read"),
-            }
-            pkg = owning_package(path)
-            if pkg is not None:
-                props["package"] = pkg or "."
-            if fact.get("syntax_errors"):
-                props["syntax_errors"] = fact["syntax_errors"]
-            if fact.get("omitted_reason"):
-                props["omitted_reason"] = fact["omitted_reason"]
-            if fact.get("exports"):
-                props["exports"] = [
-                    {k: e[k] for k in ("name", "form", "shape", "line") if k in e} for e in fact["exports"]
-                ]
-            if fact.get("bundlers"):
-                props["bundlers"] = fact["bundlers"]
-            b.node(f"module:{path}", "module", {"path": path}, roles=[], **props)
-        elif kind == "html":
-            b.node(
-                f"html:{path}",
-                "html-document",
-                {"path": path},
-                path=path,
-                size=f["size"],
-                sha256=fact.get("sha256"),
-                inline_scripts=fact.get("inline_scripts", 0),
-            )
-        elif kind == "source-map":
-            b.node(
-                f"source-map:{path}",
-                "source-map",
-                {"path": path},
-                path=path,
-                size=f["size"],
-                sha256=fact.get("sha256"),
-                parse=fact.get("parse", "not-read"),
-            )
-        elif kind == "native-addon":
-            b.node(f"native-addon:{path}", "native-addon", {"path": path}, path=path, size=f["size"])
-        elif kind == "asar":
-            status = containers.get(path, {}).get("status", "not-read")
-            b.node(f"asar:{path}", "asar", {"path": path}, path=path, size=f["size"], status=status)
-            if status != "expanded":
-                b.unknowns.append(
-                    {"kind": "nested-asar-not-read", "node": f"asar:{path}", "path": path, "reason": status}
-                )
-    for pkg_dir, pkg in sorted(packages.items()):
-        pid = f"package:{pkg_dir or '.'}"
+# ---- files: modules, documents, source maps, packages
+
+
+def _file_node(g: _Graph, f: Mapping[str, Any]) -> None:
+    b, path, kind = g.b, f["path"], f["kind"]
+    fact = g.facts.get(path, {})
+    if kind in ("javascript", "typescript", "tsx", "type-declaration"):
+        props: dict[str, Any] = {
+            "path": path,
+            "language": LANGUAGE[kind],
+            "size": f["size"],
+            "sha256": fact.get("sha256"),
+            "parse": fact.get("parse", "not-read"),
+        }
+        pkg = g.owning_package(path)
+        if pkg is not None:
+            props["package"] = pkg or "."
+        for key in ("syntax_errors", "omitted_reason", "bundlers"):
+            if fact.get(key):
+                props[key] = fact[key]
+        if fact.get("exports"):
+            props["exports"] = [{k: e[k] for k in ("name", "form", "shape", "line") if k in e} for e in fact["exports"]]
+        b.node(f"module:{path}", "module", {"path": path}, roles=[], **props)
+    elif kind == "html":
+        b.node(
+            f"html:{path}",
+            "html-document",
+            {"path": path},
+            path=path,
+            size=f["size"],
+            sha256=fact.get("sha256"),
+            inline_scripts=fact.get("inline_scripts", 0),
+        )
+    elif kind == "source-map":
+        b.node(
+            f"source-map:{path}",
+            "source-map",
+            {"path": path},
+            path=path,
+            size=f["size"],
+            sha256=fact.get("sha256"),
+            parse=fact.get("parse", "not-read"),
+        )
+    elif kind == "native-addon":
+        b.node(f"native-addon:{path}", "native-addon", {"path": path}, path=path, size=f["size"])
+    elif kind == "asar":
+        status = g.containers.get(path, {}).get("status", "not-read")
+        b.node(f"asar:{path}", "asar", {"path": path}, path=path, size=f["size"], status=status)
+        if status != "expanded":
+            b.unknowns.append({"kind": "nested-asar-not-read", "node": f"asar:{path}", "path": path, "reason": status})
+
+
+def _package_nodes(g: _Graph) -> None:
+    for pkg_dir, pkg in sorted(g.packages.items()):
         manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
         deps = {
             k: v
             for key in ("dependencies", "optionalDependencies", "peerDependencies")
             for k, v in pkg.get(key, {}).items()
         }
-        b.node(
-            pid,
+        g.b.node(
+            f"package:{pkg_dir or '.'}",
             "package",
             {"path": manifest},
             path=manifest,
@@ -241,342 +295,327 @@ def build_graph(
             dev_dependencies=dict(sorted(pkg.get("devDependencies", {}).items())) if pkg_dir == "" else None,
         )
 
-    _config_nodes(b, configs, compiler, paths)
 
-    def file_node(found: str) -> str:
-        """The node of a file an edge reaches: its module, add-on or document, else a plain asset node."""
-        for prefix in ("module", "native-addon", "html"):
-            if f"{prefix}:{found}" in b.nodes:
-                return f"{prefix}:{found}"
-        size = next((f["size"] for f in files if f["path"] == found), None)
-        b.node(f"asset:{found}", "asset", {"path": found}, path=found, size=size)
-        return f"asset:{found}"
-
-    # ---- imports (of modules only: a package.json's `imports` is a map, not a list of imports)
-    for path, fact in sorted(facts.items()):
+def _import_edges(g: _Graph) -> None:
+    """Imports of modules only: a package.json's `imports` is a map, not a list of imports."""
+    b = g.b
+    for path, fact in sorted(g.facts.items()):
         source = f"module:{path}"
         if source not in b.nodes:
             continue
         for imp in fact.get("imports", ()):
-            status, target, basis, detail = resolver.resolve(path, imp["specifier"], imp["kind"])
+            status, target, basis, detail = g.resolver.resolve(path, imp["specifier"], imp["kind"])
             loc = _loc(path, imp)
             extra = {"kind": imp["kind"], "specifier": imp["specifier"], "basis": basis, **dict(detail)}
             if imp.get("type_only"):
                 extra["type_only"] = True
             if status == "module":
-                target_id = file_node(target)
+                target_id = g.file_node(target)
             elif status in ("builtin", "electron"):
                 target_id = f"{status}:{target}"
                 b.node(target_id, "builtin-module" if status == "builtin" else "electron-module", None, name=target)
             else:
-                target_id = f"unresolved:{imp['specifier']}"
-                b.node(target_id, "unresolved-module", loc, specifier=imp["specifier"])
-                b.unknowns.append({"kind": "unresolved-import", "node": target_id, "reason": basis, **loc})
+                target_id = g.unresolved(imp["specifier"], loc, {"kind": "unresolved-import", "reason": basis})
             b.edge(source, target_id, "imports", loc, **extra)
 
-    # ---- HTML documents load scripts
-    for path, fact in sorted(facts.items()):
+
+def _script_edges(g: _Graph) -> None:
+    """HTML documents load scripts."""
+    for path, fact in sorted(g.facts.items()):
         for script in fact.get("scripts", ()):
-            src = script["src"]
+            src, loc = script["src"], _loc(path, script)
             if "://" in src or src.startswith("//"):
                 target_id = f"url:{src}"
-                b.node(target_id, "url", _loc(path, script), url=src)
+                g.b.node(target_id, "url", loc, url=src)
             else:
-                found = resolver.file_or_directory(
+                found = g.resolver.file_or_directory(
                     normalize(src[1:]) if src.startswith("/") else join(dirname(path), src)
                 )
                 if found is None:
-                    target_id = f"unresolved:{src}"
-                    b.node(target_id, "unresolved-module", _loc(path, script), specifier=src)
-                    b.unknowns.append({"kind": "unresolved-script", "node": target_id, **_loc(path, script)})
+                    target_id = g.unresolved(src, loc, {"kind": "unresolved-script"})
                 else:
-                    target_id = file_node(found)
-            b.edge(f"html:{path}", target_id, "loads", _loc(path, script), kind="script")
+                    target_id = g.file_node(found)
+            g.b.edge(f"html:{path}", target_id, "loads", loc, kind="script")
 
-    # ---- Electron: windows, preload, loadFile/loadURL, utility processes, IPC, contextBridge, routes, protocols
-    roles: dict[str, set[str]] = defaultdict(set)
-    role_basis: dict[tuple[str, str], str] = {}
 
-    def give(node_id: str, role: str, basis: str) -> None:
-        if node_id in b.nodes and b.nodes[node_id]["kind"] == "module":
-            roles[node_id].add(role)
-            role_basis.setdefault((node_id, role), basis)
+# ---- Electron: windows, preload, loadFile/loadURL, utility processes, IPC, contextBridge, routes, protocols
 
-    def locate(importer: str, ref: str, root_first: bool) -> tuple[str | None, str]:
-        ref = ref.split("?", 1)[0].split("#", 1)[0]
-        if ref.startswith("file://"):
-            ref = ref[7:]
-        tries = [normalize(ref.lstrip("/")), join(dirname(importer), ref)]
-        if not root_first:
-            tries.reverse()
-        for candidate in tries:
-            if candidate is not None and candidate in resolver.files:
-                return candidate, "path"
-            found = resolver.file_or_directory(candidate) if candidate is not None else None
-            if found:
-                return found, "path"
-        base = ref.rsplit("/", 1)[-1]
-        same = [p for p in resolver.files if p.rsplit("/", 1)[-1] == base and "node_modules/" not in p]
-        if len(same) == 1:
-            return same[0], "unique-basename"
-        return None, "ambiguous-basename" if same else "not-found"
 
-    root_pkg = packages.get("")
-    electron_app = bool(
-        root_pkg and "electron" in {**root_pkg.get("dependencies", {}), **root_pkg.get("devDependencies", {})}
-    ) or any(e["to"].startswith("electron:") for e in b.edges.values())
-    linked_maps: dict[str, str] = {}
-    for path, fact in sorted(facts.items()):
-        source = f"module:{path}"
-        for new in fact.get("constructions", ()):
-            loc = _loc(path, new)
-            if new["constructor"] in ("BrowserWindow", "BrowserView", "WebContentsView"):
-                wid = f"browser-window:{path}:{new.get('line', 0)}"
-                prefs = {
-                    k: new[k] for k in ("nodeIntegration", "contextIsolation", "sandbox", "webSecurity") if k in new
-                }
-                b.node(wid, "browser-window", loc, constructor=new["constructor"], web_preferences=prefs)
-                b.edge(source, wid, "contains", loc)
-                give(source, "main", "constructs-browser-window")
-                for flag, bad, finding in (
-                    ("nodeIntegration", True, "node-integration-enabled"),
-                    ("contextIsolation", False, "context-isolation-disabled"),
-                    ("sandbox", False, "sandbox-disabled"),
-                    ("webSecurity", False, "web-security-disabled"),
-                ):
-                    if prefs.get(flag) is bad:
-                        b.findings.append({"kind": finding, "node": wid, **loc})
-                if new.get("preload"):
-                    found, basis = locate(path, new["preload"], root_first=False)
-                    if found is None:
-                        target_id = f"unresolved:{new['preload']}"
-                        b.node(target_id, "unresolved-module", loc, specifier=new["preload"])
-                        b.unknowns.append({"kind": "unresolved-preload", "node": target_id, "reason": basis, **loc})
-                    else:
-                        target_id = file_node(found)
-                        give(target_id, "preload", "browser-window-preload")
-                    b.edge(
-                        wid,
-                        target_id,
-                        "loads",
-                        loc,
-                        kind="preload",
-                        basis=basis,
-                        **({"computed": True} if new.get("preload_computed") else {}),
-                    )
-                elif new.get("preload_computed"):
-                    b.unknowns.append({"kind": "dynamic-preload", "node": wid, **loc})
-            elif new["constructor"] in ("Worker", "SharedWorker") and new.get("args") and new["args"][0]:
-                found, basis = locate(path, new["args"][0], root_first=False)
-                if found:
-                    b.edge(source, file_node(found), "loads", loc, kind="worker", basis=basis)
-        for call in fact.get("calls", ()):
-            loc = _loc(path, call)
-            parts = call["callee"].split(".")
-            obj, prop = (parts[-2] if len(parts) > 1 else ""), parts[-1]
-            args = call.get("args") or []
-            first = args[0] if args else None
-            if obj == "ipcMain" and prop in _IPC_MAIN_HANDLE:
-                _ipc(b, source, first, "handles", "renderer-to-main", _IPC_MAIN_HANDLE[prop], loc)
-                give(source, "main", "ipc-main")
-            elif obj == "ipcRenderer" and prop in _IPC_RENDERER_SEND:
-                _ipc(
-                    b,
-                    source,
-                    first,
-                    _IPC_RENDERER_SEND[prop],
-                    "renderer-to-main",
-                    "invoke" if prop == "invoke" else "send",
-                    loc,
-                )
-            elif obj == "ipcRenderer" and prop in ("on", "once"):
-                _ipc(b, source, first, "handles", "main-to-renderer", "send", loc)
-            elif obj in ("webContents", "sender") and prop == "send":
-                _ipc(b, source, first, "sends", "main-to-renderer", "send", loc)
-                give(source, "main", "web-contents-send")
-            elif obj == "contextBridge" and prop == "exposeInMainWorld":
-                if first is None:
-                    b.unknowns.append({"kind": "dynamic-context-bridge-key", "node": source, **loc})
-                else:
-                    api = f"context-bridge-api:{first}"
-                    b.node(
-                        api,
-                        "context-bridge-api",
-                        loc,
-                        key=first,
-                        members=call.get("members"),
-                        **({"members_truncated": True} if call.get("members_truncated") else {}),
-                    )
-                    b.edge(source, api, "exposes", loc)
-                    give(source, "preload", "context-bridge")
-            elif prop in ("loadFile", "loadURL") and first:
-                if prop == "loadURL" and "://" in first and not first.startswith("file://"):
-                    uid = f"url:{first}"
-                    b.node(uid, "url", loc, url=first)
-                    b.edge(source, uid, "loads", loc, kind=prop)
-                else:
-                    found, basis = locate(path, first, root_first=True)
-                    if found is None:
-                        b.unknowns.append({"kind": "unresolved-load", "reference": first, "reason": basis, **loc})
-                    else:
-                        b.edge(source, file_node(found), "loads", loc, kind=prop, basis=basis)
-                give(source, "main", prop)
-            elif prop in ("loadFile", "loadURL"):
-                b.unknowns.append({"kind": f"dynamic-{prop}", "node": source, **loc})
-            elif obj == "utilityProcess" and prop == "fork":
-                if first:
-                    found, basis = locate(path, first, root_first=False)
-                    if found:
-                        b.edge(source, file_node(found), "loads", loc, kind="utility-process", basis=basis)
-                        give(f"module:{found}", "utility", "utility-process-fork")
-                        give(source, "main", "utility-process-fork")
-                        continue
-                b.unknowns.append({"kind": "unresolved-utility-process", "node": source, **loc})
-            elif (
-                obj == "protocol"
-                and prop.startswith("register")
-                or (obj == "protocol" and prop == "handle")
-                or prop == "setAsDefaultProtocolClient"
-            ):
-                for scheme in (a for a in args if a):
-                    pid = f"protocol:{scheme}"
-                    b.node(pid, "protocol", loc, scheme=scheme)
-                    b.edge(source, pid, "handles", loc, kind=prop)
-                    if prop != "registerSchemesAsPrivileged":
-                        break
-            elif (
-                prop in _ROUTE_VERBS
-                and isinstance(first, str)
-                and first.startswith("/")
-                and obj not in ("ipcMain", "ipcRenderer")
-            ):
-                method = "DELETE" if prop == "del" else prop.upper()
-                rid = f"route:{method} {first}"
-                b.node(rid, "route", loc, method=method, route=first)
-                b.edge(source, rid, "handles", loc)
-        for url in fact.get("urls", ()):
-            uid = f"url:{url['url']}"
-            loc = {"path": path, "start": url["start"]}
-            b.node(uid, "url", loc, url=url["url"])
-            b.edge(source if f"module:{path}" in b.nodes else f"html:{path}", uid, "calls", loc, kind="literal")
-        mapping = fact.get("source_mapping_url")
-        if mapping:
-            loc = {"path": path}
-            if mapping == "inline":
-                b.findings.append({"kind": "inline-source-map", "node": source, **loc})
+def _file_facts(g: _Graph, path: str, fact: Mapping[str, Any]) -> None:
+    source = f"module:{path}"
+    for new in fact.get("constructions", ()):
+        _construction(g, path, source, new)
+    for call in fact.get("calls", ()):
+        _call(g, path, source, call)
+    for url in fact.get("urls", ()):
+        uid = f"url:{url['url']}"
+        loc = {"path": path, "start": url["start"]}
+        g.b.node(uid, "url", loc, url=url["url"])
+        g.b.edge(source if source in g.b.nodes else f"html:{path}", uid, "calls", loc, kind="literal")
+    mapping = fact.get("source_mapping_url")
+    if mapping:
+        _mapping_url(g, path, source, mapping)
+
+
+_INSECURE_PREFERENCES = (
+    ("nodeIntegration", True, "node-integration-enabled"),
+    ("contextIsolation", False, "context-isolation-disabled"),
+    ("sandbox", False, "sandbox-disabled"),
+    ("webSecurity", False, "web-security-disabled"),
+)
+
+
+def _construction(g: _Graph, path: str, source: str, new: Mapping[str, Any]) -> None:
+    b, loc = g.b, _loc(path, new)
+    if new["constructor"] in ("BrowserWindow", "BrowserView", "WebContentsView"):
+        wid = f"browser-window:{path}:{new.get('line', 0)}"
+        prefs = {k: new[k] for k in ("nodeIntegration", "contextIsolation", "sandbox", "webSecurity") if k in new}
+        b.node(wid, "browser-window", loc, constructor=new["constructor"], web_preferences=prefs)
+        b.edge(source, wid, "contains", loc)
+        g.give(source, "main", "constructs-browser-window")
+        for flag, bad, finding in _INSECURE_PREFERENCES:
+            if prefs.get(flag) is bad:
+                b.findings.append({"kind": finding, "node": wid, **loc})
+        if new.get("preload"):
+            found, basis = g.locate(path, new["preload"], root_first=False)
+            if found is None:
+                target_id = g.unresolved(new["preload"], loc, {"kind": "unresolved-preload", "reason": basis})
             else:
-                target = join(dirname(path), mapping)
-                if target is not None and f"source-map:{target}" in b.nodes:
-                    b.edge(source, f"source-map:{target}", "maps_to", loc, kind="sourceMappingURL")
-                    linked_maps[path] = target
-                else:
-                    b.unknowns.append({"kind": "missing-source-map", "reference": mapping, **loc})
-    # renderer globals that read a contextBridge key
-    apis = {n["key"]: nid for nid, n in b.nodes.items() if n["kind"] == "context-bridge-api"}
-    for path, fact in sorted(facts.items()):
+                target_id = g.file_node(found)
+                g.give(target_id, "preload", "browser-window-preload")
+            computed = {"computed": True} if new.get("preload_computed") else {}
+            b.edge(wid, target_id, "loads", loc, kind="preload", basis=basis, **computed)
+        elif new.get("preload_computed"):
+            b.unknowns.append({"kind": "dynamic-preload", "node": wid, **loc})
+    elif new["constructor"] in ("Worker", "SharedWorker") and new.get("args") and new["args"][0]:
+        found, basis = g.locate(path, new["args"][0], root_first=False)
+        if found:
+            b.edge(source, g.file_node(found), "loads", loc, kind="worker", basis=basis)
+
+
+def _call(g: _Graph, path: str, source: str, call: Mapping[str, Any]) -> None:
+    loc = _loc(path, call)
+    parts = call["callee"].split(".")
+    obj, prop = (parts[-2] if len(parts) > 1 else ""), parts[-1]
+    args = call.get("args") or []
+    first = args[0] if args else None
+    if _ipc_call(g, source, obj, prop, first, loc):
+        return
+    if obj == "contextBridge" and prop == "exposeInMainWorld":
+        _bridge(g, source, first, call, loc)
+    elif prop in ("loadFile", "loadURL"):
+        _load(g, path, source, prop, first, loc)
+    elif obj == "utilityProcess" and prop == "fork":
+        _utility(g, path, source, first, loc)
+    elif (obj == "protocol" and (prop.startswith("register") or prop == "handle")) or (
+        prop == "setAsDefaultProtocolClient"
+    ):
+        for scheme in (a for a in args if a):
+            pid = f"protocol:{scheme}"
+            g.b.node(pid, "protocol", loc, scheme=scheme)
+            g.b.edge(source, pid, "handles", loc, kind=prop)
+            if prop != "registerSchemesAsPrivileged":
+                break
+    elif prop in _ROUTE_VERBS and isinstance(first, str) and first.startswith("/") and obj not in _IPC_OBJECTS:
+        method = "DELETE" if prop == "del" else prop.upper()
+        rid = f"route:{method} {first}"
+        g.b.node(rid, "route", loc, method=method, route=first)
+        g.b.edge(source, rid, "handles", loc)
+
+
+_IPC_OBJECTS = ("ipcMain", "ipcRenderer")
+
+
+def _ipc_call(g: _Graph, source: str, obj: str, prop: str, first: Any, loc: Mapping[str, Any]) -> bool:
+    """Record an IPC end; False when the call is not one."""
+    if obj == "ipcMain" and prop in _IPC_MAIN_HANDLE:
+        _ipc(g.b, source, first, "handles", "renderer-to-main", _IPC_MAIN_HANDLE[prop], loc)
+        g.give(source, "main", "ipc-main")
+    elif obj == "ipcRenderer" and prop in _IPC_RENDERER_SEND:
+        mode = "invoke" if prop == "invoke" else "send"
+        _ipc(g.b, source, first, _IPC_RENDERER_SEND[prop], "renderer-to-main", mode, loc)
+    elif obj == "ipcRenderer" and prop in ("on", "once"):
+        _ipc(g.b, source, first, "handles", "main-to-renderer", "send", loc)
+    elif obj in ("webContents", "sender") and prop == "send":
+        _ipc(g.b, source, first, "sends", "main-to-renderer", "send", loc)
+        g.give(source, "main", "web-contents-send")
+    else:
+        return False
+    return True
+
+
+def _bridge(g: _Graph, source: str, key: Any, call: Mapping[str, Any], loc: Mapping[str, Any]) -> None:
+    if key is None:
+        g.b.unknowns.append({"kind": "dynamic-context-bridge-key", "node": source, **loc})
+        return
+    api = f"context-bridge-api:{key}"
+    truncated = {"members_truncated": True} if call.get("members_truncated") else {}
+    g.b.node(api, "context-bridge-api", loc, key=key, members=call.get("members"), **truncated)
+    g.b.edge(source, api, "exposes", loc)
+    g.give(source, "preload", "context-bridge")
+
+
+def _load(g: _Graph, path: str, source: str, prop: str, first: Any, loc: Mapping[str, Any]) -> None:
+    if not first:
+        g.b.unknowns.append({"kind": f"dynamic-{prop}", "node": source, **loc})
+        return
+    if prop == "loadURL" and "://" in first and not first.startswith("file://"):
+        uid = f"url:{first}"
+        g.b.node(uid, "url", loc, url=first)
+        g.b.edge(source, uid, "loads", loc, kind=prop)
+    else:
+        found, basis = g.locate(path, first, root_first=True)
+        if found is None:
+            g.b.unknowns.append({"kind": "unresolved-load", "reference": first, "reason": basis, **loc})
+        else:
+            g.b.edge(source, g.file_node(found), "loads", loc, kind=prop, basis=basis)
+    g.give(source, "main", prop)
+
+
+def _utility(g: _Graph, path: str, source: str, first: Any, loc: Mapping[str, Any]) -> None:
+    if first:
+        found, basis = g.locate(path, first, root_first=False)
+        if found:
+            g.b.edge(source, g.file_node(found), "loads", loc, kind="utility-process", basis=basis)
+            g.give(f"module:{found}", "utility", "utility-process-fork")
+            g.give(source, "main", "utility-process-fork")
+            return
+    g.b.unknowns.append({"kind": "unresolved-utility-process", "node": source, **loc})
+
+
+def _mapping_url(g: _Graph, path: str, source: str, mapping: str) -> None:
+    loc = {"path": path}
+    if mapping == "inline":
+        g.b.findings.append({"kind": "inline-source-map", "node": source, **loc})
+        return
+    target = join(dirname(path), mapping)
+    if target is not None and f"source-map:{target}" in g.b.nodes:
+        g.b.edge(source, f"source-map:{target}", "maps_to", loc, kind="sourceMappingURL")
+        g.linked_maps[path] = target
+    else:
+        g.b.unknowns.append({"kind": "missing-source-map", "reference": mapping, **loc})
+
+
+def _bridge_globals(g: _Graph) -> None:
+    """Renderer globals that read a contextBridge key."""
+    apis = {n["key"]: nid for nid, n in g.b.nodes.items() if n["kind"] == "context-bridge-api"}
+    for path, fact in sorted(g.facts.items()):
         for name in fact.get("globals", ()):
             if name in apis:
-                b.edge(f"module:{path}", apis[name], "calls", {"path": path}, kind="window-global")
-    # source maps: original sources
-    map_sources: dict[str, list[str | None]] = {}
-    for path, fact in sorted(facts.items()):
-        if fact.get("sources") is None:
-            continue
-        root = join(dirname(path), fact.get("source_root") or "") if fact.get("source_root") else dirname(path)
-        with_content = 0
-        for src in fact["sources"]:
-            name = src["path"]
-            if name is None:  # a null source keeps its index (the mappings count it)
-                map_sources.setdefault(path, []).append(None)
-                continue
-            resolved = _source_path(name, root or "")
-            sid = f"source:{resolved if resolved is not None else name}"
-            b.node(
-                sid,
-                "original-source-module",
-                {"path": path},
-                path=resolved or name,
-                source=name,
-                content_sha256=src["content"],
-                **({"segments": src["segments"]} if "segments" in src else {}),
-            )
-            map_sources.setdefault(path, []).append(sid)
-            with_content += src["content"] is not None
-            b.edge(f"source-map:{path}", sid, "maps_to", {"path": path}, kind="source")
-        node = b.nodes.get(f"source-map:{path}")
-        if node is not None:
-            node.update(
-                sources=len(fact["sources"]),
-                sources_with_content=with_content,
-                sources_omitted=fact.get("sources_omitted", 0),
-            )
-        if fact.get("sources_omitted"):
-            b.unknowns.append({"kind": "source-map-sources-omitted", "count": fact["sources_omitted"], "path": path})
-        if fact.get("contents_not_parsed"):
-            b.unknowns.append(
-                {
-                    "kind": "original-sources-not-parsed",
-                    "count": fact["contents_not_parsed"],
-                    "path": path,
-                    "reason": "max_original_source_bytes",
-                }
-            )
+                g.b.edge(f"module:{path}", apis[name], "calls", {"path": path}, kind="window-global")
 
+
+# ---- source maps: original sources, then the structure their embedded contents keep
+
+
+def _source_maps(g: _Graph) -> None:
+    for path, fact in sorted(g.facts.items()):
+        if fact.get("sources") is not None:
+            _map_sources(g, path, fact)
     # the maps of one directory come from one build: a lazy chunk's own map holds what the entry's imports
     by_directory: dict[str, dict[str, str]] = defaultdict(dict)
-    for path in sorted(map_sources):
-        for src, sid in zip(facts[path]["sources"], map_sources[path]):
+    for path in sorted(g.map_sources):
+        for src, sid in zip(g.facts[path]["sources"], g.map_sources[path]):
             if sid is not None:
                 by_directory[dirname(path)].setdefault(comparable_path(src["path"]), sid)
-    for path in sorted(map_sources):
-        add_original_modules(b, path, facts[path], map_sources[path], by_directory[dirname(path)])
+    for path in sorted(g.map_sources):
+        add_original_modules(g.b, path, g.facts[path], g.map_sources[path], by_directory[dirname(path)])
 
-    def map_of(path: str) -> str | None:
-        """The map a bundle links to, else the map that names it as its `file` (`app.js` beside `app.js.map`)."""
-        if path in linked_maps:
-            return linked_maps[path]
-        guess = f"{path}.map"
-        return guess if guess in map_sources and facts[guess].get("file") in (None, path.rsplit("/", 1)[-1]) else None
 
-    add_bundles(b, facts, map_of, map_sources)
+def _map_sources(g: _Graph, path: str, fact: Mapping[str, Any]) -> None:
+    b = g.b
+    root = join(dirname(path), fact.get("source_root") or "") if fact.get("source_root") else dirname(path)
+    with_content = 0
+    for src in fact["sources"]:
+        name = src["path"]
+        if name is None:  # a null source keeps its index (the mappings count it)
+            g.map_sources.setdefault(path, []).append(None)
+            continue
+        resolved = _source_path(name, root or "")
+        sid = f"source:{resolved if resolved is not None else name}"
+        b.node(
+            sid,
+            "original-source-module",
+            {"path": path},
+            path=resolved or name,
+            source=name,
+            content_sha256=src["content"],
+            **({"segments": src["segments"]} if "segments" in src else {}),
+        )
+        g.map_sources.setdefault(path, []).append(sid)
+        with_content += src["content"] is not None
+        b.edge(f"source-map:{path}", sid, "maps_to", {"path": path}, kind="source")
+    node = b.nodes.get(f"source-map:{path}")
+    if node is not None:
+        node.update(
+            sources=len(fact["sources"]),
+            sources_with_content=with_content,
+            sources_omitted=fact.get("sources_omitted", 0),
+        )
+    if fact.get("sources_omitted"):
+        b.unknowns.append({"kind": "source-map-sources-omitted", "count": fact["sources_omitted"], "path": path})
+    if fact.get("contents_not_parsed"):
+        b.unknowns.append(
+            {
+                "kind": "original-sources-not-parsed",
+                "count": fact["contents_not_parsed"],
+                "path": path,
+                "reason": "max_original_source_bytes",
+            }
+        )
 
-    # ---- entry points and role propagation
+
+def _map_of(g: _Graph, path: str) -> str | None:
+    """The map a bundle links to, else the map that names it as its `file` (`app.js` beside `app.js.map`)."""
+    if path in g.linked_maps:
+        return g.linked_maps[path]
+    guess = f"{path}.map"
+    if guess in g.map_sources and g.facts[guess].get("file") in (None, path.rsplit("/", 1)[-1]):
+        return guess
+    return None
+
+
+# ---- entry points and role propagation
+
+
+def _entry_points(g: _Graph, electron_app: bool) -> list[dict[str, Any]]:
+    b, root_pkg = g.b, g.root_pkg
     entries: list[dict[str, Any]] = []
     if root_pkg is not None:
         main_ref = root_pkg.get("main") or "index.js"
-        found = resolver.file_or_directory(normalize(main_ref))
+        found = g.resolver.file_or_directory(normalize(main_ref))
         if found:
             role = "main" if electron_app else None
-            entries.append(
-                {
-                    "node": file_node(found),
-                    "basis": "package.json main" if root_pkg.get("main") else "index.js",
-                    "role": role,
-                }
-            )
-            b.edge("package:.", file_node(found), "loads", {"path": "package.json"}, kind="main")
+            basis = "package.json main" if root_pkg.get("main") else "index.js"
+            entries.append({"node": g.file_node(found), "basis": basis, "role": role})
+            b.edge("package:.", g.file_node(found), "loads", {"path": "package.json"}, kind="main")
             if role:
-                give(f"module:{found}", "main", "package-main")
+                g.give(f"module:{found}", "main", "package-main")
         elif root_pkg.get("main"):
             b.unknowns.append({"kind": "missing-main", "reference": root_pkg["main"], "path": "package.json"})
         bins = root_pkg.get("bin")
         for name, ref in ({root_pkg.get("name") or "bin": bins} if isinstance(bins, str) else bins or {}).items():
-            found = resolver.file_or_directory(normalize(ref))
+            found = g.resolver.file_or_directory(normalize(ref))
             if found:
-                entries.append({"node": file_node(found), "basis": f"package.json bin {name}", "role": None})
-                b.edge("package:.", file_node(found), "loads", {"path": "package.json"}, kind="bin")
+                entries.append({"node": g.file_node(found), "basis": f"package.json bin {name}", "role": None})
+                b.edge("package:.", g.file_node(found), "loads", {"path": "package.json"}, kind="bin")
     for nid, node in sorted(b.nodes.items()):
         if node["kind"] == "html-document":
             entries.append({"node": nid, "basis": "html document", "role": "renderer"})
-    for edge in list(b.edges.values()):
+    return entries
+
+
+def _propagate_roles(g: _Graph) -> None:
+    """Renderer roles from HTML scripts, then every role along (non type-only) imports."""
+    for edge in list(g.b.edges.values()):
         if edge["from"].startswith("html:") and edge["to"].startswith("module:"):
-            give(edge["to"], "renderer", "html-script")
+            g.give(edge["to"], "renderer", "html-script")
     imports_out: dict[str, list[str]] = defaultdict(list)
-    for edge in b.edges.values():
+    for edge in g.b.edges.values():
         if edge["relation"] == "imports" and edge["to"].startswith("module:") and not edge.get("type_only"):
             imports_out[edge["from"]].append(edge["to"])
     for role in ROLES:
-        frontier = sorted(n for n, r in roles.items() if role in r)
+        frontier = sorted(n for n, r in g.roles.items() if role in r)
         seen = set(frontier)
         while frontier:
             nxt = []
@@ -585,98 +624,74 @@ def build_graph(
                     if t not in seen:
                         seen.add(t)
                         nxt.append(t)
-                        give(t, role, "imported")
+                        g.give(t, role, "imported")
             frontier = sorted(nxt)
-    for nid, rs in roles.items():
-        b.nodes[nid]["roles"] = [{"role": r, "basis": role_basis[(nid, r)]} for r in ROLES if r in rs]
+    for nid, rs in g.roles.items():
+        g.b.nodes[nid]["roles"] = [{"role": r, "basis": g.role_basis[(nid, r)]} for r in ROLES if r in rs]
 
-    # ---- findings (top facts) and limits
+
+# ---- the record: findings, statistics, coverage
+
+
+def _node_findings(b: _Builder, entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     for nid, node in sorted(b.nodes.items()):
-        if node["kind"] == "ipc-channel":
+        kind = node["kind"]
+        if kind == "ipc-channel":
+            loc = node["location"]
             b.findings.append(
-                {
-                    "kind": "ipc-channel",
-                    "node": nid,
-                    "linked": node["linked"],
-                    "path": node["location"]["path"],
-                    "line": node["location"].get("line"),
-                }
+                {"kind": kind, "node": nid, "linked": node["linked"], "path": loc["path"], "line": loc.get("line")}
             )
-        elif node["kind"] == "context-bridge-api":
-            b.findings.append({"kind": "context-bridge-api", "node": nid, **node["location"]})
-        elif node["kind"] == "protocol":
-            b.findings.append({"kind": "custom-protocol", "node": nid, **node["location"]})
-        elif node["kind"] == "source-map":
+        elif kind in ("context-bridge-api", "protocol"):
             b.findings.append(
-                {
-                    "kind": "source-map",
-                    "node": nid,
-                    "path": node["path"],
-                    "sources_with_content": node.get("sources_with_content", 0),
-                }
+                {"kind": "custom-protocol" if kind == "protocol" else kind, "node": nid, **node["location"]}
             )
-        elif node["kind"] == "module" and node.get("bundlers"):
+        elif kind == "source-map":
+            with_content = node.get("sources_with_content", 0)
+            b.findings.append({"kind": kind, "node": nid, "path": node["path"], "sources_with_content": with_content})
+        elif kind == "module" and node.get("bundlers"):
             b.findings.append(
                 {"kind": "bundler-runtime", "node": nid, "bundlers": node["bundlers"], "path": node["path"]}
             )
     for e in entries:
         b.findings.append({"kind": "entry-point", "node": e["node"], "basis": e["basis"], "role": e["role"]})
-    findings = sorted(b.findings, key=_order)
-    limits_reached = sorted(
-        {o["reason"] for o in (*scan["omitted"], *read_omissions) if o["reason"].startswith("max_")}
-        | {f["omitted_reason"] for f in facts.values() if f.get("omitted_reason")}
-        | {"max_original_source_bytes" for f in facts.values() if f.get("contents_not_parsed")}
-    )
-    if len(findings) > limits["max_findings"]:
-        limits_reached = sorted({*limits_reached, "max_findings"})
-    findings_omitted = max(0, len(findings) - limits["max_findings"])
-    findings = findings[: limits["max_findings"]]
+    return sorted(b.findings, key=_order)
 
-    nodes = sorted(b.nodes.values(), key=lambda n: n["id"])
-    edges = sorted(
-        b.edges.values(),
-        key=lambda e: (
-            e["from"],
-            e["relation"],
-            e["to"],
-            e["location"].get("path", ""),
-            e["location"].get("start", -1),
-            e.get("kind", ""),
-        ),
-    )
-    unknowns = sorted(b.unknowns, key=_order)
+
+def _omissions(
+    scan: Mapping[str, Any], facts: Mapping[str, Mapping[str, Any]], read_omissions: Sequence[Mapping[str, Any]]
+) -> dict[str, int]:
     omissions: dict[str, int] = defaultdict(int)
     for o in (*scan["omitted"], *read_omissions):
         omissions[o["reason"]] += 1
     for f in facts.values():
         if f.get("omitted_reason"):
             omissions[f["omitted_reason"]] += 1
-    omissions["facts_per_file"] = sum(f.get("omitted_facts", 0) + f.get("urls_omitted", 0) for f in facts.values())
-    if not omissions["facts_per_file"]:
-        del omissions["facts_per_file"]
-    if findings_omitted:
-        omissions["max_findings"] = findings_omitted
-    failures = sorted(
-        ({"path": p, "error": f.get("error", "")} for p, f in facts.items() if f.get("parse") == "failed"),
-        key=lambda f: f["path"],
-    )
-    kinds: dict[str, int] = defaultdict(int)
-    for f in files:
-        kinds[f["kind"]] += 1
-    node_kinds: dict[str, int] = defaultdict(int)
-    for n in nodes:
-        node_kinds[n["kind"]] += 1
-    relations: dict[str, int] = defaultdict(int)
-    for e in edges:
-        relations[e["relation"]] += 1
-    statistics = {
-        "entries": len(files) + len(scan["omitted"]),
+    per_file = sum(f.get("omitted_facts", 0) + f.get("urls_omitted", 0) for f in facts.values())
+    if per_file:
+        omissions["facts_per_file"] = per_file
+    return omissions
+
+
+def _counts(items: Iterable[Mapping[str, Any]], key: str) -> dict[str, int]:
+    out: dict[str, int] = defaultdict(int)
+    for item in items:
+        out[item[key]] += 1
+    return dict(sorted(out.items()))
+
+
+def _statistics(
+    g: _Graph, nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]], sizes: Mapping[str, int]
+) -> dict[str, Any]:
+    facts, files = g.facts, g.files
+    node_kinds = _counts(nodes, "kind")
+    return {
+        "entries": len(files) + len(g.scan["omitted"]),
         "files": len(files),
         "relevant_files": sum(1 for f in files if f["kind"] in TEXT_KINDS),
         "files_read": len(facts),
         "parsed_files": sum(1 for f in facts.values() if f.get("parse") in ("ok", "recovered") and "ast_nodes" in f),
         "recovered_parses": sum(1 for f in facts.values() if f.get("parse") == "recovered"),
-        "parse_failures": len(failures),
+        "parse_failures": sizes["parse_failures"],
         "bytes_read": sum(f.get("bytes_read", 0) for f in facts.values()),
         "ast_nodes": sum(f.get("ast_nodes", 0) for f in facts.values()),
         "modules": node_kinds.get("module", 0),
@@ -684,14 +699,76 @@ def build_graph(
         "original_source_modules": node_kinds.get("original-source-module", 0),
         "nodes": len(nodes),
         "edges": len(edges),
+        "findings": sizes["findings"],
+        "unknowns": sizes["unknowns"],
+        "ipc_channels": node_kinds.get("ipc-channel", 0),
+        "files_by_kind": _counts(files, "kind"),
+        "nodes_by_kind": node_kinds,
+        "edges_by_relation": _counts(edges, "relation"),
+        **_reference_statistics(g, sizes),
+    }
+
+
+def _reference_statistics(g: _Graph, sizes: Mapping[str, int]) -> dict[str, int]:
+    """The reference's reconstruction counts, in its names (some repeat ours under another name)."""
+    facts = g.facts
+    truncated = ("omitted_reason", "omitted_facts", "urls_omitted", "sources_omitted", "contents_not_parsed")
+    return {
+        "nested_asar_containers": sum(1 for f in g.files if f["kind"] == "asar"),
+        "text_bytes_read": sum(f.get("bytes_read", 0) for f in facts.values()),
+        "invalid_utf8_files": 0,  # bytes are parsed as UTF-8 with replacement; not counted
+        "parsed_javascript_files": sum(
+            1 for f in facts.values() if f.get("parse") in ("ok", "recovered") and "ast_nodes" in f
+        ),
+        "visited_ast_nodes": sum(f.get("ast_nodes", 0) for f in facts.values()),
+        "truncated_scopes": sum(1 for f in facts.values() if any(f.get(k) for k in truncated)),
+        "text_files_selected": len(facts),
+        "omitted_text_files": sizes["omitted_text_files"],
+        "limit_omitted_text_files": sizes["limit_omitted_text_files"],
+        "policy_filtered_text_files": 0,
+    }
+
+
+def _edge_order(e: Mapping[str, Any]) -> tuple:
+    loc = e["location"]
+    return (e["from"], e["relation"], e["to"], loc.get("path", ""), loc.get("start", -1), e.get("kind", ""))
+
+
+def _assemble(
+    g: _Graph,
+    entries: list[dict[str, Any]],
+    limits: Mapping[str, int],
+    read_omissions: Sequence[Mapping[str, Any]],
+    electron_app: bool,
+) -> dict[str, Any]:
+    scan, facts = g.scan, g.facts
+    findings = _node_findings(g.b, entries)
+    limits_reached = sorted(
+        {o["reason"] for o in (*scan["omitted"], *read_omissions) if o["reason"].startswith("max_")}
+        | {f["omitted_reason"] for f in facts.values() if f.get("omitted_reason")}
+        | {"max_original_source_bytes" for f in facts.values() if f.get("contents_not_parsed")}
+        | ({"max_findings"} if len(findings) > limits["max_findings"] else set())
+    )
+    omissions = _omissions(scan, facts, read_omissions)
+    if len(findings) > limits["max_findings"]:
+        omissions["max_findings"] = len(findings) - limits["max_findings"]
+    findings = findings[: limits["max_findings"]]
+    nodes = sorted(g.b.nodes.values(), key=lambda n: n["id"])
+    edges = sorted(g.b.edges.values(), key=_edge_order)
+    unknowns = sorted(g.b.unknowns, key=_order)
+    failures = sorted(
+        ({"path": p, "error": f.get("error", "")} for p, f in facts.items() if f.get("parse") == "failed"),
+        key=lambda f: f["path"],
+    )
+    sizes = {
+        "parse_failures": len(failures),
         "findings": len(findings),
         "unknowns": len(unknowns),
-        "ipc_channels": node_kinds.get("ipc-channel", 0),
-        "files_by_kind": dict(sorted(kinds.items())),
-        "nodes_by_kind": dict(sorted(node_kinds.items())),
-        "edges_by_relation": dict(sorted(relations.items())),
-        "omissions_by_reason": dict(sorted(omissions.items())),
+        "omitted_text_files": len(read_omissions),
+        "limit_omitted_text_files": sum(1 for o in read_omissions if o["reason"].startswith("max_")),
     }
+    statistics = _statistics(g, nodes, edges, sizes)
+    statistics["omissions_by_reason"] = dict(sorted(omissions.items()))
     contradictions = sorted(
         [
             *scan.get("integrity_contradictions", ()),
@@ -700,7 +777,7 @@ def build_graph(
         key=lambda c: c["path"],
     )
     partial = bool(
-        limits_reached or failures or contradictions or any(o["reason"] in ("unreadable",) for o in scan["omitted"])
+        limits_reached or failures or contradictions or any(o["reason"] == "unreadable" for o in scan["omitted"])
     )
     coverage = {
         "status": "partial" if partial else "complete",

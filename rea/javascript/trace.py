@@ -1,27 +1,52 @@
-"""Feature tracing and semantic reach over an application graph (pure, bounded)."""
+"""Feature tracing and graph reach over application Evidence (pure, bounded).
+
+Reads the wire graph (`graph.nodes[].node_id`, edges `source_node_id`/`target_node_id`/`edge_id`)
+and answers in the reference's trace shape (rea.wire.javascript.FeatureTraceResult).
+"""
 
 from __future__ import annotations
 
 from collections import defaultdict, deque
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
-SEED_KINDS = ("module", "string", "route", "ipc-channel", "url", "node-id")
-DIRECTIONS = ("forward", "backward", "both")
-DEFAULT_TRACE_LIMITS = {"max_depth": 12, "max_nodes": 2000, "max_edges": 4000, "max_paths": 100, "max_seed_matches": 25}
+from rea.canonical_json import canonical_sha256
+from rea.javascript.record import wire_graph
+
 # Data flows against the recorded direction for these relations: a handler `handles` a channel,
 # so the flow goes channel -> handler; a preload `exposes` an API, so renderer -> API -> preload.
 REVERSED_FLOW = frozenset(("handles", "exposes"))
+DIRECTION_ALIASES = {"forward": "outgoing", "backward": "incoming"}
+_RUNS = {"incoming": "backward", "outgoing": "forward"}
 _SEED_NODE_KINDS = {
     "module": ("module", "bundled-module", "original-source-module", "html-document"),
     "route": ("route",),
+    "channel": ("ipc-channel",),
     "ipc-channel": ("ipc-channel",),
     "url": ("url", "protocol"),
+    "api": ("context-bridge-api",),
+    "native-export": (),
 }
-_TEXT_FIELDS = ("id", "path", "channel", "route", "url", "key", "scheme", "specifier", "name")
+_SEED_FIELDS = {
+    "module": ("path",),
+    "route": ("route", "node_id"),
+    "channel": ("channel",),
+    "ipc-channel": ("channel",),
+    "url": ("url", "scheme"),
+    "api": ("key", "members"),
+    "native-export": (),
+}
+_TEXT_FIELDS = ("node_id", "path", "channel", "route", "url", "key", "scheme", "specifier", "name", "members")
+INFERRED_BASES = frozenset(("unique-basename", "source-map-sibling", "source-map-package"))
+_IPC = frozenset(("handles", "sends", "invokes"))
 
 
-def _matches(text: str | None, value: str, match: str, case_sensitive: bool) -> bool:
+def match_mode(seed: Mapping[str, Any]) -> str:
+    """The reference's default: containment for string seeds (and our url alias), exact otherwise."""
+    return seed["match"] or ("contains" if seed["kind"] in ("string", "url") else "exact")
+
+
+def _matches(text: Any, value: str, match: str, case_sensitive: bool) -> bool:
     if not isinstance(text, str):
         return False
     if not case_sensitive:
@@ -29,39 +54,44 @@ def _matches(text: str | None, value: str, match: str, case_sensitive: bool) -> 
     return text == value if match == "exact" else value in text
 
 
-def seed_matches(result: Mapping[str, Any], seed: Mapping[str, Any]) -> list[str]:
-    kind, value = seed["kind"], seed["value"]
-    match = seed.get("match") or ("exact" if kind in ("node-id", "ipc-channel", "route") else "contains")
-    case = seed.get("case_sensitive", False)
+def _field_hit(node: Mapping[str, Any], name: str, value: str, match: str, case: bool) -> bool:
+    got = node.get(name)
+    if name == "route" and got is not None:
+        return _matches(got, value, match, case) or _matches(node["node_id"][6:], value, match, case)
+    if name == "members":
+        key = node.get("key")
+        return any(_matches(m, value, match, case) or _matches(f"{key}.{m}", value, match, case) for m in (got or ()))
+    return _matches(got, value, match, case)
+
+
+def seed_matches(nodes: Iterable[Mapping[str, Any]], seed: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Every node the seed names, with the field that matched, in node-id order."""
+    kind, value, case = seed["kind"], seed["value"], seed["case_sensitive"]
+    match = match_mode(seed)
     found = []
-    for node in result["nodes"]:
+    for node in nodes:
         if kind == "node-id":
-            ok = node["id"] == value
+            fields: Sequence[str] = ("node_id",)
         elif kind == "string":
-            ok = any(_matches(node.get(f), value, match, case) for f in _TEXT_FIELDS) or any(
-                _matches(m, value, match, case) for m in (node.get("members") or ())
-            )
-        elif node["kind"] not in _SEED_NODE_KINDS[kind]:
-            ok = False
-        elif kind == "module":
-            ok = _matches(node.get("path"), value, match, case)
-        elif kind == "route":
-            ok = _matches(node.get("route"), value, match, case) or _matches(node["id"][6:], value, match, case)
-        elif kind == "ipc-channel":
-            ok = _matches(node.get("channel"), value, match, case)
+            fields = _TEXT_FIELDS
+        elif node["kind"] in _SEED_NODE_KINDS[kind]:
+            fields = _SEED_FIELDS[kind]
         else:
-            ok = _matches(node.get("url") or node.get("scheme"), value, match, case)
-        if ok:
-            found.append(node["id"])
-    return sorted(found)
+            continue
+        hit = next((f for f in fields if _field_hit(node, f, value, match, case)), None)
+        if hit is not None:
+            basis = "node-id" if hit == "node_id" else "property"
+            found.append({"node_id": node["node_id"], "kind": node["kind"], "basis": basis, "field": hit})
+    return sorted(found, key=lambda m: m["node_id"])
 
 
 def _flow(edge: Mapping[str, Any]) -> tuple[str, str]:
-    return (edge["to"], edge["from"]) if edge["relation"] in REVERSED_FLOW else (edge["from"], edge["to"])
+    a, b = edge["source_node_id"], edge["target_node_id"]
+    return (b, a) if edge["relation"] in REVERSED_FLOW else (a, b)
 
 
 def reach(
-    result: Mapping[str, Any],
+    edges: Sequence[Mapping[str, Any]],
     seeds: list[str],
     direction: str,
     limits: Mapping[str, int],
@@ -70,24 +100,24 @@ def reach(
     """Breadth-first reach from seeds along the flow (forward), against it (backward) or both."""
     out_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
     in_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
-    edges = result["edges"]
     for index, edge in enumerate(edges):
         if relations is not None and edge["relation"] not in relations:
             continue
         a, b = _flow(edge)
         out_adj[a].append((b, index))
         in_adj[b].append((a, index))
-    steps = []
-    if direction in ("forward", "both"):
-        steps.append(out_adj)
-    if direction in ("backward", "both"):
-        steps.append(in_adj)
+    steps = ([out_adj] if direction in ("forward", "both") else []) + (
+        [in_adj] if direction in ("backward", "both") else []
+    )
+    return _walk(steps, seeds, limits)
+
+
+def _walk(steps: list[dict[str, list[tuple[str, int]]]], seeds: list[str], limits: Mapping[str, int]) -> dict:
     depth = {s: 0 for s in seeds}
     parent: dict[str, tuple[str, int]] = {}
     used_edges: set[int] = set()
     frontier: list[dict[str, Any]] = []
     queue = deque(seeds)
-    truncated = []
     while queue:
         node = queue.popleft()
         if depth[node] >= limits["max_depth"]:
@@ -108,95 +138,185 @@ def reach(
                 depth[nxt] = depth[node] + 1
                 parent[nxt] = (node, index)
                 queue.append(nxt)
-    if frontier:
-        truncated = sorted({f["reason"] for f in frontier})
+    truncated = sorted({f["reason"] for f in frontier})
     return {"depth": depth, "parent": parent, "edges": sorted(used_edges), "frontier": frontier, "truncated": truncated}
+
+
+def inferred(edge: Mapping[str, Any]) -> bool:
+    """A relation that rests on an inference: an IPC pairing by channel name, or a guessed resolution."""
+    return edge["relation"] in _IPC or edge.get("basis") in INFERRED_BASES
 
 
 def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
     return (
-        node["id"] in entries
+        node["node_id"] in entries
         or node["kind"] == "html-document"
         or any(r["role"] == "main" and r["basis"] == "package-main" for r in node.get("roles", ()))
     )
 
 
-def _paths(result, reached, seeds, direction, limits, entries, by_id):
-    edges = result["edges"]
+def _terminal(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges, entries: set[str]) -> bool:
+    if run == "backward":
+        return _entry_like(node, entries)
+    return node["kind"] == "module" and any(
+        edges[i]["relation"] == "handles" and edges[i]["source_node_id"] == node["node_id"] for i in reached["edges"]
+    )
+
+
+def _path(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges) -> dict[str, Any]:
+    """The seed-to-terminal chain that reached `node`, seed first."""
+    node_ids, chain, cursor = [node["node_id"]], [], node["node_id"]
+    while cursor in reached["parent"]:
+        cursor, index = reached["parent"][cursor]
+        chain.append(edges[index])
+        node_ids.append(cursor)
+    node_ids.reverse()
+    chain.reverse()
+    authorities = sorted(
+        {"ast-static-analysis"} | ({"static-relationship-inference"} if any(map(inferred, chain)) else set())
+    )
+    edge_ids = [e["edge_id"] for e in chain]
+    return {
+        "path_id": "jatp_" + canonical_sha256({"nodes": node_ids, "edges": edge_ids}),
+        "start_node_id": node_ids[0],
+        "end_node_id": node["node_id"],
+        "end_kind": node["kind"],
+        "node_ids": node_ids,
+        "edge_ids": edge_ids,
+        "authorities": authorities,
+        "contains_inference": len(authorities) > 1,
+        "direction": "incoming" if run == "backward" else "outgoing",
+        "end_roles": [r["role"] for r in node.get("roles", ())],
+    }
+
+
+def _paths(reached, seeds: list[str], run: str, limits, entries: set[str], by_id, edges) -> list[dict[str, Any]]:
     paths = []
     for node_id in sorted(reached["depth"], key=lambda n: (reached["depth"][n], n)):
         node = by_id.get(node_id)
-        if node is None or node_id in seeds:
+        if node is None or node_id in seeds or not _terminal(node, run, reached, edges, entries):
             continue
-        if direction == "backward":
-            terminal = _entry_like(node, entries)
-        else:
-            terminal = node["kind"] == "module" and any(
-                edges[i]["relation"] == "handles" and edges[i]["from"] == node_id for i in reached["edges"]
-            )
-        if not terminal:
-            continue
-        chain, cursor = [], node_id
-        while cursor in reached["parent"]:
-            previous, index = reached["parent"][cursor]
-            e = edges[index]
-            chain.append({"from": e["from"], "relation": e["relation"], "to": e["to"], "location": e["location"]})
-            cursor = previous
-        if direction == "forward":
-            chain.reverse()  # seed first; backward chains already run from the entry point to the seed
-        paths.append(
-            {
-                "direction": direction,
-                "seed": cursor,
-                "end": node_id,
-                "end_kind": node["kind"],
-                "end_roles": [r["role"] for r in node.get("roles", ())],
-                "edges": chain,
-            }
-        )
+        paths.append(_path(node, run, reached, edges))
         if len(paths) >= limits["max_paths"]:
             reached["truncated"] = sorted({*reached["truncated"], "max_paths"})
             break
     return paths
 
 
+def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limits: Mapping[str, int]) -> dict:
+    graph = result["graph"]
+    edges = graph["edges"]
+    by_id = {n["node_id"]: n for n in graph["nodes"]}
+    entries = set(graph["root_node_ids"])
+    out: dict[str, Any] = {"depth": {}, "used": set(), "paths": [], "frontier": [], "limited": set()}
+    for name in ("incoming", "outgoing"):
+        if direction not in (name, "both"):
+            continue
+        run = _RUNS[name]
+        reached = reach(edges, seeds, run, limits)
+        for n, d in reached["depth"].items():
+            out["depth"][n] = min(d, out["depth"].get(n, d))
+        out["used"].update(reached["edges"])
+        out["paths"] += _paths(reached, seeds, run, limits, entries, by_id, edges)
+        out["frontier"] += [{**f, "direction": name} for f in reached["frontier"]]
+        out["limited"].update(reached["truncated"])
+    return out
+
+
+def native_handoffs(nodes: Iterable[Mapping[str, Any]], observations: Sequence[Mapping[str, Any]]) -> list[dict]:
+    """Native add-ons the subgraph reaches; linked to a native observation whose subject names the same file."""
+    out = []
+    for node in nodes:
+        if node["kind"] != "native-addon":
+            continue
+        base = node["path"].rsplit("/", 1)[-1]
+        linked = [o for o in observations if (o.get("subject") or {}).get("name") == base]
+        out.append(
+            {
+                "native_node_id": node["node_id"],
+                "artifact_sha256": node.get("sha256"),
+                "artifact_path": node["path"],
+                "export_node_ids": [],
+                "requested_exports": [],
+                "status": "evidence-linked" if linked else "requires-provider-analysis",
+                "providers": [o["provider"] for o in linked],
+                "evidence_ids": [o["evidence_id"] for o in linked],
+                "recommended_tools": ["open_binary", "binary_overview", "search_procedures", "analyze_function"],
+            }
+        )
+    return out
+
+
 def trace_feature(
-    result: Mapping[str, Any], seed: Mapping[str, Any], direction: str, limits: Mapping[str, int]
+    result: Mapping[str, Any],
+    source_evidence_id: str,
+    args: Mapping[str, Any],
+    observations: Sequence[Mapping[str, Any]] = (),
 ) -> dict[str, Any]:
     """Backward from the seed to entry points, forward from it to implementing modules (handlers)."""
-    matches = seed_matches(result, seed)
-    seeds = matches[: limits["max_seed_matches"]]
-    by_id = {n["id"]: n for n in result["nodes"]}
-    entries = {e["node"] for e in result["entry_points"]}
-    runs = [d for d in ("backward", "forward") if direction in (d, "both")]
-    depth: dict[str, int] = {}
-    used: set[int] = set()
-    paths: list[dict[str, Any]] = []
-    frontier: list[dict[str, Any]] = []
-    limited: set[str] = set()
-    for run in runs:
-        reached = reach(result, seeds, run, limits)
-        for n, d in reached["depth"].items():
-            depth[n] = min(d, depth.get(n, d))
-        used.update(reached["edges"])
-        paths += _paths(result, reached, seeds, run, limits, entries, by_id)
-        frontier += [{**f, "direction": run} for f in reached["frontier"]]
-        limited.update(reached["truncated"])
+    seed, limits = dict(args["seed"]), args["limits"]
+    direction = DIRECTION_ALIASES.get(args["direction"], args["direction"])
+    graph = result["graph"]
+    matches = seed_matches(graph["nodes"], seed)
+    kept = matches[: limits["max_seed_matches"]]
+    walked = _traverse(result, [m["node_id"] for m in kept], direction, limits)
     if len(matches) > limits["max_seed_matches"]:
-        limited.add("max_seed_matches")
-    nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(depth) if n in by_id]
+        walked["limited"].add("max_seed_matches")
+    by_id = {n["node_id"]: n for n in graph["nodes"]}
+    nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(walked["depth"]) if n in by_id]
+    edges = [graph["edges"][i] for i in sorted(walked["used"])]
+    paths = walked["paths"][: limits["max_paths"]]
+    handoffs = native_handoffs(nodes, observations)
+    status = "no-match" if not matches else "partial" if walked["limited"] else "complete-within-source"
+    sub = None
+    if matches:
+        sub = wire_graph(
+            nodes,
+            edges,
+            graph="jag_" + canonical_sha256({"source": graph["graph_id"], "nodes": sorted(walked["depth"])}),
+            roots=[m["node_id"] for m in kept],
+            coverage={
+                "status": "partial" if walked["limited"] or graph["coverage"]["status"] != "complete" else "complete",
+                "truncated": bool(walked["limited"]),
+                "omitted_count": None,
+                "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],
+            },
+            limitations=list(graph["limitations"]),
+            numbered=False,
+        )
+    touched = set(walked["depth"])
     return {
-        "seed": dict(seed),
+        "trace_id": "jatr_"
+        + canonical_sha256({"source": source_evidence_id, "seed": seed, "direction": direction, "limits": limits}),
+        "source_evidence_id": source_evidence_id,
+        "source_graph_id": graph["graph_id"],
+        "seed": seed,
         "direction": direction,
-        "limits": dict(limits),
-        "matches": seeds,
-        "matches_total": len(matches),
-        "status": "matched" if matches else "no-match",
-        "nodes": nodes,
-        "edges": [result["edges"][i] for i in sorted(used)],
-        "paths": paths[: limits["max_paths"]],
-        "depth": dict(sorted(depth.items())),
-        "truncated": bool(limited),
-        "truncation": {"limits_reached": sorted(limited), "frontier": frontier[:100]},
-        "source_coverage": result["coverage"]["status"],
+        "seed_matches": kept,
+        "graph": sub,
+        "paths": paths,
+        "native_handoffs": handoffs,
+        "summary": {
+            "matched_seeds": len(kept),
+            "traced_nodes": len(nodes),
+            "traced_edges": len(edges),
+            "terminal_paths": len(paths),
+            "native_handoffs": len(handoffs),
+            "observed_facts": len(nodes) + sum(1 for e in edges if not inferred(e)),
+            "inferred_facts": sum(1 for e in edges if inferred(e)),
+            "unknown_facts": sum(1 for u in result["unknowns"] if u.get("node") in touched),
+            "unavailable_facts": 0,
+        },
+        "coverage": {
+            "status": status,
+            "source_graph_status": graph["coverage"]["status"],
+            "total_seed_matches": len(matches),
+            "limits_reached": sorted(walked["limited"]),
+        },
+        "evidence_links": [source_evidence_id, *(o["evidence_id"] for o in observations)],
+        "frontier": walked["frontier"][:100],
     }
+
+
+def _unit(limit: str) -> str:
+    return "depth" if limit == "max_depth" else "items"

@@ -33,7 +33,7 @@ def is_application(evidence: Evidence) -> bool:
         evidence.operation == OPERATION
         and isinstance(result, Mapping)
         and result.get("schema") == SCHEMA
-        and "nodes" in result
+        and "graph" in result
     )
 
 
@@ -70,18 +70,18 @@ def _reference(evidence_id: str, view: str, **extra: Any) -> dict[str, Any]:
 
 
 def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
-    nodes = result["nodes"]
+    nodes = result["graph"]["nodes"]
     by_role: dict[str, list[str]] = defaultdict(list)
     for n in nodes:
         for r in n.get("roles", ()):
-            by_role[r["role"]].append(n["id"])
+            by_role[r["role"]].append(n["node_id"])
     channels = [
-        {"channel": n["channel"], "ends": n["ends"], "linked": n["linked"], "node_id": n["id"]}
+        {"channel": n["channel"], "ends": n["ends"], "linked": n["linked"], "node_id": n["node_id"]}
         for n in nodes
         if n["kind"] == "ipc-channel"
     ]
     windows = [
-        {"node_id": n["id"], "web_preferences": n["web_preferences"], "location": n["location"]}
+        {"node_id": n["node_id"], "web_preferences": n["web_preferences"], "location": n["location"]}
         for n in nodes
         if n["kind"] == "browser-window"
     ]
@@ -91,7 +91,13 @@ def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
         if n["kind"] == "module" and n.get("bundlers"):
             bundles.setdefault(
                 n["path"],
-                {"node_id": n["id"], "bundlers": n["bundlers"], "bundled_modules": 0, "named": 0, "recovered_by": {}},
+                {
+                    "node_id": n["node_id"],
+                    "bundlers": n["bundlers"],
+                    "bundled_modules": 0,
+                    "named": 0,
+                    "recovered_by": {},
+                },
             )
     for n in nodes:
         if n["kind"] == "bundled-module":
@@ -140,9 +146,9 @@ def summary(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
 
 
 def _module(result: Mapping[str, Any], args: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    nodes = result["nodes"]
+    nodes = result["graph"]["nodes"]
     if args.get("node_id") is not None:
-        found = [n for n in nodes if n["id"] == args["node_id"]]
+        found = [n for n in nodes if n["node_id"] == args["node_id"]]
         if not found:
             return Failure(
                 invalid_request(
@@ -168,7 +174,7 @@ def _module(result: Mapping[str, Any], args: Mapping[str, Any]) -> Result[dict[s
                     field="path",
                     accepted="node_id",
                     reason="ambiguous",
-                    candidates=[n["id"] for n in found],
+                    candidates=[n["node_id"] for n in found],
                 )
             )
     else:
@@ -178,8 +184,8 @@ def _module(result: Mapping[str, Any], args: Mapping[str, Any]) -> Result[dict[s
             )
         )
     node = found[0]
-    outgoing = [e for e in result["edges"] if e["from"] == node["id"]]
-    incoming = [e for e in result["edges"] if e["to"] == node["id"]]
+    outgoing = [e for e in result["graph"]["edges"] if e["source_node_id"] == node["node_id"]]
+    incoming = [e for e in result["graph"]["edges"] if e["target_node_id"] == node["node_id"]]
     return Success(
         {
             "node": node,
@@ -193,7 +199,7 @@ def _module(result: Mapping[str, Any], args: Mapping[str, Any]) -> Result[dict[s
 
 
 def _modules(result: Mapping[str, Any], args: Mapping[str, Any]) -> dict[str, Any]:
-    items = [n for n in result["nodes"] if n["kind"] in MODULE_KINDS]
+    items = [n for n in result["graph"]["nodes"] if n["kind"] in MODULE_KINDS]
     page = paginate(items, args.get("offset", 0), args.get("limit", DEFAULT_LIMIT))
     return {"items": list(page.items), **page.envelope(), "source_coverage": result["coverage"]["status"]}
 

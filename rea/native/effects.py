@@ -44,3 +44,8 @@ class ReleaseNative:
 @attrs.frozen(kw_only=True)
 class NativeLineage:
     """Process-lineage snapshots of every provider started on this connection."""
+
+
+@attrs.frozen(kw_only=True)
+class NativeActivity:
+    """Request activity of every started provider: the request in flight and those queued behind it."""

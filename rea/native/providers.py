@@ -50,14 +50,113 @@ def angr_profile_parameters(version: str) -> dict[str, Any]:
     }
 
 
-def candidate_records(facts: Sequence[Mapping[str, Any]], selected: str | None) -> list[dict[str, Any]]:
-    """binary_session.analysis_provider_candidates: sorted by id, target support unknown without a target."""
+# The reference's stable reasons a deep provider cannot take part in target selection.
+PROVIDER_REJECTION_CODES = (
+    "not_configured",
+    "executable_missing",
+    "runtime_missing",
+    "unsupported_host",
+    "unsupported_version",
+    "target_kind_unsupported",
+    "target_format_unsupported",
+    "architecture_unsupported",
+    "target_role_unsupported",
+    "managed_target_unsupported",
+    "open_options_invalid",
+    "version_unresolved",
+)
+# An installed provider this build cannot drive: the host (this REA build) does not support it.
+NO_ADAPTER_CODE = "unsupported_host"
+PROVIDER_EFFECTS = (
+    "mutates_artifact",
+    "launches_process",
+    "may_show_ui",
+    "may_access_network",
+    "may_write_filesystem",
+    "changes_permissions",
+    "requires_root",
+)
+# angr runs in an owned worker process and caches its analysis under REA_CACHE_DIR
+ANGR_EFFECTS = ("launches_process", "may_write_filesystem")
+
+
+def _identity(fact: Mapping[str, Any]) -> dict[str, Any]:
+    return {"id": fact["id"], "name": PROVIDER_NAMES.get(fact["id"], fact["id"]), "version": fact.get("version")}
+
+
+def _no_adapter_reason(provider_id: str) -> str:
+    return f"{PROVIDER_NAMES.get(provider_id, provider_id)} is installed, but this REA build has no adapter for it."
+
+
+def rejection(fact: Mapping[str, Any], target_format: str | None) -> tuple[str, str] | None:
+    """(code, reason) why a provider cannot take a target (None: it can), in the reference's order:
+    target support, then host availability, then (ours) an adapter in this build."""
+    if target_format is not None and target_format not in SUPPORTED_FORMATS.get(fact["id"], ()):
+        return "target_format_unsupported", f"{fact['id']} does not analyse {target_format} targets"
+    if not fact["available"]:
+        return fact["code"], fact["reason"]
+    if not fact.get("bindable", True):
+        return NO_ADAPTER_CODE, _no_adapter_reason(fact["id"])
+    return None
+
+
+def capability_set(fact: Mapping[str, Any], operations: Sequence[str]) -> dict[str, Any]:
+    """One provider's native operations, grouped: they share every fact, so there is one group."""
+    usable = fact["available"] and fact.get("bindable", True)
+    if usable:
+        reason, code = None, None
+    elif not fact["available"]:
+        reason, code = fact["reason"], fact["code"]
+    else:
+        reason, code = _no_adapter_reason(fact["id"]), NO_ADAPTER_CODE
+    is_angr = fact["id"] == "angr"
+    return {
+        "provider": _identity(fact),
+        "shared_limitations": list(ANGR_LIMITATIONS) if is_angr else [],
+        "groups": [
+            {
+                "operations": sorted(operations),
+                "available": usable,
+                "reason": reason,
+                "availability_code": code,
+                "effects": list(ANGR_EFFECTS) if is_angr else [],
+                "limitations": [],
+            }
+        ]
+        if operations
+        else [],
+    }
+
+
+def candidate_records(
+    facts: Sequence[Mapping[str, Any]],
+    selected: str | None,
+    target_format: str | None = None,
+    operations: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """binary_session.analysis_provider_candidates: sorted by id; target support is unknown
+    without a target and decided by format with one."""
     records = []
     for fact in sorted(facts, key=lambda f: f["id"]):
         available = fact["available"]
+        formats = list(SUPPORTED_FORMATS.get(fact["id"], ()))
+        if target_format is None:
+            support: dict[str, Any] = {
+                "status": "unknown",
+                "code": None,
+                "reason": "No target is open; support is decided when open_binary names one.",
+            }
+        elif target_format in formats:
+            support = {"status": "supported", "code": None, "reason": None}
+        else:
+            support = {
+                "status": "unsupported",
+                "code": "target_format_unsupported",
+                "reason": f"{fact['id']} does not analyse {target_format} targets",
+            }
         records.append(
             {
-                "provider": {"id": fact["id"], "name": PROVIDER_NAMES[fact["id"]], "version": fact.get("version")},
+                "provider": _identity(fact),
                 "availability": {
                     "status": "available" if available else "unavailable",
                     "code": None if available else fact["code"],
@@ -65,22 +164,65 @@ def candidate_records(facts: Sequence[Mapping[str, Any]], selected: str | None) 
                     "remediation": None if available else fact.get("remediation"),
                     "diagnostics": dict(fact.get("diagnostics", {})),
                 },
-                "target_support": {
-                    "status": "unknown",
-                    "code": None,
-                    "reason": "Target support is decided when open_binary names a target.",
-                    "formats": list(SUPPORTED_FORMATS[fact["id"]]),
-                },
-                "embedded": fact["id"] == EMBEDDED_DEFAULT,
+                "target_support": {**support, "diagnostics": {}, "formats": formats},
                 "selected": fact["id"] == selected,
+                "capabilities": [capability_set(fact, operations)],
+                "embedded": fact["id"] == EMBEDDED_DEFAULT,
                 "limitations": list(ANGR_LIMITATIONS) if fact["id"] == "angr" else [],
             }
         )
     return records
 
 
-def _selection_error(code: str, message: str, action: str, **selection: Any) -> ReaError:
-    return ReaError(code=code, message=message, details={"selection": selection}, action=action)
+def _selection_error(
+    code: str,
+    message: str,
+    action: str,
+    *,
+    reason: str,
+    requested: str,
+    source: str,
+    status: str,
+    facts: Sequence[Mapping[str, Any]],
+    target_format: str,
+    **extra: Any,
+) -> ReaError:
+    """The reference's ProviderSelectionError details (operation, selection_reason, requested_provider_id,
+    candidate_ids, rejections) and our `selection` block, whose candidates carry their rejection codes."""
+    ordered = sorted(facts, key=lambda f: f["id"])
+    rejected = {f["id"]: rejection(f, target_format) for f in ordered}
+    rejections = [
+        {"provider_id": f["id"], "code": why[0], "reason": why[1], "diagnostics": dict(f.get("diagnostics", {}))}
+        for f in ordered
+        if (why := rejected[f["id"]]) is not None
+    ]
+    candidates = [
+        {
+            "provider_id": f["id"],
+            "available": rejected[f["id"]] is None,
+            "code": None if rejected[f["id"]] is None else rejected[f["id"]][0],
+        }
+        for f in ordered
+    ]
+    return ReaError(
+        code=code,
+        message=message,
+        details={
+            "operation": "open_binary",
+            "selection_reason": reason,
+            "requested_provider_id": requested,
+            "candidate_ids": [f["id"] for f in ordered],
+            "rejections": rejections,
+            "selection": {
+                "requested": requested,
+                "source": source,
+                "status": status,
+                "candidates": candidates,
+                **extra,
+            },
+        },
+        action=action,
+    )
 
 
 def select_provider(
@@ -88,40 +230,61 @@ def select_provider(
 ) -> Result[dict[str, Any] | None, ReaError]:
     """The binding for a target, None when auto finds no provider for its format, or a typed refusal.
 
-    Precedence: the request's provider_id, then REA_ANALYSIS_PROVIDER, then auto
-    (the embedded default when it supports the target, else the single available
-    candidate that does).
+    Precedence: the request's provider_id, then REA_ANALYSIS_PROVIDER, then auto (the
+    embedded default when it supports the target, else the single available candidate
+    that does). A concrete choice is checked as the reference checks it: known, then
+    target support, then host availability (then, ours, an adapter in this build).
+    Refusal codes follow the reference: provider_unavailable for an unavailable provider,
+    capability_unavailable for the rest.
     """
     by_id = {f["id"]: f for f in facts}
-    ids = sorted(by_id)
+    known = sorted(set(by_id) | set(PROVIDER_NAMES))
     choice, source = (requested, "request") if requested not in (None, "auto") else (environment, "environment")
     if choice in (None, "auto", ""):
         choice, source = None, "auto"
+    common = {"facts": facts, "target_format": target_format}
     if choice is not None:
         if choice not in by_id:
             return Failure(
                 _selection_error(
                     "capability_unavailable",
-                    f"{choice!r} is not a deep-analysis provider REA knows (from {source}). Known: {', '.join(ids)}.",
+                    f"{choice!r} is not a deep-analysis provider REA knows (from {source}). Known: {', '.join(known)}.",
                     'Pass provider_id "auto" or one of the known ids.',
+                    reason="unknown_provider",
                     requested=choice,
                     source=source,
                     status="unknown_provider",
-                    candidates=ids,
+                    **common,
                 )
             )
         fact = by_id[choice]
+        if target_format not in SUPPORTED_FORMATS[choice]:
+            return Failure(
+                _selection_error(
+                    "capability_unavailable",
+                    f"Provider {choice!r} does not analyse {target_format} targets "
+                    f"(it takes {', '.join(SUPPORTED_FORMATS[choice])}).",
+                    "Open a native executable or library, or omit provider_id.",
+                    reason="target_unsupported",
+                    requested=choice,
+                    source=source,
+                    status="target_format_unsupported",
+                    format=target_format,
+                    **common,
+                )
+            )
         if not fact["available"]:
             return Failure(
                 _selection_error(
                     "provider_unavailable",
                     f"Provider {choice!r} is unavailable on this host: {fact['reason']}",
                     fact.get("remediation") or 'Choose provider_id "auto" to use the embedded angr provider.',
+                    reason="provider_unavailable",
                     requested=choice,
                     source=source,
                     status="unavailable",
                     availability_code=fact["code"],
-                    candidates=ids,
+                    **common,
                 )
             )
         if not fact.get("bindable", True):
@@ -130,23 +293,12 @@ def select_provider(
                     "provider_unavailable",
                     f"Provider {choice!r} is installed, but this REA build has no adapter for it yet.",
                     'Use provider_id "angr" (or "auto"), the embedded provider.',
+                    reason="provider_unavailable",
                     requested=choice,
                     source=source,
                     status="adapter_missing",
-                    candidates=ids,
-                )
-            )
-        if target_format not in SUPPORTED_FORMATS[choice]:
-            return Failure(
-                _selection_error(
-                    "capability_unavailable",
-                    f"Provider {choice!r} does not analyse {target_format} targets "
-                    f"(it takes {', '.join(SUPPORTED_FORMATS[choice])}).",
-                    "Open a native executable or library, or omit provider_id.",
-                    requested=choice,
-                    source=source,
-                    status="target_format_unsupported",
-                    format=target_format,
+                    availability_code=NO_ADAPTER_CODE,
+                    **common,
                 )
             )
         return Success(binding(fact, source))
@@ -157,26 +309,41 @@ def select_provider(
         return Success(None)
     default = next((f for f in usable if f["id"] == EMBEDDED_DEFAULT), None)
     if default is not None:
-        return Success(binding(default, "auto-embedded-default" if len(usable) > 1 else "auto-single-candidate"))
+        # the reference has one auto source; which auto rule chose is our extra detail
+        return Success(
+            binding(
+                default,
+                "auto-single-candidate",
+                detail="embedded-default" if len(usable) > 1 else "single-candidate",
+            )
+        )
     if len(usable) == 1:
-        return Success(binding(usable[0], "auto-single-candidate"))
+        return Success(binding(usable[0], "auto-single-candidate", detail="single-candidate"))
     return Failure(
         _selection_error(
             "capability_unavailable",
             "More than one provider could analyse this target and none is the default.",
             "Pass provider_id with one of the candidates.",
+            reason="ambiguous",
             requested="auto",
             source="auto",
             status="ambiguous",
-            candidates=sorted(f["id"] for f in usable),
+            usable=sorted(f["id"] for f in usable),
+            **common,
         )
     )
 
 
-def binding(fact: Mapping[str, Any], source: str) -> dict[str, Any]:
+def binding(fact: Mapping[str, Any], source: str, detail: str | None = None) -> dict[str, Any]:
+    """A bound route: provider, reference selection source, committed profile, and (our extra) the auto rule."""
     provider = Provider(id=fact["id"], name=PROVIDER_NAMES[fact["id"]], version=fact["version"])
     profile = create_profile(provider, PROFILE_SCHEMA_VERSION, angr_profile_parameters(fact["version"]))
-    return {"provider": provider.to_json(), "selection_source": source, "analysis_profile": profile.to_json()}
+    return {
+        "provider": provider.to_json(),
+        "selection_source": source,
+        "analysis_profile": profile.to_json(),
+        "selection_detail": detail,
+    }
 
 
 def unavailable_reason(binding_value: Mapping[str, Any] | None, target_format: str | None) -> str:

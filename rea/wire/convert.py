@@ -3,7 +3,8 @@
 Inbound: arguments already checked against the derived schema are structured
 into the tool's argument record (cattrs, unknown keys rejected), which fills
 every default from the one place it is written. Outbound: records become plain
-JSON trees (`to_wire`), dropping `omit_none` fields that are None and turning
+JSON trees (`to_wire`), dropping `omit_none` fields that are None, `absent` fields
+the caller did not send, and turning
 tuples into lists, so canonical JSON and orjson see the same value.
 """
 
@@ -17,7 +18,7 @@ import cattrs
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
-from rea.wire.schema import wire_name, wire_of
+from rea.wire.schema import ABSENT, wire_name, wire_of
 
 CONVERTER = cattrs.Converter(forbid_extra_keys=True, prefer_attrib_converters=False)
 
@@ -30,7 +31,7 @@ def to_wire(value: Any) -> Any:
         out: dict[str, Any] = {}
         for attribute in attrs.fields(type(value)):
             item = getattr(value, attribute.name)
-            if item is None and wire_of(attribute).omit_none:
+            if item is ABSENT or (item is None and wire_of(attribute).omit_none):
                 continue
             out[wire_name(attribute)] = to_wire(item)
         return out

@@ -13,6 +13,9 @@ Rules (an h11-style table would add nothing; they are few):
 - In an input record a field is required when it has no default, and its default
   is advertised. In an output record every field is required, except fields marked
   `omit_none`, which are absent (not null) when None.
+- An input field marked `absent` may be omitted, and omitting it differs from sending
+  null (a partial update keeps what was there; null sets null): its default is the
+  `ABSENT` marker, never advertised and never sent on.
 - `Open` is the one untyped node: it must say what it holds (a description), so an
   untyped result cannot slip in unnoticed (see `untyped_nodes`).
 """
@@ -38,15 +41,36 @@ class Role(enum.Enum):
 
 @attrs.frozen(kw_only=True)
 class Wire:
-    """Per-field wire facts: prose, constraints, and whether None means absent."""
+    """Per-field wire facts: prose, constraints, and whether None (or `ABSENT`) means absent."""
 
     description: str = ""
     omit_none: bool = False
+    absent: bool = False
     constraints: Mapping[str, Any] = attrs.field(factory=dict)
     # a literal schema for this field (used sparingly, for shapes types cannot say)
     schema: Mapping[str, Any] | None = None
     # the CLI may skip fields it cannot express as a flag
     cli: bool = True
+
+
+class _Absent:
+    """The default of an `absent` input field: the caller did not send it."""
+
+    _instance: _Absent | None = None
+
+    def __new__(cls) -> _Absent:
+        if cls._instance is None:
+            cls._instance = super().__new__(cls)
+        return cls._instance
+
+    def __repr__(self) -> str:
+        return "ABSENT"
+
+    def __bool__(self) -> bool:
+        return False
+
+
+ABSENT: Any = _Absent()
 
 
 def field(
@@ -55,14 +79,27 @@ def field(
     default: Any = attrs.NOTHING,
     factory: Any = None,
     omit_none: bool = False,
+    absent: bool = False,
     schema: Mapping[str, Any] | None = None,
     cli: bool = True,
     alias: str | None = None,
     **constraints: Any,
 ) -> Any:
     """An attrs field carrying its wire facts; `constraints` are JSON Schema keywords
-    (minimum, maximum, pattern, minLength, maxLength, minItems, maxItems, uniqueItems)."""
-    meta = {"wire": Wire(description=description, omit_none=omit_none, constraints=constraints, schema=schema, cli=cli)}
+    (minimum, maximum, pattern, minLength, maxLength, minItems, maxItems, uniqueItems).
+    `absent=True` makes an optional input whose omission is kept apart from null."""
+    meta = {
+        "wire": Wire(
+            description=description,
+            omit_none=omit_none,
+            absent=absent,
+            constraints=constraints,
+            schema=schema,
+            cli=cli,
+        )
+    }
+    if absent:
+        return attrs.field(default=ABSENT, metadata=meta, alias=alias)
     if factory is not None:
         return attrs.field(factory=factory, metadata=meta, alias=alias)
     if omit_none and default is attrs.NOTHING:
@@ -173,7 +210,7 @@ def _field_schema(attribute: attrs.Attribute[Any], tp: Any, role: Role) -> dict[
     if meta.description:
         body["description"] = meta.description
     default = attribute.default
-    if role is Role.INPUT and default is not attrs.NOTHING and not meta.omit_none:
+    if role is Role.INPUT and default is not attrs.NOTHING and not meta.omit_none and not meta.absent:
         factory = getattr(default, "factory", None)  # an attrs Factory: its product is the default
         body["default"] = _json_default(factory() if callable(factory) else default)
     return body

@@ -12,7 +12,7 @@ from typing import Any
 from collections.abc import Iterable, Mapping
 
 from rea.catalog.contract import ToolContract
-from rea.catalog.schemas import evidence_output, input_schema, session_output
+from rea.catalog.schemas import bind_id, evidence_output, input_schema, obj, session_output
 from rea.wire.schema import Role, record_schema, schema_of
 
 
@@ -60,16 +60,27 @@ def session_tool(
     *,
     args: type,
     result: Any,
+    beside: type | None = None,
     examples: Iterable[Mapping[str, Any]] | None = None,
     **contract: Any,
 ) -> ToolContract:
-    """A lifecycle tool answering `{"result": result}` with no Evidence."""
+    """A lifecycle tool answering `{"result": result}` with no Evidence.
+
+    `beside` is a record whose fields sit next to `result` in structuredContent: our
+    facts for a tool whose reference `result` has a type they would change (close_binary's
+    `null`)."""
+    result_schema = schema_of(result, Role.OUTPUT)
+    if beside is None:
+        output = session_output(result_schema)
+    else:
+        extra = record_schema(beside, Role.OUTPUT)
+        output = bind_id(obj({"result": result_schema, **extra["properties"]}, ("result", *extra.get("required", ()))))
     return ToolContract(
         name=name,
         title=title,
         description=description,
         input_schema=args_schema(args, examples),
-        output_schema=session_output(schema_of(result, Role.OUTPUT)),
+        output_schema=output,
         result_kind="session",
         args_type=args,
         result_type=result,

@@ -7,6 +7,7 @@ retained reference) and never rerun the producer.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from collections.abc import Generator, Mapping
 
@@ -17,8 +18,10 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
 from rea.javascript import compare as cmp
 from rea.javascript import trace as tr
+from rea.javascript.semantics import semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.javascript.graph import DEFAULT_LIMITS, build_graph, select_text_files, tree_digest
+from rea.javascript.graph import build_graph, select_text_files, tree_digest
+from rea.javascript.record import application_result, contradiction, inventory_manifest_id
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress
 from rea.session import Session, record, resolve
@@ -57,9 +60,9 @@ def batches(files: list[dict[str, Any]], parallel: bool = False) -> list[list[di
 
 
 def analyze_javascript_application(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-    limits = {**DEFAULT_LIMITS, **args.get("limits", {})}
-    fmt = args.get("format", "auto")
-    policy = args.get("integrity_policy", "fail-closed")
+    limits = dict(args["limits"])
+    fmt = args["format"]
+    policy = "fail" if args["integrity_policy"] == "fail-closed" else args["integrity_policy"]
     yield ReportProgress(phase="scanning", message=f"listing {args['input_path']}")
     scanned = yield ScanApplication(
         path=args["input_path"], format=fmt, max_entries=limits["max_entries"], max_depth=limits["max_depth"]
@@ -67,7 +70,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     if not is_successful(scanned):
         return _fail(session, scanned.failure())
     scan = scanned.unwrap()
-    if scan.get("integrity_contradictions") and policy == "fail-closed":
+    if scan.get("integrity_contradictions") and policy == "fail":
         return _fail(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
     chosen, read_omissions = select_text_files(scan["files"], limits)
     total_bytes = sum(f["size"] for f in chosen)
@@ -94,7 +97,7 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
             contradicted = [
                 f["integrity_contradiction"] for f in extracted.unwrap() if f.get("integrity_contradiction")
             ]
-            if contradicted and policy == "fail-closed":
+            if contradicted and policy == "fail":
                 return _fail(session, _integrity_failure(args["input_path"], contradicted[0]))
             facts.extend(extracted.unwrap())
             done += len(batch)
@@ -108,37 +111,41 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
         )
         if not is_successful(partial):
             raise
-        evidence = partial.unwrap()
-        return Outcome(
-            session=record(session, (evidence,)),
-            reply=Failure(
-                ReaError(
-                    code="cancelled",
-                    message=(
-                        f"Cancelled during parsing after {done} of {len(chosen)} files; the graph of the files read is "
-                        f"retained as partial Evidence {evidence.evidence_id}."
-                    ),
-                    details={
-                        "phase": "parsing",
-                        "files_done": done,
-                        "files_total": len(chosen),
-                        "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
-                    },
-                    action="Read the partial Evidence (its coverage is partial), or start the analysis again.",
-                )
-            ),
-        )
+        return _cancelled(session, partial.unwrap(), done, len(chosen))
     created = _record(session, args, scan, facts, limits, read_omissions, fmt, policy, None)
     if not is_successful(created):
         return _fail(session, created.failure())
     evidence = created.unwrap()
     session = record(session, (evidence,))
-    if args.get("detail", "complete") == "summary":
+    if args["detail"] == "summary":
         view = view_evidence(evidence, {"view": "summary"})
         if not is_successful(view):
             return _fail(session, view.failure())
         return Outcome(session=record(session, (view.unwrap(),)), reply=Success(view.unwrap().to_json()))
     return Outcome(session=session, reply=Success(evidence.to_json()))
+
+
+def _cancelled(session: Session, evidence: Evidence, done: int, total: int) -> Outcome:
+    """cancelled, naming the partial Evidence of the files read (retained in the session)."""
+    return Outcome(
+        session=record(session, (evidence,)),
+        reply=Failure(
+            ReaError(
+                code="cancelled",
+                message=(
+                    f"Cancelled during parsing after {done} of {total} files; the graph of the files read is "
+                    f"retained as partial Evidence {evidence.evidence_id}."
+                ),
+                details={
+                    "phase": "parsing",
+                    "files_done": done,
+                    "files_total": total,
+                    "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+                },
+                action="Read the partial Evidence (its coverage is partial), or start the analysis again.",
+            )
+        ),
+    )
 
 
 UNPACKED_CAUSE = (
@@ -147,20 +154,18 @@ UNPACKED_CAUSE = (
 )
 
 
-def _integrity_failure(archive: str, contradiction: Mapping[str, Any]) -> ReaError:
-    unpacked = contradiction.get("unpacked", False)
+def _integrity_failure(archive: str, found: Mapping[str, Any]) -> ReaError:
+    """artifact_integrity_mismatch with the reference's details: {logical_path, declared_sha256,
+    calculated_sha256, unpacked}."""
+    c = contradiction(found)
     return ReaError(
         code="artifact_integrity_mismatch",
         message=(
-            f"{contradiction['path']} in {archive} does not match the SHA-256 its ASAR header declares "
-            f"({contradiction['declared_sha256']}; read {contradiction['observed_sha256']}). Nothing was "
-            "recorded." + (f" {UNPACKED_CAUSE}" if unpacked else "")
+            f"{c['logical_path']} in {archive} does not match the SHA-256 its ASAR header declares "
+            f"({c['declared_sha256']}; read {c['calculated_sha256']}). Nothing was "
+            "recorded." + (f" {UNPACKED_CAUSE}" if c["unpacked"] else "")
         ),
-        details={
-            "path": contradiction["path"],
-            "archive": archive,
-            **{k: contradiction[k] for k in ("declared_sha256", "observed_sha256", "unpacked")},
-        },
+        details={k: c[k] for k in ("logical_path", "declared_sha256", "calculated_sha256", "unpacked")},
         action=(
             'Rerun analyze_javascript_application with integrity_policy "record-and-continue" to record the '
             "mismatch and continue with the verified files."
@@ -179,16 +184,25 @@ def _record(
     policy: str,
     cancelled_during: str | None,
 ):
-    result = build_graph(scan, facts, limits, read_omissions)
-    result["integrity_policy"] = policy
+    built = build_graph(scan, facts, limits, read_omissions)
     if scan["kind"] == "asar":
-        result["application"]["unpacked_directory"] = scan.get("unpacked_directory", False)
+        built["application"]["unpacked_directory"] = scan.get("unpacked_directory", False)
     if cancelled_during is not None:
-        result["coverage"] = {**result["coverage"], "status": "partial", "cancelled_during": cancelled_during}
+        built["coverage"] = {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}
     parser = scan.get("parser", {})
     provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
-    by_path = {f["path"]: f for f in facts}
     root = scan["root"]
+    digest = tree_digest(scan["files"], {f["path"]: f for f in facts})
+    limitations = _limitations(built["coverage"], bool(built["integrity_contradictions"]), cancelled_during)
+    result = application_result(
+        built,
+        input_path=args["input_path"],
+        root_sha256=digest,
+        manifest_id=inventory_manifest_id(scan["files"]),
+        parsers=parser,
+        policy=policy,
+        limitations=limitations,
+    )
     return create_evidence(
         provider=provider,
         operation=OPERATION,
@@ -196,40 +210,36 @@ def _record(
         normalized_result=result,
         subject=Subject(
             name=root.rstrip("/").rsplit("/", 1)[-1] or root,
-            sha256=tree_digest(scan["files"], by_path),
+            sha256=digest,
             format="asar" if scan["kind"] == "asar" else "directory",
             architecture=None,
             local_path=root,
         ),
         analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
         confidence="derived",
-        limitations=(STATIC_NOTICE,)
-        + (
-            (
-                f"Coverage is partial: {', '.join(result['coverage']['limits_reached'])} "
-                "reached; raise the named limit for a complete record.",
-            )
-            if result["coverage"]["limits_reached"]
-            else ()
-        )
-        + (
-            (
-                "Integrity mismatches were recorded and their files quarantined (integrity_contradictions); coverage "
-                "is partial.",
-            )
-            if result["integrity_contradictions"]
-            else ()
-        )
-        + (
-            (
-                f"Partial: the analysis was cancelled during {cancelled_during}; files not read are omitted "
-                "with reason cancelled.",
-            )
-            if cancelled_during
-            else ()
-        ),
+        limitations=limitations,
         locations=({"kind": "artifact-path", "path": root},),
     )
+
+
+def _limitations(coverage: Mapping[str, Any], contradicted: bool, cancelled_during: str | None) -> tuple[str, ...]:
+    out = [STATIC_NOTICE]
+    if coverage["limits_reached"]:
+        out.append(
+            f"Coverage is partial: {', '.join(coverage['limits_reached'])} reached; raise the named limit for a "
+            "complete record."
+        )
+    if contradicted:
+        out.append(
+            "Integrity mismatches were recorded and their files quarantined (integrity_contradictions); coverage "
+            "is partial."
+        )
+    if cancelled_during:
+        out.append(
+            f"Partial: the analysis was cancelled during {cancelled_during}; files not read are omitted with "
+            "reason cancelled."
+        )
+    return tuple(out)
 
 
 def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple[Evidence | None, ReaError | None]:
@@ -252,6 +262,13 @@ def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple
     return evidence, None
 
 
+def _by_reference(value: Any) -> Any:
+    """Inline Evidence in the parameters becomes its reference (the record itself is linked, not copied)."""
+    if isinstance(value, Mapping) and "normalized_result" in value:
+        return {"kind": "retained-evidence", "evidence_id": value.get("evidence_id")}
+    return value
+
+
 def _derived(
     session: Session,
     operation: str,
@@ -261,12 +278,7 @@ def _derived(
     limitations: tuple[str, ...] = (),
 ) -> Outcome:
     parameters = {
-        k: (
-            {"kind": "retained-evidence", "evidence_id": v.get("evidence_id")}
-            if isinstance(v, Mapping) and "normalized_result" in v
-            else v
-        )
-        for k, v in args.items()
+        k: [_by_reference(x) for x in v] if isinstance(v, list) else _by_reference(v) for k, v in args.items()
     }
     created = create_evidence(
         provider=WORKFLOW_PROVIDER,
@@ -285,15 +297,51 @@ def _derived(
     return Outcome(session=record(session, sources + [evidence]), reply=Success(evidence.to_json()))
 
 
+def _observations(session: Session, items: Any, field: str) -> tuple[list[Evidence], ReaError | None]:
+    """Native observation Evidence (inline or retained), checked like any other Evidence input."""
+    out = []
+    for index, item in enumerate(items):
+        found = resolve(session, item, f"{field}[{index}]")
+        if not is_successful(found):
+            return [], found.failure()
+        out.append(found.unwrap())
+    if len({e.evidence_id for e in out}) != len(out):
+        return [], invalid_request(f"{field} must be unique.", field=field, accepted="distinct Evidence records")
+    return out, None
+
+
+def _native(args: Mapping[str, Any], side: str) -> list[Any]:
+    """Native observations given inline and by retained id (the reference's two spellings)."""
+    ids = args[f"{side}native_observation_evidence_ids"]
+    return [*args[f"{side}native_observations"], *({"kind": "retained-evidence", "evidence_id": i} for i in ids)]
+
+
 def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     app, problem = _application(session, args, "application")
     if problem is not None:
         return _fail(session, problem)
     assert app is not None
-    limits = {**tr.DEFAULT_TRACE_LIMITS, **args.get("limits", {})}
-    result = tr.trace_feature(app.normalized_result, args["seed"], args.get("direction", "both"), limits)
-    result["application_evidence_id"] = app.evidence_id
-    return _derived(session, "trace_application_feature", args, result, [app])
+    seed = args["seed"]
+    if seed["value"] == "" and (seed["match"] != "exact" or seed["kind"] == "node-id"):
+        return _fail(
+            session,
+            invalid_request(
+                "An empty seed value must be an exact literal seed: empty containment would match every node.",
+                field="seed.value",
+                accepted='a non-empty value, or "" with match "exact" and a literal kind',
+            ),
+        )
+    observations, problem = _observations(session, _native(args, ""), "native_observations")
+    if problem is not None:
+        return _fail(session, problem)
+    result = tr.trace_feature(app.normalized_result, app.evidence_id, args, [o.to_json() for o in observations])
+    limitations = [STATIC_NOTICE]
+    if seed["kind"] == "native-export":
+        limitations.append("Native add-on exports are not modelled as nodes: a native-export seed matches nothing.")
+    if observations and not any(h["evidence_ids"] for h in result["native_handoffs"]):
+        limitations.append("No native observation names an add-on the trace reaches (matched by file name).")
+    result["limitations"] = limitations
+    return _derived(session, "trace_application_feature", args, result, [app, *observations])
 
 
 def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
@@ -302,44 +350,9 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
         return _fail(session, problem)
     assert app is not None
     query = args["query"]
-    limits = {**tr.DEFAULT_TRACE_LIMITS, **args.get("limits", {})}
-    graph = app.normalized_result
-    if not any(n["id"] == query["node_id"] for n in graph["nodes"]):
-        return _fail(
-            session,
-            invalid_request(
-                f"No node has id {query['node_id']!r}.",
-                field="query.node_id",
-                accepted="a node id from the application record or its views",
-            ),
-        )
-    direction = {"provenance": "backward", "reach": "forward"}[query.get("direction", "reach")]
-    relations = frozenset(query["relations"]) if query.get("relations") else None
-    reached = tr.reach(graph, [query["node_id"]], direction, limits, relations)
-    by_id = {n["id"]: n for n in graph["nodes"]}
-    result = {
-        "query": dict(query),
-        "direction": direction,
-        "application_evidence_id": app.evidence_id,
-        "nodes": [
-            {"id": n, "kind": by_id[n]["kind"], "depth": d} for n, d in sorted(reached["depth"].items()) if n in by_id
-        ],
-        "edges": [graph["edges"][i] for i in reached["edges"]],
-        "truncated": bool(reached["truncated"]),
-        "truncation": {"limits_reached": reached["truncated"], "frontier": reached["frontier"][:100]},
-        "source_coverage": graph["coverage"]["status"],
-    }
-    return _derived(
-        session,
-        "trace_javascript_semantics",
-        args,
-        result,
-        [app],
-        (
-            "Semantic relations here are the graph's module, IPC, bridge, load and URL relations; "
-            "intra-function value flow is not modelled.",
-        ),
-    )
+    limits = {**args["limits"], **{k: v for k, v in (query.get("limits") or {}).items() if k in args["limits"]}}
+    result = semantic_query(app.normalized_result, app.evidence_id, query, limits)
+    return _derived(session, "trace_javascript_semantics", args, result, [app])
 
 
 def _pair(session: Session, args: Mapping[str, Any]) -> tuple[list[Evidence], ReaError | None]:
@@ -357,16 +370,52 @@ def compare_application_versions(session: Session, args: Mapping[str, Any], ctx:
     sides, problem = _pair(session, args)
     if problem is not None:
         return _fail(session, problem)
-    limit = args.get("limits", {}).get("max_comparison_items", 20_000)
-    result = cmp.compare_versions(sides[0].normalized_result, sides[1].normalized_result, limit)
-    result.update(left_evidence_id=sides[0].evidence_id, right_evidence_id=sides[1].evidence_id)
-    return _derived(
-        session,
-        "compare_application_versions",
-        args,
-        result,
-        sides,
-        ("Static equality does not establish unchanged runtime behaviour.",),
+    native = []
+    for side in ("left", "right"):
+        found, problem = _observations(session, _native(args, f"{side}_"), f"{side}_native_observations")
+        if problem is not None:
+            return _fail(session, problem)
+        native += found
+    left, right = (s.normalized_result for s in sides)
+    links = [sides[0].evidence_id, sides[1].evidence_id]
+    result = cmp.compare_versions(left, right, args["limits"]["max_comparison_items"], links)
+    result.update(left=cmp.graph_side(links[0], left), right=cmp.graph_side(links[1], right))
+    graph = cmp.change_graph(left, right, result["items"], args["limits"])
+    omitted = graph.pop("_omitted")
+    result["graph"] = graph
+    result["coverage"].update(omitted_graph_nodes=omitted[0], omitted_graph_edges=omitted[1])
+    if any(omitted):
+        result["coverage"]["status"] = "truncated"
+    limitations = ["Static equality does not establish unchanged runtime behaviour."]
+    if native:
+        limitations.append("Native observations are linked as Evidence; native code is not compared here.")
+        result["evidence_links"] = list(dict.fromkeys([*links, *(n.evidence_id for n in native)]))
+    result["limitations"] = [STATIC_NOTICE, *limitations]
+    return _derived(session, "compare_application_versions", args, result, [*sides, *native], tuple(limitations))
+
+
+HISTORICAL_STATES = ("complete", "partial", "unknown")
+
+
+def _historical(reference: Mapping[str, Any]) -> ReaError | None:
+    """The HistoricalSourceGraph fields this comparison reads, checked (the rest are kept as given)."""
+    entries = reference.get("entries")
+    ok = (
+        reference.get("authority") == "historical-reference"
+        and str(reference.get("schema", "HistoricalSourceGraph/v1")).startswith("HistoricalSourceGraph")
+        and reference.get("inventory_state") in HISTORICAL_STATES
+        and isinstance(reference.get("root_sha256"), str)
+        and re.fullmatch("[a-f0-9]{64}", reference["root_sha256"]) is not None
+        and isinstance(entries, list)
+        and all(isinstance(e, Mapping) and isinstance(e.get("path"), str) and e.get("kind") for e in entries)
+    )
+    if ok:
+        return None
+    return invalid_request(
+        "reference is not a HistoricalSourceGraph: it needs authority historical-reference, inventory_state, "
+        "root_sha256 and entries [{kind, path, sha256?, language?}].",
+        field="reference",
+        accepted="a HistoricalSourceGraph object, or application Evidence (inline or retained)",
     )
 
 
@@ -375,55 +424,68 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
     if problem is not None:
         return _fail(session, problem)
     assert app is not None
-    reference = None
-    if args.get("reference") is not None:
-        found = resolve(session, args["reference"], "reference")
+    application = app.normalized_result
+    given, sources = args.get("reference"), [app]
+    if given is None:
+        entries = cmp.own_sources(application)
+        state = "complete" if cmp.graph_status(application) == "complete" else "partial"
+        side = {
+            "inventory_state": state,
+            "root_sha256": application["root_artifact_sha256"],
+            "kind": "source-map-sources",
+        }
+    elif given.get("authority") == "historical-reference" and "evidence_id" not in given:
+        problem = _historical(given)
+        if problem is not None:
+            return _fail(session, problem)
+        entries = cmp.historical_sources(given)
+        side = {
+            "inventory_state": given["inventory_state"],
+            "root_sha256": given["root_sha256"],
+            "kind": "historical-source-graph",
+        }
+    else:
+        found = resolve(session, given, "reference")
         if not is_successful(found):
             return _fail(session, found.failure())
         checked = check_application(found.unwrap(), "reference")
         if not is_successful(checked):
             return _fail(session, checked.failure())
-        reference = found.unwrap()
-    result = cmp.source_to_bundle(app.normalized_result, None if reference is None else reference.normalized_result)
-    result["application_evidence_id"] = app.evidence_id
-    sources = [app] + ([reference] if reference is not None else [])
-    return _derived(
-        session,
-        "compare_source_to_bundle",
-        args,
-        result,
-        sources,
-        ("Path mappings are static inferences; they do not prove what the bundle loads at runtime.",),
-    )
+        tree = found.unwrap().normalized_result
+        entries = cmp.tree_sources(tree)
+        state = "complete" if cmp.graph_status(tree) == "complete" else "partial"
+        side = {
+            "inventory_state": state,
+            "root_sha256": tree["root_artifact_sha256"],
+            "kind": "application-evidence",
+            "evidence_id": found.unwrap().evidence_id,
+        }
+        sources.append(found.unwrap())
+    links = list(dict.fromkeys(s.evidence_id for s in sources))
+    result = cmp.source_to_bundle(application, entries, side, links, args["limits"])
+    result["application"] = cmp.graph_side(app.evidence_id, application)
+    limitation = "Path mappings are static inferences; they do not prove what the bundle loads at runtime."
+    result["limitations"] = [STATIC_NOTICE, limitation]
+    return _derived(session, "compare_source_to_bundle", args, result, sources, (limitation,))
 
 
 def compare_javascript_export_shapes(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     sides, problem = _pair(session, args)
     if problem is not None:
         return _fail(session, problem)
-    left, lc = cmp.find_export(sides[0].normalized_result, args["left_module_path"], args["left_export_name"])
-    right, rc = cmp.find_export(sides[1].normalized_result, args["right_module_path"], args["right_export_name"])
-    result = cmp.export_shapes(left, right)
-    result.update(
-        left_evidence_id=sides[0].evidence_id,
-        right_evidence_id=sides[1].evidence_id,
-        selectors={
-            "left": [args["left_module_path"], args["left_export_name"]],
-            "right": [args["right_module_path"], args["right_export_name"]],
-        },
-    )
-    if left is None:
-        result["left_candidates"] = lc
-    if right is None:
-        result["right_candidates"] = rc
-    return _derived(
-        session,
-        "compare_javascript_export_shapes",
-        args,
-        result,
-        sides,
-        ("Shapes come from literal objects, classes and direct object returns; nothing is executed.",),
-    )
+    links = [s.evidence_id for s in sides]
+    found, out = [], []
+    for evidence, side in zip(sides, ("left", "right")):
+        module, name = args[f"{side}_module_path"], args[f"{side}_export_name"]
+        hit = cmp.find_export(evidence.normalized_result, module, name)
+        found.append(hit)
+        cap = args["limits"]["max_candidate_exports"]
+        out.append(cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name, cap))
+    statuses = [cmp.graph_status(s.normalized_result) for s in sides]
+    result = cmp.export_shapes(out, found, statuses, links, args["limits"]["max_changes"])
+    limitation = "Shapes come from literal objects, classes and direct object returns; nothing is executed."
+    result["limitations"] = [STATIC_NOTICE, limitation]
+    return _derived(session, "compare_javascript_export_shapes", args, result, sides, (limitation,))
 
 
 PROGRAMS = {

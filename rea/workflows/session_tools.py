@@ -15,12 +15,20 @@ from returns.result import Failure, Result, Success
 from rea import __version__
 from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify_bundle
 from rea.catalog import CATALOG, CLI_COMMANDS
+from rea.catalog.contract import CLIENT_FEATURES
 from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
-from rea.native.effects import DiscoverProviders, NativeLineage, ReleaseNative
-from rea.native.providers import candidate_records, select_provider, unavailable_reason
+from rea.native.effects import DiscoverProviders, NativeActivity, NativeLineage, ReleaseNative
+from rea.native.providers import (
+    EMBEDDED_DEFAULT,
+    PROVIDER_NAMES,
+    candidate_records,
+    capability_set,
+    select_provider,
+    unavailable_reason,
+)
 from rea.paging import paginate
 from rea.program import (
     Context,
@@ -34,7 +42,17 @@ from rea.program import (
     ReportProgress,
     ResolveCommandPath,
 )
-from rea.session import Session, Target, add_unknown_revision, close, merge, open_target
+from rea.session import (
+    DOS_COM_MAX_BYTES,
+    Session,
+    Target,
+    add_unknown_revision,
+    close,
+    header_architecture,
+    is_absolute_path,
+    merge,
+    open_target,
+)
 from rea.unknowns import (
     MUTABLE_FIELDS,
     MUTATION_PREDICATE,
@@ -47,6 +65,9 @@ from rea.unknowns import (
 
 SESSION_PROVIDER = Provider(id="rea-session", name="REA session ledger", version=__version__)
 NOT_OBSERVED = {"status": "not_observed"}
+SKILL_NAME = "rea"
+# The operations a deep-analysis provider answers: the target tools that run its engine.
+NATIVE_OPERATIONS = tuple(sorted(c.name for c in CATALOG if c.requires_target and "launchesProcess" in c.effects))
 
 
 def _done(session: Session, result: Any) -> Outcome:
@@ -71,7 +92,12 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
     identity = _catalog_identity()
     server = ctx.server
     return {
-        "package": {"name": server.package, "version": server.version},
+        "package": {
+            "name": server.package,
+            "version": server.version,
+            "root_path": server.root_path,
+            "build_commit": server.build_commit,
+        },
         "server": {
             "name": "rea",
             "version": server.version,
@@ -79,10 +105,24 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
             "command_path": server.server_path,
             "transport": server.transport,
         },
-        "sdk": {"name": "mcp", "version": server.sdk_version},
+        # one Python SDK distribution is server, test client and protocol core at once
+        "sdk": {
+            "server": server.sdk_version,
+            "client_test": server.sdk_version,
+            "core": server.sdk_version,
+            "name": "mcp",
+            "version": server.sdk_version,
+        },
         "negotiated_protocol_version": server.negotiated_protocol_version,
         "client": server.client,
-        "protocol_features": {"progress": True, "cancellation": True, "tools_list_changed": False},
+        "skill": {"name": SKILL_NAME, "expected_version": server.version},
+        "protocol_features": {
+            "progress": True,
+            "cancellation": True,
+            "elicitation": False,
+            "evidence_resources": False,
+            "tools_list_changed": False,
+        },
         "response_budget": {"max_response_bytes": ctx.max_response_bytes, "envelope_reserve_bytes": 1024},
         "input_schema_profile": ctx.input_schema_profile,
         "catalog": identity,
@@ -97,6 +137,43 @@ def server_identity(ctx: Context, expected: Mapping[str, str]) -> dict[str, Any]
     }
 
 
+def _target_fields(target: Target) -> dict[str, Any]:
+    """The reference's target facts, at the top of open_binary and binary_session results."""
+    return {
+        "path": target.path,
+        "format": target.format,
+        "kind": target.target_kind,
+        "sha256": target.sha256,
+        "architecture": target.architecture,
+    }
+
+
+def _route(
+    session: Session, facts: list[Mapping[str, Any]], ctx: Context
+) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """(provider, providers, capabilities) of the current route.
+
+    Bound: the binding's provider and its capabilities. No target: the configured default
+    (REA_ANALYSIS_PROVIDER, else the embedded angr) and its capabilities. A target no provider
+    analyses: the configured default as `provider`, and no route."""
+    by_id = {f["id"]: f for f in facts}
+    binding = session.provider_binding
+    if binding is not None:
+        provider = dict(binding["provider"])
+        fact = by_id.get(provider["id"], {"id": provider["id"], "available": True, "version": provider["version"]})
+        return provider, [provider], [capability_set(fact, NATIVE_OPERATIONS)]
+    configured = ctx.analysis_provider if ctx.analysis_provider in PROVIDER_NAMES else EMBEDDED_DEFAULT
+    fact = by_id.get(configured)
+    provider = {
+        "id": configured,
+        "name": PROVIDER_NAMES[configured],
+        "version": None if fact is None else fact.get("version"),
+    }
+    if session.target is not None or fact is None:
+        return provider, [], []
+    return provider, [provider], [capability_set(fact, NATIVE_OPERATIONS)]
+
+
 def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     expected = {k: v for k, v in args.items() if k.startswith("expected_")}
     if "expected_server_path" in expected:
@@ -104,33 +181,88 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
         expected["expected_server_path"] = resolved.unwrap()
     candidates = (yield DiscoverProviders()).unwrap()
     lineage = (yield NativeLineage()).unwrap()
+    activity = (yield NativeActivity()).unwrap()
     selected = None if session.provider_binding is None else session.provider_binding["provider"]["id"]
-    return _done(
-        session,
-        {
-            "open": session.target is not None,
-            "target": None if session.target is None else session.target.to_json(),
-            "server_identity": server_identity(ctx, expected),
-            "tool_availability": grouped_availability(
-                CATALOG, target_open=session.target is not None, client_features=ctx.server.client_features
-            ),
-            "analysis_provider_candidates": candidate_records(candidates, selected),
-            "analysis_provider_binding": session.provider_binding,
-            "analysis_run": _run(session, lineage),
-            "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
-        },
+    provider, providers, capabilities = _route(session, candidates, ctx)
+    features = ctx.server.client_features
+    result: dict[str, Any] = {
+        "open": session.target is not None,
+        "architecture": None,
+        "provider": provider,
+        "providers": providers,
+        "capabilities": capabilities,
+        "analysis_run": _run(session, lineage),
+        "analysis_activity": activity,
+        "analysis_provider_binding": session.provider_binding,
+        "analysis_provider_candidates": candidate_records(
+            candidates, selected, None if session.target is None else session.target.format, NATIVE_OPERATIONS
+        ),
+        "tool_availability": grouped_availability(
+            CATALOG, target_open=session.target is not None, client_features=features
+        ),
+        "client_features": {name: name in features for name in CLIENT_FEATURES},
+        "server_identity": server_identity(ctx, expected),
+        "target": None if session.target is None else session.target.to_json(),
+        "ledger": {"records": len(session.evidence), "unknowns": len(heads(session.unknown_revisions))},
+    }
+    if session.target is not None:
+        result.update(_target_fields(session.target))
+    return _done(session, result)
+
+
+def _refused_option(name: str, message: str, action: str) -> ReaError:
+    return ReaError(
+        code="capability_unavailable",
+        message=message,
+        details={"reason": f"{name}_unsupported", "field": name},
+        action=action,
     )
+
+
+def _open_option_refusal(args: Mapping[str, Any]) -> ReaError | None:
+    """Reference options this build cannot honour, refused before anything is read or changed."""
+    if args.get("existing_project") is not None:
+        return _refused_option(
+            "existing_project",
+            "open_binary cannot open an existing analysis project: that needs the Ghidra adapter, which this REA "
+            "build does not have (the embedded angr provider analyses files directly).",
+            "Call open_binary with the absolute path of the program's original file instead of existing_project.",
+        )
+    if args.get("snapshot_path") is not None:
+        return _refused_option(
+            "snapshot_path",
+            "open_binary cannot restore an analysis snapshot: REA writes none. angr's analysis is cached "
+            "automatically by target digest and analysis profile, so reopening the same file reuses it.",
+            "Call open_binary again without snapshot_path.",
+        )
+    return None
 
 
 def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     """Select a target and bind one provider; a failure leaves the previous binding untouched."""
+    refused = _open_option_refusal(args)
+    if refused is not None:
+        return _fail(session, refused)
     yield ReportProgress(phase="identifying target", message=f"hashing {args['path']}")
     facts = yield IdentifyTarget(path=args["path"])
     if not is_successful(facts):
         return _fail(session, facts.failure())
     facts = facts.unwrap()
+    fmt, architecture = facts.format, facts.architecture
+    if args.get("format") == "dos-com":
+        if facts.kind != "file" or not 1 <= facts.size <= DOS_COM_MAX_BYTES:
+            return _fail(
+                session,
+                invalid_request(
+                    f"open_binary: format dos-com needs a file of 1 to {DOS_COM_MAX_BYTES} bytes (one 64 KiB segment "
+                    f"minus the 256-byte PSP); {args['path']} is a {facts.kind} of {facts.size} bytes",
+                    field="format",
+                    accepted=f"dos-com only for a headerless DOS COM file of 1 to {DOS_COM_MAX_BYTES} bytes",
+                ),
+            )
+        fmt, architecture = "dos-com", header_architecture(b"", "dos-com")
     candidates = (yield DiscoverProviders()).unwrap()
-    selected = select_provider(candidates, args.get("provider_id"), ctx.analysis_provider, facts.format)
+    selected = select_provider(candidates, args.get("provider_id"), ctx.analysis_provider, fmt)
     if not is_successful(selected):
         return _fail(session, selected.failure())
     binding = selected.unwrap()
@@ -141,38 +273,59 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
         name=facts.path.rstrip("/").rsplit("/", 1)[-1] or facts.path,
         sha256=facts.sha256,
         size=facts.size,
-        format=facts.format,
+        format=fmt,
         kind=facts.kind,
+        architecture=architecture,
     )
     opened = open_target(session, target, run_id, binding)
-    limitations = [] if binding is not None else [unavailable_reason(None, facts.format)]
+    limitations = [] if binding is not None else [unavailable_reason(None, fmt)]
     if not is_successful(released):
         limitations.append(f"The previous target's engine did not stop cleanly: {released.failure().message}")
     return _done(
         opened,
         {
-            "target": target.to_json(),
+            **_target_fields(target),
+            "loaderArgs": [],
+            "name": target.name,
+            "size": target.size,
             "analysis_run": {"run_id": run_id, "process_lineage": NOT_OBSERVED},
             "analysis_provider_binding": binding,
             "limitations": limitations,
+            "target": target.to_json(),
         },
     )
 
 
 def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    """Stop owned engines, then clear the ledger; a cleanup failure is reported, the ledger still cleared."""
+    """Stop owned engines, then clear the ledger; a cleanup failure is reported, the ledger still cleared.
+
+    The reference answers `result: null` when no snapshot is written (and REA writes none), so
+    our cleanup facts travel beside it in `closed` instead of changing result's type."""
+    if args.get("snapshot_path") is not None:
+        return _fail(
+            session,
+            _refused_option(
+                "snapshot_path",
+                "close_binary cannot write an analysis snapshot: REA keeps none (angr's analysis is cached "
+                "automatically by target digest and analysis profile). Nothing was closed.",
+                "Call close_binary without snapshot_path; export_evidence_bundle first if the records are needed.",
+            ),
+        )
     released = yield ReleaseNative()
-    summary = {
-        "closed_target": None if session.target is None else session.target.to_json(),
-        "cleared": {"records": len(session.evidence), "unknowns": len(session.unknown_revisions)},
-    }
+    target = None if session.target is None else session.target.to_json()
+    cleared = {"records": len(session.evidence), "unknowns": len(session.unknown_revisions)}
     if not is_successful(released):
         error = released.failure()
-        return _fail(close(session), error.with_details(**summary))
-    return _done(close(session), {**summary, "cleanup": released.unwrap()})
+        return _fail(close(session), error.with_details(closed_target=target, cleared=cleared))
+    return Outcome(
+        session=close(session),
+        reply=Success({"result": None, "closed": {"target": target, "cleared": cleared, "cleanup": released.unwrap()}}),
+    )
 
 
 def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    """complete: result is the canonical bundle itself (equal to an exported file's content);
+    summary: the evidence-bundle-summary of the retained records."""
     detail = args.get("detail", "complete")
     filters = args.get("filters")
     if filters is not None and detail != "summary":
@@ -185,11 +338,23 @@ def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context)
             ),
         )
     if detail == "summary":
-        return _done(session, summary(session.ledger, len(heads(session.unknown_revisions)), filters or {}))
-    return _done(session, {"detail": "complete", "bundle": bundle_json(session)})
+        return _done(session, summary(session.ledger, len(session.unknown_revisions), filters or {}))
+    return _done(session, bundle_json(session))
+
+
+def _relative_path(tool: str, path: str) -> ReaError | None:
+    if is_absolute_path(path):
+        return None
+    return invalid_request(
+        f"{tool}: path must be an absolute local filesystem path (for example /tmp/evidence.json); got {path!r}",
+        field="path",
+        accepted="an absolute path, e.g. /tmp/evidence.json or C:\\rea\\evidence.json",
+    )
 
 
 def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    if (relative := _relative_path("export_evidence_bundle", args["path"])) is not None:
+        return _fail(session, relative)
     receipt = yield PublishAtomically(
         path=args["path"],
         chunks=lambda: bundle_chunks(session),
@@ -221,6 +386,8 @@ def _load_bundle(path: str, ctx: Context) -> Generator[Effect, Any, Result[Parse
 
 
 def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    if (relative := _relative_path("import_evidence_bundle", args["path"])) is not None:
+        return _fail(session, relative)
     parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
         return _fail(session, parsed.failure())
@@ -380,7 +547,5 @@ def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Cont
     bundle = parsed.unwrap()
     return _done(
         session,
-        summary(
-            sorted(bundle.records, key=lambda e: e.evidence_id), len(heads(bundle.unknowns)), args.get("filters") or {}
-        ),
+        summary(sorted(bundle.records, key=lambda e: e.evidence_id), len(bundle.unknowns), args.get("filters") or {}),
     )

@@ -33,7 +33,9 @@ try {
   await call("complete", "get_evidence_bundle", {});
   await call("bad", "list_unknowns", { limit: "ten" });
   await call("unknown", "record_unknown", { question: "Is it packed?", domain: "packing", severity: "low" });
+  await call("ghidra", "open_binary", { path: "/usr/bin/true", provider_id: "ghidra" });
   await call("close", "close_binary", {});
+  await call("closeAgain", "close_binary", { overwrite: false });
 } catch (e) {
   report.fatal = String(e?.stack ?? e);
 } finally {

@@ -1,0 +1,232 @@
+"""The analyze_javascript_application result in the reference's shape (rea.wire.javascript.AnalyzeResult).
+
+build_graph keeps its working form (nodes keyed `id`, edges `from`/`to`); this module projects it
+once: nodes keyed `node_id` and edges `source_node_id`/`target_node_id` inside `graph` (the node list
+lives only there), the Electron summary counted from the graph, the reference's statistics, and an
+explicitly unavailable semantic companion graph. Everything here is a pure function of its inputs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+
+from rea.canonical_json import canonical_sha256
+
+GRAPH_SCHEMA = "JavaScriptApplicationGraph"
+_EXPORT_KEYS = ("name", "form", "shape", "line")
+NO_SEMANTIC_GRAPH = (
+    "No semantic companion graph is built: intra-function data flow, calls, promises, events and "
+    "boundary fields are not modelled, so semantic_graph is empty with coverage unavailable; "
+    "trace_javascript_semantics answers application-node seeds over the application graph only."
+)
+NOT_MODELLED = "sender_validation_observations is 0 because sender checks in IPC handlers are not modelled."
+
+
+def graph_id(root_sha256: str, limits: Mapping[str, int], parsers: Mapping[str, Any]) -> str:
+    """The graph's identity: what it is a function of (the tree read, the bounds, the analyzer)."""
+    return "jag_" + canonical_sha256(
+        {"schema": GRAPH_SCHEMA, "root": root_sha256, "limits": limits, "parsers": parsers}
+    )
+
+
+def inventory_manifest_id(files: Sequence[Mapping[str, Any]]) -> str:
+    """agm_<sha256> of the scanned inventory: every entry's path, kind and size."""
+    return "agm_" + canonical_sha256([{"path": f["path"], "kind": f["kind"], "size": f["size"]} for f in files])
+
+
+def _wire_node(node: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {"node_id": node["id"]}
+    for key, value in node.items():
+        if key == "id" or value is None:
+            continue
+        if key == "exports":
+            value = [{k: e[k] for k in _EXPORT_KEYS if e.get(k) is not None} for e in value]
+        out[key] = value
+    return out
+
+
+def _wire_edge(index: int, edge: Mapping[str, Any]) -> dict[str, Any]:
+    rest = {k: v for k, v in edge.items() if k not in ("from", "to") and v is not None}
+    return {"edge_id": f"edge:{index}", "source_node_id": edge["from"], "target_node_id": edge["to"], **rest}
+
+
+def wire_graph(
+    nodes: Iterable[Mapping[str, Any]],
+    edges: Iterable[Mapping[str, Any]],
+    *,
+    graph: str,
+    roots: Sequence[str],
+    coverage: Mapping[str, Any],
+    limitations: Sequence[str],
+    numbered: bool = True,
+) -> dict[str, Any]:
+    """A JavaScriptApplicationGraph. `numbered`: edges still in working form get their ids here."""
+    return {
+        "schema": GRAPH_SCHEMA,
+        "schema_version": 1,
+        "graph_id": graph,
+        "root_node_ids": list(dict.fromkeys(roots)),
+        "nodes": [_wire_node(n) if "id" in n else dict(n) for n in nodes],
+        "edges": [_wire_edge(i, e) for i, e in enumerate(edges)] if numbered else [dict(e) for e in edges],
+        "coverage": dict(coverage),
+        "limitations": list(limitations),
+    }
+
+
+def graph_coverage(ours: Mapping[str, Any], limits: Mapping[str, int], omitted: int) -> dict[str, Any]:
+    """The reference's coverage block: status, whether a bound cut the graph, and which bounds."""
+    reached = ours["limits_reached"]
+    return {
+        "status": ours["status"],
+        "truncated": bool(reached),
+        "omitted_count": omitted,
+        "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in reached if n in limits],
+    }
+
+
+def _unit(limit: str) -> str:
+    if limit.endswith("_bytes"):
+        return "bytes"
+    return "depth" if limit == "max_depth" else "items"
+
+
+def _ipc_summary(edges: Sequence[Mapping[str, Any]], nodes: Mapping[str, Mapping[str, Any]], dynamic: list) -> dict:
+    ipc = [e for e in edges if e["to"].startswith("ipc-channel:")]
+    sends = [e for e in ipc if e["relation"] in ("sends", "invokes") and e.get("direction") == "renderer-to-main"]
+    dynamic_sends = [u for u in dynamic if u["relation"] != "handles" and u["direction"] == "renderer-to-main"]
+
+    def handled(edge: Mapping[str, Any]) -> bool:
+        return "renderer-to-main:handler" in nodes[edge["to"]].get("ends", {})
+
+    def count(relation: str, direction: str) -> int:
+        return sum(1 for e in ipc if e["relation"] == relation and e.get("direction") == direction) + sum(
+            1 for u in dynamic if u["relation"] == relation and u["direction"] == direction
+        )
+
+    return {
+        "operations": len(ipc) + len(dynamic),
+        "literal_channels": sum(1 for n in nodes.values() if n["kind"] == "ipc-channel"),
+        "dynamic_channel_operations": len(dynamic),
+        "renderer_transmissions": len(sends) + len(dynamic_sends),
+        "renderer_listeners": count("handles", "main-to-renderer"),
+        "main_handlers": count("handles", "renderer-to-main"),
+        "paired_renderer_transmissions": sum(1 for e in sends if handled(e)),
+        "ambiguous_renderer_transmissions": len(dynamic_sends),
+        "unpaired_literal_renderer_transmissions": sum(1 for e in sends if not handled(e)),
+    }
+
+
+def electron_summary(
+    nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]], unknowns: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
+    """The reference's Electron boundary counts, counted from our graph."""
+    by_id = {n["id"]: n for n in nodes}
+    kinds = Counter(n["kind"] for n in nodes)
+    windows = [n for n in nodes if n["kind"] == "browser-window"]
+    apis = [n for n in nodes if n["kind"] == "context-bridge-api"]
+    loads = [e for e in edges if e["relation"] == "loads"]
+    utility = [e for e in loads if e.get("kind") == "utility-process"]
+    reached = {e["to"] for e in edges}
+    return {
+        "browser_windows": len(windows),
+        "explicit_web_preferences": sum(1 for n in windows if n.get("web_preferences")),
+        "preload_entrypoints": len({e["to"] for e in loads if e.get("kind") == "preload"}),
+        "context_bridge_apis": len(apis),
+        "exposed_api_members": sum(len(n.get("members") or ()) for n in apis),
+        "ipc": _ipc_summary(edges, by_id, [u for u in unknowns if u["kind"] == "dynamic-ipc-channel"]),
+        "sender_validation_observations": 0,
+        "utility_processes": len(utility) + sum(1 for u in unknowns if u["kind"] == "unresolved-utility-process"),
+        "resolved_utility_entrypoints": len({e["to"] for e in utility}),
+        "native_addon_bindings": kinds.get("native-addon", 0),
+        "resolved_native_addon_bindings": sum(1 for n in nodes if n["kind"] == "native-addon" and n["id"] in reached),
+    }
+
+
+def semantic_graph(application_graph_id: str, root_sha256: str) -> dict[str, Any]:
+    """The semantic companion: not built, so empty, and its coverage says unavailable."""
+    return {
+        "schema": "JavaScriptSemanticRelationGraph",
+        "schema_version": 1,
+        "graph_id": "jsrg_" + canonical_sha256({"application_graph_id": application_graph_id, "nodes": []}),
+        "application_graph_id": application_graph_id,
+        "root_artifact_sha256": root_sha256,
+        "root_node_ids": [],
+        "nodes": [],
+        "relations": [],
+        "unknowns": [],
+        "fingerprints": [],
+        "coverage": {
+            "status": "unavailable",
+            "truncated": False,
+            "omitted_nodes": None,
+            "omitted_relations": None,
+            "families": [],
+            "limits": [],
+        },
+        "limitations": [NO_SEMANTIC_GRAPH],
+    }
+
+
+def contradiction(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An integrity mismatch in the reference's names (logical_path, calculated_sha256); other facts kept."""
+    out = {
+        "logical_path": record.get("logical_path", record.get("path")),
+        "declared_sha256": record.get("declared_sha256"),
+        "calculated_sha256": record.get("calculated_sha256", record.get("observed_sha256")),
+        "unpacked": bool(record.get("unpacked", False)),
+    }
+    for key in ("archive", "trust", "provenance", "blocks", "nested_archive"):
+        if record.get(key) is not None:
+            out[key] = record[key]
+    return out
+
+
+def application_result(
+    built: Mapping[str, Any],
+    *,
+    input_path: str,
+    root_sha256: str,
+    manifest_id: str,
+    parsers: Mapping[str, Any],
+    policy: str,
+    limitations: Sequence[str],
+) -> dict[str, Any]:
+    """The complete normalized_result: the reference's fields first, then ours (the graph only once)."""
+    nodes, edges = built["nodes"], built["edges"]
+    gid = graph_id(root_sha256, built["limits"], parsers)
+    omitted = sum(built["statistics"]["omissions_by_reason"].values())
+    graph = wire_graph(
+        nodes,
+        edges,
+        graph=gid,
+        roots=[e["node"] for e in built["entry_points"]],
+        coverage=graph_coverage(built["coverage"], built["limits"], omitted),
+        limitations=[built["coverage"]["note"]],
+    )
+    rest = {k: v for k, v in built.items() if k not in ("nodes", "edges", "integrity_contradictions")}
+    return {
+        "input_path": input_path,
+        "format": built["application"]["format"],
+        "root_artifact_sha256": root_sha256,
+        "inventory_manifest_id": manifest_id,
+        "inventory_graph_sha256": None,
+        "graph": graph,
+        "summary": electron_summary(nodes, edges, built["unknowns"]),
+        "statistics": built["statistics"],
+        "limitations": [*limitations, NO_SEMANTIC_GRAPH, NOT_MODELLED],
+        "semantic_graph": semantic_graph(gid, root_sha256),
+        **rest,
+        "integrity_contradictions": [contradiction(c) for c in built["integrity_contradictions"]],
+        "integrity_policy": "fail" if policy == "fail-closed" else policy,
+    }
+
+
+def nodes_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The node list of an application result (only under graph)."""
+    return result["graph"]["nodes"]
+
+
+def edges_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    return result["graph"]["edges"]

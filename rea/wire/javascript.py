@@ -1,0 +1,1178 @@
+"""Wire records of the JavaScript application family: REA 6.x argument and result shapes.
+
+Names, types and enums follow the reference (applicationWorkflowInputContracts,
+javascriptApplicationAnalysis, javascriptFeatureTraceSchemas, javascriptSemanticQuerySchemas
+and the 3.1 comparison results). Our extras are optional arguments or additional result
+fields, never a different shape for a shared name. Graph nodes carry our readable node ids
+and kind-specific facts as optional fields (absent when the kind has none).
+"""
+
+from __future__ import annotations
+
+import typing
+from typing import Any, Literal
+
+import attrs
+
+from rea.wire.schema import Open, field
+
+_field = field  # for a record whose key is `field`
+
+EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
+SHA256 = "^[a-f0-9]{64}$"
+_MAX = 2**53 - 1
+
+Relation = Literal["contains", "loads", "imports", "maps_to", "exposes", "sends", "invokes", "handles", "calls"]
+GraphStatus = Literal["complete", "partial", "unknown", "unavailable"]
+SEMANTIC_RELATIONS = (
+    "acquires aggregates aliases argument-to-parameter awaits calls cancels-timer captures chains coerces "
+    "connects-stdio consumed-by constructs-request creates-promise defaults defines destructures detaches-task "
+    "dispatches-candidate forwards-signal listens-error listens-exit owns overrides parses reads reads-argv "
+    "reads-config reads-environment reads-property registers-listener releases removes-listener returns-task "
+    "returns-to-call schedules-timer spawns spreads supplies-argv supplies-env supplies-request-field validates "
+    "writes writes-property"
+).split()
+SEMANTIC_NODE_KINDS = (
+    "module function parameter binding expression literal property-slot call-site return-site closure-capture "
+    "promise task event listener timer child-process stdio signal config-source request response boundary "
+    "resource unknown-frontier"
+).split()
+
+
+def _open_rows(description: str, required: tuple[str, ...] = ("kind",)) -> dict[str, Any]:
+    """An array of open objects: our extra fact lists whose rows vary by kind (each names its kind)."""
+    return {
+        "type": "array",
+        "description": description,
+        "items": {
+            "type": "object",
+            "description": description,
+            "properties": {k: {"type": "string"} for k in required},
+            "required": list(required),
+        },
+    }
+
+
+def _application(side: str = "application") -> Any:
+    return field(
+        f"{side}: analyze_javascript_application Evidence inline, or "
+        '{"kind": "retained-evidence", "evidence_id": ...} for one retained by this connection',
+        omit_none=True,
+        type="object",
+    )
+
+
+def _evidence_id(what: str) -> Any:
+    return field(f"Evidence id of {what} retained by this connection (our extra)", omit_none=True, pattern=EVIDENCE_ID)
+
+
+def _native_ids() -> Any:
+    return field(
+        "Native observation Evidence ids retained by this connection",
+        factory=tuple,
+        schema={"type": "array", "maxItems": 64, "items": {"type": "string", "pattern": EVIDENCE_ID}, "default": []},
+    )
+
+
+def _native_observations() -> Any:
+    return field(
+        "Native Evidence to hand off to (accepted; recorded in limitations when it cannot be used)",
+        factory=tuple,
+        schema={
+            "type": "array",
+            "items": {"type": "object", "description": "Native Evidence, complete inline"},
+            "default": [],
+        },
+    )
+
+
+# ------------------------------------------------------------------ arguments
+
+
+def _limit(default: int, maximum: int, minimum: int = 1) -> Any:
+    return field(f"default {default}", default=default, minimum=minimum, maximum=maximum)
+
+
+@attrs.frozen(kw_only=True)
+class AnalyzeLimits:
+    """Bounds of one analysis (our extra); a reached bound makes coverage partial and says which."""
+
+    max_entries: int = _limit(100_000, 1_000_000)
+    max_depth: int = _limit(64, 100)
+    max_text_files: int = _limit(20_000, 100_000)
+    max_text_file_bytes: int = _limit(32 * 1024 * 1024, 64 * 1024 * 1024)
+    max_total_text_bytes: int = _limit(256 * 1024 * 1024, 1024 * 1024 * 1024)
+    max_ast_nodes: int = _limit(2_000_000, 20_000_000)
+    max_findings: int = _limit(8_000, 200_000)
+    max_source_map_sources: int = _limit(5_000, 100_000)
+    max_original_source_bytes: int = _limit(64 * 1024 * 1024, 1024 * 1024 * 1024, minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class AnalyzeArgs:
+    input_path: str = field(
+        "Local path of the application: a directory (unpacked app, source tree) or an .asar",
+        minLength=1,
+        maxLength=16384,
+    )
+    format: Literal["auto", "asar", "directory"] = field(
+        "Input format; auto decides from the path (a directory named x.js is a directory)", default="auto"
+    )
+    detail: Literal["complete", "summary"] = field(
+        "complete returns the whole record; summary retains it and returns a summary view", default="complete"
+    )
+    integrity_policy: Literal["fail", "record-and-continue", "fail-closed"] = field(
+        "ASAR integrity mismatches: fail (refuse with artifact_integrity_mismatch), or record them and continue "
+        "with the verified files; fail-closed is our older spelling of fail",
+        default="fail",
+    )
+    limits: AnalyzeLimits = field("Analysis bounds (our extra)", factory=AnalyzeLimits)
+
+
+@attrs.frozen(kw_only=True)
+class TraceLimits:
+    """Bounds of one traversal (our extra)."""
+
+    max_depth: int = _limit(12, 100_000, minimum=0)
+    max_nodes: int = _limit(2000, 100_000)
+    max_edges: int = _limit(4000, 100_000)
+    max_paths: int = _limit(100, 100_000)
+    max_seed_matches: int = _limit(25, 100_000)
+
+
+FeatureSeedKind = Literal[
+    "node-id", "route", "string", "api", "channel", "module", "native-export", "ipc-channel", "url"
+]
+
+
+@attrs.frozen(kw_only=True)
+class FeatureSeed:
+    kind: FeatureSeedKind = field(
+        "What the value names (ipc-channel and url are our older spellings of channel and a URL string)"
+    )
+    value: str = field("Literal to find (no regular expressions); empty only with match exact", maxLength=4096)
+    match: Literal["exact", "contains"] | None = field(
+        "exact or substring; null: contains for string seeds, exact otherwise", default=None
+    )
+    case_sensitive: bool = field("Compare case-sensitively", default=False)
+
+
+@attrs.frozen(kw_only=True)
+class TraceFeatureArgs:
+    application: Open = _application()
+    application_evidence_id: str | None = _evidence_id("application Evidence")
+    native_observations: tuple[Open, ...] = _native_observations()
+    native_observation_evidence_ids: tuple[str, ...] = _native_ids()
+    seed: FeatureSeed = field("The literal starting point")
+    direction: Literal["outgoing", "incoming", "both", "forward", "backward"] = field(
+        "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry points; "
+        "forward/backward are our older spellings",
+        default="both",
+    )
+    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticNodeSeed:
+    kind: Literal["semantic-node"] = field("A semantic companion graph node")
+    node_id: str = field("Semantic node id", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ApplicationNodeSeed:
+    kind: Literal["application-node"] = field("An application graph node")
+    node_id: str = field("Application graph node id (graph.nodes[].node_id)", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class LiteralSeed:
+    kind: Literal["literal"] = field("A literal value")
+    value: Open = field("The literal: string, number, boolean or null")
+
+
+@attrs.frozen(kw_only=True)
+class FunctionSeed:
+    kind: Literal["function"] = field("A function by its semantic fingerprint")
+    fingerprint_sha256: str = field("Fingerprint digest", pattern=SHA256)
+
+
+@attrs.frozen(kw_only=True)
+class PropertySeed:
+    kind: Literal["property"] = field("A property name")
+    name: str = field("Property name", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class EndpointSeed:
+    kind: Literal["endpoint"] = field("A network endpoint")
+    value: str = field("Endpoint text", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class EventSeed:
+    kind: Literal["event"] = field("An event name")
+    name: str = field("Event name", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class BoundaryFieldSeed:
+    kind: Literal["boundary-field"] = field("A field crossing a process boundary")
+    field: str = _field("Field name", minLength=1)
+
+
+SemanticSeed = (
+    SemanticNodeSeed
+    | ApplicationNodeSeed
+    | LiteralSeed
+    | FunctionSeed
+    | PropertySeed
+    | EndpointSeed
+    | EventSeed
+    | BoundaryFieldSeed
+)
+SemanticDirection = Literal["backward-provenance", "forward-influence", "callers", "ownership"]
+
+
+@attrs.frozen(kw_only=True)
+class ExpectedClasses:
+    role: Literal["source", "sink"] = field("Whether the classes are expected as sources or sinks")
+    classes: tuple[str, ...] = field(
+        "Semantic node kinds", minItems=1, schema={"type": "array", "items": {"enum": SEMANTIC_NODE_KINDS}}
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SourceMapAuthority:
+    authority: Literal["none"] = field("Source maps are not an authority for the answer")
+
+
+@attrs.frozen(kw_only=True)
+class QueryLimits:
+    """The reference's per-query bounds; the traversal bounds (depth, nodes, edges, seeds) apply here."""
+
+    max_depth: int = _limit(12, 64, minimum=0)
+    max_edges: int = _limit(4000, 100_000)
+    max_functions: int = _limit(500, 10_000)
+    max_modules: int = _limit(500, 10_000)
+    max_nodes: int = _limit(2000, 50_000)
+    max_seed_matches: int = _limit(25, 1000)
+    max_unknowns: int = _limit(1000, 10_000, minimum=0)
+    page_size: int = _limit(200, 1000)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticQuery:
+    seed: SemanticSeed = field("Where the query starts")
+    direction: SemanticDirection = field("Which way to traverse")
+    allowed_relations: tuple[str, ...] | None = field(
+        "Relations to follow (the reference's semantic relations, or our graph relations)",
+        omit_none=True,
+        schema={"type": "array", "minItems": 1, "items": {"enum": [*SEMANTIC_RELATIONS, *typing.get_args(Relation)]}},
+    )
+    include_ambiguous_dynamic_edges: bool = field("Follow candidate (unresolved) edges too", default=False)
+    expected: ExpectedClasses | None = field("Expected source/sink classes", default=None)
+    source_map_authority: SourceMapAuthority = field(
+        "Source-map authority (only none)", factory=lambda: SourceMapAuthority(authority="none")
+    )
+    cursor: str | None = field("Continuation of an earlier answer (answers here are never paged)", default=None)
+    limits: QueryLimits | None = field("Query bounds; when given they replace the tool's limits", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class TraceSemanticsArgs:
+    application: Open = _application()
+    application_evidence_id: str | None = _evidence_id("application Evidence")
+    query: SemanticQuery = field("The semantic query")
+    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+
+
+@attrs.frozen(kw_only=True)
+class VersionLimits:
+    """Comparison bounds; max_candidate_nodes is accepted (each item has at most one candidate per side)."""
+
+    max_comparison_items: int = _limit(20_000, 50_000)
+    max_candidate_nodes: int = _limit(100, 1000)
+    max_graph_nodes: int = _limit(20_000, 100_000)
+    max_graph_edges: int = _limit(40_000, 200_000)
+
+
+@attrs.frozen(kw_only=True)
+class CompareVersionsArgs:
+    left: Open = _application("left")
+    right: Open = _application("right")
+    left_evidence_id: str | None = _evidence_id("the left application Evidence")
+    right_evidence_id: str | None = _evidence_id("the right application Evidence")
+    left_native_observations: tuple[Open, ...] = _native_observations()
+    right_native_observations: tuple[Open, ...] = _native_observations()
+    left_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
+    right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
+    limits: VersionLimits = field("Comparison bounds (our extra)", factory=VersionLimits)
+
+
+@attrs.frozen(kw_only=True)
+class SourceLimits:
+    max_source_files: int = _limit(10_000, 100_000)
+    max_application_nodes: int = _limit(20_000, 100_000)
+    max_candidate_nodes: int = _limit(100, 1000)
+    max_candidate_evaluations: int = _limit(1_000_000, 10_000_000)
+
+
+@attrs.frozen(kw_only=True)
+class ShapeLimits:
+    """max_return_variants is accepted: shapes keep each direct return's keys, not variants."""
+
+    max_candidate_exports: int = _limit(100, 1000)
+    max_changes: int = _limit(1000, 10_000)
+    max_return_variants: int = _limit(128, 1000)
+
+
+@attrs.frozen(kw_only=True)
+class SourceToBundleArgs:
+    application: Open = _application()
+    application_evidence_id: str | None = _evidence_id("application Evidence")
+    reference: Open = field(
+        "The reference sources: a HistoricalSourceGraph object {authority: historical-reference, schema, "
+        "entries, inventory_state, root_sha256, ...}, or application Evidence of a source tree (inline or "
+        "retained); omitted: the bundle's own source-map sources",
+        omit_none=True,
+        type="object",
+    )
+    limits: SourceLimits = field("Mapping bounds", factory=SourceLimits)
+
+
+@attrs.frozen(kw_only=True)
+class ExportShapesArgs:
+    left: Open = _application("left")
+    right: Open = _application("right")
+    left_evidence_id: str | None = _evidence_id("the left application Evidence")
+    right_evidence_id: str | None = _evidence_id("the right application Evidence")
+    left_module_path: str = field("Module path in the left record", minLength=1, maxLength=4096)
+    left_export_name: str = field("Export name (default for the default export)", minLength=1, maxLength=4096)
+    right_module_path: str = field("Module path in the right record", minLength=1, maxLength=4096)
+    right_export_name: str = field("Export name", minLength=1, maxLength=4096)
+    limits: ShapeLimits = field("Comparison bounds", factory=ShapeLimits)
+
+
+# -------------------------------------------------------------- the graph
+
+
+@attrs.frozen(kw_only=True)
+class Location:
+    path: str = field("File path in the application tree")
+    line: int | None = field("1-based line", omit_none=True)
+    start: int | None = field("Byte offset where the fact starts", omit_none=True)
+    end: int | None = field("Byte offset where it ends", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class RoleRow:
+    role: Literal["main", "preload", "renderer", "utility"] = field("Electron process role")
+    basis: str = field("Why the module has the role")
+
+
+@attrs.frozen(kw_only=True)
+class ExportRow:
+    name: str = field("Export name (default for the default export)")
+    form: str | None = field("How it is exported", omit_none=True)
+    shape: Open = field("Static shape: {type, members?, returns?, ...}", omit_none=True)
+    line: int | None = field("Line of the export", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class EffectiveConfig:
+    base_url: str | None = field("compilerOptions.baseUrl after extends")
+    paths: int = field("Path mappings after extends")
+    paths_from: str | None = field("Config the mappings come from")
+
+
+@attrs.frozen(kw_only=True)
+class GraphNode:
+    """One node; which optional facts it carries depends on its kind."""
+
+    node_id: str = field("Stable, readable id (kind:path, ipc-channel:name, ...)")
+    kind: str = field("Node kind: module, html-document, ipc-channel, browser-window, package, ...")
+    location: Location | None = field("Where the node is evidenced", omit_none=True)
+    path: str | None = field("File or original source path", omit_none=True)
+    language: str | None = field("javascript or typescript", omit_none=True)
+    size: int | None = field("File size in bytes", omit_none=True)
+    sha256: str | None = field("Content digest of the file read", omit_none=True)
+    parse: str | None = field("ok, recovered, failed, not-read", omit_none=True)
+    package: str | None = field("Directory of the owning package.json", omit_none=True)
+    roles: tuple[RoleRow, ...] | None = field("Electron roles of a module", omit_none=True)
+    syntax_errors: int | None = field("Syntax errors the parser recovered from", omit_none=True)
+    omitted_reason: str | None = field("Why the file's facts are incomplete", omit_none=True)
+    exports: tuple[ExportRow, ...] | None = field("Exports and their static shapes", omit_none=True)
+    bundlers: tuple[str, ...] | None = field("Bundler runtimes detected", omit_none=True)
+    inline_scripts: int | None = field("Inline <script> blocks of an HTML document", omit_none=True)
+    sources: int | None = field("Sources a source map lists", omit_none=True)
+    sources_with_content: int | None = field("Sources with embedded content", omit_none=True)
+    sources_omitted: int | None = field("Sources past the bound", omit_none=True)
+    sources_parsed: int | None = field("Embedded sources parsed", omit_none=True)
+    status: str | None = field("Nested ASAR: expanded, or why not", omit_none=True)
+    name: str | None = field("Package or builtin module name", omit_none=True)
+    version: str | None = field("Package version", omit_none=True)
+    main: str | None = field("package.json main", omit_none=True)
+    type: str | None = field("package.json type", omit_none=True)
+    has_exports: bool | None = field("package.json has an exports map", omit_none=True)
+    has_imports: bool | None = field("package.json has an imports map", omit_none=True)
+    bin: Open = field("package.json bin: a path or {name: path}", omit_none=True)
+    dependencies: dict[str, str] | None = field("Runtime dependencies and their ranges", omit_none=True)
+    dev_dependencies: dict[str, str] | None = field("Root package's devDependencies", omit_none=True)
+    extends: tuple[str, ...] | None = field("tsconfig extends", omit_none=True)
+    base_url: str | None = field("tsconfig baseUrl", omit_none=True)
+    paths: int | None = field("tsconfig path mappings", omit_none=True)
+    paths_omitted: int | None = field("tsconfig path mappings past the bound", omit_none=True)
+    governs: bool | None = field("A governing tsconfig", omit_none=True)
+    effective: EffectiveConfig | None = field("What a governing tsconfig ends up with", omit_none=True)
+    specifier: str | None = field("Unresolved import specifier", omit_none=True)
+    url: str | None = field("URL literal", omit_none=True)
+    constructor: str | None = field("BrowserWindow, BrowserView or WebContentsView", omit_none=True)
+    web_preferences: dict[str, bool] | None = field("Literal webPreferences flags", omit_none=True)
+    key: str | None = field("contextBridge key", omit_none=True)
+    members: tuple[str, ...] | None = field("Exposed API members", omit_none=True)
+    members_truncated: bool | None = field("Member list past the bound", omit_none=True)
+    scheme: str | None = field("Custom protocol scheme", omit_none=True)
+    method: str | None = field("Route HTTP method", omit_none=True)
+    route: str | None = field("Route path", omit_none=True)
+    channel: str | None = field("IPC channel name", omit_none=True)
+    ends: dict[str, int] | None = field("IPC ends by direction:handler|sender", omit_none=True)
+    linked: bool | None = field("Both ends of an IPC direction were seen", omit_none=True)
+    source: str | None = field("Original source name in its source map", omit_none=True)
+    content_sha256: str | None = field("Digest of the embedded original source", omit_none=True)
+    segments: int | None = field("Mapped segments", omit_none=True)
+    bundle: str | None = field("Bundle file of a bundled module", omit_none=True)
+    module_id: str | None = field("Bundler module id", omit_none=True)
+    recovered_by: str | None = field("How the bundled module was recovered", omit_none=True)
+    runs: int | None = field("Mapping runs of the bundled module", omit_none=True)
+    generated_lines: tuple[int | None, ...] | None = field("First and last generated line", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class GraphEdge:
+    edge_id: str = field("Edge id, unique within its graph")
+    source_node_id: str = field("Where the relation starts")
+    target_node_id: str = field("Where it ends")
+    relation: Relation = field("Relation kind")
+    location: Location = field("Where the relation is evidenced")
+    kind: str | None = field("Sub-kind (require, invoke, preload, mappings, ...)", omit_none=True)
+    specifier: str | None = field("Import specifier", omit_none=True)
+    basis: str | None = field("Rule that resolved the target", omit_none=True)
+    type_only: bool | None = field("A type-only import", omit_none=True)
+    computed: bool | None = field("A computed preload path", omit_none=True)
+    direction: str | None = field("IPC direction", omit_none=True)
+    reference: str | None = field("tsconfig extends reference", omit_none=True)
+    module_id: str | None = field("Bundler module id a require names", omit_none=True)
+    source_line: int | None = field("Line in the original source", omit_none=True)
+    mapped: str | None = field("Target a package imports map gave", omit_none=True)
+    via: str | None = field("Rule that resolved the mapped target", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class LimitRow:
+    name: str = field("Limit name")
+    unit: Literal["items", "bytes", "milliseconds", "depth", "characters", "instructions", "other"] = field("Unit")
+    value: int = field("Limit value", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class GraphCoverage:
+    status: GraphStatus = field("complete, partial, unknown or unavailable")
+    truncated: bool = field("A bound cut the graph")
+    omitted_count: int | None = field("Facts omitted, when counted")
+    limits: tuple[LimitRow, ...] = field("The bounds that were reached")
+
+
+@attrs.frozen(kw_only=True)
+class ApplicationGraph:
+    schema: Literal["JavaScriptApplicationGraph"] = field("Graph schema")
+    schema_version: Literal[1] = field("Graph schema version")
+    graph_id: str = field("jag_<sha256>: identity of the graph (tree digest, bounds, analyzer)")
+    root_node_ids: tuple[str, ...] = field("Entry points of the graph")
+    nodes: tuple[GraphNode, ...] = field("Every node, by node_id")
+    edges: tuple[GraphEdge, ...] = field("Every edge")
+    coverage: GraphCoverage = field("What the graph covers")
+    limitations: tuple[str, ...] = field("What the graph does not establish")
+
+
+# ------------------------------------------------------ analyze: the result
+
+
+@attrs.frozen(kw_only=True)
+class IpcSummary:
+    operations: int = field("IPC calls seen (literal or dynamic channel)", minimum=0)
+    literal_channels: int = field("Distinct literal channels", minimum=0)
+    dynamic_channel_operations: int = field("IPC calls whose channel is computed", minimum=0)
+    renderer_transmissions: int = field("Renderer send/invoke calls", minimum=0)
+    renderer_listeners: int = field("Renderer on/once listeners", minimum=0)
+    main_handlers: int = field("Main-process handle/on handlers", minimum=0)
+    paired_renderer_transmissions: int = field("Renderer transmissions with a main handler", minimum=0)
+    ambiguous_renderer_transmissions: int = field("Renderer transmissions with a dynamic channel", minimum=0)
+    unpaired_literal_renderer_transmissions: int = field("Literal transmissions no handler answers", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ElectronSummary:
+    browser_windows: int = field("BrowserWindow/BrowserView constructions", minimum=0)
+    explicit_web_preferences: int = field("Windows with literal webPreferences flags", minimum=0)
+    preload_entrypoints: int = field("Modules with the preload role", minimum=0)
+    context_bridge_apis: int = field("contextBridge.exposeInMainWorld keys", minimum=0)
+    exposed_api_members: int = field("Members of the exposed APIs", minimum=0)
+    ipc: IpcSummary = field("IPC counts")
+    sender_validation_observations: int = field("Sender checks seen (not modelled: 0)", minimum=0)
+    utility_processes: int = field("utilityProcess.fork calls", minimum=0)
+    resolved_utility_entrypoints: int = field("utilityProcess entry files resolved", minimum=0)
+    native_addon_bindings: int = field("Native add-ons in the tree", minimum=0)
+    resolved_native_addon_bindings: int = field("Native add-ons a module loads", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Statistics:
+    relevant_files: int = field("Text files of the kinds analysed", minimum=0)
+    nested_asar_containers: int = field("Nested .asar files", minimum=0)
+    text_bytes_read: int = field("Bytes read", minimum=0)
+    invalid_utf8_files: int = field("Files that were not UTF-8", minimum=0)
+    parsed_javascript_files: int = field("JavaScript/TypeScript files parsed", minimum=0)
+    visited_ast_nodes: int = field("Syntax nodes visited", minimum=0)
+    findings: int = field("Findings listed", minimum=0)
+    modules: int = field("Module nodes", minimum=0)
+    parse_failures: int = field("Files that failed to parse", minimum=0)
+    truncated_scopes: int = field("Files or maps whose facts a bound cut", minimum=0)
+    text_files_selected: int = field("Text files chosen for reading", minimum=0)
+    omitted_text_files: int = field("Text files not read", minimum=0)
+    limit_omitted_text_files: int = field("Text files a limit kept out", minimum=0)
+    policy_filtered_text_files: int = field("Text files a policy kept out (none here)", minimum=0)
+    entries: int = field("Entries scanned (our extra)", minimum=0)
+    files: int = field("Files scanned", minimum=0)
+    files_read: int = field("Files read", minimum=0)
+    parsed_files: int = field("Files parsed", minimum=0)
+    recovered_parses: int = field("Parses with recovered syntax errors", minimum=0)
+    bytes_read: int = field("Bytes read", minimum=0)
+    ast_nodes: int = field("Syntax nodes", minimum=0)
+    bundled_modules: int = field("Bundled modules recovered", minimum=0)
+    original_source_modules: int = field("Source-map original sources", minimum=0)
+    nodes: int = field("Graph nodes", minimum=0)
+    edges: int = field("Graph edges", minimum=0)
+    unknowns: int = field("Unknowns recorded", minimum=0)
+    ipc_channels: int = field("IPC channel nodes", minimum=0)
+    files_by_kind: dict[str, int] = field("Files per kind")
+    nodes_by_kind: dict[str, int] = field("Nodes per kind")
+    edges_by_relation: dict[str, int] = field("Edges per relation")
+    omissions_by_reason: dict[str, int] = field("Omissions per reason")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticCoverage:
+    status: GraphStatus = field("unavailable: no semantic companion graph is built")
+    truncated: bool = field("A bound cut the semantic graph")
+    omitted_nodes: int | None = field("Nodes omitted, when counted")
+    omitted_relations: int | None = field("Relations omitted, when counted")
+    families: tuple[Open, ...] = field(
+        "Coverage per relation family (none)",
+        schema={"type": "array", "maxItems": 0, "items": {"type": "object", "description": "A family"}},
+    )
+    limits: tuple[LimitRow, ...] = field("Bounds reached")
+
+
+def _empty(description: str) -> Any:
+    return field(
+        description, schema={"type": "array", "maxItems": 0, "items": {"type": "object", "description": description}}
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SemanticGraph:
+    """The semantic companion graph: not built by this analyzer, so empty and marked unavailable."""
+
+    schema: Literal["JavaScriptSemanticRelationGraph"] = field("Graph schema")
+    schema_version: Literal[1] = field("Graph schema version")
+    graph_id: str = field("jsrg_<sha256> of this (empty) companion")
+    application_graph_id: str = field("The application graph it accompanies")
+    root_artifact_sha256: str = field("The root artifact", pattern=SHA256)
+    root_node_ids: tuple[str, ...] = _empty("Semantic roots (none)")
+    nodes: tuple[Open, ...] = _empty("Semantic nodes (none)")
+    relations: tuple[Open, ...] = _empty("Semantic relations (none)")
+    unknowns: tuple[Open, ...] = _empty("Semantic unknowns (none)")
+    fingerprints: tuple[Open, ...] = _empty("Function fingerprints (none)")
+    coverage: SemanticCoverage = field("unavailable")
+    limitations: tuple[str, ...] = field("Why it is empty")
+
+
+@attrs.frozen(kw_only=True)
+class ApplicationInfo:
+    root: str = field("Local root that was analysed")
+    format: Literal["asar", "directory"] = field("What was read")
+    electron: bool = field("An Electron application")
+    unpacked_directory: bool | None = field("An .asar.unpacked companion exists", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class OurCoverage:
+    status: Literal["complete", "partial"] = field("complete, or partial (a limit, failure or mismatch)")
+    limits_reached: tuple[str, ...] = field("Limits that were reached")
+    parse_failures: int = field("Files that failed to parse", minimum=0)
+    integrity_contradictions: int = field("Integrity mismatches continued past", minimum=0)
+    note: str = field("What static coverage means")
+    cancelled_during: str | None = field("Phase a cancellation stopped", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class EntryPoint:
+    node: str = field("Entry node id")
+    basis: str = field("Why it is an entry point")
+    role: str | None = field("Electron role, when known")
+
+
+@attrs.frozen(kw_only=True)
+class ParseFailure:
+    path: str = field("File")
+    error: str = field("Parser message")
+
+
+@attrs.frozen(kw_only=True)
+class Omission:
+    path: str = field("Entry")
+    reason: str = field("Why it was not read")
+    size: int | None = field("Size, when known", omit_none=True)
+    detail: str | None = field("What went wrong, when known", omit_none=True)
+    target: str | None = field("A symlink's target (symlinks are not followed)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class IntegrityContradiction:
+    logical_path: str = field("Entry path inside the archive")
+    declared_sha256: str = field("Digest the ASAR header declares")
+    calculated_sha256: str = field("Digest of the bytes read")
+    unpacked: bool = field("The entry lives in .asar.unpacked")
+    archive: str | None = field("Archive holding the entry", omit_none=True)
+    trust: str | None = field("contradicted", omit_none=True)
+    provenance: str | None = field("Which check found it", omit_none=True)
+    blocks: str | None = field("Block hashes that failed", omit_none=True)
+    nested_archive: bool | None = field("The entry is a nested archive", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class AnalyzeResult:
+    input_path: str = field("The path analysed")
+    format: Literal["asar", "directory"] = field("What was read")
+    root_artifact_sha256: str = field("Identity of the tree read (paths, sizes, contents)", pattern=SHA256)
+    inventory_manifest_id: str = field("agm_<sha256> of the file inventory the analysis scanned")
+    inventory_graph_sha256: str | None = field("Artifact-graph inventory digest; null: not inventoried")
+    graph: ApplicationGraph = field("The application graph")
+    summary: ElectronSummary = field("Electron architecture and boundary counts")
+    statistics: Statistics = field("Reconstruction statistics")
+    limitations: tuple[str, ...] = field("What the analysis does not establish")
+    semantic_graph: SemanticGraph = field("Semantic companion graph (unavailable here)")
+    schema: str = field("Our record schema (extra)")
+    application: ApplicationInfo = field("Application facts (extra)")
+    limits: dict[str, int] = field("Bounds applied (extra)")
+    coverage: OurCoverage = field("Coverage of the analysis (extra)")
+    entry_points: tuple[EntryPoint, ...] = field("Entry points and why (extra)")
+    findings: tuple[Open, ...] = field(
+        "Top facts (extra)", schema=_open_rows("A finding: {kind, node?, path?, line?, ...}")
+    )
+    unknowns: tuple[Open, ...] = field(
+        "What static analysis could not decide (extra)",
+        schema=_open_rows("An unknown: {kind, node?, path?, reason?, ...}"),
+    )
+    parse_failures: tuple[ParseFailure, ...] = field("Files that failed to parse (extra)")
+    omitted_entries: tuple[Omission, ...] = field("Entries not read, first 1000 (extra)")
+    integrity_contradictions: tuple[IntegrityContradiction, ...] = field("ASAR integrity mismatches (extra)")
+    integrity_policy: Literal["fail", "record-and-continue"] = field("Policy applied")
+
+
+@attrs.frozen(kw_only=True)
+class SummaryView:
+    """detail summary: the inspect_analysis_view summary of the retained analysis."""
+
+    view: Literal["summary"] = field("The view")
+    parent_evidence_id: str = field("The retained complete analysis", pattern=EVIDENCE_ID)
+    digest: str = field("Digest of the selected facts", pattern=SHA256)
+    application: Open = field("Application facts", omit_none=True)
+    coverage: Open = field("Coverage", omit_none=True)
+    statistics: Open = field("Statistics", omit_none=True)
+    summary: Open = field("Electron summary", omit_none=True)
+    entry_points: Open = field("Entry points", omit_none=True)
+    roles: Open = field("Modules per role", omit_none=True)
+    ipc_channels: Open = field("IPC channels", omit_none=True)
+    browser_windows: Open = field("Windows", omit_none=True)
+    bundles: Open = field("Bundles", omit_none=True)
+    bundles_total: Open = field("Bundle count", omit_none=True)
+    top_findings: Open = field("Top findings", omit_none=True)
+    findings_total: Open = field("Finding count", omit_none=True)
+    unknowns: Open = field("Top unknowns", omit_none=True)
+    unknowns_total: Open = field("Unknown count", omit_none=True)
+    parse_failures: Open = field("Parse failures", omit_none=True)
+    integrity_contradictions: Open = field("Integrity mismatches", omit_none=True)
+    pages: Open = field("Continuations", omit_none=True)
+
+
+# ---------------------------------------------------- trace_application_feature
+
+
+@attrs.frozen(kw_only=True)
+class SeedMatch:
+    node_id: str = field("Matched node")
+    kind: str = field("Its kind")
+    basis: Literal["node-id", "label", "identity", "property"] = field("What matched")
+    field_: str = field("The field that matched", alias="field")
+
+
+@attrs.frozen(kw_only=True)
+class TracePath:
+    path_id: str = field("jatp_<sha256> of the path")
+    start_node_id: str = field("Seed end")
+    end_node_id: str = field("Terminal end (entry point, or implementing handler)")
+    end_kind: str = field("Kind of the terminal node")
+    node_ids: tuple[str, ...] = field("Nodes in order", minItems=1)
+    edge_ids: tuple[str, ...] = field("Edges in order")
+    authorities: tuple[str, ...] = field("Authorities of the facts on the path")
+    contains_inference: bool = field("A step rests on a resolution inference")
+    direction: Literal["outgoing", "incoming"] = field("Which traversal found it (extra)")
+    end_roles: tuple[str, ...] = field("Roles of the terminal node (extra)")
+
+
+@attrs.frozen(kw_only=True)
+class NativeHandoff:
+    native_node_id: str = field("Native add-on node")
+    artifact_sha256: str | None = field("Add-on digest, when read")
+    artifact_path: str | None = field("Add-on path")
+    export_node_ids: tuple[str, ...] = field("Export nodes")
+    requested_exports: tuple[str, ...] = field("Exports the JavaScript side names")
+    status: Literal["evidence-linked", "requires-provider-analysis"] = field("Whether native Evidence covers it")
+    providers: tuple[Open, ...] = field(
+        "Providers of linked Evidence",
+        schema={"type": "array", "items": {"type": "object", "description": "A provider"}},
+    )
+    evidence_ids: tuple[str, ...] = field("Linked native Evidence")
+    recommended_tools: tuple[
+        Literal["open_binary", "binary_overview", "search_procedures", "analyze_function", "xrefs"], ...
+    ] = field("Next tools for the add-on")
+
+
+@attrs.frozen(kw_only=True)
+class TraceSummary:
+    matched_seeds: int = field("Seed matches", minimum=0)
+    traced_nodes: int = field("Nodes in the subgraph", minimum=0)
+    traced_edges: int = field("Edges in the subgraph", minimum=0)
+    terminal_paths: int = field("Paths listed", minimum=0)
+    native_handoffs: int = field("Native handoffs", minimum=0)
+    observed_facts: int = field("Facts read from artifact bytes", minimum=0)
+    inferred_facts: int = field("Facts resting on resolution inference", minimum=0)
+    unknown_facts: int = field("Unknowns touching the subgraph", minimum=0)
+    unavailable_facts: int = field("Facts unavailable", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class TraceCoverage:
+    status: Literal["complete-within-source", "partial", "no-match"] = field("How complete the trace is")
+    source_graph_status: GraphStatus = field("Coverage of the source graph")
+    total_seed_matches: int = field("All seed matches (before the bound)", minimum=0)
+    limits_reached: tuple[str, ...] = field("Trace bounds reached (extra)")
+
+
+@attrs.frozen(kw_only=True)
+class Frontier:
+    node: str = field("Node where a bound stopped the traversal")
+    reason: str = field("The bound")
+    direction: str = field("Traversal")
+
+
+@attrs.frozen(kw_only=True)
+class FeatureTraceResult:
+    trace_id: str = field("jatr_<sha256> of the trace")
+    source_evidence_id: str = field("The application Evidence traced", pattern=EVIDENCE_ID)
+    source_graph_id: str = field("Its graph")
+    seed: FeatureSeed = field("The seed, as given")
+    direction: Literal["outgoing", "incoming", "both"] = field("Direction traced")
+    seed_matches: tuple[SeedMatch, ...] = field("Nodes the seed matched (bounded by max_seed_matches)")
+    graph: ApplicationGraph | None = field("The traced subgraph; null when nothing matched")
+    paths: tuple[TracePath, ...] = field("Seed-to-terminal paths")
+    native_handoffs: tuple[NativeHandoff, ...] = field("Native add-ons the subgraph reaches")
+    summary: TraceSummary = field("Counts")
+    coverage: TraceCoverage = field("Completeness")
+    evidence_links: tuple[str, ...] = field("Evidence the trace rests on", minItems=1)
+    limitations: tuple[str, ...] = field("What the trace does not establish")
+    frontier: tuple[Frontier, ...] = field("Where bounds stopped the traversal, first 100 (extra)")
+
+
+# --------------------------------------------------- trace_javascript_semantics
+
+
+@attrs.frozen(kw_only=True)
+class SemanticNodeRow:
+    node_id: str = field("Node id (an application graph node here)")
+    kind: str = field("Node kind")
+    label: str | None = field("Readable label")
+    application_node_ids: tuple[str, ...] = field("Application graph nodes it stands for")
+    function_node_id: str | None = field("Owning function node (not modelled: null)")
+    depth: int = field("Steps from the seed (extra)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticRelationRow:
+    relation_id: str = field("Relation id (the application edge id here)")
+    relation: str = field("Relation kind (our graph relations)")
+    source_node_id: str = field("Start")
+    target_node_id: str = field("End")
+    resolution: Literal["resolved", "candidate"] = field("resolved: a static fact")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticSummary:
+    total_seed_matches: int = field("Seed nodes", minimum=0)
+    traversed_nodes: int = field("Nodes reached", minimum=0)
+    traversed_relations: int = field("Relations followed", minimum=0)
+    traversed_functions: int = field("Functions reached (not modelled: 0)", minimum=0)
+    traversed_modules: int = field("Modules reached", minimum=0)
+    relevant_unknowns: int = field("Unknowns touching the reached nodes", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticQueryCoverage:
+    status: Literal["complete", "partial", "unavailable"] = field("Completeness of the answer")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticQueryResult:
+    query_id: str = field("jsrq_<sha256> of the query")
+    source_graph_id: str = field("The graph queried (the application graph: no semantic companion exists)")
+    seed: SemanticSeed = field("The seed, as given")
+    direction: SemanticDirection = field("Direction, as given")
+    status: Literal["found", "no-match", "ambiguous", "partial", "unsupported"] = field(
+        "unsupported: the seed kind needs the semantic companion graph"
+    )
+    seed_node_ids: tuple[str, ...] = field("Seed nodes")
+    evidence_contexts: tuple[Open, ...] = _empty("Evidence contexts (none without a semantic graph)")
+    nodes: tuple[SemanticNodeRow, ...] = field("Nodes reached")
+    relations: tuple[SemanticRelationRow, ...] = field("Relations followed")
+    unknowns: tuple[Open, ...] = _empty("Semantic unknowns (none without a semantic graph)")
+    expected_match_node_ids: tuple[str, ...] = field("Reached nodes of the expected classes")
+    summary: SemanticSummary = field("Counts")
+    coverage: SemanticQueryCoverage = field("Completeness")
+    limitations: tuple[str, ...] = field("Why the answer is limited")
+    source_evidence_id: str = field("The application Evidence (extra)", pattern=EVIDENCE_ID)
+    limits_reached: tuple[str, ...] = field("Traversal bounds reached (extra)")
+
+
+# ----------------------------------------------------------- comparisons
+
+
+@attrs.frozen(kw_only=True)
+class GraphSide:
+    evidence_id: str = field("Application Evidence", pattern=EVIDENCE_ID)
+    graph_id: str = field("Its graph")
+    root_artifact_sha256: str = field("Its root artifact", pattern=SHA256)
+
+
+@attrs.frozen(kw_only=True)
+class VersionMatch:
+    status: Literal["matched", "unmatched", "ambiguous"] = field("Pairing outcome")
+    basis: Literal["exact-node-identity", "semantic-key", "unmatched"] = field("Pairing basis")
+    confidence: Literal["exact", "medium", "unknown"] = field("Pairing confidence")
+    candidate_left_node_ids: tuple[str, ...] = field("Left candidates")
+    candidate_right_node_ids: tuple[str, ...] = field("Right candidates")
+
+
+Dimension = Literal["content", "location", "properties", "relationships", "availability", "coverage"]
+
+
+@attrs.frozen(kw_only=True)
+class VersionItem:
+    item_id: str = field("jacmp_item_<sha256>")
+    node_kind: str = field("Node kind compared")
+    left_node_id: str | None = field("Left node; null when absent")
+    right_node_id: str | None = field("Right node; null when absent")
+    status: Literal["added", "changed", "removed", "unchanged", "unknown"] = field("Outcome")
+    match: VersionMatch = field("How the two sides were paired")
+    dimensions: tuple[Dimension, ...] = field("What differs")
+    evidence_links: tuple[str, ...] = field("Evidence of the two sides")
+    limitations: tuple[str, ...] = field("Why an outcome is unknown")
+    category: str = field("Our category (extra)")
+    key: str = field("Pairing key (extra)")
+    changed_fields: tuple[str, ...] = field("Facts that differ (extra)")
+    left: Open = field("Left facts compared (extra)", omit_none=True)
+    right: Open = field("Right facts compared (extra)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class VersionMatching:
+    exact_node_identity: int = field("Pairs by node id", minimum=0)
+    exact_content_digest: int = field("Pairs by content digest (0: pairing is by key)", minimum=0)
+    exact_module_source_digest: int = field("Pairs by module source digest (0)", minimum=0)
+    source_map_identity: int = field("Pairs by source-map identity (0)", minimum=0)
+    structural_fingerprint: int = field("Pairs by fingerprint (0)", minimum=0)
+    semantic_key: int = field("Pairs by semantic key", minimum=0)
+    ambiguous: int = field("Ambiguous pairs", minimum=0)
+    unmatched: int = field("One-sided items", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Outcomes:
+    added: int = field("Added", minimum=0)
+    changed: int = field("Changed", minimum=0)
+    removed: int = field("Removed", minimum=0)
+    unchanged: int = field("Unchanged", minimum=0)
+    unknown: int = field("Unknown", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class VersionCoverage:
+    status: Literal["complete-within-inputs", "partial", "truncated"] = field("Completeness")
+    left_graph_status: GraphStatus = field("Left coverage")
+    right_graph_status: GraphStatus = field("Right coverage")
+    omitted_comparison_items: int = field("Items past the bound", minimum=0)
+    omitted_candidate_references: int = field("Candidates omitted", minimum=0)
+    omitted_graph_nodes: int = field("Graph nodes omitted", minimum=0)
+    omitted_graph_edges: int = field("Graph edges omitted", minimum=0)
+    omitted_graph_observations: int = field("Observations omitted", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class CategoryCounts:
+    counts: Outcomes = field("Outcomes in this category")
+
+
+@attrs.frozen(kw_only=True)
+class ChangeProperties:
+    comparison_item_id: str = field("The comparison item")
+    status: str = field("Its outcome")
+    match_basis: str = field("How the two nodes were paired")
+    match_confidence: str = field("Pairing confidence")
+    dimensions: tuple[Dimension, ...] = field("What differs")
+
+
+@attrs.frozen(kw_only=True)
+class ChangedFromEdge:
+    edge_id: str = field("Edge id, unique within the change graph")
+    source_node_id: str = field("The right (newer) node")
+    target_node_id: str = field("The left (older) node it changed from")
+    relation: Literal["changed_from"] = field("A cross-version pairing (an inference)")
+    properties: ChangeProperties = field("The pairing")
+
+
+@attrs.frozen(kw_only=True)
+class ChangeGraph:
+    schema: Literal["JavaScriptApplicationGraph"] = field("Graph schema")
+    schema_version: Literal[1] = field("Graph schema version")
+    graph_id: str = field("jag_<sha256> of the change graph")
+    root_node_ids: tuple[str, ...] = field("Roots of both sides that are kept")
+    nodes: tuple[GraphNode, ...] = field("Roots and the nodes of changed, added, removed and unknown items")
+    edges: tuple[GraphEdge | ChangedFromEdge, ...] = field("Their relationships in either version, and changed_from")
+    coverage: GraphCoverage = field("What the change graph covers")
+    limitations: tuple[str, ...] = field("What it does not establish")
+
+
+@attrs.frozen(kw_only=True)
+class VersionsResult:
+    schema_version: Literal[1] = field("Result schema version")
+    comparison_id: str = field("jacmp_<sha256> of the comparison")
+    left: GraphSide = field("Left application")
+    right: GraphSide = field("Right application")
+    matching: VersionMatching = field("How items were paired")
+    items: tuple[VersionItem, ...] = field("Every compared item, changed ones first (bounded)")
+    graph: ChangeGraph = field("The change graph")
+    summary: Outcomes = field("Outcomes over all items")
+    coverage: VersionCoverage = field("Completeness")
+    evidence_links: tuple[str, ...] = field("Both sides")
+    limitations: tuple[str, ...] = field("What the comparison does not establish")
+    categories: dict[str, CategoryCounts] = field("Outcomes per category (extra)")
+    pairing: str = field("Pairing keys (extra)")
+
+
+@attrs.frozen(kw_only=True)
+class SourceSignal:
+    kind: Literal[
+        "exact-source-digest",
+        "source-map-original-path",
+        "current-path-exact",
+        "current-path-suffix",
+        "basename-match",
+        "language-extension",
+    ] = field("Signal")
+    weight: int = field("Weight", minimum=1, maximum=100)
+    source_value: str = field("Reference side value")
+    current_values: tuple[str, ...] = field("Application side values", minItems=1)
+
+
+@attrs.frozen(kw_only=True)
+class SourceCandidate:
+    current_node_id: str = field("Application node")
+    current_node_kind: str = field("Its kind")
+    score: int = field("Sum of signal weights", minimum=0)
+    confidence: Literal["exact", "high", "medium", "low"] = field("Confidence")
+    signals: tuple[SourceSignal, ...] = field("Signals", minItems=1)
+
+
+@attrs.frozen(kw_only=True)
+class SourceMapping:
+    mapping_id: str = field("jsbm_<sha256>")
+    source_path: str = field("Reference source path")
+    source_language: str | None = field("Its language")
+    source_sha256: str | None = field("Its digest, when hashed")
+    status: Literal["unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"] = field("Outcome")
+    confidence: Literal["exact", "high", "medium", "unknown"] = field("Confidence of the mapping")
+    current_node_ids: tuple[str, ...] = field("Application nodes it maps to")
+    candidates: tuple[SourceCandidate, ...] = field("Candidates considered")
+    omitted_candidates: int = field("Candidates past the bound", minimum=0)
+    limitations: tuple[str, ...] = field("Why an outcome is unknown")
+
+
+@attrs.frozen(kw_only=True)
+class ReferenceSide:
+    inventory_state: Literal["complete", "partial", "unknown"] = field("How complete the reference is")
+    root_sha256: str = field("Reference root digest", pattern=SHA256)
+    kind: Literal["historical-source-graph", "application-evidence", "source-map-sources"] = field(
+        "What the reference was (extra)"
+    )
+    evidence_id: str | None = field("Reference Evidence, when it was Evidence (extra)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class SourceWeight:
+    signal: str = field("Signal")
+    weight: int = field("Weight", minimum=1, maximum=100)
+
+
+@attrs.frozen(kw_only=True)
+class Scoring:
+    algorithm: str = field("Scoring algorithm")
+    minimum_candidate_score: int = field("Smallest score a candidate needs", minimum=0)
+    weights: tuple[SourceWeight, ...] = field("Signal weights")
+
+
+@attrs.frozen(kw_only=True)
+class SourceCoverage:
+    status: Literal["complete-within-inputs", "partial", "truncated"] = field("Completeness")
+    application_graph_status: GraphStatus = field("Application coverage")
+    reference_inventory_state: Literal["complete", "partial", "unknown"] = field("Reference completeness")
+    retained_source_files: int = field("Reference files compared", minimum=0)
+    omitted_source_files: int = field("Reference files omitted", minimum=0)
+    retained_application_nodes: int = field("Application nodes considered", minimum=0)
+    omitted_application_nodes: int = field("Application nodes omitted", minimum=0)
+    candidate_evaluations: int = field("Candidate evaluations", minimum=0)
+    omitted_candidate_evaluations: int = field("Evaluations omitted", minimum=0)
+    omitted_candidate_references: int = field("Candidates omitted", minimum=0)
+    omitted_unmapped_current_nodes: int = field("Unmapped nodes omitted", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SourceSummary:
+    unchanged: int = field("Same content", minimum=0)
+    modified: int = field("Mapped, content differs or is not comparable", minimum=0)
+    removed: int = field("Not shipped", minimum=0)
+    split: int = field("Split over several modules", minimum=0)
+    merged: int = field("Merged with others", minimum=0)
+    duplicated: int = field("Shipped more than once", minimum=0)
+    unknown: int = field("Undecided", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SourceToBundleResult:
+    schema_version: Literal[1] = field("Result schema version")
+    comparison_id: str = field("jsbc_<sha256> of the comparison")
+    application: GraphSide = field("The shipped application")
+    reference: ReferenceSide = field("The reference sources")
+    items: tuple[SourceMapping, ...] = field("One mapping per reference source file")
+    unmapped_current_node_ids: tuple[str, ...] = field("Shipped modules no reference source maps to")
+    summary: SourceSummary = field("Outcomes")
+    scoring: Scoring = field("How candidates are scored")
+    coverage: SourceCoverage = field("Completeness")
+    evidence_links: tuple[str, ...] = field("Evidence compared")
+    limitations: tuple[str, ...] = field("What the mapping does not establish")
+
+
+@attrs.frozen(kw_only=True)
+class ExportCandidate:
+    node_id: str = field("Module node")
+    module_path: str = field("Module path")
+    export_name: str = field("Export name")
+    matches_requested_module: bool = field("Same module path as requested")
+    matches_requested_export: bool = field("Same export name as requested")
+
+
+@attrs.frozen(kw_only=True)
+class ExportSide:
+    status: Literal["selected", "missing", "ambiguous", "unavailable"] = field("Whether one export was selected")
+    evidence_id: str = field("Application Evidence", pattern=EVIDENCE_ID)
+    graph_id: str = field("Its graph")
+    requested_module_path: str = field("Module path asked for")
+    requested_export_name: str = field("Export name asked for")
+    selected_node_id: str | None = field("The module node selected")
+    candidates: tuple[ExportCandidate, ...] = field("Candidates when not exactly one")
+    omitted_candidates: int = field("Candidates past the bound", minimum=0)
+    form: str | None = field("How the export is made (extra)", omit_none=True)
+    shape: Open = field("Its static shape (extra)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class Absent:
+    availability: Literal["absent"] = field("The member is absent on this side")
+
+
+@attrs.frozen(kw_only=True)
+class LiteralValue:
+    availability: Literal["literal"] = field("A literal value")
+    value: str | float | bool | None = field("The value")
+
+
+@attrs.frozen(kw_only=True)
+class UnknownValue:
+    availability: Literal["unknown"] = field("Present, value not known statically")
+    reason: str = field("Why", minLength=1)
+
+
+SideValue = Absent | LiteralValue | UnknownValue
+
+
+@attrs.frozen(kw_only=True)
+class ShapeChange:
+    change_id: str = field("jesc_change_<sha256>")
+    path: str = field("JSON Pointer of the member")
+    status: Literal["added", "removed", "changed", "unknown"] = field("Outcome")
+    left: SideValue = field("Left value")
+    right: SideValue = field("Right value")
+    discriminant: None = field("Union discriminant (not modelled: null)")
+    left_source_range: None = field("Left source range (not recorded: null)")
+    right_source_range: None = field("Right source range (not recorded: null)")
+    evidence_links: tuple[str, ...] = field("Evidence of the two sides")
+    limitations: tuple[str, ...] = field("Why an outcome is unknown")
+
+
+@attrs.frozen(kw_only=True)
+class ShapeSummary:
+    added: int = field("Members added", minimum=0)
+    changed: int = field("Members changed", minimum=0)
+    removed: int = field("Members removed", minimum=0)
+    unknown: int = field("Members not comparable", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ExportCoverage:
+    status: Literal["complete-within-inputs", "partial", "truncated"] = field("Completeness")
+    left_graph_status: GraphStatus = field("Left coverage")
+    right_graph_status: GraphStatus = field("Right coverage")
+    omitted_changes: int = field("Changes past max_changes", minimum=0)
+    omitted_candidates: int = field("Candidates past max_candidate_exports", minimum=0)
+    reason: str | None = field("Why the shapes could not be compared (extra)", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class RuntimeValidation:
+    automatically_started: Literal[False] = field("Nothing was run")
+    recommended_tool: Literal["run_controlled_replay"] = field("Tool for runtime semantics")
+    required_for: Literal["runtime-semantics"] = field("What it would establish")
+
+
+@attrs.frozen(kw_only=True)
+class ExportShapesResult:
+    schema_version: Literal[1] = field("Result schema version")
+    comparison_id: str = field("jesc_<sha256> of the comparison")
+    left: ExportSide = field("Left selection")
+    right: ExportSide = field("Right selection")
+    changes: tuple[ShapeChange, ...] = field("Member changes")
+    summary: ShapeSummary = field("Outcomes over the changes")
+    coverage: ExportCoverage = field("Completeness")
+    runtime_validation: RuntimeValidation = field("Static only")
+    evidence_links: tuple[str, ...] = field("Both sides")
+    limitations: tuple[str, ...] = field("What the comparison does not establish")
+    status: Literal["changed", "unchanged", "unknown"] = field("Overall outcome (extra)")

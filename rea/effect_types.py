@@ -7,7 +7,7 @@ both directions), so a family that adds an effect adds it here, and mypy sees ev
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
@@ -21,6 +21,7 @@ from rea.native.effects import (
     ReleaseNative,
 )
 from rea.program import (
+    Context,
     IdentifyTarget,
     NewRunId,
     Outcome,
@@ -29,6 +30,7 @@ from rea.program import (
     ReportProgress,
     ResolveCommandPath,
 )
+from rea.session import Session
 
 AnyEffect: TypeAlias = (
     ReportProgress
@@ -49,6 +51,8 @@ AnyEffect: TypeAlias = (
     | ExtractFiles
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
+# a tool's program: a generator over the effects, or a plain function when it needs none
+ToolProgram: TypeAlias = Callable[[Session, Mapping[str, Any], Context], Program | Outcome]
 
 MEMBERS: tuple[type, ...] = (
     ReportProgress,

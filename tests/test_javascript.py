@@ -344,7 +344,7 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
         "src/renderer/format.ts#VERSION": "removed",
         "src/renderer/format.ts#format": "changed",
     }
-    assert c["comparison_id"].startswith("jacmp_") and c["schema_version"] == 1
+    assert c["comparison_id"].startswith("javc_") and c["schema_version"] == 1
     assert c["left"]["evidence_id"] == left["evidence_id"]
     assert c["left"]["graph_id"] == left["normalized_result"]["graph"]["graph_id"]
     assert c["right"]["root_artifact_sha256"] == right["normalized_result"]["root_artifact_sha256"]
@@ -533,7 +533,7 @@ def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
         "src/util/helper.js": "unchanged",
     }
     assert cmp["summary"]["removed"] == 0 and cmp["summary"]["unchanged"] == 2
-    assert cmp["reference"]["kind"] == "application-evidence" and cmp["comparison_id"].startswith("jsbc_")
+    assert cmp["reference"]["kind"] == "application-evidence" and cmp["comparison_id"].startswith("stbc_")
     helper = next(i for i in cmp["items"] if i["source_path"] == "src/util/helper.js")
     assert helper["confidence"] == "exact" and helper["candidates"][0]["signals"][0]["kind"] == "exact-source-digest"
     assert cmp["evidence_links"] == [app["evidence_id"], reference["evidence_id"]]

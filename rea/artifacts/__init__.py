@@ -1,9 +1,11 @@
 """The artifact graph family, pure: facts in, content-addressed graphs, comparisons and views out."""
 
+from typing import Any
+
 __all__ = ["build_inventory", "compare_artifacts", "compare_inventories", "parse_inventory"]
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     """The graph and comparison load on first use: the catalog (and so every server start) needs only the
     vocabulary in `rea.artifacts.model`."""
     if name in ("compare_artifacts", "compare_inventories"):

@@ -26,6 +26,7 @@ from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this gr
     LEGACY_STATUSES,
     ROOT_ONLY_FORMATS,
     SECTIONS,
+    EntryFact,
     InventoryFacts,
     Limits,
     kind_for,
@@ -118,12 +119,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         }
         node_first_chain[aid] = chain
 
-    root_notes = []
-    if facts.root_format in ROOT_ONLY_FORMATS:
-        root_notes.append(
-            f"{facts.root_format.upper()} contents are not enumerated by this reader; the root is "
-            "recorded by its digest only."
-        )
+    root_notes = _root_notes(facts.root_format)
     add_node(
         root_art,
         facts.root_sha256,
@@ -135,23 +131,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         (),
         root_notes,
     )
-    occurrences = [
-        {
-            "occurrence_id": root_occ,
-            "artifact_id": root_art,
-            "parent_occurrence_id": None,
-            "logical_path": root_name,
-            "entry_kind": "directory" if root_is_dir else "file",
-            "declared_size": None if root_is_dir else facts.root_size,
-            "compressed_size": None,
-            "executable": False,
-            "encrypted": False,
-            "hash_status": "verified",
-            "source_location": None,
-            "unpacked": False,
-            "limitations": [],
-        }
-    ]
+    occurrences = [_root_occurrence(root_occ, root_art, root_name, root_is_dir, facts.root_size)]
     chains: dict[str, tuple[str, ...]] = {root_occ: ()}
     occ_of_entry: dict[int, str] = {}
     art_of_entry: dict[int, str | None] = {}
@@ -186,25 +166,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         if entry.entry_kind in ("file", "slice") and entry.hash_status in ("not-hashed-limit", "unavailable"):
             incomplete = True
         chains[occ] = chain
-        occurrences.append(
-            {
-                "occurrence_id": occ,
-                "artifact_id": aid,
-                "parent_occurrence_id": parent_occ,
-                "logical_path": entry.logical_path,
-                "entry_kind": entry.entry_kind,
-                "declared_size": entry.declared_size,
-                "compressed_size": entry.compressed_size,
-                "executable": entry.executable,
-                "encrypted": entry.encrypted,
-                "hash_status": entry.hash_status,
-                "source_location": None
-                if entry.source_offset is None
-                else {"offset": entry.source_offset, "length": entry.source_length or 0},
-                "unpacked": entry.unpacked,
-                "limitations": notes,
-            }
-        )
+        occurrences.append(_occurrence(entry, occ, aid, parent_occ, notes))
         if aid is not None:
             add_node(
                 aid,
@@ -217,88 +179,166 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
                 chain,
             )
             if parent_art is not None:
-                edges.append(
-                    {
-                        "parent_artifact_id": parent_art,
-                        "child_artifact_id": aid,
-                        "relation": "contains",
-                        "occurrence_id": occ,
-                        "logical_path": entry.logical_path,
-                        "producer": None,
-                    }
-                )
+                edges.append(_contains(parent_art, aid, occ, entry.logical_path))
         if entry.hash_status == "mismatched" and entry.declared_sha256 and entry.sha256:
             incomplete = True
-            notes = [
-                "The observed bytes contradict the container's declared integrity hash; they were quarantined "
-                "from nested expansion."
-            ]
-            if entry.integrity_detail:
-                notes.append(entry.integrity_detail)
-            if entry.unpacked:
-                notes.append(UNPACKED_CAUSE)
-            body = {
-                "occurrence_id": occ,
-                "parent_artifact_id": parent_art or root_art,
-                "logical_path": entry.logical_path,
-                "declared_sha256": entry.declared_sha256,
-                "observed_sha256": entry.sha256,
-                "entry_kind": "slice" if entry.entry_kind == "slice" else "file",
-                "unpacked": entry.unpacked,
-                "trust": "observed-untrusted",
-                "provenance": "container-integrity-metadata-versus-observed-bytes",
-                "limitations": notes,
-            }
-            contradictions.append({"contradiction_id": _id("ic_", body), **body})
+            contradictions.append(_contradiction(entry, occ, parent_art or root_art))
 
+    _order_edges(edges, chains)
     occurrences.sort(key=lambda o: (chains[o["occurrence_id"]], o["entry_kind"], o["occurrence_id"]))
-    for edge in edges:
-        edge["_chain"] = chains[edge["occurrence_id"]]
-    edges.sort(key=lambda e: (e["_chain"], e["child_artifact_id"]))
-    for ordinal, edge in enumerate(edges):
-        del edge["_chain"]
-        edge["ordinal"] = ordinal
-        edge["edge_id"] = _id(
-            "edge_",
-            {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id", "relation", "occurrence_id")},
-        )
     node_list = sorted(nodes.values(), key=lambda n: (node_first_chain[n["artifact_id"]], n["artifact_id"]))
     contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
-
-    # case-distinct members stay separate; the materialization diagnostic does not reduce coverage
-    by_folded: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for o in occurrences[1:]:
-        by_folded[(o["parent_occurrence_id"], o["logical_path"].casefold())].add(o["logical_path"])
-    for (_, _), spellings in sorted(by_folded.items(), key=lambda kv: sorted(kv[1])):
-        if len(spellings) > 1:
-            limitations.append(
-                "Case-distinct members " + ", ".join(sorted(spellings)) + " were each read and kept "
-                "separate; they would collide when materialized on a case-insensitive file system."
-            )
-    for hit in facts.limit_hits:
-        limitations.append(
-            f"Limit {hit.limit}={hit.value} reached"
-            + (f" at {hit.logical_path}" if hit.logical_path else "")
-            + f": {hit.message}"
-        )
-    for om in facts.omissions:
-        limitations.append(f"Omitted {om.entry_type} {om.logical_path}: {om.reason}")
-
+    limitations += _case_collisions(occurrences) + _reader_notes(facts)
     scope = "container-entries" if facts.root_format in CONTAINER_FORMATS else "root"
     if scope == "root":
         limitations.append(ROOT_SCOPE_NOTICE)
     coverage = {"scope": scope, "status": "unknown" if incomplete else "complete"}
     graph = {"nodes": node_list, "occurrences": occurrences, "edges": edges, "integrity_contradictions": contradictions}
+    return _complete(facts, limits, root_art, graph, coverage, limitations)
+
+
+# ------------------------------------------------- passes of build_inventory
+
+
+def _root_notes(root_format: str) -> list[str]:
+    if root_format not in ROOT_ONLY_FORMATS:
+        return []
+    return [
+        f"{root_format.upper()} contents are not enumerated by this reader; the root is recorded by its digest only."
+    ]
+
+
+def _root_occurrence(root_occ: str, root_art: str, root_name: str, root_is_dir: bool, size: int) -> dict[str, Any]:
+    """The root's own occurrence: verified (its digest is what open_binary hashed), never a parent's member."""
+    return {
+        "occurrence_id": root_occ,
+        "artifact_id": root_art,
+        "parent_occurrence_id": None,
+        "logical_path": root_name,
+        "entry_kind": "directory" if root_is_dir else "file",
+        "declared_size": None if root_is_dir else size,
+        "compressed_size": None,
+        "executable": False,
+        "encrypted": False,
+        "hash_status": "verified",
+        "source_location": None,
+        "unpacked": False,
+        "limitations": [],
+    }
+
+
+def _contains(parent_art: str, aid: str, occ: str, logical_path: str) -> dict[str, Any]:
+    """A containment edge, before _order_edges numbers it and gives it its id."""
+    return {
+        "parent_artifact_id": parent_art,
+        "child_artifact_id": aid,
+        "relation": "contains",
+        "occurrence_id": occ,
+        "logical_path": logical_path,
+        "producer": None,
+    }
+
+
+def _occurrence(entry: EntryFact, occ: str, aid: str | None, parent_occ: str, notes: list[str]) -> dict[str, Any]:
+    """One reader entry as an occurrence record (where the bytes occur; the artifact is what they are)."""
+    return {
+        "occurrence_id": occ,
+        "artifact_id": aid,
+        "parent_occurrence_id": parent_occ,
+        "logical_path": entry.logical_path,
+        "entry_kind": entry.entry_kind,
+        "declared_size": entry.declared_size,
+        "compressed_size": entry.compressed_size,
+        "executable": entry.executable,
+        "encrypted": entry.encrypted,
+        "hash_status": entry.hash_status,
+        "source_location": None
+        if entry.source_offset is None
+        else {"offset": entry.source_offset, "length": entry.source_length or 0},
+        "unpacked": entry.unpacked,
+        "limitations": notes,
+    }
+
+
+def _contradiction(entry: EntryFact, occ: str, parent_art: str) -> dict[str, Any]:
+    """An entry whose observed bytes contradict its container's declared hash, with its `ic_` id."""
+    notes = [
+        "The observed bytes contradict the container's declared integrity hash; they were quarantined "
+        "from nested expansion."
+    ]
+    if entry.integrity_detail:
+        notes.append(entry.integrity_detail)
+    if entry.unpacked:
+        notes.append(UNPACKED_CAUSE)
+    body = {
+        "occurrence_id": occ,
+        "parent_artifact_id": parent_art,
+        "logical_path": entry.logical_path,
+        "declared_sha256": entry.declared_sha256,
+        "observed_sha256": entry.sha256,
+        "entry_kind": "slice" if entry.entry_kind == "slice" else "file",
+        "unpacked": entry.unpacked,
+        "trust": "observed-untrusted",
+        "provenance": "container-integrity-metadata-versus-observed-bytes",
+        "limitations": notes,
+    }
+    return {"contradiction_id": _id("ic_", body), **body}
+
+
+def _order_edges(edges: list[dict[str, Any]], chains: Mapping[str, tuple[str, ...]]) -> None:
+    """Sort edges by where they occur, then number them and give each its `edge_` id (in place)."""
+    edges.sort(key=lambda e: (chains[e["occurrence_id"]], e["child_artifact_id"]))
+    for ordinal, edge in enumerate(edges):
+        edge["ordinal"] = ordinal
+        edge["edge_id"] = _id(
+            "edge_",
+            {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id", "relation", "occurrence_id")},
+        )
+
+
+def _case_collisions(occurrences: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Case-distinct siblings stay separate; the materialization diagnostic does not reduce coverage."""
+    by_folded: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for o in occurrences[1:]:
+        by_folded[(o["parent_occurrence_id"], o["logical_path"].casefold())].add(o["logical_path"])
+    return [
+        "Case-distinct members " + ", ".join(sorted(spellings)) + " were each read and kept "
+        "separate; they would collide when materialized on a case-insensitive file system."
+        for _, spellings in sorted(by_folded.items(), key=lambda kv: sorted(kv[1]))
+        if len(spellings) > 1
+    ]
+
+
+def _reader_notes(facts: InventoryFacts) -> list[str]:
+    """The limits the reader hit and the entries it omitted, in words."""
+    hits = [
+        f"Limit {hit.limit}={hit.value} reached"
+        + (f" at {hit.logical_path}" if hit.logical_path else "")
+        + f": {hit.message}"
+        for hit in facts.limit_hits
+    ]
+    return hits + [f"Omitted {om.entry_type} {om.logical_path}: {om.reason}" for om in facts.omissions]
+
+
+def _complete(
+    facts: InventoryFacts,
+    limits: Limits,
+    root_art: str,
+    graph: Mapping[str, list[dict[str, Any]]],
+    coverage: Mapping[str, str],
+    limitations: list[str],
+) -> dict[str, Any]:
+    """The graph with its manifest (whose `agm_` id commits to the graph digest, counts, limits and coverage)."""
     manifest_body = {
         "schema_version": GRAPH_SCHEMA_VERSION,
         "root_artifact_id": root_art,
         "root_sha256": facts.root_sha256,
         "root_format": facts.root_format,
         "graph_sha256": canonical_sha256(_nameless(graph)),
-        "node_count": len(node_list),
-        "occurrence_count": len(occurrences),
-        "edge_count": len(edges),
-        "integrity_contradiction_count": len(contradictions),
+        "node_count": len(graph["nodes"]),
+        "occurrence_count": len(graph["occurrences"]),
+        "edge_count": len(graph["edges"]),
+        "integrity_contradiction_count": len(graph["integrity_contradictions"]),
         "limits": limits.to_json(),
         "coverage": coverage,
     }

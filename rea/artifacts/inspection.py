@@ -86,7 +86,7 @@ def _probes(root_format: str) -> list[dict[str, Any]]:
 
 
 def _branches(root_format: str, probes: Sequence[Mapping[str, Any]], ev: str) -> list[dict[str, Any]]:
-    rows = [
+    rows: list[dict[str, Any]] = [
         {
             "reason": "format-specific-analysis-required",
             "detail": f"{p['operation']} was not run by this provider-neutral inspection.",

@@ -185,7 +185,7 @@ def compare_versions(
     partial = not (lc and rc)
     return {
         "schema_version": 1,
-        "comparison_id": "jacmp_" + canonical_sha256({"left": links[0], "right": links[1], "limit": max_items}),
+        "comparison_id": "javc_" + canonical_sha256({"left": links[0], "right": links[1], "limit": max_items}),
         "left": {},
         "right": {},
         "matching": {
@@ -409,7 +409,7 @@ def source_to_bundle(
         coverage["status"] = "truncated"
     return {
         "schema_version": 1,
-        "comparison_id": "jsbc_" + canonical_sha256({"links": list(links), "reference": reference["root_sha256"]}),
+        "comparison_id": "stbc_" + canonical_sha256({"links": list(links), "reference": reference["root_sha256"]}),
         "application": {},
         "reference": dict(reference),
         "items": items,

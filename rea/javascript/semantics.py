@@ -39,6 +39,7 @@ def _label(node: Mapping[str, Any]) -> str | None:
 
 def _base(result: Mapping[str, Any], source_evidence_id: str, query: Mapping[str, Any]) -> dict[str, Any]:
     return {
+        "schema_version": 1,
         "query_id": "jsrq_" + canonical_sha256({"source": source_evidence_id, "query": query}),
         "source_graph_id": result["graph"]["graph_id"],
         "seed": dict(query["seed"]),

@@ -286,6 +286,7 @@ def trace_feature(
         )
     touched = set(walked["depth"])
     return {
+        "schema_version": 1,
         "trace_id": "jatr_"
         + canonical_sha256({"source": source_evidence_id, "seed": seed, "direction": direction, "limits": limits}),
         "source_evidence_id": source_evidence_id,

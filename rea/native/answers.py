@@ -8,25 +8,48 @@ the shapes are exactly the advertised ones.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar, overload
 
 from rea.native import queries as q
+from rea.errors import ReaError
 from rea.native.addresses import value
 from rea.wire import native as w
 
+T = TypeVar("T")
 LOADER = "cle-loader"
 _PERMISSIONS = w.Permissions(available=True, source="elf/pe/mach-o headers, read by angr's CLE loader")
 
 
+@overload
+def identity(p: Mapping[str, Any]) -> w.ProcedureIdentity: ...
+@overload
+def identity(p: None) -> None: ...
+@overload
+def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None: ...
 def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None:
-    return None if p is None else w.ProcedureIdentity(address=p["address"], name=p["name"])
+    """Overloaded so a known procedure gives a non-null identity without a check."""
+    if p is None:
+        return None
+    return w.ProcedureIdentity(address=p["address"], name=p["name"], classification=classification(p), body=body(p))
+
+
+def classification(p: Mapping[str, Any]) -> w.Classification:
+    thunk_target = (p.get("callees") or [None])[0] if p["kind"] == "thunk" else None
+    return w.Classification(
+        external=p["kind"] == "external",
+        thunk=p["kind"] == "thunk",
+        thunk_target=thunk_target,
+        provenance="angr CFGFast",
+        kind=p["kind"],
+        returning=p["returning"],
+    )
 
 
 def identity_at(snapshot: Mapping[str, Any], address: str | None) -> w.ProcedureIdentity | None:
     return None if address is None else identity(q.by_address(snapshot).get(address))
 
 
-def window(items: list[Any], args: Mapping[str, Any]) -> list[Any]:
+def window(items: list[T], args: Mapping[str, Any]) -> list[T]:
     """The complete list (the reference's answer), or the slice offset/limit ask for."""
     end = None if args.get("limit") is None else args["offset"] + args["limit"]
     return items[args["offset"] : end]
@@ -137,7 +160,7 @@ def string_row(s: Mapping[str, Any]) -> w.StringRow:
     )
 
 
-_SYMBOL_SOURCE = {"primary": "default", "external": "imported", "dynamic": "analysis"}
+_SYMBOL_SOURCE: Mapping[str, w.SymbolSource] = {"primary": "default", "external": "imported", "dynamic": "analysis"}
 
 
 def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[w.NameRow], int]:
@@ -168,8 +191,8 @@ def name_at(snapshot: Mapping[str, Any], address: str) -> str | None:
 def containing(snapshot: Mapping[str, Any], address: str) -> w.Contained | w.NotContained:
     proc = q.containing(snapshot, address)
     if proc is not None:
-        return w.Contained(query_address=address, found=True, procedure=identity(proc))  # type: ignore[arg-type]
-    reason = "not_in_procedure" if in_segments(snapshot, address) else "outside_segments"
+        return w.Contained(query_address=address, found=True, procedure=identity(proc))
+    reason: w.NotContainedReason = "not_in_procedure" if in_segments(snapshot, address) else "outside_segments"
     return w.NotContained(query_address=address, found=False, procedure=None, reason=reason)
 
 
@@ -199,7 +222,7 @@ def references(snapshot: Mapping[str, Any], p: Mapping[str, Any], args: Mapping[
     outgoing = args["direction"] == "outgoing"
     refs = q.outgoing(snapshot, p) if outgoing else q.incoming(snapshot, p["address"])
     return w.ProcedureReferences(
-        procedure=identity(p),  # type: ignore[arg-type]
+        procedure=identity(p),
         direction=args["direction"],
         reference_kinds_available=True,
         unresolved_calls=unresolved(p) if outgoing else (),
@@ -254,8 +277,21 @@ def info(p: Mapping[str, Any]) -> w.ProcedureInfo:
         length=p["size"],
         signature=None,
         locals=(),
-        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        classification=classification(p),
         body=body(p),
         callers=len(p["callers"]),
         callees=len(p["callees"]),
+    )
+
+
+def error_record(error: ReaError) -> w.ErrorRecord:
+    """The canonical error body (ReaError.record) as the typed record batch rows carry."""
+    body = error.record()
+    return w.ErrorRecord(
+        code=body["code"],
+        category=body["category"],
+        message=body["message"],
+        retryable=body["retryable"],
+        remediation=w.ErrorRemediation(action=body["remediation"]["action"]),
+        details=body.get("details"),
     )

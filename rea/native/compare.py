@@ -48,7 +48,7 @@ def _identity(result: Mapping[str, Any]) -> list[str]:
 
 
 # dimension -> (facet_availability keys it needs, the facts it compares, compared as text lines)
-DIMENSIONS: Mapping[str, tuple[tuple[str, ...], Facts, bool]] = {
+DIMENSIONS: Mapping[w.Dimension, tuple[tuple[str, ...], Facts, bool]] = {
     "identity": ((), _identity, False),
     "pseudocode": (("pseudocode",), lambda r: (r.get("pseudocode") or "").splitlines(), True),
     "assembly": (("assembly",), lambda r: [line.partition(": ")[2] for line in r.get("assembly", ())], True),
@@ -94,7 +94,7 @@ def _delta(left: list[str], right: list[str]) -> w.TextDelta:
     return w.TextDelta(added_lines=added, removed_lines=removed, hunks=hunks)
 
 
-def _dimension(name: str, left: Evidence, right: Evidence, links: tuple[str, ...]) -> w.DimensionResult:
+def _dimension(name: w.Dimension, left: Evidence, right: Evidence, links: tuple[str, ...]) -> w.DimensionResult:
     keys, facts, textual = DIMENSIONS[name]
     lr, rr = left.normalized_result, right.normalized_result
     missing = [
@@ -112,7 +112,7 @@ def _dimension(name: str, left: Evidence, right: Evidence, links: tuple[str, ...
     lv, rv = facts(lr), facts(rr)
     return w.DimensionResult(
         dimension=name,
-        status="unchanged" if lv == rv else "changed",  # type: ignore[arg-type]
+        status="unchanged" if lv == rv else "changed",
         left_digest=canonical_sha256(lv),
         right_digest=canonical_sha256(rv),
         left_count=len(lv),
@@ -126,12 +126,12 @@ def _dimension(name: str, left: Evidence, right: Evidence, links: tuple[str, ...
     )
 
 
-def _unknown(name: str, status: str, reasons: list[str], links: tuple[str, ...]) -> w.DimensionResult:
+def _unknown(name: w.Dimension, status: w.Verdict, reasons: list[str], links: tuple[str, ...]) -> w.DimensionResult:
     return w.DimensionResult(
         dimension=name,
         status=status,
         left_digest=None,
-        right_digest=None,  # type: ignore[arg-type]
+        right_digest=None,
         left_count=None,
         right_count=None,
         text_delta=None,
@@ -156,9 +156,10 @@ def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> w.FunctionCo
     links = (*lefts, *rights)
     dims = tuple(_dimension(name, left[0], right[0], links) for name in DIMENSIONS)
     counts = {s: sum(d.status == s for d in dims) for s in ("unchanged", "changed", "truncated", "unknown")}
-    status = next((s for s in ("changed", "truncated", "unknown") if counts[s]), "unchanged")
+    verdicts: tuple[w.Verdict, ...] = ("changed", "truncated", "unknown")
+    status: w.Verdict = next((s for s in verdicts if counts[s]), "unchanged")
     return w.FunctionComparison(
-        status=status,  # type: ignore[arg-type]
+        status=status,
         function_match=_match(left[0].normalized_result, right[0].normalized_result),
         left_subject_sha256=_subject(left[0]),
         right_subject_sha256=_subject(right[0]),

@@ -31,7 +31,7 @@ def _slice(items: tuple[Any, ...], args: Mapping[str, Any], name: str) -> tuple[
 
 
 def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
-    sites = {}
+    sites: dict[str, str] = {}
     for ref in q.outgoing(snapshot, p):
         sites.setdefault(ref["to"], ref["from"])
     return tuple(
@@ -65,7 +65,7 @@ def _procedure(p: Mapping[str, Any]) -> w.DossierProcedure:
         name=p["name"],
         signature=None,
         locals=(),
-        classification=w.Classification(kind=p["kind"], returning=p["returning"]),
+        classification=a.classification(p),
         body=a.body(p),
         kind=p["kind"],
         size=p["size"],

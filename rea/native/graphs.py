@@ -8,7 +8,7 @@ An empty list with partial or unknown coverage is not proof of no calls.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 from rea.native import queries as q
 from rea.wire import native as w
@@ -25,6 +25,8 @@ def _node(index: Mapping[str, Mapping[str, Any]], address: str, direction: str) 
         return w.GraphNodeOk(
             address=address, status="ok", calls=(), name=None, coverage="unknown", limitations=(NOT_RECOVERED,)
         )
+    coverage: w.Coverage
+    caveats: tuple[str, ...]
     if proc["kind"] == "external":
         forward = direction == "forward"
         coverage, caveats = ("unknown", (IMPORT_BODY,)) if forward else ("complete", ())
@@ -56,7 +58,8 @@ def call_graph(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth: int 
     return w.CallGraph(levels=levels, limitations=tuple(caveats))
 
 
-def _expandable(proc: Mapping[str, Any] | None, direction: str) -> bool:
+def _expandable(proc: Mapping[str, Any] | None, direction: str) -> TypeGuard[Mapping[str, Any]]:
+    """A recovered procedure whose edges in this direction were read (a guard: proc is then not None)."""
     return proc is not None and not (proc["kind"] == "external" and direction == "forward")
 
 
@@ -98,24 +101,12 @@ def trace(
             if goal is not None and nxt == goal["address"]:
                 reached = True
                 break
-    path: list[str] = []
-    if goal is not None and goal["address"] in parents:
-        cursor: str | None = goal["address"]
-        while cursor is not None:
-            path.append(cursor)
-            cursor = parents[cursor]
-        path.reverse()
-    if goal is None:
-        status = "not_requested"
-    elif path:
-        status = "reached"
-    else:
-        status = "unknown" if residual or truncated else "not_reached"
+    path = _path_to(parents, goal)
     return w.CallPath(
         start=start["address"],
         goal=goal["address"] if goal is not None else None,
         direction=direction,
-        goal_status=status,
+        goal_status=_goal_status(goal, path, unresolved=bool(residual) or truncated),
         nodes=tuple(w.PathNode(address=a, depth=d) for a, d in depth_of.items()),
         edges=tuple(edges),
         traversal_path=tuple(path),
@@ -127,3 +118,24 @@ def trace(
         limitations=(INDIRECT,) if direction == "forward" else (),
         limits=w.PathLimits(max_depth=max_depth, max_nodes=max_nodes, max_operations=args["max_operations"]),
     )
+
+
+def _path_to(parents: Mapping[str, str | None], goal: Mapping[str, Any] | None) -> list[str]:
+    """start ... goal along the breadth-first parents, or empty when the goal was not reached."""
+    path: list[str] = []
+    if goal is not None and goal["address"] in parents:
+        cursor: str | None = goal["address"]
+        while cursor is not None:
+            path.append(cursor)
+            cursor = parents[cursor]
+        path.reverse()
+    return path
+
+
+def _goal_status(goal: Mapping[str, Any] | None, path: list[str], *, unresolved: bool) -> w.GoalStatus:
+    """not_reached only when nothing was left unexpanded; otherwise the goal may lie beyond: unknown."""
+    if goal is None:
+        return "not_requested"
+    if path:
+        return "reached"
+    return "unknown" if unresolved else "not_reached"

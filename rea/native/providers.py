@@ -199,8 +199,8 @@ def _selection_error(
     candidates = [
         {
             "provider_id": f["id"],
-            "available": rejected[f["id"]] is None,
-            "code": None if rejected[f["id"]] is None else rejected[f["id"]][0],
+            "available": (why := rejected[f["id"]]) is None,
+            "code": None if why is None else why[0],
         }
         for f in ordered
     ]
@@ -242,7 +242,7 @@ def select_provider(
     choice, source = (requested, "request") if requested not in (None, "auto") else (environment, "environment")
     if choice in (None, "auto", ""):
         choice, source = None, "auto"
-    common = {"facts": facts, "target_format": target_format}
+    common: dict[str, Any] = {"facts": facts, "target_format": target_format}
     if choice is not None:
         if choice not in by_id:
             return Failure(

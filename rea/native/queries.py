@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any
+from typing import Any, overload
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.native.addresses import normalize, value
@@ -36,7 +36,12 @@ def find_procedure(snapshot: Mapping[str, Any], text: str) -> Mapping[str, Any] 
     return min(named, key=lambda p: KIND_ORDER.get(p["kind"], 9)) if named else None
 
 
+@overload
+def brief(procedure: Mapping[str, Any]) -> dict[str, Any]: ...
+@overload
+def brief(procedure: None) -> None: ...
 def brief(procedure: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """Overloaded so a known procedure's brief needs no null check."""
     if procedure is None:
         return None
     return {"address": procedure["address"], "name": procedure["name"], "kind": procedure["kind"]}

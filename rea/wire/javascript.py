@@ -779,6 +779,7 @@ class Frontier:
 
 @attrs.frozen(kw_only=True)
 class FeatureTraceResult:
+    schema_version: Literal[1] = field("Result schema version")
     trace_id: str = field("jatr_<sha256> of the trace")
     source_evidence_id: str = field("The application Evidence traced", pattern=EVIDENCE_ID)
     source_graph_id: str = field("Its graph")
@@ -834,6 +835,7 @@ class SemanticQueryCoverage:
 
 @attrs.frozen(kw_only=True)
 class SemanticQueryResult:
+    schema_version: Literal[1] = field("Result schema version")
     query_id: str = field("jsrq_<sha256> of the query")
     source_graph_id: str = field("The graph queried (the application graph: no semantic companion exists)")
     seed: SemanticSeed = field("The seed, as given")
@@ -965,7 +967,7 @@ class ChangeGraph:
 @attrs.frozen(kw_only=True)
 class VersionsResult:
     schema_version: Literal[1] = field("Result schema version")
-    comparison_id: str = field("jacmp_<sha256> of the comparison")
+    comparison_id: str = field("javc_<sha256> of the comparison", pattern="^javc_[a-f0-9]{64}$")
     left: GraphSide = field("Left application")
     right: GraphSide = field("Right application")
     matching: VersionMatching = field("How items were paired")
@@ -1069,7 +1071,7 @@ class SourceSummary:
 @attrs.frozen(kw_only=True)
 class SourceToBundleResult:
     schema_version: Literal[1] = field("Result schema version")
-    comparison_id: str = field("jsbc_<sha256> of the comparison")
+    comparison_id: str = field("stbc_<sha256> of the comparison", pattern="^stbc_[a-f0-9]{64}$")
     application: GraphSide = field("The shipped application")
     reference: ReferenceSide = field("The reference sources")
     items: tuple[SourceMapping, ...] = field("One mapping per reference source file")

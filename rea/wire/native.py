@@ -18,6 +18,14 @@ _DOCUMENT = "The open target's name or path (headless providers have one documen
 _PROCEDURE = "Procedure start address (0x...) or exact name"
 _ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
 
+# enums the pure answers compute before building a record (named so their locals are typed too)
+SymbolSource = Literal["default", "analysis", "ai", "imported", "user_defined"]
+NotContainedReason = Literal["outside_segments", "not_in_procedure"]
+Coverage = Literal["complete", "partial", "unknown"]
+GoalStatus = Literal["not_requested", "reached", "not_reached", "unknown"]
+Dimension = Literal["identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg"]
+Verdict = Literal["unchanged", "changed", "truncated", "unknown"]
+
 
 # ------------------------------------------------------------------ arguments
 
@@ -202,6 +210,8 @@ class CallPathArgs:
 class ProcedureIdentity:
     address: str = field("Entry address")
     name: str = field("Procedure name")
+    classification: Classification | None = field("Kind")
+    body: Body = field("Body ranges")
 
 
 @attrs.frozen(kw_only=True)
@@ -293,7 +303,7 @@ class SymbolFacts:
     dynamic: bool = field("Assigned by the analysis")
     external: bool = field("Imported")
     type: str = field("function, object, ...")
-    source: Literal["default", "analysis", "ai", "imported", "user_defined"] = field("Where the name came from")
+    source: SymbolSource = field("Where the name came from")
 
 
 @attrs.frozen(kw_only=True)
@@ -340,7 +350,7 @@ class NotContained:
     query_address: str = field("The address asked about")
     found: Literal[False] = field("No procedure contains it")
     procedure: None = field("Always null")
-    reason: Literal["outside_segments", "not_in_procedure"] = field("Why")
+    reason: NotContainedReason = field("Why")
 
 
 @attrs.frozen(kw_only=True)
@@ -351,8 +361,12 @@ class SearchRow:
 
 @attrs.frozen(kw_only=True)
 class Classification:
-    kind: Literal["function", "thunk", "external"] = field("angr's classification")
-    returning: bool | None = field("Whether it returns (null: unknown)")
+    external: bool = field("An import: its body is outside this binary")
+    thunk: bool = field("A jump stub to another procedure")
+    thunk_target: str | None = field("The address a thunk jumps to, when known")
+    provenance: str = field("Who classified it", minLength=1)
+    kind: Literal["function", "thunk", "external"] = field("angr's classification (extra)")
+    returning: bool | None = field("Whether it returns (extra; null: unknown)")
 
 
 @attrs.frozen(kw_only=True)
@@ -375,7 +389,7 @@ class ProcedureInfo:
     basicblock_count: int = field("Basic blocks", minimum=0)
     length: int = field("Bytes covered by its blocks", minimum=0)
     signature: str | None = field("Prototype (angr does not recover one: null)")
-    locals: tuple[AddressedValue, ...] = field("Local variables (angr does not report them: empty)")
+    locals: tuple[LocalVariable, ...] = field("Local variables (angr does not report them: empty)")
     classification: Classification | None = field("Kind")
     body: Body = field("Body ranges")
     callers: int = field("Calling procedures (extra)", minimum=0)
@@ -503,7 +517,7 @@ class GraphNodeOk:
     status: Literal["ok"] = field("Its relationships were read")
     calls: tuple[str, ...] = field("Observed callees (forward) or callers (backward)")
     name: str | None = field("Name (extra)")
-    coverage: Literal["complete", "partial", "unknown"] = field("How complete `calls` is")
+    coverage: Coverage = field("How complete `calls` is")
     limitations: tuple[str, ...] = field("Caveats of this read")
 
 
@@ -577,9 +591,7 @@ class CallPath:
     start: str = field("Start procedure address")
     goal: str | None = field("Goal procedure address")
     direction: Literal["forward", "backward"] = field("Traversal direction")
-    goal_status: Literal["not_requested", "reached", "not_reached", "unknown"] = field(
-        "unknown: not reached while some expansion was unresolved"
-    )
+    goal_status: GoalStatus = field("unknown: not reached while some expansion was unresolved")
     nodes: tuple[PathNode, ...] = field("Visited procedures")
     edges: tuple[PathEdge, ...] = field("Traversed call edges")
     traversal_path: tuple[str, ...] = field("start ... goal, when reached")
@@ -743,10 +755,8 @@ class TextDelta:
 
 @attrs.frozen(kw_only=True)
 class DimensionResult:
-    dimension: Literal[
-        "identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg"
-    ] = field("What was compared")
-    status: Literal["unchanged", "changed", "truncated", "unknown"] = field("The verdict of this dimension")
+    dimension: Dimension = field("What was compared")
+    status: Verdict = field("The verdict of this dimension")
     left_digest: str | None = field("sha256 of the left side's compared facts (null: not observed)")
     right_digest: str | None = field("sha256 of the right side's compared facts (null: not observed)")
     left_count: int | None = field("Left items compared", minimum=0)
@@ -777,7 +787,7 @@ class DimensionSummary:
 
 @attrs.frozen(kw_only=True)
 class FunctionComparison:
-    status: Literal["unchanged", "changed", "truncated", "unknown"] = field("Overall verdict")
+    status: Verdict = field("Overall verdict")
     function_match: FunctionMatch = field("How the functions were paired")
     left_subject_sha256: str = field("Left binary", pattern="^[a-f0-9]{64}$")
     right_subject_sha256: str = field("Right binary", pattern="^[a-f0-9]{64}$")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
@@ -11,13 +11,14 @@ from returns.result import Failure, Result, Success
 from rea import __version__
 from rea.artifacts.compare import compare_artifacts as compare_pure
 from rea.artifacts.extraction import extraction_result, select
-from rea.artifacts.graph import SECTIONS, build_inventory, inventory_result
+from rea.artifacts.graph import build_inventory, inventory_result
 from rea.artifacts.inspection import inspection_result
-from rea.artifacts.model import ExtractArtifact, InventoryArtifact, limits_from
+from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Limits, limits_from
 from rea.artifacts.views import artifact_view
 from rea.errors import ReaError, invalid_request
-from rea.evidence import SUBJECT_FORMATS, Evidence, Provider, Subject, create_evidence, create_profile
-from rea.program import Context, Outcome, Program, ReportProgress
+from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
+from rea.effect_types import AnyEffect, Program, ToolProgram
+from rea.program import Context, Outcome, ReportProgress
 from rea.javascript.views import application_view
 from rea.native.views import native_view
 from rea.session import RETAINED_KIND, Session, record, resolve
@@ -53,11 +54,11 @@ def _subject(session: Session) -> Subject:
     )
 
 
-def _settings(args: Mapping[str, Any]) -> tuple[Any, str]:
+def _settings(args: Mapping[str, Any]) -> tuple[Limits, str]:
     return limits_from(args), args["integrity_policy"]
 
 
-def _profile(limits: Any, policy: str):
+def _profile(limits: Limits, policy: str) -> AnalysisProfile:
     return create_profile(ARTIFACT_PROVIDER, PROFILE_SCHEMA, {"limits": limits.to_json(), "integrity_policy": policy})
 
 
@@ -67,7 +68,7 @@ def _evidence(
     result: Any,
     *,
     subject: Subject | None,
-    profile: Any = None,
+    profile: AnalysisProfile | None = None,
     confidence: str = "observed",
     limitations: list[str] | tuple[str, ...] = (),
     links: list[str] | tuple[str, ...] = (),
@@ -98,7 +99,9 @@ def _mismatch_cap(complete: Mapping[str, Any], cap: int | None) -> ReaError | No
     )
 
 
-def _inventory(session: Session, args: Mapping[str, Any]):
+def _inventory(
+    session: Session, args: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, Result[dict[str, Any], ReaError]]:
     """Shared: run the reader on the active target and build the complete graph."""
     limits, policy = _settings(args)
     if session.target is None:
@@ -109,13 +112,15 @@ def _inventory(session: Session, args: Mapping[str, Any]):
         path=target.path, limits=limits, integrity_policy=policy, known_sha256=target.sha256, known_size=target.size
     )
     if not is_successful(facts):
-        return facts
+        return Failure(facts.failure())
     complete = build_inventory(facts.unwrap(), limits)
     capped = _mismatch_cap(complete, args.get("max_integrity_mismatches"))
     return Failure(capped) if capped is not None else Success(complete)
 
 
-def _inventory_evidence(session: Session, parameters: Mapping[str, Any], result: Mapping[str, Any], profile: Any):
+def _inventory_evidence(
+    session: Session, parameters: Mapping[str, Any], result: Mapping[str, Any], profile: AnalysisProfile
+) -> Result[Evidence, ReaError]:
     return _evidence(
         "inventory_artifact",
         dict(parameters),
@@ -154,12 +159,12 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     profile = _profile(*_settings(args))
     # delivery detail and the report caps never reach the inventory, so its Evidence id is the same either way
     settings = {k: v for k, v in args.items() if k != "detail" and k not in INSPECTION_CAPS}
-    inv_ev = _inventory_evidence(session, settings, inventory_result(complete, {}), profile)
-    if not is_successful(inv_ev):
-        return _fail(session, inv_ev.failure())
-    inv_ev = inv_ev.unwrap()
+    built_inv = _inventory_evidence(session, settings, inventory_result(complete, {}), profile)
+    if not is_successful(built_inv):
+        return _fail(session, built_inv.failure())
+    inv_ev = built_inv.unwrap()
     result = inspection_result(inv_ev, {k: args.get(k) for k in INSPECTION_CAPS})
-    inspection = _evidence(
+    built_inspection = _evidence(
         "inspect_artifact",
         {k: v for k, v in args.items() if k != "detail"},
         result,
@@ -168,9 +173,9 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
         limitations=result["limitations"],
         links=[inv_ev.evidence_id],
     )
-    if not is_successful(inspection):
-        return _fail(session, inspection.failure())
-    inspection = inspection.unwrap()
+    if not is_successful(built_inspection):
+        return _fail(session, built_inspection.failure())
+    inspection = built_inspection.unwrap()
     retained = record(session, [inv_ev, inspection])
     if args["detail"] == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
@@ -217,17 +222,17 @@ def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
 
 def _resolve_side(session: Session, value: Any, field: str) -> Result[list[Evidence], ReaError]:
     values = value if isinstance(value, list) else [value]
-    out = []
+    out: list[Evidence] = []
     for i, item in enumerate(values):
         got = resolve(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
         if not is_successful(got):
-            return got
+            return Failure(got.failure())
         out.append(got.unwrap())
     return Success(out)
 
 
-def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    sides = []
+def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    sides: list[list[Evidence]] = []
     for field in ("left", "right"):
         got = _resolve_side(session, args[field], field)
         if not is_successful(got):
@@ -279,7 +284,7 @@ def _view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence
         )
     result = project(source, args)
     if not is_successful(result):
-        return result
+        return Failure(result.failure())
     view = result.unwrap()
     params = {k: v for k, v in args.items() if k != "source"}
     params["source"] = {"kind": RETAINED_KIND, "evidence_id": source.evidence_id}
@@ -305,18 +310,18 @@ def _view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence
     )
 
 
-def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    source = resolve(session, args["source"], "source")
-    if not is_successful(source):
-        return _fail(session, source.failure())
-    source = source.unwrap()
+def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    found = resolve(session, args["source"], "source")
+    if not is_successful(found):
+        return _fail(session, found.failure())
+    source = found.unwrap()
     evidence = _view_evidence(source, args)
     if not is_successful(evidence):
         return _fail(session, evidence.failure())
     return Outcome(session=record(session, [source, evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
 
 
-PROGRAMS = {
+PROGRAMS: Mapping[str, ToolProgram] = {
     "inspect_artifact": inspect_artifact,
     "inventory_artifact": inventory_artifact,
     "extract_artifact": extract_artifact,

@@ -6,14 +6,14 @@ NativeFacts); only pseudocode and instructions ask the live engine (NativeQuery)
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, TypeVar
 from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request, no_target
-from rea.evidence import Provider, Subject, create_evidence, parse_profile
+from rea.evidence import Evidence, Provider, Subject, create_evidence, parse_profile
 from rea.native import answers as a
 from rea.native import dossier, graphs
 from rea.native import queries as q
@@ -21,13 +21,28 @@ from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
-from rea.effect_types import AnyEffect, Program
+from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome
 from rea.session import Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
 
 Steps = Program
+Args = Mapping[str, Any]
+Snapshot = Mapping[str, Any]
+# what a snapshot answer gives: (result record or JSON, confidence, limitations), or the caller's mistake
+Answered = tuple[object, str, tuple[str, ...]] | ReaError
+Answer = Callable[[Session, Snapshot, Args], Answered]
+Facts = Callable[[Session, Args, Context], Program]
+R = TypeVar("R")
+
+
+class _Addressed(Protocol):
+    @property
+    def address(self) -> str: ...
+
+
+A = TypeVar("A", bound=_Addressed)
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -69,17 +84,19 @@ def _facts(session: Session, stage: str) -> Generator[AnyEffect, Any, Result[Map
         return bound
     target = session.target
     assert target is not None
-    return (yield NativeFacts(binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage))
+    got: Result[Mapping[str, Any], ReaError] = yield NativeFacts(
+        binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage
+    )
+    return got
 
 
 def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
     target = session.target
     assert target is not None and session.provider_binding is not None
-    return (
-        yield NativeQuery(
-            binding=session.provider_binding, path=target.path, sha256=target.sha256, op=op, params=dict(params)
-        )
+    got: Result[Any, ReaError] = yield NativeQuery(
+        binding=session.provider_binding, path=target.path, sha256=target.sha256, op=op, params=dict(params)
     )
+    return got
 
 
 def _evidence(
@@ -158,7 +175,13 @@ def _address(text: str, field: str = "address") -> Result[str, ReaError]:
     return Success(address)
 
 
-def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mapping[str, Any]], Any]):
+def _document(session: Session) -> str:
+    """The open target's name (every answer runs after _facts found a target)."""
+    assert session.target is not None
+    return session.target.name
+
+
+def _with_facts(stage: str, answer: Answer) -> Facts:
     """A tool that only projects the snapshot: fetch it, check the document, answer, wrap as Evidence."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -187,20 +210,24 @@ def _with_facts(stage: str, answer: Callable[[Session, Mapping[str, Any], Mappin
     return program
 
 
-def _on_procedure(answer):
+def _on_procedure(
+    answer: Callable[[Session, Snapshot, Args, Mapping[str, Any]], R],
+) -> Callable[[Session, Snapshot, Args], R | ReaError]:
     """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
 
-    def resolved(session, snapshot, args):
+    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
         found = _procedure(snapshot, args["procedure"])
         return answer(session, snapshot, args, found.unwrap()) if is_successful(found) else found.failure()
 
     return resolved
 
 
-def _on_address(answer):
+def _on_address(
+    answer: Callable[[Session, Snapshot, Args, str], R],
+) -> Callable[[Session, Snapshot, Args], R | ReaError]:
     """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
 
-    def resolved(session, snapshot, args):
+    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
         if args.get("address") is None:
             return invalid_request(
                 "angr runs headless: there is no cursor, so give the address",
@@ -216,12 +243,12 @@ def _on_address(answer):
 # ------------------------------------------------------------- inventories
 
 
-def _overview(session, snapshot, args):
-    return a.overview(session.target.name, snapshot, args), "derived", ()
+def _overview(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+    return a.overview(_document(session), snapshot, args), "derived", ()
 
 
-def _documents(session, snapshot, args):
-    return (session.target.name,), "observed", ()
+def _documents(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+    return (_document(session),), "observed", ()
 
 
 FROM_SYMBOLS = ("list_procedures", "list_names")
@@ -231,7 +258,7 @@ SYMBOLS_ONLY = (
 )
 
 
-def _procedure_rows(session, snapshot, args):
+def _procedure_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     if "procedures" not in snapshot:
         rows = [
             w.ProcedureRow(address=s["address"], value=s["name"], kind="function", size=s["size"])
@@ -249,14 +276,14 @@ SCANNED_ONLY = (
 )
 
 
-def _at_address(rows: list[Any], args: Mapping[str, Any]) -> list[Any] | ReaError:
+def _at_address(rows: list[A], args: Args) -> list[A] | ReaError:
     if args.get("address") is None:
         return rows
     address = _address(args["address"])
     return [r for r in rows if r.address == address.unwrap()] if is_successful(address) else address.failure()
 
 
-def _string_rows(session, snapshot, args):
+def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     scanned = "strings" not in snapshot
     rows = _at_address([a.string_row(s) for s in snapshot.get("scanned_strings" if scanned else "strings", ())], args)
     if isinstance(rows, ReaError):
@@ -264,38 +291,38 @@ def _string_rows(session, snapshot, args):
     return a.window(rows, args), "observed" if scanned else "derived", (SCANNED_ONLY,) if scanned else ()
 
 
-def _name_rows(session, snapshot, args):
-    rows, unplaced = a.name_rows(snapshot)
-    limitations = () if "procedures" in snapshot else (SYMBOLS_ONLY,)
+def _name_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+    named, unplaced = a.name_rows(snapshot)
+    limitations: tuple[str, ...] = () if "procedures" in snapshot else (SYMBOLS_ONLY,)
     if unplaced:
         limitations += (f"{unplaced} imported names have no address in this binary and are not listed.",)
-    rows = _at_address(rows, args)
+    rows = _at_address(named, args)
     if isinstance(rows, ReaError):
         return rows
     return a.window(rows, args), "derived", limitations
 
 
-def _segment_rows(session, snapshot, args):
+def _segment_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     return a.segments(snapshot), "observed", ()
 
 
 @_on_address
-def _address_name(session, snapshot, args, address):
+def _address_name(session: Session, snapshot: Snapshot, args: Args, address: str) -> Answered:
     return a.name_at(snapshot, address), "derived", ()
 
 
 @_on_procedure
-def _procedure_address(session, snapshot, args, p):
+def _procedure_address(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str, Any]) -> Answered:
     return p["address"], "derived", ()
 
 
 @_on_address
-def _containing(session, snapshot, args, address):
+def _containing(session: Session, snapshot: Snapshot, args: Args, address: str) -> Answered:
     return a.containing(snapshot, address), "derived", ()
 
 
-def _searcher(collection: str):
-    def answer(session, snapshot, args):
+def _searcher(collection: str) -> Answer:
+    def answer(session: Session, snapshot: Snapshot, args: Args) -> Answered:
         if collection == "strings":
             source = [{"value": s["value"], "row": a.string_row(s)} for s in snapshot["strings"]]
         else:
@@ -312,40 +339,40 @@ def _searcher(collection: str):
 
 
 @_on_procedure
-def _info(session, snapshot, args, p):
+def _info(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str, Any]) -> Answered:
     return a.info(p), "derived", ()
 
 
-def _edges(edge: str):
+def _edges(edge: str) -> Answer:
     @_on_procedure
-    def answer(session, snapshot, args, p):
+    def answer(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str, Any]) -> Answered:
         return tuple(p[edge]), "derived", ()
 
     return answer
 
 
 @_on_procedure
-def _references(session, snapshot, args, p):
+def _references(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str, Any]) -> Answered:
     return a.references(snapshot, p, args), "derived", ()
 
 
 @_on_address
-def _xrefs(session, snapshot, args, address):
+def _xrefs(session: Session, snapshot: Snapshot, args: Args, address: str) -> Answered:
     return tuple(sorted({r["from"] for r in q.incoming(snapshot, address)}, key=lambda x: (len(x), x))), "derived", ()
 
 
-def _xrefs_to_name(session, snapshot, args):
+def _xrefs_to_name(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     return a.xrefs_to_name(snapshot, args["name"]), "derived", ()
 
 
-def _graph(session, snapshot, args):
+def _graph(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     found = _procedure(snapshot, args["address"], "address")
     if not is_successful(found):
         return found.failure()
     return graphs.call_graph(snapshot, found.unwrap(), args.get("depth"), args["direction"]), "derived", ()
 
 
-def _trace(session, snapshot, args):
+def _trace(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     start = _procedure(snapshot, args["start"], "start")
     if not is_successful(start):
         return start.failure()
@@ -381,19 +408,19 @@ def _no_cursor(operation: str) -> ReaError:
     )
 
 
-def _current_document(session, snapshot, args):
-    return session.target.name, "observed", ()
+def _current_document(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+    return _document(session), "observed", ()
 
 
-def _current_address(session, snapshot, args):
+def _current_address(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     return _no_cursor("current_address")
 
 
-def _current_procedure(session, snapshot, args):
+def _current_procedure(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     return _no_cursor("current_procedure")
 
 
-def _named(name: str, stage: str, answer):
+def _named(name: str, stage: str, answer: Answer) -> Facts:
     program = _with_facts(stage, answer)
     program.__name__ = name
     return program
@@ -402,7 +429,7 @@ def _named(name: str, stage: str, answer):
 # ------------------------------------------------------ lifecycle answers
 
 
-def _lifecycle(stage: str, answer):
+def _lifecycle(stage: str, answer: Callable[[Session, Snapshot, Args], object]) -> Facts:
     """A navigation tool: `{result: ...}` with no Evidence (the reference's lifecycle shape)."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -419,7 +446,7 @@ def _lifecycle(stage: str, answer):
     return program
 
 
-def _navigation(session, snapshot, args):
+def _navigation(session: Session, snapshot: Snapshot, args: Args) -> ReaError:
     return _no_cursor("get_navigation_context")
 
 
@@ -431,10 +458,10 @@ _NO_ANNOTATIONS = w.Unavailable(
 
 
 @_on_address
-def _address_context(session, snapshot, args, where):
+def _address_context(session: Session, snapshot: Snapshot, args: Args, where: str) -> w.AddressContext:
     return w.AddressContext(
         address=where,
-        document=session.target.name,
+        document=_document(session),
         name=w.Available(state="available", value=a.name_at(snapshot, where)),
         procedure=w.Available(state="available", value=to_wire(a.identity(q.containing(snapshot, where)))),
         comment=_NO_ANNOTATIONS,
@@ -454,12 +481,14 @@ def _cfg_procedure(
         return Failure(problem)
     facts = yield from _facts(session, "cfg")
     if not is_successful(facts):
-        return facts
+        return Failure(facts.failure())
     snapshot = facts.unwrap()
     return _procedure(snapshot, args["procedure"]).map(lambda proc: (snapshot, proc))
 
 
-def _engine_tool(name: str, op: str, build, *, body_only: bool = False):
+def _engine_tool(
+    name: str, op: str, build: Callable[[Snapshot, Mapping[str, Any], Any, Args], object], *, body_only: bool = False
+) -> Facts:
     """A tool that needs the live engine for one procedure; an import has no body to ask about."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
@@ -487,11 +516,11 @@ def _engine_tool(name: str, op: str, build, *, body_only: bool = False):
     return program
 
 
-def _assembly_text(snapshot, proc, reply, args):
+def _assembly_text(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> str:
     return "\n".join(dossier.assembly_line(i) for i in reply["instructions"])
 
 
-def _instruction_page(snapshot, proc, reply, args):
+def _instruction_page(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> w.InstructionWindow:
     rows = reply["instructions"]
     start, end = args["offset"], args["offset"] + args["limit"]
     page = rows[start:end]
@@ -508,7 +537,7 @@ def _instruction_page(snapshot, proc, reply, args):
     )
 
 
-def _pseudocode(snapshot, proc, reply, args):
+def _pseudocode(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> Any:
     return reply["pseudocode"]
 
 
@@ -530,7 +559,7 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
         if proc is None:
             rows.append(
                 w.NotDecompiled(
-                    address=text, status="error", error=found.failure().record(), procedure=_resolved_ref(None)
+                    address=text, status="error", error=a.error_record(found.failure()), procedure=_resolved_ref(None)
                 )
             )
             continue
@@ -542,10 +571,10 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
                 )
             )
         else:
-            error = (
-                reply.failure().record()
+            error = a.error_record(
+                reply.failure()
                 if not is_successful(reply)
-                else ReaError(code="execution_failure", message="the decompiler returned no text").record()
+                else ReaError(code="execution_failure", message="the decompiler returned no text")
             )
             rows.append(w.NotDecompiled(address=text, status="error", error=error, procedure=_resolved_ref(proc)))
     failed = sum(r.status == "error" for r in rows)
@@ -587,7 +616,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
 COMPARE_PROVIDER = Provider(id="rea-compare", name="REA function comparison", version="1")
 
 
-def _side(session: Session, args: Mapping[str, Any], side: str) -> Result[list[Any], ReaError]:
+def _side(session: Session, args: Mapping[str, Any], side: str) -> Result[list[Evidence], ReaError]:
     inline, ids = args.get(side), args.get(f"{side}_evidence_ids")
     if (inline is None) == (ids is None):
         return Failure(
@@ -597,12 +626,12 @@ def _side(session: Session, args: Mapping[str, Any], side: str) -> Result[list[A
                 accepted=f"{side}: inline analyze_function Evidence or a retained reference; or {side}_evidence_ids",
             )
         )
-    refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids]
-    resolved = []
+    refs = [inline] if inline is not None else [{"kind": "retained-evidence", "evidence_id": i} for i in ids or ()]
+    resolved: list[Evidence] = []
     for index, ref in enumerate(refs):
         found = resolve(session, ref, side if inline is not None else f"{side}_evidence_ids[{index}]")
         if not is_successful(found):
-            return found
+            return Failure(found.failure())
         evidence = found.unwrap()
         if evidence.operation != "analyze_function":
             return Failure(
@@ -617,7 +646,7 @@ def _side(session: Session, args: Mapping[str, Any], side: str) -> Result[list[A
 
 
 def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
-    sides = {}
+    sides: dict[str, list[Evidence]] = {}
     for side in ("left", "right"):
         found = _side(session, args, side)
         if not is_successful(found):
@@ -641,7 +670,7 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
     return Outcome(session=retained, reply=Success(evidence.to_json()))
 
 
-PROGRAMS: Mapping[str, Callable[..., Any]] = {
+PROGRAMS: Mapping[str, ToolProgram] = {
     "compare_functions": compare_functions,
     "binary_overview": _named("binary_overview", "cfg", _overview),
     "list_documents": _named("list_documents", "loader", _documents),

@@ -98,9 +98,6 @@ PENDING = {
     "compare_javascript_export_shapes",
     "compare_source_to_bundle",
     "inspect_analysis_view",
-    "procedure_info",
-    "procedure_references",
-    "resolve_containing_procedure",
     "trace_application_feature",
     "trace_javascript_semantics",
 }

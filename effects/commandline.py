@@ -17,7 +17,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects import artifact_commands, view_commands
+from effects import artifact_commands, call_command, prompt_commands, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
@@ -203,10 +203,55 @@ def _parser() -> argparse.ArgumentParser:
     inspect.add_argument("request", help='JSON request, e.g. \'{"path":"/tmp/evidence.json","detail":"summary"}\'')
     for command in FAMILY_COMMANDS:
         command.configure(sub.add_parser(command.name, parents=[common], help=command.help))
+    _generic_commands(sub, common)
     return parser
 
 
+def _generic_commands(sub: Any, common: argparse.ArgumentParser) -> None:
+    call = sub.add_parser(
+        "call", add_help=False, help="call any tool: rea call TOOL [--ARG VALUE ...] (see rea call TOOL --help)"
+    )
+    call.add_argument("argv", nargs=argparse.REMAINDER, help="TOOL and its flags")
+    sub.add_parser("tools", parents=[common], help="list every tool (same as rea call --list)")
+    sub.add_parser("prompts", parents=[common], help="list the guided workflows served as MCP prompts")
+    prompt_commands.configure_get(sub.add_parser("prompt", parents=[common], help="render one prompt"))
+
+
+def _prompt_command(ns: argparse.Namespace, fmt: str) -> int:
+    if ns.command == "tools":
+        _emit(call_command.tools_listing(), fmt, call_command.render_tools)
+        return EXIT_OK
+    if ns.command == "prompts":
+        _emit(prompt_commands.listing(), fmt, prompt_commands.render_listing)
+        return EXIT_OK
+    value = prompt_commands.rendered(ns)
+    if isinstance(value, ReaError):
+        return _fail(value, fmt)
+    _emit(value, fmt, prompt_commands.render_prompt)
+    return EXIT_OK
+
+
+def _call(argv: list[str]) -> int:
+    """`rea call`: parsed here, not by the top-level parser, because the flags depend on the tool."""
+    plan = call_command.plan(argv)
+    if plan.text is not None:
+        sys.stdout.write(plan.text)
+        return EXIT_OK
+    if plan.listing is not None:
+        _emit(plan.listing, plan.fmt, call_command.render_tools)
+        return EXIT_OK
+    if plan.error is not None or plan.command is None:
+        return _fail(plan.error or invalid_request("nothing to run", field="tool"), plan.fmt)
+    context = load_context("cli")
+    if not isinstance(context, Success):
+        return _fail(context.failure(), plan.fmt)
+    return _run_family(Connection(ctx=context.unwrap()), plan.command, argparse.Namespace(), plan.fmt)
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "call":
+        return _call(argv[1:])
     parser = _parser()
     ns = parser.parse_args(argv)
     if ns.command is None:
@@ -214,6 +259,8 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     fmt = getattr(ns, "format", "text")
     context = load_context("mcp" if ns.command == "mcp" else "cli")
+    if ns.command in ("tools", "prompts", "prompt"):
+        return _prompt_command(ns, fmt)
     if ns.command == "doctor":
         report = doctor_report(os.environ)
         _emit(report, fmt, _render_doctor)

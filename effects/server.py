@@ -17,6 +17,7 @@ import attrs
 import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 from returns.result import Success
 
 from effects.calls import Connection, call_tool
@@ -24,6 +25,7 @@ from rea.budget import ResponseBudget
 from rea.catalog import BY_NAME, CATALOG
 from rea.catalog.projection import tool_definition
 from rea.errors import ReaError
+from rea import prompts
 from rea.replies import admit_success, error_text, fits, meta_for, oversized_error
 
 INSTRUCTIONS = (
@@ -116,7 +118,48 @@ def build_server(conn: Connection, version: str) -> Server:
                 ),
             )
 
-    return Server("rea", version=version, instructions=INSTRUCTIONS, on_list_tools=list_tools, on_call_tool=handle_call)
+    return Server(
+        "rea",
+        version=version,
+        instructions=INSTRUCTIONS,
+        on_list_tools=list_tools,
+        on_call_tool=handle_call,
+        on_list_prompts=_list_prompts,
+        on_get_prompt=_get_prompt,
+    )
+
+
+_PROMPTS = [
+    types.Prompt(
+        name=p.name,
+        title=p.title,
+        description=p.description,
+        arguments=[
+            types.PromptArgument(name=a.name, description=a.description, required=a.required) for a in p.arguments
+        ],
+    )
+    for p in prompts.PROMPTS
+]
+
+
+async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
+    return types.ListPromptsResult(prompts=_PROMPTS)
+
+
+async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+    """Render a guided workflow; a bad argument is a JSON-RPC invalid-params error carrying the canonical error."""
+    rendered = prompts.render(params.name, params.arguments)
+    if not isinstance(rendered, Success):
+        error = rendered.failure()
+        raise MCPError(code=types.INVALID_PARAMS, message=error.message, data=error.to_json())
+    value = rendered.unwrap()
+    return types.GetPromptResult(
+        description=value.description,
+        messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=m.text))
+            for m in value.messages
+        ],
+    )
 
 
 def _progress_token(meta: Any) -> Any:

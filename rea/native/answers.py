@@ -206,7 +206,32 @@ def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge
         target_address=ref["to"],
         source_procedure=identity_at(snapshot, ref.get("from_procedure")),
         target_procedure=identity_at(snapshot, ref["to"]),
-        kind=w.ReferenceKind(available=True, value=ref["kind"]),
+        kind=reference_kind(snapshot, ref),
+    )
+
+
+def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceKind:
+    """Calls come from CFG call sites (a direct operand, resolved statically); everything else from angr's xrefs."""
+    target = q.by_address(snapshot).get(ref["to"])
+    call = ref["kind"] == "call"
+    return w.ReferenceKind(
+        available=True,
+        provenance="angr CFGFast call sites" if call else "angr xref database",
+        type=ref["kind"],
+        flow=call,
+        call=call,
+        jump=False,
+        data=not call,
+        read=ref["kind"] == "read",
+        write=ref["kind"] == "write",
+        indirect=False,
+        computed=False,
+        conditional=False,
+        terminal=False,
+        primary=True,
+        operand_index=0 if call else -1,
+        external=target is not None and target["kind"] == "external",
+        value=ref["kind"],
     )
 
 

@@ -398,9 +398,26 @@ class ProcedureInfo:
 
 @attrs.frozen(kw_only=True)
 class ReferenceKind:
-    available: bool = field("Whether the provider classifies the reference")
-    value: str | None = field("call, or angr's data-reference type", omit_none=True)
-    reason: str | None = field("Why not", omit_none=True)
+    """The reference's classified reference kind; angr knows calls from its CFG and data references from its
+    xref database (read, write or offset)."""
+
+    available: Literal[True] = field("The reference is classified")
+    provenance: str = field("Who classified it", minLength=1)
+    type: str = field("call, or angr's data-reference type: read, write, offset")
+    flow: bool = field("A control-flow reference")
+    call: bool = field("A call")
+    jump: bool = field("A jump")
+    data: bool = field("A data reference")
+    read: bool = field("Reads the target")
+    write: bool = field("Writes the target")
+    indirect: bool = field("Through a register or memory (angr lists only resolved targets: false)")
+    computed: bool = field("Computed target")
+    conditional: bool = field("Taken conditionally")
+    terminal: bool = field("Ends the block without falling through")
+    primary: bool = field("The instruction's primary reference")
+    operand_index: int = field("Operand holding the target (-1: not recorded)")
+    external: bool = field("The target is an import")
+    value: str = field("Our short kind, as type (extra)")
 
 
 @attrs.frozen(kw_only=True)

@@ -1,0 +1,316 @@
+"""The reference's result shapes, as relaxed JSON Schemas: what an agent written for REA 6.x reads.
+
+Relaxed: every object is open (extra fields of ours are fine), but the reference's
+required fields and their types are enforced. The base is the 3.1.0 result schema of
+each tool (tests/reference/rea-3.1-result-schemas.json, relaxed by `relax`); where
+shared/reference/wire-gaps.md says 6.x changed a shape, the 6.x shape below replaces
+it (each override names its wire-gaps section and 6.x files).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent / "reference"
+RAW_31: dict[str, Any] = json.loads((HERE / "rea-3.1-result-schemas.json").read_text())["result_schemas"]
+
+
+def relax(schema: Any) -> Any:
+    """Open every object, make unions non-exclusive, and treat the catalog's dangling $refs as any JSON."""
+    if isinstance(schema, list):
+        return [relax(s) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "$ref" in schema:  # the 3.1 export dropped its $defs (JSON-value helpers): any value
+        return {}
+    out = {}
+    for key, value in schema.items():
+        if key == "additionalProperties" and value is False:
+            continue
+        out["anyOf" if key == "oneOf" else key] = relax(value)
+    props = out.get("properties")
+    if isinstance(props, dict):
+        # provenance and a fixed `source` name the producing engine (hopper/ghidra in 3.1): any engine's is a string
+        engine = {k for k in ("provenance", "source") if {"enum", "const"} & set(props.get(k, {}))}
+        engine -= {"source"} if "enum" in props.get("source", {}) else set()  # a source vocabulary stays closed
+        out["properties"] = {**props, **{k: STR for k in engine}}
+    return out
+
+
+STR: dict[str, Any] = {"type": "string"}
+INT: dict[str, Any] = {"type": "integer"}
+BOOL: dict[str, Any] = {"type": "boolean"}
+NULL: dict[str, Any] = {"type": "null"}
+ANY: dict[str, Any] = {}
+
+
+def obj(**props: Any) -> dict[str, Any]:
+    """An open object whose listed fields are all required."""
+    return {"type": "object", "properties": props, "required": sorted(props)}
+
+
+def arr(items: Any) -> dict[str, Any]:
+    return {"type": "array", "items": items}
+
+
+def nullable(schema: Any) -> dict[str, Any]:
+    return {"anyOf": [schema, NULL]}
+
+
+def base(tool: str) -> dict[str, Any]:
+    return relax(RAW_31[tool])
+
+
+def without(schema: dict[str, Any], *names: str) -> dict[str, Any]:
+    """The same shape with fields 6.x no longer returns taken out of `required`."""
+    return {**schema, "required": [r for r in schema.get("required", []) if r not in names]}
+
+
+def requiring(schema: dict[str, Any], **props: Any) -> dict[str, Any]:
+    """The same shape with fields 6.x added (required, typed)."""
+    return {
+        **schema,
+        "properties": {**schema.get("properties", {}), **props},
+        "required": sorted({*schema.get("required", []), *props}),
+    }
+
+
+def _inventory_row(tool: str) -> dict[str, Any]:
+    return base(tool)["properties"]["items"]["items"]
+
+
+def _page_items(page: dict[str, Any]) -> dict[str, Any]:
+    """The item schema of a 3.1 page object ({items, offset, ...}, possibly inside a union)."""
+    if "anyOf" in page:
+        page = next(p for p in page["anyOf"] if "items" in p.get("properties", {}))
+    return page["properties"]["items"]["items"]
+
+
+def _complete(tool: str, field: str) -> dict[str, Any]:
+    """6.x returns the complete array where 3.1 returned a page of it."""
+    return arr(_page_items(base(tool)["properties"][field]))
+
+
+DOSSIER_COLLECTIONS = (
+    "basic_blocks",
+    "callees",
+    "callers",
+    "comments",
+    "incoming_references",
+    "outgoing_references",
+    "referenced_names",
+    "referenced_strings",
+)
+
+
+BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["available"]}
+PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
+
+# 6.x shapes, where wire-gaps.md says 6.x changed the 3.1 shape
+SIX: dict[str, Any] = {
+    # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
+    **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
+    # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)
+    "search_procedures": arr(without(_inventory_row("search_procedures"), "value_truncated")),
+    "search_strings": arr(without(_inventory_row("search_strings"), "value_truncated")),
+    # §1 list_unknowns: {items: [residual-unknown record], total} (+ offset/limit/next_offset per the spec);
+    # 3.1 paged {unknown, uri} wrappers with has_more
+    "list_unknowns": obj(items=arr(base("record_unknown")), total=INT),
+    # §2 read_function_instructions: {procedure, instructions: string[], limitations}
+    "read_function_instructions": obj(procedure=ANY, instructions=arr(STR), limitations=arr(STR)),
+    # §2 procedure_references (toolOutputSchemaGroups.ts, hopperValues.ts)
+    "procedure_references": obj(
+        procedure=PROCEDURE_IDENTITY,
+        direction={"enum": ["incoming", "outgoing"]},
+        reference_kinds_available=BOOL,
+        unresolved_calls=arr(obj(address=STR, reason=STR)),
+        references=arr(
+            obj(source_address=STR, target_address=STR, source_procedure=ANY, target_procedure=ANY, kind=ANY)
+        ),
+    ),
+    # §2 procedure_info: 6.x adds body{available, ...}
+    "procedure_info": requiring(base("procedure_info"), body=BODY),
+    # §2 get_call_graph: depth keys "0", "1", ... holding node lists, plus top-level limitations (spec)
+    "get_call_graph": {
+        "type": "object",
+        "properties": {"limitations": arr(STR)},
+        "required": ["limitations", "0"],
+        "patternProperties": {
+            "^[0-9]+$": arr(
+                {
+                    "anyOf": [
+                        obj(address=STR, status={"const": "ok"}, calls=arr(STR)),
+                        obj(address=STR, status={"const": "error"}, error=ANY),
+                    ]
+                }
+            )
+        },
+    },
+    # §2 binary_overview: 6.x input is strict {}, so no `detail` echo
+    "binary_overview": without(base("binary_overview"), "detail"),
+    # §2 analyze_function: the 6.x dossier, complete (3.1 paged every collection and the pseudocode):
+    # pseudocode a string, assembly string[], every collection an array; no instruction_scan;
+    # native_value_flow; procedure with body
+    "analyze_function": requiring(
+        without(base("analyze_function"), "instruction_scan"),
+        native_value_flow=ANY,
+        procedure=requiring(base("analyze_function")["properties"]["procedure"], body=BODY),
+        pseudocode=STR,
+        assembly=arr(STR),
+        **{c: _complete("analyze_function", c) for c in DOSSIER_COLLECTIONS},
+    ),
+    # §2 compare_functions: `changes` is the complete array in 6.x (functionComparisonSchemas)
+    "compare_functions": requiring(base("compare_functions"), changes=_complete("compare_functions", "changes")),
+    # §3 extract_artifact: `artifacts` is the complete array of written files (artifactGraph.ts)
+    "extract_artifact": requiring(base("extract_artifact"), artifacts=_complete("extract_artifact", "artifacts")),
+    # §2 trace_call_path
+    "trace_call_path": obj(
+        start=STR,
+        goal=nullable(STR),
+        direction=STR,
+        goal_status={"enum": ["not_requested", "reached", "not_reached", "unknown"]},
+        nodes=arr(obj(address=STR, depth=INT)),
+        edges=arr(obj(source_address=STR, target_address=STR, discovery_depth=INT)),
+        traversal_path=arr(STR),
+        failures=arr(obj(address=STR, error=ANY)),
+        traversal=obj(nodes_visited=INT),
+        truncated=BOOL,
+        residual_unknowns=arr(STR),
+        limitations=arr(STR),
+    ),
+    # §3 compare_artifacts: `changes` is the complete array (artifactComparison.ts), not a page
+    "compare_artifacts": requiring(
+        base("compare_artifacts"),
+        changes=arr(base("compare_artifacts")["properties"]["changes"]["properties"]["items"]["items"]),
+    ),
+    # §3 inspect_artifact: 6.x artifactInspection.ts (a strict object) has no derived_relationships or schema_version
+    # (and its coverage counts no relationships)
+    "inspect_artifact": requiring(
+        without(base("inspect_artifact"), "derived_relationships", "schema_version"),
+        coverage=without(
+            base("inspect_artifact")["properties"]["coverage"], "relationships_retained", "relationships_omitted"
+        ),
+    ),
+    # §3 inspect_analysis_view (analysisView.ts; not in 3.1)
+    "inspect_analysis_view": obj(
+        kind=STR,
+        view=ANY,
+        parent_evidence_id=STR,
+        parent_operation=STR,
+        view_digest=STR,
+        coverage={
+            "type": "object",
+            "properties": {"status": STR, "next_offset": nullable(INT)},
+            "required": ["status", "next_offset"],
+        },
+        limitations=arr(STR),
+    ),
+    # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle
+    "get_evidence_bundle": obj(records=arr({"type": "object"}), unknowns=arr({"type": "object"})),
+    "get_evidence_bundle[summary]": obj(
+        kind={"const": "evidence-bundle-summary"},
+        filters={"type": "object"},
+        total_retained_records=INT,
+        matching_records=INT,
+        unknown_revisions=INT,
+        records=arr(
+            obj(
+                evidence_id=STR,
+                subject=ANY,
+                provider={"type": "object"},
+                operation=STR,
+                confidence=STR,
+                authority=STR,
+                analysis_profile_digest=nullable(STR),
+                retention=STR,
+                limitation_count=INT,
+                native_dossier=ANY,
+            )
+        ),
+    ),
+    # §1 binary_session (sessionStatusContract, toolOutputSchemaGroups.ts; spec "Identity and discovery")
+    "binary_session": obj(
+        open=BOOL,
+        capabilities=ANY,
+        provider=ANY,
+        providers=ANY,
+        analysis_activity=ANY,
+        client_features=ANY,
+        tool_availability={"type": "object", "properties": {"groups": arr({"type": "object"})}, "required": ["groups"]},
+        analysis_provider_candidates=arr({"type": "object"}),
+        analysis_provider_binding=ANY,
+        analysis_run=ANY,
+        server_identity={"type": "object"},
+    ),
+    # §1 open_binary: {path, format, kind, sha256, architecture}; 6.x has no loaderArgs
+    "open_binary": without(base("open_binary"), "loaderArgs"),
+    # §1 close_binary: null, or the snapshot written
+    "close_binary": {
+        "anyOf": [
+            NULL,
+            obj(path=STR, bytes=INT, primitive_entries=INT, workflow_entries=INT, evidence_records=INT),
+        ]
+    },
+}
+
+# the reference answers these under structuredContent.result; every other tool is an Evidence record
+LIFECYCLE = frozenset(
+    {
+        "binary_session",
+        "open_binary",
+        "close_binary",
+        "export_evidence_bundle",
+        "import_evidence_bundle",
+        "get_evidence_bundle",
+        "list_unknowns",
+        "record_unknown",
+        "update_unknown",
+        "get_navigation_context",  # §1: lifecycle in the reference, Evidence in ours
+        "inspect_address_context",
+    }
+)
+
+# on a headless provider the reference refuses these (§2 current_address, current_procedure)
+# (§1 get_navigation_context: "the reference errors when the required cursor mode is unavailable")
+EXPECTED_ERRORS = {
+    "current_address": "capability_unavailable",
+    "current_procedure": "capability_unavailable",
+    "get_navigation_context": "capability_unavailable",
+}
+
+# the Evidence v2 envelope every Evidence tool returns (DESIGN.md "Evidence v2", spec "Tool results")
+EVIDENCE = obj(
+    schema_version={"const": 2},
+    evidence_id={"type": "string", "pattern": "^ev_[a-f0-9]{64}$"},
+    subject=ANY,
+    provider=obj(id=STR, name=STR, version=nullable(STR)),
+    analysis_profile=nullable({"type": "object"}),
+    predicate_type=STR,
+    operation=STR,
+    parameters={"type": "object"},
+    raw_result=ANY,
+    normalized_result=ANY,
+    confidence={"enum": ["observed", "derived", "inferred"]},
+    authority={
+        "enum": [
+            "shipped-artifact",
+            "controlled-replay",
+            "historical-reference",
+            "external-service",
+            "analyst-inference",
+        ]
+    },
+    environment=ANY,
+    limitations=arr(STR),
+    locations=arr({"type": "object"}),
+    evidence_links=arr(STR),
+)
+
+
+def shape(case: str) -> Any:
+    """The relaxed reference shape of one case (a tool name, or tool[variant])."""
+    if case in SIX:
+        return SIX[case]
+    return base(case.split("[")[0])

@@ -1,0 +1,410 @@
+"""Conformance with the reference REA 6.x: its example inputs are accepted, its result shapes come back.
+
+(a) every reference example input of a tool we serve passes our validator against the
+    advertised input schema (tests/reference/input-examples.json);
+(b) a real, reference-shaped call of every tool returns the reference's fields with the
+    reference's types (tests/reference_shapes.py), extra fields allowed.
+
+PENDING lists what does not conform yet, as strict xfails: when a family lands and a
+case starts to pass, the xfail fails and says to take the name out of PENDING. Run
+`python3 -m pytest tests/test_reference_conformance.py -rxX` after each merge: the
+short summary names each pending case and its first difference (JSON path, reason).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import jsonschema
+import pytest
+from jsonschema.exceptions import relevance
+from returns.result import Success
+
+from artifact_fixtures import make_zip
+from rea.catalog import BY_NAME
+from rea.validation import validate_arguments
+from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
+from test_javascript import APP, write_tree
+from test_mcp_e2e import connect
+from test_native import SOURCE, nm_functions
+
+EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
+
+
+def _example_ids() -> list[str]:
+    seen: dict[str, int] = {}
+    ids = []
+    for e in EXAMPLES:
+        n = seen.get(e["tool"], 0)
+        seen[e["tool"]] = n + 1
+        ids.append(f"{e['tool']}[{n}]")
+    return ids
+
+
+# 3.1 examples whose arguments 6.x itself removed (wire-gaps.md names the 6.x input): not a gap of ours
+SUPERSEDED = {
+    "analyze_function[0]": "6.x input is strict {procedure}: 3.1 paging and collection offsets are gone",
+    "binary_session[0]": "3.1 detail/cursor/limit are gone in 6.x",
+    "compare_artifacts[0]": "6.x input is strict {left, right}",
+    "compare_functions[0]": "6.x input is strict {left, right}",
+    "extract_artifact[0]": "6.x chooses the output directory itself: output_root is gone",
+    "procedure_references[0]": "6.x input is {procedure, document, direction}: max_instructions and paging are gone",
+    "trace_call_path[0]": "6.x input is {start, goal, direction}: max_operations is gone",
+}
+
+# example inputs the reference accepts and we do not yet (see wire-gaps.md for each tool)
+PENDING_EXAMPLES: set[str] = set()
+
+
+def _example_params() -> list[Any]:
+    params = []
+    for case, example in zip(_example_ids(), EXAMPLES, strict=True):
+        marks = []
+        if case in SUPERSEDED:
+            marks.append(pytest.mark.skip(reason=f"superseded by 6.x: {SUPERSEDED[case]}"))
+        elif case in PENDING_EXAMPLES:
+            marks.append(pytest.mark.xfail(strict=True, reason="pending: remove from PENDING_EXAMPLES once accepted"))
+        params.append(pytest.param(case, example, id=case, marks=marks))
+    return params
+
+
+@pytest.mark.parametrize("case, example", _example_params())
+def test_reference_example_input_is_accepted(case, example):
+    tool = example["tool"]
+    checked = validate_arguments(tool, BY_NAME[tool].input_schema, example["input"])
+    refused = None if isinstance(checked, Success) else checked.failure().message
+    if refused is not None and case in PENDING_EXAMPLES:
+        pytest.xfail(f"{case}: {refused}")
+    assert refused is None, f"{tool}: the reference example ({example['source']}) is refused: {refused}"
+
+
+# ------------------------------------------------------------------ (b) real calls
+
+# tools whose real reference-shaped call does not return the reference's shape yet
+PENDING = {
+    "analyze_javascript_application",
+    "compare_application_versions",
+    "compare_javascript_export_shapes",
+    "compare_source_to_bundle",
+    "trace_application_feature",
+    "trace_javascript_semantics",
+}
+
+NATIVE = [
+    "open_binary",
+    "binary_overview",
+    "list_procedures",
+    "list_names",
+    "list_strings",
+    "list_segments",
+    "list_documents",
+    "current_document",
+    "current_address",
+    "current_procedure",
+    "search_procedures",
+    "search_strings",
+    "procedure_address",
+    "procedure_assembly",
+    "procedure_callees",
+    "procedure_callers",
+    "procedure_info",
+    "procedure_pseudo_code",
+    "procedure_references",
+    "read_function_instructions",
+    "resolve_containing_procedure",
+    "address_name",
+    "xrefs",
+    "batch_decompile",
+    "get_call_graph",
+    "find_xrefs_to_name",
+    "analyze_function",
+    "trace_call_path",
+    "get_navigation_context",
+    "inspect_address_context",
+    "compare_functions",
+    "inspect_analysis_view",
+]
+ARTIFACTS = ["inspect_artifact", "inventory_artifact", "extract_artifact", "compare_artifacts"]
+JAVASCRIPT = [
+    "analyze_javascript_application",
+    "trace_application_feature",
+    "trace_javascript_semantics",
+    "compare_application_versions",
+    "compare_javascript_export_shapes",
+    "compare_source_to_bundle",
+]
+SESSION = [
+    "binary_session",
+    "record_unknown",
+    "update_unknown",
+    "list_unknowns",
+    "get_evidence_bundle",
+    "get_evidence_bundle[summary]",
+    "export_evidence_bundle",
+    "import_evidence_bundle",
+    "close_binary",
+]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION
+
+
+def ref(reply: dict[str, Any]) -> dict[str, Any]:
+    """The retained reference to an Evidence reply (a placeholder when the producer failed)."""
+    evidence_id = (reply.get("ok") or {}).get("evidence_id") or "ev_" + "0" * 64
+    return {"kind": "retained-evidence", "evidence_id": evidence_id}
+
+
+async def _call(session: Any, tool: str, args: dict[str, Any], retried: bool = False) -> dict[str, Any]:
+    """{"ok": structuredContent} or {"error": canonical error} or {"exception": text}."""
+    try:
+        reply = await session.call_tool(tool, args)
+    except Exception as exc:  # e.g. the SDK refusing a reply that breaks our own output schema
+        return {"exception": f"{type(exc).__name__}: {exc}", "args": args}
+    if reply.is_error:
+        error = json.loads(reply.content[0].text)["error"]
+        if error["code"] == "provider_unavailable" and not retried:  # a worker that stopped: retry once, as told
+            return await _call(session, tool, args, retried=True)
+        return {"error": error, "args": args}
+    return {"ok": reply.structured_content, "args": args}
+
+
+async def _native(path: Path, cache: str) -> dict[str, Any]:
+    fn = nm_functions(path)
+    main, compute, helper = fn["main"], fn["compute"], fn["helper"]
+    plan: list[tuple[str, str, Any]] = [
+        ("open_binary", "open_binary", {"path": str(path)}),
+        ("binary_overview", "binary_overview", {}),
+        ("list_procedures", "list_procedures", {}),
+        ("list_names", "list_names", {}),
+        ("list_strings", "list_strings", {}),
+        ("list_segments", "list_segments", {}),
+        ("list_documents", "list_documents", {}),
+        ("current_document", "current_document", {}),
+        ("current_address", "current_address", {}),
+        ("current_procedure", "current_procedure", {}),
+        ("search_procedures", "search_procedures", {"pattern": "compute"}),
+        ("search_strings", "search_strings", {"pattern": "hello"}),
+        ("procedure_address", "procedure_address", {"procedure": "compute"}),
+        ("procedure_assembly", "procedure_assembly", {"procedure": "compute"}),
+        ("procedure_callees", "procedure_callees", {"procedure": "main"}),
+        ("procedure_callers", "procedure_callers", {"procedure": "helper"}),
+        ("procedure_info", "procedure_info", {"procedure": "compute"}),
+        ("procedure_pseudo_code", "procedure_pseudo_code", {"procedure": "compute"}),
+        ("procedure_references", "procedure_references", {"procedure": "main"}),
+        ("read_function_instructions", "read_function_instructions", {"procedure": "main"}),
+        ("resolve_containing_procedure", "resolve_containing_procedure", {"address": hex(int(main, 16) + 4)}),
+        ("address_name", "address_name", {"address": main}),
+        ("xrefs", "xrefs", {"address": compute}),
+        ("batch_decompile", "batch_decompile", {"addresses": ["compute", "helper"]}),
+        ("get_call_graph", "get_call_graph", {"address": main}),
+        ("find_xrefs_to_name", "find_xrefs_to_name", {"name": "compute"}),
+        ("analyze_function", "analyze_function", {"procedure": "compute"}),
+        ("analyze_dispatch", "analyze_function", {"procedure": "dispatch"}),
+        ("trace_call_path", "trace_call_path", {"start": main, "goal": helper}),
+        ("get_navigation_context", "get_navigation_context", {}),
+        ("inspect_address_context", "inspect_address_context", {"address": main}),
+    ]
+    replies: dict[str, Any] = {}
+    async with connect(REA_CACHE_DIR=cache) as s:
+        for case, tool, args in plan:
+            replies[case] = await _call(s, tool, args)
+        left, right = ref(replies["analyze_function"]), ref(replies["analyze_dispatch"])
+        replies["compare_functions"] = await _call(s, "compare_functions", {"left": left, "right": right})
+        view = {"kind": "native", "facet": "pseudocode", "offset": 0, "limit": 64}
+        replies["inspect_analysis_view"] = await _call(s, "inspect_analysis_view", {"source": left, "view": view})
+    return replies
+
+
+async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
+    replies: dict[str, Any] = {}
+    async with connect() as s:
+        await _call(s, "open_binary", {"path": str(right_zip)})
+        newer = await _call(s, "inspect_artifact", {})
+        await _call(s, "open_binary", {"path": str(left_zip)})
+        for tool in ("inspect_artifact", "inventory_artifact", "extract_artifact"):
+            replies[tool] = await _call(s, tool, {})
+        replies["compare_artifacts"] = await _call(
+            s, "compare_artifacts", {"left": ref(replies["inspect_artifact"]), "right": ref(newer)}
+        )
+    return replies
+
+
+def _source_graph() -> dict[str, Any]:
+    """The reference's HistoricalSourceGraph example values (tests/reference/input-examples.json)."""
+    example = next(e for e in EXAMPLES if e["tool"] == "compare_source_to_bundle" and "reference" in e["input"])
+    return example["input"]["reference"]
+
+
+async def _javascript(app: Path, app_v2: Path) -> dict[str, Any]:
+    replies: dict[str, Any] = {}
+    async with connect() as s:
+        replies["analyze_javascript_application"] = left = await _call(
+            s, "analyze_javascript_application", {"input_path": str(app)}
+        )
+        right = await _call(s, "analyze_javascript_application", {"input_path": str(app_v2)})
+        seed = {"kind": "module", "value": "src/renderer/app.js", "match": "exact", "case_sensitive": False}
+        replies["trace_application_feature"] = await _call(
+            s, "trace_application_feature", {"application": ref(left), "seed": seed, "direction": "both"}
+        )
+        query = {"seed": {"kind": "literal", "value": "settings:get"}, "direction": "forward-influence"}
+        replies["trace_javascript_semantics"] = await _call(
+            s, "trace_javascript_semantics", {"application": ref(left), "query": query}
+        )
+        replies["compare_application_versions"] = await _call(
+            s, "compare_application_versions", {"left": ref(left), "right": ref(right)}
+        )
+        selectors = {"module_path": "src/renderer/format.ts", "export_name": "format"}
+        replies["compare_javascript_export_shapes"] = await _call(
+            s,
+            "compare_javascript_export_shapes",
+            {
+                "left": ref(left),
+                "right": ref(right),
+                **{f"{side}_{k}": v for side in ("left", "right") for k, v in selectors.items()},
+            },
+        )
+        replies["compare_source_to_bundle"] = await _call(
+            s, "compare_source_to_bundle", {"reference": _source_graph(), "application": ref(left)}
+        )
+    return replies
+
+
+async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
+    replies: dict[str, Any] = {}
+    async with connect() as s:
+        replies["binary_session"] = await _call(s, "binary_session", {})
+        await _call(s, "open_binary", {"path": str(binary)})
+        example = next(e for e in EXAMPLES if e["tool"] == "record_unknown" and e["source"].startswith("6.x"))
+        replies["record_unknown"] = recorded = await _call(s, "record_unknown", example["input"])
+        unknown_id = (recorded.get("ok") or {}).get("result", {}).get("unknown_id", "unk_" + "0" * 64)
+        replies["update_unknown"] = await _call(
+            s, "update_unknown", {"unknown_id": unknown_id, "expected_revision": 1, "status": "investigating"}
+        )
+        replies["list_unknowns"] = await _call(s, "list_unknowns", {})
+        replies["get_evidence_bundle"] = await _call(s, "get_evidence_bundle", {})
+        replies["get_evidence_bundle[summary]"] = await _call(s, "get_evidence_bundle", {"detail": "summary"})
+        replies["export_evidence_bundle"] = await _call(s, "export_evidence_bundle", {"path": str(bundle)})
+        replies["close_binary"] = await _call(s, "close_binary", {})
+        replies["import_evidence_bundle"] = await _call(s, "import_evidence_bundle", {"path": str(bundle)})
+    return replies
+
+
+@pytest.fixture(scope="module")
+def replies(tmp_path_factory) -> dict[str, Any]:
+    """One real, reference-shaped call per case, through the MCP SDK client over stdio."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    root = tmp_path_factory.mktemp("conformance")
+    binary = root / "sample"
+    subprocess.run(["gcc", "-O0", "-g", "-o", str(binary), str(SOURCE)], check=True, capture_output=True)
+    left_zip = make_zip(root / "v1.zip", {"a.txt": b"alpha\n", "lib/tool.sh": b"#!/bin/sh\necho 1\n"})
+    right_zip = make_zip(root / "v2.zip", {"a.txt": b"alpha, changed\n", "b.txt": b"new\n"})
+    app = write_tree(root / "app", APP)
+    v2 = dict(APP)
+    v2["src/renderer/format.ts"] = "export function format(t: number) { return { text: String(t), iso: '' }; }\n"
+    app_v2 = write_tree(root / "app-v2", v2)
+    found: dict[str, Any] = {}
+    found.update(anyio.run(_native, binary, str(root / "cache")))
+    found.update(anyio.run(_artifacts, left_zip, right_zip))
+    found.update(anyio.run(_javascript, app, app_v2))
+    found.update(anyio.run(_session, binary, root / "bundle.json"))
+    return found
+
+
+def _mismatch(errors: list[Any]) -> tuple[bool, bool, int]:
+    """How badly one union alternative misses: a different type, a different discriminator, how many errors."""
+    wrong_type = any(not e.path and e.validator == "type" for e in errors)
+    return wrong_type, any(e.validator in ("const", "enum") for e in errors), len(errors)
+
+
+def _pick(errors: list[Any]) -> Any:
+    """The most relevant error; into a union, the alternative that misses least (see _mismatch)."""
+    error = max(errors, key=relevance)
+    while error.validator == "anyOf" and error.context:
+        if all(not e.path and e.validator == "type" for e in error.context):  # a different type altogether
+            return error
+        branches: dict[Any, list[Any]] = {}
+        for e in error.context:
+            branches.setdefault(e.relative_schema_path[0], []).append(e)
+        error = max(min(branches.values(), key=_mismatch), key=relevance)
+    return error
+
+
+def first_difference(schema: Any, value: Any) -> str | None:
+    """'<JSON path>: <reason>' of the most relevant mismatch, or None."""
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(value))
+    if not errors:
+        return None
+    error = _pick(errors)
+    if error.validator == "type":
+        return f"{error.json_path}: the reference has {error.validator_value}, ours is {_json_type(error.instance)}"
+    if error.validator == "required" and isinstance(error.instance, dict):
+        missing = [r for r in error.validator_value if r not in error.instance]
+        return f"{error.json_path}: missing the reference's field(s) {', '.join(missing)}"
+    if error.validator == "anyOf":
+        kinds = sorted({str(o.get("type", o.get("const", "?"))) for o in error.validator_value})
+        return f"{error.json_path}: ours ({_json_type(error.instance)}) matches none of the reference's {kinds}"
+    return f"{error.json_path}: {error.message[:300]}"
+
+
+def _json_type(value: Any) -> str:
+    names = {dict: "object", list: "array", str: "string", bool: "boolean", int: "integer", float: "number"}
+    if isinstance(value, dict):
+        return "object with " + ", ".join(sorted(value)[:12])
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _difference(case: str, reply: dict[str, Any]) -> str | None:
+    tool = case.split("[")[0]
+    if "exception" in reply:
+        return f"the call raised {reply['exception'][:300]}"
+    expected_error = EXPECTED_ERRORS.get(tool)
+    if expected_error is not None:
+        if "error" in reply and reply["error"]["code"] == expected_error:
+            return None
+        got = reply["error"]["code"] if "error" in reply else "a success"
+        return f"the reference fails with {expected_error} on a headless provider; ours gave {got}"
+    if "error" in reply:
+        err = reply["error"]
+        call = json.dumps(reply["args"])[:160]
+        return f"the reference-shaped call was refused: {err['code']}: {err['message'][:300]} (arguments {call})"
+    content = reply["ok"]
+    if tool in LIFECYCLE:
+        if "result" not in content:
+            return "structuredContent.result is missing (the reference answers this tool as a lifecycle {result})"
+        found = first_difference(shape(case), content["result"])
+        return None if found is None else f"structuredContent.result{found[1:]}"
+    found = first_difference(EVIDENCE, content)
+    if found is not None:
+        return f"the Evidence envelope: structuredContent{found[1:]}"
+    found = first_difference(shape(case), content["normalized_result"])
+    return None if found is None else f"structuredContent.normalized_result{found[1:]}"
+
+
+def _case_params() -> list[Any]:
+    marks = {
+        case: [pytest.mark.xfail(strict=True, reason="pending: remove it from PENDING once it conforms")]
+        for case in PENDING
+    }
+    return [pytest.param(case, id=case, marks=marks.get(case, [])) for case in CASES]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", _case_params())
+def test_real_result_has_the_reference_shape(case, replies):
+    difference = _difference(case, replies[case])
+    if difference is not None and case in PENDING:
+        pytest.xfail(f"{case}: {difference}")  # -rx lists the first difference of every pending case
+    assert difference is None, f"{case}: {difference}"
+
+
+def test_every_served_tool_has_a_case_and_a_shape():
+    tools = {c.split("[")[0] for c in CASES}
+    assert tools == set(BY_NAME), sorted(set(BY_NAME) ^ tools)
+    assert PENDING <= set(CASES) and all(shape(c) is not None for c in CASES)
+    assert {e["tool"] for e in EXAMPLES} <= set(BY_NAME)
+    assert set(SUPERSEDED) | PENDING_EXAMPLES <= set(_example_ids())

@@ -10,7 +10,7 @@ rejected.
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, Literal, get_args
 from collections.abc import Mapping, Sequence
 
 import attrs
@@ -27,7 +27,7 @@ NO_SUBJECT_LIMITATION = "No artifact identity was bound to this observation; it 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 EVIDENCE_ID = re.compile(r"^ev_[0-9a-f]{64}$")
 
-SUBJECT_FORMATS = (
+SubjectFormat = Literal[
     "hopper",
     "analysis-database",
     "mach-o",
@@ -58,7 +58,8 @@ SUBJECT_FORMATS = (
     "aar",
     "whl",
     "crx",
-)
+]
+SUBJECT_FORMATS: tuple[str, ...] = get_args(SubjectFormat)
 ARCHITECTURES = ("x86", "x86_64", "arm", "arm64")
 CONFIDENCE = ("observed", "derived", "inferred")
 AUTHORITY = ("shipped-artifact", "controlled-replay", "historical-reference", "external-service", "analyst-inference")

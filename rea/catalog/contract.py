@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
 # Closed vocabularies: a contract lists the members that are true; an omitted
 # known member is false.
-EFFECTS = (
+ToolEffect = Literal[
     "accessesNetwork",
     "changesUiState",
     "executesForeignCode",
@@ -20,8 +20,10 @@ EFFECTS = (
     "mutatesSession",
     "mutatesTarget",
     "writesFilesystem",
-)
-ANNOTATIONS = ("read_only", "destructive", "idempotent", "open_world")
+]
+EFFECTS: tuple[str, ...] = get_args(ToolEffect)
+ToolAnnotation = Literal["read_only", "destructive", "idempotent", "open_world"]
+ANNOTATIONS: tuple[str, ...] = get_args(ToolAnnotation)
 SURFACES = (
     "official-proxy",
     "enhanced",
@@ -34,7 +36,8 @@ SURFACES = (
     "application",
     "session",
 )
-CLIENT_FEATURES = ("elicitation_form", "elicitation_url", "roots", "sampling")
+ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
+CLIENT_FEATURES: tuple[str, ...] = get_args(ClientFeature)
 
 
 def _members(vocabulary: tuple[str, ...]) -> Callable[[Any, attrs.Attribute[Any], frozenset[str]], None]:

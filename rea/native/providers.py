@@ -7,7 +7,7 @@ which committed profile, or a typed refusal that says why.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
@@ -51,7 +51,7 @@ def angr_profile_parameters(version: str) -> dict[str, Any]:
 
 
 # The reference's stable reasons a deep provider cannot take part in target selection.
-PROVIDER_REJECTION_CODES = (
+RejectionCode = Literal[
     "not_configured",
     "executable_missing",
     "runtime_missing",
@@ -64,7 +64,8 @@ PROVIDER_REJECTION_CODES = (
     "managed_target_unsupported",
     "open_options_invalid",
     "version_unresolved",
-)
+]
+PROVIDER_REJECTION_CODES: tuple[str, ...] = get_args(RejectionCode)
 # An installed provider this build cannot drive: the host (this REA build) does not support it.
 NO_ADAPTER_CODE = "unsupported_host"
 PROVIDER_EFFECTS = (

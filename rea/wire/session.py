@@ -20,6 +20,9 @@ from collections.abc import Mapping
 
 import attrs
 
+from rea.catalog.contract import ClientFeature, ToolAnnotation, ToolEffect
+from rea.evidence import SubjectFormat
+from rea.native.providers import RejectionCode
 from rea.wire.schema import Open, field
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -75,52 +78,6 @@ TargetFormat = Literal[
     "file",
 ]
 TargetKind = Literal["executable", "database", "archive", "artifact"]
-SubjectFormat = Literal[
-    "hopper",
-    "analysis-database",
-    "mach-o",
-    "elf",
-    "pe",
-    "zip",
-    "ipa",
-    "apk",
-    "msix",
-    "appx",
-    "asar",
-    "dmg",
-    "pkg",
-    "plist",
-    "javascript",
-    "source-map",
-    "directory",
-    "file",
-    "unknown",
-    "mach-o-universal",
-    "javascript-bundle",
-    "entitlements",
-    "wasm",
-    "tar",
-    "jar",
-    "ar",
-    "aab",
-    "aar",
-    "whl",
-    "crx",
-]
-RejectionCode = Literal[
-    "not_configured",
-    "executable_missing",
-    "runtime_missing",
-    "unsupported_host",
-    "unsupported_version",
-    "target_kind_unsupported",
-    "target_format_unsupported",
-    "architecture_unsupported",
-    "target_role_unsupported",
-    "managed_target_unsupported",
-    "open_options_invalid",
-    "version_unresolved",
-]
 TargetRejectionCode = Literal[
     "target_kind_unsupported",
     "target_format_unsupported",
@@ -129,20 +86,6 @@ TargetRejectionCode = Literal[
     "managed_target_unsupported",
 ]
 SelectionSource = Literal["request", "environment", "auto-single-candidate"]
-ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
-ToolEffect = Literal[
-    "accessesNetwork",
-    "changesUiState",
-    "executesForeignCode",
-    "idempotent",
-    "launchesProcess",
-    "mayDiscardData",
-    "mutatesDevice",
-    "mutatesSession",
-    "mutatesTarget",
-    "writesFilesystem",
-]
-ToolAnnotation = Literal["read_only", "destructive", "idempotent", "open_world"]
 Surface = Literal[
     "official-proxy",
     "enhanced",

@@ -207,6 +207,7 @@ def application_result(
     )
     rest = {k: v for k, v in built.items() if k not in ("nodes", "edges", "integrity_contradictions")}
     return {
+        "schema_version": 1,
         "input_path": input_path,
         "format": built["application"]["format"],
         "root_artifact_sha256": root_sha256,

@@ -276,7 +276,9 @@ def trace_feature(
             graph="jag_" + canonical_sha256({"source": graph["graph_id"], "nodes": sorted(walked["depth"])}),
             roots=[m["node_id"] for m in kept],
             coverage={
-                "status": "partial" if walked["limited"] or graph["coverage"]["status"] != "complete" else "complete",
+                # a trace's graph is a slice of the application graph: partial by construction (the trace's
+                # own completeness is the top-level coverage.status)
+                "status": "partial",
                 "truncated": bool(walked["limited"]),
                 "omitted_count": None,
                 "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],

@@ -652,6 +652,7 @@ class IntegrityContradiction:
 
 @attrs.frozen(kw_only=True)
 class AnalyzeResult:
+    schema_version: Literal[1] = field("Result schema version")
     input_path: str = field("The path analysed")
     format: Literal["asar", "directory"] = field("What was read")
     root_artifact_sha256: str = field("Identity of the tree read (paths, sizes, contents)", pattern=SHA256)

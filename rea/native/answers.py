@@ -144,8 +144,8 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
 
 
 def procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
-    thunk_target = (p.get("callees") or [None])[0] if p["kind"] == "thunk" else None
-    flags = w.ProcedureFlags(external=p["kind"] == "external", thunk=p["kind"] == "thunk", thunk_target=thunk_target)
+    kind = classification(p)
+    flags = w.ProcedureFlags(external=kind.external, thunk=kind.thunk, thunk_target=kind.thunk_target)
     return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
 
 
@@ -231,7 +231,6 @@ def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.Ref
         primary=True,
         operand_index=0 if call else -1,
         external=target is not None and target["kind"] == "external",
-        value=ref["kind"],
     )
 
 
@@ -262,17 +261,17 @@ def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> w.XrefsResolved | w
     targets = sorted(
         {r.address for r in rows if r.value == name}
         | {p["address"] for p in q.procedures(snapshot) if p["name"] == name},
-        key=_order,
+        key=address_order,
     )
     if not targets:
         return w.XrefsUnresolved(status="unresolved", name=name, reason="name_not_found")
     first = q.find_procedure(snapshot, name)
     address = first["address"] if first is not None else targets[0]
-    xrefs = sorted({r["from"] for r in q.incoming(snapshot, address)}, key=_order)
+    xrefs = sorted({r["from"] for r in q.incoming(snapshot, address)}, key=address_order)
     return w.XrefsResolved(status="resolved", name=name, address=address, xrefs=tuple(xrefs), addresses=tuple(targets))
 
 
-def _order(address: str) -> tuple[str, int]:
+def address_order(address: str) -> tuple[str, int]:
     space, _, digits = address.rpartition(":")
     return space, int(digits, 16)
 

@@ -57,7 +57,7 @@ DIMENSIONS: Mapping[w.Dimension, tuple[tuple[str, ...], Facts, bool]] = {
     "references": (
         ("references",),
         lambda r: sorted(
-            f"{(e.get('kind') or {}).get('value')}->{(e.get('target_procedure') or {}).get('name') or e['target_address']}"
+            f"{(e.get('kind') or {}).get('type')}->{(e.get('target_procedure') or {}).get('name') or e['target_address']}"
             for e in r.get("outgoing_references", ())
         ),
         False,

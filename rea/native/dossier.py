@@ -12,6 +12,7 @@ from typing import Any
 
 from rea.native import answers as a
 from rea.native import queries as q
+from rea.native.addresses import value
 from rea.wire import native as w
 
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
@@ -51,8 +52,6 @@ def _referenced_names(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tupl
 
 
 def _blocks(p: Mapping[str, Any]) -> tuple[w.Block, ...]:
-    from rea.native.addresses import value
-
     return tuple(
         w.Block(start=b["start"], end=f"0x{value(b['start']) + b['size']:x}", successors=tuple(b.get("successors", ())))
         for b in p["blocks"]

@@ -417,7 +417,6 @@ class ReferenceKind:
     primary: bool = field("The instruction's primary reference")
     operand_index: int = field("Operand holding the target (-1: not recorded)")
     external: bool = field("The target is an import")
-    value: str = field("Our short kind, as type (extra)")
 
 
 @attrs.frozen(kw_only=True)

@@ -181,28 +181,37 @@ def _document(session: Session) -> str:
     return session.target.name
 
 
+def _answered(
+    session: Session, args: Mapping[str, Any], stage: str, name: str, answer: Callable[[Session, Snapshot, Args], Any]
+) -> Generator[AnyEffect, Any, tuple[Snapshot, Any] | ReaError]:
+    """Check the document, fetch the snapshot (a stripped binary's symbol listing recovers the CFG instead)
+    and answer from it: the part every snapshot tool shares, whatever shape its reply takes."""
+    if problem := _document_problem(session, args):
+        return problem
+    facts = yield from _facts(session, stage)
+    if (
+        is_successful(facts)
+        and stage == "symbols"
+        and name in FROM_SYMBOLS
+        and "procedures" not in facts.unwrap()
+        and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"])
+    ):
+        facts = yield from _facts(session, "cfg")  # stripped: no symbols to answer from, recover the CFG
+    if not is_successful(facts):
+        return facts.failure()
+    snapshot = facts.unwrap()
+    answered = answer(session, snapshot, args)
+    return answered if isinstance(answered, ReaError) else (snapshot, answered)
+
+
 def _with_facts(stage: str, answer: Answer) -> Facts:
-    """A tool that only projects the snapshot: fetch it, check the document, answer, wrap as Evidence."""
+    """A tool that only projects the snapshot, answered as Evidence."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        if problem := _document_problem(session, args):
-            return _fail(session, problem)
-        facts = yield from _facts(session, stage)
-        if (
-            is_successful(facts)
-            and stage == "symbols"
-            and program.__name__ in FROM_SYMBOLS
-            and "procedures" not in facts.unwrap()
-            and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"])
-        ):
-            facts = yield from _facts(session, "cfg")  # stripped: no symbols to answer from, recover the CFG
-        if not is_successful(facts):
-            return _fail(session, facts.failure())
-        snapshot = facts.unwrap()
-        answered = answer(session, snapshot, args)
-        if isinstance(answered, ReaError):
-            return _fail(session, answered)
-        result, confidence, limitations = answered
+        got = yield from _answered(session, args, stage, program.__name__, answer)
+        if isinstance(got, ReaError):
+            return _fail(session, got)
+        snapshot, (result, confidence, limitations) = got
         return _evidence(
             session, snapshot, program.__name__, args, result, confidence=confidence, limitations=limitations
         )
@@ -358,7 +367,7 @@ def _references(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str
 
 @_on_address
 def _xrefs(session: Session, snapshot: Snapshot, args: Args, address: str) -> Answered:
-    return tuple(sorted({r["from"] for r in q.incoming(snapshot, address)}, key=lambda x: (len(x), x))), "derived", ()
+    return tuple(sorted({r["from"] for r in q.incoming(snapshot, address)}, key=a.address_order)), "derived", ()
 
 
 def _xrefs_to_name(session: Session, snapshot: Snapshot, args: Args) -> Answered:
@@ -433,15 +442,10 @@ def _lifecycle(stage: str, answer: Callable[[Session, Snapshot, Args], object]) 
     """A navigation tool: `{result: ...}` with no Evidence (the reference's lifecycle shape)."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        if problem := _document_problem(session, args):
-            return _fail(session, problem)
-        facts = yield from _facts(session, stage)
-        if not is_successful(facts):
-            return _fail(session, facts.failure())
-        answered = answer(session, facts.unwrap(), args)
-        if isinstance(answered, ReaError):
-            return _fail(session, answered)
-        return Outcome(session=session, reply=Success({"result": to_wire(answered)}))
+        got = yield from _answered(session, args, stage, "", answer)
+        if isinstance(got, ReaError):
+            return _fail(session, got)
+        return Outcome(session=session, reply=Success({"result": to_wire(got[1])}))
 
     return program
 

@@ -10,6 +10,7 @@ effects/calls.py; a bad flag is the canonical invalid_request (exit 2).
 from __future__ import annotations
 
 import argparse
+import os
 import re
 from typing import Any, NoReturn
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,7 @@ import attrs
 import orjson
 
 from effects.commands import ToolCommand
+from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.catalog import BY_NAME, CATALOG, ToolContract
 from rea.errors import ReaError, invalid_request
 
@@ -31,7 +33,7 @@ class Flag:
 
     name: str
     option: str
-    kind: str  # string | integer | number | boolean | enum | json
+    kind: str  # string | path | integer | number | boolean | enum | json
     choices: tuple[Any, ...] = ()
     required: bool = False
     help: str = ""
@@ -54,6 +56,8 @@ def _kind(prop: Mapping[str, Any]) -> tuple[str, tuple[Any, ...]]:
     if isinstance(prop.get("enum"), list) and all(isinstance(v, str) for v in prop["enum"]):
         return "enum", tuple(prop["enum"])
     kind = prop.get("type")
+    if kind == "string" and prop.get("pattern") == LOCAL_PATH_PATTERN:
+        return "path", ()  # typed relative to the user's shell, so resolved here, before the server's rule
     if kind in ("string", "integer", "number", "boolean") and "enum" not in prop:
         return str(kind), ()
     return "json", ()
@@ -127,6 +131,8 @@ def _add_one(parser: argparse.ArgumentParser, flag: Flag, names: list[str], help
         parser.add_argument(*names, type=int, metavar="INT", **common)
     elif flag.kind == "number":
         parser.add_argument(*names, type=float, metavar="NUMBER", **common)
+    elif flag.kind == "path":
+        parser.add_argument(*names, type=os.path.abspath, metavar="PATH", **common)
     elif flag.kind == "string":
         parser.add_argument(*names, metavar="TEXT", **common)
     else:
@@ -251,7 +257,7 @@ def plan(argv: Sequence[str]) -> Plan:
         return Plan(fmt=fmt, error=invalid_request("--provider needs --target", field="provider", accepted="--target"))
     steps: list[tuple[str, Mapping[str, Any]]] = []
     if ns.target is not None:
-        steps.append(("open_binary", {"path": ns.target, "provider_id": ns.provider or "auto"}))
+        steps.append(("open_binary", {"path": os.path.abspath(ns.target), "provider_id": ns.provider or "auto"}))
     steps.append((contract.name, args))
     command = ToolCommand(name="call", help="", configure=lambda p: None, steps=lambda _ns: steps, render=render_reply)
     return Plan(fmt=ns.format, command=command)

@@ -63,15 +63,6 @@ def header_architecture(head: bytes, fmt: str) -> str | None:
     return None
 
 
-def is_absolute_path(path: str) -> bool:
-    """A POSIX absolute path, a Windows drive path (C:\\ or C:/) or a UNC path: no working directory needed."""
-    return (
-        path.startswith("/")
-        or path.startswith("\\\\")
-        or (len(path) >= 3 and path[0].isalpha() and path[1] == ":" and path[2] in "/\\")
-    )
-
-
 @attrs.frozen(kw_only=True)
 class Target:
     path: str

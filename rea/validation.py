@@ -15,6 +15,7 @@ from returns.result import Failure, Result, Success
 
 from rea.canonical_json import canonical_text
 from rea.errors import ReaError, invalid_request
+from rea.local_paths import LOCAL_PATH_ACCEPTED, LOCAL_PATH_PATTERN, local_path_problem
 
 
 @cache
@@ -38,8 +39,18 @@ def _field(error: Any) -> str:
     return path[1:] if path.startswith(".") else (path or "arguments")
 
 
+def _is_local_path_rule(error: Any) -> bool:
+    return (
+        error.validator == "pattern"
+        and isinstance(error.schema, dict)
+        and error.schema.get("pattern") == LOCAL_PATH_PATTERN
+    )
+
+
 def _accepted(error: Any) -> str:
     schema = error.schema if isinstance(error.schema, dict) else {}
+    if _is_local_path_rule(error):
+        return LOCAL_PATH_ACCEPTED
     if error.validator == "additionalProperties":
         return (
             "only: " + ", ".join(sorted(schema.get("properties", {}))) if schema.get("properties") else "no arguments"
@@ -85,6 +96,8 @@ def validate_arguments(tool: str, schema: Mapping[str, Any], arguments: Any) -> 
         missing = [r for r in best.schema.get("required", []) if r not in best.instance]
         field = ".".join(filter(None, [field if field != "arguments" else "", missing[0] if missing else ""])) or field
         message = f"{tool}: required argument {field!r} is missing"
+    elif _is_local_path_rule(best):
+        message = f"{tool}: argument {field!r} {local_path_problem(best.instance)}; got {clip(repr(best.instance))}"
     else:
         message = f"{tool}: argument {field!r} is invalid: {clip(best.message)}"
     return Failure(
@@ -109,7 +122,9 @@ def _issues(errors: list[Any]) -> list[dict[str, Any]]:
         {
             "path": [p if isinstance(p, int) else clip(str(p)) for p in e.absolute_path],
             "reason": e.validator,
-            "message": clip(e.message),
+            "message": clip(
+                f"{e.instance!r} {local_path_problem(e.instance)}" if _is_local_path_rule(e) else e.message
+            ),
         }
         for e in errors[:MAX_ISSUES]
     ]

@@ -383,7 +383,7 @@ def test_reference_shaped_lifecycle_calls(tmp_path):
     assert r["still_open"]["providers"] == [] and r["still_open"]["capabilities"] == []
     for name in ("relative_export", "relative_import"):
         details = err(r[name], "invalid_request")["details"]
-        assert details["field"] == "path" and "an absolute path" in details["accepted"]
+        assert details["field"] == "path" and "absolute local path" in details["accepted"]
 
 
 PROVIDER_REJECTION_CODES = {

@@ -521,11 +521,13 @@ def test_header_architecture_and_target_kind():
 
 
 def test_bundle_paths_must_be_absolute():
-    for program in (tools.export_evidence_bundle, tools.import_evidence_bundle):
-        refused, effects = drive(program, ledger(1), {"path": "evidence.json"})
-        err = refused.reply.failure()
-        assert err.code == "invalid_request" and err.details["field"] == "path" and effects == []
-        assert "an absolute path" in err.details["accepted"]
+    from rea.catalog import BY_NAME
+    from rea.validation import validate_arguments
+
+    for name in ("export_evidence_bundle", "import_evidence_bundle"):
+        err = validate_arguments(name, BY_NAME[name].input_schema, {"path": "evidence.json"}).failure()
+        assert err.code == "invalid_request" and err.details["field"] == "path"
+        assert "absolute local path" in err.details["accepted"] and "relative" in err.message
     assert (
         drive(
             tools.import_evidence_bundle,

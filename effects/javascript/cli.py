@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 from collections.abc import Mapping
 
@@ -31,7 +32,7 @@ def _steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
         (
             "analyze_javascript_application",
             {
-                "input_path": ns.path,
+                "input_path": os.path.abspath(ns.path),
                 "detail": ns.detail,
                 "format": ns.input_format,
                 "integrity_policy": ns.integrity_policy,

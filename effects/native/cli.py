@@ -23,7 +23,7 @@ def _with_function(parser: argparse.ArgumentParser) -> None:
 
 
 def _open(ns: argparse.Namespace) -> tuple[str, Mapping[str, Any]]:
-    return ("open_binary", {"path": ns.binary, "provider_id": ns.provider})
+    return ("open_binary", {"path": os.path.abspath(ns.binary), "provider_id": ns.provider})
 
 
 def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -103,7 +103,11 @@ def _analyze_steps(ns: argparse.Namespace):
         return [
             (
                 "analyze_javascript_application",
-                {"input_path": ns.binary, "detail": "summary", "integrity_policy": ns.integrity_policy},
+                {
+                    "input_path": os.path.abspath(ns.binary),
+                    "detail": "summary",
+                    "integrity_policy": ns.integrity_policy,
+                },
             )
         ]
     return [_open(ns), ("binary_overview", {"detail": "concise"})]

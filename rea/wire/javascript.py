@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.schema import Open, field
+from rea.wire.schema import Open, field, local_path
 
 _field = field  # for a record whose key is `field`
 
@@ -110,11 +110,7 @@ class AnalyzeLimits:
 
 @attrs.frozen(kw_only=True)
 class AnalyzeArgs:
-    input_path: str = field(
-        "Local path of the application: a directory (unpacked app, source tree) or an .asar",
-        minLength=1,
-        maxLength=16384,
-    )
+    input_path: str = local_path("Local path of the application: a directory (unpacked app, source tree) or an .asar")
     format: Literal["auto", "asar", "directory"] = field(
         "Input format; auto decides from the path (a directory named x.js is a directory)", default="auto"
     )

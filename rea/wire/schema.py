@@ -31,6 +31,8 @@ from collections.abc import Iterator, Mapping
 
 import attrs
 
+from rea.local_paths import LOCAL_PATH_PATTERN
+
 SAFE_INT_MAX = 2**53 - 1
 
 
@@ -105,6 +107,17 @@ def field(
     if omit_none and default is attrs.NOTHING:
         default = None
     return attrs.field(default=default, metadata=meta, alias=alias)
+
+
+def local_path(description: str, **options: Any) -> Any:
+    """A host path argument: advertised and enforced by the one rule of `rea.local_paths`."""
+    return field(
+        f"{description} (absolute; a relative path or one with control or bidirectional-override characters is refused)",
+        pattern=LOCAL_PATH_PATTERN,
+        minLength=1,
+        maxLength=16384,
+        **options,
+    )
 
 
 class _OpenMarker:

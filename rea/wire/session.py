@@ -23,7 +23,7 @@ import attrs
 from rea.catalog.contract import ClientFeature, ToolAnnotation, ToolEffect
 from rea.evidence import SubjectFormat
 from rea.native.providers import RejectionCode
-from rea.wire.schema import Open, field
+from rea.wire.schema import Open, field, local_path
 
 SHA256 = "^[a-f0-9]{64}$"
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
@@ -117,7 +117,7 @@ ProviderEffect = Literal[
     "requires_root",
 ]
 
-_PATH = "Absolute local filesystem path (a relative path is refused)"
+_PATH = "Local filesystem path"
 _IDS = {"type": "array", "items": {"type": "string", "pattern": EVIDENCE_ID}, "maxItems": 100, "uniqueItems": True}
 
 
@@ -147,7 +147,7 @@ class ExistingProject:
 
 @attrs.frozen(kw_only=True)
 class OpenBinaryArgs:
-    path: str = field("Local filesystem path of the target (a file or a directory)", minLength=1)
+    path: str = local_path("Local filesystem path of the target (a file or a directory)")
     format: Literal["dos-com"] | None = field(
         "Explicit headerless DOS COM interpretation; omit it to keep header-based detection", omit_none=True
     )
@@ -160,19 +160,17 @@ class OpenBinaryArgs:
         "Open a program of an existing analysis project (needs a Ghidra adapter; refused by this build)",
         omit_none=True,
     )
-    snapshot_path: str | None = field(
+    snapshot_path: str | None = local_path(
         "Restore an analysis snapshot (REA keeps none: refused; angr's analysis is cached by digest instead)",
         omit_none=True,
-        minLength=1,
     )
 
 
 @attrs.frozen(kw_only=True)
 class CloseBinaryArgs:
-    snapshot_path: str | None = field(
+    snapshot_path: str | None = local_path(
         "Write an analysis snapshot before closing (REA keeps none: refused; export_evidence_bundle keeps Evidence)",
         omit_none=True,
-        minLength=1,
     )
     overwrite: bool = field("Replace an existing snapshot file", default=False)
 
@@ -200,13 +198,13 @@ class GetEvidenceBundleArgs:
 
 @attrs.frozen(kw_only=True)
 class ExportEvidenceBundleArgs:
-    path: str = field(_PATH + " of the bundle file to write", minLength=1)
+    path: str = local_path(_PATH + " of the bundle file to write")
     overwrite: bool = field("Replace an existing file", default=False)
 
 
 @attrs.frozen(kw_only=True)
 class ImportEvidenceBundleArgs:
-    path: str = field(_PATH + " of the bundle file to import", minLength=1)
+    path: str = local_path(_PATH + " of the bundle file to import")
 
 
 @attrs.frozen(kw_only=True)

@@ -49,7 +49,6 @@ from rea.session import (
     add_unknown_revision,
     close,
     header_architecture,
-    is_absolute_path,
     merge,
     open_target,
 )
@@ -342,19 +341,7 @@ def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context)
     return _done(session, bundle_json(session))
 
 
-def _relative_path(tool: str, path: str) -> ReaError | None:
-    if is_absolute_path(path):
-        return None
-    return invalid_request(
-        f"{tool}: path must be an absolute local filesystem path (for example /tmp/evidence.json); got {path!r}",
-        field="path",
-        accepted="an absolute path, e.g. /tmp/evidence.json or C:\\rea\\evidence.json",
-    )
-
-
 def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    if (relative := _relative_path("export_evidence_bundle", args["path"])) is not None:
-        return _fail(session, relative)
     receipt = yield PublishAtomically(
         path=args["path"],
         chunks=lambda: bundle_chunks(session),
@@ -386,8 +373,6 @@ def _load_bundle(path: str, ctx: Context) -> Generator[Effect, Any, Result[Parse
 
 
 def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    if (relative := _relative_path("import_evidence_bundle", args["path"])) is not None:
-        return _fail(session, relative)
     parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
         return _fail(session, parsed.failure())

@@ -11,6 +11,7 @@ import re
 from typing import Any
 from collections.abc import Generator, Mapping
 
+import attrs
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -43,6 +44,25 @@ STATIC_NOTICE = (
     "Static analysis of shipped files: nothing was executed; dynamic behaviour (computed requires, "
     "channels, URLs) is listed under unknowns, never taken as absence."
 )
+
+
+@attrs.frozen(kw_only=True)
+class _Reading:
+    """What one analysis fixed before parsing: its arguments, the scan and the limits; then what it read."""
+
+    args: Mapping[str, Any]
+    scan: Mapping[str, Any]
+    limits: Mapping[str, int]
+    fmt: str
+    policy: str
+    facts: list[dict[str, Any]]
+    omissions: list[dict[str, Any]]  # files not read, with their reasons
+
+    def graph(self) -> dict[str, Any]:
+        built = build_graph(self.scan, self.facts, self.limits, self.omissions)
+        if self.scan["kind"] == "asar":
+            built["application"]["unpacked_directory"] = self.scan.get("unpacked_directory", False)
+        return built
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -115,37 +135,35 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
             raise
         unread = [{"path": f["path"], "reason": "cancelled", "size": f["size"]} for f in chosen[done:]]
         during = str(stop) or "parsing"
-        partial = _partial(args, scan, facts, limits, read_omissions + unread, fmt, policy, None, during)
+        reading = _Reading(
+            args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions + unread
+        )
+        partial = _partial(reading, None, during)
         if not is_successful(partial):
             raise
         return _cancelled(session, partial.unwrap(), during, done, len(chosen))
-    return (yield from _finish(session, args, scan, facts, limits, read_omissions, fmt, policy, len(chosen)))
+    reading = _Reading(
+        args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions
+    )
+    return (yield from _finish(session, reading, len(chosen)))
 
 
-def _finish(
-    session: Session,
-    args: Mapping[str, Any],
-    scan: Mapping[str, Any],
-    facts: list[dict[str, Any]],
-    limits: Mapping[str, int],
-    read_omissions: list[dict[str, Any]],
-    fmt: str,
-    policy: str,
-    total: int,
-) -> Steps:
+def _finish(session: Session, reading: _Reading, total: int) -> Steps:
     """Graph building, sealing, canonical hashing, validation and publication, with a checkpoint between
     each: a cancel in any of them returns cancelled (never a success) and retains the facts read as partial
     Evidence, reusing the graph when it was already built."""
     built: dict[str, Any] | None = None
     phase = "linking"
     try:
-        yield ReportProgress(phase=phase, message=f"{len(facts)} files parsed; resolving modules, roles and IPC")
-        built = _graph(scan, facts, limits, read_omissions)
+        yield ReportProgress(
+            phase=phase, message=f"{len(reading.facts)} files parsed; resolving modules, roles and IPC"
+        )
+        built = reading.graph()
         phase = "sealing"
         yield ReportProgress(
             phase=phase, message=f"{len(built['nodes'])} nodes, {len(built['edges'])} edges; sealing the result"
         )
-        draft = _draft(args, scan, facts, limits, built, fmt, policy, None)
+        draft = _draft(reading, built, None)
         phase = "hashing"
         yield ReportProgress(phase=phase, message="canonical hashing of the application record")
         identified = identify(draft)
@@ -158,7 +176,7 @@ def _finish(
             return _fail(session, validated.failure())
         evidence = validated.unwrap()
         reply, retained = evidence, (evidence,)
-        if args["detail"] == "summary":
+        if reading.args["detail"] == "summary":
             view = view_evidence(evidence, {"view": "summary"})
             if not is_successful(view):
                 return _fail(session, view.failure())
@@ -167,10 +185,10 @@ def _finish(
         yield ReportProgress(phase=phase, message=f"retaining {evidence.evidence_id}")
     except ProgramCancelled as stop:
         during = str(stop) or phase
-        partial = _partial(args, scan, facts, limits, read_omissions, fmt, policy, built, during)
+        partial = _partial(reading, built, during)
         if not is_successful(partial):
             raise
-        return _cancelled(session, partial.unwrap(), during, len(facts), total)
+        return _cancelled(session, partial.unwrap(), during, len(reading.facts), total)
     return Outcome(session=record(session, retained), reply=Success(reply.to_json()))
 
 
@@ -222,45 +240,14 @@ def _integrity_failure(archive: str, found: Mapping[str, Any]) -> ReaError:
     )
 
 
-def _graph(
-    scan: Mapping[str, Any],
-    facts: list[dict[str, Any]],
-    limits: Mapping[str, int],
-    read_omissions: list[dict[str, Any]],
-) -> dict[str, Any]:
-    built = build_graph(scan, facts, limits, read_omissions)
-    if scan["kind"] == "asar":
-        built["application"]["unpacked_directory"] = scan.get("unpacked_directory", False)
-    return built
-
-
-def _partial(
-    args: Mapping[str, Any],
-    scan: Mapping[str, Any],
-    facts: list[dict[str, Any]],
-    limits: Mapping[str, int],
-    read_omissions: list[dict[str, Any]],
-    fmt: str,
-    policy: str,
-    built: dict[str, Any] | None,
-    cancelled_during: str | None,
-) -> Result[Evidence, ReaError]:
+def _partial(reading: _Reading, built: dict[str, Any] | None, cancelled_during: str) -> Result[Evidence, ReaError]:
     """The record in one synchronous pass (a cancelled program may not yield again), reusing a built graph."""
-    graph = built if built is not None else _graph(scan, facts, limits, read_omissions)
-    draft = _draft(args, scan, facts, limits, graph, fmt, policy, cancelled_during)
+    draft = _draft(reading, built if built is not None else reading.graph(), cancelled_during)
     return identify(draft).bind(validate)
 
 
-def _draft(
-    args: Mapping[str, Any],
-    scan: Mapping[str, Any],
-    facts: list[dict[str, Any]],
-    limits: Mapping[str, int],
-    built: Mapping[str, Any],
-    fmt: str,
-    policy: str,
-    cancelled_during: str | None,
-) -> Evidence:
+def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | None) -> Evidence:
+    args, scan, facts, limits = reading.args, reading.scan, reading.facts, reading.limits
     if cancelled_during is not None:
         built = {**built, "coverage": {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}}
     parser = scan.get("parser", {})
@@ -274,7 +261,7 @@ def _draft(
         root_sha256=digest,
         manifest_id=inventory_manifest_id(scan["files"]),
         parsers=parser,
-        policy=policy,
+        policy=reading.policy,
         limitations=limitations,
     )
     return draft_evidence(
@@ -289,7 +276,7 @@ def _draft(
             architecture=None,
             local_path=root,
         ),
-        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
+        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": reading.fmt, "parsers": parser}),
         confidence="derived",
         limitations=limitations,
         locations=({"kind": "artifact-path", "path": root},),

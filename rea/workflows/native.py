@@ -134,19 +134,10 @@ def _record(
 
 
 def _evidence(
-    session: Session,
-    snapshot: Mapping[str, Any],
-    operation: str,
-    args: Mapping[str, Any],
-    result: Any,
-    *,
-    confidence: str = "derived",
-    limitations: tuple[str, ...] = (),
-    locations: tuple[Mapping[str, Any], ...] = (),
+    session: Session, snapshot: Mapping[str, Any], operation: str, args: Mapping[str, Any], result: Any, **extra: Any
 ) -> Outcome:
-    created = _record(
-        session, snapshot, operation, args, result, confidence=confidence, limitations=limitations, locations=locations
-    )
+    """_record's Evidence retained and answered (extra: its confidence, limitations, locations)."""
+    created = _record(session, snapshot, operation, args, result, **extra)
     if not is_successful(created):
         return _fail(session, created.failure())
     evidence = created.unwrap()

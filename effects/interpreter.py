@@ -120,7 +120,11 @@ async def run(
             return produced
         reply: Any = None
         while True:
-            await anyio.lowlevel.checkpoint()
+            try:  # the program waits at its last yield: a cancel here is told to it, like one during an effect
+                await anyio.lowlevel.checkpoint()
+            except cancelled:
+                progress.cancelled_outcome = _settle(produced, progress.phase)
+                raise
             try:
                 effect = produced.send(reply)
             except StopIteration as stop:

@@ -9,15 +9,18 @@ rejected.
 
 from __future__ import annotations
 
+import functools
 import re
-from typing import Any, Literal, get_args
-from collections.abc import Mapping, Sequence
+from typing import Any, Literal, ParamSpec, get_args
+from collections.abc import Callable, Mapping, Sequence
 
 import attrs
 from returns.result import Failure, Result, Success
 
 from rea.canonical_json import CanonicalJsonError, canonical_sha256
 from rea.errors import ReaError
+
+P = ParamSpec("P")
 
 SCHEMA_VERSION = 2
 PROFILE_SCHEMA_VERSION = 1
@@ -201,7 +204,7 @@ def compute_evidence_id(evidence: Evidence) -> str:
     return "ev_" + canonical_sha256(evidence.semantic_projection())
 
 
-def create_evidence(
+def draft_evidence(
     *,
     provider: Provider,
     operation: str,
@@ -217,9 +220,9 @@ def create_evidence(
     limitations: Sequence[str] = (),
     locations: Sequence[Mapping[str, Any]] = (),
     evidence_links: Sequence[str] = (),
-) -> Result[Evidence, ReaError]:
-    """Build a record and give it its id; the draft goes through the same checks as parsing."""
-    draft = Evidence(
+) -> Evidence:
+    """A record without its id yet: identify() hashes it, validate() checks it as parsing would."""
+    return Evidence(
         evidence_id="",
         subject=subject,
         provider=provider,
@@ -236,11 +239,31 @@ def create_evidence(
         locations=tuple(locations),
         evidence_links=tuple(evidence_links),
     )
+
+
+def identify(draft: Evidence) -> Result[Evidence, ReaError]:
+    """The draft with its content address (canonical hashing of its semantic projection)."""
     try:
-        evidence_id = compute_evidence_id(draft)
+        return Success(attrs.evolve(draft, evidence_id=compute_evidence_id(draft)))
     except CanonicalJsonError as exc:
         return Failure(_integrity(f"the Evidence is not canonical JSON: {exc}", "$"))
-    return parse_evidence(attrs.evolve(draft, evidence_id=evidence_id).to_json())
+
+
+def validate(evidence: Evidence) -> Result[Evidence, ReaError]:
+    """The record as a strict parse of its wire form accepts it (id recomputed)."""
+    return parse_evidence(evidence.to_json())
+
+
+def _sealed(draft: Callable[P, Evidence]) -> Callable[P, Result[Evidence, ReaError]]:
+    @functools.wraps(draft)
+    def create(*args: P.args, **kwargs: P.kwargs) -> Result[Evidence, ReaError]:
+        return identify(draft(*args, **kwargs)).bind(validate)
+
+    return create
+
+
+create_evidence = _sealed(draft_evidence)
+create_evidence.__doc__ = "Build a record and give it its id; the draft goes through the same checks as parsing."
 
 
 # ---------------------------------------------------------------- strict parse

@@ -18,6 +18,7 @@ from support import clean_env, rea_command
 from test_mcp_e2e import connect, err, ok
 
 pytestmark = pytest.mark.slow
+FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
 SOURCE = Path(__file__).parent / "fixtures" / "sample.c"
 BUILDS = {
     "pie_O0_debug": ["-O0", "-g"],
@@ -57,6 +58,12 @@ def nm_functions(path: Path) -> dict[str, str]:
     return found
 
 
+def nm_sizes(path: Path) -> dict[str, int]:
+    """name -> symbol size of every defined function, as nm -S prints it."""
+    out = subprocess.run(["nm", "-S", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    return {p[3]: int(p[1], 16) for p in (line.split() for line in out.splitlines()) if len(p) == 4 and p[2] in "Tt"}
+
+
 def objdump_calls(path: Path) -> dict[str, set[str]]:
     """function name -> addresses of its direct call targets, as objdump disassembles them."""
     out = subprocess.run(
@@ -84,6 +91,7 @@ def ok_evidence(reply) -> dict:
     record = reply.structured_content
     assert record["evidence_id"].startswith("ev_") and record["provider"]["id"] == "angr"
     assert record["analysis_profile"]["digest"] and record["subject"]["format"] in ("elf", "pe", "mach-o")
+    assert record["raw_result"] is None  # angr has no provider representation beside the normalized one
     return record
 
 
@@ -133,11 +141,10 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
     assert dossier["native_value_flow"]["available"] is False and dossier["limitations"]
     assert overview["procedure_count"] == overview["counts"]["procedures"] and overview["segment_count"] >= 2
     assert overview["string_count"] == overview["counts"]["strings"]
-    assert dossier["facet_availability"]["comments"] == {
-        "available": False,
-        "reason": "angr keeps no analyst comments.",
+    assert dossier["facet_availability"] == {
+        **{facet: {"available": True} for facet in FACETS},
+        "comments": {"available": False, "reason": "angr keeps no analyst comments."},
     }
-    assert dossier["facet_availability"]["pseudocode"] == {"available": True}
     assert "return" in dossier["pseudocode"]
     assert (
         overview["entry"]
@@ -200,12 +207,17 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
     level = {d: [n["address"] for n in nodes] for d, nodes in r["graph"].items() if d != "limitations"}
     assert level["0"] == [symbols["main"]] and symbols["compute"] in level["1"]
     assert symbols["helper"] in level["2"] and r["graph"]["limitations"] and set(level) == {"0", "1", "2"}
-    assert r["graph"]["0"][0]["status"] == "ok" and r["graph"]["0"][0]["coverage"] == "partial"
+    # main has no indirect call (objdump) and angr resolved every call site: its callees are complete
+    assert "main" not in objdump_indirect_calls(path)
+    assert r["graph"]["0"][0]["status"] == "ok" and r["graph"]["0"][0]["coverage"] == "complete"
     assert r["trace"]["goal_status"] == "reached" and r["trace"]["traversal_path"][0] == symbols["main"]
     assert r["trace"]["traversal_path"][-1] == symbols["helper"] and r["trace"]["start"] == symbols["main"]
     assert {e["target_address"] for e in r["trace"]["edges"]} >= {symbols["helper"]}
     assert r["trace_back"]["goal_status"] == "reached"
-    assert r["no_path"]["goal_status"] in ("not_reached", "unknown")
+    # helper is a leaf objdump shows no call in, so nothing was left unexpanded: provably not reached
+    assert "helper" not in objdump_calls(path)
+    assert r["no_path"]["goal_status"] == "not_reached" and r["no_path"]["residual_unknowns"] == []
+    assert r["no_path"]["truncated"] is False and r["no_path"]["frontier"] == []
     calls = objdump_calls(path)
     sites = {int(a, 16) for a in r["xrefs"]}
     assert len(sites) >= 2 and all(isinstance(a, str) for a in r["xrefs"])
@@ -236,13 +248,82 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
     assert err(r["bad_regex"], "invalid_request")["details"]["field"] == "pattern"
 
 
-def _workers() -> set[int]:
-    """Engine workers started from this checkout (tests set PYTHONPATH to it), orphans included; other
-    checkouts' test runs on the same machine don't count."""
+def objdump_indirect_calls(path: Path) -> dict[str, int]:
+    """function name -> number of indirect calls (`call *...`) objdump disassembles in it."""
+    out = subprocess.run(["objdump", "-d", str(path)], capture_output=True, text=True, check=True).stdout
+    found: dict[str, int] = {}
+    current = None
+    for line in out.splitlines():
+        if header := re.match(r"^[0-9a-f]+ <([^>]+)>:$", line):
+            current = header.group(1)
+        elif current and re.search(r"\scall\s+\*", line):
+            found[current] = found.get(current, 0) + 1
+    return found
+
+
+def test_call_paths_and_graphs_say_what_they_did_not_see(binaries, cache_dir):
+    path = binaries["pie_O0_debug"]
+    symbols = nm_functions(path)
+    indirect = objdump_indirect_calls(path)
+    assert indirect, "gcc's startup code has an indirect call (the __gmon_start__ hook in _init)"
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            trace = {
+                "via_imports": {"start": "dispatch", "goal": "main"},
+                "deep": {"start": "main", "goal": "helper", "max_depth": 1},
+                "wide": {"start": "main", "goal": "helper", "max_nodes": 2},
+                "backward": {"start": "greeting", "goal": "helper", "direction": "backward"},
+            }
+            out = {k: result(await s.call_tool("trace_call_path", v)) for k, v in trace.items()}
+            out["graph"] = result(await s.call_tool("get_call_graph", {"address": "main"}))
+            out["init"] = result(await s.call_tool("get_call_graph", {"address": "_init", "depth": 0}))
+            return out
+
+    r = anyio.run(main)
+    plt = {a for fn, targets in objdump_calls(path).items() for a in targets if a not in symbols.values()}
+    assert plt, "dispatch calls puts and strlen through the PLT"
+    # dispatch calls imports, whose callees are outside the binary: not reached is not proven
+    assert r["via_imports"]["goal_status"] == "unknown" and r["via_imports"]["truncated"] is True
+    assert any("imported function" in u for u in r["via_imports"]["residual_unknowns"])
+    # helper is two calls deep (main -> compute -> helper, as objdump shows)
+    assert symbols["helper"] in objdump_calls(path)["compute"] and symbols["compute"] in objdump_calls(path)["main"]
+    deep = r["deep"]
+    assert deep["goal_status"] == "unknown" and deep["truncated"] is True and symbols["compute"] in deep["frontier"]
+    assert f"{symbols['compute']}: max_depth 1 reached before expanding" in deep["residual_unknowns"]
+    assert max(n["depth"] for n in deep["nodes"]) == 1 and deep["traversal_path"] == []
+    wide = r["wide"]
+    assert wide["truncated"] is True and wide["traversal"]["nodes_visited"] == 2 and wide["goal_status"] == "unknown"
+    assert f"{symbols['main']}: max_nodes 2 reached" in wide["residual_unknowns"]
+    # an unresolved indirect call anywhere may call anything: callers are never complete here
+    back = r["backward"]
+    assert back["goal_status"] == "unknown" and back["truncated"] is True
+    assert any("indirect call sites in this binary were not resolved" in u for u in back["residual_unknowns"])
+    assert all(
+        (e["source_address"], e["target_address"]) != (symbols["greeting"], symbols["main"]) for e in back["edges"]
+    )
+    assert (symbols["main"], symbols["greeting"]) in {(e["source_address"], e["target_address"]) for e in back["edges"]}
+    graph = r["graph"]
+    nodes = {n["address"]: n for d, level in graph.items() if d != "limitations" for n in level}
+    caveats = [c for n in nodes.values() for c in n["limitations"]]
+    assert len(caveats) > len(set(caveats))  # several imports share one caveat ...
+    assert sorted(graph["limitations"]) == sorted(set(caveats))  # ... said once at the top
+    helper = nodes[symbols["helper"]]  # no call instruction (objdump): an observed absence
+    assert helper["calls"] == [] and helper["coverage"] == "complete" and helper["limitations"] == []
+    imports = [n for n in nodes.values() if n["address"].startswith("extern:")]
+    assert imports and all(n["calls"] == [] and n["coverage"] == "unknown" and n["limitations"] for n in imports)
+    init = r["init"]["0"][0]
+    assert indirect.get("_init") and init["coverage"] == "partial" and init["limitations"]
+
+
+def _workers(module: str = "effects.native.worker") -> set[int]:
+    """Engine workers (or another helper module) started from this checkout (tests set PYTHONPATH to it),
+    orphans included; other checkouts' test runs on the same machine don't count."""
     found = set()
     for proc in psutil.process_iter(["cmdline"]):
         try:
-            if "effects.native.worker" in (proc.info.get("cmdline") or []) and _ours(proc):
+            if module in (proc.info.get("cmdline") or []) and _ours(proc):
                 found.add(proc.pid)
         except psutil.Error:  # gone meanwhile
             continue
@@ -405,6 +486,12 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
             o0 = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
             o0_again = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
+            rows = result(await s.call_tool("list_procedures", {}))
+            imported = next(r["address"] for r in rows if r["value"] == "puts" and r["procedure"]["external"])
+            import_dossier = ok_evidence(await s.call_tool("analyze_function", {"procedure": imported}))
+            vs_import = (
+                await s.call_tool("compare_functions", {"left": o0, "right": import_dossier})
+            ).structured_content
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
             o2 = ok_evidence(await s.call_tool("analyze_function", {"procedure": "compute"}))
             same = (
@@ -430,13 +517,29 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
             both = await s.call_tool(
                 "compare_functions", {"left": o0, "left_evidence_ids": [o0["evidence_id"]], "right": o0}
             )
-            return o0, same, diff, tampered, missing, both
+            return o0, same, diff, tampered, missing, both, import_dossier, vs_import
 
-    o0, same, diff, tampered, missing, both = anyio.run(main)
+    o0, same, diff, tampered, missing, both, import_dossier, vs_import = anyio.run(main)
     assert same["provider"]["id"] == "rea-compare" and o0["evidence_id"] in same["evidence_links"]
     # angr keeps no comments: that one dimension stays unknown, so "the same" is never overclaimed
     alike = same["normalized_result"]
     assert alike["summary"] == {"unchanged": 7, "changed": 0, "truncated": 0, "unknown": 1}
+    comments = next(d for d in alike["dimensions"] if d["dimension"] == "comments")
+    assert comments["status"] == "unknown" and comments["conclusion_kind"] == "unresolved_branch"
+    assert [comments[k] for k in ("left_digest", "right_digest", "left_count", "right_count")] == [None] * 4
+    assert comments["limitations"] == [
+        "left comments: angr keeps no analyst comments.",
+        "right comments: angr keeps no analyst comments.",
+    ]
+    # an import's dossier declares every body facet unavailable: each of those dimensions is unknown, not "changed"
+    declared = import_dossier["normalized_result"]["facet_availability"]
+    assert set(declared) == set(FACETS) and declared["callers"] == {"available": True}
+    assert {k for k, v in declared.items() if not v["available"]} == set(FACETS) - {"callers"}
+    body = {d["dimension"]: d for d in vs_import["normalized_result"]["dimensions"]}
+    for name in ("pseudocode", "assembly", "calls", "references", "strings_names", "cfg"):
+        assert body[name]["status"] == "unknown" and body[name]["left_digest"] is None, name
+        assert body[name]["right_count"] is None and any(x.startswith("right ") for x in body[name]["limitations"])
+    assert body["identity"]["status"] == "changed" and vs_import["normalized_result"]["status"] == "changed"
     assert alike["status"] == "unknown" and alike["function_match"]["status"] == "matched"
     assert [d["dimension"] for d in alike["dimensions"]] == [
         "identity",
@@ -452,7 +555,11 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
     dims = {d["dimension"]: d for d in diff["normalized_result"]["dimensions"]}
     assert diff["normalized_result"]["status"] == "changed" and dims["cfg"]["status"] == "changed"
     assert dims["assembly"]["text_delta"]["hunks"] >= 1 and dims["cfg"] in diff["normalized_result"]["changes"]
-    assert dims["identity"]["status"] in ("unchanged", "changed")
+    sizes = {b: nm_sizes(binaries[b])["compute"] for b in ("pie_O0_debug", "pie_O2")}
+    assert sizes["pie_O0_debug"] != sizes["pie_O2"]  # nm: the optimized compute is another size
+    assert (
+        dims["identity"]["status"] == "changed" and dims["identity"]["left_digest"] != dims["identity"]["right_digest"]
+    )
     assert err(tampered, "evidence_integrity_mismatch")
     assert err(missing, "evidence_integrity_mismatch")["details"]["reason"] == "missing"
     assert err(both, "invalid_request")["details"]["field"] == "left"

@@ -18,6 +18,8 @@ from rea.wire import native as w
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
 NO_COMMENTS = "angr keeps no analyst comments."
 NO_VALUE_FLOW = "Value flow is not computed by this provider yet (angr's data-flow analyses are not wired in)."
+IMPORT_BODY = "an import: its body is outside this binary, so it was not read"
+BODY_FACETS = ("callees", "references", "strings_names", "cfg")
 NO_NATIVE_API = "Imported APIs are not classified into families by this provider: native_api is null."
 
 
@@ -84,6 +86,9 @@ def build(
     """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons."""
     available = {k: w.Availability(available=True) for k in FACETS}
     available["comments"] = w.Availability(available=False, reason=NO_COMMENTS)
+    if p["kind"] == "external":  # no body here: what it calls, references or branches to was never read
+        for facet in BODY_FACETS:
+            available[facet] = w.Availability(available=False, reason=IMPORT_BODY)
     text = pseudocode or ""
     if pseudocode is None:
         available["pseudocode"] = w.Availability(available=False, reason=pseudocode_reason)

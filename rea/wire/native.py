@@ -200,7 +200,9 @@ class CallPathArgs:
     )
     max_depth: int = field("Deepest level", default=5, minimum=1, maximum=10)
     max_nodes: int = field("Most procedures visited", default=100, minimum=1, maximum=500)
-    max_operations: int = field("Most relationship reads (3.1)", default=100, minimum=1, maximum=500)
+    max_operations: int = field(
+        "Most relationship reads (one per expanded procedure)", default=100, minimum=1, maximum=500
+    )
 
 
 # ----------------------------------------------------------------- results
@@ -579,9 +581,9 @@ class PathNode:
 
 @attrs.frozen(kw_only=True)
 class PathEdge:
-    source_address: str = field("Caller (forward) or callee (backward)")
-    target_address: str = field("The other end")
-    discovery_depth: int = field("Depth of the target", minimum=1)
+    source_address: str = field("The caller (edges follow the call, whichever way the trace walks)")
+    target_address: str = field("The callee")
+    discovery_depth: int = field("Depth of the end the expansion discovered", minimum=1)
 
 
 @attrs.frozen(kw_only=True)
@@ -614,7 +616,7 @@ class CallPath:
     failures: tuple[Failure, ...] = field("Reads that failed")
     traversal: Traversal = field("Traversal counts")
     frontier: tuple[str, ...] = field("Procedures left unexpanded")
-    truncated: bool = field("A limit stopped the traversal")
+    truncated: bool = field("Some expansion was limited or unresolved (each is in residual_unknowns)")
     residual_unknowns: tuple[str, ...] = field("Each limited or unresolved expansion, in words")
     limitations: tuple[str, ...] = field("Caveats")
     limits: PathLimits = field("The limits applied")

@@ -11,11 +11,21 @@ import re
 from typing import Any
 from collections.abc import Generator, Mapping
 
+import attrs
 from returns.pipeline import is_successful
-from returns.result import Failure, Success
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
-from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
+from rea.evidence import (
+    Evidence,
+    Provider,
+    Subject,
+    create_evidence,
+    create_profile,
+    draft_evidence,
+    identify,
+    validate,
+)
 from rea.javascript import compare as cmp
 from rea.javascript import trace as tr
 from rea.javascript.semantics import semantic_query
@@ -34,6 +44,25 @@ STATIC_NOTICE = (
     "Static analysis of shipped files: nothing was executed; dynamic behaviour (computed requires, "
     "channels, URLs) is listed under unknowns, never taken as absence."
 )
+
+
+@attrs.frozen(kw_only=True)
+class _Reading:
+    """What one analysis fixed before parsing: its arguments, the scan and the limits; then what it read."""
+
+    args: Mapping[str, Any]
+    scan: Mapping[str, Any]
+    limits: Mapping[str, int]
+    fmt: str
+    policy: str
+    facts: list[dict[str, Any]]
+    omissions: list[dict[str, Any]]  # files not read, with their reasons
+
+    def graph(self) -> dict[str, Any]:
+        built = build_graph(self.scan, self.facts, self.limits, self.omissions)
+        if self.scan["kind"] == "asar":
+            built["application"]["unpacked_directory"] = self.scan.get("unpacked_directory", False)
+        return built
 
 
 def _fail(session: Session, error: ReaError) -> Outcome:
@@ -101,31 +130,69 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
                 return _fail(session, _integrity_failure(args["input_path"], contradicted[0]))
             facts.extend(extracted.unwrap())
             done += len(batch)
-        yield ReportProgress(phase="linking", message=f"{done} files parsed; resolving modules, roles and IPC")
     except ProgramCancelled as stop:
         if not facts:
             raise
         unread = [{"path": f["path"], "reason": "cancelled", "size": f["size"]} for f in chosen[done:]]
-        partial = _record(
-            session, args, scan, facts, limits, read_omissions + unread, fmt, policy, str(stop) or "parsing"
+        during = str(stop) or "parsing"
+        reading = _Reading(
+            args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions + unread
         )
+        partial = _partial(reading, None, during)
         if not is_successful(partial):
             raise
-        return _cancelled(session, partial.unwrap(), done, len(chosen))
-    created = _record(session, args, scan, facts, limits, read_omissions, fmt, policy, None)
-    if not is_successful(created):
-        return _fail(session, created.failure())
-    evidence = created.unwrap()
-    session = record(session, (evidence,))
-    if args["detail"] == "summary":
-        view = view_evidence(evidence, {"view": "summary"})
-        if not is_successful(view):
-            return _fail(session, view.failure())
-        return Outcome(session=record(session, (view.unwrap(),)), reply=Success(view.unwrap().to_json()))
-    return Outcome(session=session, reply=Success(evidence.to_json()))
+        return _cancelled(session, partial.unwrap(), during, done, len(chosen))
+    reading = _Reading(
+        args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions
+    )
+    return (yield from _finish(session, reading, len(chosen)))
 
 
-def _cancelled(session: Session, evidence: Evidence, done: int, total: int) -> Outcome:
+def _finish(session: Session, reading: _Reading, total: int) -> Steps:
+    """Graph building, sealing, canonical hashing, validation and publication, with a checkpoint between
+    each: a cancel in any of them returns cancelled (never a success) and retains the facts read as partial
+    Evidence, reusing the graph when it was already built."""
+    built: dict[str, Any] | None = None
+    phase = "linking"
+    try:
+        yield ReportProgress(
+            phase=phase, message=f"{len(reading.facts)} files parsed; resolving modules, roles and IPC"
+        )
+        built = reading.graph()
+        phase = "sealing"
+        yield ReportProgress(
+            phase=phase, message=f"{len(built['nodes'])} nodes, {len(built['edges'])} edges; sealing the result"
+        )
+        draft = _draft(reading, built, None)
+        phase = "hashing"
+        yield ReportProgress(phase=phase, message="canonical hashing of the application record")
+        identified = identify(draft)
+        if not is_successful(identified):
+            return _fail(session, identified.failure())
+        phase = "validating"
+        yield ReportProgress(phase=phase, message=f"validating {identified.unwrap().evidence_id}")
+        validated = validate(identified.unwrap())
+        if not is_successful(validated):
+            return _fail(session, validated.failure())
+        evidence = validated.unwrap()
+        reply, retained = evidence, (evidence,)
+        if reading.args["detail"] == "summary":
+            view = view_evidence(evidence, {"view": "summary"})
+            if not is_successful(view):
+                return _fail(session, view.failure())
+            reply, retained = view.unwrap(), (evidence, view.unwrap())
+        phase = "publishing"
+        yield ReportProgress(phase=phase, message=f"retaining {evidence.evidence_id}")
+    except ProgramCancelled as stop:
+        during = str(stop) or phase
+        partial = _partial(reading, built, during)
+        if not is_successful(partial):
+            raise
+        return _cancelled(session, partial.unwrap(), during, len(reading.facts), total)
+    return Outcome(session=record(session, retained), reply=Success(reply.to_json()))
+
+
+def _cancelled(session: Session, evidence: Evidence, phase: str, done: int, total: int) -> Outcome:
     """cancelled, naming the partial Evidence of the files read (retained in the session)."""
     return Outcome(
         session=record(session, (evidence,)),
@@ -133,11 +200,11 @@ def _cancelled(session: Session, evidence: Evidence, done: int, total: int) -> O
             ReaError(
                 code="cancelled",
                 message=(
-                    f"Cancelled during parsing after {done} of {total} files; the graph of the files read is "
-                    f"retained as partial Evidence {evidence.evidence_id}."
+                    f"Cancelled during {phase} after {done} of {total} files were parsed; the graph of the files "
+                    f"read is retained as partial Evidence {evidence.evidence_id}."
                 ),
                 details={
-                    "phase": "parsing",
+                    "phase": phase,
                     "files_done": done,
                     "files_total": total,
                     "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
@@ -173,37 +240,31 @@ def _integrity_failure(archive: str, found: Mapping[str, Any]) -> ReaError:
     )
 
 
-def _record(
-    session: Session,
-    args: Mapping[str, Any],
-    scan: Mapping[str, Any],
-    facts: list[dict[str, Any]],
-    limits: Mapping[str, int],
-    read_omissions: list[dict[str, Any]],
-    fmt: str,
-    policy: str,
-    cancelled_during: str | None,
-):
-    built = build_graph(scan, facts, limits, read_omissions)
-    if scan["kind"] == "asar":
-        built["application"]["unpacked_directory"] = scan.get("unpacked_directory", False)
+def _partial(reading: _Reading, built: dict[str, Any] | None, cancelled_during: str) -> Result[Evidence, ReaError]:
+    """The record in one synchronous pass (a cancelled program may not yield again), reusing a built graph."""
+    draft = _draft(reading, built if built is not None else reading.graph(), cancelled_during)
+    return identify(draft).bind(validate)
+
+
+def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | None) -> Evidence:
+    args, scan, facts, limits = reading.args, reading.scan, reading.facts, reading.limits
     if cancelled_during is not None:
-        built["coverage"] = {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}
+        built = {**built, "coverage": {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}}
     parser = scan.get("parser", {})
     provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
     root = scan["root"]
     digest = tree_digest(scan["files"], {f["path"]: f for f in facts})
     limitations = _limitations(built["coverage"], bool(built["integrity_contradictions"]), cancelled_during)
     result = application_result(
-        built,
+        dict(built),
         input_path=args["input_path"],
         root_sha256=digest,
         manifest_id=inventory_manifest_id(scan["files"]),
         parsers=parser,
-        policy=policy,
+        policy=reading.policy,
         limitations=limitations,
     )
-    return create_evidence(
+    return draft_evidence(
         provider=provider,
         operation=OPERATION,
         parameters=dict(args),
@@ -215,7 +276,7 @@ def _record(
             architecture=None,
             local_path=root,
         ),
-        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": fmt, "parsers": parser}),
+        analysis_profile=create_profile(provider, 1, {"limits": limits, "format": reading.fmt, "parsers": parser}),
         confidence="derived",
         limitations=limitations,
         locations=({"kind": "artifact-path", "path": root},),

@@ -22,7 +22,7 @@ from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.program import Context, Outcome
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress
 from rea.session import Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
@@ -99,7 +99,7 @@ def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyE
     return got
 
 
-def _evidence(
+def _record(
     session: Session,
     snapshot: Mapping[str, Any],
     operation: str,
@@ -109,11 +109,12 @@ def _evidence(
     confidence: str = "derived",
     limitations: tuple[str, ...] = (),
     locations: tuple[Mapping[str, Any], ...] = (),
-) -> Outcome:
+) -> Result[Evidence, ReaError]:
+    """Native Evidence of one answer: raw_result stays null (the provider has no separate representation)."""
     target, binding = session.target, session.provider_binding
     assert target is not None and binding is not None
     architecture = snapshot.get("architecture")
-    created = create_evidence(
+    return create_evidence(
         provider=Provider(**binding["provider"]),
         operation=operation,
         parameters=dict(args),
@@ -130,6 +131,13 @@ def _evidence(
         limitations=(*ANGR_LIMITATIONS[:1], *limitations),
         locations=locations,
     )
+
+
+def _evidence(
+    session: Session, snapshot: Mapping[str, Any], operation: str, args: Mapping[str, Any], result: Any, **extra: Any
+) -> Outcome:
+    """_record's Evidence retained and answered (extra: its confidence, limitations, locations)."""
+    created = _record(session, snapshot, operation, args, result, **extra)
     if not is_successful(created):
         return _fail(session, created.failure())
     evidence = created.unwrap()
@@ -374,14 +382,17 @@ def _xrefs_to_name(session: Session, snapshot: Snapshot, args: Args) -> Answered
     return a.xrefs_to_name(snapshot, args["name"]), "derived", ()
 
 
-def _graph(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+Begin = Callable[[Snapshot, Args], graphs.Walk | ReaError]
+
+
+def _graph(snapshot: Snapshot, args: Args) -> graphs.Walk | ReaError:
     found = _procedure(snapshot, args["address"], "address")
     if not is_successful(found):
         return found.failure()
-    return graphs.call_graph(snapshot, found.unwrap(), args.get("depth"), args["direction"]), "derived", ()
+    return graphs.call_graph_walk(snapshot, found.unwrap(), args.get("depth"), args["direction"])
 
 
-def _trace(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+def _trace(snapshot: Snapshot, args: Args) -> graphs.Walk | ReaError:
     start = _procedure(snapshot, args["start"], "start")
     if not is_successful(start):
         return start.failure()
@@ -391,7 +402,65 @@ def _trace(session: Session, snapshot: Snapshot, args: Args) -> Answered:
         if not is_successful(resolved):
             return resolved.failure()
         goal = resolved.unwrap()
-    return graphs.trace(snapshot, start.unwrap(), goal, args), "derived", ()
+    return graphs.trace_walk(snapshot, start.unwrap(), goal, args)
+
+
+def _walk_tool(name: str, phase: str, begin: Begin) -> Facts:
+    """A traversal over the CFG snapshot with a checkpoint after every step: cancelled between steps, it
+    retains what it observed as partial Evidence and names it in details.partial_observation."""
+
+    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
+        if problem := _document_problem(session, args):
+            return _fail(session, problem)
+        facts = yield from _facts(session, "cfg")
+        if not is_successful(facts):
+            return _fail(session, facts.failure())
+        snapshot = facts.unwrap()
+        walk = begin(snapshot, args)
+        if isinstance(walk, ReaError):
+            return _fail(session, walk)
+        try:
+            while True:
+                seen = next(walk)
+                yield ReportProgress(phase=phase, message=f"{seen} procedures seen")
+        except StopIteration as done:
+            return _evidence(session, snapshot, name, args, done.value)
+        except ProgramCancelled:
+            return _cancelled_walk(session, snapshot, name, phase, args, walk)
+
+    program.__name__ = name
+    return program
+
+
+def _cancelled_walk(
+    session: Session, snapshot: Snapshot, name: str, phase: str, args: Args, walk: graphs.Walk
+) -> Outcome:
+    """cancelled, with the traversal so far retained as partial Evidence (a cancelled program yields no more)."""
+    try:
+        walk.throw(graphs.Interrupted(f"cancelled during {phase}"))
+        walk.close()
+        raise ProgramCancelled(phase)  # the walk kept going: nothing to keep
+    except StopIteration as done:
+        partial = done.value
+    limitation = f"Partial: the call was cancelled during {phase}; what was observed before is kept."
+    created = _record(session, snapshot, name, args, partial, limitations=(limitation,))
+    if not is_successful(created):
+        raise ProgramCancelled(phase)
+    evidence = created.unwrap()
+    return Outcome(
+        session=record(session, (evidence,)),
+        reply=Failure(
+            ReaError(
+                code="cancelled",
+                message=f"{name} was cancelled during {phase}; its partial traversal is retained as {evidence.evidence_id}.",
+                details={
+                    "phase": phase,
+                    "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+                },
+                action="Read the partial Evidence (it says what was not expanded), or run the traversal again.",
+            )
+        ),
+    )
 
 
 _HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
@@ -698,8 +767,8 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode, body_only=True),
     "batch_decompile": batch_decompile,
     "analyze_function": analyze_function,
-    "get_call_graph": _named("get_call_graph", "cfg", _graph),
-    "trace_call_path": _named("trace_call_path", "cfg", _trace),
+    "get_call_graph": _walk_tool("get_call_graph", "call graph", _graph),
+    "trace_call_path": _walk_tool("trace_call_path", "tracing", _trace),
     "current_document": _named("current_document", "loader", _current_document),
     "current_address": _named("current_address", "loader", _current_address),
     "current_procedure": _named("current_procedure", "loader", _current_procedure),

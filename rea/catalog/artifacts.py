@@ -44,7 +44,6 @@ INSPECT_ARTIFACT = evidence_tool(
     result=InspectionResult,
     examples=_INSPECTION_EXAMPLES,
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
 )
@@ -67,7 +66,6 @@ INVENTORY_ARTIFACT = evidence_tool(
     result=InventoryResult,
     examples=[{}, {"occurrence_offset": 100, "occurrence_limit": 100}],
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
     requires_target=True,
 )
@@ -86,7 +84,6 @@ EXTRACT_ARTIFACT = evidence_tool(
     result=ExtractionResult,
     examples=[{}, {"occurrence_ids": ["occ_" + "0" * 64]}],
     surface="artifact-provider",
-    annotations=set(),
     effects={"mutatesSession", "writesFilesystem"},
     requires_target=True,
 )
@@ -104,7 +101,6 @@ COMPARE_ARTIFACTS = evidence_tool(
     result=ComparisonResult,
     examples=[{"left": _REF, "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}}],
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
 )
 

@@ -45,7 +45,7 @@ INSPECT_ARTIFACT = evidence_tool(
     examples=_INSPECTION_EXAMPLES,
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
-    requires_target=True,
+    needs="target",
 )
 # detail: summary answers with the summary view Evidence of inspect_analysis_view instead
 INSPECT_ARTIFACT = attrs.evolve(
@@ -67,7 +67,7 @@ INVENTORY_ARTIFACT = evidence_tool(
     examples=[{}, {"occurrence_offset": 100, "occurrence_limit": 100}],
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
-    requires_target=True,
+    needs="target",
 )
 
 EXTRACT_ARTIFACT = evidence_tool(
@@ -85,7 +85,7 @@ EXTRACT_ARTIFACT = evidence_tool(
     examples=[{}, {"occurrence_ids": ["occ_" + "0" * 64]}],
     surface="artifact-provider",
     effects={"mutatesSession", "writesFilesystem"},
-    requires_target=True,
+    needs="container",
 )
 
 COMPARE_ARTIFACTS = evidence_tool(

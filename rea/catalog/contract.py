@@ -39,6 +39,9 @@ SURFACES = (
     "application",
     "session",
 )
+# What a tool needs of the open target (rea.catalog.availability decides what that means per target)
+TargetNeed = Literal["nothing", "target", "container", "provider"]
+TARGET_NEEDS: tuple[str, ...] = get_args(TargetNeed)
 ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
 CLIENT_FEATURES: tuple[str, ...] = get_args(ClientFeature)
 
@@ -67,7 +70,9 @@ class ToolContract:
     effects: frozenset[str] = attrs.field(converter=_frozen, validator=_members(EFFECTS))
     # True unless audited: results and errors may carry analysis-target text.
     returns_target_content: bool = True
-    requires_target: bool = False
+    # nothing: any session; target: any open target; container: an archive, package or directory;
+    # provider: a native executable with a bound deep-analysis provider that answers this operation
+    needs: str = attrs.field(default="nothing", validator=attrs.validators.in_(TARGET_NEEDS))
     required_client_features: tuple[str, ...] = ()
     optional_client_features: tuple[str, ...] = ()
     # "session" tools answer {"result": ...}; "evidence" tools answer an Evidence record
@@ -79,6 +84,10 @@ class ToolContract:
     def __attrs_post_init__(self) -> None:
         if self.result_kind == "evidence" and "mutatesSession" not in self.effects:
             raise ValueError(f"{self.name} records Evidence, so its effects must include mutatesSession")
+
+    @property
+    def requires_target(self) -> bool:
+        return self.needs != "nothing"
 
     @property
     def annotations(self) -> frozenset[str]:

@@ -31,7 +31,7 @@ def _typed(
         surface=surface,
         examples=[example if example is not None else {}],
         effects=_NATIVE_EFFECTS,
-        requires_target=True,
+        needs="provider",
     )
 
 
@@ -53,7 +53,7 @@ def _lifecycle(
         surface="session",
         examples=[example],
         effects={"launchesProcess", "idempotent"},
-        requires_target=True,
+        needs="provider",
     )
 
 

@@ -1,9 +1,20 @@
-"""Workflow programs, one module per tool family; PROGRAMS maps every catalog tool to its program."""
+"""Workflow programs, one module per tool family; PROGRAMS maps every catalog tool to its program.
+
+Every program is gated by the availability rule (rea.catalog.availability) before it runs, so a
+call is refused for its target exactly when binary_session reports the tool unavailable, with the
+same reason and remediation.
+"""
 
 from typing import Any
 from collections.abc import Callable, Mapping
 
+from returns.result import Failure
+
 from rea.catalog import BY_NAME
+from rea.catalog.availability import refusal, target_state, verdict
+from rea.catalog.contract import ToolContract
+from rea.program import Context, Outcome
+from rea.session import Session
 from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
 from rea.workflows import native as _native
@@ -12,5 +23,22 @@ from rea.workflows import views as _views
 
 _FAMILIES = (_session, _native, _artifacts, _javascript, _views)
 
-PROGRAMS: Mapping[str, Callable[..., Any]] = {name: fn for f in _FAMILIES for name, fn in f.PROGRAMS.items()}
+
+def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., Any]:
+    """The program, refused first when the rule says the tool cannot work on this target."""
+
+    def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
+        state = target_state(session)
+        found = verdict(contract, state, ctx.server.client_features)
+        if not found.available:
+            return Outcome(session=session, reply=Failure(refusal(contract, found, state)))
+        return program(session, args, ctx)
+
+    run.__name__ = getattr(program, "__name__", contract.name)
+    return run
+
+
+PROGRAMS: Mapping[str, Callable[..., Any]] = {
+    name: gated(BY_NAME[name], fn) for f in _FAMILIES for name, fn in f.PROGRAMS.items()
+}
 assert set(PROGRAMS) == set(BY_NAME), f"tools without exactly one program: {set(PROGRAMS) ^ set(BY_NAME)}"

@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.evidence import Provider, create_profile
+from rea.native.selector import choose
 
 EMBEDDED_DEFAULT = "angr"
 PROVIDER_NAMES = {"angr": "angr", "ghidra": "Ghidra", "hopper": "Hopper Disassembler", "ida": "IDA Pro"}
@@ -322,9 +323,8 @@ def select_provider(
     """
     by_id = {f["id"]: f for f in facts}
     known = sorted(set(by_id) | set(PROVIDER_NAMES))
-    choice, source = (requested, "request") if requested not in (None, "auto") else (environment, "environment")
-    if choice in (None, "auto", ""):
-        choice, source = None, "auto"
+    chosen = choose(requested, environment)
+    choice, source = chosen.provider_id, chosen.source
     common: dict[str, Any] = {"facts": facts, "target_format": target_format}
     if choice is not None:
         if choice not in by_id:

@@ -24,15 +24,44 @@ from rea.workflows import views as _views
 _FAMILIES = (_session, _native, _artifacts, _javascript, _views)
 
 
+# the only tools that may change the provider binding: it is immutable for the rest of a target's life
+REBINDING = frozenset({"open_binary", "close_binary"})
+
+
+class BindingChanged(AssertionError):
+    """A program other than open_binary/close_binary tried to replace the selected provider."""
+
+
+def _kept(contract: ToolContract, before: Session, outcome: Any) -> Any:
+    if (
+        isinstance(outcome, Outcome)
+        and contract.name not in REBINDING
+        and outcome.session.provider_binding != before.provider_binding
+    ):
+        raise BindingChanged(f"{contract.name} may not replace the selected provider binding")
+    return outcome
+
+
+def _watched(contract: ToolContract, before: Session, produced: Any) -> Any:
+    outcome = yield from produced
+    return _kept(contract, before, outcome)
+
+
 def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., Any]:
-    """The program, refused first when the rule says the tool cannot work on this target."""
+    """The program, refused first when the rule says the tool cannot work on this target, and
+    held to the binding: no tool but open_binary and close_binary may replace the selected
+    provider (not after a runtime failure either; the interpreter turns the violation into an
+    execution_failure with the session unchanged)."""
 
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
         state = target_state(session)
         found = verdict(contract, state, ctx.server.client_features)
         if not found.available:
             return Outcome(session=session, reply=Failure(refusal(contract, found, state)))
-        return program(session, args, ctx)
+        produced = program(session, args, ctx)
+        if isinstance(produced, Outcome):
+            return _kept(contract, session, produced)
+        return _watched(contract, session, produced)
 
     run.__name__ = getattr(program, "__name__", contract.name)
     return run

@@ -30,6 +30,7 @@ from rea.native.providers import (
     select_provider,
     unavailable_reason,
 )
+from rea.native.selector import AUTO, parse_selector
 from rea.paging import paginate
 from rea.program import (
     Context,
@@ -260,8 +261,11 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
                 ),
             )
         fmt, architecture = "dos-com", header_architecture(b"", "dos-com")
+    requested = parse_selector(args.get("provider_id") or AUTO, "request")  # the schema's own pattern, parsed
+    if not is_successful(requested):
+        return _fail(session, requested.failure())
     candidates = (yield DiscoverProviders()).unwrap()
-    selected = select_provider(candidates, args.get("provider_id"), ctx.analysis_provider, fmt)
+    selected = select_provider(candidates, requested.unwrap(), ctx.analysis_provider, fmt)
     if not is_successful(selected):
         return _fail(session, selected.failure())
     binding = selected.unwrap()

@@ -9,31 +9,14 @@ import subprocess
 import anyio
 import pytest
 
-from rea.catalog import CATALOG
+from rea.catalog import CATALOG, javascript_tools
 from rea.catalog.annotations import EFFECT_HINTS, annotations_from_effects
 from rea.catalog.contract import EFFECTS, ToolContract
 from support import clean_env, rea_command
 
-CHANGES = {
-    "accessesNetwork",
-    "changesUiState",
-    "executesForeignCode",
-    "launchesProcess",
-    "mayDiscardData",
-    "mutatesDevice",
-    "mutatesSession",
-    "mutatesTarget",
-    "writesFilesystem",
-}
+CHANGES = set(EFFECTS) - {"idempotent"}  # every other effect changes something, session state included
 DISCARDS = {"mayDiscardData", "executesForeignCode", "mutatesDevice"}
-JAVASCRIPT = {
-    "analyze_javascript_application",
-    "trace_application_feature",
-    "trace_javascript_semantics",
-    "compare_application_versions",
-    "compare_source_to_bundle",
-    "compare_javascript_export_shapes",
-}
+JAVASCRIPT = {c.name for c in javascript_tools.TOOLS}
 
 
 def expected_hints(effects: frozenset[str]) -> dict[str, bool]:

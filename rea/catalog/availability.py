@@ -20,16 +20,9 @@ from rea.catalog.contract import ToolContract
 from rea.errors import ReaError
 from rea.native.providers import operation_capability
 from rea.session import Session
+from rea.wire.session import ToolReason as Reason
 
 TargetClass = Literal["none", "executable", "container", "file"]
-Reason = Literal[
-    "available",
-    "client_capability_missing",
-    "target_required",
-    "provider_missing",
-    "provider_unavailable",
-    "target_unsupported",
-]
 
 # (what the tool needs, what is open) -> reason; "bound" is decided by the provider (below)
 RULES: Mapping[tuple[str, TargetClass], Reason | Literal["bound"]] = {

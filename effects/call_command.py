@@ -17,11 +17,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 import orjson
+from returns.pipeline import is_successful
 
 from effects.commands import ToolCommand
 from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.catalog import BY_NAME, CATALOG, ToolContract
 from rea.errors import ReaError, invalid_request
+from rea.native.selector import parse_selector
 
 # options of `rea call` itself; a tool argument of the same name is spelled --arg-NAME
 RESERVED = frozenset({"target", "provider", "format", "json", "json_args", "help", "list"})
@@ -255,6 +257,10 @@ def plan(argv: Sequence[str]) -> Plan:
         return Plan(fmt=fmt, error=args)
     if ns.provider is not None and ns.target is None:
         return Plan(fmt=fmt, error=invalid_request("--provider needs --target", field="provider", accepted="--target"))
+    if ns.provider is not None:
+        chosen = parse_selector(ns.provider, "cli")  # the one provider parser, as MCP and the environment use
+        if not is_successful(chosen):
+            return Plan(fmt=fmt, error=chosen.failure())
     steps: list[tuple[str, Mapping[str, Any]]] = []
     if ns.target is not None:
         steps.append(("open_binary", {"path": os.path.abspath(ns.target), "provider_id": ns.provider or "auto"}))

@@ -31,6 +31,7 @@ from effects.interpreter import run
 from effects.progress import Progress
 from rea import __version__
 from rea.catalog import CATALOG, CLI_COMMANDS
+from rea.catalog.availability import TargetState
 from rea.catalog.projection import catalog_identity, grouped_availability
 from rea.errors import ReaError, cancelled, invalid_request
 from rea.session import Session
@@ -109,7 +110,7 @@ def _capabilities(conn: Connection) -> dict[str, Any]:
     return {
         "package": {"name": conn.ctx.server.package, "version": __version__},
         "catalog": catalog_identity(CATALOG, CLI_COMMANDS),
-        "tool_availability": grouped_availability(CATALOG, target_open=False, client_features=frozenset()),
+        "tool_availability": grouped_availability(CATALOG, state=TargetState(), client_features=frozenset()),
     }
 
 

@@ -8,20 +8,11 @@ from collections.abc import Mapping
 from returns.result import Failure, Result, Success
 
 from rea.budget import DEFAULT_MAX_RESPONSE_BYTES, MAX_SAFE_INTEGER, ResponseBudget
-from rea.errors import ReaError
+from rea.errors import ReaError, configuration_invalid
+from rea.native.selector import parse_selector
 
 _DECIMAL = re.compile(r"^[0-9]+$")
 MAX_TIMEOUT_MS = 2_147_483_647
-
-
-def configuration_invalid(variable: str, value: str, accepted: str) -> ReaError:
-    return ReaError(
-        code="configuration_invalid",
-        message=f"{variable}={value!r} is not accepted: {variable} must be {accepted}.",
-        details={"variable": variable, "value": value, "accepted": accepted},
-        action=f"Unset {variable} or set it to {accepted}, then restart REA.",
-        restart_required=True,
-    )
 
 
 def decimal_setting(
@@ -69,12 +60,11 @@ def input_schema_profile(env: Mapping[str, str]) -> Result[str, ReaError]:
 
 
 def analysis_provider(env: Mapping[str, str]) -> Result[str | None, ReaError]:
+    """REA_ANALYSIS_PROVIDER through the one provider parser (rea.native.selector); unset or empty: none."""
     raw = env.get("REA_ANALYSIS_PROVIDER")
     if raw is None or raw == "":
         return Success(None)
-    if not re.fullmatch(r"auto|[a-z][a-z0-9-]{0,63}", raw):
-        return Failure(configuration_invalid("REA_ANALYSIS_PROVIDER", raw, "auto or a provider id such as angr"))
-    return Success(raw)
+    return parse_selector(raw, "environment")
 
 
 def angr_startup_timeout(env: Mapping[str, str]) -> Result[int, ReaError]:

@@ -101,6 +101,17 @@ class ReaError:
         return attrs.evolve(self, details={**(self.details or {}), **extra})
 
 
+def configuration_invalid(variable: str, value: str, accepted: str) -> ReaError:
+    """A startup setting REA cannot accept, naming what it would."""
+    return ReaError(
+        code="configuration_invalid",
+        message=f"{variable}={value!r} is not accepted: {variable} must be {accepted}.",
+        details={"variable": variable, "value": value, "accepted": accepted},
+        action=f"Unset {variable} or set it to {accepted}, then restart REA.",
+        restart_required=True,
+    )
+
+
 def invalid_request(message: str, *, field: str | None = None, accepted: str | None = None, **details: Any) -> ReaError:
     """A caller mistake, naming the field and what would be accepted."""
     extra: dict[str, Any] = dict(details)

@@ -90,7 +90,7 @@ def test_artifact_tools_over_mcp(tmp_path):
             return out
 
     out = anyio.run(main)
-    assert error(out["no_target"], "target_unavailable")["details"]["reason"] == "no_active_target"
+    assert error(out["no_target"], "target_unavailable")["details"]["reason"] == "target_required"
     assert out["no_target"].meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
     inspected = evidence(out["inspect"])
     assert inspected["subject"]["format"] == "apk"

@@ -360,7 +360,7 @@ def test_bad_input_lifecycle_and_no_orphans(binaries, cache_dir, tmp_path):
 
     unbound, no_provider, refused, broken, fine, session, running, closed, after_close = anyio.run(main)
     assert unbound["analysis_provider_binding"] is None and unbound["limitations"]
-    assert err(no_provider, "capability_unavailable")["details"]["reason"] == "provider_missing"
+    assert err(no_provider, "capability_unavailable")["details"]["reason"] == "target_unsupported"  # a text file
     assert err(refused, "capability_unavailable")["details"]["selection"]["status"] == "target_format_unsupported"
     assert err(broken, "target_unavailable")["details"]["reason"] == "unsupported-format"
     ok_evidence(fine)

@@ -460,9 +460,12 @@ def test_binary_session_reference_fields_closed_and_open():
     assert closed["provider"] == {"id": "angr", "name": "angr", "version": "9.2.213"}
     assert closed["providers"] == [closed["provider"]]
     (route,) = closed["capabilities"]
-    (group,) = route["groups"]
-    assert group["available"] and group["availability_code"] is None and "analyze_function" in group["operations"]
-    assert route["shared_limitations"] and group["limitations"] == []
+    by_op = {op: g for g in route["groups"] for op in g["operations"]}
+    assert sorted(by_op) == sorted(tools.NATIVE_OPERATIONS)  # every operation exactly once
+    group = by_op["analyze_function"]
+    assert group["available"] and group["availability_code"] is None
+    assert route["shared_limitations"] and by_op["list_procedures"]["limitations"] == []
+    assert by_op["current_address"]["available"] is False and "headless" in by_op["current_address"]["reason"]
     assert closed["analysis_activity"] == {"status": "not_observed", "providers": []}
     assert closed["client_features"] == dict.fromkeys(
         ("elicitation_form", "elicitation_url", "roots", "sampling"), False

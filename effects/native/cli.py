@@ -8,8 +8,12 @@ import os
 from typing import Any
 from collections.abc import Mapping
 
+from returns.pipeline import is_successful
+
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
+from rea.errors import ReaError
+from rea.native.selector import parse_selector
 
 
 def _binary(parser: argparse.ArgumentParser) -> None:
@@ -22,8 +26,15 @@ def _with_function(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("function", help="procedure start address (0x...) or exact name")
 
 
-def _open(ns: argparse.Namespace) -> tuple[str, Mapping[str, Any]]:
-    return ("open_binary", {"path": os.path.abspath(ns.binary), "provider_id": ns.provider})
+Step = tuple[str, Mapping[str, Any]]
+
+
+def _opened(ns: argparse.Namespace, *then: Step) -> list[Step] | ReaError:
+    """open_binary first, its --provider checked by the one provider parser (as MCP and the environment are)."""
+    chosen = parse_selector(ns.provider, "cli")
+    if not is_successful(chosen):
+        return chosen.failure()
+    return [("open_binary", {"path": os.path.abspath(ns.binary), "provider_id": ns.provider}), *then]
 
 
 def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -110,7 +121,7 @@ def _analyze_steps(ns: argparse.Namespace):
                 },
             )
         ]
-    return [_open(ns), ("binary_overview", {"detail": "concise"})]
+    return _opened(ns, ("binary_overview", {"detail": "concise"}))
 
 
 def _render_analysis(value: Mapping[str, Any]) -> str:
@@ -144,31 +155,30 @@ COMMANDS = (
         name="function",
         help="function dossier: pseudocode, callers, callees, strings",
         configure=_with_function,
-        steps=lambda ns: [_open(ns), ("analyze_function", {"procedure": ns.function})],
+        steps=lambda ns: _opened(ns, ("analyze_function", {"procedure": ns.function})),
         render=_render_function,
     ),
     ToolCommand(
         name="decompile",
         help="pseudocode of one function",
         configure=_with_function,
-        steps=lambda ns: [_open(ns), ("procedure_pseudo_code", {"procedure": ns.function})],
+        steps=lambda ns: _opened(ns, ("procedure_pseudo_code", {"procedure": ns.function})),
         render=_render_pseudocode,
     ),
     ToolCommand(
         name="xrefs",
         help="references to an address",
         configure=_xrefs_configure,
-        steps=lambda ns: [_open(ns), ("xrefs", {"address": ns.address})],
+        steps=lambda ns: _opened(ns, ("xrefs", {"address": ns.address})),
         render=_render_xrefs,
     ),
     ToolCommand(
         name="instructions",
         help="a function's instructions, offset-paged",
         configure=_instructions_configure,
-        steps=lambda ns: [
-            _open(ns),
-            ("read_function_instructions", {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit}),
-        ],
+        steps=lambda ns: _opened(
+            ns, ("read_function_instructions", {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit})
+        ),
         render=_render_instructions,
     ),
 )

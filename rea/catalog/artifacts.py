@@ -44,9 +44,8 @@ INSPECT_ARTIFACT = evidence_tool(
     result=InspectionResult,
     examples=_INSPECTION_EXAMPLES,
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
-    requires_target=True,
+    needs="target",
 )
 # detail: summary answers with the summary view Evidence of inspect_analysis_view instead
 INSPECT_ARTIFACT = attrs.evolve(
@@ -67,9 +66,8 @@ INVENTORY_ARTIFACT = evidence_tool(
     result=InventoryResult,
     examples=[{}, {"occurrence_offset": 100, "occurrence_limit": 100}],
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
-    requires_target=True,
+    needs="target",
 )
 
 EXTRACT_ARTIFACT = evidence_tool(
@@ -86,9 +84,8 @@ EXTRACT_ARTIFACT = evidence_tool(
     result=ExtractionResult,
     examples=[{}, {"occurrence_ids": ["occ_" + "0" * 64]}],
     surface="artifact-provider",
-    annotations=set(),
     effects={"mutatesSession", "writesFilesystem"},
-    requires_target=True,
+    needs="container",
 )
 
 COMPARE_ARTIFACTS = evidence_tool(
@@ -104,7 +101,6 @@ COMPARE_ARTIFACTS = evidence_tool(
     result=ComparisonResult,
     examples=[{"left": _REF, "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}}],
     surface="artifact-provider",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
 )
 

@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import attrs
 
+from rea.catalog.annotations import EFFECT_HINTS, annotations_from_effects
+
 # Closed vocabularies: a contract lists the members that are true; an omitted
 # known member is false.
 ToolEffect = Literal[
@@ -22,6 +24,7 @@ ToolEffect = Literal[
     "writesFilesystem",
 ]
 EFFECTS: tuple[str, ...] = get_args(ToolEffect)
+assert set(EFFECT_HINTS) == set(EFFECTS), "every effect of the closed vocabulary has its annotation hints"
 ToolAnnotation = Literal["read_only", "destructive", "idempotent", "open_world"]
 ANNOTATIONS: tuple[str, ...] = get_args(ToolAnnotation)
 SURFACES = (
@@ -36,6 +39,9 @@ SURFACES = (
     "application",
     "session",
 )
+# What a tool needs of the open target (rea.catalog.availability decides what that means per target)
+TargetNeed = Literal["nothing", "target", "container", "provider"]
+TARGET_NEEDS: tuple[str, ...] = get_args(TargetNeed)
 ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
 CLIENT_FEATURES: tuple[str, ...] = get_args(ClientFeature)
 
@@ -61,11 +67,12 @@ class ToolContract:
     surface: str = attrs.field(validator=attrs.validators.in_(SURFACES))
     input_schema: Mapping[str, Any]
     output_schema: Mapping[str, Any]
-    annotations: frozenset[str] = attrs.field(converter=_frozen, validator=_members(ANNOTATIONS))
     effects: frozenset[str] = attrs.field(converter=_frozen, validator=_members(EFFECTS))
     # True unless audited: results and errors may carry analysis-target text.
     returns_target_content: bool = True
-    requires_target: bool = False
+    # nothing: any session; target: any open target; container: an archive, package or directory;
+    # provider: a native executable with a bound deep-analysis provider that answers this operation
+    needs: str = attrs.field(default="nothing", validator=attrs.validators.in_(TARGET_NEEDS))
     required_client_features: tuple[str, ...] = ()
     optional_client_features: tuple[str, ...] = ()
     # "session" tools answer {"result": ...}; "evidence" tools answer an Evidence record
@@ -73,6 +80,19 @@ class ToolContract:
     # the typed records the schemas were derived from (rea.wire); programs read defaults from args_type
     args_type: Any = None
     result_type: Any = None
+
+    def __attrs_post_init__(self) -> None:
+        if self.result_kind == "evidence" and "mutatesSession" not in self.effects:
+            raise ValueError(f"{self.name} records Evidence, so its effects must include mutatesSession")
+
+    @property
+    def requires_target(self) -> bool:
+        return self.needs != "nothing"
+
+    @property
+    def annotations(self) -> frozenset[str]:
+        """Derived from the effect flags (rea.catalog.annotations), never declared."""
+        return annotations_from_effects(self.effects)
 
     def true_effects(self) -> list[str]:
         return sorted(self.effects)

@@ -24,7 +24,6 @@ def _workflow(
         result=result,
         examples=[example],
         surface="application",
-        annotations={"read_only", "idempotent"},
         effects={"mutatesSession", "idempotent"},
         **extra,
     )

@@ -30,9 +30,8 @@ def _typed(
         result=result,
         surface=surface,
         examples=[example if example is not None else {}],
-        annotations={"idempotent"},
         effects=_NATIVE_EFFECTS,
-        requires_target=True,
+        needs="provider",
     )
 
 
@@ -43,7 +42,8 @@ _AT = {"address": "0x1000"}
 def _lifecycle(
     name: str, title: str, description: str, args: type, result: Any, example: dict[str, Any]
 ) -> ToolContract:
-    """Navigation answers are lifecycle results in the reference: `{result: ...}`, no Evidence."""
+    """Navigation answers are lifecycle results in the reference: `{result: ...}`, no Evidence
+    recorded, but the answer comes from the engine, which the first query starts."""
     return session_tool(
         name,
         title,
@@ -52,9 +52,8 @@ def _lifecycle(
         result=result,
         surface="session",
         examples=[example],
-        annotations={"read_only", "idempotent"},
-        effects={"idempotent"},
-        requires_target=True,
+        effects={"launchesProcess", "idempotent"},
+        needs="provider",
     )
 
 
@@ -310,7 +309,6 @@ TOOLS: tuple[ToolContract, ...] = (
                 "right": {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64},
             }
         ],
-        annotations={"idempotent"},
         effects={"mutatesSession", "idempotent"},
     ),
 )

@@ -7,6 +7,7 @@ from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
+from rea.catalog.availability import TargetState, verdict
 from rea.catalog.contract import CLIENT_FEATURES, ToolContract
 from rea.catalog.schemas import compact_input
 
@@ -65,39 +66,33 @@ def _requirements(contract: ToolContract, client_features: frozenset[str]) -> di
     }
 
 
-def availability(contract: ToolContract, *, target_open: bool, client_features: frozenset[str]) -> dict[str, Any]:
-    """Current facts for one tool; only facts, so tools that share them group together."""
-    requirements = _requirements(contract, client_features)
-    if requirements["missing_required"]:
-        available, reason = False, "client_capability_missing"
-        remediation = "Use an MCP client that supports: " + ", ".join(requirements["missing_required"])
-    elif contract.requires_target and not target_open:
-        available, reason, remediation = False, "target_required", "Call open_binary with a local path first."
-    else:
-        available, reason, remediation = True, "available", None
+def availability(contract: ToolContract, state: TargetState, client_features: frozenset[str]) -> dict[str, Any]:
+    """Current facts for one tool, decided by the same rule the call is gated by; only facts,
+    so tools that share them group together."""
+    found = verdict(contract, state, client_features)
     return {
         "surface": contract.surface,
-        "available": available,
-        "reason": reason,
-        "remediation": remediation,
-        "default_mode_available": available,
-        "modes": [],
+        "available": found.available,
+        "reason": found.reason,
+        "remediation": found.remediation,
+        "default_mode_available": found.available,
+        "modes": [dict(m) for m in found.modes],
         "effects": contract.true_effects(),
         "annotations": contract.true_annotations(),
         "returns_target_content": contract.returns_target_content,
-        "client_requirements": requirements,
+        "client_requirements": _requirements(contract, client_features),
     }
 
 
 def grouped_availability(
-    catalog: Iterable[ToolContract], *, target_open: bool, client_features: frozenset[str]
+    catalog: Iterable[ToolContract], *, state: TargetState, client_features: frozenset[str]
 ) -> dict[str, Any]:
     """Tools grouped by identical status facts. `client_requirements` at the top is
     the baseline; a group carries its own only when it differs."""
     baseline: dict[str, list[str]] = {"required": [], "optional": [], "missing_required": [], "missing_optional": []}
     groups: dict[str, dict[str, Any]] = {}
     for contract in catalog:
-        facts = availability(contract, target_open=target_open, client_features=client_features)
+        facts = availability(contract, state, client_features)
         if facts["client_requirements"] == baseline:
             del facts["client_requirements"]
         key = canonical_sha256(facts)

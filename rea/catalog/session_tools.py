@@ -28,7 +28,6 @@ BINARY_SESSION = session_tool(
     result=w.BinarySessionResult,
     examples=[{}],
     surface="session",
-    annotations={"read_only", "idempotent"},
     effects={"idempotent"},
 )
 
@@ -44,7 +43,6 @@ OPEN_BINARY = session_tool(
     result=w.OpenBinaryResult,
     examples=[{"path": "/usr/bin/true"}, {"path": "/usr/bin/true", "provider_id": "auto"}],
     surface="session",
-    annotations={"idempotent", "open_world"},
     effects={"mutatesSession", "idempotent"},
 )
 
@@ -62,7 +60,6 @@ CLOSE_BINARY = session_tool(
     beside=w.CloseBinaryBeside,
     examples=[{}, {"overwrite": False}],
     surface="session",
-    annotations={"destructive"},
     effects={"mutatesSession", "mayDiscardData"},
 )
 
@@ -78,7 +75,6 @@ GET_EVIDENCE_BUNDLE = session_tool(
     result=w.GetEvidenceBundleResult,
     examples=[{}, {"detail": "summary", "filters": {"operation": "analyze_function"}}],
     surface="session",
-    annotations={"read_only", "idempotent"},
     effects={"idempotent"},
 )
 
@@ -94,7 +90,6 @@ EXPORT_EVIDENCE_BUNDLE = session_tool(
     result=w.ExportResult,
     examples=[{"path": "/tmp/evidence.json"}, {"path": "/tmp/evidence.json", "overwrite": True}],
     surface="session",
-    annotations={"destructive", "idempotent"},
     effects={"writesFilesystem", "mayDiscardData", "idempotent"},
     returns_target_content=False,
 )
@@ -110,7 +105,6 @@ IMPORT_EVIDENCE_BUNDLE = session_tool(
     result=w.ImportResult,
     examples=[{"path": "/tmp/evidence.json"}],
     surface="session",
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
 )
 
@@ -125,7 +119,6 @@ RECORD_UNKNOWN = session_tool(
     result=w.ResidualUnknown,
     examples=[{"question": "Does this branch need a network service?", "domain": "protocol", "severity": "medium"}],
     surface="session",
-    annotations=set(),
     effects={"mutatesSession"},
     returns_target_content=False,
 )
@@ -142,7 +135,6 @@ UPDATE_UNKNOWN = session_tool(
     result=w.ResidualUnknown,
     examples=[{"unknown_id": "unk_" + "0" * 64, "expected_revision": 1, "status": "investigating"}],
     surface="session",
-    annotations=set(),
     effects={"mutatesSession"},
 )
 
@@ -157,7 +149,6 @@ LIST_UNKNOWNS = session_tool(
     result=w.UnknownPage,
     examples=[{}, {"offset": 0, "limit": 100}],
     surface="session",
-    annotations={"read_only", "idempotent"},
     effects={"idempotent"},
 )
 

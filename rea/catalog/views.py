@@ -40,7 +40,6 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
         {"source": _REF, "view": {"kind": "inventory", "facet": "occurrences", "offset": 0, "limit": 64}},
         {"source": _REF, "view": {"kind": "page", "collection": "modules", "offset": 0, "limit": 32}},
     ],
-    annotations={"idempotent"},
     effects={"mutatesSession", "idempotent"},
 )
 

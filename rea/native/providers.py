@@ -8,12 +8,15 @@ which committed profile, or a typed refusal that says why.
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
+import attrs
+import orjson
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.evidence import Provider, create_profile
+from rea.native.selector import choose
 
 EMBEDDED_DEFAULT = "angr"
 PROVIDER_NAMES = {"angr": "angr", "ghidra": "Ghidra", "hopper": "Hopper Disassembler", "ida": "IDA Pro"}
@@ -101,32 +104,112 @@ def rejection(fact: Mapping[str, Any], target_format: str | None) -> tuple[str, 
     return None
 
 
+# What angr cannot answer at all, and why (a headless engine has no cursor or selection).
+HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
+EXPLICIT = "Pass an explicit address (inspect_address_context, resolve_containing_procedure, address_name)."
+CURSOR_OPERATIONS = frozenset({"current_address", "current_procedure", "get_navigation_context"})
+# get_navigation_context's modes on a headless engine: the selection needs a cursor, an explicit document does not
+NAVIGATION_MODES: tuple[Mapping[str, Any], ...] = (
+    {
+        "name": "current_selection",
+        "available": False,
+        "missing_operations": ["current_address", "current_procedure"],
+        "remediation": EXPLICIT,
+    },
+    {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
+)
+# which of angr's limitations each operation carries beyond the first (the static CFG, common to all)
+_ANGR_EXTRA = {
+    ANGR_LIMITATIONS[1]: frozenset({"analyze_function", "inspect_address_context"}),  # no comments or bookmarks
+    ANGR_LIMITATIONS[2]: frozenset({"analyze_function", "batch_decompile", "procedure_pseudo_code"}),  # decompiler
+}
+
+
+@attrs.frozen(kw_only=True)
+class OperationCapability:
+    """One operation's facts as a provider declares them (before grouping)."""
+
+    operation: str
+    available: bool
+    reason: str | None = None
+    code: str | None = None
+    effects: tuple[str, ...] = ()
+    limitations: tuple[str, ...] = ()
+    remediation: str | None = None  # what tool availability tells the caller (not on the capability wire)
+    modes: tuple[Mapping[str, Any], ...] = ()  # the tool's modes, when it has several (tool availability)
+
+
+def _angr_operation(operation: str) -> OperationCapability:
+    limitations = (ANGR_LIMITATIONS[0], *(text for text, ops in _ANGR_EXTRA.items() if operation in ops))
+    if operation in CURSOR_OPERATIONS:
+        return OperationCapability(
+            operation=operation,
+            available=False,
+            reason=HEADLESS,
+            effects=ANGR_EFFECTS,
+            limitations=limitations,
+            remediation=EXPLICIT,
+            modes=NAVIGATION_MODES if operation == "get_navigation_context" else (),
+        )
+    return OperationCapability(operation=operation, available=True, effects=ANGR_EFFECTS, limitations=limitations)
+
+
+def operation_capability(fact: Mapping[str, Any], operation: str) -> OperationCapability:
+    """What a provider (its discovery fact) declares for one operation, without starting it."""
+    if not fact["available"]:
+        return OperationCapability(
+            operation=operation,
+            available=False,
+            reason=fact["reason"],
+            code=fact["code"],
+            remediation=fact.get("remediation"),
+        )
+    if not fact.get("bindable", True):
+        return OperationCapability(
+            operation=operation, available=False, reason=_no_adapter_reason(fact["id"]), code=NO_ADAPTER_CODE
+        )
+    if fact["id"] == "angr":
+        return _angr_operation(operation)
+    return OperationCapability(operation=operation, available=True)
+
+
+def common_prefix(sequences: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    """The longest ordered prefix every sequence starts with."""
+    rows = [tuple(s) for s in sequences]
+    if not rows:
+        return ()
+    shortest = min(rows, key=len)
+    length = next((i for i, item in enumerate(shortest) if any(r[i] != item for r in rows)), len(shortest))
+    return shortest[:length]
+
+
+def group_capabilities(provider: Mapping[str, Any], rows: Sequence[OperationCapability]) -> dict[str, Any]:
+    """One capability set: shared_limitations is the ordered common prefix of every operation's
+    limitations, and operations with identical facts and suffixes form one group. Expanding a group
+    (shared + its suffix) gives back each operation's exact limitations."""
+    shared = common_prefix(r.limitations for r in rows)
+    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for row in rows:
+        facts: dict[str, Any] = {
+            "available": row.available,
+            "reason": None if row.available else row.reason,
+            "availability_code": None if row.available else row.code,
+            "effects": sorted(row.effects),
+            "limitations": list(row.limitations[len(shared) :]),
+        }
+        key = tuple(
+            orjson.dumps(facts[k]) for k in ("available", "reason", "availability_code", "effects", "limitations")
+        )
+        groups.setdefault(key, {"operations": [], **facts})["operations"].append(row.operation)
+    ordered = sorted(groups.values(), key=lambda g: min(g["operations"]))
+    for group in ordered:
+        group["operations"].sort()
+    return {"provider": dict(provider), "shared_limitations": list(shared), "groups": ordered}
+
+
 def capability_set(fact: Mapping[str, Any], operations: Sequence[str]) -> dict[str, Any]:
-    """One provider's native operations, grouped: they share every fact, so there is one group."""
-    usable = fact["available"] and fact.get("bindable", True)
-    if usable:
-        reason, code = None, None
-    elif not fact["available"]:
-        reason, code = fact["reason"], fact["code"]
-    else:
-        reason, code = _no_adapter_reason(fact["id"]), NO_ADAPTER_CODE
-    is_angr = fact["id"] == "angr"
-    return {
-        "provider": _identity(fact),
-        "shared_limitations": list(ANGR_LIMITATIONS) if is_angr else [],
-        "groups": [
-            {
-                "operations": sorted(operations),
-                "available": usable,
-                "reason": reason,
-                "availability_code": code,
-                "effects": list(ANGR_EFFECTS) if is_angr else [],
-                "limitations": [],
-            }
-        ]
-        if operations
-        else [],
-    }
+    """One provider's operations, grouped by shared facts."""
+    return group_capabilities(_identity(fact), [operation_capability(fact, op) for op in operations])
 
 
 def candidate_records(
@@ -240,9 +323,8 @@ def select_provider(
     """
     by_id = {f["id"]: f for f in facts}
     known = sorted(set(by_id) | set(PROVIDER_NAMES))
-    choice, source = (requested, "request") if requested not in (None, "auto") else (environment, "environment")
-    if choice in (None, "auto", ""):
-        choice, source = None, "auto"
+    chosen = choose(requested, environment)
+    choice, source = chosen.provider_id, chosen.source
     common: dict[str, Any] = {"facts": facts, "target_format": target_format}
     if choice is not None:
         if choice not in by_id:

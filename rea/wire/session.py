@@ -23,6 +23,7 @@ import attrs
 from rea.catalog.contract import ClientFeature, ToolAnnotation, ToolEffect
 from rea.evidence import SubjectFormat
 from rea.native.providers import RejectionCode
+from rea.native.selector import SELECTOR_PATTERN
 from rea.wire.schema import Open, field, local_path
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -154,7 +155,7 @@ class OpenBinaryArgs:
     provider_id: str | None = field(
         "Deep-analysis provider id (angr, ghidra, hopper, ida), or auto (the default) for deterministic selection",
         omit_none=True,
-        pattern="^(auto|[a-z][a-z0-9-]{0,63})$",
+        pattern=SELECTOR_PATTERN,
     )
     existing_project: ExistingProject | None = field(
         "Open a program of an existing analysis project (needs a Ghidra adapter; refused by this build)",

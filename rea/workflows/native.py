@@ -20,7 +20,7 @@ from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
-from rea.native.providers import ANGR_LIMITATIONS, unavailable_reason
+from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress
 from rea.session import Session, record, resolve
@@ -463,17 +463,11 @@ def _cancelled_walk(
     )
 
 
-_HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
-_EXPLICIT = "Pass an explicit address (inspect_address_context, resolve_containing_procedure, address_name)."
-_MODES = [
-    {
-        "name": "current_selection",
-        "available": False,
-        "missing_operations": ["current_address", "current_procedure"],
-        "remediation": _EXPLICIT,
-    },
-    {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
-]
+# the provider declares these (rea.native.providers); the availability rule refuses cursor
+# operations with the same text before these programs run
+_HEADLESS = HEADLESS
+_EXPLICIT = EXPLICIT
+_MODES = [dict(m) for m in NAVIGATION_MODES]
 
 
 def _no_cursor(operation: str) -> ReaError:

@@ -17,6 +17,7 @@ from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify
 from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.contract import CLIENT_FEATURES
 from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
+from rea.catalog.availability import target_state
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
@@ -29,6 +30,7 @@ from rea.native.providers import (
     select_provider,
     unavailable_reason,
 )
+from rea.native.selector import AUTO, parse_selector
 from rea.paging import paginate
 from rea.program import (
     Context,
@@ -66,7 +68,7 @@ SESSION_PROVIDER = Provider(id="rea-session", name="REA session ledger", version
 NOT_OBSERVED = {"status": "not_observed"}
 SKILL_NAME = "rea"
 # The operations a deep-analysis provider answers: the target tools that run its engine.
-NATIVE_OPERATIONS = tuple(sorted(c.name for c in CATALOG if c.requires_target and "launchesProcess" in c.effects))
+NATIVE_OPERATIONS = tuple(sorted(c.name for c in CATALOG if c.needs == "provider"))
 
 
 def _done(session: Session, result: Any) -> Outcome:
@@ -196,9 +198,7 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
         "analysis_provider_candidates": candidate_records(
             candidates, selected, None if session.target is None else session.target.format, NATIVE_OPERATIONS
         ),
-        "tool_availability": grouped_availability(
-            CATALOG, target_open=session.target is not None, client_features=features
-        ),
+        "tool_availability": grouped_availability(CATALOG, state=target_state(session), client_features=features),
         "client_features": {name: name in features for name in CLIENT_FEATURES},
         "server_identity": server_identity(ctx, expected),
         "target": None if session.target is None else session.target.to_json(),
@@ -260,8 +260,11 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
                 ),
             )
         fmt, architecture = "dos-com", header_architecture(b"", "dos-com")
+    requested = parse_selector(args.get("provider_id") or AUTO, "request")  # the schema's own pattern, parsed
+    if not is_successful(requested):
+        return _fail(session, requested.failure())
     candidates = (yield DiscoverProviders()).unwrap()
-    selected = select_provider(candidates, args.get("provider_id"), ctx.analysis_provider, fmt)
+    selected = select_provider(candidates, requested.unwrap(), ctx.analysis_provider, fmt)
     if not is_successful(selected):
         return _fail(session, selected.failure())
     binding = selected.unwrap()

@@ -148,8 +148,12 @@ def test_compare_rules():
     assert result["status"] == "contradiction" and result["summary"]["contradiction"] == 1
     unhashed = facts([file(0, "a", None, hash_status="not-hashed-limit"), file(1, "b", "02" * 32)])
     u = parse_inventory(page_inventory(build_inventory(unhashed, Limits()), {})).unwrap()
-    assert compare_inventories(inv, u)["status"] in ("unknown", "changed")
-    assert compare_inventories(inv, u)["uncertainty"]
+    # an unavailable occurrence hash is uncertainty, never a change: the member is "unknown", and so is the whole
+    for compared in (compare_inventories(inv, u), compare_inventories(u, inv)):
+        assert compared["status"] == "unknown"
+        assert [(c["logical_path"], c["classification"]) for c in compared["changes"]] == [("a", "unknown")]
+        assert compared["summary"]["changed"] == 0 and compared["summary"]["unchanged"] == 1
+        assert any("hash is unavailable" in line for line in compared["uncertainty"])
 
 
 def test_pages_of_one_inventory_must_share_manifest_and_coverage():

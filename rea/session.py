@@ -72,6 +72,7 @@ class Target:
     format: str
     kind: str  # file | directory
     architecture: str | None = None
+    stamp: str | None = None  # the file-system stamp its digest was taken under (see rea.program.TargetStamp)
 
     @property
     def target_kind(self) -> str:
@@ -88,6 +89,20 @@ class Target:
         }
 
 
+InventoryKey = tuple[str | None, ...]
+RETAINED_INVENTORIES = 2  # each holds every record of one traversal; paging one target at a time needs one
+
+
+@attrs.frozen(kw_only=True)
+class RetainedInventory:
+    """A complete artifact inventory kept between calls, under everything that shaped it: the target's path and
+    digest, the traversal settings (limits, integrity policy) and the stamp of an `.unpacked` companion the
+    digest does not cover. A later page, summary or extraction with the same key is served from it."""
+
+    key: InventoryKey
+    complete: Mapping[str, Any]
+
+
 @attrs.frozen(kw_only=True)
 class Session:
     evidence: Mapping[str, Evidence] = attrs.field(factory=dict)
@@ -95,6 +110,7 @@ class Session:
     target: Target | None = None
     run_id: str | None = None
     provider_binding: Mapping[str, Any] | None = None
+    inventories: tuple[RetainedInventory, ...] = ()  # most recently built last
 
     @property
     def ledger(self) -> tuple[Evidence, ...]:
@@ -107,6 +123,23 @@ def record(session: Session, records: Iterable[Evidence]) -> Session:
     if not additions:
         return session
     return attrs.evolve(session, evidence={**session.evidence, **additions})
+
+
+def retained_inventory(session: Session, key: InventoryKey) -> Mapping[str, Any] | None:
+    return next((kept.complete for kept in session.inventories if kept.key == key), None)
+
+
+def retain_inventory(session: Session, key: InventoryKey, complete: Mapping[str, Any]) -> Session:
+    """Keep `complete` under `key`, dropping the oldest beyond RETAINED_INVENTORIES."""
+    kept = tuple(k for k in session.inventories if k.key != key) + (RetainedInventory(key=key, complete=complete),)
+    return attrs.evolve(session, inventories=kept[-RETAINED_INVENTORIES:])
+
+
+def restamp(session: Session, stamp: str | None) -> Session:
+    """The target was hashed again and still has its digest: remember the stamp it has now."""
+    if session.target is None or session.target.stamp == stamp:
+        return session
+    return attrs.evolve(session, target=attrs.evolve(session.target, stamp=stamp))
 
 
 def open_target(session: Session, target: Target, run_id: str, binding: Mapping[str, Any] | None) -> Session:

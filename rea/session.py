@@ -175,6 +175,43 @@ def resolve(session: Session, value: Any, field: str) -> Result[Evidence, ReaErr
     return parse_evidence(value).alt(lambda e: e.with_details(field=field))
 
 
+VIEW_OPERATION = "inspect_analysis_view"
+
+
+def summary_parent(evidence: Evidence) -> str | None:
+    """The parent a summary view stands for (detail "summary" returns it in place of the complete record)."""
+    return summary_parent_of(evidence.operation, evidence.normalized_result)
+
+
+def summary_parent_of(operation: Any, result: Any) -> str | None:
+    if operation != VIEW_OPERATION or not isinstance(result, Mapping) or result.get("kind") != "summary":
+        return None
+    parent = result.get("parent_evidence_id")
+    return parent if isinstance(parent, str) else None
+
+
+def through_summary(session: Session, evidence: Evidence, field: str) -> Result[Evidence, ReaError]:
+    """`evidence`, or the retained analysis it summarizes when it is a summary view."""
+    parent_id = summary_parent(evidence)
+    if parent_id is None:
+        return Success(evidence)
+    parent = session.evidence.get(parent_id)
+    if parent is not None:
+        return Success(parent)
+    missing = missing_evidence(parent_id)
+    return Failure(
+        attrs.evolve(
+            missing, message=f"{field} is the summary {evidence.evidence_id} of {parent_id}. {missing.message}"
+        ).with_details(field=field, summary_evidence_id=evidence.evidence_id)
+    )
+
+
+def resolve_analysis(session: Session, value: Any, field: str) -> Result[Evidence, ReaError]:
+    """An analysis input (see resolve) in which a summary view stands for the analysis it summarizes, so the
+    evidence_id detail "summary" returned is accepted wherever the complete record is."""
+    return resolve(session, value, field).bind(lambda evidence: through_summary(session, evidence, field))
+
+
 def add_unknown_revision(session: Session, revision: Mapping[str, Any], mutation: Evidence) -> Session:
     with_record = record(session, (mutation,))
     return attrs.evolve(with_record, unknown_revisions=with_record.unknown_revisions + (revision,))

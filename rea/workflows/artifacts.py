@@ -24,7 +24,7 @@ from rea.session import (
     Session,
     Target,
     record,
-    resolve,
+    resolve_analysis,
     restamp,
     retain_inventory,
     retained_inventory,
@@ -291,7 +291,7 @@ def _resolve_side(session: Session, value: Any, field: str) -> Result[list[Evide
     values = value if isinstance(value, list) else [value]
     out: list[Evidence] = []
     for i, item in enumerate(values):
-        got = resolve(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
+        got = resolve_analysis(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
         if not is_successful(got):
             return Failure(got.failure())
         out.append(got.unwrap())

@@ -57,40 +57,43 @@ seconds, count = anyio.run(main)
 print(seconds, count, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
-_BASELINE = r"""
-import hashlib, resource, sys, time, zipfile
-path = sys.argv[1]
-hashlib.sha256(open(path, "rb").read(1)).hexdigest()
-start = time.perf_counter()
-n = 0
-with zipfile.ZipFile(path) as zf:
-    for info in zf.infolist():
-        digest = hashlib.sha256()
-        with zf.open(info) as member:
-            while block := member.read(1 << 20):
-                digest.update(block)
-        n += 1
-print(time.perf_counter() - start, n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
-"""
-
-
-_PAGES = r"""
-import anyio, hashlib, sys, time, zipfile
-from effects.calls import Connection, call_tool
-from effects.environment import load_context
-path, limit, warm = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-SECTIONS = {"node": "nodes", "occurrence": "occurrences", "edge": "edges"}
-
-def bare():
-    start = time.perf_counter()
+_BARE = r"""
+def bare(path):  # read and SHA-256 every member: the baseline every inventory is measured against
+    start, n = time.perf_counter(), 0
     with zipfile.ZipFile(path) as zf:
         for info in zf.infolist():
             digest = hashlib.sha256()
             with zf.open(info) as member:
                 while block := member.read(1 << 20):
                     digest.update(block)
-    return time.perf_counter() - start
+            n += 1
+    return time.perf_counter() - start, n
+"""
 
+_BASELINE = (
+    r"""
+import hashlib, resource, sys, time, zipfile
+path = sys.argv[1]
+hashlib.sha256(open(path, "rb").read(1)).hexdigest()
+"""
+    + _BARE
+    + r"""
+seconds, n = bare(path)
+print(seconds, n, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+"""
+)
+
+
+_PAGES = (
+    r"""
+import anyio, hashlib, sys, time, zipfile
+from effects.calls import Connection, call_tool
+from effects.environment import load_context
+path, limit, warm = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+SECTIONS = {"node": "nodes", "occurrence": "occurrences", "edge": "edges"}
+"""
+    + _BARE
+    + r"""
 async def walk():
     conn = Connection(ctx=load_context("cli").unwrap())
     (await call_tool(conn, "open_binary", {"path": warm}, None)).unwrap()  # the family's imports, loaded once
@@ -105,11 +108,12 @@ async def walk():
         offset = max((result[s]["next_offset"] or 0 for s in SECTIONS.values()), default=0) or None
     return time.perf_counter() - start, pages
 
-base = bare()
+base = bare(path)[0]
 total, pages = anyio.run(walk)
 rest = sorted(pages[1:])
 print(base, total, len(pages), pages[0], rest[len(rest) // 2] if rest else 0.0)
 """
+)
 
 
 def _make_apk(path: str, seed: int = APK_MEMBERS) -> int:
@@ -161,15 +165,7 @@ def _make_apk(path: str, seed: int = APK_MEMBERS) -> int:
 
 def _pages(path: str, limit: int, warm: str) -> tuple[float, float, int, float, float]:
     """bare loop s, whole walk s, pages, first page s, median later page s (one child process)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _PAGES, path, str(limit), warm],
-        capture_output=True,
-        text=True,
-        check=True,
-        env=_env(),
-        cwd=str(ROOT),
-        timeout=1800,
-    ).stdout.split()
+    out = _printed(_PAGES, path, str(limit), warm)
     return float(out[0]), float(out[1]), int(out[2]), float(out[3]), float(out[4])
 
 
@@ -213,9 +209,10 @@ def _env() -> dict[str, str]:
     return env
 
 
-def _child(code: str, path: str) -> tuple[float, int, float]:
-    out = subprocess.run(
-        [sys.executable, "-c", code, path],
+def _printed(code: str, *args: str) -> list[str]:
+    """What a child process running `code` printed, split into words."""
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
         capture_output=True,
         text=True,
         check=True,
@@ -223,6 +220,10 @@ def _child(code: str, path: str) -> tuple[float, int, float]:
         cwd=str(ROOT),
         timeout=1800,
     ).stdout.split()
+
+
+def _child(code: str, path: str) -> tuple[float, int, float]:
+    out = _printed(code, path)
     return float(out[0]), int(out[1]), int(out[2]) / 1024  # seconds, members, peak RSS MiB
 
 

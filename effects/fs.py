@@ -1,4 +1,4 @@
-"""Filesystem effects: target identity, bounded JSON reads, atomic publication."""
+"""Filesystem effects: target identity and stamps, bounded JSON reads, atomic publication."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from collections.abc import Awaitable, Callable, Iterable
 
 import anyio
 import anyio.lowlevel
+import attrs
 import orjson
 from returns.result import Failure, Result, Success
 
 from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
-from rea.program import PublishReceipt, TargetFacts
+from rea.program import PublishReceipt, TargetFacts, TargetStamp
 from rea.session import header_architecture
 from rea.text import printable
 
@@ -35,8 +36,53 @@ def _target_unavailable(path: str, why: str) -> ReaError:
     )
 
 
+def _stat_line(info: os.stat_result) -> str:
+    return f"{info.st_mode:o}:{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+
+def _digest_lines(lines: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def stamp_of(path: str) -> str | None:
+    """A file's stat, or the lstat of a directory and of every entry under it (links not followed), as one
+    digest; None when the path cannot be stat'ed. Nothing is opened, so it costs no read of the bytes."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    lines = [_stat_line(info)]
+    if stat.S_ISDIR(info.st_mode):
+        for root, dirs, files in os.walk(path, followlinks=False):
+            dirs.sort()
+            for name in sorted(files + dirs):
+                full = os.path.join(root, name)
+                try:
+                    line = _stat_line(os.lstat(full))
+                except OSError as exc:
+                    line = f"unreadable:{exc.errno}"
+                lines.append(f"{os.path.relpath(full, path)}\0{line}")
+    return _digest_lines(lines)
+
+
+def stamp_target(path: str) -> TargetStamp:
+    """The target's stamp, and its `.unpacked` companion's (an ASAR's unpacked files live beside it)."""
+    companion = path.rstrip("/") + ".unpacked"
+    return TargetStamp(own=stamp_of(path), companion=stamp_of(companion) if os.path.isdir(companion) else None)
+
+
 async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaError]:
-    """sha256 of a file (streamed), or of a directory's canonical listing (links not followed)."""
+    """sha256 of a file (streamed), or of a directory's canonical listing (links not followed), with the stamp
+    the bytes were read under: None when the stamp moved while they were hashed."""
+    before = stamp_of(path)
+    identified = await _identify(path, report)
+    if not isinstance(identified, Success):
+        return identified
+    after = stamp_of(path)
+    return Success(attrs.evolve(identified.unwrap(), stamp=before if before == after else None))
+
+
+async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
     try:
         info = os.stat(path)
     except FileNotFoundError:

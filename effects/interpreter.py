@@ -33,6 +33,7 @@ from rea.program import (
     ReadJsonFile,
     ReportProgress,
     ResolveCommandPath,
+    StampTarget,
 )
 from rea.session import Session
 
@@ -51,6 +52,10 @@ async def _report(effect: ReportProgress, progress: Progress) -> None:
 
 async def _identify(effect: IdentifyTarget, progress: Progress) -> Result[Any, ReaError]:
     return await fs.identify_target(effect.path, progress.report)
+
+
+async def _stamp(effect: StampTarget, progress: Progress) -> Result[Any, ReaError]:
+    return Success(fs.stamp_target(effect.path))
 
 
 async def _read_json(effect: ReadJsonFile, progress: Progress) -> Result[Any, ReaError]:
@@ -76,6 +81,7 @@ HANDLERS: dict[type, Handler] = {
     **native_runtime.HANDLERS,
     ReportProgress: _report,
     IdentifyTarget: _identify,
+    StampTarget: _stamp,
     ReadJsonFile: _read_json,
     PublishAtomically: _publish,
     NewRunId: _run_id,

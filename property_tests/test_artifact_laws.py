@@ -296,3 +296,47 @@ def test_graph_ids_equal_prefixed_canonical_sha256(body, prefix):
     except CanonicalJsonError:
         return
     assert _id(prefix, body) == expected
+
+
+def _run_scripted(program, session, args, facts):
+    """Drive an artifact program: the reader answers `facts`, the target's stamp never moves."""
+    from rea.program import ReportProgress, StampTarget, TargetStamp
+
+    produced, reply, walks = program(session, args, None), None, 0
+    while True:
+        try:
+            effect = produced.send(reply)
+        except StopIteration as stop:
+            return stop.value, walks
+        walks += isinstance(effect, InventoryArtifact)
+        if isinstance(effect, StampTarget):
+            reply = Success(TargetStamp(own="unmoved"))
+        elif isinstance(effect, InventoryArtifact):
+            reply = Success(facts)
+        else:
+            assert isinstance(effect, ReportProgress), effect
+            reply = None
+
+
+@given(trees(), st.lists(st.tuples(st.integers(0, 16), st.integers(1, 7)), min_size=1, max_size=6))
+def test_pages_served_from_the_retained_inventory_are_the_pages_a_walk_gives(facts, windows):
+    from rea.session import Session, Target, open_target
+    from rea.wire.artifacts import InventoryArgs
+    from rea.wire.convert import with_defaults
+    from rea.workflows.artifacts import inventory_artifact
+
+    target = Target(
+        path="/t/r.zip", name="r.zip", sha256="ee" * 32, size=10, format="zip", kind="file", stamp="unmoved"
+    )
+    opened = open_target(Session(), target, "run", None)
+    session, walks = opened, 0
+    for offset, limit in windows:
+        window = {
+            f"{s}_{k}": v for s in ("node", "occurrence", "edge") for k, v in (("offset", offset), ("limit", limit))
+        }
+        args = with_defaults(window, InventoryArgs).unwrap()
+        served, walked = _run_scripted(inventory_artifact, session, args, facts)
+        fresh, _ = _run_scripted(inventory_artifact, opened, args, facts)
+        assert served.reply.unwrap() == fresh.reply.unwrap()
+        session, walks = served.session, walks + walked
+    assert walks == 1  # the first page walked; every later one was served

@@ -29,12 +29,14 @@ from rea.program import (
     ReadJsonFile,
     ReportProgress,
     ResolveCommandPath,
+    StampTarget,
 )
 from rea.session import Session
 
 AnyEffect: TypeAlias = (
     ReportProgress
     | IdentifyTarget
+    | StampTarget
     | ReadJsonFile
     | PublishAtomically
     | ResolveCommandPath
@@ -57,6 +59,7 @@ ToolProgram: TypeAlias = Callable[[Session, Mapping[str, Any], Context], Program
 MEMBERS: tuple[type, ...] = (
     ReportProgress,
     IdentifyTarget,
+    StampTarget,
     ReadJsonFile,
     PublishAtomically,
     ResolveCommandPath,

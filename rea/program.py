@@ -33,6 +33,13 @@ class IdentifyTarget:
 
 
 @attrs.frozen(kw_only=True)
+class StampTarget:
+    """The target's file-system stamp, taken by stat alone (nothing is read): whether it may have changed."""
+
+    path: str
+
+
+@attrs.frozen(kw_only=True)
 class ReadJsonFile:
     path: str
     max_bytes: int
@@ -60,7 +67,9 @@ class NewRunId:
     """A fresh analysis run id (randomness lives in effects)."""
 
 
-Effect = ReportProgress | IdentifyTarget | ReadJsonFile | PublishAtomically | ResolveCommandPath | NewRunId
+Effect = (
+    ReportProgress | IdentifyTarget | StampTarget | ReadJsonFile | PublishAtomically | ResolveCommandPath | NewRunId
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -71,6 +80,17 @@ class TargetFacts:
     size: int
     format: str
     architecture: str | None = None  # what the executable header declares, when it is one
+    stamp: str | None = None  # the file-system stamp the bytes were hashed under (None: it moved meanwhile)
+
+
+@attrs.frozen(kw_only=True)
+class TargetStamp:
+    """What StampTarget saw. A stamp commits to identity (device, inode), size, mtime and ctime, of a file or
+    of every entry of a tree. ctime cannot be set back by a writer, so new bytes always move the stamp; an
+    unchanged stamp means unchanged bytes, a moved one only that they may have changed (then hash again)."""
+
+    own: str | None  # None: the target could not be stat'ed
+    companion: str | None = None  # the `.unpacked` directory beside the target (ASAR), when there is one
 
 
 @attrs.frozen(kw_only=True)

@@ -72,6 +72,7 @@ class Target:
     format: str
     kind: str  # file | directory
     architecture: str | None = None
+    stamp: str | None = None  # the file-system stamp its digest was taken under (see rea.program.TargetStamp)
 
     @property
     def target_kind(self) -> str:
@@ -88,6 +89,20 @@ class Target:
         }
 
 
+InventoryKey = tuple[str | None, ...]
+RETAINED_INVENTORIES = 2  # each holds every record of one traversal; paging one target at a time needs one
+
+
+@attrs.frozen(kw_only=True)
+class RetainedInventory:
+    """A complete artifact inventory kept between calls, under everything that shaped it: the target's path and
+    digest, the traversal settings (limits, integrity policy) and the stamp of an `.unpacked` companion the
+    digest does not cover. A later page, summary or extraction with the same key is served from it."""
+
+    key: InventoryKey
+    complete: Mapping[str, Any]
+
+
 @attrs.frozen(kw_only=True)
 class Session:
     evidence: Mapping[str, Evidence] = attrs.field(factory=dict)
@@ -95,6 +110,7 @@ class Session:
     target: Target | None = None
     run_id: str | None = None
     provider_binding: Mapping[str, Any] | None = None
+    inventories: tuple[RetainedInventory, ...] = ()  # most recently built last
 
     @property
     def ledger(self) -> tuple[Evidence, ...]:
@@ -107,6 +123,23 @@ def record(session: Session, records: Iterable[Evidence]) -> Session:
     if not additions:
         return session
     return attrs.evolve(session, evidence={**session.evidence, **additions})
+
+
+def retained_inventory(session: Session, key: InventoryKey) -> Mapping[str, Any] | None:
+    return next((kept.complete for kept in session.inventories if kept.key == key), None)
+
+
+def retain_inventory(session: Session, key: InventoryKey, complete: Mapping[str, Any]) -> Session:
+    """Keep `complete` under `key`, dropping the oldest beyond RETAINED_INVENTORIES."""
+    kept = tuple(k for k in session.inventories if k.key != key) + (RetainedInventory(key=key, complete=complete),)
+    return attrs.evolve(session, inventories=kept[-RETAINED_INVENTORIES:])
+
+
+def restamp(session: Session, stamp: str | None) -> Session:
+    """The target was hashed again and still has its digest: remember the stamp it has now."""
+    if session.target is None or session.target.stamp == stamp:
+        return session
+    return attrs.evolve(session, target=attrs.evolve(session.target, stamp=stamp))
 
 
 def open_target(session: Session, target: Target, run_id: str, binding: Mapping[str, Any] | None) -> Session:
@@ -140,6 +173,43 @@ def resolve(session: Session, value: Any, field: str) -> Result[Evidence, ReaErr
         found = session.evidence.get(evidence_id)
         return Success(found) if found is not None else Failure(missing_evidence(evidence_id))
     return parse_evidence(value).alt(lambda e: e.with_details(field=field))
+
+
+VIEW_OPERATION = "inspect_analysis_view"
+
+
+def summary_parent(evidence: Evidence) -> str | None:
+    """The parent a summary view stands for (detail "summary" returns it in place of the complete record)."""
+    return summary_parent_of(evidence.operation, evidence.normalized_result)
+
+
+def summary_parent_of(operation: Any, result: Any) -> str | None:
+    if operation != VIEW_OPERATION or not isinstance(result, Mapping) or result.get("kind") != "summary":
+        return None
+    parent = result.get("parent_evidence_id")
+    return parent if isinstance(parent, str) else None
+
+
+def through_summary(session: Session, evidence: Evidence, field: str) -> Result[Evidence, ReaError]:
+    """`evidence`, or the retained analysis it summarizes when it is a summary view."""
+    parent_id = summary_parent(evidence)
+    if parent_id is None:
+        return Success(evidence)
+    parent = session.evidence.get(parent_id)
+    if parent is not None:
+        return Success(parent)
+    missing = missing_evidence(parent_id)
+    return Failure(
+        attrs.evolve(
+            missing, message=f"{field} is the summary {evidence.evidence_id} of {parent_id}. {missing.message}"
+        ).with_details(field=field, summary_evidence_id=evidence.evidence_id)
+    )
+
+
+def resolve_analysis(session: Session, value: Any, field: str) -> Result[Evidence, ReaError]:
+    """An analysis input (see resolve) in which a summary view stands for the analysis it summarizes, so the
+    evidence_id detail "summary" returned is accepted wherever the complete record is."""
+    return resolve(session, value, field).bind(lambda evidence: through_summary(session, evidence, field))
 
 
 def add_unknown_revision(session: Session, revision: Mapping[str, Any], mutation: Evidence) -> Session:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from returns.result import Success
 
 from rea.native.effects import DiscoverProviders, NativeActivity, NativeLineage, ReleaseNative
-from rea.program import Context, Outcome, ReportProgress, ServerFacts
+from rea.program import Context, Outcome, ReportProgress, ServerFacts, StampTarget, TargetStamp
 from rea.session import Session
 
 # What discovery reports on a host with angr installed and no Ghidra (scripted, not measured).
@@ -40,7 +40,9 @@ HOST_PROVIDERS = [
         "reason": "no adapter",
     },
 ]
+SCRIPTED_STAMP = "scripted-stamp"  # every scripted target keeps this stamp: unchanged since it was identified
 SESSION_EFFECTS = {
+    StampTarget: lambda e: Success(TargetStamp(own=SCRIPTED_STAMP)),
     DiscoverProviders: lambda e: Success(HOST_PROVIDERS),
     ReleaseNative: lambda e: Success({"status": "complete", "owned_resources": []}),
     NativeLineage: lambda e: Success({"status": "not_observed"}),
@@ -65,7 +67,9 @@ def drive(
     args: dict,
     answer: Callable[[Any], Any] = lambda e: None,
     ctx: Context = CTX,
+    answers: tuple[type, ...] = (),
 ) -> tuple[Outcome, list[Any]]:
+    """`answers`: effect types `answer` scripts itself, ahead of SESSION_EFFECTS."""
     produced = program_fn(session, args, ctx)
     effects: list[Any] = []
     if isinstance(produced, Outcome):
@@ -79,7 +83,7 @@ def drive(
         effects.append(effect)
         if isinstance(effect, ReportProgress):
             reply = None
-        elif type(effect) in SESSION_EFFECTS:
+        elif type(effect) in SESSION_EFFECTS and type(effect) not in answers:
             reply = SESSION_EFFECTS[type(effect)](effect)
         else:
             reply = answer(effect)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 
 import attrs
+import orjson
 
 from returns.result import Failure, Success
 
@@ -16,7 +17,7 @@ from rea.session import Session, Target, open_target
 from rea.wire.artifacts import ExtractArgs, InspectArgs, InventoryArgs
 from rea.wire.convert import with_defaults
 from rea.workflows import artifacts as programs
-from scripted import drive
+from scripted import SCRIPTED_STAMP, drive
 
 SHA = "ab" * 32
 
@@ -43,7 +44,9 @@ def file(index, path, data_sha, parent=None, **kw) -> EntryFact:
 def opened() -> Session:
     return open_target(
         Session(),
-        Target(path="/t/app.zip", name="app.zip", sha256=SHA, size=100, format="zip", kind="file"),
+        Target(
+            path="/t/app.zip", name="app.zip", sha256=SHA, size=100, format="zip", kind="file", stamp=SCRIPTED_STAMP
+        ),
         "run-1",
         None,
     )
@@ -58,7 +61,7 @@ def test_program_builds_evidence_from_scripted_facts():
         lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
     )
     evidence = outcome.reply.unwrap()
-    assert [type(e).__name__ for e in effects] == ["ReportProgress", "InventoryArtifact"]
+    assert [type(e).__name__ for e in effects] == ["StampTarget", "ReportProgress", "InventoryArtifact", "StampTarget"]
     assert evidence["operation"] == "inventory_artifact" and evidence["evidence_id"] in outcome.session.evidence
     occ = evidence["normalized_result"]["occurrences"]
     assert (occ["total"], occ["limit"], occ["next_offset"]) == (3, 1, 1)
@@ -148,8 +151,12 @@ def test_compare_rules():
     assert result["status"] == "contradiction" and result["summary"]["contradiction"] == 1
     unhashed = facts([file(0, "a", None, hash_status="not-hashed-limit"), file(1, "b", "02" * 32)])
     u = parse_inventory(page_inventory(build_inventory(unhashed, Limits()), {})).unwrap()
-    assert compare_inventories(inv, u)["status"] in ("unknown", "changed")
-    assert compare_inventories(inv, u)["uncertainty"]
+    # an unavailable occurrence hash is uncertainty, never a change: the member is "unknown", and so is the whole
+    for compared in (compare_inventories(inv, u), compare_inventories(u, inv)):
+        assert compared["status"] == "unknown"
+        assert [(c["logical_path"], c["classification"]) for c in compared["changes"]] == [("a", "unknown")]
+        assert compared["summary"]["changed"] == 0 and compared["summary"]["unchanged"] == 1
+        assert any("hash is unavailable" in line for line in compared["uncertainty"])
 
 
 def test_pages_of_one_inventory_must_share_manifest_and_coverage():
@@ -203,7 +210,9 @@ def test_inspection_caps_omit_records_and_say_truncated():
     args = with_defaults({"max_observations": 1, "max_next_probes": 1}, InspectArgs).unwrap()
     session = open_target(
         Session(),
-        Target(path="/t/app.asar", name="app.asar", sha256=SHA, size=100, format="asar", kind="file"),
+        Target(
+            path="/t/app.asar", name="app.asar", sha256=SHA, size=100, format="asar", kind="file", stamp=SCRIPTED_STAMP
+        ),
         "run-1",
         None,
     )
@@ -215,3 +224,108 @@ def test_inspection_caps_omit_records_and_say_truncated():
     assert [p["operation"] for p in result["next_probes"]] == ["analyze_javascript_application"]
     assert result["coverage"]["next_probes_omitted"] == 1 and result["coverage"]["status"] == "truncated"
     assert result["hypotheses"][0]["confidence"] == "low"
+
+
+# ------------------------------------------------------------------ the inventory retained between calls
+
+
+def _walks(effects) -> int:
+    return sum(isinstance(e, InventoryArtifact) for e in effects)
+
+
+def _scripted_reader(scripted, stamps=None, identified=None):
+    """Answers the reader with `scripted`, StampTarget from `stamps` (a list consumed in order), IdentifyTarget
+    with `identified`."""
+    from rea.program import IdentifyTarget, StampTarget, TargetFacts, TargetStamp
+
+    def answer(effect):
+        if isinstance(effect, InventoryArtifact):
+            return Success(scripted)
+        if isinstance(effect, StampTarget):
+            given = stamps.pop(0) if stamps else SCRIPTED_STAMP
+            return Success(given if isinstance(given, TargetStamp) else TargetStamp(own=given))
+        if isinstance(effect, IdentifyTarget):
+            return Success(
+                TargetFacts(path=effect.path, kind="file", sha256=identified, size=100, format="zip", stamp="moved")
+            )
+        return None
+
+    return answer
+
+
+def _page(session, answer, **args):
+    from rea.program import StampTarget
+
+    args = with_defaults(args, InventoryArgs).unwrap()
+    return drive(programs.inventory_artifact, session, args, answer, answers=(StampTarget,))
+
+
+TWO = facts([file(0, "a.txt", "01" * 32), file(1, "b.txt", "02" * 32)])
+
+
+def test_a_second_page_is_served_from_the_retained_inventory_without_a_walk():
+    first, effects = _page(opened(), _scripted_reader(TWO), occurrence_limit=1)
+    assert _walks(effects) == 1 and len(first.session.inventories) == 1
+    second, effects = _page(first.session, _scripted_reader(TWO), occurrence_offset=1, occurrence_limit=1)
+    assert [type(e).__name__ for e in effects] == ["StampTarget"]  # a stat, no read
+    fresh, _ = _page(opened(), _scripted_reader(TWO), occurrence_offset=1, occurrence_limit=1)
+    assert second.reply.unwrap() == fresh.reply.unwrap()  # the same Evidence a walk would give
+    summary, effects = drive(
+        programs.inspect_artifact, second.session, with_defaults({"detail": "summary"}, InspectArgs).unwrap()
+    )
+    assert _walks(effects) == 0 and summary.reply.unwrap()["operation"] == "inspect_analysis_view"
+
+
+def test_a_moved_stamp_is_settled_by_the_digest():
+    first, _ = _page(opened(), _scripted_reader(TWO))
+    # touched: the stamp moved, the bytes hash the same; served without a walk, the new stamp remembered
+    touched, effects = _page(first.session, _scripted_reader(TWO, ["touched"], identified=SHA))
+    assert [type(e).__name__ for e in effects] == ["StampTarget", "ReportProgress", "IdentifyTarget"]
+    assert touched.reply.unwrap() == first.reply.unwrap() and touched.session.target.stamp == "moved"
+    # rewritten: another digest; refused with the two digests, nothing read, the session unchanged
+    changed, effects = _page(first.session, _scripted_reader(TWO, ["rewritten"], identified="cd" * 32))
+    error = changed.reply.failure()
+    assert _walks(effects) == 0 and changed.session is first.session
+    assert (error.code, error.details["reason"]) == ("target_unavailable", "target_changed")
+    assert (error.details["expected_sha256"], error.details["observed_sha256"]) == (SHA, "cd" * 32)
+
+
+def test_what_shapes_the_inventory_keys_it():
+    first, _ = _page(opened(), _scripted_reader(TWO))
+    for args in ({"max_entries": 5}, {"integrity_policy": "record-and-continue"}):
+        _, effects = _page(first.session, _scripted_reader(TWO), **args)
+        assert _walks(effects) == 1, args
+    # an .asar.unpacked companion is outside the digest: its own stamp is part of the key
+    from rea.program import TargetStamp
+
+    beside = [TargetStamp(own=SCRIPTED_STAMP, companion="unpacked-1")] * 2
+    kept = _page(opened(), _scripted_reader(TWO, list(beside)))[0].session
+    assert _walks(_page(kept, _scripted_reader(TWO, list(beside)))[1]) == 0
+    moved = [TargetStamp(own=SCRIPTED_STAMP, companion="unpacked-2")] * 2
+    assert _walks(_page(kept, _scripted_reader(TWO, moved))[1]) == 1
+    # moved during the walk: the result is answered, not retained
+    moved, effects = _page(opened(), _scripted_reader(TWO, [SCRIPTED_STAMP, "during"]))
+    assert _walks(effects) == 1 and moved.reply.unwrap() and moved.session.inventories == ()
+    # at most two are kept, the oldest dropped first
+    session = first.session
+    for entries in (3, 4, 5):
+        session = _page(session, _scripted_reader(TWO), max_entries=entries)[0].session
+    assert [orjson.loads(k.key[2])["limits"]["max_entries"] for k in session.inventories] == [4, 5]
+
+
+def test_extraction_resolves_occurrence_ids_from_the_retained_inventory():
+    first, _ = _page(opened(), _scripted_reader(TWO))
+    occ = next(
+        o for o in first.reply.unwrap()["normalized_result"]["occurrences"]["items"] if o["logical_path"] == "b.txt"
+    )
+    asked = []
+
+    def answer(effect):
+        if isinstance(effect, ExtractArtifact):
+            asked.append(effect.chains)
+            return Failure(ReaError(code="cancelled", message="stop"))
+        return _scripted_reader(TWO)(effect)
+
+    args = with_defaults({"occurrence_ids": [occ["occurrence_id"]]}, ExtractArgs).unwrap()
+    _, effects = drive(programs.extract_artifact, first.session, args, answer)
+    assert _walks(effects) == 0 and asked == [(("b.txt",),)]

@@ -330,3 +330,78 @@ def test_typescript_client_accepts_every_artifact_reply(tmp_path):
     assert report["calls"]["compare_inline"]["structured"]["normalized_result"]["changes"] == compared["changes"]
     extracted = report["calls"]["extract_all"]["structured"]["normalized_result"]
     assert sorted(a["relative_path"] for a in extracted["artifacts"]) == ["META-INF/MANIFEST.MF", "a/B.class"]
+
+
+def test_pages_are_served_from_the_retained_inventory_until_the_digest_changes(tmp_path):
+    """Progress is the observable: a walk reports "inventorying artifact", a served page reports nothing but its
+    end; a moved stamp is settled by hashing again (hashlib is the ground truth for the digests)."""
+    import hashlib
+    import os
+
+    members = {f"res/m{i:03}.xml": f"<m n='{i}'/>".encode() for i in range(150)}
+    apk = make_zip(tmp_path / "app.apk", members)
+    import zipfile
+
+    with zipfile.ZipFile(apk, "a") as zf:
+        zf.comment = b"build 1"
+    opened_sha = hashlib.sha256(apk.read_bytes()).hexdigest()
+
+    async def main():
+        async with connect(TMPDIR=str(tmp_path)) as s:
+
+            async def call(name, args):
+                seen: list[str] = []
+
+                async def on_progress(progress, total, message):
+                    seen.append(message)
+
+                return await s.call_tool(name, args, progress_callback=on_progress), seen
+
+            out = {"open": await s.call_tool("open_binary", {"path": str(apk)})}
+            out["first"] = await call("inventory_artifact", {"occurrence_limit": 100})
+            out["second"] = await call("inventory_artifact", {"occurrence_offset": 100, "occurrence_limit": 100})
+            out["summary"] = await call("inspect_artifact", {"detail": "summary"})
+            occ = next(
+                o["occurrence_id"]
+                for o in out["second"][0].structured_content["normalized_result"]["occurrences"]["items"]
+                if o["logical_path"] == "res/m140.xml"
+            )
+            out["extract"] = await call("extract_artifact", {"occurrence_ids": [occ]})
+            os.utime(apk)  # touched: the stamp moves, the bytes do not
+            out["touched"] = await call("inventory_artifact", {"occurrence_offset": 100, "occurrence_limit": 100})
+            before = apk.stat()
+            data = apk.read_bytes()
+            assert data.endswith(b"build 1")  # same size, new bytes (the archive comment), mtime put back
+            apk.write_bytes(data[:-1] + b"2")
+            os.utime(apk, ns=(before.st_atime_ns, before.st_mtime_ns))
+            out["rewritten"] = await call("inventory_artifact", {"occurrence_offset": 100, "occurrence_limit": 100})
+            out["reopen"] = await s.call_tool("open_binary", {"path": str(apk)})
+            out["after"] = await call("inventory_artifact", {"occurrence_limit": 100})
+            return out
+
+    out = anyio.run(main)
+    walked = lambda seen: any(m.startswith("inventorying artifact") for m in seen)  # noqa: E731
+    first, second = (evidence(out[k][0])["normalized_result"] for k in ("first", "second"))
+    assert walked(out["first"][1]) and not walked(out["second"][1])
+    assert out["second"][1] == ["finished: inventory_artifact completed"]  # a stat, no read, no hash
+    assert second["manifest"] == first["manifest"] and second["manifest"]["root_sha256"] == opened_sha
+    paths = [o["logical_path"] for o in first["occurrences"]["items"] + second["occurrences"]["items"]]
+    assert paths == [apk.name, *sorted(members)]  # the pages partition the one inventory
+    assert not walked(out["summary"][1]) and evidence(out["summary"][0])["operation"] == "inspect_analysis_view"
+    assert not walked(out["extract"][1]) and any(m.startswith("extracting artifact") for m in out["extract"][1])
+    extracted = evidence(out["extract"][0])["normalized_result"]
+    assert (Path(extracted["output_root"]) / "res/m140.xml").read_bytes() == members["res/m140.xml"]
+    touched = out["touched"][1]
+    assert any(m.startswith("identifying target") for m in touched) and not walked(touched)
+    assert evidence(out["touched"][0])["evidence_id"] == out["second"][0].structured_content["evidence_id"]
+    changed = error(out["rewritten"][0], "target_unavailable")["details"]
+    assert changed == {
+        "path": str(apk),
+        "reason": "target_changed",
+        "expected_sha256": opened_sha,
+        "observed_sha256": hashlib.sha256(apk.read_bytes()).hexdigest(),
+    }
+    assert not walked(out["rewritten"][1])
+    after = evidence(out["after"][0])["normalized_result"]
+    assert walked(out["after"][1]) and after["manifest"]["root_sha256"] == hashlib.sha256(apk.read_bytes()).hexdigest()
+    assert after["manifest"]["manifest_id"] != first["manifest"]["manifest_id"]

@@ -221,12 +221,26 @@ def test_summary_detail_retains_complete_record_and_views(app):
     )
     assert missing.failure().code == "invalid_request"
     assert missing.failure().details["issues"][0]["path"] == ["view", "selector"]
-    # a view is not application Evidence: workflows name its parent
-    bad = call(
+    # the summary stands for its parent in the workflows; any other view is not application Evidence
+    traced = call(
         conn,
         "trace_application_feature",
         {
             "application": {"kind": "retained-evidence", "evidence_id": view["evidence_id"]},
+            "seed": {"kind": "ipc-channel", "value": "log"},
+        },
+    )
+    assert parent in traced.unwrap()["evidence_links"]
+    paged = call(
+        conn,
+        "inspect_analysis_view",
+        {"source": first_page["arguments"]["source"], "view": first_page["arguments"]["view"]},
+    ).unwrap()
+    bad = call(
+        conn,
+        "trace_application_feature",
+        {
+            "application": {"kind": "retained-evidence", "evidence_id": paged["evidence_id"]},
             "seed": {"kind": "ipc-channel", "value": "log"},
         },
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Generator, Mapping
 
+import orjson
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
@@ -17,8 +18,17 @@ from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Li
 from rea.errors import ReaError
 from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.program import Context, Outcome, ReportProgress
-from rea.session import Session, record, resolve
+from rea.program import Context, IdentifyTarget, Outcome, ReportProgress, StampTarget, TargetStamp
+from rea.session import (
+    InventoryKey,
+    Session,
+    Target,
+    record,
+    resolve_analysis,
+    restamp,
+    retain_inventory,
+    retained_inventory,
+)
 from rea.workflows.views import view_evidence
 
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
@@ -96,23 +106,82 @@ def _mismatch_cap(complete: Mapping[str, Any], cap: int | None) -> ReaError | No
     )
 
 
+def _target_changed(target: Target, observed: str) -> ReaError:
+    return ReaError(
+        code="target_unavailable",
+        message=(
+            f"{target.path} changed since open_binary identified it: it had sha256 {target.sha256}, its bytes now "
+            f"hash to {observed}. Nothing was read from the new bytes."
+        ),
+        details={
+            "path": target.path,
+            "reason": "target_changed",
+            "expected_sha256": target.sha256,
+            "observed_sha256": observed,
+        },
+        action="Call open_binary with the path again to analyse the new bytes, then call this tool again.",
+    )
+
+
+def _stamp(reply: Result[TargetStamp, ReaError]) -> TargetStamp:
+    """A stamp that could not be taken proves nothing: the digest decides."""
+    return reply.value_or(TargetStamp(own=None))
+
+
+def _verified(session: Session) -> Generator[AnyEffect, Any, Result[tuple[Session, str | None], ReaError]]:
+    """The session with its target proven to hold the digest open_binary took, and the `.unpacked` companion's
+    stamp. An unmoved stamp proves it without a read; a moved one costs one re-hash, and a touched file that
+    kept its digest keeps its retained inventories."""
+    target = session.target
+    assert target is not None
+    stamp = _stamp((yield StampTarget(path=target.path)))
+    if stamp.own is not None and stamp.own == target.stamp:
+        return Success((session, stamp.companion))
+    yield ReportProgress(phase="identifying target", message=f"{target.path} may have changed; hashing it again")
+    facts = yield IdentifyTarget(path=target.path)
+    if not is_successful(facts):
+        return Failure(facts.failure())
+    if facts.unwrap().sha256 != target.sha256:
+        return Failure(_target_changed(target, facts.unwrap().sha256))
+    return Success((restamp(session, facts.unwrap().stamp), stamp.companion))
+
+
+def _inventory_key(target: Target, limits: Limits, policy: str, companion: str | None) -> InventoryKey:
+    settings = orjson.dumps({"limits": limits.to_json(), "integrity_policy": policy}, option=orjson.OPT_SORT_KEYS)
+    return (target.path, target.sha256, settings.decode(), companion)
+
+
 def _inventory(
     session: Session, args: Mapping[str, Any]
-) -> Generator[AnyEffect, Any, Result[dict[str, Any], ReaError]]:
-    """Shared: run the reader on the active target and build the complete graph."""
+) -> Generator[AnyEffect, Any, Result[tuple[Session, Mapping[str, Any]], ReaError]]:
+    """Shared: the complete graph of the active target, and the session retaining it.
+
+    The first call under a key walks the archive; later pages, summaries and extractions under the same key
+    read the retained graph, once the target is verified unchanged."""
     limits, policy = _settings(args)
     if session.target is None:
         return Failure(_no_target())
-    yield ReportProgress(phase="inventorying artifact", message=f"reading {session.target.path}")
+    verified = yield from _verified(session)
+    if not is_successful(verified):
+        return Failure(verified.failure())
+    session, companion = verified.unwrap()
     target = session.target
-    facts = yield InventoryArtifact(
-        path=target.path, limits=limits, integrity_policy=policy, known_sha256=target.sha256, known_size=target.size
-    )
-    if not is_successful(facts):
-        return Failure(facts.failure())
-    complete = build_inventory(facts.unwrap(), limits)
+    assert target is not None
+    key = _inventory_key(target, limits, policy, companion)
+    complete = retained_inventory(session, key)
+    if complete is None:
+        yield ReportProgress(phase="inventorying artifact", message=f"reading {target.path}")
+        facts = yield InventoryArtifact(
+            path=target.path, limits=limits, integrity_policy=policy, known_sha256=target.sha256, known_size=target.size
+        )
+        if not is_successful(facts):
+            return Failure(facts.failure())
+        complete = build_inventory(facts.unwrap(), limits)
+        after = _stamp((yield StampTarget(path=target.path)))
+        if after.own == target.stamp and after.companion == companion:  # not retained if it moved during the walk
+            session = retain_inventory(session, key, complete)
     capped = _mismatch_cap(complete, args.get("max_integrity_mismatches"))
-    return Failure(capped) if capped is not None else Success(complete)
+    return Failure(capped) if capped is not None else Success((session, complete))
 
 
 def _inventory_evidence(
@@ -138,13 +207,14 @@ def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) 
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
+    session, complete = built.unwrap()
     windows = {
         "nodes": (args["node_offset"], args["node_limit"]),
         "occurrences": (args["occurrence_offset"], args["occurrence_limit"]),
         "edges": (args["edge_offset"], args["edge_limit"]),
     }
     contradictions = (args["contradiction_offset"], args.get("contradiction_limit"))
-    result = inventory_result(built.unwrap(), windows, contradictions)
+    result = inventory_result(complete, windows, contradictions)
     return _reply(session, _inventory_evidence(session, args, result, _profile(*_settings(args))))
 
 
@@ -152,7 +222,7 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
-    complete = built.unwrap()
+    session, complete = built.unwrap()
     profile = _profile(*_settings(args))
     # delivery detail and the report caps never reach the inventory, so its Evidence id is the same either way
     settings = {k: v for k, v in args.items() if k != "detail" and k not in INSPECTION_CAPS}
@@ -186,7 +256,7 @@ def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
     built = yield from _inventory(session, args)
     if not is_successful(built):
         return _fail(session, built.failure())
-    complete = built.unwrap()
+    session, complete = built.unwrap()
     selected = select(complete, args.get("occurrence_ids"))
     if not is_successful(selected):
         return _fail(session, selected.failure())
@@ -221,7 +291,7 @@ def _resolve_side(session: Session, value: Any, field: str) -> Result[list[Evide
     values = value if isinstance(value, list) else [value]
     out: list[Evidence] = []
     for i, item in enumerate(values):
-        got = resolve(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
+        got = resolve_analysis(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
         if not is_successful(got):
             return Failure(got.failure())
         out.append(got.unwrap())

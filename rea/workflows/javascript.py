@@ -34,7 +34,7 @@ from rea.javascript.graph import build_graph, select_text_files, tree_digest
 from rea.javascript.record import application_result, contradiction, inventory_manifest_id
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress
-from rea.session import Session, record, resolve
+from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
 
 Steps = Generator[Effect, Any, Outcome]
 BATCH_FILES = 64
@@ -267,7 +267,7 @@ def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | 
     return draft_evidence(
         provider=provider,
         operation=OPERATION,
-        parameters=dict(args),
+        parameters={k: v for k, v in args.items() if k != "detail"},  # delivery detail never changes identity
         normalized_result=result,
         subject=Subject(
             name=root.rstrip("/").rsplit("/", 1)[-1] or root,
@@ -313,7 +313,7 @@ def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple
             f'"evidence_id": ...}}; or {field}_evidence_id',
         )
     ref = inline if inline is not None else {"kind": "retained-evidence", "evidence_id": by_id}
-    found = resolve(session, ref, field)
+    found = resolve_analysis(session, ref, field)  # a summary's own id reads the analysis it summarizes
     if not is_successful(found):
         return None, found.failure()
     evidence = found.unwrap()
@@ -323,11 +323,20 @@ def _application(session: Session, args: Mapping[str, Any], field: str) -> tuple
     return evidence, None
 
 
-def _by_reference(value: Any) -> Any:
-    """Inline Evidence in the parameters becomes its reference (the record itself is linked, not copied)."""
-    if isinstance(value, Mapping) and "normalized_result" in value:
-        return {"kind": "retained-evidence", "evidence_id": value.get("evidence_id")}
-    return value
+def _by_reference(session: Session, value: Any) -> Any:
+    """Inline Evidence in the parameters becomes its reference (the record itself is linked, not copied), and a
+    summary view the reference of the analysis it stands for, so either spelling records the same call."""
+    if isinstance(value, str):  # the {field}_evidence_id spelling
+        retained = session.evidence.get(value)
+        return (summary_parent(retained) if retained is not None else None) or value
+    if not isinstance(value, Mapping):
+        return value
+    if "normalized_result" in value:  # inline, already parsed strictly when it was resolved
+        parent = summary_parent_of(value.get("operation"), value["normalized_result"])
+        return {"kind": RETAINED_KIND, "evidence_id": parent or value.get("evidence_id")}
+    retained = session.evidence.get(value["evidence_id"]) if value.get("kind") == RETAINED_KIND else None
+    parent = summary_parent(retained) if retained is not None else None
+    return {"kind": RETAINED_KIND, "evidence_id": parent} if parent else value
 
 
 def _derived(
@@ -339,7 +348,8 @@ def _derived(
     limitations: tuple[str, ...] = (),
 ) -> Outcome:
     parameters = {
-        k: [_by_reference(x) for x in v] if isinstance(v, list) else _by_reference(v) for k, v in args.items()
+        k: [_by_reference(session, x) for x in v] if isinstance(v, list) else _by_reference(session, v)
+        for k, v in args.items()
     }
     created = create_evidence(
         provider=WORKFLOW_PROVIDER,
@@ -506,7 +516,7 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
             "kind": "historical-source-graph",
         }
     else:
-        found = resolve(session, given, "reference")
+        found = resolve_analysis(session, given, "reference")
         if not is_successful(found):
             return _fail(session, found.failure())
         checked = check_application(found.unwrap(), "reference")

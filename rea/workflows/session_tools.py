@@ -278,6 +278,7 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
         format=fmt,
         kind=facts.kind,
         architecture=architecture,
+        stamp=facts.stamp,
     )
     opened = open_target(session, target, run_id, binding)
     limitations = [] if binding is not None else [unavailable_reason(None, fmt)]

@@ -20,7 +20,7 @@ from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program
-from rea.session import RETAINED_KIND, Session, record, resolve
+from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
 VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
 Projection = Callable[[Evidence, Mapping[str, Any]], Result[dict[str, Any], ReaError]]
@@ -85,9 +85,11 @@ def view_evidence(source: Evidence, view: Mapping[str, Any]) -> Result[Evidence,
 
 
 def _source(session: Session, value: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+    """The parent to project; a summary view given as the source is read as the analysis it summarizes."""
     if value.get("kind") == "inline":
-        return parse_evidence(value["evidence"]).alt(lambda e: e.with_details(field="source.evidence"))
-    return resolve(session, value, "source")
+        parsed = parse_evidence(value["evidence"]).alt(lambda e: e.with_details(field="source.evidence"))
+        return parsed.bind(lambda evidence: through_summary(session, evidence, "source"))
+    return resolve_analysis(session, value, "source")
 
 
 def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:

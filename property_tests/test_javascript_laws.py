@@ -7,8 +7,11 @@ import random
 
 from hypothesis import given, strategies as st
 
+from rea.canonical_json import canonical_sha256
 from rea.evidence import Provider, Subject, create_evidence
 from rea.javascript.graph import DEFAULT_LIMITS, build_graph
+from rea.javascript.ids import edge_id, node_id
+from rea.javascript.observations import REFERENCE_KIND
 from rea.javascript.resolve import Resolver, exports_target, normalize
 from rea.javascript.record import application_result
 from rea.javascript.trace import trace_feature
@@ -16,6 +19,7 @@ from rea.wire.convert import to_wire
 from rea.wire.javascript import TraceLimits
 from rea.javascript.views import application_view
 
+REFERENCE_KINDS = frozenset(REFERENCE_KIND.values()) | {"unknown"}
 SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])
 FILE = st.builds(
     lambda parts, ext: "/".join(parts) + ext,
@@ -208,7 +212,7 @@ def wired(result):
         result,
         input_path="/app",
         root_sha256="0" * 64,
-        manifest_id="agm_" + "0" * 64,
+        inventory=("agm_" + "0" * 64, "0" * 64),
         parsers={},
         policy="fail",
         limitations=[],
@@ -222,9 +226,13 @@ def test_every_edge_joins_recorded_nodes(tree):
     assert len(ids) == len(result["nodes"])
     assert all(e["from"] in ids and e["to"] in ids for e in result["edges"])
     wire = wired(result)["graph"]
-    assert [n["node_id"] for n in wire["nodes"]] == [n["id"] for n in result["nodes"]]
-    assert all(e["source_node_id"] in ids and e["target_node_id"] in ids for e in wire["edges"])
+    assert [n["node_id"] for n in wire["nodes"]] == [node_id(n["id"]) for n in result["nodes"]]
+    assert [n["label"] for n in wire["nodes"]] == [n["id"] for n in result["nodes"]]
+    wire_ids = {n["node_id"] for n in wire["nodes"]}
+    assert all(e["source_node_id"] in wire_ids and e["target_node_id"] in wire_ids for e in wire["edges"])
     assert len({e["edge_id"] for e in wire["edges"]}) == len(wire["edges"])
+    assert set(wire["root_node_ids"]) <= wire_ids
+    assert all(n["kind"] in REFERENCE_KINDS and n["observations"][0]["label"] == n["label"] for n in wire["nodes"])
 
 
 @given(trees(), st.randoms(use_true_random=False))
@@ -283,7 +291,9 @@ def test_module_pages_partition_the_modules(tree, limit):
         assert len(page["items"]) <= limit
         seen += [i["node_id"] for i in page["items"]]
         offset = page["coverage"]["next_offset"]
-    expected = [n["id"] for n in result["nodes"] if n["kind"] in ("module", "bundled-module", "original-source-module")]
+    expected = [
+        node_id(n["id"]) for n in result["nodes"] if n["kind"] in ("module", "bundled-module", "original-source-module")
+    ]
     assert seen == expected
 
 
@@ -295,7 +305,12 @@ def test_traces_stay_within_limits(tree, channel, depth, nodes):
     traced = trace_feature(wired(result), "ev_" + "0" * 64, {"seed": seed, "direction": "both", "limits": limits})
     sub = traced["graph"]["nodes"] if traced["graph"] is not None else []
     assert len(sub) <= max(nodes, len(traced["seed_matches"])) * 2
-    assert {n["node_id"] for n in sub} <= {n["id"] for n in result["nodes"]}
+    assert {n["node_id"] for n in sub} <= {node_id(n["id"]) for n in result["nodes"]}
+    edges = {e["edge_id"] for e in traced["graph"]["edges"]} if traced["graph"] is not None else set()
+    assert all(set(p["edge_ids"]) <= edges for p in traced["paths"])  # a path uses only the subgraph's edges
+    assert {n["node_id"] for n in sub} >= {
+        x for e in (traced["graph"] or {"edges": []})["edges"] for x in (e["source_node_id"], e["target_node_id"])
+    }  # no edge of the subgraph dangles
     assert all(len(p["node_ids"]) - 1 <= depth for p in traced["paths"])
     assert traced["summary"]["traced_nodes"] == len(sub)
 
@@ -316,3 +331,38 @@ def test_batches_partition_the_files_in_order_within_their_bounds(sizes, paralle
     for batch in out:
         if sum(f["size"] for f in batch) > BATCH_BYTES:
             assert len(batch) <= (2 if parallel else 1) or sum(f["size"] for f in batch[:-1]) <= BATCH_BYTES
+
+
+@given(
+    st.fixed_dictionaries(
+        {
+            "from": st.text(max_size=12),
+            "relation": st.sampled_from(["imports", "loads", "changed_from"]),
+            "to": st.text(max_size=12),
+            "start": st.integers(-1, 2**53 - 1),
+        }
+    )
+)
+def test_edge_ids_take_the_canonical_digest(key):
+    """The fast digest of a flat key is the RFC 8785 one, whatever text the keys of its nodes hold."""
+    assert edge_id(key) == "jag_edge_" + canonical_sha256(key)
+
+
+@given(st.text(max_size=20), st.text(max_size=20))
+def test_node_ids_are_a_function_of_the_key(a, b):
+    assert node_id(a).startswith("jag_node_") and len(node_id(a)) == 73
+    assert (node_id(a) == node_id(b)) == (a == b)
+
+
+@given(st.text(max_size=8), st.integers(0, 10**6), st.text(max_size=8))
+def test_a_semantic_cursor_continues_only_its_own_query(qid, offset, other):
+    from rea.javascript.semantics import CursorError, cursor_for, cursor_offset
+
+    assert cursor_offset(qid, cursor_for(qid, offset)) == offset
+    if other != qid:
+        try:
+            cursor_offset(other, cursor_for(qid, offset))
+        except CursorError:
+            pass
+        else:
+            raise AssertionError("a cursor of another query was accepted")

@@ -17,6 +17,8 @@ from returns.result import Success
 
 from effects.calls import Connection, call_tool
 from rea.evidence import parse_evidence
+from rea.javascript.ids import node_id as jid
+from rea.javascript.ids import semantic_node_id
 from rea.javascript.views import application_view
 from support import clean_env, rea_command
 from test_mcp_e2e import connect, err
@@ -92,8 +94,23 @@ def analyze(path: Path, conn: Connection | None = None, **args: Any) -> dict[str
     return reply.unwrap()
 
 
-def node(result: dict[str, Any], node_id: str) -> dict[str, Any]:
-    return next(n for n in result["graph"]["nodes"] if n["node_id"] == node_id)
+def wire(key: str) -> str:
+    """A node's wire id from its readable key (a wire id stays as it is)."""
+    return key if key.startswith("jag_node_") else jid(key)
+
+
+def node(result: dict[str, Any], key: str) -> dict[str, Any]:
+    return next(n for n in result["graph"]["nodes"] if n["node_id"] == wire(key))
+
+
+def label(result: dict[str, Any], node_id: str) -> str:
+    """The readable key of the node with this wire id."""
+    return node(result, node_id)["label"]
+
+
+def labels(result: dict[str, Any]) -> dict[str, str]:
+    """Wire id -> readable key, for every node of the graph."""
+    return {n["node_id"]: n["label"] for n in result["graph"]["nodes"]}
 
 
 def edges(result, relation=None, source=None, target=None):
@@ -101,8 +118,17 @@ def edges(result, relation=None, source=None, target=None):
         e
         for e in result["graph"]["edges"]
         if (relation is None or e["relation"] == relation)
-        and (source is None or e["source_node_id"] == source)
-        and (target is None or e["target_node_id"] == target)
+        and (source is None or e["source_node_id"] == wire(source))
+        and (target is None or e["target_node_id"] == wire(target))
+    ]
+
+
+def keyed(result, relation=None, source=None, target=None):
+    """edges() with their ends as readable keys, the names the tests give them."""
+    key = labels(result)
+    return [
+        {**e, "source_node_id": key[e["source_node_id"]], "target_node_id": key[e["target_node_id"]]}
+        for e in edges(result, relation, source, target)
     ]
 
 
@@ -148,8 +174,14 @@ def test_electron_app_graph(app):
     assert edges(r, "imports", "module:src/main.js", "module:src/store.js")[0]["basis"] == "relative"
     unknown_kinds = {u["kind"] for u in r["unknowns"]}
     assert {"unresolved-import", "dynamic-ipc-channel"} <= unknown_kinds
-    assert node(r, "unresolved:./not-here")["kind"] == "unresolved-module"
-    assert node(r, "route:GET /users/:id")["kind"] == "route"
+    assert node(r, "unresolved:./not-here")["subkind"] == "unresolved-module"
+    assert node(r, "unresolved:./not-here")["kind"] == "unknown"  # the reference's kind
+    assert node(r, "route:GET /users/:id")["subkind"] == "route"
+    # every node and edge id is the digest of its readable key, as the reference pins them
+    assert all(n["node_id"] == jid(n["label"]) for n in r["graph"]["nodes"])
+    assert all(e["edge_id"].startswith("jag_edge_") for e in r["graph"]["edges"])
+    assert len({e["edge_id"] for e in r["graph"]["edges"]}) == len(r["graph"]["edges"])
+    assert r["graph"]["root_node_ids"] == [e["node"] for e in r["entry_points"]]
     assert node(r, "url:https://api.example.com/v1/status")
     # exports and shapes
     fmt = node(r, "module:src/renderer/format.ts")
@@ -215,7 +247,11 @@ def test_summary_detail_retains_complete_record_and_views(app):
     one = application_view(
         source, {"kind": "item", "collection": "modules", "selector": {"path": "src/preload.js"}}
     ).unwrap()
-    assert one["item"]["node_id"] == "module:src/preload.js" and one["item"]["outgoing_total"] >= 4
+    assert one["item"]["node_id"] == jid("module:src/preload.js") and one["item"]["outgoing_total"] >= 4
+    by_label = application_view(
+        source, {"kind": "item", "collection": "modules", "selector": {"node_id": "module:src/preload.js"}}
+    ).unwrap()
+    assert by_label["item"]["node_id"] == one["item"]["node_id"]  # a selector may name the readable key
     missing = application_view(
         source, {"kind": "item", "collection": "modules", "selector": {"node_id": "module:nope"}}
     )
@@ -266,7 +302,7 @@ def test_trace_feature_from_renderer_through_ipc_to_main(app):
     )
     r = reply.unwrap()["normalized_result"]
     assert r["seed_matches"] == [
-        {"node_id": "ipc-channel:settings:get", "kind": "ipc-channel", "basis": "property", "field": "channel"}
+        {"node_id": jid("ipc-channel:settings:get"), "kind": "ipc-channel", "basis": "property", "field": "channel"}
     ]
     assert r["trace_id"].startswith("jatr_") and r["source_evidence_id"] == source["evidence_id"]
     assert r["source_graph_id"] == source["normalized_result"]["graph"]["graph_id"]
@@ -274,17 +310,23 @@ def test_trace_feature_from_renderer_through_ipc_to_main(app):
     assert r["coverage"] == {
         "status": "complete-within-source",
         "source_graph_status": "complete",
+        "scanned_nodes": len(r["graph"]["nodes"]),
         "total_seed_matches": 1,
+        "omitted_seed_matches": 0,
+        "omitted_nodes": 0,
+        "omitted_edges": 0,
+        "omitted_paths": 0,
+        "frontier_node_ids": [],
         "limits_reached": [],
     }
-    ends = {p["end_node_id"] for p in r["paths"]}
+    ends = {label(source["normalized_result"], p["end_node_id"]) for p in r["paths"]}
     assert "module:src/main.js" in ends  # outgoing: the implementing main-process handler
     assert "html:src/renderer/index.html" in ends  # incoming: the renderer entry point
     edges_by_id = {e["edge_id"]: e for e in r["graph"]["edges"]}
-    backward = next(p for p in r["paths"] if p["end_node_id"] == "html:src/renderer/index.html")
-    assert backward["start_node_id"] == "ipc-channel:settings:get" and backward["direction"] == "incoming"
+    backward = next(p for p in r["paths"] if p["end_node_id"] == jid("html:src/renderer/index.html"))
+    assert backward["start_node_id"] == jid("ipc-channel:settings:get") and backward["direction"] == "incoming"
     assert [edges_by_id[e]["relation"] for e in backward["edge_ids"]] == ["invokes", "exposes", "calls", "loads"]
-    assert backward["node_ids"][0] == "ipc-channel:settings:get" and backward["contains_inference"] is True
+    assert backward["node_ids"][0] == jid("ipc-channel:settings:get") and backward["contains_inference"] is True
     assert r["summary"]["matched_seeds"] == 1 and r["summary"]["terminal_paths"] == len(r["paths"])
     assert r["summary"]["traced_nodes"] == len(r["graph"]["nodes"]) and r["evidence_links"] == [source["evidence_id"]]
     # our older spellings still work: forward and ipc-channel; module seeds are exact by default, as the reference
@@ -294,18 +336,30 @@ def test_trace_feature_from_renderer_through_ipc_to_main(app):
         {"application": ref, "direction": "forward", "seed": {"kind": "module", "value": "src/renderer/app.js"}},
     ).unwrap()["normalized_result"]
     assert fwd["direction"] == "outgoing"
-    assert "ipc-channel:settings:get" in {n["node_id"] for n in fwd["graph"]["nodes"]}
+    assert jid("ipc-channel:settings:get") in {n["node_id"] for n in fwd["graph"]["nodes"]}
     contains = call(
         conn,
         "trace_application_feature",
         {"application": ref, "seed": {"kind": "module", "value": "renderer/app", "match": "contains"}},
     ).unwrap()["normalized_result"]
-    assert [m["node_id"] for m in contains["seed_matches"]] == ["module:src/renderer/app.js"]
+    assert [m["node_id"] for m in contains["seed_matches"]] == [jid("module:src/renderer/app.js")]
+    by_key = call(
+        conn,
+        "trace_application_feature",
+        {"application": ref, "seed": {"kind": "node-id", "value": "route:GET /users/:id"}},
+    ).unwrap()["normalized_result"]
+    assert by_key["seed_matches"][0] == {
+        "node_id": jid("route:GET /users/:id"),
+        "kind": "endpoint",
+        "basis": "label",
+        "field": "label",
+    }
     api = call(
         conn, "trace_application_feature", {"application": ref, "seed": {"kind": "api", "value": "api.getSetting"}}
     ).unwrap()["normalized_result"]
     assert (
-        api["seed_matches"][0]["node_id"] == "context-bridge-api:api" and api["seed_matches"][0]["field"] == "members"
+        api["seed_matches"][0]["node_id"] == jid("context-bridge-api:api")
+        and api["seed_matches"][0]["field"] == "members"
     )
     miss = call(conn, "trace_application_feature", {"application": ref, "seed": {"kind": "url", "value": "nowhere"}})
     missed = miss.unwrap()["normalized_result"]
@@ -322,20 +376,64 @@ def test_trace_javascript_semantics_in_the_reference_query_shape(app):
     def query(**q):
         return call(conn, "trace_javascript_semantics", {"application": ref, "query": q}).unwrap()["normalized_result"]
 
-    found = query(seed={"kind": "application-node", "node_id": "module:src/main.js"}, direction="backward-provenance")
-    assert found["status"] == "found" and found["seed_node_ids"] == ["module:src/main.js"]
-    assert {n["node_id"] for n in found["nodes"]} >= {"module:src/main.js", "package:."}
+    main = jid("module:src/main.js")
+    found = query(seed={"kind": "application-node", "node_id": main}, direction="backward-provenance")
+    assert found["status"] == "found" and found["seed_node_ids"] == [semantic_node_id(main)]
+    stands_for = {n["application_node_ids"][0] for n in found["nodes"]}
+    assert stands_for >= {main, jid("package:.")}
+    assert all(n["node_id"] == semantic_node_id(n["application_node_ids"][0]) for n in found["nodes"])
     assert found["query_id"].startswith("jsrq_")
-    assert found["source_graph_id"] == source["normalized_result"]["graph"]["graph_id"]
-    assert found["summary"]["traversed_nodes"] == len(found["nodes"]) and found["coverage"] == {"status": "partial"}
+    assert found["source_graph_id"] == source["normalized_result"]["semantic_graph"]["graph_id"]
+    assert found["application_graph_id"] == source["normalized_result"]["graph"]["graph_id"]
+    assert found["summary"]["traversed_nodes"] == len(found["nodes"])
+    assert found["coverage"] == {"status": "partial", "frontier": []}
+    assert found["page"] == {"offset": 0, "size": len(found["relations"]), "next_cursor": None}
+    assert found["applied_limits"]["page_size"] == 200 and found["accepted_limit_ranges"]["max_depth"] == {
+        "minimum": 0,
+        "maximum": 64,
+    }
+    assert found["evidence_links"] == [source["evidence_id"]]
     assert all(r["resolution"] == "resolved" for r in found["relations"]) and found["evidence_contexts"] == []
-    owners = query(seed={"kind": "application-node", "node_id": found["nodes"][0]["node_id"]}, direction="ownership")
+    # the readable key names the same seed
+    by_key = query(seed={"kind": "application-node", "node_id": "module:src/main.js"}, direction="backward-provenance")
+    assert by_key["seed_node_ids"] == found["seed_node_ids"] and by_key["relations"] == found["relations"]
+    # pages of one relation each partition the answer; every page has the query's id
+    limits = {**found["applied_limits"], "page_size": 1}
+    paged, cursor = [], None
+    while True:
+        page = query(
+            seed={"kind": "application-node", "node_id": main},
+            direction="backward-provenance",
+            limits=limits,
+            cursor=cursor,
+        )
+        assert page["page"]["size"] == len(page["relations"]) <= 1
+        paged += page["relations"]
+        cursor = page["page"]["next_cursor"]
+        if cursor is None:
+            break
+    assert paged == found["relations"] and len(paged) > 1
+    stale = call(
+        conn,
+        "trace_javascript_semantics",
+        {
+            "application": ref,
+            "query": {
+                "seed": {"kind": "literal", "value": 1},
+                "direction": "callers",
+                "cursor": cursor or "jsrqc_1_" + "0" * 64,
+            },
+        },
+    )
+    assert stale.failure().code == "invalid_request" and stale.failure().details["field"] == "query.cursor"
+    owners = query(seed={"kind": "application-node", "node_id": main}, direction="ownership")
     assert owners["direction"] == "ownership"
     windows = [n["node_id"] for n in source["normalized_result"]["graph"]["nodes"] if n["kind"] == "browser-window"]
     owned = query(seed={"kind": "application-node", "node_id": windows[0]}, direction="ownership")
-    assert {n["node_id"] for n in owned["nodes"]} == {windows[0], "module:src/main.js"}
+    assert {n["application_node_ids"][0] for n in owned["nodes"]} == {windows[0], main}
     unsupported = query(seed={"kind": "property", "name": "getSetting"}, direction="forward-influence")
-    assert unsupported["status"] == "unsupported" and unsupported["coverage"] == {"status": "unavailable"}
+    assert unsupported["status"] == "unsupported"
+    assert unsupported["coverage"] == {"status": "unavailable", "frontier": []}
     assert unsupported["nodes"] == [] and "semantic companion graph" in unsupported["limitations"][0]
     no_match = query(seed={"kind": "application-node", "node_id": "module:nope.js"}, direction="callers")
     assert no_match["status"] == "no-match"
@@ -380,18 +478,28 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     assert c["summary"]["added"] == 1 and c["summary"]["unchanged"] > 0  # unchanged items are listed too
     assert sum(c["summary"].values()) == len(c["items"]) and c["coverage"]["status"] == "complete-within-inputs"
     module = next(i for i in c["items"] if i["key"] == "src/main.js")
-    assert module["left_node_id"] == module["right_node_id"] == "module:src/main.js"
+    assert module["left_node_id"] == module["right_node_id"] == jid("module:src/main.js")
+    assert module["node_kind"] == "javascript-module" and module["item_id"].startswith("javc_item_")
     assert module["match"]["basis"] == "exact-node-identity" and "content" in module["dimensions"]
     added = next(i for i in c["items"] if i["key"] == "audit")
     assert added["left_node_id"] is None and added["dimensions"] == ["availability"]
+    assert added["match"] == {
+        "status": "unmatched",
+        "basis": "none",
+        "confidence": "unknown",
+        "candidate_left_node_ids": [],
+        "candidate_right_node_ids": [jid("ipc-channel:audit")],
+    }
     graph = c["graph"]
     ids = {n["node_id"] for n in graph["nodes"]}
-    assert {"ipc-channel:audit", "ipc-channel:log", "module:src/main.js"} <= ids
-    assert "module:src/store.js" not in ids  # unchanged entities are counted, not repeated
-    assert any(
-        e["source_node_id"] == "module:src/main.js" and e["target_node_id"] == "ipc-channel:audit"
+    assert {jid("ipc-channel:audit"), jid("ipc-channel:log"), jid("module:src/main.js")} <= ids
+    assert jid("module:src/store.js") not in ids  # unchanged entities are counted, not repeated
+    (audit,) = [
+        e
         for e in graph["edges"]
-    )
+        if e["source_node_id"] == jid("module:src/main.js") and e["target_node_id"] == jid("ipc-channel:audit")
+    ]
+    assert audit in right["normalized_result"]["graph"]["edges"]  # the version's own edge, under its own id
     assert graph["coverage"]["status"] == "complete" and graph["graph_id"].startswith("jag_")
     assert result["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
     assert c["evidence_links"] == [left["evidence_id"], right["evidence_id"]]
@@ -411,9 +519,10 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     assert [(x["path"], x["status"]) for x in shapes["changes"]] == [("/iso", "added"), ("/ts", "removed")]
     assert shapes["changes"][0]["left"] == {"availability": "absent"}
     assert shapes["summary"] == {"added": 1, "changed": 0, "removed": 1, "unknown": 0}
-    assert (
-        shapes["left"]["status"] == "selected" and shapes["left"]["selected_node_id"] == "module:src/renderer/format.ts"
+    assert shapes["left"]["status"] == "selected" and shapes["left"]["selected_node_id"] == jid(
+        "module:src/renderer/format.ts"
     )
+    assert shapes["coverage"]["paired_variants"] == 1 and shapes["coverage"]["unpaired_left_variants"] == 0
     assert shapes["runtime_validation"]["automatically_started"] is False
     unknown = call(
         conn,
@@ -504,7 +613,10 @@ def test_real_packages_resolve_through_exports_and_main(npm_tree, tmp_path):
     from rea.canonical_json import canonicalize
 
     assert len(canonicalize(evidence)) <= 10 * r["statistics"]["bytes_read"]
-    found = {(e["source_node_id"], e["specifier"]): (e["target_node_id"], e["basis"]) for e in edges(r, "imports")}
+    key = labels(r)
+    found = {
+        (key[e["source_node_id"]], e["specifier"]): (key[e["target_node_id"]], e["basis"]) for e in edges(r, "imports")
+    }
     assert found[("module:index.js", "ms")] == ("module:node_modules/ms/index.js", "package-main")
     assert found[("module:index.js", "uuid")] == ("module:node_modules/uuid/dist/index.js", "package-exports")
     assert found[("module:esm.mjs", "uuid")] == ("module:node_modules/uuid/wrapper.mjs", "package-exports")
@@ -545,9 +657,9 @@ def test_esbuild_bundle_with_source_map(npm_tree, tmp_path):
     assert edges(r, "maps_to", "module:bundle.js", "source-map:bundle.js.map")
     smap = node(r, "source-map:bundle.js.map")
     assert smap["sources"] == 3 and smap["sources_with_content"] == 3
-    originals = {n["source"] for n in r["graph"]["nodes"] if n["kind"] == "original-source-module"}
+    originals = {n["source"] for n in r["graph"]["nodes"] if n["subkind"] == "original-source-module"}
     assert any(s.endswith("src/util/helper.js") for s in originals)
-    bundled = {n["path"] for n in r["graph"]["nodes"] if n["kind"] == "bundled-module"}
+    bundled = {n["path"] for n in r["graph"]["nodes"] if n["subkind"] == "bundled-module"}
     assert any(p.endswith("ms/index.js") for p in bundled)
     # the reference source tree against the shipped bundle
     reference = analyze(src, conn)
@@ -603,7 +715,7 @@ def test_mcp_end_to_end(app):
             )
             assert traced.is_error is False
             ends = {p["end_node_id"] for p in traced.structured_content["normalized_result"]["paths"]}
-            assert "module:src/main.js" in ends
+            assert jid("module:src/main.js") in ends
             bad = await s.call_tool("analyze_javascript_application", {"input_path": str(app / "nope")})
             err(bad, "target_unavailable")
             assert bad.meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
@@ -848,7 +960,7 @@ def test_nested_asar_is_read_and_a_contradicted_one_stays_opaque(npm_tree, tmp_p
     assert node(r, "asar:plugins/inner.asar")["status"] == "contradicted"
     assert [c["logical_path"] for c in r["integrity_contradictions"]] == ["plugins/inner.asar"]
     assert not any(
-        n.get("path", "").startswith("plugins/inner.asar/") for n in r["graph"]["nodes"] if n["kind"] == "module"
+        n.get("path", "").startswith("plugins/inner.asar/") for n in r["graph"]["nodes"] if n["subkind"] == "module"
     )
     assert r["coverage"]["status"] == "partial"
 

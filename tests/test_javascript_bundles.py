@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from effects.calls import Connection
-from test_javascript import analyze, call, edges, node, npm_installed, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_javascript import analyze, call, keyed, node, npm_installed, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
 from test_replies import CTX
 
 SOURCES = {
@@ -39,9 +39,9 @@ def webpack(npm: Path, src: Path, out: Path, *flags: str) -> Path:
 
 def bundled(result, bundle=None):
     return {
-        n["node_id"]: n
+        n["label"]: n
         for n in result["graph"]["nodes"]
-        if n["kind"] == "bundled-module" and (bundle is None or n["bundle"] == bundle)
+        if n["subkind"] == "bundled-module" and (bundle is None or n["bundle"] == bundle)
     }
 
 
@@ -53,14 +53,14 @@ def test_production_webpack_module_table_is_recovered_with_and_without_a_map(npm
     assert mods and all(n["recovered_by"] == "webpack-module-table" and n["module_id"].isdigit() for n in mods.values())
     assert all("path" not in n for n in mods.values())  # numeric ids, no map: names are not claimed
     # cart requires tax: an edge between two bundled modules, by module id; the entry requires cart
-    requires = [e for e in edges(plain, "imports") if e["kind"] == "bundled-require"]
+    requires = [e for e in keyed(plain, "imports") if e["kind"] == "bundled-require"]
     inner = [e for e in requires if e["source_node_id"].startswith("bundled-module:")]
     assert len(inner) == 1 and inner[0]["basis"] == "webpack-module-id" and inner[0]["target_node_id"] in mods
     assert any(
         e["source_node_id"] == "module:main.js" and e["target_node_id"] == inner[0]["source_node_id"] for e in requires
     )
     # the lazy chunk is another file; the entry's dynamic import reaches its module through the chunk's table
-    lazy = [e for e in edges(plain, "imports") if e["kind"] == "bundled-dynamic-import"]
+    lazy = [e for e in keyed(plain, "imports") if e["kind"] == "bundled-dynamic-import"]
     assert len(lazy) == 1 and lazy[0]["basis"] == "webpack-module-id-sibling-chunk"
     chunk_module = node(plain, lazy[0]["target_node_id"])
     assert chunk_module["bundle"] != "main.js"
@@ -72,11 +72,11 @@ def test_production_webpack_module_table_is_recovered_with_and_without_a_map(npm
     mapped = analyze(webpack(npm_tree, src, tmp_path / "mapped", "--devtool", "source-map"))["normalized_result"]
     named = {n["path"]: n for n in bundled(mapped).values()}
     assert {"src/cart.js", "src/tax.js", "src/lazy.js"} <= set(named), sorted(named)
-    assert edges(mapped, "maps_to", named["src/tax.js"]["node_id"], "source:src/tax.js")
-    tax_id = named["src/tax.js"]["node_id"]
+    assert keyed(mapped, "maps_to", named["src/tax.js"]["node_id"], "source:src/tax.js")
+    tax_id = named["src/tax.js"]["label"]
     assert any(
-        e["source_node_id"] == named["src/cart.js"]["node_id"] and e["target_node_id"] == tax_id
-        for e in edges(mapped, "imports")
+        e["source_node_id"] == named["src/cart.js"]["label"] and e["target_node_id"] == tax_id
+        for e in keyed(mapped, "imports")
     )
 
 
@@ -144,13 +144,13 @@ def test_vite_build_is_detected_and_its_modules_recovered(npm_tree, tmp_path):
         timeout=300,
     )
     r = analyze(tmp_path / "mapped")["normalized_result"]
-    entry = next(n for n in r["graph"]["nodes"] if n["kind"] == "module" and n["path"].startswith("assets/index-"))
+    entry = next(n for n in r["graph"]["nodes"] if n["subkind"] == "module" and n["path"].startswith("assets/index-"))
     assert entry["bundlers"] == ["vite"]
     paths = {n["path"] for n in bundled(r, entry["path"]).values()}
     assert {"../../web/src/main.js", "../../web/src/greet.js"} <= paths, paths
-    assert edges(r, "loads", "html:index.html", entry["node_id"])
+    assert keyed(r, "loads", "html:index.html", entry["label"])
     # the entry's lazy import lands in the lazy chunk's own map: one build, two maps
-    lazy = [e for e in edges(r, "imports", "source:../../web/src/main.js") if e["specifier"] == "./lazy.js"]
+    lazy = [e for e in keyed(r, "imports", "source:../../web/src/main.js") if e["specifier"] == "./lazy.js"]
     assert [(e["target_node_id"], e["basis"]) for e in lazy] == [("source:../../web/src/lazy.js", "source-map-sibling")]
 
     subprocess.run(
@@ -199,7 +199,7 @@ def test_shadowed_require_names_and_an_inline_runtime(tmp_path):
     write_tree(tmp_path / "out", {"main.js": bundle})
     r = analyze(tmp_path / "out")["normalized_result"]
     requires = sorted(
-        (e["source_node_id"], e["target_node_id"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"
+        (e["source_node_id"], e["target_node_id"]) for e in keyed(r, "imports") if e["kind"] == "bundled-require"
     )
     assert requires == [
         ("bundled-module:main.js#967", "bundled-module:main.js#170"),
@@ -216,8 +216,8 @@ def test_a_dispatch_table_inside_a_module_is_not_a_module(tmp_path):
     write_tree(tmp_path / "out", {"main.js": bundle})
     r = analyze(tmp_path / "out")["normalized_result"]
     assert sorted(n["module_id"] for n in bundled(r).values()) == ["12", "34"]
-    assert edges(r, "imports", "bundled-module:main.js#34", "bundled-module:main.js#12")
-    assert edges(r, "imports", "module:main.js", "bundled-module:main.js#34")
+    assert keyed(r, "imports", "bundled-module:main.js#34", "bundled-module:main.js#12")
+    assert keyed(r, "imports", "module:main.js", "bundled-module:main.js#34")
 
 
 @pytest.mark.slow
@@ -240,7 +240,7 @@ def test_browserify_dependency_maps_become_bundled_edges(npm_tree, tmp_path):
     assert node(r, "module:bundle.js")["bundlers"] == ["browserify"]
     mods = bundled(r, "bundle.js")
     assert len(mods) == 3 and {n["recovered_by"] for n in mods.values()} == {"browserify-module-table"}
-    inner = {(e["source_node_id"], e["specifier"]): e for e in edges(r, "imports") if e["kind"] == "bundled-require"}
+    inner = {(e["source_node_id"], e["specifier"]): e for e in keyed(r, "imports") if e["kind"] == "bundled-require"}
     tax = next(e for (source, spec), e in inner.items() if spec == "./tax.js")
     assert (
         tax["basis"] == "browserify-dependency-map" and tax["target_node_id"] in mods and tax["source_node_id"] in mods
@@ -279,12 +279,12 @@ def test_a_minified_bundle_keeps_its_module_structure_in_the_maps_embedded_sourc
     r = analyze(out)["normalized_result"]
     assert node(r, "source-map:app.js.map")["sources_parsed"] == 3
     main, helper = "source:../app/src/main.js", "source:../app/src/util/helper.js"
-    found = {(e["target_node_id"], e["basis"]) for e in edges(r, "imports", main)}
+    found = {(e["target_node_id"], e["basis"]) for e in keyed(r, "imports", main)}
     assert (helper, "relative") in found and ("builtin:fs", "node-scheme") in found
     assert ("source:../app/node_modules/ms/index.js", "package-main") in found  # node_modules beside the sources
     assert sorted(e["name"] for e in node(r, helper)["exports"]) == ["NAME", "helper"]
     # the bundle's code itself is one minified file: the structure came from the map
-    assert not [e for e in edges(r, "imports") if e["source_node_id"] == "module:app.js" and e["basis"] == "relative"]
+    assert not [e for e in keyed(r, "imports") if e["source_node_id"] == "module:app.js" and e["basis"] == "relative"]
 
 
 def test_a_null_source_keeps_the_mappings_aligned(tmp_path):
@@ -326,7 +326,7 @@ def test_a_maps_packages_resolve_wherever_the_build_kept_its_node_modules(tmp_pa
         {"app.js.map": json.dumps({"version": 3, "sources": sources, "sourcesContent": contents, "mappings": ""})},
     )
     r = analyze(tmp_path / "out")["normalized_result"]
-    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in edges(r, "imports", "source:../../src/a.js")}
+    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in keyed(r, "imports", "source:../../src/a.js")}
     assert found["ms"] == ("source:../../../../ci/node_modules/ms/index.js", "source-map-package")
     assert found["one"] == ("source:../../../../ci/node_modules/one/lib/x.js", "source-map-package")
     (gone,) = [u for u in r["unknowns"] if u["kind"] == "unresolved-original-import"]
@@ -411,11 +411,11 @@ def test_webpack4_module_arrays_chunks_and_entry(webpack4, tmp_path):
     mods = bundled(r, "main.js")
     assert sorted(n["module_id"] for n in mods.values()) == ["0", "1", "2"]
     requires = {
-        (e["source_node_id"], e["target_node_id"]) for e in edges(r, "imports") if e["kind"] == "bundled-require"
+        (e["source_node_id"], e["target_node_id"]) for e in keyed(r, "imports") if e["kind"] == "bundled-require"
     }
     assert ("module:main.js", "bundled-module:main.js#0") in requires  # o(o.s = 0)
     assert ("bundled-module:main.js#1", "bundled-module:main.js#2") in requires  # cart requires tax
-    (lazy,) = [e for e in edges(r, "imports") if e["kind"] == "bundled-dynamic-import"]
+    (lazy,) = [e for e in keyed(r, "imports") if e["kind"] == "bundled-dynamic-import"]
     assert lazy["basis"] == "webpack-module-id-sibling-chunk"
     assert sorted(x["name"] for x in node(r, lazy["target_node_id"])["exports"]) == ["LAZY", "run"]
     named = {n["path"] for n in bundled(analyze(tmp_path / "mapped")["normalized_result"]).values()}

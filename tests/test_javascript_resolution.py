@@ -10,8 +10,9 @@ import subprocess
 import pytest
 
 from rea.javascript import tsconfig
+from rea.javascript.ids import node_id as jid
 from rea.javascript.resolve import Resolver
-from test_javascript import analyze, edges, node, npm_tree, write_tree  # noqa: F401 (npm_tree is a fixture)
+from test_javascript import analyze, keyed, node, npm_tree, write_tree  # noqa: F401 (npm_tree is a fixture)
 
 IMPORTS_APP = {
     "package.json": json.dumps(
@@ -58,7 +59,7 @@ IMPORTS_APP = {
 
 
 def _imports(r):
-    return {(e["source_node_id"], e["specifier"]): e for e in edges(r, "imports")}
+    return {(e["source_node_id"], e["specifier"]): e for e in keyed(r, "imports")}
 
 
 def test_package_imports_maps(tmp_path):
@@ -96,7 +97,7 @@ def test_package_imports_maps(tmp_path):
     check("src/index.js", "#up", "unresolved:#up", "imports-target-invalid")
     check("src/index.js", "#scheme", "unresolved:#scheme", "imports-target-invalid")  # a URL target, as Node says
     reasons = {u["node"]: u["reason"] for u in r["unknowns"] if u["kind"] == "unresolved-import"}
-    assert reasons["unresolved:#gone"] == "imports-target-missing"
+    assert reasons[jid("unresolved:#gone")] == "imports-target-missing"  # unknowns name their node by wire id
     assert node(r, "package:.")["has_imports"] is True
 
 
@@ -127,7 +128,7 @@ def test_package_imports_agree_with_node(tmp_path):
         pytest.skip("Node.js is not installed on this host")
     root = write_tree(tmp_path / "app", IMPORTS_APP)
     r = analyze(root)["normalized_result"]
-    ours = [e for e in edges(r, "imports") if e["specifier"].startswith("#")]
+    ours = [e for e in keyed(r, "imports") if e["specifier"].startswith("#")]
     cases = [
         [e["source_node_id"].removeprefix("module:"), e["specifier"], "require" if e["kind"] == "require" else "import"]
         for e in ours
@@ -266,8 +267,8 @@ def test_typescript_paths_and_base_url(tmp_path):
     root = node(r, "tsconfig:tsconfig.json")
     assert root["governs"] is True and root["paths"] == 0 and "base_url" not in root
     assert root["effective"] == {"base_url": "src", "paths": 4, "paths_from": "configs/tsconfig.base.json"}
-    assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:configs/tsconfig.base.json")[0]["kind"] == "extends"
-    assert edges(r, "loads", "tsconfig:tsconfig.json", "tsconfig:node_modules/@tsconfig/strictest/tsconfig.json")
+    assert keyed(r, "loads", "tsconfig:tsconfig.json", "tsconfig:configs/tsconfig.base.json")[0]["kind"] == "extends"
+    assert keyed(r, "loads", "tsconfig:tsconfig.json", "tsconfig:node_modules/@tsconfig/strictest/tsconfig.json")
     assert {(u["reference"], u["reason"]) for u in r["unknowns"] if u["kind"] == "tsconfig-extends-not-followed"} == {
         ("@tsconfig/absent", "not-found")
     }
@@ -362,7 +363,7 @@ def test_typescript_paths_agree_with_enhanced_resolve(npm_tree, tmp_path):
     r = analyze(root)["normalized_result"]
     ours = [
         e
-        for e in edges(r, "imports")
+        for e in keyed(r, "imports")
         if not e["specifier"].startswith(".")
         and e["target_node_id"] != "builtin:fs"
         and e["source_node_id"] in ("module:src/main.ts", "module:packages/web/src/index.js")
@@ -423,6 +424,6 @@ def test_a_node_modules_directory_analysed_itself_resolves_its_top_level_package
         },
     )
     r = analyze(root)["normalized_result"]
-    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in edges(r, "imports", "module:consumer/index.js")}
+    found = {e["specifier"]: (e["target_node_id"], e["basis"]) for e in keyed(r, "imports", "module:consumer/index.js")}
     assert found["ms"] == ("module:consumer/node_modules/ms/own.js", "package-main")
     assert found["uuid"] == ("module:uuid/dist/index.js", "package-exports")

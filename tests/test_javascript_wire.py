@@ -4,6 +4,7 @@ validates structuredContent against the schema), and the CLI routes."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import subprocess
 from pathlib import Path
@@ -13,7 +14,10 @@ import jsonschema
 import pytest
 
 from effects.calls import Connection
+from rea.artifacts.graph import artifact_id
 from rea.catalog import CATALOG
+from rea.javascript.ids import edge_id
+from rea.javascript.ids import node_id as jid
 from support import clean_env, rea_command
 from test_javascript import APP, HERE, analyze, call, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
 from test_mcp_e2e import connect, err
@@ -41,15 +45,42 @@ def test_analysis_of_an_electron_app_has_the_reference_fields(app):
     r = evidence["normalized_result"]
     assert r["input_path"] == str(app) and r["format"] == "directory"
     assert r["root_artifact_sha256"] == evidence["subject"]["digest"]["sha256"]
-    assert r["inventory_manifest_id"].startswith("agm_") and r["inventory_graph_sha256"] is None
+    assert r["inventory_manifest_id"].startswith("agm_") and len(r["inventory_graph_sha256"]) == 64
+    again = analyze(app)["normalized_result"]  # the inventory's identity is a function of the tree
+    assert (again["inventory_manifest_id"], again["inventory_graph_sha256"]) == (
+        r["inventory_manifest_id"],
+        r["inventory_graph_sha256"],
+    )
     graph = r["graph"]
     assert graph["schema"] == "JavaScriptApplicationGraph" and graph["graph_id"].startswith("jag_")
     assert "nodes" not in r and "edges" not in r  # the node list lives only under graph
-    assert all(set(n) >= {"node_id", "kind"} and "id" not in n for n in graph["nodes"])
+    assert all(set(n) >= {"node_id", "kind", "identity", "observations", "label", "subkind"} for n in graph["nodes"])
+    assert all("id" not in n and n["node_id"] == jid(n["label"]) for n in graph["nodes"])
     ids = {n["node_id"] for n in graph["nodes"]}
     assert all(e["source_node_id"] in ids and e["target_node_id"] in ids for e in graph["edges"])
     assert len({e["edge_id"] for e in graph["edges"]}) == len(graph["edges"])
-    assert "module:src/main.js" in graph["root_node_ids"] and graph["coverage"]["status"] == "complete"
+    assert jid("module:src/main.js") in graph["root_node_ids"] and graph["coverage"]["status"] == "complete"
+    main = next(n for n in graph["nodes"] if n["label"] == "module:src/main.js")
+    assert (main["kind"], main["subkind"]) == ("javascript-module", "module")
+    assert main["identity"] == {
+        "strategy": "canonical-path",
+        "stability": "artifact-version",
+        "artifact_sha256": r["root_artifact_sha256"],
+        "path": "src/main.js",
+    }
+    (seen,) = main["observations"]
+    text = (app / "src/main.js").read_bytes()
+    assert seen["evidence"]["artifact"] == {
+        "available": True,
+        "artifact_id": artifact_id(hashlib.sha256(text).hexdigest(), len(text)),  # as inventory_artifact names it
+        "sha256": hashlib.sha256(text).hexdigest(),
+    }
+    assert seen["properties"]["path"] == "src/main.js" and seen["observation_id"].startswith("jag_observation_")
+    channel = next(n for n in graph["nodes"] if n["label"] == "ipc-channel:settings:get")
+    assert channel["identity"]["strategy"] == "artifact-local-key" and channel["identity"]["key"] == channel["label"]
+    invoke = next(e for e in graph["edges"] if e["relation"] == "invokes")
+    assert invoke["evidence"]["authority"] == "static-relationship-inference"  # paired by channel name
+    assert invoke["properties"]["direction"] == "renderer-to-main" == invoke["direction"]
     assert r["summary"]["browser_windows"] == 1 and r["summary"]["context_bridge_apis"] == 1
     assert r["summary"]["exposed_api_members"] == 3 and r["summary"]["preload_entrypoints"] == 1
     assert r["summary"]["utility_processes"] == 1 and r["summary"]["resolved_utility_entrypoints"] == 1
@@ -82,7 +113,7 @@ def test_large_real_trees_fit_the_advertised_schema(npm_tree, tree):
     typed schema (the MCP tests only see the small app)."""
     evidence = analyze(HERE.parent / tree)
     assert_fits("analyze_javascript_application", evidence)
-    kinds = {n["kind"] for n in evidence["normalized_result"]["graph"]["nodes"]}
+    kinds = {n["subkind"] for n in evidence["normalized_result"]["graph"]["nodes"]}
     assert {"module", "package", "builtin-module"} <= kinds
 
 
@@ -191,7 +222,7 @@ def test_all_six_tools_through_mcp_in_the_reference_shapes(app, tmp_path):
                     },
                 )
             )["normalized_result"]
-            assert trace["direction"] == "outgoing" and trace["seed_matches"][0]["node_id"] == "ipc-channel:tick"
+            assert trace["direction"] == "outgoing" and trace["seed_matches"][0]["node_id"] == jid("ipc-channel:tick")
             assert all(p["path_id"].startswith("jatp_") for p in trace["paths"]) and trace["native_handoffs"] == []
             semantic = (
                 await ok(
@@ -236,7 +267,7 @@ def test_all_six_tools_through_mcp_in_the_reference_shapes(app, tmp_path):
             assert statuses == {"src/gone.js": "removed", "src/helper.js": "unknown"}  # no digest: not comparable
             assert mapped["summary"]["removed"] == 1 and mapped["summary"]["unknown"] == 1
             helper = next(i for i in mapped["items"] if i["source_path"] == "src/helper.js")
-            assert helper["current_node_ids"] == ["source:src/helper.js"]
+            assert helper["current_node_ids"] == [jid("source:src/helper.js")]
             shapes = (
                 await ok(
                     "compare_javascript_export_shapes",
@@ -409,7 +440,7 @@ def test_change_graph_pairs_renamed_nodes_with_changed_from():
         node = {"node_id": mid, "kind": "bundled-module", "bundle": "main.js", "source": "src/a.js", "location": loc}
         root = {"node_id": "module:main.js", "kind": "module", "path": "main.js", "parse": "ok", "roles": []}
         edge = {
-            "edge_id": "edge:0",
+            "edge_id": edge_id({"from": "module:main.js", "relation": "contains", "to": mid}),
             "source_node_id": "module:main.js",
             "target_node_id": mid,
             "relation": "contains",
@@ -437,4 +468,5 @@ def test_change_graph_pairs_renamed_nodes_with_changed_from():
     assert (pair["source_node_id"], pair["target_node_id"]) == ("bundled-module:main.js#2", "bundled-module:main.js#1")
     assert pair["properties"]["comparison_item_id"] == "jacmp_item_1"
     assert len({e["edge_id"] for e in graph["edges"]}) == len(graph["edges"]) == 3
+    assert pair["edge_id"].startswith("jag_edge_") and pair["evidence"]["authority"] == "cross-version-comparison"
     assert graph["root_node_ids"] == ["module:main.js"]

@@ -78,11 +78,9 @@ def render(value: Mapping[str, Any]) -> str:
         f"  {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, {s['unknowns']} unknowns",
     ]
     for e in r["entry_points"][:10]:
-        lines.append(f"  entry: {e['node']} ({e['basis']}{', ' + e['role'] if e['role'] else ''})")
+        lines.append(f"  entry: {e.get('label', e['node'])} ({e['basis']}{', ' + e['role'] if e['role'] else ''})")
     for role, info in r["roles"].items():
-        lines.append(
-            f"  {role}: {info['count']} modules, e.g. {', '.join(m.split(':', 1)[1] for m in info['modules'][:3])}"
-        )
+        lines.append(f"  {role}: {info['count']} modules, e.g. {', '.join(info['paths'][:3])}")
     for ch in r["ipc_channels"]["items"]:
         lines.append(
             f"  ipc {ch['channel']!r}: {', '.join(f'{k}={v}' for k, v in ch['ends'].items())}"

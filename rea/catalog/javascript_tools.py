@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from rea.catalog.contract import ToolContract
+from rea.javascript.ids import node_id
 from rea.wire import javascript as w
 from rea.wire.tool import evidence_tool
 from rea.wire.views import SummaryResult
@@ -71,7 +72,7 @@ TOOLS: tuple[ToolContract, ...] = (
         {
             "application": _RETAINED_EXAMPLE,
             "query": {
-                "seed": {"kind": "application-node", "node_id": "ipc-channel:ping"},
+                "seed": {"kind": "application-node", "node_id": node_id("ipc-channel:ping")},
                 "direction": "backward-provenance",
             },
         },

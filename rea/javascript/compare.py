@@ -12,6 +12,8 @@ from collections.abc import Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph import MODULE_KINDS
+from rea.javascript.ids import edge_id
+from rea.javascript.observations import pairing_envelope
 from rea.javascript.sourcemap import comparable_path
 
 CATEGORIES = (
@@ -61,7 +63,7 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, str, dic
 
 
 def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
-    k, nid = n["kind"], n["node_id"]
+    k, label = n["subkind"], n["label"]
     if k == "module":
         facts = {"sha256": n.get("sha256"), "roles": sorted(r["role"] for r in n.get("roles", ())), "parse": n["parse"]}
         exports = [
@@ -85,13 +87,13 @@ def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
         ]
     simple = {
         "ipc-channel": lambda: ("ipc_channels", n["channel"], {"ends": n["ends"], "linked": n["linked"]}),
-        "route": lambda: ("routes", nid[6:], {}),
+        "route": lambda: ("routes", label[6:], {}),
         "url": lambda: ("urls", n["url"], {}),
         "protocol": lambda: ("protocols", n["scheme"], {}),
         "context-bridge-api": lambda: ("context_bridge_apis", n["key"], {"members": n.get("members")}),
         "browser-window": lambda: (
             "browser_windows",
-            nid.split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}",
+            label.split(":", 1)[1].rsplit(":", 1)[0] + f"#{n['constructor']}",
             {"web_preferences": n["web_preferences"]},
         ),
     }
@@ -130,14 +132,14 @@ def _version_item(category, key, left, right, status, links) -> dict[str, Any]:
         )
     both = a[0] is not None and b[0] is not None
     item: dict[str, Any] = {
-        "item_id": "jacmp_item_" + canonical_sha256([category, key]),
+        "item_id": "javc_item_" + canonical_sha256([category, key]),
         "node_kind": a[1] or b[1],
         "left_node_id": a[0],
         "right_node_id": b[0],
         "status": status,
         "match": {
             "status": "matched" if both else "unmatched",
-            "basis": ("exact-node-identity" if a[0] == b[0] else "semantic-key") if both else "unmatched",
+            "basis": ("exact-node-identity" if a[0] == b[0] else "semantic-key") if both else "none",
             "confidence": ("exact" if a[0] == b[0] else "medium") if both else "unknown",
             "candidate_left_node_ids": [a[0]] if a[0] else [],
             "candidate_right_node_ids": [b[0]] if b[0] else [],
@@ -223,26 +225,24 @@ CHANGE_GRAPH_NOTE = (
 )
 
 
-def _edge_key(e: Mapping[str, Any]) -> tuple:
-    loc = e.get("location", {})
-    return (e["source_node_id"], e["relation"], e["target_node_id"], loc.get("path"), loc.get("start"), e.get("kind"))
-
-
 def _changed_from(item: Mapping[str, Any]) -> dict[str, Any] | None:
     left, right = item["left_node_id"], item["right_node_id"]
     if item["match"]["status"] != "matched" or item["status"] == "unchanged" or left == right:
         return None
+    properties = {
+        "comparison_item_id": item["item_id"],
+        "status": item["status"],
+        "match_basis": item["match"]["basis"],
+        "match_confidence": item["match"]["confidence"],
+        "dimensions": item["dimensions"],
+    }
     return {
+        "edge_id": edge_id({"relation": "changed_from", "from": right, "to": left, "item": item["item_id"]}),
         "source_node_id": right,
         "target_node_id": left,
         "relation": "changed_from",
-        "properties": {
-            "comparison_item_id": item["item_id"],
-            "status": item["status"],
-            "match_basis": item["match"]["basis"],
-            "match_confidence": item["match"]["confidence"],
-            "dimensions": item["dimensions"],
-        },
+        "properties": properties,
+        **pairing_envelope(properties),
     }
 
 
@@ -259,13 +259,13 @@ def change_graph(
     by_id.update({n["node_id"]: n for n in rg["nodes"] if n["node_id"] in wanted})
     nodes = [by_id[n] for n in sorted(by_id)][: limits["max_graph_nodes"]]
     kept = {n["node_id"] for n in nodes}
-    edges: dict[tuple, dict[str, Any]] = {}
+    edges: dict[str, Mapping[str, Any]] = {}  # an edge id names the same relation in either version
     for e in (*lg["edges"], *rg["edges"]):
         if e["source_node_id"] in kept and e["target_node_id"] in kept:
-            edges[_edge_key(e)] = {k: v for k, v in e.items() if k != "edge_id"}
+            edges.setdefault(e["edge_id"], e)
     pairs = [c for c in map(_changed_from, changed) if c and {c["source_node_id"], c["target_node_id"]} <= kept]
     every = [*edges.values(), *pairs]
-    listed = [{"edge_id": f"edge:{i}", **e} for i, e in enumerate(every[: limits["max_graph_edges"]])]
+    listed = [dict(e) for e in every[: limits["max_graph_edges"]]]
     omitted = (len(by_id) - len(nodes), len(every) - len(listed))
     complete = lg["coverage"]["status"] == rg["coverage"]["status"] == "complete" and not any(omitted)
     bounds = [("max_graph_nodes", omitted[0]), ("max_graph_edges", omitted[1])]
@@ -305,7 +305,7 @@ def _shipped(application: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]
     """Comparable source path -> the shipped nodes (original sources, bundled modules) that carry it."""
     out: dict[str, list[Mapping[str, Any]]] = {}
     for n in application["graph"]["nodes"]:
-        if n["kind"] in _SHIPPED_KINDS and (n.get("source") or n.get("path")):
+        if n["subkind"] in _SHIPPED_KINDS and (n.get("source") or n.get("path")):
             out.setdefault(comparable_path(n.get("source") or n["path"]), []).append(n)
     return out
 
@@ -315,7 +315,7 @@ def _signals(path: str, sha: str | None, key: str, node: Mapping[str, Any]) -> l
     digest = node.get("content_sha256") or node.get("sha256")
     if sha is not None and digest == sha:
         signals.append(("exact-source-digest", sha, digest))
-    if node["kind"] == "original-source-module" or node.get("source"):
+    if node["subkind"] == "original-source-module" or node.get("source"):
         signals.append(("source-map-original-path", path, node.get("source") or node["path"]))
     signals.append(("current-path-exact" if key == path else "current-path-suffix", path, key))
     return [{"kind": k, "weight": WEIGHTS[k], "source_value": s, "current_values": [c]} for k, s, c in signals]
@@ -354,7 +354,7 @@ def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool, cap: int) ->
     elif len(pick) > 1:
         status = "unknown"
         limitations.append(f"{len(pick)} shipped paths end with this path: the mapping is ambiguous.")
-    elif sum(1 for n in shipped[pick[0]] if n["kind"] == "bundled-module") > 1:
+    elif sum(1 for n in shipped[pick[0]] if n["subkind"] == "bundled-module") > 1:
         status = "duplicated"
     elif sha is not None and any(c["signals"][0]["kind"] == "exact-source-digest" for c in candidates):
         status = "unchanged"
@@ -368,7 +368,7 @@ def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool, cap: int) ->
     confidence = candidates[0]["confidence"] if candidates and used else "unknown"
     return (
         {
-            "mapping_id": "jsbm_" + canonical_sha256(path),
+            "mapping_id": "stbc_item_" + canonical_sha256(path),
             "source_path": path,
             "source_language": entry.get("language"),
             "source_sha256": sha,
@@ -472,7 +472,7 @@ def own_sources(application: Mapping[str, Any]) -> list[dict[str, Any]]:
             "language": _language(n["path"]),
         }
         for n in application["graph"]["nodes"]
-        if n["kind"] == "original-source-module"
+        if n["subkind"] == "original-source-module"
     ]
 
 
@@ -481,7 +481,7 @@ def tree_sources(reference: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [
         {"path": n["path"], "sha256": n.get("sha256"), "language": n.get("language")}
         for n in reference["graph"]["nodes"]
-        if n["kind"] == "module" and "node_modules/" not in n["path"]
+        if n["subkind"] == "module" and "node_modules/" not in n["path"]
     ]
 
 
@@ -511,20 +511,20 @@ def find_export(result: Mapping[str, Any], module_path: str, name: str) -> dict[
     """One export of the module at `module_path`: a file of the tree, else an original source a source map
     embeds (by its path or its comparable path), so shipped bundles with maps compare too."""
     nodes = result["graph"]["nodes"]
-    modules = [n for n in nodes if n["kind"] == "module" and n["path"] == module_path]
+    modules = [n for n in nodes if n["subkind"] == "module" and n["path"] == module_path]
     if not modules:
         wanted = comparable_path(module_path)
         modules = [
             n
             for n in nodes
-            if n["kind"] == "original-source-module"
+            if n["subkind"] == "original-source-module"
             and "exports" in n
             and (n["path"] == module_path or comparable_path(n["path"]) == wanted)
         ]
     if len(modules) != 1:
         base = module_path.rsplit("/", 1)[-1]
         pool = modules or [
-            n for n in nodes if n["kind"] in ("module", "original-source-module") and n["path"].endswith(base)
+            n for n in nodes if n["subkind"] in ("module", "original-source-module") and n["path"].endswith(base)
         ]
         found = [_candidate(n, e["name"], module_path, name) for n in pool for e in n.get("exports", ())]
         return {"status": "ambiguous" if modules else "missing", "node": None, "export": None, "candidates": found}
@@ -615,6 +615,30 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
     return added + removed, None
 
 
+def _cut(export: Mapping | None) -> int:
+    """Member lists of a shape that the per-node bound cut (each counted once: their lengths are unknown)."""
+    shape = (export or {}).get("shape") or {}
+    return sum(1 for flag in ("members_truncated", "returns_truncated") if shape.get(flag))
+
+
+def _variant_coverage(left: Mapping | None, right: Mapping | None) -> dict[str, Any]:
+    """The reference's variant counts: an export here has one static shape (its direct returns' keys are
+    merged, never split into variants), so a pair is one variant on each side or none."""
+    return {
+        "paired_variants": int(left is not None and right is not None),
+        "unpaired_left_variants": int(left is not None and right is None),
+        "unpaired_right_variants": int(right is not None and left is None),
+        "omitted_left_variants": 0,
+        "omitted_right_variants": 0,
+        "left_source_omitted_variants": None,
+        "right_source_omitted_variants": None,
+        "left_omitted_fields": _cut(left),
+        "right_omitted_fields": _cut(right),
+        "left_omitted_property_coverage": 0,
+        "right_omitted_property_coverage": 0,
+    }
+
+
 def export_shapes(
     sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links, max_changes: int = 1000
 ) -> dict:
@@ -628,6 +652,7 @@ def export_shapes(
         "right_graph_status": statuses[1],
         "omitted_changes": len(every) - len(changes),
         "omitted_candidates": sides[0]["omitted_candidates"] + sides[1]["omitted_candidates"],
+        **_variant_coverage(found[0]["export"], found[1]["export"]),
     }
     if why:
         coverage["reason"] = why

@@ -1,8 +1,9 @@
 """The application graph: a pure function of the scanned tree and per-file facts.
 
-Node ids are readable and derived from paths and names only (`module:src/main.js`,
-`ipc-channel:ping`), so they are stable under file order and across runs. Every node
-and edge carries its evidence location: file path, line and byte range.
+Node keys are readable and derived from paths and names only (`module:src/main.js`,
+`ipc-channel:ping`), so they are stable under file order and across runs; the wire ids
+are their digests (rea.javascript.ids). Every node and edge carries its evidence
+location: file path, line and byte range.
 """
 
 from __future__ import annotations

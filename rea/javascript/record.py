@@ -1,9 +1,12 @@
 """The analyze_javascript_application result in the reference's shape (rea.wire.javascript.AnalyzeResult).
 
-build_graph keeps its working form (nodes keyed `id`, edges `from`/`to`); this module projects it
-once: nodes keyed `node_id` and edges `source_node_id`/`target_node_id` inside `graph` (the node list
-lives only there), the Electron summary counted from the graph, the reference's statistics, and an
-explicitly unavailable semantic companion graph. Everything here is a pure function of its inputs.
+build_graph keeps its working form (nodes keyed by readable `id`, edges `from`/`to`); this module
+projects it once: nodes under their `jag_node_` ids with the reference's kind, identity and observation
+(rea.javascript.observations), edges under `jag_edge_` ids with `source_node_id`/`target_node_id`,
+properties and evidence, all inside `graph` (the node list lives only there); findings, unknowns and
+entry points name nodes by the same ids; the Electron summary counted from the graph, the reference's
+statistics, and an explicitly unavailable semantic companion graph. Everything here is a pure function of
+its inputs.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
+from rea.javascript.ids import edge_id, edge_key, node_id
+from rea.javascript.observations import Context, edge_envelope, node_envelope
 
 GRAPH_SCHEMA = "JavaScriptApplicationGraph"
 _EXPORT_KEYS = ("name", "form", "shape", "line")
@@ -31,15 +36,34 @@ def graph_id(root_sha256: str, limits: Mapping[str, int], parsers: Mapping[str, 
     )
 
 
-def inventory_manifest_id(files: Sequence[Mapping[str, Any]]) -> str:
-    """agm_<sha256> of the scanned inventory: every entry's path, kind and size."""
-    return "agm_" + canonical_sha256([{"path": f["path"], "kind": f["kind"], "size": f["size"]} for f in files])
+def inventory_identity(
+    files: Sequence[Mapping[str, Any]], facts: Mapping[str, Mapping[str, Any]], fmt: str
+) -> tuple[str, str]:
+    """(inventory_manifest_id, inventory_graph_sha256) of the scanned inventory. The graph digest covers
+    every entry's path, kind and size and the content digest of every file read (null for one not read);
+    the `agm_` manifest commits to that digest, the entry count and the root format."""
+    records = [
+        {"path": f["path"], "kind": f["kind"], "size": f["size"], "sha256": facts.get(f["path"], {}).get("sha256")}
+        for f in files
+    ]
+    graph_sha256 = canonical_sha256(records)
+    manifest = {"schema_version": 1, "root_format": fmt, "entry_count": len(records), "graph_sha256": graph_sha256}
+    return "agm_" + canonical_sha256(manifest), graph_sha256
 
 
-def _wire_node(node: Mapping[str, Any]) -> dict[str, Any]:
-    out: dict[str, Any] = {"node_id": node["id"]}
+def observation_context(nodes: Iterable[Mapping[str, Any]], root_sha256: str, parsers: Mapping[str, Any]) -> Context:
+    """The files read (every file node with a digest) and the extractor, for the observations' evidence."""
+    files = {n["path"]: (n["sha256"], n["size"]) for n in nodes if n.get("sha256") and n.get("size") is not None}
+    return Context(root_sha256=root_sha256, files=files, extractor_version=str(parsers.get("tree_sitter") or "unknown"))
+
+
+def _wire_node(node: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
+    """A working-form node (readable `id`) on the wire: hashed `node_id`, the reference's kind, identity and
+    observation, then our readable key (`label`), kind (`subkind`) and facts."""
+    wire_id = node_id(node["id"])
+    out: dict[str, Any] = {"node_id": wire_id, "label": node["id"], **node_envelope(node, wire_id, ctx)}
     for key, value in node.items():
-        if key == "id" or value is None:
+        if key in ("id", "kind") or value is None:
             continue
         if key == "exports":
             value = [{k: e[k] for k in _EXPORT_KEYS if e.get(k) is not None} for e in value]
@@ -47,9 +71,28 @@ def _wire_node(node: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _wire_edge(index: int, edge: Mapping[str, Any]) -> dict[str, Any]:
+def _wire_edge(edge: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     rest = {k: v for k, v in edge.items() if k not in ("from", "to") and v is not None}
-    return {"edge_id": f"edge:{index}", "source_node_id": edge["from"], "target_node_id": edge["to"], **rest}
+    return {
+        "edge_id": edge_id(edge_key(edge)),
+        "source_node_id": node_id(edge["from"]),
+        "target_node_id": node_id(edge["to"]),
+        **rest,
+        **edge_envelope(edge, ctx),
+    }
+
+
+def wire_refs(rows: Iterable[Mapping[str, Any]], labelled: bool = False) -> list[dict[str, Any]]:
+    """Findings, unknowns and entry points name their node by wire id, like every other reference
+    (entry points, which are few, keep the readable `label` beside it)."""
+    out = []
+    for row in rows:
+        key = row.get("node")
+        if isinstance(key, str):
+            out.append({**row, "node": node_id(key), **({"label": key} if labelled else {})})
+        else:
+            out.append(dict(row))
+    return out
 
 
 def wire_graph(
@@ -60,16 +103,18 @@ def wire_graph(
     roots: Sequence[str],
     coverage: Mapping[str, Any],
     limitations: Sequence[str],
-    numbered: bool = True,
+    context: Context | None = None,
 ) -> dict[str, Any]:
-    """A JavaScriptApplicationGraph. `numbered`: edges still in working form get their ids here."""
+    """A JavaScriptApplicationGraph. With a `context`, nodes and edges are still in working form (readable
+    keys) and are projected here; without one they are wire nodes and edges already."""
+    working = context is not None
     return {
         "schema": GRAPH_SCHEMA,
         "schema_version": 1,
         "graph_id": graph,
-        "root_node_ids": list(dict.fromkeys(roots)),
-        "nodes": [_wire_node(n) if "id" in n else dict(n) for n in nodes],
-        "edges": [_wire_edge(i, e) for i, e in enumerate(edges)] if numbered else [dict(e) for e in edges],
+        "root_node_ids": list(dict.fromkeys(node_id(r) for r in roots) if working else dict.fromkeys(roots)),
+        "nodes": [_wire_node(n, context) for n in nodes] if context is not None else [dict(n) for n in nodes],
+        "edges": [_wire_edge(e, context) for e in edges] if context is not None else [dict(e) for e in edges],
         "coverage": dict(coverage),
         "limitations": list(limitations),
     }
@@ -188,7 +233,7 @@ def application_result(
     *,
     input_path: str,
     root_sha256: str,
-    manifest_id: str,
+    inventory: tuple[str, str],
     parsers: Mapping[str, Any],
     policy: str,
     limitations: Sequence[str],
@@ -204,15 +249,19 @@ def application_result(
         roots=[e["node"] for e in built["entry_points"]],
         coverage=graph_coverage(built["coverage"], built["limits"], omitted),
         limitations=[built["coverage"]["note"]],
+        context=observation_context(nodes, root_sha256, parsers),
     )
     rest = {k: v for k, v in built.items() if k not in ("nodes", "edges", "integrity_contradictions")}
+    rest["entry_points"] = wire_refs(built["entry_points"], labelled=True)
+    for name in ("findings", "unknowns"):
+        rest[name] = wire_refs(built[name])
     return {
         "schema_version": 1,
         "input_path": input_path,
         "format": built["application"]["format"],
         "root_artifact_sha256": root_sha256,
-        "inventory_manifest_id": manifest_id,
-        "inventory_graph_sha256": None,
+        "inventory_manifest_id": inventory[0],
+        "inventory_graph_sha256": inventory[1],
         "graph": graph,
         "summary": electron_summary(nodes, edges, built["unknowns"]),
         "statistics": built["statistics"],

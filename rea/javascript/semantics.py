@@ -2,8 +2,10 @@
 
 The reference answers from a semantic companion graph (functions, bindings, value flow). This
 analyzer builds none, so only an application-node seed has an answer: its reach over the
-application graph's relations. Every other seed kind gets a typed `unsupported` answer that says
-why, never a guessed one.
+application graph's relations, each application node and edge standing in for a module-level
+semantic node and relation (`jsrg_node_`/`jsrg_relation_` digests of their application ids).
+Every other seed kind gets a typed `unsupported` answer that says why, never a guessed one.
+Answers are paged over their relations (`page_size`, `cursor`) as the reference pages them.
 """
 
 from __future__ import annotations
@@ -11,9 +13,14 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
+import attrs
+
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph import MODULE_KINDS, RELATIONS
+from rea.javascript.ids import semantic_node_id, semantic_relation_id
 from rea.javascript.trace import reach
+from rea.wire.javascript import QueryLimits
+from rea.wire.schema import wire_of
 
 # direction -> (traversal, relations it follows; None: all)
 _DIRECTIONS: dict[str, tuple[str, frozenset[str] | None]] = {
@@ -31,17 +38,46 @@ UNSUPPORTED = (
     "boundary fields), which this analyzer does not build; only application-node seeds are answered."
 )
 _LABELS = ("path", "channel", "route", "url", "key", "scheme", "specifier", "name")
+# the reference's accepted range of every query bound, read from the one argument record
+ACCEPTED_LIMIT_RANGES: Mapping[str, Mapping[str, int]] = {
+    a.name: {"minimum": wire_of(a).constraints["minimum"], "maximum": wire_of(a).constraints["maximum"]}
+    for a in attrs.fields(QueryLimits)
+}
+
+
+class CursorError(ValueError):
+    """A cursor that does not belong to this query, or points past its answer."""
 
 
 def _label(node: Mapping[str, Any]) -> str | None:
     return next((node[k] for k in _LABELS if isinstance(node.get(k), str)), None)
 
 
-def _base(result: Mapping[str, Any], source_evidence_id: str, query: Mapping[str, Any]) -> dict[str, Any]:
+def query_id(source_graph_id: str, source_evidence_id: str, query: Mapping[str, Any]) -> str:
+    """jsrq_ of the query without its cursor: every page of one answer has the same id."""
+    semantic = {k: v for k, v in query.items() if k != "cursor"}
+    return "jsrq_" + canonical_sha256({"source": source_evidence_id, "graph": source_graph_id, "query": semantic})
+
+
+def cursor_for(qid: str, offset: int) -> str:
+    return f"jsrqc_{offset}_" + canonical_sha256({"query_id": qid, "offset": offset})
+
+
+def cursor_offset(qid: str, cursor: str | None) -> int:
+    """The offset a cursor of this query names (0 without one); CursorError otherwise."""
+    if cursor is None:
+        return 0
+    parts = cursor.split("_")
+    if len(parts) != 3 or parts[0] != "jsrqc" or not parts[1].isdigit() or cursor != cursor_for(qid, int(parts[1])):
+        raise CursorError(f"cursor {cursor!r} does not continue this query (query_id {qid})")
+    return int(parts[1])
+
+
+def _base(result: Mapping[str, Any], qid: str, source_evidence_id: str, query, applied) -> dict[str, Any]:
     return {
         "schema_version": 1,
-        "query_id": "jsrq_" + canonical_sha256({"source": source_evidence_id, "query": query}),
-        "source_graph_id": result["graph"]["graph_id"],
+        "query_id": qid,
+        "source_graph_id": result["semantic_graph"]["graph_id"],
         "seed": dict(query["seed"]),
         "direction": query["direction"],
         "seed_node_ids": [],
@@ -52,31 +88,50 @@ def _base(result: Mapping[str, Any], source_evidence_id: str, query: Mapping[str
         "expected_match_node_ids": [],
         "summary": {
             "total_seed_matches": 0,
+            "retained_seed_matches": 0,
             "traversed_nodes": 0,
             "traversed_relations": 0,
             "traversed_functions": 0,
             "traversed_modules": 0,
             "relevant_unknowns": 0,
+            "retained_unknowns": 0,
         },
+        "page": {"offset": 0, "size": 0, "next_cursor": None},
+        "applied_limits": dict(applied),
+        "accepted_limit_ranges": {k: dict(v) for k, v in ACCEPTED_LIMIT_RANGES.items()},
         "source_evidence_id": source_evidence_id,
+        "application_graph_id": result["graph"]["graph_id"],
+        "evidence_links": [source_evidence_id],
         "limits_reached": [],
     }
 
 
 def _unanswered(base: dict[str, Any], status: str, coverage: str, why: str) -> dict[str, Any]:
-    return {**base, "status": status, "coverage": {"status": coverage}, "limitations": [why]}
+    return {**base, "status": status, "coverage": {"status": coverage, "frontier": []}, "limitations": [why]}
+
+
+def _seed(graph: Mapping[str, Any], node_id: str) -> Mapping[str, Any] | None:
+    """The application node a seed names, by wire id or by its readable label."""
+    return next((n for n in graph["nodes"] if node_id in (n["node_id"], n.get("label"))), None)
 
 
 def semantic_query(
-    result: Mapping[str, Any], source_evidence_id: str, query: Mapping[str, Any], limits: Mapping[str, int]
+    result: Mapping[str, Any],
+    source_evidence_id: str,
+    query: Mapping[str, Any],
+    limits: Mapping[str, int],
+    applied: Mapping[str, int],
 ) -> dict[str, Any]:
-    base = _base(result, source_evidence_id, query)
+    """The answer to one query page; `limits` bound the traversal, `applied` are the query limits in force."""
+    qid = query_id(result["semantic_graph"]["graph_id"], source_evidence_id, query)
+    offset = cursor_offset(qid, query.get("cursor"))
+    base = _base(result, qid, source_evidence_id, query, applied)
     seed = query["seed"]
     if seed["kind"] != "application-node":
         return _unanswered(base, "unsupported", "unavailable", UNSUPPORTED.format(kind=seed["kind"]))
     graph = result["graph"]
-    by_id = {n["node_id"]: n for n in graph["nodes"]}
-    if seed["node_id"] not in by_id:
+    found = _seed(graph, seed["node_id"])
+    if found is None:
         return _unanswered(base, "no-match", "partial", f"No application node has id {seed['node_id']!r}.")
     run, follow = _DIRECTIONS[query["direction"]]
     limitations = [MODULE_LEVEL]
@@ -88,16 +143,17 @@ def semantic_query(
             return _unanswered(base, "unsupported", "unavailable", why)
     if query["include_ambiguous_dynamic_edges"]:
         limitations.append("The application graph has no candidate edges: dynamic targets are unknowns, not edges.")
-    reached = reach(graph["edges"], [seed["node_id"]], run, limits, follow)
-    return {**base, **_answer(result, by_id, reached, query), "limitations": limitations}
+    reached = reach(graph["edges"], [found["node_id"]], run, limits, follow)
+    answer = _answer(result, {n["node_id"]: n for n in graph["nodes"]}, reached, query, found["node_id"])
+    return {**base, **_page(answer, qid, offset, applied["page_size"]), "limitations": limitations}
 
 
-def _answer(result, by_id, reached, query) -> dict[str, Any]:
+def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
     depth = reached["depth"]
     nodes = [
         {
-            "node_id": n,
-            "kind": by_id[n]["kind"],
+            "node_id": semantic_node_id(n),
+            "kind": by_id[n]["subkind"],
             "label": _label(by_id[n]),
             "application_node_ids": [n],
             "function_node_id": None,
@@ -109,16 +165,17 @@ def _answer(result, by_id, reached, query) -> dict[str, Any]:
     edges = [result["graph"]["edges"][i] for i in reached["edges"]]
     expected = query.get("expected")
     classes = set(expected["classes"]) if expected else set()
+    relevant = sum(1 for u in result["unknowns"] if u.get("node") in depth)
     return {
         "status": "partial" if reached["truncated"] else "found",
-        "seed_node_ids": [query["seed"]["node_id"]],
+        "seed_node_ids": [semantic_node_id(seed_id)],
         "nodes": nodes,
         "relations": [
             {
-                "relation_id": e["edge_id"],
+                "relation_id": semantic_relation_id(e["edge_id"]),
                 "relation": e["relation"],
-                "source_node_id": e["source_node_id"],
-                "target_node_id": e["target_node_id"],
+                "source_node_id": semantic_node_id(e["source_node_id"]),
+                "target_node_id": semantic_node_id(e["target_node_id"]),
                 "resolution": "resolved",
             }
             for e in edges
@@ -126,12 +183,51 @@ def _answer(result, by_id, reached, query) -> dict[str, Any]:
         "expected_match_node_ids": [n["node_id"] for n in nodes if n["kind"] in classes],
         "summary": {
             "total_seed_matches": 1,
+            "retained_seed_matches": 1,
             "traversed_nodes": len(nodes),
             "traversed_relations": len(edges),
             "traversed_functions": 0,
             "traversed_modules": sum(1 for n in nodes if n["kind"] in MODULE_KINDS),
-            "relevant_unknowns": sum(1 for u in result["unknowns"] if u.get("node") in depth),
+            "relevant_unknowns": relevant,
+            "retained_unknowns": 0,  # application unknowns are counted, not listed as semantic unknowns
         },
-        "coverage": {"status": "partial"},
+        "coverage": {
+            "status": "truncated" if reached["truncated"] else "partial",
+            "frontier": [
+                {"node_id": semantic_node_id(f["node"]), "depth": depth[f["node"]], "reason": _REASON[f["reason"]]}
+                for f in reached["frontier"]
+            ],
+        },
         "limits_reached": reached["truncated"],
     }
+
+
+_REASON = {"max_depth": "max-depth", "max_edges": "max-edges", "max_nodes": "max-nodes"}
+
+
+def _page(answer: dict[str, Any], qid: str, offset: int, size: int) -> dict[str, Any]:
+    """One page of relations, with the seeds and the nodes those relations join."""
+    relations = answer["relations"]
+    if offset > len(relations):
+        raise CursorError(f"the cursor's offset {offset} is past the answer's {len(relations)} relations")
+    page = relations[offset : offset + size]
+    keep = set(answer["seed_node_ids"]) | {n for r in page for n in (r["source_node_id"], r["target_node_id"])}
+    more = offset + len(page) < len(relations)
+    return {
+        **answer,
+        "relations": page,
+        "nodes": [n for n in answer["nodes"] if n["node_id"] in keep],
+        "page": {
+            "offset": offset,
+            "size": len(page),
+            "next_cursor": cursor_for(qid, offset + len(page)) if more else None,
+        },
+    }
+
+
+def applied_limits(query_limits: Mapping[str, int] | None, traversal: Mapping[str, int]) -> dict[str, int]:
+    """The query bounds in force: the query's own, else the reference defaults with the traversal's bounds."""
+    if query_limits:
+        return dict(query_limits)
+    defaults = {a.name: a.default for a in attrs.fields(QueryLimits)}
+    return {**defaults, **{k: traversal[k] for k in defaults if k in traversal}}

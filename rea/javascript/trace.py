@@ -1,7 +1,8 @@
 """Feature tracing and graph reach over application Evidence (pure, bounded).
 
-Reads the wire graph (`graph.nodes[].node_id`, edges `source_node_id`/`target_node_id`/`edge_id`)
-and answers in the reference's trace shape (rea.wire.javascript.FeatureTraceResult).
+Reads the wire graph (`graph.nodes[].node_id`, our kind as `subkind`, the readable key as `label`;
+edges `source_node_id`/`target_node_id`/`edge_id`) and answers in the reference's trace shape
+(rea.wire.javascript.FeatureTraceResult).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
+from rea.javascript.observations import inferred
 from rea.javascript.record import wire_graph
 
 # Data flows against the recorded direction for these relations: a handler `handles` a channel,
@@ -29,16 +31,14 @@ _SEED_NODE_KINDS = {
 }
 _SEED_FIELDS = {
     "module": ("path",),
-    "route": ("route", "node_id"),
+    "route": ("route", "label"),
     "channel": ("channel",),
     "ipc-channel": ("channel",),
     "url": ("url", "scheme"),
     "api": ("key", "members"),
     "native-export": (),
 }
-_TEXT_FIELDS = ("node_id", "path", "channel", "route", "url", "key", "scheme", "specifier", "name", "members")
-INFERRED_BASES = frozenset(("unique-basename", "source-map-sibling", "source-map-package"))
-_IPC = frozenset(("handles", "sends", "invokes"))
+_TEXT_FIELDS = ("label", "path", "channel", "route", "url", "key", "scheme", "specifier", "name", "members")
 
 
 def match_mode(seed: Mapping[str, Any]) -> str:
@@ -57,7 +57,7 @@ def _matches(text: Any, value: str, match: str, case_sensitive: bool) -> bool:
 def _field_hit(node: Mapping[str, Any], name: str, value: str, match: str, case: bool) -> bool:
     got = node.get(name)
     if name == "route" and got is not None:
-        return _matches(got, value, match, case) or _matches(node["node_id"][6:], value, match, case)
+        return _matches(got, value, match, case) or _matches(node.get("label", "")[6:], value, match, case)
     if name == "members":
         key = node.get("key")
         return any(_matches(m, value, match, case) or _matches(f"{key}.{m}", value, match, case) for m in (got or ()))
@@ -70,17 +70,17 @@ def seed_matches(nodes: Iterable[Mapping[str, Any]], seed: Mapping[str, Any]) ->
     match = match_mode(seed)
     found = []
     for node in nodes:
-        if kind == "node-id":
-            fields: Sequence[str] = ("node_id",)
+        if kind == "node-id":  # the wire id, or the readable key it is derived from
+            fields: Sequence[str] = ("node_id", "label")
         elif kind == "string":
             fields = _TEXT_FIELDS
-        elif node["kind"] in _SEED_NODE_KINDS[kind]:
+        elif node["subkind"] in _SEED_NODE_KINDS[kind]:
             fields = _SEED_FIELDS[kind]
         else:
             continue
         hit = next((f for f in fields if _field_hit(node, f, value, match, case)), None)
         if hit is not None:
-            basis = "node-id" if hit == "node_id" else "property"
+            basis = {"node_id": "node-id", "label": "label"}.get(hit, "property")
             found.append({"node_id": node["node_id"], "kind": node["kind"], "basis": basis, "field": hit})
     return sorted(found, key=lambda m: m["node_id"])
 
@@ -113,44 +113,55 @@ def reach(
 
 
 def _walk(steps: list[dict[str, list[tuple[str, int]]]], seeds: list[str], limits: Mapping[str, int]) -> dict:
+    """Breadth first; an edge is used only with its target admitted, and what a bound kept out is counted."""
     depth = {s: 0 for s in seeds}
     parent: dict[str, tuple[str, int]] = {}
     used_edges: set[int] = set()
-    frontier: list[dict[str, Any]] = []
+    held_nodes: set[str] = set()
+    held_edges: set[int] = set()
+    frontier: dict[tuple[str, str], None] = {}
     queue = deque(seeds)
     while queue:
         node = queue.popleft()
-        if depth[node] >= limits["max_depth"]:
-            if any(adj.get(node) for adj in steps):
-                frontier.append({"node": node, "reason": "max_depth"})
-            continue
+        at_depth = depth[node] >= limits["max_depth"]
         for adj in steps:
             for nxt, index in adj.get(node, ()):
-                if len(used_edges) >= limits["max_edges"] and index not in used_edges:
-                    frontier.append({"node": node, "reason": "max_edges"})
-                    break
-                used_edges.add(index)
-                if nxt in depth:
+                if index in used_edges:
                     continue
-                if len(depth) >= limits["max_nodes"]:
-                    frontier.append({"node": node, "reason": "max_nodes"})
-                    break
-                depth[nxt] = depth[node] + 1
-                parent[nxt] = (node, index)
-                queue.append(nxt)
-    truncated = sorted({f["reason"] for f in frontier})
-    return {"depth": depth, "parent": parent, "edges": sorted(used_edges), "frontier": frontier, "truncated": truncated}
-
-
-def inferred(edge: Mapping[str, Any]) -> bool:
-    """A relation that rests on an inference: an IPC pairing by channel name, or a guessed resolution."""
-    return edge["relation"] in _IPC or edge.get("basis") in INFERRED_BASES
+                bound = (
+                    "max_depth"
+                    if at_depth
+                    else "max_edges"
+                    if len(used_edges) >= limits["max_edges"]
+                    else "max_nodes"
+                    if nxt not in depth and len(depth) >= limits["max_nodes"]
+                    else None
+                )
+                if bound is not None:
+                    frontier.setdefault((node, bound))
+                    held_edges.add(index)
+                    held_nodes.add(nxt)
+                    continue
+                used_edges.add(index)
+                if nxt not in depth:
+                    depth[nxt] = depth[node] + 1
+                    parent[nxt] = (node, index)
+                    queue.append(nxt)
+    return {
+        "depth": depth,
+        "parent": parent,
+        "edges": sorted(used_edges),
+        "frontier": [{"node": n, "reason": r} for n, r in frontier],
+        "truncated": sorted({r for _, r in frontier}),
+        "omitted_nodes": held_nodes - set(depth),
+        "omitted_edges": held_edges - used_edges,
+    }
 
 
 def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
     return (
         node["node_id"] in entries
-        or node["kind"] == "html-document"
+        or node["subkind"] == "html-document"
         or any(r["role"] == "main" and r["basis"] == "package-main" for r in node.get("roles", ()))
     )
 
@@ -158,7 +169,7 @@ def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
 def _terminal(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges, entries: set[str]) -> bool:
     if run == "backward":
         return _entry_like(node, entries)
-    return node["kind"] == "module" and any(
+    return node["subkind"] == "module" and any(
         edges[i]["relation"] == "handles" and edges[i]["source_node_id"] == node["node_id"] for i in reached["edges"]
     )
 
@@ -191,15 +202,18 @@ def _path(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges) 
 
 
 def _paths(reached, seeds: list[str], run: str, limits, entries: set[str], by_id, edges) -> list[dict[str, Any]]:
-    paths = []
+    paths, omitted = [], 0
     for node_id in sorted(reached["depth"], key=lambda n: (reached["depth"][n], n)):
         node = by_id.get(node_id)
         if node is None or node_id in seeds or not _terminal(node, run, reached, edges, entries):
             continue
-        paths.append(_path(node, run, reached, edges))
-        if len(paths) >= limits["max_paths"]:
-            reached["truncated"] = sorted({*reached["truncated"], "max_paths"})
-            break
+        if len(paths) < limits["max_paths"]:
+            paths.append(_path(node, run, reached, edges))
+        else:
+            omitted += 1
+    if omitted:
+        reached["truncated"] = sorted({*reached["truncated"], "max_paths"})
+    reached["omitted_paths"] = omitted
     return paths
 
 
@@ -208,7 +222,16 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
     edges = graph["edges"]
     by_id = {n["node_id"]: n for n in graph["nodes"]}
     entries = set(graph["root_node_ids"])
-    out: dict[str, Any] = {"depth": {}, "used": set(), "paths": [], "frontier": [], "limited": set()}
+    out: dict[str, Any] = {
+        "depth": {},
+        "used": set(),
+        "paths": [],
+        "frontier": [],
+        "limited": set(),
+        "omitted_nodes": set(),
+        "omitted_edges": set(),
+        "omitted_paths": 0,
+    }
     for name in ("incoming", "outgoing"):
         if direction not in (name, "both"):
             continue
@@ -220,6 +243,11 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
         out["paths"] += _paths(reached, seeds, run, limits, entries, by_id, edges)
         out["frontier"] += [{**f, "direction": name} for f in reached["frontier"]]
         out["limited"].update(reached["truncated"])
+        out["omitted_nodes"] |= reached["omitted_nodes"]
+        out["omitted_edges"] |= reached["omitted_edges"]
+        out["omitted_paths"] += reached["omitted_paths"]
+    out["omitted_nodes"] -= set(out["depth"])
+    out["omitted_edges"] -= out["used"]
     return out
 
 
@@ -227,7 +255,7 @@ def native_handoffs(nodes: Iterable[Mapping[str, Any]], observations: Sequence[M
     """Native add-ons the subgraph reaches; linked to a native observation whose subject names the same file."""
     out = []
     for node in nodes:
-        if node["kind"] != "native-addon":
+        if node["subkind"] != "native-addon":
             continue
         base = node["path"].rsplit("/", 1)[-1]
         linked = [o for o in observations if (o.get("subject") or {}).get("name") == base]
@@ -266,6 +294,7 @@ def trace_feature(
     nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(walked["depth"]) if n in by_id]
     edges = [graph["edges"][i] for i in sorted(walked["used"])]
     paths = walked["paths"][: limits["max_paths"]]
+    omitted_paths = walked["omitted_paths"] + len(walked["paths"]) - len(paths)
     handoffs = native_handoffs(nodes, observations)
     status = "no-match" if not matches else "partial" if walked["limited"] else "complete-within-source"
     sub = None
@@ -284,7 +313,6 @@ def trace_feature(
                 "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],
             },
             limitations=list(graph["limitations"]),
-            numbered=False,
         )
     touched = set(walked["depth"])
     return {
@@ -313,7 +341,13 @@ def trace_feature(
         "coverage": {
             "status": status,
             "source_graph_status": graph["coverage"]["status"],
+            "scanned_nodes": len(walked["depth"]),
             "total_seed_matches": len(matches),
+            "omitted_seed_matches": len(matches) - len(kept),
+            "omitted_nodes": len(walked["omitted_nodes"]),
+            "omitted_edges": len(walked["omitted_edges"]),
+            "omitted_paths": omitted_paths,
+            "frontier_node_ids": sorted({f["node"] for f in walked["frontier"]}),
             "limits_reached": sorted(walked["limited"]),
         },
         "evidence_links": [source_evidence_id, *(o["evidence_id"] for o in observations)],

@@ -46,6 +46,11 @@ def node_id(node: Mapping[str, Any]) -> str:
     return str(node.get("node_id", node.get("id")))
 
 
+def kind(node: Mapping[str, Any]) -> Any:
+    """Our kind of a node (`subkind` on the wire, where `kind` is the reference's coarser one)."""
+    return node.get("subkind", node.get("kind"))
+
+
 def edge_ends(edge: Mapping[str, Any]) -> tuple[Any, Any]:
     if "source_node_id" in edge:
         return edge["source_node_id"], edge.get("target_node_id")
@@ -53,7 +58,7 @@ def edge_ends(edge: Mapping[str, Any]) -> tuple[Any, Any]:
 
 
 def modules(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return [n for n in nodes(result) if n.get("kind") in VIEW_MODULE_KINDS]
+    return [n for n in nodes(result) if kind(n) in VIEW_MODULE_KINDS]
 
 
 def module_path(node: Mapping[str, Any]) -> str | None:

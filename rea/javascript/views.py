@@ -18,6 +18,7 @@ from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.javascript import view_access as access
+from rea.javascript.ids import node_id
 from rea.javascript.view_access import OPERATION, is_application
 from rea.wire.views import DEFAULT_LIMIT, PageView, view_call
 
@@ -45,25 +46,33 @@ def check_application(evidence: Evidence, field: str) -> Result[Mapping[str, Any
 
 
 def _roles(nodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    by_role: dict[str, list[str]] = defaultdict(list)
+    by_role: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for n in nodes:
         for r in n.get("roles") or ():
-            by_role[r["role"]].append(access.node_id(n))
-    return {role: {"count": len(ids), "modules": sorted(ids)[:TOP]} for role, ids in sorted(by_role.items())}
+            by_role[r["role"]].append((access.module_path(n) or "", access.node_id(n)))
+    return {
+        role: {
+            "count": len(found),
+            "modules": [i for _, i in sorted(found)[:TOP]],
+            "paths": [p for p, _ in sorted(found)[:TOP]],
+        }
+        for role, found in sorted(by_role.items())
+    }
 
 
 def _bundles(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     bundles: dict[str, dict[str, Any]] = {}
     for n in nodes:
-        if n.get("kind") == "module" and n.get("bundlers"):
+        if access.kind(n) == "module" and n.get("bundlers"):
             bundles.setdefault(
                 n["path"],
                 {"node_id": access.node_id(n), "bundlers": n["bundlers"], "bundled_modules": 0, "named": 0},
             )
     for n in nodes:
-        if n.get("kind") == "bundled-module":
+        if access.kind(n) == "bundled-module":
             entry = bundles.setdefault(
-                n["bundle"], {"node_id": f"module:{n['bundle']}", "bundlers": [], "bundled_modules": 0, "named": 0}
+                n["bundle"],
+                {"node_id": node_id(f"module:{n['bundle']}"), "bundlers": [], "bundled_modules": 0, "named": 0},
             )
             entry["bundled_modules"] += 1
             entry["named"] += bool(n.get("path"))
@@ -79,12 +88,12 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
     channels = [
         {"channel": n.get("channel"), "ends": n.get("ends"), "linked": n.get("linked"), "node_id": access.node_id(n)}
         for n in nodes
-        if n.get("kind") == "ipc-channel"
+        if access.kind(n) == "ipc-channel"
     ]
     windows = [
         {"node_id": access.node_id(n), "web_preferences": n.get("web_preferences"), "location": n.get("location")}
         for n in nodes
-        if n.get("kind") == "browser-window"
+        if access.kind(n) == "browser-window"
     ]
     bundles = _bundles(nodes)
     findings, unknowns = access.collection(result, "findings"), access.collection(result, "unknowns")
@@ -112,7 +121,7 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
 
 
 def _summary(source: Evidence, result: Mapping[str, Any]) -> dict[str, Any]:
-    unknown_nodes = sum(1 for n in access.nodes(result) if n.get("kind") == "unknown")
+    unknown_nodes = sum(1 for n in access.nodes(result) if access.kind(n) == "unknown")
     return {
         "input_path": access.input_path(result, source),
         "format": access.input_format(result),
@@ -132,7 +141,8 @@ def _summary(source: Evidence, result: Mapping[str, Any]) -> dict[str, Any]:
 def _select_module(result: Mapping[str, Any], selector: Mapping[str, Any]) -> Result[Mapping[str, Any], ReaError]:
     path = ("view", "selector")
     if "node_id" in selector:
-        found = [n for n in access.nodes(result) if access.node_id(n) == selector["node_id"]]
+        wanted = selector["node_id"]  # the wire id, or the readable label it is derived from
+        found = [n for n in access.nodes(result) if wanted in (access.node_id(n), n.get("label"))]
         if not found:
             return Failure(
                 view_error(f"No node has node_id {selector['node_id']!r}; page the modules collection.", path)
@@ -161,7 +171,7 @@ def _module_item(result: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str
     incoming = [e for e in access.edges(result) if access.edge_ends(e)[1] == own]
     return {
         "node_id": own,
-        "kind": node.get("kind"),
+        "kind": access.kind(node),
         "path": access.module_path(node),
         "node": node,
         "outgoing": outgoing[:MODULE_EDGE_LIMIT],
@@ -201,7 +211,7 @@ def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any
         return _select_module(result, view["selector"]).map(
             lambda node: {"item": _module_item(result, node), "coverage": complete_coverage(1, len(modules))}
         )
-    rows = [{"node_id": access.node_id(n), "kind": n.get("kind"), "path": access.module_path(n)} for n in modules]
+    rows = [{"node_id": access.node_id(n), "kind": access.kind(n), "path": access.module_path(n)} for n in modules]
     items, coverage = page_rows(rows, view["offset"], view["limit"])
     return Success({"items": items, "coverage": coverage})
 

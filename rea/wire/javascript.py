@@ -3,8 +3,9 @@
 Names, types and enums follow the reference (applicationWorkflowInputContracts,
 javascriptApplicationAnalysis, javascriptFeatureTraceSchemas, javascriptSemanticQuerySchemas
 and the 3.1 comparison results). Our extras are optional arguments or additional result
-fields, never a different shape for a shared name. Graph nodes carry our readable node ids
-and kind-specific facts as optional fields (absent when the kind has none).
+fields, never a different shape for a shared name. Graph node and edge ids are the reference's
+`jag_node_`/`jag_edge_` digests (rea.javascript.ids); a node keeps its readable key as `label`
+and its kind-specific facts as optional fields (absent when the kind has none).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from typing import Any, Literal
 
 import attrs
 
+from rea.javascript.ids import EDGE_ID, NODE_ID
 from rea.wire.schema import Open, field, local_path
 
 _field = field  # for a record whose key is `field`
 
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
+SEMANTIC_NODE_ID = "^jsrg_node_[a-f0-9]{64}$"
 SHA256 = "^[a-f0-9]{64}$"
 _MAX = 2**53 - 1
 
@@ -87,6 +90,11 @@ def _native_observations() -> Any:
 
 
 # ------------------------------------------------------------------ arguments
+
+
+def _ids(description: str, pattern: str = NODE_ID) -> Any:
+    """A list of graph ids of one family (jag_node_ by default)."""
+    return field(description, schema={"type": "array", "items": {"type": "string", "pattern": pattern}})
 
 
 def _limit(default: int, maximum: int, minimum: int = 1) -> Any:
@@ -381,12 +389,130 @@ class EffectiveConfig:
     paths_from: str | None = field("Config the mappings come from")
 
 
+ReferenceNodeKind = Literal[
+    "package", "installer", "artifact", "asar-entry", "electron-main", "electron-preload", "electron-renderer",
+    "electron-utility", "javascript-asset", "javascript-chunk", "javascript-module", "source-map", "source-module",
+    "browser-window", "frame", "target", "context-bridge-api", "ipc-channel", "ipc-handler", "worker",
+    "service-worker", "endpoint", "storage", "native-addon", "native-export", "managed-assembly", "managed-module",
+    "managed-type", "managed-method", "managed-field", "managed-pinvoke-import", "managed-native-implementation",
+    "runtime-script-instance", "unknown",
+]  # fmt: skip
+UnavailableReason = Literal[
+    "not-applicable", "not-observed", "not-approved", "truncated", "provider-unavailable", "unresolved", "unknown"
+]
+Authority = Literal[
+    "artifact-bytes", "ast-static-analysis", "static-relationship-inference", "passive-cdp-runtime",
+    "cross-layer-reconciliation", "cross-version-comparison", "controlled-replay", "native-analysis-provider",
+    "managed-static-analysis", "historical-reference", "user-assertion", "unknown",
+]  # fmt: skip
+
+
+@attrs.frozen(kw_only=True)
+class Unavailable:
+    available: Literal[False] = field("Not available")
+    reason: UnavailableReason = field("Why")
+    detail: str = field("What is missing", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ArtifactRef:
+    available: Literal[True] = field("The bytes it was read from")
+    artifact_id: str = field("art_<sha256> of the file's digest and size (as inventory_artifact names it)")
+    sha256: str = field("The file's digest", pattern=SHA256)
+
+
+@attrs.frozen(kw_only=True)
+class ArtifactPath:
+    kind: Literal["artifact-path"] = field("A path in the application tree")
+    path: str = field("The path", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class LocatedAt:
+    available: Literal[True] = field("Where it was read")
+    value: ArtifactPath = field("The location (line and byte range: the node's or edge's own location)")
+
+
+@attrs.frozen(kw_only=True)
+class Extractor:
+    name: str = field("What extracted it")
+    version: str = field("Its version", minLength=1)
+    operation: str = field("The operation")
+    executable_sha256: str | None = field("Digest of its executable (null: a library)")
+
+
+@attrs.frozen(kw_only=True)
+class GraphEvidence:
+    authority: Authority = field("What the fact rests on")
+    state: Literal["observed", "inferred", "unknown", "unavailable"] = field("observed, inferred or unknown")
+    confidence: Literal["exact", "high", "medium", "low", "unknown"] = field("Confidence")
+    artifact: ArtifactRef | Unavailable = field("The file it was read from")
+    location: LocatedAt | Unavailable = field("Where in the tree")
+    extractor: Extractor = field("What extracted it")
+    coverage: GraphCoverage = field("Completeness of this observation (partial: facts omitted or not read)")
+    limitations: tuple[str, ...] = field("What it does not establish")
+    evidence_ids: tuple[str, ...] = field("Other Evidence it rests on")
+
+
+@attrs.frozen(kw_only=True)
+class NodeStrategy:
+    strategy: Literal["semantic-content-sha256"] = field("Ids are digests of content")
+    stability: Literal["observation-exact"] = field("One id per distinct observation")
+
+
+@attrs.frozen(kw_only=True)
+class EdgeStrategy:
+    strategy: Literal["semantic-content-sha256"] = field("Ids are digests of content")
+    stability: Literal["relationship-exact"] = field("One id per distinct relationship")
+
+
+@attrs.frozen(kw_only=True)
+class Observation:
+    label: str | None = field("The node's readable key")
+    source_map_reference: None = field("Source-map reference (not recorded: null)")
+    properties: Open = field("The node's facts (the same as its flat fields)", schema={"type": "object"})
+    evidence: GraphEvidence = field("Where the observation comes from")
+    observation_id: str = field("jag_observation_<sha256> of the observation", pattern="^jag_observation_[a-f0-9]{64}$")
+    identifier_strategy: NodeStrategy = field("How the observation id is derived")
+
+
+@attrs.frozen(kw_only=True)
+class CanonicalPathIdentity:
+    strategy: Literal["canonical-path"] = field("A file of the tree, by its path")
+    stability: Literal["artifact-version"] = field("Stable within this version of the application")
+    artifact_sha256: str = field("The application tree (root_artifact_sha256)", pattern=SHA256)
+    path: str = field("The path", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class SourceMapIdentity:
+    strategy: Literal["source-map-original"] = field("An original source a source map names")
+    stability: Literal["source-map-exact"] = field("Stable for this source map")
+    source_map_sha256: str = field("The source map's digest", pattern=SHA256)
+    original_source: str = field("The source's name in the map", minLength=1)
+    source_sha256: str | None = field("Digest of its embedded content, when embedded", pattern=SHA256)
+
+
+@attrs.frozen(kw_only=True)
+class LocalKeyIdentity:
+    strategy: Literal["artifact-local-key"] = field("A key local to this application version")
+    stability: Literal["artifact-version"] = field("Stable within this version of the application")
+    artifact_sha256: str = field("The application tree (root_artifact_sha256)", pattern=SHA256)
+    namespace: str = field("Our node kind", minLength=1)
+    key: str = field("The node's readable key", minLength=1)
+
+
 @attrs.frozen(kw_only=True)
 class GraphNode:
-    """One node; which optional facts it carries depends on its kind."""
+    """One node: the reference's fields (node_id, kind, identity, observations), then our readable key,
+    our kind and the facts of that kind as optional flat fields."""
 
-    node_id: str = field("Stable, readable id (kind:path, ipc-channel:name, ...)")
-    kind: str = field("Node kind: module, html-document, ipc-channel, browser-window, package, ...")
+    node_id: str = field("jag_node_<sha256> of the node's readable key", pattern=NODE_ID)
+    kind: ReferenceNodeKind = field("The reference's node kind (ours is subkind)")
+    identity: CanonicalPathIdentity | SourceMapIdentity | LocalKeyIdentity = field("What the node is")
+    observations: tuple[Observation, ...] = field("What this analysis observed of it", minItems=1)
+    label: str = field("The readable key the id is derived from (kind:path, ipc-channel:name, ...)")
+    subkind: str = field("Our node kind: module, html-document, ipc-channel, browser-window, package, ...")
     location: Location | None = field("Where the node is evidenced", omit_none=True)
     path: str | None = field("File or original source path", omit_none=True)
     language: str | None = field("javascript or typescript", omit_none=True)
@@ -445,9 +571,9 @@ class GraphNode:
 
 @attrs.frozen(kw_only=True)
 class GraphEdge:
-    edge_id: str = field("Edge id, unique within its graph")
-    source_node_id: str = field("Where the relation starts")
-    target_node_id: str = field("Where it ends")
+    edge_id: str = field("jag_edge_<sha256> of the edge's ends, relation and location", pattern=EDGE_ID)
+    source_node_id: str = field("Where the relation starts", pattern=NODE_ID)
+    target_node_id: str = field("Where it ends", pattern=NODE_ID)
     relation: Relation = field("Relation kind")
     location: Location = field("Where the relation is evidenced")
     kind: str | None = field("Sub-kind (require, invoke, preload, mappings, ...)", omit_none=True)
@@ -461,6 +587,9 @@ class GraphEdge:
     source_line: int | None = field("Line in the original source", omit_none=True)
     mapped: str | None = field("Target a package imports map gave", omit_none=True)
     via: str | None = field("Rule that resolved the mapped target", omit_none=True)
+    properties: Open = field("The edge's facts (the same as its flat fields)", schema={"type": "object"})
+    evidence: GraphEvidence = field("Where the relation comes from")
+    identifier_strategy: EdgeStrategy = field("How the edge id is derived")
 
 
 @attrs.frozen(kw_only=True)
@@ -483,7 +612,7 @@ class ApplicationGraph:
     schema: Literal["JavaScriptApplicationGraph"] = field("Graph schema")
     schema_version: Literal[1] = field("Graph schema version")
     graph_id: str = field("jag_<sha256>: identity of the graph (tree digest, bounds, analyzer)")
-    root_node_ids: tuple[str, ...] = field("Entry points of the graph")
+    root_node_ids: tuple[str, ...] = _ids("Entry points of the graph")
     nodes: tuple[GraphNode, ...] = field("Every node, by node_id")
     edges: tuple[GraphEdge, ...] = field("Every edge")
     coverage: GraphCoverage = field("What the graph covers")
@@ -613,7 +742,8 @@ class OurCoverage:
 
 @attrs.frozen(kw_only=True)
 class EntryPoint:
-    node: str = field("Entry node id")
+    node: str = field("Entry node id (graph.nodes[].node_id)", pattern=NODE_ID)
+    label: str = field("Its readable key")
     basis: str = field("Why it is an entry point")
     role: str | None = field("Electron role, when known")
 
@@ -652,8 +782,14 @@ class AnalyzeResult:
     input_path: str = field("The path analysed")
     format: Literal["asar", "directory"] = field("What was read")
     root_artifact_sha256: str = field("Identity of the tree read (paths, sizes, contents)", pattern=SHA256)
-    inventory_manifest_id: str = field("agm_<sha256> of the file inventory the analysis scanned")
-    inventory_graph_sha256: str | None = field("Artifact-graph inventory digest; null: not inventoried")
+    inventory_manifest_id: str = field(
+        "agm_<sha256> of the scanned inventory's manifest (commits to inventory_graph_sha256)",
+        pattern="^agm_[a-f0-9]{64}$",
+    )
+    inventory_graph_sha256: str = field(
+        "Digest of the scanned inventory: every entry's path, kind and size, and each file read's digest",
+        pattern=SHA256,
+    )
     graph: ApplicationGraph = field("The application graph")
     summary: ElectronSummary = field("Electron architecture and boundary counts")
     statistics: Statistics = field("Reconstruction statistics")
@@ -682,7 +818,7 @@ class AnalyzeResult:
 
 @attrs.frozen(kw_only=True)
 class SeedMatch:
-    node_id: str = field("Matched node")
+    node_id: str = field("Matched node", pattern=NODE_ID)
     kind: str = field("Its kind")
     basis: Literal["node-id", "label", "identity", "property"] = field("What matched")
     field_: str = field("The field that matched", alias="field")
@@ -691,11 +827,13 @@ class SeedMatch:
 @attrs.frozen(kw_only=True)
 class TracePath:
     path_id: str = field("jatp_<sha256> of the path")
-    start_node_id: str = field("Seed end")
-    end_node_id: str = field("Terminal end (entry point, or implementing handler)")
+    start_node_id: str = field("Seed end", pattern=NODE_ID)
+    end_node_id: str = field("Terminal end (entry point, or implementing handler)", pattern=NODE_ID)
     end_kind: str = field("Kind of the terminal node")
-    node_ids: tuple[str, ...] = field("Nodes in order", minItems=1)
-    edge_ids: tuple[str, ...] = field("Edges in order")
+    node_ids: tuple[str, ...] = field(
+        "Nodes in order", schema={"type": "array", "minItems": 1, "items": {"type": "string", "pattern": NODE_ID}}
+    )
+    edge_ids: tuple[str, ...] = _ids("Edges in order", EDGE_ID)
     authorities: tuple[str, ...] = field("Authorities of the facts on the path")
     contains_inference: bool = field("A step rests on a resolution inference")
     direction: Literal["outgoing", "incoming"] = field("Which traversal found it (extra)")
@@ -704,7 +842,7 @@ class TracePath:
 
 @attrs.frozen(kw_only=True)
 class NativeHandoff:
-    native_node_id: str = field("Native add-on node")
+    native_node_id: str = field("Native add-on node", pattern=NODE_ID)
     artifact_sha256: str | None = field("Add-on digest, when read")
     artifact_path: str | None = field("Add-on path")
     export_node_ids: tuple[str, ...] = field("Export nodes")
@@ -737,13 +875,19 @@ class TraceSummary:
 class TraceCoverage:
     status: Literal["complete-within-source", "partial", "no-match"] = field("How complete the trace is")
     source_graph_status: GraphStatus = field("Coverage of the source graph")
+    scanned_nodes: int = field("Nodes the traversal visited", minimum=0)
     total_seed_matches: int = field("All seed matches (before the bound)", minimum=0)
+    omitted_seed_matches: int = field("Seed matches past max_seed_matches", minimum=0)
+    omitted_nodes: int = field("Nodes a bound kept out of the traversal", minimum=0)
+    omitted_edges: int = field("Edges a bound kept out of the traversal", minimum=0)
+    omitted_paths: int = field("Terminal paths past max_paths", minimum=0)
+    frontier_node_ids: tuple[str, ...] = _ids("Nodes where a bound stopped the traversal")
     limits_reached: tuple[str, ...] = field("Trace bounds reached (extra)")
 
 
 @attrs.frozen(kw_only=True)
 class Frontier:
-    node: str = field("Node where a bound stopped the traversal")
+    node: str = field("Node where a bound stopped the traversal", pattern=NODE_ID)
     reason: str = field("The bound")
     direction: str = field("Traversal")
 
@@ -772,58 +916,106 @@ class FeatureTraceResult:
 
 @attrs.frozen(kw_only=True)
 class SemanticNodeRow:
-    node_id: str = field("Node id (an application graph node here)")
-    kind: str = field("Node kind")
+    node_id: str = field("jsrg_node_<sha256> of the application node it stands for", pattern=SEMANTIC_NODE_ID)
+    kind: str = field("Node kind (the application node's)")
     label: str | None = field("Readable label")
-    application_node_ids: tuple[str, ...] = field("Application graph nodes it stands for")
+    application_node_ids: tuple[str, ...] = _ids("Application graph nodes it stands for")
     function_node_id: str | None = field("Owning function node (not modelled: null)")
     depth: int = field("Steps from the seed (extra)", minimum=0)
 
 
 @attrs.frozen(kw_only=True)
 class SemanticRelationRow:
-    relation_id: str = field("Relation id (the application edge id here)")
+    relation_id: str = field(
+        "jsrg_relation_<sha256> of the application edge it stands for", pattern="^jsrg_relation_[a-f0-9]{64}$"
+    )
     relation: str = field("Relation kind (our graph relations)")
-    source_node_id: str = field("Start")
-    target_node_id: str = field("End")
+    source_node_id: str = field("Start", pattern=SEMANTIC_NODE_ID)
+    target_node_id: str = field("End", pattern=SEMANTIC_NODE_ID)
     resolution: Literal["resolved", "candidate"] = field("resolved: a static fact")
 
 
 @attrs.frozen(kw_only=True)
 class SemanticSummary:
     total_seed_matches: int = field("Seed nodes", minimum=0)
+    retained_seed_matches: int = field("Seed nodes kept (bounded by max_seed_matches)", minimum=0)
     traversed_nodes: int = field("Nodes reached", minimum=0)
     traversed_relations: int = field("Relations followed", minimum=0)
     traversed_functions: int = field("Functions reached (not modelled: 0)", minimum=0)
     traversed_modules: int = field("Modules reached", minimum=0)
-    relevant_unknowns: int = field("Unknowns touching the reached nodes", minimum=0)
+    relevant_unknowns: int = field("Application unknowns touching the reached nodes", minimum=0)
+    retained_unknowns: int = field("Semantic unknowns listed (none without a semantic graph)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticFrontier:
+    node_id: str = field("Node where a bound stopped the traversal", pattern=SEMANTIC_NODE_ID)
+    depth: int = field("Its depth", minimum=0, maximum=65)
+    reason: Literal["max-depth", "max-edges", "max-functions", "max-modules", "max-nodes", "max-seed-matches"] = field(
+        "The bound"
+    )
 
 
 @attrs.frozen(kw_only=True)
 class SemanticQueryCoverage:
-    status: Literal["complete", "partial", "unavailable"] = field("Completeness of the answer")
+    status: Literal["complete", "partial", "truncated", "unavailable"] = field("Completeness of the answer")
+    frontier: tuple[SemanticFrontier, ...] = field("Where bounds stopped the traversal")
+
+
+@attrs.frozen(kw_only=True)
+class QueryPage:
+    offset: int = field("First relation of this page", minimum=0)
+    size: int = field("Relations on this page", minimum=0, maximum=1000)
+    next_cursor: str | None = field(
+        "query.cursor for the next page; null on the last", pattern="^jsrqc_[0-9]+_[a-f0-9]{64}$"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class LimitRange:
+    minimum: int = field("Smallest accepted value", minimum=0)
+    maximum: int = field("Largest accepted value", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class QueryLimitRanges:
+    max_seed_matches: LimitRange = field("Accepted max_seed_matches")
+    max_nodes: LimitRange = field("Accepted max_nodes")
+    max_edges: LimitRange = field("Accepted max_edges")
+    max_depth: LimitRange = field("Accepted max_depth")
+    max_functions: LimitRange = field("Accepted max_functions")
+    max_modules: LimitRange = field("Accepted max_modules")
+    max_unknowns: LimitRange = field("Accepted max_unknowns")
+    page_size: LimitRange = field("Accepted page_size")
 
 
 @attrs.frozen(kw_only=True)
 class SemanticQueryResult:
     schema_version: Literal[1] = field("Result schema version")
-    query_id: str = field("jsrq_<sha256> of the query")
-    source_graph_id: str = field("The graph queried (the application graph: no semantic companion exists)")
+    query_id: str = field("jsrq_<sha256> of the query (without its cursor)", pattern="^jsrq_[a-f0-9]{64}$")
+    source_graph_id: str = field(
+        "The semantic companion graph (semantic_graph.graph_id; it is unavailable)", pattern="^jsrg_[a-f0-9]{64}$"
+    )
     seed: SemanticSeed = field("The seed, as given")
     direction: SemanticDirection = field("Direction, as given")
     status: Literal["found", "no-match", "ambiguous", "partial", "unsupported"] = field(
         "unsupported: the seed kind needs the semantic companion graph"
     )
-    seed_node_ids: tuple[str, ...] = field("Seed nodes")
+    seed_node_ids: tuple[str, ...] = _ids("Seed nodes", SEMANTIC_NODE_ID)
     evidence_contexts: tuple[Open, ...] = _empty("Evidence contexts (none without a semantic graph)")
     nodes: tuple[SemanticNodeRow, ...] = field("Nodes reached")
     relations: tuple[SemanticRelationRow, ...] = field("Relations followed")
     unknowns: tuple[Open, ...] = _empty("Semantic unknowns (none without a semantic graph)")
-    expected_match_node_ids: tuple[str, ...] = field("Reached nodes of the expected classes")
+    expected_match_node_ids: tuple[str, ...] = _ids("Reached nodes of the expected classes", SEMANTIC_NODE_ID)
     summary: SemanticSummary = field("Counts")
     coverage: SemanticQueryCoverage = field("Completeness")
+    page: QueryPage = field("This page of the answer's relations")
+    applied_limits: QueryLimits = field("The query bounds in force")
+    accepted_limit_ranges: QueryLimitRanges = field("What each query bound accepts")
     limitations: tuple[str, ...] = field("Why the answer is limited")
-    source_evidence_id: str = field("The application Evidence (extra)", pattern=EVIDENCE_ID)
+    source_evidence_id: str = field("The application Evidence", pattern=EVIDENCE_ID)
+    evidence_links: tuple[str, ...] = field("Evidence the answer rests on", minItems=1)
+    application_graph_id: str = field("The application graph traversed (extra)")
     limits_reached: tuple[str, ...] = field("Traversal bounds reached (extra)")
 
 
@@ -840,10 +1032,10 @@ class GraphSide:
 @attrs.frozen(kw_only=True)
 class VersionMatch:
     status: Literal["matched", "unmatched", "ambiguous"] = field("Pairing outcome")
-    basis: Literal["exact-node-identity", "semantic-key", "unmatched"] = field("Pairing basis")
+    basis: Literal["exact-node-identity", "semantic-key", "none"] = field("Pairing basis (none: unmatched)")
     confidence: Literal["exact", "medium", "unknown"] = field("Pairing confidence")
-    candidate_left_node_ids: tuple[str, ...] = field("Left candidates")
-    candidate_right_node_ids: tuple[str, ...] = field("Right candidates")
+    candidate_left_node_ids: tuple[str, ...] = _ids("Left candidates")
+    candidate_right_node_ids: tuple[str, ...] = _ids("Right candidates")
 
 
 Dimension = Literal["content", "location", "properties", "relationships", "availability", "coverage"]
@@ -851,10 +1043,10 @@ Dimension = Literal["content", "location", "properties", "relationships", "avail
 
 @attrs.frozen(kw_only=True)
 class VersionItem:
-    item_id: str = field("jacmp_item_<sha256>")
+    item_id: str = field("javc_item_<sha256> of the category and pairing key", pattern="^javc_item_[a-f0-9]{64}$")
     node_kind: str = field("Node kind compared")
-    left_node_id: str | None = field("Left node; null when absent")
-    right_node_id: str | None = field("Right node; null when absent")
+    left_node_id: str | None = field("Left node; null when absent", pattern=NODE_ID)
+    right_node_id: str | None = field("Right node; null when absent", pattern=NODE_ID)
     status: Literal["added", "changed", "removed", "unchanged", "unknown"] = field("Outcome")
     match: VersionMatch = field("How the two sides were paired")
     dimensions: tuple[Dimension, ...] = field("What differs")
@@ -916,11 +1108,13 @@ class ChangeProperties:
 
 @attrs.frozen(kw_only=True)
 class ChangedFromEdge:
-    edge_id: str = field("Edge id, unique within the change graph")
-    source_node_id: str = field("The right (newer) node")
-    target_node_id: str = field("The left (older) node it changed from")
+    edge_id: str = field("jag_edge_<sha256> of the pairing", pattern=EDGE_ID)
+    source_node_id: str = field("The right (newer) node", pattern=NODE_ID)
+    target_node_id: str = field("The left (older) node it changed from", pattern=NODE_ID)
     relation: Literal["changed_from"] = field("A cross-version pairing (an inference)")
     properties: ChangeProperties = field("The pairing")
+    evidence: GraphEvidence = field("A cross-version comparison (inferred)")
+    identifier_strategy: EdgeStrategy = field("How the edge id is derived")
 
 
 @attrs.frozen(kw_only=True)
@@ -928,7 +1122,7 @@ class ChangeGraph:
     schema: Literal["JavaScriptApplicationGraph"] = field("Graph schema")
     schema_version: Literal[1] = field("Graph schema version")
     graph_id: str = field("jag_<sha256> of the change graph")
-    root_node_ids: tuple[str, ...] = field("Roots of both sides that are kept")
+    root_node_ids: tuple[str, ...] = _ids("Roots of both sides that are kept")
     nodes: tuple[GraphNode, ...] = field("Roots and the nodes of changed, added, removed and unknown items")
     edges: tuple[GraphEdge | ChangedFromEdge, ...] = field("Their relationships in either version, and changed_from")
     coverage: GraphCoverage = field("What the change graph covers")
@@ -969,7 +1163,7 @@ class SourceSignal:
 
 @attrs.frozen(kw_only=True)
 class SourceCandidate:
-    current_node_id: str = field("Application node")
+    current_node_id: str = field("Application node", pattern=NODE_ID)
     current_node_kind: str = field("Its kind")
     score: int = field("Sum of signal weights", minimum=0)
     confidence: Literal["exact", "high", "medium", "low"] = field("Confidence")
@@ -978,13 +1172,13 @@ class SourceCandidate:
 
 @attrs.frozen(kw_only=True)
 class SourceMapping:
-    mapping_id: str = field("jsbm_<sha256>")
+    mapping_id: str = field("stbc_item_<sha256> of the source path", pattern="^stbc_item_[a-f0-9]{64}$")
     source_path: str = field("Reference source path")
     source_language: str | None = field("Its language")
     source_sha256: str | None = field("Its digest, when hashed")
     status: Literal["unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"] = field("Outcome")
     confidence: Literal["exact", "high", "medium", "unknown"] = field("Confidence of the mapping")
-    current_node_ids: tuple[str, ...] = field("Application nodes it maps to")
+    current_node_ids: tuple[str, ...] = _ids("Application nodes it maps to")
     candidates: tuple[SourceCandidate, ...] = field("Candidates considered")
     omitted_candidates: int = field("Candidates past the bound", minimum=0)
     limitations: tuple[str, ...] = field("Why an outcome is unknown")
@@ -1046,7 +1240,7 @@ class SourceToBundleResult:
     application: GraphSide = field("The shipped application")
     reference: ReferenceSide = field("The reference sources")
     items: tuple[SourceMapping, ...] = field("One mapping per reference source file")
-    unmapped_current_node_ids: tuple[str, ...] = field("Shipped modules no reference source maps to")
+    unmapped_current_node_ids: tuple[str, ...] = _ids("Shipped modules no reference source maps to")
     summary: SourceSummary = field("Outcomes")
     scoring: Scoring = field("How candidates are scored")
     coverage: SourceCoverage = field("Completeness")
@@ -1056,7 +1250,7 @@ class SourceToBundleResult:
 
 @attrs.frozen(kw_only=True)
 class ExportCandidate:
-    node_id: str = field("Module node")
+    node_id: str = field("Module node", pattern=NODE_ID)
     module_path: str = field("Module path")
     export_name: str = field("Export name")
     matches_requested_module: bool = field("Same module path as requested")
@@ -1070,7 +1264,7 @@ class ExportSide:
     graph_id: str = field("Its graph")
     requested_module_path: str = field("Module path asked for")
     requested_export_name: str = field("Export name asked for")
-    selected_node_id: str | None = field("The module node selected")
+    selected_node_id: str | None = field("The module node selected", pattern=NODE_ID)
     candidates: tuple[ExportCandidate, ...] = field("Candidates when not exactly one")
     omitted_candidates: int = field("Candidates past the bound", minimum=0)
     form: str | None = field("How the export is made (extra)", omit_none=True)
@@ -1126,6 +1320,17 @@ class ExportCoverage:
     right_graph_status: GraphStatus = field("Right coverage")
     omitted_changes: int = field("Changes past max_changes", minimum=0)
     omitted_candidates: int = field("Candidates past max_candidate_exports", minimum=0)
+    paired_variants: int = field("Shape variants paired (one static shape per selected export)", minimum=0)
+    unpaired_left_variants: int = field("Left variants with no right partner", minimum=0)
+    unpaired_right_variants: int = field("Right variants with no left partner", minimum=0)
+    omitted_left_variants: int = field("Left variants past the bound (returns are merged: 0)", minimum=0)
+    omitted_right_variants: int = field("Right variants past the bound (returns are merged: 0)", minimum=0)
+    left_source_omitted_variants: int | None = field("Variants the left source omits (not counted: null)")
+    right_source_omitted_variants: int | None = field("Variants the right source omits (not counted: null)")
+    left_omitted_fields: int = field("Left member lists cut by the per-node bound", minimum=0)
+    right_omitted_fields: int = field("Right member lists cut by the per-node bound", minimum=0)
+    left_omitted_property_coverage: int = field("Left property coverage omitted (0)", minimum=0)
+    right_omitted_property_coverage: int = field("Right property coverage omitted (0)", minimum=0)
     reason: str | None = field("Why the shapes could not be compared (extra)", omit_none=True)
 
 

@@ -28,10 +28,10 @@ from rea.evidence import (
 )
 from rea.javascript import compare as cmp
 from rea.javascript import trace as tr
-from rea.javascript.semantics import semantic_query
+from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
-from rea.javascript.record import application_result, contradiction, inventory_manifest_id
+from rea.javascript.record import application_result, contradiction, inventory_identity
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
@@ -253,13 +253,14 @@ def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | 
     parser = scan.get("parser", {})
     provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
     root = scan["root"]
-    digest = tree_digest(scan["files"], {f["path"]: f for f in facts})
+    by_path = {f["path"]: f for f in facts}
+    digest = tree_digest(scan["files"], by_path)
     limitations = _limitations(built["coverage"], bool(built["integrity_contradictions"]), cancelled_during)
     result = application_result(
         dict(built),
         input_path=args["input_path"],
         root_sha256=digest,
-        manifest_id=inventory_manifest_id(scan["files"]),
+        inventory=inventory_identity(scan["files"], by_path, scan["kind"]),
         parsers=parser,
         policy=reading.policy,
         limitations=limitations,
@@ -422,7 +423,17 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
     assert app is not None
     query = args["query"]
     limits = {**args["limits"], **{k: v for k, v in (query.get("limits") or {}).items() if k in args["limits"]}}
-    result = semantic_query(app.normalized_result, app.evidence_id, query, limits)
+    try:
+        result = semantic_query(
+            app.normalized_result, app.evidence_id, query, limits, applied_limits(query.get("limits"), limits)
+        )
+    except CursorError as bad:
+        return _fail(
+            session,
+            invalid_request(
+                f"{bad}.", field="query.cursor", accepted="the page.next_cursor of an earlier answer to this query"
+            ),
+        )
     return _derived(session, "trace_javascript_semantics", args, result, [app])
 
 

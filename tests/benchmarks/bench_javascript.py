@@ -168,7 +168,7 @@ def run() -> list[Row]:
                 ).stdout
             )
             stats = evidence["normalized_result"]["statistics"]
-            modules = [n for n in evidence["normalized_result"]["nodes"] if n["kind"] == "bundled-module"]
+            modules = [n for n in evidence["normalized_result"]["graph"]["nodes"] if n["subkind"] == "bundled-module"]
             named = sum(1 for n in modules if n.get("path"))
             rate = stats["bytes_read"] / MB / seconds
             print(

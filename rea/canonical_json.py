@@ -223,6 +223,25 @@ def _rebuild(value: Any, dirty: set[int]) -> Any:
     return [_rebuild(item, dirty) if type(item) is float or id(item) in dirty else item for item in value]
 
 
+def reformatted_numbers(value: Any) -> list[int | float]:
+    """The numbers whose JCS text is not Python's decimal `str`: every float and every
+    integer beyond the safe range. Other serializers print exactly these differently
+    (a whole float as `5.0`, a big integer in full), so a byte count of their output is
+    the canonical length plus a per-number difference. Walked level by level in C."""
+    found: list[int | float] = []
+    level = [value]
+    for _ in range(MAX_DEPTH + 2):
+        kinds = set(map(type, level))
+        if float in kinds:
+            found.extend(v for v in level if type(v) is float)
+        if int in kinds:
+            found.extend(v for v in level if type(v) is int and not -SAFE_INTEGER <= v <= SAFE_INTEGER)
+        if kinds.isdisjoint(_CONTAINERS):
+            return found
+        level = gc.get_referents(*(v for v in level if type(v) in _CONTAINERS))
+    raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
+
+
 def canonical_sha256(value: Any) -> str:
     """Lowercase hex SHA-256 of the canonical form: the digest every REA identity uses."""
     return hashlib.sha256(canonicalize(value)).hexdigest()

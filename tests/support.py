@@ -61,3 +61,63 @@ def clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("REA_")}
     env.update(extra)
     return env
+
+
+class RawMcp:
+    """`rea mcp` over a real stdio pipe, spoken as raw JSON-RPC lines, so a test sees the exact bytes."""
+
+    def __init__(self, **env: str) -> None:
+        import subprocess
+
+        self.proc = subprocess.Popen(
+            [*rea_command(), "mcp"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=clean_env(**env),
+        )
+        self.next_id = 100
+        self.notifications: list[dict[str, Any]] = []
+        self.request(
+            "initialize",
+            {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}},
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        import json
+
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def request(self, method: str, params: dict[str, Any]) -> bytes:
+        """The raw line of the reply (notifications before it are kept in `notifications`)."""
+        import json
+
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        assert self.proc.stdout is not None
+        while True:
+            line = self.proc.stdout.readline()
+            assert line, "the server closed its stdout"
+            message = json.loads(line)
+            if message.get("id") == self.next_id and "method" not in message:
+                return line
+            if message.get("method") == "ping" and "id" in message:  # a client answers the server's pings
+                self.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+                continue
+            self.notifications.append(message)
+
+    def call(self, name: str, arguments: dict[str, Any]) -> bytes:
+        return self.request("tools/call", {"name": name, "arguments": arguments})
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait()
+
+    def __enter__(self) -> RawMcp:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -616,6 +616,35 @@ def test_progress_notifications_with_token_only(tmp_path):
     assert with_token[0][2].startswith("identifying target") and with_token[-1][2].startswith("finished")
 
 
+def test_the_result_waits_until_the_client_has_acknowledged_the_last_progress_notification():
+    """Ordered by construction: after the terminal notification the server pings, and the
+    result leaves only once the client answered (a client that dispatches notifications
+    asynchronously has handled the notification by then)."""
+    import select
+
+    from support import RawMcp
+
+    with RawMcp(unbuffered=True) as raw:
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "binary_session", "arguments": {}, "_meta": {"progressToken": "tok"}},
+            }
+        )
+        before = []
+        while not (before and before[-1].get("method") == "ping"):
+            before.append(raw.receive())
+            assert before[-1].get("id") != 7, "the result overtook the acknowledgement"
+        assert select.select([raw.proc.stdout], [], [], 1.5)[0] == []  # nothing more until the client answers
+        raw.send({"jsonrpc": "2.0", "id": before[-1]["id"], "result": {}})
+        result = raw.receive()
+    progress = [m["params"] for m in before if m.get("method") == "notifications/progress"]
+    assert progress and progress[-1]["message"].startswith("finished") and progress[-1]["progressToken"] == "tok"
+    assert result["id"] == 7 and result["result"]["isError"] is False
+
+
 def test_cancel_during_large_export_leaves_no_staging_and_destination_untouched(tmp_path):
     bundle = write_bundle(tmp_path / "big-in.json", ledger(12_000, payload_bytes=2_000))
     dest = tmp_path / "dest.json"

@@ -8,13 +8,12 @@ as well as the Python SDK client.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from support import clean_env, ledger, rea_command, write_bundle
+from support import clean_env, ledger, npm_fixture, rea_command, write_bundle
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).parent / "conformance"
@@ -22,10 +21,7 @@ HERE = Path(__file__).parent / "conformance"
 
 @pytest.fixture(scope="module")
 def node_client() -> Path:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are not installed on this host")
-    if not (HERE / "node_modules" / "@modelcontextprotocol" / "client").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
+    npm_fixture(HERE)  # installed by scripts/setup test: the run needs no registry
     return HERE / "drive.mjs"
 
 

@@ -57,5 +57,7 @@ def test_typescript_client_accepts_every_reply(node_client, tmp_path):
     assert calls["bad"]["isError"] and json.loads(calls["bad"]["text"])["error"]["details"]["field"] == "limit"
     assert calls["unknown"]["meta"] is None
     assert calls["session"]["meta"] == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+    # the last notification of each quick call was handled before its result (issue 10, item 7)
+    assert len(report["quickProgress"]) == 40 and all(m.startswith("finished") for m in report["quickProgress"])
     numbers = [p["progress"] for p in report["progress"]]
     assert numbers == list(range(1, len(numbers) + 1)) and report["progress"][-1]["message"].startswith("finished")

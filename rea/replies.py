@@ -17,7 +17,7 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget, WireFrame
-from rea.canonical_json import canonicalize, format_number, reformatted_numbers
+from rea.canonical_json import ScalarCensus, canonicalize, format_number, scalar_census
 from rea.catalog.contract import ToolContract
 from rea.catalog.projection import PROVENANCE
 from rea.errors import ReaError
@@ -40,19 +40,22 @@ def text_wire_bytes(canonical: bytes) -> int:
     return len(canonical) + canonical.count(b'"') + canonical.count(b"\\")
 
 
-def structured_wire_bytes(canonical: bytes, value: Any, frame: WireFrame) -> int:
+def structured_wire_bytes(canonical: bytes, census: ScalarCensus, frame: WireFrame) -> int:
     """The value as the transport's serializer prints it."""
-    return len(canonical) + sum(len(frame.number_text(n)) - len(format_number(n)) for n in reformatted_numbers(value))
+    return len(canonical) + sum(len(frame.number_text(n)) - len(format_number(n)) for n in census.reformatted)
 
 
-def success_bytes(canonical: bytes, value: Any, frame: WireFrame) -> int:
+def success_bytes(canonical: bytes, value: Any, frame: WireFrame, census: ScalarCensus | None = None) -> int:
     """The exact bytes of the success line: the frame with both copies filled in."""
-    return (
-        frame.frame_bytes
-        + text_wire_bytes(canonical)
-        + structured_wire_bytes(canonical, value, frame)
-        - EMPTY_STRUCTURE
-    )
+    census = scalar_census(value) if census is None else census
+    structured = structured_wire_bytes(canonical, census, frame)
+    return frame.frame_bytes + text_wire_bytes(canonical) + structured - EMPTY_STRUCTURE
+
+
+def success_floor(census: ScalarCensus, frame: WireFrame) -> int:
+    """A lower bound of the success line, known before anything is serialized: each copy holds
+    at least every string value with its quotes."""
+    return frame.frame_bytes + 2 * census.string_floor - EMPTY_STRUCTURE
 
 
 def error_bytes(text: bytes, frame: WireFrame) -> int:
@@ -68,15 +71,30 @@ def charged(reply_bytes: int, frame: WireFrame) -> int:
 def admit_success(
     tool: str, payload: Any, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame
 ) -> Result[bytes, ReaError]:
-    """The canonical bytes when the reply fits, else resource_constraint naming the retained record."""
+    """The canonical bytes when the reply fits, else resource_constraint naming the retained record.
+
+    A reply whose string values alone exceed the budget is refused before any serialization
+    (its size then reported as a lower bound); otherwise the canonical text, which the reply
+    carries anyway, is built and the exact wire size decides."""
+    census = scalar_census(payload)
+    floor = success_floor(census, frame)
+    if charged(floor, frame) > budget.max_response_bytes:
+        return Failure(_refusal(tool, budget, evidence_id, frame, floor, exact=False))
     canonical = canonicalize(payload)
-    size = success_bytes(canonical, payload, frame)
+    size = success_bytes(canonical, payload, frame, census)
     if charged(size, frame) <= budget.max_response_bytes:
         return Success(canonical)
+    return Failure(_refusal(tool, budget, evidence_id, frame, size, exact=True))
+
+
+def _refusal(
+    tool: str, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame, size: int, *, exact: bool
+) -> ReaError:
     limits: dict[str, Any] = {
         "max_response_bytes": budget.max_response_bytes,
         "envelope_reserve_bytes": ENVELOPE_RESERVE_BYTES,
         "reply_bytes": size,
+        "reply_bytes_exact": exact,  # false: at least this many (refused before serializing)
         "charged_bytes": charged(size, frame),
     }
     if evidence_id is not None:
@@ -93,13 +111,12 @@ def admit_success(
             'Ask for less (get_evidence_bundle with detail "summary", a smaller page), or write the session '
             "out with export_evidence_bundle."
         )
-    return Failure(
-        ReaError(
-            code="resource_constraint",
-            message=f"The {tool} reply needs {size} bytes on the wire, more than the {budget.max_response_bytes}-byte response budget. {advice}",
-            details={"resource": "transport", "tool": tool, "reported_limits": limits},
-            action=advice,
-        )
+    needs = f"{size} bytes" if exact else f"at least {size} bytes"
+    return ReaError(
+        code="resource_constraint",
+        message=f"The {tool} reply needs {needs} on the wire, more than the {budget.max_response_bytes}-byte response budget. {advice}",
+        details={"resource": "transport", "tool": tool, "reported_limits": limits},
+        action=advice,
     )
 
 

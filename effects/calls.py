@@ -10,7 +10,7 @@ import attrs
 from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
-from effects.progress import Progress, Sink
+from effects.progress import Progress, Settle, Sink
 from rea.catalog import BY_NAME, CATALOG
 from rea.errors import ReaError, invalid_request
 from rea.program import Context
@@ -57,8 +57,11 @@ def unknown_tool(name: str) -> ReaError:
     )
 
 
-async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | None) -> Result[Any, ReaError]:
-    """Validated, interpreted, atomically committed. Raises only cancellation."""
+async def call_tool(
+    conn: Connection, name: str, arguments: Any, sink: Sink | None, settle: Settle | None = None
+) -> Result[Any, ReaError]:
+    """Validated, interpreted, atomically committed. Raises only cancellation.
+    `settle` runs after the terminal progress notification, before the reply is sent."""
     contract = BY_NAME.get(name)
     if contract is None:
         return Failure(unknown_tool(name))
@@ -73,7 +76,7 @@ async def call_tool(conn: Connection, name: str, arguments: Any, sink: Sink | No
         args = filled.unwrap()
     from effects.native.runtime import CURRENT
 
-    progress = Progress(sink)
+    progress = Progress(sink, settle=settle)
     token = CURRENT.set(conn.native)
     try:
         return await _call(conn, name, contract, args, progress)

@@ -1,4 +1,13 @@
-"""Per-request progress: numbered and rate-limited by the pure law in `rea.progress`."""
+"""Per-request progress: numbered and rate-limited by the pure law in `rea.progress`.
+
+The last notification is ordered before the result by construction, not by a pause:
+after the terminal notification the transport's `settle` step sends the client a ping
+and the result goes out only once the client has answered it. One pipe carries both
+in order, and a client that dispatches notifications asynchronously (the pinned
+TypeScript client queues every inbound message's handler in arrival order) has run
+the notification's handler before it answers the ping, so the result cannot overtake
+it ("progress notification for an unknown token").
+"""
 
 from __future__ import annotations
 
@@ -6,20 +15,21 @@ import time
 from typing import Any
 from collections.abc import Awaitable, Callable
 
-import anyio
-
 from rea.progress import ProgressState, observe
 
 Sink = Callable[[int, str], Awaitable[None]]
-TERMINAL_SETTLE_S = 0.01
+Settle = Callable[[], Awaitable[None]]
 
 
 class Progress:
     """Numbers and rate-limits status observations for one request; silent without a sink."""
 
-    def __init__(self, sink: Sink | None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, sink: Sink | None, clock: Callable[[], float] = time.monotonic, settle: Settle | None = None
+    ) -> None:
         self._sink = sink
         self._clock = clock
+        self._settle = settle
         self._state = ProgressState()
         self._phase = "starting"
         self.cancelled_outcome: Any = None  # the Outcome a cancelled program returned, if it returned one
@@ -34,11 +44,8 @@ class Progress:
 
     async def finish(self, message: str) -> None:
         await self.report("finished", message, terminal=True)
-        if self._sink is not None:
-            # The pinned TypeScript client (2.3.1) dispatches notifications asynchronously
-            # and responses synchronously: a notification immediately followed by its
-            # response is reported as "unknown token". A short pause lets it land first.
-            await anyio.sleep(TERMINAL_SETTLE_S)
+        if self._sink is not None and self._settle is not None:
+            await self._settle()  # the client has handled the notification before the result leaves
 
     @property
     def phase(self) -> str:

@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, strategies as st
 from returns.result import Failure, Success
 
-from prop_support import json_object, json_value
+from prop_support import json_keys, json_value
 from rea.canonical_json import canonical_sha256
 from rea.catalog import CATALOG
-from rea.catalog.schemas import DIALECT, advertisement_problems, bind_id
+from rea.catalog.schemas import CONTENT_ID_PREFIX, DIALECT, depends_on_base, advertisement_problems, bind_id
 from rea.validation import validate_arguments
 
 TOOLS = {c.name: c for c in CATALOG}
@@ -59,13 +59,56 @@ def test_non_object_arguments_rejected(contract, value):
     assert isinstance(result, Failure) and result.failure().details["field"] == "arguments"
 
 
-@given(json_object, st.none() | st.text(max_size=10))
-def test_bind_id_is_a_fixed_point(schema, stale_id):
+self_contained = st.dictionaries(
+    json_keys.filter(lambda k: k not in ("$id", "$ref", "$schema")), json_value, max_size=4
+).filter(lambda schema: not depends_on_base(schema))
+explicit_ids = st.sampled_from(["https://example.test/schemas/tool.json", "tool.json", "urn:example:tool", ""])
+external_refs = st.sampled_from(["item.json", "../common/defs.json#/$defs/x", "https://example.test/x.json", "x#y"])
+
+
+@given(self_contained, st.none() | st.text(max_size=10).map(lambda h: CONTENT_ID_PREFIX + h))
+def test_self_contained_schemas_get_a_content_bound_id(schema, stale_id):
     if stale_id is not None:
-        schema = {**schema, "$id": stale_id}
+        schema = {**schema, "$id": stale_id}  # a stale id of our own is replaced
     bound = bind_id(schema)
     assert bind_id(bound) == bound
     assert bound["$schema"] == DIALECT
     body = {k: v for k, v in bound.items() if k != "$id"}
-    assert bound["$id"] == f"urn:rea:schema:sha256:{canonical_sha256(body)}"
-    assert bind_id({**schema, "$id": "anything"}) == bound  # the old $id never matters
+    assert bound["$id"] == f"{CONTENT_ID_PREFIX}{canonical_sha256(body)}"
+
+
+@given(self_contained, explicit_ids)
+def test_an_explicit_id_is_preserved(schema, explicit):
+    """C50: an explicit schema $id is the producer's identity; binding never replaces it."""
+    given_schema = {**schema, "$id": explicit}
+    bound = bind_id(given_schema)
+    assert bound["$id"] == explicit
+    assert {k: v for k, v in bound.items() if k != "$schema"} == given_schema
+    assert bind_id(bound) == bound
+
+
+@given(self_contained, external_refs, st.sampled_from(["ref", "nested-id"]))
+def test_relative_reference_bases_are_preserved(schema, target, where):
+    """A schema that resolves anything against its base URI gets no new root $id: that would re-base it."""
+    inner = {"$ref": target} if where == "ref" else {"$id": target, "type": "object"}
+    given_schema = {**schema, "properties": {"item": inner, "$id": {"type": "string"}}}
+    bound = bind_id(given_schema)
+    assert "$id" not in bound and bound["properties"] == given_schema["properties"]
+    assert {k: v for k, v in bound.items() if k != "$schema"} == given_schema
+
+
+def test_a_relative_reference_resolves_the_same_after_binding():
+    """Resolution checked by a real validator: the explicit base and its relative $ref still meet."""
+    from referencing import Registry, Resource
+
+    item = {"$schema": DIALECT, "$id": "https://example.test/s/item.json", "type": "integer"}
+    root = {"$id": "https://example.test/s/root.json", "type": "object", "properties": {"n": {"$ref": "item.json"}}}
+    registry = Registry().with_resource(item["$id"], Resource.from_contents(item))
+    validator = jsonschema.Draft202012Validator(bind_id(root), registry=registry)
+    assert validator.is_valid({"n": 1}) and not validator.is_valid({"n": "one"})
+
+
+def test_names_and_data_are_not_identifiers():
+    """A property named `$id`, or `$ref` inside an example, is not a base-changing keyword."""
+    schema = {"type": "object", "properties": {"$id": {"type": "string"}}, "examples": [{"$ref": "x.json"}]}
+    assert bind_id(schema)["$id"].startswith(CONTENT_ID_PREFIX)

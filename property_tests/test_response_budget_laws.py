@@ -1,77 +1,136 @@
-"""Laws of rea.replies: wire sizes are predicted exactly, admission follows the prediction."""
+"""Laws of the response budget, against the SDK's own serializer.
+
+The ground truth is the line the MCP SDK (2.3.0) really writes: the SDK runner's own
+result shaping (`ServerRunner._serialize`) and the stdio writer's dump. The
+prediction (`rea.replies` on a frame from `effects.wire_frame`) must equal its length
+byte for byte, for JSON trees with floats, big integers, unicode and nesting, and
+admission must follow the real length.
+"""
 
 from __future__ import annotations
 
-import json
-
+import attrs
+import mcp_types as types
 from hypothesis import example, given, strategies as st
+from mcp.server.runner import ServerRunner
+from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from returns.result import Failure, Success
 
-from prop_support import json_scalars, json_values
+from effects.calls import Connection
+from effects.server import _error_result, _success_result, build_server
+from effects.wire_frame import measure
+from prop_support import CTX, SAFE, json_values
 from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget
 from rea.canonical_json import canonicalize
 from rea.catalog import CATALOG
-from rea.replies import admit_success, meta_for, success_bytes, text_wire_bytes
+from rea.errors import ReaError
+from rea.canonical_json import scalar_census
+from rea.replies import admit_success, charged, error_bytes, meta_for, success_bytes, success_floor
 
-escape_heavy = st.text(
-    st.sampled_from(
-        ['"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "\u2028", "\u2029", "é", "\U0001f600", "/", "<", "a"]
-    ),
-    max_size=12,
-)
-control = st.text(st.characters(max_codepoint=0x9F), max_size=12)
-values = json_values(scalars=json_scalars | escape_heavy | control, keys=escape_heavy | st.text(max_size=6))
+VERSIONS = KNOWN_PROTOCOL_VERSIONS
+WHOLE_FLOATS = st.integers(-(2**60), 2**60).map(float)
+floats = st.floats(allow_nan=False, allow_infinity=False) | WHOLE_FLOATS | st.sampled_from([5.0, -0.0, 1e21, 1e-7])
+big_ints = st.integers(SAFE + 1, 2**200) | st.integers(-(2**200), -SAFE - 1)
+text = st.text(
+    st.sampled_from(['"', "\\", "\n", "\t", "\x00", "\x1f", "\x7f", "\u2028", "é", "\U0001f600", "/", "<", "a"])
+) | st.text(max_size=12)
+scalars = st.none() | st.booleans() | st.integers(-SAFE, SAFE) | big_ints | floats | text
+values = json_values(scalars=scalars, keys=text, max_leaves=30)
+payloads = values.map(lambda v: {"result": v})
+request_ids = st.integers(0, 2**53) | st.text(max_size=40)
+tools = st.sampled_from(["not_a_tool", *(c.name for c in CATALOG)])
 
-
-def wire_text_bytes(canonical: bytes) -> int:
-    """Bytes of the canonical text once embedded as a JSON string, minus its two quotes."""
-    return len(json.dumps(canonical.decode("utf-8"), ensure_ascii=False).encode("utf-8")) - 2
-
-
-@example('"\\\n\x00\x7f\u2028')
-@given(values)
-def test_text_wire_bytes_is_exact(value):
-    canonical = canonicalize(value)
-    assert text_wire_bytes(canonical) == wire_text_bytes(canonical)
+SERVER = build_server(Connection(ctx=CTX), "1.0")
+RUNNER = object.__new__(ServerRunner)  # only its result shaping is used: the SDK's own code path
+RUNNER.server = SERVER
 
 
-@given(values, st.sampled_from((None,) + CATALOG))
-def test_success_bytes_counts_both_copies_and_meta(value, contract):
-    canonical = canonicalize(value)
-    meta = meta_for(contract)
-    expected = wire_text_bytes(canonical) + len(canonical) + (len(canonicalize(meta)) if meta else 0)
-    assert success_bytes(canonical, meta) == expected
+def sdk_line(request_id: types.RequestId, version: str, result: types.CallToolResult) -> bytes:
+    """What the SDK's stdio transport writes for this result (runner shaping, then the stdout writer)."""
+    shaped = RUNNER._serialize("tools/call", version, result)
+    response = types.JSONRPCResponse(jsonrpc="2.0", id=request_id, result=shaped)
+    return (response.model_dump_json(by_alias=True, exclude_unset=True) + "\n").encode()
 
 
-@given(
-    values,
-    st.sampled_from((None,) + CATALOG),
-    st.integers(ENVELOPE_RESERVE_BYTES, 4096),
-    st.none() | st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: "ev_" + h),
-)
-def test_admission_follows_predicted_size(value, contract, max_bytes, evidence_id):
-    budget = ResponseBudget(max_response_bytes=max_bytes)
-    canonical = canonicalize(value)
-    size = success_bytes(canonical, meta_for(contract))
-    result = admit_success("tool", value, contract, budget, evidence_id)
-    if size <= budget.payload_limit:
-        assert result == Success(canonical)
-    else:
-        assert isinstance(result, Failure)
-        error = result.failure()
-        assert error.code == "resource_constraint"
-        limits = error.details["reported_limits"]
-        assert limits["reply_bytes"] == size + ENVELOPE_RESERVE_BYTES > max_bytes
-        assert ("evidence_reference" in limits) == (evidence_id is not None)
-        if evidence_id is not None:
-            assert limits["evidence_reference"] == {"kind": "retained-evidence", "evidence_id": evidence_id}
+def conn_with(max_bytes: int) -> Connection:
+    return Connection(ctx=attrs.evolve(CTX, max_response_bytes=max_bytes))
 
 
-@given(st.integers(0, 3000), st.integers(ENVELOPE_RESERVE_BYTES + 1, 4096))
-def test_admission_boundary_is_exact(length, max_bytes):
-    """A string payload whose reply is exactly at the limit is admitted, one byte more is not."""
-    budget = ResponseBudget(max_response_bytes=max_bytes)
-    value = "a" * length
-    admitted = isinstance(admit_success("t", value, None, budget, None), Success)
-    size = success_bytes(canonicalize(value), meta_for(None))  # an unknown tool carries the provenance meta
-    assert admitted == (size <= max_bytes - ENVELOPE_RESERVE_BYTES)
+def framer_for(request_id, version):
+    def framer(meta, is_error):
+        return measure(request_id, version, meta, is_error=is_error, server_info=SERVER.server_info_stamp)
+
+    return framer
+
+
+@example({"result": [5.0] * 1000}, 1, "2025-11-25", "list_unknowns")
+@given(payloads, request_ids, st.sampled_from(VERSIONS), tools)
+def test_predicted_success_bytes_are_the_bytes_the_sdk_writes(payload, request_id, version, tool):
+    framer = framer_for(request_id, version)
+    result = _success_result(conn_with(2**40), tool, payload, framer)
+    assert result.is_error is False
+    actual = sdk_line(request_id, version, result)
+    contract = next((c for c in CATALOG if c.name == tool), None)
+    frame = framer(meta_for(contract), False)
+    assert success_bytes(canonicalize(payload), payload, frame) == len(actual)
+    assert success_floor(scalar_census(payload), frame) <= len(actual)  # the early refusal is never wrong
+
+
+@given(text, request_ids, st.sampled_from(VERSIONS), tools)
+def test_predicted_error_bytes_are_the_bytes_the_sdk_writes(message, request_id, version, tool):
+    framer = framer_for(request_id, version)
+    error = ReaError(code="invalid_request", message=message or "m", details={"echo": message})
+    result = _error_result(conn_with(2**40), tool, error, framer)
+    actual = sdk_line(request_id, version, result)
+    contract = next((c for c in CATALOG if c.name == tool), None)
+    text_bytes = result.content[0].text.encode()
+    assert error_bytes(text_bytes, framer(meta_for(contract), True)) == len(actual)
+
+
+@given(payloads, request_ids, st.sampled_from(VERSIONS), st.integers(-40, 40))
+def test_admission_follows_the_real_line_length(payload, request_id, version, slack):
+    """A reply is admitted exactly when its payload plus max(frame, reserve) fits the limit."""
+    framer = framer_for(request_id, version)
+    full = _success_result(conn_with(2**40), "get_evidence_bundle", payload, framer)
+    real = len(sdk_line(request_id, version, full))
+    frame = framer(meta_for(None), False).frame_bytes
+    cost = real - frame + max(frame, ENVELOPE_RESERVE_BYTES)
+    budget = max(cost + slack, 1)
+    answer = _success_result(conn_with(budget), "get_evidence_bundle", payload, framer)
+    assert (answer.is_error is False) == (cost <= budget)
+    if answer.is_error is False:
+        assert real <= budget  # what is admitted never exceeds the limit on the wire
+
+
+@given(payloads, st.none() | st.text("0123456789abcdef", min_size=64, max_size=64).map(lambda h: "ev_" + h))
+def test_refusal_names_the_real_size_and_the_retained_record(payload, evidence_id):
+    frame = measure(7, "2025-11-25", None, is_error=False)
+    canonical = canonicalize(payload)
+    size = success_bytes(canonical, payload, frame)
+    budget = ResponseBudget(max_response_bytes=charged(size, frame) - 1)
+    result = admit_success("tool", payload, budget, evidence_id, frame)
+    assert isinstance(result, Failure)
+    error = result.failure()
+    assert error.code == "resource_constraint" and error.details["resource"] == "transport"
+    limits = error.details["reported_limits"]
+    if limits["reply_bytes_exact"]:
+        assert limits["reply_bytes"] == size and limits["charged_bytes"] == charged(size, frame)
+    else:  # refused from the lower bound, before serializing
+        assert limits["reply_bytes"] == success_floor(scalar_census(payload), frame) <= size
+    assert ("evidence_reference" in limits) == (evidence_id is not None)
+    if evidence_id is not None:
+        assert limits["evidence_reference"] == {"kind": "retained-evidence", "evidence_id": evidence_id}
+    assert admit_success(
+        "tool", payload, attrs.evolve(budget, max_response_bytes=budget.max_response_bytes + 1), evidence_id, frame
+    ) == Success(canonical)
+
+
+def test_whole_floats_are_counted_as_the_sdk_prints_them():
+    """The issue's case: 1,000 floats of 5.0 are `5` canonically but `5.0` on the wire."""
+    payload = {"result": [5.0] * 1000}
+    framer = framer_for(1, "2025-11-25")
+    result = _success_result(conn_with(2**40), "list_unknowns", payload, framer)
+    real = len(sdk_line(1, "2025-11-25", result))
+    canonical = canonicalize(payload)
+    assert success_bytes(canonical, payload, framer(meta_for(None), False)) == real
+    assert real - framer(meta_for(None), False).frame_bytes > 2 * len(canonical)  # the structured copy is longer

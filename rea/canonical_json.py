@@ -23,6 +23,7 @@ from bisect import bisect_right
 from itertools import accumulate, compress
 from typing import Any
 
+import attrs
 import orjson
 
 _PASSTHROUGH = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
@@ -221,6 +222,41 @@ def _rebuild(value: Any, dirty: set[int]) -> Any:
             for key, item in value.items()
         }
     return [_rebuild(item, dirty) if type(item) is float or id(item) in dirty else item for item in value]
+
+
+@attrs.frozen(kw_only=True)
+class ScalarCensus:
+    """What a size model needs from a value without serializing it.
+
+    `reformatted` holds the numbers whose JCS text is not Python's decimal `str`: every
+    float, and every integer beyond the safe range. Other serializers print exactly
+    these differently (a whole float as `5.0`, a big integer in full), so their output
+    is the canonical length plus one difference per such number. `string_floor` is a
+    lower bound on the canonical length: every string value with its two quotes (object
+    keys are not counted)."""
+
+    reformatted: tuple[int | float, ...]
+    string_floor: int
+
+
+def scalar_census(value: Any) -> ScalarCensus:
+    """One breadth-first walk of the value, level by level in C (`gc.get_referents`)."""
+    found: list[int | float] = []
+    floor = 0
+    level = [value]
+    for _ in range(MAX_DEPTH + 2):
+        kinds = set(map(type, level))
+        if float in kinds:
+            found.extend(v for v in level if type(v) is float)
+        if int in kinds:
+            found.extend(v for v in level if type(v) is int and not -SAFE_INTEGER <= v <= SAFE_INTEGER)
+        if str in kinds:
+            strings = [v for v in level if type(v) is str]
+            floor += sum(map(len, strings)) + 2 * len(strings)
+        if kinds.isdisjoint(_CONTAINERS):
+            return ScalarCensus(reformatted=tuple(found), string_floor=floor)
+        level = gc.get_referents(*(v for v in level if type(v) in _CONTAINERS))
+    raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
 
 
 def canonical_sha256(value: Any) -> str:

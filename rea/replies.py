@@ -1,9 +1,13 @@
 """What a tool reply looks like on the wire, and whether it fits the response budget.
 
-Admission is decided from the canonical bytes' size and escape counts: the
-text copy is a JSON string (each quote and backslash gains one byte), the
-structured copy is the same JSON again. No document-sized wire string is built
-to find out it does not fit.
+Admission is decided on sizes computed from the canonical bytes and the value,
+never by building the wire document. The text copy is the canonical JSON as a
+JSON string: each quote and backslash gains one byte (the canonical form has no
+raw control characters). The structured copy is the value as the transport's
+serializer prints it: the canonical bytes re-ordered (same length) with every
+float and big integer printed its own way (`5` becomes `5.0`), so its length is
+the canonical length plus one difference per such number. The frame around both
+is measured by the transport (`rea.budget.WireFrame`).
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget
-from rea.canonical_json import canonicalize
+from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget, WireFrame
+from rea.canonical_json import ScalarCensus, canonicalize, format_number, scalar_census
 from rea.catalog.contract import ToolContract
 from rea.catalog.projection import PROVENANCE
 from rea.errors import ReaError
@@ -21,6 +25,7 @@ from rea.evidence import Evidence, Provider, create_evidence
 from rea.wire.views import FIRST_VIEW, view_call
 
 MAX_ERROR_MESSAGE = 4_096
+EMPTY_STRUCTURE = 2  # the frame's `{}` (its `""` text keeps the quotes the real text needs)
 
 ERROR_PROVIDER = Provider(id="rea-transport", name="REA transport", version="1")
 
@@ -31,25 +36,66 @@ def meta_for(contract: ToolContract | None) -> dict[str, Any] | None:
 
 
 def text_wire_bytes(canonical: bytes) -> int:
+    """The canonical text inside its JSON string, without the two quotes."""
     return len(canonical) + canonical.count(b'"') + canonical.count(b"\\")
 
 
-def success_bytes(canonical: bytes, meta: dict[str, Any] | None) -> int:
-    return text_wire_bytes(canonical) + len(canonical) + (len(canonicalize(meta)) if meta else 0)
+def structured_wire_bytes(canonical: bytes, census: ScalarCensus, frame: WireFrame) -> int:
+    """The value as the transport's serializer prints it."""
+    return len(canonical) + sum(len(frame.number_text(n)) - len(format_number(n)) for n in census.reformatted)
+
+
+def success_bytes(canonical: bytes, value: Any, frame: WireFrame, census: ScalarCensus | None = None) -> int:
+    """The exact bytes of the success line: the frame with both copies filled in."""
+    census = scalar_census(value) if census is None else census
+    structured = structured_wire_bytes(canonical, census, frame)
+    return frame.frame_bytes + text_wire_bytes(canonical) + structured - EMPTY_STRUCTURE
+
+
+def success_floor(census: ScalarCensus, frame: WireFrame) -> int:
+    """A lower bound of the success line, known before anything is serialized: each copy holds
+    at least every string value with its quotes."""
+    return frame.frame_bytes + 2 * census.string_floor - EMPTY_STRUCTURE
+
+
+def error_bytes(text: bytes, frame: WireFrame) -> int:
+    """The exact bytes of the error line: the frame with its text filled in."""
+    return frame.frame_bytes + text_wire_bytes(text)
+
+
+def charged(reply_bytes: int, frame: WireFrame) -> int:
+    """What a reply costs against the budget: its payload plus the frame, at least the reserve."""
+    return reply_bytes - frame.frame_bytes + max(frame.frame_bytes, ENVELOPE_RESERVE_BYTES)
 
 
 def admit_success(
-    tool: str, payload: Any, contract: ToolContract | None, budget: ResponseBudget, evidence_id: str | None
+    tool: str, payload: Any, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame
 ) -> Result[bytes, ReaError]:
-    """The canonical bytes when the reply fits, else resource_constraint naming the retained record."""
+    """The canonical bytes when the reply fits, else resource_constraint naming the retained record.
+
+    A reply whose string values alone exceed the budget is refused before any serialization
+    (its size then reported as a lower bound); otherwise the canonical text, which the reply
+    carries anyway, is built and the exact wire size decides."""
+    census = scalar_census(payload)
+    floor = success_floor(census, frame)
+    if charged(floor, frame) > budget.max_response_bytes:
+        return Failure(_refusal(tool, budget, evidence_id, frame, floor, exact=False))
     canonical = canonicalize(payload)
-    size = success_bytes(canonical, meta_for(contract))
-    if size <= budget.payload_limit:
+    size = success_bytes(canonical, payload, frame, census)
+    if charged(size, frame) <= budget.max_response_bytes:
         return Success(canonical)
+    return Failure(_refusal(tool, budget, evidence_id, frame, size, exact=True))
+
+
+def _refusal(
+    tool: str, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame, size: int, *, exact: bool
+) -> ReaError:
     limits: dict[str, Any] = {
         "max_response_bytes": budget.max_response_bytes,
         "envelope_reserve_bytes": ENVELOPE_RESERVE_BYTES,
-        "reply_bytes": size + ENVELOPE_RESERVE_BYTES,
+        "reply_bytes": size,
+        "reply_bytes_exact": exact,  # false: at least this many (refused before serializing)
+        "charged_bytes": charged(size, frame),
     }
     if evidence_id is not None:
         limits["evidence_reference"] = {"kind": "retained-evidence", "evidence_id": evidence_id}
@@ -65,13 +111,12 @@ def admit_success(
             'Ask for less (get_evidence_bundle with detail "summary", a smaller page), or write the session '
             "out with export_evidence_bundle."
         )
-    return Failure(
-        ReaError(
-            code="resource_constraint",
-            message=f"The {tool} reply needs {size + ENVELOPE_RESERVE_BYTES} bytes, more than the {budget.max_response_bytes}-byte response budget. {advice}",
-            details={"resource": "transport", "tool": tool, "reported_limits": limits},
-            action=advice,
-        )
+    needs = f"{size} bytes" if exact else f"at least {size} bytes"
+    return ReaError(
+        code="resource_constraint",
+        message=f"The {tool} reply needs {needs} on the wire, more than the {budget.max_response_bytes}-byte response budget. {advice}",
+        details={"resource": "transport", "tool": tool, "reported_limits": limits},
+        action=advice,
     )
 
 
@@ -115,5 +160,5 @@ def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> tuple
     return bounded, evidence
 
 
-def fits(canonical: bytes, meta: dict[str, Any] | None, budget: ResponseBudget) -> bool:
-    return text_wire_bytes(canonical) + (len(canonicalize(meta)) if meta else 0) <= budget.payload_limit
+def fits(text: bytes, budget: ResponseBudget, frame: WireFrame) -> bool:
+    return charged(error_bytes(text, frame), frame) <= budget.max_response_bytes

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 import os
-import shutil
 import subprocess
 import tarfile
 import zipfile
@@ -18,24 +17,18 @@ from returns.result import Success
 from effects.calls import Connection, call_tool
 from rea.catalog import BY_NAME
 from scripted import CTX
+from support import npm_fixture
 
 ASAR_DIR = Path(__file__).parent / "asar"
 
 
-def asar_cli() -> Path | None:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        return None
-    binary = ASAR_DIR / "node_modules" / ".bin" / "asar"
-    if not binary.exists():
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund"], cwd=ASAR_DIR, check=True, capture_output=True, timeout=600
-        )
-    return binary
+def asar_cli() -> Path:
+    """The real @electron/asar CLI, installed by scripts/setup test (a test run needs no registry)."""
+    return npm_fixture(ASAR_DIR) / ".bin" / "asar"
 
 
 def pack_asar(source: Path, out: Path, unpack: str | None = None) -> Path:
     cli = asar_cli()
-    assert cli is not None
     cmd = [str(cli), "pack", str(source), str(out)]
     if unpack:
         cmd += ["--unpack", unpack]

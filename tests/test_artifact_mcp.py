@@ -300,13 +300,11 @@ def test_oversized_inspection_is_retained_and_viewable(tmp_path):
 
 
 def test_typescript_client_accepts_every_artifact_reply(tmp_path):
-    import shutil
+
+    from support import npm_fixture
 
     here = Path(__file__).parent / "conformance"
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are not installed on this host")
-    if not (here / "node_modules" / "@modelcontextprotocol" / "client").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=here, check=True, capture_output=True, timeout=600)
+    npm_fixture(here)  # installed by scripts/setup test: the run needs no registry
     left = make_zip(tmp_path / "l.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n", "a/B.class": b"\xca\xfe"})
     right = make_zip(tmp_path / "r.jar", {"META-INF/MANIFEST.MF": b"Manifest-Version: 1.0\n"})
     proc = subprocess.run(

@@ -15,7 +15,6 @@ import pytest
 from returns.result import Success
 
 from artifact_fixtures import (
-    asar_cli,
     call,
     inventory,
     substep,
@@ -287,10 +286,6 @@ def test_corrupt_archive_is_a_canonical_error(tmp_path):
 
 # ---------------------------------------------------------------- ASAR
 
-needs_asar = pytest.mark.skipif(
-    asar_cli() is None if os.environ.get("REA_SKIP_NPM") else False, reason="npm unavailable"
-)
-
 
 def _app(tmp_path: Path) -> Path:
     src = tmp_path / "src"
@@ -302,7 +297,6 @@ def _app(tmp_path: Path) -> Path:
     return pack_asar(src, tmp_path / "app.asar", unpack="*.node")
 
 
-@needs_asar
 def test_asar_packed_and_unpacked_entries_verify(tmp_path):
     asar = _app(tmp_path)
     ev = inventory(asar)
@@ -312,7 +306,6 @@ def test_asar_packed_and_unpacked_entries_verify(tmp_path):
     assert occ["native/addon.node"]["unpacked"] is True and occ["native/addon.node"]["hash_status"] == "verified"
 
 
-@needs_asar
 def test_asar_unpacked_mismatch_fails_closed_then_record_and_continue(tmp_path):
     asar = _app(tmp_path)
     companion = tmp_path / "app.asar.unpacked" / "native" / "addon.node"
@@ -348,7 +341,6 @@ def test_asar_unpacked_mismatch_fails_closed_then_record_and_continue(tmp_path):
     assert (Path(extracted["output_root"]) / "native/addon.node").read_bytes() == companion.read_bytes()
 
 
-@needs_asar
 def test_asar_packed_tamper_and_absent_companion(tmp_path):
     asar = _app(tmp_path)
     data = bytearray(asar.read_bytes())
@@ -369,7 +361,6 @@ def test_asar_packed_tamper_and_absent_companion(tmp_path):
     assert failed.failure().details["logical_path"] == "native/addon.node"
 
 
-@needs_asar
 def test_asar_inside_a_zip_is_expanded(tmp_path):
     asar = _app(tmp_path)
     z = make_zip(tmp_path / "bundle.zip", {"resources/app.asar": asar.read_bytes()})
@@ -529,7 +520,6 @@ def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
     assert list(staging.iterdir()) == []
 
 
-@needs_asar
 def test_contradicted_nested_container_is_quarantined(tmp_path):
     src = tmp_path / "src"
     src.mkdir()
@@ -569,7 +559,6 @@ def test_npm_pack_tarball(tmp_path):
     assert ev["normalized_result"]["inventory_coverage"]["status"] == "complete"
 
 
-@needs_asar
 def test_asar_block_hashes_locate_a_change_and_catch_a_rewritten_file_hash(tmp_path):
     src = tmp_path / "src"
     src.mkdir()

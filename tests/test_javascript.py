@@ -20,7 +20,7 @@ from rea.evidence import parse_evidence
 from rea.javascript.ids import node_id as jid
 from rea.javascript.ids import semantic_node_id
 from rea.javascript.views import application_view
-from support import clean_env, rea_command
+from support import clean_env, npm_fixture, rea_command
 from test_mcp_e2e import connect, err
 from test_replies import CTX
 
@@ -577,15 +577,8 @@ def test_errors_are_canonical(app, tmp_path):
 
 
 def npm_installed(directory: Path) -> Path:
-    """A fixture directory's pinned npm packages (`npm ci` when any is missing); skips without Node.js."""
-    if shutil.which("npm") is None or shutil.which("node") is None:
-        pytest.skip("Node.js and npm are not installed on this host")
-    wanted = json.loads((directory / "package.json").read_text())["dependencies"]
-    if not all((directory / "node_modules" / name / "package.json").exists() for name in wanted):
-        subprocess.run(
-            ["npm", "ci", "--no-audit", "--no-fund"], cwd=directory, check=True, capture_output=True, timeout=600
-        )
-    return directory / "node_modules"
+    """A fixture directory's pinned npm packages, installed by scripts/setup test (the run needs no registry)."""
+    return npm_fixture(directory)
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from rea.canonical_json import canonicalize
+from rea.canonical_json import canonical_sha256, canonicalize
 from support import clean_env, ledger, rea_command, write_bundle
 
 pytestmark = pytest.mark.slow
@@ -20,13 +20,52 @@ MARK = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
 
 
 @asynccontextmanager
-async def connect(**env: str):
+async def connect(tap: list | None = None, **env: str):
+    """A Python SDK client on a real stdio pipe; `tap` receives every message the client reads."""
     cmd = rea_command()
     params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp"], env=clean_env(**env))
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            yield session
+        async with anyio.create_task_group() as group:
+            if tap is not None:
+                read = _tapped(group, read, tap)
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                yield session
+            group.cancel_scope.cancel()
+
+
+def _tapped(group, read, tap: list):
+    forward, tapped = anyio.create_memory_object_stream(1_000)
+
+    async def pump():
+        async with forward:
+            async for message in read:
+                tap.append(message)
+                await forward.send(message)
+
+    group.start_soon(pump)
+    return tapped
+
+
+def notification_methods(tap: list) -> list[str]:
+    return [
+        m.message.method
+        for m in tap
+        if not isinstance(m, Exception)
+        and getattr(m.message, "method", None)
+        and getattr(m.message, "id", None) is None
+    ]
+
+
+async def tool_list(session) -> list[dict]:
+    return [t.model_dump(by_alias=True, exclude_none=True) for t in (await session.list_tools()).tools]
+
+
+def catalog_tools() -> list[dict]:
+    """What tools/list must return: the catalog's projection, every tool with its schemas."""
+    from effects.server import _tools
+
+    return [t.model_dump(by_alias=True, exclude_none=True) for t in _tools("full")]
 
 
 def run(coro_fn):
@@ -60,13 +99,54 @@ def test_tools_list_is_complete_with_valid_schemas():
     from rea.catalog import BY_NAME
 
     assert names == set(BY_NAME) and {"binary_session", "open_binary", "analyze_function"} <= names
+    assert tools == catalog_tools()  # every definition whole, schemas included
     for tool in tools:
         for key in ("inputSchema", "outputSchema"):
             schema = tool[key]
             jsonschema.Draft202012Validator.check_schema(schema)
             assert schema["type"] == "object" and "$ref" not in schema
-        assert tool["outputSchema"]["$id"].startswith("urn:rea:schema:sha256:")
+        body = {k: v for k, v in tool["outputSchema"].items() if k != "$id"}
+        assert tool["outputSchema"]["$id"] == f"urn:rea:schema:sha256:{canonical_sha256(body)}"  # C50, as advertised
         assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
+
+
+def test_tools_list_is_the_whole_catalog_through_open_close_and_a_provider_failure():
+    """tools/list never changes (whole definitions compared) and notifications/tools/list_changed is never sent."""
+    tap: list = []
+
+    async def main():
+        # a 1 ms startup deadline makes the angr start fail for real: a provider health transition
+        async with connect(tap=tap, REA_ANGR_STARTUP_TIMEOUT_MS="1") as s:
+            lists = {"initial": await tool_list(s)}
+            ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
+            lists["opened"] = await tool_list(s)
+            failed = await s.call_tool("list_procedures", {})
+            lists["provider_failed"] = await tool_list(s)
+            state = ok(await s.call_tool("binary_session", {}))
+            ok(await s.call_tool("close_binary", {}))
+            lists["closed"] = await tool_list(s)
+            seen = []
+
+            async def on_progress(progress, total, message):
+                seen.append(message)
+
+            ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}, progress_callback=on_progress))
+            lists["reopened"] = await tool_list(s)
+            await s.send_ping()  # anything the server sent before this answer has been read
+            return lists, failed, state
+
+    lists, failed, state = run(main)
+    assert err(failed, "provider_timeout")["details"]["phase"] == "startup"
+    assert state["open"] is True
+    expected = catalog_tools()
+    for moment, tools in lists.items():
+        assert tools == expected, moment
+    initialized = next(m.message for m in tap if getattr(m.message, "id", None) is not None)
+    assert initialized.result["capabilities"]["tools"] == {"listChanged": False}
+    methods = notification_methods(tap)
+    assert "notifications/tools/list_changed" not in methods
+    assert "notifications/progress" in methods  # the tap does see the notifications the server sends
+    assert set(methods) <= {"notifications/progress", "notifications/message"}, methods
 
 
 SHA256 = {"type": "string", "pattern": "^[a-f0-9]{64}$"}
@@ -225,12 +305,12 @@ def test_every_session_tool_end_to_end(tmp_path):
 
     async def main():
         async with connect() as s:
-            before_tools = (await s.list_tools()).tools
+            before_tools = await tool_list(s)
             before = ok(await s.call_tool("binary_session", {}))
             assert before["open"] is False and before["analysis_run"] is None
             assert before["server_identity"]["negotiated_protocol_version"]
-            tools_after = (await s.list_tools()).tools
             opened = ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
+            tools_open = await tool_list(s)
             imported = ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
             assert imported == {"imported": 5, "unknowns_added": 0, "total": 5}
             unknown = ok(
@@ -263,6 +343,7 @@ def test_every_session_tool_end_to_end(tmp_path):
             closing = await s.call_tool("close_binary", {})
             closed_again = await s.call_tool("close_binary", {"overwrite": False})
             after = ok(await s.call_tool("binary_session", {}))
+            tools_after = await tool_list(s)
             reimported = ok(await s.call_tool("import_evidence_bundle", {"path": str(export)}))
             return locals()
 
@@ -317,7 +398,7 @@ def test_every_session_tool_end_to_end(tmp_path):
     assert closed_again.structured_content["closed"]["target"] is None
     assert r["after"]["ledger"] == {"records": 0, "unknowns": 0} and r["after"]["open"] is False
     assert r["reimported"] == {"imported": 7, "unknowns_added": 2, "total": 7}
-    assert len(r["tools_after"]) == len(r["before_tools"])
+    assert r["before_tools"] == r["tools_open"] == r["tools_after"] == catalog_tools()  # whole definitions
 
 
 HOST_ARCHITECTURE = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "arm64", "arm64": "arm64"}.get(
@@ -533,6 +614,35 @@ def test_progress_notifications_with_token_only(tmp_path):
     assert numbers == sorted(set(numbers)) and numbers[0] == 1
     assert all(total is None for _, total, _ in with_token)
     assert with_token[0][2].startswith("identifying target") and with_token[-1][2].startswith("finished")
+
+
+def test_the_result_waits_until_the_client_has_acknowledged_the_last_progress_notification():
+    """Ordered by construction: after the terminal notification the server pings, and the
+    result leaves only once the client answered (a client that dispatches notifications
+    asynchronously has handled the notification by then)."""
+    import select
+
+    from support import RawMcp
+
+    with RawMcp(unbuffered=True) as raw:
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 7,
+                "method": "tools/call",
+                "params": {"name": "binary_session", "arguments": {}, "_meta": {"progressToken": "tok"}},
+            }
+        )
+        before = []
+        while not (before and before[-1].get("method") == "ping"):
+            before.append(raw.receive())
+            assert before[-1].get("id") != 7, "the result overtook the acknowledgement"
+        assert select.select([raw.proc.stdout], [], [], 1.5)[0] == []  # nothing more until the client answers
+        raw.send({"jsonrpc": "2.0", "id": before[-1]["id"], "result": {}})
+        result = raw.receive()
+    progress = [m["params"] for m in before if m.get("method") == "notifications/progress"]
+    assert progress and progress[-1]["message"].startswith("finished") and progress[-1]["progressToken"] == "tok"
+    assert result["id"] == 7 and result["result"]["isError"] is False
 
 
 def test_cancel_during_large_export_leaves_no_staging_and_destination_untouched(tmp_path):

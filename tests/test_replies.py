@@ -83,3 +83,22 @@ def test_every_continuation_is_a_call_our_validator_accepts():
         kinds[tool] = call["arguments"]["view"]
     assert kinds["inspect_artifact"] == kinds["analyze_javascript_application"] == {"kind": "summary"}
     assert kinds["inventory_artifact"] == {"kind": "inventory", "facet": "occurrences", "offset": 0, "limit": 64}
+
+
+def test_a_reply_far_over_the_budget_is_refused_before_anything_is_serialized(monkeypatch):
+    """Its string values alone exceed the budget: no canonical text (document-sized) is built."""
+    import rea.replies
+
+    built = []
+    real = rea.replies.canonicalize
+    monkeypatch.setattr(rea.replies, "canonicalize", lambda value: built.append(1) or real(value))
+    conn = Connection(ctx=CTX)
+    payload = {"result": {"pages": ["p" * 1_000_000] * 12}}  # 12 MB of string values
+    reply = _success_result(conn, "get_evidence_bundle", payload)
+    body = json.loads(reply.content[0].text)["error"]
+    limits = body["details"]["reported_limits"]
+    assert body["code"] == "resource_constraint" and limits["reply_bytes_exact"] is False
+    assert limits["reply_bytes"] > 24_000_000 and "at least" in body["message"]
+    assert len(built) == 1  # only the small error text was canonicalized, never the payload
+    near = _success_result(conn, "get_evidence_bundle", {"result": {"pages": ["p" * 1_000_000] * 5}})
+    assert near.is_error is False  # under the budget: built, measured exactly, sent

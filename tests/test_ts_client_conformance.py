@@ -8,13 +8,12 @@ as well as the Python SDK client.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
-from support import clean_env, ledger, rea_command, write_bundle
+from support import clean_env, ledger, npm_fixture, rea_command, write_bundle
 
 pytestmark = pytest.mark.slow
 HERE = Path(__file__).parent / "conformance"
@@ -22,10 +21,7 @@ HERE = Path(__file__).parent / "conformance"
 
 @pytest.fixture(scope="module")
 def node_client() -> Path:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        pytest.skip("Node.js and npm are not installed on this host")
-    if not (HERE / "node_modules" / "@modelcontextprotocol" / "client").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=HERE, check=True, capture_output=True, timeout=600)
+    npm_fixture(HERE)  # installed by scripts/setup test: the run needs no registry
     return HERE / "drive.mjs"
 
 
@@ -61,5 +57,7 @@ def test_typescript_client_accepts_every_reply(node_client, tmp_path):
     assert calls["bad"]["isError"] and json.loads(calls["bad"]["text"])["error"]["details"]["field"] == "limit"
     assert calls["unknown"]["meta"] is None
     assert calls["session"]["meta"] == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
+    # the last notification of each quick call was handled before its result (issue 10, item 7)
+    assert len(report["quickProgress"]) == 40 and all(m.startswith("finished") for m in report["quickProgress"])
     numbers = [p["progress"] for p in report["progress"]]
     assert numbers == list(range(1, len(numbers) + 1)) and report["progress"][-1]["message"].startswith("finished")

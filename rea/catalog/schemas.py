@@ -60,11 +60,47 @@ def input_schema(
     return schema
 
 
+CONTENT_ID_PREFIX = "urn:rea:schema:sha256:"
+# Keywords whose value maps names (not keywords) to subschemas.
+_NAMED_SUBSCHEMAS = frozenset({"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"})
+# Keywords whose value is instance data, where `$id` and `$ref` are ordinary keys.
+_DATA_KEYWORDS = frozenset({"const", "enum", "default", "examples"})
+
+
+def depends_on_base(node: Any, *, named: bool = False) -> bool:
+    """True when the schema has an explicit `$id` or a reference that is not schema-local:
+    its meaning depends on the base URI, which a new root `$id` would change."""
+    if isinstance(node, list):
+        return any(depends_on_base(v) for v in node)
+    if not isinstance(node, dict):
+        return False
+    if not named:
+        if isinstance(node.get("$id"), str):
+            return True
+        ref = node.get("$ref")
+        if isinstance(ref, str) and not ref.startswith("#"):
+            return True
+    return any(
+        depends_on_base(v, named=not named and k in _NAMED_SUBSCHEMAS)
+        for k, v in node.items()
+        if named or k not in _DATA_KEYWORDS
+    )
+
+
 def bind_id(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """A self-contained output schema with a `$id` bound to its own content."""
+    """A self-contained output schema with a `$id` bound to its own content (dialect included).
+
+    Contract C50: an explicit `$id`, and any reference resolved against the base URI
+    (a relative or external `$ref`, a nested `$id`), is preserved: such a schema keeps
+    its identifiers untouched and gets no content-bound id. Only a stale content-bound
+    id of our own is replaced."""
+    current = schema.get("$id")
     body = {k: v for k, v in schema.items() if k != "$id"}
-    body["$schema"] = DIALECT
-    return {**body, "$id": f"urn:rea:schema:sha256:{canonical_sha256(body)}"}
+    stale = isinstance(current, str) and current.startswith(CONTENT_ID_PREFIX)
+    if (current is not None and not stale) or depends_on_base(body):
+        return {"$schema": DIALECT, **schema}
+    body.setdefault("$schema", DIALECT)  # the declared dialect is part of the bound content
+    return {**body, "$id": f"{CONTENT_ID_PREFIX}{canonical_sha256(body)}"}
 
 
 def session_output(result: Mapping[str, Any]) -> dict[str, Any]:

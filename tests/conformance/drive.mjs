@@ -30,6 +30,14 @@ try {
   const progress = [];
   await call("progress", "open_binary", { path: "/usr/bin/true" }, { onprogress: (p) => progress.push(p) });
   report.progress = progress;
+  // Quick calls with a progress token: the terminal notification must be handled before its
+  // result settles the request, every time (else "progress notification for an unknown token").
+  report.quickProgress = [];
+  for (let i = 0; i < 40; i++) {
+    const seen = [];
+    await client.callTool({ name: "list_unknowns", arguments: {} }, { onprogress: (p) => seen.push(p.message) });
+    report.quickProgress.push(seen.at(-1) ?? null);
+  }
   await call("complete", "get_evidence_bundle", {});
   await call("bad", "list_unknowns", { limit: "ten" });
   await call("unknown", "record_unknown", { question: "Is it packed?", domain: "packing", severity: "low" });

@@ -21,6 +21,7 @@ from effects import artifact_commands, call_command, prompt_commands, view_comma
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
+from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
@@ -44,6 +45,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *native_cli.COMMANDS,
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
+    *managed_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

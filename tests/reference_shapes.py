@@ -108,8 +108,18 @@ DOSSIER_COLLECTIONS = (
 BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["available"]}
 PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 
+
 # 6.x shapes, where wire-gaps.md says 6.x changed the 3.1 shape
+def _listed(tool: str, *names: str) -> dict[str, Any]:
+    """6.x managed results list these fields as complete arrays of the 3.1 page items (managedArtifact.ts)."""
+    schema = base(tool)
+    pages = {n: arr(schema["properties"][n]["properties"]["items"]["items"]) for n in names}
+    return {**schema, "properties": {**schema["properties"], **pages}}
+
+
 SIX: dict[str, Any] = {
+    # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
+    "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
     # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)

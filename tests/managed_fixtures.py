@@ -1,0 +1,67 @@
+"""Managed assemblies built at test time with Debian mono `mcs`, and `monodis` (an independent reader) as truth."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+
+SOURCES = Path(__file__).parent / "managed"
+RESOURCE_TEXT = b"hello from an embedded resource\n"
+
+needs_mono = pytest.mark.skipif(
+    shutil.which("mcs") is None or shutil.which("monodis") is None, reason="Debian mono-mcs and mono-utils"
+)
+
+
+def build(out_dir: Path, source: str, name: str, *flags: str) -> Path:
+    out = out_dir / name
+    target = "library" if name.endswith(".dll") else "exe"
+    subprocess.run(
+        ["mcs", f"-target:{target}", f"-out:{out}", *flags, str(SOURCES / source)],
+        check=True,
+        capture_output=True,
+        cwd=out_dir,
+    )
+    return out
+
+
+def strong_name_key(path: Path) -> Path:
+    """A CAPI PRIVATEKEYBLOB (.snk) for `mcs -keyfile:`, made from a fresh 1024-bit RSA key."""
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    key = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    n = key.private_numbers()
+    pub = n.public_numbers
+
+    def le(value: int, size: int) -> bytes:
+        return value.to_bytes(size, "little")
+
+    blob = struct.pack("<BBHI", 0x07, 0x02, 0, 0x2400) + b"RSA2" + struct.pack("<II", 1024, pub.e)
+    blob += le(pub.n, 128) + le(n.p, 64) + le(n.q, 64) + le(n.dmp1, 64) + le(n.dmq1, 64) + le(n.iqmp, 64)
+    blob += le(n.d, 128)
+    path.write_bytes(blob)
+    return path
+
+
+def library(out_dir: Path) -> Path:
+    (out_dir / "res.txt").write_bytes(RESOURCE_TEXT)
+    return build(out_dir, "Library.cs", "Library.exe", "-resource:res.txt,Fixture.res.txt")
+
+
+def signed(out_dir: Path) -> Path:
+    key = strong_name_key(out_dir / "key.snk")
+    return build(out_dir, "Other.cs", "Signed.dll", f"-keyfile:{key}")
+
+
+def monodis(path: Path, table: str) -> str:
+    return subprocess.run(["monodis", f"--{table}", str(path)], check=True, capture_output=True, text=True).stdout
+
+
+def monodis_rows(path: Path, table: str) -> list[str]:
+    """The `N: ...` rows of one monodis table dump."""
+    return [line for line in monodis(path, table).splitlines() if re.match(r"^\d+: ", line)]

@@ -28,7 +28,8 @@ from rea.managed.artifact import artifact_result  # noqa: E402
 from rea.managed.facts import ManagedLimits, ReadManagedAssembly  # noqa: E402
 from rea.managed.signatures import decode  # noqa: E402
 from rea.wire.convert import to_wire  # noqa: E402
-from rea.wire.managed import ArtifactResult  # noqa: E402
+from rea.managed.members import members_result  # noqa: E402
+from rea.wire.managed import ArtifactResult, MembersResult  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 pytestmark = needs_mono
@@ -36,6 +37,10 @@ LIMITS = ManagedLimits(max_file_bytes=1 << 24, max_metadata_bytes=1 << 22, max_h
                        max_table_rows=100_000)  # fmt: skip
 PAGING = {"reference_offset": 0, "resource_offset": 0, "attribute_offset": 0}
 VALIDATOR = jsonschema.Draft202012Validator(schema_of(ArtifactResult))
+MEMBERS = jsonschema.Draft202012Validator(schema_of(MembersResult))
+MEMBER_ARGS = {f"{k}_offset": 0 for k in ("type", "method", "field", "member_ref", "edge")} | {
+    "instruction_anchor_limit": 100
+}
 
 
 @functools.cache
@@ -79,6 +84,7 @@ def check(data: bytes, tmp: Path, bodies: bool = True) -> None:
     VALIDATOR.validate(result)
     if result["coverage"]["state"] == "complete":
         assert result["coverage"]["issues"] == []
+    MEMBERS.validate(to_wire(members_result(facts, "x86", MEMBER_ARGS)))
 
 
 @given(cut=st.integers(min_value=0, max_value=4095))

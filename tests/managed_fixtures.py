@@ -65,3 +65,29 @@ def monodis(path: Path, table: str) -> str:
 def monodis_rows(path: Path, table: str) -> list[str]:
     """The `N: ...` rows of one monodis table dump."""
     return [line for line in monodis(path, table).splitlines() if re.match(r"^\d+: ", line)]
+
+
+def monodis_bodies(path: Path) -> dict[tuple[str, str], dict[str, object]]:
+    """(Type, method) -> {code_size, instructions [(il_offset, opcode)], calls [(il_offset, 'Type::name')]}."""
+    bodies: dict[tuple[str, str], dict[str, object]] = {}
+    current: dict[str, object] = {"code_size": None, "instructions": [], "calls": []}
+    for line in _disassembly(path).splitlines():
+        size = re.search(r"// Code size (\d+)", line)
+        op = re.match(r"\s*IL_([0-9a-f]{4}):\s+(\S+)(.*)", line)
+        end = re.search(r"\} // end of method (\S+)::(\S+)", line)
+        if size:
+            current["code_size"] = int(size.group(1))
+        elif op:
+            offset, opcode, rest = int(op.group(1), 16), op.group(2), op.group(3)
+            current["instructions"].append((offset, opcode))  # type: ignore[union-attr]
+            called = re.search(r"(?:class |valuetype )?([\w.`\[\]/]+)::'?([\w.]+)'?\(", rest)
+            if opcode in ("call", "callvirt", "newobj") and called:
+                current["calls"].append((offset, called.group(1).split("]")[-1] + "::" + called.group(2)))  # type: ignore[union-attr]
+        elif end:
+            bodies[(end.group(1), end.group(2))] = current
+            current = {"code_size": None, "instructions": [], "calls": []}
+    return bodies
+
+
+def _disassembly(path: Path) -> str:
+    return subprocess.run(["monodis", str(path)], check=True, capture_output=True, text=True).stdout

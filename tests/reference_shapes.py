@@ -120,6 +120,9 @@ def _listed(tool: str, *names: str) -> dict[str, Any]:
 SIX: dict[str, Any] = {
     # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
     "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
+    "inspect_managed_members": _listed(
+        "inspect_managed_members", "types", "fields", "methods", "member_refs", "call_edges", "field_accesses"
+    ),
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
     # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)

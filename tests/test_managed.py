@@ -118,3 +118,91 @@ def test_inspect_managed_artifact_cli(built):
     missing = subprocess.run([*cmd, "inspect-managed-artifact", str(lib) + ".missing"], capture_output=True,
                              text=True, env=clean_env(), check=False)  # fmt: skip
     assert missing.returncode == 1 and "target_unavailable" in missing.stdout
+
+
+def _parameter_count(signature: str) -> int:
+    """Top-level parameters in monodis's `name (T a, U<V, W> b)`."""
+    inner = signature.strip()[signature.strip().rindex("(") + 1 : -1]
+    depth, count = 0, 1 if inner.strip() else 0
+    for ch in inner:
+        depth += {"<": 1, ">": -1}.get(ch, 0)
+        count += ch == "," and depth == 0
+    return count
+
+
+def _plain(name: str) -> str:
+    """A call target without its assembly scope or quotes, with monodis's `object` spelled out."""
+    name = name.split("]")[-1].replace("'", "")
+    return "System.Object" + name[6:] if name.startswith("object::") else name
+
+
+def _method_key(method):
+    owner = (method["declaring_type"] or "").split("/")[-1].split(".")[-1]
+    return owner, method["name"]
+
+
+def test_inspect_managed_members_over_mcp_matches_monodis(built):
+    from collections import Counter
+
+    from managed_fixtures import monodis_bodies
+
+    lib = built["library"]
+    replies = _calls(
+        [
+            ("open_binary", {"path": str(lib)}),
+            ("inspect_managed_members", {}),
+            ("inspect_managed_members", {"method_limit": 2, "method_offset": 1, "max_method_instructions": 3}),
+        ]
+    )
+    r = evidence(replies[1])["normalized_result"]
+    typedefs = [re.match(r"\d+: (\S+)", line).group(1) for line in monodis_rows(lib, "typedef")]
+    assert [t["full_name"] for t in r["types"]][1:] == typedefs[1:]  # monodis prints <Module> as (null)
+    box = next(t for t in r["types"] if t["name"] == "Box`1")
+    assert box["generic_parameters"] == ["T"] and box["interfaces"] == ["Fixture.IShape"]
+    deeper = next(t for t in r["types"] if t["name"] == "Deeper")
+    assert deeper["full_name"] == "Fixture.Box`1/Inner/Deeper" and deeper["enclosing_type_token"]
+    listed = re.findall(r"^\d+: (.*?) \(param:", monodis(lib, "method"), re.M)
+    assert len(listed) == len(r["methods"])
+    for ours, theirs in zip(r["methods"], listed, strict=True):
+        name = re.search(r"([^ ]+?)(?:<[^ ]*>)? \(", theirs.replace("'", "")).group(1)
+        assert ours["name"] == name
+        assert ours["signature"]["parameter_count"] == _parameter_count(theirs)
+    truth = monodis_bodies(lib)
+    with_body = [m for m in r["methods"] if m["body"]["status"] == "present"]
+    assert len(with_body) == len([b for b in truth.values() if b["code_size"] is not None])
+    for method in with_body:
+        body, expected = method["body"], truth[_method_key(method)]
+        assert body["il_size"] == expected["code_size"], method["name"]
+        assert body["instruction_count"] == len(expected["instructions"])
+        assert body["opcode_counts"] == dict(Counter(op for _o, op in expected["instructions"]))
+        assert {(a["il_offset"], a["opcode"]) for a in body["anchors"]} <= set(expected["instructions"])
+        assert re.fullmatch(r"[a-f0-9]{64}", body["il_sha256"]) and body["normalized_il_sha256"]
+        calls = [
+            (e["il_offset"], _plain(e["target_name"])) for e in r["call_edges"] if e["caller_token"] == method["token"]
+        ]
+        if method["name"] not in ("Many", "Convert", "Main"):  # generic instantiations: monodis prints them bound
+            assert calls == [(o, _plain(n)) for o, n in expected["calls"]]
+    main = next(m for m in r["methods"] if m["name"] == "Main")
+    assert main["body"]["exception_regions"][0]["try_offset"] == 0x19
+    pinvoke = next(m for m in r["methods"] if m["name"] == "GetPid")
+    assert pinvoke["body"]["status"] == "absent" and "P/Invoke" in pinvoke["body"]["issue"]
+    edges = {(e["caller"], e["target_name"]) for e in r["call_edges"]}
+    assert ("Fixture.Program::Main", "Fixture.Native::GetPid") in edges
+    assert ("Fixture.Program::Main", "[mscorlib]System.Console::WriteLine") in edges
+    accesses = {(e["method"], e["opcode"], e["field_name"]) for e in r["field_accesses"]}
+    assert ("Fixture.Program::Main", "stsfld", "Fixture.Program::Counter") in accesses
+    assert r["identity_scope"]["requires_artifact_sha256"] == evidence(replies[1])["subject"]["digest"]["sha256"]
+    assert r["coverage"]["state"] == "complete"
+
+    paged = evidence(replies[2])["normalized_result"]
+    assert [m["token"] for m in paged["methods"]] == [m["token"] for m in r["methods"][1:3]]
+    cut = [m for m in paged["methods"] if m["body"]["truncated_instructions"]]
+    assert all(m["body"]["status"] == "partial" and m["body"]["normalized_il_sha256"] is None for m in cut)
+    assert any("methods: 2 of" in text for text in paged["limitations"])
+
+
+def test_inspect_managed_members_cli(built):
+    out = subprocess.run([*rea_command(), "inspect-managed-members", str(built["library"]), "--method-limit", "1"],
+                         capture_output=True, text=True, env=clean_env(), check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "methods 1," in out.stdout and "call_edges" in out.stdout

@@ -154,7 +154,7 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-MANAGED = ["inspect_managed_artifact"]
+MANAGED = ["inspect_managed_artifact", "inspect_managed_members"]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + SESSION
 
 

@@ -77,4 +77,5 @@ def _command(tool: str, help_text: str) -> ToolCommand:
 
 COMMANDS: tuple[ToolCommand, ...] = (
     _command("inspect_managed_artifact", "identity, references, resources, attributes of a .NET assembly"),
+    _command("inspect_managed_members", "types, fields, methods with CIL hashes, call edges of a .NET assembly"),
 )

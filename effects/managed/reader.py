@@ -3,7 +3,8 @@
 Nothing here decides what the facts mean. Every bound is a limit from the request: the file is
 refused above max_file_bytes, the metadata rows are not read above max_metadata_bytes, at most
 max_table_rows rows are read per table (dnfile loads rows lazily), heap items above
-max_heap_item_bytes are dropped, and a CIL body is decoded from at most max_method_body_bytes.
+max_heap_item_bytes are dropped, and a CIL body is decoded from at most max_method_body_bytes
+(effects/managed/cil.py, with dncil's opcode tables).
 What a limit or damage kept out is an Issue for the core to report.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import struct
 import uuid
 from collections.abc import Iterator
 from typing import Any
@@ -19,18 +21,17 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
+from effects.managed import cil
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.managed.facts import (
     AssemblyFacts,
     Body,
     CliFacts,
-    Instruction,
     Issue,
     ManagedLimits,
     PeHeader,
     ReadManagedAssembly,
-    Region,
     ResourceData,
     Row,
     Table,
@@ -196,24 +197,7 @@ def _resources(pe: Any, cli: CliFacts, tables: dict[str, Table], issues: list[Is
     return tuple(out)
 
 
-def _operand(value: Any, kind: str, bias: int) -> Any:
-    """A plain operand; branch and switch targets made relative to the first CIL byte (dncil counts the header)."""
-    if kind in ("InlineBrTarget", "ShortInlineBrTarget") and isinstance(value, int):
-        return value - bias
-    if isinstance(value, list):
-        return tuple(int(v) - bias for v in value)
-    if value is None or isinstance(value, (int, float)):
-        return value
-    for attr in ("value", "index"):
-        inner = getattr(value, attr, None)
-        if isinstance(inner, int):
-            return inner
-    return str(value)
-
-
 def _body(data: bytes, pe: Any, row: Row, limits: ManagedLimits) -> Body:
-    from dncil.cil.body import reader as cil_reader
-
     rva = int(row.values.get("Rva") or 0)
     try:
         offset = pe.get_offset_from_rva(rva)
@@ -226,48 +210,16 @@ def _body(data: bytes, pe: Any, row: Row, limits: ManagedLimits) -> Body:
                     issue=f"body RVA 0x{rva:x} points outside the file", **empty)  # type: ignore[arg-type]  # fmt: skip
     window = data[offset : offset + limits.max_method_body_bytes]
     try:
-        body = cil_reader.read_method_body_from_bytes(window)
-    except Exception as exc:
+        got = cil.decode(window, limits.max_method_instructions)
+    except (cil.BodyError, struct.error) as exc:
         return Body(method_row=row.index, rva=rva, file_offset=offset, header_format="unknown",
-                    issue=f"method body could not be decoded within {len(window)} bytes: {type(exc).__name__}: {exc}",
-                    **empty)  # type: ignore[arg-type]  # fmt: skip
-    il = body.raw_bytes[body.header_size : body.header_size + body.code_size]
-    instructions = tuple(
-        Instruction(
-            offset=int(i.offset) - body.header_size,
-            opcode=i.opcode.name,
-            operand_type=i.opcode.operand_type.name,
-            operand=_operand(i.operand, i.opcode.operand_type.name, body.header_size),
-        )  # fmt: skip
-        for i in body.instructions[: limits.max_method_instructions]
-    )
-    regions = tuple(
-        Region(
-            flags=int(eh.exception_type),
-            try_offset=eh.try_start,
-            try_length=eh.try_end - eh.try_start,
-            handler_offset=eh.handler_start,
-            handler_length=eh.handler_end - eh.handler_start,
-            class_token=int(eh.catch_type.value) if getattr(eh, "catch_type", None) is not None else None,
-            filter_offset=eh.filter_start if eh.is_filter() else None,
-        )  # fmt: skip
-        for eh in body.exception_handlers
-    )
+                    issue=f"method body malformed within {len(window)} bytes: {exc}", **empty)  # type: ignore[arg-type]  # fmt: skip
     return Body(
-        method_row=row.index,
-        rva=rva,
-        file_offset=offset,
-        header_format="tiny" if body.header_size == 1 else "fat",
-        max_stack=int(body.max_stack),
-        init_locals=bool(int(body.flags.value) & 0x10) if body.header_size > 1 else False,
-        local_var_sig_token=int(body.local_var_sig_tok.value) if body.local_var_sig_tok is not None else None,
-        il_size=len(il),
-        il_sha256=hashlib.sha256(il).hexdigest(),
-        instructions=instructions,
-        instruction_total=len(body.instructions),
-        regions=regions,
-        issue=None,
-    )
+        method_row=row.index, rva=rva, file_offset=offset, header_format=got.header_format, max_stack=got.max_stack,
+        init_locals=got.init_locals, local_var_sig_token=got.local_var_sig_token, il_size=got.il_size,
+        il_sha256=got.il_sha256, instructions=got.instructions, instruction_total=got.instruction_total,
+        regions=got.regions, issue=None,
+    )  # fmt: skip
 
 
 def _bodies(data: bytes, pe: Any, tables: dict[str, Table], limits: ManagedLimits) -> Iterator[Body]:

@@ -9,7 +9,7 @@ decided in rea/managed from these values alone.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -93,8 +93,9 @@ class Table:
     rows: tuple[Row, ...]
 
 
-@attrs.frozen(kw_only=True)
-class Instruction:
+class Instruction(NamedTuple):
+    """A decoded instruction (a NamedTuple: a large body makes hundreds of thousands of them)."""
+
     offset: int
     opcode: str
     operand_type: str  # dncil's OperandType name (InlineMethod, ShortInlineBrTarget, ...)

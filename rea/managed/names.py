@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from rea.managed.facts import AssemblyFacts, Row
+from rea.managed.signatures import type_spec
 
 TABLE_NUMBERS: Mapping[str, int] = {
     "Module": 0x00, "TypeRef": 0x01, "TypeDef": 0x02, "Field": 0x04, "MethodDef": 0x06, "Param": 0x08,
@@ -61,11 +62,14 @@ class Names:
         self.memberrefs = {r.index: r for r in facts.rows("MemberRef")}
         self.assemblyrefs = {r.index: r for r in facts.rows("AssemblyRef")}
         self.modulerefs = {r.index: r for r in facts.rows("ModuleRef")}
+        self.methodspecs = {r.index: _int(r, "Method") for r in facts.rows("MethodSpec")}
         self.enclosing = {_int(r, "NestedClass"): _int(r, "EnclosingClass") for r in facts.rows("NestedClass")}
         types = facts.rows("TypeDef")
         self.method_owner = member_owners(types, "MethodList", len(self.methods))
         self.field_owner = member_owners(types, "FieldList", len(self.fields))
+        self.typespecs = {r.index: r.values.get("Signature") for r in facts.rows("TypeSpec")}
         self._typedef_names: dict[int, str] = {}
+        self._resolving: set[int] = set()
 
     def typedef(self, row: int, depth: int = 0) -> str | None:
         if row in self._typedef_names:
@@ -105,8 +109,19 @@ class Names:
         if table == 0x01:
             return self.typeref(row)
         if table == 0x1B:
-            return f"typespec {hex_token(value)}"
+            return self.typespec(row) or f"typespec {hex_token(value)}"
         return None
+
+    def typespec(self, row: int) -> str | None:
+        """A TypeSpec's decoded type; one that refers back to itself while decoding stays unnamed."""
+        blob = self.typespecs.get(row)
+        if row in self._resolving or not isinstance(blob, bytes):
+            return None
+        self._resolving.add(row)
+        try:
+            return type_spec(blob, self.type_text)
+        finally:
+            self._resolving.discard(row)
 
     def type_text(self, value: int) -> str:
         return self.type_token(value) or hex_token(value)
@@ -151,6 +166,9 @@ class Names:
             return self.field(row)
         if table == 0x0A:
             return self.memberref(row)
+        if table == 0x2B:  # a generic method instantiation: the method it instantiates
+            method = self.methodspecs.get(row, 0)
+            return self.member(method) if method >> 24 in (0x06, 0x0A) else None
         return None
 
     def declaring_type(self, value: int) -> str | None:

@@ -95,8 +95,8 @@ def _valuetype(r: _Reader, depth: int) -> str:
 
 
 def _generic_inst(r: _Reader, depth: int) -> str:
-    r.byte()  # CLASS or VALUETYPE
-    base = r.namer(r.type_token())
+    kind = "valuetype " if r.byte() == 0x11 else "class "
+    base = kind + r.namer(r.type_token())
     count = r.compressed()
     if count > len(r.blob):
         raise Malformed(f"generic argument count {count} exceeds the blob")
@@ -209,6 +209,17 @@ def _field(blob: bytes, namer: TypeNamer) -> Signature:
         field_type=field_type,
         issue=None if r.at == len(blob) else f"{len(blob) - r.at} trailing bytes",
     )
+
+
+def type_spec(blob: bytes | None, namer: TypeNamer) -> str | None:
+    """A TypeSpec blob's type (a generic instantiation, an array, a generic parameter), or None."""
+    if not blob:
+        return None
+    r = _Reader(blob, namer)
+    try:
+        return r.type()
+    except Malformed:
+        return None
 
 
 def first_string_argument(value: bytes | None, constructor: bytes | None) -> str | None:

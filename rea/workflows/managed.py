@@ -14,6 +14,7 @@ from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
 from rea.managed.artifact import PE_ARCHITECTURES, artifact_result
+from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome
 from rea.session import Session, record
@@ -106,4 +107,5 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
 
 PROGRAMS: Mapping[str, ToolProgram] = {
     "inspect_managed_artifact": _tool("inspect_managed_artifact", artifact_result, bodies=False),
+    "inspect_managed_members": _tool("inspect_managed_members", members_result, bodies=True),
 }

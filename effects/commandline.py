@@ -326,11 +326,15 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
 
     async def work() -> Result[Any, ReaError]:
         reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))
+        earlier: list[Any] = []
         try:
             for tool, args in steps:
-                reply = await call_tool(conn, tool, dict(args), _stderr_progress)
+                # a step may build its arguments from the earlier replies (e.g. their evidence ids)
+                built = args(earlier) if callable(args) else args
+                reply = await call_tool(conn, tool, dict(built), _stderr_progress)
                 if not isinstance(reply, Success):
                     break
+                earlier.append(reply.unwrap())
         finally:
             await release_all(conn.native)
         return reply

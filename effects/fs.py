@@ -17,7 +17,7 @@ from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts
-from rea.session import header_architecture
+from rea.session import cli_header_present, header_architecture
 from rea.text import printable
 
 READ_BLOCK = 1 << 20
@@ -78,6 +78,7 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
             size=size,
             format=fmt,
             architecture=header_architecture(head, fmt),
+            managed=fmt == "pe" and cli_header_present(head),
         )
     )
 

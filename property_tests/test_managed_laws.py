@@ -28,8 +28,9 @@ from rea.managed.artifact import artifact_result  # noqa: E402
 from rea.managed.facts import ManagedLimits, ReadManagedAssembly  # noqa: E402
 from rea.managed.signatures import decode  # noqa: E402
 from rea.wire.convert import to_wire  # noqa: E402
+from rea.managed.boundaries import boundaries_result  # noqa: E402
 from rea.managed.members import members_result  # noqa: E402
-from rea.wire.managed import ArtifactResult, MembersResult  # noqa: E402
+from rea.wire.managed import ArtifactResult, BoundariesResult, MembersResult  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 pytestmark = needs_mono
@@ -38,6 +39,8 @@ LIMITS = ManagedLimits(max_file_bytes=1 << 24, max_metadata_bytes=1 << 22, max_h
 PAGING = {"reference_offset": 0, "resource_offset": 0, "attribute_offset": 0}
 VALIDATOR = jsonschema.Draft202012Validator(schema_of(ArtifactResult))
 MEMBERS = jsonschema.Draft202012Validator(schema_of(MembersResult))
+BOUNDARIES = jsonschema.Draft202012Validator(schema_of(BoundariesResult))
+BOUNDARY_ARGS = {f"{k}_offset": 0 for k in ("module_ref", "import", "implementation")}
 MEMBER_ARGS = {f"{k}_offset": 0 for k in ("type", "method", "field", "member_ref", "edge")} | {
     "instruction_anchor_limit": 100
 }
@@ -85,6 +88,7 @@ def check(data: bytes, tmp: Path, bodies: bool = True) -> None:
     if result["coverage"]["state"] == "complete":
         assert result["coverage"]["issues"] == []
     MEMBERS.validate(to_wire(members_result(facts, "x86", MEMBER_ARGS)))
+    BOUNDARIES.validate(to_wire(boundaries_result(facts, "x86", BOUNDARY_ARGS)))
 
 
 @given(cut=st.integers(min_value=0, max_value=4095))
@@ -136,3 +140,28 @@ def test_any_signature_blob_decodes_totally(blob):
 def test_a_lying_parameter_count_is_malformed(count):
     blob = bytes([0x00, 0x80 | count >> 8, count & 0xFF, 0x01, 0x08])
     assert decode(blob, lambda token: "t").parse_status == "malformed"
+
+
+@functools.cache
+def seed_members() -> dict:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "seed.dll"
+        path.write_bytes(seed())
+        facts = read_assembly(ReadManagedAssembly(path=str(path), limits=LIMITS, bodies=True)).unwrap()
+    return to_wire(members_result(facts, "x86", MEMBER_ARGS))
+
+
+@given(drop=st.sets(st.integers(min_value=0, max_value=40), max_size=8))
+def test_comparison_laws(drop):
+    """Self-comparison changes nothing; swapping sides swaps added and removed; every member is accounted for."""
+    from rea.managed.compare import compare
+
+    limits = {"max_candidates": 50, "max_method_matches": 10_000, "max_field_matches": 5_000}
+    full = seed_members()
+    fewer = {**full, "methods": [m for i, m in enumerate(full["methods"]) if i not in drop]}
+    same = to_wire(compare("ev_" + "1" * 64, full, "ev_" + "1" * 64, full, limits))
+    assert same["summary"]["changed"] == same["summary"]["added"] == same["summary"]["removed"] == 0
+    forward = to_wire(compare("ev_" + "1" * 64, full, "ev_" + "2" * 64, fewer, limits))["summary"]
+    backward = to_wire(compare("ev_" + "2" * 64, fewer, "ev_" + "1" * 64, full, limits))["summary"]
+    assert (forward["added"], forward["removed"]) == (backward["removed"], backward["added"])
+    assert forward["changed"] == backward["changed"] == 0

@@ -71,6 +71,7 @@ class TargetFacts:
     size: int
     format: str
     architecture: str | None = None  # what the executable header declares, when it is one
+    managed: bool = False  # a PE whose CLI header is present (a .NET assembly)
 
 
 @attrs.frozen(kw_only=True)

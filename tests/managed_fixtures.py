@@ -91,3 +91,19 @@ def monodis_bodies(path: Path) -> dict[tuple[str, str], dict[str, object]]:
 
 def _disassembly(path: Path) -> str:
     return subprocess.run(["monodis", str(path)], check=True, capture_output=True, text=True).stdout
+
+
+def library_v2(out_dir: Path) -> Path:
+    """The library with Box.Area's and Main's bodies changed and one method added."""
+    source = (SOURCES / "Library.cs").read_text()
+    source = source.replace("Counter = args.Length;", "Counter = args.Length + 2;")
+    source = source.replace(
+        "public double Area() { count++; return 1.5; }", "public double Area() { count += 2; return 2.5; }"
+    )
+    source = source.replace(
+        "public static int Counter;", "public static int Counter;\n        public static int Added() { return 7; }"
+    )
+    (out_dir / "LibraryV2.cs").write_text(source)
+    out = out_dir / "LibraryV2.exe"
+    subprocess.run(["mcs", f"-out:{out}", str(out_dir / "LibraryV2.cs")], check=True, capture_output=True, cwd=out_dir)
+    return out

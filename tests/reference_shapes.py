@@ -123,6 +123,13 @@ SIX: dict[str, Any] = {
     "inspect_managed_members": _listed(
         "inspect_managed_members", "types", "fields", "methods", "member_refs", "call_edges", "field_accesses"
     ),
+    # 6.x adds the exact-signature basis (managedMemberComparisonMatch.ts): the item variants' basis enums widen
+    "compare_managed_members": requiring(
+        base("compare_managed_members"), methods=arr({"type": "object"}), fields=arr({"type": "object"})
+    ),
+    "inspect_managed_native_boundaries": _listed(
+        "inspect_managed_native_boundaries", "module_refs", "pinvoke_imports", "native_implementations"
+    ),
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
     # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)

@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from managed_fixtures import RESOURCE_TEXT, library, monodis, monodis_rows, needs_mono, signed
-from rea.canonical_json import canonicalize
 from support import clean_env, rea_command
+from test_artifact_mcp import error, evidence
 from test_mcp_e2e import connect
 
 pytestmark = [pytest.mark.slow, needs_mono]
@@ -22,19 +22,6 @@ pytestmark = [pytest.mark.slow, needs_mono]
 def built(tmp_path_factory):
     out = tmp_path_factory.mktemp("managed")
     return {"library": library(out), "signed": signed(out), "dir": out}
-
-
-def evidence(result):
-    assert result.is_error is False, result.content[0].text
-    assert result.content[0].text.encode() == canonicalize(result.structured_content)
-    return result.structured_content
-
-
-def error(result, code):
-    assert result.is_error is True
-    body = json.loads(result.content[0].text)["error"]
-    assert body["code"] == code, body
-    return body
 
 
 def _calls(calls):
@@ -206,3 +193,123 @@ def test_inspect_managed_members_cli(built):
                          capture_output=True, text=True, env=clean_env(), check=False)  # fmt: skip
     assert out.returncode == 0, out.stderr
     assert "methods 1," in out.stdout and "call_edges" in out.stdout
+
+
+def test_inspect_managed_native_boundaries_over_mcp_matches_monodis(built):
+    lib = built["library"]
+    replies = _calls(
+        [
+            ("inspect_managed_native_boundaries", {"path": str(lib)}),
+            ("inspect_managed_native_boundaries", {"path": str(lib), "import_offset": 2}),
+        ]
+    )
+    r = evidence(replies[0])["normalized_result"]
+    assert [m["name"] for m in r["module_refs"]] == [line.split(": ", 1)[1] for line in monodis_rows(lib, "moduleref")]
+    implmap = re.findall(r"^\d+: .*? class (\S+?)\(.*\) (\d+) \((\S+) (\S+)\)$", monodis(lib, "implmap"), re.M)
+    ours = [
+        (p["member_name"], p["mapping_flags"], p["import_name"], p["import_scope_name"]) for p in r["pinvoke_imports"]
+    ]
+    assert ours == [(member, int(flags), entry, module) for member, flags, entry, module in implmap]
+    # monodis's disassembly spells each declaration out: pinvokeimpl ("module" as "entry" charset convention lasterr)
+    declared = dict(re.findall(r'pinvokeimpl \("[^"]+" as "([^"]+)" ([^)]*)\)', _disassembly_text(lib)))
+    for p in r["pinvoke_imports"]:
+        words = declared[p["import_name"]].split()
+        assert ({"cdecl": "cdecl", "winapi": "winapi", "stdcall": "stdcall"}.keys() & set(words)) == {
+            p["call_convention"]
+        }
+        assert ("unicode" in words) == (p["char_set"] == "unicode")
+        assert ("lasterr" in words) == p["supports_last_error"]
+    assert {n["boundary_kind"] for n in r["native_implementations"]} == {"pinvoke"}
+    assert r["summary"] == {"module_ref_count": 3, "pinvoke_import_count": 3, "native_implementation_count": 3,
+                            "ready_to_run": False, "mixed_mode_or_native_header": False}  # fmt: skip
+    assert r["cli_native"]["il_only"] is True and r["native_exports"] == []
+    paged = evidence(replies[1])["normalized_result"]
+    assert [p["import_name"] for p in paged["pinvoke_imports"]] == ["MessageBoxW"]
+
+
+def _disassembly_text(path) -> str:
+    return subprocess.run(["monodis", str(path)], check=True, capture_output=True, text=True).stdout
+
+
+def test_inspect_managed_native_boundaries_cli(built):
+    out = subprocess.run([*rea_command(), "inspect-managed-native-boundaries", str(built["library"])],
+                         capture_output=True, text=True, env=clean_env(), check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "pinvoke_imports 3" in out.stdout and "module_refs 3" in out.stdout
+
+
+def test_compare_managed_members_over_mcp(built):
+    from managed_fixtures import library_v2
+
+    v1, v2 = built["library"], library_v2(built["dir"])
+
+    async def main():
+        async with connect() as s:
+            left = evidence(await s.call_tool("inspect_managed_members", {"path": str(v1)}))["evidence_id"]
+            right = evidence(await s.call_tool("inspect_managed_members", {"path": str(v2)}))["evidence_id"]
+            artifact = evidence(await s.call_tool("inspect_managed_artifact", {"path": str(v1)}))["evidence_id"]
+            return [
+                await s.call_tool("compare_managed_members", {"left_evidence_id": left, "right_evidence_id": right}),
+                await s.call_tool("compare_managed_members", {"left_evidence_id": left, "right_evidence_id": left}),
+                await s.call_tool("compare_managed_members", {"left_evidence_id": artifact, "right_evidence_id": right}),
+                await s.call_tool("compare_managed_members", {"left_evidence_id": "ev_" + "0" * 64, "right_evidence_id": right}),
+                await s.call_tool("compare_managed_members", {"left_evidence_id": left, "right_evidence_id": right,
+                                                              "limits": {"max_method_matches": 1}}),
+            ]  # fmt: skip
+
+    replies = anyio.run(main)
+    record = evidence(replies[0])
+    r = record["normalized_result"]
+    assert record["evidence_links"] == r["evidence_links"] and record["confidence"] == "derived"
+    by_name = {((i["right"] or i["left"] or {}).get("name")): i for i in r["methods"] if i["left"] or i["right"]}
+    assert by_name["Area"]["status"] == "changed" and "cil" in by_name["Area"]["dimensions"]
+    assert by_name["Area"]["match"]["basis"] == "exact-signature"
+    assert by_name["Main"]["status"] == "changed"
+    assert by_name["Added"]["status"] == "added" and by_name["Added"]["left"] is None
+    assert by_name["Many"]["status"] == "unchanged" and by_name["Many"]["match"]["basis"] == "exact-il-signature"
+    ambiguous = [i for i in r["methods"] if i["match"]["status"] == "ambiguous"]
+    assert ambiguous and all(len(i["match"]["candidate_left_tokens"]) > 1 for i in ambiguous)  # the identical .ctors
+    assert r["summary"]["added"] == 1 and r["summary"]["removed"] == 0
+    assert r["coverage"]["status"] == "complete-within-inputs"
+    same = evidence(replies[1])["normalized_result"]
+    assert same["summary"]["changed"] == same["summary"]["added"] == same["summary"]["removed"] == 0
+    assert error(replies[2], "invalid_request")["details"]["field"] == "left_evidence_id"
+    error(replies[3], "evidence_integrity_mismatch")
+    capped = evidence(replies[4])["normalized_result"]
+    assert len(capped["methods"]) == 1 and capped["coverage"]["status"] == "truncated"
+
+
+def test_compare_managed_members_cli(built):
+    from managed_fixtures import library_v2
+
+    v2 = library_v2(built["dir"])
+    out = subprocess.run([*rea_command(), "compare-managed-members", str(built["library"]), str(v2)],
+                         capture_output=True, text=True, env=clean_env(), check=False)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "changed   Fixture.Box`1::Area" in out.stdout and "added     Fixture.Program::Added" in out.stdout
+
+
+def test_open_binary_and_overview_say_a_pe_is_managed(built, tmp_path):
+    import shutil
+
+    from rea.session import MANAGED_HINT
+
+    calls = [
+        ("open_binary", {"path": str(built["library"])}),
+        ("binary_overview", {}),
+        ("inspect_managed_artifact", {}),
+    ]
+    mingw = shutil.which("x86_64-w64-mingw32-gcc")
+    if mingw:
+        native = tmp_path / "native.exe"
+        (tmp_path / "n.c").write_text("int main(void) { return 0; }\n")
+        subprocess.run([mingw, "-o", str(native), str(tmp_path / "n.c")], check=True, capture_output=True)
+        calls.append(("open_binary", {"path": str(native)}))
+    replies = _calls(calls)
+    opened = replies[0].structured_content["result"]
+    assert opened["format"] == "pe" and MANAGED_HINT in opened["limitations"]
+    overview = evidence(replies[1])
+    assert MANAGED_HINT in overview["limitations"]  # the native view is kept, with the managed next steps
+    assert evidence(replies[2])["normalized_result"]["classification"]["status"] == "managed"
+    if mingw:
+        assert MANAGED_HINT not in replies[3].structured_content["result"]["limitations"]

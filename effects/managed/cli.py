@@ -69,6 +69,38 @@ def render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_compare(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("left", help="older build (.dll or .exe)")
+    parser.add_argument("right", help="newer build")
+    parser.add_argument("--max-method-matches", type=int, default=None, help="method items returned")
+
+
+def _compare_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Any]]:
+    limits = {"max_method_matches": ns.max_method_matches} if ns.max_method_matches else {}
+
+    def compare(earlier: list[Any]) -> Mapping[str, Any]:
+        ids = [reply["evidence_id"] for reply in earlier]
+        return {"left_evidence_id": ids[0], "right_evidence_id": ids[1], **({"limits": limits} if limits else {})}
+
+    return [
+        ("inspect_managed_members", {"path": os.path.abspath(ns.left)}),
+        ("inspect_managed_members", {"path": os.path.abspath(ns.right)}),
+        ("compare_managed_members", compare),
+    ]
+
+
+def render_comparison(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"compare_managed_members {value['evidence_id']}", f"  summary {r['summary']}",
+             f"  coverage {r['coverage']['status']}"]  # fmt: skip
+    for item in r["methods"]:
+        if item["status"] != "unchanged":
+            side = item["right"] or item["left"] or {}
+            where = f"{side.get('declaring_type')}::{side.get('name')}" if side else "ambiguous"
+            lines.append(f"  {item['status']:<9} {where} {','.join(item['dimensions'])}")
+    return "\n".join(lines)
+
+
 def _command(tool: str, help_text: str) -> ToolCommand:
     return ToolCommand(
         name=tool.replace("_", "-"), help=help_text, configure=_configure(tool), steps=_steps(tool), render=render
@@ -78,4 +110,12 @@ def _command(tool: str, help_text: str) -> ToolCommand:
 COMMANDS: tuple[ToolCommand, ...] = (
     _command("inspect_managed_artifact", "identity, references, resources, attributes of a .NET assembly"),
     _command("inspect_managed_members", "types, fields, methods with CIL hashes, call edges of a .NET assembly"),
+    _command("inspect_managed_native_boundaries", "P/Invoke imports, ModuleRefs, non-IL methods of a .NET assembly"),
+    ToolCommand(
+        name="compare-managed-members",
+        help="members of two .NET builds compared (LEFT RIGHT: two assemblies)",
+        configure=_configure_compare,
+        steps=_compare_steps,
+        render=render_comparison,
+    ),
 )

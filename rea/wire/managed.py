@@ -498,3 +498,223 @@ class MembersResult:
     field_accesses: tuple[FieldAccess, ...] = field("Field loads and stores found in the CIL")
     coverage: Coverage = field("What was read")
     limitations: tuple[str, ...] = field("What this answer does not establish")
+
+
+# ------------------------------------------------------- boundaries result
+
+CharSet = Literal["not-specified", "ansi", "unicode", "auto", "unknown"]
+CallConvention = Literal["not-specified", "winapi", "cdecl", "stdcall", "thiscall", "fastcall", "unknown"]
+Tristate = Literal["assembly-default", "enabled", "disabled", "unknown"]
+
+
+@attrs.frozen(kw_only=True)
+class CliNative:
+    il_only: bool = field("COMIMAGE_FLAGS_ILONLY")
+    requires_32bit: bool = field("COMIMAGE_FLAGS_32BITREQUIRED")
+    strong_name_signed: bool = field("COMIMAGE_FLAGS_STRONGNAMESIGNED")
+    native_entry_point: bool = field("COMIMAGE_FLAGS_NATIVE_ENTRYPOINT")
+    ready_to_run_signature: bool = field("The managed native header carries the RTR signature")
+    managed_native_header_rva: int = _u32()
+    managed_native_header_size: int = _u32()
+
+
+@attrs.frozen(kw_only=True)
+class ModuleReference:
+    token: str = _token()
+    row_offset: int = _count("File offset of the row")
+    name: str = field("Native module name as declared (e.g. kernel32.dll, libc.so.6)")
+
+
+@attrs.frozen(kw_only=True)
+class PInvokeImport:
+    token: str = _token("ImplMap row")
+    row_offset: int = _count("File offset of the row")
+    mapping_flags: int = _u16("PInvokeAttributes")
+    mapping_flags_hex: str = field("PInvokeAttributes as 0x hex", pattern="^0x[0-9a-f]{4}$")
+    member_token: str | None = field("The MethodDef (or Field) forwarded", pattern=TOKEN)
+    member_kind: Literal["method", "field", "unknown"] = field("What is forwarded")
+    member_name: str | None = field("Its qualified name")
+    import_name: str = field("Entry point name in the native module")
+    import_scope_token: str | None = field("ModuleRef token", pattern=TOKEN)
+    import_scope_name: str | None = field("ModuleRef name")
+    no_mangle: bool = field("ExactSpelling")
+    char_set: CharSet = field("String marshalling charset")
+    call_convention: CallConvention = field("Unmanaged calling convention")
+    supports_last_error: bool = field("SetLastError")
+    best_fit: Tristate = field("BestFitMapping")
+    throw_on_unmappable_char: Tristate = field("ThrowOnUnmappableChar")
+    verification: Literal["managed-declaration-only"] = field("Declared in metadata; not checked against the module")
+    signature: str | None = field("Our extra: the managed signature, ILAsm-style")
+
+
+@attrs.frozen(kw_only=True)
+class NativeImplementation:
+    token: str = _token("MethodDef")
+    row_offset: int = _count("File offset of the row")
+    name: str = field("Qualified method name")
+    rva: int = _u32("Body RVA")
+    flags: int = _u16("MethodAttributes")
+    impl_flags: int = _u16("MethodImplAttributes")
+    code_type: Literal["il", "native", "optil", "runtime", "unknown"] = field("MethodImpl code type")
+    managed_kind: Literal["managed", "unmanaged", "unknown"] = field("MethodImpl managed mask")
+    pinvoke_declared: bool = field("PinvokeImpl is set")
+    boundary_kind: Literal["pinvoke", "native-body", "runtime-provided", "unmanaged-method", "mixed-or-unknown"] = (
+        field("Why it crosses the boundary")
+    )
+    body_interpretation: Literal["managed-cil", "native-or-runtime", "not-file-backed", "unknown"] = field(
+        "What the RVA points to"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class BoundarySummary:
+    module_ref_count: int = _count()
+    pinvoke_import_count: int = _count()
+    native_implementation_count: int = _count()
+    ready_to_run: bool | None = field("ReadyToRun native code present")
+    mixed_mode_or_native_header: bool | None = field("Not IL-only, or a managed native header")
+
+
+@attrs.frozen(kw_only=True)
+class BoundariesResult:
+    schema_version: Literal[1] = field("Result schema version")
+    artifact: ArtifactRef = field("The file read")
+    module: ModuleIdentity | None = field("Module row")
+    metadata: MemberMetadata = field("Metadata root")
+    identity_scope: IdentityScope = field("What the tokens are bound to")
+    cli_native: CliNative | None = field("CLI header native indicators")
+    module_refs: tuple[ModuleReference, ...] = field("ModuleRefs")
+    pinvoke_imports: tuple[PInvokeImport, ...] = field("ImplMap (DllImport) declarations")
+    native_implementations: tuple[NativeImplementation, ...] = field("Methods without managed CIL")
+    summary: BoundarySummary = field("Counts and indicators")
+    native_exports: tuple[str, ...] = field("Our extra: names in the PE export directory (mixed-mode images)")
+    coverage: Coverage = field("What was read")
+    limitations: tuple[str, ...] = field("What this answer does not establish")
+
+
+# ------------------------------------------------------------- comparison
+
+EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
+Basis = Literal["exact-il-signature", "exact-signature", "structural-method-shape", "field-signature", "none"]
+MethodDimension = Literal[
+    "signature", "cil", "opcode-shape", "call-shape", "field-shape", "exception-shape", "availability"
+]
+
+
+@attrs.frozen(kw_only=True)
+class CompareLimits:
+    max_candidates: int = field("Candidate tokens listed per ambiguous item", default=50, minimum=1, maximum=500)
+    max_field_matches: int = field("Field items returned", default=5000, minimum=0, maximum=50000)
+    max_method_matches: int = field("Method items returned", default=10000, minimum=1, maximum=50000)
+
+
+@attrs.frozen(kw_only=True)
+class CompareArgs:
+    left_evidence_id: str = field("Retained inspect_managed_members Evidence of the older build", pattern=EVIDENCE_ID)
+    right_evidence_id: str = field("Retained inspect_managed_members Evidence of the newer build", pattern=EVIDENCE_ID)
+    limits: CompareLimits = field("Result bounds", factory=CompareLimits)
+
+
+@attrs.frozen(kw_only=True)
+class Algorithm:
+    name: Literal["rea-managed-member-comparison"] = field("Algorithm")
+    version: Literal[1] = field("Version")
+    token_identity: Literal["build-local"] = field("Tokens are never matched across builds")
+    name_matching: Literal["not-used"] = field("Members are matched by content, then by declared signature")
+
+
+@attrs.frozen(kw_only=True)
+class CompareSide:
+    evidence_id: str = field("The members Evidence", pattern=EVIDENCE_ID)
+    artifact_sha256: str = field("Its artifact", pattern=SHA256)
+    mvid: str | None = field("Its module version id", pattern=GUID)
+    module_name: str | None = field("Its module name")
+    metadata_status: MetadataStatus = field("Its metadata status")
+    methods_total: int = _count("Methods it lists")
+    fields_total: int = _count("Fields it lists")
+
+
+@attrs.frozen(kw_only=True)
+class MemberSide:
+    token: str = _token()
+    declaring_type: str | None = field("Owning type")
+    name: str = field("Member name")
+    signature_sha256: str = field("Raw signature SHA-256", pattern=SHA256)
+    normalized_il_sha256: str | None = field("Decoded-tuple CIL SHA-256 (methods)", pattern=SHA256, omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class Match:
+    status: Literal["matched", "unmatched", "ambiguous"] = field("Whether one counterpart was found")
+    basis: Basis = field("Which key matched")
+    confidence: Literal["exact", "high", "unknown"] = field("exact for hash keys, high for the structural shape")
+    candidate_left_tokens: tuple[str, ...] = field("Ambiguous: the left members sharing the key")
+    candidate_right_tokens: tuple[str, ...] = field("Ambiguous: the right members sharing the key")
+
+
+@attrs.frozen(kw_only=True)
+class MethodItem:
+    item_id: str = field("mmc_method_ id", pattern="^mmc_method_[a-f0-9]{64}$")
+    status: Literal["unchanged", "changed", "added", "removed", "unknown"] = field("Verdict")
+    dimensions: tuple[MethodDimension, ...] = field("What differs")
+    left: MemberSide | None = field("Left member")
+    right: MemberSide | None = field("Right member")
+    match: Match = field("How it was matched")
+    evidence_links: tuple[str, ...] = field("The two members Evidence")
+    limitations: tuple[str, ...] = field("What this item does not establish")
+
+
+@attrs.frozen(kw_only=True)
+class FieldItem:
+    item_id: str = field("mmc_field_ id", pattern="^mmc_field_[a-f0-9]{64}$")
+    status: Literal["unchanged", "changed", "added", "removed", "unknown"] = field("Verdict")
+    left: MemberSide | None = field("Left field")
+    right: MemberSide | None = field("Right field")
+    match: Match = field("How it was matched")
+    evidence_links: tuple[str, ...] = field("The two members Evidence")
+    limitations: tuple[str, ...] = field("What this item does not establish")
+
+
+@attrs.frozen(kw_only=True)
+class CompareSummary:
+    unchanged: int = _count()
+    changed: int = _count()
+    added: int = _count()
+    removed: int = _count()
+    unknown: int = _count()
+
+
+@attrs.frozen(kw_only=True)
+class Matching:
+    exact_il_signature: int = _count()
+    exact_signature: int = _count("6.x: same declaring type, name and signature")
+    structural_method_shape: int = _count()
+    field_signature: int = _count()
+    ambiguous: int = _count()
+    unmatched: int = _count()
+
+
+@attrs.frozen(kw_only=True)
+class CompareCoverage:
+    status: Literal["complete-within-inputs", "partial", "truncated"] = field("Whether every member was compared")
+    left_status: CoverageState = field("Left members coverage")
+    right_status: CoverageState = field("Right members coverage")
+    omitted_methods: int = _count("Method items past max_method_matches")
+    omitted_fields: int = _count("Field items past max_field_matches")
+    omitted_candidates: int = _count("Candidate tokens past max_candidates")
+
+
+@attrs.frozen(kw_only=True)
+class ComparisonResult:
+    schema_version: Literal[1] = field("Result schema version")
+    comparison_id: str = field("mmc_ id of the comparison", pattern="^mmc_[a-f0-9]{64}$")
+    algorithm: Algorithm = field("The matching algorithm")
+    left: CompareSide = field("Left build")
+    right: CompareSide = field("Right build")
+    summary: CompareSummary = field("Items per verdict")
+    matching: Matching = field("Items per matching basis")
+    methods: tuple[MethodItem, ...] = field("Method items")
+    fields: tuple[FieldItem, ...] = field("Field items")
+    coverage: CompareCoverage = field("What was compared")
+    evidence_links: tuple[str, ...] = field("The two members Evidence")
+    limitations: tuple[str, ...] = field("What the comparison does not establish")

@@ -11,9 +11,11 @@ from returns.result import Failure, Result, Success
 
 from rea import __version__
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.errors import ReaError
+from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
 from rea.managed.artifact import PE_ARCHITECTURES, artifact_result
+from rea.managed.boundaries import boundaries_result
+from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome
@@ -105,7 +107,45 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
     return program
 
 
+def _members_evidence(session: Session, evidence_id: str, field: str) -> Result[Evidence, ReaError]:
+    found = session.evidence.get(evidence_id)
+    if found is None:
+        return Failure(missing_evidence(evidence_id))
+    if found.operation != "inspect_managed_members":
+        return Failure(
+            invalid_request(
+                f"{field} names {found.operation} Evidence; compare_managed_members compares members inventories",
+                field=field,
+                accepted="the evidence_id of retained inspect_managed_members Evidence",
+            )
+        )
+    return Success(found)
+
+
+def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    sides = [_members_evidence(session, args[f], f) for f in ("left_evidence_id", "right_evidence_id")]
+    for side in sides:
+        if not is_successful(side):
+            return Outcome(session=session, reply=Failure(side.failure()))
+    left, right = (s.unwrap() for s in sides)
+    result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
+                             args["limits"]))  # fmt: skip
+    made = create_evidence(
+        provider=MANAGED_PROVIDER,
+        operation="compare_managed_members",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=None,
+        confidence="derived",
+        limitations=list(result["limitations"]),
+        evidence_links=[left.evidence_id, right.evidence_id],
+    )
+    return _reply(session, made)
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
     "inspect_managed_artifact": _tool("inspect_managed_artifact", artifact_result, bodies=False),
     "inspect_managed_members": _tool("inspect_managed_members", members_result, bodies=True),
+    "inspect_managed_native_boundaries": _tool("inspect_managed_native_boundaries", boundaries_result, bodies=False),
+    "compare_managed_members": compare_managed_members,
 }

@@ -179,7 +179,16 @@ def pe_facts(facts: AssemblyFacts, architecture: w.PeArchitecture) -> w.PeFacts:
     )
 
 
-def _runtime(refs: tuple[w.AssemblyReference, ...], frameworks: tuple[str, ...], mixed: bool) -> w.RuntimeFamily:
+# core libraries reference nothing: their own name places them
+CORE_LIBRARIES: Mapping[str, w.RuntimeFamily] = {
+    "mscorlib": "dotnet-framework",
+    "System.Private.CoreLib": "modern-dotnet",
+}
+
+
+def _runtime(
+    refs: tuple[w.AssemblyReference, ...], frameworks: tuple[str, ...], mixed: bool, name: str | None
+) -> w.RuntimeFamily:
     if mixed:
         return "mixed-clr-native"
     if any(f.startswith(".NETCoreApp") or f.startswith(".NETStandard") for f in frameworks):
@@ -187,7 +196,8 @@ def _runtime(refs: tuple[w.AssemblyReference, ...], frameworks: tuple[str, ...],
     if any(f.startswith(".NETFramework") for f in frameworks):
         return "dotnet-framework"
     names = {r.name for r in refs}
-    return next((family for marker, family in RUNTIME_MARKERS if marker in names), "unknown")
+    found = next((family for marker, family in RUNTIME_MARKERS if marker in names), None)
+    return found or CORE_LIBRARIES.get(name or "", "unknown")
 
 
 def _implementation(facts: AssemblyFacts) -> w.Implementation:
@@ -236,6 +246,11 @@ def _evidence(facts: AssemblyFacts) -> tuple[w.ClassificationEvidence, ...]:
     return tuple(found)
 
 
+def _assembly_name(facts: AssemblyFacts) -> str | None:
+    rows = facts.rows("Assembly")
+    return c.text(rows[0], "Name") if rows else None
+
+
 def classification(
     facts: AssemblyFacts, architecture: w.PeArchitecture, refs: Any, frameworks: Any
 ) -> w.Classification:
@@ -244,7 +259,9 @@ def classification(
     return w.Classification(
         status=status,
         container="pe",
-        runtime_family=_runtime(refs, frameworks, implementation == "cpp-cli-mixed") if facts.cli else "unknown",
+        runtime_family=_runtime(refs, frameworks, implementation == "cpp-cli-mixed", _assembly_name(facts))
+        if facts.cli
+        else "unknown",
         implementation=implementation,
         managed_architecture=_managed_architecture(facts.cli, architecture),
         evidence=_evidence(facts),

@@ -21,6 +21,7 @@ from effects import artifact_commands, call_command, prompt_commands, view_comma
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
+from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
@@ -45,6 +46,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *native_cli.COMMANDS,
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
+    *managed_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 
@@ -325,11 +327,15 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
 
     async def work() -> Result[Any, ReaError]:
         reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))
+        earlier: list[Any] = []
         try:
             for tool, args in steps:
-                reply = await call_tool(conn, tool, dict(args), _stderr_progress)
+                # a step may build its arguments from the earlier replies (e.g. their evidence ids)
+                built = args(earlier) if callable(args) else args
+                reply = await call_tool(conn, tool, dict(built), _stderr_progress)
                 if not isinstance(reply, Success):
                     break
+                earlier.append(reply.unwrap())
         finally:
             await release_all(conn.native)
         return reply

@@ -25,5 +25,8 @@ class ToolCommand:
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
-    steps: Callable[[argparse.Namespace], Sequence[tuple[str, Mapping[str, Any]]]]
+    # each step is (tool, arguments); arguments may be a function of the earlier steps' replies
+    steps: Callable[
+        [argparse.Namespace], Sequence[tuple[str, Mapping[str, Any] | Callable[[list[Any]], Mapping[str, Any]]]]
+    ]
     render: Callable[[Any], str] = render_json

@@ -18,7 +18,7 @@ from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts, TargetStamp
-from rea.session import header_architecture
+from rea.session import cli_header_present, header_architecture
 from rea.text import printable
 
 READ_BLOCK = 1 << 20
@@ -124,6 +124,7 @@ async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
             size=size,
             format=fmt,
             architecture=header_architecture(head, fmt),
+            managed=fmt == "pe" and cli_header_present(head),
         )
     )
 

@@ -81,6 +81,7 @@ class TargetFacts:
     format: str
     architecture: str | None = None  # what the executable header declares, when it is one
     stamp: str | None = None  # the file-system stamp the bytes were hashed under (None: it moved meanwhile)
+    managed: bool = False  # a PE whose CLI header is present (a .NET assembly)
 
 
 @attrs.frozen(kw_only=True)

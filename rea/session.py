@@ -63,6 +63,32 @@ def header_architecture(head: bytes, fmt: str) -> str | None:
     return None
 
 
+MANAGED_HINT = (
+    "This PE is a .NET assembly (its CLI header is present): the native view sees only its loader stub and any "
+    "native code. inspect_managed_artifact, inspect_managed_members and inspect_managed_native_boundaries read its "
+    "managed metadata and CIL (call them with {} on this target)."
+)
+
+
+def cli_header_present(head: bytes) -> bool:
+    """Whether a PE's COM descriptor (CLI header) directory is set, from the first bytes identity read.
+
+    Data directory 14 sits within the first 512 bytes of every PE the mono, Roslyn and MSVC toolchains
+    write; when the head is too short to hold it, the answer is False (not known to be managed)."""
+    if len(head) < 0x40 or not head.startswith(b"MZ"):
+        return False
+    pe = int.from_bytes(head[0x3C:0x40], "little")
+    optional = pe + 24
+    if len(head) < optional + 2 or head[pe : pe + 4] != b"PE\0\0":
+        return False
+    magic = int.from_bytes(head[optional : optional + 2], "little")
+    base = optional + {0x10B: 96, 0x20B: 112}.get(magic, 0)
+    if base == optional or len(head) < base + 15 * 8:
+        return False
+    count = int.from_bytes(head[base - 4 : base], "little")
+    return count > 14 and int.from_bytes(head[base + 14 * 8 : base + 14 * 8 + 4], "little") != 0
+
+
 @attrs.frozen(kw_only=True)
 class Target:
     path: str
@@ -73,6 +99,7 @@ class Target:
     kind: str  # file | directory
     architecture: str | None = None
     stamp: str | None = None  # the file-system stamp its digest was taken under (see rea.program.TargetStamp)
+    managed: bool = False  # a PE with a CLI header (a .NET assembly)
 
     @property
     def target_kind(self) -> str:

@@ -108,8 +108,28 @@ DOSSIER_COLLECTIONS = (
 BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["available"]}
 PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 
+
 # 6.x shapes, where wire-gaps.md says 6.x changed the 3.1 shape
+def _listed(tool: str, *names: str) -> dict[str, Any]:
+    """6.x managed results list these fields as complete arrays of the 3.1 page items (managedArtifact.ts)."""
+    schema = base(tool)
+    pages = {n: arr(schema["properties"][n]["properties"]["items"]["items"]) for n in names}
+    return {**schema, "properties": {**schema["properties"], **pages}}
+
+
 SIX: dict[str, Any] = {
+    # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
+    "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
+    "inspect_managed_members": _listed(
+        "inspect_managed_members", "types", "fields", "methods", "member_refs", "call_edges", "field_accesses"
+    ),
+    # 6.x adds the exact-signature basis (managedMemberComparisonMatch.ts): the item variants' basis enums widen
+    "compare_managed_members": requiring(
+        base("compare_managed_members"), methods=arr({"type": "object"}), fields=arr({"type": "object"})
+    ),
+    "inspect_managed_native_boundaries": _listed(
+        "inspect_managed_native_boundaries", "module_refs", "pinvoke_imports", "native_implementations"
+    ),
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
     # (6.x search rows are {address, value, string?}: 3.1's value_truncated is not among them)

@@ -26,6 +26,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 from artifact_fixtures import make_zip
+from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
@@ -146,7 +147,13 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION
+MANAGED = [
+    "inspect_managed_artifact",
+    "inspect_managed_members",
+    "inspect_managed_native_boundaries",
+    "compare_managed_members",
+]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -270,6 +277,16 @@ async def _javascript(app: Path, app_v2: Path) -> dict[str, Any]:
     return replies
 
 
+async def _managed(assembly: Path, newer: Path) -> dict[str, Any]:
+    async with connect() as s:
+        replies = {tool: await _call(s, tool, {"path": str(assembly)}) for tool in MANAGED[:3]}
+        right = await _call(s, "inspect_managed_members", {"path": str(newer)})
+        ids = {"left_evidence_id": ref(replies["inspect_managed_members"])["evidence_id"],
+               "right_evidence_id": ref(right)["evidence_id"]}  # fmt: skip
+        replies["compare_managed_members"] = await _call(s, "compare_managed_members", ids)
+        return replies
+
+
 async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
     replies: dict[str, Any] = {}
     async with connect() as s:
@@ -293,8 +310,8 @@ async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def replies(tmp_path_factory) -> dict[str, Any]:
     """One real, reference-shaped call per case, through the MCP SDK client over stdio."""
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is not installed")
+    if shutil.which("gcc") is None or shutil.which("mcs") is None:
+        pytest.skip("gcc or mono-mcs is not installed")
     root = tmp_path_factory.mktemp("conformance")
     binary = root / "sample"
     subprocess.run(["gcc", "-O0", "-g", "-o", str(binary), str(SOURCE)], check=True, capture_output=True)
@@ -308,6 +325,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_native, binary, str(root / "cache")))
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
+    found.update(anyio.run(_managed, library(root), library_v2(root)))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     return found
 

@@ -10,6 +10,7 @@ tuples into lists, so canonical JSON and orjson see the same value.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from collections.abc import Mapping
 
@@ -23,17 +24,31 @@ from rea.wire.schema import ABSENT, wire_name, wire_of
 CONVERTER = cattrs.Converter(forbid_extra_keys=True, prefer_attrib_converters=False)
 
 
+_SCALARS = (str, int, float, bool, type(None))
+
+
+@functools.cache
+def _plan(cls: type) -> tuple[tuple[str, str, bool], ...] | None:
+    """(attribute, JSON key, omit when None) per field of a record class; None for anything else."""
+    if not attrs.has(cls):
+        return None
+    return tuple((a.name, wire_name(a), wire_of(a).omit_none) for a in attrs.fields(cls))
+
+
 def to_wire(value: Any) -> Any:
     """A JSON tree of a record, tuple, mapping or scalar."""
+    if isinstance(value, _SCALARS):
+        return value
     if hasattr(value, "__wire__"):
         return value.__wire__()
-    if attrs.has(type(value)):
+    plan = _plan(type(value))  # type: ignore[arg-type]
+    if plan is not None:
         out: dict[str, Any] = {}
-        for attribute in attrs.fields(type(value)):
-            item = getattr(value, attribute.name)
-            if item is ABSENT or (item is None and wire_of(attribute).omit_none):
+        for name, key, omit_none in plan:
+            item = getattr(value, name)
+            if item is ABSENT or (item is None and omit_none):
                 continue
-            out[wire_name(attribute)] = to_wire(item)
+            out[key] = to_wire(item)
         return out
     if isinstance(value, (tuple, list)):
         return [to_wire(v) for v in value]

@@ -23,7 +23,7 @@ from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress
-from rea.session import Session, record, resolve
+from rea.session import MANAGED_HINT, Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
 
@@ -261,7 +261,8 @@ def _on_address(
 
 
 def _overview(session: Session, snapshot: Snapshot, args: Args) -> Answered:
-    return a.overview(_document(session), snapshot, args), "derived", ()
+    managed = (MANAGED_HINT,) if session.target is not None and session.target.managed else ()
+    return a.overview(_document(session), snapshot, args), "derived", managed
 
 
 def _documents(session: Session, snapshot: Snapshot, args: Args) -> Answered:

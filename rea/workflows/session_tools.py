@@ -46,6 +46,7 @@ from rea.program import (
 )
 from rea.session import (
     DOS_COM_MAX_BYTES,
+    MANAGED_HINT,
     Session,
     Target,
     add_unknown_revision,
@@ -279,9 +280,12 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
         kind=facts.kind,
         architecture=architecture,
         stamp=facts.stamp,
+        managed=facts.managed,
     )
     opened = open_target(session, target, run_id, binding)
     limitations = [] if binding is not None else [unavailable_reason(None, fmt)]
+    if target.managed:
+        limitations.append(MANAGED_HINT)
     if not is_successful(released):
         limitations.append(f"The previous target's engine did not stop cleanly: {released.failure().message}")
     return _done(

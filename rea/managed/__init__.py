@@ -1,0 +1,1 @@
+"""Managed (.NET) assemblies: identity, members, native boundaries, from CLI metadata alone."""

@@ -1,0 +1,151 @@
+"""Programs of the managed (.NET) family: one reader effect, then pure derivation of each result."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Callable, Generator, Mapping
+from typing import Any
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
+
+from rea import __version__
+from rea.effect_types import AnyEffect, Program, ToolProgram
+from rea.errors import ReaError, invalid_request, missing_evidence
+from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
+from rea.managed.artifact import PE_ARCHITECTURES, artifact_result
+from rea.managed.boundaries import boundaries_result
+from rea.managed.compare import compare
+from rea.managed.members import members_result
+from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
+from rea.program import Context, Outcome
+from rea.session import Session, record
+from rea.wire import managed as w
+from rea.wire.convert import to_wire
+
+MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
+PROFILE_SCHEMA = 1
+
+
+def _no_target() -> ReaError:
+    return ReaError(
+        code="target_unavailable",
+        message="No managed target: pass path, or call open_binary with a .NET assembly first.",
+        details={"reason": "no_active_target"},
+        action="Call this tool with an absolute path to a .dll or .exe, or open_binary it first.",
+    )
+
+
+def limits_from(args: Mapping[str, Any]) -> ManagedLimits:
+    return ManagedLimits(**{name: args[name] for name in w.LIMIT_BOUNDS if name in args})
+
+
+def _unsupported_machine(facts: AssemblyFacts) -> ReaError:
+    machine = facts.pe.machine if facts.pe else 0
+    return ReaError(
+        code="invalid_request",
+        message=f"{facts.path} is a PE image for machine 0x{machine:04x}, which no managed runtime targets.",
+        details={"field": "path", "machine": f"0x{machine:04x}", "accepted": "x86, x86_64, arm or arm64 PE images"},
+    )
+
+
+def read_facts(
+    session: Session, args: Mapping[str, Any], bodies: bool = False
+) -> Generator[AnyEffect, Any, Result[tuple[AssemblyFacts, w.PeArchitecture], ReaError]]:
+    """The explicit path or the open target, read once by the reader effect."""
+    path = args.get("path") or (session.target.path if session.target is not None else None)
+    if path is None:
+        return Failure(_no_target())
+    facts = yield ReadManagedAssembly(path=path, limits=limits_from(args), bodies=bodies)
+    if not is_successful(facts):
+        return Failure(facts.failure())
+    found: AssemblyFacts = facts.unwrap()
+    architecture = PE_ARCHITECTURES.get(found.pe.machine) if found.pe else None
+    if architecture is None:
+        return Failure(_unsupported_machine(found))
+    return Success((found, architecture))
+
+
+def evidence(
+    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: str, result: Any
+) -> Result[Evidence, ReaError]:
+    subject = Subject(
+        name=posixpath.basename(facts.path) or facts.path,
+        sha256=facts.sha256,
+        format="pe",
+        architecture=architecture,
+        local_path=facts.path,
+    )
+    profile = create_profile(MANAGED_PROVIDER, PROFILE_SCHEMA, {"limits": limits_from(args).to_json()})
+    wire = to_wire(result)
+    return create_evidence(
+        provider=MANAGED_PROVIDER,
+        operation=operation,
+        parameters=dict(args),
+        normalized_result=wire,
+        subject=subject,
+        analysis_profile=profile,
+        limitations=list(wire["limitations"]),
+    )
+
+
+def _reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
+    if not is_successful(made):
+        return Outcome(session=session, reply=Failure(made.failure()))
+    return Outcome(session=record(session, [made.unwrap()]), reply=Success(made.unwrap().to_json()))
+
+
+def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]], Any], bodies: bool) -> ToolProgram:
+    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+        got = yield from read_facts(session, args, bodies)
+        if not is_successful(got):
+            return Outcome(session=session, reply=Failure(got.failure()))
+        facts, architecture = got.unwrap()
+        return _reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
+
+    program.__name__ = operation
+    return program
+
+
+def _members_evidence(session: Session, evidence_id: str, field: str) -> Result[Evidence, ReaError]:
+    found = session.evidence.get(evidence_id)
+    if found is None:
+        return Failure(missing_evidence(evidence_id))
+    if found.operation != "inspect_managed_members":
+        return Failure(
+            invalid_request(
+                f"{field} names {found.operation} Evidence; compare_managed_members compares members inventories",
+                field=field,
+                accepted="the evidence_id of retained inspect_managed_members Evidence",
+            )
+        )
+    return Success(found)
+
+
+def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    sides = [_members_evidence(session, args[f], f) for f in ("left_evidence_id", "right_evidence_id")]
+    for side in sides:
+        if not is_successful(side):
+            return Outcome(session=session, reply=Failure(side.failure()))
+    left, right = (s.unwrap() for s in sides)
+    result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
+                             args["limits"]))  # fmt: skip
+    made = create_evidence(
+        provider=MANAGED_PROVIDER,
+        operation="compare_managed_members",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=None,
+        confidence="derived",
+        limitations=list(result["limitations"]),
+        evidence_links=[left.evidence_id, right.evidence_id],
+    )
+    return _reply(session, made)
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_managed_artifact": _tool("inspect_managed_artifact", artifact_result, bodies=False),
+    "inspect_managed_members": _tool("inspect_managed_members", members_result, bodies=True),
+    "inspect_managed_native_boundaries": _tool("inspect_managed_native_boundaries", boundaries_result, bodies=False),
+    "compare_managed_members": compare_managed_members,
+}

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
+from rea.android.effects import AndroidQuery
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.native.effects import (
@@ -49,6 +50,7 @@ AnyEffect: TypeAlias = (
     | ExtractArtifact
     | ScanApplication
     | ExtractFiles
+    | AndroidQuery
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -71,4 +73,5 @@ MEMBERS: tuple[type, ...] = (
     ExtractArtifact,
     ScanApplication,
     ExtractFiles,
+    AndroidQuery,
 )

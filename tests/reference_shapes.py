@@ -109,6 +109,71 @@ BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["avail
 PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 
 # 6.x shapes, where wire-gaps.md says 6.x changed the 3.1 shape
+_TEXT = obj(status={"enum": ["complete", "partial"]}, text=STR, reported_total_bytes=nullable(INT))
+_ENGINE = obj(
+    name=STR,
+    version=nullable(STR),
+    artifact_sha256={"type": "string", "pattern": "^[a-f0-9]{64}$"},
+    source_revision=nullable(STR),
+    worker_count=INT,
+    heap_limit_mib=nullable(INT),
+)
+_METHOD = obj(name=STR, reported_signature=STR, overload_index=INT, is_constructor=BOOL, dex_descriptor=NULL)
+ANDROID: dict[str, Any] = {
+    "inspect_android_package": obj(
+        engine=_ENGINE,
+        package_name=nullable(STR),
+        version_name=nullable(STR),
+        version_code=nullable(STR),
+        min_sdk=nullable(STR),
+        target_sdk=nullable(STR),
+        permissions=arr(STR),
+        manifest=_TEXT,
+        class_count=INT,
+        resource_count=INT,
+        signature_verification={"const": "not_performed"},
+    ),
+    "search_android_classes": obj(
+        engine=_ENGINE, query=STR, total_classes=INT, matches=arr(STR), coverage={"const": "complete"}
+    ),
+    "inspect_android_class": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        methods=arr(_METHOD),
+        fields=arr(obj(name=STR, reported_type=STR)),
+        inner_classes=arr(STR),
+    ),
+    "inspect_android_method": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        method=_METHOD,
+        overload_count=INT,
+        representation={"enum": ["java", "smali"]},
+        body_status={"enum": ["available", "not_available"]},
+        fell_back=BOOL,
+        markers=arr(STR),
+        source=_TEXT,
+    ),
+    "trace_android_references": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        method_name=nullable(STR),
+        total=INT,
+        references=arr(
+            obj(
+                kind=STR,
+                name=STR,
+                reported_full_name=STR,
+                containing_class=STR,
+                top_class=STR,
+                source_line=NULL,
+                dex_offset=NULL,
+            )
+        ),
+        coverage={"const": "complete"},
+    ),
+}
+
 SIX: dict[str, Any] = {
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
@@ -230,6 +295,8 @@ SIX: dict[str, Any] = {
             )
         ),
     ),
+    # §4.10 Android (src/domain/android/androidAnalysis.ts, androidResultSchemas)
+    **ANDROID,
     # §1 binary_session (sessionStatusContract, toolOutputSchemaGroups.ts; spec "Identity and discovery")
     "binary_session": obj(
         open=BOOL,

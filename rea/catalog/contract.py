@@ -24,18 +24,20 @@ ToolEffect = Literal[
 EFFECTS: tuple[str, ...] = get_args(ToolEffect)
 ToolAnnotation = Literal["read_only", "destructive", "idempotent", "open_world"]
 ANNOTATIONS: tuple[str, ...] = get_args(ToolAnnotation)
-SURFACES = (
+Surface = Literal[
     "official-proxy",
     "enhanced",
     "native-provider",
     "artifact-provider",
+    "android-provider",
     "managed-provider",
     "browser-provider",
     "electron-provider",
     "runtime-provider",
     "application",
     "session",
-)
+]
+SURFACES: tuple[str, ...] = get_args(Surface)
 ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
 CLIENT_FEATURES: tuple[str, ...] = get_args(ClientFeature)
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
-from rea.android.effects import AndroidQuery
+from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.native.effects import (
@@ -51,6 +51,8 @@ AnyEffect: TypeAlias = (
     | ScanApplication
     | ExtractFiles
     | AndroidQuery
+    | ProbeClient
+    | DecodeResources
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -74,4 +76,6 @@ MEMBERS: tuple[type, ...] = (
     ScanApplication,
     ExtractFiles,
     AndroidQuery,
+    ProbeClient,
+    DecodeResources,
 )

@@ -119,7 +119,31 @@ _ENGINE = obj(
     heap_limit_mib=nullable(INT),
 )
 _METHOD = obj(name=STR, reported_signature=STR, overload_index=INT, is_constructor=BOOL, dex_descriptor=NULL)
+_APKTOOL = obj(command=STR, command_source={"enum": ["environment", "path"]}, apktool_version=nullable(STR))
+_ADB = obj(
+    binary_path=STR, path_source={"enum": ["environment", "path"]}, version=nullable(STR), installed_path=nullable(STR)
+)
 ANDROID: dict[str, Any] = {
+    # src/domain/apktool/apktoolResourceAnalysis.ts, src/domain/adb/adbDeviceAnalysis.ts
+    "inspect_apktool_client": obj(client=_APKTOOL),
+    "decode_android_resources": obj(
+        client=_APKTOOL,
+        target=obj(path=STR, bytes=INT, sha256=STR),
+        metadata=obj(
+            version_name=nullable(STR),
+            version_code=nullable(STR),
+            min_sdk_version=nullable(STR),
+            target_sdk_version=nullable(STR),
+            package_name=nullable(STR),
+        ),
+        manifest=nullable(STR),
+        strings=arr(obj(name=STR, value=STR)),
+        locale=nullable(STR),
+        locales=arr(STR),
+        decoded_file_count=INT,
+        coverage={"enum": ["complete", "partial"]},
+    ),
+    "inspect_adb_client": obj(client=_ADB, contacted_adb_server={"const": False}),
     "inspect_android_package": obj(
         engine=_ENGINE,
         package_name=nullable(STR),

@@ -33,12 +33,12 @@ def built(tmp_path_factory):
     return {"work": work, "apk": apk, "dex": work / "classes.dex"}
 
 
-def calls(plan):
+def calls(plan, **env):
     """Run (tool, args) pairs on one MCP connection; answer {name: (is_error, structuredContent or error)}."""
 
     async def main():
         out = {}
-        async with connect() as s:
+        async with connect(**env) as s:
             for name, tool, args in plan:
                 r = await s.call_tool(tool, args)
                 out[name] = (
@@ -367,8 +367,76 @@ def test_hostile_apks_get_canonical_answers(built, tmp_path):
     assert result(out["after"])["matches"] == ["com.example.demo.Helper"]  # a fresh worker after the stopped one
 
 
-def rea(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, env=clean_env(), timeout=300)
+def rea(*args: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([*rea_command(), *args], capture_output=True, text=True, env=clean_env(**env), timeout=300)
+
+
+def test_clients_and_resource_decoding(built, tmp_path):
+    apk = str(built["apk"])
+    out = calls(
+        [
+            ("apktool", "inspect_apktool_client", {}),
+            ("adb", "inspect_adb_client", {}),
+            ("decode", "decode_android_resources", {"path": apk}),
+            ("de", "decode_android_resources", {"path": apk, "locale": "de", "max_strings": 1}),
+            ("fr", "decode_android_resources", {"path": apk, "locale": "fr"}),
+            ("bad_locale", "decode_android_resources", {"path": apk, "locale": "../x"}),
+            ("not_apk", "decode_android_resources", {"path": str(built["work"] / "cert.pem")}),
+        ]
+    )
+    version = subprocess.run(["apktool", "--version"], capture_output=True, text=True).stdout.strip()
+    client = result(out["apktool"])["client"]
+    assert client == {"command": shutil.which("apktool"), "command_source": "path", "apktool_version": version}
+    adb = result(out["adb"])
+    said = subprocess.run(["adb", "version"], capture_output=True, text=True).stdout
+    assert adb["contacted_adb_server"] is False
+    assert adb["client"]["version"] == re.search(r"^Version (\S+)", said, re.M).group(1)
+    assert adb["client"]["installed_path"] == re.search(r"^Installed as (.+)$", said, re.M).group(1)
+    decoded = result(out["decode"])
+    facts = badging(built["apk"])
+    package = dict(re.findall(r"(\w+)='([^']*)'", facts["package"][0]))
+    assert decoded["metadata"] == {
+        "version_name": package["versionName"],
+        "version_code": package["versionCode"],
+        "min_sdk_version": facts["sdkVersion"][0].strip("'"),
+        "target_sdk_version": facts["targetSdkVersion"][0].strip("'"),
+        "package_name": package["name"],
+    }
+    values = subprocess.run(["aapt", "dump", "--values", "resources", apk], capture_output=True, text=True).stdout
+    assert "Demo DE" in values and {"name": "app_name", "value": "Demo"} in decoded["strings"]
+    assert decoded["locales"] == ["de"] and decoded["coverage"] == "complete"
+    assert (
+        "<manifest" in decoded["manifest"]
+        and decoded["target"]["sha256"] == out["decode"][1]["subject"]["digest"]["sha256"]
+    )
+    assert decoded["decoded_file_count"] > 5
+    de = result(out["de"])
+    assert de["strings"] == [{"name": "app_name", "value": "Demo DE"}] and de["coverage"] == "partial"
+    assert de["total_strings"] == 2 and de["locale"] == "de"
+    assert result(out["fr"])["strings"] == []
+    error(out["bad_locale"], "invalid_request")
+    error(out["not_apk"], "invalid_request")
+    # a missing client is refused with how to install it, through MCP and the CLI
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    missing = calls(
+        [("a", "inspect_apktool_client", {}), ("d", "decode_android_resources", {"path": apk})], PATH=str(empty)
+    )
+    for name in ("a", "d"):
+        body = error(missing[name], "capability_unavailable")
+        assert "apt-get install apktool" in body["remediation"]["action"]
+    relative = calls([("adb", "inspect_adb_client", {})], REA_ADB_PATH="adb")
+    assert "REA_ADB_PATH" in error(relative["adb"], "capability_unavailable")["message"]
+    cli = rea("inspect-adb-client", PATH=str(empty))
+    assert cli.returncode == 1 and "apt-get install adb" in cli.stdout + cli.stderr
+    text = rea("decode-android-resources", apk, "--locale", "de")
+    assert text.returncode == 0 and "string app_name = 'Demo DE'" in text.stdout
+    assert (
+        json.loads(rea("inspect-apktool-client", "--format", "json").stdout)["normalized_result"]["client"][
+            "apktool_version"
+        ]
+        == version
+    )
 
 
 def test_cli_commands(built):

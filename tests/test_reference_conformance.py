@@ -164,6 +164,9 @@ ANDROID = [
     "inspect_android_class",
     "inspect_android_method",
     "trace_android_references",
+    "inspect_apktool_client",
+    "decode_android_resources",
+    "inspect_adb_client",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + ANDROID + SESSION
 
@@ -299,10 +302,13 @@ async def _android(apk: Path) -> dict[str, Any]:
         "inspect_android_class": {"class_name": main},
         "inspect_android_method": {"class_name": main, "method_name": "onCreate"},
         "trace_android_references": {"class_name": "com.example.demo.Helper"},
+        "decode_android_resources": {},
     }
     async with connect() as s:
         for tool, args in plan.items():
             replies[tool] = await _call(s, tool, {"path": str(apk), **args})
+        for tool in ("inspect_apktool_client", "inspect_adb_client"):
+            replies[tool] = await _call(s, tool, {})
     return replies
 
 

@@ -124,7 +124,52 @@ def _configure_references(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--overload-index", type=int, default=None)
 
 
+def _render_client(value: Mapping[str, Any]) -> str:
+    c = _result(value)["client"]
+    lines = [f"{k}: {v}" for k, v in c.items()]
+    return "\n".join(lines + _footer(value))
+
+
+def _render_decode(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    m = r["metadata"]
+    lines = [
+        f"{m['package_name']} {m['version_name']} (code {m['version_code']}), sdk min {m['min_sdk_version']} "
+        f"target {m['target_sdk_version']}; apktool {r['client']['apktool_version']}",
+        f"  {r['decoded_file_count']} files decoded, locales {', '.join(r['locales']) or '-'}, coverage {r['coverage']}",
+        *(f"  string {s['name']} = {s['value']!r}" for s in r["strings"][:200]),
+    ]
+    return "\n".join(lines + _footer(value))
+
+
+def _configure_decode(parser: argparse.ArgumentParser) -> None:
+    _apk(parser)
+    parser.add_argument("--locale", default=None, help="project res/values-LOCALE/strings.xml")
+    parser.add_argument("--no-strings", dest="include_strings", action="store_false", default=None)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="decode-android-resources",
+        help="decode an APK's manifest, apktool.yml facts and strings with apktool",
+        configure=_configure_decode,
+        steps=_steps("decode_android_resources", ("locale", "include_strings")),
+        render=_render_decode,
+    ),
+    ToolCommand(
+        name="inspect-apktool-client",
+        help="the apktool launcher REA runs and its version",
+        configure=lambda p: None,
+        steps=lambda ns: [("inspect_apktool_client", {})],
+        render=_render_client,
+    ),
+    ToolCommand(
+        name="inspect-adb-client",
+        help="the adb client REA runs, its version and install path (starts no server)",
+        configure=lambda p: None,
+        steps=lambda ns: [("inspect_adb_client", {})],
+        render=_render_client,
+    ),
     ToolCommand(
         name="inspect-android-package",
         help="manifest, components, permissions, DEX counts and verified signatures of an APK",

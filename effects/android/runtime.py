@@ -21,6 +21,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
+from effects.android import clients
 from effects.progress import Progress
 from rea.android.effects import AndroidQuery
 from rea.errors import ReaError
@@ -156,4 +157,4 @@ async def _query(effect: AndroidQuery, progress: Progress) -> Result[Any, ReaErr
     return facts.map(lambda f: {"engine": engine, "facts": f})
 
 
-HANDLERS = {AndroidQuery: _query}
+HANDLERS = {AndroidQuery: _query, **clients.HANDLERS}

@@ -22,3 +22,32 @@ class AndroidQuery:
     operation: Operation
     params: Mapping[str, Any] = attrs.field(factory=dict)
     limits: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+ClientTool = Literal["adb", "apktool"]
+
+
+@attrs.frozen(kw_only=True)
+class ProbeClient:
+    """Resolve a client (its REA_*_PATH/COMMAND variable, else PATH) and run its version command.
+
+    Answers `{"command": absolute path, "source": "environment" | "path", "output": version text}`,
+    or capability_unavailable naming how to install or select it. Never contacts a device."""
+
+    tool: ClientTool
+    deadline_ms: int = 30_000
+
+
+@attrs.frozen(kw_only=True)
+class DecodeResources:
+    """`apktool d --no-src` of the APK into an owned workspace (removed after reading it).
+
+    Answers the decoded manifest text (up to `max_manifest_bytes`), apktool.yml as data, the
+    string rows of `res/values[-locale]/strings.xml`, the string locales and the file count."""
+
+    command: str
+    path: str
+    locale: str | None
+    include_strings: bool
+    max_manifest_bytes: int
+    deadline_ms: int

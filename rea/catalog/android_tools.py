@@ -6,9 +6,14 @@ from typing import Any
 
 from rea.wire.android import (
     ClassArgs,
+    AdbClientResult,
+    ApktoolClientResult,
     ClassResult,
+    DecodeArgs,
+    DecodeResult,
     MethodArgs,
     MethodResult,
+    NoArgs,
     PackageArgs,
     PackageResult,
     ReferenceArgs,
@@ -97,7 +102,61 @@ TRACE_ANDROID_REFERENCES = evidence_tool(
     **_COMMON,
 )
 
+_CLIENT: dict[str, Any] = {
+    "annotations": {"idempotent"},
+    "effects": {"mutatesSession", "idempotent", "launchesProcess"},
+}
+
+INSPECT_APKTOOL_CLIENT = evidence_tool(
+    "inspect_apktool_client",
+    "Inspect Apktool Client",
+    (
+        "Inspect the apktool launcher REA would run: resolved command, selection source (REA_APKTOOL_COMMAND, "
+        "absolute, else apktool on PATH) and version. Decodes nothing; a missing client answers "
+        "capability_unavailable with how to install it (Debian apktool)."
+    ),
+    args=NoArgs,
+    result=ApktoolClientResult,
+    examples=[{}],
+    surface="apktool-provider",
+    **_CLIENT,
+)
+
+DECODE_ANDROID_RESOURCES = evidence_tool(
+    "decode_android_resources",
+    "Decode Android Resources",
+    (
+        "Decode one local APK's resources with `apktool d --no-src` in an owned workspace removed afterwards: the "
+        "readable AndroidManifest.xml, apktool.yml version and SDK facts, the string resources (default table or "
+        "one locale, bounded to 2000 entries), the string locales and the decoded file count. The APK is hashed "
+        "with SHA-256 first; smali is skipped (see inspect_android_method)."
+    ),
+    args=DecodeArgs,
+    result=DecodeResult,
+    examples=[{"path": "/targets/Example.apk"}, {"path": "/targets/Example.apk", "locale": "de"}],
+    surface="apktool-provider",
+    **_CLIENT,
+)
+
+INSPECT_ADB_CLIENT = evidence_tool(
+    "inspect_adb_client",
+    "Inspect ADB Client",
+    (
+        "Inspect the adb client REA would run: resolved binary, version and install path (REA_ADB_PATH, absolute, "
+        "else adb on PATH). Never contacts devices and never starts the adb server; a missing client answers "
+        "capability_unavailable with how to install it (Debian adb)."
+    ),
+    args=NoArgs,
+    result=AdbClientResult,
+    examples=[{}],
+    surface="adb-provider",
+    **_CLIENT,
+)
+
 CLI_COMMANDS = (
+    "decode-android-resources",
+    "inspect-adb-client",
+    "inspect-apktool-client",
     "inspect-android-class",
     "inspect-android-method",
     "inspect-android-package",
@@ -111,4 +170,7 @@ TOOLS = (
     INSPECT_ANDROID_CLASS,
     INSPECT_ANDROID_METHOD,
     TRACE_ANDROID_REFERENCES,
+    INSPECT_APKTOOL_CLIENT,
+    DECODE_ANDROID_RESOURCES,
+    INSPECT_ADB_CLIENT,
 )

@@ -30,6 +30,8 @@ Surface = Literal[
     "native-provider",
     "artifact-provider",
     "android-provider",
+    "apktool-provider",
+    "adb-provider",
     "managed-provider",
     "browser-provider",
     "electron-provider",

@@ -357,3 +357,95 @@ class ReferenceResult:
     total: int = field("", minimum=0)
     references: tuple[Reference, ...] = field("")
     coverage: Literal["complete"] = field("Every DEX was indexed")
+
+
+# ------------------------------------------------------------------ clients (apktool, adb)
+
+
+@attrs.frozen(kw_only=True)
+class NoArgs:
+    """The client tools take no arguments."""
+
+
+@attrs.frozen(kw_only=True)
+class ApktoolClient:
+    command: str = field("The launcher REA runs", minLength=1)
+    command_source: Literal["environment", "path"] = field("REA_APKTOOL_COMMAND, or apktool on PATH")
+    apktool_version: str | None = field("What `apktool --version` printed", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ApktoolClientResult:
+    client: ApktoolClient = field("")
+
+
+@attrs.frozen(kw_only=True)
+class AdbClient:
+    binary_path: str = field("The adb REA runs (symlinks resolved)")
+    path_source: Literal["environment", "path"] = field("REA_ADB_PATH, or adb on PATH")
+    version: str | None = field("The platform-tools version `adb version` printed")
+    installed_path: str | None = field("`Installed as` from `adb version`")
+    protocol_version: str | None = field("Android Debug Bridge (protocol) version")
+
+
+@attrs.frozen(kw_only=True)
+class AdbClientResult:
+    client: AdbClient = field("")
+    contacted_adb_server: Literal[False] = field("adb version never contacts the server; nothing was started")
+
+
+@attrs.frozen(kw_only=True)
+class DecodeArgs:
+    path: str = local_path("Local APK file to decode")
+    include_strings: bool = field("Project res/values/strings.xml entries (bounded to 2000 entries)", default=True)
+    locale: str | None = field(
+        "Project strings from res/values-<locale>/strings.xml instead of the default table",
+        omit_none=True,
+        minLength=2,
+        maxLength=16,
+        pattern="^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$",
+    )
+    max_strings: int = field(
+        "String entries returned (more: coverage partial)", default=2000, minimum=1, maximum=100_000
+    )
+    max_manifest_bytes: int = field(
+        "Longest manifest returned (longer: coverage partial)", default=512 * 1024, minimum=1
+    )
+    deadline_ms: int = field("Stop apktool after this long", default=300_000, minimum=1000, maximum=3_600_000)
+
+
+@attrs.frozen(kw_only=True)
+class DecodeTarget:
+    path: str = field("The APK decoded")
+    bytes: int = field("", minimum=0)
+    sha256: str = field("Digest taken before decoding", pattern=_SHA)
+
+
+@attrs.frozen(kw_only=True)
+class DecodeMetadata:
+    version_name: str | None = field("apktool.yml versionInfo.versionName")
+    version_code: str | None = field("Version code exactly as apktool.yml prints it")
+    min_sdk_version: str | None = field("")
+    target_sdk_version: str | None = field("")
+    package_name: str | None = field("The decoded manifest's package")
+
+
+@attrs.frozen(kw_only=True)
+class StringEntry:
+    name: str = field("", minLength=1)
+    value: str = field("")
+
+
+@attrs.frozen(kw_only=True)
+class DecodeResult:
+    client: ApktoolClient = field("")
+    target: DecodeTarget = field("")
+    metadata: DecodeMetadata = field("")
+    manifest: str | None = field("The readable AndroidManifest.xml apktool wrote")
+    strings: tuple[StringEntry, ...] = field("")
+    locale: str | None = field("The locale projected (null: the default table)")
+    locales: tuple[str, ...] = field("Locales with a strings table")
+    decoded_file_count: int = field("Files apktool wrote", minimum=0)
+    coverage: Literal["complete", "partial"] = field("partial: strings or manifest were cut at their bound")
+    total_strings: int = field("String entries in the table before the bound", minimum=0)
+    apktool_yml_version: str | None = field("The apktool version apktool.yml records")

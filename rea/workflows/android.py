@@ -16,7 +16,8 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
-from rea.android.effects import AndroidQuery, Operation
+from rea.android.clients import adb_client, apktool_client, decode_result
+from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
 from rea.android.package import package_result
 from rea.artifacts.model import ZIP_FORMATS
@@ -25,7 +26,17 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.program import Context, IdentifyTarget, Outcome, TargetFacts
 from rea.session import Session, record
-from rea.wire.android import AndroidLimitArgs, ClassResult, Engine, MethodResult, ReferenceResult, SearchResult
+from rea.wire.android import (
+    AdbClientResult,
+    AndroidLimitArgs,
+    ApktoolClientResult,
+    ClassResult,
+    DecodeTarget,
+    Engine,
+    MethodResult,
+    ReferenceResult,
+    SearchResult,
+)
 from rea.wire.convert import to_wire
 
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(AndroidLimitArgs))
@@ -237,7 +248,87 @@ def trace_android_references(session: Session, args: Mapping[str, Any], ctx: Con
     return _evidence(session, "trace_android_references", args, target, engine, result)
 
 
+def _client_evidence(session: Session, operation: str, provider: Provider, result: Any, **extra: Any) -> Outcome:
+    built = create_evidence(
+        provider=provider, operation=operation, parameters={}, normalized_result=to_wire(result), **extra
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    evidence: Evidence = built.unwrap()
+    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
+
+
+def inspect_apktool_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    probe = yield ProbeClient(tool="apktool")
+    if not is_successful(probe):
+        return _fail(session, probe.failure())
+    client = apktool_client(probe.unwrap())
+    provider = Provider(id="apktool", name="Apktool", version=client.apktool_version)
+    return _client_evidence(session, "inspect_apktool_client", provider, ApktoolClientResult(client=client))
+
+
+def inspect_adb_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    probe = yield ProbeClient(tool="adb")
+    if not is_successful(probe):
+        return _fail(session, probe.failure())
+    client = adb_client(probe.unwrap())
+    provider = Provider(id="adb", name="Android Debug Bridge", version=client.version)
+    return _client_evidence(
+        session, "inspect_adb_client", provider, AdbClientResult(client=client, contacted_adb_server=False)
+    )
+
+
+def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    probe = yield ProbeClient(tool="apktool")
+    if not is_successful(probe):
+        return _fail(session, probe.failure())
+    client = apktool_client(probe.unwrap())
+    identified = yield IdentifyTarget(path=args["path"])
+    if not is_successful(identified):
+        return _fail(session, identified.failure())
+    target: TargetFacts = identified.unwrap()
+    if target.kind != "file":
+        return _fail(
+            session, invalid_request(f"{args['path']} is a directory", field="path", accepted="a local APK file")
+        )
+    decoded = yield DecodeResources(
+        command=client.command,
+        path=target.path,
+        locale=args.get("locale"),
+        include_strings=args["include_strings"],
+        max_manifest_bytes=args["max_manifest_bytes"],
+        deadline_ms=args["deadline_ms"],
+    )
+    if not is_successful(decoded):
+        return _fail(session, decoded.failure())
+    where = DecodeTarget(path=target.path, bytes=target.size, sha256=target.sha256)
+    result, limitations = decode_result(
+        client, where, decoded.unwrap(), locale=args.get("locale"), max_strings=args["max_strings"]
+    )
+    subject = Subject(
+        name=posixpath.basename(target.path),
+        sha256=target.sha256,
+        format="apk",
+        architecture=None,
+        local_path=target.path,
+    )
+    built = create_evidence(
+        provider=Provider(id="apktool", name="Apktool", version=client.apktool_version),
+        operation="decode_android_resources",
+        parameters={k: v for k, v in args.items() if k != "path"},
+        normalized_result=to_wire(result),
+        subject=subject,
+        limitations=limitations,
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_apktool_client": inspect_apktool_client,
+    "inspect_adb_client": inspect_adb_client,
+    "decode_android_resources": decode_android_resources,
     "inspect_android_package": inspect_android_package,
     "search_android_classes": search_android_classes,
     "inspect_android_class": inspect_android_class,

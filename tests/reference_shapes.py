@@ -144,6 +144,24 @@ ANDROID: dict[str, Any] = {
         coverage={"enum": ["complete", "partial"]},
     ),
     "inspect_adb_client": obj(client=_ADB, contacted_adb_server={"const": False}),
+    # src/domain/android/androidApplication.ts
+    "project_android_application_graph": obj(
+        projection_id={"type": "string", "pattern": "^adp_[a-f0-9]{64}$"},
+        root_sha256=STR,
+        root_format={"const": "apk"},
+        source_evidence_ids=arr(STR),
+        components=obj(
+            **{
+                k: arr(obj(path=STR, artifact_id=STR, sha256=STR, format=STR))
+                for k in ("manifests", "resources", "dex", "jvm_classes", "native_libraries", "javascript", "signing")
+            }
+        ),
+        runtime_families=arr(STR),
+        bridge_candidates=arr(obj(managed_path=STR, native_path=STR, basis=STR)),
+        bridge_candidate_coverage=obj(status=STR, total_candidates=INT, emitted_candidates=INT, omitted_candidates=INT),
+        coverage=obj(status={"enum": ["complete-within-inventory", "partial"]}, inventory_complete=BOOL),
+        limitations=arr(STR),
+    ),
     "inspect_android_package": obj(
         engine=_ENGINE,
         package_name=nullable(STR),

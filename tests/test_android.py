@@ -455,3 +455,56 @@ def test_cli_commands(built):
     assert "com.example.demo.Bridge" in rea("trace-android-references", apk, "com.example.demo.Helper").stdout
     assert "[1] public int add(int, int, int)" in rea("inspect-android-class", apk, MAIN).stdout
     assert rea("inspect-android-package", "/nonexistent/x.apk").returncode == 1
+
+
+def test_application_graph_from_inventory_pages_and_package(built):
+    apk = str(built["apk"])
+
+    async def main():
+        async with connect() as s:
+            await s.call_tool("open_binary", {"path": apk})
+            first = await s.call_tool("inventory_artifact", {"occurrence_limit": 4, "node_limit": 4})
+            rest = await s.call_tool("inventory_artifact", {"occurrence_offset": 4, "node_offset": 4})
+            pkg = await s.call_tool("inspect_android_package", {"path": apk})
+            inspect = await s.call_tool("inspect_artifact", {})
+            ref = lambda r: {"kind": "retained-evidence", "evidence_id": r.structured_content["evidence_id"]}  # noqa: E731
+            both = await s.call_tool(
+                "project_android_application_graph",
+                {"inventory_evidence": [ref(first), ref(rest)], "package_evidence": ref(pkg)},
+            )
+            half = await s.call_tool("project_android_application_graph", {"inventory_evidence": [ref(first)]})
+            whole = await s.call_tool("project_android_application_graph", {"inventory_evidence": [ref(inspect)]})
+            wrong = await s.call_tool("project_android_application_graph", {"inventory_evidence": [ref(pkg)]})
+            replies = (both, half, whole, wrong)
+            return [
+                (r.is_error, json.loads(r.content[0].text)["error"] if r.is_error else r.structured_content)
+                for r in replies
+            ]
+
+    both, half, whole, wrong = anyio.run(main)
+    r = result(both)
+    with zipfile.ZipFile(apk) as z:
+        import hashlib
+
+        digests = {i.filename: hashlib.sha256(z.read(i.filename)).hexdigest() for i in z.infolist()}
+    assert {c["path"]: c["sha256"] for c in r["components"]["dex"]} == {"classes.dex": digests["classes.dex"]}
+    libs = sorted(n for n in digests if n.startswith("lib/"))
+    assert [c["path"] for c in r["components"]["native_libraries"]] == libs
+    assert sorted(c["path"] for c in r["components"]["signing"]) == sorted(
+        n for n in digests if n.startswith("META-INF/")
+    )
+    assert r["runtime_families"] == ["dalvik-art", "native"]
+    assert [(b["managed_path"], b["native_path"], b["basis"]) for b in r["bridge_candidates"]] == [
+        ("classes.dex", lib, "jni-library-convention") for lib in libs
+    ]
+    assert r["coverage"] == {"status": "complete-within-inventory", "inventory_complete": True}
+    assert r["web_assets"] == [
+        {"path": "assets/www/index.html", "sha256": digests["assets/www/index.html"], "entry_point": True}
+    ]
+    assert r["package_name"] == "com.example.demo" and r["deep_links"][0]["uri"] == "https://demo.example.com/open*"
+    assert r["root_sha256"] == hashlib.sha256(Path(apk).read_bytes()).hexdigest()
+    assert set(both[1]["evidence_links"]) == {*r["source_evidence_ids"], r["package_evidence_id"]}
+    assert result(half)["coverage"]["status"] == "partial"
+    assert result(whole)["projection_id"] != r["projection_id"]  # no package Evidence: a different projection
+    assert result(whole)["components"] == r["components"]
+    error(wrong, "invalid_request")

@@ -167,6 +167,7 @@ ANDROID = [
     "inspect_apktool_client",
     "decode_android_resources",
     "inspect_adb_client",
+    "project_android_application_graph",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + ANDROID + SESSION
 
@@ -309,6 +310,11 @@ async def _android(apk: Path) -> dict[str, Any]:
             replies[tool] = await _call(s, tool, {"path": str(apk), **args})
         for tool in ("inspect_apktool_client", "inspect_adb_client"):
             replies[tool] = await _call(s, tool, {})
+        await _call(s, "open_binary", {"path": str(apk)})
+        inventory = await _call(s, "inventory_artifact", {})
+        replies["project_android_application_graph"] = await _call(
+            s, "project_android_application_graph", {"inventory_evidence": [ref(inventory)]}
+        )
     return replies
 
 

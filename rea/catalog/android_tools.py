@@ -16,6 +16,8 @@ from rea.wire.android import (
     NoArgs,
     PackageArgs,
     PackageResult,
+    ProjectionArgs,
+    ProjectionResult,
     ReferenceArgs,
     ReferenceResult,
     SearchArgs,
@@ -153,6 +155,24 @@ INSPECT_ADB_CLIENT = evidence_tool(
     **_CLIENT,
 )
 
+PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
+    "project_android_application_graph",
+    "Project Android Application Graph",
+    (
+        "Project one Android application from every page of its APK inventory Evidence (inventory_artifact or "
+        "inspect_artifact, inline or retained): manifests, resources, DEX, JVM classes, native libraries, JavaScript "
+        "and signing entries with exact paths and hashes, runtime families, path-based managed-to-native bridge "
+        "candidates and embedded web assets with their HTML entry points. package_evidence (inspect_android_package "
+        "Evidence of the same APK) adds manifest components and deep links. Executes nothing."
+    ),
+    args=ProjectionArgs,
+    result=ProjectionResult,
+    examples=[{"inventory_evidence": [{"kind": "retained-evidence", "evidence_id": "ev_" + "0" * 64}]}],
+    surface="android-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+)
+
 CLI_COMMANDS = (
     "decode-android-resources",
     "inspect-adb-client",
@@ -173,4 +193,5 @@ TOOLS = (
     INSPECT_APKTOOL_CLIENT,
     DECODE_ANDROID_RESOURCES,
     INSPECT_ADB_CLIENT,
+    PROJECT_ANDROID_APPLICATION_GRAPH,
 )

@@ -14,7 +14,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
+from rea.wire.schema import Open, field, local_path
 
 _SHA = "^[a-f0-9]{64}$"
 _MAX = 2**53 - 1
@@ -449,3 +449,96 @@ class DecodeResult:
     coverage: Literal["complete", "partial"] = field("partial: strings or manifest were cut at their bound")
     total_strings: int = field("String entries in the table before the bound", minimum=0)
     apktool_yml_version: str | None = field("The apktool version apktool.yml records")
+
+
+# ------------------------------------------------------------------ application graph
+
+
+@attrs.frozen(kw_only=True)
+class ProjectionArgs:
+    inventory_evidence: tuple[Open, ...] = field(
+        "Every page of one APK's inventory_artifact Evidence (or inspect_artifact Evidence), inline or retained",
+        minItems=1,
+        maxItems=1000,
+    )
+    package_evidence: Open = field(
+        "Our extra: inspect_android_package Evidence of the same APK (inline or retained): adds manifest components "
+        "and deep links",
+        default=None,
+    )
+    max_bridge_candidates: int = field("Bridge candidates kept (more: coverage partial)", default=10_000, minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ProjectionComponent:
+    path: str = field("Inventory path", minLength=1)
+    artifact_id: str = field("", pattern="^art_[a-f0-9]{64}$")
+    sha256: str = field("", pattern=_SHA)
+    format: str = field("Inventory format", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ApplicationComponents:
+    manifests: tuple[ProjectionComponent, ...] = field("")
+    resources: tuple[ProjectionComponent, ...] = field("")
+    dex: tuple[ProjectionComponent, ...] = field("")
+    jvm_classes: tuple[ProjectionComponent, ...] = field("")
+    native_libraries: tuple[ProjectionComponent, ...] = field("")
+    javascript: tuple[ProjectionComponent, ...] = field("")
+    signing: tuple[ProjectionComponent, ...] = field("")
+
+
+RuntimeFamily = Literal["dalvik-art", "java-kotlin", "native", "javascript", "react-native", "flutter", "unity"]
+
+
+@attrs.frozen(kw_only=True)
+class BridgeCandidate:
+    managed_path: str = field("", minLength=1)
+    native_path: str = field("", minLength=1)
+    basis: Literal[
+        "managed-and-native-content",
+        "jni-library-convention",
+        "react-native-convention",
+        "flutter-convention",
+        "unity-convention",
+    ] = field("Why the pair is a candidate")
+
+
+@attrs.frozen(kw_only=True)
+class BridgeCoverage:
+    status: Literal["complete", "partial"] = field("")
+    total_candidates: int = field("", minimum=0)
+    emitted_candidates: int = field("", minimum=0)
+    omitted_candidates: int = field("", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ProjectionCoverage:
+    status: Literal["complete-within-inventory", "partial"] = field("")
+    inventory_complete: bool = field("Every page of the inventory was supplied and complete")
+
+
+@attrs.frozen(kw_only=True)
+class WebAsset:
+    path: str = field("assets/ path")
+    sha256: str = field("", pattern=_SHA)
+    entry_point: bool = field("An HTML page a WebView can load")
+
+
+@attrs.frozen(kw_only=True)
+class ProjectionResult:
+    projection_id: str = field("adp_ + SHA-256 of the projection", pattern="^adp_[a-f0-9]{64}$")
+    root_sha256: str = field("", pattern=_SHA)
+    root_format: Literal["apk"] = field("")
+    source_evidence_ids: tuple[str, ...] = field("", minItems=1)
+    components: ApplicationComponents = field("")
+    runtime_families: tuple[RuntimeFamily, ...] = field("")
+    bridge_candidates: tuple[BridgeCandidate, ...] = field("")
+    bridge_candidate_coverage: BridgeCoverage = field("")
+    coverage: ProjectionCoverage = field("")
+    limitations: tuple[str, ...] = field("")
+    package_evidence_id: str | None = field("The package Evidence merged, if any")
+    package_name: str | None = field("")
+    application_components: tuple[Component, ...] = field("Manifest components (from package Evidence)")
+    deep_links: tuple[DeepLink, ...] = field("")
+    web_assets: tuple[WebAsset, ...] = field("Embedded web content; HTML pages are entry points")

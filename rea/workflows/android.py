@@ -16,6 +16,9 @@ from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
+from rea import __version__
+from rea.android.application import project
+from rea.artifacts.graph import parse_inventory
 from rea.android.clients import adb_client, apktool_client, decode_result
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
@@ -25,7 +28,7 @@ from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.program import Context, IdentifyTarget, Outcome, TargetFacts
-from rea.session import Session, record
+from rea.session import Session, record, resolve
 from rea.wire.android import (
     AdbClientResult,
     AndroidLimitArgs,
@@ -325,7 +328,98 @@ def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Con
     return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
 
 
+PROJECTION_PROVIDER = Provider(
+    id="rea-android-projection", name="REA Android application projection", version=__version__
+)
+
+
+def _inventory_of(session: Session, value: Any, field: str) -> Result[tuple[Evidence, dict[str, Any]], ReaError]:
+    """An inventory page: inventory_artifact Evidence, or the complete inventory inside inspect_artifact's."""
+    found = resolve(session, value, field)
+    if not is_successful(found):
+        return Failure(found.failure())
+    evidence: Evidence = found.unwrap()
+    if evidence.operation == "inspect_artifact":
+        return _inventory_of(session, evidence.normalized_result["substeps"][0]["evidence"], f"{field}.substeps[0]")
+    if evidence.operation != "inventory_artifact":
+        return Failure(
+            invalid_request(
+                f"{field} is {evidence.operation} Evidence",
+                field=field,
+                accepted="inventory_artifact or inspect_artifact Evidence",
+            )
+        )
+    return parse_inventory(evidence.normalized_result).map(lambda inv: (evidence, inv))
+
+
+def _package_of(session: Session, value: Any, root_sha256: str) -> Result[Evidence | None, ReaError]:
+    if value is None:
+        return Success(None)
+    found = resolve(session, value, "package_evidence")
+    if not is_successful(found):
+        return Failure(found.failure())
+    evidence: Evidence = found.unwrap()
+    if evidence.operation != "inspect_android_package" or evidence.subject is None:
+        return Failure(
+            invalid_request("package_evidence is not inspect_android_package Evidence", field="package_evidence")
+        )
+    if evidence.subject.sha256 != root_sha256:
+        return Failure(
+            invalid_request("package_evidence describes another APK than the inventory", field="package_evidence")
+        )
+    return Success(evidence)
+
+
+def project_android_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    pages = []
+    for i, value in enumerate(args["inventory_evidence"]):
+        page = _inventory_of(session, value, f"inventory_evidence[{i}]")
+        if not is_successful(page):
+            return _fail(session, page.failure())
+        pages.append(page.unwrap())
+    manifests = {inv["manifest"]["manifest_id"] for _, inv in pages}
+    if len(manifests) != 1:
+        return _fail(session, invalid_request("the pages come from different inventories", field="inventory_evidence"))
+    first = pages[0][1]["manifest"]
+    if first["root_format"] != "apk":
+        return _fail(
+            session,
+            invalid_request(
+                f"the inventory's root is {first['root_format']}",
+                field="inventory_evidence",
+                accepted="an APK's inventory",
+            ),
+        )
+    package = _package_of(session, args.get("package_evidence"), first["root_sha256"])
+    if not is_successful(package):
+        return _fail(session, package.failure())
+    package_evidence = package.unwrap()
+    ids = [e.evidence_id for e, _ in pages]
+    result = project(
+        [inv for _, inv in pages],
+        ids,
+        None if package_evidence is None else package_evidence.normalized_result,
+        None if package_evidence is None else package_evidence.evidence_id,
+        args["max_bridge_candidates"],
+    )
+    links = sorted({*ids, *([package_evidence.evidence_id] if package_evidence else [])})
+    built = create_evidence(
+        provider=PROJECTION_PROVIDER,
+        operation="project_android_application_graph",
+        parameters={"max_bridge_candidates": args["max_bridge_candidates"], "source_evidence_ids": links},
+        normalized_result=to_wire(result),
+        subject=pages[0][0].subject,
+        confidence="derived",
+        limitations=list(result.limitations),
+        evidence_links=links,
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "project_android_application_graph": project_android_application_graph,
     "inspect_apktool_client": inspect_apktool_client,
     "inspect_adb_client": inspect_adb_client,
     "decode_android_resources": decode_android_resources,

@@ -15,7 +15,7 @@ import traceback
 
 from tests.benchmarks import Row, table
 
-BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts", "javascript")
+BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts", "javascript", "android")
 
 
 def main(argv: list[str]) -> int:

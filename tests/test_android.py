@@ -467,6 +467,14 @@ def test_application_graph_from_inventory_pages_and_package(built):
             rest = await s.call_tool("inventory_artifact", {"occurrence_offset": 4, "node_offset": 4})
             pkg = await s.call_tool("inspect_android_package", {"path": apk})
             inspect = await s.call_tool("inspect_artifact", {})
+            again = await s.call_tool("inventory_artifact", {})
+            # item 5: the package record names the inventories retained before it, a later inventory names it
+            names = {r.structured_content["evidence_id"] for r in (first, rest)}
+            links = pkg.structured_content["normalized_result"]["inventory_links"]
+            assert {link["evidence_id"] for link in links} == names == set(pkg.structured_content["evidence_links"])
+            root = first.structured_content["normalized_result"]["manifest"]["root_artifact_id"]
+            assert {link["root_artifact_id"] for link in links} == {root}
+            assert again.structured_content["evidence_links"] == [pkg.structured_content["evidence_id"]]
             ref = lambda r: {"kind": "retained-evidence", "evidence_id": r.structured_content["evidence_id"]}  # noqa: E731
             both = await s.call_tool(
                 "project_android_application_graph",

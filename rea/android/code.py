@@ -93,6 +93,7 @@ def select_overload(
 
 
 def text(value: str, limit: int) -> TextCoverage:
+    """Text cut at `limit` characters, with its status and whole UTF-8 size (manifest, source, smali)."""
     total = len(value.encode("utf-8"))
     if len(value) <= limit:
         return TextCoverage(status="complete", text=value, reported_total_bytes=total)

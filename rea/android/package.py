@@ -13,6 +13,8 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 
+from rea.android.code import text
+
 from rea.wire.android import (
     Application,
     Certificate,
@@ -24,12 +26,12 @@ from rea.wire.android import (
     Flag,
     IntentData,
     IntentFilter,
+    InventoryLink,
     NativeLibrary,
     PackageResult,
     SchemeVerdict,
     Signatures,
     Signer,
-    TextCoverage,
     UsedPermission,
     Verification,
 )
@@ -206,13 +208,6 @@ def signatures(raw: Mapping[str, Any]) -> tuple[Signatures, Verification]:
     return Signatures(**verdicts, certificates=tuple(seen.values())), overall
 
 
-def manifest_text(text: str, limit: int) -> TextCoverage:
-    total = len(text.encode("utf-8"))
-    if len(text) <= limit:
-        return TextCoverage(status="complete", text=text, reported_total_bytes=total)
-    return TextCoverage(status="partial", text=text[:limit], reported_total_bytes=total)
-
-
 def _application(raw: Mapping[str, Any], target_sdk: int | None) -> Application:
     cleartext_default = None if target_sdk is None else target_sdk < 28
     return Application(
@@ -246,8 +241,26 @@ def limitations(facts: Mapping[str, Any], result: PackageResult) -> list[str]:
     return out
 
 
+def inventory_links(ledger: Sequence[Any], sha256: str) -> tuple[InventoryLink, ...]:
+    """Retained artifact inventories of the same APK (by digest): the package record names them."""
+    out = []
+    for e in ledger:
+        if (
+            e.operation not in ("inventory_artifact", "inspect_artifact")
+            or e.subject is None
+            or e.subject.sha256 != sha256
+        ):
+            continue
+        result = e.normalized_result
+        if e.operation == "inspect_artifact":
+            result = result["substeps"][0]["evidence"]["normalized_result"]
+        root = result.get("manifest", {}).get("root_artifact_id") if isinstance(result, dict) else None
+        out.append(InventoryLink(evidence_id=e.evidence_id, operation=e.operation, root_artifact_id=root))
+    return tuple(sorted(out, key=lambda link: link.evidence_id))
+
+
 def package_result(
-    facts: Mapping[str, Any], engine: Engine, max_manifest_chars: int
+    facts: Mapping[str, Any], engine: Engine, max_manifest_chars: int, links: tuple[InventoryLink, ...] = ()
 ) -> tuple[PackageResult, list[str]]:
     package = facts["package_name"]
     target_sdk = _int(facts["target_sdk"]) or _int(facts["min_sdk"])
@@ -263,7 +276,7 @@ def package_result(
         min_sdk=facts["min_sdk"],
         target_sdk=facts["target_sdk"],
         permissions=tuple(p["name"] for p in facts["uses_permissions"]),
-        manifest=manifest_text(facts["manifest_text"], max_manifest_chars),
+        manifest=text(facts["manifest_text"], max_manifest_chars),
         class_count=sum(d.class_count for d in dex),
         resource_count=facts["resource_count"] or 0,
         signature_verification=overall,
@@ -284,5 +297,6 @@ def package_result(
         method_count=sum(d.method_count for d in dex),
         signatures=sigs,
         duplicate_entries=tuple(facts["duplicate_entries"]),
+        inventory_links=links,
     )
     return result, limitations(facts, result)

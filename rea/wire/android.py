@@ -250,6 +250,15 @@ Verification = Literal["verified", "failed", "unsigned"]
 
 
 @attrs.frozen(kw_only=True)
+class InventoryLink:
+    evidence_id: str = field(
+        "Retained inventory_artifact / inspect_artifact Evidence of this APK", pattern="^ev_[a-f0-9]{64}$"
+    )
+    operation: str = field("")
+    root_artifact_id: str | None = field("The APK's artifact id in that inventory")
+
+
+@attrs.frozen(kw_only=True)
 class PackageResult:
     engine: Engine = field("Engine identity")
     package_name: str | None = field("")
@@ -278,6 +287,7 @@ class PackageResult:
     method_count: int = field("Method references across every DEX", minimum=0)
     signatures: Signatures = field("Each scheme's verdict")
     duplicate_entries: tuple[str, ...] = field("Entry names stored more than once (readers disagree which wins)")
+    inventory_links: tuple[InventoryLink, ...] = field("Artifact inventories of this APK retained in the session")
 
 
 @attrs.frozen(kw_only=True)

@@ -22,7 +22,7 @@ from rea.artifacts.graph import parse_inventory
 from rea.android.clients import adb_client, apktool_client, decode_result
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
-from rea.android.package import package_result
+from rea.android.package import inventory_links, package_result
 from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
@@ -77,15 +77,28 @@ def _ask(args: Mapping[str, Any], operation: Operation, params: Mapping[str, Any
     return Success((target, Engine(**reply["engine"]), reply["facts"]))
 
 
+def _recorded(session: Session, built: Result[Evidence, ReaError]) -> Outcome:
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    evidence: Evidence = built.unwrap()
+    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
+
+
+def _androguard(engine: Engine) -> Provider:
+    return Provider(id="androguard", name="androguard", version=engine.version)
+
+
 def _evidence(
     session: Session,
     operation: str,
     args: Mapping[str, Any],
     target: TargetFacts,
-    engine: Engine,
+    provider: Provider,
     result: Any,
     limitations: list[str] | tuple[str, ...] = (),
+    links: list[str] | tuple[str, ...] = (),
 ) -> Outcome:
+    """APK Evidence: the subject is the APK by digest; the path stays out of the parameters."""
     subject = Subject(
         name=posixpath.basename(target.path),
         sha256=target.sha256,
@@ -94,17 +107,15 @@ def _evidence(
         local_path=target.path,
     )
     built = create_evidence(
-        provider=Provider(id="androguard", name="androguard", version=engine.version),
+        provider=provider,
         operation=operation,
         parameters={k: v for k, v in args.items() if k != "path"},
         normalized_result=to_wire(result),
         subject=subject,
         limitations=list(limitations),
+        evidence_links=list(links),
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    evidence: Evidence = built.unwrap()
-    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
+    return _recorded(session, built)
 
 
 def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -112,8 +123,18 @@ def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Cont
     if not is_successful(asked):
         return _fail(session, asked.failure())
     target, engine, facts = asked.unwrap()
-    result, limitations = package_result(facts, engine, args["max_manifest_chars"])
-    return _evidence(session, "inspect_android_package", args, target, engine, result, limitations)
+    links = inventory_links(session.ledger, target.sha256)
+    result, limitations = package_result(facts, engine, args["max_manifest_chars"], links)
+    return _evidence(
+        session,
+        "inspect_android_package",
+        args,
+        target,
+        _androguard(engine),
+        result,
+        limitations,
+        [link.evidence_id for link in links],
+    )
 
 
 def search_android_classes(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -131,7 +152,7 @@ def search_android_classes(session: Session, args: Mapping[str, Any], ctx: Conte
         total_matches=total,
         next_offset=next_offset,
     )
-    return _evidence(session, "search_android_classes", args, target, engine, result)
+    return _evidence(session, "search_android_classes", args, target, _androguard(engine), result)
 
 
 def _class(args: Mapping[str, Any]) -> Facts:
@@ -154,7 +175,7 @@ def inspect_android_class(session: Session, args: Mapping[str, Any], ctx: Contex
         interfaces=tuple(class_name(i) for i in facts["interfaces"]),
         access_flags=access_names(facts["access_flags"]),
     )
-    return _evidence(session, "inspect_android_class", args, target, engine, result)
+    return _evidence(session, "inspect_android_class", args, target, _androguard(engine), result)
 
 
 def inspect_android_method(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -183,7 +204,7 @@ def inspect_android_method(session: Session, args: Mapping[str, Any], ctx: Conte
         return _fail(session, body.failure())
     code = body.unwrap()["facts"]
     result = method_result(engine, facts["descriptor"], row, count, code, args["max_source_chars"])
-    return _evidence(session, "inspect_android_method", args, target, engine, result)
+    return _evidence(session, "inspect_android_method", args, target, _androguard(engine), result)
 
 
 def method_result(
@@ -248,17 +269,14 @@ def trace_android_references(session: Session, args: Mapping[str, Any], ctx: Con
         references=tuple(rows_out),
         coverage="complete",
     )
-    return _evidence(session, "trace_android_references", args, target, engine, result)
+    return _evidence(session, "trace_android_references", args, target, _androguard(engine), result)
 
 
-def _client_evidence(session: Session, operation: str, provider: Provider, result: Any, **extra: Any) -> Outcome:
-    built = create_evidence(
-        provider=provider, operation=operation, parameters={}, normalized_result=to_wire(result), **extra
+def _client_evidence(session: Session, operation: str, provider: Provider, result: Any) -> Outcome:
+    return _recorded(
+        session,
+        create_evidence(provider=provider, operation=operation, parameters={}, normalized_result=to_wire(result)),
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    evidence: Evidence = built.unwrap()
-    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
 
 
 def inspect_apktool_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
@@ -308,24 +326,8 @@ def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Con
     result, limitations = decode_result(
         client, where, decoded.unwrap(), locale=args.get("locale"), max_strings=args["max_strings"]
     )
-    subject = Subject(
-        name=posixpath.basename(target.path),
-        sha256=target.sha256,
-        format="apk",
-        architecture=None,
-        local_path=target.path,
-    )
-    built = create_evidence(
-        provider=Provider(id="apktool", name="Apktool", version=client.apktool_version),
-        operation="decode_android_resources",
-        parameters={k: v for k, v in args.items() if k != "path"},
-        normalized_result=to_wire(result),
-        subject=subject,
-        limitations=limitations,
-    )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+    provider = Provider(id="apktool", name="Apktool", version=client.apktool_version)
+    return _evidence(session, "decode_android_resources", args, target, provider, result, limitations)
 
 
 PROJECTION_PROVIDER = Provider(
@@ -413,9 +415,7 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         limitations=list(result.limitations),
         evidence_links=links,
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+    return _recorded(session, built)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

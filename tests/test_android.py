@@ -516,3 +516,33 @@ def test_application_graph_from_inventory_pages_and_package(built):
     assert result(whole)["projection_id"] != r["projection_id"]  # no package Evidence: a different projection
     assert result(whole)["components"] == r["components"]
     error(wrong, "invalid_request")
+
+
+def test_analysis_views_page_classes_and_methods(built):
+    apk = str(built["apk"])
+
+    async def main():
+        async with connect() as s:
+            search = await s.call_tool("search_android_classes", {"path": apk, "query": ""})
+            cls = await s.call_tool("inspect_android_class", {"path": apk, "class_name": MAIN})
+            ref = lambda r: {"kind": "retained-evidence", "evidence_id": r.structured_content["evidence_id"]}  # noqa: E731
+            pages = []
+            offset = 0
+            while offset is not None:
+                view = {"kind": "android", "facet": "classes", "offset": offset, "limit": 3}
+                r = await s.call_tool("inspect_analysis_view", {"source": ref(search), "view": view})
+                pages.append(r.structured_content["normalized_result"])
+                offset = pages[-1]["coverage"]["next_offset"]
+            view = {"kind": "android", "facet": "methods", "offset": 1, "limit": 2}
+            methods = await s.call_tool("inspect_analysis_view", {"source": ref(cls), "view": view})
+            wrong = await s.call_tool(
+                "inspect_analysis_view", {"source": ref(search), "view": {"kind": "android", "facet": "methods"}}
+            )
+            return search.structured_content, cls.structured_content, pages, methods, wrong
+
+    search, cls, pages, methods, wrong = anyio.run(main)
+    assert [c for p in pages for c in p["items"]] == search["normalized_result"]["matches"]
+    assert pages[0]["parent_evidence_id"] == search["evidence_id"] and pages[-1]["coverage"]["next_offset"] is None
+    page = methods.structured_content["normalized_result"]
+    assert page["items"] == cls["normalized_result"]["methods"][1:3] and page["class_name"] == MAIN
+    assert wrong.is_error and json.loads(wrong.content[0].text)["error"]["code"] == "invalid_request"

@@ -399,6 +399,7 @@ def _answer(cache: OrderedDict[str, Loaded], request: dict[str, Any]) -> dict[st
         while len(cache) > CACHE_SIZE:
             cache.popitem(last=False)
     cache.move_to_end(key)
+    loaded.path = request["path"]  # same bytes by digest; a .idsig is looked up beside the path asked about
     return OPERATIONS[request["op"]](loaded, request["params"])
 
 

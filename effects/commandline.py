@@ -17,6 +17,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
+from effects.android import cli as android_cli
 from effects import artifact_commands, call_command, prompt_commands, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
@@ -47,6 +48,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
     *managed_cli.COMMANDS,
+    *android_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

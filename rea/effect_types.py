@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
+from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
@@ -53,6 +54,9 @@ AnyEffect: TypeAlias = (
     | ScanApplication
     | ExtractFiles
     | ReadManagedAssembly
+    | AndroidQuery
+    | ProbeClient
+    | DecodeResources
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -77,4 +81,7 @@ MEMBERS: tuple[type, ...] = (
     ScanApplication,
     ExtractFiles,
     ReadManagedAssembly,
+    AndroidQuery,
+    ProbeClient,
+    DecodeResources,
 )

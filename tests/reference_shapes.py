@@ -117,6 +117,113 @@ def _listed(tool: str, *names: str) -> dict[str, Any]:
     return {**schema, "properties": {**schema["properties"], **pages}}
 
 
+_TEXT = obj(status={"enum": ["complete", "partial"]}, text=STR, reported_total_bytes=nullable(INT))
+_ENGINE = obj(
+    name=STR,
+    version=nullable(STR),
+    artifact_sha256={"type": "string", "pattern": "^[a-f0-9]{64}$"},
+    source_revision=nullable(STR),
+    worker_count=INT,
+    heap_limit_mib=nullable(INT),
+)
+_METHOD = obj(name=STR, reported_signature=STR, overload_index=INT, is_constructor=BOOL, dex_descriptor=NULL)
+_APKTOOL = obj(command=STR, command_source={"enum": ["environment", "path"]}, apktool_version=nullable(STR))
+_ADB = obj(
+    binary_path=STR, path_source={"enum": ["environment", "path"]}, version=nullable(STR), installed_path=nullable(STR)
+)
+ANDROID: dict[str, Any] = {
+    # src/domain/apktool/apktoolResourceAnalysis.ts, src/domain/adb/adbDeviceAnalysis.ts
+    "inspect_apktool_client": obj(client=_APKTOOL),
+    "decode_android_resources": obj(
+        client=_APKTOOL,
+        target=obj(path=STR, bytes=INT, sha256=STR),
+        metadata=obj(
+            version_name=nullable(STR),
+            version_code=nullable(STR),
+            min_sdk_version=nullable(STR),
+            target_sdk_version=nullable(STR),
+            package_name=nullable(STR),
+        ),
+        manifest=nullable(STR),
+        strings=arr(obj(name=STR, value=STR)),
+        locale=nullable(STR),
+        locales=arr(STR),
+        decoded_file_count=INT,
+        coverage={"enum": ["complete", "partial"]},
+    ),
+    "inspect_adb_client": obj(client=_ADB, contacted_adb_server={"const": False}),
+    # src/domain/android/androidApplication.ts
+    "project_android_application_graph": obj(
+        projection_id={"type": "string", "pattern": "^adp_[a-f0-9]{64}$"},
+        root_sha256=STR,
+        root_format={"const": "apk"},
+        source_evidence_ids=arr(STR),
+        components=obj(
+            **{
+                k: arr(obj(path=STR, artifact_id=STR, sha256=STR, format=STR))
+                for k in ("manifests", "resources", "dex", "jvm_classes", "native_libraries", "javascript", "signing")
+            }
+        ),
+        runtime_families=arr(STR),
+        bridge_candidates=arr(obj(managed_path=STR, native_path=STR, basis=STR)),
+        bridge_candidate_coverage=obj(status=STR, total_candidates=INT, emitted_candidates=INT, omitted_candidates=INT),
+        coverage=obj(status={"enum": ["complete-within-inventory", "partial"]}, inventory_complete=BOOL),
+        limitations=arr(STR),
+    ),
+    "inspect_android_package": obj(
+        engine=_ENGINE,
+        package_name=nullable(STR),
+        version_name=nullable(STR),
+        version_code=nullable(STR),
+        min_sdk=nullable(STR),
+        target_sdk=nullable(STR),
+        permissions=arr(STR),
+        manifest=_TEXT,
+        class_count=INT,
+        resource_count=INT,
+        signature_verification={"const": "not_performed"},
+    ),
+    "search_android_classes": obj(
+        engine=_ENGINE, query=STR, total_classes=INT, matches=arr(STR), coverage={"const": "complete"}
+    ),
+    "inspect_android_class": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        methods=arr(_METHOD),
+        fields=arr(obj(name=STR, reported_type=STR)),
+        inner_classes=arr(STR),
+    ),
+    "inspect_android_method": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        method=_METHOD,
+        overload_count=INT,
+        representation={"enum": ["java", "smali"]},
+        body_status={"enum": ["available", "not_available"]},
+        fell_back=BOOL,
+        markers=arr(STR),
+        source=_TEXT,
+    ),
+    "trace_android_references": obj(
+        engine=_ENGINE,
+        class_name=STR,
+        method_name=nullable(STR),
+        total=INT,
+        references=arr(
+            obj(
+                kind=STR,
+                name=STR,
+                reported_full_name=STR,
+                containing_class=STR,
+                top_class=STR,
+                source_line=NULL,
+                dex_offset=NULL,
+            )
+        ),
+        coverage={"const": "complete"},
+    ),
+}
+
 SIX: dict[str, Any] = {
     # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
     "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
@@ -250,6 +357,8 @@ SIX: dict[str, Any] = {
             )
         ),
     ),
+    # §4.10 Android (src/domain/android/androidAnalysis.ts, androidResultSchemas)
+    **ANDROID,
     # §1 binary_session (sessionStatusContract, toolOutputSchemaGroups.ts; spec "Identity and discovery")
     "binary_session": obj(
         open=BOOL,

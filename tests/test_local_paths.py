@@ -15,7 +15,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from rea.catalog import CATALOG
+from rea.catalog import BY_NAME, CATALOG
 from rea.local_paths import LOCAL_PATH_PATTERN
 from support import clean_env, rea_command
 
@@ -67,7 +67,9 @@ def test_hostile_paths_are_refused_over_mcp_and_nothing_is_written(tmp_path):
             async with ClientSession(read, write) as s:
                 await s.initialize()
                 for tool, name, value in _hostile_calls():
-                    result = await s.call_tool(tool, {name: value})
+                    # the tool's other required arguments from its first example, so the path is what is refused
+                    example = (BY_NAME[tool].input_schema.get("examples") or [{}])[0]
+                    result = await s.call_tool(tool, {**example, name: value})
                     replies.append((tool, name, value, result))
                 alive = await s.call_tool("binary_session", {})
         return replies, alive

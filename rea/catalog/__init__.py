@@ -4,6 +4,7 @@ Each family module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
 subcommand names); adding a family is one line in _FAMILIES.
 """
 
+from rea.catalog import android_tools as _android
 from rea.catalog import artifacts as _artifacts
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
@@ -13,7 +14,7 @@ from rea.catalog import session_tools as _session
 from rea.catalog import views as _views
 from rea.catalog.contract import ToolContract
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _views, _generic)
+_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _views, _generic)
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}

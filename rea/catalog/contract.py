@@ -27,18 +27,22 @@ EFFECTS: tuple[str, ...] = get_args(ToolEffect)
 assert set(EFFECT_HINTS) == set(EFFECTS), "every effect of the closed vocabulary has its annotation hints"
 ToolAnnotation = Literal["read_only", "destructive", "idempotent", "open_world"]
 ANNOTATIONS: tuple[str, ...] = get_args(ToolAnnotation)
-SURFACES = (
+Surface = Literal[
     "official-proxy",
     "enhanced",
     "native-provider",
     "artifact-provider",
+    "android-provider",
+    "apktool-provider",
+    "adb-provider",
     "managed-provider",
     "browser-provider",
     "electron-provider",
     "runtime-provider",
     "application",
     "session",
-)
+]
+SURFACES: tuple[str, ...] = get_args(Surface)
 # What a tool needs of the open target (rea.catalog.availability decides what that means per target)
 TargetNeed = Literal["nothing", "target", "container", "provider"]
 TARGET_NEEDS: tuple[str, ...] = get_args(TargetNeed)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from rea.catalog.contract import ClientFeature, ToolAnnotation, ToolEffect
+from rea.catalog.contract import ClientFeature, Surface, ToolAnnotation, ToolEffect
 from rea.evidence import SubjectFormat
 from rea.native.providers import RejectionCode
 from rea.native.selector import SELECTOR_PATTERN
@@ -87,18 +87,6 @@ TargetRejectionCode = Literal[
     "managed_target_unsupported",
 ]
 SelectionSource = Literal["request", "environment", "auto-single-candidate"]
-Surface = Literal[
-    "official-proxy",
-    "enhanced",
-    "native-provider",
-    "artifact-provider",
-    "managed-provider",
-    "browser-provider",
-    "electron-provider",
-    "runtime-provider",
-    "application",
-    "session",
-]
 ToolReason = Literal[
     "available",
     "client_capability_missing",

@@ -59,8 +59,14 @@ MachoFacet = Literal[
 ]
 Collection = Literal["sections", "symbols", "modules"]
 ParentOperation = Literal[
-    "analyze_function", "analyze_javascript_application", "inspect_artifact", "inventory_artifact"
+    "analyze_function",
+    "analyze_javascript_application",
+    "inspect_artifact",
+    "inventory_artifact",
+    "search_android_classes",
+    "inspect_android_class",
 ]
+AndroidFacet = Literal["classes", "methods", "fields"]
 
 
 def _offset() -> Any:
@@ -172,7 +178,17 @@ class MachoView:
     limit: int = _limit()
 
 
-View = SummaryView | FacetView | ItemView | PageView | NativeView | InventoryView | WasmView | MachoView
+@attrs.frozen(kw_only=True)
+class AndroidView:
+    kind: Literal["android"] = field(
+        "A page of search_android_classes matches (classes) or inspect_android_class methods or fields"
+    )
+    facet: AndroidFacet = field("classes: search Evidence; methods, fields: class Evidence")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+View = SummaryView | FacetView | ItemView | PageView | NativeView | InventoryView | WasmView | MachoView | AndroidView
 
 
 @attrs.frozen(kw_only=True)
@@ -312,7 +328,18 @@ class InventoryResult(_ViewBase):
     source_complete: bool = field("The available inventory passes the complete graph checks")
 
 
-AnalysisViewResult = SummaryResult | ItemResult | PageResult | NativeResult | InventoryResult
+@attrs.frozen(kw_only=True)
+class AndroidViewResult(_ViewBase):
+    kind: Literal["android"] = field("A page of Android classes, methods or fields")
+    view: AndroidView = field("The request's view")
+    class_name: str | None = field("The class whose methods or fields are paged (null for classes)")
+    items: tuple[Open, ...] = field(
+        "Class names, or method / field rows exactly as the parent returns them",
+        schema={"type": "array", "items": {"description": "A class name or one method or field row of the parent"}},
+    )
+
+
+AnalysisViewResult = SummaryResult | ItemResult | PageResult | NativeResult | InventoryResult | AndroidViewResult
 
 
 # -------------------------------------------------------------- continuations

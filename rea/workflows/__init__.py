@@ -15,6 +15,7 @@ from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
 from rea.program import Context, Outcome
 from rea.session import Session
+from rea.workflows import android as _android
 from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
 from rea.workflows import managed as _managed
@@ -23,7 +24,7 @@ from rea.workflows import session_tools as _session
 from rea.workflows import views as _views
 from rea.workflows.derived import checkpointed
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _views)
+_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _views)
 
 
 # the only tools that may change the provider binding: it is immutable for the rest of a target's life

@@ -194,6 +194,16 @@ def _inventory_evidence(
         subject=_subject(session),
         profile=profile,
         limitations=result["limitations"],
+        links=package_links(session, result["manifest"]["root_sha256"]),
+    )
+
+
+def package_links(session: Session, root_sha256: str) -> list[str]:
+    """Retained inspect_android_package Evidence of the same APK: the inventory names it (issue 14 item 5)."""
+    return sorted(
+        e.evidence_id
+        for e in session.ledger
+        if e.operation == "inspect_android_package" and e.subject is not None and e.subject.sha256 == root_sha256
     )
 
 

@@ -14,6 +14,7 @@ from returns.result import Failure, Result, Success
 
 from rea import __version__
 from rea.analysis_views import seal, view_error
+from rea.android.views import android_view
 from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
@@ -30,6 +31,8 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inventory_artifact": artifact_view,
     "analyze_function": native_view,
     "analyze_javascript_application": application_view,
+    "search_android_classes": android_view,
+    "inspect_android_class": android_view,
 }
 # view kinds whose parents this server does not produce yet: the tool that must
 PRODUCER_OF_KIND = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}

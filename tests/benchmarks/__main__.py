@@ -15,7 +15,16 @@ import traceback
 
 from tests.benchmarks import Row, table
 
-BENCHMARKS = ("canonical_json", "startup", "export_memory", "native", "artifacts", "javascript", "managed")
+BENCHMARKS = (
+    "canonical_json",
+    "startup",
+    "export_memory",
+    "native",
+    "artifacts",
+    "javascript",
+    "managed",
+    "android",
+)
 
 
 def main(argv: list[str]) -> int:

@@ -1,0 +1,194 @@
+"""Contracts of the Android family (static APK tools; androguard in an owned worker)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rea.wire.android import (
+    ClassArgs,
+    AdbClientResult,
+    ApktoolClientResult,
+    ClassResult,
+    DecodeArgs,
+    DecodeResult,
+    MethodArgs,
+    MethodResult,
+    NoArgs,
+    PackageArgs,
+    PackageResult,
+    ProjectionArgs,
+    ProjectionResult,
+    ReferenceArgs,
+    ReferenceResult,
+    SearchArgs,
+    SearchResult,
+)
+from rea.wire.tool import evidence_tool
+
+_APK = "/tmp/Example.apk"
+_COMMON: dict[str, Any] = {
+    "surface": "android-provider",
+    "effects": {"mutatesSession", "idempotent", "launchesProcess"},
+}
+_ENGINE = "Parsed by androguard in an owned worker (deadline, memory ceiling); the APK is never executed."
+
+INSPECT_ANDROID_PACKAGE = evidence_tool(
+    "inspect_android_package",
+    "Inspect Android Package",
+    (
+        "Inspect a local APK: package, version, min/target/compile SDK, requested and declared permissions, "
+        "decoded manifest, components with exported state, intent filters and deep links, application flags "
+        "(debuggable, allowBackup, cleartext traffic, network security config), native libraries per ABI, DEX "
+        "files with class/method counts and checksums, and signatures v1/v2/v3/v3.1/v4, each verified, with "
+        f"signer certificates. {_ENGINE}"
+    ),
+    args=PackageArgs,
+    result=PackageResult,
+    examples=[{"path": _APK}],
+    **_COMMON,
+)
+
+SEARCH_ANDROID_CLASSES = evidence_tool(
+    "search_android_classes",
+    "Search Android Classes",
+    (
+        "Search the class names of every DEX of a local APK (multidex is one program) by case-sensitive "
+        "substring; an empty query lists every class. Names are fully qualified, inner classes keep $; "
+        f"offset/limit page the matches. {_ENGINE} The parsed program is cached per APK digest."
+    ),
+    args=SearchArgs,
+    result=SearchResult,
+    examples=[{"path": _APK, "query": "Activity"}],
+    **_COMMON,
+)
+
+INSPECT_ANDROID_CLASS = evidence_tool(
+    "inspect_android_class",
+    "Inspect Android Class",
+    (
+        "Inspect one exact Android class: methods (display signature, overload index, exact DEX descriptor), "
+        f"fields, inner classes, superclass and interfaces. {_ENGINE}"
+    ),
+    args=ClassArgs,
+    result=ClassResult,
+    examples=[{"path": _APK, "class_name": "example.MainActivity"}],
+    **_COMMON,
+)
+
+INSPECT_ANDROID_METHOD = evidence_tool(
+    "inspect_android_method",
+    "Inspect Android Method",
+    (
+        "Decompile one Android method (androguard DAD) with smali fallback; overload_index is required when "
+        "several methods share the name. Reports representation, fallback markers and truncation, and always "
+        f"the smali. {_ENGINE}"
+    ),
+    args=MethodArgs,
+    result=MethodResult,
+    examples=[{"path": _APK, "class_name": "example.MainActivity", "method_name": "onCreate"}],
+    **_COMMON,
+)
+
+TRACE_ANDROID_REFERENCES = evidence_tool(
+    "trace_android_references",
+    "Trace Android References",
+    (
+        "Trace incoming static references to an exact Android class, or to one method (overload_index selects "
+        "among same-name methods), from the cross-reference graph of every DEX. Source lines and DEX offsets "
+        f"stay unknown; no runtime calls are inferred. {_ENGINE}"
+    ),
+    args=ReferenceArgs,
+    result=ReferenceResult,
+    examples=[{"path": _APK, "class_name": "example.MainActivity"}],
+    **_COMMON,
+)
+
+_CLIENT: dict[str, Any] = {
+    "effects": {"mutatesSession", "idempotent", "launchesProcess"},
+}
+
+INSPECT_APKTOOL_CLIENT = evidence_tool(
+    "inspect_apktool_client",
+    "Inspect Apktool Client",
+    (
+        "Inspect the apktool launcher REA would run: resolved command, selection source (REA_APKTOOL_COMMAND, "
+        "absolute, else apktool on PATH) and version. Decodes nothing; a missing client answers "
+        "capability_unavailable with how to install it (Debian apktool)."
+    ),
+    args=NoArgs,
+    result=ApktoolClientResult,
+    examples=[{}],
+    surface="apktool-provider",
+    **_CLIENT,
+)
+
+DECODE_ANDROID_RESOURCES = evidence_tool(
+    "decode_android_resources",
+    "Decode Android Resources",
+    (
+        "Decode one local APK's resources with `apktool d --no-src` in an owned workspace removed afterwards: the "
+        "readable AndroidManifest.xml, apktool.yml version and SDK facts, the string resources (default table or "
+        "one locale, bounded to 2000 entries), the string locales and the decoded file count. The APK is hashed "
+        "with SHA-256 first; smali is skipped (see inspect_android_method)."
+    ),
+    args=DecodeArgs,
+    result=DecodeResult,
+    examples=[{"path": "/targets/Example.apk"}, {"path": "/targets/Example.apk", "locale": "de"}],
+    surface="apktool-provider",
+    **_CLIENT,
+)
+
+INSPECT_ADB_CLIENT = evidence_tool(
+    "inspect_adb_client",
+    "Inspect ADB Client",
+    (
+        "Inspect the adb client REA would run: resolved binary, version and install path (REA_ADB_PATH, absolute, "
+        "else adb on PATH). Never contacts devices and never starts the adb server; a missing client answers "
+        "capability_unavailable with how to install it (Debian adb)."
+    ),
+    args=NoArgs,
+    result=AdbClientResult,
+    examples=[{}],
+    surface="adb-provider",
+    **_CLIENT,
+)
+
+PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
+    "project_android_application_graph",
+    "Project Android Application Graph",
+    (
+        "Project one Android application from every page of its APK inventory Evidence (inventory_artifact or "
+        "inspect_artifact, inline or retained): manifests, resources, DEX, JVM classes, native libraries, JavaScript "
+        "and signing entries with exact paths and hashes, runtime families, path-based managed-to-native bridge "
+        "candidates and embedded web assets with their HTML entry points. package_evidence (inspect_android_package "
+        "Evidence of the same APK) adds manifest components and deep links. Executes nothing."
+    ),
+    args=ProjectionArgs,
+    result=ProjectionResult,
+    examples=[{"inventory_evidence": [{"kind": "retained-evidence", "evidence_id": "ev_" + "0" * 64}]}],
+    surface="android-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+CLI_COMMANDS = (
+    "decode-android-resources",
+    "inspect-adb-client",
+    "inspect-apktool-client",
+    "inspect-android-class",
+    "inspect-android-method",
+    "inspect-android-package",
+    "search-android-classes",
+    "trace-android-references",
+)
+
+TOOLS = (
+    INSPECT_ANDROID_PACKAGE,
+    SEARCH_ANDROID_CLASSES,
+    INSPECT_ANDROID_CLASS,
+    INSPECT_ANDROID_METHOD,
+    TRACE_ANDROID_REFERENCES,
+    INSPECT_APKTOOL_CLIENT,
+    DECODE_ANDROID_RESOURCES,
+    INSPECT_ADB_CLIENT,
+    PROJECT_ANDROID_APPLICATION_GRAPH,
+)

@@ -17,7 +17,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects import artifact_commands, call_command, prompt_commands, view_commands
+from effects import artifact_commands, call_command, prompt_commands, setup_command, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
@@ -197,6 +197,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)"
     )
+    setup_command.configure(
+        sub.add_parser("setup", parents=[common], help="register REA with MCP clients (prints the plan first)"),
+        setup=True,
+    )
+    setup_command.configure(
+        sub.add_parser("uninstall", parents=[common], help="remove REA's client entries and skill (plan first)"),
+        setup=False,
+    )
     inspect = sub.add_parser(
         "inspect-evidence-bundle", parents=[common], help="summary of an exported Evidence bundle file"
     )
@@ -265,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         report = doctor_report(os.environ)
         _emit(report, fmt, _render_doctor)
         return EXIT_OK if report["status"] != "failed" else EXIT_FAILED
+    if ns.command in ("setup", "uninstall"):
+        report, code = setup_command.run(ns.command, ns, os.environ, fmt)
+        _emit(report, fmt, setup_command.render)
+        return code
     if not isinstance(context, Success):
         if ns.command == "mcp":
             err = context.failure()

@@ -1,0 +1,194 @@
+"""What `rea setup` and `rea uninstall` would change in one client config, as a value.
+
+A plan is decided from the file's bytes (None: no file), a refusal the effects side found
+(symlink, read-only, not a regular file, ...), this installation and the filesystem facts of a
+registered command, so the alignment law is doctor's (`rea.registrations.launches_this`). Each
+edit is checked by re-reading the new bytes with the standard parsers: REA's entry is what was
+meant and every other setting is unchanged, or the plan refuses.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import tomllib
+from typing import Any
+from collections.abc import Callable, Mapping
+
+import attrs
+
+from rea.registrations import (
+    SERVER_KEY,
+    SERVERS_KEY,
+    Installation,
+    PathFacts,
+    entry_of,
+    launches_this,
+    parse_config,
+)
+from rea.setup import edits
+
+WRITES = ("create", "add", "update", "remove")
+ACTIONS = (*WRITES, "none", "refuse")
+
+
+@attrs.frozen(kw_only=True)
+class Change:
+    """One file's planned change: `content` is the whole new file, `original` what it was planned from."""
+
+    kind: str  # "config" or "skill"
+    client: str
+    path: str
+    format: str
+    action: str = attrs.field(validator=attrs.validators.in_(ACTIONS))
+    detail: str
+    before: tuple[str, ...] | None = None
+    after: tuple[str, ...] | None = None
+    original: bytes | None = None
+    content: bytes | None = None
+
+    @property
+    def writes(self) -> bool:
+        return self.action in WRITES
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "client": self.client,
+            "path": self.path,
+            "format": self.format,
+            "action": self.action,
+            "detail": self.detail,
+            "before": None if self.before is None else list(self.before),
+            "after": None if self.after is None else list(self.after),
+        }
+
+
+@attrs.frozen(kw_only=True)
+class Target:
+    """One config file as the effects side found it."""
+
+    client: str
+    path: str
+    format: str
+    content: bytes | None  # None: no file
+    problem: str | None = None  # why REA must not replace this file
+
+
+def plan_setup(target: Target, installation: Installation, facts: Mapping[str, PathFacts]) -> Change:
+    """Register this installation: create, add or update the entry; nothing when it is already aligned."""
+    expected = installation.expected
+    change = _base(target)
+    if target.problem is not None:
+        return change(action="refuse", detail=target.problem)
+    if target.content is None:
+        text = edits.fresh_text(target.format, expected)
+        return change(action="create", detail="new config file", after=expected, content=text.encode())
+    parsed = _parsed(target)
+    if isinstance(parsed, str):
+        return change(action="refuse", detail=parsed)
+    document, text = parsed
+    entry = entry_of(target.format, document)
+    if entry.state == "invalid":
+        return change(action="refuse", detail=entry.detail)
+    if entry.command is not None and launches_this(entry.command, installation, facts):
+        return change(action="none", detail="already launches this installation", before=entry.command)
+    action = "update" if entry.command is not None else "add"
+    detail = f"{'replace' if entry.command else 'add'} {_entry_name(target.format)}"
+    return _edited(
+        target,
+        change(action=action, detail=detail, before=entry.command, after=expected),
+        lambda: edits.set_entry(target.format, text, expected),
+        document,
+    )
+
+
+def plan_uninstall(target: Target) -> Change:
+    """Remove REA's entry, whatever it launches; nothing when there is none."""
+    change = _base(target)
+    if target.content is None:
+        return change(action="none", detail="no config file")
+    if target.problem is not None:
+        return change(action="refuse", detail=target.problem)
+    parsed = _parsed(target)
+    if isinstance(parsed, str):
+        return change(action="refuse", detail=parsed)
+    document, text = parsed
+    entry = entry_of(target.format, document)
+    if entry.state == "missing":
+        return change(action="none", detail=entry.detail)
+    if entry.state == "invalid" and not _has_entry(target.format, document):
+        return change(action="refuse", detail=entry.detail)
+    return _edited(
+        target,
+        change(action="remove", detail=f"remove {_entry_name(target.format)}", before=entry.command),
+        lambda: edits.remove_entry(target.format, text),
+        document,
+    )
+
+
+def _base(target: Target) -> Callable[..., Change]:
+    return lambda **kw: Change(
+        kind="config", client=target.client, path=target.path, format=target.format, original=target.content, **kw
+    )
+
+
+def _parsed(target: Target) -> tuple[Any, str] | str:
+    assert target.content is not None
+    parsed = parse_config(target.format, target.content)
+    if isinstance(parsed, str):
+        return parsed
+    duplicate = edits.duplicate_key(target.format, parsed[1])
+    return f"the key {duplicate} appears more than once; readers disagree on which one counts" if duplicate else parsed
+
+
+def _edited(target: Target, change: Change, edit: Callable[[], str], document: Any) -> Change:
+    """The change with its new bytes, once they re-read as intended; a refusal otherwise."""
+    assert target.content is not None
+    try:
+        text = edit()
+    except (ValueError, TypeError, KeyError, AssertionError) as exc:  # a layout the editor cannot keep
+        return attrs.evolve(change, action="refuse", detail=f"cannot edit this layout safely: {exc}", after=None)
+    bom = codecs.BOM_UTF8 if target.content.startswith(codecs.BOM_UTF8) else b""
+    content = bom + text.encode()
+    problem = _verify(target.format, document, content, change.after)
+    if problem is not None:
+        return attrs.evolve(change, action="refuse", detail=f"the edit did not re-read as intended: {problem}")
+    return attrs.evolve(change, content=content)
+
+
+def _verify(fmt: str, old: Any, content: bytes, expected: tuple[str, ...] | None) -> str | None:
+    text = content.decode("utf-8-sig")
+    new = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    entry = entry_of(fmt, new)
+    if expected is None and entry.state != "missing":
+        return "REA's entry is still there"
+    if expected is not None and entry.command != expected:
+        return f"the entry reads {entry.command}"
+    if _others(fmt, old) != _others(fmt, new):
+        return "another setting changed"
+    if expected is not None and _entry_rest(fmt, old) != _entry_rest(fmt, new):
+        return "another key of REA's entry changed"
+    return None
+
+
+def _others(fmt: str, document: dict[str, Any]) -> dict[str, Any]:
+    """The document without REA's entry (and without a servers table that only held it)."""
+    key = SERVERS_KEY[fmt]
+    servers = {k: v for k, v in document.get(key, {}).items() if k != SERVER_KEY}
+    rest = {k: v for k, v in document.items() if k != key}
+    return {**rest, key: servers} if servers else rest
+
+
+def _entry_rest(fmt: str, document: dict[str, Any]) -> dict[str, Any]:
+    entry = document.get(SERVERS_KEY[fmt], {}).get(SERVER_KEY, {})
+    return {k: v for k, v in entry.items() if k not in ("command", "args")} if isinstance(entry, dict) else {}
+
+
+def _has_entry(fmt: str, document: Any) -> bool:
+    servers = document.get(SERVERS_KEY[fmt]) if isinstance(document, dict) else None
+    return isinstance(servers, dict) and SERVER_KEY in servers
+
+
+def _entry_name(fmt: str) -> str:
+    return f"[{SERVERS_KEY[fmt]}.{SERVER_KEY}]" if fmt == "toml" else f"{SERVERS_KEY[fmt]}.{SERVER_KEY}"

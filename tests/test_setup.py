@@ -1,0 +1,100 @@
+"""`rea setup` / `rea uninstall` as a user runs them: the real CLI under a temporary HOME."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support import clean_env, rea_command
+
+CLAUDE_CODE = (
+    '{\n  "numStartups": 12,\n  "projects": {\n    "/src/app": {"mcpServers": {}, "allowedTools": []}\n  },\n'
+    '  "mcpServers": {\n    "zeta": {"command": "npx", "args": ["-y", "zeta-mcp"]},\n'
+    '    "alpha": {"type": "stdio", "command": "/usr/bin/alpha"}\n  },\n  "autoUpdates": false\n}\n'
+)
+
+
+def home_env(home: Path) -> dict[str, str]:
+    env = clean_env(HOME=str(home))
+    for variable in ("XDG_CONFIG_HOME", "CODEX_HOME", "APPDATA", "USERPROFILE"):
+        env.pop(variable, None)
+    return env
+
+
+def rea(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*rea_command(), *args],
+        capture_output=True,
+        text=True,
+        env=home_env(home),
+        stdin=subprocess.DEVNULL,
+        timeout=120,
+    )
+
+
+def rea_json(home: Path, *args: str, code: int = 0) -> dict:
+    out = rea(home, *args, "--json")
+    assert out.returncode == code, out.stdout + out.stderr
+    return json.loads(out.stdout)
+
+
+def write(path: Path, text: str | bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    return path
+
+
+def states(home: Path) -> dict[str, str]:
+    section = rea_json(home, "doctor")["client_registrations"]
+    return {Path(r["config_path"]).relative_to(home).as_posix(): r["state"] for r in section["registrations"]}
+
+
+def tree(home: Path) -> dict[str, bytes]:
+    return {p.relative_to(home).as_posix(): p.read_bytes() for p in sorted(home.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.slow
+def test_claude_code_setup_then_uninstall(tmp_path):
+    home = tmp_path / "home"
+    config = write(home / ".claude.json", CLAUDE_CODE)
+    (home / ".claude").mkdir()
+    before = tree(home)
+
+    planned = rea_json(home, "setup", "--client", "claude_code", "--dry-run")
+    assert tree(home) == before
+    expected = planned["expected_command"]
+    by_kind = {c["kind"]: c for c in planned["changes"]}
+    assert by_kind["config"]["action"] == "add" and by_kind["config"]["after"] == expected
+    assert by_kind["skill"]["action"] == "create"
+
+    refused = rea_json(home, "setup", "--client", "claude_code", code=1)  # stdin is not a terminal
+    assert refused["mode"] == "not_confirmed" and refused["error"]["code"] == "permission_required"
+    assert tree(home) == before
+
+    applied = rea_json(home, "setup", "--client", "claude_code", "--yes")
+    assert [a["status"] for a in applied["applied"]] == ["applied", "applied"]
+    backup = Path(applied["applied"][0]["backup"])
+    assert backup.parent == home and backup.read_bytes() == before[".claude.json"]
+    document = json.loads(config.read_text())
+    assert list(document) == ["numStartups", "projects", "mcpServers", "autoUpdates"]
+    assert list(document["mcpServers"]) == ["zeta", "alpha", "rea"]
+    assert document["mcpServers"]["rea"] == {"command": expected[0], "args": expected[1:]}
+    assert config.read_text().startswith(CLAUDE_CODE.split('\n  },\n  "autoUpdates"')[0])
+    assert states(home) == {".claude.json": "aligned"}
+    skill = home / ".claude/skills/rea/SKILL.md"
+    assert skill.read_text().startswith("---\nname: rea\n")
+
+    after_setup = tree(home)
+    again = rea_json(home, "setup", "--client", "claude_code", "--yes")
+    assert again["mode"] == "nothing_to_do" and {c["action"] for c in again["changes"]} == {"none"}
+    assert tree(home) == after_setup
+
+    removed = rea_json(home, "uninstall", "--client", "claude_code", "--yes")
+    assert {c["action"] for c in removed["changes"]} == {"remove"}
+    assert config.read_bytes() == before[".claude.json"]
+    assert not skill.exists() and not skill.parent.exists()
+    assert states(home) == {".claude.json": "missing"}
+    assert rea_json(home, "uninstall", "--client", "claude_code", "--yes")["mode"] == "nothing_to_do"

@@ -98,3 +98,86 @@ def test_claude_code_setup_then_uninstall(tmp_path):
     assert not skill.exists() and not skill.parent.exists()
     assert states(home) == {".claude.json": "missing"}
     assert rea_json(home, "uninstall", "--client", "claude_code", "--yes")["mode"] == "nothing_to_do"
+
+
+CODEX = (
+    "# Codex settings, kept by hand\n"
+    'model = "o3"  # pinned\n\n'
+    "[mcp_servers.docs]\n"
+    'command = "npx"\n'
+    'args = ["-y", "docs-mcp"]  # the docs server\n\n'
+    "[profiles.fast]\n"
+    'model = "o4-mini"\n'
+)
+OTHERS = {
+    ".claude.json": CLAUDE_CODE,
+    ".config/Claude/claude_desktop_config.json": '{"mcpServers":{"fs":{"command":"npx","args":["fs"]}},"globalShortcut":""}',
+    ".codex/config.toml": CODEX,
+    ".cursor/mcp.json": '{\n\t"mcpServers": {\n\t\t"b": {"command": "b"},\n\t\t"a": {"command": "a"}\n\t}\n}',
+    ".gemini/settings.json": '{\n    "theme": "GitHub",\n    "selectedAuthType": "oauth-personal"\n}\n',
+    ".codeium/windsurf/mcp_config.json": "{}",
+}
+
+
+@pytest.mark.slow
+def test_every_client_set_up_re_run_and_uninstalled(tmp_path):
+    home = tmp_path / "home"
+    for relative, text in OTHERS.items():
+        write(home / relative, text)
+    (home / ".claude").mkdir()
+    before = tree(home)
+
+    applied = rea_json(home, "setup", "--all-detected", "--yes")
+    expected = applied["expected_command"]
+    actions = {Path(c["path"]).relative_to(home).as_posix(): c["action"] for c in applied["changes"]}
+    assert actions == {**{k: "add" for k in OTHERS}, ".claude/skills/rea/SKILL.md": "create"}
+    assert applied["skill_unsupported"] == ["claude_desktop", "codex", "cursor", "gemini_cli", "windsurf"]
+    assert set(states(home).values()) == {"aligned"} and len(states(home)) == 6
+
+    codex = (home / ".codex/config.toml").read_text()
+    assert codex.startswith(CODEX.split("[profiles.fast]")[0])  # comments and the other server untouched
+    assert f"[mcp_servers.rea]\ncommand = {json.dumps(expected[0])}\nargs = {json.dumps(expected[1:])}\n" in codex
+    assert codex.endswith('[profiles.fast]\nmodel = "o4-mini"\n')
+    cursor = json.loads((home / ".cursor/mcp.json").read_text())
+    assert list(cursor["mcpServers"]) == ["b", "a", "rea"]
+    assert '\n\t\t"rea": {\n\t\t\t"command"' in (home / ".cursor/mcp.json").read_text()  # its tab indent
+    gemini = json.loads((home / ".gemini/settings.json").read_text())
+    assert list(gemini) == ["theme", "selectedAuthType", "mcpServers"]
+
+    after = tree(home)
+    assert rea_json(home, "setup", "--all-detected", "--yes")["mode"] == "nothing_to_do"
+    assert tree(home) == after
+
+    removed = rea_json(home, "uninstall", "--yes")
+    assert all(a["status"] == "applied" for a in removed["applied"])
+    restored = {k: v for k, v in tree(home).items() if ".rea-backup-" not in k}
+    for relative in (".claude.json", ".config/Claude/claude_desktop_config.json", ".codex/config.toml"):
+        assert restored[relative] == before[relative], relative  # the entry was appended to existing servers
+    assert (home / ".cursor/mcp.json").read_bytes() == before[".cursor/mcp.json"]
+    assert json.loads(restored[".gemini/settings.json"]) == {
+        **json.loads(OTHERS[".gemini/settings.json"]),
+        "mcpServers": {},
+    }
+    assert set(states(home).values()) == {"missing"}
+
+
+@pytest.mark.slow
+def test_a_stale_entry_is_replaced_keeping_its_other_keys(tmp_path):
+    home = tmp_path / "home"
+    stale = {"mcpServers": {"rea": {"command": "rea", "args": ["mcp"], "env": {"REA_X": "1"}}, "z": {"command": "z"}}}
+    config = write(home / ".cursor/mcp.json", json.dumps(stale, indent=2))
+    write(home / ".codex/config.toml", '[mcp_servers.rea]\ncommand = "/gone/rea"  # old\nstartup_timeout_sec = 30\n')
+    plan = rea_json(home, "setup", "--dry-run")
+    assert {c["client"]: (c["action"], c["before"]) for c in plan["changes"]} == {
+        "cursor": ("update", ["rea", "mcp"]),
+        "codex": ("update", ["/gone/rea"]),
+    }
+    rea_json(home, "setup", "--yes")
+    entry = json.loads(config.read_text())["mcpServers"]["rea"]
+    assert entry == {
+        "command": plan["expected_command"][0],
+        "args": plan["expected_command"][1:],
+        "env": {"REA_X": "1"},
+    }
+    assert "startup_timeout_sec = 30" in (home / ".codex/config.toml").read_text()
+    assert set(states(home).values()) == {"aligned"}

@@ -161,4 +161,7 @@ def render(report: Mapping[str, Any]) -> str:
         "applied": "done; restart the clients to load the change",
     }
     lines.append(tail[report["mode"]])
+    refused = sum(c["action"] == "refuse" for c in report["changes"])
+    if refused:
+        lines.append(f"{refused} file(s) refused and left unchanged (see above)")
     return "\n".join(lines)

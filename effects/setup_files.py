@@ -67,7 +67,7 @@ def read_target(file: ClientFile) -> Target:
     content = read_bounded(path)
     if isinstance(content, str) or content is None:
         return Target(**base, content=b"", problem=content or "vanished while reading")
-    if not os.access(path, os.W_OK):
+    if not info.st_mode & 0o222 or not os.access(path, os.W_OK):  # no write bit counts even for root
         return Target(**base, content=content, problem="read-only (no write permission); not replaced")
     return Target(**base, content=content, problem=_dir_problem(path.parent))
 

@@ -181,3 +181,68 @@ def test_a_stale_entry_is_replaced_keeping_its_other_keys(tmp_path):
     }
     assert "startup_timeout_sec = 30" in (home / ".codex/config.toml").read_text()
     assert set(states(home).values()) == {"aligned"}
+
+
+HOSTILE = {
+    ".cursor/mcp.json": ('{"mcpServers": {"a": {"command": "a"},}}', "configuration_invalid", "not valid JSON"),
+    ".gemini/settings.json": ('["not", "an", "object"]', "configuration_invalid", "not a table of settings"),
+    ".codeium/windsurf/mcp_config.json": ('{"mcpServers": ["x"]}', "configuration_invalid", "mcpServers is a list"),
+    ".codex/config.toml": ('[mcp_servers.docs]\ncommand = "npx"\ncommand = "x"\n', "configuration_invalid", "TOML"),
+    ".config/Claude/claude_desktop_config.json": (
+        '{"mcpServers": {"rea": {"command": "a"}, "rea": {"command": "b"}}}',
+        "configuration_invalid",
+        "more than once",
+    ),
+}
+
+
+@pytest.mark.slow
+def test_hostile_configs_are_refused_and_left_untouched(tmp_path):
+    home = tmp_path / "home"
+    for relative, (text, _, _) in HOSTILE.items():
+        write(home / relative, text)
+    real = write(tmp_path / "dotfiles/claude.json", CLAUDE_CODE)
+    (home / ".claude.json").symlink_to(real)
+    (home / ".claude").mkdir()
+    before = tree(home)
+
+    report = rea_json(home, "setup", "--yes", code=1)
+    refused = {Path(c["path"]).relative_to(home).as_posix(): c for c in report["changes"] if c["kind"] == "config"}
+    for relative, (_, code, phrase) in HOSTILE.items():
+        change = refused[relative]
+        assert change["action"] == "refuse" and change["error"]["code"] == code, change
+        assert phrase in change["error"]["message"] and change["error"]["details"]["path"] == str(home / relative)
+    link = refused[".claude.json"]
+    assert link["action"] == "refuse" and link["error"]["code"] == "permission_required"
+    assert "symlink" in link["detail"]
+    assert [a["path"] for a in report["applied"]] == [str(home / ".claude/skills/rea/SKILL.md")]
+    assert {k: v for k, v in tree(home).items() if "skills" not in k} == before
+    assert (home / ".claude.json").is_symlink() and real.read_text() == CLAUDE_CODE
+    assert rea_json(home, "uninstall", "--yes", code=1)["applied"] == [
+        {
+            "path": str(home / ".claude/skills/rea/SKILL.md"),
+            "status": "applied",
+            "backup": None,
+            "detail": "remove the REA skill",
+        }
+    ]
+    assert tree(home) == before
+
+
+@pytest.mark.slow
+def test_read_only_oversized_and_special_files_are_reported_not_replaced(tmp_path):
+    home = tmp_path / "home"
+    locked = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
+    locked.chmod(0o444)
+    write(home / ".gemini/settings.json", b'{"pad": "' + b"x" * (8 * 1024 * 1024) + b'"}')
+    (home / ".codeium/windsurf").mkdir(parents=True)
+    (home / ".codeium/windsurf/mcp_config.json").mkdir()
+    sizes = {p: p.stat().st_size for p in home.rglob("*") if p.is_file()}
+    report = rea_json(home, "setup", "--yes", code=1)
+    details = {c["client"]: (c["action"], c["error"]["code"], c["detail"]) for c in report["changes"]}
+    assert details == {
+        "cursor": ("refuse", "permission_required", "read-only (no write permission); not replaced"),
+        "gemini_cli": ("refuse", "permission_required", "larger than 8388608 bytes; not read"),
+        "windsurf": ("refuse", "permission_required", "not a regular file"),
+    }
+    assert report["applied"] == [] and {p: p.stat().st_size for p in home.rglob("*") if p.is_file()} == sizes

@@ -66,14 +66,20 @@ def duplicate_key(fmt: str, text: str) -> str | None:
 
 
 def _json_servers(text: str) -> json_edit.ObjectSpan | None:
-    found = json_edit.root(text).find(SERVERS_KEY["json"])
-    return json_edit.object_at(text, found[-1].value_start) if found else None
+    return _object_member(text, json_edit.root(text), SERVERS_KEY["json"])
 
 
 def _json_entry(text: str) -> json_edit.ObjectSpan | None:
     servers = _json_servers(text)
-    found = servers.find(SERVER_KEY) if servers is not None else []
-    return json_edit.object_at(text, found[-1].value_start) if found else None
+    return _object_member(text, servers, SERVER_KEY) if servers is not None else None
+
+
+def _object_member(text: str, obj: json_edit.ObjectSpan, key: str) -> json_edit.ObjectSpan | None:
+    """The object `obj[key]` (the last one, as `json` reads it); None when absent or not an object."""
+    found = obj.find(key)
+    if not found or text[found[-1].value_start] != "{":
+        return None
+    return json_edit.object_at(text, found[-1].value_start)
 
 
 def _json_set(text: str, command: tuple[str, ...]) -> str:

@@ -26,6 +26,7 @@ from rea.registrations import (
     launches_this,
     parse_config,
 )
+from rea.errors import ReaError
 from rea.setup import edits
 
 WRITES = ("create", "add", "update", "remove")
@@ -46,6 +47,7 @@ class Change:
     after: tuple[str, ...] | None = None
     original: bytes | None = None
     content: bytes | None = None
+    refusal: str = "configuration_invalid"  # the error code when action is "refuse"
 
     @property
     def writes(self) -> bool:
@@ -61,7 +63,18 @@ class Change:
             "detail": self.detail,
             "before": None if self.before is None else list(self.before),
             "after": None if self.after is None else list(self.after),
+            "error": self.error().record() if self.action == "refuse" else None,
         }
+
+    def error(self) -> ReaError:
+        """Why this file is left alone, as a canonical error naming it."""
+        action = (
+            f"Fix or restore {self.path} (or apply the entry by hand from `rea doctor`), then run the command again."
+            if self.refusal == "configuration_invalid"
+            else f"Make {self.path} a regular writable file, or apply the entry by hand from `rea doctor`."
+        )
+        message = f"{self.path} is left unchanged: {self.detail}"
+        return ReaError(code=self.refusal, message=message, details={"path": self.path}, action=action)
 
 
 @attrs.frozen(kw_only=True)
@@ -80,7 +93,7 @@ def plan_setup(target: Target, installation: Installation, facts: Mapping[str, P
     expected = installation.expected
     change = _base(target)
     if target.problem is not None:
-        return change(action="refuse", detail=target.problem)
+        return change(action="refuse", detail=target.problem, refusal="permission_required")
     if target.content is None:
         text = edits.fresh_text(target.format, expected)
         return change(action="create", detail="new config file", after=expected, content=text.encode())
@@ -109,7 +122,7 @@ def plan_uninstall(target: Target) -> Change:
     if target.content is None:
         return change(action="none", detail="no config file")
     if target.problem is not None:
-        return change(action="refuse", detail=target.problem)
+        return change(action="refuse", detail=target.problem, refusal="permission_required")
     parsed = _parsed(target)
     if isinstance(parsed, str):
         return change(action="refuse", detail=parsed)
@@ -138,6 +151,8 @@ def _parsed(target: Target) -> tuple[Any, str] | str:
     parsed = parse_config(target.format, target.content)
     if isinstance(parsed, str):
         return parsed
+    if not isinstance(parsed[0], dict):
+        return parsed  # entry_of names the shape problem
     duplicate = edits.duplicate_key(target.format, parsed[1])
     return f"the key {duplicate} appears more than once; readers disagree on which one counts" if duplicate else parsed
 

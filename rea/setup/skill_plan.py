@@ -13,7 +13,7 @@ SKILL_CLIENTS = ("claude_code",)  # clients with a user skills folder REA knows
 def plan_install(path: str, current: bytes | None, problem: str | None, text: str) -> Change:
     change = _base(path, current)
     if problem is not None:
-        return change(action="refuse", detail=problem)
+        return change(action="refuse", detail=problem, refusal="permission_required")
     content = text.encode()
     if current is None:
         return change(action="create", detail="install the REA skill", content=content)
@@ -29,7 +29,7 @@ def plan_remove(path: str, current: bytes | None, problem: str | None) -> Change
     if current is None:
         return change(action="none", detail="no skill installed")
     if problem is not None:
-        return change(action="refuse", detail=problem)
+        return change(action="refuse", detail=problem, refusal="permission_required")
     if identity(current.decode("utf-8", "replace")) is None:
         return change(action="refuse", detail="a SKILL.md REA did not write is there; not removed")
     return change(action="remove", detail="remove the REA skill")

@@ -1,7 +1,8 @@
 """`rea setup` and `rea uninstall`: print the plan, then apply it only with --yes or a typed "y".
 
 Exit 0 when the plan was shown (--dry-run), applied, or had nothing to do; 1 when a file was
-refused or failed, or confirmation was not given (nothing is written then).
+refused or failed, or confirmation was not given (nothing is written then); 130 when SIGINT
+stopped the run (each file is then either as it was or fully rewritten).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from effects import setup_files
-from effects.registrations import ClientFile, path_facts, this_installation
+from effects.registrations import ClientFile, read_bounded, path_facts, this_installation
 from rea import __version__
 from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.projection import catalog_identity
@@ -94,15 +95,16 @@ def run(operation: str, ns: argparse.Namespace, env: Mapping[str, str], fmt: str
         report["mode"] = "not_confirmed"
         report["error"] = _not_confirmed().to_json()["error"]
         return report, 1
-    report["mode"] = "applied"
     report["applied"] = _apply_all(writes)
+    cancelled = any(a["status"] == "cancelled" for a in report["applied"])
+    report["mode"] = "cancelled" if cancelled else "applied"
     failed = any(a["status"] != "applied" for a in report["applied"])
-    return report, 1 if refused or failed else 0
+    return report, 130 if cancelled else (1 if refused or failed else 0)
 
 
 def _apply_all(writes: list[Change]) -> list[dict[str, Any]]:
     stamp, results = setup_files.utc_stamp(), []
-    for change in writes:
+    for index, change in enumerate(writes):
         try:
             backup = setup_files.apply(change, backup=change.kind == "config", stamp=stamp)
             if change.kind == "skill" and change.content is None:
@@ -113,6 +115,13 @@ def _apply_all(writes: list[Change]) -> list[dict[str, Any]]:
             results.append({"path": change.path, "status": "changed_since_plan", "backup": None, "detail": str(exc)})
         except OSError as exc:
             results.append({"path": change.path, "status": "failed", "backup": None, "detail": str(exc)})
+        except KeyboardInterrupt:  # SIGINT before or after a file's rename; each file is old or new
+            landed = read_bounded(Path(change.path)) == change.content
+            if landed:
+                results.append({"path": change.path, "status": "applied", "backup": None, "detail": change.detail})
+            for rest in writes[index + landed :]:
+                results.append({"path": rest.path, "status": "cancelled", "backup": None, "detail": "not applied"})
+            break
     return results
 
 
@@ -159,6 +168,7 @@ def render(report: Mapping[str, Any]) -> str:
         "nothing_to_do": "nothing to do",
         "not_confirmed": "not confirmed: nothing changed (pass --yes to apply)",
         "applied": "done; restart the clients to load the change",
+        "cancelled": "cancelled: the files listed as cancelled were not changed",
     }
     lines.append(tail[report["mode"]])
     refused = sum(c["action"] == "refuse" for c in report["changes"])

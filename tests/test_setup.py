@@ -246,3 +246,78 @@ def test_read_only_oversized_and_special_files_are_reported_not_replaced(tmp_pat
         "windsurf": ("refuse", "permission_required", "not a regular file"),
     }
     assert report["applied"] == [] and {p: p.stat().st_size for p in home.rglob("*") if p.is_file()} == sizes
+
+
+def rea_process(home: Path, *args: str, **kw) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [*rea_command(), *args], env=home_env(home), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw
+    )
+
+
+@pytest.mark.slow
+def test_concurrent_runs_take_turns_and_a_changed_file_is_not_overwritten(tmp_path):
+    import fcntl
+    import os
+    import time
+
+    home = tmp_path / "home"
+    config = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
+    holder = os.open(config.parent, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # another setup run is applying here
+    try:
+        waiting = rea_process(home, "setup", "--yes", "--json", stdin=subprocess.DEVNULL)
+        time.sleep(3)
+        assert waiting.poll() is None and config.read_text() == '{"mcpServers": {}}'
+        config.write_text('{"mcpServers": {"mine": {"command": "x"}}}')  # what the other run wrote
+    finally:
+        os.close(holder)
+    out, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 1, out + err
+    assert [a["status"] for a in json.loads(out)["applied"]] == ["changed_since_plan"]
+    assert config.read_text() == '{"mcpServers": {"mine": {"command": "x"}}}'
+    assert sorted(p.name for p in config.parent.iterdir()) == ["mcp.json"]  # no staging file or backup
+
+
+@pytest.mark.slow
+def test_sigint_while_waiting_to_apply_leaves_the_file_as_it_was(tmp_path):
+    import fcntl
+    import os
+    import signal
+    import time
+
+    home = tmp_path / "home"
+    config = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
+    holder = os.open(config.parent, os.O_RDONLY)
+    fcntl.flock(holder, fcntl.LOCK_EX)
+    try:
+        run = rea_process(home, "setup", "--yes", "--json", stdin=subprocess.DEVNULL)
+        time.sleep(3)
+        run.send_signal(signal.SIGINT)
+        out, err = run.communicate(timeout=60)
+    finally:
+        os.close(holder)
+    assert run.returncode == 130, out + err
+    report = json.loads(out)
+    assert report["mode"] == "cancelled" and [a["status"] for a in report["applied"]] == ["cancelled"]
+    assert config.read_text() == '{"mcpServers": {}}'
+    assert sorted(p.name for p in config.parent.iterdir()) == ["mcp.json"]
+
+
+@pytest.mark.slow
+def test_interactive_confirmation_on_a_terminal(tmp_path):
+    import os
+    import pty
+
+    home = tmp_path / "home"
+    config = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
+    for answer, changed in ((b"n\n", False), (b"y\n", True)):
+        primary, secondary = pty.openpty()
+        run = rea_process(home, "setup", "--json", stdin=secondary)
+        os.close(secondary)
+        os.write(primary, answer)
+        out, err = run.communicate(timeout=60)
+        os.close(primary)
+        assert "Apply these changes? [y/N]" in err and "add     " in err
+        assert run.returncode == (0 if changed else 1), out + err
+        assert json.loads(out)["mode"] == ("applied" if changed else "not_confirmed")
+        assert ("rea" in json.loads(config.read_text())["mcpServers"]) is changed

@@ -181,6 +181,10 @@ def _render_doctor(value: Mapping[str, Any]) -> str:
             lines.append(f"              -> {reg['remediation']}")
     if not section["registrations"]:
         lines.append("  no supported client found")
+    skill = value["agent_skill"]
+    lines.append(f"agent skill: {skill['state']} ({skill['path']})")
+    if skill.get("remediation"):
+        lines.append(f"              -> {skill['remediation']}")
     return "\n".join(lines)
 
 

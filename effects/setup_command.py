@@ -16,14 +16,11 @@ from typing import Any
 from collections.abc import Mapping
 
 from effects import setup_files
+from effects.skill_files import skill_path, skill_text
 from effects.registrations import ClientFile, read_bounded, path_facts, this_installation
-from rea import __version__
-from rea.catalog import CATALOG, CLI_COMMANDS
-from rea.catalog.projection import catalog_identity
 from rea.errors import ReaError
-from rea.prompts import PROMPTS
 from rea.registrations import read_entry
-from rea.setup import skill, skill_plan
+from rea.setup import skill_plan
 from rea.setup.plan import Change, Target, plan_setup, plan_uninstall
 
 CLIENTS = ("claude_code", "claude_desktop", "codex", "cursor", "gemini_cli", "windsurf")
@@ -35,16 +32,6 @@ def configure(parser: argparse.ArgumentParser, *, setup: bool) -> None:
         parser.add_argument("--all-detected", action="store_true", help="every client found (the default)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and change nothing")
     parser.add_argument("--yes", action="store_true", help="apply the plan without asking")
-
-
-def skill_text() -> str:
-    digest = catalog_identity(CATALOG, CLI_COMMANDS)["digests"]["combined_sha256"]
-    return skill.render(CATALOG, PROMPTS, version=__version__, digest=digest)
-
-
-def skill_path(env: Mapping[str, str]) -> Path | None:
-    home = env.get("HOME") or env.get("USERPROFILE")
-    return Path(home) / ".claude/skills" / skill.SKILL_NAME / "SKILL.md" if home else None
 
 
 def plan(operation: str, ns: argparse.Namespace, env: Mapping[str, str]) -> list[Change]:

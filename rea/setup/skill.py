@@ -120,3 +120,15 @@ def identity(text: str) -> tuple[str, str] | None:
     """(version, catalog digest) from an installed skill's marker, or None when it has none."""
     match = MARKER.search(text)
     return (match["version"], match["digest"]) if match else None
+
+
+def status(installed: bytes | None, *, expected_text: str, version: str, digest: str) -> dict[str, object]:
+    """Doctor's view of the installed skill: current, outdated, missing or foreign (not REA's)."""
+    expected = {"version": version, "catalog_digest": digest}
+    if installed is None:
+        return {"state": "missing", "installed": None, "expected": expected}
+    found = identity(installed.decode("utf-8", "replace"))
+    if found is None:
+        return {"state": "foreign", "installed": None, "expected": expected}
+    state = "current" if installed == expected_text.encode() else "outdated"
+    return {"state": state, "installed": {"version": found[0], "catalog_digest": found[1]}, "expected": expected}

@@ -143,6 +143,8 @@ def render(report: Mapping[str, Any]) -> str:
         lines.append(f"  {change['action']:<7} {change['path']} ({change['client']}): {change['detail']}")
         if change["before"] and change["action"] in ("update", "remove"):
             lines.append(f"          was: {' '.join(change['before'])}")
+        if change["entry"]:
+            lines.append(f"          entry: {'; '.join(change['entry'].strip().splitlines())}")
     if not report["changes"]:
         lines.append("  no supported client found (name one with --client)")
     if report["skill_unsupported"] and report["operation"] == "setup":

@@ -25,6 +25,7 @@ from rea.registrations import (
     entry_of,
     launches_this,
     parse_config,
+    snippet,
 )
 from rea.errors import ReaError
 from rea.setup import edits
@@ -63,6 +64,7 @@ class Change:
             "detail": self.detail,
             "before": None if self.before is None else list(self.before),
             "after": None if self.after is None else list(self.after),
+            "entry": snippet(self.format, self.after) if self.after is not None and self.writes else None,
             "error": self.error().record() if self.action == "refuse" else None,
         }
 

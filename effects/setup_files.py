@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 from collections.abc import Iterator, Mapping
 
+from effects.fs import fsync_dir
 from effects.registrations import ClientFile, client_files, read_bounded
 from rea.registrations import MAX_CONFIG_BYTES
 from rea.setup.plan import Change, Target
@@ -160,12 +161,4 @@ def _replace(path: Path, content: bytes, mode: int) -> None:
         finally:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(staging)
-        _fsync_dir(path.parent)
-
-
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fsync_dir(str(path.parent))

@@ -254,11 +254,24 @@ def rea_process(home: Path, *args: str, **kw) -> subprocess.Popen[str]:
     )
 
 
+def wait_until_blocked_on(directory: Path, process: subprocess.Popen[str]) -> None:
+    """Until `process` waits for the flock on `directory` (a "->" line in /proc/locks)."""
+    import time
+
+    inode = f":{directory.stat().st_ino} "
+    for _ in range(1200):
+        assert process.poll() is None, process.communicate()
+        with open("/proc/locks") as locks:
+            if any("->" in line and inode in line for line in locks):
+                return
+        time.sleep(0.05)
+    raise AssertionError("the run never waited for the lock")
+
+
 @pytest.mark.slow
 def test_concurrent_runs_take_turns_and_a_changed_file_is_not_overwritten(tmp_path):
     import fcntl
     import os
-    import time
 
     home = tmp_path / "home"
     config = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
@@ -266,8 +279,8 @@ def test_concurrent_runs_take_turns_and_a_changed_file_is_not_overwritten(tmp_pa
     fcntl.flock(holder, fcntl.LOCK_EX)  # another setup run is applying here
     try:
         waiting = rea_process(home, "setup", "--yes", "--json", stdin=subprocess.DEVNULL)
-        time.sleep(3)
-        assert waiting.poll() is None and config.read_text() == '{"mcpServers": {}}'
+        wait_until_blocked_on(config.parent, waiting)
+        assert config.read_text() == '{"mcpServers": {}}'
         config.write_text('{"mcpServers": {"mine": {"command": "x"}}}')  # what the other run wrote
     finally:
         os.close(holder)
@@ -283,7 +296,6 @@ def test_sigint_while_waiting_to_apply_leaves_the_file_as_it_was(tmp_path):
     import fcntl
     import os
     import signal
-    import time
 
     home = tmp_path / "home"
     config = write(home / ".cursor/mcp.json", '{"mcpServers": {}}')
@@ -291,7 +303,7 @@ def test_sigint_while_waiting_to_apply_leaves_the_file_as_it_was(tmp_path):
     fcntl.flock(holder, fcntl.LOCK_EX)
     try:
         run = rea_process(home, "setup", "--yes", "--json", stdin=subprocess.DEVNULL)
-        time.sleep(3)
+        wait_until_blocked_on(config.parent, run)
         run.send_signal(signal.SIGINT)
         out, err = run.communicate(timeout=60)
     finally:

@@ -20,6 +20,7 @@ import attrs
 from rea.registrations import (
     SERVER_KEY,
     SERVERS_KEY,
+    Entry,
     Installation,
     PathFacts,
     entry_of,
@@ -99,11 +100,10 @@ def plan_setup(target: Target, installation: Installation, facts: Mapping[str, P
     if target.content is None:
         text = edits.fresh_text(target.format, expected)
         return change(action="create", detail="new config file", after=expected, content=text.encode())
-    parsed = _parsed(target)
-    if isinstance(parsed, str):
-        return change(action="refuse", detail=parsed)
-    document, text = parsed
-    entry = entry_of(target.format, document)
+    read = _read(target, change)
+    if isinstance(read, Change):
+        return read
+    document, text, entry = read
     if entry.state == "invalid":
         return change(action="refuse", detail=entry.detail)
     if entry.command is not None and launches_this(entry.command, installation, facts):
@@ -125,11 +125,10 @@ def plan_uninstall(target: Target) -> Change:
         return change(action="none", detail="no config file")
     if target.problem is not None:
         return change(action="refuse", detail=target.problem, refusal="permission_required")
-    parsed = _parsed(target)
-    if isinstance(parsed, str):
-        return change(action="refuse", detail=parsed)
-    document, text = parsed
-    entry = entry_of(target.format, document)
+    read = _read(target, change)
+    if isinstance(read, Change):
+        return read
+    document, text, entry = read
     if entry.state == "missing":
         return change(action="none", detail=entry.detail)
     if entry.state == "invalid" and not _has_entry(target.format, document):
@@ -146,6 +145,14 @@ def _base(target: Target) -> Callable[..., Change]:
     return lambda **kw: Change(
         kind="config", client=target.client, path=target.path, format=target.format, original=target.content, **kw
     )
+
+
+def _read(target: Target, change: Callable[..., Change]) -> tuple[Any, str, Entry] | Change:
+    """The parsed document, its text and REA's entry, or the refusal of a file that does not parse."""
+    parsed = _parsed(target)
+    if isinstance(parsed, str):
+        return change(action="refuse", detail=parsed)
+    return parsed[0], parsed[1], entry_of(target.format, parsed[0])
 
 
 def _parsed(target: Target) -> tuple[Any, str] | str:

@@ -9,7 +9,6 @@ SIGINT/SIGTERM held back, so an interrupted run leaves each file either old or n
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import signal
 import stat
@@ -115,6 +114,8 @@ def utc_stamp() -> str:
 
 @contextlib.contextmanager
 def _locked(directory: Path) -> Iterator[None]:
+    import fcntl  # POSIX only; imported here so the rest of the CLI still loads elsewhere
+
     fd = os.open(directory, os.O_RDONLY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
@@ -125,6 +126,9 @@ def _locked(directory: Path) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _signals_held() -> Iterator[None]:
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, HELD_SIGNALS)
     try:
         yield

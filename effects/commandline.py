@@ -18,7 +18,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects.android import cli as android_cli
-from effects import artifact_commands, call_command, prompt_commands, view_commands
+from effects import artifact_commands, call_command, prompt_commands, setup_command, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
@@ -186,6 +186,10 @@ def _render_doctor(value: Mapping[str, Any]) -> str:
             lines.append(f"              -> {reg['remediation']}")
     if not section["registrations"]:
         lines.append("  no supported client found")
+    skill = value["agent_skill"]
+    lines.append(f"agent skill: {skill['state']} ({skill['path']})")
+    if skill.get("remediation"):
+        lines.append(f"              -> {skill['remediation']}")
     return "\n".join(lines)
 
 
@@ -201,6 +205,14 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
     sub.add_parser(
         "doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)"
+    )
+    setup_command.configure(
+        sub.add_parser("setup", parents=[common], help="register REA with MCP clients (prints the plan first)"),
+        setup=True,
+    )
+    setup_command.configure(
+        sub.add_parser("uninstall", parents=[common], help="remove REA's client entries and skill (plan first)"),
+        setup=False,
     )
     inspect = sub.add_parser(
         "inspect-evidence-bundle", parents=[common], help="summary of an exported Evidence bundle file"
@@ -270,6 +282,10 @@ def main(argv: list[str] | None = None) -> int:
         report = doctor_report(os.environ)
         _emit(report, fmt, _render_doctor)
         return EXIT_OK if report["status"] != "failed" else EXIT_FAILED
+    if ns.command in ("setup", "uninstall"):
+        report, code = setup_command.run(ns.command, ns, os.environ, fmt)
+        _emit(report, fmt, setup_command.render)
+        return code
     if not isinstance(context, Success):
         if ns.command == "mcp":
             err = context.failure()

@@ -18,6 +18,7 @@ from returns.result import Success
 from effects.native import cache
 from effects.native.discovery import discover
 from effects.registrations import inspect_registrations
+from effects.skill_files import skill_status
 from rea import __version__
 from rea.config import input_schema_profile, response_budget
 
@@ -93,4 +94,5 @@ def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
         "status": "failed" if failed else "ok",
         "checks": checks,
         "client_registrations": inspect_registrations(env),
+        "agent_skill": skill_status(env),
     }

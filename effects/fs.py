@@ -270,7 +270,7 @@ async def publish_atomically(
             os.link(staging, destination)
             published = True
             os.unlink(staging)
-        _fsync_dir(parent)
+        fsync_dir(parent)
     except FileExistsError:
         _remove(staging)
         return Failure(
@@ -317,7 +317,8 @@ def _remove(path: str) -> None:
         pass
 
 
-def _fsync_dir(path: str) -> None:
+def fsync_dir(path: str) -> None:
+    """Make a rename in `path` durable."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)

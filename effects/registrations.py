@@ -117,27 +117,36 @@ def inspect_registrations(env: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _read(fmt: str, path: Path) -> Entry:
-    """At most MAX_CONFIG_BYTES + 1 bytes of a regular file; opened non-blocking so a FIFO cannot hang doctor."""
+    content = read_bounded(path)
+    if isinstance(content, str):
+        return Entry(state="invalid", detail=content)
+    return read_entry(fmt, content)
+
+
+def read_bounded(path: Path) -> bytes | None | str:
+    """At most MAX_CONFIG_BYTES + 1 bytes of a regular file (None: no file; str: why not).
+
+    Opened non-blocking so a FIFO cannot hang the reader."""
     try:
         fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     except FileNotFoundError:
-        return read_entry(fmt, None)
+        return None
     except (OSError, ValueError) as exc:
-        return Entry(state="invalid", detail=f"unreadable: {getattr(exc, 'strerror', None) or exc}")
+        return f"unreadable: {getattr(exc, 'strerror', None) or exc}"
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
-            return Entry(state="invalid", detail="not a regular file")
+            return "not a regular file"
         if info.st_size > MAX_CONFIG_BYTES:
-            return Entry(state="invalid", detail=f"larger than {MAX_CONFIG_BYTES} bytes; not read")
+            return f"larger than {MAX_CONFIG_BYTES} bytes; not read"
         content = b""
         while len(content) <= MAX_CONFIG_BYTES and (chunk := os.read(fd, MAX_CONFIG_BYTES + 1 - len(content))):
             content += chunk
     except OSError as exc:
-        return Entry(state="invalid", detail=f"unreadable: {exc.strerror or exc}")
+        return f"unreadable: {exc.strerror or exc}"
     finally:
         os.close(fd)
-    return read_entry(fmt, content)
+    return content
 
 
 def _is_dir(path: Path) -> bool:

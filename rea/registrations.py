@@ -97,17 +97,24 @@ def read_entry(fmt: str, content: bytes | None) -> Entry:
     """Parse a config file's bytes (None: no file) and pull out the REA entry; never raises."""
     if content is None:
         return Entry(state="missing", detail="no config file")
+    parsed = parse_config(fmt, content)
+    if isinstance(parsed, str):
+        return Entry(state="invalid", detail=parsed)
+    return entry_of(fmt, parsed[0])
+
+
+def parse_config(fmt: str, content: bytes) -> tuple[Any, str] | str:
+    """The parsed document and its text (BOM removed), or why the bytes are not a config of `fmt`."""
     if len(content) > MAX_CONFIG_BYTES:
-        return Entry(state="invalid", detail=f"larger than {MAX_CONFIG_BYTES} bytes; not parsed")
+        return f"larger than {MAX_CONFIG_BYTES} bytes; not parsed"
     try:
         text = content.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        return Entry(state="invalid", detail=f"not UTF-8 text (byte {exc.start})")
+        return f"not UTF-8 text (byte {exc.start})"
     try:
-        document = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+        return (tomllib.loads(text) if fmt == "toml" else json.loads(text)), text
     except (ValueError, RecursionError) as exc:
-        return Entry(state="invalid", detail=f"not valid {fmt.upper()}: {_first_line(exc)}")
-    return entry_of(fmt, document)
+        return f"not valid {fmt.upper()}: {_first_line(exc)}"
 
 
 def entry_of(fmt: str, document: Any) -> Entry:

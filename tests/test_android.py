@@ -546,3 +546,26 @@ def test_analysis_views_page_classes_and_methods(built):
     page = methods.structured_content["normalized_result"]
     assert page["items"] == cls["normalized_result"]["methods"][1:3] and page["class_name"] == MAIN
     assert wrong.is_error and json.loads(wrong.content[0].text)["error"]["code"] == "invalid_request"
+
+
+def test_close_binary_stops_the_android_worker(built):
+    """The androguard worker is owned like the angr worker: close_binary ends it, and a later call starts a new one."""
+    from test_native import _workers
+
+    apk = str(built["apk"])
+
+    async def main():
+        async with connect() as s:
+            await s.call_tool("inspect_android_package", {"path": apk})
+            during = _workers("effects.android.worker")
+            closed = await s.call_tool("close_binary", {})
+            after = _workers("effects.android.worker")
+            again = await s.call_tool("search_android_classes", {"path": apk, "query": ""})
+            restarted = _workers("effects.android.worker")
+            return during, closed, after, again, restarted
+
+    during, closed, after, again, restarted = anyio.run(main)
+    assert len(during) == 1 and closed.is_error is False
+    assert after == set()
+    assert again.is_error is False and len(restarted) == 1 and restarted != during
+    assert _workers("effects.android.worker") == set()  # and the server's exit ended the new one

@@ -8,7 +8,6 @@ canonical error; the next query starts a fresh worker.
 
 from __future__ import annotations
 
-import atexit
 import hashlib
 import importlib.metadata
 import os
@@ -22,6 +21,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects.android import clients
+from effects.owned import own
 from effects.progress import Progress
 from rea.android.effects import AndroidQuery
 from rea.errors import ReaError
@@ -112,7 +112,7 @@ class Worker:
 
 
 WORKER = Worker()
-atexit.register(WORKER.stop)
+own("android worker", WORKER.stop)
 
 
 def _timeout(request: dict[str, Any], deadline_ms: int) -> ReaError:

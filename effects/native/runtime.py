@@ -19,6 +19,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from effects.native import cache
+from effects.owned import stop_all
 from effects.native.discovery import discover
 from effects.native.engine import AngrWorker
 from effects.progress import Progress
@@ -125,6 +126,7 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
         remaining = await runtime.worker.stop()
     runtime.worker, runtime.worker_key = None, None
     runtime.snapshots.clear()
+    stop_all()  # the other families' helpers (the Android worker) end with the target too
     if remaining:
         return Failure(
             ReaError(
@@ -139,6 +141,7 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
 
 async def release_all(runtime: NativeRuntime) -> list[str]:
     """Stop every owned worker at the end of a connection or a CLI command; returns what remains."""
+    stop_all()
     if runtime.worker is None:
         return []
     worker, runtime.worker, runtime.worker_key = runtime.worker, None, None

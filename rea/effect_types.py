@@ -12,6 +12,7 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.layout.model import ReadBinaryLayout
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -49,6 +50,7 @@ AnyEffect: TypeAlias = (
     | ExtractArtifact
     | ScanApplication
     | ExtractFiles
+    | ReadBinaryLayout
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -71,4 +73,5 @@ MEMBERS: tuple[type, ...] = (
     ExtractArtifact,
     ScanApplication,
     ExtractFiles,
+    ReadBinaryLayout,
 )

@@ -109,6 +109,9 @@ BODY = {"type": "object", "properties": {"available": BOOL}, "required": ["avail
 PROCEDURE_IDENTITY = obj(address=STR, name=STR, classification=ANY, body=BODY)
 
 # 6.x shapes, where wire-gaps.md says 6.x changed the 3.1 shape
+_RANGE = obj(offset=STR, bytes=STR)
+_LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_RANGE), unknown_reason=nullable(STR))
+
 SIX: dict[str, Any] = {
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},
@@ -205,6 +208,99 @@ SIX: dict[str, Any] = {
             "properties": {"status": STR, "next_offset": nullable(INT)},
             "required": ["status", "next_offset"],
         },
+        limitations=arr(STR),
+    ),
+    # inspect_binary_layout (6.x domain/native/binaryLayout.ts; not in 3.1): the ELF shape
+    "inspect_binary_layout": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT),
+        format=STR,
+        architecture=obj(machine=STR, bits=INT, byte_order=STR),
+        image_type=STR,
+        entry_point=obj(reported_value=STR, meaning=STR, execution_status={"const": "unknown"}),
+        runtime_load_base=NULL,
+        sections=arr(
+            obj(
+                index=INT,
+                name=_LAYOUT_NAME,
+                name_offset=STR,
+                type=ANY,
+                header_location=_RANGE,
+                address=STR,
+                offset=STR,
+                size=STR,
+                alignment=STR,
+                flags=STR,
+                link=INT,
+                info=INT,
+                entry_size=STR,
+                file_backing={"enum": ["file", "none"]},
+            )
+        ),
+        segments=arr(
+            obj(
+                index=INT,
+                type=ANY,
+                header_location=_RANGE,
+                offset=STR,
+                file_size=STR,
+                memory_size=STR,
+                virtual_address=STR,
+                physical_address=STR,
+                alignment=STR,
+                flags=STR,
+                file_backing=STR,
+                permissions=nullable(obj(read=BOOL, write=BOOL, execute=BOOL)),
+            )
+        ),
+        symbols=arr(
+            obj(
+                table_index=INT,
+                entry_index=INT,
+                name=_LAYOUT_NAME,
+                name_offset=STR,
+                location=_RANGE,
+                value=STR,
+                value_meaning=STR,
+                size=STR,
+                binding=ANY,
+                type=ANY,
+                visibility=ANY,
+                section_index=ANY,
+            )
+        ),
+        relocations=arr(
+            obj(
+                section_index=INT,
+                entry_index=INT,
+                reported_offset=STR,
+                target={"type": "object"},
+                location=_RANGE,
+                type=INT,
+                symbol_table_index=INT,
+                symbol_index=INT,
+                symbol_reference_meaning=STR,
+                addend=nullable(STR),
+            )
+        ),
+        packed_relative_relocations=arr({"type": "object"}),
+        relocation_inventory_completeness={"const": "unknown"},
+        linkage=obj(
+            needed_libraries=arr(_LAYOUT_NAME),
+            interpreters=arr(_LAYOUT_NAME),
+            got=arr(obj(display_name=STR, address=STR)),
+            plt=arr(obj(display_name=STR, address=STR)),
+            convenience_maps_completeness={"const": "unknown"},
+            runtime_library_paths=NULL,
+        ),
+        mitigations=obj(
+            evidence_kind={"const": "inferred"},
+            position_independent=BOOL,
+            nx_indicator=nullable(BOOL),
+            executable_stack_indicator=BOOL,
+            stack_canary_indicator=BOOL,
+            relro=nullable(STR),
+        ),
+        diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
         limitations=arr(STR),
     ),
     # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle

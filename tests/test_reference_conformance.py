@@ -153,7 +153,8 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION
+LAYOUT = ["inspect_binary_layout"]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION + LAYOUT
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -237,6 +238,11 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
     return replies
 
 
+async def _layout(binary: Path) -> dict[str, Any]:
+    async with connect() as s:
+        return {"inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)})}
+
+
 def _source_graph() -> dict[str, Any]:
     """The reference's HistoricalSourceGraph example values (tests/reference/input-examples.json)."""
     example = next(e for e in EXAMPLES if e["tool"] == "compare_source_to_bundle" and "reference" in e["input"])
@@ -316,6 +322,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
+    found.update(anyio.run(_layout, binary))
     return found
 
 

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
+from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
 EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
@@ -59,7 +60,11 @@ MachoFacet = Literal[
 ]
 Collection = Literal["sections", "symbols", "modules"]
 ParentOperation = Literal[
-    "analyze_function", "analyze_javascript_application", "inspect_artifact", "inventory_artifact"
+    "analyze_function",
+    "analyze_javascript_application",
+    "inspect_artifact",
+    "inventory_artifact",
+    "inspect_binary_layout",
 ]
 
 
@@ -260,17 +265,51 @@ class ApplicationSummary:
 
 
 @attrs.frozen(kw_only=True)
+class LayoutCounts:
+    sections: int = field("Sections", minimum=0)
+    segments: int = field("Segments", minimum=0)
+    symbols: int = field("Symbols", minimum=0)
+    relocations: int = field("ELF REL/RELA entries", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class LayoutSummary:
+    """inspect_binary_layout: the reference's counts and identity, plus our slice, coverage and mitigations."""
+
+    bytes: int = field("File size", minimum=0)
+    format: Literal["elf", "pe", "macho"] = field("Format")
+    architecture: Architecture = field("Machine, word size, byte order")
+    image_type: str = field("Image type")
+    entry: EntryPoint = field("Entry point and its meaning")
+    counts: LayoutCounts = field("Rows per collection")
+    limitation_count: int = field("Limitations of the parent", minimum=0)
+    slice: str | None = field("Universal-binary slice read (null: thin)")
+    coverage: LayoutCoverage = field("Returned, recorded and exhaustive per collection")
+    mitigations: Mitigations = field("The mitigations facet (small; repeated here)")
+
+
+@attrs.frozen(kw_only=True)
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary = field("The parent's summary")
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary = field("The parent's summary")
+
+
+@attrs.frozen(kw_only=True)
+class FacetResult(_ViewBase):
+    kind: Literal["facet"] = field("One binary-layout facet")
+    view: FacetView = field("The request's view")
+    facet: Mitigations | Linkage = field("The selected facet, as the layout records it")
 
 
 @attrs.frozen(kw_only=True)
 class ItemResult(_ViewBase):
     kind: Literal["item"] = field("One collection member")
     view: ItemView = field("The request's view")
-    item: Open = field("The selected module: node_id, kind, path and its recorded node with incoming/outgoing edges")
+    item: Open = field(
+        "Modules: node_id, kind, path and the recorded node with incoming/outgoing edges; sections and symbols: "
+        "the layout row"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -284,7 +323,7 @@ class ModuleRow:
 class PageResult(_ViewBase):
     kind: Literal["page"] = field("A collection page")
     view: PageView = field("The request's view")
-    items: tuple[ModuleRow, ...] = field("Members of the page")
+    items: tuple[ModuleRow | Section | Symbol, ...] = field("Members of the page (module rows, or layout rows)")
 
 
 @attrs.frozen(kw_only=True)
@@ -312,7 +351,7 @@ class InventoryResult(_ViewBase):
     source_complete: bool = field("The available inventory passes the complete graph checks")
 
 
-AnalysisViewResult = SummaryResult | ItemResult | PageResult | NativeResult | InventoryResult
+AnalysisViewResult = SummaryResult | FacetResult | ItemResult | PageResult | NativeResult | InventoryResult
 
 
 # -------------------------------------------------------------- continuations
@@ -329,5 +368,6 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_artifact": SummaryView(kind="summary"),
     "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
     "analyze_javascript_application": SummaryView(kind="summary"),
+    "inspect_binary_layout": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

@@ -18,6 +18,7 @@ from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
+from rea.layout.views import layout_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program
 from rea.session import RETAINED_KIND, Session, record, resolve
@@ -30,16 +31,14 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inventory_artifact": artifact_view,
     "analyze_function": native_view,
     "analyze_javascript_application": application_view,
+    "inspect_binary_layout": layout_view,
 }
 # view kinds whose parents this server does not produce yet: the tool that must
-PRODUCER_OF_KIND = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}
-LAYOUT_COLLECTIONS = ("sections", "symbols")
+PRODUCER_OF_KIND = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho"}
 
 
 def _unproduced(view: Mapping[str, Any]) -> ReaError | None:
     producer = PRODUCER_OF_KIND.get(view["kind"])
-    if producer is None and view.get("collection") in LAYOUT_COLLECTIONS:
-        producer = "inspect_binary_layout"
     if producer is None:
         return None
     return view_error(

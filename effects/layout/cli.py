@@ -1,0 +1,93 @@
+"""`rea inspect-binary-layout PATH`: the layout tool on one connection, JSON or readable text."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from typing import Any
+from collections.abc import Mapping, Sequence
+
+from effects.commands import ToolCommand
+
+TEXT_ROWS = 400
+
+
+def _configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="ELF, PE/PE32+ or Mach-O file")
+    parser.add_argument("--architecture", default=None, help="slice of a universal Mach-O (x86_64, arm64, ...)")
+    parser.add_argument("--detail", choices=("complete", "summary"), default=None)
+    parser.add_argument("--max-symbols", type=int, default=None)
+    parser.add_argument("--max-relocations", type=int, default=None)
+
+
+def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {"path": os.path.abspath(ns.path)}
+    for key in ("architecture", "detail", "max_symbols", "max_relocations"):
+        if getattr(ns, key) is not None:
+            args[key] = getattr(ns, key)
+    return [("inspect_binary_layout", args)]
+
+
+def _mitigation_line(m: Mapping[str, Any]) -> str:
+    parts = [
+        f"pie={m['position_independent']}",
+        f"nx={m['nx_indicator']}",
+        f"relro={m['relro']}",
+        f"canary={m['stack_canary_indicator']}",
+        f"fortify={len(m['fortify_symbols'])}",
+    ]
+    if m["cet"]:
+        parts.append(f"ibt={m['cet']['ibt']} shstk={m['cet']['shstk']}")
+    if m["pe"]:
+        parts.append("dll=" + ",".join(f.removeprefix("IMAGE_DLLCHARACTERISTICS_") for f in m["pe"]["flags"]))
+        parts.append(f"cfg={m['pe']['control_flow_guard']}")
+    if m["macho"]:
+        parts.append(f"hardened_runtime={m['macho']['hardened_runtime']}")
+    return "  mitigations " + " ".join(parts)
+
+
+def _layout_lines(r: Mapping[str, Any]) -> list[str]:
+    arch = r["architecture"]
+    entry = r["entry_point"]
+    lines = [
+        f"  {r['format']} {arch['machine']} {arch['bits']}-bit {arch['byte_order']} {r['image_type']}"
+        + (f" slice {r['slice']}" if r["slice"] else ""),
+        f"  entry {entry['reported_value']} ({entry['meaning']})",
+        f"  {len(r['sections'])} sections, {len(r['segments'])} segments, {len(r['symbols'])} symbols, "
+        f"{len(r['relocations'])} relocations, {len(r['image_relocations'])} image relocations",
+        _mitigation_line(r["mitigations"]),
+    ]
+    link = r["linkage"]
+    for lib in link["needed_libraries"]:
+        lines.append(f"  needs {lib['display']}")
+    for interp in link["interpreters"]:
+        lines.append(f"  interpreter {interp['display']}")
+    for path in link["library_search_paths"]:
+        lines.append(f"  search path {path}")
+    for s in r["sections"][:TEXT_ROWS]:
+        lines.append(f"  [{s['index']:>3}] {s['name']['display']:<24} {s['type']!s:<18} {s['address']:>18} {s['size']}")
+    return lines
+
+
+def _render(value: Mapping[str, Any]) -> str:
+    result = value.get("normalized_result") or {}
+    lines = [f"{value['operation']} {value['evidence_id']}"]
+    if "sections" in result:
+        lines += _layout_lines(result)
+    elif result.get("kind") == "summary":
+        s = result["summary"]
+        lines.append(f"  summary of {result['parent_evidence_id']}: {s['format']} {s['image_type']} {s['counts']}")
+    for text in value.get("limitations", []):
+        lines.append(f"  limitation: {text}")
+    return "\n".join(lines)
+
+
+COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="inspect-binary-layout",
+        help="sections, segments, symbols, relocations, linkage and mitigations of an ELF, PE or Mach-O",
+        configure=_configure,
+        steps=_steps,
+        render=_render,
+    ),
+)

@@ -1,0 +1,40 @@
+"""Contracts of the binary layout family (inspect_binary_layout; views: rea.catalog.views)."""
+
+from __future__ import annotations
+
+import attrs
+
+from rea.catalog.schemas import evidence_output
+from rea.catalog.views import VIEW_RESULT_SCHEMA
+from rea.wire.layout import BinaryLayout, LayoutArgs
+from rea.wire.schema import schema_of
+from rea.wire.tool import evidence_tool
+
+INSPECT_BINARY_LAYOUT = evidence_tool(
+    "inspect_binary_layout",
+    "Inspect Binary Layout",
+    (
+        "Read the file layout of a local ELF (any machine), PE/PE32+ or Mach-O (thin, or one slice of a universal "
+        "binary chosen by architecture) without a disassembler: sections, segments, symbols, ELF REL/RELA/RELR "
+        "relocations with their owners, PE base relocations and Mach-O fixups, needed libraries, interpreter and "
+        "rpaths, the entry point with its meaning, linkage (GOT/PLT, IAT slots) and inferred mitigations (NX, "
+        "PIE/ASLR, RELRO, canary and FORTIFY evidence, CET/BTI, DllCharacteristics and CFG, Mach-O PIE and "
+        "hardened runtime). Numbers are 0x hex strings; names keep their bytes and file locations. detail: summary "
+        "retains the complete Evidence and returns its summary view (parent_evidence_id); then read facets, "
+        "sections and symbols with inspect_analysis_view."
+    ),
+    args=LayoutArgs,
+    result=BinaryLayout,
+    examples=[{"path": "/usr/bin/true"}, {"path": "/usr/bin/true", "detail": "summary"}],
+    surface="artifact-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+)
+# detail: summary answers with the summary view Evidence of inspect_analysis_view instead
+INSPECT_BINARY_LAYOUT = attrs.evolve(
+    INSPECT_BINARY_LAYOUT,
+    output_schema=evidence_output({"anyOf": [schema_of(BinaryLayout), VIEW_RESULT_SCHEMA]}),
+)
+
+CLI_COMMANDS = ("inspect-binary-layout",)
+TOOLS = (INSPECT_BINARY_LAYOUT,)

@@ -1,0 +1,15 @@
+"""The layout effect: what the program asks the reader for."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class ReadBinaryLayout:
+    """Read the layout facts of one file (a universal Mach-O: the named slice), keeping at most the caps."""
+
+    path: str
+    architecture: str | None
+    max_symbols: int
+    max_relocations: int

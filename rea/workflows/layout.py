@@ -1,0 +1,80 @@
+"""Programs of the binary layout family: inspect_binary_layout (lief reads; meanings and views are pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Mapping
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Success
+
+from rea.effect_types import Program, ToolProgram
+from rea.errors import ReaError
+from rea.evidence import Evidence, Provider, Subject, create_evidence
+from rea.layout.build import layout_result
+from rea.layout.model import ReadBinaryLayout
+from rea.program import Context, Outcome, ReportProgress
+from rea.session import Session, machine_architecture, record
+from rea.workflows.views import view_evidence
+
+SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
+
+
+def _fail(session: Session, error: ReaError) -> Outcome:
+    return Outcome(session=session, reply=Failure(error))
+
+
+def lief_provider(version: str) -> Provider:
+    return Provider(id="lief", name="LIEF", version=version)
+
+
+def subject_of(artifact: Mapping[str, Any], fmt: str, machine: int) -> Subject:
+    subject_format = SUBJECT_FORMAT.get(fmt, fmt)
+    return Subject(
+        name=artifact["path"].rstrip("/").rsplit("/", 1)[-1],
+        sha256=artifact["sha256"],
+        format=subject_format,
+        architecture=machine_architecture(subject_format, machine),
+        local_path=artifact["path"],
+    )
+
+
+def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
+    """complete: the Evidence; summary: retain it and answer with its summary view (parent_evidence_id)."""
+    retained = record(session, [evidence])
+    if detail == "complete":
+        return Outcome(session=retained, reply=Success(evidence.to_json()))
+    view = view_evidence(evidence, {"kind": "summary"})
+    if not is_successful(view):
+        return _fail(session, view.failure())
+    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
+
+
+def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading binary layout", message=args["path"])
+    read = yield ReadBinaryLayout(
+        path=args["path"],
+        architecture=args.get("architecture"),
+        max_symbols=args["max_symbols"],
+        max_relocations=args["max_relocations"],
+    )
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    facts = got["facts"]
+    result = layout_result(facts, got["artifact"], args)
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_binary_layout",
+        # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
+        normalized_result=result,
+        subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return deliver(session, built.unwrap(), args["detail"])
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_binary_layout": inspect_binary_layout}

@@ -23,6 +23,7 @@ from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
 from effects.native import cli as native_cli
 from effects.layout import cli as layout_cli
+from effects.wasm import cli as wasm_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -46,6 +47,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
     *layout_cli.COMMANDS,
+    *wasm_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

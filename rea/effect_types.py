@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.layout.model import ReadBinaryLayout
+from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -51,6 +52,7 @@ AnyEffect: TypeAlias = (
     | ScanApplication
     | ExtractFiles
     | ReadBinaryLayout
+    | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -74,4 +76,5 @@ MEMBERS: tuple[type, ...] = (
     ScanApplication,
     ExtractFiles,
     ReadBinaryLayout,
+    InspectWasm,
 )

@@ -303,6 +303,30 @@ SIX: dict[str, Any] = {
         diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
         limitations=arr(STR),
     ),
+    # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours
+    "inspect_wasm_artifact": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT),
+        validation={"const": "valid"},
+        sections=arr(obj(kind=STR, start=INT, end=INT, bytes=INT, description=STR)),
+        imports=arr(STR),
+        exports=arr(STR),
+        headers=STR,
+        details=STR,
+        wat=obj(text=STR, sha256=STR, representation={"const": "decoded-wat"}),
+        tool_profile=obj(
+            source={"const": "https://github.com/WebAssembly/wabt"},
+            release=STR,
+            source_commit=ANY,
+            commands=arr(obj(tool=STR, path=STR, sha256=STR, version_banner=STR, arguments=arr(STR))),
+            timeout_ms=INT,
+            output_budget_bytes=INT,
+        ),
+        candidates=arr(obj(path=STR, sha256=STR, bytes=INT)),
+        glue=arr({"type": "object"}),
+        runtime_execution={"const": "not-performed"},
+        network_fetch={"const": "not-performed"},
+        limitations=arr(STR),
+    ),
     # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle
     "get_evidence_bundle": obj(records=arr({"type": "object"}), unknowns=arr({"type": "object"})),
     "get_evidence_bundle[summary]": obj(

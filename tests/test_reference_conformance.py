@@ -153,7 +153,7 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-LAYOUT = ["inspect_binary_layout"]
+LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact"]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION + LAYOUT
 
 
@@ -238,9 +238,13 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
     return replies
 
 
-async def _layout(binary: Path) -> dict[str, Any]:
+async def _layout(binary: Path, module: Path) -> dict[str, Any]:
     async with connect() as s:
-        return {"inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)})}
+        example = {"path": str(module), "glue_paths": [], "candidate_paths": []}  # the reference's example shape
+        return {
+            "inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)}),
+            "inspect_wasm_artifact": await _call(s, "inspect_wasm_artifact", example),
+        }
 
 
 def _source_graph() -> dict[str, Any]:
@@ -322,7 +326,10 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
-    found.update(anyio.run(_layout, binary))
+    wat = root / "m.wat"
+    wat.write_text('(module (func (export "f") (result i32) i32.const 1))')
+    subprocess.run(["wat2wasm", str(wat), "-o", str(root / "m.wasm")], check=True, capture_output=True)
+    found.update(anyio.run(_layout, binary, root / "m.wasm"))
     return found
 
 

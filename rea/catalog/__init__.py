@@ -8,12 +8,13 @@ from rea.catalog import artifacts as _artifacts
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
 from rea.catalog import layout as _layout
+from rea.catalog import wasm as _wasm
 from rea.catalog import native_tools as _native
 from rea.catalog import session_tools as _session
 from rea.catalog import views as _views
 from rea.catalog.contract import ToolContract
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _layout, _views, _generic)
+_FAMILIES = (_session, _native, _artifacts, _javascript, _layout, _wasm, _views, _generic)
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
+from rea.wire.wasm import ToolProfile, WasmFile
 from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
@@ -65,6 +66,7 @@ ParentOperation = Literal[
     "inspect_artifact",
     "inventory_artifact",
     "inspect_binary_layout",
+    "inspect_wasm_artifact",
 ]
 
 
@@ -289,10 +291,40 @@ class LayoutSummary:
 
 
 @attrs.frozen(kw_only=True)
+class WasmCounts:
+    sections: int = field("Sections", minimum=0)
+    imports: int = field("Imports", minimum=0)
+    exports: int = field("Exports", minimum=0)
+    candidates: int = field("Candidates (the module first)", minimum=0)
+    glue: int = field("Glue files", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class WatIdentity:
+    sha256: str = field("Digest of the whole decoded WAT", pattern=SHA256_PATTERN)
+    utf16_length: int = field("Its UTF-16 code units", minimum=0)
+    complete: bool = field("The parent carries the whole WAT")
+
+
+@attrs.frozen(kw_only=True)
+class WasmSummary:
+    """inspect_wasm_artifact: identity, validation, available counts, WAT digest/length and the tool profile."""
+
+    artifact: WasmFile = field("The module")
+    validation: Literal["valid"] = field("wasm-validate accepted it")
+    counts: WasmCounts = field("Available rows per facet")
+    custom_section_names: tuple[str, ...] = field("Custom sections, in order")
+    wat: WatIdentity = field("Decoded WAT identity")
+    tool_profile: ToolProfile = field("The exact WABT commands run")
+    runtime_execution: Literal["not-performed"] = field("Never run")
+    network_fetch: Literal["not-performed"] = field("Nothing fetched")
+
+
+@attrs.frozen(kw_only=True)
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary | LayoutSummary = field("The parent's summary")
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary = field("The parent's summary")
 
 
 @attrs.frozen(kw_only=True)
@@ -351,7 +383,17 @@ class InventoryResult(_ViewBase):
     source_complete: bool = field("The available inventory passes the complete graph checks")
 
 
-AnalysisViewResult = SummaryResult | FacetResult | ItemResult | PageResult | NativeResult | InventoryResult
+@attrs.frozen(kw_only=True)
+class WasmResult(_ViewBase):
+    kind: Literal["wasm"] = field("One inspect_wasm_artifact facet")
+    view: WasmView = field("The request's view")
+    item: Open = field(
+        "Row facets: the page's rows as the parent records them; wat, headers, details: {text, unit: "
+        "utf16-code-units}; tool_profile: the profile"
+    )
+
+
+AnalysisViewResult = SummaryResult | FacetResult | ItemResult | PageResult | NativeResult | InventoryResult | WasmResult
 
 
 # -------------------------------------------------------------- continuations
@@ -369,5 +411,6 @@ FIRST_VIEW: Mapping[str, View] = {
     "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
     "analyze_javascript_application": SummaryView(kind="summary"),
     "inspect_binary_layout": SummaryView(kind="summary"),
+    "inspect_wasm_artifact": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

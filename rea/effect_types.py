@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.layout.model import ReadBinaryLayout
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -52,6 +52,7 @@ AnyEffect: TypeAlias = (
     | ScanApplication
     | ExtractFiles
     | ReadBinaryLayout
+    | ReadArchitectures
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -76,5 +77,6 @@ MEMBERS: tuple[type, ...] = (
     ScanApplication,
     ExtractFiles,
     ReadBinaryLayout,
+    ReadArchitectures,
     InspectWasm,
 )

@@ -307,3 +307,49 @@ def go_read_macho(path: Path, tmp: Path) -> list[dict[str, object]]:
         ["go", "run", "main.go", str(path)], check=True, capture_output=True, text=True, cwd=src, env=env
     ).stdout
     return json.loads(out)
+
+
+GO_FAT = r"""
+package main
+
+import (
+	"debug/macho"
+	"encoding/json"
+	"os"
+)
+
+type arch struct {
+	Cpu, SubCpu, Offset, Size, Align uint32
+}
+
+func main() {
+	fat, err := macho.OpenFat(os.Args[1])
+	if err != nil {
+		panic(err)
+	}
+	var out []arch
+	for _, a := range fat.Arches {
+		out = append(out, arch{uint32(a.Cpu), a.SubCpu, a.Offset, a.Size, a.Align})
+	}
+	json.NewEncoder(os.Stdout).Encode(out)
+}
+"""
+
+
+def go_fat_arches(path: Path, tmp: Path) -> list[dict[str, int]]:
+    """The universal header as Go's debug/macho.OpenFat reads it."""
+    need("go")
+    src = tmp / "gofat"
+    src.mkdir(exist_ok=True)
+    (src / "main.go").write_text(GO_FAT)
+    env = {
+        **os.environ,
+        "GOCACHE": str(tmp / "gocache"),
+        "GOPATH": str(tmp / "gopath"),
+        "GO111MODULE": "off",
+        "HOME": str(tmp),
+    }
+    out = subprocess.run(
+        ["go", "run", "main.go", str(path)], check=True, capture_output=True, text=True, cwd=src, env=env
+    ).stdout
+    return json.loads(out)

@@ -327,6 +327,26 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # list_architectures (3.1 catalog result_schema; not in the result-schema export)
+    "list_architectures": obj(
+        architectures=obj(
+            items=arr(
+                obj(
+                    name=STR,
+                    cpu_type=nullable(STR),
+                    cpu_subtype=nullable(STR),
+                    file_offset=nullable(INT),
+                    size=nullable(INT),
+                    alignment=nullable(INT),
+                )
+            ),
+            total=nullable(INT),
+            exhaustive=BOOL,
+            limitations=arr(STR),
+        ),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle
     "get_evidence_bundle": obj(records=arr({"type": "object"}), unknowns=arr({"type": "object"})),
     "get_evidence_bundle[summary]": obj(

@@ -153,7 +153,7 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact"]
+LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact", "list_architectures"]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION + LAYOUT
 
 
@@ -238,13 +238,16 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
     return replies
 
 
-async def _layout(binary: Path, module: Path) -> dict[str, Any]:
+async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
     async with connect() as s:
         example = {"path": str(module), "glue_paths": [], "candidate_paths": []}  # the reference's example shape
-        return {
+        replies = {
             "inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)}),
             "inspect_wasm_artifact": await _call(s, "inspect_wasm_artifact", example),
         }
+        await _call(s, "open_binary", {"path": str(macho)})
+        replies["list_architectures"] = await _call(s, "list_architectures", {})
+        return replies
 
 
 def _source_graph() -> dict[str, Any]:
@@ -329,7 +332,9 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     wat = root / "m.wat"
     wat.write_text('(module (func (export "f") (result i32) i32.const 1))')
     subprocess.run(["wat2wasm", str(wat), "-o", str(root / "m.wasm")], check=True, capture_output=True)
-    found.update(anyio.run(_layout, binary, root / "m.wasm"))
+    macho = root / "thin.macho"  # a mach_header_64 for x86_64 MH_EXECUTE with no load commands
+    macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
+    found.update(anyio.run(_layout, binary, root / "m.wasm", macho))
     return found
 
 

@@ -82,7 +82,32 @@ def _render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_list(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="Mach-O file (thin or universal)")
+
+
+def _list_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    return [("open_binary", {"path": os.path.abspath(ns.path)}), ("list_architectures", {})]
+
+
+def _render_list(value: Mapping[str, Any]) -> str:
+    lines = [f"{value['operation']} {value['evidence_id']}"]
+    for row in value["normalized_result"]["architectures"]["items"]:
+        lines.append(
+            f"  {row['name']:<8} {row['cpu_type']} {row['cpu_subtype']} offset {row['file_offset']} "
+            f"size {row['size']} align {row['alignment']}"
+        )
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="list-architectures",
+        help="the slices of a universal Mach-O (or the one image of a thin file)",
+        configure=_configure_list,
+        steps=_list_steps,
+        render=_render_list,
+    ),
     ToolCommand(
         name="inspect-binary-layout",
         help="sections, segments, symbols, relocations, linkage and mitigations of an ELF, PE or Mach-O",

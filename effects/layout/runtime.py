@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import mmap
 import os
 import stat
 import struct
@@ -16,7 +17,8 @@ from effects.layout.failure import LayoutFailure
 from effects.layout.reader import read_layout
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
-from rea.layout.model import ReadBinaryLayout
+from effects.layout.macho import fat_slices
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout
 
 READ_BLOCK = 1 << 20
 ACCEPTED = "an ELF, PE/PE32+ or Mach-O (thin or universal) file"
@@ -45,7 +47,7 @@ def unavailable(path: str, why: str) -> ReaError:
     )
 
 
-def failure_error(path: str, failure: LayoutFailure) -> ReaError:
+def failure_error(path: str, failure: LayoutFailure, accepted: str = ACCEPTED) -> ReaError:
     if failure.reason in ("needs-slice", "no-slice"):
         return invalid_request(
             f"{path}: {failure.message}.",
@@ -55,9 +57,9 @@ def failure_error(path: str, failure: LayoutFailure) -> ReaError:
             **failure.details,
         )
     return invalid_request(
-        f"{path} cannot be read as a binary layout: {failure.message}.",
+        f"{path} cannot be read: {failure.message}.",
         field="path",
-        accepted=ACCEPTED,
+        accepted=accepted,
         reason=failure.reason,
     )
 
@@ -81,4 +83,35 @@ async def read_binary_layout(effect: ReadBinaryLayout, progress: Progress) -> Re
     return await anyio.to_thread.run_sync(_read, effect)
 
 
-HANDLERS = {ReadBinaryLayout: read_binary_layout}
+MACHO_THIN = {b"\xfe\xed\xfa\xce": ">", b"\xfe\xed\xfa\xcf": ">", b"\xce\xfa\xed\xfe": "<", b"\xcf\xfa\xed\xfe": "<"}
+
+
+def _slices(effect: ReadArchitectures) -> Result[dict[str, Any], ReaError]:
+    try:
+        artifact = file_identity(effect.path)
+        if artifact["bytes"] < 12:
+            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
+        with open(effect.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            with memoryview(mapped) as data:
+                head = bytes(data[:12])
+                if head[:4] in MACHO_THIN:
+                    cpu, sub = struct.unpack_from(MACHO_THIN[head[:4]] + "ii", head, 4)
+                    thin = {"cputype": cpu, "cpusubtype": sub, "offset": 0, "size": artifact["bytes"], "align": None}
+                    found = {"artifact": artifact, "slices": [{**thin, "universal": False}], "universal": False}
+                    return Success({**found, "reader_version": lief.__version__})
+                slices = fat_slices(data)
+        if slices is None:
+            raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
+    except LayoutFailure as failure:
+        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
+    except (OSError, ValueError) as exc:
+        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
+    rows = [{**s, "universal": True} for s in slices]
+    return Success({"artifact": artifact, "slices": rows, "universal": True, "reader_version": lief.__version__})
+
+
+async def read_architectures(effect: ReadArchitectures, progress: Progress) -> Result[Any, ReaError]:
+    return await anyio.to_thread.run_sync(_slices, effect)
+
+
+HANDLERS = {ReadBinaryLayout: read_binary_layout, ReadArchitectures: read_architectures}

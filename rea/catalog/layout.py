@@ -6,7 +6,7 @@ import attrs
 
 from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
-from rea.wire.layout import BinaryLayout, LayoutArgs
+from rea.wire.layout import Architectures, ArchitecturesArgs, BinaryLayout, LayoutArgs
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -36,5 +36,22 @@ INSPECT_BINARY_LAYOUT = attrs.evolve(
     output_schema=evidence_output({"anyOf": [schema_of(BinaryLayout), VIEW_RESULT_SCHEMA]}),
 )
 
-CLI_COMMANDS = ("inspect-binary-layout",)
-TOOLS = (INSPECT_BINARY_LAYOUT,)
+LIST_ARCHITECTURES = evidence_tool(
+    "list_architectures",
+    "List Architectures",
+    (
+        "After open_binary on a Mach-O file, list its architectures: every slice of a universal binary (name as "
+        "lipo gives it, CPU type and subtype, file offset, size, alignment) from a checked universal header (slices "
+        "inside the file, not overlapping), or the one image of a thin file. Works on any host; no Mac needed."
+    ),
+    args=ArchitecturesArgs,
+    result=Architectures,
+    examples=[{}],
+    surface="artifact-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+    requires_target=True,
+)
+
+CLI_COMMANDS = ("inspect-binary-layout", "list-architectures")
+TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES)

@@ -94,3 +94,36 @@ def file_type_name(value: int) -> str:
 
 def header_flag_names(flags: int) -> list[str]:
     return [name for bit, name in sorted(HEADER_FLAGS.items()) if flags & bit]
+
+
+_CPU_TYPE_NAMES = {
+    7: "CPU_TYPE_X86",
+    7 | CPU_ARCH_ABI64: "CPU_TYPE_X86_64",
+    12: "CPU_TYPE_ARM",
+    12 | CPU_ARCH_ABI64: "CPU_TYPE_ARM64",
+    12 | 0x02000000: "CPU_TYPE_ARM64_32",
+    18: "CPU_TYPE_POWERPC",
+    18 | CPU_ARCH_ABI64: "CPU_TYPE_POWERPC64",
+}
+_SUBTYPE_NAMES = {
+    7: {3: "CPU_SUBTYPE_I386_ALL"},
+    7 | CPU_ARCH_ABI64: {3: "CPU_SUBTYPE_X86_64_ALL", 8: "CPU_SUBTYPE_X86_64_H"},
+    12 | CPU_ARCH_ABI64: {0: "CPU_SUBTYPE_ARM64_ALL", 1: "CPU_SUBTYPE_ARM64_V8", 2: "CPU_SUBTYPE_ARM64E"},
+    12: {
+        0: "CPU_SUBTYPE_ARM_ALL",
+        6: "CPU_SUBTYPE_ARM_V6",
+        9: "CPU_SUBTYPE_ARM_V7",
+        11: "CPU_SUBTYPE_ARM_V7S",
+        12: "CPU_SUBTYPE_ARM_V7K",
+    },
+}
+
+
+def cpu_type_name(cputype: int) -> str:
+    cpu = cputype & 0xFFFFFFFF
+    return _CPU_TYPE_NAMES.get(cpu, f"0x{cpu:x}")
+
+
+def cpu_subtype_name(cputype: int, cpusubtype: int) -> str:
+    sub = cpusubtype & _SUBTYPE_MASK
+    return _SUBTYPE_NAMES.get(cputype & 0xFFFFFFFF, {}).get(sub, str(sub))

@@ -13,3 +13,10 @@ class ReadBinaryLayout:
     architecture: str | None
     max_symbols: int
     max_relocations: int
+
+
+@attrs.frozen(kw_only=True)
+class ReadArchitectures:
+    """The slices of a Mach-O file (thin: its one image), with the universal header checked."""
+
+    path: str

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
+from rea.wire.schema import Open, field, local_path
 
 HEX = "^0x(?:0|[1-9a-f][0-9a-f]{0,15})$"
 SHA256 = "^[a-f0-9]{64}$"
@@ -350,4 +350,52 @@ class BinaryLayout:
     diagnostics: Diagnostics = field("Reader diagnostics")
     slice: str | None = field("Our extra: the universal-binary slice read (null: thin file)")
     coverage: LayoutCoverage = field("Our extra: returned, recorded and exhaustive per collection")
+    limitations: tuple[str, ...] = field("What this read did not observe")
+
+
+# ------------------------------------------------------------ list_architectures
+
+
+@attrs.frozen(kw_only=True)
+class ArchitecturesArgs:
+    """The reference's input is empty: the open target (open_binary) is read."""
+
+
+@attrs.frozen(kw_only=True)
+class ArchitectureRow:
+    name: str = field("lipo's name: i386, x86_64, x86_64h, arm64, arm64e, armv7, ...")
+    cpu_type: str | None = field("CPU_TYPE_* (or the number in hex)")
+    cpu_subtype: str | None = field("CPU_SUBTYPE_* (or the number)")
+    file_offset: int | None = field("Where the slice starts (0 for a thin file)", minimum=0)
+    size: int | None = field("Slice bytes", minimum=0)
+    alignment: int | None = field("Slice alignment in bytes (null: a thin file records none)", minimum=0)
+    universal: bool = field("Our extra: the row comes from a universal header")
+
+
+@attrs.frozen(kw_only=True)
+class ArchitectureList:
+    items: tuple[ArchitectureRow, ...] = field("Every slice, in header order")
+    total: int | None = field("Slices the file declares", minimum=0)
+    exhaustive: bool = field("Every declared slice is listed")
+    limitations: tuple[str, ...] = field("What the list does not say")
+
+
+@attrs.frozen(kw_only=True)
+class CommandProvenance:
+    tool: str = field("Command run", minLength=1)
+    command: tuple[str, ...] = field("Its argv")
+    tool_version: str | None = field("Its version")
+    version_reason: str | None = field("Why the version is unknown")
+    executable_sha256: str = field("Digest of the executable", pattern=SHA256)
+    exit: Open = field("{code, signal} of the command")
+    stdout_bytes: int = field("Bytes of output", minimum=0)
+    stderr_bytes: int = field("Bytes of errors", minimum=0)
+    stdout_truncated: bool = field("Output was cut")
+    stderr_truncated: bool = field("Errors were cut")
+
+
+@attrs.frozen(kw_only=True)
+class Architectures:
+    architectures: ArchitectureList = field("The slices")
+    provenance: tuple[CommandProvenance, ...] = field("External commands run (none: lief reads in process)")
     limitations: tuple[str, ...] = field("What this read did not observe")

@@ -12,7 +12,8 @@ from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.build import layout_result
-from rea.layout.model import ReadBinaryLayout
+from rea.layout.architectures import architectures_result
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout
 from rea.program import Context, Outcome, ReportProgress
 from rea.session import Session, machine_architecture, record
 from rea.workflows.views import view_evidence
@@ -24,7 +25,7 @@ def _fail(session: Session, error: ReaError) -> Outcome:
     return Outcome(session=session, reply=Failure(error))
 
 
-def lief_provider(version: str) -> Provider:
+def lief_provider(version: str | None) -> Provider:
     return Provider(id="lief", name="LIEF", version=version)
 
 
@@ -77,4 +78,52 @@ def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Contex
     return deliver(session, built.unwrap(), args["detail"])
 
 
-PROGRAMS: Mapping[str, ToolProgram] = {"inspect_binary_layout": inspect_binary_layout}
+def _no_target() -> ReaError:
+    return ReaError(
+        code="target_unavailable",
+        message="No target is open. Call open_binary with the Mach-O file first.",
+        details={"reason": "no_active_target"},
+        action="Call open_binary with a local path, then call this tool again.",
+    )
+
+
+def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading architectures", message=target.path)
+    read = yield ReadArchitectures(path=target.path)
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = architectures_result(got["slices"], got["universal"])
+    artifact = got["artifact"]
+    subject = Subject(
+        name=target.name,
+        sha256=artifact["sha256"],
+        format="mach-o-universal" if got["universal"] else "mach-o",
+        architecture=target.architecture,
+        local_path=target.path,
+    )
+    built = create_evidence(
+        provider=lief_provider(ctx_reader_version(got)),
+        operation="list_architectures",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
+def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
+    version = got.get("reader_version")
+    return version if isinstance(version, str) else None
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_binary_layout": inspect_binary_layout,
+    "list_architectures": list_architectures,
+}

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -53,6 +53,7 @@ AnyEffect: TypeAlias = (
     | ExtractFiles
     | ReadBinaryLayout
     | ReadArchitectures
+    | ReadMacho
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -78,5 +79,6 @@ MEMBERS: tuple[type, ...] = (
     ExtractFiles,
     ReadBinaryLayout,
     ReadArchitectures,
+    ReadMacho,
     InspectWasm,
 )

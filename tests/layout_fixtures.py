@@ -224,6 +224,7 @@ package main
 import (
 	"debug/macho"
 	"encoding/json"
+	"fmt"
 	"os"
 )
 
@@ -252,6 +253,8 @@ type image struct {
 	Segments  []segment
 	Symbols   []symbol
 	Libraries []string
+	Imported  []string
+	Uuid      string
 }
 
 func read(f *macho.File) image {
@@ -270,6 +273,13 @@ func read(f *macho.File) image {
 		}
 	}
 	out.Libraries, _ = f.ImportedLibraries()
+	out.Imported, _ = f.ImportedSymbols()
+	for _, l := range f.Loads {
+		raw := l.Raw()
+		if len(raw) >= 24 && f.ByteOrder.Uint32(raw[0:4]) == 0x1b {
+			out.Uuid = fmt.Sprintf("%X-%X-%X-%X-%X", raw[8:12], raw[12:14], raw[14:16], raw[16:18], raw[18:24])
+		}
+	}
 	return out
 }
 

@@ -347,6 +347,30 @@ SIX: dict[str, Any] = {
         provenance=arr({"type": "object"}),
         limitations=arr(STR),
     ),
+    # inspect_macho (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_macho": obj(
+        format={"const": "mach-o"},
+        endian=nullable(STR),
+        word_size=ANY,
+        file_type=nullable(STR),
+        flags=arr(STR),
+        uuid=nullable(STR),
+        **{
+            key: obj(items=arr({"type": "object"}), total=nullable(INT), exhaustive=BOOL, limitations=arr(STR))
+            for key in (
+                "entrypoints",
+                "architectures",
+                "build_metadata",
+                "load_commands",
+                "dependencies",
+                "imports",
+                "exports",
+                "segments",
+            )
+        },
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle
     "get_evidence_bundle": obj(records=arr({"type": "object"}), unknowns=arr({"type": "object"})),
     "get_evidence_bundle[summary]": obj(

@@ -153,7 +153,7 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact", "list_architectures"]
+LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact", "list_architectures", "inspect_macho"]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION + LAYOUT
 
 
@@ -247,6 +247,7 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
         }
         await _call(s, "open_binary", {"path": str(macho)})
         replies["list_architectures"] = await _call(s, "list_architectures", {})
+        replies["inspect_macho"] = await _call(s, "inspect_macho", {})
         return replies
 
 

@@ -100,7 +100,54 @@ def _render_list(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_macho(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="Mach-O file (thin or universal)")
+    parser.add_argument("--architecture", default=None, help="slice of a universal file (x86_64, arm64, ...)")
+    parser.add_argument("--detail", choices=("complete", "summary"), default=None)
+    parser.add_argument("--max-symbols", type=int, default=None)
+
+
+def _macho_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {}
+    for key in ("architecture", "detail", "max_symbols"):
+        if getattr(ns, key) is not None:
+            args[key] = getattr(ns, key)
+    return [("open_binary", {"path": os.path.abspath(ns.path)}), ("inspect_macho", args)]
+
+
+def _render_macho(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"{value['operation']} {value['evidence_id']}"]
+    if r.get("kind") == "summary":
+        s = r["summary"]
+        lines.append(
+            f"  summary of {r['parent_evidence_id']}: {s['file_type']} {s['slice'] or 'thin'} uuid {s['uuid']}"
+        )
+        for key, c in s["collections"].items():
+            lines.append(f"  {key:<15} {c['returned']}/{c['total']}{'' if c['exhaustive'] else ' (not exhaustive)'}")
+        return "\n".join(lines)
+    lines.append(f"  {r['file_type']} {r['word_size']}-bit {r['endian']} uuid {r['uuid']} slice {r['slice'] or 'thin'}")
+    lines.append("  flags " + " ".join(r["flags"]))
+    for d in r["dependencies"]["items"]:
+        lines.append(f"  {d['kind']:<8} {d['path']} {d['current_version']} (compat {d['compatibility_version']})")
+    for b in r["build_metadata"]["items"]:
+        lines.append(f"  build {b['platform']} min {b['minimum_os']} sdk {b['sdk']}")
+    for seg in r["segments"]["items"]:
+        lines.append(f"  segment {seg['name']:<16} {seg['vm_address']} {seg['initial_permissions']['raw']}")
+    lines.append(
+        f"  {r['imports']['total']} imports, {r['exports']['total']} exports, {r['load_commands']['total']} load commands"
+    )
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="inspect-macho",
+        help="header, load commands, dependencies, symbols and segments of a Mach-O (inspect_macho)",
+        configure=_configure_macho,
+        steps=_macho_steps,
+        render=_render_macho,
+    ),
     ToolCommand(
         name="list-architectures",
         help="the slices of a universal Mach-O (or the one image of a thin file)",

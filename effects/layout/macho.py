@@ -294,7 +294,7 @@ def macho_facts(binary: Any, chosen: dict[str, Any] | None, data: Any, caps: dic
     symbols, symbol_total = _symbols(binary, data, base, bits, caps["max_symbols"])
     fixups, fixup_total = _fixups(binary, caps["max_relocations"])
     little = bytes(data[base : base + 4]) in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe")
-    needed = [_lc_str(data, base, cmd, little) for cmd in binary.libraries]
+    needed = [_lc_str(data, base, cmd, little) for cmd in binary.libraries if cmd.command.name != "ID_DYLIB"]
     interpreters = [_lc_str(data, base, binary.dylinker, little)] if binary.has_dylinker else []
     entry, kind = _entry(binary)
     flags = int(header.flags)

@@ -18,7 +18,9 @@ from effects.layout.reader import read_layout
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from effects.layout.macho import fat_slices
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout
+from effects.layout.macho import select_slice
+from effects.layout.macho_inspect import macho_inspection
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
 
 READ_BLOCK = 1 << 20
 ACCEPTED = "an ELF, PE/PE32+ or Mach-O (thin or universal) file"
@@ -114,4 +116,29 @@ async def read_architectures(effect: ReadArchitectures, progress: Progress) -> R
     return await anyio.to_thread.run_sync(_slices, effect)
 
 
-HANDLERS = {ReadBinaryLayout: read_binary_layout, ReadArchitectures: read_architectures}
+def _macho(effect: ReadMacho) -> Result[dict[str, Any], ReaError]:
+    try:
+        artifact = file_identity(effect.path)
+        if artifact["bytes"] < 28:
+            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
+        with open(effect.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            with memoryview(mapped) as data:
+                if bytes(data[:4]) not in (*MACHO_THIN, b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
+                    raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
+                binary, chosen = select_slice(effect.path, data, effect.architecture)
+                facts = macho_inspection(binary, chosen, data, effect.max_symbols)
+    except LayoutFailure as failure:
+        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
+    except (struct.error, IndexError) as exc:
+        return Failure(failure_error(effect.path, LayoutFailure("malformed", f"a header table is truncated ({exc})")))
+    except (OSError, ValueError) as exc:
+        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
+    return Success({"artifact": artifact, "facts": facts, "reader_version": lief.__version__})
+
+
+async def read_macho(effect: ReadMacho, progress: Progress) -> Result[Any, ReaError]:
+    await progress.report("reading Mach-O", effect.path)
+    return await anyio.to_thread.run_sync(_macho, effect)
+
+
+HANDLERS = {ReadBinaryLayout: read_binary_layout, ReadArchitectures: read_architectures, ReadMacho: read_macho}

@@ -6,7 +6,7 @@ import attrs
 
 from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
-from rea.wire.layout import Architectures, ArchitecturesArgs, BinaryLayout, LayoutArgs
+from rea.wire.layout import Architectures, ArchitecturesArgs, BinaryLayout, LayoutArgs, MachoArgs, MachoInspection
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -53,5 +53,28 @@ LIST_ARCHITECTURES = evidence_tool(
     requires_target=True,
 )
 
-CLI_COMMANDS = ("inspect-binary-layout", "list-architectures")
-TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES)
+INSPECT_MACHO = evidence_tool(
+    "inspect_macho",
+    "Inspect Mach-O",
+    (
+        "After open_binary on a Mach-O file (thin, or a universal binary with architecture naming the slice), "
+        "read it with lief on any host: header (endian, word size, file type, flags, UUID), entry points, "
+        "architectures, build metadata (platform, minimum OS, SDK, tools), every load command, dependencies with "
+        "versions, imports (binding dylib), exports (address, weak, re-export source) and segments with sections. "
+        "Each collection carries its total and exhaustive flag. Frameworks hold megabytes of symbols: select "
+        'detail: "summary" first, then page facets with inspect_analysis_view {kind: macho}.'
+    ),
+    args=MachoArgs,
+    result=MachoInspection,
+    examples=[{}, {"detail": "summary"}, {"architecture": "arm64", "detail": "summary"}],
+    surface="artifact-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+    requires_target=True,
+)
+INSPECT_MACHO = attrs.evolve(
+    INSPECT_MACHO, output_schema=evidence_output({"anyOf": [schema_of(MachoInspection), VIEW_RESULT_SCHEMA]})
+)
+
+CLI_COMMANDS = ("inspect-binary-layout", "inspect-macho", "list-architectures")
+TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO)

@@ -20,3 +20,12 @@ class ReadArchitectures:
     """The slices of a Mach-O file (thin: its one image), with the universal header checked."""
 
     path: str
+
+
+@attrs.frozen(kw_only=True)
+class ReadMacho:
+    """inspect_macho facts of one Mach-O image (a universal file: the named slice)."""
+
+    path: str
+    architecture: str | None
+    max_symbols: int

@@ -165,3 +165,52 @@ def layout_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, A
             )
         )
     return body.map(lambda projected: {**projected, **_shared(source, layout)})
+
+
+# ------------------------------------------------------------------ Mach-O views
+
+MACHO_UNKNOWNS = ["runtime load addresses are unknown", "dyld resolution at run time is not observed"]
+
+
+def macho_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """Summary, or one page of a facet's original rows with the collection's source_total and source_exhaustive."""
+    from rea.layout.macho import COLLECTIONS, macho_summary
+
+    nr = source.normalized_result
+    if not isinstance(nr, dict) or nr.get("format") != "mach-o":
+        return Failure(view_error("The source is not inspect_macho output.", ("source",)))
+    shared = {"limitations": unique_sorted([*source.limitations, *nr["limitations"]]), "unknowns": MACHO_UNKNOWNS}
+    if view["kind"] == "summary":
+        total = sum(len(nr[k]["items"]) for k in COLLECTIONS)
+        return Success(
+            {
+                "kind": "summary",
+                "view": dict(view),
+                "summary": macho_summary(nr),
+                "coverage": complete_coverage(total, total),
+                **shared,
+            }
+        )
+    if view["kind"] != "macho":
+        return Failure(
+            view_error(
+                f"{view['kind']} views do not apply to inspect_macho Evidence; use summary or macho.", ("view", "kind")
+            )
+        )
+    facet = view["facet"]
+    if facet == "provenance":
+        rows, total, exhaustive = nr["provenance"], len(nr["provenance"]), True
+    else:
+        rows, total, exhaustive = nr[facet]["items"], nr[facet]["total"], nr[facet]["exhaustive"]
+    items, coverage = page_rows(rows, view["offset"], view["limit"])
+    return Success(
+        {
+            "kind": "macho",
+            "view": dict(view),
+            "item": items,
+            "coverage": coverage,
+            "source_total": total,
+            "source_exhaustive": exhaustive,
+            **shared,
+        }
+    )

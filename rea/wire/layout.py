@@ -11,6 +11,7 @@ facts the reference has no field for are extras (`image_relocations`, `pe`, `mac
 from __future__ import annotations
 
 from typing import Any, Literal
+from collections.abc import Mapping
 
 import attrs
 
@@ -398,4 +399,179 @@ class CommandProvenance:
 class Architectures:
     architectures: ArchitectureList = field("The slices")
     provenance: tuple[CommandProvenance, ...] = field("External commands run (none: lief reads in process)")
+    limitations: tuple[str, ...] = field("What this read did not observe")
+
+
+# ------------------------------------------------------------------ inspect_macho
+
+
+@attrs.frozen(kw_only=True)
+class MachoArgs:
+    """The reference's input is empty (the open target); our extras select a slice, delivery and a cap."""
+
+    architecture: str | None = field(
+        "Our extra: the universal slice to read (as list_architectures names it); required with several slices",
+        omit_none=True,
+        minLength=1,
+        maxLength=64,
+    )
+    detail: Literal["complete", "summary"] = field(
+        "complete: the Mach-O Evidence; summary: retain it and return its summary view (parent_evidence_id)",
+        default="complete",
+    )
+    max_symbols: int = field(
+        "Our extra: imports and exports kept each (the rest are counted)", default=500_000, minimum=0
+    )
+
+
+@attrs.frozen(kw_only=True)
+class MachoEntry:
+    file_offset: int = field("LC_MAIN entry offset, in the whole file", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class EntryRows:
+    items: tuple[MachoEntry, ...] = field("Entry points")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class BuildTool:
+    name: str = field("Tool (ld, clang, swift)")
+    version: str = field("Its version")
+
+
+@attrs.frozen(kw_only=True)
+class BuildMetadata:
+    platform: str | None = field("macos, ios, ...")
+    minimum_os: str | None = field("Minimum OS version")
+    sdk: str | None = field("SDK version")
+    tools: tuple[BuildTool, ...] = field("Build tools (LC_BUILD_VERSION)")
+
+
+@attrs.frozen(kw_only=True)
+class BuildRows:
+    items: tuple[BuildMetadata, ...] = field("LC_BUILD_VERSION and LC_VERSION_MIN_* commands")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class LoadCommand:
+    index: int = field("Command order", minimum=0)
+    kind: str = field("LC_*")
+    file_offset: int | None = field("Where the command sits in the file", minimum=0)
+    fields: Mapping[str, str | int | float | None] = field("cmdsize and the command's main fields")
+
+
+@attrs.frozen(kw_only=True)
+class LoadCommandRows:
+    items: tuple[LoadCommand, ...] = field("Every load command")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class Dependency:
+    path: str = field("Install name of the dylib")
+    kind: str = field("load, weak, reexport, lazy or upward")
+    current_version: str | None = field("x.y.z")
+    compatibility_version: str | None = field("x.y.z")
+
+
+@attrs.frozen(kw_only=True)
+class DependencyRows:
+    items: tuple[Dependency, ...] = field("Linked dylibs (LC_ID_DYLIB excluded: it is install_name)")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class MachoSymbol:
+    name: str = field("Symbol name")
+    address: str | None = field("Hex address (null: imported or re-exported)", pattern="^0x[a-fA-F0-9]+$")
+    weak: bool | None = field("Weak reference or definition")
+    reexport: bool | None = field("Re-exported from another dylib (null: not an export)")
+    source: str | None = field("Imports: the binding dylib; re-exports: the source dylib")
+
+
+@attrs.frozen(kw_only=True)
+class SymbolRows:
+    items: tuple[MachoSymbol, ...] = field("Symbols")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class SegmentPermissions:
+    read: bool | None = field("VM_PROT_READ")
+    write: bool | None = field("VM_PROT_WRITE")
+    execute: bool | None = field("VM_PROT_EXECUTE")
+    raw: str | None = field("rwx form")
+
+
+@attrs.frozen(kw_only=True)
+class MachoSection:
+    segment: str = field("Owning segment")
+    name: str = field("Section name")
+    address: str | None = field("Hex address", pattern="^0x[a-fA-F0-9]+$")
+    size: int | None = field("Size", minimum=0)
+    file_offset: int | None = field("Offset in the file (null: zero-fill)", minimum=0)
+    alignment: int | None = field("Alignment in bytes", minimum=0)
+    flags: tuple[str, ...] = field("Attribute and type names")
+
+
+@attrs.frozen(kw_only=True)
+class SectionRows:
+    items: tuple[MachoSection, ...] = field("Sections of the segment")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class MachoSegment:
+    name: str = field("Segment name")
+    vm_address: str | None = field("Hex VM address", pattern="^0x[a-fA-F0-9]+$")
+    vm_size: int | None = field("VM size", minimum=0)
+    file_offset: int | None = field("Offset in the file", minimum=0)
+    file_size: int | None = field("File bytes", minimum=0)
+    maximum_permissions: SegmentPermissions = field("maxprot")
+    initial_permissions: SegmentPermissions = field("initprot")
+    sections: SectionRows = field("Its sections")
+
+
+@attrs.frozen(kw_only=True)
+class SegmentRows:
+    items: tuple[MachoSegment, ...] = field("Segments")
+    total: int | None = field("Recorded", minimum=0)
+    exhaustive: bool = field("Every recorded row is returned")
+    limitations: tuple[str, ...] = field("Why rows are missing")
+
+
+@attrs.frozen(kw_only=True)
+class MachoInspection:
+    format: Literal["mach-o"] = field("Mach-O")
+    endian: Literal["little", "big"] | None = field("Byte order of the image")
+    word_size: Literal[32, 64] | None = field("32 or 64")
+    file_type: str | None = field("MH_*")
+    flags: tuple[str, ...] = field("MH_* header flags")
+    uuid: str | None = field("LC_UUID (null: none)")
+    entrypoints: EntryRows = field("LC_MAIN entries")
+    architectures: ArchitectureList = field("The file's slices")
+    build_metadata: BuildRows = field("Platform, minimum OS, SDK, tools")
+    load_commands: LoadCommandRows = field("Every load command")
+    dependencies: DependencyRows = field("Linked dylibs")
+    imports: SymbolRows = field("Imported symbols")
+    exports: SymbolRows = field("Exported symbols")
+    segments: SegmentRows = field("Segments with their sections")
+    provenance: tuple[CommandProvenance, ...] = field("External commands run (none: lief reads in process)")
+    install_name: str | None = field("Our extra: LC_ID_DYLIB of a dylib (null: not a dylib)")
+    slice: str | None = field("Our extra: the universal slice read (null: thin)")
     limitations: tuple[str, ...] = field("What this read did not observe")

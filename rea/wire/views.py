@@ -67,6 +67,7 @@ ParentOperation = Literal[
     "inventory_artifact",
     "inspect_binary_layout",
     "inspect_wasm_artifact",
+    "inspect_macho",
 ]
 
 
@@ -321,10 +322,46 @@ class WasmSummary:
 
 
 @attrs.frozen(kw_only=True)
+class CollectionCount:
+    returned: int = field("Rows the parent returned", minimum=0)
+    total: int | None = field("Rows the image records", minimum=0)
+    exhaustive: bool = field("The parent returned every recorded row")
+
+
+@attrs.frozen(kw_only=True)
+class MachoCollections:
+    entrypoints: CollectionCount = field("Entry points")
+    architectures: CollectionCount = field("Slices")
+    build_metadata: CollectionCount = field("Build metadata")
+    load_commands: CollectionCount = field("Load commands")
+    dependencies: CollectionCount = field("Dependencies")
+    imports: CollectionCount = field("Imports")
+    exports: CollectionCount = field("Exports")
+    segments: CollectionCount = field("Segments")
+
+
+@attrs.frozen(kw_only=True)
+class MachoSummary:
+    """inspect_macho: the selected slice, header fields and UUID; each collection replaced by its counts."""
+
+    slice: str | None = field("Universal slice read (null: thin)")
+    format: Literal["mach-o"] = field("Mach-O")
+    endian: Literal["little", "big"] | None = field("Byte order")
+    word_size: Literal[32, 64] | None = field("Word size")
+    file_type: str | None = field("MH_*")
+    flags: tuple[str, ...] = field("MH_* flags")
+    uuid: str | None = field("LC_UUID")
+    install_name: str | None = field("LC_ID_DYLIB")
+    collections: MachoCollections = field("Returned count, reported total and exhaustive flag per collection")
+
+
+@attrs.frozen(kw_only=True)
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary = field("The parent's summary")
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary = field(
+        "The parent's summary"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -393,7 +430,23 @@ class WasmResult(_ViewBase):
     )
 
 
-AnalysisViewResult = SummaryResult | FacetResult | ItemResult | PageResult | NativeResult | InventoryResult | WasmResult
+@attrs.frozen(kw_only=True)
+class MachoResult(_ViewBase):
+    kind: Literal["macho"] = field("One page of an inspect_macho facet")
+    view: MachoView = field("The request's view")
+    item: tuple[Open, ...] = field(
+        "The page's original rows",
+        schema={"type": "array", "items": {"description": "One row exactly as inspect_macho returns it"}},
+    )
+    source_total: int | None = field("The collection's reported total (repeated on every page)", minimum=0)
+    source_exhaustive: bool = field(
+        "The parent returned every recorded row; when false, exhausting the pages does not prove absence"
+    )
+
+
+AnalysisViewResult = (
+    SummaryResult | FacetResult | ItemResult | PageResult | NativeResult | InventoryResult | WasmResult | MachoResult
+)
 
 
 # -------------------------------------------------------------- continuations
@@ -412,5 +465,6 @@ FIRST_VIEW: Mapping[str, View] = {
     "analyze_javascript_application": SummaryView(kind="summary"),
     "inspect_binary_layout": SummaryView(kind="summary"),
     "inspect_wasm_artifact": SummaryView(kind="summary"),
+    "inspect_macho": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

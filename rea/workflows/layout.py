@@ -13,7 +13,8 @@ from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout
+from rea.layout.macho import macho_result
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
 from rea.program import Context, Outcome, ReportProgress
 from rea.session import Session, machine_architecture, record
 from rea.workflows.views import view_evidence
@@ -123,7 +124,34 @@ def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
+def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading Mach-O", message=target.path)
+    read = yield ReadMacho(path=target.path, architecture=args.get("architecture"), max_symbols=args["max_symbols"])
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = macho_result(got["facts"])
+    thin = got["facts"]["thin"]
+    subject = subject_of({**got["artifact"], "path": target.path}, "macho", thin["cputype"])
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_macho",
+        # delivery detail never reaches the reader, so the source Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return deliver(session, built.unwrap(), args["detail"])
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
     "inspect_binary_layout": inspect_binary_layout,
     "list_architectures": list_architectures,
+    "inspect_macho": inspect_macho,
 }

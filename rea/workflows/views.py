@@ -18,7 +18,7 @@ from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
-from rea.layout.views import layout_view
+from rea.layout.views import layout_view, macho_view
 from rea.wasm.views import wasm_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program
@@ -34,6 +34,7 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "analyze_javascript_application": application_view,
     "inspect_binary_layout": layout_view,
     "inspect_wasm_artifact": wasm_view,
+    "inspect_macho": macho_view,
 }
 # view kinds that read one producer's Evidence only; a producer this server lacks is said so
 KIND_PARENT = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}

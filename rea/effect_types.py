@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -54,6 +54,7 @@ AnyEffect: TypeAlias = (
     | ReadBinaryLayout
     | ReadArchitectures
     | ReadMacho
+    | DemangleSwift
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -80,5 +81,6 @@ MEMBERS: tuple[type, ...] = (
     ReadBinaryLayout,
     ReadArchitectures,
     ReadMacho,
+    DemangleSwift,
     InspectWasm,
 )

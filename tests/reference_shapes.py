@@ -327,6 +327,12 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # demangle_swift (3.1 catalog result_schema; not in the result-schema export)
+    "demangle_swift": obj(
+        symbols=arr(obj(input=STR, output=STR, status={"enum": ["demangled", "unchanged", "invalid"]})),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # list_architectures (3.1 catalog result_schema; not in the result-schema export)
     "list_architectures": obj(
         architectures=obj(
@@ -439,6 +445,8 @@ LIFECYCLE = frozenset(
 # on a headless provider the reference refuses these (§2 current_address, current_procedure)
 # (§1 get_navigation_context: "the reference errors when the required cursor mode is unavailable")
 EXPECTED_ERRORS = {
+    # no Swift toolchain can be installed here: the reference answers the same without swift-demangle
+    "demangle_swift": "capability_unavailable",
     "current_address": "capability_unavailable",
     "current_procedure": "capability_unavailable",
     "get_navigation_context": "capability_unavailable",

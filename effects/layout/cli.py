@@ -140,7 +140,30 @@ def _render_macho(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_demangle(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("symbols", nargs="+", help="mangled Swift symbols")
+
+
+def _demangle_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    return [("demangle_swift", {"symbols": list(ns.symbols)})]
+
+
+def _render_demangle(value: Mapping[str, Any]) -> str:
+    rows = value["normalized_result"]["symbols"]
+    return "\n".join(
+        [f"{value['operation']} {value['evidence_id']}"]
+        + [f"  {r['status']:<9} {r['input']} -> {r['output']}" for r in rows]
+    )
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="demangle-swift",
+        help="demangle Swift symbols with the host's swift-demangle",
+        configure=_configure_demangle,
+        steps=_demangle_steps,
+        render=_render_demangle,
+    ),
     ToolCommand(
         name="inspect-macho",
         help="header, load commands, dependencies, symbols and segments of a Mach-O (inspect_macho)",

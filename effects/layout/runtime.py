@@ -15,6 +15,7 @@ from returns.result import Failure, Result, Success
 
 from effects.layout.failure import LayoutFailure
 from effects.layout.reader import read_layout
+from effects.layout.swift import HANDLERS as SWIFT_HANDLERS
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from effects.layout.macho import fat_slices
@@ -141,4 +142,9 @@ async def read_macho(effect: ReadMacho, progress: Progress) -> Result[Any, ReaEr
     return await anyio.to_thread.run_sync(_macho, effect)
 
 
-HANDLERS = {ReadBinaryLayout: read_binary_layout, ReadArchitectures: read_architectures, ReadMacho: read_macho}
+HANDLERS = {
+    ReadBinaryLayout: read_binary_layout,
+    ReadArchitectures: read_architectures,
+    ReadMacho: read_macho,
+    **SWIFT_HANDLERS,
+}

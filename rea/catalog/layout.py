@@ -6,7 +6,16 @@ import attrs
 
 from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
-from rea.wire.layout import Architectures, ArchitecturesArgs, BinaryLayout, LayoutArgs, MachoArgs, MachoInspection
+from rea.wire.layout import (
+    Architectures,
+    ArchitecturesArgs,
+    BinaryLayout,
+    DemangleArgs,
+    DemangleResult,
+    LayoutArgs,
+    MachoArgs,
+    MachoInspection,
+)
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -76,5 +85,21 @@ INSPECT_MACHO = attrs.evolve(
     INSPECT_MACHO, output_schema=evidence_output({"anyOf": [schema_of(MachoInspection), VIEW_RESULT_SCHEMA]})
 )
 
-CLI_COMMANDS = ("inspect-binary-layout", "inspect-macho", "list-architectures")
-TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO)
+DEMANGLE_SWIFT = evidence_tool(
+    "demangle_swift",
+    "Demangle Swift",
+    (
+        "Demangle Swift symbols with the host's swift-demangle (a Swift toolchain on PATH): each input with its "
+        "output and status (demangled, unchanged, invalid) and the command's provenance. Without swift-demangle "
+        "the call fails with capability_unavailable and the install step; nothing is guessed."
+    ),
+    args=DemangleArgs,
+    result=DemangleResult,
+    examples=[{"symbols": ["$s4Test3fooyyF"]}],
+    surface="artifact-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+)
+
+CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "list-architectures")
+TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT)

@@ -29,3 +29,10 @@ class ReadMacho:
     path: str
     architecture: str | None
     max_symbols: int
+
+
+@attrs.frozen(kw_only=True)
+class DemangleSwift:
+    """Run swift-demangle on the symbols (one per line on stdin), when a Swift toolchain provides it."""
+
+    symbols: tuple[str, ...]

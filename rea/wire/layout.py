@@ -575,3 +575,33 @@ class MachoInspection:
     install_name: str | None = field("Our extra: LC_ID_DYLIB of a dylib (null: not a dylib)")
     slice: str | None = field("Our extra: the universal slice read (null: thin)")
     limitations: tuple[str, ...] = field("What this read did not observe")
+
+
+# ----------------------------------------------------------------- demangle_swift
+
+
+@attrs.frozen(kw_only=True)
+class DemangleArgs:
+    symbols: tuple[str, ...] = field(
+        "Mangled Swift symbols ($s..., _$s..., $S..., _T...)",
+        schema={
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 4096},
+            "minItems": 1,
+            "maxItems": 500,
+        },
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Demangled:
+    input: str = field("The symbol given")
+    output: str = field("swift-demangle's output (the input itself when unchanged)")
+    status: Literal["demangled", "unchanged", "invalid"] = field("What swift-demangle made of it")
+
+
+@attrs.frozen(kw_only=True)
+class DemangleResult:
+    symbols: tuple[Demangled, ...] = field("One row per input, in order")
+    provenance: tuple[CommandProvenance, ...] = field("The swift-demangle run")
+    limitations: tuple[str, ...] = field("What the run did not establish")

@@ -14,7 +14,8 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho
+from rea.layout.swift import demangle_result
 from rea.program import Context, Outcome, ReportProgress
 from rea.session import Session, machine_architecture, record
 from rea.workflows.views import view_evidence
@@ -150,7 +151,29 @@ def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
     return deliver(session, built.unwrap(), args["detail"])
 
 
+def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    symbols = tuple(args["symbols"])
+    yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
+    ran = yield DemangleSwift(symbols=symbols)
+    if not is_successful(ran):
+        return _fail(session, ran.failure())
+    result = demangle_result(symbols, ran.unwrap())
+    version = result["provenance"][0]["tool_version"]
+    built = create_evidence(
+        provider=Provider(id="swift-demangle", name="swift-demangle", version=version),
+        operation="demangle_swift",
+        parameters=dict(args),
+        normalized_result=result,
+        confidence="derived",
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "demangle_swift": demangle_swift,
     "inspect_binary_layout": inspect_binary_layout,
     "list_architectures": list_architectures,
     "inspect_macho": inspect_macho,

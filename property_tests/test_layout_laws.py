@@ -91,3 +91,14 @@ def test_truncations_give_a_layout_or_a_canonical_error(data):
 def test_magic_then_noise(noise, magic):
     with tempfile.TemporaryDirectory() as tmp:
         _check(magic + noise, Path(tmp))
+
+
+@given(st.binary(max_size=2048), st.integers(0, 2**32 - 1), st.integers(0, 200))
+def test_signature_blobs_with_lying_lengths_never_raise(tail, length, count):
+    from rea.layout.codesign import parse_superblob, signature_result
+
+    blob = (0xFADE0CC0).to_bytes(4, "big") + length.to_bytes(4, "big") + count.to_bytes(4, "big") + tail
+    parsed = parse_superblob(blob)
+    parsed.pop("cms")
+    result = signature_result(parsed, None, "Mach-O thin (arm64)")
+    assert isinstance(result["signed"], bool) and isinstance(result["limitations"], list)

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -55,6 +55,7 @@ AnyEffect: TypeAlias = (
     | ReadArchitectures
     | ReadMacho
     | DemangleSwift
+    | ReadSignature
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -82,5 +83,6 @@ MEMBERS: tuple[type, ...] = (
     ReadArchitectures,
     ReadMacho,
     DemangleSwift,
+    ReadSignature,
     InspectWasm,
 )

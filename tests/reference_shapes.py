@@ -327,6 +327,22 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_signature": obj(
+        signed=BOOL,
+        identifier=nullable(STR),
+        team_identifier=nullable(STR),
+        format=nullable(STR),
+        cdhashes=arr(STR),
+        hash_algorithms=arr(STR),
+        authorities=arr(STR),
+        designated_requirement=nullable(STR),
+        entitlements=ANY,
+        timestamp=nullable(STR),
+        hardened_runtime=nullable(BOOL),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # demangle_swift (3.1 catalog result_schema; not in the result-schema export)
     "demangle_swift": obj(
         symbols=arr(obj(input=STR, output=STR, status={"enum": ["demangled", "unchanged", "invalid"]})),

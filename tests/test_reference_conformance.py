@@ -153,7 +153,14 @@ SESSION = [
     "import_evidence_bundle",
     "close_binary",
 ]
-LAYOUT = ["inspect_binary_layout", "inspect_wasm_artifact", "list_architectures", "inspect_macho", "demangle_swift"]
+LAYOUT = [
+    "inspect_binary_layout",
+    "inspect_wasm_artifact",
+    "list_architectures",
+    "inspect_macho",
+    "demangle_swift",
+    "inspect_signature",
+]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + SESSION + LAYOUT
 
 
@@ -248,6 +255,7 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
         await _call(s, "open_binary", {"path": str(macho)})
         replies["list_architectures"] = await _call(s, "list_architectures", {})
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})
+        replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         return replies
 

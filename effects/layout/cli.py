@@ -156,7 +156,37 @@ def _render_demangle(value: Mapping[str, Any]) -> str:
     )
 
 
+def _configure_signature(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="Mach-O file (thin or universal)")
+    parser.add_argument("--architecture", default=None, help="slice of a universal file")
+
+
+def _signature_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args = {"architecture": ns.architecture} if ns.architecture else {}
+    return [("open_binary", {"path": os.path.abspath(ns.path)}), ("inspect_signature", args)]
+
+
+def _render_signature(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"{value['operation']} {value['evidence_id']}", f"  signed={r['signed']} format={r['format']}"]
+    lines.append(f"  identifier={r['identifier']} team={r['team_identifier']} hardened_runtime={r['hardened_runtime']}")
+    for cd in r["code_directories"]:
+        lines.append(f"  CodeDirectory slot 0x{cd['slot']:x} {cd['hash_type']} cdhash {cd['cdhash']}")
+    lines += [f"  Authority={a}" for a in r["authorities"]]
+    if r["timestamp"]:
+        lines.append(f"  Timestamp={r['timestamp']}")
+    lines += [f"  limitation: {t}" for t in r["limitations"]]
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="inspect-signature",
+        help="the embedded code signature of a Mach-O (inspect_signature)",
+        configure=_configure_signature,
+        steps=_signature_steps,
+        render=_render_signature,
+    ),
     ToolCommand(
         name="demangle-swift",
         help="demangle Swift symbols with the host's swift-demangle",

@@ -14,12 +14,18 @@ from typing import Any
 
 import lief
 
-from rea.layout.macho_names import arch_name, file_type_name, header_flag_names
+from rea.layout.macho_names import arch_name, cpu_type_name, file_type_name, header_flag_names
 from effects.layout.failure import LayoutFailure
 
 MAX_SLICES = 64
 FAT_MAGIC, FAT_MAGIC_64 = 0xCAFEBABE, 0xCAFEBABF
 LC_SEGMENT, LC_SEGMENT_64, LC_SYMTAB, LC_UNIXTHREAD, LC_MAIN, LC_CODE_SIGNATURE = 0x1, 0x19, 0x2, 0x5, 0x80000028, 0x1D
+
+
+def enum_name(value: Any) -> str:
+    """A lief enum's name; lief hands back a bare int for values its table does not know."""
+    name = getattr(value, "name", None)
+    return name if isinstance(name, str) else f"0x{int(value):x}"
 
 
 def fat_slices(data: Any) -> list[dict[str, Any]] | None:
@@ -152,7 +158,7 @@ def _segments(binary: Any, data: Any, base: int, bits: int) -> tuple[list[dict[s
                     "index": len(sections),
                     "name": _fixed_name(data, where),
                     "name_offset": None,
-                    "type": "S_" + sec.type.name,
+                    "type": "S_" + enum_name(sec.type),
                     "header_location": (where, row),
                     "address": sec.virtual_address,
                     "offset": base + sec.offset if sec.offset and not zerofill else sec.offset,
@@ -294,14 +300,14 @@ def macho_facts(binary: Any, chosen: dict[str, Any] | None, data: Any, caps: dic
     symbols, symbol_total = _symbols(binary, data, base, bits, caps["max_symbols"])
     fixups, fixup_total = _fixups(binary, caps["max_relocations"])
     little = bytes(data[base : base + 4]) in (b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe")
-    needed = [_lc_str(data, base, cmd, little) for cmd in binary.libraries if cmd.command.name != "ID_DYLIB"]
+    needed = [_lc_str(data, base, cmd, little) for cmd in binary.libraries if enum_name(cmd.command) != "ID_DYLIB"]
     interpreters = [_lc_str(data, base, binary.dylinker, little)] if binary.has_dylinker else []
     entry, kind = _entry(binary)
     flags = int(header.flags)
     imported = sorted({s.name for s in binary.imported_symbols})
     return {
         "format": "macho",
-        "machine": "CPU_TYPE_" + header.cpu_type.name,
+        "machine": cpu_type_name(cpu),
         "machine_number": cpu,
         "bits": bits,
         "byte_order": "little" if little else "big",

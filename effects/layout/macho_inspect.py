@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from effects.layout.macho import fat_slices
-from rea.layout.macho_names import header_flag_names
+from effects.layout.macho import enum_name, fat_slices
+from rea.layout.macho_names import file_type_name, header_flag_names
 
 DEPENDENCY_KINDS = {
     "LOAD_DYLIB": "load",
@@ -46,7 +46,7 @@ def _load_command(index: int, cmd: Any, base: int) -> dict[str, Any]:
         value = getattr(cmd, attr, None)
         if isinstance(value, str):
             fields[attr] = value
-    kind = cmd.command.name
+    kind = enum_name(cmd.command)
     if kind == "UUID":
         fields["uuid"] = _uuid(cmd.uuid)
     if kind in ("SEGMENT", "SEGMENT_64"):
@@ -69,14 +69,16 @@ def _uuid(raw: Any) -> str:
 def _build_metadata(binary: Any) -> list[dict[str, Any]]:
     rows = []
     for cmd in binary.commands:
-        kind = cmd.command.name
+        kind = enum_name(cmd.command)
         if kind == "BUILD_VERSION":
             rows.append(
                 {
-                    "platform": cmd.platform.name.lower(),
+                    "platform": enum_name(cmd.platform).lower(),
                     "minimum_os": _version(cmd.minos),
                     "sdk": _version(cmd.sdk),
-                    "tools": [{"name": t.tool.name.lower(), "version": _version(t.version) or ""} for t in cmd.tools],
+                    "tools": [
+                        {"name": enum_name(t.tool).lower(), "version": _version(t.version) or ""} for t in cmd.tools
+                    ],
                 }
             )
         elif kind in VERSION_MIN_PLATFORMS:
@@ -130,7 +132,7 @@ def _segments(binary: Any, base: int) -> list[dict[str, Any]]:
                 "size": int(sec.size),
                 "file_offset": base + int(sec.offset) if sec.offset else None,
                 "alignment": 1 << int(sec.alignment) if sec.alignment < 64 else None,
-                "flags": [f.name for f in sec.flags_list] + ["S_" + sec.type.name],
+                "flags": [enum_name(f) for f in sec.flags_list] + ["S_" + enum_name(sec.type)],
             }
             for sec in seg.sections
         ]
@@ -158,18 +160,18 @@ def macho_inspection(binary: Any, chosen: dict[str, Any] | None, data: Any, cap:
     dependencies = [
         {
             "path": lib.name,
-            "kind": DEPENDENCY_KINDS.get(lib.command.name, lib.command.name.lower()),
+            "kind": DEPENDENCY_KINDS.get(enum_name(lib.command), enum_name(lib.command).lower()),
             "current_version": _version(lib.current_version),
             "compatibility_version": _version(lib.compatibility_version),
         }
         for lib in binary.libraries
-        if lib.command.name != "ID_DYLIB"
+        if enum_name(lib.command) != "ID_DYLIB"
     ]
-    install = [lib.name for lib in binary.libraries if lib.command.name == "ID_DYLIB"]
+    install = [lib.name for lib in binary.libraries if enum_name(lib.command) == "ID_DYLIB"]
     return {
         "endian": "little" if little else "big",
         "word_size": 64 if header.is_64bit else 32,
-        "file_type": "MH_" + header.file_type.name,
+        "file_type": file_type_name(int(header.file_type)),
         "flags": header_flag_names(int(header.flags)),
         "uuid": _uuid(binary.uuid.uuid) if binary.has_uuid else None,
         "entrypoints": entry,

@@ -15,7 +15,7 @@ from typing import Any
 import lief
 
 from effects.layout import elf as elf_tables
-from effects.layout.macho import macho_facts, select_slice
+from effects.layout.macho import enum_name, macho_facts, select_slice
 from effects.layout.failure import LayoutFailure
 
 lief.logging.disable()
@@ -190,7 +190,7 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
     if binary is None:
         raise LayoutFailure("malformed", "lief could not read a PE image behind the MZ header")
     header, optional = binary.header, binary.optional_header
-    pe32plus = optional.magic.name == "PE32_PLUS"
+    pe32plus = enum_name(optional.magic) == "PE32_PLUS"
     table = binary.dos_header.addressof_new_exeheader + 24 + header.sizeof_optional_header
     sections = []
     strings = header.pointerto_symbol_table + 18 * header.numberof_symbols
@@ -229,13 +229,13 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
     for block in binary.relocations:
         for entry in block.entries:
             total_relocs += 1
-            if entry.type.name == "ABS" or len(relocations) >= caps["max_relocations"]:
+            if enum_name(entry.type) == "ABS" or len(relocations) >= caps["max_relocations"]:
                 continue
             relocations.append(
                 {
                     "kind": "pe-base-relocation",
                     "address": block.virtual_address + entry.position,
-                    "type": "IMAGE_REL_BASED_" + entry.type.name,
+                    "type": "IMAGE_REL_BASED_" + enum_name(entry.type),
                     "symbol_name": None,
                     "library": None,
                 }

@@ -21,7 +21,8 @@ from rea.errors import ReaError, invalid_request
 from effects.layout.macho import fat_slices
 from effects.layout.macho import select_slice
 from effects.layout.macho_inspect import macho_inspection
-from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho
+from effects.layout.codesign_read import read_signature
+from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 
 READ_BLOCK = 1 << 20
 ACCEPTED = "an ELF, PE/PE32+ or Mach-O (thin or universal) file"
@@ -142,7 +143,30 @@ async def read_macho(effect: ReadMacho, progress: Progress) -> Result[Any, ReaEr
     return await anyio.to_thread.run_sync(_macho, effect)
 
 
+def _signature(effect: ReadSignature) -> Result[dict[str, Any], ReaError]:
+    try:
+        artifact = file_identity(effect.path)
+        if artifact["bytes"] < 28:
+            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
+        with open(effect.path, "rb") as handle:
+            if handle.read(4) not in (*MACHO_THIN, b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
+                raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
+        return read_signature(effect, artifact)
+    except LayoutFailure as failure:
+        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
+    except (struct.error, IndexError) as exc:
+        return Failure(failure_error(effect.path, LayoutFailure("malformed", f"a header table is truncated ({exc})")))
+    except (OSError, ValueError) as exc:
+        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
+
+
+async def read_signature_effect(effect: ReadSignature, progress: Progress) -> Result[Any, ReaError]:
+    await progress.report("reading code signature", effect.path)
+    return await anyio.to_thread.run_sync(_signature, effect)
+
+
 HANDLERS = {
+    ReadSignature: read_signature_effect,
     ReadBinaryLayout: read_binary_layout,
     ReadArchitectures: read_architectures,
     ReadMacho: read_macho,

@@ -15,6 +15,8 @@ from rea.wire.layout import (
     LayoutArgs,
     MachoArgs,
     MachoInspection,
+    Signature,
+    SignatureArgs,
 )
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
@@ -101,5 +103,23 @@ DEMANGLE_SWIFT = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
-CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "list-architectures")
-TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT)
+INSPECT_SIGNATURE = evidence_tool(
+    "inspect_signature",
+    "Inspect Signature",
+    (
+        "After open_binary on a Mach-O file, read its embedded code signature on any host: whether it is signed, "
+        "identifier and team identifier, every CodeDirectory with its hash type and cdhash, hardened runtime "
+        "(CS_RUNTIME), XML entitlements, signing authorities and signing time from the CMS blob. Unsigned images "
+        "say so; lying blob lengths end the reading with a limitation. Requirements are not decompiled."
+    ),
+    args=SignatureArgs,
+    result=Signature,
+    examples=[{}],
+    surface="artifact-provider",
+    annotations={"idempotent"},
+    effects={"mutatesSession", "idempotent"},
+    requires_target=True,
+)
+
+CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "inspect-signature", "list-architectures")
+TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT, INSPECT_SIGNATURE)

@@ -36,3 +36,11 @@ class DemangleSwift:
     """Run swift-demangle on the symbols (one per line on stdin), when a Swift toolchain provides it."""
 
     symbols: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class ReadSignature:
+    """The embedded code signature of one Mach-O image (a universal file: the named slice)."""
+
+    path: str
+    architecture: str | None

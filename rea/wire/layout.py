@@ -605,3 +605,48 @@ class DemangleResult:
     symbols: tuple[Demangled, ...] = field("One row per input, in order")
     provenance: tuple[CommandProvenance, ...] = field("The swift-demangle run")
     limitations: tuple[str, ...] = field("What the run did not establish")
+
+
+# -------------------------------------------------------------- inspect_signature
+
+
+@attrs.frozen(kw_only=True)
+class SignatureArgs:
+    """The reference's input is empty (the open target); our extra selects a universal slice."""
+
+    architecture: str | None = field(
+        "Our extra: the universal slice whose signature to read; required with several slices",
+        omit_none=True,
+        minLength=1,
+        maxLength=64,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class CodeDirectory:
+    slot: int = field("SuperBlob slot (0: primary, 0x1000+: alternates)", minimum=0)
+    version: str = field("CodeDirectory version (hex)")
+    flags: int = field("CodeDirectory flags (CS_RUNTIME 0x10000, CS_ADHOC 0x2, CS_LINKER_SIGNED 0x20000)", minimum=0)
+    hash_type: str = field("sha1, sha256, sha256-truncated, sha384")
+    hash_size: int = field("Bytes per page hash", minimum=0)
+    identifier: str | None = field("Signing identifier")
+    team_identifier: str | None = field("Team identifier (CodeDirectory 0x20200+)")
+    cdhash: str | None = field("Digest of this CodeDirectory, first 20 bytes in hex")
+
+
+@attrs.frozen(kw_only=True)
+class Signature:
+    signed: bool = field("A CodeDirectory was read")
+    identifier: str | None = field("Primary CodeDirectory identifier")
+    team_identifier: str | None = field("Team identifier")
+    format: str | None = field("Mach-O thin (arch) or Mach-O universal (arch)")
+    cdhashes: tuple[str, ...] = field("cdhash of every CodeDirectory")
+    hash_algorithms: tuple[str, ...] = field("Hash type of every CodeDirectory")
+    authorities: tuple[str, ...] = field("Signing certificate common names from the CMS blob, signer first")
+    designated_requirement: str | None = field("Not decompiled here (null; see limitations)")
+    entitlements: Open = field("The XML entitlements as JSON (null: none)")
+    timestamp: str | None = field("CMS signing time (ISO 8601; null: none)")
+    hardened_runtime: bool | None = field("CS_RUNTIME in the primary CodeDirectory (null: unsigned)")
+    provenance: tuple[CommandProvenance, ...] = field("External commands run (none: read in process)")
+    code_directories: tuple[CodeDirectory, ...] = field("Our extra: every CodeDirectory read")
+    limitations: tuple[str, ...] = field("What this read did not observe")

@@ -14,7 +14,8 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho
+from rea.layout.codesign import signature_result
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.layout.swift import demangle_result
 from rea.program import Context, Outcome, ReportProgress
 from rea.session import Session, machine_architecture, record
@@ -172,7 +173,38 @@ def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
 
 
+def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading code signature", message=target.path)
+    read = yield ReadSignature(path=target.path, architecture=args.get("architecture"))
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = signature_result(got["parsed"], got["cms"], got["format"])
+    subject = Subject(
+        name=target.name,
+        sha256=got["artifact"]["sha256"],
+        format=target.format if target.format in ("mach-o", "mach-o-universal") else "mach-o",
+        architecture=target.architecture,
+        local_path=target.path,
+    )
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_signature",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_signature": inspect_signature,
     "demangle_swift": demangle_swift,
     "inspect_binary_layout": inspect_binary_layout,
     "list_architectures": list_architectures,

@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
 
-from effects.layout.runtime import _read
+from effects.layout.runtime import _layout, guarded
 from rea.layout.build import layout_result
 from rea.layout.model import ReadBinaryLayout
 
@@ -49,7 +49,8 @@ def seeds() -> tuple[bytes, ...]:
 def _check(data: bytes, tmp: Path) -> None:
     path = tmp / "subject"
     path.write_bytes(data)
-    got = _read(ReadBinaryLayout(path=str(path), architecture=None, max_symbols=5000, max_relocations=5000))
+    effect = ReadBinaryLayout(path=str(path), architecture=None, max_symbols=5000, max_relocations=5000)
+    got = guarded(str(path), _layout(effect))
     if isinstance(got, Success):
         value = got.unwrap()
         result = layout_result(value["facts"], value["artifact"], {})

@@ -299,24 +299,28 @@ func main() {
 """
 
 
-def go_read_macho(path: Path, tmp: Path) -> list[dict[str, object]]:
-    """What Go's debug/macho (an independent reader) sees in each image of the file."""
+def go_run(program: str, name: str, path: Path, tmp: Path) -> object:
+    """Run a Go program (GOPATH mode, no network) on `path` and decode the JSON it prints."""
     need("go")
-    src = tmp / "goread"
+    src = tmp / name
     src.mkdir(exist_ok=True)
-    (src / "main.go").write_text(GO_READER)
+    (src / "main.go").write_text(program)
     env = {
         **os.environ,
         "GOCACHE": str(tmp / "gocache"),
         "GOPATH": str(tmp / "gopath"),
         "GO111MODULE": "off",
-        "GOFLAGS": "-mod=mod",
         "HOME": str(tmp),
     }
     out = subprocess.run(
         ["go", "run", "main.go", str(path)], check=True, capture_output=True, text=True, cwd=src, env=env
     ).stdout
     return json.loads(out)
+
+
+def go_read_macho(path: Path, tmp: Path) -> list[dict[str, object]]:
+    """What Go's debug/macho (an independent reader) sees in each image of the file."""
+    return go_run(GO_READER, "goread", path, tmp)  # type: ignore[return-value]
 
 
 GO_FAT = r"""
@@ -348,18 +352,4 @@ func main() {
 
 def go_fat_arches(path: Path, tmp: Path) -> list[dict[str, int]]:
     """The universal header as Go's debug/macho.OpenFat reads it."""
-    need("go")
-    src = tmp / "gofat"
-    src.mkdir(exist_ok=True)
-    (src / "main.go").write_text(GO_FAT)
-    env = {
-        **os.environ,
-        "GOCACHE": str(tmp / "gocache"),
-        "GOPATH": str(tmp / "gopath"),
-        "GO111MODULE": "off",
-        "HOME": str(tmp),
-    }
-    out = subprocess.run(
-        ["go", "run", "main.go", str(path)], check=True, capture_output=True, text=True, cwd=src, env=env
-    ).stdout
-    return json.loads(out)
+    return go_run(GO_FAT, "gofat", path, tmp)  # type: ignore[return-value]

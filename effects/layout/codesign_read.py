@@ -5,15 +5,11 @@ from __future__ import annotations
 import mmap
 from typing import Any
 
-import lief
 from asn1crypto import cms as asn1_cms
-from returns.result import Result, Success
 
 from effects.layout.macho import select_slice
-from rea.errors import ReaError
 from rea.layout.codesign import parse_superblob
 from rea.layout.macho_names import arch_name
-from rea.layout.model import ReadSignature
 
 MAX_SIGNATURE = 64 << 20
 CMS_LIMIT = "the CMS signature does not decode"
@@ -54,24 +50,16 @@ def _chain(certs: list[Any], names: list[str], signer: Any) -> list[str]:
     return [c.subject.native.get("common_name") or c.subject.human_friendly for c in order]
 
 
-def read_signature(effect: ReadSignature, artifact: dict[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The signature facts of the open target (raises LayoutFailure for a file that is not Mach-O)."""
-    with open(effect.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+def read_signature(path: str, architecture: str | None) -> dict[str, Any]:
+    """The signature facts of a Mach-O image (raises LayoutFailure for one that is not)."""
+    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
         with memoryview(mapped) as data:
-            binary, chosen = select_slice(effect.path, data, effect.architecture)
+            binary, chosen = select_slice(path, data, architecture)
             base = chosen["offset"] if chosen is not None else 0
             arch = arch_name(int(binary.header.cpu_type), int(binary.header.cpu_subtype))
             fmt = f"Mach-O {'universal' if chosen is not None else 'thin'} ({arch})"
             if not binary.has_code_signature:
-                return Success(
-                    {
-                        "artifact": artifact,
-                        "parsed": None,
-                        "cms": None,
-                        "format": fmt,
-                        "reader_version": lief.__version__,
-                    }
-                )
+                return {"parsed": None, "cms": None, "format": fmt}
             sig = binary.code_signature
             start, size = base + sig.data_offset, sig.data_size
             limitations = []
@@ -86,6 +74,4 @@ def read_signature(effect: ReadSignature, artifact: dict[str, Any]) -> Result[di
     parsed["limitations"] = limitations + parsed["limitations"]
     der = parsed.pop("cms")
     cms = cms_facts(der) if der else None
-    return Success(
-        {"artifact": artifact, "parsed": parsed, "cms": cms, "format": fmt, "reader_version": lief.__version__}
-    )
+    return {"parsed": parsed, "cms": cms, "format": fmt}

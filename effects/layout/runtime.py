@@ -8,6 +8,7 @@ import os
 import stat
 import struct
 from typing import Any
+from collections.abc import Callable
 
 import anyio.to_thread
 import lief
@@ -68,107 +69,91 @@ def failure_error(path: str, failure: LayoutFailure, accepted: str = ACCEPTED) -
     )
 
 
-def _read(effect: ReadBinaryLayout) -> Result[dict[str, Any], ReaError]:
-    try:
-        artifact = file_identity(effect.path)
-        caps = {"max_symbols": effect.max_symbols, "max_relocations": effect.max_relocations}
-        facts = read_layout(effect.path, effect.architecture, caps)
-    except LayoutFailure as failure:
-        return Failure(failure_error(effect.path, failure))
-    except (OSError, ValueError) as exc:
-        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
-    except (struct.error, IndexError) as exc:  # a table that lies about its own extent
-        return Failure(failure_error(effect.path, LayoutFailure("malformed", f"a header table is truncated ({exc})")))
-    return Success({"artifact": artifact, "facts": facts, "reader_version": lief.__version__})
-
-
-async def read_binary_layout(effect: ReadBinaryLayout, progress: Progress) -> Result[Any, ReaError]:
-    await progress.report("reading binary layout", effect.path)
-    return await anyio.to_thread.run_sync(_read, effect)
-
-
 MACHO_THIN = {b"\xfe\xed\xfa\xce": ">", b"\xfe\xed\xfa\xcf": ">", b"\xce\xfa\xed\xfe": "<", b"\xcf\xfa\xed\xfe": "<"}
+MACHO_MAGICS = (*MACHO_THIN, b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf")
+MACHO_ACCEPTED = "a Mach-O file, thin or universal"
+Reader = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def _slices(effect: ReadArchitectures) -> Result[dict[str, Any], ReaError]:
+def guarded(path: str, read: Reader, accepted: str = ACCEPTED) -> Result[dict[str, Any], ReaError]:
+    """Identity of the file, then `read(path, artifact)`; every failure of either becomes a canonical error."""
     try:
-        artifact = file_identity(effect.path)
-        if artifact["bytes"] < 12:
-            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
-        with open(effect.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            with memoryview(mapped) as data:
-                head = bytes(data[:12])
-                if head[:4] in MACHO_THIN:
-                    cpu, sub = struct.unpack_from(MACHO_THIN[head[:4]] + "ii", head, 4)
-                    thin = {"cputype": cpu, "cpusubtype": sub, "offset": 0, "size": artifact["bytes"], "align": None}
-                    found = {"artifact": artifact, "slices": [{**thin, "universal": False}], "universal": False}
-                    return Success({**found, "reader_version": lief.__version__})
-                slices = fat_slices(data)
-        if slices is None:
-            raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
+        artifact = file_identity(path)
+        return Success({"artifact": artifact, **read(path, artifact), "reader_version": lief.__version__})
     except LayoutFailure as failure:
-        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
+        return Failure(failure_error(path, failure, accepted))
+    except (struct.error, IndexError) as exc:  # a table that lies about its own extent
+        return Failure(
+            failure_error(path, LayoutFailure("malformed", f"a header table is truncated ({exc})"), accepted)
+        )
     except (OSError, ValueError) as exc:
-        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
-    rows = [{**s, "universal": True} for s in slices]
-    return Success({"artifact": artifact, "slices": rows, "universal": True, "reader_version": lief.__version__})
+        return Failure(unavailable(path, getattr(exc, "strerror", None) or str(exc)))
 
 
-async def read_architectures(effect: ReadArchitectures, progress: Progress) -> Result[Any, ReaError]:
-    return await anyio.to_thread.run_sync(_slices, effect)
+def _mapped_macho(path: str, artifact: dict[str, Any], minimum: int) -> tuple[Any, Any, Any]:
+    """An open, mapped Mach-O file (checked magic and size): (handle, map, view) for a with-block."""
+    if artifact["bytes"] < minimum:
+        raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
+    handle = open(path, "rb")
+    mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    view = memoryview(mapped)
+    if bytes(view[:4]) not in MACHO_MAGICS:
+        view.release()
+        mapped.close()
+        handle.close()
+        raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
+    return handle, mapped, view
 
 
-def _macho(effect: ReadMacho) -> Result[dict[str, Any], ReaError]:
-    try:
-        artifact = file_identity(effect.path)
-        if artifact["bytes"] < 28:
-            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
-        with open(effect.path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-            with memoryview(mapped) as data:
-                if bytes(data[:4]) not in (*MACHO_THIN, b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
-                    raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
-                binary, chosen = select_slice(effect.path, data, effect.architecture)
-                facts = macho_inspection(binary, chosen, data, effect.max_symbols)
-    except LayoutFailure as failure:
-        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
-    except (struct.error, IndexError) as exc:
-        return Failure(failure_error(effect.path, LayoutFailure("malformed", f"a header table is truncated ({exc})")))
-    except (OSError, ValueError) as exc:
-        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
-    return Success({"artifact": artifact, "facts": facts, "reader_version": lief.__version__})
+def _layout(effect: ReadBinaryLayout) -> Reader:
+    caps = {"max_symbols": effect.max_symbols, "max_relocations": effect.max_relocations}
+    return lambda path, artifact: {"facts": read_layout(path, effect.architecture, caps)}
 
 
-async def read_macho(effect: ReadMacho, progress: Progress) -> Result[Any, ReaError]:
-    await progress.report("reading Mach-O", effect.path)
-    return await anyio.to_thread.run_sync(_macho, effect)
+def _slices(path: str, artifact: dict[str, Any]) -> dict[str, Any]:
+    handle, mapped, data = _mapped_macho(path, artifact, 12)
+    with handle, mapped, data:
+        head = bytes(data[:12])
+        if head[:4] in MACHO_THIN:
+            cpu, sub = struct.unpack_from(MACHO_THIN[head[:4]] + "ii", head, 4)
+            thin = {"cputype": cpu, "cpusubtype": sub, "offset": 0, "size": artifact["bytes"], "align": None}
+            return {"slices": [{**thin, "universal": False}], "universal": False}
+        slices = fat_slices(data) or []
+    return {"slices": [{**s, "universal": True} for s in slices], "universal": True}
 
 
-def _signature(effect: ReadSignature) -> Result[dict[str, Any], ReaError]:
-    try:
-        artifact = file_identity(effect.path)
-        if artifact["bytes"] < 28:
-            raise LayoutFailure("unsupported", f"the file has {artifact['bytes']} bytes, too few for a Mach-O header")
-        with open(effect.path, "rb") as handle:
-            if handle.read(4) not in (*MACHO_THIN, b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
-                raise LayoutFailure("unsupported", "the file is not a Mach-O image or universal binary")
-        return read_signature(effect, artifact)
-    except LayoutFailure as failure:
-        return Failure(failure_error(effect.path, failure, "a Mach-O file, thin or universal"))
-    except (struct.error, IndexError) as exc:
-        return Failure(failure_error(effect.path, LayoutFailure("malformed", f"a header table is truncated ({exc})")))
-    except (OSError, ValueError) as exc:
-        return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
+def _macho(effect: ReadMacho) -> Reader:
+    def read(path: str, artifact: dict[str, Any]) -> dict[str, Any]:
+        handle, mapped, data = _mapped_macho(path, artifact, 28)
+        with handle, mapped, data:
+            binary, chosen = select_slice(path, data, effect.architecture)
+            return {"facts": macho_inspection(binary, chosen, data, effect.max_symbols)}
+
+    return read
 
 
-async def read_signature_effect(effect: ReadSignature, progress: Progress) -> Result[Any, ReaError]:
-    await progress.report("reading code signature", effect.path)
-    return await anyio.to_thread.run_sync(_signature, effect)
+def _signature(effect: ReadSignature) -> Reader:
+    def read(path: str, artifact: dict[str, Any]) -> dict[str, Any]:
+        handle, mapped, data = _mapped_macho(path, artifact, 28)
+        with handle, mapped, data:
+            pass  # magic and size checked; the signature reader maps the file itself
+        return read_signature(effect.path, effect.architecture)
+
+    return read
+
+
+def _threaded(phase: str, reader: Callable[[Any], Reader], accepted: str = ACCEPTED) -> Callable[..., Any]:
+    async def handle(effect: Any, progress: Progress) -> Result[Any, ReaError]:
+        await progress.report(phase, effect.path)
+        return await anyio.to_thread.run_sync(guarded, effect.path, reader(effect), accepted)
+
+    return handle
 
 
 HANDLERS = {
-    ReadSignature: read_signature_effect,
-    ReadBinaryLayout: read_binary_layout,
-    ReadArchitectures: read_architectures,
-    ReadMacho: read_macho,
+    ReadBinaryLayout: _threaded("reading binary layout", _layout),
+    ReadArchitectures: _threaded("reading architectures", lambda effect: _slices, MACHO_ACCEPTED),
+    ReadMacho: _threaded("reading Mach-O", _macho, MACHO_ACCEPTED),
+    ReadSignature: _threaded("reading code signature", _signature, MACHO_ACCEPTED),
     **SWIFT_HANDLERS,
 }

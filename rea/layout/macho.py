@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, get_args
 from collections.abc import Mapping, Sequence
 
 from rea.layout.architectures import architectures_result
+from rea.wire.views import MachoFacet
 
-COLLECTIONS = (
-    "entrypoints",
-    "architectures",
-    "build_metadata",
-    "load_commands",
-    "dependencies",
-    "imports",
-    "exports",
-    "segments",
-)
+# the facets of a macho view, less provenance (a list, not a collection)
+COLLECTIONS = tuple(facet for facet in get_args(MachoFacet) if facet != "provenance")
 
 
 def collection(items: Sequence[Any], total: int | None = None, why: str | None = None) -> dict[str, Any]:

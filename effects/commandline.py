@@ -24,6 +24,8 @@ from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
 from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
+from effects.layout import cli as layout_cli
+from effects.wasm import cli as wasm_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -49,6 +51,8 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *javascript_cli.COMMANDS,
     *managed_cli.COMMANDS,
     *android_cli.COMMANDS,
+    *layout_cli.COMMANDS,
+    *wasm_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

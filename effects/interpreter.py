@@ -89,7 +89,14 @@ HANDLERS: dict[type, Handler] = {
 }
 # Families whose handlers load on their first effect: an MCP server that never reads an archive or a
 # JavaScript tree does not pay their imports (tree-sitter, zstandard, ...) at startup.
-LAZY_FAMILIES = ("effects.artifacts", "effects.javascript.runtime", "effects.managed.reader", "effects.android.runtime")
+LAZY_FAMILIES = (
+    "effects.artifacts",
+    "effects.javascript.runtime",
+    "effects.managed.reader",
+    "effects.android.runtime",
+    "effects.layout.runtime",
+    "effects.wasm.runtime",
+)
 
 
 async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | None:

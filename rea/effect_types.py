@@ -14,6 +14,8 @@ from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -57,6 +59,12 @@ AnyEffect: TypeAlias = (
     | AndroidQuery
     | ProbeClient
     | DecodeResources
+    | ReadBinaryLayout
+    | ReadArchitectures
+    | ReadMacho
+    | DemangleSwift
+    | ReadSignature
+    | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -84,4 +92,10 @@ MEMBERS: tuple[type, ...] = (
     AndroidQuery,
     ProbeClient,
     DecodeResources,
+    ReadBinaryLayout,
+    ReadArchitectures,
+    ReadMacho,
+    DemangleSwift,
+    ReadSignature,
+    InspectWasm,
 )

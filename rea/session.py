@@ -43,6 +43,12 @@ _PE_MACHINES = {0x14C: "x86", 0x8664: "x86_64", 0x1C0: "arm", 0x1C2: "arm", 0x1C
 _MACHO_CPUS = {7: "x86", 0x01000007: "x86_64", 12: "arm", 0x0100000C: "arm64"}
 
 
+def machine_architecture(fmt: str, machine: int) -> str | None:
+    """The subject architecture (x86, x86_64, arm, arm64) of a header's machine number, else None."""
+    table = {"elf": _ELF_MACHINES, "pe": _PE_MACHINES, "mach-o": _MACHO_CPUS}.get(fmt, {})
+    return table.get(machine)
+
+
 def header_architecture(head: bytes, fmt: str) -> str | None:
     """The architecture an executable's header declares (x86, x86_64, arm, arm64), else None.
 

@@ -223,6 +223,8 @@ ANDROID: dict[str, Any] = {
         coverage={"const": "complete"},
     ),
 }
+_RANGE = obj(offset=STR, bytes=STR)
+_LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_RANGE), unknown_reason=nullable(STR))
 
 SIX: dict[str, Any] = {
     # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
@@ -334,6 +336,189 @@ SIX: dict[str, Any] = {
         },
         limitations=arr(STR),
     ),
+    # inspect_binary_layout (6.x domain/native/binaryLayout.ts; not in 3.1): the ELF shape
+    "inspect_binary_layout": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT),
+        format=STR,
+        architecture=obj(machine=STR, bits=INT, byte_order=STR),
+        image_type=STR,
+        entry_point=obj(reported_value=STR, meaning=STR, execution_status={"const": "unknown"}),
+        runtime_load_base=NULL,
+        sections=arr(
+            obj(
+                index=INT,
+                name=_LAYOUT_NAME,
+                name_offset=STR,
+                type=ANY,
+                header_location=_RANGE,
+                address=STR,
+                offset=STR,
+                size=STR,
+                alignment=STR,
+                flags=STR,
+                link=INT,
+                info=INT,
+                entry_size=STR,
+                file_backing={"enum": ["file", "none"]},
+            )
+        ),
+        segments=arr(
+            obj(
+                index=INT,
+                type=ANY,
+                header_location=_RANGE,
+                offset=STR,
+                file_size=STR,
+                memory_size=STR,
+                virtual_address=STR,
+                physical_address=STR,
+                alignment=STR,
+                flags=STR,
+                file_backing=STR,
+                permissions=nullable(obj(read=BOOL, write=BOOL, execute=BOOL)),
+            )
+        ),
+        symbols=arr(
+            obj(
+                table_index=INT,
+                entry_index=INT,
+                name=_LAYOUT_NAME,
+                name_offset=STR,
+                location=_RANGE,
+                value=STR,
+                value_meaning=STR,
+                size=STR,
+                binding=ANY,
+                type=ANY,
+                visibility=ANY,
+                section_index=ANY,
+            )
+        ),
+        relocations=arr(
+            obj(
+                section_index=INT,
+                entry_index=INT,
+                reported_offset=STR,
+                target={"type": "object"},
+                location=_RANGE,
+                type=INT,
+                symbol_table_index=INT,
+                symbol_index=INT,
+                symbol_reference_meaning=STR,
+                addend=nullable(STR),
+            )
+        ),
+        packed_relative_relocations=arr({"type": "object"}),
+        relocation_inventory_completeness={"const": "unknown"},
+        linkage=obj(
+            needed_libraries=arr(_LAYOUT_NAME),
+            interpreters=arr(_LAYOUT_NAME),
+            got=arr(obj(display_name=STR, address=STR)),
+            plt=arr(obj(display_name=STR, address=STR)),
+            convenience_maps_completeness={"const": "unknown"},
+            runtime_library_paths=NULL,
+        ),
+        mitigations=obj(
+            evidence_kind={"const": "inferred"},
+            position_independent=BOOL,
+            nx_indicator=nullable(BOOL),
+            executable_stack_indicator=BOOL,
+            stack_canary_indicator=BOOL,
+            relro=nullable(STR),
+        ),
+        diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
+    # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours
+    "inspect_wasm_artifact": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT),
+        validation={"const": "valid"},
+        sections=arr(obj(kind=STR, start=INT, end=INT, bytes=INT, description=STR)),
+        imports=arr(STR),
+        exports=arr(STR),
+        headers=STR,
+        details=STR,
+        wat=obj(text=STR, sha256=STR, representation={"const": "decoded-wat"}),
+        tool_profile=obj(
+            source={"const": "https://github.com/WebAssembly/wabt"},
+            release=STR,
+            source_commit=ANY,
+            commands=arr(obj(tool=STR, path=STR, sha256=STR, version_banner=STR, arguments=arr(STR))),
+            timeout_ms=INT,
+            output_budget_bytes=INT,
+        ),
+        candidates=arr(obj(path=STR, sha256=STR, bytes=INT)),
+        glue=arr({"type": "object"}),
+        runtime_execution={"const": "not-performed"},
+        network_fetch={"const": "not-performed"},
+        limitations=arr(STR),
+    ),
+    # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_signature": obj(
+        signed=BOOL,
+        identifier=nullable(STR),
+        team_identifier=nullable(STR),
+        format=nullable(STR),
+        cdhashes=arr(STR),
+        hash_algorithms=arr(STR),
+        authorities=arr(STR),
+        designated_requirement=nullable(STR),
+        entitlements=ANY,
+        timestamp=nullable(STR),
+        hardened_runtime=nullable(BOOL),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
+    # demangle_swift (3.1 catalog result_schema; not in the result-schema export)
+    "demangle_swift": obj(
+        symbols=arr(obj(input=STR, output=STR, status={"enum": ["demangled", "unchanged", "invalid"]})),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
+    # list_architectures (3.1 catalog result_schema; not in the result-schema export)
+    "list_architectures": obj(
+        architectures=obj(
+            items=arr(
+                obj(
+                    name=STR,
+                    cpu_type=nullable(STR),
+                    cpu_subtype=nullable(STR),
+                    file_offset=nullable(INT),
+                    size=nullable(INT),
+                    alignment=nullable(INT),
+                )
+            ),
+            total=nullable(INT),
+            exhaustive=BOOL,
+            limitations=arr(STR),
+        ),
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
+    # inspect_macho (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_macho": obj(
+        format={"const": "mach-o"},
+        endian=nullable(STR),
+        word_size=ANY,
+        file_type=nullable(STR),
+        flags=arr(STR),
+        uuid=nullable(STR),
+        **{
+            key: obj(items=arr({"type": "object"}), total=nullable(INT), exhaustive=BOOL, limitations=arr(STR))
+            for key in (
+                "entrypoints",
+                "architectures",
+                "build_metadata",
+                "load_commands",
+                "dependencies",
+                "imports",
+                "exports",
+                "segments",
+            )
+        },
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # §1 get_evidence_bundle (sessionToolSchemas, evidenceRecordSummary.ts; not in 3.1): result IS the bundle
     "get_evidence_bundle": obj(records=arr({"type": "object"}), unknowns=arr({"type": "object"})),
     "get_evidence_bundle[summary]": obj(
@@ -404,6 +589,8 @@ LIFECYCLE = frozenset(
 # on a headless provider the reference refuses these (§2 current_address, current_procedure)
 # (§1 get_navigation_context: "the reference errors when the required cursor mode is unavailable")
 EXPECTED_ERRORS = {
+    # no Swift toolchain can be installed here: the reference answers the same without swift-demangle
+    "demangle_swift": "capability_unavailable",
     "current_address": "capability_unavailable",
     "current_procedure": "capability_unavailable",
     "get_navigation_context": "capability_unavailable",

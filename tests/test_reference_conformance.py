@@ -171,7 +171,15 @@ ANDROID = [
     "inspect_adb_client",
     "project_android_application_graph",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + SESSION
+LAYOUT = [
+    "inspect_binary_layout",
+    "inspect_wasm_artifact",
+    "list_architectures",
+    "inspect_macho",
+    "demangle_swift",
+    "inspect_signature",
+]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -253,6 +261,21 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
             s, "compare_artifacts", {"left": ref(replies["inspect_artifact"]), "right": ref(newer)}
         )
     return replies
+
+
+async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
+    async with connect() as s:
+        example = {"path": str(module), "glue_paths": [], "candidate_paths": []}  # the reference's example shape
+        replies = {
+            "inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)}),
+            "inspect_wasm_artifact": await _call(s, "inspect_wasm_artifact", example),
+        }
+        await _call(s, "open_binary", {"path": str(macho)})
+        replies["list_architectures"] = await _call(s, "list_architectures", {})
+        replies["inspect_macho"] = await _call(s, "inspect_macho", {})
+        replies["inspect_signature"] = await _call(s, "inspect_signature", {})
+        replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
+        return replies
 
 
 def _source_graph() -> dict[str, Any]:
@@ -372,6 +395,12 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     if not android_fixtures.missing_tools():
         found.update(anyio.run(_android, android_fixtures.signed_apk(root / "android")))
+    wat = root / "m.wat"
+    wat.write_text('(module (func (export "f") (result i32) i32.const 1))')
+    subprocess.run(["wat2wasm", str(wat), "-o", str(root / "m.wasm")], check=True, capture_output=True)
+    macho = root / "thin.macho"  # a mach_header_64 for x86_64 MH_EXECUTE with no load commands
+    macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
+    found.update(anyio.run(_layout, binary, root / "m.wasm", macho))
     return found
 
 

@@ -119,7 +119,7 @@ def utf16_window(text: str, offset: int, limit: int) -> Result[tuple[str, int, i
 
     start = min(offset, total)
     if low(start):
-        return Failure(view_error("The pseudocode offset splits a UTF-16 surrogate pair.", ("view", "offset")))
+        return Failure(view_error("The text offset splits a UTF-16 surrogate pair.", ("view", "offset")))
     end = min(start + limit, total)
     if low(end):  # end before the pair's high half, or after the pair when that is all the page holds
         end = end - 1 if end - 1 > start else end + 1

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
+from rea.wire.wasm import ToolProfile, WasmFile
+from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
 EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
@@ -65,6 +67,9 @@ ParentOperation = Literal[
     "inventory_artifact",
     "search_android_classes",
     "inspect_android_class",
+    "inspect_binary_layout",
+    "inspect_wasm_artifact",
+    "inspect_macho",
 ]
 AndroidFacet = Literal["classes", "methods", "fields"]
 
@@ -276,17 +281,117 @@ class ApplicationSummary:
 
 
 @attrs.frozen(kw_only=True)
+class LayoutCounts:
+    sections: int = field("Sections", minimum=0)
+    segments: int = field("Segments", minimum=0)
+    symbols: int = field("Symbols", minimum=0)
+    relocations: int = field("ELF REL/RELA entries", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class LayoutSummary:
+    """inspect_binary_layout: the reference's counts and identity, plus our slice, coverage and mitigations."""
+
+    bytes: int = field("File size", minimum=0)
+    format: Literal["elf", "pe", "macho"] = field("Format")
+    architecture: Architecture = field("Machine, word size, byte order")
+    image_type: str = field("Image type")
+    entry: EntryPoint = field("Entry point and its meaning")
+    counts: LayoutCounts = field("Rows per collection")
+    limitation_count: int = field("Limitations of the parent", minimum=0)
+    slice: str | None = field("Universal-binary slice read (null: thin)")
+    coverage: LayoutCoverage = field("Returned, recorded and exhaustive per collection")
+    mitigations: Mitigations = field("The mitigations facet (small; repeated here)")
+
+
+@attrs.frozen(kw_only=True)
+class WasmCounts:
+    sections: int = field("Sections", minimum=0)
+    imports: int = field("Imports", minimum=0)
+    exports: int = field("Exports", minimum=0)
+    candidates: int = field("Candidates (the module first)", minimum=0)
+    glue: int = field("Glue files", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class WatIdentity:
+    sha256: str = field("Digest of the whole decoded WAT", pattern=SHA256_PATTERN)
+    utf16_length: int = field("Its UTF-16 code units", minimum=0)
+    complete: bool = field("The parent carries the whole WAT")
+
+
+@attrs.frozen(kw_only=True)
+class WasmSummary:
+    """inspect_wasm_artifact: identity, validation, available counts, WAT digest/length and the tool profile."""
+
+    artifact: WasmFile = field("The module")
+    validation: Literal["valid"] = field("wasm-validate accepted it")
+    counts: WasmCounts = field("Available rows per facet")
+    custom_section_names: tuple[str, ...] = field("Custom sections, in order")
+    wat: WatIdentity = field("Decoded WAT identity")
+    tool_profile: ToolProfile = field("The exact WABT commands run")
+    runtime_execution: Literal["not-performed"] = field("Never run")
+    network_fetch: Literal["not-performed"] = field("Nothing fetched")
+
+
+@attrs.frozen(kw_only=True)
+class CollectionCount:
+    returned: int = field("Rows the parent returned", minimum=0)
+    total: int | None = field("Rows the image records", minimum=0)
+    exhaustive: bool = field("The parent returned every recorded row")
+
+
+@attrs.frozen(kw_only=True)
+class MachoCollections:
+    entrypoints: CollectionCount = field("Entry points")
+    architectures: CollectionCount = field("Slices")
+    build_metadata: CollectionCount = field("Build metadata")
+    load_commands: CollectionCount = field("Load commands")
+    dependencies: CollectionCount = field("Dependencies")
+    imports: CollectionCount = field("Imports")
+    exports: CollectionCount = field("Exports")
+    segments: CollectionCount = field("Segments")
+
+
+@attrs.frozen(kw_only=True)
+class MachoSummary:
+    """inspect_macho: the selected slice, header fields and UUID; each collection replaced by its counts."""
+
+    slice: str | None = field("Universal slice read (null: thin)")
+    format: Literal["mach-o"] = field("Mach-O")
+    endian: Literal["little", "big"] | None = field("Byte order")
+    word_size: Literal[32, 64] | None = field("Word size")
+    file_type: str | None = field("MH_*")
+    flags: tuple[str, ...] = field("MH_* flags")
+    uuid: str | None = field("LC_UUID")
+    install_name: str | None = field("LC_ID_DYLIB")
+    collections: MachoCollections = field("Returned count, reported total and exhaustive flag per collection")
+
+
+@attrs.frozen(kw_only=True)
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary = field("The parent's summary")
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary = field(
+        "The parent's summary"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class FacetResult(_ViewBase):
+    kind: Literal["facet"] = field("One binary-layout facet")
+    view: FacetView = field("The request's view")
+    facet: Mitigations | Linkage = field("The selected facet, as the layout records it")
 
 
 @attrs.frozen(kw_only=True)
 class ItemResult(_ViewBase):
     kind: Literal["item"] = field("One collection member")
     view: ItemView = field("The request's view")
-    item: Open = field("The selected module: node_id, kind, path and its recorded node with incoming/outgoing edges")
+    item: Open = field(
+        "Modules: node_id, kind, path and the recorded node with incoming/outgoing edges; sections and symbols: "
+        "the layout row"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -300,7 +405,7 @@ class ModuleRow:
 class PageResult(_ViewBase):
     kind: Literal["page"] = field("A collection page")
     view: PageView = field("The request's view")
-    items: tuple[ModuleRow, ...] = field("Members of the page")
+    items: tuple[ModuleRow | Section | Symbol, ...] = field("Members of the page (module rows, or layout rows)")
 
 
 @attrs.frozen(kw_only=True)
@@ -339,7 +444,41 @@ class AndroidViewResult(_ViewBase):
     )
 
 
-AnalysisViewResult = SummaryResult | ItemResult | PageResult | NativeResult | InventoryResult | AndroidViewResult
+@attrs.frozen(kw_only=True)
+class WasmResult(_ViewBase):
+    kind: Literal["wasm"] = field("One inspect_wasm_artifact facet")
+    view: WasmView = field("The request's view")
+    item: Open = field(
+        "Row facets: the page's rows as the parent records them; wat, headers, details: {text, unit: "
+        "utf16-code-units}; tool_profile: the profile"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class MachoResult(_ViewBase):
+    kind: Literal["macho"] = field("One page of an inspect_macho facet")
+    view: MachoView = field("The request's view")
+    item: tuple[Open, ...] = field(
+        "The page's original rows",
+        schema={"type": "array", "items": {"description": "One row exactly as inspect_macho returns it"}},
+    )
+    source_total: int | None = field("The collection's reported total (repeated on every page)", minimum=0)
+    source_exhaustive: bool = field(
+        "The parent returned every recorded row; when false, exhausting the pages does not prove absence"
+    )
+
+
+AnalysisViewResult = (
+    SummaryResult
+    | FacetResult
+    | ItemResult
+    | PageResult
+    | NativeResult
+    | InventoryResult
+    | WasmResult
+    | MachoResult
+    | AndroidViewResult
+)
 
 
 # -------------------------------------------------------------- continuations
@@ -356,5 +495,8 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_artifact": SummaryView(kind="summary"),
     "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
     "analyze_javascript_application": SummaryView(kind="summary"),
+    "inspect_binary_layout": SummaryView(kind="summary"),
+    "inspect_wasm_artifact": SummaryView(kind="summary"),
+    "inspect_macho": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

@@ -19,6 +19,8 @@ from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
+from rea.layout.views import layout_view, macho_view
+from rea.wasm.views import wasm_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
@@ -33,28 +35,31 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "analyze_javascript_application": application_view,
     "search_android_classes": android_view,
     "inspect_android_class": android_view,
+    "inspect_binary_layout": layout_view,
+    "inspect_wasm_artifact": wasm_view,
+    "inspect_macho": macho_view,
 }
-# view kinds whose parents this server does not produce yet: the tool that must
-PRODUCER_OF_KIND = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}
+# view kinds that read one producer's Evidence only; a producer this server lacks is said so
+KIND_PARENT = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}
 LAYOUT_COLLECTIONS = ("sections", "symbols")
 
 
-def _unproduced(view: Mapping[str, Any]) -> ReaError | None:
-    producer = PRODUCER_OF_KIND.get(view["kind"])
+def _unproduced(source: Evidence, view: Mapping[str, Any]) -> ReaError | None:
+    producer = KIND_PARENT.get(view["kind"])
     if producer is None and view.get("collection") in LAYOUT_COLLECTIONS:
         producer = "inspect_binary_layout"
-    if producer is None:
+    if producer is None or source.operation == producer:
         return None
-    return view_error(
-        f"{view['kind']} views read {producer} Evidence, and this server has no {producer} tool yet, "
-        "so no such parent exists here.",
-        required_operation=producer,
-    )
+    if producer not in VIEW_DISPATCH:
+        why = f"this server has no {producer} tool yet, so no such parent exists here."
+    else:
+        why = f"the source is {source.operation} Evidence."
+    return view_error(f"{view['kind']} views read {producer} Evidence, and {why}", required_operation=producer)
 
 
 def project(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The sealed normalized_result of one view of `source`."""
-    refused = _unproduced(view)
+    refused = _unproduced(source, view)
     if refused is not None:
         return Failure(refused)
     projection = VIEW_DISPATCH.get(source.operation)

@@ -1,0 +1,144 @@
+"""The standard custom sections of a module (name, producers, target_features, dylink.0, sourceMappingURL).
+
+WABT names custom sections but does not decode these; their formats are small
+and fixed (tool-conventions), so they are read here, bounded, from the module
+bytes. A section that does not decode is named in limitations, not guessed.
+"""
+
+from __future__ import annotations
+
+from typing import IO, Any
+
+MAX_SECTIONS = 100_000
+MAX_CUSTOM_BYTES = 1 << 20
+
+
+class Truncated(Exception):
+    pass
+
+
+class Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data, self.at = data, 0
+
+    def byte(self) -> int:
+        if self.at >= len(self.data):
+            raise Truncated()
+        self.at += 1
+        return self.data[self.at - 1]
+
+    def uleb(self) -> int:
+        value = shift = 0
+        while True:
+            b = self.byte()
+            value |= (b & 0x7F) << shift
+            if not b & 0x80:
+                return value
+            shift += 7
+            if shift > 35:
+                raise Truncated()
+
+    def name(self) -> str:
+        size = self.uleb()
+        if self.at + size > len(self.data):
+            raise Truncated()
+        self.at += size
+        return self.data[self.at - size : self.at].decode("utf-8", "replace")
+
+    def done(self) -> bool:
+        return self.at >= len(self.data)
+
+
+def _uleb_stream(handle: IO[bytes]) -> int | None:
+    value = shift = 0
+    while True:
+        raw = handle.read(1)
+        if not raw:
+            return None
+        value |= (raw[0] & 0x7F) << shift
+        if not raw[0] & 0x80:
+            return value
+        shift += 7
+        if shift > 35:
+            return None
+
+
+def _producers(r: Reader) -> list[dict[str, str]]:
+    rows = []
+    for _ in range(r.uleb()):
+        field_name = r.name()
+        for _ in range(r.uleb()):
+            rows.append({"field_name": field_name, "name": r.name(), "version": r.name()})
+    return rows
+
+
+def _features(r: Reader) -> list[str]:
+    return [chr(r.byte()) + r.name() for _ in range(r.uleb())]
+
+
+def _dylink0(r: Reader) -> str:
+    parts = []
+    while not r.done():
+        kind, size = r.byte(), r.uleb()
+        body = Reader(r.data[r.at : r.at + size])
+        r.at += size
+        if kind == 1:  # WASM_DYLINK_MEM_INFO
+            mem, align, table, talign = body.uleb(), body.uleb(), body.uleb(), body.uleb()
+            parts.append(f"mem_size={mem} mem_align={align} table_size={table} table_align={talign}")
+        elif kind == 2:
+            needed = [body.name() for _ in range(body.uleb())]
+            parts.append("needed=" + ",".join(needed))
+        else:
+            parts.append(f"subsection {kind} ({size} bytes)")
+    return "; ".join(parts)
+
+
+def custom_sections(handle: IO[bytes]) -> dict[str, Any]:
+    """Names in order and the decoded standard sections; undecodable ones are named in limitations."""
+    found: dict[str, Any] = {
+        "names": [],
+        "name_section": False,
+        "producers": [],
+        "target_features": [],
+        "source_mapping_url": None,
+        "dylink": None,
+        "limitations": [],
+    }
+    if handle.read(8)[:4] != b"\0asm":
+        return found
+    for _ in range(MAX_SECTIONS):
+        head = handle.read(1)
+        if not head:
+            return found
+        size = _uleb_stream(handle)
+        if size is None:
+            found["limitations"].append("the section list ends inside a section header")
+            return found
+        if head[0] != 0:
+            handle.seek(size, 1)
+            continue
+        payload = handle.read(min(size, MAX_CUSTOM_BYTES))
+        handle.seek(size - len(payload), 1)
+        r = Reader(payload)
+        try:
+            name = r.name()
+        except Truncated:
+            found["limitations"].append("a custom section's name runs past its payload")
+            continue
+        found["names"].append(name)
+        body = Reader(payload[r.at :])
+        try:
+            if name == "name":
+                found["name_section"] = True
+            elif name == "producers":
+                found["producers"] = _producers(body)
+            elif name == "target_features":
+                found["target_features"] = _features(body)
+            elif name == "sourceMappingURL":
+                found["source_mapping_url"] = body.name()
+            elif name in ("dylink.0", "dylink"):
+                found["dylink"] = _dylink0(body) if name == "dylink.0" else f"legacy dylink ({len(payload)} bytes)"
+        except Truncated:
+            found["limitations"].append(f"custom section {name!r} does not decode (truncated or over 1 MiB)")
+    found["limitations"].append(f"more than {MAX_SECTIONS} sections: custom sections past them were not read")
+    return found

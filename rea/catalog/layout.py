@@ -1,0 +1,120 @@
+"""Contracts of the binary layout family (inspect_binary_layout; views: rea.catalog.views)."""
+
+from __future__ import annotations
+
+import attrs
+
+from rea.catalog.schemas import evidence_output
+from rea.catalog.views import VIEW_RESULT_SCHEMA
+from rea.wire.layout import (
+    Architectures,
+    ArchitecturesArgs,
+    BinaryLayout,
+    DemangleArgs,
+    DemangleResult,
+    LayoutArgs,
+    MachoArgs,
+    MachoInspection,
+    Signature,
+    SignatureArgs,
+)
+from rea.wire.schema import schema_of
+from rea.wire.tool import evidence_tool
+
+INSPECT_BINARY_LAYOUT = evidence_tool(
+    "inspect_binary_layout",
+    "Inspect Binary Layout",
+    (
+        "Read the file layout of a local ELF (any machine), PE/PE32+ or Mach-O (thin, or one slice of a universal "
+        "binary chosen by architecture) without a disassembler: sections, segments, symbols, ELF REL/RELA/RELR "
+        "relocations with their owners, PE base relocations and Mach-O fixups, needed libraries, interpreter and "
+        "rpaths, the entry point with its meaning, linkage (GOT/PLT, IAT slots) and inferred mitigations (NX, "
+        "PIE/ASLR, RELRO, canary and FORTIFY evidence, CET/BTI, DllCharacteristics and CFG, Mach-O PIE and "
+        "hardened runtime). Numbers are 0x hex strings; names keep their bytes and file locations. detail: summary "
+        "retains the complete Evidence and returns its summary view (parent_evidence_id); then read facets, "
+        "sections and symbols with inspect_analysis_view."
+    ),
+    args=LayoutArgs,
+    result=BinaryLayout,
+    examples=[{"path": "/usr/bin/true"}, {"path": "/usr/bin/true", "detail": "summary"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+# detail: summary answers with the summary view Evidence of inspect_analysis_view instead
+INSPECT_BINARY_LAYOUT = attrs.evolve(
+    INSPECT_BINARY_LAYOUT,
+    output_schema=evidence_output({"anyOf": [schema_of(BinaryLayout), VIEW_RESULT_SCHEMA]}),
+)
+
+LIST_ARCHITECTURES = evidence_tool(
+    "list_architectures",
+    "List Architectures",
+    (
+        "After open_binary on a Mach-O file, list its architectures: every slice of a universal binary (name as "
+        "lipo gives it, CPU type and subtype, file offset, size, alignment) from a checked universal header (slices "
+        "inside the file, not overlapping), or the one image of a thin file. Works on any host; no Mac needed."
+    ),
+    args=ArchitecturesArgs,
+    result=Architectures,
+    examples=[{}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+INSPECT_MACHO = evidence_tool(
+    "inspect_macho",
+    "Inspect Mach-O",
+    (
+        "After open_binary on a Mach-O file (thin, or a universal binary with architecture naming the slice), "
+        "read it with lief on any host: header (endian, word size, file type, flags, UUID), entry points, "
+        "architectures, build metadata (platform, minimum OS, SDK, tools), every load command, dependencies with "
+        "versions, imports (binding dylib), exports (address, weak, re-export source) and segments with sections. "
+        "Each collection carries its total and exhaustive flag. Frameworks hold megabytes of symbols: select "
+        'detail: "summary" first, then page facets with inspect_analysis_view {kind: macho}.'
+    ),
+    args=MachoArgs,
+    result=MachoInspection,
+    examples=[{}, {"detail": "summary"}, {"architecture": "arm64", "detail": "summary"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+INSPECT_MACHO = attrs.evolve(
+    INSPECT_MACHO, output_schema=evidence_output({"anyOf": [schema_of(MachoInspection), VIEW_RESULT_SCHEMA]})
+)
+
+DEMANGLE_SWIFT = evidence_tool(
+    "demangle_swift",
+    "Demangle Swift",
+    (
+        "Demangle Swift symbols with the host's swift-demangle (a Swift toolchain on PATH): each input with its "
+        "output and status (demangled, unchanged, invalid) and the command's provenance. Without swift-demangle "
+        "the call fails with capability_unavailable and the install step; nothing is guessed."
+    ),
+    args=DemangleArgs,
+    result=DemangleResult,
+    examples=[{"symbols": ["$s4Test3fooyyF"]}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent", "launchesProcess"},
+)
+
+INSPECT_SIGNATURE = evidence_tool(
+    "inspect_signature",
+    "Inspect Signature",
+    (
+        "After open_binary on a Mach-O file, read its embedded code signature on any host: whether it is signed, "
+        "identifier and team identifier, every CodeDirectory with its hash type and cdhash, hardened runtime "
+        "(CS_RUNTIME), XML entitlements, signing authorities and signing time from the CMS blob. Unsigned images "
+        "say so; lying blob lengths end the reading with a limitation. Requirements are not decompiled."
+    ),
+    args=SignatureArgs,
+    result=Signature,
+    examples=[{}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "inspect-signature", "list-architectures")
+TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT, INSPECT_SIGNATURE)

@@ -1,0 +1,453 @@
+"""From reader facts to the inspect_binary_layout result: every meaning decided here, from recorded fields only.
+
+The reader reports numbers, names and locations; this module decides what they
+mean (entry, symbol values, relocation targets, file backing, permissions) and
+which hardening the headers indicate, and says what was not seen.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+
+from rea.layout import names as n
+from rea.layout.macho_names import CS_RUNTIME, MH_ALLOW_STACK_EXECUTION, MH_NO_HEAP_EXECUTION, MH_PIE
+
+Row = Mapping[str, Any]
+MASK64 = (1 << 64) - 1
+
+
+def hx(value: int) -> str:
+    return f"0x{value & MASK64:x}"
+
+
+def rng(pair: Sequence[int]) -> dict[str, str]:
+    return {"offset": hx(pair[0]), "bytes": hx(pair[1])}
+
+
+def name(row: Row) -> dict[str, Any]:
+    loc = row["location"]
+    return {
+        "display": row["display"],
+        "bytes_base64": row["bytes"],
+        "location": None if loc is None else rng(loc),
+        "unknown_reason": row["unknown_reason"],
+    }
+
+
+def _opt_hex(value: int | None) -> str | None:
+    return None if value is None else hx(value)
+
+
+# ------------------------------------------------------------------ sections
+
+
+def _section_type(fmt: str, value: Any) -> str | int:
+    return n.named(n.SHT, value) if fmt == "elf" and isinstance(value, int) else value
+
+
+def _section(fmt: str, row: Row) -> dict[str, Any]:
+    backed = not row["nobits"] and not (fmt == "elf" and row["type"] == n.SHT_NULL)
+    return {
+        "index": row["index"],
+        "name": name(row["name"]),
+        "name_offset": _opt_hex(row["name_offset"]),
+        "type": _section_type(fmt, row["type"]),
+        "header_location": rng(row["header_location"]),
+        "address": hx(row["address"]),
+        "offset": hx(row["offset"]),
+        "size": hx(row["size"]),
+        "alignment": hx(row["alignment"]),
+        "flags": hx(row["flags"]),
+        "link": row["link"],
+        "info": row["info"],
+        "entry_size": _opt_hex(row["entry_size"]),
+        "file_backing": "file" if backed else "none",
+        "segment": row["segment"],
+        "raw_size": _opt_hex(row["raw_size"]),
+    }
+
+
+# ------------------------------------------------------------------ segments
+
+
+def _permissions(fmt: str, row: Row) -> dict[str, bool] | None:
+    if fmt == "elf":
+        if row["type"] == n.PT_NULL:
+            return None
+        f = row["flags"]
+        return {"read": bool(f & n.PF_R), "write": bool(f & n.PF_W), "execute": bool(f & n.PF_X)}
+    f = row["flags"]  # VM_PROT_READ 1, WRITE 2, EXECUTE 4
+    return {"read": bool(f & 1), "write": bool(f & 2), "execute": bool(f & 4)}
+
+
+def _segment(fmt: str, row: Row) -> dict[str, Any]:
+    has_bytes = row["file_size"] != 0 and not (fmt == "elf" and row["type"] == n.PT_NULL)
+    return {
+        "index": row["index"],
+        "type": n.named(n.PT, row["type"]) if fmt == "elf" else row["type"],
+        "name": row["name"],
+        "header_location": rng(row["header_location"]),
+        "offset": hx(row["offset"]),
+        "file_size": hx(row["file_size"]),
+        "memory_size": hx(row["memory_size"]),
+        "virtual_address": hx(row["virtual_address"]),
+        "physical_address": hx(row["physical_address"]),
+        "alignment": hx(row["alignment"]),
+        "flags": hx(row["flags"]),
+        "file_backing": "file" if has_bytes else "none",
+        "permissions": _permissions(fmt, row),
+    }
+
+
+# ------------------------------------------------------------------- symbols
+
+
+def _elf_value_meaning(row: Row, image_type: str, section_count: int) -> str:
+    shndx = row["section_index"]
+    if row["type"] == n.STT_FILE:
+        return "no-address"
+    if shndx == n.SHN_UNDEF:
+        return "undefined"
+    if shndx == n.SHN_COMMON:
+        return "alignment"
+    if shndx == n.SHN_ABS:
+        return "absolute-value"
+    if shndx >= n.SHN_LORESERVE or shndx >= section_count:
+        return "unknown-section-index"
+    if row["type"] == n.STT_TLS:
+        return "tls-offset"
+    return "section-offset" if image_type == "ET_REL" else "linked-virtual-address"
+
+
+def _macho_value_meaning(row: Row, image_type: str) -> str:
+    ntype = row["type"]
+    if ntype & 0xE0:  # N_STAB debugging entry
+        return "no-address"
+    kind = ntype & 0x0E
+    if kind in (0x0, 0xC):  # N_UNDF, N_PBUD
+        return "alignment" if kind == 0 and row["value"] and ntype & 0x01 else "undefined"
+    if kind == 0x2:
+        return "absolute-value"
+    if kind == 0xE:
+        return "linked-virtual-address" if image_type != "MH_OBJECT" else "section-offset"
+    return "no-address"  # N_INDR
+
+
+def _pe_value_meaning(row: Row, section_count: int) -> str:
+    number = row["pe_section_number"]
+    if number == 0:
+        return "alignment" if row["value"] else "undefined"
+    if number == n.IMAGE_SYM_ABSOLUTE:
+        return "absolute-value"
+    if number == n.IMAGE_SYM_DEBUG:
+        return "no-address"
+    return "section-offset" if 0 < number <= section_count else "unknown-section-index"
+
+
+def _symbol(fmt: str, row: Row, image_type: str, section_count: int) -> dict[str, Any]:
+    if fmt == "elf":
+        meaning = _elf_value_meaning(row, image_type, section_count)
+        binding, kind = n.named(n.STB, row["binding"]), n.named(n.STT, row["type"])
+        visibility, section = n.named(n.STV, row["visibility"]), n.named(n.SHN, row["section_index"])
+    elif fmt == "macho":
+        meaning = _macho_value_meaning(row, image_type)
+        binding, kind, visibility, section = row["binding"], row["type"], row["visibility"], row["section_index"]
+    else:
+        meaning = _pe_value_meaning(row, section_count)
+        binding, kind, visibility, section = row["binding"], row["type"], row["visibility"], row["section_index"]
+    return {
+        "table_index": row["table_index"],
+        "entry_index": row["entry_index"],
+        "name": name(row["name"]),
+        "name_offset": hx(row["name_offset"]),
+        "location": rng(row["location"]),
+        "value": hx(row["value"]),
+        "value_meaning": meaning,
+        "size": hx(row["size"]),
+        "binding": binding,
+        "type": kind,
+        "visibility": visibility,
+        "section_index": section,
+    }
+
+
+# --------------------------------------------------------------- relocations
+
+
+def _target(row: Row, image_type: str, sections: Sequence[Row]) -> dict[str, Any]:
+    if image_type != "ET_REL":
+        return {"kind": "linked-virtual-address", "address": hx(row["reported_offset"])}
+    info = row["owner_info"]
+    if info == 0:
+        reason = "undefined-section-reference"
+    elif info >= len(sections) or sections[info]["type"] == n.SHT_NULL:
+        reason = "inactive-section-header"
+    else:
+        return {"kind": "section-offset", "section_index": info, "offset": hx(row["reported_offset"])}
+    return {
+        "kind": "unknown-section",
+        "reported_section_index": info,
+        "offset": hx(row["reported_offset"]),
+        "unknown_reason": reason,
+    }
+
+
+def _relocation(row: Row, machine: int, image_type: str, sections: Sequence[Row]) -> dict[str, Any]:
+    return {
+        "section_index": row["section_index"],
+        "entry_index": row["entry_index"],
+        "reported_offset": hx(row["reported_offset"]),
+        "target": _target(row, image_type, sections),
+        "location": rng(row["location"]),
+        "type": row["type"],
+        "type_name": n.RELOCATION_TYPES.get(machine, {}).get(row["type"]),
+        "symbol_table_index": row["symbol_table_index"],
+        "symbol_index": row["symbol_index"],
+        "symbol_reference_meaning": "zero-symbol-value" if row["symbol_index"] == 0 else "symbol-table-entry",
+        "symbol_name": row["symbol_name"],
+        "addend": None if row["addend"] is None else str(row["addend"]),
+    }
+
+
+def _relr(row: Row, image_type: str) -> dict[str, Any]:
+    return {
+        "section_index": row["section_index"],
+        "location": rng(row["location"]),
+        "encoded_bytes_base64": row["encoded"],
+        "entries": [{"decoded_index": i, "reported_offset": hx(v)} for i, v in enumerate(row["entries"])],
+        "offset_meaning": "linked-virtual-address" if image_type != "ET_REL" else "unknown",
+        "evidence_kind": "derived",
+        "entry_source_locations": None,
+        "addends": None,
+    }
+
+
+# ------------------------------------------------------------------- linkage
+
+
+def _got_plt(facts: Row) -> tuple[list[dict[str, str]], list[dict[str, str]]]:
+    """GOT slots of JUMP_SLOT/GLOB_DAT entries; x86-64 PLT stubs in JUMP_SLOT order (.plt.sec, else .plt + 16)."""
+    machine = facts["machine_number"]
+    slots = (n.JUMP_SLOT.get(machine), n.GLOB_DAT.get(machine))
+    got = [
+        {"display_name": r["symbol_name"] or "", "address": hx(r["reported_offset"])}
+        for r in facts["relocations"]
+        if r["type"] in slots and slots[0] is not None
+    ]
+    plt: list[dict[str, str]] = []
+    if machine == n.EM_X86_64 and facts["image_type"] != "ET_REL":
+        by_name = {s["name"]["display"]: s for s in facts["sections"]}
+        stubs, first = (by_name.get(".plt.sec"), 0) if ".plt.sec" in by_name else (by_name.get(".plt"), 1)
+        jumps = [r for r in facts["relocations"] if r["type"] == slots[0]]
+        if stubs is not None:
+            plt = [
+                {"display_name": r["symbol_name"] or "", "address": hx(stubs["address"] + 16 * (i + first))}
+                for i, r in enumerate(jumps)
+            ]
+    return got, plt
+
+
+def _linkage(facts: Row) -> dict[str, Any]:
+    got, plt = _got_plt(facts) if facts["format"] == "elf" else ([], [])
+    return {
+        "needed_libraries": [name(x) for x in facts["needed"]],
+        "interpreters": [name(x) for x in facts["interpreters"]],
+        "got": got,
+        "plt": plt,
+        "convenience_maps_completeness": "unknown",
+        "runtime_library_paths": None,
+        "library_search_paths": list(facts["search_paths"]),
+        "import_slots": [{**s, "address": hx(s["address"])} for s in facts["import_slots"]],
+    }
+
+
+# --------------------------------------------------------------- mitigations
+
+
+def _referenced(facts: Row) -> set[str]:
+    """Symbol names the image defines or imports (bare of leading underscores)."""
+    found = {n.bare(s["name"]["display"]) for s in facts["symbols"]}
+    for extra in (facts["pe"], facts["macho"]):
+        if extra is not None:
+            found.update(n.bare(x) for x in extra["imported_names"])
+    found.update(n.bare(s["name"]) for s in facts["import_slots"] if s["name"])
+    return found
+
+
+def _fortified(names: set[str]) -> list[str]:
+    return sorted(x for x in names if x.endswith("_chk") and not x.startswith("stack_chk"))
+
+
+def _elf_mitigations(facts: Row) -> dict[str, Any]:
+    by_type = {s["type"]: s for s in facts["segments"]}
+    stack = by_type.get(n.PT_GNU_STACK)
+    flags = facts["dynamic_flags"] or {"FLAGS": 0, "FLAGS_1": 0, "BIND_NOW": False}
+    bind_now = flags["BIND_NOW"] or bool(flags["FLAGS"] & n.DF_BIND_NOW) or bool(flags["FLAGS_1"] & n.DF_1_NOW)
+    relro = None if n.PT_GNU_RELRO not in by_type else ("Full" if bind_now else "Partial")
+    props = facts["gnu_properties"]
+    machine = facts["machine_number"]
+    x86 = props.get(n.X86_FEATURE_1_AND) if machine in (n.EM_X86_64, n.EM_386) else None
+    arm = props.get(n.AARCH64_FEATURE_1_AND) if machine == n.EM_AARCH64 else None
+    return {
+        "position_independent": facts["image_type"] == "ET_DYN",
+        "nx_indicator": None if stack is None else not stack["flags"] & n.PF_X,
+        "executable_stack_indicator": stack is not None and bool(stack["flags"] & n.PF_X),
+        "relro": relro,
+        "cet": None if x86 is None else {"ibt": bool(x86 & 1), "shstk": bool(x86 & 2)},
+        "arm": None if arm is None else {"bti": bool(arm & 1), "pac": bool(arm & 2)},
+        "pe": None,
+        "macho": None,
+    }
+
+
+def _pe_mitigations(facts: Row) -> dict[str, Any]:
+    pe = facts["pe"]
+    chars = pe["dll_characteristics"]
+    guard = pe["guard_flags"]
+    return {
+        "position_independent": bool(chars & n.DYNAMIC_BASE) and pe["has_relocations"],
+        "nx_indicator": bool(chars & n.NX_COMPAT),
+        "executable_stack_indicator": not chars & n.NX_COMPAT,
+        "relro": None,
+        "cet": None,
+        "arm": None,
+        "pe": {
+            "dll_characteristics": hx(chars),
+            "flags": [f"IMAGE_DLLCHARACTERISTICS_{v}" for k, v in sorted(n.DLL_CHARACTERISTICS.items()) if chars & k],
+            "guard_flags": _opt_hex(guard),
+            "control_flow_guard": bool(chars & n.GUARD_CF)
+            and guard is not None
+            and bool(guard & n.IMAGE_GUARD_CF_INSTRUMENTED),
+            "safe_seh": pe["safe_seh"],
+        },
+        "macho": None,
+    }
+
+
+def _macho_mitigations(facts: Row) -> dict[str, Any]:
+    m = facts["macho"]
+    flags = m["flags"]
+    cs = m["cs_flags"]
+    return {
+        "position_independent": bool(flags & MH_PIE) or facts["image_type"] in ("MH_DYLIB", "MH_BUNDLE"),
+        "nx_indicator": not flags & MH_ALLOW_STACK_EXECUTION,
+        "executable_stack_indicator": bool(flags & MH_ALLOW_STACK_EXECUTION),
+        "relro": None,
+        "cet": None,
+        "arm": None,
+        "pe": None,
+        "macho": {
+            "header_flags": list(m["flag_names"]),
+            "pie": bool(flags & MH_PIE),
+            "allow_stack_execution": bool(flags & MH_ALLOW_STACK_EXECUTION),
+            "no_heap_execution": bool(flags & MH_NO_HEAP_EXECUTION),
+            "code_signature": m["code_signature"],
+            "hardened_runtime": None if cs is None else bool(cs & CS_RUNTIME),
+        },
+    }
+
+
+_MITIGATIONS: Mapping[str, Callable[[Row], dict[str, Any]]] = {
+    "elf": _elf_mitigations,
+    "pe": _pe_mitigations,
+    "macho": _macho_mitigations,
+}
+
+
+def _mitigations(facts: Row) -> dict[str, Any]:
+    names = _referenced(facts)
+    return {
+        "evidence_kind": "inferred",
+        **_MITIGATIONS[facts["format"]](facts),
+        "stack_canary_indicator": bool(names & {n.bare(x) for x in n.CANARY_SYMBOLS}),
+        "fortify_symbols": _fortified(names),
+    }
+
+
+# ---------------------------------------------------------------- the result
+
+
+def _entry(facts: Row) -> dict[str, Any]:
+    kind, value, image = facts["entry_kind"], facts["entry"], facts["image_type"]
+    if image in ("ET_REL", "MH_OBJECT"):
+        meaning = "not-applicable"
+    elif kind == "none" or value == 0:
+        meaning = "absent"
+    else:
+        meaning = {"elf": "linked-virtual-address", "pe": "relative-virtual-address", "macho-main": "file-offset"}.get(
+            kind, "linked-virtual-address"
+        )
+    return {"reported_value": hx(value), "meaning": meaning, "execution_status": "unknown"}
+
+
+def _count(returned: int, total: int) -> dict[str, Any]:
+    return {"returned": returned, "total": total, "exhaustive": returned >= total}
+
+
+_TABLE_NOTES = {
+    "absent": "The section header table is absent (e_shoff or e_shnum is zero, as after stripping section "
+    "headers): sections, symbol tables and REL/RELA tables are located through section headers, so none are "
+    "reported; segments still are.",
+    "malformed": "The section header table lies outside the file or has a short entry size: it was not read, "
+    "so sections, symbol tables and REL/RELA tables are not reported (nothing is guessed).",
+}
+
+
+def _limitations(facts: Row, coverage: Row) -> list[str]:
+    notes = list(facts["limitations"])
+    if facts["section_table"] in _TABLE_NOTES:
+        notes.append(_TABLE_NOTES[facts["section_table"]])
+    for key in ("symbols", "relocations"):
+        c = coverage[key]
+        if not c["exhaustive"]:
+            notes.append(f"{c['total'] - c['returned']} of {c['total']} {key} were not returned (max_{key} cap).")
+    if facts["format"] == "pe":
+        notes.append("PE images have no program headers: segments is empty; sections carry the mapping.")
+    if facts["format"] != "elf":
+        notes.append(
+            "relocations and packed_relative_relocations hold ELF tables; this image's base relocations or fixups "
+            "are in image_relocations."
+        )
+    notes.append("GOT/PLT and import maps are derived from relocation and import tables, not exhaustive.")
+    return notes
+
+
+def layout_result(facts: Row, artifact: Row, caps: Row) -> dict[str, Any]:
+    """The complete normalized_result of inspect_binary_layout."""
+    fmt = facts["format"]
+    sections = facts["sections"]
+    image_relocations = facts["image_relocations"]
+    coverage = {
+        "sections": _count(len(sections), len(sections)),
+        "segments": _count(len(facts["segments"]), len(facts["segments"])),
+        "symbols": _count(len(facts["symbols"]), facts["symbol_total"]),
+        "relocations": _count(
+            len(facts["relocations"]) + len(image_relocations),
+            facts["relocation_total"] + facts.get("image_relocation_total", len(image_relocations)),
+        ),
+        "section_table": facts["section_table"],
+    }
+    return {
+        "artifact": dict(artifact),
+        "format": fmt,
+        "architecture": {"machine": str(facts["machine"]), "bits": facts["bits"], "byte_order": facts["byte_order"]},
+        "image_type": facts["image_type"],
+        "entry_point": _entry(facts),
+        "runtime_load_base": None,
+        "sections": [_section(fmt, s) for s in sections],
+        "segments": [_segment(fmt, s) for s in facts["segments"]],
+        "symbols": [_symbol(fmt, s, facts["image_type"], len(sections)) for s in facts["symbols"]],
+        "relocations": [
+            _relocation(r, facts["machine_number"], facts["image_type"], sections) for r in facts["relocations"]
+        ],
+        "packed_relative_relocations": [_relr(r, facts["image_type"]) for r in facts["relr"]],
+        "relocation_inventory_completeness": "unknown",
+        "image_relocations": [{**r, "address": hx(r["address"])} for r in image_relocations],
+        "linkage": _linkage(facts),
+        "mitigations": _mitigations(facts),
+        "diagnostics": {"stdout": "", "stderr": "", "truncated": False},
+        "slice": facts["slice"],
+        "coverage": coverage,
+        "limitations": _limitations(facts, coverage),
+    }

@@ -1,0 +1,46 @@
+"""The layout effect: what the program asks the reader for."""
+
+from __future__ import annotations
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class ReadBinaryLayout:
+    """Read the layout facts of one file (a universal Mach-O: the named slice), keeping at most the caps."""
+
+    path: str
+    architecture: str | None
+    max_symbols: int
+    max_relocations: int
+
+
+@attrs.frozen(kw_only=True)
+class ReadArchitectures:
+    """The slices of a Mach-O file (thin: its one image), with the universal header checked."""
+
+    path: str
+
+
+@attrs.frozen(kw_only=True)
+class ReadMacho:
+    """inspect_macho facts of one Mach-O image (a universal file: the named slice)."""
+
+    path: str
+    architecture: str | None
+    max_symbols: int
+
+
+@attrs.frozen(kw_only=True)
+class DemangleSwift:
+    """Run swift-demangle on the symbols (one per line on stdin), when a Swift toolchain provides it."""
+
+    symbols: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class ReadSignature:
+    """The embedded code signature of one Mach-O image (a universal file: the named slice)."""
+
+    path: str
+    architecture: str | None

@@ -1,0 +1,1 @@
+"""WebAssembly modules: WABT's reports parsed into records, glue literals associated, views. Pure."""

@@ -1,0 +1,176 @@
+"""From WABT's reports to the inspect_wasm_artifact result: sections, imports, exports, glue associations.
+
+WABT's lines are kept as written (the reference's `imports`/`exports` strings);
+their records are an extra that never splits a name on ambiguous punctuation:
+an import target `a.b.c` keeps module null rather than guessing where the module ends.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import Any
+from collections.abc import Mapping, Sequence
+
+_SECTION = re.compile(r"^\s*(\S+) start=0x([0-9a-f]+) end=0x([0-9a-f]+) \(size=0x([0-9a-f]+)\)\s*(.*)$")
+_BLOCK = re.compile(r"^(\w+)\[(\d+)\]:$")
+_ENTRY = re.compile(r"^ - (\w+)\[(\d+)\](.*)$")
+_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
+SOURCE = "https://github.com/WebAssembly/wabt"
+Row = Mapping[str, Any]
+
+
+def split_report(report: str) -> tuple[str, str]:
+    """wasm-objdump -h -x writes the banner and headers, then the details from a "Section Details:" line."""
+    marker = report.find("\nSection Details:")
+    if marker < 0:
+        return report, ""
+    return report[: marker + 1], report[marker + 1 :]
+
+
+def sections(headers: str) -> list[dict[str, Any]]:
+    rows = []
+    for line in headers.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            kind, start, end, size, rest = m.groups()
+            rows.append(
+                {
+                    "kind": kind,
+                    "start": int(start, 16),
+                    "end": int(end, 16),
+                    "bytes": int(size, 16),
+                    "description": rest.strip(),
+                }
+            )
+    return rows
+
+
+def _blocks(details: str) -> dict[str, list[str]]:
+    found: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in details.splitlines():
+        head = _BLOCK.match(line)
+        if head:
+            current = found.setdefault(head.group(1), [])
+            continue
+        if line.endswith(":") and not line.startswith(" "):
+            current = None
+            continue
+        if current is not None and line.startswith(" - "):
+            current.append(line)
+    return found
+
+
+def _import_record(line: str) -> dict[str, Any]:
+    m = _ENTRY.match(line)
+    kind, index, rest = (m.group(1), int(m.group(2)), m.group(3)) if m else ("unknown", 0, line)
+    target = rest.rsplit(" <- ", 1)[1] if " <- " in rest else ""
+    module, name = target.split(".") if target.count(".") == 1 else (None, target or None)
+    return {"kind": kind, "index": index, "name": name, "module": module, "line": line}
+
+
+def _export_record(line: str) -> dict[str, Any]:
+    m = _ENTRY.match(line)
+    kind, index, rest = (m.group(1), int(m.group(2)), m.group(3)) if m else ("unknown", 0, line)
+    quoted = rest.rsplit(" -> ", 1)[1].strip() if " -> " in rest else ""
+    name = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] == '"' else (quoted or None)
+    return {"kind": kind, "index": index, "name": name, "module": None, "line": line}
+
+
+def _stem(value: str) -> str:
+    return posixpath.basename(value.split("?", 1)[0].split("#", 1)[0])
+
+
+def glue_references(glue_path: str, text: str, candidates: Sequence[str]) -> list[dict[str, Any]]:
+    """String literals naming a .wasm resource, each associated with the candidates it may name."""
+    rows = []
+    base = posixpath.dirname(glue_path)
+    for number, line in enumerate(text.splitlines(), start=1):
+        for m in _LITERAL.finditer(line):
+            value = m.group(2)
+            if ".wasm" not in value:
+                continue
+            local = posixpath.normpath(posixpath.join(base, value.split("?", 1)[0].split("#", 1)[0]))
+            exact = [c for c in candidates if "://" not in value and posixpath.normpath(c) == local]
+            named = [c for c in candidates if posixpath.basename(c) == _stem(value)]
+            association = "local-path-candidate" if exact else ("basename-candidates" if named else "unresolved")
+            rows.append(
+                {
+                    "value": value,
+                    "line": number,
+                    "column": m.start(),
+                    "candidate_paths": exact or named,
+                    "association": association,
+                    "evidence_kind": "static-literal",
+                }
+            )
+    return rows
+
+
+def _release(commands: Sequence[Row]) -> str:
+    banners = {c["version_banner"].strip() for c in commands}
+    return banners.pop() if len(banners) == 1 else "mixed: " + ", ".join(sorted(banners))
+
+
+def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
+    """The complete normalized_result of inspect_wasm_artifact."""
+    headers, details = split_report(facts["report"])
+    blocks = _blocks(details)
+    imports, exports = blocks.get("Import", []), blocks.get("Export", [])
+    wat = facts["wat"]
+    candidate_paths = [c["path"] for c in facts["candidates"]]
+    glue = [
+        {
+            "artifact": g["artifact"],
+            "parse_status": "complete" if g["decoded"] else "partial",
+            "references": glue_references(g["artifact"]["path"], g["text"], candidate_paths),
+        }
+        for g in facts["glue"]
+    ]
+    customs = facts["customs"]
+    limitations = ["The WAT is decoded from the binary by wasm2wat; it is not the module's original source."]
+    if not wat["complete"]:
+        limitations.append(
+            f"wat.text holds the first {len(wat['text'])} characters of {wat['utf16_length']} UTF-16 units "
+            "(max_wat_inline_units); wat.sha256 and wat.utf16_length cover the whole WAT."
+        )
+    limitations += [f"custom sections: {text}" for text in customs["limitations"]]
+    limitations += [
+        f"glue {g['artifact']['path']} is not valid UTF-8: literals were scanned after replacement"
+        for g in facts["glue"]
+        if not g["decoded"]
+    ]
+    return {
+        "artifact": facts["artifact"],
+        "validation": "valid",
+        "sections": sections(headers),
+        "imports": imports,
+        "exports": exports,
+        "import_records": [_import_record(line) for line in imports],
+        "export_records": [_export_record(line) for line in exports],
+        "custom_sections": customs,
+        "headers": headers,
+        "details": details,
+        "wat": {
+            "text": wat["text"],
+            "sha256": wat["sha256"],
+            "representation": "decoded-wat",
+            "utf16_length": wat["utf16_length"],
+            "utf8_bytes": wat["utf8_bytes"],
+            "complete": wat["complete"],
+        },
+        "tool_profile": {
+            "source": SOURCE,
+            "release": _release(facts["commands"]),
+            "source_commit": None,
+            "commands": facts["commands"],
+            "timeout_ms": timeout_ms,
+            "output_budget_bytes": budget,
+        },
+        "candidates": [facts["artifact"], *facts["candidates"]],
+        "glue": glue,
+        "runtime_execution": "not-performed",
+        "network_fetch": "not-performed",
+        "limitations": limitations,
+    }

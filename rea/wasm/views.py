@@ -1,0 +1,114 @@
+"""inspect_analysis_view over inspect_wasm_artifact Evidence: the summary and every facet, pure.
+
+Array facets page by rows; wat, headers and details page by UTF-16 code units and
+never split a character; tool_profile is a singleton. The WAT digest is checked
+against the carried text before any WAT page is served, for retained and inline
+sources alike; WABT is never run again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+from collections.abc import Mapping
+
+from returns.result import Failure, Result, Success
+
+from rea.analysis_views import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
+from rea.errors import ReaError
+from rea.evidence import Evidence
+from rea.native.views import utf16_window
+
+ROWS = ("sections", "imports", "exports", "candidates", "glue")
+TEXTS = ("wat", "headers", "details")
+UNKNOWNS = ["runtime behaviour is unknown (runtime_execution not-performed)", "network resources were not fetched"]
+
+
+def _summary(nr: Mapping[str, Any]) -> dict[str, Any]:
+    wat = nr["wat"]
+    return {
+        "artifact": nr["artifact"],
+        "validation": nr["validation"],
+        "counts": {k: len(nr[k]) for k in ROWS},
+        "custom_section_names": list(nr["custom_sections"]["names"]),
+        "wat": {"sha256": wat["sha256"], "utf16_length": wat["utf16_length"], "complete": wat["complete"]},
+        "tool_profile": nr["tool_profile"],
+        "runtime_execution": nr["runtime_execution"],
+        "network_fetch": nr["network_fetch"],
+    }
+
+
+def check_wat(wat: Mapping[str, Any]) -> ReaError | None:
+    """The carried WAT must hash to its digest (complete text) before a page of it is served."""
+    if not wat["complete"]:
+        return None
+    if hashlib.sha256(wat["text"].encode("utf-8")).hexdigest() == wat["sha256"]:
+        return None
+    return ReaError(
+        code="evidence_integrity_mismatch",
+        message="The Evidence's decoded WAT does not hash to its recorded wat.sha256; no page is served from it.",
+        details={"field": "normalized_result.wat", "reason": "digest_mismatch", "expected": wat["sha256"]},
+        action="Rerun inspect_wasm_artifact on the module, or supply the unmodified Evidence.",
+    )
+
+
+def _text(nr: Mapping[str, Any], facet: str, offset: int, limit: int) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    text = nr[facet]["text"] if facet == "wat" else nr[facet]
+    total = nr["wat"]["utf16_length"] if facet == "wat" else None
+    window = utf16_window(text, offset, limit)
+    if not isinstance(window, Success):
+        return Failure(window.failure())
+    page, start, end, carried = window.unwrap()
+    whole = carried if total is None else total
+    if offset > carried and whole > carried:
+        return Failure(
+            view_error(
+                f"The Evidence carries the first {carried} of {whole} WAT code units; offset {offset} is past them.",
+                ("view", "offset"),
+                carried_units=carried,
+            )
+        )
+    return Success(({"text": page, "unit": "utf16-code-units"}, page_coverage(start, end - start, whole)))
+
+
+def _facet(nr: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    facet = view["facet"]
+    if facet == "tool_profile":
+        if view["offset"] != 0:
+            return Failure(view_error("tool_profile is a singleton: use offset 0.", ("view", "offset")))
+        return Success((nr["tool_profile"], complete_coverage(1, 1)))
+    if facet in TEXTS:
+        if facet == "wat":
+            broken = check_wat(nr["wat"])
+            if broken is not None:
+                return Failure(broken)
+        return _text(nr, facet, view["offset"], view["limit"])
+    return Success(page_rows(nr[facet], view["offset"], view["limit"]))
+
+
+def wasm_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    nr = source.normalized_result
+    if not isinstance(nr, dict) or "wat" not in nr:
+        return Failure(view_error("The source is not inspect_wasm_artifact output.", ("source",)))
+    shared = {"limitations": unique_sorted([*source.limitations, *nr["limitations"]]), "unknowns": list(UNKNOWNS)}
+    if view["kind"] == "summary":
+        total = sum(len(nr[k]) for k in ROWS)
+        return Success(
+            {
+                "kind": "summary",
+                "view": dict(view),
+                "summary": _summary(nr),
+                "coverage": complete_coverage(total, total),
+                **shared,
+            }
+        )
+    if view["kind"] != "wasm":
+        return Failure(
+            view_error(
+                f"{view['kind']} views do not apply to inspect_wasm_artifact Evidence; use summary or wasm.",
+                ("view", "kind"),
+            )
+        )
+    return _facet(nr, view).map(
+        lambda got: {"kind": "wasm", "view": dict(view), "item": got[0], "coverage": got[1], **shared}
+    )

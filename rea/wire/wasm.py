@@ -1,0 +1,168 @@
+"""Wire records of inspect_wasm_artifact: the REA 6.x shape (domain/wasm/wasmArtifact), run with Debian's WABT.
+
+The reference pins WABT 1.0.42 and says so in tool_profile; we report the WABT
+we ran (its version banner, paths and digests), so those fields are strings, not
+the reference's literals. The decoded WAT is digested whole while it streams and
+carried inline up to `max_wat_inline_units`; past that `wat.text` holds its
+first units and `wat.complete` is false (our extra), never a silent cut.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from rea.local_paths import LOCAL_PATH_PATTERN
+from rea.wire.schema import field, local_path
+
+SHA256 = "^[a-f0-9]{64}$"
+MAX_PATHS = 16
+_PATH_ITEM = {"type": "string", "minLength": 1, "maxLength": 16384, "pattern": LOCAL_PATH_PATTERN}
+
+
+# ------------------------------------------------------------------ arguments
+
+
+@attrs.frozen(kw_only=True)
+class WasmArgs:
+    path: str = local_path("Absolute selected local WASM artifact path")
+    glue_paths: tuple[str, ...] = field(
+        "Local JavaScript glue files whose string literals may name the module (absolute paths)",
+        default=(),
+        schema={"type": "array", "items": _PATH_ITEM, "maxItems": MAX_PATHS},
+    )
+    candidate_paths: tuple[str, ...] = field(
+        "Local files a glue literal may resolve to (absolute paths)",
+        default=(),
+        schema={"type": "array", "items": _PATH_ITEM, "maxItems": MAX_PATHS},
+    )
+    detail: Literal["complete", "summary"] = field(
+        "complete: the WASM Evidence; summary: retain it and return its summary view (parent_evidence_id)",
+        default="complete",
+    )
+    max_wat_inline_units: int = field(
+        "Our extra: UTF-16 code units of decoded WAT carried inline (the whole WAT is digested either way)",
+        default=16 << 20,
+        minimum=0,
+        maximum=1 << 28,
+    )
+
+
+# --------------------------------------------------------------------- result
+
+
+@attrs.frozen(kw_only=True)
+class WasmFile:
+    path: str = field("The file", minLength=1)
+    sha256: str = field("SHA-256 of its bytes", pattern=SHA256)
+    bytes: int = field("Size", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class WasmSection:
+    kind: str = field("Section kind as wasm-objdump -h names it (Type, Import, ..., Custom)", minLength=1)
+    start: int = field("First byte of the section payload", minimum=0)
+    end: int = field("End of the payload", minimum=0)
+    bytes: int = field("end - start", minimum=0)
+    description: str = field("The rest of WABT's line (count, or the custom section's quoted name)")
+
+
+@attrs.frozen(kw_only=True)
+class WasmEntry:
+    """Our extra: one import or export line of wasm-objdump -x as a record (the line itself is kept)."""
+
+    kind: str = field("func, table, memory, global, tag")
+    index: int = field("Index in its space", minimum=0)
+    name: str | None = field("Export name, or the import's field")
+    module: str | None = field("Import module (null for exports)")
+    line: str = field("The original WABT line")
+
+
+@attrs.frozen(kw_only=True)
+class Producer:
+    field_name: str = field("language, processed-by or sdk")
+    name: str = field("Tool or language name")
+    version: str = field("Its version string")
+
+
+@attrs.frozen(kw_only=True)
+class CustomSections:
+    """Our extra: the standard custom sections, decoded from the module bytes."""
+
+    names: tuple[str, ...] = field("Every custom section name, in order")
+    name_section: bool = field("A 'name' section is present")
+    producers: tuple[Producer, ...] = field("'producers' fields")
+    target_features: tuple[str, ...] = field("'target_features' as prefix+name (+ used, - disallowed)")
+    source_mapping_url: str | None = field("'sourceMappingURL' value (null: absent)")
+    dylink: str | None = field("'dylink.0' (or legacy 'dylink') summary (null: absent)")
+    limitations: tuple[str, ...] = field("Custom sections that could not be decoded")
+
+
+@attrs.frozen(kw_only=True)
+class Wat:
+    text: str = field("Decoded WAT (wasm2wat --enable-all); its first units when not complete")
+    sha256: str = field("SHA-256 of the whole decoded WAT (UTF-8)", pattern=SHA256)
+    representation: Literal["decoded-wat"] = field("Decoded from the binary; not original source")
+    utf16_length: int = field("Our extra: UTF-16 code units of the whole WAT", minimum=0)
+    utf8_bytes: int = field("Our extra: bytes of the whole WAT", minimum=0)
+    complete: bool = field("Our extra: text is the whole WAT")
+
+
+@attrs.frozen(kw_only=True)
+class WabtCommand:
+    tool: Literal["wasm-validate", "wasm-objdump", "wasm2wat"] = field("WABT tool")
+    path: str = field("Executable run", minLength=1)
+    sha256: str = field("SHA-256 of the executable", pattern=SHA256)
+    version_banner: str = field("Its --version output")
+    arguments: tuple[str, ...] = field("Arguments (the module as module.wasm)")
+
+
+@attrs.frozen(kw_only=True)
+class ToolProfile:
+    source: Literal["https://github.com/WebAssembly/wabt"] = field("WABT upstream")
+    release: str = field("The WABT release run (the reference pins 1.0.42; Debian ships its own)")
+    source_commit: str | None = field("Upstream commit (null: a distribution build that records none)")
+    commands: tuple[WabtCommand, ...] = field("wasm-validate, wasm-objdump, wasm2wat", minItems=3, maxItems=3)
+    timeout_ms: int = field("Per-command deadline", minimum=1)
+    output_budget_bytes: int = field("Per-command output budget (WAT: streamed and digested past it)", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class GlueReference:
+    value: str = field("The string literal")
+    line: int = field("1-based line", minimum=1)
+    column: int = field("0-based column", minimum=0)
+    candidate_paths: tuple[str, ...] = field("Candidates it may name")
+    association: Literal["local-path-candidate", "basename-candidates", "unresolved"] = field(
+        "Exact resolved path, basename only, or nothing"
+    )
+    evidence_kind: Literal["static-literal"] = field("A literal in the glue, not an observed load")
+
+
+@attrs.frozen(kw_only=True)
+class Glue:
+    artifact: WasmFile = field("The glue file")
+    parse_status: Literal["complete", "partial", "failed"] = field("Whether every literal was scanned")
+    references: tuple[GlueReference, ...] = field("Literals naming a .wasm resource")
+
+
+@attrs.frozen(kw_only=True)
+class WasmArtifact:
+    artifact: WasmFile = field("The module")
+    validation: Literal["valid"] = field("wasm-validate accepted it (an invalid module is an error)")
+    sections: tuple[WasmSection, ...] = field("wasm-objdump -h sections")
+    imports: tuple[str, ...] = field("Import lines of wasm-objdump -x, as WABT wrote them")
+    exports: tuple[str, ...] = field("Export lines of wasm-objdump -x, as WABT wrote them")
+    import_records: tuple[WasmEntry, ...] = field("Our extra: the import lines as records")
+    export_records: tuple[WasmEntry, ...] = field("Our extra: the export lines as records")
+    custom_sections: CustomSections = field("Our extra: name, producers, target_features, dylink.0, sourceMappingURL")
+    headers: str = field("wasm-objdump -h output")
+    details: str = field("wasm-objdump -x output")
+    wat: Wat = field("Decoded WAT with its digest")
+    tool_profile: ToolProfile = field("The WABT commands run")
+    candidates: tuple[WasmFile, ...] = field("The module first, then each candidate path")
+    glue: tuple[Glue, ...] = field("Each glue file's literals naming .wasm resources")
+    runtime_execution: Literal["not-performed"] = field("The module is never run")
+    network_fetch: Literal["not-performed"] = field("Nothing is fetched")
+    limitations: tuple[str, ...] = field("What this inspection did not observe")

@@ -1,0 +1,212 @@
+"""Programs of the binary layout family: inspect_binary_layout (lief reads; meanings and views are pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Mapping
+
+from returns.pipeline import is_successful
+from returns.result import Failure, Success
+
+from rea.effect_types import Program, ToolProgram
+from rea.errors import ReaError
+from rea.evidence import Evidence, Provider, Subject, create_evidence
+from rea.layout.build import layout_result
+from rea.layout.architectures import architectures_result
+from rea.layout.macho import macho_result
+from rea.layout.codesign import signature_result
+from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.layout.swift import demangle_result
+from rea.program import Context, Outcome, ReportProgress
+from rea.session import Session, machine_architecture, record
+from rea.workflows.views import view_evidence
+
+SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
+
+
+def _fail(session: Session, error: ReaError) -> Outcome:
+    return Outcome(session=session, reply=Failure(error))
+
+
+def lief_provider(version: str | None) -> Provider:
+    return Provider(id="lief", name="LIEF", version=version)
+
+
+def subject_of(artifact: Mapping[str, Any], fmt: str, machine: int) -> Subject:
+    subject_format = SUBJECT_FORMAT.get(fmt, fmt)
+    return Subject(
+        name=artifact["path"].rstrip("/").rsplit("/", 1)[-1],
+        sha256=artifact["sha256"],
+        format=subject_format,
+        architecture=machine_architecture(subject_format, machine),
+        local_path=artifact["path"],
+    )
+
+
+def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
+    """complete: the Evidence; summary: retain it and answer with its summary view (parent_evidence_id)."""
+    retained = record(session, [evidence])
+    if detail == "complete":
+        return Outcome(session=retained, reply=Success(evidence.to_json()))
+    view = view_evidence(evidence, {"kind": "summary"})
+    if not is_successful(view):
+        return _fail(session, view.failure())
+    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
+
+
+def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading binary layout", message=args["path"])
+    read = yield ReadBinaryLayout(
+        path=args["path"],
+        architecture=args.get("architecture"),
+        max_symbols=args["max_symbols"],
+        max_relocations=args["max_relocations"],
+    )
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    facts = got["facts"]
+    result = layout_result(facts, got["artifact"], args)
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_binary_layout",
+        # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
+        normalized_result=result,
+        subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return deliver(session, built.unwrap(), args["detail"])
+
+
+def _no_target() -> ReaError:
+    return ReaError(
+        code="target_unavailable",
+        message="No target is open. Call open_binary with the Mach-O file first.",
+        details={"reason": "no_active_target"},
+        action="Call open_binary with a local path, then call this tool again.",
+    )
+
+
+def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading architectures", message=target.path)
+    read = yield ReadArchitectures(path=target.path)
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = architectures_result(got["slices"], got["universal"])
+    artifact = got["artifact"]
+    subject = Subject(
+        name=target.name,
+        sha256=artifact["sha256"],
+        format="mach-o-universal" if got["universal"] else "mach-o",
+        architecture=target.architecture,
+        local_path=target.path,
+    )
+    built = create_evidence(
+        provider=lief_provider(ctx_reader_version(got)),
+        operation="list_architectures",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
+def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
+    version = got.get("reader_version")
+    return version if isinstance(version, str) else None
+
+
+def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading Mach-O", message=target.path)
+    read = yield ReadMacho(path=target.path, architecture=args.get("architecture"), max_symbols=args["max_symbols"])
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = macho_result(got["facts"])
+    thin = got["facts"]["thin"]
+    subject = subject_of({**got["artifact"], "path": target.path}, "macho", thin["cputype"])
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_macho",
+        # delivery detail never reaches the reader, so the source Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return deliver(session, built.unwrap(), args["detail"])
+
+
+def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    symbols = tuple(args["symbols"])
+    yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
+    ran = yield DemangleSwift(symbols=symbols)
+    if not is_successful(ran):
+        return _fail(session, ran.failure())
+    result = demangle_result(symbols, ran.unwrap())
+    version = result["provenance"][0]["tool_version"]
+    built = create_evidence(
+        provider=Provider(id="swift-demangle", name="swift-demangle", version=version),
+        operation="demangle_swift",
+        parameters=dict(args),
+        normalized_result=result,
+        confidence="derived",
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
+def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    target = session.target
+    if target is None:
+        return _fail(session, _no_target())
+    yield ReportProgress(phase="reading code signature", message=target.path)
+    read = yield ReadSignature(path=target.path, architecture=args.get("architecture"))
+    if not is_successful(read):
+        return _fail(session, read.failure())
+    got = read.unwrap()
+    result = signature_result(got["parsed"], got["cms"], got["format"])
+    subject = Subject(
+        name=target.name,
+        sha256=got["artifact"]["sha256"],
+        format=target.format if target.format in ("mach-o", "mach-o-universal") else "mach-o",
+        architecture=target.architecture,
+        local_path=target.path,
+    )
+    built = create_evidence(
+        provider=lief_provider(got["reader_version"]),
+        operation="inspect_signature",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=subject,
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return _fail(session, built.failure())
+    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_signature": inspect_signature,
+    "demangle_swift": demangle_swift,
+    "inspect_binary_layout": inspect_binary_layout,
+    "list_architectures": list_architectures,
+    "inspect_macho": inspect_macho,
+}

@@ -1,0 +1,53 @@
+"""Programs of the WebAssembly family: inspect_wasm_artifact (WABT runs in the effect; parsing and views are pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Mapping
+
+from returns.pipeline import is_successful
+from returns.result import Failure
+
+from rea.effect_types import Program, ToolProgram
+from rea.evidence import Provider, Subject, create_evidence
+from rea.program import Context, Outcome, ReportProgress
+from rea.session import Session
+from rea.wasm.build import wasm_result
+from rea.wasm.model import OUTPUT_BUDGET_BYTES, TIMEOUT_MS, InspectWasm
+from rea.workflows.layout import deliver
+
+
+def inspect_wasm_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="inspecting wasm", message=args["path"])
+    ran = yield InspectWasm(
+        path=args["path"],
+        glue_paths=tuple(args["glue_paths"]),
+        candidate_paths=tuple(args["candidate_paths"]),
+        max_wat_inline_units=args["max_wat_inline_units"],
+    )
+    if not is_successful(ran):
+        return Outcome(session=session, reply=Failure(ran.failure()))
+    facts = ran.unwrap()
+    result = wasm_result(facts, TIMEOUT_MS, OUTPUT_BUDGET_BYTES)
+    artifact = facts["artifact"]
+    built = create_evidence(
+        provider=Provider(id="wabt", name="WABT", version=result["tool_profile"]["release"]),
+        operation="inspect_wasm_artifact",
+        # delivery detail never reaches WABT, so the source Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
+        normalized_result=result,
+        subject=Subject(
+            name=artifact["path"].rsplit("/", 1)[-1],
+            sha256=artifact["sha256"],
+            format="wasm",
+            architecture=None,
+            local_path=artifact["path"],
+        ),
+        limitations=result["limitations"],
+    )
+    if not is_successful(built):
+        return Outcome(session=session, reply=Failure(built.failure()))
+    return deliver(session, built.unwrap(), args["detail"])
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_wasm_artifact": inspect_wasm_artifact}

@@ -74,15 +74,8 @@ def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., 
 
 # derived comparisons and views: a checkpoint before computing and before publication (the spec's
 # "cannot race with successful Evidence")
-DERIVED = (
-    "compare_functions",
-    "compare_application_versions",
-    "compare_source_to_bundle",
-    "compare_javascript_export_shapes",
-    "compare_artifacts",
-    "inspect_analysis_view",
-)
 _PLAIN: Mapping[str, Callable[..., Any]] = {name: fn for f in _FAMILIES for name, fn in f.PROGRAMS.items()}
+DERIVED = tuple(sorted(n for n in _PLAIN if n.startswith("compare_") or n == "inspect_analysis_view"))
 PROGRAMS: Mapping[str, Callable[..., Any]] = {
     name: gated(BY_NAME[name], checkpointed(name, fn) if name in DERIVED else fn) for name, fn in _PLAIN.items()
 }

@@ -248,9 +248,23 @@ def test_read_only_oversized_and_special_files_are_reported_not_replaced(tmp_pat
     assert report["applied"] == [] and {p: p.stat().st_size for p in home.rglob("*") if p.is_file()} == sizes
 
 
+def _interruptible() -> None:
+    """A suite started in the background (`pytest &`) has SIGINT ignored, and children inherit
+    SIG_IGN (Python then keeps it): give the child the default a terminal user's rea has."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def rea_process(home: Path, *args: str, **kw) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [*rea_command(), *args], env=home_env(home), text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw
+        [*rea_command(), *args],
+        env=home_env(home),
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=_interruptible,
+        **kw,
     )
 
 

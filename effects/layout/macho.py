@@ -22,6 +22,11 @@ FAT_MAGIC, FAT_MAGIC_64 = 0xCAFEBABE, 0xCAFEBABF
 LC_SEGMENT, LC_SEGMENT_64, LC_SYMTAB, LC_UNIXTHREAD, LC_MAIN, LC_CODE_SIGNATURE = 0x1, 0x19, 0x2, 0x5, 0x80000028, 0x1D
 
 
+def _name(value: str | bytes) -> str:
+    """lief hands back bytes for a name that is not UTF-8 (hostile or damaged tables): keep it, readably."""
+    return value.decode("utf-8", "backslashreplace") if isinstance(value, bytes) else value
+
+
 def enum_name(value: Any) -> str:
     """A lief enum's name; lief hands back a bare int for values its table does not know."""
     name = getattr(value, "name", None)
@@ -138,7 +143,7 @@ def _segments(binary: Any, data: Any, base: int, bits: int) -> tuple[list[dict[s
             {
                 "index": len(segments),
                 "type": "LC_SEGMENT_64" if bits == 64 else "LC_SEGMENT",
-                "name": cmd.name,
+                "name": _name(cmd.name),
                 "header_location": (at, cmd.size),
                 "offset": base + cmd.file_offset if cmd.file_size else cmd.file_offset,
                 "file_size": cmd.file_size,
@@ -169,7 +174,7 @@ def _segments(binary: Any, data: Any, base: int, bits: int) -> tuple[list[dict[s
                     "info": None,
                     "entry_size": None,
                     "nobits": zerofill or sec.offset == 0,
-                    "segment": cmd.name,
+                    "segment": _name(cmd.name),
                     "raw_size": None,
                 }
             )
@@ -266,7 +271,7 @@ def _fixups(binary: Any, cap: int) -> tuple[list[dict[str, Any]], int]:
     for reloc in binary.relocations:
         total += 1
         if len(rows) < cap:
-            symbol = reloc.symbol.name if reloc.has_symbol else None
+            symbol = _name(reloc.symbol.name) if reloc.has_symbol else None
             rows.append(
                 {
                     "kind": kinds.get(type(reloc).__name__, "macho-relocation"),
@@ -284,8 +289,8 @@ def _fixups(binary: Any, cap: int) -> tuple[list[dict[str, Any]], int]:
                     "kind": "macho-bind",
                     "address": int(bind.address),
                     "type": type(bind).__name__,
-                    "symbol_name": bind.symbol.name if bind.has_symbol else None,
-                    "library": bind.library.name if bind.has_library else None,
+                    "symbol_name": _name(bind.symbol.name) if bind.has_symbol else None,
+                    "library": _name(bind.library.name) if bind.has_library else None,
                 }
             )
     return rows, total
@@ -304,7 +309,7 @@ def macho_facts(binary: Any, chosen: dict[str, Any] | None, data: Any, caps: dic
     interpreters = [_lc_str(data, base, binary.dylinker, little)] if binary.has_dylinker else []
     entry, kind = _entry(binary)
     flags = int(header.flags)
-    imported = sorted({s.name for s in binary.imported_symbols})
+    imported = sorted({_name(s.name) for s in binary.imported_symbols})
     return {
         "format": "macho",
         "machine": cpu_type_name(cpu),

@@ -11,10 +11,12 @@ from typing import Any
 from collections.abc import Callable, Generator, Iterable, Mapping
 
 import attrs
-from returns.result import Result
+from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
-from rea.session import Session
+from rea.evidence import Evidence
+from rea.session import Session, record
 
 
 @attrs.frozen(kw_only=True)
@@ -144,6 +146,19 @@ class Outcome:
 
     session: Session
     reply: Result[Any, ReaError]
+
+
+def failed(session: Session, error: ReaError) -> Outcome:
+    """A refused or failed call: the session as it was, the error as the reply."""
+    return Outcome(session=session, reply=Failure(error))
+
+
+def recorded(session: Session, built: Result[Evidence, ReaError]) -> Outcome:
+    """A call that made one Evidence record: retain it and answer with it (or fail as built)."""
+    if not is_successful(built):
+        return failed(session, built.failure())
+    evidence: Evidence = built.unwrap()
+    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
 
 
 Program = Generator[Effect, Any, Outcome]

@@ -8,12 +8,11 @@ same reason and remediation.
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from returns.result import Failure
 
 from rea.catalog import BY_NAME
 from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
-from rea.program import Context, Outcome
+from rea.program import Context, Outcome, failed
 from rea.session import Session
 from rea.workflows import android as _android
 from rea.workflows import artifacts as _artifacts
@@ -62,7 +61,7 @@ def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., 
         state = target_state(session)
         found = verdict(contract, state, ctx.server.client_features)
         if not found.available:
-            return Outcome(session=session, reply=Failure(refusal(contract, found, state)))
+            return failed(session, refusal(contract, found, state))
         produced = program(session, args, ctx)
         if isinstance(produced, Outcome):
             return _kept(contract, session, produced)

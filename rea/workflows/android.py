@@ -27,8 +27,8 @@ from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence
-from rea.program import Context, IdentifyTarget, Outcome, TargetFacts
-from rea.session import Session, record, resolve
+from rea.program import recorded, Context, IdentifyTarget, Outcome, TargetFacts, failed
+from rea.session import Session, resolve
 from rea.wire.android import (
     AdbClientResult,
     AndroidLimitArgs,
@@ -48,10 +48,6 @@ Facts = Generator[AnyEffect, Any, Result[tuple[TargetFacts, Engine, Any], ReaErr
 
 def _limits(args: Mapping[str, Any]) -> dict[str, Any]:
     return {name: args[name] for name in LIMIT_KEYS}
-
-
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
 
 
 def _ask(args: Mapping[str, Any], operation: Operation, params: Mapping[str, Any] | None = None) -> Facts:
@@ -75,13 +71,6 @@ def _ask(args: Mapping[str, Any], operation: Operation, params: Mapping[str, Any
         return Failure(answer.failure())
     reply = answer.unwrap()
     return Success((target, Engine(**reply["engine"]), reply["facts"]))
-
-
-def _recorded(session: Session, built: Result[Evidence, ReaError]) -> Outcome:
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    evidence: Evidence = built.unwrap()
-    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
 
 
 def _androguard(engine: Engine) -> Provider:
@@ -115,13 +104,13 @@ def _evidence(
         limitations=list(limitations),
         evidence_links=list(links),
     )
-    return _recorded(session, built)
+    return recorded(session, built)
 
 
 def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     asked = yield from _ask(args, "package")
     if not is_successful(asked):
-        return _fail(session, asked.failure())
+        return failed(session, asked.failure())
     target, engine, facts = asked.unwrap()
     links = inventory_links(session.ledger, target.sha256)
     result, limitations = package_result(facts, engine, args["max_manifest_chars"], links)
@@ -140,7 +129,7 @@ def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Cont
 def search_android_classes(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     asked = yield from _ask(args, "classes")
     if not is_successful(asked):
-        return _fail(session, asked.failure())
+        return failed(session, asked.failure())
     target, engine, facts = asked.unwrap()
     page, total, next_offset = search(facts["classes"], args["query"], args["offset"], args.get("limit"))
     result = SearchResult(
@@ -162,7 +151,7 @@ def _class(args: Mapping[str, Any]) -> Facts:
 def inspect_android_class(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     asked = yield from _class(args)
     if not is_successful(asked):
-        return _fail(session, asked.failure())
+        return failed(session, asked.failure())
     target, engine, facts = asked.unwrap()
     result = ClassResult(
         engine=engine,
@@ -181,12 +170,12 @@ def inspect_android_class(session: Session, args: Mapping[str, Any], ctx: Contex
 def inspect_android_method(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     asked = yield from _class(args)
     if not is_successful(asked):
-        return _fail(session, asked.failure())
+        return failed(session, asked.failure())
     target, engine, facts = asked.unwrap()
     rows = method_rows(facts["descriptor"], facts["methods"])
     chosen = select_overload(rows, facts["descriptor"], args["method_name"], args.get("overload_index"))
     if not is_successful(chosen):
-        return _fail(session, chosen.failure())
+        return failed(session, chosen.failure())
     row, count = chosen.unwrap()
     body = yield AndroidQuery(
         path=target.path,
@@ -201,7 +190,7 @@ def inspect_android_method(session: Session, args: Mapping[str, Any], ctx: Conte
         limits=_limits(args),
     )
     if not is_successful(body):
-        return _fail(session, body.failure())
+        return failed(session, body.failure())
     code = body.unwrap()["facts"]
     result = method_result(engine, facts["descriptor"], row, count, code, args["max_source_chars"])
     return _evidence(session, "inspect_android_method", args, target, _androguard(engine), result)
@@ -245,21 +234,21 @@ def method_result(
 def trace_android_references(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     asked = yield from _class(args)
     if not is_successful(asked):
-        return _fail(session, asked.failure())
+        return failed(session, asked.failure())
     target, engine, facts = asked.unwrap()
     params: dict[str, Any] = {"descriptor": facts["descriptor"], "method_name": None}
     if args.get("method_name") is not None:
         rows = method_rows(facts["descriptor"], facts["methods"])
         chosen = select_overload(rows, facts["descriptor"], args["method_name"], args.get("overload_index"))
         if not is_successful(chosen):
-            return _fail(session, chosen.failure())
+            return failed(session, chosen.failure())
         row = chosen.unwrap()[0]
         params = {**params, "method_name": row.name, "method_descriptor": row.dex_descriptor}
     refs = yield AndroidQuery(
         path=target.path, sha256=target.sha256, operation="references", params=params, limits=_limits(args)
     )
     if not is_successful(refs):
-        return _fail(session, refs.failure())
+        return failed(session, refs.failure())
     rows_out = reference_rows(refs.unwrap()["facts"]["references"])
     result = ReferenceResult(
         engine=engine,
@@ -273,7 +262,7 @@ def trace_android_references(session: Session, args: Mapping[str, Any], ctx: Con
 
 
 def _client_evidence(session: Session, operation: str, provider: Provider, result: Any) -> Outcome:
-    return _recorded(
+    return recorded(
         session,
         create_evidence(provider=provider, operation=operation, parameters={}, normalized_result=to_wire(result)),
     )
@@ -282,7 +271,7 @@ def _client_evidence(session: Session, operation: str, provider: Provider, resul
 def inspect_apktool_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     probe = yield ProbeClient(tool="apktool")
     if not is_successful(probe):
-        return _fail(session, probe.failure())
+        return failed(session, probe.failure())
     client = apktool_client(probe.unwrap())
     provider = Provider(id="apktool", name="Apktool", version=client.apktool_version)
     return _client_evidence(session, "inspect_apktool_client", provider, ApktoolClientResult(client=client))
@@ -291,7 +280,7 @@ def inspect_apktool_client(session: Session, args: Mapping[str, Any], ctx: Conte
 def inspect_adb_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     probe = yield ProbeClient(tool="adb")
     if not is_successful(probe):
-        return _fail(session, probe.failure())
+        return failed(session, probe.failure())
     client = adb_client(probe.unwrap())
     provider = Provider(id="adb", name="Android Debug Bridge", version=client.version)
     return _client_evidence(
@@ -302,14 +291,14 @@ def inspect_adb_client(session: Session, args: Mapping[str, Any], ctx: Context) 
 def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     probe = yield ProbeClient(tool="apktool")
     if not is_successful(probe):
-        return _fail(session, probe.failure())
+        return failed(session, probe.failure())
     client = apktool_client(probe.unwrap())
     identified = yield IdentifyTarget(path=args["path"])
     if not is_successful(identified):
-        return _fail(session, identified.failure())
+        return failed(session, identified.failure())
     target: TargetFacts = identified.unwrap()
     if target.kind != "file":
-        return _fail(
+        return failed(
             session, invalid_request(f"{args['path']} is a directory", field="path", accepted="a local APK file")
         )
     decoded = yield DecodeResources(
@@ -321,7 +310,7 @@ def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Con
         deadline_ms=args["deadline_ms"],
     )
     if not is_successful(decoded):
-        return _fail(session, decoded.failure())
+        return failed(session, decoded.failure())
     where = DecodeTarget(path=target.path, bytes=target.size, sha256=target.sha256)
     result, limitations = decode_result(
         client, where, decoded.unwrap(), locale=args.get("locale"), max_strings=args["max_strings"]
@@ -377,14 +366,14 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
     for i, value in enumerate(args["inventory_evidence"]):
         page = _inventory_of(session, value, f"inventory_evidence[{i}]")
         if not is_successful(page):
-            return _fail(session, page.failure())
+            return failed(session, page.failure())
         pages.append(page.unwrap())
     manifests = {inv["manifest"]["manifest_id"] for _, inv in pages}
     if len(manifests) != 1:
-        return _fail(session, invalid_request("the pages come from different inventories", field="inventory_evidence"))
+        return failed(session, invalid_request("the pages come from different inventories", field="inventory_evidence"))
     first = pages[0][1]["manifest"]
     if first["root_format"] != "apk":
-        return _fail(
+        return failed(
             session,
             invalid_request(
                 f"the inventory's root is {first['root_format']}",
@@ -394,7 +383,7 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         )
     package = _package_of(session, args.get("package_evidence"), first["root_sha256"])
     if not is_successful(package):
-        return _fail(session, package.failure())
+        return failed(session, package.failure())
     package_evidence = package.unwrap()
     ids = [e.evidence_id for e, _ in pages]
     result = project(
@@ -415,7 +404,7 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         limitations=list(result.limitations),
         evidence_links=links,
     )
-    return _recorded(session, built)
+    return recorded(session, built)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

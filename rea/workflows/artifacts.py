@@ -18,7 +18,7 @@ from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Li
 from rea.errors import ReaError
 from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.program import Context, IdentifyTarget, Outcome, ReportProgress, StampTarget, TargetStamp
+from rea.program import Context, IdentifyTarget, Outcome, ReportProgress, StampTarget, TargetStamp, failed
 from rea.session import (
     InventoryKey,
     Session,
@@ -34,10 +34,6 @@ from rea.workflows.views import view_evidence
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
 PROFILE_SCHEMA = 1
 INSPECTION_CAPS = ("max_observations", "max_hypotheses", "max_unexplored_branches", "max_next_probes")
-
-
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
 
 
 def _no_target() -> ReaError:
@@ -209,14 +205,14 @@ def package_links(session: Session, root_sha256: str) -> list[str]:
 
 def _reply(session: Session, evidence: Result[Evidence, ReaError], *also: Evidence) -> Outcome:
     if not is_successful(evidence):
-        return _fail(session, evidence.failure())
+        return failed(session, evidence.failure())
     return Outcome(session=record(session, [*also, evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
 
 
 def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     built = yield from _inventory(session, args)
     if not is_successful(built):
-        return _fail(session, built.failure())
+        return failed(session, built.failure())
     session, complete = built.unwrap()
     windows = {
         "nodes": (args["node_offset"], args["node_limit"]),
@@ -231,14 +227,14 @@ def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) 
 def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     built = yield from _inventory(session, args)
     if not is_successful(built):
-        return _fail(session, built.failure())
+        return failed(session, built.failure())
     session, complete = built.unwrap()
     profile = _profile(*_settings(args))
     # delivery detail and the report caps never reach the inventory, so its Evidence id is the same either way
     settings = {k: v for k, v in args.items() if k != "detail" and k not in INSPECTION_CAPS}
     built_inv = _inventory_evidence(session, settings, inventory_result(complete, {}), profile)
     if not is_successful(built_inv):
-        return _fail(session, built_inv.failure())
+        return failed(session, built_inv.failure())
     inv_ev = built_inv.unwrap()
     result = inspection_result(inv_ev, {k: args.get(k) for k in INSPECTION_CAPS})
     built_inspection = _evidence(
@@ -251,25 +247,25 @@ def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
         links=[inv_ev.evidence_id],
     )
     if not is_successful(built_inspection):
-        return _fail(session, built_inspection.failure())
+        return failed(session, built_inspection.failure())
     inspection = built_inspection.unwrap()
     retained = record(session, [inv_ev, inspection])
     if args["detail"] == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
     view = view_evidence(inspection, {"kind": "summary"})
     if not is_successful(view):
-        return _fail(session, view.failure())
+        return failed(session, view.failure())
     return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
 
 
 def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     built = yield from _inventory(session, args)
     if not is_successful(built):
-        return _fail(session, built.failure())
+        return failed(session, built.failure())
     session, complete = built.unwrap()
     selected = select(complete, args.get("occurrence_ids"))
     if not is_successful(selected):
-        return _fail(session, selected.failure())
+        return failed(session, selected.failure())
     chosen = selected.unwrap()
     limits, policy = _settings(args)
     target = session.target
@@ -284,7 +280,7 @@ def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) ->
         known_size=target.size,
     )
     if not is_successful(produced):
-        return _fail(session, produced.failure())
+        return failed(session, produced.failure())
     result = extraction_result(complete, chosen, produced.unwrap()[1], limits.to_json())
     evidence = _evidence(
         "extract_artifact",
@@ -313,11 +309,11 @@ def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -
     for field in ("left", "right"):
         got = _resolve_side(session, args[field], field)
         if not is_successful(got):
-            return _fail(session, got.failure())
+            return failed(session, got.failure())
         sides.append(got.unwrap())
     compared = compare_pure(sides[0], sides[1], args["offset"], args.get("limit"))
     if not is_successful(compared):
-        return _fail(session, compared.failure())
+        return failed(session, compared.failure())
     result = compared.unwrap()
     links = list(dict.fromkeys(e.evidence_id for side in sides for e in side))
     params = {

@@ -33,7 +33,7 @@ from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
 from rea.javascript.record import application_result, contradiction, inventory_identity
 from rea.javascript.views import OPERATION, check_application, view_evidence
-from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress
+from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
 
 Steps = Generator[Effect, Any, Outcome]
@@ -65,10 +65,6 @@ class _Reading:
         return built
 
 
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
-
-
 PARALLEL_MIN_BYTES = 4 * 1024 * 1024  # text to parse before a second process pays for itself
 
 
@@ -97,10 +93,10 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
         path=args["input_path"], format=fmt, max_entries=limits["max_entries"], max_depth=limits["max_depth"]
     )
     if not is_successful(scanned):
-        return _fail(session, scanned.failure())
+        return failed(session, scanned.failure())
     scan = scanned.unwrap()
     if scan.get("integrity_contradictions") and policy == "fail":
-        return _fail(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
+        return failed(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
     chosen, read_omissions = select_text_files(scan["files"], limits)
     total_bytes = sum(f["size"] for f in chosen)
     facts: list[dict[str, Any]] = []
@@ -122,12 +118,12 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
                 total=len(chosen),
             )
             if not is_successful(extracted):
-                return _fail(session, extracted.failure())
+                return failed(session, extracted.failure())
             contradicted = [
                 f["integrity_contradiction"] for f in extracted.unwrap() if f.get("integrity_contradiction")
             ]
             if contradicted and policy == "fail":
-                return _fail(session, _integrity_failure(args["input_path"], contradicted[0]))
+                return failed(session, _integrity_failure(args["input_path"], contradicted[0]))
             facts.extend(extracted.unwrap())
             done += len(batch)
     except ProgramCancelled as stop:
@@ -168,18 +164,18 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
         yield ReportProgress(phase=phase, message="canonical hashing of the application record")
         identified = identify(draft)
         if not is_successful(identified):
-            return _fail(session, identified.failure())
+            return failed(session, identified.failure())
         phase = "validating"
         yield ReportProgress(phase=phase, message=f"validating {identified.unwrap().evidence_id}")
         validated = validate(identified.unwrap())
         if not is_successful(validated):
-            return _fail(session, validated.failure())
+            return failed(session, validated.failure())
         evidence = validated.unwrap()
         reply, retained = evidence, (evidence,)
         if reading.args["detail"] == "summary":
             view = view_evidence(evidence, {"view": "summary"})
             if not is_successful(view):
-                return _fail(session, view.failure())
+                return failed(session, view.failure())
             reply, retained = view.unwrap(), (evidence, view.unwrap())
         phase = "publishing"
         yield ReportProgress(phase=phase, message=f"retaining {evidence.evidence_id}")
@@ -364,7 +360,7 @@ def _derived(
         evidence_links=tuple(dict.fromkeys(s.evidence_id for s in sources)),
     )
     if not is_successful(created):
-        return _fail(session, created.failure())
+        return failed(session, created.failure())
     evidence = created.unwrap()
     return Outcome(session=record(session, sources + [evidence]), reply=Success(evidence.to_json()))
 
@@ -391,11 +387,11 @@ def _native(args: Mapping[str, Any], side: str) -> list[Any]:
 def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     app, problem = _application(session, args, "application")
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     assert app is not None
     seed = args["seed"]
     if seed["value"] == "" and (seed["match"] != "exact" or seed["kind"] == "node-id"):
-        return _fail(
+        return failed(
             session,
             invalid_request(
                 "An empty seed value must be an exact literal seed: empty containment would match every node.",
@@ -405,7 +401,7 @@ def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Co
         )
     observations, problem = _observations(session, _native(args, ""), "native_observations")
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     result = tr.trace_feature(app.normalized_result, app.evidence_id, args, [o.to_json() for o in observations])
     limitations = [STATIC_NOTICE]
     if seed["kind"] == "native-export":
@@ -419,7 +415,7 @@ def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Co
 def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     app, problem = _application(session, args, "application")
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     assert app is not None
     query = args["query"]
     limits = {**args["limits"], **{k: v for k, v in (query.get("limits") or {}).items() if k in args["limits"]}}
@@ -428,7 +424,7 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
             app.normalized_result, app.evidence_id, query, limits, applied_limits(query.get("limits"), limits)
         )
     except CursorError as bad:
-        return _fail(
+        return failed(
             session,
             invalid_request(
                 f"{bad}.", field="query.cursor", accepted="the page.next_cursor of an earlier answer to this query"
@@ -451,12 +447,12 @@ def _pair(session: Session, args: Mapping[str, Any]) -> tuple[list[Evidence], Re
 def compare_application_versions(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     sides, problem = _pair(session, args)
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     native = []
     for side in ("left", "right"):
         found, problem = _observations(session, _native(args, f"{side}_"), f"{side}_native_observations")
         if problem is not None:
-            return _fail(session, problem)
+            return failed(session, problem)
         native += found
     left, right = (s.normalized_result for s in sides)
     links = [sides[0].evidence_id, sides[1].evidence_id]
@@ -504,7 +500,7 @@ def _historical(reference: Mapping[str, Any]) -> ReaError | None:
 def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     app, problem = _application(session, args, "application")
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     assert app is not None
     application = app.normalized_result
     given, sources = args.get("reference"), [app]
@@ -519,7 +515,7 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
     elif given.get("authority") == "historical-reference" and "evidence_id" not in given:
         problem = _historical(given)
         if problem is not None:
-            return _fail(session, problem)
+            return failed(session, problem)
         entries = cmp.historical_sources(given)
         side = {
             "inventory_state": given["inventory_state"],
@@ -529,10 +525,10 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
     else:
         found = resolve_analysis(session, given, "reference")
         if not is_successful(found):
-            return _fail(session, found.failure())
+            return failed(session, found.failure())
         checked = check_application(found.unwrap(), "reference")
         if not is_successful(checked):
-            return _fail(session, checked.failure())
+            return failed(session, checked.failure())
         tree = found.unwrap().normalized_result
         entries = cmp.tree_sources(tree)
         state = "complete" if cmp.graph_status(tree) == "complete" else "partial"
@@ -554,7 +550,7 @@ def compare_source_to_bundle(session: Session, args: Mapping[str, Any], ctx: Con
 def compare_javascript_export_shapes(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     sides, problem = _pair(session, args)
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     links = [s.evidence_id for s in sides]
     found, out = [], []
     for evidence, side in zip(sides, ("left", "right")):

@@ -6,7 +6,7 @@ from typing import Any
 from collections.abc import Mapping
 
 from returns.pipeline import is_successful
-from returns.result import Failure, Success
+from returns.result import Success
 
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
@@ -17,15 +17,11 @@ from rea.layout.macho import macho_result
 from rea.layout.codesign import signature_result
 from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.layout.swift import demangle_result
-from rea.program import Context, Outcome, ReportProgress
+from rea.program import recorded, Context, Outcome, ReportProgress, failed
 from rea.session import Session, machine_architecture, record
 from rea.workflows.views import view_evidence
 
 SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
-
-
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
 
 
 def lief_provider(version: str | None) -> Provider:
@@ -50,7 +46,7 @@ def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
         return Outcome(session=retained, reply=Success(evidence.to_json()))
     view = view_evidence(evidence, {"kind": "summary"})
     if not is_successful(view):
-        return _fail(session, view.failure())
+        return failed(session, view.failure())
     return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
 
 
@@ -63,7 +59,7 @@ def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Contex
         max_relocations=args["max_relocations"],
     )
     if not is_successful(read):
-        return _fail(session, read.failure())
+        return failed(session, read.failure())
     got = read.unwrap()
     facts = got["facts"]
     result = layout_result(facts, got["artifact"], args)
@@ -77,7 +73,7 @@ def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Contex
         limitations=result["limitations"],
     )
     if not is_successful(built):
-        return _fail(session, built.failure())
+        return failed(session, built.failure())
     return deliver(session, built.unwrap(), args["detail"])
 
 
@@ -93,11 +89,11 @@ def _no_target() -> ReaError:
 def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     target = session.target
     if target is None:
-        return _fail(session, _no_target())
+        return failed(session, _no_target())
     yield ReportProgress(phase="reading architectures", message=target.path)
     read = yield ReadArchitectures(path=target.path)
     if not is_successful(read):
-        return _fail(session, read.failure())
+        return failed(session, read.failure())
     got = read.unwrap()
     result = architectures_result(got["slices"], got["universal"])
     artifact = got["artifact"]
@@ -116,9 +112,7 @@ def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) 
         subject=subject,
         limitations=result["limitations"],
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+    return recorded(session, built)
 
 
 def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
@@ -129,11 +123,11 @@ def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
 def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     target = session.target
     if target is None:
-        return _fail(session, _no_target())
+        return failed(session, _no_target())
     yield ReportProgress(phase="reading Mach-O", message=target.path)
     read = yield ReadMacho(path=target.path, architecture=args.get("architecture"), max_symbols=args["max_symbols"])
     if not is_successful(read):
-        return _fail(session, read.failure())
+        return failed(session, read.failure())
     got = read.unwrap()
     result = macho_result(got["facts"])
     thin = got["facts"]["thin"]
@@ -148,7 +142,7 @@ def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
         limitations=result["limitations"],
     )
     if not is_successful(built):
-        return _fail(session, built.failure())
+        return failed(session, built.failure())
     return deliver(session, built.unwrap(), args["detail"])
 
 
@@ -157,7 +151,7 @@ def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
     ran = yield DemangleSwift(symbols=symbols)
     if not is_successful(ran):
-        return _fail(session, ran.failure())
+        return failed(session, ran.failure())
     result = demangle_result(symbols, ran.unwrap())
     version = result["provenance"][0]["tool_version"]
     built = create_evidence(
@@ -168,19 +162,17 @@ def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> P
         confidence="derived",
         limitations=result["limitations"],
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+    return recorded(session, built)
 
 
 def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     target = session.target
     if target is None:
-        return _fail(session, _no_target())
+        return failed(session, _no_target())
     yield ReportProgress(phase="reading code signature", message=target.path)
     read = yield ReadSignature(path=target.path, architecture=args.get("architecture"))
     if not is_successful(read):
-        return _fail(session, read.failure())
+        return failed(session, read.failure())
     got = read.unwrap()
     result = signature_result(got["parsed"], got["cms"], got["format"])
     subject = Subject(
@@ -198,9 +190,7 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
         subject=subject,
         limitations=result["limitations"],
     )
-    if not is_successful(built):
-        return _fail(session, built.failure())
-    return Outcome(session=record(session, [built.unwrap()]), reply=Success(built.unwrap().to_json()))
+    return recorded(session, built)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

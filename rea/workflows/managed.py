@@ -18,7 +18,7 @@ from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
-from rea.program import Context, Outcome
+from rea.program import Context, Outcome, failed
 from rea.session import Session, record
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
@@ -91,7 +91,7 @@ def evidence(
 
 def _reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
     if not is_successful(made):
-        return Outcome(session=session, reply=Failure(made.failure()))
+        return failed(session, made.failure())
     return Outcome(session=record(session, [made.unwrap()]), reply=Success(made.unwrap().to_json()))
 
 
@@ -99,7 +99,7 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
         got = yield from read_facts(session, args, bodies)
         if not is_successful(got):
-            return Outcome(session=session, reply=Failure(got.failure()))
+            return failed(session, got.failure())
         facts, architecture = got.unwrap()
         return _reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
 
@@ -126,7 +126,7 @@ def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Cont
     sides = [_members_evidence(session, args[f], f) for f in ("left_evidence_id", "right_evidence_id")]
     for side in sides:
         if not is_successful(side):
-            return Outcome(session=session, reply=Failure(side.failure()))
+            return failed(session, side.failure())
     left, right = (s.unwrap() for s in sides)
     result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
                              args["limits"]))  # fmt: skip

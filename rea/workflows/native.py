@@ -22,7 +22,7 @@ from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native.effects import NativeFacts, NativeQuery
 from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.program import Context, Outcome, ProgramCancelled, ReportProgress
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import MANAGED_HINT, Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
@@ -43,10 +43,6 @@ class _Addressed(Protocol):
 
 
 A = TypeVar("A", bound=_Addressed)
-
-
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
 
 
 NATIVE_MAX_BYTES = 512 * 1024 * 1024
@@ -139,7 +135,7 @@ def _evidence(
     """_record's Evidence retained and answered (extra: its confidence, limitations, locations)."""
     created = _record(session, snapshot, operation, args, result, **extra)
     if not is_successful(created):
-        return _fail(session, created.failure())
+        return failed(session, created.failure())
     evidence = created.unwrap()
     return Outcome(session=record(session, (evidence,)), reply=Success(evidence.to_json()))
 
@@ -218,7 +214,7 @@ def _with_facts(stage: str, answer: Answer) -> Facts:
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         got = yield from _answered(session, args, stage, program.__name__, answer)
         if isinstance(got, ReaError):
-            return _fail(session, got)
+            return failed(session, got)
         snapshot, (result, confidence, limitations) = got
         return _evidence(
             session, snapshot, program.__name__, args, result, confidence=confidence, limitations=limitations
@@ -412,14 +408,14 @@ def _walk_tool(name: str, phase: str, begin: Begin) -> Facts:
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         if problem := _document_problem(session, args):
-            return _fail(session, problem)
+            return failed(session, problem)
         facts = yield from _facts(session, "cfg")
         if not is_successful(facts):
-            return _fail(session, facts.failure())
+            return failed(session, facts.failure())
         snapshot = facts.unwrap()
         walk = begin(snapshot, args)
         if isinstance(walk, ReaError):
-            return _fail(session, walk)
+            return failed(session, walk)
         try:
             while True:
                 seen = next(walk)
@@ -508,7 +504,7 @@ def _lifecycle(stage: str, answer: Callable[[Session, Snapshot, Args], object]) 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         got = yield from _answered(session, args, stage, "", answer)
         if isinstance(got, ReaError):
-            return _fail(session, got)
+            return failed(session, got)
         return Outcome(session=session, reply=Success({"result": to_wire(got[1])}))
 
     return program
@@ -562,7 +558,7 @@ def _engine_tool(
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         found = yield from _cfg_procedure(session, args)
         if not is_successful(found):
-            return _fail(session, found.failure())
+            return failed(session, found.failure())
         snapshot, proc = found.unwrap()
         where = ({"kind": "address", "address": proc["address"]},)
         if body_only and proc["kind"] == "external":
@@ -577,7 +573,7 @@ def _engine_tool(
             )
         reply = yield from _ask(session, op, {"address": proc["address"]})
         if not is_successful(reply):
-            return _fail(session, reply.failure())
+            return failed(session, reply.failure())
         return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
 
     program.__name__ = name
@@ -618,7 +614,7 @@ def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
 def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
     facts = yield from _facts(session, "cfg")
     if not is_successful(facts):
-        return _fail(session, facts.failure())
+        return failed(session, facts.failure())
     snapshot = facts.unwrap()
     rows: list[w.Decompiled | w.NotDecompiled] = []
     for text in args["addresses"]:
@@ -645,8 +641,8 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
                 else ReaError(code="execution_failure", message="the decompiler returned no text")
             )
             rows.append(w.NotDecompiled(address=text, status="error", error=error, procedure=_resolved_ref(proc)))
-    failed = sum(r.status == "error" for r in rows)
-    result = w.Batch(items=tuple(rows), total=len(rows), succeeded=len(rows) - failed, failed=failed)
+    errors = sum(r.status == "error" for r in rows)
+    result = w.Batch(items=tuple(rows), total=len(rows), succeeded=len(rows) - errors, failed=errors)
     return _evidence(session, snapshot, "batch_decompile", args, result)
 
 
@@ -654,7 +650,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     """The function dossier: every facet either observed or declared unavailable with its reason."""
     found = yield from _cfg_procedure(session, args)
     if not is_successful(found):
-        return _fail(session, found.failure())
+        return failed(session, found.failure())
     snapshot, proc = found.unwrap()
     pseudocode, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
@@ -718,7 +714,7 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
     for side in ("left", "right"):
         found = _side(session, args, side)
         if not is_successful(found):
-            return _fail(session, found.failure())
+            return failed(session, found.failure())
         sides[side] = found.unwrap()
     result = compare(sides["left"], sides["right"])
     created = create_evidence(
@@ -732,7 +728,7 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
         evidence_links=[*result.left_evidence_ids, *result.right_evidence_ids],
     )
     if not is_successful(created):
-        return _fail(session, created.failure())
+        return failed(session, created.failure())
     evidence = created.unwrap()
     retained = record(session, (*sides["left"], *sides["right"], evidence))
     return Outcome(session=retained, reply=Success(evidence.to_json()))

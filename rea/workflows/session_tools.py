@@ -10,7 +10,7 @@ from typing import Any
 from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from rea import __version__
 from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify_bundle
@@ -33,6 +33,7 @@ from rea.native.providers import (
 from rea.native.selector import AUTO, parse_selector
 from rea.paging import paginate
 from rea.program import (
+    failed,
     Context,
     Effect,
     IdentifyTarget,
@@ -74,10 +75,6 @@ NATIVE_OPERATIONS = tuple(sorted(c.name for c in CATALOG if c.needs == "provider
 
 def _done(session: Session, result: Any) -> Outcome:
     return Outcome(session=session, reply=Success({"result": result}))
-
-
-def _fail(session: Session, error: ReaError) -> Outcome:
-    return Outcome(session=session, reply=Failure(error))
 
 
 def _run(session: Session, lineage: Mapping[str, Any] = NOT_OBSERVED) -> dict[str, Any] | None:
@@ -242,16 +239,16 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
     """Select a target and bind one provider; a failure leaves the previous binding untouched."""
     refused = _open_option_refusal(args)
     if refused is not None:
-        return _fail(session, refused)
+        return failed(session, refused)
     yield ReportProgress(phase="identifying target", message=f"hashing {args['path']}")
     facts = yield IdentifyTarget(path=args["path"])
     if not is_successful(facts):
-        return _fail(session, facts.failure())
+        return failed(session, facts.failure())
     facts = facts.unwrap()
     fmt, architecture = facts.format, facts.architecture
     if args.get("format") == "dos-com":
         if facts.kind != "file" or not 1 <= facts.size <= DOS_COM_MAX_BYTES:
-            return _fail(
+            return failed(
                 session,
                 invalid_request(
                     f"open_binary: format dos-com needs a file of 1 to {DOS_COM_MAX_BYTES} bytes (one 64 KiB segment "
@@ -263,11 +260,11 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
         fmt, architecture = "dos-com", header_architecture(b"", "dos-com")
     requested = parse_selector(args.get("provider_id") or AUTO, "request")  # the schema's own pattern, parsed
     if not is_successful(requested):
-        return _fail(session, requested.failure())
+        return failed(session, requested.failure())
     candidates = (yield DiscoverProviders()).unwrap()
     selected = select_provider(candidates, requested.unwrap(), ctx.analysis_provider, fmt)
     if not is_successful(selected):
-        return _fail(session, selected.failure())
+        return failed(session, selected.failure())
     binding = selected.unwrap()
     released = yield ReleaseNative()  # the previous target's engine, if any; retained records stay
     run_id = (yield NewRunId()).unwrap()
@@ -309,7 +306,7 @@ def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Pro
     The reference answers `result: null` when no snapshot is written (and REA writes none), so
     our cleanup facts travel beside it in `closed` instead of changing result's type."""
     if args.get("snapshot_path") is not None:
-        return _fail(
+        return failed(
             session,
             _refused_option(
                 "snapshot_path",
@@ -323,7 +320,7 @@ def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Pro
     cleared = {"records": len(session.evidence), "unknowns": len(session.unknown_revisions)}
     if not is_successful(released):
         error = released.failure()
-        return _fail(close(session), error.with_details(closed_target=target, cleared=cleared))
+        return failed(close(session), error.with_details(closed_target=target, cleared=cleared))
     return Outcome(
         session=close(session),
         reply=Success({"result": None, "closed": {"target": target, "cleared": cleared, "cleanup": released.unwrap()}}),
@@ -336,7 +333,7 @@ def get_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context)
     detail = args.get("detail", "complete")
     filters = args.get("filters")
     if filters is not None and detail != "summary":
-        return _fail(
+        return failed(
             session,
             invalid_request(
                 'get_evidence_bundle: filters apply only to detail "summary"',
@@ -357,7 +354,7 @@ def export_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Conte
         phase="exporting bundle",
     )
     if not is_successful(receipt):
-        return _fail(session, receipt.failure())
+        return failed(session, receipt.failure())
     receipt = receipt.unwrap()
     return _done(
         session,
@@ -383,11 +380,11 @@ def _load_bundle(path: str, ctx: Context) -> Generator[Effect, Any, Result[Parse
 def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
-        return _fail(session, parsed.failure())
+        return failed(session, parsed.failure())
     bundle = parsed.unwrap()
     merged = merge(session, bundle.records, bundle.unknowns)
     if not is_successful(merged):
-        return _fail(session, merged.failure())
+        return failed(session, merged.failure())
     after = merged.unwrap()
     return _done(
         after,
@@ -441,7 +438,7 @@ def _commit_revision(
         {**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]}
     ) or _check_references(session, draft)
     if problem is not None:
-        return _fail(session, problem)
+        return failed(session, problem)
     mutation = create_evidence(
         provider=SESSION_PROVIDER,
         operation=operation,
@@ -453,7 +450,7 @@ def _commit_revision(
         evidence_links=[*draft["supporting_evidence_ids"], *draft["contradicting_evidence_ids"]],
     )
     if not is_successful(mutation):
-        return _fail(session, mutation.failure())
+        return failed(session, mutation.failure())
     evidence = mutation.unwrap()
     revision = seal({**draft, "mutation_evidence_ids": previous_mutations + [evidence.evidence_id]})
     return _done(add_unknown_revision(session, revision, evidence), revision)
@@ -463,7 +460,7 @@ def record_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     scope = None if session.target is None else session.target.sha256
     draft = first_revision({"required_confidence": "observed", **args}, scope)
     if any(r["unknown_id"] == draft["unknown_id"] for r in session.unknown_revisions):
-        return _fail(
+        return failed(
             session,
             ReaError(
                 code="revision_conflict",
@@ -477,7 +474,7 @@ def record_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> P
 def update_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     current = {h["unknown_id"]: h for h in heads(session.unknown_revisions)}.get(args["unknown_id"])
     if current is None:
-        return _fail(
+        return failed(
             session,
             invalid_request(
                 f"Unknown {args['unknown_id']} is not recorded in this session",
@@ -491,7 +488,7 @@ def update_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     request["expected_revision"] = args["expected_revision"]
     draft = next_revision(current, request)
     if not is_successful(draft):
-        return _fail(session, draft.failure())
+        return failed(session, draft.failure())
     return _commit_revision(session, draft.unwrap(), "update_unknown", args, list(current["mutation_evidence_ids"]))
 
 
@@ -536,7 +533,7 @@ def inspect_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Cont
     """The get_evidence_bundle summary projection over a bundle file, fully verified first."""
     parsed = yield from _load_bundle(args["path"], ctx)
     if not is_successful(parsed):
-        return _fail(session, parsed.failure())
+        return failed(session, parsed.failure())
     bundle = parsed.unwrap()
     return _done(
         session,

@@ -22,7 +22,7 @@ from rea.javascript.views import application_view
 from rea.layout.views import layout_view, macho_view
 from rea.wasm.views import wasm_view
 from rea.native.views import native_view
-from rea.program import Context, Outcome, Program
+from rea.program import Context, Outcome, Program, failed
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
 VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
@@ -104,7 +104,7 @@ def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Contex
     source = _source(session, args["source"])
     evidence = source.bind(lambda parent: view_evidence(parent, args["view"]))
     if not isinstance(evidence, Success):
-        return Outcome(session=session, reply=Failure(evidence.failure()))
+        return failed(session, evidence.failure())
     view = evidence.unwrap()
     return Outcome(session=record(session, [source.unwrap(), view]), reply=Success(view.to_json()))
     yield  # a program is a generator; this one needs no effect

@@ -6,11 +6,10 @@ from typing import Any
 from collections.abc import Mapping
 
 from returns.pipeline import is_successful
-from returns.result import Failure
 
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
-from rea.program import Context, Outcome, ReportProgress
+from rea.program import Context, ReportProgress, failed
 from rea.session import Session
 from rea.wasm.build import wasm_result
 from rea.wasm.model import OUTPUT_BUDGET_BYTES, TIMEOUT_MS, InspectWasm
@@ -26,7 +25,7 @@ def inspect_wasm_artifact(session: Session, args: Mapping[str, Any], ctx: Contex
         max_wat_inline_units=args["max_wat_inline_units"],
     )
     if not is_successful(ran):
-        return Outcome(session=session, reply=Failure(ran.failure()))
+        return failed(session, ran.failure())
     facts = ran.unwrap()
     result = wasm_result(facts, TIMEOUT_MS, OUTPUT_BUDGET_BYTES)
     artifact = facts["artifact"]
@@ -46,7 +45,7 @@ def inspect_wasm_artifact(session: Session, args: Mapping[str, Any], ctx: Contex
         limitations=result["limitations"],
     )
     if not is_successful(built):
-        return Outcome(session=session, reply=Failure(built.failure()))
+        return failed(session, built.failure())
     return deliver(session, built.unwrap(), args["detail"])
 
 

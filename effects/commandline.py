@@ -209,6 +209,8 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
     sub.add_parser(
         "doctor", parents=[common], help="check dependencies, providers, settings and client registrations (read-only)"
+    ).add_argument(
+        "--project", type=setup_command.project_dir, metavar="DIR", help="also read this project's MCP configs"
     )
     setup_command.configure(
         sub.add_parser("setup", parents=[common], help="register REA with MCP clients (prints the plan first)"),
@@ -283,7 +285,7 @@ def main(argv: list[str] | None = None) -> int:
     if ns.command in ("tools", "prompts", "prompt"):
         return _prompt_command(ns, fmt)
     if ns.command == "doctor":
-        report = doctor_report(os.environ)
+        report = doctor_report(os.environ, project=ns.project)
         _emit(report, fmt, _render_doctor)
         return EXIT_OK if report["status"] != "failed" else EXIT_FAILED
     if ns.command in ("setup", "uninstall"):

@@ -10,6 +10,7 @@ import importlib
 import importlib.metadata
 import os
 import sys
+from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
@@ -47,7 +48,7 @@ def _check(name: str, status: str, detail: str, remediation: str | None = None) 
     return {"name": name, "status": status, "detail": detail, "remediation": remediation}
 
 
-def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
+def doctor_report(env: Mapping[str, str], project: Path | None = None) -> dict[str, Any]:
     checks = [
         _check(
             "python",
@@ -93,6 +94,6 @@ def doctor_report(env: Mapping[str, str]) -> dict[str, Any]:
         "cwd": os.getcwd(),
         "status": "failed" if failed else "ok",
         "checks": checks,
-        "client_registrations": inspect_registrations(env),
+        "client_registrations": inspect_registrations(env, project),
         "agent_skill": skill_status(env),
     }

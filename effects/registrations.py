@@ -1,8 +1,10 @@
 """Find and read MCP client configs for `rea doctor`; read-only, bounded, never raises.
 
 Locations are the user-level files of the clients the TypeScript REA's setup supports, plus
-Claude Desktop's Linux (XDG) and Windows (APPDATA) homes and CODEX_HOME; no project files. A
-client is inspected when its directory or its config file exists, so absent clients are not listed.
+Claude Desktop's Linux (XDG) and Windows (APPDATA) homes and CODEX_HOME; with a project
+directory, that project's own files (`.mcp.json`, VS Code's `.vscode/mcp.json`, Cursor's and
+Gemini CLI's). A client is inspected when its directory or its config file exists, so absent
+clients are not listed.
 """
 
 from __future__ import annotations
@@ -64,6 +66,21 @@ def client_files(env: Mapping[str, str]) -> list[ClientFile]:
     return list({f.path: f for f in files}.values())
 
 
+# client, format, file under the project root; the client counts as present when the file's directory does
+# (the project root itself for .mcp.json, which Claude Code reads from the directory it was started in)
+PROJECT_FILES = (
+    ("claude_code", "json", ".mcp.json"),
+    ("cursor", "json", ".cursor/mcp.json"),
+    ("gemini_cli", "json", ".gemini/settings.json"),
+    ("vscode", "vscode", ".vscode/mcp.json"),
+)
+
+
+def project_files(project: Path) -> list[ClientFile]:
+    """A project's own MCP configs (shared with everyone who opens the project)."""
+    return [ClientFile(client, fmt, (project / rel).parent, project / rel) for client, fmt, rel in PROJECT_FILES]
+
+
 def this_installation() -> Installation:
     """The running interpreter and, when installed, the `rea` console script that launches it."""
     name = "rea.exe" if sys.platform == "win32" else "rea"
@@ -89,11 +106,11 @@ def path_facts(command: str) -> PathFacts:
     return PathFacts(absolute=absolute, normalized=normalized, real=real)
 
 
-def inspect_registrations(env: Mapping[str, str]) -> dict[str, Any]:
+def inspect_registrations(env: Mapping[str, str], project: Path | None = None) -> dict[str, Any]:
     """The doctor section: each present client's registration, the expected vector, live state unknown."""
     installation = this_installation()
     rows: list[Registration] = []
-    for file in client_files(env):
+    for file in client_files(env) + (project_files(project) if project is not None else []):
         if not (_is_dir(file.home_dir) or _exists(file.path)):
             continue
         entry = _read(file.format, file.path)

@@ -17,27 +17,56 @@ from collections.abc import Mapping
 
 from effects import setup_files
 from effects.skill_files import skill_path, skill_text
-from effects.registrations import ClientFile, read_bounded, path_facts, this_installation
-from rea.errors import ReaError
+from effects.registrations import PROJECT_FILES, ClientFile, read_bounded, path_facts, this_installation
+from rea.errors import ReaError, invalid_request
 from rea.registrations import read_entry
 from rea.setup import skill_plan
 from rea.setup.plan import Change, Target, plan_setup, plan_uninstall
 
 CLIENTS = ("claude_code", "claude_desktop", "codex", "cursor", "gemini_cli", "windsurf")
+PROJECT_CLIENTS = tuple(client for client, _, _ in PROJECT_FILES)
 
 
 def configure(parser: argparse.ArgumentParser, *, setup: bool) -> None:
-    parser.add_argument("--client", action="append", choices=CLIENTS, default=[], help="a client (repeatable)")
+    choices = sorted({*CLIENTS, *PROJECT_CLIENTS})
+    parser.add_argument("--client", action="append", choices=choices, default=[], help="a client (repeatable)")
+    parser.add_argument(
+        "--project",
+        type=project_dir,
+        metavar="DIR",
+        help="the project's own configs instead of the user's (.mcp.json, .vscode/mcp.json, .cursor/, .gemini/)",
+    )
     if setup:
         parser.add_argument("--all-detected", action="store_true", help="every client found (the default)")
     parser.add_argument("--dry-run", action="store_true", help="print the plan and change nothing")
     parser.add_argument("--yes", action="store_true", help="apply the plan without asking")
 
 
+def project_dir(value: str) -> Path:
+    """--project DIR: an existing directory, made absolute against the working directory."""
+    path = Path(os.path.abspath(value))
+    if not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{value!r} is not a directory; pass the project's root directory")
+    return path
+
+
+def clients_problem(ns: argparse.Namespace) -> str | None:
+    """A --client that has no config in the chosen scope (VS Code is per project; Codex and others per user)."""
+    scope, known = ("project", PROJECT_CLIENTS) if ns.project is not None else ("user", CLIENTS)
+    wrong = [c for c in ns.client if c not in known]
+    if not wrong:
+        return None
+    other = "without --project" if ns.project is not None else "with --project DIR"
+    return (
+        f"{', '.join(wrong)} has no {scope}-level config REA writes; accepted here: {', '.join(known)} (or run {other})"
+    )
+
+
 def plan(operation: str, ns: argparse.Namespace, env: Mapping[str, str]) -> list[Change]:
-    files = setup_files.selected_files(env, ns.client, getattr(ns, "all_detected", False))
+    files = setup_files.selected_files(env, ns.client, getattr(ns, "all_detected", False), ns.project)
     changes = [_config_change(operation, f) for f in files]
-    if any(f.client in skill_plan.SKILL_CLIENTS for f in files):
+    # the skill is a user-level file: a project-scoped run leaves it to `rea setup` without --project
+    if ns.project is None and any(f.client in skill_plan.SKILL_CLIENTS for f in files):
         changes.append(_skill_change(operation, env))
     return changes
 
@@ -64,9 +93,16 @@ def _skill_change(operation: str, env: Mapping[str, str]) -> Change:
 
 
 def run(operation: str, ns: argparse.Namespace, env: Mapping[str, str], fmt: str) -> tuple[dict[str, Any], int]:
+    problem = clients_problem(ns)
+    if problem is not None:
+        error = invalid_request(
+            problem, field="--client", accepted=", ".join(PROJECT_CLIENTS if ns.project else CLIENTS)
+        )
+        return {"operation": operation, "mode": "refused", "changes": [], "error": error.to_json()["error"]}, 2
     changes = plan(operation, ns, env)
     report: dict[str, Any] = {
         "operation": operation,
+        "project": None if ns.project is None else str(ns.project),
         "expected_command": list(this_installation().expected),
         "changes": [c.record() for c in changes],
         "skill_unsupported": _skill_unsupported(changes),
@@ -136,6 +172,8 @@ def _not_confirmed() -> ReaError:
 
 
 def render(report: Mapping[str, Any]) -> str:
+    if report["mode"] == "refused":
+        return f"rea {report['operation']}: {report['error']['message']}"
     lines = [f"rea {report['operation']}: registers {' '.join(report['expected_command'])}"]
     if report["operation"] == "uninstall":
         lines = ["rea uninstall: removes REA's entries and skill"]
@@ -147,7 +185,9 @@ def render(report: Mapping[str, Any]) -> str:
             lines.append(f"          entry: {'; '.join(change['entry'].strip().splitlines())}")
     if not report["changes"]:
         lines.append("  no supported client found (name one with --client)")
-    if report["skill_unsupported"] and report["operation"] == "setup":
+    if report.get("project") and report["operation"] == "setup":
+        lines.append("  skill: user-level only; `rea setup` without --project installs it")
+    elif report["skill_unsupported"] and report["operation"] == "setup":
         lines.append(f"  skill: not installed for {', '.join(report['skill_unsupported'])} (no skills folder)")
     for result in report["applied"]:
         backup = f"; backup {result['backup']}" if result["backup"] else ""

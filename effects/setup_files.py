@@ -18,7 +18,7 @@ from pathlib import Path
 from collections.abc import Iterator, Mapping
 
 from effects.fs import fsync_dir
-from effects.registrations import ClientFile, client_files, read_bounded
+from effects.registrations import ClientFile, client_files, project_files, read_bounded
 from rea.registrations import MAX_CONFIG_BYTES
 from rea.setup.plan import Change, Target
 
@@ -32,9 +32,13 @@ def platform_default(files: list[ClientFile], client: str) -> ClientFile:
     return own[index] if client == "claude_desktop" else own[0]
 
 
-def selected_files(env: Mapping[str, str], clients: list[str], all_detected: bool) -> list[ClientFile]:
-    """The present files of the named clients (a named absent client gets its default location)."""
-    files = client_files(env)
+def selected_files(
+    env: Mapping[str, str], clients: list[str], all_detected: bool, project: Path | None = None
+) -> list[ClientFile]:
+    """The present files of the named clients (a named absent client gets its default location).
+
+    With a project, only that project's files: `--project` registers REA for one repository."""
+    files = client_files(env) if project is None else project_files(project)
     present = [f for f in files if _present(f)]
     if all_detected or not clients:
         chosen = present

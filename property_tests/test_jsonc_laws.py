@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, strategies as st
 
 from prop_support import SAFE, json_values
-from rea.javascript.jsonc import to_json
+from rea.jsonc import blank, to_json
 
 TRICKY = st.text(st.sampled_from(list('/*",\\]}[{: \n\tab')) | st.characters(codec="utf-8"), max_size=12)
 SCALARS = (
@@ -70,3 +70,13 @@ def test_plain_json_passes_through_unchanged(value, indent, ascii_only):
 def test_strings_that_look_like_comments_survive(s):
     text = json.dumps({"k": s, "list": [s, s]})
     assert json.loads(to_json(text)) == {"k": s, "list": [s, s]}
+
+
+@given(documents())
+def test_blanking_keeps_every_offset_and_the_value(doc):
+    value, text = doc
+    view = blank(text)
+    assert len(view) == len(text) and json.loads(view) == value
+    assert [i for i, c in enumerate(view) if c == "\n"] == [i for i, c in enumerate(text) if c == "\n"]
+    # outside comments and trailing commas nothing moved: every non-space character of the view is the original's
+    assert all(v == t for v, t in zip(view, text) if v != " ")

@@ -25,7 +25,17 @@ from rea.canonical_json import canonicalize
 from rea.catalog import CATALOG
 from rea.errors import ReaError
 from rea.canonical_json import scalar_census
-from rea.replies import admit_success, charged, error_bytes, meta_for, success_bytes, success_floor
+from rea.canonical_json import canonical_measure
+from rea.replies import (
+    admit_success,
+    charged,
+    error_bytes,
+    measured_bytes,
+    meta_for,
+    success_bytes,
+    success_ceiling,
+    success_floor,
+)
 
 VERSIONS = KNOWN_PROTOCOL_VERSIONS
 WHOLE_FLOATS = st.integers(-(2**60), 2**60).map(float)
@@ -73,7 +83,9 @@ def test_predicted_success_bytes_are_the_bytes_the_sdk_writes(payload, request_i
     contract = next((c for c in CATALOG if c.name == tool), None)
     frame = framer(meta_for(contract), False)
     assert success_bytes(canonicalize(payload), payload, frame) == len(actual)
-    assert success_floor(scalar_census(payload), frame) <= len(actual)  # the early refusal is never wrong
+    census = scalar_census(payload)
+    assert success_floor(census, frame) <= len(actual) <= success_ceiling(census, frame)  # the bounds hold
+    assert measured_bytes(canonical_measure(payload), census, frame) == len(actual)  # measured before building
 
 
 @given(text, request_ids, st.sampled_from(VERSIONS), tools)
@@ -113,10 +125,8 @@ def test_refusal_names_the_real_size_and_the_retained_record(payload, evidence_i
     error = result.failure()
     assert error.code == "resource_constraint" and error.details["resource"] == "transport"
     limits = error.details["reported_limits"]
-    if limits["reply_bytes_exact"]:
-        assert limits["reply_bytes"] == size and limits["charged_bytes"] == charged(size, frame)
-    else:  # refused from the lower bound, before serializing
-        assert limits["reply_bytes"] == success_floor(scalar_census(payload), frame) <= size
+    assert limits["reply_bytes_exact"] is True
+    assert limits["reply_bytes"] == size and limits["charged_bytes"] == charged(size, frame)
     assert ("evidence_reference" in limits) == (evidence_id is not None)
     if evidence_id is not None:
         assert limits["evidence_reference"] == {"kind": "retained-evidence", "evidence_id": evidence_id}

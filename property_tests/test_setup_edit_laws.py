@@ -8,6 +8,7 @@ import json
 from hypothesis import given, settings, strategies as st
 
 from prop_support import json_keys, json_values
+from rea import jsonc
 from rea.registrations import Installation, PathFacts
 from rea.setup import edits
 from rea.setup.plan import Target, plan_setup, plan_uninstall
@@ -85,3 +86,40 @@ def test_toml_round_trip_keeps_other_text(comment):
     assert removed is not None  # tomlkit may leave the blank line it put before a table appended last
     assert removed == original or removed == original + b"\n"
     assert edits.fresh_text("toml", COMMAND).startswith("[mcp_servers.rea]\n")
+
+
+_COMMENTS = st.sampled_from(["", " // note\n", " /* a */", "\n  // line\n", " /* multi\n line */ "])
+
+
+def _jsonc_text(document: dict, draw) -> str:
+    """A VS Code-style JSONC rendering: comments between members and optional trailing commas."""
+    def render(value, depth):
+        if isinstance(value, dict) and value:
+            pad = "  " * (depth + 1)
+            items = [f"{pad}{json.dumps(k)}:{draw(_COMMENTS)} {render(v, depth + 1)}" for k, v in value.items()]
+            comma = "," if draw(st.booleans()) else ""
+            return "{\n" + ",\n".join(items) + comma + draw(_COMMENTS) + "\n" + "  " * depth + "}"
+        return json.dumps(value)
+
+    return draw(_COMMENTS) + render(document, 0) + "\n"
+
+
+@settings(max_examples=150, deadline=None)
+@given(documents, st.data())
+def test_jsonc_setup_keeps_every_comment_and_uninstall_gives_back_the_bytes(document, data):
+    vscode = {**{k: v for k, v in document.items() if k != "mcpServers"}, "servers": document["mcpServers"]}
+    original = _jsonc_text(vscode, data.draw).encode()
+    change = plan_setup(target(original, "vscode"), INSTALL, {})
+    assert change.action == "add" and change.content is not None, change.detail
+    written = change.content.decode()
+    assert json.loads(jsonc.to_json(written))["servers"]["rea"] == {
+        "type": "stdio",
+        "command": COMMAND[0],
+        "args": list(COMMAND[1:]),
+    }
+    # every comment of the original is still there, in order
+    comments = [m.group(0) for m in jsonc._COMMENT.finditer(original.decode()) if not m.group(0).startswith('"')]
+    kept = [m.group(0) for m in jsonc._COMMENT.finditer(written) if not m.group(0).startswith('"')]
+    assert kept == comments
+    removed = plan_uninstall(target(change.content, "vscode"))
+    assert removed.action == "remove" and removed.content == original

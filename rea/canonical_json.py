@@ -19,8 +19,9 @@ from __future__ import annotations
 import gc
 import hashlib
 import math
+import re
 from bisect import bisect_right
-from itertools import accumulate, compress
+from itertools import accumulate, chain, compress, repeat
 from typing import Any
 
 import attrs
@@ -232,19 +233,35 @@ class ScalarCensus:
     float, and every integer beyond the safe range. Other serializers print exactly
     these differently (a whole float as `5.0`, a big integer in full), so their output
     is the canonical length plus one difference per such number. `string_floor` is a
-    lower bound on the canonical length: every string value with its two quotes (object
-    keys are not counted)."""
+    lower bound on the canonical length: every string value with its two quotes.
+    `key_chars` (the object keys' characters) and `nodes` (every value in the tree)
+    bound it from above, with `string_floor`: see `canonical_ceiling`."""
 
     reformatted: tuple[int | float, ...]
     string_floor: int
+    key_chars: int = 0
+    nodes: int = 0
+
+
+# the longest canonical text of a non-string node (a number, a literal) with its share of punctuation:
+# a comma, a colon, the two quotes of its key, and its container's brackets
+_NODE_CEILING = 32
+# a string character's longest canonical text: a control character as \u00XX
+_CHAR_CEILING = 6
+
+
+def canonical_ceiling(census: ScalarCensus) -> int:
+    """An upper bound of len(canonicalize(value)) from its census alone."""
+    return _CHAR_CEILING * (census.string_floor + census.key_chars) + _NODE_CEILING * census.nodes
 
 
 def scalar_census(value: Any) -> ScalarCensus:
     """One breadth-first walk of the value, level by level in C (`gc.get_referents`)."""
     found: list[int | float] = []
-    floor = 0
+    floor = keys = nodes = 0
     level = [value]
     for _ in range(MAX_DEPTH + 2):
+        nodes += len(level)
         kinds = set(map(type, level))
         if float in kinds:
             found.extend(v for v in level if type(v) is float)
@@ -253,9 +270,87 @@ def scalar_census(value: Any) -> ScalarCensus:
         if str in kinds:
             strings = [v for v in level if type(v) is str]
             floor += sum(map(len, strings)) + 2 * len(strings)
+        if dict in kinds:
+            keys += sum(map(len, chain.from_iterable(v for v in level if type(v) is dict)))
         if kinds.isdisjoint(_CONTAINERS):
-            return ScalarCensus(reformatted=tuple(found), string_floor=floor)
+            return ScalarCensus(reformatted=tuple(found), string_floor=floor, key_chars=keys, nodes=nodes)
         level = gc.get_referents(*(v for v in level if type(v) in _CONTAINERS))
+    raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
+
+
+_CONTROL = re.compile("[\x00-\x1f]")
+_SHORT_ESCAPES = frozenset("\b\t\n\f\r")  # JCS writes these as two bytes, other controls as \u00XX
+_SCALAR_BYTES = {True: 4, False: 5, None: 4}
+
+
+@attrs.frozen(kw_only=True)
+class Measure:
+    """The canonical bytes' length and their `"` and `\\` counts, known without building them."""
+
+    length: int
+    quotes: int
+    backslashes: int
+
+
+def _strings_measure(strings: list[str]) -> tuple[int, int, int]:
+    """(length, quotes, backslashes) of the strings as JCS writes them, each with its two quotes."""
+    try:
+        utf8 = sum(map(len, map(str.encode, strings)))
+    except UnicodeEncodeError as exc:
+        raise CanonicalJsonError("a string holds a lone surrogate, which is not I-JSON") from exc
+    quoted = sum(map(str.count, strings, repeat('"')))
+    slashed = sum(map(str.count, strings, repeat("\\")))
+    short = other = 0
+    for text in compress(strings, map(_CONTROL.search, strings)):
+        controls = _CONTROL.findall(text)
+        k = sum(c in _SHORT_ESCAPES for c in controls)
+        short, other = short + k, other + len(controls) - k
+    n = len(strings)
+    length = utf8 + 2 * n + quoted + slashed + short + 5 * other
+    return length, 2 * n + quoted, quoted + 2 * slashed + short + other
+
+
+def _level_measure(level: list[Any], kinds: set[type]) -> tuple[int, int, int]:
+    """The bytes one breadth-first level adds: its scalars, its containers' punctuation and keys."""
+    strings = [v for v in level if type(v) is str] if str in kinds else []
+    dicts = [v for v in level if type(v) is dict] if dict in kinds else []
+    keys = list(chain.from_iterable(dicts))
+    if not all(type(k) is str for k in keys):
+        raise CanonicalJsonError("an object key is not a string")
+    length, quotes, backslashes = _strings_measure(strings + keys)
+    if int in kinds:
+        ints = [v for v in level if type(v) is int]
+        length += sum(len(str(v)) if -SAFE_INTEGER <= v <= SAFE_INTEGER else len(format_number(v)) for v in ints)
+    if float in kinds:
+        length += sum(len(format_number(v)) for v in level if type(v) is float)
+    if bool in kinds or type(None) in kinds:
+        length += sum(_SCALAR_BYTES[v] for v in level if v is None or type(v) is bool)
+    arrays = [len(v) for v in level if type(v) is list or type(v) is tuple]
+    objects = list(map(len, dicts))
+    length += 2 * (len(arrays) + len(objects)) + sum(n - 1 for n in arrays if n) + sum(2 * n - 1 for n in objects if n)
+    return length, quotes, backslashes
+
+
+def canonical_measure(value: Any) -> Measure:
+    """What `canonicalize(value)` would be, in size, from one breadth-first walk that builds nothing.
+
+    Admission of a reply is decided on this before a document-sized string exists: each
+    level's scalars and keys are measured in batches in C (`map` over the level), and the
+    next level is the chained values of this level's containers."""
+    length = quotes = backslashes = 0
+    level = [value]
+    for _ in range(MAX_DEPTH + 2):
+        kinds = set(map(type, level))
+        foreign = kinds - _PLAIN - {float}
+        if foreign:
+            raise CanonicalJsonError(f"{sorted(k.__name__ for k in foreign)[0]} is not a JSON value")
+        if float in kinds and not all(math.isfinite(v) for v in level if type(v) is float):
+            raise CanonicalJsonError("NaN and infinity are not JSON numbers")
+        got = _level_measure(level, kinds)
+        length, quotes, backslashes = length + got[0], quotes + got[1], backslashes + got[2]
+        if kinds.isdisjoint(_CONTAINERS):
+            return Measure(length=length, quotes=quotes, backslashes=backslashes)
+        level = list(chain.from_iterable(v.values() if type(v) is dict else v for v in level if type(v) in _CONTAINERS))
     raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
 
 

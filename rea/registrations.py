@@ -1,6 +1,7 @@
 """MCP client registrations of REA: does a client's config launch this installation?
 
-A client config (JSON `mcpServers.rea` or TOML `[mcp_servers.rea]`) is read into an `Entry`,
+A client config (JSON `mcpServers.rea`, TOML `[mcp_servers.rea]`, or a VS Code workspace's JSONC
+`servers.rea`) is read into an `Entry`,
 then classified against this installation's launch vector:
 
 - aligned: the command is an absolute path to this installation's `rea` console script with
@@ -23,8 +24,13 @@ from collections.abc import Mapping
 
 import attrs
 
+from rea import jsonc
+
 SERVER_KEY = "rea"
-SERVERS_KEY = {"json": "mcpServers", "toml": "mcp_servers"}
+# format -> the table holding servers; "vscode" is VS Code's mcp.json (JSON with comments)
+SERVERS_KEY = {"json": "mcpServers", "toml": "mcp_servers", "vscode": "servers"}
+JSONC_FORMATS = frozenset({"vscode"})
+ENTRY_TYPE = {"vscode": "stdio"}  # formats whose entries name their transport
 # Claude Code's ~/.claude.json keeps per-project history and often passes 1 MiB.
 MAX_CONFIG_BYTES = 8 * 1024 * 1024
 MODULE_ARGS = ("-m", "effects.cli", "mcp")
@@ -112,9 +118,25 @@ def parse_config(fmt: str, content: bytes) -> tuple[Any, str] | str:
     except UnicodeDecodeError as exc:
         return f"not UTF-8 text (byte {exc.start})"
     try:
-        return (tomllib.loads(text) if fmt == "toml" else json.loads(text)), text
+        return parse_text(fmt, text), text
     except (ValueError, RecursionError) as exc:
-        return f"not valid {fmt.upper()}: {_first_line(exc)}"
+        return f"not valid {_FORMAT_NAME.get(fmt, fmt.upper())}: {_first_line(exc)}"
+
+
+_FORMAT_NAME = {"vscode": "JSON with comments"}
+
+
+def parse_text(fmt: str, text: str) -> Any:
+    """The document a config text holds (raises ValueError when it is not one of `fmt`)."""
+    if fmt == "toml":
+        return tomllib.loads(text)
+    return json.loads(jsonc.to_json(text) if fmt in JSONC_FORMATS else text)
+
+
+def entry_value(fmt: str, command: tuple[str, ...]) -> dict[str, Any]:
+    """REA's entry as a value: the command vector, and the transport where the format names one."""
+    kind = {"type": ENTRY_TYPE[fmt]} if fmt in ENTRY_TYPE else {}
+    return {**kind, "command": command[0], "args": list(command[1:])}
 
 
 def entry_of(fmt: str, document: Any) -> Entry:
@@ -196,26 +218,21 @@ def classify(
 
 def remediation(config_path: str, fmt: str, expected: tuple[str, ...]) -> str:
     """The exact entry to write, as one line."""
-    command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
     if fmt == "toml":
+        command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
         return (
             f"In {config_path}, set [{SERVERS_KEY[fmt]}.{SERVER_KEY}] to command = {command} and "
             f"args = {args}, then restart the client."
         )
-    return (
-        f'In {config_path}, set "{SERVERS_KEY[fmt]}": {{"{SERVER_KEY}": {{"command": {command}, '
-        f'"args": {args}}}}}, then restart the client.'
-    )
+    return f"In {config_path}, set {snippet(fmt, expected)[1:-1]}, then restart the client."
 
 
 def snippet(fmt: str, expected: tuple[str, ...]) -> str:
     """The entry as file text."""
-    command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
     if fmt == "toml":
+        command, args = _quoted(expected[0]), _quoted(list(expected[1:]))
         return f"[{SERVERS_KEY[fmt]}.{SERVER_KEY}]\ncommand = {command}\nargs = {args}\n"
-    return json.dumps(
-        {SERVERS_KEY[fmt]: {SERVER_KEY: {"command": expected[0], "args": list(expected[1:])}}}, ensure_ascii=False
-    )
+    return json.dumps({SERVERS_KEY[fmt]: {SERVER_KEY: entry_value(fmt, expected)}}, ensure_ascii=False)
 
 
 def _stale_reason(command: tuple[str, ...], installation: Installation, facts: Mapping[str, PathFacts]) -> str:

@@ -1,7 +1,9 @@
 """What a tool reply looks like on the wire, and whether it fits the response budget.
 
-Admission is decided on sizes computed from the canonical bytes and the value,
-never by building the wire document. The text copy is the canonical JSON as a
+Admission is decided before a document-sized string exists: a census of the value
+bounds the reply from above, and only when that bound does not prove the fit is the
+exact size measured from the value (`canonical_measure`, which builds nothing). The
+wire document itself is never built here. The text copy is the canonical JSON as a
 JSON string: each quote and backslash gains one byte (the canonical form has no
 raw control characters). The structured copy is the value as the transport's
 serializer prints it: the canonical bytes re-ordered (same length) with every
@@ -17,7 +19,15 @@ from typing import Any
 from returns.result import Failure, Result, Success
 
 from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget, WireFrame
-from rea.canonical_json import ScalarCensus, canonicalize, format_number, scalar_census
+from rea.canonical_json import (
+    Measure,
+    ScalarCensus,
+    canonical_ceiling,
+    canonical_measure,
+    canonicalize,
+    format_number,
+    scalar_census,
+)
 from rea.catalog.contract import ToolContract
 from rea.catalog.projection import PROVENANCE
 from rea.errors import ReaError
@@ -42,7 +52,7 @@ def text_wire_bytes(canonical: bytes) -> int:
 
 def structured_wire_bytes(canonical: bytes, census: ScalarCensus, frame: WireFrame) -> int:
     """The value as the transport's serializer prints it."""
-    return len(canonical) + sum(len(frame.number_text(n)) - len(format_number(n)) for n in census.reformatted)
+    return len(canonical) + _number_excess(census, frame)
 
 
 def success_bytes(canonical: bytes, value: Any, frame: WireFrame, census: ScalarCensus | None = None) -> int:
@@ -56,6 +66,24 @@ def success_floor(census: ScalarCensus, frame: WireFrame) -> int:
     """A lower bound of the success line, known before anything is serialized: each copy holds
     at least every string value with its quotes."""
     return frame.frame_bytes + 2 * census.string_floor - EMPTY_STRUCTURE
+
+
+def _number_excess(census: ScalarCensus, frame: WireFrame) -> int:
+    return sum(len(frame.number_text(n)) - len(format_number(n)) for n in census.reformatted)
+
+
+def success_ceiling(census: ScalarCensus, frame: WireFrame) -> int:
+    """An upper bound of the success line from the census: the text copy at most doubles the
+    canonical bytes (every byte a quote or backslash), the structured copy adds the numbers'."""
+    canonical = canonical_ceiling(census)
+    return frame.frame_bytes + 3 * canonical + max(0, _number_excess(census, frame)) - EMPTY_STRUCTURE
+
+
+def measured_bytes(measure: Measure, census: ScalarCensus, frame: WireFrame) -> int:
+    """The exact bytes of the success line from the value's measure (nothing serialized)."""
+    text = measure.length + measure.quotes + measure.backslashes
+    structured = measure.length + _number_excess(census, frame)
+    return frame.frame_bytes + text + structured - EMPTY_STRUCTURE
 
 
 def error_bytes(text: bytes, frame: WireFrame) -> int:
@@ -73,28 +101,27 @@ def admit_success(
 ) -> Result[bytes, ReaError]:
     """The canonical bytes when the reply fits, else resource_constraint naming the retained record.
 
-    A reply whose string values alone exceed the budget is refused before any serialization
-    (its size then reported as a lower bound); otherwise the canonical text, which the reply
-    carries anyway, is built and the exact wire size decides."""
+    Decided before the canonical text (document-sized) is built: a reply the census proves
+    small is built at once; any other is measured exactly from the value first, and refused
+    with its exact wire size when it does not fit. The built text is checked once more."""
     census = scalar_census(payload)
-    floor = success_floor(census, frame)
-    if charged(floor, frame) > budget.max_response_bytes:
-        return Failure(_refusal(tool, budget, evidence_id, frame, floor, exact=False))
+    if charged(success_ceiling(census, frame), frame) > budget.max_response_bytes:
+        size = measured_bytes(canonical_measure(payload), census, frame)
+        if charged(size, frame) > budget.max_response_bytes:
+            return Failure(_refusal(tool, budget, evidence_id, frame, size))
     canonical = canonicalize(payload)
     size = success_bytes(canonical, payload, frame, census)
     if charged(size, frame) <= budget.max_response_bytes:
         return Success(canonical)
-    return Failure(_refusal(tool, budget, evidence_id, frame, size, exact=True))
+    return Failure(_refusal(tool, budget, evidence_id, frame, size))
 
 
-def _refusal(
-    tool: str, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame, size: int, *, exact: bool
-) -> ReaError:
+def _refusal(tool: str, budget: ResponseBudget, evidence_id: str | None, frame: WireFrame, size: int) -> ReaError:
     limits: dict[str, Any] = {
         "max_response_bytes": budget.max_response_bytes,
         "envelope_reserve_bytes": ENVELOPE_RESERVE_BYTES,
         "reply_bytes": size,
-        "reply_bytes_exact": exact,  # false: at least this many (refused before serializing)
+        "reply_bytes_exact": True,  # measured from the value, before any serialization
         "charged_bytes": charged(size, frame),
     }
     if evidence_id is not None:
@@ -111,7 +138,7 @@ def _refusal(
             'Ask for less (get_evidence_bundle with detail "summary", a smaller page), or write the session '
             "out with export_evidence_bundle."
         )
-    needs = f"{size} bytes" if exact else f"at least {size} bytes"
+    needs = f"{size} bytes"
     return ReaError(
         code="resource_constraint",
         message=f"The {tool} reply needs {needs} on the wire, more than the {budget.max_response_bytes}-byte response budget. {advice}",

@@ -2,6 +2,8 @@
 
 import json
 
+import attrs
+
 from effects.calls import Connection
 from effects.server import _error_result, _success_result
 from rea.errors import ReaError
@@ -86,7 +88,7 @@ def test_every_continuation_is_a_call_our_validator_accepts():
 
 
 def test_a_reply_far_over_the_budget_is_refused_before_anything_is_serialized(monkeypatch):
-    """Its string values alone exceed the budget: no canonical text (document-sized) is built."""
+    """Over the budget: the exact size is measured from the value and no canonical text (document-sized) is built."""
     import rea.replies
 
     built = []
@@ -97,8 +99,12 @@ def test_a_reply_far_over_the_budget_is_refused_before_anything_is_serialized(mo
     reply = _success_result(conn, "get_evidence_bundle", payload)
     body = json.loads(reply.content[0].text)["error"]
     limits = body["details"]["reported_limits"]
-    assert body["code"] == "resource_constraint" and limits["reply_bytes_exact"] is False
-    assert limits["reply_bytes"] > 24_000_000 and "at least" in body["message"]
-    assert len(built) == 1  # only the small error text was canonicalized, never the payload
+    assert body["code"] == "resource_constraint" and limits["reply_bytes_exact"] is True
+    framed = _success_result(
+        Connection(ctx=attrs.evolve(CTX, max_response_bytes=2**40)), "get_evidence_bundle", payload
+    )
+    sent = len(framed.content[0].text.encode()) + len(json.dumps(framed.structured_content, separators=(",", ":")))
+    assert 24_000_000 < sent < limits["reply_bytes"] < sent + 2_048  # both copies, plus the frame
+    assert len(built) == 2  # the small error text, and the payload only for the unlimited reply above
     near = _success_result(conn, "get_evidence_bundle", {"result": {"pages": ["p" * 1_000_000] * 5}})
     assert near.is_error is False  # under the budget: built, measured exactly, sent

@@ -347,3 +347,70 @@ def test_interactive_confirmation_on_a_terminal(tmp_path):
         assert run.returncode == (0 if changed else 1), out + err
         assert json.loads(out)["mode"] == ("applied" if changed else "not_confirmed")
         assert ("rea" in json.loads(config.read_text())["mcpServers"]) is changed
+
+
+VSCODE = (
+    '{\n  // servers this workspace starts\n  "servers": {\n'
+    '    "github": {"type": "http", "url": "https://api.githubcopilot.com/mcp/"}, // remote\n'
+    '    "local": {"type": "stdio", "command": "/usr/bin/local-mcp", "args": []},\n  },\n'
+    '  /* prompted once */\n  "inputs": [{"type": "promptString", "id": "token", "password": true}],\n}\n'
+)
+PROJECT_MCP = '{"mcpServers": {"db": {"command": "npx", "args": ["-y", "db-mcp"]}}}\n'
+
+
+def project_states(home: Path, project: Path) -> dict[str, str]:
+    section = rea_json(home, "doctor", "--project", str(project))["client_registrations"]
+    rows = section["registrations"]
+    return {
+        Path(r["config_path"]).relative_to(project).as_posix(): r["state"]
+        for r in rows
+        if project in Path(r["config_path"]).parents
+    }
+
+
+@pytest.mark.slow
+def test_project_configs_set_up_re_run_and_uninstalled(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "repo"
+    home.mkdir()
+    write(project / ".vscode/mcp.json", VSCODE)
+    write(project / ".mcp.json", PROJECT_MCP)
+    before_home, before_project = tree(home), tree(project)
+    assert project_states(home, project) == {".mcp.json": "missing", ".vscode/mcp.json": "missing"}
+
+    planned = rea_json(home, "setup", "--project", str(project), "--dry-run")
+    assert [(c["client"], c["action"]) for c in planned["changes"]] == [("claude_code", "add"), ("vscode", "add")]
+    assert tree(project) == before_project
+
+    applied = rea_json(home, "setup", "--project", str(project), "--yes")
+    assert applied["mode"] == "applied" and tree(home) == before_home  # the user's own configs are untouched
+    text = (project / ".vscode/mcp.json").read_text()
+    for comment in ("// servers this workspace starts", "// remote", "/* prompted once */"):
+        assert comment in text
+    from rea.jsonc import to_json
+
+    vscode = json.loads(to_json(text))
+    assert list(vscode["servers"]) == ["github", "local", "rea"] and vscode["inputs"][0]["id"] == "token"
+    assert vscode["servers"]["rea"]["type"] == "stdio" and vscode["servers"]["rea"]["args"] == ["mcp"]
+    assert project_states(home, project) == {".mcp.json": "aligned", ".vscode/mcp.json": "aligned"}
+
+    again = rea_json(home, "setup", "--project", str(project), "--yes")
+    assert again["mode"] == "nothing_to_do"
+
+    removed = rea_json(home, "uninstall", "--project", str(project), "--yes")
+    assert removed["mode"] == "applied"
+    for name in (".vscode/mcp.json", ".mcp.json"):
+        assert (project / name).read_bytes() == before_project[name]  # byte for byte, comments and all
+
+
+def test_project_scope_refuses_clients_it_cannot_write(tmp_path):
+    home, project = tmp_path / "home", tmp_path / "repo"
+    home.mkdir()
+    project.mkdir()
+    out = rea(home, "setup", "--client", "vscode", "--json")
+    assert out.returncode == 2
+    error = json.loads(out.stdout)["error"]
+    assert error["code"] == "invalid_request" and "--project" in error["message"]
+    out = rea(home, "setup", "--project", str(project), "--client", "codex", "--json")
+    assert out.returncode == 2 and "claude_code" in json.loads(out.stdout)["error"]["details"]["accepted"]
+    out = rea(home, "setup", "--project", str(project / "absent"), "--dry-run")
+    assert out.returncode == 2 and "not a directory" in out.stderr

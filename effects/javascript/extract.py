@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
 
 import orjson
 
-from rea.javascript import jsonc
+from rea import jsonc
 from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.text import printable
 

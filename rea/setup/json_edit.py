@@ -1,7 +1,9 @@
 """Surgical edits of a JSON document's text: one member set or removed, every other byte kept.
 
 The document is first parsed by `json` (so the text is known valid); a small walker then finds
-the spans of an object's members with `JSONDecoder.raw_decode`. An insert goes after the last
+the spans of an object's members with `JSONDecoder.raw_decode`. Edits are splices, so they can
+be found in a JSONC file's blanked view (`rea.jsonc.blank`, same offsets) and applied to the
+file itself with its comments. An insert goes after the last
 member in that member's layout (same line or its own line at the same indent), and a removal
 deletes exactly the span an insert adds, so add-then-remove gives back the original bytes.
 """
@@ -86,32 +88,39 @@ def value_text(value: Any, *, indent: str | None, unit: str) -> str:
     return json.dumps(value, ensure_ascii=False, indent=unit).replace("\n", "\n" + indent)
 
 
-def set_member(text: str, obj: ObjectSpan, key: str, value: Any) -> str:
-    """The text with `obj[key] = value`: the old value's span replaced, or a member appended."""
+# (start, end, replacement): one edit, found in a text's view and applied to the text itself
+Splice = tuple[int, int, str]
+
+
+def apply(text: str, splice: Splice) -> str:
+    start, end, new = splice
+    return text[:start] + new + text[end:]
+
+
+def set_splice(text: str, obj: ObjectSpan, key: str, value: Any) -> Splice:
+    """The edit making `obj[key] = value`: the old value's span replaced, or a member appended."""
     unit = _unit(text)
     found = obj.find(key)
     if found:
         member = found[-1]
         indent = _line_indent(text, member.key_start)
-        new = value_text(value, indent=indent, unit=unit)
-        return text[: member.value_start] + new + text[member.value_end :]
+        return member.value_start, member.value_end, value_text(value, indent=indent, unit=unit)
     if obj.members:
         last = obj.members[-1]
         indent = _line_indent(text, last.key_start)
         sep = ", " if indent is None else ",\n" + indent
         member_text = f"{sep}{json.dumps(key, ensure_ascii=False)}: {value_text(value, indent=indent, unit=unit)}"
-        return text[: last.value_end] + member_text + text[last.value_end :]
+        return last.value_end, last.value_end, member_text
     outer = _line_indent(text, obj.start)
-    body = value_text({key: value}, indent=outer if outer is not None else "", unit=unit)
-    return text[: obj.start] + body + text[obj.end :]
+    return obj.start, obj.end, value_text({key: value}, indent=outer if outer is not None else "", unit=unit)
 
 
-def remove_member(text: str, obj: ObjectSpan, key: str) -> str:
-    """The text without `obj[key]`: the inverse of the append `set_member` makes."""
+def remove_splice(obj: ObjectSpan, key: str) -> Splice:
+    """The edit removing `obj[key]`: the inverse of the append `set_splice` makes."""
     index = next(i for i, m in enumerate(obj.members) if m.key == key)
     members = obj.members
     if len(members) == 1:
-        return text[: obj.start] + "{}" + text[obj.end :]
+        return obj.start, obj.end, "{}"
     if index > 0:
-        return text[: members[index - 1].value_end] + text[members[index].value_end :]
-    return text[: members[0].key_start] + text[members[1].key_start :]
+        return members[index - 1].value_end, members[index].value_end, ""
+    return members[0].key_start, members[1].key_start, ""

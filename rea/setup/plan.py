@@ -10,8 +10,6 @@ meant and every other setting is unchanged, or the plan refuses.
 from __future__ import annotations
 
 import codecs
-import json
-import tomllib
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -24,8 +22,10 @@ from rea.registrations import (
     Installation,
     PathFacts,
     entry_of,
+    entry_value,
     launches_this,
     parse_config,
+    parse_text,
     snippet,
 )
 from rea.errors import ReaError
@@ -182,8 +182,7 @@ def _edited(target: Target, change: Change, edit: Callable[[], str], document: A
 
 
 def _verify(fmt: str, old: Any, content: bytes, expected: tuple[str, ...] | None) -> str | None:
-    text = content.decode("utf-8-sig")
-    new = tomllib.loads(text) if fmt == "toml" else json.loads(text)
+    new = parse_text(fmt, content.decode("utf-8-sig"))
     entry = entry_of(fmt, new)
     if expected is None and entry.state != "missing":
         return "REA's entry is still there"
@@ -206,7 +205,8 @@ def _others(fmt: str, document: dict[str, Any]) -> dict[str, Any]:
 
 def _entry_rest(fmt: str, document: dict[str, Any]) -> dict[str, Any]:
     entry = document.get(SERVERS_KEY[fmt], {}).get(SERVER_KEY, {})
-    return {k: v for k, v in entry.items() if k not in ("command", "args")} if isinstance(entry, dict) else {}
+    written = {*entry_value(fmt, ("",)), "command", "args"}  # the keys REA writes (and VS Code's "type")
+    return {k: v for k, v in entry.items() if k not in written} if isinstance(entry, dict) else {}
 
 
 def _has_entry(fmt: str, document: Any) -> bool:

@@ -1,6 +1,10 @@
 """JSON with comments (tsconfig.json, jsconfig.json) to plain JSON: `//` and `/* */` comments and
 trailing commas go, strings stay byte for byte (a URL's `//` is not a comment). Pure text in, text
-out, so any JSON parser can read the result; plain JSON passes through unchanged."""
+out, so any JSON parser can read the result; plain JSON passes through unchanged.
+
+`blank` is the same normalisation keeping every offset: comments and trailing commas become
+spaces (line breaks kept), so spans found by a JSON reader in the blanked text are the spans of
+the original, and an edit made at them keeps every comment (VS Code's mcp.json is JSONC)."""
 
 from __future__ import annotations
 
@@ -27,3 +31,13 @@ def _drop_comma(match: re.Match[str]) -> str:
 def to_json(text: str) -> str:
     """The JSON text of a JSONC document."""
     return _TRAILING_COMMA.sub(_drop_comma, _COMMENT.sub(_blank, text))
+
+
+def _spaces(text: str) -> str:
+    return "".join(c if c in "\r\n" else " " for c in text)
+
+
+def blank(text: str) -> str:
+    """`to_json` with every offset kept: the result has the original's length and line breaks."""
+    no_comments = _COMMENT.sub(lambda m: m.group(0) if m.group(0).startswith('"') else _spaces(m.group(0)), text)
+    return _TRAILING_COMMA.sub(lambda m: m.group(0) if m.group(0).startswith('"') else " ", no_comments)

@@ -93,6 +93,7 @@ _COMMENTS = st.sampled_from(["", " // note\n", " /* a */", "\n  // line\n", " /*
 
 def _jsonc_text(document: dict, draw) -> str:
     """A VS Code-style JSONC rendering: comments between members and optional trailing commas."""
+
     def render(value, depth):
         if isinstance(value, dict) and value:
             pad = "  " * (depth + 1)

@@ -95,6 +95,7 @@ LAZY_FAMILIES = (
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",
+    "effects.layout.core_read",
     "effects.wasm.runtime",
 )
 

@@ -14,7 +14,14 @@ from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.layout.model import (
+    DemangleSwift,
+    ReadArchitectures,
+    ReadBinaryLayout,
+    ReadMacho,
+    ReadRecordedCrash,
+    ReadSignature,
+)
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -64,6 +71,7 @@ AnyEffect: TypeAlias = (
     | ReadMacho
     | DemangleSwift
     | ReadSignature
+    | ReadRecordedCrash
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -97,5 +105,6 @@ MEMBERS: tuple[type, ...] = (
     ReadMacho,
     DemangleSwift,
     ReadSignature,
+    ReadRecordedCrash,
     InspectWasm,
 )

@@ -18,6 +18,7 @@ from rea.wire.layout import (
     Signature,
     SignatureArgs,
 )
+from rea.wire.crash import RecordedCrash, RecordedCrashArgs
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -116,5 +117,37 @@ INSPECT_SIGNATURE = evidence_tool(
     needs="target",
 )
 
-CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "inspect-signature", "list-architectures")
-TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT, INSPECT_SIGNATURE)
+INSPECT_RECORDED_CRASH = evidence_tool(
+    "inspect_recorded_crash",
+    "Inspect Recorded Crash",
+    (
+        "Read a Linux x86-64 ELF core file (as the kernel or gdb's gcore writes it) without running the crashed "
+        "program or attaching to any process: every program header, every note with its raw owner and descriptor "
+        "bytes and where they sit, each thread's amd64 registers (NT_PRSTATUS), the signal and faulting address "
+        "(NT_SIGINFO), the recorded process and command line (NT_PRPSINFO) and its mapped files (NT_FILE). Recorded "
+        "pids are history: the live process is unknown. include_debugger_context adds Debian gdb's core-only view "
+        "(mapping candidates, frames). A truncated core says which segments are cut."
+    ),
+    args=RecordedCrashArgs,
+    result=RecordedCrash,
+    examples=[{"path": "/artifacts/crash.core"}, {"path": "/artifacts/crash.core", "include_debugger_context": True}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent", "launchesProcess"},  # gdb, only with include_debugger_context
+)
+
+CLI_COMMANDS = (
+    "demangle-swift",
+    "inspect-binary-layout",
+    "inspect-macho",
+    "inspect-recorded-crash",
+    "inspect-signature",
+    "list-architectures",
+)
+TOOLS = (
+    INSPECT_BINARY_LAYOUT,
+    LIST_ARCHITECTURES,
+    INSPECT_MACHO,
+    DEMANGLE_SWIFT,
+    INSPECT_SIGNATURE,
+    INSPECT_RECORDED_CRASH,
+)

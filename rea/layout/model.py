@@ -44,3 +44,11 @@ class ReadSignature:
 
     path: str
     architecture: str | None
+
+
+@attrs.frozen(kw_only=True)
+class ReadRecordedCrash:
+    """The recorded facts of one Linux x86-64 ELF core; with gdb's core-only view when asked."""
+
+    path: str
+    include_debugger_context: bool

@@ -15,7 +15,15 @@ from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
 from rea.layout.codesign import signature_result
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.layout.core import crash_result
+from rea.layout.model import (
+    DemangleSwift,
+    ReadArchitectures,
+    ReadBinaryLayout,
+    ReadMacho,
+    ReadRecordedCrash,
+    ReadSignature,
+)
 from rea.layout.swift import demangle_result
 from rea.program import recorded, Context, Outcome, ReportProgress, failed
 from rea.session import Session, machine_architecture, record
@@ -193,7 +201,35 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
     return recorded(session, built)
 
 
+CORE_PROVIDER = Provider(id="rea-core-reader", name="REA ELF core reader", version="1")
+
+
+def inspect_recorded_crash(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading core", message=args["path"])
+    read = yield ReadRecordedCrash(path=args["path"], include_debugger_context=args["include_debugger_context"])
+    if not is_successful(read):
+        return failed(session, read.failure())
+    got = read.unwrap()
+    result = crash_result(got)
+    built = create_evidence(
+        provider=CORE_PROVIDER,
+        operation="inspect_recorded_crash",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=Subject(
+            name=got["artifact"]["path"].rsplit("/", 1)[-1],
+            sha256=got["artifact"]["sha256"],
+            format="elf",
+            architecture="x86_64",
+            local_path=got["artifact"]["path"],
+        ),
+        limitations=result["limitations"],
+    )
+    return recorded(session, built)
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_recorded_crash": inspect_recorded_crash,
     "inspect_signature": inspect_signature,
     "demangle_swift": demangle_swift,
     "inspect_binary_layout": inspect_binary_layout,

@@ -7,9 +7,6 @@ group is recorded as a process-lineage snapshot.
 
 from __future__ import annotations
 
-import datetime
-import os
-import signal
 import subprocess
 import sys
 import time
@@ -22,16 +19,13 @@ import orjson
 from anyio.streams.buffered import BufferedByteReceiveStream
 from returns.result import Failure, Result, Success
 
+from effects import process_group
+from effects.process_group import now
 from rea.errors import ReaError
 
 Report = Callable[[str, str], Awaitable[None]]
 MAX_REPLY_BYTES = 1 << 30
 WAIT_NOTICE_S = 10.0
-TERM_GRACE_S = 2.0
-
-
-def _now() -> str:
-    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
 class WorkerGone(Exception):
@@ -189,34 +183,8 @@ class AngrWorker:
     def observe(self) -> dict[str, Any]:
         """A lineage observation of the worker's group right now."""
         if self.process is None:
-            return self.observation or {"status": "unavailable", "observed_at": _now(), "reason": "never started"}
-        import psutil  # only lineage and cleanup need it; kept off the server's startup path
-
-        pid = self.process.pid
-        try:
-            proc = psutil.Process(pid)
-            group = os.getpgid(pid)
-            descendants = [
-                {"pid": c.pid, "parent_pid": c.ppid(), "process_group_id": os.getpgid(c.pid)}
-                for c in proc.children(recursive=True)
-            ]
-            self.observation = {
-                "status": "verified",
-                "observed_at": _now(),
-                "schema_version": 1,
-                "launcher_pid": pid,
-                "process_group_id": group,
-                "launcher_parent_pid": proc.ppid(),
-                "descendants": descendants,
-            }
-        except (psutil.Error, ProcessLookupError, PermissionError) as exc:
-            self.observation = {
-                "status": "unavailable",
-                "observed_at": _now(),
-                "launcher_pid": pid,
-                "process_group_id": pid,
-                "reason": f"{type(exc).__name__}: the worker has exited",
-            }
+            return self.observation or {"status": "unavailable", "observed_at": now(), "reason": "never started"}
+        self.observation = process_group.observe(self.process.pid)
         return self.observation
 
     async def stop(self) -> list[str]:
@@ -224,39 +192,4 @@ class AngrWorker:
         process, self.process, self.reader = self.process, None, None
         self.loader_facts = None
         self.analysed = False
-        if process is None:
-            return []
-        group = process.pid  # start_new_session: the group id is the worker's pid
-        for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, TERM_GRACE_S)):
-            try:
-                os.killpg(group, sig)
-            except ProcessLookupError:
-                break
-            with anyio.move_on_after(grace):
-                await process.wait()
-            if not _group_alive(group):
-                break
-        with anyio.move_on_after(TERM_GRACE_S):
-            await process.wait()
-        for stream in (process.stdin, process.stdout):
-            if stream is not None:
-                await stream.aclose()
-        remaining = _group_members(group)
-        return [f"process {pid} (group {group})" for pid in remaining]
-
-
-def _group_members(group: int) -> list[int]:
-    import psutil
-
-    members = []
-    for proc in psutil.process_iter(["pid"]):
-        try:
-            if os.getpgid(proc.pid) == group and proc.status() != psutil.STATUS_ZOMBIE:
-                members.append(proc.pid)
-        except (ProcessLookupError, psutil.Error, PermissionError):
-            continue
-    return members
-
-
-def _group_alive(group: int) -> bool:
-    return bool(_group_members(group))
+        return [] if process is None else await process_group.terminate(process)

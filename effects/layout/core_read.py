@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import mmap
 import os
-import resource
 import shutil
-import struct
 import subprocess
 from typing import Any
 
@@ -41,16 +39,24 @@ def _decode(path: str) -> dict[str, Any]:
         view = memoryview(mapped)
         try:
             return {"artifact": artifact, **read_core(view)}
-        except struct.error as exc:  # a table that lies about its own extent past the checks
-            raise CoreRefused("malformed", f"a core table is truncated ({exc})") from exc
         finally:
             view.release()
 
 
-def _limit() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (GDB_LIMITS["address_space_bytes"],) * 2)
-    resource.setrlimit(resource.RLIMIT_CPU, (GDB_LIMITS["cpu_seconds"],) * 2)
-    resource.setrlimit(resource.RLIMIT_FSIZE, (GDB_LIMITS["file_size_bytes"],) * 2)
+def _limited(argv: list[str]) -> list[str]:
+    """argv under util-linux prlimit (anyio starts processes without a preexec hook)."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        raise OSError("prlimit (util-linux) is not on PATH, so gdb cannot be started under its limits")
+    limits = GDB_LIMITS
+    return [
+        prlimit,
+        f"--as={limits['address_space_bytes']}",
+        f"--cpu={limits['cpu_seconds']}",
+        f"--fsize={limits['file_size_bytes']}",
+        "--",
+        *argv,
+    ]
 
 
 def _unavailable(reason: str) -> dict[str, Any]:
@@ -76,9 +82,12 @@ async def _gdb(path: str) -> dict[str, Any]:
     if gdb is None or version is None:
         return _unavailable("gdb is not on PATH" if gdb is None else "gdb --version did not answer")
     argv = [gdb, "-nx", "-batch", *(a for c in COMMANDS for a in ("-ex", c)), "-c", path]
-    process = await anyio.open_process(
-        argv, stdin=subprocess.DEVNULL, start_new_session=True, preexec_fn=_limit, env={**os.environ, "LC_ALL": "C"}
-    )
+    try:
+        process = await anyio.open_process(
+            _limited(argv), stdin=subprocess.DEVNULL, start_new_session=True, env={**os.environ, "LC_ALL": "C"}
+        )
+    except OSError as exc:
+        return _unavailable(str(exc))
     chunks: dict[str, bytes] = {"stdout": b"", "stderr": b""}
     timed_out = False
 
@@ -121,7 +130,6 @@ async def _gdb(path: str) -> dict[str, Any]:
 
 
 async def read_recorded_crash(effect: ReadRecordedCrash, progress: Progress) -> Result[Any, ReaError]:
-    await progress.report("reading core", effect.path)
     try:
         decoded = await anyio.to_thread.run_sync(_decode, effect.path)
     except CoreRefused as refused:

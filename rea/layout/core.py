@@ -45,7 +45,7 @@ SEGMENT_TYPES = {
 }  # fmt: skip
 # (owner, type) -> name, as readelf and the kernel's elf.h name them
 NOTE_TYPES = {
-    ("CORE", 1): "NT_PRSTATUS", ("CORE", 2): "NT_PRFPREG", ("CORE", 3): "NT_PRPSINFO",
+    ("CORE", 1): "NT_PRSTATUS", ("CORE", 2): "NT_FPREGSET", ("CORE", 3): "NT_PRPSINFO",
     ("CORE", 4): "NT_TASKSTRUCT", ("CORE", 6): "NT_AUXV", ("CORE", 0x46494C45): "NT_FILE",
     ("CORE", 0x53494749): "NT_SIGINFO", ("LINUX", 0x202): "NT_X86_XSTATE", ("LINUX", 0x200): "NT_386_TLS",
     ("LINUX", 0x204): "NT_X86_SHSTK", ("LINUX", 0x205): "NT_X86_XSAVE_LAYOUT", ("GNU", 5): "NT_GNU_PROPERTY_TYPE_0",
@@ -352,9 +352,12 @@ def process(found: list[Note]) -> dict[str, Any] | None:
 def read_core(data: Any) -> dict[str, Any]:
     """Everything the core records (raises CoreRefused when the bytes are not a readable core)."""
     limitations: list[str] = []
-    head = header(data)
-    rows = segments(data, head, limitations)
-    found, padding = notes(data, rows, limitations)
+    try:
+        head = header(data)
+        rows = segments(data, head, limitations)
+        found, padding = notes(data, rows, limitations)
+    except struct.error as exc:  # every read is bounds-checked first; this is the backstop for a lying table
+        raise CoreRefused("malformed", f"a core table is truncated ({exc})") from exc
     return {
         "segments": rows,
         "notes": [n.record() for n in found],

@@ -43,7 +43,10 @@ def _map(match: re.Match[str]) -> dict[str, Any]:
 
 def parse_core_view(stdout: str) -> dict[str, Any]:
     """{maps, frames, historical_pid} from gdb's batch run of COMMANDS over the core."""
-    maps, frames, pid, section = [], [], None, None
+    maps: list[dict[str, Any]] = []
+    frames: list[str] = []
+    pid: int | None = None
+    section: str | None = None
     for line in stdout.splitlines():
         if line.strip() in (MAPS_MARK, FRAMES_MARK):
             section = line.strip()

@@ -96,6 +96,7 @@ LAZY_FAMILIES = (
     "effects.android.runtime",
     "effects.layout.runtime",
     "effects.layout.core_read",
+    "effects.layout.plist_read",
     "effects.wasm.runtime",
 )
 

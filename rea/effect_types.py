@@ -19,6 +19,7 @@ from rea.layout.model import (
     ReadArchitectures,
     ReadBinaryLayout,
     ReadMacho,
+    ReadPlist,
     ReadRecordedCrash,
     ReadSignature,
 )
@@ -72,6 +73,7 @@ AnyEffect: TypeAlias = (
     | DemangleSwift
     | ReadSignature
     | ReadRecordedCrash
+    | ReadPlist
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -106,5 +108,6 @@ MEMBERS: tuple[type, ...] = (
     DemangleSwift,
     ReadSignature,
     ReadRecordedCrash,
+    ReadPlist,
     InspectWasm,
 )

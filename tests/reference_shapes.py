@@ -469,6 +469,21 @@ SIX: dict[str, Any] = {
         provenance=arr({"type": "object"}),
         limitations=arr(STR),
     ),
+    # inspect_plist (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_plist": obj(
+        format={"enum": ["xml", "binary", "json", "unknown"]},
+        value=ANY,
+        bundle=obj(
+            identifier=nullable(STR),
+            executable=nullable(STR),
+            name=nullable(STR),
+            version=nullable(STR),
+            short_version=nullable(STR),
+        ),
+        source_path=STR,
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
     # inspect_recorded_crash (6.x only: src/domain/native/recordedCrash.ts recordedCrashSchema)
     "inspect_recorded_crash": obj(
         artifact=obj(path=STR, sha256=STR, bytes=INT),

@@ -34,6 +34,7 @@ from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
 from test_javascript import APP, write_tree
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
+from test_plist import INFO as PLIST
 from test_recorded_crash import make_core
 
 EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
@@ -180,6 +181,7 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
     "inspect_recorded_crash",
+    "inspect_plist",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
 
@@ -265,7 +267,7 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
     return replies
 
 
-async def _layout(binary: Path, module: Path, macho: Path, core: Path) -> dict[str, Any]:
+async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: Path) -> dict[str, Any]:
     async with connect() as s:
         example = {"path": str(module), "glue_paths": [], "candidate_paths": []}  # the reference's example shape
         replies = {
@@ -278,6 +280,8 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path) -> dict[s
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         replies["inspect_recorded_crash"] = await _call(s, "inspect_recorded_crash", {"path": str(core)})
+        await _call(s, "open_binary", {"path": str(bundle)})
+        replies["inspect_plist"] = await _call(s, "inspect_plist", {"relative_path": "Contents/Info.plist"})
         return replies
 
 
@@ -405,7 +409,10 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
     (root / "crash").mkdir()
     _, core = make_core(root / "crash")
-    found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core))
+    bundle = root / "Demo.app"
+    (bundle / "Contents").mkdir(parents=True)
+    (bundle / "Contents/Info.plist").write_text(PLIST)
+    found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
     return found
 
 

@@ -19,6 +19,7 @@ from rea.wire.layout import (
     SignatureArgs,
 )
 from rea.wire.crash import RecordedCrash, RecordedCrashArgs
+from rea.wire.plist import PlistArgs, PlistResult
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -135,10 +136,28 @@ INSPECT_RECORDED_CRASH = evidence_tool(
     effects={"mutatesSession", "idempotent", "launchesProcess"},  # gdb, only with include_debugger_context
 )
 
+INSPECT_PLIST = evidence_tool(
+    "inspect_plist",
+    "Inspect Property List",
+    (
+        "Read a property list on any host: relative_path inside the open bundle directory (open_binary on the "
+        ".app, .framework or bundle; default Contents/Info.plist), or path (ours) naming a plist file. XML, binary "
+        "(bplist00) and JSON plists become JSON (data, dates, UIDs and big integers as tagged objects), with the "
+        "bundle's CFBundle identifier, executable, name and versions. Entity declarations are refused; a plist "
+        "that unfolds past max_nodes or max_depth is cut where it stopped, and says so."
+    ),
+    args=PlistArgs,
+    result=PlistResult,
+    examples=[{"relative_path": "Contents/Info.plist"}, {"path": "/artifacts/Info.plist"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
 CLI_COMMANDS = (
     "demangle-swift",
     "inspect-binary-layout",
     "inspect-macho",
+    "inspect-plist",
     "inspect-recorded-crash",
     "inspect-signature",
     "list-architectures",
@@ -150,4 +169,5 @@ TOOLS = (
     DEMANGLE_SWIFT,
     INSPECT_SIGNATURE,
     INSPECT_RECORDED_CRASH,
+    INSPECT_PLIST,
 )

@@ -52,3 +52,12 @@ class ReadRecordedCrash:
 
     path: str
     include_debugger_context: bool
+
+
+@attrs.frozen(kw_only=True)
+class ReadPlist:
+    """One property list file (XML, binary or JSON), converted to a bounded JSON tree."""
+
+    path: str
+    max_nodes: int
+    max_depth: int

@@ -12,7 +12,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.layout import BASE64, HEX, SHA256, Diagnostics, Range
+from rea.wire.layout import BASE64, HEX, Diagnostics, LayoutArtifact, Range
 from rea.wire.schema import field, local_path
 
 
@@ -23,13 +23,6 @@ class RecordedCrashArgs:
         "Add core-only mapping candidates and frames from the host's gdb (Debian gdb; the core alone, no executable)",
         default=False,
     )
-
-
-@attrs.frozen(kw_only=True)
-class CrashArtifact:
-    path: str = field("The selected path", minLength=1)
-    sha256: str = field("SHA-256 of the whole core", pattern=SHA256)
-    bytes: int = field("Core size", minimum=0)
 
 
 @attrs.frozen(kw_only=True)
@@ -168,7 +161,7 @@ class DebuggerContext:
 
 @attrs.frozen(kw_only=True)
 class RecordedCrash:
-    artifact: CrashArtifact = field("The core read")
+    artifact: LayoutArtifact = field("The core read")
     format: Literal["elf-core"] = field("ELF ET_CORE")
     architecture: Literal["x86_64-little-endian"] = field("The one architecture read")
     target_execution: Literal["not-performed"] = field("The crashed program is never run")

@@ -95,6 +95,8 @@ LAZY_FAMILIES = (
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",
+    "effects.layout.core_read",
+    "effects.layout.plist_read",
     "effects.wasm.runtime",
 )
 

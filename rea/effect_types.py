@@ -14,7 +14,15 @@ from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.layout.model import (
+    DemangleSwift,
+    ReadArchitectures,
+    ReadBinaryLayout,
+    ReadMacho,
+    ReadPlist,
+    ReadRecordedCrash,
+    ReadSignature,
+)
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
@@ -64,6 +72,8 @@ AnyEffect: TypeAlias = (
     | ReadMacho
     | DemangleSwift
     | ReadSignature
+    | ReadRecordedCrash
+    | ReadPlist
     | InspectWasm
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
@@ -97,5 +107,7 @@ MEMBERS: tuple[type, ...] = (
     ReadMacho,
     DemangleSwift,
     ReadSignature,
+    ReadRecordedCrash,
+    ReadPlist,
     InspectWasm,
 )

@@ -469,6 +469,82 @@ SIX: dict[str, Any] = {
         provenance=arr({"type": "object"}),
         limitations=arr(STR),
     ),
+    # inspect_plist (3.1 catalog result_schema; not in the result-schema export)
+    "inspect_plist": obj(
+        format={"enum": ["xml", "binary", "json", "unknown"]},
+        value=ANY,
+        bundle=obj(
+            identifier=nullable(STR),
+            executable=nullable(STR),
+            name=nullable(STR),
+            version=nullable(STR),
+            short_version=nullable(STR),
+        ),
+        source_path=STR,
+        provenance=arr({"type": "object"}),
+        limitations=arr(STR),
+    ),
+    # inspect_recorded_crash (6.x only: src/domain/native/recordedCrash.ts recordedCrashSchema)
+    "inspect_recorded_crash": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT),
+        format={"const": "elf-core"},
+        architecture={"const": "x86_64-little-endian"},
+        target_execution={"const": "not-performed"},
+        live_process_identity={"const": "unknown"},
+        segments=arr(
+            obj(
+                index=INT,
+                type={"type": ["string", "integer"]},
+                header_location=obj(offset=STR, bytes=STR),
+                offset=STR,
+                file_size=STR,
+                memory_size=STR,
+                virtual_address=STR,
+                physical_address=STR,
+                alignment=STR,
+                flags=STR,
+                file_backing={"enum": ["file", "none"]},
+            )
+        ),
+        notes=arr(
+            obj(
+                index=INT,
+                segment_index=INT,
+                type={"type": ["string", "integer"]},
+                location=obj(offset=STR, bytes=STR),
+                owner_location=obj(offset=STR, bytes=STR),
+                owner_bytes_base64=STR,
+                owner_display=nullable(STR),
+                descriptor_location=obj(offset=STR, bytes=STR),
+                descriptor_bytes_base64=STR,
+            )
+        ),
+        note_padding=arr(obj(segment_index=INT, location=obj(offset=STR, bytes=STR), bytes_base64=STR)),
+        threads=arr(
+            obj(
+                note_index=INT,
+                historical_pid=INT,
+                recorded_current_signal=INT,
+                registers=arr(obj(name=STR, value=STR, location=obj(offset=STR, bytes=STR))),
+            )
+        ),
+        signals=arr(
+            obj(
+                note_index=INT,
+                number=INT,
+                code=INT,
+                errno=INT,
+                fault_address=nullable(STR),
+                fault_address_meaning={"enum": ["recorded-sigsegv-address", "unknown"]},
+                thread_association={"const": "unknown"},
+            )
+        ),
+        debugger=obj(status={"enum": ["not-requested", "available"]}),
+        note_interpretation_completeness={"const": "unknown"},
+        decoder_diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
     # demangle_swift (3.1 catalog result_schema; not in the result-schema export)
     "demangle_swift": obj(
         symbols=arr(obj(input=STR, output=STR, status={"enum": ["demangled", "unchanged", "invalid"]})),

@@ -21,7 +21,12 @@ from support import clean_env, rea_command
 
 # Arguments that name something other than a host file: paths inside an application or archive,
 # and a command resolved the way a shell resolves it.
-NOT_HOST_PATHS = {"left_module_path", "right_module_path", "expected_server_path"}
+NOT_HOST_PATHS = {
+    "left_module_path",
+    "right_module_path",
+    "expected_server_path",
+    "relative_path",
+}  # relative_path: inside a bundle
 
 HOSTILE = ["main", "ev_" + "f" * 64, "./x.json", "\u202eevil.json", "/tmp/a\u202egpj.exe", "/tmp/x\x00y", "/tmp/a\nb"]
 

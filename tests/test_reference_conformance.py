@@ -34,6 +34,8 @@ from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
 from test_javascript import APP, write_tree
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
+from test_plist import INFO as PLIST
+from test_recorded_crash import make_core
 
 EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
 
@@ -178,6 +180,8 @@ LAYOUT = [
     "inspect_macho",
     "demangle_swift",
     "inspect_signature",
+    "inspect_recorded_crash",
+    "inspect_plist",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
 
@@ -263,7 +267,7 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
     return replies
 
 
-async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
+async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: Path) -> dict[str, Any]:
     async with connect() as s:
         example = {"path": str(module), "glue_paths": [], "candidate_paths": []}  # the reference's example shape
         replies = {
@@ -275,6 +279,9 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
+        replies["inspect_recorded_crash"] = await _call(s, "inspect_recorded_crash", {"path": str(core)})
+        await _call(s, "open_binary", {"path": str(bundle)})
+        replies["inspect_plist"] = await _call(s, "inspect_plist", {"relative_path": "Contents/Info.plist"})
         return replies
 
 
@@ -400,7 +407,12 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     subprocess.run(["wat2wasm", str(wat), "-o", str(root / "m.wasm")], check=True, capture_output=True)
     macho = root / "thin.macho"  # a mach_header_64 for x86_64 MH_EXECUTE with no load commands
     macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
-    found.update(anyio.run(_layout, binary, root / "m.wasm", macho))
+    (root / "crash").mkdir()
+    _, core = make_core(root / "crash")
+    bundle = root / "Demo.app"
+    (bundle / "Contents").mkdir(parents=True)
+    (bundle / "Contents/Info.plist").write_text(PLIST)
+    found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
     return found
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import Any
 from collections.abc import Mapping, Sequence
@@ -214,5 +215,91 @@ COMMANDS: tuple[ToolCommand, ...] = (
         configure=_configure,
         steps=_steps,
         render=_render,
+    ),
+)
+
+
+def _configure_crash(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="Linux x86-64 ELF core file")
+    parser.add_argument("--include-debugger-context", action="store_true", help="add gdb's core-only view")
+
+
+def _crash_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args = {"path": os.path.abspath(ns.path), "include_debugger_context": ns.include_debugger_context}
+    return [("inspect_recorded_crash", args)]
+
+
+def _render_crash(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"{value['operation']} {value['evidence_id']}"]
+    process = r["process"]
+    if process:
+        lines.append(f"  process {process['historical_pid']} {process['command']!r}: {process['arguments']}")
+    for s in r["signals"]:
+        where = f" at {s['fault_address']}" if s["fault_address"] else ""
+        lines.append(f"  signal {s['number']} code {s['code']}{where}")
+    for t in r["threads"]:
+        regs = {x["name"]: x["value"] for x in t["registers"]}
+        lines.append(f"  thread {t['historical_pid']} rip={regs['rip']} rsp={regs['rsp']} rbp={regs['rbp']}")
+    lines.append(f"  {len(r['segments'])} segments, {len(r['notes'])} notes, {len(r['mapped_files'])} mapped files")
+    for m in r["mapped_files"][:TEXT_ROWS]:
+        lines.append(f"  {m['start']}-{m['end']} {m['file_offset']:>10} {m['path']}")
+    debugger = r["debugger"]
+    if debugger["status"] == "available":
+        lines += [f"  gdb {frame}" for frame in debugger["frames"]]
+    elif debugger["status"] == "unavailable":
+        lines.append(f"  gdb unavailable: {debugger['reason']}")
+    lines += [f"  limitation: {t}" for t in r["limitations"]]
+    return "\n".join(lines)
+
+
+COMMANDS = (
+    *COMMANDS,
+    ToolCommand(
+        name="inspect-recorded-crash",
+        help="segments, notes, registers, signal and mapped files of a Linux x86-64 core (inspect_recorded_crash)",
+        configure=_configure_crash,
+        steps=_crash_steps,
+        render=_render_crash,
+    ),
+)
+
+
+def _configure_plist(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="a plist file, or a bundle directory with --relative-path")
+    parser.add_argument(
+        "--relative-path", default=None, help="the plist inside the bundle (default Contents/Info.plist)"
+    )
+
+
+def _plist_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    path = os.path.abspath(ns.path)
+    if os.path.isdir(path):
+        args = {"relative_path": ns.relative_path} if ns.relative_path else {}
+        return [("open_binary", {"path": path}), ("inspect_plist", args)]
+    return [("inspect_plist", {"path": path})]
+
+
+def _render_plist(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    b = r["bundle"]
+    lines = [f"{value['operation']} {value['evidence_id']}", f"  {r['format']} plist {r['source_path']}"]
+    lines.append(
+        f"  bundle {b['identifier']} executable={b['executable']} version={b['short_version']} ({b['version']})"
+    )
+    if isinstance(r["value"], dict):
+        lines += [f"  {k}: {json.dumps(v)[:100]}" for k, v in list(r["value"].items())[:TEXT_ROWS]]
+    lines += [f"  limitation: {t}" for t in r["limitations"]]
+    return "\n".join(lines)
+
+
+COMMANDS = (
+    *COMMANDS,
+    ToolCommand(
+        name="inspect-plist",
+        help="an XML, binary or JSON property list as JSON, with the bundle identity (inspect_plist)",
+        configure=_configure_plist,
+        steps=_plist_steps,
+        render=_render_plist,
     ),
 )

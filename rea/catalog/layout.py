@@ -18,6 +18,8 @@ from rea.wire.layout import (
     Signature,
     SignatureArgs,
 )
+from rea.wire.crash import RecordedCrash, RecordedCrashArgs
+from rea.wire.plist import PlistArgs, PlistResult
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
@@ -116,5 +118,56 @@ INSPECT_SIGNATURE = evidence_tool(
     needs="target",
 )
 
-CLI_COMMANDS = ("demangle-swift", "inspect-binary-layout", "inspect-macho", "inspect-signature", "list-architectures")
-TOOLS = (INSPECT_BINARY_LAYOUT, LIST_ARCHITECTURES, INSPECT_MACHO, DEMANGLE_SWIFT, INSPECT_SIGNATURE)
+INSPECT_RECORDED_CRASH = evidence_tool(
+    "inspect_recorded_crash",
+    "Inspect Recorded Crash",
+    (
+        "Read a Linux x86-64 ELF core file (as the kernel or gdb's gcore writes it) without running the crashed "
+        "program or attaching to any process: every program header, every note with its raw owner and descriptor "
+        "bytes and where they sit, each thread's amd64 registers (NT_PRSTATUS), the signal and faulting address "
+        "(NT_SIGINFO), the recorded process and command line (NT_PRPSINFO) and its mapped files (NT_FILE). Recorded "
+        "pids are history: the live process is unknown. include_debugger_context adds Debian gdb's core-only view "
+        "(mapping candidates, frames). A truncated core says which segments are cut."
+    ),
+    args=RecordedCrashArgs,
+    result=RecordedCrash,
+    examples=[{"path": "/artifacts/crash.core"}, {"path": "/artifacts/crash.core", "include_debugger_context": True}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent", "launchesProcess"},  # gdb, only with include_debugger_context
+)
+
+INSPECT_PLIST = evidence_tool(
+    "inspect_plist",
+    "Inspect Property List",
+    (
+        "Read a property list on any host: relative_path inside the open bundle directory (open_binary on the "
+        ".app, .framework or bundle; default Contents/Info.plist), or path (ours) naming a plist file. XML, binary "
+        "(bplist00) and JSON plists become JSON (data, dates, UIDs and big integers as tagged objects), with the "
+        "bundle's CFBundle identifier, executable, name and versions. Entity declarations are refused; a plist "
+        "that unfolds past max_nodes or max_depth is cut where it stopped, and says so."
+    ),
+    args=PlistArgs,
+    result=PlistResult,
+    examples=[{"relative_path": "Contents/Info.plist"}, {"path": "/artifacts/Info.plist"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+CLI_COMMANDS = (
+    "demangle-swift",
+    "inspect-binary-layout",
+    "inspect-macho",
+    "inspect-plist",
+    "inspect-recorded-crash",
+    "inspect-signature",
+    "list-architectures",
+)
+TOOLS = (
+    INSPECT_BINARY_LAYOUT,
+    LIST_ARCHITECTURES,
+    INSPECT_MACHO,
+    DEMANGLE_SWIFT,
+    INSPECT_SIGNATURE,
+    INSPECT_RECORDED_CRASH,
+    INSPECT_PLIST,
+)

@@ -44,3 +44,20 @@ class ReadSignature:
 
     path: str
     architecture: str | None
+
+
+@attrs.frozen(kw_only=True)
+class ReadRecordedCrash:
+    """The recorded facts of one Linux x86-64 ELF core; with gdb's core-only view when asked."""
+
+    path: str
+    include_debugger_context: bool
+
+
+@attrs.frozen(kw_only=True)
+class ReadPlist:
+    """One property list file (XML, binary or JSON), converted to a bounded JSON tree."""
+
+    path: str
+    max_nodes: int
+    max_depth: int

@@ -15,7 +15,17 @@ from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
 from rea.layout.codesign import signature_result
-from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
+from rea.layout.core import crash_result
+from rea.layout.plist import plist_result, relative_problem
+from rea.layout.model import (
+    DemangleSwift,
+    ReadArchitectures,
+    ReadBinaryLayout,
+    ReadMacho,
+    ReadPlist,
+    ReadRecordedCrash,
+    ReadSignature,
+)
 from rea.layout.swift import demangle_result
 from rea.program import recorded, Context, Outcome, ReportProgress, failed
 from rea.session import Session, machine_architecture, record
@@ -193,7 +203,86 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
     return recorded(session, built)
 
 
+CORE_PROVIDER = Provider(id="rea-core-reader", name="REA ELF core reader", version="1")
+
+
+def inspect_recorded_crash(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading core", message=args["path"])
+    read = yield ReadRecordedCrash(path=args["path"], include_debugger_context=args["include_debugger_context"])
+    if not is_successful(read):
+        return failed(session, read.failure())
+    got = read.unwrap()
+    result = crash_result(got)
+    built = create_evidence(
+        provider=CORE_PROVIDER,
+        operation="inspect_recorded_crash",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=Subject(
+            name=got["artifact"]["path"].rsplit("/", 1)[-1],
+            sha256=got["artifact"]["sha256"],
+            format="elf",
+            architecture="x86_64",
+            local_path=got["artifact"]["path"],
+        ),
+        limitations=result["limitations"],
+    )
+    return recorded(session, built)
+
+
+PLIST_PROVIDER = Provider(id="plistlib", name="Python plistlib", version="1")
+
+
+def _plist_path(session: Session, args: Mapping[str, Any]) -> str | ReaError:
+    """The file a request names: `path`, or `relative_path` inside the open bundle directory."""
+    if args.get("path"):
+        return str(args["path"])
+    problem = relative_problem(args["relative_path"])
+    if problem is not None:
+        return problem
+    target = session.target
+    if target is None or target.kind != "directory":
+        return ReaError(
+            code="target_unavailable" if target is None else "capability_unavailable",
+            message="inspect_plist reads relative_path inside an open bundle directory"
+            + ("; none is open." if target is None else f"; the open target {target.path} is a file."),
+            details={"reason": "bundle_directory_required"},
+            action="Call open_binary on the .app, .framework or bundle directory, or pass path with the plist file.",
+        )
+    inner = "/".join(part for part in args["relative_path"].replace("\\", "/").split("/") if part not in ("", "."))
+    return target.path.rstrip("/") + "/" + inner
+
+
+def inspect_plist(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    path = _plist_path(session, args)
+    if isinstance(path, ReaError):
+        return failed(session, path)
+    yield ReportProgress(phase="reading property list", message=path)
+    read = yield ReadPlist(path=path, max_nodes=args["max_nodes"], max_depth=args["max_depth"])
+    if not is_successful(read):
+        return failed(session, read.failure())
+    got = read.unwrap()
+    result = plist_result(got, path)
+    built = create_evidence(
+        provider=PLIST_PROVIDER,
+        operation="inspect_plist",
+        parameters=dict(args),
+        normalized_result=result,
+        subject=Subject(
+            name=path.rsplit("/", 1)[-1],
+            sha256=got["artifact"]["sha256"],
+            format="plist",
+            architecture=None,
+            local_path=path,
+        ),
+        limitations=result["limitations"],
+    )
+    return recorded(session, built)
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_plist": inspect_plist,
+    "inspect_recorded_crash": inspect_recorded_crash,
     "inspect_signature": inspect_signature,
     "demangle_swift": demangle_swift,
     "inspect_binary_layout": inspect_binary_layout,

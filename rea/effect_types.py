@@ -16,6 +16,7 @@ from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
 from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.wasm.model import InspectWasm
+from rea.web_network.model import ReadCapture, ReadPng
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -65,6 +66,8 @@ AnyEffect: TypeAlias = (
     | DemangleSwift
     | ReadSignature
     | InspectWasm
+    | ReadCapture
+    | ReadPng
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -98,4 +101,6 @@ MEMBERS: tuple[type, ...] = (
     DemangleSwift,
     ReadSignature,
     InspectWasm,
+    ReadCapture,
+    ReadPng,
 )

@@ -26,6 +26,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
+import web_network_fixtures
 from artifact_fixtures import make_zip
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
@@ -179,7 +180,8 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
+WEB_NETWORK = ["inspect_web_network_capture", "compare_web_screenshots"]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -276,6 +278,21 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         return replies
+
+
+async def _web_network(root: Path) -> dict[str, Any]:
+    root.mkdir()
+    har = web_network_fixtures.recorded_har(root)
+    png = web_network_fixtures.screenshot(root, "shot", [(4, 4, 8, 8, "#0f0")], (64, 48))
+    async with connect() as s:
+        return {
+            "inspect_web_network_capture": await _call(
+                s, "inspect_web_network_capture", {"capture_path": str(har), "format": "har", "record_ordinals": [0]}
+            ),
+            "compare_web_screenshots": await _call(
+                s, "compare_web_screenshots", {"before": {"path": str(png)}, "after": {"path": str(png)}}
+            ),
+        }
 
 
 def _source_graph() -> dict[str, Any]:
@@ -401,6 +418,8 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     macho = root / "thin.macho"  # a mach_header_64 for x86_64 MH_EXECUTE with no load commands
     macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho))
+    if web_network_fixtures.chromium() is not None:
+        found.update(anyio.run(_web_network, root / "web"))
     return found
 
 

@@ -23,7 +23,7 @@ import anyio
 import anyio.abc
 from returns.result import Failure, Result, Success
 
-from effects.layout.runtime import unavailable
+from effects.fs import target_unavailable as unavailable
 from effects.owned import own
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request

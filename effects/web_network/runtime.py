@@ -106,7 +106,10 @@ def read_har(path: str, limit: int) -> Result[Any, ReaError]:
     size = _sized(path, limit)
     if isinstance(size, ReaError):
         return Failure(size)
-    data = Path(path).read_bytes()[: limit + 1]
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+    if len(data) > limit:  # it grew after its size was read
+        return Failure(_too_large(path, len(data), limit))
     artifact = {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data)}
     try:
         document = decode_json(data.decode("utf-8-sig"))
@@ -241,7 +244,8 @@ async def read_png(effect: ReadPng, progress: Progress) -> Result[Any, ReaError]
         if size.code == "resource_constraint":
             return Failure(invalid_request(f"{effect.path} is larger than {effect.max_bytes} bytes", field="path"))
         return Failure(size)
-    return Success(Path(effect.path).read_bytes()[: effect.max_bytes + 1])
+    with open(effect.path, "rb") as handle:
+        return Success(handle.read(effect.max_bytes))
 
 
 HANDLERS = {ReadCapture: read_capture, ReadPng: read_png}

@@ -27,7 +27,7 @@ FLUSH_BYTES = 1 << 20
 Report = Callable[[str, str], Awaitable[None]]
 
 
-def _target_unavailable(path: str, why: str) -> ReaError:
+def target_unavailable(path: str, why: str) -> ReaError:
     return ReaError(
         code="target_unavailable",
         message=f"Cannot open {path!r}: {why}.",
@@ -86,16 +86,16 @@ async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
     try:
         info = os.stat(path)
     except FileNotFoundError:
-        return Failure(_target_unavailable(path, "no such file or directory"))
+        return Failure(target_unavailable(path, "no such file or directory"))
     except PermissionError:
-        return Failure(_target_unavailable(path, "permission denied"))
+        return Failure(target_unavailable(path, "permission denied"))
     except OSError as exc:
-        return Failure(_target_unavailable(path, exc.strerror or str(exc)))
+        return Failure(target_unavailable(path, exc.strerror or str(exc)))
     if stat.S_ISDIR(info.st_mode):
         return await _identify_directory(path, report)
     if not stat.S_ISREG(info.st_mode):
         return Failure(
-            _target_unavailable(
+            target_unavailable(
                 path, "it is not a regular file or directory (device, FIFO or socket files are never opened)"
             )
         )
@@ -112,9 +112,9 @@ async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
                 await report("identifying target", f"hashed {size} bytes")
                 await anyio.lowlevel.checkpoint()
     except PermissionError:
-        return Failure(_target_unavailable(path, "permission denied"))
+        return Failure(target_unavailable(path, "permission denied"))
     except OSError as exc:
-        return Failure(_target_unavailable(path, exc.strerror or str(exc)))
+        return Failure(target_unavailable(path, exc.strerror or str(exc)))
     fmt = format_for_name(os.path.basename(path), head)
     return Success(
         TargetFacts(

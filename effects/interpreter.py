@@ -98,6 +98,7 @@ LAZY_FAMILIES = (
     "effects.layout.core_read",
     "effects.layout.plist_read",
     "effects.wasm.runtime",
+    "effects.web_network.runtime",
 )
 
 

@@ -24,6 +24,7 @@ from rea.layout.model import (
     ReadSignature,
 )
 from rea.wasm.model import InspectWasm
+from rea.web_network.model import ReadCapture, ReadPng
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -75,6 +76,8 @@ AnyEffect: TypeAlias = (
     | ReadRecordedCrash
     | ReadPlist
     | InspectWasm
+    | ReadCapture
+    | ReadPng
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -110,4 +113,6 @@ MEMBERS: tuple[type, ...] = (
     ReadRecordedCrash,
     ReadPlist,
     InspectWasm,
+    ReadCapture,
+    ReadPng,
 )

@@ -226,7 +226,57 @@ ANDROID: dict[str, Any] = {
 _RANGE = obj(offset=STR, bytes=STR)
 _LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_RANGE), unknown_reason=nullable(STR))
 
+NUM: dict[str, Any] = {"type": "number"}
+_POINTED = obj(pointer=STR, producer_type={"enum": ["json-number", "integer", "float"]}, literal=STR)
+_REDACTION = obj(pointer=STR, reason={"enum": ["transport-credential", "explicit-sensitive-value"]})
+
 SIX: dict[str, Any] = {
+    # inspect_web_network_capture (6.x domain/webNetworkCapture.ts; not in 3.1)
+    "inspect_web_network_capture": obj(
+        artifact=obj(path=STR, sha256=nullable(STR), bytes=INT),
+        format={"enum": ["har", "mitmproxy"]},
+        decoder=obj(id=STR, name=STR, version=STR),
+        container=obj(
+            reported=ANY, numeric_literals=arr(_POINTED), redactions=arr(_REDACTION), records_pointer=nullable(STR)
+        ),
+        total_records=INT,
+        records=arr(
+            obj(
+                ordinal=INT,
+                location={"type": "object", "properties": {"kind": STR}, "required": ["kind"]},
+                reported=ANY,
+                binary_fields=arr(
+                    obj(
+                        pointer=STR,
+                        representation={"enum": ["producer-bytes", "har-base64-content"]},
+                        state={"enum": ["retained", "redacted"]},
+                        content_base64=nullable(STR),
+                        bytes=nullable(INT),
+                        sha256=nullable(STR),
+                    )
+                ),
+                numeric_literals=arr(_POINTED),
+                redactions=arr(_REDACTION),
+                limitations=arr(STR),
+            )
+        ),
+        runtime_attribution={"const": "unknown"},
+        limitations=arr(STR),
+    ),
+    # compare_web_screenshots (3.1 catalog result_schema = 6.x domain/webScreenshot.ts webScreenshotDiffSchema)
+    "compare_web_screenshots": obj(
+        schema_version={"const": 1},
+        before=obj(width=INT, height=INT),
+        after=obj(width=INT, height=INT),
+        channel_threshold=INT,
+        limitations=arr(STR),
+        status={"enum": ["identical", "different", "dimension_mismatch"]},
+        compared_pixels=INT,
+        changed_pixels=nullable(INT),
+        changed_ratio=nullable(NUM),
+        maximum_channel_delta=nullable(INT),
+        mean_absolute_channel_delta=nullable(NUM),
+    ),
     # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
     "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
     "inspect_managed_members": _listed(

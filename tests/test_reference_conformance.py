@@ -26,6 +26,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
+import web_network_fixtures
 from artifact_fixtures import make_zip
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
@@ -183,7 +184,8 @@ LAYOUT = [
     "inspect_recorded_crash",
     "inspect_plist",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
+WEB_NETWORK = ["inspect_web_network_capture", "compare_web_screenshots"]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -283,6 +285,21 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: P
         await _call(s, "open_binary", {"path": str(bundle)})
         replies["inspect_plist"] = await _call(s, "inspect_plist", {"relative_path": "Contents/Info.plist"})
         return replies
+
+
+async def _web_network(root: Path) -> dict[str, Any]:
+    root.mkdir()
+    har = web_network_fixtures.recorded_har(root)
+    png = web_network_fixtures.screenshot(root, "shot", [(4, 4, 8, 8, "#0f0")], (64, 48))
+    async with connect() as s:
+        return {
+            "inspect_web_network_capture": await _call(
+                s, "inspect_web_network_capture", {"capture_path": str(har), "format": "har", "record_ordinals": [0]}
+            ),
+            "compare_web_screenshots": await _call(
+                s, "compare_web_screenshots", {"before": {"path": str(png)}, "after": {"path": str(png)}}
+            ),
+        }
 
 
 def _source_graph() -> dict[str, Any]:
@@ -413,6 +430,8 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     (bundle / "Contents").mkdir(parents=True)
     (bundle / "Contents/Info.plist").write_text(PLIST)
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
+    if web_network_fixtures.chromium() is not None:
+        found.update(anyio.run(_web_network, root / "web"))
     return found
 
 

@@ -70,6 +70,7 @@ ParentOperation = Literal[
     "inspect_binary_layout",
     "inspect_wasm_artifact",
     "inspect_macho",
+    "inspect_web_network_capture",
 ]
 AndroidFacet = Literal["classes", "methods", "fields"]
 
@@ -193,7 +194,27 @@ class AndroidView:
     limit: int = _limit()
 
 
-View = SummaryView | FacetView | ItemView | PageView | NativeView | InventoryView | WasmView | MachoView | AndroidView
+@attrs.frozen(kw_only=True)
+class ApiSurfaceView:
+    kind: Literal["api-surface"] = field(
+        "Request lines of inspect_web_network_capture Evidence grouped by method, origin and path template"
+    )
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+View = (
+    SummaryView
+    | FacetView
+    | ItemView
+    | PageView
+    | NativeView
+    | InventoryView
+    | WasmView
+    | MachoView
+    | AndroidView
+    | ApiSurfaceView
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -468,6 +489,36 @@ class MachoResult(_ViewBase):
     )
 
 
+@attrs.frozen(kw_only=True)
+class PathSegment:
+    text: str = field("The observed segment, or the placeholder of the rule that templated it")
+    basis: Literal["observed", "inferred"] = field("inferred: templated by a format rule")
+    rule: Literal["uuid", "integer", "hex", "token"] | None = field("The format rule (null: observed)")
+
+
+@attrs.frozen(kw_only=True)
+class ApiSurfaceGroup:
+    method: str = field("HTTP method")
+    origin: str = field("scheme://host[:port] (default ports omitted)")
+    path_template: str = field("The path with templated segments as {rule} placeholders")
+    segments: tuple[PathSegment, ...] = field("Each path segment, observed or inferred")
+    templated: bool = field("Some segment is inferred")
+    request_count: int = field("Records in the group", minimum=1)
+    record_ordinals: tuple[int, ...] = field("Their producer ordinals")
+    observed_paths: tuple[str, ...] = field("Distinct observed paths (at most 16)")
+
+
+@attrs.frozen(kw_only=True)
+class ApiSurfaceResult(_ViewBase):
+    kind: Literal["api-surface"] = field("Grouped request lines of a network capture")
+    view: ApiSurfaceView = field("The request's view")
+    format: Literal["har", "mitmproxy"] = field("The capture format")
+    groups: tuple[ApiSurfaceGroup, ...] = field("This page of the whole grouping")
+    total_groups: int = field("Groups in the whole grouping", minimum=0)
+    grouped_records: int = field("Records with a request line", minimum=0)
+    inferred: bool = field("Any group of the whole grouping is templated: the view Evidence is inferred")
+
+
 AnalysisViewResult = (
     SummaryResult
     | FacetResult
@@ -478,6 +529,7 @@ AnalysisViewResult = (
     | WasmResult
     | MachoResult
     | AndroidViewResult
+    | ApiSurfaceResult
 )
 
 
@@ -498,5 +550,6 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_binary_layout": SummaryView(kind="summary"),
     "inspect_wasm_artifact": SummaryView(kind="summary"),
     "inspect_macho": SummaryView(kind="summary"),
+    "inspect_web_network_capture": ApiSurfaceView(kind="api-surface"),
 }
 """The first view worth reading of each oversized parent we can view."""

@@ -21,6 +21,7 @@ from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
 from rea.layout.views import layout_view, macho_view
 from rea.wasm.views import wasm_view
+from rea.web_network.api_surface import api_surface_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program, failed
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
@@ -38,9 +39,15 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inspect_binary_layout": layout_view,
     "inspect_wasm_artifact": wasm_view,
     "inspect_macho": macho_view,
+    "inspect_web_network_capture": api_surface_view,
 }
 # view kinds that read one producer's Evidence only; a producer this server lacks is said so
-KIND_PARENT = {"wasm": "inspect_wasm_artifact", "macho": "inspect_macho", "facet": "inspect_binary_layout"}
+KIND_PARENT = {
+    "wasm": "inspect_wasm_artifact",
+    "macho": "inspect_macho",
+    "facet": "inspect_binary_layout",
+    "api-surface": "inspect_web_network_capture",
+}
 LAYOUT_COLLECTIONS = ("sections", "symbols")
 
 
@@ -84,7 +91,8 @@ def view_evidence(source: Evidence, view: Mapping[str, Any]) -> Result[Evidence,
             parameters={"source": {"kind": RETAINED_KIND, "evidence_id": source.evidence_id}, "view": dict(view)},
             normalized_result=result,
             subject=source.subject,
-            confidence="derived",
+            # a view is derived from its parent; the api-surface grouping is inferred when it templated a path
+            confidence="inferred" if result.get("inferred") is True else "derived",
             authority=source.authority,
             limitations=list(result["limitations"]),
             evidence_links=[source.evidence_id],

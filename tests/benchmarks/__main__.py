@@ -1,6 +1,6 @@
 """`python -m tests.benchmarks [NAME ...]`: run the benchmarks in sequence, then one compact table.
 
-NAME is canonical_json, startup, export_memory or artifacts (default: all). Exit status is
+NAME is canonical_json, startup, export_memory, artifacts, ..., web_network (default: all). Exit status is
 0 whatever the timings (PASS/MISS is information); 1 only if a benchmark crashed.
 """
 
@@ -24,6 +24,7 @@ BENCHMARKS = (
     "javascript",
     "managed",
     "android",
+    "web_network",
 )
 
 

@@ -1,0 +1,140 @@
+"""The api-surface view of inspect_web_network_capture Evidence: request lines grouped by method, origin, path template.
+
+A path segment is templated when a format rule (RULES, first match wins) says it is
+an identifier; such a segment is an inference, every other segment is observed. The
+grouping is computed over every record before paging, so whether the view is
+inferred (any group templated) or derived (none) is a property of the whole
+grouping, the same on every page.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from collections.abc import Mapping
+
+from returns.result import Failure, Result, Success
+
+from rea.analysis_views import page_rows, view_error
+from rea.evidence import Evidence
+
+# (rule, placeholder, pattern): a segment fully matching the pattern is templated
+RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+    ("uuid", "{uuid}", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
+    ("integer", "{integer}", re.compile(r"[0-9]+")),
+    ("hex", "{hex}", re.compile(r"[0-9a-fA-F]{16,}")),
+    ("token", "{token}", re.compile(r"(?=[A-Za-z0-9_-]*[0-9])(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{24,}")),
+)
+# RFC 3986 absolute URL: scheme, authority, path (query and fragment dropped); urllib is IO-adjacent, so a rule
+URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)")
+AUTHORITY = re.compile(r"(?:[^@]*@)?(\[[^\]]*\]|[^:]*)(?::([0-9]*))?")
+DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+MAX_PATHS = 16  # distinct observed paths kept per group
+
+
+def segment(text: str) -> dict[str, Any]:
+    for rule, placeholder, pattern in RULES:
+        if pattern.fullmatch(text):
+            return {"text": placeholder, "basis": "inferred", "rule": rule}
+    return {"text": text, "basis": "observed", "rule": None}
+
+
+def _origin(scheme: str, host: str, port: int | None) -> str:
+    shown = "" if port is None or DEFAULT_PORTS.get(scheme) == port else f":{port}"
+    return f"{scheme}://{host}{shown}"
+
+
+def request_line(reported: Mapping[str, Any]) -> tuple[str, str, str] | None:
+    """(method, origin, path) of a HAR entry or a mitmproxy flow; None when the record has no request."""
+    request = reported.get("request")
+    if not isinstance(request, Mapping) or not isinstance(request.get("method"), str):
+        return None
+    method = str(request["method"])
+    url = request.get("url")
+    if isinstance(url, str):
+        parts = URL.match(url)
+        authority = AUTHORITY.fullmatch(parts.group(2)) if parts else None
+        if parts is None or authority is None:
+            return None
+        port = int(authority.group(2)) if authority.group(2) else None
+        return method, _origin(parts.group(1).lower(), authority.group(1).lower(), port), parts.group(3) or "/"
+    scheme, host, path = (request.get(k) for k in ("scheme", "host", "path"))
+    if isinstance(scheme, str) and isinstance(host, str) and isinstance(path, str):
+        port = request.get("port")
+        clean = re.split(r"[?#]", path, maxsplit=1)[0] or "/"
+        return method, _origin(scheme.lower(), host.lower(), port if isinstance(port, int) else None), clean
+    return None
+
+
+def _template(path: str) -> tuple[str, list[dict[str, Any]]]:
+    parts = [segment(s) if s else {"text": "", "basis": "observed", "rule": None} for s in path.split("/")[1:]]
+    return "/" + "/".join(str(p["text"]) for p in parts), parts
+
+
+def groups_of(records: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Every group, sorted by origin, template and method; and how many records had no request line."""
+    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    skipped = 0
+    for record in records:
+        line = request_line(record.get("reported") or {})
+        if line is None:
+            skipped += 1
+            continue
+        method, origin, path = line
+        template, parts = _template(path)
+        group = found.setdefault(
+            (origin, template, method),
+            {
+                "method": method,
+                "origin": origin,
+                "path_template": template,
+                "segments": parts,
+                "templated": any(p["basis"] == "inferred" for p in parts),
+                "request_count": 0,
+                "record_ordinals": [],
+                "observed_paths": [],
+            },
+        )
+        group["request_count"] += 1
+        group["record_ordinals"].append(record["ordinal"])
+        if path not in group["observed_paths"] and len(group["observed_paths"]) < MAX_PATHS:
+            group["observed_paths"].append(path)
+    return [found[k] for k in sorted(found)], skipped
+
+
+def api_surface_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], Any]:
+    result = source.normalized_result
+    if view["kind"] != "api-surface":
+        return Failure(
+            view_error(
+                f"inspect_web_network_capture Evidence has only the api-surface view, not {view['kind']}.",
+                ("view", "kind"),
+                accepted="api-surface",
+            )
+        )
+    records = list(result["records"])
+    groups, skipped = groups_of(records)
+    page, coverage = page_rows(groups, view["offset"], view["limit"])
+    inferred = any(g["templated"] for g in groups)
+    limitations = list(source.limitations)
+    if result["total_records"] != len(records):
+        limitations.append(
+            f"The capture Evidence holds {len(records)} of {result['total_records']} records (record_ordinals): "
+            "the grouping covers those only."
+        )
+    if skipped:
+        limitations.append(f"{skipped} records have no readable request line and are not grouped.")
+    return Success(
+        {
+            "kind": "api-surface",
+            "view": dict(view),
+            "format": result["format"],
+            "groups": page,
+            "total_groups": len(groups),
+            "grouped_records": len(records) - skipped,
+            "inferred": inferred,
+            "coverage": coverage,
+            "limitations": limitations,
+            "unknowns": ["runtime attribution of each request"],
+        }
+    )

@@ -1,0 +1,298 @@
+"""inspect_web_network_capture's records: producer fields kept, bytes by pointer, credentials and declared values out.
+
+The effect hands over plain data: a HAR document whose numbers are `NumberText`
+(the producer's exact text), or mitmproxy flow states whose bytes arrive as
+`{"$bytes": base64}`. One walk per record builds the reported object and its
+sidecars (pointers relative to that object): binary fields, numeric literals and
+redactions. Every record is decoded before ordinal selection, and a malformed
+record fails the whole capture (no partial success, as the reference does).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import hashlib
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+
+from rea.web_network.model import MAX_DEPTH, NumberText
+
+# headers whose values authenticate the transport: always excluded (names compared lowercased)
+CREDENTIAL_HEADERS = frozenset(
+    {"authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-auth-token", "x-csrf-token"}
+)
+HAR_VERSIONS = ("1.2", "1.1")
+LIMITATIONS = (
+    "Browser transaction ids and runtime attribution (which script or frame made each request) are unknown.",
+    "Recorded URLs were not contacted; the capture is historical.",
+)
+HAR_TEXT_LIMITATION = "HAR text bodies are Unicode text: the original bytes on the wire are unknown."
+
+
+class Malformed(ValueError):
+    """A record the format does not allow; `pointer` names where."""
+
+    def __init__(self, pointer: str, message: str) -> None:
+        super().__init__(message)
+        self.pointer = pointer
+
+
+def escape(key: str) -> str:
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+@attrs.define
+class _Sidecars:
+    """What one walk collects beside the reported object."""
+
+    sensitive: tuple[str, ...]
+    numbers: list[dict[str, Any]] = attrs.Factory(list)
+    redactions: list[dict[str, Any]] = attrs.Factory(list)
+    binaries: list[dict[str, Any]] = attrs.Factory(list)
+
+    def hides(self, text: str) -> bool:
+        return any(s in text for s in self.sensitive)
+
+    def hides_bytes(self, data: bytes) -> bool:
+        return any(s.encode("utf-8") in data for s in self.sensitive)
+
+    def redact(self, pointer: str, reason: str, scope: str | None = None) -> None:
+        self.redactions.append({"pointer": pointer, "reason": reason, **({"scope": scope} if scope else {})})
+
+    def binary(self, pointer: str, representation: str, data: bytes) -> None:
+        encoded = base64.b64encode(data).decode("ascii")
+        if self.hides_bytes(data) or self.hides(encoded):
+            self.redact(pointer, "explicit-sensitive-value")
+            self.binaries.append(
+                {"pointer": pointer, "representation": representation, "state": "redacted"}
+                | {"content_base64": None, "bytes": None, "sha256": None}
+            )
+            return
+        self.binaries.append(
+            {
+                "pointer": pointer,
+                "representation": representation,
+                "state": "retained",
+                "content_base64": encoded,
+                "bytes": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+            }
+        )
+
+
+def _credential_pair(value: Sequence[Any]) -> bool:
+    """A mitmproxy header [name, value] whose name is a transport credential."""
+    if len(value) != 2:
+        return False
+    name = value[0]
+    if isinstance(name, Mapping) and set(name) == {"$bytes"}:
+        name = _bytes(name, "").decode("utf-8", "replace")
+    return isinstance(name, str) and name.lower() in CREDENTIAL_HEADERS
+
+
+def _credential_object(value: Mapping[str, Any], parent_key: str) -> bool:
+    """A HAR {name, value} header or cookie whose value is a transport credential."""
+    if parent_key == "cookies":
+        return True
+    name = value.get("name")
+    return parent_key == "headers" and isinstance(name, str) and name.lower() in CREDENTIAL_HEADERS
+
+
+def _bytes(tagged: Mapping[str, Any], pointer: str) -> bytes:
+    try:
+        return base64.b64decode(str(tagged["$bytes"]), validate=True)
+    except (binascii.Error, ValueError):
+        raise Malformed(pointer, "the flow reader's bytes are not base64") from None
+
+
+class _Walk:
+    """One record's walk; `flow` selects mitmproxy's bytes rule (bodies by pointer, text headers as strings)."""
+
+    def __init__(self, side: _Sidecars, flow: bool) -> None:
+        self.side = side
+        self.flow = flow
+
+    def value(self, value: Any, pointer: str, parent_key: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            raise Malformed(pointer, f"it is nested deeper than {MAX_DEPTH} levels")
+        if isinstance(value, NumberText):
+            return self._number(value, pointer)
+        if isinstance(value, str):
+            if self.side.hides(value):
+                self.side.redact(pointer, "explicit-sensitive-value")
+                return None
+            return value
+        if isinstance(value, Mapping):
+            if self.flow and set(value) == {"$bytes"}:
+                return self._flow_bytes(_bytes(value, pointer), pointer, parent_key)
+            return self._object(value, pointer, parent_key, depth)
+        if isinstance(value, list):
+            if self.flow and parent_key == "headers" and _credential_pair(value):
+                kept = [self.value(value[0], pointer + "/0", "", depth + 1), None]
+                self.side.redact(pointer + "/1", "transport-credential")
+                return kept
+            return [self.value(item, f"{pointer}/{i}", parent_key, depth + 1) for i, item in enumerate(value)]
+        return value
+
+    def _number(self, value: NumberText, pointer: str) -> Any:
+        if self.side.hides(value):
+            self.side.redact(pointer, "explicit-sensitive-value")
+            return None
+        kind = "json-number" if not self.flow else ("float" if any(c in value for c in ".eE") else "integer")
+        self.side.numbers.append({"pointer": pointer, "producer_type": kind, "literal": str(value)})
+        return value.value()
+
+    def _flow_bytes(self, data: bytes, pointer: str, parent_key: str) -> Any:
+        """Bodies (content) always by pointer; other bytes as text when they are UTF-8, else by pointer."""
+        if parent_key != "content":
+            try:
+                return self.value(data.decode("utf-8"), pointer, parent_key, 0)
+            except UnicodeDecodeError:
+                pass
+        self.side.binary(pointer, "producer-bytes", data)
+        return None
+
+    def _object(self, value: Mapping[str, Any], pointer: str, parent_key: str, depth: int) -> dict[str, Any]:
+        credential = not self.flow and _credential_object(value, parent_key)
+        cleaned: dict[str, Any] = {}
+        for key, item in value.items():
+            if self.side.hides(key):
+                self.side.redact(pointer, "explicit-sensitive-value", "property-name")
+                continue
+            child = f"{pointer}/{escape(key)}"
+            if credential and key == "value":
+                self.side.redact(child, "transport-credential")
+                cleaned[key] = None
+                continue
+            cleaned[key] = self.value(item, child, key, depth + 1)
+        return cleaned
+
+
+def _object_at(value: Any, pointer: str, what: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise Malformed(pointer, f"{what} is not an object")
+    return value
+
+
+def _check_entry(entry: Any, pointer: str) -> None:
+    """The HAR 1.2 fields every record needs; anything else is the producer's."""
+    entry = _object_at(entry, pointer, "the entry")
+    request = _object_at(entry.get("request"), pointer + "/request", "request")
+    response = _object_at(entry.get("response"), pointer + "/response", "response")
+    for field, where in (("method", request), ("url", request)):
+        if not isinstance(where.get(field), str) or isinstance(where.get(field), NumberText):
+            raise Malformed(f"{pointer}/request/{field}", f"request.{field} is not a string")
+    if not isinstance(response.get("status"), NumberText):
+        raise Malformed(pointer + "/response/status", "response.status is not a number")
+    for side, where in (("request", request), ("response", response)):
+        if not isinstance(where.get("headers"), list):
+            raise Malformed(f"{pointer}/{side}/headers", f"{side}.headers is not an array")
+
+
+def _har_body(reported: dict[str, Any], entry: Mapping[str, Any], side: _Sidecars, pointer: str) -> list[str]:
+    """A base64 response body decoded strictly and moved to binary_fields; text bodies stay the producer's text."""
+    content = entry["response"].get("content")
+    if not isinstance(content, Mapping) or not isinstance(content.get("text"), str):
+        return []
+    if content.get("encoding") != "base64":
+        return [HAR_TEXT_LIMITATION]
+    text = str(content["text"])
+    try:
+        data = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise Malformed(pointer + "/response/content/text", "a base64 response body does not decode") from None
+    out = reported["response"].get("content")
+    if isinstance(out, dict) and "text" in out:
+        out["text"] = None
+        side.redactions[:] = [r for r in side.redactions if r["pointer"] != "/response/content/text"]
+    side.binary("/response/content/text", "har-base64-content", data)
+    return []
+
+
+def _record(
+    ordinal: int, reported: Any, side: _Sidecars, location: dict[str, Any], limits: list[str]
+) -> dict[str, Any]:
+    return {
+        "ordinal": ordinal,
+        "location": location,
+        "reported": reported,
+        "binary_fields": side.binaries,
+        "numeric_literals": side.numbers,
+        "redactions": side.redactions,
+        "limitations": limits,
+    }
+
+
+def _located(location: dict[str, Any], sensitive: tuple[str, ...]) -> dict[str, Any]:
+    text = " ".join(str(v) for k, v in location.items() if k != "kind")
+    if any(s in text for s in sensitive):
+        return {"kind": "unknown", "reason": "explicit-sensitive-value"}
+    return location
+
+
+def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(container, records) of a HAR document; Malformed when it is not HAR 1.2 (1.1 is read too)."""
+    log = _object_at(_object_at(document, "", "the document").get("log"), "/log", "log")
+    version = log.get("version")
+    if version not in HAR_VERSIONS:
+        raise Malformed("/log/version", f"HAR version {version!r} is not read (accepted: {', '.join(HAR_VERSIONS)})")
+    entries = log.get("entries")
+    if not isinstance(entries, list):
+        raise Malformed("/log/entries", "log.entries is not an array")
+    side = _Sidecars(sensitive)
+    shell = {"log": {k: v for k, v in log.items() if k != "entries"}}
+    container = {
+        "reported": _Walk(side, flow=False).value(shell, "", "", 0),
+        "numeric_literals": side.numbers,
+        "redactions": side.redactions,
+        "records_pointer": "/log/entries",
+    }
+    records = []
+    for i, entry in enumerate(entries):
+        pointer = f"/log/entries/{i}"
+        _check_entry(entry, pointer)
+        side = _Sidecars(sensitive)
+        reported = _Walk(side, flow=False).value(entry, "", "", 0)
+        limits = _har_body(reported, entry, side, pointer)
+        location = _located({"kind": "json-pointer", "pointer": pointer}, sensitive)
+        records.append(_record(i, reported, side, location, limits))
+    return container, records
+
+
+def flow_records(
+    flows: Iterable[Mapping[str, Any]], version: int, sensitive: tuple[str, ...]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(container, records) of mitmproxy flow states, each at its byte range in the dump."""
+    container: dict[str, Any] = {
+        "reported": {"flow_format_version": version},
+        "numeric_literals": [],
+        "redactions": [],
+        "records_pointer": None,
+    }
+    records = []
+    for i, flow in enumerate(flows):
+        side = _Sidecars(sensitive)
+        reported = _Walk(side, flow=True).value(flow["state"], "", "", 0)
+        location = _located({"kind": "byte-range", "offset": flow["offset"], "bytes": flow["bytes"]}, sensitive)
+        records.append(_record(i, reported, side, location, []))
+    return container, records
+
+
+def select(records: list[dict[str, Any]], ordinals: Sequence[int] | None) -> list[dict[str, Any]] | int:
+    """Records in the caller's order, or the first ordinal that names none."""
+    if ordinals is None:
+        return records
+    for ordinal in ordinals:
+        if ordinal >= len(records):
+            return ordinal
+    return [records[o] for o in ordinals]
+
+
+def artifact_view(artifact: Mapping[str, Any], sensitive: tuple[str, ...]) -> dict[str, Any]:
+    """The file identity, with a path or digest that holds a declared value excluded."""
+    hidden = any(s in artifact["path"] for s in sensitive)
+    digest = None if any(s in artifact["sha256"] for s in sensitive) else artifact["sha256"]
+    return {"path": "" if hidden else artifact["path"], "sha256": digest, "bytes": artifact["bytes"]}

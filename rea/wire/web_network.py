@@ -1,0 +1,186 @@
+"""Wire records of the web family's offline tools: inspect_web_network_capture and compare_web_screenshots.
+
+Shapes follow REA 6.x (domain/webNetworkCapture, domain/webScreenshot). Our
+extras: `compare_web_screenshots` also takes a PNG file by path (what
+`chromium --headless --screenshot` writes) beside the reference's inline
+artifact, and the capture result names its input limit.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import attrs
+
+from rea.wire.schema import Open, field, local_path
+
+SHA256 = "^[a-f0-9]{64}$"
+MAX_SCREENSHOT_BYTES = 8 << 20
+SCREENSHOT_URI = "^rea:\\/\\/web-screenshot\\/sha256\\/[a-f0-9]{64}$"
+POINTER = "RFC 6901 pointer in the producer's reported object"
+
+
+# ------------------------------------------------------------ network capture
+
+
+@attrs.frozen(kw_only=True)
+class CaptureArgs:
+    capture_path: str = local_path("Absolute local HAR or mitmproxy capture path")
+    format: Literal["har", "mitmproxy"] = field("har: a HAR 1.2 JSON file; mitmproxy: a native flow dump")
+    record_ordinals: tuple[int, ...] | None = field(
+        "Zero-based producer record ordinals, in caller-selected order; omit to inspect every record",
+        omit_none=True,
+        default=None,
+        minItems=1,
+        items={"type": "integer", "minimum": 0},
+    )
+    sensitive_values: tuple[str, ...] = field(
+        "Literal text excluded from payloads, byte/numeric projections, coordinates, paths and digests",
+        default=(),
+        items={"type": "string", "minLength": 1},
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Redaction:
+    pointer: str = field(POINTER)
+    reason: Literal["transport-credential", "explicit-sensitive-value"] = field("Why the value was excluded")
+    scope: Literal["property-name"] | None = field(
+        "property-name: an omitted property name (pointer names its parent)", omit_none=True, default=None
+    )
+
+
+@attrs.frozen(kw_only=True)
+class BinaryField:
+    pointer: str = field(POINTER)
+    representation: Literal["producer-bytes", "har-base64-content"] = field(
+        "producer-bytes: bytes the producer stored; har-base64-content: a HAR content.text with encoding base64"
+    )
+    state: Literal["retained", "redacted"] = field("redacted: the bytes held a sensitive value")
+    content_base64: str | None = field("The exact bytes, base64 (null when redacted)")
+    bytes: int | None = field("Their length (null when redacted)", minimum=0)
+    sha256: str | None = field("Their SHA-256 (null when redacted)", pattern=SHA256)
+
+
+@attrs.frozen(kw_only=True)
+class NumericLiteral:
+    pointer: str = field(POINTER)
+    producer_type: Literal["json-number", "integer", "float"] = field("json-number for HAR; integer/float for flows")
+    literal: str = field("The number exactly as the producer wrote it")
+
+
+@attrs.frozen(kw_only=True)
+class PointerLocation:
+    kind: Literal["json-pointer"] = field("The record's place in the HAR document")
+    pointer: str = field(POINTER)
+
+
+@attrs.frozen(kw_only=True)
+class ByteRangeLocation:
+    kind: Literal["byte-range"] = field("The record's bytes in the flow dump")
+    offset: int = field("First byte", minimum=0)
+    bytes: int = field("Length", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class UnknownLocation:
+    kind: Literal["unknown"] = field("The coordinate held a sensitive value")
+    reason: Literal["explicit-sensitive-value"] = field("Why it is withheld")
+
+
+@attrs.frozen(kw_only=True)
+class CaptureRecord:
+    ordinal: int = field("Zero-based producer ordinal", minimum=0)
+    location: PointerLocation | ByteRangeLocation | UnknownLocation = field("Where the record is in the file")
+    reported: Open = field("The producer's record (bodies and bytes by pointer in binary_fields; redactions null)")
+    binary_fields: tuple[BinaryField, ...] = field("Bodies and other bytes, exact, by pointer")
+    numeric_literals: tuple[NumericLiteral, ...] = field("Every number's exact producer text")
+    redactions: tuple[Redaction, ...] = field("Values excluded from reported")
+    limitations: tuple[str, ...] = field("What this record does not show")
+
+
+@attrs.frozen(kw_only=True)
+class CaptureArtifact:
+    path: str = field("Selected artifact path; empty when excluded by a sensitive declaration")
+    sha256: str | None = field("Observed SHA-256; null only when excluded by a sensitive declaration", pattern=SHA256)
+    bytes: int = field("File size", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class Decoder:
+    id: str = field("Decoder id", minLength=1)
+    name: str = field("Decoder name", minLength=1)
+    version: str = field("Decoder version", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class Container:
+    reported: Open = field("The capture's fields outside its records (HAR log without entries; flow format)")
+    numeric_literals: tuple[NumericLiteral, ...] = field("Numbers of the container, exact")
+    redactions: tuple[Redaction, ...] = field("Values excluded from the container")
+    records_pointer: str | None = field("Where the records sit (HAR: /log/entries; flows: null)")
+
+
+@attrs.frozen(kw_only=True)
+class NetworkCapture:
+    artifact: CaptureArtifact = field("The capture file")
+    format: Literal["har", "mitmproxy"] = field("The capture format")
+    decoder: Decoder = field("The parser that read it")
+    container: Container = field("Fields outside the records")
+    total_records: int = field("Records in the file (all decoded before selection)", minimum=0)
+    records: tuple[CaptureRecord, ...] = field("Selected records, in the caller's order")
+    runtime_attribution: Literal["unknown"] = field("Which browser transaction or script caused each is unknown")
+    limitations: tuple[str, ...] = field("What this inspection did not observe")
+    max_input_bytes: int = field("Our extra: the largest capture read", minimum=1)
+
+
+# ---------------------------------------------------------------- screenshots
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotArtifact:
+    """capture_web_screenshot's self-verifying inline PNG."""
+
+    uri: str = field("rea://web-screenshot/sha256/<sha256>", pattern=SCREENSHOT_URI)
+    sha256: str = field("SHA-256 of the PNG", pattern=SHA256)
+    bytes: int = field("PNG size", minimum=1, maximum=MAX_SCREENSHOT_BYTES)
+    media_type: Literal["image/png"] = field("Always PNG")
+    data_base64: str = field("Canonical base64 of the PNG", maxLength=-(-MAX_SCREENSHOT_BYTES * 4 // 3) + 4)
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotFile:
+    """Our extra: a PNG on disk (for instance `chromium --headless --screenshot`)."""
+
+    path: str = local_path("Absolute PNG file path")
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotArgs:
+    before: ScreenshotArtifact | ScreenshotFile = field("The earlier screenshot: inline artifact or {path}")
+    after: ScreenshotArtifact | ScreenshotFile = field("The later screenshot: inline artifact or {path}")
+    channel_threshold: int = field("A channel differs when |delta| > this", default=0, minimum=0, maximum=255)
+    maximum_pixels: int = field(
+        "Largest image (width x height) decoded", default=16_000_000, minimum=1, maximum=32_000_000
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Dimensions:
+    width: int = field("Pixels", minimum=1)
+    height: int = field("Pixels", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotDiff:
+    schema_version: Literal[1] = field("Diff schema")
+    status: Literal["identical", "different", "dimension_mismatch"] = field("What the comparison found")
+    before: Dimensions = field("Earlier image size")
+    after: Dimensions = field("Later image size")
+    channel_threshold: int = field("The threshold used", minimum=0, maximum=255)
+    compared_pixels: int = field("Pixels compared (0 on dimension mismatch)", minimum=0)
+    changed_pixels: int | None = field("Pixels with a channel past the threshold (null on mismatch)", minimum=0)
+    changed_ratio: float | None = field("changed / compared (null on mismatch)", minimum=0, maximum=1)
+    maximum_channel_delta: int | None = field("Largest |delta| of any RGBA channel", minimum=0, maximum=255)
+    mean_absolute_channel_delta: float | None = field("Mean |delta| over all RGBA channels", minimum=0, maximum=255)
+    limitations: tuple[str, ...] = field("What the comparison does not cover")

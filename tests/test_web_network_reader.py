@@ -1,0 +1,64 @@
+"""The mitmproxy flow reader is an owned child: past its deadline or on cancel it is killed with its group, verified gone."""
+
+from __future__ import annotations
+
+import os
+import time
+
+import anyio
+import pytest
+from returns.result import Failure
+
+from effects.progress import Progress
+from effects.web_network import runtime
+from rea.web_network.model import ReadCapture
+
+
+def _hanging_python(tmp_path):
+    """An 'interpreter' that records its pid and its child's, then hangs (as a reader stuck on hostile input)."""
+    script = tmp_path / "python3"
+    script.write_text(f"#!/bin/sh\necho $$ > {tmp_path}/pids\nsleep 600 &\necho $! >> {tmp_path}/pids\nwait\n")
+    script.chmod(0o755)
+    (tmp_path / "dump.flows").write_bytes(b"0:~")
+    return script
+
+
+def _gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    with open(f"/proc/{pid}/stat") as stat:  # a zombie awaiting its reaper is gone too
+        return stat.read().split()[2] == "Z"
+
+
+def _pids(tmp_path):
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        text = (tmp_path / "pids").read_text() if (tmp_path / "pids").exists() else ""
+        if len(text.split()) == 2:
+            return [int(p) for p in text.split()]
+        time.sleep(0.05)
+    raise AssertionError("the fake reader did not start")
+
+
+def test_reader_past_its_deadline_is_killed(tmp_path, monkeypatch):
+    monkeypatch.setenv("REA_MITMPROXY_PYTHON", str(_hanging_python(tmp_path)))
+    effect = ReadCapture(path=str(tmp_path / "dump.flows"), format="mitmproxy", timeout_ms=1500)
+    got = anyio.run(runtime.read_capture, effect, Progress(None))
+    assert isinstance(got, Failure) and got.failure().code == "resource_constraint"
+    assert got.failure().details["limit"] == "timeout_ms"
+    assert all(_gone(pid) for pid in _pids(tmp_path)) and not runtime._RUNNING
+
+
+def test_cancelled_reader_is_killed(tmp_path, monkeypatch):
+    monkeypatch.setenv("REA_MITMPROXY_PYTHON", str(_hanging_python(tmp_path)))
+    effect = ReadCapture(path=str(tmp_path / "dump.flows"), format="mitmproxy")
+
+    async def main():
+        with anyio.move_on_after(1.5):
+            await runtime.read_capture(effect, Progress(None))
+            pytest.fail("the hanging reader answered")
+
+    anyio.run(main)
+    assert all(_gone(pid) for pid in _pids(tmp_path)) and not runtime._RUNNING

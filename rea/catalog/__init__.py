@@ -6,6 +6,7 @@ subcommand names); adding a family is one line in _FAMILIES.
 
 from rea.catalog import android_tools as _android
 from rea.catalog import artifacts as _artifacts
+from rea.catalog import batch_commands as _batch
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
 from rea.catalog import layout as _layout
@@ -17,7 +18,20 @@ from rea.catalog import setup_commands as _setup
 from rea.catalog import views as _views
 from rea.catalog.contract import ToolContract
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _layout, _wasm, _views, _generic, _setup)
+_FAMILIES = (
+    _session,
+    _native,
+    _artifacts,
+    _javascript,
+    _managed,
+    _android,
+    _layout,
+    _wasm,
+    _views,
+    _generic,
+    _setup,
+    _batch,
+)
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}

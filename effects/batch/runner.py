@@ -21,7 +21,7 @@ from effects.batch.progress import BatchProgress
 from effects.batch.ray_backend import run_ray
 from effects.batch.writer import SpoolWriter, refused_output
 from rea.batch.failures import subject_mismatch
-from rea.batch.items import Analysed, Identified, outcomes, summary, work_list
+from rea.batch.items import Analysed, Identified, Work, outcomes, summary, work_list
 from rea.errors import ReaError
 
 from concurrent.futures import ThreadPoolExecutor
@@ -46,14 +46,15 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt(signal.Signals(signum).name)
 
 
-def _absorb(writer: SpoolWriter, answer: dict[str, Any], path: str) -> Analysed:
+def _absorb(writer: SpoolWriter, answer: dict[str, Any], work: Work) -> Analysed:
     """A task's answer as an item result; its Evidence is spooled only after a strict parse."""
     added = writer.add(answer["evidence"])
     if not isinstance(added, Success):
         return Analysed(sha256=answer["sha256"], error=added.failure().to_json())
     kept = added.unwrap()
     ids = tuple(sorted(i for i, _ in kept))
-    mismatch = subject_mismatch([s for _, s in kept], answer["sha256"], path)
+    subjects = [s for _, s in kept] if work.plan.subject_is_input else []
+    mismatch = subject_mismatch(subjects, answer["sha256"], work.path)
     error = mismatch.to_json() if mismatch is not None else answer["error"]
     return Analysed(sha256=answer["sha256"], evidence_ids=ids, error=error)
 
@@ -63,7 +64,7 @@ class _Batch:
         self.opts, self.writer, self.bar = opts, writer, bar
         self.items: list[Identified] = []
         self.analysed: dict[str, Analysed] = {}
-        self.paths_by_digest: dict[str, str] = {}
+        self.work: dict[str, Work] = {}
         self.backend: dict[str, Any] = {"name": "ray" if opts.ray else "local", "jobs": opts.jobs}
 
     def identify(self, paths: list[str]) -> None:
@@ -77,13 +78,13 @@ class _Batch:
         if answer["not_run"]:
             return
         sha = answer["sha256"]
-        result = _absorb(self.writer, answer, self.paths_by_digest[sha])
+        result = _absorb(self.writer, answer, self.work[sha])
         self.analysed[sha] = result
         self.bar.advance(result.error is not None)
 
     def analyse(self, present: dict[str, list[str]]) -> ReaError | None:
         work = work_list(self.items, present)
-        self.paths_by_digest = {w.sha256: w.path for w in work}
+        self.work = {w.sha256: w for w in work}
         requests = [w.request(self.opts.deadline_ms, self.opts.memory_mb) for w in work]
         self.bar.phase("analysing", len(requests))
         if self.opts.ray is None:

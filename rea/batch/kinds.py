@@ -29,6 +29,9 @@ class Step:
 class Plan:
     kind: str
     steps: tuple[Step, ...]
+    # whether the Evidence's subject is the input file's own bytes (a JavaScript application's
+    # subject is its tree's identity instead), so a changed file can be told from the digest
+    subject_is_input: bool = True
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "steps": [{"tool": s.tool, "arguments": dict(s.arguments)} for s in self.steps]}
@@ -43,7 +46,9 @@ PLANS: Mapping[str, Plan] = {
     "native": Plan(kind="native", steps=_opened("binary_overview")),
     "archive": Plan(kind="archive", steps=_opened("inventory_artifact")),
     "javascript": Plan(
-        kind="javascript", steps=(Step(tool="analyze_javascript_application", arguments={"input_path": PATH}),)
+        kind="javascript",
+        steps=(Step(tool="analyze_javascript_application", arguments={"input_path": PATH}),),
+        subject_is_input=False,
     ),
     "android": Plan(kind="android", steps=(Step(tool="inspect_android_package", arguments={"path": PATH}),)),
     "managed": Plan(kind="managed", steps=(Step(tool="inspect_managed_artifact", arguments={"path": PATH}),)),

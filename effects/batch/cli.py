@@ -44,7 +44,7 @@ def options(ns: argparse.Namespace) -> Any:
         ("--jobs", ns.jobs, 1),
         ("--retries", ns.retries, 0),
         ("--item-deadline-ms", ns.item_deadline_ms, 1),
-        ("--item-memory-mb", ns.item_memory_mb, 64),
+        ("--item-memory-mb", ns.item_memory_mb, 16),
     ):
         if value < least:
             return invalid_request(f"{name} must be at least {least}, got {value}", field=name, accepted=f">= {least}")

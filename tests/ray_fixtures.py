@@ -72,7 +72,7 @@ def ray_head(num_cpus: int = 2) -> Iterator[dict[str, object]]:
     low = 20000 + (os.getpid() % 400) * 100  # a worker-port range of our own
     cmd = [
         "ray", "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={port}",
-        f"--num-cpus={num_cpus}", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
+        f"--num-cpus={num_cpus}", "--object-store-memory=100000000", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",
         f"--min-worker-port={low}", f"--max-worker-port={low + 99}",
         *(f"{k}={v}" for k, v in ports.items()),
     ]  # fmt: skip

@@ -259,3 +259,56 @@ def test_the_kind_table_and_deduplication_are_pure_and_ordered():
     rows = outcomes(items, {})
     assert [(r.path, r.status) for r in rows] == [("/c", "identified"), ("/d", "failed")]  # /a, /b never ran
     assert work_list(items, present={"1" * 64}) == []
+
+
+# ------------------------------------------------------------------ Ray (a real head on 127.0.0.1)
+
+
+def _kill_one_ray_task(head: dict, proc: subprocess.Popen, timeout: float = 300) -> list[psutil.Process]:
+    """SIGKILL the first Ray worker seen running a batch task; answer it and the item process it had."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        for worker in head["processes"]():
+            try:
+                if worker.name().startswith("ray::run_item") or "ray::run_item" in " ".join(worker.cmdline()):
+                    items = [
+                        c for c in worker.children(recursive=True) if "effects.batch.child" in " ".join(c.cmdline())
+                    ]
+                    if items:
+                        worker.kill()
+                        return [worker, *items]
+            except psutil.NoSuchProcess:
+                continue
+        time.sleep(0.2)
+    return []
+
+
+@pytest.mark.slow
+def test_ray_bundle_equals_the_pool_bundle_and_a_killed_worker_costs_one_item(pooled, corpus, tmp_path):
+    from ray_fixtures import ray_available, ray_head
+
+    if not ray_available():
+        pytest.skip("ray is not installed (pip install 'rea-py[ray]')")
+    root, _ = corpus
+    _, pool_summary, pool_out = pooled
+    out = tmp_path / "ray.json"
+    with ray_head(num_cpus=2) as head:
+        proc = subprocess.Popen(
+            [*rea_command(), "batch", str(root), "--out", str(out), "--ray", head["address"], "--jobs", "2",
+             "--retries", "2", "--format", "json", "--no-progress"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+        )  # fmt: skip
+        killed = _kill_one_ray_task(head, proc)
+        stdout, stderr = proc.communicate(timeout=900)
+        summary = json.loads(stdout)
+        assert killed, "no Ray worker was seen running a task"
+        psutil.wait_procs(killed, timeout=30)
+        assert [p.pid for p in killed if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
+    assert summary["backend"]["name"] == "ray" and summary["completed"] == summary["inputs"] == pool_summary["inputs"]
+    differ = [(a, b) for a, b in zip(pool_summary["items"], summary["items"]) if a != b]
+    # the killed item was retried (then nothing differs) or failed on its own after its retries
+    assert len(differ) <= 1, differ
+    for _, ray_item in differ:
+        assert ray_item["error_code"] == "execution_failure" and "worker" in ray_item["error_message"]
+    if not differ:  # same Evidence ids in the same order: the same bytes
+        assert out.read_bytes() == pool_out.read_bytes()

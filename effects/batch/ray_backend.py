@@ -8,6 +8,8 @@ out that item fails with a canonical error and the batch goes on.
 
 from __future__ import annotations
 
+import contextlib
+import sys
 from typing import Any
 from collections.abc import Callable, Sequence
 
@@ -73,6 +75,14 @@ def run_ray(
         import ray
     except ImportError:
         return Failure(ray_missing())
+    # Ray prints its cluster's complaints (a dead worker, ...) on stdout: keep stdout for the summary
+    with contextlib.redirect_stdout(sys.stderr):
+        return _run(ray, requests, address, jobs, retries, done)
+
+
+def _run(
+    ray: Any, requests: Sequence[dict[str, Any]], address: str, jobs: int, retries: int, done: Done
+) -> Result[dict[str, Any], ReaError]:
     joined = _connect(ray, address, jobs)
     if not isinstance(joined, Success):
         return joined

@@ -117,44 +117,51 @@ def outcomes(
     resumed: Mapping[str, Sequence[str]] = {},
 ) -> list[ItemOutcome]:
     """Every item's outcome in path order. `analysed` is keyed by digest (what the tasks answered),
-    `resumed` maps a digest already in the resumed bundle to its records' ids. A digest whose
-    analysis never finished (the batch was stopped) is left out."""
-    first: dict[str, str] = {}
+    `resumed` maps a digest already in the resumed bundle to its records' ids. The first path of a
+    digest decides its analysis; every later path is its duplicate, with its evidence ids. A digest
+    whose analysis never finished (the batch was stopped) is left out, with its duplicates."""
+    first: dict[str, ItemOutcome | None] = {}
     rows = []
     for item in sorted(items, key=lambda i: i.path):
         base: dict[str, Any] = {"path": item.path, "kind": _kind(item), "format": item.format, "sha256": item.sha256}
         if item.sha256 is None:
             rows.append(ItemOutcome(status="failed", **base, **_error_fields(item.error)))
             continue
-        earlier = first.setdefault(item.sha256, item.path)
-        if item.sha256 in resumed:
-            status = "resumed" if earlier == item.path else "duplicate"
-            ids = tuple(resumed[item.sha256])
-            rows.append(ItemOutcome(status=status, **base, evidence_ids=ids, duplicate_of=_dup(earlier, item)))
-        elif plan_for(base["kind"] or OTHER) is None:
-            status = "identified" if earlier == item.path else "duplicate"
-            rows.append(ItemOutcome(status=status, **base, duplicate_of=_dup(earlier, item)))
-        elif item.sha256 in analysed:
-            rows.append(_analysed(base, analysed[item.sha256], _dup(earlier, item)))
+        if item.sha256 in first:
+            original = first[item.sha256]
+            if original is not None:
+                rows.append(_duplicate(base, original))
+            continue
+        row = _first(base, item.sha256, analysed, resumed)
+        first[item.sha256] = row
+        if row is not None:
+            rows.append(row)
     return rows
 
 
-def _dup(earlier: str, item: Identified) -> str | None:
-    return None if earlier == item.path else earlier
+def _first(
+    base: Mapping[str, Any], sha256: str, analysed: Mapping[str, Analysed], resumed: Mapping[str, Sequence[str]]
+) -> ItemOutcome | None:
+    if sha256 in resumed:
+        return ItemOutcome(status="resumed", **base, evidence_ids=tuple(resumed[sha256]))
+    if plan_for(base["kind"] or OTHER) is None:
+        return ItemOutcome(status="identified", **base)
+    answer = analysed.get(sha256)
+    if answer is None:
+        return None
+    status = "failed" if answer.error is not None else "analysed"
+    return ItemOutcome(status=status, **base, evidence_ids=answer.evidence_ids, **_error_fields(answer.error))
 
 
-def _analysed(base: Mapping[str, Any], answer: Analysed, duplicate_of: str | None) -> ItemOutcome:
-    if duplicate_of is not None:
-        return ItemOutcome(
-            status="duplicate",
-            **base,
-            evidence_ids=answer.evidence_ids,
-            duplicate_of=duplicate_of,
-            **_error_fields(answer.error),
-        )
-    if answer.error is not None:
-        return ItemOutcome(status="failed", **base, evidence_ids=answer.evidence_ids, **_error_fields(answer.error))
-    return ItemOutcome(status="analysed", **base, evidence_ids=answer.evidence_ids)
+def _duplicate(base: Mapping[str, Any], original: ItemOutcome) -> ItemOutcome:
+    return ItemOutcome(
+        status="duplicate",
+        **base,
+        evidence_ids=original.evidence_ids,
+        error_code=original.error_code,
+        error_message=original.error_message,
+        duplicate_of=original.path,
+    )
 
 
 def exit_status(rows: Sequence[ItemOutcome], cancelled: bool) -> int:

@@ -18,7 +18,7 @@ from effects.calls import Connection, call_tool
 from effects.environment import load_context
 from effects.native.runtime import release_all
 from rea.batch.failures import EXIT_MEMORY
-from rea.batch.kinds import PATH
+from rea.batch.kinds import bound_arguments
 
 
 async def _run(request: dict[str, Any]) -> dict[str, Any]:
@@ -29,8 +29,7 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
     error = None
     try:
         for step in request["plan"]["steps"]:
-            arguments = {k: request["path"] if v == PATH else v for k, v in step["arguments"].items()}
-            reply = await call_tool(conn, step["tool"], arguments, None)
+            reply = await call_tool(conn, step["tool"], bound_arguments(step["arguments"], request["path"]), None)
             if not isinstance(reply, Success):
                 error = reply.failure().to_json()
                 break

@@ -18,6 +18,7 @@ import anyio
 from returns.result import Result, Success
 
 from effects import fs
+from effects.batch.identify import quiet
 from rea.bundle import manifest_rows, merged_manifests, parse_bundle, stream_chunks
 from rea.canonical_json import canonicalize
 from rea.errors import ReaError, invalid_request
@@ -25,10 +26,6 @@ from rea.evidence import parse_evidence
 from rea.program import PublishReceipt
 
 MAX_RESUME_BYTES = 4 << 30
-
-
-async def _quiet(phase: str, message: str) -> None:
-    return None
 
 
 class SpoolWriter:
@@ -85,7 +82,7 @@ class SpoolWriter:
         return stream_chunks(merged_manifests(self.rows[i] for i in ids), self._records(ids), unknowns)
 
     def publish(self, overwrite: bool) -> Result[PublishReceipt, ReaError]:
-        return anyio.run(fs.publish_atomically, self.destination, self.chunks(), overwrite, _quiet, "publishing batch")
+        return anyio.run(fs.publish_atomically, self.destination, self.chunks(), overwrite, quiet, "publishing batch")
 
     def close(self) -> None:
         shutil.rmtree(self.spool, ignore_errors=True)

@@ -20,9 +20,10 @@ class Step:
     tool: str
     arguments: Mapping[str, Any] = attrs.field(factory=dict)
 
-    def bound(self, path: str) -> dict[str, Any]:
-        """The step's arguments with PATH replaced by this item's path."""
-        return {k: path if v == PATH else v for k, v in self.arguments.items()}
+
+def bound_arguments(arguments: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """A step's arguments (as a plan's JSON carries them) with PATH replaced by the item's path."""
+    return {k: path if v == PATH else v for k, v in arguments.items()}
 
 
 @attrs.frozen(kw_only=True)

@@ -7,7 +7,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from typing import Any
 from collections.abc import Callable, Sequence
 
-from effects.batch.task import run_item, stop_all_items
+from effects.batch.task import STOPPING, run_item, stop_all_items
 
 Done = Callable[[dict[str, Any]], None]
 
@@ -15,6 +15,7 @@ Done = Callable[[dict[str, Any]], None]
 def run_local(requests: Sequence[dict[str, Any]], jobs: int, done: Done) -> dict[str, Any]:
     """Run every request, calling `done` with each answer as it arrives (in the calling thread).
     On KeyboardInterrupt every item process is stopped and verified gone before it propagates."""
+    STOPPING.clear()  # a previous batch in this process may have been stopped
     pool = ThreadPoolExecutor(max_workers=max(1, jobs), thread_name_prefix="rea-batch")
     pending: set[Future[dict[str, Any]]] = set()
     try:

@@ -18,6 +18,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects.android import cli as android_cli
+from effects.batch import cli as batch_cli
 from effects import artifact_commands, call_command, prompt_commands, setup_command, view_commands
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
@@ -229,6 +230,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in FAMILY_COMMANDS:
         command.configure(sub.add_parser(command.name, parents=[common], help=command.help))
     _generic_commands(sub, common)
+    batch_cli.configure(sub.add_parser("batch", parents=[common], help="analyse many files into one Evidence bundle"))
     return parser
 
 
@@ -286,6 +288,8 @@ def main(argv: list[str] | None = None) -> int:
     context = load_context("mcp" if ns.command == "mcp" else "cli")
     if ns.command in ("tools", "prompts", "prompt"):
         return _prompt_command(ns, fmt)
+    if ns.command == "batch":
+        return batch_cli.main(ns, fmt)
     if ns.command == "doctor":
         report = doctor_report(os.environ, project=ns.project)
         _emit(report, fmt, _render_doctor)

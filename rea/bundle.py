@@ -60,23 +60,41 @@ def _unique_sorted(values: Iterable[Any]) -> list[Any]:
     return [seen[k] for k in sorted(seen)]
 
 
+def manifest_rows(evidence: Evidence) -> dict[str, list[Any]]:
+    """What one record adds to each manifest (a streaming writer keeps only these, never the record)."""
+    return {
+        "artifacts": [] if evidence.subject is None else [evidence.subject.identity()],
+        "providers": [evidence.provider.to_json()],
+        "environments": [] if evidence.environment is None else [evidence.environment],
+        "scenarios": (
+            [{"evidence_id": evidence.evidence_id, "operation": evidence.operation, "authority": evidence.authority}]
+            if evidence.authority == "controlled-replay"
+            else []
+        ),
+        "captures": (
+            [{"evidence_id": evidence.evidence_id, "predicate_type": evidence.predicate_type}]
+            if evidence.predicate_type.startswith(CAPTURE_PREFIX)
+            else []
+        ),
+    }
+
+
+def merged_manifests(rows: Iterable[Mapping[str, list[Any]]]) -> dict[str, list[Any]]:
+    """The manifests of records whose `manifest_rows` come in id order: the identity manifests
+    unique and sorted, the per-record ones (scenarios, captures) in record order."""
+    gathered: dict[str, list[Any]] = {name: [] for name in MANIFEST_FIELDS}
+    for row in rows:
+        for name in MANIFEST_FIELDS:
+            gathered[name].extend(row[name])
+    return {
+        name: gathered[name] if name in ("scenarios", "captures") else _unique_sorted(gathered[name])
+        for name in MANIFEST_FIELDS
+    }
+
+
 def manifests(records: Sequence[Evidence]) -> dict[str, list[Any]]:
     """The manifests a bundle of these records (sorted by id) must carry."""
-    return {
-        "artifacts": _unique_sorted(e.subject.identity() for e in records if e.subject is not None),
-        "providers": _unique_sorted(e.provider.to_json() for e in records),
-        "environments": _unique_sorted(e.environment for e in records if e.environment is not None),
-        "scenarios": [
-            {"evidence_id": e.evidence_id, "operation": e.operation, "authority": e.authority}
-            for e in records
-            if e.authority == "controlled-replay"
-        ],
-        "captures": [
-            {"evidence_id": e.evidence_id, "predicate_type": e.predicate_type}
-            for e in records
-            if e.predicate_type.startswith(CAPTURE_PREFIX)
-        ],
-    }
+    return merged_manifests(manifest_rows(e) for e in records)
 
 
 def _sorted_records(session: Session) -> list[Evidence]:
@@ -99,21 +117,28 @@ def bundle_json(session: Session) -> dict[str, Any]:
 
 
 def bundle_chunks(session: Session) -> Iterator[bytes]:
-    """The canonical bytes of `bundle_json(session)`, one record at a time.
-
-    Keys are emitted in JCS order (the BUNDLE_FIELDS tuple is already sorted),
-    so the concatenation equals `canonicalize(bundle_json(session))`.
-    """
+    """The canonical bytes of `bundle_json(session)`, one record at a time."""
     records = _sorted_records(session)
-    parts = {**manifests(records), "bundle_version": BUNDLE_VERSION, "unknowns": _sorted_unknowns(session)}
+    return stream_chunks(manifests(records), (canonicalize(e.to_json()) for e in records), _sorted_unknowns(session))
+
+
+def stream_chunks(
+    manifest: Mapping[str, list[Any]], records: Iterable[bytes], unknowns: Sequence[Mapping[str, Any]] = ()
+) -> Iterator[bytes]:
+    """A bundle's canonical bytes from its manifests and its records' canonical bytes in id order.
+
+    Keys are emitted in JCS order (the BUNDLE_FIELDS tuple is already sorted), so the
+    concatenation equals the canonical form of the whole tree; records are pulled one at
+    a time, so a writer that spools them never holds the ledger in memory."""
+    parts = {**manifest, "bundle_version": BUNDLE_VERSION, "unknowns": list(unknowns)}
     for index, name in enumerate(BUNDLE_FIELDS):
         yield (b"{" if index == 0 else b",") + canonicalize(name) + b":"
         if name != "records":
             yield canonicalize(parts[name])
             continue
         yield b"["
-        for position, evidence in enumerate(records):
-            yield (b"," if position else b"") + canonicalize(evidence.to_json())
+        for position, record_bytes in enumerate(records):
+            yield (b"," if position else b"") + record_bytes
         yield b"]"
     yield b"}"
 
@@ -243,7 +268,7 @@ def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBu
         records.append(evidence)
     for i, rev in enumerate(value["unknowns"]):
         if problem := verify_revision(rev, f"$.unknowns[{i}]"):
-            return Failure(_reject(problem.message, problem.details["path"]))
+            return Failure(_reject(problem.message, (problem.details or {}).get("path", f"$.unknowns[{i}]")))
     if problem := _unknown_history(value["unknowns"], seen):
         return Failure(problem)
     expected = manifests(sorted(records, key=lambda e: e.evidence_id))
@@ -260,7 +285,8 @@ def parse_bundle(value: Any) -> Result[ParsedBundle, ReaError]:
         try:
             next(steps)
         except StopIteration as stop:
-            return stop.value
+            parsed: Result[ParsedBundle, ReaError] = stop.value
+            return parsed
 
 
 # ------------------------------------------------------------- summary view

@@ -6,6 +6,7 @@ subcommand names); adding a family is one line in _FAMILIES.
 
 from rea.catalog import android_tools as _android
 from rea.catalog import artifacts as _artifacts
+from rea.catalog import batch_commands as _batch
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
 from rea.catalog import layout as _layout
@@ -31,6 +32,7 @@ _FAMILIES = (
     _views,
     _generic,
     _setup,
+    _batch,
 )
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))

@@ -25,6 +25,7 @@ BENCHMARKS = (
     "managed",
     "android",
     "web_network",
+    "batch",
 )
 
 

@@ -1,0 +1,53 @@
+"""One item's process: run its plan's tool calls on a fresh one-shot connection, answer JSON.
+
+The task function starts this module as `python -m effects.batch.child` with the request on
+stdin, so a crash, a deadline or a memory ceiling stops this process and never the batch. The
+tool calls are the catalog programs MCP and the CLI run, through the same `call_tool`.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import anyio
+import orjson
+from returns.result import Success
+
+from effects.calls import Connection, call_tool
+from effects.environment import load_context
+from effects.native.runtime import release_all
+from rea.batch.failures import EXIT_MEMORY
+from rea.batch.kinds import bound_arguments
+
+
+async def _run(request: dict[str, Any]) -> dict[str, Any]:
+    context = load_context("cli")
+    if not isinstance(context, Success):
+        return {"evidence": [], "error": context.failure().to_json()}
+    conn = Connection(ctx=context.unwrap())
+    error = None
+    try:
+        for step in request["plan"]["steps"]:
+            reply = await call_tool(conn, step["tool"], bound_arguments(step["arguments"], request["path"]), None)
+            if not isinstance(reply, Success):
+                error = reply.failure().to_json()
+                break
+    finally:
+        await release_all(conn.native)
+    return {"evidence": [e.to_json() for e in conn.session.ledger], "error": error}
+
+
+def main() -> int:
+    request = orjson.loads(sys.stdin.buffer.read())
+    try:
+        reply = anyio.run(_run, request)
+    except MemoryError:  # the ceiling was hit outside any handler: the task function names it
+        return EXIT_MEMORY
+    sys.stdout.buffer.write(orjson.dumps(reply))
+    sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,195 @@
+"""A batch's items: identification, deduplication by digest, outcomes, the summary and exit status.
+
+Everything here is a plain function of what the runner observed, so the summary, the order of
+the items and the exit status are the same whichever backend ran the analyses.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+
+import attrs
+
+from rea.batch.kinds import OTHER, Plan, kind_of, plan_for
+
+# analysed: its first analysis ran; failed: identification or analysis failed (error_code says why);
+# duplicate: same digest as an earlier item, analysed once there; identified: no analysis for its kind;
+# resumed: its digest was already in the bundle being resumed
+STATUSES = ("analysed", "failed", "duplicate", "identified", "resumed")
+SUMMARY_KIND = "rea-batch-summary"
+EXIT_OK, EXIT_FAILED, EXIT_CANCELLED = 0, 1, 130
+
+
+@attrs.frozen(kw_only=True)
+class Identified:
+    """One input file as identification saw it; `error` is the canonical error body when it could not be read."""
+
+    path: str
+    sha256: str | None = None
+    size: int | None = None
+    format: str | None = None
+    managed: bool = False
+    error: Mapping[str, Any] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Work:
+    """One analysis to run: the first item of its digest, with its plan."""
+
+    path: str
+    sha256: str
+    plan: Plan
+
+    def request(self, deadline_ms: int, memory_mb: int) -> dict[str, Any]:
+        """What the task function receives (plain JSON, so it crosses processes and Ray unchanged)."""
+        return {
+            "path": self.path,
+            "sha256": self.sha256,
+            "plan": self.plan.to_json(),
+            "deadline_ms": deadline_ms,
+            "memory_mb": memory_mb,
+        }
+
+
+@attrs.frozen(kw_only=True)
+class Analysed:
+    """What one task answered: the ids of the Evidence it produced, or its canonical error body."""
+
+    sha256: str
+    evidence_ids: tuple[str, ...] = ()
+    error: Mapping[str, Any] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ItemOutcome:
+    path: str
+    status: str = attrs.field(validator=attrs.validators.in_(STATUSES))
+    kind: str | None
+    format: str | None
+    sha256: str | None
+    evidence_ids: tuple[str, ...] = ()
+    error_code: str | None = None
+    error_message: str | None = None
+    duplicate_of: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "kind": self.kind,
+            "format": self.format,
+            "sha256": self.sha256,
+            "evidence_ids": list(self.evidence_ids),
+            "error_code": self.error_code,
+            "error_message": self.error_message,
+            "duplicate_of": self.duplicate_of,
+        }
+
+
+def _kind(item: Identified) -> str | None:
+    return None if item.format is None else kind_of(item.format, item.managed)
+
+
+def work_list(items: Sequence[Identified], present: Iterable[str] = ()) -> list[Work]:
+    """The analyses to run, in path order: one per digest, skipping digests already `present`
+    (resumed) and kinds with no first analysis."""
+    seen = set(present)
+    work = []
+    for item in sorted(items, key=lambda i: i.path):
+        if item.sha256 is None or item.sha256 in seen:
+            continue
+        seen.add(item.sha256)
+        plan = plan_for(_kind(item) or OTHER)
+        if plan is not None:
+            work.append(Work(path=item.path, sha256=item.sha256, plan=plan))
+    return work
+
+
+def _error_fields(error: Mapping[str, Any] | None) -> dict[str, Any]:
+    body = (error or {}).get("error") or {}
+    return {"error_code": body.get("code"), "error_message": body.get("message")}
+
+
+def outcomes(
+    items: Sequence[Identified],
+    analysed: Mapping[str, Analysed],
+    resumed: Mapping[str, Sequence[str]] = {},
+) -> list[ItemOutcome]:
+    """Every item's outcome in path order. `analysed` is keyed by digest (what the tasks answered),
+    `resumed` maps a digest already in the resumed bundle to its records' ids. The first path of a
+    digest decides its analysis; every later path is its duplicate, with its evidence ids. A digest
+    whose analysis never finished (the batch was stopped) is left out, with its duplicates."""
+    first: dict[str, ItemOutcome | None] = {}
+    rows = []
+    for item in sorted(items, key=lambda i: i.path):
+        base: dict[str, Any] = {"path": item.path, "kind": _kind(item), "format": item.format, "sha256": item.sha256}
+        if item.sha256 is None:
+            rows.append(ItemOutcome(status="failed", **base, **_error_fields(item.error)))
+            continue
+        if item.sha256 in first:
+            original = first[item.sha256]
+            if original is not None:
+                rows.append(_duplicate(base, original))
+            continue
+        row = _first(base, item.sha256, analysed, resumed)
+        first[item.sha256] = row
+        if row is not None:
+            rows.append(row)
+    return rows
+
+
+def _first(
+    base: Mapping[str, Any], sha256: str, analysed: Mapping[str, Analysed], resumed: Mapping[str, Sequence[str]]
+) -> ItemOutcome | None:
+    if sha256 in resumed:
+        return ItemOutcome(status="resumed", **base, evidence_ids=tuple(resumed[sha256]))
+    if plan_for(base["kind"] or OTHER) is None:
+        return ItemOutcome(status="identified", **base)
+    answer = analysed.get(sha256)
+    if answer is None:
+        return None
+    status = "failed" if answer.error is not None else "analysed"
+    return ItemOutcome(status=status, **base, evidence_ids=answer.evidence_ids, **_error_fields(answer.error))
+
+
+def _duplicate(base: Mapping[str, Any], original: ItemOutcome) -> ItemOutcome:
+    return ItemOutcome(
+        status="duplicate",
+        **base,
+        evidence_ids=original.evidence_ids,
+        error_code=original.error_code,
+        error_message=original.error_message,
+        duplicate_of=original.path,
+    )
+
+
+def exit_status(rows: Sequence[ItemOutcome], cancelled: bool) -> int:
+    """130 when stopped by a signal, 1 when any item failed (a duplicate of a failed item counts once), else 0."""
+    if cancelled:
+        return EXIT_CANCELLED
+    return EXIT_FAILED if any(r.status == "failed" for r in rows) else EXIT_OK
+
+
+def summary(
+    rows: Sequence[ItemOutcome],
+    *,
+    inputs: int,
+    backend: Mapping[str, Any],
+    bundle: Mapping[str, Any] | None,
+    cancelled: bool,
+) -> dict[str, Any]:
+    """The `--format json` summary; `bundle` is the publication receipt, None when nothing was published."""
+    counts = {status: sum(1 for r in rows if r.status == status) for status in STATUSES}
+    return {
+        "kind": SUMMARY_KIND,
+        "inputs": inputs,
+        "completed": len(rows),
+        "not_run": inputs - len(rows),
+        "counts": counts,
+        "cancelled": cancelled,
+        "backend": dict(backend),
+        "bundle": None if bundle is None else dict(bundle),
+        "exit_status": exit_status(rows, cancelled),
+        "items": [r.to_json() for r in rows],
+    }

@@ -1,0 +1,95 @@
+"""Batch: items per second of `rea batch` over the test corpus (tests/batch_fixtures.py: 50 files of
+mixed kinds, duplicates and corrupt files), on the local pool with 1 and 2 workers and on a real
+Ray head on 127.0.0.1 with 2 workers. Every run starts with an empty analysis cache, so each one
+does the same cold work; the figures are ratios against the 1-worker pool.
+
+Target: 2 local workers >= 1.5x one worker on an idle 2-core machine (each item is its own
+process, so the pool scales with cores until the disk or memory binds); Ray with 2 workers within
+0.7x of 2 local workers (Ray adds task dispatch and a worker pool, never a second analysis).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tests.benchmarks import ROOT, Row, verdict
+
+sys.path.insert(0, str(ROOT / "tests"))  # the corpus builder imports its sibling fixtures by name
+
+BENCH = "batch"
+SCALE_TARGET = 1.5
+RAY_TARGET = 0.7
+
+
+def _batch(corpus: Path, out: Path, cache: str, *extra: str) -> tuple[float, dict]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "REA_CACHE_DIR": cache}
+    begin = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "effects.cli", "batch", str(corpus), "--out", str(out), "--overwrite", "--format",
+         "json", "--no-progress", *extra],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    seconds = time.perf_counter() - begin
+    return seconds, json.loads(proc.stdout)
+
+
+def run() -> list[Row]:
+    from batch_fixtures import build_corpus
+    from ray_fixtures import ray_available, ray_head
+
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = Path(tmp) / "corpus"
+        items = len(build_corpus(corpus))
+        figures: dict[str, float] = {}
+        for name, extra in (("pool, 1 worker", ("--jobs", "1")), ("pool, 2 workers", ("--jobs", "2"))):
+            seconds, _ = _batch(corpus, Path(tmp) / "b.json", tempfile.mkdtemp(dir=tmp), *extra)
+            figures[name] = items / seconds
+        if ray_available():
+            with ray_head(num_cpus=2) as head:
+                seconds, _ = _batch(corpus, Path(tmp) / "r.json", tempfile.mkdtemp(dir=tmp), "--ray",
+                                    str(head["address"]), "--jobs", "2")  # fmt: skip
+                figures["ray, 2 workers"] = items / seconds
+    one = figures["pool, 1 worker"]
+    rows = [Row(BENCH, f"{items} items, pool, 1 worker", one, "items/s")]
+    two = figures["pool, 2 workers"]
+    rows.append(
+        Row(
+            BENCH,
+            f"{items} items, pool, 2 workers",
+            two,
+            "items/s",
+            "pool, 1 worker",
+            one,
+            two / one,
+            f">= {SCALE_TARGET}x",
+            verdict(two / one >= SCALE_TARGET),
+        )  # fmt: skip
+    )
+    if "ray, 2 workers" in figures:
+        ray = figures["ray, 2 workers"]
+        rows.append(
+            Row(
+                BENCH,
+                f"{items} items, Ray, 2 workers",
+                ray,
+                "items/s",
+                "pool, 1 worker",
+                one,
+                ray / one,
+                f">= {RAY_TARGET}x of 2 pool workers",
+                verdict(ray / two >= RAY_TARGET),
+            )  # fmt: skip
+        )
+    return rows
+
+
+if __name__ == "__main__":
+    from tests.benchmarks import table
+
+    print(table(run()))

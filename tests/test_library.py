@@ -21,6 +21,7 @@ from android_fixtures import missing_tools, unsigned_apk
 from managed_fixtures import library, library_v2
 from rea.canonical_json import canonicalize
 from test_javascript import APP, write_tree
+from support import clean_env, rea_command
 from test_mcp_e2e import connect
 
 pytestmark = pytest.mark.slow
@@ -175,6 +176,24 @@ def test_every_library_comparison_answers_the_tool_s_bytes(session):
         "evidence_integrity_mismatch",
         "invalid_request",
     }, "the refusals are compared too"
+
+
+def _cli(*args: str) -> Any:
+    out = subprocess.run(
+        [*rea_command(), *args, "--json"], capture_output=True, text=True, env=clean_env(), timeout=300
+    )
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def test_the_cli_answers_the_library_s_bytes(session):
+    files = [str(session["dir"] / f"{side}-apk.json") for side in ("left", "right")]
+    left, right = session["made"]["apk_left"], session["made"]["apk_right"]
+    library = rea.compare_artifacts(left, right).unwrap().to_json()
+    assert canonicalize(_cli("compare-artifacts", *files)) == canonicalize(library)
+    view = {"kind": "inventory", "facet": "edges", "limit": 2}
+    paged = rea.inspect_analysis_view(left, view).unwrap().to_json()
+    assert canonicalize(_cli("inspect-analysis-view", files[0], "--view", json.dumps(view))) == canonicalize(paged)
 
 
 def test_derive_takes_the_typed_argument_record(session):

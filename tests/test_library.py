@@ -178,6 +178,16 @@ def test_every_library_comparison_answers_the_tool_s_bytes(session):
     }, "the refusals are compared too"
 
 
+def test_every_answer_structures_into_its_typed_result_record(session):
+    from rea.catalog import BY_NAME
+
+    for tool, _args, library_call in session["cases"]:
+        answer = library_call()
+        if is_successful(answer):
+            typed = rea.typed_result(answer.unwrap(), BY_NAME[tool].result_type)
+            assert is_successful(typed), typed.failure().message
+
+
 def _cli(*args: str) -> Any:
     out = subprocess.run(
         [*rea_command(), *args, "--json"], capture_output=True, text=True, env=clean_env(), timeout=300

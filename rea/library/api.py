@@ -8,7 +8,9 @@ the snapshot is rewritten.
 from __future__ import annotations
 
 import inspect
-from typing import Any
+import types
+import typing
+from typing import Any, Literal
 
 import attrs
 
@@ -22,8 +24,29 @@ def _default(value: Any) -> str:
     return f" = {value!r}" if isinstance(value, _PLAIN) else " = ..."
 
 
+def type_text(hint: Any) -> str:
+    """A resolved annotation as stable text: `str | None`, `tuple[Change, ...]`, `Literal['a']` (resolution
+    drops `Annotated`, so an open payload reads `Any`)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any:
+        return "Any"
+    if hint is type(None) or hint is None:
+        return "None"
+    if hint is Ellipsis:
+        return "..."
+    if origin in (typing.Union, types.UnionType):
+        return " | ".join(type_text(a) for a in args)
+    if origin is Literal:
+        return f"Literal[{', '.join(repr(a) for a in args)}]"
+    if origin is not None:
+        return f"{getattr(origin, '__qualname__', str(origin))}[{', '.join(type_text(a) for a in args)}]"
+    return getattr(hint, "__qualname__", str(hint))
+
+
 def _record(cls: type) -> str:
-    fields = ", ".join(f"{a.name}: {a.type}{_default(a.default)}" for a in attrs.fields(cls))
+    """Fields by resolved type, so the text does not depend on whether anything resolved them before."""
+    resolved = attrs.resolve_types(cls)
+    fields = ", ".join(f"{a.name}: {type_text(a.type)}{_default(a.default)}" for a in attrs.fields(resolved))
     return f"record {cls.__module__}.{cls.__qualname__}({fields})"
 
 

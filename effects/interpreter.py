@@ -29,6 +29,7 @@ from rea.program import (
     NewRunId,
     Outcome,
     ProgramCancelled,
+    crashed,
     PublishAtomically,
     ReadJsonFile,
     ReportProgress,
@@ -155,13 +156,4 @@ async def run(
     except cancelled:
         raise
     except Exception as exc:
-        return Outcome(
-            session=session,
-            reply=Failure(
-                ReaError(
-                    code="execution_failure",
-                    message=f"REA failed while {progress.phase}: {type(exc).__name__}: {exc}. The session is unchanged.",
-                    details={"phase": progress.phase, "exception": type(exc).__name__},
-                )
-            ),
-        )
+        return Outcome(session=session, reply=Failure(crashed(progress.phase, exc)))

@@ -1,12 +1,178 @@
-"""REA: reverse engineer anything. The pure core: records, identity, sessions, catalog, programs."""
+"""REA: reverse engineer anything, as a pure library.
+
+The public names below are the curated API (docs/library.md): parse and verify
+Evidence and bundles, canonical JSON, every comparison the tools expose, the
+analysis views, the typed argument and result records and the canonical error.
+None of them touches files, clocks or the environment. Each is imported on first
+use (PEP 562 `__getattr__`), so `import rea` loads no engine, parser or server;
+docs/public/library-api.txt is the stability snapshot of their signatures.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
+# public name -> the group module that holds it (rea/library/*): the one list of the API
+_PUBLIC: dict[str, str] = {
+    # Evidence, the id rule, canonical JSON, the canonical error
+    **dict.fromkeys(
+        ("Evidence", "Subject", "Provider", "AnalysisProfile", "parse_evidence", "compute_evidence_id"), "records"
+    ),
+    **dict.fromkeys(("canonical_bytes", "canonical_digest", "ReaError"), "records"),
+    # bundles
+    **dict.fromkeys(("ParsedBundle", "parse_bundle"), "bundles"),
+    # comparisons and views, each the tool's own answer
+    **dict.fromkeys(
+        (
+            "compare_artifacts",
+            "compare_inventories",
+            "compare_functions",
+            "compare_application_versions",
+            "compare_source_to_bundle",
+            "compare_javascript_export_shapes",
+            "compare_managed_members",
+            "inspect_analysis_view",
+            "derive",
+            "typed_result",
+        ),
+        "comparisons",
+    ),
+    # the tools' typed argument and result records
+    **dict.fromkeys(
+        (
+            "ArtifactComparisonArgs",
+            "ArtifactComparison",
+            "FunctionComparisonArgs",
+            "FunctionComparison",
+            "ApplicationVersionsArgs",
+            "ApplicationVersionsComparison",
+            "SourceToBundleArgs",
+            "SourceToBundleComparison",
+            "ExportShapesArgs",
+            "ExportShapesComparison",
+            "ManagedMembersComparisonArgs",
+            "ManagedMembersComparison",
+            "AnalysisViewArgs",
+            "AnalysisViewResult",
+        ),
+        "wire_records",
+    ),
+}
 
-def __getattr__(name: str):
-    """`from rea import compare_artifacts`: the pure artifact comparison, imported on first use."""
-    if name in ("compare_artifacts", "compare_inventories"):
-        from rea.artifacts import compare
+__all__ = [
+    "AnalysisProfile",
+    "AnalysisViewArgs",
+    "AnalysisViewResult",
+    "ApplicationVersionsArgs",
+    "ApplicationVersionsComparison",
+    "ArtifactComparison",
+    "ArtifactComparisonArgs",
+    "Evidence",
+    "ExportShapesArgs",
+    "ExportShapesComparison",
+    "FunctionComparison",
+    "FunctionComparisonArgs",
+    "ManagedMembersComparison",
+    "ManagedMembersComparisonArgs",
+    "ParsedBundle",
+    "Provider",
+    "ReaError",
+    "SourceToBundleArgs",
+    "SourceToBundleComparison",
+    "Subject",
+    "canonical_bytes",
+    "canonical_digest",
+    "compare_application_versions",
+    "compare_artifacts",
+    "compare_functions",
+    "compare_inventories",
+    "compare_javascript_export_shapes",
+    "compare_managed_members",
+    "compare_source_to_bundle",
+    "compute_evidence_id",
+    "derive",
+    "inspect_analysis_view",
+    "parse_bundle",
+    "parse_evidence",
+    "typed_result",
+]
+assert set(__all__) == set(_PUBLIC), "__all__ and the import table name the same API"
 
-        return getattr(compare, name)
-    raise AttributeError(f"module 'rea' has no attribute {name!r}")
+if TYPE_CHECKING:  # what a type checker sees; at run time each name loads on first use
+    from rea.library.bundles import ParsedBundle as ParsedBundle, parse_bundle as parse_bundle
+    from rea.library.comparisons import (
+        compare_application_versions as compare_application_versions,
+        compare_artifacts as compare_artifacts,
+        compare_functions as compare_functions,
+        compare_inventories as compare_inventories,
+        compare_javascript_export_shapes as compare_javascript_export_shapes,
+        compare_managed_members as compare_managed_members,
+        compare_source_to_bundle as compare_source_to_bundle,
+        derive as derive,
+        inspect_analysis_view as inspect_analysis_view,
+        typed_result as typed_result,
+    )
+    from rea.library.records import (
+        AnalysisProfile as AnalysisProfile,
+        Evidence as Evidence,
+        Provider as Provider,
+        ReaError as ReaError,
+        Subject as Subject,
+        canonical_bytes as canonical_bytes,
+        canonical_digest as canonical_digest,
+        compute_evidence_id as compute_evidence_id,
+        parse_evidence as parse_evidence,
+    )
+    from rea.library.wire_records import (
+        AnalysisViewArgs as AnalysisViewArgs,
+        AnalysisViewResult as AnalysisViewResult,
+        ApplicationVersionsArgs as ApplicationVersionsArgs,
+        ApplicationVersionsComparison as ApplicationVersionsComparison,
+        ArtifactComparison as ArtifactComparison,
+        ArtifactComparisonArgs as ArtifactComparisonArgs,
+        ExportShapesArgs as ExportShapesArgs,
+        ExportShapesComparison as ExportShapesComparison,
+        FunctionComparison as FunctionComparison,
+        FunctionComparisonArgs as FunctionComparisonArgs,
+        ManagedMembersComparison as ManagedMembersComparison,
+        ManagedMembersComparisonArgs as ManagedMembersComparisonArgs,
+        SourceToBundleArgs as SourceToBundleArgs,
+        SourceToBundleComparison as SourceToBundleComparison,
+    )
+
+
+def _group(name: str) -> Any:
+    """One group module of the API, imported by name without dynamic imports (the core allows none)."""
+    if name == "records":
+        from rea.library import records
+
+        return records
+    if name == "bundles":
+        from rea.library import bundles
+
+        return bundles
+    if name == "comparisons":
+        from rea.library import comparisons
+
+        return comparisons
+    from rea.library import wire_records
+
+    return wire_records
+
+
+if not TYPE_CHECKING:  # hidden from type checkers, so a misspelt name is an error there
+
+    def __getattr__(name: str) -> Any:
+        """A public name, imported on first use and then kept as a module attribute."""
+        group = _PUBLIC.get(name)
+        if group is None:
+            raise AttributeError(f"module 'rea' has no attribute {name!r}")
+        value = getattr(_group(group), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -148,6 +148,15 @@ class Outcome:
     reply: Result[Any, ReaError]
 
 
+def crashed(phase: str, exc: Exception) -> ReaError:
+    """A program that raised: the error its caller answers with (the server's and the library's one wording)."""
+    return ReaError(
+        code="execution_failure",
+        message=f"REA failed while {phase}: {type(exc).__name__}: {exc}. The session is unchanged.",
+        details={"phase": phase, "exception": type(exc).__name__},
+    )
+
+
 def failed(session: Session, error: ReaError) -> Outcome:
     """A refused or failed call: the session as it was, the error as the reply."""
     return Outcome(session=session, reply=Failure(error))

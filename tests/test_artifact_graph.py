@@ -177,8 +177,9 @@ def test_pages_of_one_inventory_must_share_manifest_and_coverage():
 def test_compare_is_importable_from_rea():
     from rea import compare_artifacts, compare_inventories
     from rea.artifacts import compare
+    from rea.library import comparisons
 
-    assert compare_artifacts is compare.compare_artifacts and compare_inventories is compare.compare_inventories
+    assert compare_artifacts is comparisons.compare_artifacts and compare_inventories is compare.compare_inventories
 
 
 def test_max_integrity_mismatches_caps_recorded_contradictions_with_truncated():

@@ -11,6 +11,8 @@ tuples into lists, so canonical JSON and orjson see the same value.
 from __future__ import annotations
 
 import functools
+import types
+import typing
 from typing import Any
 from collections.abc import Mapping
 
@@ -22,6 +24,32 @@ from rea.errors import ReaError, invalid_request
 from rea.wire.schema import ABSENT, wire_name, wire_of
 
 CONVERTER = cattrs.Converter(forbid_extra_keys=True, prefer_attrib_converters=False)
+
+
+def _null(value: Any, _: type) -> None:
+    """A field typed `None` (a fact the contract fixes as null) takes null and nothing else."""
+    if value is not None:
+        raise ValueError(f"expected null, got {type(value).__name__}")
+    return None
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
+
+
+def _scalar_union(cls: Any) -> bool:
+    return typing.get_origin(cls) in (typing.Union, types.UnionType) and set(typing.get_args(cls)) <= _SCALAR_TYPES
+
+
+def _scalar(value: Any, cls: Any) -> Any:
+    """A union of JSON scalars (`str | float | bool | None`) takes a value of one of them as it is."""
+    allowed = typing.get_args(cls)
+    if type(value) in allowed or (type(value) is int and float in allowed):
+        return value
+    raise ValueError(f"expected one of {', '.join(t.__name__ for t in allowed)}, got {type(value).__name__}")
+
+
+CONVERTER.register_structure_hook(type(None), _null)
+CONVERTER.register_structure_hook_func(_scalar_union, _scalar)
 
 
 _SCALARS = (str, int, float, bool, type(None))

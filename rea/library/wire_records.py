@@ -1,0 +1,18 @@
+"""Public group: the derived tools' typed argument and result records, under names that say which tool."""
+
+from rea.wire import artifacts, javascript, managed, native, views
+
+ArtifactComparisonArgs = artifacts.CompareArgs
+ArtifactComparison = artifacts.ComparisonResult
+FunctionComparisonArgs = native.CompareArgs
+FunctionComparison = native.FunctionComparison
+ApplicationVersionsArgs = javascript.CompareVersionsArgs
+ApplicationVersionsComparison = javascript.VersionsResult
+SourceToBundleArgs = javascript.SourceToBundleArgs
+SourceToBundleComparison = javascript.SourceToBundleResult
+ExportShapesArgs = javascript.ExportShapesArgs
+ExportShapesComparison = javascript.ExportShapesResult
+ManagedMembersComparisonArgs = managed.CompareArgs
+ManagedMembersComparison = managed.ComparisonResult
+AnalysisViewArgs = views.AnalysisViewArgs
+AnalysisViewResult = views.AnalysisViewResult

@@ -383,6 +383,21 @@ class ExportRow:
 
 
 @attrs.frozen(kw_only=True)
+class OpenExports:
+    reason: Literal[
+        "star-re-export",
+        "computed-define-property",
+        "computed-export-assignment",
+        "module-exports-assigned-value",
+        "umd-factory-returns-value",
+        "umd-factory-returns-nothing-static",
+    ] = field("Why exports beyond those listed may exist")
+    line: int = field("Line of the form", minimum=1)
+    specifier: str | None = field("The re-exported module (star re-exports)", omit_none=True)
+    value: str | None = field("Syntax of the assigned value", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
 class EffectiveConfig:
     base_url: str | None = field("compilerOptions.baseUrl after extends")
     paths: int = field("Path mappings after extends")
@@ -524,6 +539,10 @@ class GraphNode:
     syntax_errors: int | None = field("Syntax errors the parser recovered from", omit_none=True)
     omitted_reason: str | None = field("Why the file's facts are incomplete", omit_none=True)
     exports: tuple[ExportRow, ...] | None = field("Exports and their static shapes", omit_none=True)
+    exports_open: tuple[OpenExports, ...] | None = field(
+        "Why the export list is not closed (a star re-export, a computed name, an assigned value)", omit_none=True
+    )
+    es_module: bool | None = field("Marked __esModule (TypeScript/Babel CommonJS output)", omit_none=True)
     bundlers: tuple[str, ...] | None = field("Bundler runtimes detected", omit_none=True)
     inline_scripts: int | None = field("Inline <script> blocks of an HTML document", omit_none=True)
     sources: int | None = field("Sources a source map lists", omit_none=True)
@@ -872,6 +891,14 @@ class TraceSummary:
 
 
 @attrs.frozen(kw_only=True)
+class TraceRelevance:
+    policy: str = field("Which reached nodes are not traversed from")
+    pruned_nodes: int = field("Nodes reached but not traversed from", minimum=0)
+    pruned_edges: int = field("Edges those nodes would have led on (unexplored)", minimum=0)
+    pruned_node_ids: tuple[str, ...] = _ids("The first 100 of them")
+
+
+@attrs.frozen(kw_only=True)
 class TraceCoverage:
     status: Literal["complete-within-source", "partial", "no-match"] = field("How complete the trace is")
     source_graph_status: GraphStatus = field("Coverage of the source graph")
@@ -883,6 +910,10 @@ class TraceCoverage:
     omitted_paths: int = field("Terminal paths past max_paths", minimum=0)
     frontier_node_ids: tuple[str, ...] = _ids("Nodes where a bound stopped the traversal")
     limits_reached: tuple[str, ...] = field("Trace bounds reached (extra)")
+    incomplete_because: tuple[str, ...] = field(
+        "What the answer rests on that was not parsed or not resolved (extra; empty when complete)"
+    )
+    relevance: TraceRelevance = field("What the relevance policy reached but did not traverse from (extra)")
 
 
 @attrs.frozen(kw_only=True)
@@ -909,6 +940,11 @@ class FeatureTraceResult:
     evidence_links: tuple[str, ...] = field("Evidence the trace rests on", minItems=1)
     limitations: tuple[str, ...] = field("What the trace does not establish")
     frontier: tuple[Frontier, ...] = field("Where bounds stopped the traversal, first 100 (extra)")
+    unknowns: tuple[Open, ...] = field(
+        "Application unknowns bearing on the answer, first 100: on reached nodes, and a channel's dynamic IPC "
+        "operations (extra)",
+        schema=_open_rows("An unknown: {kind, node?, path?, line?, direction?, ...}"),
+    )
 
 
 # --------------------------------------------------- trace_javascript_semantics
@@ -1130,6 +1166,14 @@ class ChangeGraph:
 
 
 @attrs.frozen(kw_only=True)
+class ContentOnlyChanges:
+    category: Literal["modules"] = field("The category summarized")
+    count: int = field("Modules changed only in their content digest", minimum=0)
+    sample_keys: tuple[str, ...] = field("The first of them (at most 20)", maxItems=20)
+    note: str = field("Why they are not items")
+
+
+@attrs.frozen(kw_only=True)
 class VersionsResult:
     schema_version: Literal[1] = field("Result schema version")
     comparison_id: str = field("javc_<sha256> of the comparison", pattern="^javc_[a-f0-9]{64}$")
@@ -1144,6 +1188,7 @@ class VersionsResult:
     limitations: tuple[str, ...] = field("What the comparison does not establish")
     categories: dict[str, CategoryCounts] = field("Outcomes per category (extra)")
     pairing: str = field("Pairing keys (extra)")
+    content_only_changes: ContentOnlyChanges = field("Modules whose bytes alone differ: counted, not listed (extra)")
 
 
 @attrs.frozen(kw_only=True)
@@ -1269,6 +1314,10 @@ class ExportSide:
     omitted_candidates: int = field("Candidates past the bound", minimum=0)
     form: str | None = field("How the export is made (extra)", omit_none=True)
     shape: Open = field("Its static shape (extra)", omit_none=True)
+    resolved_through: tuple[str, ...] | None = field(
+        "The re-exports followed to reach the shape, `path#name` each (a getter's `_v.default`; extra)",
+        omit_none=True,
+    )
 
 
 @attrs.frozen(kw_only=True)

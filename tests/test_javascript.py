@@ -436,10 +436,11 @@ def test_trace_javascript_semantics_in_the_reference_query_shape(app):
     windows = [n["node_id"] for n in source["normalized_result"]["graph"]["nodes"] if n["kind"] == "browser-window"]
     owned = query(seed={"kind": "application-node", "node_id": windows[0]}, direction="ownership")
     assert {n["application_node_ids"][0] for n in owned["nodes"]} == {windows[0], main}
-    unsupported = query(seed={"kind": "property", "name": "getSetting"}, direction="forward-influence")
-    assert unsupported["status"] == "unsupported"
-    assert unsupported["coverage"] == {"status": "unavailable", "frontier": []}
-    assert unsupported["nodes"] == [] and "semantic companion graph" in unsupported["limitations"][0]
+    # other seed kinds are answered over the semantic graph (tests/test_javascript_semantic.py)
+    missing = query(seed={"kind": "property", "name": "nowhere"}, direction="forward-influence")
+    assert (
+        missing["status"] == "no-match" and missing["nodes"] == [] and "No semantic node" in missing["limitations"][0]
+    )
     no_match = query(seed={"kind": "application-node", "node_id": "module:nope.js"}, direction="callers")
     assert no_match["status"] == "no-match"
     relations = query(

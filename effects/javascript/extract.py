@@ -324,7 +324,7 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
 
 
 def javascript_facts(
-    data: bytes, language: str, max_ast_nodes: int, module_table: tuple[str, ...] = ()
+    data: bytes, language: str, max_ast_nodes: int, module_table: tuple[str, ...] = (), semantic: bool = False
 ) -> dict[str, Any]:
     """Imports, exports, calls and constructions of one file; with `module_table` (the bundlers detected), the
     bundle's module table too (read from the same tree)."""
@@ -446,6 +446,10 @@ def javascript_facts(
         globals=sorted(globals_),
         omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
     )
+    if semantic:
+        from effects.javascript.semantic_facts import semantic_facts
+
+        facts["semantic"] = semantic_facts(root, parsers[language].language, len(data))
     if module_table:
         from effects.javascript.module_tables import module_table as read_table
 
@@ -763,7 +767,7 @@ def file_facts(
         if kind in ("javascript", "typescript", "tsx"):
             signals = text_signals(data)
             table = tuple(b for b in signals.get("bundlers", ()) if b in ("webpack", "rspack", "browserify"))
-            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table))
+            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table, semantic=True))
             if "bundle_table" in facts:
                 signals.pop("bundled_modules", None)  # the table supersedes the path-comment scan
             facts.update(signals)

@@ -85,6 +85,33 @@ def seed_matches(nodes: Iterable[Mapping[str, Any]], seed: Mapping[str, Any]) ->
     return sorted(found, key=lambda m: m["node_id"])
 
 
+_CODE_KINDS = frozenset(
+    ("literal", "function", "binding", "parameter", "call-site", "property-slot", "event", "boundary")
+)
+
+
+def _with_code_matches(
+    matches: list[dict[str, Any]], semantic: Mapping[str, Any], seed: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """A string seed also matches the code of every parsed file: string literals and names (functions,
+    bindings, parameters, callees such as `dialog.showSaveDialog`, properties, events, channels) of the
+    semantic graph; each match stands for the module it is in (field `code:<kind>`)."""
+    match, case = match_mode(seed), seed["case_sensitive"]
+    seen = {m["node_id"] for m in matches}
+    extra = []
+    for n in semantic.get("nodes", ()):
+        if n["kind"] not in _CODE_KINDS or not n["application_node_ids"]:
+            continue
+        module = n["application_node_ids"][0]
+        if module in seen or not _matches(n["label"], seed["value"], match, case):
+            continue
+        seen.add(module)
+        extra.append(
+            {"node_id": module, "kind": "javascript-module", "basis": "property", "field": f"code:{n['kind']}"}
+        )
+    return sorted(matches + extra, key=lambda m: m["node_id"])
+
+
 def _flow(edge: Mapping[str, Any]) -> tuple[str, str]:
     a, b = edge["source_node_id"], edge["target_node_id"]
     return (b, a) if edge["relation"] in REVERSED_FLOW else (a, b)
@@ -348,6 +375,8 @@ def trace_feature(
     direction = DIRECTION_ALIASES.get(args["direction"], args["direction"])
     graph = result["graph"]
     matches = seed_matches(graph["nodes"], seed)
+    if seed["kind"] == "string":
+        matches = _with_code_matches(matches, result.get("semantic_graph") or {}, seed)
     kept = matches[: limits["max_seed_matches"]]
     walked = _traverse(result, [m["node_id"] for m in kept], direction, limits)
     if len(matches) > limits["max_seed_matches"]:
@@ -451,6 +480,9 @@ def _rests_on(result, by_id, matches, touched: set[str], seed: Mapping[str, Any]
         reasons.append("the traversal reaches modules that were not parsed")
     if not matches and result["graph"]["coverage"]["status"] != "complete":
         reasons.append("the application graph is partial")
+    code = (result.get("semantic_graph") or {}).get("coverage", {}).get("status")
+    if seed["kind"] == "string" and code != "complete":
+        reasons.append(f"the code index (semantic graph) is {code or 'absent'}: a literal or name may be unread")
     missing = _missing_ends([by_id[n] for n in touched if n in by_id and by_id[n]["subkind"] == "ipc-channel"])
     unknowns = [
         u

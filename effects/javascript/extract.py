@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from bisect import bisect_right
 from typing import Any
@@ -33,6 +34,8 @@ MAX_STRING = 512  # characters kept of any literal
 MAX_PER_FILE = 256  # facts of one kind kept per file (the rest are counted as omitted)
 MAX_RUNS = 100_000  # source runs kept per source map (module switches in generated order)
 MAX_ORIGINAL_BYTES = 64 * 1024 * 1024  # embedded original sources parsed per source map
+# The semantic companion's per-file facts; REA_JAVASCRIPT_SEMANTIC=off leaves them out (the benchmark's baseline)
+SEMANTIC = os.environ.get("REA_JAVASCRIPT_SEMANTIC", "on") != "off"
 
 # Member calls whose property names matter: Electron IPC and windows, protocols, routes.
 _CALL_PROPS = (
@@ -767,7 +770,7 @@ def file_facts(
         if kind in ("javascript", "typescript", "tsx"):
             signals = text_signals(data)
             table = tuple(b for b in signals.get("bundlers", ()) if b in ("webpack", "rspack", "browserify"))
-            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table, semantic=True))
+            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table, semantic=SEMANTIC))
             if "bundle_table" in facts:
                 signals.pop("bundled_modules", None)  # the table supersedes the path-comment scan
             facts.update(signals)

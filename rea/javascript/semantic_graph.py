@@ -46,7 +46,6 @@ FAMILY = {
     "writes": "data-flow",
     "reads-property": "object-flow",
     "writes-property": "object-flow",
-    "owns": "promise-ownership",
     "registers-listener": "event",
     "dispatches-candidate": "event",
 }
@@ -62,6 +61,8 @@ _ROUTE_VERBS = frozenset(("get", "post", "put", "patch", "delete", "del", "all",
 STRATEGY_NODE = {"strategy": "semantic-content-sha256", "stability": "artifact-version"}
 STRATEGY_RELATION = {"strategy": "semantic-content-sha256", "stability": "relationship-exact"}
 LIMITATIONS = (
+    "Ownership is function_node_id (the enclosing function; null: the module): owns relations are derived from "
+    "it when a query follows them, not stored.",
     "Names resolve lexically (function parameters and declarations, enclosing functions, the module) and "
     "across modules through resolved imports; block scoping, destructuring, aliasing through objects and "
     "this-binding are not modelled, so a relation missing here is not established absent.",
@@ -191,9 +192,10 @@ class _Builder:
 
 
 def _location(path: str, rng: Sequence[int] | None) -> dict[str, Any]:
+    """Where in the module (its path is the evidence context's module_path)."""
     if rng is None:
-        return {"kind": "artifact-path", "path": path}
-    return {"kind": "source-range", "path": path, "line": rng[0], "start_byte": rng[4], "end_byte": rng[5]}
+        return {"kind": "artifact-path"}
+    return {"kind": "source-range", "line": rng[0], "start_byte": rng[4], "end_byte": rng[5]}
 
 
 class _Module:
@@ -215,6 +217,9 @@ class _Module:
         self.calls: list[str | None] = []
         self.returns: dict[int, list[str]] = {}  # function index -> return-site ids
         self.parent = [f["scope"] for f in self.facts["functions"]]
+
+    def owner_function(self, scope: int) -> str | None:
+        return self.functions[scope] if 0 <= scope < len(self.functions) else None
 
     def owner(self, scope: int) -> str | None:
         return self.functions[scope] if 0 <= scope < len(self.functions) else self.id
@@ -244,7 +249,9 @@ def build_semantic_graph(
         for e in built_edges
         if e["relation"] == "imports" and e["from"].startswith("module:") and e["to"].startswith("module:")
     }
-    modules = [_Module(b, f["path"], f) for f in sorted(facts_list, key=lambda f: f["path"]) if f.get("semantic")]
+    # first-party modules first: when a budget runs out, it runs out in dependencies, not in the app's own code
+    ordered = sorted(facts_list, key=lambda f: ("node_modules/" in f["path"], f["path"]))
+    modules = [_Module(b, f["path"], f) for f in ordered if f.get("semantic")]
     for m in modules:
         _declare(b, m)
     by_path = {m.path: m for m in modules}
@@ -266,7 +273,6 @@ def _declare(b: _Builder, m: _Module) -> None:
     """Module, function, parameter, import and declared-name nodes (what names resolve to)."""
     m.id = b.node("module", m, None, "module", label=m.path)
     for fn in m.facts["functions"]:
-        owner = m.owner(fn["scope"])
         fid = b.node(
             "function",
             m,
@@ -281,14 +287,12 @@ def _declare(b: _Builder, m: _Module) -> None:
         m.functions.append(fid)
         if fid is not None:
             m.fn_index[fid] = len(m.functions) - 1
-        b.relate(owner, fid, "owns", m, fn["range"])
         if fn["name"] and fn["scope"] >= -1:
             m.bindings.setdefault((fn["scope"], fn["name"]), fid)
         params: list[str | None] = []
         for i, name in enumerate(fn["params"]):
             pid = b.node("parameter", m, fn["range"], f"parameter:{i}", label=name, function_node_id=fid, index=i)
             params.append(pid)
-            b.relate(fid, pid, "owns", m, fn["range"])
             if name:
                 m.params[(len(m.functions) - 1, name)] = pid
         m.param_list.append(params)
@@ -318,7 +322,6 @@ def _declare(b: _Builder, m: _Module) -> None:
                 **({"require": flow["require"]} if "require" in flow else {}),
             )
             m.bindings[(flow["scope"], flow["name"])] = bid
-            b.relate(m.owner(flow["scope"]), bid, "owns", m, flow["range"])
             if bid is not None and "require" in flow:
                 m.imports[bid] = {"specifier": flow["require"], "name": "*"}
             if bid is not None and len(flow["refs"]) == 1 and flow["refs"][0][0] == "fn":
@@ -339,7 +342,6 @@ def _declare(b: _Builder, m: _Module) -> None:
             **props,
         )
         m.literals.append(lid)
-        b.relate(m.owner(lit["scope"]), lid, "owns", m, lit["range"])
     for call in m.facts["calls"]:
         scope = call.get("scope", -1)
         fid = m.functions[scope] if 0 <= scope < len(m.functions) else None
@@ -350,11 +352,9 @@ def _declare(b: _Builder, m: _Module) -> None:
             "call",
             label=call.get("callee") or None,
             function_node_id=fid,
-            callee=call.get("callee"),
             **({"dynamic": call["dynamic"]} if call.get("dynamic") else {}),
         )
         m.calls.append(cid)
-        b.relate(m.owner(scope), cid, "owns", m, call["range"])
 
 
 def _fn(m: _Module, index: Any) -> str | None:
@@ -456,7 +456,6 @@ def _flows(b: _Builder, m: _Module, slots: dict[str, str | None]) -> None:
         elif flow["kind"] == "return":
             fid = m.functions[scope] if 0 <= scope < len(m.functions) else None
             rid = b.node("return-site", m, rng, "return", function_node_id=fid)
-            b.relate(m.owner(scope), rid, "owns", m, rng)
             _relate_refs(b, m, flow["refs"], scope, rid, "reads", rng, slots)
             if rid is not None and scope >= 0:
                 m.returns.setdefault(scope, []).append(rid)

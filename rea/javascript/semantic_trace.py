@@ -10,6 +10,7 @@ from (a module owns everything in it), and each bound reached says where it stop
 
 from __future__ import annotations
 
+import hashlib
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -43,8 +44,28 @@ _REASON = {
 }
 
 
-def _text_hit(value: Any, wanted: str) -> bool:
-    return isinstance(value, str) and value == wanted
+def owns_relations(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Ownership from function_node_id (the enclosing function, else the module): the graph stores no owns
+    relations (they would double it); their ids are digests of owner and owned, stable like stored ones."""
+    roots = {n["identity"]["module_path"]: n["node_id"] for n in graph["nodes"] if n["kind"] == "module"}
+    out = []
+    for n in graph["nodes"]:
+        if n["kind"] == "module":
+            continue
+        owner = n["function_node_id"] or roots.get(n["identity"]["module_path"])
+        if owner is None:
+            continue
+        digest = hashlib.sha256(f"{owner}\x00owns\x00{n['node_id']}".encode()).hexdigest()
+        out.append(
+            {
+                "relation_id": "jsrg_relation_" + digest,
+                "source_node_id": owner,
+                "target_node_id": n["node_id"],
+                "relation": "owns",
+                "resolution": "resolved",
+            }
+        )
+    return out
 
 
 def seed_nodes(graph: Mapping[str, Any], seed: Mapping[str, Any]) -> list[str]:
@@ -86,7 +107,8 @@ def traverse(
     kinds = {n["node_id"]: n for n in graph["nodes"]}
     adj: dict[str, list[tuple[str, int]]] = {}
     skipped_candidates = 0
-    for i, r in enumerate(graph["relations"]):
+    relations = list(graph["relations"]) + (owns_relations(graph) if "owns" in follow else [])
+    for i, r in enumerate(relations):
         if r["relation"] not in follow:
             continue
         if r["resolution"] == "candidate" and not ambiguous:
@@ -119,7 +141,7 @@ def traverse(
                     modules.add(kinds[nxt]["identity"]["module_path"])
     return {
         "depth": depth,
-        "relations": sorted(set(used)),
+        "relations": [relations[i] for i in sorted(set(used))],
         "frontier": [{"node_id": n, "depth": depth[n], "reason": _REASON[r]} for n, r in sorted(frontier.items())],
         "truncated": sorted({r for r in frontier.values()}),
         "functions": len(functions),
@@ -180,7 +202,7 @@ def answer(
         for n, d in sorted(reached.items())
         if n in by_id
     ]
-    rels = [graph["relations"][i] for i in walked["relations"]]
+    rels = walked["relations"]
     relevant = [u for u in graph["unknowns"] if u["node_id"] in reached]
     unknowns = relevant[:max_unknowns]
     contexts = {by_id[n]["evidence"]["context_id"] for n in reached if n in by_id}

@@ -761,8 +761,9 @@ class SemanticEvidenceContext:
 
 @attrs.frozen(kw_only=True)
 class SemanticLocation:
-    kind: Literal["source-range", "artifact-path"] = field("A byte range, or the module as a whole")
-    path: str = field("Module path")
+    kind: Literal["source-range", "artifact-path"] = field(
+        "A byte range, or the module as a whole (the module is the evidence context's module_path)"
+    )
     line: int | None = field("First line", minimum=1, omit_none=True)
     start_byte: int | None = field("Start byte", minimum=0, omit_none=True)
     end_byte: int | None = field("End byte", minimum=0, omit_none=True)

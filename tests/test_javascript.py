@@ -318,7 +318,12 @@ def test_trace_feature_from_renderer_through_ipc_to_main(app):
         "omitted_paths": 0,
         "frontier_node_ids": [],
         "limits_reached": [],
+        "incomplete_because": [],
+        "relevance": r["coverage"]["relevance"],
     }
+    # the handler module ends the outgoing path: what it imports is not this feature, and is counted
+    assert jid("module:src/main.js") in r["coverage"]["relevance"]["pruned_node_ids"]
+    assert jid("module:src/store.js") not in {n["node_id"] for n in r["graph"]["nodes"]}
     ends = {label(source["normalized_result"], p["end_node_id"]) for p in r["paths"]}
     assert "module:src/main.js" in ends  # outgoing: the implementing main-process handler
     assert "html:src/renderer/index.html" in ends  # incoming: the renderer entry point
@@ -431,10 +436,11 @@ def test_trace_javascript_semantics_in_the_reference_query_shape(app):
     windows = [n["node_id"] for n in source["normalized_result"]["graph"]["nodes"] if n["kind"] == "browser-window"]
     owned = query(seed={"kind": "application-node", "node_id": windows[0]}, direction="ownership")
     assert {n["application_node_ids"][0] for n in owned["nodes"]} == {windows[0], main}
-    unsupported = query(seed={"kind": "property", "name": "getSetting"}, direction="forward-influence")
-    assert unsupported["status"] == "unsupported"
-    assert unsupported["coverage"] == {"status": "unavailable", "frontier": []}
-    assert unsupported["nodes"] == [] and "semantic companion graph" in unsupported["limitations"][0]
+    # other seed kinds are answered over the semantic graph (tests/test_javascript_semantic.py)
+    missing = query(seed={"kind": "property", "name": "nowhere"}, direction="forward-influence")
+    assert (
+        missing["status"] == "no-match" and missing["nodes"] == [] and "No semantic node" in missing["limitations"][0]
+    )
     no_match = query(seed={"kind": "application-node", "node_id": "module:nope.js"}, direction="callers")
     assert no_match["status"] == "no-match"
     relations = query(
@@ -465,7 +471,10 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     ).unwrap()
     c = result["normalized_result"]
     assert _items(c, "ipc_channels") == {"audit": "added", "log": "changed"}
-    assert _items(c, "modules") == {"src/main.js": "changed", "src/renderer/format.ts": "changed"}
+    # both modules changed only in their bytes: counted, summarized, not listed one by one
+    assert _items(c, "modules") == {}
+    assert c["content_only_changes"]["count"] == 2 and c["categories"]["modules"]["counts"]["changed"] == 2
+    assert c["content_only_changes"]["sample_keys"] == ["src/main.js", "src/renderer/format.ts"]
     assert _items(c, "exports") == {
         "src/renderer/format.ts#VERSION": "removed",
         "src/renderer/format.ts#format": "changed",
@@ -476,11 +485,11 @@ def test_compare_versions_and_export_shapes(app, tmp_path):
     assert c["right"]["root_artifact_sha256"] == right["normalized_result"]["root_artifact_sha256"]
     assert set(c["summary"]) == {"added", "changed", "removed", "unchanged", "unknown"}
     assert c["summary"]["added"] == 1 and c["summary"]["unchanged"] > 0  # unchanged items are listed too
-    assert sum(c["summary"].values()) == len(c["items"]) and c["coverage"]["status"] == "complete-within-inputs"
-    module = next(i for i in c["items"] if i["key"] == "src/main.js")
-    assert module["left_node_id"] == module["right_node_id"] == jid("module:src/main.js")
+    assert sum(c["summary"].values()) == len(c["items"]) + 2 and c["coverage"]["status"] == "complete-within-inputs"
+    module = next(i for i in c["items"] if i["key"] == "src/renderer/format.ts#format")
+    assert module["left_node_id"] == module["right_node_id"] == jid("module:src/renderer/format.ts")
     assert module["node_kind"] == "javascript-module" and module["item_id"].startswith("javc_item_")
-    assert module["match"]["basis"] == "exact-node-identity" and "content" in module["dimensions"]
+    assert module["match"]["basis"] == "exact-node-identity" and module["dimensions"] == ["properties"]
     added = next(i for i in c["items"] if i["key"] == "audit")
     assert added["left_node_id"] is None and added["dimensions"] == ["availability"]
     assert added["match"] == {

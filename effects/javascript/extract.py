@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from bisect import bisect_right
 from typing import Any
@@ -25,6 +26,7 @@ import orjson
 from rea import jsonc
 from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.text import printable
+from effects.javascript import export_forms as forms
 
 PARSER_NAME = "tree-sitter"
 
@@ -32,6 +34,8 @@ MAX_STRING = 512  # characters kept of any literal
 MAX_PER_FILE = 256  # facts of one kind kept per file (the rest are counted as omitted)
 MAX_RUNS = 100_000  # source runs kept per source map (module switches in generated order)
 MAX_ORIGINAL_BYTES = 64 * 1024 * 1024  # embedded original sources parsed per source map
+# The semantic companion's per-file facts; REA_JAVASCRIPT_SEMANTIC=off leaves them out (the benchmark's baseline)
+SEMANTIC = os.environ.get("REA_JAVASCRIPT_SEMANTIC", "on") != "off"
 
 # Member calls whose property names matter: Electron IPC and windows, protocols, routes.
 _CALL_PROPS = (
@@ -50,6 +54,9 @@ _QUERY_TEXT = f"""
 (export_statement) @export
 (assignment_expression left: (member_expression) @lhs right: (_) @rhs) @assign
 (member_expression object: (identifier) @win (#match? @win "^(window|globalThis)$") property: (property_identifier) @global) @globalref
+(call_expression function: (member_expression object: (identifier) @dpo (#eq? @dpo "Object") property: (property_identifier) @dpp (#eq? @dpp "defineProperty")) arguments: (arguments . (_) @target . (_) @dname)) @define
+(call_expression function: [(identifier) @star (member_expression property: (property_identifier) @star)] (#match? @star "^(__exportStar|_exportStar|__export)$") arguments: (arguments) @args) @exportstar
+(assignment_expression left: (subscript_expression object: (_) @sobj) right: (_)) @subassign
 """
 
 
@@ -110,6 +117,10 @@ def _string(node: ts.Node | None) -> str | None:
     if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.named_children):
         return _text(node)[1:-1][:MAX_STRING]
     return None
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _loc(node: ts.Node) -> dict[str, int]:
@@ -230,7 +241,8 @@ def _shape(value: ts.Node | None) -> dict[str, Any]:
             **({"members_truncated": True} if len(value.named_children) > MAX_PER_FILE else {}),
         }
     if t in ("string", "number", "true", "false", "null", "template_string", "regex"):
-        return {"type": "literal"}
+        text = _text(value)
+        return {"type": "literal", "value": text} if len(text) <= 128 else {"type": "literal", "sha256": _sha(text)}
     return {"type": "unknown"}
 
 
@@ -315,7 +327,7 @@ def _new_fact(node: ts.Node, ctor: str, args: ts.Node) -> dict[str, Any]:
 
 
 def javascript_facts(
-    data: bytes, language: str, max_ast_nodes: int, module_table: tuple[str, ...] = ()
+    data: bytes, language: str, max_ast_nodes: int, module_table: tuple[str, ...] = (), semantic: bool = False
 ) -> dict[str, Any]:
     """Imports, exports, calls and constructions of one file; with `module_table` (the bundlers detected), the
     bundle's module table too (read from the same tree)."""
@@ -336,6 +348,9 @@ def javascript_facts(
     calls: list[dict[str, Any]] = []
     news: list[dict[str, Any]] = []
     globals_: set[str] = set()
+    open_: list[dict[str, Any]] = []
+    es_module = False
+    top: dict[str, ts.Node] | None = None
     omitted = 0
     for _pattern, caps in ts.QueryCursor(queries[language]).matches(root):
         if "import" in caps or "reexport" in caps or "require" in caps or "dynamic" in caps:
@@ -356,7 +371,13 @@ def javascript_facts(
             else:
                 omitted += 1
             if kind == "reexport":
+                before = len(exports)
                 _export_facts(node, exports)
+                if len(exports) == before and any(c.type == "*" for c in node.children):  # export * from "y"
+                    exports.append(
+                        {"name": "*", "form": "esm-star", "shape": {"type": "namespace", "from": spec}, **_loc(node)}
+                    )
+                    open_.append(forms.opened("star-re-export", node, specifier=spec))
         elif "call" in caps:
             if len(calls) < 4 * MAX_PER_FILE:
                 calls.append(_call_fact(caps["call"][0], _text(caps["prop"][0]), caps["args"][0]))
@@ -376,14 +397,50 @@ def javascript_facts(
                     for key in _keys(rhs):
                         exports.append({"name": key, "form": "cjs", "shape": _shape(_property(rhs, key)), **_loc(rhs)})
                 exports.append({"name": "default", "form": "cjs", "shape": _shape(rhs), **_loc(caps["assign"][0])})
+                reason = forms.assigned_value_open(rhs)
+                if reason is not None:
+                    open_.append(reason)
             elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (
                 2 if lhs.startswith("module") else 1
             ):
+                placeholder = forms.is_placeholder(rhs)
+                if rhs.type == "identifier":  # `exports.validate = validate;` (TypeScript): its declaration
+                    top = top if top is not None else forms.top_level_values(root)
+                    rhs = forms.declared(top, rhs)
                 exports.append(
-                    {"name": lhs.rsplit(".", 1)[1], "form": "cjs", "shape": _shape(rhs), **_loc(caps["assign"][0])}
+                    {
+                        "name": lhs.rsplit(".", 1)[1],
+                        "form": "cjs",
+                        "shape": _shape(rhs),
+                        **_loc(caps["assign"][0]),
+                        **({"placeholder": True} if placeholder else {}),
+                    }
                 )
+        elif "define" in caps:
+            export, reason, marker = forms.define_property(
+                caps["target"][0], _string(caps["dname"][0]), caps["define"][0], _shape, _property
+            )
+            es_module = es_module or marker
+            if export is not None:
+                exports.append(export)
+            if reason is not None:
+                open_.append(reason)
+        elif "exportstar" in caps:
+            export, reason = forms.star_export(caps["exportstar"][0], _string)
+            exports.append(export)
+            open_.append(reason)
+        elif "subassign" in caps:
+            if re.sub(r"\s+", "", _text(caps["sobj"][0])) in ("exports", "module.exports"):
+                open_.append(forms.opened("computed-export-assignment", caps["subassign"][0]))
         elif "globalref" in caps and len(globals_) < MAX_PER_FILE:
             globals_.add(_text(caps["global"][0]))
+    exports, open_ = _umd(root, data, exports, open_)
+    forms.link_getters(exports, _require_bindings(imports, root))
+    exports = forms.settle(exports)
+    if open_:
+        facts["exports_open"] = [{k: v for k, v in o.items() if k != "start"} for o in open_[: forms.MAX_OPEN]]
+    if es_module:
+        facts["es_module"] = True
     facts.update(
         imports=imports,
         exports=exports[: 4 * MAX_PER_FILE],
@@ -392,6 +449,10 @@ def javascript_facts(
         globals=sorted(globals_),
         omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
     )
+    if semantic:
+        from effects.javascript.semantic_facts import semantic_facts
+
+        facts["semantic"] = semantic_facts(root, parsers[language].language, len(data))
     if module_table:
         from effects.javascript.module_tables import module_table as read_table
 
@@ -400,6 +461,39 @@ def javascript_facts(
             facts["bundle_table"] = table
             facts["imports"] = _outside_mapped_requires(facts["imports"], table)
     return facts
+
+
+def _require_bindings(imports: list[dict[str, Any]], root: ts.Node) -> dict[str, str]:
+    """`var _v = _interopRequireDefault(require("./v1.js"))` -> {"_v": "./v1.js"}: what a getter re-exports."""
+    out: dict[str, str] = {}
+    for imp in imports:
+        if imp["kind"] != "require":
+            continue
+        node = root.descendant_for_byte_range(imp["start"], imp["end"])
+        for _ in range(5):
+            if node is None or node.type == "variable_declarator":
+                break
+            node = node.parent
+        if node is not None and node.type == "variable_declarator":
+            name = node.child_by_field_name("name")
+            if name is not None and name.type == "identifier":
+                out[_text(name)] = imp["specifier"]
+    return out
+
+
+def _umd(
+    root: ts.Node, data: bytes, exports: list[dict[str, Any]], open_: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """A UMD module's exports come from its factory; the wrapper's `module.exports = factory()` is its plumbing."""
+    if b"define.amd" not in data and b"typeof define" not in data:
+        return exports, open_
+    found, reasons, span = forms.umd_exports(root, _shape, _keys, _property)
+    if span is None:
+        return exports, open_
+    inside = lambda item: span[0] <= item.get("start", -1) < span[1]  # noqa: E731
+    kept = [e for e in exports if not (inside(e) and e["form"] == "cjs" and e["name"] == "default")]
+    kept_open = [o for o in open_ if not (inside(o) and o["reason"] == "module-exports-assigned-value")]
+    return kept + found, kept_open + reasons
 
 
 def _outside_mapped_requires(imports: list[dict[str, Any]], table: dict[str, Any]) -> list[dict[str, Any]]:
@@ -676,7 +770,7 @@ def file_facts(
         if kind in ("javascript", "typescript", "tsx"):
             signals = text_signals(data)
             table = tuple(b for b in signals.get("bundlers", ()) if b in ("webpack", "rspack", "browserify"))
-            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table))
+            facts.update(javascript_facts(data, kind, max_ast_nodes, module_table=table, semantic=SEMANTIC))
             if "bundle_table" in facts:
                 signals.pop("bundled_modules", None)  # the table supersedes the path-comment scan
             facts.update(signals)

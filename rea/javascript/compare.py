@@ -51,6 +51,12 @@ def graph_status(result: Mapping[str, Any]) -> str:
 # ---------------------------------------------------------------- versions
 
 
+def _open_modules(result: Mapping[str, Any]) -> frozenset[str]:
+    """Paths of modules whose export list is open (a star re-export, a computed name): absence of an export
+    there is not established."""
+    return frozenset(n["path"] for n in result["graph"]["nodes"] if n["subkind"] == "module" and n.get("exports_open"))
+
+
 def _index(result: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, str, dict[str, Any]]]]:
     """category -> key -> (node id, node kind, comparable facts)."""
     out: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {c: {} for c in CATEGORIES}
@@ -107,11 +113,19 @@ def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     return []
 
 
+def _unknown_shape(facts: Mapping[str, Any]) -> bool:
+    return ((facts.get("shape") or {}).get("type") or "unknown") == "unknown"
+
+
 def _outcome(category: str, a: dict | None, b: dict | None, left_complete: bool, right_complete: bool) -> str:
+    """A side that is unknown (an unread module, an export whose value is not modelled) makes a difference
+    unknown, never changed; absence is established only by a complete other side."""
     if a is not None and b is not None:
         if a == b:
             return "unchanged"
         if category == "modules" and (a.get("sha256") is None or b.get("sha256") is None):
+            return "unknown"
+        if category == "exports" and (_unknown_shape(a) or _unknown_shape(b)):
             return "unknown"
         return "changed"
     if a is None:
@@ -169,16 +183,23 @@ def compare_versions(
     other side's coverage is complete, otherwise unknown. Changed items come first, then unchanged ones."""
     li, ri = _index(left), _index(right)
     lc, rc = graph_status(left) == "complete", graph_status(right) == "complete"
+    lo, ro = _open_modules(left), _open_modules(right)
     categories: dict[str, Any] = {}
     pending: list[dict[str, Any]] = []
     settled: list[dict[str, Any]] = []
+    content_only: list[str] = []
     for category in CATEGORIES:
         counts = dict.fromkeys(OUTCOMES, 0)
         for key in sorted(set(li[category]) | set(ri[category])):
             a, b = li[category].get(key), ri[category].get(key)
-            status = _outcome(category, a and a[2], b and b[2], lc, rc)
+            module = key.rsplit("#", 1)[0] if category == "exports" else None
+            status = _outcome(category, a and a[2], b and b[2], lc and module not in lo, rc and module not in ro)
             counts[status] += 1
-            (settled if status == "unchanged" else pending).append(_version_item(category, key, a, b, status, links))
+            item = _version_item(category, key, a, b, status, links)
+            if category == "modules" and status == "changed" and item["changed_fields"] == ["sha256"]:
+                content_only.append(key)  # bytes differ, nothing the graph records does: counted, not listed
+                continue
+            (settled if status == "unchanged" else pending).append(item)
         categories[category] = {"counts": counts}
     every = pending + settled
     items, omitted = every[:max_items], max(0, len(every) - max_items)
@@ -215,8 +236,20 @@ def compare_versions(
         "evidence_links": list(links),
         "categories": categories,
         "pairing": PAIRING,
+        "content_only_changes": {
+            "category": "modules",
+            "count": len(content_only),
+            "sample_keys": content_only[:CONTENT_ONLY_SAMPLE],
+            "note": CONTENT_ONLY_NOTE,
+        },
     }
 
+
+CONTENT_ONLY_SAMPLE = 20
+CONTENT_ONLY_NOTE = (
+    "Modules whose bytes differ but whose recorded facts (roles, parse, exports) do not are counted in "
+    "summary.changed and here, not listed as items; inspect one with compare_javascript_export_shapes or a view."
+)
 
 CHANGE_GRAPH_NOTE = (
     "The change graph holds both sides' roots and the nodes of changed, added, removed and unknown items with "
@@ -532,7 +565,43 @@ def find_export(result: Mapping[str, Any], module_path: str, name: str) -> dict[
     if len(exports) != 1:
         found = [_candidate(modules[0], e["name"], module_path, name) for e in modules[0].get("exports", ())]
         return {"status": "missing", "node": modules[0], "export": None, "candidates": found}
-    return {"status": "selected", "node": modules[0], "export": exports[0], "candidates": []}
+    return {
+        "status": "selected",
+        "node": modules[0],
+        "export": _followed(result, modules[0], exports[0]),
+        "candidates": [],
+    }
+
+
+MAX_REEXPORT_HOPS = 8
+
+
+def _followed(result: Mapping[str, Any], node: Mapping[str, Any], export: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A getter re-export (`get: () => _v.default`, `_v = require("./v1.js")`) stands for the export it
+    returns: follow the module's resolved import of that specifier, a bounded number of hops."""
+    edges = result["graph"]["edges"]
+    by_id = {n["node_id"]: n for n in result["graph"]["nodes"]}
+    through: list[str] = []
+    for _ in range(MAX_REEXPORT_HOPS):
+        link = (export.get("shape") or {}).get("reexports")
+        if not link or link["name"] == "*":
+            break
+        target = next(
+            (
+                by_id.get(e["target_node_id"])
+                for e in edges
+                if e["relation"] == "imports"
+                and e["source_node_id"] == node["node_id"]
+                and e.get("specifier") == link["specifier"]
+            ),
+            None,
+        )
+        hit = [x for x in (target or {}).get("exports", ()) if x["name"] == link["name"]] if target else []
+        if len(hit) != 1:
+            break
+        through.append(f"{target['path']}#{link['name']}")
+        node, export = target, hit[0]
+    return {**export, "through": through} if through else export
 
 
 def export_side(
@@ -551,6 +620,8 @@ def export_side(
     if found["export"] is not None:
         side["form"] = found["export"].get("form")
         side["shape"] = found["export"].get("shape", {})
+        if found["export"].get("through"):
+            side["resolved_through"] = found["export"]["through"]
     return {k: v for k, v in side.items() if v is not None or k == "selected_node_id"}
 
 
@@ -598,6 +669,14 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
         unknown = {"availability": "unknown", "reason": why}
         return [_change("", "unknown", unknown, unknown, links, why)], why
     ls, rs = left.get("shape", {}), right.get("shape", {})
+    if "unknown" in (ls.get("type", "unknown"), rs.get("type", "unknown")):
+        why = (
+            "an export's value is not modelled statically ("
+            + ("left" if ls.get("type", "unknown") == "unknown" else "right")
+            + ")"
+        )
+        unknown = {"availability": "unknown", "reason": why}
+        return [_change("", "unknown", unknown, unknown, links, why)], why
     if ls.get("type") != rs.get("type"):
         values = (
             {"availability": "literal", "value": ls.get("type")},
@@ -643,6 +722,23 @@ def export_shapes(
     sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links, max_changes: int = 1000
 ) -> dict:
     every, why = shape_changes(found[0]["export"], found[1]["export"], links)
+    open_sides = [
+        f"{side}: {f['node']['path']} re-exports or computes names it does not list ({f['node']['exports_open'][0]['reason']})"
+        for side, f in zip(("left", "right"), found)
+        if f["export"] is None and f["node"] is not None and f["node"].get("exports_open")
+    ]
+    if open_sides:
+        why = "the export was not found, and its module's export list is open: " + "; ".join(open_sides)
+        every = [
+            _change(
+                "",
+                "unknown",
+                {"availability": "unknown", "reason": why},
+                {"availability": "unknown", "reason": why},
+                links,
+                why,
+            )
+        ]
     summary = {s: sum(1 for c in every if c["status"] == s) for s in ("added", "changed", "removed", "unknown")}
     changes = every[:max_changes]
     partial = why or set(statuses) != {"complete"}

@@ -242,6 +242,12 @@ def _file_node(g: _Graph, f: Mapping[str, Any]) -> None:
                 props[key] = fact[key]
         if fact.get("exports"):
             props["exports"] = [{k: e[k] for k in ("name", "form", "shape", "line") if k in e} for e in fact["exports"]]
+        if fact.get("exports_open"):
+            props["exports_open"] = fact["exports_open"]
+            for reason in fact["exports_open"]:
+                b.unknowns.append({"kind": "exports-not-enumerated", "node": f"module:{path}", "path": path, **reason})
+        if fact.get("es_module"):
+            props["es_module"] = True
         b.node(f"module:{path}", "module", {"path": path}, roles=[], **props)
     elif kind == "html":
         b.node(

@@ -22,9 +22,8 @@ from rea.javascript.observations import Context, edge_envelope, node_envelope
 GRAPH_SCHEMA = "JavaScriptApplicationGraph"
 _EXPORT_KEYS = ("name", "form", "shape", "line")
 NO_SEMANTIC_GRAPH = (
-    "No semantic companion graph is built: intra-function data flow, calls, promises, events and "
-    "boundary fields are not modelled, so semantic_graph is empty with coverage unavailable; "
-    "trace_javascript_semantics answers application-node seeds over the application graph only."
+    "The semantic companion graph was not built (the analysis stopped before its phase), so semantic_graph is "
+    "empty with coverage unavailable; trace_javascript_semantics answers application-node seeds only."
 )
 NOT_MODELLED = "sender_validation_observations is 0 because sender checks in IPC handlers are not modelled."
 
@@ -190,7 +189,7 @@ def electron_summary(
 
 
 def semantic_graph(application_graph_id: str, root_sha256: str) -> dict[str, Any]:
-    """The semantic companion: not built, so empty, and its coverage says unavailable."""
+    """The semantic companion of an analysis that stopped before building it: empty, coverage unavailable."""
     return {
         "schema": "JavaScriptSemanticRelationGraph",
         "schema_version": 1,
@@ -198,6 +197,7 @@ def semantic_graph(application_graph_id: str, root_sha256: str) -> dict[str, Any
         "application_graph_id": application_graph_id,
         "root_artifact_sha256": root_sha256,
         "root_node_ids": [],
+        "evidence_contexts": [],
         "nodes": [],
         "relations": [],
         "unknowns": [],
@@ -237,8 +237,10 @@ def application_result(
     parsers: Mapping[str, Any],
     policy: str,
     limitations: Sequence[str],
+    semantic: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The complete normalized_result: the reference's fields first, then ours (the graph only once)."""
+    """The complete normalized_result: the reference's fields first, then ours (the graph only once); the
+    semantic companion when it was built (a cancelled analysis records it unavailable)."""
     nodes, edges = built["nodes"], built["edges"]
     gid = graph_id(root_sha256, built["limits"], parsers)
     omitted = sum(built["statistics"]["omissions_by_reason"].values())
@@ -265,8 +267,8 @@ def application_result(
         "graph": graph,
         "summary": electron_summary(nodes, edges, built["unknowns"]),
         "statistics": built["statistics"],
-        "limitations": [*limitations, NO_SEMANTIC_GRAPH, NOT_MODELLED],
-        "semantic_graph": semantic_graph(gid, root_sha256),
+        "limitations": [*limitations, *(() if semantic else (NO_SEMANTIC_GRAPH,)), NOT_MODELLED],
+        "semantic_graph": dict(semantic) if semantic else semantic_graph(gid, root_sha256),
         **rest,
         "integrity_contradictions": [contradiction(c) for c in built["integrity_contradictions"]],
         "integrity_policy": "fail" if policy == "fail-closed" else policy,

@@ -18,6 +18,7 @@ import attrs
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
+from rea.javascript.semantic_trace import answer, seed_nodes
 from rea.javascript.trace import reach
 from rea.wire.javascript import QueryLimits
 from rea.wire.schema import wire_of
@@ -35,7 +36,8 @@ MODULE_LEVEL = (
 )
 UNSUPPORTED = (
     "Seed kind {kind} needs the semantic companion graph (functions, bindings, literals, properties, events, "
-    "boundary fields), which this analyzer does not build; only application-node seeds are answered."
+    "boundary fields), which this record lacks (its analysis stopped before building it); only application-node "
+    "seeds are answered."
 )
 _LABELS = ("path", "channel", "route", "url", "key", "scheme", "specifier", "name")
 # the reference's accepted range of every query bound, read from the one argument record
@@ -128,7 +130,9 @@ def semantic_query(
     base = _base(result, qid, source_evidence_id, query, applied)
     seed = query["seed"]
     if seed["kind"] != "application-node":
-        return _unanswered(base, "unsupported", "unavailable", UNSUPPORTED.format(kind=seed["kind"]))
+        if result["semantic_graph"]["coverage"]["status"] == "unavailable":
+            return _unanswered(base, "unsupported", "unavailable", UNSUPPORTED.format(kind=seed["kind"]))
+        return _semantic_answer(result, base, qid, offset, query, applied)
     graph = result["graph"]
     found = _seed(graph, seed["node_id"])
     if found is None:
@@ -231,3 +235,40 @@ def applied_limits(query_limits: Mapping[str, int] | None, traversal: Mapping[st
         return dict(query_limits)
     defaults = {a.name: a.default for a in attrs.fields(QueryLimits)}
     return {**defaults, **{k: traversal[k] for k in defaults if k in traversal}}
+
+
+def _unparsed_modules(result: Mapping[str, Any]) -> int:
+    return sum(
+        1
+        for n in result["graph"]["nodes"]
+        if n["subkind"] == "module"
+        and n.get("parse") in ("failed", "omitted", "not-read", "quarantined")
+        and not (n.get("path") or "").endswith((".d.ts", ".d.mts", ".d.cts"))
+    )
+
+
+def _semantic_answer(result, base, qid: str, offset: int, query, applied) -> dict[str, Any]:
+    """A seed over the semantic graph: its matches, their reach in the query's direction, paged."""
+    graph = result["semantic_graph"]
+    seeds = seed_nodes(graph, query["seed"])
+    limitations = list(graph["limitations"])
+    unparsed = _unparsed_modules(result)
+    if unparsed:
+        limitations.append(
+            f"{unparsed} module(s) were not parsed and have no semantic facts: the answer cannot rest on them."
+        )
+    generated = sum(1 for u in graph["unknowns"] if u["reason"] == "eval-or-generated-code")
+    if generated:
+        limitations.append(f"{generated} eval/Function call(s) generate code this analysis never sees (nor runs).")
+    incomplete = bool(unparsed) or graph["coverage"]["status"] != "complete"
+    if not seeds:
+        incomplete = incomplete or bool(generated)
+        why = "No semantic node matches the seed" + (" (what it rests on is incomplete)." if incomplete else ".")
+        return _unanswered(base, "no-match", "partial" if incomplete else "complete", why) | {
+            "limitations": [why, *limitations]
+        }
+    got = answer(graph, seeds, query, applied, applied["max_seed_matches"], applied["max_unknowns"])
+    if incomplete and got["coverage"]["status"] == "complete":
+        got["coverage"]["status"] = "partial"
+    limitations = got.pop("semantic_limitations") + limitations
+    return {**base, **_page(got, qid, offset, applied["page_size"]), "limitations": limitations}

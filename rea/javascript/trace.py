@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from typing import Any
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import inferred
@@ -85,6 +85,33 @@ def seed_matches(nodes: Iterable[Mapping[str, Any]], seed: Mapping[str, Any]) ->
     return sorted(found, key=lambda m: m["node_id"])
 
 
+_CODE_KINDS = frozenset(
+    ("literal", "function", "binding", "parameter", "call-site", "property-slot", "event", "boundary")
+)
+
+
+def _with_code_matches(
+    matches: list[dict[str, Any]], semantic: Mapping[str, Any], seed: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """A string seed also matches the code of every parsed file: string literals and names (functions,
+    bindings, parameters, callees such as `dialog.showSaveDialog`, properties, events, channels) of the
+    semantic graph; each match stands for the module it is in (field `code:<kind>`)."""
+    match, case = match_mode(seed), seed["case_sensitive"]
+    seen = {m["node_id"] for m in matches}
+    extra = []
+    for n in semantic.get("nodes", ()):
+        if n["kind"] not in _CODE_KINDS or not n["application_node_ids"]:
+            continue
+        module = n["application_node_ids"][0]
+        if module in seen or not _matches(n["label"], seed["value"], match, case):
+            continue
+        seen.add(module)
+        extra.append(
+            {"node_id": module, "kind": "javascript-module", "basis": "property", "field": f"code:{n['kind']}"}
+        )
+    return sorted(matches + extra, key=lambda m: m["node_id"])
+
+
 def _flow(edge: Mapping[str, Any]) -> tuple[str, str]:
     a, b = edge["source_node_id"], edge["target_node_id"]
     return (b, a) if edge["relation"] in REVERSED_FLOW else (a, b)
@@ -96,8 +123,10 @@ def reach(
     direction: str,
     limits: Mapping[str, int],
     relations: frozenset[str] | None = None,
+    expand: Callable[[str, int, int | None], bool] | None = None,
 ) -> dict[str, Any]:
-    """Breadth-first reach from seeds along the flow (forward), against it (backward) or both."""
+    """Breadth-first reach from seeds along the flow (forward), against it (backward) or both; `expand(node,
+    depth, edge that reached it)` says whether a reached node is relevant enough to traverse from."""
     out_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
     in_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for index, edge in enumerate(edges):
@@ -109,20 +138,31 @@ def reach(
     steps = ([out_adj] if direction in ("forward", "both") else []) + (
         [in_adj] if direction in ("backward", "both") else []
     )
-    return _walk(steps, seeds, limits)
+    return _walk(steps, seeds, limits, expand)
 
 
-def _walk(steps: list[dict[str, list[tuple[str, int]]]], seeds: list[str], limits: Mapping[str, int]) -> dict:
-    """Breadth first; an edge is used only with its target admitted, and what a bound kept out is counted."""
+def _walk(
+    steps: list[dict[str, list[tuple[str, int]]]],
+    seeds: list[str],
+    limits: Mapping[str, int],
+    expand: Callable[[str, int, int | None], bool] | None = None,
+) -> dict:
+    """Breadth first; an edge is used only with its target admitted, and what a bound kept out is counted.
+    A node `expand` declines is reached but not traversed from: it is listed in `pruned` with the edges
+    it would have led on."""
     depth = {s: 0 for s in seeds}
     parent: dict[str, tuple[str, int]] = {}
     used_edges: set[int] = set()
     held_nodes: set[str] = set()
     held_edges: set[int] = set()
     frontier: dict[tuple[str, str], None] = {}
+    pruned: dict[str, int] = {}
     queue = deque(seeds)
     while queue:
         node = queue.popleft()
+        if expand is not None and node not in seeds and not expand(node, depth[node], parent[node][1]):
+            pruned[node] = sum(1 for adj in steps for _nxt, index in adj.get(node, ()) if index not in used_edges)
+            continue
         at_depth = depth[node] >= limits["max_depth"]
         for adj in steps:
             for nxt, index in adj.get(node, ()):
@@ -155,6 +195,7 @@ def _walk(steps: list[dict[str, list[tuple[str, int]]]], seeds: list[str], limit
         "truncated": sorted({r for _, r in frontier}),
         "omitted_nodes": held_nodes - set(depth),
         "omitted_edges": held_edges - used_edges,
+        "pruned": pruned,
     }
 
 
@@ -217,6 +258,51 @@ def _paths(reached, seeds: list[str], run: str, limits, entries: set[str], by_id
     return paths
 
 
+# Reached, never traversed from: libraries and leaves (a builtin's other importers are not this feature)
+_LEAVES = frozenset(
+    (
+        "builtin-module",
+        "electron-module",
+        "package",
+        "unresolved-module",
+        "asset",
+        "url",
+        "route",
+        "protocol",
+        "native-addon",
+        "source-map",
+        "tsconfig",
+    )
+)
+RELEVANCE = (
+    "Relevance: libraries and leaves (builtins, packages, assets, URLs, unresolved modules), dependencies in "
+    "node_modules (unless the seed is one), nodes reached through containment, handlers reached through a "
+    "channel (outgoing) and entry points (incoming) are reached but not traversed from; coverage.relevance "
+    "lists them and counts the edges left unexplored."
+)
+
+
+def _in_dependencies(node: Mapping[str, Any] | None) -> bool:
+    return "node_modules/" in ((node or {}).get("path") or "")
+
+
+def _relevant(by_id, edges, seeds: list[str], run: str, entries: set[str]) -> Callable[[str, int, int | None], bool]:
+    inside = any(_in_dependencies(by_id.get(s)) for s in seeds)
+
+    def expand(node_id: str, _depth: int, via: int | None) -> bool:
+        node = by_id.get(node_id)
+        if node is None or node["subkind"] in _LEAVES or (not inside and _in_dependencies(node)):
+            return False
+        relation = edges[via]["relation"] if via is not None else None
+        if relation == "contains":
+            return False
+        if run == "forward" and relation == "handles" and node["subkind"] == "module":
+            return False
+        return not (run == "backward" and _entry_like(node, entries))
+
+    return expand
+
+
 def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limits: Mapping[str, int]) -> dict:
     graph = result["graph"]
     edges = graph["edges"]
@@ -231,12 +317,15 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
         "omitted_nodes": set(),
         "omitted_edges": set(),
         "omitted_paths": 0,
+        "pruned": {},
     }
     for name in ("incoming", "outgoing"):
         if direction not in (name, "both"):
             continue
         run = _RUNS[name]
-        reached = reach(edges, seeds, run, limits)
+        reached = reach(edges, seeds, run, limits, expand=_relevant(by_id, edges, seeds, run, entries))
+        for n, count in reached["pruned"].items():
+            out["pruned"][n] = out["pruned"].get(n, 0) + count
         for n, d in reached["depth"].items():
             out["depth"][n] = min(d, out["depth"].get(n, d))
         out["used"].update(reached["edges"])
@@ -286,6 +375,8 @@ def trace_feature(
     direction = DIRECTION_ALIASES.get(args["direction"], args["direction"])
     graph = result["graph"]
     matches = seed_matches(graph["nodes"], seed)
+    if seed["kind"] == "string":
+        matches = _with_code_matches(matches, result.get("semantic_graph") or {}, seed)
     kept = matches[: limits["max_seed_matches"]]
     walked = _traverse(result, [m["node_id"] for m in kept], direction, limits)
     if len(matches) > limits["max_seed_matches"]:
@@ -296,7 +387,9 @@ def trace_feature(
     paths = walked["paths"][: limits["max_paths"]]
     omitted_paths = walked["omitted_paths"] + len(walked["paths"]) - len(paths)
     handoffs = native_handoffs(nodes, observations)
-    status = "no-match" if not matches else "partial" if walked["limited"] else "complete-within-source"
+    touched = set(walked["depth"])
+    reasons, unknowns = _rests_on(result, by_id, matches, touched, seed)
+    status = "no-match" if not matches else "partial" if walked["limited"] or reasons else "complete-within-source"
     sub = None
     if matches:
         sub = wire_graph(
@@ -314,7 +407,6 @@ def trace_feature(
             },
             limitations=list(graph["limitations"]),
         )
-    touched = set(walked["depth"])
     return {
         "schema_version": 1,
         "trace_id": "jatr_"
@@ -335,7 +427,7 @@ def trace_feature(
             "native_handoffs": len(handoffs),
             "observed_facts": len(nodes) + sum(1 for e in edges if not inferred(e)),
             "inferred_facts": sum(1 for e in edges if inferred(e)),
-            "unknown_facts": sum(1 for u in result["unknowns"] if u.get("node") in touched),
+            "unknown_facts": len(unknowns),
             "unavailable_facts": 0,
         },
         "coverage": {
@@ -349,10 +441,79 @@ def trace_feature(
             "omitted_paths": omitted_paths,
             "frontier_node_ids": sorted({f["node"] for f in walked["frontier"]}),
             "limits_reached": sorted(walked["limited"]),
+            "incomplete_because": reasons,
+            "relevance": {
+                "policy": RELEVANCE,
+                "pruned_nodes": len(walked["pruned"]),
+                "pruned_edges": sum(walked["pruned"].values()),
+                "pruned_node_ids": sorted(walked["pruned"])[:MAX_LISTED],
+            },
         },
         "evidence_links": [source_evidence_id, *(o["evidence_id"] for o in observations)],
         "frontier": walked["frontier"][:100],
+        "unknowns": unknowns[:MAX_LISTED],
     }
+
+
+MAX_LISTED = 100
+_UNPARSED = frozenset(("failed", "omitted", "not-read", "quarantined"))
+
+
+def _unparsed(node: Mapping[str, Any]) -> bool:
+    declaration = (node.get("path") or "").endswith((".d.ts", ".d.mts", ".d.cts"))  # types only, never parsed
+    return (
+        node["subkind"] in ("module", "original-source-module") and node.get("parse") in _UNPARSED and not declaration
+    )
+
+
+def _rests_on(result, by_id, matches, touched: set[str], seed: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
+    """Why the answer cannot be complete (what it rests on that was not read or not resolved), and the
+    unknowns that bear on it: those on reached nodes and, for a channel, every dynamic IPC operation of
+    the channel's direction (one of them may be the end the graph lacks)."""
+    reasons = []
+    unparsed = [n for n in by_id.values() if _unparsed(n)]
+    if unparsed and (not matches or seed["kind"] == "string"):
+        reasons.append(
+            f"{len(unparsed)} module(s) were not parsed (failed, omitted or not read); a seed may occur there"
+        )
+    if any(_unparsed(by_id[n]) for n in touched if n in by_id):
+        reasons.append("the traversal reaches modules that were not parsed")
+    if not matches and result["graph"]["coverage"]["status"] != "complete":
+        reasons.append("the application graph is partial")
+    code = (result.get("semantic_graph") or {}).get("coverage", {}).get("status")
+    if seed["kind"] == "string" and code != "complete":
+        reasons.append(f"the code index (semantic graph) is {code or 'absent'}: a literal or name may be unread")
+    missing = _missing_ends([by_id[n] for n in touched if n in by_id and by_id[n]["subkind"] == "ipc-channel"])
+    unknowns = [
+        u
+        for u in result["unknowns"]
+        if u.get("node") in touched
+        or (u["kind"] == "dynamic-ipc-channel" and (u.get("direction"), _end(u.get("relation"))) in missing)
+    ]
+    dynamic = sum(1 for u in unknowns if u["kind"] == "dynamic-ipc-channel" and u.get("node") not in touched)
+    if dynamic:
+        reasons.append(
+            f"a reached channel lacks an end, and {dynamic} IPC operation(s) of its direction name their channel "
+            "dynamically (listed in unknowns): one may be that end"
+        )
+    return reasons, unknowns
+
+
+def _end(relation: str | None) -> str:
+    return "handler" if relation == "handles" else "sender"
+
+
+def _missing_ends(channels: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
+    """(direction, end) pairs a reached channel has one side of but not the other."""
+    out = set()
+    for ch in channels:
+        ends = ch.get("ends", {})
+        for key in ends:
+            direction, end = key.split(":", 1)
+            other = "sender" if end == "handler" else "handler"
+            if f"{direction}:{other}" not in ends:
+                out.add((direction, other))
+    return out
 
 
 def _unit(limit: str) -> str:

@@ -383,6 +383,21 @@ class ExportRow:
 
 
 @attrs.frozen(kw_only=True)
+class OpenExports:
+    reason: Literal[
+        "star-re-export",
+        "computed-define-property",
+        "computed-export-assignment",
+        "module-exports-assigned-value",
+        "umd-factory-returns-value",
+        "umd-factory-returns-nothing-static",
+    ] = field("Why exports beyond those listed may exist")
+    line: int = field("Line of the form", minimum=1)
+    specifier: str | None = field("The re-exported module (star re-exports)", omit_none=True)
+    value: str | None = field("Syntax of the assigned value", omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
 class EffectiveConfig:
     base_url: str | None = field("compilerOptions.baseUrl after extends")
     paths: int = field("Path mappings after extends")
@@ -524,6 +539,10 @@ class GraphNode:
     syntax_errors: int | None = field("Syntax errors the parser recovered from", omit_none=True)
     omitted_reason: str | None = field("Why the file's facts are incomplete", omit_none=True)
     exports: tuple[ExportRow, ...] | None = field("Exports and their static shapes", omit_none=True)
+    exports_open: tuple[OpenExports, ...] | None = field(
+        "Why the export list is not closed (a star re-export, a computed name, an assigned value)", omit_none=True
+    )
+    es_module: bool | None = field("Marked __esModule (TypeScript/Babel CommonJS output)", omit_none=True)
     bundlers: tuple[str, ...] | None = field("Bundler runtimes detected", omit_none=True)
     inline_scripts: int | None = field("Inline <script> blocks of an HTML document", omit_none=True)
     sources: int | None = field("Sources a source map lists", omit_none=True)
@@ -685,17 +704,43 @@ class Statistics:
     omissions_by_reason: dict[str, int] = field("Omissions per reason")
 
 
+SEMANTIC_FAMILIES = (
+    "boundary call-flow child-process closure configuration data-flow event object-flow promise-ownership "
+    "request resource-lifecycle timer"
+).split()
+SEMANTIC_UNKNOWN_REASONS = (
+    "ambiguous-target bound-reached dynamic-call dynamic-property dynamic-scope eval-or-generated-code "
+    "incomplete-module missing-source resource-limit unknown-value unsupported-syntax"
+).split()
+SEMANTIC_RELATION_ID = "^jsrg_relation_[a-f0-9]{64}$"
+SEMANTIC_UNKNOWN_ID = "^jsrg_unknown_[a-f0-9]{64}$"
+SEMANTIC_CONTEXT_ID = "^jsrg_evidence_[a-f0-9]{64}$"
+
+
+@attrs.frozen(kw_only=True)
+class SemanticFamilyCoverage:
+    family: str = field("Relation family", schema={"enum": SEMANTIC_FAMILIES})
+    status: Literal["complete", "partial", "unknown", "unsupported"] = field(
+        "unsupported: the family is not modelled by this analyzer"
+    )
+    retained_relations: int = field("Relations of the family kept", minimum=0)
+    omitted_relations: int | None = field("Relations a budget left out (null: not modelled)", minimum=0)
+    unknown_ids: tuple[str, ...] = _ids("Unknowns of the family (first 1000)", SEMANTIC_UNKNOWN_ID)
+
+
 @attrs.frozen(kw_only=True)
 class SemanticCoverage:
-    status: GraphStatus = field("unavailable: no semantic companion graph is built")
+    status: GraphStatus = field("complete, partial (a budget or the per-file byte bound was reached) or unavailable")
     truncated: bool = field("A bound cut the semantic graph")
     omitted_nodes: int | None = field("Nodes omitted, when counted")
     omitted_relations: int | None = field("Relations omitted, when counted")
-    families: tuple[Open, ...] = field(
-        "Coverage per relation family (none)",
-        schema={"type": "array", "maxItems": 0, "items": {"type": "object", "description": "A family"}},
+    families: tuple[SemanticFamilyCoverage, ...] = field(
+        "Coverage per relation family (the reference's twelve; none when unavailable)", maxItems=12
     )
-    limits: tuple[LimitRow, ...] = field("Bounds reached")
+    limits: tuple[LimitRow, ...] = field("Bounds applied")
+    truncated_modules: tuple[str, ...] | None = field(
+        "Modules read in part (larger than the per-file byte bound; extra)", omit_none=True
+    )
 
 
 def _empty(description: str) -> Any:
@@ -705,21 +750,140 @@ def _empty(description: str) -> Any:
 
 
 @attrs.frozen(kw_only=True)
+class SemanticEvidenceContext:
+    context_id: str = field("jsrg_evidence_<sha256>", pattern=SEMANTIC_CONTEXT_ID)
+    authority: Literal["ast-static-analysis"] = field("How the facts were obtained")
+    module_path: str = field("The module read")
+    artifact_sha256: str | None = field("Its content digest")
+    application_node_id: str = field("Its application graph node", pattern=NODE_ID)
+    extractor: Literal["tree-sitter"] = field("The parser")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticLocation:
+    kind: Literal["source-range", "artifact-path"] = field(
+        "A byte range, or the module as a whole (the module is the evidence context's module_path)"
+    )
+    line: int | None = field("First line", minimum=1, omit_none=True)
+    start_byte: int | None = field("Start byte", minimum=0, omit_none=True)
+    end_byte: int | None = field("End byte", minimum=0, omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticEvidenceRef:
+    context_id: str = field("The evidence context", pattern=SEMANTIC_CONTEXT_ID)
+    location: SemanticLocation = field("Where in the module")
+
+
+@attrs.frozen(kw_only=True)
+class SourcePoint:
+    line: int = field("Line", minimum=1)
+    column: int = field("Column (bytes)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SourceRange:
+    start: SourcePoint = field("Start")
+    end: SourcePoint = field("End")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticIdentity:
+    artifact_sha256: str | None = field("The module's content digest")
+    module_path: str = field("The module")
+    source_range: SourceRange | None = field("Where (null for module-wide and application-wide nodes)")
+    role_key: str = field("What the node is in that place (function, parameter:0, literal, ipc:channel, ...)")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticNodeStrategy:
+    strategy: Literal["semantic-content-sha256"] = field("Ids are digests of content")
+    stability: Literal["artifact-version"] = field("One id per node of this artifact version")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticGraphNode:
+    node_id: str = field("jsrg_node_<sha256> of kind and identity", pattern=SEMANTIC_NODE_ID)
+    kind: str = field("Semantic node kind", schema={"enum": SEMANTIC_NODE_KINDS})
+    identity: SemanticIdentity = field("What the id is a digest of")
+    function_node_id: str | None = field("Enclosing function", pattern=SEMANTIC_NODE_ID)
+    application_node_ids: tuple[str, ...] = _ids("The application graph module it is in")
+    label: str | None = field("Readable name, value or callee")
+    properties: Open = field("Facts of its kind (value, callee, parameters, endpoint, dynamic, ...)")
+    evidence: SemanticEvidenceRef = field("Provenance")
+    identifier_strategy: SemanticNodeStrategy = field("How the id is derived")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticGraphRelation:
+    relation_id: str = field("jsrg_relation_<sha256>", pattern=SEMANTIC_RELATION_ID)
+    source_node_id: str = field("Where the value or control comes from", pattern=SEMANTIC_NODE_ID)
+    target_node_id: str = field("Where it goes", pattern=SEMANTIC_NODE_ID)
+    relation: str = field("Semantic relation", schema={"enum": list(SEMANTIC_RELATIONS)})
+    resolution: Literal["resolved", "candidate"] = field("candidate: resolved by name only (ambiguous, dynamic)")
+    properties: Open = field("argument index, ...")
+    evidence: SemanticEvidenceRef = field("Provenance")
+    identifier_strategy: EdgeStrategy = field("How the id is derived")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticUnknownRow:
+    unknown_id: str = field("jsrg_unknown_<sha256>", pattern=SEMANTIC_UNKNOWN_ID)
+    node_id: str | None = field("Where it stands", pattern=SEMANTIC_NODE_ID)
+    family: str = field("Relation family", schema={"enum": SEMANTIC_FAMILIES})
+    relation_kinds: tuple[str, ...] = field(
+        "Relations it could have been",
+        minItems=1,
+        schema={"type": "array", "items": {"enum": list(SEMANTIC_RELATIONS)}},
+    )
+    reason: str = field("Why it is unknown", schema={"enum": SEMANTIC_UNKNOWN_REASONS})
+    detail: str = field("What was seen", minLength=1)
+    candidate_node_ids: tuple[str, ...] = _ids("Candidates", SEMANTIC_NODE_ID)
+    evidence: SemanticEvidenceRef = field("Provenance")
+
+
+@attrs.frozen(kw_only=True)
+class FingerprintComponents:
+    parameter_arity: int = field("Parameters", minimum=0)
+    normalized_ast_sha256: str = field("Digest of the syntax tree without identifier text", pattern=SHA256)
+    control_flow_sha256: str = field("Digest of the branch structure", pattern=SHA256)
+    relation_shape_sha256: str = field("Digest of arity and control shape", pattern=SHA256)
+    literal_set_sha256: str = field("Digest of the literals it contains", pattern=SHA256)
+    effects: tuple[Literal["async", "child-process", "event", "network", "promise", "resource", "timer"], ...] = field(
+        "Effects its calls name"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class SemanticFingerprint:
+    fingerprint_id: str = field("jsrg_fingerprint_<sha256>", pattern="^jsrg_fingerprint_[a-f0-9]{64}$")
+    function_node_id: str = field("The function", pattern=SEMANTIC_NODE_ID)
+    algorithm: Literal["rea.javascript-semantic-function"] = field("Fingerprint algorithm")
+    status: Literal["complete", "partial", "unavailable"] = field("partial: a large function's syntax not hashed")
+    components: FingerprintComponents = field("What it digests")
+    fingerprint_sha256: str = field("The rename-resistant digest (a function seed names it)", pattern=SHA256)
+    limitations: tuple[str, ...] = field("What it leaves out")
+    evidence: SemanticEvidenceRef = field("Provenance")
+
+
+@attrs.frozen(kw_only=True)
 class SemanticGraph:
-    """The semantic companion graph: not built by this analyzer, so empty and marked unavailable."""
+    """The semantic companion graph: functions, bindings, literals, call and return sites, property slots,
+    events and boundaries with their relations; unavailable (empty) only for a cancelled analysis."""
 
     schema: Literal["JavaScriptSemanticRelationGraph"] = field("Graph schema")
     schema_version: Literal[1] = field("Graph schema version")
-    graph_id: str = field("jsrg_<sha256> of this (empty) companion")
+    graph_id: str = field("jsrg_<sha256> of the graph's node and relation ids", pattern="^jsrg_[a-f0-9]{64}$")
     application_graph_id: str = field("The application graph it accompanies")
     root_artifact_sha256: str = field("The root artifact", pattern=SHA256)
-    root_node_ids: tuple[str, ...] = _empty("Semantic roots (none)")
-    nodes: tuple[Open, ...] = _empty("Semantic nodes (none)")
-    relations: tuple[Open, ...] = _empty("Semantic relations (none)")
-    unknowns: tuple[Open, ...] = _empty("Semantic unknowns (none)")
-    fingerprints: tuple[Open, ...] = _empty("Function fingerprints (none)")
-    coverage: SemanticCoverage = field("unavailable")
-    limitations: tuple[str, ...] = field("Why it is empty")
+    root_node_ids: tuple[str, ...] = _ids("Module nodes", SEMANTIC_NODE_ID)
+    evidence_contexts: tuple[SemanticEvidenceContext, ...] = field("Provenance shared by the facts", factory=tuple)
+    nodes: tuple[SemanticGraphNode, ...] = field("Semantic nodes")
+    relations: tuple[SemanticGraphRelation, ...] = field("Semantic relations")
+    unknowns: tuple[SemanticUnknownRow, ...] = field("What could not be resolved statically")
+    fingerprints: tuple[SemanticFingerprint, ...] = field("Function fingerprints")
+    coverage: SemanticCoverage = field("Completeness")
+    limitations: tuple[str, ...] = field("What the graph does not establish")
 
 
 @attrs.frozen(kw_only=True)
@@ -872,6 +1036,14 @@ class TraceSummary:
 
 
 @attrs.frozen(kw_only=True)
+class TraceRelevance:
+    policy: str = field("Which reached nodes are not traversed from")
+    pruned_nodes: int = field("Nodes reached but not traversed from", minimum=0)
+    pruned_edges: int = field("Edges those nodes would have led on (unexplored)", minimum=0)
+    pruned_node_ids: tuple[str, ...] = _ids("The first 100 of them")
+
+
+@attrs.frozen(kw_only=True)
 class TraceCoverage:
     status: Literal["complete-within-source", "partial", "no-match"] = field("How complete the trace is")
     source_graph_status: GraphStatus = field("Coverage of the source graph")
@@ -883,6 +1055,10 @@ class TraceCoverage:
     omitted_paths: int = field("Terminal paths past max_paths", minimum=0)
     frontier_node_ids: tuple[str, ...] = _ids("Nodes where a bound stopped the traversal")
     limits_reached: tuple[str, ...] = field("Trace bounds reached (extra)")
+    incomplete_because: tuple[str, ...] = field(
+        "What the answer rests on that was not parsed or not resolved (extra; empty when complete)"
+    )
+    relevance: TraceRelevance = field("What the relevance policy reached but did not traverse from (extra)")
 
 
 @attrs.frozen(kw_only=True)
@@ -909,6 +1085,11 @@ class FeatureTraceResult:
     evidence_links: tuple[str, ...] = field("Evidence the trace rests on", minItems=1)
     limitations: tuple[str, ...] = field("What the trace does not establish")
     frontier: tuple[Frontier, ...] = field("Where bounds stopped the traversal, first 100 (extra)")
+    unknowns: tuple[Open, ...] = field(
+        "Application unknowns bearing on the answer, first 100: on reached nodes, and a channel's dynamic IPC "
+        "operations (extra)",
+        schema=_open_rows("An unknown: {kind, node?, path?, line?, direction?, ...}"),
+    )
 
 
 # --------------------------------------------------- trace_javascript_semantics
@@ -916,20 +1097,24 @@ class FeatureTraceResult:
 
 @attrs.frozen(kw_only=True)
 class SemanticNodeRow:
-    node_id: str = field("jsrg_node_<sha256> of the application node it stands for", pattern=SEMANTIC_NODE_ID)
-    kind: str = field("Node kind (the application node's)")
+    node_id: str = field(
+        "A semantic graph node (for an application-node seed: jsrg_node_<sha256> of the application node)",
+        pattern=SEMANTIC_NODE_ID,
+    )
+    kind: str = field("Node kind (semantic, or the application node's for an application-node seed)")
     label: str | None = field("Readable label")
     application_node_ids: tuple[str, ...] = _ids("Application graph nodes it stands for")
-    function_node_id: str | None = field("Owning function node (not modelled: null)")
+    function_node_id: str | None = field("Owning function node (null at module level)")
     depth: int = field("Steps from the seed (extra)", minimum=0)
 
 
 @attrs.frozen(kw_only=True)
 class SemanticRelationRow:
     relation_id: str = field(
-        "jsrg_relation_<sha256> of the application edge it stands for", pattern="^jsrg_relation_[a-f0-9]{64}$"
+        "A semantic relation (for an application-node seed: of the application edge)",
+        pattern="^jsrg_relation_[a-f0-9]{64}$",
     )
-    relation: str = field("Relation kind (our graph relations)")
+    relation: str = field("Relation kind (semantic, or the application graph's for an application-node seed)")
     source_node_id: str = field("Start", pattern=SEMANTIC_NODE_ID)
     target_node_id: str = field("End", pattern=SEMANTIC_NODE_ID)
     resolution: Literal["resolved", "candidate"] = field("resolved: a static fact")
@@ -941,10 +1126,10 @@ class SemanticSummary:
     retained_seed_matches: int = field("Seed nodes kept (bounded by max_seed_matches)", minimum=0)
     traversed_nodes: int = field("Nodes reached", minimum=0)
     traversed_relations: int = field("Relations followed", minimum=0)
-    traversed_functions: int = field("Functions reached (not modelled: 0)", minimum=0)
+    traversed_functions: int = field("Functions reached", minimum=0)
     traversed_modules: int = field("Modules reached", minimum=0)
     relevant_unknowns: int = field("Application unknowns touching the reached nodes", minimum=0)
-    retained_unknowns: int = field("Semantic unknowns listed (none without a semantic graph)", minimum=0)
+    retained_unknowns: int = field("Semantic unknowns listed", minimum=0)
 
 
 @attrs.frozen(kw_only=True)
@@ -994,18 +1179,18 @@ class SemanticQueryResult:
     schema_version: Literal[1] = field("Result schema version")
     query_id: str = field("jsrq_<sha256> of the query (without its cursor)", pattern="^jsrq_[a-f0-9]{64}$")
     source_graph_id: str = field(
-        "The semantic companion graph (semantic_graph.graph_id; it is unavailable)", pattern="^jsrg_[a-f0-9]{64}$"
+        "The semantic companion graph answered from (semantic_graph.graph_id)", pattern="^jsrg_[a-f0-9]{64}$"
     )
     seed: SemanticSeed = field("The seed, as given")
     direction: SemanticDirection = field("Direction, as given")
     status: Literal["found", "no-match", "ambiguous", "partial", "unsupported"] = field(
-        "unsupported: the seed kind needs the semantic companion graph"
+        "found, no-match, partial (a bound stopped it), unsupported (no semantic graph: a cancelled analysis)"
     )
     seed_node_ids: tuple[str, ...] = _ids("Seed nodes", SEMANTIC_NODE_ID)
-    evidence_contexts: tuple[Open, ...] = _empty("Evidence contexts (none without a semantic graph)")
+    evidence_contexts: tuple[SemanticEvidenceContext, ...] = field("Provenance of the nodes and relations returned")
     nodes: tuple[SemanticNodeRow, ...] = field("Nodes reached")
     relations: tuple[SemanticRelationRow, ...] = field("Relations followed")
-    unknowns: tuple[Open, ...] = _empty("Semantic unknowns (none without a semantic graph)")
+    unknowns: tuple[SemanticUnknownRow, ...] = field("Semantic unknowns on the reached nodes (bounded by max_unknowns)")
     expected_match_node_ids: tuple[str, ...] = _ids("Reached nodes of the expected classes", SEMANTIC_NODE_ID)
     summary: SemanticSummary = field("Counts")
     coverage: SemanticQueryCoverage = field("Completeness")
@@ -1130,6 +1315,14 @@ class ChangeGraph:
 
 
 @attrs.frozen(kw_only=True)
+class ContentOnlyChanges:
+    category: Literal["modules"] = field("The category summarized")
+    count: int = field("Modules changed only in their content digest", minimum=0)
+    sample_keys: tuple[str, ...] = field("The first of them (at most 20)", maxItems=20)
+    note: str = field("Why they are not items")
+
+
+@attrs.frozen(kw_only=True)
 class VersionsResult:
     schema_version: Literal[1] = field("Result schema version")
     comparison_id: str = field("javc_<sha256> of the comparison", pattern="^javc_[a-f0-9]{64}$")
@@ -1144,6 +1337,7 @@ class VersionsResult:
     limitations: tuple[str, ...] = field("What the comparison does not establish")
     categories: dict[str, CategoryCounts] = field("Outcomes per category (extra)")
     pairing: str = field("Pairing keys (extra)")
+    content_only_changes: ContentOnlyChanges = field("Modules whose bytes alone differ: counted, not listed (extra)")
 
 
 @attrs.frozen(kw_only=True)
@@ -1269,6 +1463,10 @@ class ExportSide:
     omitted_candidates: int = field("Candidates past the bound", minimum=0)
     form: str | None = field("How the export is made (extra)", omit_none=True)
     shape: Open = field("Its static shape (extra)", omit_none=True)
+    resolved_through: tuple[str, ...] | None = field(
+        "The re-exports followed to reach the shape, `path#name` each (a getter's `_v.default`; extra)",
+        omit_none=True,
+    )
 
 
 @attrs.frozen(kw_only=True)

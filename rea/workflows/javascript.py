@@ -31,7 +31,8 @@ from rea.javascript import trace as tr
 from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
-from rea.javascript.record import application_result, contradiction, inventory_identity
+from rea.javascript.semantic_graph import build_semantic_graph
+from rea.javascript.record import application_result, contradiction, graph_id, inventory_identity
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
@@ -155,11 +156,18 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
             phase=phase, message=f"{len(reading.facts)} files parsed; resolving modules, roles and IPC"
         )
         built = reading.graph()
+        phase = "semantic"
+        yield ReportProgress(
+            phase=phase,
+            message=f"{len(built['nodes'])} nodes, {len(built['edges'])} edges; building the semantic graph",
+        )
+        semantic = _semantic(reading, built)
         phase = "sealing"
         yield ReportProgress(
-            phase=phase, message=f"{len(built['nodes'])} nodes, {len(built['edges'])} edges; sealing the result"
+            phase=phase,
+            message=f"{len(semantic['nodes'])} semantic nodes, {len(semantic['relations'])} relations; sealing",
         )
-        draft = _draft(reading, built, None)
+        draft = _draft(reading, built, None, semantic)
         phase = "hashing"
         yield ReportProgress(phase=phase, message="canonical hashing of the application record")
         identified = identify(draft)
@@ -242,7 +250,17 @@ def _partial(reading: _Reading, built: dict[str, Any] | None, cancelled_during: 
     return identify(draft).bind(validate)
 
 
-def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | None) -> Evidence:
+def _semantic(reading: _Reading, built: Mapping[str, Any]) -> dict[str, Any]:
+    """The semantic companion graph of the files read, keyed to the application graph's id."""
+    by_path = {f["path"]: f for f in reading.facts}
+    digest = tree_digest(reading.scan["files"], by_path)
+    gid = graph_id(digest, built["limits"], reading.scan.get("parser", {}))
+    return build_semantic_graph(reading.facts, built["edges"], gid, digest, reading.limits)
+
+
+def _draft(
+    reading: _Reading, built: Mapping[str, Any], cancelled_during: str | None, semantic: dict[str, Any] | None = None
+) -> Evidence:
     args, scan, facts, limits = reading.args, reading.scan, reading.facts, reading.limits
     if cancelled_during is not None:
         built = {**built, "coverage": {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}}
@@ -260,6 +278,7 @@ def _draft(reading: _Reading, built: Mapping[str, Any], cancelled_during: str | 
         parsers=parser,
         policy=reading.policy,
         limitations=limitations,
+        semantic=semantic,
     )
     return draft_evidence(
         provider=provider,

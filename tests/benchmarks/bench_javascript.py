@@ -53,14 +53,17 @@ def _command() -> list[str]:
     return [sys.executable, "-c", _PEAK]
 
 
-def _analyze(path: Path) -> tuple[float, float, dict]:
-    """Wall seconds, peak RSS MiB of the CLI process, and the complete Evidence."""
+def _analyze(path: Path, semantic: bool = True) -> tuple[float, float, dict]:
+    """Wall seconds, peak RSS MiB of the CLI process, and the complete Evidence (without the semantic
+    companion graph's facts when `semantic` is false: the overhead baseline)."""
+    env = {**os.environ, "REA_JAVASCRIPT_SEMANTIC": "on" if semantic else "off"}
     start = time.perf_counter()
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             [*_command(), "analyze-javascript-application", str(path), "--detail", "complete", "--json"],
             stdout=out,
             stderr=err,
+            env=env,
         )
         proc.wait()
         elapsed = time.perf_counter() - start
@@ -76,6 +79,63 @@ def _analyze(path: Path) -> tuple[float, float, dict]:
 def _npm(cwd: Path, *packages: str) -> None:
     (cwd / "package.json").write_text('{"name": "bench", "private": true}')
     subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=cwd, check=True, capture_output=True)
+
+
+def _semantic_rows(label: str, path: Path, seconds: float, rss: float, evidence: dict) -> list[Row]:
+    """The semantic graph's cost: wall and peak memory against the same analysis without it (target <=2x),
+    and the graph's size."""
+    base_seconds, base_rss, _ = _analyze(path, semantic=False)
+    graph = evidence["normalized_result"]["semantic_graph"]
+    print(
+        f"{label}: semantic graph {len(graph['nodes'])} nodes, {len(graph['relations'])} relations "
+        f"({graph['coverage']['status']}); {seconds:.2f} s vs {base_seconds:.2f} s without, "
+        f"{rss:.0f} vs {base_rss:.0f} MiB"
+    )
+    wall, memory = seconds / base_seconds, rss / base_rss
+    return [
+        Row(
+            BENCH,
+            f"{label}: semantic graph wall overhead",
+            wall,
+            "x",
+            "without it",
+            base_seconds,
+            wall,
+            "<=2x",
+            verdict(wall <= 2),
+        ),
+        Row(
+            BENCH,
+            f"{label}: semantic graph peak-memory overhead",
+            memory,
+            "x",
+            "without it",
+            base_rss,
+            memory,
+            "<=2x",
+            verdict(memory <= 2),
+        ),
+    ]
+
+
+def _warm_trace(evidence: dict) -> float:
+    """Seconds of one warm semantic trace (a property seed, backward) over the koa record, in-process."""
+    from rea.javascript.semantics import applied_limits, semantic_query
+
+    result = evidence["normalized_result"]
+    names = [n["label"] for n in result["semantic_graph"]["nodes"] if n["kind"] == "property-slot"]
+    query = {
+        "seed": {"kind": "property", "name": sorted(names)[0] if names else "body"},
+        "direction": "backward-provenance",
+        "include_ambiguous_dynamic_edges": False,
+        "cursor": None,
+    }
+    limits = {"max_depth": 12, "max_nodes": 2000, "max_edges": 4000, "max_paths": 100, "max_seed_matches": 25}
+    applied = applied_limits(None, limits)
+    semantic_query(result, evidence["evidence_id"], query, limits, applied)  # warm
+    start = time.perf_counter()
+    semantic_query(result, evidence["evidence_id"], query, limits, applied)
+    return time.perf_counter() - start
 
 
 def _ratio(evidence: dict) -> float:
@@ -127,7 +187,19 @@ def run() -> list[Row]:
                 target="<=10x",
                 status=verdict(_ratio(evidence) <= 10),
             ),
+            *_semantic_rows("koa tree", koa, seconds, rss, evidence),
         ]
+        warm = _warm_trace(evidence)
+        rows.append(
+            Row(
+                BENCH,
+                "koa tree: semantic trace, warm",
+                warm * 1000,
+                "ms",
+                target="<=200 ms",
+                status=verdict(warm <= 0.2),
+            )
+        )
         app = Path(tmp) / "bundled"
         app.mkdir()
         _npm(app, "typescript@5.6.3", "esbuild@0.24.2", "koa@3.3.0", "webpack@5.97.1", "webpack-cli@5.1.4")
@@ -196,6 +268,7 @@ def run() -> list[Row]:
                     status="info",
                 ),
                 Row(BENCH, f"{name}: CLI peak RSS", rss, "MiB", status="info"),
+                *_semantic_rows(f"{name} bundle", out, seconds, rss, evidence),
                 Row(
                     BENCH,
                     f"{name}: Evidence / text bytes read",

@@ -96,6 +96,8 @@ LAZY_FAMILIES = (
     "effects.android.runtime",
     "effects.layout.runtime",
     "effects.wasm.runtime",
+    "effects.native.annotations",
+    "effects.native.image",
 )
 
 

@@ -18,10 +18,13 @@ from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout,
 from rea.wasm.model import InspectWasm
 from rea.native.effects import (
     DiscoverProviders,
+    EditAnnotations,
     NativeActivity,
     NativeFacts,
     NativeLineage,
     NativeQuery,
+    ReadAnnotations,
+    ReadImage,
     ReleaseNative,
 )
 from rea.program import (
@@ -48,6 +51,9 @@ AnyEffect: TypeAlias = (
     | DiscoverProviders
     | NativeFacts
     | NativeQuery
+    | ReadAnnotations
+    | EditAnnotations
+    | ReadImage
     | ReleaseNative
     | NativeLineage
     | NativeActivity
@@ -81,6 +87,9 @@ MEMBERS: tuple[type, ...] = (
     DiscoverProviders,
     NativeFacts,
     NativeQuery,
+    ReadAnnotations,
+    EditAnnotations,
+    ReadImage,
     ReleaseNative,
     NativeLineage,
     NativeActivity,

@@ -226,7 +226,52 @@ ANDROID: dict[str, Any] = {
 _RANGE = obj(offset=STR, bytes=STR)
 _LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_RANGE), unknown_reason=nullable(STR))
 
+_FLOW = obj(kind=STR, conditional=BOOL, computed=BOOL, direct_destinations=arr(STR))
+_NATIVE_REF = obj(target_address=STR, type=STR, call=BOOL, jump=BOOL, indirect=BOOL, computed=BOOL, operand_index=INT)
+_INSTRUCTION_STATUS = ["decoded", "not-instruction-boundary", "data", "undecodable", "outside-memory"]
+_CALL_STATUS = ["direct", "resolved-indirect", "ambiguous", "unresolved", "not-call", "unavailable"]
+# §4.2 native surface (toolOutputSchemaGroups.ts, hopperMemoryContracts.ts, native/nativeInstruction*.ts,
+# native/nativeFunctionAnnotations.ts): absent from 3.1's result schemas
+NATIVE_SURFACE: dict[str, Any] = {
+    **{t: nullable(STR) for t in ("comment", "inline_comment")},
+    **{t: STR for t in ("goto_address", "next_address", "prev_address")},
+    **{t: BOOL for t in ("set_comment", "set_inline_comment", "set_address_name", "set_bookmark", "unset_bookmark")},
+    "set_addresses_names": {"type": "object", "additionalProperties": BOOL},
+    "list_bookmarks": arr(obj(address=STR)),
+    "read_bytes": obj(address=STR, requested_bytes=INT, returned_bytes=INT, bytes_hex=STR, complete=BOOL),
+    "address_to_file_offset": obj(address=STR, file_offset=INT),
+    "inspect_native_instruction": obj(
+        address=STR,
+        status={"enum": _INSTRUCTION_STATUS},
+        procedure=nullable(STR),
+        architecture=STR,
+        mode=STR,
+        bytes=nullable(STR),
+        length=nullable(INT),
+        mnemonic=nullable(STR),
+        raw_disassembly=nullable(STR),
+        operands=arr(obj(index=INT, raw=STR, provider_type=INT, components=arr(ANY), memory_addressing=STR)),
+        flow=_FLOW,
+        references=arr(_NATIVE_REF),
+        limitations=arr(STR),
+    ),
+    "resolve_native_call_targets": obj(
+        call_site=STR,
+        procedure=nullable(STR),
+        status={"enum": _CALL_STATUS},
+        mechanism={"enum": ["direct", "computed", "indirect", "unavailable"]},
+        targets=arr(obj(address=STR, procedure=nullable(STR), status=STR, basis=STR, references=arr(_NATIVE_REF))),
+        limitations=arr(STR),
+    ),
+    "annotate_native_function": obj(
+        annotations=obj(address=STR, name=STR, comment=nullable(STR), inline_comment=nullable(STR)),
+        dossier={"type": "object"},
+        effects=obj(scope=STR, source_bytes_modified=BOOL, persists_after_close=BOOL),
+    ),
+}
+
 SIX: dict[str, Any] = {
+    **NATIVE_SURFACE,
     # §4.5 managed: references, resources, attributes are arrays in 6.x (3.1 paged them)
     "inspect_managed_artifact": _listed("inspect_managed_artifact", "references", "resources", "attributes"),
     "inspect_managed_members": _listed(

@@ -43,6 +43,17 @@ def test_the_rule_covers_the_closed_vocabulary_and_every_combination():
             } == hints, combo
 
 
+ANNOTATION_EDITS = (
+    "set_comment",
+    "set_inline_comment",
+    "set_address_name",
+    "set_addresses_names",
+    "set_bookmark",
+    "unset_bookmark",
+    "annotate_native_function",
+)
+
+
 def test_every_catalog_tool_derives_its_hints_from_its_effects():
     for contract in CATALOG:
         assert contract.mcp_annotations() == expected_hints(contract.effects), contract.name
@@ -50,7 +61,8 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
             assert "mutatesSession" in contract.effects and not contract.mcp_annotations()["readOnlyHint"]
     assert all(not c.mcp_annotations()["readOnlyHint"] for c in CATALOG if c.name in JAVASCRIPT)
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
-    assert destructive == {"close_binary", "export_evidence_bundle"}  # they drop the ledger / replace a file
+    # they drop the ledger / replace a file / overwrite or clear analyst annotations
+    assert destructive == {"close_binary", "export_evidence_bundle", *ANNOTATION_EDITS}
 
 
 def test_an_evidence_tool_cannot_forget_that_it_records():

@@ -12,12 +12,26 @@ from rea.catalog import layout as _layout
 from rea.catalog import wasm as _wasm
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
+from rea.catalog import native_surface as _native_surface
 from rea.catalog import session_tools as _session
 from rea.catalog import setup_commands as _setup
 from rea.catalog import views as _views
 from rea.catalog.contract import ToolContract
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _layout, _wasm, _views, _generic, _setup)
+_FAMILIES = (
+    _session,
+    _native,
+    _native_surface,
+    _artifacts,
+    _javascript,
+    _managed,
+    _android,
+    _layout,
+    _wasm,
+    _views,
+    _generic,
+    _setup,
+)
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}

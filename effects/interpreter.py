@@ -98,6 +98,7 @@ LAZY_FAMILIES = (
     "effects.wasm.runtime",
     "effects.native.annotations",
     "effects.native.image",
+    "effects.native.dwarf",
 )
 
 

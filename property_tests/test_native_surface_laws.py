@@ -139,3 +139,23 @@ def test_fuzzed_binaries_give_a_load_map_or_a_canonical_error(data, address, len
 def test_truncated_binaries_give_a_load_map_or_a_canonical_error(data):
     seed = data.draw(st.sampled_from(seeds()))
     _image_or_error(seed[: data.draw(st.integers(0, min(len(seed), 16384)))], data.draw(st.integers(0, 0x5000)), 16)
+
+
+@settings(max_examples=40)
+@given(mutated(), st.sampled_from(("int", "main", "point")))
+def test_fuzzed_dwarf_gives_a_type_or_a_canonical_answer(data, name):
+    import tempfile
+    from pathlib import Path
+
+    from effects.native.dwarf import guarded
+    from rea.native.effects import ReadDwarfType
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "subject"
+        path.write_bytes(data)
+        got = guarded(ReadDwarfType(path=str(path), type=name))
+        assert (isinstance(got, ReaError) and got.code == "target_unavailable") or got["status"] in (
+            "found",
+            "not-found",
+            "unavailable",
+        )

@@ -24,6 +24,7 @@ from rea.native.effects import (
     NativeLineage,
     NativeQuery,
     ReadAnnotations,
+    ReadDwarfType,
     ReadImage,
     ReleaseNative,
 )
@@ -54,6 +55,7 @@ AnyEffect: TypeAlias = (
     | ReadAnnotations
     | EditAnnotations
     | ReadImage
+    | ReadDwarfType
     | ReleaseNative
     | NativeLineage
     | NativeActivity
@@ -90,6 +92,7 @@ MEMBERS: tuple[type, ...] = (
     ReadAnnotations,
     EditAnnotations,
     ReadImage,
+    ReadDwarfType,
     ReleaseNative,
     NativeLineage,
     NativeActivity,

@@ -263,6 +263,9 @@ NATIVE_SURFACE: dict[str, Any] = {
         targets=arr(obj(address=STR, procedure=nullable(STR), status=STR, basis=STR, references=arr(_NATIVE_REF))),
         limitations=arr(STR),
     ),
+    # never answered on this host (EXPECTED_ERRORS); shapes from 6.x nativeUiObservation.ts as far as read
+    **{t: {"type": "object"} for t in ("observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action")},
+    "inspect_native_data_type": obj(status=STR, reason=nullable(STR), id=nullable(STR), name=nullable(STR)),
     "annotate_native_function": obj(
         annotations=obj(address=STR, name=STR, comment=nullable(STR), inline_comment=nullable(STR)),
         dossier={"type": "object"},
@@ -639,6 +642,10 @@ EXPECTED_ERRORS = {
     "current_address": "capability_unavailable",
     "current_procedure": "capability_unavailable",
     "get_navigation_context": "capability_unavailable",
+    # macOS accessibility (and Hopper's Interface Builder metadata) do not exist on Linux: typed unavailability
+    "observe_native_ui": "capability_unavailable",
+    "capture_native_ui_scenario": "capability_unavailable",
+    "trace_native_ui_action": "capability_unavailable",
 }
 
 # the Evidence v2 envelope every Evidence tool returns (DESIGN.md "Evidence v2", spec "Tool results")

@@ -454,3 +454,88 @@ def test_cli_subcommands(built, tmp_path):
     assert rea("list-bookmarks", str(path)).stdout.strip() == "(none)"
     outside = rea("read-bytes", str(path), "0x7fff0000")
     assert outside.returncode == 2 and "outside every load segment" in outside.stdout + outside.stderr
+
+
+def test_macos_ui_tools_are_advertised_and_typed_unavailable():
+    async def main():
+        async with connect() as s:
+            listed = {t.name for t in (await s.list_tools()).tools}
+            replies = [
+                await s.call_tool("observe_native_ui", {"pid": 1, "window_id": 2}),
+                await s.call_tool(
+                    "capture_native_ui_scenario", {"pid": 1, "window_id": 2, "steps": [{"kind": "wait"}]}
+                ),
+                await s.call_tool("trace_native_ui_action", {"action": "buttonPressed:"}),
+            ]
+            return listed, replies
+
+    listed, replies = anyio.run(main)
+    assert {"observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action"} <= listed
+    for reply in replies:
+        body = err(reply, "capability_unavailable")
+        assert body["details"]["reason"] == "host_unsupported" and "macOS" in body["remediation"]["action"]
+
+
+TYPES_SOURCE = """
+struct point { int x; short y; unsigned flag:3; unsigned mode:5; };
+enum color { RED, GREEN = 5 };
+typedef struct point point_t;
+point_t origin; enum color paint;
+int main(void) { return origin.x + paint; }
+"""
+
+
+def gdb_layout(path: Path, name: str) -> tuple[int, dict[str, tuple[int, int]]]:
+    """(total size, member -> (byte offset, bit offset in that byte)) as gdb's `ptype /o` prints them."""
+    out = subprocess.run(
+        ["gdb", "-batch", "-ex", f"ptype /o {name}", str(path)], capture_output=True, text=True, check=True
+    ).stdout
+    members = {}
+    for line in out.splitlines():
+        m = re.match(r"^/\*\s+(\d+)(?::\s*(\d+))?\s+\|\s+\d+ \*/\s+.*?(\w+)(?:\s*:\s*\d+)?;$", line)
+        if m:
+            members[m[3]] = (int(m[1]), int(m[2] or 0))
+    return int(re.search(r"total size \(bytes\):\s+(\d+)", out)[1]), members
+
+
+@pytest.mark.skipif(shutil.which("gdb") is None, reason="gdb is the independent DWARF reader")
+def test_data_types_from_dwarf_match_gdb(tmp_path):
+    source, path, bare = tmp_path / "types.c", tmp_path / "types", tmp_path / "bare"
+    source.write_text(TYPES_SOURCE)
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(path), str(source)], check=True, capture_output=True)
+    subprocess.run(["gcc", "-O0", "-s", "-o", str(bare), str(source)], check=True, capture_output=True)
+    origin = nm_functions(path)  # functions only; the variable comes from nm below
+    out = subprocess.run(["nm", str(path)], capture_output=True, text=True, check=True).stdout
+    variable = next(f"0x{int(p[0], 16):x}" for p in (line.split() for line in out.splitlines()) if p[-1] == "origin")
+
+    async def main():
+        async with connect() as s:
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            got = [
+                value(await s.call_tool("inspect_native_data_type", {"type": t}))
+                for t in ("point", "color", "point_t", "missing_t")
+            ]
+            got.append(value(await s.call_tool("inspect_native_data_type", {"address": variable})))
+            both = err(
+                await s.call_tool("inspect_native_data_type", {"type": "a", "address": "0x1"}), "invalid_request"
+            )
+            ok(await s.call_tool("open_binary", {"path": str(bare)}))
+            got.append(value(await s.call_tool("inspect_native_data_type", {"type": "point"})))
+            return got, both
+
+    (point, color, alias, missing, at, stripped), both = anyio.run(main)
+    size, members = gdb_layout(path, "struct point")
+    assert point["status"] == "found" and point["kind"] == "struct" and point["size"] == size
+    assert {f["name"]: (f["offset"], 0) for f in point["fields"]} == {k: members[k] for k in ("x", "y")}
+    for bit in point["bitfields"]:
+        assert divmod(bit["bit_offset"], 8) == members[bit["name"]], bit
+    assert [b["bit_size"] for b in point["bitfields"]] == [3, 5]
+    assert color["kind"] == "enum" and color["enum_values"] == [
+        {"name": "RED", "value": 0},
+        {"name": "GREEN", "value": 5},
+    ]
+    assert alias["kind"] == "typedef" and alias["child_type_ids"] == [point["id"]]
+    assert missing["status"] == "not-found" and "missing_t" in missing["reason"]
+    assert at["variable"] == "origin" and at["name"] == "point_t"
+    assert stripped["status"] == "unavailable" and "DWARF" in stripped["reason"]
+    assert both["details"]["field"] == "type" and "main" in origin

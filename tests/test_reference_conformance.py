@@ -203,6 +203,9 @@ async def _call(session: Any, tool: str, args: dict[str, Any], retried: bool = F
     return {"ok": reply.structured_content, "args": args}
 
 
+WAIT = {"kind": "wait", "milliseconds": 100}
+
+
 def _surface_plan(main: str) -> list[tuple[str, str, Any]]:
     """The §4.2 surface after every other native case (its edits must not rename what they ask about)."""
     inside = hex(int(main, 16) + 4)
@@ -224,6 +227,10 @@ def _surface_plan(main: str) -> list[tuple[str, str, Any]]:
         ("address_to_file_offset", "address_to_file_offset", {"address": main}),
         ("inspect_native_instruction", "inspect_native_instruction", {"address": main}),
         ("resolve_native_call_targets", "resolve_native_call_targets", {"address": main}),
+        ("inspect_native_data_type", "inspect_native_data_type", {"type": "int"}),
+        ("observe_native_ui", "observe_native_ui", {"pid": 123, "window_id": 456}),
+        ("capture_native_ui_scenario", "capture_native_ui_scenario", {"pid": 1, "window_id": 2, "steps": [WAIT]}),
+        ("trace_native_ui_action", "trace_native_ui_action", {"action": "buttonPressed:"}),
     ]
 
 

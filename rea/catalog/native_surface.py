@@ -213,3 +213,69 @@ CLI_COMMANDS = (
     "resolve-native-call-targets",
     "set-comment",
 )
+
+MACOS_ONLY = (
+    "REA observes and drives native UIs through macOS accessibility and Hopper's Interface Builder "
+    "metadata; this host is not macOS, so the tool answers capability_unavailable (reason host_unsupported)."
+)
+
+
+def _macos(
+    name: str, title: str, description: str, args: type, result: Any, example: Mapping[str, Any]
+) -> ToolContract:
+    return evidence_tool(
+        name,
+        title,
+        description + " " + MACOS_ONLY,
+        args=args,
+        result=result,
+        surface="official-proxy",
+        examples=[dict(example)],
+        effects={"mutatesSession", "changesUiState", "executesForeignCode"}
+        if name == "capture_native_ui_scenario"
+        else {"mutatesSession"},
+    )
+
+
+UI_TOOLS: tuple[ToolContract, ...] = (
+    _macos(
+        "observe_native_ui",
+        "Observe Native UI",
+        "A running app's window by pid and window id: bounded accessibility tree and window screenshot.",
+        w.UiObservationArgs,
+        w.UiObservation,
+        {"pid": 123, "window_id": 456},
+    ),
+    _macos(
+        "capture_native_ui_scenario",
+        "Capture Native UI Scenario",
+        "Click, scroll, key-entry and wait steps in one app window with before/after captures.",
+        w.UiScenarioArgs,
+        w.UiScenario,
+        {"pid": 123, "window_id": 456, "steps": [{"kind": "wait", "milliseconds": 100}]},
+    ),
+    _macos(
+        "trace_native_ui_action",
+        "Trace Native UI Action",
+        "Interface Builder connections to Objective-C handlers to static callees, with edge kinds and unknowns.",
+        w.UiActionArgs,
+        w.UiActionGraph,
+        {"action": "buttonPressed:"},
+    ),
+)
+TOOLS = (*TOOLS, *UI_TOOLS)
+
+TOOLS = (
+    *TOOLS,
+    _tool(
+        "inspect_native_data_type",
+        "Inspect Native Data Type",
+        "One type from the binary's DWARF (pyelftools), by name or as the type of the global variable at an "
+        "address: kind, size, alignment, fields, bitfields, enum values and referenced type ids. Without "
+        "DWARF the answer is status unavailable with the reason; nothing is inferred.",
+        w.DataTypeArgs,
+        w.DataType,
+        {"type": "point"},
+        _READ,
+    ),
+)

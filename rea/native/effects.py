@@ -80,3 +80,12 @@ class ReadImage:
     length: int = 0
     address: int = 0
     decode: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class ReadDwarfType:
+    """One DWARF type of the target: by name, or the type of the variable at a link-time address."""
+
+    path: str
+    type: str | None = None
+    address: int | None = None

@@ -221,3 +221,106 @@ class CallTargets:
     mechanism: Mechanism = field("How the call takes its destination")
     targets: tuple[CallTarget, ...] = field("Resolved targets or candidates")
     limitations: tuple[str, ...] = field("What this answer does not cover")
+
+
+# ------------------------------------------------ macOS-only UI observation (typed unavailable here)
+
+
+@attrs.frozen(kw_only=True)
+class UiObservationArgs:
+    pid: int = field("Process id of the running app", minimum=1)
+    window_id: int = field("Window id in that app", minimum=0)
+    screenshot: bool = field("Capture the window", default=True)
+    accessibility: bool = field("Capture the accessibility tree", default=True)
+    max_nodes: int = field("Accessibility nodes at most", default=500, minimum=1, maximum=10_000)
+
+
+@attrs.frozen(kw_only=True)
+class UiStep:
+    kind: Literal["click", "scroll", "key-entry", "wait"] = field("Step kind")
+    element: str | None = field("Element path or selector", omit_none=True, minLength=1)
+    direction: Literal["increment", "decrement"] | None = field("Scroll direction", omit_none=True)
+    text: str | None = field("Text to enter", omit_none=True, maxLength=4096)
+    milliseconds: int | None = field("Wait duration", omit_none=True, minimum=0, maximum=60_000)
+
+
+@attrs.frozen(kw_only=True)
+class UiScenarioArgs:
+    pid: int = field("Process id of the running app", minimum=1)
+    window_id: int = field("Window id in that app", minimum=0)
+    steps: tuple[UiStep, ...] = field("Ordered steps", minItems=1, maxItems=64)
+    screenshot: bool = field("Capture the window around each step", default=True)
+    accessibility: bool = field("Capture the accessibility tree around each step", default=True)
+    max_nodes: int = field("Accessibility nodes at most per capture", default=500, minimum=1, maximum=10_000)
+
+
+@attrs.frozen(kw_only=True)
+class UiActionArgs:
+    action: str = field("Selector, Interface Builder object id, symbol or address", minLength=1)
+    max_depth: int = field("Static callee depth", default=4, minimum=0, maximum=64)
+    max_nodes: int = field("Graph nodes at most", default=500, minimum=1, maximum=10_000)
+    max_edges: int = field("Graph edges at most", default=2000, minimum=1, maximum=50_000)
+
+
+@attrs.frozen(kw_only=True)
+class UiObservation:
+    accessibility: tuple[Mapping[str, str], ...] = field("Accessibility nodes (paths, roles, attributes)")
+    screenshot: Mapping[str, str] | None = field("Window screenshot (PNG digest)")
+    status: str = field("Permission and coverage status")
+
+
+@attrs.frozen(kw_only=True)
+class UiScenario:
+    captures: tuple[UiObservation, ...] = field("Before/after captures in order")
+    steps: tuple[Mapping[str, str], ...] = field("Per-step action results")
+    failures: tuple[str, ...] = field("Capture and action failures")
+
+
+@attrs.frozen(kw_only=True)
+class UiActionGraph:
+    nodes: tuple[Mapping[str, str], ...] = field("IB connections, Objective-C handlers and static callees")
+    edges: tuple[Mapping[str, str], ...] = field("Edges with their kinds")
+    unknowns: tuple[str, ...] = field("What could not be followed")
+
+
+# ------------------------------------------------------------- DWARF types
+
+
+@attrs.frozen(kw_only=True)
+class DataTypeArgs:
+    type: str | None = field("Type name (exactly one of type and address)", omit_none=True, minLength=1, maxLength=512)
+    address: str | None = field("Address of a global variable whose type to read", omit_none=True, minLength=1)
+    document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class TypeField:
+    name: str | None = field("Member name (null when anonymous)")
+    offset: int | None = field("Byte offset (null for a bitfield)")
+    type: str = field("Member type name")
+    type_id: str | None = field("Member type id")
+    bit_size: int | None = field("Bit width of a bitfield")
+    bit_offset: int | None = field("Bit offset of a bitfield from the start of the type")
+
+
+@attrs.frozen(kw_only=True)
+class EnumValue:
+    name: str | None = field("Enumerator")
+    value: int | None = field("Its value")
+
+
+@attrs.frozen(kw_only=True)
+class DataType:
+    status: Literal["found", "not-found", "unavailable"] = field("Outcome")
+    reason: str | None = field("Why nothing was found (null when found)")
+    id: str | None = field("Type id (dwarf:0x<DIE offset>)")
+    name: str | None = field("Type name")
+    kind: str | None = field("struct, union, enum, pointer, array, typedef, scalar, qualifier, function")
+    size: int | None = field("Size in bytes")
+    alignment: int | None = field("Alignment in bytes when DWARF records it")
+    packing: None = field("Packing is not recorded by DWARF")
+    fields: tuple[TypeField, ...] = field("Members that are not bitfields")
+    bitfields: tuple[TypeField, ...] = field("Bitfield members")
+    enum_values: tuple[EnumValue, ...] = field("Enumerators")
+    child_type_ids: tuple[str, ...] = field("Referenced type ids (typedef target, pointee, element)")
+    variable: str | None = field("The variable at the address (address lookups)")

@@ -16,7 +16,7 @@ from rea.native import annotations as notes
 from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
-from rea.native.effects import EditAnnotations, ReadImage
+from rea.native.effects import EditAnnotations, ReadDwarfType, ReadImage
 from rea.program import Context, Outcome, failed
 from rea.session import Session
 from rea.wire import native as wn
@@ -582,3 +582,81 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "next_address": _stepper("next_address", 1),
     "prev_address": _stepper("prev_address", -1),
 }
+
+
+def _macos_only(name: str) -> ToolProgram:
+    """Typed unavailability: the UI tools need macOS accessibility (and Hopper's IB metadata)."""
+
+    def program(session: Session, args: Args, ctx: Context) -> Outcome:
+        return failed(
+            session,
+            ReaError(
+                code="capability_unavailable",
+                message=f"{name} needs macOS accessibility (and Hopper for Interface Builder metadata); "
+                "this host is not macOS, so nothing was observed.",
+                details={"reason": "host_unsupported", "operation": name, "platforms": ["darwin"]},
+                action="Run REA on macOS with accessibility permission granted (and Hopper installed for "
+                "trace_native_ui_action); on Linux, use inspect_native_instruction and analyze_function.",
+            ),
+        )
+
+    program.__name__ = name
+    return program
+
+
+PROGRAMS = {
+    **PROGRAMS,
+    **{n: _macos_only(n) for n in ("observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action")},
+}
+
+
+def _data_type(found: Mapping[str, Any]) -> w.DataType:
+    members = [w.TypeField(**m) for m in found.get("members", ())]
+    return w.DataType(
+        status=found["status"],
+        reason=found.get("reason"),
+        id=found.get("id"),
+        name=found.get("name"),
+        kind=found.get("kind"),
+        size=found.get("size"),
+        alignment=found.get("alignment"),
+        packing=None,
+        fields=tuple(m for m in members if m.bit_size is None),
+        bitfields=tuple(m for m in members if m.bit_size is not None),
+        enum_values=tuple(w.EnumValue(**e) for e in found.get("enumerators", ())),
+        child_type_ids=tuple(found.get("child_type_ids", ())),
+        variable=found.get("variable"),
+    )
+
+
+def inspect_native_data_type(session: Session, args: Args, ctx: Context) -> Steps:
+    if (args.get("type") is None) == (args.get("address") is None):
+        return failed(
+            session,
+            invalid_request(
+                "inspect_native_data_type needs exactly one of type and address",
+                field="type",
+                accepted="type: a type name, or address: a global variable's address",
+            ),
+        )
+    snapshot = yield from _snapshot(session, args, "loader")
+    if isinstance(snapshot, ReaError):
+        return failed(session, snapshot)
+    address = None
+    if args.get("address") is not None:
+        where = base._address(args["address"])
+        if not is_successful(where):
+            return failed(session, where.failure())
+        address = value(where.unwrap())
+    assert session.target is not None
+    got: Result[Mapping[str, Any], ReaError] = yield ReadDwarfType(
+        path=session.target.path, type=args.get("type"), address=address
+    )
+    if not is_successful(got):
+        return failed(session, got.failure())
+    found = got.unwrap()
+    notes_ = () if found["status"] == "found" else (str(found["reason"]),)
+    return _answer(session, snapshot, "inspect_native_data_type", args, _data_type(found), *notes_)
+
+
+PROGRAMS = {**PROGRAMS, "inspect_native_data_type": inspect_native_data_type}

@@ -17,6 +17,8 @@ from support import clean_env, rea_command
 from test_mcp_e2e import connect, err, ok
 from test_native import SOURCE, nm_functions
 
+pytestmark = pytest.mark.slow
+
 FP_SOURCE = """
 int triple(int x) { return x * 3; }
 int (*volatile chosen)(int) = triple;

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rea.native.annotations import EDITS
+
 import itertools
 import json
 import subprocess
@@ -43,15 +45,7 @@ def test_the_rule_covers_the_closed_vocabulary_and_every_combination():
             } == hints, combo
 
 
-ANNOTATION_EDITS = (
-    "set_comment",
-    "set_inline_comment",
-    "set_address_name",
-    "set_addresses_names",
-    "set_bookmark",
-    "unset_bookmark",
-    "annotate_native_function",
-)
+ANNOTATION_EDITS = sorted(EDITS)  # overwriting or clearing analyst metadata
 
 
 def test_every_catalog_tool_derives_its_hints_from_its_effects():

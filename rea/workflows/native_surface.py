@@ -330,27 +330,36 @@ def _unmapped(where: str, facts: Mapping[str, Any], field: str = "address") -> R
     )
 
 
-def read_bytes(session: Session, args: Args, ctx: Context) -> Steps:
+def _located(
+    session: Session, args: Args
+) -> Generator[AnyEffect, Any, tuple[Snapshot, str, Mapping[str, Any]] | ReaError]:
+    """The loader snapshot, args["address"] normalized, and the file's load map."""
     snapshot = yield from _snapshot(session, args, "loader")
     if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
+        return snapshot
     where = base._address(args["address"])
     if not is_successful(where):
-        return failed(session, where.failure())
+        return where.failure()
     facts = yield from _image(session)
-    if isinstance(facts, ReaError):
-        return failed(session, facts)
-    at = value(where.unwrap())
+    return facts if isinstance(facts, ReaError) else (snapshot, where.unwrap(), facts)
+
+
+def read_bytes(session: Session, args: Args, ctx: Context) -> Steps:
+    got = yield from _located(session, args)
+    if isinstance(got, ReaError):
+        return failed(session, got)
+    snapshot, text, facts = got
+    at = value(text)
     plan = image.read_plan(facts, at, args["length"])
     if plan is None:
-        return failed(session, _unmapped(where.unwrap(), facts))
+        return failed(session, _unmapped(text, facts))
     offset, backed, reason = plan
     data = yield from _image(session, at, offset, backed) if backed else _nothing()
     if isinstance(data, ReaError):
         return failed(session, data)
     hex_ = data.get("bytes_hex", "") if backed else ""
     result = w.BytesRead(
-        address=where.unwrap(),
+        address=text,
         requested_bytes=args["length"],
         returned_bytes=len(hex_) // 2,
         bytes_hex=hex_,
@@ -367,30 +376,25 @@ def _nothing() -> Generator[AnyEffect, Any, Mapping[str, Any]]:
 
 
 def address_to_file_offset(session: Session, args: Args, ctx: Context) -> Steps:
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
-    where = base._address(args["address"])
-    if not is_successful(where):
-        return failed(session, where.failure())
-    facts = yield from _image(session)
-    if isinstance(facts, ReaError):
-        return failed(session, facts)
-    at = value(where.unwrap())
+    got = yield from _located(session, args)
+    if isinstance(got, ReaError):
+        return failed(session, got)
+    snapshot, text, facts = got
+    at = value(text)
     r = image.region(facts, at)
     if r is None:
-        return failed(session, _unmapped(where.unwrap(), facts))
+        return failed(session, _unmapped(text, facts))
     if image.file_backed(r, at) == 0:
         return failed(
             session,
             invalid_request(
-                f"{where.unwrap()} is zero-filled memory of {r['name']} (like .bss): no file byte backs it",
+                f"{text} is zero-filled memory of {r['name']} (like .bss): no file byte backs it",
                 field="address",
                 accepted="an address inside the file-backed part of a load segment",
                 reason="not_file_backed",
             ),
         )
-    result = w.FileOffset(address=where.unwrap(), file_offset=image.file_offset(r, at), segment=r["name"])
+    result = w.FileOffset(address=text, file_offset=image.file_offset(r, at), segment=r["name"])
     return _answer(session, snapshot, "address_to_file_offset", args, result)
 
 

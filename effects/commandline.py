@@ -25,6 +25,7 @@ from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
 from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
+from effects.native import surface_cli as native_surface_cli
 from effects.layout import cli as layout_cli
 from effects.wasm import cli as wasm_cli
 from effects.web_network import cli as web_network_cli
@@ -49,6 +50,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 # Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
 FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *native_cli.COMMANDS,
+    *native_surface_cli.COMMANDS,
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
     *managed_cli.COMMANDS,

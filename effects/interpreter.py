@@ -100,6 +100,9 @@ LAZY_FAMILIES = (
     "effects.layout.plist_read",
     "effects.wasm.runtime",
     "effects.web_network.runtime",
+    "effects.native.annotations",
+    "effects.native.image",
+    "effects.native.dwarf",
 )
 
 

@@ -27,10 +27,14 @@ from rea.wasm.model import InspectWasm
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.native.effects import (
     DiscoverProviders,
+    EditAnnotations,
     NativeActivity,
     NativeFacts,
     NativeLineage,
     NativeQuery,
+    ReadAnnotations,
+    ReadDwarfType,
+    ReadImage,
     ReleaseNative,
 )
 from rea.program import (
@@ -57,6 +61,10 @@ AnyEffect: TypeAlias = (
     | DiscoverProviders
     | NativeFacts
     | NativeQuery
+    | ReadAnnotations
+    | EditAnnotations
+    | ReadImage
+    | ReadDwarfType
     | ReleaseNative
     | NativeLineage
     | NativeActivity
@@ -94,6 +102,10 @@ MEMBERS: tuple[type, ...] = (
     DiscoverProviders,
     NativeFacts,
     NativeQuery,
+    ReadAnnotations,
+    EditAnnotations,
+    ReadImage,
+    ReadDwarfType,
     ReleaseNative,
     NativeLineage,
     NativeActivity,

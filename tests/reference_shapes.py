@@ -226,11 +226,59 @@ ANDROID: dict[str, Any] = {
 _RANGE = obj(offset=STR, bytes=STR)
 _LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_RANGE), unknown_reason=nullable(STR))
 
+_FLOW = obj(kind=STR, conditional=BOOL, computed=BOOL, direct_destinations=arr(STR))
+_NATIVE_REF = obj(target_address=STR, type=STR, call=BOOL, jump=BOOL, indirect=BOOL, computed=BOOL, operand_index=INT)
+_INSTRUCTION_STATUS = ["decoded", "not-instruction-boundary", "data", "undecodable", "outside-memory"]
+_CALL_STATUS = ["direct", "resolved-indirect", "ambiguous", "unresolved", "not-call", "unavailable"]
+# §4.2 native surface (toolOutputSchemaGroups.ts, hopperMemoryContracts.ts, native/nativeInstruction*.ts,
+# native/nativeFunctionAnnotations.ts): absent from 3.1's result schemas
+NATIVE_SURFACE: dict[str, Any] = {
+    **{t: nullable(STR) for t in ("comment", "inline_comment")},
+    **{t: STR for t in ("goto_address", "next_address", "prev_address")},
+    **{t: BOOL for t in ("set_comment", "set_inline_comment", "set_address_name", "set_bookmark", "unset_bookmark")},
+    "set_addresses_names": {"type": "object", "additionalProperties": BOOL},
+    "list_bookmarks": arr(obj(address=STR)),
+    "read_bytes": obj(address=STR, requested_bytes=INT, returned_bytes=INT, bytes_hex=STR, complete=BOOL),
+    "address_to_file_offset": obj(address=STR, file_offset=INT),
+    "inspect_native_instruction": obj(
+        address=STR,
+        status={"enum": _INSTRUCTION_STATUS},
+        procedure=nullable(STR),
+        architecture=STR,
+        mode=STR,
+        bytes=nullable(STR),
+        length=nullable(INT),
+        mnemonic=nullable(STR),
+        raw_disassembly=nullable(STR),
+        operands=arr(obj(index=INT, raw=STR, provider_type=INT, components=arr(ANY), memory_addressing=STR)),
+        flow=_FLOW,
+        references=arr(_NATIVE_REF),
+        limitations=arr(STR),
+    ),
+    "resolve_native_call_targets": obj(
+        call_site=STR,
+        procedure=nullable(STR),
+        status={"enum": _CALL_STATUS},
+        mechanism={"enum": ["direct", "computed", "indirect", "unavailable"]},
+        targets=arr(obj(address=STR, procedure=nullable(STR), status=STR, basis=STR, references=arr(_NATIVE_REF))),
+        limitations=arr(STR),
+    ),
+    # never answered on this host (EXPECTED_ERRORS); shapes from 6.x nativeUiObservation.ts as far as read
+    **{t: {"type": "object"} for t in ("observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action")},
+    "inspect_native_data_type": obj(status=STR, reason=nullable(STR), id=nullable(STR), name=nullable(STR)),
+    "annotate_native_function": obj(
+        annotations=obj(address=STR, name=STR, comment=nullable(STR), inline_comment=nullable(STR)),
+        dossier={"type": "object"},
+        effects=obj(scope=STR, source_bytes_modified=BOOL, persists_after_close=BOOL),
+    ),
+}
+
 NUM: dict[str, Any] = {"type": "number"}
 _POINTED = obj(pointer=STR, producer_type={"enum": ["json-number", "integer", "float"]}, literal=STR)
 _REDACTION = obj(pointer=STR, reason={"enum": ["transport-credential", "explicit-sensitive-value"]})
 
 SIX: dict[str, Any] = {
+    **NATIVE_SURFACE,
     # inspect_web_network_capture (6.x domain/webNetworkCapture.ts; not in 3.1)
     "inspect_web_network_capture": obj(
         artifact=obj(path=STR, sha256=nullable(STR), bytes=INT),
@@ -720,6 +768,10 @@ EXPECTED_ERRORS = {
     "current_address": "capability_unavailable",
     "current_procedure": "capability_unavailable",
     "get_navigation_context": "capability_unavailable",
+    # macOS accessibility (and Hopper's Interface Builder metadata) do not exist on Linux: typed unavailability
+    "observe_native_ui": "capability_unavailable",
+    "capture_native_ui_scenario": "capability_unavailable",
+    "trace_native_ui_action": "capability_unavailable",
 }
 
 # the Evidence v2 envelope every Evidence tool returns (DESIGN.md "Evidence v2", spec "Tool results")

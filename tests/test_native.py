@@ -141,10 +141,9 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
     assert dossier["native_value_flow"]["available"] is False and dossier["limitations"]
     assert overview["procedure_count"] == overview["counts"]["procedures"] and overview["segment_count"] >= 2
     assert overview["string_count"] == overview["counts"]["strings"]
-    assert dossier["facet_availability"] == {
-        **{facet: {"available": True} for facet in FACETS},
-        "comments": {"available": False, "reason": "angr keeps no analyst comments."},
-    }
+    # comments are REA's annotation store: observed (none yet)
+    assert dossier["facet_availability"] == {facet: {"available": True} for facet in FACETS}
+    assert dossier["comments"] == []
     assert "return" in dossier["pseudocode"]
     assert (
         overview["entry"]
@@ -240,7 +239,8 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
     assert r["context"]["procedure"]["state"] == "available" and r["context"]["procedure"]["value"]["name"] == "main"
     assert r["context"]["procedure"]["value"]["address"] == symbols["main"]
     assert r["context"]["name"] == {"state": "available", "value": "main"}
-    assert r["context"]["comment"]["state"] == "unavailable" and r["context"]["comment"]["remediation"]
+    assert r["context"]["comment"] == {"state": "available", "value": None}  # REA's store: none yet
+    assert r["context"]["bookmarks"] == {"state": "available", "value": []}
     assert r["context"]["document"] == path.name
     assert err(r["bad_proc"], "invalid_request")["details"]["field"] == "procedure"
     assert err(r["bad_addr"], "invalid_request")["details"]["field"] == "address"
@@ -521,26 +521,21 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
 
     o0, same, diff, tampered, missing, both, import_dossier, vs_import = anyio.run(main)
     assert same["provider"]["id"] == "rea-compare" and o0["evidence_id"] in same["evidence_links"]
-    # angr keeps no comments: that one dimension stays unknown, so "the same" is never overclaimed
+    # comments come from REA's annotation store, so every dimension is observed on both sides
     alike = same["normalized_result"]
-    assert alike["summary"] == {"unchanged": 7, "changed": 0, "truncated": 0, "unknown": 1}
+    assert alike["summary"] == {"unchanged": 8, "changed": 0, "truncated": 0, "unknown": 0}
     comments = next(d for d in alike["dimensions"] if d["dimension"] == "comments")
-    assert comments["status"] == "unknown" and comments["conclusion_kind"] == "unresolved_branch"
-    assert [comments[k] for k in ("left_digest", "right_digest", "left_count", "right_count")] == [None] * 4
-    assert comments["limitations"] == [
-        "left comments: angr keeps no analyst comments.",
-        "right comments: angr keeps no analyst comments.",
-    ]
+    assert comments["status"] == "unchanged" and comments["left_count"] == comments["right_count"] == 0
     # an import's dossier declares every body facet unavailable: each of those dimensions is unknown, not "changed"
     declared = import_dossier["normalized_result"]["facet_availability"]
-    assert set(declared) == set(FACETS) and declared["callers"] == {"available": True}
-    assert {k for k, v in declared.items() if not v["available"]} == set(FACETS) - {"callers"}
+    assert set(declared) == set(FACETS) and declared["callers"] == declared["comments"] == {"available": True}
+    assert {k for k, v in declared.items() if not v["available"]} == set(FACETS) - {"callers", "comments"}
     body = {d["dimension"]: d for d in vs_import["normalized_result"]["dimensions"]}
     for name in ("pseudocode", "assembly", "calls", "references", "strings_names", "cfg"):
         assert body[name]["status"] == "unknown" and body[name]["left_digest"] is None, name
         assert body[name]["right_count"] is None and any(x.startswith("right ") for x in body[name]["limitations"])
     assert body["identity"]["status"] == "changed" and vs_import["normalized_result"]["status"] == "changed"
-    assert alike["status"] == "unknown" and alike["function_match"]["status"] == "matched"
+    assert alike["status"] == "unchanged" and alike["function_match"]["status"] == "matched"
     assert [d["dimension"] for d in alike["dimensions"]] == [
         "identity",
         "pseudocode",

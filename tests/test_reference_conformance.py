@@ -31,7 +31,7 @@ from artifact_fixtures import make_zip
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
-from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
+from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
 from test_javascript import APP, write_tree
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
@@ -134,6 +134,7 @@ NATIVE = [
     "trace_call_path",
     "get_navigation_context",
     "inspect_address_context",
+    *NATIVE_SURFACE,
     "compare_functions",
     "inspect_analysis_view",
 ]
@@ -208,6 +209,37 @@ async def _call(session: Any, tool: str, args: dict[str, Any], retried: bool = F
     return {"ok": reply.structured_content, "args": args}
 
 
+WAIT = {"kind": "wait", "milliseconds": 100}
+
+
+def _surface_plan(main: str) -> list[tuple[str, str, Any]]:
+    """The §4.2 surface after every other native case (its edits must not rename what they ask about)."""
+    inside = hex(int(main, 16) + 4)
+    return [
+        ("set_comment", "set_comment", {"address": main, "comment": "entry"}),
+        ("set_inline_comment", "set_inline_comment", {"address": main, "comment": "inline"}),
+        ("comment", "comment", {"address": main}),
+        ("inline_comment", "inline_comment", {"address": main}),
+        ("set_address_name", "set_address_name", {"address": inside, "name": "inside_main"}),
+        ("set_addresses_names", "set_addresses_names", {"names": {inside: "inside_main"}}),
+        ("set_bookmark", "set_bookmark", {"address": main, "name": "start"}),
+        ("list_bookmarks", "list_bookmarks", {}),
+        ("unset_bookmark", "unset_bookmark", {"address": main}),
+        ("annotate_native_function", "annotate_native_function", {"procedure": "compute", "comment": "sums"}),
+        ("goto_address", "goto_address", {"address": main}),
+        ("next_address", "next_address", {"address": main}),
+        ("prev_address", "prev_address", {"address": inside}),
+        ("read_bytes", "read_bytes", {"address": main, "length": 16}),
+        ("address_to_file_offset", "address_to_file_offset", {"address": main}),
+        ("inspect_native_instruction", "inspect_native_instruction", {"address": main}),
+        ("resolve_native_call_targets", "resolve_native_call_targets", {"address": main}),
+        ("inspect_native_data_type", "inspect_native_data_type", {"type": "int"}),
+        ("observe_native_ui", "observe_native_ui", {"pid": 123, "window_id": 456}),
+        ("capture_native_ui_scenario", "capture_native_ui_scenario", {"pid": 1, "window_id": 2, "steps": [WAIT]}),
+        ("trace_native_ui_action", "trace_native_ui_action", {"action": "buttonPressed:"}),
+    ]
+
+
 async def _native(path: Path, cache: str) -> dict[str, Any]:
     fn = nm_functions(path)
     main, compute, helper = fn["main"], fn["compute"], fn["helper"]
@@ -243,6 +275,7 @@ async def _native(path: Path, cache: str) -> dict[str, Any]:
         ("trace_call_path", "trace_call_path", {"start": main, "goal": helper}),
         ("get_navigation_context", "get_navigation_context", {}),
         ("inspect_address_context", "inspect_address_context", {"address": main}),
+        *_surface_plan(main),
     ]
     replies: dict[str, Any] = {}
     async with connect(REA_CACHE_DIR=cache) as s:

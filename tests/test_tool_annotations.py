@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rea.native.annotations import EDITS
+
 import itertools
 import json
 import subprocess
@@ -43,6 +45,9 @@ def test_the_rule_covers_the_closed_vocabulary_and_every_combination():
             } == hints, combo
 
 
+ANNOTATION_EDITS = sorted(EDITS)  # overwriting or clearing analyst metadata
+
+
 def test_every_catalog_tool_derives_its_hints_from_its_effects():
     for contract in CATALOG:
         assert contract.mcp_annotations() == expected_hints(contract.effects), contract.name
@@ -50,7 +55,8 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
             assert "mutatesSession" in contract.effects and not contract.mcp_annotations()["readOnlyHint"]
     assert all(not c.mcp_annotations()["readOnlyHint"] for c in CATALOG if c.name in JAVASCRIPT)
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
-    assert destructive == {"close_binary", "export_evidence_bundle"}  # they drop the ledger / replace a file
+    # they drop the ledger / replace a file / overwrite or clear analyst annotations / drive a foreign app's UI
+    assert destructive == {"close_binary", "export_evidence_bundle", *ANNOTATION_EDITS, "capture_native_ui_scenario"}
 
 
 def test_an_evidence_tool_cannot_forget_that_it_records():

@@ -159,6 +159,8 @@ SKIP = {"open_binary", "close_binary"}  # they change the binding under test
 # host tools the availability rule does not model yet: demangle_swift needs swift-demangle on PATH (none
 # here) and answers capability_unavailable with the install step whatever the target
 SKIP |= {"demangle_swift"}
+# the macOS UI tools answer capability_unavailable (host_unsupported) on every Linux host, whatever the target
+SKIP |= {"observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action"}
 
 
 def _args(name: str, targets: dict[str, Path]) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
+from rea.catalog import native_surface as _native_surface
 from rea.catalog import session_tools as _session
 from rea.catalog import setup_commands as _setup
 from rea.catalog import views as _views
@@ -22,6 +23,7 @@ from rea.catalog.contract import ToolContract
 _FAMILIES = (
     _session,
     _native,
+    _native_surface,
     _artifacts,
     _javascript,
     _managed,

@@ -160,7 +160,12 @@ def string_row(s: Mapping[str, Any]) -> w.StringRow:
     )
 
 
-_SYMBOL_SOURCE: Mapping[str, w.SymbolSource] = {"primary": "default", "external": "imported", "dynamic": "analysis"}
+_SYMBOL_SOURCE: Mapping[str, w.SymbolSource] = {
+    "primary": "default",
+    "external": "imported",
+    "dynamic": "analysis",
+    "analyst": "user_defined",
+}
 
 
 def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[w.NameRow], int]:

@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rea.native import annotations as notes
 from rea.native import answers as a
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.wire import native as w
 
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
-NO_COMMENTS = "angr keeps no analyst comments."
 NO_VALUE_FLOW = "Value flow is not computed by this provider yet (angr's data-flow analyses are not wired in)."
 IMPORT_BODY = "an import: its body is outside this binary, so it was not read"
 BODY_FACETS = ("callees", "references", "strings_names", "cfg")
@@ -60,6 +60,20 @@ def _blocks(p: Mapping[str, Any]) -> tuple[w.Block, ...]:
     )
 
 
+def _comments(p: Mapping[str, Any], kept: notes.Annotations) -> tuple[w.Comment, ...]:
+    """The analyst's comments inside the procedure's blocks (REA's annotation store), by address."""
+    spans = [(value(b["start"]), value(b["start"]) + b["size"]) for b in p.get("blocks", ())]
+    inside = [value(p["address"]), *(a for a, _ in spans)]
+
+    def within(address: str) -> bool:
+        at = value(address)
+        return at in inside or any(lo <= at < hi for lo, hi in spans)
+
+    rows = [w.Comment(address=k, kind="comment", text=t) for k, t in kept.comments.items() if within(k)]
+    rows += [w.Comment(address=k, kind="inline", text=t) for k, t in kept.inline_comments.items() if within(k)]
+    return tuple(sorted(rows, key=lambda c: (value(c.address), c.kind)))
+
+
 def _procedure(p: Mapping[str, Any]) -> w.DossierProcedure:
     return w.DossierProcedure(
         address=p["address"],
@@ -85,7 +99,6 @@ def build(
 ) -> w.Dossier:
     """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons."""
     available = {k: w.Availability(available=True) for k in FACETS}
-    available["comments"] = w.Availability(available=False, reason=NO_COMMENTS)
     if p["kind"] == "external":  # no body here: what it calls, references or branches to was never read
         for facet in BODY_FACETS:
             available[facet] = w.Availability(available=False, reason=IMPORT_BODY)
@@ -98,7 +111,7 @@ def build(
     if instructions is None:
         available["assembly"] = w.Availability(available=False, reason=assembly_reason)
     first, most = args.get("assembly_offset", 0), args.get("max_instructions")
-    limitations = [NO_COMMENTS, NO_VALUE_FLOW, NO_NATIVE_API]
+    limitations = [NO_VALUE_FLOW, NO_NATIVE_API]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
     incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
     outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
@@ -106,7 +119,7 @@ def build(
         procedure=_procedure(p),
         pseudocode=None if pseudocode is None else shown,
         assembly=lines[first : None if most is None else first + most],
-        comments=(),
+        comments=_comments(p, notes.of(snapshot)),
         callers=_slice(tuple(filter(None, (a.identity_at(snapshot, c) for c in p["callers"]))), args, "callers"),
         callees=_slice(tuple(filter(None, (a.identity_at(snapshot, c) for c in p["callees"]))), args, "callees"),
         incoming_references=_slice(incoming, args, "incoming_references"),

@@ -49,3 +49,43 @@ class NativeLineage:
 @attrs.frozen(kw_only=True)
 class NativeActivity:
     """Request activity of every started provider: the request in flight and those queued behind it."""
+
+
+@attrs.frozen(kw_only=True)
+class ReadAnnotations:
+    """The analyst annotations stored for one target digest and analysis profile (empty when none)."""
+
+    sha256: str
+    profile_digest: str
+
+
+@attrs.frozen(kw_only=True)
+class EditAnnotations:
+    """Apply one edit (rea.native.annotations.Edit, or a merge of an imported state) under the store's
+    lock: read, apply, write atomically; answers the state after it."""
+
+    sha256: str
+    profile_digest: str
+    edit: Any  # rea.native.annotations.Edit | rea.native.annotations.Annotations (merged)
+
+
+@attrs.frozen(kw_only=True)
+class ReadImage:
+    """Mapped-memory facts of the target file (segments with file offsets) and, when `length` > 0,
+    the file bytes at `file_offset`; with `decode`, capstone's decode of the first instruction there."""
+
+    path: str
+    sha256: str
+    file_offset: int = 0
+    length: int = 0
+    address: int = 0
+    decode: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class ReadDwarfType:
+    """One DWARF type of the target: by name, or the type of the variable at a link-time address."""
+
+    path: str
+    type: str | None = None
+    address: int | None = None

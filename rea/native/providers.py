@@ -31,7 +31,8 @@ PROFILE_SCHEMA_VERSION = 1
 ANGR_LIMITATIONS = (
     "angr recovers procedures by static CFG recovery (CFGFast); indirect calls and jumps it cannot resolve are absent "
     "from callers, callees and call graphs.",
-    "angr keeps no analyst comments, bookmarks or cursor: those facets are unavailable, not empty.",
+    "angr keeps no cursor (those facets are unavailable, not empty); analyst comments, names and bookmarks are "
+    "kept by REA's annotation store, not by the engine.",
     "Pseudocode is angr's decompiler output: a derived reconstruction, not the original source.",
 )
 
@@ -120,7 +121,7 @@ NAVIGATION_MODES: tuple[Mapping[str, Any], ...] = (
 )
 # which of angr's limitations each operation carries beyond the first (the static CFG, common to all)
 _ANGR_EXTRA = {
-    ANGR_LIMITATIONS[1]: frozenset({"analyze_function", "inspect_address_context"}),  # no comments or bookmarks
+    ANGR_LIMITATIONS[1]: frozenset({"analyze_function", "inspect_address_context"}),  # no cursor; REA's annotations
     ANGR_LIMITATIONS[2]: frozenset({"analyze_function", "batch_decompile", "procedure_pseudo_code"}),  # decompiler
 }
 

@@ -22,11 +22,24 @@ from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import managed as _managed
 from rea.workflows import native as _native
+from rea.workflows import native_surface as _native_surface
 from rea.workflows import session_tools as _session
 from rea.workflows import views as _views
 from rea.workflows.derived import checkpointed
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _layout, _wasm, _web_network, _views)
+_FAMILIES = (
+    _session,
+    _native,
+    _native_surface,
+    _artifacts,
+    _javascript,
+    _managed,
+    _android,
+    _layout,
+    _wasm,
+    _web_network,
+    _views,
+)
 
 
 # the only tools that may change the provider binding: it is immutable for the rest of a target's life

@@ -19,7 +19,8 @@ from rea.native import dossier, graphs
 from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
-from rea.native.effects import NativeFacts, NativeQuery
+from rea.native import annotations as notes
+from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
 from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed
@@ -83,7 +84,12 @@ def _facts(session: Session, stage: str) -> Generator[AnyEffect, Any, Result[Map
     got: Result[Mapping[str, Any], ReaError] = yield NativeFacts(
         binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage
     )
-    return got
+    if not is_successful(got):
+        return got
+    kept: Result[notes.Annotations, ReaError] = yield ReadAnnotations(
+        sha256=target.sha256, profile_digest=bound.unwrap()["analysis_profile"]["digest"]
+    )
+    return kept.map(lambda state: notes.overlay(got.unwrap(), state))  # the analyst's names and comments
 
 
 def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
@@ -105,8 +111,10 @@ def _record(
     confidence: str = "derived",
     limitations: tuple[str, ...] = (),
     locations: tuple[Mapping[str, Any], ...] = (),
+    raw_result: Any = None,
 ) -> Result[Evidence, ReaError]:
-    """Native Evidence of one answer: raw_result stays null (the provider has no separate representation)."""
+    """Native Evidence of one answer: raw_result stays null (the provider has no separate representation),
+    except for annotation edits, which carry the store they produced (restored by bundle import)."""
     target, binding = session.target, session.provider_binding
     assert target is not None and binding is not None
     architecture = snapshot.get("architecture")
@@ -115,6 +123,7 @@ def _record(
         operation=operation,
         parameters=dict(args),
         normalized_result=to_wire(result),
+        raw_result=raw_result,
         subject=Subject(
             name=target.name,
             sha256=target.sha256,
@@ -514,23 +523,20 @@ def _navigation(session: Session, snapshot: Snapshot, args: Args) -> ReaError:
     return _no_cursor("get_navigation_context")
 
 
-_NO_ANNOTATIONS = w.Unavailable(
-    state="unavailable",
-    reason="angr keeps no analyst comments or bookmarks.",
-    remediation="Read the name and procedure facets; annotations need a provider that keeps them.",
-)
-
-
 @_on_address
 def _address_context(session: Session, snapshot: Snapshot, args: Args, where: str) -> w.AddressContext:
+    kept = notes.of(snapshot)
     return w.AddressContext(
         address=where,
         document=_document(session),
         name=w.Available(state="available", value=a.name_at(snapshot, where)),
         procedure=w.Available(state="available", value=to_wire(a.identity(q.containing(snapshot, where)))),
-        comment=_NO_ANNOTATIONS,
-        inline_comment=_NO_ANNOTATIONS,
-        bookmarks=_NO_ANNOTATIONS,
+        comment=w.Available(state="available", value=kept.comments.get(where)),
+        inline_comment=w.Available(state="available", value=kept.inline_comments.get(where)),
+        bookmarks=w.Available(
+            state="available",
+            value=[{"address": where, "name": kept.bookmarks[where]}] if where in kept.bookmarks else [],
+        ),
     )
 
 
@@ -602,7 +608,7 @@ def _instruction_page(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, a
 
 
 def _pseudocode(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> Any:
-    return reply["pseudocode"]
+    return notes.annotate_pseudocode(reply["pseudocode"], proc, notes.of(snapshot))
 
 
 def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
@@ -656,7 +662,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if proc["kind"] == "function":
         reply = yield from _ask(session, "decompile", {"address": proc["address"]})
         if is_successful(reply):
-            pseudocode = reply.unwrap()["pseudocode"]
+            pseudocode = notes.annotate_pseudocode(reply.unwrap()["pseudocode"], proc, notes.of(snapshot))
         else:
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"

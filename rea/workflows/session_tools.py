@@ -21,7 +21,8 @@ from rea.catalog.availability import target_state
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
-from rea.native.effects import DiscoverProviders, NativeActivity, NativeLineage, ReleaseNative
+from rea.native.annotations import restorable
+from rea.native.effects import DiscoverProviders, EditAnnotations, NativeActivity, NativeLineage, ReleaseNative
 from rea.native.providers import (
     EMBEDDED_DEFAULT,
     PROVIDER_NAMES,
@@ -386,6 +387,10 @@ def import_evidence_bundle(session: Session, args: Mapping[str, Any], ctx: Conte
     if not is_successful(merged):
         return failed(session, merged.failure())
     after = merged.unwrap()
+    for sha256, digest, state in restorable(bundle.records):  # analyst annotations back into the local store
+        restored = yield EditAnnotations(sha256=sha256, profile_digest=digest, edit=state)
+        if not is_successful(restored):
+            return failed(session, restored.failure())
     return _done(
         after,
         {

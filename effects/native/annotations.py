@@ -1,0 +1,108 @@
+"""The annotation store on disk: one JSON file per target digest and analysis profile in the
+analysis cache directory, changed under an exclusive lock (read, apply the pure edit, write
+atomically), so concurrent writers never lose an update and a crash leaves the old file."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import anyio
+import orjson
+from returns.result import Failure, Result, Success
+
+from effects.native.runtime import CURRENT
+from effects.native.cache import cache_root
+from effects.progress import Progress
+from rea.errors import ReaError
+from rea.native import annotations as notes
+from rea.native.effects import EditAnnotations, ReadAnnotations
+
+
+def _root() -> Path:
+    runtime = CURRENT.get(None)
+    return runtime.cache_root if runtime is not None else cache_root()
+
+
+def store_path(root: Path, sha256: str, profile_digest: str) -> Path:
+    return root / "annotations" / f"{sha256}.{profile_digest[:16]}.json"
+
+
+def _failed(path: Path, exc: OSError) -> ReaError:
+    return ReaError(
+        code="artifact_operation_failed",
+        message=f"The annotation store {path} cannot be used: {exc.strerror or exc}.",
+        details={"reason": "annotation_store_io", "path": str(path)},
+        action="Check that the analysis cache directory (REA_CACHE_DIR) is writable, then retry.",
+    )
+
+
+def _read(path: Path, sha256: str, digest: str) -> notes.Annotations | ReaError:
+    try:
+        if path.stat().st_size > notes.MAX_STORE_BYTES:
+            return notes.corrupted(str(path), f"it is larger than {notes.MAX_STORE_BYTES} bytes")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return notes.EMPTY
+    try:
+        document = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return notes.corrupted(str(path), f"not JSON: {exc}")
+    return notes.from_json(document, str(path), sha256, digest)
+
+
+def _write(path: Path, document: dict[str, Any]) -> None:
+    fd, staging = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(orjson.dumps(document, option=orjson.OPT_INDENT_2))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(staging, path)
+    except BaseException:
+        Path(staging).unlink(missing_ok=True)
+        raise
+
+
+def _locked_edit(path: Path, effect: EditAnnotations) -> notes.Annotations | ReaError:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_suffix(".lock"), "a+b") as lock:
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
+        state = _read(path, effect.sha256, effect.profile_digest)
+        if isinstance(state, ReaError):
+            return state
+        edited = (
+            notes.merge(state, effect.edit)
+            if isinstance(effect.edit, notes.Annotations)
+            else notes.apply(state, effect.edit)
+        )
+        if isinstance(edited, ReaError):
+            return edited
+        _write(path, notes.to_json(edited, effect.sha256, effect.profile_digest))
+        return edited
+
+
+def _settled(value: notes.Annotations | ReaError) -> Result[Any, ReaError]:
+    return Failure(value) if isinstance(value, ReaError) else Success(value)
+
+
+async def _read_effect(effect: ReadAnnotations, progress: Progress) -> Result[Any, ReaError]:
+    path = store_path(_root(), effect.sha256, effect.profile_digest)
+    try:
+        return _settled(await anyio.to_thread.run_sync(_read, path, effect.sha256, effect.profile_digest))
+    except OSError as exc:
+        return Failure(_failed(path, exc))
+
+
+async def _edit_effect(effect: EditAnnotations, progress: Progress) -> Result[Any, ReaError]:
+    path = store_path(_root(), effect.sha256, effect.profile_digest)
+    try:
+        return _settled(await anyio.to_thread.run_sync(_locked_edit, path, effect))
+    except OSError as exc:
+        return Failure(_failed(path, exc))
+
+
+HANDLERS = {ReadAnnotations: _read_effect, EditAnnotations: _edit_effect}

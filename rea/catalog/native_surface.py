@@ -1,0 +1,281 @@
+"""Contracts of the native surface REA answers itself: annotations, navigation, bytes, instructions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rea.catalog.contract import ToolContract
+from rea.wire import native as wn
+from rea.wire import native_surface as w
+from rea.wire.tool import evidence_tool
+
+_READ = {"mutatesSession", "launchesProcess", "idempotent"}
+_WRITE = {"mutatesSession", "mutatesTarget", "launchesProcess", "idempotent"}
+# overwriting or clearing analyst metadata discards what was there
+_DISCARD = {*_WRITE, "mayDiscardData"}
+_AT = {"address": "0x1000"}
+
+
+def _tool(
+    name: str, title: str, description: str, args: type, result: Any, example: Mapping[str, Any], effects: set[str]
+) -> ToolContract:
+    return evidence_tool(
+        name,
+        title,
+        description,
+        args=args,
+        result=result,
+        surface="official-proxy",
+        examples=[dict(example)],
+        effects=effects,
+        needs="provider",
+    )
+
+
+_KEPT = " Kept by REA per target digest and analysis profile; survives close, reopen and restarts."
+
+TOOLS: tuple[ToolContract, ...] = (
+    _tool(
+        "comment",
+        "Comment",
+        "The analyst comment at an address, or null." + _KEPT,
+        w.CursorArgs,
+        str | None,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "inline_comment",
+        "Inline Comment",
+        "The inline comment at an address, or null." + _KEPT,
+        w.CursorArgs,
+        str | None,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "set_comment",
+        "Set Comment",
+        "Store the comment at an address (empty text clears it); it shows in dossiers, pseudocode and "
+        "address context. Overwrites the previous comment." + _KEPT,
+        w.CommentArgs,
+        bool,
+        {"address": "0x1000", "comment": "validated entry point"},
+        _DISCARD,
+    ),
+    _tool(
+        "set_inline_comment",
+        "Set Inline Comment",
+        "Store the inline comment at an address (empty text clears it). Overwrites the previous one." + _KEPT,
+        w.CommentArgs,
+        bool,
+        {"address": "0x1000", "comment": "calls parser"},
+        _DISCARD,
+    ),
+    _tool(
+        "set_address_name",
+        "Set Address Name",
+        "Name an address; procedures and names listings, searches, dossiers and pseudocode use the name. "
+        "Overwrites the previous analyst name." + _KEPT,
+        w.NameAtArgs,
+        bool,
+        {"address": "0x1000", "name": "entry"},
+        _DISCARD,
+    ),
+    _tool(
+        "set_addresses_names",
+        "Set Addresses Names",
+        "Name several addresses in one atomic edit: address -> true when named, false when outside every "
+        "segment. A bad name rejects the whole request." + _KEPT,
+        w.NamesArgs,
+        Mapping[str, bool],
+        {"names": {"0x1000": "entry"}},
+        _DISCARD,
+    ),
+    _tool(
+        "set_bookmark",
+        "Set Bookmark",
+        "Bookmark an address, optionally named (replaces a bookmark there)." + _KEPT,
+        w.BookmarkArgs,
+        bool,
+        _AT,
+        _DISCARD,
+    ),
+    _tool(
+        "unset_bookmark",
+        "Unset Bookmark",
+        "Remove the bookmark at an address: true when one was removed, false when there was none." + _KEPT,
+        wn.AddressArgs,
+        bool,
+        _AT,
+        _DISCARD,
+    ),
+    _tool(
+        "list_bookmarks",
+        "List Bookmarks",
+        "Every bookmark as {address, name}, by address." + _KEPT,
+        wn.DocumentArgs,
+        tuple[w.Bookmark, ...],
+        {},
+        _READ,
+    ),
+    _tool(
+        "annotate_native_function",
+        "Annotate Native Function",
+        "Rename, comment (entry and inline) and record the signature, calling convention and variable renames "
+        "and types of one function in one atomic edit; answers the readback, the refreshed analyze_function "
+        "dossier and where the edit landed (REA's persistent store; the binary is never modified). At least "
+        "one change is required; empty comment text clears it." + _KEPT,
+        w.AnnotateArgs,
+        w.FunctionAnnotations,
+        {"procedure": "main", "name": "entry_main"},
+        _DISCARD,
+    ),
+    _tool(
+        "goto_address",
+        "Go To Address",
+        "Check and normalize an address inside a loaded segment; angr runs headless, so no cursor moves.",
+        wn.AddressArgs,
+        str,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "next_address",
+        "Next Address",
+        "The next instruction start after an address inside a procedure (the engine's disassembly), else the "
+        "next byte.",
+        w.CursorArgs,
+        str,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "prev_address",
+        "Previous Address",
+        "The previous instruction start before an address inside a procedure, else the previous byte.",
+        w.CursorArgs,
+        str,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "read_bytes",
+        "Read Bytes",
+        "At most 4,096 file-backed bytes from a virtual address, as hex with the exact returned length; a read "
+        "that reaches zero-filled memory or a segment's end says so (complete: false, stop_reason).",
+        w.ReadBytesArgs,
+        w.BytesRead,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "address_to_file_offset",
+        "Address To File Offset",
+        "The file offset of a virtual address from the file's load segments; unmapped or zero-filled "
+        "addresses fail explicitly.",
+        wn.AddressArgs,
+        w.FileOffset,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "inspect_native_instruction",
+        "Inspect Native Instruction",
+        "capstone's decode of the instruction at an address: status (decoded, not-instruction-boundary, data, "
+        "undecodable, outside-memory), bytes, mnemonic, operand components, flow and references (encoded "
+        "destinations, pointer slots, rip-relative data and angr's data references).",
+        wn.AddressArgs,
+        w.InstructionFacts,
+        _AT,
+        _READ,
+    ),
+    _tool(
+        "resolve_native_call_targets",
+        "Resolve Native Call Targets",
+        "The targets of the call at an address: direct (encoded), resolved-indirect (angr's CFG found one), "
+        "ambiguous (several candidates), unresolved, or not-call; with the references behind each.",
+        wn.AddressArgs,
+        w.CallTargets,
+        _AT,
+        _READ,
+    ),
+)
+
+CLI_COMMANDS = (
+    "address-to-file-offset",
+    "annotate-native-function",
+    "comment",
+    "inspect-native-instruction",
+    "list-bookmarks",
+    "read-bytes",
+    "resolve-native-call-targets",
+    "set-comment",
+)
+
+MACOS_ONLY = (
+    "REA observes and drives native UIs through macOS accessibility and Hopper's Interface Builder "
+    "metadata; this host is not macOS, so the tool answers capability_unavailable (reason host_unsupported)."
+)
+
+
+def _macos(
+    name: str, title: str, description: str, args: type, result: Any, example: Mapping[str, Any]
+) -> ToolContract:
+    return evidence_tool(
+        name,
+        title,
+        description + " " + MACOS_ONLY,
+        args=args,
+        result=result,
+        surface="official-proxy",
+        examples=[dict(example)],
+        effects={"mutatesSession", "changesUiState", "executesForeignCode"}
+        if name == "capture_native_ui_scenario"
+        else {"mutatesSession"},
+    )
+
+
+UI_TOOLS: tuple[ToolContract, ...] = (
+    _macos(
+        "observe_native_ui",
+        "Observe Native UI",
+        "A running app's window by pid and window id: bounded accessibility tree and window screenshot.",
+        w.UiObservationArgs,
+        w.UiObservation,
+        {"pid": 123, "window_id": 456},
+    ),
+    _macos(
+        "capture_native_ui_scenario",
+        "Capture Native UI Scenario",
+        "Click, scroll, key-entry and wait steps in one app window with before/after captures.",
+        w.UiScenarioArgs,
+        w.UiScenario,
+        {"pid": 123, "window_id": 456, "steps": [{"kind": "wait", "milliseconds": 100}]},
+    ),
+    _macos(
+        "trace_native_ui_action",
+        "Trace Native UI Action",
+        "Interface Builder connections to Objective-C handlers to static callees, with edge kinds and unknowns.",
+        w.UiActionArgs,
+        w.UiActionGraph,
+        {"action": "buttonPressed:"},
+    ),
+)
+TOOLS = (*TOOLS, *UI_TOOLS)
+
+TOOLS = (
+    *TOOLS,
+    _tool(
+        "inspect_native_data_type",
+        "Inspect Native Data Type",
+        "One type from the binary's DWARF (pyelftools), by name or as the type of the global variable at an "
+        "address: kind, size, alignment, fields, bitfields, enum values and referenced type ids. Without "
+        "DWARF the answer is status unavailable with the reason; nothing is inferred.",
+        w.DataTypeArgs,
+        w.DataType,
+        {"type": "point"},
+        _READ,
+    ),
+)

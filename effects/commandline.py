@@ -26,6 +26,7 @@ from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
 from effects.layout import cli as layout_cli
 from effects.wasm import cli as wasm_cli
+from effects.web import cli as web_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -53,6 +54,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *android_cli.COMMANDS,
     *layout_cli.COMMANDS,
     *wasm_cli.COMMANDS,
+    *web_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

@@ -96,6 +96,7 @@ LAZY_FAMILIES = (
     "effects.android.runtime",
     "effects.layout.runtime",
     "effects.wasm.runtime",
+    "effects.web.runtime",
 )
 
 

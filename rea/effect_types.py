@@ -16,6 +16,7 @@ from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.managed.facts import ReadManagedAssembly
 from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.wasm.model import InspectWasm
+from rea.web.effects import ObserveBrowser
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -65,6 +66,7 @@ AnyEffect: TypeAlias = (
     | DemangleSwift
     | ReadSignature
     | InspectWasm
+    | ObserveBrowser
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -98,4 +100,5 @@ MEMBERS: tuple[type, ...] = (
     DemangleSwift,
     ReadSignature,
     InspectWasm,
+    ObserveBrowser,
 )

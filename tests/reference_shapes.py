@@ -59,6 +59,10 @@ def nullable(schema: Any) -> dict[str, Any]:
     return {"anyOf": [schema, NULL]}
 
 
+_BROWSER = obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR)
+_TARGET = obj(target_id=STR, type=STR, title=STR, url=STR, origin=STR, attached=BOOL)
+
+
 def base(tool: str) -> dict[str, Any]:
     return relax(RAW_31[tool])
 
@@ -427,6 +431,97 @@ SIX: dict[str, Any] = {
             relro=nullable(STR),
         ),
         diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
+    # list_browser_targets and inspect_web_page (6.x domain/browserObservationSchemas.ts, browserCompleteness.ts)
+    "list_browser_targets": obj(
+        browser=_BROWSER,
+        targets=arr(_TARGET),
+        excluded=obj(disallowed_origin=INT, unsupported_url=INT, non_page=INT),
+        limitations=arr(STR),
+    ),
+    "inspect_web_page": obj(
+        browser=_BROWSER,
+        target=_TARGET,
+        capture_window=obj(started_at=STR, ended_at=STR, observation_ms=INT),
+        completeness=obj(
+            status={"enum": ["complete_within_window", "policy_filtered", "attach_limited", "truncated"]},
+            conditions=arr(STR),
+            policy_filtered_sections=arr(STR),
+            attach_limited_sections=arr(STR),
+            truncated_sections=arr(STR),
+            unavailable_sections=arr(STR),
+            excluded=arr(obj(section=STR, reason=STR, count=nullable(INT))),
+            dropped_events={"type": "object", "required": ["total"]},
+        ),
+        frames=arr(obj(frame_id=STR, parent_frame_id=nullable(STR), url=STR, origin=nullable(STR))),
+        dom=obj(
+            total_nodes=INT,
+            nodes=arr(
+                obj(
+                    index=INT,
+                    parent_index=INT,
+                    node_type=INT,
+                    node_name=STR,
+                    node_value_length=INT,
+                    attribute_names=arr(STR),
+                )
+            ),
+        ),
+        accessibility=obj(total_nodes=INT, text_capture={"type": "object"}, nodes=arr({"type": "object"})),
+        scripts=obj(
+            total=INT,
+            items=arr(
+                obj(
+                    script_key=STR,
+                    frame_id=nullable(STR),
+                    url=STR,
+                    origin=nullable(STR),
+                    cdp_hash=STR,
+                    length=INT,
+                    is_module=BOOL,
+                    language=nullable(STR),
+                    source_map_url=nullable(STR),
+                    resource_reconciliation={"type": "object", "required": ["status"]},
+                    source={"type": "object", "required": ["included"]},
+                )
+            ),
+        ),
+        resources=arr(
+            obj(
+                resource_key=STR,
+                url=STR,
+                origin=nullable(STR),
+                type=STR,
+                mime_type=STR,
+                content_size=nullable({"type": "number"}),
+            )
+        ),
+        network=obj(
+            requests=arr({"type": "object"}),
+            websocket_events=arr({"type": "object"}),
+            coverage_started_at=STR,
+            prior_activity_available={"const": False},
+        ),
+        console=obj(events=arr({"type": "object"}), coverage_started_at=STR, prior_activity_available={"const": False}),
+        workers=arr({"type": "object"}),
+        metadata=obj(
+            responses=arr({"type": "object"}),
+            dom_urls=arr({"type": "object"}),
+            agent_hints=arr({"type": "object"}),
+            excluded_dom_urls=INT,
+            headers_allowlisted={"const": True},
+        ),
+        storage=obj(
+            origin=STR,
+            usage_bytes=nullable({"type": "number"}),
+            quota_bytes=nullable({"type": "number"}),
+            local_storage_keys=arr(STR),
+            session_storage_keys=arr(STR),
+            indexed_db_names=arr(STR),
+            cache_names=arr(STR),
+            values_redacted={"const": True},
+        ),
         limitations=arr(STR),
     ),
     # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours

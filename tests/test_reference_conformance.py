@@ -27,6 +27,8 @@ from returns.result import Success
 
 import android_fixtures
 from artifact_fixtures import make_zip
+from chromium_fixtures import CHROMIUM, Browser, Site
+from web_fixtures import open_page
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
@@ -179,7 +181,8 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
+WEB = ["list_browser_targets", "inspect_web_page"]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -276,6 +279,27 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         return replies
+
+
+async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+    async with connect() as s:
+        return {
+            "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
+            "inspect_web_page": await _call(s, "inspect_web_page", {"cdp_endpoint": endpoint, "target_id": target_id}),
+        }
+
+
+def _web_replies(root: Path) -> dict[str, Any]:
+    """The reference's web examples against a caller-started Chromium on a page this test serves."""
+    if CHROMIUM is None:
+        return {}
+    site, browser = Site(root), Browser()
+    try:
+        target = open_page(browser.endpoint, site.write("index.html", "<title>ref</title><p>x</p>"), "ref")
+        return anyio.run(_web, browser.endpoint, target)
+    finally:
+        browser.close()
+        site.close()
 
 
 def _source_graph() -> dict[str, Any]:
@@ -401,6 +425,8 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     macho = root / "thin.macho"  # a mach_header_64 for x86_64 MH_EXECUTE with no load commands
     macho.write_bytes(b"\xcf\xfa\xed\xfe" + (0x01000007).to_bytes(4, "little") + bytes([3, 0, 0, 0, 2]) + bytes(19))
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho))
+    (root / "site").mkdir()
+    found.update(_web_replies(root / "site"))
     return found
 
 

@@ -181,7 +181,15 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-WEB = ["list_browser_targets", "inspect_web_page"]
+WEB = [
+    "list_browser_targets",
+    "inspect_web_page",
+    "discover_webmcp_tools",
+    "capture_web_screenshot",
+    "inspect_web_event_listeners",
+    "observe_web_execution",
+    "observe_web_session",
+]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB + SESSION
 
 
@@ -282,10 +290,21 @@ async def _layout(binary: Path, module: Path, macho: Path) -> dict[str, Any]:
 
 
 async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+    page = {"cdp_endpoint": endpoint, "target_id": target_id}
     async with connect() as s:
         return {
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
-            "inspect_web_page": await _call(s, "inspect_web_page", {"cdp_endpoint": endpoint, "target_id": target_id}),
+            "inspect_web_page": await _call(s, "inspect_web_page", {**page}),
+            # the reference's own example inputs (browserToolContracts.ts, 3.1 examples for the approvals)
+            "discover_webmcp_tools": await _call(s, "discover_webmcp_tools", {**page, "observation_ms": 100}),
+            "capture_web_screenshot": await _call(
+                s, "capture_web_screenshot", {**page, "approved": True, "screenshot_approved": True}
+            ),
+            "inspect_web_event_listeners": await _call(s, "inspect_web_event_listeners", {**page, "selector": "#run"}),
+            "observe_web_execution": await _call(s, "observe_web_execution", {**page, "observation_ms": 200}),
+            "observe_web_session": await _call(
+                s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
+            ),
         }
 
 
@@ -295,7 +314,11 @@ def _web_replies(root: Path) -> dict[str, Any]:
         return {}
     site, browser = Site(root), Browser()
     try:
-        target = open_page(browser.endpoint, site.write("index.html", "<title>ref</title><p>x</p>"), "ref")
+        target = open_page(
+            browser.endpoint,
+            site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>"),
+            "ref",
+        )
         return anyio.run(_web, browser.endpoint, target)
     finally:
         browser.close()

@@ -50,7 +50,8 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
             assert "mutatesSession" in contract.effects and not contract.mcp_annotations()["readOnlyHint"]
     assert all(not c.mcp_annotations()["readOnlyHint"] for c in CATALOG if c.name in JAVASCRIPT)
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
-    assert destructive == {"close_binary", "export_evidence_bundle"}  # they drop the ledger / replace a file
+    # they drop the ledger / replace a file / reset a live page's V8 counters (mayDiscardData, as 6.x declares)
+    assert destructive == {"close_binary", "export_evidence_bundle", "observe_web_execution"}
 
 
 def test_an_evidence_tool_cannot_forget_that_it_records():

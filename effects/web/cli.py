@@ -85,6 +85,85 @@ def _render_page(value: Mapping[str, Any]) -> str:
     return "\n".join(lines + _tail(value))
 
 
+def _configure_window(default_ms: str) -> Any:
+    def configure(parser: argparse.ArgumentParser) -> None:
+        _browser(parser, True)
+        parser.add_argument("--observation-ms", type=int, default=None, help=f"window length (default {default_ms})")
+
+    return configure
+
+
+def _window_steps(tool: str, extra: Mapping[str, Any]) -> Any:
+    def steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+        args = _base(ns) | dict(extra)
+        if ns.observation_ms is not None:
+            args["observation_ms"] = ns.observation_ms
+        return [(tool, args)]
+
+    return steps
+
+
+def _configure_listeners(parser: argparse.ArgumentParser) -> None:
+    _browser(parser, True)
+    parser.add_argument("selector", help="CSS selector (its first match in the main document)")
+
+
+def _render_webmcp(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = _head(value) + [f"  {r['target']['url']}: WebMCP {r['status']}, {r['tools']['total']} tool(s)"]
+    for t in r["tools"]["items"]:
+        summary = t["input_schema_summary"] or {}
+        lines.append(
+            f"  {t['declaration_kind']:<11} {t['name']}: {t['description']!r} "
+            f"properties {summary.get('top_level_properties', [])} ({t['trust']})"
+        )
+    return "\n".join(lines + _tail(value))
+
+
+def _render_screenshot(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    a = r["artifact"]
+    lines = _head(value) + [
+        f"  {r['target']['url']} {r['viewport']['width']}x{r['viewport']['height']} PNG {a['bytes']} bytes",
+        f"  {a['uri']}",
+    ]
+    return "\n".join(lines + _tail(value))
+
+
+def _render_listeners(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    node = r["selected_node"]
+    lines = _head(value) + [f"  {node['selector']}: {node['match']} (backend node {node['backend_node_id']})"]
+    for item in r["listeners"]:
+        loc = item["location"]
+        lines.append(
+            f"  {item['type']} at {loc['url']}:{loc['line_number']}:{loc['column_number']} (script {loc['script_id']})"
+        )
+    return "\n".join(lines + _tail(value))
+
+
+def _render_execution(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = _head(value) + [f"  window {r['window']['end_reason']}, coverage {r['coverage']['state']}"]
+    for script in r["coverage"]["scripts"]:
+        called = [f["name"] or "(anonymous)" for f in script["functions"] if any(x["count"] for x in f["ranges"])]
+        lines.append(f"  {script['reported_url']}: {len(script['functions'])} function(s), called {called[:20]}")
+    lines += [f"  request {q['method']} {q['url']} ({len(q['callsites'])} callsite(s))" for q in r["requests"]]
+    return "\n".join(lines + _tail(value))
+
+
+def _render_session(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = _head(value) + [
+        f"  {r['target']['initial_url']} -> {r['target']['final_url']} ({r['window']['end_reason']})"
+    ]
+    lines += [
+        f"  {e['sequence']:>4} {e['timestamp']:>9.1f} ms {e['type']} {e['url'] or ''} {e['detail'] or ''}"
+        for e in r["timeline"]
+    ]
+    return "\n".join(lines + _tail(value))
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
     ToolCommand(
         name="list-browser-targets",
@@ -99,5 +178,40 @@ COMMANDS: tuple[ToolCommand, ...] = (
         configure=_configure_inspect,
         steps=_inspect_steps,
         render=_render_page,
+    ),
+    ToolCommand(
+        name="discover-webmcp-tools",
+        help="inventory the WebMCP tools a page registered (never invoked)",
+        configure=_configure_window("100"),
+        steps=_window_steps("discover_webmcp_tools", {}),
+        render=_render_webmcp,
+    ),
+    ToolCommand(
+        name="capture-web-screenshot",
+        help="capture a page's visible viewport as a content-addressed PNG",
+        configure=lambda p: _browser(p, True),
+        steps=lambda ns: [("capture_web_screenshot", _base(ns) | {"approved": True, "screenshot_approved": True})],
+        render=_render_screenshot,
+    ),
+    ToolCommand(
+        name="inspect-web-event-listeners",
+        help="list the event listeners on a selector's first match, with their script locations",
+        configure=_configure_listeners,
+        steps=lambda ns: [("inspect_web_event_listeners", _base(ns) | {"selector": ns.selector})],
+        render=_render_listeners,
+    ),
+    ToolCommand(
+        name="observe-web-execution",
+        help="precise V8 coverage and request initiators over a window while the page is driven",
+        configure=_configure_window("10000"),
+        steps=_window_steps("observe_web_execution", {}),
+        render=_render_execution,
+    ),
+    ToolCommand(
+        name="observe-web-session",
+        help="navigation, redirect, lifecycle and failure timeline over a window",
+        configure=_configure_window("10000"),
+        steps=_window_steps("observe_web_session", {"approved": True}),
+        render=_render_session,
     ),
 )

@@ -115,13 +115,13 @@ async def optional(
     if isinstance(got, Failure):
         err = got.failure()
         if err.details.get("reason") not in OPTIONAL_FAILURE:
-            raise _Stop(err)
+            raise Stop(err)
         unavailable[section] = err.message
         return None
     return got.unwrap()
 
 
-class _Stop(Exception):
+class Stop(Exception):
     def __init__(self, error: ReaError) -> None:
         self.error = error
 
@@ -129,7 +129,7 @@ class _Stop(Exception):
 async def required(session: CdpSession, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     got = await session.send(method, dict(params or {}))
     if isinstance(got, Failure):
-        raise _Stop(got.failure())
+        raise Stop(got.failure())
     return got.unwrap()
 
 
@@ -235,7 +235,7 @@ async def observe_page(session: CdpSession, options: Mapping[str, Any]) -> Resul
         if changed is not None:
             return Failure(changed)
         main = (snap["frame_tree"] or {}).get("frame") or {}
-        origin = options.get("storage_origin")
+        origin = options.get("target_origin")
         store = await storage(session, origin if isinstance(origin, str) else None, unavailable)
         sources = {}
         if options.get("include_script_sources"):
@@ -245,7 +245,7 @@ async def observe_page(session: CdpSession, options: Mapping[str, Any]) -> Resul
         changed = _changed(session, recorder)
         if changed is not None:
             return Failure(changed)
-    except _Stop as stop:
+    except Stop as stop:
         return Failure(stop.error)
     return Success(
         {

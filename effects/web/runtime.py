@@ -10,12 +10,26 @@ from returns.result import Failure, Result, Success
 from effects import cdp
 from effects.progress import Progress
 from effects.web.observe import observe_page
+from effects.web.observers import (
+    capture_screenshot,
+    inspect_listeners,
+    observe_execution,
+    observe_session,
+    observe_webmcp,
+)
 from rea.errors import ReaError
 from rea.loopback import Endpoint, parse_endpoint
 from rea.web.effects import ObserveBrowser
 
 Observer = Callable[[cdp.CdpSession, Mapping[str, Any]], Awaitable[Result[dict[str, Any], ReaError]]]
-OBSERVERS: dict[str, Observer] = {"page": observe_page}
+OBSERVERS: dict[str, Observer] = {
+    "page": observe_page,
+    "webmcp": observe_webmcp,
+    "screenshot": capture_screenshot,
+    "listeners": inspect_listeners,
+    "execution": observe_execution,
+    "session": observe_session,
+}
 
 
 async def _targets(endpoint: Endpoint, operation: str) -> Result[dict[str, Any], ReaError]:

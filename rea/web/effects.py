@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-ObservationKind = Literal["targets", "page"]
+ObservationKind = Literal["targets", "page", "webmcp", "screenshot", "listeners", "execution", "session"]
 
 
 @attrs.frozen(kw_only=True)

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.schema import field
+from rea.wire.schema import Open, field
 
 SHA256 = "^[a-f0-9]{64}$"
 MAX_ORIGINS = 32
@@ -552,4 +552,403 @@ class WebPageInspection:
     workers: tuple[Worker, ...] = field("")
     metadata: SafeMetadata = field("")
     storage: Storage = field("")
+    limitations: tuple[str, ...] = field("")
+
+
+# ------------------------------------------------------- discover_webmcp_tools
+
+
+@attrs.frozen(kw_only=True)
+class DiscoverWebMcpArgs:
+    cdp_endpoint: str = _endpoint()
+    allowed_origins: tuple[str, ...] = _origins()
+    target_id: str = _target()
+    observation_ms: int = field(
+        "How long toolsAdded/toolsRemoved are followed after WebMCP.enable", default=100, minimum=0, maximum=600_000
+    )
+    max_tools: int = field("Our extra: tools retained", default=1_000, minimum=1, maximum=100_000)
+    max_schema_depth: int = field(
+        "Our extra: deepest input schema kept inline (deeper ones are summarized, never inlined)",
+        default=20,
+        minimum=1,
+        maximum=1_000,
+    )
+    max_schema_nodes: int = field("Our extra: JSON nodes of one input schema kept inline", default=5_000, minimum=1)
+    max_schema_bytes: int = field(
+        "Our extra: canonical bytes of one input schema kept inline", default=262_144, minimum=1
+    )
+
+
+@attrs.frozen(kw_only=True)
+class PageRef:
+    target_id: str = field("")
+    url: str = field("")
+    origin: str = field("")
+
+
+@attrs.frozen(kw_only=True)
+class WebMcpAnnotations:
+    read_only: bool | None = field("readOnlyHint as the page declared it")
+    untrusted_content: bool | None = field("untrustedContentHint as declared")
+    autosubmit: bool | None = field("Declarative form auto-submit (null when not declared)")
+
+
+@attrs.frozen(kw_only=True)
+class RegistrationSource:
+    url: str = field("Script that called registerTool")
+    line: int | None = field("Zero-based line", minimum=0)
+    column: int | None = field("Zero-based column", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SchemaSummary:
+    """Our extra: the structural summary of a declared input schema, bounded by depth and node count."""
+
+    root_type: JsonType = field("")
+    max_depth: int = field("Deepest nesting walked (stops at the bound + 1)", minimum=0)
+    node_count: int = field("JSON nodes walked (stops at the bound + 1)", minimum=0)
+    canonical_bytes: int = field("Bytes of the canonical JSON text", minimum=0)
+    top_level_properties: tuple[str, ...] = field("Names under `properties` at the root")
+    required: tuple[str, ...] = field("The root's `required` names")
+    within_bounds: bool = field("Whether input_schema is carried inline")
+    exceeded: tuple[Literal["depth", "nodes", "bytes"], ...] = field("Bounds it exceeded")
+
+
+@attrs.frozen(kw_only=True)
+class WebMcpTool:
+    tool_key: str = field("webmcp_<sha256 of frame, name>", pattern="^webmcp_[a-f0-9]{64}$")
+    name: str = field("Page-declared name")
+    description: str = field("Page-declared description")
+    frame_id: str = field("")
+    frame_url: str = field("")
+    owner_origin: str = field("")
+    declaration_kind: Literal["declarative", "imperative"] = field("A <form toolname> or registerTool()")
+    input_schema: Open = field("The declared JSON Schema (null past the bounds; see input_schema_summary)")
+    input_schema_sha256: str | None = field("SHA-256 of its canonical JSON", pattern=SHA256)
+    input_schema_summary: SchemaSummary | None = field("Our extra: bounded structural summary")
+    annotations: WebMcpAnnotations = field("")
+    registration_source: RegistrationSource | None = field("")
+    trust: Literal["page-declared-untrusted"] = field("Declared by the page; never invoked by REA")
+
+
+@attrs.frozen(kw_only=True)
+class WebMcpTools:
+    total: int = field("Tools registered at the end of the window", minimum=0)
+    items: tuple[WebMcpTool, ...] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class WebMcpDiscovery:
+    browser: BrowserVersion = field("")
+    target: PageRef = field("")
+    status: Literal["available", "unavailable"] = field("unavailable: the browser has no WebMCP domain")
+    tools: WebMcpTools = field("")
+    completeness: Completeness = field("")
+    limitations: tuple[str, ...] = field("")
+
+
+# ------------------------------------------------------ capture_web_screenshot
+
+MAX_SCREENSHOT_BYTES = 8 << 20
+
+
+@attrs.frozen(kw_only=True)
+class CaptureWebScreenshotArgs:
+    cdp_endpoint: str = _endpoint()
+    allowed_origins: tuple[str, ...] = _origins()
+    target_id: str = _target()
+    approved: Literal[True] = field("The caller approves capturing the page")
+    screenshot_approved: Literal[True] = field("The caller approves retaining its pixels")
+    maximum_image_bytes: int = field("Largest PNG retained", default=4 << 20, minimum=1, maximum=MAX_SCREENSHOT_BYTES)
+
+
+@attrs.frozen(kw_only=True)
+class ScreenshotArtifact:
+    uri: str = field("rea://web-screenshot/sha256/<sha256>", pattern="^rea://web-screenshot/sha256/[a-f0-9]{64}$")
+    sha256: str = field("SHA-256 of the PNG bytes", pattern=SHA256)
+    bytes: int = field("", minimum=1, maximum=MAX_SCREENSHOT_BYTES)
+    media_type: Literal["image/png"] = field("")
+    data_base64: str = field("The PNG, canonical base64")
+
+
+@attrs.frozen(kw_only=True)
+class Viewport:
+    width: int = field("", minimum=1)
+    height: int = field("", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class WebScreenshot:
+    schema_version: Literal[1] = field("")
+    browser: BrowserVersion = field("")
+    target: PageRef = field("")
+    captured_at: str = field("")
+    viewport: Viewport = field("From the PNG's own IHDR")
+    artifact: ScreenshotArtifact = field("")
+    completeness: Completeness = field("")
+    limitations: tuple[str, ...] = field("")
+
+
+# ------------------------------------------------ runtime tools (listeners, execution)
+
+ZERO_LINE = "Zero-based line within the script resource, as CDP reports it"
+ZERO_COLUMN = "Zero-based UTF-16 column within the line, as CDP reports it"
+
+
+@attrs.frozen(kw_only=True)
+class EventListenerArgs:
+    cdp_endpoint: str = _endpoint()
+    allowed_origins: tuple[str, ...] = _origins()
+    target_id: str = _target()
+    selector: str = field("CSS selector; listeners of its first match in the main document", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ObserveExecutionArgs:
+    cdp_endpoint: str = _endpoint()
+    allowed_origins: tuple[str, ...] = _origins()
+    target_id: str = _target()
+    observation_ms: int = field(
+        "Window of precise V8 coverage while the page is driven from outside",
+        default=10_000,
+        minimum=1,
+        maximum=2_147_483_647,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class RuntimeTarget:
+    target_id: str = field("", minLength=1)
+    origin: str = field("", minLength=1)
+    initial_url: str = field("")
+    frame_id: str = field("Main frame", minLength=1)
+    loader_id: str | None = field("Main frame's loader")
+
+
+@attrs.frozen(kw_only=True)
+class SourceCaptured:
+    state: Literal["captured"] = field("")
+    text: str = field("")
+    sha256: str = field("", pattern=SHA256)
+    utf8_bytes: int = field("", minimum=0)
+    utf16_units: int = field("", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SourceMissing:
+    state: Literal["unavailable", "excluded"] = field("")
+    reason: str = field("", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class ResourceStart:
+    line_number: int = field(ZERO_LINE, minimum=0)
+    column_number: int = field(ZERO_COLUMN, minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class RuntimeSource:
+    script_id: str = field("The session's script id (sources are bound by it, never by URL)", minLength=1)
+    url: str = field("")
+    execution_context_id: int | None = field("")
+    reported_execution_context: Open = field("The executionContextCreated description, when seen (object or null)")
+    reported_script_context_aux_data: Open = field("executionContextAuxData as reported (object or null)")
+    frame_id: str | None = field("")
+    producer_hash: str | None = field("The browser's script hash")
+    source_map_url: str | None = field("")
+    has_source_url: bool | None = field("")
+    language: str | None = field("")
+    resource_start: ResourceStart | None = field("Where the script starts within its resource")
+    source: SourceCaptured | SourceMissing = field("")
+
+
+@attrs.frozen(kw_only=True)
+class RuntimeLocation:
+    script_id: str = field("")
+    url: str | None = field("")
+    line_number: int = field(ZERO_LINE, minimum=0)
+    column_number: int | None = field(ZERO_COLUMN, minimum=0)
+    function_name: str | None = field("")
+    source_association: Literal["script_id", "unknown"] = field("Whether `sources` holds that script id")
+
+
+@attrs.frozen(kw_only=True)
+class SelectedNode:
+    selector: str = field("")
+    match: Literal["found", "not_found"] = field("")
+    backend_node_id: int | None = field("", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class Listener:
+    type: str = field("Event type")
+    use_capture: bool = field("")
+    passive: bool = field("")
+    once: bool = field("")
+    location: RuntimeLocation = field("Where the handler is defined")
+    execution: Literal["unknown"] = field("A declaration does not establish that it ran")
+
+
+@attrs.frozen(kw_only=True)
+class WebEventListeners:
+    browser: BrowserVersion = field("")
+    target: RuntimeTarget = field("")
+    inspected_at: str = field("")
+    selected_node: SelectedNode = field("")
+    listeners: tuple[Listener, ...] = field("")
+    sources: tuple[RuntimeSource, ...] = field("")
+    cleanup: Literal["confirmed"] = field("The remote object handles REA made were released")
+    limitations: tuple[str, ...] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class ExecutionWindow:
+    armed_at: str = field("")
+    ended_at: str = field("")
+    requested_ms: int = field("", minimum=1)
+    end_reason: Literal["window_elapsed", "document_changed", "target_terminated"] = field("")
+    producer_started_seconds: float = field("Profiler timestamp at start", minimum=0)
+    producer_sampled_seconds: float | None = field("Profiler timestamp of the sample", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class CoverageRange:
+    start_offset: int = field("", minimum=0)
+    end_offset: int = field("", minimum=0)
+    count: int = field("", minimum=0)
+    source_bounds: Literal["verified", "unknown"] = field("Whether the range lies inside the captured source")
+
+
+@attrs.frozen(kw_only=True)
+class CoverageFunction:
+    name: str = field("")
+    is_block_coverage: bool = field("")
+    ranges: tuple[CoverageRange, ...] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class CoverageScript:
+    script_id: str = field("", minLength=1)
+    reported_url: str = field("")
+    functions: tuple[CoverageFunction, ...] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class Coverage:
+    state: Literal["captured", "unavailable"] = field("")
+    reason: str | None = field("")
+    offset_units: Literal["utf16-code-units"] = field("")
+    end_offset: Literal["exclusive"] = field("")
+    scripts: tuple[CoverageScript, ...] = field("")
+    excluded_scripts: int = field("Scripts outside the origin scope", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class AsyncParent:
+    id: str = field("")
+    debugger_id: str | None = field("")
+
+
+@attrs.frozen(kw_only=True)
+class InitiatedRequest:
+    request_id: str = field("", minLength=1)
+    url: str = field("")
+    method: str = field("")
+    timestamp_seconds: float = field("", minimum=0)
+    initiator_type: str = field("")
+    reported_initiator: Open = field("The initiator object as CDP reported it")
+    callsites: tuple[RuntimeLocation, ...] = field("")
+    async_parent_ids: tuple[AsyncParent, ...] = field("")
+    causal_attribution: Literal["unknown"] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class ScriptInventory:
+    main_document_scripts: int = field("", minimum=0)
+    not_reported_script_ids: tuple[str, ...] = field("Parsed scripts the coverage did not name")
+    coverage_absence: Literal["unknown"] = field("Absence from coverage does not prove a script did not run")
+
+
+@attrs.frozen(kw_only=True)
+class Instrumentation:
+    resets_execution_counters: Literal[True] = field("")
+    disables_optimized_execution: Literal[True] = field("")
+    takes_one_resetting_sample: bool = field("")
+    executes_selected_code: Literal[False] = field("")
+    cleanup: Literal["confirmed"] = field("")
+    page_ownership: Literal["external"] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class WebExecution:
+    browser: BrowserVersion = field("")
+    target: RuntimeTarget = field("")
+    window: ExecutionWindow = field("")
+    coverage: Coverage = field("")
+    requests: tuple[InitiatedRequest, ...] = field("")
+    excluded_requests: int = field("", minimum=0)
+    script_inventory: ScriptInventory = field("")
+    sources: tuple[RuntimeSource, ...] = field("")
+    instrumentation: Instrumentation = field("")
+    limitations: tuple[str, ...] = field("")
+
+
+# ------------------------------------------------------ observe_web_session
+
+
+@attrs.frozen(kw_only=True)
+class ObserveSessionArgs:
+    cdp_endpoint: str = _endpoint()
+    allowed_origins: tuple[str, ...] = _origins()
+    target_id: str = _target()
+    approved: Literal[True] = field("The caller approves arming the window")
+    observation_ms: int = field("Window length", default=10_000, minimum=1, maximum=60_000)
+    max_timeline_events: int = field("Timeline events retained", default=2_000, minimum=1, maximum=20_000)
+
+
+@attrs.frozen(kw_only=True)
+class TimelineEvent:
+    sequence: int = field("", minimum=1)
+    type: Literal[
+        "navigation_requested",
+        "navigation_committed",
+        "same_origin_reload",
+        "same_document_navigation",
+        "redirect",
+        "load_failed",
+        "lifecycle",
+        "target_terminated",
+    ] = field("")
+    timestamp: float = field("Milliseconds since the window was armed", minimum=0)
+    frame_id: str | None = field("")
+    loader_id: str | None = field("")
+    request_id: str | None = field("")
+    url: str | None = field("Null when outside the origin policy")
+    destination_scope: Scope | None = field("")
+    detail: str | None = field("Lifecycle name, failure text, navigation reason")
+
+
+@attrs.frozen(kw_only=True)
+class SessionTarget:
+    target_id: str = field("")
+    initial_url: str = field("")
+    final_url: str | None = field("")
+
+
+@attrs.frozen(kw_only=True)
+class SessionWindow:
+    armed_at: str = field("")
+    ended_at: str = field("")
+    requested_ms: int = field("", minimum=1)
+    end_reason: Literal["window_elapsed", "target_left_scope", "target_terminated"] = field("")
+
+
+@attrs.frozen(kw_only=True)
+class WebObservationSession:
+    schema_version: Literal[1] = field("")
+    browser: BrowserVersion = field("")
+    target: SessionTarget = field("")
+    window: SessionWindow = field("")
+    timeline: tuple[TimelineEvent, ...] = field("")
+    completeness: Completeness = field("")
     limitations: tuple[str, ...] = field("")

@@ -21,7 +21,11 @@ from rea.evidence import Provider, create_evidence
 from rea.loopback import origin_of, parse_endpoint
 from rea.program import Context, Outcome, ReportProgress, failed, recorded
 from rea.session import Session
-from rea.web.effects import ObserveBrowser
+from rea.web.effects import ObservationKind, ObserveBrowser
+from rea.web.runtime import execution, listeners
+from rea.web.screenshot import screenshot
+from rea.web.timeline import session as timeline_session
+from rea.web.webmcp import discovery
 from rea.web.inspection import inspection
 from rea.web.scope import allowed_origins, in_scope
 from rea.web.targets import PAGE_TYPES, target_list
@@ -133,12 +137,16 @@ PAGE_OPTIONS = (
 )
 
 
-def inspect_web_page(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    operation = "inspect_web_page"
-    refusal = _inspect_refusal(args)
+Observed = tuple[Facts, Facts, tuple[str, ...], Facts]
+
+
+def observe(
+    session: Session, args: Mapping[str, Any], operation: str, kind: ObservationKind, options: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, Outcome | Observed]:
+    """Scope, list, select, then one observation: (endpoint facts, target, origins, raw) or a failed Outcome."""
     scope = _request_scope(args)
-    if refusal is not None or isinstance(scope, Failure):
-        return failed(session, refusal or scope.failure())
+    if isinstance(scope, Failure):
+        return failed(session, scope.failure())
     endpoint, origins = scope.unwrap()
     got = yield from _targets(operation, endpoint)
     if not is_successful(got):
@@ -148,18 +156,92 @@ def inspect_web_page(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if isinstance(selected, Failure):
         return failed(session, selected.failure())
     target, page_scope = selected.unwrap()
-    yield ReportProgress(phase="observing page", message=f"{args['target_id']} for {args['observation_ms']} ms")
-    options = {k: args[k] for k in PAGE_OPTIONS} | {"storage_origin": origin_of(str(target.get("url", "")))}
+    yield ReportProgress(phase=f"observing {kind}", message=str(args["target_id"]))
     observed = yield ObserveBrowser(
-        kind="page", operation=operation, endpoint=endpoint, target_id=args["target_id"], options=options
+        kind=kind,
+        operation=operation,
+        endpoint=endpoint,
+        target_id=args["target_id"],
+        options={**options, "scope": page_scope, "target_origin": origin_of(str(target.get("url", "")))},
     )
     if not is_successful(observed):
         return failed(session, observed.failure())
-    result = inspection(facts["version"], target, facts["targets"], observed.unwrap(), page_scope, args)
-    return _evidence(session, operation, args, facts["version"], result)
+    return facts, target, page_scope, observed.unwrap()
+
+
+def inspect_web_page(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    refusal = _inspect_refusal(args)
+    if refusal is not None:
+        return failed(session, refusal)
+    options = {k: args[k] for k in PAGE_OPTIONS}
+    got = yield from observe(session, args, "inspect_web_page", "page", options)
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    result = inspection(facts["version"], target, facts["targets"], raw, scope, args)
+    return _evidence(session, "inspect_web_page", args, facts["version"], result)
+
+
+def discover_webmcp_tools(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    got = yield from observe(
+        session, args, "discover_webmcp_tools", "webmcp", {"observation_ms": args["observation_ms"]}
+    )
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    result = discovery(facts["version"], target, raw, scope, args)
+    return _evidence(session, "discover_webmcp_tools", args, facts["version"], result)
+
+
+def capture_web_screenshot(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    options = {"maximum_image_bytes": args["maximum_image_bytes"]}
+    got = yield from observe(session, args, "capture_web_screenshot", "screenshot", options)
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    built = screenshot(facts["version"], target, raw, scope)
+    if isinstance(built, Failure):
+        return failed(session, built.failure())
+    return _evidence(session, "capture_web_screenshot", args, facts["version"], built.unwrap())
+
+
+def inspect_web_event_listeners(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    got = yield from observe(session, args, "inspect_web_event_listeners", "listeners", {"selector": args["selector"]})
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    result = listeners(facts["version"], target, raw, args["selector"], scope)
+    return _evidence(session, "inspect_web_event_listeners", args, facts["version"], result)
+
+
+def observe_web_execution(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    got = yield from observe(
+        session, args, "observe_web_execution", "execution", {"observation_ms": args["observation_ms"]}
+    )
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    result = execution(facts["version"], target, raw, args["observation_ms"], scope)
+    return _evidence(session, "observe_web_execution", args, facts["version"], result)
+
+
+def observe_web_session(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    got = yield from observe(
+        session, args, "observe_web_session", "session", {"observation_ms": args["observation_ms"]}
+    )
+    if isinstance(got, Outcome):
+        return got
+    facts, target, scope, raw = got
+    result = timeline_session(facts["version"], target, raw, scope, args["observation_ms"], args["max_timeline_events"])
+    return _evidence(session, "observe_web_session", args, facts["version"], result)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {
     "list_browser_targets": list_browser_targets,
     "inspect_web_page": inspect_web_page,
+    "discover_webmcp_tools": discover_webmcp_tools,
+    "capture_web_screenshot": capture_web_screenshot,
+    "inspect_web_event_listeners": inspect_web_event_listeners,
+    "observe_web_execution": observe_web_execution,
+    "observe_web_session": observe_web_session,
 }

@@ -89,6 +89,10 @@ def _ax_value(value: Raw | None) -> Any:
     return None if not value else value.get("value")
 
 
+def _text_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _states(node: Raw) -> list[dict[str, Any]]:
     out = []
     for prop in node.get("properties") or []:
@@ -111,7 +115,7 @@ def accessibility(raw: Sequence[Raw] | None, include_text: bool, ledger: Ledger)
     for node in raw:
         texts = {key: _ax_value(node.get(key)) for key in ("name", "description")}
         for key, text in texts.items():
-            if text is None or text == "":
+            if not isinstance(text, (str, int, float)) or text == "":
                 texts[key] = None
             elif include_text:
                 texts[key] = str(text)
@@ -123,7 +127,7 @@ def accessibility(raw: Sequence[Raw] | None, include_text: bool, ledger: Ledger)
             {
                 "node_id": str(node.get("nodeId", "")),
                 "parent_id": node.get("parentId"),
-                "role": _ax_value(node.get("role")),
+                "role": _text_or_none(_ax_value(node.get("role"))),
                 "name": texts["name"],
                 "description": texts["description"],
                 "ignored": bool(node.get("ignored", False)),

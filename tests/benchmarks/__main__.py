@@ -24,6 +24,7 @@ BENCHMARKS = (
     "javascript",
     "managed",
     "android",
+    "web",
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import anyio
@@ -23,6 +23,12 @@ from rea.web.scope import in_scope
 
 Facts = dict[str, Any]
 SOURCE_BUDGET = 32 << 20
+
+
+async def _until(deadline: float, stopped: Callable[[], bool]) -> None:
+    """Sleep until the monotonic deadline, or until `stopped()` (an event the window ends on)."""
+    while time.monotonic() < deadline and not stopped():
+        await anyio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
 
 
 async def _main_frame(session: CdpSession) -> Facts:
@@ -178,9 +184,9 @@ async def observe_execution(session: CdpSession, options: Mapping[str, Any]) -> 
             "Profiler.startPreciseCoverage",
             {"callCount": True, "detailed": True, "allowTriggeredUpdates": False},
         )
-        deadline = time.monotonic() + int(options["observation_ms"]) / 1000
-        while time.monotonic() < deadline and not events["navigated"] and not events["detached"]:
-            await anyio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        await _until(
+            time.monotonic() + int(options["observation_ms"]) / 1000, lambda: events["navigated"] or events["detached"]
+        )
         taken = await session.send("Profiler.takePreciseCoverage")
         ended_at = iso_now()
         await required(session, "Profiler.stopPreciseCoverage")
@@ -247,9 +253,7 @@ async def observe_session(session: CdpSession, options: Mapping[str, Any]) -> Re
         await required(session, "Page.setLifecycleEventsEnabled", {"enabled": True})
         await required(session, "Network.enable")
         armed_at = iso_now()
-        deadline = armed + int(options["observation_ms"]) / 1000
-        while time.monotonic() < deadline and state["stop"] is None:
-            await anyio.sleep(min(0.05, max(0.0, deadline - time.monotonic())))
+        await _until(armed + int(options["observation_ms"]) / 1000, lambda: state["stop"] is not None)
         ended_at = iso_now()
         final = None
         if state["stop"] != "target_terminated":

@@ -8,7 +8,7 @@ no digest to pin); the browser is the provider.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
 from returns.pipeline import is_successful
@@ -182,66 +182,68 @@ def inspect_web_page(session: Session, args: Mapping[str, Any], ctx: Context) ->
     return _evidence(session, "inspect_web_page", args, facts["version"], result)
 
 
-def discover_webmcp_tools(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    got = yield from observe(
-        session, args, "discover_webmcp_tools", "webmcp", {"observation_ms": args["observation_ms"]}
-    )
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    result = discovery(facts["version"], target, raw, scope, args)
-    return _evidence(session, "discover_webmcp_tools", args, facts["version"], result)
+# a passive tool's result from (endpoint facts, target, origin scope, raw observation, arguments)
+Builder = Callable[[Facts, Facts, tuple[str, ...], Facts, Mapping[str, Any]], Result[Facts, ReaError]]
 
 
-def capture_web_screenshot(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    options = {"maximum_image_bytes": args["maximum_image_bytes"]}
-    got = yield from observe(session, args, "capture_web_screenshot", "screenshot", options)
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    built = screenshot(facts["version"], target, raw, scope)
-    if isinstance(built, Failure):
-        return failed(session, built.failure())
-    return _evidence(session, "capture_web_screenshot", args, facts["version"], built.unwrap())
+def passive_tool(operation: str, kind: ObservationKind, options: tuple[str, ...], build: Builder) -> ToolProgram:
+    """The program of a tool that observes one page once and records what `build` makes of it."""
+
+    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+        got = yield from observe(session, args, operation, kind, {k: args[k] for k in options})
+        if isinstance(got, Outcome):
+            return got
+        facts, target, scope, raw = got
+        built = build(facts, target, scope, raw, args)
+        if isinstance(built, Failure):
+            return failed(session, built.failure())
+        return _evidence(session, operation, args, facts["version"], built.unwrap())
+
+    return program
 
 
-def inspect_web_event_listeners(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    got = yield from observe(session, args, "inspect_web_event_listeners", "listeners", {"selector": args["selector"]})
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    result = listeners(facts["version"], target, raw, args["selector"], scope)
-    return _evidence(session, "inspect_web_event_listeners", args, facts["version"], result)
-
-
-def observe_web_execution(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    got = yield from observe(
-        session, args, "observe_web_execution", "execution", {"observation_ms": args["observation_ms"]}
-    )
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    result = execution(facts["version"], target, raw, args["observation_ms"], scope)
-    return _evidence(session, "observe_web_execution", args, facts["version"], result)
-
-
-def observe_web_session(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    got = yield from observe(
-        session, args, "observe_web_session", "session", {"observation_ms": args["observation_ms"]}
-    )
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    result = timeline_session(facts["version"], target, raw, scope, args["observation_ms"], args["max_timeline_events"])
-    return _evidence(session, "observe_web_session", args, facts["version"], result)
+PASSIVE_TOOLS: Mapping[str, ToolProgram] = {
+    "discover_webmcp_tools": passive_tool(
+        "discover_webmcp_tools",
+        "webmcp",
+        ("observation_ms",),
+        lambda facts, target, scope, raw, args: Success(discovery(facts["version"], target, raw, scope, args)),
+    ),
+    "capture_web_screenshot": passive_tool(
+        "capture_web_screenshot",
+        "screenshot",
+        ("maximum_image_bytes",),
+        lambda facts, target, scope, raw, args: screenshot(facts["version"], target, raw, scope),
+    ),
+    "inspect_web_event_listeners": passive_tool(
+        "inspect_web_event_listeners",
+        "listeners",
+        ("selector",),
+        lambda facts, target, scope, raw, args: Success(
+            listeners(facts["version"], target, raw, args["selector"], scope)
+        ),
+    ),
+    "observe_web_execution": passive_tool(
+        "observe_web_execution",
+        "execution",
+        ("observation_ms",),
+        lambda facts, target, scope, raw, args: Success(
+            execution(facts["version"], target, raw, args["observation_ms"], scope)
+        ),
+    ),
+    "observe_web_session": passive_tool(
+        "observe_web_session",
+        "session",
+        ("observation_ms",),
+        lambda facts, target, scope, raw, args: Success(
+            timeline_session(facts["version"], target, raw, scope, args["observation_ms"], args["max_timeline_events"])
+        ),
+    ),
+}
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {
     "list_browser_targets": list_browser_targets,
     "inspect_web_page": inspect_web_page,
-    "discover_webmcp_tools": discover_webmcp_tools,
-    "capture_web_screenshot": capture_web_screenshot,
-    "inspect_web_event_listeners": inspect_web_event_listeners,
-    "observe_web_execution": observe_web_execution,
-    "observe_web_session": observe_web_session,
+    **PASSIVE_TOOLS,
 }

@@ -29,6 +29,7 @@ from effects.native import surface_cli as native_surface_cli
 from effects.layout import cli as layout_cli
 from effects.wasm import cli as wasm_cli
 from effects.web_network import cli as web_network_cli
+from effects.web import cli as web_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -58,6 +59,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *layout_cli.COMMANDS,
     *wasm_cli.COMMANDS,
     *web_network_cli.COMMANDS,
+    *web_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

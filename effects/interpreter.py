@@ -103,6 +103,7 @@ LAZY_FAMILIES = (
     "effects.native.annotations",
     "effects.native.image",
     "effects.native.dwarf",
+    "effects.web.runtime",
 )
 
 

@@ -25,6 +25,7 @@ from rea.layout.model import (
 )
 from rea.wasm.model import InspectWasm
 from rea.web_network.model import ReadCapture, ReadPng
+from rea.web.effects import ObserveBrowser
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -86,6 +87,7 @@ AnyEffect: TypeAlias = (
     | InspectWasm
     | ReadCapture
     | ReadPng
+    | ObserveBrowser
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -127,4 +129,5 @@ MEMBERS: tuple[type, ...] = (
     InspectWasm,
     ReadCapture,
     ReadPng,
+    ObserveBrowser,
 )

@@ -12,7 +12,14 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable
-from urllib.parse import SplitResult, urlsplit
+
+# URL string parsing (no IO) is re-exported for the browser families: this module is the one
+# place in rea/ that imports urllib (pyproject's import contract names it)
+from urllib.parse import SplitResult
+from urllib.parse import urlsplit as urlsplit
+from urllib.parse import parse_qsl as parse_qsl
+from urllib.parse import urljoin as urljoin
+from urllib.parse import urlunsplit as urlunsplit
 
 import attrs
 from returns.result import Failure, Result, Success

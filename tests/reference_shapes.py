@@ -59,6 +59,11 @@ def nullable(schema: Any) -> dict[str, Any]:
     return {"anyOf": [schema, NULL]}
 
 
+_BROWSER = obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR)
+_TARGET = obj(target_id=STR, type=STR, title=STR, url=STR, origin=STR, attached=BOOL)
+_RUNTIME_TARGET = obj(target_id=STR, origin=STR, initial_url=STR, frame_id=STR, loader_id=nullable(STR))
+
+
 def base(tool: str) -> dict[str, Any]:
     return relax(RAW_31[tool])
 
@@ -525,6 +530,198 @@ SIX: dict[str, Any] = {
             relro=nullable(STR),
         ),
         diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
+    # list_browser_targets and inspect_web_page (6.x domain/browserObservationSchemas.ts, browserCompleteness.ts)
+    "list_browser_targets": obj(
+        browser=_BROWSER,
+        targets=arr(_TARGET),
+        excluded=obj(disallowed_origin=INT, unsupported_url=INT, non_page=INT),
+        limitations=arr(STR),
+    ),
+    "inspect_web_page": obj(
+        browser=_BROWSER,
+        target=_TARGET,
+        capture_window=obj(started_at=STR, ended_at=STR, observation_ms=INT),
+        completeness=obj(
+            status={"enum": ["complete_within_window", "policy_filtered", "attach_limited", "truncated"]},
+            conditions=arr(STR),
+            policy_filtered_sections=arr(STR),
+            attach_limited_sections=arr(STR),
+            truncated_sections=arr(STR),
+            unavailable_sections=arr(STR),
+            excluded=arr(obj(section=STR, reason=STR, count=nullable(INT))),
+            dropped_events={"type": "object", "required": ["total"]},
+        ),
+        frames=arr(obj(frame_id=STR, parent_frame_id=nullable(STR), url=STR, origin=nullable(STR))),
+        dom=obj(
+            total_nodes=INT,
+            nodes=arr(
+                obj(
+                    index=INT,
+                    parent_index=INT,
+                    node_type=INT,
+                    node_name=STR,
+                    node_value_length=INT,
+                    attribute_names=arr(STR),
+                )
+            ),
+        ),
+        accessibility=obj(total_nodes=INT, text_capture={"type": "object"}, nodes=arr({"type": "object"})),
+        scripts=obj(
+            total=INT,
+            items=arr(
+                obj(
+                    script_key=STR,
+                    frame_id=nullable(STR),
+                    url=STR,
+                    origin=nullable(STR),
+                    cdp_hash=STR,
+                    length=INT,
+                    is_module=BOOL,
+                    language=nullable(STR),
+                    source_map_url=nullable(STR),
+                    resource_reconciliation={"type": "object", "required": ["status"]},
+                    source={"type": "object", "required": ["included"]},
+                )
+            ),
+        ),
+        resources=arr(
+            obj(
+                resource_key=STR,
+                url=STR,
+                origin=nullable(STR),
+                type=STR,
+                mime_type=STR,
+                content_size=nullable({"type": "number"}),
+            )
+        ),
+        network=obj(
+            requests=arr({"type": "object"}),
+            websocket_events=arr({"type": "object"}),
+            coverage_started_at=STR,
+            prior_activity_available={"const": False},
+        ),
+        console=obj(events=arr({"type": "object"}), coverage_started_at=STR, prior_activity_available={"const": False}),
+        workers=arr({"type": "object"}),
+        metadata=obj(
+            responses=arr({"type": "object"}),
+            dom_urls=arr({"type": "object"}),
+            agent_hints=arr({"type": "object"}),
+            excluded_dom_urls=INT,
+            headers_allowlisted={"const": True},
+        ),
+        storage=obj(
+            origin=STR,
+            usage_bytes=nullable({"type": "number"}),
+            quota_bytes=nullable({"type": "number"}),
+            local_storage_keys=arr(STR),
+            session_storage_keys=arr(STR),
+            indexed_db_names=arr(STR),
+            cache_names=arr(STR),
+            values_redacted={"const": True},
+        ),
+        limitations=arr(STR),
+    ),
+    # the other passive browser tools (6.x domain/webMcpDiscovery.ts, webScreenshot.ts, browserSession.ts,
+    # webRuntime.ts and its listener/execution schemas)
+    "discover_webmcp_tools": obj(
+        browser=_BROWSER,
+        target=obj(target_id=STR, url=STR, origin=STR),
+        status={"enum": ["available", "unavailable"]},
+        tools=obj(
+            total=INT,
+            items=arr(
+                obj(
+                    tool_key=STR,
+                    name=STR,
+                    description=STR,
+                    frame_id=STR,
+                    frame_url=STR,
+                    owner_origin=STR,
+                    declaration_kind={"enum": ["declarative", "imperative"]},
+                    input_schema=ANY,
+                    input_schema_sha256=nullable(STR),
+                    annotations=obj(
+                        read_only=nullable(BOOL), untrusted_content=nullable(BOOL), autosubmit=nullable(BOOL)
+                    ),
+                    registration_source=ANY,
+                    trust={"const": "page-declared-untrusted"},
+                )
+            ),
+        ),
+        completeness={"type": "object", "required": ["status", "conditions"]},
+        limitations=arr(STR),
+    ),
+    "capture_web_screenshot": obj(
+        schema_version={"const": 1},
+        browser=_BROWSER,
+        target=obj(target_id=STR, url=STR, origin=STR),
+        captured_at=STR,
+        viewport=obj(width=INT, height=INT),
+        artifact=obj(uri=STR, sha256=STR, bytes=INT, media_type={"const": "image/png"}, data_base64=STR),
+        completeness={"type": "object", "required": ["status"]},
+        limitations=arr(STR),
+    ),
+    "inspect_web_event_listeners": obj(
+        browser=_BROWSER,
+        target=_RUNTIME_TARGET,
+        inspected_at=STR,
+        selected_node=obj(selector=STR, match={"enum": ["found", "not_found"]}, backend_node_id=nullable(INT)),
+        listeners=arr(
+            obj(
+                type=STR,
+                use_capture=BOOL,
+                passive=BOOL,
+                once=BOOL,
+                location={"type": "object"},
+                execution={"const": "unknown"},
+            )
+        ),
+        sources=arr({"type": "object", "required": ["script_id", "url", "source"]}),
+        cleanup={"const": "confirmed"},
+        limitations=arr(STR),
+    ),
+    "observe_web_execution": obj(
+        browser=_BROWSER,
+        target=_RUNTIME_TARGET,
+        window=obj(
+            armed_at=STR,
+            ended_at=STR,
+            requested_ms=INT,
+            end_reason=STR,
+            producer_started_seconds={"type": "number"},
+            producer_sampled_seconds=ANY,
+        ),
+        coverage=obj(
+            state=STR,
+            reason=nullable(STR),
+            offset_units={"const": "utf16-code-units"},
+            end_offset={"const": "exclusive"},
+            scripts=arr({"type": "object"}),
+            excluded_scripts=INT,
+        ),
+        requests=arr({"type": "object"}),
+        excluded_requests=INT,
+        script_inventory=obj(
+            main_document_scripts=INT, not_reported_script_ids=arr(STR), coverage_absence={"const": "unknown"}
+        ),
+        sources=arr({"type": "object"}),
+        instrumentation={"type": "object", "required": ["executes_selected_code", "cleanup", "page_ownership"]},
+        limitations=arr(STR),
+    ),
+    "observe_web_session": obj(
+        schema_version={"const": 1},
+        browser=_BROWSER,
+        target=obj(target_id=STR, initial_url=STR, final_url=nullable(STR)),
+        window=obj(
+            armed_at=STR,
+            ended_at=STR,
+            requested_ms=INT,
+            end_reason={"enum": ["window_elapsed", "target_left_scope", "target_terminated"]},
+        ),
+        timeline=arr({"type": "object", "required": ["sequence", "type", "timestamp"]}),
+        completeness={"type": "object", "required": ["status"]},
         limitations=arr(STR),
     ),
     # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours

@@ -57,12 +57,15 @@ def test_attach_sends_commands_and_delivers_events(browser, site) -> None:
             loaded.append(params["frame"]["url"])
             done.set()
 
+        fired = anyio.Event()  # the commit comes before the parse: read the DOM once the page has loaded
         try:
             session.on("Page.frameNavigated", on_frame)
+            session.on("Page.loadEventFired", lambda _params: fired.set())
             assert isinstance(await session.send("Page.enable"), Success)
             assert isinstance(await session.send("Page.navigate", {"url": url}), Success)
             with anyio.fail_after(15):
                 await done.wait()
+                await fired.wait()
             doc = (await session.send("DOM.getDocument", {"depth": -1})).unwrap()
             return json.dumps(doc), loaded
         finally:

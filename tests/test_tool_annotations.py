@@ -55,8 +55,15 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
             assert "mutatesSession" in contract.effects and not contract.mcp_annotations()["readOnlyHint"]
     assert all(not c.mcp_annotations()["readOnlyHint"] for c in CATALOG if c.name in JAVASCRIPT)
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
-    # they drop the ledger / replace a file / overwrite or clear analyst annotations / drive a foreign app's UI
-    assert destructive == {"close_binary", "export_evidence_bundle", *ANNOTATION_EDITS, "capture_native_ui_scenario"}
+    # they drop the ledger / replace a file / overwrite or clear analyst annotations / drive a foreign app's UI /
+    # reset a live page's V8 counters (mayDiscardData, as 6.x declares)
+    assert destructive == {
+        "close_binary",
+        "export_evidence_bundle",
+        *ANNOTATION_EDITS,
+        "capture_native_ui_scenario",
+        "observe_web_execution",
+    }
 
 
 def test_an_evidence_tool_cannot_forget_that_it_records():

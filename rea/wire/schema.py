@@ -53,6 +53,8 @@ class Wire:
     schema: Mapping[str, Any] | None = None
     # the CLI may skip fields it cannot express as a flag
     cli: bool = True
+    # an output key no Python parameter may carry (`as`); input records use `alias` instead
+    key: str | None = None
 
 
 class _Absent:
@@ -85,6 +87,7 @@ def field(
     schema: Mapping[str, Any] | None = None,
     cli: bool = True,
     alias: str | None = None,
+    key: str | None = None,
     **constraints: Any,
 ) -> Any:
     """An attrs field carrying its wire facts; `constraints` are JSON Schema keywords
@@ -98,6 +101,7 @@ def field(
             constraints=constraints,
             schema=schema,
             cli=cli,
+            key=key,
         )
     }
     if absent:
@@ -136,6 +140,9 @@ def wire_of(attribute: attrs.Attribute[Any]) -> Wire:
 
 def wire_name(attribute: attrs.Attribute[Any]) -> str:
     """The JSON key: attrs' alias when set (for keys that are Python keywords), else the name."""
+    key = wire_of(attribute).key
+    if key is not None:
+        return key
     alias = attribute.alias
     return alias if alias and alias != attribute.name.lstrip("_") else attribute.name
 

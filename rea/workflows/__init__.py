@@ -20,6 +20,7 @@ from rea.workflows import javascript as _javascript
 from rea.workflows import layout as _layout
 from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
+from rea.workflows import web as _web
 from rea.workflows import managed as _managed
 from rea.workflows import native as _native
 from rea.workflows import native_surface as _native_surface
@@ -38,6 +39,7 @@ _FAMILIES = (
     _layout,
     _wasm,
     _web_network,
+    _web,
     _views,
 )
 

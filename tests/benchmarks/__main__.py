@@ -26,6 +26,7 @@ BENCHMARKS = (
     "android",
     "web_network",
     "batch",
+    "web",
 )
 
 

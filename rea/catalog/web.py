@@ -1,0 +1,158 @@
+"""Contracts of the web family: passive tools over a caller's loopback Chromium (CDP)."""
+
+from __future__ import annotations
+
+from rea.wire.tool import evidence_tool
+from rea.wire.web import (
+    BrowserTargetList,
+    CaptureWebScreenshotArgs,
+    DiscoverWebMcpArgs,
+    EventListenerArgs,
+    InspectWebPageArgs,
+    ListBrowserTargetsArgs,
+    ObserveExecutionArgs,
+    ObserveSessionArgs,
+    WebEventListeners,
+    WebExecution,
+    WebMcpDiscovery,
+    WebObservationSession,
+    WebPageInspection,
+    WebScreenshot,
+)
+
+ENDPOINT = "http://127.0.0.1:9222"
+TARGET = "TARGET_ID_FROM_LIST_BROWSER_TARGETS"
+PASSIVE = {"mutatesSession", "idempotent", "accessesNetwork"}
+
+LIST_BROWSER_TARGETS = evidence_tool(
+    "list_browser_targets",
+    "List Browser Targets",
+    (
+        "List page targets exposed by the selected loopback Chrome DevTools Protocol endpoint (refused before "
+        "connecting unless it is 127.0.0.0/8, [::1] or localhost with a port). Optionally filter by exact origin. "
+        "URLs preserve query values and fragments; only URL userinfo credentials are removed."
+    ),
+    args=ListBrowserTargetsArgs,
+    result=BrowserTargetList,
+    examples=[{"cdp_endpoint": ENDPOINT}, {"cdp_endpoint": ENDPOINT, "allowed_origins": ["https://app.example.test"]}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+INSPECT_WEB_PAGE = evidence_tool(
+    "inspect_web_page",
+    "Inspect Web Page",
+    (
+        "Passively inspect one selected page target through CDP without evaluating JavaScript, navigating, "
+        "clicking, closing, or mutating the page. If no origin filter is supplied, capture is scoped to the "
+        "target's current origin. Returns DOM structure, accessibility, scripts, resources, attach-window network "
+        "and console metadata, workers, and redacted storage inventory as Evidence; a page that navigates during "
+        "the window fails with target_changed."
+    ),
+    args=InspectWebPageArgs,
+    result=WebPageInspection,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+
+DISCOVER_WEBMCP_TOOLS = evidence_tool(
+    "discover_webmcp_tools",
+    "Discover WebMCP Tools",
+    (
+        "Passively inventory every page-registered WebMCP tool (document.modelContext.registerTool and declarative "
+        "<form toolname>) and its input-schema summary using the experimental CDP WebMCP domain (WebMCP.enable, "
+        "then toolsAdded/toolsRemoved through observation_ms). Schemas past max_schema_depth/nodes/bytes are "
+        "summarized and digested, never inlined. Metadata is page-declared-untrusted; REA never registers or "
+        "invokes discovered tools. status: unavailable when the browser has no WebMCP domain."
+    ),
+    args=DiscoverWebMcpArgs,
+    result=WebMcpDiscovery,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "observation_ms": 100}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+CAPTURE_WEB_SCREENSHOT = evidence_tool(
+    "capture_web_screenshot",
+    "Capture Web Screenshot",
+    (
+        "Capture the current visible viewport of one page as an inline, content-addressed PNG artifact "
+        "(rea://web-screenshot/sha256/...; viewport from the PNG's IHDR). Never scrolls, navigates, or evaluates "
+        "page JavaScript. A PNG over maximum_image_bytes is refused (resource_constraint)."
+    ),
+    args=CaptureWebScreenshotArgs,
+    result=WebScreenshot,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "approved": True, "screenshot_approved": True}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+INSPECT_WEB_EVENT_LISTENERS = evidence_tool(
+    "inspect_web_event_listeners",
+    "Inspect Web Event Listeners",
+    (
+        "List the event listeners registered directly on the first main-document match of a CSS selector "
+        "(DOMDebugger.getEventListeners), each with its zero-based script location bound by script id and the "
+        "captured source of those scripts. No event is dispatched; the one object handle REA makes is released "
+        "(cleanup: confirmed). A declaration does not establish that it ran."
+    ),
+    args=EventListenerArgs,
+    result=WebEventListeners,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "selector": "#run"}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+OBSERVE_WEB_EXECUTION = evidence_tool(
+    "observe_web_execution",
+    "Observe Web Execution",
+    (
+        "Arm precise V8 call-count coverage for observation_ms while the page is driven from outside, then take "
+        "one resetting sample: functions with nested ranges and counts (UTF-16 offsets, end exclusive), requests "
+        "with their initiator callsites and async parents, the script inventory and captured sources by script id. "
+        "Coverage resets execution counters and disables optimized execution for the window; REA executes no page "
+        "code. Ends early when the document changes or the target terminates."
+    ),
+    args=ObserveExecutionArgs,
+    result=WebExecution,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "observation_ms": 1000}],
+    surface="browser-provider",
+    effects={"mutatesSession", "mutatesTarget", "accessesNetwork", "mayDiscardData"},
+)
+
+OBSERVE_WEB_SESSION = evidence_tool(
+    "observe_web_session",
+    "Observe Web Session",
+    (
+        "Arm a CDP observation window of the requested duration while the user operates the page. By default it "
+        "follows the selected target's current origin; an explicit origin list controls which origins may be "
+        "retained. Records navigation, redirect, lifecycle, and failure events; ends early when the page leaves "
+        "the origin scope or the target terminates."
+    ),
+    args=ObserveSessionArgs,
+    result=WebObservationSession,
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "approved": True, "observation_ms": 10_000}],
+    surface="browser-provider",
+    effects=PASSIVE,
+)
+
+CLI_COMMANDS = (
+    "list-browser-targets",
+    "inspect-web-page",
+    "discover-webmcp-tools",
+    "capture-web-screenshot",
+    "inspect-web-event-listeners",
+    "observe-web-execution",
+    "observe-web-session",
+)
+TOOLS = (
+    LIST_BROWSER_TARGETS,
+    INSPECT_WEB_PAGE,
+    DISCOVER_WEBMCP_TOOLS,
+    CAPTURE_WEB_SCREENSHOT,
+    INSPECT_WEB_EVENT_LISTENERS,
+    OBSERVE_WEB_EXECUTION,
+    OBSERVE_WEB_SESSION,
+)

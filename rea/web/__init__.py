@@ -1,0 +1,1 @@
+"""The web family's pure core: origin scope, redaction, page model, WebMCP summaries (no IO)."""

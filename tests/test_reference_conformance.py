@@ -188,7 +188,6 @@ LAYOUT = [
     "inspect_plist",
 ]
 WEB_NETWORK = ["inspect_web_network_capture", "compare_web_screenshots"]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + SESSION
 WEB = [
     "list_browser_targets",
     "inspect_web_page",
@@ -197,7 +196,8 @@ WEB = [
     "inspect_web_event_listeners",
     "observe_web_execution",
     "observe_web_session",
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB + SESSION
+]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -337,23 +337,30 @@ async def _web_network(root: Path) -> dict[str, Any]:
     png = web_network_fixtures.screenshot(root, "shot", [(4, 4, 8, 8, "#0f0")], (64, 48))
     async with connect() as s:
         return {
+            "inspect_web_network_capture": await _call(
+                s, "inspect_web_network_capture", {"capture_path": str(har), "format": "har", "record_ordinals": [0]}
+            ),
+            "compare_web_screenshots": await _call(
+                s, "compare_web_screenshots", {"before": {"path": str(png)}, "after": {"path": str(png)}}
+            ),
+        }
+
+
+async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+    page = {"cdp_endpoint": endpoint, "target_id": target_id}
+    async with connect() as s:
+        return {
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
             "inspect_web_page": await _call(s, "inspect_web_page", {**page}),
             # the reference's own example inputs (browserToolContracts.ts, 3.1 examples for the approvals)
             "discover_webmcp_tools": await _call(s, "discover_webmcp_tools", {**page, "observation_ms": 100}),
             "capture_web_screenshot": await _call(
                 s, "capture_web_screenshot", {**page, "approved": True, "screenshot_approved": True}
-            "inspect_web_network_capture": await _call(
-                s, "inspect_web_network_capture", {"capture_path": str(har), "format": "har", "record_ordinals": [0]}
             ),
             "inspect_web_event_listeners": await _call(s, "inspect_web_event_listeners", {**page, "selector": "#run"}),
             "observe_web_execution": await _call(s, "observe_web_execution", {**page, "observation_ms": 200}),
             "observe_web_session": await _call(
                 s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
-            "compare_web_screenshots": await _call(
-                s, "compare_web_screenshots", {"before": {"path": str(png)}, "after": {"path": str(png)}}
-async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
-    page = {"cdp_endpoint": endpoint, "target_id": target_id}
             ),
         }
 
@@ -363,14 +370,18 @@ def _web_replies(root: Path) -> dict[str, Any]:
     if CHROMIUM is None:
         return {}
     site, browser = Site(root), Browser()
+    try:
         target = open_page(
             browser.endpoint,
             site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>"),
             "ref",
+        )
         return anyio.run(_web, browser.endpoint, target)
     finally:
         browser.close()
         site.close()
+
+
 def _source_graph() -> dict[str, Any]:
     """The reference's HistoricalSourceGraph example values (tests/reference/input-examples.json)."""
     example = next(e for e in EXAMPLES if e["tool"] == "compare_source_to_bundle" and "reference" in e["input"])

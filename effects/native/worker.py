@@ -14,7 +14,6 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 from __future__ import annotations
 
 import bisect
-import re
 import logging
 import os
 import sys
@@ -24,6 +23,9 @@ from typing import Any
 from collections.abc import Callable
 
 import orjson
+
+from effects.native import metadata
+from rea.native.strings import runs as text_runs
 
 ARCHITECTURES = {
     "AMD64": "x86_64",
@@ -36,7 +38,6 @@ ARCHITECTURES = {
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
 MAX_STRING = 512
 MAX_SCANNED_STRINGS = 50_000
-STRING_RUN = re.compile(rb"([\x20-\x7e\t\n\r]{4,})\x00")
 
 
 class WorkerError(Exception):
@@ -55,6 +56,8 @@ class Analysis:
         self.main: Any = None
         self.block_starts: list[int] = []
         self.block_owner: list[tuple[int, int, int]] = []  # (start, end, function addr), sorted
+        self.path = ""
+        self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
 
     # ---------------------------------------------------------------- addresses
 
@@ -77,6 +80,7 @@ class Analysis:
         import angr  # noqa: PLC0415 - the import is the worker's startup cost
 
         emit("loading binary")
+        self.path = params["path"]
         try:
             self.project = angr.Project(params["path"], auto_load_libs=False, load_debug_info=False)
         except Exception as exc:  # cle raises many types for unsupported input
@@ -149,8 +153,10 @@ class Analysis:
                     "exported": bool(sym.is_export),
                 }
             )
+        fmt = FORMATS.get(type(main).__name__, "unknown")
+        text = next((s for s in getattr(main, "sections", []) if s.name in (".text", "__text") and s.vaddr), None)
         return {
-            "format": FORMATS.get(type(main).__name__, "unknown"),
+            "format": fmt,
             "architecture": ARCHITECTURES[self.project.arch.name],
             "arch_name": self.project.arch.name,
             "bits": self.project.arch.bits,
@@ -164,10 +170,12 @@ class Analysis:
             "symbols": symbols,
             "engine": {"name": "angr", "version": _angr_version()},
             "scanned_strings": self.scan_strings(),
+            "function_starts": metadata.function_starts(self.path, fmt),
+            "go": metadata.go_tables(self.path, text.vaddr - self.rebase if text is not None else 0),
         }
 
     def scan_strings(self) -> list[dict[str, Any]]:
-        """Printable ASCII runs (>= 4 bytes, NUL-terminated) in non-executable data sections, found
+        """Terminated text runs (>= 4 characters; UTF-8, UTF-16 and UTF-32) in non-executable data sections, found
         without CFG recovery; which procedures reference them is only known after it."""
         found: list[dict[str, Any]] = []
         memory = self.project.loader.memory
@@ -185,15 +193,14 @@ class Analysis:
                 data = memory.load(section.vaddr, section.memsize)
             except Exception:  # unmapped or partially mapped: nothing to scan
                 continue
-            for match in STRING_RUN.finditer(data):
-                value = match.group(1).decode("ascii")
+            for offset, value, encoding, length in text_runs(data):
                 found.append(
                     {
-                        "address": self.out(section.vaddr + match.start(1)),
+                        "address": self.out(section.vaddr + offset),
                         "value": value[:MAX_STRING],
                         "truncated": len(value) > MAX_STRING,
-                        "encoding": "utf-8",
-                        "length": len(value) + 1,
+                        "encoding": encoding,
+                        "length": length,
                         "section": section.name,
                     }
                 )
@@ -205,26 +212,41 @@ class Analysis:
 
     def analyze(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         if self.cfg is None:
-            started = time.monotonic()
-            last = [0.0]
-
-            def on_progress(percentage: float, **_: Any) -> None:
-                now = time.monotonic()
-                if now - last[0] >= 0.5:
-                    last[0] = now
-                    emit(f"building CFG {percentage:.0f}%")
-
-            options = params.get("cfg", {})
-            self.cfg = self.project.analyses.CFGFast(
-                normalize=True,
-                data_references=bool(options.get("data_references", True)),
-                cross_references=bool(options.get("cross_references", False)),
-                resolve_indirect_jumps=bool(options.get("resolve_indirect_jumps", True)),
-                show_progressbar=False,
-                progress_callback=on_progress,
-            )
-            emit(f"CFG complete in {time.monotonic() - started:.1f}s")
+            if self.cfg_error is not None:
+                raise self.cfg_error
+            attempts = []
+            for profile, options in _profiles(params.get("cfg", {})):
+                try:
+                    self.cfg = self._cfg(profile, options, emit)
+                    break
+                except Exception as exc:  # angr raises anything (AssertionError, KeyError) on odd code
+                    attempts.append({"profile": profile, "error": f"{type(exc).__name__}: {exc}"[:500]})
+                    emit(f"CFG recovery failed with the {profile} profile: {type(exc).__name__}")
+            if self.cfg is None:
+                self.cfg_error = WorkerError(
+                    "execution_failure",
+                    f"angr CFG recovery failed with every profile: {attempts[-1]['error']}",
+                    reason="cfg-failed",
+                    attempts=attempts,
+                )
+                raise self.cfg_error
         return self.snapshot()
+
+    def _cfg(self, profile: str, options: dict[str, Any], emit: Callable[[str], None]) -> Any:
+        started = time.monotonic()
+        last = [0.0]
+
+        def on_progress(percentage: float, **_: Any) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                emit(f"building CFG {percentage:.0f}% ({profile} profile)")
+
+        if profile in os.environ.get("REA_NATIVE_FAULT", "").split(","):  # a forced engine fault, for tests
+            raise AssertionError(f"forced engine fault in the {profile} profile (REA_NATIVE_FAULT)")
+        cfg = self.project.analyses.CFGFast(show_progressbar=False, progress_callback=on_progress, **options)
+        emit(f"CFG complete in {time.monotonic() - started:.1f}s ({profile} profile)")
+        return cfg
 
     def _functions(self) -> list[Any]:
         return [f for f in self.cfg.kb.functions.values() if not getattr(f, "alignment", False)]
@@ -344,7 +366,31 @@ class Analysis:
             raise WorkerError("invalid_request", f"no procedure starts at {address}", reason="no-procedure")
         return function
 
+    def linear(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Without a CFG: a linear sweep over the extent the metadata gives (`size` bytes)."""
+        start, size = self.into(params["address"]), int(params.get("size") or 0)
+        if size <= 0:
+            raise WorkerError(
+                "capability_unavailable",
+                f"CFG recovery failed and the metadata gives no extent for {params['address']}",
+                reason="cfg-failed",
+            )
+        block = self.project.factory.block(start, size=min(size, 1 << 20))
+        instructions = [
+            {
+                "address": self.out(insn.address),
+                "bytes": insn.bytes.hex(),
+                "mnemonic": insn.mnemonic,
+                "operands": insn.op_str,
+                "block": self.out(start),
+            }
+            for insn in block.capstone.insns
+        ]
+        return {"address": params["address"], "instructions": instructions, "linear": True}
+
     def disassemble(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        if self.cfg is None and self.cfg_error is not None:
+            return self.linear(params)
         function = self.function(params["address"])
         instructions = []
         for block in sorted(function.blocks, key=lambda b: b.addr):
@@ -363,6 +409,12 @@ class Analysis:
         return {"address": params["address"], "instructions": instructions}
 
     def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        if self.cfg is None and self.cfg_error is not None:
+            raise WorkerError(
+                "capability_unavailable",
+                f"no pseudocode: {self.cfg_error.message}",
+                reason="cfg-failed",
+            )
         function = self.function(params["address"])
         if function.is_simprocedure or function.is_plt:
             raise WorkerError(
@@ -385,6 +437,19 @@ class Analysis:
             "pseudocode": decompiler.codegen.text,
             "elapsed_ms": int((time.monotonic() - started) * 1000),
         }
+
+
+def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The profile the binding asked for, then a safer one: no indirect-jump resolution, no data
+    references and no normalisation (the passes behind most of angr's assertion failures)."""
+    default = {
+        "normalize": True,
+        "data_references": bool(options.get("data_references", True)),
+        "cross_references": bool(options.get("cross_references", False)),
+        "resolve_indirect_jumps": bool(options.get("resolve_indirect_jumps", True)),
+    }
+    safe = {"normalize": False, "data_references": False, "cross_references": False, "resolve_indirect_jumps": False}
+    return [("default", default), ("safe", safe)]
 
 
 def _angr_version() -> str:

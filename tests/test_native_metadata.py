@@ -236,3 +236,51 @@ def test_busybox_first_overview_from_exception_frames(tmp_path):
         "merged_fragments": 0,
     }
     assert facts["procedure_count"] == len(fde_starts(Path(busybox)))
+
+
+# ------------------------------------------------------------ loader formats
+
+
+def test_a_macho_bundle_loads_as_a_dylib(go_builds, tmp_path):
+    """A `.node`-style MH_BUNDLE (the Go Mach-O with its filetype set to MH_BUNDLE by lief, which
+    file(1) then calls a bundle) is analysed instead of refused."""
+    import lief
+
+    image = lief.MachO.parse(str(go_builds["mach-o"]["stripped"])).at(0)
+    image.header.file_type = lief.MachO.Header.FILE_TYPE.BUNDLE
+    bundle = tmp_path / "addon.node"
+    image.write(str(bundle))
+    assert "bundle" in subprocess.run(["file", "-b", str(bundle)], capture_output=True, text=True).stdout
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(bundle)}))
+            return ok_evidence(await s.call_tool("binary_overview", {}))
+
+    overview = anyio.run(main)
+    assert overview["subject"]["format"] == "mach-o" and overview["subject"]["architecture"] == "arm64"
+    assert overview["normalized_result"]["go"]["module_path"] == "example.com/reagotest"
+    assert not list(Path("/tmp").glob("rea-bundle-*"))  # the loader's copy is gone once loaded
+
+
+def test_an_arm64_pe_is_refused_saying_what_and_what_to_do(tmp_path):
+    """A PE whose COFF machine is ARM64 (0xaa64; a mingw x64 build with the field set, as file(1) reads it)."""
+    source = tmp_path / "m.c"
+    source.write_text("int main(void) { return 0; }\n")
+    exe = tmp_path / "m.exe"
+    subprocess.run(["x86_64-w64-mingw32-gcc", "-o", str(exe), str(source)], check=True, capture_output=True)
+    data = bytearray(exe.read_bytes())
+    at = int.from_bytes(data[0x3C:0x40], "little")
+    data[at + 4 : at + 6] = (0xAA64).to_bytes(2, "little")
+    arm = tmp_path / "arm64.exe"
+    arm.write_bytes(bytes(data))
+    assert "Aarch64" in subprocess.run(["file", "-b", str(arm)], capture_output=True, text=True).stdout
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(arm)}))
+            return await s.call_tool("binary_overview", {})
+
+    error = err(anyio.run(main), "target_unavailable")
+    assert error["details"]["reason"] == "unsupported-architecture" and error["details"]["architecture"] == "ARM64"
+    assert "inspect_binary_layout" in error["message"]

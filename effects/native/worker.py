@@ -14,6 +14,7 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 from __future__ import annotations
 
 import bisect
+import tempfile
 import logging
 import os
 import sys
@@ -25,6 +26,7 @@ from collections.abc import Callable
 import orjson
 
 from effects.native import metadata
+from rea.native import headers
 from rea.native.strings import runs as text_runs
 
 ARCHITECTURES = {
@@ -57,6 +59,7 @@ class Analysis:
         self.block_starts: list[int] = []
         self.block_owner: list[tuple[int, int, int]] = []  # (start, end, function addr), sorted
         self.path = ""
+        self.bundle = False  # a MH_BUNDLE loaded as the dylib it is laid out like
         self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
 
     # ---------------------------------------------------------------- addresses
@@ -81,14 +84,18 @@ class Analysis:
 
         emit("loading binary")
         self.path = params["path"]
+        loadable = self.loadable(params["path"])
         try:
-            self.project = angr.Project(params["path"], auto_load_libs=False, load_debug_info=False)
+            self.project = angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
         except Exception as exc:  # cle raises many types for unsupported input
             raise WorkerError(
                 "target_unavailable",
                 f"angr cannot load this file: {type(exc).__name__}: {exc}",
                 reason="unsupported-format",
             ) from exc
+        finally:
+            if loadable != params["path"]:
+                os.unlink(loadable)  # the loader has read it; nothing is left behind if the worker is killed
         self.main = self.project.loader.main_object
         self.rebase = self.main.mapped_base - self.main.linked_base
         arch = self.project.arch.name
@@ -100,6 +107,32 @@ class Analysis:
                 architecture=arch,
             )
         return self.loader_facts()
+
+    def loadable(self, path: str) -> str:
+        """The file angr should load: a Mach-O bundle as the dylib it is laid out like (a patched copy
+        beside the worker); an ARM64-family PE is refused before the loader fails obscurely."""
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        found = headers.probe(head)
+        if found.pe_machine is not None:
+            raise WorkerError(
+                "target_unavailable",
+                f"{found.pe_machine} PE images are not supported: angr's PE loader has no {found.pe_machine} "
+                "architecture. inspect_binary_layout reads its headers, sections and imports; for code analysis "
+                "use an x86-64 build of the same program.",
+                reason="unsupported-architecture",
+                architecture=found.pe_machine,
+                format="pe",
+            )
+        if found.bundle_filetype_at is None:
+            return path
+        with open(path, "rb") as handle:
+            image = handle.read()
+        fd, copy = tempfile.mkstemp(prefix="rea-bundle-", suffix=".dylib")
+        with os.fdopen(fd, "wb") as out:
+            out.write(headers.as_dylib(image, found))
+        self.bundle = True
+        return copy
 
     def loader_facts(self) -> dict[str, Any]:
         main = self.main
@@ -171,6 +204,7 @@ class Analysis:
             "engine": {"name": "angr", "version": _angr_version()},
             "scanned_strings": self.scan_strings(),
             "function_starts": metadata.function_starts(self.path, fmt),
+            "macho_filetype": "bundle" if self.bundle else None,
             "go": metadata.go_tables(self.path, text.vaddr - self.rebase if text is not None else 0),
         }
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import anyio
 
 from tests.benchmarks import Row, verdict
-from tests.benchmarks.bench_native import ANGR_BASELINE, _command, _worker_rss
+from tests.benchmarks.bench_native import ANGR_BASELINE, sample_peak, server
 
 BENCH = "native-go"
 PROGRAM = """package main
@@ -50,21 +50,13 @@ def _build(root: Path) -> Path:
 
 async def _measure(target: Path, cache: str) -> dict[str, float]:
     from mcp.client.session import ClientSession
-    from mcp.client.stdio import StdioServerParameters, stdio_client
+    from mcp.client.stdio import stdio_client
 
-    cmd = _command()
-    params = StdioServerParameters(command=cmd[0], args=[*cmd[1:], "mcp"], env={**os.environ, "REA_CACHE_DIR": cache})
     figures: dict[str, float] = {}
     peak = [0]
-
-    async def sample() -> None:
-        while True:
-            peak[0] = max(peak[0], _worker_rss())
-            await anyio.sleep(0.2)
-
     async with anyio.create_task_group() as group:
-        group.start_soon(sample)
-        async with stdio_client(params) as (read, write), ClientSession(read, write) as s:
+        group.start_soon(sample_peak, peak)
+        async with stdio_client(server(cache)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             start = time.perf_counter()
             await s.call_tool("open_binary", {"path": str(target)})

@@ -4,6 +4,7 @@ fat header), with file(1) and lief as independent readers, then through open_bin
 
 from __future__ import annotations
 
+import json
 import shutil
 import struct
 import subprocess
@@ -112,3 +113,38 @@ def test_open_binary_classifies_both(samples, tmp_path):
     opened = anyio.run(main)
     assert opened["class_renamed"]["format"] == "file"
     assert opened["fat"]["format"] == "mach-o-universal"
+
+
+@pytest.mark.slow
+def test_hostile_native_inputs_get_canonical_answers(samples, tmp_path):
+    """Zero-size, sparse, truncated and lying headers: a canonical error or a partial answer, never a hang."""
+    empty = tmp_path / "empty"
+    empty.write_bytes(b"")
+    sparse = tmp_path / "sparse.elf"
+    with open(sparse, "wb") as handle:
+        handle.write(b"\x7fELF\x02\x01\x01" + b"\x00" * 57)
+        handle.truncate(64 << 20)  # 64 MiB of apparent size, a header and holes
+    lying_fat = tmp_path / "lying-fat"
+    lying_fat.write_bytes(
+        struct.pack(">II", 0xCAFEBABE, 1) + struct.pack(">iiIII", 0x01000007, 3, 1 << 31, 1 << 31, 14)
+    )
+    truncated = tmp_path / "truncated-macho"
+    truncated.write_bytes(samples["fat"].read_bytes()[16384 : 16384 + 300])  # a thin header, its commands cut
+
+    async def main():
+        answers = {}
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            for target in (empty, sparse, lying_fat, truncated):
+                opened = await s.call_tool("open_binary", {"path": str(target)})
+                answers[target.name] = opened, await s.call_tool("binary_overview", {})
+        return answers
+
+    answers = anyio.run(main)
+    for name, (opened, overview) in answers.items():
+        if opened.is_error:
+            continue  # refused at open with a canonical error (checked by the MCP client's schema)
+        assert overview.is_error, name
+        body = json.loads(overview.content[0].text)["error"]
+        assert body["code"] in ("capability_unavailable", "target_unavailable"), (name, body)
+        assert body["remediation"]["action"], name
+    assert ok(answers["lying-fat"][0])["format"] == "mach-o-universal"

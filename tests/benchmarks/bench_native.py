@@ -87,7 +87,7 @@ async def _measure(cache: str) -> dict[str, float]:
                 session.append(time.perf_counter() - start)
             figures["session_roundtrip_s"] = median(session)
             procs = await s.call_tool("list_procedures", {"limit": 500})
-            items = procs.structured_content["normalized_result"]["items"]
+            items = procs.structured_content["normalized_result"]
             mid = sorted(
                 (p for p in items if p["kind"] == "function" and 150 <= p["size"] <= 600), key=lambda p: p["address"]
             )[:7]

@@ -37,7 +37,9 @@ class Connection:
             from effects.native.runtime import NativeRuntime
 
             self._native = NativeRuntime(
-                cache_root=Path(self.ctx.cache_dir or cache_root()), startup_timeout_ms=self.ctx.angr_startup_timeout_ms
+                cache_root=Path(self.ctx.cache_dir or cache_root()),
+                startup_timeout_ms=self.ctx.angr_startup_timeout_ms,
+                memory_limit_mib=self.ctx.native_memory_limit_mib,
             )
         return self._native
 

@@ -14,7 +14,13 @@ from returns.result import Result, Success
 
 from rea import __version__
 from effects.native.cache import cache_root
-from rea.config import analysis_provider, angr_startup_timeout, input_schema_profile, response_budget
+from rea.config import (
+    analysis_provider,
+    angr_startup_timeout,
+    input_schema_profile,
+    native_memory_limit,
+    response_budget,
+)
 from rea.errors import ReaError
 from rea.program import Context, ServerFacts
 
@@ -76,11 +82,19 @@ def server_path() -> str:
 
 def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
     env = dict(os.environ if environ is None else environ)
-    settings = [input_schema_profile(env), analysis_provider(env), angr_startup_timeout(env)]
+    import psutil  # noqa: PLC0415 - the RAM size only sets a default ceiling
+
+    total_mib = psutil.virtual_memory().total >> 20
+    settings = [
+        input_schema_profile(env),
+        analysis_provider(env),
+        angr_startup_timeout(env),
+        native_memory_limit(env, total_mib),
+    ]
     for setting in settings:
         if not isinstance(setting, Success):
             return setting
-    profile, provider, startup = (s.unwrap() for s in settings)
+    profile, provider, startup, memory = (s.unwrap() for s in settings)
     return response_budget(env).map(
         lambda budget: Context(
             server=ServerFacts(
@@ -97,6 +111,7 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
             input_schema_profile=profile,
             analysis_provider=provider,
             angr_startup_timeout_ms=startup,
+            native_memory_limit_mib=memory,
             cache_dir=str(cache_root(env)),
         )
     )

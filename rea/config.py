@@ -67,5 +67,21 @@ def analysis_provider(env: Mapping[str, str]) -> Result[str | None, ReaError]:
     return parse_selector(raw, "environment")
 
 
+MEMORY_FRACTION = 0.5  # of physical RAM: the default ceiling of an engine child
+MAX_MEMORY_MIB = 1 << 30
+
+
+def native_memory_limit(env: Mapping[str, str], total_mib: int) -> Result[int, ReaError]:
+    """REA_NATIVE_MEMORY_LIMIT_MIB: the resident-memory ceiling of the angr worker (default: half of RAM)."""
+    return decimal_setting(
+        env,
+        "REA_NATIVE_MEMORY_LIMIT_MIB",
+        minimum=64,
+        maximum=MAX_MEMORY_MIB,
+        default=max(64, int(total_mib * MEMORY_FRACTION)),
+        accepted=f"a decimal integer of MiB from 64 to {MAX_MEMORY_MIB}",
+    )
+
+
 def angr_startup_timeout(env: Mapping[str, str]) -> Result[int, ReaError]:
     return timeout_ms(env, "REA_ANGR_STARTUP_TIMEOUT_MS", 120_000)

@@ -127,6 +127,7 @@ class Context:
     input_schema_profile: str = "full"
     analysis_provider: str | None = None  # REA_ANALYSIS_PROVIDER, read at startup
     angr_startup_timeout_ms: int = 120_000
+    native_memory_limit_mib: int | None = None  # REA_NATIVE_MEMORY_LIMIT_MIB (None: no ceiling)
     cache_dir: str = ""
     max_import_bytes: int = 512 * 1024 * 1024
 

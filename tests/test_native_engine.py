@@ -39,3 +39,42 @@ def test_waiting_notices_lineage_and_verified_stop(tmp_path, monkeypatch):
     assert remaining == []
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+def test_a_worker_over_the_memory_ceiling_is_stopped_with_resource_constraint(tmp_path):
+    from test_mcp_e2e import connect, err, ok
+
+    binary = tmp_path / "sample"
+    subprocess.run(["gcc", "-O0", "-o", str(binary), str(SOURCE)], check=True)
+
+    async def main():
+        # importing angr alone takes well over 64 MiB: the ceiling stops the worker during startup
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache"), REA_NATIVE_MEMORY_LIMIT_MIB="64") as s:
+            ok(await s.call_tool("open_binary", {"path": str(binary)}))
+            reply = await s.call_tool("list_segments", {})
+            session = ok(await s.call_tool("binary_session", {}))
+            return reply, session
+
+    reply, session = anyio.run(main)
+    error = err(reply, "resource_constraint")
+    assert error["details"]["limit_mib"] == 64 and error["details"]["observed_mib"] > 64
+    assert (
+        "REA_NATIVE_MEMORY_LIMIT_MIB" in error["message"]
+        and "REA_NATIVE_MEMORY_LIMIT_MIB" in error["remediation"]["action"]
+    )
+    assert session["target"] is not None  # the session survives the stopped worker
+
+
+def test_the_memory_ceiling_setting_is_validated():
+    from support import clean_env, rea_command
+
+    for value in ("0", "abc", "63"):
+        proc = subprocess.run(
+            [*rea_command(), "mcp"],
+            env=clean_env(REA_NATIVE_MEMORY_LIMIT_MIB=value),
+            input="",
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert proc.returncode == 2 and "REA_NATIVE_MEMORY_LIMIT_MIB" in proc.stderr, (value, proc.stderr)

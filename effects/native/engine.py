@@ -7,6 +7,9 @@ group is recorded as a process-lineage snapshot.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -26,6 +29,7 @@ from rea.errors import ReaError
 Report = Callable[[str, str], Awaitable[None]]
 MAX_REPLY_BYTES = 1 << 30
 WAIT_NOTICE_S = 10.0
+WATCH_INTERVAL_S = 0.25
 
 
 class WorkerGone(Exception):
@@ -33,8 +37,12 @@ class WorkerGone(Exception):
 
 
 class AngrWorker:
-    def __init__(self, path: str, provider: dict[str, Any], startup_timeout_ms: int) -> None:
+    def __init__(
+        self, path: str, provider: dict[str, Any], startup_timeout_ms: int, memory_limit_mib: int | None = None
+    ) -> None:
         self.path = path
+        self.memory_limit_mib = memory_limit_mib
+        self.exceeded_mib: int | None = None  # the worker's resident memory when the ceiling stopped it
         self.provider = provider
         self.startup_timeout_ms = startup_timeout_ms
         self.process: anyio.abc.Process | None = None
@@ -116,15 +124,59 @@ class AngrWorker:
         async with self.lock:
             if op in ("disassemble", "decompile") and not self.analysed:
                 built = await self._exchange("analyze", {}, report)
-                if not isinstance(built, Success):
+                if not isinstance(built, Success) and not _cfg_failed(built):
                     return built
-                self.analysed = True
+                self.analysed = True  # or failed for good: the worker answers from the metadata extent
             reply = await self._exchange(op, params, report)
             if op == "analyze" and isinstance(reply, Success):
                 self.analysed = True
             return reply
 
     async def _exchange(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
+        """One request and its reply, with the memory ceiling watched while it runs."""
+        if self.memory_limit_mib is None:
+            return await self._converse(op, params, report)
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._watch, self.memory_limit_mib)
+            try:
+                return await self._converse(op, params, report)
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _watch(self, limit_mib: int) -> None:
+        """Stop the worker group the moment its resident memory passes the ceiling (before the kernel's
+        OOM killer picks a victim, possibly the server)."""
+        while self.process is not None:
+            await anyio.sleep(WATCH_INTERVAL_S)
+            if self.process is None:
+                return
+            rss = _group_rss(self.process.pid) >> 20
+            if rss > limit_mib:
+                self.exceeded_mib = rss
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(self.process.pid, signal.SIGKILL)
+                return
+
+    def _over_ceiling(self, op: str) -> ReaError:
+        limit, seen = self.memory_limit_mib, self.exceeded_mib
+        self.exceeded_mib = None
+        return ReaError(
+            code="resource_constraint",
+            message=(
+                f"The angr worker used {seen} MiB during {op}, over the {limit} MiB ceiling "
+                "(REA_NATIVE_MEMORY_LIMIT_MIB), and was stopped; the session is intact."
+            ),
+            details={
+                "provider": self.provider,
+                "operation": op,
+                "limit": "native_memory_limit_mib",
+                "limit_mib": limit,
+                "observed_mib": seen,
+            },
+            action="Raise REA_NATIVE_MEMORY_LIMIT_MIB (or free memory), or analyse a smaller binary or slice.",
+        )
+
+    async def _converse(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
         assert self.process is not None and self.reader is not None
         self.next_id += 1
         rid = self.next_id
@@ -162,6 +214,8 @@ class AngrWorker:
         ) as exc:
             code = self.process.returncode if self.process else None
             await self.stop()
+            if self.exceeded_mib is not None:
+                return Failure(self._over_ceiling(op))
             return Failure(
                 ReaError(
                     code="provider_unavailable",
@@ -193,3 +247,24 @@ class AngrWorker:
         self.loader_facts = None
         self.analysed = False
         return [] if process is None else await process_group.terminate(process)
+
+
+def _group_rss(pid: int) -> int:
+    """Resident bytes of the worker and everything it started."""
+    import psutil
+
+    try:
+        proc = psutil.Process(pid)
+        members = [proc, *proc.children(recursive=True)]
+    except psutil.Error:
+        return 0
+    total = 0
+    for member in members:
+        with contextlib.suppress(psutil.Error):
+            total += member.memory_info().rss
+    return total
+
+
+def _cfg_failed(reply: Result[Any, ReaError]) -> bool:
+    """CFG recovery failed with every profile (the worker is alive; only the CFG is missing)."""
+    return isinstance(reply, Failure) and (reply.failure().details or {}).get("reason") == "cfg-failed"

@@ -19,6 +19,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from effects.native import cache
+from rea.native import metadata
 from effects.owned import stop_all
 from effects.native.discovery import discover
 from effects.native.engine import AngrWorker
@@ -40,6 +41,7 @@ DEFAULT_STARTUP_TIMEOUT_MS = 120_000
 class NativeRuntime:
     cache_root: Path
     startup_timeout_ms: int = DEFAULT_STARTUP_TIMEOUT_MS
+    memory_limit_mib: int | None = None
     worker: AngrWorker | None = None
     worker_key: tuple[str, str, str] | None = None
     snapshots: dict[tuple[str, str, str], dict[str, Any]] = attrs.field(factory=dict)
@@ -64,7 +66,9 @@ class NativeRuntime:
     def worker_for(self, effect: NativeFacts | NativeQuery) -> AngrWorker:
         key = self.key(effect)
         if self.worker is None or self.worker_key != key:
-            self.worker = AngrWorker(effect.path, dict(effect.binding["provider"]), self.startup_timeout_ms)
+            self.worker = AngrWorker(
+                effect.path, dict(effect.binding["provider"]), self.startup_timeout_ms, self.memory_limit_mib
+            )
             self.worker_key = key
         return self.worker
 
@@ -100,14 +104,34 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
         return loaded
     snapshot = dict(loaded.unwrap())
     if effect.stage == "cfg":
+        await progress.report(
+            "analysis", "starting CFG recovery: calls, callers and references need it (metadata answered until now)"
+        )
         with runtime.tracked("analyze"):
             analysed = await worker.request("analyze", {}, progress.report)
-        if not isinstance(analysed, Success):
+        if isinstance(analysed, Success):
+            snapshot.update(metadata.completed(analysed.unwrap(), snapshot))
+        elif _engine_fault(analysed):
+            await progress.report("analysis fallback", "CFG recovery failed; answering from the binary's metadata")
+            snapshot.update(metadata.fallback(snapshot, analysed.failure().record()))
+        else:
             return analysed
-        snapshot.update(analysed.unwrap())
     runtime.snapshots[key] = snapshot
-    cache.store(runtime.cache_root, effect.sha256, binding, "cfg" if effect.stage == "cfg" else "loader", snapshot)
+    if snapshot.get("degraded", {}).get("engine_error", {}).get("code") != "provider_unavailable":
+        # a worker that died may live next time; a CFG that raised with every profile raises again
+        cache.store(runtime.cache_root, effect.sha256, binding, "cfg" if effect.stage == "cfg" else "loader", snapshot)
     return Success(snapshot)
+
+
+def _engine_fault(reply: Result[Any, ReaError]) -> bool:
+    """The CFG failed (every profile raised) or the worker died building it: the metadata still answers.
+    A timeout or a cancellation is not a fault of the engine and is reported as it is."""
+    if not isinstance(reply, Failure):
+        return False
+    error = reply.failure()
+    return (error.details or {}).get("reason") == "cfg-failed" or (
+        error.code == "provider_unavailable" and (error.details or {}).get("operation") == "analyze"
+    )
 
 
 async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:

@@ -14,7 +14,7 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 from __future__ import annotations
 
 import bisect
-import re
+import tempfile
 import logging
 import os
 import sys
@@ -24,6 +24,10 @@ from typing import Any
 from collections.abc import Callable
 
 import orjson
+
+from effects.native import metadata
+from rea.native import headers
+from rea.native.strings import runs as text_runs
 
 ARCHITECTURES = {
     "AMD64": "x86_64",
@@ -36,7 +40,6 @@ ARCHITECTURES = {
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
 MAX_STRING = 512
 MAX_SCANNED_STRINGS = 50_000
-STRING_RUN = re.compile(rb"([\x20-\x7e\t\n\r]{4,})\x00")
 
 
 class WorkerError(Exception):
@@ -55,6 +58,9 @@ class Analysis:
         self.main: Any = None
         self.block_starts: list[int] = []
         self.block_owner: list[tuple[int, int, int]] = []  # (start, end, function addr), sorted
+        self.path = ""
+        self.bundle = False  # a MH_BUNDLE loaded as the dylib it is laid out like
+        self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
 
     # ---------------------------------------------------------------- addresses
 
@@ -77,14 +83,19 @@ class Analysis:
         import angr  # noqa: PLC0415 - the import is the worker's startup cost
 
         emit("loading binary")
+        self.path = params["path"]
+        loadable = self.loadable(params["path"])
         try:
-            self.project = angr.Project(params["path"], auto_load_libs=False, load_debug_info=False)
+            self.project = angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
         except Exception as exc:  # cle raises many types for unsupported input
             raise WorkerError(
                 "target_unavailable",
                 f"angr cannot load this file: {type(exc).__name__}: {exc}",
                 reason="unsupported-format",
             ) from exc
+        finally:
+            if loadable != params["path"]:
+                os.unlink(loadable)  # the loader has read it; nothing is left behind if the worker is killed
         self.main = self.project.loader.main_object
         self.rebase = self.main.mapped_base - self.main.linked_base
         arch = self.project.arch.name
@@ -96,6 +107,32 @@ class Analysis:
                 architecture=arch,
             )
         return self.loader_facts()
+
+    def loadable(self, path: str) -> str:
+        """The file angr should load: a Mach-O bundle as the dylib it is laid out like (a patched copy
+        beside the worker); an ARM64-family PE is refused before the loader fails obscurely."""
+        with open(path, "rb") as handle:
+            head = handle.read(4096)
+        found = headers.probe(head)
+        if found.pe_machine is not None:
+            raise WorkerError(
+                "target_unavailable",
+                f"{found.pe_machine} PE images are not supported: angr's PE loader has no {found.pe_machine} "
+                "architecture. inspect_binary_layout reads its headers, sections and imports; for code analysis "
+                "use an x86-64 build of the same program.",
+                reason="unsupported-architecture",
+                architecture=found.pe_machine,
+                format="pe",
+            )
+        if found.bundle_filetype_at is None:
+            return path
+        with open(path, "rb") as handle:
+            image = handle.read()
+        fd, copy = tempfile.mkstemp(prefix="rea-bundle-", suffix=".dylib")
+        with os.fdopen(fd, "wb") as out:
+            out.write(headers.as_dylib(image, found))
+        self.bundle = True
+        return copy
 
     def loader_facts(self) -> dict[str, Any]:
         main = self.main
@@ -149,8 +186,10 @@ class Analysis:
                     "exported": bool(sym.is_export),
                 }
             )
+        fmt = FORMATS.get(type(main).__name__, "unknown")
+        text = next((s for s in getattr(main, "sections", []) if s.name in (".text", "__text") and s.vaddr), None)
         return {
-            "format": FORMATS.get(type(main).__name__, "unknown"),
+            "format": fmt,
             "architecture": ARCHITECTURES[self.project.arch.name],
             "arch_name": self.project.arch.name,
             "bits": self.project.arch.bits,
@@ -164,10 +203,13 @@ class Analysis:
             "symbols": symbols,
             "engine": {"name": "angr", "version": _angr_version()},
             "scanned_strings": self.scan_strings(),
+            "function_starts": metadata.function_starts(self.path, fmt),
+            "macho_filetype": "bundle" if self.bundle else None,
+            "go": metadata.go_tables(self.path, text.vaddr - self.rebase if text is not None else 0),
         }
 
     def scan_strings(self) -> list[dict[str, Any]]:
-        """Printable ASCII runs (>= 4 bytes, NUL-terminated) in non-executable data sections, found
+        """Terminated text runs (>= 4 characters; UTF-8, UTF-16 and UTF-32) in non-executable data sections, found
         without CFG recovery; which procedures reference them is only known after it."""
         found: list[dict[str, Any]] = []
         memory = self.project.loader.memory
@@ -185,15 +227,14 @@ class Analysis:
                 data = memory.load(section.vaddr, section.memsize)
             except Exception:  # unmapped or partially mapped: nothing to scan
                 continue
-            for match in STRING_RUN.finditer(data):
-                value = match.group(1).decode("ascii")
+            for offset, value, encoding, length in text_runs(data):
                 found.append(
                     {
-                        "address": self.out(section.vaddr + match.start(1)),
+                        "address": self.out(section.vaddr + offset),
                         "value": value[:MAX_STRING],
                         "truncated": len(value) > MAX_STRING,
-                        "encoding": "utf-8",
-                        "length": len(value) + 1,
+                        "encoding": encoding,
+                        "length": length,
                         "section": section.name,
                     }
                 )
@@ -205,26 +246,41 @@ class Analysis:
 
     def analyze(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         if self.cfg is None:
-            started = time.monotonic()
-            last = [0.0]
-
-            def on_progress(percentage: float, **_: Any) -> None:
-                now = time.monotonic()
-                if now - last[0] >= 0.5:
-                    last[0] = now
-                    emit(f"building CFG {percentage:.0f}%")
-
-            options = params.get("cfg", {})
-            self.cfg = self.project.analyses.CFGFast(
-                normalize=True,
-                data_references=bool(options.get("data_references", True)),
-                cross_references=bool(options.get("cross_references", False)),
-                resolve_indirect_jumps=bool(options.get("resolve_indirect_jumps", True)),
-                show_progressbar=False,
-                progress_callback=on_progress,
-            )
-            emit(f"CFG complete in {time.monotonic() - started:.1f}s")
+            if self.cfg_error is not None:
+                raise self.cfg_error
+            attempts = []
+            for profile, options in _profiles(params.get("cfg", {})):
+                try:
+                    self.cfg = self._cfg(profile, options, emit)
+                    break
+                except Exception as exc:  # angr raises anything (AssertionError, KeyError) on odd code
+                    attempts.append({"profile": profile, "error": f"{type(exc).__name__}: {exc}"[:500]})
+                    emit(f"CFG recovery failed with the {profile} profile: {type(exc).__name__}")
+            if self.cfg is None:
+                self.cfg_error = WorkerError(
+                    "execution_failure",
+                    f"angr CFG recovery failed with every profile: {attempts[-1]['error']}",
+                    reason="cfg-failed",
+                    attempts=attempts,
+                )
+                raise self.cfg_error
         return self.snapshot()
+
+    def _cfg(self, profile: str, options: dict[str, Any], emit: Callable[[str], None]) -> Any:
+        started = time.monotonic()
+        last = [0.0]
+
+        def on_progress(percentage: float, **_: Any) -> None:
+            now = time.monotonic()
+            if now - last[0] >= 0.5:
+                last[0] = now
+                emit(f"building CFG {percentage:.0f}% ({profile} profile)")
+
+        if profile in os.environ.get("REA_NATIVE_FAULT", "").split(","):  # a forced engine fault, for tests
+            raise AssertionError(f"forced engine fault in the {profile} profile (REA_NATIVE_FAULT)")
+        cfg = self.project.analyses.CFGFast(show_progressbar=False, progress_callback=on_progress, **options)
+        emit(f"CFG complete in {time.monotonic() - started:.1f}s ({profile} profile)")
+        return cfg
 
     def _functions(self) -> list[Any]:
         return [f for f in self.cfg.kb.functions.values() if not getattr(f, "alignment", False)]
@@ -344,7 +400,31 @@ class Analysis:
             raise WorkerError("invalid_request", f"no procedure starts at {address}", reason="no-procedure")
         return function
 
+    def linear(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Without a CFG: a linear sweep over the extent the metadata gives (`size` bytes)."""
+        start, size = self.into(params["address"]), int(params.get("size") or 0)
+        if size <= 0:
+            raise WorkerError(
+                "capability_unavailable",
+                f"CFG recovery failed and the metadata gives no extent for {params['address']}",
+                reason="cfg-failed",
+            )
+        block = self.project.factory.block(start, size=min(size, 1 << 20))
+        instructions = [
+            {
+                "address": self.out(insn.address),
+                "bytes": insn.bytes.hex(),
+                "mnemonic": insn.mnemonic,
+                "operands": insn.op_str,
+                "block": self.out(start),
+            }
+            for insn in block.capstone.insns
+        ]
+        return {"address": params["address"], "instructions": instructions, "linear": True}
+
     def disassemble(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        if self.cfg is None and self.cfg_error is not None:
+            return self.linear(params)
         function = self.function(params["address"])
         instructions = []
         for block in sorted(function.blocks, key=lambda b: b.addr):
@@ -363,6 +443,12 @@ class Analysis:
         return {"address": params["address"], "instructions": instructions}
 
     def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        if self.cfg is None and self.cfg_error is not None:
+            raise WorkerError(
+                "capability_unavailable",
+                f"no pseudocode: {self.cfg_error.message}",
+                reason="cfg-failed",
+            )
         function = self.function(params["address"])
         if function.is_simprocedure or function.is_plt:
             raise WorkerError(
@@ -385,6 +471,19 @@ class Analysis:
             "pseudocode": decompiler.codegen.text,
             "elapsed_ms": int((time.monotonic() - started) * 1000),
         }
+
+
+def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """The profile the binding asked for, then a safer one: no indirect-jump resolution, no data
+    references and no normalisation (the passes behind most of angr's assertion failures)."""
+    default = {
+        "normalize": True,
+        "data_references": bool(options.get("data_references", True)),
+        "cross_references": bool(options.get("cross_references", False)),
+        "resolve_indirect_jumps": bool(options.get("resolve_indirect_jumps", True)),
+    }
+    safe = {"normalize": False, "data_references": False, "cross_references": False, "resolve_indirect_jumps": False}
+    return [("default", default), ("safe", safe)]
 
 
 def _angr_version() -> str:

@@ -179,6 +179,23 @@ def normalize_member_name(name: str, max_path_bytes: int) -> tuple[str | None, s
     return path, None
 
 
+# Mach-O CPU types a fat slice names (the low 24 bits; 0x01000000 marks the 64-bit ABI)
+FAT_CPU_TYPES = frozenset({1, 6, 7, 10, 11, 12, 13, 14, 15, 16, 18})
+# Java's first class-file major version (JDK 1.1); a fat header's slice count is far below it
+JAVA_FIRST_MAJOR = 45
+
+
+def is_fat_macho(head: bytes) -> bool:
+    """`cafebabe` opens both a fat Mach-O (then nfat_arch, big-endian) and a Java class file (then
+    minor and major version). As file(1) does, a second word below 45 with a known CPU type in the
+    first slice is a fat header; anything else (major version 45 and up) is a class file."""
+    if len(head) < 12:
+        return False
+    count = int.from_bytes(head[4:8], "big")
+    cpu = int.from_bytes(head[8:12], "big")
+    return 0 < count < JAVA_FIRST_MAJOR and (cpu & 0xFFFFFF) in FAT_CPU_TYPES and cpu >> 24 in (0, 1, 2)
+
+
 def format_for_name(name: str, head: bytes) -> str:
     """The storage format of a member, by magic bytes and then by its name."""
     lowered = name.lower()
@@ -207,8 +224,8 @@ def format_for_name(name: str, head: bytes) -> str:
         return "pe"
     if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"):
         return "mach-o"
-    if head[:4] in (b"\xca\xfe\xba\xbe",) and not lowered.endswith(".class"):
-        return "mach-o-universal"
+    if head[:4] in (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
+        return "mach-o-universal" if is_fat_macho(head) else "file"
     if head.startswith(b"\x00asm"):
         return "wasm"
     if head.startswith(b"bplist"):

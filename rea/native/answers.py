@@ -98,7 +98,8 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
     limit, detailed = args["limit"], args["detail"] == "detailed"
     entry = q.containing(snapshot, snapshot["entry"]) if snapshot.get("entry") else None
     largest = sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]
-    imports = sorted({p["name"] for p in procs if p["kind"] == "external"})
+    imports = sorted({p["name"] for p in procs if p["kind"] == "external"} | _imported_symbols(snapshot))
+    strings = snapshot.get("strings", snapshot.get("scanned_strings", ()))
     extents = [w.Extent(name=s["name"], start=s["start"], end=s["end"], length=s["size"]) for s in snapshot["segments"]]
     return w.Overview(
         document=document,
@@ -106,7 +107,7 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
         segments=tuple(extents),
         segment_count=len(extents),
         procedure_count=len(procs),
-        string_count=len(snapshot["strings"]),
+        string_count=len(strings),
         format=snapshot["format"],
         architecture=snapshot["architecture"],
         bits=snapshot["bits"],
@@ -122,7 +123,7 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
             functions=len(functions),
             thunks=sum(p["kind"] == "thunk" for p in procs),
             imports=len(imports),
-            strings=len(snapshot["strings"]),
+            strings=len(strings),
             sections=len(snapshot["sections"]),
             segments=len(snapshot["segments"]),
             symbols=len(snapshot["symbols"]),
@@ -132,11 +133,44 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
         ),
         imports=tuple(imports if detailed else imports[:limit]),
         sections=tuple(w.Region(**_region(s)) for s in snapshot["sections"]) if detailed else None,
-        strings_sample=tuple(
-            w.AddressedValue(address=s["address"], value=s["value"]) for s in snapshot["strings"][:limit]
-        )
+        strings_sample=tuple(w.AddressedValue(address=s["address"], value=s["value"]) for s in strings[:limit])
         if detailed
         else None,
+        analysis=analysis_state(snapshot),
+        go=go_info(snapshot.get("go")),
+    )
+
+
+def _imported_symbols(snapshot: Mapping[str, Any]) -> set[str]:
+    """Before the CFG, imports are the symbol table's undefined names (after it, the extern procedures)."""
+    if not snapshot.get("preview"):
+        return set()
+    return {s["name"] for s in snapshot.get("symbols", ()) if s["source"] == "external"}
+
+
+def analysis_state(snapshot: Mapping[str, Any]) -> w.AnalysisState:
+    degraded = snapshot.get("degraded")
+    partial = bool(degraded or snapshot.get("preview"))
+    return w.AnalysisState(
+        source="metadata" if partial else "cfg",
+        coverage="partial" if partial else "complete",
+        engine_error=degraded["engine_error"].get("message") if degraded else None,
+        merged_fragments=int(snapshot.get("merged_fragments", 0)),
+    )
+
+
+def go_info(go: Mapping[str, Any] | None) -> w.GoInfo | None:
+    if not go:
+        return None
+    build = go.get("build_info") or {}
+    return w.GoInfo(
+        pclntab_layout=go.get("layout"),
+        functions=len(go.get("functions", ())),
+        go_version=build.get("go_version"),
+        module_path=build.get("module_path"),
+        main_version=build.get("main_version"),
+        dependencies=tuple(w.GoDependency(path=p, version=v) for p, v in build.get("dependencies", ())),
+        problems=tuple(go.get("problems", ())),
     )
 
 

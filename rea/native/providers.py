@@ -49,8 +49,11 @@ def angr_profile_parameters(version: str) -> dict[str, Any]:
             "resolve_indirect_jumps": True,
         },
         "decompiler": {"name": "angr.analyses.Decompiler", "options": "default"},
-        # what the snapshot records (block successors, unresolved call sites): a new shape is a new profile
-        "snapshot": {"schema": 2},
+        # what the snapshot records (block successors, unresolved call sites, metadata function starts, Go
+        # pclntab, folded fragments, strings in every encoding): a new shape is a new profile
+        "snapshot": {"schema": 3},
+        # CFG recovery that raises is retried once with this profile, then answered from metadata
+        "cfg_fallback": {"normalize": False, "data_references": False, "resolve_indirect_jumps": False},
     }
 
 

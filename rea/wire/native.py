@@ -250,6 +250,34 @@ class SizedProcedure:
 
 
 @attrs.frozen(kw_only=True)
+class AnalysisState:
+    source: Literal["cfg", "metadata"] = field(
+        "Where the procedures come from: angr's CFG, or the binary's metadata (symbols, exception-frame "
+        "starts, Go pclntab) without one"
+    )
+    coverage: Literal["complete", "partial"] = field("partial: the CFG was not recovered; calls are not known")
+    engine_error: str | None = field("Why CFG recovery failed (metadata source)", omit_none=True)
+    merged_fragments: int = field("CFG fragments folded into the function they lie in", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class GoDependency:
+    path: str = field("Module path")
+    version: str = field("Module version (a replacement follows =>)")
+
+
+@attrs.frozen(kw_only=True)
+class GoInfo:
+    pclntab_layout: str | None = field("pclntab header layout: 1.2, 1.16, 1.18 or 1.20 (null: no table)")
+    functions: int = field("Functions named in pclntab", minimum=0)
+    go_version: str | None = field("Toolchain version from the build info")
+    module_path: str | None = field("Main package path from the build info")
+    main_version: str | None = field("Main module version")
+    dependencies: tuple[GoDependency, ...] = field("Module dependencies from the build info")
+    problems: tuple[str, ...] = field("Table rows or build info that could not be read, and why")
+
+
+@attrs.frozen(kw_only=True)
 class Overview:
     document: str = field("The open document")
     detail: Literal["concise", "detailed"] = field("The detail asked for")
@@ -272,6 +300,8 @@ class Overview:
     imports: tuple[str, ...] = field("Imported names (concise: the first `limit`)")
     sections: tuple[Region, ...] | None = field("Sections (detailed)", omit_none=True)
     strings_sample: tuple[AddressedValue, ...] | None = field("First strings (detailed)", omit_none=True)
+    analysis: AnalysisState | None = field("How the inventory was recovered (extra)", omit_none=True)
+    go: GoInfo | None = field("Go pclntab and build info (extra; Go binaries only)", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)

@@ -20,6 +20,8 @@ from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native import annotations as notes
+from rea.native import metadata
+from rea.native.metadata import snapshot_limitations
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
 from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
@@ -133,7 +135,7 @@ def _record(
         ),
         analysis_profile=parse_profile(binding["analysis_profile"]),
         confidence=confidence,
-        limitations=(*ANGR_LIMITATIONS[:1], *limitations),
+        limitations=(*ANGR_LIMITATIONS[:1], *snapshot_limitations(snapshot), *limitations),
         locations=locations,
     )
 
@@ -202,14 +204,14 @@ def _answered(
     if problem := _document_problem(session, args):
         return problem
     facts = yield from _facts(session, stage)
-    if (
-        is_successful(facts)
-        and stage == "symbols"
-        and name in FROM_SYMBOLS
-        and "procedures" not in facts.unwrap()
-        and not any(s["kind"] == "function" and s["address"] for s in facts.unwrap()["symbols"])
-    ):
-        facts = yield from _facts(session, "cfg")  # stripped: no symbols to answer from, recover the CFG
+    if is_successful(facts) and stage == "symbols" and "procedures" not in facts.unwrap():
+        preview = metadata.preview(facts.unwrap())
+        if preview is not None:
+            facts = Success({**facts.unwrap(), **preview})
+        elif name in FROM_METADATA:
+            # no symbols, exception frames or pclntab to answer from: recover the CFG
+            yield ReportProgress(phase="analysis", message="no function metadata: recovering the CFG")
+            facts = yield from _facts(session, "cfg")
     if not is_successful(facts):
         return facts.failure()
     snapshot = facts.unwrap()
@@ -267,30 +269,20 @@ def _on_address(
 
 def _overview(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     managed = (MANAGED_HINT,) if session.target is not None and session.target.managed else ()
-    return a.overview(_document(session), snapshot, args), "derived", managed
+    confidence = "observed" if snapshot.get("preview") else "derived"
+    return a.overview(_document(session), snapshot, args), confidence, managed
 
 
 def _documents(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     return (_document(session),), "observed", ()
 
 
-FROM_SYMBOLS = ("list_procedures", "list_names")
-SYMBOLS_ONLY = (
-    "Answered from the symbol table before CFG recovery: procedures without symbols, thunks and "
-    "imports are not listed yet. binary_overview (or any CFG question) completes the inventory."
-)
+FROM_METADATA = ("binary_overview", "list_procedures", "list_names")
 
 
 def _procedure_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
-    if "procedures" not in snapshot:
-        rows = [
-            w.ProcedureRow(address=s["address"], value=s["name"], kind="function", size=s["size"])
-            for s in snapshot["symbols"]
-            if s["kind"] == "function" and s["address"]
-        ]
-        rows.sort(key=lambda r: int(r.address, 16))
-        return a.window(rows, args), "observed", (SYMBOLS_ONLY,)
-    return a.window([a.procedure_row(p) for p in q.procedures(snapshot)], args), "derived", ()
+    confidence = "observed" if snapshot.get("preview") else "derived"
+    return a.window([a.procedure_row(p) for p in q.procedures(snapshot)], args), confidence, ()
 
 
 SCANNED_ONLY = (
@@ -316,7 +308,7 @@ def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
 
 def _name_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     named, unplaced = a.name_rows(snapshot)
-    limitations: tuple[str, ...] = () if "procedures" in snapshot else (SYMBOLS_ONLY,)
+    limitations: tuple[str, ...] = ()
     if unplaced:
         limitations += (f"{unplaced} imported names have no address in this binary and are not listed.",)
     rows = _at_address(named, args)
@@ -577,7 +569,7 @@ def _engine_tool(
                 locations=where,
                 limitations=(f"{proc['name']} is an import: it has no body here.",),
             )
-        reply = yield from _ask(session, op, {"address": proc["address"]})
+        reply = yield from _ask(session, op, {"address": proc["address"], "size": proc["size"]})
         if not is_successful(reply):
             return failed(session, reply.failure())
         return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
@@ -667,7 +659,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"
     if proc["kind"] != "external":
-        listing = yield from _ask(session, "disassemble", {"address": proc["address"]})
+        listing = yield from _ask(session, "disassemble", {"address": proc["address"], "size": proc["size"]})
         if is_successful(listing):
             instructions = listing.unwrap()["instructions"]
         else:
@@ -742,7 +734,7 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
 
 PROGRAMS: Mapping[str, ToolProgram] = {
     "compare_functions": compare_functions,
-    "binary_overview": _named("binary_overview", "cfg", _overview),
+    "binary_overview": _named("binary_overview", "symbols", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
     "list_procedures": _named("list_procedures", "symbols", _procedure_rows),
     "list_strings": _named("list_strings", "symbols", _string_rows),

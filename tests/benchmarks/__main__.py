@@ -20,6 +20,7 @@ BENCHMARKS = (
     "startup",
     "export_memory",
     "native",
+    "native_go",
     "artifacts",
     "javascript",
     "managed",

@@ -1,0 +1,89 @@
+"""Laws of the metadata-side native parsers: the multi-encoding string scan over arbitrary bytes, and
+fragment folding over arbitrary procedure layouts."""
+
+from __future__ import annotations
+
+from hypothesis import given, strategies as st
+
+from rea.native import metadata
+from rea.native.strings import CODECS, runs
+
+TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=4, max_size=12)
+ENCODING = st.sampled_from(["utf-8", "utf-16le", "utf-16be", "utf-32le", "utf-32be"])
+
+
+def encode(text: str, encoding: str) -> bytes:
+    width = {"utf-8": 1, "utf-16le": 2, "utf-16be": 2}.get(encoding, 4)
+    return text.encode(CODECS.get(encoding, "utf-32-be")) + b"\x00" * width
+
+
+@given(st.binary(max_size=2048))
+def test_runs_are_disjoint_and_decode_their_bytes(data):
+    last_end = 0
+    for offset, text, encoding, length in runs(data):
+        assert offset >= last_end and offset + length <= len(data)
+        assert encode(text, encoding) == data[offset : offset + length] or "\ufffd" in text or encoding == "utf-8"
+        last_end = offset + length
+
+
+@given(st.lists(st.tuples(TEXT, ENCODING), min_size=1, max_size=8))
+def test_every_planted_string_is_found_in_its_encoding(planted):
+    data, expected = b"", []
+    for text, encoding in planted:
+        data += b"\xff" * (-len(data) % 4 + 4)  # a non-text byte between runs, keeping 4-byte alignment
+        expected.append((len(data), text, encoding, len(encode(text, encoding))))
+        data += encode(text, encoding)
+    assert list(runs(data)) == expected
+
+
+@st.composite
+def layouts(draw):
+    """Functions with metadata extents, and CFG procedures some of which start inside them."""
+    starts, at = [], 0x1000
+    for _ in range(draw(st.integers(1, 6))):
+        size = draw(st.integers(8, 64))
+        starts.append({"address": f"0x{at:x}", "size": size, "source": "exception-frames"})
+        at += size
+    procs = []
+    for s in starts:
+        base = int(s["address"], 16)
+        inner = sorted(set(draw(st.lists(st.integers(1, s["size"] - 1), max_size=2))))
+        for addr in [base, *(base + i for i in inner)]:
+            procs.append(
+                {
+                    "address": f"0x{addr:x}",
+                    "name": f"sub_{addr:x}",
+                    "kind": "function",
+                    "size": 1,
+                    "returning": True,
+                    "blocks": [{"start": f"0x{addr:x}", "size": 1, "successors": []}],
+                    "unresolved_calls": [],
+                    "callees": [],
+                    "callers": [],
+                    "call_sites": [],
+                    "strings": [],
+                }
+            )
+    addresses = [p["address"] for p in procs]
+    for p in procs:  # arbitrary call edges, mirrored as the callgraph holds them
+        for target in draw(st.lists(st.sampled_from(addresses), max_size=3)):
+            p["callees"].append(target)
+            p["call_sites"].append({"site": p["address"], "target": target})
+            next(q for q in procs if q["address"] == target)["callers"].append(p["address"])
+    return {"function_starts": starts, "symbols": []}, procs
+
+
+@given(layouts())
+def test_folded_fragments_leave_only_functions_and_no_self_calls(layout):
+    loader, procs = layout
+    folded = metadata.merged({"procedures": procs, "strings": [], "data_references": []}, loader)
+    known = {s["address"] for s in loader["function_starts"]}
+    listed = [p["address"] for p in folded["procedures"]]
+    assert set(listed) == known
+    recursive = {p["address"] for p in procs if p["address"] in p["callees"]}
+    for p in folded["procedures"]:  # a self edge is real recursion at the entry, never a folded jump
+        assert (p["address"] in p["callees"]) == (p["address"] in recursive)
+        assert set(p["callers"]) <= known and set(p["callees"]) <= known
+    for p in folded["procedures"]:  # caller and callee lists still mirror each other
+        for callee in p["callees"]:
+            assert p["address"] in next(q for q in folded["procedures"] if q["address"] == callee)["callers"]

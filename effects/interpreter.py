@@ -92,6 +92,7 @@ HANDLERS: dict[type, Handler] = {
 LAZY_FAMILIES = (
     "effects.artifacts",
     "effects.javascript.runtime",
+    "effects.javascript.recover",
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",

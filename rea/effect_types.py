@@ -13,6 +13,7 @@ from typing import Any, TypeAlias
 from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
 from rea.managed.facts import ReadManagedAssembly
 from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.wasm.model import InspectWasm
@@ -55,6 +56,8 @@ AnyEffect: TypeAlias = (
     | ExtractArtifact
     | ScanApplication
     | ExtractFiles
+    | ReadRecoveryInput
+    | PublishRecovery
     | ReadManagedAssembly
     | AndroidQuery
     | ProbeClient
@@ -88,6 +91,8 @@ MEMBERS: tuple[type, ...] = (
     ExtractArtifact,
     ScanApplication,
     ExtractFiles,
+    ReadRecoveryInput,
+    PublishRecovery,
     ReadManagedAssembly,
     AndroidQuery,
     ProbeClient,

@@ -453,6 +453,51 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # recover_javascript_sources (6.x domain/javascript/javascriptRecovery.ts; not in 3.1)
+    "recover_javascript_sources": obj(
+        source=obj(
+            path=STR, sha256=STR, bytes=INT, snapshot_path=STR, published_copy=obj(path=STR, sha256=STR, bytes=INT)
+        ),
+        engine=obj(
+            id=STR,
+            version=STR,
+            executable=obj(path=STR, sha256=STR, bytes=INT),
+            audited_source_revision=STR,
+            executed_source_revision=nullable(STR),
+        ),
+        options=obj(extraction_mode=STR, rewrite_level=STR),
+        status={"enum": ["complete", "partial"]},
+        detected_formats=arr(STR),
+        reported_safety=STR,
+        reported_strategy=STR,
+        reported_format=STR,
+        total=INT,
+        failed=INT,
+        modules=arr(
+            obj(
+                reported_filename=STR,
+                reported_status=STR,
+                artifact=obj(path=STR, sha256=STR, bytes=INT),
+                source_map=nullable(obj(path=STR, sha256=STR, bytes=INT)),
+                provenance=obj(
+                    reported_input=STR,
+                    original_path=STR,
+                    original_sha256=STR,
+                    extraction=STR,
+                    byte_ranges=arr(obj(start=INT, end=INT)),
+                    context_byte_ranges=arr(obj(start=INT, end=INT)),
+                    range_semantics={"const": "half-open-utf8-bytes"},
+                ),
+            )
+        ),
+        warnings=arr(obj(filename=STR, kind=STR, is_error=BOOL, message=STR)),
+        report=obj(path=STR, sha256=STR, bytes=INT),
+        provenance=obj(path=STR, sha256=STR, bytes=INT),
+        manifest=obj(path=STR, sha256=STR, bytes=INT),
+        analysis_input=nullable(obj(input_path=STR, format={"const": "directory"})),
+        runtime_equivalence={"const": "unknown"},
+        limitations=arr(STR),
+    ),  # fmt: skip
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

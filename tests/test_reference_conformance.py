@@ -13,6 +13,7 @@ short summary names each pending case and its first difference (JSON path, reaso
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
@@ -179,7 +180,8 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + SESSION
+JAVASCRIPT_RUNTIME = ["recover_javascript_sources"]
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -318,6 +320,17 @@ async def _javascript(app: Path, app_v2: Path) -> dict[str, Any]:
     return replies
 
 
+async def _javascript_runtime(root: Path) -> dict[str, Any]:
+    """The reference's example shape ({path, output_directory}) on a bundle with an inline source map."""
+    smap = {"version": 3, "sources": ["src/a.js"], "sourcesContent": ["export const a = 1;\n"], "mappings": "AAAA"}
+    inline = base64.b64encode(json.dumps(smap).encode()).decode()
+    bundle = root / "bundle.js"
+    bundle.write_text(f"const a = 1;\n//# sourceMappingURL=data:application/json;base64,{inline}\n")
+    async with connect() as s:
+        args = {"path": str(bundle), "output_directory": str(root / "recovered")}
+        return {"recover_javascript_sources": await _call(s, "recover_javascript_sources", args)}
+
+
 async def _managed(assembly: Path, newer: Path) -> dict[str, Any]:
     async with connect() as s:
         replies = {tool: await _call(s, tool, {"path": str(assembly)}) for tool in MANAGED[:3]}
@@ -391,6 +404,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_native, binary, str(root / "cache")))
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
+    found.update(anyio.run(_javascript_runtime, root))
     found.update(anyio.run(_managed, library(root), library_v2(root)))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     if not android_fixtures.missing_tools():

@@ -8,6 +8,7 @@ from rea.catalog import android_tools as _android
 from rea.catalog import artifacts as _artifacts
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
+from rea.catalog import javascript_runtime_tools as _javascript_runtime
 from rea.catalog import layout as _layout
 from rea.catalog import wasm as _wasm
 from rea.catalog import managed_tools as _managed
@@ -17,7 +18,20 @@ from rea.catalog import setup_commands as _setup
 from rea.catalog import views as _views
 from rea.catalog.contract import ToolContract
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _layout, _wasm, _views, _generic, _setup)
+_FAMILIES = (
+    _session,
+    _native,
+    _artifacts,
+    _javascript,
+    _javascript_runtime,
+    _managed,
+    _android,
+    _layout,
+    _wasm,
+    _views,
+    _generic,
+    _setup,
+)
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))
 BY_NAME = {c.name: c for c in CATALOG}

@@ -17,6 +17,7 @@ from rea.session import Session
 from rea.workflows import android as _android
 from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
+from rea.workflows import javascript_runtime as _javascript_runtime
 from rea.workflows import layout as _layout
 from rea.workflows import wasm as _wasm
 from rea.workflows import managed as _managed
@@ -25,7 +26,18 @@ from rea.workflows import session_tools as _session
 from rea.workflows import views as _views
 from rea.workflows.derived import checkpointed
 
-_FAMILIES = (_session, _native, _artifacts, _javascript, _managed, _android, _layout, _wasm, _views)
+_FAMILIES = (
+    _session,
+    _native,
+    _artifacts,
+    _javascript,
+    _javascript_runtime,
+    _managed,
+    _android,
+    _layout,
+    _wasm,
+    _views,
+)
 
 
 # the only tools that may change the provider binding: it is immutable for the rest of a target's life

@@ -1,0 +1,64 @@
+"""Programs of the JavaScript source-recovery and runtime tools (recover_javascript_sources, the Node
+inspector, Electron over CDP, runtime reconciliation)."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from typing import Any
+
+from returns.pipeline import is_successful
+
+from rea import __version__
+from rea.effect_types import Program, ToolProgram
+from rea.evidence import Provider, Subject, create_evidence
+from rea.javascript.recovery import build
+from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
+from rea.program import Context, ReportProgress, failed, recorded
+from rea.session import Session
+
+RECOVERY = Provider(id="rea-javascript-recovery", name="REA JavaScript source recovery", version=__version__)
+
+
+def recover_javascript_sources(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    yield ReportProgress(phase="reading bundle", message=args["path"])
+    read = yield ReadRecoveryInput(
+        path=args["path"], source_root=args.get("source_root"), output_directory=args.get("output_directory")
+    )
+    if not is_successful(read):
+        return failed(session, read.failure())
+    facts = read.unwrap()
+    engine = {
+        "id": RECOVERY.id,
+        "version": __version__,
+        "executable": facts["engine_file"],
+        "audited_source_revision": f"rea {__version__}",
+        "executed_source_revision": f"rea {__version__}",
+    }
+    result, files = build(facts, args, facts["output_directory"], engine)
+    yield ReportProgress(phase="publishing", message=f"{len(files)} files to {facts['output_directory']}")
+    published = yield PublishRecovery(output_directory=facts["output_directory"], files=tuple(files))
+    if not is_successful(published):
+        return failed(session, published.failure())
+    bundle = facts["bundle"]
+    return recorded(
+        session,
+        create_evidence(
+            provider=RECOVERY,
+            operation="recover_javascript_sources",
+            parameters=dict(args),
+            normalized_result=result,
+            subject=Subject(
+                name=posixpath.basename(bundle["path"]),
+                sha256=bundle["sha256"],
+                format="javascript",
+                architecture=None,
+                local_path=bundle["path"],
+            ),
+            confidence="derived",
+            limitations=result["limitations"],
+        ),
+    )
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {"recover_javascript_sources": recover_javascript_sources}

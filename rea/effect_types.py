@@ -14,6 +14,7 @@ from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.managed.facts import ReadManagedAssembly
 from rea.layout.model import DemangleSwift, ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 from rea.wasm.model import InspectWasm
@@ -58,6 +59,8 @@ AnyEffect: TypeAlias = (
     | ExtractFiles
     | ReadRecoveryInput
     | PublishRecovery
+    | DiscoverDevtools
+    | ObserveTarget
     | ReadManagedAssembly
     | AndroidQuery
     | ProbeClient
@@ -93,6 +96,8 @@ MEMBERS: tuple[type, ...] = (
     ExtractFiles,
     ReadRecoveryInput,
     PublishRecovery,
+    DiscoverDevtools,
+    ObserveTarget,
     ReadManagedAssembly,
     AndroidQuery,
     ProbeClient,

@@ -498,6 +498,53 @@ SIX: dict[str, Any] = {
         runtime_equivalence={"const": "unknown"},
         limitations=arr(STR),
     ),  # fmt: skip
+    # list_javascript_runtime_targets / observe_javascript_runtime (6.x domain/javascript/javascriptRuntimeObservation.ts)
+    "list_javascript_runtime_targets": obj(
+        runtime=obj(product=STR, protocol_version=STR, v8_version=nullable(STR)),
+        targets=arr(obj(target_id=STR, protocol_type=STR, attached=BOOL, location=obj(kind=STR))),
+        excluded=obj(unsupported_location=INT, unconnectable=INT),
+        limitations=arr(STR),
+    ),
+    "observe_javascript_runtime": obj(
+        runtime=obj(product=STR, protocol_version=STR, v8_version=nullable(STR)),
+        target=obj(
+            target_id=STR,
+            protocol_type=STR,
+            attached=BOOL,
+            location=obj(kind=STR),
+            runtime_kind=STR,
+            runtime_kind_authority=STR,
+        ),
+        capture=obj(
+            observation_ms=INT,
+            events_observed=INT,
+            events_retained=INT,
+            events_dropped=INT,
+            metadata_bytes_retained=INT,
+            truncated=BOOL,
+            truncation_reasons=arr(STR),
+        ),
+        scripts=obj(
+            items=arr(
+                obj(
+                    script_key=STR,
+                    location=obj(kind=STR),
+                    execution_context_key=nullable(STR),
+                    cdp_hash=nullable(STR),
+                    length=nullable(INT),
+                    is_module=nullable(BOOL),
+                    status={"const": "observed-loaded"},
+                )
+            ),
+            observed_total=INT,
+            excluded=obj(unsupported_location=INT, invalid_protocol_value=INT),
+        ),
+        execution_contexts=arr(obj(context_key=STR, state=STR, name=nullable(STR), origin=nullable(STR))),
+        directly_observed=arr(STR),
+        unavailable_without_instrumentation=arr(STR),
+        unknowns=arr(STR),
+        limitations=arr(STR),
+    ),  # fmt: skip
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

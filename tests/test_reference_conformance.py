@@ -33,6 +33,7 @@ from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, shape
 from test_javascript import APP, write_tree
+from test_javascript_runtime import Node
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
 
@@ -180,7 +181,7 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-JAVASCRIPT_RUNTIME = ["recover_javascript_sources"]
+JAVASCRIPT_RUNTIME = ["recover_javascript_sources", "list_javascript_runtime_targets", "observe_javascript_runtime"]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + SESSION
 
 
@@ -326,9 +327,19 @@ async def _javascript_runtime(root: Path) -> dict[str, Any]:
     inline = base64.b64encode(json.dumps(smap).encode()).decode()
     bundle = root / "bundle.js"
     bundle.write_text(f"const a = 1;\n//# sourceMappingURL=data:application/json;base64,{inline}\n")
-    async with connect() as s:
-        args = {"path": str(bundle), "output_directory": str(root / "recovered")}
-        return {"recover_javascript_sources": await _call(s, "recover_javascript_sources", args)}
+    (root / "node").mkdir()
+    node = Node(root / "node", "setInterval(() => console.log('tick'), 50);\n")
+    try:
+        async with connect() as s:
+            args = {"path": str(bundle), "output_directory": str(root / "recovered")}
+            replies = {"recover_javascript_sources": await _call(s, "recover_javascript_sources", args)}
+            endpoint = {"inspector_endpoint": node.endpoint}  # the reference's example shapes
+            replies["list_javascript_runtime_targets"] = await _call(s, "list_javascript_runtime_targets", endpoint)
+            observe = {**endpoint, "target_id": node.target_id, "runtime_kind": "node", "observation_ms": 100}
+            replies["observe_javascript_runtime"] = await _call(s, "observe_javascript_runtime", observe)
+            return replies
+    finally:
+        node.close()
 
 
 async def _managed(assembly: Path, newer: Path) -> dict[str, Any]:

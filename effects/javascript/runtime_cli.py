@@ -47,7 +47,76 @@ def _recover_render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _list_configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("endpoint", help="loopback inspector endpoint, e.g. http://127.0.0.1:9229")
+
+
+def _list_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    return [("list_javascript_runtime_targets", {"inspector_endpoint": ns.endpoint})]
+
+
+def _location(loc: Mapping[str, Any]) -> str:
+    return str(loc.get("file_path") or loc.get("sanitized_url") or loc.get("specifier") or loc.get("reported_url"))
+
+
+def _list_render(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"{r['runtime']['product']} (protocol {r['runtime']['protocol_version']}), {r['total']} targets"]
+    for t in r["targets"]:
+        lines.append(f"  {t['target_id']}  {t['protocol_type']}  {_location(t['location'])}")
+    lines.append(f"  evidence: {value['evidence_id']}")
+    return "\n".join(lines)
+
+
+def _observe_configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("endpoint", help="loopback inspector endpoint, e.g. http://127.0.0.1:9229")
+    parser.add_argument("target_id", help="a target id from list-javascript-runtime-targets")
+    parser.add_argument("--observation-ms", type=int, default=None)
+    parser.add_argument(
+        "--runtime-kind", choices=("node", "electron-main", "electron-preload", "electron-renderer"), default=None
+    )
+
+
+def _observe_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {"inspector_endpoint": ns.endpoint, "target_id": ns.target_id}
+    if ns.observation_ms is not None:
+        args["observation_ms"] = ns.observation_ms
+    if ns.runtime_kind:
+        args["runtime_kind"] = ns.runtime_kind
+    return [("observe_javascript_runtime", args)]
+
+
+def _observe_render(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    c = r["capture"]
+    lines = [
+        f"{r['runtime']['product']} target {r['target']['target_id']}: {c['status']}"
+        f"{' (runtime exited)' if c['runtime_exited'] else ''}, {len(r['scripts']['items'])} scripts, "
+        f"{len(r['execution_contexts'])} contexts in {c['elapsed_ms']} ms"
+    ]
+    lines += [f"  module {path}" for path in r["modules_loaded"]]
+    lines += [f"  console.{e['level']}: {e['text']}" for e in r["console"]]
+    lines += [f"  exception: {e['text']}" for e in r["exceptions"]]
+    lines += [f"  unknown: {u}" for u in r["unknowns"]]
+    lines.append(f"  evidence: {value['evidence_id']}")
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="list-javascript-runtime-targets",
+        help="list the targets of a loopback V8 inspector endpoint (node --inspect)",
+        configure=_list_configure,
+        steps=_list_steps,
+        render=_list_render,
+    ),
+    ToolCommand(
+        name="observe-javascript-runtime",
+        help="listen to one inspector target: scripts parsed, contexts, console and exceptions (never evaluates)",
+        configure=_observe_configure,
+        steps=_observe_steps,
+        render=_observe_render,
+    ),
     ToolCommand(
         name="recover-javascript-sources",
         help="write a bundle's original sources (source map) and its bundled modules into a fresh directory",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
 from rea.wire import javascript_recovery as rec
+from rea.wire import javascript_runtime as rt
 from rea.wire.tool import evidence_tool
 
 RECOVER = evidence_tool(
@@ -23,5 +24,40 @@ RECOVER = evidence_tool(
     effects={"mutatesSession", "writesFilesystem"},
 )
 
-TOOLS: tuple[ToolContract, ...] = (RECOVER,)
-CLI_COMMANDS = ("recover-javascript-sources",)
+_INSPECTOR = "http://127.0.0.1:9229"
+LIST_RUNTIME = evidence_tool(
+    "list_javascript_runtime_targets",
+    "List JavaScript Runtime Targets",
+    "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron main "
+    "process): target id, type, location (file locations stay unresolved until observed), attached state, and "
+    "the runtime's product and protocol version. A non-loopback endpoint is refused before connecting.",
+    args=rt.ListRuntimeTargetsArgs,
+    result=rt.RuntimeTargetList,
+    examples=[{"inspector_endpoint": _INSPECTOR}],
+    surface="runtime-provider",
+    effects={"mutatesSession", "accessesNetwork"},  # a loopback socket to a runtime REA does not own
+)
+OBSERVE_RUNTIME = evidence_tool(
+    "observe_javascript_runtime",
+    "Observe JavaScript Runtime",
+    "Attach to one target of a loopback V8 inspector endpoint and only listen for observation_ms: scripts "
+    "parsed (loaded modules; already-loaded ones are replayed), execution contexts, console calls and "
+    "exceptions in the window. Sends only Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses (never "
+    "evaluates code; pauses are skipped). A runtime that exits during the window answers status partial with "
+    "what was seen.",
+    args=rt.ObserveRuntimeArgs,
+    result=rt.RuntimeObservation,
+    examples=[
+        {
+            "inspector_endpoint": _INSPECTOR,
+            "target_id": "TARGET_ID_FROM_LIST_JAVASCRIPT_RUNTIME_TARGETS",
+            "runtime_kind": "node",
+            "observation_ms": 100,
+        }
+    ],
+    surface="runtime-provider",
+    effects={"mutatesSession", "accessesNetwork"},  # a loopback socket to a runtime REA does not own
+)
+
+TOOLS: tuple[ToolContract, ...] = (RECOVER, LIST_RUNTIME, OBSERVE_RUNTIME)
+CLI_COMMANDS = ("recover-javascript-sources", "list-javascript-runtime-targets", "observe-javascript-runtime")

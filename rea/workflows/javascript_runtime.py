@@ -12,9 +12,12 @@ from returns.pipeline import is_successful
 from rea import __version__
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
+from rea.javascript import runtime_observation as rt
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.recovery import build
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
-from rea.program import Context, ReportProgress, failed, recorded
+from rea.program import Context, Outcome, ReportProgress, failed, recorded
+from rea.loopback import parse_endpoint
 from rea.session import Session
 
 RECOVERY = Provider(id="rea-javascript-recovery", name="REA JavaScript source recovery", version=__version__)
@@ -61,4 +64,57 @@ def recover_javascript_sources(session: Session, args: Mapping[str, Any], ctx: C
     )
 
 
-PROGRAMS: Mapping[str, ToolProgram] = {"recover_javascript_sources": recover_javascript_sources}
+INSPECTOR = Provider(id="rea-v8-inspector", name="REA V8 Inspector passive observation", version=__version__)
+
+
+def _observed(session: Session, provider: Provider, operation: str, args: Mapping[str, Any], result: Any) -> Outcome:
+    return recorded(
+        session,
+        create_evidence(
+            provider=provider,
+            operation=operation,
+            parameters=dict(args),
+            normalized_result=result,
+            authority="external-service",
+            limitations=result["limitations"],
+        ),
+    )
+
+
+def list_javascript_runtime_targets(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    endpoint = parse_endpoint(args["inspector_endpoint"], argument="inspector_endpoint")
+    if not is_successful(endpoint):
+        return failed(session, endpoint.failure())
+    got = yield DiscoverDevtools(endpoint=endpoint.unwrap(), operation="list_javascript_runtime_targets")
+    if not is_successful(got):
+        return failed(session, got.failure())
+    result = rt.target_list(got.unwrap(), args["offset"], args["limit"])
+    return _observed(session, INSPECTOR, "list_javascript_runtime_targets", args, result)
+
+
+def observe_javascript_runtime(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    endpoint = parse_endpoint(args["inspector_endpoint"], argument="inspector_endpoint")
+    if not is_successful(endpoint):
+        return failed(session, endpoint.failure())
+    yield ReportProgress(phase="observing", message=f"{args['target_id']} for {args['observation_ms']} ms")
+    got = yield ObserveTarget(
+        endpoint=endpoint.unwrap(),
+        target_id=args["target_id"],
+        operation="observe_javascript_runtime",
+        start=rt.START,
+        listen=rt.LISTEN,
+        finish=rt.FINISH,
+        observation_ms=args["observation_ms"],
+        max_events=args["max_events"],
+    )
+    if not is_successful(got):
+        return failed(session, got.failure())
+    result = rt.observation(got.unwrap(), args)
+    return _observed(session, INSPECTOR, "observe_javascript_runtime", args, result)
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "recover_javascript_sources": recover_javascript_sources,
+    "list_javascript_runtime_targets": list_javascript_runtime_targets,
+    "observe_javascript_runtime": observe_javascript_runtime,
+}

@@ -545,6 +545,62 @@ SIX: dict[str, Any] = {
         unknowns=arr(STR),
         limitations=arr(STR),
     ),  # fmt: skip
+    # list_electron_targets / inspect_electron_page (6.x domain/javascript/electronObservation.ts)
+    "list_electron_targets": obj(
+        browser=obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR),
+        targets=arr(obj(target_id=STR, type=STR, title=STR, file_path=STR, attached=BOOL)),
+        excluded=obj(unsupported_url=INT, non_page=INT),
+        limitations=arr(STR),
+    ),
+    "inspect_electron_page": obj(
+        browser=obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR),
+        target=obj(target_id=STR, type=STR, title=STR, file_path=STR, attached=BOOL),
+        capture_window=obj(started_at=STR, ended_at=STR, observation_ms=INT),
+        completeness=obj(
+            status=STR,
+            conditions=arr(STR),
+            policy_filtered_sections=arr(STR),
+            attach_limited_sections=arr(STR),
+            truncated_sections=arr(STR),
+            unavailable_sections=arr(STR),
+            excluded=arr(ANY),
+            dropped_events=obj(total=INT),
+        ),
+        frames=arr(obj(frame_id=STR, parent_frame_id=nullable(STR), file_path=STR)),
+        dom=obj(
+            total_nodes=INT,
+            nodes=arr(
+                obj(
+                    index=INT,
+                    parent_index=INT,
+                    node_type=INT,
+                    node_name=STR,
+                    node_value_length=INT,
+                    attribute_names=arr(STR),
+                )
+            ),
+        ),
+        scripts=obj(
+            total=INT,
+            items=arr(
+                obj(
+                    script_key=STR,
+                    frame_id=nullable(STR),
+                    file_path=STR,
+                    cdp_hash=nullable(STR),
+                    length=nullable(INT),
+                    is_module=nullable(BOOL),
+                    language=nullable(STR),
+                    source=obj(included=BOOL),
+                )
+            ),
+        ),
+        resources=arr(
+            obj(resource_key=STR, file_path=STR, type=STR, mime_type=STR, content_size=nullable({"type": "number"}))
+        ),
+        workers=arr(ANY),
+        limitations=arr(STR),
+    ),  # fmt: skip
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

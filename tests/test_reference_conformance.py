@@ -27,6 +27,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
+import chromium_fixtures
 from artifact_fixtures import make_zip
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
@@ -181,7 +182,13 @@ LAYOUT = [
     "demangle_swift",
     "inspect_signature",
 ]
-JAVASCRIPT_RUNTIME = ["recover_javascript_sources", "list_javascript_runtime_targets", "observe_javascript_runtime"]
+JAVASCRIPT_RUNTIME = [
+    "recover_javascript_sources",
+    "list_javascript_runtime_targets",
+    "observe_javascript_runtime",
+    "list_electron_targets",
+    "inspect_electron_page",
+]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + SESSION
 
 
@@ -337,6 +344,20 @@ async def _javascript_runtime(root: Path) -> dict[str, Any]:
             replies["list_javascript_runtime_targets"] = await _call(s, "list_javascript_runtime_targets", endpoint)
             observe = {**endpoint, "target_id": node.target_id, "runtime_kind": "node", "observation_ms": 100}
             replies["observe_javascript_runtime"] = await _call(s, "observe_javascript_runtime", observe)
+            if chromium_fixtures.CHROMIUM is not None:  # Electron's CDP endpoint, served by Chromium
+                page = root / "page.html"
+                page.write_text("<title>p</title><script src='r.js'></script>")
+                (root / "r.js").write_text("var r = 1;\n")
+                browser = chromium_fixtures.Browser(url=f"file://{page}")
+                try:
+                    cdp_endpoint = {"cdp_endpoint": browser.endpoint}
+                    listed = await _call(s, "list_electron_targets", cdp_endpoint)
+                    replies["list_electron_targets"] = listed
+                    target = ((listed.get("ok") or {}).get("normalized_result") or {}).get("targets") or [{}]
+                    args = {**cdp_endpoint, "target_id": target[0].get("target_id", "none")}
+                    replies["inspect_electron_page"] = await _call(s, "inspect_electron_page", args)
+                finally:
+                    browser.close()
             return replies
     finally:
         node.close()

@@ -7,8 +7,11 @@ answer says so instead of failing: what was seen before the exit is the observat
 
 from __future__ import annotations
 
+import datetime
+import os
 import time
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import anyio
 from returns.result import Failure, Result, Success
@@ -26,7 +29,42 @@ async def discover(effect: DiscoverDevtools, progress: Progress) -> Result[Any, 
     targets = await cdp.list_targets(effect.endpoint, effect.operation)
     if isinstance(targets, Failure):
         return targets
-    return Success({"version": version.unwrap(), "targets": targets.unwrap()})
+    return Success(
+        {"version": version.unwrap(), "targets": targets.unwrap(), "realpaths": _realpaths(targets.unwrap())}
+    )
+
+
+def _realpaths(targets: list[dict[str, Any]]) -> dict[str, str]:
+    """file: URL -> the canonical path (symlinks resolved) of each file target."""
+    out = {}
+    for t in targets:
+        url = t.get("url")
+        if isinstance(url, str) and url.startswith("file://"):
+            out[url] = os.path.realpath(unquote(urlsplit(url).path))
+    return out
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+MAX_SOURCE_BYTES = 16 << 20
+
+
+async def _sources(session: cdp.CdpSession, events: list[list[Any]], limit: int) -> dict[str, Any]:
+    """scriptId -> source text (or None past the budget) of the first `limit` file: scripts."""
+    out: dict[str, Any] = {}
+    budget = MAX_SOURCE_BYTES
+    for _at, method, params in events:
+        if len(out) >= limit or session.disconnected:
+            break
+        if method == "Debugger.scriptParsed" and str(params.get("url", "")).startswith("file://"):
+            got = await session.send("Debugger.getScriptSource", {"scriptId": params["scriptId"]})
+            text = got.unwrap().get("scriptSource") if not isinstance(got, Failure) else None
+            fits = isinstance(text, str) and len(text.encode("utf-8", "surrogatepass")) <= budget
+            out[params["scriptId"]] = text if fits else None
+            budget -= len(text.encode("utf-8", "surrogatepass")) if fits and isinstance(text, str) else 0
+    return out
 
 
 class _Recorder:
@@ -66,7 +104,7 @@ async def observe(effect: ObserveTarget, progress: Progress) -> Result[Any, ReaE
     if isinstance(attached, Failure):
         return attached
     session = attached.unwrap()
-    started = time.monotonic()
+    started, started_at = time.monotonic(), _now()
     recorder = _Recorder(effect.max_events, started)
     for method in effect.listen:
         session.on(method, recorder.handler(method))
@@ -78,6 +116,8 @@ async def observe(effect: ObserveTarget, progress: Progress) -> Result[Any, ReaE
             while not session.disconnected:
                 await anyio.sleep(0.02)
         exited = session.disconnected
+        ended_at = _now()
+        sources = await _sources(session, recorder.events, effect.script_sources) if not exited else {}
         if not exited:
             await _commands(session, effect.finish, results, errors)
             exited = session.disconnected
@@ -94,6 +134,9 @@ async def observe(effect: ObserveTarget, progress: Progress) -> Result[Any, ReaE
             "errors": errors,
             "exited": exited,
             "elapsed_ms": round((time.monotonic() - started) * 1000),
+            "started_at": started_at,
+            "ended_at": ended_at,
+            "sources": sources,
         }
     )
 

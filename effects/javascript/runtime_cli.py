@@ -102,7 +102,65 @@ def _observe_render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _electron_list_configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("endpoint", help="loopback CDP endpoint of the Electron app, e.g. http://127.0.0.1:9223")
+
+
+def _electron_list_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    return [("list_electron_targets", {"cdp_endpoint": ns.endpoint})]
+
+
+def _electron_list_render(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [f"{r['browser']['product']}: {len(r['targets'])} file pages, excluded {r['excluded']}"]
+    lines += [f"  {t['target_id']}  {t['file_path']}  {t['title']!r}" for t in r["targets"]]
+    lines.append(f"  evidence: {value['evidence_id']}")
+    return "\n".join(lines)
+
+
+def _electron_inspect_configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("endpoint", help="loopback CDP endpoint of the Electron app")
+    parser.add_argument("target_id", help="a target id from list-electron-targets")
+    parser.add_argument("--observation-ms", type=int, default=None)
+    parser.add_argument("--include-script-sources", action="store_true")
+
+
+def _electron_inspect_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {"cdp_endpoint": ns.endpoint, "target_id": ns.target_id}
+    if ns.observation_ms is not None:
+        args["observation_ms"] = ns.observation_ms
+    if ns.include_script_sources:
+        args["include_script_sources"] = True
+    return [("inspect_electron_page", args)]
+
+
+def _electron_inspect_render(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = [
+        f"{r['target']['file_path']} ({r['completeness']['status']}): {len(r['frames'])} frames, "
+        f"{r['dom']['total_nodes']} DOM nodes, {r['scripts']['total']} scripts, {len(r['resources'])} resources"
+    ]
+    lines += [f"  script {s['file_path']} ({s['length']} chars)" for s in r["scripts"]["items"]]
+    lines += [f"  resource {x['type']} {x['file_path']}" for x in r["resources"]]
+    lines.append(f"  evidence: {value['evidence_id']}")
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="list-electron-targets",
+        help="list an Electron app's file:// pages over its loopback CDP endpoint",
+        configure=_electron_list_configure,
+        steps=_electron_list_steps,
+        render=_electron_list_render,
+    ),
+    ToolCommand(
+        name="inspect-electron-page",
+        help="passively inspect one Electron file page: frames, DOM structure, scripts, resources",
+        configure=_electron_inspect_configure,
+        steps=_electron_inspect_steps,
+        render=_electron_inspect_render,
+    ),
     ToolCommand(
         name="list-javascript-runtime-targets",
         help="list the targets of a loopback V8 inspector endpoint (node --inspect)",

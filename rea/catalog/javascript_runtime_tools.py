@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
 from rea.wire import javascript_recovery as rec
+from rea.wire import electron as el
 from rea.wire import javascript_runtime as rt
 from rea.wire.tool import evidence_tool
 
@@ -59,5 +60,38 @@ OBSERVE_RUNTIME = evidence_tool(
     effects={"mutatesSession", "accessesNetwork"},  # a loopback socket to a runtime REA does not own
 )
 
-TOOLS: tuple[ToolContract, ...] = (RECOVER, LIST_RUNTIME, OBSERVE_RUNTIME)
-CLI_COMMANDS = ("recover-javascript-sources", "list-javascript-runtime-targets", "observe-javascript-runtime")
+_CDP = "http://127.0.0.1:9223"
+LIST_ELECTRON = evidence_tool(
+    "list_electron_targets",
+    "List Electron Targets",
+    "List every Electron file:// page target of a loopback CDP endpoint (the app started with "
+    "--remote-debugging-port), local paths canonicalized after symlink resolution; other pages and non-page "
+    "targets are counted in excluded. A non-loopback endpoint is refused before connecting.",
+    args=el.ListElectronTargetsArgs,
+    result=el.ElectronTargetList,
+    examples=[{"cdp_endpoint": _CDP}],
+    surface="electron-provider",
+    effects={"mutatesSession", "accessesNetwork"},
+)
+INSPECT_ELECTRON = evidence_tool(
+    "inspect_electron_page",
+    "Inspect Electron Page",
+    "Passively inspect one Electron file page of a loopback CDP endpoint: rechecks that the target exists and "
+    "is a local file page, then returns frames, DOM structure (names, types, attribute names; no text or "
+    "values), file resources, scripts parsed (with their source text when include_script_sources) and file "
+    "workers, without evaluating renderer JavaScript or invoking Electron APIs.",
+    args=el.InspectElectronPageArgs,
+    result=el.ElectronPageInspection,
+    examples=[{"cdp_endpoint": _CDP, "target_id": "TARGET_ID_FROM_LIST_ELECTRON_TARGETS"}],
+    surface="electron-provider",
+    effects={"mutatesSession", "accessesNetwork"},
+)
+
+TOOLS: tuple[ToolContract, ...] = (RECOVER, LIST_RUNTIME, OBSERVE_RUNTIME, LIST_ELECTRON, INSPECT_ELECTRON)
+CLI_COMMANDS = (
+    "recover-javascript-sources",
+    "list-javascript-runtime-targets",
+    "observe-javascript-runtime",
+    "list-electron-targets",
+    "inspect-electron-page",
+)

@@ -37,3 +37,4 @@ class ObserveTarget:
     finish: tuple[Command, ...]
     observation_ms: int
     max_events: int
+    script_sources: int = 0  # after the window, Debugger.getScriptSource for up to this many file: scripts

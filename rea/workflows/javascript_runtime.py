@@ -12,11 +12,13 @@ from returns.pipeline import is_successful
 from rea import __version__
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
+from rea.javascript import electron_observation as el
 from rea.javascript import runtime_observation as rt
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.recovery import build
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
 from rea.program import Context, Outcome, ReportProgress, failed, recorded
+from rea.browser_failures import browser_failure
 from rea.loopback import parse_endpoint
 from rea.session import Session
 
@@ -113,7 +115,57 @@ def observe_javascript_runtime(session: Session, args: Mapping[str, Any], ctx: C
     return _observed(session, INSPECTOR, "observe_javascript_runtime", args, result)
 
 
+ELECTRON = Provider(id="rea-cdp-electron", name="REA Electron file-page CDP observation provider", version=__version__)
+
+
+def list_electron_targets(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    endpoint = parse_endpoint(args["cdp_endpoint"], argument="cdp_endpoint")
+    if not is_successful(endpoint):
+        return failed(session, endpoint.failure())
+    got = yield DiscoverDevtools(endpoint=endpoint.unwrap(), operation="list_electron_targets")
+    if not is_successful(got):
+        return failed(session, got.failure())
+    return _observed(session, ELECTRON, "list_electron_targets", args, el.target_list(got.unwrap()))
+
+
+def inspect_electron_page(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    endpoint = parse_endpoint(args["cdp_endpoint"], argument="cdp_endpoint")
+    if not is_successful(endpoint):
+        return failed(session, endpoint.failure())
+    discovered = yield DiscoverDevtools(endpoint=endpoint.unwrap(), operation="inspect_electron_page")
+    if not is_successful(discovered):
+        return failed(session, discovered.failure())
+    if el.eligible(discovered.unwrap(), args["target_id"]) is None:
+        known = any(t.get("id") == args["target_id"] for t in discovered.unwrap()["targets"])
+        return failed(
+            session,
+            browser_failure(
+                "inspect_electron_page",
+                "target_not_allowed" if known else "target_not_found",
+                f"target {args['target_id']!r} is {'not a local file:// page' if known else 'not at the endpoint'}",
+                target_id=args["target_id"],
+            ),
+        )
+    got = yield ObserveTarget(
+        endpoint=endpoint.unwrap(),
+        target_id=args["target_id"],
+        operation="inspect_electron_page",
+        start=el.START,
+        listen=el.LISTEN,
+        finish=el.FINISH,
+        observation_ms=args["observation_ms"],
+        max_events=10000,
+        script_sources=500 if args["include_script_sources"] else 0,
+    )
+    if not is_successful(got):
+        return failed(session, got.failure())
+    result = el.inspection(got.unwrap(), discovered.unwrap(), args)
+    return _observed(session, ELECTRON, "inspect_electron_page", args, result)
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "list_electron_targets": list_electron_targets,
+    "inspect_electron_page": inspect_electron_page,
     "recover_javascript_sources": recover_javascript_sources,
     "list_javascript_runtime_targets": list_javascript_runtime_targets,
     "observe_javascript_runtime": observe_javascript_runtime,

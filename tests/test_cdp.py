@@ -55,10 +55,10 @@ def test_attach_sends_commands_and_delivers_events(browser, site) -> None:
 
         def on_frame(params: dict) -> None:
             loaded.append(params["frame"]["url"])
-            done.set()
 
         try:
             session.on("Page.frameNavigated", on_frame)
+            session.on("Page.loadEventFired", lambda _params: done.set())  # the DOM is complete, not just committed
             assert isinstance(await session.send("Page.enable"), Success)
             assert isinstance(await session.send("Page.navigate", {"url": url}), Success)
             with anyio.fail_after(15):

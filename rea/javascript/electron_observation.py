@@ -9,10 +9,11 @@ attribute names, value lengths), never text or attribute values.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import unquote, urlsplit
+
+from rea.javascript.runtime_observation import observation_key as _key
 
 START: tuple[tuple[str, Mapping[str, object]], ...] = (
     ("Page.enable", {}),
@@ -90,10 +91,6 @@ def eligible(discovered: Mapping[str, Any], target_id: str) -> dict[str, Any] | 
 
 
 # ------------------------------------------------------------------ inspection
-
-
-def _key(prefix: str, *parts: object) -> str:
-    return prefix + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _frames(tree: Any, excluded: dict[str, int]) -> list[dict[str, Any]]:

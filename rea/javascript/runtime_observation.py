@@ -130,7 +130,8 @@ def target_list(discovered: Mapping[str, Any], offset: int, limit: int) -> dict[
 # ------------------------------------------------------------------ observation
 
 
-def _key(prefix: str, *parts: object) -> str:
+def observation_key(prefix: str, *parts: object) -> str:
+    """A stable key for an observed entity: the prefix and the SHA-256 of its identifying parts."""
     return prefix + hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -196,7 +197,7 @@ class _Observation:
         context = _ident(p.get("executionContextId"))
         self.scripts.append(
             {
-                "script_key": _key("v8_script_", self.target_id, p["scriptId"], p["url"], p.get("hash")),
+                "script_key": observation_key("v8_script_", self.target_id, p["scriptId"], p["url"], p.get("hash")),
                 "location": location,
                 "execution_context_key": self.context_keys.get(context, f"ctx_{context}")
                 if context is not None

@@ -87,9 +87,17 @@ class CdpSession:
         self.operation = operation
         self.target = target
 
+    @property
+    def disconnected(self) -> bool:
+        """The endpoint closed the websocket (the runtime exited, the page closed) or we stopped."""
+        task = getattr(self._client, "_message_handler_task", None)
+        return task is None or task.done()
+
     async def send(
         self, method: str, params: dict[str, Any] | None = None, *, timeout_s: float = COMMAND_TIMEOUT_S
     ) -> Result[dict[str, Any], ReaError]:
+        if self.disconnected:
+            return Failure(self.failure("disconnected", f"the connection was closed before {method}"))
         try:
             with anyio.fail_after(timeout_s):
                 return Success(await self._client.send_raw(method, params or {}))
@@ -99,6 +107,12 @@ class CdpSession:
             return Failure(self.failure("disconnected", f"the connection closed during {method} ({exc})"))
         except RuntimeError as exc:  # cdp-use raises the protocol's {"code", "message"} error this way
             return Failure(self.failure("protocol_error", f"{method} was refused: {exc}", method=method))
+        except Exception as exc:
+            from websockets.exceptions import WebSocketException
+
+            if isinstance(exc, OSError | WebSocketException):  # the socket closed under the send
+                return Failure(self.failure("disconnected", f"the connection failed during {method} ({exc})"))
+            raise
 
     def on(self, method: str, handler: Callable[[dict[str, Any]], None]) -> None:
         """Call `handler(params)` for every `method` event (experimental domains included)."""

@@ -23,6 +23,7 @@ from effects import artifact_commands, call_command, prompt_commands, setup_comm
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.javascript import cli as javascript_cli
+from effects.javascript import runtime_cli as javascript_runtime_cli
 from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
 from effects.native import surface_cli as native_surface_cli
@@ -54,6 +55,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *native_surface_cli.COMMANDS,
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
+    *javascript_runtime_cli.COMMANDS,
     *managed_cli.COMMANDS,
     *android_cli.COMMANDS,
     *layout_cli.COMMANDS,

@@ -93,6 +93,8 @@ HANDLERS: dict[type, Handler] = {
 LAZY_FAMILIES = (
     "effects.artifacts",
     "effects.javascript.runtime",
+    "effects.javascript.recover",
+    "effects.javascript.devtools",
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",

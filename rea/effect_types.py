@@ -13,6 +13,8 @@ from typing import Any, TypeAlias
 from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.managed.facts import ReadManagedAssembly
 from rea.layout.model import (
     DemangleSwift,
@@ -73,6 +75,10 @@ AnyEffect: TypeAlias = (
     | ExtractArtifact
     | ScanApplication
     | ExtractFiles
+    | ReadRecoveryInput
+    | PublishRecovery
+    | DiscoverDevtools
+    | ObserveTarget
     | ReadManagedAssembly
     | AndroidQuery
     | ProbeClient
@@ -115,6 +121,10 @@ MEMBERS: tuple[type, ...] = (
     ExtractArtifact,
     ScanApplication,
     ExtractFiles,
+    ReadRecoveryInput,
+    PublishRecovery,
+    DiscoverDevtools,
+    ObserveTarget,
     ReadManagedAssembly,
     AndroidQuery,
     ProbeClient,

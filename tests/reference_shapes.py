@@ -748,6 +748,154 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # recover_javascript_sources (6.x domain/javascript/javascriptRecovery.ts; not in 3.1)
+    "recover_javascript_sources": obj(
+        source=obj(
+            path=STR, sha256=STR, bytes=INT, snapshot_path=STR, published_copy=obj(path=STR, sha256=STR, bytes=INT)
+        ),
+        engine=obj(
+            id=STR,
+            version=STR,
+            executable=obj(path=STR, sha256=STR, bytes=INT),
+            audited_source_revision=STR,
+            executed_source_revision=nullable(STR),
+        ),
+        options=obj(extraction_mode=STR, rewrite_level=STR),
+        status={"enum": ["complete", "partial"]},
+        detected_formats=arr(STR),
+        reported_safety=STR,
+        reported_strategy=STR,
+        reported_format=STR,
+        total=INT,
+        failed=INT,
+        modules=arr(
+            obj(
+                reported_filename=STR,
+                reported_status=STR,
+                artifact=obj(path=STR, sha256=STR, bytes=INT),
+                source_map=nullable(obj(path=STR, sha256=STR, bytes=INT)),
+                provenance=obj(
+                    reported_input=STR,
+                    original_path=STR,
+                    original_sha256=STR,
+                    extraction=STR,
+                    byte_ranges=arr(obj(start=INT, end=INT)),
+                    context_byte_ranges=arr(obj(start=INT, end=INT)),
+                    range_semantics={"const": "half-open-utf8-bytes"},
+                ),
+            )
+        ),
+        warnings=arr(obj(filename=STR, kind=STR, is_error=BOOL, message=STR)),
+        report=obj(path=STR, sha256=STR, bytes=INT),
+        provenance=obj(path=STR, sha256=STR, bytes=INT),
+        manifest=obj(path=STR, sha256=STR, bytes=INT),
+        analysis_input=nullable(obj(input_path=STR, format={"const": "directory"})),
+        runtime_equivalence={"const": "unknown"},
+        limitations=arr(STR),
+    ),  # fmt: skip
+    # list_javascript_runtime_targets / observe_javascript_runtime (6.x domain/javascript/javascriptRuntimeObservation.ts)
+    "list_javascript_runtime_targets": obj(
+        runtime=obj(product=STR, protocol_version=STR, v8_version=nullable(STR)),
+        targets=arr(obj(target_id=STR, protocol_type=STR, attached=BOOL, location=obj(kind=STR))),
+        excluded=obj(unsupported_location=INT, unconnectable=INT),
+        limitations=arr(STR),
+    ),
+    "observe_javascript_runtime": obj(
+        runtime=obj(product=STR, protocol_version=STR, v8_version=nullable(STR)),
+        target=obj(
+            target_id=STR,
+            protocol_type=STR,
+            attached=BOOL,
+            location=obj(kind=STR),
+            runtime_kind=STR,
+            runtime_kind_authority=STR,
+        ),
+        capture=obj(
+            observation_ms=INT,
+            events_observed=INT,
+            events_retained=INT,
+            events_dropped=INT,
+            metadata_bytes_retained=INT,
+            truncated=BOOL,
+            truncation_reasons=arr(STR),
+        ),
+        scripts=obj(
+            items=arr(
+                obj(
+                    script_key=STR,
+                    location=obj(kind=STR),
+                    execution_context_key=nullable(STR),
+                    cdp_hash=nullable(STR),
+                    length=nullable(INT),
+                    is_module=nullable(BOOL),
+                    status={"const": "observed-loaded"},
+                )
+            ),
+            observed_total=INT,
+            excluded=obj(unsupported_location=INT, invalid_protocol_value=INT),
+        ),
+        execution_contexts=arr(obj(context_key=STR, state=STR, name=nullable(STR), origin=nullable(STR))),
+        directly_observed=arr(STR),
+        unavailable_without_instrumentation=arr(STR),
+        unknowns=arr(STR),
+        limitations=arr(STR),
+    ),  # fmt: skip
+    # list_electron_targets / inspect_electron_page (6.x domain/javascript/electronObservation.ts)
+    "list_electron_targets": obj(
+        browser=obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR),
+        targets=arr(obj(target_id=STR, type=STR, title=STR, file_path=STR, attached=BOOL)),
+        excluded=obj(unsupported_url=INT, non_page=INT),
+        limitations=arr(STR),
+    ),
+    "inspect_electron_page": obj(
+        browser=obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR),
+        target=obj(target_id=STR, type=STR, title=STR, file_path=STR, attached=BOOL),
+        capture_window=obj(started_at=STR, ended_at=STR, observation_ms=INT),
+        completeness=obj(
+            status=STR,
+            conditions=arr(STR),
+            policy_filtered_sections=arr(STR),
+            attach_limited_sections=arr(STR),
+            truncated_sections=arr(STR),
+            unavailable_sections=arr(STR),
+            excluded=arr(ANY),
+            dropped_events=obj(total=INT),
+        ),
+        frames=arr(obj(frame_id=STR, parent_frame_id=nullable(STR), file_path=STR)),
+        dom=obj(
+            total_nodes=INT,
+            nodes=arr(
+                obj(
+                    index=INT,
+                    parent_index=INT,
+                    node_type=INT,
+                    node_name=STR,
+                    node_value_length=INT,
+                    attribute_names=arr(STR),
+                )
+            ),
+        ),
+        scripts=obj(
+            total=INT,
+            items=arr(
+                obj(
+                    script_key=STR,
+                    frame_id=nullable(STR),
+                    file_path=STR,
+                    cdp_hash=nullable(STR),
+                    length=nullable(INT),
+                    is_module=nullable(BOOL),
+                    language=nullable(STR),
+                    source=obj(included=BOOL),
+                )
+            ),
+        ),
+        resources=arr(
+            obj(resource_key=STR, file_path=STR, type=STR, mime_type=STR, content_size=nullable({"type": "number"}))
+        ),
+        workers=arr(ANY),
+        limitations=arr(STR),
+    ),  # fmt: skip
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

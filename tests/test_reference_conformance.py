@@ -13,6 +13,7 @@ short summary names each pending case and its first difference (JSON path, reaso
 
 from __future__ import annotations
 
+import base64
 import json
 import shutil
 import subprocess
@@ -26,6 +27,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
+import chromium_fixtures
 import web_network_fixtures
 from artifact_fixtures import make_zip
 from chromium_fixtures import CHROMIUM, Browser, Site
@@ -35,6 +37,7 @@ from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
 from test_javascript import APP, write_tree
+from test_javascript_runtime import Node
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
 from test_plist import INFO as PLIST
@@ -187,6 +190,13 @@ LAYOUT = [
     "inspect_recorded_crash",
     "inspect_plist",
 ]
+JAVASCRIPT_RUNTIME = [
+    "recover_javascript_sources",
+    "list_javascript_runtime_targets",
+    "observe_javascript_runtime",
+    "list_electron_targets",
+    "inspect_electron_page",
+]
 WEB_NETWORK = ["inspect_web_network_capture", "compare_web_screenshots"]
 WEB = [
     "list_browser_targets",
@@ -197,7 +207,7 @@ WEB = [
     "observe_web_execution",
     "observe_web_session",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
+CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -422,6 +432,41 @@ async def _javascript(app: Path, app_v2: Path) -> dict[str, Any]:
     return replies
 
 
+async def _javascript_runtime(root: Path) -> dict[str, Any]:
+    """The reference's example shape ({path, output_directory}) on a bundle with an inline source map."""
+    smap = {"version": 3, "sources": ["src/a.js"], "sourcesContent": ["export const a = 1;\n"], "mappings": "AAAA"}
+    inline = base64.b64encode(json.dumps(smap).encode()).decode()
+    bundle = root / "bundle.js"
+    bundle.write_text(f"const a = 1;\n//# sourceMappingURL=data:application/json;base64,{inline}\n")
+    (root / "node").mkdir()
+    node = Node(root / "node", "setInterval(() => console.log('tick'), 50);\n")
+    try:
+        async with connect() as s:
+            args = {"path": str(bundle), "output_directory": str(root / "recovered")}
+            replies = {"recover_javascript_sources": await _call(s, "recover_javascript_sources", args)}
+            endpoint = {"inspector_endpoint": node.endpoint}  # the reference's example shapes
+            replies["list_javascript_runtime_targets"] = await _call(s, "list_javascript_runtime_targets", endpoint)
+            observe = {**endpoint, "target_id": node.target_id, "runtime_kind": "node", "observation_ms": 100}
+            replies["observe_javascript_runtime"] = await _call(s, "observe_javascript_runtime", observe)
+            if chromium_fixtures.CHROMIUM is not None:  # Electron's CDP endpoint, served by Chromium
+                page = root / "page.html"
+                page.write_text("<title>p</title><script src='r.js'></script>")
+                (root / "r.js").write_text("var r = 1;\n")
+                browser = chromium_fixtures.Browser(url=f"file://{page}")
+                try:
+                    cdp_endpoint = {"cdp_endpoint": browser.endpoint}
+                    listed = await _call(s, "list_electron_targets", cdp_endpoint)
+                    replies["list_electron_targets"] = listed
+                    target = ((listed.get("ok") or {}).get("normalized_result") or {}).get("targets") or [{}]
+                    args = {**cdp_endpoint, "target_id": target[0].get("target_id", "none")}
+                    replies["inspect_electron_page"] = await _call(s, "inspect_electron_page", args)
+                finally:
+                    browser.close()
+            return replies
+    finally:
+        node.close()
+
+
 async def _managed(assembly: Path, newer: Path) -> dict[str, Any]:
     async with connect() as s:
         replies = {tool: await _call(s, tool, {"path": str(assembly)}) for tool in MANAGED[:3]}
@@ -495,6 +540,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_native, binary, str(root / "cache")))
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
+    found.update(anyio.run(_javascript_runtime, root))
     found.update(anyio.run(_managed, library(root), library_v2(root)))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     if not android_fixtures.missing_tools():

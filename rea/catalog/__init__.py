@@ -9,6 +9,7 @@ from rea.catalog import artifacts as _artifacts
 from rea.catalog import batch_commands as _batch
 from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
+from rea.catalog import javascript_runtime_tools as _javascript_runtime
 from rea.catalog import layout as _layout
 from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
@@ -27,6 +28,7 @@ _FAMILIES = (
     _native_surface,
     _artifacts,
     _javascript,
+    _javascript_runtime,
     _managed,
     _android,
     _layout,

@@ -17,6 +17,7 @@ from rea.session import Session
 from rea.workflows import android as _android
 from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
+from rea.workflows import javascript_runtime as _javascript_runtime
 from rea.workflows import layout as _layout
 from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
@@ -34,6 +35,7 @@ _FAMILIES = (
     _native_surface,
     _artifacts,
     _javascript,
+    _javascript_runtime,
     _managed,
     _android,
     _layout,

@@ -1,0 +1,97 @@
+"""Contracts of JavaScript source recovery and the runtime tools (Node inspector, Electron, reconciliation)."""
+
+from __future__ import annotations
+
+from rea.catalog.contract import ToolContract
+from rea.wire import javascript_recovery as rec
+from rea.wire import electron as el
+from rea.wire import javascript_runtime as rt
+from rea.wire.tool import evidence_tool
+
+RECOVER = evidence_tool(
+    "recover_javascript_sources",
+    "Recover JavaScript Sources",
+    "Recover readable modules from one local UTF-8 JavaScript bundle into an absent directory, without running "
+    "it: original sources from its source map (embedded sourcesContent, or files beside the bundle under "
+    "source_root) and modules cut from the bundle's own boundaries (webpack/rspack/browserify module tables, "
+    "esbuild path comments). Published atomically (staged, then renamed). Returns original/derived digests, "
+    "half-open byte ranges into the bundle, warnings (a lying map is clipped and reported), report, provenance "
+    "and manifest files, and analysis_input for analyze_javascript_application. Runtime equivalence is unknown. "
+    "64 MiB input, 128 MiB output, 10000 files.",
+    args=rec.RecoverArgs,
+    result=rec.RecoveryResult,
+    examples=[{"path": "/tmp/web-scripts/app.js", "output_directory": "/tmp/recovered-app"}],
+    surface="application",
+    effects={"mutatesSession", "writesFilesystem"},
+)
+
+_INSPECTOR = "http://127.0.0.1:9229"
+LIST_RUNTIME = evidence_tool(
+    "list_javascript_runtime_targets",
+    "List JavaScript Runtime Targets",
+    "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron main "
+    "process): target id, type, location (file locations stay unresolved until observed), attached state, and "
+    "the runtime's product and protocol version. A non-loopback endpoint is refused before connecting.",
+    args=rt.ListRuntimeTargetsArgs,
+    result=rt.RuntimeTargetList,
+    examples=[{"inspector_endpoint": _INSPECTOR}],
+    surface="runtime-provider",
+    effects={"mutatesSession", "accessesNetwork"},  # a loopback socket to a runtime REA does not own
+)
+OBSERVE_RUNTIME = evidence_tool(
+    "observe_javascript_runtime",
+    "Observe JavaScript Runtime",
+    "Attach to one target of a loopback V8 inspector endpoint and only listen for observation_ms: scripts "
+    "parsed (loaded modules; already-loaded ones are replayed), execution contexts, console calls and "
+    "exceptions in the window. Sends only Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses (never "
+    "evaluates code; pauses are skipped). A runtime that exits during the window answers status partial with "
+    "what was seen.",
+    args=rt.ObserveRuntimeArgs,
+    result=rt.RuntimeObservation,
+    examples=[
+        {
+            "inspector_endpoint": _INSPECTOR,
+            "target_id": "TARGET_ID_FROM_LIST_JAVASCRIPT_RUNTIME_TARGETS",
+            "runtime_kind": "node",
+            "observation_ms": 100,
+        }
+    ],
+    surface="runtime-provider",
+    effects={"mutatesSession", "accessesNetwork"},  # a loopback socket to a runtime REA does not own
+)
+
+_CDP = "http://127.0.0.1:9223"
+LIST_ELECTRON = evidence_tool(
+    "list_electron_targets",
+    "List Electron Targets",
+    "List every Electron file:// page target of a loopback CDP endpoint (the app started with "
+    "--remote-debugging-port), local paths canonicalized after symlink resolution; other pages and non-page "
+    "targets are counted in excluded. A non-loopback endpoint is refused before connecting.",
+    args=el.ListElectronTargetsArgs,
+    result=el.ElectronTargetList,
+    examples=[{"cdp_endpoint": _CDP}],
+    surface="electron-provider",
+    effects={"mutatesSession", "accessesNetwork"},
+)
+INSPECT_ELECTRON = evidence_tool(
+    "inspect_electron_page",
+    "Inspect Electron Page",
+    "Passively inspect one Electron file page of a loopback CDP endpoint: rechecks that the target exists and "
+    "is a local file page, then returns frames, DOM structure (names, types, attribute names; no text or "
+    "values), file resources, scripts parsed (with their source text when include_script_sources) and file "
+    "workers, without evaluating renderer JavaScript or invoking Electron APIs.",
+    args=el.InspectElectronPageArgs,
+    result=el.ElectronPageInspection,
+    examples=[{"cdp_endpoint": _CDP, "target_id": "TARGET_ID_FROM_LIST_ELECTRON_TARGETS"}],
+    surface="electron-provider",
+    effects={"mutatesSession", "accessesNetwork"},
+)
+
+TOOLS: tuple[ToolContract, ...] = (RECOVER, LIST_RUNTIME, OBSERVE_RUNTIME, LIST_ELECTRON, INSPECT_ELECTRON)
+CLI_COMMANDS = (
+    "recover-javascript-sources",
+    "list-javascript-runtime-targets",
+    "observe-javascript-runtime",
+    "list-electron-targets",
+    "inspect-electron-page",
+)

@@ -60,7 +60,8 @@ def ray_head(num_cpus: int = 2) -> Iterator[dict[str, object]]:
     # a short root: Ray's socket paths must stay under the 107-byte AF_UNIX limit
     temp = tempfile.mkdtemp(prefix="rr", dir="/tmp")
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": ROOT, "RAY_USAGE_STATS_ENABLED": "0"}
+    # no token authentication: a token file another local Ray left in ~/.ray would otherwise switch it on
+    env = {**os.environ, "PYTHONPATH": ROOT, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     ports = {
         "--node-manager-port": free_port(),
         "--object-manager-port": free_port(),

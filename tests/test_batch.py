@@ -296,7 +296,7 @@ def test_ray_bundle_equals_the_pool_bundle_and_a_killed_worker_costs_one_item(po
         proc = subprocess.Popen(
             [*rea_command(), "batch", str(root), "--out", str(out), "--ray", head["address"], "--jobs", "2",
              "--retries", "2", "--format", "json", "--no-progress"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(),
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=clean_env(RAY_AUTH_MODE="disabled"),
         )  # fmt: skip
         killed = _kill_one_ray_task(head, proc)
         stdout, stderr = proc.communicate(timeout=900)

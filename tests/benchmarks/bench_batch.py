@@ -28,7 +28,7 @@ RAY_TARGET = 0.7
 
 
 def _batch(corpus: Path, out: Path, cache: str, *extra: str) -> tuple[float, dict]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "REA_CACHE_DIR": cache}
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "REA_CACHE_DIR": cache, "RAY_AUTH_MODE": "disabled"}
     begin = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "effects.cli", "batch", str(corpus), "--out", str(out), "--overwrite", "--format",

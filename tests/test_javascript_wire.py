@@ -239,7 +239,7 @@ def test_all_six_tools_through_mcp_in_the_reference_shapes(app, tmp_path):
                     },
                 )
             )["normalized_result"]
-            assert semantic["status"] == "unsupported" and semantic["coverage"]["status"] == "unavailable"
+            assert semantic["status"] == "found" and semantic["seed_node_ids"]  # the channel literal, in code
             versions = (
                 await ok(
                     "compare_application_versions",
@@ -322,7 +322,7 @@ def test_cli_routes_return_the_reference_fields(app):
     assert proc.returncode == 0, proc.stderr
     r = json.loads(proc.stdout)["normalized_result"]
     assert r["graph"]["nodes"][0]["node_id"] and r["summary"]["ipc"]["main_handlers"] == 3
-    assert r["integrity_policy"] == "fail" and r["semantic_graph"]["coverage"]["status"] == "unavailable"
+    assert r["integrity_policy"] == "fail" and r["semantic_graph"]["coverage"]["status"] == "complete"
     for detail in ("complete", "summary"):
         text = subprocess.run(
             [*rea_command(), "analyze-javascript-application", str(app), "--detail", detail],

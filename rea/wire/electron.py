@@ -9,6 +9,7 @@ from typing import Literal
 import attrs
 
 from rea.wire.schema import field
+from rea.wire.web import BrowserVersion, CaptureWindow, DroppedEvents
 
 SHA256 = "^[a-f0-9]{64}$"
 _ENDPOINT = (
@@ -30,15 +31,6 @@ class InspectElectronPageArgs:
     include_script_sources: bool = field(
         "Include each file script's source text (Debugger.getScriptSource, 16 MiB in all)", default=False
     )
-
-
-@attrs.frozen(kw_only=True)
-class BrowserVersion:
-    product: str = field("Browser field of /json/version")
-    protocol_version: str = field("Protocol-Version")
-    revision: str = field("WebKit-Version")
-    user_agent: str = field("User-Agent")
-    js_version: str = field("V8-Version")
 
 
 @attrs.frozen(kw_only=True)
@@ -65,29 +57,10 @@ class ElectronTargetList:
 
 
 @attrs.frozen(kw_only=True)
-class CaptureWindow:
-    started_at: str = field("ISO 8601 UTC, at attach")
-    ended_at: str = field("ISO 8601 UTC, at the end of the window")
-    observation_ms: int = field("The window asked for", minimum=0)
-
-
-@attrs.frozen(kw_only=True)
 class Exclusion:
     section: str = field("frames, scripts, resources or workers")
     reason: str = field("Why items were left out")
     count: int | None = field("How many", minimum=0)
-
-
-@attrs.frozen(kw_only=True)
-class DroppedEvents:
-    scripts: int = field("Script events past the limit", minimum=0)
-    network_requests: int = field("Always 0 (not observed)", minimum=0)
-    console_events: int = field("Always 0 (not observed)", minimum=0)
-    websocket_connections: int = field("Always 0 (not observed)", minimum=0)
-    websocket_frames: int = field("Always 0 (not observed)", minimum=0)
-    webmcp_tools: int = field("Always 0 (not observed)", minimum=0)
-    timeline_events: int = field("Always 0 (not observed)", minimum=0)
-    total: int = field("Sum", minimum=0)
 
 
 Condition = Literal["complete_within_window", "policy_filtered", "attach_limited", "truncated"]

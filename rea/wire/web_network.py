@@ -13,10 +13,9 @@ from typing import Literal
 import attrs
 
 from rea.wire.schema import Open, field, local_path
+from rea.wire.web import ScreenshotArtifact
 
 SHA256 = "^[a-f0-9]{64}$"
-MAX_SCREENSHOT_BYTES = 8 << 20
-SCREENSHOT_URI = "^rea:\\/\\/web-screenshot\\/sha256\\/[a-f0-9]{64}$"
 POINTER = "RFC 6901 pointer in the producer's reported object"
 
 
@@ -135,17 +134,6 @@ class NetworkCapture:
 
 
 # ---------------------------------------------------------------- screenshots
-
-
-@attrs.frozen(kw_only=True)
-class ScreenshotArtifact:
-    """capture_web_screenshot's self-verifying inline PNG."""
-
-    uri: str = field("rea://web-screenshot/sha256/<sha256>", pattern=SCREENSHOT_URI)
-    sha256: str = field("SHA-256 of the PNG", pattern=SHA256)
-    bytes: int = field("PNG size", minimum=1, maximum=MAX_SCREENSHOT_BYTES)
-    media_type: Literal["image/png"] = field("Always PNG")
-    data_base64: str = field("Canonical base64 of the PNG", maxLength=-(-MAX_SCREENSHOT_BYTES * 4 // 3) + 4)
 
 
 @attrs.frozen(kw_only=True)

@@ -15,6 +15,8 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from rea.javascript.semantic_graph import STRATEGY_RELATION
+
 # direction -> (run against the relation?, relations followed)
 DATA = frozenset(
     (
@@ -63,6 +65,9 @@ def owns_relations(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "target_node_id": n["node_id"],
                 "relation": "owns",
                 "resolution": "resolved",
+                "properties": {},
+                "evidence": n["evidence"],  # where the owned node sits, inside its owner
+                "identifier_strategy": STRATEGY_RELATION,
             }
         )
     return out
@@ -198,6 +203,10 @@ def answer(
             "application_node_ids": list(by_id[n]["application_node_ids"]),
             "function_node_id": by_id[n]["function_node_id"],
             "depth": d,
+            "identity": by_id[n]["identity"],
+            "properties": by_id[n]["properties"],
+            "evidence": by_id[n]["evidence"],
+            "identifier_strategy": by_id[n]["identifier_strategy"],
         }
         for n, d in sorted(reached.items())
         if n in by_id
@@ -242,6 +251,9 @@ def answer(
                 "source_node_id": r["source_node_id"],
                 "target_node_id": r["target_node_id"],
                 "resolution": r["resolution"],
+                "properties": r["properties"],
+                "evidence": r["evidence"],
+                "identifier_strategy": r["identifier_strategy"],
             }
             for r in rels
         ],

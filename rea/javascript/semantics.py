@@ -16,6 +16,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.canonical_json import canonical_sha256
+from rea.javascript.observations import EDGE_STRATEGY
 from rea.javascript.graph import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
 from rea.javascript.semantic_trace import answer, seed_nodes
@@ -162,6 +163,10 @@ def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
             "application_node_ids": [n],
             "function_node_id": None,
             "depth": d,
+            "identity": by_id[n].get("identity") or {},
+            "properties": by_id[n].get("properties") or {},
+            "evidence": by_id[n].get("observations") or [],
+            "identifier_strategy": by_id[n].get("identifier_strategy") or {},
         }
         for n, d in sorted(depth.items())
         if n in by_id
@@ -181,6 +186,9 @@ def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
                 "source_node_id": semantic_node_id(e["source_node_id"]),
                 "target_node_id": semantic_node_id(e["target_node_id"]),
                 "resolution": "resolved",
+                "properties": e.get("properties") or {},
+                "evidence": e.get("evidence") or {},
+                "identifier_strategy": e.get("identifier_strategy") or EDGE_STRATEGY,
             }
             for e in edges
         ],

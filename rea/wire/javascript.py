@@ -1106,6 +1106,10 @@ class SemanticNodeRow:
     application_node_ids: tuple[str, ...] = _ids("Application graph nodes it stands for")
     function_node_id: str | None = field("Owning function node (null at module level)")
     depth: int = field("Steps from the seed (extra)", minimum=0)
+    identity: Open = field("What the id is a digest of (the semantic identity, or the application node's)")
+    properties: Open = field("Facts of its kind")
+    evidence: Open = field("Provenance: the semantic evidence context and location, or the application node's")
+    identifier_strategy: Open = field("How the id is derived")
 
 
 @attrs.frozen(kw_only=True)
@@ -1118,6 +1122,9 @@ class SemanticRelationRow:
     source_node_id: str = field("Start", pattern=SEMANTIC_NODE_ID)
     target_node_id: str = field("End", pattern=SEMANTIC_NODE_ID)
     resolution: Literal["resolved", "candidate"] = field("resolved: a static fact")
+    properties: Open = field("The relation's facts (argument index, ...)")
+    evidence: Open = field("Provenance: the semantic evidence context and location, or the application edge's evidence")
+    identifier_strategy: EdgeStrategy = field("How the id is derived")
 
 
 @attrs.frozen(kw_only=True)

@@ -8,8 +8,11 @@ never as a failure of the whole read.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import mmap
 import os
+import stat
 import shutil
 import subprocess
 from typing import Any
@@ -18,7 +21,7 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects import process_group
-from effects.layout.runtime import file_identity, unavailable
+from effects.layout.runtime import unavailable
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.layout.core import CoreRefused, read_core
@@ -32,15 +35,20 @@ MAX_OUTPUT = 1 << 20
 
 
 def _decode(path: str) -> dict[str, Any]:
-    artifact = file_identity(path)
-    if artifact["bytes"] == 0:
-        raise CoreRefused("not-elf", "the file is empty")
-    with open(path, "rb") as handle, mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
-        view = memoryview(mapped)
-        try:
-            return {"artifact": artifact, **read_core(view)}
-        finally:
-            view.release()
+    """One mapping of the core serves both its digest and the decoder (the file is read once)."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError("it is not a regular file")
+        if info.st_size == 0:
+            raise CoreRefused("not-elf", "the file is empty")
+        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
+            view = memoryview(mapped)
+            try:
+                artifact = {"path": path, "sha256": hashlib.sha256(view).hexdigest(), "bytes": len(view)}
+                return {"artifact": artifact, **read_core(view)}
+            finally:
+                view.release()
 
 
 def _limited(argv: list[str]) -> list[str]:
@@ -68,6 +76,7 @@ def _unavailable(reason: str) -> dict[str, Any]:
     }
 
 
+@functools.lru_cache(maxsize=4)  # one `gdb --version` per gdb path per server, not one per call
 def _version(gdb: str) -> str | None:
     try:
         out = subprocess.run([gdb, "--version"], capture_output=True, text=True, timeout=10, check=False).stdout

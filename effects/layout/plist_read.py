@@ -9,6 +9,9 @@ where it stopped.
 from __future__ import annotations
 
 import base64
+import hashlib
+import os
+import stat
 import datetime
 import json
 import plistlib
@@ -18,7 +21,7 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
-from effects.layout.runtime import file_identity, unavailable
+from effects.layout.runtime import unavailable
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.layout.model import ReadPlist
@@ -77,12 +80,23 @@ def _format(raw: bytes) -> str:
     return "unknown"
 
 
-def _decode(effect: ReadPlist) -> dict[str, Any]:
-    artifact = file_identity(effect.path)
-    if artifact["bytes"] > MAX_PLIST_BYTES:
-        raise _Refused("too-large", f"it has {artifact['bytes']} bytes, more than the {MAX_PLIST_BYTES}-byte limit")
-    with open(effect.path, "rb") as handle:
+def _read_once(path: str) -> tuple[dict[str, Any], bytes]:
+    """The file's identity and bytes from one bounded read; an oversized file is refused from its size,
+    before any byte is read."""
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise ValueError("it is not a regular file")
+    if info.st_size > MAX_PLIST_BYTES:
+        raise _Refused("too-large", f"it has {info.st_size} bytes, more than the {MAX_PLIST_BYTES}-byte limit")
+    with open(path, "rb") as handle:
         raw = handle.read(MAX_PLIST_BYTES + 1)
+    if len(raw) > MAX_PLIST_BYTES:
+        raise _Refused("too-large", f"it grew past the {MAX_PLIST_BYTES}-byte limit while being read")
+    return {"path": path, "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw)}, raw
+
+
+def _decode(effect: ReadPlist) -> dict[str, Any]:
+    artifact, raw = _read_once(effect.path)
     fmt = _format(raw)
     try:
         value = json.loads(raw) if fmt == "json" else plistlib.loads(raw)

@@ -50,16 +50,11 @@ def text_wire_bytes(canonical: bytes) -> int:
     return len(canonical) + canonical.count(b'"') + canonical.count(b"\\")
 
 
-def structured_wire_bytes(canonical: bytes, census: ScalarCensus, frame: WireFrame) -> int:
-    """The value as the transport's serializer prints it."""
-    return len(canonical) + _number_excess(census, frame)
-
-
 def success_bytes(canonical: bytes, value: Any, frame: WireFrame, census: ScalarCensus | None = None) -> int:
     """The exact bytes of the success line: the frame with both copies filled in."""
     census = scalar_census(value) if census is None else census
-    structured = structured_wire_bytes(canonical, census, frame)
-    return frame.frame_bytes + text_wire_bytes(canonical) + structured - EMPTY_STRUCTURE
+    measure = Measure(length=len(canonical), quotes=canonical.count(b'"'), backslashes=canonical.count(b"\\"))
+    return measured_bytes(measure, census, frame)
 
 
 def success_floor(census: ScalarCensus, frame: WireFrame) -> int:

@@ -39,7 +39,7 @@ const a = require('./lib/a.js');
 let n = 0;
 setInterval(() => { n += 1; console.log('tick', n, a.name); debugger; }, 40);
 setTimeout(() => {
-  require('./lib/late.js');
+  globalThis.late = require('./lib/late.js');
   fs.writeFileSync(process.argv[2], JSON.stringify(Object.keys(require.cache)));
 }, 250);
 """
@@ -57,7 +57,9 @@ class Node:
         (root / "lib").mkdir(parents=True, exist_ok=True)
         # a live function keeps the module's script alive in V8, so an attach replays it whenever it happens
         (root / "lib" / "a.js").write_text("exports.name = 'a';\nexports.get = () => exports.name;\n")
-        (root / "lib" / "late.js").write_text("console.warn('late loaded');\n")
+        # late.js also exports a live function: under load the attach can come after the late require,
+        # and a module whose functions were all collected is not replayed to a late debugger
+        (root / "lib" / "late.js").write_text("console.warn('late loaded');\nexports.ping = () => 'late';\n")
         (root / name).write_text(script)
         self.cache = root / "cache.json"
         self.process = subprocess.Popen(

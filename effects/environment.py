@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime
 import importlib.metadata
 import os
+
+from effects.heap import settle_startup_heap
 import re
 import shutil
 import sys
@@ -82,6 +84,7 @@ def server_path() -> str:
 
 def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
     env = dict(os.environ if environ is None else environ)
+    settle_startup_heap()
     import psutil  # noqa: PLC0415 - the RAM size only sets a default ceiling
 
     total_mib = psutil.virtual_memory().total >> 20

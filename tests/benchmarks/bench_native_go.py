@@ -20,20 +20,102 @@ from tests.benchmarks import Row, verdict
 from tests.benchmarks.bench_native import ANGR_BASELINE, sample_peak, server
 
 BENCH = "native-go"
+# Enough of the standard library to reach the issue's size class (about 8.9 MB stripped with Go 1.19).
 PROGRAM = """package main
 
 import (
+\t"archive/zip"
+\t_ "time/tzdata"
+\t"net/http/httptest"
+\t"testing/quick"
+\t"go/ast"
+\t"go/token"
+\t"archive/tar"
+\t"compress/bzip2"
+\t"crypto/ecdsa"
+\t"encoding/gob"
+\t"go/build"
+\t"go/doc"
+\t"go/importer"
+\t"index/suffixarray"
+\t"net/http/cgi"
+\t"net/http/fcgi"
+\t_ "net/http/pprof"
+\t"os/exec"
+\t"log/syslog"
+\t"encoding/asn1"
+\t"crypto/tls"
+\t"crypto/x509"
+\t"database/sql"
+\t"debug/dwarf"
+\t"debug/elf"
+\t"debug/macho"
+\t"debug/pe"
 \t"encoding/json"
+\t"encoding/xml"
+\t"expvar"
 \t"fmt"
+\t"go/format"
+\t"go/types"
+\t"html/template"
+\t"image/gif"
+\t"image/jpeg"
+\t"image/png"
+\t"math/big"
+\t"net/http"
+\t"net/http/httputil"
+\t"net/mail"
+\t"net/rpc"
+\t"net/smtp"
 \t"net/url"
 \t"os"
 \t"regexp"
+\t"runtime/pprof"
+\t"testing"
 )
 
 func main() {
 \tu, _ := url.Parse(os.Args[0])
 \tb, _ := json.Marshal(map[string]any{"u": u.String(), "m": regexp.MustCompile("a+b").MatchString("aab")})
-\tfmt.Println(string(b))
+\tfmt.Println(string(b), tls.VersionTLS13, sql.Drivers(), template.HTMLEscapeString("<"), big.NewInt(7))
+\t_, _ = xml.Marshal(1)
+\t_, _ = format.Source([]byte("package x"))
+\t_ = types.NewPackage("a", "a")
+\t_, _ = png.Decode(os.Stdin)
+\t_, _ = gif.Decode(os.Stdin)
+\t_, _ = jpeg.Decode(os.Stdin)
+\t_, _ = zip.OpenReader(os.Args[0])
+\t_, _ = elf.Open(os.Args[0])
+\t_, _ = macho.Open(os.Args[0])
+\t_, _ = pe.Open(os.Args[0])
+\t_ = dwarf.ErrUnknownPC
+\t_, _ = x509.SystemCertPool()
+\t_ = httputil.NewSingleHostReverseProxy(u)
+\t_, _ = mail.ParseAddress("a@b")
+\t_ = rpc.NewServer()
+\t_ = smtp.SendMail
+\t_ = expvar.NewInt("x")
+\t_ = pprof.Profiles()
+\t_ = testing.Short
+\t_ = tar.NewReader(os.Stdin)
+\t_ = bzip2.NewReader(os.Stdin)
+\t_ = ecdsa.Sign
+\t_ = gob.NewEncoder(os.Stdout)
+\t_, _ = build.ImportDir(".", 0)
+\t_ = doc.Synopsis("x")
+\t_ = importer.Default()
+\t_ = suffixarray.New(nil)
+\t_ = cgi.Serve
+\t_ = fcgi.Serve
+\t_ = exec.Command("x")
+\t_, _ = syslog.New(0, "x")
+\t_, _ = asn1.Marshal(1)
+\t_ = httptest.NewServer(nil)
+\t_ = quick.Check(func(int) bool { return true }, nil)
+\tfs := token.NewFileSet()
+\tconf := types.Config{Importer: importer.Default()}
+\t_, _ = conf.Check("p", fs, []*ast.File{}, nil)
+\t_ = http.ListenAndServe(":0", nil)
 }
 """
 
@@ -42,9 +124,8 @@ def _build(root: Path) -> Path:
     (root / "main.go").write_text(PROGRAM)
     out = root / "gobench"
     env = {**os.environ, "GOCACHE": str(root / "cache"), "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
-    subprocess.run(
-        ["go", "build", "-ldflags=-s -w", "-o", str(out), str(root / "main.go")], env=env, check=True, timeout=900
-    )
+    (root / "go.mod").write_text("module example.com/gobench\n\ngo 1.19\n")
+    subprocess.run(["go", "build", "-ldflags=-s -w", "-o", str(out), "."], cwd=root, env=env, check=True, timeout=900)
     return out
 
 

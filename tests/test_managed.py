@@ -40,10 +40,22 @@ def _monodis_public_key(path) -> bytes:
     return bytes.fromhex("".join(re.findall(r"^0x[0-9A-F]+: ((?:[0-9A-F]{2} )+)", dump, re.M)).replace(" ", ""))
 
 
+def _tampered(signed_path, out):
+    """The signed assembly with one byte of its last section's padding changed: metadata intact, hash not."""
+    import pefile
+
+    data = bytearray(signed_path.read_bytes())
+    last = pefile.PE(data=bytes(data)).sections[-1]
+    data[last.PointerToRawData + last.SizeOfRawData - 1] ^= 0x5A
+    out.write_bytes(bytes(data))
+    return out
+
+
 def test_inspect_managed_artifact_over_mcp_matches_monodis(built):
     lib, sig = built["library"], built["signed"]
     bad = built["dir"] / "not-pe.dll"
     bad.write_bytes(b"\x7fELF" + b"\0" * 100)
+    tampered = _tampered(sig, built["dir"] / "Tampered.dll")
     replies = _calls(
         [
             ("inspect_managed_artifact", {}),
@@ -52,6 +64,7 @@ def test_inspect_managed_artifact_over_mcp_matches_monodis(built):
             ("inspect_managed_artifact", {"path": str(bad)}),
             ("open_binary", {"path": str(lib)}),
             ("inspect_managed_artifact", {"reference_limit": 1, "attribute_offset": 1}),
+            ("inspect_managed_artifact", {"path": str(tampered)}),
         ]
     )
     error(replies[0], "target_unavailable")
@@ -82,7 +95,11 @@ def test_inspect_managed_artifact_over_mcp_matches_monodis(built):
     assert strong["assembly"]["public_key"]["sha256"] == hashlib.sha256(key).hexdigest()
     assert strong["assembly"]["public_key"]["token"] == hashlib.sha1(key).digest()[-8:][::-1].hex()
     assert "strong-name-signed" in strong["pe"]["cli"]["flag_names"]
-    assert any("not verified" in text for text in strong["limitations"])
+    assert strong["pe"]["cli"]["strong_name_verification"]["state"] == "verified"
+    assert r["pe"]["cli"]["strong_name_verification"]["state"] == "not-signed"
+    altered = evidence(replies[6])["normalized_result"]
+    assert altered["assembly"]["public_key"]["token"] == strong["assembly"]["public_key"]["token"]
+    assert altered["pe"]["cli"]["strong_name_verification"]["state"] == "failed"
 
     assert error(replies[3], "invalid_request")["details"]["path"] == str(bad)
     paged = evidence(replies[5])["normalized_result"]

@@ -169,7 +169,44 @@ def _cli(pe: Any, net: Any) -> CliFacts:
         ready_to_run_signature=signature == RTR_SIGNATURE,
         vtable_fixups_size=int(s.VTableFixupsSize),
         export_jumps_size=int(s.ExportAddressTableJumpsSize),
+        **_strong_name(pe, int(s.StrongNameSignatureRva), int(s.StrongNameSignatureSize)),
     )
+
+
+STRONG_NAME_HASHES = ("sha1", "sha256", "sha384", "sha512")
+
+
+def _strong_name(pe: Any, rva: int, size: int) -> dict[str, Any]:
+    """The signature blob and the strong-name image digests (ECMA-335 II.6.2.1.3, as the CLR and mono hash it):
+    the headers through the section table with the checksum and certificate-table entry zeroed, then each
+    section's raw data without the signature blob (the certificate table lies outside the sections)."""
+    if not rva or not size:
+        return {}
+    try:
+        data = bytearray(pe.__data__)
+        blob_at = pe.get_offset_from_rva(rva)
+        blob = bytes(data[blob_at : blob_at + size])
+        checksum_at = pe.OPTIONAL_HEADER.get_file_offset() + 64
+        security_at = pe.OPTIONAL_HEADER.DATA_DIRECTORY[4].get_file_offset()
+        data[checksum_at : checksum_at + 4] = bytes(4)
+        data[security_at : security_at + 8] = bytes(8)
+        spans = [(0, pe.sections[-1].get_file_offset() + 40)] + [
+            (sec.PointerToRawData, sec.PointerToRawData + sec.SizeOfRawData) for sec in pe.sections
+        ]
+        hashers = [hashlib.new(name) for name in STRONG_NAME_HASHES]
+        for lo, hi in spans:
+            parts = [(lo, hi)] if not lo <= blob_at < hi else [(lo, blob_at), (blob_at + size, hi)]
+            for a, b in parts:
+                for h in hashers:
+                    h.update(data[a:b])
+    except Exception:  # a damaged layout: the signature cannot be checked, which the pure side reports
+        return {}
+    if len(blob) != size:
+        return {}
+    return {
+        "strong_name_signature": blob,
+        "strong_name_digests": tuple((n, h.digest()) for n, h in zip(STRONG_NAME_HASHES, hashers, strict=True)),
+    }
 
 
 def _resources(pe: Any, cli: CliFacts, tables: dict[str, Table], issues: list[Issue]) -> tuple[ResourceData, ...]:

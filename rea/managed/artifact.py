@@ -10,6 +10,7 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, CliFacts, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import first_string_argument
+from rea.managed.strong_name import verify
 from rea.wire import managed as w
 
 PE_ARCHITECTURES: Mapping[int, w.PeArchitecture] = {
@@ -56,6 +57,11 @@ def public_key(data: bytes | None, is_full_key: bool) -> w.PublicKey:
 
 def _culture(row: Row) -> str | None:
     return c.text(row, "Culture") or None
+
+
+def _assembly_key(facts: AssemblyFacts) -> bytes | None:
+    rows = facts.rows("Assembly")
+    return c.blob(rows[0], "PublicKey") if rows else None
 
 
 def assembly_identity(facts: AssemblyFacts) -> w.AssemblyIdentity | None:
@@ -147,7 +153,12 @@ def attributes(facts: AssemblyFacts, names: Names) -> tuple[w.CustomAttribute, .
     return tuple(out)
 
 
-def cli_header(cli: CliFacts, version: str | None) -> w.CliHeader:
+def _verification(cli: CliFacts, public_key_blob: bytes | None) -> w.StrongNameVerification:
+    state, detail = verify(cli, public_key_blob)
+    return w.StrongNameVerification(state=state, detail=detail)
+
+
+def cli_header(cli: CliFacts, version: str | None, public_key_blob: bytes | None) -> w.CliHeader:
     flag_names = tuple(name for bit, name in CLI_FLAGS if cli.flags & bit)
     if cli.flags & 0x10:
         entry = w.EntryPoint(kind="native-rva", value=f"0x{cli.entry_point:x}")
@@ -162,6 +173,7 @@ def cli_header(cli: CliFacts, version: str | None) -> w.CliHeader:
         strong_name_rva=cli.strong_name_rva, strong_name_size=cli.strong_name_size,
         managed_native_header_rva=cli.native_header_rva, managed_native_header_size=cli.native_header_size,
         ready_to_run_signature=cli.ready_to_run_signature,
+        strong_name_verification=_verification(cli, public_key_blob),
     )  # fmt: skip
 
 
@@ -175,7 +187,7 @@ def pe_facts(facts: AssemblyFacts, architecture: w.PeArchitecture) -> w.PeFacts:
         optional_header="pe32-plus" if pe.magic == 0x20B else "pe32",
         section_count=max(min(pe.section_count, 0xFFFF), 1),
         characteristics=pe.characteristics,
-        cli=cli_header(facts.cli, facts.metadata_version) if facts.cli is not None else None,
+        cli=cli_header(facts.cli, facts.metadata_version, _assembly_key(facts)) if facts.cli is not None else None,
     )
 
 
@@ -270,11 +282,6 @@ def classification(
 
 def _limitations(facts: AssemblyFacts) -> list[str]:
     out = [c.NO_EXECUTION]
-    if facts.cli is not None and facts.cli.flags & 0x8:
-        out.append(
-            "The strong-name signature is present (flag and blob) but was not verified: RSA verification of the "
-            "image hash is not implemented."
-        )
     out.append("Portable PDB companions are not read yet.")
     return out
 

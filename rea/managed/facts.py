@@ -74,6 +74,8 @@ class CliFacts:
     ready_to_run_signature: bool
     vtable_fixups_size: int = 0
     export_jumps_size: int = 0
+    strong_name_signature: bytes = b""  # the signature blob (little-endian RSA value)
+    strong_name_digests: tuple[tuple[str, bytes], ...] = ()  # image hash by algorithm name (II.6.2.1.3)
 
 
 @attrs.frozen(kw_only=True)

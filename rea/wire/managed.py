@@ -163,6 +163,14 @@ class EntryPoint:
 
 
 @attrs.frozen(kw_only=True)
+class StrongNameVerification:
+    state: Literal["verified", "failed", "not-signed", "unverifiable"] = field(
+        "RSA check of the strong-name signature over the image hash (ECMA-335 II.6.2.1.3)"
+    )
+    detail: str = field("Why: the hash algorithm checked, or what prevented or failed the check")
+
+
+@attrs.frozen(kw_only=True)
 class CliHeader:
     header_offset: int = _count("File offset of the CLI header")
     header_size: int = field("cb of the CLI header", minimum=72, maximum=_MAX)
@@ -179,6 +187,7 @@ class CliHeader:
     managed_native_header_rva: int = _u32()
     managed_native_header_size: int = _u32()
     ready_to_run_signature: bool = field("The managed native header starts with the ReadyToRun signature (RTR)")
+    strong_name_verification: StrongNameVerification = field("Whether the strong-name signature verifies")
 
 
 @attrs.frozen(kw_only=True)

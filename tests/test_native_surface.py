@@ -541,3 +541,27 @@ def test_data_types_from_dwarf_match_gdb(tmp_path):
     assert at["variable"] == "origin" and at["name"] == "point_t"
     assert stripped["status"] == "unavailable" and "DWARF" in stripped["reason"]
     assert both["details"]["field"] == "type" and "main" in origin
+
+
+def test_segment_ends_printed_in_the_extern_space_still_bound_the_segment(built):
+    """A PIE's last segment ends at the image's last byte, which angr prints as `extern:`
+    (absolute, not rebased): the segment test measures start + size, so the bytes just past
+    it are outside every segment (readelf's program headers are the ground truth)."""
+    path = built["pointer"]
+    last_vaddr, last_memsz, *_ = max(load_segments(path))
+    end = last_vaddr + last_memsz
+    assert "DYN" in subprocess.run(["readelf", "-h", str(path)], capture_output=True, text=True).stdout
+
+    async def main():
+        async with connect() as s:
+            ok(await s.call_tool("open_binary", {"path": str(path)}))
+            segments = value(await s.call_tool("list_segments", {}))
+            asked = [hex(last_vaddr), hex(end - 1), hex(end), hex(end + 0x10), hex(end + 0x3000)]
+            found = [value(await s.call_tool("resolve_containing_procedure", {"address": a})) for a in asked]
+            named = await s.call_tool("set_comment", {"address": hex(end + 0x10), "comment": "past the end"})
+            return segments, found, err(named, "invalid_request")
+
+    segments, found, named = anyio.run(main)
+    assert any(str(s["end"]).startswith("extern:") for s in segments)  # the case this test is about
+    assert [f["reason"] for f in found] == ["not_in_procedure"] * 2 + ["outside_segments"] * 3
+    assert named["details"]["reason"] == "outside_segments"

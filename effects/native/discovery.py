@@ -9,6 +9,8 @@ import shutil
 import sys
 from typing import Any
 
+from rea.native.providers import ghidra_startup_timeout
+
 
 def discover(environ: dict[str, str] | None = None) -> list[dict[str, Any]]:
     env = os.environ if environ is None else environ
@@ -53,6 +55,16 @@ def _ghidra(env: Any) -> dict[str, Any]:
             "reason": f"GHIDRA_INSTALL_DIR={home} is not a directory",
             "remediation": "Point GHIDRA_INSTALL_DIR at a Ghidra installation, then restart REA.",
         }
+    startup = ghidra_startup_timeout(env.get("REA_GHIDRA_STARTUP_TIMEOUT_MS"))
+    if isinstance(startup, str):
+        return {
+            **base,
+            "available": False,
+            "code": "not_configured",
+            "reason": startup,
+            "remediation": "Unset REA_GHIDRA_STARTUP_TIMEOUT_MS (330000 ms) or set a whole number of milliseconds "
+            "in 1..2147483647, then restart REA.",
+        }
     if java is None:
         return {
             **base,
@@ -61,7 +73,9 @@ def _ghidra(env: Any) -> dict[str, Any]:
             "reason": "no java executable on PATH",
             "remediation": "Install a JDK (Ghidra needs Java 21), then restart REA.",
         }
-    return {**base, "available": True, "diagnostics": {"install_dir": home, "java": java}}
+    bridge = importlib.util.find_spec("pyghidra") and importlib.metadata.version("pyghidra")
+    diagnostics = {"install_dir": home, "java": java, "startup_timeout_ms": startup, "pyghidra": bridge or None}
+    return {**base, "available": True, "diagnostics": diagnostics}
 
 
 def _hopper() -> dict[str, Any]:

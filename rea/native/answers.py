@@ -82,11 +82,21 @@ def segments(snapshot: Mapping[str, Any]) -> list[w.Segment]:
     return rows
 
 
+def segment_spans(snapshot: Mapping[str, Any]) -> list[tuple[int, int]]:
+    """Each loaded segment as [start, start + size) in link-time addresses.
+
+    Measured from the start and size, never the printed end: a segment ending at the
+    image's last byte has its end printed in angr's `extern:` space (absolute, not rebased).
+    """
+    return [(value(s["start"]), value(s["start"]) + s["size"]) for s in snapshot["segments"] if ":" not in s["start"]]
+
+
 def in_segments(snapshot: Mapping[str, Any], address: str) -> bool:
+    """Whether a link-time (ram-space) address lies in a loaded segment; other spaces never do."""
     if ":" in address:
         return False
     at = value(address)
-    return any(value(s["start"]) <= at < value(s["end"]) for s in snapshot["segments"])
+    return any(lo <= at < hi for lo, hi in segment_spans(snapshot))
 
 
 # ------------------------------------------------------------------ overview

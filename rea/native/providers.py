@@ -28,6 +28,26 @@ SUPPORTED_FORMATS = {
 }
 PROFILE_SCHEMA_VERSION = 1
 
+
+GHIDRA_STARTUP_DEFAULT_MS = 330_000  # the reference's default startup deadline
+GHIDRA_STARTUP_MAX_MS = 2_147_483_647
+
+
+def ghidra_startup_timeout(text: str | None) -> int | str:
+    """REA_GHIDRA_STARTUP_TIMEOUT_MS as the reference reads it: absent takes the default;
+    a supplied value must be a whole number of milliseconds in 1..2147483647 (surrounding
+    space, a sign or an exponent as a number literal allows), else the reason it is not."""
+    if text is None:
+        return GHIDRA_STARTUP_DEFAULT_MS
+    try:
+        number = float(text.strip())
+    except ValueError:
+        number = float("nan")
+    if not (number.is_integer() and 1 <= number <= GHIDRA_STARTUP_MAX_MS):
+        return f"REA_GHIDRA_STARTUP_TIMEOUT_MS={text!r} is not a whole number of milliseconds in 1..{GHIDRA_STARTUP_MAX_MS}"
+    return int(number)
+
+
 ANGR_LIMITATIONS = (
     "angr recovers procedures by static CFG recovery (CFGFast); indirect calls and jumps it cannot resolve are absent "
     "from callers, callees and call graphs.",

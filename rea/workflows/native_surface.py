@@ -13,6 +13,7 @@ from returns.result import Result
 from rea.effect_types import AnyEffect, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.native import annotations as notes
+from rea.native import answers
 from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
@@ -58,9 +59,8 @@ def _mapped(snapshot: Snapshot, text: str | None, field: str = "address") -> str
     if not is_successful(address):
         return address.failure()
     where = address.unwrap()
-    spans = [(value(s["start"]), value(s["start"]) + s["size"]) for s in snapshot["segments"] if ":" not in s["start"]]
-    if ":" in where or not any(lo <= value(where) < hi for lo, hi in spans):  # start + size: an end may be
-        shown = ", ".join(f"{image.hexa(lo)}-{image.hexa(hi)}" for lo, hi in spans)  # printed in another space
+    if not answers.in_segments(snapshot, where):
+        shown = ", ".join(f"{image.hexa(lo)}-{image.hexa(hi)}" for lo, hi in answers.segment_spans(snapshot))
         return invalid_request(
             f"{where} is outside every loaded segment",
             field=field,

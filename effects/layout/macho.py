@@ -49,7 +49,7 @@ def fat_slices(data: Any) -> list[dict[str, Any]] | None:
         # header counts that many slices)
         raise LayoutFailure(
             "unsupported",
-            f"it is a Java class file (cafebabe, then class-file version {count >> 16}.{count & 0xFFFF} where a "
+            f"it is a Java class file (cafebabe, then class-file version {count & 0xFFFF}.{count >> 16} where a "
             "universal header would count its slices), not a Mach-O",
         )
     entry = 32 if magic == FAT_MAGIC_64 else 20

@@ -428,3 +428,16 @@ def test_summary_detail_and_views(tmp_path):
     assert missing.failure().code == "invalid_request"
     wrong = view({"kind": "page", "collection": "modules", "offset": 0, "limit": 1})
     assert "analyze_javascript_application" in wrong.failure().message
+
+
+def test_java_class_file_is_not_a_universal_macho(tmp_path):
+    """cafebabe opens both; a javac-built class (file(1) is the independent reader) is refused as Java."""
+    need("javac")
+    source = tmp_path / "Hello.java"
+    source.write_text("public class Hello { public static void main(String[] a) { System.out.println(1); } }\n")
+    run("javac", "-d", str(tmp_path), str(source))
+    klass = tmp_path / "Hello.class"
+    assert "Java class" in run("file", "-b", str(klass))
+    error = refused(klass)
+    assert error.code == "invalid_request" and error.details["reason"] == "unsupported"
+    assert "Java class file" in error.message and "Mach-O" in error.message

@@ -74,3 +74,12 @@ def test_layout_cli_json_and_text(tmp_path):
     assert refused.returncode == 2 and "i386, x86_64" in refused.stdout + refused.stderr
     chosen = _rea("inspect-binary-layout", str(universal), "--architecture", "x86_64", "--json")
     assert json.loads(chosen.stdout)["normalized_result"]["slice"] == "x86_64"
+
+
+def test_java_class_is_refused_as_java_by_the_cli(tmp_path):
+    source = tmp_path / "Hello.java"
+    source.write_text("public class Hello { public static void main(String[] a) {} }\n")
+    if subprocess.run(["javac", "-d", str(tmp_path), str(source)], capture_output=True).returncode != 0:
+        pytest.skip("javac could not build the class (scripts/setup test installs a JDK)")
+    refused = _rea("list-architectures", str(tmp_path / "Hello.class"))
+    assert refused.returncode == 2 and "Java class file" in refused.stdout + refused.stderr

@@ -14,10 +14,12 @@ from typing import Any
 
 import lief
 
+from rea.artifacts.model import JAVA_FIRST_MAJOR
 from rea.layout.macho_names import arch_name, cpu_type_name, file_type_name, header_flag_names
 from effects.layout.failure import LayoutFailure
 
 MAX_SLICES = 64
+JAVA_LAST_MAJOR = 255  # class-file majors are far below this (69 is Java 25); a larger word is a lying fat count
 FAT_MAGIC, FAT_MAGIC_64 = 0xCAFEBABE, 0xCAFEBABF
 LC_SEGMENT, LC_SEGMENT_64, LC_SYMTAB, LC_UNIXTHREAD, LC_MAIN, LC_CODE_SIGNATURE = 0x1, 0x19, 0x2, 0x5, 0x80000028, 0x1D
 
@@ -42,6 +44,14 @@ def fat_slices(data: Any) -> list[dict[str, Any]] | None:
     if size < 8:
         raise LayoutFailure("malformed", "the universal header is truncated")
     (count,) = struct.unpack_from(">I", data, 4)
+    if magic == FAT_MAGIC and JAVA_FIRST_MAJOR <= count & 0xFFFF <= JAVA_LAST_MAJOR:
+        # cafebabe also opens a Java class file: minor and major version follow (majors 45 and up; no fat
+        # header counts that many slices)
+        raise LayoutFailure(
+            "unsupported",
+            f"it is a Java class file (cafebabe, then class-file version {count & 0xFFFF}.{count >> 16} where a "
+            "universal header would count its slices), not a Mach-O",
+        )
     entry = 32 if magic == FAT_MAGIC_64 else 20
     if count == 0 or count > MAX_SLICES:
         raise LayoutFailure("malformed", f"the universal header declares {count} slices (accepted: 1 to {MAX_SLICES})")

@@ -13,7 +13,7 @@ import pytest
 
 from effects.calls import Connection
 from support import clean_env, rea_command
-from test_javascript import analyze, call, write_tree
+from test_javascript import analyze, call, semantic_graph, write_tree
 from test_javascript_wire import assert_fits
 from test_mcp_e2e import connect
 from test_replies import CTX
@@ -88,7 +88,10 @@ def flow(tmp_path):
 def test_semantic_graph_is_built_sealed_and_typed(flow):
     _conn, evidence = flow
     assert_fits("analyze_javascript_application", evidence)
-    g = evidence["normalized_result"]["semantic_graph"]
+    g = semantic_graph(evidence)
+    held = evidence["normalized_result"]["semantic_graph"]  # the record names the graph Evidence it retained
+    assert held["graph_id"] == g["graph_id"] and held["counts"]["nodes"] == len(g["nodes"]) > 0
+    assert held["coverage"] == g["coverage"] and "nodes" not in held
     assert g["coverage"]["status"] == "complete"  # no bound reached; eval makes its family partial
     assert {f["family"]: f["status"] for f in g["coverage"]["families"]}["call-flow"] == "partial"
     assert (
@@ -119,7 +122,7 @@ def test_semantic_graph_is_built_sealed_and_typed(flow):
         evidence["normalized_result"]["input_path"]
         and __import__("pathlib").Path(evidence["normalized_result"]["input_path"])
     )
-    assert again["normalized_result"]["semantic_graph"]["graph_id"] == g["graph_id"]  # a function of the tree
+    assert semantic_graph(again)["graph_id"] == g["graph_id"]  # a function of the tree
 
 
 def test_a_literal_flows_through_three_functions_into_fetch(flow):
@@ -156,7 +159,7 @@ def test_a_literal_flows_through_three_functions_into_fetch(flow):
             "kind": "semantic-node",
             "node_id": next(
                 n["node_id"]
-                for n in evidence["normalized_result"]["semantic_graph"]["nodes"]
+                for n in semantic_graph(evidence)["nodes"]
                 if n["kind"] == "function" and n["label"] == "third"
             ),
         },
@@ -240,7 +243,7 @@ def test_hostile_inputs_are_bounded_and_never_run(tmp_path):
         "obj[key] = 1;\n",
     }
     evidence = analyze(write_tree(tmp_path / "h", tree))
-    g = evidence["normalized_result"]["semantic_graph"]
+    g = semantic_graph(evidence)
     reasons = sorted(u["reason"] for u in g["unknowns"])
     assert reasons == ["dynamic-property", "eval-or-generated-code", "eval-or-generated-code"]
     assert not __import__("os").path.exists("/tmp/rea-never")
@@ -266,6 +269,7 @@ def test_semantic_trace_through_mcp_and_cli(tmp_path):
 
     answer = anyio.run(main)
     assert ("literal", "wss://stream.example.com/feed") in labels(answer)
+    query = {"seed": {"kind": "literal", "value": "https://api.example.com/v1/items"}, "direction": "forward-influence"}
     complete = subprocess.run(
         [*rea_command(), "analyze-javascript-application", str(root), "--detail", "complete", "--json"],
         capture_output=True,
@@ -274,6 +278,8 @@ def test_semantic_trace_through_mcp_and_cli(tmp_path):
         timeout=120,
     )
     record = json.loads(complete.stdout)
+    # inline application Evidence on a fresh connection: its semantic graph Evidence is not here, and the
+    # refusal names it (the record keeps only its header and id)
     proc = subprocess.run(
         [
             *rea_command(),
@@ -283,18 +289,32 @@ def test_semantic_trace_through_mcp_and_cli(tmp_path):
             "--application",
             json.dumps(record),
             "--query",
-            json.dumps(
-                {
-                    "seed": {"kind": "literal", "value": "https://api.example.com/v1/items"},
-                    "direction": "forward-influence",
-                }
-            ),
+            json.dumps(query),
         ],
         capture_output=True,
         text=True,
         env=clean_env(),
         timeout=120,
     )
+    assert proc.returncode != 0
+    refusal = json.loads(proc.stdout)["error"]
+    assert refusal["details"]["evidence_id"] == record["normalized_result"]["semantic_graph"]["retained"]["evidence_id"]
+    assert refusal["details"]["field"] == "semantic_graph"
+    proc = subprocess.run(
+        [*rea_command(), "trace-javascript-semantics", str(root), "--query", json.dumps(query), "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr[-2000:]
+    text = subprocess.run(
+        [*rea_command(), "trace-javascript-semantics", str(root), "--query", json.dumps(query)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    ).stdout
+    assert "forward-influence from literal: found" in text and "call-site: fetch" in text
     got = json.loads(proc.stdout)["normalized_result"]
     assert ("call-site", "fetch") in labels(got)

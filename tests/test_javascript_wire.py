@@ -19,7 +19,7 @@ from rea.catalog import CATALOG
 from rea.javascript.ids import edge_id
 from rea.javascript.ids import node_id as jid
 from support import clean_env, rea_command
-from test_javascript import APP, HERE, analyze, call, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
+from test_javascript import APP, HERE, analyze, call, npm_tree, semantic_graph, write_tree  # noqa: F401  (npm_tree is a fixture)
 from test_mcp_e2e import connect, err
 from test_replies import CTX
 
@@ -98,8 +98,9 @@ def test_analysis_of_an_electron_app_has_the_reference_fields(app):
     stats = r["statistics"]
     assert stats["relevant_files"] == 11 and stats["parse_failures"] == 0 and stats["truncated_scopes"] == 0
     assert stats["parsed_javascript_files"] == stats["parsed_files"] and stats["text_bytes_read"] > 0
-    semantic = r["semantic_graph"]
+    semantic = semantic_graph(evidence)
     assert semantic["coverage"]["status"] == "complete" and semantic["nodes"]
+    assert r["semantic_graph"]["retained"]["kind"] == "retained-evidence"
     assert semantic["application_graph_id"] == graph["graph_id"]
     assert semantic["root_artifact_sha256"] == r["root_artifact_sha256"]
     modules = {n["node_id"] for n in graph["nodes"] if n["subkind"] == "module"}

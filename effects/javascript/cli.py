@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 from typing import Any
 from collections.abc import Mapping
 
 from effects.commands import ToolCommand
+from rea.errors import invalid_request
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -106,7 +108,53 @@ def render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_trace(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="application directory or .asar (analysed first, on the same connection)")
+    parser.add_argument("--query", required=True, help="the semantic query as JSON: {seed, direction, ...}")
+    parser.add_argument("--integrity-policy", choices=("fail", "record-and-continue"), default="fail")
+
+
+def _trace_steps(ns: argparse.Namespace) -> list[tuple[str, Any]]:
+    """Analyse, then trace over the record just retained (its semantic graph is retained beside it)."""
+    try:
+        query = json.loads(ns.query)
+    except json.JSONDecodeError as bad:
+        return invalid_request(  # type: ignore[return-value]  # the runner reports a ReaError as the failure
+            f"--query is not JSON: {bad}", field="query", accepted='{"seed": {...}, "direction": "..."}'
+        )
+    analysis = {
+        "input_path": os.path.abspath(ns.path),
+        "detail": "complete",
+        "integrity_policy": ns.integrity_policy,
+    }
+    return [
+        ("analyze_javascript_application", analysis),
+        (
+            "trace_javascript_semantics",
+            lambda earlier: {"application_evidence_id": earlier[0]["evidence_id"], "query": query},
+        ),
+    ]
+
+
+def _render_trace(value: Mapping[str, Any]) -> str:
+    r = value.get("normalized_result", value)
+    lines = [
+        f"{r['direction']} from {r['seed']['kind']}: {r['status']}, {len(r['nodes'])} nodes, "
+        f"{len(r['relations'])} relations, coverage {r['coverage']['status']}"
+    ]
+    lines += [f"  {n['kind']}: {n['label']}" for n in r["nodes"][:40]]
+    lines.append(f"evidence: {value.get('evidence_id', '-')}")
+    return "\n".join(lines)
+
+
 COMMANDS = (
+    ToolCommand(
+        name="trace-javascript-semantics",
+        help="analyse an application, then trace a semantic query over its semantic graph",
+        configure=_configure_trace,
+        steps=_trace_steps,
+        render=_render_trace,
+    ),
     ToolCommand(
         name="analyze-javascript-application",
         help="static graph of a JavaScript / Electron application",

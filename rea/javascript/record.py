@@ -214,6 +214,29 @@ def semantic_graph(application_graph_id: str, root_sha256: str) -> dict[str, Any
     }
 
 
+SEMANTIC_OPERATION = "javascript_semantic_graph"
+_COUNTED = ("nodes", "relations", "unknowns", "fingerprints", "evidence_contexts")
+
+
+def retained_semantic(graph: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
+    """What the application record keeps of its semantic graph: the header, the counts and the id of the
+    Evidence that holds it (the facts are ~30-60x the text read, past the reply budget on real trees)."""
+    return {
+        **{k: graph[k] for k in ("schema", "schema_version", "graph_id", "application_graph_id")},
+        "root_artifact_sha256": graph["root_artifact_sha256"],
+        "retained": {"kind": "retained-evidence", "evidence_id": evidence_id},
+        "counts": {k: len(graph[k]) for k in _COUNTED},
+        "coverage": graph["coverage"],
+        "limitations": list(graph["limitations"]),
+    }
+
+
+def semantic_reference(result: Mapping[str, Any]) -> str | None:
+    """The Evidence id a record's retained semantic graph names (None when the graph is inline)."""
+    retained = (result.get("semantic_graph") or {}).get("retained")
+    return retained.get("evidence_id") if isinstance(retained, Mapping) else None
+
+
 def contradiction(record: Mapping[str, Any]) -> dict[str, Any]:
     """An integrity mismatch in the reference's names (logical_path, calculated_sha256); other facts kept."""
     out = {

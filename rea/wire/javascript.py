@@ -65,6 +65,15 @@ def _application(side: str = "application") -> Any:
     )
 
 
+def _semantic_graph_input() -> Any:
+    return field(
+        "The semantic graph Evidence the application record names (semantic_graph.retained), inline or as "
+        '{"kind": "retained-evidence", "evidence_id": ...}; omitted, it is read from this connection (our extra)',
+        omit_none=True,
+        type="object",
+    )
+
+
 def _evidence_id(what: str) -> Any:
     return field(f"Evidence id of {what} retained by this connection (our extra)", omit_none=True, pattern=EVIDENCE_ID)
 
@@ -165,6 +174,7 @@ class FeatureSeed:
 class TraceFeatureArgs:
     application: Open = _application()
     application_evidence_id: str | None = _evidence_id("application Evidence")
+    semantic_graph: Open = _semantic_graph_input()
     native_observations: tuple[Open, ...] = _native_observations()
     native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     seed: FeatureSeed = field("The literal starting point")
@@ -286,6 +296,7 @@ class SemanticQuery:
 class TraceSemanticsArgs:
     application: Open = _application()
     application_evidence_id: str | None = _evidence_id("application Evidence")
+    semantic_graph: Open = _semantic_graph_input()
     query: SemanticQuery = field("The semantic query")
     limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
 
@@ -887,6 +898,37 @@ class SemanticGraph:
 
 
 @attrs.frozen(kw_only=True)
+class RetainedGraphReference:
+    kind: Literal["retained-evidence"] = field("A reference to Evidence retained in this session")
+    evidence_id: str = field("The semantic graph Evidence", pattern="^ev_[a-f0-9]{64}$")
+
+
+@attrs.frozen(kw_only=True)
+class SemanticGraphCounts:
+    nodes: int = field("Semantic nodes", minimum=0)
+    relations: int = field("Semantic relations", minimum=0)
+    unknowns: int = field("Semantic unknowns", minimum=0)
+    fingerprints: int = field("Function fingerprints", minimum=0)
+    evidence_contexts: int = field("Evidence contexts", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class RetainedSemanticGraph:
+    """The semantic companion graph retained as its own Evidence (operation javascript_semantic_graph): the
+    application record names it, so the complete record stays within the reply budget."""
+
+    schema: Literal["JavaScriptSemanticRelationGraph"] = field("Graph schema")
+    schema_version: Literal[1] = field("Graph schema version")
+    graph_id: str = field("jsrg_<sha256> of the graph's node and relation ids", pattern="^jsrg_[a-f0-9]{64}$")
+    application_graph_id: str = field("The application graph it accompanies")
+    root_artifact_sha256: str = field("The root artifact", pattern=SHA256)
+    retained: RetainedGraphReference = field("The Evidence that holds the graph's nodes and relations")
+    counts: SemanticGraphCounts = field("What the retained graph holds")
+    coverage: SemanticCoverage = field("Completeness")
+    limitations: tuple[str, ...] = field("What the graph does not establish")
+
+
+@attrs.frozen(kw_only=True)
 class ApplicationInfo:
     root: str = field("Local root that was analysed")
     format: Literal["asar", "directory"] = field("What was read")
@@ -958,7 +1000,10 @@ class AnalyzeResult:
     summary: ElectronSummary = field("Electron architecture and boundary counts")
     statistics: Statistics = field("Reconstruction statistics")
     limitations: tuple[str, ...] = field("What the analysis does not establish")
-    semantic_graph: SemanticGraph = field("Semantic companion graph (unavailable here)")
+    semantic_graph: RetainedSemanticGraph | SemanticGraph = field(
+        "The semantic companion graph: retained as its own Evidence (named here), or inline and unavailable "
+        "for an analysis cancelled before its phase"
+    )
     schema: str = field("Our record schema (extra)")
     application: ApplicationInfo = field("Application facts (extra)")
     limits: dict[str, int] = field("Bounds applied (extra)")

@@ -15,7 +15,7 @@ import attrs
 from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError, invalid_request
+from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import (
     Evidence,
     Provider,
@@ -32,7 +32,15 @@ from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
 from rea.javascript.semantic_graph import build_semantic_graph
-from rea.javascript.record import application_result, contradiction, graph_id, inventory_identity
+from rea.javascript.record import (
+    SEMANTIC_OPERATION,
+    application_result,
+    contradiction,
+    graph_id,
+    inventory_identity,
+    retained_semantic,
+    semantic_reference,
+)
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
@@ -167,7 +175,11 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
             phase=phase,
             message=f"{len(semantic['nodes'])} semantic nodes, {len(semantic['relations'])} relations; sealing",
         )
-        draft = _draft(reading, built, None, semantic)
+        sealed = _semantic_evidence(reading, semantic)
+        if not is_successful(sealed):
+            return failed(session, sealed.failure())
+        graph_evidence = sealed.unwrap()
+        draft = _draft(reading, built, None, retained_semantic(semantic, graph_evidence.evidence_id))
         phase = "hashing"
         yield ReportProgress(phase=phase, message="canonical hashing of the application record")
         identified = identify(draft)
@@ -179,12 +191,12 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
         if not is_successful(validated):
             return failed(session, validated.failure())
         evidence = validated.unwrap()
-        reply, retained = evidence, (evidence,)
+        reply, retained = evidence, (graph_evidence, evidence)
         if reading.args["detail"] == "summary":
             view = view_evidence(evidence, {"view": "summary"})
             if not is_successful(view):
                 return failed(session, view.failure())
-            reply, retained = view.unwrap(), (evidence, view.unwrap())
+            reply, retained = view.unwrap(), (graph_evidence, evidence, view.unwrap())
         phase = "publishing"
         yield ReportProgress(phase=phase, message=f"retaining {evidence.evidence_id}")
     except ProgramCancelled as stop:
@@ -256,6 +268,68 @@ def _semantic(reading: _Reading, built: Mapping[str, Any]) -> dict[str, Any]:
     digest = tree_digest(reading.scan["files"], by_path)
     gid = graph_id(digest, built["limits"], reading.scan.get("parser", {}))
     return build_semantic_graph(reading.facts, built["edges"], gid, digest, reading.limits)
+
+
+def _semantic_evidence(reading: _Reading, graph: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+    """The semantic companion graph as its own Evidence, retained beside the application record that names it."""
+    root = reading.scan["root"]
+    parser = reading.scan.get("parser", {})
+    provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
+    return create_evidence(
+        provider=provider,
+        operation=SEMANTIC_OPERATION,
+        parameters={"application_graph_id": graph["application_graph_id"]},
+        normalized_result=dict(graph),
+        subject=Subject(
+            name=root.rstrip("/").rsplit("/", 1)[-1] or root,
+            sha256=graph["root_artifact_sha256"],
+            format="asar" if reading.scan["kind"] == "asar" else "directory",
+            architecture=None,
+            local_path=root,
+        ),
+        confidence="derived",
+        limitations=tuple(graph["limitations"]),
+    )
+
+
+def with_semantic_graph(
+    session: Session, app: Evidence, given: Any = None
+) -> tuple[Mapping[str, Any], Evidence | None, ReaError | None]:
+    """The application result with its semantic graph in place, and the Evidence that holds it: `given`
+    (inline or a retained reference) or, without it, the one this connection retained. A record whose graph
+    is inline (unavailable) is returned as it is."""
+    result = app.normalized_result
+    ref = semantic_reference(result)
+    if ref is None:
+        return result, None, None
+    if given is not None:
+        found = resolve(session, given, "semantic_graph")
+        if not is_successful(found):
+            return result, None, found.failure()
+        graph: Evidence | None = found.unwrap()
+    else:
+        graph = session.evidence.get(ref)
+    if graph is None:
+        missing = missing_evidence(ref).with_details(field="semantic_graph", application=app.evidence_id)
+        return (
+            result,
+            None,
+            attrs.evolve(
+                missing,
+                message=f"The semantic graph of {app.evidence_id} is retained as its own Evidence {ref}, which this "
+                "connection does not hold.",
+                action="Pass that Evidence as semantic_graph (inline), or analyse the application on this connection.",
+            ),
+        )
+    if graph.evidence_id != ref or graph.operation != SEMANTIC_OPERATION:
+        wrong = invalid_request(
+            f"semantic_graph is {graph.evidence_id} ({graph.operation}); the application record names {ref}.",
+            field="semantic_graph",
+            accepted=f"the {SEMANTIC_OPERATION} Evidence {ref}",
+            reason="wrong_evidence_kind",
+        )
+        return result, None, wrong
+    return {**result, "semantic_graph": graph.normalized_result}, graph, None
 
 
 def _draft(
@@ -372,7 +446,7 @@ def _derived(
         operation=operation,
         parameters=parameters,
         normalized_result=result,
-        subject=sources[0].subject if len(sources) == 1 else None,
+        subject=sources[0].subject if all(s.subject == sources[0].subject for s in sources) else None,
         confidence="derived",
         authority="analyst-inference",
         limitations=(STATIC_NOTICE, *limitations),
@@ -421,14 +495,20 @@ def trace_application_feature(session: Session, args: Mapping[str, Any], ctx: Co
     observations, problem = _observations(session, _native(args, ""), "native_observations")
     if problem is not None:
         return failed(session, problem)
-    result = tr.trace_feature(app.normalized_result, app.evidence_id, args, [o.to_json() for o in observations])
+    application, graph_evidence, problem = with_semantic_graph(session, app, args.get("semantic_graph"))
+    if problem is not None and (args.get("semantic_graph") is not None or seed["kind"] != "string"):
+        return failed(session, problem)
+    if problem is not None:  # a string seed without its code index: answered from the graph, and says so
+        application = {**application, "semantic_graph": None}
+    result = tr.trace_feature(application, app.evidence_id, args, [o.to_json() for o in observations])
     limitations = [STATIC_NOTICE]
     if seed["kind"] == "native-export":
         limitations.append("Native add-on exports are not modelled as nodes: a native-export seed matches nothing.")
     if observations and not any(h["evidence_ids"] for h in result["native_handoffs"]):
         limitations.append("No native observation names an add-on the trace reaches (matched by file name).")
     result["limitations"] = limitations
-    return _derived(session, "trace_application_feature", args, result, [app, *observations])
+    graphs = [graph_evidence] if graph_evidence is not None and seed["kind"] == "string" else []
+    return _derived(session, "trace_application_feature", args, result, [app, *graphs, *observations])
 
 
 def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
@@ -438,9 +518,12 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
     assert app is not None
     query = args["query"]
     limits = {**args["limits"], **{k: v for k, v in (query.get("limits") or {}).items() if k in args["limits"]}}
+    application, graph_evidence, problem = with_semantic_graph(session, app, args.get("semantic_graph"))
+    if problem is not None:
+        return failed(session, problem)
     try:
         result = semantic_query(
-            app.normalized_result, app.evidence_id, query, limits, applied_limits(query.get("limits"), limits)
+            application, app.evidence_id, query, limits, applied_limits(query.get("limits"), limits)
         )
     except CursorError as bad:
         return failed(
@@ -449,7 +532,8 @@ def trace_javascript_semantics(session: Session, args: Mapping[str, Any], ctx: C
                 f"{bad}.", field="query.cursor", accepted="the page.next_cursor of an earlier answer to this query"
             ),
         )
-    return _derived(session, "trace_javascript_semantics", args, result, [app])
+    graphs = [graph_evidence] if graph_evidence is not None else []
+    return _derived(session, "trace_javascript_semantics", args, result, [app, *graphs])
 
 
 def _pair(session: Session, args: Mapping[str, Any]) -> tuple[list[Evidence], ReaError | None]:

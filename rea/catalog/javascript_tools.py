@@ -117,4 +117,4 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = ("analyze-javascript-application",)
+CLI_COMMANDS = ("analyze-javascript-application", "trace-javascript-semantics")

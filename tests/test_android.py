@@ -134,6 +134,19 @@ def _flip(data: bytes, at: int) -> bytes:
     return data[:at] + bytes([data[at] ^ 0xFF]) + data[at + 1 :]
 
 
+def _verity_padding_byte(apk: Path) -> int:
+    """A byte of the APK Signing Block's verity padding pair (id 0x42726577): v2/v3 digests skip it."""
+    raw = apk.read_bytes()
+    magic = raw.find(b"APK Sig Block 42")
+    at = magic + 16 - struct.unpack_from("<Q", raw, magic - 8)[0]
+    while at < magic - 8:
+        length, pair_id = struct.unpack_from("<QI", raw, at)
+        if pair_id == 0x42726577 and length > 8:
+            return at + 12 + 4
+        at += 8 + length
+    raise AssertionError("apksigner wrote no verity padding pair")
+
+
 def _member_data_offset(apk: Path, name: str) -> int:
     """Where a stored member's bytes start (its local header is 30 bytes plus name and extra)."""
     raw = apk.read_bytes()
@@ -198,7 +211,11 @@ def test_each_signature_scheme_fails_when_tampered(built, tmp_path):
     v4_bad = tmp_path / "v4.apk"
     shutil.copy(apk, v4_bad)
     Path(str(v4_bad) + ".idsig").write_bytes(_flip(Path(str(apk) + ".idsig").read_bytes(), 30))
-    plan = (("entry", entry), ("sig", sig), ("v1", v1_bad), ("v1ok", v1_only), ("v4", v4_bad))
+    # v4's Merkle tree: a padding byte inside the signing block changed, which only the tree root covers
+    merkle = tmp_path / "merkle.apk"
+    merkle.write_bytes(_flip(apk.read_bytes(), _verity_padding_byte(apk)))
+    shutil.copy(str(apk) + ".idsig", str(merkle) + ".idsig")
+    plan = (("entry", entry), ("sig", sig), ("v1", v1_bad), ("v1ok", v1_only), ("v4", v4_bad), ("merkle", merkle))
     out = calls([(n, "inspect_android_package", {"path": str(p)}) for n, p in plan])
     e = result(out["entry"])
     assert [e["signatures"][k]["verified"] for k in ("v1", "v2", "v3")] == [False, False, False]
@@ -218,6 +235,16 @@ def test_each_signature_scheme_fails_when_tampered(built, tmp_path):
     )
     v4 = result(out["v4"])["signatures"]
     assert v4["v4"]["present"] and v4["v4"]["verified"] is False and v4["v2"]["verified"] is True
+    m = result(out["merkle"])["signatures"]
+    assert [m[k]["verified"] for k in ("v1", "v2", "v3", "v4")] == [True, True, True, False]
+    assert "Merkle tree root" in m["v4"]["failure"]
+    for path, v4_ok in ((apk, True), (merkle, False)):  # apksigner, the independent reader, agrees
+        said = subprocess.run(
+            ["apksigner", "verify", "-v", "--v4-signature-file", f"{path}.idsig", str(path)],
+            capture_output=True,
+            text=True,
+        ).stdout
+        assert f"APK Signature Scheme v4): {str(v4_ok).lower()}" in said, said
 
 
 def test_code_tools_match_dexdump(built):

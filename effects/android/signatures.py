@@ -5,7 +5,8 @@ androguard locates and parses the signature blocks; the checks themselves are ou
 MANIFEST.MF and of its sections, and MANIFEST.MF's digest of every entry; a v2/v3 signer's
 signature over its signed data and that data's content digest against the chunked digest
 of the APK's three zip sections; a v4 .idsig beside the APK parsed, its signature checked
-and its APK digest matched against the v2/v3 digest it names.
+its APK digest matched against the v2/v3 digest it names, and its Merkle tree root
+recomputed from the APK's bytes.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import dsa, ec, padding, rsa
+
+from rea.android.verity import SHA256_ID, verity_root
 
 CHUNK = 1 << 20
 BLOCK_MAGIC = b"APK Sig Block 42"
@@ -342,8 +345,11 @@ def _sf_failure(sf: bytes, manifest: bytes) -> str | None:
 # ------------------------------------------------------------------ v4
 
 
-def v4_scheme(idsig: bytes | None, size: int, v2: dict[str, Any], v3: dict[str, Any]) -> dict[str, Any]:
-    """A v4 signature lives in `<apk>.idsig` beside the APK; its signed APK digest names a v2/v3 digest."""
+def v4_scheme(idsig: bytes | None, data: bytes, v2: dict[str, Any], v3: dict[str, Any]) -> dict[str, Any]:
+    """A v4 signature lives in `<apk>.idsig` beside the APK; its signed APK digest names a v2/v3 digest.
+
+    It signs the file's Merkle tree root, so the root is recomputed from the APK: a byte changed
+    where v2/v3 do not look (inside the APK Signing Block) fails v4 alone."""
     if idsig is None:
         return scheme(False, None, None, signers=[])
     try:
@@ -367,11 +373,28 @@ def v4_scheme(idsig: bytes | None, size: int, v2: dict[str, Any], v3: dict[str, 
     elif apk_digest not in known:
         failure = "the .idsig APK digest matches no v2/v3 content digest of this APK"
     else:
-        message = _v4_signed(size, hash_algorithm, log2_block, salt, root, apk_digest, cert, additional)
+        message = _v4_signed(len(data), hash_algorithm, log2_block, salt, root, apk_digest, cert, additional)
         if not _verify(public, algorithm_id, signature, message):
             failure = "the .idsig signature does not verify with its public key"
+        else:
+            failure = _merkle_failure(data, hash_algorithm, log2_block, salt, root)
     certs = [certificate_facts(cert)] if cert else []
     return scheme(True, failure is None, failure, version=version, signers=[{"certificates": certs}])
+
+
+def _merkle_failure(data: bytes, algorithm: int, log2: int, salt: bytes, root: bytes) -> str | None:
+    if algorithm != SHA256_ID:
+        return f"unsupported v4 hash algorithm {algorithm} (only 1, SHA-256, is defined)"
+    try:
+        computed = verity_root(data, log2, salt)
+    except ValueError as exc:
+        return f"the .idsig hashing facts are unusable: {exc}"
+    if computed != root:
+        return (
+            f"the APK's Merkle tree root {computed.hex()} is not the .idsig's {root.hex()}:"
+            " the file changed after it was v4-signed"
+        )
+    return None
 
 
 def _v4_signed(size: int, algorithm: int, log2: int, salt: bytes, root: bytes, *rest: bytes) -> bytes:
@@ -395,5 +418,5 @@ def verify_all(apk: Any, data: bytes, idsig: bytes | None, max_bytes: int) -> di
             schemes[name] = scheme(True, False, block_failure, signers=[])
         else:
             schemes[name] = block_scheme(data, block, block_id)
-    schemes["v4"] = v4_scheme(idsig, len(data), schemes["v2"], schemes["v3"])
+    schemes["v4"] = v4_scheme(idsig, data, schemes["v2"], schemes["v3"])
     return schemes

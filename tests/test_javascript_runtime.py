@@ -132,6 +132,11 @@ def test_observation_lists_loaded_modules_console_and_never_evaluates(node_app, 
         return await original(self, method, params, **kw)
 
     monkeypatch.setattr(cdp.CdpSession, "send", spy)
+    # attach after Node has required late.js and written its require.cache: both modules hold a live
+    # function, so the attach replays them; racing the require made this test fail under CI load
+    give_up = time.monotonic() + 60
+    while not node_app.cache.exists() and time.monotonic() < give_up:
+        time.sleep(0.05)
     r = observe(Connection(ctx=CTX), node_app, observation_ms=900, runtime_kind="node")
     assert isinstance(r, Success), r
     got = r.unwrap()["normalized_result"]

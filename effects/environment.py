@@ -5,8 +5,6 @@ from __future__ import annotations
 import datetime
 import importlib.metadata
 import os
-
-from effects.heap import settle_startup_heap
 import re
 import shutil
 import sys
@@ -16,6 +14,7 @@ from returns.result import Result, Success
 
 from rea import __version__
 from effects.native.cache import cache_root
+from effects.heap import settle_startup_heap
 from rea.config import (
     analysis_provider,
     angr_startup_timeout,

@@ -10,22 +10,18 @@ Cycles are still collected; only how often the collector runs changes."""
 
 from __future__ import annotations
 
+import functools
 import gc
 
 YOUNG_THRESHOLD = 20_000
 
 
-_settled: list[bool] = []
-
-
+@functools.cache
 def settle_startup_heap() -> None:
     """Called once the startup imports are done (load_context); only the first call freezes.
 
     A later call (a test process builds many contexts) must not freeze the garbage made since,
     or every cycle alive at that moment (an angr project, say) would never be collected."""
-    if _settled:
-        return
-    _settled.append(True)
     gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(max(YOUNG_THRESHOLD, gc.get_threshold()[0]), middle, old)
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(max(YOUNG_THRESHOLD, young), middle, old)

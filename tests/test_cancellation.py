@@ -1,6 +1,6 @@
-"""Cancellation reaches every phase: the application analysis after parsing (graph building, sealing,
-canonical hashing, validation, publication), and derived comparisons and views before they compute and
-before they publish. Driven with the real effect handlers and the real interpreter."""
+"""Cancellation reaches every phase: the application analysis after parsing (graph building, the
+semantic graph, sealing, canonical hashing, validation, publication), and derived comparisons and views
+before they compute and before they publish. Driven with the real effect handlers and the real interpreter."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from rea.workflows.javascript import analyze_javascript_application
 from scripted import CTX
 from test_javascript import write_tree
 
-LATE_PHASES = ("linking", "sealing", "hashing", "validating", "publishing")
+LATE_PHASES = ("linking", "semantic", "sealing", "hashing", "validating", "publishing")
 
 
 def _drive_until(program, phase: str):

@@ -6,6 +6,7 @@ control and bidirectional-override characters make a name read as something else
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import subprocess
@@ -25,17 +26,53 @@ NOT_HOST_PATHS = {
     "left_module_path",
     "right_module_path",
     "expected_server_path",
-    "relative_path",
-}  # relative_path: inside a bundle
+    "relative_path",  # inside a bundle
+    "logical_paths",  # inside an archive
+    "max_paths",  # a count
+}
+# a module path inside a retained record's view, spelled as the record observed it
+NOT_HOST_LOCATIONS = {("inspect_analysis_view", ("view", "|", "selector", "|", "path"))}
 
 HOSTILE = ["main", "ev_" + "f" * 64, "./x.json", "\u202eevil.json", "/tmp/a\u202egpj.exe", "/tmp/x\x00y", "/tmp/a\nb"]
 
 
+# host paths whose name does not end in _path
+OTHER_HOST_PATHS = {"output_directory", "source_root"}
+
+
+def _is_host_path_name(name: str) -> bool:
+    named = name == "path" or name.endswith(("_path", "_paths")) or name in OTHER_HOST_PATHS
+    return named and name not in NOT_HOST_PATHS
+
+
+def _locations(schema, at=()):
+    """(argument location, schema node) of every named property, nested objects, unions and arrays included.
+    A location is a tuple of keys and list indexes; a ("|",) step marks a union branch chosen for it."""
+    for name, prop in schema.get("properties", {}).items():
+        yield (*at, name), prop
+        yield from _locations(prop, (*at, name))
+        for branch in prop.get("anyOf", ()):
+            yield from _locations(branch, (*at, name, "|"))
+        items = prop.get("items")
+        if isinstance(items, dict):
+            yield (*at, name, 0), items
+            yield from _locations(items, (*at, name, 0))
+
+
 def _path_arguments():
     for contract in CATALOG:
-        for name, prop in contract.input_schema.get("properties", {}).items():
-            if (name == "path" or name.endswith("_path")) and name not in NOT_HOST_PATHS:
-                yield contract.name, name, prop
+        for where, prop in _locations(contract.input_schema):
+            named = isinstance(where[-1], str) and _is_host_path_name(where[-1])
+            if named and (contract.name, where) not in NOT_HOST_LOCATIONS:
+                yield contract.name, where, prop["items"] if where[-1].endswith("_paths") else prop
+
+
+def _carriers():
+    """Every (tool, location) whose schema carries the rule, wherever it sits."""
+    for contract in CATALOG:
+        for where, prop in _locations(contract.input_schema):
+            if prop.get("pattern") == LOCAL_PATH_PATTERN:
+                yield contract.name, where
 
 
 def _pattern(prop):
@@ -43,22 +80,57 @@ def _pattern(prop):
     return next((o["pattern"] for o in options if "pattern" in o), None)
 
 
+def _field(where) -> str:
+    """The argument as a refusal names it: before.path, glue_paths[0]."""
+    text = ""
+    for step in where:
+        if step != "|":
+            text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else step)
+    return text
+
+
 def test_every_host_path_argument_carries_the_one_rule():
-    found = list(_path_arguments())
-    assert {(t, n) for t, n, _ in found} >= {
-        ("open_binary", "path"),
-        ("export_evidence_bundle", "path"),
-        ("import_evidence_bundle", "path"),
-        ("analyze_javascript_application", "input_path"),
+    found = {(t, w): p for t, w, p in _path_arguments()}
+    assert set(found) >= {
+        ("open_binary", ("path",)),
+        ("export_evidence_bundle", ("path",)),
+        ("import_evidence_bundle", ("path",)),
+        ("analyze_javascript_application", ("input_path",)),
+        ("recover_javascript_sources", ("output_directory",)),
+        ("recover_javascript_sources", ("source_root",)),
+        ("inspect_wasm_artifact", ("glue_paths",)),
+        ("compare_web_screenshots", ("before", "|", "path")),
     }
-    assert [(t, n) for t, n, p in found if _pattern(p) != LOCAL_PATH_PATTERN] == []
+    assert [(t, w) for (t, w), p in found.items() if _pattern(p) != LOCAL_PATH_PATTERN] == []
+    # and nothing carries the rule under a name this test does not recognize as a host path
+    carried = {(t, w[:-1] if w[-1] == 0 else w) for t, w in _carriers()}
+    assert carried - set(found) == set()
+
+
+def _with(example, where, value):
+    """The example's arguments with `value` at `where` (a union branch starts from an empty object)."""
+    args = copy.deepcopy(example)
+    node = args
+    steps = list(where)
+    while len(steps) > 1:
+        step = steps.pop(0)
+        if steps[0] == "|":
+            steps.pop(0)
+            node[step] = {}
+        elif isinstance(steps[0], int):
+            node[step] = [None]
+        else:
+            node.setdefault(step, {})
+        node = node[step]
+    node[steps[0]] = value
+    return args
 
 
 def _hostile_calls():
-    for tool, name, _ in _path_arguments():
-        if name != "snapshot_path":  # refused whatever its spelling; its rule is checked above
+    for tool, where, _ in _path_arguments():
+        if where != ("snapshot_path",):  # refused whatever its spelling; its rule is checked above
             for value in HOSTILE:
-                yield tool, name, value
+                yield tool, (*where, 0) if where[-1].endswith("_paths") else where, value
 
 
 @pytest.mark.slow
@@ -71,27 +143,34 @@ def test_hostile_paths_are_refused_over_mcp_and_nothing_is_written(tmp_path):
         async with stdio_client(params) as (read, write):
             async with ClientSession(read, write) as s:
                 await s.initialize()
-                for tool, name, value in _hostile_calls():
+                for tool, where, value in _hostile_calls():
                     # the tool's other required arguments from its first example, so the path is what is refused
                     example = (BY_NAME[tool].input_schema.get("examples") or [{}])[0]
-                    result = await s.call_tool(tool, {**example, name: value})
-                    replies.append((tool, name, value, result))
+                    result = await s.call_tool(tool, _with(example, where, value))
+                    replies.append((tool, where, value, result))
                 alive = await s.call_tool("binary_session", {})
         return replies, alive
 
     replies, alive = anyio.run(main)
     assert alive.is_error is False
-    for tool, name, value, result in replies:
+    assert {where for _, where, _, _ in replies} >= {
+        ("path",),
+        ("output_directory",),
+        ("before", "|", "path"),
+        ("glue_paths", 0),
+    }
+    for tool, where, value, result in replies:
         assert result.is_error is True, (tool, value)
         error = json.loads(result.content[0].text)["error"]
         assert error["code"] == "invalid_request", (tool, value, error)
-        assert error["details"]["field"] == name
+        assert error["details"]["field"] == _field(where), (tool, where, error["details"])
         assert "absolute local path" in error["details"]["accepted"]
         reason = "relative" if not value.startswith("/") else "bidirectional-override"
         assert reason in error["message"], error["message"]
         if not value.isprintable():
             assert value not in error["message"]  # shown escaped, never raw
-        assert error["details"]["issues"][0]["path"] == [name]
+        steps, issue = [step for step in where if step != "|"], error["details"]["issues"][0]["path"]
+        assert issue and steps[: len(issue)] == issue, (tool, where, issue)  # a union names its own argument
     assert sorted(os.listdir(tmp_path)) == []
 
 

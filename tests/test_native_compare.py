@@ -13,7 +13,7 @@ ANGR = Provider(id="angr", name="angr", version="9.2.213")
 FACETS = ("pseudocode", "assembly", "callers", "callees", "references", "strings_names", "cfg")
 
 
-def dossier(callees, *, facets=True, pseudocode="int f() { return 1; }", blocks=(("0x10", "0x18", ()),)):
+def dossier(callees, *, facets=True, pseudocode="int f() { return 1; }", blocks=(("0x10", "0x18", ()),), blind=None):
     result = {
         "procedure": {"address": "0x10", "name": "f", "kind": "function", "size": 8},
         "pseudocode": pseudocode,
@@ -30,6 +30,8 @@ def dossier(callees, *, facets=True, pseudocode="int f() { return 1; }", blocks=
     if facets:
         result["facet_availability"] = {k: {"available": True} for k in FACETS}
         result["facet_availability"]["comments"] = {"available": False, "reason": "angr keeps no comments"}
+        if blind is not None:
+            result["facet_availability"][blind] = {"available": False, "reason": "not recovered"}
     return create_evidence(
         provider=ANGR, operation="analyze_function", parameters={}, normalized_result=result
     ).unwrap()
@@ -44,6 +46,21 @@ def test_observed_empty_facets_compare_but_undeclared_ones_stay_unknown():
     legacy = _dims(compare([dossier([])], [dossier([], facets=False)]))["calls"]
     assert legacy.status == "unknown" and legacy.left_count is None and legacy.left_digest is None
     assert legacy.conclusion_kind == "unresolved_branch" and legacy.limitations
+
+
+@given(st.sampled_from(["pseudocode", "assembly", "calls", "references", "strings_names", "cfg"]), st.booleans())
+def test_a_facet_unavailable_on_either_side_makes_its_dimension_unknown(dimension, on_left):
+    """Whichever side declares the facet unavailable, that dimension (only) is unknown, never "changed"."""
+    facet = {"calls": "callees"}.get(dimension, dimension)
+    blind = dossier(["g"], pseudocode="int f() { return 9; }", blocks=(("0x10", "0x20", ()),), blind=facet)
+    seeing = dossier(["h"])
+    left, right = (blind, seeing) if on_left else (seeing, blind)
+    dims = _dims(compare([left], [right]))
+    side = "left" if on_left else "right"
+    assert dims[dimension].status == "unknown" and dims[dimension].left_digest is None
+    assert dims[dimension].limitations == (f"{side} {facet}: not recovered",)
+    others = {"pseudocode", "assembly", "calls", "references", "strings_names", "cfg"} - {dimension}
+    assert all(dims[d].status != "unknown" for d in others), {d: dims[d].status for d in others}
 
 
 def test_comparison_is_symmetric_up_to_sides_and_fits_the_advertised_schema():

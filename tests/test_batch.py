@@ -150,10 +150,32 @@ def test_resume_skips_every_digest_already_in_the_bundle_and_renders_a_table(cor
     for item in analysed:
         # the row is found by its digest: a long path may wrap in the table, the digest column does not
         row = next(line for line in text.splitlines() if item["sha256"][:12] in line)
-        # a JavaScript application's subject is its tree, not the file's digest: it is analysed again
-        assert ("analysed" if item["kind"] == "javascript" else "resumed") in row
-    assert f"{len(analysed) - 1} resumed" in text and "4 failed" in text
+        # a JavaScript application's subject is its tree, not the file's digest: its answer is
+        # recalled from the analysis cache instead of the bundle
+        assert "resumed" in row
+    assert f"{len(analysed)} resumed" in text and "4 failed" in text
     assert time.monotonic() - start < 600
+
+
+@pytest.mark.slow
+def test_resume_into_a_new_bundle_recalls_every_answer_from_the_analysis_cache(corpus, pooled, tmp_path):
+    root, _ = corpus
+    _, first, out = pooled
+    fresh = tmp_path / "fresh.json"
+    # a 1 ms deadline: any item that ran again would fail with provider_timeout
+    code, summary, err = batch(
+        str(root), "--out", str(fresh), "--resume", "--item-deadline-ms", "1", "--format", "json"
+    )
+    assert code == 1, err[-2000:]
+    before = {i["path"]: i for i in first["items"]}
+    for item in summary["items"]:
+        if before[item["path"]]["status"] == "analysed":
+            assert item["status"] == "resumed" and item["evidence_ids"] == before[item["path"]]["evidence_ids"]
+    assert {e.evidence_id for e in parse_bundle(json.loads(fresh.read_bytes())).unwrap().records} == {
+        e.evidence_id for e in parse_bundle(json.loads(out.read_bytes())).unwrap().records
+    }
+    assert not any(i["error_code"] == "provider_timeout" for i in summary["items"] if i["status"] != "failed" or
+                   before[i["path"]]["status"] != "failed")  # fmt: skip
 
 
 @pytest.mark.slow

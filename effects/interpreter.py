@@ -109,11 +109,16 @@ LAZY_FAMILIES = (
 )
 
 
+def load_every_family() -> None:
+    """Import every lazy family's handlers now (a batch's warm parent does, so its forks never pay it)."""
+    for module in LAZY_FAMILIES:
+        HANDLERS.update(importlib.import_module(module).HANDLERS)
+
+
 async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | None:
     handler = HANDLERS.get(type(effect))
     if handler is None:
-        for module in LAZY_FAMILIES:
-            HANDLERS.update(importlib.import_module(module).HANDLERS)
+        load_every_family()
         handler = HANDLERS.get(type(effect))
     if handler is None:
         raise TypeError(f"no handler for effect {type(effect).__name__}")

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from rea.batch.inputs import manifest_paths
-from rea.batch.items import Analysed, Identified, exit_status, outcomes, work_list
+from rea.batch.items import Analysed, Identified, Work, exit_status, outcomes, work_list
+from rea.batch.kinds import PLANS
 from rea.bundle import manifests, merged_manifests, manifest_rows, stream_chunks
 from rea.canonical_json import canonicalize
 from rea.errors import CATEGORY_BY_CODE
@@ -82,3 +83,24 @@ def test_streamed_bundle_bytes_are_the_canonical_bundle(specs):
     )
     whole = {**manifests(ordered), "bundle_version": 2, "records": [e.to_json() for e in ordered], "unknowns": []}
     assert streamed == canonicalize(whole)
+
+
+_WORK = st.fixed_dictionaries(
+    {
+        "path": st.text(min_size=1, max_size=20).map(lambda t: "/" + t),
+        "sha256": st.text("0123456789abcdef", min_size=64, max_size=64),
+        "kind": st.sampled_from(sorted(PLANS)),
+        "build": st.text(max_size=12),
+    }
+)
+
+
+@given(_WORK, _WORK)
+def test_an_answer_key_names_its_digest_and_changes_with_any_fact_it_rests_on(a, b):
+    def key(facts):
+        work = Work(path=facts["path"], sha256=facts["sha256"], plan=PLANS[facts["kind"]])
+        return work.answer_key(facts["build"])
+
+    assert key(a).startswith(a["sha256"] + ".") and key(a) == key(dict(a))
+    same = all(a[k] == b[k] or (k == "kind" and PLANS[a[k]] == PLANS[b[k]]) for k in a)
+    assert (key(a) == key(b)) == same

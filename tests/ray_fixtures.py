@@ -24,10 +24,14 @@ import psutil
 ROOT = str(Path(__file__).resolve().parents[1])
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def free_port(avoid: range = range(0)) -> int:
+    """A port free now, outside `avoid` (Ray refuses a component port inside its worker-port range)."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in avoid:
+            return port
 
 
 def ray_available() -> bool:
@@ -59,18 +63,27 @@ def ray_head(num_cpus: int = 2) -> Iterator[dict[str, object]]:
     """Yield {address, pid, processes()} of a fresh head; stopped and verified gone after."""
     # a short root: Ray's socket paths must stay under the 107-byte AF_UNIX limit
     temp = tempfile.mkdtemp(prefix="rr", dir="/tmp")
-    port = free_port()
+    low = 20000 + (os.getpid() % 400) * 100  # a worker-port range of our own
+    workers = range(low, low + 100)
+    port = free_port(workers)
+    taken = [port]
+
+    def fresh() -> int:  # free, outside the worker range, and distinct from the others chosen
+        while (chosen := free_port(workers)) in taken:
+            pass
+        taken.append(chosen)
+        return chosen
+
     # no token authentication: a token file another local Ray left in ~/.ray would otherwise switch it on
     env = {**os.environ, "PYTHONPATH": ROOT, "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
     ports = {
-        "--node-manager-port": free_port(),
-        "--object-manager-port": free_port(),
-        "--dashboard-agent-listen-port": free_port(),
-        "--dashboard-agent-grpc-port": free_port(),
-        "--runtime-env-agent-port": free_port(),
-        "--metrics-export-port": free_port(),
+        "--node-manager-port": fresh(),
+        "--object-manager-port": fresh(),
+        "--dashboard-agent-listen-port": fresh(),
+        "--dashboard-agent-grpc-port": fresh(),
+        "--runtime-env-agent-port": fresh(),
+        "--metrics-export-port": fresh(),
     }
-    low = 20000 + (os.getpid() % 400) * 100  # a worker-port range of our own
     cmd = [
         "ray", "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={port}",
         f"--num-cpus={num_cpus}", "--object-store-memory=100000000", "--include-dashboard=false", "--disable-usage-stats", f"--temp-dir={temp}",

@@ -150,10 +150,32 @@ def test_resume_skips_every_digest_already_in_the_bundle_and_renders_a_table(cor
     for item in analysed:
         # the row is found by its digest: a long path may wrap in the table, the digest column does not
         row = next(line for line in text.splitlines() if item["sha256"][:12] in line)
-        # a JavaScript application's subject is its tree, not the file's digest: it is analysed again
-        assert ("analysed" if item["kind"] == "javascript" else "resumed") in row
-    assert f"{len(analysed) - 1} resumed" in text and "4 failed" in text
+        # a JavaScript application's subject is its tree, not the file's digest: its answer is
+        # recalled from the analysis cache instead of the bundle
+        assert "resumed" in row
+    assert f"{len(analysed)} resumed" in text and "4 failed" in text
     assert time.monotonic() - start < 600
+
+
+@pytest.mark.slow
+def test_resume_into_a_new_bundle_recalls_every_answer_from_the_analysis_cache(corpus, pooled, tmp_path):
+    root, _ = corpus
+    _, first, out = pooled
+    fresh = tmp_path / "fresh.json"
+    # a 1 ms deadline: any item that ran again would fail with provider_timeout
+    code, summary, err = batch(
+        str(root), "--out", str(fresh), "--resume", "--item-deadline-ms", "1", "--format", "json"
+    )
+    assert code == 1, err[-2000:]
+    before = {i["path"]: i for i in first["items"]}
+    for item in summary["items"]:
+        if before[item["path"]]["status"] == "analysed":
+            assert item["status"] == "resumed" and item["evidence_ids"] == before[item["path"]]["evidence_ids"]
+    assert {e.evidence_id for e in parse_bundle(json.loads(fresh.read_bytes())).unwrap().records} == {
+        e.evidence_id for e in parse_bundle(json.loads(out.read_bytes())).unwrap().records
+    }
+    assert not any(i["error_code"] == "provider_timeout" for i in summary["items"] if i["status"] != "failed" or
+                   before[i["path"]]["status"] != "failed")  # fmt: skip
 
 
 @pytest.mark.slow
@@ -200,6 +222,24 @@ def _descendants(pid: int) -> list[psutil.Process]:
         return []
 
 
+def _batch_process(p: psutil.Process) -> bool:
+    """An item process or the warm parent forking them (a fork keeps its parent's command line)."""
+    try:
+        return p.is_running() and p.status() != psutil.STATUS_ZOMBIE and "effects.batch." in " ".join(p.cmdline())
+    except psutil.Error:
+        return False
+
+
+def _analysing(seen: dict[int, psutil.Process]) -> bool:
+    """An item has been forked: a batch process whose parent is a batch process too."""
+    batch = [p for p in seen.values() if _batch_process(p)]
+    pids = {p.pid for p in batch}
+    try:
+        return any(p.ppid() in pids for p in batch)
+    except psutil.Error:
+        return False
+
+
 def _interrupted(corpus_root: Path, out: Path, *extra: str) -> tuple[int, dict, list[psutil.Process]]:
     """Start a batch, SIGINT it once items are analysing, answer its exit, summary and every process it had."""
     proc = subprocess.Popen(
@@ -213,7 +253,7 @@ def _interrupted(corpus_root: Path, out: Path, *extra: str) -> tuple[int, dict, 
     while time.monotonic() < deadline:
         for p in _descendants(proc.pid):
             seen.setdefault(p.pid, p)
-        if sum("effects.batch.child" in " ".join(p.cmdline()) for p in seen.values() if p.is_running()) >= 1:
+        if _analysing(seen):
             break
         time.sleep(0.1)
     time.sleep(1.0)
@@ -230,7 +270,7 @@ def test_sigint_stops_every_item_process_and_publishes_what_completed(corpus, tm
     out = tmp_path / "partial.json"
     code, summary, processes = _interrupted(root, out)
     assert code == 130 and summary["cancelled"] is True
-    assert any("effects.batch.child" in " ".join(p.cmdline()) for p in processes if p.is_running()) is False
+    assert any(_batch_process(p) for p in processes) is False
     assert [p.pid for p in processes if p.is_running() and p.status() != psutil.STATUS_ZOMBIE] == []
     parsed = parse_bundle(json.loads(out.read_bytes())).unwrap()
     assert len(parsed.records) == summary["bundle"]["records"] and summary["completed"] < summary["inputs"]

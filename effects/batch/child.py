@@ -1,8 +1,8 @@
 """One item's process: run its plan's tool calls on a fresh one-shot connection, answer JSON.
 
-The task function starts this module as `python -m effects.batch.child` with the request on
-stdin, so a crash, a deadline or a memory ceiling stops this process and never the batch. The
-tool calls are the catalog programs MCP and the CLI run, through the same `call_tool`.
+The local pool forks it from a warm parent (effects.batch.warm); Ray starts this module as
+`python -m effects.batch.child` with the request on stdin. Either way a crash, a deadline or a
+memory ceiling stops this process and never the batch. The tool calls are the catalog programs MCP and the CLI run, through the same `call_tool`.
 """
 
 from __future__ import annotations
@@ -38,15 +38,23 @@ async def _run(request: dict[str, Any]) -> dict[str, Any]:
     return {"evidence": [e.to_json() for e in conn.session.ledger], "error": error}
 
 
-def main() -> int:
-    request = orjson.loads(sys.stdin.buffer.read())
+def answer_to(request: dict[str, Any], reply_path: str | None = None) -> int:
+    """Run the plan and write the reply (to reply_path, else stdout); the item process's exit status."""
     try:
-        reply = anyio.run(_run, request)
+        reply = orjson.dumps(anyio.run(_run, request))
     except MemoryError:  # the ceiling was hit outside any handler: the task function names it
         return EXIT_MEMORY
-    sys.stdout.buffer.write(orjson.dumps(reply))
-    sys.stdout.flush()
+    if reply_path is None:
+        sys.stdout.buffer.write(reply)
+        sys.stdout.flush()
+    else:
+        with open(reply_path, "wb") as out:
+            out.write(reply)
     return 0
+
+
+def main() -> int:
+    return answer_to(orjson.loads(sys.stdin.buffer.read()))
 
 
 if __name__ == "__main__":

@@ -29,7 +29,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--retries", type=int, default=1, help="Ray retries of an item whose worker died (default 1)")
     parser.add_argument("--item-deadline-ms", type=int, default=600_000, help="per-item deadline (default 600000)")
     parser.add_argument("--item-memory-mb", type=int, default=4096, help="per-item memory ceiling (default 4096)")
-    parser.add_argument("--resume", action="store_true", help="skip digests already in the output bundle")
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="skip digests already in the output bundle or answered in the analysis cache",
+    )
     parser.add_argument("--atomic", action="store_true", help="on SIGINT publish nothing (default: what completed)")
     parser.add_argument("--overwrite", action="store_true", help="replace an existing output bundle")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import attrs
 from returns.result import Success
 
+from effects.batch import answers
 from effects.batch.identify import expand, identify_one
 from effects.batch.pool import run_local
 from effects.batch.progress import BatchProgress
@@ -80,10 +81,26 @@ class _Batch:
         sha = answer["sha256"]
         result = _absorb(self.writer, answer, self.work[sha])
         self.analysed[sha] = result
+        if result.error is None and answer["evidence"]:
+            answers.keep(self.work[sha], answer["evidence"])
         self.bar.advance(result.error is not None)
+
+    def recall(self, work: list[Work], present: dict[str, list[str]]) -> list[Work]:
+        """Resume from the analysis cache: work answered by an earlier run joins `present`."""
+        left = []
+        for item in work:
+            records = answers.recall(item)
+            added = self.writer.add(records) if records is not None else None
+            if isinstance(added, Success):
+                present[item.sha256] = sorted(i for i, _ in added.unwrap())
+            else:
+                left.append(item)
+        return left
 
     def analyse(self, present: dict[str, list[str]]) -> ReaError | None:
         work = work_list(self.items, present)
+        if self.opts.resume:
+            work = self.recall(work, present)
         self.work = {w.sha256: w for w in work}
         requests = [w.request(self.opts.deadline_ms, self.opts.memory_mb) for w in work]
         self.bar.phase("analysing", len(requests))

@@ -10,9 +10,7 @@ caller, never trusted.
 
 from __future__ import annotations
 
-import ctypes
 import os
-import resource
 import signal
 import subprocess
 import sys
@@ -24,11 +22,11 @@ import orjson
 import psutil
 
 import effects
+from effects.batch.limits import confine
 from rea.batch.failures import Ending, ending_error, reply_error
 
-PR_SET_PDEATHSIG = 1
 STDERR_TAIL = 4000
-_LIVE: dict[int, subprocess.Popen[bytes]] = {}  # item processes in flight, by pid (SIGINT stops them)
+_LIVE: set[int] = set()  # item process ids in flight (SIGINT stops them)
 _LOCK = threading.Lock()
 STOPPING = threading.Event()  # set on SIGINT: no new item process starts
 
@@ -38,18 +36,8 @@ def _package_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(effects.__file__)))
 
 
-def _preexec(memory_mb: int) -> Callable[[], None]:
-    def setup() -> None:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)  # a backgrounded parent may have it ignored
-        os.setpgrp()  # its own group: a terminal's SIGINT reaches the runner, which stops items itself
-        limit = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-        try:  # Linux: die with the thread that started us (a killed Ray worker takes its item with it)
-            ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-        except (AttributeError, OSError):
-            pass
-
-    return setup
+def item_environment() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))}
 
 
 def stop_tree(pid: int) -> list[int]:
@@ -73,16 +61,35 @@ def stop_all_items() -> list[int]:
     """Stop every item process in flight (SIGINT); answer what survived."""
     STOPPING.set()
     with _LOCK:
-        live = list(_LIVE.values())
+        live = list(_LIVE)
     survivors: list[int] = []
-    for proc in live:
-        survivors += stop_tree(proc.pid)
-        proc.wait()
+    for pid in live:
+        survivors += stop_tree(pid)
     return survivors
 
 
-def _start(request: dict[str, Any]) -> subprocess.Popen[bytes] | None:
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [_package_root(), os.environ.get("PYTHONPATH")]))}
+def admit(pid: int) -> bool:
+    """Record a started item; False (and the item stopped) when the batch is stopping."""
+    with _LOCK:
+        if not STOPPING.is_set():
+            _LIVE.add(pid)
+            return True
+    stop_tree(pid)
+    return False
+
+
+def release(pid: int) -> None:
+    with _LOCK:
+        _LIVE.discard(pid)
+
+
+def ending_of(code: int | None, stderr: bytes) -> Ending:
+    name = signal.Signals(-code).name if code is not None and code < 0 else None
+    return Ending(returncode=code, signal_name=name, stderr_tail=stderr[-STDERR_TAIL:].decode("utf-8", "replace"))
+
+
+def spawn_item(request: dict[str, Any]) -> tuple[Ending, bytes] | None:
+    """A fresh interpreter for the item (Ray workers, which outlive a batch, keep no warm parent)."""
     with _LOCK:
         if STOPPING.is_set():
             return None
@@ -91,39 +98,32 @@ def _start(request: dict[str, Any]) -> subprocess.Popen[bytes] | None:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            env=env,
-            preexec_fn=_preexec(request["memory_mb"]),
+            env=item_environment(),
+            preexec_fn=lambda: confine(request["memory_mb"]),
         )
-        _LIVE[proc.pid] = proc
-    return proc
-
-
-def _ending(proc: subprocess.Popen[bytes], stderr: bytes) -> Ending:
-    code = proc.returncode
-    name = signal.Signals(-code).name if code is not None and code < 0 else None
-    return Ending(returncode=code, signal_name=name, stderr_tail=stderr[-STDERR_TAIL:].decode("utf-8", "replace"))
-
-
-def run_item(request: dict[str, Any]) -> dict[str, Any]:
-    """Analyse one item; the answer is {sha256, evidence: [records], error: canonical body | None,
-    not_run: bool}. Never raises for the item's own failures."""
-    answer: dict[str, Any] = {"sha256": request["sha256"], "evidence": [], "error": None, "not_run": False}
-    proc = _start(request)
-    if proc is None:
-        return {**answer, "not_run": True}
-    out = b""
+        _LIVE.add(proc.pid)
     try:
         out, err = proc.communicate(orjson.dumps(request), timeout=request["deadline_ms"] / 1000)
-        ending = _ending(proc, err)
+        return ending_of(proc.returncode, err), out
     except subprocess.TimeoutExpired:
         stop_tree(proc.pid)
         proc.communicate()
-        ending = Ending(returncode=None)
+        return Ending(returncode=None), b""
     finally:
-        with _LOCK:
-            _LIVE.pop(proc.pid, None)
-    if STOPPING.is_set() and ending.returncode != 0:
+        release(proc.pid)
+
+
+Runner = Callable[[dict[str, Any]], "tuple[Ending, bytes] | None"]
+
+
+def run_item(request: dict[str, Any], runner: Runner = spawn_item) -> dict[str, Any]:
+    """Analyse one item; the answer is {sha256, evidence: [records], error: canonical body | None,
+    not_run: bool}. Never raises for the item's own failures."""
+    answer: dict[str, Any] = {"sha256": request["sha256"], "evidence": [], "error": None, "not_run": False}
+    ran = runner(request)
+    if ran is None or (STOPPING.is_set() and ran[0].returncode != 0):
         return {**answer, "not_run": True}
+    ending, out = ran
     try:
         reply = orjson.loads(out) if ending.returncode == 0 else None
     except orjson.JSONDecodeError:

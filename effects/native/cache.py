@@ -26,18 +26,18 @@ def _path(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> Path:
     return root / "native" / f"{sha256}.{provider['id']}-{provider['version']}.{digest}.{stage}.json"
 
 
-def load(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> dict[str, Any] | None:
-    path = _path(root, sha256, binding, stage)
+def read_entry(path: Path, most: int = MAX_CACHE_FILE) -> Any:
+    """A cache file's JSON, or None: a missing, oversized or damaged entry is only a cache miss."""
     try:
-        if path.stat().st_size > MAX_CACHE_FILE:
+        if path.stat().st_size > most:
             return None
         return orjson.loads(path.read_bytes())
     except (OSError, orjson.JSONDecodeError):
-        return None  # a missing or damaged entry is only a cache miss
+        return None
 
 
-def store(root: Path, sha256: str, binding: dict[str, Any], stage: str, value: dict[str, Any]) -> None:
-    path = _path(root, sha256, binding, stage)
+def write_entry(path: Path, value: Any) -> None:
+    """Publish a cache file atomically; caching is an optimisation, so a failure is only a later miss."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, staging = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
@@ -45,7 +45,16 @@ def store(root: Path, sha256: str, binding: dict[str, Any], stage: str, value: d
             handle.write(orjson.dumps(value))
         os.replace(staging, path)
     except OSError:
-        pass  # caching is an optimisation; analysis results were already delivered
+        pass
+
+
+def load(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> dict[str, Any] | None:
+    value = read_entry(_path(root, sha256, binding, stage))
+    return value if isinstance(value, dict) else None
+
+
+def store(root: Path, sha256: str, binding: dict[str, Any], stage: str, value: dict[str, Any]) -> None:
+    write_entry(_path(root, sha256, binding, stage), value)
 
 
 def usage(root: Path) -> dict[str, Any]:

@@ -6,16 +6,18 @@ the items and the exit status are the same whichever backend ran the analyses.
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
+from rea.canonical_json import canonicalize
 from rea.batch.kinds import OTHER, Plan, kind_of, plan_for
 
 # analysed: its first analysis ran; failed: identification or analysis failed (error_code says why);
 # duplicate: same digest as an earlier item, analysed once there; identified: no analysis for its kind;
-# resumed: its digest was already in the bundle being resumed
+# resumed: its digest was already in the bundle being resumed, or its answer in the analysis cache
 STATUSES = ("analysed", "failed", "duplicate", "identified", "resumed")
 SUMMARY_KIND = "rea-batch-summary"
 EXIT_OK, EXIT_FAILED, EXIT_CANCELLED = 0, 1, 130
@@ -40,6 +42,12 @@ class Work:
     path: str
     sha256: str
     plan: Plan
+
+    def answer_key(self, build: str) -> str:
+        """Where this analysis's answer is kept for `--resume`: the bytes, the path (some tools put it
+        in their Evidence), the plan and the build that ran it (a new build may answer differently)."""
+        facts = {"sha256": self.sha256, "path": self.path, "plan": self.plan.to_json(), "build": build}
+        return f"{self.sha256}.{hashlib.sha256(canonicalize(facts)).hexdigest()[:24]}"
 
     def request(self, deadline_ms: int, memory_mb: int) -> dict[str, Any]:
         """What the task function receives (plain JSON, so it crosses processes and Ray unchanged)."""

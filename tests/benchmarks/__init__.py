@@ -15,6 +15,7 @@ from __future__ import annotations
 import statistics
 import time
 from dataclasses import dataclass
+import os
 from pathlib import Path
 from collections.abc import Callable, Iterable
 
@@ -35,6 +36,17 @@ class Row:
     ratio: float | None = None
     target: str = ""
     status: str = "info"  # PASS | MISS | info | ERROR
+
+
+def installed_env(pycache: str) -> dict[str, str]:
+    """The environment of an installed REA: this host exports PYTHONDONTWRITEBYTECODE=1, under which every
+    process recompiles REA's own modules (pip precompiles an installed package). Bytecode caches are on,
+    written under the private prefix `pycache`, never into the tree; a warm-up run fills it."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["PYTHONPYCACHEPREFIX"] = pycache
+    return env
 
 
 def verdict(ok: bool) -> str:

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import orjson
 
-from tests.benchmarks import ROOT, Row, median, verdict
+from tests.benchmarks import ROOT, Row, installed_env, median, verdict
 
 BENCH = "startup"
 TARGET_S = 0.8
@@ -64,12 +64,9 @@ BYTECODE = True
 
 
 def _env() -> dict[str, str]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
+    env = installed_env(PYCACHE) if BYTECODE else dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     env.pop("PYTHONPROFILEIMPORTTIME", None)
-    if BYTECODE:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = PYCACHE
     return env
 
 

@@ -119,7 +119,10 @@ def _extract_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, A
     return [_open(ns), ("extract_artifact", {**selector, **_settings(ns)})]
 
 
-def _read_evidence(path: str, field: str) -> Any:
+def read_json_file(
+    path: str, field: str, accepted: str = "a JSON file holding inspect_artifact or inventory_artifact Evidence"
+) -> Any:
+    """The JSON value of a local file the command line names, or invalid_request naming the argument."""
     try:
         if os.path.getsize(path) > MAX_EVIDENCE_FILE:
             return invalid_request(f"{path} is larger than {MAX_EVIDENCE_FILE} bytes", field=field)
@@ -129,7 +132,7 @@ def _read_evidence(path: str, field: str) -> Any:
         return invalid_request(
             f"{path} cannot be read: {exc.strerror or exc}",
             field=field,
-            accepted="a JSON file holding inspect_artifact or inventory_artifact Evidence",
+            accepted=accepted,
         )
     except orjson.JSONDecodeError as exc:
         return invalid_request(f"{path} is not JSON: {exc}", field=field)
@@ -139,7 +142,7 @@ def _read_evidence(path: str, field: str) -> Any:
 def _compare_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]] | ReaError:
     sides = {}
     for field in ("left", "right"):
-        value = _read_evidence(getattr(ns, field), field)
+        value = read_json_file(getattr(ns, field), field)
         if isinstance(value, ReaError):
             return value
         sides[field] = value

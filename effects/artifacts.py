@@ -44,6 +44,7 @@ from rea.artifacts.model import (
     Limits,
     Omission,
     format_for_name,
+    managed_role,
     normalize_member_name,
 )
 from rea.artifacts.integrity import RERUN, integrity_mismatch
@@ -206,6 +207,7 @@ class Walker:
         self.hasher = _Hasher()
         self.chains: dict[int | None, tuple[str, ...]] = {None: ()}
         self.root_facts: tuple[str, str, int] | None = None  # format, sha256, size
+        self.root_role: str | None = None  # .NET role of the root file (rea.artifacts.model.managed_role)
 
     # ------------------------------------------------------------ recording
 
@@ -405,6 +407,7 @@ class Walker:
             size=size,
             hash_status=status,
             format=fmt,
+            managed_role=managed_role(head),
             declared_sha256=declared_sha256,
             integrity_detail=block_detail,
         )
@@ -848,6 +851,7 @@ class Walker:
             sha = digest.hexdigest()
         fmt = format_for_name(name, head)
         self.root_facts = (fmt, sha, size)
+        self.root_role = managed_role(head)
         if fmt in ROOT_ONLY_FORMATS or fmt not in CONTAINER_FORMATS | {"asar"}:
             return
         try:
@@ -945,6 +949,7 @@ def _facts(walker: Walker) -> InventoryFacts:
         root_sha256=sha,
         root_size=size,
         root_format=fmt,
+        root_managed_role=walker.root_role,
         entries=tuple(EntryFact(**e) for e in walker.entries),
         limit_hits=tuple(walker.hits),
         omissions=tuple(walker.omissions),

@@ -18,7 +18,8 @@ from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts, TargetStamp
-from rea.session import cli_header_present, header_architecture
+from rea.managed.cli_header import cli_header_present
+from rea.session import header_architecture
 from rea.text import printable
 
 READ_BLOCK = 1 << 20

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import orjson
 
-from effects.artifact_commands import _read_evidence
+from effects.artifact_commands import read_json_file
 from effects.commands import ToolCommand
 from rea.errors import ReaError, invalid_request
 
@@ -28,7 +28,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]] | ReaError:
-    evidence = _read_evidence(ns.evidence, "evidence")
+    evidence = read_json_file(ns.evidence, "evidence")
     if isinstance(evidence, ReaError):
         return evidence
     try:

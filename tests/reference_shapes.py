@@ -122,6 +122,16 @@ def _listed(tool: str, *names: str) -> dict[str, Any]:
     return {**schema, "properties": {**schema["properties"], **pages}}
 
 
+def _widened(schema: Any, enum: list[str], extra: str) -> Any:
+    """The same shape with every `enum` vocabulary equal to `enum` taking one more value."""
+    if isinstance(schema, list):
+        return [_widened(s, enum, extra) for s in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _widened(v, enum, extra) for k, v in schema.items()}
+    return {**out, "enum": [*enum, extra]} if schema.get("enum") == enum else out
+
+
 _TEXT = obj(status={"enum": ["complete", "partial"]}, text=STR, reported_total_bytes=nullable(INT))
 _ENGINE = obj(
     name=STR,
@@ -341,6 +351,10 @@ SIX: dict[str, Any] = {
     ),
     "inspect_managed_native_boundaries": _listed(
         "inspect_managed_native_boundaries", "module_refs", "pinvoke_imports", "native_implementations"
+    ),
+    # ELF shared objects' exports are native symbols too (our `elf-export` source, docs/dotnet.md)
+    "verify_managed_native_boundaries": _widened(
+        base("verify_managed_native_boundaries"), ["macho-export", "function-dossier"], "elf-export"
     ),
     # §2 list_*/search_*: complete arrays of {address, value, ...} (toolOutputSchemaGroups.ts), not 3.1 pages
     **{t: arr(_inventory_row(t)) for t in ("list_names", "list_procedures", "list_strings")},

@@ -171,6 +171,9 @@ MANAGED = [
     "inspect_managed_members",
     "inspect_managed_native_boundaries",
     "compare_managed_members",
+    "verify_managed_native_boundaries",
+    "project_managed_application_graph",
+    "import_managed_reconstruction",
 ]
 ANDROID = [
     "inspect_android_package",
@@ -470,14 +473,35 @@ async def _javascript_runtime(root: Path) -> dict[str, Any]:
         node.close()
 
 
-async def _managed(assembly: Path, newer: Path) -> dict[str, Any]:
+async def _managed(assembly: Path, newer: Path, native: Path) -> dict[str, Any]:
     async with connect() as s:
         replies = {tool: await _call(s, tool, {"path": str(assembly)}) for tool in MANAGED[:3]}
         right = await _call(s, "inspect_managed_members", {"path": str(newer)})
         ids = {"left_evidence_id": ref(replies["inspect_managed_members"])["evidence_id"],
                "right_evidence_id": ref(right)["evidence_id"]}  # fmt: skip
         replies["compare_managed_members"] = await _call(s, "compare_managed_members", ids)
+        layout = await _call(s, "inspect_binary_layout", {"path": str(native)})
+        checked = {"managed_boundaries_evidence_id": ref(replies["inspect_managed_native_boundaries"])["evidence_id"],
+                   "native_observation_evidence_ids": [ref(layout)["evidence_id"]]}  # fmt: skip
+        replies["verify_managed_native_boundaries"] = await _call(s, "verify_managed_native_boundaries", checked)
+        members = {"managed_members_evidence_id": ref(replies["inspect_managed_members"])["evidence_id"]}
+        replies["project_managed_application_graph"] = await _call(s, "project_managed_application_graph", members)
+        replies["import_managed_reconstruction"] = await _call(
+            s, "import_managed_reconstruction", _reconstruction(replies["inspect_managed_members"])
+        )
         return replies
+
+
+def _reconstruction(members: dict[str, Any]) -> dict[str, Any]:
+    """The reference's example input, locked to the first fully decoded method of a real members result."""
+    example = next(e for e in EXAMPLES if e["tool"] == "import_managed_reconstruction")["input"]
+    methods = ((members.get("ok") or {}).get("normalized_result") or {}).get("methods") or []
+    method = next((m for m in methods if m["body"]["normalized_il_sha256"]), None)
+    if method is None:
+        return {**example, "static_members_evidence_id": ref(members)["evidence_id"]}
+    lock = {**example["methods"][0], "token": method["token"], "signature_sha256": method["signature"]["raw_sha256"],
+            "normalized_il_sha256": method["body"]["normalized_il_sha256"]}  # fmt: skip
+    return {**example, "static_members_evidence_id": ref(members)["evidence_id"], "methods": [lock]}
 
 
 async def _android(apk: Path) -> dict[str, Any]:
@@ -544,7 +568,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_artifacts, left_zip, right_zip))
     found.update(anyio.run(_javascript, app, app_v2))
     found.update(anyio.run(_javascript_runtime, root))
-    found.update(anyio.run(_managed, library(root), library_v2(root)))
+    found.update(anyio.run(_managed, library(root), library_v2(root), binary))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     if not android_fixtures.missing_tools():
         found.update(anyio.run(_android, android_fixtures.signed_apk(root / "android")))

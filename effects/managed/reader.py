@@ -22,12 +22,14 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects.managed import cil
+from effects.managed.pdb import read_companion
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.managed.facts import (
     AssemblyFacts,
     Body,
     CliFacts,
+    CodeView,
     Issue,
     ManagedLimits,
     PeHeader,
@@ -354,7 +356,26 @@ def _facts(effect: ReadManagedAssembly, data: bytes, pe: Any) -> AssemblyFacts:
         resources=resources,
         bodies=bodies,
         issues=tuple(issues),
+        pdb=read_companion(effect.path, effect.limits),
+        codeview=_codeview(pe),
     )
+
+
+def _codeview(pe: Any) -> CodeView | None:
+    """The RSDS record of the debug directory (the PDB id the compiler wrote), None without one."""
+    for entry in getattr(pe, "DIRECTORY_ENTRY_DEBUG", None) or ():
+        cv = getattr(entry, "entry", None)
+        if cv is None or getattr(cv, "CvSignature", None) != b"RSDS":
+            continue
+        try:
+            raw = struct.pack("<IHH", cv.Signature_Data1, cv.Signature_Data2, cv.Signature_Data3) + bytes(
+                cv.Signature_Data4
+            )
+            name = cv.PdbFileName.rstrip(b"\0").decode("utf-8", "replace")
+            return CodeView(guid=str(uuid.UUID(bytes_le=raw)), age=int(cv.Age), path=name)
+        except (AttributeError, TypeError, ValueError, struct.error):
+            return None
+    return None
 
 
 async def read(effect: ReadManagedAssembly, progress: Progress) -> Result[AssemblyFacts, ReaError]:

@@ -73,6 +73,20 @@ def artifact_id(sha256: str, size: int) -> str:
     return _id("art_", {"sha256": sha256, "size": size})
 
 
+_MANAGED_ROLES = {
+    "assembly": "a .NET assembly (PE with a CLI header): read its metadata with inspect_managed_artifact",
+    "portable-pdb": "a portable PDB (CLI metadata debug symbols): inspect_managed_artifact of the assembly "
+    "beside it reads it",
+}
+
+
+def managed_node(role: str | None) -> dict[str, Any]:
+    """Our extra node field for .NET files: what the bytes are and the managed tool that reads them."""
+    if role is None:
+        return {}
+    return {"managed": {"role": role, "next_tool": "inspect_managed_artifact", "detail": _MANAGED_ROLES[role]}}
+
+
 def coverage_status_of(coverage: Mapping[str, str]) -> str:
     return "complete" if coverage["status"] == "complete" else "partial"
 
@@ -102,10 +116,11 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         state: str,
         chain: tuple[str, ...],
         notes: Sequence[str] = (),
+        role: str | None = None,
     ) -> None:
         if aid in nodes and node_first_chain[aid] <= chain:
             return
-        nodes[aid] = {
+        nodes[aid] = managed_node(role) | {
             "artifact_id": aid,
             "kind": kind_for(fmt, name, executable),
             "format": fmt,
@@ -130,6 +145,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         "materialized",
         (),
         root_notes,
+        facts.root_managed_role,
     )
     occurrences = [_root_occurrence(root_occ, root_art, root_name, root_is_dir, facts.root_size)]
     chains: dict[str, tuple[str, ...]] = {root_occ: ()}
@@ -177,6 +193,7 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
                 entry.executable,
                 "embedded",
                 chain,
+                role=entry.managed_role,
             )
             if parent_art is not None:
                 edges.append(_contains(parent_art, aid, occ, entry.logical_path))

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 import attrs
 
+from rea.managed.cli_header import cli_header_present
+
 INTEGRITY_POLICIES = ("fail", "record-and-continue")
 ENTRY_KINDS = ("file", "directory", "symlink", "slice")
 HASH_STATUSES = ("verified", "mismatched", "not-hashed-limit", "unavailable")
@@ -63,6 +65,7 @@ class EntryFact:
     logical_path: str
     entry_kind: str
     format: str = "file"
+    managed_role: str | None = None  # managed_role() of its first bytes
     declared_size: int | None = None
     compressed_size: int | None = None
     size: int | None = None
@@ -107,6 +110,7 @@ class InventoryFacts:
     limit_hits: tuple[LimitHit, ...] = ()
     omissions: tuple[Omission, ...] = ()
     limitations: tuple[str, ...] = ()
+    root_managed_role: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -237,6 +241,16 @@ def format_for_name(name: str, head: bytes) -> str:
     if lowered.endswith(".plist"):
         return "plist"
     return "file"
+
+
+def managed_role(head: bytes) -> str | None:
+    """The .NET role the first bytes show: `assembly` (a PE whose CLI header directory is set) or
+    `portable-pdb` (a file that starts with the metadata root signature BSJB; Windows PDBs are MSF files)."""
+    if cli_header_present(head):
+        return "assembly"
+    if head.startswith(b"BSJB"):
+        return "portable-pdb"
+    return None
 
 
 def kind_for(fmt: str, name: str, executable: bool) -> str:

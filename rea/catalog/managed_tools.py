@@ -12,6 +12,9 @@ from rea.wire.managed import (
     MembersArgs,
     MembersResult,
 )
+from rea.wire.managed_reconstruction import ReconstructionArgs, ReconstructionResult
+from rea.wire.managed_graph import GraphArgs, GraphResult
+from rea.wire.managed_verification import VerificationResult, VerifyArgs
 from rea.wire.tool import evidence_tool
 
 _EXAMPLE_PATH = "/tmp/Example.dll"
@@ -91,11 +94,119 @@ COMPARE_MANAGED_MEMBERS = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
+VERIFY_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
+    "verify_managed_native_boundaries",
+    "Verify Managed Native Boundaries",
+    (
+        "Check the P/Invoke declarations of retained inspect_managed_native_boundaries Evidence against retained "
+        "native Evidence (inspect_binary_layout of an ELF library: its dynamic exports; inspect_macho exports; "
+        "analyze_function dossiers) without executing anything or reading tokens as addresses: each import is "
+        "verified (exported under its exact name by the declared module), inferred (a decorated name), "
+        "contradicted (exported only by another module) or unresolved (in no Evidence given), with the symbols "
+        "and Evidence it rests on."
+    ),
+    args=VerifyArgs,
+    result=VerificationResult,
+    examples=[
+        {"managed_boundaries_evidence_id": _LEFT, "native_observation_evidence_ids": [_RIGHT]},
+        {
+            "managed_boundaries_evidence_id": _LEFT,
+            "native_observation_evidence_ids": [_RIGHT],
+            "limits": {"max_candidates_per_import": 25, "max_native_observations": 20},
+        },
+    ],  # fmt: skip
+    surface="managed-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+PROJECT_MANAGED_APPLICATION_GRAPH = evidence_tool(
+    "project_managed_application_graph",
+    "Project Managed Application Graph",
+    (
+        "Project retained managed Evidence of one assembly (inspect_managed_artifact, inspect_managed_members, "
+        "inspect_managed_native_boundaries: at least one) into the provider-neutral application graph: the file, "
+        "its assembly and module identity, referenced assemblies, types, methods, fields, P/Invoke imports and "
+        "native implementations, linked by contains and imports edges to the source Evidence; inventory_evidence_id "
+        "links the file node to inventory_artifact Evidence of it. Executes and loads nothing; tokens stay "
+        "build-local."
+    ),
+    args=GraphArgs,
+    result=GraphResult,
+    examples=[
+        {"managed_members_evidence_id": _LEFT},
+        {
+            "managed_artifact_evidence_id": _LEFT,
+            "managed_native_boundaries_evidence_id": _RIGHT,
+            "limits": {
+                "max_fields": 100,
+                "max_methods": 100,
+                "max_native_implementations": 100,
+                "max_pinvoke_imports": 100,
+                "max_types": 100,
+            },
+        },
+    ],  # fmt: skip
+    surface="managed-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+IMPORT_MANAGED_RECONSTRUCTION = evidence_tool(
+    "import_managed_reconstruction",
+    "Import Managed Reconstruction",
+    (
+        "Import decompiler output (ILSpy, dnSpy, ...) for methods of retained inspect_managed_members Evidence: each "
+        "method is locked by metadata token, raw signature SHA-256 and decoded-IL tuple SHA-256 to a fully decoded "
+        "body of that exact build (any mismatch refuses the import, naming the method and the part), and the text is "
+        "recorded with its digest, the decompiler identity and options as analyst inference, not observation. "
+        "Runs no decompiler and executes nothing."
+    ),
+    args=ReconstructionArgs,
+    result=ReconstructionResult,
+    examples=[
+        {
+            "static_members_evidence_id": _LEFT,
+            "decompiler": {
+                "name": "ilspycmd",
+                "version": "9.1.0.7988",
+                "family": "ilspy",
+                "executable_sha256": None,
+                "options": ["--disable-updatecheck", "--type", "Example.Program"],
+            },
+            "methods": [
+                {
+                    "token": "0x06000001",
+                    "signature_sha256": "3" * 64,
+                    "normalized_il_sha256": "5" * 64,
+                    "reconstruction": {
+                        "kind": "decompiled-csharp",
+                        "language": "csharp",
+                        "text": "internal static void Main() { }",
+                    },
+                }
+            ],
+            "notes": ["Decompiler output is imported as inference."],
+        }
+    ],  # fmt: skip
+    surface="managed-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
 CLI_COMMANDS = (
     "compare-managed-members",
+    "import-managed-reconstruction",
     "inspect-managed-artifact",
     "inspect-managed-members",
     "inspect-managed-native-boundaries",
+    "project-managed-application-graph",
+    "verify-managed-native-boundaries",
 )
 
-TOOLS = (INSPECT_MANAGED_ARTIFACT, INSPECT_MANAGED_MEMBERS, INSPECT_MANAGED_NATIVE_BOUNDARIES, COMPARE_MANAGED_MEMBERS)
+TOOLS = (
+    INSPECT_MANAGED_ARTIFACT,
+    INSPECT_MANAGED_MEMBERS,
+    INSPECT_MANAGED_NATIVE_BOUNDARIES,
+    COMPARE_MANAGED_MEMBERS,
+    VERIFY_MANAGED_NATIVE_BOUNDARIES,
+    PROJECT_MANAGED_APPLICATION_GRAPH,
+    IMPORT_MANAGED_RECONSTRUCTION,
+)

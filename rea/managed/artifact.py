@@ -11,6 +11,7 @@ from rea.managed.facts import AssemblyFacts, CliFacts, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import first_string_argument
 from rea.managed.strong_name import verify
+from rea.managed.pdb import portable_pdb
 from rea.wire import managed as w
 
 PE_ARCHITECTURES: Mapping[int, w.PeArchitecture] = {
@@ -314,6 +315,7 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
         references=c.page(refs, args["reference_offset"], args.get("reference_limit")),  # type: ignore[arg-type]
         resources=c.page(res, args["resource_offset"], args.get("resource_limit")),  # type: ignore[arg-type]
         attributes=c.page(attrs_all, args["attribute_offset"], args.get("attribute_limit")),  # type: ignore[arg-type]
+        portable_pdb=portable_pdb(facts),
         coverage=c.coverage(facts),
         limitations=tuple(limitations),
     )

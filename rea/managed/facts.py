@@ -142,6 +142,41 @@ class ResourceData:
 
 
 @attrs.frozen(kw_only=True)
+class PdbDocument:
+    name: str
+    hash_algorithm: str | None  # GUID
+    hash: str  # hex
+    language: str | None  # GUID
+
+
+@attrs.frozen(kw_only=True)
+class PdbFacts:
+    """The portable PDB beside an assembly (effects/managed/pdb.py); `issues` when it could not be read whole."""
+
+    path: str
+    size: int
+    sha256: str | None
+    pdb_guid: str | None = None
+    pdb_stamp: int | None = None
+    entry_point: int | None = None
+    documents: tuple[PdbDocument, ...] = ()
+    method_debug_rows: int = 0
+    with_sequence_points: int = 0
+    row_counts: Mapping[str, int] = attrs.field(factory=dict)
+    referenced_rows: Mapping[int, int] = attrs.field(factory=dict)
+    issues: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class CodeView:
+    """The assembly's RSDS debug record: the PDB it was built with."""
+
+    guid: str
+    age: int
+    path: str
+
+
+@attrs.frozen(kw_only=True)
 class AssemblyFacts:
     path: str
     size: int
@@ -155,6 +190,8 @@ class AssemblyFacts:
     resources: tuple[ResourceData, ...]
     bodies: tuple[Body, ...]
     issues: tuple[Issue, ...]
+    pdb: PdbFacts | None = None
+    codeview: CodeView | None = None
 
     def rows(self, table: str) -> tuple[Row, ...]:
         found = self.tables.get(table)

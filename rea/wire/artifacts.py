@@ -173,6 +173,13 @@ class Command:
 
 
 @attrs.frozen(kw_only=True)
+class ManagedRole:
+    role: Literal["assembly", "portable-pdb"] = field("A PE with a CLI header, or a portable PDB (BSJB metadata)")
+    next_tool: Literal["inspect_managed_artifact"] = field("The managed tool that reads it")
+    detail: str = field("What that tool answers", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
 class Node:
     artifact_id: str = field("Content address of the bytes", pattern=_pattern("art"))
     kind: str = field("Artifact category")
@@ -184,6 +191,9 @@ class Node:
     executable: bool = field("Executable permission or format")
     content_state: Literal["materialized", "embedded", "virtual"] = field("Where the bytes live")
     limitations: tuple[str, ...] = field("What is not known about it")
+    managed: ManagedRole | None = field(
+        "Our extra: a .NET assembly or portable PDB, and the tool for it", omit_none=True
+    )
 
 
 @attrs.frozen(kw_only=True)

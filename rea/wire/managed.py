@@ -330,6 +330,40 @@ class Coverage:
 
 
 @attrs.frozen(kw_only=True)
+class PdbDocumentRow:
+    name: str = field("Source document name as recorded (joined from its name blob)")
+    hash_algorithm: Literal["sha1", "sha256", "none", "unknown"] = field("Checksum algorithm (by its GUID)")
+    hash_algorithm_guid: str | None = field("The algorithm GUID", pattern=GUID)
+    hash: str = field("Checksum of the source file, hex (empty when none)", pattern="^[a-f0-9]*$")
+    language: str = field("csharp, visual-basic, fsharp, or the language GUID")
+
+
+@attrs.frozen(kw_only=True)
+class MethodDebugCounts:
+    rows: int = _count("MethodDebugInformation rows (one per MethodDef)")
+    with_sequence_points: int = _count("Rows with a sequence-points blob")
+
+
+@attrs.frozen(kw_only=True)
+class PortablePdb:
+    path: str = field("The .pdb beside the assembly", minLength=1)
+    byte_length: int = _count("Its size")
+    sha256: str | None = field("Its SHA-256", pattern=SHA256)
+    pdb_id: str | None = field("PDB id GUID (#Pdb stream)", pattern=GUID)
+    pdb_stamp: int | None = field("PDB id stamp", minimum=0, maximum=_U32)
+    entry_point_token: str | None = field("Entry point MethodDef the PDB records", pattern=TOKEN)
+    matches_assembly: Literal["matched", "mismatched", "no-codeview-record", "unknown"] = field(
+        "Whether the assembly's CodeView (RSDS) record names this PDB id"
+    )
+    codeview_pdb_id: str | None = field("The PDB id the assembly's debug directory records", pattern=GUID)
+    referenced_method_rows: int | None = field("MethodDef rows the PDB was built against", minimum=0, maximum=_MAX)
+    documents: tuple[PdbDocumentRow, ...] = field("Source documents")
+    method_debug_information: MethodDebugCounts = field("Method debug information counts")
+    status: Literal["read", "partial", "unreadable"] = field("Whether it was read completely")
+    issues: tuple[str, ...] = field("What could not be read")
+
+
+@attrs.frozen(kw_only=True)
 class ArtifactResult:
     schema_version: Literal[1] = field("Result schema version")
     artifact: ArtifactRef = field("The file read")
@@ -342,6 +376,7 @@ class ArtifactResult:
     references: tuple[AssemblyReference, ...] = field("Assembly references")
     resources: tuple[ManagedResource, ...] = field("Manifest resources")
     attributes: tuple[CustomAttribute, ...] = field("Custom attributes")
+    portable_pdb: PortablePdb | None = field("Our extra: the portable PDB beside the assembly (null: none there)")
     coverage: Coverage = field("What was read")
     limitations: tuple[str, ...] = field("What this answer does not establish")
 

@@ -23,6 +23,7 @@ from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import web as _web
 from rea.workflows import managed as _managed
+from rea.workflows import managed_derived as _managed_derived
 from rea.workflows import native as _native
 from rea.workflows import native_surface as _native_surface
 from rea.workflows import session_tools as _session
@@ -37,6 +38,7 @@ _FAMILIES = (
     _javascript,
     _javascript_runtime,
     _managed,
+    _managed_derived,
     _android,
     _layout,
     _wasm,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
 from returns.pipeline import is_successful
@@ -89,7 +89,7 @@ def evidence(
     )
 
 
-def _reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
+def reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
     if not is_successful(made):
         return failed(session, made.failure())
     return Outcome(session=record(session, [made.unwrap()]), reply=Success(made.unwrap().to_json()))
@@ -101,46 +101,58 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
         if not is_successful(got):
             return failed(session, got.failure())
         facts, architecture = got.unwrap()
-        return _reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
+        return reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
 
     program.__name__ = operation
     return program
 
 
-def _members_evidence(session: Session, evidence_id: str, field: str) -> Result[Evidence, ReaError]:
+def retained(
+    session: Session, evidence_id: str, field: str, operations: Sequence[str] | None = None
+) -> Result[Evidence, ReaError]:
+    """A retained Evidence record, of one of `operations` when given (else invalid_request naming the field)."""
     found = session.evidence.get(evidence_id)
     if found is None:
         return Failure(missing_evidence(evidence_id))
-    if found.operation != "inspect_managed_members":
+    if operations is not None and found.operation not in operations:
+        names = " or ".join(operations)
         return Failure(
             invalid_request(
-                f"{field} names {found.operation} Evidence; compare_managed_members compares members inventories",
+                f"{field} names {found.operation} Evidence; this tool reads {names} Evidence",
                 field=field,
-                accepted="the evidence_id of retained inspect_managed_members Evidence",
+                accepted=f"the evidence_id of retained {names} Evidence",
             )
         )
     return Success(found)
 
 
+def derived_evidence(
+    operation: str, args: Mapping[str, Any], wire: Mapping[str, Any], links: Sequence[str]
+) -> Result[Evidence, ReaError]:
+    """Evidence derived from retained Evidence only: no subject, `derived`, linked to its inputs."""
+    return create_evidence(
+        provider=MANAGED_PROVIDER,
+        operation=operation,
+        parameters=dict(args),
+        normalized_result=wire,
+        subject=None,
+        confidence="derived",
+        limitations=list(wire["limitations"]),
+        evidence_links=list(links),
+    )
+
+
 def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
-    sides = [_members_evidence(session, args[f], f) for f in ("left_evidence_id", "right_evidence_id")]
+    fields = ("left_evidence_id", "right_evidence_id")
+    sides = [retained(session, args[f], f, ["inspect_managed_members"]) for f in fields]
     for side in sides:
         if not is_successful(side):
             return failed(session, side.failure())
     left, right = (s.unwrap() for s in sides)
     result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
                              args["limits"]))  # fmt: skip
-    made = create_evidence(
-        provider=MANAGED_PROVIDER,
-        operation="compare_managed_members",
-        parameters=dict(args),
-        normalized_result=result,
-        subject=None,
-        confidence="derived",
-        limitations=list(result["limitations"]),
-        evidence_links=[left.evidence_id, right.evidence_id],
-    )
-    return _reply(session, made)
+    made = derived_evidence("compare_managed_members", args, result, [left.evidence_id, right.evidence_id])
+    return reply(session, made)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

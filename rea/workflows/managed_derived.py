@@ -1,0 +1,152 @@
+"""Managed programs over retained Evidence: native-boundary verification, the application graph (no IO)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from returns.pipeline import is_successful
+
+from rea.errors import ReaError, invalid_request
+from rea.evidence import create_evidence
+from rea.managed.graph import Source, inventory_row, project
+from rea.managed.native_symbols import extract
+from rea.managed.reconstruction import reconstruction
+from rea.managed.verify import verify
+from rea.program import Context, Outcome, failed
+from rea.session import Session
+from rea.wire.convert import to_wire
+from rea.workflows.managed import MANAGED_PROVIDER, derived_evidence, reply, retained
+
+
+def _distinct(managed_id: str, native_ids: Sequence[str]) -> ReaError | None:
+    seen = {managed_id}
+    for index, evidence_id in enumerate(native_ids):
+        if evidence_id in seen:
+            what = "the managed boundary Evidence" if evidence_id == managed_id else "an earlier native observation"
+            return invalid_request(
+                f"native_observation_evidence_ids[{index}] repeats {what}",
+                field=f"native_observation_evidence_ids[{index}]",
+                accepted="distinct native Evidence ids, none of them the managed boundaries Evidence",
+            )
+        seen.add(evidence_id)
+    return None
+
+
+def verify_managed_native_boundaries(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    managed_id, native_ids = args["managed_boundaries_evidence_id"], list(args["native_observation_evidence_ids"])
+    clash = _distinct(managed_id, native_ids)
+    if clash is not None:
+        return failed(session, clash)
+    managed = retained(session, managed_id, "managed_boundaries_evidence_id", ["inspect_managed_native_boundaries"])
+    if not is_successful(managed):
+        return failed(session, managed.failure())
+    limits = args["limits"]
+    read = native_ids[: limits["max_native_observations"]]
+    natives = [retained(session, evidence_id, "native_observation_evidence_ids") for evidence_id in read]
+    for native in natives:
+        if not is_successful(native):
+            return failed(session, native.failure())
+    records = [n.unwrap().to_json() for n in natives]
+    result = verify(managed_id, managed.unwrap().normalized_result, [(r, extract(r)) for r in records],
+                    len(native_ids), limits)  # fmt: skip
+    return reply(
+        session, derived_evidence("verify_managed_native_boundaries", args, to_wire(result), result.evidence_links)
+    )
+
+
+_GRAPH_SOURCES = {
+    "artifact": ("managed_artifact_evidence_id", "inspect_managed_artifact"),
+    "members": ("managed_members_evidence_id", "inspect_managed_members"),
+    "boundaries": ("managed_native_boundaries_evidence_id", "inspect_managed_native_boundaries"),
+}
+_INVENTORIES = ["inventory_artifact", "inspect_artifact"]
+
+
+def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Source | None] | ReaError:
+    named = {k: args.get(f) for k, (f, _) in _GRAPH_SOURCES.items()}
+    if not any(named.values()):
+        return invalid_request(
+            "project_managed_application_graph needs at least one managed Evidence id",
+            field="managed_artifact_evidence_id",
+            accepted="managed_artifact_evidence_id, managed_members_evidence_id or managed_native_boundaries_evidence_id",
+        )
+    wanted = {k: (f, [op]) for k, (f, op) in _GRAPH_SOURCES.items()} | {
+        "inventory": ("inventory_evidence_id", _INVENTORIES)
+    }
+    out: dict[str, Source | None] = {}
+    for key, (field, operations) in wanted.items():
+        if args.get(field) is None:
+            out[key] = None
+            continue
+        found = retained(session, args[field], field, operations)
+        if not is_successful(found):
+            return found.failure()
+        e = found.unwrap()
+        out[key] = Source(evidence_id=e.evidence_id, operation=e.operation, result=e.normalized_result)
+    return out
+
+
+def _same_artifact(sources: Mapping[str, Source | None]) -> ReaError | None:
+    digests = {k: s.result["artifact"]["sha256"] for k, s in sources.items() if s is not None and k != "inventory"}
+    if len(set(digests.values())) > 1:
+        return invalid_request(
+            "the managed Evidence ids describe different files: " + ", ".join(f"{k} {d}" for k, d in digests.items()),
+            field=_GRAPH_SOURCES[sorted(digests)[-1]][0],
+            accepted="Evidence of one assembly (the same artifact SHA-256)",
+        )
+    return None
+
+
+def project_managed_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    sources = _graph_sources(session, args)
+    if isinstance(sources, ReaError):
+        return failed(session, sources)
+    clash = _same_artifact(sources)
+    if clash is not None:
+        return failed(session, clash)
+    sha256 = next(s for k, s in sources.items() if s is not None and k != "inventory").result["artifact"]["sha256"]
+    inventory, row = sources["inventory"], None
+    if inventory is not None:
+        row = inventory_row(inventory.result, sha256)
+        if row is None:
+            return failed(session, invalid_request(
+                f"inventory_evidence_id lists no file with SHA-256 {sha256}", field="inventory_evidence_id",
+                accepted="inventory_artifact Evidence of the assembly or of a container holding it",
+            ))  # fmt: skip
+    result = project(sources, row, args["limits"])
+    return reply(session, derived_evidence("project_managed_application_graph", args, to_wire(result),
+                                           result.evidence_links))  # fmt: skip
+
+
+def import_managed_reconstruction(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    found = retained(session, args["static_members_evidence_id"], "static_members_evidence_id",
+                     ["inspect_managed_members"])  # fmt: skip
+    if not is_successful(found):
+        return failed(session, found.failure())
+    members = found.unwrap()
+    result = reconstruction(members.evidence_id, members.normalized_result, args)
+    if isinstance(result, ReaError):
+        return failed(session, result)
+    wire = to_wire(result)
+    made = create_evidence(
+        provider=MANAGED_PROVIDER,
+        operation="import_managed_reconstruction",
+        parameters=dict(args),
+        normalized_result=wire,
+        subject=members.subject,
+        predicate_type="rea.managed-reconstruction-import",
+        confidence="inferred",
+        authority="analyst-inference",
+        limitations=list(wire["limitations"]),
+        locations=[{"kind": "artifact-path", "path": result.static_observation.artifact_path}],
+        evidence_links=[members.evidence_id],
+    )
+    return reply(session, made)
+
+
+PROGRAMS: Mapping[str, Any] = {
+    "verify_managed_native_boundaries": verify_managed_native_boundaries,
+    "project_managed_application_graph": project_managed_application_graph,
+    "import_managed_reconstruction": import_managed_reconstruction,
+}

@@ -100,6 +100,7 @@ LAZY_FAMILIES = (
     "effects.layout.runtime",
     "effects.layout.core_read",
     "effects.layout.plist_read",
+    "effects.layout.dylib_read",
     "effects.wasm.runtime",
     "effects.web_network.runtime",
     "effects.native.annotations",

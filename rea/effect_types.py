@@ -20,6 +20,7 @@ from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
     ReadBinaryLayout,
+    ReadDylibTree,
     ReadMacho,
     ReadPlist,
     ReadRecordedCrash,
@@ -90,6 +91,7 @@ AnyEffect: TypeAlias = (
     | ReadSignature
     | ReadRecordedCrash
     | ReadPlist
+    | ReadDylibTree
     | InspectWasm
     | ReadCapture
     | ReadPng
@@ -136,6 +138,7 @@ MEMBERS: tuple[type, ...] = (
     ReadSignature,
     ReadRecordedCrash,
     ReadPlist,
+    ReadDylibTree,
     InspectWasm,
     ReadCapture,
     ReadPng,

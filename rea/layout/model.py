@@ -61,3 +61,11 @@ class ReadPlist:
     path: str
     max_nodes: int
     max_depth: int
+
+
+@attrs.frozen(kw_only=True)
+class ReadDylibTree:
+    """Every entry below a directory (lstat, links not followed) and the dyld load facts of its Mach-O files."""
+
+    root: str
+    max_entries: int

@@ -102,6 +102,7 @@ LAZY_FAMILIES = (
     "effects.layout.plist_read",
     "effects.layout.dylib_read",
     "effects.wasm.runtime",
+    "effects.wasm.wat_cache",
     "effects.web_network.runtime",
     "effects.native.annotations",
     "effects.native.image",

@@ -26,7 +26,7 @@ from rea.layout.model import (
     ReadRecordedCrash,
     ReadSignature,
 )
-from rea.wasm.model import InspectWasm
+from rea.wasm.model import InspectWasm, ReadWatPage
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
 from rea.native.effects import (
@@ -93,6 +93,7 @@ AnyEffect: TypeAlias = (
     | ReadPlist
     | ReadDylibTree
     | InspectWasm
+    | ReadWatPage
     | ReadCapture
     | ReadPng
     | ObserveBrowser
@@ -140,6 +141,7 @@ MEMBERS: tuple[type, ...] = (
     ReadPlist,
     ReadDylibTree,
     InspectWasm,
+    ReadWatPage,
     ReadCapture,
     ReadPng,
     ObserveBrowser,

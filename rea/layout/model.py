@@ -24,11 +24,16 @@ class ReadArchitectures:
 
 @attrs.frozen(kw_only=True)
 class ReadMacho:
-    """inspect_macho facts of one Mach-O image (a universal file: the named slice)."""
+    """inspect_macho facts of one Mach-O image (a universal file: the named slice).
+
+    known_sha256/known_stamp: the open target's digest and the stamp it was taken under; an unchanged stamp
+    means unchanged bytes, so the reader need not hash the file again."""
 
     path: str
     architecture: str | None
     max_symbols: int
+    known_sha256: str | None = None
+    known_stamp: str | None = None
 
 
 @attrs.frozen(kw_only=True)

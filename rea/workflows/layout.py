@@ -136,7 +136,13 @@ def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading Mach-O", message=target.path)
-    read = yield ReadMacho(path=target.path, architecture=args.get("architecture"), max_symbols=args["max_symbols"])
+    read = yield ReadMacho(
+        path=target.path,
+        architecture=args.get("architecture"),
+        max_symbols=args["max_symbols"],
+        known_sha256=target.sha256,
+        known_stamp=target.stamp,
+    )
     if not is_successful(read):
         return failed(session, read.failure())
     got = read.unwrap()

@@ -142,26 +142,39 @@ def image_facts(path: str) -> dict[str, Any]:
 def _walk(root: str, max_entries: int) -> dict[str, Any]:
     entries: dict[str, dict[str, Any]] = {}
     images: dict[str, dict[str, Any]] = {}
+    unreadable: list[str] = []
     pending = [""]
     truncated = False
     while pending and not truncated:
         relative = pending.pop()
-        with os.scandir(os.path.join(root, relative) if relative else root) as listing:
-            for item in sorted(listing, key=lambda e: e.name):
-                if len(entries) >= max_entries:
-                    truncated = True
-                    break
-                path = f"{relative}/{item.name}" if relative else item.name
-                mode = item.stat(follow_symlinks=False).st_mode
-                if stat.S_ISLNK(mode):
-                    entries[path] = {"kind": "symlink", "target": os.readlink(item.path)}
-                elif stat.S_ISDIR(mode):
-                    entries[path] = {"kind": "directory"}
-                    pending.append(path)
-                elif stat.S_ISREG(mode):
-                    entries[path] = {"kind": "file"}
-                    _maybe_image(item.path, path, images)
-    return {"entries": entries, "images": images, "truncated": truncated}
+        try:
+            with os.scandir(os.path.join(root, relative) if relative else root) as listing:
+                items = sorted(listing, key=lambda e: e.name)
+        except OSError:
+            unreadable.append(relative or ".")
+            continue
+        for item in items:
+            if len(entries) >= max_entries:
+                truncated = True
+                break
+            path = f"{relative}/{item.name}" if relative else item.name
+            try:
+                _entry(item, path, entries, images, pending)
+            except OSError:
+                unreadable.append(path)
+    return {"entries": entries, "images": images, "truncated": truncated, "unreadable": unreadable}
+
+
+def _entry(item: Any, path: str, entries: dict[str, Any], images: dict[str, Any], pending: list[str]) -> None:
+    mode = item.stat(follow_symlinks=False).st_mode
+    if stat.S_ISLNK(mode):
+        entries[path] = {"kind": "symlink", "target": os.readlink(item.path)}
+    elif stat.S_ISDIR(mode):
+        entries[path] = {"kind": "directory"}
+        pending.append(path)
+    elif stat.S_ISREG(mode):
+        entries[path] = {"kind": "file"}
+        _maybe_image(item.path, path, images)
 
 
 def _maybe_image(absolute: str, path: str, images: dict[str, dict[str, Any]]) -> None:

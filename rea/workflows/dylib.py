@@ -89,6 +89,10 @@ def trace_dylib_resolution(session: Session, args: Mapping[str, Any], ctx: Conte
         traced["limitations"].append(
             f"The walk stopped at max_entries ({args['max_entries']}): files past it were treated as absent."
         )
+    if got.get("unreadable"):
+        traced["coverage"]["status"] = "partial"
+        shown = ", ".join(got["unreadable"][:20])
+        traced["limitations"].append(f"Entries that could not be read were treated as absent: {shown}.")
     result = {"root_path": root_path, "target_sha256": target.sha256, "shared_cache": None, **traced}
     built = create_evidence(
         provider=PROVIDER,

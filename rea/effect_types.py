@@ -20,12 +20,13 @@ from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
     ReadBinaryLayout,
+    ReadDylibTree,
     ReadMacho,
     ReadPlist,
     ReadRecordedCrash,
     ReadSignature,
 )
-from rea.wasm.model import InspectWasm
+from rea.wasm.model import InspectWasm, ReadWatPage
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
 from rea.native.effects import (
@@ -90,7 +91,9 @@ AnyEffect: TypeAlias = (
     | ReadSignature
     | ReadRecordedCrash
     | ReadPlist
+    | ReadDylibTree
     | InspectWasm
+    | ReadWatPage
     | ReadCapture
     | ReadPng
     | ObserveBrowser
@@ -136,7 +139,9 @@ MEMBERS: tuple[type, ...] = (
     ReadSignature,
     ReadRecordedCrash,
     ReadPlist,
+    ReadDylibTree,
     InspectWasm,
+    ReadWatPage,
     ReadCapture,
     ReadPng,
     ObserveBrowser,

@@ -926,6 +926,72 @@ SIX: dict[str, Any] = {
         provenance=arr({"type": "object"}),
         limitations=arr(STR),
     ),
+    # trace_dylib_resolution (6.x only: src/domain/apple/dylibResolutionSchema.ts dylibResolutionResultSchema)
+    "trace_dylib_resolution": obj(
+        root_path=STR,
+        target_sha256=STR,
+        shared_cache=ANY,
+        roots=arr(obj(image=STR, architecture=STR)),
+        images=arr(
+            obj(
+                path=STR,
+                sha256=STR,
+                parse_status={"enum": ["parsed", "malformed", "unsupported"]},
+                reason=nullable(STR),
+                slices=arr(
+                    obj(
+                        architecture=STR,
+                        file_type={"enum": ["execute", "dylib", "bundle", "other"]},
+                        install_name=nullable(STR),
+                        rpaths=arr(STR),
+                        dyld_environment=arr(STR),
+                        code_signature_present=BOOL,
+                        platforms=arr(obj(id=INT, name=nullable(STR))),
+                    )
+                ),
+            )
+        ),
+        edges=arr(
+            obj(
+                root=STR,
+                architecture=STR,
+                loader=STR,
+                via=arr(STR),
+                command=STR,
+                encoding={"enum": ["dylib_command", "dylib_use_command"]},
+                install_name=STR,
+                weak=BOOL,
+                upward=BOOL,
+                reexport=BOOL,
+                delayed_init=BOOL,
+                current_version=STR,
+                compatibility_version=STR,
+                candidates=arr(
+                    obj(
+                        path=STR,
+                        source=STR,
+                        rpath=nullable(STR),
+                        rpath_owner=nullable(STR),
+                        outcome=STR,
+                        resolved_path=nullable(STR),
+                    )
+                ),
+                resolution=obj(status=STR, image=nullable(STR)),
+                install_name_matches=nullable(BOOL),
+                loader_conditional=BOOL,
+            )
+        ),
+        findings=arr(
+            obj(kind=STR, edge_index=nullable(INT), image=nullable(STR), basis={"const": "derived"}, explanation=STR)
+        ),
+        coverage=obj(
+            status={"enum": ["complete", "partial"]},
+            unparsed_images=arr(STR),
+            roots_without_architecture=arr(STR),
+            unverified_shared_cache_images=arr(STR),
+        ),
+        limitations=arr(STR),
+    ),
     # inspect_plist (3.1 catalog result_schema; not in the result-schema export)
     "inspect_plist": obj(
         format={"enum": ["xml", "binary", "json", "unknown"]},

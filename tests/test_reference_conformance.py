@@ -195,6 +195,7 @@ LAYOUT = [
     "inspect_signature",
     "inspect_recorded_crash",
     "inspect_plist",
+    "trace_dylib_resolution",
 ]
 JAVASCRIPT_RUNTIME = [
     "recover_javascript_sources",
@@ -340,6 +341,7 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: P
         replies["list_architectures"] = await _call(s, "list_architectures", {})
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
+        replies["trace_dylib_resolution"] = await _call(s, "trace_dylib_resolution", {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         replies["inspect_recorded_crash"] = await _call(s, "inspect_recorded_crash", {"path": str(core)})
         await _call(s, "open_binary", {"path": str(bundle)})

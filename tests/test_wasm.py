@@ -300,3 +300,78 @@ def test_wasm_over_mcp_and_cli(tmp_path):
     )
     assert as_text.returncode == 0 and '<add> -> "add"' in as_text.stdout
     assert "section Custom" in as_text.stdout
+
+
+def big_module(tmp: Path) -> Path:
+    """A module whose WAT spans several page-cache blocks: 300 KB of data, which wasm2wat prints escaped."""
+    blob = "".join(f"\\{b:02x}" for b in bytes(range(256)) * 1200)
+    return module(
+        tmp, wat=f'(module (memory 8) (data (i32.const 0) "{blob}") (func (export "f") nop))\n', filename="big.wasm"
+    )
+
+
+def test_later_wat_pages_come_from_the_page_cache_without_wabt(tmp_path, monkeypatch):
+    from effects.wasm.wat_cache import BLOCK_UNITS
+
+    monkeypatch.setenv("REA_CACHE_DIR", str(tmp_path / "cache"))
+    wasm = big_module(tmp_path)
+    truth = subprocess.run(["wasm2wat", "--enable-all", str(wasm)], capture_output=True, check=True).stdout.decode()
+    replies, conn = run_tools([("inspect_wasm_artifact", {"path": str(wasm), "max_wat_inline_units": 1000})])
+    source = replies[0].unwrap()
+    wat = source["normalized_result"]["wat"]
+    assert wat["complete"] is False and wat["text"] == truth[:1000] and wat["utf16_length"] == len(truth)
+    assert wat["page_index"]["blocks"] == -(-len(truth) // BLOCK_UNITS) >= 3
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no WABT from here on
+    ref = {"kind": "retained-evidence", "evidence_id": source["evidence_id"]}
+    for offset in (1000, BLOCK_UNITS - 100, 2 * BLOCK_UNITS - 5, len(truth) - 300):
+        body = _view(conn, ref, {"kind": "wasm", "facet": "wat", "offset": offset, "limit": 65536}).unwrap()
+        page = body["normalized_result"]
+        assert page["item"]["text"] == truth[offset : offset + 65536], offset
+        assert page["item"]["source"] == "page-cache" and page["coverage"]["total"] == len(truth)
+    blocks = tmp_path / "cache/wasm-wat" / f"{wat['sha256']}.blocks"
+    data = bytearray(blocks.read_bytes())
+    data[len(data) // 2] ^= 0xFF  # a byte inside a middle block
+    blocks.write_bytes(bytes(data))
+    middle = {"kind": "wasm", "facet": "wat", "offset": len(truth) // 2, "limit": 100}
+    assert _view(conn, ref, middle).failure().code == "evidence_integrity_mismatch"
+    blocks.unlink()
+    assert _view(conn, ref, middle).failure().details["reason"] == "wat_cache_missing"
+    inline = _view(conn, ref, {"kind": "wasm", "facet": "wat", "offset": 10, "limit": 20}).unwrap()
+    assert inline["normalized_result"]["item"]["text"] == truth[10:30]  # the carried text needs no cache
+
+
+def test_unit_cuts_never_split_a_pair():
+    from effects.wasm.wat_cache import first_units, units_of
+
+    text = "a😀b😀"
+    assert [first_units(text, n) for n in range(7)] == ["", "a", "a", "a😀", "a😀b", "a😀b", "a😀b😀"]
+    assert units_of(text) == 6 and units_of("plain") == 5
+
+
+@pytest.mark.slow
+def test_cached_wat_page_over_mcp_and_cli_without_wabt(tmp_path, monkeypatch):
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("REA_CACHE_DIR", str(cache))
+    wasm = big_module(tmp_path)
+    truth = subprocess.run(["wasm2wat", "--enable-all", str(wasm)], capture_output=True, check=True).stdout.decode()
+    source = inspect(wasm, max_wat_inline_units=1000)
+    inline = {"kind": "inline", "evidence": source}
+    view = {"kind": "wasm", "facet": "wat", "offset": 500_000, "limit": 65536}
+    empty = str(tmp_path / "empty")
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(cache), PATH=empty) as s:
+            return await s.call_tool("inspect_analysis_view", {"source": inline, "view": view})
+
+    got = evidence(anyio.run(main))["normalized_result"]
+    assert got["item"]["text"] == truth[500_000:565_536]
+    saved = tmp_path / "wasm.json"
+    saved.write_text(json.dumps(source))
+    out = subprocess.run(
+        [*rea_command(), "inspect-analysis-view", str(saved), "--view", json.dumps(view), "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(REA_CACHE_DIR=str(cache), PATH=empty),
+    )
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["normalized_result"]["item"]["text"] == truth[500_000:565_536]

@@ -17,6 +17,7 @@ from returns.result import Failure, Result, Success
 from effects.layout.failure import LayoutFailure
 from effects.layout.reader import read_layout
 from effects.layout.swift import HANDLERS as SWIFT_HANDLERS
+from effects.fs import stamp_of
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from effects.layout.macho import fat_slices
@@ -75,10 +76,19 @@ MACHO_ACCEPTED = "a Mach-O file, thin or universal"
 Reader = Callable[[str, dict[str, Any]], dict[str, Any]]
 
 
-def guarded(path: str, read: Reader, accepted: str = ACCEPTED) -> Result[dict[str, Any], ReaError]:
+def known_identity(path: str, sha256: str | None, stamp: str | None) -> dict[str, Any] | None:
+    """The open target's identity without reading its bytes again, when its stamp has not moved."""
+    if sha256 is None or stamp is None or stamp_of(path) != stamp:
+        return None
+    return {"path": path, "sha256": sha256, "bytes": os.stat(path).st_size}
+
+
+def guarded(
+    path: str, read: Reader, accepted: str = ACCEPTED, known: tuple[str | None, str | None] = (None, None)
+) -> Result[dict[str, Any], ReaError]:
     """Identity of the file, then `read(path, artifact)`; every failure of either becomes a canonical error."""
     try:
-        artifact = file_identity(path)
+        artifact = known_identity(path, *known) or file_identity(path)
         return Success({"artifact": artifact, **read(path, artifact), "reader_version": lief.__version__})
     except LayoutFailure as failure:
         return Failure(failure_error(path, failure, accepted))
@@ -145,7 +155,8 @@ def _signature(effect: ReadSignature) -> Reader:
 def _threaded(phase: str, reader: Callable[[Any], Reader], accepted: str = ACCEPTED) -> Callable[..., Any]:
     async def handle(effect: Any, progress: Progress) -> Result[Any, ReaError]:
         await progress.report(phase, effect.path)
-        return await anyio.to_thread.run_sync(guarded, effect.path, reader(effect), accepted)
+        known = (getattr(effect, "known_sha256", None), getattr(effect, "known_stamp", None))
+        return await anyio.to_thread.run_sync(guarded, effect.path, reader(effect), accepted, known)
 
     return handle
 

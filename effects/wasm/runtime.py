@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 from effects.layout.runtime import READ_BLOCK, file_identity, unavailable
 from effects.progress import Progress
 from effects.wasm.customs import custom_sections
+from effects.wasm.wat_cache import WatWriter, first_units, units_of
 from rea.errors import ReaError, invalid_request
 from rea.wasm.model import GLUE_MAX_BYTES, InspectWasm
 
@@ -85,12 +86,20 @@ async def _drain(stream: anyio.abc.ByteReceiveStream | None, budget: int) -> byt
     return b"".join(chunks)
 
 
+def _writer() -> WatWriter | None:
+    try:
+        return WatWriter()
+    except OSError:
+        return None  # a read-only cache: the WAT is still digested, its later pages just cannot be read
+
+
 async def _stream_wat(argv: list[str], timeout_s: float, keep_units: int, progress: Progress) -> dict[str, Any]:
-    """wasm2wat's output digested whole; only the first `keep_units` UTF-16 units are kept."""
+    """wasm2wat's output digested whole and written to the page cache; only the first `keep_units` are kept."""
     digest = hashlib.sha256()
     decoder = codecs.getincrementaldecoder("utf-8")("replace")
     kept: list[str] = []
     kept_units = units = size = 0
+    writer = _writer()
     async with await anyio.open_process(argv) as proc:
         try:
             with anyio.fail_after(timeout_s):
@@ -99,22 +108,33 @@ async def _stream_wat(argv: list[str], timeout_s: float, keep_units: int, progre
                     digest.update(chunk)
                     size += len(chunk)
                     text = decoder.decode(chunk)
-                    wide = len(text) + sum(1 for ch in text if ord(ch) > 0xFFFF)
+                    wide = units_of(text)
                     units += wide
+                    if writer is not None:
+                        writer.feed(text)
                     if kept_units < keep_units:
-                        room = keep_units - kept_units
-                        piece = text if wide <= room else _first_units(text, room)
+                        piece = text if wide <= keep_units - kept_units else first_units(text, keep_units - kept_units)
                         kept.append(piece)
-                        kept_units += len(piece) + sum(1 for ch in piece if ord(ch) > 0xFFFF)
+                        kept_units += units_of(piece)
                     if size % (64 << 20) < len(chunk):
                         await progress.report("decoding WAT", f"{size >> 20} MiB digested")
                 tail = decoder.decode(b"", final=True)
-                units += len(tail) + sum(1 for ch in tail if ord(ch) > 0xFFFF)
+                units += units_of(tail)
+                if writer is not None:
+                    writer.feed(tail)
                 err = await _drain(proc.stderr, 1 << 20)
                 code = await proc.wait()
         except BaseException:
             proc.kill()
+            if writer is not None:
+                writer.abandon()
             raise
+    page_index = None
+    if writer is not None:
+        try:
+            page_index = writer.finish(digest.hexdigest()) if code == 0 else writer.abandon()
+        except OSError:
+            writer.abandon()
     text = "".join(kept)
     return {
         "code": code,
@@ -124,17 +144,8 @@ async def _stream_wat(argv: list[str], timeout_s: float, keep_units: int, progre
         "utf16_length": units,
         "utf8_bytes": size,
         "complete": kept_units >= units,
+        "page_index": page_index,
     }
-
-
-def _first_units(text: str, room: int) -> str:
-    """The longest prefix of `text` within `room` UTF-16 units (never half a surrogate pair)."""
-    used = 0
-    for i, ch in enumerate(text):
-        used += 2 if ord(ch) > 0xFFFF else 1
-        if used > room:
-            return text[:i]
-    return text
 
 
 async def _banner(path: str) -> str:

@@ -18,6 +18,7 @@ from rea.wire.layout import (
     Signature,
     SignatureArgs,
 )
+from rea.wire.dylib import DylibArgs, DylibResolution
 from rea.wire.crash import RecordedCrash, RecordedCrashArgs
 from rea.wire.plist import PlistArgs, PlistResult
 from rea.wire.schema import schema_of
@@ -153,7 +154,27 @@ INSPECT_PLIST = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
+TRACE_DYLIB_RESOLUTION = evidence_tool(
+    "trace_dylib_resolution",
+    "Trace Dylib Resolution",
+    (
+        "After open_binary on a Mach-O file or a .app / bundle directory, answer on any host which file each "
+        "LC_LOAD_DYLIB, weak, re-export, lazy and upward load reaches, per process root (the open Mach-O, or every "
+        "executable in the bundle) and slice: @rpath through the LC_RPATH entries of the loader and then up its "
+        "load chain, @loader_path, @executable_path, with every candidate tried and its outcome, symlinks "
+        "followed inside the root. Unresolved loads are kept and named in findings with absent earlier rpath "
+        "candidates; absolute system paths stay outside-target (no dyld shared cache is read)."
+    ),
+    args=DylibArgs,
+    result=DylibResolution,
+    examples=[{}, {"architecture": "arm64"}, {"roots": ["Contents/MacOS/App"]}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
 CLI_COMMANDS = (
+    "trace-dylib-resolution",
     "demangle-swift",
     "inspect-binary-layout",
     "inspect-macho",
@@ -170,4 +191,5 @@ TOOLS = (
     INSPECT_SIGNATURE,
     INSPECT_RECORDED_CRASH,
     INSPECT_PLIST,
+    TRACE_DYLIB_RESOLUTION,
 )

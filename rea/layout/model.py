@@ -24,11 +24,16 @@ class ReadArchitectures:
 
 @attrs.frozen(kw_only=True)
 class ReadMacho:
-    """inspect_macho facts of one Mach-O image (a universal file: the named slice)."""
+    """inspect_macho facts of one Mach-O image (a universal file: the named slice).
+
+    known_sha256/known_stamp: the open target's digest and the stamp it was taken under; an unchanged stamp
+    means unchanged bytes, so the reader need not hash the file again."""
 
     path: str
     architecture: str | None
     max_symbols: int
+    known_sha256: str | None = None
+    known_stamp: str | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -61,3 +66,11 @@ class ReadPlist:
     path: str
     max_nodes: int
     max_depth: int
+
+
+@attrs.frozen(kw_only=True)
+class ReadDylibTree:
+    """Every entry below a directory (lstat, links not followed) and the dyld load facts of its Mach-O files."""
+
+    root: str
+    max_entries: int

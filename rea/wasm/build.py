@@ -133,7 +133,12 @@ def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
     if not wat["complete"]:
         limitations.append(
             f"wat.text holds the first {len(wat['text'])} characters of {wat['utf16_length']} UTF-16 units "
-            "(max_wat_inline_units); wat.sha256 and wat.utf16_length cover the whole WAT."
+            "(max_wat_inline_units); wat.sha256 and wat.utf16_length cover the whole WAT"
+            + (
+                "; later pages are read from the compressed page cache (wat.page_index) by inspect_analysis_view."
+                if wat.get("page_index")
+                else "; the page cache could not be written, so later pages cannot be read."
+            )
         )
     limitations += [f"custom sections: {text}" for text in customs["limitations"]]
     limitations += [
@@ -159,6 +164,7 @@ def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
             "utf16_length": wat["utf16_length"],
             "utf8_bytes": wat["utf8_bytes"],
             "complete": wat["complete"],
+            **({"page_index": wat["page_index"]} if wat.get("page_index") else {}),
         },
         "tool_profile": {
             "source": SOURCE,

@@ -17,3 +17,13 @@ class InspectWasm:
     max_wat_inline_units: int
     timeout_ms: int = TIMEOUT_MS
     output_budget_bytes: int = OUTPUT_BUDGET_BYTES
+
+
+@attrs.frozen(kw_only=True)
+class ReadWatPage:
+    """One UTF-16 window of a decoded WAT from the page cache, checked against the Evidence's index digest."""
+
+    wat_sha256: str
+    index_sha256: str
+    offset: int
+    limit: int

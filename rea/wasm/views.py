@@ -52,6 +52,25 @@ def check_wat(wat: Mapping[str, Any]) -> ReaError | None:
     )
 
 
+def wat_page_request(source: Evidence, view: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The page-cache read a wat page needs: one that starts or ends past the carried text of a cached WAT."""
+    nr = source.normalized_result
+    if source.operation != "inspect_wasm_artifact" or view.get("kind") != "wasm" or view.get("facet") != "wat":
+        return None
+    wat = nr.get("wat") if isinstance(nr, dict) else None
+    if not isinstance(wat, dict) or wat.get("complete") or not wat.get("page_index"):
+        return None
+    offset, limit = view["offset"], view["limit"]
+    if offset >= wat["utf16_length"] or offset + limit <= len(wat["text"]):  # empty, or inside the carried text
+        return None
+    return {
+        "wat_sha256": wat["sha256"],
+        "index_sha256": wat["page_index"]["index_sha256"],
+        "offset": offset,
+        "limit": limit,
+    }
+
+
 def _text(nr: Mapping[str, Any], facet: str, offset: int, limit: int) -> Result[tuple[Any, dict[str, Any]], ReaError]:
     text = nr[facet]["text"] if facet == "wat" else nr[facet]
     total = nr["wat"]["utf16_length"] if facet == "wat" else None
@@ -71,8 +90,18 @@ def _text(nr: Mapping[str, Any], facet: str, offset: int, limit: int) -> Result[
     return Success(({"text": page, "unit": "utf16-code-units"}, page_coverage(start, end - start, whole)))
 
 
-def _facet(nr: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+def _cached(nr: Mapping[str, Any], page: Mapping[str, Any]) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    """A WAT page the effect read from the page cache (its chain of digests already checked)."""
+    coverage = page_coverage(page["start"], page["end"] - page["start"], nr["wat"]["utf16_length"])
+    return Success(({"text": page["text"], "unit": "utf16-code-units", "source": "page-cache"}, coverage))
+
+
+def _facet(
+    nr: Mapping[str, Any], view: Mapping[str, Any], page: Mapping[str, Any] | None
+) -> Result[tuple[Any, dict[str, Any]], ReaError]:
     facet = view["facet"]
+    if facet == "wat" and page is not None:
+        return _cached(nr, page)
     if facet == "tool_profile":
         if view["offset"] != 0:
             return Failure(view_error("tool_profile is a singleton: use offset 0.", ("view", "offset")))
@@ -86,7 +115,9 @@ def _facet(nr: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple[Any, 
     return Success(page_rows(nr[facet], view["offset"], view["limit"]))
 
 
-def wasm_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+def wasm_view(
+    source: Evidence, view: Mapping[str, Any], page: Mapping[str, Any] | None = None
+) -> Result[dict[str, Any], ReaError]:
     nr = source.normalized_result
     if not isinstance(nr, dict) or "wat" not in nr:
         return Failure(view_error("The source is not inspect_wasm_artifact output.", ("source",)))
@@ -109,6 +140,6 @@ def wasm_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any
                 ("view", "kind"),
             )
         )
-    return _facet(nr, view).map(
+    return _facet(nr, view, page).map(
         lambda got: {"kind": "wasm", "view": dict(view), "item": got[0], "coverage": got[1], **shared}
     )

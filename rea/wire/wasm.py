@@ -100,6 +100,13 @@ class CustomSections:
 
 
 @attrs.frozen(kw_only=True)
+class WatPageIndex:
+    index_sha256: str = field("SHA-256 of the page index (block unit ranges and block digests)", pattern=SHA256)
+    block_units: int = field("UTF-16 code units per compressed block", minimum=1)
+    blocks: int = field("Blocks in the cache", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
 class Wat:
     text: str = field("Decoded WAT (wasm2wat --enable-all); its first units when not complete")
     sha256: str = field("SHA-256 of the whole decoded WAT (UTF-8)", pattern=SHA256)
@@ -107,6 +114,11 @@ class Wat:
     utf16_length: int = field("Our extra: UTF-16 code units of the whole WAT", minimum=0)
     utf8_bytes: int = field("Our extra: bytes of the whole WAT", minimum=0)
     complete: bool = field("Our extra: text is the whole WAT")
+    page_index: WatPageIndex | None = field(
+        "Our extra: the decoded WAT retained in the host's page cache (REA_CACHE_DIR), content-addressed by sha256; "
+        "inspect_analysis_view reads pages past text from it without running WABT",
+        omit_none=True,
+    )
 
 
 @attrs.frozen(kw_only=True)

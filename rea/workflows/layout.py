@@ -29,6 +29,7 @@ from rea.layout.model import (
 from rea.layout.swift import demangle_result
 from rea.program import recorded, Context, Outcome, ReportProgress, failed
 from rea.session import Session, machine_architecture, record
+from rea.workflows.dylib import trace_dylib_resolution
 from rea.workflows.views import view_evidence
 
 SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
@@ -135,7 +136,13 @@ def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading Mach-O", message=target.path)
-    read = yield ReadMacho(path=target.path, architecture=args.get("architecture"), max_symbols=args["max_symbols"])
+    read = yield ReadMacho(
+        path=target.path,
+        architecture=args.get("architecture"),
+        max_symbols=args["max_symbols"],
+        known_sha256=target.sha256,
+        known_stamp=target.stamp,
+    )
     if not is_successful(read):
         return failed(session, read.failure())
     got = read.unwrap()
@@ -281,6 +288,7 @@ def inspect_plist(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "trace_dylib_resolution": trace_dylib_resolution,
     "inspect_plist": inspect_plist,
     "inspect_recorded_crash": inspect_recorded_crash,
     "inspect_signature": inspect_signature,

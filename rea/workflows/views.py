@@ -7,6 +7,7 @@ parent and is content-addressed like any record; no provider is started.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -20,7 +21,8 @@ from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.views import application_view
 from rea.layout.views import layout_view, macho_view
-from rea.wasm.views import wasm_view
+from rea.wasm.model import ReadWatPage
+from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.api_surface import api_surface_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program, failed
@@ -64,12 +66,14 @@ def _unproduced(source: Evidence, view: Mapping[str, Any]) -> ReaError | None:
     return view_error(f"{view['kind']} views read {producer} Evidence, and {why}", required_operation=producer)
 
 
-def project(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The sealed normalized_result of one view of `source`."""
+def project(
+    source: Evidence, view: Mapping[str, Any], page: Mapping[str, Any] | None = None
+) -> Result[dict[str, Any], ReaError]:
+    """The sealed normalized_result of one view of `source` (`page`: a WAT page read from the page cache)."""
     refused = _unproduced(source, view)
     if refused is not None:
         return Failure(refused)
-    projection = VIEW_DISPATCH.get(source.operation)
+    projection = VIEW_DISPATCH.get(source.operation) if page is None else functools.partial(wasm_view, page=page)
     if projection is None:
         return Failure(
             view_error(
@@ -82,9 +86,11 @@ def project(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any],
     return projection(source, view).bind(lambda unsealed: seal(source, unsealed))
 
 
-def view_evidence(source: Evidence, view: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+def view_evidence(
+    source: Evidence, view: Mapping[str, Any], page: Mapping[str, Any] | None = None
+) -> Result[Evidence, ReaError]:
     """Derived Evidence of one view, linked to (and parameterized by) its parent's exact reference."""
-    return project(source, view).bind(
+    return project(source, view, page).bind(
         lambda result: create_evidence(
             provider=VIEW_PROVIDER,
             operation="inspect_analysis_view",
@@ -110,12 +116,21 @@ def _source(session: Session, value: Mapping[str, Any]) -> Result[Evidence, ReaE
 
 def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     source = _source(session, args["source"])
-    evidence = source.bind(lambda parent: view_evidence(parent, args["view"]))
+    if not isinstance(source, Success):
+        return failed(session, source.failure())
+    parent = source.unwrap()
+    page = None
+    request = wat_page_request(parent, args["view"])
+    if request is not None:  # a WAT page past the carried text: read from the page cache, WABT is not run
+        read = yield ReadWatPage(**request)
+        if not isinstance(read, Success):
+            return failed(session, read.failure())
+        page = read.unwrap()
+    evidence = view_evidence(parent, args["view"], page)
     if not isinstance(evidence, Success):
         return failed(session, evidence.failure())
     view = evidence.unwrap()
-    return Outcome(session=record(session, [source.unwrap(), view]), reply=Success(view.to_json()))
-    yield  # a program is a generator; this one needs no effect
+    return Outcome(session=record(session, [parent, view]), reply=Success(view.to_json()))
 
 
 PROGRAMS = {"inspect_analysis_view": inspect_analysis_view}

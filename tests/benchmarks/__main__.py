@@ -28,6 +28,7 @@ BENCHMARKS = (
     "web_network",
     "batch",
     "web",
+    "formats",
 )
 
 

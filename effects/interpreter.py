@@ -98,6 +98,7 @@ LAZY_FAMILIES = (
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",
+    "effects.apple_metadata.reader",
     "effects.layout.core_read",
     "effects.layout.plist_read",
     "effects.wasm.runtime",

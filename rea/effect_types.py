@@ -16,6 +16,7 @@ from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.managed.facts import ReadManagedAssembly
+from rea.apple_metadata.effects import ReadAppleMetadata
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -88,6 +89,7 @@ AnyEffect: TypeAlias = (
     | ReadMacho
     | DemangleSwift
     | ReadSignature
+    | ReadAppleMetadata
     | ReadRecordedCrash
     | ReadPlist
     | InspectWasm
@@ -134,6 +136,7 @@ MEMBERS: tuple[type, ...] = (
     ReadMacho,
     DemangleSwift,
     ReadSignature,
+    ReadAppleMetadata,
     ReadRecordedCrash,
     ReadPlist,
     InspectWasm,

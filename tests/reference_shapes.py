@@ -896,6 +896,54 @@ SIX: dict[str, Any] = {
         workers=arr(ANY),
         limitations=arr(STR),
     ),  # fmt: skip
+    # get_objc_classes / get_objc_protocols (6.x toolOutputSchemaPrimitives.ts symbolDiscoveryOutput)
+    "get_objc_classes": obj(count=INT, classes=arr(obj(address=STR, name=STR))),
+    "get_objc_protocols": obj(count=INT, protocols=arr(obj(address=STR, name=STR))),
+    # analyze_swift_types (6.x toolOutputSchemaGroups.ts)
+    "analyze_swift_types": obj(
+        total=INT,
+        categories={"type": "object", "additionalProperties": obj(count=INT, items=arr(obj(address=STR, name=STR)))},
+    ),
+    # inspect_native_dispatch_metadata (6.x domain/native/objcSwiftMetadata.ts nativeDispatchMetadataResultSchema)
+    "inspect_native_dispatch_metadata": obj(
+        target_sha256=nullable(STR),
+        provider=obj(id=STR, name=STR, version=nullable(STR)),
+        analysis_profile_digest=nullable(STR),
+        result=obj(
+            objc_classes=arr(
+                obj(
+                    name=STR,
+                    super_class=nullable(STR),
+                    is_meta_class=BOOL,
+                    is_root_class=BOOL,
+                    methods=arr(
+                        obj(selector=STR, method_type=STR, address=nullable(INT), is_required=BOOL, is_optional=BOOL)
+                    ),
+                    properties=arr({"type": "object"}),
+                    protocols=arr(STR),
+                    ivar_count=INT,
+                    instance_size=nullable(INT),
+                )
+            ),
+            **{
+                k: arr({"type": "object"})
+                for k in (
+                    "objc_protocols",
+                    "objc_categories",
+                    "swift_decls",
+                    "objc_ivars",
+                    "objc_protocol_records",
+                    "objc_dispatch_implementations",
+                    "swift_conformances",
+                    "swift_dispatch_slots",
+                    "swift_symbols",
+                    "relative_pointers",
+                )
+            },
+            coverage=arr(obj(facet=STR, status=STR, reason=nullable(STR), examined=INT, decoded=INT)),
+            db_save_result=ANY,
+        ),
+    ),
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

@@ -190,6 +190,10 @@ LAYOUT = [
     "inspect_macho",
     "demangle_swift",
     "inspect_signature",
+    "get_objc_classes",
+    "get_objc_protocols",
+    "analyze_swift_types",
+    "inspect_native_dispatch_metadata",
     "inspect_recorded_crash",
     "inspect_plist",
 ]
@@ -337,6 +341,13 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: P
         replies["list_architectures"] = await _call(s, "list_architectures", {})
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
+        for tool in (
+            "get_objc_classes",
+            "get_objc_protocols",
+            "analyze_swift_types",
+            "inspect_native_dispatch_metadata",
+        ):
+            replies[tool] = await _call(s, tool, {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         replies["inspect_recorded_crash"] = await _call(s, "inspect_recorded_crash", {"path": str(core)})
         await _call(s, "open_binary", {"path": str(bundle)})

@@ -99,6 +99,7 @@ LAZY_FAMILIES = (
     "effects.android.runtime",
     "effects.layout.runtime",
     "effects.apple_metadata.reader",
+    "effects.native_runtime.observer",
     "effects.layout.core_read",
     "effects.layout.plist_read",
     "effects.wasm.runtime",

@@ -17,6 +17,7 @@ from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.managed.facts import ReadManagedAssembly
 from rea.apple_metadata.effects import ReadAppleMetadata
+from rea.native_runtime.effects import ObserveNativeCalls
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -90,6 +91,7 @@ AnyEffect: TypeAlias = (
     | DemangleSwift
     | ReadSignature
     | ReadAppleMetadata
+    | ObserveNativeCalls
     | ReadRecordedCrash
     | ReadPlist
     | InspectWasm
@@ -137,6 +139,7 @@ MEMBERS: tuple[type, ...] = (
     DemangleSwift,
     ReadSignature,
     ReadAppleMetadata,
+    ObserveNativeCalls,
     ReadRecordedCrash,
     ReadPlist,
     InspectWasm,

@@ -282,6 +282,9 @@ NUM: dict[str, Any] = {"type": "number"}
 _POINTED = obj(pointer=STR, producer_type={"enum": ["json-number", "integer", "float"]}, literal=STR)
 _REDACTION = obj(pointer=STR, reason={"enum": ["transport-credential", "explicit-sensitive-value"]})
 
+_NATIVE_LOCATION = obj(
+    load_address=STR, file_address=nullable(STR), module=nullable(STR), module_path=nullable(STR), symbol=nullable(STR)
+)
 SIX: dict[str, Any] = {
     **NATIVE_SURFACE,
     # inspect_web_network_capture (6.x domain/webNetworkCapture.ts; not in 3.1)
@@ -943,6 +946,61 @@ SIX: dict[str, Any] = {
             coverage=arr(obj(facet=STR, status=STR, reason=nullable(STR), examined=INT, decoded=INT)),
             db_save_result=ANY,
         ),
+    ),
+    # observe_native_calls (6.x domain/native/nativeCallObservation.ts nativeCallObservationResultSchema)
+    "observe_native_calls": obj(
+        target=obj(
+            path=STR,
+            sha256=STR,
+            architecture=STR,
+            arguments=arr(STR),
+            environment={"type": "object", "additionalProperties": STR},
+            working_directory=nullable(STR),
+            launch_identity=obj(
+                loaded_image_sha256=NULL,
+                file_device=nullable(STR),
+                file_inode=nullable(STR),
+                selected_file_sha256=nullable(STR),
+                module_path=nullable(STR),
+                module_uuid=nullable(STR),
+                stable=BOOL,
+            ),
+        ),
+        debugger=obj(path=STR, sha256=STR, version=nullable(STR)),
+        process=obj(
+            pid=INT,
+            outcome={"enum": ["exited", "duration-elapsed", "event-limit", "stop-limit", "resource-limit"]},
+            exit_status=nullable(INT),
+            exit_description=nullable(STR),
+            terminated=BOOL,
+            elapsed_ms={"type": "number"},
+            stdout=obj(text=STR, bytes=INT, truncated=BOOL, complete=BOOL),
+            stderr=obj(text=STR, bytes=INT, truncated=BOOL, complete=BOOL),
+            other_stops=arr(STR),
+        ),
+        breakpoints=arr(
+            obj(index=INT, request={"type": "object"}, location_count=INT, locations=arr(_NATIVE_LOCATION))
+        ),
+        events=arr(
+            obj(
+                sequence=INT,
+                elapsed_ms={"type": "number"},
+                thread_id=INT,
+                breakpoint_index=INT,
+                receiver_class=nullable(STR),
+                selector=nullable(STR),
+                registers=arr(obj(name=STR, value=STR)),
+                backtrace=arr(_NATIVE_LOCATION),
+                **_NATIVE_LOCATION["properties"],
+            )
+        ),
+        coverage=obj(
+            status={"enum": ["complete", "partial"]},
+            event_limit_reached=BOOL,
+            resource_limit_reached=BOOL,
+            unresolved_breakpoints=arr(INT),
+        ),
+        limitations=arr(STR),
     ),
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(

@@ -194,6 +194,7 @@ LAYOUT = [
     "get_objc_protocols",
     "analyze_swift_types",
     "inspect_native_dispatch_metadata",
+    "observe_native_calls",
     "inspect_recorded_crash",
     "inspect_plist",
 ]
@@ -337,6 +338,9 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: P
             "inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)}),
             "inspect_wasm_artifact": await _call(s, "inspect_wasm_artifact", example),
         }
+        await _call(s, "open_binary", {"path": str(binary)})
+        observe = {"breakpoints": [{"kind": "function", "name": "main"}], "max_events": 1, "backtrace_frames": 1}
+        replies["observe_native_calls"] = await _call(s, "observe_native_calls", observe)
         await _call(s, "open_binary", {"path": str(macho)})
         replies["list_architectures"] = await _call(s, "list_architectures", {})
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})

@@ -96,15 +96,20 @@ def _protocol_names(image: MachImage, addr: int | None) -> list[str]:
     return names
 
 
-def ivars(image: MachImage, addr: int | None) -> list[dict[str, Any]]:
+def _fixed_entries(image: MachImage, addr: int | None, minimum: int, what: str) -> list[int]:
+    """Entry addresses of an {entsize, count} list (ivar_list_t, property_list_t), its extent checked."""
     if addr is None:
         return []
     entsize, count = image.u32(addr), image.u32(addr + 4)
-    if count > MAX_LIST or entsize < 32:
-        raise OutsideImage(f"the ivar list at 0x{addr:x} claims {count} entries of {entsize} bytes")
+    if count > MAX_LIST or entsize < minimum:
+        raise OutsideImage(f"the {what} list at 0x{addr:x} claims {count} entries of {entsize} bytes")
+    image.file_offset(addr + 8, max(1, count * entsize))
+    return [addr + 8 + index * entsize for index in range(count)]
+
+
+def ivars(image: MachImage, addr: int | None) -> list[dict[str, Any]]:
     found = []
-    for index in range(count):
-        entry = addr + 8 + index * entsize
+    for entry in _fixed_entries(image, addr, 32, "ivar"):
         offset_slot = image.target(entry)
         alignment_raw, size = image.u32(entry + 24), image.u32(entry + 28)
         found.append(
@@ -156,14 +161,8 @@ def property_attributes(text: str) -> dict[str, Any]:
 
 
 def properties(image: MachImage, addr: int | None) -> list[dict[str, Any]]:
-    if addr is None:
-        return []
-    entsize, count = image.u32(addr), image.u32(addr + 4)
-    if count > MAX_LIST or entsize < 16:
-        raise OutsideImage(f"the property list at 0x{addr:x} claims {count} entries of {entsize} bytes")
     found = []
-    for index in range(count):
-        entry = addr + 8 + index * entsize
+    for entry in _fixed_entries(image, addr, 16, "property"):
         text = _string_at(image, entry + 8) or ""
         found.append({"name": _string_at(image, entry) or "", **property_attributes(text)})
     return found

@@ -12,7 +12,7 @@ from rea.apple_metadata.effects import ReadAppleMetadata
 from rea.apple_metadata.image import image_of
 from rea.apple_metadata.results import PROVIDER, Reading, objc_classes, objc_protocols, swift_types
 from rea.effect_types import Program, ToolProgram
-from rea.errors import ReaError
+from rea.errors import no_target
 from rea.evidence import Provider, Subject, create_evidence
 from rea.program import Context, ReportProgress, failed, recorded
 from rea.session import Session
@@ -20,20 +20,11 @@ from rea.session import Session
 Project = Callable[[Reading, Mapping[str, Any], Mapping[str, Any]], dict[str, Any]]
 
 
-def _no_target() -> ReaError:
-    return ReaError(
-        code="target_unavailable",
-        message="No target is open. Call open_binary with the Mach-O file first.",
-        details={"reason": "no_active_target"},
-        action="Call open_binary with a local Mach-O path, then call this tool again.",
-    )
-
-
 def _program(operation: str, project: Project, limit: Callable[[Mapping[str, Any]], int]) -> ToolProgram:
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
         target = session.target
         if target is None:
-            return failed(session, _no_target())
+            return failed(session, no_target(operation))
         yield ReportProgress(phase="reading Apple metadata", message=target.path)
         read = yield ReadAppleMetadata(path=target.path, architecture=args.get("architecture"))
         if not is_successful(read):

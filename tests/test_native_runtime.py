@@ -8,8 +8,10 @@ with psutil, not taken from LLDB's word.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
+import time
 
 import anyio
 import psutil
@@ -188,3 +190,72 @@ def test_an_observation_without_lldbs_last_word_is_partial():
     assert got["process"]["outcome"] == "duration-elapsed" and got["coverage"]["status"] == "partial"
     assert got["coverage"]["unresolved_breakpoints"] == [0]
     assert any("did not report the end" in t for t in got["limitations"])
+
+
+@pytest.mark.slow
+@needs_lldb
+def test_a_cancelled_observation_leaves_no_process(tmp_path):
+    exe = program(tmp_path)
+    seen: list[int] = []
+
+    async def main():
+        async with connect(TMPDIR=str(tmp_path)) as s:
+            await s.call_tool("open_binary", {"path": str(exe)})
+            with anyio.CancelScope() as scope:
+
+                async def on_progress(progress, total, message):
+                    found = re.search(r"pid (\d+) under LLDB", message or "")
+                    if found:  # the process runs under LLDB: cancel now
+                        seen.append(int(found.group(1)))
+                        scope.cancel()
+
+                args = {"breakpoints": BREAKS[:1], "arguments": ["wait"], "duration_ms": 120_000}
+                await s.call_tool("observe_native_calls", args, progress_callback=on_progress)
+            for _ in range(200):  # the server unwinds the cancelled call asynchronously
+                if seen and _gone(seen[0]):
+                    break
+                await anyio.sleep(0.05)
+            after = await s.call_tool("binary_session", {})
+            return scope.cancelled_caught, after
+
+    cancelled, after = anyio.run(main)
+    assert cancelled and seen and _gone(seen[0])
+    assert after.is_error is False  # the connection survived the cancel
+
+
+@pytest.mark.slow
+@needs_lldb
+def test_when_rea_itself_is_killed_the_observed_process_dies_too(tmp_path):
+    """SIGKILL leaves REA no time to clean up: the bridge dies with its parent and takes LLDB and the target."""
+    exe = program(tmp_path)
+    cli = subprocess.Popen(
+        [
+            *rea_command(),
+            "observe-native-calls",
+            str(exe),
+            "--break",
+            "greet",
+            "--arg",
+            "wait",
+            "--duration-ms",
+            "120000",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=clean_env(),
+    )
+    pid = None
+    for line in cli.stderr:  # progress lines: the launched pid is reported once it runs under LLDB
+        found = re.search(r"pid (\d+) under LLDB", line)
+        if found:
+            pid = int(found.group(1))
+            break
+    cli.kill()
+    cli.wait()
+    assert pid is not None
+    for _ in range(200):
+        if _gone(pid):
+            break
+        time.sleep(0.05)
+    assert _gone(pid)

@@ -8,7 +8,10 @@ symbol, argument registers, caller frames; the hit auto-continues), `breakpoints
 REA kills this process's group when the observation window ends or is cancelled.
 """
 
+import ctypes
 import json
+import os
+import signal
 import sys
 import time
 
@@ -73,7 +76,16 @@ def hit(target, thread, index, request, started, sequence):
     )
 
 
+def _die_with_parent():
+    """SIGKILL this bridge when REA dies however it dies; lldb-server then kills the launched process."""
+    parent = os.getppid()
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        sys.exit(1)
+
+
 def main():
+    _die_with_parent()
     request = json.loads(sys.stdin.readline())
     debugger = lldb.SBDebugger.Create()
     debugger.SetAsync(True)

@@ -151,16 +151,16 @@ async def _drain_errors(process: Any, state: dict[str, Any]) -> None:
         state["stderr"] = (state["stderr"] + chunk)[-16_384:]
 
 
-async def _collect(process: Any, deadline_s: float, state: dict[str, Any]) -> None:
+async def _collect(process: Any, deadline_s: float, state: dict[str, Any], progress: Progress) -> None:
     """Read the bridge's JSON lines until it ends, the deadline passes, or the retention bound is hit."""
     with anyio.move_on_after(deadline_s):
         async with anyio.create_task_group() as group:
             group.start_soon(_drain_errors, process, state)
-            await _lines(process, state)
+            await _lines(process, state, progress)
             group.cancel_scope.cancel()
 
 
-async def _lines(process: Any, state: dict[str, Any]) -> None:
+async def _lines(process: Any, state: dict[str, Any], progress: Progress) -> None:
     buffer = b""
     async for chunk in process.stdout:
         buffer += chunk
@@ -178,6 +178,7 @@ async def _lines(process: Any, state: dict[str, Any]) -> None:
             if line.get("type") == "started":
                 state["pid"] = line["pid"]
                 _record_lineage(process.pid)
+                await progress.report("observing", f"pid {line['pid']} under LLDB")
         if state["bytes"] > MAX_REPORT:
             state["resource_limit"] = True
             return
@@ -244,7 +245,7 @@ async def observe_native_calls(effect: ObserveNativeCalls, progress: Progress) -
             assert process.stdin is not None
             await process.stdin.send((json.dumps(request) + "\n").encode())
             await process.stdin.aclose()
-            await _collect(process, effect.request["duration_ms"] / 1000 + GRACE_S, state)
+            await _collect(process, effect.request["duration_ms"] / 1000 + GRACE_S, state, progress)
         finally:
             with anyio.CancelScope(shield=True):
                 _kill(state["pid"])  # the launched process first, then the bridge's whole group

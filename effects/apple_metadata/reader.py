@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import anyio.to_thread
-from returns.result import Failure, Result
+from returns.result import Result
 
 from effects.layout.failure import LayoutFailure
 from effects.layout.macho import select_slice
@@ -95,11 +95,9 @@ def _read(effect: ReadAppleMetadata) -> Any:
 
 
 async def read_apple_metadata(effect: ReadAppleMetadata, progress: Progress) -> Result[Any, ReaError]:
-    await progress.report("reading Apple metadata", effect.path)
-    got = await anyio.to_thread.run_sync(guarded, effect.path, _read(effect), MACHO_ACCEPTED)
-    if isinstance(got, Failure):
-        return got
-    return got
+    """The slice's facts, read off the event loop; every failure is the layout family's canonical error."""
+    result: Result[Any, ReaError] = await anyio.to_thread.run_sync(guarded, effect.path, _read(effect), MACHO_ACCEPTED)
+    return result
 
 
 HANDLERS = {ReadAppleMetadata: read_apple_metadata}

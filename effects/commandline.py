@@ -29,6 +29,8 @@ from effects.native import cli as native_cli
 from effects.native import surface_cli as native_surface_cli
 from effects.layout import cli as layout_cli
 from effects.layout import dylib_cli
+from effects.apple_metadata import cli as apple_metadata_cli
+from effects.native_runtime import cli as native_runtime_cli
 from effects.wasm import cli as wasm_cli
 from effects.web_network import cli as web_network_cli
 from effects.web import cli as web_cli
@@ -61,6 +63,8 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *android_cli.COMMANDS,
     *layout_cli.COMMANDS,
     *dylib_cli.COMMANDS,
+    *apple_metadata_cli.COMMANDS,
+    *native_runtime_cli.COMMANDS,
     *wasm_cli.COMMANDS,
     *web_network_cli.COMMANDS,
     *web_cli.COMMANDS,

@@ -98,6 +98,8 @@ LAZY_FAMILIES = (
     "effects.managed.reader",
     "effects.android.runtime",
     "effects.layout.runtime",
+    "effects.apple_metadata.reader",
+    "effects.native_runtime.observer",
     "effects.layout.core_read",
     "effects.layout.plist_read",
     "effects.layout.dylib_read",

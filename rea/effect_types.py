@@ -16,6 +16,8 @@ from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.managed.facts import ReadManagedAssembly
+from rea.apple_metadata.effects import ReadAppleMetadata
+from rea.native_runtime.effects import ObserveNativeCalls
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -89,6 +91,8 @@ AnyEffect: TypeAlias = (
     | ReadMacho
     | DemangleSwift
     | ReadSignature
+    | ReadAppleMetadata
+    | ObserveNativeCalls
     | ReadRecordedCrash
     | ReadPlist
     | ReadDylibTree
@@ -137,6 +141,8 @@ MEMBERS: tuple[type, ...] = (
     ReadMacho,
     DemangleSwift,
     ReadSignature,
+    ReadAppleMetadata,
+    ObserveNativeCalls,
     ReadRecordedCrash,
     ReadPlist,
     ReadDylibTree,

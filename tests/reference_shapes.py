@@ -292,6 +292,9 @@ NUM: dict[str, Any] = {"type": "number"}
 _POINTED = obj(pointer=STR, producer_type={"enum": ["json-number", "integer", "float"]}, literal=STR)
 _REDACTION = obj(pointer=STR, reason={"enum": ["transport-credential", "explicit-sensitive-value"]})
 
+_NATIVE_LOCATION = obj(
+    load_address=STR, file_address=nullable(STR), module=nullable(STR), module_path=nullable(STR), symbol=nullable(STR)
+)
 SIX: dict[str, Any] = {
     **NATIVE_SURFACE,
     # inspect_web_network_capture (6.x domain/webNetworkCapture.ts; not in 3.1)
@@ -910,6 +913,109 @@ SIX: dict[str, Any] = {
         workers=arr(ANY),
         limitations=arr(STR),
     ),  # fmt: skip
+    # get_objc_classes / get_objc_protocols (6.x toolOutputSchemaPrimitives.ts symbolDiscoveryOutput)
+    "get_objc_classes": obj(count=INT, classes=arr(obj(address=STR, name=STR))),
+    "get_objc_protocols": obj(count=INT, protocols=arr(obj(address=STR, name=STR))),
+    # analyze_swift_types (6.x toolOutputSchemaGroups.ts)
+    "analyze_swift_types": obj(
+        total=INT,
+        categories={"type": "object", "additionalProperties": obj(count=INT, items=arr(obj(address=STR, name=STR)))},
+    ),
+    # inspect_native_dispatch_metadata (6.x domain/native/objcSwiftMetadata.ts nativeDispatchMetadataResultSchema)
+    "inspect_native_dispatch_metadata": obj(
+        target_sha256=nullable(STR),
+        provider=obj(id=STR, name=STR, version=nullable(STR)),
+        analysis_profile_digest=nullable(STR),
+        result=obj(
+            objc_classes=arr(
+                obj(
+                    name=STR,
+                    super_class=nullable(STR),
+                    is_meta_class=BOOL,
+                    is_root_class=BOOL,
+                    methods=arr(
+                        obj(selector=STR, method_type=STR, address=nullable(INT), is_required=BOOL, is_optional=BOOL)
+                    ),
+                    properties=arr({"type": "object"}),
+                    protocols=arr(STR),
+                    ivar_count=INT,
+                    instance_size=nullable(INT),
+                )
+            ),
+            **{
+                k: arr({"type": "object"})
+                for k in (
+                    "objc_protocols",
+                    "objc_categories",
+                    "swift_decls",
+                    "objc_ivars",
+                    "objc_protocol_records",
+                    "objc_dispatch_implementations",
+                    "swift_conformances",
+                    "swift_dispatch_slots",
+                    "swift_symbols",
+                    "relative_pointers",
+                )
+            },
+            coverage=arr(obj(facet=STR, status=STR, reason=nullable(STR), examined=INT, decoded=INT)),
+            db_save_result=ANY,
+        ),
+    ),
+    # observe_native_calls (6.x domain/native/nativeCallObservation.ts nativeCallObservationResultSchema)
+    "observe_native_calls": obj(
+        target=obj(
+            path=STR,
+            sha256=STR,
+            architecture=STR,
+            arguments=arr(STR),
+            environment={"type": "object", "additionalProperties": STR},
+            working_directory=nullable(STR),
+            launch_identity=obj(
+                loaded_image_sha256=NULL,
+                file_device=nullable(STR),
+                file_inode=nullable(STR),
+                selected_file_sha256=nullable(STR),
+                module_path=nullable(STR),
+                module_uuid=nullable(STR),
+                stable=BOOL,
+            ),
+        ),
+        debugger=obj(path=STR, sha256=STR, version=nullable(STR)),
+        process=obj(
+            pid=INT,
+            outcome={"enum": ["exited", "duration-elapsed", "event-limit", "stop-limit", "resource-limit"]},
+            exit_status=nullable(INT),
+            exit_description=nullable(STR),
+            terminated=BOOL,
+            elapsed_ms={"type": "number"},
+            stdout=obj(text=STR, bytes=INT, truncated=BOOL, complete=BOOL),
+            stderr=obj(text=STR, bytes=INT, truncated=BOOL, complete=BOOL),
+            other_stops=arr(STR),
+        ),
+        breakpoints=arr(
+            obj(index=INT, request={"type": "object"}, location_count=INT, locations=arr(_NATIVE_LOCATION))
+        ),
+        events=arr(
+            obj(
+                sequence=INT,
+                elapsed_ms={"type": "number"},
+                thread_id=INT,
+                breakpoint_index=INT,
+                receiver_class=nullable(STR),
+                selector=nullable(STR),
+                registers=arr(obj(name=STR, value=STR)),
+                backtrace=arr(_NATIVE_LOCATION),
+                **_NATIVE_LOCATION["properties"],
+            )
+        ),
+        coverage=obj(
+            status={"enum": ["complete", "partial"]},
+            event_limit_reached=BOOL,
+            resource_limit_reached=BOOL,
+            unresolved_breakpoints=arr(INT),
+        ),
+        limitations=arr(STR),
+    ),
     # inspect_signature (3.1 catalog result_schema; not in the result-schema export)
     "inspect_signature": obj(
         signed=BOOL,

@@ -193,6 +193,11 @@ LAYOUT = [
     "inspect_macho",
     "demangle_swift",
     "inspect_signature",
+    "get_objc_classes",
+    "get_objc_protocols",
+    "analyze_swift_types",
+    "inspect_native_dispatch_metadata",
+    "observe_native_calls",
     "inspect_recorded_crash",
     "inspect_plist",
     "trace_dylib_resolution",
@@ -337,11 +342,21 @@ async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: P
             "inspect_binary_layout": await _call(s, "inspect_binary_layout", {"path": str(binary)}),
             "inspect_wasm_artifact": await _call(s, "inspect_wasm_artifact", example),
         }
+        await _call(s, "open_binary", {"path": str(binary)})
+        observe = {"breakpoints": [{"kind": "function", "name": "main"}], "max_events": 1, "backtrace_frames": 1}
+        replies["observe_native_calls"] = await _call(s, "observe_native_calls", observe)
         await _call(s, "open_binary", {"path": str(macho)})
         replies["list_architectures"] = await _call(s, "list_architectures", {})
         replies["inspect_macho"] = await _call(s, "inspect_macho", {})
         replies["inspect_signature"] = await _call(s, "inspect_signature", {})
         replies["trace_dylib_resolution"] = await _call(s, "trace_dylib_resolution", {})
+        for tool in (
+            "get_objc_classes",
+            "get_objc_protocols",
+            "analyze_swift_types",
+            "inspect_native_dispatch_metadata",
+        ):
+            replies[tool] = await _call(s, tool, {})
         replies["demangle_swift"] = await _call(s, "demangle_swift", {"symbols": ["$s4Test3fooyyF"]})
         replies["inspect_recorded_crash"] = await _call(s, "inspect_recorded_crash", {"path": str(core)})
         await _call(s, "open_binary", {"path": str(bundle)})

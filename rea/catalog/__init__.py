@@ -11,6 +11,8 @@ from rea.catalog import generic_commands as _generic
 from rea.catalog import javascript_tools as _javascript
 from rea.catalog import javascript_runtime_tools as _javascript_runtime
 from rea.catalog import layout as _layout
+from rea.catalog import apple_metadata as _apple_metadata
+from rea.catalog import native_runtime as _native_runtime
 from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
 from rea.catalog import web as _web
@@ -32,6 +34,8 @@ _FAMILIES = (
     _managed,
     _android,
     _layout,
+    _apple_metadata,
+    _native_runtime,
     _wasm,
     _web_network,
     _views,

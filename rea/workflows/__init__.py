@@ -19,6 +19,8 @@ from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
 from rea.workflows import javascript_runtime as _javascript_runtime
 from rea.workflows import layout as _layout
+from rea.workflows import apple_metadata as _apple_metadata
+from rea.workflows import native_runtime as _native_runtime
 from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import web as _web
@@ -41,6 +43,8 @@ _FAMILIES = (
     _managed_derived,
     _android,
     _layout,
+    _apple_metadata,
+    _native_runtime,
     _wasm,
     _web_network,
     _web,

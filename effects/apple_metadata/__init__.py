@@ -1,0 +1,1 @@
+"""IO of the Apple metadata tools: lief locates segments, binds and symbols; the pure core decodes."""

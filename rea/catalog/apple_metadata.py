@@ -1,0 +1,95 @@
+"""Contracts of the Apple metadata tools: Objective-C and Swift metadata read from the open Mach-O file."""
+
+from __future__ import annotations
+
+from rea.wire.apple_metadata import (
+    DispatchMetadataArgs,
+    DispatchMetadataResult,
+    ObjcClasses,
+    ObjcClassesArgs,
+    ObjcProtocols,
+    ObjcProtocolsArgs,
+    SwiftTypes,
+    SwiftTypesArgs,
+)
+from rea.wire.tool import evidence_tool
+
+_READ = (
+    "Read from the Mach-O file itself on any host (no Mac, no Hopper): the 64-bit Objective-C runtime structures "
+    "and Swift context descriptors are decoded with every pointer checked against the image; a record whose "
+    "pointers leave the image is reported invalid, the others still decode."
+)
+
+GET_OBJC_CLASSES = evidence_tool(
+    "get_objc_classes",
+    "Get Objective-C Classes",
+    (
+        "After open_binary on a Mach-O file, list the Objective-C classes __objc_classlist names: address, class "
+        "name, superclass, metaclass, instance size and method count. pattern filters names (case-sensitive "
+        "literal). " + _READ
+    ),
+    args=ObjcClassesArgs,
+    result=ObjcClasses,
+    examples=[{}, {"pattern": "View"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+GET_OBJC_PROTOCOLS = evidence_tool(
+    "get_objc_protocols",
+    "Get Objective-C Protocols",
+    (
+        "After open_binary on a Mach-O file, list the Objective-C protocols of __objc_protolist and the Swift "
+        "protocols of __swift5_protos, deduplicated by name, with their addresses. " + _READ
+    ),
+    args=ObjcProtocolsArgs,
+    result=ObjcProtocols,
+    examples=[{}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+ANALYZE_SWIFT_TYPES = evidence_tool(
+    "analyze_swift_types",
+    "Analyze Swift Types",
+    (
+        "After open_binary on a Mach-O file, categorize the Swift context descriptors of __swift5_types and "
+        "__swift5_protos into classes, structs, enums, protocols, extensions and other, each module-qualified from "
+        "its parent chain. category and pattern filter. " + _READ
+    ),
+    args=SwiftTypesArgs,
+    result=SwiftTypes,
+    examples=[{}, {"category": "classes"}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+INSPECT_NATIVE_DISPATCH_METADATA = evidence_tool(
+    "inspect_native_dispatch_metadata",
+    "Inspect Native Dispatch Metadata",
+    (
+        "After open_binary on a Mach-O file, decode its Objective-C dispatch metadata: classes with superclass "
+        "chains, instance and class methods (absolute and relative method lists) with implementation addresses, "
+        "ivars with offsets, sizes and alignment, properties, protocols with required and optional methods, "
+        "categories (external classes from their bind symbol), and Swift type and protocol descriptors and "
+        "mangled symbols. Every record carries its address, file offset and the artifact it came from; coverage "
+        "says per facet what was decoded and what is unsupported (Swift conformances and dispatch tables). " + _READ
+    ),
+    args=DispatchMetadataArgs,
+    result=DispatchMetadataResult,
+    examples=[{}, {"max_records": 1000}],
+    surface="artifact-provider",
+    effects={"mutatesSession", "idempotent"},
+    needs="target",
+)
+
+CLI_COMMANDS = (
+    "analyze-swift-types",
+    "get-objc-classes",
+    "get-objc-protocols",
+    "inspect-native-dispatch-metadata",
+)
+TOOLS = (GET_OBJC_CLASSES, GET_OBJC_PROTOCOLS, ANALYZE_SWIFT_TYPES, INSPECT_NATIVE_DISPATCH_METADATA)

@@ -1,0 +1,133 @@
+"""observe_native_calls's bridge request and result: outcome, coverage and limitations decided here.
+
+The effect reports what happened as plain facts (the bridge's JSON lines, captured
+output, the launched file's identity before and after, whether the process group
+is verifiably gone); this module turns them into the 6.x nativeCallObservation
+record. An Objective-C method request cannot resolve in a Linux process: it is
+listed unresolved with a limitation, never guessed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from collections.abc import Mapping, Sequence
+
+LIMITATIONS = (
+    "Only entries are observed; return values, floating-point and stack-passed arguments are not captured.",
+    "Registers are the raw integer argument registers at entry (System V x86-64: rdi, rsi, rdx, rcx, r8, r9; "
+    "AArch64: x0-x7).",
+    "LLDB launches with address-space randomization disabled, so load addresses repeat between runs.",
+    "The process runs with REA's user permissions; it may change files or use the network.",
+)
+OBJC_LIMITATION = (
+    "Objective-C method breakpoints need an Objective-C runtime; a Linux process has none, so they are unresolved."
+)
+ARCHITECTURES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
+
+
+def bridge_request(args: Mapping[str, Any], architecture: str | None, executable: str) -> dict[str, Any]:
+    """What the LLDB bridge is told (the effect adds output files and the full environment)."""
+    return {
+        "executable": executable,
+        "breakpoints": [dict(b) for b in args["breakpoints"]],
+        "arguments": list(args["arguments"]),
+        "environment": dict(args["environment"]),
+        "working_directory": args.get("working_directory"),
+        "duration_ms": args["duration_ms"],
+        "max_events": args["max_events"],
+        "argument_registers": args["argument_registers"],
+        "backtrace_frames": args["backtrace_frames"],
+        "architecture": ARCHITECTURES.get(architecture or "", architecture or "x86_64"),
+    }
+
+
+def _request_row(index: int, request: Mapping[str, Any]) -> dict[str, Any]:
+    if request["kind"] == "function":
+        return {"kind": "function", "name": request["name"], "module": request.get("module")}
+    return {
+        "kind": "objc-method",
+        "selector": request["selector"],
+        "class_name": request.get("class_name"),
+        "method_type": request.get("method_type", "any"),
+    }
+
+
+def _by_type(lines: Sequence[Mapping[str, Any]], kind: str) -> list[Mapping[str, Any]]:
+    return [line for line in lines if line.get("type") == kind]
+
+
+def _event(line: Mapping[str, Any]) -> dict[str, Any]:
+    row = {k: v for k, v in line.items() if k != "type"}
+    return {**row, "receiver_class": None, "selector": None}
+
+
+def observation_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The nativeCallObservation record from the effect's facts."""
+    lines = facts["lines"]
+    finished = next(iter(_by_type(lines, "finished")), None)
+    resolved = next(iter(_by_type(lines, "breakpoints")), None)
+    events = [_event(e) for e in _by_type(lines, "event")][: args["max_events"]]
+    rows = {r["index"]: r for r in (resolved or {}).get("rows", [])}
+    breakpoints = []
+    for index, request in enumerate(args["breakpoints"]):
+        found = rows.get(index, {"location_count": 0, "locations": []})
+        breakpoints.append(
+            {
+                "index": index,
+                "request": _request_row(index, request),
+                "location_count": found["location_count"],
+                "locations": found["locations"],
+            }
+        )
+    outcome = "resource-limit" if facts["resource_limit"] else (finished or {}).get("outcome") or "duration-elapsed"
+    limitations = list(LIMITATIONS)
+    if any(b["kind"] == "objc-method" for b in args["breakpoints"]):
+        limitations.append(OBJC_LIMITATION)
+    if finished is None:
+        limitations.append(
+            "LLDB did not report the end of the observation; the window was closed by REA's deadline or a stop"
+        )
+    limitations += list(facts.get("notes", []))
+    unresolved = [b["index"] for b in breakpoints if b["location_count"] == 0]
+    target = facts["target"]
+    return {
+        "target": {
+            "path": target["path"],
+            "sha256": target["sha256"],
+            "architecture": target["architecture"],
+            "arguments": list(args["arguments"]),
+            "environment": dict(args["environment"]),
+            "working_directory": args.get("working_directory"),
+            "launch_identity": {
+                "loaded_image_sha256": None,
+                "file_device": target["file_device"],
+                "file_inode": target["file_inode"],
+                "selected_file_sha256": target["sha256"],
+                "module_path": target["path"],
+                "module_uuid": None,
+                "stable": target["stable"],
+            },
+        },
+        "debugger": facts["debugger"],
+        "process": {
+            "pid": facts["pid"],
+            "outcome": outcome,
+            "exit_status": (finished or {}).get("exit_status"),
+            "exit_description": (finished or {}).get("exit_description"),
+            "terminated": facts["terminated"],
+            "elapsed_ms": (finished or {}).get("elapsed_ms", facts["elapsed_ms"]),
+            "stdout": facts["stdout"],
+            "stderr": facts["stderr"],
+            "other_stops": list((resolved or {}).get("other_stops", [])),
+        },
+        "breakpoints": breakpoints,
+        "events": events,
+        "coverage": {
+            "status": "complete" if outcome == "exited" else "partial",
+            "event_limit_reached": outcome == "event-limit",
+            "resource_limit_reached": outcome == "resource-limit",
+            "breakpoint_locations_truncated": any(b["location_count"] > len(b["locations"]) for b in breakpoints),
+            "unresolved_breakpoints": unresolved,
+        },
+        "limitations": limitations,
+    }

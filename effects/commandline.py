@@ -27,6 +27,7 @@ from effects.javascript import runtime_cli as javascript_runtime_cli
 from effects.managed import cli as managed_cli
 from effects.native import cli as native_cli
 from effects.native import surface_cli as native_surface_cli
+from effects.native import analyses_cli as native_analyses_cli
 from effects.layout import cli as layout_cli
 from effects.layout import dylib_cli
 from effects.apple_metadata import cli as apple_metadata_cli
@@ -56,6 +57,7 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *native_cli.COMMANDS,
     *native_surface_cli.COMMANDS,
+    *native_analyses_cli.COMMANDS,
     *artifact_commands.COMMANDS,
     *javascript_cli.COMMANDS,
     *javascript_runtime_cli.COMMANDS,

@@ -140,6 +140,9 @@ NATIVE = [
     "find_xrefs_to_name",
     "analyze_function",
     "trace_call_path",
+    "trace_feature",
+    "build_call_path",
+    "inspect_native_api",
     "get_navigation_context",
     "inspect_address_context",
     *NATIVE_SURFACE,
@@ -306,6 +309,8 @@ async def _native(path: Path, cache: str) -> dict[str, Any]:
         ("analyze_function", "analyze_function", {"procedure": "compute"}),
         ("analyze_dispatch", "analyze_function", {"procedure": "dispatch"}),
         ("trace_call_path", "trace_call_path", {"start": main, "goal": helper}),
+        ("trace_feature", "trace_feature", {"query": "hello"}),
+        ("inspect_native_api", "inspect_native_api", {"procedure": "dispatch"}),
         ("get_navigation_context", "get_navigation_context", {}),
         ("inspect_address_context", "inspect_address_context", {"address": main}),
         *_surface_plan(main),
@@ -316,6 +321,8 @@ async def _native(path: Path, cache: str) -> dict[str, Any]:
             replies[case] = await _call(s, tool, args)
         left, right = ref(replies["analyze_function"]), ref(replies["analyze_dispatch"])
         replies["compare_functions"] = await _call(s, "compare_functions", {"left": left, "right": right})
+        path = {"functions": [left], "start": {"address": compute}, "goal": {"address": helper}}
+        replies["build_call_path"] = await _call(s, "build_call_path", path)
         view = {"kind": "native", "facet": "pseudocode", "offset": 0, "limit": 64}
         replies["inspect_analysis_view"] = await _call(s, "inspect_analysis_view", {"source": left, "view": view})
     return replies

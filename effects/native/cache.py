@@ -20,10 +20,15 @@ def cache_root(environ: dict[str, str] | None = None) -> Path:
     return Path(base) / "rea"
 
 
+# the worker's snapshot layout: bumped when it records something new (v2: call instructions of call sites)
+LAYOUT = 2
+
+
 def _path(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> Path:
     provider = binding["provider"]
     digest = binding["analysis_profile"]["digest"][:16]
-    return root / "native" / f"{sha256}.{provider['id']}-{provider['version']}.{digest}.{stage}.json"
+    name = f"{sha256}.{provider['id']}-{provider['version']}.{digest}.{stage}.v{LAYOUT}.json"
+    return root / "native" / name
 
 
 def read_entry(path: Path, most: int = MAX_CACHE_FILE) -> Any:

@@ -341,7 +341,10 @@ class Analysis:
             for site in f.get_call_sites():
                 target = f.get_call_target(site)
                 if target is not None:
-                    call_sites.append({"site": self.out(site), "target": self.out(target)})
+                    call = self._call_instruction(site)
+                    call_sites.append(
+                        {"site": self.out(site), "instruction": self.out(call), "target": self.out(target)}
+                    )
                 else:
                     unresolved.append({"address": self.out(site), "reason": "indirect call angr did not resolve"})
             external = f.is_simprocedure or not (self.main.min_addr <= f.addr <= self.main.max_addr)
@@ -380,6 +383,12 @@ class Analysis:
                 )
         data_refs.sort(key=lambda r: (r["to"], r["from"]))
         return {"procedures": procedures, "strings": strings, "data_references": data_refs}
+
+    def _call_instruction(self, block: int) -> int:
+        """The call instruction ending a call-site block (angr names call sites by their block)."""
+        node = self.cfg.model.get_any_node(block)
+        addrs = getattr(node, "instruction_addrs", None)
+        return int(addrs[-1]) if addrs else block
 
     def containing(self, addr: int) -> int | None:
         index = bisect.bisect_right(self.block_starts, addr) - 1
@@ -472,6 +481,51 @@ class Analysis:
             "elapsed_ms": int((time.monotonic() - started) * 1000),
         }
 
+    def boundary(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the
+        jump tables CFGFast resolved inside the function; plain facts, the core decides their shape."""
+        self.decompile(params, emit)  # the decompiler's variable recovery sets the prototype it reports
+        function = self.function(params["address"])
+        cc, proto = function.calling_convention, function.prototype
+        if cc is None or proto is None:
+            raise WorkerError(
+                "capability_unavailable", f"angr recovered no prototype for {function.name}", reason="no-prototype"
+            )
+        names = list(getattr(proto, "arg_names", None) or ())
+        locations = cc.arg_locs(proto)
+        returned = None if proto.returnty is None else cc.return_val(proto.returnty)
+        tables = [
+            {
+                "dispatch": self.out(j.ins_addr if j.ins_addr is not None else j.addr),
+                "table": self.out(j.jumptable_addr) if j.jumptable_addr is not None else None,
+                "entry_size": j.jumptable_entry_size,
+                "entries": [self.out(e) for e in (j.jumptable_entries or [])],
+            }
+            for j in self.cfg.model.jump_tables.values()
+            if j.func_addr == function.addr
+        ]
+        return {
+            "name": function.name,
+            "calling_convention": type(cc).__name__,
+            "parameters": [
+                {
+                    "name": names[i] if i < len(names) else None,
+                    "type": arg.c_repr(),
+                    "size": None if arg.size is None else arg.size // 8,
+                    "storage": str(locations[i]).strip("<>") if i < len(locations) else None,
+                }
+                for i, arg in enumerate(proto.args)
+            ],
+            "return": None
+            if proto.returnty is None
+            else {
+                "type": proto.returnty.c_repr(),
+                "size": None if proto.returnty.size is None else proto.returnty.size // 8,
+                "storage": None if returned is None else str(returned).strip("<>"),
+            },
+            "jump_tables": sorted(tables, key=lambda t: str(t["dispatch"])),
+        }
+
 
 def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     """The profile the binding asked for, then a safer one: no indirect-jump resolution, no data
@@ -501,6 +555,7 @@ def main() -> int:
         "analyze": analysis.analyze,
         "disassemble": analysis.disassemble,
         "decompile": analysis.decompile,
+        "boundary": analysis.boundary,
     }
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:

@@ -19,6 +19,7 @@ from rea.catalog import web as _web
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
 from rea.catalog import native_surface as _native_surface
+from rea.catalog import native_analyses as _native_analyses
 from rea.catalog import session_tools as _session
 from rea.catalog import setup_commands as _setup
 from rea.catalog import views as _views
@@ -28,6 +29,7 @@ _FAMILIES = (
     _session,
     _native,
     _native_surface,
+    _native_analyses,
     _artifacts,
     _javascript,
     _javascript_runtime,

@@ -103,13 +103,18 @@ def name_at(snapshot: Mapping[str, Any], address: str) -> dict[str, Any] | None:
     return None
 
 
+def _instruction(site: Mapping[str, Any]) -> str:
+    """The call instruction of a call site (snapshots cached before it was recorded name the block)."""
+    return str(site.get("instruction") or site["site"])
+
+
 def incoming(snapshot: Mapping[str, Any], address: str) -> list[dict[str, Any]]:
     """Every recorded reference to `address`: call sites and data references."""
     refs = []
     for p in procedures(snapshot):
         for site in p["call_sites"]:
             if site["target"] == address:
-                refs.append({"from": site["site"], "from_procedure": p["address"], "to": address, "kind": "call"})
+                refs.append({"from": _instruction(site), "from_procedure": p["address"], "to": address, "kind": "call"})
     for ref in snapshot.get("data_references", ()):
         if ref["to"] == address:
             refs.append(dict(ref))
@@ -118,7 +123,7 @@ def incoming(snapshot: Mapping[str, Any], address: str) -> list[dict[str, Any]]:
 
 def outgoing(snapshot: Mapping[str, Any], procedure: Mapping[str, Any]) -> list[dict[str, Any]]:
     refs = [
-        {"from": s["site"], "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
+        {"from": _instruction(s), "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
         for s in procedure["call_sites"]
     ]
     refs += [dict(r) for r in snapshot.get("data_references", ()) if r.get("from_procedure") == procedure["address"]]

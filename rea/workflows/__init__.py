@@ -28,6 +28,7 @@ from rea.workflows import managed as _managed
 from rea.workflows import managed_derived as _managed_derived
 from rea.workflows import native as _native
 from rea.workflows import native_surface as _native_surface
+from rea.workflows import native_analyses as _native_analyses
 from rea.workflows import session_tools as _session
 from rea.workflows import views as _views
 from rea.workflows.derived import checkpointed
@@ -36,6 +37,7 @@ _FAMILIES = (
     _session,
     _native,
     _native_surface,
+    _native_analyses,
     _artifacts,
     _javascript,
     _javascript_runtime,
@@ -98,7 +100,9 @@ def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., 
 # derived comparisons and views: a checkpoint before computing and before publication (the spec's
 # "cannot race with successful Evidence")
 _PLAIN: Mapping[str, Callable[..., Any]] = {name: fn for f in _FAMILIES for name, fn in f.PROGRAMS.items()}
-DERIVED = tuple(sorted(n for n in _PLAIN if n.startswith("compare_") or n == "inspect_analysis_view"))
+DERIVED = tuple(
+    sorted(n for n in _PLAIN if n.startswith("compare_") or n in ("inspect_analysis_view", "build_call_path"))
+)
 PROGRAMS: Mapping[str, Callable[..., Any]] = {
     name: gated(BY_NAME[name], checkpointed(name, fn) if name in DERIVED else fn) for name, fn in _PLAIN.items()
 }

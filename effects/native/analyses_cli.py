@@ -1,0 +1,124 @@
+"""`rea trace-feature`, `rea build-call-path`, `rea inspect-native-api`: open the binary on a one-shot
+connection, then ask (build-call-path first analyses the functions whose dossiers it reads)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from effects.commands import ToolCommand
+from effects.native.cli import _binary, _opened, _result
+
+
+def _feature(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("query", help="literal text to find in strings and procedure names")
+    parser.add_argument("--case-sensitive", action="store_true")
+    parser.add_argument("--limit", type=int, default=20, help="most matches and references (1..100)")
+    parser.add_argument("--max-operations", type=int, default=20, help="read budget (1..100)")
+
+
+def _render_feature(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    lines = [f"{m['type']:<9} {m['address']}  {m['value']!r}" for m in r["matches"]]
+    for ref in r["references"]:
+        held = ref["containing_procedure"]
+        where = held["procedure"]["name"] if held["found"] else held["reason"]
+        lines.append(f"  {ref['source_address']} -> {ref['target_address']}  in {where}")
+    lines.append(f"{r['operations_used']}/{r['operation_budget']} operations")
+    lines += [f"  unread: {u}" for u in r["residual_unknowns"]]
+    return "\n".join(lines)
+
+
+def _path(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("start", help="start procedure (address or exact name)")
+    parser.add_argument("goal", help="goal procedure (address or exact name)")
+    parser.add_argument("--through", nargs="*", default=[], help="other functions whose dossiers the paths may use")
+    parser.add_argument("--max-depth", type=int, default=8)
+    parser.add_argument("--max-paths", type=int, default=10)
+
+
+def _address_of(replies: list[Any], index: int) -> str:
+    return str(replies[index]["normalized_result"]["procedure"]["address"])
+
+
+def _path_steps(ns: argparse.Namespace) -> Any:
+    functions = [ns.start, *ns.through, ns.goal]
+    first = 1  # the open_binary reply comes first
+
+    def ask(replies: list[Any]) -> Mapping[str, Any]:
+        dossiers = replies[first : first + len(functions)]
+        return {
+            "functions": [{"kind": "retained-evidence", "evidence_id": d["evidence_id"]} for d in dossiers],
+            "start": {"address": _address_of(replies, first)},
+            "goal": {"address": _address_of(replies, first + len(functions) - 1)},
+            "max_depth": ns.max_depth,
+            "max_paths": ns.max_paths,
+        }
+
+    analysed = [("analyze_function", {"procedure": f}) for f in functions]
+    return _opened(ns, *analysed, ("build_call_path", ask))  # type: ignore[arg-type]
+
+
+def _render_paths(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    lines = [f"{r['start']} -> {r['goal']}: {r['status']}"]
+    for p in r["paths"]["items"]:
+        lines.append(f"  {p['hops']} hops: " + " -> ".join(n["name"] or n["address"] for n in p["nodes"]))
+    lines += [f"  note: {n}" for n in r["limitations"]]
+    return "\n".join(lines)
+
+
+def _api(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("procedure", help="procedure start address (0x...) or exact name")
+
+
+def _render_api(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    b, p = r["boundary"], r["procedure"]
+    if not b["available"]:
+        return f"{p['name']}@{p['address']}: boundary unavailable ({b['reason']})"
+    params = ", ".join(f"{x['data_type']} {x['name'] or '?'} [{x['storage'] or '?'}]" for x in b["parameters"])
+    lines = [f"{p['name']}@{p['address']}: {b['return_type']['data_type']} ({params})  {b['calling_convention']}"]
+    for table in b["jump_tables"]:
+        lines.append(f"  jump table at {table['dispatch_address']}: {len(table['mappings'])} targets")
+    return "\n".join(lines)
+
+
+COMMANDS = (
+    ToolCommand(
+        name="trace-feature",
+        help="literal matches in strings and procedure names, traced through their references",
+        configure=_feature,
+        steps=lambda ns: _opened(
+            ns,
+            (
+                "trace_feature",
+                {
+                    "query": ns.query,
+                    "case_sensitive": ns.case_sensitive,
+                    "limit": ns.limit,
+                    "max_operations": ns.max_operations,
+                },
+            ),
+        ),
+        render=_render_feature,
+    ),
+    ToolCommand(
+        name="inspect-native-api",
+        help="calling convention, parameters and jump tables of one procedure",
+        configure=_api,
+        steps=lambda ns: _opened(ns, ("inspect_native_api", {"procedure": ns.procedure})),
+        render=_render_api,
+    ),
+    ToolCommand(
+        name="build-call-path",
+        help="call paths between two functions from their analyze_function dossiers",
+        configure=_path,
+        steps=_path_steps,
+        render=_render_paths,
+    ),
+)

@@ -1,0 +1,58 @@
+"""Contracts of the native analyses: trace_feature, inspect_native_api (the angr provider) and
+build_call_path (derived from supplied analyze_function Evidence, no provider)."""
+
+from __future__ import annotations
+
+from rea.catalog.contract import ToolContract
+from rea.wire import native_analyses as w
+from rea.wire.tool import evidence_tool
+
+_READ = {"mutatesSession", "launchesProcess", "idempotent"}
+_REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
+
+TOOLS: tuple[ToolContract, ...] = (
+    evidence_tool(
+        "trace_feature",
+        "Trace Feature",
+        "Find a literal in string values and procedure names, then the instructions that reference each match "
+        "and the procedures holding them, within an operation budget (one read per 500-row page, reference "
+        "lookup and containing-procedure resolution). truncated and residual_unknowns say what a budget or "
+        "limit left unread.",
+        args=w.FeatureArgs,
+        result=w.FeatureTrace,
+        surface="enhanced",
+        examples=[{"query": "license", "case_sensitive": False, "limit": 20, "max_operations": 20}],
+        effects=_READ,
+        needs="provider",
+    ),
+    evidence_tool(
+        "inspect_native_api",
+        "Inspect Native API",
+        "The calling boundary of one procedure as angr's decompiler recovered it: calling convention, return "
+        "type and parameters with their storage (inferred types, marked as reconstruction) and the jump tables "
+        "CFGFast resolved in it, slot by slot. An import, a thunk or a procedure over max_instructions answers "
+        "an unavailable boundary with the reason and residual unknowns.",
+        args=w.NativeApiArgs,
+        result=w.NativeApi,
+        surface="enhanced",
+        examples=[{"procedure": "main", "max_pseudocode_chars": 20000, "max_instructions": 500}],
+        effects=_READ,
+        needs="provider",
+    ),
+    evidence_tool(
+        "build_call_path",
+        "Build Call Path",
+        "Direct-callee paths from start to goal reconstructed from the analyze_function Evidence you supply "
+        "(inline or retained references; one per function a path may cross), shortest first and paged. "
+        "not_found only when the search was exhaustive; a reachable function without a dossier or with "
+        "incomplete callee coverage leaves the answer unknown; truncated when enumeration was capped.",
+        args=w.CallPathArgs,
+        result=w.CallPaths,
+        surface="enhanced",
+        examples=[{"functions": [_REF], "start": {"address": "0x1000"}, "goal": {"address": "0x1040"}}],
+        effects={"mutatesSession", "idempotent"},
+        needs="nothing",
+    ),
+)
+
+CLI_COMMANDS = ("build-call-path", "inspect-native-api", "trace-feature")

@@ -1,0 +1,148 @@
+"""Programs of the native analyses: trace_feature and inspect_native_api over the angr snapshot and
+engine, build_call_path over the analyze_function Evidence the caller supplies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from returns.pipeline import is_successful
+from returns.result import Success
+
+from rea.effect_types import ToolProgram
+from rea.errors import ReaError, invalid_request
+from rea.evidence import Evidence, Provider, create_evidence
+from rea.native import api, callpath, feature
+from rea.native.addresses import normalize
+from rea.program import Context, Outcome, failed
+from rea.session import Session, record, resolve
+from rea.wire.convert import to_wire
+from rea.workflows import native as base
+
+Args = Mapping[str, Any]
+PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction", version="1")
+STATIC = "Static call edges from the supplied dossiers; a path is possible control flow, never an observed run."
+
+
+def trace_feature(session: Session, args: Args, ctx: Context) -> base.Steps:
+    facts = yield from base._facts(session, "cfg")
+    if not is_successful(facts):
+        return failed(session, facts.failure())
+    snapshot = facts.unwrap()
+    return base._evidence(session, snapshot, "trace_feature", args, feature.trace(snapshot, args))
+
+
+# ------------------------------------------------------------ build_call_path
+
+
+def _dossiers(session: Session, args: Args) -> tuple[list[Evidence], dict[str, callpath.Dossier]] | ReaError:
+    evidence: list[Evidence] = []
+    dossiers: dict[str, callpath.Dossier] = {}
+    for index, item in enumerate(args["functions"]):
+        where = f"functions[{index}]"
+        found = resolve(session, item, where)
+        if not is_successful(found):
+            return found.failure()
+        record_ = found.unwrap()
+        if record_.operation != "analyze_function":
+            return invalid_request(
+                f"{where} is {record_.operation} Evidence; build_call_path reads analyze_function dossiers",
+                field=where,
+                accepted="analyze_function Evidence, inline or as a retained reference",
+            )
+        if evidence and (record_.subject, record_.provider) != (evidence[0].subject, evidence[0].provider):
+            first, this = evidence[0], record_
+            if (this.subject and this.subject.sha256) != (first.subject and first.subject.sha256):
+                return invalid_request("the dossiers mix binaries", field=where, accepted="dossiers of one binary")
+            if this.provider != first.provider:
+                return invalid_request("the dossiers mix providers", field=where, accepted="dossiers of one provider")
+        made = callpath.dossier(record_.evidence_id, record_.normalized_result)
+        if isinstance(made, str):
+            return invalid_request(made, field=where, accepted="analyze_function Evidence")
+        if made.address in dossiers and dossiers[made.address].evidence_id != made.evidence_id:
+            return invalid_request(
+                f"two dossiers describe {made.address}", field=where, accepted="one dossier per function"
+            )
+        dossiers[made.address] = made
+        evidence.append(record_)
+    return evidence, dossiers
+
+
+def _endpoint(args: Args, name: str) -> str:
+    canonical = normalize(args[name]["address"])
+    assert canonical is not None  # the schema's pattern admits only hex
+    return canonical
+
+
+def build_call_path(session: Session, args: Args, ctx: Context) -> Outcome:
+    got = _dossiers(session, args)
+    if isinstance(got, ReaError):
+        return failed(session, got)
+    sources, dossiers = got
+    start, goal = _endpoint(args, "start"), _endpoint(args, "goal")
+    if start not in dossiers:
+        return failed(
+            session,
+            invalid_request(
+                f"no analyze_function Evidence was supplied for start {start}",
+                field="functions",
+                accepted="include the start function's analyze_function Evidence",
+            ),
+        )
+    built = callpath.build(dossiers, start, goal, args)
+    if isinstance(built, str):
+        return failed(session, invalid_request(built, field="functions", accepted="fewer dossiers"))
+    created = create_evidence(
+        provider=PATH_PROVIDER,
+        operation="build_call_path",
+        parameters={**{k: v for k, v in args.items() if k != "functions"}, "functions": list(built.evidence_links)},
+        normalized_result=to_wire(built),
+        confidence="derived",
+        authority="analyst-inference",
+        limitations=[STATIC],
+        evidence_links=list(built.evidence_links),
+        subject=sources[0].subject,
+    )
+    if not is_successful(created):
+        return failed(session, created.failure())
+    evidence = created.unwrap()
+    return Outcome(session=record(session, (*sources, evidence)), reply=Success(evidence.to_json()))
+
+
+# ------------------------------------------------------- inspect_native_api
+
+# worker refusals that mean "no boundary here", answered as an unavailable boundary rather than an error
+_NO_BOUNDARY = ("capability_unavailable", "execution_failure")
+
+
+def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps:
+    found = yield from base._cfg_procedure(session, args)
+    if not is_successful(found):
+        return failed(session, found.failure())
+    snapshot, proc = found.unwrap()
+    where = ({"kind": "address", "address": proc["address"]},)
+    facts, reason, count = None, f"a {proc['kind']} has no body of its own here", 0
+    if proc["kind"] == "function":
+        listing = yield from base._ask(session, "disassemble", {"address": proc["address"], "size": proc["size"]})
+        if not is_successful(listing):
+            return failed(session, listing.failure())
+        count = len(listing.unwrap()["instructions"])
+        if count > args["max_instructions"]:
+            reason = f"{count} instructions exceed max_instructions={args['max_instructions']}"
+        else:
+            got = yield from base._ask(session, "boundary", {"address": proc["address"]})
+            if is_successful(got):
+                facts = got.unwrap()
+            elif got.failure().code in _NO_BOUNDARY:
+                reason = got.failure().message
+            else:
+                return failed(session, got.failure())
+    result = api.answer(proc, facts, reason, count)
+    return base._evidence(session, snapshot, "inspect_native_api", args, result, locations=where)
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "inspect_native_api": inspect_native_api,
+    "trace_feature": trace_feature,
+    "build_call_path": build_call_path,
+}

@@ -97,6 +97,7 @@ LAZY_FAMILIES = (
     "effects.javascript.devtools",
     "effects.managed.reader",
     "effects.android.runtime",
+    "effects.adb.host",
     "effects.layout.runtime",
     "effects.layout.core_read",
     "effects.layout.plist_read",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
+from rea.adb.effects import AdbExchange
 from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
@@ -83,6 +84,7 @@ AnyEffect: TypeAlias = (
     | AndroidQuery
     | ProbeClient
     | DecodeResources
+    | AdbExchange
     | ReadBinaryLayout
     | ReadArchitectures
     | ReadMacho
@@ -129,6 +131,7 @@ MEMBERS: tuple[type, ...] = (
     AndroidQuery,
     ProbeClient,
     DecodeResources,
+    AdbExchange,
     ReadBinaryLayout,
     ReadArchitectures,
     ReadMacho,

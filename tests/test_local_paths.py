@@ -26,7 +26,8 @@ NOT_HOST_PATHS = {
     "right_module_path",
     "expected_server_path",
     "relative_path",
-}  # relative_path: inside a bundle
+    "device_path",
+}  # relative_path: inside a bundle; device_path: on an attached Android device (the adb tools)
 
 HOSTILE = ["main", "ev_" + "f" * 64, "./x.json", "\u202eevil.json", "/tmp/a\u202egpj.exe", "/tmp/x\x00y", "/tmp/a\nb"]
 

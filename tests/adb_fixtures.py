@@ -3,12 +3,13 @@
 It stands in for a device that cannot exist on this host (no emulator, no USB): it answers
 `host:version`, `host:devices-l`, `host:transport:SERIAL`, then `shell:CMD` / `exec:CMD`
 with the text a device printed for CMD (recorded below from real Android 14 output forms),
-and `sync:` RECV of files it holds. Unknown commands answer what a device's shell says.
+and `sync:` RECV of files it holds and SEND into them. Unknown commands answer what a device's shell says.
 The server runs in a thread of the test process and listens until `close()`.
 """
 
 from __future__ import annotations
 
+import hashlib
 import socket
 import struct
 import threading
@@ -101,13 +102,27 @@ class FakeAdbServer:
             return
         kind, _, command = service.partition(":")
         conn.sendall(b"OKAY")
-        conn.sendall(
-            self.shell.get(command, f"/system/bin/sh: {command.split()[0]}: inaccessible or not found\n".encode())
-        )
+        conn.sendall(self.shell.get(command) or self._computed(command))
+
+    def _computed(self, command: str) -> bytes:
+        """What toybox prints for the commands whose answer depends on the files pushed so far."""
+        words = command.split()
+        if words[:1] == ["sha256sum"] and words[1] in self.files:
+            return f"{hashlib.sha256(self.files[words[1]]).hexdigest()}  {words[1]}\n".encode()
+        if words[:2] == ["[", "-e"]:
+            return b"present\n" if words[2] in self.files else b"absent\n"
+        return f"/system/bin/sh: {words[0] if words else ''}: inaccessible or not found\n".encode()
 
     def _sync(self, conn: socket.socket) -> None:
         head = self._read(conn, 8)
         path = self._read(conn, struct.unpack("<I", head[4:])[0]).decode()
+        if head[:4] == b"SEND":  # `path,mode`, then DATA chunks until DONE
+            data = b""
+            while (chunk := self._read(conn, 8))[:4] == b"DATA":
+                data += self._read(conn, struct.unpack("<I", chunk[4:])[0])
+            self.files[path.rsplit(",", 1)[0]] = data
+            conn.sendall(b"OKAY" + struct.pack("<I", 0))
+            return
         if head[:4] != b"RECV":
             return
         data = self.files.get(path)

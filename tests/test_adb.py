@@ -70,6 +70,8 @@ SHELL = {
     ),
     "ls -la /nope": b"ls: /nope: No such file or directory\n",
     "screencap -p": _png(3, 2),
+    "am force-stop com.example.app": b"",
+    "pm uninstall com.example.gone": b"Failure [DELETE_FAILED_INTERNAL_ERROR]\n",
 }
 FILES = {"/data/local/tmp/app.db": b"SQLite format 3\x00" + bytes(range(256)) * 300}
 
@@ -276,3 +278,37 @@ def test_read_only_tools_parse_a_device_s_real_output_forms(tmp_path, fake):
     # and the CLI: text and JSON
     text = rea("list-adb-packages", SERIAL, "--scope", "third_party", ADB_SERVER_SOCKET=fake.socket_spec)
     assert text.returncode == 0 and "com.example.app" in text.stdout and "coverage: partial" in text.stdout
+
+
+@pytest.mark.slow
+def test_push_checks_the_device_digest_and_refuses_to_overwrite(tmp_path, fake):
+    local = tmp_path / "frida-server"
+    local.write_bytes(bytes(range(256)) * 700)  # more than one 64 KiB sync chunk
+    push = {"serial": SERIAL, "local_path": str(local), "device_path": "/data/local/tmp/frida-server"}
+    out = calls(
+        [
+            ("first", "push_adb_file", push),
+            ("again", "push_adb_file", push),
+            ("replace", "push_adb_file", {**push, "overwrite": True}),
+            ("stop", "stop_adb_app", {"serial": SERIAL, "package": "com.example.app"}),
+            ("refused", "uninstall_adb_package", {"serial": SERIAL, "package": "com.example.gone"}),
+        ],
+        ADB_SERVER_SOCKET=fake.socket_spec,
+    )
+    first = out["first"][1]["normalized_result"]
+    digest = hashlib.sha256(local.read_bytes()).hexdigest()
+    assert fake.files["/data/local/tmp/frida-server"] == local.read_bytes()
+    assert (first["sha256"], first["device_sha256"], first["device_digest_source"]) == (
+        digest,
+        digest,
+        "device_sha256sum",
+    )
+    assert first["overwritten"] is False and first["bytes"] == local.stat().st_size
+    assert out["again"][0] and out["again"][1]["details"]["field"] == "overwrite"
+    assert out["replace"][1]["normalized_result"]["overwritten"] is True
+    assert out["stop"][1]["normalized_result"]["package_name"] == "com.example.app"
+    refused = out["refused"][1]
+    assert (
+        refused["code"] == "execution_failure"
+        and "DELETE_FAILED_INTERNAL_ERROR" in refused["details"]["device_verdict"]
+    )

@@ -152,6 +152,22 @@ class ActivityArgs(SerialArgs):
 
 
 @attrs.frozen(kw_only=True)
+class OnDevice:
+    """What every device result starts with: the adb client REA ran and the device's serial."""
+
+    client: AdbClient = field("")
+    serial: str = field("", minLength=1)
+
+
+@attrs.frozen(kw_only=True)
+class Listed(OnDevice):
+    """A listing: the lines the reader could not read are kept (coverage partial)."""
+
+    unparsed_lines: tuple[str, ...] = field("")
+    coverage: Coverage = field("")
+
+
+@attrs.frozen(kw_only=True)
 class Device:
     serial: str = field("", minLength=1)
     state: str = field("device, offline, unauthorized, ...", minLength=1)
@@ -186,9 +202,7 @@ class Property:
 
 
 @attrs.frozen(kw_only=True)
-class DeviceResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class DeviceResult(OnDevice):
     properties: tuple[Property, ...] = field("The whitelisted getprop values the device reported")
     property_count: int = field("", minimum=0)
     emulator_observed: bool | None = field("ro.kernel.qemu, null when absent")
@@ -201,13 +215,9 @@ class PackageRow:
 
 
 @attrs.frozen(kw_only=True)
-class PackagesResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class PackagesResult(Listed):
     scope: Scope = field("")
     packages: tuple[PackageRow, ...] = field("")
-    unparsed_lines: tuple[str, ...] = field("")
-    coverage: Coverage = field("")
 
 
 @attrs.frozen(kw_only=True)
@@ -229,9 +239,7 @@ class PullFailure:
 
 
 @attrs.frozen(kw_only=True)
-class PullPackageResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class PullPackageResult(OnDevice):
     package_name: str = field("", pattern=PACKAGE_PATTERN)
     output_directory: str = field("", minLength=1)
     artifacts: tuple[PulledArtifact, ...] = field("")
@@ -240,9 +248,7 @@ class PullPackageResult:
 
 
 @attrs.frozen(kw_only=True)
-class LogcatResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class LogcatResult(OnDevice):
     count: int = field("", minimum=1)
     buffer: Buffer = field("")
     pid: int | None = field("", minimum=1)
@@ -252,9 +258,7 @@ class LogcatResult:
 
 
 @attrs.frozen(kw_only=True)
-class InstalledPackageResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class InstalledPackageResult(OnDevice):
     package_name: str = field("", pattern=PACKAGE_PATTERN)
     version_name: str | None = field("")
     version_code: int | None = field("")
@@ -268,9 +272,7 @@ class InstalledPackageResult:
 
 
 @attrs.frozen(kw_only=True)
-class PullFileResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class PullFileResult(OnDevice):
     device_path: str = field("", minLength=1)
     local_path: str = field("", minLength=1)
     bytes: int = field("", minimum=0)
@@ -278,9 +280,7 @@ class PullFileResult:
 
 
 @attrs.frozen(kw_only=True)
-class PushFileResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class PushFileResult(OnDevice):
     local_path: str = field("", minLength=1)
     device_path: str = field("", minLength=1)
     bytes: int = field("", minimum=0)
@@ -291,9 +291,7 @@ class PushFileResult:
 
 
 @attrs.frozen(kw_only=True)
-class ScreenResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class ScreenResult(OnDevice):
     local_path: str = field("", minLength=1)
     bytes: int = field("", minimum=0)
     sha256: str = field("", pattern=_SHA)
@@ -312,13 +310,9 @@ class Process:
 
 
 @attrs.frozen(kw_only=True)
-class ProcessesResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class ProcessesResult(Listed):
     columns: str | None = field("The header line ps printed")
     processes: tuple[Process, ...] = field("")
-    unparsed_lines: tuple[str, ...] = field("")
-    coverage: Coverage = field("")
 
 
 @attrs.frozen(kw_only=True)
@@ -334,13 +328,9 @@ class DirectoryEntry:
 
 
 @attrs.frozen(kw_only=True)
-class DirectoryResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class DirectoryResult(Listed):
     device_path: str = field("", minLength=1)
     entries: tuple[DirectoryEntry, ...] = field("")
-    unparsed_lines: tuple[str, ...] = field("")
-    coverage: Coverage = field("")
 
 
 @attrs.frozen(kw_only=True)
@@ -350,12 +340,8 @@ class Feature:
 
 
 @attrs.frozen(kw_only=True)
-class FeaturesResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class FeaturesResult(Listed):
     features: tuple[Feature, ...] = field("")
-    unparsed_lines: tuple[str, ...] = field("")
-    coverage: Coverage = field("")
 
 
 @attrs.frozen(kw_only=True)
@@ -365,12 +351,8 @@ class Service:
 
 
 @attrs.frozen(kw_only=True)
-class ServicesResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class ServicesResult(Listed):
     services: tuple[Service, ...] = field("")
-    unparsed_lines: tuple[str, ...] = field("")
-    coverage: Coverage = field("")
 
 
 @attrs.frozen(kw_only=True)
@@ -380,9 +362,7 @@ class Size:
 
 
 @attrs.frozen(kw_only=True)
-class DisplayResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class DisplayResult(OnDevice):
     physical_size: Size = field("")
     override_size: Size | None = field("")
     physical_density: int | None = field("", minimum=1)
@@ -390,18 +370,14 @@ class DisplayResult:
 
 
 @attrs.frozen(kw_only=True)
-class WindowResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class WindowResult(OnDevice):
     focused_window: str | None = field("")
     focused_app: str | None = field("")
     observed_lines: tuple[str, ...] = field("")
 
 
 @attrs.frozen(kw_only=True)
-class SettingResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class SettingResult(OnDevice):
     namespace: Namespace = field("")
     key: str = field("", minLength=1)
     value: str | None = field("")
@@ -409,9 +385,7 @@ class SettingResult:
 
 
 @attrs.frozen(kw_only=True)
-class BugreportResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class BugreportResult(OnDevice):
     local_path: str = field("", minLength=1)
     bytes: int = field("", minimum=0)
     sha256: str = field("", pattern=_SHA)
@@ -419,9 +393,7 @@ class BugreportResult:
 
 
 @attrs.frozen(kw_only=True)
-class ResolveResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class ResolveResult(OnDevice):
     query: str = field("", minLength=1)
     matches: tuple[PackageRow, ...] = field("")
     exact_match: bool = field("")
@@ -429,9 +401,7 @@ class ResolveResult:
 
 
 @attrs.frozen(kw_only=True)
-class InstallResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class InstallResult(OnDevice):
     apk_path: str = field("", minLength=1)
     bytes: int = field("", minimum=0)
     sha256: str = field("", pattern=_SHA)
@@ -439,25 +409,19 @@ class InstallResult:
 
 
 @attrs.frozen(kw_only=True)
-class PackageVerdictResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class PackageVerdictResult(OnDevice):
     package_name: str = field("", pattern=PACKAGE_PATTERN)
 
 
 @attrs.frozen(kw_only=True)
-class StartAppResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class StartAppResult(OnDevice):
     package_name: str = field("", pattern=PACKAGE_PATTERN)
     component: str = field("", minLength=1)
     started_activity: str | None = field("")
 
 
 @attrs.frozen(kw_only=True)
-class StartActivityResult:
-    client: AdbClient = field("")
-    serial: str = field("", minLength=1)
+class StartActivityResult(OnDevice):
     action: str = field("", minLength=1)
     data_uri: str | None = field("")
     component: str | None = field("")

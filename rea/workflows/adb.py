@@ -266,12 +266,21 @@ def _local(directory: str, name: str) -> str:
     return posixpath.join(directory, name)
 
 
+Pulled = Generator[AnyEffect, Any, Result[dict[str, Any], ReaError]]
+
+
+def _pull(args: Mapping[str, Any], device_path: str, target: str, max_bytes: int = 4 << 30) -> Pulled:
+    """sync RECV of one device file into the new local file `target`: {local_path, bytes, sha256}."""
+    got = yield from _steps(args, AdbStep(kind="pull", device_path=device_path, local_path=target, max_bytes=max_bytes))
+    return got.map(lambda outs: outs[0])
+
+
 def _pull_file(args: Mapping[str, Any], client: AdbClient) -> Body:
     target = _local(args["output_directory"], posixpath.basename(args["device_path"].rstrip("/")) or "root")
-    got = yield from _steps(args, AdbStep(kind="pull", device_path=args["device_path"], local_path=target))
+    got = yield from _pull(args, args["device_path"], target)
     if not is_successful(got):
         return Failure(got.failure())
-    out = got.unwrap()[0]
+    out = got.unwrap()
     record = w.PullFileResult(
         client=client,
         serial=args["serial"],
@@ -297,11 +306,11 @@ def _pull_package(args: Mapping[str, Any], client: AdbClient) -> Body:
     artifacts, failures = [], []
     for path in paths:
         name = posixpath.basename(path)
-        got = yield from _steps(args, AdbStep(kind="pull", device_path=path, local_path=_local(folder, name)))
+        got = yield from _pull(args, path, _local(folder, name))
         if not is_successful(got):
             failures.append(w.PullFailure(device_path=path, stage="pull", message=got.failure().message))
             continue
-        out = got.unwrap()[0]
+        out = got.unwrap()
         artifacts.append(
             w.PulledArtifact(
                 device_path=path,
@@ -355,10 +364,10 @@ def _bugreport(args: Mapping[str, Any], client: AdbClient) -> Body:
     if reported is None:
         return Failure(_unreadable("bugreportz", "\n".join(said)))
     target = _local(args["output_directory"], posixpath.basename(reported))
-    got = yield from _steps(args, AdbStep(kind="pull", device_path=reported, local_path=target, max_bytes=4 << 30))
+    got = yield from _pull(args, reported, target)
     if not is_successful(got):
         return Failure(got.failure())
-    out = got.unwrap()[0]
+    out = got.unwrap()
     record = w.BugreportResult(
         client=client,
         serial=args["serial"],

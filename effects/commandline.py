@@ -17,6 +17,7 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
+from effects.adb import cli as adb_cli
 from effects.android import cli as android_cli
 from effects.batch import cli as batch_cli
 from effects import artifact_commands, call_command, prompt_commands, setup_command, view_commands
@@ -63,6 +64,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *javascript_runtime_cli.COMMANDS,
     *managed_cli.COMMANDS,
     *android_cli.COMMANDS,
+    *adb_cli.COMMANDS,
     *layout_cli.COMMANDS,
     *dylib_cli.COMMANDS,
     *apple_metadata_cli.COMMANDS,

@@ -97,6 +97,7 @@ LAZY_FAMILIES = (
     "effects.javascript.devtools",
     "effects.managed.reader",
     "effects.android.runtime",
+    "effects.adb.host",
     "effects.layout.runtime",
     "effects.apple_metadata.reader",
     "effects.native_runtime.observer",

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
+from rea.adb.effects import AdbExchange
 from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
 from rea.artifacts.model import ExtractArtifact, InventoryArtifact
 from rea.javascript.effects import ExtractFiles, ScanApplication
@@ -86,6 +87,7 @@ AnyEffect: TypeAlias = (
     | AndroidQuery
     | ProbeClient
     | DecodeResources
+    | AdbExchange
     | ReadBinaryLayout
     | ReadArchitectures
     | ReadMacho
@@ -136,6 +138,7 @@ MEMBERS: tuple[type, ...] = (
     AndroidQuery,
     ProbeClient,
     DecodeResources,
+    AdbExchange,
     ReadBinaryLayout,
     ReadArchitectures,
     ReadMacho,

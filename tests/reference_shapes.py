@@ -146,6 +146,32 @@ _APKTOOL = obj(command=STR, command_source={"enum": ["environment", "path"]}, ap
 _ADB = obj(
     binary_path=STR, path_source={"enum": ["environment", "path"]}, version=nullable(STR), installed_path=nullable(STR)
 )
+# src/contracts/adb/adbToolContracts.ts: the 23 device tools beside inspect_adb_client
+ADB_DEVICE_TOOLS = (
+    "list_adb_devices",
+    "inspect_adb_device",
+    "list_adb_packages",
+    "pull_adb_package",
+    "read_adb_logcat",
+    "inspect_adb_package",
+    "pull_adb_file",
+    "push_adb_file",
+    "capture_adb_screen",
+    "list_adb_processes",
+    "list_adb_directory",
+    "list_adb_features",
+    "list_adb_services",
+    "inspect_adb_display",
+    "inspect_adb_window",
+    "read_adb_setting",
+    "collect_adb_bugreport",
+    "resolve_adb_packages",
+    "install_adb_package",
+    "uninstall_adb_package",
+    "start_adb_app",
+    "start_adb_activity",
+    "stop_adb_app",
+)
 ANDROID: dict[str, Any] = {
     # src/domain/apktool/apktoolResourceAnalysis.ts, src/domain/adb/adbDeviceAnalysis.ts
     "inspect_apktool_client": obj(client=_APKTOOL),
@@ -167,6 +193,8 @@ ANDROID: dict[str, Any] = {
         coverage={"enum": ["complete", "partial"]},
     ),
     "inspect_adb_client": obj(client=_ADB, contacted_adb_server={"const": False}),
+    # never answered on this host (EXPECTED_ERRORS: no device); the client every adb result carries
+    **{name: obj(client=_ADB) for name in ADB_DEVICE_TOOLS},
     # src/domain/android/androidApplication.ts
     "project_android_application_graph": obj(
         projection_id={"type": "string", "pattern": "^adp_[a-f0-9]{64}$"},
@@ -1299,6 +1327,8 @@ EXPECTED_ERRORS = {
     "current_address": "capability_unavailable",
     "current_procedure": "capability_unavailable",
     "get_navigation_context": "capability_unavailable",
+    # no Android device can be attached here: every adb device tool answers typed unavailability (no_device_attached)
+    **{name: "capability_unavailable" for name in ADB_DEVICE_TOOLS},
     # macOS accessibility (and Hopper's Interface Builder metadata) do not exist on Linux: typed unavailability
     "observe_native_ui": "capability_unavailable",
     "capture_native_ui_scenario": "capability_unavailable",

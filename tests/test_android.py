@@ -484,6 +484,36 @@ def test_cli_commands(built):
     assert rea("inspect-android-package", "/nonexistent/x.apk").returncode == 1
 
 
+def dexdump_bridge_calls(dex: Path) -> list[tuple[str, str, str | None, str | None]]:
+    """(class, call, string argument, bridge object type) per loadLibrary/load/addJavascriptInterface/loadUrl
+    call, from dexdump -d: the const-string / new-instance that last set each argument register."""
+    calls = {
+        "Ljava/lang/System;.loadLibrary:": ("System.loadLibrary", 0),
+        "Ljava/lang/System;.load:": ("System.load", 0),
+        "Landroid/webkit/WebView;.addJavascriptInterface:": ("addJavascriptInterface", 2),
+        "Landroid/webkit/WebView;.loadUrl:": ("loadUrl", 1),
+    }
+    out, held, klass = [], {}, None
+    text = subprocess.run(["dexdump", "-d", str(dex)], capture_output=True, text=True, check=True).stdout
+    for line in text.splitlines():
+        if m := re.search(r"Class descriptor\s*:\s*'L([^;]+);'", line):
+            klass = m.group(1).replace("/", ".")
+        elif re.search(r"^\s+name\s+:", line):
+            held = {}
+        elif m := re.search(r"\|[0-9a-f]{4}: const-string(?:/jumbo)? (v\d+), \"(.*)\" //", line):
+            held[m.group(1)] = ("s", m.group(2))
+        elif m := re.search(r"\|[0-9a-f]{4}: new-instance (v\d+), L([^;]+);", line):
+            held[m.group(1)] = ("t", m.group(2).replace("/", "."))
+        elif m := re.search(r"\|[0-9a-f]{4}: invoke-\w+ \{([^}]*)\}, (\S+?:)", line):
+            if m.group(2) in calls:
+                kind, at = calls[m.group(2)]
+                regs = [r.strip() for r in m.group(1).split(",")]
+                arg = held.get(regs[at]) if at < len(regs) else None
+                obj = held.get(regs[1]) if kind == "addJavascriptInterface" else None
+                out.append((klass, kind, arg[1] if arg and arg[0] == "s" else None, obj[1] if obj else None))
+    return out
+
+
 def test_application_graph_from_inventory_pages_and_package(built):
     apk = str(built["apk"])
 
@@ -529,8 +559,23 @@ def test_application_graph_from_inventory_pages_and_package(built):
         n for n in digests if n.startswith("META-INF/")
     )
     assert r["runtime_families"] == ["dalvik-art", "native"]
-    assert [(b["managed_path"], b["native_path"], b["basis"]) for b in r["bridge_candidates"]] == [
-        ("classes.dex", lib, "jni-library-convention") for lib in libs
+    # bridge candidates from the bytecode scan, checked against dexdump -d's disassembly
+    truth = dexdump_bridge_calls(built["dex"])
+    assert r["bytecode_scan"] == {"status": "scanned", "total_calls": len(truth), "reason": None}
+    loaders = {(x["site"]["class_name"], x["call"], x["library_name"]) for x in r["native_loaders"]}
+    assert loaders == {(c, k, a) for c, k, a, _ in truth if k.startswith("System.")}
+    assert [
+        (b["managed_path"], b["native_path"], b["basis"], b["managed_class"], b["library_name"])
+        for b in r["bridge_candidates"]
+    ] == [
+        ("classes.dex", lib, "load-library-call", "com.example.demo.MainActivity", "native-lib") for lib in libs
+    ]  # WebShell's loadLibrary("crypto") names no shipped library: a loader, not a candidate
+    assert next(x for x in r["native_loaders"] if x["library_name"] == "crypto")["native_paths"] == []
+    assert [(j["site"]["class_name"], j["bridge_class"], j["interface_name"]) for j in r["javascript_bridges"]] == [
+        (c, b, a) for c, k, a, b in truth if k == "addJavascriptInterface"
+    ]
+    assert [(w["url"], w["asset_path"]) for w in r["webview_loads"]] == [
+        ("file:///android_asset/www/index.html", "assets/www/index.html")
     ]
     assert r["coverage"] == {"status": "complete-within-inventory", "inventory_complete": True}
     assert r["web_assets"] == [
@@ -543,6 +588,28 @@ def test_application_graph_from_inventory_pages_and_package(built):
     assert result(whole)["projection_id"] != r["projection_id"]  # no package Evidence: a different projection
     assert result(whole)["components"] == r["components"]
     error(wrong, "invalid_request")
+
+
+def test_application_graph_falls_back_to_paths_when_the_apk_changed(built, tmp_path):
+    copy = tmp_path / "copy.apk"
+    shutil.copy(built["apk"], copy)
+
+    async def main():
+        async with connect() as s:
+            await s.call_tool("open_binary", {"path": str(copy)})
+            inventory = await s.call_tool("inventory_artifact", {})
+            with open(copy, "ab") as handle:  # the bytes the inventory described are gone
+                handle.write(b"\0")
+            ref = {"kind": "retained-evidence", "evidence_id": inventory.structured_content["evidence_id"]}
+            r = await s.call_tool("project_android_application_graph", {"inventory_evidence": [ref]})
+            return r.is_error, r.structured_content
+
+    r = result(anyio.run(main))
+    assert (
+        r["bytecode_scan"]["status"] == "unavailable" and "changed since the inventory" in r["bytecode_scan"]["reason"]
+    )
+    assert {b["basis"] for b in r["bridge_candidates"]} == {"jni-library-convention"}
+    assert r["native_loaders"] == [] and any("path-based" in t for t in r["limitations"])
 
 
 def test_analysis_views_page_classes_and_methods(built):

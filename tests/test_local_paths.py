@@ -27,6 +27,7 @@ NOT_HOST_PATHS = {
     "right_module_path",
     "expected_server_path",
     "relative_path",  # inside a bundle
+    "device_path",  # on an attached Android device (the adb tools)
     "logical_paths",  # inside an archive
     "max_paths",  # a count
 }

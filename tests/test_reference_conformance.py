@@ -35,6 +35,8 @@ from web_fixtures import open_page
 from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
+from adb_fixtures import reserved_port
+from rea.catalog import adb_tools
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
 from test_javascript import APP, write_tree
 from test_javascript_runtime import Node
@@ -222,7 +224,20 @@ WEB = [
     "observe_web_execution",
     "observe_web_session",
 ]
-CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
+ADB = [row.name for row in adb_tools.ROWS]
+CASES = (
+    NATIVE
+    + ARTIFACTS
+    + JAVASCRIPT
+    + JAVASCRIPT_RUNTIME
+    + MANAGED
+    + ANDROID
+    + ADB
+    + LAYOUT
+    + WEB_NETWORK
+    + WEB
+    + SESSION
+)
 
 
 def ref(reply: dict[str, Any]) -> dict[str, Any]:
@@ -553,6 +568,26 @@ async def _android(apk: Path) -> dict[str, Any]:
     return replies
 
 
+async def _adb(root: Path) -> dict[str, Any]:
+    """Each adb device tool's own example, no device attached (no adb server listens on the reserved port)."""
+    closed = reserved_port()
+    try:
+        async with connect(ADB_SERVER_SOCKET=f"tcp:127.0.0.1:{closed.getsockname()[1]}") as s:
+            return {
+                name: await _call(
+                    s,
+                    name,
+                    {
+                        k: (str(root) if k.endswith(("_path", "_directory")) else v)
+                        for k, v in BY_NAME[name].input_schema["examples"][0].items()
+                    },
+                )
+                for name in ADB
+            }
+    finally:
+        closed.close()
+
+
 async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
     replies: dict[str, Any] = {}
     async with connect() as s:
@@ -596,6 +631,8 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_session, binary, root / "bundle.json"))
     if not android_fixtures.missing_tools():
         found.update(anyio.run(_android, android_fixtures.signed_apk(root / "android")))
+    if shutil.which("adb") is not None:
+        found.update(anyio.run(_adb, root))
     wat = root / "m.wat"
     wat.write_text('(module (func (export "f") (result i32) i32.const 1))')
     subprocess.run(["wat2wasm", str(wat), "-o", str(root / "m.wasm")], check=True, capture_output=True)

@@ -46,6 +46,15 @@ def test_the_rule_covers_the_closed_vocabulary_and_every_combination():
 
 
 ANNOTATION_EDITS = sorted(EDITS)  # overwriting or clearing analyst metadata
+# the contract's mutatesDevice tools: push, install, uninstall, start, stop
+ADB_MUTATING = {
+    "push_adb_file",
+    "install_adb_package",
+    "uninstall_adb_package",
+    "start_adb_app",
+    "start_adb_activity",
+    "stop_adb_app",
+}
 
 
 def test_every_catalog_tool_derives_its_hints_from_its_effects():
@@ -64,6 +73,7 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
         "capture_native_ui_scenario",
         "observe_web_execution",
         "observe_native_calls",
+        *ADB_MUTATING,
     }
 
 

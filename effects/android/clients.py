@@ -22,7 +22,12 @@ from rea.android.effects import DecodeResources, ProbeClient
 from rea.errors import ReaError
 
 CLIENTS = {
-    "adb": ("REA_ADB_PATH", "adb", ["version"], "apt-get install adb (Debian), or set REA_ADB_PATH to an absolute adb"),
+    "adb": (
+        "REA_ADB_PATH",
+        "adb",
+        ["version"],
+        "sh scripts/setup test (it runs apt-get install adb on Debian), or set REA_ADB_PATH to an absolute adb",
+    ),
     "apktool": (
         "REA_APKTOOL_COMMAND",
         "apktool",

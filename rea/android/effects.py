@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import attrs
 
-Operation = Literal["package", "classes", "class", "method", "references"]
+Operation = Literal["package", "classes", "class", "method", "references", "bridges"]
 
 
 @attrs.frozen(kw_only=True)

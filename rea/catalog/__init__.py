@@ -4,6 +4,7 @@ Each family module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
 subcommand names); adding a family is one line in _FAMILIES.
 """
 
+from rea.catalog import adb_tools as _adb
 from rea.catalog import android_tools as _android
 from rea.catalog import artifacts as _artifacts
 from rea.catalog import batch_commands as _batch
@@ -35,6 +36,7 @@ _FAMILIES = (
     _javascript_runtime,
     _managed,
     _android,
+    _adb,
     _layout,
     _apple_metadata,
     _native_runtime,

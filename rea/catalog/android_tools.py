@@ -159,9 +159,11 @@ PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
     (
         "Project one Android application from every page of its APK inventory Evidence (inventory_artifact or "
         "inspect_artifact, inline or retained): manifests, resources, DEX, JVM classes, native libraries, JavaScript "
-        "and signing entries with exact paths and hashes, runtime families, path-based managed-to-native bridge "
-        "candidates and embedded web assets with their HTML entry points. package_evidence (inspect_android_package "
-        "Evidence of the same APK) adds manifest components and deep links. Executes nothing."
+        "and signing entries with exact paths and hashes, runtime families, embedded web assets with their HTML entry "
+        "points, and from a scan of the DEX bytecode (the APK at the inventory's path, same digest): the classes "
+        "calling System.loadLibrary/load paired with the libraries they name, addJavascriptInterface bridges and "
+        "WebView.loadUrl targets (path-based candidates when the APK cannot be read). package_evidence "
+        "(inspect_android_package Evidence of the same APK) adds manifest components and deep links. Executes nothing."
     ),
     args=ProjectionArgs,
     result=ProjectionResult,

@@ -465,7 +465,7 @@ class DecodeResult:
 
 
 @attrs.frozen(kw_only=True)
-class ProjectionArgs:
+class ProjectionArgs(AndroidLimitArgs):
     inventory_evidence: tuple[Open, ...] = field(
         "Every page of one APK's inventory_artifact Evidence (or inspect_artifact Evidence), inline or retained",
         minItems=1,
@@ -477,6 +477,12 @@ class ProjectionArgs:
         default=None,
     )
     max_bridge_candidates: int = field("Bridge candidates kept (more: coverage partial)", default=10_000, minimum=0)
+    max_bridge_calls: int = field(
+        "Loader, JavaScript-bridge and loadUrl call sites the bytecode scan returns (more: a limitation)",
+        default=10_000,
+        minimum=0,
+        maximum=1_000_000,
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -511,7 +517,12 @@ class BridgeCandidate:
         "react-native-convention",
         "flutter-convention",
         "unity-convention",
-    ] = field("Why the pair is a candidate")
+        "load-library-call",
+    ] = field(
+        "Why the pair is a candidate (load-library-call: the managed class calls System.loadLibrary with its name)"
+    )
+    managed_class: str | None = field("The class whose method loads the library (bytecode scan)", omit_none=True)
+    library_name: str | None = field("The const-string passed to System.loadLibrary", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -536,6 +547,42 @@ class WebAsset:
 
 
 @attrs.frozen(kw_only=True)
+class CallSite:
+    class_name: str = field("Fully qualified class whose method makes the call")
+    method: str = field("Method name and DEX descriptor")
+    dex_path: str = field("The DEX member defining the class")
+
+
+@attrs.frozen(kw_only=True)
+class NativeLoader:
+    site: CallSite = field("")
+    call: Literal["System.loadLibrary", "System.load"] = field("")
+    library_name: str | None = field("The const-string argument; null when computed at run time")
+    native_paths: tuple[str, ...] = field("lib/<abi>/lib<name>.so entries of the APK it names (empty: not shipped)")
+
+
+@attrs.frozen(kw_only=True)
+class JavascriptBridge:
+    site: CallSite = field("")
+    bridge_class: str | None = field("The new-instance class passed as the bridge object; null when not local")
+    interface_name: str | None = field("The JavaScript name it is exposed as (const-string), or null")
+
+
+@attrs.frozen(kw_only=True)
+class WebViewLoad:
+    site: CallSite = field("")
+    url: str | None = field("The const-string URL passed to WebView.loadUrl, or null")
+    asset_path: str | None = field("The assets/ entry a file:///android_asset/ URL names, when the APK has it")
+
+
+@attrs.frozen(kw_only=True)
+class BytecodeScan:
+    status: Literal["scanned", "unavailable"] = field("scanned: every method of every DEX was read")
+    total_calls: int = field("Loader, bridge and loadUrl calls found", minimum=0)
+    reason: str | None = field("Why the APK could not be scanned (then candidates are path-based)")
+
+
+@attrs.frozen(kw_only=True)
 class ProjectionResult:
     projection_id: str = field("adp_ + SHA-256 of the projection", pattern="^adp_[a-f0-9]{64}$")
     root_sha256: str = field("", pattern=_SHA)
@@ -552,3 +599,7 @@ class ProjectionResult:
     application_components: tuple[Component, ...] = field("Manifest components (from package Evidence)")
     deep_links: tuple[DeepLink, ...] = field("")
     web_assets: tuple[WebAsset, ...] = field("Embedded web content; HTML pages are entry points")
+    bytecode_scan: BytecodeScan = field("The DEX scan the loaders and bridges come from")
+    native_loaders: tuple[NativeLoader, ...] = field("Every System.loadLibrary/System.load call site")
+    javascript_bridges: tuple[JavascriptBridge, ...] = field("Every WebView.addJavascriptInterface call site")
+    webview_loads: tuple[WebViewLoad, ...] = field("Every WebView.loadUrl call site")

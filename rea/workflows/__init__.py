@@ -14,6 +14,7 @@ from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
 from rea.program import Context, Outcome, failed
 from rea.session import Session
+from rea.workflows import adb as _adb
 from rea.workflows import android as _android
 from rea.workflows import artifacts as _artifacts
 from rea.workflows import javascript as _javascript
@@ -44,6 +45,7 @@ _FAMILIES = (
     _managed,
     _managed_derived,
     _android,
+    _adb,
     _layout,
     _apple_metadata,
     _native_runtime,

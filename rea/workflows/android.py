@@ -361,7 +361,32 @@ def _package_of(session: Session, value: Any, root_sha256: str) -> Result[Eviden
     return Success(evidence)
 
 
-def project_android_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+Scan = Generator[AnyEffect, Any, tuple[dict[str, Any] | None, str | None]]
+
+
+def _scan(subject: Subject | None, root_sha256: str, args: Mapping[str, Any]) -> Scan:
+    """The bridge calls of every DEX, from the APK the inventory was made of (same digest), or why not."""
+    if subject is None or subject.local_path is None:
+        return None, "the inventory names no local APK path"
+    identified = yield IdentifyTarget(path=subject.local_path)
+    if not is_successful(identified):
+        return None, f"{subject.local_path} is not readable now ({identified.failure().code})"
+    target: TargetFacts = identified.unwrap()
+    if target.sha256 != root_sha256:
+        return None, f"{subject.local_path} changed since the inventory (its SHA-256 differs)"
+    answer = yield AndroidQuery(
+        path=target.path,
+        sha256=target.sha256,
+        operation="bridges",
+        params={"max_calls": args["max_bridge_calls"]},
+        limits=_limits(args),
+    )
+    if not is_successful(answer):
+        return None, f"the DEX scan failed: {answer.failure().message}"
+    return answer.unwrap()["facts"], None
+
+
+def project_android_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
     pages = []
     for i, value in enumerate(args["inventory_evidence"]):
         page = _inventory_of(session, value, f"inventory_evidence[{i}]")
@@ -386,18 +411,25 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         return failed(session, package.failure())
     package_evidence = package.unwrap()
     ids = [e.evidence_id for e, _ in pages]
+    scan, reason = yield from _scan(pages[0][0].subject, first["root_sha256"], args)
     result = project(
         [inv for _, inv in pages],
         ids,
         None if package_evidence is None else package_evidence.normalized_result,
         None if package_evidence is None else package_evidence.evidence_id,
         args["max_bridge_candidates"],
+        scan=scan,
+        scan_reason=reason,
     )
     links = sorted({*ids, *([package_evidence.evidence_id] if package_evidence else [])})
     built = create_evidence(
         provider=PROJECTION_PROVIDER,
         operation="project_android_application_graph",
-        parameters={"max_bridge_candidates": args["max_bridge_candidates"], "source_evidence_ids": links},
+        parameters={
+            "max_bridge_candidates": args["max_bridge_candidates"],
+            "max_bridge_calls": args["max_bridge_calls"],
+            "source_evidence_ids": links,
+        },
         normalized_result=to_wire(result),
         subject=pages[0][0].subject,
         confidence="derived",

@@ -1,0 +1,1 @@
+"""The adb device tools: the adb host protocol's answers read purely (effects/adb does the IO)."""

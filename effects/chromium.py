@@ -79,8 +79,11 @@ class OwnedChromium:
         self.endpoint: Endpoint | None = None
         self.observation: dict[str, Any] | None = None
 
-    async def start(self, extra_args: Sequence[str] = (), url: str = "about:blank") -> Result[Endpoint, ReaError]:
-        binary = find_chromium()
+    async def start(
+        self, extra_args: Sequence[str] = (), url: str = "about:blank", executable: str | None = None
+    ) -> Result[Endpoint, ReaError]:
+        """Launch `executable` (the caller's choice) or the host's Chromium; answer its loopback endpoint."""
+        binary = executable or find_chromium()
         if binary is None:
             return Failure(unavailable(self.operation))
         self.profile = tempfile.mkdtemp(prefix="rea-chromium-")

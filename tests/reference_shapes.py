@@ -653,6 +653,55 @@ SIX: dict[str, Any] = {
         completeness={"type": "object", "required": ["status", "conditions"]},
         limitations=arr(STR),
     ),
+    # capture_browser_scenario (6.x domain/browserScenarioCapture.ts, browserScenarioCaptureValues.ts)
+    "capture_browser_scenario": obj(
+        schema_version={"const": 1},
+        browser=obj(
+            mode={"enum": ["launch", "connect"]},
+            process_ownership={"enum": ["provider-owned", "external"]},
+            cleanup={"enum": ["terminated-owned-process", "disconnected-external"]},
+            product=STR,
+            version=STR,
+        ),
+        scenario=obj(start_origin=STR, allowed_origins=arr(STR), action_count=INT, secret_references=arr(STR)),
+        duration_ms=INT,
+        steps=arr(
+            obj(
+                step_index=INT,
+                step_id=STR,
+                action=STR,
+                elapsed_ms=INT,
+                before_url=STR,
+                after_url=STR,
+                event_sequence_start=INT,
+                event_sequence_end=INT,
+                artifacts=obj(
+                    **{
+                        k: {"type": "object", "required": ["state"]}
+                        for k in ("screenshot", "dom", "accessibility", "url", "history", "storage")
+                    }
+                ),
+                completeness=obj(
+                    status={"enum": ["complete", "incomplete", "truncated"]},
+                    equality_eligible=BOOL,
+                    missing_sections=arr(STR),
+                    truncated_sections=arr(STR),
+                ),
+                status={"enum": ["completed", "failed", "cancelled"]},
+                error=nullable(STR),
+            )
+        ),
+        events=obj(
+            retained=INT, dropped=INT, items=arr({"type": "object", "required": ["sequence", "step_index", "kind"]})
+        ),
+        completeness=obj(
+            status={"enum": ["complete", "incomplete", "truncated"]},
+            equality_eligible=BOOL,
+            missing_sections=arr(STR),
+            truncated_sections=arr(STR),
+        ),
+        limitations=arr(STR),
+    ),
     "capture_web_screenshot": obj(
         schema_version={"const": 1},
         browser=_BROWSER,

@@ -209,6 +209,7 @@ WEB = [
     "inspect_web_event_listeners",
     "observe_web_execution",
     "observe_web_session",
+    "capture_browser_scenario",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
 
@@ -359,8 +360,14 @@ async def _web_network(root: Path) -> dict[str, Any]:
         }
 
 
-async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+async def _web(endpoint: str, target_id: str, url: str) -> dict[str, Any]:
     page = {"cdp_endpoint": endpoint, "target_id": target_id}
+    # the reference's example scenario (browserScenarioToolContracts.ts), launched here against the test page
+    scenario = {
+        "browser": {"mode": "launch", "executable_path": CHROMIUM},
+        "start_url": {"url": url, "query": []},
+        "actions": [{"step_id": "settle", "action": "wait_for_timeout", "duration_ms": 250}],
+    }
     async with connect() as s:
         return {
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
@@ -375,6 +382,7 @@ async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
             "observe_web_session": await _call(
                 s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
             ),
+            "capture_browser_scenario": await _call(s, "capture_browser_scenario", scenario),
         }
 
 
@@ -384,12 +392,9 @@ def _web_replies(root: Path) -> dict[str, Any]:
         return {}
     site, browser = Site(root), Browser()
     try:
-        target = open_page(
-            browser.endpoint,
-            site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>"),
-            "ref",
-        )
-        return anyio.run(_web, browser.endpoint, target)
+        url = site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>")
+        target = open_page(browser.endpoint, url, "ref")
+        return anyio.run(_web, browser.endpoint, target, url)
     finally:
         browser.close()
         site.close()

@@ -56,13 +56,14 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
     assert all(not c.mcp_annotations()["readOnlyHint"] for c in CATALOG if c.name in JAVASCRIPT)
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
     # they drop the ledger / replace a file / overwrite or clear analyst annotations / drive a foreign app's UI /
-    # reset a live page's V8 counters (mayDiscardData, as 6.x declares)
+    # reset a live page's V8 counters (mayDiscardData, as 6.x declares) / drive a page REA does not own
     assert destructive == {
         "close_binary",
         "export_evidence_bundle",
         *ANNOTATION_EDITS,
         "capture_native_ui_scenario",
         "observe_web_execution",
+        "capture_browser_scenario",
     }
 
 

@@ -64,6 +64,7 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
         "capture_native_ui_scenario",
         "observe_web_execution",
         "capture_browser_scenario",
+        "capture_electron_scenario",
     }
 
 

@@ -482,3 +482,128 @@ def test_over_mcp_and_cli(sites, tmp_path) -> None:
         [*rea_command(), "capture-browser-scenario", "{not json"], capture_output=True, text=True, env=env
     )
     assert broken.returncode != 0 and "not JSON" in broken.stdout + broken.stderr
+
+
+# ------------------------------------------------------------------ compare_web_captures
+
+STEADY = [
+    {"step_id": "see", "action": "wait_for", "locator": {"kind": "css", "selector": "#result"}, "state": "visible"}
+]
+STEADY_CAPTURE = {"at_end": ["url", "dom", "history"], "events": ["console"]}
+
+
+def _scenario(app: LoggedSite, **capture: Any) -> dict[str, Any]:
+    args = launch(app.origin + "/result.html", STEADY, capture={**STEADY_CAPTURE, **capture})
+    return _ok(args)["normalized_result"]
+
+
+def _compare(args: dict[str, Any]) -> dict[str, Any]:
+    reply, _ = call("compare_web_captures", args)
+    assert isinstance(reply, Success), reply
+    return dict(reply.unwrap()["normalized_result"])
+
+
+def test_scenario_comparison_is_unchanged_changed_or_unknown_from_the_evidence(sites, tmp_path) -> None:
+    app, _ = sites
+    first, second = _scenario(app), _scenario(app)
+    same = _compare({"before_scenario": first, "after_scenario": second})
+    assert same["overall_status"] == "unchanged" and same["alignment"]["status"] == "aligned"
+    assert same["normalization"]["built_in_rules"][0] == "ignore_step_elapsed_ms"
+    app.write("result.html", RESULT.replace("done", "done again"))
+    changed = _compare({"before_scenario": first, "after_scenario": _scenario(app)})
+    assert changed["overall_status"] == "changed"
+    last = changed["steps"][-1]
+    assert [(d["artifact"], d["status"]) for d in last["artifact_diffs"]] == [("dom", "changed")]
+    # a rule that maps the new text back makes them equal again, and is committed in the result
+    rule = {"rule_id": "r1", "artifacts": ["dom"], "match": "done again", "replacement": "done"}
+    app.write("result.html", RESULT.replace("done", "done again"))
+    normalized = _compare(
+        {"before_scenario": first, "after_scenario": _scenario(app), "normalization": {"rules": [rule]}}
+    )
+    assert normalized["overall_status"] == "unchanged" and normalized["normalization"]["rules"] == [rule]
+    # an event family the provider cannot observe leaves the capture incomplete: never unchanged
+    app.write("result.html", RESULT)
+    partial = _scenario(app, events=["console", "websockets"])
+    assert partial["completeness"]["equality_eligible"] is False
+    unknown = _compare({"before_scenario": first, "after_scenario": partial})
+    assert unknown["overall_status"] == "unknown"
+    # a step that is not on both sides is an alignment failure
+    shortened = {**second, "steps": [second["steps"][0], {**second["steps"][1], "step_id": "other"}]}
+    misaligned = _compare({"before_scenario": first, "after_scenario": shortened})
+    assert misaligned["overall_status"] == "unknown"
+    assert {f["code"] for f in misaligned["alignment"]["failures"]} == {"missing_before_step", "missing_after_step"}
+
+    # a capture that lost part of itself is refused, never compared (retained events without their items)
+    cut = {**first, "events": {**first["events"], "items": first["events"]["items"][1:]}}
+    reply, _ = call("compare_web_captures", {"before_scenario": cut, "after_scenario": second})
+    assert isinstance(reply, Failure) and reply.failure().details["field"] == "before_scenario"
+    lying = {**first, "steps": first["steps"][:1]}
+    reply, _ = call("compare_web_captures", {"before_scenario": first, "after_scenario": lying})
+    assert isinstance(reply, Failure) and "one entry per action" in reply.failure().message
+
+    async def main() -> tuple[Any, Any, Any]:
+        async with connect() as s:
+            ok = await s.call_tool("compare_web_captures", {"before_scenario": first, "after_scenario": second})
+            both = await s.call_tool(
+                "compare_web_captures",
+                {"before_scenario": first, "after_scenario": second, "before": {"inspection": {}}},
+            )
+            half = await s.call_tool("compare_web_captures", {"before_scenario": first})
+            return ok, both, half
+
+    ok, both, half = anyio.run(main)
+    assert evidence(ok)["normalized_result"]["overall_status"] == "unchanged"
+    assert error(both, "invalid_request")
+    assert error(half, "invalid_request")["details"]["field"] == "after_scenario"
+    (tmp_path / "a.json").write_text(json.dumps(first))
+    (tmp_path / "b.json").write_text(json.dumps(partial))
+    cli = subprocess.run(
+        [*rea_command(), "compare-web-captures", str(tmp_path / "a.json"), str(tmp_path / "b.json")],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    )
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    assert "overall unknown" in cli.stdout
+
+
+def test_passive_comparison_by_dimension(browser, sites, tmp_path) -> None:  # noqa: F811
+    app, _ = sites
+    a = open_page(browser.endpoint, app.origin + "/result.html", "result")
+    b = open_page(browser.endpoint, app.origin + "/form.html", "form")
+    try:
+        inspect = {"cdp_endpoint": browser.endpoint, "observation_ms": 0}
+        one = _ok_tool("inspect_web_page", {**inspect, "target_id": a})
+        again = _ok_tool("inspect_web_page", {**inspect, "target_id": a})
+        other = _ok_tool("inspect_web_page", {**inspect, "target_id": b})
+    finally:
+        close_page(browser.endpoint, a)
+        close_page(browser.endpoint, b)
+    same = _compare({"before": {"inspection": one}, "after": {"inspection": again}})
+    assert same["dimensions"]["dom_structure"]["status"] == "unchanged"
+    assert same["dimensions"]["webmcp"]["status"] == "unknown"  # recorded on neither side: not equal by default
+    assert same["overall_status"] == "unknown"
+    differ = _compare({"before": {"inspection": one}, "after": {"inspection": other}})
+    dom = differ["dimensions"]["dom_structure"]
+    assert differ["overall_status"] == "changed" and dom["status"] == "changed"
+    assert dom["total_changes"] == len(dom["changes"]) + dom["omitted_changes"] > 0
+    assert any(c["change"] == "added" for c in dom["changes"])  # the form page has more nodes
+    capped = _compare({"before": {"inspection": one}, "after": {"inspection": other}, "max_changes": 1})
+    kept = sum(len(d["changes"]) for d in capped["dimensions"].values())
+    assert kept == 1 and capped["dimensions"]["dom_structure"]["omitted_changes"] >= dom["total_changes"] - 1
+    (tmp_path / "one.json").write_text(json.dumps(one))
+    (tmp_path / "other.json").write_text(json.dumps(other))
+    cli = subprocess.run(
+        [*rea_command(), "compare-web-captures", str(tmp_path / "one.json"), str(tmp_path / "other.json"), "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+    )
+    assert cli.returncode == 0, cli.stderr[-2000:]
+    assert json.loads(cli.stdout)["normalized_result"]["dimensions"]["dom_structure"]["status"] == "changed"
+
+
+def _ok_tool(tool: str, args: dict[str, Any]) -> dict[str, Any]:
+    reply, _ = call(tool, args)
+    assert isinstance(reply, Success), reply
+    return dict(reply.unwrap()["normalized_result"])

@@ -60,6 +60,16 @@ def _record_lineage(chromium: OwnedChromium, product: str | None) -> None:
         )
 
 
+def cleanup_failure(what: str, remaining: list[str]) -> ReaError:
+    """An owned browser (or Electron app) that outlived its stop: what is left, and how to end it."""
+    return ReaError(
+        code="cleanup_incomplete",
+        message=f"{what} did not go away: {', '.join(remaining)}.",
+        details={"owned_resources": ["process", "profile"], "remaining": remaining},
+        action="Stop the listed processes (kill -9) and remove the listed profile directory.",
+    )
+
+
 async def _browser(endpoint: Endpoint, operation: str, mode: str) -> Result[dict[str, Any], ReaError]:
     got = await cdp.browser_version(endpoint, operation)
     if isinstance(got, Failure):
@@ -221,14 +231,7 @@ async def _launch(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dic
         with anyio.CancelScope(shield=True):
             remaining = await chromium.stop()
     if remaining:
-        return Failure(
-            ReaError(
-                code="cleanup_incomplete",
-                message=f"The scenario's Chromium did not go away: {', '.join(remaining)}.",
-                details={"owned_resources": ["process", "profile"], "remaining": remaining},
-                action="Stop the listed processes (kill -9) and remove the listed profile directory.",
-            )
-        )
+        return Failure(cleanup_failure("The scenario's Chromium", remaining))
     return Success({**facts, "browser": browser.unwrap()})
 
 
@@ -251,6 +254,10 @@ async def _connect(effect: RunScenario, secrets: Mapping[str, str]) -> Result[di
 
 
 async def run_scenario(effect: RunScenario, progress: Progress) -> Result[Any, ReaError]:
+    if effect.operation == "capture_electron_scenario":
+        from effects.web.electron_scenario import run_electron
+
+        return await run_electron(effect)
     secrets = _secrets(effect.args)
     if isinstance(secrets, Failure):
         return secrets

@@ -114,8 +114,8 @@ class ScenarioPage:
 
     # ---------------------------------------------------------------- setup
 
-    async def setup(self) -> None:
-        s = self.session
+    def listen(self) -> None:
+        """Register the event handlers (before any domain is enabled, so nothing is missed)."""
         for method, handler in (
             ("Fetch.requestPaused", self._paused),
             ("Page.loadEventFired", self._loaded),
@@ -130,7 +130,11 @@ class ScenarioPage:
             ("Page.frameDetached", lambda p: self._frame("frame-detached", None, None)),
             ("Page.frameNavigated", self._navigated),
         ):
-            s.on(method, handler)
+            self.session.on(method, handler)
+
+    async def setup(self) -> None:
+        s = self.session
+        self.listen()
         env = self.args["environment"]
         viewport = env["viewport"]
         commands: list[tuple[str, dict[str, Any]]] = [

@@ -2,9 +2,26 @@
 
 from __future__ import annotations
 
+from rea.wire.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
 from rea.wire.tool import evidence_tool
-from rea.wire.web_scenario import BrowserScenarioCapture, CaptureBrowserScenarioArgs
+from rea.wire.web_scenario import (
+    BrowserScenarioCapture,
+    CaptureBrowserScenarioArgs,
+    CompareWebCapturesArgs,
+    WebCaptureComparison,
+)
 
+# the reference's effects for both active tools: they drive code REA does not own
+ACTIVE = {
+    "mutatesTarget",
+    "mutatesSession",
+    "writesFilesystem",
+    "launchesProcess",
+    "accessesNetwork",
+    "changesUiState",
+    "mayDiscardData",
+    "executesForeignCode",
+}
 EXAMPLE = {
     "browser": {"mode": "launch", "executable_path": "/usr/lib/chromium/chromium"},
     "start_url": {"url": "https://app.example.test/", "query": []},
@@ -29,17 +46,49 @@ CAPTURE_BROWSER_SCENARIO = evidence_tool(
     result=BrowserScenarioCapture,
     examples=[EXAMPLE],
     surface="browser-provider",
-    effects={
-        "mutatesTarget",
-        "mutatesSession",
-        "writesFilesystem",
-        "launchesProcess",
-        "accessesNetwork",
-        "changesUiState",
-        "mayDiscardData",
-        "executesForeignCode",
-    },
+    effects=ACTIVE,
 )
 
-CLI_COMMANDS = ("capture-browser-scenario",)
-TOOLS = (CAPTURE_BROWSER_SCENARIO,)
+COMPARE_WEB_CAPTURES = evidence_tool(
+    "compare_web_captures",
+    "Compare Web Captures",
+    (
+        "Compare exactly one pair of complete captures, passed back unchanged: before/after (inspect_web_page "
+        "results, each with an optional discover_webmcp_tools result) by dimension (DOM structure, scripts, "
+        "resources, network, metadata, WebMCP, accessibility, storage), or before_scenario/after_scenario "
+        "(capture_browser_scenario results) aligned by step_id with optional exact-literal normalization. "
+        "Missing, truncated or unavailable evidence and misaligned steps are unknown, never unchanged."
+    ),
+    args=CompareWebCapturesArgs,
+    result=WebCaptureComparison,
+    surface="browser-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+CAPTURE_ELECTRON_SCENARIO = evidence_tool(
+    "capture_electron_scenario",
+    "Capture Electron Scenario",
+    (
+        "Use this for a provider-owned Electron run when passive CDP observation cannot exercise the application. "
+        "REA launches executable_path with application_path (own process group, private profile, loopback "
+        "debugging port; stopped, verified gone and the profile removed after), runs click/wait actions and "
+        "window-targeted renderer reload/crash over CDP, and returns windows, processes, a navigation/error "
+        "timeline and per-action results. IPC, shell, deep-link and other main-process families need Electron "
+        "hooks CDP does not offer: they are reported unavailable (deep-link actions fail saying so)."
+    ),
+    args=CaptureElectronScenarioArgs,
+    result=ElectronScenario,
+    examples=[
+        {
+            "executable_path": "/opt/electron/electron",
+            "application_path": "/opt/example/resources/app/main.js",
+            "args": [],
+            "actions": [{"step_id": "exercise-ipc", "kind": "click", "selector": "#run"}],
+        }
+    ],
+    surface="electron-provider",
+    effects=ACTIVE,
+)
+
+CLI_COMMANDS = ("capture-browser-scenario", "compare-web-captures", "capture-electron-scenario")
+TOOLS = (CAPTURE_BROWSER_SCENARIO, COMPARE_WEB_CAPTURES, CAPTURE_ELECTRON_SCENARIO)

@@ -83,3 +83,60 @@ def test_only_a_complete_capture_is_equality_eligible(missing, truncated) -> Non
     c = completeness(missing, truncated)
     assert c["equality_eligible"] == (not missing and not truncated)
     assert c["status"] == ("truncated" if truncated else "incomplete" if missing else "complete")
+
+
+STATES = st.sampled_from(["captured", "not_requested", "missing", "truncated"])
+
+
+def _state(kind: str, state: str, text: str) -> dict:
+    if state == "captured":
+        return {"state": "captured", "value": text if kind == "url" else {"text": text}}
+    if state == "missing":
+        return {"state": "missing", "reason": "r"}
+    if state == "truncated":
+        return {"state": "truncated", "observed": 2, "retained": 1, "reason": "r"}
+    return {"state": "not_requested"}
+
+
+def _capture(states: list[str], text: str, eligible: bool) -> dict:
+    kinds = ("url", "dom", "accessibility")
+    artifacts = {k: _state(k, s, text) for k, s in zip(kinds, states, strict=False)}
+    artifacts |= {
+        k: {"state": "not_requested"} for k in ("screenshot", "history", "storage", *kinds) if k not in artifacts
+    }
+    step = {
+        "step_index": 0,
+        "step_id": "start",
+        "action": "start",
+        "status": "completed",
+        "error": None,
+        "artifacts": artifacts,
+    }
+    missing = [] if eligible else ["dom"]
+    return {
+        "browser": {"product": "Chrome", "version": "1"},
+        "scenario": {"start_origin": "http://a.test", "allowed_origins": ["http://a.test"]},
+        "steps": [step],
+        "events": {"items": []},
+        "completeness": {"equality_eligible": eligible, "missing_sections": missing, "truncated_sections": []},
+    }
+
+
+@given(
+    before=st.lists(STATES, min_size=3, max_size=3),
+    after=st.lists(STATES, min_size=3, max_size=3),
+    texts=st.tuples(st.text(max_size=4), st.text(max_size=4)),
+    eligible=st.tuples(st.booleans(), st.booleans()),
+)
+def test_missing_or_truncated_evidence_never_proves_equality(before, after, texts, eligible) -> None:
+    from rea.web.capture_diff import compare_scenarios
+
+    result = compare_scenarios(_capture(before, texts[0], eligible[0]), _capture(after, texts[1], eligible[1]), [], 10)
+    if result["overall_status"] == "unchanged":
+        assert all(eligible) and texts[0] == texts[1] or before == after == ["not_requested"] * 3
+        assert all(b == a for b, a in zip(before, after, strict=True) if "captured" in (b, a))
+        assert all(s in ("captured", "not_requested") for s in before + after)
+    if all(eligible) and before == after and all(s in ("captured", "not_requested") for s in before):
+        assert result["overall_status"] == (
+            "unchanged" if texts[0] == texts[1] or "captured" not in before else "changed"
+        )

@@ -17,7 +17,7 @@ from rea.canonical_json import canonical_sha256
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
-from rea.program import Context, ReportProgress, failed, recorded
+from rea.program import Context, Outcome, ReportProgress, failed, recorded
 from rea.session import Session
 from rea.validation import first_schema_error
 from rea.wire.schema import Role, schema_of
@@ -26,6 +26,25 @@ from rea.wire.web_scenario import BrowserScenarioCapture
 from rea.web.capture_diff import compare_passive, compare_scenarios
 from rea.web.scenario import capture_result, scenario_origins
 from rea.web.scenario_effects import RunScenario
+
+
+def _observed(
+    session: Session, operation: str, args: Mapping[str, Any], version: str, result: Mapping[str, Any]
+) -> Outcome:
+    """A live run's Evidence: no file subject (nothing to pin), the browser as provider."""
+    return recorded(
+        session,
+        create_evidence(
+            provider=Provider(id="chromium-cdp", name="Chrome DevTools Protocol", version=version),
+            operation=operation,
+            parameters=dict(args),
+            normalized_result=dict(result),
+            subject=None,
+            confidence="observed",
+            authority="external-service",
+            limitations=result["limitations"],
+        ),
+    )
 
 
 def scenario_program(operation: str) -> ToolProgram:
@@ -41,21 +60,7 @@ def scenario_program(operation: str) -> ToolProgram:
             return failed(session, raw.failure())
         facts = raw.unwrap()
         result = capture_result(args, origins.unwrap(), facts)
-        return recorded(
-            session,
-            create_evidence(
-                provider=Provider(
-                    id="chromium-cdp", name="Chrome DevTools Protocol", version=facts["browser"]["version"]
-                ),
-                operation=operation,
-                parameters=dict(args),
-                normalized_result=result,
-                subject=None,
-                confidence="observed",
-                authority="external-service",
-                limitations=result["limitations"],
-            ),
-        )
+        return _observed(session, operation, args, facts["browser"]["version"], result)
 
     return program
 
@@ -173,21 +178,7 @@ def capture_electron_scenario(session: Session, args: Mapping[str, Any], ctx: Co
     if not is_successful(raw):
         return failed(session, raw.failure())
     result = raw.unwrap()
-    return recorded(
-        session,
-        create_evidence(
-            provider=Provider(
-                id="chromium-cdp", name="Chrome DevTools Protocol", version=result["application"]["electron_version"]
-            ),
-            operation="capture_electron_scenario",
-            parameters=dict(args),
-            normalized_result=result,
-            subject=None,
-            confidence="observed",
-            authority="external-service",
-            limitations=result["limitations"],
-        ),
-    )
+    return _observed(session, "capture_electron_scenario", args, result["application"]["electron_version"], result)
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

@@ -31,6 +31,7 @@ from rea.loopback import Endpoint, parse_endpoint
 # the Debian wrapper /usr/bin/chromium is a shell script; the real binary avoids its shell in the group
 CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 STARTUP_TIMEOUT_S = 30.0
+REAP_GRACE_S = 10.0
 HEADLESS_ARGS = (
     "--headless=new",
     "--no-sandbox",  # root in a container has no user namespace for the sandbox
@@ -79,8 +80,11 @@ class OwnedChromium:
         self.endpoint: Endpoint | None = None
         self.observation: dict[str, Any] | None = None
 
-    async def start(self, extra_args: Sequence[str] = (), url: str = "about:blank") -> Result[Endpoint, ReaError]:
-        binary = find_chromium()
+    async def start(
+        self, extra_args: Sequence[str] = (), url: str = "about:blank", executable: str | None = None
+    ) -> Result[Endpoint, ReaError]:
+        """Launch `executable` (the caller's choice) or the host's Chromium; answer its loopback endpoint."""
+        binary = executable or find_chromium()
         if binary is None:
             return Failure(unavailable(self.operation))
         self.profile = tempfile.mkdtemp(prefix="rea-chromium-")
@@ -126,6 +130,11 @@ class OwnedChromium:
         """Kill the browser's group, verify it is gone, remove the profile; answer what remains."""
         process, self.process, self.endpoint = self.process, None, None
         remaining = [] if process is None else await process_group.terminate(process)
+        if process is not None and remaining:  # killed members can take a moment to leave under load
+            with anyio.move_on_after(REAP_GRACE_S):
+                while process_group.members(process.pid):
+                    await anyio.sleep(0.05)
+            remaining = [f"process {pid} (group {process.pid})" for pid in process_group.members(process.pid)]
         if process is not None:
             disown(f"chromium {process.pid}")
         if self.profile is not None:

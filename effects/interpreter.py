@@ -111,6 +111,7 @@ LAZY_FAMILIES = (
     "effects.native.image",
     "effects.native.dwarf",
     "effects.web.runtime",
+    "effects.web.scenario",
 )
 
 

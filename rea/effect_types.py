@@ -32,6 +32,7 @@ from rea.layout.model import (
 from rea.wasm.model import InspectWasm, ReadWatPage
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
+from rea.web.scenario_effects import RunScenario
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -103,6 +104,7 @@ AnyEffect: TypeAlias = (
     | ReadCapture
     | ReadPng
     | ObserveBrowser
+    | RunScenario
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -154,4 +156,5 @@ MEMBERS: tuple[type, ...] = (
     ReadCapture,
     ReadPng,
     ObserveBrowser,
+    RunScenario,
 )

@@ -20,6 +20,9 @@ from urllib.parse import urlsplit as urlsplit
 from urllib.parse import parse_qsl as parse_qsl
 from urllib.parse import urljoin as urljoin
 from urllib.parse import urlunsplit as urlunsplit
+from urllib.parse import quote as quote
+from urllib.parse import quote_plus as quote_plus
+from urllib.parse import urlencode as urlencode
 
 import attrs
 from returns.result import Failure, Result, Success

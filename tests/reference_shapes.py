@@ -698,6 +698,118 @@ SIX: dict[str, Any] = {
         completeness={"type": "object", "required": ["status", "conditions"]},
         limitations=arr(STR),
     ),
+    # capture_browser_scenario (6.x domain/browserScenarioCapture.ts, browserScenarioCaptureValues.ts)
+    "capture_browser_scenario": obj(
+        schema_version={"const": 1},
+        browser=obj(
+            mode={"enum": ["launch", "connect"]},
+            process_ownership={"enum": ["provider-owned", "external"]},
+            cleanup={"enum": ["terminated-owned-process", "disconnected-external"]},
+            product=STR,
+            version=STR,
+        ),
+        scenario=obj(start_origin=STR, allowed_origins=arr(STR), action_count=INT, secret_references=arr(STR)),
+        duration_ms=INT,
+        steps=arr(
+            obj(
+                step_index=INT,
+                step_id=STR,
+                action=STR,
+                elapsed_ms=INT,
+                before_url=STR,
+                after_url=STR,
+                event_sequence_start=INT,
+                event_sequence_end=INT,
+                artifacts=obj(
+                    **{
+                        k: {"type": "object", "required": ["state"]}
+                        for k in ("screenshot", "dom", "accessibility", "url", "history", "storage")
+                    }
+                ),
+                completeness=obj(
+                    status={"enum": ["complete", "incomplete", "truncated"]},
+                    equality_eligible=BOOL,
+                    missing_sections=arr(STR),
+                    truncated_sections=arr(STR),
+                ),
+                status={"enum": ["completed", "failed", "cancelled"]},
+                error=nullable(STR),
+            )
+        ),
+        events=obj(
+            retained=INT, dropped=INT, items=arr({"type": "object", "required": ["sequence", "step_index", "kind"]})
+        ),
+        completeness=obj(
+            status={"enum": ["complete", "incomplete", "truncated"]},
+            equality_eligible=BOOL,
+            missing_sections=arr(STR),
+            truncated_sections=arr(STR),
+        ),
+        limitations=arr(STR),
+    ),
+    # compare_web_captures over a scenario pair (6.x domain/browserScenarioDiffValues.ts)
+    "compare_web_captures": obj(
+        comparison_kind={"const": "browser_scenario"},
+        overall_status={"enum": ["changed", "unchanged", "unknown"]},
+        normalization=obj(built_in_rules=arr(STR), rules=arr({"type": "object"}), sha256=STR),
+        alignment=obj(
+            status={"enum": ["aligned", "partial", "failed"]},
+            aligned_steps=INT,
+            before_only=arr(STR),
+            after_only=arr(STR),
+            failures=arr(obj(code=STR, step_id=nullable(STR), reason=STR)),
+        ),
+        steps=arr(
+            obj(
+                step_id=STR,
+                before_step_index=INT,
+                after_step_index=INT,
+                before_action=STR,
+                after_action=STR,
+                status={"enum": ["changed", "unchanged", "unknown"]},
+                artifact_diffs=arr(
+                    {"type": "object", "required": ["artifact", "status", "before_state", "after_state"]}
+                ),
+            )
+        ),
+        artifact_diffs=obj(total=INT),
+        limitations=arr(STR),
+    ),
+    # capture_electron_scenario (6.x domain/javascript/electronActiveObservation.ts)
+    "capture_electron_scenario": obj(
+        application=obj(
+            executable_path=STR,
+            application_path=STR,
+            electron_version=STR,
+            process_ownership={"const": "provider-owned"},
+            cleanup={"const": "terminated-owned-process"},
+        ),
+        actions=arr(
+            obj(
+                step_id=STR,
+                kind=STR,
+                window_index=nullable(INT),
+                target=nullable(STR),
+                elapsed_ms=INT,
+                status={"enum": ["completed", "failed", "cancelled"]},
+                error=nullable(STR),
+            )
+        ),
+        windows=arr(
+            obj(window_id=STR, web_contents_id=STR, url=STR, title=STR, visible=nullable(BOOL), destroyed=BOOL)
+        ),
+        processes=obj(items=arr(obj(pid=INT, type=STR, name=nullable(STR), service_name=nullable(STR)))),
+        ipc=obj(events=arr({"type": "object"}), observed=INT, dropped=nullable(INT)),
+        timeline=obj(events=arr({"type": "object"}), observed=INT, dropped=nullable(INT)),
+        coverage=obj(
+            status=STR,
+            observed_event_families=arr(STR),
+            unavailable_event_families=arr(STR),
+            observed_roles=arr(STR),
+            pre_capture_activity={"const": "unavailable"},
+        ),
+        limitations=arr(STR),
+    ),
     "capture_web_screenshot": obj(
         schema_version={"const": 1},
         browser=_BROWSER,

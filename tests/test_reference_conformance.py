@@ -223,6 +223,9 @@ WEB = [
     "inspect_web_event_listeners",
     "observe_web_execution",
     "observe_web_session",
+    "capture_browser_scenario",
+    "compare_web_captures",
+    "capture_electron_scenario",
 ]
 ADB = [row.name for row in adb_tools.ROWS]
 CASES = (
@@ -401,10 +404,16 @@ async def _web_network(root: Path) -> dict[str, Any]:
         }
 
 
-async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+async def _web(endpoint: str, target_id: str, url: str, page_file: str) -> dict[str, Any]:
     page = {"cdp_endpoint": endpoint, "target_id": target_id}
+    # the reference's example scenario (browserScenarioToolContracts.ts), launched here against the test page
+    scenario = {
+        "browser": {"mode": "launch", "executable_path": CHROMIUM},
+        "start_url": {"url": url, "query": []},
+        "actions": [{"step_id": "settle", "action": "wait_for_timeout", "duration_ms": 250}],
+    }
     async with connect() as s:
-        return {
+        replies = {
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
             "inspect_web_page": await _call(s, "inspect_web_page", {**page}),
             # the reference's own example inputs (browserToolContracts.ts, 3.1 examples for the approvals)
@@ -417,7 +426,16 @@ async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
             "observe_web_session": await _call(
                 s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
             ),
+            "capture_browser_scenario": await _call(s, "capture_browser_scenario", scenario),
         }
+        captured = (replies["capture_browser_scenario"].get("ok") or {}).get("normalized_result")
+        pair = {"before_scenario": captured, "after_scenario": captured} if captured else {}
+        replies["compare_web_captures"] = await _call(s, "compare_web_captures", pair)
+        # the reference's example shape, Chromium standing in for Electron (no Electron binary on this host)
+        electron = {"executable_path": CHROMIUM, "application_path": page_file, "args": []}
+        electron["actions"] = [{"step_id": "exercise-ipc", "kind": "click", "selector": "#run"}]
+        replies["capture_electron_scenario"] = await _call(s, "capture_electron_scenario", electron)
+        return replies
 
 
 def _web_replies(root: Path) -> dict[str, Any]:
@@ -426,12 +444,9 @@ def _web_replies(root: Path) -> dict[str, Any]:
         return {}
     site, browser = Site(root), Browser()
     try:
-        target = open_page(
-            browser.endpoint,
-            site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>"),
-            "ref",
-        )
-        return anyio.run(_web, browser.endpoint, target)
+        url = site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>")
+        target = open_page(browser.endpoint, url, "ref")
+        return anyio.run(_web, browser.endpoint, target, url, str(root / "index.html"))
     finally:
         browser.close()
         site.close()

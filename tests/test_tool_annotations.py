@@ -66,6 +66,7 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
     destructive = {c.name for c in CATALOG if c.mcp_annotations()["destructiveHint"]}
     # they drop the ledger / replace a file / overwrite or clear analyst annotations / drive a foreign app's UI /
     # reset a live page's V8 counters (mayDiscardData, as 6.x declares) / run the target's own code under LLDB
+    # / drive a page REA does not own / change an attached Android device
     assert destructive == {
         "close_binary",
         "export_evidence_bundle",
@@ -74,6 +75,8 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
         "observe_web_execution",
         "observe_native_calls",
         *ADB_MUTATING,
+        "capture_browser_scenario",
+        "capture_electron_scenario",
     }
 
 

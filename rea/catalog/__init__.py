@@ -17,6 +17,7 @@ from rea.catalog import native_runtime as _native_runtime
 from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
 from rea.catalog import web as _web
+from rea.catalog import web_scenario as _web_scenario
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
 from rea.catalog import native_surface as _native_surface
@@ -47,6 +48,7 @@ _FAMILIES = (
     _setup,
     _batch,
     _web,
+    _web_scenario,
 )
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))

@@ -25,6 +25,7 @@ from rea.workflows import native_runtime as _native_runtime
 from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import web as _web
+from rea.workflows import web_scenario as _web_scenario
 from rea.workflows import managed as _managed
 from rea.workflows import managed_derived as _managed_derived
 from rea.workflows import native as _native
@@ -52,6 +53,7 @@ _FAMILIES = (
     _wasm,
     _web_network,
     _web,
+    _web_scenario,
     _views,
 )
 

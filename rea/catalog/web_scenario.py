@@ -1,0 +1,94 @@
+"""Contract of capture_browser_scenario: a controlled run of declared actions in an owned headless Chromium."""
+
+from __future__ import annotations
+
+from rea.wire.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
+from rea.wire.tool import evidence_tool
+from rea.wire.web_scenario import (
+    BrowserScenarioCapture,
+    CaptureBrowserScenarioArgs,
+    CompareWebCapturesArgs,
+    WebCaptureComparison,
+)
+
+# the reference's effects for both active tools: they drive code REA does not own
+ACTIVE = {
+    "mutatesTarget",
+    "mutatesSession",
+    "writesFilesystem",
+    "launchesProcess",
+    "accessesNetwork",
+    "changesUiState",
+    "mayDiscardData",
+    "executesForeignCode",
+}
+EXAMPLE = {
+    "browser": {"mode": "launch", "executable_path": "/usr/lib/chromium/chromium"},
+    "start_url": {"url": "https://app.example.test/", "query": []},
+    "actions": [{"step_id": "settle", "action": "wait_for_timeout", "duration_ms": 250}],
+}
+
+CAPTURE_BROWSER_SCENARIO = evidence_tool(
+    "capture_browser_scenario",
+    "Capture Browser Scenario",
+    (
+        "Run a controlled browser scenario when passive observation cannot exercise the application. Launch an "
+        "owned headless Chromium (private temporary profile, stopped and removed after; recorded in the process "
+        "lineage) or connect to one loopback CDP target, load start_url, then run the declared actions (goto, "
+        "click, fill, press, select_option, check, uncheck, wait_for, wait_for_timeout; locators by test id, "
+        "role or CSS). Only allowed_origins (default: the start URL's origin) may be reached: every other request, "
+        "navigation included, is failed by the browser. Secrets come from server environment variables and never "
+        "appear in the result. Each step retains the requested DOM, accessibility, URL, history, storage "
+        "(values hashed) and screenshot artifacts; console, page-error, network and frame events are retained on "
+        "request. Drives code REA does not own."
+    ),
+    args=CaptureBrowserScenarioArgs,
+    result=BrowserScenarioCapture,
+    examples=[EXAMPLE],
+    surface="browser-provider",
+    effects=ACTIVE,
+)
+
+COMPARE_WEB_CAPTURES = evidence_tool(
+    "compare_web_captures",
+    "Compare Web Captures",
+    (
+        "Compare exactly one pair of complete captures, passed back unchanged: before/after (inspect_web_page "
+        "results, each with an optional discover_webmcp_tools result) by dimension (DOM structure, scripts, "
+        "resources, network, metadata, WebMCP, accessibility, storage), or before_scenario/after_scenario "
+        "(capture_browser_scenario results) aligned by step_id with optional exact-literal normalization. "
+        "Missing, truncated or unavailable evidence and misaligned steps are unknown, never unchanged."
+    ),
+    args=CompareWebCapturesArgs,
+    result=WebCaptureComparison,
+    surface="browser-provider",
+    effects={"mutatesSession", "idempotent"},
+)
+
+CAPTURE_ELECTRON_SCENARIO = evidence_tool(
+    "capture_electron_scenario",
+    "Capture Electron Scenario",
+    (
+        "Use this for a provider-owned Electron run when passive CDP observation cannot exercise the application. "
+        "REA launches executable_path with application_path (own process group, private profile, loopback "
+        "debugging port; stopped, verified gone and the profile removed after), runs click/wait actions and "
+        "window-targeted renderer reload/crash over CDP, and returns windows, processes, a navigation/error "
+        "timeline and per-action results. IPC, shell, deep-link and other main-process families need Electron "
+        "hooks CDP does not offer: they are reported unavailable (deep-link actions fail saying so)."
+    ),
+    args=CaptureElectronScenarioArgs,
+    result=ElectronScenario,
+    examples=[
+        {
+            "executable_path": "/opt/electron/electron",
+            "application_path": "/opt/example/resources/app/main.js",
+            "args": [],
+            "actions": [{"step_id": "exercise-ipc", "kind": "click", "selector": "#run"}],
+        }
+    ],
+    surface="electron-provider",
+    effects=ACTIVE,
+)
+
+CLI_COMMANDS = ("capture-browser-scenario", "compare-web-captures", "capture-electron-scenario")
+TOOLS = (CAPTURE_BROWSER_SCENARIO, COMPARE_WEB_CAPTURES, CAPTURE_ELECTRON_SCENARIO)

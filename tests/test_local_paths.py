@@ -32,13 +32,17 @@ NOT_HOST_PATHS = {
     "max_paths",  # a count
 }
 # a module path inside a retained record's view, spelled as the record observed it
-NOT_HOST_LOCATIONS = {("inspect_analysis_view", ("view", "|", "selector", "|", "path"))}
+# and where a decompiler wrote a method's source: recorded as the analyst gave it, never opened by REA
+NOT_HOST_LOCATIONS = {
+    ("inspect_analysis_view", ("view", "|", "selector", "|", "path")),
+    ("import_managed_reconstruction", ("methods", 0, "reconstruction", "source_path")),
+}
 
 HOSTILE = ["main", "ev_" + "f" * 64, "./x.json", "\u202eevil.json", "/tmp/a\u202egpj.exe", "/tmp/x\x00y", "/tmp/a\nb"]
 
 
 # host paths whose name does not end in _path
-OTHER_HOST_PATHS = {"output_directory", "source_root"}
+OTHER_HOST_PATHS = {"output_directory", "source_root", "working_directory", "application_root"}
 
 
 def _is_host_path_name(name: str) -> bool:

@@ -31,6 +31,7 @@ from effects.layout import cli as layout_cli
 from effects.wasm import cli as wasm_cli
 from effects.web_network import cli as web_network_cli
 from effects.web import cli as web_cli
+from effects.web import scripts_cli as web_scripts_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -62,6 +63,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *wasm_cli.COMMANDS,
     *web_network_cli.COMMANDS,
     *web_cli.COMMANDS,
+    *web_scripts_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

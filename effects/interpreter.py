@@ -106,6 +106,7 @@ LAZY_FAMILIES = (
     "effects.native.image",
     "effects.native.dwarf",
     "effects.web.runtime",
+    "effects.web.scripts",
 )
 
 

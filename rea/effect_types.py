@@ -28,6 +28,7 @@ from rea.layout.model import (
 from rea.wasm.model import InspectWasm
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
+from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, ReadLocalFile
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -94,6 +95,9 @@ AnyEffect: TypeAlias = (
     | ReadCapture
     | ReadPng
     | ObserveBrowser
+    | ParseWebScripts
+    | FetchSourceMaps
+    | ReadLocalFile
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -140,4 +144,7 @@ MEMBERS: tuple[type, ...] = (
     ReadCapture,
     ReadPng,
     ObserveBrowser,
+    ParseWebScripts,
+    FetchSourceMaps,
+    ReadLocalFile,
 )

@@ -724,6 +724,91 @@ SIX: dict[str, Any] = {
         completeness={"type": "object", "required": ["status"]},
         limitations=arr(STR),
     ),
+    # analyze_web_bundle (6.x domain/webBundleAnalysis.ts webBundleAnalysisSchema; not in 3.1)
+    "analyze_web_bundle": obj(
+        schema_version={"const": 1},
+        capture=obj(
+            target_url=STR,
+            scripts_observed=INT,
+            scripts_analyzed=INT,
+            source_artifacts=arr(
+                obj(
+                    uri=STR,
+                    sha256=STR,
+                    bytes=INT,
+                    media_type=STR,
+                    charset={"const": "utf-8"},
+                    text_available={"const": True},
+                )
+            ),
+        ),
+        observations=obj(
+            chunks=obj(
+                nodes=arr(obj(script_key=STR, url=STR, artifact_sha256=STR, bytes=INT)),
+                edges=arr(
+                    obj(
+                        from_script_key=STR,
+                        kind={"enum": ["static_import", "dynamic_import", "require", "worker_import"]},
+                        specifier=STR,
+                        resolved_url=nullable(STR),
+                        location=obj(script_key=STR, line=nullable(INT), column=nullable(INT)),
+                    )
+                ),
+            ),
+            routes=arr(obj(value=STR, mechanism=STR, location={"type": "object"})),
+            endpoints=arr(obj(value=STR, mechanism=STR, location={"type": "object"})),
+            webmcp_declarations=arr(
+                obj(
+                    name=nullable(STR),
+                    description=nullable(STR),
+                    schema_property_names=arr(STR),
+                    trust={"const": "page-declared-untrusted"},
+                    location={"type": "object"},
+                )
+            ),
+            source_maps=obj(
+                status={"enum": ["not_requested", "included", "partial", "unavailable", "truncated"]},
+                requested=INT,
+                processed=INT,
+                dropped=INT,
+                dropped_script_keys=arr(STR),
+                items=arr(
+                    {
+                        "type": "object",
+                        "required": [
+                            "script_key",
+                            "declared_url",
+                            "status",
+                            "artifact",
+                            "original_sources",
+                            "original_module_edges",
+                            "mappings",
+                            "limitation",
+                        ],
+                    }
+                ),
+            ),
+        ),
+        inferences=arr(
+            obj(
+                kind={"enum": ["vendor_fingerprint", "route_framework", "bundle_runtime"]},
+                value=STR,
+                confidence={"enum": ["low", "medium", "high"]},
+                basis=arr(
+                    obj(script_key=STR, artifact_sha256=STR, line=nullable(INT), column=nullable(INT), detector=STR)
+                ),
+            )
+        ),
+        unknowns=arr(obj(dimension=STR, reason=STR, affected_script_keys=arr(STR))),
+        completeness=obj(
+            status={"enum": ["complete_within_limits", "truncated", "partial"]},
+            parsed_scripts=INT,
+            parse_failures=INT,
+            visited_ast_nodes=INT,
+            dropped_findings=INT,
+        ),
+        limitations=arr(STR),
+    ),
     # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours
     "inspect_wasm_artifact": obj(
         artifact=obj(path=STR, sha256=STR, bytes=INT),

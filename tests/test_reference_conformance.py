@@ -209,6 +209,7 @@ WEB = [
     "inspect_web_event_listeners",
     "observe_web_execution",
     "observe_web_session",
+    "analyze_web_bundle",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
 
@@ -374,6 +375,19 @@ async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
             "observe_web_execution": await _call(s, "observe_web_execution", {**page, "observation_ms": 200}),
             "observe_web_session": await _call(
                 s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
+            ),
+            "analyze_web_bundle": await _call(
+                s,
+                "analyze_web_bundle",
+                {
+                    **page,
+                    "approved": True,
+                    "observation_ms": 500,
+                    "include_script_sources": True,
+                    "source_capture_approved": True,
+                    "fetch_source_maps": False,
+                    "source_map_fetch_approved": False,
+                },
             ),
         }
 

@@ -14,6 +14,7 @@ from rea.catalog import layout as _layout
 from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
 from rea.catalog import web as _web
+from rea.catalog import web_scripts as _web_scripts
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
 from rea.catalog import native_surface as _native_surface
@@ -39,6 +40,7 @@ _FAMILIES = (
     _setup,
     _batch,
     _web,
+    _web_scripts,
 )
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))

@@ -22,6 +22,7 @@ from rea.workflows import layout as _layout
 from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import web as _web
+from rea.workflows import web_scripts as _web_scripts
 from rea.workflows import managed as _managed
 from rea.workflows import native as _native
 from rea.workflows import native_surface as _native_surface
@@ -42,6 +43,7 @@ _FAMILIES = (
     _wasm,
     _web_network,
     _web,
+    _web_scripts,
     _views,
 )
 

@@ -11,7 +11,11 @@ from hypothesis import given, settings, strategies as st
 
 from effects.web.scripts import parse_scripts
 from rea.javascript.sourcemap import encode_vlq, segments
+from rea.errors import ReaError
 from rea.web.bundle import analysis
+from rea.web.module_imports import import_map, resolve
+from rea.web.script_export import capture_record, plan
+from rea.web.source_location import lookup
 from rea.web.redaction import text_artifact
 from rea.web.script_effects import ParseWebScripts
 from rea.web.source_maps import source_maps
@@ -138,3 +142,89 @@ def test_decoded_maps_name_only_listed_sources(lines: list, count: int) -> None:
         assert len(item["mappings"]) == min(
             LIMITS["max_source_map_mappings"], sum(1 for s in segments(mappings) if s.source is not None)
         )
+
+
+map_docs = st.fixed_dictionaries(
+    {
+        "version": st.sampled_from([3, 3, 2, "3"]),
+        "sources": st.lists(st.one_of(st.text(max_size=8), st.none()), max_size=3),
+        "sourcesContent": st.lists(st.one_of(st.text(max_size=20), st.none()), max_size=3),
+        "names": st.lists(st.text(max_size=4), max_size=2),
+        "mappings": st.lists(st.lists(segment_fields, max_size=3), max_size=3).map(
+            lambda ls: ";".join(",".join(encode_vlq(f) for f in line) for line in ls)
+        ),
+    }
+)
+indexed = st.builds(
+    lambda maps, offsets: {
+        "version": 3,
+        "sections": [{"offset": {"line": o[0], "column": o[1]}, "map": m} for m, o in zip(maps, offsets)],
+    },
+    st.lists(map_docs, max_size=3),
+    st.lists(st.tuples(st.integers(-1, 3), st.integers(0, 5)), max_size=3),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.one_of(map_docs, indexed, st.text(max_size=40).map(lambda t: {"raw": t})), st.integers(1, 4), st.integers(0, 30)
+)
+def test_source_location_lookup_answers_or_refuses(doc: dict, line: int, column: int) -> None:
+    text = doc["raw"] if "raw" in doc else json.dumps(doc)
+    got = lookup(text, "https://example.test/app.js.map", line, column)
+    if isinstance(got, ReaError):
+        assert got.code == "invalid_request" and got.details["field"] == "source_map.path"
+        return
+    found = got["lookup"]["matched_generated_position"]
+    for match in got["matches"]:
+        assert found is not None and (found["line"], found["column"]) <= (line, column)
+        if match["state"] == "mapped" and match["content"]["state"] == "embedded":
+            assert match["content"]["utf8_bytes"] == len(match["content"]["text"].encode("utf-8", "surrogatepass"))
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.text(max_size=30),
+    st.one_of(st.none(), st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=10), st.none()), max_size=4)),
+)
+def test_module_resolution_answers_for_any_specifier(specifier: str, imports: dict | None) -> None:
+    imap = None if imports is None else import_map(json.dumps({"imports": imports}), "https://example.test/app/")
+    assert not isinstance(imap, ReaError)
+    got = resolve(specifier, "https://example.test/app/main.js", imap)
+    assert got["state"] in ("resolved", "rejected")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.recursive(
+        st.one_of(st.none(), st.booleans(), st.text(max_size=6), st.integers()),
+        lambda c: st.one_of(
+            st.lists(c, max_size=3),
+            st.dictionaries(
+                st.sampled_from(
+                    [
+                        "scripts",
+                        "items",
+                        "completeness",
+                        "source",
+                        "normalized_result",
+                        "url",
+                        "included",
+                        "artifact",
+                        "text",
+                    ]
+                ),
+                c,
+                max_size=4,
+            ),
+        ),
+        max_leaves=20,
+    )
+)
+def test_hostile_captures_are_refused_or_planned(doc) -> None:
+    got = capture_record(json.dumps(doc).encode(), "/c.json")
+    if isinstance(got, ReaError):
+        assert got.code == "invalid_request"
+        return
+    for row in plan(got[0]):
+        assert row["content"]["state"] in ("exported", "unavailable")

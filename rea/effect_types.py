@@ -28,7 +28,7 @@ from rea.layout.model import (
 from rea.wasm.model import InspectWasm
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
-from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, ReadLocalFile
+from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -98,6 +98,7 @@ AnyEffect: TypeAlias = (
     | ParseWebScripts
     | FetchSourceMaps
     | ReadLocalFile
+    | PublishWebScripts
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -147,4 +148,5 @@ MEMBERS: tuple[type, ...] = (
     ParseWebScripts,
     FetchSourceMaps,
     ReadLocalFile,
+    PublishWebScripts,
 )

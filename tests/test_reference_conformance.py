@@ -210,6 +210,9 @@ WEB = [
     "observe_web_execution",
     "observe_web_session",
     "analyze_web_bundle",
+    "export_web_scripts",
+    "trace_web_source_location",
+    "trace_web_module_imports",
 ]
 CASES = NATIVE + ARTIFACTS + JAVASCRIPT + JAVASCRIPT_RUNTIME + MANAGED + ANDROID + LAYOUT + WEB_NETWORK + WEB + SESSION
 
@@ -360,10 +363,33 @@ async def _web_network(root: Path) -> dict[str, Any]:
         }
 
 
-async def _web(endpoint: str, target_id: str) -> dict[str, Any]:
+async def _web(endpoint: str, target_id: str, root: Path) -> dict[str, Any]:
     page = {"cdp_endpoint": endpoint, "target_id": target_id}
     async with connect() as s:
+        capture = await _call(s, "inspect_web_page", {**page, "observation_ms": 0, "include_script_sources": True})
+        (root / "capture.json").write_text(json.dumps(capture.get("ok")))
+        exported = await _call(
+            s, "export_web_scripts", {"capture_path": str(root / "capture.json"), "output_directory": str(root / "out")}
+        )
+        manifest = {"manifest_path": str(root / "out" / "manifest.json"), "script_index": 0}
+        (root / "ref.js.map").write_text(
+            json.dumps({"version": 3, "sources": ["ref.ts"], "names": [], "mappings": "AAAA", "sourcesContent": ["x"]})
+        )
+        # the reference's own example shapes (webScriptToolContracts.ts), on this page's one script
+        located = await _call(
+            s,
+            "trace_web_source_location",
+            {
+                **manifest,
+                "source_map": {"path": str(root / "ref.js.map"), "url": "https://example.test/ref.js.map"},
+                "generated_position": {"line": 1, "column": 0},
+            },
+        )
+        traced = await _call(s, "trace_web_module_imports", manifest)
         return {
+            "export_web_scripts": exported,
+            "trace_web_source_location": located,
+            "trace_web_module_imports": traced,
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
             "inspect_web_page": await _call(s, "inspect_web_page", {**page}),
             # the reference's own example inputs (browserToolContracts.ts, 3.1 examples for the approvals)
@@ -398,12 +424,16 @@ def _web_replies(root: Path) -> dict[str, Any]:
         return {}
     site, browser = Site(root), Browser()
     try:
+        site.write("ref.js", "import('./later.js');\n")
         target = open_page(
             browser.endpoint,
-            site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>"),
+            site.write(
+                "index.html", "<title>ref</title><button id=run onclick='1'>run</button><script src=ref.js></script>"
+            ),
             "ref",
         )
-        return anyio.run(_web, browser.endpoint, target)
+        (root / "work").mkdir()
+        return anyio.run(_web, browser.endpoint, target, root / "work")
     finally:
         browser.close()
         site.close()

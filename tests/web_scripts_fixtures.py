@@ -67,27 +67,30 @@ def write_app(site: Any) -> str:
         ("lib/more.js", MORE),
         ("lazy.js", LAZY),
         ("vendor.js", VENDOR),
+        ("versioned.js", "window.versioned = 2;\n"),
     ):
         site.write(name, text)
     return site.write(
         "index.html",
-        "<!doctype html><title>bundle</title><script src=vendor.js></script>"
+        "<!doctype html><title>bundle</title><script src=vendor.js></script><script src='versioned.js?v=2'></script>"
         "<script type=module src=app.js></script><script type=module src=entry.js></script><p>ok</p>",
     )
 
 
-def trace_mapping(map_path: Path, line: int, column: int) -> dict[str, Any]:
-    """originalPositionFor by @jridgewell/trace-mapping under Node (the independent reader)."""
+def trace_mapping(map_path: Path, map_url: str, points: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """originalPositionFor of each (line, column) by @jridgewell/trace-mapping under Node (the independent
+    reader), the map's sources resolved against `map_url`."""
     script = (
         "const { TraceMap, originalPositionFor } = require('@jridgewell/trace-mapping');"
         "const fs = require('fs');"
-        f"const map = new TraceMap(fs.readFileSync({json.dumps(str(map_path))}, 'utf8'));"
-        f"process.stdout.write(JSON.stringify(originalPositionFor(map, {{ line: {line}, column: {column} }})));"
+        f"const map = new TraceMap(fs.readFileSync({json.dumps(str(map_path))}, 'utf8'), {json.dumps(map_url)});"
+        f"const points = {json.dumps(points)};"
+        "process.stdout.write(JSON.stringify(points.map(([line, column]) => originalPositionFor(map, { line, column }))));"
     )
     done = subprocess.run(
         ["node", "-e", script], capture_output=True, text=True, check=True, cwd=npm_fixture(JS_FIXTURES)
     )
-    return dict(json.loads(done.stdout))
+    return list(json.loads(done.stdout))
 
 
 def all_mappings(map_path: Path) -> list[list[Any]]:

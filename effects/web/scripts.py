@@ -25,7 +25,8 @@ from returns.result import Failure, Result, Success
 from effects.javascript import extract
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
-from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, ReadLocalFile
+from effects.javascript.recover import publish_tree
+from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
 from rea.web.scope import in_scope
 
 MAX_FACTS = 4_096  # facts of each kind kept per script (the pure core bounds findings further)
@@ -300,4 +301,23 @@ async def read(effect: ReadLocalFile, progress: Progress) -> Result[Any, ReaErro
     return await anyio.to_thread.run_sync(read_local, effect, abandon_on_cancel=True)
 
 
-HANDLERS = {ParseWebScripts: parse, FetchSourceMaps: fetch, ReadLocalFile: read}
+# ----------------------------------------------------------------- publication
+
+
+def publish_scripts(effect: PublishWebScripts) -> Result[dict[str, Any], ReaError]:
+    published = publish_tree(effect.output_directory, effect.files_of, "rea-web-scripts", ".rea-web-scripts-")
+    if isinstance(published, Failure):
+        return published
+    root = published.unwrap()
+    digests = {}
+    for planned in effect.files_of(root):
+        with open(os.path.join(root, planned.rel), "rb") as handle:
+            digests[planned.rel] = hashlib.sha256(handle.read()).hexdigest()
+    return Success({"output_directory": root, "digests": digests})
+
+
+async def publish(effect: PublishWebScripts, progress: Progress) -> Result[Any, ReaError]:
+    return await anyio.to_thread.run_sync(publish_scripts, effect, abandon_on_cancel=False)
+
+
+HANDLERS = {ParseWebScripts: parse, FetchSourceMaps: fetch, ReadLocalFile: read, PublishWebScripts: publish}

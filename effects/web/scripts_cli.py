@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -50,6 +51,101 @@ def _render_bundle(value: Mapping[str, Any]) -> str:
     return "\n".join(lines + _tail(value))
 
 
+def _configure_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("capture_path", help="saved inspect_web_page JSON (Evidence or normalized result)")
+    parser.add_argument("--output-directory", default=None, help="absent directory (default: a fresh one)")
+
+
+def _export_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {"capture_path": os.path.abspath(ns.capture_path)}
+    if ns.output_directory is not None:
+        args["output_directory"] = os.path.abspath(ns.output_directory)
+    return [("export_web_scripts", args)]
+
+
+def _render_export(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = _head(value) + [f"  {r['output_directory']} (manifest sha256 {r['manifest']['sha256']})"]
+    for script in r["scripts"]:
+        c = script["content"]
+        if c["state"] == "exported":
+            lines.append(f"  {c['relative_path']} <- {script['url']} ({c['bytes']} bytes, {c['layout']})")
+        else:
+            lines.append(f"  unavailable {script['url']}: {c['reason']}")
+    return "\n".join(lines + _tail(value))
+
+
+def _configure_location(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("manifest_path", help="export_web_scripts manifest.json")
+    parser.add_argument("script_index", type=int, help="index in manifest.scripts")
+    parser.add_argument("map_path", help="local source map")
+    parser.add_argument("map_url", help="the map's URL (resolves original source names)")
+    parser.add_argument("line", type=int, help="one-based generated line")
+    parser.add_argument("column", type=int, help="zero-based UTF-16 generated column")
+
+
+def _location_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    return [
+        (
+            "trace_web_source_location",
+            {
+                "manifest_path": os.path.abspath(ns.manifest_path),
+                "script_index": ns.script_index,
+                "source_map": {"path": os.path.abspath(ns.map_path), "url": ns.map_url},
+                "generated_position": {"line": ns.line, "column": ns.column},
+            },
+        )
+    ]
+
+
+def _render_location(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    got = r["lookup"]["matched_generated_position"]
+    lines = _head(value) + [
+        f"  {r['source']['script']['url']} {r['lookup']['requested']['line']}:{r['lookup']['requested']['column']} "
+        f"-> matched {got['line']}:{got['column']}"
+        if got
+        else "  no mapping at or before the position"
+    ]
+    for m in r["matches"]:
+        if m["state"] == "mapped":
+            o = m["original_position"]
+            lines.append(f"  {m['resolved_url']}:{o['line']}:{o['column']} {m['name'] or ''} ({o['content_position']})")
+        else:
+            lines.append("  generated-only segment")
+    return "\n".join(lines + _tail(value))
+
+
+def _configure_imports(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("manifest_path", help="export_web_scripts manifest.json")
+    parser.add_argument("script_index", type=int, help="index in manifest.scripts")
+    parser.add_argument("--importer-url", default=None, help="the module's URL (default: its reported URL)")
+    parser.add_argument("--import-map", default=None, help="local import-map JSON")
+    parser.add_argument("--import-map-base", default=None, help="the import map's base URL")
+
+
+def _imports_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args: dict[str, Any] = {"manifest_path": os.path.abspath(ns.manifest_path), "script_index": ns.script_index}
+    if ns.importer_url:
+        args["importer_url"] = ns.importer_url
+    if ns.import_map:
+        args["import_map"] = {"path": os.path.abspath(ns.import_map), "base_url": ns.import_map_base or ""}
+    return [("trace_web_module_imports", args)]
+
+
+def _render_imports(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = _head(value) + [f"  {r['importer']['url']} ({r['importer']['basis']}), parser {r['parser']['state']}"]
+    for i in r["imports"]:
+        res = i["resolution"]
+        where = res.get("url") or res.get("message") or res.get("reason")
+        lines.append(
+            f"  {i['start']['line']}:{i['start']['column']} {i['kind']} {i['specifier'] or i['expression']} -> "
+            f"{res['state']} {where} ({len(i['captured_candidates'])} captured)"
+        )
+    return "\n".join(lines + _tail(value))
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
     ToolCommand(
         name="analyze-web-bundle",
@@ -57,5 +153,26 @@ COMMANDS: tuple[ToolCommand, ...] = (
         configure=_configure_bundle,
         steps=_bundle_steps,
         render=_render_bundle,
+    ),
+    ToolCommand(
+        name="export-web-scripts",
+        help="export the scripts a saved inspect_web_page capture retained, with a digest manifest",
+        configure=_configure_export,
+        steps=_export_steps,
+        render=_render_export,
+    ),
+    ToolCommand(
+        name="trace-web-source-location",
+        help="trace a generated position of an exported script through a local source map",
+        configure=_configure_location,
+        steps=_location_steps,
+        render=_render_location,
+    ),
+    ToolCommand(
+        name="trace-web-module-imports",
+        help="resolve an exported script's ES imports (optionally under an import map) to captured scripts",
+        configure=_configure_imports,
+        steps=_imports_steps,
+        render=_render_imports,
     ),
 )

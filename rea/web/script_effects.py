@@ -9,10 +9,12 @@ those origins.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
+
+from rea.javascript.recovery import Planned
 
 
 @attrs.frozen(kw_only=True)
@@ -42,3 +44,12 @@ class ReadLocalFile:
     max_bytes: int
     argument: str
     facts: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class PublishWebScripts:
+    """Publish `files_of(destination)` into the absent `output_directory` (or a fresh one) all at once, then read
+    every file back and answer its SHA-256 by relative path."""
+
+    output_directory: str | None
+    files_of: Callable[[str], Sequence[Planned]]

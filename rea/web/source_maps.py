@@ -106,7 +106,7 @@ def parse_map(request: Mapping[str, Any], text: str, limits: Mapping[str, int]) 
     """One fetched map as an item: included, truncated (mappings or edges cut) or invalid."""
     try:
         doc = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return _empty(request, "invalid", "The source map is not JSON.")
     if not isinstance(doc, dict) or doc.get("version") != 3:
         return _empty(request, "invalid", "The source map is not a version 3 map.")

@@ -13,6 +13,7 @@ from effects.web.scripts import parse_scripts
 from rea.javascript.sourcemap import encode_vlq, segments
 from rea.errors import ReaError
 from rea.web.bundle import analysis
+from rea.web.completeness import DROPPED_KINDS
 from rea.web.module_imports import import_map, resolve
 from rea.web.script_export import capture_record, plan
 from rea.web.source_location import lookup
@@ -60,19 +61,7 @@ COMPLETENESS = {
     "truncated_sections": [],
     "unavailable_sections": [],
     "excluded": [],
-    "dropped_events": dict.fromkeys(
-        (
-            "scripts",
-            "network_requests",
-            "console_events",
-            "websocket_connections",
-            "websocket_frames",
-            "webmcp_tools",
-            "timeline_events",
-            "total",
-        ),
-        0,
-    ),
+    "dropped_events": dict.fromkeys((*DROPPED_KINDS, "total"), 0),
 }
 
 

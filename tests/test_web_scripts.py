@@ -14,29 +14,16 @@ from pathlib import Path
 
 import anyio
 import pytest
-from returns.result import Failure, Success
 
-from artifact_fixtures import call
 from chromium_fixtures import browser, needs_chromium, site  # noqa: F401 - fixtures
 from support import clean_env, rea_command
 from test_artifact_mcp import error, evidence
 from test_mcp_e2e import connect
+from test_web import _err, _ok
 from web_fixtures import close_page, history, open_page
 from web_scripts_fixtures import ENTRY, all_mappings, trace_mapping, write_app
 
 pytestmark = [needs_chromium, pytest.mark.slow]
-
-
-def _ok(tool: str, args: dict) -> dict:
-    reply, _ = call(tool, args)
-    assert isinstance(reply, Success), reply
-    return reply.unwrap()
-
-
-def _err(tool: str, args: dict) -> dict:
-    reply, _ = call(tool, args)
-    assert isinstance(reply, Failure), reply
-    return dict(reply.failure().record())
 
 
 @pytest.fixture
@@ -376,6 +363,27 @@ def test_trace_web_source_location_agrees_with_trace_mapping(browser, site, bund
     assert r["manifest"]["sha256"] == hashlib.sha256(manifest.read_bytes()).hexdigest()
     assert r["format"] == "regular" and r["source_authenticity"] == "unknown" and r["execution"] == "unknown"
     assert helper >= 0
+    # the same map as one inline section of an indexed map answers the same, with its section path
+    indexed = tmp_path / "indexed.map"
+    indexed.write_text(
+        json.dumps(
+            {"version": 3, "sections": [{"offset": {"line": 0, "column": 0}, "map": json.loads(map_path.read_text())}]}
+        )
+    )
+    line, column = points[-1]
+    flat = _ok("trace_web_source_location", {**base, "generated_position": {"line": line, "column": column}})[
+        "normalized_result"
+    ]
+    sectioned = _ok(
+        "trace_web_source_location",
+        {
+            **base,
+            "source_map": {"path": str(indexed), "url": map_url},
+            "generated_position": {"line": line, "column": column},
+        },
+    )["normalized_result"]
+    assert sectioned["format"] == "indexed" and sectioned["matches"][0]["section_path"] == [0]
+    assert [{**m, "section_path": []} for m in sectioned["matches"]] == flat["matches"]
     # bad input: a position past its line, an unexported script, a changed file, a non-map
     past = _err("trace_web_source_location", {**base, "generated_position": {"line": 1, "column": 100_000}})
     assert past["code"] == "invalid_request" and past["details"]["field"] == "generated_position"

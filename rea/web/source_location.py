@@ -15,7 +15,7 @@ from typing import Any
 
 from rea.errors import ReaError, invalid_request
 from rea.javascript.sourcemap import Segment, segments
-from rea.loopback import urljoin
+from rea.web.source_maps import resolve_source
 
 MAX_SECTION_DEPTH = 64
 MAX_SEGMENTS = 262_144
@@ -113,16 +113,6 @@ def _content(leaf: Leaf, index: int) -> dict[str, Any]:
     }
 
 
-def _resolved(map_url: str, root: str | None, source: Any) -> str | None:
-    if not isinstance(source, str):
-        return None
-    prefix = (root or "") + ("/" if root and not root.endswith("/") else "")
-    try:
-        return urljoin(map_url, prefix + source)
-    except ValueError:
-        return None
-
-
 def _match(leaf: Leaf, seg: Segment, map_url: str) -> dict[str, Any]:
     if seg.source is None or seg.original_line is None or seg.original_column is None:
         return {"state": "generated-only"}
@@ -145,7 +135,7 @@ def _match(leaf: Leaf, seg: Segment, map_url: str) -> dict[str, Any]:
         "source_index": seg.source,
         "reported_source": reported if isinstance(reported, str) else None,
         "reported_source_root": leaf.root,
-        "resolved_url": _resolved(map_url, leaf.root, reported),
+        "resolved_url": resolve_source(map_url, leaf.root, reported) if isinstance(reported, str) else None,
         "ignored": seg.source in leaf.ignored,
         "content": content,
         "original_position": {"line": line, "column": column, "offset": offset, "content_position": where},

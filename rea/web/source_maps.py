@@ -69,12 +69,18 @@ FETCH_LIMITATIONS = {
 }
 
 
-def _resolved(map_url: str, root: str | None, source: str) -> str:
+def resolve_source(map_url: str, root: str | None, source: str) -> str | None:
+    """A map's source name as a URL: `sourceRoot` (with a `/` added) and the name, against the map's URL."""
     prefix = (root or "") + ("/" if root and not root.endswith("/") else "")
     try:
-        return clean_url(urljoin(map_url, prefix + source))[:4096]
+        return urljoin(map_url, prefix + source)
     except ValueError:
-        return (prefix + source)[:4096]
+        return None
+
+
+def _resolved(map_url: str, root: str | None, source: str) -> str:
+    joined = resolve_source(map_url, root, source)
+    return (clean_url(joined) if joined is not None else (root or "") + source)[:4096]
 
 
 def _edges(originals: Sequence[Mapping[str, Any]], maximum: int) -> tuple[list[dict[str, Any]], bool]:

@@ -19,6 +19,9 @@ from rea.canonical_json import canonicalize
 from rea.errors import ReaError, invalid_request
 from rea.javascript.recovery import Planned
 from rea.loopback import urlsplit
+from rea.validation import first_schema_error
+from rea.wire.schema import Role, schema_of
+from rea.wire.web import Completeness
 
 MANIFEST = "manifest.json"
 MAX_CAPTURE_BYTES = 64 << 20
@@ -56,6 +59,13 @@ def capture_record(data: bytes, path: str) -> tuple[dict[str, Any], str | None] 
             f"capture_path {path!r} is not an inspect_web_page capture (no scripts.items or completeness)",
             field="capture_path",
             accepted="inspect_web_page Evidence or its normalized_result, saved with include_script_sources: true",
+        )
+    wrong = first_schema_error(schema_of(Completeness, Role.OUTPUT), doc["completeness"])
+    if wrong is not None:
+        return invalid_request(
+            f"capture_path's completeness is not inspect_web_page's ({wrong[0]}: {wrong[1]})",
+            field="capture_path",
+            accepted="an unedited inspect_web_page capture",
         )
     return doc, evidence_id
 

@@ -37,6 +37,7 @@ from effects.wasm import cli as wasm_cli
 from effects.web_network import cli as web_network_cli
 from effects.web import cli as web_cli
 from effects.web import scenario_cli as web_scenario_cli
+from effects.web import scripts_cli as web_scripts_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -74,6 +75,7 @@ FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
     *web_network_cli.COMMANDS,
     *web_cli.COMMANDS,
     *web_scenario_cli.COMMANDS,
+    *web_scripts_cli.COMMANDS,
     *view_commands.COMMANDS,
 )
 

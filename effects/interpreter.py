@@ -112,6 +112,7 @@ LAZY_FAMILIES = (
     "effects.native.dwarf",
     "effects.web.runtime",
     "effects.web.scenario",
+    "effects.web.scripts",
 )
 
 

@@ -33,6 +33,7 @@ from rea.wasm.model import InspectWasm, ReadWatPage
 from rea.web_network.model import ReadCapture, ReadPng
 from rea.web.effects import ObserveBrowser
 from rea.web.scenario_effects import RunScenario
+from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -105,6 +106,10 @@ AnyEffect: TypeAlias = (
     | ReadPng
     | ObserveBrowser
     | RunScenario
+    | ParseWebScripts
+    | FetchSourceMaps
+    | ReadLocalFile
+    | PublishWebScripts
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
@@ -157,4 +162,8 @@ MEMBERS: tuple[type, ...] = (
     ReadPng,
     ObserveBrowser,
     RunScenario,
+    ParseWebScripts,
+    FetchSourceMaps,
+    ReadLocalFile,
+    PublishWebScripts,
 )

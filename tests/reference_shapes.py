@@ -881,6 +881,166 @@ SIX: dict[str, Any] = {
         completeness={"type": "object", "required": ["status"]},
         limitations=arr(STR),
     ),
+    # analyze_web_bundle (6.x domain/webBundleAnalysis.ts webBundleAnalysisSchema; not in 3.1)
+    "analyze_web_bundle": obj(
+        schema_version={"const": 1},
+        capture=obj(
+            target_url=STR,
+            scripts_observed=INT,
+            scripts_analyzed=INT,
+            source_artifacts=arr(
+                obj(
+                    uri=STR,
+                    sha256=STR,
+                    bytes=INT,
+                    media_type=STR,
+                    charset={"const": "utf-8"},
+                    text_available={"const": True},
+                )
+            ),
+        ),
+        observations=obj(
+            chunks=obj(
+                nodes=arr(obj(script_key=STR, url=STR, artifact_sha256=STR, bytes=INT)),
+                edges=arr(
+                    obj(
+                        from_script_key=STR,
+                        kind={"enum": ["static_import", "dynamic_import", "require", "worker_import"]},
+                        specifier=STR,
+                        resolved_url=nullable(STR),
+                        location=obj(script_key=STR, line=nullable(INT), column=nullable(INT)),
+                    )
+                ),
+            ),
+            routes=arr(obj(value=STR, mechanism=STR, location={"type": "object"})),
+            endpoints=arr(obj(value=STR, mechanism=STR, location={"type": "object"})),
+            webmcp_declarations=arr(
+                obj(
+                    name=nullable(STR),
+                    description=nullable(STR),
+                    schema_property_names=arr(STR),
+                    trust={"const": "page-declared-untrusted"},
+                    location={"type": "object"},
+                )
+            ),
+            source_maps=obj(
+                status={"enum": ["not_requested", "included", "partial", "unavailable", "truncated"]},
+                requested=INT,
+                processed=INT,
+                dropped=INT,
+                dropped_script_keys=arr(STR),
+                items=arr(
+                    {
+                        "type": "object",
+                        "required": [
+                            "script_key",
+                            "declared_url",
+                            "status",
+                            "artifact",
+                            "original_sources",
+                            "original_module_edges",
+                            "mappings",
+                            "limitation",
+                        ],
+                    }
+                ),
+            ),
+        ),
+        inferences=arr(
+            obj(
+                kind={"enum": ["vendor_fingerprint", "route_framework", "bundle_runtime"]},
+                value=STR,
+                confidence={"enum": ["low", "medium", "high"]},
+                basis=arr(
+                    obj(script_key=STR, artifact_sha256=STR, line=nullable(INT), column=nullable(INT), detector=STR)
+                ),
+            )
+        ),
+        unknowns=arr(obj(dimension=STR, reason=STR, affected_script_keys=arr(STR))),
+        completeness=obj(
+            status={"enum": ["complete_within_limits", "truncated", "partial"]},
+            parsed_scripts=INT,
+            parse_failures=INT,
+            visited_ast_nodes=INT,
+            dropped_findings=INT,
+        ),
+        limitations=arr(STR),
+    ),
+    # export_web_scripts, trace_web_source_location, trace_web_module_imports (6.x domain/webScriptExport.ts,
+    # webSourceLocation.ts, webModuleTrace.ts; not in 3.1)
+    "export_web_scripts": obj(
+        capture_path=STR,
+        capture_sha256=STR,
+        capture_kind={"enum": ["page-inspection", "browser-scenario"]},
+        source_evidence_id=nullable(STR),
+        capture_completeness={"type": "object"},
+        output_directory=STR,
+        analysis_input=nullable(obj(input_path=STR, format={"const": "directory"})),
+        scripts=arr(
+            obj(
+                source={"type": "object", "required": ["kind"]},
+                url=STR,
+                content={"type": "object", "required": ["state"]},
+            )
+        ),
+        limitations=arr(STR),
+        manifest=obj(path=STR, sha256=STR, bytes=INT),
+    ),
+    "trace_web_source_location": obj(
+        source_map_sha256=STR,
+        url_context=STR,
+        engine=obj(id=STR, version=STR),
+        runtime=obj(id=STR, version=STR, v8_heap_limit_bytes=ANY),
+        format={"enum": ["regular", "indexed"]},
+        reported_file=nullable(STR),
+        lookup=obj(
+            requested=obj(line=INT, column=INT),
+            matched_generated_position=nullable(obj(line=INT, column=INT)),
+            semantics=STR,
+            location_units=STR,
+        ),
+        matches=arr({"type": "object", "required": ["state"]}),
+        diagnostics=arr(STR),
+        manifest=obj(
+            path=STR,
+            sha256=STR,
+            bytes=INT,
+            reported_output_directory=STR,
+            capture_path=STR,
+            capture_sha256=STR,
+            capture_kind=STR,
+            capture_completeness={"type": "object"},
+            source_evidence_id=nullable(STR),
+        ),
+        source=obj(path=STR, sha256=STR, bytes=INT, script_index=INT, script={"type": "object"}),
+        source_map=obj(path=STR, sha256=STR, bytes=INT, url=STR, association={"const": "caller-selected"}),
+        generated_offset=INT,
+        source_authenticity={"const": "unknown"},
+        execution={"const": "unknown"},
+        limitations=arr(STR),
+    ),
+    "trace_web_module_imports": obj(
+        manifest=obj(path=STR, sha256=STR, bytes=INT, reported_output_directory=STR, capture_sha256=STR),
+        source=obj(path=STR, sha256=STR, bytes=INT, script_index=INT, script={"type": "object"}),
+        importer=obj(url=STR, basis={"enum": ["caller-selected", "reported-source-url"]}),
+        import_map=ANY,
+        parser=obj(state={"enum": ["parsed", "unparseable"]}, diagnostics=arr(STR), location_units=STR),
+        engine=ANY,
+        imports=arr(
+            obj(
+                kind=STR,
+                specifier=nullable(STR),
+                expression=STR,
+                start=obj(offset=INT, line=INT, column=INT),
+                end=obj(offset=INT, line=INT, column=INT),
+                resolution={"type": "object", "required": ["state"]},
+                captured_candidates=arr({"type": "object"}),
+                execution={"const": "unknown"},
+            )
+        ),
+        diagnostics=arr(STR),
+        limitations=arr(STR),
+    ),
     # inspect_wasm_artifact (6.x domain/wasm/wasmArtifact.ts; not in 3.1); WABT release and commit are ours
     "inspect_wasm_artifact": obj(
         artifact=obj(path=STR, sha256=STR, bytes=INT),

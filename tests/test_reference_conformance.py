@@ -226,6 +226,10 @@ WEB = [
     "capture_browser_scenario",
     "compare_web_captures",
     "capture_electron_scenario",
+    "analyze_web_bundle",
+    "export_web_scripts",
+    "trace_web_source_location",
+    "trace_web_module_imports",
 ]
 ADB = [row.name for row in adb_tools.ROWS]
 CASES = (
@@ -404,7 +408,7 @@ async def _web_network(root: Path) -> dict[str, Any]:
         }
 
 
-async def _web(endpoint: str, target_id: str, url: str, page_file: str) -> dict[str, Any]:
+async def _web(endpoint: str, target_id: str, url: str, page_file: str, root: Path) -> dict[str, Any]:
     page = {"cdp_endpoint": endpoint, "target_id": target_id}
     # the reference's example scenario (browserScenarioToolContracts.ts), launched here against the test page
     scenario = {
@@ -413,7 +417,30 @@ async def _web(endpoint: str, target_id: str, url: str, page_file: str) -> dict[
         "actions": [{"step_id": "settle", "action": "wait_for_timeout", "duration_ms": 250}],
     }
     async with connect() as s:
+        capture = await _call(s, "inspect_web_page", {**page, "observation_ms": 0, "include_script_sources": True})
+        (root / "capture.json").write_text(json.dumps(capture.get("ok")))
+        exported = await _call(
+            s, "export_web_scripts", {"capture_path": str(root / "capture.json"), "output_directory": str(root / "out")}
+        )
+        manifest = {"manifest_path": str(root / "out" / "manifest.json"), "script_index": 0}
+        (root / "ref.js.map").write_text(
+            json.dumps({"version": 3, "sources": ["ref.ts"], "names": [], "mappings": "AAAA", "sourcesContent": ["x"]})
+        )
+        # the reference's own example shapes (webScriptToolContracts.ts), on this page's one script
+        located = await _call(
+            s,
+            "trace_web_source_location",
+            {
+                **manifest,
+                "source_map": {"path": str(root / "ref.js.map"), "url": "https://example.test/ref.js.map"},
+                "generated_position": {"line": 1, "column": 0},
+            },
+        )
+        traced = await _call(s, "trace_web_module_imports", manifest)
         replies = {
+            "export_web_scripts": exported,
+            "trace_web_source_location": located,
+            "trace_web_module_imports": traced,
             "list_browser_targets": await _call(s, "list_browser_targets", {"cdp_endpoint": endpoint}),
             "inspect_web_page": await _call(s, "inspect_web_page", {**page}),
             # the reference's own example inputs (browserToolContracts.ts, 3.1 examples for the approvals)
@@ -427,6 +454,19 @@ async def _web(endpoint: str, target_id: str, url: str, page_file: str) -> dict[
                 s, "observe_web_session", {**page, "approved": True, "observation_ms": 200}
             ),
             "capture_browser_scenario": await _call(s, "capture_browser_scenario", scenario),
+            "analyze_web_bundle": await _call(
+                s,
+                "analyze_web_bundle",
+                {
+                    **page,
+                    "approved": True,
+                    "observation_ms": 500,
+                    "include_script_sources": True,
+                    "source_capture_approved": True,
+                    "fetch_source_maps": False,
+                    "source_map_fetch_approved": False,
+                },
+            ),
         }
         captured = (replies["capture_browser_scenario"].get("ok") or {}).get("normalized_result")
         pair = {"before_scenario": captured, "after_scenario": captured} if captured else {}
@@ -444,9 +484,12 @@ def _web_replies(root: Path) -> dict[str, Any]:
         return {}
     site, browser = Site(root), Browser()
     try:
-        url = site.write("index.html", "<title>ref</title><button id=run onclick='1'>run</button>")
+        site.write("ref.js", "import('./later.js');\n")
+        page = "<title>ref</title><button id=run onclick='1'>run</button><script src=ref.js></script>"
+        url = site.write("index.html", page)
         target = open_page(browser.endpoint, url, "ref")
-        return anyio.run(_web, browser.endpoint, target, url, str(root / "index.html"))
+        (root / "work").mkdir()
+        return anyio.run(_web, browser.endpoint, target, url, str(root / "index.html"), root / "work")
     finally:
         browser.close()
         site.close()

@@ -100,6 +100,10 @@ _BUNDLERS = (
 )
 
 
+# the grammars and parsers, for other families that parse JavaScript (the web family's captured scripts)
+grammars = _grammars
+
+
 def _text(node: ts.Node | None) -> str:
     if node is None or node.text is None:
         return ""

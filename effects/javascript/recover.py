@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 import uuid
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import unquote
 
@@ -34,6 +35,7 @@ from rea.javascript.recovery_effects import (
     PublishRecovery,
     ReadRecoveryInput,
 )
+from rea.javascript.recovery import Planned
 from rea.javascript.sourcemap import source_runs, without_scheme
 
 MAX_AST_NODES = 5_000_000
@@ -183,9 +185,9 @@ async def read_input(effect: ReadRecoveryInput, progress: Progress) -> Result[An
     return await anyio.to_thread.run_sync(_read, effect, abandon_on_cancel=False)
 
 
-def _destination(requested: str | None) -> tuple[str, ReaError | None]:
+def _destination(requested: str | None, fresh: str = "rea-recovered") -> tuple[str, ReaError | None]:
     if requested is None:
-        return os.path.join(tempfile.gettempdir(), f"rea-recovered-{uuid.uuid4().hex[:12]}"), None
+        return os.path.join(tempfile.gettempdir(), f"{fresh}-{uuid.uuid4().hex[:12]}"), None
     destination = os.path.abspath(requested)
     if os.path.lexists(destination):
         return destination, invalid_request(
@@ -202,8 +204,8 @@ def _destination(requested: str | None) -> tuple[str, ReaError | None]:
     return destination, None
 
 
-def _write(staging: str, effect: PublishRecovery) -> None:
-    for planned in effect.files:
+def _write(staging: str, files: Sequence[Planned]) -> None:
+    for planned in files:
         target = os.path.join(staging, planned.rel)
         os.makedirs(os.path.dirname(target), exist_ok=True)
         with open(target, "xb") as f:
@@ -212,23 +214,31 @@ def _write(staging: str, effect: PublishRecovery) -> None:
             os.fsync(f.fileno())
 
 
-def _publish(effect: PublishRecovery) -> Result[str, ReaError]:
-    total = sum(len(f.data) for f in effect.files)
-    if total > MAX_OUTPUT_BYTES or len(effect.files) > MAX_ENTRIES:
+def publish_tree(
+    requested: str | None,
+    files_of: Callable[[str], Sequence[Planned]],
+    fresh: str = "rea-recovered",
+    staging_prefix: str = ".rea-recovery-",
+) -> Result[str, ReaError]:
+    """Write the files `files_of(destination)` plans into a staging directory beside the absent destination
+    (`requested`, or a fresh one under the temporary directory), then rename it into place: all or nothing."""
+    destination, refused = _destination(requested, fresh)
+    if refused is not None:
+        return Failure(refused)
+    files = files_of(destination)
+    total = sum(len(f.data) for f in files)
+    if total > MAX_OUTPUT_BYTES or len(files) > MAX_ENTRIES:
         return Failure(
             ReaError(
                 code="resource_constraint",
-                message=f"the recovery would write {len(effect.files)} files, {total} bytes (limits "
+                message=f"the publication would write {len(files)} files, {total} bytes (limits "
                 f"{MAX_ENTRIES} files, {MAX_OUTPUT_BYTES} bytes); nothing was written",
-                details={"files": len(effect.files), "bytes": total},
+                details={"files": len(files), "bytes": total},
             )
         )
-    destination, refused = _destination(effect.output_directory)
-    if refused is not None:
-        return Failure(refused)
-    staging = tempfile.mkdtemp(prefix=".rea-recovery-", dir=os.path.dirname(destination))
+    staging = tempfile.mkdtemp(prefix=staging_prefix, dir=os.path.dirname(destination))
     try:
-        _write(staging, effect)
+        _write(staging, files)
         os.rename(staging, destination)  # atomic; refuses a non-empty destination created meanwhile
     except OSError as exc:
         shutil.rmtree(staging, ignore_errors=True)
@@ -244,6 +254,10 @@ def _publish(effect: PublishRecovery) -> Result[str, ReaError]:
         shutil.rmtree(staging, ignore_errors=True)
         raise
     return Success(destination)
+
+
+def _publish(effect: PublishRecovery) -> Result[str, ReaError]:
+    return publish_tree(effect.output_directory, lambda _destination: effect.files)
 
 
 async def publish(effect: PublishRecovery, progress: Progress) -> Result[Any, ReaError]:

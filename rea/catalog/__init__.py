@@ -18,6 +18,7 @@ from rea.catalog import wasm as _wasm
 from rea.catalog import web_network as _web_network
 from rea.catalog import web as _web
 from rea.catalog import web_scenario as _web_scenario
+from rea.catalog import web_scripts as _web_scripts
 from rea.catalog import managed_tools as _managed
 from rea.catalog import native_tools as _native
 from rea.catalog import native_surface as _native_surface
@@ -49,6 +50,7 @@ _FAMILIES = (
     _batch,
     _web,
     _web_scenario,
+    _web_scripts,
 )
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from typing import NamedTuple
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {c: i for i, c in enumerate(_ALPHABET)}
@@ -135,3 +135,50 @@ def source_at(runs: Sequence[Run], start: tuple[int, int], end: tuple[int, int])
     if weight:
         return max(sorted(weight), key=weight.__getitem__)
     return runs[first - 1].source if first > 0 else None
+
+
+class Segment(NamedTuple):
+    """One decoded mapping segment (0-based lines; UTF-16 columns); source fields are None for a
+    generated-only segment, name None when it names nothing."""
+
+    line: int
+    column: int
+    source: int | None
+    original_line: int | None
+    original_column: int | None
+    name: int | None
+
+
+def segments(mappings: str) -> Iterator[Segment]:
+    """Every segment of `mappings` in generated order; ValueError on a malformed segment (a field count
+    other than 1, 4 or 5, or a negative position)."""
+    source = original_line = original_column = name = 0
+    cache: dict[str, tuple[int, ...]] = {}
+    for line, text in enumerate(mappings.split(";")):
+        column = 0
+        if not text:
+            continue
+        for segment in text.split(","):
+            if not segment:
+                continue
+            fields = cache.get(segment)
+            if fields is None:
+                fields = cache[segment] = decode_vlq(segment)
+            if len(fields) not in (1, 4, 5):
+                raise ValueError(f"a segment of {len(fields)} fields at generated line {line + 1}")
+            column += fields[0]
+            if len(fields) == 1:
+                if column < 0:
+                    raise ValueError(f"a negative generated column at line {line + 1}")
+                yield Segment(line, column, None, None, None, None)
+                continue
+            source += fields[1]
+            original_line += fields[2]
+            original_column += fields[3]
+            named = None
+            if len(fields) == 5:
+                name += fields[4]
+                named = name
+            if min(column, source, original_line, original_column, name) < 0:
+                raise ValueError(f"a negative position at generated line {line + 1}")
+            yield Segment(line, column, source, original_line, original_column, named)

@@ -26,6 +26,7 @@ from rea.workflows import wasm as _wasm
 from rea.workflows import web_network as _web_network
 from rea.workflows import web as _web
 from rea.workflows import web_scenario as _web_scenario
+from rea.workflows import web_scripts as _web_scripts
 from rea.workflows import managed as _managed
 from rea.workflows import managed_derived as _managed_derived
 from rea.workflows import native as _native
@@ -54,6 +55,7 @@ _FAMILIES = (
     _web_network,
     _web,
     _web_scenario,
+    _web_scripts,
     _views,
 )
 

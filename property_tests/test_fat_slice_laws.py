@@ -19,15 +19,20 @@ SELECTOR = st.one_of(st.none(), st.sampled_from(["x86_64", "arm64", "i386", "arm
 
 @st.composite
 def fat_headers(draw):
-    """A fat header whose rows may lie: offsets and sizes anywhere, counts above the rows, short bodies."""
-    rows = draw(
-        st.lists(st.tuples(CPUS, st.integers(-4, 4), st.integers(0, 1 << 17), st.integers(0, 1 << 17)), max_size=5)
-    )
-    count = draw(st.one_of(st.just(len(rows)), st.integers(0, 70)))
+    """A fat header whose rows may lie (offsets and sizes anywhere, counts above the rows, short bodies) or,
+    half the time, a consistent one: page-aligned slices of 28 bytes or more inside the file."""
+    consistent = draw(st.booleans())
+    cpu_rows = draw(st.lists(st.tuples(CPUS, st.integers(-4, 4)), min_size=int(consistent), max_size=5))
+    if consistent:
+        rows = [(cpu, sub, 4096 * (i + 1), draw(st.integers(28, 4096))) for i, (cpu, sub) in enumerate(cpu_rows)]
+        count, tail = len(rows), 4096 * (len(rows) + 1)
+    else:
+        rows = [(cpu, sub, draw(st.integers(0, 1 << 17)), draw(st.integers(0, 1 << 17))) for cpu, sub in cpu_rows]
+        count, tail = draw(st.one_of(st.just(len(rows)), st.integers(0, 70))), draw(st.integers(0, 1 << 16))
     header = struct.pack(">II", 0xCAFEBABE, count)
     for cpu, sub, offset, size in rows:
         header += struct.pack(">iiIII", cpu, sub, offset, size, 12)
-    return header + draw(st.binary(max_size=64)) + b"\0" * draw(st.integers(0, 1 << 16))
+    return header + b"\0" * max(tail - len(header), 0)
 
 
 @given(fat_headers(), SELECTOR)

@@ -19,6 +19,10 @@ from rea.native.selector import parse_selector
 def _binary(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("binary", help="path of the executable or library")
     parser.add_argument("--provider", default="auto", help="deep-analysis provider id or auto (default)")
+    parser.add_argument(
+        "--architecture",
+        help="slice of a universal Mach-O to analyse, as lipo names it (default: x86_64, then arm64, then the first)",
+    )
 
 
 def _with_function(parser: argparse.ArgumentParser) -> None:
@@ -34,7 +38,10 @@ def _opened(ns: argparse.Namespace, *then: Step) -> list[Step] | ReaError:
     chosen = parse_selector(ns.provider, "cli")
     if not is_successful(chosen):
         return chosen.failure()
-    return [("open_binary", {"path": os.path.abspath(ns.binary), "provider_id": ns.provider}), *then]
+    opened: dict[str, Any] = {"path": os.path.abspath(ns.binary), "provider_id": ns.provider}
+    if getattr(ns, "architecture", None) is not None:
+        opened["architecture"] = ns.architecture
+    return [("open_binary", opened), *then]
 
 
 def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -38,9 +38,15 @@ class WorkerGone(Exception):
 
 class AngrWorker:
     def __init__(
-        self, path: str, provider: dict[str, Any], startup_timeout_ms: int, memory_limit_mib: int | None = None
+        self,
+        path: str,
+        provider: dict[str, Any],
+        startup_timeout_ms: int,
+        memory_limit_mib: int | None = None,
+        fat_slice: dict[str, Any] | None = None,
     ) -> None:
         self.path = path
+        self.fat_slice = fat_slice  # the universal Mach-O slice the worker loads (its bytes, by offset)
         self.memory_limit_mib = memory_limit_mib
         self.exceeded_mib: int | None = None  # the worker's resident memory when the ceiling stopped it
         self.provider = provider
@@ -79,7 +85,7 @@ class AngrWorker:
         done = anyio.Event()
 
         async def load() -> None:
-            result.append(await self._exchange("load", {"path": self.path}, report))
+            result.append(await self._exchange("load", {"path": self.path, "fat_slice": self.fat_slice}, report))
             done.set()
 
         async def notify_while_waiting() -> None:

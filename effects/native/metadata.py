@@ -16,7 +16,7 @@ MAX_GO_SCAN = 512 << 20
 MAX_FRAMES = 1_000_000
 
 
-def function_starts(path: str, fmt: str) -> list[dict[str, Any]]:
+def function_starts(path: str | bytes, fmt: str) -> list[dict[str, Any]]:
     """Exception-frame (ELF .eh_frame, PE .pdata) and LC_FUNCTION_STARTS function starts, link-time VAs."""
     import lief  # noqa: PLC0415 - only the worker reads metadata
 
@@ -30,8 +30,10 @@ def function_starts(path: str, fmt: str) -> list[dict[str, Any]]:
         elif fmt == "mach-o":
             fat = lief.MachO.parse(path)
             binary, base, source = (fat.at(0) if fat else None), 0, "function_starts"
-        else:
+        elif isinstance(path, str):
             return _eh_frame_starts(path)
+        else:
+            return []
         if binary is None:
             return []
         rows = {}
@@ -62,10 +64,13 @@ def _eh_frame_starts(path: str) -> list[dict[str, Any]]:
     return [{"address": f"0x{a:x}", "size": rows[a], "source": "exception-frames"} for a in sorted(rows)]
 
 
-def go_tables(path: str, text_start: int) -> dict[str, Any] | None:
-    """Go's pclntab functions and build info, or None for a binary that is not Go."""
-    with open(path, "rb") as handle:
-        data = handle.read(MAX_GO_SCAN)
+def go_tables(path: str | bytes, text_start: int) -> dict[str, Any] | None:
+    """Go's pclntab functions and build info (of a file, or a universal binary's slice), or None if not Go."""
+    if isinstance(path, bytes):
+        data = path[:MAX_GO_SCAN]
+    else:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_GO_SCAN)
     info = gopclntab.build_info(data)
     table = gopclntab.locate(data, text_start)
     if table is None and info is None:

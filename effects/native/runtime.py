@@ -66,8 +66,13 @@ class NativeRuntime:
     def worker_for(self, effect: NativeFacts | NativeQuery) -> AngrWorker:
         key = self.key(effect)
         if self.worker is None or self.worker_key != key:
+            loader = effect.binding["analysis_profile"]["parameters"].get("loader", {})
             self.worker = AngrWorker(
-                effect.path, dict(effect.binding["provider"]), self.startup_timeout_ms, self.memory_limit_mib
+                effect.path,
+                dict(effect.binding["provider"]),
+                self.startup_timeout_ms,
+                self.memory_limit_mib,
+                fat_slice=loader.get("fat_slice"),
             )
             self.worker_key = key
         return self.worker

@@ -14,6 +14,7 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 from __future__ import annotations
 
 import bisect
+import io
 import tempfile
 import logging
 import os
@@ -48,6 +49,23 @@ class WorkerError(Exception):
         self.code, self.message, self.details = code, message, details
 
 
+def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None:
+    """The image of the universal binary's chosen slice (open_binary checked its header), else None."""
+    if fat_slice is None:
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(fat_slice["offset"])
+        image = handle.read(fat_slice["size"])
+    if len(image) != fat_slice["size"]:
+        raise WorkerError(
+            "target_unavailable",
+            f"the {fat_slice['architecture']} slice ends past the end of the file (it changed since open_binary)",
+            reason="truncated-slice",
+            architecture=fat_slice["architecture"],
+        )
+    return image
+
+
 class Analysis:
     """State of one loaded target."""
 
@@ -60,7 +78,13 @@ class Analysis:
         self.block_owner: list[tuple[int, int, int]] = []  # (start, end, function addr), sorted
         self.path = ""
         self.bundle = False  # a MH_BUNDLE loaded as the dylib it is laid out like
+        self.image: bytes | None = None  # the analysed slice of a universal Mach-O (None: the whole file)
         self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
+
+    @property
+    def source(self) -> str | bytes:
+        """What the metadata readers read: the slice's bytes, else the file."""
+        return self.path if self.image is None else self.image
 
     # ---------------------------------------------------------------- addresses
 
@@ -84,6 +108,7 @@ class Analysis:
 
         emit("loading binary")
         self.path = params["path"]
+        self.image = fat_slice_bytes(params["path"], params.get("fat_slice"))
         loadable = self.loadable(params["path"])
         try:
             self.project = angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
@@ -94,7 +119,7 @@ class Analysis:
                 reason="unsupported-format",
             ) from exc
         finally:
-            if loadable != params["path"]:
+            if isinstance(loadable, str) and loadable != params["path"]:
                 os.unlink(loadable)  # the loader has read it; nothing is left behind if the worker is killed
         self.main = self.project.loader.main_object
         self.rebase = self.main.mapped_base - self.main.linked_base
@@ -108,11 +133,15 @@ class Analysis:
             )
         return self.loader_facts()
 
-    def loadable(self, path: str) -> str:
-        """The file angr should load: a Mach-O bundle as the dylib it is laid out like (a patched copy
-        beside the worker); an ARM64-family PE is refused before the loader fails obscurely."""
-        with open(path, "rb") as handle:
-            head = handle.read(4096)
+    def loadable(self, path: str) -> str | io.BytesIO:
+        """The file angr should load: a universal binary's slice from its bytes in memory; a Mach-O bundle as
+        the dylib it is laid out like (a patched copy beside the worker, or in memory for a slice); an
+        ARM64-family PE is refused before the loader fails obscurely."""
+        if self.image is not None:
+            head = self.image[:4096]
+        else:
+            with open(path, "rb") as handle:
+                head = handle.read(4096)
         found = headers.probe(head)
         if found.pe_machine is not None:
             raise WorkerError(
@@ -125,7 +154,10 @@ class Analysis:
                 format="pe",
             )
         if found.bundle_filetype_at is None:
-            return path
+            return path if self.image is None else io.BytesIO(self.image)
+        if self.image is not None:
+            self.image, self.bundle = headers.as_dylib(self.image, found), True
+            return io.BytesIO(self.image)
         with open(path, "rb") as handle:
             image = handle.read()
         fd, copy = tempfile.mkstemp(prefix="rea-bundle-", suffix=".dylib")
@@ -203,9 +235,9 @@ class Analysis:
             "symbols": symbols,
             "engine": {"name": "angr", "version": _angr_version()},
             "scanned_strings": self.scan_strings(),
-            "function_starts": metadata.function_starts(self.path, fmt),
+            "function_starts": metadata.function_starts(self.source, fmt),
             "macho_filetype": "bundle" if self.bundle else None,
-            "go": metadata.go_tables(self.path, text.vaddr - self.rebase if text is not None else 0),
+            "go": metadata.go_tables(self.source, text.vaddr - self.rebase if text is not None else 0),
         }
 
     def scan_strings(self) -> list[dict[str, Any]]:

@@ -453,6 +453,16 @@ def binding(fact: Mapping[str, Any], source: str, detail: str | None = None) -> 
     }
 
 
+def sliced(bound: Mapping[str, Any], fat_slice: Mapping[str, Any]) -> dict[str, Any]:
+    """The binding with the loader reading one slice of a universal Mach-O: a new profile, so a new digest."""
+    profile = bound["analysis_profile"]
+    parameters = profile["parameters"]
+    loader = {**parameters["loader"], "fat_slice": dict(fat_slice)}
+    provider = Provider(**profile["provider"])
+    committed = create_profile(provider, profile["provider_profile_schema_version"], {**parameters, "loader": loader})
+    return {**bound, "analysis_profile": committed.to_json()}
+
+
 def unavailable_reason(binding_value: Mapping[str, Any] | None, target_format: str | None) -> str:
     if binding_value is None and target_format is not None:
         return (

@@ -153,6 +153,15 @@ class OpenBinaryArgs:
         "Restore an analysis snapshot (REA keeps none: refused; angr's analysis is cached by digest instead)",
         omit_none=True,
     )
+    architecture: str | None = field(
+        "Our extra: the slice of a universal (fat) Mach-O to analyse, as lipo names it (x86_64, arm64, arm64e, i386, "
+        "...); omit it for the host-preferred slice (x86_64, then arm64, then the first). On any other target it "
+        "must name the target's one architecture",
+        omit_none=True,
+        minLength=1,
+        maxLength=64,
+        pattern=r"^[A-Za-z0-9_-]+$",
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -637,6 +646,24 @@ class BinarySessionResult:
 
 
 @attrs.frozen(kw_only=True)
+class FatSlice:
+    index: int = field("Position in the universal header's slice table", minimum=0, maximum=SAFE_MAX)
+    architecture: str = field("The slice's name as lipo gives it (x86_64, arm64, ...)")
+    cputype: int = field("fat_arch cputype", minimum=-(2**31), maximum=2**32 - 1)
+    cpusubtype: int = field("fat_arch cpusubtype", minimum=-(2**31), maximum=2**32 - 1)
+    offset: int = field("File offset of the slice's Mach-O image", minimum=0, maximum=SAFE_MAX)
+    size: int = field("Bytes of the slice's image", minimum=0, maximum=SAFE_MAX)
+    selected: bool = field("This is the slice the native tools analyse")
+
+
+@attrs.frozen(kw_only=True)
+class SelectedSlice(FatSlice):
+    selection: Literal["request", "default"] = field(
+        "request: open_binary's architecture named it; default: the host-preferred slice (x86_64, arm64, first)"
+    )
+
+
+@attrs.frozen(kw_only=True)
 class OpenBinaryResult:
     path: str = field("The target's path, as given")
     format: TargetFormat = field("Detected (or caller-selected) format")
@@ -650,6 +677,12 @@ class OpenBinaryResult:
     analysis_provider_binding: ProviderBinding | None = field("The bound provider, null when none fits (extra)")
     limitations: tuple[str, ...] = field("What this binding cannot do (extra)")
     target: LegacyTarget = field("Our nested target record (extra)")
+    slices: tuple[FatSlice, ...] | None = field(
+        "Every slice of a universal Mach-O, in header order (extra; absent for other targets)", omit_none=True
+    )
+    selected_slice: SelectedSlice | None = field(
+        "The slice the native tools analyse and how it was chosen (extra; absent for other targets)", omit_none=True
+    )
 
 
 @attrs.frozen(kw_only=True)

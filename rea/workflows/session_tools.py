@@ -10,7 +10,7 @@ from typing import Any
 from collections.abc import Callable, Generator, Mapping
 
 from returns.pipeline import is_successful
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from rea import __version__
 from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify_bundle
@@ -29,8 +29,11 @@ from rea.native.providers import (
     candidate_records,
     capability_set,
     select_provider,
+    sliced,
     unavailable_reason,
 )
+from rea.native.fat_slice import choose_slice, loader_slice, subject_architecture, thin_mismatch
+from rea.layout.model import ReadArchitectures
 from rea.native.selector import AUTO, parse_selector
 from rea.paging import paginate
 from rea.program import (
@@ -262,11 +265,20 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
     requested = parse_selector(args.get("provider_id") or AUTO, "request")  # the schema's own pattern, parsed
     if not is_successful(requested):
         return failed(session, requested.failure())
+    fat = yield from _fat_slice(args, fmt, architecture)
+    if not is_successful(fat):
+        return failed(session, fat.failure())
+    chosen = fat.unwrap()
+    row = None if chosen.get("rows") is None else chosen["rows"][chosen["index"]]
+    if row is not None:
+        architecture = subject_architecture(row)
     candidates = (yield DiscoverProviders()).unwrap()
-    selected = select_provider(candidates, requested.unwrap(), ctx.analysis_provider, fmt)
+    selected = select_provider(candidates, requested.unwrap(), ctx.analysis_provider, fmt if row is None else "mach-o")
     if not is_successful(selected):
         return failed(session, selected.failure())
     binding = selected.unwrap()
+    if binding is not None and row is not None:
+        binding = sliced(binding, loader_slice(row))
     released = yield ReleaseNative()  # the previous target's engine, if any; retained records stay
     run_id = (yield NewRunId()).unwrap()
     target = Target(
@@ -282,6 +294,7 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
     )
     opened = open_target(session, target, run_id, binding)
     limitations = [] if binding is not None else [unavailable_reason(None, fmt)]
+    limitations += chosen.get("limitations", [])
     if target.managed:
         limitations.append(MANAGED_HINT)
     if not is_successful(released):
@@ -297,8 +310,35 @@ def open_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Prog
             "analysis_provider_binding": binding,
             "limitations": limitations,
             "target": target.to_json(),
+            **_slice_fields(chosen),
         },
     )
+
+
+def _fat_slice(
+    args: Mapping[str, Any], fmt: str, architecture: str | None
+) -> Generator[Effect, Any, Result[dict[str, Any], ReaError]]:
+    """The universal binary's slices and the one to analyse ({} for any other target). A header that does not
+    check out leaves the target unbound (as before, said in limitations) unless a slice was asked for."""
+    requested = args.get("architecture")
+    if fmt != "mach-o-universal":
+        mismatch = None if requested is None else thin_mismatch(requested, fmt, architecture)
+        return Success({}) if mismatch is None else Failure(mismatch)
+    yield ReportProgress(phase="reading architectures", message=args["path"])
+    read = yield ReadArchitectures(path=args["path"])
+    if not is_successful(read):
+        if requested is not None:
+            return read
+        return Success({"limitations": [f"No slice can be analysed: {read.failure().message}"]})
+    return choose_slice(read.unwrap()["slices"], requested)
+
+
+def _slice_fields(chosen: Mapping[str, Any]) -> dict[str, Any]:
+    """Our extras on a universal target: every slice, and the analysed one with how it was chosen."""
+    if chosen.get("rows") is None:
+        return {}
+    row = chosen["rows"][chosen["index"]]
+    return {"slices": chosen["rows"], "selected_slice": {**row, "selection": chosen["selection"]}}
 
 
 def close_binary(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:

@@ -20,6 +20,11 @@ def render_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
+def given(ns: argparse.Namespace, *keys: str) -> dict[str, Any]:
+    """The flags a person gave, by argument name (an absent flag leaves the tool's default)."""
+    return {key: getattr(ns, key) for key in keys if getattr(ns, key) is not None}
+
+
 @attrs.frozen(kw_only=True)
 class ToolCommand:
     name: str

@@ -8,7 +8,7 @@ import os
 from typing import Any
 from collections.abc import Mapping, Sequence
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, given
 
 TEXT_ROWS = 400
 
@@ -22,10 +22,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    args: dict[str, Any] = {"path": os.path.abspath(ns.path)}
-    for key in ("architecture", "detail", "max_symbols", "max_relocations"):
-        if getattr(ns, key) is not None:
-            args[key] = getattr(ns, key)
+    args = {"path": os.path.abspath(ns.path), **given(ns, "architecture", "detail", "max_symbols", "max_relocations")}
     return [("inspect_binary_layout", args)]
 
 
@@ -109,10 +106,7 @@ def _configure_macho(parser: argparse.ArgumentParser) -> None:
 
 
 def _macho_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    args: dict[str, Any] = {}
-    for key in ("architecture", "detail", "max_symbols"):
-        if getattr(ns, key) is not None:
-            args[key] = getattr(ns, key)
+    args = given(ns, "architecture", "detail", "max_symbols")
     return [("open_binary", {"path": os.path.abspath(ns.path)}), ("inspect_macho", args)]
 
 

@@ -7,7 +7,7 @@ import os
 from typing import Any
 from collections.abc import Mapping, Sequence
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, given
 
 TEXT_EDGES = 400
 
@@ -20,10 +20,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    args: dict[str, Any] = {}
-    for key in ("roots", "architecture", "max_entries"):
-        if getattr(ns, key) is not None:
-            args[key] = getattr(ns, key)
+    args = given(ns, "roots", "architecture", "max_entries")
     return [("open_binary", {"path": os.path.abspath(ns.path)}), ("trace_dylib_resolution", args)]
 
 

@@ -7,7 +7,7 @@ import os
 from typing import Any
 from collections.abc import Mapping, Sequence
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, given
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -35,9 +35,7 @@ def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
         args["environment"] = dict(item.partition("=")[::2] for item in ns.env)
     if ns.working_directory:
         args["working_directory"] = os.path.abspath(ns.working_directory)
-    for key in ("duration_ms", "max_events", "argument_registers", "backtrace_frames"):
-        if getattr(ns, key) is not None:
-            args[key] = getattr(ns, key)
+    args.update(given(ns, "duration_ms", "max_events", "argument_registers", "backtrace_frames"))
     return [("open_binary", {"path": os.path.abspath(ns.path)}), ("observe_native_calls", args)]
 
 

@@ -18,12 +18,23 @@ import orjson
 
 from effects.batch import child
 from effects.batch.limits import confine
+from rea.batch.failures import EXIT_MEMORY
 from effects.heap import settle_startup_heap
 from effects.interpreter import load_every_family
 
 
+def _address_space() -> int:
+    """This process's virtual size in bytes (what RLIMIT_AS counts)."""
+    with open("/proc/self/statm", "rb") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
 def _item(request: dict[str, Any], reply_path: str, stderr_path: str) -> int:
-    """In the forked item process: confine, detach the protocol pipe, answer."""
+    """In the forked item process: confine, detach the protocol pipe, answer. A ceiling below what
+    the item inherits (the imported analysis code) is passed before any work: it is reported as the
+    memory stop it is, not left to fail at some allocation inside a library."""
+    if _address_space() >= request["memory_mb"] * 1024 * 1024:
+        return EXIT_MEMORY
     confine(request["memory_mb"])
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)

@@ -28,7 +28,7 @@ def join(directory: str, rest: str) -> str:
 
 
 def lookup(tree: Tree, path: str) -> tuple[str, str | None]:
-    """("file", resolved path), or ("absent" | "escapes" | "not-file", None), as open(2) would walk it."""
+    """("file", resolved path), or ("absent" | "escapes" | "not-file", None), as the kernel walks a path."""
     pending = segments(path)
     resolved: list[str] = []
     last = "directory"
@@ -46,7 +46,7 @@ def lookup(tree: Tree, path: str) -> tuple[str, str | None]:
             return "absent", None
         if entry["kind"] == "symlink":
             hops += 1
-            if hops > MAX_SYMLINK_HOPS:  # a link loop: open(2) gives ELOOP, dyld finds nothing here
+            if hops > MAX_SYMLINK_HOPS:  # a link loop: the kernel answers ELOOP, dyld finds nothing here
                 return "absent", None
             if str(entry["target"]).startswith("/"):
                 return "escapes", None

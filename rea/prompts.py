@@ -131,13 +131,19 @@ INVESTIGATE_FEATURE = Prompt(
             ),
         ),
         Step(
-            tools=("analyze_function", "xrefs", "procedure_callers", "procedure_callees", "get_call_graph"),
+            tools=(
+                "trace_feature",
+                "analyze_function",
+                "xrefs",
+                "procedure_callers",
+                "procedure_callees",
+                "get_call_graph",
+            ),
             text=(
-                "Build a dossier of each candidate function and corroborate it with references and call "
+                "In a native target, find the feature's strings and the code that references them with trace_feature; "
+                "build a dossier of each candidate function and corroborate it with references and call "
                 "relationships. Indirect calls and truncated collections stay unknown."
             ),
-            missing=("trace_feature",),
-            instead="combine get_call_graph and trace_call_path from the candidate functions.",
         ),
         Step(
             tools=("record_unknown",),
@@ -308,13 +314,11 @@ TRACE_CRASH = Prompt(
             ),
         ),
         Step(
-            tools=("xrefs", "procedure_callers", "trace_call_path", "get_call_graph"),
+            tools=("xrefs", "procedure_callers", "trace_call_path", "build_call_path", "get_call_graph"),
             text=(
-                "Trace how execution can reach the crash site through corroborated references and callers; "
-                "unresolved indirect calls stay unknown."
+                "Trace how execution can reach the crash site through corroborated references and callers "
+                "(build_call_path over the analyzed functions' dossiers); unresolved indirect calls stay unknown."
             ),
-            missing=("build_call_path",),
-            instead="trace_call_path from a caller towards the crash site (goal) answers the same question.",
         ),
         Step(
             tools=("get_evidence_bundle",),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from collections import Counter
+
 from typing import Any
 from collections.abc import Iterator, Mapping
 
@@ -167,6 +170,65 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
     body: dict[str, Any] = strip(schema)
     if "description" in schema:
         body["description"] = schema["description"]
+    if len(canonical(body)) > COMPACT_INPUT_BUDGET:
+        body = hoist_repeats(body)
+    return body
+
+
+_HOIST_AT_LEAST = 128  # bytes of a repeated subschema worth a $ref
+_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
+_ONES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
+_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+
+
+def canonical(node: Any) -> str:
+    return json.dumps(node, sort_keys=True, separators=(",", ":"))
+
+
+def _with_subschemas(schema: dict[str, Any], fn: Any) -> dict[str, Any]:
+    """The schema with `fn` applied to each direct subschema (never to a keyword's own map or list)."""
+    out = dict(schema)
+    for key in _MAPS:
+        if isinstance(schema.get(key), dict):
+            out[key] = {name: fn(sub) for name, sub in schema[key].items()}
+    for key in _ONES:
+        if isinstance(schema.get(key), dict):
+            out[key] = fn(schema[key])
+    for key in _LISTS:
+        if isinstance(schema.get(key), list):
+            out[key] = [fn(sub) for sub in schema[key]]
+    return out
+
+
+def _movable(schema: Any) -> bool:
+    return isinstance(schema, dict) and not ({"$id", "$anchor", "$defs"} & schema.keys())
+
+
+def hoist_repeats(schema: dict[str, Any]) -> dict[str, Any]:
+    """The same schema with each repeated subschema (a locator union inside every action variant)
+    written once under `$defs` and referenced: what it accepts is unchanged, its text is shorter."""
+    counts: Counter[str] = Counter()
+
+    def count(sub: Any) -> Any:
+        if _movable(sub):
+            counts[canonical(sub)] += 1
+        if isinstance(sub, dict):
+            _with_subschemas(sub, count)
+        return sub
+
+    _with_subschemas(schema, count)
+    repeated = sorted((k for k, n in counts.items() if n > 1 and len(k) >= _HOIST_AT_LEAST), key=len)
+    names = {key: f"compact_{i}" for i, key in enumerate(repeated)}
+
+    def rewrite(sub: Any) -> Any:
+        if _movable(sub) and canonical(sub) in names:
+            return {"$ref": f"#/$defs/{names[canonical(sub)]}"}
+        return _with_subschemas(sub, rewrite) if isinstance(sub, dict) else sub
+
+    body = _with_subschemas(schema, rewrite)
+    defs = {name: _with_subschemas(json.loads(key), rewrite) for key, name in names.items()}
+    if defs:
+        body["$defs"] = {**body.get("$defs", {}), **defs}
     return body
 
 

@@ -105,8 +105,17 @@ class Processes:
 
 
 @attrs.frozen(kw_only=True)
+class IpcEvent:
+    """One IPC message. None is ever observed over CDP; the record says what one would carry."""
+
+    sequence: int = field("", minimum=1)
+    channel: str = field("", minLength=1)
+    direction: Literal["renderer-to-main", "main-to-renderer"] = field("")
+
+
+@attrs.frozen(kw_only=True)
 class Ipc:
-    events: tuple[()] = field("IPC is not observable over CDP (always empty)", maxItems=0)
+    events: tuple[IpcEvent, ...] = field("IPC is not observable over CDP (always empty)", maxItems=0)
     observed: int = field("", minimum=0)
     dropped: int | None = field("")
 

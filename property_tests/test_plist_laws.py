@@ -65,3 +65,10 @@ def test_shared_references_never_unfold_past_max_nodes(depth, fan, max_nodes):
     assert _count(got["value"]) <= max_nodes + (fan**depth + 1)  # cut values are nulls, one per refused slot
     total = sum(fan**i for i in range(depth + 1)) + fan**depth  # the lists, and a "leaf" in each innermost one
     assert (total <= max_nodes) == (not any("max_nodes" in t for t in got["limitations"]))
+
+
+def test_an_xml_declaration_naming_an_unknown_encoding_is_refused():
+    # found by the fuzz law above: expat raises LookupError for the declared encoding
+    got = _read(b'<?xml version="1.0" encoding="U-F-8"?>\n<plist version="1.0"><dict/></plist>')
+    assert isinstance(got, Failure) and got.failure().code == "invalid_request"
+    assert "LookupError" in got.failure().message

@@ -105,8 +105,7 @@ def _decode(effect: ReadPlist) -> dict[str, Any]:
         ExpatError,
         ValueError,
         TypeError,
-        KeyError,
-        IndexError,
+        LookupError,  # KeyError, IndexError, and an XML declaration naming an unknown encoding
         OverflowError,
     ) as exc:
         raise _Refused("malformed", f"it is not a readable {fmt} property list ({type(exc).__name__}: {exc})") from exc

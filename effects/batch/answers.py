@@ -8,33 +8,34 @@ entry is parsed strictly, ids recomputed, before anything of it reaches the bund
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import Any
 
-from returns.result import Success
 
 from effects.environment import build_commit
 from effects.native.cache import cache_root, read_entry, write_entry
 from rea import __version__
 from rea.batch.items import Work
-from rea.evidence import parse_evidence
 
 MAX_ENTRY = 256 * 1024 * 1024
 
 
+@functools.cache
+def _build() -> str:
+    """The build that answers (read once: every item of a batch is keyed by it)."""
+    return f"{__version__}+{build_commit() or 'release'}"
+
+
 def _entry(work: Work) -> Path:
-    build = f"{__version__}+{build_commit() or 'release'}"
-    return cache_root() / "batch" / f"{work.answer_key(build)}.json"
+    return cache_root() / "batch" / f"{work.answer_key(_build())}.json"
 
 
 def recall(work: Work) -> list[Any] | None:
-    """The records a finished run of this work answered, when every one of them still parses."""
+    """The records a finished run of this work answered; the bundle writer parses them strictly
+    and takes all or none."""
     records = read_entry(_entry(work), MAX_ENTRY)
-    if not isinstance(records, list) or not records:
-        return None
-    if not all(isinstance(parse_evidence(r), Success) for r in records):
-        return None
-    return records
+    return records if isinstance(records, list) and records else None
 
 
 def keep(work: Work, records: list[Any]) -> None:

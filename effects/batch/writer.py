@@ -15,7 +15,7 @@ from typing import Any
 from collections.abc import Iterator, Mapping, Sequence
 
 import anyio
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from effects import fs
 from effects.batch.identify import quiet
@@ -38,13 +38,16 @@ class SpoolWriter:
         self.unknowns: list[Mapping[str, Any]] = []
 
     def add(self, raw_records: Sequence[Any]) -> Result[list[tuple[str, str | None]], ReaError]:
-        """Check each record strictly (its id is recomputed) and spool it; answer (id, subject sha256) pairs."""
-        kept = []
+        """Check every record strictly (its id is recomputed), then spool them all, or none when
+        one fails; answer (id, subject sha256) pairs."""
+        parsed = []
         for raw in raw_records:
-            parsed = parse_evidence(raw)
-            if not isinstance(parsed, Success):
-                return parsed
-            evidence = parsed.unwrap()
+            checked = parse_evidence(raw)
+            if not isinstance(checked, Success):
+                return Failure(checked.failure())
+            parsed.append(checked.unwrap())
+        kept = []
+        for evidence in parsed:
             if evidence.evidence_id not in self.rows:
                 with open(os.path.join(self.spool, evidence.evidence_id), "wb") as handle:
                     handle.write(canonicalize(evidence.to_json()))

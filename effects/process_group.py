@@ -66,6 +66,16 @@ def members(group: int) -> list[int]:
     return found
 
 
+async def _emptied(group: int) -> bool:
+    """Whether every member of the group is gone within the grace: the leader's exit does not mean its
+    children have finished dying (a signalled child takes a moment to become a zombie)."""
+    with anyio.move_on_after(TERM_GRACE_S):
+        while members(group):
+            await anyio.sleep(0.05)
+        return True
+    return False
+
+
 async def terminate(process: anyio.abc.Process) -> list[str]:
     """TERM, then KILL, the group `process` leads; answer what remains (empty when clean)."""
     group = process.pid  # start_new_session: the group id is the leader's pid
@@ -76,7 +86,7 @@ async def terminate(process: anyio.abc.Process) -> list[str]:
             break
         with anyio.move_on_after(TERM_GRACE_S):
             await process.wait()
-        if not members(group):
+        if await _emptied(group):
             break
     with anyio.move_on_after(TERM_GRACE_S):
         await process.wait()

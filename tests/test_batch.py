@@ -356,3 +356,79 @@ def test_ray_bundle_equals_the_pool_bundle_and_a_killed_worker_costs_one_item(po
         assert ray_item["error_code"] == "execution_failure" and "worker" in ray_item["error_message"]
     if not differ:  # same Evidence ids in the same order: the same bytes
         assert out.read_bytes() == pool_out.read_bytes()
+
+
+# ------------------------------------------------------------------ inputs shipped to Ray as objects
+
+
+def test_only_path_free_plans_within_the_size_are_shipped():
+    from rea.batch.items import Work
+
+    for kind, plan in PLANS.items():
+        work = Work(path="/a", sha256="0" * 64, plan=plan, size=10)
+        # a plan whose Evidence records the path would change its Evidence ids if read from a copy
+        assert work.shipped(10) is (not plan.path_in_evidence), kind
+        assert not work.shipped(9) and not work.shipped(0)
+    assert {k for k, p in PLANS.items() if p.path_in_evidence} == {"javascript", "managed", "wasm"}
+
+
+def test_a_shipped_item_answers_what_reading_its_path_answers(corpus, tmp_path):
+    """The worker's side of shipping without Ray: the original path no longer exists (as on a node
+    without the corpus), the bytes arrive, and the answer equals the answer read at the path."""
+    import tempfile
+
+    from effects.batch.shipping import run_item_anywhere
+    from effects.batch.task import run_item
+
+    root, _ = corpus
+    for rel in ("native/elf2", "archives/z0.zip", "archives/demo.apk"):
+        original = tmp_path / Path(rel).name
+        original.write_bytes((root / rel).read_bytes())
+        items = [Identified(path=str(original), sha256=hashlib.sha256(original.read_bytes()).hexdigest(),
+                            size=original.stat().st_size, format=fmt)
+                 for fmt in [{"elf2": "elf", "z0.zip": "zip", "demo.apk": "apk"}[original.name]]]  # fmt: skip
+        (work,) = work_list(items)
+        assert work.shipped(2**20)
+        request = work.request(300_000, 4096)
+        at_path = run_item(request)
+        data = original.read_bytes()
+        original.unlink()
+        before = set(os.listdir(tempfile.gettempdir()))
+        shipped = run_item_anywhere(request, data)
+        assert shipped == at_path and at_path["evidence"] and at_path["error"] is None, rel
+        assert {r["subject"]["local_path"] for r in shipped["evidence"]} == {str(original)}
+        assert not [n for n in set(os.listdir(tempfile.gettempdir())) - before if n.startswith("rea-shipped-")]
+        changed = run_item_anywhere(request, data + b"x")
+        assert changed["evidence"] == [] and changed["error"]["error"]["code"] == "target_unavailable"
+        assert request["sha256"] in changed["error"]["error"]["message"]
+
+
+def test_shipping_is_refused_without_ray(tmp_path):
+    code, body, _ = batch(str(tmp_path), "--out", str(tmp_path / "b.json"), "--ship-max-mb", "8")
+    assert code == 2 and body["error"]["code"] == "invalid_request" and "--ray" in body["error"]["message"]
+
+
+@pytest.mark.slow
+def test_ray_with_shipped_inputs_gives_the_pool_bundle(corpus, tmp_path):
+    from ray_fixtures import ray_available, ray_head
+
+    if not ray_available():
+        pytest.skip("ray is not installed (pip install 'rea-py[ray]')")
+    root, _ = corpus
+    subset = tmp_path / "subset"
+    subset.mkdir()
+    for rel in ("native/elf2", "archives/z0.zip", "native/hello.exe", "native/m0.wasm", "broken/short.elf"):
+        (subset / Path(rel).name).write_bytes((root / rel).read_bytes())
+    pool_out, ray_out = tmp_path / "pool.json", tmp_path / "ray.json"
+    _, pool, _ = batch(str(subset), "--out", str(pool_out), "--jobs", "2", "--format", "json")
+    with ray_head(num_cpus=2) as head:
+        proc = subprocess.run(
+            [*rea_command(), "batch", str(subset), "--out", str(ray_out), "--ray", head["address"], "--jobs", "2",
+             "--ship-max-mb", "64", "--format", "json", "--no-progress"],
+            capture_output=True, text=True, timeout=900, env=clean_env(RAY_AUTH_MODE="disabled"),
+        )  # fmt: skip
+    shipped = json.loads(proc.stdout)
+    # elf2, z0.zip and short.elf are shipped; the assembly and the module record their path, so are read in place
+    assert shipped["backend"]["shipped"] == 3, shipped["backend"]
+    assert shipped["items"] == pool["items"]
+    assert ray_out.read_bytes() == pool_out.read_bytes()

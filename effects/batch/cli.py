@@ -26,6 +26,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--ray", metavar="ADDRESS", help="run on Ray: 'auto' starts a local Ray for the batch, else a cluster address"
     )
+    parser.add_argument(
+        "--ship-max-mb",
+        type=int,
+        default=0,
+        help="with --ray: send inputs up to this size to the workers as Ray objects, for clusters without a shared "
+        "filesystem (default 0: every input is read at its path)",
+    )
     parser.add_argument("--retries", type=int, default=1, help="Ray retries of an item whose worker died (default 1)")
     parser.add_argument("--item-deadline-ms", type=int, default=600_000, help="per-item deadline (default 600000)")
     parser.add_argument("--item-memory-mb", type=int, default=4096, help="per-item memory ceiling (default 4096)")
@@ -49,9 +56,16 @@ def options(ns: argparse.Namespace) -> Any:
         ("--retries", ns.retries, 0),
         ("--item-deadline-ms", ns.item_deadline_ms, 1),
         ("--item-memory-mb", ns.item_memory_mb, 16),
+        ("--ship-max-mb", ns.ship_max_mb, 0),
     ):
         if value < least:
             return invalid_request(f"{name} must be at least {least}, got {value}", field=name, accepted=f">= {least}")
+    if ns.ship_max_mb and not ns.ray:
+        return invalid_request(
+            "--ship-max-mb needs --ray: it sends inputs to Ray workers, and the local pool reads them where they lie",
+            field="--ship-max-mb",
+            accepted="--ship-max-mb with --ray ADDRESS|auto, or no --ship-max-mb",
+        )
     return BatchOptions(
         inputs=tuple(ns.inputs),
         out=os.path.abspath(ns.out),
@@ -64,6 +78,7 @@ def options(ns: argparse.Namespace) -> Any:
         atomic=ns.atomic,
         overwrite=ns.overwrite,
         progress=not ns.no_progress,
+        ship_max_mb=ns.ship_max_mb,
     )
 
 

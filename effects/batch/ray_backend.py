@@ -1,6 +1,7 @@
 """The Ray backend: the same `run_item` as a Ray task, on a cluster at an address or on a local
 Ray started for the batch (`auto`). Inputs are read where they lie: a task receives the item's
-path (a shared filesystem path on a real cluster) and answers its Evidence as JSON.
+path (a shared filesystem path on a real cluster) and answers its Evidence as JSON; with
+`--ship-max-mb` the items within that size are sent as Ray objects instead (effects.batch.shipping).
 
 A worker that dies mid-item (killed, OOM) is retried `retries` times by Ray; when retries run
 out that item fails with a canonical error and the batch goes on.
@@ -15,7 +16,8 @@ from collections.abc import Callable, Sequence
 
 from returns.result import Failure, Result, Success
 
-from effects.batch.task import _package_root, run_item
+from effects.batch.shipping import run_item_anywhere, shipped_bytes
+from effects.batch.task import _package_root
 from rea.batch.failures import Ending, ending_error
 from rea.errors import ReaError
 
@@ -68,32 +70,45 @@ def _lost(request: dict[str, Any]) -> dict[str, Any]:
 
 
 def run_ray(
-    requests: Sequence[dict[str, Any]], address: str, jobs: int, retries: int, done: Done
+    requests: Sequence[dict[str, Any]],
+    address: str,
+    jobs: int,
+    retries: int,
+    done: Done,
+    shipped: frozenset[str] = frozenset(),
 ) -> Result[dict[str, Any], ReaError]:
-    """Run every request on Ray, at most `jobs` in flight, `done` called with each answer."""
+    """Run every request on Ray, at most `jobs` in flight, `done` called with each answer; the items
+    whose digest is in `shipped` are sent their bytes as a Ray object instead of reading their path."""
     try:
         import ray
     except ImportError:
         return Failure(ray_missing())
     # Ray prints its cluster's complaints (a dead worker, ...) on stdout: keep stdout for the summary
     with contextlib.redirect_stdout(sys.stderr):
-        return _run(ray, requests, address, jobs, retries, done)
+        return _run(ray, requests, address, jobs, retries, done, shipped)
 
 
 def _run(
-    ray: Any, requests: Sequence[dict[str, Any]], address: str, jobs: int, retries: int, done: Done
+    ray: Any,
+    requests: Sequence[dict[str, Any]],
+    address: str,
+    jobs: int,
+    retries: int,
+    done: Done,
+    shipped: frozenset[str],
 ) -> Result[dict[str, Any], ReaError]:
     joined = _connect(ray, address, jobs)
     if not isinstance(joined, Success):
         return joined
-    task = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(run_item)
+    task = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(run_item_anywhere)
     queue = list(requests)
     inflight: dict[Any, dict[str, Any]] = {}
     try:
         while queue or inflight:
             while queue and len(inflight) < max(1, jobs):
                 request = queue.pop(0)
-                inflight[task.remote(request)] = request
+                data = ray.put(shipped_bytes(request)) if request["sha256"] in shipped else None
+                inflight[task.remote(request, data)] = request
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
             for ref in ready:
                 request = inflight.pop(ref)
@@ -111,4 +126,4 @@ def _run(
         raise
     finally:
         ray.shutdown()
-    return Success({**joined.unwrap(), "retries": retries})
+    return Success({**joined.unwrap(), "retries": retries, "shipped": len(shipped)})

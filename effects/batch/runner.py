@@ -41,6 +41,7 @@ class BatchOptions:
     atomic: bool = False
     overwrite: bool = False
     progress: bool = True
+    ship_max_mb: int = 0  # Ray only: send items up to this size as objects (0: read every input where it lies)
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -107,7 +108,8 @@ class _Batch:
         if self.opts.ray is None:
             self.backend = run_local(requests, self.opts.jobs, self.done)
             return None
-        ran = run_ray(requests, self.opts.ray, self.opts.jobs, self.opts.retries, self.done)
+        shipped = frozenset(w.sha256 for w in work if w.shipped(self.opts.ship_max_mb * 2**20))
+        ran = run_ray(requests, self.opts.ray, self.opts.jobs, self.opts.retries, self.done, shipped)
         if not isinstance(ran, Success):
             return ran.failure()
         self.backend = ran.unwrap()

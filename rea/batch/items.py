@@ -42,6 +42,13 @@ class Work:
     path: str
     sha256: str
     plan: Plan
+    size: int | None = None
+
+    def shipped(self, ship_max_bytes: int) -> bool:
+        """Whether a Ray task is sent this item's bytes as an object rather than reading its path: only
+        within the stated size, and only for plans whose Evidence does not record the path (a worker
+        reads the copy at a path of its own)."""
+        return not self.plan.path_in_evidence and self.size is not None and 0 < self.size <= ship_max_bytes
 
     def answer_key(self, build: str) -> str:
         """Where this analysis's answer is kept for `--resume`: the bytes, the path (some tools put it
@@ -110,7 +117,7 @@ def work_list(items: Sequence[Identified], present: Iterable[str] = ()) -> list[
         seen.add(item.sha256)
         plan = plan_for(_kind(item) or OTHER)
         if plan is not None:
-            work.append(Work(path=item.path, sha256=item.sha256, plan=plan))
+            work.append(Work(path=item.path, sha256=item.sha256, plan=plan, size=item.size))
     return work
 
 

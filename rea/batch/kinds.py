@@ -33,6 +33,9 @@ class Plan:
     # whether the Evidence's subject is the input file's own bytes (a JavaScript application's
     # subject is its tree's identity instead), so a changed file can be told from the digest
     subject_is_input: bool = True
+    # whether the plan's Evidence records the input's path (in its parameters or results), so the
+    # Evidence of a copy read at another path would differ: such items are never shipped to Ray
+    path_in_evidence: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "steps": [{"tool": s.tool, "arguments": dict(s.arguments)} for s in self.steps]}
@@ -50,10 +53,15 @@ PLANS: Mapping[str, Plan] = {
         kind="javascript",
         steps=(Step(tool="analyze_javascript_application", arguments={"input_path": PATH}),),
         subject_is_input=False,
+        path_in_evidence=True,
     ),
     "android": Plan(kind="android", steps=(Step(tool="inspect_android_package", arguments={"path": PATH}),)),
-    "managed": Plan(kind="managed", steps=(Step(tool="inspect_managed_artifact", arguments={"path": PATH}),)),
-    "wasm": Plan(kind="wasm", steps=(Step(tool="inspect_wasm_artifact", arguments={"path": PATH}),)),
+    "managed": Plan(
+        kind="managed", steps=(Step(tool="inspect_managed_artifact", arguments={"path": PATH}),), path_in_evidence=True
+    ),
+    "wasm": Plan(
+        kind="wasm", steps=(Step(tool="inspect_wasm_artifact", arguments={"path": PATH}),), path_in_evidence=True
+    ),
 }
 
 # identified format -> kind; a format absent here is identified only (kind "other", no analysis)

@@ -32,15 +32,18 @@ class Progress:
         self._settle = settle
         self._state = ProgressState()
         self._phase = "starting"
+        self._last: str | None = None  # the text last sent: a repeat of it tells the client nothing
         self.cancelled_outcome: Any = None  # the Outcome a cancelled program returned, if it returned one
 
     async def report(self, phase: str, message: str, *, terminal: bool = False) -> None:
         self._phase = phase
-        if self._sink is None:
+        text = f"{phase}: {message}"
+        if self._sink is None or (text == self._last and not terminal):
             return
         self._state, number = observe(self._state, self._clock(), terminal=terminal)
         if number is not None:
-            await self._sink(number, f"{phase}: {message}")
+            self._last = text
+            await self._sink(number, text)
 
     async def finish(self, message: str) -> None:
         await self.report("finished", message, terminal=True)

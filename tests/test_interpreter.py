@@ -93,3 +93,20 @@ def test_the_effect_union_and_the_handlers_are_the_same_vocabulary():
     for module in LAZY_FAMILIES:
         handled.update(importlib.import_module(module).HANDLERS)
     assert set(handled) == set(MEMBERS)
+
+
+def test_a_repeated_status_is_sent_once():
+    """A handler restating what its program just reported (the same phase and message) adds no notification."""
+    sent = []
+
+    async def sink(number, message):
+        sent.append((number, message))
+
+    async def main():
+        progress = Progress(sink, clock=iter([0.0, 1.0, 2.0, 3.0, 4.0]).__next__)
+        for phase, message in (("reading", "/a"), ("reading", "/a"), ("parsing", "/a"), ("reading", "/a")):
+            await progress.report(phase, message)
+        await progress.finish("done")
+
+    anyio.run(main)
+    assert sent == [(1, "reading: /a"), (2, "parsing: /a"), (3, "reading: /a"), (4, "finished: done")]

@@ -152,9 +152,10 @@ def _signature(effect: ReadSignature) -> Reader:
     return read
 
 
-def _threaded(phase: str, reader: Callable[[Any], Reader], accepted: str = ACCEPTED) -> Callable[..., Any]:
+def _threaded(reader: Callable[[Any], Reader], accepted: str = ACCEPTED) -> Callable[..., Any]:
+    """A reader run off the event loop (the program has already reported what it is reading)."""
+
     async def handle(effect: Any, progress: Progress) -> Result[Any, ReaError]:
-        await progress.report(phase, effect.path)
         known = (getattr(effect, "known_sha256", None), getattr(effect, "known_stamp", None))
         return await anyio.to_thread.run_sync(guarded, effect.path, reader(effect), accepted, known)
 
@@ -162,9 +163,9 @@ def _threaded(phase: str, reader: Callable[[Any], Reader], accepted: str = ACCEP
 
 
 HANDLERS = {
-    ReadBinaryLayout: _threaded("reading binary layout", _layout),
-    ReadArchitectures: _threaded("reading architectures", lambda effect: _slices, MACHO_ACCEPTED),
-    ReadMacho: _threaded("reading Mach-O", _macho, MACHO_ACCEPTED),
-    ReadSignature: _threaded("reading code signature", _signature, MACHO_ACCEPTED),
+    ReadBinaryLayout: _threaded(_layout),
+    ReadArchitectures: _threaded(lambda effect: _slices, MACHO_ACCEPTED),
+    ReadMacho: _threaded(_macho, MACHO_ACCEPTED),
+    ReadSignature: _threaded(_signature, MACHO_ACCEPTED),
     **SWIFT_HANDLERS,
 }

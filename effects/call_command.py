@@ -26,7 +26,7 @@ from rea.errors import ReaError, invalid_request
 from rea.native.selector import parse_selector
 
 # options of `rea call` itself; a tool argument of the same name is spelled --arg-NAME
-RESERVED = frozenset({"target", "provider", "format", "json", "json_args", "help", "list"})
+RESERVED = frozenset({"target", "provider", "target_architecture", "format", "json", "json_args", "help", "list"})
 
 
 @attrs.frozen(kw_only=True)
@@ -152,6 +152,11 @@ def tool_parser(contract: ToolContract) -> argparse.ArgumentParser:
     own = parser.add_argument_group("rea call options")
     own.add_argument("--target", metavar="PATH", help="open this file first (open_binary) on the one-shot connection")
     own.add_argument("--provider", metavar="ID", help="provider_id for that open_binary (default auto)")
+    own.add_argument(
+        "--target-architecture",
+        metavar="ARCH",
+        help="the universal Mach-O slice that open_binary loads (its `architecture`: arm64, x86_64, ...)",
+    )
     own.add_argument("--json-args", type=_json_value, metavar="JSON", help="arguments as one JSON object")
     own.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     own.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
@@ -255,21 +260,26 @@ def plan(argv: Sequence[str]) -> Plan:
     args = _arguments(ns)
     if isinstance(args, ReaError):
         return Plan(fmt=fmt, error=args)
-    if ns.provider is not None and ns.target is None:
-        return Plan(fmt=fmt, error=invalid_request("--provider needs --target", field="provider", accepted="--target"))
+    for flag in ("provider", "target_architecture"):
+        if getattr(ns, flag) is not None and ns.target is None:
+            option = "--" + flag.replace("_", "-")
+            return Plan(fmt=fmt, error=invalid_request(f"{option} needs --target", field=flag, accepted="--target"))
     if ns.provider is not None:
         chosen = parse_selector(ns.provider, "cli")  # the one provider parser, as MCP and the environment use
         if not is_successful(chosen):
             return Plan(fmt=fmt, error=chosen.failure())
     steps: list[tuple[str, Mapping[str, Any]]] = []
     if ns.target is not None:
-        steps.append(("open_binary", {"path": os.path.abspath(ns.target), "provider_id": ns.provider or "auto"}))
+        opened = {"path": os.path.abspath(ns.target), "provider_id": ns.provider or "auto"}
+        if ns.target_architecture is not None:
+            opened["architecture"] = ns.target_architecture
+        steps.append(("open_binary", opened))
     steps.append((contract.name, args))
     command = ToolCommand(name="call", help="", configure=lambda p: None, steps=lambda _ns: steps, render=render_reply)
     return Plan(fmt=ns.format, command=command)
 
 
-USAGE = """usage: rea call TOOL [--target PATH] [--provider ID] [--ARG VALUE ...] [--json-args JSON] [--format json|text]
+USAGE = """usage: rea call TOOL [--target PATH] [--provider ID] [--target-architecture ARCH] [--ARG VALUE ...] [--json-args JSON] [--format json|text]
        rea call --list
        rea call TOOL --help
 

@@ -190,3 +190,20 @@ def test_cli_architecture_selects_the_slice(images, tmp_path):
     refused = subprocess.run([*run, "ppc"], capture_output=True, text=True, env=env, timeout=600)
     assert refused.returncode != 0
     assert "invalid_request" in refused.stdout + refused.stderr and "x86_64, arm64" in refused.stdout + refused.stderr
+
+
+def test_rea_call_target_architecture_opens_that_slice(images, tmp_path):
+    """`rea call TOOL --target FAT --target-architecture A`: open_binary's selector from the one-shot CLI."""
+    fat = universal(tmp_path, images, ("x86_64", "arm64"))
+    env = clean_env(REA_CACHE_DIR=str(tmp_path / "cache"))
+    base = [*rea_command(), "call", "binary_overview", "--target", str(fat), "--format", "json"]
+    done = subprocess.run([*base, "--target-architecture", "arm64"], capture_output=True, text=True, env=env,
+                          timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["subject"]["architecture"] == "arm64"  # not the default x86_64 slice
+    wrong = subprocess.run([*base, "--target-architecture", "ppc"], capture_output=True, text=True, env=env,
+                           timeout=600)  # fmt: skip
+    assert wrong.returncode != 0 and "x86_64, arm64" in wrong.stdout
+    alone = subprocess.run([*rea_command(), "call", "binary_overview", "--target-architecture", "arm64", "--json"],
+                           capture_output=True, text=True, env=env, timeout=120)  # fmt: skip
+    assert alone.returncode == 2 and "--target-architecture needs --target" in alone.stdout

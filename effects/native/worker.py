@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import bisect
 import io
-import tempfile
 import logging
 import os
 import sys
@@ -118,9 +117,6 @@ class Analysis:
                 f"angr cannot load this file: {type(exc).__name__}: {exc}",
                 reason="unsupported-format",
             ) from exc
-        finally:
-            if isinstance(loadable, str) and loadable != params["path"]:
-                os.unlink(loadable)  # the loader has read it; nothing is left behind if the worker is killed
         self.main = self.project.loader.main_object
         self.rebase = self.main.mapped_base - self.main.linked_base
         arch = self.project.arch.name
@@ -155,16 +151,11 @@ class Analysis:
             )
         if found.bundle_filetype_at is None:
             return path if self.image is None else io.BytesIO(self.image)
-        if self.image is not None:
-            self.image, self.bundle = headers.as_dylib(self.image, found), True
-            return io.BytesIO(self.image)
-        with open(path, "rb") as handle:
-            image = handle.read()
-        fd, copy = tempfile.mkstemp(prefix="rea-bundle-", suffix=".dylib")
-        with os.fdopen(fd, "wb") as out:
-            out.write(headers.as_dylib(image, found))
-        self.bundle = True
-        return copy
+        if self.image is None:  # a thin bundle: its patched image is kept in memory, no copy is written anywhere
+            with open(path, "rb") as handle:
+                self.image = handle.read()
+        self.image, self.bundle = headers.as_dylib(self.image, found), True
+        return io.BytesIO(self.image)
 
     def loader_facts(self) -> dict[str, Any]:
         main = self.main

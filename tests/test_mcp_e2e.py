@@ -110,13 +110,14 @@ def test_tools_list_is_complete_with_valid_schemas():
         assert set(tool["annotations"]) >= {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"}
 
 
-def test_tools_list_is_the_whole_catalog_through_open_close_and_a_provider_failure():
+def test_tools_list_is_the_whole_catalog_through_open_close_and_a_provider_failure(tmp_path):
     """tools/list never changes (whole definitions compared) and notifications/tools/list_changed is never sent."""
     tap: list = []
 
     async def main():
-        # a 1 ms startup deadline makes the angr start fail for real: a provider health transition
-        async with connect(tap=tap, REA_ANGR_STARTUP_TIMEOUT_MS="1") as s:
+        # a 1 ms startup deadline makes the angr start fail for real: a provider health transition; an empty cache of
+        # its own, or an earlier `rea analyze /usr/bin/true` (the Quick start's first command) answers from the cache
+        async with connect(tap=tap, REA_ANGR_STARTUP_TIMEOUT_MS="1", REA_CACHE_DIR=str(tmp_path / "cache")) as s:
             lists = {"initial": await tool_list(s)}
             ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
             lists["opened"] = await tool_list(s)

@@ -78,10 +78,7 @@ async def _act(page: ScenarioPage, action: Mapping[str, Any]) -> None:
     elif kind == "click":
         await page.click({"kind": "css", "selector": action["selector"]})
     elif kind == "renderer-reload":
-        before = page.loads
-        (await page.session.send("Page.reload")).unwrap()
-        while page.loads == before:  # the step ends when the reloaded document has loaded, so the window has its URL
-            await anyio.sleep(0.02)
+        await page.reload()
     elif kind == "renderer-crash":
         await page.session.send("Page.crash", timeout_s=2)  # the renderer dies: no answer is expected
 

@@ -334,11 +334,20 @@ class ScenarioPage:
         if reply.get("errorText"):
             raise StepFailed(f"navigation to {self._url(url)} failed: {reply['errorText']}")
         if wait_until == "load":
-            while self.loads == before:
-                await anyio.sleep(POLL_S)
+            await self._loaded_since(before)
         elif wait_until == "domcontentloaded":
             while not await self._ready():
                 await anyio.sleep(POLL_S)
+
+    async def reload(self) -> None:
+        """Reload the document; return once the reloaded document has loaded (so the target has its URL)."""
+        before = self.loads
+        (await self.session.send("Page.reload")).unwrap()
+        await self._loaded_since(before)
+
+    async def _loaded_since(self, before: int) -> None:
+        while self.loads == before:
+            await anyio.sleep(POLL_S)
 
     async def _ready(self) -> bool:
         got = await self.session.send("Runtime.evaluate", {"expression": "document.readyState", "returnByValue": True})

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import time
-
 import anyio
 import pytest
 from returns.result import Failure
@@ -26,29 +24,34 @@ def _hanging_python(tmp_path):
 def _gone(pid: int) -> bool:
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+        with open(f"/proc/{pid}/stat") as stat:  # a zombie awaiting its reaper is gone too
+            return stat.read().split()[2] == "Z"
+    except (ProcessLookupError, FileNotFoundError):  # reaped between the two looks
         return True
-    with open(f"/proc/{pid}/stat") as stat:  # a zombie awaiting its reaper is gone too
-        return stat.read().split()[2] == "Z"
 
 
 def _pids(tmp_path):
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        text = (tmp_path / "pids").read_text() if (tmp_path / "pids").exists() else ""
-        if len(text.split()) == 2:
-            return [int(p) for p in text.split()]
-        time.sleep(0.05)
-    raise AssertionError("the fake reader did not start")
+    text = (tmp_path / "pids").read_text() if (tmp_path / "pids").exists() else ""
+    return [int(p) for p in text.split()]
+
+
+async def _started(tmp_path) -> list[int]:
+    """Both pids of the fake reader, once it has written them (a loaded CI machine can take seconds)."""
+    with anyio.fail_after(30):
+        while len(pids := _pids(tmp_path)) < 2:
+            await anyio.sleep(0.05)
+    return pids
 
 
 def test_reader_past_its_deadline_is_killed(tmp_path, monkeypatch):
     monkeypatch.setenv("REA_MITMPROXY_PYTHON", str(_hanging_python(tmp_path)))
-    effect = ReadCapture(path=str(tmp_path / "dump.flows"), format="mitmproxy", timeout_ms=1500)
+    effect = ReadCapture(path=str(tmp_path / "dump.flows"), format="mitmproxy", timeout_ms=3000)
     got = anyio.run(runtime.read_capture, effect, Progress(None))
     assert isinstance(got, Failure) and got.failure().code == "resource_constraint"
     assert got.failure().details["limit"] == "timeout_ms"
-    assert all(_gone(pid) for pid in _pids(tmp_path)) and not runtime._RUNNING
+    pids = _pids(tmp_path)
+    assert pids, "the fake reader never started within its 3 s deadline"
+    assert all(_gone(pid) for pid in pids) and not runtime._RUNNING
 
 
 def test_cancelled_reader_is_killed(tmp_path, monkeypatch):
@@ -56,9 +59,16 @@ def test_cancelled_reader_is_killed(tmp_path, monkeypatch):
     effect = ReadCapture(path=str(tmp_path / "dump.flows"), format="mitmproxy")
 
     async def main():
-        with anyio.move_on_after(1.5):
-            await runtime.read_capture(effect, Progress(None))
-            pytest.fail("the hanging reader answered")
+        async with anyio.create_task_group() as group:
 
-    anyio.run(main)
-    assert all(_gone(pid) for pid in _pids(tmp_path)) and not runtime._RUNNING
+            async def read():
+                await runtime.read_capture(effect, Progress(None))
+                pytest.fail("the hanging reader answered")
+
+            group.start_soon(read)
+            pids = await _started(tmp_path)
+            group.cancel_scope.cancel()
+        return pids
+
+    pids = anyio.run(main)
+    assert len(pids) == 2 and all(_gone(pid) for pid in pids) and not runtime._RUNNING

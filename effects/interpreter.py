@@ -91,6 +91,9 @@ HANDLERS: dict[type, Handler] = {
 # Families whose handlers load on their first effect: an MCP server that never reads an archive or a
 # JavaScript tree does not pay their imports (tree-sitter, zstandard, ...) at startup.
 LAZY_FAMILIES = (
+    "effects.native.annotations",
+    "effects.native.image",
+    "effects.native.dwarf",
     "effects.artifacts",
     "effects.javascript.runtime",
     "effects.javascript.recover",
@@ -107,26 +110,38 @@ LAZY_FAMILIES = (
     "effects.wasm.runtime",
     "effects.wasm.wat_cache",
     "effects.web_network.runtime",
-    "effects.native.annotations",
-    "effects.native.image",
-    "effects.native.dwarf",
     "effects.web.runtime",
     "effects.web.scenario",
     "effects.web.scripts",
 )
 
 
+_LOADED: set[str] = set()
+
+
+def _load(module: str) -> None:
+    HANDLERS.update(importlib.import_module(module).HANDLERS)
+    _LOADED.add(module)
+
+
 def load_every_family() -> None:
     """Import every lazy family's handlers now (a batch's warm parent does, so its forks never pay it)."""
     for module in LAZY_FAMILIES:
-        HANDLERS.update(importlib.import_module(module).HANDLERS)
+        _load(module)
+
+
+def _handler_for(kind: type) -> Handler | None:
+    """Load lazy families in order until one handles `kind`: a native call never pays lief or numpy."""
+    for module in LAZY_FAMILIES:
+        if kind in HANDLERS:
+            break
+        if module not in _LOADED:
+            _load(module)
+    return HANDLERS.get(kind)
 
 
 async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | None:
-    handler = HANDLERS.get(type(effect))
-    if handler is None:
-        load_every_family()
-        handler = HANDLERS.get(type(effect))
+    handler = HANDLERS.get(type(effect)) or _handler_for(type(effect))
     if handler is None:
         raise TypeError(f"no handler for effect {type(effect).__name__}")
     return await handler(effect, progress)

@@ -2,9 +2,9 @@
 
 Targets: cold binary_overview <= 3 s (answered from the binary's metadata; the CFG starts
 with the first caller question); reopen from the analysis cache <= 1 s;
-warm inventory queries <= 50 ms; analyze_function p50 <= 2 s on mid-size
-functions; worker peak RSS reported. Baselines in the same run: the cold
-overview is compared with angr's own CFGFast in a bare process, and the
+warm inventory queries <= 50 ms; a warm dossier (analyze_function p50 once the
+engine holds the CFG) <= 2 s on mid-size functions; worker peak RSS reported. Baselines in the same run: the cold
+overview, the reopen and the warm dossier are compared with angr's own CFGFast in a bare process, and the
 warm query with a binary_session round trip (transport cost alone).
 """
 
@@ -103,6 +103,7 @@ async def _measure(cache: str) -> dict[str, float]:
     async with stdio_client(server(cache)) as (read, write):
         async with ClientSession(read, write) as s:
             await s.initialize()
+            await s.list_tools()  # what every agent does on connecting (bench_startup measures it)
             start = time.perf_counter()
             await s.call_tool("open_binary", {"path": str(TARGET)})
             await s.call_tool("binary_overview", {})
@@ -141,9 +142,9 @@ def run() -> list[Row]:
             "reopen + overview from cache",
             f["reopen_cached_s"],
             "s",
-            "cold",
-            f["cold_overview_s"],
-            f["reopen_cached_s"] / f["cold_overview_s"],
+            "bare angr",
+            bare,
+            f["reopen_cached_s"] / bare,
             "<=1 s",
             verdict(f["reopen_cached_s"] <= 1),
         ),
@@ -160,12 +161,12 @@ def run() -> list[Row]:
         ),
         Row(
             BENCH,
-            f"analyze_function p50 ({int(f['analyze_function_n'])} fns, 150-600 B)",
+            f"warm dossier: analyze_function p50 ({int(f['analyze_function_n'])} fns, 150-600 B)",
             f["analyze_function_p50_s"],
             "s",
-            "cold",
-            f["cold_overview_s"],
-            f["analyze_function_p50_s"] / f["cold_overview_s"],
+            "bare angr",
+            bare,
+            f["analyze_function_p50_s"] / bare,
             "<=2 s",
             verdict(f["analyze_function_p50_s"] <= 2),
         ),

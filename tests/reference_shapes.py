@@ -323,6 +323,31 @@ _REDACTION = obj(pointer=STR, reason={"enum": ["transport-credential", "explicit
 _NATIVE_LOCATION = obj(
     load_address=STR, file_address=nullable(STR), module=nullable(STR), module_path=nullable(STR), symbol=nullable(STR)
 )
+
+# 6.x javascriptSemanticGraphSchemas.ts: a semantic fact's evidence is a {context_id, location} reference to one
+# evidence context (the application graph's evidence record without its location), where 3.1 repeated the record
+SEMANTIC_CONTEXT = obj(
+    context_id=STR,
+    authority=STR,
+    state=STR,
+    confidence=STR,
+    artifact=obj(available=BOOL),
+    extractor=obj(name=STR, version=STR, operation=STR, executable_sha256=nullable(STR)),
+    coverage=obj(status=STR, truncated=BOOL, limits=arr({"type": "object"})),
+    limitations=arr(STR),
+    evidence_ids=arr(STR),
+)
+SEMANTIC_REF = obj(context_id=STR, location=obj(available=BOOL))
+
+
+def _semantic_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    out = requiring(schema, evidence_contexts=arr(SEMANTIC_CONTEXT))
+    for name in ("nodes", "relations", "unknowns"):
+        listed = schema["properties"][name]
+        out["properties"][name] = {**listed, "items": requiring(listed["items"], evidence=SEMANTIC_REF)}
+    return out
+
+
 SIX: dict[str, Any] = {
     **NATIVE_SURFACE,
     # inspect_web_network_capture (6.x domain/webNetworkCapture.ts; not in 3.1)
@@ -425,6 +450,8 @@ SIX: dict[str, Any] = {
             )
         },
     },
+    # §4.6 trace_javascript_semantics: semantic evidence references and their contexts (see SEMANTIC_REF)
+    "trace_javascript_semantics": _semantic_refs(base("trace_javascript_semantics")),
     # §2 binary_overview: 6.x input is strict {}, so no `detail` echo
     "binary_overview": without(base("binary_overview"), "detail"),
     # §2 analyze_function: the 6.x dossier, complete (3.1 paged every collection and the pseudocode):

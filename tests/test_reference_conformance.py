@@ -108,9 +108,6 @@ PENDING = {
     "inspect_android_package",
     "inspect_android_class",
     "inspect_android_method",
-    # the semantic trace now answers literal seeds over the semantic graph; its relation and node evidence is the
-    # semantic {context_id, location} reference, where 6.x repeats the application graph's full evidence record
-    "trace_javascript_semantics",
 }
 
 NATIVE = [

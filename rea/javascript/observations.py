@@ -74,7 +74,7 @@ def _artifact(ctx: Context, path: str | None) -> dict[str, Any]:
     return {"available": True, "artifact_id": artifact_id(read[0], read[1]), "sha256": read[0]}
 
 
-def _evidence(
+def evidence_record(
     ctx: Context, path: str | None, authority: str, state: str, confidence: str, partial: bool
 ) -> dict[str, Any]:
     location = (
@@ -142,7 +142,7 @@ def node_envelope(node: Mapping[str, Any], node_id: str, ctx: Context) -> dict[s
     properties = {k: v for k, v in node.items() if k not in _NOT_FACTS and v is not None}
     path = (node.get("location") or {}).get("path")
     unresolved = kind == "unresolved-module"
-    evidence = _evidence(
+    evidence = evidence_record(
         ctx,
         path,
         "artifact-bytes" if kind in FILE_KINDS else "unknown" if unresolved else "ast-static-analysis",
@@ -175,7 +175,7 @@ def edge_envelope(edge: Mapping[str, Any], ctx: Context) -> dict[str, Any]:
     guessed = inferred(edge)
     return {
         "properties": {k: v for k, v in edge.items() if k not in _EDGE_NOT_FACTS and v is not None},
-        "evidence": _evidence(
+        "evidence": evidence_record(
             ctx,
             (edge.get("location") or {}).get("path"),
             "static-relationship-inference" if guessed else "ast-static-analysis",

@@ -18,6 +18,7 @@ from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import node_id as app_node_id
+from rea.javascript.observations import Context, evidence_record
 
 MAX_NODES = 100_000
 MAX_RELATIONS = 200_000
@@ -93,7 +94,8 @@ def _source_range(rng: Sequence[int] | None) -> dict[str, Any] | None:
 class _Builder:
     """Nodes and relations under budgets; ids are digests of kind, identity and role."""
 
-    def __init__(self, limits: Mapping[str, int]) -> None:
+    def __init__(self, limits: Mapping[str, int], ctx: Context) -> None:
+        self.ctx = ctx
         self.nodes: dict[str, dict[str, Any]] = {}
         self.relations: dict[str, dict[str, Any]] = {}
         self.unknowns: dict[str, dict[str, Any]] = {}
@@ -107,16 +109,19 @@ class _Builder:
         self.shared: dict[str, str | None] = {}
         self.family_counts: dict[str, int] = dict.fromkeys(FAMILIES, 0)
 
-    def context(self, path: str, sha: str | None, app_id: str) -> str:
+    def context(self, path: str, sha: str | None, app_id: str, partial: bool) -> str:
         cid = "jsrg_evidence_" + _digest(path, sha)
         if cid not in self.contexts:
+            record = evidence_record(self.ctx, path, "ast-static-analysis", "observed", "high", partial)
+            del record["location"]  # each fact carries its own
+            if partial:
+                record["limitations"] = ["The module is larger than the semantic byte bound and was read in part."]
             self.contexts[cid] = {
                 "context_id": cid,
-                "authority": "ast-static-analysis",
+                **record,
                 "module_path": path,
                 "artifact_sha256": sha,
                 "application_node_id": app_id,
-                "extractor": "tree-sitter",
             }
         return cid
 
@@ -192,10 +197,20 @@ class _Builder:
 
 
 def _location(path: str, rng: Sequence[int] | None) -> dict[str, Any]:
-    """Where in the module (its path is the evidence context's module_path)."""
+    """Where in the module, in 6.x's location shape (its path is the evidence context's module_path)."""
     if rng is None:
-        return {"kind": "artifact-path"}
-    return {"kind": "source-range", "line": rng[0], "start_byte": rng[4], "end_byte": rng[5]}
+        return {"available": True, "value": {"kind": "artifact-path", "path": path}}
+    return {
+        "available": True,
+        "value": {
+            "kind": "source-range",
+            "source": path,
+            "start": {"line": rng[0], "column": rng[1]},
+            "end": {"line": rng[2], "column": rng[3]},
+            "start_byte": rng[4],
+            "end_byte": rng[5],
+        },
+    }
 
 
 class _Module:
@@ -204,7 +219,7 @@ class _Module:
     def __init__(self, b: _Builder, path: str, fact: Mapping[str, Any]) -> None:
         self.path, self.sha, self.facts = path, fact.get("sha256"), fact["semantic"]
         self.app_id = app_node_id(f"module:{path}")
-        self.context = b.context(path, self.sha, self.app_id)
+        self.context = b.context(path, self.sha, self.app_id, bool(self.facts.get("truncated")))
         self.id: str | None = None
         self.functions: list[str | None] = []
         self.fn_index: dict[str, int] = {}
@@ -241,9 +256,11 @@ def build_semantic_graph(
     application_graph_id: str,
     root_sha256: str,
     limits: Mapping[str, int],
+    ctx: Context,
 ) -> dict[str, Any]:
-    """The companion graph record (schema JavaScriptSemanticRelationGraph), sealed with its graph_id."""
-    b = _Builder(limits)
+    """The companion graph record (schema JavaScriptSemanticRelationGraph), sealed with its graph_id. ctx names
+    the files read and the extractor, for the evidence contexts."""
+    b = _Builder(limits, ctx)
     resolved = {
         (e["from"][7:], e.get("specifier")): e["to"][7:]
         for e in built_edges

@@ -762,28 +762,48 @@ def _empty(description: str) -> Any:
 
 @attrs.frozen(kw_only=True)
 class SemanticEvidenceContext:
+    """6.x's evidence context (the application graph's evidence record without its location), plus the module."""
+
     context_id: str = field("jsrg_evidence_<sha256>", pattern=SEMANTIC_CONTEXT_ID)
     authority: Literal["ast-static-analysis"] = field("How the facts were obtained")
+    state: Literal["observed"] = field("Read from the module's syntax tree")
+    confidence: Literal["high"] = field("Confidence")
+    artifact: ArtifactRef | Unavailable = field("The module's bytes")
+    extractor: Extractor = field("What extracted it")
+    coverage: GraphCoverage = field("partial when the module was larger than the semantic byte bound")
+    limitations: tuple[str, ...] = field("What it does not establish")
+    evidence_ids: tuple[str, ...] = field("Other Evidence it rests on")
     module_path: str = field("The module read")
     artifact_sha256: str | None = field("Its content digest")
     application_node_id: str = field("Its application graph node", pattern=NODE_ID)
-    extractor: Literal["tree-sitter"] = field("The parser")
 
 
 @attrs.frozen(kw_only=True)
-class SemanticLocation:
-    kind: Literal["source-range", "artifact-path"] = field(
-        "A byte range, or the module as a whole (the module is the evidence context's module_path)"
-    )
-    line: int | None = field("First line", minimum=1, omit_none=True)
-    start_byte: int | None = field("Start byte", minimum=0, omit_none=True)
-    end_byte: int | None = field("End byte", minimum=0, omit_none=True)
+class SemanticPoint:
+    line: int = field("Line", minimum=1)
+    column: int = field("Column (bytes)", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticSourceRange:
+    kind: Literal["source-range"] = field("A range of the module")
+    source: str = field("The module's path (the evidence context's module_path)", minLength=1)
+    start: SemanticPoint = field("Start")
+    end: SemanticPoint = field("End")
+    start_byte: int = field("Start byte", minimum=0)
+    end_byte: int = field("End byte", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class SemanticLocated:
+    available: Literal[True] = field("Where in the module")
+    value: SemanticSourceRange | ArtifactPath = field("A source range, or the module as a whole")
 
 
 @attrs.frozen(kw_only=True)
 class SemanticEvidenceRef:
     context_id: str = field("The evidence context", pattern=SEMANTIC_CONTEXT_ID)
-    location: SemanticLocation = field("Where in the module")
+    location: SemanticLocated = field("Where in the module")
 
 
 @attrs.frozen(kw_only=True)

@@ -38,6 +38,7 @@ from rea.javascript.record import (
     contradiction,
     graph_id,
     inventory_identity,
+    observation_context,
     retained_semantic,
     semantic_reference,
 )
@@ -267,7 +268,8 @@ def _semantic(reading: _Reading, built: Mapping[str, Any]) -> dict[str, Any]:
     by_path = {f["path"]: f for f in reading.facts}
     digest = tree_digest(reading.scan["files"], by_path)
     gid = graph_id(digest, built["limits"], reading.scan.get("parser", {}))
-    return build_semantic_graph(reading.facts, built["edges"], gid, digest, reading.limits)
+    ctx = observation_context(built["nodes"], digest, reading.scan.get("parser", {}))
+    return build_semantic_graph(reading.facts, built["edges"], gid, digest, reading.limits, ctx)
 
 
 def _semantic_evidence(reading: _Reading, graph: Mapping[str, Any]) -> Result[Evidence, ReaError]:

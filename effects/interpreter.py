@@ -110,6 +110,7 @@ LAZY_FAMILIES = (
     "effects.native.annotations",
     "effects.native.image",
     "effects.native.dwarf",
+    "effects.native.dos_read",
     "effects.web.runtime",
     "effects.web.scenario",
     "effects.web.scripts",

@@ -11,7 +11,7 @@ from typing import Any
 # mov ax, seg DATA (again, a second fixup) ; mov ax, 4c00h ; int 21h
 CODE = bytes.fromhex("b80100" "8ed8" "ba0000" "b409" "cd21" "b80100" "b8004c" "cd21")
 DATA = b"hello from DOS$" + b"\0"  # segment 1 of the module (paragraph 1 after the code's 16 bytes)
-RELOCATED = (1, 14)  # module offsets of the two `mov ax, imm16` operands (segment 0)
+RELOCATED = (1, 13)  # module offsets of the two `mov ax, imm16` operands (segment 0)
 HEADER_PARAGRAPHS = 4  # 64 bytes: the fixed header, the table and padding
 OVERLAY = b"OVERLAY-DATA-NOT-LOADED"
 

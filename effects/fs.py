@@ -19,6 +19,7 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.program import PublishReceipt, TargetFacts, TargetStamp
 from rea.managed.cli_header import cli_header_present
+from rea.native.dos import com_by_name
 from rea.session import header_architecture
 from rea.text import printable
 
@@ -116,7 +117,7 @@ async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
         return Failure(target_unavailable(path, "permission denied"))
     except OSError as exc:
         return Failure(target_unavailable(path, exc.strerror or str(exc)))
-    fmt = format_for_name(os.path.basename(path), head)
+    fmt = com_by_name(os.path.basename(path), size, format_for_name(os.path.basename(path), head))
     return Success(
         TargetFacts(
             path=path,

@@ -94,6 +94,7 @@ LAZY_FAMILIES = (
     "effects.native.annotations",
     "effects.native.image",
     "effects.native.dwarf",
+    "effects.native.dos_read",
     "effects.artifacts",
     "effects.javascript.runtime",
     "effects.javascript.recover",

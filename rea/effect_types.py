@@ -42,6 +42,7 @@ from rea.native.effects import (
     NativeLineage,
     NativeQuery,
     ReadAnnotations,
+    ReadDosFile,
     ReadDwarfType,
     ReadImage,
     ReleaseNative,
@@ -74,6 +75,7 @@ AnyEffect: TypeAlias = (
     | EditAnnotations
     | ReadImage
     | ReadDwarfType
+    | ReadDosFile
     | ReleaseNative
     | NativeLineage
     | NativeActivity
@@ -130,6 +132,7 @@ MEMBERS: tuple[type, ...] = (
     EditAnnotations,
     ReadImage,
     ReadDwarfType,
+    ReadDosFile,
     ReleaseNative,
     NativeLineage,
     NativeActivity,

@@ -36,6 +36,8 @@ SubjectFormat = Literal[
     "mach-o",
     "elf",
     "pe",
+    "dos-mz",
+    "dos-com",
     "zip",
     "ipa",
     "apk",

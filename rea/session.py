@@ -54,8 +54,8 @@ def header_architecture(head: bytes, fmt: str) -> str | None:
 
     Reads only the first bytes the target identity already holds: the ELF e_machine, the PE
     COFF Machine behind e_lfanew, or the Mach-O cputype. A universal binary has several, so None."""
-    if fmt == "dos-com":
-        return "x86"  # a COM image is real-mode x86 code by definition
+    if fmt in ("dos-com", "dos-mz"):
+        return "x86"  # a DOS image is real-mode x86 code by definition
     if fmt == "elf" and len(head) >= 20 and head[5] in (1, 2):
         return _ELF_MACHINES.get(int.from_bytes(head[18:20], "little" if head[5] == 1 else "big"))
     if fmt == "pe" and len(head) >= 0x40:

@@ -309,6 +309,58 @@ NATIVE_SURFACE: dict[str, Any] = {
     # never answered on this host (EXPECTED_ERRORS); shapes from 6.x nativeUiObservation.ts as far as read
     **{t: {"type": "object"} for t in ("observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_action")},
     "inspect_native_data_type": obj(status=STR, reason=nullable(STR), id=nullable(STR), name=nullable(STR)),
+    # 6.x domain/native/nativeLoadImage.ts (the verified|mismatch branch; other formats are unavailable here)
+    "inspect_native_load_image": obj(
+        status={"enum": ["verified", "mismatch"]},
+        format={"enum": ["dos-mz", "dos-com"]},
+        target_sha256=STR,
+        load_segment=INT,
+        header_bytes=INT,
+        module_bytes=INT,
+        overlay_bytes=INT,
+        entry=obj(relative_segment=INT, offset=INT, linear_address=STR),
+        observations=obj(
+            executable_format=STR,
+            language_id=STR,
+            compiler_spec_id=STR,
+            image_base=STR,
+            default_address_space=STR,
+            source_files=arr(obj(name=STR, size=INT, original_sha256=STR, modified_sha256=STR)),
+            mappings=arr(
+                obj(
+                    block=STR,
+                    start=STR,
+                    end=STR,
+                    address_space=STR,
+                    initialized=BOOL,
+                    loaded=BOOL,
+                    overlay=BOOL,
+                    length=INT,
+                    source_file_index=nullable(INT),
+                    file_offset=nullable(INT),
+                    sha256=nullable(STR),
+                )
+            ),
+            relocations=arr(
+                obj(
+                    address=STR,
+                    segment=nullable(INT),
+                    offset=nullable(INT),
+                    status=STR,
+                    type=INT,
+                    values=arr(INT),
+                    original_bytes_hex=nullable(STR),
+                    memory_bytes_hex=nullable(STR),
+                )
+            ),
+            entry_points=arr(STR),
+            entry_context=arr(obj(address=STR, registers=arr(obj(name=STR, value_hex=nullable(STR))))),
+        ),
+        checks=arr(
+            obj(name=STR, matched=BOOL, expected=ANY, observed=ANY, file_offset=nullable(INT), address=nullable(STR))
+        ),
+        limitations=arr(STR),
+    ),
     "annotate_native_function": obj(
         annotations=obj(address=STR, name=STR, comment=nullable(STR), inline_comment=nullable(STR)),
         dossier={"type": "object"},

@@ -27,6 +27,7 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
+import dos_fixtures
 import chromium_fixtures
 import web_network_fixtures
 from artifact_fixtures import make_zip
@@ -345,6 +346,13 @@ async def _native(path: Path, cache: str) -> dict[str, Any]:
         view = {"kind": "native", "facet": "pseudocode", "offset": 0, "limit": 64}
         replies["inspect_analysis_view"] = await _call(s, "inspect_analysis_view", {"source": left, "view": view})
     return replies
+
+
+async def _dos(root: Path) -> dict[str, Any]:
+    program = dos_fixtures.write(root, "hello.exe", dos_fixtures.mz_program()[0])
+    async with connect() as s:
+        await _call(s, "open_binary", {"path": str(program)})
+        return {"inspect_native_load_image": await _call(s, "inspect_native_load_image", {})}
 
 
 async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
@@ -680,6 +688,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found: dict[str, Any] = {}
     found.update(anyio.run(_native, binary, str(root / "cache")))
     found.update(anyio.run(_artifacts, left_zip, right_zip))
+    found.update(anyio.run(_dos, root))
     found.update(anyio.run(_javascript, app, app_v2))
     found.update(anyio.run(_javascript_runtime, root))
     found.update(anyio.run(_managed, library(root), library_v2(root), binary))

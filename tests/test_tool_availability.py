@@ -45,6 +45,7 @@ STATES = {
     "none": _session(None),
     "elf-with-angr": _session("elf", bound=True),
     "dos-com-unbound": _session("dos-com"),
+    "dos-mz-unbound": _session("dos-mz"),
     "zip": _session("zip"),
     "directory": _session("directory", kind="directory"),
     "text-file": _session("file"),
@@ -86,18 +87,22 @@ def test_each_target_kind_names_what_does_not_fit():
 
     native = {c.name for c in CATALOG if c.needs == "provider"}
     on_target = {c.name for c in CATALOG if c.needs in ("target", "container")}
+    dos = {c.name for c in CATALOG if c.needs == "dos-image"}
     assert {"inspect_artifact", "inventory_artifact", "extract_artifact", "inspect_macho"} <= on_target
-    assert unavailable("none") == dict.fromkeys(native | on_target, "target_required")
+    assert dos == {"inspect_native_load_image"}
+    assert unavailable("none") == dict.fromkeys(native | on_target | dos, "target_required")
     for state in ("zip", "directory"):
-        assert unavailable(state) == dict.fromkeys(native, "target_unsupported")
+        assert unavailable(state) == dict.fromkeys(native | dos, "target_unsupported")
     for state in ("text-file", "wasm-file"):
-        assert unavailable(state) == dict.fromkeys(native | {"extract_artifact"}, "target_unsupported")
-    assert unavailable("dos-com-unbound") == {**dict.fromkeys(native, "provider_missing")} | {
-        "extract_artifact": "target_unsupported"
-    }
+        assert unavailable(state) == dict.fromkeys(native | dos | {"extract_artifact"}, "target_unsupported")
+    for state in ("dos-com-unbound", "dos-mz-unbound"):  # REA loads DOS images itself: no provider needed
+        assert unavailable(state) == {**dict.fromkeys(native, "provider_missing")} | {
+            "extract_artifact": "target_unsupported"
+        }
     cursor = {"current_address", "current_procedure", "get_navigation_context"}
     assert unavailable("elf-with-angr") == {
         **dict.fromkeys(cursor, "provider_unavailable"),
+        **dict.fromkeys(dos, "target_unsupported"),
         "extract_artifact": "target_unsupported",
     }
     # JavaScript, comparison, view and session tools never depend on the open target

@@ -1,10 +1,11 @@
 """`rea read-bytes`, `rea address-to-file-offset`, `rea inspect-native-instruction`,
 `rea resolve-native-call-targets`, `rea set-comment`, `rea comment`, `rea list-bookmarks`,
-`rea annotate-native-function`: open the binary on a one-shot connection, then ask."""
+`rea annotate-native-function`, `rea inspect-native-load-image`: open the binary on a one-shot connection, then ask."""
 
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -90,7 +91,46 @@ def _nothing(ns: argparse.Namespace) -> Mapping[str, Any]:
     return {}
 
 
+def _load_image(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("binary", help="path of the DOS MZ executable or COM program")
+    parser.add_argument(
+        "--target-format",
+        choices=("dos-com",),
+        help="read the file as a headerless DOS COM program (a .com file of at most 65,280 bytes is by default)",
+    )
+
+
+def _load_image_steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
+    opened: dict[str, Any] = {"path": os.path.abspath(ns.binary)}
+    if ns.target_format is not None:
+        opened["format"] = ns.target_format
+    return [("open_binary", opened), ("inspect_native_load_image", {})]
+
+
+def _render_load_image(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    e, o = r["entry"], r["observations"]
+    lines = [
+        f"{r['format']} {r['status']}: header {r['header_bytes']} B, module {r['module_bytes']} B, overlay "
+        f"{r['overlay_bytes']} B, load segment {r['load_segment']:#x}, entry {e['linear_address']}",
+        *(f"  {m['block']:<10} {m['start']}-{m['end']} ({m['length']} B) sha256 {m['sha256']}" for m in o["mappings"]),
+        f"  {len(o['relocations'])} relocations, modified sha256 {o['source_files'][0]['modified_sha256']}",
+    ]
+    for c in r["checks"]:
+        if not c["matched"]:
+            where = "" if c["file_offset"] is None else f" at file offset {c['file_offset']:#x}"
+            lines.append(f"  mismatch {c['name']}{where}: expected {c['expected']}, observed {c['observed']}")
+    return "\n".join(lines)
+
+
 COMMANDS = (
+    ToolCommand(
+        name="inspect-native-load-image",
+        help="load a DOS MZ or COM image and verify it against the file",
+        configure=_load_image,
+        steps=_load_image_steps,
+        render=_render_load_image,
+    ),
     _on_address("read-bytes", "file-backed bytes at an address", _render_bytes, lambda ns: {"length": ns.length}),
     _on_address("address-to-file-offset", "file offset of an address", _render_plain, _nothing),
     _on_address("inspect-native-instruction", "decode the instruction at an address", _render_instruction, _nothing),

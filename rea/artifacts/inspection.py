@@ -39,6 +39,10 @@ PROBES: Mapping[str, tuple[tuple[str, str, str], ...]] = {
         native: (("open_binary", "native-analysis-provider", "bind the deep native provider for function analysis"),)
         for native in ("elf", "pe", "mach-o", "mach-o-universal")
     },
+    **{
+        dos: (("open_binary", "dos-load-image", "open it, then inspect_native_load_image loads and verifies it"),)
+        for dos in ("dos-mz", "dos-com")
+    },
 }
 HYPOTHESES: Mapping[str, str] = {
     "asar": "The archive likely packages an Electron application whose JavaScript graph can be recovered.",

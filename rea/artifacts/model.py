@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.managed.cli_header import cli_header_present
+from rea.native.dos import is_dos_mz
 
 INTEGRITY_POLICIES = ("fail", "record-and-continue")
 ENTRY_KINDS = ("file", "directory", "symlink", "slice")
@@ -225,7 +226,7 @@ def format_for_name(name: str, head: bytes) -> str:
     if head.startswith(b"\x7fELF"):
         return "elf"
     if head.startswith(b"MZ"):
-        return "pe"
+        return "dos-mz" if is_dos_mz(head) else "pe"
     if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf", b"\xce\xfa\xed\xfe", b"\xcf\xfa\xed\xfe"):
         return "mach-o"
     if head[:4] in (b"\xca\xfe\xba\xbe", b"\xca\xfe\xba\xbf"):
@@ -267,7 +268,7 @@ def kind_for(fmt: str, name: str, executable: bool) -> str:
         return "native-addon"
     if lowered.endswith((".so", ".dylib", ".dll")) or ".so." in lowered:
         return "dynamic-library"
-    if fmt in ("elf", "pe", "mach-o", "mach-o-universal") or executable:
+    if fmt in ("elf", "pe", "mach-o", "mach-o-universal", "dos-mz") or executable:
         return "executable"
     if lowered.endswith(("metadata", "manifest.mf", "package.json", "pkg-info", "record", "androidmanifest.xml")):
         return "package-metadata"

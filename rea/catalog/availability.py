@@ -24,8 +24,8 @@ from rea.wire.session import ToolReason as Reason
 
 TargetClass = Literal["none", "executable", "container", "file"]
 
-# (what the tool needs, what is open) -> reason; "bound" is decided by the provider (below)
-RULES: Mapping[tuple[str, TargetClass], Reason | Literal["bound"]] = {
+# (what the tool needs, what is open) -> reason; "bound" is decided by the provider, "dos" by the format (below)
+RULES: Mapping[tuple[str, TargetClass], Reason | Literal["bound", "dos"]] = {
     ("nothing", "none"): "available",
     ("nothing", "executable"): "available",
     ("nothing", "container"): "available",
@@ -42,7 +42,12 @@ RULES: Mapping[tuple[str, TargetClass], Reason | Literal["bound"]] = {
     ("provider", "executable"): "bound",
     ("provider", "container"): "target_unsupported",
     ("provider", "file"): "target_unsupported",
+    ("dos-image", "none"): "target_required",
+    ("dos-image", "executable"): "dos",
+    ("dos-image", "container"): "target_unsupported",
+    ("dos-image", "file"): "target_unsupported",
 }
+DOS_FORMATS = frozenset({"dos-mz", "dos-com"})
 
 # (need, reason) -> what to do about it
 REMEDIATIONS: Mapping[tuple[str, str], str] = {
@@ -55,6 +60,13 @@ REMEDIATIONS: Mapping[tuple[str, str], str] = {
     ),
     ("provider", "target_unsupported"): (
         "Inventory or extract a native executable, then call open_binary on that executable."
+    ),
+    ("dos-image", "target_required"): (
+        "Call open_binary with the absolute path of a DOS MZ executable, or of a COM program with format dos-com."
+    ),
+    ("dos-image", "target_unsupported"): (
+        "Call open_binary on a DOS MZ executable (MZ header, no PE/NE/LE header), or on a headerless COM program "
+        "with format dos-com (a .com file of 1 to 65,280 bytes is read as COM without it)."
     ),
     ("provider", "provider_missing"): (
         "Open an ELF, PE or Mach-O executable or library, which the embedded angr provider analyses."
@@ -118,6 +130,8 @@ def _message(name: str, need: str, reason: str, state: TargetState) -> str:
         "target_unsupported": (
             f"{name} needs an archive, package or directory with member files; {described}."
             if need == "container"
+            else f"{name} loads DOS MZ and COM images only; {described}."
+            if need == "dos-image"
             else f"{name} analyses native executables (ELF, PE, Mach-O); {described}."
         ),
         "provider_missing": (
@@ -157,6 +171,8 @@ def verdict(contract: ToolContract, state: TargetState, client_features: frozens
     rule = RULES[(contract.needs, state.target)]
     if rule == "bound":
         return _bound(contract, state)
+    if rule == "dos":
+        rule = "available" if state.format in DOS_FORMATS else "target_unsupported"
     if rule == "available":
         return AVAILABLE
     return Verdict(

@@ -44,7 +44,7 @@ Surface = Literal[
 ]
 SURFACES: tuple[str, ...] = get_args(Surface)
 # What a tool needs of the open target (rea.catalog.availability decides what that means per target)
-TargetNeed = Literal["nothing", "target", "container", "provider"]
+TargetNeed = Literal["nothing", "target", "container", "provider", "dos-image"]
 TARGET_NEEDS: tuple[str, ...] = get_args(TargetNeed)
 ClientFeature = Literal["elicitation_form", "elicitation_url", "roots", "sampling"]
 CLIENT_FEATURES: tuple[str, ...] = get_args(ClientFeature)
@@ -75,7 +75,8 @@ class ToolContract:
     # True unless audited: results and errors may carry analysis-target text.
     returns_target_content: bool = True
     # nothing: any session; target: any open target; container: an archive, package or directory;
-    # provider: a native executable with a bound deep-analysis provider that answers this operation
+    # provider: a native executable with a bound deep-analysis provider that answers this operation;
+    # dos-image: an open DOS MZ or COM target (REA loads it itself, no provider)
     needs: str = attrs.field(default="nothing", validator=attrs.validators.in_(TARGET_NEEDS))
     required_client_features: tuple[str, ...] = ()
     optional_client_features: tuple[str, ...] = ()

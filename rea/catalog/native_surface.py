@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rea.catalog.contract import ToolContract
+from rea.wire import load_image as wl
 from rea.wire import native as wn
 from rea.wire import native_surface as w
 from rea.wire.tool import evidence_tool
@@ -207,6 +208,7 @@ CLI_COMMANDS = (
     "address-to-file-offset",
     "annotate-native-function",
     "comment",
+    "inspect-native-load-image",
     "inspect-native-instruction",
     "list-bookmarks",
     "read-bytes",
@@ -277,5 +279,26 @@ TOOLS = (
         w.DataType,
         {"type": "point"},
         _READ,
+    ),
+)
+
+TOOLS = (
+    *TOOLS,
+    evidence_tool(
+        "inspect_native_load_image",
+        "Inspect Native Load Image",
+        "Load the open DOS MZ executable (or headerless COM program) as DOS would at segment 0x1000 and verify the "
+        "image against the file: original and relocated source digests, header and module file mappings with "
+        "memory digests, each relocation applied, the entry point and its registers. Independent checks recompute "
+        "every fact from the file and test the header's declared extents (pages, header, relocation table, "
+        "relocation targets, entry) against it, with the file offset of each mismatch; a lying header gives status "
+        "mismatch, never a crash. REA loads the bytes itself (no engine loads DOS images); it does not execute or "
+        "modify the target.",
+        args=wl.LoadImageArgs,
+        result=wl.LoadImage,
+        surface="official-proxy",
+        examples=[{}],
+        effects={"mutatesSession", "idempotent"},  # reads the file itself: no engine process
+        needs="dos-image",
     ),
 )

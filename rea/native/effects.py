@@ -89,3 +89,12 @@ class ReadDwarfType:
     path: str
     type: str | None = None
     address: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ReadDosFile:
+    """The whole target file for the DOS loader, or a failure when it is larger than `max_bytes`
+    (a DOS image is at most 32 MiB; a larger file is overlay data this tool does not read)."""
+
+    path: str
+    max_bytes: int

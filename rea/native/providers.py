@@ -464,6 +464,11 @@ def sliced(bound: Mapping[str, Any], fat_slice: Mapping[str, Any]) -> dict[str, 
 
 
 def unavailable_reason(binding_value: Mapping[str, Any] | None, target_format: str | None) -> str:
+    if binding_value is None and target_format in ("dos-mz", "dos-com"):
+        return (
+            f"No deep-analysis provider analyses {target_format} targets; inspect_native_load_image loads and "
+            "verifies the DOS image without one."
+        )
     if binding_value is None and target_format is not None:
         return (
             f"No deep-analysis provider analyses {target_format} targets; open a native executable or library "

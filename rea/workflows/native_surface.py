@@ -23,6 +23,7 @@ from rea.session import Session
 from rea.wire import native as wn
 from rea.wire import native_surface as w
 from rea.wire.convert import with_defaults
+from rea.workflows import load_image
 from rea.workflows import native as base
 
 Args = Mapping[str, Any]
@@ -664,3 +665,5 @@ def inspect_native_data_type(session: Session, args: Args, ctx: Context) -> Step
 
 
 PROGRAMS = {**PROGRAMS, "inspect_native_data_type": inspect_native_data_type}
+
+PROGRAMS = {**PROGRAMS, **load_image.PROGRAMS}

@@ -86,7 +86,7 @@ class _Flow:
         for index, definitions in returned.items():
             for definition in definitions:
                 uses.append((definition, index))
-        return self._answer(cca, inputs, outputs, uses, returned, rda)
+        return self._answer(cca, inputs, outputs, uses, returned)
 
     # ------------------------------------------------------------------ projection
 
@@ -97,7 +97,6 @@ class _Flow:
         outputs: dict[int, list[Any]],
         uses: list[tuple[Any, int]],
         returned: dict[int, set[Any]],
-        rda: Any,
     ) -> dict[str, Any]:
         parameters = self._parameters(cca)
         operations, slots = [], {}
@@ -282,9 +281,15 @@ class _Flow:
         return isinstance(codeloc, ExternalCodeLocation)
 
     def _calls(self) -> dict[int, int | None]:
+        """Call instruction -> the target the CFG resolved (None: indirect and unresolved)."""
+        functions = self.a.cfg.kb.functions
         found: dict[int, int | None] = {}
         for site in self.f.get_call_sites():
-            found[self.a._call_instruction(site)] = self.f.get_call_target(site)
+            target = self.f.get_call_target(site)
+            callee = functions.function(addr=target) if target is not None else None
+            if callee is not None and callee.is_simprocedure and callee.name == "UnresolvableCallTarget":
+                target = None
+            found[self.a._call_instruction(site)] = target
         return found
 
     def _ret_insn(self, block: Any) -> int | None:

@@ -9,6 +9,8 @@ from collections import deque
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
+import cattrs
+
 from rea.wire import native_values as w
 from rea.wire.convert import CONVERTER
 
@@ -25,7 +27,8 @@ LIMITATIONS = (
     "A static dependency graph from angr's reaching definitions, not a runtime observation: argument "
     "bindings pair a call's inputs in calling-convention order with the parameters angr's calling-convention "
     "analysis recovered for the callee; return bindings join the callee's returned value to the call. "
-    "Variadic arguments, values passed through memory and aliasing stay unknown.",
+    "Variadic arguments, values passed through memory and aliasing stay unknown; a call to a callee whose "
+    "prototype angr has not recovered reads every argument register of the calling convention.",
     "Memory operands are locations, not objects: fields, globals' meaning and heap identity are not inferred.",
     "Traversal caps depth, procedures analysed, call sites resolved, nodes and edges; edges are listed with "
     "the page holding their source, and endpoints outside the page keep their stable ids.",
@@ -33,10 +36,39 @@ LIMITATIONS = (
 Find = Callable[[str], Mapping[str, Any] | None]
 
 
-def flow(facts: Mapping[str, Any]) -> w.ValueFlow | w.NoValueFlow:
-    """The worker's plain facts as the procedure's value-flow record."""
-    if not facts.get("available"):
-        return w.NoValueFlow(available=False, reason=facts["reason"], limitations=(facts["reason"],))
+def flow(facts: Any) -> w.ValueFlow | w.NoValueFlow:
+    """The worker's plain facts as the procedure's value-flow record; facts that do not parse (or whose
+    edges name operations they do not list) are a reason, never an exception."""
+    if not isinstance(facts, Mapping):
+        return _none("the engine answered no value-flow facts")
+    if facts.get("available") is not True:
+        reason = facts.get("reason")
+        return _none(reason if isinstance(reason, str) and reason else "the engine reported no value flow")
+    try:
+        record = _parsed(facts)
+    except (TypeError, ValueError, KeyError, AttributeError, cattrs.BaseValidationError) as exc:
+        return _none(f"the engine's value-flow facts did not parse: {type(exc).__name__}")
+    ids = {op.id for op in record.operations}
+    ordinals = {p.ordinal for p in record.parameters}
+    if (
+        len(ids) != len(record.operations)
+        or not (
+            {d.definition for d in record.def_use}
+            | {d.use for d in record.def_use}
+            | {u.use for u in record.parameter_uses}
+        )
+        <= ids
+        or not {u.ordinal for u in record.parameter_uses} <= ordinals
+    ):
+        return _none("the engine's value-flow facts name operations or parameters they do not list")
+    return record
+
+
+def _none(reason: str) -> w.NoValueFlow:
+    return w.NoValueFlow(available=False, reason=reason, limitations=(reason,))
+
+
+def _parsed(facts: Mapping[str, Any]) -> w.ValueFlow:
     ops = tuple(CONVERTER.structure(op, w.Operation) for op in facts["operations"])
     effects = tuple(
         w.FlowEffect(
@@ -54,9 +86,7 @@ def flow(facts: Mapping[str, Any]) -> w.ValueFlow | w.NoValueFlow:
         operations=ops,
         def_use=tuple(CONVERTER.structure(d, w.DefUse) for d in facts["def_use"]),
         effects=effects,
-        parameters=tuple(
-            w.Parameter(ordinal=p["ordinal"], name=p["name"], data_type=p["data_type"]) for p in facts["parameters"]
-        ),
+        parameters=tuple(CONVERTER.structure(p, w.Parameter) for p in facts["parameters"]),
         parameter_uses=tuple(CONVERTER.structure(u, w.ParameterUse) for u in facts["parameter_uses"]),
         truncated=False,
         omitted_operations_lower_bound=0,
@@ -81,6 +111,7 @@ class Tracer:
         self.bindings: list[tuple[str, str, str, int, bool, str]] = []
         self.calls = self.functions = self.deepest = 0
         self.exhausted: set[str] = set()
+        self.bound = False
 
     # ------------------------------------------------------------ traversal
 
@@ -198,6 +229,9 @@ class Tracer:
 
     def bind(self) -> None:
         """Argument and return bindings between each call and the callee analysed, once all are known."""
+        if self.bound:
+            return
+        self.bound = True
         for caller, callee, call, arguments, output, evidence_id in self.bindings:
             params = [n for n in self.nodes if n.procedure == callee and n.kind == "parameter"]
             if not params:

@@ -73,6 +73,7 @@ class Parameter:
     ordinal: int = field("Position", minimum=0)
     name: str = field("Name (arg_<n> when angr gives none)")
     data_type: str = field("Type angr's calling-convention analysis inferred")
+    storage: str | None = field("Register or entry-relative stack slot it arrives in (extra)")
 
 
 @attrs.frozen(kw_only=True)

@@ -271,6 +271,12 @@ _LAYOUT_NAME = obj(display=STR, bytes_base64=nullable(STR), location=nullable(_R
 
 _FLOW = obj(kind=STR, conditional=BOOL, computed=BOOL, direct_destinations=arr(STR))
 _NATIVE_REF = obj(target_address=STR, type=STR, call=BOOL, jump=BOOL, indirect=BOOL, computed=BOOL, operand_index=INT)
+_VARNODE = obj(
+    kind={"enum": ["constant", "address", "register", "unique", "other"]},
+    size_bytes=INT,
+    location=nullable(STR),
+    constant_hex=nullable(STR),
+)
 _INSTRUCTION_STATUS = ["decoded", "not-instruction-boundary", "data", "undecodable", "outside-memory"]
 _CALL_STATUS = ["direct", "resolved-indirect", "ambiguous", "unresolved", "not-call", "unavailable"]
 # §4.2 native surface (toolOutputSchemaGroups.ts, hopperMemoryContracts.ts, native/nativeInstruction*.ts,
@@ -1339,6 +1345,53 @@ SIX: dict[str, Any] = {
             coverage=arr(obj(facet=STR, status=STR, reason=nullable(STR), examined=INT, decoded=INT)),
             db_save_result=ANY,
         ),
+    ),
+    # trace_native_values (6.x domain/native/nativeValueTrace.ts nativeValueTraceSchema; operations are
+    # nativeValueFlow.ts nativePcodeOperationSchema)
+    "trace_native_values": obj(
+        seed=STR,
+        target_sha256=STR,
+        nodes=arr(
+            obj(
+                id=STR,
+                procedure=STR,
+                evidence_id=STR,
+                kind={"enum": ["operation", "parameter"]},
+                operation=nullable(
+                    obj(
+                        id=STR,
+                        address=STR,
+                        sequence=INT,
+                        opcode=STR,
+                        is_dead=BOOL,
+                        block_membership={"enum": ["member", "detached", "unavailable"]},
+                        inputs=arr(_VARNODE),
+                        output=nullable(_VARNODE),
+                    )
+                ),
+                parameter=nullable(obj(ordinal=INT, name=STR, data_type=STR)),
+            )
+        ),
+        edges=arr(
+            obj(
+                source=STR,
+                target=STR,
+                input_index=nullable(INT),
+                kind={"enum": ["def-use", "call", "parameter-use", "argument-binding", "return-binding"]},
+                status={"enum": ["derived", "direct", "resolved-indirect", "candidate"]},
+                evidence_id=STR,
+            )
+        ),
+        procedures=arr(
+            obj(address=STR, depth=INT, evidence_id=STR, provider=STR, analysis_profile_digest=nullable(STR))
+        ),
+        unknowns=arr(obj(procedure=STR, address=nullable(STR), reason=STR)),
+        total_nodes=INT,
+        total_edges=INT,
+        decompilations=INT,
+        next_offset=nullable(INT),
+        truncated=BOOL,
+        limitations=arr(STR),
     ),
     # observe_native_calls (6.x domain/native/nativeCallObservation.ts nativeCallObservationResultSchema)
     "observe_native_calls": obj(

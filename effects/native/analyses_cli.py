@@ -1,4 +1,4 @@
-"""`rea trace-feature`, `rea build-call-path`, `rea inspect-native-api`: open the binary on a one-shot
+"""`rea trace-feature`, `rea build-call-path`, `rea inspect-native-api`, `rea trace-native-values`: open the binary on a one-shot
 connection, then ask (build-call-path first analyses the functions whose dossiers it reads)."""
 
 from __future__ import annotations
@@ -88,7 +88,48 @@ def _render_api(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+_VALUE_LIMITS = ("max_depth", "max_functions", "max_call_sites", "max_nodes", "max_edges", "offset", "limit")
+
+
+def _values(parser: argparse.ArgumentParser) -> None:
+    _binary(parser)
+    parser.add_argument("--procedure", required=True, help="seed procedure (address or exact name)")
+    for name in _VALUE_LIMITS:
+        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help="see the tool's schema")
+
+
+def _values_args(ns: argparse.Namespace) -> Mapping[str, Any]:
+    given = {name: getattr(ns, name) for name in _VALUE_LIMITS if getattr(ns, name) is not None}
+    return {"procedure": ns.procedure, **given}
+
+
+def _render_values(value: Mapping[str, Any]) -> str:
+    r = _result(value)
+    lines = [f"{p['address']} depth {p['depth']}" for p in r["procedures"]]
+    for n in r["nodes"]:
+        if n["kind"] == "parameter":
+            lines.append(f"  {n['id']}  parameter {n['parameter']['name']}: {n['parameter']['data_type']}")
+        else:
+            op = n["operation"]
+            lines.append(f"  {n['id']}  {op['opcode']} {', '.join(str(i['location']) for i in op['inputs'])}")
+    lines += [f"  {e['kind']}: {e['source']} -> {e['target']}" for e in r["edges"] if e["kind"] != "def-use"]
+    b = r["budgets"]
+    spent = ", ".join(f"{k} {x['used']}/{x['limit']}{' (exhausted)' if x['exhausted'] else ''}" for k, x in b.items())
+    lines.append(f"{r['total_nodes']} nodes, {r['total_edges']} edges; {spent}")
+    lines += [f"  unknown: {u['procedure']} {u['address'] or ''} {u['reason']}" for u in r["unknowns"]]
+    if r["next_offset"] is not None:
+        lines.append(f"more nodes from --offset {r['next_offset']}")
+    return "\n".join(lines)
+
+
 COMMANDS = (
+    ToolCommand(
+        name="trace-native-values",
+        help="value dependencies from one procedure through its calls (angr reaching definitions)",
+        configure=_values,
+        steps=lambda ns: _opened(ns, ("trace_native_values", _values_args(ns))),
+        render=_render_values,
+    ),
     ToolCommand(
         name="trace-feature",
         help="literal matches in strings and procedure names, traced through their references",

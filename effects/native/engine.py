@@ -128,7 +128,7 @@ class AngrWorker:
         if not isinstance(started, Success):
             return started
         async with self.lock:
-            if op in ("disassemble", "decompile") and not self.analysed:
+            if op in ("disassemble", "decompile", "value_flow") and not self.analysed:
                 built = await self._exchange("analyze", {}, report)
                 if not isinstance(built, Success) and not _cfg_failed(built):
                     return built

@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 import orjson
 
-from effects.native import metadata
+from effects.native import metadata, valueflow
 from rea.native import headers
 from rea.native.strings import runs as text_runs
 
@@ -579,6 +579,7 @@ def main() -> int:
         "disassemble": analysis.disassemble,
         "decompile": analysis.decompile,
         "boundary": analysis.boundary,
+        "value_flow": lambda params, emit: valueflow.value_flow(analysis, params, emit),
     }
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
 from rea.wire import native_analyses as w
+from rea.wire import native_values as v
 from rea.wire.tool import evidence_tool
 
 _READ = {"mutatesSession", "launchesProcess", "idempotent"}
@@ -40,6 +41,22 @@ TOOLS: tuple[ToolContract, ...] = (
         needs="provider",
     ),
     evidence_tool(
+        "trace_native_values",
+        "Trace Native Values",
+        "A static value-dependency graph seeded at one procedure: angr's reaching definitions give def-use "
+        "edges between its instructions and from its parameters; at each call the CFG resolved, the call's "
+        "arguments bind to the callee's parameters and the callee's returned value back to the call, following "
+        "callees up to max_depth. Each procedure's facts are retained as native_value_flow Evidence the nodes "
+        "cite. Budgets cap depth, procedures, call sites, nodes and edges; unknowns and budgets say what a "
+        "budget stopped. Nodes are paged with offset and limit in a stable order.",
+        args=v.TraceValuesArgs,
+        result=v.ValueTrace,
+        surface="enhanced",
+        examples=[{"procedure": "main", "max_depth": 2, "max_nodes": 2000, "limit": 200}],
+        effects=_READ,
+        needs="provider",
+    ),
+    evidence_tool(
         "build_call_path",
         "Build Call Path",
         "Direct-callee paths from start to goal reconstructed from the analyze_function Evidence you supply "
@@ -55,4 +72,4 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = ("build-call-path", "inspect-native-api", "trace-feature")
+CLI_COMMANDS = ("build-call-path", "inspect-native-api", "trace-feature", "trace-native-values")

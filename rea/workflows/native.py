@@ -114,6 +114,7 @@ def _record(
     limitations: tuple[str, ...] = (),
     locations: tuple[Mapping[str, Any], ...] = (),
     raw_result: Any = None,
+    evidence_links: tuple[str, ...] = (),
 ) -> Result[Evidence, ReaError]:
     """Native Evidence of one answer: raw_result stays null (the provider has no separate representation),
     except for annotation edits, which carry the store they produced (restored by bundle import)."""
@@ -137,6 +138,7 @@ def _record(
         confidence=confidence,
         limitations=(*ANGR_LIMITATIONS[:1], *snapshot_limitations(snapshot), *limitations),
         locations=locations,
+        evidence_links=evidence_links,
     )
 
 

@@ -12,7 +12,8 @@ from returns.result import Success
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
-from rea.native import api, callpath, feature
+from rea.native import api, callpath, feature, values
+from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.program import Context, Outcome, failed
 from rea.session import Session, record, resolve
@@ -141,7 +142,67 @@ def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps
     return base._evidence(session, snapshot, "inspect_native_api", args, result, locations=where)
 
 
+# ------------------------------------------------------ trace_native_values
+
+# worker refusals that leave one procedure unknown rather than failing the trace
+_NO_FLOW = ("capability_unavailable", "execution_failure", "invalid_request")
+
+
+def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Steps:
+    """Each procedure's reaching definitions from the worker, retained as its own native_value_flow
+    Evidence, then composed by the pure tracer across the calls the CFG resolved."""
+    found = yield from base._cfg_procedure(session, args)
+    if not is_successful(found):
+        return failed(session, found.failure())
+    snapshot, proc = found.unwrap()
+    binding, target = session.provider_binding, session.target
+    assert binding is not None and target is not None
+    tracer = values.Tracer(args, proc["address"], lambda address: q.find_procedure(snapshot, address))
+    flows: list[Evidence] = []
+    while (step := tracer.next()) is not None:
+        address, depth = step
+        got = yield from base._ask(session, "value_flow", {"address": address})
+        if not is_successful(got):
+            if got.failure().code not in _NO_FLOW:
+                return failed(session, got.failure())
+            tracer.failed(address, got.failure().message)
+            continue
+        facts = values.flow(got.unwrap())
+        made = base._record(
+            session,
+            snapshot,
+            "native_value_flow",
+            {"procedure": address},
+            facts,
+            locations=({"kind": "address", "address": address},),
+        )
+        if not is_successful(made):
+            return failed(session, made.failure())
+        flows.append(made.unwrap())
+        tracer.add(address, depth, flows[-1].evidence_id, facts, binding["provider"]["id"], _digest(binding))
+    created = base._record(
+        session,
+        snapshot,
+        "trace_native_values",
+        args,
+        tracer.answer(args["procedure"], target.sha256),
+        limitations=values.LIMITATIONS,
+        locations=({"kind": "address", "address": proc["address"]},),
+        evidence_links=tuple(dict.fromkeys(f.evidence_id for f in flows)),
+    )
+    if not is_successful(created):
+        return failed(session, created.failure())
+    evidence = created.unwrap()
+    return Outcome(session=record(session, (*flows, evidence)), reply=Success(evidence.to_json()))
+
+
+def _digest(binding: Mapping[str, Any]) -> str | None:
+    profile = binding.get("analysis_profile")
+    return profile.get("digest") if isinstance(profile, Mapping) else None
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "trace_native_values": trace_native_values,
     "inspect_native_api": inspect_native_api,
     "trace_feature": trace_feature,
     "build_call_path": build_call_path,

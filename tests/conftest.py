@@ -8,3 +8,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 # whichever checkout the editable install points at: a worktree tests itself.
 _ROOT = str(Path(__file__).resolve().parents[1])
 os.environ["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get("PYTHONPATH")])])
+
+# This host (and CI) exports PYTHONDONTWRITEBYTECODE=1: every `rea`, MCP server and worker a test starts would
+# then compile REA's ~400 modules from source again (about 1 s each, hundreds of processes). Let them cache
+# bytecode as an installed package does (in the tree's ignored __pycache__ directories: a cache prefix would
+# also move site-packages' caches, and the first process to import angr would then compile all of it).
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False

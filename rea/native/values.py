@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from typing import Any, Final
+from typing import Any, Final, Literal
 
 import cattrs
 
@@ -156,32 +156,22 @@ class Tracer:
 
     def _nodes(self, address: str, evidence_id: str, record: w.ValueFlow) -> set[str]:
         kept: set[str] = set()
-        for op in record.operations:
+        entries: list[tuple[str, Literal["operation", "parameter"], w.Operation | None, w.Parameter | None]]
+        entries = [(op.id, "operation", op, None) for op in record.operations] + [
+            (f"parameter:{p.ordinal}", "parameter", None, p) for p in record.parameters
+        ]
+        for local, kind, op, parameter in entries:
             if not self._room("nodes", address):
                 return kept
-            kept.add(op.id)
+            kept.add(local)
             self.nodes.append(
                 w.TraceNode(
-                    id=f"{address}/{op.id}",
+                    id=f"{address}/{local}",
                     procedure=address,
                     evidence_id=evidence_id,
-                    kind="operation",
+                    kind=kind,
                     operation=op,
-                    parameter=None,
-                )
-            )
-        for p in record.parameters:
-            if not self._room("nodes", address):
-                return kept
-            kept.add(f"parameter:{p.ordinal}")
-            self.nodes.append(
-                w.TraceNode(
-                    id=f"{address}/parameter:{p.ordinal}",
-                    procedure=address,
-                    evidence_id=evidence_id,
-                    kind="parameter",
-                    operation=None,
-                    parameter=p,
+                    parameter=parameter,
                 )
             )
         return kept

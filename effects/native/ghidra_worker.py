@@ -69,7 +69,11 @@ def file_facts(path: str) -> dict[str, Any]:
         return {}
     if isinstance(binary, lief.PE.Binary):
         base = binary.optional_header.imagebase
-        return {"linked_base": base, "entry": binary.entrypoint, "pic": bool(binary.optional_header.dll_characteristics & 0x40)}
+        return {
+            "linked_base": base,
+            "entry": binary.entrypoint,
+            "pic": bool(binary.optional_header.dll_characteristics & 0x40),
+        }
     return {"linked_base": binary.imagebase, "entry": binary.entrypoint, "pic": bool(getattr(binary, "is_pie", False))}
 
 
@@ -98,7 +102,9 @@ class Program:
             import pyghidra  # noqa: PLC0415 - the bridge is optional and heavy
         except ImportError as exc:
             raise WorkerError(
-                "provider_unavailable", f"pyghidra cannot be imported: {exc}", reason="bridge-missing",
+                "provider_unavailable",
+                f"pyghidra cannot be imported: {exc}",
+                reason="bridge-missing",
                 remediation=PYGHIDRA_REMEDIATION,
             ) from exc
         emit("starting Ghidra's JVM")
@@ -143,7 +149,9 @@ class Program:
                         "address": str(insn.getAddress()),
                         "bytes": bytes(b & 0xFF for b in insn.getBytes()).hex(),
                         "mnemonic": str(insn.getMnemonicString()),
-                        "operands": [str(insn.getDefaultOperandRepresentation(i)) for i in range(insn.getNumOperands())],
+                        "operands": [
+                            str(insn.getDefaultOperandRepresentation(i)) for i in range(insn.getNumOperands())
+                        ],
                     }
                 )
         assert self.space is not None

@@ -431,30 +431,34 @@ class _Owners:
         return None
 
 
-def _blocks(space: Space, row: Mapping[str, Any], entries: set[str]) -> list[dict[str, Any]]:
-    """Basic blocks (BasicBlockModel) clipped to the resolved body, with their in-procedure successors;
-    the body's ranges stand in when Ghidra gave none."""
+def _blocks(space: Space, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Basic blocks (BasicBlockModel) clipped to the resolved body, each byte in one block, with their
+    in-procedure successors on the piece that ends the block; body bytes no block covers stand alone."""
     body = row["body"]
     inside = _Owners.of([{"address": row["address"], "body": body}])
-    rows = []
+    rows: list[dict[str, Any]] = []
+    taken: list[tuple[int, int]] = []
     for block in _rows(row["raw"], "blocks"):
         span = _ranges(space, [block])
         if not span:
             continue
         clipped = [(max(a, lo), min(b, hi)) for a, b in span for lo, hi in body if max(a, lo) < min(b, hi)]
-        if not clipped:
+        pieces = _subtract(sorted(clipped), taken)
+        if not pieces:
             continue
-        start, end = clipped[0]
         following = {
             space.link(d.get("to"))
             for d in _rows(block, "destinations")
             if str(d.get("flow_type")) in FLOWS and str(d.get("flow_type")) != "INDIRECTION"
         }
         successors = sorted((s for s in following if s is not None and inside.at(s) == row["address"]), key=_value)
-        rows.append({"start": f"0x{start:x}", "size": end - start, "successors": successors})
-    if not rows:
-        rows = [{"start": f"0x{a:x}", "size": b - a, "successors": []} for a, b in body]
-    return sorted({r["start"]: r for r in rows}.values(), key=lambda r: int(r["start"], 16))
+        for index, (a, b) in enumerate(pieces):
+            rows.append(
+                {"start": f"0x{a:x}", "size": b - a, "successors": successors if index == len(pieces) - 1 else []}
+            )
+        taken = sorted([*taken, *pieces])
+    rows += [{"start": f"0x{a:x}", "size": b - a, "successors": []} for a, b in _subtract(body, taken)]
+    return sorted(rows, key=lambda r: int(r["start"], 16))
 
 
 def _value(address: str) -> tuple[bool, int]:
@@ -532,7 +536,7 @@ def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
             "kind": r["kind"],
             "size": r["size"] if r["kind"] != "external" else 0,
             "returning": None if not isinstance(r["raw"].get("no_return"), bool) else not r["raw"]["no_return"],
-            "blocks": [] if r["kind"] == "external" else _blocks(space, r, entries),
+            "blocks": [] if r["kind"] == "external" else _blocks(space, r),
             "unresolved_calls": [],
             "callees": sorted(callees[r["address"]], key=_value),
             "callers": sorted(callers[r["address"]], key=_value),

@@ -111,7 +111,9 @@ def decide(seen: Mapping[str, Any]) -> dict[str, Any]:
         )
     bridge = seen.get("pyghidra")
     if bridge is None:
-        return _unavailable("runtime_missing", "pyghidra is not importable in REA's Python", PYGHIDRA_REMEDIATION, **facts)
+        return _unavailable(
+            "runtime_missing", "pyghidra is not importable in REA's Python", PYGHIDRA_REMEDIATION, **facts
+        )
     version = _version(properties)
     return {
         "id": "ghidra",

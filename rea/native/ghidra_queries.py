@@ -39,7 +39,9 @@ def disassembly(raw: Raw, space: Space, procedure: Mapping[str, Any]) -> Result[
     """The procedure's listing: link-time addresses, hex bytes, lowercase mnemonics, Ghidra's operand text."""
     rows = raw.get("instructions") if isinstance(raw, Mapping) else None
     if not isinstance(rows, list):
-        return Failure(_failure("unreadable_output", "Ghidra's listing answer has no instructions.", "malformed-answer"))
+        return Failure(
+            _failure("unreadable_output", "Ghidra's listing answer has no instructions.", "malformed-answer")
+        )
     block = _block_of(procedure)
     instructions, skipped = [], 0
     for row in rows:
@@ -81,7 +83,9 @@ def pseudocode(raw: Raw, procedure: Mapping[str, Any]) -> Result[dict[str, Any],
             )
         )
     if not isinstance(raw, Mapping):
-        return Failure(_failure("unreadable_output", "Ghidra's decompiler answer is not an object.", "malformed-answer"))
+        return Failure(
+            _failure("unreadable_output", "Ghidra's decompiler answer is not an object.", "malformed-answer")
+        )
     text = raw.get("c")
     if raw.get("timed_out") is True:
         return Failure(

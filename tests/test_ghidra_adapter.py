@@ -98,6 +98,9 @@ def test_data_references_strings_and_who_reads_them(snapshot):
         "referenced_by": ["0x113f"],
     }
     assert _by_name(snapshot, "main")["strings"] == ["0x2004"]
+    edge = answers.edge(snapshot, q.incoming(snapshot, "0x1139")[0])
+    assert edge.kind.provenance == "Ghidra call references" and edge.kind.call is True
+    assert edge.source_procedure.classification.provenance == "Ghidra auto-analysis"
     incoming = q.incoming(snapshot, "0x1139")
     assert incoming == [{"from": "0x1150", "from_procedure": "0x113f", "to": "0x1139", "kind": "call"}]
     assert q.containing(snapshot, "0x1150")["name"] == "main"
@@ -134,7 +137,7 @@ def test_the_overview_tool_answer(snapshot):
 def test_the_translation_has_every_field_of_the_neutral_procedure(raw):
     neutral = set(metadata.procedure({"address": "0x1", "name": "f", "size": 1, "source": "x"})) - {"source"}
     for row in g.cfg_snapshot(raw).unwrap()["procedures"]:
-        assert set(row) == neutral
+        assert set(row) == neutral | {"provenance"} and row["provenance"] == "Ghidra auto-analysis"
 
 
 def test_listing_decompiler_and_boundary(raw, snapshot):

@@ -71,6 +71,7 @@ DATA_KINDS = {
     "READ_WRITE_IND": "read_write",
 }
 THUNK = "THUNK"
+PROVENANCE = "Ghidra auto-analysis"
 ENCODINGS = {"unicode": "utf-16le", "terminatedunicode": "utf-16le", "unicode32": "utf-32le"}
 MAX_STRING = 512
 FORMATS = (("elf", "elf"), ("portable executable", "pe"), ("(pe)", "pe"), ("mach-o", "mach-o"))
@@ -544,6 +545,7 @@ def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
             "strings": sorted(
                 {ref["to"] for ref in data_refs if ref["from_procedure"] == r["address"]} & string_at, key=_value
             ),
+            "provenance": PROVENANCE,
         }
         for r in rows
     ]

@@ -2,8 +2,8 @@
 
 - a GHIDRA_INSTALL_DIR tree with support/launch.properties and Ghidra/application.properties;
 - a JAVA_HOME whose bin/java is a shell script printing the `java -version` text a JDK prints;
-- a `pyghidra` package whose start() hangs or fails (FAKE_PYGHIDRA_MODE_FILE holds "hang" or
-  "fail"), so the worker's startup deadline, its typed failures and close/reopen recovery run for
+- a `pyghidra` package whose start() prints to stdout (as a JVM or Ghidra's log may) and then
+  hangs or fails (FAKE_PYGHIDRA_MODE_FILE holds "hang" or "fail"), so the worker's startup deadline, its typed failures and close/reopen recovery run for
   real, with REA's own processes, while no Ghidra API is ever reached.
 """
 
@@ -62,6 +62,7 @@ def fake_pyghidra(root: Path, mode: str = "hang") -> tuple[Path, Path]:
             def start(verbose=False, *, install_dir=None):
                 with open(os.environ["FAKE_PYGHIDRA_MODE_FILE"]) as handle:
                     mode = handle.read().strip()
+                print("fake pyghidra: a JVM banner on stdout, as Ghidra's log can write")
                 if mode == "fail":
                     raise RuntimeError("fake pyghidra: the JVM could not start")
                 time.sleep(3600)

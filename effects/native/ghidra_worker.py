@@ -283,7 +283,7 @@ def _block(block: Any) -> dict[str, Any]:
         "execute": bool(block.isExecute()),
         "initialized": bool(block.isInitialized()),
         "loaded": bool(block.isLoaded()),
-        "external": bool(block.isExternalBlock()),
+        "external": bool(block.isExternalBlock()) if hasattr(block, "isExternalBlock") else None,
     }
 
 
@@ -348,7 +348,7 @@ def main() -> int:
         "decompile": program.decompile,
         "boundary": program.boundary,
     }
-    out = sys.stdout.buffer
+    out = _protocol_stream()
     try:
         for line in sys.stdin.buffer:
             request = orjson.loads(line)
@@ -364,6 +364,15 @@ def main() -> int:
         with contextlib.suppress(Exception):
             program.close()
     return 0
+
+
+def _protocol_stream() -> Any:
+    """The replies' own copy of stdout; fd 1 then goes where stderr goes, so whatever the JVM, Ghidra's
+    log or pyghidra prints can never be read as a reply."""
+    stream = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+    sys.stdout = sys.stderr
+    return stream
 
 
 def _answer(ops: dict[str, Callable[[dict[str, Any], Emit], Any]], request: dict[str, Any], emit: Emit) -> Any:

@@ -111,7 +111,10 @@ def test_any_json_answer_is_a_result(tree):
 def test_installation_parsers_read_any_text(text):
     major = java_major(text)
     assert major is None or 1 <= major < 1000
-    assert all("=" not in k or True for k in parse_properties(text))
+    for key, value in parse_properties(text).items():
+        assert key == key.strip() and value == value.strip() and "\n" not in key + value and "=" not in key
     assert g.parse_address(text) is None or isinstance(g.parse_address(text)[1], int)
-    fact = decide({"install_dir": "/g", "is_dir": True, "property_files": ["x"], "java": "/j", "java_version_text": text})
+    fact = decide(
+        {"install_dir": "/g", "is_dir": True, "property_files": ["x"], "java": "/j", "java_version_text": text}
+    )
     assert fact["available"] is False or fact["bindable"] is True

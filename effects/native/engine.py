@@ -37,6 +37,9 @@ class WorkerGone(Exception):
 
 
 class AngrWorker:
+    MODULE = "effects.native.worker"  # the worker program (effects.native.ghidra_worker for Ghidra)
+    LABEL = "angr"
+
     def __init__(
         self,
         path: str,
@@ -71,7 +74,7 @@ class AngrWorker:
             return Success(self.loader_facts)
         await self.stop()
         self.process = await anyio.open_process(
-            [sys.executable, "-m", "effects.native.worker"],
+            [sys.executable, "-m", self.MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -85,16 +88,13 @@ class AngrWorker:
         done = anyio.Event()
 
         async def load() -> None:
-            result.append(await self._exchange("load", {"path": self.path, "fat_slice": self.fat_slice}, report))
+            result.append(await self._exchange("load", self.load_params(), report))
             done.set()
 
         async def notify_while_waiting() -> None:
             while True:
                 await anyio.sleep(WAIT_NOTICE_S)
-                await report(
-                    "waiting for angr startup",
-                    f"{time.monotonic() - started:.0f}s elapsed; importing angr and loading the target",
-                )
+                await report(*self.waiting_notice(time.monotonic() - started))
 
         async with anyio.create_task_group() as group:
             group.start_soon(load)
@@ -104,23 +104,30 @@ class AngrWorker:
             group.cancel_scope.cancel()  # stops the notices, and the load if the deadline passed
         if not result:
             await self.stop()
-            return Failure(
-                ReaError(
-                    code="provider_timeout",
-                    message=(
-                        f"angr did not finish starting within REA_ANGR_STARTUP_TIMEOUT_MS={self.startup_timeout_ms}. "
-                        "The worker was stopped."
-                    ),
-                    details={"provider": self.provider, "phase": "startup", "timeout_ms": self.startup_timeout_ms},
-                    action="Raise REA_ANGR_STARTUP_TIMEOUT_MS, then close_binary and open_binary again.",
-                )
-            )
+            return Failure(self.startup_timeout())
         loaded = result[0]
         if isinstance(loaded, Success):
             self.loader_facts = loaded.unwrap()
         else:
             await self.stop()
         return loaded
+
+    def load_params(self) -> dict[str, Any]:
+        return {"path": self.path, "fat_slice": self.fat_slice}
+
+    def waiting_notice(self, elapsed_s: float) -> tuple[str, str]:
+        return "waiting for angr startup", f"{elapsed_s:.0f}s elapsed; importing angr and loading the target"
+
+    def startup_timeout(self) -> ReaError:
+        return ReaError(
+            code="provider_timeout",
+            message=(
+                f"angr did not finish starting within REA_ANGR_STARTUP_TIMEOUT_MS={self.startup_timeout_ms}. "
+                "The worker was stopped."
+            ),
+            details={"provider": self.provider, "phase": "startup", "timeout_ms": self.startup_timeout_ms},
+            action="Raise REA_ANGR_STARTUP_TIMEOUT_MS, then close_binary and open_binary again.",
+        )
 
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
         """One query; cancelling it kills the worker (angr cannot be interrupted any other way)."""
@@ -169,7 +176,7 @@ class AngrWorker:
         return ReaError(
             code="resource_constraint",
             message=(
-                f"The angr worker used {seen} MiB during {op}, over the {limit} MiB ceiling "
+                f"The {self.LABEL} worker used {seen} MiB during {op}, over the {limit} MiB ceiling "
                 "(REA_NATIVE_MEMORY_LIMIT_MIB), and was stopped; the session is intact."
             ),
             details={
@@ -192,7 +199,7 @@ class AngrWorker:
                 line = await self.reader.receive_until(b"\n", MAX_REPLY_BYTES)
                 message = orjson.loads(line)
                 if message.get("event") == "progress":
-                    await report(f"angr {op}", message["message"])
+                    await report(f"{self.LABEL} {op}", message["message"])
                     continue
                 if message.get("id") != rid:
                     continue
@@ -226,7 +233,7 @@ class AngrWorker:
                 ReaError(
                     code="provider_unavailable",
                     message=(
-                        f"The angr worker stopped during {op} (exit status {code}); the session is intact. "
+                        f"The {self.LABEL} worker stopped during {op} (exit status {code}); the session is intact. "
                         "Retry the query, or close_binary and open_binary to start over."
                     ),
                     details={

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,6 +26,7 @@ from effects.native.discovery import discover
 from effects.native.engine import AngrWorker
 from effects.progress import Progress
 from rea.errors import ReaError
+from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -67,6 +69,10 @@ class NativeRuntime:
         key = self.key(effect)
         if self.worker is None or self.worker_key != key:
             loader = effect.binding["analysis_profile"]["parameters"].get("loader", {})
+            if effect.binding["provider"]["id"] == "ghidra":
+                self.worker = _ghidra_worker(self, effect, loader)
+                self.worker_key = key
+                return self.worker
             self.worker = AngrWorker(
                 effect.path,
                 dict(effect.binding["provider"]),
@@ -76,6 +82,21 @@ class NativeRuntime:
             )
             self.worker_key = key
         return self.worker
+
+
+def _ghidra_worker(runtime: NativeRuntime, effect: NativeFacts | NativeQuery, loader: Any) -> AngrWorker:
+    """The Ghidra worker for a Ghidra binding (discovery already refused an invalid startup deadline)."""
+    from effects.native.ghidra_engine import GhidraWorker
+
+    timeout = ghidra_startup_timeout(os.environ.get("REA_GHIDRA_STARTUP_TIMEOUT_MS"))
+    return GhidraWorker(
+        effect.path,
+        dict(effect.binding["provider"]),
+        timeout if isinstance(timeout, int) else GHIDRA_STARTUP_DEFAULT_MS,
+        runtime.cache_root / "ghidra-projects",
+        memory_limit_mib=runtime.memory_limit_mib,
+        fat_slice=loader.get("fat_slice"),
+    )
 
 
 CURRENT: contextvars.ContextVar[NativeRuntime] = contextvars.ContextVar("rea_native_runtime")
@@ -149,8 +170,9 @@ async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaErro
 async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:
     runtime = _runtime()
     remaining: list[str] = []
+    label = "angr" if runtime.worker is None else runtime.worker.LABEL
     if runtime.worker is not None:
-        await progress.report("closing provider", "stopping the angr worker group")
+        await progress.report("closing provider", f"stopping the {runtime.worker.LABEL} worker group")
         runtime.lineage.append({"provider": runtime.worker.provider, "observation": runtime.worker.observe()})
         remaining = await runtime.worker.stop()
     runtime.worker, runtime.worker_key = None, None
@@ -160,7 +182,7 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
         return Failure(
             ReaError(
                 code="cleanup_incomplete",
-                message=f"The angr worker group did not exit: {', '.join(remaining)} still run.",
+                message=f"The {label} worker group did not exit: {', '.join(remaining)} still run.",
                 details={"owned_resources": ["process"], "remaining": remaining},
                 action="Stop the listed processes (kill -9), then call close_binary again.",
             )

@@ -39,7 +39,7 @@ def classification(p: Mapping[str, Any]) -> w.Classification:
         external=p["kind"] == "external",
         thunk=p["kind"] == "thunk",
         thunk_target=thunk_target,
-        provenance="angr CFGFast",
+        provenance=p.get("provenance", "angr CFGFast"),  # a provider other than angr names its own
         kind=p["kind"],
         returning=p["returning"],
     )
@@ -259,13 +259,20 @@ def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge
     )
 
 
+# (calls, data references): where each kind of reference came from, by engine
+_REF_PROVENANCE = {
+    "angr": ("angr CFGFast call sites", "angr xref database"),
+    "ghidra": ("Ghidra call references", "Ghidra reference manager"),
+}
+
+
 def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceKind:
     """Calls come from CFG call sites (a direct operand, resolved statically); everything else from angr's xrefs."""
     target = q.by_address(snapshot).get(ref["to"])
     call = ref["kind"] == "call"
     return w.ReferenceKind(
         available=True,
-        provenance="angr CFGFast call sites" if call else "angr xref database",
+        provenance=_REF_PROVENANCE.get(str(snapshot.get("engine", {}).get("name")), _REF_PROVENANCE["angr"])[not call],
         type=ref["kind"],
         flow=call,
         call=call,

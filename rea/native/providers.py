@@ -8,7 +8,7 @@ which committed profile, or a typed refusal that says why.
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import attrs
 import orjson
@@ -75,6 +75,43 @@ def angr_profile_parameters(version: str) -> dict[str, Any]:
         # CFG recovery that raises is retried once with this profile, then answered from metadata
         "cfg_fallback": {"normalize": False, "data_references": False, "resolve_indirect_jumps": False},
     }
+
+
+GHIDRA_LIMITATIONS = (
+    "Ghidra recovers procedures, basic blocks and references by its default auto-analysis of the binary "
+    "imported into a fresh temporary project; indirect calls it did not resolve are absent from callers, "
+    "callees and call graphs.",
+    "Ghidra runs headless in a temporary project: there is no cursor or selection; analyst comments, names and "
+    "bookmarks are kept by REA's annotation store, not in a Ghidra project.",
+    "Pseudocode is Ghidra's decompiler (DecompInterface) output: a derived reconstruction, not the original source.",
+    "Unverified: REA's Ghidra adapter was written from Ghidra's API documentation and tested on hand-made "
+    "answers; no test of this build ran it against a live Ghidra.",
+)
+
+
+def ghidra_profile_parameters(version: str | None) -> dict[str, Any]:
+    return {
+        "engine": {"name": "ghidra", "version": version},
+        "loader": {"bridge": "pyghidra", "project": "temporary", "addresses": "link-time"},
+        "analysis": {"auto_analysis": "default analyzers", "block_model": "BasicBlockModel"},
+        "decompiler": {"name": "ghidra.app.decompiler.DecompInterface", "options": "default", "timeout_s": 60},
+        "snapshot": {"schema": 1},
+    }
+
+
+PROFILE_PARAMETERS: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "angr": angr_profile_parameters,
+    "ghidra": ghidra_profile_parameters,
+}
+PROVIDER_LIMITATIONS = {"angr": ANGR_LIMITATIONS, "ghidra": GHIDRA_LIMITATIONS}
+
+
+def provider_limitations(provider_id: str) -> tuple[str, ...]:
+    """What every answer of a provider carries (angr: its static CFG; Ghidra: its analysis, and that the
+    adapter is unverified against a live Ghidra)."""
+    if provider_id == "ghidra":
+        return (GHIDRA_LIMITATIONS[0], GHIDRA_LIMITATIONS[3])
+    return ANGR_LIMITATIONS[:1]
 
 
 # The reference's stable reasons a deep provider cannot take part in target selection.
@@ -194,7 +231,30 @@ def operation_capability(fact: Mapping[str, Any], operation: str) -> OperationCa
         )
     if fact["id"] == "angr":
         return _angr_operation(operation)
+    if fact["id"] == "ghidra":
+        return _ghidra_operation(operation)
     return OperationCapability(operation=operation, available=True)
+
+
+GHIDRA_HEADLESS = "Ghidra runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
+
+
+def _ghidra_operation(operation: str) -> OperationCapability:
+    extra = {"analyze_function": 1, "inspect_address_context": 1, "procedure_pseudo_code": 2, "batch_decompile": 2}
+    limitations = provider_limitations("ghidra")
+    if operation in extra:
+        limitations = (*limitations, GHIDRA_LIMITATIONS[extra[operation]])
+    if operation in CURSOR_OPERATIONS:
+        return OperationCapability(
+            operation=operation,
+            available=False,
+            reason=GHIDRA_HEADLESS,
+            effects=ANGR_EFFECTS,
+            limitations=limitations,
+            remediation=EXPLICIT,
+            modes=NAVIGATION_MODES if operation == "get_navigation_context" else (),
+        )
+    return OperationCapability(operation=operation, available=True, effects=ANGR_EFFECTS, limitations=limitations)
 
 
 def common_prefix(sequences: Iterable[Sequence[str]]) -> tuple[str, ...]:
@@ -276,7 +336,7 @@ def candidate_records(
                 "selected": fact["id"] == selected,
                 "capabilities": [capability_set(fact, operations)],
                 "embedded": fact["id"] == EMBEDDED_DEFAULT,
-                "limitations": list(ANGR_LIMITATIONS) if fact["id"] == "angr" else [],
+                "limitations": list(PROVIDER_LIMITATIONS.get(fact["id"], ())),
             }
         )
     return records
@@ -444,7 +504,9 @@ def select_provider(
 def binding(fact: Mapping[str, Any], source: str, detail: str | None = None) -> dict[str, Any]:
     """A bound route: provider, reference selection source, committed profile, and (our extra) the auto rule."""
     provider = Provider(id=fact["id"], name=PROVIDER_NAMES[fact["id"]], version=fact["version"])
-    profile = create_profile(provider, PROFILE_SCHEMA_VERSION, angr_profile_parameters(fact["version"]))
+    make: Callable[[Any], dict[str, Any]] = PROFILE_PARAMETERS.get(fact["id"], angr_profile_parameters)
+    parameters = make(fact["version"])
+    profile = create_profile(provider, PROFILE_SCHEMA_VERSION, parameters)
     return {
         "provider": provider.to_json(),
         "selection_source": source,

@@ -146,7 +146,7 @@ class OpenBinaryArgs:
         pattern=SELECTOR_PATTERN,
     )
     existing_project: ExistingProject | None = field(
-        "Open a program of an existing analysis project (needs a Ghidra adapter; refused by this build)",
+        "Open a program of an existing analysis project (refused: REA's Ghidra adapter imports into a fresh project)",
         omit_none=True,
     )
     snapshot_path: str | None = local_path(

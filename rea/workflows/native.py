@@ -23,7 +23,7 @@ from rea.native import annotations as notes
 from rea.native import metadata
 from rea.native.metadata import snapshot_limitations
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
-from rea.native.providers import ANGR_LIMITATIONS, EXPLICIT, HEADLESS, NAVIGATION_MODES, unavailable_reason
+from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES, provider_limitations, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import MANAGED_HINT, Session, record, resolve
@@ -136,7 +136,12 @@ def _record(
         ),
         analysis_profile=parse_profile(binding["analysis_profile"]),
         confidence=confidence,
-        limitations=(*ANGR_LIMITATIONS[:1], *snapshot_limitations(snapshot), *limitations),
+        limitations=(
+            *provider_limitations(binding["provider"]["id"]),
+            *snapshot_limitations(snapshot),
+            *snapshot.get("provider_notes", ()),
+            *limitations,
+        ),
         locations=locations,
         evidence_links=evidence_links,
     )

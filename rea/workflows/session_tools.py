@@ -225,8 +225,8 @@ def _open_option_refusal(args: Mapping[str, Any]) -> ReaError | None:
     if args.get("existing_project") is not None:
         return _refused_option(
             "existing_project",
-            "open_binary cannot open an existing analysis project: that needs the Ghidra adapter, which this REA "
-            "build does not have (the embedded angr provider analyses files directly).",
+            "open_binary cannot open an existing analysis project: REA's Ghidra adapter imports each target into "
+            "a fresh temporary project, and the embedded angr provider analyses files directly.",
             "Call open_binary with the absolute path of the program's original file instead of existing_project.",
         )
     if args.get("snapshot_path") is not None:

@@ -234,7 +234,7 @@ def test_ghidra_binds_then_times_out_at_its_startup_deadline_and_recovers_by_clo
     assert ghidra_caps["provider"]["id"] == "ghidra" and any(
         "Unverified" in x for x in ghidra_caps["shared_limitations"]
     )
-    body = err(timed_out, "resource_constraint")
+    body = err(timed_out, "provider_timeout")
     assert body["details"]["phase"] == "startup" and body["details"]["timeout_ms"] == 12000
     assert "REA_GHIDRA_STARTUP_TIMEOUT_MS=12000" in body["message"]
     assert 12 <= elapsed < 40
@@ -257,4 +257,4 @@ def test_cli_runs_a_ghidra_query_through_the_worker(tmp_path):
     assert "fake pyghidra" in reply["error"]["message"]
     env = ghidra_env(tmp_path / "t", bridge=True, REA_GHIDRA_STARTUP_TIMEOUT_MS="1500")
     code, reply = _cli("call", "list_procedures", "--target", "/usr/bin/true", "--provider", "ghidra", "--json", **env)
-    assert code != 0 and reply["error"]["code"] == "resource_constraint"
+    assert code != 0 and reply["error"]["code"] == "provider_timeout"

@@ -38,8 +38,8 @@ class GhidraWorker(AngrWorker):
 
     def startup_timeout(self) -> ReaError:
         limit = self.startup_timeout_ms
-        return ReaError(
-            code="resource_constraint",
+        return ReaError(  # the code angr's startup deadline answers with: one situation, one code
+            code="provider_timeout",
             message=(
                 f"Ghidra did not finish importing and auto-analysing the target within "
                 f"REA_GHIDRA_STARTUP_TIMEOUT_MS={limit}. The worker and its temporary project were removed."

@@ -1,5 +1,8 @@
+import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -15,3 +18,8 @@ os.environ["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get
 # also move site-packages' caches, and the first process to import angr would then compile all of it).
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
+
+# The analysis cache (snapshots, annotations, WAT pages) of this test session only: a test never answers from
+# what the user's ~/.cache/rea holds (the Quick start's first command fills it) and never writes there.
+os.environ["REA_CACHE_DIR"] = tempfile.mkdtemp(prefix="rea-test-cache-")
+atexit.register(shutil.rmtree, os.environ["REA_CACHE_DIR"], True)

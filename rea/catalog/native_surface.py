@@ -136,7 +136,7 @@ TOOLS: tuple[ToolContract, ...] = (
     _tool(
         "goto_address",
         "Go To Address",
-        "Check and normalize an address inside a loaded segment; angr runs headless, so no cursor moves.",
+        "Check and normalize an address inside a loaded segment; the providers run headless, so no cursor moves.",
         wn.AddressArgs,
         str,
         _AT,

@@ -263,14 +263,14 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "current_address",
         "Current Address",
-        "The cursor address; angr runs headless and has none, so this is capability_unavailable.",
+        "The cursor address; REA's providers (angr, Ghidra) run headless and have none, so this is capability_unavailable.",
         w.DocumentArgs,
         str,
     ),
     _typed(
         "current_procedure",
         "Current Procedure",
-        "The procedure at the cursor; angr runs headless and has none, so this is capability_unavailable.",
+        "The procedure at the cursor; REA's providers (angr, Ghidra) run headless and have none, so this is capability_unavailable.",
         w.DocumentArgs,
         str,
     ),

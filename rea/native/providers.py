@@ -166,7 +166,7 @@ def rejection(fact: Mapping[str, Any], target_format: str | None) -> tuple[str, 
 
 
 # What angr cannot answer at all, and why (a headless engine has no cursor or selection).
-HEADLESS = "angr runs headless: there is no cursor or selection, so this facet is unavailable (not empty)."
+HEADLESS = "The provider runs headless (angr and Ghidra alike): there is no cursor or selection, so this facet is unavailable (not empty)."
 EXPLICIT = "Pass an explicit address (inspect_address_context, resolve_containing_procedure, address_name)."
 CURSOR_OPERATIONS = frozenset({"current_address", "current_procedure", "get_navigation_context"})
 # get_navigation_context's modes on a headless engine: the selection needs a cursor, an explicit document does not

@@ -261,7 +261,7 @@ def _on_address(
     def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
         if args.get("address") is None:
             return invalid_request(
-                "angr runs headless: there is no cursor, so give the address",
+                "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
                 field="address",
                 accepted="a link-time address like 0x401000",
             )

@@ -29,7 +29,7 @@ from rea.workflows import native as base
 Args = Mapping[str, Any]
 Snapshot = Mapping[str, Any]
 Steps = Generator[AnyEffect, Any, Outcome]
-NO_CURSOR = "angr runs headless: nothing is moved; the address is checked and normalized."
+NO_CURSOR = "The provider runs headless (angr and Ghidra alike): nothing is moved; the address is checked and normalized."
 STORE = (
     "Kept by REA in its annotation store (analysis cache directory), per target digest and analysis profile; "
     "the binary is never modified."
@@ -52,7 +52,7 @@ def _mapped(snapshot: Snapshot, text: str | None, field: str = "address") -> str
     """A canonical address inside a loaded segment, or the canonical error naming the problem."""
     if text is None:
         return invalid_request(
-            "angr runs headless: there is no cursor, so give the address",
+            "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
             field=field,
             accepted="a link-time address like 0x401000",
         )

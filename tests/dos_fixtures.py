@@ -9,7 +9,7 @@ from typing import Any
 
 # entry (CS:IP = 0000:0000): mov ax, seg DATA ; mov ds, ax ; mov dx, msg ; mov ah, 9 ; int 21h ;
 # mov ax, seg DATA (again, a second fixup) ; mov ax, 4c00h ; int 21h
-CODE = bytes.fromhex("b80100" "8ed8" "ba0000" "b409" "cd21" "b80100" "b8004c" "cd21")
+CODE = bytes.fromhex("b801008ed8ba0000b409cd21b80100b8004ccd21")
 DATA = b"hello from DOS$" + b"\0"  # segment 1 of the module (paragraph 1 after the code's 16 bytes)
 RELOCATED = (1, 13)  # module offsets of the two `mov ax, imm16` operands (segment 0)
 HEADER_PARAGRAPHS = 4  # 64 bytes: the fixed header, the table and padding
@@ -66,7 +66,7 @@ def mz_program() -> tuple[bytes, dict[str, Any]]:
 
 
 # mov ah, 9 ; mov dx, 0109h ; int 21h ; ret ; "$"
-COM = bytes.fromhex("b409" "ba0901" "cd21" "c3") + b"hi$"
+COM = bytes.fromhex("b409ba0901cd21c3") + b"hi$"
 
 
 def write(root: Path, name: str, data: bytes) -> Path:

@@ -88,7 +88,11 @@ def test_a_com_program_loads_at_0x100_of_segment_0x1000():
     r = loaded(dos.COM, "dos-com")
     assert r["status"] == "verified" and r["format"] == "dos-com"
     (module,) = r["observations"]["mappings"]
-    assert (module["start"], module["end"], module["sha256"]) == ("0x10100", hex(0x10100 + len(dos.COM) - 1), sha(dos.COM))
+    assert (module["start"], module["end"], module["sha256"]) == (
+        "0x10100",
+        hex(0x10100 + len(dos.COM) - 1),
+        sha(dos.COM),
+    )
     assert r["entry"] == {"relative_segment": 0, "offset": 0x100, "linear_address": "0x10100"}
     assert r["observations"]["relocations"] == [] and r["header_bytes"] == 0
 
@@ -215,7 +219,10 @@ def test_over_mcp_open_binary_then_inspect_native_load_image(programs):
     group = r["elf-state"]["inspect_native_load_image"]
     assert group["available"] is False and group["reason"] == "target_unsupported"
     refused = err(r["elf"], "capability_unavailable")
-    assert refused["details"]["reason"] == "target_unsupported" and refused["remediation"]["action"] == group["remediation"]
+    assert (
+        refused["details"]["reason"] == "target_unsupported"
+        and refused["remediation"]["action"] == group["remediation"]
+    )
 
 
 def _rea(*args: str) -> subprocess.CompletedProcess:

@@ -29,7 +29,9 @@ from rea.workflows import native as base
 Args = Mapping[str, Any]
 Snapshot = Mapping[str, Any]
 Steps = Generator[AnyEffect, Any, Outcome]
-NO_CURSOR = "The provider runs headless (angr and Ghidra alike): nothing is moved; the address is checked and normalized."
+NO_CURSOR = (
+    "The provider runs headless (angr and Ghidra alike): nothing is moved; the address is checked and normalized."
+)
 STORE = (
     "Kept by REA in its annotation store (analysis cache directory), per target digest and analysis profile; "
     "the binary is never modified."

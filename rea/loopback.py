@@ -21,6 +21,7 @@ from urllib.parse import parse_qsl as parse_qsl
 from urllib.parse import urljoin as urljoin
 from urllib.parse import urlunsplit as urlunsplit
 from urllib.parse import quote as quote
+from urllib.parse import unquote as unquote
 from urllib.parse import quote_plus as quote_plus
 from urllib.parse import urlencode as urlencode
 

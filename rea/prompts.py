@@ -190,13 +190,13 @@ COMPARE_APPLICATION_VERSIONS = Prompt(
                 "compare_application_versions",
                 "compare_javascript_export_shapes",
                 "compare_source_to_bundle",
+                "reconcile_javascript_runtime",
             ),
             text=(
                 "For JavaScript or Electron versions, analyze each application and compare the two graphs, and the "
-                "export shapes that matter. Ambiguous or incomplete matches stay unknown."
+                "export shapes that matter; with a passive capture of each running version, reconcile it against "
+                "its analysis to say which files were loaded. Ambiguous or incomplete matches stay unknown."
             ),
-            missing=("reconcile_javascript_runtime",),
-            instead="this build has no runtime observation of applications: keep the comparison static and say so.",
         ),
         Step(
             tools=("open_binary", "analyze_function", "compare_functions"),

@@ -1195,6 +1195,113 @@ SIX: dict[str, Any] = {
         runtime_equivalence={"const": "unknown"},
         limitations=arr(STR),
     ),  # fmt: skip
+    # reconcile_javascript_runtime (6.x domain/javascript/javascriptRuntimeReconciliationSchemas.ts, Result.ts)
+    "reconcile_javascript_runtime": obj(
+        schema_version={"const": 1},
+        reconciliation_id={"type": "string", "pattern": "^jrr_[a-f0-9]{64}$"},
+        static_layers=arr(
+            obj(
+                layer_id=STR,
+                role=STR,
+                evidence_id=STR,
+                graph_id=STR,
+                root_artifact_sha256=STR,
+                input_path=STR,
+                format={"enum": ["asar", "directory"]},
+                runtime_mappings=arr(ANY),
+            )
+        ),
+        runtime_captures=arr(
+            obj(
+                evidence_id=STR,
+                capture_sha256=STR,
+                kind={"enum": ["browser", "electron", "v8-inspector", "electron-active"]},
+                target_node_id=STR,
+                target_key=STR,
+                target_location=STR,
+                frames=INT,
+                scripts=INT,
+                workers=INT,
+                scripts_complete_within_scope=BOOL,
+            )
+        ),
+        graph=obj(
+            schema={"const": "JavaScriptApplicationGraph"},
+            schema_version={"const": 1},
+            graph_id=STR,
+            root_node_ids=arr(STR),
+            nodes=arr(
+                obj(
+                    node_id=STR,
+                    kind=STR,
+                    identity=obj(strategy=STR),
+                    observations=arr(obj(evidence=obj(authority=STR))),
+                )
+            ),
+            edges=arr(
+                obj(
+                    edge_id=STR,
+                    source_node_id=STR,
+                    target_node_id=STR,
+                    relation=STR,
+                    evidence=obj(authority=STR, state=STR),
+                )
+            ),
+            coverage=obj(status=STR, truncated=BOOL, limits=arr(ANY)),
+            limitations=arr(STR),
+        ),
+        summary=obj(
+            **{
+                k: INT
+                for k in (
+                    "runtime_targets runtime_frames runtime_scripts runtime_workers matched ambiguous unmatched unknown "
+                    "static_loaded static_resident static_not_observed static_unknown"
+                ).split()
+            }
+        ),
+        reconciliations=arr(
+            obj(
+                reconciliation_id=STR,
+                entity_kind={"enum": ["target", "frame", "script", "worker"]},
+                runtime_evidence_id=STR,
+                runtime_node_id=STR,
+                static_layer_id=nullable(STR),
+                static_node_id=nullable(STR),
+                status={"enum": ["matched", "ambiguous", "unmatched", "unknown"]},
+                basis=STR,
+                confidence=STR,
+                reason=STR,
+                candidate_static_count=INT,
+                candidate_static_nodes=arr(obj(static_layer_id=STR, static_node_id=STR)),
+            )
+        ),
+        static_load_states=arr(
+            obj(
+                static_layer_id=STR,
+                static_node_id=STR,
+                kind=STR,
+                runtime_node_ids=arr(STR),
+                status={"enum": ["loaded", "resident-in-loaded-asset", "not-observed-in-capture", "unknown"]},
+                reason=STR,
+            )
+        ),
+        source_map_authority=obj(
+            used_for_primary_matching={"const": False},
+            static_layer_count=INT,
+            runtime_script_declarations=INT,
+            limitation=STR,
+        ),
+        coverage=obj(
+            status={"enum": ["complete-within-inputs", "partial", "truncated"]},
+            truncated=BOOL,
+            omitted_runtime_entities=INT,
+            omitted_reconciliation_items=INT,
+            omitted_static_load_states=INT,
+            omitted_graph_items=INT,
+        ),
+        evidence_links=arr(STR),
+        limitations=arr(STR),
+    ),  # fmt: skip
     # list_javascript_runtime_targets / observe_javascript_runtime (6.x domain/javascript/javascriptRuntimeObservation.ts)
     "list_javascript_runtime_targets": obj(
         runtime=obj(product=STR, protocol_version=STR, v8_version=nullable(STR)),

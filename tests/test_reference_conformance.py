@@ -212,6 +212,7 @@ JAVASCRIPT_RUNTIME = [
     "observe_javascript_runtime",
     "list_electron_targets",
     "inspect_electron_page",
+    "reconcile_javascript_runtime",
 ]
 WEB_NETWORK = ["inspect_web_network_capture", "compare_web_screenshots"]
 WEB = [
@@ -570,6 +571,14 @@ async def _javascript_runtime(root: Path) -> dict[str, Any]:
                     target = ((listed.get("ok") or {}).get("normalized_result") or {}).get("targets") or [{}]
                     args = {**cdp_endpoint, "target_id": target[0].get("target_id", "none")}
                     replies["inspect_electron_page"] = await _call(s, "inspect_electron_page", args)
+                    # the reference's documented input shape: one application layer, the page's Evidence
+                    app = await _call(s, "analyze_javascript_application", {"input_path": str(root)})
+                    layer = {"role": "application", "analysis": ref(app), "runtime_mappings": []}
+                    reconcile = {
+                        "static_layers": [layer],
+                        "runtime_observations": [ref(replies["inspect_electron_page"])],
+                    }
+                    replies["reconcile_javascript_runtime"] = await _call(s, "reconcile_javascript_runtime", reconcile)
                 finally:
                     browser.close()
             return replies

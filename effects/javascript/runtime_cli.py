@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
+from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from effects.commands import ToolCommand
+from rea.errors import ReaError, invalid_request
 
 
 def _recover_configure(parser: argparse.ArgumentParser) -> None:
@@ -146,7 +149,125 @@ def _electron_inspect_render(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _reconcile_configure(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "input",
+        nargs="?",
+        help="the tool's arguments as a JSON file or inline JSON (static_layers, runtime_observations, limits); "
+        "or leave it out and give --application and --runtime-evidence",
+    )
+    parser.add_argument("--application", help="application directory or .asar, analyzed first as the application layer")
+    parser.add_argument("--cache", action="append", default=[], help="a cache layer to analyze (repeatable)")
+    parser.add_argument("--assets", action="append", default=[], help="an assets layer to analyze (repeatable)")
+    parser.add_argument(
+        "--runtime-evidence",
+        action="append",
+        default=[],
+        help="a saved capture's Evidence JSON (rea inspect-electron-page --json > FILE); repeatable",
+    )
+    parser.add_argument(
+        "--mapping",
+        action="append",
+        default=[],
+        help="a runtime mapping as JSON with its layer index (0: the application, then caches, then assets), e.g. "
+        '\'{"layer":0,"kind":"file-root","root":"/opt/app","artifact_prefix":""}\'',
+    )
+
+
+class _Bad(Exception):
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.message, self.option = message, option
+
+
+def _json_argument(text: str, what: str) -> Any:
+    """A JSON file's content, or the text itself as JSON."""
+    candidate = Path(text)
+    try:
+        raw = candidate.read_text(encoding="utf-8") if not text.lstrip().startswith(("{", "[")) else text
+        return json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise _Bad(f"{what}: not a readable JSON file or inline JSON: {exc}", "input") from None
+
+
+def _layers(ns: argparse.Namespace) -> list[tuple[str, str]]:
+    if not ns.application:
+        raise _Bad("give INPUT, or --application with --runtime-evidence", "application")
+    paths = [("application", ns.application), *(("cache", p) for p in ns.cache), *(("assets", p) for p in ns.assets)]
+    return [(role, os.path.abspath(p)) for role, p in paths]
+
+
+def _reconcile_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Any]] | ReaError:
+    try:
+        return _reconcile_plan(ns)
+    except _Bad as exc:
+        return invalid_request(
+            f"reconcile-javascript-runtime: {exc.message}",
+            field=exc.option,
+            accepted="INPUT (JSON file or inline), or --application DIR with --runtime-evidence FILE",
+        )
+
+
+def _reconcile_plan(ns: argparse.Namespace) -> Sequence[tuple[str, Any]]:
+    if ns.input:
+        return [("reconcile_javascript_runtime", _json_argument(ns.input, "INPUT"))]
+    layers = _layers(ns)
+    if not ns.runtime_evidence:
+        raise _Bad("give at least one --runtime-evidence FILE", "runtime_evidence")
+    captures = [_json_argument(p, f"--runtime-evidence {p}") for p in ns.runtime_evidence]
+    mappings: list[list[Any]] = [[] for _ in layers]
+    for text in ns.mapping:
+        m = _json_argument(text, "--mapping")
+        index = m.pop("layer", 0) if isinstance(m, dict) else -1
+        if not isinstance(index, int) or not 0 <= index < len(layers):
+            raise _Bad(f"--mapping {text}: layer must be an index below {len(layers)}", "mapping")
+        mappings[index].append(m)
+
+    def arguments(replies: list[Any]) -> Mapping[str, Any]:
+        static = [
+            {
+                "role": role,
+                "analysis": {"kind": "retained-evidence", "evidence_id": reply["evidence_id"]},
+                "runtime_mappings": maps,
+            }  # fmt: skip
+            for (role, _), reply, maps in zip(layers, replies, mappings, strict=True)
+        ]
+        return {"static_layers": static, "runtime_observations": captures}
+
+    analyses = [("analyze_javascript_application", {"input_path": path}) for _, path in layers]
+    return [*analyses, ("reconcile_javascript_runtime", arguments)]
+
+
+def _reconcile_render(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    s, c = r["summary"], r["coverage"]
+    labels = {n["node_id"]: n.get("label") or n["node_id"] for n in r["graph"]["nodes"]}
+    lines = [
+        f"{s['runtime_targets']} targets, {s['runtime_frames']} frames, {s['runtime_scripts']} scripts, "
+        f"{s['runtime_workers']} workers: {s['matched']} matched, {s['ambiguous']} ambiguous, "
+        f"{s['unmatched']} unmatched, {s['unknown']} unknown ({c['status']})",
+        f"static: {s['static_loaded']} loaded, {s['static_resident']} resident in a loaded file, "
+        f"{s['static_not_observed']} not observed in these captures, {s['static_unknown']} unknown",
+    ]
+    for i in r["reconciliations"]:
+        static = f" -> {labels.get(i['static_node_id'], i['static_node_id'])}" if i["static_node_id"] else ""
+        lines.append(
+            f"  {i['entity_kind']:<6} {i['status']:<9} {labels.get(i['runtime_node_id'], '')}{static}  "
+            f"[{i['basis']}, {i['confidence']}: {i['reason']}]"
+        )
+    lines += [f"  {x['status']:<24} {x.get('path') or x['static_node_id']}" for x in r["static_load_states"]]
+    lines.append(f"  evidence: {value['evidence_id']}")
+    return "\n".join(lines)
+
+
 COMMANDS: tuple[ToolCommand, ...] = (
+    ToolCommand(
+        name="reconcile-javascript-runtime",
+        help="match passive runtime captures to static application layers: which files a page or process loaded",
+        configure=_reconcile_configure,
+        steps=_reconcile_steps,
+        render=_reconcile_render,
+    ),
     ToolCommand(
         name="list-electron-targets",
         help="list an Electron app's file:// pages over its loopback CDP endpoint",

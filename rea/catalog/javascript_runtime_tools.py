@@ -6,6 +6,7 @@ from rea.catalog.contract import ToolContract
 from rea.wire import javascript_recovery as rec
 from rea.wire import electron as el
 from rea.wire import javascript_runtime as rt
+from rea.wire import javascript_reconciliation as jr
 from rea.wire.tool import evidence_tool
 
 RECOVER = evidence_tool(
@@ -87,11 +88,51 @@ INSPECT_ELECTRON = evidence_tool(
     effects={"mutatesSession", "accessesNetwork"},
 )
 
-TOOLS: tuple[ToolContract, ...] = (RECOVER, LIST_RUNTIME, OBSERVE_RUNTIME, LIST_ELECTRON, INSPECT_ELECTRON)
+_RETAINED = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
+RECONCILE = evidence_tool(
+    "reconcile_javascript_runtime",
+    "Reconcile JavaScript Runtime",
+    "Reconcile static application layers (analyze_javascript_application Evidence: exactly one application "
+    "layer, optional cache and assets layers, each with caller-declared file-root or url-prefix mappings) with "
+    "passive runtime captures (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
+    "capture_electron_scenario Evidence), without any IO. Every runtime target, frame, script and worker is "
+    "matched (by captured-source digest and mapped path), ambiguous, unmatched or unknown, with its basis; "
+    "every static asset, chunk and module gets a load state (loaded, resident-in-loaded-asset, "
+    "not-observed-in-capture, unknown); the combined graph carries inferred observed_as edges. Digest "
+    "equality is byte identity, never proof of execution. Inputs are Evidence inline or retained references.",
+    args=jr.ReconcileArgs,
+    result=jr.RuntimeReconciliation,
+    examples=[
+        {
+            "static_layers": [
+                {
+                    "role": "application",
+                    "analysis": _RETAINED,
+                    "runtime_mappings": [
+                        {"kind": "url-prefix", "prefix": "https://example.test/assets/", "artifact_prefix": "dist"}
+                    ],
+                }
+            ],
+            "runtime_observations": [{"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}],
+        }
+    ],
+    surface="application",
+    effects={"mutatesSession", "idempotent"},
+)
+
+TOOLS: tuple[ToolContract, ...] = (
+    RECOVER,
+    LIST_RUNTIME,
+    OBSERVE_RUNTIME,
+    LIST_ELECTRON,
+    INSPECT_ELECTRON,
+    RECONCILE,
+)
 CLI_COMMANDS = (
     "recover-javascript-sources",
     "list-javascript-runtime-targets",
     "observe-javascript-runtime",
     "list-electron-targets",
     "inspect-electron-page",
+    "reconcile-javascript-runtime",
 )

@@ -17,7 +17,8 @@ from typing import Any
 import anyio
 import pytest
 
-from chromium_fixtures import CHROMIUM, Browser
+from chromium_fixtures import CHROMIUM, Browser, Site
+from web_fixtures import open_page
 from support import clean_env, rea_command
 from test_javascript_runtime import Node
 from test_mcp_e2e import connect
@@ -228,6 +229,50 @@ def test_a_node_inspector_capture_matches_by_location(tmp_path):
     # an attach cannot see later loads: an unloaded file is unknown, never "not observed"
     assert states["lib/late.js"]["status"] == "unknown"
     assert result["coverage"]["status"] == "partial"
+
+
+def test_a_browser_page_matches_through_a_url_prefix_mapping(tmp_path):
+    """A served page's scripts are URLs: only a url-prefix mapping puts them in the tree (dist/)."""
+    dist = tmp_path / "app" / "dist"
+    dist.mkdir(parents=True)
+    (dist / "main.js").write_text("window.main = 1;\n")
+    (dist / "lazy.js").write_text("window.lazy = 1;\n")
+    site, browser = Site(tmp_path / "site"), Browser()
+    try:
+        site.write("assets/main.js", (dist / "main.js").read_text())
+        url = site.write("index.html", "<title>w</title><script src='assets/main.js'></script>")
+        target = open_page(browser.endpoint, url, "w")
+        prefix = url.rsplit("/", 1)[0] + "/assets/"
+
+        async def go():
+            async with connect() as s:
+                app = await s.call_tool("analyze_javascript_application", {"input_path": str(tmp_path / "app")})
+                page = {"cdp_endpoint": browser.endpoint, "target_id": target, "include_script_sources": True}
+                capture = await s.call_tool("inspect_web_page", {**page, "observation_ms": 0})
+                bare = {"role": "application", "analysis": retained(app)}
+                mapped = {
+                    **bare,
+                    "runtime_mappings": [{"kind": "url-prefix", "prefix": prefix, "artifact_prefix": "dist"}],
+                }
+                args = [_reconcile_args([layer], [retained(capture)]) for layer in (bare, mapped)]
+                return [await s.call_tool("reconcile_javascript_runtime", a) for a in args]
+
+        unmapped, mapped = _run(go)
+    finally:
+        browser.close()
+        site.close()
+    assert not mapped.is_error, mapped.content[0].text
+    result = mapped.structured_content["normalized_result"]
+    assert result["runtime_captures"][0]["kind"] == "browser"
+    script = _items(result)["script"]
+    assert (script["status"], script["basis"]) == ("matched", "content-and-location")
+    states = _by_path(result)
+    assert states["dist/main.js"]["status"] == "loaded"
+    assert states["dist/lazy.js"]["status"] == "not-observed-in-capture"
+    # without the mapping the bytes still match, but no path is claimed for the rest
+    plain = unmapped.structured_content["normalized_result"]
+    assert _items(plain)["script"]["reason"] == "unique-content-match"
+    assert _by_path(plain)["dist/lazy.js"]["status"] == "unknown"
 
 
 def _sealed(**fields: Any) -> dict[str, Any]:

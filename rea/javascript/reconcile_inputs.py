@@ -331,7 +331,8 @@ def _check_page_parameters(capture: Capture, target: Mapping[str, Any], path: st
         )
     if capture.kind == "browser":
         origins = params.get("allowed_origins")
-        if isinstance(origins, list) and target.get("origin") not in origins:
+        # none given scopes a page to its own origin (rea.web.scope), so only a list that was given can exclude it
+        if isinstance(origins, list) and origins and target.get("origin") not in origins:
             raise Refused(f"{path}.parameters.allowed_origins", "the page is outside the origins it was captured under")
 
 

@@ -19,6 +19,12 @@ os.environ["PYTHONPATH"] = os.pathsep.join([_ROOT, *filter(None, [os.environ.get
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 sys.dont_write_bytecode = False
 
+# Under pytest-xdist each worker (and every process its tests start) gets a temporary directory of its own:
+# tests that compare what a temporary directory holds before and after a call never see another worker's files.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    os.environ["TMPDIR"] = tempfile.tempdir = tempfile.mkdtemp(prefix=f"rea-{os.environ['PYTEST_XDIST_WORKER']}-")
+    atexit.register(shutil.rmtree, os.environ["TMPDIR"], True)
+
 # The analysis cache (snapshots, annotations, WAT pages) of this test session only: a test never answers from
 # what the user's ~/.cache/rea holds (the Quick start's first command fills it) and never writes there.
 os.environ["REA_CACHE_DIR"] = tempfile.mkdtemp(prefix="rea-test-cache-")

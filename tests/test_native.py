@@ -331,7 +331,11 @@ def _workers(module: str = "effects.native.worker") -> set[int]:
 
 
 def _ours(proc: psutil.Process) -> bool:
-    return proc.environ().get("PYTHONPATH", "").split(os.pathsep)[0] == str(Path(__file__).resolve().parents[1])
+    """Started from this checkout by this test process: under pytest-xdist every worker's children inherit its
+    PYTEST_XDIST_WORKER name, so another worker's engines running meanwhile do not count."""
+    env = proc.environ()
+    checkout = env.get("PYTHONPATH", "").split(os.pathsep)[0] == str(Path(__file__).resolve().parents[1])
+    return checkout and env.get("PYTEST_XDIST_WORKER") == os.environ.get("PYTEST_XDIST_WORKER")
 
 
 def test_bad_input_lifecycle_and_no_orphans(binaries, cache_dir, tmp_path):

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
-from pathlib import Path
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, json_object_input
 from rea.errors import ReaError, invalid_request
 
 
@@ -174,25 +172,31 @@ def _reconcile_configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-class _Bad(Exception):
-    def __init__(self, message: str, option: str) -> None:
-        super().__init__(message)
-        self.message, self.option = message, option
+RECONCILE_ACCEPTED = "INPUT (JSON file or inline), or --application DIR with --runtime-evidence FILE"
 
 
-def _json_argument(text: str, what: str) -> Any:
-    """A JSON file's content, or the text itself as JSON."""
-    candidate = Path(text)
-    try:
-        raw = candidate.read_text(encoding="utf-8") if not text.lstrip().startswith(("{", "[")) else text
-        return json.loads(raw)
-    except (OSError, ValueError) as exc:
-        raise _Bad(f"{what}: not a readable JSON file or inline JSON: {exc}", "input") from None
+class _Refused(Exception):
+    def __init__(self, error: ReaError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _refuse(message: str, option: str) -> _Refused:
+    return _Refused(
+        invalid_request(f"reconcile-javascript-runtime: {message}", field=option, accepted=RECONCILE_ACCEPTED)
+    )
+
+
+def _json_argument(text: str, option: str, what: str) -> dict[str, Any]:
+    value = json_object_input(text, field=option, accepted=RECONCILE_ACCEPTED, what=what)
+    if isinstance(value, ReaError):
+        raise _Refused(value)
+    return value
 
 
 def _layers(ns: argparse.Namespace) -> list[tuple[str, str]]:
     if not ns.application:
-        raise _Bad("give INPUT, or --application with --runtime-evidence", "application")
+        raise _refuse("give INPUT, or --application with --runtime-evidence", "application")
     paths = [("application", ns.application), *(("cache", p) for p in ns.cache), *(("assets", p) for p in ns.assets)]
     return [(role, os.path.abspath(p)) for role, p in paths]
 
@@ -200,27 +204,23 @@ def _layers(ns: argparse.Namespace) -> list[tuple[str, str]]:
 def _reconcile_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Any]] | ReaError:
     try:
         return _reconcile_plan(ns)
-    except _Bad as exc:
-        return invalid_request(
-            f"reconcile-javascript-runtime: {exc.message}",
-            field=exc.option,
-            accepted="INPUT (JSON file or inline), or --application DIR with --runtime-evidence FILE",
-        )
+    except _Refused as exc:
+        return exc.error
 
 
 def _reconcile_plan(ns: argparse.Namespace) -> Sequence[tuple[str, Any]]:
     if ns.input:
-        return [("reconcile_javascript_runtime", _json_argument(ns.input, "INPUT"))]
+        return [("reconcile_javascript_runtime", _json_argument(ns.input, "input", "INPUT"))]
     layers = _layers(ns)
     if not ns.runtime_evidence:
-        raise _Bad("give at least one --runtime-evidence FILE", "runtime_evidence")
-    captures = [_json_argument(p, f"--runtime-evidence {p}") for p in ns.runtime_evidence]
+        raise _refuse("give at least one --runtime-evidence FILE", "runtime_evidence")
+    captures = [_json_argument(p, "runtime_evidence", f"--runtime-evidence {p}") for p in ns.runtime_evidence]
     mappings: list[list[Any]] = [[] for _ in layers]
     for text in ns.mapping:
-        m = _json_argument(text, "--mapping")
-        index = m.pop("layer", 0) if isinstance(m, dict) else -1
+        m = _json_argument(text, "mapping", "--mapping")
+        index = m.pop("layer", 0)
         if not isinstance(index, int) or not 0 <= index < len(layers):
-            raise _Bad(f"--mapping {text}: layer must be an index below {len(layers)}", "mapping")
+            raise _refuse(f"--mapping {text}: layer must be an index below {len(layers)}", "mapping")
         mappings[index].append(m)
 
     def arguments(replies: list[Any]) -> Mapping[str, Any]:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
-import os
 from collections.abc import Mapping
 from typing import Any
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, json_object_input
 from rea.errors import invalid_request
 
 ACCEPTED = "a JSON object matching capture_browser_scenario's input, inline or in a file"
@@ -20,20 +18,7 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 def scenario_input(text: str) -> Any:
     """The argument object, or a ReaError the runner reports as the failure."""
-    source = text
-    if not text.lstrip().startswith("{"):
-        try:
-            with open(os.path.abspath(text), encoding="utf-8") as f:
-                source = f.read()
-        except OSError as exc:
-            return invalid_request(f"cannot read {text!r}: {exc.strerror}", field="input_json", accepted=ACCEPTED)
-    try:
-        value = json.loads(source)
-    except json.JSONDecodeError as bad:
-        return invalid_request(f"the scenario is not JSON: {bad}", field="input_json", accepted=ACCEPTED)
-    if not isinstance(value, dict):
-        return invalid_request("the scenario is not a JSON object", field="input_json", accepted=ACCEPTED)
-    return value
+    return json_object_input(text, field="input_json", accepted=ACCEPTED, what="the scenario")
 
 
 def _steps(tool: str) -> Any:

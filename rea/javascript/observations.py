@@ -47,8 +47,8 @@ INFERRED_BASES = frozenset(("unique-basename", "source-map-sibling", "source-map
 IPC_RELATIONS = frozenset(("handles", "sends", "invokes"))
 _NOT_FACTS = frozenset(("id", "kind", "location"))
 _EDGE_NOT_FACTS = frozenset(("from", "to", "relation", "location"))
-_COMPLETE = {"status": "complete", "truncated": False, "omitted_count": 0, "limits": []}
-_PARTIAL = {"status": "partial", "truncated": False, "omitted_count": None, "limits": []}
+COMPLETE = {"status": "complete", "truncated": False, "omitted_count": 0, "limits": []}
+PARTIAL = {"status": "partial", "truncated": False, "omitted_count": None, "limits": []}
 NODE_STRATEGY = {"strategy": "semantic-content-sha256", "stability": "observation-exact"}
 EDGE_STRATEGY = {"strategy": "semantic-content-sha256", "stability": "relationship-exact"}
 
@@ -61,6 +61,11 @@ class Context:
     root_sha256: str
     files: Mapping[str, tuple[str, int]]  # path -> (sha256, size) of every file read
     extractor_version: str
+
+
+def observation_id(node_id: str, observation: Mapping[str, Any]) -> str:
+    """jag_observation_ + the canonical digest of the observation and the node it is of."""
+    return "jag_observation_" + canonical_sha256({"node_id": node_id, **observation})
 
 
 def inferred(edge: Mapping[str, Any]) -> bool:
@@ -94,7 +99,7 @@ def evidence_record(
             "operation": "analyze_javascript_application",
             "executable_sha256": None,
         },
-        "coverage": dict(_PARTIAL if partial else _COMPLETE),
+        "coverage": dict(PARTIAL if partial else COMPLETE),
         "limitations": [],
         "evidence_ids": [],
     }
@@ -163,7 +168,7 @@ def node_envelope(node: Mapping[str, Any], node_id: str, ctx: Context) -> dict[s
         "observations": [
             {
                 **observation,
-                "observation_id": "jag_observation_" + canonical_sha256({"node_id": node_id, **observation}),
+                "observation_id": observation_id(node_id, observation),
                 "identifier_strategy": dict(NODE_STRATEGY),
             }
         ],
@@ -203,7 +208,7 @@ def pairing_envelope(properties: Mapping[str, Any]) -> dict[str, Any]:
                 "operation": "compare_application_versions",
                 "executable_sha256": None,
             },
-            "coverage": dict(_COMPLETE),
+            "coverage": dict(COMPLETE),
             "limitations": [],
             "evidence_ids": [],
         },

@@ -24,6 +24,7 @@ import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript import reconcile_nodes as rn
+from rea.javascript.observations import COMPLETE, PARTIAL
 from rea.javascript.reconcile_inputs import Capture, Layer
 
 LIMITATIONS = (
@@ -52,9 +53,8 @@ def index(layers: Sequence[Layer], found: Sequence[rn.Candidate]) -> Index:
     by_digest: dict[tuple[str, str], list[rn.Candidate]] = defaultdict(list)
     by_path: dict[tuple[str, str, str], list[rn.Candidate]] = defaultdict(list)
     for c in found:
-        for sha, _ in c.digests:
-            if c not in by_digest[(c.category, sha)]:
-                by_digest[(c.category, sha)].append(c)
+        for sha in sorted({sha for sha, _ in c.digests}):  # one entry per digest, whatever its basis
+            by_digest[(c.category, sha)].append(c)
         for path in c.paths:
             by_path[(c.layer.layer_id, c.category, path)].append(c)
     return Index(by_digest=by_digest, by_path=by_path, layers=layers)
@@ -169,7 +169,7 @@ def _observed_as(r: rn.RuntimeEntity, v: Verdict, item: Mapping[str, Any]) -> di
         else {"available": False, "reason": "not-observed", "detail": "Runtime source bytes were not captured."},
         "location": r.node["observations"][0]["evidence"]["location"],
         "extractor": dict(rn.EXTRACTOR),
-        "coverage": dict(rn.COMPLETE if complete else rn.PARTIAL),
+        "coverage": dict(COMPLETE if complete else PARTIAL),
         "limitations": [
             "Equal content digests establish byte identity, not execution causality."
             if by_bytes
@@ -359,7 +359,7 @@ def combined_graph(
 
 def _graph_coverage(input_status: str, omitted: int, nodes: int) -> dict[str, Any]:
     if input_status == "complete" and not omitted:
-        return dict(rn.COMPLETE)
+        return dict(COMPLETE)
     limits = []
     if input_status == "truncated":
         limits.append({"name": "runtime-reconciliation-input-coverage", "value": 1, "unit": "items"})

@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from rea.canonical_json import canonical_sha256
+from rea.javascript.observations import COMPLETE, EDGE_STRATEGY, NODE_STRATEGY, observation_id
 from rea.javascript.reconcile_inputs import Capture, Entity, Layer
 from rea.loopback import unquote, urlsplit
 
@@ -27,20 +28,12 @@ EXTRACTOR = {
     "operation": "reconcile_javascript_runtime",
     "executable_sha256": None,
 }
-COMPLETE = {"status": "complete", "truncated": False, "omitted_count": 0, "limits": []}
-PARTIAL = {"status": "partial", "truncated": False, "omitted_count": None, "limits": []}
-NODE_STRATEGY = {"strategy": "semantic-content-sha256", "stability": "observation-exact"}
-EDGE_STRATEGY = {"strategy": "semantic-content-sha256", "stability": "relationship-exact"}
 LOAD_STATE_KINDS = ("javascript-asset", "javascript-chunk", "javascript-module")
 RUNTIME_KIND = {"target": "target", "frame": "frame", "script": "runtime-script-instance", "worker": "worker"}
 SECTION = {"target": "target", "frame": "frames", "script": "scripts", "worker": "workers"}
 # what static nodes a runtime entity can be: a page is a document, a script or worker a JavaScript file
 STATIC_KIND = {"target": "renderer", "frame": "renderer", "script": "javascript", "worker": "javascript"}
 MAX_ROOTS, MAX_NODES, MAX_EDGES, MAX_OBSERVATIONS, MAX_CANDIDATES = 1000, 100_000, 200_000, 64, 1000
-
-
-def observation_id(node_id: str, observation: Mapping[str, Any]) -> str:
-    return "jag_observation_" + canonical_sha256({"node_id": node_id, **observation})
 
 
 def edge(source: str, target: str, relation: str, properties: Mapping[str, Any], evidence: Any) -> dict[str, Any]:
@@ -153,7 +146,11 @@ def runtime_node(capture: Capture, e: Entity) -> dict[str, Any]:
         "properties": dict(e.properties),
         "evidence": _runtime_evidence(capture, e),
     }
-    full = {**observation, "observation_id": observation_id(node_id, observation), "identifier_strategy": NODE_STRATEGY}
+    full = {
+        **observation,
+        "observation_id": observation_id(node_id, observation),
+        "identifier_strategy": dict(NODE_STRATEGY),
+    }
     return {"node_id": node_id, "kind": kind, "identity": identity, "observations": [full], "label": e.label or e.key}
 
 

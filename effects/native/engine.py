@@ -135,7 +135,8 @@ class AngrWorker:
         if not isinstance(started, Success):
             return started
         async with self.lock:
-            if op in ("disassemble", "decompile", "value_flow") and not self.analysed:
+            local = bool(params.get("local"))  # one function's own graph: the whole-program CFG is not needed
+            if op in ("disassemble", "decompile", "value_flow") and not self.analysed and not local:
                 built = await self._exchange("analyze", {}, report)
                 if not isinstance(built, Success) and not _cfg_failed(built):
                     return built

@@ -13,9 +13,10 @@ from returns.result import Failure, Result, Success
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.native.effects import ReadImage
+from rea.native.image import MAX_CHUNK
 
 _MAPS: dict[tuple[str, str], dict[str, Any]] = {}
-MAX_READ = 64 * 1024
+MAX_READ = MAX_CHUNK
 
 _ELF_ARCH = {"X86_64": ("x86", 64), "I386": ("x86", 32), "AARCH64": ("arm64", 64), "ARM": ("arm", 32)}
 _CS = {

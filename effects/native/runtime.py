@@ -19,7 +19,7 @@ import anyio
 import attrs
 from returns.result import Failure, Result, Success
 
-from effects.native import cache
+from effects.native import cache, index_runner
 from rea.native import metadata
 from effects.owned import stop_all
 from effects.native.discovery import discover
@@ -47,6 +47,7 @@ class NativeRuntime:
     worker: AngrWorker | None = None
     worker_key: tuple[str, str, str] | None = None
     snapshots: dict[tuple[str, str, str], dict[str, Any]] = attrs.field(factory=dict)
+    indexes: dict[tuple[str, str, str], dict[str, Any]] = attrs.field(factory=dict)
     lineage: list[dict[str, Any]] = attrs.field(factory=list)
     # engine requests in flight, oldest first (binary_session.analysis_activity reads them)
     inflight: list[dict[str, Any]] = attrs.field(factory=list)
@@ -110,8 +111,39 @@ async def _discover(effect: DiscoverProviders, progress: Progress) -> Result[Any
     return Success(discover())
 
 
+async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError] | None:
+    """The fast index snapshot (memory, disk cache, or the indexer program); None when the index cannot
+    answer for this binding or file (another provider, an architecture the sweep does not decode), so the
+    caller recovers the CFG instead."""
+    runtime = _runtime()
+    if effect.binding["provider"]["id"] != "angr":
+        return None
+    key = runtime.key(effect)
+    memo = runtime.indexes.get(key)
+    if memo is None:
+        memo = cache.load(runtime.cache_root, effect.sha256, dict(effect.binding), "index")
+        if memo is not None:
+            await progress.report("analysis cache", f"reused the index for {effect.sha256[:12]}")
+    if memo is None:
+        loader = effect.binding["analysis_profile"]["parameters"].get("loader", {})
+        await progress.report("fast index", "reading the file's metadata and sweeping its code")
+        with runtime.tracked("index"):
+            built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report)
+        if not isinstance(built, Success):
+            return None
+        memo = built.unwrap()
+        cache.store(runtime.cache_root, effect.sha256, dict(effect.binding), "index", memo)
+    runtime.indexes[key] = memo
+    return Success(memo) if memo.get("index", {}).get("swept") else None
+
+
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
     runtime = _runtime()
+    if effect.stage == "index":
+        indexed = await _index(effect, progress)
+        if indexed is not None:
+            return indexed
+        effect = attrs.evolve(effect, stage="cfg")
     key = runtime.key(effect)
     memo = runtime.snapshots.get(key)
     if memo is not None and (effect.stage != "cfg" or "procedures" in memo):
@@ -177,6 +209,7 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
         remaining = await runtime.worker.stop()
     runtime.worker, runtime.worker_key = None, None
     runtime.snapshots.clear()
+    runtime.indexes.clear()
     stop_all()  # the other families' helpers (the Android worker) end with the target too
     if remaining:
         return Failure(

@@ -17,12 +17,14 @@ class DiscoverProviders:
 class NativeFacts:
     """The analysis snapshot of the bound target: loader facts, plus procedures,
     strings and references when `stage` is "cfg" (from memory, the disk cache or the worker).
-    "symbols" takes the CFG snapshot when one exists and loader facts otherwise."""
+    "symbols" takes the CFG snapshot when one exists and loader facts otherwise. "index" is the fast
+    index (metadata plus a capstone sweep, no engine); where it cannot answer (another provider, code it
+    cannot decode) the handler recovers the CFG instead."""
 
     binding: Mapping[str, Any]
     path: str
     sha256: str
-    stage: str  # "loader" | "symbols" | "cfg"
+    stage: str  # "loader" | "symbols" | "index" | "cfg"
 
 
 @attrs.frozen(kw_only=True)

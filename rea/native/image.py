@@ -27,6 +27,9 @@ def file_offset(r: Mapping[str, Any], address: int) -> int:
     return int(r["offset"] + (address - r["vaddr"]))
 
 
+MAX_CHUNK = 64 * 1024  # the most one ReadImage returns
+
+
 def read_plan(facts: Facts, address: int, length: int) -> tuple[int, int, str | None] | None:
     """(file offset, bytes the file holds there, why fewer than asked) or None outside every segment.
 

@@ -22,7 +22,9 @@ from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native import annotations as notes
 from rea.native import metadata
 from rea.native.metadata import snapshot_limitations
-from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
+from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations, ReadImage
+from rea.native import image, sweep
+from rea.native.addresses import value
 from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES, provider_limitations, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed
@@ -417,7 +419,7 @@ def _walk_tool(name: str, phase: str, begin: Begin) -> Facts:
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         if problem := _document_problem(session, args):
             return failed(session, problem)
-        facts = yield from _facts(session, "cfg")
+        facts = yield from _facts(session, "index")
         if not is_successful(facts):
             return failed(session, facts.failure())
         snapshot = facts.unwrap()
@@ -545,10 +547,11 @@ def _address_context(session: Session, snapshot: Snapshot, args: Args, where: st
 def _cfg_procedure(
     session: Session, args: Mapping[str, Any]
 ) -> Generator[AnyEffect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
-    """The CFG snapshot and the procedure args["procedure"] names, or the reason neither exists."""
+    """The snapshot (the fast index where it answers, else the CFG) and the procedure args["procedure"]
+    names, or the reason neither exists."""
     if problem := _document_problem(session, args):
         return Failure(problem)
-    facts = yield from _facts(session, "cfg")
+    facts = yield from _facts(session, "index")
     if not is_successful(facts):
         return Failure(facts.failure())
     snapshot = facts.unwrap()
@@ -576,13 +579,72 @@ def _engine_tool(
                 locations=where,
                 limitations=(f"{proc['name']} is an import: it has no body here.",),
             )
-        reply = yield from _ask(session, op, {"address": proc["address"], "size": proc["size"]})
+        reply = yield from _engine(session, snapshot, op, proc)
         if not is_successful(reply):
             return failed(session, reply.failure())
         return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
 
     program.__name__ = name
     return program
+
+
+def _indexed(snapshot: Snapshot) -> bool:
+    return bool(snapshot.get("index", {}).get("swept"))
+
+
+def _engine(
+    session: Session, snapshot: Snapshot, op: str, proc: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
+    """One procedure's instructions or pseudocode: on an indexed snapshot the instructions are decoded from
+    the file's bytes here and the decompiler builds the procedure's own graph only; otherwise the engine
+    answers from its whole-program CFG."""
+    params = {"address": proc["address"], "size": proc["size"]}
+    if _indexed(snapshot) and op == "disassemble":
+        listing = yield from _decoded(session, snapshot, proc)
+        if listing is not None:
+            return Success(listing)
+    if _indexed(snapshot) and op == "decompile":
+        params["local"] = True
+    got = yield from _ask(session, op, params)
+    return got
+
+
+def _decoded(
+    session: Session, snapshot: Snapshot, proc: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, dict[str, Any] | None]:
+    """The procedure's instructions, each listed once, decoded from the file bytes of its extent (None when
+    the bytes cannot be read here: the engine answers instead)."""
+    target = session.target
+    assert target is not None
+    start, size = value(proc["address"]), int(proc["size"])
+    data = b""
+    while len(data) < size:
+        at = start + len(data)
+        facts: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
+        plan = (
+            image.read_plan(facts.unwrap(), at, min(size - len(data), image.MAX_CHUNK))
+            if is_successful(facts)
+            else None
+        )
+        if plan is None or plan[1] == 0:
+            return None
+        got: Result[Mapping[str, Any], ReaError] = yield ReadImage(
+            path=target.path, sha256=target.sha256, file_offset=plan[0], length=plan[1], address=at
+        )
+        if not is_successful(got):
+            return None
+        data += bytes.fromhex(got.unwrap().get("bytes_hex", ""))
+    rows = [
+        {
+            "address": f"0x{i.address:x}",
+            "bytes": data[i.address - start : i.address - start + i.size].hex(),
+            "mnemonic": i.mnemonic,
+            "operands": i.operands,
+            "block": proc["address"],
+        }
+        for i in sweep.decode(str(snapshot.get("architecture")), data, start)
+    ]
+    return {"address": proc["address"], "instructions": rows}
 
 
 def _assembly_text(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> str:
@@ -617,7 +679,7 @@ def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
 
 
 def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-    facts = yield from _facts(session, "cfg")
+    facts = yield from _facts(session, "index")
     if not is_successful(facts):
         return failed(session, facts.failure())
     snapshot = facts.unwrap()
@@ -632,7 +694,7 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
                 )
             )
             continue
-        reply = yield from _ask(session, "decompile", {"address": proc["address"]})
+        reply = yield from _engine(session, snapshot, "decompile", proc)
         if is_successful(reply) and reply.unwrap()["pseudocode"]:
             rows.append(
                 w.Decompiled(
@@ -659,14 +721,14 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     snapshot, proc = found.unwrap()
     pseudocode, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
-        reply = yield from _ask(session, "decompile", {"address": proc["address"]})
+        reply = yield from _engine(session, snapshot, "decompile", proc)
         if is_successful(reply):
             pseudocode = notes.annotate_pseudocode(reply.unwrap()["pseudocode"], proc, notes.of(snapshot))
         else:
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"
     if proc["kind"] != "external":
-        listing = yield from _ask(session, "disassemble", {"address": proc["address"], "size": proc["size"]})
+        listing = yield from _engine(session, snapshot, "disassemble", proc)
         if is_successful(listing):
             instructions = listing.unwrap()["instructions"]
         else:
@@ -741,23 +803,23 @@ def compare_functions(session: Session, args: Mapping[str, Any], ctx: Context) -
 
 PROGRAMS: Mapping[str, ToolProgram] = {
     "compare_functions": compare_functions,
-    "binary_overview": _named("binary_overview", "symbols", _overview),
+    "binary_overview": _named("binary_overview", "index", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
-    "list_procedures": _named("list_procedures", "symbols", _procedure_rows),
-    "list_strings": _named("list_strings", "symbols", _string_rows),
-    "list_names": _named("list_names", "symbols", _name_rows),
+    "list_procedures": _named("list_procedures", "index", _procedure_rows),
+    "list_strings": _named("list_strings", "index", _string_rows),
+    "list_names": _named("list_names", "index", _name_rows),
     "list_segments": _named("list_segments", "loader", _segment_rows),
-    "address_name": _named("address_name", "cfg", _address_name),
-    "procedure_address": _named("procedure_address", "cfg", _procedure_address),
-    "resolve_containing_procedure": _named("resolve_containing_procedure", "cfg", _containing),
-    "search_procedures": _named("search_procedures", "cfg", _searcher("procedures")),
-    "search_strings": _named("search_strings", "cfg", _searcher("strings")),
-    "procedure_info": _named("procedure_info", "cfg", _info),
-    "procedure_callers": _named("procedure_callers", "cfg", _edges("callers")),
-    "procedure_callees": _named("procedure_callees", "cfg", _edges("callees")),
-    "procedure_references": _named("procedure_references", "cfg", _references),
-    "xrefs": _named("xrefs", "cfg", _xrefs),
-    "find_xrefs_to_name": _named("find_xrefs_to_name", "cfg", _xrefs_to_name),
+    "address_name": _named("address_name", "index", _address_name),
+    "procedure_address": _named("procedure_address", "index", _procedure_address),
+    "resolve_containing_procedure": _named("resolve_containing_procedure", "index", _containing),
+    "search_procedures": _named("search_procedures", "index", _searcher("procedures")),
+    "search_strings": _named("search_strings", "index", _searcher("strings")),
+    "procedure_info": _named("procedure_info", "index", _info),
+    "procedure_callers": _named("procedure_callers", "index", _edges("callers")),
+    "procedure_callees": _named("procedure_callees", "index", _edges("callees")),
+    "procedure_references": _named("procedure_references", "index", _references),
+    "xrefs": _named("xrefs", "index", _xrefs),
+    "find_xrefs_to_name": _named("find_xrefs_to_name", "index", _xrefs_to_name),
     "procedure_assembly": _engine_tool("procedure_assembly", "disassemble", _assembly_text),
     "read_function_instructions": _engine_tool("read_function_instructions", "disassemble", _instruction_page),
     "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode, body_only=True),
@@ -769,5 +831,5 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "current_address": _named("current_address", "loader", _current_address),
     "current_procedure": _named("current_procedure", "loader", _current_procedure),
     "get_navigation_context": _lifecycle("loader", _navigation),
-    "inspect_address_context": _lifecycle("cfg", _address_context),
+    "inspect_address_context": _lifecycle("index", _address_context),
 }

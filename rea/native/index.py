@@ -1,0 +1,265 @@
+"""The fast index: procedures, calls, callers, references and referenced strings composed from the binary's
+metadata and one linear sweep of its code, in the snapshot shape every native question reads.
+
+Procedures start where the file says a function starts (symbols, exports, exception frames, Go's pclntab,
+LC_FUNCTION_STARTS) and where a direct call lands; each runs to its known size or to the next start, so
+ranges never overlap and no instruction belongs to two procedures. A procedure is its own callee only when
+it calls its own entry (a jump back to the entry, as Go's stack-growth prologue makes, is not a call).
+Calls through an import slot (a PLT or stub entry, `call [rip + slot]`) reach the import, which is listed
+as an `extern:` procedure named by the relocation; a static binary has no import slots and so no imports.
+
+What the sweep cannot see is said, never hidden: indirect calls and jumps are counted per procedure as
+unresolved; jumps inside one procedure are its own control flow and are not listed as references.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from rea.native import metadata
+from rea.native.addresses import value
+from rea.native.sweep import Sweep
+
+INDEX_LIMITATION = (
+    "Answered from REA's fast index (the file's metadata and a linear capstone sweep of every executable "
+    "section): direct calls, jumps and every code reference to data are complete; indirect calls and jumps "
+    "are counted as unresolved, not followed; basic blocks are not split (each procedure is one range)."
+)
+UNSWEPT_LIMITATION = (
+    "The fast index cannot decode {architecture} code: procedures come from the file's metadata only, and no "
+    "calls, callers or references were found."
+)
+INDIRECT = "indirect call: the fast index does not resolve indirect targets"
+
+
+def _hex(address: int) -> str:
+    return f"0x{address:x}"
+
+
+def _extern(slot: int) -> str:
+    return f"extern:0x{slot:x}"
+
+
+class _Spans:
+    """Procedure extents sorted by start, for `owner(address)` by bisection."""
+
+    def __init__(self, rows: Sequence[tuple[int, int]]) -> None:
+        self.starts = [s for s, _ in rows]
+        self.ends = [e for _, e in rows]
+
+    def owner(self, address: int) -> int | None:
+        index = bisect.bisect_right(self.starts, address) - 1
+        if index >= 0 and address < self.ends[index]:
+            return self.starts[index]
+        return None
+
+
+def _executable(address: int, code: Sequence[tuple[str, int, int]]) -> tuple[str, int, int] | None:
+    return next((c for c in code if c[1] <= address < c[2]), None)
+
+
+def _thunks(swept: Sweep, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]]) -> dict[int, int]:
+    """Stub entries that jump through an import slot, by their start: the entry's aligned start in a PLT
+    section (entries are 16 bytes, the jump may follow an endbr64), else the jump itself (Mach-O stubs,
+    PE thunks)."""
+    found = {}
+    for ref in swept.references:
+        if ref.kind != "jump-slot" or ref.target not in slots:
+            continue
+        section = _executable(ref.site, code)
+        plt = section is not None and section[0].startswith(".plt")
+        found[ref.site & ~0xF if plt else ref.site] = ref.target
+    return found
+
+
+def _starts(
+    loader: Mapping[str, Any], swept: Sweep | None, thunks: Mapping[int, int], code: Sequence[tuple[str, int, int]]
+) -> dict[int, dict[str, Any]]:
+    rows: dict[int, dict[str, Any]] = {}
+    for row in metadata.starts(loader):
+        at = value(row["address"])
+        if _executable(at, code) is not None:
+            rows[at] = {"name": row.get("name"), "size": int(row.get("size") or 0), "source": row["source"]}
+    entry = loader.get("entry")
+    if entry and ":" not in entry and _executable(value(entry), code) is not None:
+        rows.setdefault(value(entry), {"name": None, "size": 0, "source": "entry"})
+    for at in thunks:
+        rows.setdefault(at, {"name": None, "size": 0, "source": "import-stub"})
+    if swept is not None:
+        for ref in swept.references:
+            if ref.kind == "call" and ref.target not in rows and _executable(ref.target, code) is not None:
+                rows[ref.target] = {"name": None, "size": 0, "source": "call-target"}
+    return rows
+
+
+def _extents(rows: Mapping[int, Mapping[str, Any]], code: Sequence[tuple[str, int, int]]) -> list[tuple[int, int]]:
+    """Each start's range: its known size, cut at the next start and at the end of its section."""
+    ordered = sorted(rows)
+    spans = []
+    for i, start in enumerate(ordered):
+        section = _executable(start, code)
+        limit = section[2] if section is not None else start
+        if i + 1 < len(ordered):
+            limit = min(limit, ordered[i + 1])
+        size = rows[start]["size"]
+        spans.append((start, min(start + size, limit) if size else limit))
+    return spans
+
+
+def snapshot(
+    loader: Mapping[str, Any], swept: Sweep | None, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]]
+) -> dict[str, Any]:
+    """The index snapshot: the loader facts plus procedures, strings with their referrers, and references."""
+    thunks = _thunks(swept, slots, code) if swept is not None else {}
+    rows = _starts(loader, swept, thunks, code)
+    spans = _extents(rows, code)
+    owner = _Spans(spans).owner
+    procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots) for start, end in spans}
+    externs = _externs(slots, thunks, swept)
+    references = _wire(swept, procs, owner, slots) if swept is not None else []
+    strings = _strings(loader.get("scanned_strings", ()), references)
+    for s in strings:
+        for p in s["referenced_by"]:
+            procs[value(p)]["strings"].append(s["address"])
+    _link(procs, externs)
+    unresolved = 0
+    if swept is not None:
+        for site in swept.indirect_calls:
+            at = owner(site)
+            if at is not None:
+                procs[at]["unresolved_calls"].append({"address": _hex(site), "reason": INDIRECT})
+                unresolved += 1
+    listing = [procs[s] for s in sorted(procs)] + [externs[k] for k in sorted(externs)]
+    architecture = loader.get("architecture")
+    notes = (INDEX_LIMITATION,) if swept is not None else (UNSWEPT_LIMITATION.format(architecture=architecture),)
+    return {
+        **loader,
+        "procedures": listing,
+        "strings": strings,
+        "data_references": [r for r in references if r["kind"] != "call"],
+        "provider_notes": list(notes),
+        "index": _stats(swept, unresolved),
+    }
+
+
+def _procedure(
+    start: int, end: int, row: Mapping[str, Any], slot: int | None, slots: Mapping[int, str]
+) -> dict[str, Any]:
+    name = row.get("name")
+    kind = "function"
+    if slot is not None:
+        kind, name = "thunk", name or slots[slot]
+    return {
+        "address": _hex(start),
+        "name": name or metadata.synthetic_name(_hex(start)),
+        "kind": kind,
+        "size": end - start,
+        "returning": None,
+        "blocks": [{"start": _hex(start), "size": end - start, "successors": []}] if end > start else [],
+        "unresolved_calls": [],
+        "callees": [_extern(slot)] if slot is not None else [],
+        "callers": [],
+        "call_sites": [],
+        "strings": [],
+        "source": row["source"],
+    }
+
+
+def _externs(slots: Mapping[int, str], thunks: Mapping[int, int], swept: Sweep | None) -> dict[int, dict[str, Any]]:
+    """One extern procedure per import slot that code reaches (through a stub or a slot call)."""
+    used = set(thunks.values())
+    if swept is not None:
+        used |= {r.target for r in swept.references if r.kind in ("call-slot", "jump-slot") and r.target in slots}
+    return {
+        slot: {
+            "address": _extern(slot),
+            "name": slots[slot],
+            "kind": "external",
+            "size": 0,
+            "returning": None,
+            "blocks": [],
+            "unresolved_calls": [],
+            "callees": [],
+            "callers": [],
+            "call_sites": [],
+            "strings": [],
+            "source": "import-slot",
+        }
+        for slot in used
+    }
+
+
+def _wire(
+    swept: Sweep, procs: Mapping[int, dict[str, Any]], owner: Any, slots: Mapping[int, str]
+) -> list[dict[str, Any]]:
+    """Every reference as the snapshot records it; calls also become call sites of their procedure."""
+    out = []
+    for ref in swept.references:
+        at = owner(ref.site)
+        kind, target = ref.kind, ref.target
+        if kind in ("call-slot", "jump-slot"):
+            if target in slots:
+                if kind == "jump-slot":
+                    continue  # the stub's own jump: the thunk's callee already says where it goes
+                kind, to = "call", _extern(target)
+            else:
+                kind, to = "read", _hex(target)  # a call or jump through a pointer in memory reads the pointer
+                if at is not None:
+                    procs[at]["unresolved_calls"].append({"address": _hex(ref.site), "reason": INDIRECT})
+        else:
+            to = _hex(target)
+        if kind == "jump" and at is not None and owner(target) == at and target != at:
+            continue  # control flow inside one procedure
+        if kind == "jump" and at is not None and target == at:
+            continue  # a jump back to the entry (Go's morestack prologue) is not a call, not a reference
+        if kind == "call" and at is not None:
+            callee = to if to.startswith("extern:") else _hex(owner(target) if owner(target) == target else target)
+            procs[at]["call_sites"].append({"site": _hex(ref.site), "instruction": _hex(ref.site), "target": callee})
+        out.append({"from": _hex(ref.site), "from_procedure": None if at is None else _hex(at), "to": to, "kind": kind})
+    return out
+
+
+def _link(procs: Mapping[int, dict[str, Any]], externs: Mapping[int, dict[str, Any]]) -> None:
+    """Callees from call sites (and thunk targets), callers as their reverse."""
+    by_address = {p["address"]: p for p in [*procs.values(), *externs.values()]}
+    for p in procs.values():
+        p["callees"] = sorted({*p["callees"], *(s["target"] for s in p["call_sites"] if s["target"] in by_address)})
+        p["strings"] = sorted(set(p["strings"]), key=value)
+    for p in procs.values():
+        for callee in p["callees"]:
+            by_address[callee]["callers"].append(p["address"])
+    for p in by_address.values():
+        p["callers"] = sorted(set(p["callers"]), key=value)
+
+
+def _strings(scanned: Iterable[Mapping[str, Any]], references: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The scanned strings, each with the procedures whose code references any byte of it."""
+    rows = [{k: v for k, v in s.items() if k != "section"} | {"referenced_by": []} for s in scanned]
+    rows.sort(key=lambda s: value(s["address"]))
+    starts = [value(s["address"]) for s in rows]
+    referrers: dict[int, set[str]] = {}
+    for ref in references:
+        if ref["kind"] == "call" or ref["from_procedure"] is None or ref["to"].startswith("extern:"):
+            continue
+        target = value(ref["to"])
+        index = bisect.bisect_right(starts, target) - 1
+        if index >= 0 and target < starts[index] + rows[index]["length"]:
+            referrers.setdefault(index, set()).add(ref["from_procedure"])
+    for index, found in referrers.items():
+        rows[index]["referenced_by"] = sorted(found, key=value)
+    return rows
+
+
+def _stats(swept: Sweep | None, unresolved: int) -> dict[str, Any]:
+    if swept is None:
+        return {"swept": False, "instructions": 0, "undecoded_bytes": 0, "code_bytes": 0, "unresolved_calls": 0}
+    return {
+        "swept": True,
+        "instructions": swept.instructions,
+        "undecoded_bytes": swept.undecoded_bytes,
+        "code_bytes": swept.code_bytes,
+        "unresolved_calls": unresolved,
+        "indirect_jumps": len(swept.indirect_jumps),
+    }

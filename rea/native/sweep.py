@@ -1,0 +1,314 @@
+"""A linear sweep of executable code: instruction boundaries, direct calls and jumps, and every code
+reference to data, in seconds and without a control-flow graph.
+
+Why a sweep: what an agent asks first (who references this string, who calls this function, what
+does this function read) is answered by the operands of the instructions themselves. angr's
+whole-program CFG takes minutes on a static binary and still misses references it did not reach;
+capstone decodes every byte of every executable section in about the time objdump takes.
+
+What it reads, per architecture (capstone's `disasm_lite` text, so no per-instruction detail
+objects are built):
+
+| architecture | calls and jumps            | data references                                             |
+|--------------|----------------------------|-------------------------------------------------------------|
+| x86-64       | `call/jmp/jcc 0x…`         | `[rip ± d]` (lea: offset, store: write, else read); absolute |
+|              |                            | `[0x…]` and immediates inside the image (non-PIC only)       |
+| x86          | `call/jmp/jcc 0x…`         | absolute `[0x…]` and immediates inside the image             |
+| arm64        | `bl/b/b.cc/cbz/tbz #0x…`   | `adr`, `adrp` + `add`/`ldr`/`str` on the same register       |
+
+An indirect call or jump (`call rax`, `blr x8`) is counted, never guessed; a call through an import
+slot (`call [rip + slot]`, a PLT or stub `jmp [slot]`) is a call to that import. Bytes that do not
+decode (data in code, padding) are skipped one at a time and counted, so the sweep always ends.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, NamedTuple
+
+import attrs
+import capstone
+
+ARCHITECTURES: dict[str, tuple[int, int]] = {
+    "x86_64": (capstone.CS_ARCH_X86, capstone.CS_MODE_64),
+    "x86": (capstone.CS_ARCH_X86, capstone.CS_MODE_32),
+    "arm64": (capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM),
+}
+_NUMBER = r"(0x[0-9a-f]+|\d+)"
+_RIP = re.compile(r"\[rip ([+-]) " + _NUMBER + r"\]")
+_ABSOLUTE = re.compile(r"\[(0x[0-9a-f]+)\]")
+_IMMEDIATE = re.compile(r"(?:^|, )(0x[0-9a-f]+)$")
+_ARM_TARGET = re.compile(r"#(0x[0-9a-f]+|\d+)$")
+_ARM_BASE = re.compile(r"^([wx]\d+), \[?([wx]\d+|sp)(?:, #(-?0x[0-9a-f]+|-?\d+))?\]?")
+_X86_BRANCH = frozenset({"call", "jmp", "jo", "jno", "jb", "jae", "je", "jne", "jbe", "ja", "js", "jns", "jp", "jnp"})
+_X86_JUMPS = _X86_BRANCH | {"jl", "jge", "jle", "jg", "jcxz", "jecxz", "jrcxz", "loop", "loope", "loopne"}
+_ARM_CALLS = frozenset({"bl"})
+_ARM_JUMPS = frozenset({"b", "cbz", "cbnz", "tbz", "tbnz"})
+_ARM_INDIRECT = frozenset({"blr", "br", "blraa", "blrab", "braa", "brab"})
+_WRITES = (
+    "mov",
+    "movs",
+    "movq",
+    "movd",
+    "movaps",
+    "movups",
+    "movdqa",
+    "movdqu",
+    "movsd",
+    "movss",
+    "add",
+    "sub",
+    "and",
+    "or",
+    "xor",
+    "inc",
+    "dec",
+    "stos",
+)
+
+
+@attrs.frozen(kw_only=True)
+class Region:
+    """Bytes of one mapped section at its link-time address."""
+
+    name: str
+    start: int
+    data: bytes
+    executable: bool
+
+
+class Reference(NamedTuple):
+    """One instruction operand that names an address: `kind` is call, jump, call-slot, jump-slot (through a
+    pointer in memory), offset, read or write. A named tuple, not an attrs record: a sweep makes hundreds of
+    thousands and their construction is most of its cost."""
+
+    site: int
+    target: int
+    kind: str
+
+
+@attrs.frozen(kw_only=True)
+class Sweep:
+    """What the sweep saw: references in site order, indirect transfers, and what it could not decode."""
+
+    references: tuple[Reference, ...]
+    indirect_calls: tuple[int, ...]
+    indirect_jumps: tuple[int, ...]
+    instructions: int
+    undecoded_bytes: int
+    code_bytes: int
+
+
+@attrs.frozen(kw_only=True)
+class Instruction:
+    address: int
+    size: int
+    mnemonic: str
+    operands: str
+
+
+def decoder(architecture: str) -> capstone.Cs | None:
+    """A capstone decoder for an architecture the sweep reads, else None."""
+    mode = ARCHITECTURES.get(architecture)
+    return None if mode is None else capstone.Cs(*mode)
+
+
+def decode(architecture: str, data: bytes, start: int) -> Iterator[Instruction]:
+    """Every instruction of `data` in address order; an undecodable byte is skipped (yielded as `.byte`)."""
+    cs = decoder(architecture)
+    if cs is None:
+        return
+    step = 4 if architecture == "arm64" else 1
+    offset = 0
+    while offset < len(data):
+        end = offset
+        for address, size, mnemonic, operands in cs.disasm_lite(data[offset:], start + offset):
+            yield Instruction(address=address, size=size, mnemonic=mnemonic, operands=operands)
+            end = address - start + size
+        if end >= len(data):
+            return
+        skip = min(step, len(data) - end)
+        yield Instruction(address=start + end, size=skip, mnemonic=".byte", operands=data[end : end + skip].hex())
+        offset = end + skip
+
+
+def _number(text: str) -> int:
+    return int(text, 16) if text.startswith(("0x", "-0x")) else int(text)
+
+
+class _Mapped:
+    """Is an address inside the image (any mapped section)?"""
+
+    def __init__(self, regions: Sequence[tuple[int, int]]) -> None:
+        self.spans = sorted(regions)
+        self.low = min((s for s, _ in self.spans), default=0)
+        self.high = max((e for _, e in self.spans), default=0)
+
+    def __contains__(self, address: int) -> bool:
+        if not self.low <= address < self.high:
+            return False
+        return any(s <= address < e for s, e in self.spans)
+
+
+def sweep(
+    architecture: str, regions: Iterable[Region], mapped: Sequence[tuple[int, int]], *, pic: bool
+) -> Sweep | None:
+    """The references of every executable region, or None for an architecture the sweep cannot read."""
+    cs = decoder(architecture)
+    if cs is None:
+        return None
+    inside = _Mapped(mapped)
+    refs: list[Reference] = []
+    calls: list[int] = []
+    jumps: list[int] = []
+    counts = [0, 0, 0]  # instructions, undecoded bytes, code bytes
+    reader = _arm64 if architecture == "arm64" else _x86
+    for region in regions:
+        if not region.executable:
+            continue
+        counts[2] += len(region.data)
+        reader(cs, region, inside, pic and architecture == "x86_64", refs, calls, jumps, counts)
+    return Sweep(
+        references=tuple(refs),
+        indirect_calls=tuple(calls),
+        indirect_jumps=tuple(jumps),
+        instructions=counts[0],
+        undecoded_bytes=counts[1],
+        code_bytes=counts[2],
+    )
+
+
+def _lite(cs: capstone.Cs, region: Region, counts: list[int], step: int) -> Iterator[tuple[int, int, str, str]]:
+    """capstone's lite tuples over a whole region, resuming past bytes that do not decode."""
+    data, start, offset = region.data, region.start, 0
+    while offset < len(data):
+        end = offset
+        for row in cs.disasm_lite(data[offset:], start + offset):
+            counts[0] += 1
+            yield row
+            end = row[0] - start + row[1]
+        if end >= len(data):
+            return
+        skip = min(step, len(data) - end)
+        counts[1] += skip
+        offset = end + skip
+
+
+def _x86(
+    cs: capstone.Cs,
+    region: Region,
+    inside: _Mapped,
+    pic: bool,
+    refs: list[Reference],
+    calls: list[int],
+    jumps: list[int],
+    counts: list[int],
+) -> None:
+    add = refs.append
+    for address, size, mnemonic, operands in _lite(cs, region, counts, 1):
+        if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
+            _x86_branch(address, size, mnemonic, operands, pic, add, calls, jumps)
+        elif "0x" in operands or "rip" in operands:
+            _x86_operand(address, size, mnemonic, operands, inside, pic, add)
+
+
+def _x86_branch(
+    address: int, size: int, mnemonic: str, operands: str, pic: bool, add: Any, calls: list[int], jumps: list[int]
+) -> None:
+    kind = "call" if mnemonic == "call" else "jump"
+    if operands.startswith("0x"):
+        add(Reference(address, int(operands, 16), kind))
+        return
+    match = _RIP.search(operands)
+    if match is not None:  # through a slot: the slot is what the operand names (an import, a vtable)
+        add(Reference(address, _rip(address, size, match), kind + "-slot"))
+        return
+    slot = None if pic else _ABSOLUTE.search(operands)
+    if slot is not None:
+        add(Reference(address, int(slot.group(1), 16), kind + "-slot"))
+        return
+    (calls if kind == "call" else jumps).append(address)
+
+
+def _x86_operand(address: int, size: int, mnemonic: str, operands: str, inside: _Mapped, pic: bool, add: Any) -> None:
+    match = _RIP.search(operands)
+    if match is not None:
+        add(Reference(address, _rip(address, size, match), _access(mnemonic, operands, match)))
+        return
+    if pic:
+        return
+    slot = _ABSOLUTE.search(operands)
+    if slot is not None and int(slot.group(1), 16) in inside:
+        add(Reference(address, int(slot.group(1), 16), _access(mnemonic, operands, slot)))
+        return
+    immediate = _IMMEDIATE.search(operands)
+    if immediate is not None and int(immediate.group(1), 16) in inside:
+        add(Reference(address, int(immediate.group(1), 16), "offset"))
+
+
+def _rip(address: int, size: int, match: re.Match[str]) -> int:
+    displacement = _number(match.group(2))
+    return address + size + (displacement if match.group(1) == "+" else -displacement)
+
+
+def _access(mnemonic: str, operands: str, match: re.Match[str]) -> str:
+    """lea takes the address (offset); a memory operand written first is a write; anything else reads."""
+    if mnemonic == "lea":
+        return "offset"
+    if match.start() < operands.find(",") and mnemonic.startswith(_WRITES):
+        return "write"
+    return "read"
+
+
+def _arm64(
+    cs: capstone.Cs,
+    region: Region,
+    inside: _Mapped,
+    pic: bool,
+    refs: list[Reference],
+    calls: list[int],
+    jumps: list[int],
+    counts: list[int],
+) -> None:
+    """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
+    add = refs.append
+    pages: dict[str, int] = {}
+    for address, _size, mnemonic, operands in _lite(cs, region, counts, 4):
+        if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
+            target = _ARM_TARGET.search(operands)
+            if target is not None:
+                add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
+            pages.clear()
+            continue
+        if mnemonic in _ARM_INDIRECT:
+            (calls if mnemonic.startswith("bl") else jumps).append(address)
+            pages.clear()
+            continue
+        if mnemonic == "ret":
+            pages.clear()
+            continue
+        if mnemonic in ("adrp", "adr"):
+            register, _, value = operands.partition(", #")
+            if value:
+                if mnemonic == "adrp":
+                    pages[register] = _number(value)
+                else:
+                    add(Reference(address, _number(value), "offset"))
+                    pages.pop(register, None)
+            continue
+        match = _ARM_BASE.match(operands)
+        if match is None:
+            continue
+        destination, base, offset = match.group(1), match.group(2), match.group(3)
+        page = pages.get(base)
+        if page is not None:
+            target = page + (_number(offset) if offset else 0)
+            if mnemonic == "add":
+                add(Reference(address, target, "offset"))
+            elif mnemonic.startswith(("ldr", "ldp")):
+                add(Reference(address, target, "read"))
+            elif mnemonic.startswith(("str", "stp")):
+                add(Reference(address, target, "write"))
+        if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
+            pages.pop(destination, None)

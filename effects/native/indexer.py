@@ -26,7 +26,7 @@ from rea.native.sweep import Region, sweep
 
 MAX_STRING = 512
 MAX_SCANNED_STRINGS = 200_000
-ELF_ARCH = {"X86_64": "x86_64", "I386": "x86", "AARCH64": "arm64", "ARM": "arm"}
+ELF_ARCH = {"EM_X86_64": "x86_64", "EM_386": "x86", "EM_AARCH64": "arm64", "EM_ARM": "arm"}
 PE_ARCH = {"AMD64": "x86_64", "I386": "x86", "ARM64": "arm64", "ARMNT": "arm", "ARM": "arm"}
 MACHO_ARCH = {"X86_64": "x86_64", "X86": "x86", "ARM64": "arm64", "ARM": "arm"}
 

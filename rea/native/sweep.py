@@ -217,8 +217,8 @@ def _x86_branch(
     address: int, size: int, mnemonic: str, operands: str, pic: bool, add: Any, calls: list[int], jumps: list[int]
 ) -> None:
     kind = "call" if mnemonic == "call" else "jump"
-    if operands.startswith("0x"):
-        add(Reference(address, int(operands, 16), kind))
+    if operands[:1].isdigit():  # capstone prints small targets in decimal (`call 0`)
+        add(Reference(address, _number(operands), kind))
         return
     match = _RIP.search(operands)
     if match is not None:  # through a slot: the slot is what the operand names (an import, a vtable)
@@ -279,11 +279,11 @@ def _arm64(
             target = _ARM_TARGET.search(operands)
             if target is not None:
                 add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
-            pages.clear()
+            _after_branch(pages, mnemonic)
             continue
         if mnemonic in _ARM_INDIRECT:
             (calls if mnemonic.startswith("bl") else jumps).append(address)
-            pages.clear()
+            _after_branch(pages, mnemonic)
             continue
         if mnemonic == "ret":
             pages.clear()
@@ -299,12 +299,13 @@ def _arm64(
             continue
         match = _ARM_BASE.match(operands)
         if match is None:
+            pages.pop(operands.partition(",")[0], None)
             continue
         destination, base, offset = match.group(1), match.group(2), match.group(3)
         page = pages.get(base)
         if page is not None:
             target = page + (_number(offset) if offset else 0)
-            if mnemonic == "add":
+            if mnemonic == "add" and offset:
                 add(Reference(address, target, "offset"))
             elif mnemonic.startswith(("ldr", "ldp")):
                 add(Reference(address, target, "read"))
@@ -312,3 +313,16 @@ def _arm64(
                 add(Reference(address, target, "write"))
         if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
             pages.pop(destination, None)
+
+
+_CALLEE_SAVED = frozenset(f"x{n}" for n in range(19, 30))
+
+
+def _after_branch(pages: dict[str, int], mnemonic: str) -> None:
+    """What a page register still holds after a branch: a call keeps the callee-saved x19-x29; a conditional
+    branch falls through with everything; an unconditional jump leaves nothing known."""
+    if mnemonic in ("bl", "blr", "blraa", "blrab"):
+        for register in [r for r in pages if r not in _CALLEE_SAVED]:
+            del pages[register]
+    elif mnemonic in ("b", "br", "braa", "brab"):
+        pages.clear()

@@ -84,7 +84,7 @@ def owner_of(spans: list[tuple[int, int, dict]], address: int) -> dict | None:
 def check_against_objdump(snapshot: dict, rows: list[tuple[int, str, str]]) -> dict[str, int]:
     """Every direct call and every `# address` operand objdump prints is a reference of the index."""
     spans = procedure_spans(snapshot)
-    for (start, end, p), (nxt, _, q) in zip(spans, spans[1:]):
+    for (_start, end, p), (nxt, _, q) in zip(spans, spans[1:]):
         assert end <= nxt, f"{p['name']} {p['address']}+{p['size']} overlaps {q['name']} {q['address']}"
     refs: dict[int, set[str]] = {}
     for ref in snapshot["data_references"]:
@@ -257,6 +257,17 @@ def test_go_executable_jump_to_entry_is_not_a_call(tmp_path):
     ]
     assert jumps_back, "Go's stack-growth prologue jumps back to main.main"
     assert main["address"] not in main["callees"]
+    # Go's unterminated strings come back with their exact bytes (the lea + length the code passes), and
+    # no reported string starts inside another
+    marker = [s for s in snapshot["strings"] if s["value"] == "index-go-marker"]
+    assert marker and marker[0]["length"] == len("index-go-marker") and main["address"] in marker[0]["referenced_by"]
+    offset = binary.read_bytes().index(b"index-go-marker")
+    head = subprocess.run(["readelf", "-W", "-S", str(binary)], capture_output=True, text=True).stdout
+    fields = next(line for line in head.splitlines() if " .rodata " in line).split()
+    at = fields.index(".rodata")
+    assert int(marker[0]["address"], 16) == int(fields[at + 2], 16) + offset - int(fields[at + 3], 16)
+    spans = sorted((int(s["address"], 16), s["length"]) for s in snapshot["strings"])
+    assert all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:]))
     # every RIP-relative operand of main.main (the string header, the itab, os.Args) is a reference from it
     begin, end = int(main["address"], 16), int(main["address"], 16) + main["size"]
     operands = {int(COMMENT.search(o).group(1), 16) for a, _, o in rows if begin <= a < end and "(%rip)" in o}

@@ -10,7 +10,9 @@ process so a cancelled or runaway index is stopped by killing its group, like th
 
 from __future__ import annotations
 
+import bisect
 import io
+import struct
 import sys
 import time
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from typing import Any
 import orjson
 
 from effects.native import metadata
+from rea.native import gostrings
 from rea.native import index as pure_index
 from rea.native.eh_frame import fde_ranges
 from rea.native.strings import runs as text_runs
@@ -116,8 +119,15 @@ def _facts(fmt: str, arch: str, bits: int, entry: int, pic: bool, base: int, **r
         "stripped": not any(s["kind"] == "function" and s["source"] == "primary" for s in symbols),
         "symbols": symbols,
         "macho_filetype": None,
+        "engine": {"name": "rea-fast-index (capstone)", "version": _capstone_version()},
         **rest,
     }
+
+
+def _capstone_version() -> str:
+    from importlib.metadata import version  # noqa: PLC0415
+
+    return version("capstone")
 
 
 def _elf(source: str | bytes) -> tuple[dict[str, Any], list[Region], dict[int, str]]:
@@ -167,30 +177,38 @@ def _elf_sections(elf: Any) -> tuple[list[Region], list[dict[str, Any]]]:
     return regions, sections
 
 
+_STT = {0: "other", 1: "object", 2: "function", 10: "function"}  # NOTYPE, OBJECT, FUNC, GNU_IFUNC
+_SKIPPED_TYPES = (3, 4, 6)  # SECTION, FILE, TLS
+
+
 def _elf_symbols(elf: Any) -> list[dict[str, Any]]:
+    """Defined and undefined symbols of .symtab and .dynsym, unpacked in bulk (pyelftools builds a parser
+    object per symbol, half a millisecond each: seconds on an unstripped binary)."""
     rows, seen = [], set()
+    wide = elf.elfclass == 64
+    layout, size = ("<IBBHQQ", 24) if wide else ("<IIIBBH", 16)
     for table in (elf.get_section_by_name(".symtab"), elf.get_section_by_name(".dynsym")):
-        if table is None or not hasattr(table, "iter_symbols"):
+        if table is None or table["sh_link"] >= elf.num_sections():
             continue
+        names = elf.get_section(table["sh_link"]).data()
+        data = table.data()
         dynamic = table.name == ".dynsym"
-        for sym in table.iter_symbols():
-            kind_name = sym["st_info"]["type"]
-            key = (sym.name, sym["st_value"])
-            if not sym.name or key in seen or kind_name in ("STT_FILE", "STT_SECTION", "STT_TLS"):
+        for entry in struct.iter_unpack(layout, data[: len(data) // size * size]):
+            if wide:
+                name_at, info, _, shndx, address, length = entry
+            else:
+                name_at, address, length, info, _, shndx = entry
+            kind_code, bind = info & 0xF, info >> 4
+            end = names.find(b"\0", name_at)
+            name = names[name_at:end].decode("utf-8", "replace") if name_at and end > name_at else ""
+            if not name or kind_code in _SKIPPED_TYPES or (name, address) in seen:
                 continue
-            seen.add(key)
-            kind = (
-                "function"
-                if kind_name in ("STT_FUNC", "STT_LOOS")
-                else "object"
-                if kind_name == "STT_OBJECT"
-                else "other"
-            )
-            if sym["st_shndx"] == "SHN_UNDEF":
-                rows.append(_symbol(sym.name, None, kind, 0, False))
-            elif sym["st_value"]:
-                exported = dynamic and sym["st_info"]["bind"] in ("STB_GLOBAL", "STB_WEAK")
-                rows.append(_symbol(sym.name, sym["st_value"], kind, sym["st_size"], exported))
+            seen.add((name, address))
+            kind = _STT.get(kind_code, "other")
+            if shndx == 0:
+                rows.append(_symbol(name, None, kind, 0, False))
+            elif address:
+                rows.append(_symbol(name, address, kind, length, dynamic and bind in (1, 2)))
     return rows
 
 
@@ -327,6 +345,27 @@ def strings(regions: list[Region]) -> Iterator[dict[str, Any]]:
                 return
 
 
+def _go_strings(facts: dict[str, Any], regions: list[Region], swept: Any) -> None:
+    """A Go binary's strings are the ones its code names with a length (rea.native.gostrings); the scanned
+    runs they lie in are Go's unterminated string blob, not strings, and give way to them."""
+    targets = [r.target for r in swept.references if r.kind in ("read", "offset")]
+    rows, headers = gostrings.recover(regions, swept.sized, targets)
+    if not rows:
+        return
+    rows = gostrings.without_overlaps(rows)
+    spans = sorted((int(r["address"], 16), int(r["address"], 16) + r["length"]) for r in rows)
+    starts = [s for s, _ in spans]
+
+    def overlaps(row: dict[str, Any]) -> bool:
+        start = int(row["address"], 16)
+        index = bisect.bisect_left(starts, start + row["length"]) - 1
+        return index >= 0 and spans[index][1] > start
+
+    kept = [s for s in facts["scanned_strings"] if not overlaps(s)]
+    facts["scanned_strings"] = sorted([*kept, *rows], key=lambda r: int(r["address"], 16))
+    facts["go_string_headers"] = {f"0x{h:x}": f"0x{p:x}" for h, p in sorted(headers.items())}
+
+
 def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
     started = time.monotonic()
     if fat_slice is None:
@@ -341,6 +380,8 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
     facts["scanned_strings"] = list(strings(regions))
     mapped = [(r.start, r.start + len(r.data)) for r in regions]
     swept = sweep(facts["architecture"], regions, mapped, pic=facts["pic"])
+    if facts["go"] is not None and swept is not None:
+        _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
     snapshot = pure_index.snapshot(facts, swept, slots, executable)
     snapshot["index"]["elapsed_ms"] = int((time.monotonic() - started) * 1000)

@@ -119,7 +119,7 @@ def snapshot(
     procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots) for start, end in spans}
     externs = _externs(slots, thunks, swept)
     references = _wire(swept, procs, owner, slots) if swept is not None else []
-    strings = _strings(loader.get("scanned_strings", ()), references)
+    strings = _strings(loader.get("scanned_strings", ()), references, loader.get("go_string_headers") or {})
     for s in strings:
         for p in s["referenced_by"]:
             procs[value(p)]["strings"].append(s["address"])
@@ -234,8 +234,11 @@ def _link(procs: Mapping[int, dict[str, Any]], externs: Mapping[int, dict[str, A
         p["callers"] = sorted(set(p["callers"]), key=value)
 
 
-def _strings(scanned: Iterable[Mapping[str, Any]], references: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The scanned strings, each with the procedures whose code references any byte of it."""
+def _strings(
+    scanned: Iterable[Mapping[str, Any]], references: Sequence[Mapping[str, Any]], headers: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """The scanned strings, each with the procedures whose code references any byte of it (or a Go string
+    header that names it)."""
     rows = [{k: v for k, v in s.items() if k != "section"} | {"referenced_by": []} for s in scanned]
     rows.sort(key=lambda s: value(s["address"]))
     starts = [value(s["address"]) for s in rows]
@@ -243,7 +246,7 @@ def _strings(scanned: Iterable[Mapping[str, Any]], references: Sequence[Mapping[
     for ref in references:
         if ref["kind"] == "call" or ref["from_procedure"] is None or ref["to"].startswith("extern:"):
             continue
-        target = value(ref["to"])
+        target = value(headers.get(ref["to"], ref["to"]))
         index = bisect.bisect_right(starts, target) - 1
         if index >= 0 and target < starts[index] + rows[index]["length"]:
             referrers.setdefault(index, set()).add(ref["from_procedure"])

@@ -39,6 +39,8 @@ _NUMBER = r"(0x[0-9a-f]+|\d+)"
 _RIP = re.compile(r"\[rip ([+-]) " + _NUMBER + r"\]")
 _ABSOLUTE = re.compile(r"\[(0x[0-9a-f]+)\]")
 _IMMEDIATE = re.compile(r"(?:^|, )(0x[0-9a-f]+)$")
+_LENGTH = re.compile(r"^[re]?[a-z0-9]+, (0x[0-9a-f]+|\d+)$")
+MAX_SIZED = 1 << 16
 _ARM_TARGET = re.compile(r"#(0x[0-9a-f]+|\d+)$")
 _ARM_BASE = re.compile(r"^([wx]\d+), \[?([wx]\d+|sp)(?:, #(-?0x[0-9a-f]+|-?\d+))?\]?")
 _X86_BRANCH = frozenset({"call", "jmp", "jo", "jno", "jb", "jae", "je", "jne", "jbe", "ja", "js", "jns", "jp", "jnp"})
@@ -95,6 +97,7 @@ class Sweep:
     references: tuple[Reference, ...]
     indirect_calls: tuple[int, ...]
     indirect_jumps: tuple[int, ...]
+    sized: tuple[tuple[int, int], ...]  # (address, length) pairs an lea and the mov after it give
     instructions: int
     undecoded_bytes: int
     code_bytes: int
@@ -160,6 +163,7 @@ def sweep(
         return None
     inside = _Mapped(mapped)
     refs: list[Reference] = []
+    sized: list[tuple[int, int]] = []
     calls: list[int] = []
     jumps: list[int] = []
     counts = [0, 0, 0]  # instructions, undecoded bytes, code bytes
@@ -168,11 +172,12 @@ def sweep(
         if not region.executable:
             continue
         counts[2] += len(region.data)
-        reader(cs, region, inside, pic and architecture == "x86_64", refs, calls, jumps, counts)
+        reader(cs, region, inside, pic and architecture == "x86_64", refs, calls, jumps, counts, sized)
     return Sweep(
         references=tuple(refs),
         indirect_calls=tuple(calls),
         indirect_jumps=tuple(jumps),
+        sized=tuple(sized),
         instructions=counts[0],
         undecoded_bytes=counts[1],
         code_bytes=counts[2],
@@ -204,13 +209,24 @@ def _x86(
     calls: list[int],
     jumps: list[int],
     counts: list[int],
+    sized: list[tuple[int, int]],
 ) -> None:
+    """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
+    immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
     add = refs.append
+    after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
     for address, size, mnemonic, operands in _lite(cs, region, counts, 1):
+        if after_lea is not None and mnemonic == "mov" and address == after_lea[0]:
+            length = _LENGTH.match(operands)
+            if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
+                sized.append((after_lea[1], _number(length.group(1))))
+        after_lea = None
         if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
             _x86_branch(address, size, mnemonic, operands, pic, add, calls, jumps)
         elif "0x" in operands or "rip" in operands:
             _x86_operand(address, size, mnemonic, operands, inside, pic, add)
+            if mnemonic == "lea" and refs and refs[-1][0] == address:
+                after_lea = (address + size, refs[-1][1])
 
 
 def _x86_branch(
@@ -270,6 +286,7 @@ def _arm64(
     calls: list[int],
     jumps: list[int],
     counts: list[int],
+    sized: list[tuple[int, int]],
 ) -> None:
     """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
     add = refs.append

@@ -139,7 +139,7 @@ def _record(
         analysis_profile=parse_profile(binding["analysis_profile"]),
         confidence=confidence,
         limitations=(
-            *provider_limitations(binding["provider"]["id"]),
+            *(() if _indexed(snapshot) else provider_limitations(binding["provider"]["id"])),
             *snapshot_limitations(snapshot),
             *snapshot.get("provider_notes", ()),
             *limitations,

@@ -21,6 +21,7 @@ BENCHMARKS = (
     "export_memory",
     "native",
     "native_go",
+    "native_index",
     "artifacts",
     "javascript",
     "managed",

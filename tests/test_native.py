@@ -370,9 +370,11 @@ def test_bad_input_lifecycle_and_no_orphans(binaries, cache_dir, tmp_path):
     ok_evidence(fine)
     lineage = session["analysis_run"]["process_lineage"]
     assert lineage["status"] == "snapshots"
-    observation = lineage["snapshots"][0]["observation"]
-    assert observation["status"] == "verified" and observation["launcher_pid"] in running
+    # the overview came from the fast index: its process was observed while it ran, and is gone
+    observation = {s["provider"]["id"]: s["observation"] for s in lineage["snapshots"]}["rea-fast-index"]
+    assert observation["status"] == "verified" and not psutil.pid_exists(observation["launcher_pid"])
     assert observation["process_group_id"] == observation["launcher_pid"]
+    assert not running, "no angr worker is needed for an overview"
     assert closed["cleanup"] == {"status": "complete", "owned_resources": []}
     assert after_close == set()
     assert _workers() - before == set()
@@ -478,7 +480,8 @@ def test_startup_timeout_is_a_typed_provider_timeout(binaries, tmp_path):
     async def main():
         async with connect(REA_ANGR_STARTUP_TIMEOUT_MS="1", REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2"])}))
-            return await s.call_tool("binary_overview", {})
+            ok_evidence(await s.call_tool("binary_overview", {}))  # the fast index needs no engine
+            return await s.call_tool("procedure_pseudo_code", {"procedure": "main"})
 
     body = err(anyio.run(main), "provider_timeout")
     assert body["details"]["timeout_ms"] == 1 and body["retryable"] is True
@@ -564,35 +567,34 @@ def test_compare_functions_inline_retained_and_unknown_dimensions(binaries, cach
     assert err(both, "invalid_request")["details"]["field"] == "left"
 
 
-def test_inventory_answers_from_symbols_before_the_cfg(binaries, tmp_path):
+def test_inventory_answers_from_the_fast_index(binaries, tmp_path):
     async def main():
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
             early = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
             overview = ok_evidence(await s.call_tool("binary_overview", {}))
-            ok_evidence(await s.call_tool("procedure_callers", {"procedure": "main"}))  # recovers the CFG
+            callers = ok_evidence(await s.call_tool("procedure_callers", {"procedure": "helper"}))
             late = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2_stripped"])}))
             stripped = ok_evidence(await s.call_tool("list_procedures", {"limit": 500}))
-            return early, overview, late, stripped
+            return early, overview, callers, late, stripped
 
-    early, overview, late, stripped = anyio.run(main)
-    # the first overview answers from the symbol table and exception frames, without a CFG
-    assert overview["normalized_result"]["analysis"] == {
-        "source": "metadata",
-        "coverage": "partial",
-        "merged_fragments": 0,
-    }
-    assert overview["confidence"] == "observed" and overview["normalized_result"]["procedure_count"] >= 3
-    assert early["confidence"] == "observed"
-    assert any("before CFG recovery" in lim for lim in early["limitations"])
+    early, overview, callers, late, stripped = anyio.run(main)
+    analysis = overview["normalized_result"]["analysis"]
+    assert analysis["source"] == "index" and analysis["undecoded_bytes"] == 0
+    # coverage says whether indirect transfers were left unresolved (objdump shows them as `call *`/`jmp *`)
+    listing = subprocess.run(["objdump", "-d", str(binaries["pie_O0_debug"])], capture_output=True, text=True)
+    indirect = sum(1 for line in listing.stdout.splitlines() if re.search(r"\t(call|jmp)\s+\*%", line))
+    assert analysis["coverage"] == ("partial" if indirect else "complete")
+    assert overview["normalized_result"]["procedure_count"] >= 3
+    assert any("fast index" in lim for lim in early["limitations"])
     assert {"main", "compute", "helper"} <= {p["value"] for p in early["normalized_result"]}
-    assert late["confidence"] == "derived" and not any("before CFG recovery" in lim for lim in late["limitations"])
-    assert len(late["normalized_result"]) > len(early["normalized_result"])
+    assert early["normalized_result"] == late["normalized_result"], "one index answers both"
+    assert callers["normalized_result"]
     # a stripped binary has no function symbols, but .eh_frame still gives every function's start and size
     rows = stripped["normalized_result"]
-    assert stripped["confidence"] == "observed" and len(rows) >= 5
-    assert all(r["value"] == f"sub_{int(r['address'], 16):x}" for r in rows)
+    assert len(rows) >= 5
+    assert all(r["value"] == f"sub_{int(r['address'], 16):x}" for r in rows if r["kind"] == "function")
 
 
 def test_unsupported_architecture_and_oversized_targets(binaries, tmp_path):
@@ -629,6 +631,7 @@ def test_a_killed_worker_is_replaced_and_the_session_survives(binaries, tmp_path
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O0_debug"])}))
             ok_evidence(await s.call_tool("binary_overview", {}))
+            ok_evidence(await s.call_tool("procedure_pseudo_code", {"procedure": "main"}))  # starts the engine
             first = _workers() - before
             for pid in first:
                 os.kill(pid, signal.SIGKILL)
@@ -729,20 +732,18 @@ def test_inspect_analysis_view_over_a_retained_dossier(binaries, cache_dir):
     assert err(bad, "invalid_request")["details"]["issues"][0]["path"][:2] == ["view", "facet"]
 
 
-def test_strings_answer_from_data_sections_before_the_cfg(binaries, tmp_path):
+def test_strings_answer_from_data_sections_with_their_referrers(binaries, tmp_path):
     async def main():
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": str(binaries["pie_O2_stripped"])}))
-            early = ok_evidence(await s.call_tool("list_strings", {"limit": 500}))
-            ok_evidence(await s.call_tool("search_strings", {"pattern": "hello"}))  # recovers the CFG
-            late = ok_evidence(await s.call_tool("list_strings", {"limit": 500}))
-            return early, late
+            listed = ok_evidence(await s.call_tool("list_strings", {"limit": 500}))
+            found = ok_evidence(await s.call_tool("search_strings", {"pattern": "hello"}))
+            return listed, found
 
-    early, late = anyio.run(main)
-    values = {s["value"] for s in early["normalized_result"]}
-    assert all("section" in s and "referenced_by" not in s for s in early["normalized_result"])
+    listed, found = anyio.run(main)
+    values = {s["value"] for s in listed["normalized_result"]}
+    assert all("section" in s and "referenced_by" in s for s in listed["normalized_result"])
     assert {"hello, world", "hello, many worlds", "unknown operation"} <= values
-    assert any("before CFG recovery" in lim for lim in early["limitations"])
-    assert all("referenced_by" in s and "section" not in s for s in late["normalized_result"])
-    referenced = {s["value"]: s["referenced_by"] for s in late["normalized_result"]}
+    referenced = {s["value"]: s["referenced_by"] for s in listed["normalized_result"]}
     assert referenced["unknown operation"]
+    assert {s["value"] for s in found["normalized_result"]} >= {"hello, world", "hello, many worlds"}

@@ -22,10 +22,14 @@ from rea.errors import ReaError
 
 Report = Callable[[str, str], Awaitable[None]]
 NOTICE_S = 5.0
+PROVIDER = {"id": "rea-fast-index", "name": "REA fast index (capstone sweep)", "version": "1"}
 
 
-async def build(path: str, fat_slice: dict[str, Any] | None, report: Report) -> Result[dict[str, Any], ReaError]:
-    """The index snapshot of `path` (or of a universal binary's slice), or why there is none."""
+async def build(
+    path: str, fat_slice: dict[str, Any] | None, report: Report, lineage: list[dict[str, Any]]
+) -> Result[dict[str, Any], ReaError]:
+    """The index snapshot of `path` (or of a universal binary's slice), or why there is none. The process is
+    observed once while it runs, and its observation appended to `lineage`."""
     argv = [sys.executable, "-m", "effects.native.indexer", path]
     if fat_slice is not None:
         argv += [str(fat_slice["offset"]), str(fat_slice["size"])]
@@ -34,6 +38,7 @@ async def build(path: str, fat_slice: dict[str, Any] | None, report: Report) -> 
         argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, start_new_session=True
     )
     chunks: list[bytes] = []
+    lineage.append({"provider": dict(PROVIDER), "observation": process_group.observe(process.pid)})
     try:
         async with anyio.create_task_group() as group:
 
@@ -51,7 +56,16 @@ async def build(path: str, fat_slice: dict[str, Any] | None, report: Report) -> 
         await process.wait()
     finally:
         with anyio.CancelScope(shield=True):
-            await process_group.terminate(process)
+            remaining = await process_group.terminate(process)
+    if remaining:
+        return Failure(
+            ReaError(
+                code="cleanup_incomplete",
+                message=f"The fast index process group did not exit: {', '.join(remaining)} still run.",
+                details={"owned_resources": ["process"], "remaining": remaining},
+                action="Stop the listed processes (kill -9), then call again.",
+            )
+        )
     return _reply(b"".join(chunks), process.returncode)
 
 

@@ -86,4 +86,9 @@ def go_tables(path: str | bytes, text_start: int) -> dict[str, Any] | None:
         result["build_info"] = attrs.asdict(info)
     elif isinstance(info, gopclntab.Problem):
         result["problems"].append(info.reason)
+    else:  # say why the version, module and dependencies are null rather than leave them unexplained
+        result["problems"].append(
+            "the file has no Go build info (no .go.buildinfo section or `\xff Go buildinf:` header): the Go "
+            "version, main module and dependencies are not recorded in it"
+        )
     return result

@@ -128,7 +128,7 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
         loader = effect.binding["analysis_profile"]["parameters"].get("loader", {})
         await progress.report("fast index", "reading the file's metadata and sweeping its code")
         with runtime.tracked("index"):
-            built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report)
+            built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report, runtime.lineage)
         if not isinstance(built, Success):
             return None
         memo = built.unwrap()

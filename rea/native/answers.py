@@ -159,6 +159,17 @@ def _imported_symbols(snapshot: Mapping[str, Any]) -> set[str]:
 
 
 def analysis_state(snapshot: Mapping[str, Any]) -> w.AnalysisState:
+    index = snapshot.get("index")
+    if index and index.get("swept"):
+        unresolved = int(index.get("unresolved_calls", 0)) + int(index.get("indirect_jumps", 0))
+        undecoded = int(index.get("undecoded_bytes", 0))
+        return w.AnalysisState(
+            source="index",
+            coverage="partial" if unresolved or undecoded else "complete",
+            merged_fragments=0,
+            unresolved_indirect=unresolved,
+            undecoded_bytes=undecoded,
+        )
     degraded = snapshot.get("degraded")
     partial = bool(degraded or snapshot.get("preview"))
     return w.AnalysisState(

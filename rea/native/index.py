@@ -112,13 +112,14 @@ def snapshot(
     loader: Mapping[str, Any], swept: Sweep | None, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]]
 ) -> dict[str, Any]:
     """The index snapshot: the loader facts plus procedures, strings with their referrers, and references."""
+    canonical = _canonical(slots)
     thunks = _thunks(swept, slots, code) if swept is not None else {}
     rows = _starts(loader, swept, thunks, code)
     spans = _extents(rows, code)
     owner = _Spans(spans).owner
-    procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots) for start, end in spans}
-    externs = _externs(slots, thunks, swept)
-    references = _wire(swept, procs, owner, slots) if swept is not None else []
+    procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots, canonical) for start, end in spans}
+    externs = _externs(slots, canonical)
+    references = _wire(swept, procs, owner, slots, canonical) if swept is not None else []
     strings = _strings(loader.get("scanned_strings", ()), references, loader.get("go_string_headers") or {})
     for s in strings:
         for p in s["referenced_by"]:
@@ -145,7 +146,12 @@ def snapshot(
 
 
 def _procedure(
-    start: int, end: int, row: Mapping[str, Any], slot: int | None, slots: Mapping[int, str]
+    start: int,
+    end: int,
+    row: Mapping[str, Any],
+    slot: int | None,
+    slots: Mapping[int, str],
+    canonical: Mapping[int, int],
 ) -> dict[str, Any]:
     name = row.get("name")
     kind = "function"
@@ -159,7 +165,7 @@ def _procedure(
         "returning": None,
         "blocks": [{"start": _hex(start), "size": end - start, "successors": []}] if end > start else [],
         "unresolved_calls": [],
-        "callees": [_extern(slot)] if slot is not None else [],
+        "callees": [_extern(canonical[slot])] if slot is not None else [],
         "callers": [],
         "call_sites": [],
         "strings": [],
@@ -167,11 +173,16 @@ def _procedure(
     }
 
 
-def _externs(slots: Mapping[int, str], thunks: Mapping[int, int], swept: Sweep | None) -> dict[int, dict[str, Any]]:
-    """One extern procedure per import slot that code reaches (through a stub or a slot call)."""
-    used = set(thunks.values())
-    if swept is not None:
-        used |= {r.target for r in swept.references if r.kind in ("call-slot", "jump-slot") and r.target in slots}
+def _canonical(slots: Mapping[int, str]) -> dict[int, int]:
+    """Each import slot mapped to the first slot of its name: a name's JUMP_SLOT and GLOB_DAT are one import."""
+    first: dict[str, int] = {}
+    for slot in sorted(slots):
+        first.setdefault(slots[slot], slot)
+    return {slot: first[slots[slot]] for slot in slots}
+
+
+def _externs(slots: Mapping[int, str], canonical: Mapping[int, int]) -> dict[int, dict[str, Any]]:
+    """One extern procedure per imported name: the file's imports, whether or not code calls them directly."""
     return {
         slot: {
             "address": _extern(slot),
@@ -187,12 +198,16 @@ def _externs(slots: Mapping[int, str], thunks: Mapping[int, int], swept: Sweep |
             "strings": [],
             "source": "import-slot",
         }
-        for slot in used
+        for slot in sorted(set(canonical.values()))
     }
 
 
 def _wire(
-    swept: Sweep, procs: Mapping[int, dict[str, Any]], owner: Any, slots: Mapping[int, str]
+    swept: Sweep,
+    procs: Mapping[int, dict[str, Any]],
+    owner: Any,
+    slots: Mapping[int, str],
+    canonical: Mapping[int, int],
 ) -> list[dict[str, Any]]:
     """Every reference as the snapshot records it; calls also become call sites of their procedure."""
     out = []
@@ -203,7 +218,7 @@ def _wire(
             if target in slots:
                 if kind == "jump-slot":
                     continue  # the stub's own jump: the thunk's callee already says where it goes
-                kind, to = "call", _extern(target)
+                kind, to = "call", _extern(canonical[target])
             else:
                 kind, to = "read", _hex(target)  # a call or jump through a pointer in memory reads the pointer
                 if at is not None:
@@ -239,7 +254,7 @@ def _strings(
 ) -> list[dict[str, Any]]:
     """The scanned strings, each with the procedures whose code references any byte of it (or a Go string
     header that names it)."""
-    rows = [{k: v for k, v in s.items() if k != "section"} | {"referenced_by": []} for s in scanned]
+    rows = [{**s, "referenced_by": []} for s in scanned]
     rows.sort(key=lambda s: value(s["address"]))
     starts = [value(s["address"]) for s in rows]
     referrers: dict[int, set[str]] = {}

@@ -251,13 +251,26 @@ class SizedProcedure:
 
 @attrs.frozen(kw_only=True)
 class AnalysisState:
-    source: Literal["cfg", "metadata"] = field(
-        "Where the procedures come from: angr's CFG, or the binary's metadata (symbols, exception-frame "
-        "starts, Go pclntab) without one"
+    source: Literal["cfg", "metadata", "index"] = field(
+        "Where the procedures come from: angr's CFG; the binary's metadata (symbols, exception-frame "
+        "starts, Go pclntab) without one; or REA's fast index (that metadata plus a linear sweep of all code)"
     )
-    coverage: Literal["complete", "partial"] = field("partial: the CFG was not recovered; calls are not known")
+    coverage: Literal["complete", "partial"] = field(
+        "partial: the CFG was not recovered (calls are not known), or the index left indirect calls and jumps "
+        "unresolved or bytes undecoded"
+    )
     engine_error: str | None = field("Why CFG recovery failed (metadata source)", omit_none=True)
     merged_fragments: int = field("CFG fragments folded into the function they lie in", minimum=0)
+    unresolved_indirect: int | None = field(
+        "Indirect calls and jumps the index counted but did not follow (index source; our extra)",
+        minimum=0,
+        omit_none=True,
+    )
+    undecoded_bytes: int | None = field(
+        "Bytes of executable sections that decode to no instruction (index source; our extra)",
+        minimum=0,
+        omit_none=True,
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -541,7 +541,8 @@ class Analysis:
         """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the
         jump tables CFGFast resolved inside the function; plain facts, the core decides their shape."""
         self.decompile(params, emit)  # the decompiler's variable recovery sets the prototype it reports
-        function = self.function(params["address"])
+        function, model = self.local(params, emit) if params.get("local") else (self.function(params["address"]), None)
+        model = model if model is not None else self.cfg.model
         cc, proto = function.calling_convention, function.prototype
         if cc is None or proto is None:
             raise WorkerError(
@@ -557,7 +558,7 @@ class Analysis:
                 "entry_size": j.jumptable_entry_size,
                 "entries": [self.out(e) for e in (j.jumptable_entries or [])],
             }
-            for j in self.cfg.model.jump_tables.values()
+            for j in model.jump_tables.values()
             if j.func_addr == function.addr
         ]
         return {

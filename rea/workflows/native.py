@@ -603,7 +603,7 @@ def _engine(
         listing = yield from _decoded(session, snapshot, proc)
         if listing is not None:
             return Success(listing)
-    if _indexed(snapshot) and op == "decompile":
+    if _indexed(snapshot) and op in ("decompile", "boundary"):
         params["local"] = True
     got = yield from _ask(session, op, params)
     return got

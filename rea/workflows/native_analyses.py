@@ -26,7 +26,7 @@ STATIC = "Static call edges from the supplied dossiers; a path is possible contr
 
 
 def trace_feature(session: Session, args: Args, ctx: Context) -> base.Steps:
-    facts = yield from base._facts(session, "cfg")
+    facts = yield from base._facts(session, "index")
     if not is_successful(facts):
         return failed(session, facts.failure())
     snapshot = facts.unwrap()
@@ -124,14 +124,14 @@ def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps
     where = ({"kind": "address", "address": proc["address"]},)
     facts, reason, count = None, f"a {proc['kind']} has no body of its own here", 0
     if proc["kind"] == "function":
-        listing = yield from base._ask(session, "disassemble", {"address": proc["address"], "size": proc["size"]})
+        listing = yield from base._engine(session, snapshot, "disassemble", proc)
         if not is_successful(listing):
             return failed(session, listing.failure())
         count = len(listing.unwrap()["instructions"])
         if count > args["max_instructions"]:
             reason = f"{count} instructions exceed max_instructions={args['max_instructions']}"
         else:
-            got = yield from base._ask(session, "boundary", {"address": proc["address"]})
+            got = yield from base._engine(session, snapshot, "boundary", proc)
             if is_successful(got):
                 facts = got.unwrap()
             elif got.failure().code in _NO_BOUNDARY:

@@ -404,11 +404,14 @@ def address_to_file_offset(session: Session, args: Args, ctx: Context) -> Steps:
 # ------------------------------------------------------------ instructions
 
 
-def _boundaries(session: Session, proc: Mapping[str, Any]) -> Generator[AnyEffect, Any, list[int] | None]:
-    """Instruction starts of the procedure as the engine disassembled it (None when it cannot say)."""
+def _boundaries(
+    session: Session, snapshot: Snapshot, proc: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, list[int] | None]:
+    """Instruction starts of the procedure as the index decoded it (or the engine disassembled it): None
+    when neither can say."""
     if proc["kind"] == "external":
         return None
-    listing = yield from base._ask(session, "disassemble", {"address": proc["address"]})
+    listing = yield from base._engine(session, snapshot, "disassemble", proc)
     if not is_successful(listing):
         return None
     return sorted(value(i["address"]) for i in listing.unwrap()["instructions"])
@@ -418,7 +421,7 @@ def _decoded_at(
     session: Session, args: Args
 ) -> Generator[AnyEffect, Any, tuple[Snapshot, w.InstructionFacts, str, list[int] | None] | ReaError]:
     """The CFG snapshot, the instruction facts at args["address"], its mechanism and its procedure's boundaries."""
-    snapshot = yield from _snapshot(session, args, "cfg")
+    snapshot = yield from _snapshot(session, args, "index")
     if isinstance(snapshot, ReaError):
         return snapshot
     where = base._address(args["address"])
@@ -443,7 +446,7 @@ def _decoded_at(
     if code is None or image.file_backed(r, at) == 0:
         why = "It lies outside every executable section." if code is None else "No file bytes back it."
         return snapshot, image.undecoded(text, "data", owner, arch, mode, (why,)), "unavailable", None
-    starts = (yield from _boundaries(session, proc)) if proc else None
+    starts = (yield from _boundaries(session, snapshot, proc)) if proc else None
     limits: tuple[str, ...] = ()
     if starts is not None and at not in starts:
         note = "Inside an instruction the engine decoded; the nearest earlier start is " + image.hexa(
@@ -539,14 +542,14 @@ def _stepper(name: str, step: int) -> ToolProgram:
     """The next/previous instruction start inside a procedure (the engine's disassembly); a byte away elsewhere."""
 
     def program(session: Session, args: Args, ctx: Context) -> Steps:
-        snapshot = yield from _snapshot(session, args, "cfg")
+        snapshot = yield from _snapshot(session, args, "index")
         if isinstance(snapshot, ReaError):
             return failed(session, snapshot)
         where = _mapped(snapshot, args.get("address"))
         if isinstance(where, ReaError):
             return failed(session, where)
         at, proc = value(where), q.containing(snapshot, where)
-        starts = (yield from _boundaries(session, proc)) if proc else None
+        starts = (yield from _boundaries(session, snapshot, proc)) if proc else None
         if starts:
             after = [s for s in starts if s > at] if step > 0 else [s for s in starts if s < at]
             if after:

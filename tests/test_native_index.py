@@ -98,7 +98,9 @@ def check_against_objdump(snapshot: dict, rows: list[tuple[int, str, str]]) -> d
         if mnemonic.startswith("call") and (direct := DIRECT.match(operands)):
             assert calls.get(address) == f"0x{int(direct.group(1), 16):x}", (hex(address), operands)
             checked["calls"] += 1
-        elif "(%rip)" in operands and (comment := COMMENT.search(operands)):
+        elif "(%rip)" in operands and (
+            comment := COMMENT.search(operands.partition("#")[1] + operands.partition("#")[2])
+        ):
             target = f"0x{int(comment.group(1), 16):x}"
             owner = owner_of(spans, address)
             found = target in refs.get(address, ()) or f"extern:{target}" in (
@@ -338,3 +340,110 @@ def test_cli_search_strings_from_the_index(samples, tmp_path):
     row = record["normalized_result"][0]
     assert row["value"] == "index-second-marker" and row["referenced_by"]
     assert any("fast index" in text for text in record["limitations"])
+
+
+PE_SOURCE = r"""
+#include <stdio.h>
+__declspec(dllexport) int exported_one(int x) { return x * 3; }
+int main(void) { printf("pe-marker %d\n", exported_one(2)); return 0; }
+"""
+
+
+@pytest.fixture(scope="module")
+def mingw_pe(tmp_path_factory) -> Path:
+    if shutil.which("x86_64-w64-mingw32-gcc") is None:
+        pytest.skip("gcc-mingw-w64 is not installed (scripts/setup installs it)")
+    out = tmp_path_factory.mktemp("pe")
+    (out / "pe.c").write_text(PE_SOURCE)
+    subprocess.run(["x86_64-w64-mingw32-gcc", "-O1", "-o", str(out / "pe.exe"), str(out / "pe.c")], check=True)
+    return out / "pe.exe"
+
+
+def test_pe_references_imports_and_exports_against_mingw_objdump(mingw_pe):
+    snapshot = build_index(mingw_pe)
+    checked = check_against_objdump(snapshot, objdump(mingw_pe, "x86_64-w64-mingw32-objdump"))
+    assert checked["calls"] > 50 and checked["rip"] > 50
+    by_name = {p["name"]: p for p in snapshot["procedures"]}
+    exports = subprocess.run(["x86_64-w64-mingw32-objdump", "-p", str(mingw_pe)], capture_output=True, text=True).stdout
+    assert "exported_one" in exports and by_name["exported_one"]["kind"] == "function"
+    imports = {p["name"] for p in snapshot["procedures"] if p["kind"] == "external"}
+    assert {"printf", "DeleteCriticalSection"} <= imports or {"DeleteCriticalSection"} <= imports
+    thunks = [p for p in snapshot["procedures"] if p["kind"] == "thunk"]
+    assert len({t["name"] for t in thunks}) == len(thunks), "one stub per import, no tail jump made a stub"
+
+
+def _arm64_pe(pe: Path, arm_elf: Path, out: Path) -> tuple[Path, int, bytes]:
+    """An ARM64 PE: the mingw image with its machine set to ARM64 (0xaa64) and its .text holding AArch64 code (a
+    cross build's .text); no ARM64 Windows toolchain exists here. Returns the file, .text's VA and the code."""
+    data = bytearray(pe.read_bytes())
+    head = subprocess.run(["x86_64-w64-mingw32-objdump", "-h", str(pe)], capture_output=True, text=True).stdout
+    row = next(line.split() for line in head.splitlines() if " .text " in line)
+    size, vma, offset = int(row[2], 16), int(row[3], 16), int(row[5], 16)
+    elf = subprocess.run(["readelf", "-W", "-S", str(arm_elf)], capture_output=True, text=True).stdout
+    fields = next(line for line in elf.splitlines() if " .text " in line).split()
+    at = fields.index(".text")
+    code = arm_elf.read_bytes()[int(fields[at + 3], 16) :][:size]
+    code = code[: len(code) // 4 * 4]
+    data[offset : offset + len(code)] = code
+    pe_header = int.from_bytes(data[0x3C:0x40], "little")
+    data[pe_header + 4 : pe_header + 6] = (0xAA64).to_bytes(2, "little")
+    target = out / "arm64.exe"
+    target.write_bytes(bytes(data))
+    return target, vma, code
+
+
+def test_arm64_pe_gets_the_index_and_the_engine_refusal_is_stated(mingw_pe, tmp_path):
+    if shutil.which("aarch64-linux-gnu-gcc") is None:
+        pytest.skip("gcc-aarch64-linux-gnu is not installed (scripts/setup installs it)")
+    (tmp_path / "sample.c").write_text(SAMPLE)
+    arm_elf = tmp_path / "sample-arm64"
+    subprocess.run(
+        ["aarch64-linux-gnu-gcc", "-O0", "-static", "-o", str(arm_elf), str(tmp_path / "sample.c")], check=True
+    )
+    target, vma, code = _arm64_pe(mingw_pe, arm_elf, tmp_path)
+    assert "Aarch64" in subprocess.run(["file", str(target)], capture_output=True, text=True).stdout
+    snapshot = build_index(target)
+    assert snapshot["format"] == "pe" and snapshot["architecture"] == "arm64"
+    # every bl objdump decodes in the same bytes is a call site of the index
+    (tmp_path / "text.bin").write_bytes(code)
+    listing = subprocess.run(
+        [
+            "aarch64-linux-gnu-objdump",
+            "-D",
+            "-w",
+            "-b",
+            "binary",
+            "-m",
+            "aarch64",
+            f"--adjust-vma=0x{vma:x}",
+            str(tmp_path / "text.bin"),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    bls = [
+        (int(m.group(1), 16), int(m.group(2), 16))
+        for m in re.finditer(r"^\s*([0-9a-f]+):\t[0-9a-f]{8}\s+bl\t(?:0x)?([0-9a-f]+)", listing, re.M)
+    ]
+    calls = {int(s["instruction"], 16): s["target"] for p in snapshot["procedures"] for s in p["call_sites"]}
+    assert len(bls) > 200
+    assert all(calls.get(site) == f"0x{dest:x}" for site, dest in bls)
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            opened = await s.call_tool("open_binary", {"path": str(target)})
+            assert opened.is_error is False, opened.content[0].text
+            callees = await s.call_tool("procedure_callees", {"procedure": snapshot["procedures"][0]["address"]})
+            dossier = await s.call_tool(
+                "analyze_function", {"procedure": next(p["address"] for p in snapshot["procedures"] if p["call_sites"])}
+            )
+            return callees, dossier
+
+    callees, dossier = anyio.run(main)
+    assert callees.is_error is False, callees.content[0].text
+    assert dossier.is_error is False, dossier.content[0].text
+    result = dossier.structured_content["normalized_result"]
+    assert result["assembly"] and result["callees"] and result["pseudocode"] is None
+    reasons = json.dumps(result.get("facet_availability", {})) + json.dumps(dossier.structured_content["limitations"])
+    assert "ARM64" in reasons or "unsupported" in reasons.lower(), reasons

@@ -254,7 +254,7 @@ def _pe(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any], li
     symbols, slots = [], {}
     for imported in binary.imports:
         for entry in imported.entries:
-            name = entry.name or f"{imported.name}#{entry.ordinal}"
+            name = entry.name or f"{imported.name}#{entry.ordinal if entry.is_ordinal else '?'}"
             symbols.append(_symbol(name, None, "function", 0, False))
             if entry.iat_address:
                 slots[base + entry.iat_address] = name
@@ -265,7 +265,7 @@ def _pe(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any], li
     facts = _facts(
         "pe",
         PE_ARCH.get(machine, machine.lower()),
-        64 if binary.type.name == "PE32_PLUS" else 32,
+        64 if binary.optional_header.magic.name == "PE32_PLUS" else 32,
         binary.entrypoint,
         binary.is_pie,
         base,
@@ -395,7 +395,7 @@ def main(argv: list[str]) -> int:
     except Unreadable as exc:
         sys.stdout.buffer.write(orjson.dumps({"ok": False, "reason": "unsupported-format", "message": str(exc)}))
         return 0
-    except (OSError, ValueError, MemoryError, RuntimeError) as exc:
+    except Exception as exc:  # noqa: BLE001 - a parser's failure on hostile input is an answer, not a crash
         message = f"{type(exc).__name__}: {exc}"[:500]
         sys.stdout.buffer.write(orjson.dumps({"ok": False, "reason": "index-failed", "message": message}))
         return 0

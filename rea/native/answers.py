@@ -274,21 +274,22 @@ def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge
 _REF_PROVENANCE = {
     "angr": ("angr CFGFast call sites", "angr xref database"),
     "ghidra": ("Ghidra call references", "Ghidra reference manager"),
+    "rea-fast-index (capstone)": ("REA fast index: direct call operands", "REA fast index: instruction operands"),
 }
 
 
 def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceKind:
     """Calls come from CFG call sites (a direct operand, resolved statically); everything else from angr's xrefs."""
     target = q.by_address(snapshot).get(ref["to"])
-    call = ref["kind"] == "call"
+    call, jump = ref["kind"] == "call", ref["kind"] == "jump"
     return w.ReferenceKind(
         available=True,
         provenance=_REF_PROVENANCE.get(str(snapshot.get("engine", {}).get("name")), _REF_PROVENANCE["angr"])[not call],
         type=ref["kind"],
-        flow=call,
+        flow=call or jump,
         call=call,
-        jump=False,
-        data=not call,
+        jump=jump,
+        data=not (call or jump),
         read=ref["kind"] == "read",
         write=ref["kind"] == "write",
         indirect=False,

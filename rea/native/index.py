@@ -31,6 +31,7 @@ UNSWEPT_LIMITATION = (
     "The fast index cannot decode {architecture} code: procedures come from the file's metadata only, and no "
     "calls, callers or references were found."
 )
+PROVENANCE = "REA fast index (file metadata and capstone sweep)"
 INDIRECT = "indirect call: the fast index does not resolve indirect targets"
 
 
@@ -60,17 +61,22 @@ def _executable(address: int, code: Sequence[tuple[str, int, int]]) -> tuple[str
     return next((c for c in code if c[1] <= address < c[2]), None)
 
 
-def _thunks(swept: Sweep, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]]) -> dict[int, int]:
+def _thunks(
+    swept: Sweep, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]], known: _Spans
+) -> dict[int, int]:
     """Stub entries that jump through an import slot, by their start: the entry's aligned start in a PLT
-    section (entries are 16 bytes, the jump may follow an endbr64), else the jump itself (Mach-O stubs,
-    PE thunks)."""
+    section (entries are 16 bytes, the jump may follow an endbr64), else the jump itself when code calls it
+    (Mach-O stubs, PE thunks)."""
+    called = {r.target for r in swept.references if r.kind == "call"}
     found = {}
     for ref in swept.references:
         if ref.kind != "jump-slot" or ref.target not in slots:
             continue
         section = _executable(ref.site, code)
-        plt = section is not None and section[0].startswith(".plt")
-        found[ref.site & ~0xF if plt else ref.site] = ref.target
+        if section is not None and section[0].startswith(".plt"):
+            found[ref.site & ~0xF] = ref.target
+        elif ref.site in called or known.owner(ref.site) is None:
+            found[ref.site] = ref.target  # a stub; a tail jump through a slot inside a known function is not one
     return found
 
 
@@ -113,7 +119,10 @@ def snapshot(
 ) -> dict[str, Any]:
     """The index snapshot: the loader facts plus procedures, strings with their referrers, and references."""
     canonical = _canonical(slots)
-    thunks = _thunks(swept, slots, code) if swept is not None else {}
+    sized = sorted(
+        (value(r["address"]), value(r["address"]) + int(r["size"])) for r in metadata.starts(loader) if r.get("size")
+    )
+    thunks = _thunks(swept, slots, code, _Spans(sized)) if swept is not None else {}
     rows = _starts(loader, swept, thunks, code)
     spans = _extents(rows, code)
     owner = _Spans(spans).owner
@@ -139,7 +148,8 @@ def snapshot(
         **loader,
         "procedures": listing,
         "strings": strings,
-        "data_references": [r for r in references if r["kind"] != "call"],
+        # calls are their procedure's call sites; a call from code no procedure covers stays a reference
+        "data_references": [r for r in references if r["kind"] != "call" or r["from_procedure"] is None],
         "provider_notes": list(notes),
         "index": _stats(swept, unresolved),
     }
@@ -170,6 +180,7 @@ def _procedure(
         "call_sites": [],
         "strings": [],
         "source": row["source"],
+        "provenance": PROVENANCE,
     }
 
 
@@ -197,6 +208,7 @@ def _externs(slots: Mapping[int, str], canonical: Mapping[int, int]) -> dict[int
             "call_sites": [],
             "strings": [],
             "source": "import-slot",
+            "provenance": PROVENANCE,
         }
         for slot in sorted(set(canonical.values()))
     }
@@ -216,9 +228,9 @@ def _wire(
         kind, target = ref.kind, ref.target
         if kind in ("call-slot", "jump-slot"):
             if target in slots:
-                if kind == "jump-slot":
+                if kind == "jump-slot" and at is not None and procs[at]["callees"] == [_extern(canonical[target])]:
                     continue  # the stub's own jump: the thunk's callee already says where it goes
-                kind, to = "call", _extern(canonical[target])
+                kind, to = "call", _extern(canonical[target])  # a tail jump to an import calls it too
             else:
                 kind, to = "read", _hex(target)  # a call or jump through a pointer in memory reads the pointer
                 if at is not None:

@@ -306,6 +306,14 @@ def test_mcp_answers_from_the_index_without_the_cfg(samples, tmp_path):
             assert addresses == truth
             elapsed = time.monotonic() - started
             assert not _angr_workers(), "no angr worker was needed"
+            bare = await s.call_tool("analyze_function", {"procedure": "main", "include_assembly": False})
+            assert bare.is_error is False, bare.content[0].text
+            dossier = bare.structured_content["normalized_result"]
+            assert dossier["assembly"] == [] and not dossier["facet_availability"]["assembly"]["available"]
+            assert "include_assembly" in dossier["facet_availability"]["assembly"]["reason"]
+            # the outgoing references hold main's calls and its string reference, as objdump shows them
+            kinds = {r["kind"]["type"] for r in dossier["outgoing_references"]}
+            assert "call" in kinds and dossier["callees"] and dossier["referenced_strings"]
             return elapsed
 
     anyio.run(main)

@@ -169,7 +169,10 @@ class DossierArgs:
     """6.x takes only `procedure` and answers the complete dossier; the 3.1 windows are accepted as extras."""
 
     procedure: str = field(_PROCEDURE, minLength=1)
-    include_assembly: bool = field("Accepted for 3.1 clients; the assembly is always included", default=True)
+    include_assembly: bool = field(
+        "Include the function's assembly (false: the assembly facet is empty and says it was not requested)",
+        default=True,
+    )
     limit: int | None = field("Most rows per collection (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     collection_offset: CollectionOffsets | None = field("First row per collection (3.1)", omit_none=True)
     assembly_offset: int = field("First assembly line (3.1)", default=0, minimum=0, maximum=_NO_TOTAL)

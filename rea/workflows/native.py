@@ -727,7 +727,9 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
         else:
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"
-    if proc["kind"] != "external":
+    if args.get("include_assembly") is False:
+        asm_reason = "not requested (include_assembly: false)"
+    elif proc["kind"] != "external":
         listing = yield from _engine(session, snapshot, "disassemble", proc)
         if is_successful(listing):
             instructions = listing.unwrap()["instructions"]

@@ -455,3 +455,22 @@ def test_arm64_pe_gets_the_index_and_the_engine_refusal_is_stated(mingw_pe, tmp_
     assert result["assembly"] and result["callees"] and result["pseudocode"] is None
     reasons = json.dumps(result.get("facet_availability", {})) + json.dumps(dossier.structured_content["limitations"])
     assert "ARM64" in reasons or "unsupported" in reasons.lower(), reasons
+
+
+def test_one_function_graph_per_decompile_in_any_order(samples, tmp_path):
+    """Pseudocode from each function's own graph: asking again after other functions still answers (a graph
+    kept across questions went stale once another function's graph was built)."""
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            assert (await s.call_tool("open_binary", {"path": str(samples["pie"])})).is_error is False
+            replies = []
+            for name in ("decode_config", "main", "helper", "decode_config", "main"):
+                reply = await s.call_tool("procedure_pseudo_code", {"procedure": name})
+                assert reply.is_error is False, (name, reply.content[0].text)
+                replies.append(reply.structured_content["normalized_result"])
+            return replies
+
+    first, main_code, helper, again, main_again = anyio.run(main)
+    assert first == again and main_code == main_again
+    assert "decode_config" in main_code and "helper" in helper

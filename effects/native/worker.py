@@ -79,7 +79,6 @@ class Analysis:
         self.bundle = False  # a MH_BUNDLE loaded as the dylib it is laid out like
         self.image: bytes | None = None  # the analysed slice of a universal Mach-O (None: the whole file)
         self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
-        self.locals: dict[tuple[int, int], tuple[Any, Any]] = {}  # one function's own graph, by extent
 
     @property
     def source(self) -> str | bytes:
@@ -436,34 +435,34 @@ class Analysis:
     def local(self, params: dict[str, Any], emit: Callable[[str], None]) -> tuple[Any, Any]:
         """The function at params["address"] from a CFG of its own extent only (the fast index gave the
         extent): what decompiling one function needs, in a fraction of a second where the whole-program
-        CFG takes minutes. Each graph is kept for the next question about the same function."""
+        CFG takes minutes. The graph is built again for every question: angr keeps one knowledge base per
+        project, and a later function's graph changes what an earlier Function object refers to (a kept
+        one then decompiles to nothing), while a second knowledge base is not honoured by the decompiler's
+        own sub-analyses."""
         start, size = self.into(params["address"]), int(params.get("size") or 0)
         if size <= 0:
             raise WorkerError(
                 "capability_unavailable", f"no extent is known for {params['address']}", reason="no-extent"
             )
-        held = self.locals.get((start, size))
-        if held is None:
-            emit(f"recovering the graph of {params['address']} ({size} bytes)")
-            cfg = self.project.analyses.CFGFast(
-                regions=[(start, start + size)],
-                function_starts=[start],
-                start_at_entry=False,
-                force_complete_scan=False,
-                function_prologues=False,
-                symbols=False,
-                normalize=True,
-                data_references=True,
-                resolve_indirect_jumps=True,
-                show_progressbar=False,
+        emit(f"recovering the graph of {params['address']} ({size} bytes)")
+        cfg = self.project.analyses.CFGFast(
+            regions=[(start, start + size)],
+            function_starts=[start],
+            start_at_entry=False,
+            force_complete_scan=False,
+            function_prologues=False,
+            symbols=False,
+            normalize=True,
+            data_references=True,
+            resolve_indirect_jumps=True,
+            show_progressbar=False,
+        )
+        function = cfg.kb.functions.function(addr=start)
+        if function is None:
+            raise WorkerError(
+                "execution_failure", f"angr found no function at {params['address']}", reason="no-function"
             )
-            function = cfg.kb.functions.function(addr=start)
-            if function is None:
-                raise WorkerError(
-                    "execution_failure", f"angr found no function at {params['address']}", reason="no-function"
-                )
-            held = self.locals[(start, size)] = (function, cfg.model)
-        return held
+        return function, cfg.model
 
     def linear(self, params: dict[str, Any]) -> dict[str, Any]:
         """Without a CFG: a linear sweep over the extent the metadata gives (`size` bytes)."""

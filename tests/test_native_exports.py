@@ -22,6 +22,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 from effects.native.metadata import exports
 from support import clean_env, rea_command
@@ -324,3 +325,13 @@ def test_nothing_is_written_beside_a_target(built, tmp_path):
         assert any(name.endswith("_angr_rtdb") for name in seen), seen  # the database was made, in the scratch
         assert any(name.split("/")[1].startswith("pyvex_ffi_parser_cache") for name in seen), seen
     assert closed == [] and after_kill == [] and list((cache / "cli" / "engine").iterdir()) == []
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 4096), noise=st.binary(max_size=64), fmt=st.sampled_from(["elf", "pe", "mach-o"]))
+def test_damaged_export_tables_give_a_bounded_answer(built, cut, noise, fmt):
+    """A truncated or overwritten file never raises from the reader: at most the exports it could read."""
+    source = {"elf": built["library"], "pe": built["dll"], "mach-o": built["library"]}[fmt].read_bytes()
+    damaged = source[:cut] + noise + source[cut + len(noise) :]
+    rows = exports(damaged, fmt)
+    assert isinstance(rows, list) and all(set(r) == {"address", "name", "kind"} for r in rows)

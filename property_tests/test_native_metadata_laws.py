@@ -1,5 +1,5 @@
-"""Laws of the metadata-side native parsers: the multi-encoding string scan over arbitrary bytes, and
-fragment folding over arbitrary procedure layouts."""
+"""Laws of the metadata-side native parsers: the multi-encoding string scan over arbitrary bytes,
+fragment folding over arbitrary procedure layouts, and which source names a function start."""
 
 from __future__ import annotations
 
@@ -87,3 +87,42 @@ def test_folded_fragments_leave_only_functions_and_no_self_calls(layout):
     for p in folded["procedures"]:  # caller and callee lists still mirror each other
         for callee in p["callees"]:
             assert p["address"] in next(q for q in folded["procedures"] if q["address"] == callee)["callers"]
+
+
+SOURCES = ("symbols", "exports", "go-pclntab", "exception-frames")
+NAMED = st.dictionaries(
+    st.integers(0x1000, 0x1010).map(lambda a: f"0x{a:x}"),
+    st.lists(st.sampled_from(SOURCES), min_size=1, max_size=4, unique=True),
+    max_size=6,
+)
+
+
+@given(NAMED)
+def test_a_start_is_named_by_its_most_trusted_source(named):
+    """Symbols name a start before exports, exports before Go's pclntab; frames give no name (the name of each
+    row says its source, so the winner is visible)."""
+    loader: dict = {"symbols": [], "exports": [], "go": {"functions": []}, "function_starts": []}
+    for address, sources in named.items():
+        for source in sources:
+            name = f"{source}@{address}"
+            if source == "symbols":
+                row = {"address": address, "name": name, "size": 4, "kind": "function", "source": "primary"}
+                loader["symbols"].append(row)
+            elif source == "exports":
+                loader["exports"].append({"address": address, "name": name, "kind": "function"})
+            elif source == "go-pclntab":
+                loader["go"]["functions"].append({"address": address, "name": name, "size": 4})
+            else:
+                loader["function_starts"].append({"address": address, "size": 4, "source": source})
+    rows = {r["address"]: r for r in metadata.starts(loader)}
+    assert set(rows) == set(named)
+    for address, sources in named.items():
+        named_by = [s for s in SOURCES[:3] if s in sources]
+        assert rows[address]["name"] == (f"{named_by[0]}@{address}" if named_by else None)
+
+
+@given(st.lists(st.sampled_from(["function", "object"]), max_size=4))
+def test_a_data_export_is_no_function_start(kinds):
+    exports = [{"address": f"0x{0x2000 + i:x}", "name": f"e{i}", "kind": k} for i, k in enumerate(kinds)]
+    listed = {r["address"] for r in metadata.starts({"exports": exports})}
+    assert listed == {e["address"] for e in exports if e["kind"] == "function"}

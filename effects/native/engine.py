@@ -3,16 +3,25 @@
 The worker runs in its own session (process group) so that cancellation and
 close can stop it together with anything it started. Every observation of the
 group is recorded as a process-lineage snapshot.
+
+Every file the engine writes while it runs (angr's runtime database, where its knowledge
+base spills functions; pyvex's parser cache; anything else that asks for a temporary
+directory) goes to one scratch directory under REA's cache directory, made for this worker
+and removed when it stops: angr would otherwise put its database beside the target, and a
+killed worker never cleans up after itself.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 from collections.abc import Awaitable, Callable
 
@@ -23,6 +32,7 @@ from anyio.streams.buffered import BufferedByteReceiveStream
 from returns.result import Failure, Result, Success
 
 from effects import process_group
+from effects.native.cache import cache_root
 from effects.process_group import now
 from rea.errors import ReaError
 
@@ -47,8 +57,11 @@ class AngrWorker:
         startup_timeout_ms: int,
         memory_limit_mib: int | None = None,
         fat_slice: dict[str, Any] | None = None,
+        scratch_root: Path | None = None,
     ) -> None:
         self.path = path
+        self.scratch_root = scratch_root if scratch_root is not None else cache_root() / SCRATCH
+        self.scratch: Path | None = None  # this worker's directory for engine files (exists while it runs)
         self.fat_slice = fat_slice  # the universal Mach-O slice the worker loads (its bytes, by offset)
         self.memory_limit_mib = memory_limit_mib
         self.exceeded_mib: int | None = None  # the worker's resident memory when the ceiling stopped it
@@ -73,12 +86,16 @@ class AngrWorker:
         if self.running and self.loader_facts is not None:
             return Success(self.loader_facts)
         await self.stop()
+        made = self.make_scratch()
+        if isinstance(made, Failure):
+            return made
         self.process = await anyio.open_process(
             [sys.executable, "-m", self.MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
+            env=scratch_environment(made.unwrap()),
         )
         self.reader = BufferedByteReceiveStream(self.process.stdout)
         self.analysed = False
@@ -111,6 +128,26 @@ class AngrWorker:
         else:
             await self.stop()
         return loaded
+
+    def make_scratch(self) -> Result[Path, ReaError]:
+        """This worker's engine-file directory, under the cache directory (never beside the target)."""
+        try:
+            self.scratch_root.mkdir(parents=True, exist_ok=True)
+            sweep_orphans(self.scratch_root)
+            self.scratch = Path(tempfile.mkdtemp(prefix=f"{self.LABEL.lower()}-{os.getpid()}-", dir=self.scratch_root))
+        except OSError as exc:
+            return Failure(
+                ReaError(
+                    code="provider_unavailable",
+                    message=(
+                        f"The {self.LABEL} worker needs a writable directory for its engine files under the cache "
+                        f"directory, and {self.scratch_root} could not be used: {exc.strerror or exc}."
+                    ),
+                    details={"provider": self.provider, "phase": "startup", "scratch_root": str(self.scratch_root)},
+                    action="Point REA_CACHE_DIR at a writable directory and restart REA.",
+                )
+            )
+        return Success(self.scratch)
 
     def load_params(self) -> dict[str, Any]:
         return {"path": self.path, "fat_slice": self.fat_slice}
@@ -260,7 +297,40 @@ class AngrWorker:
         process, self.process, self.reader = self.process, None, None
         self.loader_facts = None
         self.analysed = False
-        return [] if process is None else await process_group.terminate(process)
+        remaining = [] if process is None else await process_group.terminate(process)
+        scratch, self.scratch = self.scratch, None
+        if scratch is not None and not remaining:  # a survivor may still write there: then it stays
+            shutil.rmtree(scratch, ignore_errors=True)
+        return remaining
+
+
+SCRATCH = "engine"  # the cache directory's folder of live workers' engine-file directories
+
+
+def scratch_environment(scratch: Path) -> dict[str, str]:
+    """The worker's environment: temporary files and angr's runtime database in its scratch directory."""
+    return {**os.environ, "TMPDIR": str(scratch), "RTDB_BASE": str(scratch), "REA_ENGINE_SCRATCH": str(scratch)}
+
+
+def sweep_orphans(root: Path) -> None:
+    """Remove scratch directories whose server (the pid in the name) is gone: a server killed without
+    closing its worker cannot remove them itself."""
+    for entry in root.iterdir():
+        parts = entry.name.split("-")
+        if len(parts) < 3 or not parts[1].isdigit() or int(parts[1]) == os.getpid():
+            continue
+        if not _alive(int(parts[1])):
+            shutil.rmtree(entry, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _group_rss(pid: int) -> int:

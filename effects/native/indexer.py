@@ -160,6 +160,9 @@ def _elf(source: str | bytes) -> tuple[dict[str, Any], list[Region], dict[int, s
             segments=segments,
             symbols=symbols,
             function_starts=_eh_frame(regions, bits // 8),
+            exports=[
+                {"address": s["address"], "name": s["name"], "kind": s["kind"]} for s in symbols if s["exported"]
+            ],
         )
     return facts, regions, slots
 
@@ -273,6 +276,7 @@ def _pe(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any], li
         segments=[],
         symbols=symbols,
         function_starts=metadata.function_starts(source, "pe"),
+        exports=metadata.exports(source, "pe"),
     )
     return facts, regions, slots
 
@@ -321,6 +325,7 @@ def _macho(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any],
         segments=[],
         symbols=symbols,
         function_starts=metadata.function_starts(source, "mach-o"),
+        exports=metadata.exports(source, "mach-o"),
     )
     return facts, regions, slots
 

@@ -1,4 +1,4 @@
-"""Function starts and Go tables read from the file itself (lief and bytes), beside angr's loader.
+"""Function starts, exports and Go tables read from the file itself (lief and bytes), beside angr's loader.
 
 They let the overview answer before CFG recovery and stand in for it when it fails. The
 pure parsers (rea.native.gopclntab) get the bytes; this module only reads them.
@@ -14,6 +14,8 @@ from rea.native import gopclntab
 
 MAX_GO_SCAN = 512 << 20
 MAX_FRAMES = 1_000_000
+MAX_EXPORTS = 1_000_000
+MAX_EXPORT_NAME = 4096
 
 
 def function_starts(path: str | bytes, fmt: str) -> list[dict[str, Any]]:
@@ -44,6 +46,87 @@ def function_starts(path: str | bytes, fmt: str) -> list[dict[str, Any]]:
         return [rows[a] for a in sorted(rows)]
     except Exception:  # lief raises on malformed tables; metadata is an addition, never required
         return []
+
+
+def exports(path: str | bytes, fmt: str) -> list[dict[str, Any]]:
+    """What the file exports, at link-time addresses: ELF dynamic symbols it defines, the PE export directory,
+    the Mach-O export trie (LC_DYLD_INFO or LC_DYLD_EXPORTS_TRIE). Each row is {address, name, kind}, kind
+    "function" when the address is code; forwarders, re-exports and absolute values name nothing here."""
+    import lief  # noqa: PLC0415 - only the worker reads metadata
+
+    lief.logging.disable()
+    try:
+        if fmt == "elf":
+            rows = _elf_exports(lief, lief.ELF.parse(path))
+        elif fmt == "pe":
+            rows = _pe_exports(lief, lief.PE.parse(path))
+        elif fmt == "mach-o":
+            fat = lief.MachO.parse(path)
+            rows = _macho_exports(lief, fat.at(0) if fat else None)
+        else:
+            rows = []
+    except Exception:  # lief raises on malformed tables; metadata is an addition, never required
+        return []
+    unique = {(r["address"], r["name"]): r for r in rows[:MAX_EXPORTS] if r["name"]}
+    return sorted(unique.values(), key=lambda r: (int(r["address"], 16), r["name"]))
+
+
+def _row(address: int, name: str, function: bool) -> dict[str, Any]:
+    return {"address": f"0x{address:x}", "name": name[:MAX_EXPORT_NAME], "kind": "function" if function else "object"}
+
+
+def _elf_exports(lief: Any, binary: Any) -> list[dict[str, Any]]:
+    """Defined global, weak or unique dynamic symbols of default or protected visibility (what `nm -D
+    --defined-only` lists, less local and hidden ones)."""
+    if binary is None:
+        return []
+    sym = lief.ELF.Symbol
+    bindings = {sym.BINDING.GLOBAL, sym.BINDING.WEAK, sym.BINDING.GNU_UNIQUE}
+    visible = {sym.VISIBILITY.DEFAULT, sym.VISIBILITY.PROTECTED}
+    code = {sym.TYPE.FUNC, sym.TYPE.GNU_IFUNC}
+    return [
+        _row(int(s.value), s.name, s.type in code)
+        for s in binary.dynamic_symbols
+        if s.shndx != 0 and s.value and s.binding in bindings and s.visibility in visible
+    ]
+
+
+def _pe_exports(lief: Any, binary: Any) -> list[dict[str, Any]]:
+    """The export directory's named entries that are in this image (not forwarded), at image base + RVA."""
+    if binary is None or not binary.has_exports:
+        return []
+    base, rows = binary.optional_header.imagebase, []
+    for entry in binary.get_export().entries:
+        if entry.is_forwarded or not entry.address:
+            continue
+        section = binary.section_from_rva(entry.address)
+        code = section is not None and section.has_characteristic(lief.PE.Section.CHARACTERISTICS.MEM_EXECUTE)
+        rows.append(_row(base + int(entry.address), entry.name, code))
+    return rows
+
+
+def _macho_exports(lief: Any, binary: Any) -> list[dict[str, Any]]:
+    """The export trie's regular and thread-local entries (offsets from the image's first segment)."""
+    if binary is None:
+        return []
+    if binary.has_dyld_exports_trie:
+        entries = binary.dyld_exports_trie.exports
+    elif binary.has_dyld_info:
+        entries = binary.dyld_info.exports
+    else:
+        return []
+    flags = lief.MachO.ExportInfo.FLAGS
+    base, rows = binary.imagebase, []
+    for entry in entries:
+        if entry.kind == lief.MachO.ExportInfo.KIND.ABSOLUTE_KIND or entry.has(flags.REEXPORT):
+            continue
+        if not entry.has_symbol:
+            continue
+        address = base + int(entry.address)
+        section = binary.section_from_virtual_address(address)
+        code = section is not None and bool(int(section.flags) & 0x80000400)  # S_ATTR_PURE/SOME_INSTRUCTIONS
+        rows.append(_row(address, entry.symbol.name, code))
+    return rows
 
 
 def _eh_frame_starts(path: str) -> list[dict[str, Any]]:

@@ -23,7 +23,7 @@ from effects.native import cache, index_runner
 from rea.native import metadata
 from effects.owned import stop_all
 from effects.native.discovery import discover
-from effects.native.engine import AngrWorker
+from effects.native.engine import SCRATCH, AngrWorker
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
@@ -80,6 +80,7 @@ class NativeRuntime:
                 self.startup_timeout_ms,
                 self.memory_limit_mib,
                 fat_slice=loader.get("fat_slice"),
+                scratch_root=self.cache_root / SCRATCH,
             )
             self.worker_key = key
         return self.worker
@@ -97,6 +98,7 @@ def _ghidra_worker(runtime: NativeRuntime, effect: NativeFacts | NativeQuery, lo
         runtime.cache_root / "ghidra-projects",
         memory_limit_mib=runtime.memory_limit_mib,
         fat_slice=loader.get("fat_slice"),
+        scratch_root=runtime.cache_root / SCRATCH,
     )
 
 

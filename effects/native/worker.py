@@ -18,6 +18,7 @@ import io
 import logging
 import os
 import sys
+import tempfile
 import time
 import traceback
 from typing import Any
@@ -39,6 +40,8 @@ ARCHITECTURES = {
 }
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
 MAX_STRING = 512
+CALL_MNEMONICS = ("call", "bl")  # x86 call/callq; ARM and AArch64 bl, blx, blr (b/br are jumps)
+PLACEHOLDERS = ("UnresolvableCallTarget", "UnresolvableJumpTarget")  # angr's stand-ins for unknown targets
 MAX_SCANNED_STRINGS = 50_000
 
 
@@ -104,6 +107,8 @@ class Analysis:
     def load(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         emit("importing angr")
         import angr  # noqa: PLC0415 - the import is the worker's startup cost
+
+        own_runtime_db()
 
         emit("loading binary")
         self.path = params["path"]
@@ -227,6 +232,7 @@ class Analysis:
             "engine": {"name": "angr", "version": _angr_version()},
             "scanned_strings": self.scan_strings(),
             "function_starts": metadata.function_starts(self.source, fmt),
+            "exports": metadata.exports(self.source, fmt),
             "macho_filetype": "bundle" if self.bundle else None,
             "go": metadata.go_tables(self.source, text.vaddr - self.rebase if text is not None else 0),
         }
@@ -358,39 +364,12 @@ class Analysis:
             )
             for r in refs:
                 string_refs.setdefault(r, set()).add(item.address)
-        procedures = []
-        for f in sorted(functions, key=lambda fn: fn.addr):
-            call_sites, unresolved = [], []
-            for site in f.get_call_sites():
-                target = f.get_call_target(site)
-                if target is not None:
-                    call = self._call_instruction(site)
-                    call_sites.append(
-                        {"site": self.out(site), "instruction": self.out(call), "target": self.out(target)}
-                    )
-                else:
-                    unresolved.append({"address": self.out(site), "reason": "indirect call angr did not resolve"})
-            external = f.is_simprocedure or not (self.main.min_addr <= f.addr <= self.main.max_addr)
-            kind = "external" if external else "thunk" if f.is_plt else "function"
-            procedures.append(
-                {
-                    "address": self.out(f.addr),
-                    "name": f.name,
-                    "kind": kind,
-                    "size": int(sum(b.size for b in f.blocks) if not external else 0),
-                    "returning": f.returning,
-                    "blocks": self._blocks(f),
-                    "unresolved_calls": unresolved,
-                    "callees": sorted({self.out(t) for t in callgraph.successors(f.addr)})
-                    if f.addr in callgraph
-                    else [],
-                    "callers": sorted({self.out(c) for c in callgraph.predecessors(f.addr)})
-                    if f.addr in callgraph
-                    else [],
-                    "call_sites": call_sites,
-                    "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
-                }
-            )
+        engine = self._engine_made(kb)
+        procedures = [
+            self._procedure(f, callgraph, engine, string_refs)
+            for f in sorted(functions, key=lambda fn: fn.addr)
+            if f.addr not in engine
+        ]
         data_refs = []
         for dst, refs in kb.xrefs.xrefs_by_dst.items():
             for ref in refs:
@@ -406,6 +385,81 @@ class Analysis:
                 )
         data_refs.sort(key=lambda r: (r["to"], r["from"]))
         return {"procedures": procedures, "strings": strings, "data_references": data_refs}
+
+    def _engine_made(self, kb: Any) -> dict[int, str]:
+        """Functions angr made up that are not the binary's: its placeholders for targets it could not resolve
+        (UnresolvableCallTarget, UnresolvableJumpTarget) and the system calls it models as procedures in its
+        kernel object. They are neither imports nor names of the file."""
+        made = {}
+        for f in kb.functions.values():
+            hook = self.project.hooked_by(f.addr) if self.project.is_hooked(f.addr) else None
+            if type(hook).__name__ in PLACEHOLDERS or (f.name in PLACEHOLDERS and not self._in_main(f.addr)):
+                made[f.addr] = "placeholder"
+            elif (
+                f.is_syscall or self.project.loader.find_object_containing(f.addr) is self.project.loader.kernel_object
+            ):
+                made[f.addr] = "syscall"
+        return made
+
+    def _in_main(self, addr: int) -> bool:
+        return self.main.min_addr <= addr <= self.main.max_addr
+
+    def _procedure(
+        self, f: Any, callgraph: Any, engine: dict[int, str], string_refs: dict[int, set[int]]
+    ) -> dict[str, Any]:
+        """One procedure: call edges only from call instructions to real procedures (a jump back to the
+        function's own entry, as Go's morestack prologue ends, is a loop, not recursion), a call angr sent
+        to a placeholder counted as unresolved, system calls left out."""
+        call_sites, unresolved = [], []
+        for site in f.get_call_sites():
+            target = f.get_call_target(site)
+            kind = engine.get(target) if target is not None else "placeholder"
+            if kind == "placeholder":
+                unresolved.append({"address": self.out(site), "reason": "indirect call angr did not resolve"})
+            elif kind is None:
+                call = self._call_instruction(site)
+                if target == f.addr and not self._is_call(call):
+                    continue  # a jump to its own entry
+                call_sites.append({"site": self.out(site), "instruction": self.out(call), "target": self.out(target)})
+        unresolved += self._unresolved_jumps(f, engine)
+        recursive = any(site["target"] == self.out(f.addr) for site in call_sites)
+        external = not self._in_main(f.addr)
+        kind = "external" if external else "thunk" if f.is_plt else "function"
+
+        def edges(neighbours: Any, me_called: bool) -> list[str | None]:
+            kept = {a for a in neighbours if a not in engine and (a != f.addr or me_called)}
+            return sorted({self.out(a) for a in kept})
+
+        return {
+            "address": self.out(f.addr),
+            "name": f.name,
+            "kind": kind,
+            "size": int(sum(b.size for b in f.blocks) if not external else 0),
+            "returning": f.returning,
+            "blocks": self._blocks(f),
+            "unresolved_calls": unresolved,
+            "callees": edges(callgraph.successors(f.addr), recursive) if f.addr in callgraph else [],
+            "callers": edges(callgraph.predecessors(f.addr), recursive) if f.addr in callgraph else [],
+            "call_sites": call_sites,
+            "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
+        }
+
+    def _unresolved_jumps(self, f: Any, engine: dict[int, str]) -> list[dict[str, Any]]:
+        """Jumps angr sent to its UnresolvableJumpTarget placeholder (calls are counted from call sites)."""
+        rows = []
+        for source, target, data in f.transition_graph.edges(data=True):
+            if engine.get(getattr(target, "addr", None)) == "placeholder" and data.get("type") != "call":
+                at = data.get("ins_addr") or source.addr
+                rows.append({"address": self.out(at), "reason": "indirect jump angr did not resolve"})
+        return sorted(rows, key=lambda r: str(r["address"]))
+
+    def _is_call(self, addr: int) -> bool:
+        """Whether the instruction at addr is a call (x86 call, ARM bl/blx/blr), not a jump."""
+        try:
+            insns = self.project.factory.block(addr, num_inst=1).capstone.insns
+        except Exception:  # undecodable: not shown to be a call
+            return False
+        return bool(insns) and insns[0].mnemonic.startswith(CALL_MNEMONICS)
 
     def _call_instruction(self, block: int) -> int:
         """The call instruction ending a call-site block (angr names call sites by their block)."""
@@ -581,6 +635,28 @@ class Analysis:
             },
             "jump_tables": sorted(tables, key=lambda t: str(t["dispatch"])),
         }
+
+
+def own_runtime_db() -> None:
+    """Make angr's runtime database (the LMDB its knowledge bases spill functions and CFG nodes to) live
+    only in the worker's scratch directory. angr tries RTDB_BASE, then the directory beside the target, then
+    the system temporary directory; this keeps the first and refuses the rest, so nothing is ever written
+    beside a target even when the scratch directory cannot be used."""
+    from angr.errors import AngrRuntimeDbError  # noqa: PLC0415
+    from angr.knowledge_plugins.plugin import default_plugins  # noqa: PLC0415
+    from angr.knowledge_plugins.rtdb.rtdb import RuntimeDb  # noqa: PLC0415
+
+    base = os.environ.get("REA_ENGINE_SCRATCH") or tempfile.gettempdir()
+
+    class ScratchRuntimeDb(RuntimeDb):
+        def _init_lmdb_attempt_multipele_locations(self) -> tuple[str, Any]:  # angr's spelling
+            path = os.path.join(base, self._get_unique_db_filename(base, "kb"))
+            env = self._attempt_creating_lmdb(path)
+            if env is None:
+                raise AngrRuntimeDbError(f"cannot create angr's runtime database in {base}")
+            return path, env
+
+    default_plugins["rtdb"] = ScratchRuntimeDb
 
 
 def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:

@@ -1,6 +1,7 @@
 """Procedures known from the binary's own metadata, without a control-flow graph.
 
-Symbol tables, exception-frame starts (`.eh_frame` FDEs, `.pdata` RUNTIME_FUNCTIONs,
+Symbol tables, exports (ELF dynamic symbols, the PE export directory, the Mach-O export
+trie), exception-frame starts (`.eh_frame` FDEs, `.pdata` RUNTIME_FUNCTIONs,
 LC_FUNCTION_STARTS) and Go's pclntab name functions and their extents. They answer a
 first overview fast, name the functions of a stripped Go binary after CFG recovery, and
 stand in for the CFG when angr's recovery fails (coverage partial, the engine error in
@@ -18,7 +19,8 @@ from rea.native.addresses import value
 
 # a name angr made up from an address: replaced by a metadata name when one is known
 SYNTHETIC_PREFIXES = ("sub_", "fcn.", "FUN_")
-PRIORITY = {"symbols": 0, "go-pclntab": 1, "exception-frames": 2, "pdata": 2, "function_starts": 2}
+# an export names its procedure (a bundle's LC_FUNCTION_STARTS gives only addresses) unless a symbol does
+PRIORITY = {"symbols": 0, "exports": 1, "go-pclntab": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
 
 
 def starts(loader: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -28,6 +30,11 @@ def starts(loader: Mapping[str, Any]) -> list[dict[str, Any]]:
         {"address": s["address"], "name": s["name"], "size": s["size"], "source": "symbols"}
         for s in loader.get("symbols", ())
         if s["kind"] == "function" and s["address"] and ":" not in s["address"]
+    ]
+    candidates += [
+        {"address": e["address"], "name": e["name"], "size": 0, "source": "exports"}
+        for e in loader.get("exports", ())
+        if e["kind"] == "function"
     ]
     go = loader.get("go") or {}
     candidates += [{**f, "source": "go-pclntab"} for f in go.get("functions", ())]

@@ -48,6 +48,20 @@ class WorkerError(Exception):
         self.code, self.message, self.details = code, message, details
 
 
+def _empty_reason(decompiler: Any, function: Any) -> str:
+    """Why angr's Decompiler returned no text: the errors it recorded (it catches them and retries with
+    its basic preset), else the stage that left nothing (no AIL graph, no structured code)."""
+    errors = [getattr(e, "exception", e) for e in getattr(decompiler, "errors", None) or ()]
+    if errors:
+        last = errors[-1]
+        return f"{len(errors)} error(s) inside angr, the last {type(last).__name__}: {str(last)[:300]}"
+    blocks = sum(1 for _ in function.blocks)
+    clinic = getattr(decompiler, "clinic", None)
+    if clinic is None or getattr(clinic, "graph", None) is None:
+        return f"no AIL graph was built from its {blocks} blocks (angr lifted nothing it could structure)"
+    return f"its {blocks} blocks were lifted, but structuring and code generation yielded no statements"
+
+
 def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None:
     """The image of the universal binary's chosen slice (open_binary checked its header), else None."""
     if fat_slice is None:
@@ -220,6 +234,7 @@ class Analysis:
             "entry": self.out(self.project.entry),
             "pic": bool(main.pic),
             "linked_base": f"0x{main.linked_base:x}",
+            "mapped_base": f"0x{main.mapped_base:x}",  # angr's pseudocode prints addresses at this base
             "stripped": not any(s["kind"] == "function" and s["source"] == "primary" for s in symbols),
             "sections": sections,
             "segments": segments,
@@ -494,7 +509,7 @@ class Analysis:
         if decompiler.codegen is None or not decompiler.codegen.text:
             raise WorkerError(
                 "execution_failure",
-                f"angr's decompiler produced no code for {function.name}",
+                f"angr's decompiler produced no code for {function.name}: {_empty_reason(decompiler, function)}",
                 reason="decompiler-empty",
             )
         return {

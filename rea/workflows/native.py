@@ -16,6 +16,7 @@ from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence, parse_profile
 from rea.native import answers as a
 from rea.native import dossier, graphs
+from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
@@ -606,8 +607,16 @@ def _instruction_page(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, a
     )
 
 
+def _readable(
+    snapshot: Snapshot, proc: Mapping[str, Any], text: str, instructions: list[Mapping[str, Any]] | None = None
+) -> readable.Readable:
+    """angr's text after the pure post-processor (rea.native.pseudocode), with the procedure's facts."""
+    called = filter(None, (a.name_at(snapshot, c) for c in proc.get("callees", ())))
+    return readable.readable(text, readable.facts_of(snapshot, proc, instructions, called))
+
+
 def _pseudocode(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> Any:
-    return notes.annotate_pseudocode(reply["pseudocode"], proc, notes.of(snapshot))
+    return notes.annotate_pseudocode(_readable(snapshot, proc, reply["pseudocode"]).text, proc, notes.of(snapshot))
 
 
 def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
@@ -636,7 +645,10 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
         if is_successful(reply) and reply.unwrap()["pseudocode"]:
             rows.append(
                 w.Decompiled(
-                    address=text, status="ok", pseudocode=reply.unwrap()["pseudocode"], procedure=_resolved_ref(proc)
+                    address=text,
+                    status="ok",
+                    pseudocode=_readable(snapshot, proc, reply.unwrap()["pseudocode"]).text,
+                    procedure=_resolved_ref(proc),
                 )
             )
         else:
@@ -657,11 +669,11 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()
-    pseudocode, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
+    decompiled, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
         reply = yield from _ask(session, "decompile", {"address": proc["address"]})
         if is_successful(reply):
-            pseudocode = notes.annotate_pseudocode(reply.unwrap()["pseudocode"], proc, notes.of(snapshot))
+            decompiled = reply.unwrap()["pseudocode"]
         else:
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"
@@ -671,7 +683,9 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
             instructions = listing.unwrap()["instructions"]
         else:
             asm_reason = listing.failure().message
-    result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason)
+    cleaned = None if decompiled is None else _readable(snapshot, proc, decompiled, instructions)
+    pseudocode = None if cleaned is None else notes.annotate_pseudocode(cleaned.text, proc, notes.of(snapshot))
+    result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason, cleaned)
     return _evidence(
         session,
         snapshot,

@@ -162,7 +162,7 @@ def _decimal_value(token: str) -> int | None:
     if not token[0].isdigit() or token.lower().startswith("0x") or any(c in token for c in ".eE"):
         return None
     digits = token.rstrip("uUlL")
-    if len(digits) > 1 and digits.startswith("0"):  # octal: leave as written
+    if not digits.isdigit() or (len(digits) > 1 and digits.startswith("0")):  # 1.5f, octal: leave as written
         return None
     return int(digits)
 

@@ -49,17 +49,19 @@ class WorkerError(Exception):
 
 
 def _empty_reason(decompiler: Any, function: Any) -> str:
-    """Why angr's Decompiler returned no text: the errors it recorded (it catches them and retries with
-    its basic preset), else the stage that left nothing (no AIL graph, no structured code)."""
-    errors = [getattr(e, "exception", e) for e in getattr(decompiler, "errors", None) or ()]
+    """Why angr's Decompiler returned no text: the errors it caught and logged (it then retries with
+    its basic preset), else the stage that left nothing (no AIL graph, or no structured code)."""
+    errors = list(getattr(decompiler, "errors", None) or ())
     if errors:
         last = errors[-1]
-        return f"{len(errors)} error(s) inside angr, the last {type(last).__name__}: {str(last)[:300]}"
+        kind = getattr(getattr(last, "exc_type", None), "__name__", None) or type(last).__name__
+        said = getattr(last, "exc_value", None) or getattr(last, "message", None) or last
+        return f"{len(errors)} error(s) caught inside angr, the last {kind}: {str(said)[:300]}"
     blocks = sum(1 for _ in function.blocks)
     clinic = getattr(decompiler, "clinic", None)
     if clinic is None or getattr(clinic, "graph", None) is None:
-        return f"no AIL graph was built from its {blocks} blocks (angr lifted nothing it could structure)"
-    return f"its {blocks} blocks were lifted, but structuring and code generation yielded no statements"
+        return f"no AIL graph was built from its {blocks} blocks"
+    return f"its {blocks} blocks were lifted, but structuring and code generation produced no statements"
 
 
 def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None:

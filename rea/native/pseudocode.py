@@ -458,7 +458,7 @@ def facts_of(
     return Facts(
         instructions=listing,
         bits=int(snapshot.get("bits") or 64),
-        arch=str(snapshot.get("arch_name") or "AMD64"),
+        arch=str(snapshot.get("arch_name") or ""),  # unknown: no frame is guessed
         ranges=tuple(ranges),
         callees=frozenset(callee_names),
     )

@@ -49,8 +49,11 @@ def dossiers(sample, tmp_path_factory) -> dict[str, dict]:
         async with connect(REA_CACHE_DIR=str(tmp_path_factory.mktemp("rea-cache"))) as s:
             assert not (await s.call_tool("open_binary", {"path": str(sample)})).is_error
             found = {fn: result(await s.call_tool("analyze_function", {"procedure": fn})) for fn in FUNCTIONS}
-            found["pseudo:modulo"] = result(await s.call_tool("procedure_pseudo_code", {"procedure": "modulo"}))
-            found["batch"] = result(await s.call_tool("batch_decompile", {"addresses": ["packed_key", "mask"]}))
+            for fn in ("modulo", "xor_decode"):
+                found[f"pseudo:{fn}"] = result(await s.call_tool("procedure_pseudo_code", {"procedure": fn}))
+            found["batch"] = result(
+                await s.call_tool("batch_decompile", {"addresses": ["packed_key", "mask", "xor_decode"]})
+            )
             return found
 
     return anyio.run(main)
@@ -83,6 +86,9 @@ def test_every_stack_local_names_the_operand_objdump_shows(dossiers, sample):
             checked += 1
     assert checked >= 6  # stack_string's buffer, xor_decode's three, junk's two, main's spill
     assert "[bp-0x" not in "".join(dossiers[fn]["pseudocode"] for fn in FUNCTIONS)
+    # the same text, stack operands included, from procedure_pseudo_code and batch_decompile
+    batch = {row["address"]: row for row in dossiers["batch"]["items"]}
+    assert dossiers["pseudo:xor_decode"] == dossiers["xor_decode"]["pseudocode"] == batch["xor_decode"]["pseudocode"]
 
 
 def pushed_slot(body: str) -> str:

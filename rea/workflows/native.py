@@ -557,9 +557,15 @@ def _cfg_procedure(
 
 
 def _engine_tool(
-    name: str, op: str, build: Callable[[Snapshot, Mapping[str, Any], Any, Args], object], *, body_only: bool = False
+    name: str,
+    op: str,
+    build: Callable[[Snapshot, Mapping[str, Any], Any, Args], object],
+    *,
+    body_only: bool = False,
+    with_listing: bool = False,
 ) -> Facts:
-    """A tool that needs the live engine for one procedure; an import has no body to ask about."""
+    """A tool that needs the live engine for one procedure; an import has no body to ask about.
+    `with_listing` adds the procedure's instructions to the reply (None when they cannot be read)."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         found = yield from _cfg_procedure(session, args)
@@ -580,10 +586,20 @@ def _engine_tool(
         reply = yield from _ask(session, op, {"address": proc["address"], "size": proc["size"]})
         if not is_successful(reply):
             return failed(session, reply.failure())
-        return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
+        answer = reply.unwrap()
+        if with_listing:
+            answer = {**answer, "instructions": (yield from _listing(session, proc))}
+        return _evidence(session, snapshot, name, args, build(snapshot, proc, answer, args), locations=where)
 
     program.__name__ = name
     return program
+
+
+def _listing(session: Session, proc: Mapping[str, Any]) -> Generator[AnyEffect, Any, list[Mapping[str, Any]] | None]:
+    """The procedure's instructions, or None when the engine cannot list them (the pseudocode then
+    names stack locals by their entry-sp offset only)."""
+    listing = yield from _ask(session, "disassemble", {"address": proc["address"], "size": proc["size"]})
+    return listing.unwrap()["instructions"] if is_successful(listing) else None
 
 
 def _assembly_text(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> str:
@@ -616,7 +632,8 @@ def _readable(
 
 
 def _pseudocode(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> Any:
-    return notes.annotate_pseudocode(_readable(snapshot, proc, reply["pseudocode"]).text, proc, notes.of(snapshot))
+    cleaned = _readable(snapshot, proc, reply["pseudocode"], reply.get("instructions"))
+    return notes.annotate_pseudocode(cleaned.text, proc, notes.of(snapshot))
 
 
 def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
@@ -647,7 +664,9 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
                 w.Decompiled(
                     address=text,
                     status="ok",
-                    pseudocode=_readable(snapshot, proc, reply.unwrap()["pseudocode"]).text,
+                    pseudocode=_readable(
+                        snapshot, proc, reply.unwrap()["pseudocode"], (yield from _listing(session, proc))
+                    ).text,
                     procedure=_resolved_ref(proc),
                 )
             )
@@ -774,7 +793,9 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "find_xrefs_to_name": _named("find_xrefs_to_name", "cfg", _xrefs_to_name),
     "procedure_assembly": _engine_tool("procedure_assembly", "disassemble", _assembly_text),
     "read_function_instructions": _engine_tool("read_function_instructions", "disassemble", _instruction_page),
-    "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode, body_only=True),
+    "procedure_pseudo_code": _engine_tool(
+        "procedure_pseudo_code", "decompile", _pseudocode, body_only=True, with_listing=True
+    ),
     "batch_decompile": batch_decompile,
     "analyze_function": analyze_function,
     "get_call_graph": _walk_tool("get_call_graph", "call graph", _graph),

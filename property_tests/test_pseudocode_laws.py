@@ -116,3 +116,21 @@ def test_no_return_follows_a_return_and_only_returns_go(lines):
     for a, b in zip(significant, significant[1:]):
         same = len(a) - len(a.lstrip()) == len(b) - len(b.lstrip())
         assert not (a.strip().startswith("return") and b.strip().startswith("return") and same)
+
+
+def angr_literal(text: str) -> str:
+    """A C string as angr's CConstant.str_to_c_str writes it: Python's repr body, double-quoted."""
+    body = repr(text)[1:-1]
+    if repr(text)[0] == "'" and '"' in body:
+        body = body.replace('"', '\\"')
+    return f'"{body}"'
+
+
+@given(st.binary(min_size=1, max_size=16).filter(lambda b: any(not 0x20 <= c < 0x7F for c in b)))
+def test_an_inline_copy_lists_exactly_the_bytes_it_stores(raw):
+    line = f"    strncpy(&v3, {angr_literal(raw.decode('latin-1'))}, {len(raw)});\n"
+    out, count = pc.inline_copies(line, frozenset())
+    listed = re.search(r"inline stores, not a call: \d+ bytes: ([0-9a-f ]+) \*/", out).group(1)
+    assert count == 1 and bytes.fromhex(listed) == raw
+    assert pc.inline_copies(out, frozenset()) == (out, 0)  # marked once
+    assert pc.inline_copies(line, frozenset({"strncpy"})) == (line, 0)  # a real call stays as it is

@@ -394,7 +394,7 @@ def _decoded(literal: str) -> str | None:
 def inline_copies(text: str, callees: frozenset[str]) -> tuple[str, int]:
     """angr renders runs of constant stores as strncpy/wcsncpy; when the procedure calls neither,
     say so, with the byte count (angr's wcsncpy counts UTF-16 units, not 4-byte wchar_t) and the
-    bytes themselves when the text is not printable (an encoded string)."""
+    bytes themselves when any is a control character (an encoded string such as "\\r@KL\\rQJ")."""
     count = 0
 
     def mark(m: re.Match[str]) -> str:
@@ -406,7 +406,7 @@ def inline_copies(text: str, callees: frozenset[str]) -> tuple[str, int]:
         wide = m.group("fn") == "wcsncpy"
         said = f"{n} UTF-16 units = {2 * n} bytes" if wide else f"{n} bytes"
         content = _decoded(m.group("lit"))
-        if content is not None and not wide and any(ord(c) not in PRINTABLE for c in content):
+        if content is not None and not wide and any(not 0x20 <= ord(c) < 0x7F for c in content):
             raw = content.encode("latin-1", errors="replace")
             said += ": " + " ".join(f"{b:02x}" for b in raw)
         return f"{m.group()[: len(m.group()) - len(m.group('rest'))]} /* inline stores, not a call: {said} */{m.group('rest')}"

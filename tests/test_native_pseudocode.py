@@ -25,6 +25,8 @@ def sample(tmp_path_factory) -> Path:
         pytest.skip("gcc and objdump are needed")
     target = tmp_path_factory.mktemp("pseudo") / "pseudo"
     subprocess.run(["gcc", "-O0", "-o", str(target), str(SOURCE)], check=True, capture_output=True)
+    # the same source at -O2: no frame pointer, locals addressed from %rsp after a scheduled `sub`
+    subprocess.run(["gcc", "-O2", "-o", f"{target}_O2", str(SOURCE)], check=True, capture_output=True)
     return target
 
 
@@ -54,6 +56,9 @@ def dossiers(sample, tmp_path_factory) -> dict[str, dict]:
             found["batch"] = result(
                 await s.call_tool("batch_decompile", {"addresses": ["packed_key", "mask", "xor_decode"]})
             )
+            assert not (await s.call_tool("open_binary", {"path": f"{sample}_O2"})).is_error
+            for fn in ("stack_string", "xor_decode"):
+                found[f"O2:{fn}"] = result(await s.call_tool("analyze_function", {"procedure": fn}))
             return found
 
     return anyio.run(main)
@@ -75,7 +80,7 @@ def test_every_stack_local_names_the_operand_objdump_shows(dossiers, sample):
         for local in dossier["procedure"]["locals"]:
             operand = re.search(r" at (\[[^\]]+\]) in the assembly", local["description"])
             assert operand, local
-            if att(operand.group(1)) in listing[fn]:
+            if shows(listing[fn], operand.group(1)):
                 assert operand.group(1) in "\n".join(dossier["assembly"])  # the dossier's own capstone listing
             else:
                 assert att(operand.group(1)) == pushed_slot(listing[fn]), (fn, local)
@@ -96,6 +101,23 @@ def pushed_slot(body: str) -> str:
     `push %rax; pop %rax`): no operand names it, objdump shows it as the push itself."""
     after = body.split("mov    %rsp,%rbp", 1)[-1]
     return "-0x8(%rbp)" if "push " in after and "%rsp" not in after else ""
+
+
+def test_without_a_frame_pointer_locals_are_named_from_rsp(dossiers, sample):
+    listing = objdump(Path(f"{sample}_O2"))
+    checked = 0
+    for fn in ("stack_string", "xor_decode"):
+        assert "%rbp" not in listing[fn]
+        for local in dossiers[f"O2:{fn}"]["procedure"]["locals"]:
+            operand = re.search(r" at (\[rsp[^\]]*\]) in the assembly", local["description"])
+            assert operand and shows(listing[fn], operand.group(1)), (fn, local, listing[fn])
+            checked += 1
+    assert checked >= 2
+
+
+def shows(body: str, operand: str) -> bool:
+    """Whether objdump's text has capstone's operand as a whole AT&T operand (`(%rsp)` is not `0x10(%rsp)`)."""
+    return re.search(rf"(?<![0-9a-fx-]){re.escape(att(operand))}", body) is not None
 
 
 def movabs_immediates(text: str) -> list[int]:

@@ -240,19 +240,34 @@ def _int(text: str) -> int | None:
         return None
 
 
-def _x86_frame(instructions: Iterable[tuple[str, str]], bits: int) -> tuple[str, int] | None:
+_X86_BRANCH = ("j", "call", "ret", "loop", "hlt", "ud", "int", "syscall", "leave")
+_ARM64_BRANCH = ("b", "bl", "br", "blr", "ret", "cbz", "cbnz", "tbz", "tbnz", "brk", "svc")
+
+
+def _x86_frame(instructions: Iterable[tuple[str, str]], bits: int) -> tuple[str, int]:
     """(register, its offset from sp at entry) for the register the body addresses locals through:
-    the frame pointer once the prologue sets it, else the stack pointer after the prologue."""
+    the frame pointer once the prologue sets it, else the stack pointer after the prologue.
+
+    The entry block is read up to its first branch: pushes count while they lead (a later push is an
+    argument), `sub`/`add` of a negative size to the stack pointer count wherever the compiler
+    scheduled them, and anything else that writes the stack pointer ends the reading."""
     sp_name, fp_name, word = ("rsp", "rbp", 8) if bits == 64 else ("esp", "ebp", 4)
-    sp, fp = 0, None
+    sp, fp, body = 0, None, False
     for mnemonic, operands in instructions:
         ops = [o.strip() for o in operands.split(",")]
+        if mnemonic.startswith(_X86_BRANCH):
+            break
         if mnemonic in ("endbr64", "endbr32", "nop"):
             continue
         if mnemonic == "push":
+            if body:
+                break
             sp -= word
         elif mnemonic in ("sub", "add") and ops[0] == sp_name and (n := _int(ops[-1])) is not None:
-            sp += -n if mnemonic == "sub" else n
+            change = -n if mnemonic == "sub" else n
+            if change > 0:
+                break  # the epilogue releasing the frame
+            sp += change
         elif mnemonic == "mov" and ops == [fp_name, sp_name]:
             fp = sp
         elif (
@@ -262,27 +277,35 @@ def _x86_frame(instructions: Iterable[tuple[str, str]], bits: int) -> tuple[str,
         elif mnemonic == "enter" and (n := _int(ops[0])) is not None:
             sp -= word
             fp, sp = sp, sp - n
+        elif ops[0] == sp_name:
+            break  # `and rsp, -16`, `mov rsp, …`: the offset is no longer known
         else:
-            break
+            if ops[0] == fp_name:
+                fp = None  # the frame pointer register reused as a general one
+            body = True
     return (fp_name, fp) if fp is not None else (sp_name, sp)
 
 
-def _arm64_frame(instructions: Iterable[tuple[str, str]]) -> tuple[str, int] | None:
+def _arm64_frame(instructions: Iterable[tuple[str, str]]) -> tuple[str, int]:
+    """The same reading for AArch64: `stp`/`str` with a pre-indexed sp writeback, `sub sp, sp, #n`,
+    and `mov x29, sp` or `add x29, sp, #n` setting the frame pointer."""
     sp, fp = 0, None
     for mnemonic, operands in instructions:
         ops = [o.strip() for o in operands.split(",")]
-        if mnemonic in ("stp", "str") and operands.endswith("]!") and (m := re.search(r"\[sp, #(-?\w+)\]!$", operands)):
+        if mnemonic in _ARM64_BRANCH or mnemonic.startswith("b."):
+            break
+        if (m := re.search(r"\[sp, #(-?\w+)\]!$", operands)) is not None:
             sp += _int(m.group(1)) or 0
-        elif mnemonic in ("stp", "str", "paciasp", "bti", "nop"):
-            continue
         elif mnemonic == "sub" and ops[:2] == ["sp", "sp"] and (n := _int(ops[2])) is not None:
             sp -= n
         elif mnemonic == "mov" and ops == ["x29", "sp"]:
             fp = sp
         elif mnemonic == "add" and ops[:2] == ["x29", "sp"] and (n := _int(ops[2])) is not None:
             fp = sp + n
-        else:
+        elif ops[0] == "sp":
             break
+        elif ops[0] in ("x29", "w29"):
+            fp = None
     return ("x29", fp) if fp is not None else ("sp", sp)
 
 

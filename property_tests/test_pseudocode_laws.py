@@ -134,3 +134,10 @@ def test_an_inline_copy_lists_exactly_the_bytes_it_stores(raw):
     assert count == 1 and bytes.fromhex(listed) == raw
     assert pc.inline_copies(out, frozenset()) == (out, 0)  # marked once
     assert pc.inline_copies(line, frozenset({"strncpy"})) == (line, 0)  # a real call stays as it is
+
+
+@given(st.integers(0, 0xFFFF), st.integers(0x1000, 0xF000))
+def test_small_values_are_hex_only_inside_the_image_and_above_page_zero(v, base):
+    image = ((base, base + 0x800),)
+    out, _ = pc.constants(f"x = {v} + y;", image)
+    assert (hex(v) in out) == (v >= 0x1000 and base <= v < base + 0x800 or pc._is_mask(v))

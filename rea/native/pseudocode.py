@@ -224,7 +224,7 @@ def _bitwise_operand(before: str, after: str) -> bool:
 
 
 def _wants_hex(v: int, before: str, after: str, ranges: Sequence[tuple[int, int]]) -> bool:
-    if v > 0xFFFF or _is_mask(v) or any(lo <= v < hi for lo, hi in ranges):
+    if v > 0xFFFF or _is_mask(v) or (v >= 0x1000 and any(lo <= v < hi for lo, hi in ranges)):
         return True
     return v >= 10 and _bitwise_operand(before, after)
 
@@ -465,15 +465,15 @@ def facts_of(
     instructions: Sequence[Mapping[str, Any]] | None,
     callee_names: Iterable[str] = (),
 ) -> Facts:
-    """The facts from a snapshot and a procedure's disassembly (link-time ranges moved to angr's base)."""
-    shift = int(snapshot.get("mapped_base") or snapshot.get("linked_base") or "0", 16) - int(
-        snapshot.get("linked_base") or "0", 16
-    )
+    """The facts from a snapshot and a procedure's disassembly (link-time ranges moved to angr's base;
+    none when the snapshot does not say where angr mapped the image)."""
     ranges = []
-    for seg in snapshot.get("segments", ()):
-        if ":" not in seg["start"]:
-            start = int(seg["start"], 16) + shift
-            ranges.append((start, start + seg["size"]))
+    if snapshot.get("mapped_base"):  # a snapshot cached before it was recorded: angr's base is unknown
+        shift = int(snapshot["mapped_base"], 16) - int(snapshot.get("linked_base") or "0", 16)
+        for seg in snapshot.get("segments", ()):
+            if ":" not in seg["start"]:
+                start = int(seg["start"], 16) + shift
+                ranges.append((start, start + seg["size"]))
     listing = tuple((i["mnemonic"], i["operands"]) for i in instructions or ())
     if proc is not None and instructions:
         entry = next((k for k, i in enumerate(instructions) if i["address"] == proc["address"]), 0)

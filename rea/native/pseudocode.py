@@ -47,6 +47,8 @@ BITWISE = frozenset({"&", "|", "^", "&=", "|=", "^="})
 TIGHTER = frozenset({"*", "/", "%", "+", "-", "<<", ">>", "<", ">", "<=", ">=", "==", "!="})
 _COMMENT_AFTER = re.compile(r"^\s*/\*")
 PRINTABLE = frozenset(range(0x20, 0x7F)) | {0x09, 0x0A, 0x0D}
+# REA's architecture names (the worker's and the fast index's snapshots agree on them) -> the frame readers'
+ARCH = {"x86_64": "AMD64", "x86": "X86", "arm64": "AARCH64"}
 
 
 @attrs.frozen(kw_only=True)
@@ -481,7 +483,7 @@ def facts_of(
     return Facts(
         instructions=listing,
         bits=int(snapshot.get("bits") or 64),
-        arch=str(snapshot.get("arch_name") or ""),  # unknown: no frame is guessed
+        arch=ARCH.get(str(snapshot.get("architecture")), ""),  # unknown: no frame is guessed
         ranges=tuple(ranges),
         callees=frozenset(callee_names),
     )

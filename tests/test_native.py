@@ -137,7 +137,8 @@ def test_every_symbol_is_a_procedure_and_objdump_calls_are_callees(binaries, cac
     assert dossier["assembly"] and all(isinstance(line, str) for line in dossier["assembly"])
     assert all(set(b) == {"start", "end", "successors"} for b in dossier["basic_blocks"])
     assert any(b["successors"] for b in dossier["basic_blocks"]) or len(dossier["basic_blocks"]) == 1
-    assert dossier["procedure"]["signature"] is None and dossier["procedure"]["locals"] == []
+    assert dossier["procedure"]["signature"] is None
+    assert all(set(v) == {"description", "provenance"} for v in dossier["procedure"]["locals"])
     assert dossier["native_value_flow"]["available"] is False and dossier["limitations"]
     assert overview["procedure_count"] == overview["counts"]["procedures"] and overview["segment_count"] >= 2
     assert overview["string_count"] == overview["counts"]["strings"]

@@ -160,9 +160,7 @@ def _elf(source: str | bytes) -> tuple[dict[str, Any], list[Region], dict[int, s
             segments=segments,
             symbols=symbols,
             function_starts=_eh_frame(regions, bits // 8),
-            exports=[
-                {"address": s["address"], "name": s["name"], "kind": s["kind"]} for s in symbols if s["exported"]
-            ],
+            exports=[{"address": s["address"], "name": s["name"], "kind": s["kind"]} for s in symbols if s["exported"]],
         )
     return facts, regions, slots
 

@@ -51,6 +51,22 @@ class WorkerError(Exception):
         self.code, self.message, self.details = code, message, details
 
 
+def _empty_reason(decompiler: Any, function: Any) -> str:
+    """Why angr's Decompiler returned no text: the errors it caught and logged (it then retries with
+    its basic preset), else the stage that left nothing (no AIL graph, or no structured code)."""
+    errors = list(getattr(decompiler, "errors", None) or ())
+    if errors:
+        last = errors[-1]
+        kind = getattr(getattr(last, "exc_type", None), "__name__", None) or type(last).__name__
+        said = getattr(last, "exc_value", None) or getattr(last, "message", None) or last
+        return f"{len(errors)} error(s) caught inside angr, the last {kind}: {str(said)[:300]}"
+    blocks = sum(1 for _ in function.blocks)
+    clinic = getattr(decompiler, "clinic", None)
+    if clinic is None or getattr(clinic, "graph", None) is None:
+        return f"no AIL graph was built from its {blocks} blocks"
+    return f"its {blocks} blocks were lifted, but structuring and code generation produced no statements"
+
+
 def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None:
     """The image of the universal binary's chosen slice (open_binary checked its header), else None."""
     if fat_slice is None:
@@ -225,6 +241,7 @@ class Analysis:
             "entry": self.out(self.project.entry),
             "pic": bool(main.pic),
             "linked_base": f"0x{main.linked_base:x}",
+            "mapped_base": f"0x{main.mapped_base:x}",  # angr's pseudocode prints addresses at this base
             "stripped": not any(s["kind"] == "function" and s["source"] == "primary" for s in symbols),
             "sections": sections,
             "segments": segments,
@@ -580,7 +597,7 @@ class Analysis:
         if decompiler.codegen is None or not decompiler.codegen.text:
             raise WorkerError(
                 "execution_failure",
-                f"angr's decompiler produced no code for {function.name}",
+                f"angr's decompiler produced no code for {function.name}: {_empty_reason(decompiler, function)}",
                 reason="decompiler-empty",
             )
         return {

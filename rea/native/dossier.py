@@ -12,6 +12,7 @@ from typing import Any
 
 from rea.native import annotations as notes
 from rea.native import answers as a
+from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.wire import native as w
@@ -74,12 +75,37 @@ def _comments(p: Mapping[str, Any], kept: notes.Annotations) -> tuple[w.Comment,
     return tuple(sorted(rows, key=lambda c: (value(c.address), c.kind)))
 
 
-def _procedure(p: Mapping[str, Any]) -> w.DossierProcedure:
+LOCAL_PROVENANCE = (
+    "angr's decompiler (variable recovery); the operand is angr's offset from the stack pointer at entry "
+    "restated through the procedure's prologue as the assembly addresses it"
+)
+
+
+def _local(slot: readable.StackLocal) -> w.LocalVariable:
+    sign = "-" if slot.entry_offset < 0 else "+"
+    where = f"{slot.operand} in the assembly, " if slot.operand else ""
+    text = f"{slot.declaration.rstrip(';')} at {where}entry sp {sign} {abs(slot.entry_offset):#x}"
+    return w.LocalVariable(description=text, provenance=LOCAL_PROVENANCE)
+
+
+def _no_pseudocode(
+    reason: str | None, instructions: list[Mapping[str, Any]] | None, p: Mapping[str, Any]
+) -> str | None:
+    """Why there is no pseudocode, and where the body is instead when the assembly was read."""
+    if instructions is None or p["kind"] == "external":
+        return reason
+    return (
+        f"{reason}; the body is in `assembly` ({len(instructions)} instructions) and "
+        f"`basic_blocks` ({len(p.get('blocks', ()))} blocks) instead"
+    )
+
+
+def _procedure(p: Mapping[str, Any], cleaned: readable.Readable | None = None) -> w.DossierProcedure:
     return w.DossierProcedure(
         address=p["address"],
         name=p["name"],
         signature=None,
-        locals=(),
+        locals=() if cleaned is None else tuple(_local(s) for s in cleaned.locals),
         classification=a.classification(p),
         body=a.body(p),
         kind=p["kind"],
@@ -96,27 +122,31 @@ def build(
     pseudocode_reason: str | None,
     instructions: list[Mapping[str, Any]] | None,
     assembly_reason: str | None,
+    cleaned: readable.Readable | None = None,
 ) -> w.Dossier:
-    """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons."""
+    """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons;
+    `cleaned` is what the pseudocode post-processor did (its stack locals become procedure.locals)."""
     available = {k: w.Availability(available=True) for k in FACETS}
     if p["kind"] == "external":  # no body here: what it calls, references or branches to was never read
         for facet in BODY_FACETS:
             available[facet] = w.Availability(available=False, reason=IMPORT_BODY)
     text = pseudocode or ""
     if pseudocode is None:
-        available["pseudocode"] = w.Availability(available=False, reason=pseudocode_reason)
+        available["pseudocode"] = w.Availability(
+            available=False, reason=_no_pseudocode(pseudocode_reason, instructions, p)
+        )
     start, cap = args.get("pseudocode_offset", 0), args.get("max_pseudocode_chars")
     shown = text[start : None if cap is None else start + cap]
     lines = tuple(assembly_line(i) for i in instructions or ())
     if instructions is None:
         available["assembly"] = w.Availability(available=False, reason=assembly_reason)
     first, most = args.get("assembly_offset", 0), args.get("max_instructions")
-    limitations = [NO_VALUE_FLOW, NO_NATIVE_API]
+    limitations = [NO_VALUE_FLOW, NO_NATIVE_API, *(cleaned.notes() if cleaned is not None else ())]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
     incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
     outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
     return w.Dossier(
-        procedure=_procedure(p),
+        procedure=_procedure(p, cleaned),
         pseudocode=None if pseudocode is None else shown,
         assembly=lines[first : None if most is None else first + most],
         comments=_comments(p, notes.of(snapshot)),

@@ -679,7 +679,9 @@ class DossierProcedure:
     address: str = field("Entry address")
     name: str = field("Name")
     signature: str | None = field("Prototype (angr recovers none: null)")
-    locals: tuple[LocalVariable, ...] = field("Local variables (angr reports none)")
+    locals: tuple[LocalVariable, ...] = field(
+        "Stack locals of angr's pseudocode, each with the assembly's operand for its bytes"
+    )
     classification: Classification = field("Kind")
     body: Body = field("Body ranges")
     kind: Literal["function", "thunk", "external"] = field("Kind (extra)")

@@ -16,6 +16,7 @@ from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence, parse_profile
 from rea.native import answers as a
 from rea.native import dossier, graphs
+from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
@@ -559,9 +560,15 @@ def _cfg_procedure(
 
 
 def _engine_tool(
-    name: str, op: str, build: Callable[[Snapshot, Mapping[str, Any], Any, Args], object], *, body_only: bool = False
+    name: str,
+    op: str,
+    build: Callable[[Snapshot, Mapping[str, Any], Any, Args], object],
+    *,
+    body_only: bool = False,
+    with_listing: bool = False,
 ) -> Facts:
-    """A tool that needs the live engine for one procedure; an import has no body to ask about."""
+    """A tool that needs the live engine for one procedure; an import has no body to ask about.
+    `with_listing` adds the procedure's instructions to the reply (None when they cannot be read)."""
 
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
         found = yield from _cfg_procedure(session, args)
@@ -582,7 +589,10 @@ def _engine_tool(
         reply = yield from _engine(session, snapshot, op, proc)
         if not is_successful(reply):
             return failed(session, reply.failure())
-        return _evidence(session, snapshot, name, args, build(snapshot, proc, reply.unwrap(), args), locations=where)
+        answer = reply.unwrap()
+        if with_listing:
+            answer = {**answer, "instructions": (yield from _listing(session, snapshot, proc))}
+        return _evidence(session, snapshot, name, args, build(snapshot, proc, answer, args), locations=where)
 
     program.__name__ = name
     return program
@@ -647,6 +657,15 @@ def _decoded(
     return {"address": proc["address"], "instructions": rows}
 
 
+def _listing(
+    session: Session, snapshot: Snapshot, proc: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, list[Mapping[str, Any]] | None]:
+    """The procedure's instructions, or None when neither the index nor the engine can list them (the
+    pseudocode then names stack locals by their entry-sp offset only)."""
+    listing = yield from _engine(session, snapshot, "disassemble", proc)
+    return listing.unwrap()["instructions"] if is_successful(listing) else None
+
+
 def _assembly_text(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> str:
     return "\n".join(dossier.assembly_line(i) for i in reply["instructions"])
 
@@ -668,8 +687,17 @@ def _instruction_page(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, a
     )
 
 
+def _readable(
+    snapshot: Snapshot, proc: Mapping[str, Any], text: str, instructions: list[Mapping[str, Any]] | None = None
+) -> readable.Readable:
+    """angr's text after the pure post-processor (rea.native.pseudocode), with the procedure's facts."""
+    called = filter(None, (a.name_at(snapshot, c) for c in proc.get("callees", ())))
+    return readable.readable(text, readable.facts_of(snapshot, proc, instructions, called))
+
+
 def _pseudocode(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> Any:
-    return notes.annotate_pseudocode(reply["pseudocode"], proc, notes.of(snapshot))
+    cleaned = _readable(snapshot, proc, reply["pseudocode"], reply.get("instructions"))
+    return notes.annotate_pseudocode(cleaned.text, proc, notes.of(snapshot))
 
 
 def _resolved_ref(proc: Mapping[str, Any] | None) -> w.ResolvedRef:
@@ -698,7 +726,12 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
         if is_successful(reply) and reply.unwrap()["pseudocode"]:
             rows.append(
                 w.Decompiled(
-                    address=text, status="ok", pseudocode=reply.unwrap()["pseudocode"], procedure=_resolved_ref(proc)
+                    address=text,
+                    status="ok",
+                    pseudocode=_readable(
+                        snapshot, proc, reply.unwrap()["pseudocode"], (yield from _listing(session, snapshot, proc))
+                    ).text,
+                    procedure=_resolved_ref(proc),
                 )
             )
         else:
@@ -719,23 +752,25 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()
-    pseudocode, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
+    decompiled, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
         reply = yield from _engine(session, snapshot, "decompile", proc)
         if is_successful(reply):
-            pseudocode = notes.annotate_pseudocode(reply.unwrap()["pseudocode"], proc, notes.of(snapshot))
+            decompiled = reply.unwrap()["pseudocode"]
         else:
             pseudo_reason = reply.failure().message
     instructions, asm_reason = None, "an import has no instructions here"
-    if args.get("include_assembly") is False:
-        asm_reason = "not requested (include_assembly: false)"
-    elif proc["kind"] != "external":
+    if proc["kind"] != "external":
         listing = yield from _engine(session, snapshot, "disassemble", proc)
         if is_successful(listing):
             instructions = listing.unwrap()["instructions"]
         else:
             asm_reason = listing.failure().message
-    result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason)
+    cleaned = None if decompiled is None else _readable(snapshot, proc, decompiled, instructions)
+    if args.get("include_assembly") is False:  # read for the pseudocode's stack names, not shown
+        instructions, asm_reason = None, "not requested (include_assembly: false)"
+    pseudocode = None if cleaned is None else notes.annotate_pseudocode(cleaned.text, proc, notes.of(snapshot))
+    result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason, cleaned)
     return _evidence(
         session,
         snapshot,
@@ -824,7 +859,9 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "find_xrefs_to_name": _named("find_xrefs_to_name", "index", _xrefs_to_name),
     "procedure_assembly": _engine_tool("procedure_assembly", "disassemble", _assembly_text),
     "read_function_instructions": _engine_tool("read_function_instructions", "disassemble", _instruction_page),
-    "procedure_pseudo_code": _engine_tool("procedure_pseudo_code", "decompile", _pseudocode, body_only=True),
+    "procedure_pseudo_code": _engine_tool(
+        "procedure_pseudo_code", "decompile", _pseudocode, body_only=True, with_listing=True
+    ),
     "batch_decompile": batch_decompile,
     "analyze_function": analyze_function,
     "get_call_graph": _walk_tool("get_call_graph", "call graph", _graph),

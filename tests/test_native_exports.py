@@ -206,7 +206,7 @@ def test_a_static_binary_has_no_imports_and_no_engine_names(built, tmp_path):
             return listing, overview["normalized_result"], names, references
 
     listing, overview, names, references = anyio.run(main)
-    assert overview["analysis"]["source"] == "cfg"
+    assert overview["analysis"]["source"] == "index"  # the fast index: metadata and the capstone sweep
     assert overview["imports"] == [] and overview["counts"]["imports"] == 0
     assert [r for r in listing if r["kind"] != "function"] == []
     engine_names = ("Unresolvable", "exit", "sys_")
@@ -214,7 +214,7 @@ def test_a_static_binary_has_no_imports_and_no_engine_names(built, tmp_path):
     assert not [r for r in names if str(r["value"]).startswith(engine_names)]
     assert {r["value"] for r in listing} >= {"fact", "dispatch", "_start"}
     unresolved = references["unresolved_calls"]  # the call through the pointer is counted, not a callee
-    assert [u["reason"] for u in unresolved] == ["indirect call angr did not resolve"]
+    assert len(unresolved) == 1 and "indirect call" in unresolved[0]["reason"]
     assert not [r for r in references["references"] if r["kind"]["call"]]
 
 
@@ -295,6 +295,8 @@ def test_nothing_is_written_beside_a_target(built, tmp_path):
         listing = result(await s.call_tool("list_procedures", {}))
         assert len(listing) > COUNT
         ok_evidence(await s.call_tool("procedure_pseudo_code", {"procedure": "f7"}))
+        # value traces still build angr's whole-program CFG, which spills its functions to the runtime database
+        ok_evidence(await s.call_tool("trace_native_values", {"procedure": "f7", "max_depth": 0}))
         return [str(p.relative_to(scratch)) for p in scratch.glob("*/*")]
 
     async def main():
@@ -324,7 +326,8 @@ def test_nothing_is_written_beside_a_target(built, tmp_path):
     for seen in (live, killed):
         assert any(name.endswith("_angr_rtdb") for name in seen), seen  # the database was made, in the scratch
         assert any(name.split("/")[1].startswith("pyvex_ffi_parser_cache") for name in seen), seen
-    assert closed == [] and after_kill == [] and list((cache / "cli" / "engine").iterdir()) == []
+    cli_engine = cache / "cli" / "engine"  # `rea analyze` answers from the fast index: angr may never start
+    assert closed == [] and after_kill == [] and (not cli_engine.exists() or list(cli_engine.iterdir()) == [])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

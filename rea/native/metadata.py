@@ -20,7 +20,8 @@ from rea.native.addresses import value
 # a name angr made up from an address: replaced by a metadata name when one is known
 SYNTHETIC_PREFIXES = ("sub_", "fcn.", "FUN_")
 # an export names its procedure (a bundle's LC_FUNCTION_STARTS gives only addresses) unless a symbol does
-PRIORITY = {"symbols": 0, "exports": 1, "go-pclntab": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
+# an export's name is the public one: it names the start before a local symbol at the same address does
+PRIORITY = {"exports": 0, "symbols": 1, "go-pclntab": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
 
 
 def starts(loader: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -71,7 +71,7 @@ def test_names_and_facts_are_never_overridden_by_neighbours(data):
     loader = data.draw(loaders(procs))
     index = origin.facts(loader)
     for row in origin.annotate(procs, loader):
-        if row["origin"]["source"] == "library-neighbours":
+        if row["origin"]["source"] == "neighbours":
             assert origin.synthetic(row.get("name"))
             alone = origin.classify(row["address"], row.get("name"), row["size"], row["kind"], index)
             assert alone.source == "unmatched"

@@ -18,7 +18,7 @@ import pytest
 
 from effects.native import metadata as reader
 from effects.native import origin_facts
-from rea.native import metadata, origin
+from rea.native import metadata
 from support import clean_env
 from test_mcp_e2e import connect, ok
 from test_native import ok_evidence
@@ -29,14 +29,15 @@ SOURCE = r"""
 
 static int checksum_block(const char *s) { int t = 0; while (*s) t = t * 31 + *s++; return t; }
 int decode_config(const char *s) { return checksum_block(s) ^ 0x5a5a; }
+int config_version(void) { return 3; }
 int apply_rules(int config, int rounds) { for (int i = 0; i < rounds; i++) config = (config << 1) ^ i; return config; }
 int main(int argc, char **argv) {
     int config = decode_config(argc > 1 ? argv[1] : "default");
-    printf("%d %zu\n", apply_rules(config, argc + 3), strlen(argv[0]));
+    printf("%d %d %zu\n", apply_rules(config, argc + 3), config_version(), strlen(argv[0]));
     return 0;
 }
 """
-OWN = {"checksum_block", "decode_config", "apply_rules", "main"}
+OWN = {"checksum_block", "decode_config", "config_version", "apply_rules", "main"}  # config_version: 11 bytes
 BUILDS = {
     "static": ["-O0", "-static"],
     "static_g": ["-O0", "-static", "-g"],
@@ -216,3 +217,35 @@ def test_go_packages_say_program_runtime_and_library(go_build, cache, monkeypatc
     program = {name for name, o in by_name.items() if o["kind"] == "program"}
     assert program == {n for n in texts if n.startswith("main.")} & set(by_name) and len(program) >= 2
     assert all(o["source"] == "go-package" for o in by_name.values())
+
+
+def objdump_extents(path: Path) -> dict[str, tuple[str, int]]:
+    """name -> (address, bytes up to the next symbol objdump prints) for the .text functions."""
+    out = subprocess.run(["objdump", "-d", "-j", ".text", str(path)], capture_output=True, text=True).stdout
+    starts = [(int(a, 16), n) for a, n in re.findall(r"^([0-9a-f]+) <([^>]+)>:", out, re.M)]
+    return {n: (f"0x{a:x}", b - a) for (a, n), (b, _) in zip(starts, starts[1:], strict=False)}
+
+
+def test_functions_only_the_cfg_finds_are_matched_at_their_cfg_size(builds, cache, monkeypatch):
+    """crtbegin's helpers have no FDE (and size-less symbols in crtbeginT.o): only the CFG finds them, with
+    the extent it gives them; completed() classifies them from the worker's post-CFG matches."""
+    monkeypatch.setenv("REA_CACHE_DIR", str(cache))
+    extents = objdump_extents(builds["static"])
+    crt = ["deregister_tm_clones", "__do_global_dtors_aux", "frame_dummy"]
+    path = str(builds["static_stripped"])
+    loader = {"symbols": [], "function_starts": reader.function_starts(path, "elf"), "sections": []}
+    loader["origin_facts"] = origin_facts.origin_facts(path, metadata.starts(loader))
+    found = [
+        {**metadata.procedure({"address": a, "name": None, "size": s, "source": "cfg"})}
+        for a, s in (extents[n] for n in crt)
+    ]
+    cfg = {
+        "procedures": sorted([*metadata.procedures(loader), *found], key=lambda p: int(p["address"], 16)),
+        "strings": [],
+        "data_references": [],
+        "origin_matches": origin_facts.matches_in(path, found),
+    }
+    rows = {p["address"]: p["origin"] for p in metadata.completed(cfg, loader)["procedures"]}
+    for name in crt:
+        assert rows[extents[name][0]]["kind"] == "runtime" and rows[extents[name][0]]["source"] == "library-match"
+    assert rows[extents["main"][0]]["kind"] == "program"

@@ -24,8 +24,9 @@ Rules, first that speaks wins:
 7. a known C runtime name (`_start`, `_init`, `frame_dummy`, ...);
 8. otherwise: the program's, when the binary's library code could be identified at all (a dynamic
    link, or static libraries, DWARF or FILE entries to compare with), else `unknown`. A short
-   unnamed unmatched function between two library functions (or a short one beside library code) is a
-   library's: link order keeps the program's objects together, ahead of the archives' members.
+   run of unnamed unmatched functions between two library functions (or a library function and the end)
+   is a library's, a run of short ones (padding, stubs) between runtime functions the runtime's: link
+   order keeps the program's objects together, ahead of the archives' members.
 """
 
 from __future__ import annotations
@@ -315,38 +316,48 @@ def synthetic(name: str | None) -> bool:
     return not name or name.startswith(SYNTHETIC_PREFIXES)
 
 
-def _fills(origin: Origin, name: str | None) -> bool:
-    """Unnamed code no fact placed: its neighbours decide."""
+def _filler(origin: Origin, name: str | None) -> bool:
+    """Unnamed code no fact placed: its neighbours may."""
     return origin.source == "unmatched" and synthetic(name)
 
 
-def _between(before: Origin | None, after: Origin | None, size: int) -> Origin | None:
-    """Unnamed unmatched code between two library functions (alignment runs, code the libraries' symbols do
-    not cover), or short code beside library and runtime code only (one side may be the end of the list)."""
+def _run_origin(before: Origin | None, after: Origin | None, sizes: Sequence[int]) -> Origin | None:
+    """What the placed functions around a run of unnamed unmatched code say of it. Between library code (or
+    library code and the end of the list) it is the library's: the program's objects are linked together,
+    ahead of the archives, so its code never sits between two members. A run of short pieces only
+    (alignment, stubs) between runtime code is the runtime's. Anything else stays the program's."""
     present = [n for n in (before, after) if n is not None]
-    if not any(n.kind == "library" for n in present) or any(n.kind not in ("library", "runtime") for n in present):
-        return None
+    kinds = {n.kind for n in present}
     units = {n.unit for n in present}
     unit = units.pop() if len(units) == 1 else None
-    if size < MIN_MATCHED_SIZE or (before is not None and after is not None and before.kind == after.kind):
-        return Origin(kind="library", source="library-neighbours", unit=unit)
+    if kinds == {"library"}:
+        return Origin(kind="library", source="neighbours", unit=unit)
+    if before is not None and before.kind == "library" and after is not None and after.kind == "runtime":
+        # library code before the C runtime's start-up: the cold parts the linker puts ahead of `_start`;
+        # the program's slot is the other way round (after crt, before the archives)
+        if all(size < MIN_MATCHED_SIZE for size in sizes):
+            return Origin(kind="library", source="neighbours", unit=before.unit)
+    if kinds == {"runtime"} and all(size < MIN_MATCHED_SIZE for size in sizes):
+        return Origin(kind="runtime", source="neighbours", unit=unit)
     return None
 
 
 def _neighboured(origins: list[Origin], sizes: Sequence[int], names: Sequence[str | None]) -> list[Origin]:
-    """Link order keeps each archive member's code together: unnamed unmatched code amid a library's is the
-    library's (a named one is not: the libraries' names were compared, and that name is in none of them)."""
-    placed = [i for i, o in enumerate(origins) if not _fills(o, names[i])]
+    """Runs of unnamed unmatched code placed by the functions around them (a named function is not a filler:
+    the libraries' names were compared, and its name is in none of them)."""
     out = list(origins)
-    for i, origin in enumerate(origins):
-        if not _fills(origin, names[i]):
+    i = 0
+    while i < len(origins):
+        if not _filler(origins[i], names[i]):
+            i += 1
             continue
-        j = bisect.bisect_left(placed, i)
-        before = origins[placed[j - 1]] if j > 0 else None
-        after = origins[placed[j]] if j < len(placed) else None
-        found = _between(before, after, sizes[i])
+        j = i
+        while j < len(origins) and _filler(origins[j], names[j]):
+            j += 1
+        found = _run_origin(origins[i - 1] if i > 0 else None, origins[j] if j < len(origins) else None, sizes[i:j])
         if found is not None:
-            out[i] = found
+            out[i:j] = [found] * (j - i)
+        i = j
     return out
 
 
@@ -397,7 +408,7 @@ def of(p: Mapping[str, Any]) -> Origin:
 
 def counts(procs: Iterable[Mapping[str, Any]]) -> dict[str, int]:
     """Procedures per origin kind, every kind present."""
-    found = dict.fromkeys(ORIGIN_KINDS, 0)
+    found: dict[str, int] = dict.fromkeys(ORIGIN_KINDS, 0)
     for p in procs:
         found[of(p).kind] += 1
     return found

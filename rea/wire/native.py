@@ -76,7 +76,7 @@ class ProcedureOrigin:
     kind: OriginKind = field("program: the binary's own code; library; runtime; unknown: nothing could tell")
     source: str = field(
         "What decided it: dwarf, symtab-file, go-package, rust-crate, library-match (bytes equal an installed "
-        "static library's, relocations masked), library-name, library-neighbours, runtime-name, runtime-section, import, "
+        "static library's, relocations masked), library-name, neighbours, runtime-name, runtime-section, import, "
         "unmatched (in no library the binary could be compared with), engine-placeholder, no-facts",
         minLength=1,
     )

@@ -249,3 +249,34 @@ def test_functions_only_the_cfg_finds_are_matched_at_their_cfg_size(builds, cach
     for name in crt:
         assert rows[extents[name][0]]["kind"] == "runtime" and rows[extents[name][0]]["source"] == "library-match"
     assert rows[extents["main"][0]]["kind"] == "program"
+
+
+RUST_PROGRAM = """
+use std::collections::HashMap;
+#[inline(never)]
+fn decode_config(s: &str) -> HashMap<String, usize> {
+    let mut m = HashMap::new();
+    for (i, part) in s.split(',').enumerate() { m.insert(part.to_uppercase(), i); }
+    m
+}
+fn main() { println!("{}", decode_config(&std::env::args().next().unwrap()).len()); }
+"""
+
+
+def test_rust_crates_say_program_and_library(tmp_path, cache, monkeypatch):
+    """rustc's own mangling (legacy for the program, v0 for the shipped std): `nm` lists the symbols, the
+    test's source says which are the program's."""
+    if shutil.which("rustc") is None:
+        pytest.skip("rustc is not installed")
+    (tmp_path / "config_rs.rs").write_text(RUST_PROGRAM)
+    subprocess.run(["rustc", "-C", "opt-level=0", "config_rs.rs"], cwd=tmp_path, check=True, capture_output=True)
+    rows = classified(tmp_path / "config_rs", cache, monkeypatch)
+    named = nm_functions(tmp_path / "config_rs")
+    by_name = {n: r["origin"] for r in rows for n in named.get(r["address"], ())}
+    own = {n for n in by_name if "9config_rs" in n}
+    assert len(own) == 2  # decode_config and main
+    assert all(by_name[n] == {"kind": "program", "source": "rust-crate", "unit": "config_rs"} for n in own)
+    crates = [o["unit"] for o in by_name.values() if o["source"] == "rust-crate"]
+    assert {"std", "core", "alloc"} <= set(crates)
+    assert all(o["kind"] == "library" for n, o in by_name.items() if o["source"] == "rust-crate" and n not in own)
+    assert by_name["_start"]["kind"] == "runtime" and by_name["main"]["kind"] == "program"  # rustc's C main

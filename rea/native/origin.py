@@ -89,6 +89,7 @@ RUST_LIBRARY_CRATES = frozenset(
         "cfg_if",
         "rustc_std_workspace_core",
         "rustc_std_workspace_alloc",
+        "__rustc",
     }
 )
 # code the linker and the C runtime objects put in sections of their own
@@ -97,7 +98,8 @@ RUNTIME_SECTIONS = frozenset({".init", ".fini", ".plt", ".plt.got", ".plt.sec", 
 LIBRARY_PATHS = ("/usr/include/", "/usr/src/", "sysdeps/", "/build/glibc", "libgcc", "/rustc/", "/.cargo/registry/")
 
 _RUST_LEGACY = re.compile(r"^_?_ZN(.*)17h[0-9a-f]{16}E")
-_RUST_V0 = re.compile(r"^_?_R\d*(?:N[A-Za-z])*C(?:s[0-9A-Za-z]*_)?(\d+)")
+_RUST_V0_START = re.compile(r"^_?_R\d*")
+_RUST_V0_ROOT = re.compile(r"(?:s[0-9A-Za-z]*_)?(\d+)")
 _RUST_DEMANGLED = re.compile(r"^<?([A-Za-z_][A-Za-z0-9_]*)::")
 
 
@@ -238,13 +240,49 @@ def rust_crate(name: str) -> str | None:
         if digits is None:
             return None
         first = path[len(digits.group()) : len(digits.group()) + int(digits.group())]
-        if first.startswith(("_$LT$", "$LT$")):  # <alloc::string::String as core::fmt::Display>
-            first = first.split("$LT$", 1)[1]
-        return first.split("..", 1)[0].lstrip("_$&") or None
-    v0 = _RUST_V0.match(name)
-    if v0:
-        start = v0.end()
-        return name[start : start + int(v0.group(1))] or None
+        return _legacy_crate(first)
+    return _v0_crate(name)
+
+
+_LEGACY_ESCAPES = (("$LT$", "<"), ("$GT$", ">"), ("$u20$", " "), ("$RF$", "&"), ("$BP$", "*"), ("..", "::"))
+_IMPL_SELF = re.compile(r"^_?<+[&*\[\s]*(?:mut |const )?([A-Za-z_][A-Za-z0-9_]*)::")
+_IMPL_TRAIT = re.compile(r" as ([A-Za-z_][A-Za-z0-9_]*)::")
+
+
+def _legacy_crate(first: str) -> str | None:
+    """The crate of a legacy path's first component; an impl (`<alloc::string::String as core::fmt::Display>`)
+    belongs to its type's crate when the type is a path, else to its trait's (`<usize as core::fmt::Debug>`)."""
+    text = first
+    for escape, plain in _LEGACY_ESCAPES:
+        text = text.replace(escape, plain)
+    if "<" not in text:
+        return text.split("::", 1)[0].lstrip("_") or None
+    found = _IMPL_SELF.match(text) or _IMPL_TRAIT.search(text)
+    return found.group(1) if found else None
+
+
+def _v0_crate(name: str) -> str | None:
+    """The first crate root of a v0 symbol (`_R` then path prefixes I, M, X, Y, N<namespace> before `C`)."""
+    head = _RUST_V0_START.match(name)
+    if head is None:
+        return None
+    at = head.end()
+    while at < len(name):
+        tag = name[at]
+        if tag == "C":
+            root = _RUST_V0_ROOT.match(name, at + 1)
+            if root is None:
+                return None
+            start = root.end() + name.startswith("_", root.end())  # `_` separates a name starting with _ or a digit
+            return name[start : start + int(root.group(1))] or None
+        if tag == "N":
+            at += 2
+        elif tag in "IMXY":
+            at += 1
+            if tag != "I" and name.startswith("s", at):  # an impl path's disambiguator
+                at = name.find("_", at) + 1 or len(name)
+        else:
+            return None
     return None
 
 

@@ -112,3 +112,32 @@ def test_hostile_names_are_classified_without_error(name):
     assert origin.classify("0x1000", name, 3, "function", index).kind in origin.ORIGIN_KINDS
     origin.rust_crate(name)
     origin.go_package(name)
+
+
+@given(st.data())
+def test_origins_do_not_depend_on_the_order_procedures_come_in(data):
+    procs = data.draw(procedure_lists())
+    loader = data.draw(loaders(procs))
+    shuffled = data.draw(st.permutations(procs))
+    first = {r["address"]: r["origin"] for r in origin.annotate(procs, loader)}
+    assert {r["address"]: r["origin"] for r in origin.annotate(shuffled, loader)} == first
+
+
+@given(st.integers(min_value=1, max_value=6), st.lists(st.integers(min_value=1, max_value=200), min_size=1))
+def test_unnamed_code_between_two_library_functions_is_library(gap, sizes):
+    """A run of unnamed, unmatched functions between two byte-matched library functions takes their kind."""
+    procs = [{"address": "0x1000", "name": "sub_1000", "size": 64, "kind": "function"}]
+    at = 0x1040
+    for size in sizes[:gap]:
+        procs.append({"address": f"0x{at:x}", "name": f"sub_{at:x}", "size": size, "kind": "function"})
+        at += size
+    procs.append({"address": f"0x{at:x}", "name": None, "size": 64, "kind": "function"})
+    matched = [
+        {"address": p["address"], "name": "f", "library": "libc.a", "member": "m.o", "kind": "library"}
+        for p in (procs[0], procs[-1])
+    ]
+    loader = {"origin_facts": {"linkage": "static", "library_matches": {"libraries": [{}], "matches": matched}}}
+    rows = origin.annotate(procs, loader)
+    assert [r["origin"]["kind"] for r in rows] == ["library"] * len(procs)
+    assert {r["origin"]["source"] for r in rows[1:-1]} == {"neighbours"}
+    assert rows[1]["origin"]["unit"] == "libc.a(m.o)"

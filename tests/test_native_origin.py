@@ -291,3 +291,33 @@ def test_rust_crates_say_program_and_library(tmp_path, cache, monkeypatch):
     assert {"std", "core", "alloc"} <= set(crates)
     assert all(o["kind"] == "library" for n, o in by_name.items() if o["source"] == "rust-crate" and n not in own)
     assert by_name["_start"]["kind"] == "runtime" and by_name["main"]["kind"] == "program"  # rustc's C main
+
+
+def test_damaged_files_give_bounded_facts(builds, cache, tmp_path, monkeypatch):
+    """Truncated or corrupted ELF files (symbol tables, DWARF, segments) never raise: the facts say what
+    could not be read, and the classifier still answers for every procedure."""
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+
+    monkeypatch.setenv("REA_CACHE_DIR", str(cache))
+    original = builds["dynamic_g"].read_bytes()
+    target = tmp_path / "damaged"
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(
+        st.integers(min_value=0, max_value=len(original)),
+        st.lists(st.tuples(st.integers(0, len(original) - 1), st.integers(0, 255)), max_size=40),
+    )
+    def check(cut, flips):
+        data = bytearray(original[:cut] if cut < 64 else original)
+        for at, byte in flips:
+            if at < len(data):
+                data[at] = byte
+        target.write_bytes(bytes(data[:cut]) if cut >= 64 else bytes(data))
+        facts = origin_facts.origin_facts(str(target), [{"address": "0x1139", "size": 54, "name": None}])
+        assert set(facts) >= {"linkage", "file_symbols", "compile_units", "library_matches"}
+        loader = {"origin_facts": facts, "sections": [], "symbols": []}
+        rows = metadata.procedures({**loader, "function_starts": [{"address": "0x1139", "size": 54, "source": "x"}]})
+        assert all(r["origin"]["kind"] in ("program", "library", "runtime", "unknown") for r in rows)
+
+    check()

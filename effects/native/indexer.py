@@ -20,8 +20,8 @@ from typing import Any
 
 import orjson
 
-from effects.native import metadata
-from rea.native import gostrings
+from effects.native import metadata, origin_facts
+from rea.native import gostrings, origin
 from rea.native import index as pure_index
 from rea.native.eh_frame import fde_ranges
 from rea.native.strings import runs as text_runs
@@ -387,8 +387,21 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
         _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
     snapshot = pure_index.snapshot(facts, swept, slots, executable)
+    _classify(snapshot, source)
     snapshot["index"]["elapsed_ms"] = int((time.monotonic() - started) * 1000)
     return snapshot
+
+
+def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
+    """Each procedure's origin (rea.native.origin), from the file's FILE entries, DWARF units and byte matches
+    of the index's own procedures against the installed static libraries."""
+    functions = [
+        {"address": p["address"], "size": p["size"], "name": p["name"]}
+        for p in snapshot["procedures"]
+        if p["kind"] == "function" and ":" not in p["address"]
+    ]
+    snapshot["origin_facts"] = origin_facts.origin_facts(source, functions)
+    snapshot["procedures"] = origin.annotate(snapshot["procedures"], snapshot)
 
 
 def main(argv: list[str]) -> int:

@@ -26,8 +26,9 @@ from collections.abc import Callable
 
 import orjson
 
-from effects.native import metadata, valueflow
+from effects.native import metadata, origin_facts, valueflow
 from rea.native import headers
+from rea.native import metadata as known
 from rea.native.strings import runs as text_runs
 
 ARCHITECTURES = {
@@ -232,7 +233,7 @@ class Analysis:
             )
         fmt = FORMATS.get(type(main).__name__, "unknown")
         text = next((s for s in getattr(main, "sections", []) if s.name in (".text", "__text") and s.vaddr), None)
-        return {
+        facts = {
             "format": fmt,
             "architecture": ARCHITECTURES[self.project.arch.name],
             "arch_name": self.project.arch.name,
@@ -253,6 +254,9 @@ class Analysis:
             "macho_filetype": "bundle" if self.bundle else None,
             "go": metadata.go_tables(self.source, text.vaddr - self.rebase if text is not None else 0),
         }
+        # where each function came from: FILE entries, DWARF units, static-library matches (rea.native.origin)
+        facts["origin_facts"] = origin_facts.origin_facts(self.source, known.starts(facts))
+        return facts
 
     def scan_strings(self) -> list[dict[str, Any]]:
         """Terminated text runs (>= 4 characters; UTF-8, UTF-16 and UTF-32) in non-executable data sections, found
@@ -401,7 +405,15 @@ class Analysis:
                     }
                 )
         data_refs.sort(key=lambda r: (r["to"], r["from"]))
-        return {"procedures": procedures, "strings": strings, "data_references": data_refs}
+        # the CFG finds functions the metadata does not list (no symbol, no FDE): compare them with the
+        # static libraries too, at the sizes the CFG gives them
+        found = [p for p in procedures if p["kind"] == "function" and ":" not in p["address"]]
+        return {
+            "procedures": procedures,
+            "strings": strings,
+            "data_references": data_refs,
+            "origin_matches": origin_facts.matches_in(self.source, found),
+        }
 
     def _engine_made(self, kb: Any) -> dict[int, str]:
         """Functions angr made up that are not the binary's: its placeholders for targets it could not resolve

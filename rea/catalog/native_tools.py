@@ -62,7 +62,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "binary_overview",
         "Binary Overview",
         "Document, segments and counts (segment_count, procedure_count, string_count), with format, "
-        "architecture, entry, the largest procedures and imports. The first call builds the analysis (seconds); "
+        "architecture, entry, the program's own functions first (program_procedures, with counts per origin: "
+        "program, library, runtime), the largest procedures and imports. The first call builds the analysis (seconds); "
         "later calls reuse it.",
         w.OverviewArgs,
         w.Overview,
@@ -78,9 +79,10 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "list_procedures",
         "List Procedures",
-        "Every procedure (functions, thunks, imports): address, name as value, kind and size. Complete unless "
-        "offset/limit ask for a page.",
-        w.ListingArgs,
+        "Every procedure (functions, thunks, imports): address, name as value, kind, size and origin (program, "
+        'library, runtime or unknown, and what said so). origin: "program" lists the binary\'s own code alone. '
+        "Complete unless offset/limit ask for a page.",
+        w.ProcedureListingArgs,
         tuple[w.ProcedureRow, ...],
     ),
     _typed(
@@ -133,8 +135,9 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "search_procedures",
         "Search Procedures",
-        "Every procedure whose name matches a literal or regular expression, as {address, value}.",
-        w.SearchArgs,
+        "Every procedure whose name matches a literal or regular expression, as {address, value}; origin keeps "
+        "to the program's own code (or library, runtime, unknown).",
+        w.ProcedureSearchArgs,
         tuple[w.SearchRow, ...],
         example={"pattern": "main"},
     ),

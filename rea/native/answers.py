@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar, overload
 
+from rea.native import origin as o
 from rea.native import queries as q
 from rea.errors import ReaError
 from rea.native.addresses import value
@@ -111,9 +112,14 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
     imports = sorted({p["name"] for p in procs if p["kind"] == "external"} | _imported_symbols(snapshot))
     strings = snapshot.get("strings", snapshot.get("scanned_strings", ()))
     extents = [w.Extent(name=s["name"], start=s["start"], end=s["end"], length=s["size"]) for s in snapshot["segments"]]
+    own = sorted((p for p in functions if o.of(p).kind == "program"), key=lambda p: (-p["size"], p["address"]))
     return w.Overview(
         document=document,
         detail=args["detail"],
+        program_procedures=tuple(
+            w.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in own[:limit]
+        ),
+        origins=w.OriginCounts(**o.counts(procs)),
         segments=tuple(extents),
         segment_count=len(extents),
         procedure_count=len(procs),
@@ -201,7 +207,20 @@ def go_info(go: Mapping[str, Any] | None) -> w.GoInfo | None:
 def procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
     kind = classification(p)
     flags = w.ProcedureFlags(external=kind.external, thunk=kind.thunk, thunk_target=kind.thunk_target)
-    return w.ProcedureRow(address=p["address"], value=p["name"], procedure=flags, kind=p["kind"], size=p["size"])
+    origin = o.of(p)
+    return w.ProcedureRow(
+        address=p["address"],
+        value=p["name"],
+        procedure=flags,
+        kind=p["kind"],
+        size=p["size"],
+        origin=w.ProcedureOrigin(kind=origin.kind, source=origin.source, unit=origin.unit),
+    )
+
+
+def of_origin(procs: Iterable[Mapping[str, Any]], wanted: str | None) -> list[Mapping[str, Any]]:
+    """The procedures of one origin kind (all of them when none is asked for)."""
+    return [p for p in procs if wanted is None or o.of(p).kind == wanted]
 
 
 def string_row(s: Mapping[str, Any]) -> w.StringRow:

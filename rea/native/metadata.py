@@ -14,12 +14,12 @@ import bisect
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rea.native import origin
 from rea.native import strings as text
 from rea.native.addresses import value
 
 # a name angr made up from an address: replaced by a metadata name when one is known
-SYNTHETIC_PREFIXES = ("sub_", "fcn.", "FUN_")
-# an export names its procedure (a bundle's LC_FUNCTION_STARTS gives only addresses) unless a symbol does
+SYNTHETIC_PREFIXES = origin.SYNTHETIC_PREFIXES
 # an export's name is the public one: it names the start before a local symbol at the same address does
 PRIORITY = {"exports": 0, "symbols": 1, "go-pclntab": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
 
@@ -75,7 +75,8 @@ def procedure(row: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def procedures(loader: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [procedure(r) for r in starts(loader)]
+    """The metadata's procedures, each with its origin (program, library, runtime)."""
+    return origin.annotate([procedure(r) for r in starts(loader)], loader)
 
 
 def fallback(loader: Mapping[str, Any], error: Mapping[str, Any]) -> dict[str, Any]:
@@ -227,7 +228,9 @@ def merged(snapshot: Mapping[str, Any], loader: Mapping[str, Any]) -> dict[str, 
 
 
 def completed(cfg: Mapping[str, Any], loader: Mapping[str, Any]) -> dict[str, Any]:
-    """The CFG answer named from metadata, its fragments folded in, its strings completed by the scan."""
+    """The CFG answer named from metadata, its fragments folded in, its strings completed by the scan, each
+    procedure's origin classified."""
     named = {**cfg, "procedures": renamed(cfg["procedures"], loader)}
     named["strings"] = text.with_scanned(cfg.get("strings", ()), loader.get("scanned_strings", ()))
-    return merged(named, loader)
+    folded = merged(named, loader)
+    return {**folded, "procedures": origin.annotate(folded["procedures"], origin.with_matches(loader, cfg))}

@@ -52,7 +52,35 @@ class ListingArgs:
     )
 
 
+OriginKind = Literal["program", "library", "runtime", "unknown"]
+_ORIGIN_FILTER = (
+    "Only procedures of this origin (our extra): program (the binary's own code), library (static or "
+    "imported library code), runtime (C runtime start-up, Go runtime), unknown"
+)
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureListingArgs(ListingArgs):
+    """list_procedures: the listing arguments, and an origin to keep to (the program's own code alone)."""
+
+    origin: OriginKind | None = field(_ORIGIN_FILTER, omit_none=True)
+
+
 # -------------------------------------------------------------------- results
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureOrigin:
+    """Where a procedure's code came from, and what said so (rea.native.origin has the rules)."""
+
+    kind: OriginKind = field("program: the binary's own code; library; runtime; unknown: nothing could tell")
+    source: str = field(
+        "What decided it: dwarf, symtab-file, go-package, rust-crate, library-match (bytes equal an installed "
+        "static library's, relocations masked), library-name, neighbours, runtime-name, runtime-section, import, "
+        "unmatched (in no library the binary could be compared with), engine-placeholder, no-facts",
+        minLength=1,
+    )
+    unit: str | None = field("The compile unit, source file, package, crate or library member it names")
 
 
 @attrs.frozen(kw_only=True)
@@ -71,6 +99,7 @@ class ProcedureRow:
     procedure: ProcedureFlags | None = field("Kind facts", omit_none=True)
     kind: Literal["function", "thunk", "external"] = field("Our classification (extra)")
     size: int = field("Bytes covered by the procedure's blocks (extra)", minimum=0)
+    origin: ProcedureOrigin = field("Where its code came from (extra)")
 
 
 _NO_TOTAL = 2**53 - 1
@@ -110,6 +139,13 @@ class SearchArgs:
     limit: int | None = field(
         "Matches to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
     )
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureSearchArgs(SearchArgs):
+    """search_procedures: the search arguments, and an origin to keep to."""
+
+    origin: OriginKind | None = field(_ORIGIN_FILTER, omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -253,6 +289,14 @@ class SizedProcedure:
 
 
 @attrs.frozen(kw_only=True)
+class OriginCounts:
+    program: int = field("The binary's own procedures", minimum=0)
+    library: int = field("Library procedures (static library code and imports)", minimum=0)
+    runtime: int = field("Runtime procedures (C start-up, Go runtime)", minimum=0)
+    unknown: int = field("Procedures nothing could place", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
 class AnalysisState:
     source: Literal["cfg", "metadata", "index"] = field(
         "Where the procedures come from: angr's CFG; the binary's metadata (symbols, exception-frame "
@@ -297,6 +341,11 @@ class GoInfo:
 class Overview:
     document: str = field("The open document")
     detail: Literal["concise", "detailed"] = field("The detail asked for")
+    program_procedures: tuple[SizedProcedure, ...] = field(
+        "The program's own functions, largest first (the first `limit`; extra): list_procedures with "
+        "origin program lists them all"
+    )
+    origins: OriginCounts = field("Procedures per origin (extra)")
     segments: tuple[Extent, ...] = field("Loadable segments")
     segment_count: int = field("Loadable segments", minimum=0)
     procedure_count: int = field("Procedures, thunks and imports", minimum=0)

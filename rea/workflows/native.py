@@ -292,7 +292,8 @@ FROM_METADATA = ("binary_overview", "list_procedures", "list_names")
 
 def _procedure_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     confidence = "observed" if snapshot.get("preview") else "derived"
-    return a.window([a.procedure_row(p) for p in q.procedures(snapshot)], args), confidence, ()
+    rows = [a.procedure_row(p) for p in a.of_origin(q.procedures(snapshot), args.get("origin"))]
+    return a.window(rows, args), confidence, ()
 
 
 SCANNED_ONLY = (
@@ -353,7 +354,7 @@ def _searcher(collection: str) -> Answer:
         else:
             source = [
                 {"value": p["name"], "row": w.SearchRow(address=p["address"], value=p["name"])}
-                for p in q.procedures(snapshot)
+                for p in a.of_origin(q.procedures(snapshot), args.get("origin"))
             ]
         found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
         if isinstance(found, str):

@@ -401,7 +401,7 @@ def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
         if p["kind"] == "function" and ":" not in p["address"]
     ]
     snapshot["origin_facts"] = origin_facts.origin_facts(source, functions)
-    snapshot["procedures"] = origin.annotate(snapshot["procedures"], snapshot)
+    snapshot["procedures"] = pure_index.inherit_fragment_origins(origin.annotate(snapshot["procedures"], snapshot))
 
 
 def main(argv: list[str]) -> int:

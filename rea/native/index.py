@@ -134,6 +134,7 @@ def snapshot(
         for p in s["referenced_by"]:
             procs[value(p)]["strings"].append(s["address"])
     _link(procs, externs)
+    _mark_fragments(procs, references)
     unresolved = 0
     if swept is not None:
         for site in swept.indirect_calls:
@@ -259,6 +260,37 @@ def _link(procs: Mapping[int, dict[str, Any]], externs: Mapping[int, dict[str, A
             by_address[callee]["callers"].append(p["address"])
     for p in by_address.values():
         p["callers"] = sorted(set(p["callers"]), key=value)
+
+
+def _mark_fragments(procs: Mapping[int, dict[str, Any]], references: Sequence[Mapping[str, Any]]) -> None:
+    """A procedure nobody calls and only one other procedure jumps to is that procedure's part (a `.cold`
+    piece the compiler moved away): it is marked `fragment_of`, so what is said of its owner (its origin)
+    can be said of it."""
+    reached: dict[str, set[tuple[str, str | None]]] = {}
+    for ref in references:
+        if ref["to"].startswith("0x"):
+            reached.setdefault(ref["to"], set()).add((ref["kind"], ref["from_procedure"]))
+    for p in procs.values():
+        seen = reached.get(p["address"], set())
+        jumpers = {source for kind, source in seen if kind == "jump" and source not in (None, p["address"])}
+        if not p["callers"] and len(jumpers) == 1 and all(kind == "jump" for kind, _ in seen):
+            p["fragment_of"] = jumpers.pop()
+
+
+def inherit_fragment_origins(procs: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Procedures whose origin no fact decided (unmatched, or placed by neighbours) take their owner's when
+    they are its fragment (rea.native.origin runs first; this only follows `fragment_of`)."""
+    rows = [dict(p) for p in procs]
+    by_address = {r["address"]: r for r in rows}
+    for row in rows:
+        owner, hops = row.get("fragment_of"), 0
+        while owner in by_address and by_address[owner].get("fragment_of") and hops < 8:
+            owner, hops = by_address[owner]["fragment_of"], hops + 1
+        undecided = (row.get("origin") or {}).get("source") in ("unmatched", "neighbours")
+        if owner in by_address and undecided and "origin" in by_address[owner]:
+            held = by_address[owner]["origin"]
+            row["origin"] = {"kind": held["kind"], "source": "fragment-of", "unit": held.get("unit") or owner}
+    return rows
 
 
 def _strings(

@@ -360,18 +360,20 @@ def _filler(origin: Origin, name: str | None) -> bool:
 
 
 def _run_origin(before: Origin | None, after: Origin | None, sizes: Sequence[int]) -> Origin | None:
-    """What the placed functions around a run of unnamed unmatched code say of it. It is the library's only
-    between two pieces of one archive member (that member's static functions), or when short pieces run to
-    the end of the list after library code: with -ffunction-sections a program's cold code is laid out among
-    the libraries' members, so library on both sides is not enough. A run of short pieces only (alignment,
-    stubs) between runtime code is the runtime's. Anything else stays the program's."""
+    """What the placed functions around a run of unnamed unmatched code say of it. It is the library's between
+    two pieces of one archive member (that member's static functions), when it is one or two pieces between
+    two members (cold parts), or short pieces running to the end of the list after library code: with
+    -ffunction-sections a program's code can be laid out among the libraries' members, so library on both
+    sides of a long run is not enough. A run of short pieces only (alignment, stubs) between runtime code is
+    the runtime's. Anything else stays the program's."""
     present = [n for n in (before, after) if n is not None]
     kinds = {n.kind for n in present}
     units = {n.unit for n in present}
     unit = units.pop() if len(units) == 1 else None
-    if kinds == {"library"} and before is not None and after is not None and unit is not None:
-        # between two pieces of one archive member: that member's static functions. Anything looser is not
-        # safe: with -ffunction-sections a program's cold code is laid out among the libraries' (busybox)
+    if kinds == {"library"} and before is not None and after is not None and (unit is not None or len(sizes) <= 2):
+        # between two pieces of one archive member (its static functions), or one or two pieces between two
+        # members (their cold parts); a longer run is the program's: with -ffunction-sections a program's code
+        # can be laid out among the libraries' members (busybox)
         return Origin(kind="library", source="neighbours", unit=unit)
     if kinds == {"library"} and (before is None or after is None) and all(size < MIN_MATCHED_SIZE for size in sizes):
         return Origin(kind="library", source="neighbours", unit=unit)

@@ -77,7 +77,8 @@ class ProcedureOrigin:
     source: str = field(
         "What decided it: dwarf, symtab-file, go-package, rust-crate, library-match (bytes equal an installed "
         "static library's, relocations masked), library-name, neighbours, runtime-name, runtime-section, import, "
-        "unmatched (in no library the binary could be compared with), engine-placeholder, no-facts",
+        "unmatched (in no library the binary could be compared with), fragment-of (a part only its owner jumps to; "
+        "unit names the owner), engine-placeholder, no-facts",
         minLength=1,
     )
     unit: str | None = field("The compile unit, source file, package, crate or library member it names")

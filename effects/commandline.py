@@ -42,7 +42,7 @@ from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
 from effects.doctor import doctor_report
-from effects.environment import load_context
+from effects.environment import add_toolsets_option, load_context
 from effects.interpreter import run
 from effects.progress import Progress
 from rea import __version__
@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     common.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("mcp", help="serve MCP over stdio")
+    add_toolsets_option(sub.add_parser("mcp", help="serve MCP over stdio"))
     sub.add_parser("capabilities", parents=[common], help="catalog identity and tool availability")
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
     sub.add_parser(
@@ -305,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     fmt = getattr(ns, "format", "text")
-    context = load_context("mcp" if ns.command == "mcp" else "cli")
+    context = load_context("mcp", toolsets=ns.toolsets) if ns.command == "mcp" else load_context("cli")
     if ns.command in ("tools", "prompts", "prompt"):
         return _prompt_command(ns, fmt)
     if ns.command == "batch":

@@ -89,6 +89,34 @@ def test_the_refusal_and_its_remediation():
     assert toolsets.toolsets_with("inspect_wasm_artifact") == ("wasm", "triage", "all")
 
 
+def test_rea_toolsets_lists_each_toolset_with_its_cost(capsys):
+    from effects.commandline import main
+
+    assert main(["toolsets", "--json"]) == 0
+    listing = json.loads(capsys.readouterr().out)
+    rows = {r["name"]: r for r in listing["toolsets"]}
+    assert list(rows) == list(toolsets.NAMES) and listing["variable"] == "REA_MCP_TOOLSETS"
+    for name, row in rows.items():
+        selected = toolsets.select((name,))
+        assert set(row["tools"]) == selected.tools and row["tool_count"] == len(selected.tools)
+        assert row["context_bytes"] == _context(selected)
+    assert main(["toolsets"]) == 0
+    text = capsys.readouterr().out
+    assert "triage" in text and "inspect_wasm_artifact" in text
+
+
+def test_doctor_checks_the_variable(tmp_path):
+    from effects.doctor import doctor_report
+
+    def check(value: str) -> dict:
+        report = doctor_report({"HOME": str(tmp_path), "REA_MCP_TOOLSETS": value})
+        return next(c for c in report["checks"] if c["name"] == "setting REA_MCP_TOOLSETS")
+
+    assert check("triage, android")["status"] == "ok" and "triage,android" in check("triage, android")["detail"]
+    bad = check("triage,bogus")
+    assert bad["status"] == "invalid" and all(name in bad["detail"] for name in toolsets.NAMES)
+
+
 # ------------------------------------------------------------------ a real MCP stdio client
 
 

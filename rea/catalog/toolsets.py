@@ -23,7 +23,7 @@ the catalog table, so tools/list, the call gate, binary_session and the docs agr
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import attrs
 from returns.result import Failure, Result, Success
@@ -202,3 +202,21 @@ def context_bytes(definitions: Iterable[Mapping[str, object]]) -> int:
         )
         for d in definitions
     )
+
+
+def overview(definition: Callable[[ToolContract], Mapping[str, object]]) -> dict[str, object]:
+    """`rea toolsets`: every accepted name with its tools and what they cost a model's context
+    (`definition` is the tools/list projection, rea.catalog.projection.tool_definition)."""
+    rows = []
+    for name in NAMES:
+        contracts = select((name,)).contracts()
+        rows.append(
+            {
+                "name": name,
+                "kind": "profile" if name in PROFILES else "family",
+                "tool_count": len(contracts),
+                "context_bytes": context_bytes(definition(c) for c in contracts),
+                "tools": [c.name for c in contracts],
+            }
+        )
+    return {"variable": VARIABLE, "flag": FLAG, "default": DEFAULT, "always": sorted(members(ALWAYS)), "toolsets": rows}

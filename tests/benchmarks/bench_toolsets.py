@@ -1,9 +1,10 @@
 """What each toolset costs a model before its first call, read from a real `rea mcp` over stdio.
 
 A host puts each listed tool's name, description and input schema into the model's context
-(rea.catalog.toolsets.context_bytes: their compact JSON, UTF-8). For every toolset name the
+(rea.catalog.toolsets.context_bytes: their compact JSON, UTF-8). For `all` and `triage` the
 server is started with REA_MCP_TOOLSETS set, tools/list is read over the pipe, and the bytes
-are summed from what the client received. Targets (issue 28): triage at most 48 KB (49,152
+are summed from what the client received; every family's row is the same projection computed
+in process (tests/test_toolsets.py checks that the server lists exactly it). Targets (issue 28): triage at most 48 KB (49,152
 bytes) in at most 24 tools; the default catalog at most 1.5 KB (1,536 bytes) per tool on
 average. Informational rows: every family's cost and the whole tools/list reply (output
 schemas included), which hosts download but do not show the model.
@@ -54,8 +55,13 @@ def run() -> list[Row]:
     from rea.catalog import toolsets
 
     rows: list[Row] = []
+    from rea.catalog.projection import tool_definition
+
     with tempfile.TemporaryDirectory(prefix="rea-bench-pycache-") as pycache:
-        measured = {name: tools_list(name, pycache) for name in toolsets.NAMES}
+        measured = {name: tools_list(name, pycache) for name in toolsets.PROFILES}
+    for name in toolsets.NAMES[len(toolsets.PROFILES) :]:
+        tools = [tool_definition(c) for c in toolsets.select((name,)).contracts()]
+        measured[name] = (tools, len(orjson.dumps({"tools": tools})))
     everything, reply_bytes = measured["all"]
     full = toolsets.context_bytes(everything)
     per_tool = full / len(everything)
@@ -68,7 +74,7 @@ def run() -> list[Row]:
         context = toolsets.context_bytes(tools)
         print(
             f"  {name:<11} {len(tools):>4} tools  {context / KB:>7.1f} KB context"
-            f"  {context / len(tools):>6.0f} B/tool  tools/list reply {size / KB:>8.1f} KB"
+            f"  {context / len(tools):>6.0f} B/tool  tools/list {size / KB:>8.1f} KB"
         )
     rows.append(
         Row(

@@ -8,10 +8,10 @@ import sys
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    if args == ["mcp"]:
+    if args[:1] == ["mcp"]:
         from effects.server import main as serve
 
-        return serve()
+        return serve(args[1:])
     from effects.commandline import main as run_command
 
     return run_command(args)

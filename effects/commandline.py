@@ -42,13 +42,14 @@ from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
 from effects.doctor import doctor_report
-from effects.environment import load_context
+from effects.environment import add_toolsets_option, load_context
 from effects.interpreter import run
 from effects.progress import Progress
 from rea import __version__
 from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.availability import TargetState
-from rea.catalog.projection import catalog_identity, grouped_availability
+from rea.catalog import toolsets
+from rea.catalog.projection import catalog_identity, grouped_availability, tool_definition
 from rea.errors import ReaError, cancelled, invalid_request
 from rea.session import Session
 from rea.validation import validate_arguments
@@ -166,6 +167,21 @@ def _providers(conn: Connection) -> dict[str, Any]:
     }
 
 
+def _render_toolsets(value: Mapping[str, Any]) -> str:
+    lines = [
+        f"{value['variable']} or `rea mcp {value['flag']} NAMES` (comma-separated; default {value['default']}); "
+        f"always in: {', '.join(value['always'])}"
+    ]
+    for row in value["toolsets"]:
+        lines.append(
+            f"  {row['name']:<11} {row['kind']:<7} {row['tool_count']:>3} tools  {row['context_bytes'] / 1024:6.1f} KB"
+        )
+        own = [t for t in row["tools"] if t not in value["always"]] or row["tools"]
+        if row["name"] != value["default"]:
+            lines.append(f"              {', '.join(own)}")
+    return "\n".join(lines)
+
+
 def _render_providers(value: Mapping[str, Any]) -> str:
     lines = []
     for c in value["analysis_provider_candidates"]:
@@ -227,7 +243,7 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     common.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("mcp", help="serve MCP over stdio")
+    add_toolsets_option(sub.add_parser("mcp", help="serve MCP over stdio"))
     sub.add_parser("capabilities", parents=[common], help="catalog identity and tool availability")
     sub.add_parser("providers", parents=[common], help="deep-analysis provider candidates")
     sub.add_parser(
@@ -260,6 +276,9 @@ def _generic_commands(sub: Any, common: argparse.ArgumentParser) -> None:
     )
     call.add_argument("argv", nargs=argparse.REMAINDER, help="TOOL and its flags")
     sub.add_parser("tools", parents=[common], help="list every tool (same as rea call --list)")
+    sub.add_parser(
+        "toolsets", parents=[common], help="what each toolset of `rea mcp --toolsets` exposes and its context cost"
+    )
     sub.add_parser("prompts", parents=[common], help="list the guided workflows served as MCP prompts")
     prompt_commands.configure_get(sub.add_parser("prompt", parents=[common], help="render one prompt"))
 
@@ -267,6 +286,9 @@ def _generic_commands(sub: Any, common: argparse.ArgumentParser) -> None:
 def _prompt_command(ns: argparse.Namespace, fmt: str) -> int:
     if ns.command == "tools":
         _emit(call_command.tools_listing(), fmt, call_command.render_tools)
+        return EXIT_OK
+    if ns.command == "toolsets":
+        _emit(toolsets.overview(tool_definition), fmt, _render_toolsets)
         return EXIT_OK
     if ns.command == "prompts":
         _emit(prompt_commands.listing(), fmt, prompt_commands.render_listing)
@@ -305,8 +327,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return EXIT_USAGE
     fmt = getattr(ns, "format", "text")
-    context = load_context("mcp" if ns.command == "mcp" else "cli")
-    if ns.command in ("tools", "prompts", "prompt"):
+    context = load_context("mcp", toolsets=ns.toolsets) if ns.command == "mcp" else load_context("cli")
+    if ns.command in ("tools", "toolsets", "prompts", "prompt"):
         return _prompt_command(ns, fmt)
     if ns.command == "batch":
         return batch_cli.main(ns, fmt)

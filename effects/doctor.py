@@ -21,7 +21,7 @@ from effects.native.discovery import discover
 from effects.registrations import inspect_registrations
 from effects.skill_files import skill_status
 from rea import __version__
-from rea.config import input_schema_profile, response_budget
+from rea.config import input_schema_profile, mcp_toolsets, response_budget
 
 DEPENDENCIES = (
     ("returns", "returns"),
@@ -41,6 +41,7 @@ SETTINGS = (
         lambda b: f"{b.max_response_bytes} bytes per MCP reply (1024 reserved for the JSON-RPC envelope)",
     ),
     ("REA_MCP_INPUT_SCHEMA_PROFILE", input_schema_profile, lambda p: f"{p} input schemas"),
+    ("REA_MCP_TOOLSETS", mcp_toolsets, lambda names: f"rea mcp exposes the toolsets {','.join(names)}"),
 )
 
 

@@ -9,6 +9,7 @@ import re
 import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from returns.result import Result, Success
 
@@ -19,6 +20,7 @@ from rea.config import (
     analysis_provider,
     angr_startup_timeout,
     input_schema_profile,
+    mcp_toolsets,
     native_memory_limit,
     response_budget,
 )
@@ -81,7 +83,10 @@ def server_path() -> str:
     return resolve_command_path(sys.argv[0] if sys.argv and sys.argv[0] else sys.executable)
 
 
-def load_context(transport: str, environ: dict[str, str] | None = None) -> Result[Context, ReaError]:
+def load_context(
+    transport: str, environ: dict[str, str] | None = None, toolsets: str | None = None
+) -> Result[Context, ReaError]:
+    """The startup settings; `toolsets` is `rea mcp --toolsets` (it overrides REA_MCP_TOOLSETS)."""
     env = dict(os.environ if environ is None else environ)
     settle_startup_heap()
     import psutil  # noqa: PLC0415 - the RAM size only sets a default ceiling
@@ -92,11 +97,12 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
         analysis_provider(env),
         angr_startup_timeout(env),
         native_memory_limit(env, total_mib),
+        mcp_toolsets(env, toolsets) if transport == "mcp" else Success(("all",)),
     ]
     for setting in settings:
         if not isinstance(setting, Success):
             return setting
-    profile, provider, startup, memory = (s.unwrap() for s in settings)
+    profile, provider, startup, memory, chosen = (s.unwrap() for s in settings)
     return response_budget(env).map(
         lambda budget: Context(
             server=ServerFacts(
@@ -112,8 +118,23 @@ def load_context(transport: str, environ: dict[str, str] | None = None) -> Resul
             max_response_bytes=budget.max_response_bytes,
             input_schema_profile=profile,
             analysis_provider=provider,
+            toolsets=chosen,
             angr_startup_timeout_ms=startup,
             native_memory_limit_mib=memory,
             cache_dir=str(cache_root(env)),
         )
+    )
+
+
+def add_toolsets_option(parser: Any) -> None:
+    """`rea mcp --toolsets NAMES` (the server's own parser and the one-shot CLI's help share it)."""
+    from rea.catalog import toolsets  # noqa: PLC0415 - only `rea mcp` reads it
+
+    parser.add_argument(
+        toolsets.FLAG,
+        metavar="NAMES",
+        help=(
+            f"expose only these toolsets, comma-separated (overrides {toolsets.VARIABLE}): "
+            f"{', '.join(toolsets.NAMES)}; default {toolsets.DEFAULT}"
+        ),
     )

@@ -3,7 +3,9 @@
 Every reply is built here from the canonical record: success carries the same
 JSON as text and structuredContent; failure carries `{"error": ...}` text with
 isError and no structuredContent. Nothing a tool does can raise out of the
-handler, and tools/list never changes.
+handler, and tools/list never changes. The active toolsets (REA_MCP_TOOLSETS or
+`rea mcp --toolsets`, rea.catalog.toolsets) decide which catalog tools it lists and
+answers; a call to a catalog tool they leave out is refused with the toolset that has it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from effects.calls import Connection, call_tool
 from effects.wire_frame import measure
 from rea.budget import ResponseBudget, WireFrame
 from rea.catalog import BY_NAME, CATALOG
+from rea.catalog import toolsets
 from rea.catalog.projection import tool_definition
 from rea.errors import ReaError
 from rea import prompts
@@ -38,9 +41,9 @@ INSTRUCTIONS = (
 )
 
 
-def _tools(input_profile: str) -> list[types.Tool]:
+def _tools(input_profile: str, selection: toolsets.Selection = toolsets.ALL) -> list[types.Tool]:
     tools = []
-    for contract in CATALOG:
+    for contract in selection.contracts(CATALOG):
         d = tool_definition(contract, input_profile)
         tools.append(
             types.Tool(
@@ -99,7 +102,8 @@ def _success_result(
 
 
 def build_server(conn: Connection, version: str) -> Server:
-    tools = _tools(conn.ctx.input_schema_profile)
+    selection = toolsets.select(conn.ctx.toolsets)
+    tools = _tools(conn.ctx.input_schema_profile, selection)
 
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
@@ -116,6 +120,8 @@ def build_server(conn: Connection, version: str) -> Server:
             async def settle() -> None:
                 await _acknowledged(ctx)
 
+            if name in BY_NAME and not selection.exposes(name):
+                return _error_result(conn, name, toolsets.excluded(name, selection), _request_framer(ctx, server))
             sink = forward if token is not None else None
             reply = await call_tool(conn, name, params.arguments, sink, settle if token is not None else None)
             framer = _request_framer(ctx, server)
@@ -261,12 +267,18 @@ def run_stdio(conn: Connection, version: str) -> int:
     return 0
 
 
-def main() -> int:
-    """`rea mcp`: read the startup settings once, then serve; a bad setting stops startup."""
-    from effects.environment import load_context
+def main(argv: list[str] | None = None) -> int:
+    """`rea mcp [--toolsets NAMES]`: read the startup settings once, then serve; a bad setting stops
+    startup with exit 2. Parsed here, not by the one-shot CLI, so the server starts sooner."""
+    import argparse
+
+    from effects.environment import add_toolsets_option, load_context
     from rea import __version__
 
-    context = load_context("mcp")
+    parser = argparse.ArgumentParser(prog="rea mcp", description="Serve MCP over stdio.")
+    add_toolsets_option(parser)
+    ns = parser.parse_args([] if argv is None else argv)
+    context = load_context("mcp", toolsets=ns.toolsets)
     if not isinstance(context, Success):
         sys.stderr.write(f"rea mcp: {context.failure().message}\n")
         return 2

@@ -15,11 +15,14 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
+from returns.result import Success
+
 from effects import setup_files
 from effects.skill_files import skill_path, skill_text
 from effects.registrations import PROJECT_FILES, ClientFile, read_bounded, path_facts, this_installation
+from rea.catalog import toolsets
 from rea.errors import ReaError, invalid_request
-from rea.registrations import read_entry
+from rea.registrations import read_entry, with_toolsets
 from rea.setup import skill_plan
 from rea.setup.plan import Change, Target, plan_setup, plan_uninstall
 
@@ -38,6 +41,14 @@ def configure(parser: argparse.ArgumentParser, *, setup: bool) -> None:
     )
     if setup:
         parser.add_argument("--all-detected", action="store_true", help="every client found (the default)")
+        parser.add_argument(
+            toolsets.FLAG,
+            metavar="NAMES",
+            help=(
+                f"register `rea mcp {toolsets.FLAG} NAMES` (comma-separated: {', '.join(toolsets.NAMES)}); "
+                f"{toolsets.DEFAULT} registers the complete catalog; omitted keeps an entry's toolsets"
+            ),
+        )
     parser.add_argument("--dry-run", action="store_true", help="print the plan and change nothing")
     parser.add_argument("--yes", action="store_true", help="apply the plan without asking")
 
@@ -62,20 +73,29 @@ def clients_problem(ns: argparse.Namespace) -> str | None:
     )
 
 
-def plan(operation: str, ns: argparse.Namespace, env: Mapping[str, str]) -> list[Change]:
+def chosen_toolsets(ns: argparse.Namespace) -> str | ReaError | None:
+    """`rea setup --toolsets NAMES` normalized (`all` for the complete catalog); None when not given."""
+    raw = getattr(ns, "toolsets", None)
+    if raw is None:
+        return None
+    parsed = toolsets.parse(raw, toolsets.FLAG)
+    return toolsets.normalized(parsed.unwrap()) if isinstance(parsed, Success) else parsed.failure()
+
+
+def plan(operation: str, ns: argparse.Namespace, env: Mapping[str, str], chosen: str | None = None) -> list[Change]:
     files = setup_files.selected_files(env, ns.client, getattr(ns, "all_detected", False), ns.project)
-    changes = [_config_change(operation, f) for f in files]
+    changes = [_config_change(operation, f, chosen) for f in files]
     # the skill is a user-level file: a project-scoped run leaves it to `rea setup` without --project
     if ns.project is None and any(f.client in skill_plan.SKILL_CLIENTS for f in files):
         changes.append(_skill_change(operation, env))
     return changes
 
 
-def _config_change(operation: str, file: ClientFile) -> Change:
+def _config_change(operation: str, file: ClientFile, chosen: str | None) -> Change:
     target = setup_files.read_target(file)
     if operation == "uninstall":
         return plan_uninstall(target)
-    return plan_setup(target, this_installation(), _facts(target))
+    return plan_setup(target, this_installation(), _facts(target), chosen)
 
 
 def _facts(target: Target) -> dict[str, Any]:
@@ -99,11 +119,16 @@ def run(operation: str, ns: argparse.Namespace, env: Mapping[str, str], fmt: str
             problem, field="--client", accepted=", ".join(PROJECT_CLIENTS if ns.project else CLIENTS)
         )
         return {"operation": operation, "mode": "refused", "changes": [], "error": error.to_json()["error"]}, 2
-    changes = plan(operation, ns, env)
+    chosen = chosen_toolsets(ns)
+    if isinstance(chosen, ReaError):
+        return {"operation": operation, "mode": "refused", "changes": [], "error": chosen.to_json()["error"]}, 2
+    changes = plan(operation, ns, env, chosen)
+    expected = with_toolsets(this_installation().expected, None if chosen in (None, toolsets.DEFAULT) else chosen)
     report: dict[str, Any] = {
         "operation": operation,
         "project": None if ns.project is None else str(ns.project),
-        "expected_command": list(this_installation().expected),
+        "expected_command": list(expected),
+        "toolsets": chosen,
         "changes": [c.record() for c in changes],
         "skill_unsupported": _skill_unsupported(changes),
         "mode": "dry_run",

@@ -67,6 +67,15 @@ def analysis_provider(env: Mapping[str, str]) -> Result[str | None, ReaError]:
     return parse_selector(raw, "environment")
 
 
+def mcp_toolsets(env: Mapping[str, str], flag: str | None = None) -> Result[tuple[str, ...], ReaError]:
+    """The toolsets the MCP server exposes: `rea mcp --toolsets` when given, else REA_MCP_TOOLSETS;
+    unset or blank: all (rea.catalog.toolsets parses both, naming the valid toolsets on a bad one)."""
+    from rea.catalog import toolsets  # noqa: PLC0415 - the catalog table loads only where a toolset is read
+
+    chosen = toolsets.parse(env.get(toolsets.VARIABLE)) if flag is None else toolsets.parse(flag, toolsets.FLAG)
+    return chosen.map(lambda selection: selection.names)
+
+
 MEMORY_FRACTION = 0.5  # of physical RAM: the default ceiling of an engine child
 MAX_MEMORY_MIB = 1 << 30
 

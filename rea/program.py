@@ -126,6 +126,7 @@ class Context:
     max_response_bytes: int
     input_schema_profile: str = "full"
     analysis_provider: str | None = None  # REA_ANALYSIS_PROVIDER, read at startup
+    toolsets: tuple[str, ...] = ("all",)  # REA_MCP_TOOLSETS or `rea mcp --toolsets` (rea.catalog.toolsets)
     angr_startup_timeout_ms: int = 120_000
     native_memory_limit_mib: int | None = None  # REA_NATIVE_MEMORY_LIMIT_MIB (None: no ceiling)
     cache_dir: str = ""

@@ -5,7 +5,8 @@ A client config (JSON `mcpServers.rea`, TOML `[mcp_servers.rea]`, or a VS Code w
 then classified against this installation's launch vector:
 
 - aligned: the command is an absolute path to this installation's `rea` console script with
-  args `["mcp"]`, or this exact interpreter with `["-m", "effects.cli", "mcp"]`;
+  args `["mcp"]`, or this exact interpreter with `["-m", "effects.cli", "mcp"]`, either
+  optionally followed by `--toolsets NAMES` with names REA accepts (`rea setup --toolsets`);
 - stale: an entry with a command, but it is relative, does not exist, is another executable,
   or has other args;
 - missing: the client is present but its config has no `rea` entry (or no config file);
@@ -23,6 +24,7 @@ from typing import Any
 from collections.abc import Mapping
 
 import attrs
+from returns.pipeline import is_successful
 
 from rea import jsonc
 
@@ -36,6 +38,7 @@ MAX_CONFIG_BYTES = 8 * 1024 * 1024
 MODULE_ARGS = ("-m", "effects.cli", "mcp")
 SCRIPT_ARGS = ("mcp",)
 STATES = ("aligned", "stale", "missing", "invalid")
+TOOLSETS_FLAG = "--toolsets"  # `rea mcp --toolsets NAMES` (rea.catalog.toolsets)
 
 
 @attrs.frozen(kw_only=True)
@@ -162,12 +165,39 @@ def entry_of(fmt: str, document: Any) -> Entry:
     return Entry(state="found", command=(command, *args))
 
 
+def split_toolsets(args: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """Launch args without their trailing `--toolsets NAMES` (or `--toolsets=NAMES`), and NAMES (None: none)."""
+    if len(args) >= 2 and args[-2] == TOOLSETS_FLAG:
+        return args[:-2], args[-1]
+    if args and args[-1].startswith(TOOLSETS_FLAG + "="):
+        return args[:-1], args[-1][len(TOOLSETS_FLAG) + 1 :]
+    return args, None
+
+
+def with_toolsets(command: tuple[str, ...], toolsets: str | None) -> tuple[str, ...]:
+    """The launch vector that starts the server with these toolsets (None: the default catalog)."""
+    return command if toolsets is None else (*command, TOOLSETS_FLAG, toolsets)
+
+
+def toolsets_problem(value: str | None) -> str | None:
+    """Why a registered `--toolsets` value would stop the server at startup, else None."""
+    from rea.catalog import toolsets  # noqa: PLC0415 - the catalog table loads only for a registered toolset
+
+    if value is None:
+        return None
+    parsed = toolsets.parse(value, TOOLSETS_FLAG)
+    return None if is_successful(parsed) else f"--toolsets {value!r} names no toolset REA accepts"
+
+
 def launches_this(command: tuple[str, ...], installation: Installation, facts: Mapping[str, PathFacts]) -> bool:
-    """The alignment law: an existing absolute path to this script with ["mcp"], or this interpreter with -m."""
+    """The alignment law: an existing absolute path to this script with ["mcp"], or this interpreter with -m,
+    either optionally followed by an accepted `--toolsets NAMES`."""
     fact = facts.get(command[0])
     if fact is None or not fact.absolute or fact.real is None:
         return False
-    args = command[1:]
+    args, chosen = split_toolsets(command[1:])
+    if toolsets_problem(chosen) is not None:
+        return False
     by_script = installation.script_real is not None and fact.real == installation.script_real
     return (by_script and args == SCRIPT_ARGS) or (fact.normalized == installation.interpreter and args == MODULE_ARGS)
 
@@ -192,6 +222,7 @@ def classify(
             snippet=text,
         )
     if launches_this(entry.command, installation, facts):
+        chosen = split_toolsets(entry.command[1:])[1]
         return Registration(
             client=client,
             config_path=config_path,
@@ -199,7 +230,7 @@ def classify(
             state="aligned",
             command=entry.command,
             expected=expected,
-            detail="launches this installation",
+            detail="launches this installation" + ("" if chosen is None else f" (toolsets {chosen})"),
             remediation=None,
             snippet=None,
         )
@@ -242,6 +273,9 @@ def _stale_reason(command: tuple[str, ...], installation: Installation, facts: M
         return f"{head!r} is not an absolute path; the client resolves it with its own PATH"
     if fact.real is None:
         return f"{head} does not exist"
+    problem = toolsets_problem(split_toolsets(command[1:])[1])
+    if problem is not None:
+        return problem
     if installation.script_real is not None and fact.real == installation.script_real:
         return f"args {list(command[1:])} are not {list(SCRIPT_ARGS)}"
     if fact.normalized == installation.interpreter:

@@ -7,7 +7,8 @@ from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
-from rea.catalog.availability import TargetState, verdict
+from rea.catalog import toolsets
+from rea.catalog.availability import TargetState, Verdict, verdict
 from rea.catalog.contract import CLIENT_FEATURES, ToolContract
 from rea.catalog.schemas import compact_input
 
@@ -66,10 +67,20 @@ def _requirements(contract: ToolContract, client_features: frozenset[str]) -> di
     }
 
 
-def availability(contract: ToolContract, state: TargetState, client_features: frozenset[str]) -> dict[str, Any]:
+def availability(
+    contract: ToolContract,
+    state: TargetState,
+    client_features: frozenset[str],
+    selection: toolsets.Selection = toolsets.ALL,
+) -> dict[str, Any]:
     """Current facts for one tool, decided by the same rule the call is gated by; only facts,
-    so tools that share them group together."""
-    found = verdict(contract, state, client_features)
+    so tools that share them group together. A tool the active toolsets leave out is
+    unavailable with reason toolset_excluded (the server refuses its call the same way)."""
+    found = (
+        verdict(contract, state, client_features)
+        if selection.exposes(contract.name)
+        else Verdict(reason="toolset_excluded", remediation=toolsets.remediation(contract.name, selection))
+    )
     return {
         "surface": contract.surface,
         "available": found.available,
@@ -85,14 +96,19 @@ def availability(contract: ToolContract, state: TargetState, client_features: fr
 
 
 def grouped_availability(
-    catalog: Iterable[ToolContract], *, state: TargetState, client_features: frozenset[str]
+    catalog: Iterable[ToolContract],
+    *,
+    state: TargetState,
+    client_features: frozenset[str],
+    selection: toolsets.Selection = toolsets.ALL,
 ) -> dict[str, Any]:
     """Tools grouped by identical status facts. `client_requirements` at the top is
-    the baseline; a group carries its own only when it differs."""
+    the baseline; a group carries its own only when it differs. Every catalog tool is
+    listed, those the active toolsets leave out as toolset_excluded."""
     baseline: dict[str, list[str]] = {"required": [], "optional": [], "missing_required": [], "missing_optional": []}
     groups: dict[str, dict[str, Any]] = {}
     for contract in catalog:
-        facts = availability(contract, state, client_features)
+        facts = availability(contract, state, client_features, selection)
         if facts["client_requirements"] == baseline:
             del facts["client_requirements"]
         key = canonical_sha256(facts)

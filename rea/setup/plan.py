@@ -27,6 +27,9 @@ from rea.registrations import (
     parse_config,
     parse_text,
     snippet,
+    split_toolsets,
+    toolsets_problem,
+    with_toolsets,
 )
 from rea.errors import ReaError
 from rea.setup import edits
@@ -91,13 +94,25 @@ class Target:
     problem: str | None = None  # why REA must not replace this file
 
 
-def plan_setup(target: Target, installation: Installation, facts: Mapping[str, PathFacts]) -> Change:
-    """Register this installation: create, add or update the entry; nothing when it is already aligned."""
-    expected = installation.expected
+def registered_toolsets(toolsets: str | None, command: tuple[str, ...] | None) -> str | None:
+    """The `--toolsets` value to register: the one asked for (`all` is the default, so none), else the
+    accepted one the entry already has (a re-run of `rea setup` keeps a chosen toolset)."""
+    if toolsets is not None:
+        return None if toolsets == "all" else toolsets
+    kept = None if command is None else split_toolsets(command[1:])[1]
+    return kept if toolsets_problem(kept) is None else None
+
+
+def plan_setup(
+    target: Target, installation: Installation, facts: Mapping[str, PathFacts], toolsets: str | None = None
+) -> Change:
+    """Register this installation: create, add or update the entry; nothing when it is already aligned.
+    `toolsets` (normalized names; None: keep the entry's) is registered as `mcp --toolsets NAMES`."""
     change = _base(target)
     if target.problem is not None:
         return change(action="refuse", detail=target.problem, refusal="permission_required")
     if target.content is None:
+        expected = with_toolsets(installation.expected, registered_toolsets(toolsets, None))
         text = edits.fresh_text(target.format, expected)
         return change(action="create", detail="new config file", after=expected, content=text.encode())
     read = _read(target, change)
@@ -106,7 +121,13 @@ def plan_setup(target: Target, installation: Installation, facts: Mapping[str, P
     document, text, entry = read
     if entry.state == "invalid":
         return change(action="refuse", detail=entry.detail)
-    if entry.command is not None and launches_this(entry.command, installation, facts):
+    wanted = registered_toolsets(toolsets, entry.command)
+    expected = with_toolsets(installation.expected, wanted)
+    if (
+        entry.command is not None
+        and launches_this(entry.command, installation, facts)
+        and split_toolsets(entry.command[1:])[1] == wanted
+    ):
         return change(action="none", detail="already launches this installation", before=entry.command)
     action = "update" if entry.command is not None else "add"
     detail = f"{'replace' if entry.command else 'add'} {_entry_name(target.format)}"

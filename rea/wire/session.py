@@ -95,6 +95,7 @@ ToolReason = Literal[
     "provider_unavailable",
     "target_unsupported",
     "unsupported_host",
+    "toolset_excluded",
 ]
 ProviderEffect = Literal[
     "mutates_artifact",
@@ -477,8 +478,24 @@ class ToolAvailability:
 
     client_features: tuple[ClientFeature, ...] = field("Negotiated client features REA uses")
     client_requirements: ClientRequirements = field("Baseline requirements of every group")
-    total: int = field("Tools across all groups (equals tools/list)", minimum=0, maximum=SAFE_MAX)
+    total: int = field(
+        "Tools across all groups: the whole catalog (equals tools/list under the default toolset all)",
+        minimum=0,
+        maximum=SAFE_MAX,
+    )
     groups: tuple[ToolGroup, ...] = field("Every tool exactly once")
+
+
+@attrs.frozen(kw_only=True)
+class ActiveToolsets:
+    """What REA_MCP_TOOLSETS or `rea mcp --toolsets` selected (our extra; see docs/toolsets.md)."""
+
+    selected: tuple[str, ...] = field('The active toolsets; ["all"] is the complete catalog (the default)')
+    exposed_tools: int = field("Tools tools/list lists and tools/call answers", minimum=0, maximum=SAFE_MAX)
+    excluded_tools: int = field(
+        "Catalog tools the toolsets leave out (tool_availability reason toolset_excluded)", minimum=0, maximum=SAFE_MAX
+    )
+    accepted: tuple[str, ...] = field("Every toolset name REA accepts: the profiles, then the catalog's families")
 
 
 @attrs.frozen(kw_only=True)
@@ -639,6 +656,7 @@ class BinarySessionResult:
     analysis_provider_binding: ProviderBinding | None = field("The concrete selected route, null when none")
     analysis_provider_candidates: tuple[ProviderCandidate, ...] = field("Every possible provider, by id")
     tool_availability: ToolAvailability = field("Every tool's current availability, grouped")
+    toolsets: ActiveToolsets = field("The toolsets this server exposes (our extra)")
     client_features: ClientFeatures = field("Negotiated client features")
     server_identity: ServerIdentity = field("Package, server, SDK, protocol, catalog and alignment")
     target: LegacyTarget | None = field("Our nested target record (extra)")

@@ -18,6 +18,7 @@ from rea.catalog import CATALOG, CLI_COMMANDS
 from rea.catalog.contract import CLIENT_FEATURES
 from rea.catalog.session_tools import GET_EVIDENCE_BUNDLE
 from rea.catalog.availability import target_state
+from rea.catalog import toolsets
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
@@ -188,6 +189,7 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     selected = None if session.provider_binding is None else session.provider_binding["provider"]["id"]
     provider, providers, capabilities = _route(session, candidates, ctx)
     features = ctx.server.client_features
+    selection = toolsets.select(ctx.toolsets)
     result: dict[str, Any] = {
         "open": session.target is not None,
         "architecture": None,
@@ -200,7 +202,10 @@ def binary_session(session: Session, args: Mapping[str, Any], ctx: Context) -> P
         "analysis_provider_candidates": candidate_records(
             candidates, selected, None if session.target is None else session.target.format, NATIVE_OPERATIONS
         ),
-        "tool_availability": grouped_availability(CATALOG, state=target_state(session), client_features=features),
+        "tool_availability": grouped_availability(
+            CATALOG, state=target_state(session), client_features=features, selection=selection
+        ),
+        "toolsets": selection.record(),
         "client_features": {name: name in features for name in CLIENT_FEATURES},
         "server_identity": server_identity(ctx, expected),
         "target": None if session.target is None else session.target.to_json(),

@@ -18,6 +18,7 @@ from tests.benchmarks import Row, table
 BENCHMARKS = (
     "canonical_json",
     "startup",
+    "toolsets",
     "export_memory",
     "native",
     "native_go",

@@ -215,32 +215,40 @@ def with_scanned(
     guessed); a CFG string that is not text of its own (`value` None) only lends its references."""
     opaque: list[dict[str, Any]] = []
     candidates: list[tuple[int, int, dict[str, Any]]] = []
-    for rank, rows in enumerate((scanned, recovered)):
-        for s in rows:
-            r = {k: v for k, v in s.items() if k != "section"} | {"referenced_by": list(s.get("referenced_by", ()))}
+    for rank, source in enumerate((scanned, recovered)):
+        for s in source:
+            r = {k: v for k, v in s.items() if k not in ("section", READ)} | {
+                "referenced_by": list(s.get("referenced_by", ()))
+            }
             if ":" in r["address"]:  # a segment:offset address has no byte order to place it by
                 opaque.append(r)
             else:
-                candidates.append((int(r["address"], 16), rank, r))
+                candidates.append((int(r["address"], 16), rank, r | ({READ: True} if rank == 0 else {})))
     kept: list[dict[str, Any]] = []
-    for start, rank, r in sorted(candidates, key=lambda c: (c[0], c[1])):
-        _place(kept, start, rank == 0, r, length_addressed)
-    rows = [r for r in kept if r["truncated"] or len(r["value"]) >= MIN_CHARS]
-    return [*rows, *opaque]
+    for start, _, r in sorted(candidates, key=lambda c: (c[0], c[1])):
+        _place(kept, start, r, length_addressed)
+    rows = [{k: v for k, v in r.items() if k != READ} for r in kept]
+    return [*(r for r in rows if r["truncated"] or len(r["value"]) >= MIN_CHARS), *opaque]
 
 
-def _place(kept: list[dict[str, Any]], start: int, scanned: bool, r: dict[str, Any], length_addressed: bool) -> None:
+# marks a scanned run, and the parts cut from it, while joining: only these may be split
+READ = "_read_from_bytes"
+
+
+def _place(kept: list[dict[str, Any]], start: int, r: dict[str, Any], length_addressed: bool) -> None:
+    """`r` kept, or cutting the CFG string it starts in, or splitting the run it starts in (a
+    length-addressed string inside a scanned run), or lending its references to the string it is in."""
     index = _holding(kept, start)
     if index is None:
-        if scanned or (r.get("value") is not None and len(r["value"]) >= MIN_CHARS):
+        if r.get(READ) or (r.get("value") is not None and len(r["value"]) >= MIN_CHARS):
             kept.append(r)  # candidates come in address order: nothing kept starts after it
         return
     holder = kept[index]
     at = start - int(holder["address"], 16)
-    if scanned:  # a guessed CFG extent runs into a run read from the bytes: the CFG string stops before it
+    if r.get(READ):  # a guessed CFG extent runs into a run read from the bytes: the CFG string stops before it
         head = _head(holder, at)
         kept[index : index + 1] = [head, r] if head is not None else [r]
-    elif at and length_addressed and _piece_of(r, holder, at):
+    elif at and length_addressed and holder.get(READ) and _piece_of(r, holder, at):
         kept[index : index + 1] = _split(holder, at, r)
     else:
         _lend(holder, r)
@@ -280,7 +288,7 @@ def _piece_of(r: Mapping[str, Any], holder: Mapping[str, Any], at: int) -> bool:
 def _split(holder: dict[str, Any], at: int, r: dict[str, Any]) -> list[dict[str, Any]]:
     """The run cut at a length-addressed string inside it: the part before, the string, the part after."""
     piece = r if _end(r) <= _end(holder) else _head(r, _end(holder) - int(r["address"], 16))
-    if piece is None:
+    if piece is None or len(piece["value"]) < MIN_CHARS:  # too short once cut at the run's end: not a piece
         _lend(holder, r)
         return [holder]
     head = _head(holder, at)

@@ -11,7 +11,9 @@ for the code references into the markupsafe tables.
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 import subprocess
 import zipfile
 from pathlib import Path
@@ -19,7 +21,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from rea.native.strings import MIN_CHARS, runs
+from rea.native import strings as native_strings
+from rea.native.strings import MIN_CHARS, decoded, runs, with_scanned
 from test_mcp_e2e import connect, ok
 from test_native import ok_evidence, result
 
@@ -224,3 +227,77 @@ def test_fixture_strings_after_the_cfg_are_exact(tables, tmp_path):
         "byte_length": 18,
     }
     assert sorted(h["value"] for h in hits) == ["BE-16", "BE-32"]
+
+
+GO_SOURCE = """package main
+
+import "os"
+
+//go:noinline
+func say(s string) { os.Stdout.WriteString(s) }
+
+func main() {
+	if len(os.Args) > 3 {
+		say("applet not found\\n")
+	}
+	say("hello from go")
+	say("another string here")
+}
+"""
+GO_STRINGS = ("applet not found\n", "hello from go", "another string here")
+
+
+@pytest.fixture(scope="module")
+def go_binary(tmp_path_factory) -> Path:
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed (scripts/setup test)")
+    root = tmp_path_factory.mktemp("gostrings")
+    (root / "main.go").write_text(GO_SOURCE)
+    (root / "go.mod").write_text("module hello\n\ngo 1.19\n")
+    env = {**os.environ, "GOCACHE": str(root / "cache"), "CGO_ENABLED": "0", "GOFLAGS": "-mod=mod"}
+    out = root / "hello"
+    subprocess.run(
+        ["go", "build", "-o", str(out), "."], cwd=root, env=env, check=True, capture_output=True, timeout=600
+    )
+    return out
+
+
+def go_references(path: Path) -> dict[int, int]:
+    """Address -> length of every string main.main passes: `lea X(%rip),%rax` then `mov $N,%ebx` (objdump)."""
+    out = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True).stdout
+    body = out.split("<main.main>:", 1)[1].split("\n\n", 1)[0]
+    pairs = re.findall(r"lea\s+0x[0-9a-f]+\(%rip\),%rax\s+# ([0-9a-f]+) .*\n.*mov\s+\$0x([0-9a-f]+),%ebx", body)
+    return {int(address, 16): int(length, 16) for address, length in pairs}
+
+
+def test_go_strings_split_the_blob_they_are_stored_in(go_binary):
+    """Go's strings have no terminators: the scan sees one long run, and the referenced strings (angr's
+    rows, as the worker builds them from the bytes at each referenced address) split it exactly."""
+    base, data = section(go_binary, ".rodata")
+    references = go_references(go_binary)
+    assert sorted(data[a - base : a - base + n].decode() for a, n in references.items()) == sorted(GO_STRINGS)
+    scanned = [native_strings.row(f"0x{base + r.offset:x}", r, section=".rodata") for r in runs(data)]
+    blob = [
+        s for s in scanned if any(int(s["address"], 16) < a < int(s["address"], 16) + s["length"] for a in references)
+    ]
+    assert blob, "the referenced strings lie inside a longer scanned run"
+    recovered = []
+    for address, length in references.items():  # angr's extent reaches the next referenced address or further
+        run = decoded(data[address - base : address - base + length], "utf-8")
+        assert run is not None
+        recovered.append(native_strings.row(f"0x{address:x}", run, referenced_by=["0x4619a0"]))
+    joined = with_scanned(recovered, scanned, length_addressed=True)
+    rows = {int(r["address"], 16): r for r in joined}
+    for address, length in references.items():
+        row = rows[address]
+        assert (row["length"], row["terminator"], row["referenced_by"]) == (length, 0, ["0x4619a0"])
+        assert row["value"] == data[address - base : address - base + length].decode()
+    last_end = 0
+    for address in sorted(rows):
+        assert address >= last_end
+        row = rows[address]
+        text = data[address - base : address - base + row["length"] - row["terminator"]]
+        assert row["value"] == text.decode(CODECS[row["encoding"]])
+        last_end = address + row["length"]
+    folded = with_scanned(recovered, scanned)  # read as C strings instead, they fold into the blob
+    assert not set(references) & {int(r["address"], 16) for r in folded}

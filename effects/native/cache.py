@@ -20,8 +20,9 @@ def cache_root(environ: dict[str, str] | None = None) -> Path:
     return Path(base) / "rea"
 
 
-# the worker's snapshot layout: bumped when it records something new (v2: call instructions of call sites)
-LAYOUT = 2
+# the worker's snapshot layout: bumped when it records something new (v2: call instructions of call sites;
+# v3: strings exact from their bytes, with their terminator)
+LAYOUT = 3
 
 
 def _path(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> Path:

@@ -24,10 +24,9 @@ from effects.native import metadata, origin_facts
 from rea.native import gostrings, origin
 from rea.native import index as pure_index
 from rea.native.eh_frame import fde_ranges
-from rea.native.strings import runs as text_runs
+from rea.native import strings as native_strings
 from rea.native.sweep import Region, sweep
 
-MAX_STRING = 512
 MAX_SCANNED_STRINGS = 200_000
 ELF_ARCH = {"EM_X86_64": "x86_64", "EM_386": "x86", "EM_AARCH64": "arm64", "EM_ARM": "arm"}
 PE_ARCH = {"AMD64": "x86_64", "I386": "x86", "ARM64": "arm64", "ARMNT": "arm", "ARM": "arm"}
@@ -334,15 +333,8 @@ def strings(regions: list[Region]) -> Iterator[dict[str, Any]]:
     for region in regions:
         if region.executable or len(region.data) > 64 << 20:
             continue
-        for offset, value, encoding, length in text_runs(region.data):
-            yield {
-                "address": _hex(region.start + offset),
-                "value": value[:MAX_STRING],
-                "truncated": len(value) > MAX_STRING,
-                "encoding": encoding,
-                "length": length,
-                "section": region.name,
-            }
+        for run in native_strings.runs(region.data):
+            yield native_strings.row(_hex(region.start + run.offset), run, section=region.name)
             count += 1
             if count >= MAX_SCANNED_STRINGS:
                 return

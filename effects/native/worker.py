@@ -29,7 +29,7 @@ import orjson
 from effects.native import metadata, origin_facts, valueflow
 from rea.native import headers
 from rea.native import metadata as known
-from rea.native.strings import runs as text_runs
+from rea.native import strings as native_strings
 
 ARCHITECTURES = {
     "AMD64": "x86_64",
@@ -40,7 +40,6 @@ ARCHITECTURES = {
     "AARCH64": "arm64",
 }
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
-MAX_STRING = 512
 CALL_MNEMONICS = ("call", "bl")  # x86 call/callq; ARM and AArch64 bl, blx, blr (b/br are jumps)
 PLACEHOLDERS = ("UnresolvableCallTarget", "UnresolvableJumpTarget")  # angr's stand-ins for unknown targets
 MAX_SCANNED_STRINGS = 50_000
@@ -259,8 +258,8 @@ class Analysis:
         return facts
 
     def scan_strings(self) -> list[dict[str, Any]]:
-        """Terminated text runs (>= 4 characters; UTF-8, UTF-16 and UTF-32) in non-executable data sections, found
-        without CFG recovery; which procedures reference them is only known after it."""
+        """Text runs (>= 4 characters; UTF-8, UTF-16 and UTF-32: rea.native.strings) in non-executable data
+        sections, found without CFG recovery; which procedures reference them is only known after it."""
         found: list[dict[str, Any]] = []
         memory = self.project.loader.memory
         for section in getattr(self.main, "sections", []):
@@ -277,17 +276,8 @@ class Analysis:
                 data = memory.load(section.vaddr, section.memsize)
             except Exception:  # unmapped or partially mapped: nothing to scan
                 continue
-            for offset, value, encoding, length in text_runs(data):
-                found.append(
-                    {
-                        "address": self.out(section.vaddr + offset),
-                        "value": value[:MAX_STRING],
-                        "truncated": len(value) > MAX_STRING,
-                        "encoding": encoding,
-                        "length": length,
-                        "section": section.name,
-                    }
-                )
+            for run in native_strings.runs(data):
+                found.append(native_strings.row(self.out(section.vaddr + run.offset), run, section=section.name))
                 if len(found) >= MAX_SCANNED_STRINGS:
                     return found
         return found
@@ -371,18 +361,7 @@ class Analysis:
                 }
                 - {None}
             )
-            raw = bytes(item.content)
-            value = raw.decode("utf-16-le", "replace") if item.sort == "unicode" else raw.decode("utf-8", "replace")
-            strings.append(
-                {
-                    "address": self.out(item.address),
-                    "value": value[:MAX_STRING],
-                    "truncated": len(value) > MAX_STRING,
-                    "encoding": "utf-16le" if item.sort == "unicode" else "utf-8",
-                    "length": item.size,
-                    "referenced_by": [self.out(r) for r in refs],
-                }
-            )
+            strings.append(self._cfg_string(item, [self.out(r) for r in refs]))
             for r in refs:
                 string_refs.setdefault(r, set()).add(item.address)
         engine = self._engine_made(kb)
@@ -489,6 +468,28 @@ class Analysis:
         except Exception:  # undecodable: not shown to be a call
             return False
         return bool(insns) and insns[0].mnemonic.startswith(CALL_MNEMONICS)
+
+    def _cfg_string(self, item: Any, refs: list[str]) -> dict[str, Any]:
+        """angr's string re-read from its bytes (angr's content may run on past its extent, into the strings
+        after it); a string whose bytes are not text in its encoding keeps only its references (value None)."""
+        encoding = "utf-16le" if item.sort == "unicode" else "utf-8"
+        try:
+            raw = self.project.loader.memory.load(item.address, item.size)
+        except Exception:  # unmapped: no bytes to read
+            raw = b""
+        run = native_strings.decoded(raw, encoding)
+        address = self.out(item.address)
+        if run is None:
+            return {
+                "address": address,
+                "value": None,
+                "truncated": False,
+                "encoding": encoding,
+                "length": item.size,
+                "terminator": 0,
+                "referenced_by": refs,
+            }
+        return native_strings.row(address, run, referenced_by=refs)
 
     def _call_instruction(self, block: int) -> int:
         """The call instruction ending a call-site block (angr names call sites by their block)."""

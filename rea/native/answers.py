@@ -12,6 +12,7 @@ from typing import Any, TypeVar, overload
 
 from rea.native import origin as o
 from rea.native import queries as q
+from rea.native import strings as native_strings
 from rea.errors import ReaError
 from rea.native.addresses import value
 from rea.wire import native as w
@@ -149,7 +150,9 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
         ),
         imports=tuple(imports if detailed else imports[:limit]),
         sections=tuple(w.Region(**_region(s)) for s in snapshot["sections"]) if detailed else None,
-        strings_sample=tuple(w.AddressedValue(address=s["address"], value=s["value"]) for s in strings[:limit])
+        strings_sample=tuple(
+            w.AddressedValue(address=s["address"], value=native_strings.shown(s)[0]) for s in strings[:limit]
+        )
         if detailed
         else None,
         analysis=analysis_state(snapshot),
@@ -224,11 +227,14 @@ def of_origin(procs: Iterable[Mapping[str, Any]], wanted: str | None) -> list[Ma
 
 
 def string_row(s: Mapping[str, Any]) -> w.StringRow:
+    value, truncated = native_strings.shown(s)
     return w.StringRow(
         address=s["address"],
-        value=s["value"],
-        string=w.StringFacts(encoding=s["encoding"], termination="present_or_not_required", byte_length=s["length"]),
-        truncated=s["truncated"],
+        value=value,
+        string=w.StringFacts(
+            encoding=s["encoding"], termination=native_strings.termination(s), byte_length=s["length"]
+        ),
+        truncated=truncated,
         referenced_by=tuple(s["referenced_by"]) if "referenced_by" in s else None,
         section=s.get("section"),
     )

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from rea.native import strings as native_strings
 from rea.native import annotations as notes
 from rea.native import answers as a
 from rea.native import pseudocode as readable
@@ -39,7 +40,9 @@ def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tu
     for ref in q.outgoing(snapshot, p):
         sites.setdefault(ref["to"], ref["from"])
     return tuple(
-        w.Referenced(address=s["address"], value=s["value"], source_address=sites.get(s["address"], p["address"]))
+        w.Referenced(
+            address=s["address"], value=native_strings.shown(s)[0], source_address=sites.get(s["address"], p["address"])
+        )
         for s in q.strings_at(snapshot, p["strings"])
     )
 

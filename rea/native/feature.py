@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from rea.native import strings as native_strings
 from rea.native import answers as a
 from rea.native import queries as q
 from rea.wire import native_analyses as w
@@ -51,7 +52,7 @@ def _matches(snapshot: Mapping[str, Any], args: Mapping[str, Any], budget: _Budg
                 break
             for address, text in rows[start : start + PAGE]:
                 if needle in fold(text) and len(found) < limit:
-                    found.append(w.FeatureMatch(type=kind, address=address, value=text))  # type: ignore[arg-type]
+                    found.append(w.FeatureMatch(type=kind, address=address, value=text[: native_strings.MAX_STRING]))  # type: ignore[arg-type]
     return found
 
 

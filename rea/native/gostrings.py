@@ -19,7 +19,6 @@ from rea.native.sweep import Region
 
 MIN_CHARS = 2
 MAX_LENGTH = 1 << 16
-MAX_VALUE = 512
 
 
 class _Data:
@@ -70,10 +69,11 @@ def recover(
     rows = [
         {
             "address": f"0x{address:x}",
-            "value": text[:MAX_VALUE],
-            "truncated": len(text) > MAX_VALUE,
+            "value": text,
+            "truncated": False,
             "encoding": "utf-8",
             "length": length,
+            "terminator": 0,  # Go's strings have none: the code carries the length
             "section": section,
         }
         for address, (length, text, section) in sorted(found.items())

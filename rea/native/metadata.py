@@ -11,7 +11,7 @@ limitations) so one engine fault never fails the whole overview.
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from rea.native import origin
@@ -227,10 +227,31 @@ def merged(snapshot: Mapping[str, Any], loader: Mapping[str, Any]) -> dict[str, 
     }
 
 
+def _referenced(
+    strings: list[dict[str, Any]], references: Iterable[Mapping[str, Any]], holder: Callable[[str], str | None]
+) -> None:
+    """Every code reference into a string counts for it, not only those angr typed as a string (a 16-byte
+    vector load of a UTF-32 table entry is data of another sort to angr)."""
+    by_address = {s["address"]: s for s in strings}
+    for ref in references:
+        held, source = holder(ref["to"]), ref.get("from_procedure")
+        if held is not None and source is not None and source not in by_address[held]["referenced_by"]:
+            by_address[held]["referenced_by"] = sorted({*by_address[held]["referenced_by"], source})
+
+
 def completed(cfg: Mapping[str, Any], loader: Mapping[str, Any]) -> dict[str, Any]:
-    """The CFG answer named from metadata, its fragments folded in, its strings completed by the scan, each
-    procedure's origin classified."""
-    named = {**cfg, "procedures": renamed(cfg["procedures"], loader)}
-    named["strings"] = text.with_scanned(cfg.get("strings", ()), loader.get("scanned_strings", ()))
-    folded = merged(named, loader)
+    """The CFG answer named from metadata, its fragments folded in, its strings completed by the scan (a
+    Go binary's strings are length-addressed: see rea.native.strings), each procedure's strings named by
+    the reported string that holds the referenced address, and each procedure's origin classified."""
+    go = loader.get("go") or {}
+    strings = text.with_scanned(
+        cfg.get("strings", ()), loader.get("scanned_strings", ()), length_addressed=bool(go.get("functions"))
+    )
+    holder = text.holders(strings)
+    _referenced(strings, cfg.get("data_references", ()), holder)
+    procs = [
+        {**p, "strings": sorted({h for a in p.get("strings", ()) if (h := holder(a)) is not None})}
+        for p in renamed(cfg["procedures"], loader)
+    ]
+    folded = merged({**cfg, "procedures": procs, "strings": strings}, loader)
     return {**folded, "procedures": origin.annotate(folded["procedures"], origin.with_matches(loader, cfg))}

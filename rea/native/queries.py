@@ -12,6 +12,7 @@ import re
 from typing import Any, overload
 from collections.abc import Iterable, Mapping, Sequence
 
+from rea.native import strings as native_strings
 from rea.native.addresses import normalize, value
 
 KIND_ORDER = {"function": 0, "thunk": 1, "external": 2}
@@ -99,7 +100,7 @@ def name_at(snapshot: Mapping[str, Any], address: str) -> dict[str, Any] | None:
             return {"name": row["name"], "kind": row["kind"]}
     string = next((s for s in snapshot.get("strings", ()) if s["address"] == address), None)
     if string is not None:
-        return {"name": None, "kind": "string", "value": string["value"]}
+        return {"name": None, "kind": "string", "value": native_strings.shown(string)[0]}
     return None
 
 

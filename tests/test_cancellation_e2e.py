@@ -34,7 +34,7 @@ def test_a_client_cancel_mid_call_keeps_the_server_and_the_partial_record(tmp_pa
     binary = tmp_path / "sample"
     subprocess.run(["gcc", "-O2", "-o", str(binary), str(SOURCE)], check=True, capture_output=True)
     cache = tmp_path / "cache"  # cold: the first native question starts the engine worker
-    engines, helpers = _workers(), _workers("effects.javascript.parse_worker")
+    engines, helpers = _workers() | _workers("effects.native.indexer"), _workers("effects.javascript.parse_worker")
 
     async def main():
         async with connect(REA_CACHE_DIR=str(cache)) as s:
@@ -50,15 +50,20 @@ def test_a_client_cancel_mid_call_keeps_the_server_and_the_partial_record(tmp_pa
             with anyio.CancelScope() as recovering:
 
                 async def on_engine_progress(progress, total, message):
-                    if message.startswith("angr "):  # the worker is running and reporting its load or CFG
+                    # the fast index (or the engine worker) is running and reporting
+                    if message.startswith(("angr ", "fast index")):
                         recovering.cancel()
 
                 await s.call_tool("binary_overview", {}, progress_callback=on_engine_progress)
+
+            def engine_processes() -> set:
+                return _workers() | _workers("effects.native.indexer")
+
             for _ in range(100):  # the server finishes unwinding asynchronously
-                if not (_workers() - engines or _workers("effects.javascript.parse_worker") - helpers):
+                if not (engine_processes() - engines or _workers("effects.javascript.parse_worker") - helpers):
                     break
                 await anyio.sleep(0.05)
-            left = (_workers() - engines, _workers("effects.javascript.parse_worker") - helpers)
+            left = (engine_processes() - engines, _workers("effects.javascript.parse_worker") - helpers)
             found = ok(
                 await s.call_tool("get_evidence_bundle", {"detail": "summary", "filters": {"operation": OPERATION}})
             )

@@ -120,7 +120,7 @@ def test_go_functions_and_build_info_from_pclntab(go_builds, tmp_path):
         assert go["pclntab_layout"] == "1.18" and go["go_version"] == version and go["problems"] == []
         assert go["module_path"] == "example.com/reagotest"
         assert go["dependencies"] == [{"path": "example.com/greet", "version": "v0.1.0 => ../greet (devel)"}]
-        assert facts["analysis"]["source"] == "metadata" and overview["confidence"] == "observed"
+        assert facts["analysis"]["source"] == "index"  # pclntab names and extents, then the capstone sweep
         nm = go_nm(go_builds[fmt]["full"])
         if fmt == "mach-o":  # Mach-O symbols of unqualified (assembly) functions carry the C underscore
             nm = {(n[1:] if n.startswith("_") else n, a): size for (n, a), size in nm.items()}
@@ -147,8 +147,8 @@ def test_go_cli_overview(go_builds, tmp_path):
 
 
 def test_go_cfg_names_and_fragments(go_builds, tmp_path):
-    """After CFG recovery a stripped Go binary keeps pclntab names, and the pieces angr splits off
-    a function are folded into it: callers are other functions, never a function itself."""
+    """A stripped Go binary keeps pclntab names and extents: no listed function starts inside another's (a call
+    into runtime.duffzero's middle is a call of duffzero), callers are other functions, never a function itself."""
 
     async def main():
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
@@ -166,7 +166,7 @@ def test_go_cfg_names_and_fragments(go_builds, tmp_path):
     callers, overview, listing, main_fn, callees = anyio.run(main)
     nm = go_nm(go_builds["elf"]["full"])
     assert callers == [nm_address(nm, "main.main")]
-    assert overview["analysis"]["source"] == "cfg" and overview["analysis"]["merged_fragments"] > 0
+    assert overview["analysis"]["source"] == "index"  # the fast index: pclntab extents, no fragments to fold
     functions = [r for r in listing if r["kind"] == "function"]
     named = {r["value"] for r in functions}
     assert {"main.main", "runtime.main"} <= named
@@ -225,10 +225,11 @@ def fde_starts(path: Path) -> dict[str, int]:
 
 
 def test_overview_survives_an_engine_fault(static_stripped, tmp_path):
-    """CFG recovery raising in both profiles (forced) still answers, from .eh_frame, saying so."""
+    """The fast index failing and CFG recovery raising in both profiles (forced) still answers, from .eh_frame,
+    saying so."""
 
     async def main():
-        async with connect(REA_CACHE_DIR=str(tmp_path), REA_NATIVE_FAULT="default,safe") as s:
+        async with connect(REA_CACHE_DIR=str(tmp_path), REA_NATIVE_FAULT="index,default,safe") as s:
             ok(await s.call_tool("open_binary", {"path": str(static_stripped)}))
             listing = result(await s.call_tool("list_procedures", {}))
             first = listing[len(listing) // 2]["address"]
@@ -261,16 +262,17 @@ def test_busybox_first_overview_from_exception_frames(tmp_path):
     async def main():
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             ok(await s.call_tool("open_binary", {"path": busybox}))
-            return ok_evidence(await s.call_tool("binary_overview", {}))
+            overview = ok_evidence(await s.call_tool("binary_overview", {}))
+            return overview, result(await s.call_tool("list_procedures", {}))
 
-    overview = anyio.run(main)
+    overview, listing = anyio.run(main)
     facts = overview["normalized_result"]
-    assert facts["stripped"] is True and facts["analysis"] == {
-        "source": "metadata",
-        "coverage": "partial",
-        "merged_fragments": 0,
-    }
-    assert facts["procedure_count"] == len(fde_starts(Path(busybox)))
+    # the fast index: every .eh_frame start is a procedure, and so is every direct call target (busybox's own
+    # code has no frame entries)
+    assert facts["stripped"] is True and facts["analysis"]["source"] == "index"
+    starts = fde_starts(Path(busybox))
+    assert set(starts) <= {r["address"] for r in listing}
+    assert facts["procedure_count"] > len(starts)
 
 
 # ------------------------------------------------------------ loader formats
@@ -304,7 +306,7 @@ def test_a_macho_bundle_loads_as_a_dylib(go_builds, tmp_path):
     assert overview["normalized_result"]["go"]["module_path"] == "example.com/reagotest"
 
 
-def test_an_arm64_pe_is_refused_saying_what_and_what_to_do(tmp_path):
+def test_an_arm64_pe_is_indexed_and_the_engine_refusal_says_what_and_what_to_do(tmp_path):
     """A PE whose COFF machine is ARM64 (0xaa64; a mingw x64 build with the field set, as file(1) reads it)."""
     source = tmp_path / "m.c"
     source.write_text("int main(void) { return 0; }\n")
@@ -320,8 +322,12 @@ def test_an_arm64_pe_is_refused_saying_what_and_what_to_do(tmp_path):
     async def main():
         async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
             ok(await s.call_tool("open_binary", {"path": str(arm)}))
-            return await s.call_tool("binary_overview", {})
+            overview = ok_evidence(await s.call_tool("binary_overview", {}))  # the fast index reads it
+            listing = result(await s.call_tool("list_procedures", {"limit": 1}))
+            return overview, await s.call_tool("procedure_pseudo_code", {"procedure": listing[0]["address"]})
 
-    error = err(anyio.run(main), "target_unavailable")
+    overview, pseudo = anyio.run(main)
+    assert overview["normalized_result"]["architecture"] == "arm64"
+    error = err(pseudo, "target_unavailable")  # the engine still refuses it, saying what and what to do
     assert error["details"]["reason"] == "unsupported-architecture" and error["details"]["architecture"] == "ARM64"
     assert "inspect_binary_layout" in error["message"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import io
+import os
 import struct
 import sys
 import time
@@ -397,6 +398,11 @@ def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
 
 
 def main(argv: list[str]) -> int:
+    if "index" in os.environ.get("REA_NATIVE_FAULT", "").split(","):  # a forced index fault, for tests
+        sys.stdout.buffer.write(
+            orjson.dumps({"ok": False, "reason": "index-failed", "message": "forced (REA_NATIVE_FAULT)"})
+        )
+        return 0
     try:
         fat = (int(argv[2]), int(argv[3])) if len(argv) >= 4 else None
         snapshot = build(argv[1], fat)

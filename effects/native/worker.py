@@ -591,6 +591,10 @@ class Analysis:
         return {"address": params["address"], "instructions": instructions}
 
     def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        return self._decompiled(params, emit)[0]
+
+    def _decompiled(self, params: dict[str, Any], emit: Callable[[str], None]) -> tuple[dict[str, Any], Any, Any]:
+        """The pseudocode, and the function and graph it came from (whose prototype the decompiler set)."""
         if self.cfg is None and self.cfg_error is not None and not params.get("local"):
             raise WorkerError(
                 "capability_unavailable",
@@ -613,19 +617,18 @@ class Analysis:
                 f"angr's decompiler produced no code for {function.name}: {_empty_reason(decompiler, function)}",
                 reason="decompiler-empty",
             )
-        return {
+        answer = {
             "address": params["address"],
             "name": function.name,
             "pseudocode": decompiler.codegen.text,
             "elapsed_ms": int((time.monotonic() - started) * 1000),
         }
+        return answer, function, model if model is not None else self.cfg.model
 
     def boundary(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the
         jump tables CFGFast resolved inside the function; plain facts, the core decides their shape."""
-        self.decompile(params, emit)  # the decompiler's variable recovery sets the prototype it reports
-        function, model = self.local(params, emit) if params.get("local") else (self.function(params["address"]), None)
-        model = model if model is not None else self.cfg.model
+        _, function, model = self._decompiled(params, emit)  # its variable recovery sets the prototype reported
         cc, proto = function.calling_convention, function.prototype
         if cc is None or proto is None:
             raise WorkerError(

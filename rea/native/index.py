@@ -81,8 +81,14 @@ def _thunks(
 
 
 def _starts(
-    loader: Mapping[str, Any], swept: Sweep | None, thunks: Mapping[int, int], code: Sequence[tuple[str, int, int]]
+    loader: Mapping[str, Any],
+    swept: Sweep | None,
+    thunks: Mapping[int, int],
+    code: Sequence[tuple[str, int, int]],
+    known: _Spans,
 ) -> dict[int, dict[str, Any]]:
+    """Function starts: the metadata's, the entry, import stubs, and direct call targets that fall inside no
+    function the metadata sizes (Go calls into the middle of runtime.duffzero: that is not a new function)."""
     rows: dict[int, dict[str, Any]] = {}
     for row in metadata.starts(loader):
         at = value(row["address"])
@@ -95,7 +101,9 @@ def _starts(
         rows.setdefault(at, {"name": None, "size": 0, "source": "import-stub"})
     if swept is not None:
         for ref in swept.references:
-            if ref.kind == "call" and ref.target not in rows and _executable(ref.target, code) is not None:
+            if ref.kind != "call" or ref.target in rows or _executable(ref.target, code) is None:
+                continue
+            if known.owner(ref.target) is None:
                 rows[ref.target] = {"name": None, "size": 0, "source": "call-target"}
     return rows
 
@@ -123,7 +131,7 @@ def snapshot(
         (value(r["address"]), value(r["address"]) + int(r["size"])) for r in metadata.starts(loader) if r.get("size")
     )
     thunks = _thunks(swept, slots, code, _Spans(sized)) if swept is not None else {}
-    rows = _starts(loader, swept, thunks, code)
+    rows = _starts(loader, swept, thunks, code, _Spans(sized))
     spans = _extents(rows, code)
     owner = _Spans(spans).owner
     procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots, canonical) for start, end in spans}
@@ -243,8 +251,10 @@ def _wire(
         if kind == "jump" and at is not None and target == at:
             continue  # a jump back to the entry (Go's morestack prologue) is not a call, not a reference
         if kind == "call" and at is not None:
-            callee = to if to.startswith("extern:") else _hex(owner(target) if owner(target) == target else target)
-            procs[at]["call_sites"].append({"site": _hex(ref.site), "instruction": _hex(ref.site), "target": callee})
+            procs[at]["call_sites"].append({"site": _hex(ref.site), "instruction": _hex(ref.site), "target": to})
+            callee = to if to.startswith("extern:") else owner(target)  # a call into a function calls that function
+            if callee is not None:
+                procs[at]["callees"].append(callee if isinstance(callee, str) else _hex(callee))
         out.append({"from": _hex(ref.site), "from_procedure": None if at is None else _hex(at), "to": to, "kind": kind})
     return out
 

@@ -321,13 +321,13 @@ def _arm64(
         destination, base, offset = match.group(1), match.group(2), match.group(3)
         page = pages.get(base)
         if page is not None:
-            target = page + (_number(offset) if offset else 0)
+            named = page + (_number(offset) if offset else 0)
             if mnemonic == "add" and offset:
-                add(Reference(address, target, "offset"))
+                add(Reference(address, named, "offset"))
             elif mnemonic.startswith(("ldr", "ldp")):
-                add(Reference(address, target, "read"))
+                add(Reference(address, named, "read"))
             elif mnemonic.startswith(("str", "stp")):
-                add(Reference(address, target, "write"))
+                add(Reference(address, named, "write"))
         if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
             pages.pop(destination, None)
 

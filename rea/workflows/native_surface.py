@@ -418,10 +418,11 @@ def _boundaries(
 
 
 def _decoded_at(
-    session: Session, args: Args
+    session: Session, args: Args, stage: str = "index"
 ) -> Generator[AnyEffect, Any, tuple[Snapshot, w.InstructionFacts, str, list[int] | None] | ReaError]:
-    """The CFG snapshot, the instruction facts at args["address"], its mechanism and its procedure's boundaries."""
-    snapshot = yield from _snapshot(session, args, "index")
+    """The snapshot (`stage`), the instruction facts at args["address"], its mechanism and its procedure's
+    boundaries."""
+    snapshot = yield from _snapshot(session, args, stage)
     if isinstance(snapshot, ReaError):
         return snapshot
     where = base._address(args["address"])
@@ -503,7 +504,7 @@ def _analysed_targets(snapshot: Snapshot, address: str) -> list[str]:
 
 
 def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _decoded_at(session, args)
+    got = yield from _decoded_at(session, args, "cfg")  # indirect targets are what angr's CFG resolved
     if isinstance(got, ReaError):
         return failed(session, got)
     snapshot, facts, mechanism, _ = got

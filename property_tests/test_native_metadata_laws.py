@@ -204,7 +204,7 @@ def test_folded_fragments_leave_only_functions_and_no_self_calls(layout):
             assert p["address"] in next(q for q in folded["procedures"] if q["address"] == callee)["callers"]
 
 
-SOURCES = ("exports", "symbols", "go-pclntab", "exception-frames")
+SOURCES = ("exports", "go-pclntab", "symbols", "exception-frames")
 NAMED = st.dictionaries(
     st.integers(0x1000, 0x1010).map(lambda a: f"0x{a:x}"),
     st.lists(st.sampled_from(SOURCES), min_size=1, max_size=4, unique=True),
@@ -214,7 +214,7 @@ NAMED = st.dictionaries(
 
 @given(NAMED)
 def test_a_start_is_named_by_its_most_trusted_source(named):
-    """Exports name a start before symbols (the public name wins), symbols before Go's pclntab; frames give no name (the name of each
+    """Exports name a start before Go's pclntab (the public name wins), pclntab before symbols; frames give no name (the name of each
     row says its source, so the winner is visible)."""
     loader: dict = {"symbols": [], "exports": [], "go": {"functions": []}, "function_starts": []}
     for address, sources in named.items():

@@ -115,7 +115,8 @@ def test_go_functions_and_build_info_from_pclntab(go_builds, tmp_path):
 
     for fmt, (overview, listing) in anyio.run(main).items():
         facts = overview["normalized_result"]
-        assert overview["subject"]["format"] == fmt and facts["stripped"] is True
+        # Go's darwin linker keeps the symbol table under -s (go tool nm lists it): that build is not stripped
+        assert overview["subject"]["format"] == fmt and facts["stripped"] is (fmt != "mach-o")
         go = facts["go"]
         assert go["pclntab_layout"] == "1.18" and go["go_version"] == version and go["problems"] == []
         assert go["module_path"] == "example.com/reagotest"

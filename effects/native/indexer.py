@@ -296,13 +296,15 @@ def _macho(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any],
         sections.append(_section_row(s.name, s.virtual_address, s.size, writable, executable))
         if s.type.name != "ZEROFILL":
             regions.append(Region(name=s.name, start=s.virtual_address, data=bytes(s.content), executable=executable))
+    code = [(r.start, r.start + len(r.data)) for r in regions if r.executable]
     symbols, seen = [], set()
     for sym in binary.symbols:
         if not sym.name or sym.name in seen:
             continue
         seen.add(sym.name)
-        if sym.value:
-            symbols.append(_symbol(sym.name, sym.value, "function", 0, False))
+        if sym.value:  # nlist has no function type: a symbol in code names a function
+            kind = "function" if any(lo <= sym.value < hi for lo, hi in code) else "object"
+            symbols.append(_symbol(sym.name, sym.value, kind, 0, False))
     exported = {e.name for e in getattr(binary, "exported_symbols", ())}
     symbols = [{**s, "exported": s["name"] in exported} for s in symbols]
     slots = {}

@@ -20,8 +20,9 @@ from rea.native.addresses import value
 
 # a name angr made up from an address: replaced by a metadata name when one is known
 SYNTHETIC_PREFIXES = origin.SYNTHETIC_PREFIXES
-# an export's name is the public one: it names the start before a local symbol at the same address does
-PRIORITY = {"exports": 0, "symbols": 1, "go-pclntab": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
+# an export's name is the public one: it names the start before anything else does; Go's pclntab name is the
+# function's own (a Mach-O symbol adds the C underscore), so it comes before the symbol table's
+PRIORITY = {"exports": 0, "go-pclntab": 1, "symbols": 2, "exception-frames": 3, "pdata": 3, "function_starts": 3}
 
 
 def starts(loader: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -74,7 +74,7 @@ async def _measure(target: Path, pattern: str, dossier: bool) -> dict[str, float
                     reply = await s.call_tool("analyze_function", {"procedure": referrers[0]})
                     figures["dossier_s"] = time.perf_counter() - start
                     result = reply.structured_content["normalized_result"] if not reply.is_error else {}
-                    figures["dossier_has_pseudocode"] = float(bool((result.get("pseudocode") or {}).get("available")))
+                    figures["dossier_has_pseudocode"] = float(bool(result.get("pseudocode")))
                 shutil.rmtree(cache + "-cold", ignore_errors=True)
             group.cancel_scope.cancel()
     figures["index_peak_mib"] = peak.get("effects.native.indexer", 0) / 2**20

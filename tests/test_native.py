@@ -595,7 +595,12 @@ def test_inventory_answers_from_the_fast_index(binaries, tmp_path):
     # a stripped binary has no function symbols, but .eh_frame still gives every function's start and size
     rows = stripped["normalized_result"]
     assert len(rows) >= 5
-    assert all(r["value"] == f"sub_{int(r['address'], 16):x}" for r in rows if r["kind"] == "function")
+    # unnamed, unless its bytes are one static library function's (the C runtime's start-up pieces)
+    assert all(
+        r["value"] == f"sub_{int(r['address'], 16):x}" or r["origin"]["source"] == "library-match"
+        for r in rows
+        if r["kind"] == "function"
+    )
 
 
 def test_unsupported_architecture_and_oversized_targets(binaries, tmp_path):

@@ -396,7 +396,8 @@ def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
         if p["kind"] == "function" and ":" not in p["address"]
     ]
     snapshot["origin_facts"] = origin_facts.origin_facts(source, functions)
-    snapshot["procedures"] = pure_index.inherit_fragment_origins(origin.annotate(snapshot["procedures"], snapshot))
+    classified = pure_index.inherit_fragment_origins(origin.annotate(snapshot["procedures"], snapshot))
+    snapshot["procedures"] = pure_index.library_names(classified, snapshot["origin_facts"])
 
 
 def main(argv: list[str]) -> int:

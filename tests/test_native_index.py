@@ -487,3 +487,28 @@ def test_one_function_graph_per_decompile_in_any_order(samples, tmp_path):
     first, main_code, helper, again, main_again = anyio.run(main)
     assert first == again and main_code == main_again
     assert "decode_config" in main_code and "helper" in helper
+
+
+def test_pseudocode_calls_read_the_index_names(samples, tmp_path):
+    """On a stripped static build the decompiler prints the callee names the index knows (library functions
+    named by their bytes), not `sub_…`."""
+    snapshot = build_index(samples["static_stripped"])
+    string = next(s for s in snapshot["strings"] if s["value"] == "index-second-marker")
+    caller = string["referenced_by"][0]  # main: it passes the marker to puts
+    by_address = {p["address"]: p for p in snapshot["procedures"]}
+    named = {
+        by_address[s["target"]]["name"]
+        for s in by_address[caller]["call_sites"]
+        if s["target"] in by_address and not by_address[s["target"]]["name"].startswith("sub_")
+    }
+    assert named, "main calls library functions the index names"
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            assert (await s.call_tool("open_binary", {"path": str(samples["static_stripped"])})).is_error is False
+            reply = await s.call_tool("procedure_pseudo_code", {"procedure": caller})
+            assert reply.is_error is False, reply.content[0].text
+            return reply.structured_content["normalized_result"]
+
+    pseudocode = anyio.run(main)
+    assert any(f"{name}(" in pseudocode for name in named), (named, pseudocode)

@@ -546,6 +546,10 @@ class Analysis:
             raise WorkerError(
                 "execution_failure", f"angr found no function at {params['address']}", reason="no-function"
             )
+        for address, name in (params.get("names") or {}).items():  # the index's names of its callees
+            callee = cfg.kb.functions.function(addr=self.into(address))
+            if callee is not None and callee.addr != start:
+                callee.name = name
         return function, cfg.model
 
     def linear(self, params: dict[str, Any]) -> dict[str, Any]:

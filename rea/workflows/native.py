@@ -616,8 +616,21 @@ def _engine(
             return Success(listing)
     if _indexed(snapshot) and op in ("decompile", "boundary"):
         params["local"] = True
+        params["names"] = _callee_names(snapshot, proc)
     got = yield from _ask(session, op, params)
     return got
+
+
+def _callee_names(snapshot: Snapshot, proc: Mapping[str, Any]) -> dict[str, str]:
+    """What the index calls each procedure this one calls, for the decompiler to print (a stripped static
+    binary's `exit` named by its bytes, a PLT stub by its import), instead of the engine's `sub_…`."""
+    index = q.by_address(snapshot)
+    names = {}
+    for site in proc.get("call_sites", ()):
+        callee = index.get(site["target"])
+        if callee is not None and callee["kind"] != "external" and not str(callee["name"]).startswith("sub_"):
+            names[callee["address"]] = str(callee["name"])
+    return names
 
 
 def _decoded(

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from effects.native import indexer
 from support import clean_env, rea_command
@@ -512,3 +514,24 @@ def test_pseudocode_calls_read_the_index_names(samples, tmp_path):
 
     pseudocode = anyio.run(main)
     assert any(f"{name}(" in pseudocode for name in named), (named, pseudocode)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(cut=st.integers(0, 20_000), at=st.integers(0, 4096), noise=st.binary(min_size=1, max_size=64))
+def test_hostile_files_get_a_bounded_answer(samples, tmp_path, cut, at, noise, capsysbinary):
+    """A truncated or overwritten binary (headers, section table, code) gives the index program an answer, never
+    an exception: a snapshot, or a refusal the caller turns into the engine's attempt."""
+    data = samples["pie"].read_bytes()
+    damaged = (data[:at] + noise + data[at + len(noise) :])[: max(cut, 64)]
+    target = tmp_path / f"damaged-{cut}-{at}"
+    target.write_bytes(damaged)
+    assert indexer.main(["indexer", str(target)]) == 0
+    reply = json.loads(capsysbinary.readouterr().out)
+    assert reply["ok"] in (True, False)
+    if reply["ok"]:
+        spans = sorted(
+            (int(p["address"], 16), p["size"]) for p in reply["snapshot"]["procedures"] if p["kind"] != "external"
+        )
+        assert all(a + n <= b for (a, n), (b, _) in zip(spans, spans[1:]))
+    else:
+        assert reply["reason"] in ("unsupported-format", "index-failed") and reply["message"]

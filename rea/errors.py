@@ -136,6 +136,16 @@ def missing_evidence(evidence_id: str) -> ReaError:
     )
 
 
+def processes_left(what: str, remaining: list[str], then: str) -> ReaError:
+    """cleanup_incomplete: an owned process group (`what`) did not exit; `remaining` names what still runs."""
+    return ReaError(
+        code="cleanup_incomplete",
+        message=f"The {what} group did not exit: {', '.join(remaining)} still run.",
+        details={"owned_resources": ["process"], "remaining": remaining},
+        action=f"Stop the listed processes (kill -9), then {then}.",
+    )
+
+
 def no_target(operation: str) -> ReaError:
     """The reference's NoBinaryOpenError: a target tool called before open_binary."""
     return ReaError(

@@ -18,7 +18,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects import process_group
-from rea.errors import ReaError
+from rea.errors import ReaError, processes_left
 
 Report = Callable[[str, str], Awaitable[None]]
 NOTICE_S = 5.0
@@ -58,14 +58,7 @@ async def build(
         with anyio.CancelScope(shield=True):
             remaining = await process_group.terminate(process)
     if remaining:
-        return Failure(
-            ReaError(
-                code="cleanup_incomplete",
-                message=f"The fast index process group did not exit: {', '.join(remaining)} still run.",
-                details={"owned_resources": ["process"], "remaining": remaining},
-                action="Stop the listed processes (kill -9), then call again.",
-            )
-        )
+        return Failure(processes_left("fast index process", remaining, "call again"))
     return _reply(b"".join(chunks), process.returncode)
 
 

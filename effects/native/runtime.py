@@ -25,7 +25,7 @@ from effects.owned import stop_all
 from effects.native.discovery import discover
 from effects.native.engine import SCRATCH, AngrWorker
 from effects.progress import Progress
-from rea.errors import ReaError
+from rea.errors import ReaError, processes_left
 from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
 from rea.native.effects import (
     DiscoverProviders,
@@ -214,14 +214,7 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
     runtime.indexes.clear()
     stop_all()  # the other families' helpers (the Android worker) end with the target too
     if remaining:
-        return Failure(
-            ReaError(
-                code="cleanup_incomplete",
-                message=f"The {label} worker group did not exit: {', '.join(remaining)} still run.",
-                details={"owned_resources": ["process"], "remaining": remaining},
-                action="Stop the listed processes (kill -9), then call close_binary again.",
-            )
-        )
+        return Failure(processes_left(f"{label} worker", remaining, "call close_binary again"))
     return Success({"status": "complete", "owned_resources": []})
 
 

@@ -111,6 +111,18 @@ class Instruction:
     operands: str
 
 
+class _Found:
+    """What a sweep collects as it decodes: references, (address, length) pairs, indirect calls and jumps, and
+    counts of instructions, undecoded bytes and code bytes."""
+
+    def __init__(self) -> None:
+        self.refs: list[Reference] = []
+        self.sized: list[tuple[int, int]] = []
+        self.calls: list[int] = []
+        self.jumps: list[int] = []
+        self.counts = [0, 0, 0]
+
+
 def decoder(architecture: str) -> capstone.Cs | None:
     """A capstone decoder for an architecture the sweep reads, else None."""
     mode = ARCHITECTURES.get(architecture)
@@ -162,25 +174,21 @@ def sweep(
     if cs is None:
         return None
     inside = _Mapped(mapped)
-    refs: list[Reference] = []
-    sized: list[tuple[int, int]] = []
-    calls: list[int] = []
-    jumps: list[int] = []
-    counts = [0, 0, 0]  # instructions, undecoded bytes, code bytes
+    found = _Found()
     reader = _arm64 if architecture == "arm64" else _x86
     for region in regions:
         if not region.executable:
             continue
-        counts[2] += len(region.data)
-        reader(cs, region, inside, pic and architecture == "x86_64", refs, calls, jumps, counts, sized)
+        found.counts[2] += len(region.data)
+        reader(cs, region, inside, pic and architecture == "x86_64", found)
     return Sweep(
-        references=tuple(refs),
-        indirect_calls=tuple(calls),
-        indirect_jumps=tuple(jumps),
-        sized=tuple(sized),
-        instructions=counts[0],
-        undecoded_bytes=counts[1],
-        code_bytes=counts[2],
+        references=tuple(found.refs),
+        indirect_calls=tuple(found.calls),
+        indirect_jumps=tuple(found.jumps),
+        sized=tuple(found.sized),
+        instructions=found.counts[0],
+        undecoded_bytes=found.counts[1],
+        code_bytes=found.counts[2],
     )
 
 
@@ -205,24 +213,20 @@ def _x86(
     region: Region,
     inside: _Mapped,
     pic: bool,
-    refs: list[Reference],
-    calls: list[int],
-    jumps: list[int],
-    counts: list[int],
-    sized: list[tuple[int, int]],
+    found: _Found,
 ) -> None:
     """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
     immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
-    add = refs.append
+    add, refs, sized = found.refs.append, found.refs, found.sized
     after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
-    for address, size, mnemonic, operands in _lite(cs, region, counts, 1):
+    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 1):
         if after_lea is not None and mnemonic == "mov" and address == after_lea[0]:
             length = _LENGTH.match(operands)
             if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
                 sized.append((after_lea[1], _number(length.group(1))))
         after_lea = None
         if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
-            _x86_branch(address, size, mnemonic, operands, pic, add, calls, jumps)
+            _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
         elif "0x" in operands or "rip" in operands:
             _x86_operand(address, size, mnemonic, operands, inside, pic, add)
             if mnemonic == "lea" and refs and refs[-1][0] == address:
@@ -282,16 +286,12 @@ def _arm64(
     region: Region,
     inside: _Mapped,
     pic: bool,
-    refs: list[Reference],
-    calls: list[int],
-    jumps: list[int],
-    counts: list[int],
-    sized: list[tuple[int, int]],
+    found: _Found,
 ) -> None:
     """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
-    add = refs.append
+    add = found.refs.append
     pages: dict[str, int] = {}
-    for address, _size, mnemonic, operands in _lite(cs, region, counts, 4):
+    for address, _size, mnemonic, operands in _lite(cs, region, found.counts, 4):
         if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
             target = _ARM_TARGET.search(operands)
             if target is not None:
@@ -299,7 +299,7 @@ def _arm64(
             _after_branch(pages, mnemonic)
             continue
         if mnemonic in _ARM_INDIRECT:
-            (calls if mnemonic.startswith("bl") else jumps).append(address)
+            (found.calls if mnemonic.startswith("bl") else found.jumps).append(address)
             _after_branch(pages, mnemonic)
             continue
         if mnemonic == "ret":

@@ -16,7 +16,16 @@ from rea.setup import skill
 from support import clean_env, rea_command
 
 # backticked words in the skill that are fields, error codes or the server name, not tools
-NOT_TOOLS = {"evidence_id", "detail", "capability_unavailable", "provider_unavailable", "rea"}
+NOT_TOOLS = {
+    "evidence_id",
+    "detail",
+    "capability_unavailable",
+    "provider_unavailable",
+    "rea",
+    "referenced_by",
+    "offset",
+    "limit",
+}
 
 
 def test_every_name_the_skill_uses_is_a_tool_or_prompt_of_this_build():
@@ -24,7 +33,20 @@ def test_every_name_the_skill_uses_is_a_tool_or_prompt_of_this_build():
     used = set(re.findall(r"`([a-z]+(?:_[a-z]+)*)`", text))
     known = {c.name for c in CATALOG} | {p.name for p in PROMPTS}
     assert used - NOT_TOOLS <= known, sorted(used - NOT_TOOLS - known)
-    assert {t for _, tools in skill.ROUTES for t in tools} <= used
+    assert {t for _, first, then in skill.ROUTES for t in (*first, *then)} <= used
+
+
+def test_every_family_of_the_catalog_has_a_route():
+    """An agent following the skill reaches every family: each family of the catalog has a tool on a route
+    (fails when a family is added without one)."""
+    from rea.catalog import FAMILY_OF
+
+    routed = skill.routed(CATALOG)
+    families = {FAMILY_OF[c.name] for c in CATALOG}
+    unrouted = sorted(f for f in families if not any(FAMILY_OF[t] == f for t in routed))
+    assert unrouted == [], unrouted
+    text = skill_text()
+    assert "`detail: summary`" in text and "default to `detail: complete`" in text  # the defaults as they are
 
 
 def test_the_tool_index_is_the_catalog():

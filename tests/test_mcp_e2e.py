@@ -13,7 +13,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from rea.canonical_json import canonical_sha256, canonicalize
-from support import clean_env, ledger, rea_command, write_bundle
+from support import make_evidence, clean_env, ledger, rea_command, write_bundle
 
 pytestmark = pytest.mark.slow
 MARK = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
@@ -829,3 +829,28 @@ def test_malformed_frames_do_not_stop_the_server():
     finally:
         proc.kill()
         proc.wait()
+
+
+def test_an_unknown_is_scoped_by_the_evidence_it_cites(tmp_path):
+    """A question citing Evidence about another subject is scoped to that subject, not to the open target; with
+    nothing cited, to the open target."""
+    bundle = write_bundle(tmp_path / "in.json", ledger(3))
+    cited = make_evidence(1)
+
+    async def main():
+        async with connect() as s:
+            opened = ok(await s.call_tool("open_binary", {"path": "/usr/bin/true"}))
+            ok(await s.call_tool("import_evidence_bundle", {"path": str(bundle)}))
+            question = {"domain": "integrity", "severity": "low"}
+            other = ok(
+                await s.call_tool(
+                    "record_unknown",
+                    {**question, "question": "Is bin1 packed?", "supporting_evidence_ids": [cited.evidence_id]},
+                )
+            )
+            here = ok(await s.call_tool("record_unknown", {**question, "question": "Is it packed?"}))
+            return opened, other, here
+
+    opened, other, here = run(main)
+    assert other["scope_digest"] == cited.subject.sha256 != opened["sha256"]
+    assert here["scope_digest"] == opened["sha256"]

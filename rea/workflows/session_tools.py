@@ -506,9 +506,24 @@ def _commit_revision(
     return _done(add_unknown_revision(session, revision, evidence), revision)
 
 
+def _unknown_scope(session: Session, args: Mapping[str, Any]) -> str | None:
+    """The subject a question is about: the one digest every cited Evidence record's subject shares (none when
+    they concern different subjects), else, with nothing cited, the open target's. A question about one target
+    is not scoped to whichever target happens to be open."""
+    cited = [
+        session.evidence[i]
+        for name in ("supporting_evidence_ids", "contradicting_evidence_ids")
+        for i in args.get(name) or ()
+        if i in session.evidence
+    ]
+    digests = {e.subject.sha256 for e in cited if e.subject is not None}
+    if cited:
+        return digests.pop() if len(digests) == 1 else None
+    return None if session.target is None else session.target.sha256
+
+
 def record_unknown(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    scope = None if session.target is None else session.target.sha256
-    draft = first_revision({"required_confidence": "observed", **args}, scope)
+    draft = first_revision({"required_confidence": "observed", **args}, _unknown_scope(session, args))
     if any(r["unknown_id"] == draft["unknown_id"] for r in session.unknown_revisions):
         return failed(
             session,

@@ -249,7 +249,13 @@ def test_unknown_lifecycle_and_revision_conflict():
     duplicate, _ = drive(
         tools.record_unknown,
         recorded.session,
-        {"question": "Does it phone home?", "domain": "network", "severity": "low"},
+        # the same question about the same subject (the Evidence it cites says which)
+        {
+            "question": "Does it phone home?",
+            "domain": "network",
+            "severity": "low",
+            "supporting_evidence_ids": [support_id],
+        },
     )
     assert duplicate.reply.failure().code == "revision_conflict" and duplicate.session is recorded.session
     updated, _ = drive(

@@ -137,8 +137,11 @@ def test_a_runtime_failure_never_replaces_the_selected_provider(elf, tmp_path):
         async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
             await s.call_tool("open_binary", {"path": str(elf), "provider_id": "angr"})
             first = await s.call_tool("list_procedures", {})
+            name = first.structured_content["normalized_result"][0]["address"]
+            await s.call_tool("procedure_pseudo_code", {"procedure": name})  # the listing needs no engine: start it
             before = (await s.call_tool("binary_session", {})).structured_content["result"]
-            worker = before["analysis_run"]["process_lineage"]["snapshots"][0]["observation"]["launcher_pid"]
+            snapshots = before["analysis_run"]["process_lineage"]["snapshots"]
+            worker = next(x for x in snapshots if x["provider"]["id"] == "angr")["observation"]["launcher_pid"]
             os.kill(worker, signal.SIGKILL)  # the engine dies under the session
             deadline = time.monotonic() + 10
             while time.monotonic() < deadline:

@@ -136,7 +136,9 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
         memo = built.unwrap()
         cache.store(runtime.cache_root, effect.sha256, dict(effect.binding), "index", memo)
     runtime.indexes[key] = memo
-    return Success(memo) if memo.get("index", {}).get("swept") else None
+    # nothing decoded (a truncated file whose commands are cut, no code sections): the engine answers, or refuses
+    stats = memo.get("index", {})
+    return Success(memo) if stats.get("swept") and stats.get("code_bytes", 0) > 0 else None
 
 
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:

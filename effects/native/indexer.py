@@ -25,6 +25,7 @@ from effects.native import metadata, origin_facts
 from rea.native import gostrings, origin
 from rea.native import index as pure_index
 from rea.native.eh_frame import fde_ranges
+from rea.native.image import hexa
 from rea.native import strings as native_strings
 from rea.native.sweep import Region, sweep
 
@@ -36,10 +37,6 @@ MACHO_ARCH = {"X86_64": "x86_64", "X86": "x86", "ARM64": "arm64", "ARM": "arm"}
 
 class Unreadable(Exception):
     """lief could not read the file as an executable image."""
-
-
-def _hex(address: int) -> str:
-    return f"0x{address:x}"
 
 
 def load(source: str | bytes) -> tuple[dict[str, Any], list[Region], dict[int, str]]:
@@ -70,8 +67,8 @@ def _head(path: str) -> bytes:
 def _section_row(name: str, start: int, size: int, writable: bool, executable: bool) -> dict[str, Any]:
     return {
         "name": name,
-        "start": _hex(start),
-        "end": _hex(start + size),
+        "start": hexa(start),
+        "end": hexa(start + size),
         "size": size,
         "readable": True,
         "writable": writable,
@@ -84,8 +81,8 @@ def _segment_row(index: int, start: int, size: int, flags: tuple[bool, bool, boo
     readable, writable, executable = flags
     return {
         "name": f"segment_{index}",
-        "start": _hex(start),
-        "end": _hex(start + size),
+        "start": hexa(start),
+        "end": hexa(start + size),
         "size": size,
         "readable": readable,
         "writable": writable,
@@ -97,7 +94,7 @@ def _segment_row(index: int, start: int, size: int, flags: tuple[bool, bool, boo
 def _symbol(name: str, address: int | None, kind: str, size: int, exported: bool) -> dict[str, Any]:
     return {
         "name": name,
-        "address": None if address is None else _hex(address),
+        "address": None if address is None else hexa(address),
         "kind": kind,
         "source": "external" if address is None else "primary",
         "size": size,
@@ -113,13 +110,13 @@ def _facts(fmt: str, arch: str, bits: int, entry: int, pic: bool, base: int, **r
         "arch_name": arch,
         "bits": bits,
         "endianness": "little",
-        "entry": _hex(entry),
+        "entry": hexa(entry),
         "pic": pic,
-        "linked_base": _hex(base),
+        "linked_base": hexa(base),
         "stripped": not any(s["kind"] == "function" and s["source"] == "primary" for s in symbols),
         "symbols": symbols,
         "macho_filetype": None,
-        "engine": {"name": "rea-fast-index (capstone)", "version": _capstone_version()},
+        "engine": {"name": pure_index.ENGINE, "version": _capstone_version()},
         **rest,
     }
 
@@ -239,7 +236,7 @@ def _eh_frame(regions: list[Region], pointer_size: int) -> list[dict[str, Any]]:
     if section is None:
         return []
     rows = {start: size for start, size in fde_ranges(section.data, section.start, pointer_size)}
-    return [{"address": _hex(a), "size": rows[a], "source": "exception-frames"} for a in sorted(rows)]
+    return [{"address": hexa(a), "size": rows[a], "source": "exception-frames"} for a in sorted(rows)]
 
 
 def _pe(lief: Any, binary: Any, source: str | bytes) -> tuple[dict[str, Any], list[Region], dict[int, str]]:
@@ -337,7 +334,7 @@ def strings(regions: list[Region]) -> Iterator[dict[str, Any]]:
         if region.executable or len(region.data) > 64 << 20:
             continue
         for run in native_strings.runs(region.data):
-            yield native_strings.row(_hex(region.start + run.offset), run, section=region.name)
+            yield native_strings.row(hexa(region.start + run.offset), run, section=region.name)
             count += 1
             if count >= MAX_SCANNED_STRINGS:
                 return

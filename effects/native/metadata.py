@@ -11,6 +11,7 @@ from typing import Any
 import attrs
 
 from rea.native import gopclntab
+from rea.native.eh_frame import fde_ranges
 
 MAX_GO_SCAN = 512 << 20
 MAX_FRAMES = 1_000_000
@@ -130,20 +131,17 @@ def _macho_exports(lief: Any, binary: Any) -> list[dict[str, Any]]:
 
 
 def _eh_frame_starts(path: str) -> list[dict[str, Any]]:
-    """Every FDE's pc range in `.eh_frame` (pyelftools resolves the pointer encodings)."""
-    from elftools.dwarf.callframe import FDE  # noqa: PLC0415
+    """Every FDE's pc range in `.eh_frame` (rea.native.eh_frame reads the two pointers of each entry; the fast
+    index reads the same section with the same walker)."""
     from elftools.elf.elffile import ELFFile  # noqa: PLC0415
 
     with open(path, "rb") as handle:
         elf = ELFFile(handle)
-        if elf.get_section_by_name(".eh_frame") is None:
+        section = elf.get_section_by_name(".eh_frame")
+        if section is None:
             return []
-        entries = elf.get_dwarf_info(follow_links=False).EH_CFI_entries()
-        rows = {
-            e.header["initial_location"]: int(e.header["address_range"])
-            for e in entries[:MAX_FRAMES]
-            if isinstance(e, FDE) and e.header["initial_location"]
-        }
+        ranges = fde_ranges(section.data(), section["sh_addr"], elf.elfclass // 8)
+    rows = dict(ranges[:MAX_FRAMES])
     return [{"address": f"0x{a:x}", "size": rows[a], "source": "exception-frames"} for a in sorted(rows)]
 
 

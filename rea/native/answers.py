@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, TypeVar, overload
 
 from rea.native import origin as o
+from rea.native import index
 from rea.native import queries as q
 from rea.native import strings as native_strings
 from rea.errors import ReaError
@@ -299,7 +300,7 @@ def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge
 _REF_PROVENANCE = {
     "angr": ("angr CFGFast call sites", "angr xref database"),
     "ghidra": ("Ghidra call references", "Ghidra reference manager"),
-    "rea-fast-index (capstone)": ("REA fast index: direct call operands", "REA fast index: instruction operands"),
+    index.ENGINE: ("REA fast index: direct call operands", "REA fast index: instruction operands"),
 }
 
 

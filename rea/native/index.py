@@ -20,6 +20,7 @@ from typing import Any
 
 from rea.native import metadata
 from rea.native.addresses import value
+from rea.native.image import hexa
 from rea.native.sweep import Sweep
 
 INDEX_LIMITATION = (
@@ -31,12 +32,9 @@ UNSWEPT_LIMITATION = (
     "The fast index cannot decode {architecture} code: procedures come from the file's metadata only, and no "
     "calls, callers or references were found."
 )
+ENGINE = "rea-fast-index (capstone)"  # the snapshot's engine name (answers key reference provenance on it)
 PROVENANCE = "REA fast index (file metadata and capstone sweep)"
 INDIRECT = "indirect call: the fast index does not resolve indirect targets"
-
-
-def _hex(address: int) -> str:
-    return f"0x{address:x}"
 
 
 def _extern(slot: int) -> str:
@@ -81,20 +79,20 @@ def _thunks(
 
 
 def _starts(
-    loader: Mapping[str, Any],
+    metadata_rows: Sequence[Mapping[str, Any]],
+    entry: str | None,
     swept: Sweep | None,
     thunks: Mapping[int, int],
     code: Sequence[tuple[str, int, int]],
-    known: _Spans,
+    sized: _Spans,
 ) -> dict[int, dict[str, Any]]:
     """Function starts: the metadata's, the entry, import stubs, and direct call targets that fall inside no
     function the metadata sizes (Go calls into the middle of runtime.duffzero: that is not a new function)."""
     rows: dict[int, dict[str, Any]] = {}
-    for row in metadata.starts(loader):
+    for row in metadata_rows:
         at = value(row["address"])
         if _executable(at, code) is not None:
             rows[at] = {"name": row.get("name"), "size": int(row.get("size") or 0), "source": row["source"]}
-    entry = loader.get("entry")
     if entry and ":" not in entry and _executable(value(entry), code) is not None:
         rows.setdefault(value(entry), {"name": None, "size": 0, "source": "entry"})
     for at in thunks:
@@ -103,7 +101,7 @@ def _starts(
         for ref in swept.references:
             if ref.kind != "call" or ref.target in rows or _executable(ref.target, code) is None:
                 continue
-            if known.owner(ref.target) is None:
+            if sized.owner(ref.target) is None:
                 rows[ref.target] = {"name": None, "size": 0, "source": "call-target"}
     return rows
 
@@ -127,11 +125,10 @@ def snapshot(
 ) -> dict[str, Any]:
     """The index snapshot: the loader facts plus procedures, strings with their referrers, and references."""
     canonical = _canonical(slots)
-    sized = sorted(
-        (value(r["address"]), value(r["address"]) + int(r["size"])) for r in metadata.starts(loader) if r.get("size")
-    )
-    thunks = _thunks(swept, slots, code, _Spans(sized)) if swept is not None else {}
-    rows = _starts(loader, swept, thunks, code, _Spans(sized))
+    known = metadata.starts(loader)
+    sized = _Spans(sorted((value(r["address"]), value(r["address"]) + int(r["size"])) for r in known if r["size"]))
+    thunks = _thunks(swept, slots, code, sized) if swept is not None else {}
+    rows = _starts(known, loader.get("entry"), swept, thunks, code, sized)
     spans = _extents(rows, code)
     owner = _Spans(spans).owner
     procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots, canonical) for start, end in spans}
@@ -148,7 +145,7 @@ def snapshot(
         for site in swept.indirect_calls:
             at = owner(site)
             if at is not None:
-                procs[at]["unresolved_calls"].append({"address": _hex(site), "reason": INDIRECT})
+                procs[at]["unresolved_calls"].append({"address": hexa(site), "reason": INDIRECT})
                 unresolved += 1
     listing = [procs[s] for s in sorted(procs)] + [externs[k] for k in sorted(externs)]
     architecture = loader.get("architecture")
@@ -177,12 +174,12 @@ def _procedure(
     if slot is not None:
         kind, name = "thunk", name or slots[slot]
     return {
-        "address": _hex(start),
-        "name": name or metadata.synthetic_name(_hex(start)),
+        "address": hexa(start),
+        "name": name or metadata.synthetic_name(hexa(start)),
         "kind": kind,
         "size": end - start,
         "returning": None,
-        "blocks": [{"start": _hex(start), "size": end - start, "successors": []}] if end > start else [],
+        "blocks": [{"start": hexa(start), "size": end - start, "successors": []}] if end > start else [],
         "unresolved_calls": [],
         "callees": [_extern(canonical[slot])] if slot is not None else [],
         "callers": [],
@@ -241,21 +238,21 @@ def _wire(
                     continue  # the stub's own jump: the thunk's callee already says where it goes
                 kind, to = "call", _extern(canonical[target])  # a tail jump to an import calls it too
             else:
-                kind, to = "read", _hex(target)  # a call or jump through a pointer in memory reads the pointer
+                kind, to = "read", hexa(target)  # a call or jump through a pointer in memory reads the pointer
                 if at is not None:
-                    procs[at]["unresolved_calls"].append({"address": _hex(ref.site), "reason": INDIRECT})
+                    procs[at]["unresolved_calls"].append({"address": hexa(ref.site), "reason": INDIRECT})
         else:
-            to = _hex(target)
+            to = hexa(target)
         if kind == "jump" and at is not None and owner(target) == at and target != at:
             continue  # control flow inside one procedure
         if kind == "jump" and at is not None and target == at:
             continue  # a jump back to the entry (Go's morestack prologue) is not a call, not a reference
         if kind == "call" and at is not None:
-            procs[at]["call_sites"].append({"site": _hex(ref.site), "instruction": _hex(ref.site), "target": to})
+            procs[at]["call_sites"].append({"site": hexa(ref.site), "instruction": hexa(ref.site), "target": to})
             callee = to if to.startswith("extern:") else owner(target)  # a call into a function calls that function
             if callee is not None:
-                procs[at]["callees"].append(callee if isinstance(callee, str) else _hex(callee))
-        out.append({"from": _hex(ref.site), "from_procedure": None if at is None else _hex(at), "to": to, "kind": kind})
+                procs[at]["callees"].append(callee if isinstance(callee, str) else hexa(callee))
+        out.append({"from": hexa(ref.site), "from_procedure": None if at is None else hexa(at), "to": to, "kind": kind})
     return out
 
 

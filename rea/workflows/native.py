@@ -641,15 +641,13 @@ def _decoded(
     target = session.target
     assert target is not None
     start, size = value(proc["address"]), int(proc["size"])
+    facts: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
+    if not is_successful(facts):
+        return None
     data = b""
     while len(data) < size:
         at = start + len(data)
-        facts: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
-        plan = (
-            image.read_plan(facts.unwrap(), at, min(size - len(data), image.MAX_CHUNK))
-            if is_successful(facts)
-            else None
-        )
+        plan = image.read_plan(facts.unwrap(), at, min(size - len(data), image.MAX_CHUNK))
         if plan is None or plan[1] == 0:
             return None
         got: Result[Mapping[str, Any], ReaError] = yield ReadImage(

@@ -161,7 +161,7 @@ def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Step
     flows: list[Evidence] = []
     while (step := tracer.next()) is not None:
         address, depth = step
-        got = yield from base._ask(session, "value_flow", {"address": address})
+        got = yield from base._ask(session, "value_flow", _flow_params(snapshot, address))
         if not is_successful(got):
             if got.failure().code not in _NO_FLOW:
                 return failed(session, got.failure())
@@ -194,6 +194,15 @@ def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Step
         return failed(session, created.failure())
     evidence = created.unwrap()
     return Outcome(session=record(session, (*flows, evidence)), reply=Success(evidence.to_json()))
+
+
+def _flow_params(snapshot: base.Snapshot, address: str) -> dict[str, Any]:
+    """On an indexed snapshot each procedure's flow comes from its own graph (the index gives its extent and
+    its callees' names); otherwise from the whole-program CFG."""
+    proc = q.find_procedure(snapshot, address)
+    if not base._indexed(snapshot) or proc is None or not proc.get("size"):
+        return {"address": address}
+    return {"address": address, "size": proc["size"], "local": True, "names": base._callee_names(snapshot, proc)}
 
 
 def _digest(binding: Mapping[str, Any]) -> str | None:

@@ -629,6 +629,23 @@ class Analysis:
         }
         return answer, function, model if model is not None else self.cfg.model
 
+    def call_targets(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        """The targets the graph of the containing procedure resolves for the call instruction at
+        params["site"] (CFGFast resolves constant and table-driven indirect calls); angr's placeholders are
+        not targets."""
+        function, model = self.local(params, emit)
+        site = self.into(params["site"])
+        targets = set()
+        for block in function.get_call_sites():
+            node = model.get_any_node(block)
+            if site not in (getattr(node, "instruction_addrs", None) or ()):
+                continue
+            target = function.get_call_target(block)
+            callee = function._function_manager.function(addr=target) if target is not None else None
+            if target is not None and not (callee is not None and callee.name.startswith("Unresolvable")):
+                targets.add(target)
+        return {"targets": [self.out(t) for t in sorted(targets)]}
+
     def boundary(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the
         jump tables CFGFast resolved inside the function; plain facts, the core decides their shape."""
@@ -725,6 +742,7 @@ def main() -> int:
         "disassemble": analysis.disassemble,
         "decompile": analysis.decompile,
         "boundary": analysis.boundary,
+        "call_targets": analysis.call_targets,
         "value_flow": lambda params, emit: valueflow.value_flow(analysis, params, emit),
     }
     out = sys.stdout.buffer

@@ -504,7 +504,7 @@ def _analysed_targets(snapshot: Snapshot, address: str) -> list[str]:
 
 
 def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _decoded_at(session, args, "cfg")  # indirect targets are what angr's CFG resolved
+    got = yield from _decoded_at(session, args)
     if isinstance(got, ReaError):
         return failed(session, got)
     snapshot, facts, mechanism, _ = got
@@ -519,11 +519,35 @@ def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> S
             limitations=(f"No instruction decoded here ({facts.status}).", *facts.limitations),
         )
         return _answer(session, snapshot, "resolve_native_call_targets", args, result)
-    analysed = [] if mechanism == "direct" else _analysed_targets(snapshot, facts.address)
     indirect = facts.flow.kind == "call" and mechanism != "direct"
+    analysed: list[str] = []
+    if indirect:
+        resolved = yield from _indirect_targets(session, snapshot, facts.address)
+        if isinstance(resolved, ReaError):
+            return failed(session, resolved)
+        snapshot, analysed = resolved
     limits = ("Indirect targets come from angr's static CFG, not from a run.",) if indirect else ()
     result = image.call_targets(facts, mechanism, analysed, names, limits)
     return _answer(session, snapshot, "resolve_native_call_targets", args, result)
+
+
+def _indirect_targets(
+    session: Session, snapshot: Snapshot, address: str
+) -> Generator[AnyEffect, Any, tuple[Snapshot, list[str]] | ReaError]:
+    """What angr resolves for an indirect call: from the graph of its own procedure when the fast index gave
+    the extent (a fraction of a second), else from the whole-program CFG (minutes on a large binary)."""
+    proc = q.containing(snapshot, address)
+    if base._indexed(snapshot) and proc is not None and proc.get("size"):
+        params = {"address": proc["address"], "size": proc["size"], "local": True, "site": address}
+        got = yield from base._ask(session, "call_targets", params)
+        if is_successful(got):
+            return snapshot, list(got.unwrap()["targets"])
+        if got.failure().code not in ("capability_unavailable", "execution_failure", "invalid_request"):
+            return got.failure()  # a timeout, a cancel, the memory ceiling: not answered by waiting longer
+    whole = yield from _snapshot(session, {}, "cfg")
+    if isinstance(whole, ReaError):
+        return whole
+    return whole, _analysed_targets(whole, address)
 
 
 # -------------------------------------------------------------- navigation

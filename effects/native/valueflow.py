@@ -57,9 +57,7 @@ class _Flow:
         from angr.knowledge_plugins.key_definitions.constants import OP_BEFORE  # noqa: PLC0415
 
         project = self.a.project
-        cca = project.analyses.CallingConvention(
-            self.f, cfg=self.model, collect_facts=True, analyze_callsites=True
-        )
+        cca = project.analyses.CallingConvention(self.f, cfg=self.model, collect_facts=True, analyze_callsites=True)
         rets = self.rets
         points = [("insn", r, OP_BEFORE) for r in rets]
         rda = project.analyses.ReachingDefinitions(

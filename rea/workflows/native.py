@@ -219,9 +219,9 @@ def _answered(
         if preview is not None:
             facts = Success({**facts.unwrap(), **preview})
         elif name in FROM_METADATA:
-            # no symbols, exception frames or pclntab to answer from: recover the CFG
-            yield ReportProgress(phase="analysis", message="no function metadata: recovering the CFG")
-            facts = yield from _facts(session, "cfg")
+            # no symbols, exception frames or pclntab to answer from: index the code
+            yield ReportProgress(phase="analysis", message="no function metadata: indexing the code")
+            facts = yield from _facts(session, "index")
     if not is_successful(facts):
         return facts.failure()
     snapshot = facts.unwrap()

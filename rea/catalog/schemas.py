@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections import Counter
 
 from typing import Any
 from collections.abc import Iterator, Mapping
@@ -157,8 +156,11 @@ _ANNOTATION_KEYS = ("description", "examples", "default", "title")
 
 
 def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
-    """The compact input profile: annotation prose dropped below the root (the root keeps
-    its description, which states the accepted input groups). Validation is unchanged."""
+    """The compact input profile: annotation prose dropped below the root (the root keeps its
+    description, which states the accepted input groups) and schema-local references inlined, because
+    Kimi Code expands them before the provider measures the schema. A schema whose validation structure
+    alone still exceeds the budget is advertised reduced (`reduced_input`); the server validates every
+    call against the canonical schema either way."""
 
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
@@ -167,69 +169,92 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
             return [strip(v) for v in node]
         return node
 
-    body: dict[str, Any] = strip(schema)
+    body: dict[str, Any] = strip(inline_refs(schema, COMPACT_INPUT_BUDGET) or schema)
     if "description" in schema:
         body["description"] = schema["description"]
-    if len(canonical(body)) > COMPACT_INPUT_BUDGET:
-        body = hoist_repeats(body)
+    if "$defs" in body or len(canonical(body)) > COMPACT_INPUT_BUDGET:
+        return reduced_input(schema)
     return body
 
 
-_HOIST_AT_LEAST = 128  # bytes of a repeated subschema worth a $ref
-_MAPS = ("properties", "patternProperties", "$defs", "dependentSchemas")
-_ONES = ("items", "additionalProperties", "not", "if", "then", "else", "contains", "propertyNames")
-_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
+class _OverBudget(Exception):
+    """Inlining passed the budget: stop before building the oversized presentation."""
+
+
+def inline_refs(schema: Mapping[str, Any], budget: int) -> dict[str, Any] | None:
+    """The schema with every `#/$defs/...` reference replaced by its definition (as a client that expands
+    references sees it), or None once the expansion's text passes `budget` bytes (checked as it grows, so
+    a schema that expands exponentially is never built)."""
+    defs = dict(schema.get("$defs", {}))
+    spent = [0]
+
+    def expand(node: Any) -> Any:
+        if isinstance(node, list):
+            return [expand(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+            node = {**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}
+            spent[0] += len(canonical(node))
+            if spent[0] > budget * 4:  # annotations are stripped afterwards; far past even that: give up
+                raise _OverBudget
+        return {k: expand(v) for k, v in node.items() if k != "$defs"}
+
+    try:
+        return expand(dict(schema)) if defs else dict(schema)
+    except _OverBudget:
+        return None
+
+
+def _types(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
+    """One property reduced to its JSON types (union alternatives kept, references resolved, constants and
+    small enumerations kept); nested validation detail is elided."""
+    if not isinstance(node, dict):
+        return {}
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        return _types({**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}, defs)
+    for key in ("anyOf", "oneOf"):
+        if isinstance(node.get(key), list):
+            alternatives: list[dict[str, Any]] = []
+            for sub in node[key]:
+                reduced = _types(sub, defs)
+                if reduced not in alternatives:
+                    alternatives.append(reduced)
+            return {"anyOf": alternatives} if len(alternatives) > 1 else (alternatives[0] if alternatives else {})
+    out: dict[str, Any] = {}
+    for key in ("type", "const"):
+        if key in node:
+            out[key] = node[key]
+    if isinstance(node.get("enum"), list) and len(canonical(node["enum"])) <= 512:
+        out["enum"] = node["enum"]
+    return out
+
+
+def reduced_input(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """The reduced advertisement of a schema whose structure alone exceeds the compact budget: property
+    names, their resolved types (with union alternatives), first-level guidance (each property's own
+    description) and the root's required fields. Malformed nested input is refused by the canonical
+    schema on the server with the typed error, so nothing is silently accepted."""
+    defs = schema.get("$defs", {})
+    properties = {}
+    for name, sub in schema.get("properties", {}).items():
+        reduced = _types(sub, defs)
+        if isinstance(sub, dict) and isinstance(sub.get("description"), str):
+            reduced["description"] = sub["description"]
+        properties[name] = reduced
+    body = {k: schema[k] for k in ("$schema", "type", "required", "additionalProperties") if k in schema}
+    body["properties"] = properties
+    if "description" in schema:
+        body["description"] = schema["description"]
+    if len(canonical(body)) > COMPACT_INPUT_BUDGET:  # the guidance itself is too long: names and types only
+        body["properties"] = {n: {k: v for k, v in p.items() if k != "description"} for n, p in properties.items()}
+    return body
 
 
 def canonical(node: Any) -> str:
     return json.dumps(node, sort_keys=True, separators=(",", ":"))
-
-
-def _with_subschemas(schema: dict[str, Any], fn: Any) -> dict[str, Any]:
-    """The schema with `fn` applied to each direct subschema (never to a keyword's own map or list)."""
-    out = dict(schema)
-    for key in _MAPS:
-        if isinstance(schema.get(key), dict):
-            out[key] = {name: fn(sub) for name, sub in schema[key].items()}
-    for key in _ONES:
-        if isinstance(schema.get(key), dict):
-            out[key] = fn(schema[key])
-    for key in _LISTS:
-        if isinstance(schema.get(key), list):
-            out[key] = [fn(sub) for sub in schema[key]]
-    return out
-
-
-def _movable(schema: Any) -> bool:
-    return isinstance(schema, dict) and not ({"$id", "$anchor", "$defs"} & schema.keys())
-
-
-def hoist_repeats(schema: dict[str, Any]) -> dict[str, Any]:
-    """The same schema with each repeated subschema (a locator union inside every action variant)
-    written once under `$defs` and referenced: what it accepts is unchanged, its text is shorter."""
-    counts: Counter[str] = Counter()
-
-    def count(sub: Any) -> Any:
-        if _movable(sub):
-            counts[canonical(sub)] += 1
-        if isinstance(sub, dict):
-            _with_subschemas(sub, count)
-        return sub
-
-    _with_subschemas(schema, count)
-    repeated = sorted((k for k, n in counts.items() if n > 1 and len(k) >= _HOIST_AT_LEAST), key=len)
-    names = {key: f"compact_{i}" for i, key in enumerate(repeated)}
-
-    def rewrite(sub: Any) -> Any:
-        if _movable(sub) and canonical(sub) in names:
-            return {"$ref": f"#/$defs/{names[canonical(sub)]}"}
-        return _with_subschemas(sub, rewrite) if isinstance(sub, dict) else sub
-
-    body = _with_subschemas(schema, rewrite)
-    defs = {name: _with_subschemas(json.loads(key), rewrite) for key, name in names.items()}
-    if defs:
-        body["$defs"] = {**body.get("$defs", {}), **defs}
-    return body
 
 
 def evidence_output(normalized_result: Mapping[str, Any] | None = None, operation: str | None = None) -> dict[str, Any]:

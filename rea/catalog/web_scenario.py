@@ -61,6 +61,7 @@ COMPARE_WEB_CAPTURES = evidence_tool(
     ),
     args=CompareWebCapturesArgs,
     result=WebCaptureComparison,
+    examples=(),  # every accepted input carries two complete captures inline: none is advertised
     surface="browser-provider",
     effects={"mutatesSession", "idempotent"},
 )

@@ -12,6 +12,7 @@ from typing import Any
 from collections.abc import Iterable, Mapping
 
 from rea.catalog.contract import ToolContract
+from rea.catalog.input_groups import INPUT_GROUPS
 from rea.catalog.schemas import bind_id, evidence_output, input_schema, obj, session_output
 from rea.wire.schema import Role, record_schema, schema_of
 
@@ -19,6 +20,7 @@ from rea.wire.schema import Role, record_schema, schema_of
 def args_schema(
     args: type, examples: Iterable[Mapping[str, Any]] | None = None, description: str | None = None
 ) -> dict[str, Any]:
+    """`description`: a union tool's accepted input groups (rea.catalog.input_groups), kept at the root."""
     body = record_schema(args, Role.INPUT)
     return input_schema(
         body["properties"],
@@ -44,7 +46,7 @@ def evidence_tool(
         name=name,
         title=title,
         description=description,
-        input_schema=args_schema(args, examples),
+        input_schema=args_schema(args, examples, INPUT_GROUPS.get(name)),
         output_schema=evidence_output(schema_of(result, Role.OUTPUT), name if operation else None),
         result_kind="evidence",
         args_type=args,

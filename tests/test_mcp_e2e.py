@@ -763,7 +763,9 @@ def test_compact_input_schema_profile():
     for tool in tools:
         schema = tool["inputSchema"]
         assert len(json.dumps(schema, separators=(",", ":"))) <= 13_312
-        assert "examples" not in schema and all("description" not in p for p in schema.get("properties", {}).values())
+        assert "examples" not in schema and '"$ref"' not in json.dumps(schema)  # inlined, as Kimi sends it
+        reduced = all("properties" not in p for p in schema.get("properties", {}).values())  # first level only
+        assert reduced or all("description" not in p for p in schema.get("properties", {}).values())
     assert reply["limit"] == 5
     err(refused, "invalid_request")  # canonical validation is unchanged
     proc = subprocess.run(

@@ -309,18 +309,18 @@ def test_the_kind_table_and_deduplication_are_pure_and_ordered():
 
 
 def _kill_one_ray_task(head: dict, proc: subprocess.Popen, timeout: float = 300) -> list[psutil.Process]:
-    """SIGKILL the first Ray worker seen running a batch task; answer it and the item process it had."""
+    """SIGKILL the first Ray actor seen running an item (a process its warm parent forked); answer it, its
+    warm parent and the item."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
         for worker in head["processes"]():
             try:
-                if worker.name().startswith("ray::run_item") or "ray::run_item" in " ".join(worker.cmdline()):
-                    items = [
-                        c for c in worker.children(recursive=True) if "effects.batch.child" in " ".join(c.cmdline())
-                    ]
+                if "ray::WarmWorker" in " ".join([worker.name(), *worker.cmdline()]):
+                    warm = [c for c in worker.children() if "effects.batch.warm" in " ".join(c.cmdline())]
+                    items = [i for w in warm for i in w.children()]  # forked: same command line, its child
                     if items:
                         worker.kill()
-                        return [worker, *items]
+                        return [worker, *warm, *items]
             except psutil.NoSuchProcess:
                 continue
         time.sleep(0.2)

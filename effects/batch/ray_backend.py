@@ -1,10 +1,13 @@
-"""The Ray backend: the same `run_item` as a Ray task, on a cluster at an address or on a local
-Ray started for the batch (`auto`). Inputs are read where they lie: a task receives the item's
-path (a shared filesystem path on a real cluster) and answers its Evidence as JSON; with
+"""The Ray backend: the same `run_item` on `jobs` long-lived Ray actors, on a cluster at an address or on
+a local Ray started for the batch (`auto`). Each actor keeps one warm parent (effects.batch.warm, as a
+local pool thread does) that has imported REA and every engine once and forks one process per item, so
+an item pays no interpreter start on Ray either. Inputs are read where they lie: an actor receives the
+item's path (a shared filesystem path on a real cluster) and answers its Evidence as JSON; with
 `--ship-max-mb` the items within that size are sent as Ray objects instead (effects.batch.shipping).
 
-A worker that dies mid-item (killed, OOM) is retried `retries` times by Ray; when retries run
-out that item fails with a canonical error and the batch goes on.
+An actor that dies mid-item (killed, OOM) takes its warm parent and item with it (death signals); the
+item is sent again to a fresh actor `retries` times, then fails with a canonical error and the batch
+goes on.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from collections.abc import Callable, Sequence
 
 from returns.result import Failure, Result, Success
 
+from effects.batch.pool import WarmParent
 from effects.batch.shipping import run_item_anywhere, shipped_bytes
 from effects.batch.task import _package_root
 from rea.batch.failures import Ending, ending_error
@@ -88,6 +92,24 @@ def run_ray(
         return _run(ray, requests, address, jobs, retries, done, shipped)
 
 
+class WarmWorker:
+    """A Ray actor: one warm parent, started on the first item and again if it died, stopped on `stop`."""
+
+    def __init__(self) -> None:
+        self.parent: WarmParent | None = None
+
+    def run(self, request: dict[str, Any], data: bytes | None) -> dict[str, Any]:
+        if self.parent is None or self.parent.proc.poll() is not None:
+            self.parent = WarmParent()
+        return run_item_anywhere(request, data, runner=self.parent.run)
+
+    def stop(self) -> bool:
+        if self.parent is not None:
+            self.parent.stop()
+            self.parent = None
+        return True
+
+
 def _run(
     ray: Any,
     requests: Sequence[dict[str, Any]],
@@ -100,30 +122,35 @@ def _run(
     joined = _connect(ray, address, jobs)
     if not isinstance(joined, Success):
         return joined
-    task = ray.remote(num_cpus=1, max_retries=retries, retry_exceptions=False)(run_item_anywhere)
-    queue = list(requests)
-    inflight: dict[Any, dict[str, Any]] = {}
+    # one task at a time per actor, on the actor's own thread: the warm parent's death signal is that thread's
+    actor = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=1)(WarmWorker)
+    idle = [actor.remote() for _ in range(max(1, jobs))]
+    queue = [(request, 0) for request in requests]
+    inflight: dict[Any, tuple[dict[str, Any], int, Any]] = {}
     try:
         while queue or inflight:
-            while queue and len(inflight) < max(1, jobs):
-                request = queue.pop(0)
+            while queue and idle:
+                (request, tries), worker = queue.pop(0), idle.pop()
                 data = ray.put(shipped_bytes(request)) if request["sha256"] in shipped else None
-                inflight[task.remote(request, data)] = request
+                inflight[worker.run.remote(request, data)] = (request, tries, worker)
             ready, _ = ray.wait(list(inflight), num_returns=1, timeout=0.5)
             for ref in ready:
-                request = inflight.pop(ref)
+                request, tries, worker = inflight.pop(ref)
                 try:
                     done(ray.get(ref))
-                except (
-                    ray.exceptions.WorkerCrashedError,
-                    ray.exceptions.RayTaskError,
-                    ray.exceptions.TaskCancelledError,
-                ):
-                    done(_lost(request))
+                    idle.append(worker)
+                except (ray.exceptions.RayActorError, ray.exceptions.RayTaskError, ray.exceptions.TaskCancelledError):
+                    ray.kill(worker, no_restart=True)
+                    idle.append(actor.remote())  # a fresh actor (and warm parent) for what follows
+                    if tries < retries:
+                        queue.insert(0, (request, tries + 1))
+                    else:
+                        done(_lost(request))
+        ray.get([worker.stop.remote() for worker in idle], timeout=60)
     except BaseException:
-        for ref in inflight:  # force: the worker process is killed, its item process dies with it
-            ray.cancel(ref, force=True)
+        for _, _, worker in inflight.values():  # the actor's process is killed, its warm parent and item with it
+            ray.kill(worker, no_restart=True)
         raise
     finally:
         ray.shutdown()
-    return Success({**joined.unwrap(), "retries": retries, "shipped": len(shipped)})
+    return Success({**joined.unwrap(), "retries": retries, "shipped": len(shipped), "workers": "warm actors"})

@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from effects.batch.task import run_item
+from effects.batch.task import Runner, run_item, spawn_item
 from rea.errors import ReaError
 
 
@@ -46,10 +46,10 @@ def _json(text: str) -> bytes:
     return orjson.dumps(text)[1:-1]
 
 
-def run_item_anywhere(request: dict[str, Any], data: bytes | None) -> dict[str, Any]:
-    """The Ray task: `run_item` on the item's path, or on a private copy of the shipped bytes."""
+def run_item_anywhere(request: dict[str, Any], data: bytes | None, runner: Runner = spawn_item) -> dict[str, Any]:
+    """What a Ray worker runs: `run_item` on the item's path, or on a private copy of the shipped bytes."""
     if data is None:
-        return run_item(request)
+        return run_item(request, runner)
     got = hashlib.sha256(data).hexdigest()
     if got != request["sha256"]:
         return _refused(request, got)
@@ -58,7 +58,7 @@ def run_item_anywhere(request: dict[str, Any], data: bytes | None) -> dict[str, 
         copy = os.path.join(scratch, os.path.basename(request["path"]) or "input")
         with open(copy, "xb") as out:
             out.write(data)
-        answer = run_item({**request, "path": copy})
+        answer = run_item({**request, "path": copy}, runner)
         return _renamed(answer, copy, request["path"])
     finally:
         shutil.rmtree(scratch, ignore_errors=True)

@@ -510,10 +510,15 @@ def test_pseudocode_calls_read_the_index_names(samples, tmp_path):
             assert (await s.call_tool("open_binary", {"path": str(samples["static_stripped"])})).is_error is False
             reply = await s.call_tool("procedure_pseudo_code", {"procedure": caller})
             assert reply.is_error is False, reply.content[0].text
-            return reply.structured_content["normalized_result"]
+            own = await s.call_tool("procedure_pseudo_code", {"procedure": smallest["address"]})
+            assert own.is_error is False, own.content[0].text
+            return reply.structured_content["normalized_result"], own.structured_content["normalized_result"]
 
-    pseudocode = anyio.run(main)
+    # a function the index names (by its bytes) is printed under that name, not its engine's sub_ name
+    smallest = min((p for p in by_address.values() if p["name"] in named), key=lambda p: p["size"])
+    pseudocode, own = anyio.run(main)
     assert any(f"{name}(" in pseudocode for name in named), (named, pseudocode)
+    assert f" {smallest['name']}(" in own and f"sub_{smallest['address'][2:]}(" not in own, own
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -550,6 +550,8 @@ class Analysis:
             callee = cfg.kb.functions.function(addr=self.into(address))
             if callee is not None and callee.addr != start:
                 callee.name = name
+        if params.get("name"):  # the index's name of the function itself (a stripped Go main.main, an export)
+            function.name = params["name"]
         return function, cfg.model
 
     def linear(self, params: dict[str, Any]) -> dict[str, Any]:

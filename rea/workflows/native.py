@@ -617,6 +617,8 @@ def _engine(
     if _indexed(snapshot) and op in ("decompile", "boundary"):
         params["local"] = True
         params["names"] = _callee_names(snapshot, proc)
+        if not str(proc["name"]).startswith("sub_"):
+            params["name"] = str(proc["name"])
     got = yield from _ask(session, op, params)
     return got
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
-from rea.wire.wasm import ToolProfile, WasmFile
+from rea.wire.wasm import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
 from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
@@ -47,7 +47,21 @@ NativeFacet = Literal[
     "value_flow_parameter_uses",
 ]
 InventoryFacet = Literal["nodes", "occurrences", "edges", "integrity_contradictions"]
-WasmFacet = Literal["sections", "imports", "exports", "candidates", "glue", "wat", "headers", "details", "tool_profile"]
+WasmFacet = Literal[
+    "sections",
+    "imports",
+    "exports",
+    "import_records",
+    "export_records",
+    "functions",
+    "candidates",
+    "glue",
+    "wat",
+    "headers",
+    "details",
+    "tool_profile",
+    "custom_sections",
+]
 MachoFacet = Literal[
     "entrypoints",
     "architectures",
@@ -171,7 +185,7 @@ class InventoryView:
 @attrs.frozen(kw_only=True)
 class WasmView:
     kind: Literal["wasm"] = field("One facet of inspect_wasm_artifact Evidence")
-    facet: WasmFacet = field("WABT facet; tool_profile is a singleton")
+    facet: WasmFacet = field("WABT facet or record list; tool_profile and custom_sections are singletons")
     offset: int = _offset()
     limit: int = _limit()
 
@@ -348,7 +362,12 @@ class WasmSummary:
     artifact: WasmFile = field("The module")
     validation: Literal["valid"] = field("wasm-validate accepted it")
     counts: WasmCounts = field("Available rows per facet")
+    module_counts: ModuleCounts | None = field(
+        "Function (imported, defined), import and section counts as numbers (absent: older Evidence)", omit_none=True
+    )
     custom_section_names: tuple[str, ...] = field("Custom sections, in order")
+    producers: tuple[ProducerField, ...] = field("The decoded 'producers' section as name/values records")
+    target_features: tuple[TargetFeature, ...] = field("The decoded 'target_features' section as records")
     wat: WatIdentity = field("Decoded WAT identity")
     tool_profile: ToolProfile = field("The exact WABT commands run")
     runtime_execution: Literal["not-performed"] = field("Never run")
@@ -471,7 +490,8 @@ class WasmResult(_ViewBase):
     view: WasmView = field("The request's view")
     item: Open = field(
         "Row facets: the page's rows as the parent records them; wat, headers, details: {text, unit: "
-        "utf16-code-units}; tool_profile: the profile"
+        "utf16-code-units}; tool_profile: the profile; custom_sections: the decoded producers, target_features, "
+        "name, dylink.0 and sourceMappingURL sections"
     )
 
 

@@ -9,47 +9,13 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from rea.wasm.binary import Reader, Truncated
+
 MAX_SECTIONS = 100_000
 MAX_CUSTOM_BYTES = 1 << 20
 MAX_TABLE_BYTES = 64 << 20  # type, import, function, export and name payloads read whole for rea.wasm.binary
 TABLES = (1, 2, 3, 7)
 START_SECTION = 8
-
-
-class Truncated(Exception):
-    pass
-
-
-class Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.at = data, 0
-
-    def byte(self) -> int:
-        if self.at >= len(self.data):
-            raise Truncated()
-        self.at += 1
-        return self.data[self.at - 1]
-
-    def uleb(self) -> int:
-        value = shift = 0
-        while True:
-            b = self.byte()
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
-            if shift > 35:
-                raise Truncated()
-
-    def name(self) -> str:
-        size = self.uleb()
-        if self.at + size > len(self.data):
-            raise Truncated()
-        self.at += size
-        return self.data[self.at - size : self.at].decode("utf-8", "replace")
-
-    def done(self) -> bool:
-        return self.at >= len(self.data)
 
 
 def _uleb_stream(handle: IO[bytes]) -> int | None:

@@ -57,7 +57,9 @@ class Truncated(Exception):
     """The payload ended, or held a form this decoder does not read, inside an entry."""
 
 
-class _Reader:
+class Reader:
+    """Bounds-checked LEB128 and name reads over one payload (the custom-section decoder uses it too)."""
+
     def __init__(self, data: bytes) -> None:
         self.data, self.at = data, 0
 
@@ -96,6 +98,9 @@ class _Reader:
         self.at += size
         return self.data[self.at - size : self.at].decode("utf-8", "replace")
 
+    def done(self) -> bool:
+        return self.at >= len(self.data)
+
     def value_type(self) -> str:
         code = self.byte()
         if code in (0x63, 0x64):  # (ref null? heaptype), typed function references / GC
@@ -118,9 +123,9 @@ def _signature(params: list[str], results: list[str]) -> str:
     return f"({', '.join(params)}) -> {right}"
 
 
-def _vector(data: bytes, entry: Callable[[_Reader], Any], what: str, limitations: list[str]) -> list[Any]:
+def _vector(data: bytes, entry: Callable[[Reader], Any], what: str, limitations: list[str]) -> list[Any]:
     """Entries of one vector section up to the first that does not decode (named in limitations)."""
-    r, rows = _Reader(data), []
+    r, rows = Reader(data), []
     try:
         for _ in range(r.uleb()):
             rows.append(entry(r))
@@ -129,7 +134,7 @@ def _vector(data: bytes, entry: Callable[[_Reader], Any], what: str, limitations
     return rows
 
 
-def _func_type(r: _Reader) -> str:
+def _func_type(r: Reader) -> str:
     form = r.byte()
     if form != FUNC_FORM:
         raise Truncated(f"type form 0x{form:02x} (a GC or recursive type) is not decoded")
@@ -137,7 +142,7 @@ def _func_type(r: _Reader) -> str:
     return _signature(params, [r.value_type() for _ in range(r.uleb())])
 
 
-def _import_desc(r: _Reader, kind: int) -> tuple[int | None, str | None]:
+def _import_desc(r: Reader, kind: int) -> tuple[int | None, str | None]:
     """(type index, description) of one import's descriptor."""
     if kind == 0:
         return r.uleb(), None
@@ -157,14 +162,14 @@ def _import_desc(r: _Reader, kind: int) -> tuple[int | None, str | None]:
     raise Truncated(f"import kind 0x{kind:02x} is not one this decoder reads")
 
 
-def _import(r: _Reader) -> dict[str, Any]:
+def _import(r: Reader) -> dict[str, Any]:
     module, name = r.name(), r.name()
     kind = r.byte()
     type_index, description = _import_desc(r, kind)
     return {"module": module, "name": name, "kind": KINDS[kind], "type_index": type_index, "description": description}
 
 
-def _export(r: _Reader) -> dict[str, Any]:
+def _export(r: Reader) -> dict[str, Any]:
     name = r.name()
     kind = r.byte()
     if kind >= len(KINDS):
@@ -174,7 +179,7 @@ def _export(r: _Reader) -> dict[str, Any]:
 
 def function_names(payload: bytes) -> dict[int, str]:
     """Function names of the `name` custom section's subsection 1 (the rest is skipped)."""
-    r, names = _Reader(payload), {}
+    r, names = Reader(payload), {}
     try:
         while r.at < len(r.data):
             sub, size = r.byte(), r.uleb()

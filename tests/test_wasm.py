@@ -322,6 +322,9 @@ def test_wasm_over_mcp_and_cli(tmp_path):
     )
     assert as_text.returncode == 0 and '<add> -> "add"' in as_text.stdout
     assert "section Custom" in as_text.stdout
+    assert (
+        "functions 4 (2 imported, 2 defined)" in as_text.stdout and "producers language: Rust 1.70.0" in as_text.stdout
+    )
 
 
 def big_module(tmp: Path) -> Path:

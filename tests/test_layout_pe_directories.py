@@ -17,9 +17,13 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from returns.result import Success
 
 from artifact_fixtures import call, run_tools
+from effects.layout.reader import read_layout
+from effects.layout.runtime import guarded
 from layout_fixtures import need, run
 
 SOURCE = r"""
@@ -40,6 +44,7 @@ EXPORTS
 """
 USER = "int hidden_by_ordinal(int);\nint add(int, int);\nint main(void) { return hidden_by_ordinal(2) + add(1, 2); }\n"
 TOOLCHAINS = {32: "i686-w64-mingw32", 64: "x86_64-w64-mingw32"}
+CAPS = {"max_symbols": 10_000, "max_relocations": 10_000}
 
 
 @cache
@@ -200,3 +205,22 @@ def test_views_page_exports_and_imports(built):
     assert [d["library"] for d in dlls["items"]] == ["KERNEL32.dll", "msvcrt.dll"]
     facet = view({"kind": "facet", "facet": "pe_directories"})
     assert facet["facet"]["exports"]["entries"][1]["name"] == "_register_bufferutil_"
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.data())
+def test_a_damaged_export_directory_never_raises(built, tmp_path, data):
+    """Bytes of the export directory and its tables overwritten: a result or a canonical error, never a crash."""
+    dll = built[32]["dll"]
+    raw = bytearray(dll.read_bytes())
+    start = raw.find(b"d.dll\0") - 0x60  # the export directory and its tables sit just before the DLL name
+    for _ in range(data.draw(st.integers(1, 8))):
+        raw[data.draw(st.integers(start, start + 0x90))] = data.draw(st.integers(0, 255))
+    damaged = tmp_path / "damaged.dll"
+    damaged.write_bytes(bytes(raw))
+    got = guarded(str(damaged), lambda path, artifact: {"facts": read_layout(path, None, CAPS)})
+    if isinstance(got, Success):
+        exports = got.unwrap()["facts"]["pe"]["exports"]
+        assert exports is None or all(isinstance(e["rva"], int) for e in exports["entries"])
+    else:
+        assert got.failure().code in ("invalid_request", "target_unavailable")

@@ -187,9 +187,11 @@ def _pe_symbols(binary: Any, data: Any, cap: int) -> tuple[list[dict[str, Any]],
 
 def _rva_u32(binary: Any, data: Any, rva: int) -> int | None:
     """The 32-bit little-endian word at an RVA (None: not backed by the file)."""
-    offset = binary.rva_to_offset(rva)
-    if not offset or offset + 4 > len(data):
+    if rva < 0:
         return None
+    offset = binary.rva_to_offset(rva)
+    if not isinstance(offset, int) or offset <= 0 or offset + 4 > len(data):
+        return None  # lief answers an error object for an RVA no section maps
     return int(struct.unpack_from("<I", data, offset)[0])
 
 

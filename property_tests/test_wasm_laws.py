@@ -22,6 +22,7 @@ from returns.result import Success
 
 from effects.progress import Progress
 from effects.wasm.customs import custom_sections
+from rea.wasm.binary import decode_module
 from effects.wasm.runtime import inspect_wasm
 from rea.wasm.build import wasm_result
 from rea.wasm.model import InspectWasm
@@ -79,3 +80,12 @@ def test_a_section_length_past_the_end_is_refused(length):
 def test_custom_section_decoder_never_raises(noise):
     found = custom_sections(io.BytesIO(b"\0asm\x01\0\0\0" + noise))
     assert isinstance(found["names"], list) and isinstance(found["limitations"], list)
+
+
+@given(st.dictionaries(st.sampled_from([1, 2, 3, 7]), st.binary(max_size=256)), st.binary(max_size=128))
+def test_module_table_decoder_never_raises(payloads, names):
+    """Hostile type/import/function/export payloads stop their table with a limitation, never an exception."""
+    found = decode_module(payloads, {sid: 1 for sid in payloads}, names)
+    counts = found["counts"]
+    assert counts["functions"] == counts["imported_functions"] + counts["defined_functions"] == len(found["functions"])
+    assert [f["index"] for f in found["functions"]] == list(range(len(found["functions"])))

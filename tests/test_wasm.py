@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import subprocess
 from pathlib import Path
 
@@ -115,8 +116,9 @@ def test_module_facts_match_its_source_and_bytes(tmp_path):
     assert [(r["module"], r["name"]) for r in nr["import_records"]] == [
         ("env", "log"),
         ("env", "mem"),
-        (None, "wasi.snapshot.preview1.fd_write"),  # ambiguous punctuation: never split
+        ("wasi.snapshot.preview1", "fd_write"),  # WABT prints a.b.c; the bytes say where the module ends
     ]
+    assert [r["line"] for r in nr["import_records"]] == nr["imports"]
     objdump = subprocess.run(["wasm-objdump", "-x", str(wasm)], capture_output=True, text=True, check=True).stdout
     assert all(line in objdump for line in nr["imports"] + nr["exports"]) and len(nr["exports"]) == 3
     c = nr["custom_sections"]
@@ -124,6 +126,11 @@ def test_module_facts_match_its_source_and_bytes(tmp_path):
     assert c["producers"] == [{"field_name": "language", "name": "Rust", "version": "1.70.0"}]
     assert c["target_features"] == ["+mutable-globals", "+sign-ext"] and c["source_mapping_url"] == "m.wasm.map"
     assert c["dylink"] == "mem_size=16 mem_align=2 table_size=0 table_align=0"
+    assert c["producer_fields"] == [{"name": "language", "values": [{"name": "Rust", "version": "1.70.0"}]}]
+    assert c["target_feature_records"] == [
+        {"name": "mutable-globals", "prefix": "+", "policy": "used"},
+        {"name": "sign-ext", "prefix": "+", "policy": "used"},
+    ]
     wat = subprocess.run(["wasm2wat", "--enable-all", str(wasm)], capture_output=True, check=True).stdout
     assert nr["wat"]["sha256"] == hashlib.sha256(wat).hexdigest() and nr["wat"]["text"] == wat.decode()
     assert nr["wat"]["utf16_length"] == len(wat.decode().encode("utf-16-le")) // 2 and nr["wat"]["complete"]
@@ -194,8 +201,23 @@ def test_summary_detail_and_every_facet(tmp_path):
     nr = complete["normalized_result"]
     assert summary["parent_evidence_id"] == complete["evidence_id"] and summary["kind"] == "summary"
     assert summary["summary"]["counts"]["exports"] == 3 and summary["summary"]["wat"]["sha256"] == nr["wat"]["sha256"]
+    counts = summary["summary"]["module_counts"]
+    assert (counts["imported_functions"], counts["defined_functions"], counts["functions"]) == (2, 2, 4)
+    assert summary["summary"]["producers"] == nr["custom_sections"]["producer_fields"]
+    assert summary["summary"]["target_features"] == nr["custom_sections"]["target_feature_records"]
     ref = {"kind": "retained-evidence", "evidence_id": summary["parent_evidence_id"]}
-    for facet in ("sections", "imports", "exports", "candidates", "glue"):
+    customs = _view(conn, ref, {"kind": "wasm", "facet": "custom_sections"}).unwrap()["normalized_result"]
+    assert customs["item"] == nr["custom_sections"] and customs["item"]["producers"]
+    for facet in (
+        "sections",
+        "imports",
+        "exports",
+        "candidates",
+        "glue",
+        "import_records",
+        "export_records",
+        "functions",
+    ):
         rows, offset = [], 0
         while offset is not None:
             page = _view(conn, ref, {"kind": "wasm", "facet": facet, "offset": offset, "limit": 2})
@@ -300,6 +322,9 @@ def test_wasm_over_mcp_and_cli(tmp_path):
     )
     assert as_text.returncode == 0 and '<add> -> "add"' in as_text.stdout
     assert "section Custom" in as_text.stdout
+    assert (
+        "functions 4 (2 imported, 2 defined)" in as_text.stdout and "producers language: Rust 1.70.0" in as_text.stdout
+    )
 
 
 def big_module(tmp: Path) -> Path:
@@ -375,3 +400,87 @@ def test_cached_wat_page_over_mcp_and_cli_without_wabt(tmp_path, monkeypatch):
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["normalized_result"]["item"]["text"] == truth[500_000:565_536]
+
+
+RICH = """(module
+  (import "env" "log" (func $log (param i32)))
+  (import "env" "mem" (memory 1 4))
+  (import "env" "tbl" (table 2 funcref))
+  (import "env" "gg" (global $gg (mut i64)))
+  (import "wasi.snapshot.preview1" "fd_write" (func $w (param i32 i32 i32 i32) (result i32)))
+  (func $add (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add)
+  (func (export "hello") i32.const 42 call $log)
+  (func $multi (result i32 f64) i32.const 1 f64.const 2)
+  (func $start)
+  (start $start)
+  (global (export "g") i32 (i32.const 7))
+  (export "log2" (func $log))
+  (export "table" (table 0))
+  (elem (i32.const 0) $add $multi)
+  (data (i32.const 0) "hello")
+  (data (i32.const 8) "again")
+)
+"""
+_OBJDUMP_ENTRY = re.compile(r"^ - (\w+)\[(\d+)\](?: sig=(\d+))?(.*)$")
+
+
+def _objdump_tables(path: Path) -> dict:
+    """wasm-objdump -h -x parsed here: the independent reader of counts, types, imports, functions, exports."""
+    out = subprocess.run(["wasm-objdump", "-h", "-x", str(path)], capture_output=True, text=True, check=True).stdout
+    counts = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s*(\w+) start=.* count: (\d+)$", out, re.M)}
+    blocks: dict[str, list[str]] = {}
+    current = None
+    for line in out.split("Section Details:")[1].splitlines():
+        head = re.match(r"^(\w+)\[\d+\]:$", line)
+        if head:
+            current = blocks.setdefault(head.group(1), [])
+        elif line.endswith(":") and not line.startswith(" "):
+            current = None  # a block without a count (Start:, Custom:)
+        elif current is not None and line.startswith(" - "):
+            current.append(line)
+    types = [line.split("] ", 1)[1] for line in blocks["Type"]]
+    imports = []
+    for line in blocks["Import"]:
+        kind, index, sig, rest = _OBJDUMP_ENTRY.match(line).groups()
+        imports.append((kind, int(index), rest.rsplit(" <- ", 1)[1], types[int(sig)] if sig else None))
+    functions = [
+        (int(i), types[int(sig)]) for _k, i, sig, _r in (_OBJDUMP_ENTRY.match(x).groups() for x in blocks["Function"])
+    ]
+    exports = [
+        (kind, int(index), rest.rsplit(" -> ", 1)[1].strip('"'))
+        for kind, index, _sig, rest in (_OBJDUMP_ENTRY.match(x).groups() for x in blocks["Export"])
+    ]
+    return {"counts": counts, "imports": imports, "functions": functions, "exports": exports}
+
+
+def test_records_and_counts_agree_with_wasm_objdump(tmp_path):
+    wasm = module(tmp_path, wat=RICH, extra=CUSTOMS)
+    nr = inspect(wasm)["normalized_result"]
+    truth = _objdump_tables(wasm)
+    imports = [(r["kind"], r["index"], f"{r['module']}.{r['name']}", r["signature"]) for r in nr["import_records"]]
+    assert imports == truth["imports"]
+    defined = [(f["index"], f["signature"]) for f in nr["functions"] if not f["imported"]]
+    assert defined == truth["functions"]
+    assert [(r["kind"], r["index"], r["name"]) for r in nr["export_records"]] == truth["exports"]
+    assert [r["line"] for r in nr["export_records"]] == nr["exports"]
+    counts = nr["module_counts"]
+    sections = counts["sections"]
+    assert counts["imported_functions"] == sum(1 for i in truth["imports"] if i[0] == "func") == 2
+    assert counts["defined_functions"] == truth["counts"]["Function"] == len(truth["functions"]) == 4
+    assert counts["functions"] == 6 and counts["imported_memories"] == counts["imported_tables"] == 1
+    named = {
+        "Type": "types",
+        "Import": "imports",
+        "Function": "defined_functions",
+        "Global": "globals",
+        "Export": "exports",
+        "Elem": "elements",
+        "Code": "code",
+        "Data": "data_segments",
+    }
+    assert {label: sections[key] for label, key in named.items()} == {k: truth["counts"][k] for k in named}
+    assert sections["start"] == 1 and counts["custom_sections"] == 5
+    memory = next(r for r in nr["import_records"] if r["kind"] == "memory")
+    assert memory["description"] == "pages: initial=1 max=4" and memory["description"] in memory["line"]
+    names = {f["index"]: f["name"] for f in nr["functions"]}
+    assert names[0] == "log" and names[2] == "add" and nr["functions"][1]["import_name"] == "fd_write"

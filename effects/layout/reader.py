@@ -185,6 +185,77 @@ def _pe_symbols(binary: Any, data: Any, cap: int) -> tuple[list[dict[str, Any]],
     return rows, primary  # auxiliary records belong to their primary symbol's row
 
 
+def _rva_u32(binary: Any, data: Any, rva: int) -> int | None:
+    """The 32-bit little-endian word at an RVA (None: not backed by the file)."""
+    if rva < 0:
+        return None
+    offset = binary.rva_to_offset(rva)
+    if not isinstance(offset, int) or offset <= 0 or offset + 4 > len(data):
+        return None  # lief answers an error object for an RVA no section maps
+    return int(struct.unpack_from("<I", data, offset)[0])
+
+
+def _pe_exports(binary: Any, data: Any) -> dict[str, Any] | None:
+    """The export directory: each Export Address Table entry with its ordinal, name and the RVA the table holds.
+
+    lief reports a forwarder's address as 0; the table's own word (the forwarder
+    string's RVA) is read from the file, as objdump -p prints it.
+    """
+    if not binary.has_exports:
+        return None
+    export = binary.get_export()
+    directory = binary.data_directory(lief.PE.DataDirectory.TYPES.EXPORT_TABLE)
+    entries = []
+    for entry in export.entries:
+        raw = _rva_u32(binary, data, export.export_addr_table_rva + 4 * (entry.ordinal - export.ordinal_base))
+        forwarded = bool(entry.is_forwarded)
+        info = entry.forward_information if forwarded else None
+        entries.append(
+            {
+                "ordinal": int(entry.ordinal),
+                "name": entry.name or None,
+                "rva": int(raw if raw is not None else entry.address),
+                "forwarder": f"{info.library}.{info.function}" if info is not None else None,
+            }
+        )
+    return {
+        "dll_name": export.name or None,
+        "ordinal_base": int(export.ordinal_base),
+        "timestamp": int(export.timestamp),
+        "directory_rva": int(directory.rva),
+        "directory_size": int(directory.size),
+        "address_table_rva": int(export.export_addr_table_rva),
+        "address_table_entries": int(export.export_addr_table_cnt),
+        "name_table_rva": int(export.names_addr_table_rva),
+        "name_table_entries": int(export.names_addr_table_cnt),
+        "ordinal_table_rva": int(export.ord_addr_table_rva),
+        "entries": sorted(entries, key=lambda e: e["ordinal"]),
+    }
+
+
+def _pe_imports(binary: Any) -> list[dict[str, Any]]:
+    """The import directory: one descriptor per DLL with its tables and each entry's IAT slot RVA."""
+    rows = []
+    for imp in binary.imports:
+        rows.append(
+            {
+                "library": imp.name,
+                "lookup_table_rva": int(imp.import_lookup_table_rva),
+                "address_table_rva": int(imp.import_address_table_rva),
+                "entries": [
+                    {
+                        "name": None if entry.is_ordinal else entry.name,
+                        "ordinal": int(entry.ordinal) if entry.is_ordinal else None,
+                        "hint": None if entry.is_ordinal else int(entry.hint),
+                        "iat_rva": int(entry.iat_address),
+                    }
+                    for entry in imp.entries
+                ],
+            }
+        )
+    return rows
+
+
 def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
     binary = lief.PE.parse(path)
     if binary is None:
@@ -228,8 +299,10 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
     total_relocs = 0
     for block in binary.relocations:
         for entry in block.entries:
+            if enum_name(entry.type) == "ABS":
+                continue  # block padding, not a relocation
             total_relocs += 1
-            if enum_name(entry.type) == "ABS" or len(relocations) >= caps["max_relocations"]:
+            if len(relocations) >= caps["max_relocations"]:
                 continue
             relocations.append(
                 {
@@ -289,6 +362,8 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
             "safe_seh": seh,
             "has_relocations": bool(binary.has_relocations),
             "imported_names": sorted(imported),
+            "exports": _pe_exports(binary, data),
+            "imports": _pe_imports(binary),
         },
         "macho": None,
         "slice": None,

@@ -6,6 +6,7 @@ pure parsers (rea.native.gopclntab) get the bytes; this module only reads them.
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 import attrs
@@ -169,7 +170,43 @@ def go_tables(path: str | bytes, text_start: int) -> dict[str, Any] | None:
         result["problems"].append(info.reason)
     else:  # say why the version, module and dependencies are null rather than leave them unexplained
         result["problems"].append(
-            "the file has no Go build info (no .go.buildinfo section or `\xff Go buildinf:` header): the Go "
-            "version, main module and dependencies are not recorded in it"
+            f"no Go build info: the `\\xff Go buildinf:` header (Go's .go.buildinfo section in ELF, __go_buildinfo "
+            f"in Mach-O, .data in PE) was looked for in the file's first {len(data)} bytes"
+            + (" (the whole file)" if len(data) < MAX_GO_SCAN else "")
+            + " and is absent (stripped, as esbuild's release builds are): the main module and dependencies are "
+            "unknown; inferred_version offers the toolchain version from the binary's strings"
         )
+        result["inferred_version"] = _inferred_version(path, data)
     return result
+
+
+def _inferred_version(path: str | bytes, data: bytes) -> dict[str, Any] | None:
+    """A `go1.x` string in the binary's data (runtime.buildVersion's bytes) with its file offset and linked
+    address, offered as an inference: without build info nothing ties it to the toolchain but its shape."""
+    found = gopclntab.version_strings(data)
+    chosen = gopclntab.inferred_version(found)
+    if chosen is None:
+        return None
+    best, confidence = chosen
+    return {
+        "value": best.value,
+        "file_offset": f"0x{best.offset:x}",
+        "address": _linked_address(path, best.offset),
+        "source": "string-scan",
+        "evidence_kind": "inferred",
+        "confidence": confidence,
+        "candidates": [{"value": v.value, "file_offset": f"0x{v.offset:x}"} for v in found],
+    }
+
+
+def _linked_address(path: str | bytes, offset: int) -> str | None:
+    """The linked virtual address of a file offset (lief maps it through the segments), or None."""
+    import lief  # noqa: PLC0415 - only the worker reads metadata
+
+    lief.logging.disable()
+    try:
+        binary = lief.parse(path if isinstance(path, str) else io.BytesIO(path))
+        mapped = binary.offset_to_virtual_address(offset) if binary is not None else None
+        return f"0x{int(mapped):x}" if isinstance(mapped, int) and mapped else None
+    except Exception:  # lief raises on malformed tables; the address is an addition, the offset stands
+        return None

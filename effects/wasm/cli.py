@@ -44,6 +44,14 @@ def _render(value: Mapping[str, Any]) -> str:
             f"  wat sha256 {wat['sha256']} ({wat['utf16_length']} UTF-16 units, "
             f"{'complete' if wat['complete'] else 'first units inline'})"
         )
+        if "module_counts" in r:
+            c = r["module_counts"]
+            lines.append(
+                f"  functions {c['functions']} ({c['imported_functions']} imported, {c['defined_functions']} defined)"
+            )
+        for p in r["custom_sections"].get("producer_fields", []):
+            values = ", ".join(f"{v['name']} {v['version']}".strip() for v in p["values"])
+            lines.append(f"  producers {p['name']}: {values}")
         for s in r["sections"]:
             lines.append(f"  section {s['kind']:<10} {s['start']:>8}..{s['end']:<8} {s['description']}")
         lines += [f"  import {line.strip()}" for line in r["imports"]]

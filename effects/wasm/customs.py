@@ -9,44 +9,13 @@ from __future__ import annotations
 
 from typing import IO, Any
 
+from rea.wasm.binary import Reader, Truncated
+
 MAX_SECTIONS = 100_000
 MAX_CUSTOM_BYTES = 1 << 20
-
-
-class Truncated(Exception):
-    pass
-
-
-class Reader:
-    def __init__(self, data: bytes) -> None:
-        self.data, self.at = data, 0
-
-    def byte(self) -> int:
-        if self.at >= len(self.data):
-            raise Truncated()
-        self.at += 1
-        return self.data[self.at - 1]
-
-    def uleb(self) -> int:
-        value = shift = 0
-        while True:
-            b = self.byte()
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value
-            shift += 7
-            if shift > 35:
-                raise Truncated()
-
-    def name(self) -> str:
-        size = self.uleb()
-        if self.at + size > len(self.data):
-            raise Truncated()
-        self.at += size
-        return self.data[self.at - size : self.at].decode("utf-8", "replace")
-
-    def done(self) -> bool:
-        return self.at >= len(self.data)
+MAX_TABLE_BYTES = 64 << 20  # type, import, function, export and name payloads read whole for rea.wasm.binary
+TABLES = (1, 2, 3, 7)
+START_SECTION = 8
 
 
 def _uleb_stream(handle: IO[bytes]) -> int | None:
@@ -93,8 +62,43 @@ def _dylink0(r: Reader) -> str:
     return "; ".join(parts)
 
 
+def _bounded(handle: IO[bytes], size: int, limit: int) -> bytes:
+    payload = handle.read(min(size, limit))
+    handle.seek(size - len(payload), 1)
+    return payload
+
+
+def _table(handle: IO[bytes], sid: int, size: int, tables: dict[str, Any]) -> None:
+    """A standard section: its payload kept (the small tables) or only its leading count read."""
+    if sid in TABLES:
+        payload = _bounded(handle, size, MAX_TABLE_BYTES)
+        tables["payloads"][sid] = payload
+        if len(payload) < size:
+            tables["limitations"].append(f"section {sid} is over {MAX_TABLE_BYTES} bytes: read in part")
+        tables["counts"][sid] = Reader(payload).uleb() if payload else 0
+        return
+    if sid == START_SECTION:
+        tables["counts"][sid] = 1
+        handle.seek(size, 1)
+        return
+    start = handle.tell()
+    count = _uleb_stream(handle) if size else 0
+    tables["counts"][sid] = count or 0
+    handle.seek(start + size)
+
+
 def custom_sections(handle: IO[bytes]) -> dict[str, Any]:
-    """Names in order and the decoded standard sections; undecodable ones are named in limitations."""
+    """The standard custom sections (see read_module)."""
+    return read_module(handle)["customs"]
+
+
+def read_module(handle: IO[bytes]) -> dict[str, Any]:
+    """One walk over the sections: the decoded standard custom sections and the tables rea.wasm.binary reads.
+
+    customs: names in order and the decoded standard sections, undecodable ones
+    named in limitations; tables: payloads of the type, import, function and
+    export sections, the name section's payload, and every other section's count.
+    """
     found: dict[str, Any] = {
         "names": [],
         "name_section": False,
@@ -104,21 +108,27 @@ def custom_sections(handle: IO[bytes]) -> dict[str, Any]:
         "dylink": None,
         "limitations": [],
     }
+    tables: dict[str, Any] = {"payloads": {}, "counts": {}, "name": None, "limitations": []}
+    both = {"customs": found, "tables": tables}
     if handle.read(8)[:4] != b"\0asm":
-        return found
+        return both
     for _ in range(MAX_SECTIONS):
         head = handle.read(1)
         if not head:
-            return found
+            return both
         size = _uleb_stream(handle)
         if size is None:
             found["limitations"].append("the section list ends inside a section header")
-            return found
+            return both
         if head[0] != 0:
-            handle.seek(size, 1)
+            try:
+                _table(handle, head[0], size, tables)
+            except Truncated:
+                tables["limitations"].append(f"section {head[0]} has no readable count")
             continue
+        start = handle.tell()
         payload = handle.read(min(size, MAX_CUSTOM_BYTES))
-        handle.seek(size - len(payload), 1)
+        handle.seek(start + size)
         r = Reader(payload)
         try:
             name = r.name()
@@ -126,19 +136,25 @@ def custom_sections(handle: IO[bytes]) -> dict[str, Any]:
             found["limitations"].append("a custom section's name runs past its payload")
             continue
         found["names"].append(name)
-        body = Reader(payload[r.at :])
-        try:
-            if name == "name":
-                found["name_section"] = True
-            elif name == "producers":
-                found["producers"] = _producers(body)
-            elif name == "target_features":
-                found["target_features"] = _features(body)
-            elif name == "sourceMappingURL":
-                found["source_mapping_url"] = body.name()
-            elif name in ("dylink.0", "dylink"):
-                found["dylink"] = _dylink0(body) if name == "dylink.0" else f"legacy dylink ({len(payload)} bytes)"
-        except Truncated:
-            found["limitations"].append(f"custom section {name!r} does not decode (truncated or over 1 MiB)")
+        if name == "name":
+            handle.seek(start)
+            tables["name"] = _bounded(handle, size, MAX_TABLE_BYTES)[r.at :]
+        _decode_custom(found, name, payload, Reader(payload[r.at :]))
     found["limitations"].append(f"more than {MAX_SECTIONS} sections: custom sections past them were not read")
-    return found
+    return both
+
+
+def _decode_custom(found: dict[str, Any], name: str, payload: bytes, body: Reader) -> None:
+    try:
+        if name == "name":
+            found["name_section"] = True
+        elif name == "producers":
+            found["producers"] = _producers(body)
+        elif name == "target_features":
+            found["target_features"] = _features(body)
+        elif name == "sourceMappingURL":
+            found["source_mapping_url"] = body.name()
+        elif name in ("dylink.0", "dylink"):
+            found["dylink"] = _dylink0(body) if name == "dylink.0" else f"legacy dylink ({len(payload)} bytes)"
+    except Truncated:
+        found["limitations"].append(f"custom section {name!r} does not decode (truncated or over 1 MiB)")

@@ -22,7 +22,7 @@ from returns.result import Failure, Result, Success
 
 from effects.layout.runtime import READ_BLOCK, file_identity, unavailable
 from effects.progress import Progress
-from effects.wasm.customs import custom_sections
+from effects.wasm.customs import read_module
 from effects.wasm.wat_cache import WatWriter, first_units, units_of
 from rea.errors import ReaError, invalid_request
 from rea.wasm.model import GLUE_MAX_BYTES, InspectWasm
@@ -228,14 +228,15 @@ async def inspect_wasm(effect: InspectWasm, progress: Progress) -> Result[Any, R
     except Budget:
         return Failure(_limit(effect.path, "output_budget_bytes", budget))
     with open(effect.path, "rb") as handle:
-        customs = custom_sections(handle)
+        module = read_module(handle)
     return Success(
         {
             "artifact": artifact,
             "report": report.decode("utf-8", "replace"),
             "wat": wat,
             "commands": commands,
-            "customs": customs,
+            "customs": module["customs"],
+            "tables": module["tables"],
             "glue": side,
             "candidates": candidates,
         }

@@ -17,6 +17,7 @@ from rea.errors import ReaError
 from rea.evidence import Evidence
 
 COLLECTIONS = ("sections", "symbols")
+PE_COLLECTIONS = ("exports", "imports")  # rows of pe_directories: export entries, import descriptors
 _CONSTANT_UNKNOWNS = (
     "runtime_load_base is unknown",
     "entry_point.execution_status is unknown",
@@ -43,6 +44,11 @@ def _shared(source: Evidence, layout: Mapping[str, Any]) -> dict[str, Any]:
 
 def _summary(layout: Mapping[str, Any]) -> dict[str, Any]:
     counts = {k: len(layout[k]) for k in ("sections", "segments", "symbols", "relocations")}
+    pe = layout.get("pe_directories")
+    if pe is not None:
+        counts["exports"] = len(pe["exports"]["entries"]) if pe["exports"] else 0
+        counts["imports"] = sum(len(d["entries"]) for d in pe["imports"])
+        counts["import_libraries"] = len(pe["imports"])
     return {
         "bytes": layout["artifact"]["bytes"],
         "format": layout["format"],
@@ -71,12 +77,18 @@ def _by_index(collection: str, rows: Sequence[Any], index: int) -> Result[Any, R
     )
 
 
+def _row_name(row: Mapping[str, Any]) -> str | None:
+    """Sections and symbols carry a Name record; export rows a string; import descriptors their library."""
+    found = row.get("name", row.get("library"))
+    return found["display"] if isinstance(found, dict) else found
+
+
 def _by_name(collection: str, rows: Sequence[Mapping[str, Any]], name: str) -> Result[Any, ReaError]:
-    matches = [i for i, row in enumerate(rows) if row["name"]["display"] == name]
+    matches = [i for i, row in enumerate(rows) if _row_name(row) == name]
     if len(matches) == 1:
         return Success(rows[matches[0]])
     if not matches:
-        names = list(dict.fromkeys(row["name"]["display"] for row in rows))[:32]
+        names = list(dict.fromkeys(x for x in map(_row_name, rows) if x is not None))[:32]
         return Failure(
             view_error(
                 f"No {collection} named {name!r}. Collection has {len(rows)} entries.",
@@ -93,24 +105,43 @@ def _by_name(collection: str, rows: Sequence[Mapping[str, Any]], name: str) -> R
     )
 
 
-def _collection(view: Mapping[str, Any]) -> Result[str, ReaError]:
+def _rows(layout: Mapping[str, Any], collection: str) -> list[Any]:
+    if collection in COLLECTIONS:
+        return list(layout[collection])
+    pe = layout.get("pe_directories") or {"exports": None, "imports": []}
+    if collection == "exports":
+        return list(pe["exports"]["entries"]) if pe["exports"] else []
+    return list(pe["imports"])
+
+
+def _collection(view: Mapping[str, Any], layout: Mapping[str, Any]) -> Result[str, ReaError]:
     if view["collection"] in COLLECTIONS:
         return Success(view["collection"])
+    if view["collection"] in PE_COLLECTIONS:
+        if layout.get("pe_directories") is not None:
+            return Success(view["collection"])
+        return Failure(
+            view_error(
+                f"{view['collection']} rows come from a PE's export and import directories; this Evidence has none "
+                "(not PE, or recorded before they were read).",
+                ("view", "collection"),
+            )
+        )
     return Failure(
         view_error(
             f"{view['collection']} collection applies to analyze_javascript_application Evidence; "
-            "inspect_binary_layout Evidence has sections and symbols.",
+            "inspect_binary_layout Evidence has sections, symbols and (PE) exports, imports.",
             ("view", "collection"),
         )
     )
 
 
 def _item(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    chosen = _collection(view)
+    chosen = _collection(view, layout)
     if not isinstance(chosen, Success):
         return Failure(chosen.failure())
     collection = chosen.unwrap()
-    rows = layout[collection]
+    rows = _rows(layout, collection)
     selector = view["selector"]
     if "index" in selector:
         found = _by_index(collection, rows, selector["index"])
@@ -126,10 +157,10 @@ def _item(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str
 
 
 def _page(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    chosen = _collection(view)
+    chosen = _collection(view, layout)
     if not isinstance(chosen, Success):
         return Failure(chosen.failure())
-    items, coverage = page_rows(layout[chosen.unwrap()], view["offset"], view["limit"])
+    items, coverage = page_rows(_rows(layout, chosen.unwrap()), view["offset"], view["limit"])
     return Success({"kind": "page", "view": dict(view), "items": items, "coverage": coverage})
 
 
@@ -151,7 +182,12 @@ def layout_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, A
         )
     elif kind == "facet":
         body = Success(
-            {"kind": "facet", "view": dict(view), "facet": layout[view["facet"]], "coverage": complete_coverage(1, 1)}
+            {
+                "kind": "facet",
+                "view": dict(view),
+                "facet": layout.get(view["facet"]),
+                "coverage": complete_coverage(1, 1),
+            }
         )
     elif kind == "item":
         body = _item(layout, view)

@@ -202,7 +202,15 @@ def go_info(go: Mapping[str, Any] | None) -> w.GoInfo | None:
         main_version=build.get("main_version"),
         dependencies=tuple(w.GoDependency(path=p, version=v) for p, v in build.get("dependencies", ())),
         problems=tuple(go.get("problems", ())),
+        inferred_version=_inferred(go.get("inferred_version")),
     )
+
+
+def _inferred(found: Mapping[str, Any] | None) -> w.GoVersionInference | None:
+    if not found:
+        return None
+    rows = tuple(w.GoVersionCandidate(**c) for c in found["candidates"])
+    return w.GoVersionInference(**{**found, "candidates": rows})
 
 
 # ------------------------------------------------------------------ listings

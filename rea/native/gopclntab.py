@@ -16,6 +16,7 @@ yields a typed problem (or fewer functions with a reason), never an exception.
 
 from __future__ import annotations
 
+import re
 import struct
 
 import attrs
@@ -24,6 +25,9 @@ MAX_FUNCTIONS = 2_000_000
 MAX_NAME = 4096
 BUILDINFO_MAGIC = b"\xff Go buildinf:"
 MODINFO_SENTINEL = 16  # modinfo is framed by 16 bytes of sentinel on each side
+# runtime.buildVersion's bytes ("go1.19.8", "go1.21rc2"): the toolchain version every Go binary carries as data
+_GO_VERSION = re.compile(rb"(?<![0-9.])go1\.\d{1,3}(?:\.\d{1,3})?(?:(?:rc|beta)\d{1,2})?(?![0-9]|\.[0-9])")
+MAX_VERSION_CANDIDATES = 8
 
 
 @attrs.frozen(kw_only=True)
@@ -232,6 +236,37 @@ def _inline_string(data: bytes, at: int) -> tuple[str, int] | None:
         return None
     length, start = got
     return data[start : start + length].decode("utf-8", "replace"), start + length
+
+
+@attrs.frozen(kw_only=True)
+class VersionString:
+    value: str
+    offset: int  # file offset of its first byte
+
+
+def version_strings(data: bytes) -> list[VersionString]:
+    """Every `go1.N[.M][rcK|betaK]` in the bytes, in file order (at most MAX_VERSION_CANDIDATES).
+
+    Without build info the toolchain version survives as runtime.buildVersion's string
+    data (a Go string: length-addressed, not NUL-terminated), so only its shape is matched.
+    """
+    found = []
+    for m in _GO_VERSION.finditer(data):
+        found.append(VersionString(value=m.group().decode("ascii"), offset=m.start()))
+        if len(found) >= MAX_VERSION_CANDIDATES:
+            break
+    return found
+
+
+def inferred_version(found: list[VersionString]) -> tuple[VersionString, str] | None:
+    """The version to offer and its confidence: medium when every match agrees (the most specific form
+    when one is a prefix of another: go1.19 inside go1.19.8), low when they disagree (the first is offered)."""
+    if not found:
+        return None
+    values = {v.value for v in found}
+    best = max(found, key=lambda v: len(v.value))
+    agree = all(best.value == v or best.value.startswith(v + ".") for v in values)
+    return (best, "medium") if agree else (found[0], "low")
 
 
 def build_info(data: bytes) -> BuildInfo | Problem | None:

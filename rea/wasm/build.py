@@ -1,8 +1,9 @@
 """From WABT's reports to the inspect_wasm_artifact result: sections, imports, exports, glue associations.
 
 WABT's lines are kept as written (the reference's `imports`/`exports` strings);
-their records are an extra that never splits a name on ambiguous punctuation:
-an import target `a.b.c` keeps module null rather than guessing where the module ends.
+their records (our extra) come from the module's own bytes (rea.wasm.binary), so an
+import target WABT prints as `a.b.c` still has its exact module and field, and each
+record carries WABT's line at the same position.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ import re
 from typing import Any
 from collections.abc import Mapping, Sequence
 
+from rea.wasm.binary import decode_module
+
 _SECTION = re.compile(r"^\s*(\S+) start=0x([0-9a-f]+) end=0x([0-9a-f]+) \(size=0x([0-9a-f]+)\)\s*(.*)$")
 _BLOCK = re.compile(r"^(\w+)\[(\d+)\]:$")
-_ENTRY = re.compile(r"^ - (\w+)\[(\d+)\](.*)$")
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\\\n])*)\1""")
 SOURCE = "https://github.com/WebAssembly/wabt"
 Row = Mapping[str, Any]
@@ -62,20 +64,26 @@ def _blocks(details: str) -> dict[str, list[str]]:
     return found
 
 
-def _import_record(line: str) -> dict[str, Any]:
-    m = _ENTRY.match(line)
-    kind, index, rest = (m.group(1), int(m.group(2)), m.group(3)) if m else ("unknown", 0, line)
-    target = rest.rsplit(" <- ", 1)[1] if " <- " in rest else ""
-    module, name = target.split(".") if target.count(".") == 1 else (None, target or None)
-    return {"kind": kind, "index": index, "name": name, "module": module, "line": line}
+def _with_lines(records: Sequence[Row], lines: Sequence[str]) -> list[dict[str, Any]]:
+    """Records beside WABT's lines: the line at the same position (both list the entries in section order)."""
+    same = len(records) == len(lines)
+    return [{**r, "line": lines[n] if same else None} for n, r in enumerate(records)]
 
 
-def _export_record(line: str) -> dict[str, Any]:
-    m = _ENTRY.match(line)
-    kind, index, rest = (m.group(1), int(m.group(2)), m.group(3)) if m else ("unknown", 0, line)
-    quoted = rest.rsplit(" -> ", 1)[1].strip() if " -> " in rest else ""
-    name = quoted[1:-1] if len(quoted) >= 2 and quoted[0] == quoted[-1] == '"' else (quoted or None)
-    return {"kind": kind, "index": index, "name": name, "module": None, "line": line}
+_FEATURE_POLICY = {"+": "used", "-": "disallowed", "=": "required"}
+
+
+def feature_records(features: Sequence[str]) -> list[dict[str, Any]]:
+    """target_features entries as records: the prefix byte's meaning (tool-conventions) and the feature name."""
+    return [{"name": f[1:], "prefix": f[:1], "policy": _FEATURE_POLICY.get(f[:1], "unknown")} for f in features]
+
+
+def producer_records(producers: Sequence[Row]) -> list[dict[str, Any]]:
+    """The producers section's fields as name/values records, in the section's order."""
+    grouped: dict[str, list[dict[str, str]]] = {}
+    for p in producers:
+        grouped.setdefault(p["field_name"], []).append({"name": p["name"], "version": p["version"]})
+    return [{"name": k, "values": v} for k, v in grouped.items()]
 
 
 def _stem(value: str) -> str:
@@ -128,7 +136,13 @@ def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
         }
         for g in facts["glue"]
     ]
-    customs = facts["customs"]
+    customs = {
+        **facts["customs"],
+        "producer_fields": producer_records(facts["customs"]["producers"]),
+        "target_feature_records": feature_records(facts["customs"]["target_features"]),
+    }
+    tables = facts["tables"]
+    module = decode_module(tables["payloads"], tables["counts"], tables["name"])
     limitations = ["The WAT is decoded from the binary by wasm2wat; it is not the module's original source."]
     if not wat["complete"]:
         limitations.append(
@@ -141,6 +155,7 @@ def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
             )
         )
     limitations += [f"custom sections: {text}" for text in customs["limitations"]]
+    limitations += [f"module records: {text}" for text in [*tables["limitations"], *module["limitations"]]]
     limitations += [
         f"glue {g['artifact']['path']} is not valid UTF-8: literals were scanned after replacement"
         for g in facts["glue"]
@@ -152,8 +167,10 @@ def wasm_result(facts: Row, timeout_ms: int, budget: int) -> dict[str, Any]:
         "sections": sections(headers),
         "imports": imports,
         "exports": exports,
-        "import_records": [_import_record(line) for line in imports],
-        "export_records": [_export_record(line) for line in exports],
+        "import_records": _with_lines(module["imports"], imports),
+        "export_records": _with_lines(module["exports"], exports),
+        "functions": module["functions"],
+        "module_counts": {**module["counts"], "custom_sections": len(customs["names"])},
         "custom_sections": customs,
         "headers": headers,
         "details": details,

@@ -18,19 +18,26 @@ from rea.analysis_views import complete_coverage, page_coverage, page_rows, uniq
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.native.views import utf16_window
+from rea.wasm.build import feature_records, producer_records
 
 ROWS = ("sections", "imports", "exports", "candidates", "glue")
+RECORDS = ("import_records", "export_records", "functions")  # our extras; absent from older Evidence
+SINGLETONS = ("tool_profile", "custom_sections")
 TEXTS = ("wat", "headers", "details")
 UNKNOWNS = ["runtime behaviour is unknown (runtime_execution not-performed)", "network resources were not fetched"]
 
 
 def _summary(nr: Mapping[str, Any]) -> dict[str, Any]:
     wat = nr["wat"]
+    customs = nr["custom_sections"]
     return {
         "artifact": nr["artifact"],
         "validation": nr["validation"],
         "counts": {k: len(nr[k]) for k in ROWS},
-        "custom_section_names": list(nr["custom_sections"]["names"]),
+        **({"module_counts": nr["module_counts"]} if "module_counts" in nr else {}),
+        "custom_section_names": list(customs["names"]),
+        "producers": customs.get("producer_fields") or producer_records(customs["producers"]),
+        "target_features": customs.get("target_feature_records") or feature_records(customs["target_features"]),
         "wat": {"sha256": wat["sha256"], "utf16_length": wat["utf16_length"], "complete": wat["complete"]},
         "tool_profile": nr["tool_profile"],
         "runtime_execution": nr["runtime_execution"],
@@ -102,10 +109,14 @@ def _facet(
     facet = view["facet"]
     if facet == "wat" and page is not None:
         return _cached(nr, page)
-    if facet == "tool_profile":
+    if facet in SINGLETONS:
         if view["offset"] != 0:
-            return Failure(view_error("tool_profile is a singleton: use offset 0.", ("view", "offset")))
-        return Success((nr["tool_profile"], complete_coverage(1, 1)))
+            return Failure(view_error(f"{facet} is a singleton: use offset 0.", ("view", "offset")))
+        return Success((nr[facet], complete_coverage(1, 1)))
+    if facet in RECORDS and facet not in nr:
+        return Failure(
+            view_error(f"This Evidence predates {facet}; rerun inspect_wasm_artifact for it.", ("view", "facet"))
+        )
     if facet in TEXTS:
         if facet == "wat":
             broken = check_wat(nr["wat"])

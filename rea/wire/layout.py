@@ -225,11 +225,18 @@ class PackedRelative:
 class ImageRelocation:
     """PE base relocations and Mach-O fixups (our extra: the reference's relocations are ELF's)."""
 
-    kind: Literal["pe-base-relocation", "macho-relocation", "macho-chained-fixup", "macho-bind"] = field("Source")
-    address: str = _hex("Relocated address (PE: RVA; Mach-O: linked virtual address)")
+    kind: Literal["pe-base-relocation-block", "macho-relocation", "macho-chained-fixup", "macho-bind"] = field(
+        "Source; pe-base-relocation-block: one run of a PE base relocation block's entries of one type"
+    )
+    address: str = _hex("Relocated address (PE block: the page RVA; Mach-O: linked virtual address)")
     type: str = field("Relocation or fixup type name")
     symbol_name: str | None = field("Bound symbol, if any")
     library: str | None = field("Mach-O: the dylib the bind names")
+    offsets: tuple[int, ...] | None = field(
+        "PE block only: each relocated address as its offset from the page (address + offset is the RVA)",
+        omit_none=True,
+        schema={"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 4095}},
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -332,6 +339,52 @@ class LayoutCoverage:
 
 
 @attrs.frozen(kw_only=True)
+class PeExport:
+    ordinal: int = field("Ordinal (ordinal base + index in the Export Address Table)", minimum=0)
+    name: str | None = field("Exported name (null: exported by ordinal only)")
+    rva: str = _hex("The Export Address Table word: the export's RVA, or the forwarder string's RVA")
+    kind: Literal["export", "forwarder"] = field("forwarder: the RVA points inside the export directory")
+    forwarder: str | None = field("DLL.function the loader resolves instead (null: not forwarded)")
+
+
+@attrs.frozen(kw_only=True)
+class PeExportDirectory:
+    dll_name: str | None = field("The DLL name the directory records")
+    ordinal_base: int = field("Ordinal of the first Export Address Table entry", minimum=0)
+    timestamp: int = field("TimeDateStamp", minimum=0)
+    directory_rva: str = _hex("RVA of the export directory (data directory 0)")
+    directory_size: str = _hex("Its size")
+    address_table_rva: str = _hex("RVA of the Export Address Table")
+    address_table_entries: int = field("Entries in it (unused slots included)", minimum=0)
+    name_table_rva: str = _hex("RVA of the name pointer table")
+    name_table_entries: int = field("Named exports", minimum=0)
+    ordinal_table_rva: str = _hex("RVA of the ordinal table")
+    entries: tuple[PeExport, ...] = field("Every used Export Address Table entry, by ordinal")
+
+
+@attrs.frozen(kw_only=True)
+class PeImportEntry:
+    name: str | None = field("Imported name (null: by ordinal)")
+    ordinal: int | None = field("Ordinal (null: by name)")
+    hint: int | None = field("The name's hint (null: by ordinal)")
+    iat_rva: str = _hex("RVA of its Import Address Table slot")
+
+
+@attrs.frozen(kw_only=True)
+class PeImportDll:
+    library: str = field("DLL name")
+    lookup_table_rva: str = _hex("RVA of its import lookup table (OriginalFirstThunk; 0x0: none)")
+    address_table_rva: str = _hex("RVA of its Import Address Table (FirstThunk)")
+    entries: tuple[PeImportEntry, ...] = field("Its imports, in table order")
+
+
+@attrs.frozen(kw_only=True)
+class PeDirectories:
+    exports: PeExportDirectory | None = field("The export directory (null: none)")
+    imports: tuple[PeImportDll, ...] = field("The import directory, one descriptor per DLL")
+
+
+@attrs.frozen(kw_only=True)
 class BinaryLayout:
     artifact: LayoutArtifact = field("The file read")
     format: Format = field("elf, pe or macho")
@@ -347,6 +400,10 @@ class BinaryLayout:
     relocation_inventory_completeness: Literal["unknown"] = field("Relocations from tables only")
     image_relocations: tuple[ImageRelocation, ...] = field("Our extra: PE base relocations and Mach-O fixups")
     linkage: Linkage = field("Libraries, interpreter, GOT/PLT, import slots")
+    pe_directories: PeDirectories | None = field(
+        "Our extra, PE only: the export directory (names, ordinals, forwarders, RVAs) and the import directory "
+        "(DLLs, names or ordinals, IAT slot RVAs); null for ELF and Mach-O"
+    )
     mitigations: Mitigations = field("Hardening indicators")
     diagnostics: Diagnostics = field("Reader diagnostics")
     slice: str | None = field("Our extra: the universal-binary slice read (null: thin file)")

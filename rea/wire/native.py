@@ -328,6 +328,25 @@ class GoDependency:
 
 
 @attrs.frozen(kw_only=True)
+class GoVersionCandidate:
+    value: str = field("A go1.x string found in the file")
+    file_offset: str = field("File offset of its first byte (0x hex)")
+
+
+@attrs.frozen(kw_only=True)
+class GoVersionInference:
+    """Our extra: the toolchain version when the build info is absent, from runtime.buildVersion's bytes."""
+
+    value: str = field("The go1.x string offered as the toolchain version")
+    file_offset: str = field("File offset of its first byte (0x hex)")
+    address: str | None = field("Its linked virtual address (null: the offset maps to no segment)")
+    source: Literal["string-scan"] = field("Found by its shape in the file's bytes, not read from build info")
+    evidence_kind: Literal["inferred"] = field("An inference: nothing but its shape ties it to the toolchain")
+    confidence: Literal["medium", "low"] = field("medium: every go1.x string agrees; low: they disagree")
+    candidates: tuple[GoVersionCandidate, ...] = field("Every go1.x string found (at most 8), in file order")
+
+
+@attrs.frozen(kw_only=True)
 class GoInfo:
     pclntab_layout: str | None = field("pclntab header layout: 1.2, 1.16, 1.18 or 1.20 (null: no table)")
     functions: int = field("Functions named in pclntab", minimum=0)
@@ -336,6 +355,11 @@ class GoInfo:
     main_version: str | None = field("Main module version")
     dependencies: tuple[GoDependency, ...] = field("Module dependencies from the build info")
     problems: tuple[str, ...] = field("Table rows or build info that could not be read, and why")
+    inferred_version: GoVersionInference | None = field(
+        "Without build info: a go1.x string in the binary's data offered as the version (null: build info was "
+        "read, or no such string)",
+        omit_none=True,
+    )
 
 
 @attrs.frozen(kw_only=True)

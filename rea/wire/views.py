@@ -17,8 +17,19 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
-from rea.wire.wasm import ToolProfile, WasmFile
-from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
+from rea.wire.wasm import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
+from rea.wire.layout import (
+    Architecture,
+    EntryPoint,
+    LayoutCoverage,
+    Linkage,
+    Mitigations,
+    PeDirectories,
+    PeExport,
+    PeImportDll,
+    Section,
+    Symbol,
+)
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
 EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
@@ -47,7 +58,21 @@ NativeFacet = Literal[
     "value_flow_parameter_uses",
 ]
 InventoryFacet = Literal["nodes", "occurrences", "edges", "integrity_contradictions"]
-WasmFacet = Literal["sections", "imports", "exports", "candidates", "glue", "wat", "headers", "details", "tool_profile"]
+WasmFacet = Literal[
+    "sections",
+    "imports",
+    "exports",
+    "import_records",
+    "export_records",
+    "functions",
+    "candidates",
+    "glue",
+    "wat",
+    "headers",
+    "details",
+    "tool_profile",
+    "custom_sections",
+]
 MachoFacet = Literal[
     "entrypoints",
     "architectures",
@@ -59,7 +84,7 @@ MachoFacet = Literal[
     "segments",
     "provenance",
 ]
-Collection = Literal["sections", "symbols", "modules"]
+Collection = Literal["sections", "symbols", "exports", "imports", "modules"]
 ParentOperation = Literal[
     "analyze_function",
     "analyze_javascript_application",
@@ -109,7 +134,9 @@ class SummaryView:
 @attrs.frozen(kw_only=True)
 class FacetView:
     kind: Literal["facet"] = field("One binary-layout facet (inspect_binary_layout Evidence)")
-    facet: Literal["mitigations", "linkage"] = field("The layout facet")
+    facet: Literal["mitigations", "linkage", "pe_directories"] = field(
+        "The layout facet (pe_directories: a PE's export and import directories whole)"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -135,7 +162,9 @@ class NodeSelector:
 @attrs.frozen(kw_only=True)
 class ItemView:
     kind: Literal["item"] = field("One member of a collection")
-    collection: Collection = field("sections and symbols: layout Evidence; modules: application Evidence")
+    collection: Collection = field(
+        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence"
+    )
     selector: IndexSelector | NameSelector | PathSelector | NodeSelector = field(
         "Modules by path or node_id; sections and symbols by index or name"
     )
@@ -144,7 +173,9 @@ class ItemView:
 @attrs.frozen(kw_only=True)
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
-    collection: Collection = field("sections and symbols: layout Evidence; modules: application Evidence")
+    collection: Collection = field(
+        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence"
+    )
     offset: int = _offset()
     limit: int = _limit()
 
@@ -171,7 +202,7 @@ class InventoryView:
 @attrs.frozen(kw_only=True)
 class WasmView:
     kind: Literal["wasm"] = field("One facet of inspect_wasm_artifact Evidence")
-    facet: WasmFacet = field("WABT facet; tool_profile is a singleton")
+    facet: WasmFacet = field("WABT facet or record list; tool_profile and custom_sections are singletons")
     offset: int = _offset()
     limit: int = _limit()
 
@@ -307,6 +338,9 @@ class LayoutCounts:
     segments: int = field("Segments", minimum=0)
     symbols: int = field("Symbols", minimum=0)
     relocations: int = field("ELF REL/RELA entries", minimum=0)
+    exports: int | None = field("PE export entries (null: not PE)", minimum=0, omit_none=True)
+    imports: int | None = field("PE imported entries across all DLLs (null: not PE)", minimum=0, omit_none=True)
+    import_libraries: int | None = field("PE import descriptors (null: not PE)", minimum=0, omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -348,7 +382,12 @@ class WasmSummary:
     artifact: WasmFile = field("The module")
     validation: Literal["valid"] = field("wasm-validate accepted it")
     counts: WasmCounts = field("Available rows per facet")
+    module_counts: ModuleCounts | None = field(
+        "Function (imported, defined), import and section counts as numbers (absent: older Evidence)", omit_none=True
+    )
     custom_section_names: tuple[str, ...] = field("Custom sections, in order")
+    producers: tuple[ProducerField, ...] = field("The decoded 'producers' section as name/values records")
+    target_features: tuple[TargetFeature, ...] = field("The decoded 'target_features' section as records")
     wat: WatIdentity = field("Decoded WAT identity")
     tool_profile: ToolProfile = field("The exact WABT commands run")
     runtime_execution: Literal["not-performed"] = field("Never run")
@@ -402,7 +441,9 @@ class SummaryResult(_ViewBase):
 class FacetResult(_ViewBase):
     kind: Literal["facet"] = field("One binary-layout facet")
     view: FacetView = field("The request's view")
-    facet: Mitigations | Linkage = field("The selected facet, as the layout records it")
+    facet: Mitigations | Linkage | PeDirectories | None = field(
+        "The selected facet, as the layout records it (pe_directories: null when the image is not PE)"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -426,7 +467,9 @@ class ModuleRow:
 class PageResult(_ViewBase):
     kind: Literal["page"] = field("A collection page")
     view: PageView = field("The request's view")
-    items: tuple[ModuleRow | Section | Symbol, ...] = field("Members of the page (module rows, or layout rows)")
+    items: tuple[ModuleRow | Section | Symbol | PeExport | PeImportDll, ...] = field(
+        "Members of the page (module rows, or layout rows: sections, symbols, PE exports, PE import descriptors)"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -471,7 +514,8 @@ class WasmResult(_ViewBase):
     view: WasmView = field("The request's view")
     item: Open = field(
         "Row facets: the page's rows as the parent records them; wat, headers, details: {text, unit: "
-        "utf16-code-units}; tool_profile: the profile"
+        "utf16-code-units}; tool_profile: the profile; custom_sections: the decoded producers, target_features, "
+        "name, dylink.0 and sourceMappingURL sections"
     )
 
 

@@ -69,14 +69,74 @@ class WasmSection:
 
 
 @attrs.frozen(kw_only=True)
-class WasmEntry:
-    """Our extra: one import or export line of wasm-objdump -x as a record (the line itself is kept)."""
+class WasmImport:
+    """Our extra: one import entry decoded from the module's bytes, beside WABT's line for it."""
 
-    kind: str = field("func, table, memory, global, tag")
-    index: int = field("Index in its space", minimum=0)
-    name: str | None = field("Export name, or the import's field")
-    module: str | None = field("Import module (null for exports)")
-    line: str = field("The original WABT line")
+    kind: Literal["func", "table", "memory", "global", "tag"] = field("Import kind")
+    index: int = field("Index in its own space (imports are numbered first)", minimum=0)
+    module: str = field("Import module, exactly as the binary names it")
+    name: str = field("Import field name")
+    type_index: int | None = field("func and tag: type index (null for others)")
+    signature: str | None = field("func and tag: the type as WABT spells it, '(i32, i32) -> i32' (null: others)")
+    description: str | None = field("table, memory, global: the descriptor as WABT spells it (null: func, tag)")
+    line: str | None = field("WABT's line for this entry (null when WABT listed a different number of entries)")
+
+
+@attrs.frozen(kw_only=True)
+class WasmExport:
+    """Our extra: one export entry decoded from the module's bytes, beside WABT's line for it."""
+
+    kind: Literal["func", "table", "memory", "global", "tag"] = field("Exported kind")
+    index: int = field("Index of the exported item in its space", minimum=0)
+    name: str = field("Export name")
+    module: str | None = field("Always null (exports have no module)")
+    signature: str | None = field("func: the function's type as WABT spells it (null: others)")
+    line: str | None = field("WABT's line for this entry (null when WABT listed a different number of entries)")
+
+
+@attrs.frozen(kw_only=True)
+class WasmFunction:
+    """Our extra: one function of the function index space (imports first), from the module's bytes."""
+
+    index: int = field("Function index", minimum=0)
+    name: str | None = field("Name from the 'name' section (null: none recorded)")
+    imported: bool = field("An import (module and field set) or defined in this module")
+    module: str | None = field("Import module (null: defined)")
+    import_name: str | None = field("Import field name (null: defined)")
+    type_index: int = field("Type index", minimum=0)
+    signature: str | None = field("The type as WABT spells it (null: the type section does not decode there)")
+
+
+@attrs.frozen(kw_only=True)
+class SectionCounts:
+    types: int = field("Type section entries", minimum=0)
+    imports: int = field("Import section entries", minimum=0)
+    defined_functions: int = field("Function section entries", minimum=0)
+    tables: int = field("Table section entries", minimum=0)
+    memories: int = field("Memory section entries", minimum=0)
+    globals: int = field("Global section entries", minimum=0)
+    exports: int = field("Export section entries", minimum=0)
+    start: int = field("1 when a start section is present", minimum=0, maximum=1)
+    elements: int = field("Element segments", minimum=0)
+    code: int = field("Code section bodies", minimum=0)
+    data_segments: int = field("Data segments", minimum=0)
+    data_count: int = field("The data count section's value (0: absent)", minimum=0)
+    tags: int = field("Tag section entries", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ModuleCounts:
+    """Our extra: numbers an agent would otherwise parse out of WABT's text."""
+
+    functions: int = field("Function index space: imported + defined", minimum=0)
+    imported_functions: int = field("Imported functions", minimum=0)
+    defined_functions: int = field("Functions defined in the module", minimum=0)
+    imported_tables: int = field("Imported tables", minimum=0)
+    imported_memories: int = field("Imported memories", minimum=0)
+    imported_globals: int = field("Imported globals", minimum=0)
+    imported_tags: int = field("Imported tags", minimum=0)
+    custom_sections: int = field("Custom sections", minimum=0)
+    sections: SectionCounts = field("Each standard section's leading count (0: absent)")
 
 
 @attrs.frozen(kw_only=True)
@@ -84,6 +144,25 @@ class Producer:
     field_name: str = field("language, processed-by or sdk")
     name: str = field("Tool or language name")
     version: str = field("Its version string")
+
+
+@attrs.frozen(kw_only=True)
+class ProducerValue:
+    name: str = field("Tool or language name")
+    version: str = field("Its version string")
+
+
+@attrs.frozen(kw_only=True)
+class ProducerField:
+    name: str = field("Field: language, processed-by or sdk")
+    values: tuple[ProducerValue, ...] = field("Its name/version values")
+
+
+@attrs.frozen(kw_only=True)
+class TargetFeature:
+    name: str = field("Feature name (sign-ext, simd128, ...)")
+    prefix: str = field("The prefix byte as a character (+, -, =)")
+    policy: Literal["used", "disallowed", "required", "unknown"] = field("What the prefix means (tool-conventions)")
 
 
 @attrs.frozen(kw_only=True)
@@ -96,6 +175,8 @@ class CustomSections:
     target_features: tuple[str, ...] = field("'target_features' as prefix+name (+ used, - disallowed)")
     source_mapping_url: str | None = field("'sourceMappingURL' value (null: absent)")
     dylink: str | None = field("'dylink.0' (or legacy 'dylink') summary (null: absent)")
+    producer_fields: tuple[ProducerField, ...] = field("'producers' as name/values records, in section order")
+    target_feature_records: tuple[TargetFeature, ...] = field("'target_features' as records")
     limitations: tuple[str, ...] = field("Custom sections that could not be decoded")
 
 
@@ -166,8 +247,10 @@ class WasmArtifact:
     sections: tuple[WasmSection, ...] = field("wasm-objdump -h sections")
     imports: tuple[str, ...] = field("Import lines of wasm-objdump -x, as WABT wrote them")
     exports: tuple[str, ...] = field("Export lines of wasm-objdump -x, as WABT wrote them")
-    import_records: tuple[WasmEntry, ...] = field("Our extra: the import lines as records")
-    export_records: tuple[WasmEntry, ...] = field("Our extra: the export lines as records")
+    import_records: tuple[WasmImport, ...] = field("Our extra: the imports as records, decoded from the bytes")
+    export_records: tuple[WasmExport, ...] = field("Our extra: the exports as records, decoded from the bytes")
+    functions: tuple[WasmFunction, ...] = field("Our extra: the function index space (imports first) as records")
+    module_counts: ModuleCounts = field("Our extra: function, import and section counts as numbers")
     custom_sections: CustomSections = field("Our extra: name, producers, target_features, dylink.0, sourceMappingURL")
     headers: str = field("wasm-objdump -h output")
     details: str = field("wasm-objdump -x output")

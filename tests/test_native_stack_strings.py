@@ -18,7 +18,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effects.native import indexer
+from rea.native import answers as a
 from rea.native import stackstrings as ss
+from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 from test_mcp_e2e import connect
 
@@ -366,8 +368,9 @@ _HOSTILE = st.lists(
 def test_hostile_instruction_streams_never_crash(rows, architecture):
     rows = sorted(rows)
     procedures = [(0, 0x100), (0x100, 0x201)]
-    traits = ss.decoder_traits(rows, [(r[0], r[0] - 1) for r in rows[:5]], procedures)
-    found, frames = ss.scan(rows, procedures, architecture, traits)
+    kept = ss.Columns.of(rows)
+    traits = ss.decoder_traits(kept, [(r[0], r[0] - 1) for r in rows[:5]], procedures)
+    found, frames = ss.scan(kept, procedures, architecture, traits)
     ss.candidates(frames, traits, lambda a: a % 2 == 0, architecture)
     for s in found:
         assert len(s.value) >= ss.MIN_CHARS and all(_printable(ord(c)) for c in s.value)
@@ -378,13 +381,20 @@ def test_an_architecture_the_sweep_does_not_read_is_said_unscanned():
     assert found["stack_scan"]["scanned"] is False and found["stack_strings"] == []
 
 
-def test_decoded_shape_is_frozen():
-    row = ss.DecodedString(
-        decoder=0x10,
-        call_site=0x20,
-        caller=0x30,
-        value="x",
-        inputs=(ss.DecodedInput(register="rdi", kind="buffer", value="00"),),
+def test_a_decoded_string_reaches_the_wire_with_its_decoder_call_site_and_inputs():
+    """The shape the emulation step fills: frozen, and answered by list_strings' row beside the others."""
+    decoded = ss.DecodedString(
+        decoder=0x1139,
+        call_site=0x1287,
+        caller=0x125C,
+        value=HIDDEN,
+        inputs=(ss.DecodedInput(register="rdi", kind="buffer", value=ENCODED.hex()),),
     )
     with pytest.raises(AttributeError):
-        row.value = "y"  # type: ignore[misc]
+        decoded.value = "y"  # type: ignore[misc]
+    snapshot = {"strings": [], "stack_strings": [], "decoded_strings": [ss.decoded_row(decoded)]}
+    (only,) = a.strings_of_origin(snapshot, snapshot["strings"], "decoded")
+    row = to_wire(a.string_row(only))
+    assert row["origin"] == "decoded" and row["decoder"] == "0x1139" and row["call_site"] == "0x1287"
+    assert row["inputs"] == [{"register": "rdi", "kind": "buffer", "value": ENCODED.hex()}]
+    assert a.strings_of_origin(snapshot, snapshot["strings"], "stack") == []

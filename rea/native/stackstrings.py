@@ -27,12 +27,13 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Container, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
 MIN_CHARS = 4
 MAX_DECODER_SIZE = 1024  # bytes: a decode routine is small; a large callee is not a candidate
+WINDOW = 32  # kept rows replayed before a call, in a procedure that builds nothing on its stack
 MAX_BUFFER = 256  # bytes of a stack argument's known contents carried in a candidate
 FRAME_X86 = frozenset({"mov", "movabs", "lea", "call", "xor"})
 FRAME_ARM64 = frozenset(
@@ -72,6 +73,46 @@ _X86_ARGUMENTS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 _ARM_ARGUMENTS = tuple(f"x{n}" for n in range(8))
 
 Kept = tuple[int, int, str, str]  # (address, size, mnemonic, operands): a capstone lite row the sweep kept
+
+
+class Columns(NamedTuple):
+    """The kept rows as four columns in address order. Why columns: lists of ints and strings are not
+    tracked by the garbage collector, while 180,000 retained row tuples (busybox) made its collections cost
+    a third of the sweep."""
+
+    addresses: list[int]
+    sizes: list[int]
+    mnemonics: list[str]
+    operands: list[str]
+
+    @classmethod
+    def empty(cls) -> Columns:
+        return cls([], [], [], [])
+
+    @classmethod
+    def of(cls, rows: Iterable[Kept]) -> Columns:
+        columns = cls.empty()
+        for row in rows:
+            columns.append(row)
+        return columns
+
+    def append(self, row: Kept) -> None:
+        self.addresses.append(row[0])
+        self.sizes.append(row[1])
+        self.mnemonics.append(row[2])
+        self.operands.append(row[3])
+
+    def rows(self, low: int = 0, high: int | None = None) -> list[Kept]:
+        end = len(self.addresses) if high is None else high
+        return list(
+            zip(
+                self.addresses[low:end],
+                self.sizes[low:end],
+                self.mnemonics[low:end],
+                self.operands[low:end],
+                strict=True,
+            )
+        )
 
 
 @attrs.frozen(kw_only=True)
@@ -459,28 +500,46 @@ def _emit(
 
 
 def scan(
-    kept: Sequence[Kept],
+    kept: Columns,
     procedures: Sequence[tuple[int, int]],
     architecture: str,
     wanted: Mapping[int, tuple[str, ...]] | None = None,
 ) -> tuple[list[StackString], dict[int, _Frame]]:
     """Every procedure's stack strings, and each replayed frame with its calls to `wanted` procedures (the
     decoder planner reads them). `kept` is in address order; `procedures` are (start, end) ranges sorted by
-    start; `wanted` maps a procedure to its decoder traits (rea: `decoder_traits`). A procedure that stores
-    no non-zero immediate into a frame holds no stack string and passes no filled buffer: it is replayed only
-    when it calls a procedure that XORs (which may decode constant data)."""
+    start; `wanted` maps a procedure to its decoder traits (`decoder_traits`). A procedure that stores no
+    non-zero immediate into a frame holds no stack string and passes no filled buffer: only the rows just
+    before its calls to a procedure that XORs (which may decode constant data) are replayed."""
     frames: dict[int, _Frame] = {}
     found: list[StackString] = []
     builds = _builds_arm64 if architecture == "arm64" else _builds_x86
     wanted = wanted or {}
     xors = {at for at, reasons in wanted.items() if "xor" in reasons}
     for start, rows in _by_procedure(kept, procedures):
-        if not builds(rows) and not _calls_wanted(rows, xors):
-            continue
-        frame = replay(rows, architecture, wanted)
+        if builds(rows):
+            frame = replay(rows, architecture, wanted)
+            found.extend(strings_of(start, frame))
+        else:
+            frame = _Frame(wanted)
+            for window in _call_windows(rows, xors):
+                frame.calls.extend(replay(window, architecture, wanted).calls)
+            if not frame.calls:
+                continue
         frames[start] = frame
-        found.extend(strings_of(start, frame))
     return found, frames
+
+
+def _call_windows(rows: Sequence[Kept], wanted: Container[int]) -> Iterable[Sequence[Kept]]:
+    """For each call to a wanted procedure, the adjacent kept rows that end with it (at most `WINDOW`):
+    in a procedure that builds nothing on its stack only the registers set just before a call matter,
+    and registers are forgotten at the first gap anyway."""
+    for index, (_, _, mnemonic, operands) in enumerate(rows):
+        if mnemonic not in ("call", "bl") or _immediate(operands) not in wanted:
+            continue
+        first = index
+        while first > 0 and index - first < WINDOW and rows[first - 1][0] + rows[first - 1][1] == rows[first][0]:
+            first -= 1
+        yield rows[first : index + 1]
 
 
 def _builds_x86(rows: Sequence[Kept]) -> bool:
@@ -516,32 +575,32 @@ def _calls_wanted(rows: Sequence[Kept], wanted: Container[int]) -> bool:
     return False
 
 
-def _by_procedure(kept: Sequence[Kept], procedures: Sequence[tuple[int, int]]) -> Iterable[tuple[int, Sequence[Kept]]]:
+def _by_procedure(kept: Columns, procedures: Sequence[tuple[int, int]]) -> Iterable[tuple[int, list[Kept]]]:
     """The kept rows grouped by the procedure whose range holds them (a row outside every range is dropped)."""
-    addresses = [row[0] for row in kept]
+    addresses = kept.addresses
     for start, end in procedures:
         low = bisect.bisect_left(addresses, start)
         high = bisect.bisect_left(addresses, end, low)
         if high > low:
-            yield start, kept[low:high]
+            yield start, kept.rows(low, high)
 
 
 # ------------------------------------------------------------------ decoder candidates
 
 
 def decoder_traits(
-    kept: Sequence[Kept], jumps: Iterable[tuple[int, int]], procedures: Sequence[tuple[int, int]]
+    kept: Columns, jumps: Iterable[tuple[int, int]], procedures: Sequence[tuple[int, int]]
 ) -> dict[int, tuple[str, ...]]:
     """Small procedures (at most `MAX_DECODER_SIZE` bytes) that XOR two different operands or loop (a jump
     to an earlier address inside the procedure), by start, with the reasons."""
     small = [(s, e) for s, e in procedures if 0 < e - s <= MAX_DECODER_SIZE]
     traits: dict[int, set[str]] = {}
     owner = _owner(small)
-    for address, _size, mnemonic, operands in kept:
+    for index, mnemonic in enumerate(kept.mnemonics):
         if mnemonic == "xor" or mnemonic == "eor":
-            parts = operands.split(", ")
+            parts = kept.operands[index].split(", ")
             if len(set(parts)) > 1 or len(parts) == 1:
-                at = owner(address)
+                at = owner(kept.addresses[index])
                 if at is not None:
                     traits.setdefault(at, set()).add("xor")
     for site, target in jumps:
@@ -621,7 +680,7 @@ DECODED_LIMITATION = (
 
 def recover(
     procedures: Sequence[Mapping[str, Any]],
-    kept: Sequence[Kept],
+    kept: Columns,
     jumps: Iterable[tuple[int, int]],
     architecture: str,
     data: Callable[[int], bool],
@@ -694,3 +753,23 @@ def candidate_row(c: DecoderCandidate) -> dict[str, Any]:
 def _frame_text(base: str, offset: int | None) -> str:
     offset = offset or 0
     return f"{base}{'-' if offset < 0 else '+'}0x{abs(offset):x}"
+
+
+def decoded_row(s: DecodedString) -> dict[str, Any]:
+    """A decoded string in the snapshot's string shape (`decoded_strings`, beside `stack_strings`): its
+    address is the call site, its producer the decoder, its inputs the ones the emulation ran."""
+    raw = s.value.encode("utf-8")
+    return {
+        "address": f"0x{s.call_site:x}",
+        "value": s.value,
+        "truncated": False,
+        "encoding": "utf-8",
+        "length": len(raw),
+        "terminator": 0,
+        "origin": "decoded",
+        "procedure": f"0x{s.caller:x}",
+        "decoder": f"0x{s.decoder:x}",
+        "call_site": f"0x{s.call_site:x}",
+        "inputs": [{"register": i.register, "kind": i.kind, "value": i.value} for i in s.inputs],
+        "referenced_by": [f"0x{s.caller:x}"],
+    }

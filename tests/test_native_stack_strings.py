@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from effects.native import indexer
 from rea.native import answers as a
 from rea.native import stackstrings as ss
+from rea.native.sweep import Region, decode, sweep
 from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 from test_mcp_e2e import connect
@@ -376,8 +377,28 @@ def test_hostile_instruction_streams_never_crash(rows, architecture):
         assert len(s.value) >= ss.MIN_CHARS and all(_printable(ord(c)) for c in s.value)
 
 
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["x86_64", "x86", "arm64"]), st.binary(max_size=800), st.integers(1, 400))
+def test_the_pass_over_swept_arbitrary_bytes_never_raises(architecture, data, cut):
+    """Arbitrary code bytes through the real sweep: the kept rows are decoded sites in address order, and
+    the stack-string pass and the planner answer whatever they hold."""
+    region = Region(name=".text", start=0x401000, data=data, executable=True)
+    swept = sweep(architecture, [region], [(0x401000, 0x401000 + len(data)), (0x600000, 0x601000)], pic=False)
+    assert swept is not None
+    sites = {r.address for r in decode(architecture, data, 0x401000) if r.mnemonic != ".byte"}
+    assert set(swept.kept.addresses) <= sites and swept.kept.addresses == sorted(swept.kept.addresses)
+    procedures = [
+        {"address": "0x401000", "size": min(cut, len(data)), "kind": "function"},
+        {"address": f"{0x401000 + cut:#x}", "size": max(len(data) - cut, 0), "kind": "function"},
+    ]
+    jumps = [(r.site, r.target) for r in swept.references if r.kind == "jump"]
+    found = ss.recover(procedures, swept.kept, jumps, architecture, lambda a: 0x600000 <= a < 0x601000)
+    assert found["stack_scan"]["procedures"] == 2
+    assert all(len(r["value"]) >= ss.MIN_CHARS for r in found["stack_strings"])
+
+
 def test_an_architecture_the_sweep_does_not_read_is_said_unscanned():
-    found = ss.recover([], [], [], "mips", lambda a: False)
+    found = ss.recover([], ss.Columns.empty(), [], "mips", lambda a: False)
     assert found["stack_scan"]["scanned"] is False and found["stack_strings"] == []
 
 

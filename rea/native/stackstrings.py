@@ -264,10 +264,6 @@ class _Frame:
         return bytes(known)
 
 
-def _canonical_base(base: str) -> str:
-    return {"ebp": "rbp", "esp": "rsp"}.get(base, base)
-
-
 # ------------------------------------------------------------------ x86
 
 
@@ -298,7 +294,7 @@ def _x86_step(frame: _Frame, row: Kept) -> None:
             width, base, sign, displacement, source = memory.groups()
             offset = (_number(displacement) if displacement else 0) * (-1 if sign == "-" else 1)
             value = _x86_value(frame, source, _WIDTH[width])
-            frame.store(address, _canonical_base(base), offset, _WIDTH[width], value)
+            frame.store(address, base, offset, _WIDTH[width], value)
 
 
 def _x86_move(frame: _Frame, register: tuple[str, int], source: str) -> None:
@@ -341,7 +337,7 @@ def _x86_lea(frame: _Frame, address: int, size: int, operands: str) -> None:
     if base == "rip":
         frame.registers[name] = _Pointer(None, address + size + offset)
     else:
-        frame.registers[name] = _Pointer(_canonical_base(base), offset)
+        frame.registers[name] = _Pointer(base, offset)
 
 
 def _x86_call(frame: _Frame, address: int, size: int, operands: str) -> None:

@@ -26,6 +26,7 @@ from rea.native import gostrings, origin
 from rea.native import index as pure_index
 from rea.native.eh_frame import fde_ranges
 from rea.native.image import hexa
+from rea.native import stackstrings
 from rea.native import strings as native_strings
 from rea.native.sweep import Region, sweep
 
@@ -379,9 +380,28 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
         _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
     snapshot = pure_index.snapshot(facts, swept, slots, executable)
+    if swept is not None:
+        _stack_strings(snapshot, swept, regions)
     _classify(snapshot, source)
     snapshot["index"]["elapsed_ms"] = int((time.monotonic() - started) * 1000)
     return snapshot
+
+
+def _stack_strings(snapshot: dict[str, Any], swept: Any, regions: list[Region]) -> None:
+    """Stack strings and decoder candidates (rea.native.stackstrings) from the sweep's kept instructions;
+    its cost is recorded beside the index's (`stack_strings_ms`)."""
+    started = time.monotonic()
+    spans = sorted((r.start, r.start + len(r.data)) for r in regions if not r.executable)
+    starts = [s for s, _ in spans]
+
+    def data(address: int) -> bool:
+        index = bisect.bisect_right(starts, address) - 1
+        return index >= 0 and address < spans[index][1]
+
+    jumps = [(r.site, r.target) for r in swept.references if r.kind == "jump"]
+    found = stackstrings.recover(snapshot["procedures"], swept.kept, jumps, snapshot["architecture"], data)
+    snapshot.update(found)
+    snapshot["index"]["stack_strings_ms"] = int((time.monotonic() - started) * 1000)
 
 
 def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:

@@ -89,8 +89,10 @@ TOOLS: tuple[ToolContract, ...] = (
         "list_strings",
         "List Strings",
         "Every string the analysis found: address, value and encoding facts, with the procedures referencing "
-        "them once the CFG is recovered. Complete unless offset/limit ask for a page.",
-        w.FilteredListingArgs,
+        "them once the CFG is recovered; beside the strings stored in the clear (origin stored), strings a "
+        'procedure builds on its stack by immediate stores (origin stack, with procedure and frame_offset; origin: "stack" '
+        "lists them alone). Complete unless offset/limit ask for a page.",
+        w.StringListingArgs,
         tuple[w.StringRow, ...],
     ),
     _typed(
@@ -144,8 +146,9 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "search_strings",
         "Search Strings",
-        "Every string whose value matches a literal or regular expression, as {address, value, string}.",
-        w.SearchArgs,
+        "Every string whose value matches a literal or regular expression, as {address, value, string}, "
+        "stack-built strings included (origin stack; origin keeps to one origin).",
+        w.StringSearchArgs,
         tuple[w.StringRow, ...],
         example={"pattern": "error"},
     ),

@@ -7,12 +7,13 @@ the shapes are exactly the advertised ones.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
 from rea.native import origin as o
 from rea.native import index
 from rea.native import queries as q
+from rea.native import stackstrings
 from rea.native import strings as native_strings
 from rea.errors import ReaError
 from rea.native.addresses import value
@@ -246,6 +247,48 @@ def string_row(s: Mapping[str, Any]) -> w.StringRow:
         truncated=truncated,
         referenced_by=tuple(s["referenced_by"]) if "referenced_by" in s else None,
         section=s.get("section"),
+        origin=s.get("origin", "stored"),
+        procedure=s.get("procedure"),
+        frame_offset=s.get("frame_offset"),
+        decoder=s.get("decoder"),
+        call_site=s.get("call_site"),
+        inputs=tuple(w.DecodedInput(**i) for i in s["inputs"]) if s.get("inputs") is not None else None,
+    )
+
+
+def strings_of_origin(
+    snapshot: Mapping[str, Any], stored: Sequence[Mapping[str, Any]], origin: str | None
+) -> list[Mapping[str, Any]]:
+    """The strings stored in the clear (their order kept, so pages of them do not move), then the stack
+    strings and any decoded ones the snapshot holds; `origin` keeps to one of them."""
+    every = [*stored, *snapshot.get("stack_strings", ()), *snapshot.get("decoded_strings", ())]
+    if origin is None:
+        return every
+    return [s for s in every if s.get("origin", "stored") == origin]
+
+
+def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
+    """What the string answer covers beyond the strings stored in the clear: which procedures were scanned
+    for stack strings, and that decoded strings are not recovered (never complete)."""
+    scan = snapshot.get("stack_scan")
+    if not scan:
+        return (
+            "Stack strings were not scanned: this answer did not come from REA's fast index. Decoded strings "
+            "(produced at run time) are not recovered.",
+        )
+    if not scan.get("scanned"):
+        return (
+            f"Stack strings were not scanned: the fast index does not read {scan.get('architecture')} code. "
+            "Decoded strings (produced at run time) are not recovered.",
+        )
+    candidates = len(snapshot.get("decoder_candidates", ()))
+    return (
+        f"Stack strings: all {scan['procedures']} procedures of the fast index were scanned for immediate stores "
+        f"into their frame ({scan['replayed']} store non-zero immediates or call a XOR routine and "
+        f"were replayed; {scan['stack_strings']} stack strings of at least 4 printable characters found). A string "
+        "copied onto the stack from data, built through a pointer other than the frame base, or written by a "
+        "loop is not a stack string here.",
+        stackstrings.DECODED_LIMITATION.format(candidates=candidates),
     )
 
 

@@ -30,6 +30,8 @@ from typing import Any, NamedTuple
 import attrs
 import capstone
 
+from rea.native.stackstrings import FRAME_ARM64, FRAME_X86, Columns
+
 ARCHITECTURES: dict[str, tuple[int, int]] = {
     "x86_64": (capstone.CS_ARCH_X86, capstone.CS_MODE_64),
     "x86": (capstone.CS_ARCH_X86, capstone.CS_MODE_32),
@@ -98,6 +100,8 @@ class Sweep:
     indirect_calls: tuple[int, ...]
     indirect_jumps: tuple[int, ...]
     sized: tuple[tuple[int, int], ...]  # (address, length) pairs an lea and the mov after it give
+    # the moves, stores, address computations, calls and XORs rea.native.stackstrings replays, as lite rows
+    kept: Columns = attrs.field(factory=Columns.empty)
     instructions: int
     undecoded_bytes: int
     code_bytes: int
@@ -118,6 +122,7 @@ class _Found:
     def __init__(self) -> None:
         self.refs: list[Reference] = []
         self.sized: list[tuple[int, int]] = []
+        self.kept = Columns.empty()
         self.calls: list[int] = []
         self.jumps: list[int] = []
         self.counts = [0, 0, 0]
@@ -186,6 +191,7 @@ def sweep(
         indirect_calls=tuple(found.calls),
         indirect_jumps=tuple(found.jumps),
         sized=tuple(found.sized),
+        kept=found.kept,
         instructions=found.counts[0],
         undecoded_bytes=found.counts[1],
         code_bytes=found.counts[2],
@@ -218,8 +224,14 @@ def _x86(
     """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
     immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
     add, refs, sized = found.refs.append, found.refs, found.sized
+    at, sizes, mnemonics, texts = (c.append for c in found.kept)
     after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
     for address, size, mnemonic, operands in _lite(cs, region, found.counts, 1):
+        if mnemonic in FRAME_X86:
+            at(address)
+            sizes(size)
+            mnemonics(mnemonic)
+            texts(operands)
         if after_lea is not None and mnemonic == "mov" and address == after_lea[0]:
             length = _LENGTH.match(operands)
             if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
@@ -290,8 +302,14 @@ def _arm64(
 ) -> None:
     """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
     add = found.refs.append
+    at, sizes, mnemonics, texts = (c.append for c in found.kept)
     pages: dict[str, int] = {}
-    for address, _size, mnemonic, operands in _lite(cs, region, found.counts, 4):
+    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 4):
+        if mnemonic in FRAME_ARM64:
+            at(address)
+            sizes(size)
+            mnemonics(mnemonic)
+            texts(operands)
         if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
             target = _ARM_TARGET.search(operands)
             if target is not None:

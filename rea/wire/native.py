@@ -142,6 +142,27 @@ class SearchArgs:
     )
 
 
+StringOrigin = Literal["stored", "stack", "decoded"]
+_STRING_ORIGIN_FILTER = (
+    "Only strings of this origin (our extra; default: all): stored (in the clear in a data section), stack "
+    "(built in a procedure's frame by immediate stores), decoded (produced at run time by a decoder routine)"
+)
+
+
+@attrs.frozen(kw_only=True)
+class StringListingArgs(FilteredListingArgs):
+    """list_strings: the listing arguments, and a string origin to keep to (stack strings alone)."""
+
+    origin: StringOrigin | None = field(_STRING_ORIGIN_FILTER, omit_none=True)
+
+
+@attrs.frozen(kw_only=True)
+class StringSearchArgs(SearchArgs):
+    """search_strings: the search arguments, and a string origin to keep to."""
+
+    origin: StringOrigin | None = field(_STRING_ORIGIN_FILTER, omit_none=True)
+
+
 @attrs.frozen(kw_only=True)
 class ProcedureSearchArgs(SearchArgs):
     """search_procedures: the search arguments, and an origin to keep to."""
@@ -408,6 +429,13 @@ class AddressedValue:
 
 
 @attrs.frozen(kw_only=True)
+class DecodedInput:
+    register: str = field("Argument register")
+    kind: Literal["integer", "buffer", "pointer"] = field("integer value, buffer bytes, or pointer into the image")
+    value: str = field("The integer or pointer (hex), or the buffer's bytes (hex)")
+
+
+@attrs.frozen(kw_only=True)
 class StringRow:
     address: str = field("Address of the first character")
     value: str = field("Decoded text (first 4,096 characters)")
@@ -417,6 +445,21 @@ class StringRow:
         "Procedures referencing it (extra; absent before CFG recovery)", omit_none=True
     )
     section: str | None = field("Section it was scanned from (extra; before CFG recovery)", omit_none=True)
+    origin: StringOrigin = field(
+        "stored: in the clear at address; stack: built by immediate stores, address is the first store; "
+        "decoded: returned by a decoder routine (extra)",
+        default="stored",
+    )
+    procedure: str | None = field("Procedure whose frame holds it (extra; stack strings)", omit_none=True)
+    frame_offset: str | None = field(
+        "Where its first byte lies in the frame, base register and offset like rbp-0x20 (extra; stack strings)",
+        omit_none=True,
+    )
+    decoder: str | None = field("Decoder procedure that produced it (extra; decoded strings)", omit_none=True)
+    call_site: str | None = field("Call of the decoder that produced it (extra; decoded strings)", omit_none=True)
+    inputs: tuple[DecodedInput, ...] | None = field(
+        "The decoder call's inputs the string was produced from (extra; decoded strings)", omit_none=True
+    )
 
 
 @attrs.frozen(kw_only=True)

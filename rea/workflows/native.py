@@ -311,10 +311,12 @@ def _at_address(rows: list[A], args: Args) -> list[A] | ReaError:
 
 def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     scanned = "strings" not in snapshot
-    rows = _at_address([a.string_row(s) for s in snapshot.get("scanned_strings" if scanned else "strings", ())], args)
+    stored = snapshot.get("scanned_strings" if scanned else "strings", ())
+    rows = _at_address([a.string_row(s) for s in a.strings_of_origin(snapshot, stored, args.get("origin"))], args)
     if isinstance(rows, ReaError):
         return rows
-    return a.window(rows, args), "observed" if scanned else "derived", (SCANNED_ONLY,) if scanned else ()
+    limitations = (SCANNED_ONLY,) if scanned else ()
+    return a.window(rows, args), "observed" if scanned else "derived", limitations + a.string_coverage(snapshot)
 
 
 def _name_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
@@ -350,7 +352,8 @@ def _containing(session: Session, snapshot: Snapshot, args: Args, address: str) 
 def _searcher(collection: str) -> Answer:
     def answer(session: Session, snapshot: Snapshot, args: Args) -> Answered:
         if collection == "strings":
-            source = [{"value": s["value"], "row": a.string_row(s)} for s in snapshot["strings"]]
+            chosen = a.strings_of_origin(snapshot, snapshot["strings"], args.get("origin"))
+            source = [{"value": s["value"], "row": a.string_row(s)} for s in chosen]
         else:
             source = [
                 {"value": p["name"], "row": w.SearchRow(address=p["address"], value=p["name"])}
@@ -359,7 +362,8 @@ def _searcher(collection: str) -> Answer:
         found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
         if isinstance(found, str):
             return invalid_request(found, field="pattern", accepted="a valid regular expression")
-        return a.window([m["row"] for m in found], args), "derived", ()
+        coverage = a.string_coverage(snapshot) if collection == "strings" else ()
+        return a.window([m["row"] for m in found], args), "derived", coverage
 
     return answer
 

@@ -13,7 +13,7 @@ from rea import __version__
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
-from rea.managed.artifact import PE_ARCHITECTURES, artifact_result
+from rea.managed.artifact import PE_ARCHITECTURES, artifact_result, managed_architecture
 from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.members import members_result
@@ -22,6 +22,7 @@ from rea.program import Context, Outcome, failed
 from rea.session import Session, record
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
+from rea.workflows.layout import deliver
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1
@@ -66,14 +67,22 @@ def read_facts(
     return Success((found, architecture))
 
 
+def subject_architecture(facts: AssemblyFacts, architecture: w.PeArchitecture) -> str | None:
+    """The architecture the code runs as: none for AnyCPU (IL-only, 32 bits not required), which runs as the
+    host process's architecture; the COFF machine (pe.architecture) stays what the header says."""
+    if managed_architecture(facts.cli, architecture) in ("anycpu", "anycpu-prefer-32"):
+        return None
+    return architecture
+
+
 def evidence(
-    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: str, result: Any
+    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: w.PeArchitecture, result: Any
 ) -> Result[Evidence, ReaError]:
     subject = Subject(
         name=posixpath.basename(facts.path) or facts.path,
         sha256=facts.sha256,
         format="pe",
-        architecture=architecture,
+        architecture=subject_architecture(facts, architecture),
         local_path=facts.path,
     )
     profile = create_profile(MANAGED_PROVIDER, PROFILE_SCHEMA, {"limits": limits_from(args).to_json()})
@@ -81,7 +90,8 @@ def evidence(
     return create_evidence(
         provider=MANAGED_PROVIDER,
         operation=operation,
-        parameters=dict(args),
+        # delivery detail never reaches the reader, so the Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
         normalized_result=wire,
         subject=subject,
         analysis_profile=profile,
@@ -101,7 +111,10 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
         if not is_successful(got):
             return failed(session, got.failure())
         facts, architecture = got.unwrap()
-        return reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
+        made = evidence(operation, args, facts, architecture, build(facts, architecture, args))
+        if not is_successful(made):
+            return failed(session, made.failure())
+        return deliver(session, made.unwrap(), args.get("detail", "complete"))
 
     program.__name__ = operation
     return program

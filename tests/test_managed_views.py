@@ -102,9 +102,15 @@ def test_summaries_and_every_page_over_mcp(built):
             wrong = await s.call_tool("inspect_analysis_view", {"source": _source(artifact["evidence_id"]),
                                                                "view": {"kind": "managed", "facet": "methods"}})  # fmt: skip
             bare = _ok(await s.call_tool("inspect_managed_artifact", {"path": str(built["bare"])}))
-            return artifact, summary, members, members_summary, pages, documents, wrong, bare
+            # a summary id stands for its parent: the same comparison, recorded as the same call
+            ids = (members["evidence_id"], members_summary["evidence_id"])
+            compared = [_ok(await s.call_tool("compare_managed_members",
+                                              {"left_evidence_id": left, "right_evidence_id": ids[0]}))
+                        for left in ids]  # fmt: skip
+            return artifact, summary, members, members_summary, pages, documents, wrong, bare, compared
 
-    artifact, summary, members, members_summary, pages, documents, wrong, bare = anyio.run(main)
+    artifact, summary, members, members_summary, pages, documents, wrong, bare, compared = anyio.run(main)
+    assert compared[0]["evidence_id"] == compared[1]["evidence_id"]
     a, m = artifact["normalized_result"], members["normalized_result"]
     for parent, view in ((artifact, summary), (members, members_summary)):
         # detail never changes identity: the summary's parent is the very record the complete call returns
@@ -128,9 +134,8 @@ def test_summaries_and_every_page_over_mcp(built):
     # PDB documents can be limited like every other listing, and the limitation says so
     shown = documents["normalized_result"]
     assert shown["portable_pdb"]["documents"] == a["portable_pdb"]["documents"][5:15]
-    assert "document: 10 of 40 returned (offset 5); page with the document offset/limit arguments." in (
-        shown["limitations"]
-    )
+    paged = "document: 10 of 40 returned (offset 5); page with the document offset/limit arguments."
+    assert paged in shown["limitations"]
     assert _error(wrong)["code"] == "invalid_request"
     # limitations agree with the result: a PDB that was read is not called unread
     assert a["portable_pdb"]["status"] == "read"

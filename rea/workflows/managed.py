@@ -19,7 +19,7 @@ from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome, failed
-from rea.session import Session, record
+from rea.session import Session, record, summary_parent
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
 from rea.workflows.layout import deliver
@@ -120,6 +120,20 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
     return program
 
 
+def by_parent(session: Session, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments with every retained summary view id replaced by the id of the record it summarizes, so a
+    `detail: summary` id stands for its parent and either spelling records the same call."""
+
+    def parent(value: Any) -> Any:
+        if isinstance(value, str) and value in session.evidence:
+            return summary_parent(session.evidence[value]) or value
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return [parent(v) for v in value]
+        return value
+
+    return {key: parent(value) for key, value in args.items()}
+
+
 def retained(
     session: Session, evidence_id: str, field: str, operations: Sequence[str] | None = None
 ) -> Result[Evidence, ReaError]:
@@ -156,6 +170,7 @@ def derived_evidence(
 
 
 def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    args = by_parent(session, args)
     fields = ("left_evidence_id", "right_evidence_id")
     sides = [retained(session, args[f], f, ["inspect_managed_members"]) for f in fields]
     for side in sides:

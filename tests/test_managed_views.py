@@ -251,14 +251,19 @@ def test_cli_summary_and_view_pages(built, tmp_path):
 
 @pytest.mark.skipif(not os.path.exists(MONO_CORLIB), reason="Debian mono's mscorlib.dll")
 def test_mscorlib_summaries_and_pages_fit_32_kb():
-    """mscorlib (4.8 MB; 4,676 custom attributes, ~27,000 methods): summaries and pages each within 32 KB,
-    the attribute pages together exactly the complete listing, the type pages as many as monodis lists."""
+    """mscorlib (4.8 MB; 6,443 custom attributes, ~27,000 methods): summaries and pages each within 32 KB,
+    the attribute pages together exactly the complete listing, the type pages as many as monodis lists. The
+    complete members record (~180 MB) is refused with a continuation: the summary view of the retained record,
+    the same view `detail: summary` answers with."""
 
     async def main():
         async with connect() as s:
             artifact = await s.call_tool("inspect_managed_artifact", {"path": MONO_CORLIB})
             a_summary = await s.call_tool("inspect_managed_artifact", {"path": MONO_CORLIB, "detail": "summary"})
-            m_summary = await s.call_tool("inspect_managed_members", {"path": MONO_CORLIB, "detail": "summary"})
+            refused = _error(await s.call_tool("inspect_managed_members", {"path": MONO_CORLIB}))
+            assert refused["code"] == "resource_constraint"  # ~180 MB: retained, and a ready summary call offered
+            follow = refused["details"]["reported_limits"]["continuation"]
+            m_summary = await s.call_tool(follow["name"], follow["arguments"])
             a_id = _ok(artifact)["evidence_id"]
             m_id = _ok(m_summary)["normalized_result"]["parent_evidence_id"]
             attributes = await _pages(s, a_id, "attributes", 100_000)

@@ -42,7 +42,7 @@ from rea.managed.facts import (
 )
 
 RTR_SIGNATURE = b"RTR\x00"
-# the words every family refuses a non-regular path with (effects/fs.py)
+# target_unavailable with the reason effects/fs.py gives a non-regular target (a managed path is never a directory)
 NOT_REGULAR = "it is not a regular file (device, FIFO or socket files are never opened)"
 logging.getLogger("dnfile").setLevel(logging.CRITICAL)
 

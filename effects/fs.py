@@ -326,3 +326,20 @@ def fsync_dir(path: str) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+class NotRegular(Exception):
+    """The path names a FIFO, socket, device or directory, which a file reader never opens."""
+
+
+def open_regular(path: str) -> int:
+    """A descriptor of `path` only when it is a regular file: FIFOs, sockets and devices are refused before any
+    open (an open of a FIFO blocks until a writer comes), and the opened file is checked again (a swap between
+    the two is refused too). Raises OSError, or NotRegular for anything but a regular file."""
+    if not stat.S_ISREG(os.stat(path).st_mode):
+        raise NotRegular(path)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise NotRegular(path)
+    return fd

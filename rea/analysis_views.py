@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.canonical_json import canonical_sha256
+from rea.canonical_json import canonical_sha256, canonicalize
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 
@@ -61,6 +61,33 @@ def page_rows(rows: Sequence[T], offset: int, limit: int) -> tuple[list[T], dict
     return page, page_coverage(offset, len(page), len(rows))
 
 
+def bounded_rows(rows: Sequence[T], offset: int, limit: int, max_bytes: int) -> tuple[list[T], dict[str, Any], int]:
+    """Rows [offset, offset + limit) that fit `max_bytes` of canonical JSON together (at least one row, so
+    paging always advances), their coverage and their byte count. The next page starts after the last row
+    returned, so the union of the pages is the whole listing however the budget cut them."""
+    page: list[T] = []
+    used = 0
+    for row in rows[offset : offset + limit]:
+        size = len(canonicalize(row)) + (1 if page else 0)
+        if page and used + size > max_bytes:
+            break
+        page.append(row)
+        used += size
+    return page, page_coverage(offset, len(page), len(rows)), used
+
+
+def first_rows(rows: Sequence[T], count: int, max_bytes: int) -> list[T]:
+    """The first `count` rows that fit `max_bytes` of canonical JSON together (none when the first is larger)."""
+    out: list[T] = []
+    used = 0
+    for row in rows[:count]:
+        used += len(canonicalize(row))
+        if used > max_bytes:
+            break
+        out.append(row)
+    return out
+
+
 def unique_sorted(values: Iterable[str]) -> list[str]:
     return sorted(set(values))
 
@@ -79,8 +106,9 @@ def artifact_of(source: Evidence) -> Result[dict[str, str], ReaError]:
 
 
 def seal(source: Evidence, projection: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The complete view: the projection plus parent identity and the view digest."""
-    artifact = artifact_of(source)
+    """The complete view: the projection plus parent identity and the view digest. A projection of a parent
+    without a subject (a comparison of two artifacts) names the artifact itself."""
+    artifact = Success(projection["artifact"]) if "artifact" in projection else artifact_of(source)
     if not isinstance(artifact, Success):
         return artifact
     unsigned = {

@@ -24,8 +24,11 @@ def _configure(tool: str) -> Callable[[argparse.ArgumentParser], None]:
     def configure(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("path", help="managed PE/CLI file (.dll or .exe)")
         for option in _options(tool):
-            parser.add_argument("--" + option.name.replace("_", "-"), type=int, default=None,
-                                help=wire_of(option).description)  # fmt: skip
+            flag, text = "--" + option.name.replace("_", "-"), wire_of(option).description
+            if option.name == "detail":
+                parser.add_argument(flag, choices=("complete", "summary"), default=None, help=text)
+            else:
+                parser.add_argument(flag, type=int, default=None, help=text)
 
     return configure
 
@@ -46,9 +49,30 @@ def _count(value: Any) -> str:
     return str(len(value)) if isinstance(value, list) else "-"
 
 
+def render_summary(value: Mapping[str, Any]) -> str:
+    """A managed summary view: identity, then each listing's total and whether the parent holds all of it."""
+    r = value["normalized_result"]
+    s = r["summary"]
+    lines = [f"{s['operation']} summary {value['evidence_id']} of {r['parent_evidence_id']}",
+             f"  {s['artifact']['path']} sha256 {s['artifact']['sha256']}"]  # fmt: skip
+    if s["assembly"]:
+        lines.append(f"  assembly {s['assembly']['name']} {s['assembly']['version']}")
+    if s["classification"]:
+        k = s["classification"]
+        lines.append(f"  {k['status']} {k['runtime_family']} {k['implementation']} {k['managed_architecture']}")
+    for facet, listing in s["listings"].items():
+        whole = "" if listing["source_exhaustive"] else " (a page of the listing)"
+        lines.append(f"  {facet} {listing['total']}{whole}")
+    lines.append(f"  coverage {s['coverage']['state']} issues {s['coverage']['issue_count']}")
+    lines.append(f"  page a listing: inspect-analysis-view with parent {r['parent_evidence_id']} and view kind managed")
+    return "\n".join(lines)
+
+
 def render(value: Mapping[str, Any]) -> str:
     """Headline facts of any managed result, then its listings' sizes, issues and limitations."""
     r = value["normalized_result"]
+    if value["operation"] == "inspect_analysis_view":
+        return render_summary(value)
     lines = [
         f"{value['operation']} {value['evidence_id']}",
         f"  {r['artifact']['path']} sha256 {r['artifact']['sha256']}",

@@ -13,6 +13,8 @@ import hashlib
 import os
 import struct
 import uuid
+
+from effects.fs import NotRegular, open_regular
 from rea.managed.facts import ManagedLimits, PdbDocument, PdbFacts
 
 DOCUMENT, METHOD_DEBUG = 0x30, 0x31  # the first two PDB tables: their rows start right after the row counts
@@ -167,13 +169,15 @@ def read_companion(assembly: str, limits: ManagedLimits) -> PdbFacts | None:
     """The portable PDB named like the assembly beside it (Library.dll -> Library.pdb), None when absent."""
     path = companion_path(assembly)
     try:
-        if not os.path.isfile(path):
+        if not os.path.isfile(path):  # stat only: a FIFO, socket or device named like the PDB is no companion
             return None
-        size = os.stat(path).st_size
-        if size > limits.max_file_bytes:
-            return PdbFacts(path=path, size=size, sha256=None, issues=(f"{size} bytes, above max_file_bytes",))
-        with open(path, "rb") as handle:
+        with os.fdopen(open_regular(path), "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limits.max_file_bytes:
+                return PdbFacts(path=path, size=size, sha256=None, issues=(f"{size} bytes, above max_file_bytes",))
             data = handle.read(limits.max_file_bytes + 1)
+    except NotRegular:  # swapped for a FIFO, socket or device after the stat: never read
+        return PdbFacts(path=path, size=0, sha256=None, issues=("not a regular file: never opened",))
     except OSError as exc:
         return PdbFacts(path=path, size=0, sha256=None, issues=(f"unreadable: {exc.strerror or exc}",))
     digest = hashlib.sha256(data).hexdigest()

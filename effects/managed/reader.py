@@ -23,6 +23,7 @@ from returns.result import Failure, Result, Success
 
 from effects.managed import cil
 from effects.managed.pdb import read_companion
+from effects.fs import NotRegular, open_regular, target_unavailable
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.managed.facts import (
@@ -41,6 +42,8 @@ from rea.managed.facts import (
 )
 
 RTR_SIGNATURE = b"RTR\x00"
+# target_unavailable with the reason effects/fs.py gives a non-regular target (a managed path is never a directory)
+NOT_REGULAR = "it is not a regular file (device, FIFO or socket files are never opened)"
 logging.getLogger("dnfile").setLevel(logging.CRITICAL)
 
 
@@ -55,7 +58,13 @@ def _unreadable(path: str, why: str, code: str = "target_unavailable", **details
 
 def _read_file(path: str, limits: ManagedLimits) -> Result[bytes, ReaError]:
     try:
-        size = os.stat(path).st_size
+        fd = open_regular(path)
+    except NotRegular:
+        return Failure(target_unavailable(path, NOT_REGULAR))
+    except OSError as exc:
+        return Failure(_unreadable(path, exc.strerror or str(exc)))
+    with os.fdopen(fd, "rb") as handle:
+        size = os.fstat(handle.fileno()).st_size
         if size > limits.max_file_bytes:
             return Failure(
                 _unreadable(
@@ -67,10 +76,10 @@ def _read_file(path: str, limits: ManagedLimits) -> Result[bytes, ReaError]:
                     observed=size,
                 )
             )
-        with open(path, "rb") as handle:
+        try:
             return Success(handle.read(limits.max_file_bytes + 1))
-    except OSError as exc:
-        return Failure(_unreadable(path, exc.strerror or str(exc)))
+        except OSError as exc:
+            return Failure(_unreadable(path, exc.strerror or str(exc)))
 
 
 def _heap_value(value: Any, cap: int) -> tuple[Value, bool]:

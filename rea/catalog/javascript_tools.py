@@ -82,10 +82,13 @@ TOOLS: tuple[ToolContract, ...] = (
         "Compare Application Versions",
         "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
         "dependencies, URLs, protocols, bridge APIs and windows, each item added / removed / changed / "
-        "unchanged / unknown (absence on a partial side stays unknown), with a summary and coverage.",
+        "unchanged / unknown (absence on a partial side stays unknown), with a summary and coverage. detail: "
+        "summary retains the comparison and returns its summary view (counts, first items, parent_evidence_id); "
+        'then page it with inspect_analysis_view {"kind": "comparison", facet items|graph_nodes|graph_edges}.',
         w.CompareVersionsArgs,
-        w.VersionsResult,
+        w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
+        operation=False,  # detail summary answers with inspect_analysis_view Evidence
     ),
     _workflow(
         "compare_source_to_bundle",

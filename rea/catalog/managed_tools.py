@@ -16,6 +16,7 @@ from rea.wire.managed_reconstruction import ReconstructionArgs, ReconstructionRe
 from rea.wire.managed_graph import GraphArgs, GraphResult
 from rea.wire.managed_verification import VerificationResult, VerifyArgs
 from rea.wire.tool import evidence_tool
+from rea.wire.views import SummaryResult
 
 _EXAMPLE_PATH = "/tmp/Example.dll"
 
@@ -25,12 +26,16 @@ INSPECT_MANAGED_ARTIFACT = evidence_tool(
     (
         "Classify an explicit managed PE/CLI path (or the target open_binary selected) and inventory its exact "
         "assembly and module identity (name, version, culture, public key token, MVID), CLI header and flags, "
-        "target framework, assembly references, manifest resources (with digests) and custom attributes, without "
-        "loading or executing target code. Damaged or limit-bounded metadata gives partial coverage with every issue."
+        "target framework, assembly references, manifest resources (with digests), custom attributes and the "
+        "portable PDB beside it, without loading or executing target code. Damaged or limit-bounded metadata gives "
+        "partial coverage with every issue. Complete by default (a framework assembly: megabytes of attributes); "
+        "detail: summary retains it and returns counts and first rows, then page a listing with "
+        'inspect_analysis_view {"kind": "managed", facet references|resources|attributes|pdb_documents}.'
     ),
     args=ArtifactArgs,
-    result=ArtifactResult,
-    examples=[{"path": _EXAMPLE_PATH}, {}],
+    result=ArtifactResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    operation=False,
+    examples=[{"path": _EXAMPLE_PATH}, {}, {"path": _EXAMPLE_PATH, "detail": "summary"}],
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )
@@ -43,11 +48,14 @@ INSPECT_MANAGED_MEMBERS = evidence_tool(
         "code: types (nesting, generic parameters, base, interfaces), fields, methods with decoded signatures, RVA, "
         "raw CIL SHA-256, decoded-instruction-tuple SHA-256, instruction anchors and exception regions, member "
         "references, and the call edges and field accesses of every CIL body. Tokens are build-local coordinates "
-        "bound to the artifact SHA-256 and MVID."
+        "bound to the artifact SHA-256 and MVID. Complete by default (a framework assembly: far past a reply); "
+        "detail: summary retains it and returns counts and first rows, then page with inspect_analysis_view "
+        '{"kind": "managed", facet types|methods|fields|member_refs|call_edges|field_accesses}.'
     ),
     args=MembersArgs,
-    result=MembersResult,
-    examples=[{}, {"path": _EXAMPLE_PATH}, {"edge_limit": 100, "method_limit": 25}],
+    result=MembersResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    operation=False,
+    examples=[{}, {"path": _EXAMPLE_PATH}, {"edge_limit": 100, "method_limit": 25}, {"detail": "summary"}],
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )

@@ -30,7 +30,11 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
         '{"kind": "item", "collection": "modules", selector {node_id | path}} or {"kind": "page", '
         '"collection": "modules", offset, limit}; inspect_web_network_capture Evidence: {"kind": "api-surface", '
         "offset, limit} (request lines grouped by method, origin and path template; templated segments are "
-        "inferred, and the view is inferred Evidence when any group of the whole grouping is). "
+        "inferred, and the view is inferred Evidence when any group of the whole grouping is); "
+        'inspect_managed_artifact / inspect_managed_members Evidence: {"kind": "managed", facet '
+        "references|resources|attributes|pdb_documents or types|methods|fields|member_refs|call_edges|field_accesses, "
+        'offset, limit}; compare_application_versions Evidence: {"kind": "comparison", facet items|graph_nodes|'
+        "graph_edges, offset, limit}; managed and comparison pages end early to stay within 32 KB. "
         "Follow normalized_result.coverage.next_offset until null. "
         "Returns the parent's identity, artifact, a view digest, coverage, limitations and unknowns."
     ),
@@ -42,6 +46,7 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
         {"source": _REF, "view": {"kind": "native", "facet": "pseudocode", "offset": 0, "limit": 64}},
         {"source": _REF, "view": {"kind": "inventory", "facet": "occurrences", "offset": 0, "limit": 64}},
         {"source": _REF, "view": {"kind": "page", "collection": "modules", "offset": 0, "limit": 32}},
+        {"source": _REF, "view": {"kind": "managed", "facet": "methods", "offset": 0, "limit": 64}},
     ],
     effects={"mutatesSession", "idempotent"},
 )

@@ -6,6 +6,8 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, CliFacts, Row
 from rea.managed.names import Names, hex_token, token
@@ -227,7 +229,9 @@ def _implementation(facts: AssemblyFacts) -> w.Implementation:
     return "cil" if facts.tables else "unknown"
 
 
-def _managed_architecture(cli: CliFacts | None, architecture: w.PeArchitecture) -> w.ManagedArchitecture:
+def managed_architecture(cli: CliFacts | None, architecture: w.PeArchitecture) -> w.ManagedArchitecture:
+    """What the CLI header flags make of the COFF machine: an IL-only x86 image that does not require 32 bits is
+    AnyCPU (ECMA-335 II.25.3.3.1: ILONLY 0x1, 32BITREQUIRED 0x2, 32BITPREFERRED 0x20000)."""
     if cli is None:
         return "unknown"
     if architecture != "x86":
@@ -276,14 +280,24 @@ def classification(
         if facts.cli
         else "unknown",
         implementation=implementation,
-        managed_architecture=_managed_architecture(facts.cli, architecture),
+        managed_architecture=managed_architecture(facts.cli, architecture),
         evidence=_evidence(facts),
     )
 
 
 def _limitations(facts: AssemblyFacts) -> list[str]:
+    """What the answer leaves out, stated as the result has it: a PDB that was read is not called unread."""
     out = [c.NO_EXECUTION]
-    out.append("Portable PDB companions are not read yet.")
+    if facts.pdb is None:
+        out.append(
+            "No portable PDB was found beside the assembly (same name, .pdb); Windows (MSF) PDBs, PDBs embedded "
+            "in the debug directory and .mdb files are not read."
+        )
+    else:
+        out.append(
+            "The portable PDB's Document rows and MethodDebugInformation counts are read; its sequence points, "
+            "local scopes and custom debug information are not decoded."
+        )
     return out
 
 
@@ -296,8 +310,12 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
     )
     res = resources(facts)
     limitations = _limitations(facts)
-    for kind, items in (("reference", refs), ("resource", res), ("attribute", attrs_all)):
+    pdb = portable_pdb(facts)
+    documents = pdb.documents if pdb is not None else ()
+    for kind, items in (("reference", refs), ("resource", res), ("attribute", attrs_all), ("document", documents)):
         limitations += c.paging_limitations(kind, len(items), args[f"{kind}_offset"], args.get(f"{kind}_limit"))
+    if pdb is not None:
+        pdb = attrs.evolve(pdb, documents=c.page(documents, args["document_offset"], args.get("document_limit")))
     return w.ArtifactResult(
         schema_version=1,
         artifact=c.artifact_ref(facts),
@@ -315,7 +333,7 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
         references=c.page(refs, args["reference_offset"], args.get("reference_limit")),  # type: ignore[arg-type]
         resources=c.page(res, args["resource_offset"], args.get("resource_limit")),  # type: ignore[arg-type]
         attributes=c.page(attrs_all, args["attribute_offset"], args.get("attribute_limit")),  # type: ignore[arg-type]
-        portable_pdb=portable_pdb(facts),
+        portable_pdb=pdb,
         coverage=c.coverage(facts),
         limitations=tuple(limitations),
     )

@@ -322,6 +322,11 @@ class CompareVersionsArgs:
     left_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     limits: VersionLimits = field("Comparison bounds (our extra)", factory=VersionLimits)
+    detail: Literal["complete", "summary"] = field(
+        "Our extra: complete (default) returns the comparison Evidence; summary retains it and returns its "
+        "inspect_analysis_view summary (counts, first items, parent_evidence_id to page with the comparison view)",
+        default="complete",
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -74,6 +74,17 @@ def _page(what: str) -> Any:
     return field(f"3.1 paging (our extra): {what} to return (default: all)", omit_none=True, minimum=1, maximum=_MAX)
 
 
+Detail = Literal["complete", "summary"]
+
+
+def _detail() -> Any:
+    return field(
+        "Our extra: complete (default) returns the Evidence; summary retains it and returns its inspect_analysis_view "
+        "summary (counts, first rows, parent_evidence_id to page with the managed view)",
+        default="complete",
+    )
+
+
 def _token(description: str = "Metadata token") -> Any:
     return field(description, pattern=TOKEN)
 
@@ -114,6 +125,9 @@ class ArtifactArgs(TargetArgs):
     resource_limit: int | None = _page("manifest resources")
     attribute_offset: int = _offset("custom attribute")
     attribute_limit: int | None = _page("custom attributes")
+    document_offset: int = _offset("portable PDB document")
+    document_limit: int | None = _page("portable PDB documents")
+    detail: Detail = _detail()
 
 
 @attrs.frozen(kw_only=True)
@@ -133,6 +147,7 @@ class MembersArgs(TargetArgs):
     member_ref_limit: int | None = _page("member references")
     edge_offset: int = _offset("call edge and field access")
     edge_limit: int | None = _page("call edges and field accesses")
+    detail: Detail = _detail()
 
 
 @attrs.frozen(kw_only=True)

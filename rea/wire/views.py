@@ -96,8 +96,27 @@ ParentOperation = Literal[
     "inspect_wasm_artifact",
     "inspect_macho",
     "inspect_web_network_capture",
+    "inspect_managed_artifact",
+    "inspect_managed_members",
+    "compare_application_versions",
 ]
 AndroidFacet = Literal["classes", "methods", "fields"]
+ManagedFacet = Literal[
+    "references",
+    "resources",
+    "attributes",
+    "pdb_documents",
+    "types",
+    "methods",
+    "fields",
+    "member_refs",
+    "call_edges",
+    "field_accesses",
+]
+ComparisonFacet = Literal["items", "graph_nodes", "graph_edges"]
+PAGE_BYTES = 28_000
+"""The most canonical JSON bytes of rows one managed or comparison page carries (the page ends early to fit),
+leaving room for the view record around them so a page reply stays within 32 KB."""
 
 
 def _offset() -> Any:
@@ -234,6 +253,28 @@ class ApiSurfaceView:
     limit: int = _limit()
 
 
+@attrs.frozen(kw_only=True)
+class ManagedView:
+    kind: Literal["managed"] = field(
+        "A page of one listing of inspect_managed_artifact Evidence (references, resources, attributes, "
+        "pdb_documents) or inspect_managed_members Evidence (types, methods, fields, member_refs, call_edges, "
+        "field_accesses)"
+    )
+    facet: ManagedFacet = field("The listing")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
+@attrs.frozen(kw_only=True)
+class ComparisonView:
+    kind: Literal["comparison"] = field(
+        "A page of compare_application_versions Evidence: its items, or its change graph's nodes or edges"
+    )
+    facet: ComparisonFacet = field("items (default), graph_nodes or graph_edges", default="items")
+    offset: int = _offset()
+    limit: int = _limit()
+
+
 View = (
     SummaryView
     | FacetView
@@ -245,6 +286,8 @@ View = (
     | MachoView
     | AndroidView
     | ApiSurfaceView
+    | ManagedView
+    | ComparisonView
 )
 
 
@@ -429,12 +472,62 @@ class MachoSummary:
 
 
 @attrs.frozen(kw_only=True)
+class ListingSummary:
+    total: int = field("Rows the parent carries", minimum=0)
+    source_exhaustive: bool = field("The parent carries the whole listing (its producer was not asked for a page)")
+    first: tuple[Open, ...] = field(
+        "The first rows as the parent records them (at most 3, and fewer when they are large)",
+        schema={"type": "array", "items": {"description": "One row exactly as the parent records it"}},
+    )
+
+
+@attrs.frozen(kw_only=True)
+class ManagedSummary:
+    """inspect_managed_artifact / inspect_managed_members: identity and coverage; each listing as counts and first rows."""
+
+    operation: Literal["inspect_managed_artifact", "inspect_managed_members"] = field("The parent's producer")
+    artifact: Open = field("The file read: path, sha256, byte length")
+    assembly: Open = field("Assembly name and version (null: a netmodule, or not read)")
+    module: Open = field("Module name and MVID (null: none)")
+    classification: Open = field(
+        "inspect_managed_artifact: status, runtime family, implementation, managed architecture"
+    )
+    target_frameworks: tuple[str, ...] = field("TargetFrameworkAttribute values (artifact Evidence)")
+    metadata_status: str = field("absent, complete, partial or malformed")
+    table_row_counts: Mapping[str, int] = field("Rows per metadata table")
+    portable_pdb: Open = field("The PDB beside the assembly without its documents (null: none; artifact Evidence)")
+    coverage: Open = field("{state, issue_count, issues: the first 10}")
+    listings: Mapping[str, ListingSummary] = field("Per facet of the managed view: total, exhaustive, first rows")
+
+
+@attrs.frozen(kw_only=True)
+class ComparisonSummary:
+    """compare_application_versions: the parent's counts and coverage; its items and graph as counts and first rows."""
+
+    comparison_id: str = field("The comparison's id")
+    left: Open = field("Left application: evidence_id, graph_id, root_artifact_sha256")
+    right: Open = field("Right application: evidence_id, graph_id, root_artifact_sha256")
+    summary: Open = field("The parent's summary counts")
+    matching: Open = field("The parent's matching counts")
+    categories: Open = field("The parent's per-category counts")
+    coverage: Open = field("The parent's coverage")
+    content_only_changes: Open = field("The parent's content-only change count, samples and note")
+    listings: Mapping[str, ListingSummary] = field("items, graph_nodes, graph_edges: total and first rows")
+
+
+@attrs.frozen(kw_only=True)
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary = field(
-        "The parent's summary"
-    )
+    summary: (
+        ArtifactSummary
+        | ApplicationSummary
+        | LayoutSummary
+        | WasmSummary
+        | MachoSummary
+        | ManagedSummary
+        | ComparisonSummary
+    ) = field("The parent's summary")
 
 
 @attrs.frozen(kw_only=True)
@@ -563,6 +656,35 @@ class ApiSurfaceResult(_ViewBase):
     inferred: bool = field("Any group of the whole grouping is templated: the view Evidence is inferred")
 
 
+@attrs.frozen(kw_only=True)
+class ManagedResult(_ViewBase):
+    kind: Literal["managed"] = field("A page of one managed listing")
+    view: ManagedView = field("The request's view")
+    items: tuple[Open, ...] = field(
+        "The page's rows exactly as the parent records them",
+        schema={"type": "array", "items": {"description": "One row of the listing, as the parent records it"}},
+    )
+    page_bytes: int = field(
+        "Canonical JSON bytes of items; a page ends before limit rows when the next row would pass 28,000", minimum=0
+    )
+    source_exhaustive: bool = field(
+        "The parent carries the whole listing; when false its producer was asked for a page, and exhausting these "
+        "pages does not prove that other rows are absent"
+    )
+
+
+@attrs.frozen(kw_only=True)
+class ComparisonResult(_ViewBase):
+    kind: Literal["comparison"] = field("A page of a version comparison")
+    view: ComparisonView = field("The request's view")
+    items: tuple[Open, ...] = field(
+        "The page's items, graph nodes or graph edges exactly as the parent records them",
+        schema={"type": "array", "items": {"description": "One item, node or edge of the parent"}},
+    )
+    page_bytes: int = field("Canonical JSON bytes of items (a page ends early to stay within 28,000)", minimum=0)
+    comparison_id: str = field("The comparison's id")
+
+
 AnalysisViewResult = (
     SummaryResult
     | FacetResult
@@ -574,6 +696,8 @@ AnalysisViewResult = (
     | MachoResult
     | AndroidViewResult
     | ApiSurfaceResult
+    | ManagedResult
+    | ComparisonResult
 )
 
 
@@ -595,5 +719,8 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_wasm_artifact": SummaryView(kind="summary"),
     "inspect_macho": SummaryView(kind="summary"),
     "inspect_web_network_capture": ApiSurfaceView(kind="api-surface"),
+    "inspect_managed_artifact": SummaryView(kind="summary"),
+    "inspect_managed_members": SummaryView(kind="summary"),
+    "compare_application_versions": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

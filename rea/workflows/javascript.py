@@ -45,6 +45,7 @@ from rea.javascript.record import (
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
+from rea.workflows.layout import deliver
 
 Steps = Generator[Effect, Any, Outcome]
 BATCH_FILES = 64
@@ -442,6 +443,7 @@ def _derived(
     parameters = {
         k: [_by_reference(session, x) for x in v] if isinstance(v, list) else _by_reference(session, v)
         for k, v in args.items()
+        if k != "detail"  # delivery detail never changes the derived record's identity
     }
     created = create_evidence(
         provider=WORKFLOW_PROVIDER,
@@ -457,6 +459,8 @@ def _derived(
     if not is_successful(created):
         return failed(session, created.failure())
     evidence = created.unwrap()
+    if args.get("detail") == "summary":
+        return deliver(record(session, sources), evidence, "summary")
     return Outcome(session=record(session, sources + [evidence]), reply=Success(evidence.to_json()))
 
 

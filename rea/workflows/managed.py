@@ -13,15 +13,16 @@ from rea import __version__
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
-from rea.managed.artifact import PE_ARCHITECTURES, artifact_result
+from rea.managed.artifact import PE_ARCHITECTURES, artifact_result, managed_architecture
 from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome, failed
-from rea.session import Session, record
+from rea.session import Session, record, summary_parent
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
+from rea.workflows.layout import deliver
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1
@@ -66,14 +67,22 @@ def read_facts(
     return Success((found, architecture))
 
 
+def subject_architecture(facts: AssemblyFacts, architecture: w.PeArchitecture) -> str | None:
+    """The architecture the code runs as: none for AnyCPU (IL-only, 32 bits not required), which runs as the
+    host process's architecture; the COFF machine (pe.architecture) stays what the header says."""
+    if managed_architecture(facts.cli, architecture) in ("anycpu", "anycpu-prefer-32"):
+        return None
+    return architecture
+
+
 def evidence(
-    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: str, result: Any
+    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: w.PeArchitecture, result: Any
 ) -> Result[Evidence, ReaError]:
     subject = Subject(
         name=posixpath.basename(facts.path) or facts.path,
         sha256=facts.sha256,
         format="pe",
-        architecture=architecture,
+        architecture=subject_architecture(facts, architecture),
         local_path=facts.path,
     )
     profile = create_profile(MANAGED_PROVIDER, PROFILE_SCHEMA, {"limits": limits_from(args).to_json()})
@@ -81,7 +90,8 @@ def evidence(
     return create_evidence(
         provider=MANAGED_PROVIDER,
         operation=operation,
-        parameters=dict(args),
+        # delivery detail never reaches the reader, so the Evidence id is the same either way
+        parameters={k: v for k, v in args.items() if k != "detail"},
         normalized_result=wire,
         subject=subject,
         analysis_profile=profile,
@@ -101,10 +111,27 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]
         if not is_successful(got):
             return failed(session, got.failure())
         facts, architecture = got.unwrap()
-        return reply(session, evidence(operation, args, facts, architecture, build(facts, architecture, args)))
+        made = evidence(operation, args, facts, architecture, build(facts, architecture, args))
+        if not is_successful(made):
+            return failed(session, made.failure())
+        return deliver(session, made.unwrap(), args.get("detail", "complete"))
 
     program.__name__ = operation
     return program
+
+
+def by_parent(session: Session, args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments with every retained summary view id replaced by the id of the record it summarizes, so a
+    `detail: summary` id stands for its parent and either spelling records the same call."""
+
+    def parent(value: Any) -> Any:
+        if isinstance(value, str) and value in session.evidence:
+            return summary_parent(session.evidence[value]) or value
+        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            return [parent(v) for v in value]
+        return value
+
+    return {key: parent(value) for key, value in args.items()}
 
 
 def retained(
@@ -143,6 +170,7 @@ def derived_evidence(
 
 
 def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    args = by_parent(session, args)
     fields = ("left_evidence_id", "right_evidence_id")
     sides = [retained(session, args[f], f, ["inspect_managed_members"]) for f in fields]
     for side in sides:

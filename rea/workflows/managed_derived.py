@@ -16,7 +16,7 @@ from rea.managed.verify import verify
 from rea.program import Context, Outcome, failed
 from rea.session import Session
 from rea.wire.convert import to_wire
-from rea.workflows.managed import MANAGED_PROVIDER, derived_evidence, reply, retained
+from rea.workflows.managed import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 
 
 def _distinct(managed_id: str, native_ids: Sequence[str]) -> ReaError | None:
@@ -34,6 +34,7 @@ def _distinct(managed_id: str, native_ids: Sequence[str]) -> ReaError | None:
 
 
 def verify_managed_native_boundaries(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    args = by_parent(session, args)
     managed_id, native_ids = args["managed_boundaries_evidence_id"], list(args["native_observation_evidence_ids"])
     clash = _distinct(managed_id, native_ids)
     if clash is not None:
@@ -99,6 +100,7 @@ def _same_artifact(sources: Mapping[str, Source | None]) -> ReaError | None:
 
 
 def project_managed_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    args = by_parent(session, args)
     sources = _graph_sources(session, args)
     if isinstance(sources, ReaError):
         return failed(session, sources)
@@ -120,6 +122,7 @@ def project_managed_application_graph(session: Session, args: Mapping[str, Any],
 
 
 def import_managed_reconstruction(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+    args = by_parent(session, args)
     found = retained(session, args["static_members_evidence_id"], "static_members_evidence_id",
                      ["inspect_managed_members"])  # fmt: skip
     if not is_successful(found):

@@ -19,8 +19,10 @@ from rea.android.views import android_view
 from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
+from rea.javascript.comparison_views import comparison_view
 from rea.javascript.views import application_view
 from rea.layout.views import layout_view, macho_view
+from rea.managed.views import managed_view
 from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.api_surface import api_surface_view
@@ -42,6 +44,9 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inspect_wasm_artifact": wasm_view,
     "inspect_macho": macho_view,
     "inspect_web_network_capture": api_surface_view,
+    "inspect_managed_artifact": managed_view,
+    "inspect_managed_members": managed_view,
+    "compare_application_versions": comparison_view,
 }
 # view kinds that read one producer's Evidence only; a producer this server lacks is said so
 KIND_PARENT = {
@@ -49,6 +54,7 @@ KIND_PARENT = {
     "macho": "inspect_macho",
     "facet": "inspect_binary_layout",
     "api-surface": "inspect_web_network_capture",
+    "comparison": "compare_application_versions",
 }
 LAYOUT_COLLECTIONS = ("sections", "symbols")
 

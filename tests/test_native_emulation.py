@@ -237,6 +237,8 @@ def test_budgets_faults_and_syscalls_stop_the_run_with_what_was_seen(sample, cac
 
 
 def test_bad_input_gets_canonical_errors(sample, cache):
+    fn, blob = nm_functions(sample), data_symbol(sample, "blob")
+
     async def main():
         async with connect(REA_CACHE_DIR=cache) as s:
             ok(await s.call_tool("open_binary", {"path": str(sample)}))
@@ -246,6 +248,9 @@ def test_bad_input_gets_canonical_errors(sample, cache):
                 await emulate(s, "xor_decode", [{"kind": "buffer", "hex": "00112233", "size": 2}]), "invalid_request"
             )
             assert "arguments[0]" in json.dumps(small) and "size" in small["message"]
+            by_sub = value(await emulate(s, f"sub_{fn['peek'][2:]}", [{"kind": "pointer", "address": hex(blob)}]))
+            assert by_sub["procedure"] == {"address": fn["peek"], "name": "peek"} and by_sub["status"] == "returned"
+            assert int(by_sub["return_value"]["value"], 16) == int.from_bytes(xored(SHELL)[:4], "little")
             missing = err(await emulate(s, "no_such_routine", []), "invalid_request")
             assert "no_such_routine" in missing["message"]
             for field, bad in (("max_steps", 0), ("max_time_ms", 120_001), ("max_memory_bytes", 1)):

@@ -166,6 +166,7 @@ def execute(
     """Step block by block until the routine returns, reaches stop_at, or something stops it; the plain
     facts of how it ended, and the last state."""
     started, steps, instructions = time.monotonic(), 0, 0
+    site = [state.addr]  # the instructions of the block executed last
     calls: list[dict[str, Any]] = []
     calls_total = 0
     end: dict[str, Any] = {}
@@ -183,10 +184,10 @@ def execute(
             end = {"status": ended} if ended == "returned" else {"status": ended, "stop_address": out(state.addr)}
             break
         hook = _hooked(project, state.addr)
-        if hook is not None and hook not in plan.MODELLED_CALLS:
+        if hook is not None and hook not in plan.MODELLED_CALLS:  # stopped at the call that reached it
             end = {
                 "status": "unsupported",
-                "stop_address": out(state.addr),
+                "stop_address": out(site[-1]),
                 "unsupported": {"kind": "call", "name": hook},
             }
             break
@@ -275,7 +276,10 @@ def observe(
     """The observations of a finished run: arguments, buffers after, image writes, the return value."""
     main = project.loader.main_object
     facts = dict(end)
-    facts["arguments"] = [{"index": p.index, "kind": p.kind, "value": f"0x{p.value:x}"} for p in placed]
+    facts["arguments"] = [
+        {"index": p.index, "kind": p.kind, "value": out(p.value) if p.kind == "pointer" else f"0x{p.value:x}"}
+        for p in placed
+    ]
     facts["buffers"] = [
         {
             "argument": p.index,

@@ -148,6 +148,8 @@ class Analysis:
                 reason="unsupported-architecture",
                 architecture=arch,
             )
+        if params.get("facts") is False:  # a question that needs the project only: facts when asked ("facts")
+            return {"deferred": True}
         return self.loader_facts()
 
     def loadable(self, path: str) -> str | io.BytesIO:
@@ -721,6 +723,7 @@ def main() -> int:
     ops: dict[str, Callable[[dict[str, Any], Callable[[str], None]], Any]] = {
         "hello": lambda params, emit: {"pid": os.getpid(), "python": sys.version.split()[0]},
         "load": analysis.load,
+        "facts": lambda params, emit: analysis.loader_facts(),
         "analyze": analysis.analyze,
         "disassemble": analysis.disassemble,
         "decompile": analysis.decompile,

@@ -180,6 +180,13 @@ def parse_arguments(raw: Sequence[Any]) -> tuple[Integer | Buffer | Pointer, ...
     return tuple(parsed)
 
 
+def sub_address(text: str) -> str | None:
+    """The start address a `sub_<hex>` name spells (what a stripped binary's procedures are called), so the
+    name finds the procedure in a binary whose index knows it by its symbol."""
+    found = re.fullmatch(r"sub_([0-9a-fA-F]{1,16})", text)
+    return None if found is None else f"0x{int(found.group(1), 16):x}"
+
+
 def budget(args: Mapping[str, Any]) -> Budget:
     """The run's budget from the tool's (schema-checked, defaulted) arguments."""
     return Budget(steps=args["max_steps"], time_ms=args["max_time_ms"], memory_bytes=args["max_memory_bytes"])
@@ -217,9 +224,7 @@ def stop(limits: Budget, steps: int, elapsed_ms: float, pages: int) -> str | Non
     return None
 
 
-def verdict(
-    limits: Budget, *, returned: bool, reached: bool, steps: int, elapsed_ms: float, pages: int
-) -> str | None:
+def verdict(limits: Budget, *, returned: bool, reached: bool, steps: int, elapsed_ms: float, pages: int) -> str | None:
     """Asked at the top of every step of a run: how it ends here, or None to execute the next block. A
     return (or reaching stop_at) wins over a budget spent by the same block."""
     if returned:

@@ -118,7 +118,10 @@ class Procedure:
 class PlacedArgument:
     index: int = field("Position", minimum=0)
     kind: Literal["integer", "buffer", "pointer"] = field("What was given")
-    value: str = field("The value the routine received, 0x hex (a buffer: its emulated address)")
+    value: str = field(
+        "The value passed, 0x hex (a buffer: its emulated address; a pointer: its link-time address, which angr "
+        "rebases for a position-independent image)"
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -211,6 +211,8 @@ def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.
     if isinstance(arguments, ReaError):
         return failed(session, arguments)
     found = yield from base._cfg_procedure(session, args)
+    if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
+        found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()

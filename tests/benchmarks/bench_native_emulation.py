@@ -25,10 +25,17 @@ BENCH = "native_emulation"
 PLAIN = b"http://198.51.100.7:8443/gate"
 SOURCE = """
 __attribute__((noinline)) void decode(unsigned char *buf, int len, unsigned int seed) {
-  unsigned int k = seed;
+  unsigned int k = seed, m = seed ^ 0x5bd1e995u;
   for (int i = 0; i < len; i++) {
     k = k * 1103515245u + 12345u;
-    unsigned char b = buf[i] ^ (unsigned char)(k >> 16);
+    m = m * 69069u + 1u;
+    unsigned char b = (unsigned char)(buf[i] + (unsigned char)(k ^ m));
+    b = b ^ (unsigned char)(i * 31u + (k >> 8));
+    b = (unsigned char)((b >> 1) | (b << 7));
+    b = b ^ (unsigned char)(m >> 8);
+    b = (unsigned char)(b - (unsigned char)(m >> 20));
+    b = (unsigned char)((b << 2) | (b >> 6));
+    b = b ^ (unsigned char)(k >> 16);
     b = (unsigned char)((b << 3) | (b >> 5));
     b = (unsigned char)(b - (i & 7));
     buf[i] = b ^ (unsigned char)(k >> 24);
@@ -40,14 +47,21 @@ SEED = 0x1234
 
 
 def encode(plain: bytes, seed: int) -> bytes:
-    """The inverse of the sample's decode, written here from its definition."""
-    k, out = seed, bytearray()
+    """The inverse of the sample's decode, written here from its definition (each step undone in reverse)."""
+    k, m, out = seed, seed ^ 0x5BD1E995, bytearray()
     for i, byte in enumerate(plain):
         k = (k * 1103515245 + 12345) & 0xFFFFFFFF
+        m = (m * 69069 + 1) & 0xFFFFFFFF
         b = byte ^ (k >> 24) & 0xFF
         b = (b + (i & 7)) & 0xFF
         b = ((b >> 3) | (b << 5)) & 0xFF
-        out.append(b ^ (k >> 16) & 0xFF)
+        b ^= (k >> 16) & 0xFF
+        b = ((b >> 2) | (b << 6)) & 0xFF
+        b = (b + ((m >> 20) & 0xFF)) & 0xFF
+        b ^= (m >> 8) & 0xFF
+        b = ((b << 1) | (b >> 7)) & 0xFF
+        b ^= (i * 31 + (k >> 8)) & 0xFF
+        out.append((b - ((k ^ m) & 0xFF)) & 0xFF)
     return bytes(out)
 
 

@@ -1453,6 +1453,36 @@ SIX: dict[str, Any] = {
             db_save_result=ANY,
         ),
     ),
+    # emulate_native_function: REA's own tool (issue 29), with no 6.x counterpart; this shape is ours
+    "emulate_native_function": obj(
+        procedure=obj(address=STR, name=STR),
+        engine=STR,
+        status={
+            "enum": [
+                "returned",
+                "stopped_at",
+                "step_limit",
+                "time_limit",
+                "memory_limit",
+                "memory_fault",
+                "unsupported",
+            ]
+        },
+        stop_address=nullable(STR),
+        fault_address=nullable(STR),
+        unsupported=ANY,
+        return_value=nullable(obj(register=STR, value=STR, signed=STR, points_to=ANY)),
+        arguments=arr(obj(index=INT, kind=STR, value=STR)),
+        buffers=arr(ANY),
+        image_writes=arr(ANY),
+        image_writes_total=INT,
+        image_writes_truncated=BOOL,
+        calls=arr(obj(site=nullable(STR), target=STR, name=nullable(STR))),
+        calls_total=INT,
+        instructions=INT,
+        budgets=obj(steps=obj(limit=INT, used=INT, exhausted=BOOL), time_ms=INT, time_exhausted=BOOL),
+        coverage=obj(status={"enum": ["complete", "partial"]}, reason=STR),
+    ),
     # trace_native_values (6.x domain/native/nativeValueTrace.ts nativeValueTraceSchema; operations are
     # nativeValueFlow.ts nativePcodeOperationSchema)
     "trace_native_values": obj(

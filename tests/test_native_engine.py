@@ -41,6 +41,31 @@ def test_waiting_notices_lineage_and_verified_stop(tmp_path, monkeypatch):
         os.kill(pid, 0)
 
 
+def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snapshot_asks(tmp_path):
+    binary = tmp_path / "sample"
+    subprocess.run(["gcc", "-O0", "-o", str(binary), str(SOURCE)], check=True)
+
+    async def report(phase, message):
+        pass
+
+    async def main():
+        worker = engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
+        try:
+            hello = await worker.request("hello", {}, report)
+            deferred = dict(worker.loader_facts or {})
+            pid = worker.process.pid
+            facts = await worker.ensure_started(report)
+            return hello.unwrap(), deferred, pid, facts.unwrap(), worker.process.pid
+        finally:
+            await worker.stop()
+
+    hello, deferred, pid, facts, same = anyio.run(main)
+    assert (
+        hello["pid"] == pid and deferred == {"deferred": True} and pid == same
+    )  # the same worker, asked for its facts later
+    assert facts["architecture"] == "x86_64" and facts["sections"] and "deferred" not in facts
+
+
 def test_a_worker_over_the_memory_ceiling_is_stopped_with_resource_constraint(tmp_path):
     from test_mcp_e2e import connect, err, ok
 

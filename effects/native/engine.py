@@ -81,9 +81,13 @@ class AngrWorker:
     def running(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    async def ensure_started(self, report: Report) -> Result[dict[str, Any], ReaError]:
-        """Start the worker and load the target, within the startup deadline."""
+    async def ensure_started(self, report: Report, *, facts: bool = True) -> Result[dict[str, Any], ReaError]:
+        """Start the worker and load the target, within the startup deadline. With facts=False (a question
+        that needs only the loaded project, such as an emulation) the loader facts (symbols, strings, origin
+        facts: seconds on a static binary) wait until a snapshot asks for them."""
         if self.running and self.loader_facts is not None:
+            if facts and self.loader_facts.get("deferred"):
+                return await self._complete_facts(report)
             return Success(self.loader_facts)
         await self.stop()
         made = self.make_scratch()
@@ -105,7 +109,7 @@ class AngrWorker:
         done = anyio.Event()
 
         async def load() -> None:
-            result.append(await self._exchange("load", self.load_params(), report))
+            result.append(await self._exchange("load", {**self.load_params(), "facts": facts}, report))
             done.set()
 
         async def notify_while_waiting() -> None:
@@ -128,6 +132,14 @@ class AngrWorker:
         else:
             await self.stop()
         return loaded
+
+    async def _complete_facts(self, report: Report) -> Result[dict[str, Any], ReaError]:
+        """The loader facts a worker started without them (one request at a time on its pipe)."""
+        async with self.lock:
+            got = await self._exchange("facts", {}, report)
+        if isinstance(got, Success):
+            self.loader_facts = got.unwrap()
+        return got
 
     def make_scratch(self) -> Result[Path, ReaError]:
         """This worker's engine-file directory, under the cache directory (never beside the target)."""
@@ -168,7 +180,7 @@ class AngrWorker:
 
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
         """One query; cancelling it kills the worker (angr cannot be interrupted any other way)."""
-        started = await self.ensure_started(report)
+        started = await self.ensure_started(report, facts=False)
         if not isinstance(started, Success):
             return started
         async with self.lock:

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import orjson
 
-from effects.native import metadata, origin_facts, valueflow
+from effects.native import emulator, metadata, origin_facts, valueflow
 from rea.native import headers
 from rea.native import metadata as known
 from rea.native import strings as native_strings
@@ -148,6 +148,8 @@ class Analysis:
                 reason="unsupported-architecture",
                 architecture=arch,
             )
+        if params.get("facts") is False:  # a question that needs the project only: facts when asked ("facts")
+            return {"deferred": True}
         return self.loader_facts()
 
     def loadable(self, path: str) -> str | io.BytesIO:
@@ -740,12 +742,14 @@ def main() -> int:
     ops: dict[str, Callable[[dict[str, Any], Callable[[str], None]], Any]] = {
         "hello": lambda params, emit: {"pid": os.getpid(), "python": sys.version.split()[0]},
         "load": analysis.load,
+        "facts": lambda params, emit: analysis.loader_facts(),
         "analyze": analysis.analyze,
         "disassemble": analysis.disassemble,
         "decompile": analysis.decompile,
         "boundary": analysis.boundary,
         "call_targets": analysis.call_targets,
         "value_flow": lambda params, emit: valueflow.value_flow(analysis, params, emit),
+        "emulate": lambda params, emit: emulator.emulate_op(analysis, params, emit),
     }
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:

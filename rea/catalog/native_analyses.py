@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
 from rea.wire import native_analyses as w
+from rea.wire import native_emulation as e
 from rea.wire import native_values as v
 from rea.wire.tool import evidence_tool
 
@@ -57,6 +58,29 @@ TOOLS: tuple[ToolContract, ...] = (
         needs="provider",
     ),
     evidence_tool(
+        "emulate_native_function",
+        "Emulate Native Function",
+        "REA's own (no REA 6.x counterpart): run one procedure of the open binary in angr's emulator, never on "
+        "the host, on arguments given as integers, byte buffers ({kind: buffer, hex, writable?, size?}) or "
+        "pointers into the image ({kind: pointer, address}), within a step, time and memory budget. Answers the "
+        "return value, every buffer's bytes after the call (hex and text), the image memory it wrote, the calls "
+        "it made and a status: returned, stopped_at, step_limit, time_limit, memory_limit, memory_fault, or "
+        "unsupported (naming the system call or the call it cannot emulate). The procedure is found through "
+        "the fast index; the same inputs give the same Evidence.",
+        args=e.EmulateArgs,
+        result=e.Emulation,
+        surface="enhanced",
+        examples=[
+            {
+                "procedure": "xor_decode",
+                "arguments": [{"kind": "buffer", "hex": "6b6a746a"}, 4, 90],
+                "max_steps": 20000,
+            }
+        ],
+        effects=_READ,
+        needs="provider",
+    ),
+    evidence_tool(
         "build_call_path",
         "Build Call Path",
         "Direct-callee paths from start to goal reconstructed from the analyze_function Evidence you supply "
@@ -72,4 +96,10 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = ("build-call-path", "inspect-native-api", "trace-feature", "trace-native-values")
+CLI_COMMANDS = (
+    "build-call-path",
+    "emulate-native-function",
+    "inspect-native-api",
+    "trace-feature",
+    "trace-native-values",
+)

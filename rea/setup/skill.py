@@ -36,6 +36,11 @@ ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("get_call_graph", "trace_call_path", "trace_native_values"),
     ),
     (
+        "what a routine computes on given bytes (a decoder, a string decryptor)",
+        ("emulate_native_function",),
+        ("analyze_function", "read_bytes"),
+    ),
+    (
         "bytes and instructions at an address",
         ("read_bytes", "inspect_native_instruction"),
         ("resolve_native_call_targets",),

@@ -12,7 +12,7 @@ from returns.result import Success
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
-from rea.native import api, callpath, feature, values
+from rea.native import api, callpath, emulation, feature, values
 from rea.native import queries as q
 from rea.native.addresses import normalize
 from rea.program import Context, Outcome, failed
@@ -210,7 +210,51 @@ def _digest(binding: Mapping[str, Any]) -> str | None:
     return profile.get("digest") if isinstance(profile, Mapping) else None
 
 
+# -------------------------------------------------- emulate_native_function
+
+
+def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.Steps:
+    """One procedure, found through the fast index (never the whole-program CFG), run in the worker's
+    emulator on the caller's arguments within the budget; how the run ended is part of the answer."""
+    arguments = emulation.parse_arguments(args["arguments"])
+    if isinstance(arguments, ReaError):
+        return failed(session, arguments)
+    found = yield from base._cfg_procedure(session, args)
+    if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
+        found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
+    if not is_successful(found):
+        return failed(session, found.failure())
+    snapshot, proc = found.unwrap()
+    if proc["kind"] == "external":
+        return failed(
+            session,
+            invalid_request(
+                f"{proc['name']} is an import: it has no body in this binary to emulate",
+                field="procedure",
+                accepted="a procedure with code in this binary (list_procedures with origin program)",
+            ),
+        )
+    stop_at = None if args.get("stop_at") is None else int(args["stop_at"], 16)
+    limits = emulation.budget(args)
+    request = {"address": proc["address"], **emulation.plan(arguments, limits, stop_at)}
+    got = yield from base._ask(session, "emulate", request)
+    if not is_successful(got):
+        return failed(session, got.failure())
+    index = q.by_address(snapshot)
+
+    def name_of(address: str) -> str | None:
+        known = index.get(address)
+        return None if known is None else str(known["name"])
+
+    result = emulation.answer(proc, got.unwrap(), limits, name_of)
+    where = ({"kind": "address", "address": proc["address"]},)
+    return base._evidence(
+        session, snapshot, "emulate_native_function", args, result, limitations=emulation.LIMITATIONS, locations=where
+    )
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "emulate_native_function": emulate_native_function,
     "trace_native_values": trace_native_values,
     "inspect_native_api": inspect_native_api,
     "trace_feature": trace_feature,

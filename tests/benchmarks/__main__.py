@@ -23,6 +23,7 @@ BENCHMARKS = (
     "native",
     "native_go",
     "native_index",
+    "native_emulation",
     "artifacts",
     "javascript",
     "managed",

@@ -1,0 +1,368 @@
+"""Run one procedure in angr's emulator, inside the angr worker: never on the host.
+
+The state is concrete: registers and memory nobody set read as zero, memory outside the image, the stack
+and the caller's buffers is unmapped (angr's strict page access turns a touch into a fault), and every
+block is stepped by hand so that a budget (rea.native.emulation.stop), a system call, a call into code that
+has no body, or a second successor (a branch on a value that is not concrete) ends the run with what was
+observed until then. Cancellation kills the worker between (or inside) blocks: the engine owns that.
+
+`emulate(project, entry, arguments, budget)` is the reusable part: a later step emulates a caller up to a
+call site (stop_at) and then a decoder from the state it reached (`Run.state`, `resume`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+
+from rea.native import emulation as plan
+
+Emit = Callable[[str], None]
+PROGRESS_EVERY = 2000  # blocks between progress notes
+BUFFER_GAP = 0x10000  # unmapped guard between buffers
+UNICORN = False  # angr's unicorn engine is used when its native library loads (see _engine_options)
+
+
+@attrs.define
+class Tracker:
+    """What the run touched: pages written (the memory budget) and image bytes written (the report)."""
+
+    image: tuple[int, int]
+    pages: set[int] = attrs.field(factory=set)
+    image_bytes: set[int] = attrs.field(factory=set)
+
+    def wrote(self, address: int, size: int) -> None:
+        self.pages.update(range(address // plan.PAGE, (address + max(size, 1) - 1) // plan.PAGE + 1))
+        low, high = self.image
+        if address <= high and address + size > low and len(self.image_bytes) <= 4 * plan.MAX_IMAGE_WRITE_BYTES:
+            self.image_bytes.update(range(max(address, low), min(address + size, high + 1)))
+
+
+@attrs.define
+class Run:
+    """A finished run: the plain facts (rea.native.emulation.answer reads them) and the state it ended in."""
+
+    facts: dict[str, Any]
+    state: Any
+
+
+@attrs.frozen
+class Placed:
+    index: int
+    kind: str
+    value: int
+    buffer: tuple[int, bytes, int, bool] | None = None  # (address, initial bytes, size, writable)
+
+
+def _engine_options(angr: Any) -> tuple[set[Any], str]:
+    o = angr.options
+    options = {o.ZERO_FILL_UNCONSTRAINED_MEMORY, o.ZERO_FILL_UNCONSTRAINED_REGISTERS, o.STRICT_PAGE_ACCESS}
+    try:
+        from angr.state_plugins import unicorn_engine
+
+        native = unicorn_engine._UC_NATIVE is not None
+    except Exception:  # noqa: BLE001 - no unicorn: the VEX engine alone
+        native = False
+    if native and UNICORN:
+        return options | o.unicorn, "angr-unicorn"
+    return options, "angr-vex"
+
+
+def buffer_base(project: Any) -> int:
+    """Where buffers go: above everything the loader mapped, so a pointer to one never aliases the image."""
+    top = int(project.loader.max_addr) + 1
+    return (top + 0xFFFFF) & ~0xFFFFF
+
+
+def place(project: Any, rows: list[dict[str, Any]], into: Callable[[str], int]) -> list[Placed]:
+    """Each argument's value: integers as given, pointers rebased, buffers laid out one after another."""
+    placed, cursor = [], buffer_base(project)
+    for index, row in enumerate(rows):
+        if row["kind"] == "integer":
+            placed.append(Placed(index, "integer", int(row["value"], 16)))
+        elif row["kind"] == "pointer":
+            placed.append(Placed(index, "pointer", into(row["address"])))
+        else:
+            data, size = bytes.fromhex(row["hex"]), int(row["size"])
+            placed.append(Placed(index, "buffer", cursor, (cursor, data, size, bool(row["writable"]))))
+            cursor += (size + plan.PAGE - 1) // plan.PAGE * plan.PAGE + BUFFER_GAP
+    return placed
+
+
+def prepare(project: Any, entry: int, placed: list[Placed], tracker: Tracker) -> tuple[Any, str]:
+    """The call state at entry: arguments in the default calling convention, buffers mapped and filled,
+    every write watched."""
+    import angr
+
+    options, engine = _engine_options(angr)
+    state = project.factory.call_state(entry, *(p.value for p in placed), add_options=options)
+    for p in placed:
+        if p.buffer is None:
+            continue
+        address, data, size, writable = p.buffer
+        span = (size + plan.PAGE - 1) // plan.PAGE * plan.PAGE
+        state.memory.map_region(address, span, 3, init_zero=True)
+        if data:
+            state.memory.store(address, data, inspect=False, disable_actions=True)
+        if not writable:  # filled first, then read-only: a write to it is a memory fault
+            for page in range(address, address + span, plan.PAGE):
+                state.memory.permissions(page, 1)
+
+    def wrote(s: Any) -> None:
+        where = s.inspect.mem_write_address
+        length = s.inspect.mem_write_length
+        expr = s.inspect.mem_write_expr
+        if where is None or where.symbolic:
+            return
+        size = length if isinstance(length, int) else (expr.size() // 8 if expr is not None else 1)
+        if not isinstance(size, int):
+            size = s.solver.eval(size) if not size.symbolic else 1
+        tracker.wrote(s.solver.eval(where), size)
+
+    state.inspect.b("mem_write", when=angr.BP_AFTER, action=wrote)
+    return state, engine
+
+
+SYSCALL_ABIS = {
+    "AMD64": "amd64",
+    "X86": "i386",
+    "AARCH64": "aarch64",
+    "ARMEL": "arm",
+    "ARMHF": "armhf",
+    "ARMCortexM": "arm",
+}
+
+
+def _syscall(project: Any, state: Any) -> dict[str, Any]:
+    """The system call a block ended in, by number and (angr's table for the architecture's ABI) name."""
+    number, name = None, None
+    try:
+        number = state.solver.eval(project.simos.syscall_cc(state).syscall_num(state))
+        table = project.simos.syscall_library.syscall_number_mapping[SYSCALL_ABIS[project.arch.name]]
+        name = table.get(number)
+    except Exception:  # noqa: BLE001 - a number angr cannot read or name: reported as unknown
+        pass
+    return {"kind": "syscall", "name": name, "number": number}
+
+
+def _hooked(project: Any, address: int) -> str | None:
+    hook = project.hooked_by(address) if project.is_hooked(address) else None
+    return None if hook is None else str(getattr(hook, "display_name", None) or type(hook).__name__)
+
+
+def execute(
+    project: Any,
+    state: Any,
+    limits: plan.Budget,
+    tracker: Tracker,
+    *,
+    out: Callable[[int | None], str | None],
+    stop_at: int | None = None,
+    emit: Emit | None = None,
+) -> tuple[dict[str, Any], Any]:
+    """Step block by block until the routine returns, reaches stop_at, or something stops it; the plain
+    facts of how it ended, and the last state."""
+    started, steps, instructions = time.monotonic(), 0, 0
+    site = [state.addr]  # the instructions of the block executed last
+    calls: list[dict[str, Any]] = []
+    calls_total = 0
+    end: dict[str, Any] = {}
+    deadend = project.simos.return_deadend
+    while True:
+        ended = plan.verdict(
+            limits,
+            returned=state.addr == deadend,
+            reached=stop_at is not None and state.addr == stop_at and steps > 0,
+            steps=steps,
+            elapsed_ms=(time.monotonic() - started) * 1000,
+            pages=len(tracker.pages),
+        )
+        if ended is not None:
+            end = {"status": ended} if ended == "returned" else {"status": ended, "stop_address": out(state.addr)}
+            break
+        hook = _hooked(project, state.addr)
+        if hook is not None and hook not in plan.MODELLED_CALLS:  # stopped at the call that reached it
+            end = {
+                "status": "unsupported",
+                "stop_address": out(site[-1]),
+                "unsupported": {"kind": "call", "name": hook},
+            }
+            break
+        try:
+            successors = project.factory.successors(state, extra_stop_points=[stop_at] if stop_at is not None else None)
+        except Exception as exc:  # noqa: BLE001 - angr's refusals become the run's end, never the worker's
+            end = _failure(exc, state, out)
+            break
+        steps += 1
+        site = successors.artifacts.get("insn_addrs") or [state.addr]
+        instructions += len(site)
+        following = successors.flat_successors
+        if len(following) != 1:
+            end = {
+                "status": "unsupported",
+                "stop_address": out(state.addr),
+                "unsupported": {"kind": "symbolic-branch", "name": f"{len(following)} successor states"},
+            }
+            break
+        after = following[0]
+        kind = after.history.jumpkind or ""
+        if kind.startswith("Ijk_Sys"):
+            end = {"status": "unsupported", "stop_address": out(site[-1]), "unsupported": _syscall(project, after)}
+            break
+        if kind == "Ijk_Call":
+            calls_total += 1
+            if len(calls) < plan.MAX_CALLS:
+                calls.append({"site": out(site[-1]), "target": out(after.addr), "hook": _hooked(project, after.addr)})
+        state = after
+        if emit is not None and steps % PROGRESS_EVERY == 0:
+            emit(f"emulated {steps} blocks ({instructions} instructions)")
+    end.update({"steps": steps, "instructions": instructions, "calls": calls, "calls_total": calls_total})
+    return end, state
+
+
+def _failure(exc: Exception, state: Any, out: Callable[[int | None], str | None]) -> dict[str, Any]:
+    from angr.errors import SimSegfaultException
+
+    if isinstance(exc, SimSegfaultException):
+        at = getattr(exc, "ins_addr", None) or state.addr
+        return {
+            "status": "memory_fault",
+            "stop_address": out(at),
+            "fault_address": _plain(out, getattr(exc, "addr", None)),
+            "fault": str(getattr(exc, "reason", "") or "unmapped"),
+        }
+    return {
+        "status": "unsupported",
+        "stop_address": out(state.addr),
+        "unsupported": {"kind": "instruction", "name": f"{type(exc).__name__}: {str(exc)[:200]}"},
+    }
+
+
+def _plain(out: Callable[[int | None], str | None], address: int | None) -> str | None:
+    """An image address as its link-time address; anything else (a buffer, the zero page) as it is."""
+    said = out(address)
+    return said if said is None or not said.startswith("extern:") else f"0x{address:x}"
+
+
+def _read(state: Any, address: int, size: int) -> bytes:
+    """Bytes of the final state's memory (zero where nothing is mapped any more)."""
+    if size <= 0:
+        return b""
+    try:
+        value = state.memory.load(address, size, inspect=False, disable_actions=True)
+        return state.solver.eval(value, cast_to=bytes)
+    except Exception:  # noqa: BLE001 - partly unmapped: read byte by byte
+        data = bytearray()
+        for i in range(size):
+            try:
+                byte = state.memory.load(address + i, 1, inspect=False, disable_actions=True)
+                data.append(state.solver.eval(byte))
+            except Exception:  # noqa: BLE001
+                break
+        return bytes(data)
+
+
+def observe(
+    project: Any,
+    state: Any,
+    end: dict[str, Any],
+    placed: list[Placed],
+    tracker: Tracker,
+    out: Callable[[int | None], str | None],
+) -> dict[str, Any]:
+    """The observations of a finished run: arguments, buffers after, image writes, the return value."""
+    main = project.loader.main_object
+    facts = dict(end)
+    facts["arguments"] = [
+        {"index": p.index, "kind": p.kind, "value": out(p.value) if p.kind == "pointer" else f"0x{p.value:x}"}
+        for p in placed
+    ]
+    facts["buffers"] = [
+        {
+            "argument": p.index,
+            "address": f"0x{p.buffer[0]:x}",
+            "size": p.buffer[2],
+            "writable": p.buffer[3],
+            "before_hex": p.buffer[1].ljust(p.buffer[2], b"\0").hex(),
+            "after_hex": _read(state, p.buffer[0], p.buffer[2]).hex(),
+        }
+        for p in placed
+        if p.buffer is not None
+    ]
+    kept, total, truncated = plan.ranges(tracker.image_bytes)
+    facts["image_writes"] = [
+        {
+            "start": out(start),
+            "end": out(end_),
+            "hex": _read(state, start, end_ - start).hex(),
+            "section": getattr(main.find_section_containing(start), "name", None),
+        }
+        for start, end_ in kept
+    ]
+    facts["image_writes_total"], facts["image_writes_truncated"] = total, truncated
+    facts["memory_pages"] = len(tracker.pages)
+    if end["status"] == "returned":
+        facts["return"] = _returned(project, state, placed)
+    return facts
+
+
+def _returned(project: Any, state: Any, placed: list[Placed]) -> dict[str, Any]:
+    register = project.factory.cc().RETURN_VAL.reg_name
+    value = state.solver.eval(state.registers.load(register))
+    bits = project.arch.bits
+    points = None
+    for p in placed:
+        if p.buffer is not None and p.buffer[0] <= value < p.buffer[0] + p.buffer[2]:
+            n = min(plan.POINTED_TEXT_BYTES, p.buffer[0] + p.buffer[2] - value)
+            points = {"region": "buffer", "argument": p.index, "hex": _read(state, value, n).hex()}
+    main = project.loader.main_object
+    if points is None and main.min_addr <= value <= main.max_addr:
+        section = main.find_section_containing(value)
+        limit = min(plan.POINTED_TEXT_BYTES, (section.vaddr + section.memsize - value) if section else 0)
+        if limit > 0:
+            points = {"region": "image", "argument": None, "hex": _read(state, value, limit).hex()}
+    return {"register": register, "value": f"0x{value:x}", "bits": bits, "points_to": points}
+
+
+def emulate(
+    project: Any,
+    entry: int,
+    arguments: list[dict[str, Any]],
+    limits: plan.Budget,
+    *,
+    stop_at: int | None = None,
+    into: Callable[[str], int] = lambda text: int(text, 16),
+    out: Callable[[int | None], str | None] = lambda a: None if a is None else f"0x{a:x}",
+    emit: Emit | None = None,
+) -> Run:
+    """Run the procedure at entry (a loaded address) on arguments (rea.native.emulation.plan's rows) within
+    the budget; `into`/`out` convert link-time addresses for a rebased image."""
+    main = project.loader.main_object
+    tracker = Tracker(image=(main.min_addr, main.max_addr))
+    placed = place(project, arguments, into)
+    state, engine = prepare(project, entry, placed, tracker)
+    end, last = execute(project, state, limits, tracker, out=out, stop_at=stop_at, emit=emit)
+    facts = observe(project, last, end, placed, tracker, out)
+    facts["engine"] = engine
+    return Run(facts=facts, state=last)
+
+
+def emulate_op(analysis: Any, params: dict[str, Any], emit: Emit) -> dict[str, Any]:
+    """The worker operation: the procedure at params["address"] with the planned arguments and budget."""
+    limits = plan.Budget(**params["budget"])
+    stop_at = params.get("stop_at")
+    emit(f"emulating {params['address']}")
+    run = emulate(
+        analysis.project,
+        analysis.into(params["address"]),
+        params["arguments"],
+        limits,
+        stop_at=None if stop_at is None else analysis.into(stop_at),
+        into=analysis.into,
+        out=analysis.out,
+        emit=emit,
+    )
+    return run.facts

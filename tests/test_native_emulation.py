@@ -1,0 +1,286 @@
+"""emulate_native_function against ground truth it does not share: a static gcc -O0 sample whose decoders,
+keys and plaintexts are this file's constants (the C source is written from them; the plaintexts never
+appear in the binary), whose addresses come from nm and objdump and whose system call numbers come from
+the kernel's own header; over MCP and through the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import anyio
+import pytest
+
+from support import clean_env, rea_command
+from test_mcp_e2e import connect, err, ok
+from test_native import nm_functions
+from test_native_surface import objdump_function
+
+pytestmark = pytest.mark.slow
+
+HOST, PORT_TEXT, SHELL = b"10.0.0.7", b"4444", b"/bin/sh"
+XOR_KEY = 0x5A
+RC4_KEY, KEY_MASK = b"KeyS9234", 0x33
+SECRETS = (b"http://example.test/gate.php", b"cmd.exe /c whoami")
+
+
+def rc4(key: bytes, data: bytes) -> bytes:
+    """RC4 written from its definition here, independent of the sample and of angr."""
+    s, j = list(range(256)), 0
+    for i in range(256):
+        j = (j + s[i] + key[i % len(key)]) & 255
+        s[i], s[j] = s[j], s[i]
+    i = j = 0
+    out = bytearray()
+    for byte in data:
+        i = (i + 1) & 255
+        j = (j + s[i]) & 255
+        s[i], s[j] = s[j], s[i]
+        out.append(byte ^ s[(s[i] + s[j]) & 255])
+    return bytes(out)
+
+
+def c_bytes(data: bytes) -> str:
+    return ", ".join(f"0x{b:02x}" for b in data)
+
+
+def xored(data: bytes) -> bytes:
+    return bytes(b ^ XOR_KEY for b in data)
+
+
+def source() -> str:
+    stack_host = "".join(f"  host[{i}] = 0x{b:02x};\n" for i, b in enumerate(xored(HOST)))
+    table = b"".join(rc4(RC4_KEY, s) for s in SECRETS)
+    offsets = [0, len(SECRETS[0])]
+    return f"""
+#include <unistd.h>
+static unsigned char blob[] = {{{c_bytes(xored(SHELL))}, 0}};
+static const unsigned char masked_key[{len(RC4_KEY)}] = {{{c_bytes(bytes(b ^ KEY_MASK for b in RC4_KEY))}}};
+static const unsigned char table[] = {{{c_bytes(table)}}};
+static const int offsets[] = {{{", ".join(map(str, offsets))}}};
+static const int lengths[] = {{{", ".join(str(len(s)) for s in SECRETS)}}};
+
+__attribute__((noinline)) void xor_decode(unsigned char *buf, int len, unsigned char key) {{
+  for (int i = 0; i < len; i++) buf[i] ^= key;
+}}
+__attribute__((noinline)) void unmask(unsigned char *out, const unsigned char *in, int n) {{
+  for (int i = 0; i < n; i++) out[i] = in[i] ^ {KEY_MASK};
+}}
+__attribute__((noinline)) void rc4(const unsigned char *key, int keylen, unsigned char *data, int n) {{
+  unsigned char s[256]; int i, j = 0;
+  for (i = 0; i < 256; i++) s[i] = i;
+  for (i = 0; i < 256; i++) {{ j = (j + s[i] + key[i % keylen]) & 255; unsigned char t = s[i]; s[i] = s[j]; s[j] = t; }}
+  i = j = 0;
+  for (int k = 0; k < n; k++) {{
+    i = (i + 1) & 255; j = (j + s[i]) & 255;
+    unsigned char t = s[i]; s[i] = s[j]; s[j] = t;
+    data[k] ^= s[(s[i] + s[j]) & 255];
+  }}
+}}
+__attribute__((noinline)) int decrypt_string(int index, unsigned char *out) {{
+  unsigned char key[{len(RC4_KEY)}];
+  for (int k = 0; k < lengths[index]; k++) out[k] = table[offsets[index] + k];
+  unmask(key, masked_key, {len(RC4_KEY)});
+  rc4(key, {len(RC4_KEY)}, out, lengths[index]);
+  return lengths[index];
+}}
+__attribute__((noinline)) int spin(int x) {{ volatile int y = x; for (;;) y++; return y; }}
+__attribute__((noinline)) long say(const char *s, int n) {{ return write(1, s, n); }}
+__attribute__((noinline)) int peek(int *p) {{ return *p; }}
+int main(int argc, char **argv) {{
+  unsigned char host[{len(HOST) + 1}];
+{stack_host}  host[{len(HOST)}] = 0;
+  xor_decode(host, {len(HOST)}, {XOR_KEY});
+  xor_decode(blob, {len(SHELL)}, {XOR_KEY});
+  unsigned char secret[64];
+  decrypt_string(argc & 1, secret);
+  if (argc > 5) spin(argc);
+  if (argc > 6) say((const char *)host, {len(HOST)});
+  if (argc > 7) return peek((int *)0x10);
+  return host[0] + blob[0] + secret[0];
+}}
+"""
+
+
+@pytest.fixture(scope="module")
+def sample(tmp_path_factory) -> Path:
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    out = tmp_path_factory.mktemp("emulation")
+    (out / "decoders.c").write_text(source())
+    subprocess.run(["gcc", "-O0", "-static", "-o", str(out / "decoders"), str(out / "decoders.c")], check=True)
+    return out / "decoders"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> str:
+    return str(tmp_path_factory.mktemp("rea-cache"))
+
+
+def value(reply) -> dict:
+    assert reply.is_error is False, reply.content[0].text
+    return reply.structured_content["normalized_result"]
+
+
+def data_symbol(path: Path, name: str) -> int:
+    """A symbol's address as nm prints it (data objects and weak functions included)."""
+    for line in subprocess.run(["nm", str(path)], capture_output=True, text=True, check=True).stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2] == name:
+            return int(parts[0], 16)
+    raise AssertionError(f"nm lists no {name}")
+
+
+def syscall_number(name: str) -> int:
+    """The x86-64 number of a system call from the kernel's header, not from angr's table."""
+    for header in ("/usr/include/x86_64-linux-gnu/asm/unistd_64.h", "/usr/include/asm/unistd_64.h"):
+        if Path(header).exists():
+            found = re.search(rf"#define __NR_{name}\s+(\d+)", Path(header).read_text())
+            if found:
+                return int(found.group(1))
+    pytest.skip("no unistd_64.h to read system call numbers from")
+
+
+async def emulate(s, procedure: str, arguments: list, **budget) -> dict:
+    return await s.call_tool("emulate_native_function", {"procedure": procedure, "arguments": arguments, **budget})
+
+
+def test_decoders_give_the_source_plaintexts(sample, cache):
+    fn = nm_functions(sample)
+    blob = data_symbol(sample, "blob")
+    secret_call = next(r for r in objdump_function(sample, "main") if "decrypt_string" in r["text"])
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            # (a) the stack string's bytes, decoded by the routine main calls on them
+            reply = await emulate(s, "xor_decode", [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), XOR_KEY])
+            r = value(reply)
+            assert r["status"] == "returned" and r["coverage"]["status"] == "complete"
+            assert r["procedure"] == {"address": fn["xor_decode"], "name": "xor_decode"}
+            (buffer,) = r["buffers"]
+            assert bytes.fromhex(buffer["after"]["hex"]) == HOST and buffer["changed"] is True
+            assert buffer["after"]["c_string"] == HOST.decode() and r["image_writes"] == []
+            assert r["budgets"]["steps"]["exhausted"] is False and r["instructions"] > 0
+            # the global blob decoded in place: the image write at nm's address of blob
+            inplace = value(
+                await emulate(s, "xor_decode", [{"kind": "pointer", "address": hex(blob)}, len(SHELL), XOR_KEY])
+            )
+            (written,) = inplace["image_writes"]
+            assert (int(written["start"], 16), written["size"]) == (blob, len(SHELL)) and written["section"] == ".data"
+            assert bytes.fromhex(written["after"]["hex"]) == SHELL and inplace["image_writes_total"] == len(SHELL)
+            # (b) RC4 with a masked key: decrypt_string unmasks the key and runs RC4 over the table entry
+            for index in (1,):
+                zeroed = {"kind": "buffer", "hex": "", "size": 64}
+                got = value(await emulate(s, "decrypt_string", [index, zeroed], max_time_ms=120_000))
+                assert got["status"] == "returned", got["coverage"]
+                plain = bytes.fromhex(got["buffers"][0]["after"]["hex"])
+                assert plain[: len(SECRETS[index])] == SECRETS[index]
+                assert int(got["return_value"]["value"], 16) == len(SECRETS[index])
+                assert [c["name"] for c in got["calls"]] == ["unmask", "rc4"]
+                assert [c["target"] for c in got["calls"]] == [fn["unmask"], fn["rc4"]]
+            # stop_at: main run up to its call of decrypt_string
+            stopped = value(await emulate(s, "main", [1, 0], stop_at=hex(secret_call["address"])))
+            assert stopped["status"] == "stopped_at" and stopped["stop_address"] == hex(secret_call["address"])
+            assert [c["name"] for c in stopped["calls"]] == ["xor_decode", "xor_decode"]
+            assert bytes.fromhex(stopped["image_writes"][0]["after"]["hex"]).rstrip(b"\0") == SHELL
+            # (f) the same inputs give the same Evidence; other inputs another
+            again = await emulate(s, "xor_decode", [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), XOR_KEY])
+            assert again.structured_content["evidence_id"] == reply.structured_content["evidence_id"]
+            other = await emulate(s, "xor_decode", [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), 1])
+            assert other.structured_content["evidence_id"] != reply.structured_content["evidence_id"]
+
+    anyio.run(main)
+
+
+def test_budgets_faults_and_syscalls_stop_the_run_with_what_was_seen(sample, cache):
+    async def main():
+        async with connect(REA_CACHE_DIR=cache) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            # (c) a loop that never ends: stopped by the step budget, then by the time budget
+            steps = value(await emulate(s, "spin", [3], max_steps=40))
+            assert steps["status"] == "step_limit" and steps["budgets"]["steps"] == {
+                "limit": 40,
+                "used": 40,
+                "exhausted": True,
+            }
+            assert steps["coverage"]["status"] == "partial" and steps["instructions"] >= 40
+            assert steps["return_value"] is None and steps["stop_address"] is not None
+            timed = value(await emulate(s, "spin", [3], max_time_ms=200, max_steps=1_000_000))
+            assert timed["status"] == "time_limit" and timed["budgets"]["time_exhausted"] is True
+            assert 0 < timed["budgets"]["steps"]["used"] < 1_000_000
+            # (d) a system call: write(), named with the kernel's number, after the call into libc's write
+            said = value(await emulate(s, "say", [{"kind": "buffer", "hex": HOST.hex()}, len(HOST)]))
+            assert said["status"] == "unsupported"
+            assert said["unsupported"] == {"kind": "syscall", "name": "write", "number": syscall_number("write")}
+            assert [int(c["target"], 16) for c in said["calls"]] == [data_symbol(sample, "write")]
+            assert "write" in said["coverage"]["reason"]
+            # (e) an unmapped read, and a write to a read-only buffer
+            fault = value(await emulate(s, "peek", [0x10]))
+            assert fault["status"] == "memory_fault" and fault["fault_address"] == "0x0"
+            assert int(fault["stop_address"], 16) in {r["address"] for r in objdump_function(sample, "peek")}
+            locked = value(
+                await emulate(s, "xor_decode", [{"kind": "buffer", "hex": "00ff", "writable": False}, 2, XOR_KEY])
+            )
+            assert locked["status"] == "memory_fault" and locked["buffers"][0]["changed"] is False
+            assert locked["fault_address"] == locked["buffers"][0]["address"]
+            # the memory budget: one page may not be enough for the stack and a buffer
+            tight = value(
+                await emulate(s, "xor_decode", [{"kind": "buffer", "hex": "00"}, 1, 1], max_memory_bytes=4096)
+            )
+            assert tight["status"] == "memory_limit" and tight["budgets"]["memory"]["exhausted"] is True
+
+    anyio.run(main)
+
+
+def test_bad_input_gets_canonical_errors(sample, cache):
+    fn, blob = nm_functions(sample), data_symbol(sample, "blob")
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            odd = err(await emulate(s, "xor_decode", [{"kind": "buffer", "hex": "abc"}]), "invalid_request")
+            assert "hex" in json.dumps(odd)
+            small = err(
+                await emulate(s, "xor_decode", [{"kind": "buffer", "hex": "00112233", "size": 2}]), "invalid_request"
+            )
+            assert "arguments[0]" in json.dumps(small) and "size" in small["message"]
+            by_sub = value(await emulate(s, f"sub_{fn['peek'][2:]}", [{"kind": "pointer", "address": hex(blob)}]))
+            assert by_sub["procedure"] == {"address": fn["peek"], "name": "peek"} and by_sub["status"] == "returned"
+            assert int(by_sub["return_value"]["value"], 16) == int.from_bytes(xored(SHELL)[:4], "little")
+            missing = err(await emulate(s, "no_such_routine", []), "invalid_request")
+            assert "no_such_routine" in missing["message"]
+            for field, bad in (("max_steps", 0), ("max_time_ms", 120_001), ("max_memory_bytes", 1)):
+                body = err(await emulate(s, "spin", [1], **{field: bad}), "invalid_request")
+                assert field in json.dumps(body)
+
+    anyio.run(main)
+
+
+def test_cli_emulates(sample, tmp_path):
+    env = clean_env(REA_CACHE_DIR=str(tmp_path / "cache"))
+
+    def rea(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([*rea_command(), *args], capture_output=True, text=True, env=env, timeout=600)
+
+    done = rea("emulate-native-function", str(sample), "xor_decode", f"buf:{xored(HOST).hex()}", str(len(HOST)), "0x5a")
+    assert done.returncode == 0, done.stderr
+    assert "the routine returned" in done.stdout and f"(changed): {HOST.decode()}" in done.stdout
+    called = rea(
+        "call",
+        "emulate_native_function",
+        "--target",
+        str(sample),
+        "--procedure",
+        "spin",
+        "--arguments",
+        "[1]",
+        "--max-steps",
+        "5",
+        "--json",
+    )
+    assert called.returncode == 0, called.stderr
+    assert json.loads(called.stdout)["normalized_result"]["status"] == "step_limit"

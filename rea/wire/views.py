@@ -18,6 +18,7 @@ import attrs
 
 from rea.wire.convert import to_wire
 from rea.wire.wasm import ToolProfile, WasmFile
+from rea.wire.web_network import CaptureRecord, CaptureSummary
 from rea.wire.layout import Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, Section, Symbol
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
@@ -59,7 +60,7 @@ MachoFacet = Literal[
     "segments",
     "provenance",
 ]
-Collection = Literal["sections", "symbols", "modules"]
+Collection = Literal["sections", "symbols", "modules", "records"]
 ParentOperation = Literal[
     "analyze_function",
     "analyze_javascript_application",
@@ -144,7 +145,10 @@ class ItemView:
 @attrs.frozen(kw_only=True)
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
-    collection: Collection = field("sections and symbols: layout Evidence; modules: application Evidence")
+    collection: Collection = field(
+        "sections and symbols: layout Evidence; modules: application Evidence; records: network-capture Evidence "
+        "(a page stops after 32 KB of records, at least one)"
+    )
     offset: int = _offset()
     limit: int = _limit()
 
@@ -393,7 +397,7 @@ class MachoSummary:
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary = field(
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary | CaptureSummary = field(
         "The parent's summary"
     )
 
@@ -426,7 +430,9 @@ class ModuleRow:
 class PageResult(_ViewBase):
     kind: Literal["page"] = field("A collection page")
     view: PageView = field("The request's view")
-    items: tuple[ModuleRow | Section | Symbol, ...] = field("Members of the page (module rows, or layout rows)")
+    items: tuple[ModuleRow | Section | Symbol | CaptureRecord, ...] = field(
+        "Members of the page (module rows, layout rows, or capture records exactly as the parent holds them)"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -550,6 +556,6 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_binary_layout": SummaryView(kind="summary"),
     "inspect_wasm_artifact": SummaryView(kind="summary"),
     "inspect_macho": SummaryView(kind="summary"),
-    "inspect_web_network_capture": ApiSurfaceView(kind="api-surface"),
+    "inspect_web_network_capture": SummaryView(kind="summary"),
 }
 """The first view worth reading of each oversized parent we can view."""

@@ -151,8 +151,9 @@ def test_analyze_web_bundle_refusals(browser, bundle_app) -> None:  # noqa: F811
     assert remote["code"] == "invalid_request" and remote["details"]["reason"] == "target_not_allowed"
     missing = _err("analyze_web_bundle", {**base, "target_id": "NO-SUCH-TARGET"})
     assert missing["code"] == "target_unavailable" and tid in missing["details"]["known_targets"]
-    unapproved = _err("analyze_web_bundle", {**base, "fetch_source_maps": True})
-    assert unapproved["code"] == "invalid_request" and unapproved["details"]["field"] == "source_map_fetch_approved"
+    # approval flags are accepted from older clients and ignored: no tool requires one (the contract)
+    for flags in ({"fetch_source_maps": True}, {"source_capture_approved": False, "approved": False}):
+        assert _ok("analyze_web_bundle", {**base, **flags})["operation"] == "analyze_web_bundle"
     no_sources = _err("analyze_web_bundle", {**base, "include_script_sources": False})
     assert no_sources["details"]["field"] == "include_script_sources"
 

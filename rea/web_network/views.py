@@ -33,7 +33,7 @@ MAX_ORIGINS = 20  # origins listed in a summary (by requests, then name)
 INDEX_ORDINALS = 16  # record ordinals listed per redaction-index entry
 MAX_INDEX_ENTRIES = 256  # entries of the index in the complete Evidence
 SUMMARY_INDEX_ENTRIES = 32  # entries of the index in a summary
-PAGE_BYTES = 32 << 10  # a records page stops past this many JSON bytes (after its first record)
+PAGE_BYTES = 24 << 10  # a records page stops past this many JSON bytes (after its first record): replies near 32 KB
 UNKNOWNS = ["runtime attribution of each request", "whether the recorded URLs still answer (none was contacted)"]
 _INDEX = re.compile(r"/[0-9]+(?=/|$)")
 

@@ -20,6 +20,7 @@ import pytest
 
 from large_har_fixtures import SECRETS, large_har
 from mitm_legacy_fixtures import DATA, LEGACY, legacy_dump
+from support import clean_env, rea_command
 from test_artifact_mcp import error, evidence
 from test_mcp_e2e import connect
 from web_network_fixtures import mitm_available
@@ -185,3 +186,21 @@ def test_old_mitmproxy_formats_are_read_as_mitmdump_reads_them(tmp_path):
     assert summary["first_records"][0]["url"] == "https://example.com/maps/api/js?key=REDACTED&v=3"
     refused = error(replies["list"], "invalid_request")
     assert refused["details"]["reason"] == "malformed_capture" and refused["details"]["offset"] == 0
+    # the CLI: the same summary as text
+    cli = subprocess.run(
+        [
+            *rea_command(),
+            "inspect-web-network-capture",
+            str(DATA / "dumpfile-013.flows"),
+            "--capture-format",
+            "mitmproxy",
+        ]
+        + ["--summary"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=300,
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "#1 POST https://example.com/api/items/31.json?token=REDACTED 201" in cli.stdout
+    assert "redacted credential-parameter at /request/path query token: 1 in 1 records" in cli.stdout

@@ -11,9 +11,15 @@ secret cannot reappear by coincidence.
 
 from __future__ import annotations
 
+import json
+from types import SimpleNamespace
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rea.web_network.capture import har_records
+from rea.web_network.model import NumberText
+from rea.web_network.views import capture_summary
 from rea.web_network.url_redaction import PARAMETER_NAMES, PLACEHOLDER, credential_name, redact_text
 
 LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
@@ -104,3 +110,51 @@ def test_any_text_redacts_idempotently(text):
     assert redact_text(out) == (out, ())
     if not hits:
         assert out == text
+
+
+# ------------------------------------------------------------------ the summary's bound
+
+NAMES = st.text(LOWER, min_size=1, max_size=300).map(lambda n: n + "_token")
+LONG = st.text(LOWER + "/", min_size=0, max_size=3000)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.text(LOWER, min_size=1, max_size=500), LONG, st.lists(NAMES, max_size=30), LONG),
+        min_size=1,
+        max_size=40,
+    )
+)
+def test_a_capture_summary_stays_under_32_kb(entries):
+    """Hostile methods, hosts, paths, many distinct credential parameters and deep keys: the summary stays bounded."""
+    har = {
+        "log": {
+            "version": "1.2",
+            "entries": [
+                {
+                    "request": {
+                        "method": method,
+                        "url": f"https://{host or 'h'}.test/{path}?"
+                        + "&".join(f"{n}=v{i}" for i, n in enumerate(names)),
+                        "headers": [],
+                        "deep" + path[:200]: {"x" * 200: f"https://h.test/?{names[0] if names else 'token'}=s"},
+                    },
+                    "response": {"status": NumberText("200"), "headers": []},
+                }
+                for method, host, names, path in entries
+            ],
+        }
+    }
+    container, records = har_records(har, ())
+    result = {
+        "format": "har",
+        "decoder": {"id": "python-json", "name": "CPython json", "version": "3.11"},
+        "artifact": {"path": "/c.har", "sha256": "0" * 64, "bytes": 1},
+        "container": container,
+        "total_records": len(records),
+        "records": records,
+    }
+    source = SimpleNamespace(normalized_result=result, evidence_id="ev_" + "a" * 64)
+    summary = capture_summary(source)  # type: ignore[arg-type]
+    assert len(json.dumps(summary).encode()) < 24 << 10

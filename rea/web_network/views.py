@@ -32,7 +32,8 @@ MAX_URL = 256  # UTF-16-safe code points of a URL shown in a summary row
 MAX_ORIGINS = 20  # origins listed in a summary (by requests, then name)
 INDEX_ORDINALS = 16  # record ordinals listed per redaction-index entry
 MAX_INDEX_ENTRIES = 256  # entries of the index in the complete Evidence
-SUMMARY_INDEX_ENTRIES = 32  # entries of the index in a summary
+SUMMARY_INDEX_ENTRIES = 24  # entries of the index in a summary
+MAX_NAME = 160  # characters of a location or origin in the index or the counts
 PAGE_BYTES = 24 << 10  # a records page stops past this many JSON bytes (after its first record): replies near 32 KB
 UNKNOWNS = ["runtime attribution of each request", "whether the recorded URLs still answer (none was contacted)"]
 _INDEX = re.compile(r"/[0-9]+(?=/|$)")
@@ -43,12 +44,13 @@ def location_template(pointer: str) -> str:
     return _INDEX.sub("/*", pointer)
 
 
-def _index_key(redaction: Mapping[str, Any], scope: str) -> tuple[str, str, str, str, str, str]:
+def _index_key(redaction: Mapping[str, Any], scope: str) -> tuple[str, ...]:
+    """(rule, reason, scope, location, url_component, parameter); absent parts are empty strings."""
     return (
         str(redaction.get("rule") or redaction["reason"]),
         str(redaction["reason"]),
         scope,
-        location_template(str(redaction["pointer"])),
+        _clip(location_template(str(redaction["pointer"])), MAX_NAME),
         str(redaction.get("url_component") or ""),
         str(redaction.get("parameter") or ""),
     )
@@ -94,9 +96,9 @@ def redaction_index(
         }
         for key in ranked[:limit]
     ]
-    rules = Counter({k[0]: 0 for k in counts})
-    for key, count in counts.items():
-        rules[key[0]] += count
+    rules: Counter[str] = Counter()
+    for kind, count in counts.items():
+        rules[kind[0]] += count
     return {
         "total_redactions": total,
         "records_with_redactions": touched,
@@ -126,7 +128,7 @@ def _row(record: Mapping[str, Any]) -> dict[str, Any]:
     method = request.get("method")
     return {
         "ordinal": record["ordinal"],
-        "method": method if isinstance(method, str) else None,
+        "method": _clip(method, 32) if isinstance(method, str) else None,
         "url": _clip(url) if isinstance(url, str) else None,
         "status": status if isinstance(status, int) and not isinstance(status, bool) else None,
         "binary_fields": len(record["binary_fields"]),
@@ -148,9 +150,9 @@ def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, An
     ranked = sorted(origins, key=lambda o: (-origins[o], o))
     binaries = [f for r in records for f in r["binary_fields"]]
     return {
-        "methods": dict(sorted(Counter(str(r["method"]) for r in rows).items())),
+        "methods": dict(sorted(Counter(str(r["method"]) for r in rows).most_common(MAX_ORIGINS))),
         "status_classes": dict(sorted(Counter(_status_class(r) for r in rows).items())),
-        "origins": [{"origin": o, "requests": origins[o]} for o in ranked[:MAX_ORIGINS]],
+        "origins": [{"origin": _clip(o, MAX_NAME), "requests": origins[o]} for o in ranked[:MAX_ORIGINS]],
         "total_origins": len(origins),
         "binary_fields": len(binaries),
         "binary_bytes": sum(f["bytes"] or 0 for f in binaries),

@@ -166,7 +166,7 @@ class RedactionIndex:
     by_rule: Mapping[str, int] = field("Redactions per rule")
     entries: tuple[RedactionIndexEntry, ...] = field("Per rule, location, component and parameter; most first")
     total_entries: int = field("Entries in the whole index", minimum=0)
-    truncated: bool = field("Entries were left out (the first 256, or 32 in a summary, are listed)")
+    truncated: bool = field("Entries were left out (the first 256, or 24 in a summary, are listed)")
 
 
 @attrs.frozen(kw_only=True)
@@ -237,7 +237,9 @@ class CaptureOrigin:
 
 @attrs.frozen(kw_only=True)
 class CaptureCounts:
-    methods: Mapping[str, int] = field("Records per request method")
+    methods: Mapping[str, int] = field(
+        "Records per request method (the 20 commonest; methods clipped to 32 characters)"
+    )
     status_classes: Mapping[str, int] = field("Records per response status class (1xx..5xx, none)")
     origins: tuple[CaptureOrigin, ...] = field("The 20 origins with most records")
     total_origins: int = field("Distinct origins", minimum=0)
@@ -280,5 +282,5 @@ class CaptureSummary:
     format_versions_found: tuple[str, ...] = field("mitmproxy: the flow format versions the dump wrote (0.12, 17)")
     counts: CaptureCounts = field("Counts over the records of the Evidence")
     first_records: tuple[CaptureRow, ...] = field("The first 20 records as request lines")
-    redaction_index: RedactionIndex = field("What was withheld, where and by which rule (first 32 entries)")
+    redaction_index: RedactionIndex = field("What was withheld, where and by which rule (first 24 entries)")
     continue_with: CaptureCalls = field("Ready calls that page the retained parent")

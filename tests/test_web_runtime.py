@@ -20,7 +20,7 @@ from returns.result import Failure, Success
 from artifact_fixtures import call
 from chromium_fixtures import CHROMIUM, Browser, browser, needs_chromium, site  # noqa: F401 - fixtures
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
+from test_artifact_mcp import evidence
 from test_mcp_e2e import connect
 from web_fixtures import close_page, history, open_page
 

@@ -658,7 +658,9 @@ class CaptureWebScreenshotArgs:
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
     approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
-    screenshot_approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
+    screenshot_approved: bool = field(
+        "Accepted from older clients and ignored: REA requires no approval flags", default=True
+    )
     maximum_image_bytes: int = field("Largest PNG retained", default=4 << 20, minimum=1, maximum=MAX_SCREENSHOT_BYTES)
 
 

@@ -182,6 +182,12 @@ def test_analyze_web_bundle_and_export_over_mcp_and_cli(browser, site, bundle_ap
                 "bundle": await s.call_tool(
                     "analyze_web_bundle", {"cdp_endpoint": browser.endpoint, "target_id": tid, "observation_ms": 0}
                 ),
+                # an older client's approval flags that disagree with the options: accepted and ignored
+                "flags": await s.call_tool(
+                    "analyze_web_bundle",
+                    {"cdp_endpoint": browser.endpoint, "target_id": tid, "observation_ms": 0}
+                    | {"approved": False, "source_capture_approved": False, "source_map_fetch_approved": True},
+                ),
                 "remote": await s.call_tool(
                     "analyze_web_bundle", {"cdp_endpoint": "http://192.168.0.9:9222", "target_id": tid}
                 ),
@@ -194,6 +200,9 @@ def test_analyze_web_bundle_and_export_over_mcp_and_cli(browser, site, bundle_ap
     out = anyio.run(main)
     r = evidence(out["bundle"])["normalized_result"]
     assert site.url("entry.js") in _by_url(r)
+    flagged = evidence(out["flags"])["normalized_result"]
+    assert _by_url(flagged).keys() == _by_url(r).keys()
+    assert flagged["observations"]["source_maps"]["status"] == r["observations"]["source_maps"]["status"]
     error(out["remote"], "invalid_request")
     exported = evidence(out["export"])["normalized_result"]
     assert (tmp_path / "mcp" / "manifest.json").is_file() and exported["manifest"]["path"].startswith(str(tmp_path))

@@ -9,8 +9,8 @@ from __future__ import annotations
 import attrs
 
 from rea.catalog.schemas import evidence_output
-from rea.catalog.views import VIEW_RESULT_SCHEMA
-from rea.wire.schema import schema_of
+from rea.wire.schema import Role, schema_of
+from rea.wire.views import SummaryResult
 from rea.wire.tool import evidence_tool
 from rea.wire.web_network import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
 
@@ -57,7 +57,8 @@ INSPECT_WEB_NETWORK_CAPTURE = evidence_tool(
 )
 INSPECT_WEB_NETWORK_CAPTURE = attrs.evolve(
     INSPECT_WEB_NETWORK_CAPTURE,
-    output_schema=evidence_output({"anyOf": [schema_of(NetworkCapture), VIEW_RESULT_SCHEMA]}),
+    # detail summary answers the summary view only, so only that member of the view union is advertised
+    output_schema=evidence_output({"anyOf": [schema_of(NetworkCapture), schema_of(SummaryResult, Role.OUTPUT)]}),
 )
 
 COMPARE_WEB_SCREENSHOTS = evidence_tool(

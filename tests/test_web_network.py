@@ -113,9 +113,15 @@ def test_har_recorded_by_chromium_over_mcp(captures):
         assert secret in har.read_text() and secret not in body
     item = result["records"][1]
     auth = next(i for i, h in enumerate(item["reported"]["request"]["headers"]) if h["name"] == "Authorization")
-    assert {"pointer": f"/request/headers/{auth}/value", "reason": "transport-credential"} in item["redactions"]
+    header = {
+        "pointer": f"/request/headers/{auth}/value",
+        "reason": "transport-credential",
+        "rule": "credential-header",
+    }
+    assert header in item["redactions"]
     login = result["records"][-1]
-    assert {"pointer": "/request/postData/text", "reason": "explicit-sensitive-value"} in login["redactions"]
+    declared = {"pointer": "/request/postData/text", "reason": "explicit-sensitive-value", "rule": "sensitive-value"}
+    assert declared in login["redactions"]
     price = [n for n in item["numeric_literals"] if n["pointer"] == "/response/status"]
     assert price == [{"pointer": "/response/status", "producer_type": "json-number", "literal": "200"}]
     # the api-surface view: every request line grouped, templated segments inferred

@@ -20,7 +20,7 @@ from returns.result import Failure, Success
 from artifact_fixtures import call
 from chromium_fixtures import CHROMIUM, Browser, browser, needs_chromium, site  # noqa: F401 - fixtures
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
+from test_artifact_mcp import evidence
 from test_mcp_e2e import connect
 from web_fixtures import close_page, history, open_page
 
@@ -275,9 +275,12 @@ def test_runtime_tools_over_mcp_and_cli(webmcp, site) -> None:  # noqa: F811
                 "listeners": await s.call_tool("inspect_web_event_listeners", {**base, "selector": "#run"}),
                 "execution": await s.call_tool("observe_web_execution", {**base, "observation_ms": 200}),
                 "session": await s.call_tool("observe_web_session", {**base, "approved": True, "observation_ms": 200}),
+                # the contract's shape: no approval flags; and an old client's false flags are ignored
+                "bare": await s.call_tool("capture_web_screenshot", base),
                 "unapproved": await s.call_tool(
-                    "capture_web_screenshot", {**base, "approved": False, "screenshot_approved": True}
+                    "capture_web_screenshot", {**base, "approved": False, "screenshot_approved": False}
                 ),
+                "bare_session": await s.call_tool("observe_web_session", {**base, "observation_ms": 200}),
             }
 
     try:
@@ -302,7 +305,9 @@ def test_runtime_tools_over_mcp_and_cli(webmcp, site) -> None:  # noqa: F811
     assert {x["type"] for x in evidence(out["listeners"])["normalized_result"]["listeners"]} == {"click", "keydown"}
     assert evidence(out["execution"])["normalized_result"]["coverage"]["state"] == "captured"
     assert evidence(out["session"])["normalized_result"]["window"]["end_reason"] == "window_elapsed"
-    error(out["unapproved"], "invalid_request")
+    for name in ("bare", "unapproved"):
+        assert evidence(out[name])["normalized_result"]["artifact"]["media_type"] == "image/png"
+    assert evidence(out["bare_session"])["normalized_result"]["window"]["end_reason"] == "window_elapsed"
     assert all(p.returncode == 0 for p in runs.values()), {k: p.stderr[-500:] for k, p in runs.items()}
     assert "imperative  add_to_cart" in runs["discover-webmcp-tools"].stdout
     shot = json.loads(runs["capture-web-screenshot"].stdout)["normalized_result"]

@@ -151,8 +151,9 @@ def test_analyze_web_bundle_refusals(browser, bundle_app) -> None:  # noqa: F811
     assert remote["code"] == "invalid_request" and remote["details"]["reason"] == "target_not_allowed"
     missing = _err("analyze_web_bundle", {**base, "target_id": "NO-SUCH-TARGET"})
     assert missing["code"] == "target_unavailable" and tid in missing["details"]["known_targets"]
-    unapproved = _err("analyze_web_bundle", {**base, "fetch_source_maps": True})
-    assert unapproved["code"] == "invalid_request" and unapproved["details"]["field"] == "source_map_fetch_approved"
+    # approval flags are accepted from older clients and ignored: no tool requires one (the contract)
+    for flags in ({"fetch_source_maps": True}, {"source_capture_approved": False, "approved": False}):
+        assert _ok("analyze_web_bundle", {**base, **flags})["operation"] == "analyze_web_bundle"
     no_sources = _err("analyze_web_bundle", {**base, "include_script_sources": False})
     assert no_sources["details"]["field"] == "include_script_sources"
 
@@ -181,6 +182,12 @@ def test_analyze_web_bundle_and_export_over_mcp_and_cli(browser, site, bundle_ap
                 "bundle": await s.call_tool(
                     "analyze_web_bundle", {"cdp_endpoint": browser.endpoint, "target_id": tid, "observation_ms": 0}
                 ),
+                # an older client's approval flags that disagree with the options: accepted and ignored
+                "flags": await s.call_tool(
+                    "analyze_web_bundle",
+                    {"cdp_endpoint": browser.endpoint, "target_id": tid, "observation_ms": 0}
+                    | {"approved": False, "source_capture_approved": False, "source_map_fetch_approved": True},
+                ),
                 "remote": await s.call_tool(
                     "analyze_web_bundle", {"cdp_endpoint": "http://192.168.0.9:9222", "target_id": tid}
                 ),
@@ -193,6 +200,9 @@ def test_analyze_web_bundle_and_export_over_mcp_and_cli(browser, site, bundle_ap
     out = anyio.run(main)
     r = evidence(out["bundle"])["normalized_result"]
     assert site.url("entry.js") in _by_url(r)
+    flagged = evidence(out["flags"])["normalized_result"]
+    assert _by_url(flagged).keys() == _by_url(r).keys()
+    assert flagged["observations"]["source_maps"]["status"] == r["observations"]["source_maps"]["status"]
     error(out["remote"], "invalid_request")
     exported = evidence(out["export"])["normalized_result"]
     assert (tmp_path / "mcp" / "manifest.json").is_file() and exported["manifest"]["path"].startswith(str(tmp_path))

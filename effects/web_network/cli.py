@@ -17,6 +17,9 @@ def _configure_capture(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--capture-format", dest="capture_format", choices=("har", "mitmproxy"), required=True)
     parser.add_argument("--record", type=int, action="append", default=[], help="record ordinal (repeatable)")
     parser.add_argument("--sensitive", action="append", default=[], help="literal value to exclude (repeatable)")
+    parser.add_argument(
+        "--summary", action="store_true", help="detail summary: counts, first rows, redaction index (large captures)"
+    )
     parser.add_argument("--api-surface", action="store_true", help="then answer the api-surface view of it")
     parser.add_argument("--offset", type=int, default=0, help="api-surface page offset")
     parser.add_argument("--limit", type=int, default=64, help="api-surface page size")
@@ -28,6 +31,8 @@ def _capture_steps(ns: argparse.Namespace) -> Sequence[Step]:
         args["record_ordinals"] = ns.record
     if ns.sensitive:
         args["sensitive_values"] = ns.sensitive
+    if ns.summary:
+        args["detail"] = "summary"
     steps: list[Step] = [("inspect_web_network_capture", args)]
     if ns.api_surface:
         view = {"kind": "api-surface", "offset": ns.offset, "limit": ns.limit}
@@ -35,7 +40,11 @@ def _capture_steps(ns: argparse.Namespace) -> Sequence[Step]:
             (
                 "inspect_analysis_view",
                 lambda replies: {
-                    "source": {"kind": "retained-evidence", "evidence_id": replies[0]["evidence_id"]},
+                    "source": {
+                        "kind": "retained-evidence",
+                        "evidence_id": replies[0]["normalized_result"].get("parent_evidence_id")
+                        or replies[0]["evidence_id"],
+                    },
                     "view": view,
                 },
             )
@@ -57,6 +66,18 @@ def _render_capture(value: Mapping[str, Any]) -> str:
                 f"  #{rec['ordinal']} {request.get('method')} {target} "
                 f"({len(rec['binary_fields'])} binary, {len(rec['redactions'])} redacted)"
             )
+    summary = r.get("summary") or {}
+    if "first_records" in summary:
+        lines.append(
+            f"  {summary['format']} {summary['capture']['path']} {summary['capture']['bytes']} bytes, "
+            f"{summary['total_records']} records, {summary['redaction_index']['total_redactions']} redactions"
+        )
+        lines.extend(
+            f"  #{row['ordinal']} {row['method']} {row['url']} {row['status']}" for row in summary["first_records"]
+        )
+        for entry in summary["redaction_index"]["entries"]:
+            where = f"{entry['location']} {entry['url_component'] or ''} {entry['parameter'] or ''}".rstrip()
+            lines.append(f"  redacted {entry['rule']} at {where}: {entry['redactions']} in {entry['records']} records")
     for group in r.get("groups", []):
         lines.append(f"  {group['method']:<7} {group['origin']}{group['path_template']} x{group['request_count']}")
     for text in value.get("limitations", []):

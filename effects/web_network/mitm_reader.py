@@ -26,27 +26,72 @@ def tag(value):
     return value
 
 
+def _version(data):
+    """The format version a record declares, looked up as mitmproxy's migration does (bytes keys before 0.18)."""
+    return data.get(b"version", data.get("version")) if isinstance(data, dict) else None
+
+
+class _StableIds:
+    """Stands in for compat's uuid module: the connection ids mitmproxy's 4 -> 5 migration invents are
+    numbered per dump instead of random, so reading one dump twice gives the same records (and Evidence)."""
+
+    def __init__(self, uuid):
+        self.uuid = uuid
+        self.count = 0
+
+    def uuid4(self):
+        self.count += 1
+        return self.uuid.UUID(int=self.count, version=4)
+
+
+def _state(data, flow, compat):
+    """mitmproxy's own FlowReader steps (compat.migrate_flow, Flow.from_state); its refusal says why."""
+    try:
+        migrated = compat.migrate_flow(data)
+    except ValueError as exc:  # the reader's FlowReadException: a version it has no converter for
+        return None, {"refused": str(exc)}
+    except (TypeError, IndexError, KeyError, AttributeError) as exc:
+        return None, {"malformed": f"mitmproxy's migration failed ({type(exc).__name__}: {exc})"}
+    try:
+        return flow.Flow.from_state(migrated).get_state(), None
+    except (ValueError, TypeError, IndexError, KeyError, AttributeError) as exc:
+        return None, {"malformed": f"mitmproxy cannot build a flow from it ({type(exc).__name__}: {exc})"}
+
+
 def read(path, flow, compat, tnetstring, version):
+    import uuid
+
+    compat.uuid = _StableIds(uuid)
     count = 0
     with open(path, "rb") as handle:
         while handle.peek(1):
             offset = handle.tell()
             try:
                 data = tnetstring.load(handle)
-            except (ValueError, TypeError) as exc:
-                emit({"malformed": {"offset": offset, "message": str(exc)}})
+            except (ValueError, TypeError, IndexError) as exc:  # mitmproxy: "Invalid data format."
+                emit({"malformed": {"offset": offset, "message": f"invalid tnetstring data ({exc})"}})
                 return 4
-            if not isinstance(data, dict) or "version" not in data:
-                emit({"malformed": {"offset": offset, "message": "the record is not a mitmproxy flow state"}})
+            found = _version(data)
+            if not isinstance(data, dict):
+                emit({"malformed": {"offset": offset, "message": "the record is a tnetstring but not a flow (dict)"}})
                 return 4
-            found = data.get("version")
-            try:
-                migrated = compat.migrate_flow(data)
-                state = flow.Flow.from_state(migrated).get_state()
-            except (ValueError, KeyError, TypeError) as exc:
-                emit({"refused": {"offset": offset, "version": tag(found), "message": str(exc)}})
+            state, why = _state(data, flow, compat)
+            if "refused" in (why or {}):
+                emit({"refused": {"offset": offset, "version": tag(found), "message": why["refused"]}})
                 return 5
-            emit({"record": {"offset": offset, "bytes": handle.tell() - offset, "state": tag(state)}})
+            if why is not None:
+                emit({"malformed": {"offset": offset, "message": why["malformed"], "version": tag(found)}})
+                return 4
+            emit(
+                {
+                    "record": {
+                        "offset": offset,
+                        "bytes": handle.tell() - offset,
+                        "version": tag(found),
+                        "state": tag(state),
+                    }
+                }
+            )
             count += 1
     emit({"done": {"records": count, "mitmproxy_version": version.VERSION, "flow_format": version.FLOW_FORMAT_VERSION}})
     return 0

@@ -27,6 +27,7 @@ from effects.fs import target_unavailable as unavailable
 from effects.owned import own
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
+from rea.web_network.capture import version_text
 from rea.web_network.model import MAX_DEPTH, NumberText, ReadCapture, ReadPng
 
 READER = Path(__file__).with_name("mitm_reader.py")
@@ -135,11 +136,13 @@ def _mitm_error(path: str, message: dict[str, Any]) -> ReaError:
     if "refused" in message:
         found = message["refused"]
         return invalid_request(
-            f"{path}: mitmproxy's reader cannot read flow format version {found['version']}: {found['message']}",
+            f"{path}: mitmproxy's reader refuses the record at byte {found['offset']}, flow format version "
+            f"{version_text(found['version'])}: {found['message']}",
             field="capture_path",
             accepted="a flow dump in a format version the installed mitmproxy reads",
             reason="unsupported_version",
             version_found=found["version"],
+            version_found_text=version_text(found["version"]),
             offset=found["offset"],
         )
     bad = message.get("malformed") or {"offset": 0, "message": "the reader stopped"}

@@ -28,9 +28,11 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
         '{"kind": "inventory", facet nodes|occurrences|edges|integrity_contradictions, offset, limit, '
         "logical_paths}; analyze_javascript_application Evidence: "
         '{"kind": "item", "collection": "modules", selector {node_id | path}} or {"kind": "page", '
-        '"collection": "modules", offset, limit}; inspect_web_network_capture Evidence: {"kind": "api-surface", '
-        "offset, limit} (request lines grouped by method, origin and path template; templated segments are "
-        "inferred, and the view is inferred Evidence when any group of the whole grouping is); "
+        '"collection": "modules", offset, limit}; inspect_web_network_capture Evidence: summary (counts, first rows, '
+        'redaction index), {"kind": "page", "collection": "records", offset, limit} (records exactly, a page stops '
+        'after 32 KB) or {"kind": "api-surface", offset, limit} (request lines grouped by method, origin and path '
+        "template; templated segments are inferred, and the view is inferred Evidence when any group of the whole "
+        "grouping is); "
         'inspect_managed_artifact / inspect_managed_members Evidence: {"kind": "managed", facet '
         "references|resources|attributes|pdb_documents or types|methods|fields|member_refs|call_edges|field_accesses, "
         'offset, limit}; compare_application_versions Evidence: {"kind": "comparison", facet items|graph_nodes|'

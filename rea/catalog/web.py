@@ -84,7 +84,7 @@ CAPTURE_WEB_SCREENSHOT = evidence_tool(
     ),
     args=CaptureWebScreenshotArgs,
     result=WebScreenshot,
-    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "approved": True, "screenshot_approved": True}],
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET}],
     surface="browser-provider",
     effects=PASSIVE,
 )
@@ -133,7 +133,7 @@ OBSERVE_WEB_SESSION = evidence_tool(
     ),
     args=ObserveSessionArgs,
     result=WebObservationSession,
-    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "approved": True, "observation_ms": 10_000}],
+    examples=[{"cdp_endpoint": ENDPOINT, "target_id": TARGET, "observation_ms": 10_000}],
     surface="browser-provider",
     effects=PASSIVE,
 )

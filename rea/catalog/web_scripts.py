@@ -24,9 +24,11 @@ ANALYZE_WEB_BUNDLE = evidence_tool(
         "(Debugger.scriptParsed / getScriptSource; never navigates, clicks or evaluates page script) and parse "
         "them with tree-sitter into a bounded chunk graph (literal imports, requires, workers), route and endpoint "
         "candidates, page-declared WebMCP registrations (untrusted, never invoked) and vendor/runtime "
-        "fingerprints. With fetch_source_maps and source_map_fetch_approved, declared source maps are fetched "
+        "fingerprints. With fetch_source_maps, declared source maps are fetched "
         "only from allowed origins (the page's own when none are given), without browser credentials, and "
-        "decoded into original sources, module edges and mappings. JavaScript is parsed, never executed."
+        "decoded into original sources, module edges and mappings. JavaScript is parsed, never executed. "
+        "approved, source_capture_approved and source_map_fetch_approved are accepted from older clients and "
+        "ignored (REA requires no approval flags)."
     ),
     args=AnalyzeWebBundleArgs,
     result=WebBundleAnalysis,
@@ -35,13 +37,10 @@ ANALYZE_WEB_BUNDLE = evidence_tool(
         {
             "cdp_endpoint": ENDPOINT,
             "allowed_origins": ["https://app.example.test"],
-            "approved": True,
             "target_id": TARGET,
             "observation_ms": 500,
             "include_script_sources": True,
-            "source_capture_approved": True,
             "fetch_source_maps": True,
-            "source_map_fetch_approved": True,
             "analysis_limits": {"max_findings": 1_000, "max_ast_nodes": 250_000, "max_source_maps": 100},
         },
     ],

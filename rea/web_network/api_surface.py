@@ -1,7 +1,9 @@
 """The api-surface view of inspect_web_network_capture Evidence: request lines grouped by method, origin, path template.
 
 A path segment is templated when a format rule (RULES, first match wins) says it is
-an identifier; such a segment is an inference, every other segment is observed. The
+an identifier; such a segment is an inference, every other segment is observed. A
+numbered file (`30.xy`, `31.xy`) is an identifier with an extension: it templates to
+`{integer}.xy`, so numbered tiles or chunks of one kind fall into one group. The
 grouping is computed over every record before paging, so whether the view is
 inferred (any group templated) or derived (none) is a property of the whole
 grouping, the same on every page.
@@ -29,13 +31,19 @@ RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
 URL = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)([^?#]*)")
 AUTHORITY = re.compile(r"(?:[^@]*@)?(\[[^\]]*\]|[^:]*)(?::([0-9]*))?")
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443}
+# a numbered file: digits, then an extension of letters (so a version such as 1.2 stays observed)
+NUMBERED_FILE = re.compile(r"[0-9]+((?:\.[A-Za-z][A-Za-z0-9]{0,15})+)")
 MAX_PATHS = 16  # distinct observed paths kept per group
 
 
-def segment(text: str) -> dict[str, Any]:
+def segment(text: str, last: bool = True) -> dict[str, Any]:
+    """One path segment, templated by the first rule it fully matches (a numbered file only as the last one)."""
     for rule, placeholder, pattern in RULES:
         if pattern.fullmatch(text):
             return {"text": placeholder, "basis": "inferred", "rule": rule}
+    numbered = NUMBERED_FILE.fullmatch(text) if last else None
+    if numbered is not None:
+        return {"text": "{integer}" + numbered.group(1), "basis": "inferred", "rule": "integer"}
     return {"text": text, "basis": "observed", "rule": None}
 
 
@@ -67,7 +75,11 @@ def request_line(reported: Mapping[str, Any]) -> tuple[str, str, str] | None:
 
 
 def _template(path: str) -> tuple[str, list[dict[str, Any]]]:
-    parts = [segment(s) if s else {"text": "", "basis": "observed", "rule": None} for s in path.split("/")[1:]]
+    texts = path.split("/")[1:]
+    parts = [
+        segment(s, i == len(texts) - 1) if s else {"text": "", "basis": "observed", "rule": None}
+        for i, s in enumerate(texts)
+    ]
     return "/" + "/".join(str(p["text"]) for p in parts), parts
 
 

@@ -19,6 +19,8 @@ from collections.abc import Iterable, Mapping, Sequence
 import attrs
 
 from rea.web_network.model import MAX_DEPTH, NumberText
+from rea.web_network.url_redaction import REASON as URL_REASON
+from rea.web_network.url_redaction import credential_name, redact_text
 
 # headers whose values authenticate the transport: always excluded (names compared lowercased)
 CREDENTIAL_HEADERS = frozenset(
@@ -30,6 +32,14 @@ LIMITATIONS = (
     "Recorded URLs were not contacted; the capture is historical.",
 )
 HAR_TEXT_LIMITATION = "HAR text bodies are Unicode text: the original bytes on the wire are unknown."
+MIGRATED = (
+    "The dump wrote this flow in format {found}; mitmproxy's reader migrated it to format {version}, so its fields "
+    "are that reading (connection ids the migration invents are numbered per dump, not the producer's)."
+)
+# HAR {name, value} lists whose value is withheld when the name is a credential parameter (url_redaction's table)
+PARAMETER_LISTS = {"queryString": "query", "params": "form"}
+# keys whose strings are bodies: the producer's content, never rewritten (sensitive_values still apply)
+BODY_KEYS = frozenset({"text"})
 
 
 class Malformed(ValueError):
@@ -59,13 +69,22 @@ class _Sidecars:
     def hides_bytes(self, data: bytes) -> bool:
         return any(s.encode("utf-8") in data for s in self.sensitive)
 
-    def redact(self, pointer: str, reason: str, scope: str | None = None) -> None:
-        self.redactions.append({"pointer": pointer, "reason": reason, **({"scope": scope} if scope else {})})
+    def redact(self, pointer: str, reason: str, scope: str | None = None, **where: str | None) -> None:
+        """One withheld value; `where` names the rule (and for URLs the component and parameter), never the value."""
+        extra = {k: v for k, v in where.items() if v is not None}
+        self.redactions.append({"pointer": pointer, "reason": reason, **({"scope": scope} if scope else {}), **extra})
+
+    def url_text(self, text: str, pointer: str) -> str:
+        """The text with URL credentials and key-shaped values replaced, each listed as a redaction."""
+        rewritten, hits = redact_text(text)
+        for hit in hits:
+            self.redact(pointer, URL_REASON, rule=hit.rule, url_component=hit.component, parameter=hit.parameter)
+        return rewritten
 
     def binary(self, pointer: str, representation: str, data: bytes) -> None:
         encoded = base64.b64encode(data).decode("ascii")
         if self.hides_bytes(data) or self.hides(encoded):
-            self.redact(pointer, "explicit-sensitive-value")
+            self.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
             self.binaries.append(
                 {"pointer": pointer, "representation": representation, "state": "redacted"}
                 | {"content_base64": None, "bytes": None, "sha256": None}
@@ -93,12 +112,18 @@ def _credential_pair(value: Sequence[Any]) -> bool:
     return isinstance(name, str) and name.lower() in CREDENTIAL_HEADERS
 
 
-def _credential_object(value: Mapping[str, Any], parent_key: str) -> bool:
-    """A HAR {name, value} header or cookie whose value is a transport credential."""
+def _credential_object(value: Mapping[str, Any], parent_key: str) -> dict[str, str | None] | None:
+    """The rule withholding a HAR {name, value} header, cookie or credential parameter's value, or None."""
     if parent_key == "cookies":
-        return True
+        return {"rule": "cookie"}
     name = value.get("name")
-    return parent_key == "headers" and isinstance(name, str) and name.lower() in CREDENTIAL_HEADERS
+    if not isinstance(name, str):
+        return None
+    if parent_key == "headers" and name.lower() in CREDENTIAL_HEADERS:
+        return {"rule": "credential-header"}
+    if parent_key in PARAMETER_LISTS and credential_name(name):
+        return {"rule": "credential-parameter", "url_component": PARAMETER_LISTS[parent_key], "parameter": name[:128]}
+    return None
 
 
 def _bytes(tagged: Mapping[str, Any], pointer: str) -> bytes:
@@ -122,9 +147,9 @@ class _Walk:
             return self._number(value, pointer)
         if isinstance(value, str):
             if self.side.hides(value):
-                self.side.redact(pointer, "explicit-sensitive-value")
+                self.side.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
                 return None
-            return value
+            return value if parent_key in BODY_KEYS else self.side.url_text(value, pointer)
         if isinstance(value, Mapping):
             if self.flow and set(value) == {"$bytes"}:
                 return self._flow_bytes(_bytes(value, pointer), pointer, parent_key)
@@ -132,14 +157,14 @@ class _Walk:
         if isinstance(value, list):
             if self.flow and parent_key == "headers" and _credential_pair(value):
                 kept = [self.value(value[0], pointer + "/0", "", depth + 1), None]
-                self.side.redact(pointer + "/1", "transport-credential")
+                self.side.redact(pointer + "/1", "transport-credential", rule="credential-header")
                 return kept
             return [self.value(item, f"{pointer}/{i}", parent_key, depth + 1) for i, item in enumerate(value)]
         return value
 
     def _number(self, value: NumberText, pointer: str) -> Any:
         if self.side.hides(value):
-            self.side.redact(pointer, "explicit-sensitive-value")
+            self.side.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
             return None
         kind = "json-number" if not self.flow else ("float" if any(c in value for c in ".eE") else "integer")
         self.side.numbers.append({"pointer": pointer, "producer_type": kind, "literal": str(value)})
@@ -156,15 +181,15 @@ class _Walk:
         return None
 
     def _object(self, value: Mapping[str, Any], pointer: str, parent_key: str, depth: int) -> dict[str, Any]:
-        credential = not self.flow and _credential_object(value, parent_key)
+        credential = None if self.flow else _credential_object(value, parent_key)
         cleaned: dict[str, Any] = {}
         for key, item in value.items():
             if self.side.hides(key):
-                self.side.redact(pointer, "explicit-sensitive-value", "property-name")
+                self.side.redact(pointer, "explicit-sensitive-value", "property-name", rule="sensitive-value")
                 continue
             child = f"{pointer}/{escape(key)}"
-            if credential and key == "value":
-                self.side.redact(child, "transport-credential")
+            if credential is not None and key == "value":
+                self.side.redact(child, "transport-credential", **credential)
                 cleaned[key] = None
                 continue
             cleaned[key] = self.value(item, child, key, depth + 1)
@@ -262,22 +287,38 @@ def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[dict[str, An
     return container, records
 
 
+def version_text(version: Any) -> str:
+    """A flow format version as mitmproxy numbers it: [0, 12] (before 4) is 0.12, later ones are integers."""
+    if isinstance(version, list):
+        return ".".join(str(part) for part in version)
+    return str(version)
+
+
 def flow_records(
     flows: Iterable[Mapping[str, Any]], version: int, sensitive: tuple[str, ...]
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(container, records) of mitmproxy flow states, each at its byte range in the dump."""
-    container: dict[str, Any] = {
-        "reported": {"flow_format_version": version},
-        "numeric_literals": [],
-        "redactions": [],
-        "records_pointer": None,
-    }
+    """(container, records) of mitmproxy flow states, each at its byte range in the dump.
+
+    `version` is the format mitmproxy's reader migrated every record to; each record's
+    own version is listed in the container (format_versions_found) and a migrated
+    record says so in its limitations."""
+    found: list[str] = []
     records = []
     for i, flow in enumerate(flows):
         side = _Sidecars(sensitive)
         reported = _Walk(side, flow=True).value(flow["state"], "", "", 0)
         location = _located({"kind": "byte-range", "offset": flow["offset"], "bytes": flow["bytes"]}, sensitive)
-        records.append(_record(i, reported, side, location, []))
+        declared = version_text(flow.get("version", version))
+        if declared not in found:
+            found.append(declared)
+        limits = [] if declared == str(version) else [MIGRATED.format(found=declared, version=version)]
+        records.append(_record(i, reported, side, location, limits))
+    container: dict[str, Any] = {
+        "reported": {"flow_format_version": version, "format_versions_found": found},
+        "numeric_literals": [],
+        "redactions": [],
+        "records_pointer": None,
+    }
     return container, records
 
 

@@ -30,6 +30,7 @@ from rea.wire.layout import (
     Section,
     Symbol,
 )
+from rea.wire.web_network import CaptureRecord, CaptureSummary
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
 EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
@@ -84,7 +85,7 @@ MachoFacet = Literal[
     "segments",
     "provenance",
 ]
-Collection = Literal["sections", "symbols", "exports", "imports", "modules"]
+Collection = Literal["sections", "symbols", "exports", "imports", "modules", "records"]
 ParentOperation = Literal[
     "analyze_function",
     "analyze_javascript_application",
@@ -193,7 +194,8 @@ class ItemView:
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
     collection: Collection = field(
-        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence"
+        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence; records: "
+        "network-capture Evidence (a page stops after 32 KB of records, at least one)"
     )
     offset: int = _offset()
     limit: int = _limit()
@@ -527,6 +529,7 @@ class SummaryResult(_ViewBase):
         | MachoSummary
         | ManagedSummary
         | ComparisonSummary
+        | CaptureSummary
     ) = field("The parent's summary")
 
 
@@ -560,8 +563,9 @@ class ModuleRow:
 class PageResult(_ViewBase):
     kind: Literal["page"] = field("A collection page")
     view: PageView = field("The request's view")
-    items: tuple[ModuleRow | Section | Symbol | PeExport | PeImportDll, ...] = field(
-        "Members of the page (module rows, or layout rows: sections, symbols, PE exports, PE import descriptors)"
+    items: tuple[ModuleRow | Section | Symbol | PeExport | PeImportDll | CaptureRecord, ...] = field(
+        "Members of the page (module rows; layout rows: sections, symbols, PE exports, PE import descriptors; or "
+        "capture records exactly as the parent holds them)"
     )
 
 
@@ -718,7 +722,7 @@ FIRST_VIEW: Mapping[str, View] = {
     "inspect_binary_layout": SummaryView(kind="summary"),
     "inspect_wasm_artifact": SummaryView(kind="summary"),
     "inspect_macho": SummaryView(kind="summary"),
-    "inspect_web_network_capture": ApiSurfaceView(kind="api-surface"),
+    "inspect_web_network_capture": SummaryView(kind="summary"),
     "inspect_managed_artifact": SummaryView(kind="summary"),
     "inspect_managed_members": SummaryView(kind="summary"),
     "compare_application_versions": SummaryView(kind="summary"),

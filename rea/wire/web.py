@@ -657,8 +657,10 @@ class CaptureWebScreenshotArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: Literal[True] = field("The caller approves capturing the page")
-    screenshot_approved: Literal[True] = field("The caller approves retaining its pixels")
+    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
+    screenshot_approved: bool = field(
+        "Accepted from older clients and ignored: REA requires no approval flags", default=True
+    )
     maximum_image_bytes: int = field("Largest PNG retained", default=4 << 20, minimum=1, maximum=MAX_SCREENSHOT_BYTES)
 
 
@@ -901,7 +903,7 @@ class ObserveSessionArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: Literal[True] = field("The caller approves arming the window")
+    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
     observation_ms: int = field("Window length", default=10_000, minimum=1, maximum=60_000)
     max_timeline_events: int = field("Timeline events retained", default=2_000, minimum=1, maximum=20_000)
 

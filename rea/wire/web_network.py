@@ -9,6 +9,7 @@ artifact, and the capture result names its input limit.
 from __future__ import annotations
 
 from typing import Literal
+from collections.abc import Mapping
 
 import attrs
 
@@ -38,6 +39,11 @@ class CaptureArgs:
         default=(),
         items={"type": "string", "minLength": 1},
     )
+    detail: Literal["complete", "summary"] = field(
+        "complete: the capture Evidence (every selected record); summary: retain it and return its summary view "
+        "(counts, first rows, redaction index, the calls to page records from parent_evidence_id)",
+        default="complete",
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -46,6 +52,22 @@ class Redaction:
     reason: Literal["transport-credential", "explicit-sensitive-value"] = field("Why the value was excluded")
     scope: Literal["property-name"] | None = field(
         "property-name: an omitted property name (pointer names its parent)", omit_none=True, default=None
+    )
+    rule: str | None = field(
+        "Our extra: the rule that withheld it (credential-header, cookie, sensitive-value, credential-parameter, "
+        "userinfo-password, or a key shape: google-api-key, aws-access-key-id, github-token, slack-token, "
+        "stripe-secret-key, jwt)",
+        omit_none=True,
+        default=None,
+    )
+    url_component: Literal["query", "fragment", "userinfo", "text", "form"] | None = field(
+        "Our extra, for a credential inside a string: where it was (the rest of the string is kept, the value "
+        "replaced by REDACTED)",
+        omit_none=True,
+        default=None,
+    )
+    parameter: str | None = field(
+        "Our extra: the credential parameter's name (never its value)", omit_none=True, default=None
     )
 
 
@@ -121,6 +143,33 @@ class Container:
 
 
 @attrs.frozen(kw_only=True)
+class RedactionIndexEntry:
+    rule: str = field("The rule that withheld the values (see Redaction.rule)")
+    reason: Literal["transport-credential", "explicit-sensitive-value"] = field("The redactions' reason")
+    scope: Literal["record", "container"] = field("In records, or in the capture's fields outside them")
+    location: str = field("The redactions' pointer with array indexes as *, e.g. /request/headers/*/value")
+    url_component: Literal["query", "fragment", "userinfo", "text", "form"] | None = field(
+        "Where inside the string (null: the whole value)"
+    )
+    parameter: str | None = field("The credential parameter's name (null: not a parameter)")
+    redactions: int = field("Redactions of this kind", minimum=1)
+    records: int = field("Records holding at least one", minimum=0)
+    record_ordinals: tuple[int, ...] = field("The first 16 of those records' ordinals")
+
+
+@attrs.frozen(kw_only=True)
+class RedactionIndex:
+    """Our extra: what was withheld across the whole capture (every record, before selection), never the values."""
+
+    total_redactions: int = field("Redactions in the capture", minimum=0)
+    records_with_redactions: int = field("Records with at least one redaction", minimum=0)
+    by_rule: Mapping[str, int] = field("Redactions per rule")
+    entries: tuple[RedactionIndexEntry, ...] = field("Per rule, location, component and parameter; most first")
+    total_entries: int = field("Entries in the whole index", minimum=0)
+    truncated: bool = field("Entries were left out (the first 256, or 24 in a summary, are listed)")
+
+
+@attrs.frozen(kw_only=True)
 class NetworkCapture:
     artifact: CaptureArtifact = field("The capture file")
     format: Literal["har", "mitmproxy"] = field("The capture format")
@@ -131,6 +180,9 @@ class NetworkCapture:
     runtime_attribution: Literal["unknown"] = field("Which browser transaction or script caused each is unknown")
     limitations: tuple[str, ...] = field("What this inspection did not observe")
     max_input_bytes: int = field("Our extra: the largest capture read", minimum=1)
+    redaction_index: RedactionIndex = field(
+        "Our extra: every redaction of the capture (all records, before record_ordinals selects) by rule and location"
+    )
 
 
 # ---------------------------------------------------------------- screenshots
@@ -172,3 +224,63 @@ class ScreenshotDiff:
     maximum_channel_delta: int | None = field("Largest |delta| of any RGBA channel", minimum=0, maximum=255)
     mean_absolute_channel_delta: float | None = field("Mean |delta| over all RGBA channels", minimum=0, maximum=255)
     limitations: tuple[str, ...] = field("What the comparison does not cover")
+
+
+# ------------------------------------------------------- the capture's summary view
+
+
+@attrs.frozen(kw_only=True)
+class CaptureOrigin:
+    origin: str = field("scheme://host[:port], or (none) for records without a request line")
+    requests: int = field("Records to it", minimum=1)
+
+
+@attrs.frozen(kw_only=True)
+class CaptureCounts:
+    methods: Mapping[str, int] = field(
+        "Records per request method (the 20 commonest; methods clipped to 32 characters)"
+    )
+    status_classes: Mapping[str, int] = field("Records per response status class (1xx..5xx, none)")
+    origins: tuple[CaptureOrigin, ...] = field("The 20 origins with most records")
+    total_origins: int = field("Distinct origins", minimum=0)
+    binary_fields: int = field("Bodies and other bytes held by pointer", minimum=0)
+    binary_bytes: int = field("Their bytes (redacted ones not counted)", minimum=0)
+    redactions: int = field("Redactions in the records of the Evidence", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class CaptureRow:
+    ordinal: int = field("Producer ordinal", minimum=0)
+    method: str | None = field("Request method")
+    url: str | None = field("Request URL (credentials redacted; clipped to 256 characters with …)")
+    status: int | None = field("Response status")
+    binary_fields: int = field("Bytes held by pointer in the record", minimum=0)
+    redactions: int = field("Values withheld from the record", minimum=0)
+
+
+@attrs.frozen(kw_only=True)
+class ViewCall:
+    name: Literal["inspect_analysis_view"] = field("The tool")
+    arguments: Open = field("Its arguments: the retained parent and a view")
+
+
+@attrs.frozen(kw_only=True)
+class CaptureCalls:
+    records: ViewCall = field("The first page of records (follow coverage.next_offset)")
+    api_surface: ViewCall = field("Request lines grouped by method, origin and path template")
+
+
+@attrs.frozen(kw_only=True)
+class CaptureSummary:
+    """inspect_web_network_capture: counts, first rows and the redaction index; bounded whatever the capture."""
+
+    format: Literal["har", "mitmproxy"] = field("The capture format")
+    decoder: Decoder = field("The parser that read it")
+    capture: CaptureArtifact = field("The capture file")
+    total_records: int = field("Records in the file", minimum=0)
+    records_in_evidence: int = field("Records the parent Evidence holds (record_ordinals may select fewer)", minimum=0)
+    format_versions_found: tuple[str, ...] = field("mitmproxy: the flow format versions the dump wrote (0.12, 17)")
+    counts: CaptureCounts = field("Counts over the records of the Evidence")
+    first_records: tuple[CaptureRow, ...] = field("The first 20 records as request lines")
+    redaction_index: RedactionIndex = field("What was withheld, where and by which rule (first 24 entries)")
+    continue_with: CaptureCalls = field("Ready calls that page the retained parent")

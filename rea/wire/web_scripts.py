@@ -36,14 +36,19 @@ class AnalyzeWebBundleArgs(InspectWebPageArgs):
     include_script_sources: bool = field(
         "Capture script sources (the analysis needs them; false is refused)", default=True
     )
-    approved: bool = field("Accepted as 6.x sends it (the call is passive either way)", default=True)
-    source_capture_approved: bool = field("Approval to capture script sources (false is refused)", default=True)
+    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
+    source_capture_approved: bool = field(
+        "Accepted from older clients and ignored: REA requires no approval flags", default=True
+    )
     analysis_limits: BundleLimits = field("Analysis bounds", factory=BundleLimits)
     fetch_source_maps: bool = field(
         "Fetch each script's declared source map, only from allowed origins (the page's own when none given)",
         default=False,
     )
-    source_map_fetch_approved: bool = field("Approval for fetch_source_maps; must equal it", default=False)
+    source_map_fetch_approved: bool = field(
+        "Accepted from older clients and ignored: REA requires no approval flags (fetch_source_maps alone decides)",
+        default=False,
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -25,7 +25,7 @@ from rea.layout.views import layout_view, macho_view
 from rea.managed.views import managed_view
 from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
-from rea.web_network.api_surface import api_surface_view
+from rea.web_network.views import capture_view
 from rea.native.views import native_view
 from rea.program import Context, Outcome, Program, failed
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
@@ -43,7 +43,7 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inspect_binary_layout": layout_view,
     "inspect_wasm_artifact": wasm_view,
     "inspect_macho": macho_view,
-    "inspect_web_network_capture": api_surface_view,
+    "inspect_web_network_capture": capture_view,
     "inspect_managed_artifact": managed_view,
     "inspect_managed_members": managed_view,
     "compare_application_versions": comparison_view,
@@ -57,12 +57,14 @@ KIND_PARENT = {
     "comparison": "compare_application_versions",
 }
 LAYOUT_COLLECTIONS = ("sections", "symbols")
+COLLECTION_PARENT = {"records": "inspect_web_network_capture"}
 
 
 def _unproduced(source: Evidence, view: Mapping[str, Any]) -> ReaError | None:
     producer = KIND_PARENT.get(view["kind"])
     if producer is None and view.get("collection") in LAYOUT_COLLECTIONS:
         producer = "inspect_binary_layout"
+    producer = producer or COLLECTION_PARENT.get(view.get("collection", ""))
     if producer is None or source.operation == producer:
         return None
     if producer not in VIEW_DISPATCH:

@@ -22,6 +22,8 @@ from rea.web_network.capture import LIMITATIONS, Malformed, artifact_view, flow_
 from rea.web_network.model import MAX_CAPTURE_BYTES, ReadCapture, ReadPng
 from rea.web_network.png import Image, PngError, decode_png
 from rea.web_network.screenshots import artifact_bytes, compare
+from rea.web_network.views import redaction_index
+from rea.workflows.layout import deliver
 
 PIXELS_PROVIDER = Provider(id="rea-png", name="REA PNG pixel comparison (zlib)", version=__version__)
 
@@ -63,6 +65,7 @@ def _capture_result(read: Mapping[str, Any], args: Mapping[str, Any]) -> dict[st
         "runtime_attribution": "unknown",
         "limitations": list(LIMITATIONS),
         "max_input_bytes": MAX_CAPTURE_BYTES,
+        "redaction_index": redaction_index(records, container["redactions"]),
     }
 
 
@@ -76,29 +79,29 @@ def inspect_web_network_capture(session: Session, args: Mapping[str, Any], ctx: 
         return failed(session, result)
     decoder = result["decoder"]
     artifact = result["artifact"]
-    # declared sensitive values are never persisted in the Evidence parameters
-    parameters = {k: v for k, v in args.items() if k != "sensitive_values"}
+    # declared sensitive values are never persisted in the Evidence parameters; delivery detail is not identity
+    parameters = {k: v for k, v in args.items() if k not in ("sensitive_values", "detail")}
     parameters["sensitive_value_count"] = len(args["sensitive_values"])
     if not artifact["path"]:
         parameters.pop("capture_path")
-    return recorded(
-        session,
-        create_evidence(
-            provider=Provider(id=decoder["id"], name=decoder["name"], version=decoder["version"]),
-            operation="inspect_web_network_capture",
-            parameters=parameters,
-            normalized_result=result,
-            subject=Subject(
-                name=artifact["path"].rsplit("/", 1)[-1] or "capture",
-                sha256=artifact["sha256"] or "0" * 64,
-                format="file",  # the subject vocabulary has no capture kinds; normalized_result.format says which
-                architecture=None,
-                local_path=artifact["path"],
-            ),
-            authority="historical-reference",
-            limitations=result["limitations"],
+    built = create_evidence(
+        provider=Provider(id=decoder["id"], name=decoder["name"], version=decoder["version"]),
+        operation="inspect_web_network_capture",
+        parameters=parameters,
+        normalized_result=result,
+        subject=Subject(
+            name=artifact["path"].rsplit("/", 1)[-1] or "capture",
+            sha256=artifact["sha256"] or "0" * 64,
+            format="file",  # the subject vocabulary has no capture kinds; normalized_result.format says which
+            architecture=None,
+            local_path=artifact["path"],
         ),
+        authority="historical-reference",
+        limitations=result["limitations"],
     )
+    if not is_successful(built):
+        return failed(session, built.failure())
+    return deliver(session, built.unwrap(), args["detail"])
 
 
 def _decoded(data: bytes | str, side: str, maximum_pixels: int) -> Result[Image, ReaError]:

@@ -1,7 +1,7 @@
 """Programs of the web family's script tools.
 
 analyze_web_bundle observes the page exactly as inspect_web_page does (same scope checks, same
-passive commands, sources captured), then parses the captured sources and, when approved, fetches
+passive commands, sources captured), then parses the captured sources and, with fetch_source_maps, fetches
 their declared source maps from allowed origins only. The export and the two traces read local
 files only.
 """
@@ -32,18 +32,12 @@ from rea.workflows.web import PAGE_OPTIONS, _evidence, _inspect_refusal, observe
 
 def _bundle_refusal(args: Mapping[str, Any]) -> ReaError | None:
     limits = args["analysis_limits"]
-    if not args["include_script_sources"] or not args["source_capture_approved"]:
-        field = "include_script_sources" if not args["include_script_sources"] else "source_capture_approved"
+    # the *_approved flags are accepted from older clients and ignored: REA requires no approval flags
+    if not args["include_script_sources"]:
         return invalid_request(
-            f"{field} is false: analyze_web_bundle analyzes captured script sources",
-            field=field,
-            accepted="include_script_sources: true and source_capture_approved: true (the defaults)",
-        )
-    if args["fetch_source_maps"] != args["source_map_fetch_approved"]:
-        return invalid_request(
-            "fetch_source_maps and source_map_fetch_approved must agree: fetching source maps needs its own approval",
-            field="source_map_fetch_approved",
-            accepted="both true (fetch from allowed origins) or both false (the default)",
+            "include_script_sources is false: analyze_web_bundle analyzes captured script sources",
+            field="include_script_sources",
+            accepted="include_script_sources: true (the default)",
         )
     if limits["max_source_map_bytes"] > limits["max_total_source_map_bytes"]:
         return invalid_request(

@@ -80,7 +80,8 @@ def _by_index(collection: str, rows: Sequence[Any], index: int) -> Result[Any, R
 def _row_name(row: Mapping[str, Any]) -> str | None:
     """Sections and symbols carry a Name record; export rows a string; import descriptors their library."""
     found = row.get("name", row.get("library"))
-    return found["display"] if isinstance(found, dict) else found
+    name: str | None = found["display"] if isinstance(found, dict) else found
+    return name
 
 
 def _by_name(collection: str, rows: Sequence[Mapping[str, Any]], name: str) -> Result[Any, ReaError]:

@@ -330,9 +330,9 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
         module=c.module_identity(facts),
         assembly=assembly_identity(facts),
         target_frameworks=frameworks,
-        references=c.page(refs, args["reference_offset"], args.get("reference_limit")),  # type: ignore[arg-type]
-        resources=c.page(res, args["resource_offset"], args.get("resource_limit")),  # type: ignore[arg-type]
-        attributes=c.page(attrs_all, args["attribute_offset"], args.get("attribute_limit")),  # type: ignore[arg-type]
+        references=c.page(refs, args["reference_offset"], args.get("reference_limit")),
+        resources=c.page(res, args["resource_offset"], args.get("resource_limit")),
+        attributes=c.page(attrs_all, args["attribute_offset"], args.get("attribute_limit")),
         portable_pdb=pdb,
         coverage=c.coverage(facts),
         limitations=tuple(limitations),

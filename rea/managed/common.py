@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from collections.abc import Sequence
 
 from rea.managed.facts import AssemblyFacts, Issue, Row
@@ -16,6 +18,9 @@ NO_EXECUTION = (
     "Execution-free: the assembly was parsed from its bytes; no code was loaded, JIT-compiled or run, so runtime "
     "binding, reflection and dynamically generated code are not observed."
 )
+
+
+_T = TypeVar("_T")
 
 
 def artifact_ref(facts: AssemblyFacts) -> w.ArtifactRef:
@@ -92,7 +97,7 @@ def coverage(facts: AssemblyFacts, extra: Sequence[Issue] = ()) -> w.Coverage:
     return w.Coverage(state=state, issues=tuple(issue(i) for i in issues))
 
 
-def page(items: Sequence[object], offset: int, limit: int | None) -> tuple[object, ...]:
+def page(items: Sequence[_T], offset: int, limit: int | None) -> tuple[_T, ...]:
     """The 3.1 paging extras over a complete listing (default: all of it)."""
     end = None if limit is None else offset + limit
     return tuple(items[offset:end])

@@ -287,5 +287,5 @@ def members_result(facts: AssemblyFacts, architecture: str, args: Mapping[str, A
         identity_scope=c.identity_scope(facts, module),
         coverage=c.coverage(facts),
         limitations=tuple(_limitations(listings, args)),
-        **paged,  # type: ignore[arg-type]
+        **paged,
     )

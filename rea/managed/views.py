@@ -38,8 +38,10 @@ UNKNOWNS = ["runtime behaviour is unknown: no managed code was loaded or execute
 def rows(nr: Mapping[str, Any], facet: str) -> Sequence[Any]:
     if facet == "pdb_documents":
         pdb = nr.get("portable_pdb")
-        return pdb["documents"] if pdb else []
-    return nr[facet]
+        documents: Sequence[Any] = pdb["documents"] if pdb else []
+        return documents
+    listed: Sequence[Any] = nr[facet]
+    return listed
 
 
 def exhaustive(nr: Mapping[str, Any], facet: str) -> bool:

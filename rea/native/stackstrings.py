@@ -291,10 +291,10 @@ def _x86_step(frame: _Frame, row: Kept) -> None:
     elif "bp" in destination or "sp" in destination:
         memory = _X86_MEMORY.match(operands)
         if memory is not None:
-            width, base, sign, displacement, source = memory.groups()
+            spelled, base, sign, displacement, stored = memory.groups()
             offset = (_number(displacement) if displacement else 0) * (-1 if sign == "-" else 1)
-            value = _x86_value(frame, source, _WIDTH[width])
-            frame.store(address, base, offset, _WIDTH[width], value)
+            value = _x86_value(frame, stored, _WIDTH[spelled])
+            frame.store(address, base, offset, _WIDTH[spelled], value)
 
 
 def _x86_move(frame: _Frame, register: tuple[str, int], source: str) -> None:
@@ -459,7 +459,7 @@ def _printable(byte: int | None) -> bool:
 
 def strings_of(procedure: int, frame: _Frame) -> list[StackString]:
     """The printable runs of at least `MIN_CHARS` known bytes of each frame, in frame order."""
-    found = []
+    found: list[StackString] = []
     for base in sorted({b for b, _ in frame.bytes}):
         offsets = sorted(o for b, o in frame.bytes if b == base)
         run: list[int] = []

@@ -224,7 +224,8 @@ def _x86(
     """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
     immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
     add, refs, sized = found.refs.append, found.refs, found.sized
-    at, sizes, mnemonics, texts = (c.append for c in found.kept)
+    kept = found.kept
+    at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
     for address, size, mnemonic, operands in _lite(cs, region, found.counts, 1):
         if mnemonic in FRAME_X86:
@@ -302,7 +303,8 @@ def _arm64(
 ) -> None:
     """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
     add = found.refs.append
-    at, sizes, mnemonics, texts = (c.append for c in found.kept)
+    kept = found.kept
+    at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     pages: dict[str, int] = {}
     for address, size, mnemonic, operands in _lite(cs, region, found.counts, 4):
         if mnemonic in FRAME_ARM64:

@@ -86,7 +86,20 @@ def test_refusals_name_the_offending_path(arguments, path):
 def test_the_advertised_result_has_the_reference_fields_and_types():
     result = CONTRACT.output_schema["properties"]["normalized_result"]
     by_kind = {branch["properties"]["kind"]["const"]: branch for branch in result["anyOf"]}
-    kinds = {"summary", "facet", "item", "page", "native", "inventory", "android", "wasm", "macho", "api-surface", "managed", "comparison"}
+    kinds = {
+        "summary",
+        "facet",
+        "item",
+        "page",
+        "native",
+        "inventory",
+        "android",
+        "wasm",
+        "macho",
+        "api-surface",
+        "managed",
+        "comparison",
+    }
     assert set(by_kind) == kinds
     for kind, branch in by_kind.items():
         assert {

@@ -257,8 +257,7 @@ async def observe_native_calls(effect: ObserveNativeCalls, progress: Progress) -
                 _kill(state["pid"])
                 owned.disown(name)
                 if cancelled:  # what was seen before the cancel goes to the program with ProgramCancelled
-                    observed = _observed(effect, found, state, before, root, remaining, started)
-                    progress.effect_partial = {**observed, "interrupted": {"reason": "cancelled"}}
+                    progress.effect_partial = _partial(effect, found, state, before, root, remaining, started)
         observed = _observed(effect, found, state, before, root, remaining, started)
     return Success(_judged(effect, state, observed, remaining))
 
@@ -293,6 +292,24 @@ def _observed(
         },
         "notes": state["notes"][:16],
     }
+
+
+def _partial(
+    effect: ObserveNativeCalls,
+    found: dict[str, str],
+    state: dict[str, Any],
+    before: dict[str, Any],
+    root: Path,
+    remaining: list[str],
+    started: float,
+) -> dict[str, Any] | None:
+    """The cancelled observation's facts; None when they cannot be gathered (the target vanished, say),
+    so the cancel stays a plain cancel rather than an error raised over it."""
+    try:
+        observed = _observed(effect, found, state, before, root, remaining, started)
+    except OSError:
+        return None
+    return {**observed, "interrupted": {"reason": "cancelled"}}
 
 
 def _judged(

@@ -157,3 +157,36 @@ def test_a_cleanup_failure_keeps_the_observation_and_names_the_survivor(loop, tm
     assert result["interrupted"] == {"reason": "cleanup-incomplete"} and result["coverage"]["status"] == "partial"
     assert [int(e["registers"][0]["value"], 16) for e in result["events"]] == [0, 1, 2]
     assert result["process"]["terminated"] is False
+
+
+def test_the_partial_record_says_what_ended_it():
+    """Pure: a launch that made no process reports process null; every partial record is partial."""
+    from rea.native_runtime.observation import partial_result
+
+    facts = {
+        "lines": [{"type": "debugger", "version": "lldb 14"}, {"type": "failed", "reason": "launch"}],
+        "pid": None,
+        "resource_limit": False,
+        "terminated": True,
+        "elapsed_ms": 12.0,
+        "stdout": {"text": "", "bytes": 0, "truncated": False, "complete": True},
+        "stderr": {"text": "", "bytes": 0, "truncated": False, "complete": True},
+        "debugger": {"path": "/usr/bin/lldb", "sha256": "0" * 64, "version": "lldb 14"},
+        "target": {
+            "path": "/x",
+            "sha256": "1" * 64,
+            "architecture": "x86_64",
+            "file_device": "1",
+            "file_inode": "2",
+            "stable": True,
+        },
+        "notes": [],
+    }
+    args = {"breakpoints": TICK, "arguments": [], "environment": {}, "max_events": 10}
+    launch = partial_result(args, {**facts, "interrupted": {"reason": "launch-failed"}})
+    assert launch["process"] is None and launch["events"] == [] and launch["coverage"]["status"] == "partial"
+    assert launch["limitations"][0].startswith("Partial: LLDB could not launch")
+    exited = {**facts, "pid": 7, "lines": [{"type": "started", "pid": 7}, {"type": "finished", "outcome": "exited"}]}
+    cleanup = partial_result(args, {**exited, "interrupted": {"reason": "cleanup-incomplete"}})
+    assert cleanup["process"]["outcome"] == "exited" and cleanup["coverage"]["status"] == "partial"
+    assert cleanup["interrupted"] == {"reason": "cleanup-incomplete"}

@@ -148,10 +148,11 @@ async def _perform(effect: Any, progress: Progress) -> Result[Any, ReaError] | N
     return await handler(effect, progress)
 
 
-def _settle(produced: Any, phase: str) -> Outcome | None:
-    """Tell a cancelled program (synchronously, no effects run) and keep the Outcome it returns, if any."""
+def _settle(produced: Any, phase: str, partial: Any = None) -> Outcome | None:
+    """Tell a cancelled program (synchronously, no effects run) and keep the Outcome it returns, if any;
+    `partial` is what the cancelled effect observed before it stopped (see ProgramCancelled)."""
     try:
-        produced.throw(ProgramCancelled(phase))
+        produced.throw(ProgramCancelled(phase, partial))
     except StopIteration as stop:
         return stop.value if isinstance(stop.value, Outcome) else None
     except Exception:  # the program did not handle it (the usual case): nothing to keep
@@ -180,10 +181,11 @@ async def run(
                 effect = produced.send(reply)
             except StopIteration as stop:
                 return stop.value
+            progress.effect_partial = None
             try:
                 reply = await _perform(effect, progress)
             except cancelled:
-                progress.cancelled_outcome = _settle(produced, progress.phase)
+                progress.cancelled_outcome = _settle(produced, progress.phase, progress.effect_partial)
                 raise
             except Exception as exc:  # a handler bug must not crash the transport
                 reply = Failure(_unexpected(effect, exc))

@@ -34,6 +34,7 @@ class Progress:
         self._phase = "starting"
         self._last: str | None = None  # the text last sent: a repeat of it tells the client nothing
         self.cancelled_outcome: Any = None  # the Outcome a cancelled program returned, if it returned one
+        self.effect_partial: Any = None  # what a cancelled effect observed before it stopped (for the program)
 
     async def report(self, phase: str, message: str, *, terminal: bool = False) -> None:
         self._phase = phase

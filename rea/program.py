@@ -139,7 +139,14 @@ class ProgramCancelled(Exception):
     A program may catch it to return an Outcome that retains what it completed (partial
     Evidence, referenced by the cancelled error's partial_observation); it must not yield
     again. The call is still cancelled: the transport keeps the session of that Outcome.
+    `partial` is what the effect running at the cancel had observed before it stopped (its facts, as
+    it would have answered them, when the effect keeps any; else None): one long effect, such as a
+    process observed under a debugger, hands its partial facts to the program this way.
     """
+
+    def __init__(self, phase: str, partial: Any = None) -> None:
+        super().__init__(phase)
+        self.partial = partial
 
 
 @attrs.frozen(kw_only=True)

@@ -241,81 +241,105 @@ async def observe_native_calls(effect: ObserveNativeCalls, progress: Progress) -
 
         owned.own(name, stop)
         remaining: list[str] = []
+        cancelled = False
         try:
             assert process.stdin is not None
             await process.stdin.send((json.dumps(request) + "\n").encode())
             await process.stdin.aclose()
             await _collect(process, effect.request["duration_ms"] / 1000 + GRACE_S, state, progress)
+        except anyio.get_cancelled_exc_class():
+            cancelled = True
+            raise
         finally:
             with anyio.CancelScope(shield=True):
                 _kill(state["pid"])  # the launched process first, then the bridge's whole group
                 remaining = await process_group.terminate(process)
                 _kill(state["pid"])
                 owned.disown(name)
-        terminated = not remaining and _gone(state["pid"])
-        elapsed_ms = round((time.monotonic() - started) * 1000, 3)
-        stdout, stderr = _captured(root / "stdout"), _captured(root / "stderr")
-    return _facts(effect, found, state, before, terminated, elapsed_ms, stdout, stderr, remaining)
+                if cancelled:  # what was seen before the cancel goes to the program with ProgramCancelled
+                    progress.effect_partial = _partial(effect, found, state, before, root, remaining, started)
+        observed = _observed(effect, found, state, before, root, remaining, started)
+    return Success(_judged(effect, state, observed, remaining))
 
 
-def _facts(
+def _observed(
     effect: ObserveNativeCalls,
     found: dict[str, str],
     state: dict[str, Any],
     before: dict[str, Any],
-    terminated: bool,
-    elapsed_ms: float,
-    stdout: dict[str, Any],
-    stderr: dict[str, Any],
+    root: Path,
     remaining: list[str],
-) -> Result[Any, ReaError]:
+    started: float,
+) -> dict[str, Any]:
+    """Everything the observation saw, whatever ended it (the pure side decides what it amounts to)."""
+    after = _identity(effect.path)
+    return {
+        "lines": state["lines"],
+        "pid": state["pid"],
+        "resource_limit": state["resource_limit"],
+        "terminated": not remaining and _gone(state["pid"]),
+        "elapsed_ms": round((time.monotonic() - started) * 1000, 3),
+        "stdout": _captured(root / "stdout"),
+        "stderr": _captured(root / "stderr"),
+        "debugger": {"path": found["lldb"], "sha256": _digest(found["lldb"]), "version": _version(found["lldb"])},
+        "target": {
+            "path": effect.path,
+            "sha256": effect.sha256,
+            "architecture": effect.request["architecture"],
+            "file_device": before["dev"],
+            "file_inode": before["ino"],
+            "stable": before == after,
+        },
+        "notes": state["notes"][:16],
+    }
+
+
+def _partial(
+    effect: ObserveNativeCalls,
+    found: dict[str, str],
+    state: dict[str, Any],
+    before: dict[str, Any],
+    root: Path,
+    remaining: list[str],
+    started: float,
+) -> dict[str, Any] | None:
+    """The cancelled observation's facts; None when they cannot be gathered (the target vanished, say),
+    so the cancel stays a plain cancel rather than an error raised over it."""
+    try:
+        observed = _observed(effect, found, state, before, root, remaining, started)
+    except OSError:
+        return None
+    return {**observed, "interrupted": {"reason": "cancelled"}}
+
+
+def _judged(
+    effect: ObserveNativeCalls, state: dict[str, Any], observed: dict[str, Any], remaining: list[str]
+) -> dict[str, Any]:
+    """The facts, with the failure the observation ended in (launch, cleanup) named beside what it saw."""
     failed = next((line for line in state["lines"] if line.get("type") == "failed"), None)
     if failed is not None or state["pid"] is None:
         message = (failed or {}).get("message") or "the LLDB bridge ended before the process started"
-        return Failure(
-            ReaError(
-                code="process_capture_failed",
-                message=f"LLDB could not launch {effect.path}: {message}.",
-                details={
-                    "provider": "lldb",
-                    "reason": (failed or {}).get("reason", "bridge"),
-                    "bridge_stderr": state["stderr"].decode("utf-8", "replace")[-4000:],
-                    "remaining": remaining,
-                },
-                action="Check that the open target is an executable for this host (a Linux ELF), then call again.",
-            )
-        )
-    after = _identity(effect.path)
-    if remaining:
-        return Failure(
-            ReaError(
-                code="cleanup_incomplete",
-                message=f"The observed process group did not exit: {', '.join(remaining)} still run.",
-                details={"owned_resources": ["process"], "remaining": remaining},
-                action="Stop the listed processes (kill -9), then call again.",
-            )
-        )
-    return Success(
-        {
-            "lines": state["lines"],
-            "pid": state["pid"],
-            "resource_limit": state["resource_limit"],
-            "terminated": terminated,
-            "elapsed_ms": elapsed_ms,
-            "stdout": stdout,
-            "stderr": stderr,
-            "debugger": {"path": found["lldb"], "sha256": _digest(found["lldb"]), "version": _version(found["lldb"])},
-            "target": {
-                "path": effect.path,
-                "sha256": effect.sha256,
-                "architecture": effect.request["architecture"],
-                "file_device": before["dev"],
-                "file_inode": before["ino"],
-                "stable": before == after,
+        error = ReaError(
+            code="process_capture_failed",
+            message=f"LLDB could not launch {effect.path}: {message}.",
+            details={
+                "provider": "lldb",
+                "reason": (failed or {}).get("reason", "bridge"),
+                "bridge_stderr": state["stderr"].decode("utf-8", "replace")[-4000:],
+                "remaining": remaining,
             },
-            "notes": state["notes"][:16],
-        }
-    )
+            action="Check that the open target is an executable for this host (a Linux ELF), then call again.",
+        )
+        return {**observed, "interrupted": {"reason": "launch-failed"}, "failure": error}
+    if remaining:
+        error = ReaError(
+            code="cleanup_incomplete",
+            message=f"The observed process group did not exit: {', '.join(remaining)} still run.",
+            details={"owned_resources": ["process"], "remaining": remaining},
+            action="Stop the listed processes (kill -9), then call again.",
+        )
+        return {**observed, "interrupted": {"reason": "cleanup-incomplete"}, "failure": error}
+    return observed
 
 
 HANDLERS = {ObserveNativeCalls: observe_native_calls}

@@ -131,3 +131,28 @@ def observation_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dic
         },
         "limitations": limitations,
     }
+
+
+INTERRUPTIONS = {
+    "cancelled": "the call was cancelled while the process ran; REA stopped it and kept what LLDB had reported",
+    "launch-failed": "LLDB could not launch the process; only the debugger, the target's identity and the "
+    "requests were observed",
+    "cleanup-incomplete": "the observed process group did not exit when REA stopped it",
+}
+
+
+def partial_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+    """The observation a failed or cancelled call retains: the record of what was seen, marked partial.
+
+    `interrupted.reason` says what ended it (cancelled, launch-failed, cleanup-incomplete); a launch
+    that never produced a process has `process: null` (there is no pid, exit or output to report)."""
+    result = observation_result(args, facts)
+    reason = facts["interrupted"]["reason"]
+    limitation = f"Partial: {INTERRUPTIONS[reason]}."
+    return {
+        **result,
+        "process": result["process"] if facts["pid"] is not None else None,
+        "coverage": {**result["coverage"], "status": "partial"},
+        "interrupted": {"reason": reason},
+        "limitations": [limitation, *result["limitations"]],
+    }

@@ -5,15 +5,17 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
+import attrs
 from returns.pipeline import is_successful
+from returns.result import Failure
 
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, no_target
 from rea.evidence import Provider, Subject, create_evidence
 from rea.native_runtime.effects import ObserveNativeCalls
-from rea.native_runtime.observation import bridge_request, observation_result
-from rea.program import Context, ReportProgress, failed, recorded
-from rea.session import Session
+from rea.native_runtime.observation import bridge_request, observation_result, partial_result
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed, recorded
+from rea.session import Session, Target, record
 
 
 def _not_executable(path: str, fmt: str) -> ReaError:
@@ -33,14 +35,23 @@ def observe_native_calls(session: Session, args: Mapping[str, Any], ctx: Context
         return failed(session, _not_executable(target.path, target.format))
     yield ReportProgress(phase="observing native calls", message=target.path)
     request = bridge_request(args, target.architecture, target.path)
-    ran = yield ObserveNativeCalls(path=target.path, sha256=target.sha256, request=request)
+    try:
+        ran = yield ObserveNativeCalls(path=target.path, sha256=target.sha256, request=request)
+    except ProgramCancelled as stop:
+        if not stop.partial:  # cancelled before anything was observed: nothing to keep
+            raise
+        return _retained(session, target, args, stop.partial, _cancelled(str(stop)))
     if not is_successful(ran):
         return failed(session, ran.failure())
     facts = ran.unwrap()
-    result = observation_result(args, facts)
-    debugger = facts["debugger"]
-    built = create_evidence(
-        provider=Provider(id="lldb", name="LLDB (Debian)", version=debugger["version"]),
+    if facts.get("failure") is not None:  # launch or cleanup failed: the error names what was seen
+        return _retained(session, target, args, facts, facts["failure"])
+    return recorded(session, _evidence(target, args, facts, observation_result(args, facts)))
+
+
+def _evidence(target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], result: Mapping[str, Any]):
+    return create_evidence(
+        provider=Provider(id="lldb", name="LLDB (Debian)", version=facts["debugger"]["version"]),
         operation="observe_native_calls",
         parameters=dict(args),
         normalized_result=result,
@@ -55,7 +66,31 @@ def observe_native_calls(session: Session, args: Mapping[str, Any], ctx: Context
         authority="controlled-replay",
         limitations=result["limitations"],
     )
-    return recorded(session, built)
+
+
+def _cancelled(phase: str) -> ReaError:
+    return ReaError(
+        code="cancelled",
+        message=f"observe_native_calls was cancelled during {phase}; the observed process was stopped.",
+        details={"phase": phase},
+        action="Read the partial observation (its coverage is partial), or observe again.",
+    )
+
+
+def _retained(
+    session: Session, target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], error: ReaError
+) -> Outcome:
+    """The failure or cancel, with what was observed before it retained as partial Evidence and named in
+    details.partial_observation (the contract's rule for native call tracing: even when cleanup succeeds)."""
+    built = _evidence(target, args, facts, partial_result(args, facts))
+    if not is_successful(built):
+        if error.code == "cancelled":
+            raise ProgramCancelled(error.details["phase"])
+        return failed(session, error)
+    evidence = built.unwrap()
+    reference = {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}
+    kept = attrs.evolve(error, details={**(error.details or {}), "partial_observation": reference})
+    return Outcome(session=record(session, (evidence,)), reply=Failure(kept))
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {"observe_native_calls": observe_native_calls}

@@ -154,6 +154,7 @@ class _Graph:
         self.linked_maps: dict[str, str] = {}
         self.map_sources: dict[str, list[str | None]] = {}
         self.root_pkg = self.packages.get("")
+        self.package_files: dict[str, list[str]] = {}  # a package's own files, for its `*` map patterns
 
     def owning_package(self, path: str) -> str | None:
         for d in self.package_dirs:
@@ -665,9 +666,12 @@ def _map_targets(g: _Graph, pkg_dir: str, key: str, target: str, manifest: str) 
     if not target.startswith("./"):
         return []
     if "*" in key and "*" in target:
-        inside = pkg_dir + "/" if pkg_dir else ""
-        files = (p for p in g.paths if p.startswith(inside) and "node_modules/" not in p[len(inside) :])
-        return pattern_matches(pkg_dir, key, target, files)
+        if pkg_dir not in g.package_files:  # once per package, not per pattern leaf
+            inside = pkg_dir + "/" if pkg_dir else ""
+            g.package_files[pkg_dir] = [
+                p for p in g.paths if p.startswith(inside) and "node_modules/" not in p[len(inside) :]
+            ]
+        return pattern_matches(pkg_dir, key, target, g.package_files[pkg_dir])
     found = join(pkg_dir, target)
     if found is not None and found in g.paths:
         return [(key, found)]

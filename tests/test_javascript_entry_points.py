@@ -347,3 +347,28 @@ def test_javascript_documented_defaults_are_the_real_ones(tmp_path):
     description = next(t.description for t in TOOLS if t.name == "trace_javascript_semantics")
     assert "builds no semantic graph" not in description and "literal" in description
     assert _SESSIONS[evidence["evidence_id"]] is conn
+
+
+def test_imports_maps_give_their_targets_incoming_edges(tmp_path):
+    """A package's `imports` map (`#config`, `#utils/*`, `#env` by condition) loads its own files, like
+    `exports`; a `./` target missing from the tree is an unknown, a bare target is left to the resolver."""
+    from test_javascript_resolution import IMPORTS_APP
+
+    result = analyze(write_tree(tmp_path / "app", IMPORTS_APP))["normalized_result"]
+    names = labels(result)
+    loads = {
+        (names[e["source_node_id"]], e["subpath"], names[e["target_node_id"]]): e["conditions"]
+        for e in result["graph"]["edges"]
+        if e.get("kind") == "imports"
+    }
+    assert loads[("package:.", "#config", "module:src/config.js")] == [[]]
+    assert loads[("package:.", "#utils/strings", "module:src/utils/strings.js")] == [[]]
+    assert loads[("package:.", "#env", "module:src/env.cjs")] == [["require"]]
+    assert loads[("package:.", "#env", "module:src/env.mjs")] == [["import"]]
+    assert loads[("package:.", "#fp", "module:src/browser.js")] == [["browser"]]
+    assert loads[("package:node_modules/dep-pkg", "#own", "module:node_modules/dep-pkg/lib/own.js")] == [[]]
+    assert not any(target.endswith("dep-pkg/index.js") for _, key, target in loads if key == "#dep")
+    missing = {u["reference"] for u in result["unknowns"] if u["kind"] == "package-map-target-missing"}
+    assert "#gone -> ./src/gone.js" in missing and "#fp -> ./src/nofp.js" in missing
+    exported = {(e["label"], e["subpath"]) for e in result["entry_points"] if e.get("subpath")}
+    assert exported == set()  # the root package has no `exports`: its imports are private, never entry points

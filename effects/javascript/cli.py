@@ -80,7 +80,14 @@ def render(value: Mapping[str, Any]) -> str:
         f"  {s['modules']} modules, {s['nodes']} nodes, {s['edges']} edges, {s['unknowns']} unknowns",
     ]
     for e in r["entry_points"][:10]:
-        lines.append(f"  entry: {e.get('label', e['node'])} ({e['basis']}{', ' + e['role'] if e['role'] else ''})")
+        chains = " | ".join(" + ".join(c) or "(any)" for c in e.get("conditions") or ())
+        how = f", {chains} -> {e['format']}" if e.get("format") else ""
+        lines.append(f"  entry: {e.get('label', e['node'])} ({e['basis']}{how}{', ' + e['role'] if e['role'] else ''})")
+    for p in (r.get("protocols") or {}).get("items", ()):
+        lines.append(f"  protocol {p['scheme']}: ({', '.join(p['registrations'])})")
+    for p in (r.get("content_security_policies") or {}).get("items", ())[:10]:
+        shown = p["value"] if p.get("value") is not None else f"(not a literal: {p.get('reason')})"
+        lines.append(f"  csp ({p['form']}) {p['path']}:{p['line']}: {shown}")
     for role, info in r["roles"].items():
         lines.append(f"  {role}: {info['count']} modules, e.g. {', '.join(info['paths'][:3])}")
     for ch in r["ipc_channels"]["items"]:

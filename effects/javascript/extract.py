@@ -26,6 +26,7 @@ import orjson
 from rea import jsonc
 from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.text import printable
+from effects.javascript import csp
 from effects.javascript import export_forms as forms
 
 PARSER_NAME = "tree-sitter"
@@ -246,7 +247,10 @@ def _shape(value: ts.Node | None) -> dict[str, Any]:
         }
     if t in ("string", "number", "true", "false", "null", "template_string", "regex"):
         text = _text(value)
-        return {"type": "literal", "value": text} if len(text) <= 128 else {"type": "literal", "sha256": _sha(text)}
+        # the value (its first MAX_STRING characters) and the digest of all of it, always both: a comparison
+        # then shows each side's value beside a digest that says whether they differ past the cut
+        literal = {"type": "literal", "value": text[:MAX_STRING], "sha256": _sha(text)}
+        return {**literal, "value_truncated": True} if len(text) > MAX_STRING else literal
     return {"type": "unknown"}
 
 
@@ -453,6 +457,10 @@ def javascript_facts(
         globals=sorted(globals_),
         omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
     )
+    if csp.might_hold(data):
+        policies = csp.code_policies(root, data)
+        if policies:
+            facts["csp"] = policies
     if semantic:
         from effects.javascript.semantic_facts import semantic_facts
 
@@ -575,7 +583,8 @@ def html_facts(data: bytes) -> dict[str, Any]:
                     "line": data.count(b"\n", 0, m.start()) + 1,
                 }
             )
-    return {"scripts": scripts, "inline_scripts": inline}
+    policies = csp.meta_policies(data)
+    return {"scripts": scripts, "inline_scripts": inline, **({"csp": policies} if policies else {})}
 
 
 def _json(data: bytes) -> Any:

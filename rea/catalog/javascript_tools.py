@@ -63,10 +63,14 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_javascript_semantics",
         "Trace JavaScript Semantics",
-        "Query application Evidence from a seed: an application-node seed is traversed over the graph's module, "
-        "IPC, bridge, load and URL relations (backward-provenance, forward-influence, callers, ownership). Seeds "
-        "that need the semantic companion graph (semantic-node, literal, function, property, endpoint, event, "
-        "boundary-field) answer status unsupported with the reason: this analyzer builds no semantic graph.",
+        "Query application Evidence from a seed, in one direction (backward-provenance, forward-influence, "
+        "callers, ownership). An application-node seed is traversed over the application graph's module, IPC, "
+        "bridge, load and URL relations; the other seeds (semantic-node, literal, function, property, endpoint, "
+        "event, boundary-field) are answered from the semantic companion graph the analysis builds (functions, "
+        "parameters, bindings, literals, calls, property slots, events), e.g. where a literal URL or channel flows. "
+        "Only a record whose analysis stopped before building that graph answers them status unsupported. "
+        "Relations are paged (query.page_size; page.next_cursor); nodes and relations point to shared "
+        "evidence_contexts.",
         w.TraceSemanticsArgs,
         w.SemanticQueryResult,
         {

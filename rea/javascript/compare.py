@@ -7,6 +7,7 @@ with their own ids, a summary and coverage. Absence on a partial side is unknown
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 from collections.abc import Mapping, Sequence
 
@@ -68,12 +69,23 @@ def _index(result: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, str, dic
     return out
 
 
+def comparable_shape(shape: Any) -> Any:
+    """A literal shape with both its value and its digest. A record written before literals carried both has a
+    short literal's value only, or a long one's digest only: the value's digest is computed here so the two
+    sides of a comparison always show the same fields (never a value on one side and a digest on the other)."""
+    if not isinstance(shape, Mapping) or shape.get("type") != "literal" or "sha256" in shape:
+        return shape
+    if isinstance(shape.get("value"), str):
+        return {**shape, "sha256": hashlib.sha256(shape["value"].encode("utf-8", "surrogatepass")).hexdigest()}
+    return shape
+
+
 def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
     k, label = n["subkind"], n["label"]
     if k == "module":
         facts = {"sha256": n.get("sha256"), "roles": sorted(r["role"] for r in n.get("roles", ())), "parse": n["parse"]}
         exports = [
-            ("exports", f"{n['path']}#{e['name']}", {"form": e.get("form"), "shape": e.get("shape")})
+            ("exports", f"{n['path']}#{e['name']}", {"form": e.get("form"), "shape": comparable_shape(e.get("shape"))})
             for e in n.get("exports", ())
         ]
         return [("modules", n["path"], facts), *exports]
@@ -683,6 +695,8 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
             {"availability": "literal", "value": rs.get("type")},
         )
         return [_change("/type", "changed", *values, links)], None
+    if ls.get("type") == "literal":
+        return _literal_change(comparable_shape(ls), comparable_shape(rs), links), None
     lm, lwhy = _members(ls)
     rm, rwhy = _members(rs)
     if lm is None or rm is None:
@@ -692,6 +706,16 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
     added = [_change(_pointer(m), "added", _ABSENT, _PRESENT, links) for m in sorted(rm - lm)]
     removed = [_change(_pointer(m), "removed", _PRESENT, _ABSENT, links) for m in sorted(lm - rm)]
     return added + removed, None
+
+
+def _literal_change(ls: Mapping[str, Any], rs: Mapping[str, Any], links: Sequence[str]) -> list[dict]:
+    """Two literal exports: unchanged when their digests agree, else one change showing both values."""
+    if ls.get("sha256") == rs.get("sha256") and ls.get("value") == rs.get("value"):
+        return []
+    sides = [{"availability": "literal", "value": s.get("value"), "sha256": s.get("sha256")} for s in (ls, rs)]
+    cut = [s for s, shape in zip(("left", "right"), (ls, rs)) if shape.get("value_truncated")]
+    why = f"the {' and '.join(cut)} value is shown to its first 512 characters" if cut else None
+    return [_change("/value", "changed", *sides, links, why)]
 
 
 def _cut(export: Mapping | None) -> int:

@@ -16,7 +16,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from rea.canonical_json import canonical_sha256
 from rea.javascript.bundles import add_bundles, add_original_modules
 from rea.javascript import tsconfig
-from rea.javascript.resolve import Resolver, dirname, join, normalize
+from rea.javascript.resolve import (
+    Resolver,
+    condition_leaves,
+    dirname,
+    join,
+    normalize,
+    pattern_matches,
+    subpath_map,
+)
 from rea.javascript.sourcemap import comparable_path, without_scheme
 from rea.wire.convert import to_wire
 from rea.wire.javascript import AnalyzeLimits, Relation
@@ -146,6 +154,7 @@ class _Graph:
         self.linked_maps: dict[str, str] = {}
         self.map_sources: dict[str, list[str | None]] = {}
         self.root_pkg = self.packages.get("")
+        self.package_files: dict[str, list[str]] = {}  # a package's own files, for its `*` map patterns
 
     def owning_package(self, path: str) -> str | None:
         for d in self.package_dirs:
@@ -215,7 +224,8 @@ def build_graph(
     _bridge_globals(g)
     _source_maps(g)
     add_bundles(g.b, g.facts, lambda path: _map_of(g, path), g.map_sources)
-    entries = _entry_points(g, electron_app)
+    public = _package_maps(g)
+    entries = _entry_points(g, electron_app, public)
     _propagate_roles(g)
     return _assemble(g, entries, limits, read_omissions, electron_app)
 
@@ -362,6 +372,9 @@ def _file_facts(g: _Graph, path: str, fact: Mapping[str, Any]) -> None:
     mapping = fact.get("source_mapping_url")
     if mapping:
         _mapping_url(g, path, source, mapping)
+    for policy in fact.get("csp", ()):  # a header set in code, a meta tag, a policy built from literals
+        owner = source if source in g.b.nodes else f"html:{path}"
+        g.b.findings.append({"kind": "content-security-policy", "node": owner, "path": path, **policy})
 
 
 _INSECURE_PREFERENCES = (
@@ -585,7 +598,117 @@ def _map_of(g: _Graph, path: str) -> str | None:
 # ---- entry points and role propagation
 
 
-def _entry_points(g: _Graph, electron_app: bool) -> list[dict[str, Any]]:
+def _package_maps(g: _Graph) -> list[dict[str, Any]]:
+    """Every package's `exports` and `imports` maps read as loads: one edge from the package to each file a
+    subpath (or `#` specifier) reaches, with the condition chains that select it (node/browser/import/require/
+    default, nested) and the format Node loads it in, `*` patterns expanded over the files present. Returns
+    the root package's public entry points (its `exports`); a target missing from the tree is an unknown."""
+    public: list[dict[str, Any]] = []
+    for pkg_dir, pkg in sorted(g.packages.items()):
+        manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
+        for field, kind in (("exports", "exports"), ("imports", "imports")):
+            value = pkg.get(field)
+            if value is None:
+                continue
+            table = subpath_map(value) if field == "exports" else value if isinstance(value, dict) else {}
+            reached: dict[tuple[str, str], list[list[str]]] = {}
+            for key, target_value in table.items():
+                for chain, target in condition_leaves(target_value):
+                    for subpath, found in _map_targets(g, pkg_dir, key, target, manifest):
+                        reached.setdefault((subpath, found), []).append(list(chain))
+            for (subpath, found), chains in sorted(reached.items()):
+                node = g.file_node(found)
+                fmt = _module_format(g, found)
+                written = _syntax(g.facts.get(found, {})) if node.startswith("module:") else None
+                extra = {"syntax": written} if written is not None and written != fmt else {}
+                g.b.edge(
+                    f"package:{pkg_dir or '.'}",
+                    node,
+                    "loads",
+                    {"path": manifest},
+                    kind=kind,
+                    subpath=subpath,
+                    conditions=chains,
+                    format=fmt,
+                    **extra,
+                )
+                if pkg_dir == "" and kind == "exports":
+                    public.append(
+                        {
+                            "node": node,
+                            "basis": f"package.json exports {subpath}",
+                            "role": None,
+                            "subpath": subpath,
+                            "conditions": chains,
+                            "format": fmt,
+                            **extra,
+                        }
+                    )
+    return public
+
+
+def _syntax(fact: Mapping[str, Any]) -> str | None:
+    """What the file is written in, from its facts: import/export statements are ESM, module.exports or
+    require CommonJS (None when neither is seen). It differs from `format` where a bundler's `module` or
+    `import` condition names ESM text that Node itself would load as CommonJS."""
+    forms = {e.get("form", "") for e in fact.get("exports", ())}
+    kinds = {i.get("kind") for i in fact.get("imports", ())}
+    if any(f.startswith("esm") for f in forms) or kinds & {"import", "re-export"}:
+        return "esm"
+    if any(f.startswith("cjs") for f in forms) or "require" in kinds:
+        return "commonjs"
+    return None
+
+
+def _map_targets(g: _Graph, pkg_dir: str, key: str, target: str, manifest: str) -> list[tuple[str, str]]:
+    """The (subpath, file) pairs one map entry reaches. Only `./` targets name the package's own files (a bare
+    target names another package, resolved when something imports it)."""
+    if not target.startswith("./"):
+        return []
+    if "*" in key and "*" in target:
+        if pkg_dir not in g.package_files:  # once per package, not per pattern leaf
+            inside = pkg_dir + "/" if pkg_dir else ""
+            g.package_files[pkg_dir] = [
+                p for p in g.paths if p.startswith(inside) and "node_modules/" not in p[len(inside) :]
+            ]
+        return pattern_matches(pkg_dir, key, target, g.package_files[pkg_dir])
+    found = join(pkg_dir, target)
+    if found is not None and found in g.paths:
+        return [(key, found)]
+    g.b.unknowns.append(
+        {
+            "kind": "package-map-target-missing",
+            "path": manifest,
+            "reference": f"{key} -> {target}",
+            "reason": "not-found",
+        }
+    )
+    return []
+
+
+def _module_format(g: _Graph, path: str) -> str:
+    """How Node loads the file: .mjs/.mts as ESM, .cjs/.cts as CommonJS, .js by the nearest package.json's
+    `type`; other files (JSON, .d.ts, .node) by their kind."""
+    name = path.rsplit("/", 1)[-1]
+    if name.endswith((".d.ts", ".d.mts", ".d.cts")):
+        return "types"
+    if name.endswith((".mjs", ".mts")):
+        return "esm"
+    if name.endswith((".cjs", ".cts")):
+        return "commonjs"
+    if name.endswith((".js", ".ts", ".jsx", ".tsx")):
+        directory = dirname(path)
+        while True:
+            pkg = g.packages.get(directory)
+            if pkg is not None or f"{directory}/package.json" in g.paths:
+                return "esm" if (pkg or {}).get("type") == "module" else "commonjs"
+            if not directory or directory.rsplit("/", 1)[-1] == "node_modules":
+                return "commonjs"
+            directory = dirname(directory)
+    return name.rsplit(".", 1)[-1] if "." in name else "other"
+
+
+def _entry_points(g: _Graph, electron_app: bool, public: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
     b, root_pkg = g.b, g.root_pkg
     entries: list[dict[str, Any]] = []
     if root_pkg is not None:
@@ -606,6 +729,7 @@ def _entry_points(g: _Graph, electron_app: bool) -> list[dict[str, Any]]:
             if found:
                 entries.append({"node": g.file_node(found), "basis": f"package.json bin {name}", "role": None})
                 b.edge("package:.", g.file_node(found), "loads", {"path": "package.json"}, kind="bin")
+    entries.extend(dict(e) for e in public)
     for nid, node in sorted(b.nodes.items()):
         if node["kind"] == "html-document":
             entries.append({"node": nid, "basis": "html document", "role": "renderer"})

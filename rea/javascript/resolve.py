@@ -392,3 +392,46 @@ def match_pattern(keys: Iterable[str], key: str, typescript: bool = False) -> tu
         if best is None or found[:2] > best[:2]:
             best = found
     return None if best is None else (best[2], best[3])
+
+
+def condition_leaves(value: Any, chain: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], str]]:
+    """Every target of one `exports`/`imports` value with the chain of conditions that selects it, in the
+    author's order: `{"node": {"import": "./a.mjs"}, "default": "./b.js"}` -> [(node, import) ./a.mjs,
+    (default) ./b.js]. An array's items are fallbacks, each listed; null (an excluded subpath) lists nothing."""
+    if isinstance(value, str):
+        return [(chain, value)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in condition_leaves(item, chain)]
+    if isinstance(value, dict):
+        return [
+            leaf
+            for key, inner in value.items()
+            if isinstance(key, str) and not key.startswith(".")
+            for leaf in condition_leaves(inner, (*chain, key))
+        ]
+    return []
+
+
+def subpath_map(exports: Any) -> dict[str, Any]:
+    """An `exports` value as Node reads it: a string, an array or a conditions object is the "." subpath;
+    an object of "./" keys is the subpath map."""
+    if isinstance(exports, dict) and any(isinstance(k, str) and k.startswith(".") for k in exports):
+        return {k: v for k, v in exports.items() if isinstance(k, str) and k.startswith(".")}
+    return {".": exports}
+
+
+def pattern_matches(package_dir: str, key: str, target: str, files: Iterable[str]) -> list[tuple[str, str]]:
+    """The (subpath, file) pairs a `*` pattern entry reaches among `files`: `"./dist/client/*":
+    "./dist/client/*"` -> every file under dist/client/, its subpath with the `*` replaced by what it
+    stands for. Node's rule: `*` stands for one or more characters, `/` included."""
+    prefix, _, suffix = target.partition("*")
+    base = join(package_dir, prefix[2:]) if prefix.startswith("./") else None
+    if base is None or "*" in suffix:
+        return []
+    start = base + "/" if prefix.endswith("/") and base else base
+    out = []
+    for path in files:
+        if path.startswith(start) and path.endswith(suffix) and len(path) > len(start) + len(suffix):
+            star = path[len(start) : len(path) - len(suffix)]
+            out.append((key.replace("*", star, 1), path))
+    return sorted(out)

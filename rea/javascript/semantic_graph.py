@@ -126,27 +126,27 @@ class _Builder:
         return cid
 
     def node(self, kind: str, m: _Module, rng: Sequence[int] | None, role: str, **extra: Any) -> str | None:
-        identity = {
-            "artifact_sha256": m.sha,
-            "module_path": m.path,
-            "source_range": _source_range(rng),
-            "role_key": role,
-        }
         nid = "jsrg_node_" + _digest(kind, m.sha, m.path, rng and rng[4], rng and rng[5], role)
         if nid in self.nodes:
             return nid
         if len(self.nodes) >= self.max_nodes:
             self.omitted_nodes += 1
             return None
+        identity = {
+            "artifact_sha256": m.sha,
+            "module_path": m.path,
+            "source_range": m.source_range(rng),
+            "role_key": role,
+        }
         self.nodes[nid] = {
             "node_id": nid,
             "kind": kind,
             "identity": identity,
             "function_node_id": extra.pop("function_node_id", None),
-            "application_node_ids": [m.app_id],
+            "application_node_ids": m.app_ids,
             "label": extra.pop("label", None),
             "properties": extra,
-            "evidence": {"context_id": m.context, "location": _location(m.path, rng)},
+            "evidence": {"context_id": m.context, "location": m.location(rng)},
             "identifier_strategy": STRATEGY_NODE,
         }
         return nid
@@ -171,7 +171,7 @@ class _Builder:
             "relation": relation,
             "resolution": "candidate" if candidate else "resolved",
             "properties": props,
-            "evidence": {"context_id": m.context, "location": _location(m.path, rng)},
+            "evidence": {"context_id": m.context, "location": m.location(rng)},
             "identifier_strategy": STRATEGY_RELATION,
         }
 
@@ -192,7 +192,7 @@ class _Builder:
             "reason": reason,
             "detail": detail,
             "candidate_node_ids": [],
-            "evidence": {"context_id": m.context, "location": _location(m.path, rng)},
+            "evidence": {"context_id": m.context, "location": m.location(rng)},
         }
 
 
@@ -232,6 +232,26 @@ class _Module:
         self.calls: list[str | None] = []
         self.returns: dict[int, list[str]] = {}  # function index -> return-site ids
         self.parent = [f["scope"] for f in self.facts["functions"]]
+        self.locations: dict[tuple[int, int] | None, dict[str, Any]] = {}
+        self.ranges: dict[tuple[int, int] | None, dict[str, Any] | None] = {}
+        self.app_ids = [self.app_id]  # every node of the module stands for its module node: one list
+
+    def location(self, rng: Sequence[int] | None) -> dict[str, Any]:
+        """The location of a range in this module, one dict per range: a function's node, its parameters,
+        its fingerprint and the relations evidenced at the same range share it (the JSON is the same, the
+        graph holds fewer objects: less memory and less for the collector to walk)."""
+        key = None if rng is None else (rng[4], rng[5])
+        found = self.locations.get(key)
+        if found is None:
+            found = self.locations[key] = _location(self.path, rng)
+        return found
+
+    def source_range(self, rng: Sequence[int] | None) -> dict[str, Any] | None:
+        """A node identity's source range, one dict per range (shared like `location`)."""
+        key = None if rng is None else (rng[4], rng[5])
+        if key not in self.ranges:
+            self.ranges[key] = _source_range(rng)
+        return self.ranges[key]
 
     def owner_function(self, scope: int) -> str | None:
         return self.functions[scope] if 0 <= scope < len(self.functions) else None
@@ -403,7 +423,7 @@ def _fingerprint(fid: str, fn: Mapping[str, Any], m: _Module) -> dict[str, Any]:
         "components": components,
         "fingerprint_sha256": digest,
         "limitations": [] if fp["status"] == "complete" else ["function larger than 64 KiB: syntax not hashed"],
-        "evidence": {"context_id": m.context, "location": _location(m.path, fn["range"])},
+        "evidence": {"context_id": m.context, "location": m.location(fn["range"])},
     }
 
 

@@ -153,24 +153,68 @@ def semantic_query(
     return {**base, **_page(answer, qid, offset, applied["page_size"]), "limitations": limitations}
 
 
+class _Contexts:
+    """The evidence contexts of an application-node answer, as 6.x shares them: each distinct evidence record
+    (authority, artifact, extractor, coverage, ...) once, under a context id; nodes and relations carry only
+    `{context_id, location}`. An answer then costs its facts, not one extractor and coverage block per edge."""
+
+    def __init__(self, by_path: Mapping[str, str]) -> None:
+        self.by_path = by_path  # file path -> its application node id
+        self.records: dict[str, dict[str, Any]] = {}
+
+    def ref(self, record: Mapping[str, Any], where: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        if not record:
+            return {}
+        location = dict(record.get("location") or {"available": False, "reason": "not-applicable"})
+        path = (location.get("value") or {}).get("path")
+        shared = {k: v for k, v in record.items() if k != "location"}
+        artifact = shared.get("artifact") or {}
+        context = {
+            **shared,
+            "module_path": path,
+            "artifact_sha256": artifact.get("sha256"),
+            "application_node_id": self.by_path.get(path) if path else None,
+        }
+        cid = "jsrg_evidence_" + canonical_sha256(context)
+        self.records.setdefault(cid, {"context_id": cid, **context})
+        if where and location.get("available") and where.get("line") is not None:
+            value = {**location["value"], "line": where["line"]}
+            if where.get("start") is not None and where.get("end") is not None:
+                value.update(start_byte=where["start"], end_byte=where["end"])
+            location = {**location, "value": value}
+        return {"context_id": cid, "location": location}
+
+    def listed(self) -> list[dict[str, Any]]:
+        return [self.records[c] for c in sorted(self.records)]
+
+
 def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
     depth = reached["depth"]
-    nodes = [
-        {
-            "node_id": semantic_node_id(n),
-            "kind": by_id[n]["subkind"],
-            "label": _label(by_id[n]),
-            "application_node_ids": [n],
-            "function_node_id": None,
-            "depth": d,
-            "identity": by_id[n].get("identity") or {},
-            "properties": by_id[n].get("properties") or {},
-            "evidence": by_id[n].get("observations") or [],
-            "identifier_strategy": by_id[n].get("identifier_strategy") or {},
-        }
-        for n, d in sorted(depth.items())
-        if n in by_id
-    ]
+    by_path = {
+        n["path"]: n["node_id"]
+        for n in result["graph"]["nodes"]
+        if n.get("path") and (n.get("identity") or {}).get("strategy") == "canonical-path"
+    }
+    contexts = _Contexts(by_path)
+    nodes = []
+    for n, d in sorted(depth.items()):
+        if n not in by_id:
+            continue
+        observed = (by_id[n].get("observations") or [{}])[0]
+        nodes.append(
+            {
+                "node_id": semantic_node_id(n),
+                "kind": by_id[n]["subkind"],
+                "label": _label(by_id[n]),
+                "application_node_ids": [n],
+                "function_node_id": None,
+                "depth": d,
+                "identity": by_id[n].get("identity") or {},
+                "properties": observed.get("properties") or {},
+                "evidence": contexts.ref(observed.get("evidence") or {}, by_id[n].get("location")),
+                "identifier_strategy": by_id[n].get("identifier_strategy") or observed.get("identifier_strategy") or {},
+            }
+        )
     edges = [result["graph"]["edges"][i] for i in reached["edges"]]
     expected = query.get("expected")
     classes = set(expected["classes"]) if expected else set()
@@ -187,11 +231,12 @@ def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
                 "target_node_id": semantic_node_id(e["target_node_id"]),
                 "resolution": "resolved",
                 "properties": e.get("properties") or {},
-                "evidence": e.get("evidence") or {},
+                "evidence": contexts.ref(e.get("evidence") or {}, e.get("location")),
                 "identifier_strategy": e.get("identifier_strategy") or EDGE_STRATEGY,
             }
             for e in edges
         ],
+        "evidence_contexts": contexts.listed(),
         "expected_match_node_ids": [n["node_id"] for n in nodes if n["kind"] in classes],
         "summary": {
             "total_seed_matches": 1,

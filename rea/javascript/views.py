@@ -82,6 +82,25 @@ def _bundles(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{"path": path, "recovered_by": {}, **info} for path, info in ranked]
 
 
+def _protocols(nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Registered protocols (`app:`): the scheme, how it was registered (registerSchemesAsPrivileged,
+    registerFileProtocol, handle, ...) and where first."""
+    how: dict[Any, set[str]] = defaultdict(set)
+    for e in edges:
+        if e.get("relation") == "handles" and e.get("kind"):
+            how[access.edge_ends(e)[1]].add(str(e["kind"]))
+    return [
+        {
+            "scheme": n.get("scheme"),
+            "node_id": access.node_id(n),
+            "registrations": sorted(how.get(access.node_id(n), ())),
+            "location": n.get("location"),
+        }
+        for n in nodes
+        if access.kind(n) == "protocol"
+    ]
+
+
 def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
     """Our summary extras: the first TOP of each list, with totals."""
     nodes = access.nodes(result)
@@ -97,6 +116,8 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
     ]
     bundles = _bundles(nodes)
     findings, unknowns = access.collection(result, "findings"), access.collection(result, "unknowns")
+    policies = [f for f in findings if f.get("kind") == "content-security-policy"]
+    protocols = _protocols(nodes, access.edges(result))
     first_page = PageView(kind="page", collection="modules", offset=0, limit=DEFAULT_LIMIT)
     return {
         "application": result.get("application"),
@@ -108,6 +129,8 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
             "items": channels[:TOP],
         },
         "browser_windows": windows[:TOP],
+        "protocols": {"total": len(protocols), "items": protocols[:TOP]},
+        "content_security_policies": {"total": len(policies), "items": policies[:TOP]},
         "bundles": bundles[:TOP],
         "bundles_total": len(bundles),
         "top_findings": findings[:TOP],

@@ -288,7 +288,7 @@ class SemanticQuery:
     source_map_authority: SourceMapAuthority = field(
         "Source-map authority (only none)", factory=lambda: SourceMapAuthority(authority="none")
     )
-    cursor: str | None = field("Continuation of an earlier answer (answers here are never paged)", default=None)
+    cursor: str | None = field("page.next_cursor of an earlier answer: the next page of its relations", default=None)
     limits: QueryLimits | None = field("Query bounds; when given they replace the tool's limits", omit_none=True)
 
 
@@ -622,6 +622,24 @@ class GraphEdge:
     source_line: int | None = field("Line in the original source", omit_none=True)
     mapped: str | None = field("Target a package imports map gave", omit_none=True)
     via: str | None = field("Rule that resolved the mapped target", omit_none=True)
+    subpath: str | None = field(
+        "package.json exports subpath ('.', './feature', a `*` pattern expanded) or imports key ('#x')",
+        omit_none=True,
+    )
+    conditions: tuple[tuple[str, ...], ...] | None = field(
+        "The condition chains that select the target, outermost first ([['node', 'import'], ['default']]; [] for "
+        "a plain string target)",
+        omit_none=True,
+    )
+    format: str | None = field(
+        "How Node loads the target: esm (.mjs, or .js under type module), commonjs, types (.d.ts), json, node",
+        omit_none=True,
+    )
+    syntax: str | None = field(
+        "What the target is written in (esm, commonjs) when it differs from format: ESM text a bundler's "
+        "`module`/`import` condition names in a package Node would load as CommonJS",
+        omit_none=True,
+    )
     properties: Open = field("The edge's facts (the same as its flat fields)", schema={"type": "object"})
     evidence: GraphEvidence = field("Where the relation comes from")
     identifier_strategy: EdgeStrategy = field("How the edge id is derived")
@@ -770,17 +788,19 @@ class SemanticEvidenceContext:
     """6.x's evidence context (the application graph's evidence record without its location), plus the module."""
 
     context_id: str = field("jsrg_evidence_<sha256>", pattern=SEMANTIC_CONTEXT_ID)
-    authority: Literal["ast-static-analysis"] = field("How the facts were obtained")
-    state: Literal["observed"] = field("Read from the module's syntax tree")
-    confidence: Literal["high"] = field("Confidence")
+    authority: Literal["ast-static-analysis", "artifact-bytes", "static-relationship-inference", "unknown"] = field(
+        "How the facts were obtained (an application-node answer's contexts keep their application evidence's)"
+    )
+    state: Literal["observed", "inferred", "unknown"] = field("observed: read from the syntax tree or bytes")
+    confidence: Literal["exact", "high", "medium", "unknown"] = field("Confidence")
     artifact: ArtifactRef | Unavailable = field("The module's bytes")
     extractor: Extractor = field("What extracted it")
     coverage: GraphCoverage = field("partial when the module was larger than the semantic byte bound")
     limitations: tuple[str, ...] = field("What it does not establish")
     evidence_ids: tuple[str, ...] = field("Other Evidence it rests on")
-    module_path: str = field("The module read")
+    module_path: str | None = field("The module read (null: a fact named by code, not located in a file)")
     artifact_sha256: str | None = field("Its content digest")
-    application_node_id: str = field("Its application graph node", pattern=NODE_ID)
+    application_node_id: str | None = field("Its application graph node (null: no file node)", pattern=NODE_ID)
 
 
 @attrs.frozen(kw_only=True)
@@ -977,6 +997,12 @@ class EntryPoint:
     label: str = field("Its readable key")
     basis: str = field("Why it is an entry point")
     role: str | None = field("Electron role, when known")
+    subpath: str | None = field("package.json exports subpath of a public entry point", omit_none=True)
+    conditions: tuple[tuple[str, ...], ...] | None = field(
+        "Condition chains that select it (node/browser/import/require/default, nested)", omit_none=True
+    )
+    format: str | None = field("How Node loads it: esm, commonjs, types, json, node", omit_none=True)
+    syntax: str | None = field("What it is written in, when that differs from format", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)
@@ -1555,6 +1581,7 @@ class Absent:
 class LiteralValue:
     availability: Literal["literal"] = field("A literal value")
     value: str | float | bool | None = field("The value")
+    sha256: str | None = field("Digest of the literal's whole source text (extra)", omit_none=True, default=None)
 
 
 @attrs.frozen(kw_only=True)

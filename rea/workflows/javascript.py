@@ -341,6 +341,8 @@ def _draft(
     args, scan, facts, limits = reading.args, reading.scan, reading.facts, reading.limits
     if cancelled_during is not None:
         built = {**built, "coverage": {**built["coverage"], "status": "partial", "cancelled_during": cancelled_during}}
+    if semantic is not None:
+        built = {**built, "coverage": with_semantic_coverage(built["coverage"], semantic["coverage"])}
     parser = scan.get("parser", {})
     provider = Provider(id="javascript", name="tree-sitter JavaScript/TypeScript", version=parser.get("tree_sitter"))
     root = scan["root"]
@@ -376,12 +378,35 @@ def _draft(
     )
 
 
+SEMANTIC_LIMITS = {
+    "truncated_modules": "max_semantic_file_bytes",
+    "omitted_nodes": "max_semantic_nodes",
+    "omitted_relations": "max_semantic_relations",
+}
+
+
+def with_semantic_coverage(coverage: Mapping[str, Any], semantic: Mapping[str, Any]) -> dict[str, Any]:
+    """The analysis' coverage with its semantic pass folded in: a module the semantic pass read only in part (a
+    large bundle) or a semantic budget reached makes the analysis partial and is named in limits_reached, so
+    `complete` is never claimed over a pass that was cut."""
+    reached = {name for key, name in SEMANTIC_LIMITS.items() if semantic.get(key)}
+    if semantic.get("truncated") and not reached:
+        reached.add("max_semantic_unknowns")
+    if not reached:
+        return dict(coverage)
+    return {**coverage, "status": "partial", "limits_reached": sorted({*coverage["limits_reached"], *reached})}
+
+
 def _limitations(coverage: Mapping[str, Any], contradicted: bool, cancelled_during: str | None) -> tuple[str, ...]:
     out = [STATIC_NOTICE]
-    if coverage["limits_reached"]:
+    semantic = [n for n in coverage["limits_reached"] if n.startswith("max_semantic_")]
+    settable = [n for n in coverage["limits_reached"] if n not in semantic]
+    if settable:
+        out.append(f"Coverage is partial: {', '.join(settable)} reached; raise the named limit for a complete record.")
+    if semantic:
         out.append(
-            f"Coverage is partial: {', '.join(coverage['limits_reached'])} reached; raise the named limit for a "
-            "complete record."
+            f"Coverage is partial: the semantic pass reached {', '.join(semantic)} (fixed bounds: a module past "
+            "the semantic byte bound is read in part; semantic_graph.coverage names the modules)."
         )
     if contradicted:
         out.append(

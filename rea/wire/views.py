@@ -45,6 +45,15 @@ NativeFacet = Literal[
     "value_flow_effects",
     "value_flow_parameters",
     "value_flow_parameter_uses",
+    # the row collections of the other native answers (rea.native.views.NATIVE_PARENTS)
+    "rows",
+    "references",
+    "nodes",
+    "edges",
+    "frontier",
+    "lines",
+    "instructions",
+    "items",
 ]
 InventoryFacet = Literal["nodes", "occurrences", "edges", "integrity_contradictions"]
 WasmFacet = Literal["sections", "imports", "exports", "candidates", "glue", "wat", "headers", "details", "tool_profile"]
@@ -71,7 +80,35 @@ ParentOperation = Literal[
     "inspect_wasm_artifact",
     "inspect_macho",
     "inspect_web_network_capture",
+    # native answers a detail: summary call retains (rea.native.views.NATIVE_PARENTS)
+    "list_procedures",
+    "list_strings",
+    "list_names",
+    "search_procedures",
+    "search_strings",
+    "procedure_references",
+    "procedure_assembly",
+    "procedure_pseudo_code",
+    "read_function_instructions",
+    "batch_decompile",
+    "get_call_graph",
+    "trace_call_path",
 ]
+# the native answers with a summary (ParentOperation's native rows; rea.native.views projects them)
+NATIVE_SUMMARIZED = (
+    "list_procedures",
+    "list_strings",
+    "list_names",
+    "search_procedures",
+    "search_strings",
+    "procedure_references",
+    "procedure_assembly",
+    "procedure_pseudo_code",
+    "read_function_instructions",
+    "batch_decompile",
+    "get_call_graph",
+    "trace_call_path",
+)
 AndroidFacet = Literal["classes", "methods", "fields"]
 
 
@@ -151,8 +188,15 @@ class PageView:
 
 @attrs.frozen(kw_only=True)
 class NativeView:
-    kind: Literal["native"] = field("One facet of analyze_function Evidence; no provider is started")
-    facet: NativeFacet = field("Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0)")
+    kind: Literal["native"] = field(
+        "One facet of analyze_function Evidence, or one collection of another native answer (its summary names "
+        "them); no provider is started"
+    )
+    facet: NativeFacet = field(
+        "Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0). Other native "
+        "answers: rows (list_*, search_*), references, nodes, edges, frontier, lines (procedure_assembly), "
+        "pseudocode, instructions, items (batch_decompile)"
+    )
     offset: int = _offset()
     limit: int = _limit()
 
@@ -375,6 +419,26 @@ class MachoCollections:
 
 
 @attrs.frozen(kw_only=True)
+class NativeCollection:
+    facet: str = field("The collection, as a native view's facet names it")
+    unit: Literal["rows", "utf16-code-units"] = field("What total counts")
+    total: int = field("Rows (or UTF-16 code units of text) in the complete answer", minimum=0)
+    first: tuple[Open, ...] = field("The first rows (text: its first characters, as one string)")
+    next_view: Open | None = field("The inspect_analysis_view call reading on from `first`; null: nothing follows")
+
+
+@attrs.frozen(kw_only=True)
+class NativeSummary:
+    """A native answer too large to send whole: per collection its total and first rows, and the call that
+    pages on (detail: summary on list_*, search_*, analyze_function, get_call_graph, ...)."""
+
+    operation: str = field("The native tool that produced the parent")
+    procedure: Open | None = field("The procedure the answer is about (null: a whole-binary listing)")
+    collections: tuple[NativeCollection, ...] = field("Each collection of the answer")
+    facts: Mapping[str, Open] = field("The answer's scalar fields (direction, goal_status, totals, ...)")
+
+
+@attrs.frozen(kw_only=True)
 class MachoSummary:
     """inspect_macho: the selected slice, header fields and UUID; each collection replaced by its counts."""
 
@@ -393,7 +457,7 @@ class MachoSummary:
 class SummaryResult(_ViewBase):
     kind: Literal["summary"] = field("A summary view")
     view: SummaryView = field("The request's view")
-    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary = field(
+    summary: ArtifactSummary | ApplicationSummary | LayoutSummary | WasmSummary | MachoSummary | NativeSummary = field(
         "The parent's summary"
     )
 
@@ -431,9 +495,9 @@ class PageResult(_ViewBase):
 
 @attrs.frozen(kw_only=True)
 class NativeResult(_ViewBase):
-    kind: Literal["native"] = field("One analyze_function facet")
+    kind: Literal["native"] = field("One analyze_function facet, or one collection of another native answer")
     view: NativeView = field("The request's view")
-    procedure_address: str | None = field("The dossier's procedure")
+    procedure_address: str | None = field("The dossier's procedure (other answers: their procedure, or null)")
     item: Open = field(
         "Row facets: the page's rows; pseudocode: {text, unit: utf16-code-units}; singletons: the value; "
         "unobserved facets: {available: false, reason}"
@@ -544,6 +608,7 @@ def view_call(evidence_id: str, view: View) -> dict[str, Any]:
 
 FIRST_VIEW: Mapping[str, View] = {
     "analyze_function": NativeView(kind="native", facet="pseudocode"),
+    **{operation: SummaryView(kind="summary") for operation in NATIVE_SUMMARIZED},
     "inspect_artifact": SummaryView(kind="summary"),
     "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
     "analyze_javascript_application": SummaryView(kind="summary"),

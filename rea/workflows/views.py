@@ -25,6 +25,7 @@ from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.api_surface import api_surface_view
 from rea.native.views import native_view
+from rea.wire.views import NATIVE_SUMMARIZED
 from rea.program import Context, Outcome, Program, failed
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
@@ -42,6 +43,7 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inspect_wasm_artifact": wasm_view,
     "inspect_macho": macho_view,
     "inspect_web_network_capture": api_surface_view,
+    **{operation: native_view for operation in NATIVE_SUMMARIZED},
 }
 # view kinds that read one producer's Evidence only; a producer this server lacks is said so
 KIND_PARENT = {

@@ -242,3 +242,36 @@ def test_the_cli_takes_either_argument(fixture, cache_dir):
     assert replies[0]["normalized_result"]["procedure"]["address"] == hub
     assert replies[1]["normalized_result"]["entrypoint"] == hub and replies[1]["subject"] == replies[0]["subject"]
     assert replies[2]["normalized_result"]["0"][0]["address"] == hub
+
+
+def test_slice_aware_tools_default_to_the_slice_open_binary_selected(tmp_path, cache_dir):
+    from test_native_fat import universal
+
+    if shutil.which("go") is None:
+        pytest.skip("go is not installed")
+    built = {}
+    for arch, name in (("arm64", "arm64"), ("amd64", "x86_64")):
+        (tmp_path / "main.go").write_text('package main\n\nfunc main() { println("hi") }\n')
+        out = tmp_path / f"hi-{arch}"
+        env = clean_env(GOOS="darwin", GOARCH=arch, GOCACHE=str(tmp_path / "cache"), CGO_ENABLED="0")
+        subprocess.run(
+            ["go", "build", "-ldflags=-s -w", "-o", str(out), str(tmp_path / "main.go")],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+        built[name] = out.read_bytes()
+    fat = universal(tmp_path, built, ("x86_64", "arm64"))
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            for chosen in ("arm64", "x86_64"):
+                ok(await s.call_tool("open_binary", {"path": str(fat), "architecture": chosen}))
+                assert result(await s.call_tool("inspect_macho", {}))["slice"] == chosen
+                signature = await s.call_tool("inspect_signature", {})
+                assert signature.is_error is False, signature.content[0].text
+                asked = evidence(await s.call_tool("inspect_signature", {"architecture": chosen}))
+                assert evidence(signature)["normalized_result"] == asked["normalized_result"]
+
+    anyio.run(main)

@@ -22,6 +22,7 @@ import pytest
 from support import clean_env, rea_command
 from test_mcp_e2e import connect, ok
 from test_native import nm_functions, objdump_calls
+from test_native_fat import images, universal  # noqa: F401  (images: the module's universal-slice fixture)
 
 pytestmark = pytest.mark.slow
 LEAVES = 40
@@ -244,25 +245,8 @@ def test_the_cli_takes_either_argument(fixture, cache_dir):
     assert replies[2]["normalized_result"]["0"][0]["address"] == hub
 
 
-def test_slice_aware_tools_default_to_the_slice_open_binary_selected(tmp_path, cache_dir):
-    from test_native_fat import universal
-
-    if shutil.which("go") is None:
-        pytest.skip("go is not installed")
-    built = {}
-    for arch, name in (("arm64", "arm64"), ("amd64", "x86_64")):
-        (tmp_path / "main.go").write_text('package main\n\nfunc main() { println("hi") }\n')
-        out = tmp_path / f"hi-{arch}"
-        env = clean_env(GOOS="darwin", GOARCH=arch, GOCACHE=str(tmp_path / "cache"), CGO_ENABLED="0")
-        subprocess.run(
-            ["go", "build", "-ldflags=-s -w", "-o", str(out), str(tmp_path / "main.go")],
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-        built[name] = out.read_bytes()
-    fat = universal(tmp_path, built, ("x86_64", "arm64"))
+def test_slice_aware_tools_default_to_the_slice_open_binary_selected(images, tmp_path, cache_dir):
+    fat = universal(tmp_path, images, ("x86_64", "arm64"))
 
     async def main():
         async with connect(REA_CACHE_DIR=cache_dir) as s:

@@ -11,7 +11,7 @@ spec.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from collections.abc import Mapping
 
 import attrs
@@ -69,18 +69,8 @@ MachoFacet = Literal[
     "provenance",
 ]
 Collection = Literal["sections", "symbols", "modules"]
-ParentOperation = Literal[
-    "analyze_function",
-    "analyze_javascript_application",
-    "inspect_artifact",
-    "inventory_artifact",
-    "search_android_classes",
-    "inspect_android_class",
-    "inspect_binary_layout",
-    "inspect_wasm_artifact",
-    "inspect_macho",
-    "inspect_web_network_capture",
-    # native answers a detail: summary call retains (rea.native.views.NATIVE_PARENTS)
+# the native answers a detail: summary call retains and summarizes (rea.native.views projects them)
+NativeParent = Literal[
     "list_procedures",
     "list_strings",
     "list_names",
@@ -94,21 +84,20 @@ ParentOperation = Literal[
     "get_call_graph",
     "trace_call_path",
 ]
-# the native answers with a summary (ParentOperation's native rows; rea.native.views projects them)
-NATIVE_SUMMARIZED = (
-    "list_procedures",
-    "list_strings",
-    "list_names",
-    "search_procedures",
-    "search_strings",
-    "procedure_references",
-    "procedure_assembly",
-    "procedure_pseudo_code",
-    "read_function_instructions",
-    "batch_decompile",
-    "get_call_graph",
-    "trace_call_path",
-)
+NATIVE_SUMMARIZED: tuple[str, ...] = get_args(NativeParent)
+ParentOperation = Literal[
+    "analyze_function",
+    "analyze_javascript_application",
+    "inspect_artifact",
+    "inventory_artifact",
+    "search_android_classes",
+    "inspect_android_class",
+    "inspect_binary_layout",
+    "inspect_wasm_artifact",
+    "inspect_macho",
+    "inspect_web_network_capture",
+    NativeParent,
+]
 AndroidFacet = Literal["classes", "methods", "fields"]
 
 

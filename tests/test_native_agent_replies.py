@@ -215,6 +215,7 @@ def test_summary_detail_is_small_and_pages_to_the_complete_rows(fixture, cache_d
                 ("get_call_graph", {"address": "main"}),
                 ("list_strings", {}),
                 ("procedure_assembly", {"procedure": "hub"}),
+                ("procedure_callees", {"procedure": "hub"}),
             ):
                 full = await s.call_tool(tool, args)
                 summary = await s.call_tool(tool, {**args, "detail": "summary"})

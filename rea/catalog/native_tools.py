@@ -183,7 +183,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "Procedure Callers",
         "Addresses of the procedures that call this one (raw_result.names maps each to its name). "
         "procedure or address names it: a name, an address or a sub_<hex> name.",
-        w.ProcedureArgs,
+        w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),
@@ -192,7 +192,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "Procedure Callees",
         "Addresses of the procedures this one calls (raw_result.names maps each to its name). "
         "procedure or address names it: a name, an address or a sub_<hex> name.",
-        w.ProcedureArgs,
+        w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),

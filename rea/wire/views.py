@@ -71,6 +71,8 @@ MachoFacet = Literal[
 Collection = Literal["sections", "symbols", "modules"]
 # the native answers a detail: summary call retains and summarizes (rea.native.views projects them)
 NativeParent = Literal[
+    "procedure_callers",
+    "procedure_callees",
     "list_procedures",
     "list_strings",
     "list_names",

@@ -8,9 +8,9 @@ import attrs
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output
-from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.wire import native as w
 from rea.wire.schema import schema_of
+from rea.wire.views import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
 
 _NATIVE_EFFECTS = {"mutatesSession", "launchesProcess", "idempotent"}
@@ -41,7 +41,7 @@ def _typed(
     )
     if not _summarized(args):
         return contract
-    either = {"anyOf": [schema_of(result), VIEW_RESULT_SCHEMA]}
+    either = {"anyOf": [schema_of(result), schema_of(NativeSummaryResult)]}
     return attrs.evolve(contract, description=description + SUMMARY_NOTE, output_schema=evidence_output(either))
 
 

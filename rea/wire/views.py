@@ -454,6 +454,16 @@ class SummaryResult(_ViewBase):
 
 
 @attrs.frozen(kw_only=True)
+class NativeSummaryResult(_ViewBase):
+    """What a native tool called with detail: summary answers (SummaryResult narrowed to the native summary,
+    so the tool's advertised output stays small)."""
+
+    kind: Literal["summary"] = field("A summary view")
+    view: SummaryView = field("The request's view")
+    summary: NativeSummary = field("Per collection: its total, first rows and the call that reads on")
+
+
+@attrs.frozen(kw_only=True)
 class FacetResult(_ViewBase):
     kind: Literal["facet"] = field("One binary-layout facet")
     view: FacetView = field("The request's view")

@@ -45,7 +45,7 @@ NativeFacet = Literal[
     "value_flow_effects",
     "value_flow_parameters",
     "value_flow_parameter_uses",
-    # the row collections of the other native answers (rea.native.views.NATIVE_PARENTS)
+    # the row collections of the other native answers (the NativeParent answers; rea.native.views.collections)
     "rows",
     "references",
     "nodes",

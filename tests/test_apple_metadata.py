@@ -252,7 +252,8 @@ def test_apple_metadata_over_mcp(tmp_path):
         async with connect(TMPDIR=str(tmp_path)) as s:
             out = {}
             await s.call_tool("open_binary", {"path": str(binary)})
-            out["needs_slice"] = await s.call_tool("get_objc_classes", {})
+            out["opened_slice"] = await s.call_tool("get_objc_classes", {})  # open_binary chose x86_64
+            out["x86_64"] = await s.call_tool("get_objc_classes", {"architecture": "x86_64"})
             for tool in ("get_objc_classes", "get_objc_protocols", "analyze_swift_types"):
                 out[tool] = await s.call_tool(tool, {"architecture": "arm64"})
             out["dispatch"] = await s.call_tool(
@@ -264,7 +265,8 @@ def test_apple_metadata_over_mcp(tmp_path):
             return out
 
     out = anyio.run(main)
-    assert error(out["needs_slice"], "invalid_request")["details"]["available"] == ["x86_64", "arm64"]
+    opened = evidence(out["opened_slice"])
+    assert opened["normalized_result"] == evidence(out["x86_64"])["normalized_result"]
     assert evidence(out["get_objc_classes"])["normalized_result"]["count"] == 23
     assert evidence(out["get_objc_protocols"])["normalized_result"]["count"] == 1
     assert evidence(out["analyze_swift_types"])["normalized_result"]["total"] == 0

@@ -165,7 +165,8 @@ def test_inspect_macho_matches_go(tmp_path):
 def test_inspect_macho_slices_caps_and_views(tmp_path):
     universal = go_macho("fat-gcc-386-amd64-darwin-exec", tmp_path)
     replies, _ = run_tools([("open_binary", {"path": str(universal)}), ("inspect_macho", {})])
-    assert replies[1].failure().details["available"] == ["i386", "x86_64"]
+    # no architecture: the slice open_binary selected (x86_64, the host-preferred one)
+    assert replies[1].unwrap()["normalized_result"]["slice"] == "x86_64"
     ev, conn = inspected(universal, architecture="i386", max_symbols=1)
     nr = ev["normalized_result"]
     assert nr["slice"] == "i386" and nr["word_size"] == 32 and len(nr["architectures"]["items"]) == 2

@@ -91,7 +91,8 @@ def ok_evidence(reply) -> dict:
     record = reply.structured_content
     assert record["evidence_id"].startswith("ev_") and record["provider"]["id"] == "angr"
     assert record["analysis_profile"]["digest"] and record["subject"]["format"] in ("elf", "pe", "mach-o")
-    assert record["raw_result"] is None  # angr has no provider representation beside the normalized one
+    # angr has no provider representation beside the normalized one; callers and callees carry their names there
+    assert record["raw_result"] is None or record["operation"] in ("procedure_callers", "procedure_callees")
     return record
 
 
@@ -201,7 +202,7 @@ def test_function_tools_paging_graphs_and_headless_facets(binaries, cache_dir):
     page1, page2 = r["instructions"], r["instructions2"]
     assert page1["next_offset"] == 2 and page1["total"] == page2["total"] and page2["next_offset"] is None
     assert page1["instructions"][0].startswith(symbols["helper"] + ": ") and len(page1["instructions"]) == 2
-    assert page1["items"][0]["address"] == symbols["helper"]
+    assert "items" not in page1 and "bytes" not in page1  # each instruction once, as its line
     assert r["asm"].count("\n") + 1 == page1["total"] and r["asm"].startswith(symbols["helper"])
     assert "helper" in r["pseudo"]
     level = {d: [n["address"] for n in nodes] for d, nodes in r["graph"].items() if d != "limitations"}

@@ -312,8 +312,8 @@ def test_mcp_answers_from_the_index_without_the_cfg(samples, tmp_path):
             assert sites and {owner_of(spans, int(a, 16))["address"] for a in sites} == set(row["referenced_by"])
             listing = await s.call_tool("read_function_instructions", {"procedure": "main", "limit": 500})
             assert listing.is_error is False, listing.content[0].text
-            items = listing.structured_content["normalized_result"]["items"]
-            addresses = [int(i["address"], 16) for i in items]
+            lines = listing.structured_content["normalized_result"]["instructions"]
+            addresses = [int(line.split(":")[0], 16) for line in lines]
             assert len(addresses) == len(set(addresses))
             main_row = next(p for p in build_index(samples["static"])["procedures"] if p["name"] == "main")
             begin = int(main_row["address"], 16)

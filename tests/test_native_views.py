@@ -118,10 +118,12 @@ def test_unobserved_facets_say_so_instead_of_an_empty_page():
     assert view(source, facet="procedure", offset=1).failure().code == "invalid_request"
 
 
-def test_native_parents_take_native_views_only_and_the_view_is_retained_evidence():
+def test_native_parents_take_native_and_summary_views_and_the_view_is_retained_evidence():
     source = dossier()
-    wrong = project(source, {"kind": "summary"}).failure()
-    assert wrong.code == "invalid_request" and wrong.details["issues"][0]["path"] == ["view"]
+    summary = project(source, {"kind": "summary"}).unwrap()["summary"]
+    assert summary["operation"] == "analyze_function" and summary["procedure"]["name"] == "f"
+    counts = {c["facet"]: c["total"] for c in summary["collections"]}
+    assert counts["callers"] == len(source.normalized_result["callers"])
     ev = view_evidence(source, {"kind": "native", "facet": "callers", "offset": 0, "limit": 64}).unwrap()
     assert ev.operation == "inspect_analysis_view" and ev.evidence_links == (source.evidence_id,)
     assert ev.parameters["source"] == {"kind": "retained-evidence", "evidence_id": source.evidence_id}

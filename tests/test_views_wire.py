@@ -70,7 +70,7 @@ def test_selectors_and_sources_are_told_apart_by_their_fields():
     ("arguments", "path"),
     [
         ({"source": REF, "view": "summary"}, ["view"]),  # the 3.x string form is gone: the reference sends objects
-        ({"source": REF, "view": {"kind": "native", "facet": "references"}}, ["view", "facet"]),
+        ({"source": REF, "view": {"kind": "native", "facet": "refs"}}, ["view", "facet"]),
         ({"source": REF, "view": {"kind": "native", "facet": "callers", "limit": 0}}, ["view", "limit"]),
         ({"source": {"kind": "retained-evidence", "evidence_id": "ev_1"}}, ["source"]),
         ({"source": REF, "view": {"kind": "summary"}, "facet": "callers"}, []),

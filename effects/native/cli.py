@@ -96,7 +96,8 @@ def _render_xrefs(value: Mapping[str, Any]) -> str:
 
 def _render_instructions(value: Mapping[str, Any]) -> str:
     r = _result(value)
-    lines = [f"{i['address']}:  {i['bytes']:<24} {i['mnemonic']} {i['operands']}".rstrip() for i in r["items"]]
+    shown = zip(r["instructions"], r.get("bytes") or [""] * len(r["instructions"]), strict=True)
+    lines = [f"{at}:  {raw:<24} {rest}".rstrip() for (at, _, rest), raw in ((t.partition(": "), b) for t, b in shown)]
     more = f"\n... {r['total'] - r['next_offset']} more (next offset {r['next_offset']})" if r["next_offset"] else ""
     return "\n".join(lines) + more
 
@@ -184,7 +185,11 @@ COMMANDS = (
         help="a function's instructions, offset-paged",
         configure=_instructions_configure,
         steps=lambda ns: _opened(
-            ns, ("read_function_instructions", {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit})
+            ns,
+            (
+                "read_function_instructions",
+                {"procedure": ns.function, "offset": ns.offset, "limit": ns.limit, "include_bytes": True},
+            ),
         ),
         render=_render_instructions,
     ),

@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
+
 from rea.catalog.contract import ToolContract
+from rea.catalog.schemas import evidence_output
 from rea.wire import native as w
+from rea.wire.schema import schema_of
+from rea.wire.views import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
 
 _NATIVE_EFFECTS = {"mutatesSession", "launchesProcess", "idempotent"}
@@ -21,8 +26,9 @@ def _typed(
     surface: str = "official-proxy",
     example: dict[str, Any] | None = None,
 ) -> ToolContract:
-    """A native tool declared by its argument and result records (rea.wire.native)."""
-    return evidence_tool(
+    """A native tool declared by its argument and result records (rea.wire.native). A tool whose arguments
+    take `detail` (complete | summary) answers its summary view when asked, so its output is either."""
+    contract = evidence_tool(
         name,
         title,
         description,
@@ -33,6 +39,21 @@ def _typed(
         effects=_NATIVE_EFFECTS,
         needs="provider",
     )
+    if not _summarized(args):
+        return contract
+    either = {"anyOf": [schema_of(result), schema_of(NativeSummaryResult)]}
+    return attrs.evolve(contract, description=description + SUMMARY_NOTE, output_schema=evidence_output(either))
+
+
+SUMMARY_NOTE = (
+    " detail: summary retains the complete answer and returns its summary view (counts, first rows, "
+    "parent_evidence_id to page on with inspect_analysis_view)."
+)
+
+
+def _summarized(args: type) -> bool:
+    detail = attrs.fields_dict(args).get("detail")
+    return detail is not None and detail.default == "complete"
 
 
 _PROC = {"procedure": "main"}
@@ -163,16 +184,18 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "procedure_callers",
         "Procedure Callers",
-        "Addresses of the procedures that call this one.",
-        w.ProcedureArgs,
+        "Addresses of the procedures that call this one (raw_result.names maps each to its name). "
+        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),
     _typed(
         "procedure_callees",
         "Procedure Callees",
-        "Addresses of the procedures this one calls.",
-        w.ProcedureArgs,
+        "Addresses of the procedures this one calls (raw_result.names maps each to its name). "
+        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),
@@ -205,14 +228,15 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_assembly",
         "Procedure Assembly",
         "The procedure's instructions as one text, block by block.",
-        w.ProcedureArgs,
+        w.ProcedureTextArgs,
         str,
         example=_PROC,
     ),
     _typed(
         "read_function_instructions",
         "Read Function Instructions",
-        "A window of the procedure's instructions as text lines (and with bytes); never starts the decompiler.",
+        "A window of the procedure's instructions, each listed once as an `address: mnemonic operands` line "
+        "(include_bytes adds their bytes); never starts the decompiler.",
         w.InstructionArgs,
         w.InstructionWindow,
         example=_PROC,
@@ -221,7 +245,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_pseudo_code",
         "Procedure Pseudocode",
         "angr's decompiled C-like pseudocode of a procedure, as one string (null when there is no body).",
-        w.ProcedureArgs,
+        w.ProcedureTextArgs,
         str | None,
         example=_PROC,
     ),
@@ -237,9 +261,10 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "analyze_function",
         "Analyze Function",
-        "The complete function dossier: procedure, pseudocode, assembly, comments, callers, callees, incoming "
-        "and outgoing references, referenced strings and names, basic blocks with successors, unresolved calls, "
-        "limitations, and facet_availability saying which facets were observed.",
+        "The complete function dossier: procedure (once), pseudocode, assembly, comments, callers, callees, "
+        "incoming and outgoing references (their procedures by address, name and kind), referenced strings and "
+        "names, basic blocks with successors, unresolved calls, limitations, and facet_availability saying which "
+        "facets were observed. procedure or address names the function: a name, an address or a sub_<hex> name.",
         w.DossierArgs,
         w.Dossier,
         surface="enhanced",
@@ -248,8 +273,9 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "get_call_graph",
         "Get Call Graph",
-        "The reachable call graph keyed by traversal depth, each node with its calls, coverage and caveats, and "
-        "a top-level limitations array. depth (our extra) bounds it.",
+        "The reachable call graph keyed by traversal depth, each node with its name and calls (every called "
+        "procedure is a node of the next level, with its name), coverage and caveats, and a top-level limitations array. depth (our extra) bounds it. address or "
+        "procedure names the root: a name, an address or a sub_<hex> name.",
         w.CallGraphArgs,
         w.CallGraph,
         surface="enhanced",

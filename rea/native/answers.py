@@ -49,8 +49,17 @@ def classification(p: Mapping[str, Any]) -> w.Classification:
     )
 
 
-def identity_at(snapshot: Mapping[str, Any], address: str | None) -> w.ProcedureIdentity | None:
-    return None if address is None else identity(q.by_address(snapshot).get(address))
+def ref(p: Mapping[str, Any] | None, classified: bool = True) -> w.ProcedureRef | None:
+    """A procedure named inside another answer: address, name and (unless the answer states it once
+    elsewhere) its kind; never its body again."""
+    if p is None:
+        return None
+    kind = classification(p) if classified else None
+    return w.ProcedureRef(address=p["address"], name=p["name"], classification=kind)
+
+
+def ref_at(snapshot: Mapping[str, Any], address: str | None, classified: bool = True) -> w.ProcedureRef | None:
+    return None if address is None else ref(q.by_address(snapshot).get(address), classified)
 
 
 def window(items: list[T], args: Mapping[str, Any]) -> list[T]:
@@ -341,8 +350,8 @@ def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge
     return w.ReferenceEdge(
         source_address=ref["from"],
         target_address=ref["to"],
-        source_procedure=identity_at(snapshot, ref.get("from_procedure")),
-        target_procedure=identity_at(snapshot, ref["to"]),
+        source_procedure=ref_at(snapshot, ref.get("from_procedure"), classified=False),
+        target_procedure=ref_at(snapshot, ref["to"], classified=False),
         kind=reference_kind(snapshot, ref),
     )
 

@@ -72,6 +72,16 @@ def loader_slice(row: Mapping[str, Any]) -> dict[str, Any]:
     return {"architecture": row["architecture"], "index": row["index"], "offset": row["offset"], "size": row["size"]}
 
 
+def opened_slice(binding: Mapping[str, Any] | None) -> str | None:
+    """The slice open_binary selected (as lipo names it), kept in the binding's loader options; None for a
+    thin target or no binding. Slice-aware tools read it when the call names no architecture."""
+    if binding is None:
+        return None
+    loader = ((binding.get("analysis_profile") or {}).get("parameters") or {}).get("loader") or {}
+    chosen = loader.get("fat_slice")
+    return str(chosen["architecture"]) if isinstance(chosen, Mapping) and chosen.get("architecture") else None
+
+
 def thin_mismatch(requested: str, fmt: str, architecture: str | None) -> ReaError | None:
     """A selector on a target that is not universal must name its one architecture."""
     if requested == architecture:

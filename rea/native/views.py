@@ -177,7 +177,12 @@ def _select(dossier: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple
 
 
 def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The unsealed native view of one dossier facet (see rea.analysis_views.seal)."""
+    """The unsealed native view of one dossier facet, or the summary or a collection page of any native
+    answer (see rea.analysis_views.seal)."""
+    if view["kind"] == "summary":
+        return Success(summary(source))
+    if source.operation != OPERATION:
+        return _collection_view(source, view)
     dossier = source.normalized_result
     if view["kind"] != "native" or not isinstance(dossier, Mapping):
         return Failure(view_error('analyze_function Evidence is read with {"kind": "native", "facet": ...} views.'))
@@ -198,5 +203,129 @@ def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, A
             "coverage": coverage,
             "limitations": _limitations(source, dossier),
             "unknowns": unique_sorted(unknowns),
+        }
+    )
+
+
+# ------------------------------------------------------- other native answers
+
+SUMMARY_ROWS = 5
+SUMMARY_CHARS = 2_000
+TEXT_FACETS = ("pseudocode",)
+
+
+def collections(operation: str, result: Any) -> dict[str, Any]:
+    """A native answer's collections by facet name: row lists, or text (pseudocode)."""
+    if operation == OPERATION and isinstance(result, Mapping):
+        rows = {f: result[f] for f in ROW_FACETS if isinstance(result.get(f), list)}
+        return {"pseudocode": result.get("pseudocode") or "", **rows}
+    if isinstance(result, list):
+        return {"items" if operation == "batch_decompile" else "rows": result}
+    if isinstance(result, str):
+        return {"pseudocode": result} if operation == "procedure_pseudo_code" else {"lines": result.splitlines()}
+    if not isinstance(result, Mapping):
+        return {}
+    if operation == "get_call_graph":
+        levels = sorted((int(k), v) for k, v in result.items() if k.isdigit() and isinstance(v, list))
+        return {"nodes": [{**n, "depth": depth} for depth, nodes in levels for n in nodes]}
+    return {k: v for k, v in result.items() if isinstance(v, list) and k not in ("limitations", "residual_unknowns")}
+
+
+def _facts(result: Any) -> dict[str, Any]:
+    """The answer's scalar fields (a call graph's are its depth keys, so none)."""
+    if not isinstance(result, Mapping):
+        return {}
+    return {k: v for k, v in result.items() if not isinstance(v, (list, Mapping)) and not k.isdigit()}
+
+
+def _procedure_of(result: Any) -> Any:
+    procedure = result.get("procedure") if isinstance(result, Mapping) else None
+    return procedure if isinstance(procedure, Mapping) else None
+
+
+def _next_view(source: Evidence, facet: str, shown: int, total: int) -> dict[str, Any] | None:
+    if shown >= total:
+        return None
+    view = {"kind": "native", "facet": facet, "offset": shown, "limit": 64}
+    return {
+        "name": "inspect_analysis_view",
+        "arguments": {"source": {"kind": "retained-evidence", "evidence_id": source.evidence_id}, "view": view},
+    }
+
+
+def _collection(source: Evidence, facet: str, value: Any) -> dict[str, Any]:
+    if isinstance(value, str):
+        units = len(value.encode("utf-16-le")) // 2
+        first = utf16_window(value, 0, SUMMARY_CHARS)
+        page, _, end, _ = first.unwrap() if isinstance(first, Success) else ("", 0, 0, units)
+        return {
+            "facet": facet,
+            "unit": "utf16-code-units",
+            "total": units,
+            "first": [page] if page else [],
+            "next_view": _next_view(source, facet, end, units),
+        }
+    first = list(value[:SUMMARY_ROWS])
+    return {
+        "facet": facet,
+        "unit": "rows",
+        "total": len(value),
+        "first": first,
+        "next_view": _next_view(source, facet, len(first), len(value)),
+    }
+
+
+def summary(source: Evidence) -> dict[str, Any]:
+    """Any native answer summarized: per collection its total, first rows and the call that reads on."""
+    result = source.normalized_result
+    found = collections(source.operation, result)
+    procedure = _procedure_of(result)
+    return {
+        "kind": "summary",
+        "view": {"kind": "summary"},
+        "summary": {
+            "operation": source.operation,
+            "procedure": procedure,
+            "collections": [_collection(source, facet, value) for facet, value in found.items()],
+            "facts": _facts(result),
+        },
+        "coverage": complete_coverage(1, 1),
+        "limitations": unique_sorted(source.limitations),
+        "unknowns": [],
+    }
+
+
+def _collection_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    """One page of a collection of a native answer other than the dossier."""
+    found = collections(source.operation, source.normalized_result)
+    facet = view.get("facet")
+    if view["kind"] != "native" or facet not in found:
+        return Failure(
+            view_error(
+                f"{source.operation} Evidence is read with a summary view or "
+                f'{{"kind": "native", "facet": one of {", ".join(sorted(found)) or "none"}}}.',
+                ("view", "facet"),
+            )
+        )
+    value = found[facet]
+    if isinstance(value, str):
+        window = utf16_window(value, view["offset"], view["limit"])
+        if not isinstance(window, Success):
+            return window
+        page, start, end, total = window.unwrap()
+        item: Any = {"text": page, "unit": "utf16-code-units"}
+        coverage = page_coverage(start, end - start, total)
+    else:
+        item, coverage = page_rows(value, view["offset"], view["limit"])
+    procedure = _procedure_of(source.normalized_result)
+    return Success(
+        {
+            "kind": "native",
+            "view": dict(view),
+            "procedure_address": procedure.get("address") if procedure else None,
+            "item": item,
+            "coverage": coverage,
+            "limitations": unique_sorted(source.limitations),
+            "unknowns": [],
         }
     )

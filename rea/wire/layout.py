@@ -467,7 +467,7 @@ class MachoArgs:
     """The reference's input is empty (the open target); our extras select a slice, delivery and a cap."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice to read (as list_architectures names it); required with several slices",
+        "Our extra: the universal slice to read (as list_architectures names it); default: the slice open_binary selected",
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -672,7 +672,7 @@ class SignatureArgs:
     """The reference's input is empty (the open target); our extra selects a universal slice."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice whose signature to read; required with several slices",
+        "Our extra: the universal slice whose signature to read; default: the slice open_binary selected",
         omit_none=True,
         minLength=1,
         maxLength=64,

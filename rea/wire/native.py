@@ -17,6 +17,35 @@ from rea.wire.schema import Open, field
 _DOCUMENT = "The open target's name or path (headless providers have one document)"
 _PROCEDURE = "Procedure start address (0x...) or exact name"
 _ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
+# one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
+_CHOSEN = "The procedure: its name, entry address (0x...) or sub_<hex> name. Give procedure or address (the same)"
+_SAME_AS_PROCEDURE = "The same as procedure, by the other name (a name, an address or a sub_<hex> name); give one"
+_AT_OR_NAMED = (
+    "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that "
+    "denotes one. procedure is the same argument by its other name"
+)
+_SAME_AS_ADDRESS = "The same as address, by the other name; give one"
+DETAIL = (
+    "complete (default): the whole answer; summary: retain it and return its summary view (counts, the first "
+    "rows, parent_evidence_id to page from with inspect_analysis_view {kind: native, facet})"
+)
+
+
+def procedure_choice() -> object:
+    """`procedure`, optional because `address` may name it instead (the program requires one)."""
+    return field(_CHOSEN, omit_none=True, minLength=1)
+
+
+def address_alias() -> object:
+    """`address` as another spelling of `procedure`."""
+    return field(_SAME_AS_PROCEDURE, omit_none=True, minLength=1)
+
+
+def detail_choice() -> object:
+    return field(DETAIL, default="complete")
+
+
+Detail = Literal["complete", "summary"]
 
 # enums the pure answers compute before building a record (named so their locals are typed too)
 SymbolSource = Literal["default", "analysis", "ai", "imported", "user_defined"]
@@ -37,7 +66,8 @@ class DocumentArgs:
 
 @attrs.frozen(kw_only=True)
 class ProcedureArgs:
-    procedure: str = field(_PROCEDURE, minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
 
 
@@ -50,6 +80,7 @@ class ListingArgs:
     limit: int | None = field(
         "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1
     )
+    detail: Detail = detail_choice()
 
 
 OriginKind = Literal["program", "library", "runtime", "unknown"]
@@ -116,7 +147,8 @@ class AddressArgs:
 class OptionalAddressArgs:
     """The reference makes the address optional (a GUI cursor default); headless, it must be given."""
 
-    address: str | None = field(_ADDRESS + "; required here: angr has no cursor", omit_none=True, minLength=1)
+    address: str | None = field(_AT_OR_NAMED + "; required here: angr has no cursor", omit_none=True, minLength=1)
+    procedure: str | None = field(_SAME_AS_ADDRESS, omit_none=True, minLength=1)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
 
 
@@ -128,6 +160,7 @@ class FilteredListingArgs:
     limit: int | None = field(
         "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
     )
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)
@@ -140,6 +173,7 @@ class SearchArgs:
     limit: int | None = field(
         "Matches to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
     )
+    detail: Detail = detail_choice()
 
 
 StringOrigin = Literal["stored", "stack", "decoded"]
@@ -178,7 +212,8 @@ class OverviewArgs:
 
 @attrs.frozen(kw_only=True)
 class ReferencesArgs:
-    procedure: str = field(_PROCEDURE, minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     direction: Literal["incoming", "outgoing"] = field("References into or out of the procedure", default="outgoing")
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
     max_instructions: int = field(
@@ -188,14 +223,28 @@ class ReferencesArgs:
     limit: int | None = field(
         "References to return (our extra; default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL
     )
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)
 class InstructionArgs:
-    procedure: str = field(_PROCEDURE, minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     offset: int = field("First instruction", default=0, minimum=0, maximum=100_000)
     limit: int = field("Instructions in the window", default=64, minimum=1, maximum=500)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
+    include_bytes: bool = field(
+        "Our extra: add `bytes`, each instruction's hex bytes in the order of `instructions`", default=False
+    )
+    detail: Detail = detail_choice()
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureTextArgs(ProcedureArgs):
+    """procedure_assembly, procedure_pseudo_code, procedure_callers and procedure_callees: one procedure, and
+    a summary for a very large answer (libcrypto's most-called function has 74 KB of named callers)."""
+
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)
@@ -208,6 +257,7 @@ class BatchArgs:
     addresses: tuple[str, ...] = field(
         "Procedure addresses or names; an empty list decompiles nothing", factory=tuple, maxItems=1000
     )
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)
@@ -226,7 +276,9 @@ class CollectionOffsets:
 class DossierArgs:
     """6.x takes only `procedure` and answers the complete dossier; the 3.1 windows are accepted as extras."""
 
-    procedure: str = field(_PROCEDURE, minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
+    detail: Detail = detail_choice()
     include_assembly: bool = field(
         "Include the function's assembly (false: the assembly facet is empty and says it was not requested)",
         default=True,
@@ -245,11 +297,15 @@ class DossierArgs:
 
 @attrs.frozen(kw_only=True)
 class CallGraphArgs:
-    address: str = field(_PROCEDURE, minLength=1)
+    address: str | None = field(
+        _CHOSEN.replace("Give procedure or address", "Give address or procedure"), omit_none=True, minLength=1
+    )
+    procedure: str | None = field("The same as address, by the other name; give one", omit_none=True, minLength=1)
     direction: Literal["forward", "backward"] = field("Callees (forward) or callers (backward)", default="forward")
     depth: int | None = field(
         "Deepest level (default: the whole reachable graph)", omit_none=True, minimum=0, maximum=_NO_TOTAL
     )
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)
@@ -264,6 +320,7 @@ class CallPathArgs:
     max_operations: int = field(
         "Most relationship reads (one per expanded procedure)", default=100, minimum=1, maximum=500
     )
+    detail: Detail = detail_choice()
 
 
 # ----------------------------------------------------------------- results
@@ -275,6 +332,19 @@ class ProcedureIdentity:
     name: str = field("Procedure name")
     classification: Classification | None = field("Kind")
     body: Body = field("Body ranges")
+
+
+@attrs.frozen(kw_only=True)
+class ProcedureRef:
+    """A procedure named inside another answer (a reference's ends, a dossier's callers and callees): the
+    reference's required fields only; its body is read from procedure_info or its own dossier."""
+
+    address: str = field("Entry address")
+    name: str = field("Procedure name")
+    classification: Classification | None = field(
+        "Kind (null at a reference's ends: kind.external marks an import, and the procedure's own kind is in "
+        "the dossier's procedure, callers and callees, or procedure_info)"
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -588,8 +658,8 @@ class ReferenceKind:
 class ReferenceEdge:
     source_address: str = field("Referencing instruction")
     target_address: str = field("Referenced address")
-    source_procedure: ProcedureIdentity | None = field("Procedure of the source")
-    target_procedure: ProcedureIdentity | None = field("Procedure starting at the target")
+    source_procedure: ProcedureRef | None = field("Procedure of the source")
+    target_procedure: ProcedureRef | None = field("Procedure starting at the target")
     kind: ReferenceKind = field("Reference kind")
 
 
@@ -618,16 +688,9 @@ class InstructionWindow:
     offset: int = field("First instruction of the window (extra)", minimum=0)
     total: int = field("Instructions in the procedure (extra)", minimum=0)
     next_offset: int | None = field("Where the next window starts, or null (extra)")
-    items: tuple[Instruction, ...] = field("The same window with bytes (extra)")
-
-
-@attrs.frozen(kw_only=True)
-class Instruction:
-    address: str = field("Address")
-    bytes: str = field("Hex bytes")
-    mnemonic: str = field("Mnemonic")
-    operands: str = field("Operands")
-    block: str = field("Basic block start")
+    bytes: tuple[str, ...] | None = field(
+        "Each instruction's hex bytes, in the order of `instructions` (extra; include_bytes: true)", omit_none=True
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -857,8 +920,8 @@ class Dossier:
     pseudocode: str | None = field("Decompiled pseudocode (null: unavailable, see facet_availability)")
     assembly: tuple[str, ...] = field("`address: mnemonic operands` lines")
     comments: tuple[Comment, ...] = field("Analyst comments (angr keeps none)")
-    callers: tuple[ProcedureIdentity, ...] = field("Calling procedures")
-    callees: tuple[ProcedureIdentity, ...] = field("Called procedures")
+    callers: tuple[ProcedureRef, ...] = field("Calling procedures")
+    callees: tuple[ProcedureRef, ...] = field("Called procedures")
     incoming_references: tuple[ReferenceEdge, ...] = field("References to the entry")
     outgoing_references: tuple[ReferenceEdge, ...] = field("References out of the body")
     referenced_strings: tuple[Referenced, ...] = field("Strings the body references")

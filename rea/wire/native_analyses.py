@@ -9,7 +9,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.native import Contained, NotContained
+from rea.wire.native import Contained, NotContained, address_alias, procedure_choice
 from rea.wire.schema import Open, field
 
 _HEX = "^0[xX][0-9a-fA-F]+$"
@@ -159,7 +159,8 @@ Confidence = Literal["low", "medium", "high"]
 
 @attrs.frozen(kw_only=True)
 class NativeApiArgs:
-    procedure: str = field("A procedure name or address", minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     max_pseudocode_chars: int = field("Pseudocode read by the analyze step", default=20_000, minimum=1, maximum=100_000)
     max_instructions: int = field(
         "Most instructions of the procedure; a larger one is not projected", default=500, minimum=1, maximum=5_000

@@ -10,7 +10,7 @@ from typing import Literal
 import attrs
 
 from rea.native.annotations import MAX_NAME, MAX_TEXT
-from rea.wire.native import Dossier
+from rea.wire.native import Dossier, address_alias, procedure_choice
 from rea.wire.schema import field
 
 _DOCUMENT = "The open target's name or path (headless providers have one document)"
@@ -65,7 +65,8 @@ class VariableEdit:
 
 @attrs.frozen(kw_only=True)
 class AnnotateArgs:
-    procedure: str = field("Procedure start address (0x...) or exact name", minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     name: str | None = field("New procedure name", omit_none=True, minLength=1, maxLength=MAX_NAME)
     comment: str | None = field("Regular entry comment; empty text clears it", omit_none=True, maxLength=MAX_TEXT)
     inline_comment: str | None = field("Inline entry comment; empty text clears it", omit_none=True, maxLength=MAX_TEXT)

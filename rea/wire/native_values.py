@@ -8,6 +8,7 @@ from typing import Literal
 
 import attrs
 
+from rea.wire.native import address_alias, procedure_choice
 from rea.wire.schema import SAFE_INT_MAX, field
 
 Edge = Literal["def-use", "call", "parameter-use", "argument-binding", "return-binding"]
@@ -15,7 +16,8 @@ Edge = Literal["def-use", "call", "parameter-use", "argument-binding", "return-b
 
 @attrs.frozen(kw_only=True)
 class TraceValuesArgs:
-    procedure: str = field("The seed procedure: its start address (0x...) or exact name", minLength=1)
+    procedure: str | None = procedure_choice()
+    address: str | None = address_alias()
     max_depth: int = field("Most call levels followed below the seed", default=3, minimum=0, maximum=16)
     max_functions: int = field("Most procedures analysed (the seed included)", default=16, minimum=1, maximum=64)
     max_call_sites: int = field("Most call instructions resolved", default=256, minimum=1, maximum=4096)

@@ -11,7 +11,7 @@ spec.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from collections.abc import Mapping
 
 import attrs
@@ -57,6 +57,15 @@ NativeFacet = Literal[
     "value_flow_effects",
     "value_flow_parameters",
     "value_flow_parameter_uses",
+    # the row collections of the other native answers (the NativeParent answers; rea.native.views.collections)
+    "rows",
+    "references",
+    "nodes",
+    "edges",
+    "frontier",
+    "lines",
+    "instructions",
+    "items",
 ]
 InventoryFacet = Literal["nodes", "occurrences", "edges", "integrity_contradictions"]
 WasmFacet = Literal[
@@ -86,6 +95,24 @@ MachoFacet = Literal[
     "provenance",
 ]
 Collection = Literal["sections", "symbols", "exports", "imports", "modules", "records"]
+# the native answers a detail: summary call retains and summarizes (rea.native.views projects them)
+NativeParent = Literal[
+    "procedure_callers",
+    "procedure_callees",
+    "list_procedures",
+    "list_strings",
+    "list_names",
+    "search_procedures",
+    "search_strings",
+    "procedure_references",
+    "procedure_assembly",
+    "procedure_pseudo_code",
+    "read_function_instructions",
+    "batch_decompile",
+    "get_call_graph",
+    "trace_call_path",
+]
+NATIVE_SUMMARIZED: tuple[str, ...] = get_args(NativeParent)
 ParentOperation = Literal[
     "analyze_function",
     "analyze_javascript_application",
@@ -100,6 +127,7 @@ ParentOperation = Literal[
     "inspect_managed_artifact",
     "inspect_managed_members",
     "compare_application_versions",
+    NativeParent,
 ]
 AndroidFacet = Literal["classes", "methods", "fields"]
 ManagedFacet = Literal[
@@ -203,8 +231,15 @@ class PageView:
 
 @attrs.frozen(kw_only=True)
 class NativeView:
-    kind: Literal["native"] = field("One facet of analyze_function Evidence; no provider is started")
-    facet: NativeFacet = field("Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0)")
+    kind: Literal["native"] = field(
+        "One facet of analyze_function Evidence, or one collection of another native answer (its summary names "
+        "them); no provider is started"
+    )
+    facet: NativeFacet = field(
+        "Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0). Other native "
+        "answers: rows (list_*, search_*), references, nodes, edges, frontier, lines (procedure_assembly), "
+        "pseudocode, instructions, items (batch_decompile)"
+    )
     offset: int = _offset()
     limit: int = _limit()
 
@@ -459,6 +494,26 @@ class MachoCollections:
 
 
 @attrs.frozen(kw_only=True)
+class NativeCollection:
+    facet: str = field("The collection, as a native view's facet names it")
+    unit: Literal["rows", "utf16-code-units"] = field("What total counts")
+    total: int = field("Rows (or UTF-16 code units of text) in the complete answer", minimum=0)
+    first: tuple[Open, ...] = field("The first rows (text: its first characters, as one string)")
+    next_view: Open | None = field("The inspect_analysis_view call reading on from `first`; null: nothing follows")
+
+
+@attrs.frozen(kw_only=True)
+class NativeSummary:
+    """A native answer too large to send whole: per collection its total and first rows, and the call that
+    pages on (detail: summary on list_*, search_*, analyze_function, get_call_graph, ...)."""
+
+    operation: str = field("The native tool that produced the parent")
+    procedure: Open | None = field("The procedure the answer is about (null: a whole-binary listing)")
+    collections: tuple[NativeCollection, ...] = field("Each collection of the answer")
+    facts: Mapping[str, Open] = field("The answer's scalar fields (direction, goal_status, totals, ...)")
+
+
+@attrs.frozen(kw_only=True)
 class MachoSummary:
     """inspect_macho: the selected slice, header fields and UUID; each collection replaced by its counts."""
 
@@ -530,7 +585,18 @@ class SummaryResult(_ViewBase):
         | ManagedSummary
         | ComparisonSummary
         | CaptureSummary
+        | NativeSummary
     ) = field("The parent's summary")
+
+
+@attrs.frozen(kw_only=True)
+class NativeSummaryResult(_ViewBase):
+    """What a native tool called with detail: summary answers (SummaryResult narrowed to the native summary,
+    so the tool's advertised output stays small)."""
+
+    kind: Literal["summary"] = field("A summary view")
+    view: SummaryView = field("The request's view")
+    summary: NativeSummary = field("Per collection: its total, first rows and the call that reads on")
 
 
 @attrs.frozen(kw_only=True)
@@ -571,9 +637,9 @@ class PageResult(_ViewBase):
 
 @attrs.frozen(kw_only=True)
 class NativeResult(_ViewBase):
-    kind: Literal["native"] = field("One analyze_function facet")
+    kind: Literal["native"] = field("One analyze_function facet, or one collection of another native answer")
     view: NativeView = field("The request's view")
-    procedure_address: str | None = field("The dossier's procedure")
+    procedure_address: str | None = field("The dossier's procedure (other answers: their procedure, or null)")
     item: Open = field(
         "Row facets: the page's rows; pseudocode: {text, unit: utf16-code-units}; singletons: the value; "
         "unobserved facets: {available: false, reason}"
@@ -716,6 +782,7 @@ def view_call(evidence_id: str, view: View) -> dict[str, Any]:
 
 FIRST_VIEW: Mapping[str, View] = {
     "analyze_function": NativeView(kind="native", facet="pseudocode"),
+    **{operation: SummaryView(kind="summary") for operation in NATIVE_SUMMARIZED},
     "inspect_artifact": SummaryView(kind="summary"),
     "inventory_artifact": InventoryView(kind="inventory", facet="occurrences"),
     "analyze_javascript_application": SummaryView(kind="summary"),

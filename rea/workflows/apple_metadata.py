@@ -14,6 +14,7 @@ from rea.apple_metadata.results import PROVIDER, Reading, objc_classes, objc_pro
 from rea.effect_types import Program, ToolProgram
 from rea.errors import no_target
 from rea.evidence import Provider, Subject, create_evidence
+from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, failed, recorded
 from rea.session import Session
 
@@ -26,7 +27,9 @@ def _program(operation: str, project: Project, limit: Callable[[Mapping[str, Any
         if target is None:
             return failed(session, no_target(operation))
         yield ReportProgress(phase="reading Apple metadata", message=target.path)
-        read = yield ReadAppleMetadata(path=target.path, architecture=args.get("architecture"))
+        read = yield ReadAppleMetadata(
+            path=target.path, architecture=args.get("architecture") or opened_slice(session.provider_binding)
+        )
         if not is_successful(read):
             return failed(session, read.failure())
         got = read.unwrap()

@@ -27,6 +27,7 @@ from rea.layout.model import (
     ReadSignature,
 )
 from rea.layout.swift import demangle_result
+from rea.native.fat_slice import opened_slice
 from rea.program import recorded, Context, Outcome, ReportProgress, failed
 from rea.session import Session, machine_architecture, record
 from rea.workflows.dylib import trace_dylib_resolution
@@ -138,7 +139,7 @@ def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Pr
     yield ReportProgress(phase="reading Mach-O", message=target.path)
     read = yield ReadMacho(
         path=target.path,
-        architecture=args.get("architecture"),
+        architecture=args.get("architecture") or opened_slice(session.provider_binding),
         max_symbols=args["max_symbols"],
         known_sha256=target.sha256,
         known_stamp=target.stamp,
@@ -187,7 +188,9 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading code signature", message=target.path)
-    read = yield ReadSignature(path=target.path, architecture=args.get("architecture"))
+    read = yield ReadSignature(
+        path=target.path, architecture=args.get("architecture") or opened_slice(session.provider_binding)
+    )
     if not is_successful(read):
         return failed(session, read.failure())
     got = read.unwrap()

@@ -24,7 +24,7 @@ from rea.native import annotations as notes
 from rea.native import metadata
 from rea.native.metadata import snapshot_limitations
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations, ReadImage
-from rea.native import image, sweep
+from rea.native import image, subject, sweep
 from rea.native.addresses import value
 from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES, provider_limitations, unavailable_reason
 from rea.effect_types import AnyEffect, Program, ToolProgram
@@ -32,6 +32,7 @@ from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, fail
 from rea.session import MANAGED_HINT, Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
+from rea.workflows.layout import deliver
 
 Steps = Program
 Args = Mapping[str, Any]
@@ -153,11 +154,19 @@ def _record(
 def _evidence(
     session: Session, snapshot: Mapping[str, Any], operation: str, args: Mapping[str, Any], result: Any, **extra: Any
 ) -> Outcome:
-    """_record's Evidence retained and answered (extra: its confidence, limitations, locations)."""
+    """_record's Evidence retained and answered (extra: its confidence, limitations, locations); detail: summary
+    answers with its summary view instead. Delivery detail never reaches the Evidence, so its id is the same."""
+    delivery = args.get("detail") if args.get("detail") in ("complete", "summary") else None
+    if delivery is not None:
+        args = {k: v for k, v in args.items() if k != "detail"}
+    if operation in ("procedure_callers", "procedure_callees"):
+        extra = {"raw_result": named_edges(snapshot, result), **extra}
     created = _record(session, snapshot, operation, args, result, **extra)
     if not is_successful(created):
         return failed(session, created.failure())
     evidence = created.unwrap()
+    if delivery == "summary":
+        return deliver(session, evidence, delivery)
     return Outcome(session=record(session, (evidence,)), reply=Success(evidence.to_json()))
 
 
@@ -174,17 +183,14 @@ def _document_problem(session: Session, args: Mapping[str, Any]) -> ReaError | N
 
 
 def _procedure(snapshot: Mapping[str, Any], text: str, field: str = "procedure") -> Result[Mapping[str, Any], ReaError]:
-    found = q.find_procedure(snapshot, text)
-    if found is None:
-        return Failure(
-            invalid_request(
-                f"No procedure starts at or is named {text!r}.",
-                field=field,
-                accepted="a procedure start address (0x..., see list_procedures) or an exact procedure name",
-                reason="no-procedure",
-            )
-        )
-    return Success(found)
+    return subject.resolve_procedure(snapshot, text, field)
+
+
+def _chosen_procedure(
+    snapshot: Mapping[str, Any], args: Mapping[str, Any], first: str = "procedure", other: str = "address"
+) -> Result[Mapping[str, Any], ReaError]:
+    """The procedure the call names, by `procedure` or `address` (rea.native.subject: one resolver)."""
+    return subject.chosen(args, first, other).bind(lambda given: _procedure(snapshot, *given))
 
 
 def _address(text: str, field: str = "address") -> Result[str, ReaError]:
@@ -250,7 +256,7 @@ def _on_procedure(
     """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
 
     def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
-        found = _procedure(snapshot, args["procedure"])
+        found = _chosen_procedure(snapshot, args)
         return answer(session, snapshot, args, found.unwrap()) if is_successful(found) else found.failure()
 
     return resolved
@@ -262,13 +268,15 @@ def _on_address(
     """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
 
     def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
-        if args.get("address") is None:
+        if args.get("address") is None and args.get("procedure") is None:
             return invalid_request(
                 "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
                 field="address",
-                accepted="a link-time address like 0x401000",
+                accepted="a link-time address like 0x401000, or a name",
             )
-        address = _address(args["address"])
+        address = subject.chosen(args, "address", "procedure").bind(
+            lambda given: subject.resolve_address(snapshot, *given)
+        )
         return answer(session, snapshot, args, address.unwrap()) if is_successful(address) else address.failure()
 
     return resolved
@@ -381,6 +389,13 @@ def _edges(edge: str) -> Answer:
     return answer
 
 
+def named_edges(snapshot: Snapshot, addresses: Any) -> dict[str, Any]:
+    """procedure_callers/callees' raw_result: the reference's answer is bare addresses, so each address's
+    name (null: none known) rides beside it here."""
+    index = q.by_address(snapshot)
+    return {"names": {c: index[c]["name"] if c in index else None for c in addresses}}
+
+
 @_on_procedure
 def _references(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str, Any]) -> Answered:
     return a.references(snapshot, p, args), "derived", ()
@@ -399,7 +414,7 @@ Begin = Callable[[Snapshot, Args], graphs.Walk | ReaError]
 
 
 def _graph(snapshot: Snapshot, args: Args) -> graphs.Walk | ReaError:
-    found = _procedure(snapshot, args["address"], "address")
+    found = _chosen_procedure(snapshot, args, "address", "procedure")
     if not is_successful(found):
         return found.failure()
     return graphs.call_graph_walk(snapshot, found.unwrap(), args.get("depth"), args["direction"])
@@ -561,7 +576,7 @@ def _cfg_procedure(
     if not is_successful(facts):
         return Failure(facts.failure())
     snapshot = facts.unwrap()
-    return _procedure(snapshot, args["procedure"]).map(lambda proc: (snapshot, proc))
+    return _chosen_procedure(snapshot, args).map(lambda proc: (snapshot, proc))
 
 
 def _engine_tool(
@@ -699,9 +714,7 @@ def _instruction_page(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, a
         offset=start,
         total=len(rows),
         next_offset=end if end < len(rows) else None,
-        items=tuple(
-            w.Instruction(**{k: i[k] for k in ("address", "bytes", "mnemonic", "operands", "block")}) for i in page
-        ),
+        bytes=tuple(i["bytes"] for i in page) if args.get("include_bytes") else None,
     )
 
 

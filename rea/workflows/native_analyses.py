@@ -185,7 +185,7 @@ def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Step
         snapshot,
         "trace_native_values",
         args,
-        tracer.answer(args["procedure"], target.sha256),
+        tracer.answer(args.get("procedure") or args["address"], target.sha256),
         limitations=values.LIMITATIONS,
         locations=({"kind": "address", "address": proc["address"]},),
         evidence_links=tuple(dict.fromkeys(f.evidence_id for f in flows)),

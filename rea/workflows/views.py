@@ -27,6 +27,7 @@ from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.views import capture_view
 from rea.native.views import native_view
+from rea.wire.views import NATIVE_SUMMARIZED
 from rea.program import Context, Outcome, Program, failed
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
@@ -47,6 +48,7 @@ VIEW_DISPATCH: Mapping[str, Projection] = {
     "inspect_managed_artifact": managed_view,
     "inspect_managed_members": managed_view,
     "compare_application_versions": comparison_view,
+    **{operation: native_view for operation in NATIVE_SUMMARIZED},
 }
 # view kinds that read one producer's Evidence only; a producer this server lacks is said so
 KIND_PARENT = {

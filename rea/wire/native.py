@@ -8,7 +8,7 @@ arguments or additional result fields, never a different shape for a shared name
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 import attrs
 
@@ -31,17 +31,17 @@ DETAIL = (
 )
 
 
-def procedure_choice() -> object:
+def procedure_choice() -> Any:
     """`procedure`, optional because `address` may name it instead (the program requires one)."""
     return field(_CHOSEN, omit_none=True, minLength=1)
 
 
-def address_alias() -> object:
+def address_alias() -> Any:
     """`address` as another spelling of `procedure`."""
     return field(_SAME_AS_PROCEDURE, omit_none=True, minLength=1)
 
 
-def detail_choice() -> object:
+def detail_choice() -> Any:
     return field(DETAIL, default="complete")
 
 

@@ -7,11 +7,11 @@ from collections.abc import Mapping
 
 import attrs
 from returns.pipeline import is_successful
-from returns.result import Failure
+from returns.result import Failure, Result
 
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, no_target
-from rea.evidence import Provider, Subject, create_evidence
+from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.native_runtime.effects import ObserveNativeCalls
 from rea.native_runtime.observation import bridge_request, observation_result, partial_result
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed, recorded
@@ -49,7 +49,9 @@ def observe_native_calls(session: Session, args: Mapping[str, Any], ctx: Context
     return recorded(session, _evidence(target, args, facts, observation_result(args, facts)))
 
 
-def _evidence(target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], result: Mapping[str, Any]):
+def _evidence(
+    target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], result: Mapping[str, Any]
+) -> Result[Evidence, ReaError]:
     return create_evidence(
         provider=Provider(id="lldb", name="LLDB (Debian)", version=facts["debugger"]["version"]),
         operation="observe_native_calls",
@@ -85,7 +87,7 @@ def _retained(
     built = _evidence(target, args, facts, partial_result(args, facts))
     if not is_successful(built):
         if error.code == "cancelled":
-            raise ProgramCancelled(error.details["phase"])
+            raise ProgramCancelled((error.details or {}).get("phase", "observing"))
         return failed(session, error)
     evidence = built.unwrap()
     reference = {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}

@@ -28,22 +28,14 @@ INSPECT_WEB_NETWORK_CAPTURE = evidence_tool(
     "inspect_web_network_capture",
     "Inspect Web Network Capture",
     (
-        "Inspect a retained local HAR 1.2 file or native mitmproxy flow dump without contacting recorded URLs. "
-        "Returns each record's original ordinal and location (HAR: JSON pointer; mitmproxy: byte range), the "
-        "producer's fields, every number's exact text, and bodies and other bytes exactly (base64, sha256) by "
-        "pointer. Transport credentials (Authorization, Cookie, Set-Cookie, API-key headers, HAR cookies), "
-        "credentials inside URLs wherever a URL appears (key, api_key, token, access_token, auth, sig, signature, "
-        "password and similar query or fragment parameters, userinfo passwords, values shaped like Google, AWS, "
-        "GitHub, Slack or Stripe keys or JWTs: replaced by REDACTED in place) and every sensitive_values literal "
-        "are excluded and listed as redactions with their rule; redaction_index lists them capture-wide (which "
-        "records, where, which rule; never the values); declared values are never persisted in Evidence "
-        "parameters. Every record is decoded before record_ordinals selects; a malformed record, a base64 body "
-        "that does not decode or a capture past 32 MiB returns no partial success. mitmproxy dumps are read by "
-        "Debian's mitmproxy flow reader (an owned child process) exactly as mitmdump reads them, old formats "
-        "(0.11 on) migrated; the versions found are listed, and a version mitmproxy refuses is refused with its "
-        "reason. detail: summary (recommended for large captures) retains the Evidence and returns its summary "
-        'view; page records with inspect_analysis_view {"kind": "page", "collection": "records", offset, limit} '
-        'and group request lines with {"kind": "api-surface"}.'
+        "Inspect a local HAR 1.2 file or mitmproxy flow dump (old formats migrated as mitmdump reads them) "
+        "without contacting recorded URLs: each record's ordinal and location (JSON pointer or byte range), the "
+        "producer's fields, exact numbers, and bodies by pointer (base64, sha256). Credential headers, cookies, "
+        "credentials inside URLs (key/token/sig/password-like parameters, userinfo, API-key and JWT shapes) and "
+        "sensitive_values are replaced by REDACTED and listed with their rule, capture-wide in redaction_index "
+        "(never the values). A malformed record or a capture past 32 MiB returns no partial success. detail: "
+        "summary (large captures) returns counts and first rows; page records with inspect_analysis_view "
+        '{"kind": "page", "collection": "records"} or group request lines with {"kind": "api-surface"}.'
     ),
     args=CaptureArgs,
     result=NetworkCapture,

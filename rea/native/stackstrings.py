@@ -667,11 +667,6 @@ def _argument(
 # ------------------------------------------------------------------ the snapshot's rows
 
 SCANNED_ARCHITECTURES = frozenset({"x86_64", "x86", "arm64"})
-DECODED_LIMITATION = (
-    "Decoded strings (produced at run time by a decoder routine) are not recovered yet: nothing is emulated. "
-    "{candidates} call sites pass a stack buffer filled by immediate stores, or constant data, to a small "
-    "routine that XORs or loops (decoder candidates a later emulation step will run)."
-)
 
 
 def recover(

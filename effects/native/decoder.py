@@ -71,16 +71,32 @@ def _returned(project: Any, state: Any, arguments: list[dict[str, Any]], most: i
     return {"register": register, "before_hex": "", "after_hex": emulator._read(state, value, most).hex()}
 
 
-def one(analysis: Any, candidate: dict[str, Any], limits: plan.Budget, most: int) -> dict[str, Any]:
+# how a caller's run ended without reaching its call site, and every instruction it executed: the run is
+# concrete and starts from the same state, so another call site of that caller it never executed would
+# end the same way (a budget is not reused: blocks split at the call site, and time is the machine's)
+Ended = dict[str, tuple[dict[str, Any], set[int]]]
+REUSED = frozenset({"memory_fault", "unsupported", "returned"})
+
+
+def one(
+    analysis: Any, candidate: dict[str, Any], limits: plan.Budget, most: int, ended: Ended | None = None
+) -> dict[str, Any]:
     """One call site's plain fact: how far it ran, its inputs and, once the call returned, its outputs."""
     project = analysis.project
     main = project.loader.main_object
     site = analysis.into(candidate["call_site"])
+    ended = {} if ended is None else ended
+    known = ended.get(candidate["caller"])
+    if known is not None and site not in known[1]:
+        return {"call_site": candidate["call_site"], "stage": "caller", "end": known[0]}
     tracker = emulator.Tracker(image=(main.min_addr, main.max_addr))
     state, engine = emulator.prepare(project, analysis.into(candidate["caller"]), [], tracker)
-    end, reached = emulator.execute(project, state, limits, tracker, out=analysis.out, stop_at=site)
+    visited: set[int] = set()
+    end, reached = emulator.execute(project, state, limits, tracker, out=analysis.out, stop_at=site, visited=visited)
     fact: dict[str, Any] = {"call_site": candidate["call_site"], "engine": engine, "stage": "caller", "end": end}
     if end["status"] != "stopped_at":
+        if end["status"] in REUSED:
+            ended[candidate["caller"]] = (end, visited)
         return fact
     arguments = _arguments(project, reached, list(candidate.get("registers", ())), most)
     fact["inputs"] = _input_rows(arguments)
@@ -111,14 +127,15 @@ def decode_strings_op(analysis: Any, params: dict[str, Any], emit: Callable[[str
     most = int(params.get("max_output", 256))
     candidates = params["candidates"]
     started = time.monotonic()
-    facts, engine = [], None
+    facts: list[dict[str, Any]] = []
+    engine, ended = None, {}
     for number, candidate in enumerate(candidates, 1):
         if (time.monotonic() - started) * 1000 >= params["total_ms"]:
             emit(f"decoded strings: total time spent after {number - 1} of {len(candidates)} call sites")
             break
         emit(f"emulating decoder call site {number}/{len(candidates)} at {candidate['call_site']}")
         try:
-            fact = one(analysis, candidate, limits, most)
+            fact = one(analysis, candidate, limits, most, ended)
         except Exception as exc:  # noqa: BLE001 - one call site's failure is its own, never the worker's
             fact = {
                 "call_site": candidate["call_site"],

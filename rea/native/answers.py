@@ -281,7 +281,7 @@ def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
             f"Stack strings were not scanned: the fast index does not read {scan.get('architecture')} code. "
             "Decoded strings (produced at run time) are not recovered.",
         )
-    candidates = len(snapshot.get("decoder_candidates", ()))
+    candidates = len({c["call_site"] for c in snapshot.get("decoder_candidates", ())})
     return (
         f"Stack strings: all {scan['procedures']} procedures of the fast index were scanned for immediate stores "
         f"into their frame ({scan['replayed']} store non-zero immediates or call a XOR routine and "

@@ -7,9 +7,7 @@ emulates, the second answers from the cache. Hypothesis checks the budget laws o
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 import time
 from pathlib import Path
 
@@ -19,9 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea.native import decoding
-from support import clean_env, rea_command
 from test_mcp_e2e import connect
-from test_native_stack_strings import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, samples  # noqa: F401
+from test_native_stack_strings import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, samples, search_cli  # noqa: F401
 
 DECODERS = ("decode", "copy_decode")
 
@@ -112,16 +109,8 @@ def test_the_second_question_answers_from_the_cache(answers):
 
 def test_search_strings_origin_decoded_through_the_cli(samples, tmp_path):
     """A fresh process on the dynamic sample (angr loads it quickly): the CLI emulates too."""
-    out = subprocess.run(
-        [*rea_command(), "call", "search_strings", "--target", str(samples["dynamic"]), "--pattern", r"^10\."]
-        + ["--origin", "decoded", "--mode", "regex", "--json"],
-        capture_output=True,
-        text=True,
-        env=clean_env(REA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(Path(__file__).parents[1])),
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)["normalized_result"]
+    options = ("--pattern", r"^10\.", "--origin", "decoded", "--mode", "regex")
+    rows = search_cli(samples["dynamic"], tmp_path / "cache", *options)
     symbols = nm(samples["dynamic"])
     assert [(r["value"], r["origin"], r["decoder"]) for r in rows] == [(HIDDEN, "decoded", f"0x{symbols['decode']:x}")]
 

@@ -237,17 +237,21 @@ def test_list_and_search_strings_through_mcp(samples, tmp_path):
     assert "origin decoded" in text
 
 
-def test_search_strings_through_the_cli(samples, tmp_path):
+def search_cli(target: Path, cache: Path, *options: str) -> list[dict]:
+    """`rea call search_strings` in a fresh process (this worktree's code, its own cache): the rows."""
     out = subprocess.run(
-        [*rea_command(), "call", "search_strings", "--target", str(samples["static"]), "--pattern", "bin/"]
-        + ["--origin", "stack", "--json"],
+        [*rea_command(), "call", "search_strings", "--target", str(target), *options, "--json"],
         capture_output=True,
         text=True,
-        env=clean_env(REA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(Path(__file__).parents[1])),
+        env=clean_env(REA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).parents[1])),
         timeout=300,
     )
     assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)["normalized_result"]
+    return json.loads(out.stdout)["normalized_result"]
+
+
+def test_search_strings_through_the_cli(samples, tmp_path):
+    rows = search_cli(samples["static"], tmp_path / "cache", "--pattern", "bin/", "--origin", "stack")
     assert [(r["value"], r["origin"]) for r in rows] == [(PATH, "stack")]
 
 

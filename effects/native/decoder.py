@@ -20,6 +20,7 @@ from typing import Any
 from effects.native import emulator
 from rea.native import emulation as plan
 
+STACK_HEADROOM = 0x1000  # zeroed stack above the caller's entry stack pointer: its stack arguments
 ARGUMENTS_RECORDED = 4  # the first argument registers always recorded (pointers beyond them too)
 
 
@@ -51,6 +52,17 @@ def _arguments(project: Any, state: Any, wanted: list[str], most: int) -> list[d
             row["bytes"] = emulator._read(state, value, most)
         seen.append(row)
     return seen
+
+
+def _headroom(project: Any, state: Any) -> None:
+    """Move the entry's stack pointer STACK_HEADROOM bytes down, the word at it (x86's return address) with
+    it: the caller's stack arguments (a seventh argument and on, read above its return address) then read
+    as zero, like its register arguments, instead of faulting past the top of the stack."""
+    sp = state.regs.sp
+    endness = project.arch.memory_endness
+    word = state.memory.load(sp, project.arch.bytes, endness=endness, inspect=False, disable_actions=True)
+    state.regs.sp = sp - STACK_HEADROOM
+    state.memory.store(state.regs.sp, word, endness=endness, inspect=False, disable_actions=True)
 
 
 def _input_rows(arguments: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -91,6 +103,7 @@ def one(
         return {"call_site": candidate["call_site"], "stage": "caller", "end": known[0]}
     tracker = emulator.Tracker(image=(main.min_addr, main.max_addr))
     state, engine = emulator.prepare(project, analysis.into(candidate["caller"]), [], tracker)
+    _headroom(project, state)
     visited: set[int] = set()
     end, reached = emulator.execute(project, state, limits, tracker, out=analysis.out, stop_at=site, visited=visited)
     fact: dict[str, Any] = {"call_site": candidate["call_site"], "engine": engine, "stage": "caller", "end": end}

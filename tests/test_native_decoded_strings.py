@@ -115,6 +115,24 @@ def test_search_strings_origin_decoded_through_the_cli(samples, tmp_path):
     assert [(r["value"], r["origin"], r["decoder"]) for r in rows] == [(HIDDEN, "decoded", f"0x{symbols['decode']:x}")]
 
 
+def test_arm64_copy_decode_through_the_cli(samples, tmp_path):
+    """AArch64 (the link register holds the return address): the .rodata blob decoded by copy_decode, at
+    the `bl` aarch64-linux-gnu-objdump shows."""
+    if "arm64" not in samples:
+        pytest.skip("no AArch64 cross compiler")
+    rows = search_cli(samples["arm64"], tmp_path / "cache", "--pattern", BLOB, "--origin", "decoded")
+    symbols = nm(samples["arm64"], "aarch64-linux-gnu-nm")
+    listing = disassembly(samples["arm64"], "aarch64-linux-gnu-objdump")
+    (site,) = [
+        at
+        for at, (mnemonic, operands) in listing.items()
+        if mnemonic == "bl" and "<copy_decode>" in operands and _inside(at, symbols, "hidden")
+    ]
+    assert [(r["value"], r["decoder"], r["call_site"]) for r in rows] == [
+        (BLOB, f"0x{symbols['copy_decode']:x}", f"0x{site:x}")
+    ]
+
+
 # ------------------------------------------------------------------ laws of the pure planner
 
 

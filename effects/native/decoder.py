@@ -55,14 +55,15 @@ def _arguments(project: Any, state: Any, wanted: list[str], most: int) -> list[d
 
 
 def _headroom(project: Any, state: Any) -> None:
-    """Move the entry's stack pointer STACK_HEADROOM bytes down, the word at it (x86's return address) with
-    it: the caller's stack arguments (a seventh argument and on, read above its return address) then read
+    """Move the entry's stack pointer STACK_HEADROOM bytes down, with the word at it on x86 (the return
+    address): the caller's stack arguments (a seventh argument and on, read above its return address) then read
     as zero, like its register arguments, instead of faulting past the top of the stack."""
     sp = state.regs.sp
-    endness = project.arch.memory_endness
-    word = state.memory.load(sp, project.arch.bytes, endness=endness, inspect=False, disable_actions=True)
     state.regs.sp = sp - STACK_HEADROOM
-    state.memory.store(state.regs.sp, word, endness=endness, inspect=False, disable_actions=True)
+    if project.arch.call_pushes_ret:  # AArch64 keeps it in the link register
+        endness = project.arch.memory_endness
+        word = state.memory.load(sp, project.arch.bytes, endness=endness, inspect=False, disable_actions=True)
+        state.memory.store(state.regs.sp, word, endness=endness, inspect=False, disable_actions=True)
 
 
 def _input_rows(arguments: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -48,9 +48,15 @@ def answers(samples, tmp_path_factory):
             opened = await s.call_tool("open_binary", {"path": str(samples["static"])})
             assert opened.is_error is False, opened.content[0].text
             default = await s.call_tool("list_strings", {})
+            notes: list[str] = []
+
+            async def on_progress(progress, total, message):
+                notes.append(message or "")
+
             started = time.monotonic()
-            first = await s.call_tool("list_strings", {"origin": "decoded"})
+            first = await s.call_tool("list_strings", {"origin": "decoded"}, progress_callback=on_progress)
             cold = time.monotonic() - started
+            assert any("emulating decoder call site" in n for n in notes), notes
             started = time.monotonic()
             second = await s.call_tool("search_strings", {"pattern": "secret", "origin": "decoded"})
             warm = time.monotonic() - started

@@ -170,7 +170,7 @@ class DecodedInput:
 @attrs.frozen(kw_only=True)
 class DecodedString:
     """A string a decoder routine produced at run time (origin `decoded`): filled in by emulating the call
-    site's inputs through the decoder; this module only defines the shape."""
+    site's caller and the call (effects.native.decoder, read by rea.native.decoding)."""
 
     decoder: int
     call_site: int

@@ -30,6 +30,7 @@ PATH, HOST, WORD = "/bin/sh", "evil.example.net", "root"
 CMD, CMD_FIX = "wget", (1, "h")  # written byte by byte, then cmd[1] = 'h' overwrites: "whet"
 HIDDEN = "10.9.8.7"
 BLOB = "secret"
+NOISY = "port"  # decoded after a system call (getpid): its caller is not emulated up to the call site
 
 
 def _c_chars(text: str) -> str:
@@ -38,11 +39,13 @@ def _c_chars(text: str) -> str:
 
 SOURCE = f"""
 #include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
 #define KEY {KEY:#x}
 __attribute__((noinline)) void decode(unsigned char *buf, int n, unsigned char key) {{
     for (int i = 0; i < n; i++) buf[i] ^= key;
 }}
-static const unsigned char blob[] = {{{_c_chars(BLOB)}, 0}};
+static const unsigned char blob[] = {{{_c_chars(BLOB)}, 0 ^ KEY}};
 __attribute__((noinline)) void copy_decode(char *out, const unsigned char *in, int n) {{
     for (int i = 0; i < n; i++) out[i] = in[i] ^ KEY;
 }}
@@ -64,7 +67,13 @@ __attribute__((noinline)) int hidden(void) {{
     printf("%s %s\\n", (char *)enc, out);
     return 0;
 }}
-int main(void) {{ shell(); hidden(); return 0; }}
+__attribute__((noinline)) int noisy(void) {{
+    unsigned char enc[] = {{{_c_chars(NOISY)}, 0 ^ KEY}};
+    syscall(SYS_getpid);
+    decode(enc, sizeof enc, KEY);
+    return enc[0];
+}}
+int main(void) {{ shell(); hidden(); return noisy() == 0; }}
 """
 WHET = CMD[: CMD_FIX[0]] + CMD_FIX[1] + CMD[CMD_FIX[0] + 1 :]
 ENCODED = bytes(ord(c) ^ KEY for c in HIDDEN) + bytes([KEY])
@@ -225,19 +234,24 @@ def test_list_and_search_strings_through_mcp(samples, tmp_path):
     assert [(r["value"], r["origin"]) for r in found["normalized_result"]] == [(HOST, "stack")]
     text = " ".join(stack["limitations"])
     assert "Stack strings: all" in text and "Decoded strings" in text and "not recovered" in text
+    assert "origin decoded" in text
 
 
-def test_search_strings_through_the_cli(samples, tmp_path):
+def search_cli(target: Path, cache: Path, *options: str) -> list[dict]:
+    """`rea call search_strings` in a fresh process (this worktree's code, its own cache): the rows."""
     out = subprocess.run(
-        [*rea_command(), "call", "search_strings", "--target", str(samples["static"]), "--pattern", "bin/"]
-        + ["--origin", "stack", "--json"],
+        [*rea_command(), "call", "search_strings", "--target", str(target), *options, "--json"],
         capture_output=True,
         text=True,
-        env=clean_env(REA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(Path(__file__).parents[1])),
+        env=clean_env(REA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).parents[1])),
         timeout=300,
     )
     assert out.returncode == 0, out.stderr
-    rows = json.loads(out.stdout)["normalized_result"]
+    return json.loads(out.stdout)["normalized_result"]
+
+
+def test_search_strings_through_the_cli(samples, tmp_path):
+    rows = search_cli(samples["static"], tmp_path / "cache", "--pattern", "bin/", "--origin", "stack")
     assert [(r["value"], r["origin"]) for r in rows] == [(PATH, "stack")]
 
 

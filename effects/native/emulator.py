@@ -162,9 +162,11 @@ def execute(
     out: Callable[[int | None], str | None],
     stop_at: int | None = None,
     emit: Emit | None = None,
+    visited: set[int] | None = None,
 ) -> tuple[dict[str, Any], Any]:
     """Step block by block until the routine returns, reaches stop_at, or something stops it; the plain
-    facts of how it ended, and the last state."""
+    facts of how it ended, and the last state (`visited`, when given, collects every instruction address
+    executed)."""
     started, steps, instructions = time.monotonic(), 0, 0
     site = [state.addr]  # the instructions of the block executed last
     calls: list[dict[str, Any]] = []
@@ -199,6 +201,8 @@ def execute(
         steps += 1
         site = successors.artifacts.get("insn_addrs") or [state.addr]
         instructions += len(site)
+        if visited is not None:
+            visited.update(site)
         following = successors.flat_successors
         if len(following) != 1:
             end = {

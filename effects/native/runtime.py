@@ -20,7 +20,7 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from effects.native import cache, index_runner
-from rea.native import metadata
+from rea.native import decoding, metadata
 from effects.owned import stop_all
 from effects.native.discovery import discover
 from effects.native.engine import SCRATCH, AngrWorker
@@ -141,8 +141,48 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     return Success(memo) if stats.get("swept") and stats.get("code_bytes", 0) > 0 else None
 
 
+async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
+    """The fast index with its decoded strings: the decoder call sites it found, emulated in the worker the
+    first time they are asked for (rea.native.decoding plans and reads; seconds to minutes), then kept with
+    the index in memory and on disk, so a second question answers at once. Where the index cannot answer,
+    the snapshot that does (the CFG) holds no candidates and nothing is emulated."""
+    runtime = _runtime()
+    indexed = await _index(effect, progress)
+    if indexed is None:
+        return await _facts(attrs.evolve(effect, stage="index"), progress)
+    memo = indexed.unwrap()
+    if "decode_coverage" in memo:
+        return indexed
+    binding = dict(effect.binding)
+    part = cache.load(runtime.cache_root, effect.sha256, binding, "decoded")
+    if part is not None:
+        await progress.report("analysis cache", f"reused the decoded strings for {effect.sha256[:12]}")
+    else:
+        candidates, limits = memo.get("decoder_candidates", ()), decoding.DEFAULT
+        chosen, _ = decoding.choose(candidates, limits)
+        facts: dict[str, Any] = {"candidates": []}
+        if chosen:
+            await progress.report(
+                "decoded strings", f"emulating {len(chosen)} decoder call sites (angr, in the worker)"
+            )
+            worker = runtime.worker_for(effect)
+            with runtime.tracked("decode_strings"):
+                asked = decoding.plan(chosen, limits, str(memo.get("architecture")))
+                got = await worker.request("decode_strings", asked, progress.report)
+            if not isinstance(got, Success):
+                return got
+            facts = got.unwrap()
+        part = decoding.recovered(candidates, limits, facts)
+        cache.store(runtime.cache_root, effect.sha256, binding, "decoded", part)
+    memo = {**memo, **part}
+    runtime.indexes[runtime.key(effect)] = memo
+    return Success(memo)
+
+
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
     runtime = _runtime()
+    if effect.stage == "decoded":
+        return await _decoded(effect, progress)
     if effect.stage == "index":
         indexed = await _index(effect, progress)
         if indexed is not None:

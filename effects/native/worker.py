@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import orjson
 
-from effects.native import emulator, metadata, origin_facts, valueflow
+from effects.native import decoder, emulator, metadata, origin_facts, valueflow
 from rea.native import headers
 from rea.native import metadata as known
 from rea.native import strings as native_strings
@@ -750,6 +750,7 @@ def main() -> int:
         "call_targets": analysis.call_targets,
         "value_flow": lambda params, emit: valueflow.value_flow(analysis, params, emit),
         "emulate": lambda params, emit: emulator.emulate_op(analysis, params, emit),
+        "decode_strings": lambda params, emit: decoder.decode_strings_op(analysis, params, emit),
     }
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:

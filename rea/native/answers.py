@@ -13,7 +13,7 @@ from typing import Any, TypeVar, overload
 from rea.native import origin as o
 from rea.native import index
 from rea.native import queries as q
-from rea.native import stackstrings
+from rea.native import decoding
 from rea.native import strings as native_strings
 from rea.errors import ReaError
 from rea.native.addresses import value
@@ -278,7 +278,7 @@ def strings_of_origin(
 
 def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
     """What the string answer covers beyond the strings stored in the clear: which procedures were scanned
-    for stack strings, and that decoded strings are not recovered (never complete)."""
+    for stack strings, and which decoder call sites were emulated (origin decoded) or not, and why."""
     scan = snapshot.get("stack_scan")
     if not scan:
         return (
@@ -290,14 +290,14 @@ def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
             f"Stack strings were not scanned: the fast index does not read {scan.get('architecture')} code. "
             "Decoded strings (produced at run time) are not recovered.",
         )
-    candidates = len(snapshot.get("decoder_candidates", ()))
+    candidates = len({c["call_site"] for c in snapshot.get("decoder_candidates", ())})
     return (
         f"Stack strings: all {scan['procedures']} procedures of the fast index were scanned for immediate stores "
         f"into their frame ({scan['replayed']} store non-zero immediates or call a XOR routine and "
         f"were replayed; {scan['stack_strings']} stack strings of at least 4 printable characters found). A string "
         "copied onto the stack from data, built through a pointer other than the frame base, or written by a "
         "loop is not a stack string here.",
-        stackstrings.DECODED_LIMITATION.format(candidates=candidates),
+        decoding.coverage_text(snapshot.get("decode_coverage"), candidates),
     )
 
 

@@ -19,12 +19,13 @@ class NativeFacts:
     strings and references when `stage` is "cfg" (from memory, the disk cache or the worker).
     "symbols" takes the CFG snapshot when one exists and loader facts otherwise. "index" is the fast
     index (metadata plus a capstone sweep, no engine); where it cannot answer (another provider, code it
-    cannot decode) the handler recovers the CFG instead."""
+    cannot decode) the handler recovers the CFG instead. "decoded" is the index with its decoded strings
+    (the decoder call sites emulated in the worker on first use, then cached)."""
 
     binding: Mapping[str, Any]
     path: str
     sha256: str
-    stage: str  # "loader" | "symbols" | "index" | "cfg"
+    stage: str  # "loader" | "symbols" | "index" | "decoded" | "cfg"
 
 
 @attrs.frozen(kw_only=True)

@@ -170,7 +170,7 @@ class DecodedInput:
 @attrs.frozen(kw_only=True)
 class DecodedString:
     """A string a decoder routine produced at run time (origin `decoded`): filled in by emulating the call
-    site's inputs through the decoder; this module only defines the shape."""
+    site's caller and the call (effects.native.decoder, read by rea.native.decoding)."""
 
     decoder: int
     call_site: int
@@ -667,11 +667,6 @@ def _argument(
 # ------------------------------------------------------------------ the snapshot's rows
 
 SCANNED_ARCHITECTURES = frozenset({"x86_64", "x86", "arm64"})
-DECODED_LIMITATION = (
-    "Decoded strings (produced at run time by a decoder routine) are not recovered yet: nothing is emulated. "
-    "{candidates} call sites pass a stack buffer filled by immediate stores, or constant data, to a small "
-    "routine that XORs or loops (decoder candidates a later emulation step will run)."
-)
 
 
 def recover(

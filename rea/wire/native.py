@@ -179,7 +179,8 @@ class SearchArgs:
 StringOrigin = Literal["stored", "stack", "decoded"]
 _STRING_ORIGIN_FILTER = (
     "Only strings of this origin (our extra; default: all): stored (in the clear in a data section), stack "
-    "(built in a procedure's frame by immediate stores), decoded (produced at run time by a decoder routine)"
+    "(built in a procedure's frame by immediate stores), decoded (produced at run time by a decoder routine: "
+    "asking for it emulates the decoder call sites the first time, seconds, then answers from the cache)"
 )
 
 
@@ -517,7 +518,8 @@ class StringRow:
     section: str | None = field("Section it was scanned from (extra; before CFG recovery)", omit_none=True)
     origin: StringOrigin = field(
         "stored: in the clear at address; stack: built by immediate stores, address is the first store; "
-        "decoded: returned by a decoder routine (extra)",
+        "decoded: produced by a decoder routine called with constant data, recovered by emulation, address is "
+        "the call site (extra)",
         default="stored",
     )
     procedure: str | None = field("Procedure whose frame holds it (extra; stack strings)", omit_none=True)

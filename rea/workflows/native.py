@@ -526,6 +526,18 @@ def _named(name: str, stage: str, answer: Answer) -> Facts:
     return program
 
 
+def _strings(name: str, answer: Answer) -> Facts:
+    """A string tool: from the fast index, and with origin decoded from the index whose decoder call sites
+    were emulated (slow the first time: the default answer stays fast and says how to ask for them)."""
+    indexed, decoded = _named(name, "index", answer), _named(name, "decoded", answer)
+
+    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
+        return (decoded if args.get("origin") == "decoded" else indexed)(session, args, ctx)
+
+    program.__name__ = name
+    return program
+
+
 # ------------------------------------------------------ lifecycle answers
 
 
@@ -874,14 +886,14 @@ PROGRAMS: Mapping[str, ToolProgram] = {
     "binary_overview": _named("binary_overview", "index", _overview),
     "list_documents": _named("list_documents", "loader", _documents),
     "list_procedures": _named("list_procedures", "index", _procedure_rows),
-    "list_strings": _named("list_strings", "index", _string_rows),
+    "list_strings": _strings("list_strings", _string_rows),
     "list_names": _named("list_names", "index", _name_rows),
     "list_segments": _named("list_segments", "loader", _segment_rows),
     "address_name": _named("address_name", "index", _address_name),
     "procedure_address": _named("procedure_address", "index", _procedure_address),
     "resolve_containing_procedure": _named("resolve_containing_procedure", "index", _containing),
     "search_procedures": _named("search_procedures", "index", _searcher("procedures")),
-    "search_strings": _named("search_strings", "index", _searcher("strings")),
+    "search_strings": _strings("search_strings", _searcher("strings")),
     "procedure_info": _named("procedure_info", "index", _info),
     "procedure_callers": _named("procedure_callers", "index", _edges("callers")),
     "procedure_callees": _named("procedure_callees", "index", _edges("callees")),

@@ -34,10 +34,17 @@ def test_output_schema_id_is_content_bound(name):
     assert bind_id(schema) == schema
 
 
+# tools every accepted input of which carries complete producer Evidence inline
+INLINE_ONLY = frozenset({"compare_web_captures"})
+
+
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_examples_validate(name):
     contract = TOOLS[name]
     examples = contract.input_schema.get("examples", [])
+    if name in INLINE_ONLY:  # the contract: an example that can only carry inline Evidence is not advertised
+        assert not examples, f"{name} advertises an example although every input it accepts is inline Evidence"
+        return
     assert examples, f"{name} advertises no examples"
     for example in examples:
         assert validate_arguments(name, contract.input_schema, example) == Success(example)
@@ -45,7 +52,7 @@ def test_examples_validate(name):
 
 @given(contracts, st.data())
 def test_unknown_argument_is_named(contract, data):
-    example = data.draw(st.sampled_from(contract.input_schema["examples"]))
+    example = data.draw(st.sampled_from(contract.input_schema.get("examples") or [{}]))
     key = data.draw(st.text(min_size=1, max_size=8).filter(lambda k: k not in contract.input_schema["properties"]))
     result = validate_arguments(contract.name, contract.input_schema, {**example, key: data.draw(json_value)})
     assert isinstance(result, Failure)

@@ -36,7 +36,7 @@ from rea.wire.schema import schema_of  # noqa: E402
 pytestmark = needs_mono
 LIMITS = ManagedLimits(max_file_bytes=1 << 24, max_metadata_bytes=1 << 22, max_heap_item_bytes=1 << 16,
                        max_table_rows=100_000)  # fmt: skip
-PAGING = {"reference_offset": 0, "resource_offset": 0, "attribute_offset": 0}
+PAGING = {"reference_offset": 0, "resource_offset": 0, "attribute_offset": 0, "document_offset": 0}
 VALIDATOR = jsonschema.Draft202012Validator(schema_of(ArtifactResult))
 MEMBERS = jsonschema.Draft202012Validator(schema_of(MembersResult))
 BOUNDARIES = jsonschema.Draft202012Validator(schema_of(BoundariesResult))

@@ -58,6 +58,12 @@ def _reported(session: Session) -> dict[str, dict[str, Any]]:
     return {name: group for group in result["tool_availability"]["groups"] for name in group["names"]}
 
 
+def _example(name: str) -> dict[str, Any]:
+    """The tool's first advertised example; `{}` for a tool that advertises none (every input it accepts is
+    inline Evidence: the call is refused for its arguments, never for availability)."""
+    return dict((BY_NAME[name].input_schema.get("examples") or [{}])[0])
+
+
 def test_the_rule_is_a_total_table():
     classes = ("none", "executable", "container", "file")
     assert set(RULES) == {(need, cls) for need in TARGET_NEEDS for cls in classes}
@@ -69,7 +75,7 @@ def test_reported_unavailable_is_exactly_the_refusal_and_available_is_never_refu
     reported = _reported(session)
     assert set(reported) == set(BY_NAME)
     for name, group in reported.items():
-        produced = PROGRAMS[name](session, dict(BY_NAME[name].input_schema["examples"][0]), CTX)
+        produced = PROGRAMS[name](session, _example(name), CTX)
         reply = produced.reply if isinstance(produced, Outcome) else None  # a generator: the program started
         if group["available"]:
             refused = reply is not None and not is_successful(reply)
@@ -169,7 +175,7 @@ SKIP |= {"observe_native_ui", "capture_native_ui_scenario", "trace_native_ui_act
 
 
 def _args(name: str, targets: dict[str, Path]) -> dict[str, Any]:
-    args = dict(BY_NAME[name].input_schema["examples"][0])
+    args = _example(name)
     if name in ("export_evidence_bundle", "import_evidence_bundle"):
         args["path"] = str(targets["bundle"])
     if name == "analyze_javascript_application":

@@ -169,12 +169,22 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
             return [strip(v) for v in node]
         return node
 
-    body: dict[str, Any] = strip(inline_refs(schema, COMPACT_INPUT_BUDGET) or schema)
+    inlined = inline_refs(schema, COMPACT_INPUT_BUDGET)
+    if inlined is None:
+        return reduced_input(schema)
+    body: dict[str, Any] = strip(inlined)
     if "description" in schema:
         body["description"] = schema["description"]
-    if "$defs" in body or len(canonical(body)) > COMPACT_INPUT_BUDGET:
-        return reduced_input(schema)
-    return body
+    return body if len(canonical(body)) <= COMPACT_INPUT_BUDGET else reduced_input(schema)
+
+
+def _dereferenced(node: dict[str, Any], defs: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A `#/$defs/...` reference merged with its definition (its sibling keywords kept), or None when the
+    node is not a schema-local reference."""
+    ref = node.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
+        return {**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}
+    return None
 
 
 class _OverBudget(Exception):
@@ -193,9 +203,9 @@ def inline_refs(schema: Mapping[str, Any], budget: int) -> dict[str, Any] | None
             return [expand(v) for v in node]
         if not isinstance(node, dict):
             return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
-            node = {**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}
+        resolved = _dereferenced(node, defs)
+        if resolved is not None:
+            node = resolved
             spent[0] += len(canonical(node))
             if spent[0] > budget * 4:  # annotations are stripped afterwards; far past even that: give up
                 raise _OverBudget
@@ -212,9 +222,9 @@ def _types(node: Any, defs: Mapping[str, Any]) -> dict[str, Any]:
     small enumerations kept); nested validation detail is elided."""
     if not isinstance(node, dict):
         return {}
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/") and ref[8:] in defs:
-        return _types({**defs[ref[8:]], **{k: v for k, v in node.items() if k != "$ref"}}, defs)
+    resolved = _dereferenced(node, defs)
+    if resolved is not None:
+        return _types(resolved, defs)
     for key in ("anyOf", "oneOf"):
         if isinstance(node.get(key), list):
             alternatives: list[dict[str, Any]] = []

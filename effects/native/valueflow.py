@@ -39,6 +39,21 @@ def value_flow(analysis: Any, params: dict[str, Any], emit: Callable[[str], None
     return _Flow(analysis, function, model, instructions).run()
 
 
+def resolved_calls(function: Any, model: Any) -> dict[int, int | None]:
+    """Call instruction -> the target the function's graph resolved (None: indirect and unresolved; angr's
+    Unresolvable* placeholders are not targets). angr names a call site by its block, which the call ends."""
+    functions = function._function_manager  # the knowledge base the function's graph filled
+    found: dict[int, int | None] = {}
+    for site in function.get_call_sites():
+        target = function.get_call_target(site)
+        callee = functions.function(addr=target) if target is not None else None
+        if callee is not None and callee.name.startswith("Unresolvable"):
+            target = None
+        addrs = getattr(model.get_any_node(site), "instruction_addrs", None)
+        found[int(addrs[-1]) if addrs else site] = target
+    return found
+
+
 def _unavailable(function: Any, reason: str) -> dict[str, Any]:
     return {"name": function.name, "available": False, "reason": reason}
 
@@ -284,18 +299,7 @@ class _Flow:
         return isinstance(codeloc, ExternalCodeLocation)
 
     def _calls(self) -> dict[int, int | None]:
-        """Call instruction -> the target the CFG resolved (None: indirect and unresolved)."""
-        functions = self.f._function_manager  # the knowledge base the function's own graph filled
-        found: dict[int, int | None] = {}
-        for site in self.f.get_call_sites():
-            target = self.f.get_call_target(site)
-            callee = functions.function(addr=target) if target is not None else None
-            if callee is not None and callee.is_simprocedure and callee.name == "UnresolvableCallTarget":
-                target = None
-            node = self.model.get_any_node(site)
-            addrs = getattr(node, "instruction_addrs", None)
-            found[int(addrs[-1]) if addrs else site] = target  # angr names a call site by its block
-        return found
+        return resolved_calls(self.f, self.model)
 
     def _ret_insn(self, block: Any) -> int | None:
         """The return instruction ending an endpoint block (others end in a jump or a call that never returns)."""

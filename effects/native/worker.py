@@ -638,17 +638,8 @@ class Analysis:
         params["site"] (CFGFast resolves constant and table-driven indirect calls); angr's placeholders are
         not targets."""
         function, model = self.local(params, emit)
-        site = self.into(params["site"])
-        targets = set()
-        for block in function.get_call_sites():
-            node = model.get_any_node(block)
-            if site not in (getattr(node, "instruction_addrs", None) or ()):
-                continue
-            target = function.get_call_target(block)
-            callee = function._function_manager.function(addr=target) if target is not None else None
-            if target is not None and not (callee is not None and callee.name.startswith("Unresolvable")):
-                targets.add(target)
-        return {"targets": [self.out(t) for t in sorted(targets)]}
+        target = valueflow.resolved_calls(function, model).get(self.into(params["site"]))
+        return {"targets": [] if target is None else [self.out(target)]}
 
     def boundary(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the

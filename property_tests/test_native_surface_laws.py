@@ -94,6 +94,21 @@ def test_a_read_never_passes_the_file_bytes_of_its_segment(vaddr, filesz, extra,
         assert (reason is None) == (count == length)
 
 
+@given(
+    st.integers(min_value=0, max_value=2**64),
+    st.integers(min_value=0, max_value=2**64),
+    st.integers(min_value=0, max_value=2**20),
+    st.integers(min_value=0, max_value=2**64 - 1),
+    st.integers(min_value=1, max_value=4096),
+)
+def test_a_planned_read_stays_inside_the_file_whatever_the_header_claims(offset, filesz, size, address, length):
+    claimed = {"segments": [{"name": "s", "vaddr": 0, "memsize": 2**64, "offset": offset, "filesize": filesz}]}
+    plan = image.read_plan(image.held_by_file(claimed, size), address, length)
+    assert plan is not None
+    start, count, _ = plan
+    assert count == 0 or (0 <= start and start + count <= size)
+
+
 # ------------------------------------------------------- hostile binaries
 
 

@@ -3,6 +3,7 @@ the file gives bytes, capstone decodes one instruction. Facts only; rea/native/i
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import anyio
@@ -13,6 +14,7 @@ from returns.result import Failure, Result, Success
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.native.effects import ReadImage
+from rea.native import image
 from rea.native.image import MAX_CHUNK
 
 _MAPS: dict[tuple[str, str], dict[str, Any]] = {}
@@ -90,10 +92,11 @@ def _pe(binary: Any) -> dict[str, Any]:
 def _load_map(path: str) -> dict[str, Any] | ReaError:
     try:
         binary = lief.parse(path)
+        size = os.path.getsize(path)
         if isinstance(binary, lief.ELF.Binary):
-            return _elf(binary)
+            return image.held_by_file(_elf(binary), size)
         if isinstance(binary, lief.PE.Binary):
-            return _pe(binary)
+            return image.held_by_file(_pe(binary), size)
     except Exception as exc:  # lief raises many types on damaged tables  # noqa: BLE001
         return ReaError(
             code="target_unavailable",

@@ -23,6 +23,20 @@ def file_backed(r: Mapping[str, Any], address: int) -> int:
     return max(0, int(r["vaddr"]) + int(r["filesize"]) - address)
 
 
+def held_by_file(facts: Facts, file_size: int) -> dict[str, Any]:
+    """The load map with every region's file bytes cut to what the file really holds.
+
+    A header may claim any offset and length (a damaged or hostile file lies); a read planned
+    from a claim past the end would seek outside the file, so those bytes count as not backed."""
+
+    def cut(r: Mapping[str, Any]) -> dict[str, Any]:
+        offset = int(r["offset"])
+        held = max(0, min(int(r["filesize"]), file_size - offset)) if 0 <= offset < file_size else 0
+        return {**r, "filesize": held}
+
+    return {**facts, **{t: [cut(r) for r in facts.get(t, ())] for t in ("segments", "code")}}
+
+
 def file_offset(r: Mapping[str, Any], address: int) -> int:
     return int(r["offset"] + (address - r["vaddr"]))
 

@@ -95,6 +95,16 @@ def test_the_effect_union_and_the_handlers_are_the_same_vocabulary():
     assert set(handled) == set(MEMBERS)
 
 
+def test_the_static_effect_union_is_the_one_list_of_families():
+    """mypy reads AnyEffect spelled out; it must name exactly the core's and every listed family's effects."""
+    from typing import get_args
+
+    from rea.effect_types import AnyEffect, MEMBERS
+
+    union = get_args(AnyEffect)
+    assert len(union) == len(set(union)) and set(union) == set(MEMBERS) and len(MEMBERS) == len(set(MEMBERS))
+
+
 def test_each_family_handles_the_effects_it_declares():
     """A handler miss loads only the declaring family's handler modules, so they must handle all its effects."""
     import importlib

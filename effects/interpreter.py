@@ -113,7 +113,7 @@ def load_every_family() -> None:
 
 def _handler_for(kind: type) -> Handler | None:
     """Load the handler modules of the family that declares `kind`, in order, until one handles it: a
-    native call never pays lief or numpy, nor a layout call tree-sitter."""
+    native call never pays lief or numpy, nor an archive call the JavaScript readers' tree-sitter."""
     for module in _MODULES_OF.get(kind, ()):
         if kind in HANDLERS:
             break

@@ -1,9 +1,8 @@
 """The catalog: one table of tool contracts and its projections.
 
 Each contract module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
-subcommand names); its family names it (rea.family.Family.contracts) and the one list
-of families (rea.families) names the family, which also names the toolset that selects
-its tools (rea.catalog.toolsets).
+subcommand names); each family (rea/<family>/family.py, listed in rea.families) names
+its contract modules and the toolset that selects its tools (rea.catalog.toolsets).
 """
 
 import importlib

@@ -6,7 +6,7 @@ import hashlib
 import os
 import stat
 from typing import Any
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 import anyio
 import anyio.lowlevel
@@ -38,6 +38,57 @@ def target_unavailable(path: str, why: str) -> ReaError:
     )
 
 
+@attrs.frozen
+class Entry:
+    """One directory entry, lstat'ed (links are never followed): its stat, or the OSError that refused it."""
+
+    name: str
+    path: str
+    info: os.stat_result | None
+    error: OSError | None = None
+    # a directory or a link to one, by the listing's own file type (os.walk's split of files from directories)
+    points_to_directory: bool = False
+
+    def is_directory(self) -> bool:
+        """A real directory (not a link to one): what a walk descends into."""
+        return self.info is not None and stat.S_ISDIR(self.info.st_mode)
+
+
+def list_directory(path: str) -> list[Entry]:
+    """The one directory listing every walker uses: each entry of `path` sorted by name and lstat'ed. Raises
+    OSError when the directory itself cannot be listed; an entry that cannot be stat'ed carries its error."""
+    with os.scandir(path) as it:
+        items = sorted(it, key=lambda e: e.name)
+    return [_entry(item) for item in items]
+
+
+def _entry(item: os.DirEntry[str]) -> Entry:
+    try:
+        to_directory = item.is_dir()
+    except OSError:
+        to_directory = False
+    try:
+        info = os.lstat(item.path)
+    except OSError as exc:
+        return Entry(name=item.name, path=item.path, info=None, error=exc, points_to_directory=to_directory)
+    return Entry(name=item.name, path=item.path, info=info, points_to_directory=to_directory)
+
+
+def walk_tree(root: str) -> Iterator[tuple[str, list[Entry]]]:
+    """Every directory under `root` as (its path relative to root, "" for root; its listing), each directory
+    before its subdirectories, subdirectories in name order; links are never followed and a directory that
+    cannot be listed is passed over (as os.walk does)."""
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        try:
+            listing = list_directory(os.path.join(root, rel) if rel else root)
+        except OSError:
+            continue
+        yield rel, listing
+        pending.extend(reversed([f"{rel}/{e.name}" if rel else e.name for e in listing if e.is_directory()]))
+
+
 def _stat_line(info: os.stat_result) -> str:
     return f"{info.st_mode:o}:{info.st_dev}:{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
@@ -55,16 +106,15 @@ def stamp_of(path: str) -> str | None:
         return None
     lines = [_stat_line(info)]
     if stat.S_ISDIR(info.st_mode):
-        for root, dirs, files in os.walk(path, followlinks=False):
-            dirs.sort()
-            for name in sorted(files + dirs):
-                full = os.path.join(root, name)
-                try:
-                    line = _stat_line(os.lstat(full))
-                except OSError as exc:
-                    line = f"unreadable:{exc.errno}"
-                lines.append(f"{os.path.relpath(full, path)}\0{line}")
+        for rel, listing in walk_tree(path):
+            for entry in listing:
+                line = _stat_line(entry.info) if entry.info is not None else f"unreadable:{_errno(entry)}"
+                lines.append(f"{rel}/{entry.name}\0{line}" if rel else f"{entry.name}\0{line}")
     return _digest_lines(lines)
+
+
+def _errno(entry: Entry) -> int | None:
+    return entry.error.errno if entry.error is not None else None
 
 
 def stamp_target(path: str) -> TargetStamp:
@@ -134,14 +184,13 @@ async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:
 async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, ReaError]:
     entries: list[dict[str, Any]] = []
     total = 0
-    for root, dirs, files in os.walk(path, followlinks=False):
-        dirs.sort()
-        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(root, d))]:
-            full = os.path.join(root, name)
-            rel = printable(os.path.relpath(full, path))
-            try:
-                info = os.lstat(full)
-            except OSError as exc:
+    for rel_dir, listing in walk_tree(path):
+        for item in _files_first(listing):
+            full = item.path
+            rel = printable(f"{rel_dir}/{item.name}" if rel_dir else item.name)
+            info = item.info
+            if info is None:
+                exc = item.error or OSError()
                 entries.append({"path": rel, "type": "unreadable", "reason": exc.strerror or str(exc)})
                 continue
             if stat.S_ISLNK(info.st_mode):
@@ -164,6 +213,13 @@ async def _identify_directory(path: str, report: Report) -> Result[TargetFacts, 
     return Success(
         TargetFacts(path=path, kind="directory", sha256=canonical_sha256(entries), size=total, format="directory")
     )
+
+
+def _files_first(listing: list[Entry]) -> list[Entry]:
+    """A directory's entries in the order its identity lists them: everything that is not a directory, then the
+    links to directories (real directories are walked on their own)."""
+    files = [e for e in listing if not e.points_to_directory]
+    return files + [e for e in listing if e.points_to_directory and os.path.islink(e.path)]
 
 
 def read_json_file(path: str, max_bytes: int) -> Result[Any, ReaError]:

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
+from effects import fs
 from effects.progress import Progress
 from rea.android.effects import DecodeResources, ProbeClient
 from rea.errors import ReaError
@@ -144,7 +145,7 @@ def _read_decoded(out: str, effect: DecodeResources) -> dict[str, Any]:
     rows, found = [], False
     if effect.include_strings:
         rows, found = _strings(os.path.join(res, "values" if effect.locale is None else f"values-{effect.locale}"))
-    count = sum(len(files) for _, _, files in os.walk(out))
+    count = sum(not e.points_to_directory for _, listing in fs.walk_tree(out) for e in listing)
     return {
         "manifest": manifest,
         "manifest_truncated": truncated,

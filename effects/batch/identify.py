@@ -20,12 +20,14 @@ MAX_MANIFEST_BYTES = 64 << 20
 
 def _walk(root: str) -> list[str]:
     found = []
-    for parent, dirs, files in os.walk(root, followlinks=False):
-        dirs.sort()
-        for name in sorted(files):
-            full = os.path.join(parent, name)
-            if stat.S_ISREG(os.lstat(full).st_mode):  # links, FIFOs and devices are never opened
-                found.append(full)
+    for _, listing in fs.walk_tree(root):
+        for entry in listing:
+            if entry.points_to_directory:
+                continue
+            if entry.info is None:
+                raise entry.error or OSError(entry.path)
+            if stat.S_ISREG(entry.info.st_mode):  # links, FIFOs and devices are never opened
+                found.append(entry.path)
     return found
 
 

@@ -18,6 +18,7 @@ import anyio.to_thread
 import lief
 from returns.result import Failure, Result, Success
 
+from effects import fs
 from effects.layout.failure import LayoutFailure
 from effects.layout.macho import fat_slices
 from effects.layout.runtime import MACHO_MAGICS, MACHO_THIN, file_identity, unavailable
@@ -148,8 +149,7 @@ def _walk(root: str, max_entries: int) -> dict[str, Any]:
     while pending and not truncated:
         relative = pending.pop()
         try:
-            with os.scandir(os.path.join(root, relative) if relative else root) as listing:
-                items = sorted(listing, key=lambda e: e.name)
+            items = fs.list_directory(os.path.join(root, relative) if relative else root)
         except OSError:
             unreadable.append(relative or ".")
             continue
@@ -165,8 +165,10 @@ def _walk(root: str, max_entries: int) -> dict[str, Any]:
     return {"entries": entries, "images": images, "truncated": truncated, "unreadable": unreadable}
 
 
-def _entry(item: Any, path: str, entries: dict[str, Any], images: dict[str, Any], pending: list[str]) -> None:
-    mode = item.stat(follow_symlinks=False).st_mode
+def _entry(item: fs.Entry, path: str, entries: dict[str, Any], images: dict[str, Any], pending: list[str]) -> None:
+    if item.info is None:
+        raise item.error or OSError(path)
+    mode = item.info.st_mode
     if stat.S_ISLNK(mode):
         entries[path] = {"kind": "symlink", "target": os.readlink(item.path)}
     elif stat.S_ISDIR(mode):

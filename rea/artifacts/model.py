@@ -1,6 +1,7 @@
 """Facts the artifact readers report, the effects that ask for them, limits and path rules.
 
-Readers live in `effects/artifacts.py`; everything here is a plain value.
+Readers live in `effects/artifacts/`, their decisions in `rea.artifacts.traversal`; everything here is a plain
+value.
 """
 
 from __future__ import annotations

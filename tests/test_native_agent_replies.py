@@ -467,3 +467,34 @@ def test_the_cli_summarizes_a_value_trace(fixture, cache_dir):
     assert done.returncode == 0, done.stderr
     view = json.loads(done.stdout)["normalized_result"]
     assert view["kind"] == "summary" and view["summary"]["facts"]["budgets"]["functions"]["limit"] == 3
+
+
+def nm_objects(path: Path) -> dict[str, str]:
+    """name -> link-time address of every defined data symbol, as nm prints it."""
+    out = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    rows = (line.split() for line in out.splitlines())
+    return {r[2]: f"0x{int(r[0], 16):x}" for r in rows if len(r) == 3 and r[1] in "DdBb"}
+
+
+def test_a_globals_type_and_bytes_are_read_by_its_symbol_name(tmp_path, cache_dir):
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    (tmp_path / "g.c").write_text(
+        "struct point { int x; int y; };\nstruct point origin = {1, 2};\nint main(void) { return origin.x; }\n"
+    )
+    target = tmp_path / "g"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(target), str(tmp_path / "g.c")], check=True, capture_output=True)
+    origin = nm_objects(target)["origin"]
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(target)}))
+            by_name = evidence(await s.call_tool("inspect_native_data_type", {"address": "origin"}))
+            by_address = evidence(await s.call_tool("inspect_native_data_type", {"address": origin}))
+            assert by_name["normalized_result"] == by_address["normalized_result"]
+            assert [f["name"] for f in by_name["normalized_result"]["fields"]] == ["x", "y"]
+            assert by_name["locations"] == [{"kind": "address", "address": origin}]
+            read = result(await s.call_tool("read_bytes", {"address": "origin", "length": 8}))
+            assert read["address"] == origin and read["bytes_hex"] == "0100000002000000"  # {1, 2} little-endian
+
+    anyio.run(main)

@@ -175,9 +175,13 @@ def test_either_argument_and_any_spelling_reach_the_same_procedure(fixture, cach
     anyio.run(main)
 
 
+def nm_names(path: Path) -> dict[str, str]:
+    """address -> name of every defined function, as nm prints them."""
+    return {address: name for name, address in nm_functions(path).items()}
+
+
 def test_callers_and_callees_carry_the_names_nm_gives(fixture, cache_dir):
-    nm = nm_functions(fixture)
-    by_address = {address: name for name, address in nm.items()}
+    nm, by_address = nm_functions(fixture), nm_names(fixture)
 
     async def main():
         async with connect(REA_CACHE_DIR=cache_dir) as s:
@@ -349,8 +353,7 @@ def test_unknown_names_get_the_canonical_error_with_close_matches(fixture, cache
 
 
 def test_call_paths_take_names_addresses_and_sub_names_alike(fixture, cache_dir):
-    nm = nm_functions(fixture)
-    names = {address: name for name, address in nm.items()}
+    nm, names = nm_functions(fixture), nm_names(fixture)
 
     async def main():
         async with connect(REA_CACHE_DIR=cache_dir) as s:
@@ -415,7 +418,7 @@ def test_value_trace_summary_is_small_and_pages_to_the_complete_nodes(fixture, c
     anyio.run(main)
 
 
-def test_a_small_functions_dossier_summary_keeps_counts_and_the_pseudocode_head(fixture, cache_dir):
+def test_a_dossier_summary_keeps_counts_and_the_pseudocode_head(fixture, cache_dir):
     truth = objdump_instructions(fixture, "hub")
 
     async def main():

@@ -72,7 +72,7 @@ def _dossiers(session: Session, args: Args) -> tuple[list[Evidence], dict[str, c
 def _endpoint(args: Args, name: str, dossiers: Mapping[str, callpath.Dossier]) -> Result[str, ReaError]:
     """args[name] as an entry address: written as one, or a name (or sub_<hex> name) of a supplied dossier's
     function or of one it calls (rea.native.subject, the one resolver)."""
-    known = [(d.address, d.name) for d in dossiers.values()]
+    known: list[tuple[str, str | None]] = [(d.address, d.name) for d in dossiers.values()]
     known += [callee for d in dossiers.values() for callee in d.callees]
     return subject.among(known, str(args[name]["address"]), f"{name}.address")
 

@@ -31,7 +31,6 @@ def test_no_io_calls_in_the_core():
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
         for path in sorted((ROOT / "rea").rglob("*.py"))
         for number, line in enumerate(path.read_text().splitlines(), 1)
-        if pattern.search(line)
-        and not (str(path.relative_to(ROOT)) in FAMILY_AGGREGATORS and "importlib" in line)
+        if pattern.search(line) and not (str(path.relative_to(ROOT)) in FAMILY_AGGREGATORS and "importlib" in line)
     ]
     assert offenders == []

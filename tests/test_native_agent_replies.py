@@ -20,7 +20,7 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, ok
+from test_mcp_e2e import connect, err, ok
 from test_native import nm_functions, objdump_calls
 from test_native_fat import images, universal  # noqa: F401  (images: the module's universal-slice fixture)
 
@@ -175,9 +175,13 @@ def test_either_argument_and_any_spelling_reach_the_same_procedure(fixture, cach
     anyio.run(main)
 
 
+def nm_names(path: Path) -> dict[str, str]:
+    """address -> name of every defined function, as nm prints them."""
+    return {address: name for name, address in nm_functions(path).items()}
+
+
 def test_callers_and_callees_carry_the_names_nm_gives(fixture, cache_dir):
-    nm = nm_functions(fixture)
-    by_address = {address: name for name, address in nm.items()}
+    nm, by_address = nm_functions(fixture), nm_names(fixture)
 
     async def main():
         async with connect(REA_CACHE_DIR=cache_dir) as s:
@@ -258,5 +262,242 @@ def test_slice_aware_tools_default_to_the_slice_open_binary_selected(images, tmp
                 assert signature.is_error is False, signature.content[0].text
                 asked = evidence(await s.call_tool("inspect_signature", {"architecture": chosen}))
                 assert evidence(signature)["normalized_result"] == asked["normalized_result"]
+
+    anyio.run(main)
+
+
+def objdump_bytes(path: Path, address: str, length: int) -> str:
+    """The file's bytes at `address`, as objdump -d prints them (hex, no spaces)."""
+    start = int(address, 16)
+    out = subprocess.run(
+        ["objdump", "-d", f"--start-address={start}", f"--stop-address={start + length}", str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    rows = [re.match(r"^\s+[0-9a-f]+:\t((?:[0-9a-f]{2} )+)", line) for line in out.splitlines()]
+    return "".join(r.group(1).replace(" ", "") for r in rows if r)[: 2 * length]
+
+
+RAW_ADDRESS = (
+    ("read_bytes", {"length": 8}),
+    ("address_to_file_offset", {}),
+    ("inspect_native_instruction", {}),
+    ("resolve_native_call_targets", {}),
+    ("goto_address", {}),
+    ("next_address", {}),
+    ("prev_address", {}),
+    ("resolve_containing_procedure", {}),
+    ("list_names", {}),
+)
+
+
+def test_raw_address_tools_take_a_name_resolved_to_the_address_nm_gives(fixture, cache_dir):
+    hub = nm_functions(fixture)["hub"]
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            for tool, extra in RAW_ADDRESS:
+                answers = [
+                    evidence(await s.call_tool(tool, {"address": value, **extra}))
+                    for value in (hub, "hub", f"sub_{hub[2:]}")
+                ]
+                assert all(a["normalized_result"] == answers[0]["normalized_result"] for a in answers), tool
+                located = [a["locations"] for a in answers]
+                assert all(where == located[0] for where in located) and located[0] in (
+                    [],
+                    [{"kind": "address", "address": hub}],
+                ), tool
+            read = result(await s.call_tool("read_bytes", {"address": "hub", "length": 8}))
+            assert read["address"] == hub and read["bytes_hex"] == objdump_bytes(fixture, hub, 8)
+            named = result(await s.call_tool("list_names", {"address": "hub"}))
+            assert [(r["address"], r["value"]) for r in named] == [(hub, "hub")]
+
+    anyio.run(main)
+
+
+def test_annotations_set_by_name_read_back_by_address(fixture, tmp_path):
+    hub = nm_functions(fixture)["hub"]
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path)) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            evidence(await s.call_tool("set_comment", {"address": "hub", "comment": "sums forty leaves"}))
+            assert result(await s.call_tool("comment", {"address": hub})) == "sums forty leaves"
+            evidence(await s.call_tool("set_bookmark", {"address": f"sub_{hub[2:]}", "name": "hub"}))
+            marks = result(await s.call_tool("list_bookmarks", {}))
+            assert [m["address"] for m in marks] == [hub]
+            assert result(await s.call_tool("unset_bookmark", {"address": "hub"})) is True
+
+    anyio.run(main)
+
+
+def test_unknown_names_get_the_canonical_error_with_close_matches(fixture, cache_dir):
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            for tool, args, field, meant in (
+                ("read_bytes", {"address": "hbu"}, "address", "hub"),
+                ("xrefs", {"address": "hubb"}, "address", "hub"),
+                ("analyze_function", {"procedure": "leaf_7"}, "procedure", "leaf7"),
+                ("trace_call_path", {"start": "mian"}, "start", "main"),
+                ("trace_call_path", {"start": "main", "goal": "lef3"}, "goal", "leaf3"),
+            ):
+                body = err(await s.call_tool(tool, args), "invalid_request")
+                details = body["details"]
+                assert details["field"] == field and "sub_<hex>" in details["accepted"], (tool, body)
+                assert meant in details["close_matches"] and meant in body["message"], (tool, body)
+
+    anyio.run(main)
+
+
+def test_call_paths_take_names_addresses_and_sub_names_alike(fixture, cache_dir):
+    nm, names = nm_functions(fixture), nm_names(fixture)
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            traced = []
+            for start, goal in (("main", "leaf3"), (nm["main"], nm["leaf3"]), ("main", f"sub_{nm['leaf3'][2:]}")):
+                reply = await s.call_tool("trace_call_path", {"start": start, "goal": goal, "max_depth": 2})
+                traced.append(result(reply))
+            assert all(t == traced[0] for t in traced) and traced[0]["goal_status"] == "reached"
+            assert traced[0]["traversal_path"] == [nm["main"], nm["hub"], nm["leaf3"]]
+            assert all(n["name"] == names.get(n["address"]) for n in traced[0]["nodes"])
+            ids = [
+                {
+                    "kind": "retained-evidence",
+                    "evidence_id": evidence(await s.call_tool("analyze_function", {"procedure": f}))["evidence_id"],
+                }
+                for f in ("main", "hub")
+            ]
+            built = []
+            for start, goal in (("main", "leaf3"), (nm["main"], nm["leaf3"]), (f"sub_{nm['main'][2:]}", "leaf3")):
+                args = {"functions": ids, "start": {"address": start}, "goal": {"address": goal}}
+                built.append(result(await s.call_tool("build_call_path", args)))
+            assert all(b == built[0] for b in built)
+            assert [n["address"] for n in built[0]["paths"]["items"][0]["nodes"]] == [
+                nm["main"],
+                nm["hub"],
+                nm["leaf3"],
+            ]
+            unknown = {"functions": ids, "start": {"address": "mian"}, "goal": {"address": "leaf3"}}
+            body = err(await s.call_tool("build_call_path", unknown), "invalid_request")
+            assert body["details"]["field"] == "start.address" and "main" in body["details"]["close_matches"]
+
+    anyio.run(main)
+
+
+TRACE = {"procedure": "hub", "max_depth": 1, "max_functions": 6}
+
+
+def test_value_trace_summary_is_small_and_pages_to_the_complete_nodes(fixture, cache_dir):
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            full = await s.call_tool("trace_native_values", TRACE)
+            complete = result(full)
+            reply = await s.call_tool("trace_native_values", {**TRACE, "detail": "summary"})
+            view = result(reply)
+            assert view["kind"] == "summary" and view["parent_operation"] == "trace_native_values"
+            assert view["parent_evidence_id"] == evidence(full)["evidence_id"]  # delivery detail is not a parameter
+            collections = {c["facet"]: c for c in view["summary"]["collections"]}
+            assert set(collections) == {"nodes", "edges", "procedures", "unknowns"}
+            for facet, c in collections.items():
+                assert c["total"] == len(complete[facet]) and c["first"] == complete[facet][: len(c["first"])]
+            facts = view["summary"]["facts"]
+            for key in ("total_nodes", "total_edges", "next_offset", "truncated", "budgets", "page", "seed"):
+                assert facts[key] == complete[key], key
+            nodes = collections["nodes"]
+            page = result(await s.call_tool(nodes["next_view"]["name"], nodes["next_view"]["arguments"]))
+            shown = len(nodes["first"])
+            assert page["item"] == complete["nodes"][shown : shown + 64]
+            assert wire_bytes(reply) <= 32 * 1024 and 10 * wire_bytes(reply) < wire_bytes(full)
+
+    anyio.run(main)
+
+
+def test_a_dossier_summary_keeps_counts_and_the_pseudocode_head(fixture, cache_dir):
+    truth = objdump_instructions(fixture, "hub")
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(fixture)}))
+            full = await s.call_tool("analyze_function", {"procedure": "hub"})
+            dossier = result(full)
+            reply = await s.call_tool("analyze_function", {"procedure": "hub", "detail": "summary"})
+            summary = result(reply)["summary"]
+            collections = {c["facet"]: c for c in summary["collections"]}
+            assert collections["assembly"]["total"] == len(truth) and collections["assembly"]["first"] == []
+            for facet in ("assembly", "basic_blocks", "incoming_references", "outgoing_references"):
+                assert collections[facet]["first"] == [] and collections[facet]["total"] == len(dossier[facet])
+                assert (collections[facet]["next_view"] is None) == (collections[facet]["total"] == 0)
+            assert collections["callees"]["first"] == dossier["callees"][:3]
+            assert collections["callees"]["total"] == len(dossier["callees"]) >= LEAVES
+            head = collections["pseudocode"]["first"][0]
+            assert dossier["pseudocode"].startswith(head) and "pseudocode" not in summary["facts"]
+            procedure = summary["procedure"]
+            assert procedure["address"] == dossier["procedure"]["address"] and "locals" not in procedure
+            assert procedure["local_count"] == len(dossier["procedure"]["locals"])
+            assert 3 * len(reply.content[0].text) < len(full.content[0].text)
+
+    anyio.run(main)
+
+
+def test_the_cli_summarizes_a_value_trace(fixture, cache_dir):
+    env = clean_env(REA_CACHE_DIR=cache_dir)
+    family = [*rea_command(), "trace-native-values", str(fixture), "--procedure", "hub", "--max-functions", "3"]
+    done = subprocess.run([*family, "--detail", "summary"], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert "nodes" in done.stdout and re.search(r"retained as ev_[0-9a-f]{64}", done.stdout)
+    call = [
+        *rea_command(),
+        "call",
+        "trace_native_values",
+        "--target",
+        str(fixture),
+        "--procedure",
+        "sub_" + nm_functions(fixture)["hub"][2:],
+    ]
+    done = subprocess.run(
+        [*call, "--max-functions", "3", "--detail", "summary", "--format", "json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    view = json.loads(done.stdout)["normalized_result"]
+    assert view["kind"] == "summary" and view["summary"]["facts"]["budgets"]["functions"]["limit"] == 3
+
+
+def nm_objects(path: Path) -> dict[str, str]:
+    """name -> link-time address of every defined data symbol, as nm prints it."""
+    out = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
+    rows = (line.split() for line in out.splitlines())
+    return {r[2]: f"0x{int(r[0], 16):x}" for r in rows if len(r) == 3 and r[1] in "DdBb"}
+
+
+def test_a_globals_type_and_bytes_are_read_by_its_symbol_name(tmp_path, cache_dir):
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    (tmp_path / "g.c").write_text(
+        "struct point { int x; int y; };\nstruct point origin = {1, 2};\nint main(void) { return origin.x; }\n"
+    )
+    target = tmp_path / "g"
+    subprocess.run(["gcc", "-g", "-O0", "-o", str(target), str(tmp_path / "g.c")], check=True, capture_output=True)
+    origin = nm_objects(target)["origin"]
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache_dir) as s:
+            ok(await s.call_tool("open_binary", {"path": str(target)}))
+            by_name = evidence(await s.call_tool("inspect_native_data_type", {"address": "origin"}))
+            by_address = evidence(await s.call_tool("inspect_native_data_type", {"address": origin}))
+            assert by_name["normalized_result"] == by_address["normalized_result"]
+            assert [f["name"] for f in by_name["normalized_result"]["fields"]] == ["x", "y"]
+            assert by_name["locations"] == [{"kind": "address", "address": origin}]
+            read = result(await s.call_tool("read_bytes", {"address": "origin", "length": 8}))
+            assert read["address"] == origin and read["bytes_hex"] == "0100000002000000"  # {1, 2} little-endian
 
     anyio.run(main)

@@ -95,18 +95,38 @@ _VALUE_LIMITS = ("max_depth", "max_functions", "max_call_sites", "max_nodes", "m
 
 def _values(parser: argparse.ArgumentParser) -> None:
     _binary(parser)
-    parser.add_argument("--procedure", required=True, help="seed procedure (address or exact name)")
+    parser.add_argument("--procedure", required=True, help="seed procedure (a name, 0x address or sub_<hex>)")
     for name in _VALUE_LIMITS:
         parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help="see the tool's schema")
+    parser.add_argument(
+        "--detail", choices=("complete", "summary"), default=None, help="summary: counts and the first rows"
+    )
 
 
 def _values_args(ns: argparse.Namespace) -> Mapping[str, Any]:
-    given = {name: getattr(ns, name) for name in _VALUE_LIMITS if getattr(ns, name) is not None}
+    given = {name: getattr(ns, name) for name in (*_VALUE_LIMITS, "detail") if getattr(ns, name) is not None}
     return {"procedure": ns.procedure, **given}
+
+
+def _spent(budgets: Mapping[str, Any]) -> str:
+    return ", ".join(
+        f"{k} {x['used']}/{x['limit']}{' (exhausted)' if x['exhausted'] else ''}" for k, x in budgets.items()
+    )
+
+
+def _render_values_summary(r: Mapping[str, Any]) -> str:
+    """A value trace's summary view: its totals and budgets, each collection's count, and where to read on."""
+    facts = r["summary"]["facts"]
+    lines = [f"{facts['total_nodes']} nodes, {facts['total_edges']} edges; {_spent(facts['budgets'])}"]
+    lines += [f"  {c['facet']}: {c['total']} in this page's Evidence" for c in r["summary"]["collections"]]
+    lines.append(f"complete trace retained as {r['parent_evidence_id']} (--detail complete, --offset/--limit)")
+    return "\n".join(lines)
 
 
 def _render_values(value: Mapping[str, Any]) -> str:
     r = _result(value)
+    if r.get("kind") == "summary":
+        return _render_values_summary(r)
     lines = [f"{p['address']} depth {p['depth']}" for p in r["procedures"]]
     for n in r["nodes"]:
         if n["kind"] == "parameter":
@@ -115,9 +135,7 @@ def _render_values(value: Mapping[str, Any]) -> str:
             op = n["operation"]
             lines.append(f"  {n['id']}  {op['opcode']} {', '.join(str(i['location']) for i in op['inputs'])}")
     lines += [f"  {e['kind']}: {e['source']} -> {e['target']}" for e in r["edges"] if e["kind"] != "def-use"]
-    b = r["budgets"]
-    spent = ", ".join(f"{k} {x['used']}/{x['limit']}{' (exhausted)' if x['exhausted'] else ''}" for k, x in b.items())
-    lines.append(f"{r['total_nodes']} nodes, {r['total_edges']} edges; {spent}")
+    lines.append(f"{r['total_nodes']} nodes, {r['total_edges']} edges; {_spent(r['budgets'])}")
     lines += [f"  unknown: {u['procedure']} {u['address'] or ''} {u['reason']}" for u in r["unknowns"]]
     if r["next_offset"] is not None:
         lines.append(f"more nodes from --offset {r['next_offset']}")

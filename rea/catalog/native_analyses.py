@@ -4,6 +4,7 @@ build_call_path (derived from supplied analyze_function Evidence, no provider)."
 from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
+from rea.catalog.native_tools import summarized
 from rea.wire import native_analyses as w
 from rea.wire import native_emulation as e
 from rea.wire import native_values as v
@@ -41,21 +42,25 @@ TOOLS: tuple[ToolContract, ...] = (
         effects=_READ,
         needs="provider",
     ),
-    evidence_tool(
-        "trace_native_values",
-        "Trace Native Values",
-        "A static value-dependency graph seeded at one procedure: angr's reaching definitions give def-use "
-        "edges between its instructions and from its parameters; at each call the CFG resolved, the call's "
-        "arguments bind to the callee's parameters and the callee's returned value back to the call, following "
-        "callees up to max_depth. Each procedure's facts are retained as native_value_flow Evidence the nodes "
-        "cite. Budgets cap depth, procedures, call sites, nodes and edges; unknowns and budgets say what a "
-        "budget stopped. Nodes are paged with offset and limit in a stable order.",
-        args=v.TraceValuesArgs,
-        result=v.ValueTrace,
-        surface="enhanced",
-        examples=[{"procedure": "main", "max_depth": 2, "max_nodes": 2000, "limit": 200}],
-        effects=_READ,
-        needs="provider",
+    summarized(
+        evidence_tool(
+            "trace_native_values",
+            "Trace Native Values",
+            "A static value-dependency graph seeded at one procedure: angr's reaching definitions give def-use "
+            "edges between its instructions and from its parameters; at each call the CFG resolved, the call's "
+            "arguments bind to the callee's parameters and the callee's returned value back to the call, following "
+            "callees up to max_depth. Each procedure's facts are retained as native_value_flow Evidence the nodes "
+            "cite. Budgets cap depth, procedures, call sites, nodes and edges; unknowns and budgets say what a "
+            "budget stopped. Nodes are paged with offset and limit in a stable order.",
+            args=v.TraceValuesArgs,
+            result=v.ValueTrace,
+            surface="enhanced",
+            examples=[{"procedure": "main", "max_depth": 2, "max_nodes": 2000, "limit": 200}],
+            effects=_READ,
+            needs="provider",
+        ),
+        v.TraceValuesArgs,
+        v.ValueTrace,
     ),
     evidence_tool(
         "emulate_native_function",

@@ -39,10 +39,18 @@ def _typed(
         effects=_NATIVE_EFFECTS,
         needs="provider",
     )
+    return summarized(contract, args, result)
+
+
+def summarized(contract: ToolContract, args: type, result: Any) -> ToolContract:
+    """`contract` as a tool that may answer its summary view: when its arguments take `detail`, its description
+    says so and its output is either its result or the native summary view."""
     if not _summarized(args):
         return contract
     either = {"anyOf": [schema_of(result), schema_of(NativeSummaryResult)]}
-    return attrs.evolve(contract, description=description + SUMMARY_NOTE, output_schema=evidence_output(either))
+    return attrs.evolve(
+        contract, description=contract.description + SUMMARY_NOTE, output_schema=evidence_output(either)
+    )
 
 
 SUMMARY_NOTE = (

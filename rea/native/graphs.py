@@ -191,7 +191,7 @@ def trace_walk(
             s.residual[f"{stop or 'interrupted'}: {len(s.queue)} queued procedures were not expanded"] = None
             break
         reached = _expand(s, index, s.queue.pop(0), direction, anywhere, max_depth, max_nodes, goal_address)
-    return _project(s, start, goal, args, reached)
+    return _project(s, start, goal, args, reached, index)
 
 
 def _expand(
@@ -232,8 +232,14 @@ def _expand(
 
 
 def _project(
-    s: _Trace, start: Mapping[str, Any], goal: Mapping[str, Any] | None, args: Mapping[str, Any], reached: bool
+    s: _Trace,
+    start: Mapping[str, Any],
+    goal: Mapping[str, Any] | None,
+    args: Mapping[str, Any],
+    reached: bool,
+    index: Mapping[str, Mapping[str, Any]],
 ) -> w.CallPath:
+    """The walk as the reference's call path; each node also names its procedure (an extra field)."""
     path = _path_to(s.parents, goal) if reached else []
     nodes = sorted(s.depth_of.items(), key=lambda item: (item[1], address_order(item[0])))
     edges = sorted(
@@ -245,7 +251,7 @@ def _project(
         goal=goal["address"] if goal is not None else None,
         direction=args["direction"],
         goal_status=_goal_status(goal, path, unresolved=bool(s.residual)),
-        nodes=tuple(w.PathNode(address=a, depth=d) for a, d in nodes),
+        nodes=tuple(w.PathNode(address=a, depth=d, name=(index.get(a) or {}).get("name")) for a, d in nodes),
         edges=tuple(edges),
         traversal_path=tuple(path),
         failures=(),

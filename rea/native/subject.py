@@ -9,8 +9,9 @@ reach the same procedure, and the same Evidence subject, everywhere.
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from returns.result import Failure, Result, Success
@@ -22,7 +23,9 @@ from rea.native.addresses import normalize
 _SUB = re.compile(r"^(?:sub|fcn|FUN)_(?:0x)?([0-9a-fA-F]+)$")
 _EXPLICIT = re.compile(r"^(?:[a-z][a-z0-9_]*:)?0x[0-9a-fA-F]+$")
 ACCEPTED_PROCEDURE = "a procedure name, its entry address (0x..., see list_procedures) or a sub_<hex> name"
-ACCEPTED_ADDRESS = "an address like 0x401000 (space:0x10 for other spaces), or a procedure or symbol name"
+ACCEPTED_ADDRESS = (
+    "an address like 0x401000 (space:0x10 for other spaces), or a procedure or symbol name or sub_<hex> name"
+)
 
 
 def chosen(
@@ -63,25 +66,52 @@ def procedure(snapshot: Mapping[str, Any], text: str) -> Mapping[str, Any] | Non
     return found
 
 
+def close_names(snapshot: Mapping[str, Any] | None, text: str) -> list[str]:
+    """Up to three procedure or symbol names spelled like `text` (a typo's likely intent), best first."""
+    if snapshot is None:
+        return []
+    known: Iterable[str] = {p["name"] for p in q.procedures(snapshot)} | {
+        str(r["name"]) for r in snapshot.get("symbols", ())
+    }
+    return difflib.get_close_matches(text, known, n=3)
+
+
+def _not_found(
+    message: str, snapshot: Mapping[str, Any] | None, text: str, field: str, accepted: str, **details: Any
+) -> ReaError:
+    """The canonical unknown-subject error: what would be accepted, and close names when there are any."""
+    close = close_names(snapshot, text)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    extra = {"close_matches": close} if close else {}
+    return invalid_request(message + hint, field=field, accepted=accepted, **details, **extra)
+
+
 def resolve_procedure(snapshot: Mapping[str, Any], text: str, field: str) -> Result[Mapping[str, Any], ReaError]:
     found = procedure(snapshot, text)
     if found is None:
         return Failure(
-            invalid_request(
+            _not_found(
                 f"No procedure starts at or is named {text!r}.",
-                field=field,
-                accepted=ACCEPTED_PROCEDURE,
+                snapshot,
+                text,
+                field,
+                ACCEPTED_PROCEDURE,
                 reason="no-procedure",
             )
         )
     return Success(found)
 
 
+def written(text: str) -> str | None:
+    """The address `text` spells out (0x..., space:0x...), canonical; None when it needs the names to read."""
+    return normalize(text) if _EXPLICIT.match(text.strip()) else None
+
+
 def address(snapshot: Mapping[str, Any] | None, text: str) -> str | None:
     """The address `text` denotes: written as one (0x..., space:0x...), or a procedure, symbol or sub_<hex>
     name, or bare hex. A name wins over bare hex (a function called `add` is not 0xadd)."""
-    if _EXPLICIT.match(text.strip()):
-        return normalize(text)
+    if (spelled := written(text)) is not None:
+        return spelled
     if snapshot is not None:
         named = q.find_procedure(snapshot, text) if normalize(text) is None else None
         named = named or next((p for p in q.procedures(snapshot) if p["name"] == text), None)
@@ -97,6 +127,13 @@ def resolve_address(snapshot: Mapping[str, Any] | None, text: str, field: str) -
     found = address(snapshot, text)
     if found is None:
         return Failure(
-            invalid_request(f"{text!r} is not an address or a known name", field=field, accepted=ACCEPTED_ADDRESS)
+            _not_found(f"{text!r} is not an address or a known name.", snapshot, text, field, ACCEPTED_ADDRESS)
         )
     return Success(found)
+
+
+def among(entries: Iterable[tuple[str, str | None]], text: str, field: str) -> Result[str, ReaError]:
+    """The address `text` denotes among named entries (address, name) that are not a whole snapshot, such as
+    the procedures of the dossiers build_call_path is given: the same rules as resolve_address."""
+    procedures = [{"address": a, "name": n, "kind": "function"} for a, n in entries if n is not None]
+    return resolve_address({"procedures": procedures}, text, field)

@@ -212,6 +212,12 @@ def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, A
 SUMMARY_ROWS = 5
 SUMMARY_CHARS = 2_000
 TEXT_FACETS = ("pseudocode",)
+# a dossier's summary shows first rows of the facets that say what a function is about (who calls it, what it
+# calls, the strings and names it uses); its other facets (assembly, blocks, references) are counts and the call
+# that pages them, so a small function's summary is not its dossier again
+DOSSIER_FIRST_ROWS = {"callers": 3, "callees": 3, "referenced_strings": 3, "referenced_names": 3}
+# small mappings a summary keeps among its facts: a value trace's budgets and page
+KEPT_FACTS = ("budgets", "page")
 
 
 def collections(operation: str, result: Any) -> dict[str, Any]:
@@ -231,16 +237,36 @@ def collections(operation: str, result: Any) -> dict[str, Any]:
     return {k: v for k, v in result.items() if isinstance(v, list) and k not in ("limitations", "residual_unknowns")}
 
 
-def _facts(result: Any) -> dict[str, Any]:
-    """The answer's scalar fields (a call graph's are its depth keys, so none)."""
+def _facts(result: Any, shown: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer's scalar fields, and the few small mappings worth a glance (KEPT_FACTS); a field already shown
+    as a collection (a dossier's pseudocode) is not repeated, and a call graph's depth keys are its nodes."""
     if not isinstance(result, Mapping):
         return {}
-    return {k: v for k, v in result.items() if not isinstance(v, (list, Mapping)) and not k.isdigit()}
+    return {
+        k: v
+        for k, v in result.items()
+        if (not isinstance(v, (list, Mapping)) or k in KEPT_FACTS) and not k.isdigit() and k not in shown
+    }
 
 
 def _procedure_of(result: Any) -> Any:
     procedure = result.get("procedure") if isinstance(result, Mapping) else None
     return procedure if isinstance(procedure, Mapping) else None
+
+
+def _procedure_brief(procedure: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The procedure without its per-local and per-range lists (their counts instead): the procedure facet of
+    the parent has them whole."""
+    if procedure is None:
+        return None
+    brief = {k: v for k, v in procedure.items() if k not in ("locals", "body")}
+    if isinstance(procedure.get("locals"), list):
+        brief["local_count"] = len(procedure["locals"])
+    body = procedure.get("body")
+    if isinstance(body, Mapping):
+        brief["body_available"] = body.get("available")
+        brief["range_count"] = len(body.get("ranges") or ())
+    return brief
 
 
 def _next_view(source: Evidence, facet: str, shown: int, total: int) -> dict[str, Any] | None:
@@ -253,7 +279,7 @@ def _next_view(source: Evidence, facet: str, shown: int, total: int) -> dict[str
     }
 
 
-def _collection(source: Evidence, facet: str, value: Any) -> dict[str, Any]:
+def _collection(source: Evidence, facet: str, value: Any, rows: int = SUMMARY_ROWS) -> dict[str, Any]:
     if isinstance(value, str):
         units = len(value.encode("utf-16-le")) // 2
         first = utf16_window(value, 0, SUMMARY_CHARS)
@@ -265,7 +291,7 @@ def _collection(source: Evidence, facet: str, value: Any) -> dict[str, Any]:
             "first": [page] if page else [],
             "next_view": _next_view(source, facet, end, units),
         }
-    first = list(value[:SUMMARY_ROWS])
+    first = list(value[:rows])
     return {
         "facet": facet,
         "unit": "rows",
@@ -279,15 +305,19 @@ def summary(source: Evidence) -> dict[str, Any]:
     """Any native answer summarized: per collection its total, first rows and the call that reads on."""
     result = source.normalized_result
     found = collections(source.operation, result)
-    procedure = _procedure_of(result)
+    dossier = source.operation == OPERATION
+
+    def rows(facet: str) -> int:
+        return DOSSIER_FIRST_ROWS.get(facet, 0) if dossier else SUMMARY_ROWS
+
     return {
         "kind": "summary",
         "view": {"kind": "summary"},
         "summary": {
             "operation": source.operation,
-            "procedure": procedure,
-            "collections": [_collection(source, facet, value) for facet, value in found.items()],
-            "facts": _facts(result),
+            "procedure": _procedure_brief(_procedure_of(result)),
+            "collections": [_collection(source, facet, value, rows(facet)) for facet, value in found.items()],
+            "facts": _facts(result, found),
         },
         "coverage": complete_coverage(1, 1),
         "limitations": unique_sorted(source.limitations),

@@ -112,8 +112,8 @@ HEAVY = (
     "Heavy (minutes on a large binary, one engine at a time): `trace_native_values`, "
     "`resolve_native_call_targets` (they build angr's whole-program CFG), `batch_decompile` of many functions.",
     "Large replies: `analyze_javascript_application`, `inspect_artifact`, `inspect_binary_layout`, "
-    "`inspect_macho` and `inspect_wasm_artifact` default to `detail: complete`; pass `detail: summary` first "
-    "on anything big and page with `inspect_analysis_view`.",
+    "`inspect_macho`, `inspect_wasm_artifact` and `trace_native_values` (1,000 nodes a page) default to "
+    "`detail: complete`; pass `detail: summary` first on anything big and page with `inspect_analysis_view`.",
 )
 
 RULES = (

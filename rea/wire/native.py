@@ -15,15 +15,14 @@ import attrs
 from rea.wire.schema import Open, field
 
 _DOCUMENT = "The open target's name or path (headless providers have one document)"
-_PROCEDURE = "Procedure start address (0x...) or exact name"
-_ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
+_PROCEDURE = "A procedure: its name, entry address (0x...) or sub_<hex> name"
 # one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
 _CHOSEN = "The procedure: its name, entry address (0x...) or sub_<hex> name. Give procedure or address (the same)"
 _SAME_AS_PROCEDURE = "The same as procedure, by the other name (a name, an address or a sub_<hex> name); give one"
-_AT_OR_NAMED = (
-    "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that "
-    "denotes one. procedure is the same argument by its other name"
+_AT_OR_NAME = (
+    "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that denotes one"
 )
+_AT_OR_NAMED = _AT_OR_NAME + ". procedure is the same argument by its other name"
 _SAME_AS_ADDRESS = "The same as address, by the other name; give one"
 DETAIL = (
     "complete (default): the whole answer; summary: retain it and return its summary view (counts, the first "
@@ -139,7 +138,7 @@ _NO_TOTAL = 2**53 - 1
 
 @attrs.frozen(kw_only=True)
 class AddressArgs:
-    address: str = field(_ADDRESS, minLength=1)
+    address: str = field(_AT_OR_NAME, minLength=1)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
 
 
@@ -154,7 +153,9 @@ class OptionalAddressArgs:
 
 @attrs.frozen(kw_only=True)
 class FilteredListingArgs:
-    address: str | None = field("Only the entry at this address", omit_none=True, minLength=1)
+    address: str | None = field(
+        "Only the entry at this address (0x hex, or a name denoting one)", omit_none=True, minLength=1
+    )
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
     offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
     limit: int | None = field(
@@ -805,6 +806,7 @@ class CallGraph:
 class PathNode:
     address: str = field("Procedure address")
     depth: int = field("Discovery depth", minimum=0)
+    name: str | None = field("Its name (extra; null when none is known)")
 
 
 @attrs.frozen(kw_only=True)

@@ -12,7 +12,6 @@ import attrs
 from rea.wire.native import Contained, NotContained, address_alias, procedure_choice
 from rea.wire.schema import Open, field
 
-_HEX = "^0[xX][0-9a-fA-F]+$"
 _CANON = "^0x(?:0|[1-9a-f][0-9a-f]*)$"
 _EVIDENCE = "^ev_[a-f0-9]{64}$"
 _APPROVAL = "Explicit approval to record bounded residuals durably (accepted; REA keeps them in the Evidence)"
@@ -67,7 +66,10 @@ class FeatureTrace:
 
 @attrs.frozen(kw_only=True)
 class PathEndpoint:
-    address: str = field("A procedure entry address (0x hex)", pattern=_HEX)
+    address: str = field(
+        "A procedure entry address (0x hex), or its name or sub_<hex> name as the supplied dossiers name it",
+        minLength=1,
+    )
 
 
 @attrs.frozen(kw_only=True)

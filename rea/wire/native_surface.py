@@ -14,7 +14,7 @@ from rea.wire.native import Dossier, address_alias, procedure_choice
 from rea.wire.schema import field
 
 _DOCUMENT = "The open target's name or path (headless providers have one document)"
-_ADDRESS = "Link-time virtual address, 0x hex"
+_ADDRESS = "Link-time virtual address (0x hex), or a procedure, symbol or sub_<hex> name denoting one"
 _CURSORLESS = _ADDRESS + "; required here: angr has no cursor"
 MAX_READ = 4096
 
@@ -37,7 +37,9 @@ class NameAtArgs:
 
 @attrs.frozen(kw_only=True)
 class NamesArgs:
-    names: Mapping[str, str] = field("address -> name, applied together", minProperties=1, maxProperties=10_000)
+    names: Mapping[str, str] = field(
+        "address (or a name denoting one) -> name, applied together", minProperties=1, maxProperties=10_000
+    )
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
 
 
@@ -290,7 +292,9 @@ class UiActionGraph:
 @attrs.frozen(kw_only=True)
 class DataTypeArgs:
     type: str | None = field("Type name (exactly one of type and address)", omit_none=True, minLength=1, maxLength=512)
-    address: str | None = field("Address of a global variable whose type to read", omit_none=True, minLength=1)
+    address: str | None = field(
+        "Address of a global variable whose type to read (0x hex, or its symbol name)", omit_none=True, minLength=1
+    )
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
 
 

@@ -8,7 +8,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.native import address_alias, procedure_choice
+from rea.wire.native import Detail, address_alias, detail_choice, procedure_choice
 from rea.wire.schema import SAFE_INT_MAX, field
 
 Edge = Literal["def-use", "call", "parameter-use", "argument-binding", "return-binding"]
@@ -25,6 +25,7 @@ class TraceValuesArgs:
     max_edges: int = field("Most graph edges kept", default=10_000, minimum=1, maximum=40_000)
     offset: int = field("First node returned", default=0, minimum=0, maximum=SAFE_INT_MAX)
     limit: int = field("Nodes returned", default=1_000, minimum=1, maximum=5_000)
+    detail: Detail = detail_choice()
 
 
 @attrs.frozen(kw_only=True)

@@ -111,6 +111,7 @@ NativeParent = Literal[
     "batch_decompile",
     "get_call_graph",
     "trace_call_path",
+    "trace_native_values",
 ]
 NATIVE_SUMMARIZED: tuple[str, ...] = get_args(NativeParent)
 ParentOperation = Literal[
@@ -498,7 +499,10 @@ class NativeCollection:
     facet: str = field("The collection, as a native view's facet names it")
     unit: Literal["rows", "utf16-code-units"] = field("What total counts")
     total: int = field("Rows (or UTF-16 code units of text) in the complete answer", minimum=0)
-    first: tuple[Open, ...] = field("The first rows (text: its first characters, as one string)")
+    first: tuple[Open, ...] = field(
+        "The first rows (text: its first characters, as one string); a dossier shows rows of callers, callees, "
+        "strings and names only, its other facets are counts to page with next_view"
+    )
     next_view: Open | None = field("The inspect_analysis_view call reading on from `first`; null: nothing follows")
 
 
@@ -508,9 +512,14 @@ class NativeSummary:
     pages on (detail: summary on list_*, search_*, analyze_function, get_call_graph, ...)."""
 
     operation: str = field("The native tool that produced the parent")
-    procedure: Open | None = field("The procedure the answer is about (null: a whole-binary listing)")
+    procedure: Open | None = field(
+        "The procedure the answer is about, its locals and body ranges as counts (local_count, range_count); "
+        "null: a whole-binary listing"
+    )
     collections: tuple[NativeCollection, ...] = field("Each collection of the answer")
-    facts: Mapping[str, Open] = field("The answer's scalar fields (direction, goal_status, totals, ...)")
+    facts: Mapping[str, Open] = field(
+        "The answer's scalar fields (direction, goal_status, totals, a value trace's budgets and page, ...)"
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -18,7 +18,6 @@ from rea.native import answers as a
 from rea.native import dossier, graphs
 from rea.native import pseudocode as readable
 from rea.native import queries as q
-from rea.native.addresses import normalize
 from rea.native.compare import RUNTIME_NOTICE, compare
 from rea.native import annotations as notes
 from rea.native import metadata
@@ -193,19 +192,6 @@ def _chosen_procedure(
     return subject.chosen(args, first, other).bind(lambda given: _procedure(snapshot, *given))
 
 
-def _address(text: str, field: str = "address") -> Result[str, ReaError]:
-    address = normalize(text)
-    if address is None:
-        return Failure(
-            invalid_request(
-                f"{text!r} is not an address",
-                field=field,
-                accepted="hex like 0x401000 (or space:0x10 for other spaces)",
-            )
-        )
-    return Success(address)
-
-
 def _document(session: Session) -> str:
     """The open target's name (every answer runs after _facts found a target)."""
     assert session.target is not None
@@ -310,17 +296,20 @@ SCANNED_ONLY = (
 )
 
 
-def _at_address(rows: list[A], args: Args) -> list[A] | ReaError:
+def _at_address(snapshot: Snapshot, rows: list[A], args: Args) -> list[A] | ReaError:
+    """The rows at args["address"]: an address, or a name denoting one (rea.native.subject)."""
     if args.get("address") is None:
         return rows
-    address = _address(args["address"])
+    address = subject.resolve_address(snapshot, args["address"], "address")
     return [r for r in rows if r.address == address.unwrap()] if is_successful(address) else address.failure()
 
 
 def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     scanned = "strings" not in snapshot
     stored = snapshot.get("scanned_strings" if scanned else "strings", ())
-    rows = _at_address([a.string_row(s) for s in a.strings_of_origin(snapshot, stored, args.get("origin"))], args)
+    rows = _at_address(
+        snapshot, [a.string_row(s) for s in a.strings_of_origin(snapshot, stored, args.get("origin"))], args
+    )
     if isinstance(rows, ReaError):
         return rows
     limitations = (SCANNED_ONLY,) if scanned else ()
@@ -332,7 +321,7 @@ def _name_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     limitations: tuple[str, ...] = ()
     if unplaced:
         limitations += (f"{unplaced} imported names have no address in this binary and are not listed.",)
-    rows = _at_address(named, args)
+    rows = _at_address(snapshot, named, args)
     if isinstance(rows, ReaError):
         return rows
     return a.window(rows, args), "derived", limitations

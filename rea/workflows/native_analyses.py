@@ -7,18 +7,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from returns.pipeline import is_successful
-from returns.result import Success
+from returns.result import Result, Success
 
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
-from rea.native import api, callpath, emulation, feature, values
+from rea.native import api, callpath, emulation, feature, subject, values
 from rea.native import queries as q
-from rea.native.addresses import normalize
 from rea.program import Context, Outcome, failed
 from rea.session import Session, record, resolve
 from rea.wire.convert import to_wire
 from rea.workflows import native as base
+from rea.workflows.layout import deliver
 
 Args = Mapping[str, Any]
 PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction", version="1")
@@ -69,10 +69,12 @@ def _dossiers(session: Session, args: Args) -> tuple[list[Evidence], dict[str, c
     return evidence, dossiers
 
 
-def _endpoint(args: Args, name: str) -> str:
-    canonical = normalize(args[name]["address"])
-    assert canonical is not None  # the schema's pattern admits only hex
-    return canonical
+def _endpoint(args: Args, name: str, dossiers: Mapping[str, callpath.Dossier]) -> Result[str, ReaError]:
+    """args[name] as an entry address: written as one, or a name (or sub_<hex> name) of a supplied dossier's
+    function or of one it calls (rea.native.subject, the one resolver)."""
+    known: list[tuple[str, str | None]] = [(d.address, d.name) for d in dossiers.values()]
+    known += [callee for d in dossiers.values() for callee in d.callees]
+    return subject.among(known, str(args[name]["address"]), f"{name}.address")
 
 
 def build_call_path(session: Session, args: Args, ctx: Context) -> Outcome:
@@ -80,7 +82,10 @@ def build_call_path(session: Session, args: Args, ctx: Context) -> Outcome:
     if isinstance(got, ReaError):
         return failed(session, got)
     sources, dossiers = got
-    start, goal = _endpoint(args, "start"), _endpoint(args, "goal")
+    ends = _endpoint(args, "start", dossiers).bind(lambda s: _endpoint(args, "goal", dossiers).map(lambda g: (s, g)))
+    if not is_successful(ends):
+        return failed(session, ends.failure())
+    start, goal = ends.unwrap()
     if start not in dossiers:
         return failed(
             session,
@@ -184,7 +189,7 @@ def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Step
         session,
         snapshot,
         "trace_native_values",
-        args,
+        {k: v for k, v in args.items() if k != "detail"},  # delivery detail: the same Evidence either way
         tracer.answer(args.get("procedure") or args["address"], target.sha256),
         limitations=values.LIMITATIONS,
         locations=({"kind": "address", "address": proc["address"]},),
@@ -192,8 +197,7 @@ def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Step
     )
     if not is_successful(created):
         return failed(session, created.failure())
-    evidence = created.unwrap()
-    return Outcome(session=record(session, (*flows, evidence)), reply=Success(evidence.to_json()))
+    return deliver(record(session, flows), created.unwrap(), args.get("detail", "complete"))
 
 
 def _flow_params(snapshot: base.Snapshot, address: str) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from rea.native import annotations as notes
 from rea.native import answers
 from rea.native import image
 from rea.native import queries as q
+from rea.native import subject
 from rea.native.addresses import value
 from rea.native.effects import EditAnnotations, ReadDwarfType, ReadImage
 from rea.program import Context, Outcome, failed, need, refusable, refuse
@@ -50,18 +51,34 @@ def _snapshot(session: Session, args: Args, stage: str) -> Generator[AnyEffect, 
     return facts.unwrap() if is_successful(facts) else facts.failure()
 
 
-def _mapped(snapshot: Snapshot, text: str | None, field: str = "address") -> str | ReaError:
+def _resolved(
+    session: Session, snapshot: Snapshot, text: str, field: str = "address"
+) -> Generator[AnyEffect, Any, str | ReaError]:
+    """The address `text` denotes (rea.native.subject, the one resolver): written as one, or a procedure, symbol
+    or sub_<hex> name. A loader snapshot has no names, so a name (or bare hex, which a name would win over)
+    reads the fast index's."""
+    if subject.written(text) is None and "procedures" not in snapshot:
+        facts = yield from base._facts(session, "index")
+        if not is_successful(facts):
+            return facts.failure()
+        snapshot = facts.unwrap()
+    found = subject.resolve_address(snapshot, text, field)
+    return found.unwrap() if is_successful(found) else found.failure()
+
+
+def _mapped(
+    session: Session, snapshot: Snapshot, text: str | None, field: str = "address"
+) -> Generator[AnyEffect, Any, str | ReaError]:
     """A canonical address inside a loaded segment, or the canonical error naming the problem."""
     if text is None:
         return invalid_request(
             "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
             field=field,
-            accepted="a link-time address like 0x401000",
+            accepted=subject.ACCEPTED_ADDRESS,
         )
-    address = base._address(text, field)
-    if not is_successful(address):
-        return address.failure()
-    where = address.unwrap()
+    where = yield from _resolved(session, snapshot, text, field)
+    if isinstance(where, ReaError):
+        return where
     if not answers.in_segments(snapshot, where):
         shown = ", ".join(f"{image.hexa(lo)}-{image.hexa(hi)}" for lo, hi in answers.segment_spans(snapshot))
         return invalid_request(
@@ -99,19 +116,31 @@ def _loaded(session: Session, args: Args, stage: str) -> Generator[AnyEffect, An
     return snapshot
 
 
-def _placed(snapshot: Snapshot, text: str | None, field: str = "address") -> str:
-    """A canonical address inside a loaded segment."""
-    where = _mapped(snapshot, text, field)
+def _placed(
+    session: Session, snapshot: Snapshot, text: str | None, field: str = "address"
+) -> Generator[AnyEffect, Any, str]:
+    """A canonical address inside a loaded segment (a name resolved through the one resolver)."""
+    where = yield from _mapped(session, snapshot, text, field)
     if isinstance(where, ReaError):
         refuse(where)
     return where
 
 
 def _answer(
-    session: Session, snapshot: Snapshot, name: str, args: Args, result: Any, *notes_: str, kept: Any = None
+    session: Session,
+    snapshot: Snapshot,
+    name: str,
+    args: Args,
+    result: Any,
+    *notes_: str,
+    kept: Any = None,
+    at: str | None = None,
 ) -> Outcome:
-    """Evidence of the answer; an edit carries the store it produced (`kept`) as its raw_result."""
-    where = ({"kind": "address", "address": args["address"]},) if isinstance(args.get("address"), str) else ()
+    """Evidence of the answer, located at `at` (the address args["address"] resolved to); an edit carries the
+    store it produced (`kept`) as its raw_result."""
+    given = args.get("address")
+    at = at or (subject.written(given) if isinstance(given, str) else None)
+    where = ({"kind": "address", "address": at},) if at is not None else ()
     raw = None if kept is None else _store_json(session, kept)
     return base._evidence(session, snapshot, name, args, result, limitations=notes_, locations=where, raw_result=raw)
 
@@ -131,10 +160,10 @@ def _reader(name: str, read: Read) -> ToolProgram:
         snapshot = yield from _snapshot(session, args, "loader")
         if isinstance(snapshot, ReaError):
             return failed(session, snapshot)
-        where = _mapped(snapshot, args.get("address"))
+        where = yield from _mapped(session, snapshot, args.get("address"))
         if isinstance(where, ReaError):
             return failed(session, where)
-        return _answer(session, snapshot, name, args, read(notes.of(snapshot), where), STORE)
+        return _answer(session, snapshot, name, args, read(notes.of(snapshot), where), STORE, at=where)
 
     program.__name__ = name
     return program
@@ -159,7 +188,7 @@ def _setter(name: str) -> ToolProgram:
         snapshot = yield from _snapshot(session, args, "loader")
         if isinstance(snapshot, ReaError):
             return failed(session, snapshot)
-        where = _mapped(snapshot, args["address"])
+        where = yield from _mapped(session, snapshot, args["address"])
         if isinstance(where, ReaError):
             return failed(session, where)
         text = args[field]
@@ -168,7 +197,7 @@ def _setter(name: str) -> ToolProgram:
         edited = yield from _edit(session, ((table, where, text or None),))
         if not is_successful(edited):
             return failed(session, edited.failure())
-        return _answer(session, snapshot, name, args, True, STORE, kept=edited.unwrap())
+        return _answer(session, snapshot, name, args, True, STORE, kept=edited.unwrap(), at=where)
 
     program.__name__ = name
     return program
@@ -184,7 +213,7 @@ def set_addresses_names(session: Session, args: Args, ctx: Context) -> Steps:
         field = f"names[{given!r}]"
         if problem := notes.check_name(name, field):
             return failed(session, problem)
-        where = _mapped(snapshot, given, field)
+        where = yield from _mapped(session, snapshot, given, field)
         if isinstance(where, ReaError) and (where.details or {}).get("reason") != "outside_segments":
             return failed(session, where)
         answer[given] = not isinstance(where, ReaError)
@@ -202,12 +231,12 @@ def set_addresses_names(session: Session, args: Args, ctx: Context) -> Steps:
 @refusable
 def set_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
     snapshot = yield from _loaded(session, args, "loader")
-    where = _placed(snapshot, args["address"])
+    where = yield from _placed(session, snapshot, args["address"])
     label = args.get("name") or ""
     if label and (problem := notes.check_name(label)):
         return failed(session, problem)
     kept = yield from need(_edit_request(session, (("bookmarks", where, label),)))
-    return _answer(session, snapshot, "set_bookmark", args, True, STORE, kept=kept)
+    return _answer(session, snapshot, "set_bookmark", args, True, STORE, kept=kept, at=where)
 
 
 def unset_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
@@ -215,17 +244,17 @@ def unset_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
     snapshot = yield from _snapshot(session, args, "loader")
     if isinstance(snapshot, ReaError):
         return failed(session, snapshot)
-    where = base._address(args["address"])
-    if not is_successful(where):
-        return failed(session, where.failure())
-    present = where.unwrap() in notes.of(snapshot).bookmarks
+    where = yield from _resolved(session, snapshot, args["address"])
+    if isinstance(where, ReaError):
+        return failed(session, where)
+    present = where in notes.of(snapshot).bookmarks
     kept = None
     if present:
-        edited = yield from _edit(session, (("bookmarks", where.unwrap(), None),))
+        edited = yield from _edit(session, (("bookmarks", where, None),))
         if not is_successful(edited):
             return failed(session, edited.failure())
         kept = edited.unwrap()
-    return _answer(session, snapshot, "unset_bookmark", args, present, STORE, kept=kept)
+    return _answer(session, snapshot, "unset_bookmark", args, present, STORE, kept=kept, at=where)
 
 
 def list_bookmarks(session: Session, args: Args, ctx: Context) -> Steps:
@@ -359,11 +388,11 @@ def _located(
     snapshot = yield from _snapshot(session, args, "loader")
     if isinstance(snapshot, ReaError):
         return snapshot
-    where = base._address(args["address"])
-    if not is_successful(where):
-        return where.failure()
+    where = yield from _resolved(session, snapshot, args["address"])
+    if isinstance(where, ReaError):
+        return where
     facts = yield from _image(session)
-    return facts if isinstance(facts, ReaError) else (snapshot, where.unwrap(), facts)
+    return facts if isinstance(facts, ReaError) else (snapshot, where, facts)
 
 
 def read_bytes(session: Session, args: Args, ctx: Context) -> Steps:
@@ -389,7 +418,7 @@ def read_bytes(session: Session, args: Args, ctx: Context) -> Steps:
         file_offset=offset if backed else None,
         stop_reason=reason,
     )
-    return _answer(session, snapshot, "read_bytes", args, result, *((reason,) if reason else ()))
+    return _answer(session, snapshot, "read_bytes", args, result, *((reason,) if reason else ()), at=text)
 
 
 def _nothing() -> Generator[AnyEffect, Any, Mapping[str, Any]]:
@@ -417,7 +446,7 @@ def address_to_file_offset(session: Session, args: Args, ctx: Context) -> Steps:
             ),
         )
     result = w.FileOffset(address=text, file_offset=image.file_offset(r, at), segment=r["name"])
-    return _answer(session, snapshot, "address_to_file_offset", args, result)
+    return _answer(session, snapshot, "address_to_file_offset", args, result, at=text)
 
 
 # ------------------------------------------------------------ instructions
@@ -444,10 +473,10 @@ def _decoded_at(
     snapshot = yield from _snapshot(session, args, stage)
     if isinstance(snapshot, ReaError):
         return snapshot
-    where = base._address(args["address"])
-    if not is_successful(where):
-        return where.failure()
-    text, at = where.unwrap(), value(where.unwrap())
+    where = yield from _resolved(session, snapshot, args["address"])
+    if isinstance(where, ReaError):
+        return where
+    text, at = where, value(where)
     facts = yield from _image(session)
     if isinstance(facts, ReaError):
         return facts
@@ -508,7 +537,7 @@ def inspect_native_instruction(session: Session, args: Args, ctx: Context) -> St
     if isinstance(got, ReaError):
         return failed(session, got)
     snapshot, facts, _, _ = got
-    return _answer(session, snapshot, "inspect_native_instruction", args, facts)
+    return _answer(session, snapshot, "inspect_native_instruction", args, facts, at=facts.address)
 
 
 def _analysed_targets(snapshot: Snapshot, address: str) -> list[str]:
@@ -537,7 +566,7 @@ def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> S
             targets=(),
             limitations=(f"No instruction decoded here ({facts.status}).", *facts.limitations),
         )
-        return _answer(session, snapshot, "resolve_native_call_targets", args, result)
+        return _answer(session, snapshot, "resolve_native_call_targets", args, result, at=facts.address)
     indirect = facts.flow.kind == "call" and mechanism != "direct"
     analysed: list[str] = []
     if indirect:
@@ -547,7 +576,7 @@ def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> S
         snapshot, analysed = resolved
     limits = ("Indirect targets come from angr's static CFG, not from a run.",) if indirect else ()
     result = image.call_targets(facts, mechanism, analysed, names, limits)
-    return _answer(session, snapshot, "resolve_native_call_targets", args, result)
+    return _answer(session, snapshot, "resolve_native_call_targets", args, result, at=facts.address)
 
 
 def _indirect_targets(
@@ -576,10 +605,10 @@ def goto_address(session: Session, args: Args, ctx: Context) -> Steps:
     snapshot = yield from _snapshot(session, args, "loader")
     if isinstance(snapshot, ReaError):
         return failed(session, snapshot)
-    where = _mapped(snapshot, args["address"])
+    where = yield from _mapped(session, snapshot, args["address"])
     if isinstance(where, ReaError):
         return failed(session, where)
-    return _answer(session, snapshot, "goto_address", args, where, NO_CURSOR)
+    return _answer(session, snapshot, "goto_address", args, where, NO_CURSOR, at=where)
 
 
 def _stepper(name: str, step: int) -> ToolProgram:
@@ -589,7 +618,7 @@ def _stepper(name: str, step: int) -> ToolProgram:
         snapshot = yield from _snapshot(session, args, "index")
         if isinstance(snapshot, ReaError):
             return failed(session, snapshot)
-        where = _mapped(snapshot, args.get("address"))
+        where = yield from _mapped(session, snapshot, args.get("address"))
         if isinstance(where, ReaError):
             return failed(session, where)
         at, proc = value(where), q.containing(snapshot, where)
@@ -605,12 +634,25 @@ def _stepper(name: str, step: int) -> ToolProgram:
                     args,
                     image.hexa(found),
                     "Instruction starts from the engine's disassembly.",
+                    at=where,
                 )
             return _answer(
-                session, snapshot, name, args, image.hexa(at + step), "At the procedure's edge: one byte away."
+                session,
+                snapshot,
+                name,
+                args,
+                image.hexa(at + step),
+                "At the procedure's edge: one byte away.",
+                at=where,
             )
         return _answer(
-            session, snapshot, name, args, image.hexa(max(0, at + step)), "Outside any procedure: one byte away."
+            session,
+            snapshot,
+            name,
+            args,
+            image.hexa(max(0, at + step)),
+            "Outside any procedure: one byte away.",
+            at=where,
         )
 
     program.__name__ = name
@@ -698,10 +740,10 @@ def inspect_native_data_type(session: Session, args: Args, ctx: Context) -> Step
         return failed(session, snapshot)
     address = None
     if args.get("address") is not None:
-        where = base._address(args["address"])
-        if not is_successful(where):
-            return failed(session, where.failure())
-        address = value(where.unwrap())
+        where = yield from _resolved(session, snapshot, args["address"])
+        if isinstance(where, ReaError):
+            return failed(session, where)
+        address = value(where)
     assert session.target is not None
     got: Result[Mapping[str, Any], ReaError] = yield ReadDwarfType(
         path=session.target.path, type=args.get("type"), address=address
@@ -710,7 +752,8 @@ def inspect_native_data_type(session: Session, args: Args, ctx: Context) -> Step
         return failed(session, got.failure())
     found = got.unwrap()
     notes_ = () if found["status"] == "found" else (str(found["reason"]),)
-    return _answer(session, snapshot, "inspect_native_data_type", args, _data_type(found), *notes_)
+    at = None if address is None else image.hexa(address)
+    return _answer(session, snapshot, "inspect_native_data_type", args, _data_type(found), *notes_, at=at)
 
 
 PROGRAMS = {**PROGRAMS, "inspect_native_data_type": inspect_native_data_type}

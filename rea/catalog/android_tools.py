@@ -157,13 +157,13 @@ PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
     "project_android_application_graph",
     "Project Android Application Graph",
     (
-        "Project one Android application from every page of its APK inventory Evidence (inventory_artifact or "
-        "inspect_artifact, inline or retained): manifests, resources, DEX, JVM classes, native libraries, JavaScript "
-        "and signing entries with exact paths and hashes, runtime families, embedded web assets with their HTML entry "
-        "points, and from a scan of the DEX bytecode (the APK at the inventory's path, same digest): the classes "
-        "calling System.loadLibrary/load paired with the libraries they name, addJavascriptInterface bridges and "
-        "WebView.loadUrl targets (path-based candidates when the APK cannot be read). package_evidence "
-        "(inspect_android_package Evidence of the same APK) adds manifest components and deep links. Executes nothing."
+        "Project one Android application from every page of its APK inventory Evidence "
+        "(inventory_artifact or inspect_artifact, inline or retained): manifests, resources, DEX, "
+        "classes, native libraries, JavaScript and signing entries with paths and hashes, runtime "
+        "families and embedded web assets; from the DEX bytecode, System.loadLibrary callers with their "
+        "libraries, addJavascriptInterface bridges and WebView.loadUrl targets (path-based candidates "
+        "when the APK is unreadable). package_evidence (inspect_android_package Evidence of the same APK) "
+        "adds components and deep links. Executes nothing."
     ),
     args=ProjectionArgs,
     result=ProjectionResult,

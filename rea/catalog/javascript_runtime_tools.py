@@ -12,13 +12,15 @@ from rea.wire.tool import evidence_tool
 RECOVER = evidence_tool(
     "recover_javascript_sources",
     "Recover JavaScript Sources",
-    "Recover readable modules from one local UTF-8 JavaScript bundle into an absent directory, without running "
-    "it: original sources from its source map (embedded sourcesContent, or files beside the bundle under "
-    "source_root) and modules cut from the bundle's own boundaries (webpack/rspack/browserify module tables, "
-    "esbuild path comments). Published atomically (staged, then renamed). Returns original/derived digests, "
-    "half-open byte ranges into the bundle, warnings (a lying map is clipped and reported), report, provenance "
-    "and manifest files, and analysis_input for analyze_javascript_application. Runtime equivalence is unknown. "
-    "64 MiB input, 128 MiB output, 10000 files.",
+    (
+        "Recover readable modules from one local UTF-8 JavaScript bundle into an absent directory without "
+        "running it: original sources from its source map (sourcesContent, or files under source_root) and "
+        "modules cut at the bundle's own boundaries (webpack, rspack, browserify tables, esbuild path "
+        "comments), published atomically. Returns digests, byte ranges into the bundle, warnings (a lying map "
+        "is clipped), report, provenance and manifest files and an analysis_input for "
+        "analyze_javascript_application. Runtime equivalence is unknown. Limits: 64 MiB in, 128 MiB out, "
+        "10000 files."
+    ),
     args=rec.RecoverArgs,
     result=rec.RecoveryResult,
     examples=[{"path": "/tmp/web-scripts/app.js", "output_directory": "/tmp/recovered-app"}],
@@ -92,14 +94,15 @@ _RETAINED = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 RECONCILE = evidence_tool(
     "reconcile_javascript_runtime",
     "Reconcile JavaScript Runtime",
-    "Reconcile static application layers (analyze_javascript_application Evidence: exactly one application "
-    "layer, optional cache and assets layers, each with caller-declared file-root or url-prefix mappings) with "
-    "passive runtime captures (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
-    "capture_electron_scenario Evidence), without any IO. Every runtime target, frame, script and worker is "
-    "matched (by captured-source digest and mapped path), ambiguous, unmatched or unknown, with its basis; "
-    "every static asset, chunk and module gets a load state (loaded, resident-in-loaded-asset, "
-    "not-observed-in-capture, unknown); the combined graph carries inferred observed_as edges. Digest "
-    "equality is byte identity, never proof of execution. Inputs are Evidence inline or retained references.",
+    (
+        "Match static application layers (analyze_javascript_application Evidence: one application layer, "
+        "optional cache and assets layers, each with file-root or url-prefix mappings) against passive "
+        "runtime captures (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
+        "capture_electron_scenario Evidence), with no IO. Each runtime target, frame, script and worker is "
+        "matched (by source digest and mapped path), ambiguous, unmatched or unknown, with its basis; each "
+        "static asset, chunk and module gets a load state; observed_as edges are inferred. Digest equality is "
+        "byte identity, not proof of execution. Inputs: Evidence inline or retained references."
+    ),
     args=jr.ReconcileArgs,
     result=jr.RuntimeReconciliation,
     examples=[

@@ -33,14 +33,14 @@ def _workflow(
 ANALYZE = _workflow(
     "analyze_javascript_application",
     "Analyze JavaScript Application",
-    "Statically analyse a local JavaScript / Electron application (directory, or .asar with .asar.unpacked) "
-    "without running it: files classified, JavaScript and TypeScript parsed with tree-sitter, a graph of "
-    "modules, import/require/dynamic-import/re-export edges (relative, node_modules with exports maps, node: "
-    "builtins; unresolved kept as unknowns), exports and their shapes, Electron process roles, IPC channels "
-    "with both ends, contextBridge APIs, URLs, routes, protocols, bundler runtimes and source maps. Returns "
-    "graph{graph_id, nodes, edges}, the Electron summary and statistics; every node and edge names its file, "
-    "line and byte range. detail summary retains the complete record and returns a summary view with "
-    "parent_evidence_id.",
+    (
+        "Statically analyse a local JavaScript or Electron application (directory, or .asar with "
+        ".asar.unpacked) without running it: a graph of modules and import, require and re-export edges "
+        "(node_modules exports maps, node: builtins; unresolved kept as unknowns), exports and their shapes, "
+        "Electron process roles, IPC channels with both ends, contextBridge APIs, URLs, routes, protocols, "
+        "bundler runtimes and source maps, each node and edge with its file, line and byte range. detail "
+        "summary retains the complete record and returns a summary view with parent_evidence_id."
+    ),
     w.AnalyzeArgs,
     w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
     {"input_path": "/path/to/app", "detail": "summary"},
@@ -63,14 +63,14 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_javascript_semantics",
         "Trace JavaScript Semantics",
-        "Query application Evidence from a seed, in one direction (backward-provenance, forward-influence, "
-        "callers, ownership). An application-node seed is traversed over the application graph's module, IPC, "
-        "bridge, load and URL relations; the other seeds (semantic-node, literal, function, property, endpoint, "
-        "event, boundary-field) are answered from the semantic companion graph the analysis builds (functions, "
-        "parameters, bindings, literals, calls, property slots, events), e.g. where a literal URL or channel flows. "
-        "Only a record whose analysis stopped before building that graph answers them status unsupported. "
-        "Relations are paged (query.page_size; page.next_cursor); nodes and relations point to shared "
-        "evidence_contexts.",
+        (
+            "Query application Evidence from a seed in one direction (backward-provenance, forward-influence, "
+            "callers, ownership). An application-node seed walks the application graph (module, IPC, bridge, "
+            "load, URL relations); semantic-node, literal, function, property, endpoint, event and "
+            "boundary-field seeds walk the semantic companion graph the analysis builds, e.g. where a literal "
+            "URL or channel flows (status unsupported only when the analysis stopped before building it). "
+            "Relations are paged (query.page_size, page.next_cursor)."
+        ),
         w.TraceSemanticsArgs,
         w.SemanticQueryResult,
         {

@@ -28,14 +28,12 @@ INSPECT_BINARY_LAYOUT = evidence_tool(
     "inspect_binary_layout",
     "Inspect Binary Layout",
     (
-        "Read the file layout of a local ELF (any machine), PE/PE32+ or Mach-O (thin, or one slice of a universal "
-        "binary chosen by architecture) without a disassembler: sections, segments, symbols, ELF REL/RELA/RELR "
-        "relocations with their owners, PE base relocations and Mach-O fixups, needed libraries, interpreter and "
-        "rpaths, the entry point with its meaning, linkage (GOT/PLT, IAT slots) and inferred mitigations (NX, "
-        "PIE/ASLR, RELRO, canary and FORTIFY evidence, CET/BTI, DllCharacteristics and CFG, Mach-O PIE and "
-        "hardened runtime). Numbers are 0x hex strings; names keep their bytes and file locations. detail: summary "
-        "retains the complete Evidence and returns its summary view (parent_evidence_id); then read facets, "
-        "sections and symbols with inspect_analysis_view."
+        "Read the file layout of a local ELF, PE/PE32+ or Mach-O (thin, or the slice architecture names) "
+        "without a disassembler: sections, segments, symbols, relocations and fixups, needed libraries, "
+        "interpreter and rpaths, entry point, linkage (GOT/PLT, IAT) and inferred mitigations (NX, "
+        "PIE/ASLR, RELRO, canary, FORTIFY, CET/BTI, CFG, hardened runtime). Numbers are 0x hex strings. "
+        "detail: summary retains the complete Evidence and returns its summary (parent_evidence_id); read "
+        "facets, sections and symbols with inspect_analysis_view."
     ),
     args=LayoutArgs,
     result=BinaryLayout,
@@ -69,12 +67,11 @@ INSPECT_MACHO = evidence_tool(
     "inspect_macho",
     "Inspect Mach-O",
     (
-        "After open_binary on a Mach-O file (thin, or a universal binary with architecture naming the slice), "
-        "read it with lief on any host: header (endian, word size, file type, flags, UUID), entry points, "
-        "architectures, build metadata (platform, minimum OS, SDK, tools), every load command, dependencies with "
-        "versions, imports (binding dylib), exports (address, weak, re-export source) and segments with sections. "
-        "Each collection carries its total and exhaustive flag. Frameworks hold megabytes of symbols: select "
-        'detail: "summary" first, then page facets with inspect_analysis_view {kind: macho}.'
+        "After open_binary on a Mach-O file (thin, or the universal slice architecture names), read it "
+        "with lief on any host: header, UUID, entry points, build metadata (platform, minimum OS, SDK), "
+        "load commands, dependencies with versions, imports with their dylib, exports and segments with "
+        "sections, each collection with its total. Frameworks hold megabytes of symbols: pass detail: "
+        '"summary" first, then page facets with inspect_analysis_view {kind: macho}.'
     ),
     args=MachoArgs,
     result=MachoInspection,
@@ -123,12 +120,11 @@ INSPECT_RECORDED_CRASH = evidence_tool(
     "inspect_recorded_crash",
     "Inspect Recorded Crash",
     (
-        "Read a Linux x86-64 ELF core file (as the kernel or gdb's gcore writes it) without running the crashed "
-        "program or attaching to any process: every program header, every note with its raw owner and descriptor "
-        "bytes and where they sit, each thread's amd64 registers (NT_PRSTATUS), the signal and faulting address "
-        "(NT_SIGINFO), the recorded process and command line (NT_PRPSINFO) and its mapped files (NT_FILE). Recorded "
-        "pids are history: the live process is unknown. include_debugger_context adds Debian gdb's core-only view "
-        "(mapping candidates, frames). A truncated core says which segments are cut."
+        "Read a Linux x86-64 ELF core file without running or attaching to anything: program headers, "
+        "notes with their raw bytes and locations, each thread's registers (NT_PRSTATUS), signal and "
+        "faulting address (NT_SIGINFO), process and command line (NT_PRPSINFO) and mapped files "
+        "(NT_FILE). Recorded pids are history. include_debugger_context adds gdb's core-only view "
+        "(mapping candidates, frames). A truncated core names the cut segments."
     ),
     args=RecordedCrashArgs,
     result=RecordedCrash,
@@ -158,12 +154,11 @@ TRACE_DYLIB_RESOLUTION = evidence_tool(
     "trace_dylib_resolution",
     "Trace Dylib Resolution",
     (
-        "After open_binary on a Mach-O file or a .app / bundle directory, answer on any host which file each "
-        "LC_LOAD_DYLIB, weak, re-export, lazy and upward load reaches, per process root (the open Mach-O, or every "
-        "executable in the bundle) and slice: @rpath through the LC_RPATH entries of the loader and then up its "
-        "load chain, @loader_path, @executable_path, with every candidate tried and its outcome, symlinks "
-        "followed inside the root. Unresolved loads are kept and named in findings with absent earlier rpath "
-        "candidates; absolute system paths stay outside-target (no dyld shared cache is read)."
+        "After open_binary on a Mach-O file or a .app or bundle directory, resolve on any host which file "
+        "each LC_LOAD_DYLIB (weak, re-export, lazy, upward) reaches per process root and slice: @rpath "
+        "through the loader's LC_RPATH entries and up its load chain, @loader_path, @executable_path, "
+        "each candidate tried with its outcome. Unresolved loads are named in findings; absolute system "
+        "paths stay outside-target (no dyld shared cache is read)."
     ),
     args=DylibArgs,
     result=DylibResolution,

@@ -24,13 +24,13 @@ INSPECT_MANAGED_ARTIFACT = evidence_tool(
     "inspect_managed_artifact",
     "Inspect Managed Artifact",
     (
-        "Classify an explicit managed PE/CLI path (or the target open_binary selected) and inventory its exact "
-        "assembly and module identity (name, version, culture, public key token, MVID), CLI header and flags, "
-        "target framework, assembly references, manifest resources (with digests), custom attributes and the "
-        "portable PDB beside it, without loading or executing target code. Damaged or limit-bounded metadata gives "
-        "partial coverage with every issue. Complete by default (a framework assembly: megabytes of attributes); "
-        "detail: summary retains it and returns counts and first rows, then page a listing with "
-        'inspect_analysis_view {"kind": "managed", facet references|resources|attributes|pdb_documents}.'
+        "Classify an explicit managed PE/CLI path (or the open target) and inventory its assembly and "
+        "module identity (name, version, culture, public key token, MVID), CLI header, target framework, "
+        "references, manifest resources, custom attributes and the portable PDB beside it, without "
+        "loading code. Damaged or bounded metadata gives partial coverage naming each issue. Complete by "
+        "default (a framework assembly has megabytes of attributes): pass detail: summary for counts and "
+        "first rows, then page with inspect_analysis_view {kind: managed, facet "
+        "references|resources|attributes|pdb_documents}."
     ),
     args=ArtifactArgs,
     result=ArtifactResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
@@ -44,13 +44,13 @@ INSPECT_MANAGED_MEMBERS = evidence_tool(
     "inspect_managed_members",
     "Inspect Managed Members",
     (
-        "Inspect the PE/CLI metadata members of an explicit path (or the open target) without loading or executing "
-        "code: types (nesting, generic parameters, base, interfaces), fields, methods with decoded signatures, RVA, "
-        "raw CIL SHA-256, decoded-instruction-tuple SHA-256, instruction anchors and exception regions, member "
-        "references, and the call edges and field accesses of every CIL body. Tokens are build-local coordinates "
-        "bound to the artifact SHA-256 and MVID. Complete by default (a framework assembly: far past a reply); "
-        "detail: summary retains it and returns counts and first rows, then page with inspect_analysis_view "
-        '{"kind": "managed", facet types|methods|fields|member_refs|call_edges|field_accesses}.'
+        "Read the PE/CLI members of an explicit path (or the open target) without loading code: types "
+        "(nesting, generics, base, interfaces), fields, methods with signatures, RVA, CIL digests, "
+        "instruction anchors and exception regions, member references, call edges and field accesses. "
+        "Tokens are bound to the artifact SHA-256 and MVID. Complete by default (a framework assembly is "
+        "far past a reply): pass detail: summary for counts and first rows, then page with "
+        "inspect_analysis_view {kind: managed, facet "
+        "types|methods|fields|member_refs|call_edges|field_accesses}."
     ),
     args=MembersArgs,
     result=MembersResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)

@@ -287,13 +287,13 @@ TOOLS = (
     evidence_tool(
         "inspect_native_load_image",
         "Inspect Native Load Image",
-        "Load the open DOS MZ executable (or headerless COM program) as DOS would at segment 0x1000 and verify the "
-        "image against the file: original and relocated source digests, header and module file mappings with "
-        "memory digests, each relocation applied, the entry point and its registers. Independent checks recompute "
-        "every fact from the file and test the header's declared extents (pages, header, relocation table, "
-        "relocation targets, entry) against it, with the file offset of each mismatch; a lying header gives status "
-        "mismatch, never a crash. REA loads the bytes itself (no engine loads DOS images); it does not execute or "
-        "modify the target.",
+        (
+            "Load the open DOS MZ executable (or COM program) as DOS would at segment 0x1000 and verify the "
+            "image against the file: source digests, header and module mappings with memory digests, each "
+            "relocation applied, the entry point and its registers. Independent checks recompute each fact "
+            "from the file and test the header's declared extents, with the file offset of each mismatch; a "
+            "lying header gives status mismatch. Nothing is executed or modified."
+        ),
         args=wl.LoadImageArgs,
         result=wl.LoadImage,
         surface="official-proxy",

@@ -45,10 +45,7 @@ def _typed(
     return attrs.evolve(contract, description=description + SUMMARY_NOTE, output_schema=evidence_output(either))
 
 
-SUMMARY_NOTE = (
-    " detail: summary retains the complete answer and returns its summary view (counts, first rows, "
-    "parent_evidence_id to page on with inspect_analysis_view)."
-)
+SUMMARY_NOTE = " Complete by default; detail: summary retains it and returns counts and first rows to page from."
 
 
 def _summarized(args: type) -> bool:
@@ -261,10 +258,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "analyze_function",
         "Analyze Function",
-        "The complete function dossier: procedure (once), pseudocode, assembly, comments, callers, callees, "
-        "incoming and outgoing references (their procedures by address, name and kind), referenced strings and "
-        "names, basic blocks with successors, unresolved calls, limitations, and facet_availability saying which "
-        "facets were observed. procedure or address names the function: a name, an address or a sub_<hex> name.",
+        (
+            "The function dossier: procedure, pseudocode, assembly, comments, callers, callees, incoming and "
+            "outgoing references, referenced strings and names, basic blocks, unresolved calls and "
+            "facet_availability. procedure or address names it (a name, an address or a sub_<hex> name)."
+        ),
         w.DossierArgs,
         w.Dossier,
         surface="enhanced",

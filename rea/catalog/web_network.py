@@ -28,14 +28,13 @@ INSPECT_WEB_NETWORK_CAPTURE = evidence_tool(
     "inspect_web_network_capture",
     "Inspect Web Network Capture",
     (
-        "Inspect a local HAR 1.2 file or mitmproxy flow dump (old formats migrated as mitmdump reads them) "
-        "without contacting recorded URLs: each record's ordinal and location (JSON pointer or byte range), the "
-        "producer's fields, exact numbers, and bodies by pointer (base64, sha256). Credential headers, cookies, "
-        "credentials inside URLs (key/token/sig/password-like parameters, userinfo, API-key and JWT shapes) and "
-        "sensitive_values are replaced by REDACTED and listed with their rule, capture-wide in redaction_index "
-        "(never the values). A malformed record or a capture past 32 MiB returns no partial success. detail: "
-        "summary (large captures) returns counts and first rows; page records with inspect_analysis_view "
-        '{"kind": "page", "collection": "records"} or group request lines with {"kind": "api-surface"}.'
+        "Read a local HAR 1.2 file or mitmproxy flow dump without contacting recorded URLs: each record's "
+        "ordinal, location (JSON pointer or byte range), fields, exact numbers and bodies by pointer "
+        "(base64, sha256). Credentials (headers, cookies, URL secrets, API-key and JWT shapes) and "
+        "sensitive_values are replaced by REDACTED and indexed by rule in redaction_index, never the "
+        "values. A malformed record or a capture past 32 MiB fails whole. For large captures pass detail: "
+        "summary (counts, first rows), then page records with inspect_analysis_view {kind: page, "
+        "collection: records} or group request lines with {kind: api-surface}."
     ),
     args=CaptureArgs,
     result=NetworkCapture,
@@ -57,12 +56,11 @@ COMPARE_WEB_SCREENSHOTS = evidence_tool(
     "compare_web_screenshots",
     "Compare Web Screenshots",
     (
-        "Compare two PNG screenshots pixel by pixel in REA's own code (zlib decoding, no image written, no OCR). "
-        "before and after are capture_web_screenshot artifacts {uri, sha256, bytes, media_type, data_base64} "
-        "(verified against their digest) or, our extra, {path} of a local PNG. Returns status identical | "
-        "different | dimension_mismatch, compared and changed pixels, changed ratio, maximum and mean absolute "
-        "RGBA channel delta; a channel differs when its delta exceeds channel_threshold. Images past "
-        "maximum_pixels, truncated PNGs, bad CRCs and lying chunk lengths are refused."
+        "Compare two PNG screenshots pixel by pixel (no image written, no OCR). before and after are "
+        "capture_web_screenshot artifacts {uri, sha256, bytes, media_type, data_base64}, verified against "
+        "their digest, or {path} of a local PNG. Returns identical, different or dimension_mismatch with "
+        "compared and changed pixels, changed ratio and maximum and mean RGBA channel delta (a channel "
+        "differs past channel_threshold). Oversized, truncated or corrupt PNGs are refused."
     ),
     args=ScreenshotArgs,
     result=ScreenshotDiff,

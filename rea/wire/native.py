@@ -14,20 +14,20 @@ import attrs
 
 from rea.wire.schema import Open, field
 
-_DOCUMENT = "The open target's name or path (headless providers have one document)"
+_DOCUMENT = "Document name or path (a headless provider has one)"
 _PROCEDURE = "Procedure start address (0x...) or exact name"
 _ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
 # one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
-_CHOSEN = "The procedure: its name, entry address (0x...) or sub_<hex> name. Give procedure or address (the same)"
-_SAME_AS_PROCEDURE = "The same as procedure, by the other name (a name, an address or a sub_<hex> name); give one"
+_CHOSEN = "Name, entry address (0x...) or sub_<hex> name; give this or address"
+_SAME_AS_PROCEDURE = "Same as procedure (either name); give one"
 _AT_OR_NAMED = (
     "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that "
     "denotes one. procedure is the same argument by its other name"
 )
 _SAME_AS_ADDRESS = "The same as address, by the other name; give one"
 DETAIL = (
-    "complete (default): the whole answer; summary: retain it and return its summary view (counts, the first "
-    "rows, parent_evidence_id to page from with inspect_analysis_view {kind: native, facet})"
+    "complete (default): the whole answer; summary: retain it, return counts, first rows and parent_evidence_id "
+    "(page with inspect_analysis_view kind native)"
 )
 
 

@@ -61,8 +61,7 @@ Scope = Literal["approved", "outside_policy", "unsupported"]
 
 def _endpoint() -> Any:
     return field(
-        "Loopback DevTools endpoint of a browser the caller started (http://127.0.0.1:9222); anything "
-        "else is refused before connecting",
+        "Loopback DevTools endpoint of a browser you started (http://127.0.0.1:9222); others are refused",
         minLength=1,
         maxLength=2048,
     )
@@ -70,8 +69,8 @@ def _endpoint() -> Any:
 
 def _origins() -> Any:
     return field(
-        "Exact http(s) origins (no path, no wildcard) whose targets, scripts and requests may be retained; "
-        "empty: targets are not filtered and a page is scoped to its own current origin",
+        "Exact http(s) origins (no path or wildcard) whose targets, scripts and requests are kept; empty: "
+        "every target, each page scoped to its own origin",
         default=(),
         schema={
             "type": "array",
@@ -657,10 +656,8 @@ class CaptureWebScreenshotArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
-    screenshot_approved: bool = field(
-        "Accepted from older clients and ignored: REA requires no approval flags", default=True
-    )
+    approved: bool = field("Ignored (kept for older clients)", default=True)
+    screenshot_approved: bool = field("Ignored (kept for older clients)", default=True)
     maximum_image_bytes: int = field("Largest PNG retained", default=4 << 20, minimum=1, maximum=MAX_SCREENSHOT_BYTES)
 
 
@@ -903,7 +900,7 @@ class ObserveSessionArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
+    approved: bool = field("Ignored (kept for older clients)", default=True)
     observation_ms: int = field("Window length", default=10_000, minimum=1, maximum=60_000)
     max_timeline_events: int = field("Timeline events retained", default=2_000, minimum=1, maximum=20_000)
 

@@ -22,10 +22,7 @@ _READ = frozenset({"mutatesSession", "idempotent", "launchesProcess", "accessesN
 _WRITES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "writesFilesystem"})
 _MUTATES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "mutatesDevice"})
 _RUNS = _MUTATES | {"executesForeignCode"}
-_CHECKS = (
-    " Refused with capability_unavailable when adb is missing (how to install it) or no device is attached as"
-    " serial (naming what the loopback adb server lists); REA never starts an adb server."
-)
+_CHECKS = " Without adb or an attached serial: capability_unavailable (never starts an adb server)."
 
 
 @attrs.frozen

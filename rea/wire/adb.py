@@ -71,9 +71,7 @@ class PackageArgs(SerialArgs):
 
 @attrs.frozen(kw_only=True)
 class PullPackageArgs(PackageArgs):
-    output_directory: str = local_path(
-        "Local directory for the pulled APK set; REA creates a package-named subdirectory inside it"
-    )
+    output_directory: str = local_path("Directory to pull into (a package-named subdirectory is created)")
 
 
 @attrs.frozen(kw_only=True)

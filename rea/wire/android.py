@@ -32,13 +32,13 @@ class AndroidLimitArgs:
 
     max_apk_bytes: int = field("Refuse an APK larger than this", default=1 << 30, minimum=1, maximum=_MAX)
     max_member_bytes: int = field(
-        "Refuse to inflate a manifest, resource table or DEX larger than this; v1 digests past it stay unchecked",
+        "Largest manifest, resource table or DEX inflated (v1 digests past it stay unchecked)",
         default=256 << 20,
         minimum=1,
         maximum=_MAX,
     )
     max_compression_ratio: float = field(
-        "Refuse a manifest, resource table or DEX whose expansion ratio exceeds this (bomb guard)",
+        "Largest expansion ratio of a manifest, resource table or DEX (bomb guard)",
         default=1000.0,
         minimum=1,
         maximum=1_000_000,
@@ -472,8 +472,7 @@ class ProjectionArgs(AndroidLimitArgs):
         maxItems=1000,
     )
     package_evidence: Open = field(
-        "Our extra: inspect_android_package Evidence of the same APK (inline or retained): adds manifest components "
-        "and deep links",
+        ("inspect_android_package Evidence of the same APK (inline or retained): adds components and deep links"),
         default=None,
     )
     max_bridge_candidates: int = field("Bridge candidates kept (more: coverage partial)", default=10_000, minimum=0)

@@ -23,7 +23,7 @@ SwiftCategoryName = Literal["classes", "structs", "enums", "protocols", "extensi
 
 def _architecture() -> object:
     return field(
-        "Our extra: the universal slice to read (as list_architectures names it); default: the slice open_binary selected",
+        "Universal slice to read (as list_architectures names it); default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,

@@ -31,8 +31,8 @@ def _limit(name: str, description: str) -> Any:
 
 Policy = Literal["fail", "record-and-continue"]
 _POLICY = (
-    "fail (default): an integrity mismatch fails the call; record-and-continue: quarantine the contradicted "
-    "bytes, record the contradiction and continue with verified siblings"
+    "fail (default): a mismatch fails the call; record-and-continue: quarantine and record "
+    "contradicted bytes, go on with verified siblings"
 )
 
 
@@ -53,7 +53,7 @@ class TraversalArgs:
     max_depth: int = _limit("max_depth", "Nested container levels expanded (0: the root's members only)")
     max_path_bytes: int = _limit("max_path_bytes", "Longest accepted member path in UTF-8 bytes")
     max_integrity_mismatches: int | None = field(
-        "3.1: with record-and-continue, fail with truncated past this many contradictions (default: no cap)",
+        "With record-and-continue, fail with truncated past this many contradictions (default: no cap)",
         omit_none=True,
         minimum=1,
         maximum=100,
@@ -61,9 +61,7 @@ class TraversalArgs:
 
 
 def _cap(description: str, maximum: int) -> Any:
-    return field(
-        f"3.1: keep at most this many {description} (default: all of them)", omit_none=True, minimum=1, maximum=maximum
-    )
+    return field(f"Most {description} kept (default: all)", omit_none=True, minimum=1, maximum=maximum)
 
 
 @attrs.frozen(kw_only=True)

@@ -13,8 +13,8 @@ from rea.wire.web import BrowserVersion, CaptureWindow, DroppedEvents
 
 SHA256 = "^[a-f0-9]{64}$"
 _ENDPOINT = (
-    "Loopback CDP endpoint of the Electron app (--remote-debugging-port): http:// or ws:// on 127.0.0.1, "
-    "another 127.0.0.0/8 address, [::1] or localhost, with a port; anything else is refused before connecting"
+    "Loopback CDP endpoint of the Electron app (--remote-debugging-port): http:// or ws:// on "
+    "127.0.0.0/8, [::1] or localhost, with a port"
 )
 
 

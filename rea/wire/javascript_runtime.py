@@ -15,10 +15,7 @@ import attrs
 from rea.wire.schema import field
 
 RuntimeKind = Literal["node", "electron-main", "electron-preload", "electron-renderer"]
-_ENDPOINT = (
-    "Loopback inspector endpoint: http:// or ws:// on 127.0.0.1, another 127.0.0.0/8 address, [::1] or localhost, "
-    "with a port (anything else is refused before connecting)"
-)
+_ENDPOINT = "Loopback inspector endpoint: http:// or ws:// on 127.0.0.0/8, [::1] or localhost, with a port"
 
 
 def _endpoint() -> str:

@@ -48,14 +48,13 @@ def _hex_or_none(description: str) -> Any:
 
 @attrs.frozen(kw_only=True)
 class LayoutArgs:
-    path: str = local_path("Absolute filesystem path to the selected binary (ELF, PE/PE32+, Mach-O thin or universal)")
+    path: str = local_path("The binary (ELF, PE/PE32+, Mach-O thin or universal)")
     detail: Literal["complete", "summary"] = field(
         "complete: the layout Evidence; summary: retain it and return its summary view (parent_evidence_id)",
         default="complete",
     )
     architecture: str | None = field(
-        "Our extra: the slice of a universal Mach-O to read (as list_architectures names it, e.g. x86_64, arm64); "
-        "required for a universal binary with more than one slice",
+        ("Universal slice to read (as list_architectures names it); required when there are several"),
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -467,7 +466,7 @@ class MachoArgs:
     """The reference's input is empty (the open target); our extras select a slice, delivery and a cap."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice to read (as list_architectures names it); default: the slice open_binary selected",
+        "Universal slice to read (as list_architectures names it); default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -672,7 +671,7 @@ class SignatureArgs:
     """The reference's input is empty (the open target); our extra selects a universal slice."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice whose signature to read; default: the slice open_binary selected",
+        "Universal slice whose signature to read; default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,

@@ -20,15 +20,9 @@ _ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
 # one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
 _CHOSEN = "Name, entry address (0x...) or sub_<hex> name; give this or address"
 _SAME_AS_PROCEDURE = "Same as procedure (either name); give one"
-_AT_OR_NAMED = (
-    "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that "
-    "denotes one. procedure is the same argument by its other name"
-)
-_SAME_AS_ADDRESS = "The same as address, by the other name; give one"
-DETAIL = (
-    "complete (default): the whole answer; summary: retain it, return counts, first rows and parent_evidence_id "
-    "(page with inspect_analysis_view kind native)"
-)
+_AT_OR_NAMED = "An address (0x hex, or space:0x...) or a procedure, symbol or sub_<hex> name; procedure is the same"
+_SAME_AS_ADDRESS = "Same as address (either name); give one"
+DETAIL = "complete (default) or summary: counts, first rows and parent_evidence_id to page with inspect_analysis_view"
 
 
 def procedure_choice() -> Any:
@@ -85,8 +79,8 @@ class ListingArgs:
 
 OriginKind = Literal["program", "library", "runtime", "unknown"]
 _ORIGIN_FILTER = (
-    "Only procedures of this origin (our extra): program (the binary's own code), library (static or "
-    "imported library code), runtime (C runtime start-up, Go runtime), unknown"
+    "Only procedures of this origin: program (own code), library (static or imported), runtime (C "
+    "or Go runtime), unknown"
 )
 
 
@@ -178,9 +172,9 @@ class SearchArgs:
 
 StringOrigin = Literal["stored", "stack", "decoded"]
 _STRING_ORIGIN_FILTER = (
-    "Only strings of this origin (our extra; default: all): stored (in the clear in a data section), stack "
-    "(built in a procedure's frame by immediate stores), decoded (produced at run time by a decoder routine: "
-    "asking for it emulates the decoder call sites the first time, seconds, then answers from the cache)"
+    "Only strings of this origin (default: all): stored (in a data section), stack (built by "
+    "immediate stores in a frame), decoded (made by a decoder routine; the first ask emulates its "
+    "call sites, seconds, then the cache answers)"
 )
 
 

@@ -15,7 +15,7 @@ from rea.wire.schema import Open, field
 _HEX = "^0[xX][0-9a-fA-F]+$"
 _CANON = "^0x(?:0|[1-9a-f][0-9a-f]*)$"
 _EVIDENCE = "^ev_[a-f0-9]{64}$"
-_APPROVAL = "Explicit approval to record bounded residuals durably (accepted; REA keeps them in the Evidence)"
+_APPROVAL = "Accepted; residuals are kept in the Evidence anyway"
 
 
 # ------------------------------------------------------------- trace_feature
@@ -166,7 +166,7 @@ class NativeApiArgs:
         "Most instructions of the procedure; a larger one is not projected", default=500, minimum=1, maximum=5_000
     )
     unknown_registry_approved: Literal[True] | None = field(
-        "Explicit approval to record unsupported native API branches durably (accepted; kept in the Evidence)",
+        "Accepted; unsupported branches are kept in the Evidence anyway",
         omit_none=True,
     )
 

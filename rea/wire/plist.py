@@ -19,7 +19,7 @@ class PlistArgs:
         maxLength=1024,
     )
     path: str | None = local_path(
-        "Our extra: an absolute path to a plist file; replaces relative_path and needs no open target",
+        "A plist file; replaces relative_path, needs no open target",
         default=None,
         omit_none=True,
     )

@@ -151,13 +151,14 @@ class OpenBinaryArgs:
         omit_none=True,
     )
     snapshot_path: str | None = local_path(
-        "Restore an analysis snapshot (REA keeps none: refused; angr's analysis is cached by digest instead)",
+        "Analysis snapshot to restore (refused: REA keeps none; angr caches by digest)",
         omit_none=True,
     )
     architecture: str | None = field(
-        "Our extra: the slice of a universal (fat) Mach-O to analyse, as lipo names it (x86_64, arm64, arm64e, i386, "
-        "...); omit it for the host-preferred slice (x86_64, then arm64, then the first). On any other target it "
-        "must name the target's one architecture",
+        (
+            "Slice of a universal Mach-O, as lipo names it (x86_64, arm64, ...); omitted: x86_64, "
+            "then arm64, then the first. Otherwise it must name the target's architecture"
+        ),
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -168,7 +169,7 @@ class OpenBinaryArgs:
 @attrs.frozen(kw_only=True)
 class CloseBinaryArgs:
     snapshot_path: str | None = local_path(
-        "Write an analysis snapshot before closing (REA keeps none: refused; export_evidence_bundle keeps Evidence)",
+        "Analysis snapshot to write (refused: REA keeps none; use export_evidence_bundle)",
         omit_none=True,
     )
     overwrite: bool = field("Replace an existing snapshot file", default=False)

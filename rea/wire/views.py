@@ -232,8 +232,7 @@ class PageView:
 @attrs.frozen(kw_only=True)
 class NativeView:
     kind: Literal["native"] = field(
-        "One facet of analyze_function Evidence, or one collection of another native answer (its summary names "
-        "them); no provider is started"
+        "One facet of analyze_function Evidence or a collection of another native answer (its summary names them)"
     )
     facet: NativeFacet = field(
         "Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0). Other native "
@@ -293,9 +292,7 @@ class ApiSurfaceView:
 @attrs.frozen(kw_only=True)
 class ManagedView:
     kind: Literal["managed"] = field(
-        "A page of one listing of inspect_managed_artifact Evidence (references, resources, attributes, "
-        "pdb_documents) or inspect_managed_members Evidence (types, methods, fields, member_refs, call_edges, "
-        "field_accesses)"
+        "A page of one listing of inspect_managed_artifact or inspect_managed_members Evidence"
     )
     facet: ManagedFacet = field("The listing")
     offset: int = _offset()

@@ -61,7 +61,7 @@ Scope = Literal["approved", "outside_policy", "unsupported"]
 
 def _endpoint() -> Any:
     return field(
-        "Loopback DevTools endpoint of a browser you started (http://127.0.0.1:9222); others are refused",
+        "Loopback DevTools endpoint of a browser you started (http://127.0.0.1:9222)",
         minLength=1,
         maxLength=2048,
     )
@@ -69,8 +69,10 @@ def _endpoint() -> Any:
 
 def _origins() -> Any:
     return field(
-        "Exact http(s) origins (no path or wildcard) whose targets, scripts and requests are kept; empty: "
-        "every target, each page scoped to its own origin",
+        (
+            "Exact http(s) origins whose targets, scripts and requests are kept; empty: all, each "
+            "page scoped to its own origin"
+        ),
         default=(),
         schema={
             "type": "array",

@@ -40,8 +40,10 @@ class CaptureArgs:
         items={"type": "string", "minLength": 1},
     )
     detail: Literal["complete", "summary"] = field(
-        "complete: the capture Evidence (every selected record); summary: retain it and return its summary view "
-        "(counts, first rows, redaction index, the calls to page records from parent_evidence_id)",
+        (
+            "complete: every selected record; summary: counts, first rows, redaction index and "
+            "parent_evidence_id to page from"
+        ),
         default="complete",
     )
 

@@ -233,12 +233,9 @@ class WebBundleAnalysis:
 
 @attrs.frozen(kw_only=True)
 class ExportWebScriptsArgs:
-    capture_path: str = local_path(
-        "Saved inspect_web_page JSON (its normalized result or the complete Evidence) with script sources"
-    )
+    capture_path: str = local_path("Saved inspect_web_page JSON (normalized result or Evidence) with script sources")
     output_directory: str | None = local_path(
-        "Absent directory for the scripts and manifest.json; parent must exist. Omitted: REA creates a fresh one "
-        "under the temporary directory and names it in the result",
+        ("Absent directory (its parent exists); omitted: a fresh temporary one, named in the result"),
         omit_none=True,
     )
 

@@ -38,9 +38,9 @@ class Row:
 ROWS = (
     Row(
         "list_adb_devices",
-        "List attached devices exactly as `host:devices-l` reports them: serial, state, transport, model metadata, "
-        "and an inferred emulator/physical kind with its basis. Asks a running loopback adb server (ADB_SERVER_SOCKET "
-        "or ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037; a remote one is refused) and never starts one.",
+        "List attached devices as `host:devices-l` reports them: serial, state, transport, model metadata and an "
+        "inferred emulator or physical kind with its basis, from a running loopback adb server "
+        "(ADB_SERVER_SOCKET or ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037; remote ones refused).",
         w.DevicesArgs,
         w.DevicesResult,
         _READ,

@@ -14,10 +14,7 @@ from rea.wire.apple_metadata import (
 )
 from rea.wire.tool import evidence_tool
 
-_READ = (
-    "Read from the Mach-O file on any host, every pointer checked against the image: a record whose pointers "
-    "leave it is reported invalid, the rest still decode."
-)
+_READ = "Read from the file on any host; a record whose pointers leave the image is reported invalid."
 
 GET_OBJC_CLASSES = evidence_tool(
     "get_objc_classes",

@@ -44,11 +44,12 @@ LIST_RUNTIME = evidence_tool(
 OBSERVE_RUNTIME = evidence_tool(
     "observe_javascript_runtime",
     "Observe JavaScript Runtime",
-    "Attach to one target of a loopback V8 inspector endpoint and only listen for observation_ms: scripts "
-    "parsed (loaded modules; already-loaded ones are replayed), execution contexts, console calls and "
-    "exceptions in the window. Sends only Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses (never "
-    "evaluates code; pauses are skipped). A runtime that exits during the window answers status partial with "
-    "what was seen.",
+    (
+        "Attach to one target of a loopback V8 inspector endpoint and listen for observation_ms: scripts "
+        "parsed (loaded ones replayed), execution contexts, console calls and exceptions. Sends only "
+        "Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses: nothing is evaluated, pauses are "
+        "skipped. A runtime that exits meanwhile answers status partial."
+    ),
     args=rt.ObserveRuntimeArgs,
     result=rt.RuntimeObservation,
     examples=[
@@ -79,10 +80,12 @@ LIST_ELECTRON = evidence_tool(
 INSPECT_ELECTRON = evidence_tool(
     "inspect_electron_page",
     "Inspect Electron Page",
-    "Passively inspect one Electron file page of a loopback CDP endpoint: rechecks that the target exists and "
-    "is a local file page, then returns frames, DOM structure (names, types, attribute names; no text or "
-    "values), file resources, scripts parsed (with their source text when include_script_sources) and file "
-    "workers, without evaluating renderer JavaScript or invoking Electron APIs.",
+    (
+        "Passively inspect one Electron file page of a loopback CDP endpoint: frames, DOM structure (names, "
+        "types, attribute names; no text or values), file resources, parsed scripts (with source when "
+        "include_script_sources) and workers, without evaluating renderer JavaScript or calling Electron "
+        "APIs."
+    ),
     args=el.InspectElectronPageArgs,
     result=el.ElectronPageInspection,
     examples=[{"cdp_endpoint": _CDP, "target_id": "TARGET_ID_FROM_LIST_ELECTRON_TARGETS"}],

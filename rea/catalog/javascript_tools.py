@@ -52,10 +52,12 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_application_feature",
         "Trace Application Feature",
-        "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
-        "application Evidence: outgoing along the flow (renderer -> IPC channel -> main handler), incoming back "
-        "to entry points, or both. Returns the seed matches, the traced subgraph, paths from the seed to entry "
-        "points or implementing modules, native handoffs and coverage. Never reruns the analysis.",
+        (
+            "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
+            "application Evidence: outgoing along the flow (renderer -> IPC channel -> main handler), "
+            "incoming back to entry points, or both. Returns the matches, the traced subgraph, paths to entry "
+            "points or implementing modules, native handoffs and coverage."
+        ),
         w.TraceFeatureArgs,
         w.FeatureTraceResult,
         {"application": _RETAINED_EXAMPLE, "seed": {"kind": "channel", "value": "ping"}},
@@ -84,11 +86,13 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "compare_application_versions",
         "Compare Application Versions",
-        "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
-        "dependencies, URLs, protocols, bridge APIs and windows, each item added / removed / changed / "
-        "unchanged / unknown (absence on a partial side stays unknown), with a summary and coverage. detail: "
-        "summary retains the comparison and returns its summary view (counts, first items, parent_evidence_id); "
-        'then page it with inspect_analysis_view {"kind": "comparison", facet items|graph_nodes|graph_edges}.',
+        (
+            "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
+            "dependencies, URLs, protocols, bridge APIs and windows, each item added, removed, changed, "
+            "unchanged or unknown (absence on a partial side stays unknown), with a summary and coverage. "
+            "Complete by default; detail: summary returns counts and first items, then page with "
+            "inspect_analysis_view {kind: comparison}."
+        ),
         w.CompareVersionsArgs,
         w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},

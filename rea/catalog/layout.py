@@ -103,10 +103,10 @@ INSPECT_SIGNATURE = evidence_tool(
     "inspect_signature",
     "Inspect Signature",
     (
-        "After open_binary on a Mach-O file, read its embedded code signature on any host: whether it is signed, "
-        "identifier and team identifier, every CodeDirectory with its hash type and cdhash, hardened runtime "
-        "(CS_RUNTIME), XML entitlements, signing authorities and signing time from the CMS blob. Unsigned images "
-        "say so; lying blob lengths end the reading with a limitation. Requirements are not decompiled."
+        "After open_binary on a Mach-O file, read its embedded code signature on any host: signed or not, "
+        "identifier and team, each CodeDirectory with hash type and cdhash, hardened runtime, XML "
+        "entitlements, signing authorities and time. Lying blob lengths end the reading with a "
+        "limitation; requirements are not decompiled."
     ),
     args=SignatureArgs,
     result=Signature,
@@ -137,11 +137,11 @@ INSPECT_PLIST = evidence_tool(
     "inspect_plist",
     "Inspect Property List",
     (
-        "Read a property list on any host: relative_path inside the open bundle directory (open_binary on the "
-        ".app, .framework or bundle; default Contents/Info.plist), or path (ours) naming a plist file. XML, binary "
-        "(bplist00) and JSON plists become JSON (data, dates, UIDs and big integers as tagged objects), with the "
-        "bundle's CFBundle identifier, executable, name and versions. Entity declarations are refused; a plist "
-        "that unfolds past max_nodes or max_depth is cut where it stopped, and says so."
+        "Read a property list on any host: relative_path inside the open bundle directory (default "
+        "Contents/Info.plist), or path naming a plist file. XML, binary and JSON plists become JSON "
+        "(data, dates, UIDs and big integers tagged), with the bundle's identifier, executable, name and "
+        "versions. Entity declarations are refused; a plist past max_nodes or max_depth is cut and says "
+        "so."
     ),
     args=PlistArgs,
     result=PlistResult,

@@ -64,11 +64,11 @@ INSPECT_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
     "inspect_managed_native_boundaries",
     "Inspect Managed Native Boundaries",
     (
-        "Inspect the managed/native boundary of an explicit path (or the open target) without loading or executing "
-        "code: ModuleRefs, ImplMap (DllImport/P/Invoke) declarations with module, entry point, calling convention, "
-        "charset and SetLastError, CLI native-header indicators (IL-only, 32-bit, native entry point, ReadyToRun), "
-        "methods whose implementation is not managed CIL, and the PE's native exports. Declarations only: native "
-        "exports of the named modules are not verified."
+        "Inspect the managed/native boundary of an explicit path (or the open target) without loading "
+        "code: ModuleRefs, P/Invoke declarations with module, entry point, calling convention, charset "
+        "and SetLastError, CLI native-header flags (IL-only, 32-bit, native entry point, ReadyToRun), "
+        "methods not implemented in CIL and the PE's native exports. Declarations only: verify them with "
+        "verify_managed_native_boundaries."
     ),
     args=BoundaryArgs,
     result=BoundariesResult,
@@ -83,10 +83,10 @@ COMPARE_MANAGED_MEMBERS = evidence_tool(
     "compare_managed_members",
     "Compare Managed Members",
     (
-        "Compare two retained inspect_managed_members Evidence records (two builds) member by member without "
-        "trusting tokens or names alone: methods match by exact signature and decoded-CIL hash, then by declared "
-        "signature, then by structural shape; fields by signature. Each method is unchanged, changed (with the "
-        "dimensions that differ), added, removed or unknown (ambiguous candidates listed)."
+        "Compare two retained inspect_managed_members records (two builds) member by member, trusting "
+        "neither tokens nor names alone: methods match by signature and CIL hash, then declared "
+        "signature, then shape; fields by signature. Each is unchanged, changed (with the differing "
+        "dimensions), added, removed or unknown (candidates listed)."
     ),
     args=CompareArgs,
     result=ComparisonResult,
@@ -106,12 +106,11 @@ VERIFY_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
     "verify_managed_native_boundaries",
     "Verify Managed Native Boundaries",
     (
-        "Check the P/Invoke declarations of retained inspect_managed_native_boundaries Evidence against retained "
-        "native Evidence (inspect_binary_layout of an ELF library: its dynamic exports; inspect_macho exports; "
-        "analyze_function dossiers) without executing anything or reading tokens as addresses: each import is "
-        "verified (exported under its exact name by the declared module), inferred (a decorated name), "
-        "contradicted (exported only by another module) or unresolved (in no Evidence given), with the symbols "
-        "and Evidence it rests on."
+        "Check the P/Invoke declarations of retained inspect_managed_native_boundaries Evidence against "
+        "retained native Evidence (inspect_binary_layout of an ELF library, inspect_macho exports, "
+        "analyze_function dossiers), executing nothing: each import is verified (exported under its exact "
+        "name by the declared module), inferred (a decorated name), contradicted (exported by another "
+        "module) or unresolved, with the symbols and Evidence it rests on."
     ),
     args=VerifyArgs,
     result=VerificationResult,
@@ -131,12 +130,11 @@ PROJECT_MANAGED_APPLICATION_GRAPH = evidence_tool(
     "project_managed_application_graph",
     "Project Managed Application Graph",
     (
-        "Project retained managed Evidence of one assembly (inspect_managed_artifact, inspect_managed_members, "
-        "inspect_managed_native_boundaries: at least one) into the provider-neutral application graph: the file, "
-        "its assembly and module identity, referenced assemblies, types, methods, fields, P/Invoke imports and "
-        "native implementations, linked by contains and imports edges to the source Evidence; inventory_evidence_id "
-        "links the file node to inventory_artifact Evidence of it. Executes and loads nothing; tokens stay "
-        "build-local."
+        "Project retained managed Evidence of one assembly (inspect_managed_artifact, "
+        "inspect_managed_members, inspect_managed_native_boundaries: at least one) into the application "
+        "graph: file, assembly and module identity, referenced assemblies, types, methods, fields, "
+        "P/Invoke imports and native implementations, with contains and imports edges to the source "
+        "Evidence; inventory_evidence_id links the file node to its inventory Evidence. Loads nothing."
     ),
     args=GraphArgs,
     result=GraphResult,
@@ -162,11 +160,10 @@ IMPORT_MANAGED_RECONSTRUCTION = evidence_tool(
     "import_managed_reconstruction",
     "Import Managed Reconstruction",
     (
-        "Import decompiler output (ILSpy, dnSpy, ...) for methods of retained inspect_managed_members Evidence: each "
-        "method is locked by metadata token, raw signature SHA-256 and decoded-IL tuple SHA-256 to a fully decoded "
-        "body of that exact build (any mismatch refuses the import, naming the method and the part), and the text is "
-        "recorded with its digest, the decompiler identity and options as analyst inference, not observation. "
-        "Runs no decompiler and executes nothing."
+        "Import decompiler output (ILSpy, dnSpy, ...) for methods of retained inspect_managed_members "
+        "Evidence: each method is locked by token, signature SHA-256 and decoded-IL SHA-256 to that exact "
+        "build (a mismatch refuses the import, naming the method and part), and the text is recorded with "
+        "its digest and the decompiler's identity and options as analyst inference. Runs nothing."
     ),
     args=ReconstructionArgs,
     result=ReconstructionResult,

@@ -86,10 +86,12 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "build_call_path",
         "Build Call Path",
-        "Direct-callee paths from start to goal reconstructed from the analyze_function Evidence you supply "
-        "(inline or retained references; one per function a path may cross), shortest first and paged. "
-        "not_found only when the search was exhaustive; a reachable function without a dossier or with "
-        "incomplete callee coverage leaves the answer unknown; truncated when enumeration was capped.",
+        (
+            "Direct-callee paths from start to goal, shortest first and paged, built from the "
+            "analyze_function Evidence you supply (inline or retained; one per function a path may cross). "
+            "not_found only after an exhaustive search; a function without a dossier or complete callees "
+            "leaves it unknown; truncated when enumeration was capped."
+        ),
         args=w.CallPathArgs,
         result=w.CallPaths,
         surface="enhanced",

@@ -124,10 +124,9 @@ TOOLS: tuple[ToolContract, ...] = (
     _tool(
         "annotate_native_function",
         "Annotate Native Function",
-        "Rename, comment (entry and inline) and record the signature, calling convention and variable renames "
-        "and types of one function in one atomic edit; answers the readback, the refreshed analyze_function "
-        "dossier and where the edit landed (REA's persistent store; the binary is never modified). At least "
-        "one change is required; empty comment text clears it." + _KEPT,
+        "Rename, comment and record the signature, calling convention and variable names and types of one "
+        "function in one atomic edit (the binary is never modified); answers the readback and the refreshed "
+        "analyze_function dossier. At least one change is required; empty comment text clears it." + _KEPT,
         w.AnnotateArgs,
         w.FunctionAnnotations,
         {"procedure": "main", "name": "entry_main"},

@@ -97,19 +97,23 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "list_procedures",
         "List Procedures",
-        "Every procedure (functions, thunks, imports): address, name as value, kind, size and origin (program, "
-        'library, runtime or unknown, and what said so). origin: "program" lists the binary\'s own code alone. '
-        "Complete unless offset/limit ask for a page.",
+        (
+            "Every procedure (functions, thunks, imports): address, name as value, kind, size and origin "
+            '(program, library, runtime or unknown, with what said so); origin: "program" lists the binary\'s '
+            "own code alone. offset/limit ask for a page."
+        ),
         w.ProcedureListingArgs,
         tuple[w.ProcedureRow, ...],
     ),
     _typed(
         "list_strings",
         "List Strings",
-        "Every string the analysis found: address, value and encoding facts, with the procedures referencing "
-        "them once the CFG is recovered; beside the strings stored in the clear (origin stored), strings a "
-        'procedure builds on its stack by immediate stores (origin stack, with procedure and frame_offset; origin: "stack" '
-        "lists them alone). Complete unless offset/limit ask for a page.",
+        (
+            "Every string the analysis found: address, value and encoding, with the procedures referencing it "
+            "once the CFG is recovered; besides strings stored in the clear (origin stored), strings built on "
+            "a procedure's stack by immediate stores (origin stack, with frame_offset). offset/limit ask for "
+            "a page."
+        ),
         w.StringListingArgs,
         tuple[w.StringRow, ...],
     ),
@@ -271,9 +275,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "get_call_graph",
         "Get Call Graph",
-        "The reachable call graph keyed by traversal depth, each node with its name and calls (every called "
-        "procedure is a node of the next level, with its name), coverage and caveats, and a top-level limitations array. depth (our extra) bounds it. address or "
-        "procedure names the root: a name, an address or a sub_<hex> name.",
+        (
+            "The call graph reachable from one root, keyed by traversal depth: each node with its name and "
+            "calls, coverage and caveats, and limitations. depth bounds it; address or procedure names the "
+            "root (a name, an address or a sub_<hex> name)."
+        ),
         w.CallGraphArgs,
         w.CallGraph,
         surface="enhanced",
@@ -325,11 +331,12 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "compare_functions",
         "Compare Functions",
-        "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, assembly, "
-        "comments, calls, references, strings_names, cfg): status, function_match, summary, dimensions "
-        "with digests and text deltas, and changes. Give left and right (inline Evidence or retained "
-        "references), or left_evidence_ids and right_evidence_ids. A facet either side did not observe "
-        "stays unknown.",
+        (
+            "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, assembly, "
+            "comments, calls, references, strings_names, cfg): status, function_match, digests, text deltas "
+            "and changes. Give left and right (inline or retained), or left_evidence_ids and "
+            "right_evidence_ids. A facet either side did not observe stays unknown."
+        ),
         args=w.CompareArgs,
         result=w.FunctionComparison,
         surface="session",

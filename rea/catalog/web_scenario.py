@@ -51,11 +51,11 @@ COMPARE_WEB_CAPTURES = evidence_tool(
     "compare_web_captures",
     "Compare Web Captures",
     (
-        "Compare exactly one pair of complete captures, passed back unchanged: before/after (inspect_web_page "
-        "results, each with an optional discover_webmcp_tools result) by dimension (DOM structure, scripts, "
+        "Compare one pair of complete captures passed back unchanged: before/after (inspect_web_page "
+        "results, each with an optional discover_webmcp_tools result) by dimension (DOM, scripts, "
         "resources, network, metadata, WebMCP, accessibility, storage), or before_scenario/after_scenario "
-        "(capture_browser_scenario results) aligned by step_id with optional exact-literal normalization. "
-        "Missing, truncated or unavailable evidence and misaligned steps are unknown, never unchanged."
+        "(capture_browser_scenario results) aligned by step_id, with optional literal normalization. "
+        "Missing or truncated evidence and misaligned steps are unknown, never unchanged."
     ),
     args=CompareWebCapturesArgs,
     result=WebCaptureComparison,

@@ -91,7 +91,7 @@ class ReferenceArgs(ClassArgs):
         maxLength=4096,
     )
     overload_index: int | None = field(
-        "Our extra: selects one of same-name methods for method references", omit_none=True, minimum=0, maximum=_MAX
+        "Selects one of same-name methods for method references", omit_none=True, minimum=0, maximum=_MAX
     )
 
 

@@ -93,14 +93,14 @@ class InventoryArgs(TraversalArgs):
     edge_limit: int = _page("Edges")
     contradiction_offset: int = _offset("integrity contradiction (our extra)")
     contradiction_limit: int | None = field(
-        "Integrity contradictions to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=500
+        "Integrity contradictions to return (default: all of them)", omit_none=True, minimum=1, maximum=500
     )
 
 
 @attrs.frozen(kw_only=True)
 class ExtractArgs(TraversalArgs):
     occurrence_ids: tuple[str, ...] | None = field(
-        "Our extra selector: only these regular-file occurrences (default: every regular file)",
+        "Only these regular-file occurrences (default: every regular file)",
         omit_none=True,
         schema={
             "type": "array",
@@ -133,10 +133,8 @@ class CompareArgs:
         schema=_SIDE_SCHEMA,
     )
     right: Open = field("The other side, in the same forms as left", schema=_SIDE_SCHEMA)
-    offset: int = field("First change to return (our extra)", default=0, minimum=0, maximum=_MAX)
-    limit: int | None = field(
-        "Changes to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_MAX
-    )
+    offset: int = field("First change to return", default=0, minimum=0, maximum=_MAX)
+    limit: int | None = field("Changes to return (default: all of them)", omit_none=True, minimum=1, maximum=_MAX)
 
 
 # ------------------------------------------------------------------ graph records

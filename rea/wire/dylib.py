@@ -64,7 +64,7 @@ class DylibArgs:
         minLength=1,
     )
     max_entries: int = field(
-        "Our extra: at most this many directory entries are walked below the root", default=100_000, minimum=1
+        "At most this many directory entries are walked below the root", default=100_000, minimum=1
     )
 
 

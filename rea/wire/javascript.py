@@ -142,7 +142,7 @@ class AnalyzeArgs:
         ),
         default="fail",
     )
-    limits: AnalyzeLimits = field("Analysis bounds (our extra)", factory=AnalyzeLimits)
+    limits: AnalyzeLimits = field("Analysis bounds", factory=AnalyzeLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -186,7 +186,7 @@ class TraceFeatureArgs:
         "forward/backward are our older spellings",
         default="both",
     )
-    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+    limits: TraceLimits = field("Traversal bounds", factory=TraceLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -301,7 +301,7 @@ class TraceSemanticsArgs:
     application_evidence_id: str | None = _evidence_id("application Evidence")
     semantic_graph: Open = _semantic_graph_input()
     query: SemanticQuery = field("The semantic query")
-    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+    limits: TraceLimits = field("Traversal bounds", factory=TraceLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -324,7 +324,7 @@ class CompareVersionsArgs:
     right_native_observations: tuple[Open, ...] = _native_observations()
     left_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
-    limits: VersionLimits = field("Comparison bounds (our extra)", factory=VersionLimits)
+    limits: VersionLimits = field("Comparison bounds", factory=VersionLimits)
     detail: Literal["complete", "summary"] = field(
         ("complete (default) or summary: counts, first items and parent_evidence_id to page with the comparison view"),
         default="complete",

@@ -59,8 +59,8 @@ class LayoutArgs:
         minLength=1,
         maxLength=64,
     )
-    max_symbols: int = field("Our extra: symbol rows kept (the rest are counted)", default=200_000, minimum=0)
-    max_relocations: int = field("Our extra: relocation rows kept (the rest are counted)", default=500_000, minimum=0)
+    max_symbols: int = field("Symbol rows kept (the rest are counted)", default=200_000, minimum=0)
+    max_relocations: int = field("Relocation rows kept (the rest are counted)", default=500_000, minimum=0)
 
 
 # --------------------------------------------------------------------- result
@@ -475,9 +475,7 @@ class MachoArgs:
         "complete: the Mach-O Evidence; summary: retain it and return its summary view (parent_evidence_id)",
         default="complete",
     )
-    max_symbols: int = field(
-        "Our extra: imports and exports kept each (the rest are counted)", default=500_000, minimum=0
-    )
+    max_symbols: int = field("Imports and exports kept each (the rest are counted)", default=500_000, minimum=0)
 
 
 @attrs.frozen(kw_only=True)

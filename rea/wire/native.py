@@ -70,10 +70,8 @@ class ListingArgs:
     """A complete listing by default (the reference's answer); offset/limit page it when asked."""
 
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=2**53 - 1)
-    limit: int | None = field(
-        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1
-    )
+    offset: int = field("First item to return (default 0)", default=0, minimum=0, maximum=2**53 - 1)
+    limit: int | None = field("Items to return (default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1)
     detail: Detail = detail_choice()
 
 
@@ -150,10 +148,8 @@ class OptionalAddressArgs:
 class FilteredListingArgs:
     address: str | None = field("Only the entry at this address", omit_none=True, minLength=1)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First item to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("Items to return (default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
@@ -163,10 +159,8 @@ class SearchArgs:
     mode: Literal["literal", "regex"] = field("literal substring or regular expression", default="literal")
     case_sensitive: bool = field("Match case", default=False)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First match to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "Matches to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First match to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("Matches to return (default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
@@ -214,10 +208,8 @@ class ReferencesArgs:
     max_instructions: int = field(
         "Accepted for the reference (3.1); angr's references need no scan", default=500, minimum=1, maximum=5000
     )
-    offset: int = field("First reference to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "References to return (our extra; default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First reference to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("References to return (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
@@ -229,7 +221,7 @@ class InstructionArgs:
     limit: int = field("Instructions in the window", default=64, minimum=1, maximum=500)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
     include_bytes: bool = field(
-        "Our extra: add `bytes`, each instruction's hex bytes in the order of `instructions`", default=False
+        "Add `bytes`, each instruction's hex bytes in the order of `instructions`", default=False
     )
     detail: Detail = detail_choice()
 

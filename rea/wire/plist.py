@@ -23,8 +23,8 @@ class PlistArgs:
         default=None,
         omit_none=True,
     )
-    max_nodes: int = field("Our extra: at most this many values are converted", default=100_000, minimum=1)
-    max_depth: int = field("Our extra: deeper values are replaced by null", default=64, minimum=1, maximum=256)
+    max_nodes: int = field("At most this many values are converted", default=100_000, minimum=1)
+    max_depth: int = field("Deeper values are replaced by null", default=64, minimum=1, maximum=256)
 
 
 @attrs.frozen(kw_only=True)

@@ -109,12 +109,12 @@ class InspectWebPageArgs:
         "Keep SHA-256 fingerprints of storage entries (needs include_storage_keys)", default=False
     )
     include_script_sources: bool = field("Keep script source text as content-addressed artifacts", default=False)
-    max_dom_nodes: int = field("Our extra: DOM nodes retained", default=50_000, minimum=1, maximum=1_000_000)
+    max_dom_nodes: int = field("DOM nodes retained", default=50_000, minimum=1, maximum=1_000_000)
     max_events: int = field(
-        "Our extra: network, console and WebSocket events retained each", default=5_000, minimum=1, maximum=100_000
+        "Network, console and WebSocket events retained each", default=5_000, minimum=1, maximum=100_000
     )
     max_script_source_bytes: int = field(
-        "Our extra: total script source bytes retained", default=16 << 20, minimum=0, maximum=256 << 20
+        "Total script source bytes retained", default=16 << 20, minimum=0, maximum=256 << 20
     )
 
 
@@ -567,17 +567,15 @@ class DiscoverWebMcpArgs:
     observation_ms: int = field(
         "How long toolsAdded/toolsRemoved are followed after WebMCP.enable", default=100, minimum=0, maximum=600_000
     )
-    max_tools: int = field("Our extra: tools retained", default=1_000, minimum=1, maximum=100_000)
+    max_tools: int = field("Tools retained", default=1_000, minimum=1, maximum=100_000)
     max_schema_depth: int = field(
-        "Our extra: deepest input schema kept inline (deeper ones are summarized, never inlined)",
+        "Deepest input schema kept inline (deeper ones are summarized, never inlined)",
         default=20,
         minimum=1,
         maximum=1_000,
     )
-    max_schema_nodes: int = field("Our extra: JSON nodes of one input schema kept inline", default=5_000, minimum=1)
-    max_schema_bytes: int = field(
-        "Our extra: canonical bytes of one input schema kept inline", default=262_144, minimum=1
-    )
+    max_schema_nodes: int = field("JSON nodes of one input schema kept inline", default=5_000, minimum=1)
+    max_schema_bytes: int = field("Canonical bytes of one input schema kept inline", default=262_144, minimum=1)
 
 
 @attrs.frozen(kw_only=True)

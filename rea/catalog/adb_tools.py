@@ -22,7 +22,7 @@ _READ = frozenset({"mutatesSession", "idempotent", "launchesProcess", "accessesN
 _WRITES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "writesFilesystem"})
 _MUTATES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "mutatesDevice"})
 _RUNS = _MUTATES | {"executesForeignCode"}
-_CHECKS = " Without adb or an attached serial: capability_unavailable (never starts an adb server)."
+_CHECKS = " Needs adb and an attached serial (else capability_unavailable)."
 
 
 @attrs.frozen

@@ -141,9 +141,9 @@ INSPECT_ADB_CLIENT = evidence_tool(
     "inspect_adb_client",
     "Inspect ADB Client",
     (
-        "Inspect the adb client REA would run: resolved binary, version and install path (REA_ADB_PATH, absolute, "
-        "else adb on PATH). Never contacts devices and never starts the adb server; a missing client answers "
-        "capability_unavailable with how to install it (Debian adb)."
+        "Inspect the adb client REA would run: binary, version and install path (REA_ADB_PATH, else adb "
+        "on PATH). Contacts no device and starts no server; without adb: capability_unavailable with how "
+        "to install it."
     ),
     args=NoArgs,
     result=AdbClientResult,

@@ -32,9 +32,10 @@ _INSPECTOR = "http://127.0.0.1:9229"
 LIST_RUNTIME = evidence_tool(
     "list_javascript_runtime_targets",
     "List JavaScript Runtime Targets",
-    "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron main "
-    "process): target id, type, location (file locations stay unresolved until observed), attached state, and "
-    "the runtime's product and protocol version. A non-loopback endpoint is refused before connecting.",
+    (
+        "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron "
+        "main process): id, type, location, attached state and the runtime's product and protocol version."
+    ),
     args=rt.ListRuntimeTargetsArgs,
     result=rt.RuntimeTargetList,
     examples=[{"inspector_endpoint": _INSPECTOR}],
@@ -68,9 +69,10 @@ _CDP = "http://127.0.0.1:9223"
 LIST_ELECTRON = evidence_tool(
     "list_electron_targets",
     "List Electron Targets",
-    "List every Electron file:// page target of a loopback CDP endpoint (the app started with "
-    "--remote-debugging-port), local paths canonicalized after symlink resolution; other pages and non-page "
-    "targets are counted in excluded. A non-loopback endpoint is refused before connecting.",
+    (
+        "List the Electron file:// page targets of a loopback CDP endpoint (an app started with "
+        "--remote-debugging-port), local paths canonicalized; other targets are counted in excluded."
+    ),
     args=el.ListElectronTargetsArgs,
     result=el.ElectronTargetList,
     examples=[{"cdp_endpoint": _CDP}],

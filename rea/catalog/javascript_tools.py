@@ -54,9 +54,9 @@ TOOLS: tuple[ToolContract, ...] = (
         "Trace Application Feature",
         (
             "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
-            "application Evidence: outgoing along the flow (renderer -> IPC channel -> main handler), "
-            "incoming back to entry points, or both. Returns the matches, the traced subgraph, paths to entry "
-            "points or implementing modules, native handoffs and coverage."
+            "application Evidence, outgoing along the flow (renderer -> IPC channel -> main handler), "
+            "incoming back to entry points, or both: matches, the traced subgraph, paths, native handoffs "
+            "and coverage."
         ),
         w.TraceFeatureArgs,
         w.FeatureTraceResult,
@@ -101,10 +101,12 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "compare_source_to_bundle",
         "Compare Source To Bundle",
-        "Map reference sources (a HistoricalSourceGraph, a source tree analysed with "
-        "analyze_javascript_application, or the bundle's own source-map sources when reference is omitted) to "
-        "what the bundle ships (source-map sources, recovered bundled modules, modules): each source unchanged, "
-        "modified, removed, duplicated or unknown, with scored candidates.",
+        (
+            "Map reference sources (a HistoricalSourceGraph, a source tree analysed with "
+            "analyze_javascript_application, or, when reference is omitted, the bundle's own source-map "
+            "sources) to what the bundle ships: each source unchanged, modified, removed, duplicated or "
+            "unknown, with scored candidates."
+        ),
         w.SourceToBundleArgs,
         w.SourceToBundleResult,
         {"application": _RETAINED_EXAMPLE},

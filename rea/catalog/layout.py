@@ -51,9 +51,9 @@ LIST_ARCHITECTURES = evidence_tool(
     "list_architectures",
     "List Architectures",
     (
-        "After open_binary on a Mach-O file, list its architectures: every slice of a universal binary (name as "
-        "lipo gives it, CPU type and subtype, file offset, size, alignment) from a checked universal header (slices "
-        "inside the file, not overlapping), or the one image of a thin file. Works on any host; no Mac needed."
+        "After open_binary on a Mach-O file, list its architectures on any host: every slice of a "
+        "universal binary (lipo name, CPU type and subtype, file offset, size, alignment) from a checked "
+        "universal header, or the one image of a thin file."
     ),
     args=ArchitecturesArgs,
     result=Architectures,
@@ -88,9 +88,9 @@ DEMANGLE_SWIFT = evidence_tool(
     "demangle_swift",
     "Demangle Swift",
     (
-        "Demangle Swift symbols with the host's swift-demangle (a Swift toolchain on PATH): each input with its "
-        "output and status (demangled, unchanged, invalid) and the command's provenance. Without swift-demangle "
-        "the call fails with capability_unavailable and the install step; nothing is guessed."
+        "Demangle Swift symbols with the host's swift-demangle: each input with its output and status "
+        "(demangled, unchanged, invalid). Without swift-demangle: capability_unavailable with the install "
+        "step; nothing is guessed."
     ),
     args=DemangleArgs,
     result=DemangleResult,

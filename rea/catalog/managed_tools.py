@@ -83,10 +83,9 @@ COMPARE_MANAGED_MEMBERS = evidence_tool(
     "compare_managed_members",
     "Compare Managed Members",
     (
-        "Compare two retained inspect_managed_members records (two builds) member by member, trusting "
-        "neither tokens nor names alone: methods match by signature and CIL hash, then declared "
-        "signature, then shape; fields by signature. Each is unchanged, changed (with the differing "
-        "dimensions), added, removed or unknown (candidates listed)."
+        "Compare two retained inspect_managed_members records (two builds) member by member: methods "
+        "match by signature and CIL hash, then declared signature, then shape; fields by signature. Each "
+        "is unchanged, changed (naming what differs), added, removed or unknown (candidates listed)."
     ),
     args=CompareArgs,
     result=ComparisonResult,

@@ -16,10 +16,11 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "trace_feature",
         "Trace Feature",
-        "Find a literal in string values and procedure names, then the instructions that reference each match "
-        "and the procedures holding them, within an operation budget (one read per 500-row page, reference "
-        "lookup and containing-procedure resolution). truncated and residual_unknowns say what a budget or "
-        "limit left unread.",
+        (
+            "Find a literal in string values and procedure names, then the instructions referencing each "
+            "match and their procedures, within an operation budget; truncated and residual_unknowns say what "
+            "a budget left unread."
+        ),
         args=w.FeatureArgs,
         result=w.FeatureTrace,
         surface="enhanced",
@@ -87,10 +88,10 @@ TOOLS: tuple[ToolContract, ...] = (
         "build_call_path",
         "Build Call Path",
         (
-            "Direct-callee paths from start to goal, shortest first and paged, built from the "
-            "analyze_function Evidence you supply (inline or retained; one per function a path may cross). "
-            "not_found only after an exhaustive search; a function without a dossier or complete callees "
-            "leaves it unknown; truncated when enumeration was capped."
+            "Direct-callee paths from start to goal, shortest first and paged, from the analyze_function "
+            "Evidence you supply (one per function a path may cross). not_found only after an exhaustive "
+            "search; a missing dossier or incomplete callees leave it unknown; truncated when enumeration "
+            "was capped."
         ),
         args=w.CallPathArgs,
         result=w.CallPaths,

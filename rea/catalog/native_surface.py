@@ -183,9 +183,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _tool(
         "inspect_native_instruction",
         "Inspect Native Instruction",
-        "capstone's decode of the instruction at an address: status (decoded, not-instruction-boundary, data, "
-        "undecodable, outside-memory), bytes, mnemonic, operand components, flow and references (encoded "
-        "destinations, pointer slots, rip-relative data and angr's data references).",
+        (
+            "capstone's decode of the instruction at an address: status (decoded, not-instruction-boundary, "
+            "data, undecodable, outside-memory), bytes, mnemonic, operands, flow and references "
+            "(destinations, pointer slots, rip-relative data, angr's data references)."
+        ),
         wn.AddressArgs,
         w.InstructionFacts,
         _AT,
@@ -216,8 +218,8 @@ CLI_COMMANDS = (
 )
 
 MACOS_ONLY = (
-    "REA observes and drives native UIs through macOS accessibility and Hopper's Interface Builder "
-    "metadata; this host is not macOS, so the tool answers capability_unavailable (reason host_unsupported)."
+    "Needs macOS accessibility (and Hopper's Interface Builder metadata): on this host it answers "
+    "capability_unavailable (host_unsupported)."
 )
 
 
@@ -271,9 +273,11 @@ TOOLS = (
     _tool(
         "inspect_native_data_type",
         "Inspect Native Data Type",
-        "One type from the binary's DWARF (pyelftools), by name or as the type of the global variable at an "
-        "address: kind, size, alignment, fields, bitfields, enum values and referenced type ids. Without "
-        "DWARF the answer is status unavailable with the reason; nothing is inferred.",
+        (
+            "One DWARF type of the binary (pyelftools), by name or as the type of the global at an address: "
+            "kind, size, alignment, fields, bitfields, enum values and referenced types. Without DWARF: "
+            "status unavailable with the reason."
+        ),
         w.DataTypeArgs,
         w.DataType,
         {"type": "point"},

@@ -45,7 +45,7 @@ def _typed(
     return attrs.evolve(contract, description=description + SUMMARY_NOTE, output_schema=evidence_output(either))
 
 
-SUMMARY_NOTE = " Complete by default; detail: summary retains it and returns counts and first rows to page from."
+SUMMARY_NOTE = " Complete by default; detail: summary returns counts and first rows to page from."
 
 
 def _summarized(args: type) -> bool:
@@ -79,10 +79,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "binary_overview",
         "Binary Overview",
-        "Document, segments and counts (segment_count, procedure_count, string_count), with format, "
-        "architecture, entry, the program's own functions first (program_procedures, with counts per origin: "
-        "program, library, runtime), the largest procedures and imports. The first call builds the analysis (seconds); "
-        "later calls reuse it.",
+        (
+            "Document, segments and counts, with format, architecture, entry, the program's own functions "
+            "first (program_procedures, counts per origin), the largest procedures and imports. The first "
+            "call builds the analysis (seconds); later calls reuse it."
+        ),
         w.OverviewArgs,
         w.Overview,
         surface="enhanced",
@@ -332,10 +333,10 @@ TOOLS: tuple[ToolContract, ...] = (
         "compare_functions",
         "Compare Functions",
         (
-            "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, assembly, "
-            "comments, calls, references, strings_names, cfg): status, function_match, digests, text deltas "
-            "and changes. Give left and right (inline or retained), or left_evidence_ids and "
-            "right_evidence_ids. A facet either side did not observe stays unknown."
+            "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, "
+            "assembly, comments, calls, references, strings_names, cfg): status, function_match, digests, "
+            "text deltas and changes. Pass left and right, or left_evidence_ids and right_evidence_ids. A "
+            "facet either side lacks stays unknown."
         ),
         args=w.CompareArgs,
         result=w.FunctionComparison,

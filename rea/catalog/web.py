@@ -28,9 +28,9 @@ LIST_BROWSER_TARGETS = evidence_tool(
     "list_browser_targets",
     "List Browser Targets",
     (
-        "List page targets exposed by the selected loopback Chrome DevTools Protocol endpoint (refused before "
-        "connecting unless it is 127.0.0.0/8, [::1] or localhost with a port). Optionally filter by exact origin. "
-        "URLs preserve query values and fragments; only URL userinfo credentials are removed."
+        "List the page targets of a loopback Chrome DevTools endpoint (127.0.0.0/8, [::1] or localhost "
+        "with a port), optionally only those of exact origins. URLs keep query and fragment; userinfo "
+        "credentials are removed."
     ),
     args=ListBrowserTargetsArgs,
     result=BrowserTargetList,
@@ -77,9 +77,9 @@ CAPTURE_WEB_SCREENSHOT = evidence_tool(
     "capture_web_screenshot",
     "Capture Web Screenshot",
     (
-        "Capture the current visible viewport of one page as an inline, content-addressed PNG artifact "
-        "(rea://web-screenshot/sha256/...; viewport from the PNG's IHDR). Never scrolls, navigates, or evaluates "
-        "page JavaScript. A PNG over maximum_image_bytes is refused (resource_constraint)."
+        "Capture the visible viewport of one page as an inline, content-addressed PNG "
+        "(rea://web-screenshot/sha256/...). Never scrolls, navigates or evaluates page JavaScript; a PNG "
+        "over maximum_image_bytes is refused (resource_constraint)."
     ),
     args=CaptureWebScreenshotArgs,
     result=WebScreenshot,

@@ -10,9 +10,10 @@ projection keeps every property, type, constraint, description and example, and 
   Schema advertisement). A subschema that occurs at least twice, whole or apart from its own annotations
   (description, default, examples, title), becomes one definition named after the first property it
   describes, and each occurrence a `{"$ref": ...}` keeping its own annotations beside the reference.
-  Sharing is greedy, largest saving first, skips savings under MIN_SAVING bytes, and stops short of
-  REFERENCE_EXPANSIONS: Pi 1.1.0 code-mode renders 32 reference expansions per input and every later
-  one as unknown, so an input that would need more keeps the rest inline;
+  Sharing is greedy, largest saving per reference first (references are the scarce resource), skips
+  savings under MIN_SAVING bytes, and stops short of REFERENCE_EXPANSIONS: Pi 1.1.0 code-mode renders 32
+  reference expansions per input and every later one as unknown, so an input that would need more keeps
+  the rest inline;
 - `$schema` is not served: MCP takes an input schema without one as JSON Schema 2020-12, the dialect
   the canonical schema declares;
 - an object's default that is exactly what its properties' own defaults make is served once, beside
@@ -177,10 +178,10 @@ def shared_input(schema: Mapping[str, Any], budget: int = REFERENCE_EXPANSIONS) 
             name = _name(uses[0][0], definitions)
             saving = _saving(key[1], len(uses), name)
             if len(uses) > 1 and saving >= MIN_SAVING and key not in refused:
-                ranked.append((saving, key, name, uses[0][1]))
+                ranked.append((saving, key, name, uses[0][1], len(uses)))
         if not ranked:
             break
-        _, key, name, first = max(ranked, key=lambda r: r[0])
+        _, key, name, first, _ = max(ranked, key=lambda r: r[0] / r[4])
         reference = _REF_PREFIX + name
         trial_defs = {k: _replaced(v, *key, reference) for k, v in definitions.items()}
         trial = _replaced(current, *key, reference)

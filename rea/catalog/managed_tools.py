@@ -89,14 +89,7 @@ COMPARE_MANAGED_MEMBERS = evidence_tool(
     ),
     args=CompareArgs,
     result=ComparisonResult,
-    examples=[
-        {"left_evidence_id": _LEFT, "right_evidence_id": _RIGHT},
-        {
-            "left_evidence_id": _LEFT,
-            "right_evidence_id": _RIGHT,
-            "limits": {"max_candidates": 25, "max_field_matches": 50, "max_method_matches": 100},
-        },
-    ],  # fmt: skip
+    examples=[{"left_evidence_id": _LEFT, "right_evidence_id": _RIGHT}],  # limits have advertised defaults
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )
@@ -113,14 +106,7 @@ VERIFY_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
     ),
     args=VerifyArgs,
     result=VerificationResult,
-    examples=[
-        {"managed_boundaries_evidence_id": _LEFT, "native_observation_evidence_ids": [_RIGHT]},
-        {
-            "managed_boundaries_evidence_id": _LEFT,
-            "native_observation_evidence_ids": [_RIGHT],
-            "limits": {"max_candidates_per_import": 25, "max_native_observations": 20},
-        },
-    ],  # fmt: skip
+    examples=[{"managed_boundaries_evidence_id": _LEFT, "native_observation_evidence_ids": [_RIGHT]}],
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )
@@ -139,17 +125,7 @@ PROJECT_MANAGED_APPLICATION_GRAPH = evidence_tool(
     result=GraphResult,
     examples=[
         {"managed_members_evidence_id": _LEFT},
-        {
-            "managed_artifact_evidence_id": _LEFT,
-            "managed_native_boundaries_evidence_id": _RIGHT,
-            "limits": {
-                "max_fields": 100,
-                "max_methods": 100,
-                "max_native_implementations": 100,
-                "max_pinvoke_imports": 100,
-                "max_types": 100,
-            },
-        },
+        {"managed_artifact_evidence_id": _LEFT, "managed_native_boundaries_evidence_id": _RIGHT},
     ],  # fmt: skip
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},

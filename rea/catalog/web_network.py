@@ -14,15 +14,9 @@ from rea.wire.views import SummaryResult
 from rea.wire.tool import evidence_tool
 from rea.wire.web_network import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
 
-_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PzWvWQAAAABJRU5ErkJggg=="
-_PNG_SHA = "153cf6c9a526a63053a37b10234c2fd85df38887c2dc0a800d90abfa6631d01c"
-_ARTIFACT = {
-    "uri": f"rea://web-screenshot/sha256/{_PNG_SHA}",
-    "sha256": _PNG_SHA,
-    "bytes": 70,
-    "media_type": "image/png",
-    "data_base64": _PNG,
-}
+# the advertised example names two local PNGs: an artifact example would carry a whole screenshot, twice, into
+# every model's context (a capture_web_screenshot artifact is passed back as it came, as the description says)
+_EXAMPLE = {"before": {"path": "/tmp/before.png"}, "after": {"path": "/tmp/after.png"}, "channel_threshold": 0}
 
 INSPECT_WEB_NETWORK_CAPTURE = evidence_tool(
     "inspect_web_network_capture",
@@ -64,7 +58,7 @@ COMPARE_WEB_SCREENSHOTS = evidence_tool(
     ),
     args=ScreenshotArgs,
     result=ScreenshotDiff,
-    examples=[{"before": _ARTIFACT, "after": _ARTIFACT, "channel_threshold": 0, "maximum_pixels": 16_000_000}],
+    examples=[_EXAMPLE],
     surface="browser-provider",
     effects={"mutatesSession", "idempotent"},
 )

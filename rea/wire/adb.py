@@ -32,7 +32,7 @@ Coverage = Literal["complete", "partial"]
 
 def _serial() -> str:
     return field(  # type: ignore[no-any-return]
-        "Serial as `adb devices` lists it", minLength=1, maxLength=256, pattern=SERIAL_PATTERN
+        "Device serial (`adb devices`)", minLength=1, maxLength=256, pattern=SERIAL_PATTERN
     )
 
 
@@ -46,7 +46,7 @@ def _device_path(description: str) -> str:
 
 @attrs.frozen(kw_only=True)
 class DeadlineArgs:
-    deadline_ms: int = field("adb deadline (then provider_timeout)", default=120_000, minimum=100, maximum=3_600_000)
+    deadline_ms: int = field("adb deadline in ms", default=120_000, minimum=100, maximum=3_600_000)
 
 
 @attrs.frozen(kw_only=True)

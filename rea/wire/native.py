@@ -14,15 +14,15 @@ import attrs
 
 from rea.wire.schema import Open, field
 
-_DOCUMENT = "Document name or path (a headless provider has one)"
+_DOCUMENT = "Document (a headless provider has one)"
 _PROCEDURE = "Procedure start address (0x...) or exact name"
 _ADDRESS = "Link-time virtual address, 0x hex (other spaces as space:0x...)"
 # one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
-_CHOSEN = "Name, entry address (0x...) or sub_<hex> name; give this or address"
+_CHOSEN = "Name, entry address (0x...) or sub_<hex> name (or give address)"
 _SAME_AS_PROCEDURE = "Same as procedure (either name); give one"
 _AT_OR_NAMED = "An address (0x hex, or space:0x...) or a procedure, symbol or sub_<hex> name; procedure is the same"
 _SAME_AS_ADDRESS = "Same as address (either name); give one"
-DETAIL = "complete (default) or summary: counts, first rows and parent_evidence_id to page with inspect_analysis_view"
+DETAIL = "complete (default) or summary: counts and first rows, paged with inspect_analysis_view"
 
 
 def procedure_choice() -> Any:

@@ -13,7 +13,7 @@ from rea.native.annotations import MAX_NAME, MAX_TEXT
 from rea.wire.native import Dossier, address_alias, procedure_choice
 from rea.wire.schema import field
 
-_DOCUMENT = "Document name or path (a headless provider has one)"
+_DOCUMENT = "Document (a headless provider has one)"
 _ADDRESS = "Link-time virtual address, 0x hex"
 _CURSORLESS = _ADDRESS + "; required here: angr has no cursor"
 MAX_READ = 4096

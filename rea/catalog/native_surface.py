@@ -34,7 +34,7 @@ def _tool(
     )
 
 
-_KEPT = " Kept by REA per target digest and analysis profile; survives close, reopen and restarts."
+_KEPT = " Kept per target digest and analysis profile, across reopens and restarts."
 
 TOOLS: tuple[ToolContract, ...] = (
     _tool(

@@ -186,8 +186,7 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "procedure_callers",
         "Procedure Callers",
-        "Addresses of the procedures that call this one (raw_result.names maps each to its name). "
-        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        "Addresses of the procedures that call this one (raw_result.names maps each to its name).",
         w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
@@ -195,8 +194,7 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "procedure_callees",
         "Procedure Callees",
-        "Addresses of the procedures this one calls (raw_result.names maps each to its name). "
-        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        "Addresses of the procedures this one calls (raw_result.names maps each to its name).",
         w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,

@@ -409,7 +409,7 @@ class DecodeArgs:
     path: str = local_path("Local APK file to decode")
     include_strings: bool = field("Project res/values/strings.xml entries (bounded to 2000 entries)", default=True)
     locale: str | None = field(
-        "Project strings from res/values-<locale>/strings.xml instead of the default table",
+        "Read strings from res/values-<locale>/strings.xml instead of the default table",
         omit_none=True,
         minLength=2,
         maxLength=16,

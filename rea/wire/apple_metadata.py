@@ -54,7 +54,7 @@ class SwiftTypesArgs:
 @attrs.frozen(kw_only=True)
 class DispatchMetadataArgs:
     max_records: int = field(
-        "Records decoded per metadata list (classes, categories, protocols, Swift types)",
+        "Records decoded per metadata list",
         default=5_000,
         minimum=1,
         maximum=20_000,

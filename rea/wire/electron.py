@@ -28,9 +28,7 @@ class InspectElectronPageArgs:
     cdp_endpoint: str = field(_ENDPOINT, minLength=1, maxLength=2048)
     target_id: str = field("A target_id from list_electron_targets", minLength=1, maxLength=256)
     observation_ms: int = field("Observation window after attaching", default=100, minimum=0, maximum=10000)
-    include_script_sources: bool = field(
-        "Include each file script's source text (Debugger.getScriptSource, 16 MiB in all)", default=False
-    )
+    include_script_sources: bool = field("Include each file script's source (16 MiB in all)", default=False)
 
 
 @attrs.frozen(kw_only=True)

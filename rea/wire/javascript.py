@@ -137,8 +137,8 @@ class AnalyzeArgs:
     )
     integrity_policy: Literal["fail", "record-and-continue", "fail-closed"] = field(
         (
-            "ASAR integrity mismatch: fail (artifact_integrity_mismatch) or record it and continue "
-            "with verified files; fail-closed is an older spelling of fail"
+            "ASAR integrity mismatch: fail, or record it and continue with verified files "
+            "(fail-closed: older spelling of fail)"
         ),
         default="fail",
     )
@@ -182,8 +182,10 @@ class TraceFeatureArgs:
     native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     seed: FeatureSeed = field("The literal starting point")
     direction: Literal["outgoing", "incoming", "both", "forward", "backward"] = field(
-        "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry points; "
-        "forward/backward are our older spellings",
+        (
+            "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry "
+            "points (forward/backward: older spellings)"
+        ),
         default="both",
     )
     limits: TraceLimits = field("Traversal bounds", factory=TraceLimits)
@@ -282,7 +284,7 @@ class SemanticQuery:
     seed: SemanticSeed = field("Where the query starts")
     direction: SemanticDirection = field("Which way to traverse")
     allowed_relations: tuple[str, ...] | None = field(
-        "Relations to follow (the reference's semantic relations, or our graph relations)",
+        "Relations to follow (semantic or application-graph relations)",
         omit_none=True,
         schema={"type": "array", "minItems": 1, "items": {"enum": [*SEMANTIC_RELATIONS, *typing.get_args(Relation)]}},
     )

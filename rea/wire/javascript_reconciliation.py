@@ -36,7 +36,7 @@ EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
 LAYER_ID = "^jrl_[a-f0-9]{64}$"
 _MAX = 2**53 - 1
 Role = Literal["application", "cache", "assets"]
-_SAFE_PREFIX = "Artifact-relative POSIX prefix ('' for the layer root; no leading /, no '.', '..' or empty segments)"
+_SAFE_PREFIX = "Artifact-relative POSIX prefix ('' for the layer root; no leading /, '.', '..' or empty segments)"
 
 
 def _count(description: str = "") -> Any:
@@ -90,8 +90,8 @@ class ReconcileArgs:
     static_layers: tuple[StaticLayer, ...] = field("Static application graph layers", minItems=1, maxItems=8)
     runtime_observations: tuple[Open, ...] = field(
         (
-            "Passive capture Evidence (inspect_web_page, inspect_electron_page, "
-            "observe_javascript_runtime, capture_electron_scenario), inline or retained"
+            "Runtime capture Evidence (inspect_web_page, inspect_electron_page, "
+            "observe_javascript_runtime, capture_electron_scenario)"
         ),
         minItems=1,
         maxItems=32,

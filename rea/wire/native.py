@@ -267,7 +267,7 @@ class DossierArgs:
     address: str | None = address_alias()
     detail: Detail = detail_choice()
     include_assembly: bool = field(
-        "Include the function's assembly (false: the assembly facet is empty and says it was not requested)",
+        "Include the assembly (false: the facet is empty and says so)",
         default=True,
     )
     limit: int | None = field("Most rows per collection (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)

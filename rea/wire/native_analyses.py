@@ -27,8 +27,7 @@ class FeatureArgs:
     case_sensitive: bool = field("Match case exactly", default=False)
     limit: int = field("Most matches, and most references", default=20, minimum=1, maximum=100)
     max_operations: int = field(
-        "Most reads: a 500-row page of strings or procedures, one reference lookup, one containing-procedure "
-        "resolution",
+        ("Most reads (a 500-row page, a reference lookup or a containing-procedure resolution each)"),
         default=20,
         minimum=1,
         maximum=100,
@@ -73,8 +72,10 @@ class PathEndpoint:
 @attrs.frozen(kw_only=True)
 class CallPathArgs:
     functions: tuple[Open, ...] = field(
-        "analyze_function Evidence, inline or {kind: retained-evidence, evidence_id}: one per function the path "
-        "may pass through; their callees are the edges",
+        (
+            "analyze_function Evidence (inline or retained), one per function a path may cross; their "
+            "callees are the edges"
+        ),
         minItems=1,
         maxItems=500,
         schema={"type": "array", "items": {"type": "object"}, "minItems": 1, "maxItems": 500},

@@ -13,7 +13,7 @@ from rea.wire.schema import Open, field, local_path
 @attrs.frozen(kw_only=True)
 class PlistArgs:
     relative_path: str = field(
-        "The plist inside the open bundle directory (open_binary on the .app, .framework or bundle root)",
+        "The plist inside the open bundle directory",
         default="Contents/Info.plist",
         minLength=1,
         maxLength=1024,

@@ -183,7 +183,7 @@ class SummaryView:
 class FacetView:
     kind: Literal["facet"] = field("One binary-layout facet (inspect_binary_layout Evidence)")
     facet: Literal["mitigations", "linkage", "pe_directories"] = field(
-        "The layout facet (pe_directories: a PE's export and import directories whole)"
+        "Layout facet (pe_directories: a PE's export and import directories)"
     )
 
 
@@ -222,8 +222,10 @@ class ItemView:
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
     collection: Collection = field(
-        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence; records: "
-        "network-capture Evidence (a page stops after 32 KB of records, at least one)"
+        
+            "sections, symbols, exports, imports: layout Evidence; modules: application Evidence; "
+            "records: network-capture Evidence (a page ends after 32 KB)"
+        
     )
     offset: int = _offset()
     limit: int = _limit()
@@ -273,7 +275,7 @@ class MachoView:
 @attrs.frozen(kw_only=True)
 class AndroidView:
     kind: Literal["android"] = field(
-        "A page of search_android_classes matches (classes) or inspect_android_class methods or fields"
+        "A page of search_android_classes matches or inspect_android_class methods or fields"
     )
     facet: AndroidFacet = field("classes: search Evidence; methods, fields: class Evidence")
     offset: int = _offset()
@@ -282,9 +284,7 @@ class AndroidView:
 
 @attrs.frozen(kw_only=True)
 class ApiSurfaceView:
-    kind: Literal["api-surface"] = field(
-        "Request lines of inspect_web_network_capture Evidence grouped by method, origin and path template"
-    )
+    kind: Literal["api-surface"] = field("Network-capture request lines grouped by method, origin and path template")
     offset: int = _offset()
     limit: int = _limit()
 
@@ -302,7 +302,7 @@ class ManagedView:
 @attrs.frozen(kw_only=True)
 class ComparisonView:
     kind: Literal["comparison"] = field(
-        "A page of compare_application_versions Evidence: its items, or its change graph's nodes or edges"
+        "A page of compare_application_versions items, or its change graph's nodes or edges"
     )
     facet: ComparisonFacet = field("items (default), graph_nodes or graph_edges", default="items")
     offset: int = _offset()

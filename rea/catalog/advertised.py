@@ -60,26 +60,55 @@ def _each(node: Mapping[str, Any], hint: str) -> Iterator[tuple[str, dict[str, A
 
 
 def _rebuilt(node: Mapping[str, Any], change: Callable[[dict[str, Any]], dict[str, Any]]) -> dict[str, Any]:
-    """`node` with `change` applied to each subschema directly below it (data keywords untouched)."""
+    """`node` with `change` applied to each subschema directly below it (data keywords untouched); the
+    same object when no subschema changed, so unchanged subtrees keep their memoized text."""
     out: dict[str, Any] = {}
+    changed = False
+
+    def apply(sub: Any) -> Any:
+        nonlocal changed
+        if not isinstance(sub, dict):
+            return sub
+        new = change(sub)
+        changed = changed or new is not sub
+        return new
+
     for key, value in node.items():
         if key in _NAMED and isinstance(value, dict):
-            out[key] = {name: change(sub) if isinstance(sub, dict) else sub for name, sub in value.items()}
+            out[key] = {name: apply(sub) for name, sub in value.items()}
         elif key in _MANY and isinstance(value, list):
-            out[key] = [change(sub) if isinstance(sub, dict) else sub for sub in value]
+            out[key] = [apply(sub) for sub in value]
         elif key in _ONE and isinstance(value, dict):
-            out[key] = change(value)
+            out[key] = apply(value)
         else:
             out[key] = value
-    return out
+    return out if changed or not isinstance(node, dict) else node
 
 
 def _body(node: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in node.items() if k not in ANNOTATIONS}
 
 
+class _Texts:
+    """Compact JSON text of subschemas, memoized by identity (the nodes are never mutated, and the memo
+    holds them, so an id is never reused while it is cached)."""
+
+    def __init__(self) -> None:
+        self._memo: dict[int, tuple[Any, str]] = {}
+
+    def __call__(self, node: dict[str, Any]) -> str:
+        found = self._memo.get(id(node))
+        if found is None:
+            found = (node, _text(node))
+            self._memo[id(node)] = found
+        return found[1]
+
+    def body(self, node: dict[str, Any]) -> str:
+        return self(node) if not any(k in node for k in ANNOTATIONS) else _text(_body(node))
+
+
 def _candidates(
-    schema: Mapping[str, Any], definitions: Mapping[str, Any]
+    schema: Mapping[str, Any], definitions: Mapping[str, Any], text: _Texts
 ) -> dict[tuple[bool, str], list[tuple[str, dict[str, Any]]]]:
     """Every subschema below the root and below each definition, by its text: whole (True) and
     without its own annotations (False)."""
@@ -87,11 +116,12 @@ def _candidates(
 
     def visit(node: Mapping[str, Any], hint: str) -> None:
         for name, sub in _each(node, hint):
-            body = _body(sub)
-            if body and set(body) != {"$ref"}:  # not a reference already
-                found.setdefault((False, _text(body)), []).append((name, body))
-                if body != sub:
-                    found.setdefault((True, _text(sub)), []).append((name, sub))
+            keys = set(sub) - set(ANNOTATIONS)
+            if keys and keys != {"$ref"}:  # not a reference already
+                annotated = len(keys) != len(sub)
+                found.setdefault((False, text.body(sub)), []).append((name, _body(sub) if annotated else sub))
+                if annotated:
+                    found.setdefault((True, text(sub)), []).append((name, sub))
             visit(sub, name)
 
     visit(schema, "input")
@@ -105,13 +135,15 @@ def _saving(text: str, uses: int, name: str) -> int:
     return (uses - 1) * len(text) - uses * reference - len(name) - 3
 
 
-def _replaced(node: dict[str, Any], whole: bool, text: str, reference: str) -> dict[str, Any]:
+def _replaced(node: dict[str, Any], whole: bool, wanted: str, reference: str, text: _Texts) -> dict[str, Any]:
     def change(sub: dict[str, Any]) -> dict[str, Any]:
-        if whole and _text(sub) == text:
+        if whole and text(sub) == wanted:
             return {"$ref": reference}
-        if not whole and _text(_body(sub)) == text:
+        if not whole and text.body(sub) == wanted:
             return {"$ref": reference, **{k: v for k, v in sub.items() if k in ANNOTATIONS}}
-        return _replaced(sub, whole, text, reference)
+        if len(text(sub)) < len(wanted):  # too small to hold it
+            return sub
+        return _replaced(sub, whole, wanted, reference, text)
 
     return _rebuilt(node, change)
 
@@ -158,7 +190,7 @@ def _default_once(node: Mapping[str, Any]) -> dict[str, Any]:
     if isinstance(out.get("default"), dict) and isinstance(properties, dict):
         made = {name: sub["default"] for name, sub in properties.items() if isinstance(sub, dict) and "default" in sub}
         if out["default"] == made:
-            del out["default"]
+            return {k: v for k, v in out.items() if k != "default"}  # a new node: `out` may be the input
     return out
 
 
@@ -172,9 +204,10 @@ def shared_input(schema: Mapping[str, Any], budget: int = REFERENCE_EXPANSIONS) 
     current = {k: v for k, v in schema.items() if k != "$defs"}
     definitions: dict[str, Any] = dict(schema.get("$defs", {}))
     refused: set[tuple[bool, str]] = set()
+    text = _Texts()
     while True:
         ranked = []
-        for key, uses in _candidates(current, definitions).items():
+        for key, uses in _candidates(current, definitions, text).items():
             name = _name(uses[0][0], definitions)
             saving = _saving(key[1], len(uses), name)
             if len(uses) > 1 and saving >= MIN_SAVING and key not in refused:
@@ -183,8 +216,8 @@ def shared_input(schema: Mapping[str, Any], budget: int = REFERENCE_EXPANSIONS) 
             break
         _, key, name, first, _ = max(ranked, key=lambda r: r[0] / r[4])
         reference = _REF_PREFIX + name
-        trial_defs = {k: _replaced(v, *key, reference) for k, v in definitions.items()}
-        trial = _replaced(current, *key, reference)
+        trial_defs = {k: _replaced(v, *key, reference, text) for k, v in definitions.items()}
+        trial = _replaced(current, *key, reference, text)
         trial_defs[name] = first
         if expansions({**trial, "$defs": trial_defs}) > budget:
             refused.add(key)

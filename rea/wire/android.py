@@ -472,7 +472,7 @@ class ProjectionArgs(AndroidLimitArgs):
         maxItems=1000,
     )
     package_evidence: Open = field(
-        ("inspect_android_package Evidence of the same APK (inline or retained): adds components and deep links"),
+        "inspect_android_package Evidence of the same APK (inline or retained): adds components and deep links",
         default=None,
     )
     max_bridge_candidates: int = field("Bridge candidates kept (more: coverage partial)", default=10_000, minimum=0)

@@ -328,7 +328,7 @@ class CompareVersionsArgs:
     right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     limits: VersionLimits = field("Comparison bounds", factory=VersionLimits)
     detail: Literal["complete", "summary"] = field(
-        ("complete (default) or summary: counts, first items and parent_evidence_id to page with the comparison view"),
+        "complete (default) or summary: counts, first items and parent_evidence_id to page with the comparison view",
         default="complete",
     )
 

@@ -68,11 +68,11 @@ RuntimeMapping = FileRootMapping | UrlPrefixMapping
 class StaticLayer:
     role: Role = field("Exactly one application layer; cache and assets layers are optional")
     analysis: Open = field(
-        ('analyze_javascript_application Evidence, inline or {"kind": "retained-evidence", "evidence_id"}'),
+        'analyze_javascript_application Evidence, inline or {"kind": "retained-evidence", "evidence_id"}',
         schema={"type": "object"},
     )
     runtime_mappings: tuple[RuntimeMapping, ...] = field(
-        ("Your translations of runtime locations into this layer (inference inputs; never widen authority)"),
+        "Your translations of runtime locations into this layer (inference inputs; never widen authority)",
         default=(),
         maxItems=32,
     )

@@ -24,7 +24,7 @@ RewriteLevel = Literal["minimal", "standard", "aggressive"]
 class RecoverArgs:
     path: str = local_path("Absolute path to a UTF-8 JavaScript file; never executed")
     output_directory: str | None = local_path(
-        ("Absent output directory (its parent exists); omitted: a fresh temporary one, named in the result"),
+        "Absent output directory (its parent exists); omitted: a fresh temporary one, named in the result",
         omit_none=True,
     )
     extraction_mode: ExtractionMode = field(

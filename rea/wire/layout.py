@@ -54,7 +54,7 @@ class LayoutArgs:
         default="complete",
     )
     architecture: str | None = field(
-        ("Universal slice to read (as list_architectures names it); required when there are several"),
+        "Universal slice to read (as list_architectures names it); required when there are several",
         omit_none=True,
         minLength=1,
         maxLength=64,

@@ -79,7 +79,7 @@ Detail = Literal["complete", "summary"]
 
 def _detail() -> Any:
     return field(
-        ("complete (default) or summary: counts, first rows and parent_evidence_id to page with the managed view"),
+        "complete (default) or summary: counts, first rows and parent_evidence_id to page with the managed view",
         default="complete",
     )
 

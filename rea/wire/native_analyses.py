@@ -27,7 +27,7 @@ class FeatureArgs:
     case_sensitive: bool = field("Match case exactly", default=False)
     limit: int = field("Most matches, and most references", default=20, minimum=1, maximum=100)
     max_operations: int = field(
-        ("Most reads (a 500-row page, a reference lookup or a containing-procedure resolution each)"),
+        "Most reads (a 500-row page, a reference lookup or a containing-procedure resolution each)",
         default=20,
         minimum=1,
         maximum=100,

@@ -155,7 +155,7 @@ class OpenBinaryArgs:
         omit_none=True,
     )
     architecture: str | None = field(
-        ("Universal Mach-O slice, as lipo names it (x86_64, arm64, ...); omitted: x86_64, then arm64, then the first"),
+        "Universal Mach-O slice, as lipo names it (x86_64, arm64, ...); omitted: x86_64, then arm64, then the first",
         omit_none=True,
         minLength=1,
         maxLength=64,

@@ -222,10 +222,8 @@ class ItemView:
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
     collection: Collection = field(
-        
-            "sections, symbols, exports, imports: layout Evidence; modules: application Evidence; "
-            "records: network-capture Evidence (a page ends after 32 KB)"
-        
+        "sections, symbols, exports, imports: layout Evidence; modules: application Evidence; "
+        "records: network-capture Evidence (a page ends after 32 KB)"
     )
     offset: int = _offset()
     limit: int = _limit()

@@ -235,7 +235,7 @@ class WebBundleAnalysis:
 class ExportWebScriptsArgs:
     capture_path: str = local_path("Saved inspect_web_page JSON (normalized result or Evidence) with script sources")
     output_directory: str | None = local_path(
-        ("Absent directory (its parent exists); omitted: a fresh temporary one, named in the result"),
+        "Absent directory (its parent exists); omitted: a fresh temporary one, named in the result",
         omit_none=True,
     )
 

@@ -56,11 +56,25 @@ def test_triage_is_a_first_look_at_every_kind_of_target_within_its_budget():
     assert {"list_browser_targets", "inspect_web_page", "inspect_web_network_capture"} <= triage.tools
 
 
-def test_the_default_catalog_context_cost_is_measured():
-    """The complete catalog's context cost per tool; the issue's target is 1.5 KB (see the toolsets
-    benchmark for the figure); this guards against growth past the level it was measured at."""
-    per_tool = _context(toolsets.ALL) / len(CATALOG)
-    assert per_tool < 2048, per_tool
+def _served(selection: toolsets.Selection) -> list[dict]:
+    """tools/list as the server builds it (effects.server._tools), dumped as the SDK sends it."""
+    from effects.server import _tools
+
+    return [t.model_dump(by_alias=True, exclude_none=True) for t in _tools("full", selection)]
+
+
+def test_the_served_tools_list_meets_the_context_targets():
+    """Issue 28's targets, measured on the tools/list the server serves: the default catalog at most 1.5 KB
+    (1,536 bytes) a tool on average, the triage toolset at most 48 KB. A tool that outgrows its share, or a
+    projection that stops sharing, fails here with the largest tools named."""
+    everything = _served(toolsets.ALL)
+    assert [t["name"] for t in everything] == [c.name for c in CATALOG]
+    total = toolsets.context_bytes(everything)
+    largest = sorted((toolsets.context_bytes([t]), t["name"]) for t in everything)[-5:]
+    assert total <= toolsets.CATALOG_MAX_CONTEXT_BYTES_PER_TOOL * len(everything), (total / len(everything), largest)
+    triage = _served(toolsets.select(("triage",)))
+    assert toolsets.context_bytes(triage) <= toolsets.TRIAGE_MAX_CONTEXT_BYTES
+    assert total == _context(toolsets.ALL)  # `rea toolsets` and the docs measure the same projection
 
 
 def test_context_bytes_is_the_compact_json_of_name_description_and_input_schema():
@@ -174,6 +188,18 @@ def test_a_client_sees_exactly_the_triage_tools_and_may_call_only_those():
     assert "REA_MCP_TOOLSETS=triage,android" in refused["remediation"]["action"]
     assert outside.meta == {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
     assert unknown.is_error is True and _body(unknown)["error"]["code"] != "capability_unavailable"
+
+
+@pytest.mark.slow
+def test_a_client_reads_the_default_catalog_within_its_context_target():
+    async def main():
+        async with connect() as s:
+            return [t.model_dump(by_alias=True, exclude_none=True) for t in (await s.list_tools()).tools]
+
+    tools = anyio.run(main)
+    assert len(tools) == len(CATALOG)
+    per_tool = toolsets.context_bytes(tools) / len(tools)  # measured on what the client read
+    assert per_tool <= toolsets.CATALOG_MAX_CONTEXT_BYTES_PER_TOOL, per_tool
 
 
 @pytest.mark.slow

@@ -22,10 +22,7 @@ _READ = frozenset({"mutatesSession", "idempotent", "launchesProcess", "accessesN
 _WRITES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "writesFilesystem"})
 _MUTATES = frozenset({"mutatesSession", "launchesProcess", "accessesNetwork", "mutatesDevice"})
 _RUNS = _MUTATES | {"executesForeignCode"}
-_CHECKS = (
-    " Refused with capability_unavailable when adb is missing (how to install it) or no device is attached as"
-    " serial (naming what the loopback adb server lists); REA never starts an adb server."
-)
+_CHECKS = " Needs adb and an attached serial (else capability_unavailable)."
 
 
 @attrs.frozen
@@ -41,9 +38,9 @@ class Row:
 ROWS = (
     Row(
         "list_adb_devices",
-        "List attached devices exactly as `host:devices-l` reports them: serial, state, transport, model metadata, "
-        "and an inferred emulator/physical kind with its basis. Asks a running loopback adb server (ADB_SERVER_SOCKET "
-        "or ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037; a remote one is refused) and never starts one.",
+        "List attached devices as `host:devices-l` reports them: serial, state, transport, model metadata and an "
+        "inferred emulator or physical kind with its basis, from a running loopback adb server "
+        "(ADB_SERVER_SOCKET or ANDROID_ADB_SERVER_PORT, else 127.0.0.1:5037; remote ones refused).",
         w.DevicesArgs,
         w.DevicesResult,
         _READ,

@@ -30,17 +30,16 @@ _COMMON: dict[str, Any] = {
     "surface": "android-provider",
     "effects": {"mutatesSession", "idempotent", "launchesProcess"},
 }
-_ENGINE = "Parsed by androguard in an owned worker (deadline, memory ceiling); the APK is never executed."
+_ENGINE = "Parsed by androguard in an owned worker; the APK is never executed."
 
 INSPECT_ANDROID_PACKAGE = evidence_tool(
     "inspect_android_package",
     "Inspect Android Package",
     (
-        "Inspect a local APK: package, version, min/target/compile SDK, requested and declared permissions, "
-        "decoded manifest, components with exported state, intent filters and deep links, application flags "
-        "(debuggable, allowBackup, cleartext traffic, network security config), native libraries per ABI, DEX "
-        "files with class/method counts and checksums, and signatures v1/v2/v3/v3.1/v4, each verified, with "
-        f"signer certificates. {_ENGINE}"
+        "Inspect a local APK: package, version, SDK levels, permissions, decoded manifest, components with "
+        "exported state, intent filters and deep links, application flags (debuggable, allowBackup, cleartext "
+        "traffic, network security config), native libraries per ABI, DEX files with counts and checksums, and "
+        f"v1 to v4 signatures, each verified, with signer certificates. {_ENGINE}"
     ),
     args=PackageArgs,
     result=PackageResult,
@@ -52,9 +51,9 @@ SEARCH_ANDROID_CLASSES = evidence_tool(
     "search_android_classes",
     "Search Android Classes",
     (
-        "Search the class names of every DEX of a local APK (multidex is one program) by case-sensitive "
-        "substring; an empty query lists every class. Names are fully qualified, inner classes keep $; "
-        f"offset/limit page the matches. {_ENGINE} The parsed program is cached per APK digest."
+        "Search the class names of every DEX of a local APK by case-sensitive substring (an empty query lists "
+        "all); names are fully qualified, inner classes keep $; offset/limit page the matches. The parse is "
+        f"cached per APK digest. {_ENGINE}"
     ),
     args=SearchArgs,
     result=SearchResult,
@@ -93,9 +92,9 @@ TRACE_ANDROID_REFERENCES = evidence_tool(
     "trace_android_references",
     "Trace Android References",
     (
-        "Trace incoming static references to an exact Android class, or to one method (overload_index selects "
-        "among same-name methods), from the cross-reference graph of every DEX. Source lines and DEX offsets "
-        f"stay unknown; no runtime calls are inferred. {_ENGINE}"
+        "Trace incoming static references to an exact Android class, or one method (overload_index picks among "
+        "same-name methods), through the cross-reference graph of every DEX. Source lines and DEX offsets stay "
+        f"unknown; no runtime call is inferred. {_ENGINE}"
     ),
     args=ReferenceArgs,
     result=ReferenceResult,
@@ -126,10 +125,10 @@ DECODE_ANDROID_RESOURCES = evidence_tool(
     "decode_android_resources",
     "Decode Android Resources",
     (
-        "Decode one local APK's resources with `apktool d --no-src` in an owned workspace removed afterwards: the "
-        "readable AndroidManifest.xml, apktool.yml version and SDK facts, the string resources (default table or "
-        "one locale, bounded to 2000 entries), the string locales and the decoded file count. The APK is hashed "
-        "with SHA-256 first; smali is skipped (see inspect_android_method)."
+        "Decode one local APK's resources with `apktool d --no-src` in an owned workspace removed "
+        "afterwards: AndroidManifest.xml, apktool.yml version and SDK facts, string resources (default "
+        "table or one locale, up to 2000), the locales and the decoded file count. Smali is skipped (see "
+        "inspect_android_method)."
     ),
     args=DecodeArgs,
     result=DecodeResult,
@@ -142,9 +141,9 @@ INSPECT_ADB_CLIENT = evidence_tool(
     "inspect_adb_client",
     "Inspect ADB Client",
     (
-        "Inspect the adb client REA would run: resolved binary, version and install path (REA_ADB_PATH, absolute, "
-        "else adb on PATH). Never contacts devices and never starts the adb server; a missing client answers "
-        "capability_unavailable with how to install it (Debian adb)."
+        "Inspect the adb client REA would run: binary, version and install path (REA_ADB_PATH, else adb "
+        "on PATH). Contacts no device and starts no server; without adb: capability_unavailable with how "
+        "to install it."
     ),
     args=NoArgs,
     result=AdbClientResult,
@@ -157,13 +156,13 @@ PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
     "project_android_application_graph",
     "Project Android Application Graph",
     (
-        "Project one Android application from every page of its APK inventory Evidence (inventory_artifact or "
-        "inspect_artifact, inline or retained): manifests, resources, DEX, JVM classes, native libraries, JavaScript "
-        "and signing entries with exact paths and hashes, runtime families, embedded web assets with their HTML entry "
-        "points, and from a scan of the DEX bytecode (the APK at the inventory's path, same digest): the classes "
-        "calling System.loadLibrary/load paired with the libraries they name, addJavascriptInterface bridges and "
-        "WebView.loadUrl targets (path-based candidates when the APK cannot be read). package_evidence "
-        "(inspect_android_package Evidence of the same APK) adds manifest components and deep links. Executes nothing."
+        "Project one Android application from every page of its APK inventory Evidence "
+        "(inventory_artifact or inspect_artifact, inline or retained): manifests, resources, DEX, "
+        "classes, native libraries, JavaScript and signing entries with paths and hashes, runtime "
+        "families and embedded web assets; from the DEX bytecode, System.loadLibrary callers with their "
+        "libraries, addJavascriptInterface bridges and WebView.loadUrl targets (path-based candidates "
+        "when the APK is unreadable). package_evidence (inspect_android_package Evidence of the same APK) "
+        "adds components and deep links. Executes nothing."
     ),
     args=ProjectionArgs,
     result=ProjectionResult,

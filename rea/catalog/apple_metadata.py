@@ -14,11 +14,7 @@ from rea.wire.apple_metadata import (
 )
 from rea.wire.tool import evidence_tool
 
-_READ = (
-    "Read from the Mach-O file itself on any host (no Mac, no Hopper): the 64-bit Objective-C runtime structures "
-    "and Swift context descriptors are decoded with every pointer checked against the image; a record whose "
-    "pointers leave the image is reported invalid, the others still decode."
-)
+_READ = "Read from the file on any host; a record whose pointers leave the image is reported invalid."
 
 GET_OBJC_CLASSES = evidence_tool(
     "get_objc_classes",
@@ -71,12 +67,10 @@ INSPECT_NATIVE_DISPATCH_METADATA = evidence_tool(
     "inspect_native_dispatch_metadata",
     "Inspect Native Dispatch Metadata",
     (
-        "After open_binary on a Mach-O file, decode its Objective-C dispatch metadata: classes with superclass "
-        "chains, instance and class methods (absolute and relative method lists) with implementation addresses, "
-        "ivars with offsets, sizes and alignment, properties, protocols with required and optional methods, "
-        "categories (external classes from their bind symbol), and Swift type and protocol descriptors and "
-        "mangled symbols. Every record carries its address, file offset and the artifact it came from; coverage "
-        "says per facet what was decoded and what is unsupported (Swift conformances and dispatch tables). " + _READ
+        "After open_binary on a Mach-O file, decode its Objective-C metadata (classes with superclass chains, "
+        "methods with implementation addresses, ivars, properties, protocols, categories) and Swift type and "
+        "protocol descriptors. Every record carries its address, file offset and artifact; coverage says per "
+        "facet what was decoded or is unsupported (Swift conformances, dispatch tables). " + _READ
     ),
     args=DispatchMetadataArgs,
     result=DispatchMetadataResult,

@@ -34,11 +34,11 @@ INSPECT_ARTIFACT = evidence_tool(
     "inspect_artifact",
     "Inspect Artifact",
     (
-        "After open_binary on a local archive, package or directory (zip/jar/apk/aab/ipa/aar/whl/appx/msix/crx, "
-        "ASAR, tar[.gz|.bz2|.xz|.zst], ar/.deb), inventory it completely in one substep and return inspection "
-        "Evidence: the complete inventory Evidence inline in substeps[0].evidence (hand the inspection to "
-        "compare_artifacts), observations, hypotheses, contradictions, unexplored branches and next probes. "
-        "detail: summary retains the complete Evidence and returns its summary view (parent_evidence_id) instead."
+        "After open_binary on a local archive, package or directory (zip, jar, apk, aab, ipa, whl, msix, "
+        "crx, ASAR, tar with any compression, ar/.deb), inventory it completely and return inspection "
+        "Evidence: the inventory Evidence inline in substeps[0].evidence (hand it to compare_artifacts), "
+        "observations, hypotheses, contradictions, unexplored branches and next probes. detail: summary "
+        "returns its summary view (parent_evidence_id) instead."
     ),
     args=InspectArgs,
     result=InspectionResult,
@@ -74,11 +74,11 @@ EXTRACT_ARTIFACT = evidence_tool(
     "extract_artifact",
     "Extract Artifact",
     (
-        "Materialize every regular file of the active archive or package (or only the occ_ ids given in "
-        "occurrence_ids) into a fresh REA-chosen temporary directory and report its path. Never writes outside "
-        "it or overwrites; traversal limits apply while streaming and a limit hit fails with truncated, nothing "
-        "published. With integrity_policy record-and-continue, observed bytes are written and contradictions "
-        "returned."
+        "Write every regular file of the active archive or package (or only the occ_ ids in "
+        "occurrence_ids) into a fresh temporary directory REA chooses, and report its path; nothing is "
+        "written outside it or overwritten. A traversal limit hit fails with truncated and publishes "
+        "nothing. With integrity_policy record-and-continue, observed bytes are written and "
+        "contradictions returned."
     ),
     args=ExtractArgs,
     result=ExtractionResult,
@@ -92,10 +92,11 @@ COMPARE_ARTIFACTS = evidence_tool(
     "compare_artifacts",
     "Compare Artifacts",
     (
-        "Compare two artifact inventories (inspect_artifact or inventory_artifact Evidence, inline or retained, or "
-        "every page of one inventory as an array). Equality needs matching scopes, complete members and complete "
-        "traversal; missing members give truncated, unknown coverage or hashes give unknown, integrity mismatches "
-        "stay contradictions. Every change is returned; offset/limit optionally select a slice."
+        "Compare two artifact inventories (inspect_artifact or inventory_artifact Evidence, inline or "
+        "retained, or every page of one inventory as an array). Equality needs matching scopes and "
+        "complete members and traversal: missing members give truncated, unknown coverage or hashes "
+        "unknown, integrity mismatches stay contradictions. Every change is returned; offset/limit select "
+        "a slice."
     ),
     args=CompareArgs,
     result=ComparisonResult,

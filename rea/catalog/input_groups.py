@@ -8,33 +8,26 @@ from __future__ import annotations
 
 INPUT_GROUPS: dict[str, str] = {
     "compare_web_captures": (
-        "Accepted input groups (exactly one): before + after (inspect_web_page results, each optionally with "
-        "webmcp); or before_scenario + after_scenario (capture_browser_scenario results, optionally with "
-        "normalization). max_changes applies to both."
+        "Exactly one group: before + after (inspect_web_page results, each optionally with webmcp), or "
+        "before_scenario + after_scenario (capture_browser_scenario results, optionally with normalization); "
+        "max_changes applies to both."
     ),
     "project_managed_application_graph": (
-        "Accepted input groups: at least one of managed_artifact_evidence_id, managed_members_evidence_id, "
-        "managed_native_boundaries_evidence_id (all of the same assembly); inventory_evidence_id and limits "
-        "are optional with any of them."
+        "At least one of managed_artifact_evidence_id, managed_members_evidence_id, "
+        "managed_native_boundaries_evidence_id (one assembly); inventory_evidence_id and limits are optional."
     ),
-    "trace_application_feature": (
-        "Accepted input groups: seed with exactly one of application (inline or retained-evidence) or "
-        "application_evidence_id."
-    ),
-    "trace_javascript_semantics": (
-        "Accepted input groups: query with exactly one of application (inline or retained-evidence) or "
-        "application_evidence_id."
-    ),
+    "trace_application_feature": "Give seed and exactly one of application or application_evidence_id.",
+    "trace_javascript_semantics": "Give query and exactly one of application or application_evidence_id.",
     "compare_application_versions": (
-        "Accepted input groups: each side exactly once, left or left_evidence_id, and right or "
-        "right_evidence_id (four combinations); the native observation lists and limits are optional."
+        "Each side exactly once: left or left_evidence_id, and right or right_evidence_id; the native "
+        "observation lists and limits are optional."
     ),
     "compare_source_to_bundle": (
-        "Accepted input groups: exactly one of application or application_evidence_id; reference is "
-        "optional (omitted: the bundle's own source-map sources)."
+        "Exactly one of application or application_evidence_id; reference is optional (omitted: the bundle's "
+        "own source-map sources)."
     ),
     "compare_javascript_export_shapes": (
-        "Accepted input groups: the four module/export names with each side exactly once, left or "
-        "left_evidence_id, and right or right_evidence_id."
+        "The four module and export names, with each side exactly once: left or left_evidence_id, and right "
+        "or right_evidence_id."
     ),
 }

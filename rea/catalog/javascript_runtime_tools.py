@@ -12,13 +12,15 @@ from rea.wire.tool import evidence_tool
 RECOVER = evidence_tool(
     "recover_javascript_sources",
     "Recover JavaScript Sources",
-    "Recover readable modules from one local UTF-8 JavaScript bundle into an absent directory, without running "
-    "it: original sources from its source map (embedded sourcesContent, or files beside the bundle under "
-    "source_root) and modules cut from the bundle's own boundaries (webpack/rspack/browserify module tables, "
-    "esbuild path comments). Published atomically (staged, then renamed). Returns original/derived digests, "
-    "half-open byte ranges into the bundle, warnings (a lying map is clipped and reported), report, provenance "
-    "and manifest files, and analysis_input for analyze_javascript_application. Runtime equivalence is unknown. "
-    "64 MiB input, 128 MiB output, 10000 files.",
+    (
+        "Recover readable modules from one local UTF-8 JavaScript bundle into an absent directory without "
+        "running it: original sources from its source map (sourcesContent, or files under source_root) and "
+        "modules cut at the bundle's own boundaries (webpack, rspack, browserify tables, esbuild path "
+        "comments), published atomically. Returns digests, byte ranges into the bundle, warnings (a lying map "
+        "is clipped), report, provenance and manifest files and an analysis_input for "
+        "analyze_javascript_application. Runtime equivalence is unknown. Limits: 64 MiB in, 128 MiB out, "
+        "10000 files."
+    ),
     args=rec.RecoverArgs,
     result=rec.RecoveryResult,
     examples=[{"path": "/tmp/web-scripts/app.js", "output_directory": "/tmp/recovered-app"}],
@@ -30,9 +32,10 @@ _INSPECTOR = "http://127.0.0.1:9229"
 LIST_RUNTIME = evidence_tool(
     "list_javascript_runtime_targets",
     "List JavaScript Runtime Targets",
-    "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron main "
-    "process): target id, type, location (file locations stay unresolved until observed), attached state, and "
-    "the runtime's product and protocol version. A non-loopback endpoint is refused before connecting.",
+    (
+        "List the targets of a loopback V8 inspector endpoint (node --inspect=127.0.0.1:PORT, an Electron "
+        "main process): id, type, location, attached state and the runtime's product and protocol version."
+    ),
     args=rt.ListRuntimeTargetsArgs,
     result=rt.RuntimeTargetList,
     examples=[{"inspector_endpoint": _INSPECTOR}],
@@ -42,11 +45,12 @@ LIST_RUNTIME = evidence_tool(
 OBSERVE_RUNTIME = evidence_tool(
     "observe_javascript_runtime",
     "Observe JavaScript Runtime",
-    "Attach to one target of a loopback V8 inspector endpoint and only listen for observation_ms: scripts "
-    "parsed (loaded modules; already-loaded ones are replayed), execution contexts, console calls and "
-    "exceptions in the window. Sends only Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses (never "
-    "evaluates code; pauses are skipped). A runtime that exits during the window answers status partial with "
-    "what was seen.",
+    (
+        "Attach to one target of a loopback V8 inspector endpoint and listen for observation_ms: scripts "
+        "parsed (loaded ones replayed), execution contexts, console calls and exceptions. Sends only "
+        "Runtime.enable, Debugger.enable and Debugger.setSkipAllPauses: nothing is evaluated, pauses are "
+        "skipped. A runtime that exits meanwhile answers status partial."
+    ),
     args=rt.ObserveRuntimeArgs,
     result=rt.RuntimeObservation,
     examples=[
@@ -65,9 +69,10 @@ _CDP = "http://127.0.0.1:9223"
 LIST_ELECTRON = evidence_tool(
     "list_electron_targets",
     "List Electron Targets",
-    "List every Electron file:// page target of a loopback CDP endpoint (the app started with "
-    "--remote-debugging-port), local paths canonicalized after symlink resolution; other pages and non-page "
-    "targets are counted in excluded. A non-loopback endpoint is refused before connecting.",
+    (
+        "List the Electron file:// page targets of a loopback CDP endpoint (an app started with "
+        "--remote-debugging-port), local paths canonicalized; other targets are counted in excluded."
+    ),
     args=el.ListElectronTargetsArgs,
     result=el.ElectronTargetList,
     examples=[{"cdp_endpoint": _CDP}],
@@ -77,10 +82,12 @@ LIST_ELECTRON = evidence_tool(
 INSPECT_ELECTRON = evidence_tool(
     "inspect_electron_page",
     "Inspect Electron Page",
-    "Passively inspect one Electron file page of a loopback CDP endpoint: rechecks that the target exists and "
-    "is a local file page, then returns frames, DOM structure (names, types, attribute names; no text or "
-    "values), file resources, scripts parsed (with their source text when include_script_sources) and file "
-    "workers, without evaluating renderer JavaScript or invoking Electron APIs.",
+    (
+        "Passively inspect one Electron file page of a loopback CDP endpoint: frames, DOM structure (names, "
+        "types, attribute names; no text or values), file resources, parsed scripts (with source when "
+        "include_script_sources) and workers, without evaluating renderer JavaScript or calling Electron "
+        "APIs."
+    ),
     args=el.InspectElectronPageArgs,
     result=el.ElectronPageInspection,
     examples=[{"cdp_endpoint": _CDP, "target_id": "TARGET_ID_FROM_LIST_ELECTRON_TARGETS"}],
@@ -92,14 +99,15 @@ _RETAINED = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 RECONCILE = evidence_tool(
     "reconcile_javascript_runtime",
     "Reconcile JavaScript Runtime",
-    "Reconcile static application layers (analyze_javascript_application Evidence: exactly one application "
-    "layer, optional cache and assets layers, each with caller-declared file-root or url-prefix mappings) with "
-    "passive runtime captures (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
-    "capture_electron_scenario Evidence), without any IO. Every runtime target, frame, script and worker is "
-    "matched (by captured-source digest and mapped path), ambiguous, unmatched or unknown, with its basis; "
-    "every static asset, chunk and module gets a load state (loaded, resident-in-loaded-asset, "
-    "not-observed-in-capture, unknown); the combined graph carries inferred observed_as edges. Digest "
-    "equality is byte identity, never proof of execution. Inputs are Evidence inline or retained references.",
+    (
+        "Match static application layers (analyze_javascript_application Evidence: one application layer, "
+        "optional cache and assets layers, each with file-root or url-prefix mappings) against passive "
+        "runtime captures (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
+        "capture_electron_scenario Evidence), with no IO. Each runtime target, frame, script and worker is "
+        "matched (by source digest and mapped path), ambiguous, unmatched or unknown, with its basis; each "
+        "static asset, chunk and module gets a load state; observed_as edges are inferred. Digest equality is "
+        "byte identity, not proof of execution. Inputs: Evidence inline or retained references."
+    ),
     args=jr.ReconcileArgs,
     result=jr.RuntimeReconciliation,
     examples=[

@@ -33,14 +33,14 @@ def _workflow(
 ANALYZE = _workflow(
     "analyze_javascript_application",
     "Analyze JavaScript Application",
-    "Statically analyse a local JavaScript / Electron application (directory, or .asar with .asar.unpacked) "
-    "without running it: files classified, JavaScript and TypeScript parsed with tree-sitter, a graph of "
-    "modules, import/require/dynamic-import/re-export edges (relative, node_modules with exports maps, node: "
-    "builtins; unresolved kept as unknowns), exports and their shapes, Electron process roles, IPC channels "
-    "with both ends, contextBridge APIs, URLs, routes, protocols, bundler runtimes and source maps. Returns "
-    "graph{graph_id, nodes, edges}, the Electron summary and statistics; every node and edge names its file, "
-    "line and byte range. detail summary retains the complete record and returns a summary view with "
-    "parent_evidence_id.",
+    (
+        "Statically analyse a local JavaScript or Electron application (directory, or .asar with "
+        ".asar.unpacked) without running it: a graph of modules and import, require and re-export edges "
+        "(node_modules exports maps, node: builtins; unresolved kept as unknowns), exports and their shapes, "
+        "Electron process roles, IPC channels with both ends, contextBridge APIs, URLs, routes, protocols, "
+        "bundler runtimes and source maps, each node and edge with its file, line and byte range. detail "
+        "summary retains the complete record and returns a summary view with parent_evidence_id."
+    ),
     w.AnalyzeArgs,
     w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
     {"input_path": "/path/to/app", "detail": "summary"},
@@ -52,10 +52,12 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_application_feature",
         "Trace Application Feature",
-        "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
-        "application Evidence: outgoing along the flow (renderer -> IPC channel -> main handler), incoming back "
-        "to entry points, or both. Returns the seed matches, the traced subgraph, paths from the seed to entry "
-        "points or implementing modules, native handoffs and coverage. Never reruns the analysis.",
+        (
+            "Trace a literal seed (node-id, route, string, api, channel, module or native-export) through "
+            "application Evidence, outgoing along the flow (renderer -> IPC channel -> main handler), "
+            "incoming back to entry points, or both: matches, the traced subgraph, paths, native handoffs "
+            "and coverage."
+        ),
         w.TraceFeatureArgs,
         w.FeatureTraceResult,
         {"application": _RETAINED_EXAMPLE, "seed": {"kind": "channel", "value": "ping"}},
@@ -63,14 +65,14 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "trace_javascript_semantics",
         "Trace JavaScript Semantics",
-        "Query application Evidence from a seed, in one direction (backward-provenance, forward-influence, "
-        "callers, ownership). An application-node seed is traversed over the application graph's module, IPC, "
-        "bridge, load and URL relations; the other seeds (semantic-node, literal, function, property, endpoint, "
-        "event, boundary-field) are answered from the semantic companion graph the analysis builds (functions, "
-        "parameters, bindings, literals, calls, property slots, events), e.g. where a literal URL or channel flows. "
-        "Only a record whose analysis stopped before building that graph answers them status unsupported. "
-        "Relations are paged (query.page_size; page.next_cursor); nodes and relations point to shared "
-        "evidence_contexts.",
+        (
+            "Query application Evidence from a seed in one direction (backward-provenance, forward-influence, "
+            "callers, ownership). An application-node seed walks the application graph (module, IPC, bridge, "
+            "load, URL relations); semantic-node, literal, function, property, endpoint, event and "
+            "boundary-field seeds walk the semantic companion graph the analysis builds, e.g. where a literal "
+            "URL or channel flows (status unsupported only when the analysis stopped before building it). "
+            "Relations are paged (query.page_size, page.next_cursor)."
+        ),
         w.TraceSemanticsArgs,
         w.SemanticQueryResult,
         {
@@ -84,11 +86,13 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "compare_application_versions",
         "Compare Application Versions",
-        "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
-        "dependencies, URLs, protocols, bridge APIs and windows, each item added / removed / changed / "
-        "unchanged / unknown (absence on a partial side stays unknown), with a summary and coverage. detail: "
-        "summary retains the comparison and returns its summary view (counts, first items, parent_evidence_id); "
-        'then page it with inspect_analysis_view {"kind": "comparison", facet items|graph_nodes|graph_edges}.',
+        (
+            "Compare two application records: modules, bundled modules, exports, IPC channels, routes, "
+            "dependencies, URLs, protocols, bridge APIs and windows, each item added, removed, changed, "
+            "unchanged or unknown (absence on a partial side stays unknown), with a summary and coverage. "
+            "Complete by default; detail: summary returns counts and first items, then page with "
+            "inspect_analysis_view {kind: comparison}."
+        ),
         w.CompareVersionsArgs,
         w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
@@ -97,10 +101,12 @@ TOOLS: tuple[ToolContract, ...] = (
     _workflow(
         "compare_source_to_bundle",
         "Compare Source To Bundle",
-        "Map reference sources (a HistoricalSourceGraph, a source tree analysed with "
-        "analyze_javascript_application, or the bundle's own source-map sources when reference is omitted) to "
-        "what the bundle ships (source-map sources, recovered bundled modules, modules): each source unchanged, "
-        "modified, removed, duplicated or unknown, with scored candidates.",
+        (
+            "Map reference sources (a HistoricalSourceGraph, a source tree analysed with "
+            "analyze_javascript_application, or, when reference is omitted, the bundle's own source-map "
+            "sources) to what the bundle ships: each source unchanged, modified, removed, duplicated or "
+            "unknown, with scored candidates."
+        ),
         w.SourceToBundleArgs,
         w.SourceToBundleResult,
         {"application": _RETAINED_EXAMPLE},

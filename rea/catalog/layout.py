@@ -28,14 +28,12 @@ INSPECT_BINARY_LAYOUT = evidence_tool(
     "inspect_binary_layout",
     "Inspect Binary Layout",
     (
-        "Read the file layout of a local ELF (any machine), PE/PE32+ or Mach-O (thin, or one slice of a universal "
-        "binary chosen by architecture) without a disassembler: sections, segments, symbols, ELF REL/RELA/RELR "
-        "relocations with their owners, PE base relocations and Mach-O fixups, needed libraries, interpreter and "
-        "rpaths, the entry point with its meaning, linkage (GOT/PLT, IAT slots) and inferred mitigations (NX, "
-        "PIE/ASLR, RELRO, canary and FORTIFY evidence, CET/BTI, DllCharacteristics and CFG, Mach-O PIE and "
-        "hardened runtime). Numbers are 0x hex strings; names keep their bytes and file locations. detail: summary "
-        "retains the complete Evidence and returns its summary view (parent_evidence_id); then read facets, "
-        "sections and symbols with inspect_analysis_view."
+        "Read the file layout of a local ELF, PE/PE32+ or Mach-O (thin, or the slice architecture names) "
+        "without a disassembler: sections, segments, symbols, relocations and fixups, needed libraries, "
+        "interpreter and rpaths, entry point, linkage (GOT/PLT, IAT) and inferred mitigations (NX, "
+        "PIE/ASLR, RELRO, canary, FORTIFY, CET/BTI, CFG, hardened runtime). Numbers are 0x hex strings. "
+        "detail: summary retains the complete Evidence and returns its summary (parent_evidence_id); read "
+        "facets, sections and symbols with inspect_analysis_view."
     ),
     args=LayoutArgs,
     result=BinaryLayout,
@@ -53,9 +51,9 @@ LIST_ARCHITECTURES = evidence_tool(
     "list_architectures",
     "List Architectures",
     (
-        "After open_binary on a Mach-O file, list its architectures: every slice of a universal binary (name as "
-        "lipo gives it, CPU type and subtype, file offset, size, alignment) from a checked universal header (slices "
-        "inside the file, not overlapping), or the one image of a thin file. Works on any host; no Mac needed."
+        "After open_binary on a Mach-O file, list its architectures on any host: every slice of a "
+        "universal binary (lipo name, CPU type and subtype, file offset, size, alignment) from a checked "
+        "universal header, or the one image of a thin file."
     ),
     args=ArchitecturesArgs,
     result=Architectures,
@@ -69,12 +67,11 @@ INSPECT_MACHO = evidence_tool(
     "inspect_macho",
     "Inspect Mach-O",
     (
-        "After open_binary on a Mach-O file (thin, or a universal binary with architecture naming the slice), "
-        "read it with lief on any host: header (endian, word size, file type, flags, UUID), entry points, "
-        "architectures, build metadata (platform, minimum OS, SDK, tools), every load command, dependencies with "
-        "versions, imports (binding dylib), exports (address, weak, re-export source) and segments with sections. "
-        "Each collection carries its total and exhaustive flag. Frameworks hold megabytes of symbols: select "
-        'detail: "summary" first, then page facets with inspect_analysis_view {kind: macho}.'
+        "After open_binary on a Mach-O file (thin, or the universal slice architecture names), read it "
+        "with lief on any host: header, UUID, entry points, build metadata (platform, minimum OS, SDK), "
+        "load commands, dependencies with versions, imports with their dylib, exports and segments with "
+        "sections, each collection with its total. Frameworks hold megabytes of symbols: pass detail: "
+        '"summary" first, then page facets with inspect_analysis_view {kind: macho}.'
     ),
     args=MachoArgs,
     result=MachoInspection,
@@ -91,9 +88,9 @@ DEMANGLE_SWIFT = evidence_tool(
     "demangle_swift",
     "Demangle Swift",
     (
-        "Demangle Swift symbols with the host's swift-demangle (a Swift toolchain on PATH): each input with its "
-        "output and status (demangled, unchanged, invalid) and the command's provenance. Without swift-demangle "
-        "the call fails with capability_unavailable and the install step; nothing is guessed."
+        "Demangle Swift symbols with the host's swift-demangle: each input with its output and status "
+        "(demangled, unchanged, invalid). Without swift-demangle: capability_unavailable with the install "
+        "step; nothing is guessed."
     ),
     args=DemangleArgs,
     result=DemangleResult,
@@ -106,10 +103,10 @@ INSPECT_SIGNATURE = evidence_tool(
     "inspect_signature",
     "Inspect Signature",
     (
-        "After open_binary on a Mach-O file, read its embedded code signature on any host: whether it is signed, "
-        "identifier and team identifier, every CodeDirectory with its hash type and cdhash, hardened runtime "
-        "(CS_RUNTIME), XML entitlements, signing authorities and signing time from the CMS blob. Unsigned images "
-        "say so; lying blob lengths end the reading with a limitation. Requirements are not decompiled."
+        "After open_binary on a Mach-O file, read its embedded code signature on any host: signed or not, "
+        "identifier and team, each CodeDirectory with hash type and cdhash, hardened runtime, XML "
+        "entitlements, signing authorities and time. Lying blob lengths end the reading with a "
+        "limitation; requirements are not decompiled."
     ),
     args=SignatureArgs,
     result=Signature,
@@ -123,12 +120,11 @@ INSPECT_RECORDED_CRASH = evidence_tool(
     "inspect_recorded_crash",
     "Inspect Recorded Crash",
     (
-        "Read a Linux x86-64 ELF core file (as the kernel or gdb's gcore writes it) without running the crashed "
-        "program or attaching to any process: every program header, every note with its raw owner and descriptor "
-        "bytes and where they sit, each thread's amd64 registers (NT_PRSTATUS), the signal and faulting address "
-        "(NT_SIGINFO), the recorded process and command line (NT_PRPSINFO) and its mapped files (NT_FILE). Recorded "
-        "pids are history: the live process is unknown. include_debugger_context adds Debian gdb's core-only view "
-        "(mapping candidates, frames). A truncated core says which segments are cut."
+        "Read a Linux x86-64 ELF core file without running or attaching to anything: program headers, "
+        "notes with their raw bytes and locations, each thread's registers (NT_PRSTATUS), signal and "
+        "faulting address (NT_SIGINFO), process and command line (NT_PRPSINFO) and mapped files "
+        "(NT_FILE). Recorded pids are history. include_debugger_context adds gdb's core-only view "
+        "(mapping candidates, frames). A truncated core names the cut segments."
     ),
     args=RecordedCrashArgs,
     result=RecordedCrash,
@@ -141,11 +137,11 @@ INSPECT_PLIST = evidence_tool(
     "inspect_plist",
     "Inspect Property List",
     (
-        "Read a property list on any host: relative_path inside the open bundle directory (open_binary on the "
-        ".app, .framework or bundle; default Contents/Info.plist), or path (ours) naming a plist file. XML, binary "
-        "(bplist00) and JSON plists become JSON (data, dates, UIDs and big integers as tagged objects), with the "
-        "bundle's CFBundle identifier, executable, name and versions. Entity declarations are refused; a plist "
-        "that unfolds past max_nodes or max_depth is cut where it stopped, and says so."
+        "Read a property list on any host: relative_path inside the open bundle directory (default "
+        "Contents/Info.plist), or path naming a plist file. XML, binary and JSON plists become JSON "
+        "(data, dates, UIDs and big integers tagged), with the bundle's identifier, executable, name and "
+        "versions. Entity declarations are refused; a plist past max_nodes or max_depth is cut and says "
+        "so."
     ),
     args=PlistArgs,
     result=PlistResult,
@@ -158,12 +154,11 @@ TRACE_DYLIB_RESOLUTION = evidence_tool(
     "trace_dylib_resolution",
     "Trace Dylib Resolution",
     (
-        "After open_binary on a Mach-O file or a .app / bundle directory, answer on any host which file each "
-        "LC_LOAD_DYLIB, weak, re-export, lazy and upward load reaches, per process root (the open Mach-O, or every "
-        "executable in the bundle) and slice: @rpath through the LC_RPATH entries of the loader and then up its "
-        "load chain, @loader_path, @executable_path, with every candidate tried and its outcome, symlinks "
-        "followed inside the root. Unresolved loads are kept and named in findings with absent earlier rpath "
-        "candidates; absolute system paths stay outside-target (no dyld shared cache is read)."
+        "After open_binary on a Mach-O file or a .app or bundle directory, resolve on any host which file "
+        "each LC_LOAD_DYLIB (weak, re-export, lazy, upward) reaches per process root and slice: @rpath "
+        "through the loader's LC_RPATH entries and up its load chain, @loader_path, @executable_path, "
+        "each candidate tried with its outcome. Unresolved loads are named in findings; absolute system "
+        "paths stay outside-target (no dyld shared cache is read)."
     ),
     args=DylibArgs,
     result=DylibResolution,

@@ -24,13 +24,13 @@ INSPECT_MANAGED_ARTIFACT = evidence_tool(
     "inspect_managed_artifact",
     "Inspect Managed Artifact",
     (
-        "Classify an explicit managed PE/CLI path (or the target open_binary selected) and inventory its exact "
-        "assembly and module identity (name, version, culture, public key token, MVID), CLI header and flags, "
-        "target framework, assembly references, manifest resources (with digests), custom attributes and the "
-        "portable PDB beside it, without loading or executing target code. Damaged or limit-bounded metadata gives "
-        "partial coverage with every issue. Complete by default (a framework assembly: megabytes of attributes); "
-        "detail: summary retains it and returns counts and first rows, then page a listing with "
-        'inspect_analysis_view {"kind": "managed", facet references|resources|attributes|pdb_documents}.'
+        "Classify an explicit managed PE/CLI path (or the open target) and inventory its assembly and "
+        "module identity (name, version, culture, public key token, MVID), CLI header, target framework, "
+        "references, manifest resources, custom attributes and the portable PDB beside it, without "
+        "loading code. Damaged or bounded metadata gives partial coverage naming each issue. Complete by "
+        "default (a framework assembly has megabytes of attributes): pass detail: summary for counts and "
+        "first rows, then page with inspect_analysis_view {kind: managed, facet "
+        "references|resources|attributes|pdb_documents}."
     ),
     args=ArtifactArgs,
     result=ArtifactResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
@@ -44,13 +44,13 @@ INSPECT_MANAGED_MEMBERS = evidence_tool(
     "inspect_managed_members",
     "Inspect Managed Members",
     (
-        "Inspect the PE/CLI metadata members of an explicit path (or the open target) without loading or executing "
-        "code: types (nesting, generic parameters, base, interfaces), fields, methods with decoded signatures, RVA, "
-        "raw CIL SHA-256, decoded-instruction-tuple SHA-256, instruction anchors and exception regions, member "
-        "references, and the call edges and field accesses of every CIL body. Tokens are build-local coordinates "
-        "bound to the artifact SHA-256 and MVID. Complete by default (a framework assembly: far past a reply); "
-        "detail: summary retains it and returns counts and first rows, then page with inspect_analysis_view "
-        '{"kind": "managed", facet types|methods|fields|member_refs|call_edges|field_accesses}.'
+        "Read the PE/CLI members of an explicit path (or the open target) without loading code: types "
+        "(nesting, generics, base, interfaces), fields, methods with signatures, RVA, CIL digests, "
+        "instruction anchors and exception regions, member references, call edges and field accesses. "
+        "Tokens are bound to the artifact SHA-256 and MVID. Complete by default (a framework assembly is "
+        "far past a reply): pass detail: summary for counts and first rows, then page with "
+        "inspect_analysis_view {kind: managed, facet "
+        "types|methods|fields|member_refs|call_edges|field_accesses}."
     ),
     args=MembersArgs,
     result=MembersResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
@@ -64,11 +64,11 @@ INSPECT_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
     "inspect_managed_native_boundaries",
     "Inspect Managed Native Boundaries",
     (
-        "Inspect the managed/native boundary of an explicit path (or the open target) without loading or executing "
-        "code: ModuleRefs, ImplMap (DllImport/P/Invoke) declarations with module, entry point, calling convention, "
-        "charset and SetLastError, CLI native-header indicators (IL-only, 32-bit, native entry point, ReadyToRun), "
-        "methods whose implementation is not managed CIL, and the PE's native exports. Declarations only: native "
-        "exports of the named modules are not verified."
+        "Inspect the managed/native boundary of an explicit path (or the open target) without loading "
+        "code: ModuleRefs, P/Invoke declarations with module, entry point, calling convention, charset "
+        "and SetLastError, CLI native-header flags (IL-only, 32-bit, native entry point, ReadyToRun), "
+        "methods not implemented in CIL and the PE's native exports. Declarations only: verify them with "
+        "verify_managed_native_boundaries."
     ),
     args=BoundaryArgs,
     result=BoundariesResult,
@@ -83,21 +83,13 @@ COMPARE_MANAGED_MEMBERS = evidence_tool(
     "compare_managed_members",
     "Compare Managed Members",
     (
-        "Compare two retained inspect_managed_members Evidence records (two builds) member by member without "
-        "trusting tokens or names alone: methods match by exact signature and decoded-CIL hash, then by declared "
-        "signature, then by structural shape; fields by signature. Each method is unchanged, changed (with the "
-        "dimensions that differ), added, removed or unknown (ambiguous candidates listed)."
+        "Compare two retained inspect_managed_members records (two builds) member by member: methods "
+        "match by signature and CIL hash, then declared signature, then shape; fields by signature. Each "
+        "is unchanged, changed (naming what differs), added, removed or unknown (candidates listed)."
     ),
     args=CompareArgs,
     result=ComparisonResult,
-    examples=[
-        {"left_evidence_id": _LEFT, "right_evidence_id": _RIGHT},
-        {
-            "left_evidence_id": _LEFT,
-            "right_evidence_id": _RIGHT,
-            "limits": {"max_candidates": 25, "max_field_matches": 50, "max_method_matches": 100},
-        },
-    ],  # fmt: skip
+    examples=[{"left_evidence_id": _LEFT, "right_evidence_id": _RIGHT}],  # limits have advertised defaults
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )
@@ -106,23 +98,15 @@ VERIFY_MANAGED_NATIVE_BOUNDARIES = evidence_tool(
     "verify_managed_native_boundaries",
     "Verify Managed Native Boundaries",
     (
-        "Check the P/Invoke declarations of retained inspect_managed_native_boundaries Evidence against retained "
-        "native Evidence (inspect_binary_layout of an ELF library: its dynamic exports; inspect_macho exports; "
-        "analyze_function dossiers) without executing anything or reading tokens as addresses: each import is "
-        "verified (exported under its exact name by the declared module), inferred (a decorated name), "
-        "contradicted (exported only by another module) or unresolved (in no Evidence given), with the symbols "
-        "and Evidence it rests on."
+        "Check the P/Invoke declarations of retained inspect_managed_native_boundaries Evidence against "
+        "retained native Evidence (inspect_binary_layout of an ELF library, inspect_macho exports, "
+        "analyze_function dossiers), executing nothing: each import is verified (exported under its exact "
+        "name by the declared module), inferred (a decorated name), contradicted (exported by another "
+        "module) or unresolved, with the symbols and Evidence it rests on."
     ),
     args=VerifyArgs,
     result=VerificationResult,
-    examples=[
-        {"managed_boundaries_evidence_id": _LEFT, "native_observation_evidence_ids": [_RIGHT]},
-        {
-            "managed_boundaries_evidence_id": _LEFT,
-            "native_observation_evidence_ids": [_RIGHT],
-            "limits": {"max_candidates_per_import": 25, "max_native_observations": 20},
-        },
-    ],  # fmt: skip
+    examples=[{"managed_boundaries_evidence_id": _LEFT, "native_observation_evidence_ids": [_RIGHT]}],
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
 )
@@ -131,28 +115,17 @@ PROJECT_MANAGED_APPLICATION_GRAPH = evidence_tool(
     "project_managed_application_graph",
     "Project Managed Application Graph",
     (
-        "Project retained managed Evidence of one assembly (inspect_managed_artifact, inspect_managed_members, "
-        "inspect_managed_native_boundaries: at least one) into the provider-neutral application graph: the file, "
-        "its assembly and module identity, referenced assemblies, types, methods, fields, P/Invoke imports and "
-        "native implementations, linked by contains and imports edges to the source Evidence; inventory_evidence_id "
-        "links the file node to inventory_artifact Evidence of it. Executes and loads nothing; tokens stay "
-        "build-local."
+        "Project retained managed Evidence of one assembly (inspect_managed_artifact, "
+        "inspect_managed_members, inspect_managed_native_boundaries: at least one) into the application "
+        "graph: file, assembly and module identity, referenced assemblies, types, methods, fields, "
+        "P/Invoke imports and native implementations, with contains and imports edges to the source "
+        "Evidence; inventory_evidence_id links the file node to its inventory Evidence. Loads nothing."
     ),
     args=GraphArgs,
     result=GraphResult,
     examples=[
         {"managed_members_evidence_id": _LEFT},
-        {
-            "managed_artifact_evidence_id": _LEFT,
-            "managed_native_boundaries_evidence_id": _RIGHT,
-            "limits": {
-                "max_fields": 100,
-                "max_methods": 100,
-                "max_native_implementations": 100,
-                "max_pinvoke_imports": 100,
-                "max_types": 100,
-            },
-        },
+        {"managed_artifact_evidence_id": _LEFT, "managed_native_boundaries_evidence_id": _RIGHT},
     ],  # fmt: skip
     surface="managed-provider",
     effects={"mutatesSession", "idempotent"},
@@ -162,11 +135,10 @@ IMPORT_MANAGED_RECONSTRUCTION = evidence_tool(
     "import_managed_reconstruction",
     "Import Managed Reconstruction",
     (
-        "Import decompiler output (ILSpy, dnSpy, ...) for methods of retained inspect_managed_members Evidence: each "
-        "method is locked by metadata token, raw signature SHA-256 and decoded-IL tuple SHA-256 to a fully decoded "
-        "body of that exact build (any mismatch refuses the import, naming the method and the part), and the text is "
-        "recorded with its digest, the decompiler identity and options as analyst inference, not observation. "
-        "Runs no decompiler and executes nothing."
+        "Import decompiler output (ILSpy, dnSpy, ...) for methods of retained inspect_managed_members "
+        "Evidence: each method is locked by token, signature SHA-256 and decoded-IL SHA-256 to that exact "
+        "build (a mismatch refuses the import, naming the method and part), and the text is recorded with "
+        "its digest and the decompiler's identity and options as analyst inference. Runs nothing."
     ),
     args=ReconstructionArgs,
     result=ReconstructionResult,

@@ -17,10 +17,11 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "trace_feature",
         "Trace Feature",
-        "Find a literal in string values and procedure names, then the instructions that reference each match "
-        "and the procedures holding them, within an operation budget (one read per 500-row page, reference "
-        "lookup and containing-procedure resolution). truncated and residual_unknowns say what a budget or "
-        "limit left unread.",
+        (
+            "Find a literal in string values and procedure names, then the instructions referencing each "
+            "match and their procedures, within an operation budget; truncated and residual_unknowns say what "
+            "a budget left unread."
+        ),
         args=w.FeatureArgs,
         result=w.FeatureTrace,
         surface="enhanced",
@@ -46,12 +47,14 @@ TOOLS: tuple[ToolContract, ...] = (
         evidence_tool(
             "trace_native_values",
             "Trace Native Values",
-            "A static value-dependency graph seeded at one procedure: angr's reaching definitions give def-use "
-            "edges between its instructions and from its parameters; at each call the CFG resolved, the call's "
-            "arguments bind to the callee's parameters and the callee's returned value back to the call, following "
-            "callees up to max_depth. Each procedure's facts are retained as native_value_flow Evidence the nodes "
-            "cite. Budgets cap depth, procedures, call sites, nodes and edges; unknowns and budgets say what a "
-            "budget stopped. Nodes are paged with offset and limit in a stable order.",
+            (
+                "Build a static value-dependency graph seeded at one procedure: angr's reaching definitions give "
+                "def-use edges from its parameters and between its instructions; at each resolved call, arguments "
+                "bind to the callee's parameters and its return value back, following callees up to max_depth. "
+                "Each procedure's facts are retained as native_value_flow Evidence the nodes cite. Budgets cap "
+                "depth, procedures, call sites, nodes and edges, and unknowns say what they stopped. Nodes are "
+                "paged with offset and limit."
+            ),
             args=v.TraceValuesArgs,
             result=v.ValueTrace,
             surface="enhanced",
@@ -65,13 +68,14 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "emulate_native_function",
         "Emulate Native Function",
-        "REA's own (no REA 6.x counterpart): run one procedure of the open binary in angr's emulator, never on "
-        "the host, on arguments given as integers, byte buffers ({kind: buffer, hex, writable?, size?}) or "
-        "pointers into the image ({kind: pointer, address}), within a step, time and memory budget. Answers the "
-        "return value, every buffer's bytes after the call (hex and text), the image memory it wrote, the calls "
-        "it made and a status: returned, stopped_at, step_limit, time_limit, memory_limit, memory_fault, or "
-        "unsupported (naming the system call or the call it cannot emulate). The procedure is found through "
-        "the fast index; the same inputs give the same Evidence.",
+        (
+            "Run one procedure of the open binary in angr's emulator (never on the host) on integer, "
+            "byte-buffer ({kind: buffer, hex, writable?, size?}) or image-pointer ({kind: pointer, address}) "
+            "arguments, within step, time and memory budgets. Returns the return value, each buffer after the "
+            "call, the image memory written, the calls made and a status (returned, stopped_at, step_limit, "
+            "time_limit, memory_limit, memory_fault, or unsupported naming what it cannot emulate). Same "
+            "inputs, same Evidence. REA's own (no REA 6.x counterpart)."
+        ),
         args=e.EmulateArgs,
         result=e.Emulation,
         surface="enhanced",
@@ -88,10 +92,12 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "build_call_path",
         "Build Call Path",
-        "Direct-callee paths from start to goal reconstructed from the analyze_function Evidence you supply "
-        "(inline or retained references; one per function a path may cross), shortest first and paged. "
-        "not_found only when the search was exhaustive; a reachable function without a dossier or with "
-        "incomplete callee coverage leaves the answer unknown; truncated when enumeration was capped.",
+        (
+            "Direct-callee paths from start to goal, shortest first and paged, from the analyze_function "
+            "Evidence you supply (one per function a path may cross). not_found only after an exhaustive "
+            "search; a missing dossier or incomplete callees leave it unknown; truncated when enumeration "
+            "was capped."
+        ),
         args=w.CallPathArgs,
         result=w.CallPaths,
         surface="enhanced",

@@ -9,14 +9,13 @@ OBSERVE_NATIVE_CALLS = evidence_tool(
     "observe_native_calls",
     "Observe Native Calls",
     (
-        "Launch the open target (a Linux ELF executable) as an owned process under Debian's LLDB and record each "
-        "entry into caller-selected functions: thread, module, symbol, load and file address, raw argument "
-        "registers and optional caller frames. Every hit auto-continues; no expression is evaluated and no other "
-        "process is attached. The process is killed when max_events or duration_ms is reached, and on cancel or "
-        "close; exit status, captured stdout/stderr, unresolved breakpoints and limitations are returned inline. "
-        "It runs the target's code with REA's permissions: it may change files or use the network. Objective-C "
-        "method breakpoints are accepted and reported unresolved (no Objective-C runtime on Linux). Without LLDB "
-        "the call fails with capability_unavailable and the install step."
+        "Launch the open Linux ELF executable as an owned process under LLDB and record each entry into "
+        "chosen functions: thread, module, symbol, load and file address, argument registers and optional "
+        "caller frames. Hits auto-continue; nothing is evaluated or attached. The process is killed at "
+        "max_events or duration_ms, on cancel or on close; exit status, stdout/stderr and unresolved "
+        "breakpoints are returned. It runs the target's code with REA's permissions (files, network). "
+        "Objective-C breakpoints are reported unresolved. Without LLDB: capability_unavailable with the "
+        "install step."
     ),
     args=ObserveNativeCallsArgs,
     result=NativeCallObservation,

@@ -34,7 +34,7 @@ def _tool(
     )
 
 
-_KEPT = " Kept by REA per target digest and analysis profile; survives close, reopen and restarts."
+_KEPT = " Kept per target digest and analysis profile, across reopens and restarts."
 
 TOOLS: tuple[ToolContract, ...] = (
     _tool(
@@ -124,10 +124,9 @@ TOOLS: tuple[ToolContract, ...] = (
     _tool(
         "annotate_native_function",
         "Annotate Native Function",
-        "Rename, comment (entry and inline) and record the signature, calling convention and variable renames "
-        "and types of one function in one atomic edit; answers the readback, the refreshed analyze_function "
-        "dossier and where the edit landed (REA's persistent store; the binary is never modified). At least "
-        "one change is required; empty comment text clears it." + _KEPT,
+        "Rename, comment and record the signature, calling convention and variable names and types of one "
+        "function in one atomic edit (the binary is never modified); answers the readback and the refreshed "
+        "analyze_function dossier. At least one change is required; empty comment text clears it." + _KEPT,
         w.AnnotateArgs,
         w.FunctionAnnotations,
         {"procedure": "main", "name": "entry_main"},
@@ -184,9 +183,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _tool(
         "inspect_native_instruction",
         "Inspect Native Instruction",
-        "capstone's decode of the instruction at an address: status (decoded, not-instruction-boundary, data, "
-        "undecodable, outside-memory), bytes, mnemonic, operand components, flow and references (encoded "
-        "destinations, pointer slots, rip-relative data and angr's data references).",
+        (
+            "capstone's decode of the instruction at an address: status (decoded, not-instruction-boundary, "
+            "data, undecodable, outside-memory), bytes, mnemonic, operands, flow and references "
+            "(destinations, pointer slots, rip-relative data, angr's data references)."
+        ),
         wn.AddressArgs,
         w.InstructionFacts,
         _AT,
@@ -217,8 +218,8 @@ CLI_COMMANDS = (
 )
 
 MACOS_ONLY = (
-    "REA observes and drives native UIs through macOS accessibility and Hopper's Interface Builder "
-    "metadata; this host is not macOS, so the tool answers capability_unavailable (reason host_unsupported)."
+    "Needs macOS accessibility (and Hopper's Interface Builder metadata): on this host it answers "
+    "capability_unavailable (host_unsupported)."
 )
 
 
@@ -272,9 +273,11 @@ TOOLS = (
     _tool(
         "inspect_native_data_type",
         "Inspect Native Data Type",
-        "One type from the binary's DWARF (pyelftools), by name or as the type of the global variable at an "
-        "address: kind, size, alignment, fields, bitfields, enum values and referenced type ids. Without "
-        "DWARF the answer is status unavailable with the reason; nothing is inferred.",
+        (
+            "One DWARF type of the binary (pyelftools), by name or as the type of the global at an address: "
+            "kind, size, alignment, fields, bitfields, enum values and referenced types. Without DWARF: "
+            "status unavailable with the reason."
+        ),
         w.DataTypeArgs,
         w.DataType,
         {"type": "point"},
@@ -287,13 +290,13 @@ TOOLS = (
     evidence_tool(
         "inspect_native_load_image",
         "Inspect Native Load Image",
-        "Load the open DOS MZ executable (or headerless COM program) as DOS would at segment 0x1000 and verify the "
-        "image against the file: original and relocated source digests, header and module file mappings with "
-        "memory digests, each relocation applied, the entry point and its registers. Independent checks recompute "
-        "every fact from the file and test the header's declared extents (pages, header, relocation table, "
-        "relocation targets, entry) against it, with the file offset of each mismatch; a lying header gives status "
-        "mismatch, never a crash. REA loads the bytes itself (no engine loads DOS images); it does not execute or "
-        "modify the target.",
+        (
+            "Load the open DOS MZ executable (or COM program) as DOS would at segment 0x1000 and verify the "
+            "image against the file: source digests, header and module mappings with memory digests, each "
+            "relocation applied, the entry point and its registers. Independent checks recompute each fact "
+            "from the file and test the header's declared extents, with the file offset of each mismatch; a "
+            "lying header gives status mismatch. Nothing is executed or modified."
+        ),
         args=wl.LoadImageArgs,
         result=wl.LoadImage,
         surface="official-proxy",

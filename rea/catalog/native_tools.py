@@ -53,10 +53,7 @@ def summarized(contract: ToolContract, args: type, result: Any) -> ToolContract:
     )
 
 
-SUMMARY_NOTE = (
-    " detail: summary retains the complete answer and returns its summary view (counts, first rows, "
-    "parent_evidence_id to page on with inspect_analysis_view)."
-)
+SUMMARY_NOTE = " Complete by default; detail: summary returns counts and first rows to page from."
 
 
 def _summarized(args: type) -> bool:
@@ -90,10 +87,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "binary_overview",
         "Binary Overview",
-        "Document, segments and counts (segment_count, procedure_count, string_count), with format, "
-        "architecture, entry, the program's own functions first (program_procedures, with counts per origin: "
-        "program, library, runtime), the largest procedures and imports. The first call builds the analysis (seconds); "
-        "later calls reuse it.",
+        (
+            "Document, segments and counts, with format, architecture, entry, the program's own functions "
+            "first (program_procedures, counts per origin), the largest procedures and imports. The first "
+            "call builds the analysis (seconds); later calls reuse it."
+        ),
         w.OverviewArgs,
         w.Overview,
         surface="enhanced",
@@ -108,19 +106,23 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "list_procedures",
         "List Procedures",
-        "Every procedure (functions, thunks, imports): address, name as value, kind, size and origin (program, "
-        'library, runtime or unknown, and what said so). origin: "program" lists the binary\'s own code alone. '
-        "Complete unless offset/limit ask for a page.",
+        (
+            "Every procedure (functions, thunks, imports): address, name as value, kind, size and origin "
+            '(program, library, runtime or unknown, with what said so); origin: "program" lists the binary\'s '
+            "own code alone. offset/limit ask for a page."
+        ),
         w.ProcedureListingArgs,
         tuple[w.ProcedureRow, ...],
     ),
     _typed(
         "list_strings",
         "List Strings",
-        "Every string the analysis found: address, value and encoding facts, with the procedures referencing "
-        "them once the CFG is recovered; beside the strings stored in the clear (origin stored), strings a "
-        'procedure builds on its stack by immediate stores (origin stack, with procedure and frame_offset; origin: "stack" '
-        "lists them alone). Complete unless offset/limit ask for a page.",
+        (
+            "Every string the analysis found: address, value and encoding, with the procedures referencing it "
+            "once the CFG is recovered; besides strings stored in the clear (origin stored), strings built on "
+            "a procedure's stack by immediate stores (origin stack, with frame_offset). offset/limit ask for "
+            "a page."
+        ),
         w.StringListingArgs,
         tuple[w.StringRow, ...],
     ),
@@ -192,8 +194,7 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "procedure_callers",
         "Procedure Callers",
-        "Addresses of the procedures that call this one (raw_result.names maps each to its name). "
-        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        "Addresses of the procedures that call this one (raw_result.names maps each to its name).",
         w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
@@ -201,8 +202,7 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "procedure_callees",
         "Procedure Callees",
-        "Addresses of the procedures this one calls (raw_result.names maps each to its name). "
-        "procedure or address names it: a name, an address or a sub_<hex> name.",
+        "Addresses of the procedures this one calls (raw_result.names maps each to its name).",
         w.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
@@ -269,10 +269,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "analyze_function",
         "Analyze Function",
-        "The complete function dossier: procedure (once), pseudocode, assembly, comments, callers, callees, "
-        "incoming and outgoing references (their procedures by address, name and kind), referenced strings and "
-        "names, basic blocks with successors, unresolved calls, limitations, and facet_availability saying which "
-        "facets were observed. procedure or address names the function: a name, an address or a sub_<hex> name.",
+        (
+            "The function dossier: procedure, pseudocode, assembly, comments, callers, callees, incoming and "
+            "outgoing references, referenced strings and names, basic blocks, unresolved calls and "
+            "facet_availability. procedure or address names it (a name, an address or a sub_<hex> name)."
+        ),
         w.DossierArgs,
         w.Dossier,
         surface="enhanced",
@@ -281,9 +282,11 @@ TOOLS: tuple[ToolContract, ...] = (
     _typed(
         "get_call_graph",
         "Get Call Graph",
-        "The reachable call graph keyed by traversal depth, each node with its name and calls (every called "
-        "procedure is a node of the next level, with its name), coverage and caveats, and a top-level limitations array. depth (our extra) bounds it. address or "
-        "procedure names the root: a name, an address or a sub_<hex> name.",
+        (
+            "The call graph reachable from one root, keyed by traversal depth: each node with its name and "
+            "calls, coverage and caveats, and limitations. depth bounds it; address or procedure names the "
+            "root (a name, an address or a sub_<hex> name)."
+        ),
         w.CallGraphArgs,
         w.CallGraph,
         surface="enhanced",
@@ -335,11 +338,12 @@ TOOLS: tuple[ToolContract, ...] = (
     evidence_tool(
         "compare_functions",
         "Compare Functions",
-        "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, assembly, "
-        "comments, calls, references, strings_names, cfg): status, function_match, summary, dimensions "
-        "with digests and text deltas, and changes. Give left and right (inline Evidence or retained "
-        "references), or left_evidence_ids and right_evidence_ids. A facet either side did not observe "
-        "stays unknown.",
+        (
+            "Compare two analyze_function dossiers across eight dimensions (identity, pseudocode, "
+            "assembly, comments, calls, references, strings_names, cfg): status, function_match, digests, "
+            "text deltas and changes. Pass left and right, or left_evidence_ids and right_evidence_ids. A "
+            "facet either side lacks stays unknown."
+        ),
         args=w.CompareArgs,
         result=w.FunctionComparison,
         surface="session",

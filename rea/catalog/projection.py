@@ -3,11 +3,14 @@ grouped availability and the public product catalog."""
 
 from __future__ import annotations
 
+import functools
+import json
 from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.catalog import toolsets
+from rea.catalog.advertised import advertised_input
 from rea.catalog.availability import TargetState, Verdict, verdict
 from rea.catalog.contract import CLIENT_FEATURES, ToolContract
 from rea.catalog.schemas import compact_input
@@ -15,13 +18,29 @@ from rea.catalog.schemas import compact_input
 PROVENANCE = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}
 
 
+@functools.cache
+def _advertised(canonical_text: str, input_profile: str) -> str:
+    """Memoized by the canonical schema's text: the projections are pure, and tools/list, `rea toolsets`
+    and the docs ask for the same ones many times."""
+    schema = json.loads(canonical_text)
+    return json.dumps(compact_input(schema) if input_profile == "compact" else advertised_input(schema))
+
+
+def advertised_schema(contract: ToolContract, input_profile: str = "full") -> dict[str, Any]:
+    """The input schema tools/list serves: rea.catalog.advertised's projection of the canonical schema
+    (full), or the compact profile's (rea.catalog.schemas.compact_input). Calls are validated against
+    the canonical schema either way."""
+    schema: dict[str, Any] = json.loads(_advertised(json.dumps(contract.input_schema), input_profile))
+    return schema
+
+
 def tool_definition(contract: ToolContract, input_profile: str = "full") -> dict[str, Any]:
-    """The MCP tools/list entry; the compact profile changes only the advertised input schema."""
+    """The MCP tools/list entry; the profile changes only the advertised input schema."""
     return {
         "name": contract.name,
         "title": contract.title,
         "description": contract.description,
-        "inputSchema": compact_input(contract.input_schema) if input_profile == "compact" else contract.input_schema,
+        "inputSchema": advertised_schema(contract, input_profile),
         "outputSchema": contract.output_schema,
         "annotations": {"title": contract.title, **contract.mcp_annotations()},
     }

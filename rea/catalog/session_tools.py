@@ -35,9 +35,9 @@ OPEN_BINARY = session_tool(
     "open_binary",
     "Open Binary",
     (
-        "Select a local file or directory as the active target: hash it, read its header architecture, allocate "
-        "a new analysis run and bind a deep-analysis provider (provider_id: a concrete id or auto). The result "
-        "carries path, format, kind, sha256 and architecture at the top. Retained Evidence stays available."
+        "Select a local file or directory as the active target: hash it, read its architecture, start a "
+        "new analysis run and bind a deep-analysis provider (provider_id, or auto). The result carries "
+        "path, format, kind, sha256 and architecture. Retained Evidence stays available."
     ),
     args=w.OpenBinaryArgs,
     result=w.OpenBinaryResult,
@@ -50,10 +50,9 @@ CLOSE_BINARY = session_tool(
     "close_binary",
     "Close Binary",
     (
-        "Close the active target, stop every provider resource started for it and clear the retained Evidence "
-        "and unknowns. Works with no target open. result is null (no analysis snapshot is written; snapshot_path "
-        "is refused); the cleanup facts are in `closed` beside it. Export a bundle first if the records are "
-        "needed later."
+        "Close the active target, stop its provider resources and clear the retained Evidence and "
+        "unknowns (works with no target open). result is null; the cleanup facts are in `closed`. Export "
+        "a bundle first to keep the records."
     ),
     args=w.CloseBinaryArgs,
     result=type(None),
@@ -67,9 +66,9 @@ GET_EVIDENCE_BUNDLE = session_tool(
     "get_evidence_bundle",
     "Get Evidence Bundle",
     (
-        "Return the session's canonical Evidence bundle inline as result (detail: complete, the default; the "
-        "same object export_evidence_bundle writes), or an evidence-bundle-summary of the retained records "
-        "without payloads (detail: summary) with optional exact-match filters. Filters require summary."
+        "Return the session's Evidence bundle inline (detail: complete, the default; what "
+        "export_evidence_bundle writes), or a summary of the retained records without payloads (detail: "
+        "summary), which alone takes the exact-match filters."
     ),
     args=w.GetEvidenceBundleArgs,
     result=w.GetEvidenceBundleResult,

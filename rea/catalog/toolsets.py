@@ -1,7 +1,7 @@
 """Toolsets: which part of the catalog one MCP server exposes.
 
 Why: a host puts every listed tool's name, description and input schema into the model's
-context before the first call; the whole catalog costs about 270 KB. `REA_MCP_TOOLSETS`
+context before the first call; the whole catalog costs about 225 KB. `REA_MCP_TOOLSETS`
 (or `rea mcp --toolsets`) names the part a session needs, and the server lists and
 answers only that part. The complete catalog (`all`) stays the default, as the contract
 requires.

@@ -19,26 +19,11 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
     "inspect_analysis_view",
     "Inspect Analysis View",
     (
-        "Inspect one selected view of completed Evidence without repeating analysis or starting a provider. source: "
-        '{"kind": "retained-evidence", "evidence_id"} or {"kind": "inline", "evidence"}. view (by kind): '
-        '{"kind": "summary"}; analyze_function Evidence: {"kind": "native", facet, offset = 0, limit = 64} with '
-        "facet procedure|pseudocode|assembly|basic_blocks|comments|callers|callees|incoming_references|"
-        "outgoing_references|unresolved_calls|referenced_strings|referenced_names|native_api|value_flow_* "
-        "(pseudocode pages count UTF-16 code units); inspect_artifact / inventory_artifact Evidence: "
-        '{"kind": "inventory", facet nodes|occurrences|edges|integrity_contradictions, offset, limit, '
-        "logical_paths}; analyze_javascript_application Evidence: "
-        '{"kind": "item", "collection": "modules", selector {node_id | path}} or {"kind": "page", '
-        '"collection": "modules", offset, limit}; inspect_web_network_capture Evidence: summary (counts, first rows, '
-        'redaction index), {"kind": "page", "collection": "records", offset, limit} (records exactly, a page stops '
-        'after 32 KB) or {"kind": "api-surface", offset, limit} (request lines grouped by method, origin and path '
-        "template; templated segments are inferred, and the view is inferred Evidence when any group of the whole "
-        "grouping is); "
-        'inspect_managed_artifact / inspect_managed_members Evidence: {"kind": "managed", facet '
-        "references|resources|attributes|pdb_documents or types|methods|fields|member_refs|call_edges|field_accesses, "
-        'offset, limit}; compare_application_versions Evidence: {"kind": "comparison", facet items|graph_nodes|'
-        "graph_edges, offset, limit}; managed and comparison pages end early to stay within 32 KB. "
-        "Follow normalized_result.coverage.next_offset until null. "
-        "Returns the parent's identity, artifact, a view digest, coverage, limitations and unknowns."
+        "Read one view of Evidence already made (retained or inline) without rerunning analysis or "
+        "starting a provider: a summary, a facet, an item or a page, the view's kind naming the Evidence "
+        "it reads. Use it to page a detail summary reply or an oversized reply's continuation. Pages "
+        "start at offset 0 with limit 64 (text in UTF-16 code units); record, managed and comparison "
+        "pages end early within 32 KB: follow normalized_result.coverage.next_offset until null."
     ),
     args=AnalysisViewArgs,
     result=AnalysisViewResult,

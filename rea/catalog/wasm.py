@@ -14,16 +14,12 @@ INSPECT_WASM_ARTIFACT = evidence_tool(
     "inspect_wasm_artifact",
     "Inspect WASM Artifact",
     (
-        "Validate a local WebAssembly module with the host's WABT (Debian wabt: wasm-validate, wasm-objdump, "
-        "wasm2wat) and return Evidence: exact SHA-256, sections, WABT's import/export lines beside import, export and function records "
-        "(module, name, kind, index, type signature) decoded from the bytes, function and section counts, the "
-        "decoded producers (name/values), target_features, name, dylink.0 and sourceMappingURL custom sections, "
-        "headers and details reports, "
-        "decoded WAT with its digest and UTF-16 length (digested whole, carried inline up to "
-        "max_wat_inline_units), the exact tool profile, and string literals in optional glue_paths associated "
-        "with candidate_paths. Never runs the module or fetches anything. detail: summary retains the complete "
-        "Evidence and returns its summary view (counts, producers, target_features); read facets with "
-        "inspect_analysis_view {kind: wasm} (functions, import_records, custom_sections, ...)."
+        "Validate a local WebAssembly module with WABT (wasm-validate, wasm-objdump, wasm2wat) and return "
+        "Evidence: SHA-256, sections, import, export and function records with type signatures, "
+        "producers, target_features, name, dylink.0 and sourceMappingURL custom sections, headers and "
+        "details reports, WAT with its digest (inline up to max_wat_inline_units) and the string literals "
+        "of optional glue_paths. Never runs the module. Complete by default; detail: summary returns "
+        "counts, producers and target_features, then read facets with inspect_analysis_view {kind: wasm}."
     ),
     args=WasmArgs,
     result=WasmArtifact,

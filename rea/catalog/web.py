@@ -28,9 +28,9 @@ LIST_BROWSER_TARGETS = evidence_tool(
     "list_browser_targets",
     "List Browser Targets",
     (
-        "List page targets exposed by the selected loopback Chrome DevTools Protocol endpoint (refused before "
-        "connecting unless it is 127.0.0.0/8, [::1] or localhost with a port). Optionally filter by exact origin. "
-        "URLs preserve query values and fragments; only URL userinfo credentials are removed."
+        "List the page targets of a loopback Chrome DevTools endpoint (127.0.0.0/8, [::1] or localhost "
+        "with a port), optionally only those of exact origins. URLs keep query and fragment; userinfo "
+        "credentials are removed."
     ),
     args=ListBrowserTargetsArgs,
     result=BrowserTargetList,
@@ -43,11 +43,10 @@ INSPECT_WEB_PAGE = evidence_tool(
     "inspect_web_page",
     "Inspect Web Page",
     (
-        "Passively inspect one selected page target through CDP without evaluating JavaScript, navigating, "
-        "clicking, closing, or mutating the page. If no origin filter is supplied, capture is scoped to the "
-        "target's current origin. Returns DOM structure, accessibility, scripts, resources, attach-window network "
-        "and console metadata, workers, and redacted storage inventory as Evidence; a page that navigates during "
-        "the window fails with target_changed."
+        "Passively inspect one page target through CDP without evaluating JavaScript, navigating or "
+        "clicking; without an origin filter, capture is scoped to the target's current origin. Returns "
+        "DOM structure, accessibility, scripts, resources, network and console metadata, workers and a "
+        "redacted storage inventory; a page that navigates meanwhile fails with target_changed."
     ),
     args=InspectWebPageArgs,
     result=WebPageInspection,
@@ -61,11 +60,11 @@ DISCOVER_WEBMCP_TOOLS = evidence_tool(
     "discover_webmcp_tools",
     "Discover WebMCP Tools",
     (
-        "Passively inventory every page-registered WebMCP tool (document.modelContext.registerTool and declarative "
-        "<form toolname>) and its input-schema summary using the experimental CDP WebMCP domain (WebMCP.enable, "
-        "then toolsAdded/toolsRemoved through observation_ms). Schemas past max_schema_depth/nodes/bytes are "
-        "summarized and digested, never inlined. Metadata is page-declared-untrusted; REA never registers or "
-        "invokes discovered tools. status: unavailable when the browser has no WebMCP domain."
+        "List every page-registered WebMCP tool (registerTool and declarative <form toolname>) with its "
+        "input-schema summary, passively over the experimental CDP WebMCP domain for observation_ms. "
+        "Schemas past the depth, node or byte bounds are summarized and digested. Page-declared metadata "
+        "is untrusted; REA never registers or invokes the tools. status unavailable when the browser has "
+        "no WebMCP domain."
     ),
     args=DiscoverWebMcpArgs,
     result=WebMcpDiscovery,
@@ -78,9 +77,9 @@ CAPTURE_WEB_SCREENSHOT = evidence_tool(
     "capture_web_screenshot",
     "Capture Web Screenshot",
     (
-        "Capture the current visible viewport of one page as an inline, content-addressed PNG artifact "
-        "(rea://web-screenshot/sha256/...; viewport from the PNG's IHDR). Never scrolls, navigates, or evaluates "
-        "page JavaScript. A PNG over maximum_image_bytes is refused (resource_constraint)."
+        "Capture the visible viewport of one page as an inline, content-addressed PNG "
+        "(rea://web-screenshot/sha256/...). Never scrolls, navigates or evaluates page JavaScript; a PNG "
+        "over maximum_image_bytes is refused (resource_constraint)."
     ),
     args=CaptureWebScreenshotArgs,
     result=WebScreenshot,
@@ -93,10 +92,9 @@ INSPECT_WEB_EVENT_LISTENERS = evidence_tool(
     "inspect_web_event_listeners",
     "Inspect Web Event Listeners",
     (
-        "List the event listeners registered directly on the first main-document match of a CSS selector "
-        "(DOMDebugger.getEventListeners), each with its zero-based script location bound by script id and the "
-        "captured source of those scripts. No event is dispatched; the one object handle REA makes is released "
-        "(cleanup: confirmed). A declaration does not establish that it ran."
+        "List the event listeners registered directly on the first main-document match of a CSS selector, "
+        "each with its script location and the captured source of those scripts. No event is dispatched; "
+        "the one object handle is released. A registration does not show that it ran."
     ),
     args=EventListenerArgs,
     result=WebEventListeners,
@@ -109,11 +107,11 @@ OBSERVE_WEB_EXECUTION = evidence_tool(
     "observe_web_execution",
     "Observe Web Execution",
     (
-        "Arm precise V8 call-count coverage for observation_ms while the page is driven from outside, then take "
-        "one resetting sample: functions with nested ranges and counts (UTF-16 offsets, end exclusive), requests "
-        "with their initiator callsites and async parents, the script inventory and captured sources by script id. "
-        "Coverage resets execution counters and disables optimized execution for the window; REA executes no page "
-        "code. Ends early when the document changes or the target terminates."
+        "Arm precise V8 call-count coverage for observation_ms while the page is driven from outside, "
+        "then take one sample: functions with ranges and counts (UTF-16 offsets), requests with initiator "
+        "call sites and async parents, and the scripts with captured sources. Coverage resets counters "
+        "and disables optimized execution for the window; REA runs no page code. Ends early when the "
+        "document changes or the target ends."
     ),
     args=ObserveExecutionArgs,
     result=WebExecution,
@@ -126,10 +124,9 @@ OBSERVE_WEB_SESSION = evidence_tool(
     "observe_web_session",
     "Observe Web Session",
     (
-        "Arm a CDP observation window of the requested duration while the user operates the page. By default it "
-        "follows the selected target's current origin; an explicit origin list controls which origins may be "
-        "retained. Records navigation, redirect, lifecycle, and failure events; ends early when the page leaves "
-        "the origin scope or the target terminates."
+        "Watch navigation, redirect, lifecycle and failure events for the requested duration while the "
+        "user operates the page, scoped to the target's current origin unless origins are given; ends "
+        "early when the page leaves that scope or the target ends."
     ),
     args=ObserveSessionArgs,
     result=WebObservationSession,

@@ -14,28 +14,21 @@ from rea.wire.views import SummaryResult
 from rea.wire.tool import evidence_tool
 from rea.wire.web_network import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
 
-_PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8/5+hHgAHggJ/PzWvWQAAAABJRU5ErkJggg=="
-_PNG_SHA = "153cf6c9a526a63053a37b10234c2fd85df38887c2dc0a800d90abfa6631d01c"
-_ARTIFACT = {
-    "uri": f"rea://web-screenshot/sha256/{_PNG_SHA}",
-    "sha256": _PNG_SHA,
-    "bytes": 70,
-    "media_type": "image/png",
-    "data_base64": _PNG,
-}
+# the advertised example names two local PNGs: an artifact example would carry a whole screenshot, twice, into
+# every model's context (a capture_web_screenshot artifact is passed back as it came, as the description says)
+_EXAMPLE = {"before": {"path": "/tmp/before.png"}, "after": {"path": "/tmp/after.png"}, "channel_threshold": 0}
 
 INSPECT_WEB_NETWORK_CAPTURE = evidence_tool(
     "inspect_web_network_capture",
     "Inspect Web Network Capture",
     (
-        "Inspect a local HAR 1.2 file or mitmproxy flow dump (old formats migrated as mitmdump reads them) "
-        "without contacting recorded URLs: each record's ordinal and location (JSON pointer or byte range), the "
-        "producer's fields, exact numbers, and bodies by pointer (base64, sha256). Credential headers, cookies, "
-        "credentials inside URLs (key/token/sig/password-like parameters, userinfo, API-key and JWT shapes) and "
-        "sensitive_values are replaced by REDACTED and listed with their rule, capture-wide in redaction_index "
-        "(never the values). A malformed record or a capture past 32 MiB returns no partial success. detail: "
-        "summary (large captures) returns counts and first rows; page records with inspect_analysis_view "
-        '{"kind": "page", "collection": "records"} or group request lines with {"kind": "api-surface"}.'
+        "Read a local HAR 1.2 file or mitmproxy flow dump without contacting recorded URLs: each record's "
+        "ordinal, location (JSON pointer or byte range), fields, exact numbers and bodies by pointer "
+        "(base64, sha256). Credentials (headers, cookies, URL secrets, API-key and JWT shapes) and "
+        "sensitive_values are replaced by REDACTED and indexed by rule in redaction_index, never the "
+        "values. A malformed record or a capture past 32 MiB fails whole. For large captures pass detail: "
+        "summary (counts, first rows), then page records with inspect_analysis_view {kind: page, "
+        "collection: records} or group request lines with {kind: api-surface}."
     ),
     args=CaptureArgs,
     result=NetworkCapture,
@@ -57,16 +50,15 @@ COMPARE_WEB_SCREENSHOTS = evidence_tool(
     "compare_web_screenshots",
     "Compare Web Screenshots",
     (
-        "Compare two PNG screenshots pixel by pixel in REA's own code (zlib decoding, no image written, no OCR). "
-        "before and after are capture_web_screenshot artifacts {uri, sha256, bytes, media_type, data_base64} "
-        "(verified against their digest) or, our extra, {path} of a local PNG. Returns status identical | "
-        "different | dimension_mismatch, compared and changed pixels, changed ratio, maximum and mean absolute "
-        "RGBA channel delta; a channel differs when its delta exceeds channel_threshold. Images past "
-        "maximum_pixels, truncated PNGs, bad CRCs and lying chunk lengths are refused."
+        "Compare two PNG screenshots pixel by pixel (no image written, no OCR). before and after are "
+        "capture_web_screenshot artifacts {uri, sha256, bytes, media_type, data_base64}, verified against "
+        "their digest, or {path} of a local PNG. Returns identical, different or dimension_mismatch with "
+        "compared and changed pixels, changed ratio and maximum and mean RGBA channel delta (a channel "
+        "differs past channel_threshold). Oversized, truncated or corrupt PNGs are refused."
     ),
     args=ScreenshotArgs,
     result=ScreenshotDiff,
-    examples=[{"before": _ARTIFACT, "after": _ARTIFACT, "channel_threshold": 0, "maximum_pixels": 16_000_000}],
+    examples=[_EXAMPLE],
     surface="browser-provider",
     effects={"mutatesSession", "idempotent"},
 )

@@ -32,15 +32,13 @@ CAPTURE_BROWSER_SCENARIO = evidence_tool(
     "capture_browser_scenario",
     "Capture Browser Scenario",
     (
-        "Run a controlled browser scenario when passive observation cannot exercise the application. Launch an "
-        "owned headless Chromium (private temporary profile, stopped and removed after; recorded in the process "
-        "lineage) or connect to one loopback CDP target, load start_url, then run the declared actions (goto, "
-        "click, fill, press, select_option, check, uncheck, wait_for, wait_for_timeout; locators by test id, "
-        "role or CSS). Only allowed_origins (default: the start URL's origin) may be reached: every other request, "
-        "navigation included, is failed by the browser. Secrets come from server environment variables and never "
+        "Run declared browser actions when passive observation cannot exercise the application: launch an "
+        "owned headless Chromium (private profile, removed after) or connect to one loopback CDP target, "
+        "load start_url, then run goto, click, fill, press, select_option, check, uncheck, wait_for and "
+        "wait_for_timeout steps (locators by test id, role or CSS). Only allowed_origins (default: the "
+        "start URL's origin) are reachable; secrets come from server environment variables and never "
         "appear in the result. Each step retains the requested DOM, accessibility, URL, history, storage "
-        "(values hashed) and screenshot artifacts; console, page-error, network and frame events are retained on "
-        "request. Drives code REA does not own."
+        "(hashed) and screenshot artifacts, and events on request. Drives code REA does not own."
     ),
     args=CaptureBrowserScenarioArgs,
     result=BrowserScenarioCapture,
@@ -53,11 +51,11 @@ COMPARE_WEB_CAPTURES = evidence_tool(
     "compare_web_captures",
     "Compare Web Captures",
     (
-        "Compare exactly one pair of complete captures, passed back unchanged: before/after (inspect_web_page "
-        "results, each with an optional discover_webmcp_tools result) by dimension (DOM structure, scripts, "
+        "Compare one pair of complete captures passed back unchanged: before/after (inspect_web_page "
+        "results, each with an optional discover_webmcp_tools result) by dimension (DOM, scripts, "
         "resources, network, metadata, WebMCP, accessibility, storage), or before_scenario/after_scenario "
-        "(capture_browser_scenario results) aligned by step_id with optional exact-literal normalization. "
-        "Missing, truncated or unavailable evidence and misaligned steps are unknown, never unchanged."
+        "(capture_browser_scenario results) aligned by step_id, with optional literal normalization. "
+        "Missing or truncated evidence and misaligned steps are unknown, never unchanged."
     ),
     args=CompareWebCapturesArgs,
     result=WebCaptureComparison,
@@ -70,12 +68,12 @@ CAPTURE_ELECTRON_SCENARIO = evidence_tool(
     "capture_electron_scenario",
     "Capture Electron Scenario",
     (
-        "Use this for a provider-owned Electron run when passive CDP observation cannot exercise the application. "
-        "REA launches executable_path with application_path (own process group, private profile, loopback "
-        "debugging port; stopped, verified gone and the profile removed after), runs click/wait actions and "
-        "window-targeted renderer reload/crash over CDP, and returns windows, processes, a navigation/error "
-        "timeline and per-action results. IPC, shell, deep-link and other main-process families need Electron "
-        "hooks CDP does not offer: they are reported unavailable (deep-link actions fail saying so)."
+        "Run an owned Electron application when passive CDP observation cannot exercise it: REA launches "
+        "executable_path with application_path (own process group, private profile, loopback debugging "
+        "port; stopped, verified gone and the profile removed after), runs click and wait actions and "
+        "renderer reload or crash over CDP, and returns windows, processes, a navigation and error "
+        "timeline and per-action results. IPC, shell, deep-link and other main-process actions need hooks "
+        "CDP lacks: they are reported unavailable."
     ),
     args=CaptureElectronScenarioArgs,
     result=ElectronScenario,

@@ -32,7 +32,7 @@ Coverage = Literal["complete", "partial"]
 
 def _serial() -> str:
     return field(  # type: ignore[no-any-return]
-        "Device serial exactly as `adb devices` reports it", minLength=1, maxLength=256, pattern=SERIAL_PATTERN
+        "Device serial (`adb devices`)", minLength=1, maxLength=256, pattern=SERIAL_PATTERN
     )
 
 
@@ -46,9 +46,7 @@ def _device_path(description: str) -> str:
 
 @attrs.frozen(kw_only=True)
 class DeadlineArgs:
-    deadline_ms: int = field(
-        "Stop the adb exchange after this long (provider_timeout)", default=120_000, minimum=100, maximum=3_600_000
-    )
+    deadline_ms: int = field("adb deadline in ms", default=120_000, minimum=100, maximum=3_600_000)
 
 
 @attrs.frozen(kw_only=True)
@@ -73,9 +71,7 @@ class PackageArgs(SerialArgs):
 
 @attrs.frozen(kw_only=True)
 class PullPackageArgs(PackageArgs):
-    output_directory: str = local_path(
-        "Local directory for the pulled APK set; REA creates a package-named subdirectory inside it"
-    )
+    output_directory: str = local_path("Directory to pull into (a package-named subdirectory is created)")
 
 
 @attrs.frozen(kw_only=True)

@@ -32,13 +32,13 @@ class AndroidLimitArgs:
 
     max_apk_bytes: int = field("Refuse an APK larger than this", default=1 << 30, minimum=1, maximum=_MAX)
     max_member_bytes: int = field(
-        "Refuse to inflate a manifest, resource table or DEX larger than this; v1 digests past it stay unchecked",
+        "Largest manifest, resource table or DEX inflated (v1 digests past it stay unchecked)",
         default=256 << 20,
         minimum=1,
         maximum=_MAX,
     )
     max_compression_ratio: float = field(
-        "Refuse a manifest, resource table or DEX whose expansion ratio exceeds this (bomb guard)",
+        "Largest expansion ratio of a manifest, resource table or DEX (bomb guard)",
         default=1000.0,
         minimum=1,
         maximum=1_000_000,
@@ -91,7 +91,7 @@ class ReferenceArgs(ClassArgs):
         maxLength=4096,
     )
     overload_index: int | None = field(
-        "Our extra: selects one of same-name methods for method references", omit_none=True, minimum=0, maximum=_MAX
+        "Selects one of same-name methods for method references", omit_none=True, minimum=0, maximum=_MAX
     )
 
 
@@ -409,7 +409,7 @@ class DecodeArgs:
     path: str = local_path("Local APK file to decode")
     include_strings: bool = field("Project res/values/strings.xml entries (bounded to 2000 entries)", default=True)
     locale: str | None = field(
-        "Project strings from res/values-<locale>/strings.xml instead of the default table",
+        "Read strings from res/values-<locale>/strings.xml instead of the default table",
         omit_none=True,
         minLength=2,
         maxLength=16,
@@ -472,8 +472,7 @@ class ProjectionArgs(AndroidLimitArgs):
         maxItems=1000,
     )
     package_evidence: Open = field(
-        "Our extra: inspect_android_package Evidence of the same APK (inline or retained): adds manifest components "
-        "and deep links",
+        "inspect_android_package Evidence of the same APK (inline or retained): adds components and deep links",
         default=None,
     )
     max_bridge_candidates: int = field("Bridge candidates kept (more: coverage partial)", default=10_000, minimum=0)

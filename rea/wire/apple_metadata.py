@@ -23,7 +23,7 @@ SwiftCategoryName = Literal["classes", "structs", "enums", "protocols", "extensi
 
 def _architecture() -> object:
     return field(
-        "Our extra: the universal slice to read (as list_architectures names it); default: the slice open_binary selected",
+        "Universal slice to read (as list_architectures names it); default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -54,7 +54,7 @@ class SwiftTypesArgs:
 @attrs.frozen(kw_only=True)
 class DispatchMetadataArgs:
     max_records: int = field(
-        "Records decoded per metadata list (classes, categories, protocols, Swift types)",
+        "Records decoded per metadata list",
         default=5_000,
         minimum=1,
         maximum=20_000,

@@ -31,8 +31,8 @@ def _limit(name: str, description: str) -> Any:
 
 Policy = Literal["fail", "record-and-continue"]
 _POLICY = (
-    "fail (default): an integrity mismatch fails the call; record-and-continue: quarantine the contradicted "
-    "bytes, record the contradiction and continue with verified siblings"
+    "fail (default): a mismatch fails the call; record-and-continue: quarantine and record "
+    "contradicted bytes, go on with verified siblings"
 )
 
 
@@ -53,7 +53,7 @@ class TraversalArgs:
     max_depth: int = _limit("max_depth", "Nested container levels expanded (0: the root's members only)")
     max_path_bytes: int = _limit("max_path_bytes", "Longest accepted member path in UTF-8 bytes")
     max_integrity_mismatches: int | None = field(
-        "3.1: with record-and-continue, fail with truncated past this many contradictions (default: no cap)",
+        "With record-and-continue, fail with truncated past this many contradictions (default: no cap)",
         omit_none=True,
         minimum=1,
         maximum=100,
@@ -61,9 +61,7 @@ class TraversalArgs:
 
 
 def _cap(description: str, maximum: int) -> Any:
-    return field(
-        f"3.1: keep at most this many {description} (default: all of them)", omit_none=True, minimum=1, maximum=maximum
-    )
+    return field(f"Most {description} kept (default: all)", omit_none=True, minimum=1, maximum=maximum)
 
 
 @attrs.frozen(kw_only=True)
@@ -95,14 +93,14 @@ class InventoryArgs(TraversalArgs):
     edge_limit: int = _page("Edges")
     contradiction_offset: int = _offset("integrity contradiction (our extra)")
     contradiction_limit: int | None = field(
-        "Integrity contradictions to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=500
+        "Integrity contradictions to return (default: all of them)", omit_none=True, minimum=1, maximum=500
     )
 
 
 @attrs.frozen(kw_only=True)
 class ExtractArgs(TraversalArgs):
     occurrence_ids: tuple[str, ...] | None = field(
-        "Our extra selector: only these regular-file occurrences (default: every regular file)",
+        "Only these regular-file occurrences (default: every regular file)",
         omit_none=True,
         schema={
             "type": "array",
@@ -135,10 +133,8 @@ class CompareArgs:
         schema=_SIDE_SCHEMA,
     )
     right: Open = field("The other side, in the same forms as left", schema=_SIDE_SCHEMA)
-    offset: int = field("First change to return (our extra)", default=0, minimum=0, maximum=_MAX)
-    limit: int | None = field(
-        "Changes to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_MAX
-    )
+    offset: int = field("First change to return", default=0, minimum=0, maximum=_MAX)
+    limit: int | None = field("Changes to return (default: all of them)", omit_none=True, minimum=1, maximum=_MAX)
 
 
 # ------------------------------------------------------------------ graph records

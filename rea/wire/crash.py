@@ -20,7 +20,7 @@ from rea.wire.schema import field, local_path
 class RecordedCrashArgs:
     path: str = local_path("Absolute filesystem path to a supplied Linux ELF core")
     include_debugger_context: bool = field(
-        "Add core-only mapping candidates and frames from the host's gdb (Debian gdb; the core alone, no executable)",
+        "Add gdb's core-only mapping candidates and frames (the core alone, no executable)",
         default=False,
     )
 

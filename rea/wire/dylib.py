@@ -49,8 +49,10 @@ class DylibArgs:
     """The reference's input: process roots and one slice of the open Mach-O or bundle directory."""
 
     roots: tuple[str, ...] | None = field(
-        "Process roots (Mach-O files relative to the analyzed root); default: the open Mach-O, or every "
-        "executable in the open bundle directory",
+        (
+            "Process roots (Mach-O files relative to the root); default: the open Mach-O, or every "
+            "executable in the bundle"
+        ),
         omit_none=True,
         minItems=1,
         items={"type": "string", "minLength": 1, "pattern": ROOT_RELATIVE},
@@ -59,12 +61,12 @@ class DylibArgs:
         "Trace only this slice of each root (default: every slice)", omit_none=True
     )
     shared_cache: str | None = field(
-        "A dyld shared cache whose image list answers system install paths (not read on this host: refused)",
+        "A dyld shared cache for system install paths (refused: not read on this host)",
         omit_none=True,
         minLength=1,
     )
     max_entries: int = field(
-        "Our extra: at most this many directory entries are walked below the root", default=100_000, minimum=1
+        "At most this many directory entries are walked below the root", default=100_000, minimum=1
     )
 
 

@@ -13,8 +13,8 @@ from rea.wire.web import BrowserVersion, CaptureWindow, DroppedEvents
 
 SHA256 = "^[a-f0-9]{64}$"
 _ENDPOINT = (
-    "Loopback CDP endpoint of the Electron app (--remote-debugging-port): http:// or ws:// on 127.0.0.1, "
-    "another 127.0.0.0/8 address, [::1] or localhost, with a port; anything else is refused before connecting"
+    "Loopback CDP endpoint of the Electron app (--remote-debugging-port): http:// or ws:// on "
+    "127.0.0.0/8, [::1] or localhost, with a port"
 )
 
 
@@ -28,9 +28,7 @@ class InspectElectronPageArgs:
     cdp_endpoint: str = field(_ENDPOINT, minLength=1, maxLength=2048)
     target_id: str = field("A target_id from list_electron_targets", minLength=1, maxLength=256)
     observation_ms: int = field("Observation window after attaching", default=100, minimum=0, maximum=10000)
-    include_script_sources: bool = field(
-        "Include each file script's source text (Debugger.getScriptSource, 16 MiB in all)", default=False
-    )
+    include_script_sources: bool = field("Include each file script's source (16 MiB in all)", default=False)
 
 
 @attrs.frozen(kw_only=True)

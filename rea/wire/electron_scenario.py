@@ -43,7 +43,7 @@ class RendererStep:
 @attrs.frozen(kw_only=True)
 class DeepLinkStep:
     step_id: str = field("", minLength=1)
-    kind: Literal["deep-link"] = field("Synthetic open-url/second-instance delivery (needs main-process hooks)")
+    kind: Literal["deep-link"] = field("Synthetic open-url or second-instance delivery (needs main-process hooks)")
     delivery: Literal["open-url", "second-instance"] = field("")
     url: str = field("An absolute URL", minLength=1)
 

@@ -58,8 +58,7 @@ def _open_rows(description: str, required: tuple[str, ...] = ("kind",)) -> dict[
 
 def _application(side: str = "application") -> Any:
     return field(
-        f"{side}: analyze_javascript_application Evidence inline, or "
-        '{"kind": "retained-evidence", "evidence_id": ...} for one retained by this connection',
+        f'{side}: analyze_javascript_application Evidence, inline or {{"kind": "retained-evidence", "evidence_id"}}',
         omit_none=True,
         type="object",
     )
@@ -67,15 +66,17 @@ def _application(side: str = "application") -> Any:
 
 def _semantic_graph_input() -> Any:
     return field(
-        "The semantic graph Evidence the application record names (semantic_graph.retained), inline or as "
-        '{"kind": "retained-evidence", "evidence_id": ...}; omitted, it is read from this connection (our extra)',
+        (
+            "The semantic graph Evidence the application names (semantic_graph.retained), inline or "
+            "retained; omitted: read from this connection"
+        ),
         omit_none=True,
         type="object",
     )
 
 
 def _evidence_id(what: str) -> Any:
-    return field(f"Evidence id of {what} retained by this connection (our extra)", omit_none=True, pattern=EVIDENCE_ID)
+    return field(f"Id of retained {what}", omit_none=True, pattern=EVIDENCE_ID)
 
 
 def _native_ids() -> Any:
@@ -88,7 +89,7 @@ def _native_ids() -> Any:
 
 def _native_observations() -> Any:
     return field(
-        "Native Evidence to hand off to (accepted; recorded in limitations when it cannot be used)",
+        "Native Evidence to hand off to (unusable ones are named in limitations)",
         factory=tuple,
         schema={
             "type": "array",
@@ -127,7 +128,7 @@ class AnalyzeLimits:
 
 @attrs.frozen(kw_only=True)
 class AnalyzeArgs:
-    input_path: str = local_path("Local path of the application: a directory (unpacked app, source tree) or an .asar")
+    input_path: str = local_path("The application: a directory (unpacked app, source tree) or an .asar")
     format: Literal["auto", "asar", "directory"] = field(
         "Input format; auto decides from the path (a directory named x.js is a directory)", default="auto"
     )
@@ -135,11 +136,13 @@ class AnalyzeArgs:
         "complete returns the whole record; summary retains it and returns a summary view", default="complete"
     )
     integrity_policy: Literal["fail", "record-and-continue", "fail-closed"] = field(
-        "ASAR integrity mismatches: fail (refuse with artifact_integrity_mismatch), or record them and continue "
-        "with the verified files; fail-closed is our older spelling of fail",
+        (
+            "ASAR integrity mismatch: fail, or record it and continue with verified files "
+            "(fail-closed: older spelling of fail)"
+        ),
         default="fail",
     )
-    limits: AnalyzeLimits = field("Analysis bounds (our extra)", factory=AnalyzeLimits)
+    limits: AnalyzeLimits = field("Analysis bounds", factory=AnalyzeLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -179,11 +182,13 @@ class TraceFeatureArgs:
     native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     seed: FeatureSeed = field("The literal starting point")
     direction: Literal["outgoing", "incoming", "both", "forward", "backward"] = field(
-        "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry points; "
-        "forward/backward are our older spellings",
+        (
+            "outgoing follows the flow (renderer -> channel -> handler), incoming goes back to entry "
+            "points (forward/backward: older spellings)"
+        ),
         default="both",
     )
-    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+    limits: TraceLimits = field("Traversal bounds", factory=TraceLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -279,7 +284,7 @@ class SemanticQuery:
     seed: SemanticSeed = field("Where the query starts")
     direction: SemanticDirection = field("Which way to traverse")
     allowed_relations: tuple[str, ...] | None = field(
-        "Relations to follow (the reference's semantic relations, or our graph relations)",
+        "Relations to follow (semantic or application-graph relations)",
         omit_none=True,
         schema={"type": "array", "minItems": 1, "items": {"enum": [*SEMANTIC_RELATIONS, *typing.get_args(Relation)]}},
     )
@@ -298,7 +303,7 @@ class TraceSemanticsArgs:
     application_evidence_id: str | None = _evidence_id("application Evidence")
     semantic_graph: Open = _semantic_graph_input()
     query: SemanticQuery = field("The semantic query")
-    limits: TraceLimits = field("Traversal bounds (our extra)", factory=TraceLimits)
+    limits: TraceLimits = field("Traversal bounds", factory=TraceLimits)
 
 
 @attrs.frozen(kw_only=True)
@@ -315,16 +320,15 @@ class VersionLimits:
 class CompareVersionsArgs:
     left: Open = _application("left")
     right: Open = _application("right")
-    left_evidence_id: str | None = _evidence_id("the left application Evidence")
-    right_evidence_id: str | None = _evidence_id("the right application Evidence")
+    left_evidence_id: str | None = _evidence_id("left application Evidence")
+    right_evidence_id: str | None = _evidence_id("right application Evidence")
     left_native_observations: tuple[Open, ...] = _native_observations()
     right_native_observations: tuple[Open, ...] = _native_observations()
     left_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
     right_native_observation_evidence_ids: tuple[str, ...] = _native_ids()
-    limits: VersionLimits = field("Comparison bounds (our extra)", factory=VersionLimits)
+    limits: VersionLimits = field("Comparison bounds", factory=VersionLimits)
     detail: Literal["complete", "summary"] = field(
-        "Our extra: complete (default) returns the comparison Evidence; summary retains it and returns its "
-        "inspect_analysis_view summary (counts, first items, parent_evidence_id to page with the comparison view)",
+        "complete (default) or summary: counts, first items and parent_evidence_id to page with the comparison view",
         default="complete",
     )
 
@@ -351,9 +355,11 @@ class SourceToBundleArgs:
     application: Open = _application()
     application_evidence_id: str | None = _evidence_id("application Evidence")
     reference: Open = field(
-        "The reference sources: a HistoricalSourceGraph object {authority: historical-reference, schema, "
-        "entries, inventory_state, root_sha256, ...}, or application Evidence of a source tree (inline or "
-        "retained); omitted: the bundle's own source-map sources",
+        (
+            "Reference sources: a HistoricalSourceGraph {authority: historical-reference, schema, "
+            "entries, ...} or application Evidence of a source tree (inline or retained); omitted: "
+            "the bundle's source-map sources"
+        ),
         omit_none=True,
         type="object",
     )
@@ -364,8 +370,8 @@ class SourceToBundleArgs:
 class ExportShapesArgs:
     left: Open = _application("left")
     right: Open = _application("right")
-    left_evidence_id: str | None = _evidence_id("the left application Evidence")
-    right_evidence_id: str | None = _evidence_id("the right application Evidence")
+    left_evidence_id: str | None = _evidence_id("left application Evidence")
+    right_evidence_id: str | None = _evidence_id("right application Evidence")
     left_module_path: str = field("Module path in the left record", minLength=1, maxLength=4096)
     left_export_name: str = field("Export name (default for the default export)", minLength=1, maxLength=4096)
     right_module_path: str = field("Module path in the right record", minLength=1, maxLength=4096)

@@ -36,7 +36,7 @@ EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
 LAYER_ID = "^jrl_[a-f0-9]{64}$"
 _MAX = 2**53 - 1
 Role = Literal["application", "cache", "assets"]
-_SAFE_PREFIX = "Artifact-relative POSIX prefix ('' for the layer root; no leading /, no '.', '..' or empty segments)"
+_SAFE_PREFIX = "Artifact-relative POSIX prefix ('' for the layer root; no leading /, '.', '..' or empty segments)"
 
 
 def _count(description: str = "") -> Any:
@@ -68,13 +68,11 @@ RuntimeMapping = FileRootMapping | UrlPrefixMapping
 class StaticLayer:
     role: Role = field("Exactly one application layer; cache and assets layers are optional")
     analysis: Open = field(
-        "analyze_javascript_application Evidence, complete and inline, or (our extra) "
-        '{"kind": "retained-evidence", "evidence_id": ...} for one this connection retained',
+        'analyze_javascript_application Evidence, inline or {"kind": "retained-evidence", "evidence_id"}',
         schema={"type": "object"},
     )
     runtime_mappings: tuple[RuntimeMapping, ...] = field(
-        "Caller-declared translations of runtime locations into this layer (inference inputs; they never widen "
-        "origin or file-root authority)",
+        "Your translations of runtime locations into this layer (inference inputs; never widen authority)",
         default=(),
         maxItems=32,
     )
@@ -91,8 +89,10 @@ class ReconciliationLimits:
 class ReconcileArgs:
     static_layers: tuple[StaticLayer, ...] = field("Static application graph layers", minItems=1, maxItems=8)
     runtime_observations: tuple[Open, ...] = field(
-        "Passive capture Evidence (inspect_web_page, inspect_electron_page, observe_javascript_runtime, "
-        'capture_electron_scenario), inline or as {"kind": "retained-evidence", "evidence_id": ...}',
+        (
+            "Runtime capture Evidence (inspect_web_page, inspect_electron_page, "
+            "observe_javascript_runtime, capture_electron_scenario)"
+        ),
         minItems=1,
         maxItems=32,
         schema={"type": "array", "minItems": 1, "maxItems": 32, "items": {"type": "object"}},

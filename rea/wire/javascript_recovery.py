@@ -24,21 +24,24 @@ RewriteLevel = Literal["minimal", "standard", "aggressive"]
 class RecoverArgs:
     path: str = local_path("Absolute path to a UTF-8 JavaScript file; never executed")
     output_directory: str | None = local_path(
-        "Absolute absent output directory; parent must exist. Omitted: REA creates a fresh one under the "
-        "temporary directory and names it in the result",
+        "Absent output directory (its parent exists); omitted: a fresh temporary one, named in the result",
         omit_none=True,
     )
     extraction_mode: ExtractionMode = field(
-        "structural: source-map originals and the bundle's own module boundaries; heuristic: the same, falling "
-        "back to one module for an unsplittable file; inspection: also the code between modules as regions",
+        (
+            "structural: source-map originals and module boundaries; heuristic: also one module for "
+            "an unsplittable file; inspection: also code between modules"
+        ),
         default="structural",
     )
     rewrite_level: RewriteLevel = field(
         "Recorded only: REA writes recovered code verbatim (runtime equivalence remains unknown)", default="standard"
     )
     source_root: str | None = local_path(
-        "Our extra: the tree source-map sources without embedded content may be read from (default: the "
-        "bundle's directory); a source resolving outside it is not read",
+        (
+            "Tree that sources without embedded content are read from (default: the bundle's "
+            "directory; nothing outside it)"
+        ),
         omit_none=True,
     )
 

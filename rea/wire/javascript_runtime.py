@@ -15,10 +15,7 @@ import attrs
 from rea.wire.schema import field
 
 RuntimeKind = Literal["node", "electron-main", "electron-preload", "electron-renderer"]
-_ENDPOINT = (
-    "Loopback inspector endpoint: http:// or ws:// on 127.0.0.1, another 127.0.0.0/8 address, [::1] or localhost, "
-    "with a port (anything else is refused before connecting)"
-)
+_ENDPOINT = "Loopback inspector endpoint: http:// or ws:// on 127.0.0.0/8, [::1] or localhost, with a port"
 
 
 def _endpoint() -> str:
@@ -28,8 +25,8 @@ def _endpoint() -> str:
 @attrs.frozen(kw_only=True)
 class ListRuntimeTargetsArgs:
     inspector_endpoint: str = _endpoint()
-    limit: int = field("Our extra (3.1): targets returned", default=100, minimum=1, maximum=200)
-    offset: int = field("Our extra (3.1): targets skipped", default=0, minimum=0)
+    limit: int = field("Targets returned", default=100, minimum=1, maximum=200)
+    offset: int = field("Targets skipped", default=0, minimum=0)
 
 
 @attrs.frozen(kw_only=True)
@@ -40,8 +37,8 @@ class ObserveRuntimeArgs:
         "What the caller says the target is (recorded, unverified)", omit_none=True
     )
     observation_ms: int = field("Observation window after attaching", default=100, minimum=0, maximum=10000)
-    max_events: int = field("Our extra (3.1 limits): events retained", default=10000, minimum=1, maximum=50000)
-    max_scripts: int = field("Our extra (3.1 limits): scripts listed", default=2000, minimum=1, maximum=10000)
+    max_events: int = field("Events retained", default=10000, minimum=1, maximum=50000)
+    max_scripts: int = field("Scripts listed", default=2000, minimum=1, maximum=10000)
 
 
 # --------------------------------------------------------------------- result

@@ -48,20 +48,19 @@ def _hex_or_none(description: str) -> Any:
 
 @attrs.frozen(kw_only=True)
 class LayoutArgs:
-    path: str = local_path("Absolute filesystem path to the selected binary (ELF, PE/PE32+, Mach-O thin or universal)")
+    path: str = local_path("The binary (ELF, PE/PE32+, Mach-O thin or universal)")
     detail: Literal["complete", "summary"] = field(
         "complete: the layout Evidence; summary: retain it and return its summary view (parent_evidence_id)",
         default="complete",
     )
     architecture: str | None = field(
-        "Our extra: the slice of a universal Mach-O to read (as list_architectures names it, e.g. x86_64, arm64); "
-        "required for a universal binary with more than one slice",
+        "Universal slice to read (as list_architectures names it); required when there are several",
         omit_none=True,
         minLength=1,
         maxLength=64,
     )
-    max_symbols: int = field("Our extra: symbol rows kept (the rest are counted)", default=200_000, minimum=0)
-    max_relocations: int = field("Our extra: relocation rows kept (the rest are counted)", default=500_000, minimum=0)
+    max_symbols: int = field("Symbol rows kept (the rest are counted)", default=200_000, minimum=0)
+    max_relocations: int = field("Relocation rows kept (the rest are counted)", default=500_000, minimum=0)
 
 
 # --------------------------------------------------------------------- result
@@ -467,7 +466,7 @@ class MachoArgs:
     """The reference's input is empty (the open target); our extras select a slice, delivery and a cap."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice to read (as list_architectures names it); default: the slice open_binary selected",
+        "Universal slice to read (as list_architectures names it); default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -476,9 +475,7 @@ class MachoArgs:
         "complete: the Mach-O Evidence; summary: retain it and return its summary view (parent_evidence_id)",
         default="complete",
     )
-    max_symbols: int = field(
-        "Our extra: imports and exports kept each (the rest are counted)", default=500_000, minimum=0
-    )
+    max_symbols: int = field("Imports and exports kept each (the rest are counted)", default=500_000, minimum=0)
 
 
 @attrs.frozen(kw_only=True)
@@ -672,7 +669,7 @@ class SignatureArgs:
     """The reference's input is empty (the open target); our extra selects a universal slice."""
 
     architecture: str | None = field(
-        "Our extra: the universal slice whose signature to read; default: the slice open_binary selected",
+        "Universal slice whose signature to read; default: open_binary's slice",
         omit_none=True,
         minLength=1,
         maxLength=64,

@@ -63,15 +63,15 @@ OperandKind = Literal[
 
 def _limit(name: str, what: str) -> Any:
     lo, hi, default = LIMIT_BOUNDS[name]
-    return field(f"3.1 limit (our extra): {what}", default=default, minimum=lo, maximum=hi)
+    return field(f"Limit: {what}", default=default, minimum=lo, maximum=hi)
 
 
 def _offset(what: str) -> Any:
-    return field(f"3.1 paging (our extra): first {what} to return", default=0, minimum=0, maximum=_MAX)
+    return field(f"First {what} to return", default=0, minimum=0, maximum=_MAX)
 
 
 def _page(what: str) -> Any:
-    return field(f"3.1 paging (our extra): {what} to return (default: all)", omit_none=True, minimum=1, maximum=_MAX)
+    return field(f"Most {what} to return (default: all)", omit_none=True, minimum=1, maximum=_MAX)
 
 
 Detail = Literal["complete", "summary"]
@@ -79,8 +79,7 @@ Detail = Literal["complete", "summary"]
 
 def _detail() -> Any:
     return field(
-        "Our extra: complete (default) returns the Evidence; summary retains it and returns its inspect_analysis_view "
-        "summary (counts, first rows, parent_evidence_id to page with the managed view)",
+        "complete (default) or summary: counts, first rows and parent_evidence_id to page with the managed view",
         default="complete",
     )
 
@@ -108,9 +107,7 @@ def _count(description: str = "") -> Any:
 class TargetArgs:
     """6.x: an explicit path, or the open target; the 3.1 limits as extras."""
 
-    path: str | None = local_path(
-        "Explicit managed PE/CLI path; omit to inspect the target open_binary selected", omit_none=True
-    )
+    path: str | None = local_path("Managed PE/CLI path; omitted: the open target", omit_none=True)
     max_file_bytes: int = _limit("max_file_bytes", "largest file read")
     max_metadata_bytes: int = _limit("max_metadata_bytes", "largest CLI metadata root read")
     max_heap_item_bytes: int = _limit("max_heap_item_bytes", "largest string/blob heap item decoded")
@@ -135,7 +132,7 @@ class MembersArgs(TargetArgs):
     max_method_body_bytes: int = _limit("max_method_body_bytes", "bytes of one method body decoded")
     max_method_instructions: int = _limit("max_method_instructions", "instructions decoded per body")
     instruction_anchor_limit: int = field(
-        "3.1 (our extra): instruction anchors kept per method body", default=100, minimum=0, maximum=500
+        "Instruction anchors kept per method body", default=100, minimum=0, maximum=500
     )
     type_offset: int = _offset("type")
     type_limit: int | None = _page("types")

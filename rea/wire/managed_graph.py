@@ -59,7 +59,7 @@ class GraphArgs:
     managed_members_evidence_id: str | None = _source("Retained inspect_managed_members Evidence")
     managed_native_boundaries_evidence_id: str | None = _source("Retained inspect_managed_native_boundaries Evidence")
     inventory_evidence_id: str | None = _source(
-        "Our extra: retained inventory_artifact (or inspect_artifact) Evidence listing the same file"
+        "Retained inventory_artifact (or inspect_artifact) Evidence of the same file"
     )
     limits: GraphLimits = field("Result bounds", factory=GraphLimits)
 

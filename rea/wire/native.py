@@ -14,20 +14,15 @@ import attrs
 
 from rea.wire.schema import Open, field
 
-_DOCUMENT = "The open target's name or path (headless providers have one document)"
-_PROCEDURE = "A procedure: its name, entry address (0x...) or sub_<hex> name"
+_DOCUMENT = "Document (a headless provider has one)"
+_PROCEDURE = "Procedure: name, entry address (0x...) or sub_<hex> name"
 # one habit for every procedure-or-address argument (rea.native.subject resolves both spellings)
-_CHOSEN = "The procedure: its name, entry address (0x...) or sub_<hex> name. Give procedure or address (the same)"
-_SAME_AS_PROCEDURE = "The same as procedure, by the other name (a name, an address or a sub_<hex> name); give one"
-_AT_OR_NAME = (
-    "An address (0x hex; other spaces as space:0x...), or a procedure or symbol name or sub_<hex> name that denotes one"
-)
-_AT_OR_NAMED = _AT_OR_NAME + ". procedure is the same argument by its other name"
-_SAME_AS_ADDRESS = "The same as address, by the other name; give one"
-DETAIL = (
-    "complete (default): the whole answer; summary: retain it and return its summary view (counts, the first "
-    "rows, parent_evidence_id to page from with inspect_analysis_view {kind: native, facet})"
-)
+_CHOSEN = "Name, entry address (0x...) or sub_<hex> name (or give address)"
+_SAME_AS_PROCEDURE = "Same as procedure (either name); give one"
+_AT_OR_NAME = "An address (0x hex, or space:0x...) or a procedure, symbol or sub_<hex> name"
+_AT_OR_NAMED = _AT_OR_NAME + "; procedure is the same"
+_SAME_AS_ADDRESS = "Same as address (either name); give one"
+DETAIL = "complete (default) or summary: counts and first rows, paged with inspect_analysis_view"
 
 
 def procedure_choice() -> Any:
@@ -75,17 +70,15 @@ class ListingArgs:
     """A complete listing by default (the reference's answer); offset/limit page it when asked."""
 
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=2**53 - 1)
-    limit: int | None = field(
-        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1
-    )
+    offset: int = field("First item to return (default 0)", default=0, minimum=0, maximum=2**53 - 1)
+    limit: int | None = field("Items to return (default: all of them)", omit_none=True, minimum=1, maximum=2**53 - 1)
     detail: Detail = detail_choice()
 
 
 OriginKind = Literal["program", "library", "runtime", "unknown"]
 _ORIGIN_FILTER = (
-    "Only procedures of this origin (our extra): program (the binary's own code), library (static or "
-    "imported library code), runtime (C runtime start-up, Go runtime), unknown"
+    "Only procedures of this origin: program (own code), library (static or imported), runtime (C "
+    "or Go runtime), unknown"
 )
 
 
@@ -157,10 +150,8 @@ class FilteredListingArgs:
         "Only the entry at this address (0x hex, or a name denoting one)", omit_none=True, minLength=1
     )
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First item to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "Items to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First item to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("Items to return (default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
@@ -170,18 +161,16 @@ class SearchArgs:
     mode: Literal["literal", "regex"] = field("literal substring or regular expression", default="literal")
     case_sensitive: bool = field("Match case", default=False)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
-    offset: int = field("First match to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "Matches to return (our extra; default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First match to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("Matches to return (default: all of them)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
 StringOrigin = Literal["stored", "stack", "decoded"]
 _STRING_ORIGIN_FILTER = (
-    "Only strings of this origin (our extra; default: all): stored (in the clear in a data section), stack "
-    "(built in a procedure's frame by immediate stores), decoded (produced at run time by a decoder routine: "
-    "asking for it emulates the decoder call sites the first time, seconds, then answers from the cache)"
+    "Only strings of this origin (default: all): stored (in a data section), stack (built by "
+    "immediate stores in a frame), decoded (made by a decoder routine; the first ask emulates its "
+    "call sites, seconds, then the cache answers)"
 )
 
 
@@ -221,10 +210,8 @@ class ReferencesArgs:
     max_instructions: int = field(
         "Accepted for the reference (3.1); angr's references need no scan", default=500, minimum=1, maximum=5000
     )
-    offset: int = field("First reference to return (our extra; default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
-    limit: int | None = field(
-        "References to return (our extra; default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL
-    )
+    offset: int = field("First reference to return (default 0)", default=0, minimum=0, maximum=_NO_TOTAL)
+    limit: int | None = field("References to return (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)
     detail: Detail = detail_choice()
 
 
@@ -236,7 +223,7 @@ class InstructionArgs:
     limit: int = field("Instructions in the window", default=64, minimum=1, maximum=500)
     document: str | None = field(_DOCUMENT, omit_none=True, minLength=1)
     include_bytes: bool = field(
-        "Our extra: add `bytes`, each instruction's hex bytes in the order of `instructions`", default=False
+        "Add `bytes`, each instruction's hex bytes in the order of `instructions`", default=False
     )
     detail: Detail = detail_choice()
 
@@ -282,7 +269,7 @@ class DossierArgs:
     address: str | None = address_alias()
     detail: Detail = detail_choice()
     include_assembly: bool = field(
-        "Include the function's assembly (false: the assembly facet is empty and says it was not requested)",
+        "Include the assembly (false: the facet is empty and says so)",
         default=True,
     )
     limit: int | None = field("Most rows per collection (default: all)", omit_none=True, minimum=1, maximum=_NO_TOTAL)

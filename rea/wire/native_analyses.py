@@ -14,7 +14,7 @@ from rea.wire.schema import Open, field
 
 _CANON = "^0x(?:0|[1-9a-f][0-9a-f]*)$"
 _EVIDENCE = "^ev_[a-f0-9]{64}$"
-_APPROVAL = "Explicit approval to record bounded residuals durably (accepted; REA keeps them in the Evidence)"
+_APPROVAL = "Accepted; residuals are kept in the Evidence anyway"
 
 
 # ------------------------------------------------------------- trace_feature
@@ -26,8 +26,7 @@ class FeatureArgs:
     case_sensitive: bool = field("Match case exactly", default=False)
     limit: int = field("Most matches, and most references", default=20, minimum=1, maximum=100)
     max_operations: int = field(
-        "Most reads: a 500-row page of strings or procedures, one reference lookup, one containing-procedure "
-        "resolution",
+        "Most reads (a 500-row page, a reference lookup or a containing-procedure resolution each)",
         default=20,
         minimum=1,
         maximum=100,
@@ -75,8 +74,10 @@ class PathEndpoint:
 @attrs.frozen(kw_only=True)
 class CallPathArgs:
     functions: tuple[Open, ...] = field(
-        "analyze_function Evidence, inline or {kind: retained-evidence, evidence_id}: one per function the path "
-        "may pass through; their callees are the edges",
+        (
+            "analyze_function Evidence (inline or retained), one per function a path may cross; their "
+            "callees are the edges"
+        ),
         minItems=1,
         maxItems=500,
         schema={"type": "array", "items": {"type": "object"}, "minItems": 1, "maxItems": 500},
@@ -168,7 +169,7 @@ class NativeApiArgs:
         "Most instructions of the procedure; a larger one is not projected", default=500, minimum=1, maximum=5_000
     )
     unknown_registry_approved: Literal[True] | None = field(
-        "Explicit approval to record unsupported native API branches durably (accepted; kept in the Evidence)",
+        "Accepted; unsupported branches are kept in the Evidence anyway",
         omit_none=True,
     )
 

@@ -103,9 +103,7 @@ class EmulateArgs:
         minimum=4096,
         maximum=256 << 20,
     )
-    stop_at: str | None = field(
-        "Stop when execution reaches this link-time address (status stopped_at)", default=None, pattern=ADDRESS
-    )
+    stop_at: str | None = field("Stop at this link-time address (status stopped_at)", default=None, pattern=ADDRESS)
 
 
 @attrs.frozen(kw_only=True)

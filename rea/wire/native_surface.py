@@ -13,8 +13,8 @@ from rea.native.annotations import MAX_NAME, MAX_TEXT
 from rea.wire.native import Dossier, address_alias, procedure_choice
 from rea.wire.schema import field
 
-_DOCUMENT = "The open target's name or path (headless providers have one document)"
-_ADDRESS = "Link-time virtual address (0x hex), or a procedure, symbol or sub_<hex> name denoting one"
+_DOCUMENT = "Document (a headless provider has one)"
+_ADDRESS = "Link-time virtual address (0x hex), or a procedure, symbol or sub_<hex> name"
 _CURSORLESS = _ADDRESS + "; required here: angr has no cursor"
 MAX_READ = 4096
 

@@ -13,18 +13,18 @@ from rea.wire.schema import Open, field, local_path
 @attrs.frozen(kw_only=True)
 class PlistArgs:
     relative_path: str = field(
-        "The plist inside the open bundle directory (open_binary on the .app, .framework or bundle root)",
+        "The plist inside the open bundle directory",
         default="Contents/Info.plist",
         minLength=1,
         maxLength=1024,
     )
     path: str | None = local_path(
-        "Our extra: an absolute path to a plist file; replaces relative_path and needs no open target",
+        "A plist file; replaces relative_path, needs no open target",
         default=None,
         omit_none=True,
     )
-    max_nodes: int = field("Our extra: at most this many values are converted", default=100_000, minimum=1)
-    max_depth: int = field("Our extra: deeper values are replaced by null", default=64, minimum=1, maximum=256)
+    max_nodes: int = field("At most this many values are converted", default=100_000, minimum=1)
+    max_depth: int = field("Deeper values are replaced by null", default=64, minimum=1, maximum=256)
 
 
 @attrs.frozen(kw_only=True)

@@ -114,9 +114,10 @@ def field(
 
 
 def local_path(description: str, **options: Any) -> Any:
-    """A host path argument: advertised and enforced by the one rule of `rea.local_paths`."""
+    """A host path argument: advertised and enforced by the one rule of `rea.local_paths` (the pattern refuses
+    a relative path and control or bidirectional-override characters, and the refusal says which)."""
     return field(
-        f"{description} (absolute; a relative path or one with control or bidirectional-override characters is refused)",
+        f"{description} (absolute)",
         pattern=LOCAL_PATH_PATTERN,
         minLength=1,
         maxLength=16384,

@@ -118,12 +118,12 @@ _IDS = {"type": "array", "items": {"type": "string", "pattern": EVIDENCE_ID}, "m
 class BinarySessionArgs:
     expected_package_version: str | None = field("Package version the caller expects", omit_none=True, minLength=1)
     expected_catalog_digest: str | None = field(
-        "Catalog digest (server_identity.catalog.digests.combined_sha256) the caller expects",
+        "Expected server_identity.catalog.digests.combined_sha256",
         omit_none=True,
         pattern=SHA256,
     )
     expected_server_path: str | None = field(
-        "Server command path the caller registered (resolved like a command: PATH lookup, then symlinks)",
+        "Server command the caller registered (resolved by PATH, then symlinks)",
         omit_none=True,
         minLength=1,
     )
@@ -139,25 +139,23 @@ class ExistingProject:
 class OpenBinaryArgs:
     path: str = local_path("Local filesystem path of the target (a file or a directory)")
     format: Literal["dos-com"] | None = field(
-        "Explicit headerless DOS COM interpretation; omit it to keep header-based detection", omit_none=True
+        "Read as a headerless DOS COM program (omitted: detect from the header)", omit_none=True
     )
     provider_id: str | None = field(
-        "Deep-analysis provider id (angr, ghidra, hopper, ida), or auto (the default) for deterministic selection",
+        "Deep-analysis provider (angr, ghidra, hopper, ida), or auto (the default)",
         omit_none=True,
         pattern=SELECTOR_PATTERN,
     )
     existing_project: ExistingProject | None = field(
-        "Open a program of an existing analysis project (refused: REA's Ghidra adapter imports into a fresh project)",
+        "Program of an existing project (refused: Ghidra imports into a fresh project)",
         omit_none=True,
     )
     snapshot_path: str | None = local_path(
-        "Restore an analysis snapshot (REA keeps none: refused; angr's analysis is cached by digest instead)",
+        "Analysis snapshot to restore (refused: REA keeps none; angr caches by digest)",
         omit_none=True,
     )
     architecture: str | None = field(
-        "Our extra: the slice of a universal (fat) Mach-O to analyse, as lipo names it (x86_64, arm64, arm64e, i386, "
-        "...); omit it for the host-preferred slice (x86_64, then arm64, then the first). On any other target it "
-        "must name the target's one architecture",
+        "Universal Mach-O slice, as lipo names it (x86_64, arm64, ...); omitted: x86_64, then arm64, then the first",
         omit_none=True,
         minLength=1,
         maxLength=64,
@@ -168,7 +166,7 @@ class OpenBinaryArgs:
 @attrs.frozen(kw_only=True)
 class CloseBinaryArgs:
     snapshot_path: str | None = local_path(
-        "Write an analysis snapshot before closing (REA keeps none: refused; export_evidence_bundle keeps Evidence)",
+        "Analysis snapshot to write (refused: REA keeps none; use export_evidence_bundle)",
         omit_none=True,
     )
     overwrite: bool = field("Replace an existing snapshot file", default=False)

@@ -184,7 +184,7 @@ class SummaryView:
 class FacetView:
     kind: Literal["facet"] = field("One binary-layout facet (inspect_binary_layout Evidence)")
     facet: Literal["mitigations", "linkage", "pe_directories"] = field(
-        "The layout facet (pe_directories: a PE's export and import directories whole)"
+        "Layout facet (pe_directories: a PE's export and import directories)"
     )
 
 
@@ -223,8 +223,8 @@ class ItemView:
 class PageView:
     kind: Literal["page"] = field("A stable page of a collection")
     collection: Collection = field(
-        "sections, symbols and (PE) exports, imports: layout Evidence; modules: application Evidence; records: "
-        "network-capture Evidence (a page stops after 32 KB of records, at least one)"
+        "sections, symbols, exports, imports: layout Evidence; modules: application Evidence; "
+        "records: network-capture Evidence (a page ends after 32 KB)"
     )
     offset: int = _offset()
     limit: int = _limit()
@@ -233,8 +233,7 @@ class PageView:
 @attrs.frozen(kw_only=True)
 class NativeView:
     kind: Literal["native"] = field(
-        "One facet of analyze_function Evidence, or one collection of another native answer (its summary names "
-        "them); no provider is started"
+        "One facet of analyze_function Evidence or a collection of another native answer (its summary names them)"
     )
     facet: NativeFacet = field(
         "Dossier facet; procedure, native_api and value_flow_summary are singletons (offset 0). Other native "
@@ -275,7 +274,7 @@ class MachoView:
 @attrs.frozen(kw_only=True)
 class AndroidView:
     kind: Literal["android"] = field(
-        "A page of search_android_classes matches (classes) or inspect_android_class methods or fields"
+        "A page of search_android_classes matches or inspect_android_class methods or fields"
     )
     facet: AndroidFacet = field("classes: search Evidence; methods, fields: class Evidence")
     offset: int = _offset()
@@ -284,9 +283,7 @@ class AndroidView:
 
 @attrs.frozen(kw_only=True)
 class ApiSurfaceView:
-    kind: Literal["api-surface"] = field(
-        "Request lines of inspect_web_network_capture Evidence grouped by method, origin and path template"
-    )
+    kind: Literal["api-surface"] = field("Network-capture request lines grouped by method, origin and path template")
     offset: int = _offset()
     limit: int = _limit()
 
@@ -294,9 +291,7 @@ class ApiSurfaceView:
 @attrs.frozen(kw_only=True)
 class ManagedView:
     kind: Literal["managed"] = field(
-        "A page of one listing of inspect_managed_artifact Evidence (references, resources, attributes, "
-        "pdb_documents) or inspect_managed_members Evidence (types, methods, fields, member_refs, call_edges, "
-        "field_accesses)"
+        "A page of one listing of inspect_managed_artifact or inspect_managed_members Evidence"
     )
     facet: ManagedFacet = field("The listing")
     offset: int = _offset()
@@ -306,7 +301,7 @@ class ManagedView:
 @attrs.frozen(kw_only=True)
 class ComparisonView:
     kind: Literal["comparison"] = field(
-        "A page of compare_application_versions Evidence: its items, or its change graph's nodes or edges"
+        "A page of compare_application_versions items, or its change graph's nodes or edges"
     )
     facet: ComparisonFacet = field("items (default), graph_nodes or graph_edges", default="items")
     offset: int = _offset()

@@ -42,7 +42,7 @@ class WasmArgs:
         default="complete",
     )
     max_wat_inline_units: int = field(
-        "Our extra: UTF-16 code units of decoded WAT carried inline (the whole WAT is digested either way)",
+        "UTF-16 code units of WAT carried inline (all of it is digested)",
         default=16 << 20,
         minimum=0,
         maximum=1 << 28,

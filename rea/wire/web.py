@@ -61,8 +61,7 @@ Scope = Literal["approved", "outside_policy", "unsupported"]
 
 def _endpoint() -> Any:
     return field(
-        "Loopback DevTools endpoint of a browser the caller started (http://127.0.0.1:9222); anything "
-        "else is refused before connecting",
+        "Loopback DevTools endpoint of a browser you started (http://127.0.0.1:9222)",
         minLength=1,
         maxLength=2048,
     )
@@ -70,8 +69,10 @@ def _endpoint() -> Any:
 
 def _origins() -> Any:
     return field(
-        "Exact http(s) origins (no path, no wildcard) whose targets, scripts and requests may be retained; "
-        "empty: targets are not filtered and a page is scoped to its own current origin",
+        (
+            "Exact http(s) origins whose targets, scripts and requests are kept; empty: all, each "
+            "page scoped to its own origin"
+        ),
         default=(),
         schema={
             "type": "array",
@@ -108,12 +109,12 @@ class InspectWebPageArgs:
         "Keep SHA-256 fingerprints of storage entries (needs include_storage_keys)", default=False
     )
     include_script_sources: bool = field("Keep script source text as content-addressed artifacts", default=False)
-    max_dom_nodes: int = field("Our extra: DOM nodes retained", default=50_000, minimum=1, maximum=1_000_000)
+    max_dom_nodes: int = field("DOM nodes retained", default=50_000, minimum=1, maximum=1_000_000)
     max_events: int = field(
-        "Our extra: network, console and WebSocket events retained each", default=5_000, minimum=1, maximum=100_000
+        "Network, console and WebSocket events retained each", default=5_000, minimum=1, maximum=100_000
     )
     max_script_source_bytes: int = field(
-        "Our extra: total script source bytes retained", default=16 << 20, minimum=0, maximum=256 << 20
+        "Total script source bytes retained", default=16 << 20, minimum=0, maximum=256 << 20
     )
 
 
@@ -566,17 +567,15 @@ class DiscoverWebMcpArgs:
     observation_ms: int = field(
         "How long toolsAdded/toolsRemoved are followed after WebMCP.enable", default=100, minimum=0, maximum=600_000
     )
-    max_tools: int = field("Our extra: tools retained", default=1_000, minimum=1, maximum=100_000)
+    max_tools: int = field("Tools retained", default=1_000, minimum=1, maximum=100_000)
     max_schema_depth: int = field(
-        "Our extra: deepest input schema kept inline (deeper ones are summarized, never inlined)",
+        "Deepest input schema kept inline (deeper ones are summarized, never inlined)",
         default=20,
         minimum=1,
         maximum=1_000,
     )
-    max_schema_nodes: int = field("Our extra: JSON nodes of one input schema kept inline", default=5_000, minimum=1)
-    max_schema_bytes: int = field(
-        "Our extra: canonical bytes of one input schema kept inline", default=262_144, minimum=1
-    )
+    max_schema_nodes: int = field("JSON nodes of one input schema kept inline", default=5_000, minimum=1)
+    max_schema_bytes: int = field("Canonical bytes of one input schema kept inline", default=262_144, minimum=1)
 
 
 @attrs.frozen(kw_only=True)
@@ -657,10 +656,8 @@ class CaptureWebScreenshotArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
-    screenshot_approved: bool = field(
-        "Accepted from older clients and ignored: REA requires no approval flags", default=True
-    )
+    approved: bool = field("Ignored (kept for older clients)", default=True)
+    screenshot_approved: bool = field("Ignored (kept for older clients)", default=True)
     maximum_image_bytes: int = field("Largest PNG retained", default=4 << 20, minimum=1, maximum=MAX_SCREENSHOT_BYTES)
 
 
@@ -903,7 +900,7 @@ class ObserveSessionArgs:
     cdp_endpoint: str = _endpoint()
     allowed_origins: tuple[str, ...] = _origins()
     target_id: str = _target()
-    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
+    approved: bool = field("Ignored (kept for older clients)", default=True)
     observation_ms: int = field("Window length", default=10_000, minimum=1, maximum=60_000)
     max_timeline_events: int = field("Timeline events retained", default=2_000, minimum=1, maximum=20_000)
 

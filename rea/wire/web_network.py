@@ -28,7 +28,7 @@ class CaptureArgs:
     capture_path: str = local_path("Absolute local HAR or mitmproxy capture path")
     format: Literal["har", "mitmproxy"] = field("har: a HAR 1.2 JSON file; mitmproxy: a native flow dump")
     record_ordinals: tuple[int, ...] | None = field(
-        "Zero-based producer record ordinals, in caller-selected order; omit to inspect every record",
+        "Zero-based record ordinals, in your order; omitted: every record",
         omit_none=True,
         default=None,
         minItems=1,
@@ -40,8 +40,10 @@ class CaptureArgs:
         items={"type": "string", "minLength": 1},
     )
     detail: Literal["complete", "summary"] = field(
-        "complete: the capture Evidence (every selected record); summary: retain it and return its summary view "
-        "(counts, first rows, redaction index, the calls to page records from parent_evidence_id)",
+        (
+            "complete: every selected record; summary: counts, first rows, redaction index and "
+            "parent_evidence_id to page from"
+        ),
         default="complete",
     )
 

@@ -334,7 +334,7 @@ class CaptureRequest:
 @attrs.frozen(kw_only=True)
 class CaptureBrowserScenarioArgs:
     browser: LaunchBrowser | ConnectBrowser = field(
-        "Launch an owned headless Chromium (private profile, removed after) or connect to one loopback CDP target"
+        "Launch an owned headless Chromium or connect to one loopback CDP target"
     )
     start_url: ScenarioUrl = field("The initial http(s) URL (query values declared separately)")
     allowed_origins: tuple[str, ...] = field(
@@ -632,12 +632,8 @@ class Normalization:
 class CompareWebCapturesArgs:
     before: PassiveCapture | None = field("Earlier passive page capture (with after)", default=None, omit_none=True)
     after: PassiveCapture | None = field("Later passive page capture (with before)", default=None, omit_none=True)
-    before_scenario: Open = _capture_field(
-        "Earlier complete normalized_result of capture_browser_scenario, unchanged (with after_scenario)"
-    )
-    after_scenario: Open = _capture_field(
-        "Later complete normalized_result of capture_browser_scenario, unchanged (with before_scenario)"
-    )
+    before_scenario: Open = _capture_field("Earlier capture_browser_scenario normalized_result, unchanged")
+    after_scenario: Open = _capture_field("Later capture_browser_scenario normalized_result, unchanged")
     normalization: Normalization | None = field(
         "Scenario pairs only: exact-literal rules (default {rules: []})", default=None, omit_none=True
     )

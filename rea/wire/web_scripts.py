@@ -36,17 +36,15 @@ class AnalyzeWebBundleArgs(InspectWebPageArgs):
     include_script_sources: bool = field(
         "Capture script sources (the analysis needs them; false is refused)", default=True
     )
-    approved: bool = field("Accepted from older clients and ignored: REA requires no approval flags", default=True)
-    source_capture_approved: bool = field(
-        "Accepted from older clients and ignored: REA requires no approval flags", default=True
-    )
+    approved: bool = field("Ignored (kept for older clients)", default=True)
+    source_capture_approved: bool = field("Ignored (kept for older clients)", default=True)
     analysis_limits: BundleLimits = field("Analysis bounds", factory=BundleLimits)
     fetch_source_maps: bool = field(
         "Fetch each script's declared source map, only from allowed origins (the page's own when none given)",
         default=False,
     )
     source_map_fetch_approved: bool = field(
-        "Accepted from older clients and ignored: REA requires no approval flags (fetch_source_maps alone decides)",
+        "Ignored (older clients; fetch_source_maps decides)",
         default=False,
     )
 
@@ -235,12 +233,9 @@ class WebBundleAnalysis:
 
 @attrs.frozen(kw_only=True)
 class ExportWebScriptsArgs:
-    capture_path: str = local_path(
-        "Saved inspect_web_page JSON (its normalized result or the complete Evidence) with script sources"
-    )
+    capture_path: str = local_path("Saved inspect_web_page JSON (normalized result or Evidence) with script sources")
     output_directory: str | None = local_path(
-        "Absent directory for the scripts and manifest.json; parent must exist. Omitted: REA creates a fresh one "
-        "under the temporary directory and names it in the result",
+        "Absent directory (its parent exists); omitted: a fresh temporary one, named in the result",
         omit_none=True,
     )
 

@@ -19,8 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rea.native import metadata
-from rea.native.addresses import value
-from rea.native.image import hexa
+from rea.native.addresses import hexa, value
 from rea.native.sweep import Sweep
 
 INDEX_LIMITATION = (

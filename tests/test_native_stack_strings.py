@@ -290,6 +290,31 @@ def test_scan_coverage_is_recorded(indexed):
     assert scan["stack_strings"] == len(indexed["dynamic"]["stack_strings"])
 
 
+def test_the_forked_pass_answers_as_the_inline_one(samples, indexed, monkeypatch):
+    """The index runs the pass in a forked child beside the origin classification; with threads running it
+    runs in the process itself. Both give the same rows."""
+    monkeypatch.setattr(indexer.threading, "active_count", lambda: 2)
+    inline = indexer.build(str(samples["static"]), None)
+    for key in ("stack_strings", "decoder_candidates", "stack_scan"):
+        assert inline[key] == indexed["static"][key]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_pass_that_fails_is_said_not_scanned(samples, monkeypatch, threads):
+    """In the forked child and in the process itself (threads running) alike."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a pass that breaks")
+
+    monkeypatch.setattr(ss, "recover", broken)
+    monkeypatch.setattr(indexer.threading, "active_count", lambda: threads)
+    snapshot = indexer.build(str(samples["dynamic"]), None)
+    assert snapshot["stack_strings"] == [] and snapshot["decoder_candidates"] == []
+    assert snapshot["stack_scan"]["scanned"] is False
+    assert a.string_coverage(snapshot)[0].startswith("Stack strings were not scanned: the stack-string pass failed")
+    assert snapshot["strings"], "the rest of the index still answers"
+
+
 def test_list_and_search_strings_through_mcp(samples, tmp_path):
     async def go():
         env = {"REA_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(Path(__file__).parents[1])}

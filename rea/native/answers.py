@@ -286,10 +286,8 @@ def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
             "(produced at run time) are not recovered.",
         )
     if not scan.get("scanned"):
-        return (
-            f"Stack strings were not scanned: the fast index does not read {scan.get('architecture')} code. "
-            "Decoded strings (produced at run time) are not recovered.",
-        )
+        why = scan.get("reason") or f"the fast index does not read {scan.get('architecture')} code"
+        return (f"Stack strings were not scanned: {why}. Decoded strings (produced at run time) are not recovered.",)
     candidates = len({c["call_site"] for c in snapshot.get("decoder_candidates", ())})
     return (
         f"Stack strings: all {scan['procedures']} procedures of the fast index were scanned for immediate stores "

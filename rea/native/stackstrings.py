@@ -773,6 +773,12 @@ def recover(
     }
 
 
+def not_scanned(architecture: str, reason: str) -> dict[str, Any]:
+    """The snapshot's rows when the pass did not run, with why (an answer must not read "none found")."""
+    scan = {**_scanned(architecture, 0, 0, 0), "scanned": False, "reason": reason}
+    return {"stack_strings": [], "decoder_candidates": [], "stack_scan": scan}
+
+
 def _scanned(architecture: str, procedures: int, replayed: int, found: int) -> dict[str, Any]:
     return {
         "architecture": architecture,

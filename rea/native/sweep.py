@@ -202,11 +202,11 @@ def _lite(cs: capstone.Cs, region: Region, counts: list[int], step: int) -> Iter
     """capstone's lite tuples over a whole region, resuming past bytes that do not decode."""
     data, start, offset = region.data, region.start, 0
     while offset < len(data):
-        end = offset
-        for row in cs.disasm_lite(data[offset:], start + offset):
-            counts[0] += 1
+        row, decoded = None, 0
+        for decoded, row in enumerate(cs.disasm_lite(data[offset:], start + offset), 1):  # noqa: B007 - read after
             yield row
-            end = row[0] - start + row[1]
+        counts[0] += decoded
+        end = offset if row is None else row[0] - start + row[1]
         if end >= len(data):
             return
         skip = min(step, len(data) - end)

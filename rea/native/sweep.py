@@ -240,10 +240,16 @@ def _x86(
         after_lea = None
         if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
             _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
-        elif "0x" in operands or "rip" in operands:
+        elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
             _x86_operand(address, size, mnemonic, operands, inside, pic, add)
             if mnemonic == "lea" and refs and refs[-1][0] == address:
                 after_lea = (address + size, refs[-1][1])
+
+
+def _names_address(operands: str) -> bool:
+    """Can a non-RIP operand name an address (`[0x…]`, or a last operand that is a hex immediate)? Most
+    operands with a `0x` are stack offsets (`[rsp + 0x20], rax`) that cannot: checked before the call."""
+    return "[0x" in operands or operands.rpartition(" ")[2].startswith("0x")
 
 
 def _x86_branch(

@@ -204,11 +204,115 @@ def test_arm64_stack_strings_and_candidates(samples, indexed):
     )
 
 
+POINTED, LOCAL = "/dev/pts/", "hostname"
+OPTIMIZED = f"""
+#include <stdio.h>
+__attribute__((noinline)) void note(const char *a, unsigned long n) {{ fwrite(a, 1, n, stderr); }}
+/* out is kept across the call in a callee-saved register: rbp (rbx is reserved), not a frame pointer */
+__attribute__((noinline)) void fill(char *out, const char *a) {{
+    note(a, 1);
+    volatile char *v = out;
+    {" ".join(f"v[{i}] = '{c}';" for i, c in enumerate(POINTED))} v[{len(POINTED)}] = 0;
+    note(a, 3);
+}}
+/* a stack string of optimized code: built through rsp */
+__attribute__((noinline)) int local(void) {{
+    volatile char tmp[12];
+    {" ".join(f"tmp[{i}] = '{c}';" for i, c in enumerate(LOCAL))} tmp[{len(LOCAL)}] = 0;
+    note((const char *)tmp, {len(LOCAL)});
+    return tmp[0];
+}}
+int main(int argc, char **argv) {{ char buf[16]; fill(buf, argv[0]); return local() + buf[1]; }}
+"""
+
+
+@pytest.fixture(scope="module")
+def optimized(tmp_path_factory) -> Path:
+    """gcc -O2 with rbx reserved, so the pointer argument fill() writes through lands in rbp (as busybox's
+    optimized code writes "/dev/pts/" through `mov rbp, rsi`)."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc is not installed")
+    out = tmp_path_factory.mktemp("optimized")
+    (out / "o2.c").write_text(OPTIMIZED)
+    flags = ["-O2", "-ffixed-rbx", "-fno-stack-protector"]
+    subprocess.run(["gcc", *flags, "-o", str(out / "o2"), str(out / "o2.c")], check=True)
+    return out / "o2"
+
+
+def test_bytes_stored_through_a_pointer_register_are_not_stack_strings(optimized):
+    """objdump shows fill() storing the bytes of "/dev/pts/" as immediates through rbp, which it loaded from
+    its argument (no `mov rbp,rsp`): a caller's buffer, not fill's frame. local()'s bytes go through rsp and
+    are a stack string: its text is the source's, its first store and offset objdump's."""
+    symbols, listing = nm(optimized), disassembly(optimized)
+    fill = {at: row for at, row in listing.items() if _inside(at, symbols, "fill")}
+    assert any(re.match(r"BYTE PTR \[rbp\+0x1\],0x" + f"{ord(POINTED[1]):x}$", o) for _, o in fill.values())
+    assert ("mov", "rbp,rsp") not in fill.values()
+    snapshot = indexer.build(str(optimized), None)
+    assert in_procedure(snapshot, "fill", snapshot["stack_strings"]) == []
+    assert all(POINTED not in r["value"] for r in snapshot["stack_strings"])
+    (row,) = in_procedure(snapshot, "local", snapshot["stack_strings"])
+    assert row["value"] == LOCAL and row["terminator"] == 1
+    mnemonic, operands = listing[int(row["address"], 16)]
+    assert (mnemonic, operands) == ("mov", f"BYTE PTR [{row['frame_offset']}],{ord(LOCAL[0]):#x}")
+
+
+def _frame_rows(setup: str) -> list[ss.Kept]:
+    """A procedure that sets rbp (`setup`), then stores "evil" through it byte by byte."""
+    rows = [(0x1000, 3, "mov", setup)]
+    rows += [(0x1003 + 4 * i, 4, "mov", f"byte ptr [rbp - {8 - i:#x}], {ord(c):#x}") for i, c in enumerate("evil")]
+    return rows
+
+
+@pytest.mark.parametrize(("setup", "found"), [("rbp, rsp", ["evil"]), ("rbp, rsi", []), ("rbx, rsp", [])])
+def test_rbp_addresses_the_frame_only_where_the_procedure_sets_it_from_rsp(setup, found):
+    kept = ss.Columns.of(_frame_rows(setup))
+    strings, _ = ss.scan(kept, [(0x1000, 0x1100)], "x86_64")
+    assert [s.value for s in strings] == found
+
+
+def test_x29_addresses_the_frame_only_where_the_procedure_sets_it_from_sp():
+    rows = []
+    for i, c in enumerate("evil"):
+        rows += [
+            (0x1004 + 8 * i, 4, "mov", f"w8, #{ord(c):#x}"),
+            (0x1008 + 8 * i, 4, "strb", f"w8, [x29, #-{8 - i:#x}]"),
+        ]
+    for setup, found in (("x29, sp", ["evil"]), ("x29, x0", [])):
+        kept = ss.Columns.of([(0x1000, 4, "mov", setup), *rows])
+        strings, _ = ss.scan(kept, [(0x1000, 0x1100)], "arm64")
+        assert [s.value for s in strings] == found, setup
+
+
 def test_scan_coverage_is_recorded(indexed):
     scan = indexed["dynamic"]["stack_scan"]
     assert scan["scanned"] and scan["architecture"] == "x86_64"
     assert scan["procedures"] == len([p for p in indexed["dynamic"]["procedures"] if p["kind"] != "external"])
     assert scan["stack_strings"] == len(indexed["dynamic"]["stack_strings"])
+
+
+def test_the_forked_pass_answers_as_the_inline_one(samples, indexed, monkeypatch):
+    """The index runs the pass in a forked child beside the origin classification; with threads running it
+    runs in the process itself. Both give the same rows."""
+    monkeypatch.setattr(indexer.threading, "active_count", lambda: 2)
+    inline = indexer.build(str(samples["static"]), None)
+    for key in ("stack_strings", "decoder_candidates", "stack_scan"):
+        assert inline[key] == indexed["static"][key]
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_pass_that_fails_is_said_not_scanned(samples, monkeypatch, threads):
+    """In the forked child and in the process itself (threads running) alike."""
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a pass that breaks")
+
+    monkeypatch.setattr(ss, "recover", broken)
+    monkeypatch.setattr(indexer.threading, "active_count", lambda: threads)
+    snapshot = indexer.build(str(samples["dynamic"]), None)
+    assert snapshot["stack_strings"] == [] and snapshot["decoder_candidates"] == []
+    assert snapshot["stack_scan"]["scanned"] is False
+    assert a.string_coverage(snapshot)[0].startswith("Stack strings were not scanned: the stack-string pass failed")
+    assert snapshot["strings"], "the rest of the index still answers"
 
 
 def test_list_and_search_strings_through_mcp(samples, tmp_path):

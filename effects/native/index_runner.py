@@ -18,6 +18,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects import process_group
+from effects.heap import collector_paused
 from rea.errors import ReaError, processes_left
 
 Report = Callable[[str, str], Awaitable[None]]
@@ -64,7 +65,8 @@ async def build(
 
 def _reply(output: bytes, status: int | None) -> Result[dict[str, Any], ReaError]:
     try:
-        reply = orjson.loads(output)
+        with collector_paused():
+            reply = orjson.loads(output)
     except orjson.JSONDecodeError:
         reply = None
     if not isinstance(reply, dict):

@@ -353,22 +353,33 @@ LOOSE_PADDING = 15
 Candidate = tuple[Mapping[str, Any], Mapping[str, Any]]
 
 
-def _index(tables: Iterable[Mapping[str, Any]]) -> tuple[dict[int, list[Candidate]], dict[str, Candidate]]:
-    by_size: dict[int, list[Candidate]] = {}
+# a library row with its comparison key (size, masks), made once: every row by size, and the size-less ones
+Keyed = tuple[Mapping[str, Any], Mapping[str, Any], tuple[int, tuple[tuple[int, int], ...]]]
+Sizes = tuple[dict[int, list[Keyed]], dict[int, list[Keyed]]]
+
+
+def _index(tables: Iterable[Mapping[str, Any]]) -> tuple[Sizes, dict[str, Candidate]]:
+    by_size: dict[int, list[Keyed]] = {}
+    loose: dict[int, list[Keyed]] = {}
     by_name: dict[str, Candidate] = {}
     for table in tables:
         for row in table["functions"]:
-            by_size.setdefault(row["size"], []).append((table, row))
+            keyed = (table, row, (row["size"], tuple(tuple(m) for m in row["masks"])))
+            by_size.setdefault(row["size"], []).append(keyed)
+            if not row.get("exact", True):
+                loose.setdefault(row["size"], []).append(keyed)
         for name, member in table.get("names", ()):
             by_name.setdefault(name, (table, {"name": name, "member": member}))
-    return by_size, by_name
+    return (by_size, loose), by_name
 
 
-def _candidates(by_size: Mapping[int, list[Candidate]], size: int) -> Iterator[Candidate]:
-    """Rows of exactly this size, then size-less rows whose extent may add padding to it."""
+def _candidates(sizes: Sizes, size: int) -> Iterator[Keyed]:
+    """Rows of exactly this size, then size-less rows whose extent may add padding to it (kept apart once:
+    filtering every row of the next fifteen sizes for each function was most of a Go executable's match)."""
+    by_size, loose = sizes
     yield from by_size.get(size, ())
     for extra in range(1, LOOSE_PADDING + 1):
-        yield from ((t, r) for t, r in by_size.get(size + extra, ()) if not r.get("exact", True))
+        yield from loose.get(size + extra, ())
 
 
 def match(
@@ -376,7 +387,7 @@ def match(
 ) -> list[dict[str, Any]]:
     """The binary's functions whose masked bytes equal a library function of the same size; below the size
     bytes can decide, a function whose symbol name a library defines (`by: name`)."""
-    by_size, by_name = _index(tables)
+    sizes, by_name = _index(tables)
     matches = []
     for function in functions:
         size = int(function.get("size") or 0)
@@ -386,8 +397,7 @@ def match(
                 matches.append(_found(function, *named, "name"))
             continue
         digests: dict[tuple[int, tuple[tuple[int, int], ...]], str | None] = {}
-        for table, row in _candidates(by_size, size):
-            key = (row["size"], tuple(tuple(m) for m in row["masks"]))
+        for table, row, key in _candidates(sizes, size):
             if key not in digests:
                 body = image.read(int(function["address"], 16), row["size"])
                 digests[key] = None if body is None else masked_digest(body, key[1])

@@ -18,6 +18,11 @@ def normalize(text: str) -> str | None:
     return f"{space}:0x{value:x}" if space else f"0x{value:x}"
 
 
+def hexa(value: int) -> str:
+    """An address as the snapshots spell it (lowercase hex, `0x` first)."""
+    return f"0x{value:x}"
+
+
 def value(address: str) -> int:
     return int(address.rpartition(":")[2], 16)
 

@@ -286,17 +286,16 @@ def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
             "(produced at run time) are not recovered.",
         )
     if not scan.get("scanned"):
-        return (
-            f"Stack strings were not scanned: the fast index does not read {scan.get('architecture')} code. "
-            "Decoded strings (produced at run time) are not recovered.",
-        )
+        why = scan.get("reason") or f"the fast index does not read {scan.get('architecture')} code"
+        return (f"Stack strings were not scanned: {why}. Decoded strings (produced at run time) are not recovered.",)
     candidates = len({c["call_site"] for c in snapshot.get("decoder_candidates", ())})
     return (
         f"Stack strings: all {scan['procedures']} procedures of the fast index were scanned for immediate stores "
-        f"into their frame ({scan['replayed']} store non-zero immediates or call a XOR routine and "
-        f"were replayed; {scan['stack_strings']} stack strings of at least 4 printable characters found). A string "
-        "copied onto the stack from data, built through a pointer other than the frame base, or written by a "
-        "loop is not a stack string here.",
+        "into their frame (addressed from the stack pointer, or from rbp/x29 where the procedure sets it from the "
+        f"stack pointer; {scan['replayed']} could build a string or call a XOR routine and were replayed; "
+        f"{scan['stack_strings']} stack strings of at least 4 printable characters found). A string copied onto "
+        "the stack from data, built through any other pointer register, or written by a loop is not a stack "
+        "string here.",
         decoding.coverage_text(snapshot.get("decode_coverage"), candidates),
     )
 

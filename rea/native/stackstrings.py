@@ -7,9 +7,11 @@ sees it. The sweep already decodes every instruction; it keeps the few kinds thi
 address computations, calls, XORs: `FRAME_X86`, `FRAME_ARM64`), and this pure pass replays them per
 procedure:
 
-- a frame is one procedure's memory addressed from one base register (rbp, rsp, x29, sp); each store writes
-  its bytes at its offset in store order, so a later store overwrites an earlier one, and a store of a value
-  the pass does not know (a register loaded from memory) overwrites with unknown bytes;
+- a frame is one procedure's memory addressed from one base register: the stack pointer (rsp, esp, sp), or
+  the frame pointer (rbp, ebp, x29) only where that procedure sets it from the stack pointer (`frame_bases`:
+  optimized code uses rbp as any other register, and bytes stored through it fill someone else's buffer);
+  each store writes its bytes at its offset in store order, so a later store overwrites an earlier one, and
+  a store of a value the pass does not know (a register loaded from memory) overwrites with unknown bytes;
 - a stack string is a printable run of at least `MIN_CHARS` known bytes inside one contiguous written range
   (a gap, an unknown or a non-printable byte ends it; a NUL ends it as its terminator);
 - a register holds an immediate only while the kept instructions are adjacent: an instruction the sweep did
@@ -61,7 +63,6 @@ _WIDTH = {"byte": 1, "word": 2, "dword": 4, "qword": 8}
 _NUMBER = r"-?(?:0x[0-9a-f]+|\d+)"
 _X86_MEMORY = re.compile(r"^(byte|word|dword|qword) ptr \[(rbp|rsp|ebp|esp)(?: ([+-]) (0x[0-9a-f]+|\d+))?\], (\S+)$")
 _X86_LEA = re.compile(r"^(\w+), \[(rbp|rsp|ebp|esp|rip)(?: ([+-]) (0x[0-9a-f]+|\d+))?\]$")
-_FRAME_IMMEDIATE = re.compile(r"^(?:byte|word|dword|qword) ptr \[(?:rbp|rsp|ebp|esp)[^\]]*\], (0x[0-9a-f]+|\d+)$")
 _HEX_TAILS = tuple("0123456789abcdef")
 _ARM_STORE = re.compile(r"^([wx](?:\d+|zr)), \[(sp|x29)(?:, #(" + _NUMBER + r"))?\]$")
 _ARM_MOVE = re.compile(r"^([wx]\d+), #(" + _NUMBER + r")(?:, lsl #(\d+))?$")
@@ -226,21 +227,29 @@ class _Pointer:
 
 class _Frame:
     """One procedure's replay: registers known since the last gap, frame bytes (each with the store that
-    wrote it and that store's rank in store order), and the calls to the procedures `wanted` names."""
+    wrote it and that store's rank in store order), and the calls to the procedures `wanted` names. Only
+    `bases` address the frame: a store through any other register writes memory the pass does not follow."""
 
-    def __init__(self, wanted: Container[int] = frozenset()) -> None:
+    def __init__(self, wanted: Container[int] = frozenset(), bases: Container[str] = FRAME_BASES) -> None:
         self.registers: dict[str, int | _Pointer] = {}
-        self.bytes: dict[tuple[str, int], tuple[int | None, int, int]] = {}
+        self.bases = bases
+        self.bytes: dict[tuple[str, int], tuple[int, int, int]] = {}
         self.stores = 0
         self.wanted = wanted
         self.calls: list[tuple[int, int, dict[str, int | _Pointer], dict[str, bytes]]] = []
 
     def store(self, site: int, base: str, offset: int, width: int, value: int | None) -> None:
-        """Write `width` little-endian bytes of `value` (None: unknown) at base+offset, in store order."""
+        """Write `width` little-endian bytes of `value` at base+offset, in store order. An unknown value
+        (None) forgets what was there: an unknown byte ends a string and a buffer exactly as an unwritten
+        one does, and most stores (register spills) are unknown."""
         self.stores += 1
+        if value is None:
+            if self.bytes:
+                for i in range(width):
+                    self.bytes.pop((base, offset + i), None)
+            return
         for i in range(width):
-            byte = None if value is None else (value >> (8 * i)) & 0xFF
-            self.bytes[(base, offset + i)] = (byte, site, self.stores)
+            self.bytes[(base, offset + i)] = ((value >> (8 * i)) & 0xFF, site, self.stores)
 
     def call(self, site: int, target: int) -> None:
         """A call to a wanted procedure keeps what the registers hold at that moment, and the known bytes
@@ -292,6 +301,8 @@ def _x86_step(frame: _Frame, row: Kept) -> None:
         memory = _X86_MEMORY.match(operands)
         if memory is not None:
             spelled, base, sign, displacement, stored = memory.groups()
+            if base not in frame.bases:
+                return
             offset = (_number(displacement) if displacement else 0) * (-1 if sign == "-" else 1)
             value = _x86_value(frame, stored, _WIDTH[spelled])
             frame.store(address, base, offset, _WIDTH[spelled], value)
@@ -334,7 +345,9 @@ def _x86_lea(frame: _Frame, address: int, size: int, operands: str) -> None:
         return
     _, base, sign, displacement = match.groups()
     offset = (_number(displacement) if displacement else 0) * (-1 if sign == "-" else 1)
-    if base == "rip":
+    if base != "rip" and base not in frame.bases:
+        frame.registers.pop(name, None)
+    elif base == "rip":
         frame.registers[name] = _Pointer(None, address + size + offset)
     else:
         frame.registers[name] = _Pointer(base, offset)
@@ -398,7 +411,7 @@ def _arm_value(frame: _Frame, mnemonic: str, operands: str) -> int | _Pointer | 
     add = _ARM_ADD.match(operands)
     if add is not None and mnemonic == "add":
         if add.group(2) in ("sp", "x29"):
-            return _Pointer(add.group(2), _number(add.group(3)))
+            return _Pointer(add.group(2), _number(add.group(3))) if add.group(2) in frame.bases else None
         page = frame.registers.get(add.group(2))  # adrp's page completed by the add
         return (
             _Pointer(None, page.offset + _number(add.group(3)))
@@ -416,6 +429,8 @@ def _arm_store(frame: _Frame, address: int, mnemonic: str, operands: str) -> Non
     if match is None:
         return
     register, base, offset = match.groups()
+    if base not in frame.bases:
+        return
     width = _ARM_WIDTH.get(mnemonic) or (8 if register[0] == "x" else 4)
     if register.endswith("zr"):
         value: int | None = 0
@@ -428,12 +443,18 @@ def _arm_store(frame: _Frame, address: int, mnemonic: str, operands: str) -> Non
 # ------------------------------------------------------------------ the pass
 
 
-def replay(rows: Iterable[Kept], architecture: str, wanted: Container[int] = frozenset()) -> _Frame:
+def replay(
+    rows: Iterable[Kept],
+    architecture: str,
+    wanted: Container[int] = frozenset(),
+    bases: Container[str] = FRAME_BASES,
+) -> _Frame:
     """One procedure's kept instructions replayed in address order (registers forgotten at every gap); the
-    calls to `wanted` procedures are kept with what the registers and frame held then."""
+    calls to `wanted` procedures are kept with what the registers and frame held then. `bases` are the
+    registers that address its frame (`frame_bases` of the procedure; all of them by default)."""
     arm = architecture == "arm64"
     step = _arm_step if arm else _x86_step
-    frame = _Frame(wanted)
+    frame = _Frame(wanted, bases)
     registers = frame.registers
     end = None
     for row in rows:
@@ -503,82 +524,139 @@ def scan(
 ) -> tuple[list[StackString], dict[int, _Frame]]:
     """Every procedure's stack strings, and each replayed frame with its calls to `wanted` procedures (the
     decoder planner reads them). `kept` is in address order; `procedures` are (start, end) ranges sorted by
-    start; `wanted` maps a procedure to its decoder traits (`decoder_traits`). A procedure that stores no
-    non-zero immediate into a frame holds no stack string and passes no filled buffer: only the rows just
-    before its calls to a procedure that XORs (which may decode constant data) are replayed."""
+    start; `wanted` maps a procedure to its decoder traits (`decoder_traits`). Only a procedure that could
+    build a string in its frame (`_builds_x86`, `_builds_arm64`) is replayed whole; of any other, only the
+    rows just before its calls to a procedure that XORs (which may decode constant data) are replayed.
+
+    Why the columns are read by slice and index: building row tuples for every procedure cost more than the
+    replay itself (a Go executable keeps 550,000 rows, of which a few percent are replayed)."""
     frames: dict[int, _Frame] = {}
     found: list[StackString] = []
     builds = _builds_arm64 if architecture == "arm64" else _builds_x86
     wanted = wanted or {}
-    xors = {at for at, reasons in wanted.items() if "xor" in reasons}
-    for start, rows in _by_procedure(kept, procedures):
-        if builds(rows):
-            frame = replay(rows, architecture, wanted)
+    calls = _calls_to(kept, [at for at, reasons in wanted.items() if "xor" in reasons])
+    addresses = kept.addresses
+    for start, end in procedures:
+        low = bisect.bisect_left(addresses, start)
+        high = bisect.bisect_left(addresses, end, low)
+        if high == low:
+            continue
+        bases = frame_bases(kept.mnemonics[low:high], kept.operands[low:high], architecture)
+        if builds(kept.mnemonics[low:high], kept.operands[low:high], bases):
+            frame = replay(kept.rows(low, high), architecture, wanted, bases)
             found.extend(strings_of(start, frame))
         else:
-            frame = _Frame(wanted)
-            for window in _call_windows(rows, xors):
-                frame.calls.extend(replay(window, architecture, wanted).calls)
+            frame = _Frame(wanted, bases)
+            first = bisect.bisect_left(calls, low)
+            for index in calls[first : bisect.bisect_left(calls, high, first)]:
+                frame.calls.extend(replay(_window(kept, low, index), architecture, wanted, bases).calls)
             if not frame.calls:
                 continue
         frames[start] = frame
     return found, frames
 
 
-def _call_windows(rows: Sequence[Kept], wanted: Container[int]) -> Iterable[Sequence[Kept]]:
-    """For each call to a wanted procedure, the adjacent kept rows that end with it (at most `WINDOW`):
-    in a procedure that builds nothing on its stack only the registers set just before a call matter,
-    and registers are forgotten at the first gap anyway."""
-    for index, (_, _, mnemonic, operands) in enumerate(rows):
-        if mnemonic not in ("call", "bl") or _immediate(operands) not in wanted:
-            continue
-        first = index
-        while first > 0 and index - first < WINDOW and rows[first - 1][0] + rows[first - 1][1] == rows[first][0]:
-            first -= 1
-        yield rows[first : index + 1]
+def frame_bases(mnemonics: Sequence[str], operands: Sequence[str], architecture: str) -> frozenset[str]:
+    """The registers that address one procedure's frame: the stack pointer always, the frame pointer only
+    where the procedure sets it from the stack pointer (`mov rbp, rsp`, `mov ebp, esp`, `mov x29, sp`,
+    `add x29, sp, #n`). Why: optimized code uses rbp (and x29) as any other register, so bytes stored
+    through it (`mov rbp, rsi; mov byte [rbp + 8], 0x2f`) fill a caller's buffer, not a stack string."""
+    if architecture == "arm64":
+        sets = any(m in ("mov", "add") and o.startswith("x29, sp") for m, o in zip(mnemonics, operands, strict=True))
+        return _ARM_FRAME if sets else _ARM_STACK
+    stack, pointer, setting = ("esp", "ebp", "ebp, esp") if architecture == "x86" else ("rsp", "rbp", "rbp, rsp")
+    at = -1
+    while True:
+        try:
+            at = operands.index(setting, at + 1)
+        except ValueError:
+            return frozenset({stack})
+        if mnemonics[at] == "mov":
+            return frozenset({stack, pointer})
 
 
-def _builds_x86(rows: Sequence[Kept]) -> bool:
-    """Any movabs, or any store of a non-zero immediate into a frame (rbp, rsp)."""
-    for _, _, mnemonic, operands in rows:
+_ARM_STACK, _ARM_FRAME = frozenset({"sp"}), frozenset({"sp", "x29"})
+
+
+def _calls_to(kept: Columns, targets: Iterable[int]) -> list[int]:
+    """The indices of the kept calls to `targets`, in order (capstone spells a target in hex, `#` first on
+    AArch64, and a small one in decimal)."""
+    spelled = {text for t in targets for text in (f"{t:#x}", f"#{t:#x}", str(t), f"#{t}")}
+    if not spelled:
+        return []
+    operands = kept.operands
+    return [
+        i
+        for i, mnemonic in enumerate(kept.mnemonics)
+        if (mnemonic == "call" or mnemonic == "bl") and operands[i] in spelled
+    ]
+
+
+def _window(kept: Columns, low: int, index: int) -> list[Kept]:
+    """The adjacent kept rows that end with the call at `index` (at most `WINDOW`, none before `low`): in a
+    procedure that builds nothing on its stack only the registers set just before a call matter, and
+    registers are forgotten at the first gap anyway."""
+    addresses, sizes = kept.addresses, kept.sizes
+    first = index
+    while first > low and index - first < WINDOW and addresses[first - 1] + sizes[first - 1] == addresses[first]:
+        first -= 1
+    return kept.rows(first, index + 1)
+
+
+def _builds_x86(mnemonics: Sequence[str], operands: Sequence[str], bases: Container[str]) -> bool:
+    """Could the replay find a string here? Only where the procedure stores a non-zero immediate into its
+    frame or loads a movabs, and at least `MIN_CHARS` printable bytes can reach the frame: those of its
+    frame-immediate stores, or (any number: one register may be stored many times) a printable byte of
+    an immediate in a register when it also stores a register into its frame."""
+    builds = held = stored = False
+    printable = 0
+    for mnemonic, text in zip(mnemonics, operands, strict=True):
         if mnemonic == "movabs":
-            return True
-        if mnemonic == "mov" and operands.endswith(_HEX_TAILS) and "ptr [" in operands:
-            immediate = _FRAME_IMMEDIATE.match(operands)
-            if immediate is not None and _number(immediate.group(1)) != 0:
-                return True
-    return False
+            builds = True
+            held = held or _has_printable(text.rpartition(", ")[2], 8)
+        elif mnemonic != "mov" or text[-1:] == "]":
+            continue  # not a move, or a load
+        elif "ptr [" in text:
+            store = _FRAME_STORE.match(text)
+            if store is None or store.group(2) not in bases:
+                continue
+            spelled, _, _, value = store.groups()
+            number = _immediate(value)
+            if number is None:
+                stored = True  # a register (r8d, r11 end like hex digits, so the text is parsed)
+                continue
+            number &= (1 << (8 * _WIDTH[spelled])) - 1
+            builds = builds or number != 0
+            printable += sum(_printable(b) for b in number.to_bytes(_WIDTH[spelled], "little"))
+        elif not held and text.endswith(_HEX_TAILS):
+            held = _has_printable(text.rpartition(", ")[2], 8)
+    return builds and (printable >= MIN_CHARS or (held and stored))
 
 
-def _builds_arm64(rows: Sequence[Kept]) -> bool:
+_FRAME_STORE = re.compile(r"^(byte|word|dword|qword) ptr \[(rbp|rsp|ebp|esp)([^\]]*)\], (\S+)$")
+
+
+def _has_printable(text: str, width: int) -> bool:
+    value = _immediate(text)
+    return value is not None and any(_printable((value >> (8 * i)) & 0xFF) for i in range(width))
+
+
+def _builds_arm64(mnemonics: Sequence[str], operands: Sequence[str], bases: Container[str]) -> bool:
     """Any non-zero immediate moved into a register, and any store of a register other than the zero
-    register into the sp/x29 frame."""
+    register into the frame (sp, or x29 where the procedure sets it from sp)."""
     moves = stores = False
-    for _, _, mnemonic, operands in rows:
-        if mnemonic.startswith("mov") and ", #" in operands and not operands.endswith(", #0"):
+    for mnemonic, text in zip(mnemonics, operands, strict=True):
+        if mnemonic.startswith("mov") and ", #" in text and not text.endswith(", #0"):
             moves = True
-        elif mnemonic.startswith("st") and "zr," not in operands and ("[sp" in operands or "[x29" in operands):
+        elif mnemonic.startswith("st") and "zr," not in text and _stores_to_frame(text, bases):
             stores = True
         if moves and stores:
             return True
     return False
 
 
-def _calls_wanted(rows: Sequence[Kept], wanted: Container[int]) -> bool:
-    for _, _, mnemonic, operands in rows:
-        if mnemonic in ("call", "bl") and _immediate(operands) in wanted:
-            return True
-    return False
-
-
-def _by_procedure(kept: Columns, procedures: Sequence[tuple[int, int]]) -> Iterable[tuple[int, list[Kept]]]:
-    """The kept rows grouped by the procedure whose range holds them (a row outside every range is dropped)."""
-    addresses = kept.addresses
-    for start, end in procedures:
-        low = bisect.bisect_left(addresses, start)
-        high = bisect.bisect_left(addresses, end, low)
-        if high > low:
-            yield start, kept.rows(low, high)
+def _stores_to_frame(text: str, bases: Container[str]) -> bool:
+    return ("[sp" in text and "sp" in bases) or ("[x29" in text and "x29" in bases)
 
 
 # ------------------------------------------------------------------ decoder candidates
@@ -693,6 +771,12 @@ def recover(
         "decoder_candidates": [candidate_row(c) for c in planned],
         "stack_scan": _scanned(architecture, len(spans), len(frames), len(found)),
     }
+
+
+def not_scanned(architecture: str, reason: str) -> dict[str, Any]:
+    """The snapshot's rows when the pass did not run, with why (an answer must not read "none found")."""
+    scan = {**_scanned(architecture, 0, 0, 0), "scanned": False, "reason": reason}
+    return {"stack_strings": [], "decoder_candidates": [], "stack_scan": scan}
 
 
 def _scanned(architecture: str, procedures: int, replayed: int, found: int) -> dict[str, Any]:

@@ -202,11 +202,11 @@ def _lite(cs: capstone.Cs, region: Region, counts: list[int], step: int) -> Iter
     """capstone's lite tuples over a whole region, resuming past bytes that do not decode."""
     data, start, offset = region.data, region.start, 0
     while offset < len(data):
-        end = offset
-        for row in cs.disasm_lite(data[offset:], start + offset):
-            counts[0] += 1
+        row, decoded = None, 0
+        for decoded, row in enumerate(cs.disasm_lite(data[offset:], start + offset), 1):  # noqa: B007 - read after
             yield row
-            end = row[0] - start + row[1]
+        counts[0] += decoded
+        end = offset if row is None else row[0] - start + row[1]
         if end >= len(data):
             return
         skip = min(step, len(data) - end)
@@ -240,10 +240,16 @@ def _x86(
         after_lea = None
         if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
             _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
-        elif "0x" in operands or "rip" in operands:
+        elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
             _x86_operand(address, size, mnemonic, operands, inside, pic, add)
             if mnemonic == "lea" and refs and refs[-1][0] == address:
                 after_lea = (address + size, refs[-1][1])
+
+
+def _names_address(operands: str) -> bool:
+    """Can a non-RIP operand name an address (`[0x…]`, or a last operand that is a hex immediate)? Most
+    operands with a `0x` are stack offsets (`[rsp + 0x20], rax`) that cannot: checked before the call."""
+    return "[0x" in operands or operands.rpartition(" ")[2].startswith("0x")
 
 
 def _x86_branch(
@@ -265,17 +271,20 @@ def _x86_branch(
 
 
 def _x86_operand(address: int, size: int, mnemonic: str, operands: str, inside: _Mapped, pic: bool, add: Any) -> None:
-    match = _RIP.search(operands)
+    """The reference an operand names. Each pattern is tried only when a substring it needs is there: most
+    operands with a `0x` are stack offsets (`[rsp + 0x20]`) that name nothing, and three failed searches
+    each were a fifth of the sweep of a Go executable."""
+    match = _RIP.search(operands) if "rip" in operands else None
     if match is not None:
         add(Reference(address, _rip(address, size, match), _access(mnemonic, operands, match)))
         return
     if pic:
         return
-    slot = _ABSOLUTE.search(operands)
+    slot = _ABSOLUTE.search(operands) if "[0x" in operands else None
     if slot is not None and int(slot.group(1), 16) in inside:
         add(Reference(address, int(slot.group(1), 16), _access(mnemonic, operands, slot)))
         return
-    immediate = _IMMEDIATE.search(operands)
+    immediate = _IMMEDIATE.search(operands) if operands[-1:] != "]" else None
     if immediate is not None and int(immediate.group(1), 16) in inside:
         add(Reference(address, int(immediate.group(1), 16), "offset"))
 

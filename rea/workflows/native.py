@@ -348,19 +348,22 @@ def _containing(session: Session, snapshot: Snapshot, args: Args, address: str) 
 
 def _searcher(collection: str) -> Answer:
     def answer(session: Session, snapshot: Snapshot, args: Args) -> Answered:
+        # a string's row is made for the matches only: a Go executable has 25,000 strings and a search finds a few
         if collection == "strings":
             chosen = a.strings_of_origin(snapshot, snapshot["strings"], args.get("origin"))
-            source = [{"value": s["value"], "row": a.string_row(s)} for s in chosen]
+            found = q.search(chosen, "value", args["pattern"], args["mode"], args["case_sensitive"])
+            rows = found if isinstance(found, str) else [a.string_row(s) for s in found]
         else:
             source = [
                 {"value": p["name"], "row": w.SearchRow(address=p["address"], value=p["name"])}
                 for p in a.of_origin(q.procedures(snapshot), args.get("origin"))
             ]
-        found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
-        if isinstance(found, str):
-            return invalid_request(found, field="pattern", accepted="a valid regular expression")
+            found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
+            rows = found if isinstance(found, str) else [m["row"] for m in found]
+        if isinstance(rows, str):
+            return invalid_request(rows, field="pattern", accepted="a valid regular expression")
         coverage = a.string_coverage(snapshot) if collection == "strings" else ()
-        return a.window([m["row"] for m in found], args), "derived", coverage
+        return a.window(rows, args), "derived", coverage
 
     return answer
 

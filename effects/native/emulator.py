@@ -4,7 +4,9 @@ The state is concrete: registers and memory nobody set read as zero, memory outs
 and the caller's buffers is unmapped (angr's strict page access turns a touch into a fault), and every
 block is stepped by hand so that a budget (rea.native.emulation.stop), a system call, a call into code that
 has no body, or a second successor (a branch on a value that is not concrete) ends the run with what was
-observed until then. Cancellation kills the worker between (or inside) blocks: the engine owns that.
+observed until then. Cancellation stops the run between blocks: the server signals the worker (SIGUSR1,
+`Interrupt`), the loop ends the run as `cancelled` with its observations, and the worker, with its loaded
+project, lives on for the next question.
 
 `emulate(project, entry, arguments, budget)` is the reusable part: a later step emulates a caller up to a
 call site (stop_at) and then a decoder from the state it reached (`Run.state`, `resume`).
@@ -24,6 +26,21 @@ Emit = Callable[[str], None]
 PROGRESS_EVERY = 2000  # blocks between progress notes
 BUFFER_GAP = 0x10000  # unmapped guard between buffers
 UNICORN = False  # angr's unicorn engine is used when its native library loads (see _engine_options)
+
+
+class Interrupt:
+    """The server's request to stop the current run: set by the worker's SIGUSR1 handler (a plain attribute,
+    safe to set from a signal handler), read by `execute` between blocks, cleared before each request."""
+
+    requested = False
+
+    @classmethod
+    def request(cls, *_: Any) -> None:
+        cls.requested = True
+
+    @classmethod
+    def clear(cls) -> None:
+        cls.requested = False
 
 
 @attrs.define
@@ -181,6 +198,7 @@ def execute(
             steps=steps,
             elapsed_ms=(time.monotonic() - started) * 1000,
             pages=len(tracker.pages),
+            cancelled=Interrupt.requested,
         )
         if ended is not None:
             end = {"status": ended} if ended == "returned" else {"status": ended, "stop_address": out(state.addr)}

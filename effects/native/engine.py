@@ -40,6 +40,7 @@ Report = Callable[[str, str], Awaitable[None]]
 MAX_REPLY_BYTES = 1 << 30
 WAIT_NOTICE_S = 10.0
 WATCH_INTERVAL_S = 0.25
+INTERRUPT_GRACE_S = 5.0  # how long a cancelled emulation may take to end its current block and answer
 
 
 class WorkerGone(Exception):
@@ -49,6 +50,9 @@ class WorkerGone(Exception):
 class AngrWorker:
     MODULE = "effects.native.worker"  # the worker program (effects.native.ghidra_worker for Ghidra)
     LABEL = "angr"
+    # operations a cancel interrupts between blocks (SIGUSR1) instead of killing the worker: they answer
+    # with what they observed until then, and the worker keeps its loaded project
+    INTERRUPTIBLE: frozenset[str] = frozenset({"emulate", "decode_strings"})
 
     def __init__(
         self,
@@ -74,6 +78,7 @@ class AngrWorker:
         self.lock = anyio.Lock()
         self.next_id = 0
         self.observation: dict[str, Any] | None = None
+        self.interrupted: Any = None  # the answer of the last operation a cancel interrupted (its partial facts)
 
     # ------------------------------------------------------------ lifecycle
 
@@ -179,7 +184,8 @@ class AngrWorker:
         )
 
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
-        """One query; cancelling it kills the worker (angr cannot be interrupted any other way)."""
+        """One query; cancelling it kills the worker (angr cannot be interrupted any other way), except an
+        INTERRUPTIBLE one, which stops between blocks and leaves its partial answer in `interrupted`."""
         started = await self.ensure_started(report, facts=False)
         if not isinstance(started, Success):
             return started
@@ -265,7 +271,8 @@ class AngrWorker:
                 )
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self.stop()
+                if op not in self.INTERRUPTIBLE or not await self._interrupt(rid):
+                    await self.stop()
             raise
         except (
             anyio.EndOfStream,
@@ -294,6 +301,32 @@ class AngrWorker:
                     },
                 )
             )
+
+    async def _interrupt(self, rid: int) -> bool:
+        """Ask the worker to end request `rid` now (SIGUSR1: its emulation loop stops before the next block)
+        and read its answer, kept in `interrupted`; False when it did not answer within the grace period
+        (then the caller stops it, as for any other cancelled query)."""
+        self.interrupted = None
+        if self.process is None or self.reader is None:
+            return False
+        try:
+            os.kill(self.process.pid, signal.SIGUSR1)
+            with anyio.move_on_after(INTERRUPT_GRACE_S):
+                while True:
+                    message = orjson.loads(await self.reader.receive_until(b"\n", MAX_REPLY_BYTES))
+                    if message.get("id") == rid and "ok" in message:
+                        self.interrupted = message["result"] if message["ok"] else None
+                        return True
+        except (
+            anyio.EndOfStream,
+            anyio.IncompleteRead,
+            anyio.BrokenResourceError,
+            anyio.ClosedResourceError,
+            orjson.JSONDecodeError,
+            OSError,  # ProcessLookupError included: the worker is already gone
+        ):
+            return False
+        return False
 
     # -------------------------------------------------------------- cleanup
 

@@ -237,10 +237,16 @@ def _engine_fault(reply: Result[Any, ReaError]) -> bool:
 
 
 async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:
+    """One worker question; a cancelled one that the worker could interrupt (an emulation) hands the facts it
+    observed until then to the program (ProgramCancelled.partial)."""
     runtime = _runtime()
     worker = runtime.worker_for(effect)
     with runtime.tracked(effect.op):
-        return await worker.request(effect.op, dict(effect.params), progress.report)
+        try:
+            return await worker.request(effect.op, dict(effect.params), progress.report)
+        except anyio.get_cancelled_exc_class():
+            progress.effect_partial, worker.interrupted = worker.interrupted, None
+            raise
 
 
 async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:

@@ -79,6 +79,7 @@ class AngrWorker:
         self.next_id = 0
         self.observation: dict[str, Any] | None = None
         self.interrupted: Any = None  # the answer of the last operation a cancel interrupted (its partial facts)
+        self.pending_load: int | None = None  # the id of the load `prestart` sent and nobody has read yet
 
     # ------------------------------------------------------------ lifecycle
 
@@ -89,11 +90,47 @@ class AngrWorker:
     async def ensure_started(self, report: Report, *, facts: bool = True) -> Result[dict[str, Any], ReaError]:
         """Start the worker and load the target, within the startup deadline. With facts=False (a question
         that needs only the loaded project, such as an emulation) the loader facts (symbols, strings, origin
-        facts: seconds on a static binary) wait until a snapshot asks for them."""
+        facts: seconds on a static binary) wait until a snapshot asks for them. A worker `prestart` began
+        is not started again: its load's answer is awaited."""
         if self.running and self.loader_facts is not None:
             if facts and self.loader_facts.get("deferred"):
                 return await self._complete_facts(report)
             return Success(self.loader_facts)
+        if self.running and self.pending_load is not None:
+            rid, self.pending_load = self.pending_load, None
+            loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
+            if isinstance(loaded, Success) and facts:
+                return await self.ensure_started(report, facts=True)  # the deferred facts, now
+            return loaded
+        spawned = await self._spawn()
+        if isinstance(spawned, Failure):
+            return spawned
+        return await self._await_load(
+            lambda: self._exchange("load", {**self.load_params(), "facts": facts}, report), report
+        )
+
+    async def prestart(self) -> Result[None, ReaError]:
+        """Start the worker and send its load request (the project only: no loader facts) without waiting for
+        the answer, so importing angr and loading the file overlap with what the caller does next (the fast
+        index); the next `ensure_started` awaits that answer. Does nothing when the worker runs already."""
+        if self.running:
+            return Success(None)
+        spawned = await self._spawn()
+        if isinstance(spawned, Failure):
+            return spawned
+        assert self.process is not None
+        self.next_id += 1
+        self.pending_load = self.next_id
+        params = {**self.load_params(), "facts": False}
+        message = {"id": self.pending_load, "op": "load", "params": params}
+        try:
+            await self.process.stdin.send(orjson.dumps(message) + b"\n")
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+            await self.stop()  # the next question starts it the ordinary way and reports why it cannot
+        return Success(None)
+
+    async def _spawn(self) -> Result[None, ReaError]:
+        """A new worker process (any previous one stopped first), in its own session and scratch directory."""
         await self.stop()
         made = self.make_scratch()
         if isinstance(made, Failure):
@@ -109,12 +146,19 @@ class AngrWorker:
         self.reader = BufferedByteReceiveStream(self.process.stdout)
         self.analysed = False
         self.observe()
+        return Success(None)
+
+    async def _await_load(
+        self, load: Callable[[], Awaitable[Result[Any, ReaError]]], report: Report
+    ) -> Result[dict[str, Any], ReaError]:
+        """The load's answer within the startup deadline, with a notice every WAIT_NOTICE_S; the worker is
+        stopped when it fails or the deadline passes."""
         started = time.monotonic()
         result: list[Result[Any, ReaError]] = []
         done = anyio.Event()
 
-        async def load() -> None:
-            result.append(await self._exchange("load", {**self.load_params(), "facts": facts}, report))
+        async def run() -> None:
+            result.append(await load())
             done.set()
 
         async def notify_while_waiting() -> None:
@@ -123,7 +167,7 @@ class AngrWorker:
                 await report(*self.waiting_notice(time.monotonic() - started))
 
         async with anyio.create_task_group() as group:
-            group.start_soon(load)
+            group.start_soon(run)
             group.start_soon(notify_while_waiting)
             with anyio.move_on_after(self.startup_timeout_ms / 1000):
                 await done.wait()
@@ -201,14 +245,17 @@ class AngrWorker:
                 self.analysed = True
             return reply
 
-    async def _exchange(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
-        """One request and its reply, with the memory ceiling watched while it runs."""
+    async def _exchange(
+        self, op: str, params: dict[str, Any], report: Report, *, rid: int | None = None
+    ) -> Result[Any, ReaError]:
+        """One request and its reply, with the memory ceiling watched while it runs (`rid`: the request was
+        sent already, only its reply is awaited)."""
         if self.memory_limit_mib is None:
-            return await self._converse(op, params, report)
+            return await self._converse(op, params, report, rid=rid)
         async with anyio.create_task_group() as group:
             group.start_soon(self._watch, self.memory_limit_mib)
             try:
-                return await self._converse(op, params, report)
+                return await self._converse(op, params, report, rid=rid)
             finally:
                 group.cancel_scope.cancel()
 
@@ -245,12 +292,17 @@ class AngrWorker:
             action="Raise REA_NATIVE_MEMORY_LIMIT_MIB (or free memory), or analyse a smaller binary or slice.",
         )
 
-    async def _converse(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
+    async def _converse(
+        self, op: str, params: dict[str, Any], report: Report, *, rid: int | None = None
+    ) -> Result[Any, ReaError]:
         assert self.process is not None and self.reader is not None
-        self.next_id += 1
-        rid = self.next_id
+        sent = rid is not None
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
         try:
-            await self.process.stdin.send(orjson.dumps({"id": rid, "op": op, "params": params}) + b"\n")
+            if not sent:
+                await self.process.stdin.send(orjson.dumps({"id": rid, "op": op, "params": params}) + b"\n")
             while True:
                 line = await self.reader.receive_until(b"\n", MAX_REPLY_BYTES)
                 message = orjson.loads(line)
@@ -340,7 +392,7 @@ class AngrWorker:
     async def stop(self) -> list[str]:
         """Terminate the worker group and verify it is gone; returns what remains (empty when clean)."""
         process, self.process, self.reader = self.process, None, None
-        self.loader_facts = None
+        self.loader_facts, self.pending_load = None, None
         self.analysed = False
         remaining = [] if process is None else await process_group.terminate(process)
         scratch, self.scratch = self.scratch, None

@@ -219,7 +219,7 @@ def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.
     arguments = emulation.parse_arguments(args["arguments"])
     if isinstance(arguments, ReaError):
         return failed(session, arguments)
-    found = yield from base._cfg_procedure(session, args)
+    found = yield from base._cfg_procedure(session, args, engine_ahead=True)
     if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
         found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
     if not is_successful(found):

@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
 
@@ -111,8 +113,18 @@ async def _measure(target: Path) -> dict[str, float]:
     return figures
 
 
+def _strings_sample() -> Any:
+    """tests/test_native_stack_strings.py (its sibling imports need tests/ on the path, as under pytest)."""
+    tests = str(Path(__file__).resolve().parents[1])
+    if tests not in sys.path:
+        sys.path.append(tests)
+    import test_native_stack_strings
+
+    return test_native_stack_strings
+
+
 def _build_strings(root: Path) -> Path:
-    from tests.test_native_stack_strings import SOURCE as STRINGS
+    STRINGS = _strings_sample().SOURCE
 
     (root / "strings.c").write_text(STRINGS)
     target = root / "strings"
@@ -125,8 +137,7 @@ async def _measure_decoded(target: Path) -> dict[str, float]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import stdio_client
 
-    from tests.test_native_stack_strings import BLOB, HIDDEN
-
+    sample = _strings_sample()
     with tempfile.TemporaryDirectory() as cache:
         async with stdio_client(server(cache)) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
@@ -136,7 +147,7 @@ async def _measure_decoded(target: Path) -> dict[str, float]:
             reply = await s.call_tool("list_strings", {"origin": "decoded", "limit": 500})
             seconds = time.perf_counter() - start
     values = {row.get("value") for row in (reply.structured_content or {}).get("normalized_result") or []}
-    return {"decoded_s": seconds, "decoded_correct": float({HIDDEN, BLOB} <= values)}
+    return {"decoded_s": seconds, "decoded_correct": float({sample.HIDDEN, sample.BLOB} <= values)}
 
 
 def _decoded_rows(root: Path) -> list[Row]:

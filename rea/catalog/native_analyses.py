@@ -64,9 +64,9 @@ TOOLS: tuple[ToolContract, ...] = (
         "the host, on arguments given as integers, byte buffers ({kind: buffer, hex, writable?, size?}) or "
         "pointers into the image ({kind: pointer, address}), within a step, time and memory budget. Answers the "
         "return value, every buffer's bytes after the call (hex and text), the image memory it wrote, the calls "
-        "it made and a status: returned, stopped_at, step_limit, time_limit, memory_limit, memory_fault, or "
-        "unsupported (naming the system call or the call it cannot emulate). The procedure is found through "
-        "the fast index; the same inputs give the same Evidence.",
+        "it made and a status: returned, stopped_at, step_limit, time_limit, memory_limit, memory_fault, "
+        "unsupported (naming the system call or the call it cannot emulate), or cancelled (the partial run "
+        "kept). The procedure is found through the fast index; the same inputs give the same Evidence.",
         args=e.EmulateArgs,
         result=e.Emulation,
         surface="enhanced",

@@ -80,10 +80,10 @@ class Placed:
     buffer: tuple[int, bytes, int, bool] | None = None  # (address, initial bytes, size, writable)
 
 
-def _engine_options(angr: Any) -> tuple[set[Any], str]:
+def _engine_options(angr: Any, arch: Any) -> tuple[set[Any], str]:
     o = angr.options
     options = {o.ZERO_FILL_UNCONSTRAINED_MEMORY, o.ZERO_FILL_UNCONSTRAINED_REGISTERS, o.STRICT_PAGE_ACCESS}
-    if UNICORN and native_blocks.available(angr):
+    if UNICORN and native_blocks.available(angr) and native_blocks.supports(arch):
         return options | native_blocks.options(angr), "angr-unicorn"
     return options, "angr-vex"
 
@@ -114,7 +114,7 @@ def prepare(project: Any, entry: int, placed: list[Placed], tracker: Tracker) ->
     every write watched."""
     import angr
 
-    options, engine = _engine_options(angr)
+    options, engine = _engine_options(angr, project.arch)
     state = project.factory.call_state(entry, *(p.value for p in placed), add_options=options)
     native_blocks.lazy_heap(state)
     for p in placed:

@@ -50,6 +50,16 @@ def available(angr: Any) -> bool:
         return False
 
 
+# the architectures where REA runs unicorn: x86-64, the one tested here (32-bit x86 has angr's hooks too but no
+# toolchain here to test it on); angr refuses AArch64 (SimUnicornUnsupport) and gives 32-bit ARM no
+# system-call hook. The VEX engine runs the others.
+ARCHITECTURES = frozenset({"x86_64"})
+
+
+def supports(arch: Any) -> bool:
+    return getattr(arch, "qemu_name", None) in ARCHITECTURES
+
+
 def options(angr: Any) -> set[Any]:
     """unicorn on, with register values kept concrete; no basic-block or stack tracking (the hooks do it)."""
     o = angr.options

@@ -42,15 +42,20 @@ def test_waiting_notices_lineage_and_verified_stop(tmp_path, monkeypatch):
         os.kill(pid, 0)
 
 
-def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snapshot_asks(tmp_path):
+def _worker(tmp_path: Path) -> engine.AngrWorker:
+    """An angr worker (not started) for the fixture program compiled by gcc."""
     binary = tmp_path / "sample"
     subprocess.run(["gcc", "-O0", "-o", str(binary), str(SOURCE)], check=True)
+    return engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
 
-    async def report(phase, message):
-        pass
 
+async def report(phase, message):
+    pass
+
+
+def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snapshot_asks(tmp_path):
     async def main():
-        worker = engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
+        worker = _worker(tmp_path)
         try:
             hello = await worker.request("hello", {}, report)
             deferred = dict(worker.loader_facts or {})
@@ -70,14 +75,9 @@ def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snaps
 def test_a_prestarted_worker_is_the_one_that_answers_and_a_snapshot_gets_its_facts(tmp_path):
     """prestart sends the load without waiting (angr's import overlaps the caller's next step); the next
     question awaits that load instead of starting another worker, and facts asked later are completed."""
-    binary = tmp_path / "sample"
-    subprocess.run(["gcc", "-O0", "-o", str(binary), str(SOURCE)], check=True)
-
-    async def report(phase, message):
-        pass
 
     async def main():
-        worker = engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
+        worker = _worker(tmp_path)
         try:
             started = time.monotonic()
             await worker.prestart()

@@ -40,6 +40,14 @@ Report = Callable[[str, str], Awaitable[None]]
 MAX_REPLY_BYTES = 1 << 30
 WAIT_NOTICE_S = 10.0
 WATCH_INTERVAL_S = 0.25
+PIPE_ERRORS = (  # the worker's pipe closed or answered nonsense: it is gone or going
+    anyio.EndOfStream,
+    anyio.IncompleteRead,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    orjson.JSONDecodeError,
+    OSError,  # ProcessLookupError included
+)
 INTERRUPT_GRACE_S = 5.0  # how long a cancelled emulation may take to end its current block and answer
 
 
@@ -326,14 +334,7 @@ class AngrWorker:
                 if op not in self.INTERRUPTIBLE or not await self._interrupt(rid):
                     await self.stop()
             raise
-        except (
-            anyio.EndOfStream,
-            anyio.IncompleteRead,
-            anyio.BrokenResourceError,
-            anyio.ClosedResourceError,
-            orjson.JSONDecodeError,
-            OSError,
-        ) as exc:
+        except PIPE_ERRORS as exc:
             code = self.process.returncode if self.process else None
             await self.stop()
             if self.exceeded_mib is not None:
@@ -369,14 +370,7 @@ class AngrWorker:
                     if message.get("id") == rid and "ok" in message:
                         self.interrupted = message["result"] if message["ok"] else None
                         return True
-        except (
-            anyio.EndOfStream,
-            anyio.IncompleteRead,
-            anyio.BrokenResourceError,
-            anyio.ClosedResourceError,
-            orjson.JSONDecodeError,
-            OSError,  # ProcessLookupError included: the worker is already gone
-        ):
+        except PIPE_ERRORS:
             return False
         return False
 

@@ -20,6 +20,10 @@ bench:
 lint:
     lint-imports --no-cache
 
+# mypy strict over the scope the families declare (rea.families.TYPED)
+typecheck:
+    python3 -m mypy $(python3 -c "from rea.families import TYPED; print(*TYPED)")
+
 # regenerate docs/public/product-catalog.json from the catalog table
 catalog:
     python3 -m effects.catalog_export

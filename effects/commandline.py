@@ -10,6 +10,7 @@ import argparse
 import os
 import signal
 import sys
+from importlib import import_module
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -17,27 +18,10 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects.adb import cli as adb_cli
-from effects.android import cli as android_cli
 from effects.batch import cli as batch_cli
-from effects import artifact_commands, call_command, prompt_commands, setup_command, view_commands
+from effects import call_command, prompt_commands, setup_command
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
-from effects.javascript import cli as javascript_cli
-from effects.javascript import runtime_cli as javascript_runtime_cli
-from effects.managed import cli as managed_cli
-from effects.native import cli as native_cli
-from effects.native import surface_cli as native_surface_cli
-from effects.native import analyses_cli as native_analyses_cli
-from effects.layout import cli as layout_cli
-from effects.layout import dylib_cli
-from effects.apple_metadata import cli as apple_metadata_cli
-from effects.native_runtime import cli as native_runtime_cli
-from effects.wasm import cli as wasm_cli
-from effects.web_network import cli as web_network_cli
-from effects.web import cli as web_cli
-from effects.web import scenario_cli as web_scenario_cli
-from effects.web import scripts_cli as web_scripts_cli
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -51,33 +35,17 @@ from rea.catalog.availability import TargetState
 from rea.catalog import toolsets
 from rea.catalog.projection import catalog_identity, grouped_availability, tool_definition
 from rea.errors import ReaError, cancelled, invalid_request
+from rea.families import FAMILIES
 from rea.session import Session
 from rea.validation import validate_arguments
 from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, NATIVE_OPERATIONS, inspect_evidence_bundle
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-# Family subcommands; a family adds its tuple here (names must match its catalog CLI_COMMANDS).
-FAMILY_COMMANDS: tuple[ToolCommand, ...] = (
-    *native_cli.COMMANDS,
-    *native_surface_cli.COMMANDS,
-    *native_analyses_cli.COMMANDS,
-    *artifact_commands.COMMANDS,
-    *javascript_cli.COMMANDS,
-    *javascript_runtime_cli.COMMANDS,
-    *managed_cli.COMMANDS,
-    *android_cli.COMMANDS,
-    *adb_cli.COMMANDS,
-    *layout_cli.COMMANDS,
-    *dylib_cli.COMMANDS,
-    *apple_metadata_cli.COMMANDS,
-    *native_runtime_cli.COMMANDS,
-    *wasm_cli.COMMANDS,
-    *web_network_cli.COMMANDS,
-    *web_cli.COMMANDS,
-    *web_scenario_cli.COMMANDS,
-    *web_scripts_cli.COMMANDS,
-    *view_commands.COMMANDS,
+# Family subcommands, from the command modules each family names (rea.families), in the list's order
+# (names must match its catalog CLI_COMMANDS).
+FAMILY_COMMANDS: tuple[ToolCommand, ...] = tuple(
+    command for family in FAMILIES for module in family.commands for command in import_module(module).COMMANDS
 )
 
 

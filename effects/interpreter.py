@@ -23,6 +23,7 @@ from effects.environment import resolve_command_path
 from effects.native import runtime as native_runtime
 from effects.progress import Progress
 from rea.errors import ReaError
+from rea.families import FAMILIES
 from rea.program import (
     Context,
     IdentifyTarget,
@@ -89,32 +90,11 @@ HANDLERS: dict[type, Handler] = {
     ResolveCommandPath: _resolve,
 }
 # Families whose handlers load on their first effect: an MCP server that never reads an archive or a
-# JavaScript tree does not pay their imports (tree-sitter, zstandard, ...) at startup.
-LAZY_FAMILIES = (
-    "effects.native.annotations",
-    "effects.native.image",
-    "effects.native.dwarf",
-    "effects.native.dos_read",
-    "effects.artifacts",
-    "effects.javascript.runtime",
-    "effects.javascript.recover",
-    "effects.javascript.devtools",
-    "effects.managed.reader",
-    "effects.android.runtime",
-    "effects.adb.host",
-    "effects.layout.runtime",
-    "effects.apple_metadata.reader",
-    "effects.native_runtime.observer",
-    "effects.layout.core_read",
-    "effects.layout.plist_read",
-    "effects.layout.dylib_read",
-    "effects.wasm.runtime",
-    "effects.wasm.wat_cache",
-    "effects.web_network.runtime",
-    "effects.web.runtime",
-    "effects.web.scenario",
-    "effects.web.scripts",
-)
+# JavaScript tree does not pay their imports (tree-sitter, zstandard, ...) at startup. Each family names
+# its handler modules and its effect types (rea.families); the native runtime's handlers above are eager.
+LAZY_FAMILIES: tuple[str, ...] = tuple(dict.fromkeys(module for f in FAMILIES for module in f.handlers))
+# effect type -> the handler modules of the family that declares it
+_MODULES_OF: dict[type, tuple[str, ...]] = {kind: f.handlers for f in FAMILIES for kind in f.effects}
 
 
 _LOADED: set[str] = set()
@@ -132,8 +112,9 @@ def load_every_family() -> None:
 
 
 def _handler_for(kind: type) -> Handler | None:
-    """Load lazy families in order until one handles `kind`: a native call never pays lief or numpy."""
-    for module in LAZY_FAMILIES:
+    """Load the handler modules of the family that declares `kind`, in order, until one handles it: a
+    native call never pays lief or numpy, nor an archive call the JavaScript readers' tree-sitter."""
+    for module in _MODULES_OF.get(kind, ()):
         if kind in HANDLERS:
             break
         if module not in _LOADED:

@@ -17,7 +17,14 @@ from returns.result import Failure, Result, Success
 from rea.canonical_json import canonicalize
 from rea.catalog.session_tools import UNKNOWN_RECORD
 from rea.errors import ReaError
-from rea.evidence import ENVELOPE_FIELDS, Evidence, parse_evidence
+from rea.evidence import (
+    ENVELOPE_FIELDS,
+    ENVIRONMENT_FIELDS,
+    NESTED_FIXED,
+    PROVIDER_FIELDS,
+    Evidence,
+    parse_evidence,
+)
 from rea.program import ReportProgress
 from rea.session import Session
 from rea.unknowns import verify_revision
@@ -36,19 +43,10 @@ BUNDLE_FIELDS = (
 )
 MANIFEST_FIELDS: Mapping[str, frozenset[str]] = {
     "artifacts": frozenset({"digest", "format", "architecture"}),
-    "providers": frozenset({"id", "name", "version"}),
-    "environments": frozenset({"id", "platform", "architecture", "isolation"}),
+    "providers": frozenset(PROVIDER_FIELDS),
+    "environments": frozenset(ENVIRONMENT_FIELDS),
     "scenarios": frozenset({"evidence_id", "operation", "authority"}),
     "captures": frozenset({"evidence_id", "predicate_type"}),
-}
-# fixed metadata nested in a record, checked for unsupported fields before any id
-NESTED_FIXED: Mapping[str, frozenset[str]] = {
-    "subject": frozenset({"name", "digest", "format", "architecture", "local_path"}),
-    "provider": frozenset({"id", "name", "version"}),
-    "analysis_profile": frozenset(
-        {"schema_version", "provider", "provider_profile_schema_version", "parameters", "digest"}
-    ),
-    "environment": frozenset({"id", "platform", "architecture", "isolation"}),
 }
 CAPTURE_PREFIX = "rea.process-capture/"
 VERIFY_BATCH = 500

@@ -1,8 +1,10 @@
 """Every effect a program may yield, as one closed union, and the program type over it.
 
-The interpreter has exactly one handler per member (tests/test_interpreter.py checks
-both directions), so a family that adds an effect adds it here, and mypy sees every
-`yield` of every workflow against the same vocabulary.
+mypy needs the union spelled statically, so it is the core effects (rea.program) and each
+family's own union (EFFECTS in rea/<family>/family.py), one line per family with effects;
+tests/test_interpreter.py checks it against the one list of families (rea.families), and
+that the interpreter has exactly one handler per member. A family that adds an effect adds it
+to its own union only, and mypy sees every `yield` of every workflow against the same vocabulary.
 """
 
 from __future__ import annotations
@@ -10,43 +12,17 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any, TypeAlias
 
-from rea.adb.effects import AdbExchange
-from rea.android.effects import AndroidQuery, DecodeResources, ProbeClient
-from rea.artifacts.model import ExtractArtifact, InventoryArtifact
-from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
-from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
-from rea.managed.facts import ReadManagedAssembly
-from rea.apple_metadata.effects import ReadAppleMetadata
-from rea.native_runtime.effects import ObserveNativeCalls
-from rea.layout.model import (
-    DemangleSwift,
-    ReadArchitectures,
-    ReadBinaryLayout,
-    ReadDylibTree,
-    ReadMacho,
-    ReadPlist,
-    ReadRecordedCrash,
-    ReadSignature,
-)
-from rea.wasm.model import InspectWasm, ReadWatPage
-from rea.web_network.model import ReadCapture, ReadPng
-from rea.web.effects import ObserveBrowser
-from rea.web.scenario_effects import RunScenario
-from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
-from rea.native.effects import (
-    DiscoverProviders,
-    EditAnnotations,
-    NativeActivity,
-    NativeFacts,
-    NativeLineage,
-    NativeQuery,
-    ReadAnnotations,
-    ReadDosFile,
-    ReadDwarfType,
-    ReadImage,
-    ReleaseNative,
-)
+from rea.adb.family import EFFECTS as AdbEffect
+from rea.android.family import EFFECTS as AndroidEffect
+from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
+from rea.artifacts.family import EFFECTS as ArtifactsEffect
+from rea.families import FAMILIES
+from rea.family import members
+from rea.javascript.family import EFFECTS as JavascriptEffect
+from rea.layout.family import EFFECTS as LayoutEffect
+from rea.managed.family import EFFECTS as ManagedEffect
+from rea.native.family import EFFECTS as NativeEffect
+from rea.native_runtime.family import EFFECTS as NativeRuntimeEffect
 from rea.program import (
     Context,
     IdentifyTarget,
@@ -59,114 +35,32 @@ from rea.program import (
     StampTarget,
 )
 from rea.session import Session
+from rea.wasm.family import EFFECTS as WasmEffect
+from rea.web.family import EFFECTS as WebEffect
+from rea.web_network.family import EFFECTS as WebNetworkEffect
 
+# the effects every family may yield, handled by the interpreter itself
+CoreEffect: TypeAlias = (
+    ReportProgress | IdentifyTarget | StampTarget | ReadJsonFile | PublishAtomically | ResolveCommandPath | NewRunId
+)
 AnyEffect: TypeAlias = (
-    ReportProgress
-    | IdentifyTarget
-    | StampTarget
-    | ReadJsonFile
-    | PublishAtomically
-    | ResolveCommandPath
-    | NewRunId
-    | DiscoverProviders
-    | NativeFacts
-    | NativeQuery
-    | ReadAnnotations
-    | EditAnnotations
-    | ReadImage
-    | ReadDwarfType
-    | ReadDosFile
-    | ReleaseNative
-    | NativeLineage
-    | NativeActivity
-    | InventoryArtifact
-    | ExtractArtifact
-    | ScanApplication
-    | ExtractFiles
-    | ReadRecoveryInput
-    | PublishRecovery
-    | DiscoverDevtools
-    | ObserveTarget
-    | ReadManagedAssembly
-    | AndroidQuery
-    | ProbeClient
-    | DecodeResources
-    | AdbExchange
-    | ReadBinaryLayout
-    | ReadArchitectures
-    | ReadMacho
-    | DemangleSwift
-    | ReadSignature
-    | ReadAppleMetadata
-    | ObserveNativeCalls
-    | ReadRecordedCrash
-    | ReadPlist
-    | ReadDylibTree
-    | InspectWasm
-    | ReadWatPage
-    | ReadCapture
-    | ReadPng
-    | ObserveBrowser
-    | RunScenario
-    | ParseWebScripts
-    | FetchSourceMaps
-    | ReadLocalFile
-    | PublishWebScripts
+    CoreEffect
+    | NativeEffect
+    | ArtifactsEffect
+    | JavascriptEffect
+    | ManagedEffect
+    | AndroidEffect
+    | AdbEffect
+    | LayoutEffect
+    | AppleMetadataEffect
+    | NativeRuntimeEffect
+    | WasmEffect
+    | WebNetworkEffect
+    | WebEffect
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none
 ToolProgram: TypeAlias = Callable[[Session, Mapping[str, Any], Context], Program | Outcome]
 
-MEMBERS: tuple[type, ...] = (
-    ReportProgress,
-    IdentifyTarget,
-    StampTarget,
-    ReadJsonFile,
-    PublishAtomically,
-    ResolveCommandPath,
-    NewRunId,
-    DiscoverProviders,
-    NativeFacts,
-    NativeQuery,
-    ReadAnnotations,
-    EditAnnotations,
-    ReadImage,
-    ReadDwarfType,
-    ReadDosFile,
-    ReleaseNative,
-    NativeLineage,
-    NativeActivity,
-    InventoryArtifact,
-    ExtractArtifact,
-    ScanApplication,
-    ExtractFiles,
-    ReadRecoveryInput,
-    PublishRecovery,
-    DiscoverDevtools,
-    ObserveTarget,
-    ReadManagedAssembly,
-    AndroidQuery,
-    ProbeClient,
-    DecodeResources,
-    AdbExchange,
-    ReadBinaryLayout,
-    ReadArchitectures,
-    ReadMacho,
-    DemangleSwift,
-    ReadSignature,
-    ReadAppleMetadata,
-    ObserveNativeCalls,
-    ReadRecordedCrash,
-    ReadPlist,
-    ReadDylibTree,
-    InspectWasm,
-    ReadWatPage,
-    ReadCapture,
-    ReadPng,
-    ObserveBrowser,
-    RunScenario,
-    ParseWebScripts,
-    FetchSourceMaps,
-    ReadLocalFile,
-    PublishWebScripts,
-)
+# every effect, derived from the one list: the core's, then each family's in the list's order
+MEMBERS: tuple[type, ...] = members(CoreEffect) + tuple(kind for family in FAMILIES for kind in family.effects)

@@ -19,6 +19,7 @@ from returns.result import Failure, Result, Success
 
 from rea.canonical_json import CanonicalJsonError, canonical_sha256
 from rea.errors import ReaError
+from rea import json_schema as schema
 
 P = ParamSpec("P")
 
@@ -29,6 +30,9 @@ NO_SUBJECT_LIMITATION = "No artifact identity was bound to this observation; it 
 
 _DIGEST = re.compile(r"^[0-9a-f]{64}$")
 EVIDENCE_ID = re.compile(r"^ev_[0-9a-f]{64}$")
+# the same identities as the advertised schemas spell them (the parser's spelling is in its messages)
+EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
+SHA256_PATTERN = "^[a-f0-9]{64}$"
 
 SubjectFormat = Literal[
     "hopper",
@@ -69,6 +73,24 @@ ARCHITECTURES = ("x86", "x86_64", "arm", "arm64")
 CONFIDENCE = ("observed", "derived", "inferred")
 AUTHORITY = ("shipped-artifact", "controlled-replay", "historical-reference", "external-service", "analyst-inference")
 ISOLATION = ("none", "process", "container", "virtual-machine")
+# Nested fixed metadata: its advertised properties (where a tool's schema spells them out) and its closed
+# field set, which the parser and bundle import (before any id is computed) both check.
+SUBJECT_PROPERTIES: Mapping[str, Any] = {
+    "name": schema.string("Name"),
+    "digest": schema.obj({"sha256": schema.string("Digest", pattern=SHA256_PATTERN)}, ("sha256",)),
+    "format": {"type": "string", "enum": list(SUBJECT_FORMATS)},
+    "architecture": schema.nullable(schema.string("Architecture")),
+    "local_path": schema.string("Path"),
+}
+PROVIDER_PROPERTIES: Mapping[str, Any] = {
+    "id": schema.string("Id"),
+    "name": schema.string("Name"),
+    "version": schema.nullable(schema.string("Version")),
+}
+SUBJECT_FIELDS = tuple(SUBJECT_PROPERTIES)
+PROVIDER_FIELDS = tuple(PROVIDER_PROPERTIES)
+PROFILE_FIELDS = ("schema_version", "provider", "provider_profile_schema_version", "parameters", "digest")
+ENVIRONMENT_FIELDS = ("id", "platform", "architecture", "isolation")
 LOCATION_FIELDS: Mapping[str, Mapping[str, type]] = {
     "address": {"address": str},
     "address-range": {"start": str, "end": str},
@@ -76,27 +98,6 @@ LOCATION_FIELDS: Mapping[str, Mapping[str, type]] = {
     "file-offset": {"offset": int},
     "file-offset-range": {"start": int, "end": int},
 }
-
-ENVELOPE_FIELDS = frozenset(
-    {
-        "schema_version",
-        "evidence_id",
-        "subject",
-        "provider",
-        "analysis_profile",
-        "predicate_type",
-        "operation",
-        "parameters",
-        "raw_result",
-        "normalized_result",
-        "confidence",
-        "authority",
-        "environment",
-        "limitations",
-        "locations",
-        "evidence_links",
-    }
-)
 
 
 @attrs.frozen(kw_only=True)
@@ -327,7 +328,7 @@ def _int(value: Any, path: str, minimum: int = 0) -> int:
 
 
 def _provider(value: Any, path: str, *, version_required: bool = False) -> Provider:
-    obj = _object(value, path, {"id", "name", "version"}, ("id", "name", "version"))
+    obj = _object(value, path, set(PROVIDER_FIELDS), PROVIDER_FIELDS)
     version = obj["version"]
     if version is not None or version_required:
         _string(version, f"{path}.version")
@@ -337,8 +338,7 @@ def _provider(value: Any, path: str, *, version_required: bool = False) -> Provi
 def _subject(value: Any, path: str) -> Subject | None:
     if value is None:
         return None
-    fields = ("name", "digest", "format", "architecture", "local_path")
-    obj = _object(value, path, set(fields), fields)
+    obj = _object(value, path, set(SUBJECT_FIELDS), SUBJECT_FIELDS)
     digest = _object(obj["digest"], f"{path}.digest", {"sha256"}, ("sha256",))
     arch = obj["architecture"]
     return Subject(
@@ -351,8 +351,7 @@ def _subject(value: Any, path: str) -> Subject | None:
 
 
 def parse_profile(value: Any, path: str = "analysis_profile") -> AnalysisProfile:
-    fields = ("schema_version", "provider", "provider_profile_schema_version", "parameters", "digest")
-    obj = _object(value, path, set(fields), fields)
+    obj = _object(value, path, set(PROFILE_FIELDS), PROFILE_FIELDS)
     if obj["schema_version"] != PROFILE_SCHEMA_VERSION or type(obj["schema_version"]) is not int:
         raise _Reject(
             f"{path}.schema_version", f"analysis profile schema_version must be 1, got {obj['schema_version']!r}"
@@ -394,12 +393,86 @@ def _strings(value: Any, path: str, pattern: re.Pattern[str] | None = None, none
 def _environment(value: Any, path: str) -> Mapping[str, Any] | None:
     if value is None:
         return None
-    fields = ("id", "platform", "architecture", "isolation")
-    obj = _object(value, path, set(fields), fields)
-    for name in fields[:3]:
+    obj = _object(value, path, set(ENVIRONMENT_FIELDS), ENVIRONMENT_FIELDS)
+    for name in ENVIRONMENT_FIELDS[:3]:
         _string(obj[name], f"{path}.{name}")
     _enum(obj["isolation"], f"{path}.isolation", ISOLATION)
     return obj
+
+
+def _schema_version(value: Any, path: str) -> int:
+    # its value was checked first (a record of another version is refused before its shape); here its type
+    if type(value) is not int:
+        raise _Reject(path, "schema_version must be the integer 2")
+    return value
+
+
+def _open_object(value: Any, path: str) -> Mapping[str, Any]:
+    if not isinstance(value, dict):
+        raise _Reject(path, f"expected an object, got {_kind(value)}")
+    return value
+
+
+def _open(value: Any, path: str) -> Any:
+    return value
+
+
+def _profile(value: Any, path: str) -> AnalysisProfile | None:
+    return None if value is None else parse_profile(value, path)
+
+
+def _locations(value: Any, path: str) -> tuple[Mapping[str, Any], ...]:
+    if not isinstance(value, list):
+        raise _Reject(path, "expected an array")
+    return tuple(_location(v, f"{path}[{i}]") for i, v in enumerate(value))
+
+
+# ---------------------------------------------------------------- the envelope, once
+
+
+@attrs.frozen
+class EnvelopeField:
+    """One top-level field of the wire record. The table below is the envelope's one description: the
+    strict parser reads each field with `read`, tools advertise `schema`, and `fixed` is the closed field
+    set of a nested metadata object (bundle import rejects unknown fields there before any id)."""
+
+    name: str
+    read: Callable[[Any, str], Any]
+    schema: Mapping[str, Any]
+    fixed: tuple[str, ...] = ()
+
+
+_ANY_OBJECT: Mapping[str, Any] = {"type": "object"}
+
+ENVELOPE: tuple[EnvelopeField, ...] = (
+    EnvelopeField("schema_version", _schema_version, {"const": SCHEMA_VERSION}),
+    EnvelopeField(
+        "evidence_id",
+        lambda v, p: _string(v, p, pattern=EVIDENCE_ID),
+        schema.string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
+    ),
+    EnvelopeField("subject", _subject, schema.nullable(schema.obj(SUBJECT_PROPERTIES, SUBJECT_FIELDS)), SUBJECT_FIELDS),
+    EnvelopeField("provider", _provider, schema.obj(PROVIDER_PROPERTIES, PROVIDER_FIELDS), PROVIDER_FIELDS),
+    EnvelopeField("analysis_profile", _profile, schema.nullable(_ANY_OBJECT), PROFILE_FIELDS),
+    EnvelopeField("predicate_type", _string, schema.string("Predicate")),
+    EnvelopeField("operation", _string, schema.string("Operation")),
+    EnvelopeField("parameters", _open_object, _ANY_OBJECT),
+    EnvelopeField("raw_result", _open, {}),
+    EnvelopeField("normalized_result", _open, {}),
+    EnvelopeField("confidence", lambda v, p: _enum(v, p, CONFIDENCE), {"type": "string", "enum": list(CONFIDENCE)}),
+    EnvelopeField("authority", lambda v, p: _enum(v, p, AUTHORITY), {"type": "string", "enum": list(AUTHORITY)}),
+    EnvelopeField("environment", _environment, schema.nullable(_ANY_OBJECT), ENVIRONMENT_FIELDS),
+    EnvelopeField("limitations", _strings, schema.array({"type": "string"})),
+    EnvelopeField("locations", _locations, schema.array(_ANY_OBJECT)),
+    EnvelopeField(
+        "evidence_links",
+        lambda v, p: _strings(v, p, EVIDENCE_ID),
+        schema.array(schema.string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
+    ),
+)
+ENVELOPE_FIELDS = frozenset(f.name for f in ENVELOPE)
+# the fixed metadata nested in a record, by field
+NESTED_FIXED: Mapping[str, frozenset[str]] = {f.name: frozenset(f.fixed) for f in ENVELOPE if f.fixed}
 
 
 def parse_evidence(value: Any) -> Result[Evidence, ReaError]:
@@ -413,37 +486,15 @@ def parse_evidence(value: Any) -> Result[Evidence, ReaError]:
 
 
 def _parse(value: Any) -> Evidence:
+    """Each field read as the table declares, in wire order; then what no one field can check alone."""
     if isinstance(value, dict) and "schema_version" in value and value["schema_version"] != SCHEMA_VERSION:
         raise _Reject("schema_version", f"only Evidence schema_version 2 is accepted, got {value['schema_version']!r}")
     obj = _object(value, "$", ENVELOPE_FIELDS, sorted(ENVELOPE_FIELDS))
-    if type(obj["schema_version"]) is not int:
-        raise _Reject("schema_version", "schema_version must be the integer 2")
-    provider = _provider(obj["provider"], "provider")
-    profile = None if obj["analysis_profile"] is None else parse_profile(obj["analysis_profile"])
-    if profile is not None and profile.provider != provider:
+    read = {f.name: f.read(obj[f.name], f.name) for f in ENVELOPE}
+    del read["schema_version"]  # the record is always version 2; its projection writes the constant
+    evidence = Evidence(**read)
+    if evidence.analysis_profile is not None and evidence.analysis_profile.provider != evidence.provider:
         raise _Reject("analysis_profile.provider", "the analysis profile's provider differs from the Evidence provider")
-    if not isinstance(obj["parameters"], dict):
-        raise _Reject("parameters", f"expected an object, got {_kind(obj['parameters'])}")
-    locations = obj["locations"]
-    if not isinstance(locations, list):
-        raise _Reject("locations", "expected an array")
-    evidence = Evidence(
-        evidence_id=_string(obj["evidence_id"], "evidence_id", pattern=EVIDENCE_ID),
-        subject=_subject(obj["subject"], "subject"),
-        provider=provider,
-        analysis_profile=profile,
-        predicate_type=_string(obj["predicate_type"], "predicate_type"),
-        operation=_string(obj["operation"], "operation"),
-        parameters=obj["parameters"],
-        raw_result=obj["raw_result"],
-        normalized_result=obj["normalized_result"],
-        confidence=_enum(obj["confidence"], "confidence", CONFIDENCE),
-        authority=_enum(obj["authority"], "authority", AUTHORITY),
-        environment=_environment(obj["environment"], "environment"),
-        limitations=_strings(obj["limitations"], "limitations"),
-        locations=tuple(_location(v, f"locations[{i}]") for i, v in enumerate(locations)),
-        evidence_links=_strings(obj["evidence_links"], "evidence_links", EVIDENCE_ID),
-    )
     if compute_evidence_id(evidence) != evidence.evidence_id:
         raise _Reject(
             "evidence_id",

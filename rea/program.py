@@ -7,7 +7,9 @@ effects; tests can drive the same generator with scripted results.
 
 from __future__ import annotations
 
-from typing import Any
+import functools
+import inspect
+from typing import Any, NoReturn, TypeVar
 from collections.abc import Callable, Generator, Iterable, Mapping
 
 import attrs
@@ -180,3 +182,65 @@ def recorded(session: Session, built: Result[Evidence, ReaError]) -> Outcome:
 
 
 Program = Generator[Effect, Any, Outcome]
+
+
+# ---------------------------------------------------------------- the one error style of programs
+#
+# A program reads an effect's answer with `value = yield from need(effect)` and a pure `Result` with
+# `value = must(result)`: each gives the value, or ends the program (decorated with `@refusable`) with the
+# error and the session as it was. Pure functions below programs return `Result[T, ReaError]`; effect
+# handlers answer `Result`. So a program reads straight down, with no `if not is_successful(...)` after
+# every step, and a failure cannot be forgotten. scripts/error_styles.py counts the styles this replaces.
+
+T = TypeVar("T")
+Asked = TypeVar("Asked")
+ProgramFn = TypeVar("ProgramFn", bound=Callable[..., Any])
+
+
+class Refused(Exception):
+    """The error a program ends with, on its way from `need`/`must` to the `@refusable` around it."""
+
+    def __init__(self, error: ReaError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def refuse(error: ReaError) -> NoReturn:
+    """End the program with this error (from a helper the program calls; the program itself may return
+    `failed(session, error)`)."""
+    raise Refused(error)
+
+
+def must(result: Result[T, ReaError]) -> T:
+    """The value of a pure step, or end the program with its error."""
+    return result.alt(refuse).unwrap()  # `alt` hands the error to `refuse`, which never returns
+
+
+def need(effect: Asked) -> Generator[Asked, Any, Any]:
+    """Ask for an effect: its answer, or end the program with the effect's error."""
+    return must((yield effect))
+
+
+def refusable(body: ProgramFn) -> ProgramFn:
+    """A program (generator or plain function of the session first) whose `need`/`must` refusals end it
+    as `failed(session, error)`: the session it was called with, unchanged, and the error as its reply."""
+    if inspect.isgeneratorfunction(body):
+
+        @functools.wraps(body)
+        def steps(session: Session, *rest: Any) -> Program:
+            try:
+                outcome: Outcome = yield from body(session, *rest)
+            except Refused as refusal:
+                return failed(session, refusal.error)
+            return outcome
+
+        return steps  # type: ignore[return-value]
+
+    @functools.wraps(body)
+    def call(session: Session, *rest: Any) -> Any:
+        try:
+            return body(session, *rest)
+        except Refused as refusal:
+            return failed(session, refusal.error)
+
+    return call  # type: ignore[return-value]

@@ -2,7 +2,18 @@ import attrs
 import pytest
 from returns.pipeline import is_successful
 
-from rea.evidence import NO_SUBJECT_LIMITATION, Provider, create_evidence, create_profile, parse_evidence
+from rea.catalog.schemas import evidence_output
+from rea.evidence import (
+    ENVELOPE,
+    NO_SUBJECT_LIMITATION,
+    Evidence,
+    Provider,
+    create_evidence,
+    create_profile,
+    parse_evidence,
+)
+from rea.wire.artifacts import InventoryEvidence
+from rea.wire.session import EvidenceRecord
 from support import PROFILE, PROVIDER, make_evidence
 
 
@@ -122,3 +133,15 @@ def test_malformed_fields_name_their_path(mutate):
 def test_records_are_frozen():
     with pytest.raises(attrs.exceptions.FrozenInstanceError):
         make_evidence(1).operation = "x"  # type: ignore[misc]
+
+
+def test_the_envelope_table_is_the_one_description_the_others_follow():
+    """The record, its wire form, the advertised schema and the typed wire records that carry a whole
+    Evidence name exactly the envelope's fields, in its order; a field added in one place fails here."""
+    names = [f.name for f in ENVELOPE]
+    record = make_evidence(1)
+    assert ["schema_version", *(a.name for a in attrs.fields(Evidence))] == names
+    assert sorted(record.to_json()) == sorted(names)
+    assert list(evidence_output()["properties"]) == names == evidence_output()["required"]
+    for wire in (EvidenceRecord, InventoryEvidence):
+        assert [a.name for a in attrs.fields(wire)] == names, wire

@@ -95,6 +95,27 @@ def test_the_effect_union_and_the_handlers_are_the_same_vocabulary():
     assert set(handled) == set(MEMBERS)
 
 
+def test_the_static_effect_union_is_the_one_list_of_families():
+    """mypy reads AnyEffect spelled out; it must name exactly the core's and every listed family's effects."""
+    from typing import get_args
+
+    from rea.effect_types import AnyEffect, MEMBERS
+
+    union = get_args(AnyEffect)
+    assert len(union) == len(set(union)) and set(union) == set(MEMBERS) and len(MEMBERS) == len(set(MEMBERS))
+
+
+def test_each_family_handles_the_effects_it_declares():
+    """A handler miss loads only the declaring family's handler modules, so they must handle all its effects."""
+    import importlib
+
+    from rea.families import FAMILIES
+
+    for family in FAMILIES:
+        handled = {kind for module in family.handlers for kind in importlib.import_module(module).HANDLERS}
+        assert handled == set(family.effects), family.name
+
+
 def test_a_repeated_status_is_sent_once():
     """A handler restating what its program just reported (the same phase and message) adds no notification."""
     sent = []
@@ -110,3 +131,24 @@ def test_a_repeated_status_is_sent_once():
 
     anyio.run(main)
     assert sent == [(1, "reading: /a"), (2, "parsing: /a"), (3, "reading: /a"), (4, "finished: done")]
+
+
+def test_a_handler_miss_loads_only_the_declaring_family():
+    """An archive effect imports the artifacts handlers and no other family's (no lief, tree-sitter or numpy)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    probe = (
+        "import json, sys\n"
+        "from effects import interpreter\n"
+        "from rea.artifacts.model import InventoryArtifact\n"
+        "before = set(sys.modules)\n"
+        "assert interpreter._handler_for(InventoryArtifact) is not None\n"
+        "print(json.dumps(sorted(m for m in interpreter.LAZY_FAMILIES if m in set(sys.modules) - before)))\n"
+    )
+    root = Path(__file__).resolve().parent.parent
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == ["effects.artifacts"]

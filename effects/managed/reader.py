@@ -306,12 +306,13 @@ def _warnings(pe: Any) -> list[Issue]:
 
 
 def read_assembly(effect: ReadManagedAssembly) -> Result[AssemblyFacts, ReaError]:
+    return _read_file(effect.path, effect.limits).bind(lambda data: _parsed(effect, data))
+
+
+def _parsed(effect: ReadManagedAssembly, data: bytes) -> Result[AssemblyFacts, ReaError]:
+    """The facts of a file's bytes; damage at any depth is a canonical error, never a crash."""
     import dnfile
 
-    got = _read_file(effect.path, effect.limits)
-    if not isinstance(got, Success):
-        return got  # type: ignore[return-value]
-    data = got.unwrap()
     if not data.startswith(b"MZ"):
         return Failure(_unreadable(effect.path, "it is not a PE file (no MZ header)", code="invalid_request"))
     try:

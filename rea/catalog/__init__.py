@@ -1,59 +1,20 @@
 """The catalog: one table of tool contracts and its projections.
 
-Each family module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
-subcommand names); adding a family is one line in _FAMILIES, which also names its
-family (the toolset that selects it, rea.catalog.toolsets).
+Each contract module exports TOOLS (its contracts) and CLI_COMMANDS (its `rea`
+subcommand names); each family (rea/<family>/family.py, listed in rea.families) names
+its contract modules and the toolset that selects its tools (rea.catalog.toolsets).
 """
 
-from rea.catalog import adb_tools as _adb
-from rea.catalog import android_tools as _android
-from rea.catalog import artifacts as _artifacts
-from rea.catalog import batch_commands as _batch
-from rea.catalog import generic_commands as _generic
-from rea.catalog import javascript_tools as _javascript
-from rea.catalog import javascript_runtime_tools as _javascript_runtime
-from rea.catalog import layout as _layout
-from rea.catalog import apple_metadata as _apple_metadata
-from rea.catalog import native_runtime as _native_runtime
-from rea.catalog import wasm as _wasm
-from rea.catalog import web_network as _web_network
-from rea.catalog import web as _web
-from rea.catalog import web_scenario as _web_scenario
-from rea.catalog import web_scripts as _web_scripts
-from rea.catalog import managed_tools as _managed
-from rea.catalog import native_tools as _native
-from rea.catalog import native_surface as _native_surface
-from rea.catalog import native_analyses as _native_analyses
-from rea.catalog import session_tools as _session
-from rea.catalog import setup_commands as _setup
-from rea.catalog import views as _views
-from rea.catalog.contract import ToolContract
+import importlib
+from types import ModuleType
 
-# (family, module): the family names the catalog's families go by (REA_MCP_TOOLSETS selects them,
-# rea.catalog.toolsets); a module with no tools (CLI commands only) has the family None
-_FAMILIES = (
-    ("session", _session),
-    ("native", _native),
-    ("native", _native_surface),
-    ("native", _native_analyses),
-    ("artifacts", _artifacts),
-    ("javascript", _javascript),
-    ("javascript", _javascript_runtime),
-    ("managed", _managed),
-    ("android", _android),
-    ("adb", _adb),
-    ("layout", _layout),
-    ("apple", _apple_metadata),
-    ("native", _native_runtime),
-    ("wasm", _wasm),
-    ("web", _web_network),
-    ("views", _views),
-    (None, _generic),
-    (None, _setup),
-    (None, _batch),
-    ("web", _web),
-    ("web", _web_scenario),
-    ("web", _web_scripts),
+from rea.catalog.contract import ToolContract
+from rea.families import FAMILIES as _DECLARED
+
+# (toolset, module): the toolset names the catalog's families go by (REA_MCP_TOOLSETS selects them,
+# rea.catalog.toolsets); a module with no tools (CLI commands only) has the toolset None
+_FAMILIES: tuple[tuple[str | None, ModuleType], ...] = tuple(
+    (family.toolset, importlib.import_module(module)) for family in _DECLARED for module in family.contracts
 )
 
 CATALOG: tuple[ToolContract, ...] = tuple(sorted((c for _, f in _FAMILIES for c in f.TOOLS), key=lambda c: c.name))

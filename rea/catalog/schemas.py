@@ -2,48 +2,27 @@
 
 from __future__ import annotations
 
+import copy
 import json
 
 from typing import Any
 from collections.abc import Iterator, Mapping
 
 from rea.canonical_json import canonical_sha256
-from rea.evidence import AUTHORITY, CONFIDENCE, SUBJECT_FORMATS
+from rea.evidence import ENVELOPE
+from rea.evidence import EVIDENCE_ID_PATTERN as EVIDENCE_ID_PATTERN, SHA256_PATTERN as SHA256_PATTERN
+
+# the node builders live below the catalog (rea.json_schema); re-exported here, where tools have always found them
+from rea.json_schema import array as array, nullable as nullable, obj as obj, string as string
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SAFE_INT_MAX = 2**53 - 1
 
-EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"
 UNKNOWN_ID_PATTERN = "^unk_[a-f0-9]{64}$"
-SHA256_PATTERN = "^[a-f0-9]{64}$"
-
-
-def string(description: str, **extra: Any) -> dict[str, Any]:
-    return {"type": "string", "description": description, **extra}
 
 
 def integer(description: str, minimum: int = 0, maximum: int = SAFE_INT_MAX, **extra: Any) -> dict[str, Any]:
     return {"type": "integer", "description": description, "minimum": minimum, "maximum": maximum, **extra}
-
-
-def nullable(schema: Mapping[str, Any]) -> dict[str, Any]:
-    return {"anyOf": [dict(schema), {"type": "null"}]}
-
-
-def obj(
-    properties: Mapping[str, Any], required: tuple[str, ...] = (), *, closed: bool = True, **extra: Any
-) -> dict[str, Any]:
-    schema: dict[str, Any] = {"type": "object", "properties": dict(properties)}
-    if required:
-        schema["required"] = list(required)
-    if closed:
-        schema["additionalProperties"] = False
-    schema.update(extra)
-    return schema
-
-
-def array(items: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
-    return {"type": "array", "items": dict(items), **extra}
 
 
 def input_schema(
@@ -268,60 +247,11 @@ def canonical(node: Any) -> str:
 
 
 def evidence_output(normalized_result: Mapping[str, Any] | None = None, operation: str | None = None) -> dict[str, Any]:
-    """Output schema of a tool whose structuredContent is one Evidence v2 record."""
-    any_object = {"type": "object"}
-    strings = array({"type": "string"})
-    return bind_id(
-        obj(
-            {
-                "schema_version": {"const": 2},
-                "evidence_id": string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
-                "subject": nullable(
-                    obj(
-                        {
-                            "name": string("Name"),
-                            "digest": obj({"sha256": string("Digest", pattern=SHA256_PATTERN)}, ("sha256",)),
-                            "format": {"type": "string", "enum": list(SUBJECT_FORMATS)},
-                            "architecture": nullable(string("Architecture")),
-                            "local_path": string("Path"),
-                        },
-                        ("name", "digest", "format", "architecture", "local_path"),
-                    )
-                ),
-                "provider": obj(
-                    {"id": string("Id"), "name": string("Name"), "version": nullable(string("Version"))},
-                    ("id", "name", "version"),
-                ),
-                "analysis_profile": nullable(any_object),
-                "predicate_type": string("Predicate"),
-                "operation": {"const": operation} if operation else string("Operation"),
-                "parameters": any_object,
-                "raw_result": {},
-                "normalized_result": dict(normalized_result) if normalized_result is not None else {},
-                "confidence": {"type": "string", "enum": list(CONFIDENCE)},
-                "authority": {"type": "string", "enum": list(AUTHORITY)},
-                "environment": nullable(any_object),
-                "limitations": strings,
-                "locations": array(any_object),
-                "evidence_links": array(string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
-            },
-            (
-                "schema_version",
-                "evidence_id",
-                "subject",
-                "provider",
-                "analysis_profile",
-                "predicate_type",
-                "operation",
-                "parameters",
-                "raw_result",
-                "normalized_result",
-                "confidence",
-                "authority",
-                "environment",
-                "limitations",
-                "locations",
-                "evidence_links",
-            ),
-        )
-    )
+    """Output schema of a tool whose structuredContent is one Evidence v2 record: the envelope's own
+    schema (`rea.evidence.ENVELOPE`), with the tool's result and, for an Evidence tool, its operation."""
+    properties = {f.name: copy.deepcopy(dict(f.schema)) for f in ENVELOPE}
+    if operation:
+        properties["operation"] = {"const": operation}
+    if normalized_result is not None:
+        properties["normalized_result"] = dict(normalized_result)
+    return bind_id(obj(properties, tuple(properties)))

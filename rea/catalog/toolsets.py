@@ -6,7 +6,7 @@ context before the first call; the whole catalog costs about 270 KB. `REA_MCP_TO
 answers only that part. The complete catalog (`all`) stays the default, as the contract
 requires.
 
-A name is a family of the catalog (rea.catalog._FAMILIES names each family module) or a
+A name is a family of the catalog (each family in rea.families names its toolset) or a
 profile:
 
 - `all`: every tool (the default);

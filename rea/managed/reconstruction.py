@@ -8,10 +8,13 @@ the lock disagreed: the text would otherwise be bound to a different build or bo
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from returns.result import Failure, Result, Success
 
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
@@ -55,20 +58,20 @@ def _refusal(index: int, lock: Json, part: str, expected: Any, observed: Any) ->
     )
 
 
-def _text(lock: Json, index: int) -> w.Reconstruction | ReaError:
+def _text(lock: Json, index: int) -> Result[w.Reconstruction, ReaError]:
     given = lock["reconstruction"]
     text: str = given["text"]
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     if given.get("text_sha256") not in (None, digest):
-        return invalid_request(
+        return Failure(invalid_request(
             f"methods[{index}].reconstruction.text_sha256 is not the SHA-256 of its text",
             field=f"methods[{index}].reconstruction.text_sha256", accepted=digest,
-        )  # fmt: skip
-    return w.Reconstruction(
+        ))  # fmt: skip
+    return Success(w.Reconstruction(
         kind=given["kind"], language=given["language"], text=text, text_sha256=digest,
         text_length=len(text.encode("utf-16-le")) // 2, line_count=len(re.split(r"\r\n|\r|\n", text)),
         source_path=given.get("source_path"), start_line=given.get("start_line"), end_line=given.get("end_line"),
-    )  # fmt: skip
+    ))  # fmt: skip
 
 
 def _imported(observed: Json, text: w.Reconstruction) -> w.ImportedMethod:
@@ -82,25 +85,37 @@ def _imported(observed: Json, text: w.Reconstruction) -> w.ImportedMethod:
     )  # fmt: skip
 
 
-def lock_methods(members: Json, locks: Sequence[Json]) -> list[w.ImportedMethod] | ReaError:
+def _locked(lock: Json, observed: Json | None, index: int) -> Result[w.ImportedMethod, ReaError]:
+    """One method imported against its static observation, or the first part of its lock that disagrees."""
+    wrong = _mismatch(lock, observed)
+    if wrong is not None:
+        return Failure(_refusal(index, lock, *wrong))
+    assert observed is not None  # a lock with no observation mismatches on its token
+    return _text(lock, index).map(lambda text: _imported(observed, text))
+
+
+def lock_methods(members: Json, locks: Sequence[Json]) -> Result[tuple[w.ImportedMethod, ...], ReaError]:
+    """Every method imported, or the refusal of the first (in request order) that does not match."""
     by_token = {m["token"]: m for m in members["methods"]}
-    out = []
+    imported: Result[tuple[w.ImportedMethod, ...], ReaError] = Success(())
     for index, lock in enumerate(locks):
-        observed = by_token.get(lock["token"])
-        wrong = _mismatch(lock, observed)
-        if wrong is not None:
-            return _refusal(index, lock, *wrong)
-        text = _text(lock, index)
-        if isinstance(text, ReaError):
-            return text
-        out.append(_imported(observed, text))  # type: ignore[arg-type]
-    return out
+        imported = imported.bind(functools.partial(_and_locked, lock, by_token.get(lock["token"]), index))
+    return imported
 
 
-def reconstruction(evidence_id: str, members: Json, args: Json) -> w.ReconstructionResult | ReaError:
-    methods = lock_methods(members, args["methods"])
-    if isinstance(methods, ReaError):
-        return methods
+def _and_locked(
+    lock: Json, observed: Json | None, index: int, done: tuple[w.ImportedMethod, ...]
+) -> Result[tuple[w.ImportedMethod, ...], ReaError]:
+    """The methods imported so far and this one (a bind step: after a refusal no later lock is read)."""
+    return _locked(lock, observed, index).map(lambda method: (*done, method))
+
+
+def reconstruction(evidence_id: str, members: Json, args: Json) -> Result[w.ReconstructionResult, ReaError]:
+    """The import of `args` against the members Evidence `evidence_id`, or why it is refused as a whole."""
+    return lock_methods(members, args["methods"]).map(lambda methods: _result(evidence_id, members, args, methods))
+
+
+def _result(evidence_id: str, members: Json, args: Json, methods: Sequence[w.ImportedMethod]) -> w.ReconstructionResult:
     d = args["decompiler"]
     decompiler = w.DecompilerRecord(
         name=d["name"], version=d["version"], family=d["family"], executable_sha256=d["executable_sha256"],

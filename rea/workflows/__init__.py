@@ -1,10 +1,11 @@
-"""Workflow programs, one module per tool family; PROGRAMS maps every catalog tool to its program.
+"""Workflow programs, named by each family (rea.families); PROGRAMS maps every catalog tool to its program.
 
 Every program is gated by the availability rule (rea.catalog.availability) before it runs, so a
 call is refused for its target exactly when binary_session reports the tool unavailable, with the
 same reason and remediation.
 """
 
+import importlib
 from typing import Any
 from collections.abc import Callable, Mapping
 
@@ -12,52 +13,13 @@ from collections.abc import Callable, Mapping
 from rea.catalog import BY_NAME
 from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
+from rea.families import FAMILIES
 from rea.program import Context, Outcome, failed
 from rea.session import Session
-from rea.workflows import adb as _adb
-from rea.workflows import android as _android
-from rea.workflows import artifacts as _artifacts
-from rea.workflows import javascript as _javascript
-from rea.workflows import javascript_runtime as _javascript_runtime
-from rea.workflows import layout as _layout
-from rea.workflows import apple_metadata as _apple_metadata
-from rea.workflows import native_runtime as _native_runtime
-from rea.workflows import wasm as _wasm
-from rea.workflows import web_network as _web_network
-from rea.workflows import web as _web
-from rea.workflows import web_scenario as _web_scenario
-from rea.workflows import web_scripts as _web_scripts
-from rea.workflows import managed as _managed
-from rea.workflows import managed_derived as _managed_derived
-from rea.workflows import native as _native
-from rea.workflows import native_surface as _native_surface
-from rea.workflows import native_analyses as _native_analyses
-from rea.workflows import session_tools as _session
-from rea.workflows import views as _views
 from rea.workflows.derived import checkpointed
 
-_FAMILIES = (
-    _session,
-    _native,
-    _native_surface,
-    _native_analyses,
-    _artifacts,
-    _javascript,
-    _javascript_runtime,
-    _managed,
-    _managed_derived,
-    _android,
-    _adb,
-    _layout,
-    _apple_metadata,
-    _native_runtime,
-    _wasm,
-    _web_network,
-    _web,
-    _web_scenario,
-    _web_scripts,
-    _views,
-)
+# every family's program modules, in the order of the one list (rea.families)
+_FAMILIES = tuple(importlib.import_module(module) for family in FAMILIES for module in family.programs)
 
 
 # the only tools that may change the provider binding: it is immutable for the rest of a target's life

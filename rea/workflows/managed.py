@@ -6,7 +6,6 @@ import posixpath
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea import __version__
@@ -18,7 +17,7 @@ from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, must, need, refusable, refuse
 from rea.session import Session, record, summary_parent
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
@@ -52,19 +51,17 @@ def _unsupported_machine(facts: AssemblyFacts) -> ReaError:
 
 def read_facts(
     session: Session, args: Mapping[str, Any], bodies: bool = False
-) -> Generator[AnyEffect, Any, Result[tuple[AssemblyFacts, w.PeArchitecture], ReaError]]:
-    """The explicit path or the open target, read once by the reader effect."""
+) -> Generator[AnyEffect, Any, tuple[AssemblyFacts, w.PeArchitecture]]:
+    """The explicit path or the open target, read once by the reader effect (a program step: a target
+    that cannot be read ends the program)."""
     path = args.get("path") or (session.target.path if session.target is not None else None)
     if path is None:
-        return Failure(_no_target())
-    facts = yield ReadManagedAssembly(path=path, limits=limits_from(args), bodies=bodies)
-    if not is_successful(facts):
-        return Failure(facts.failure())
-    found: AssemblyFacts = facts.unwrap()
+        refuse(_no_target())
+    found: AssemblyFacts = yield from need(ReadManagedAssembly(path=path, limits=limits_from(args), bodies=bodies))
     architecture = PE_ARCHITECTURES.get(found.pe.machine) if found.pe else None
     if architecture is None:
-        return Failure(_unsupported_machine(found))
-    return Success((found, architecture))
+        refuse(_unsupported_machine(found))
+    return found, architecture
 
 
 def subject_architecture(facts: AssemblyFacts, architecture: w.PeArchitecture) -> str | None:
@@ -100,24 +97,20 @@ def evidence(
 
 
 def reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
-    if not is_successful(made):
-        return failed(session, made.failure())
-    return Outcome(session=record(session, [made.unwrap()]), reply=Success(made.unwrap().to_json()))
+    """Retain the record and answer with it (a program step: a record that could not be made ends it)."""
+    evidence = must(made)
+    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
 
 
 def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]], Any], bodies: bool) -> ToolProgram:
-    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-        got = yield from read_facts(session, args, bodies)
-        if not is_successful(got):
-            return failed(session, got.failure())
-        facts, architecture = got.unwrap()
-        made = evidence(operation, args, facts, architecture, build(facts, architecture, args))
-        if not is_successful(made):
-            return failed(session, made.failure())
-        return deliver(session, made.unwrap(), args.get("detail", "complete"))
+    @refusable
+    def read_then_build(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+        facts, architecture = yield from read_facts(session, args, bodies)
+        made = must(evidence(operation, args, facts, architecture, build(facts, architecture, args)))
+        return deliver(session, made, args.get("detail", "complete"))
 
-    program.__name__ = operation
-    return program
+    read_then_build.__name__ = operation
+    return read_then_build
 
 
 def by_parent(session: Session, args: Mapping[str, Any]) -> dict[str, Any]:
@@ -169,14 +162,11 @@ def derived_evidence(
     )
 
 
+@refusable
 def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     args = by_parent(session, args)
-    fields = ("left_evidence_id", "right_evidence_id")
-    sides = [retained(session, args[f], f, ["inspect_managed_members"]) for f in fields]
-    for side in sides:
-        if not is_successful(side):
-            return failed(session, side.failure())
-    left, right = (s.unwrap() for s in sides)
+    sides = ("left_evidence_id", "right_evidence_id")
+    left, right = (must(retained(session, args[f], f, ["inspect_managed_members"])) for f in sides)
     result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
                              args["limits"]))  # fmt: skip
     made = derived_evidence("compare_managed_members", args, result, [left.evidence_id, right.evidence_id])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
 from rea.evidence import create_evidence
@@ -13,43 +13,43 @@ from rea.managed.graph import Source, inventory_row, project
 from rea.managed.native_symbols import extract
 from rea.managed.reconstruction import reconstruction
 from rea.managed.verify import verify
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, failed, must, refusable, refuse
 from rea.session import Session
 from rea.wire.convert import to_wire
 from rea.workflows.managed import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 
 
-def _distinct(managed_id: str, native_ids: Sequence[str]) -> ReaError | None:
+def _distinct(managed_id: str, native_ids: Sequence[str]) -> Result[None, ReaError]:
+    """No native id repeats another or the managed one (a repeat would count one observation twice)."""
     seen = {managed_id}
     for index, evidence_id in enumerate(native_ids):
         if evidence_id in seen:
             what = "the managed boundary Evidence" if evidence_id == managed_id else "an earlier native observation"
-            return invalid_request(
-                f"native_observation_evidence_ids[{index}] repeats {what}",
-                field=f"native_observation_evidence_ids[{index}]",
-                accepted="distinct native Evidence ids, none of them the managed boundaries Evidence",
+            return Failure(
+                invalid_request(
+                    f"native_observation_evidence_ids[{index}] repeats {what}",
+                    field=f"native_observation_evidence_ids[{index}]",
+                    accepted="distinct native Evidence ids, none of them the managed boundaries Evidence",
+                )
             )
         seen.add(evidence_id)
-    return None
+    return Success(None)
 
 
+@refusable
 def verify_managed_native_boundaries(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     args = by_parent(session, args)
     managed_id, native_ids = args["managed_boundaries_evidence_id"], list(args["native_observation_evidence_ids"])
-    clash = _distinct(managed_id, native_ids)
-    if clash is not None:
-        return failed(session, clash)
-    managed = retained(session, managed_id, "managed_boundaries_evidence_id", ["inspect_managed_native_boundaries"])
-    if not is_successful(managed):
-        return failed(session, managed.failure())
+    must(_distinct(managed_id, native_ids))
+    managed = must(
+        retained(session, managed_id, "managed_boundaries_evidence_id", ["inspect_managed_native_boundaries"])
+    )
     limits = args["limits"]
     read = native_ids[: limits["max_native_observations"]]
-    natives = [retained(session, evidence_id, "native_observation_evidence_ids") for evidence_id in read]
-    for native in natives:
-        if not is_successful(native):
-            return failed(session, native.failure())
-    records = [n.unwrap().to_json() for n in natives]
-    result = verify(managed_id, managed.unwrap().normalized_result, [(r, extract(r)) for r in records],
+    records = [
+        must(retained(session, evidence_id, "native_observation_evidence_ids")).to_json() for evidence_id in read
+    ]
+    result = verify(managed_id, managed.normalized_result, [(r, extract(r)) for r in records],
                     len(native_ids), limits)  # fmt: skip
     return reply(
         session, derived_evidence("verify_managed_native_boundaries", args, to_wire(result), result.evidence_links)
@@ -64,14 +64,16 @@ _GRAPH_SOURCES = {
 _INVENTORIES = ["inventory_artifact", "inspect_artifact"]
 
 
-def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Source | None] | ReaError:
+def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Source | None]:
+    """The retained records the graph is projected from, by role (a program step: a missing or wrong
+    record ends the program)."""
     named = {k: args.get(f) for k, (f, _) in _GRAPH_SOURCES.items()}
     if not any(named.values()):
-        return invalid_request(
+        refuse(invalid_request(
             "project_managed_application_graph needs at least one managed Evidence id",
             field="managed_artifact_evidence_id",
             accepted="managed_artifact_evidence_id, managed_members_evidence_id or managed_native_boundaries_evidence_id",
-        )
+        ))  # fmt: skip
     wanted = {k: (f, [op]) for k, (f, op) in _GRAPH_SOURCES.items()} | {
         "inventory": ("inventory_evidence_id", _INVENTORIES)
     }
@@ -80,33 +82,31 @@ def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Sourc
         if args.get(field) is None:
             out[key] = None
             continue
-        found = retained(session, args[field], field, operations)
-        if not is_successful(found):
-            return found.failure()
-        e = found.unwrap()
+        e = must(retained(session, args[field], field, operations))
         out[key] = Source(evidence_id=e.evidence_id, operation=e.operation, result=e.normalized_result)
     return out
 
 
-def _same_artifact(sources: Mapping[str, Source | None]) -> ReaError | None:
+def _same_artifact(sources: Mapping[str, Source | None]) -> Result[None, ReaError]:
+    """The managed records describe one assembly (a graph of two files would join unrelated members)."""
     digests = {k: s.result["artifact"]["sha256"] for k, s in sources.items() if s is not None and k != "inventory"}
     if len(set(digests.values())) > 1:
-        return invalid_request(
-            "the managed Evidence ids describe different files: " + ", ".join(f"{k} {d}" for k, d in digests.items()),
-            field=_GRAPH_SOURCES[sorted(digests)[-1]][0],
-            accepted="Evidence of one assembly (the same artifact SHA-256)",
+        return Failure(
+            invalid_request(
+                "the managed Evidence ids describe different files: "
+                + ", ".join(f"{k} {d}" for k, d in digests.items()),
+                field=_GRAPH_SOURCES[sorted(digests)[-1]][0],
+                accepted="Evidence of one assembly (the same artifact SHA-256)",
+            )
         )
-    return None
+    return Success(None)
 
 
+@refusable
 def project_managed_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     args = by_parent(session, args)
     sources = _graph_sources(session, args)
-    if isinstance(sources, ReaError):
-        return failed(session, sources)
-    clash = _same_artifact(sources)
-    if clash is not None:
-        return failed(session, clash)
+    must(_same_artifact(sources))
     sha256 = next(s for k, s in sources.items() if s is not None and k != "inventory").result["artifact"]["sha256"]
     inventory, row = sources["inventory"], None
     if inventory is not None:
@@ -121,16 +121,12 @@ def project_managed_application_graph(session: Session, args: Mapping[str, Any],
                                            result.evidence_links))  # fmt: skip
 
 
+@refusable
 def import_managed_reconstruction(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
     args = by_parent(session, args)
-    found = retained(session, args["static_members_evidence_id"], "static_members_evidence_id",
-                     ["inspect_managed_members"])  # fmt: skip
-    if not is_successful(found):
-        return failed(session, found.failure())
-    members = found.unwrap()
-    result = reconstruction(members.evidence_id, members.normalized_result, args)
-    if isinstance(result, ReaError):
-        return failed(session, result)
+    members = must(retained(session, args["static_members_evidence_id"], "static_members_evidence_id",
+                            ["inspect_managed_members"]))  # fmt: skip
+    result = must(reconstruction(members.evidence_id, members.normalized_result, args))
     wire = to_wire(result)
     made = create_evidence(
         provider=MANAGED_PROVIDER,

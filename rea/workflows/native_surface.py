@@ -18,7 +18,7 @@ from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import EditAnnotations, ReadDwarfType, ReadImage
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, failed, need, refusable, refuse
 from rea.session import Session
 from rea.wire import native as wn
 from rea.wire import native_surface as w
@@ -76,11 +76,35 @@ def _mapped(snapshot: Snapshot, text: str | None, field: str = "address") -> str
 def _edit(
     session: Session, changes: tuple[tuple[str, str, Any], ...]
 ) -> Generator[AnyEffect, Any, Result[notes.Annotations, ReaError]]:
+    got: Result[notes.Annotations, ReaError] = yield _edit_request(session, changes)
+    return got
+
+
+def _edit_request(session: Session, changes: tuple[tuple[str, str, Any], ...]) -> EditAnnotations:
     assert session.target is not None
-    got: Result[notes.Annotations, ReaError] = yield EditAnnotations(
+    return EditAnnotations(
         sha256=session.target.sha256, profile_digest=_digest(session), edit=notes.Edit(changes=changes)
     )
-    return got
+
+
+# Program steps in the one error style (rea.program): each gives its value or ends the program. They read
+# the helpers above, whose older shapes the programs not yet converted still use (issue 31).
+
+
+def _loaded(session: Session, args: Args, stage: str) -> Generator[AnyEffect, Any, Snapshot]:
+    """The target's image at `stage`."""
+    snapshot = yield from _snapshot(session, args, stage)
+    if isinstance(snapshot, ReaError):
+        refuse(snapshot)
+    return snapshot
+
+
+def _placed(snapshot: Snapshot, text: str | None, field: str = "address") -> str:
+    """A canonical address inside a loaded segment."""
+    where = _mapped(snapshot, text, field)
+    if isinstance(where, ReaError):
+        refuse(where)
+    return where
 
 
 def _answer(
@@ -175,20 +199,15 @@ def set_addresses_names(session: Session, args: Args, ctx: Context) -> Steps:
     return _answer(session, snapshot, "set_addresses_names", args, answer, STORE, kept=kept)
 
 
+@refusable
 def set_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
-    where = _mapped(snapshot, args["address"])
-    if isinstance(where, ReaError):
-        return failed(session, where)
+    snapshot = yield from _loaded(session, args, "loader")
+    where = _placed(snapshot, args["address"])
     label = args.get("name") or ""
     if label and (problem := notes.check_name(label)):
         return failed(session, problem)
-    edited = yield from _edit(session, (("bookmarks", where, label),))
-    if not is_successful(edited):
-        return failed(session, edited.failure())
-    return _answer(session, snapshot, "set_bookmark", args, True, STORE, kept=edited.unwrap())
+    kept = yield from need(_edit_request(session, (("bookmarks", where, label),)))
+    return _answer(session, snapshot, "set_bookmark", args, True, STORE, kept=kept)
 
 
 def unset_bookmark(session: Session, args: Args, ctx: Context) -> Steps:

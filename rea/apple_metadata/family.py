@@ -1,0 +1,21 @@
+"""The Apple metadata family's one declaration (rea.families; toolset apple): Objective-C and Swift metadata."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.apple_metadata.effects import ReadAppleMetadata
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = ReadAppleMetadata
+
+FAMILY = Family(
+    name="apple_metadata",
+    toolset="apple",
+    contracts=("rea.catalog.apple_metadata",),
+    programs=("rea.workflows.apple_metadata",),
+    effects=members(EFFECTS),
+    handlers=("effects.apple_metadata.reader",),
+    commands=("effects.apple_metadata.cli",),
+    typed=("rea/apple_metadata", "rea/workflows/apple_metadata.py"),
+)

@@ -1,0 +1,21 @@
+"""The artifacts family's one declaration (rea.families): archives and packages as content-addressed graphs."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.artifacts.model import ExtractArtifact, InventoryArtifact
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = InventoryArtifact | ExtractArtifact
+
+FAMILY = Family(
+    name="artifacts",
+    toolset="artifacts",
+    contracts=("rea.catalog.artifacts",),
+    programs=("rea.workflows.artifacts",),
+    effects=members(EFFECTS),
+    handlers=("effects.artifacts",),
+    commands=("effects.artifact_commands",),
+    typed=("rea/workflows/artifacts.py", "rea/artifacts"),
+)

@@ -1,0 +1,96 @@
+"""The one list of tool families; every registry derives from it.
+
+The catalog (rea.catalog), the program table (rea.workflows), the effect union
+(rea.effect_types, checked against this list by tests/test_interpreter.py), the
+interpreter's lazy handler loading (effects.interpreter), the command line's family
+commands (effects.commandline) and mypy's strict scope (TYPED, tests/test_house_style.py)
+all read FAMILIES. A family declares itself once, as FAMILY in rea/<family>/family.py;
+adding a family is one line here. Importing this list imports only the family records and
+their effect record types (a family names its other modules; rea.family says why).
+
+The order is the first-declared order of the toolsets (rea.catalog.FAMILIES) and the
+order of the family commands in `rea --help`.
+"""
+
+from rea.adb import family as adb
+from rea.android import family as android
+from rea.apple_metadata import family as apple_metadata
+from rea.artifacts import family as artifacts
+from rea.batch import family as batch
+from rea.family import Family
+from rea.javascript import family as javascript
+from rea.layout import family as layout
+from rea.managed import family as managed
+from rea.native import family as native
+from rea.native_runtime import family as native_runtime
+from rea.setup import family as setup
+from rea.wasm import family as wasm
+from rea.web import family as web
+from rea.web_network import family as web_network
+
+# The three families without a package of their own serve every other family: session and
+# evidence tools, the shared analysis views, and the CLI commands that reach any tool.
+SESSION = Family(
+    name="session",
+    toolset="session",
+    contracts=("rea.catalog.session_tools",),
+    programs=("rea.workflows.session_tools",),
+)
+VIEWS = Family(
+    name="views",
+    toolset="views",
+    contracts=("rea.catalog.views",),
+    programs=("rea.workflows.views",),
+    commands=("effects.view_commands",),
+)
+GENERIC = Family(name="generic", contracts=("rea.catalog.generic_commands",))
+
+FAMILIES: tuple[Family, ...] = (
+    SESSION,
+    native.FAMILY,
+    artifacts.FAMILY,
+    javascript.FAMILY,
+    managed.FAMILY,
+    android.FAMILY,
+    adb.FAMILY,
+    layout.FAMILY,
+    apple_metadata.FAMILY,
+    native_runtime.FAMILY,
+    wasm.FAMILY,
+    web_network.FAMILY,
+    web.FAMILY,
+    VIEWS,
+    GENERIC,
+    setup.FAMILY,
+    batch.FAMILY,
+)
+assert len({f.name for f in FAMILIES}) == len(FAMILIES), "family names are unique"
+
+# mypy's strict scope: the modules every family shares, then each family's own (tests/test_house_style.py)
+SHARED_TYPED: tuple[str, ...] = (
+    "rea/wire",
+    "rea/catalog",
+    "rea/errors.py",
+    "rea/validation.py",
+    "rea/local_paths.py",
+    "rea/loopback.py",
+    "rea/browser_failures.py",
+    "rea/effect_types.py",
+    "rea/family.py",
+    "rea/families.py",
+    "rea/workflows/derived.py",
+    "rea/canonical_json.py",
+    "rea/evidence.py",
+    "rea/json_schema.py",
+    "rea/paging.py",
+    "rea/budget.py",
+    "rea/replies.py",
+    "rea/text.py",
+    "rea/config.py",
+    "rea/program.py",
+    "rea/progress.py",
+    "rea/bundle.py",
+    "rea/library",
+    "rea/__init__.py",
+)
+TYPED: tuple[str, ...] = SHARED_TYPED + tuple(path for f in FAMILIES for path in f.typed)

@@ -1,0 +1,37 @@
+"""The JavaScript family's one declaration (rea.families): applications and bundles, static and at runtime."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = (
+    ScanApplication | ExtractFiles | ReadRecoveryInput | PublishRecovery | DiscoverDevtools | ObserveTarget
+)
+
+FAMILY = Family(
+    name="javascript",
+    toolset="javascript",
+    contracts=("rea.catalog.javascript_tools", "rea.catalog.javascript_runtime_tools"),
+    programs=("rea.workflows.javascript", "rea.workflows.javascript_runtime"),
+    effects=members(EFFECTS),
+    handlers=("effects.javascript.runtime", "effects.javascript.recover", "effects.javascript.devtools"),
+    commands=("effects.javascript.cli", "effects.javascript.runtime_cli"),
+    typed=(
+        "rea/javascript/family.py",
+        "rea/javascript/ids.py",
+        "rea/javascript/observations.py",
+        "rea/javascript/semantic_graph.py",
+        "rea/javascript/semantic_trace.py",
+        "rea/javascript/recovery.py",
+        "rea/javascript/recovery_effects.py",
+        "rea/javascript/devtools_effects.py",
+        "rea/javascript/runtime_observation.py",
+        "rea/javascript/electron_observation.py",
+        "rea/workflows/javascript_runtime.py",
+    ),
+)

@@ -1,0 +1,21 @@
+"""The managed family's one declaration (rea.families): .NET assemblies from their CLI metadata."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.managed.facts import ReadManagedAssembly
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = ReadManagedAssembly
+
+FAMILY = Family(
+    name="managed",
+    toolset="managed",
+    contracts=("rea.catalog.managed_tools",),
+    programs=("rea.workflows.managed", "rea.workflows.managed_derived"),
+    effects=members(EFFECTS),
+    handlers=("effects.managed.reader",),
+    commands=("effects.managed.cli",),
+    typed=("rea/workflows/managed.py", "rea/workflows/managed_derived.py", "rea/managed"),
+)

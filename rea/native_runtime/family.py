@@ -1,0 +1,21 @@
+"""The native runtime family's one declaration (rea.families; toolset native): observed native calls."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.native_runtime.effects import ObserveNativeCalls
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = ObserveNativeCalls
+
+FAMILY = Family(
+    name="native_runtime",
+    toolset="native",
+    contracts=("rea.catalog.native_runtime",),
+    programs=("rea.workflows.native_runtime",),
+    effects=members(EFFECTS),
+    handlers=("effects.native_runtime.observer",),
+    commands=("effects.native_runtime.cli",),
+    typed=("rea/native_runtime", "rea/workflows/native_runtime.py"),
+)

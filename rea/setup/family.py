@@ -1,0 +1,9 @@
+"""`rea setup` / `rea uninstall`, declared for rea.families: CLI commands only, no tools."""
+
+from rea.family import Family
+
+FAMILY = Family(
+    name="setup",
+    contracts=("rea.catalog.setup_commands",),
+    typed=("rea/setup",),
+)

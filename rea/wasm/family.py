@@ -1,0 +1,21 @@
+"""The wasm family's one declaration (rea.families): WebAssembly modules and their text form."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.wasm.model import InspectWasm, ReadWatPage
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = InspectWasm | ReadWatPage
+
+FAMILY = Family(
+    name="wasm",
+    toolset="wasm",
+    contracts=("rea.catalog.wasm",),
+    programs=("rea.workflows.wasm",),
+    effects=members(EFFECTS),
+    handlers=("effects.wasm.runtime", "effects.wasm.wat_cache"),
+    commands=("effects.wasm.cli",),
+    typed=("rea/wasm", "rea/workflows/wasm.py"),
+)

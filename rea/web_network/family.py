@@ -1,0 +1,21 @@
+"""The web network family's one declaration (rea.families; toolset web): captures and screenshots."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from rea.web_network.model import ReadCapture, ReadPng
+from rea.family import Family, members
+
+EFFECTS: TypeAlias = ReadCapture | ReadPng
+
+FAMILY = Family(
+    name="web_network",
+    toolset="web",
+    contracts=("rea.catalog.web_network",),
+    programs=("rea.workflows.web_network",),
+    effects=members(EFFECTS),
+    handlers=("effects.web_network.runtime",),
+    commands=("effects.web_network.cli",),
+    typed=("rea/web_network", "rea/workflows/web_network.py"),
+)

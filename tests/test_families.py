@@ -1,0 +1,51 @@
+"""The one list of families (rea.families): every declaration is listed, names what exists, and is cheap to import."""
+
+from __future__ import annotations
+
+import importlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from rea.families import FAMILIES, TYPED
+
+ROOT = Path(__file__).resolve().parent.parent
+HEAVY = ("angr", "lief", "androguard", "tree_sitter", "dnfile", "numpy", "zstandard", "mcp", "anyio")
+
+
+def test_every_family_declaration_is_in_the_one_list():
+    declared = {p.parent.name for p in (ROOT / "rea").glob("*/family.py")}
+    listed = {f.name for f in FAMILIES}
+    assert declared <= listed
+    for name in declared:
+        assert importlib.import_module(f"rea.{name}.family").FAMILY in FAMILIES
+
+
+def test_every_named_module_exports_what_its_registry_reads():
+    for family in FAMILIES:
+        for module in family.contracts:
+            loaded = importlib.import_module(module)
+            assert isinstance(loaded.TOOLS, tuple) and isinstance(loaded.CLI_COMMANDS, tuple), module
+            assert bool(loaded.TOOLS) <= (family.toolset is not None), f"{module}: tools need a toolset"
+        for module in family.programs:
+            assert importlib.import_module(module).PROGRAMS, module
+        for module in family.commands:
+            assert importlib.import_module(module).COMMANDS, module
+
+
+def test_the_typed_scope_names_existing_paths_once():
+    assert len(TYPED) == len(set(TYPED))
+    assert [p for p in TYPED if not (ROOT / p).exists()] == []
+
+
+def test_importing_the_list_imports_no_handler_engine_or_server():
+    """The list is read at startup by the catalog, the interpreter and the CLI: it must stay this cheap."""
+    probe = (
+        "import json, sys\n"
+        "import rea.families\n"
+        f"print(json.dumps([m for m in sys.modules if m.split('.')[0] in {HEAVY!r} or m.startswith('effects')]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout) == []

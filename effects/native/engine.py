@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Awaitable, Callable
 
 import anyio
@@ -49,6 +49,18 @@ PIPE_ERRORS = (  # the worker's pipe closed or answered nonsense: it is gone or 
     OSError,  # ProcessLookupError included
 )
 INTERRUPT_GRACE_S = 5.0  # how long a cancelled emulation may take to end its current block and answer
+
+
+class Unstartable(Exception):
+    """The worker cannot be started (no scratch directory for its engine files): `error` says why."""
+
+    def __init__(self, error: ReaError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _unstartable(error: ReaError) -> NoReturn:
+    raise Unstartable(error)
 
 
 class WorkerGone(Exception):
@@ -104,57 +116,48 @@ class AngrWorker:
             if facts and self.loader_facts.get("deferred"):
                 return await self._complete_facts(report)
             return Success(self.loader_facts)
-        if self.running and self.pending_load is not None:
-            rid, self.pending_load = self.pending_load, None
-            loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
-            if isinstance(loaded, Success) and facts:
-                return await self.ensure_started(report, facts=True)  # the deferred facts, now
-            return loaded
-        spawned = await self._spawn()
-        if isinstance(spawned, Failure):
-            return spawned
-        return await self._await_load(
-            lambda: self._exchange("load", {**self.load_params(), "facts": facts}, report), report
-        )
+        if not self.running or self.pending_load is None:
+            try:
+                self.pending_load = await self._launch(facts)
+            except Unstartable as refused:
+                return Failure(refused.error)
+        rid, self.pending_load = self.pending_load, None
+        loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
+        if facts and (self.loader_facts or {}).get("deferred"):  # a prestarted load (the project only)
+            return await self._complete_facts(report)
+        return loaded
 
-    async def prestart(self) -> Result[None, ReaError]:
+    async def prestart(self) -> None:
         """Start the worker and send its load request (the project only: no loader facts) without waiting for
         the answer, so importing angr and loading the file overlap with what the caller does next (the fast
         index); the next `ensure_started` awaits that answer. Does nothing when the worker runs already."""
         if self.running:
-            return Success(None)
-        spawned = await self._spawn()
-        if isinstance(spawned, Failure):
-            return spawned
-        assert self.process is not None
-        self.next_id += 1
-        self.pending_load = self.next_id
-        params = {**self.load_params(), "facts": False}
-        message = {"id": self.pending_load, "op": "load", "params": params}
-        try:
-            await self.process.stdin.send(orjson.dumps(message) + b"\n")
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
-            await self.stop()  # the next question starts it the ordinary way and reports why it cannot
-        return Success(None)
+            return
+        with contextlib.suppress(Unstartable):  # the next question starts it again and says why it cannot
+            self.pending_load = await self._launch(facts=False)
 
-    async def _spawn(self) -> Result[None, ReaError]:
-        """A new worker process (any previous one stopped first), in its own session and scratch directory."""
+    async def _launch(self, facts: bool) -> int:
+        """A new worker process (any previous one stopped first), in its own session and scratch directory,
+        sent its load request: the request's id, whose answer ensure_started reads. Unstartable when no
+        scratch directory can be made."""
         await self.stop()
-        made = self.make_scratch()
-        if isinstance(made, Failure):
-            return made
+        scratch = self.make_scratch().alt(_unstartable).unwrap()
         self.process = await anyio.open_process(
             [sys.executable, "-m", self.MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            env=scratch_environment(made.unwrap()),
+            env=scratch_environment(scratch),
         )
         self.reader = BufferedByteReceiveStream(self.process.stdout)
         self.analysed = False
         self.observe()
-        return Success(None)
+        self.next_id += 1
+        request = {"id": self.next_id, "op": "load", "params": {**self.load_params(), "facts": facts}}
+        with contextlib.suppress(*PIPE_ERRORS):  # a worker gone at once: reading its answer says so
+            await self.process.stdin.send(orjson.dumps(request) + b"\n")
+        return self.next_id
 
     async def _await_load(
         self, load: Callable[[], Awaitable[Result[Any, ReaError]]], report: Report

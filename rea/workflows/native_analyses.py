@@ -278,9 +278,9 @@ def _cancelled_run(
         limitations=emulation.LIMITATIONS,
         locations=where,
     )
-    if not is_successful(created):
+    evidence = created.value_or(None)
+    if evidence is None:  # nothing could be recorded: the cancel goes on as it came
         raise ProgramCancelled(phase)
-    evidence = created.unwrap()
     error = ReaError(
         code="cancelled",
         message=f"emulate_native_function was cancelled after {result.budgets.steps.used} blocks; the worker lives on.",

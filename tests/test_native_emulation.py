@@ -284,3 +284,58 @@ def test_cli_emulates(sample, tmp_path):
     )
     assert called.returncode == 0, called.stderr
     assert json.loads(called.stdout)["normalized_result"]["status"] == "step_limit"
+
+
+def _workers() -> list[int]:
+    """This test's angr workers (the server's children), by pid."""
+    import psutil
+
+    return [
+        p.pid
+        for p in psutil.Process().children(recursive=True)
+        if "effects.native.worker" in " ".join(p.cmdline() if p.is_running() else [])
+    ]
+
+
+def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sample, cache):
+    """A routine that never ends, cancelled through the MCP SDK once the worker reports it is emulating:
+    the worker ends the run between blocks (status cancelled, what it saw retained as partial Evidence)
+    and stays alive with its loaded project, so the next question is answered by the same process."""
+    seen: list[list[int]] = []
+
+    async def main():
+        async with connect(REA_CACHE_DIR=cache) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            with anyio.CancelScope() as scope:
+
+                async def on_progress(progress, total, message):
+                    if "emulating" in (message or "") and not seen:
+                        seen.append(_workers())
+                        await anyio.sleep(1.0)  # let the loop run a while in the emulator
+                        scope.cancel()
+
+                args = {"procedure": "spin", "arguments": [3], "max_steps": 1_000_000, "max_time_ms": 120_000}
+                await s.call_tool("emulate_native_function", args, progress_callback=on_progress)
+            kept = None
+            for _ in range(200):  # the server unwinds the cancelled call asynchronously
+                found = await s.call_tool(
+                    "get_evidence_bundle", {"detail": "summary", "filters": {"operation": "emulate_native_function"}}
+                )
+                records = found.structured_content["result"]["records"]
+                if records:
+                    bundle = json.loads((await s.call_tool("get_evidence_bundle", {})).content[0].text)
+                    kept = next(r for r in bundle["result"]["records"] if r["evidence_id"] == records[0]["evidence_id"])
+                    break
+                await anyio.sleep(0.05)
+            after = value(await emulate(s, "xor_decode", [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), 90]))
+            return scope.cancelled_caught, kept, _workers(), after
+
+    cancelled, kept, workers, after = anyio.run(main)
+    assert cancelled and seen and len(seen[0]) == 1
+    assert workers == seen[0]  # the same worker process, alive, answered the next question
+    assert bytes.fromhex(after["buffers"][0]["after"]["hex"]) == HOST
+    result = kept["normalized_result"]
+    assert result["status"] == "cancelled" and result["coverage"]["status"] == "partial"
+    assert "cancelled" in result["coverage"]["reason"] and result["return_value"] is None
+    assert 0 < result["budgets"]["steps"]["used"] < 1_000_000 and result["instructions"] > 0
+    assert result["stop_address"] is not None and result["budgets"]["steps"]["exhausted"] is False

@@ -2,6 +2,7 @@
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -41,15 +42,20 @@ def test_waiting_notices_lineage_and_verified_stop(tmp_path, monkeypatch):
         os.kill(pid, 0)
 
 
-def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snapshot_asks(tmp_path):
+def _worker(tmp_path: Path) -> engine.AngrWorker:
+    """An angr worker (not started) for the fixture program compiled by gcc."""
     binary = tmp_path / "sample"
     subprocess.run(["gcc", "-O0", "-o", str(binary), str(SOURCE)], check=True)
+    return engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
 
-    async def report(phase, message):
-        pass
 
+async def report(phase, message):
+    pass
+
+
+def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snapshot_asks(tmp_path):
     async def main():
-        worker = engine.AngrWorker(str(binary), {"id": "angr", "name": "angr", "version": "x"}, 120_000)
+        worker = _worker(tmp_path)
         try:
             hello = await worker.request("hello", {}, report)
             deferred = dict(worker.loader_facts or {})
@@ -64,6 +70,29 @@ def test_an_engine_question_starts_the_worker_without_loader_facts_until_a_snaps
         hello["pid"] == pid and deferred == {"deferred": True} and pid == same
     )  # the same worker, asked for its facts later
     assert facts["architecture"] == "x86_64" and facts["sections"] and "deferred" not in facts
+
+
+def test_a_prestarted_worker_is_the_one_that_answers_and_a_snapshot_gets_its_facts(tmp_path):
+    """prestart sends the load without waiting (angr's import overlaps the caller's next step); the next
+    question awaits that load instead of starting another worker, and facts asked later are completed."""
+
+    async def main():
+        worker = _worker(tmp_path)
+        try:
+            started = time.monotonic()
+            await worker.prestart()
+            returned_after = time.monotonic() - started
+            pid = worker.process.pid
+            await worker.prestart()  # already running: nothing new
+            hello = await worker.request("hello", {}, report)
+            facts = await worker.ensure_started(report)
+            return returned_after, pid, hello.unwrap(), facts.unwrap(), worker.process.pid
+        finally:
+            await worker.stop()
+
+    returned_after, pid, hello, facts, same = anyio.run(main)
+    assert returned_after < 1.0  # it did not wait for angr's import (1.5 s and more)
+    assert hello["pid"] == pid == same and facts["architecture"] == "x86_64" and "deferred" not in facts
 
 
 def test_a_worker_over_the_memory_ceiling_is_stopped_with_resource_constraint(tmp_path):

@@ -61,6 +61,11 @@ def load(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> dict[s
     return value if isinstance(value, dict) else None
 
 
+def exists(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> bool:
+    """Whether an entry is on disk (without reading it: a caller deciding whether work lies ahead)."""
+    return _path(root, sha256, binding, stage).is_file()
+
+
 def store(root: Path, sha256: str, binding: dict[str, Any], stage: str, value: dict[str, Any]) -> None:
     write_entry(_path(root, sha256, binding, stage), value)
 

@@ -147,6 +147,8 @@ def decode_strings_op(analysis: Any, params: dict[str, Any], emit: Callable[[str
         if (time.monotonic() - started) * 1000 >= params["total_ms"]:
             emit(f"decoded strings: total time spent after {number - 1} of {len(candidates)} call sites")
             break
+        if emulator.Interrupt.requested:  # the server cancelled the question: what ran so far, the worker lives
+            break
         emit(f"emulating decoder call site {number}/{len(candidates)} at {candidate['call_site']}")
         try:
             fact = one(analysis, candidate, limits, most, ended)

@@ -4,7 +4,9 @@ The state is concrete: registers and memory nobody set read as zero, memory outs
 and the caller's buffers is unmapped (angr's strict page access turns a touch into a fault), and every
 block is stepped by hand so that a budget (rea.native.emulation.stop), a system call, a call into code that
 has no body, or a second successor (a branch on a value that is not concrete) ends the run with what was
-observed until then. Cancellation kills the worker between (or inside) blocks: the engine owns that.
+observed until then. Cancellation stops the run between blocks: the server signals the worker (SIGUSR1,
+`Interrupt`), the loop ends the run as `cancelled` with its observations, and the worker, with its loaded
+project, lives on for the next question.
 
 `emulate(project, entry, arguments, budget)` is the reusable part: a later step emulates a caller up to a
 call site (stop_at) and then a decoder from the state it reached (`Run.state`, `resume`).
@@ -18,12 +20,28 @@ from typing import Any
 
 import attrs
 
+from effects.native import native_blocks
 from rea.native import emulation as plan
 
 Emit = Callable[[str], None]
 PROGRESS_EVERY = 2000  # blocks between progress notes
 BUFFER_GAP = 0x10000  # unmapped guard between buffers
-UNICORN = False  # angr's unicorn engine is used when its native library loads (see _engine_options)
+UNICORN = True  # angr's unicorn engine is used when its native library loads (see _engine_options)
+
+
+class Interrupt:
+    """The server's request to stop the current run: set by the worker's SIGUSR1 handler (a plain attribute,
+    safe to set from a signal handler), read by `execute` between blocks, cleared before each request."""
+
+    requested = False
+
+    @classmethod
+    def request(cls, *_: Any) -> None:
+        cls.requested = True
+
+    @classmethod
+    def clear(cls) -> None:
+        cls.requested = False
 
 
 @attrs.define
@@ -33,6 +51,11 @@ class Tracker:
     image: tuple[int, int]
     pages: set[int] = attrs.field(factory=set)
     image_bytes: set[int] = attrs.field(factory=set)
+
+    def over(self, address: int, size: int, limit: int) -> bool:
+        """Record a write; whether the pages written now pass `limit` bytes."""
+        self.wrote(address, size)
+        return len(self.pages) * plan.PAGE > limit
 
     def wrote(self, address: int, size: int) -> None:
         self.pages.update(range(address // plan.PAGE, (address + max(size, 1) - 1) // plan.PAGE + 1))
@@ -57,17 +80,11 @@ class Placed:
     buffer: tuple[int, bytes, int, bool] | None = None  # (address, initial bytes, size, writable)
 
 
-def _engine_options(angr: Any) -> tuple[set[Any], str]:
+def _engine_options(angr: Any, arch: Any) -> tuple[set[Any], str]:
     o = angr.options
     options = {o.ZERO_FILL_UNCONSTRAINED_MEMORY, o.ZERO_FILL_UNCONSTRAINED_REGISTERS, o.STRICT_PAGE_ACCESS}
-    try:
-        from angr.state_plugins import unicorn_engine
-
-        native = unicorn_engine._UC_NATIVE is not None
-    except Exception:  # noqa: BLE001 - no unicorn: the VEX engine alone
-        native = False
-    if native and UNICORN:
-        return options | o.unicorn, "angr-unicorn"
+    if UNICORN and native_blocks.available(angr) and native_blocks.supports(arch):
+        return options | native_blocks.options(angr), "angr-unicorn"
     return options, "angr-vex"
 
 
@@ -97,8 +114,9 @@ def prepare(project: Any, entry: int, placed: list[Placed], tracker: Tracker) ->
     every write watched."""
     import angr
 
-    options, engine = _engine_options(angr)
+    options, engine = _engine_options(angr, project.arch)
     state = project.factory.call_state(entry, *(p.value for p in placed), add_options=options)
+    native_blocks.lazy_heap(state)
     for p in placed:
         if p.buffer is None:
             continue
@@ -153,6 +171,55 @@ def _hooked(project: Any, address: int) -> str | None:
     return None if hook is None else str(getattr(hook, "display_name", None) or type(hook).__name__)
 
 
+@attrs.define
+class Walk:
+    """What a run executed so far: blocks (steps), instructions, the calls made, and the instructions of the
+    block executed last (where a system call or an unsupported call is reported)."""
+
+    project: Any
+    out: Callable[[int | None], str | None]
+    visited: set[int] | None
+    site: list[int]
+    steps: int = 0
+    instructions: int = 0
+    calls: list[dict[str, Any]] = attrs.field(factory=list)
+    calls_total: int = 0
+
+    def ran(self, addresses: list[int] | tuple[int, ...]) -> None:
+        self.steps += 1
+        self.site = list(addresses)
+        self.instructions += len(addresses)
+        if self.visited is not None:
+            self.visited.update(addresses)
+
+    def called(self, target: int) -> None:
+        """The block executed last ended in a call to target."""
+        self.calls_total += 1
+        if len(self.calls) < plan.MAX_CALLS:
+            hook = _hooked(self.project, target)
+            self.calls.append({"site": self.out(self.site[-1]), "target": self.out(target), "hook": hook})
+
+    def unicorn(self, blocks: list[tuple[int, int]], after: int) -> None:
+        """The blocks one unicorn step executed, in order; `after` is where it stopped."""
+        pending = False
+        for address, size in blocks:
+            if pending:
+                self.called(address)
+            block = native_blocks.block(self.project, address, size)
+            self.ran(block.instructions)
+            pending = block.call
+        if pending:
+            self.called(after)
+
+    def facts(self) -> dict[str, Any]:
+        return {
+            "steps": self.steps,
+            "instructions": self.instructions,
+            "calls": self.calls,
+            "calls_total": self.calls_total,
+        }
+
+
 def execute(
     project: Any,
     state: Any,
@@ -164,23 +231,29 @@ def execute(
     emit: Emit | None = None,
     visited: set[int] | None = None,
 ) -> tuple[dict[str, Any], Any]:
-    """Step block by block until the routine returns, reaches stop_at, or something stops it; the plain
-    facts of how it ended, and the last state (`visited`, when given, collects every instruction address
-    executed)."""
-    started, steps, instructions = time.monotonic(), 0, 0
-    site = [state.addr]  # the instructions of the block executed last
-    calls: list[dict[str, Any]] = []
-    calls_total = 0
+    """Step until the routine returns, reaches stop_at, or something stops it; the plain facts of how it
+    ended, and the last state (`visited`, when given, collects every instruction address executed). A step
+    is one block in the VEX engine, or up to native_blocks.CHUNK blocks in unicorn, never more than the step
+    budget leaves; the budgets and a cancel are checked between steps."""
+    import angr
+
+    started, walk = time.monotonic(), Walk(project, out, visited, [state.addr])
+    recorder = native_blocks.Recorder(wrote=lambda address, size: tracker.over(address, size, limits.memory_bytes))
+    fast = angr.options.UNICORN in state.options
+    if fast:
+        native_blocks.watch(state, recorder)
     end: dict[str, Any] = {}
-    deadend = project.simos.return_deadend
+    deadend, noted = project.simos.return_deadend, PROGRESS_EVERY
+    stops = [stop_at] if stop_at is not None else None
     while True:
         ended = plan.verdict(
             limits,
             returned=state.addr == deadend,
-            reached=stop_at is not None and state.addr == stop_at and steps > 0,
-            steps=steps,
+            reached=stop_at is not None and state.addr == stop_at and walk.steps > 0,
+            steps=walk.steps,
             elapsed_ms=(time.monotonic() - started) * 1000,
             pages=len(tracker.pages),
+            cancelled=Interrupt.requested,
         )
         if ended is not None:
             end = {"status": ended} if ended == "returned" else {"status": ended, "stop_address": out(state.addr)}
@@ -189,21 +262,25 @@ def execute(
         if hook is not None and hook not in plan.MODELLED_CALLS:  # stopped at the call that reached it
             end = {
                 "status": "unsupported",
-                "stop_address": out(site[-1]),
+                "stop_address": out(walk.site[-1]),
                 "unsupported": {"kind": "call", "name": hook},
             }
             break
+        recorder.blocks.clear()
         try:
-            successors = project.factory.successors(state, extra_stop_points=[stop_at] if stop_at is not None else None)
+            if fast:
+                step = min(native_blocks.CHUNK, limits.steps - walk.steps)
+                successors = project.factory.successors(state, extra_stop_points=stops, step=step)
+            else:
+                successors = project.factory.successors(state, extra_stop_points=stops)
         except Exception as exc:  # noqa: BLE001 - angr's refusals become the run's end, never the worker's
             end = _failure(exc, state, out)
             break
-        steps += 1
-        site = successors.artifacts.get("insn_addrs") or [state.addr]
-        instructions += len(site)
-        if visited is not None:
-            visited.update(site)
         following = successors.flat_successors
+        if successors.sort == "Unicorn" and len(following) == 1:  # the blocks it completed (not one it left)
+            walk.unicorn(recorder.blocks[: following[0].unicorn.steps], following[0].addr)
+        else:
+            walk.ran(successors.artifacts.get("insn_addrs") or [state.addr])
         if len(following) != 1:
             end = {
                 "status": "unsupported",
@@ -214,16 +291,15 @@ def execute(
         after = following[0]
         kind = after.history.jumpkind or ""
         if kind.startswith("Ijk_Sys"):
-            end = {"status": "unsupported", "stop_address": out(site[-1]), "unsupported": _syscall(project, after)}
+            end = {"status": "unsupported", "stop_address": out(walk.site[-1]), "unsupported": _syscall(project, after)}
             break
-        if kind == "Ijk_Call":
-            calls_total += 1
-            if len(calls) < plan.MAX_CALLS:
-                calls.append({"site": out(site[-1]), "target": out(after.addr), "hook": _hooked(project, after.addr)})
+        if kind == "Ijk_Call" and successors.sort != "Unicorn":
+            walk.called(after.addr)
         state = after
-        if emit is not None and steps % PROGRESS_EVERY == 0:
-            emit(f"emulated {steps} blocks ({instructions} instructions)")
-    end.update({"steps": steps, "instructions": instructions, "calls": calls, "calls_total": calls_total})
+        if emit is not None and walk.steps >= noted:
+            noted = walk.steps + PROGRESS_EVERY
+            emit(f"emulated {walk.steps} blocks ({walk.instructions} instructions)")
+    end.update(walk.facts())
     return end, state
 
 

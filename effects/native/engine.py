@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Awaitable, Callable
 
 import anyio
@@ -40,6 +40,27 @@ Report = Callable[[str, str], Awaitable[None]]
 MAX_REPLY_BYTES = 1 << 30
 WAIT_NOTICE_S = 10.0
 WATCH_INTERVAL_S = 0.25
+PIPE_ERRORS = (  # the worker's pipe closed or answered nonsense: it is gone or going
+    anyio.EndOfStream,
+    anyio.IncompleteRead,
+    anyio.BrokenResourceError,
+    anyio.ClosedResourceError,
+    orjson.JSONDecodeError,
+    OSError,  # ProcessLookupError included
+)
+INTERRUPT_GRACE_S = 5.0  # how long a cancelled emulation may take to end its current block and answer
+
+
+class Unstartable(Exception):
+    """The worker cannot be started (no scratch directory for its engine files): `error` says why."""
+
+    def __init__(self, error: ReaError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _unstartable(error: ReaError) -> NoReturn:
+    raise Unstartable(error)
 
 
 class WorkerGone(Exception):
@@ -49,6 +70,9 @@ class WorkerGone(Exception):
 class AngrWorker:
     MODULE = "effects.native.worker"  # the worker program (effects.native.ghidra_worker for Ghidra)
     LABEL = "angr"
+    # operations a cancel interrupts between blocks (SIGUSR1) instead of killing the worker: they answer
+    # with what they observed until then, and the worker keeps its loaded project
+    INTERRUPTIBLE: frozenset[str] = frozenset({"emulate", "decode_strings"})
 
     def __init__(
         self,
@@ -74,6 +98,8 @@ class AngrWorker:
         self.lock = anyio.Lock()
         self.next_id = 0
         self.observation: dict[str, Any] | None = None
+        self.interrupted: Any = None  # the answer of the last operation a cancel interrupted (its partial facts)
+        self.pending_load: int | None = None  # the id of the load `prestart` sent and nobody has read yet
 
     # ------------------------------------------------------------ lifecycle
 
@@ -84,32 +110,66 @@ class AngrWorker:
     async def ensure_started(self, report: Report, *, facts: bool = True) -> Result[dict[str, Any], ReaError]:
         """Start the worker and load the target, within the startup deadline. With facts=False (a question
         that needs only the loaded project, such as an emulation) the loader facts (symbols, strings, origin
-        facts: seconds on a static binary) wait until a snapshot asks for them."""
+        facts: seconds on a static binary) wait until a snapshot asks for them. A worker `prestart` began
+        is not started again: its load's answer is awaited."""
         if self.running and self.loader_facts is not None:
             if facts and self.loader_facts.get("deferred"):
                 return await self._complete_facts(report)
             return Success(self.loader_facts)
+        if not self.running or self.pending_load is None:
+            try:
+                self.pending_load = await self._launch(facts)
+            except Unstartable as refused:
+                return Failure(refused.error)
+        rid, self.pending_load = self.pending_load, None
+        loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
+        if facts and (self.loader_facts or {}).get("deferred"):  # a prestarted load (the project only)
+            return await self._complete_facts(report)
+        return loaded
+
+    async def prestart(self) -> None:
+        """Start the worker and send its load request (the project only: no loader facts) without waiting for
+        the answer, so importing angr and loading the file overlap with what the caller does next (the fast
+        index); the next `ensure_started` awaits that answer. Does nothing when the worker runs already."""
+        if self.running:
+            return
+        with contextlib.suppress(Unstartable):  # the next question starts it again and says why it cannot
+            self.pending_load = await self._launch(facts=False)
+
+    async def _launch(self, facts: bool) -> int:
+        """A new worker process (any previous one stopped first), in its own session and scratch directory,
+        sent its load request: the request's id, whose answer ensure_started reads. Unstartable when no
+        scratch directory can be made."""
         await self.stop()
-        made = self.make_scratch()
-        if isinstance(made, Failure):
-            return made
+        scratch = self.make_scratch().alt(_unstartable).unwrap()
         self.process = await anyio.open_process(
             [sys.executable, "-m", self.MODULE],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             start_new_session=True,
-            env=scratch_environment(made.unwrap()),
+            env=scratch_environment(scratch),
         )
         self.reader = BufferedByteReceiveStream(self.process.stdout)
         self.analysed = False
         self.observe()
+        self.next_id += 1
+        request = {"id": self.next_id, "op": "load", "params": {**self.load_params(), "facts": facts}}
+        with contextlib.suppress(*PIPE_ERRORS):  # a worker gone at once: reading its answer says so
+            await self.process.stdin.send(orjson.dumps(request) + b"\n")
+        return self.next_id
+
+    async def _await_load(
+        self, load: Callable[[], Awaitable[Result[Any, ReaError]]], report: Report
+    ) -> Result[dict[str, Any], ReaError]:
+        """The load's answer within the startup deadline, with a notice every WAIT_NOTICE_S; the worker is
+        stopped when it fails or the deadline passes."""
         started = time.monotonic()
         result: list[Result[Any, ReaError]] = []
         done = anyio.Event()
 
-        async def load() -> None:
-            result.append(await self._exchange("load", {**self.load_params(), "facts": facts}, report))
+        async def run() -> None:
+            result.append(await load())
             done.set()
 
         async def notify_while_waiting() -> None:
@@ -118,7 +178,7 @@ class AngrWorker:
                 await report(*self.waiting_notice(time.monotonic() - started))
 
         async with anyio.create_task_group() as group:
-            group.start_soon(load)
+            group.start_soon(run)
             group.start_soon(notify_while_waiting)
             with anyio.move_on_after(self.startup_timeout_ms / 1000):
                 await done.wait()
@@ -179,7 +239,8 @@ class AngrWorker:
         )
 
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
-        """One query; cancelling it kills the worker (angr cannot be interrupted any other way)."""
+        """One query; cancelling it kills the worker (angr cannot be interrupted any other way), except an
+        INTERRUPTIBLE one, which stops between blocks and leaves its partial answer in `interrupted`."""
         started = await self.ensure_started(report, facts=False)
         if not isinstance(started, Success):
             return started
@@ -195,14 +256,17 @@ class AngrWorker:
                 self.analysed = True
             return reply
 
-    async def _exchange(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
-        """One request and its reply, with the memory ceiling watched while it runs."""
+    async def _exchange(
+        self, op: str, params: dict[str, Any], report: Report, *, rid: int | None = None
+    ) -> Result[Any, ReaError]:
+        """One request and its reply, with the memory ceiling watched while it runs (`rid`: the request was
+        sent already, only its reply is awaited)."""
         if self.memory_limit_mib is None:
-            return await self._converse(op, params, report)
+            return await self._converse(op, params, report, rid=rid)
         async with anyio.create_task_group() as group:
             group.start_soon(self._watch, self.memory_limit_mib)
             try:
-                return await self._converse(op, params, report)
+                return await self._converse(op, params, report, rid=rid)
             finally:
                 group.cancel_scope.cancel()
 
@@ -239,12 +303,17 @@ class AngrWorker:
             action="Raise REA_NATIVE_MEMORY_LIMIT_MIB (or free memory), or analyse a smaller binary or slice.",
         )
 
-    async def _converse(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
+    async def _converse(
+        self, op: str, params: dict[str, Any], report: Report, *, rid: int | None = None
+    ) -> Result[Any, ReaError]:
         assert self.process is not None and self.reader is not None
-        self.next_id += 1
-        rid = self.next_id
+        sent = rid is not None
+        if rid is None:
+            self.next_id += 1
+            rid = self.next_id
         try:
-            await self.process.stdin.send(orjson.dumps({"id": rid, "op": op, "params": params}) + b"\n")
+            if not sent:
+                await self.process.stdin.send(orjson.dumps({"id": rid, "op": op, "params": params}) + b"\n")
             while True:
                 line = await self.reader.receive_until(b"\n", MAX_REPLY_BYTES)
                 message = orjson.loads(line)
@@ -265,16 +334,10 @@ class AngrWorker:
                 )
         except anyio.get_cancelled_exc_class():
             with anyio.CancelScope(shield=True):
-                await self.stop()
+                if op not in self.INTERRUPTIBLE or not await self._interrupt(rid):
+                    await self.stop()
             raise
-        except (
-            anyio.EndOfStream,
-            anyio.IncompleteRead,
-            anyio.BrokenResourceError,
-            anyio.ClosedResourceError,
-            orjson.JSONDecodeError,
-            OSError,
-        ) as exc:
+        except PIPE_ERRORS as exc:
             code = self.process.returncode if self.process else None
             await self.stop()
             if self.exceeded_mib is not None:
@@ -295,6 +358,25 @@ class AngrWorker:
                 )
             )
 
+    async def _interrupt(self, rid: int) -> bool:
+        """Ask the worker to end request `rid` now (SIGUSR1: its emulation loop stops before the next block)
+        and read its answer, kept in `interrupted`; False when it did not answer within the grace period
+        (then the caller stops it, as for any other cancelled query)."""
+        self.interrupted = None
+        if self.process is None or self.reader is None:
+            return False
+        try:
+            os.kill(self.process.pid, signal.SIGUSR1)
+            with anyio.move_on_after(INTERRUPT_GRACE_S):
+                while True:
+                    message = orjson.loads(await self.reader.receive_until(b"\n", MAX_REPLY_BYTES))
+                    if message.get("id") == rid and "ok" in message:
+                        self.interrupted = message["result"] if message["ok"] else None
+                        return True
+        except PIPE_ERRORS:
+            return False
+        return False
+
     # -------------------------------------------------------------- cleanup
 
     def observe(self) -> dict[str, Any]:
@@ -307,7 +389,7 @@ class AngrWorker:
     async def stop(self) -> list[str]:
         """Terminate the worker group and verify it is gone; returns what remains (empty when clean)."""
         process, self.process, self.reader = self.process, None, None
-        self.loader_facts = None
+        self.loader_facts, self.pending_load = None, None
         self.analysed = False
         remaining = [] if process is None else await process_group.terminate(process)
         scratch, self.scratch = self.scratch, None

@@ -19,6 +19,7 @@ from rea.errors import ReaError
 class GhidraWorker(AngrWorker):
     MODULE = "effects.native.ghidra_worker"
     LABEL = "Ghidra"
+    INTERRUPTIBLE: frozenset[str] = frozenset()  # no emulation here: a cancel stops the worker
 
     def __init__(self, path: str, provider: dict[str, Any], startup_timeout_ms: int, projects: Path, **kw: Any) -> None:
         super().__init__(path, provider, startup_timeout_ms, **kw)

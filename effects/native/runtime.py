@@ -147,6 +147,12 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
     the index in memory and on disk, so a second question answers at once. Where the index cannot answer,
     the snapshot that does (the CFG) holds no candidates and nothing is emulated."""
     runtime = _runtime()
+    known = runtime.indexes.get(runtime.key(effect))
+    if known is None or ("decode_coverage" not in known and known.get("decoder_candidates")):
+        if effect.binding["provider"]["id"] == "angr" and not cache.exists(
+            runtime.cache_root, effect.sha256, dict(effect.binding), "decoded"
+        ):
+            await runtime.worker_for(effect).prestart()  # angr's import and load overlap with the index
     indexed = await _index(effect, progress)
     if indexed is None:
         return await _facts(attrs.evolve(effect, stage="index"), progress)
@@ -181,6 +187,8 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
 
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
     runtime = _runtime()
+    if effect.engine_ahead and effect.binding["provider"]["id"] == "angr":
+        await runtime.worker_for(effect).prestart()  # its failure, if any, is the engine question's to report
     if effect.stage == "decoded":
         return await _decoded(effect, progress)
     if effect.stage == "index":
@@ -237,10 +245,16 @@ def _engine_fault(reply: Result[Any, ReaError]) -> bool:
 
 
 async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:
+    """One worker question; a cancelled one that the worker could interrupt (an emulation) hands the facts it
+    observed until then to the program (ProgramCancelled.partial)."""
     runtime = _runtime()
     worker = runtime.worker_for(effect)
     with runtime.tracked(effect.op):
-        return await worker.request(effect.op, dict(effect.params), progress.report)
+        try:
+            return await worker.request(effect.op, dict(effect.params), progress.report)
+        except anyio.get_cancelled_exc_class():
+            progress.effect_partial, worker.interrupted = worker.interrupted, None
+            raise
 
 
 async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:

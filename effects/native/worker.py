@@ -17,6 +17,7 @@ import bisect
 import io
 import logging
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -729,6 +730,7 @@ def _angr_version() -> str:
 
 def main() -> int:
     logging.disable(logging.CRITICAL)  # angr logs to stderr at import; the server owns stderr
+    signal.signal(signal.SIGUSR1, emulator.Interrupt.request)  # a cancel: the running emulation stops, not us
     analysis = Analysis()
     ops: dict[str, Callable[[dict[str, Any], Callable[[str], None]], Any]] = {
         "hello": lambda params, emit: {"pid": os.getpid(), "python": sys.version.split()[0]},
@@ -747,6 +749,7 @@ def main() -> int:
     for line in sys.stdin.buffer:
         request = orjson.loads(line)
         rid = request.get("id")
+        emulator.Interrupt.clear()  # a cancel meant for an earlier request (it had answered) is not this one's
 
         def emit(message: str, rid: Any = rid) -> None:
             out.write(orjson.dumps({"id": rid, "event": "progress", "message": message}) + b"\n")

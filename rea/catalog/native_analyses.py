@@ -73,8 +73,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "byte-buffer ({kind: buffer, hex, writable?, size?}) or image-pointer ({kind: pointer, address}) "
             "arguments, within step, time and memory budgets. Returns the return value, each buffer after the "
             "call, the image memory written, the calls made and a status (returned, stopped_at, step_limit, "
-            "time_limit, memory_limit, memory_fault, or unsupported naming what it cannot emulate). Same "
-            "inputs, same Evidence. REA's own (no REA 6.x counterpart)."
+            "time_limit, memory_limit, memory_fault, unsupported naming what it cannot emulate, or cancelled "
+            "with the partial run kept). Same inputs, same Evidence. REA's own (no REA 6.x counterpart)."
         ),
         args=e.EmulateArgs,
         result=e.Emulation,

@@ -216,6 +216,6 @@ def coverage_text(coverage: Mapping[str, Any] | None, candidates: int) -> str:
         said += " Emulated without a string: " + ", ".join(r["call_site"] for r in nothing[:MAX_LISTED]) + "."
     return (
         said + " Each caller runs from its entry with zeroed arguments up to the call site, then through the call "
-        "(angr VEX, nothing on the host); a string that depends on the caller's real arguments or on "
+        "(angr: its unicorn engine where installed, else VEX; nothing on the host); a string that depends on the caller's real arguments or on "
         "run-time state is not recovered."
     )

@@ -26,6 +26,9 @@ class NativeFacts:
     path: str
     sha256: str
     stage: str  # "loader" | "symbols" | "index" | "decoded" | "cfg"
+    # the question goes on to the live engine (an emulation): start the angr worker first, so importing angr
+    # and loading the file overlap with building the index
+    engine_ahead: bool = False
 
 
 @attrs.frozen(kw_only=True)

@@ -57,8 +57,9 @@ MODELLED_CALLS: Final = frozenset(
     }
 )
 LIMITATIONS: Final = (
-    "Emulated in angr's VEX engine with a concrete state (registers and memory nobody set read as zero); "
-    "nothing runs on the host. Code reached is emulated instruction by instruction, calls included.",
+    "Emulated by angr (its unicorn engine where installed, else its VEX engine; `engine` says which) with a "
+    "concrete state (registers and memory nobody set read as zero); nothing runs on the host. Code reached is "
+    "emulated instruction by instruction, calls included.",
     "The kernel is not emulated: a system call stops the run (unsupported, naming it). Library routines reached "
     "through imports run only when angr models them as pure memory computations (memcpy, strlen, malloc, ...); "
     "any other import stops the run.",
@@ -224,14 +225,27 @@ def stop(limits: Budget, steps: int, elapsed_ms: float, pages: int) -> str | Non
     return None
 
 
-def verdict(limits: Budget, *, returned: bool, reached: bool, steps: int, elapsed_ms: float, pages: int) -> str | None:
+def verdict(
+    limits: Budget,
+    *,
+    returned: bool,
+    reached: bool,
+    steps: int,
+    elapsed_ms: float,
+    pages: int,
+    cancelled: bool = False,
+) -> str | None:
     """Asked at the top of every step of a run: how it ends here, or None to execute the next block. A
-    return (or reaching stop_at) wins over a budget spent by the same block."""
+    return (or reaching stop_at) wins over a budget spent by the same block, and a budget over a cancel
+    (the budget's verdict does not depend on when the client gave up)."""
     if returned:
         return "returned"
     if reached:
         return "stopped_at"
-    return stop(limits, steps, elapsed_ms, pages)
+    spent = stop(limits, steps, elapsed_ms, pages)
+    if spent is None and cancelled:
+        return "cancelled"
+    return spent
 
 
 # --------------------------------------------------------------- rendering
@@ -298,6 +312,7 @@ _REASONS: Final = {
     "step_limit": "max_steps blocks were executed",
     "time_limit": "max_time_ms passed",
     "memory_limit": "the routine wrote more than max_memory_bytes",
+    "cancelled": "the call was cancelled",
 }
 
 

@@ -17,7 +17,9 @@ HEX_BYTES = "^([0-9a-fA-F]{2})*$"
 ADDRESS = "^0x[0-9a-fA-F]{1,16}$"
 MAX_ARGUMENTS = 12
 MAX_BUFFER_BYTES = 1 << 20  # one buffer, and all buffers together
-Status = Literal["returned", "stopped_at", "step_limit", "time_limit", "memory_limit", "memory_fault", "unsupported"]
+Status = Literal[
+    "returned", "stopped_at", "step_limit", "time_limit", "memory_limit", "memory_fault", "unsupported", "cancelled"
+]
 STATUSES: tuple[str, ...] = (
     "returned",
     "stopped_at",
@@ -26,6 +28,7 @@ STATUSES: tuple[str, ...] = (
     "memory_limit",
     "memory_fault",
     "unsupported",
+    "cancelled",
 )
 
 _INTEGER = {
@@ -211,7 +214,8 @@ class Emulation:
     engine: Literal["angr-vex", "angr-unicorn"] = field("angr's VEX engine, or unicorn where angr has it")
     status: Status = field(
         "returned; stopped_at (stop_at reached); step_limit, time_limit, memory_limit (a budget); memory_fault "
-        "(an unmapped or protected access); unsupported (see unsupported)"
+        "(an unmapped or protected access); unsupported (see unsupported); cancelled (the client cancelled the "
+        "call: the partial run is retained as Evidence)"
     )
     stop_address: str | None = field("The instruction or block where it stopped (null when it returned)")
     fault_address: str | None = field("The address a memory fault touched")

@@ -80,14 +80,16 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     return Success(session.provider_binding)
 
 
-def _facts(session: Session, stage: str) -> Generator[AnyEffect, Any, Result[Mapping[str, Any], ReaError]]:
+def _facts(
+    session: Session, stage: str, *, engine_ahead: bool = False
+) -> Generator[AnyEffect, Any, Result[Mapping[str, Any], ReaError]]:
     bound = _bound(session)
     if not is_successful(bound):
         return bound
     target = session.target
     assert target is not None
     got: Result[Mapping[str, Any], ReaError] = yield NativeFacts(
-        binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage
+        binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage, engine_ahead=engine_ahead
     )
     if not is_successful(got):
         return got
@@ -570,13 +572,13 @@ def _address_context(session: Session, snapshot: Snapshot, args: Args, where: st
 
 
 def _cfg_procedure(
-    session: Session, args: Mapping[str, Any]
+    session: Session, args: Mapping[str, Any], *, engine_ahead: bool = False
 ) -> Generator[AnyEffect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
     """The snapshot (the fast index where it answers, else the CFG) and the procedure args["procedure"]
-    names, or the reason neither exists."""
+    names, or the reason neither exists (engine_ahead: see NativeFacts)."""
     if problem := _document_problem(session, args):
         return Failure(problem)
-    facts = yield from _facts(session, "index")
+    facts = yield from _facts(session, "index", engine_ahead=engine_ahead)
     if not is_successful(facts):
         return Failure(facts.failure())
     snapshot = facts.unwrap()

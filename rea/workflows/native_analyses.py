@@ -7,14 +7,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from returns.pipeline import is_successful
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.native import api, callpath, emulation, feature, subject, values
 from rea.native import queries as q
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, ProgramCancelled, failed
 from rea.session import Session, record, resolve
 from rea.wire.convert import to_wire
 from rea.workflows import native as base
@@ -223,7 +223,7 @@ def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.
     arguments = emulation.parse_arguments(args["arguments"])
     if isinstance(arguments, ReaError):
         return failed(session, arguments)
-    found = yield from base._cfg_procedure(session, args)
+    found = yield from base._cfg_procedure(session, args, engine_ahead=True)
     if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
         found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
     if not is_successful(found):
@@ -241,20 +241,60 @@ def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.
     stop_at = None if args.get("stop_at") is None else int(args["stop_at"], 16)
     limits = emulation.budget(args)
     request = {"address": proc["address"], **emulation.plan(arguments, limits, stop_at)}
-    got = yield from base._ask(session, "emulate", request)
+    try:
+        got = yield from base._ask(session, "emulate", request)
+    except ProgramCancelled as stop:
+        if not stop.partial:  # cancelled before the worker ran a block, or it could not answer: nothing to keep
+            raise
+        return _cancelled_run(session, snapshot, proc, args, limits, stop.partial, str(stop))
     if not is_successful(got):
         return failed(session, got.failure())
+    result = emulation.answer(proc, got.unwrap(), limits, _name_of(snapshot))
+    where = ({"kind": "address", "address": proc["address"]},)
+    return base._evidence(
+        session, snapshot, "emulate_native_function", args, result, limitations=emulation.LIMITATIONS, locations=where
+    )
+
+
+def _name_of(snapshot: base.Snapshot) -> Any:
     index = q.by_address(snapshot)
 
     def name_of(address: str) -> str | None:
         known = index.get(address)
         return None if known is None else str(known["name"])
 
-    result = emulation.answer(proc, got.unwrap(), limits, name_of)
+    return name_of
+
+
+def _cancelled_run(
+    session: Session, snapshot: base.Snapshot, proc: Args, args: Args, limits: Any, facts: Args, phase: str
+) -> Outcome:
+    """A run the client cancelled, stopped between blocks by the worker (which lives on): its observations
+    retained as partial Evidence (status cancelled), named in the cancelled error's details.partial_observation."""
+    result = emulation.answer(proc, facts, limits, _name_of(snapshot))
     where = ({"kind": "address", "address": proc["address"]},)
-    return base._evidence(
-        session, snapshot, "emulate_native_function", args, result, limitations=emulation.LIMITATIONS, locations=where
+    created = base._record(
+        session,
+        snapshot,
+        "emulate_native_function",
+        args,
+        result,
+        limitations=emulation.LIMITATIONS,
+        locations=where,
     )
+    evidence = created.value_or(None)
+    if evidence is None:  # nothing could be recorded: the cancel goes on as it came
+        raise ProgramCancelled(phase)
+    error = ReaError(
+        code="cancelled",
+        message=f"emulate_native_function was cancelled after {result.budgets.steps.used} blocks; the worker lives on.",
+        details={
+            "phase": phase,
+            "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+        },
+        action="Read the partial run (status cancelled, coverage partial), or emulate again with a smaller budget.",
+    )
+    return Outcome(session=record(session, (evidence,)), reply=Failure(error))
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

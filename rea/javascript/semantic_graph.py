@@ -12,8 +12,10 @@ Bounded by node and relation budgets; a bound reached makes coverage partial and
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
@@ -277,6 +279,20 @@ class _Module:
         return None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a semantic graph (hundreds of thousands of acyclic dicts) is
+    built or hashed: every full collection it would trigger walks the whole growing heap, and there is no
+    cycle for it to find. Reference counting still frees everything; the collector resumes as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def build_semantic_graph(
     facts_list: Iterable[Mapping[str, Any]],
     built_edges: Sequence[Mapping[str, Any]],
@@ -287,6 +303,18 @@ def build_semantic_graph(
 ) -> dict[str, Any]:
     """The companion graph record (schema JavaScriptSemanticRelationGraph), sealed with its graph_id. ctx names
     the files read and the extractor, for the evidence contexts."""
+    with collector_paused():
+        return _build(facts_list, built_edges, application_graph_id, root_sha256, limits, ctx)
+
+
+def _build(
+    facts_list: Iterable[Mapping[str, Any]],
+    built_edges: Sequence[Mapping[str, Any]],
+    application_graph_id: str,
+    root_sha256: str,
+    limits: Mapping[str, int],
+    ctx: Context,
+) -> dict[str, Any]:
     b = _Builder(limits, ctx)
     resolved = {
         (e["from"][7:], e.get("specifier")): e["to"][7:]

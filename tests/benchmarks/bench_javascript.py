@@ -37,16 +37,20 @@ print(time.perf_counter() - start)
 # The CLI reports its own peak (VmHWM, per address space) on exit: ru_maxrss from wait4 would also count the
 # pages of this (large, long-running) benchmark process, which Linux carries into a child across fork and exec.
 _PEAK = """
-import sys
+import os, sys
 from effects.cli import main
 try:
     code = main(sys.argv[1:])
 finally:
     with open('/proc/self/status') as status:
         peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))
-    sys.stderr.write(f'REA_PEAK_KIB {peak}\\n')
+    t = os.times()
+    sys.stderr.write(f'REA_PEAK_KIB {peak}\\nREA_CPU_S {t.user + t.system + t.children_user + t.children_system}\\n')
 sys.exit(code)
 """
+# CPU seconds of each run (the CLI and its parse workers), by (path, semantic): on a loaded host the wall
+# ratio moves with the other jobs, the CPU ratio hardly
+_CPU: dict[tuple[str, bool], float] = {}
 
 
 def _command() -> list[str]:
@@ -69,9 +73,9 @@ def _analyze(path: Path, semantic: bool = True) -> tuple[float, float, dict]:
         elapsed = time.perf_counter() - start
         assert proc.returncode == 0, proc.returncode
         err.seek(0)
-        peak = next(
-            int(line.split()[1]) for line in err.read().decode().splitlines() if line.startswith("REA_PEAK_KIB")
-        )
+        lines = err.read().decode().splitlines()
+        peak = next(int(line.split()[1]) for line in lines if line.startswith("REA_PEAK_KIB"))
+        _CPU[(str(path), semantic)] = next(float(line.split()[1]) for line in lines if line.startswith("REA_CPU_S"))
         out.seek(0)
         return elapsed, peak / 1024, json.loads(out.read())
 
@@ -85,14 +89,18 @@ def _semantic_rows(label: str, path: Path, seconds: float, rss: float, evidence:
     """The semantic graph's cost: wall and peak memory against the same analysis without it (targets <=2x
     and <=1.5x, issue 30), and the graph's size."""
     base_seconds, base_rss, _ = _analyze(path, semantic=False)
+    cpu, base_cpu = _CPU[(str(path), True)], _CPU[(str(path), False)]
     graph = evidence["normalized_result"]["semantic_graph"]  # the header; the graph is its own Evidence
     print(
         f"{label}: semantic graph {graph['counts']['nodes']} nodes, {graph['counts']['relations']} relations "
-        f"({graph['coverage']['status']}); {seconds:.2f} s vs {base_seconds:.2f} s without, "
-        f"{rss:.0f} vs {base_rss:.0f} MiB"
+        f"({graph['coverage']['status']}); {seconds:.2f} s vs {base_seconds:.2f} s without "
+        f"(CPU {cpu:.2f} s vs {base_cpu:.2f} s), {rss:.0f} vs {base_rss:.0f} MiB"
     )
     wall, memory = seconds / base_seconds, rss / base_rss
     return [
+        Row(
+            BENCH, f"{label}: semantic graph CPU overhead", cpu / base_cpu, "x", "without it", base_cpu, cpu / base_cpu
+        ),
         Row(
             BENCH,
             f"{label}: semantic graph wall overhead",

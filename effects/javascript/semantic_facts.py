@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -238,7 +239,7 @@ def _semantic_facts(root: ts.Node, language: ts.Language, source: bytes) -> dict
     f = _File()
     order = sorted(
         ((n.start_byte, -n.end_byte, kind, n) for kind, nodes in caps.items() for n in nodes),
-        key=lambda x: (x[0], x[1]),
+        key=itemgetter(0, 1),
     )
     for start, _neg, kind, node in order:  # literals and calls first, so refs can name them
         if kind == "str" and len(f.literals) < MAX_ITEMS:

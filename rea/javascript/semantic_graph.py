@@ -667,9 +667,9 @@ def _shared(b: _Builder, m: _Module, kind: str, family: str, name: str, **props:
 
 
 def _seal(b: _Builder, modules: Sequence[_Module], truncated: list[str], gid: str, root_sha: str) -> dict[str, Any]:
-    nodes = sorted(b.nodes.values(), key=lambda n: n["node_id"])
-    relations = sorted(b.relations.values(), key=lambda r: r["relation_id"])
-    unknowns = sorted(b.unknowns.values(), key=lambda u: u["unknown_id"])
+    nodes = [b.nodes[k] for k in sorted(b.nodes)]  # keyed by their ids: the same order as sorting by id
+    relations = [b.relations[k] for k in sorted(b.relations)]
+    unknowns = [b.unknowns[k] for k in sorted(b.unknowns)]
     cut = bool(b.omitted_nodes or b.omitted_relations or b.omitted_unknowns or truncated)
     limits = [
         {"name": "max_semantic_nodes", "value": b.max_nodes, "unit": "items"},

@@ -16,6 +16,8 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
+from rea.javascript.semantic_graph import collector_paused
+
 if TYPE_CHECKING:
     import tree_sitter as ts
 
@@ -220,16 +222,10 @@ def _fingerprint(fn: ts.Node, is_async: bool, literals: list[str], callees: list
     }
 
 
+@collector_paused()
 def semantic_facts(root: ts.Node, language: ts.Language, source: bytes) -> dict[str, Any]:
     """The semantic facts of one parsed file (`source`, the bytes the tree was parsed from; up to
     MAX_SEMANTIC_BYTES). Allocation-heavy and acyclic: built with the cyclic collector paused."""
-    from rea.javascript.semantic_graph import collector_paused
-
-    with collector_paused():
-        return _semantic_facts(root, language, source)
-
-
-def _semantic_facts(root: ts.Node, language: ts.Language, source: bytes) -> dict[str, Any]:
     import tree_sitter as ts
 
     size = len(source)

@@ -293,6 +293,7 @@ def collector_paused() -> Iterator[None]:
             gc.enable()
 
 
+@collector_paused()
 def build_semantic_graph(
     facts_list: Iterable[Mapping[str, Any]],
     built_edges: Sequence[Mapping[str, Any]],
@@ -302,19 +303,7 @@ def build_semantic_graph(
     ctx: Context,
 ) -> dict[str, Any]:
     """The companion graph record (schema JavaScriptSemanticRelationGraph), sealed with its graph_id. ctx names
-    the files read and the extractor, for the evidence contexts."""
-    with collector_paused():
-        return _build(facts_list, built_edges, application_graph_id, root_sha256, limits, ctx)
-
-
-def _build(
-    facts_list: Iterable[Mapping[str, Any]],
-    built_edges: Sequence[Mapping[str, Any]],
-    application_graph_id: str,
-    root_sha256: str,
-    limits: Mapping[str, int],
-    ctx: Context,
-) -> dict[str, Any]:
+    the files read and the extractor, for the evidence contexts. Built with the collector paused."""
     b = _Builder(limits, ctx)
     resolved = {
         (e["from"][7:], e.get("specifier")): e["to"][7:]

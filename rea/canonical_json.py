@@ -23,6 +23,7 @@ import re
 from bisect import bisect_right
 from itertools import accumulate, chain, compress, repeat
 from typing import Any
+from collections.abc import Iterator
 
 import attrs
 import orjson
@@ -109,7 +110,13 @@ def _exact(value: Any) -> Any:
 
 def canonicalize(value: Any) -> bytes:
     """The RFC 8785 canonical UTF-8 bytes of a JSON value (dict/list/tuple/str/int/float/bool/None)."""
-    census = _census(value)
+    return _canonical(value, MAX_DEPTH)
+
+
+def _canonical(value: Any, depth_limit: int) -> bytes:
+    """canonicalize() of a value that sits `MAX_DEPTH - depth_limit` levels down in a larger one (a piece of
+    canonical_sha256's stream): the nesting bound counts from the whole value's root."""
+    census = _census(value, depth_limit)
     candidate = value
     if census is not None:
         dirty = _dirty_containers(census)
@@ -145,7 +152,7 @@ def _key_order_may_differ(out: bytes) -> bool:
 Census = tuple[list[list[Any]], set[int]]
 
 
-def _census(value: Any) -> Census | None:
+def _census(value: Any, depth_limit: int = MAX_DEPTH) -> Census | None:
     """Breadth-first levels of the value, walked in C: each level is the flat list of
     referents of the one above (`gc.get_referents` skips scalars itself), and the depths
     holding floats. None when no float is present; a non-JSON type raises. Cycles never
@@ -170,7 +177,7 @@ def _census(value: Any) -> Census | None:
         levels.append(refs)
         if kinds.isdisjoint(_CONTAINERS):
             break
-        if len(levels) > MAX_DEPTH:
+        if len(levels) > depth_limit:
             raise CanonicalJsonError(f"the value nests deeper than {MAX_DEPTH} levels (or contains itself)")
     return (levels, float_depths) if float_depths else None
 
@@ -355,8 +362,53 @@ def canonical_measure(value: Any) -> Measure:
 
 
 def canonical_sha256(value: Any) -> str:
-    """Lowercase hex SHA-256 of the canonical form: the digest every REA identity uses."""
-    return hashlib.sha256(canonicalize(value)).hexdigest()
+    """Lowercase hex SHA-256 of the canonical form: the digest every REA identity uses.
+
+    A value holding a long array near its root (a graph's nodes, a record's items) is hashed as a stream of
+    canonical pieces: its outer objects key by key and the array a batch of items at a time, each batch
+    canonicalized on its own. The bytes hashed are exactly `canonicalize(value)`, but never all held at once
+    (nor the breadth-first census of the whole value): the peak is one batch's."""
+    if not _splits(value, 0):
+        return hashlib.sha256(canonicalize(value)).hexdigest()
+    digest = hashlib.sha256()
+    for piece in _pieces(value, 0):
+        digest.update(piece)
+    return digest.hexdigest()
+
+
+# array items canonicalized (and held) at once by canonical_sha256's stream: a batch this size stays in the
+# processor's caches, faster than larger ones (0.46 s against 0.58 s at 2,048 on a 128 MB semantic graph)
+SPLIT_ITEMS = 512
+SPLIT_DEPTH = 4  # how deep in objects canonical_sha256 looks for an array to stream
+
+
+def _splits(value: Any, depth: int) -> bool:
+    """Whether the value has an array longer than SPLIT_ITEMS within SPLIT_DEPTH levels of objects."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        return len(value) > SPLIT_ITEMS
+    return kind is dict and depth < SPLIT_DEPTH and any(_splits(v, depth + 1) for v in value.values())
+
+
+def _pieces(value: Any, depth: int) -> Iterator[bytes]:
+    """canonicalize(value) as consecutive pieces (their concatenation is the canonical bytes)."""
+    if not _splits(value, depth):
+        yield _canonical(value, MAX_DEPTH - depth)
+    elif type(value) is dict:
+        for key in value:
+            if type(key) is not str:
+                raise CanonicalJsonError(f"object key {key!r} is not a string")
+        yield b"{"
+        for i, key in enumerate(sorted(value, key=_utf16_key)):
+            yield (b"," if i else b"") + canonicalize(key) + b":"
+            yield from _pieces(value[key], depth + 1)
+        yield b"}"
+    else:
+        yield b"["
+        for start in range(0, len(value), SPLIT_ITEMS):
+            batch = _canonical(list(value[start : start + SPLIT_ITEMS]), MAX_DEPTH - depth)
+            yield (b"," if start else b"") + batch[1:-1]
+        yield b"]"
 
 
 def canonical_text(value: Any) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 import attrs
 from returns.result import Failure, Result, Success
 
-from rea.canonical_json import CanonicalJsonError, canonical_sha256
+from rea.canonical_json import CanonicalJsonError, canonical_sha256, canonicalize
 from rea.errors import ReaError
 from rea import json_schema as schema
 
@@ -260,9 +260,33 @@ def validate(evidence: Evidence) -> Result[Evidence, ReaError]:
 def _sealed(draft: Callable[P, Evidence]) -> Callable[P, Result[Evidence, ReaError]]:
     @functools.wraps(draft)
     def create(*args: P.args, **kwargs: P.kwargs) -> Result[Evidence, ReaError]:
-        return identify(draft(*args, **kwargs)).bind(validate)
+        return identify(draft(*args, **kwargs)).bind(_reparsed)
 
     return create
+
+
+def _reparsed(identified: Evidence) -> Result[Evidence, ReaError]:
+    """validate() for a record whose id identify() has just computed: the same strict parse of its wire form,
+    and the same id, without hashing the results a second time (a large result, such as a semantic graph,
+    costs a second canonical serialization otherwise). The parse hands the results through as the very same
+    objects, so the parsed record's id is the identified one exactly when its other projected fields
+    canonicalize the same."""
+    try:
+        return Success(_parse(identified.to_json(), identified=identified))
+    except _Reject as exc:
+        return Failure(_integrity(exc.message, exc.path))
+    except CanonicalJsonError as exc:
+        return Failure(_integrity(f"not canonical JSON: {exc}", "$"))
+
+
+def _same_identity(parsed: Evidence, identified: Evidence) -> bool:
+    """Whether the parsed record's id would equal `identified`'s (computed from identified's projection):
+    both results are the same objects, and the rest of the projection canonicalizes to the same bytes."""
+    ours, theirs = parsed.semantic_projection(), identified.semantic_projection()
+    for name in ("normalized_result", "raw_result"):
+        if ours.pop(name) is not theirs.pop(name):
+            return False
+    return canonicalize(ours) == canonicalize(theirs)
 
 
 create_evidence = _sealed(draft_evidence)
@@ -485,8 +509,9 @@ def parse_evidence(value: Any) -> Result[Evidence, ReaError]:
         return Failure(_integrity(f"not canonical JSON: {exc}", "$"))
 
 
-def _parse(value: Any) -> Evidence:
-    """Each field read as the table declares, in wire order; then what no one field can check alone."""
+def _parse(value: Any, identified: Evidence | None = None) -> Evidence:
+    """Each field read as the table declares, in wire order; then what no one field can check alone (with
+    `identified`, the fresh record this wire form was written from: its id is checked without a rehash)."""
     if isinstance(value, dict) and "schema_version" in value and value["schema_version"] != SCHEMA_VERSION:
         raise _Reject("schema_version", f"only Evidence schema_version 2 is accepted, got {value['schema_version']!r}")
     obj = _object(value, "$", ENVELOPE_FIELDS, sorted(ENVELOPE_FIELDS))
@@ -495,7 +520,12 @@ def _parse(value: Any) -> Evidence:
     evidence = Evidence(**read)
     if evidence.analysis_profile is not None and evidence.analysis_profile.provider != evidence.provider:
         raise _Reject("analysis_profile.provider", "the analysis profile's provider differs from the Evidence provider")
-    if compute_evidence_id(evidence) != evidence.evidence_id:
+    same = (
+        evidence.evidence_id == identified.evidence_id and _same_identity(evidence, identified)
+        if identified is not None
+        else compute_evidence_id(evidence) == evidence.evidence_id
+    )
+    if not same:
         raise _Reject(
             "evidence_id",
             "the evidence_id does not match the record's content (the record was changed after it was made)",

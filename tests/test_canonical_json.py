@@ -2,6 +2,8 @@ import json
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rea.canonical_json import CanonicalJsonError, canonical_sha256, canonicalize, format_number
 
@@ -87,3 +89,64 @@ def test_shared_subtrees_with_floats_and_big_integers():
         '"big":18446744073709552000,"k\U0001f602":"x","k\ufffd":1}'
     ).encode()
     assert canonicalize(value) == expected
+
+
+_KEYS = st.text(alphabet=st.sampled_from('ab\ue000\U0001f602"\\\n'), max_size=3)
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**70), max_value=2**70)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=4)
+)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=7) | st.tuples(inner, inner) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=40,
+)
+
+
+def _outcome(compute, value):
+    try:
+        return compute(value)
+    except CanonicalJsonError:
+        return "refused"
+
+
+@settings(max_examples=150, deadline=None)
+@given(_VALUES)
+def test_streamed_digest_is_the_digest_of_the_canonical_bytes(monkeypatch_split, value):
+    """canonical_sha256 streams values holding long arrays (here: longer than 2) in pieces; the digest, and
+    whether the value is refused, are those of canonicalize's bytes."""
+    import hashlib
+
+    whole = _outcome(lambda v: hashlib.sha256(canonicalize(v)).hexdigest(), value)
+    assert _outcome(canonical_sha256, value) == whole
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_split():
+    import rea.canonical_json as cj
+
+    saved = cj.SPLIT_ITEMS
+    cj.SPLIT_ITEMS = 2
+    yield
+    cj.SPLIT_ITEMS = saved
+
+
+def test_streamed_digest_keeps_the_nesting_bound_and_key_checks(monkeypatch):
+    import rea.canonical_json as cj
+
+    monkeypatch.setattr(cj, "SPLIT_ITEMS", 1)
+    for depth in (250, 252, 253, 254, 255, 256, 300):
+        deep: list = [0]
+        for _ in range(depth):
+            deep = [deep]
+        value = {"a": {"b": [deep, deep, 1]}}
+        assert _outcome(canonical_sha256, value) == _outcome(
+            lambda v: __import__("hashlib").sha256(canonicalize(v)).hexdigest(), value
+        ), depth
+    with pytest.raises(CanonicalJsonError):
+        canonical_sha256({1: [1, 2, 3]})
+    with pytest.raises(CanonicalJsonError):
+        canonical_sha256({"a": [1, 2, float("nan")]})

@@ -145,3 +145,41 @@ def test_the_envelope_table_is_the_one_description_the_others_follow():
     assert list(evidence_output()["properties"]) == names == evidence_output()["required"]
     for wire in (EvidenceRecord, InventoryEvidence):
         assert [a.name for a in attrs.fields(wire)] == names, wire
+
+
+def test_creation_hashes_a_result_once_and_agrees_with_a_full_parse(monkeypatch):
+    """create_evidence checks its fresh record as parsing does without serializing the (possibly huge) result a
+    second time; the id is the one a full strict parse recomputes."""
+    import rea.evidence as ev
+
+    result = {"nodes": [{"id": i, "label": f"n{i}", "ok": i % 2 == 0} for i in range(50)]}
+    hashed = []
+    real = ev.canonical_sha256
+    monkeypatch.setattr(ev, "canonical_sha256", lambda v: hashed.append(v) or real(v))
+    created = create_evidence(
+        provider=PROVIDER, operation="op", parameters={"a": 1}, normalized_result=result, analysis_profile=PROFILE
+    ).unwrap()
+    with_result = [v for v in hashed if isinstance(v, dict) and v.get("normalized_result") is result]
+    assert len(with_result) == 1
+    assert parse_evidence(created.to_json()).unwrap() == created
+
+
+def test_creation_still_rejects_what_a_full_parse_rejects():
+    failure = create_evidence(provider=PROVIDER, operation="op", parameters={}, normalized_result=float("nan"))
+    assert failure.failure().code == "evidence_integrity_mismatch"
+    bad = create_evidence(
+        provider=PROVIDER, operation="op", parameters={}, normalized_result=1, locations=[{"kind": "address"}]
+    )
+    assert bad.failure().details["path"].startswith("locations")
+
+
+def test_a_fresh_record_whose_wire_form_parses_to_another_identity_is_rejected():
+    """The shortcut holds only when the parse hands the same results through and the rest of the projection is
+    unchanged: a different result object, or a projected field that changes, falls back to a mismatch."""
+    import rea.evidence as ev
+
+    created = make_evidence(1)
+    other = attrs.evolve(created, normalized_result=dict(created.normalized_result))
+    assert not ev._same_identity(other, created)
+    assert not ev._same_identity(attrs.evolve(created, confidence="inferred"), created)
+    assert ev._same_identity(attrs.evolve(created), created)

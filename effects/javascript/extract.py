@@ -464,7 +464,7 @@ def javascript_facts(
     if semantic:
         from effects.javascript.semantic_facts import semantic_facts
 
-        facts["semantic"] = semantic_facts(root, parsers[language].language, len(data))
+        facts["semantic"] = semantic_facts(root, parsers[language].language, data)
     if module_table:
         from effects.javascript.module_tables import module_table as read_table
 

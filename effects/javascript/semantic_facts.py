@@ -13,7 +13,10 @@ from __future__ import annotations
 import hashlib
 import re
 from functools import lru_cache
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
+
+from rea.javascript.semantic_graph import collector_paused
 
 if TYPE_CHECKING:
     import tree_sitter as ts
@@ -56,6 +59,7 @@ _CONTROL = (
     "ternary_expression",
     "catch_clause",
 )
+_CONTROL_NEEDLES = tuple(f"({c}" for c in _CONTROL)  # how each appears in a function's s-expression
 _EFFECTS = (
     (
         "network",
@@ -192,13 +196,21 @@ def _name(fn: ts.Node) -> str | None:
     return None
 
 
-def _fingerprint(fn: ts.Node, literals: list[str], callees: list[str]) -> dict[str, Any]:
+def _is_async(fn: ts.Node, source: bytes) -> bool:
+    """Whether the function's text starts with `async` (its source, of which only the head is decoded)."""
+    start, end = fn.start_byte, fn.end_byte
+    head = source[start : min(end, start + 64)].decode("utf-8", "replace").lstrip()
+    if len(head) < 6 and end > start + 64:  # mostly whitespace, or cut inside a character: decode it all
+        head = _text(fn).lstrip()
+    return head.startswith("async")
+
+
+def _fingerprint(fn: ts.Node, is_async: bool, literals: list[str], callees: list[str]) -> dict[str, Any]:
     big = fn.end_byte - fn.start_byte > MAX_FINGERPRINT_BYTES
     shape = "" if big else str(fn)  # the s-expression: node kinds and fields, never identifier text
-    control = sum(shape.count(f"({c}") for c in _CONTROL)
+    control = sum(map(shape.count, _CONTROL_NEEDLES))
     effects = sorted(
-        {name for name, pattern in _EFFECTS for c in callees if pattern.search(c)}
-        | ({"async"} if _text(fn).lstrip().startswith("async") else set())
+        {name for name, pattern in _EFFECTS for c in callees if pattern.search(c)} | ({"async"} if is_async else set())
     )
     digest = lambda v: hashlib.sha256(repr(v).encode()).hexdigest()  # noqa: E731
     return {
@@ -210,17 +222,20 @@ def _fingerprint(fn: ts.Node, literals: list[str], callees: list[str]) -> dict[s
     }
 
 
-def semantic_facts(root: ts.Node, language: ts.Language, size: int) -> dict[str, Any]:
-    """The semantic facts of one parsed file (up to MAX_SEMANTIC_BYTES)."""
+@collector_paused()
+def semantic_facts(root: ts.Node, language: ts.Language, source: bytes) -> dict[str, Any]:
+    """The semantic facts of one parsed file (`source`, the bytes the tree was parsed from; up to
+    MAX_SEMANTIC_BYTES). Allocation-heavy and acyclic: built with the cyclic collector paused."""
     import tree_sitter as ts
 
+    size = len(source)
     cursor = ts.QueryCursor(_query(language))
     cursor.set_byte_range(0, min(size, MAX_SEMANTIC_BYTES))
     caps = cursor.captures(root)
     f = _File()
     order = sorted(
         ((n.start_byte, -n.end_byte, kind, n) for kind, nodes in caps.items() for n in nodes),
-        key=lambda x: (x[0], x[1]),
+        key=itemgetter(0, 1),
     )
     for start, _neg, kind, node in order:  # literals and calls first, so refs can name them
         if kind == "str" and len(f.literals) < MAX_ITEMS:
@@ -233,7 +248,7 @@ def semantic_facts(root: ts.Node, language: ts.Language, size: int) -> dict[str,
             f.calls.append({"range": _range(node)})
         elif kind == "fn" and len(f.fn_at) < MAX_ITEMS and start not in f.fn_at:
             f.fn_at[start] = len(f.fn_at)
-    _scoped(f, order)
+    _scoped(f, order, source)
     return {
         "functions": f.functions,
         "literals": f.literals,
@@ -247,7 +262,7 @@ def semantic_facts(root: ts.Node, language: ts.Language, size: int) -> dict[str,
     }
 
 
-def _scoped(f: _File, order: list[tuple[int, int, str, ts.Node]]) -> None:
+def _scoped(f: _File, order: list[tuple[int, int, str, ts.Node]], source: bytes) -> None:
     """Second pass in position order: each fact gets its enclosing function and its values."""
     for start, _neg, kind, node in order:
         scope = f.scope(start)
@@ -263,7 +278,7 @@ def _scoped(f: _File, order: list[tuple[int, int, str, ts.Node]]) -> None:
                     "params": _params(node),
                     "range": _range(node),
                     "scope": scope,
-                    "async": _text(node).lstrip().startswith("async"),
+                    "async": _is_async(node, source),
                     "node": node,
                 }
             )
@@ -305,7 +320,9 @@ def _scoped(f: _File, order: list[tuple[int, int, str, ts.Node]]) -> None:
     for lit in f.literals:
         values.setdefault(lit["scope"], []).append(lit["value"])
     for fn in f.functions:
-        fn["fingerprint"] = _fingerprint(fn.pop("node"), values.get(fn["index"], []), callees.get(fn["index"], []))
+        fn["fingerprint"] = _fingerprint(
+            fn.pop("node"), fn["async"], values.get(fn["index"], []), callees.get(fn["index"], [])
+        )
 
 
 def _required(value: ts.Node) -> dict[str, Any]:

@@ -12,8 +12,10 @@ Bounded by node and relation budgets; a bound reached makes coverage partial and
 
 from __future__ import annotations
 
+import gc
 import hashlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
@@ -82,13 +84,11 @@ Target = tuple["_Module", str, int | None]
 
 
 def _digest(*parts: Any) -> str:
-    return hashlib.sha256("\x00".join(map(str, parts)).encode("utf-8", "surrogatepass")).hexdigest()
+    return _sha("\x00".join(map(str, parts)))
 
 
-def _source_range(rng: Sequence[int] | None) -> dict[str, Any] | None:
-    if rng is None:
-        return None
-    return {"start": {"line": rng[0], "column": rng[1]}, "end": {"line": rng[2], "column": rng[3]}}
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class _Builder:
@@ -108,6 +108,8 @@ class _Builder:
         self.omitted_unknowns = 0
         self.shared: dict[str, str | None] = {}
         self.family_counts: dict[str, int] = dict.fromkeys(FAMILIES, 0)
+        self.no_properties: dict[str, Any] = {}  # the graph's records without properties share one (never mutated)
+        self.arguments: dict[int, dict[str, int]] = {}  # and each {"argument": i}
 
     def context(self, path: str, sha: str | None, app_id: str, partial: bool) -> str:
         cid = "jsrg_evidence_" + _digest(path, sha)
@@ -126,44 +128,55 @@ class _Builder:
         return cid
 
     def node(self, kind: str, m: _Module, rng: Sequence[int] | None, role: str, **extra: Any) -> str | None:
-        nid = "jsrg_node_" + _digest(kind, m.sha, m.path, rng and rng[4], rng and rng[5], role)
+        span = "None\x00None" if rng is None else f"{rng[4]}\x00{rng[5]}"
+        nid = "jsrg_node_" + _sha(f"{kind}{m.key}{span}\x00{role}")  # = _digest(kind, sha, path, start, end, role)
         if nid in self.nodes:
             return nid
         if len(self.nodes) >= self.max_nodes:
             self.omitted_nodes += 1
             return None
+        evidence, source_range = m.at(rng)
         identity = {
             "artifact_sha256": m.sha,
             "module_path": m.path,
-            "source_range": m.source_range(rng),
+            "source_range": source_range,
             "role_key": role,
         }
+        function_node_id, label = extra.pop("function_node_id", None), extra.pop("label", None)
         self.nodes[nid] = {
             "node_id": nid,
             "kind": kind,
             "identity": identity,
-            "function_node_id": extra.pop("function_node_id", None),
+            "function_node_id": function_node_id,
             "application_node_ids": m.app_ids,
-            "label": extra.pop("label", None),
-            "properties": extra,
-            "evidence": {"context_id": m.context, "location": m.location(rng)},
+            "label": label,
+            "properties": extra or self.no_properties,
+            "evidence": evidence,
             "identifier_strategy": STRATEGY_NODE,
         }
         return nid
 
     def relate(
-        self, source: str | None, target: str | None, relation: str, m: _Module, rng: Range, **props: Any
+        self,
+        source: str | None,
+        target: str | None,
+        relation: str,
+        m: _Module,
+        rng: Range,
+        argument: int | None = None,
+        candidate: bool = False,
     ) -> None:
         if source is None or target is None or source == target:
             return
-        candidate = props.pop("candidate", False)
-        rid = "jsrg_relation_" + _digest(source, relation, target, rng and rng[4], props.get("argument"))
+        start = None if rng is None else rng[4]
+        rid = "jsrg_relation_" + _sha(f"{source}\x00{relation}\x00{target}\x00{start}\x00{argument}")
         if rid in self.relations:
             return
         if len(self.relations) >= self.max_relations:
             self.omitted_relations += 1
             return
         self.family_counts[FAMILY[relation]] += 1
+        props = self.no_properties if argument is None else self.arguments.setdefault(argument, {"argument": argument})
         self.relations[rid] = {
             "relation_id": rid,
             "source_node_id": source,
@@ -171,7 +184,7 @@ class _Builder:
             "relation": relation,
             "resolution": "candidate" if candidate else "resolved",
             "properties": props,
-            "evidence": {"context_id": m.context, "location": m.location(rng)},
+            "evidence": m.at(rng)[0],
             "identifier_strategy": STRATEGY_RELATION,
         }
 
@@ -192,25 +205,28 @@ class _Builder:
             "reason": reason,
             "detail": detail,
             "candidate_node_ids": [],
-            "evidence": {"context_id": m.context, "location": m.location(rng)},
+            "evidence": m.at(rng)[0],
         }
 
 
-def _location(path: str, rng: Sequence[int] | None) -> dict[str, Any]:
-    """Where in the module, in 6.x's location shape (its path is the evidence context's module_path)."""
+def _at(context: str, path: str, rng: Sequence[int] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """A fact's evidence ({context_id, location} in 6.x's location shape; the path is the evidence context's
+    module_path) and its identity's source range, which share their start and end objects."""
     if rng is None:
-        return {"available": True, "value": {"kind": "artifact-path", "path": path}}
-    return {
-        "available": True,
-        "value": {
-            "kind": "source-range",
-            "source": path,
-            "start": {"line": rng[0], "column": rng[1]},
-            "end": {"line": rng[2], "column": rng[3]},
-            "start_byte": rng[4],
-            "end_byte": rng[5],
-        },
+        return {
+            "context_id": context,
+            "location": {"available": True, "value": {"kind": "artifact-path", "path": path}},
+        }, None
+    start, end = {"line": rng[0], "column": rng[1]}, {"line": rng[2], "column": rng[3]}
+    value = {
+        "kind": "source-range",
+        "source": path,
+        "start": start,
+        "end": end,
+        "start_byte": rng[4],
+        "end_byte": rng[5],
     }
+    return {"context_id": context, "location": {"available": True, "value": value}}, {"start": start, "end": end}
 
 
 class _Module:
@@ -232,26 +248,19 @@ class _Module:
         self.calls: list[str | None] = []
         self.returns: dict[int, list[str]] = {}  # function index -> return-site ids
         self.parent = [f["scope"] for f in self.facts["functions"]]
-        self.locations: dict[tuple[int, int] | None, dict[str, Any]] = {}
-        self.ranges: dict[tuple[int, int] | None, dict[str, Any] | None] = {}
+        self.key = f"\x00{self.sha}\x00{self.path}\x00"  # what every node id of the module digests
+        self.spans: dict[tuple[int, int] | None, tuple[dict[str, Any], dict[str, Any] | None]] = {}
         self.app_ids = [self.app_id]  # every node of the module stands for its module node: one list
 
-    def location(self, rng: Sequence[int] | None) -> dict[str, Any]:
-        """The location of a range in this module, one dict per range: a function's node, its parameters,
-        its fingerprint and the relations evidenced at the same range share it (the JSON is the same, the
-        graph holds fewer objects: less memory and less for the collector to walk)."""
+    def at(self, rng: Sequence[int] | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+        """The evidence and the identity source range of a range in this module, made once per range: a
+        function's node, its parameters, its fingerprint and the relations evidenced at the same range share
+        them (the JSON is the same, the graph holds fewer objects: less memory and less to hash and walk)."""
         key = None if rng is None else (rng[4], rng[5])
-        found = self.locations.get(key)
+        found = self.spans.get(key)
         if found is None:
-            found = self.locations[key] = _location(self.path, rng)
+            found = self.spans[key] = _at(self.context, self.path, rng)
         return found
-
-    def source_range(self, rng: Sequence[int] | None) -> dict[str, Any] | None:
-        """A node identity's source range, one dict per range (shared like `location`)."""
-        key = None if rng is None else (rng[4], rng[5])
-        if key not in self.ranges:
-            self.ranges[key] = _source_range(rng)
-        return self.ranges[key]
 
     def owner_function(self, scope: int) -> str | None:
         return self.functions[scope] if 0 <= scope < len(self.functions) else None
@@ -270,6 +279,21 @@ class _Module:
         return None
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a semantic graph (hundreds of thousands of acyclic dicts) is
+    built or hashed: every full collection it would trigger walks the whole growing heap, and there is no
+    cycle for it to find. Reference counting still frees everything; the collector resumes as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
+@collector_paused()
 def build_semantic_graph(
     facts_list: Iterable[Mapping[str, Any]],
     built_edges: Sequence[Mapping[str, Any]],
@@ -279,7 +303,7 @@ def build_semantic_graph(
     ctx: Context,
 ) -> dict[str, Any]:
     """The companion graph record (schema JavaScriptSemanticRelationGraph), sealed with its graph_id. ctx names
-    the files read and the extractor, for the evidence contexts."""
+    the files read and the extractor, for the evidence contexts. Built with the collector paused."""
     b = _Builder(limits, ctx)
     resolved = {
         (e["from"][7:], e.get("specifier")): e["to"][7:]
@@ -423,7 +447,7 @@ def _fingerprint(fid: str, fn: Mapping[str, Any], m: _Module) -> dict[str, Any]:
         "components": components,
         "fingerprint_sha256": digest,
         "limitations": [] if fp["status"] == "complete" else ["function larger than 64 KiB: syntax not hashed"],
-        "evidence": {"context_id": m.context, "location": m.location(fn["range"])},
+        "evidence": m.at(fn["range"])[0],
     }
 
 
@@ -632,9 +656,9 @@ def _shared(b: _Builder, m: _Module, kind: str, family: str, name: str, **props:
 
 
 def _seal(b: _Builder, modules: Sequence[_Module], truncated: list[str], gid: str, root_sha: str) -> dict[str, Any]:
-    nodes = sorted(b.nodes.values(), key=lambda n: n["node_id"])
-    relations = sorted(b.relations.values(), key=lambda r: r["relation_id"])
-    unknowns = sorted(b.unknowns.values(), key=lambda u: u["unknown_id"])
+    nodes = [b.nodes[k] for k in sorted(b.nodes)]  # keyed by their ids: the same order as sorting by id
+    relations = [b.relations[k] for k in sorted(b.relations)]
+    unknowns = [b.unknowns[k] for k in sorted(b.unknowns)]
     cut = bool(b.omitted_nodes or b.omitted_relations or b.omitted_unknowns or truncated)
     limits = [
         {"name": "max_semantic_nodes", "value": b.max_nodes, "unit": "items"},

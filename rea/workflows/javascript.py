@@ -31,7 +31,7 @@ from rea.javascript import trace as tr
 from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
-from rea.javascript.semantic_graph import build_semantic_graph
+from rea.javascript.semantic_graph import build_semantic_graph, collector_paused
 from rea.javascript.record import (
     SEMANTIC_OPERATION,
     application_result,
@@ -177,7 +177,8 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
             phase=phase,
             message=f"{len(semantic['nodes'])} semantic nodes, {len(semantic['relations'])} relations; sealing",
         )
-        sealed = _semantic_evidence(reading, semantic)
+        with collector_paused():  # hashing the graph allocates per batch, never a cycle
+            sealed = _semantic_evidence(reading, semantic)
         if not is_successful(sealed):
             return failed(session, sealed.failure())
         graph_evidence = sealed.unwrap()

@@ -37,16 +37,20 @@ print(time.perf_counter() - start)
 # The CLI reports its own peak (VmHWM, per address space) on exit: ru_maxrss from wait4 would also count the
 # pages of this (large, long-running) benchmark process, which Linux carries into a child across fork and exec.
 _PEAK = """
-import sys
+import os, sys
 from effects.cli import main
 try:
     code = main(sys.argv[1:])
 finally:
     with open('/proc/self/status') as status:
         peak = next(line.split()[1] for line in status if line.startswith('VmHWM:'))
-    sys.stderr.write(f'REA_PEAK_KIB {peak}\\n')
+    t = os.times()
+    sys.stderr.write(f'REA_PEAK_KIB {peak}\\nREA_CPU_S {t.user + t.system + t.children_user + t.children_system}\\n')
 sys.exit(code)
 """
+# CPU seconds of each run (the CLI and its parse workers), by (path, semantic): on a loaded host the wall
+# ratio moves with the other jobs, the CPU ratio hardly
+_CPU: dict[tuple[str, bool], float] = {}
 
 
 def _command() -> list[str]:
@@ -69,9 +73,9 @@ def _analyze(path: Path, semantic: bool = True) -> tuple[float, float, dict]:
         elapsed = time.perf_counter() - start
         assert proc.returncode == 0, proc.returncode
         err.seek(0)
-        peak = next(
-            int(line.split()[1]) for line in err.read().decode().splitlines() if line.startswith("REA_PEAK_KIB")
-        )
+        lines = err.read().decode().splitlines()
+        peak = next(int(line.split()[1]) for line in lines if line.startswith("REA_PEAK_KIB"))
+        _CPU[(str(path), semantic)] = next(float(line.split()[1]) for line in lines if line.startswith("REA_CPU_S"))
         out.seek(0)
         return elapsed, peak / 1024, json.loads(out.read())
 
@@ -82,17 +86,21 @@ def _npm(cwd: Path, *packages: str) -> None:
 
 
 def _semantic_rows(label: str, path: Path, seconds: float, rss: float, evidence: dict) -> list[Row]:
-    """The semantic graph's cost: wall and peak memory against the same analysis without it (target <=2x),
-    and the graph's size."""
+    """The semantic graph's cost: wall and peak memory against the same analysis without it (targets <=2x
+    and <=1.5x, issue 30), and the graph's size."""
     base_seconds, base_rss, _ = _analyze(path, semantic=False)
+    cpu, base_cpu = _CPU[(str(path), True)], _CPU[(str(path), False)]
     graph = evidence["normalized_result"]["semantic_graph"]  # the header; the graph is its own Evidence
     print(
         f"{label}: semantic graph {graph['counts']['nodes']} nodes, {graph['counts']['relations']} relations "
-        f"({graph['coverage']['status']}); {seconds:.2f} s vs {base_seconds:.2f} s without, "
-        f"{rss:.0f} vs {base_rss:.0f} MiB"
+        f"({graph['coverage']['status']}); {seconds:.2f} s vs {base_seconds:.2f} s without "
+        f"(CPU {cpu:.2f} s vs {base_cpu:.2f} s), {rss:.0f} vs {base_rss:.0f} MiB"
     )
     wall, memory = seconds / base_seconds, rss / base_rss
     return [
+        Row(
+            BENCH, f"{label}: semantic graph CPU overhead", cpu / base_cpu, "x", "without it", base_cpu, cpu / base_cpu
+        ),
         Row(
             BENCH,
             f"{label}: semantic graph wall overhead",
@@ -112,8 +120,8 @@ def _semantic_rows(label: str, path: Path, seconds: float, rss: float, evidence:
             "without it",
             base_rss,
             memory,
-            "<=2x",
-            verdict(memory <= 2),
+            "<=1.5x",
+            verdict(memory <= 1.5),
         ),
     ]
 
@@ -168,6 +176,107 @@ def _vite_chunk_rows(tmp: Path) -> list[Row]:
     seconds, rss, evidence = _analyze(root)
     size = chunks[-1].stat().st_size / MB
     return _semantic_rows(f"vite chunk ({size:.2f} MB)", root, seconds, rss, evidence)
+
+
+# An Electron app whose renderer is one ~2 MB minified Vite bundle (issue 30's electron-markdown-editor is
+# 3.3 MB with a 1.95 MB one): main process with IPC handlers, a CSP header and a registered protocol, a
+# contextBridge preload, and a renderer built by the fixture's vite 5 from packages its node_modules holds.
+ELECTRON_MAIN = """const { app, BrowserWindow, ipcMain, dialog, protocol, session } = require('electron');
+const fs = require('fs');
+const path = require('path');
+protocol.registerSchemesAsPrivileged([{ scheme: 'app', privileges: { standard: true, secure: true } }]);
+function createWindow() {
+  const win = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, 'preload.js'), contextIsolation: true } });
+  win.loadFile(path.join(__dirname, 'dist', 'index.html'));
+  return win;
+}
+app.whenReady().then(() => {
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': ["default-src 'self'", "img-src 'self' data:"].join('; ') } });
+  });
+  const win = createWindow();
+  ipcMain.handle('open-file', async () => {
+    const { filePaths } = await dialog.showOpenDialog(win, { filters: [{ name: 'Markdown', extensions: ['md'] }] });
+    return filePaths[0] ? fs.readFileSync(filePaths[0], 'utf8') : null;
+  });
+  ipcMain.on('save-file', (event, name, text) => fs.writeFileSync(path.join(app.getPath('documents'), name), text));
+});
+"""
+ELECTRON_PRELOAD = """const { contextBridge, ipcRenderer } = require('electron');
+contextBridge.exposeInMainWorld('editor', {
+  save: (name, text) => ipcRenderer.send('save-file', name, text),
+  onOpen: (cb) => ipcRenderer.invoke('open-file').then(cb),
+  onSign: (cb) => ipcRenderer.on('sign', (_e, text) => cb(text)),
+  onExport: (cb) => ipcRenderer.on('export', (_e, text) => cb(text)),
+});
+"""
+RENDERER_PACKAGES = {  # import line -> what the renderer does with it (all in tests/javascript's lockfile)
+    "import * as acorn from 'acorn';": "acorn.parse(text, { ecmaVersion: 'latest' }).body.length",
+    "import { minify } from 'terser';": "(await minify(text)).code",
+    "import Ajv from 'ajv';": "new Ajv().compile({ type: 'object' })({ title: text })",
+    "import addFormats from 'ajv-formats';": "addFormats(new Ajv())",
+    "import pako from 'pako';": "pako.deflate(Buffer.from(text)).length",
+    "import { Buffer } from 'buffer';": "Buffer.byteLength(text)",
+    "import { SourceMapConsumer } from 'source-map-js';": "SourceMapConsumer.name",
+    "import * as sourceMap from 'source-map';": "new sourceMap.SourceMapGenerator({ file: 'a.js' }).toString()",
+    "import postcss from 'postcss';": "(await postcss([]).process('a{color:red}', { from: undefined })).css",
+    "import elliptic from 'elliptic';": "new elliptic.ec('secp256k1').genKeyPair().getPublic('hex')",
+    "import qs from 'qs';": "qs.stringify({ id: v4() })",
+    "import { v4 } from 'uuid';": "v4()",
+    "import crypto from 'crypto-browserify';": "crypto.createHash('sha256').update(text).digest('hex')",
+    "import mimeDb from 'mime-db';": "Object.keys(mimeDb).length",
+    "import * as agents from 'caniuse-lite/dist/unpacker/agents.js';": "Object.keys(agents.agents || {}).length",
+    "import browserslist from 'browserslist';": "browserslist('defaults').join(',')",
+    "import { URL as NodeUrl } from 'url';": "new NodeUrl('https://example.com/' + punycode.toASCII(text)).href",
+    "import punycode from 'punycode';": "punycode.encode(text)",
+    "import util from 'util';": "util.format('%s', text)",
+    "import assert from 'assert';": "assert.ok(text) || 1",
+    "import { Readable } from 'stream-browserify';": "Readable.from([text]).readable",
+    "import Asn1 from 'asn1.js';": "Asn1.define('X', function () { this.int(); }).name",
+    "import zlib from 'browserify-zlib';": "zlib.gzipSync(Buffer.from(text)).length",
+    "import http from 'stream-http';": "http.get({ path: '/export' }, () => {}) && 1",
+    "import pathb from 'path-browserify';": "pathb.join('out', text)",
+    "import * as lexer from 'es-module-lexer';": "(await lexer.init, lexer.parse(text)[0].length)",
+}
+
+
+def _electron_vite_rows(tmp: Path) -> list[Row]:
+    """The semantic graph's cost on an Electron app dominated by one ~2 MB Vite renderer bundle (issue 30)."""
+    modules = VITE_CHUNKS.parents[3]
+    if not (modules / "vite" / "bin" / "vite.js").is_file() or shutil.which("node") is None:
+        return [Row(BENCH, "electron + vite app skipped: tests/javascript not installed", float("nan"), "")]
+    src, app = tmp / "renderer-src", tmp / "electron-vite-app"
+    (src / "src").mkdir(parents=True)
+    (src / "node_modules").symlink_to(modules)
+    (src / "index.html").write_text(
+        '<!doctype html><html><head><meta http-equiv="Content-Security-Policy" content="default-src \'self\'">'
+        '</head><body><div id="app"></div><script type="module" src="/src/main.js"></script></body></html>\n'
+    )
+    uses = ",\n    ".join(f"{i}: {use}" for i, use in enumerate(RENDERER_PACKAGES.values()))
+    (src / "src" / "main.js").write_text(
+        "\n".join(RENDERER_PACKAGES)
+        + f"\nasync function render(text) {{\n  return {{\n    {uses},\n  }};\n}}\n"
+        + "window.editor.onOpen(async (text) => { document.querySelector('#app').textContent = "
+        "JSON.stringify(await render(text)); window.editor.save('notes.md', text); });\n"
+    )
+    (src / "vite.config.mjs").write_text(
+        f"export default {{ base: './', logLevel: 'error', build: {{ outDir: {json.dumps(str(app / 'dist'))}, "
+        "chunkSizeWarningLimit: 100000 }, define: { 'process.env': '{}', global: 'globalThis' } };\n"
+    )
+    subprocess.run(
+        ["node", str(modules / "vite" / "bin" / "vite.js"), "build"], cwd=src, check=True, capture_output=True
+    )
+    (app / "package.json").write_text(
+        json.dumps(
+            {"name": "markdown-editor", "version": "1.0.0", "main": "main.js", "dependencies": {"electron": "^30.0.0"}}
+        )
+    )
+    (app / "main.js").write_text(ELECTRON_MAIN)
+    (app / "preload.js").write_text(ELECTRON_PRELOAD)
+    bundle = max((app / "dist" / "assets").glob("*.js"), key=lambda p: p.stat().st_size)
+    seconds, rss, evidence = _analyze(app)
+    label = f"electron app, vite renderer ({bundle.stat().st_size / MB:.2f} MB)"
+    return _semantic_rows(label, app, seconds, rss, evidence)
 
 
 def run() -> list[Row]:
@@ -227,6 +336,7 @@ def run() -> list[Row]:
             )
         )
         rows += _vite_chunk_rows(Path(tmp))
+        rows += _electron_vite_rows(Path(tmp))
         app = Path(tmp) / "bundled"
         app.mkdir()
         _npm(app, "typescript@5.6.3", "esbuild@0.24.2", "koa@3.3.0", "webpack@5.97.1", "webpack-cli@5.1.4")

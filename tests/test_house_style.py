@@ -81,3 +81,14 @@ def test_error_styles_only_fall():
         f"{total} uses of the old error styles, over the ceiling of {ERROR_STYLE_CEILING}: use need/must "
         f"(rea.program) in new code. Most: {[(name, dict(counts)) for name, counts in worst]}"
     )
+
+
+def test_test_modules_have_unique_basenames():
+    """pytest imports test modules by basename (rootdir-relative without packages): two files of the same
+    name in tests/ and property_tests/ make the whole run fail at collection, which a helper running only
+    its own files never sees."""
+    seen: dict[str, list[str]] = {}
+    for folder in ("tests", "property_tests"):
+        for path in sorted((ROOT / folder).rglob("test_*.py")):
+            seen.setdefault(path.name, []).append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in seen.items() if len(paths) > 1} == {}

@@ -290,8 +290,10 @@ def _x86_operand(address: int, size: int, mnemonic: str, operands: str, inside: 
 
 
 def _rip(address: int, size: int, match: re.Match[str]) -> int:
+    """The address a RIP-relative operand names. The CPU adds modulo 2**64, so a displacement that runs
+    below zero names a high address (outside any image), never a negative one."""
     displacement = _number(match.group(2))
-    return address + size + (displacement if match.group(1) == "+" else -displacement)
+    return (address + size + (displacement if match.group(1) == "+" else -displacement)) & (2**64 - 1)
 
 
 def _access(mnemonic: str, operands: str, match: re.Match[str]) -> str:

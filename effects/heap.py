@@ -10,10 +10,8 @@ Cycles are still collected; only how often the collector runs changes."""
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import gc
-from collections.abc import Iterator
 
 YOUNG_THRESHOLD = 20_000
 
@@ -27,17 +25,3 @@ def settle_startup_heap() -> None:
     gc.freeze()
     young, middle, old = gc.get_threshold()
     gc.set_threshold(max(YOUNG_THRESHOLD, young), middle, old)
-
-
-@contextlib.contextmanager
-def collector_paused() -> Iterator[None]:
-    """No cyclic collection while a large acyclic document is built (orjson.loads of a 20 MB snapshot
-    allocates a million dicts and lists, which set off full collections that find nothing); the
-    collector's previous state is restored after."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()

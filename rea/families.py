@@ -81,6 +81,7 @@ SHARED_TYPED: tuple[str, ...] = (
     "rea/workflows/derived.py",
     "rea/canonical_json.py",
     "rea/evidence.py",
+    "rea/collector.py",
     "rea/json_schema.py",
     "rea/paging.py",
     "rea/budget.py",

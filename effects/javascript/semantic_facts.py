@@ -16,7 +16,7 @@ from functools import lru_cache
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
-from rea.javascript.semantic_graph import collector_paused
+from rea.collector import collector_paused
 
 if TYPE_CHECKING:
     import tree_sitter as ts

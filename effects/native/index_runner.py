@@ -18,7 +18,7 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects import process_group
-from effects.heap import collector_paused
+from rea.collector import collector_paused
 from rea.errors import ReaError, processes_left
 
 Report = Callable[[str, str], Awaitable[None]]

@@ -12,13 +12,12 @@ Bounded by node and relation budgets; a bound reached makes coverage partial and
 
 from __future__ import annotations
 
-import gc
 import hashlib
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
+from rea.collector import collector_paused
 from rea.javascript.ids import node_id as app_node_id
 from rea.javascript.observations import Context, evidence_record
 
@@ -277,20 +276,6 @@ class _Module:
             scope = self.parent[scope] if scope < len(self.parent) else -1
             seen += 1
         return None
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a semantic graph (hundreds of thousands of acyclic dicts) is
-    built or hashed: every full collection it would trigger walks the whole growing heap, and there is no
-    cycle for it to find. Reference counting still frees everything; the collector resumes as it was."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 @collector_paused()

@@ -31,7 +31,8 @@ from rea.javascript import trace as tr
 from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
-from rea.javascript.semantic_graph import build_semantic_graph, collector_paused
+from rea.collector import collector_paused
+from rea.javascript.semantic_graph import build_semantic_graph
 from rea.javascript.record import (
     SEMANTIC_OPERATION,
     application_result,

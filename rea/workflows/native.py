@@ -469,17 +469,29 @@ def _cancelled_walk(
     if not is_successful(created):
         raise ProgramCancelled(phase)
     evidence = created.unwrap()
+    return kept_cancelled(
+        session,
+        evidence,
+        phase,
+        f"{name} was cancelled during {phase}; its partial traversal is retained as {evidence.evidence_id}.",
+        "Read the partial Evidence (it says what was not expanded), or run the traversal again.",
+    )
+
+
+def kept_cancelled(session: Session, evidence: Evidence, phase: str, message: str, action: str) -> Outcome:
+    """The `cancelled` error of a program that kept what it saw: the partial Evidence recorded in the session
+    and named in details.partial_observation."""
     return Outcome(
         session=record(session, (evidence,)),
         reply=Failure(
             ReaError(
                 code="cancelled",
-                message=f"{name} was cancelled during {phase}; its partial traversal is retained as {evidence.evidence_id}.",
+                message=message,
                 details={
                     "phase": phase,
                     "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
                 },
-                action="Read the partial Evidence (it says what was not expanded), or run the traversal again.",
+                action=action,
             )
         ),
     )

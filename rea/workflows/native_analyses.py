@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from returns.pipeline import is_successful
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
@@ -285,16 +285,13 @@ def _cancelled_run(
     evidence = created.value_or(None)
     if evidence is None:  # nothing could be recorded: the cancel goes on as it came
         raise ProgramCancelled(phase)
-    error = ReaError(
-        code="cancelled",
-        message=f"emulate_native_function was cancelled after {result.budgets.steps.used} blocks; the worker lives on.",
-        details={
-            "phase": phase,
-            "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
-        },
-        action="Read the partial run (status cancelled, coverage partial), or emulate again with a smaller budget.",
+    return base.kept_cancelled(
+        session,
+        evidence,
+        phase,
+        f"emulate_native_function was cancelled after {result.budgets.steps.used} blocks; the worker lives on.",
+        "Read the partial run (status cancelled, coverage partial), or emulate again with a smaller budget.",
     )
-    return Outcome(session=record(session, (evidence,)), reply=Failure(error))
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

@@ -221,6 +221,20 @@ def need(effect: Asked) -> Generator[Asked, Any, Any]:
     return must((yield effect))
 
 
+def typed(program: ProgramFn) -> ProgramFn:
+    """A program that reads its tool's argument record (the catalog row's `args_type`, every default
+    filled) instead of the JSON mapping: the gate (rea.workflows.gated) structures the arguments once,
+    so the program reads `args.path` as a typed field and mypy checks every read. Evidence parameters
+    stay the JSON form (`to_wire(args)`), byte for byte what the mapping was."""
+    program.reads_record = True  # type: ignore[attr-defined]
+    return program
+
+
+def reads_record(program: Callable[..., Any]) -> bool:
+    """Whether the program was declared @typed (functools.wraps carries the mark through decorators)."""
+    return bool(getattr(program, "reads_record", False))
+
+
 def refusable(body: ProgramFn) -> ProgramFn:
     """A program (generator or plain function of the session first) whose `need`/`must` refusals end it
     as `failed(session, error)`: the session it was called with, unchanged, and the error as its reply."""

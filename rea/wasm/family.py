@@ -12,10 +12,10 @@ EFFECTS: TypeAlias = InspectWasm | ReadWatPage
 FAMILY = Family(
     name="wasm",
     toolset="wasm",
-    contracts=("rea.catalog.wasm",),
-    programs=("rea.workflows.wasm",),
+    contracts=("rea.wasm.contract",),
+    programs=("rea.wasm.programs",),
     effects=members(EFFECTS),
     handlers=("effects.wasm.runtime", "effects.wasm.wat_cache"),
     commands=("effects.wasm.cli",),
-    typed=("rea/wasm", "rea/workflows/wasm.py"),
+    typed=("rea/wasm",),
 )

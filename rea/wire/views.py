@@ -17,7 +17,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.convert import to_wire
-from rea.wire.wasm import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
+from rea.wasm.records import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
 from rea.wire.layout import (
     Architecture,
     EntryPoint,

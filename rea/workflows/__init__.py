@@ -9,12 +9,14 @@ import importlib
 from typing import Any
 from collections.abc import Callable, Mapping
 
+from returns.pipeline import is_successful
 
 from rea.catalog import BY_NAME
 from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
 from rea.families import FAMILIES
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, failed, reads_record
+from rea.wire.convert import structure
 from rea.session import Session
 from rea.workflows.derived import checkpointed
 
@@ -51,12 +53,20 @@ def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., 
     provider (not after a runtime failure either; the interpreter turns the violation into an
     execution_failure with the session unchanged)."""
 
+    record_type = contract.args_type if reads_record(program) else None
+
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
         state = target_state(session)
         found = verdict(contract, state, ctx.server.client_features)
         if not found.available:
             return failed(session, refusal(contract, found, state))
-        produced = program(session, args, ctx)
+        given: Any = args
+        if record_type is not None:  # a @typed program reads its argument record
+            built = structure(args, record_type)
+            if not is_successful(built):
+                return failed(session, built.failure())
+            given = built.unwrap()
+        produced = program(session, given, ctx)
         if isinstance(produced, Outcome):
             return _kept(contract, session, produced)
         return _watched(contract, session, produced)

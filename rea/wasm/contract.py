@@ -8,7 +8,7 @@ from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
-from rea.wire.wasm import WasmArgs, WasmArtifact
+from rea.wasm.records import WasmArgs, WasmArtifact
 
 INSPECT_WASM_ARTIFACT = evidence_tool(
     "inspect_wasm_artifact",

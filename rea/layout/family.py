@@ -30,8 +30,8 @@ EFFECTS: TypeAlias = (
 FAMILY = Family(
     name="layout",
     toolset="layout",
-    contracts=("rea.catalog.layout",),
-    programs=("rea.workflows.layout",),
+    contracts=("rea.layout.contract",),
+    programs=("rea.layout.programs",),
     effects=members(EFFECTS),
     handlers=(
         "effects.layout.runtime",
@@ -40,5 +40,5 @@ FAMILY = Family(
         "effects.layout.dylib_read",
     ),
     commands=("effects.layout.cli", "effects.layout.dylib_cli"),
-    typed=("rea/workflows/layout.py", "rea/workflows/dylib.py", "rea/layout"),
+    typed=("rea/layout",),
 )

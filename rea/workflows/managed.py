@@ -21,7 +21,7 @@ from rea.program import Context, Outcome, must, need, refusable, refuse
 from rea.session import Session, record, summary_parent
 from rea.wire import managed as w
 from rea.wire.convert import to_wire
-from rea.workflows.layout import deliver
+from rea.workflows.views import deliver
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1

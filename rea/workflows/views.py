@@ -11,6 +11,7 @@ import functools
 from typing import Any
 from collections.abc import Callable, Mapping
 
+from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea import __version__
@@ -144,3 +145,14 @@ def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Contex
 
 
 PROGRAMS = {"inspect_analysis_view": inspect_analysis_view}
+
+
+def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
+    """complete: the Evidence; summary: retain it and answer with its summary view (parent_evidence_id)."""
+    retained = record(session, [evidence])
+    if detail == "complete":
+        return Outcome(session=retained, reply=Success(evidence.to_json()))
+    view = view_evidence(evidence, {"kind": "summary"})
+    if not is_successful(view):
+        return failed(session, view.failure())
+    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))

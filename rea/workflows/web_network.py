@@ -23,7 +23,7 @@ from rea.web_network.model import MAX_CAPTURE_BYTES, ReadCapture, ReadPng
 from rea.web_network.png import Image, PngError, decode_png
 from rea.web_network.screenshots import artifact_bytes, compare
 from rea.web_network.views import redaction_index
-from rea.workflows.layout import deliver
+from rea.workflows.views import deliver
 
 PIXELS_PROVIDER = Provider(id="rea-png", name="REA PNG pixel comparison (zlib)", version=__version__)
 

@@ -12,7 +12,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.layout import BASE64, HEX, Diagnostics, LayoutArtifact, Range
+from rea.layout.records import BASE64, HEX, Diagnostics, LayoutArtifact, Range
 from rea.wire.schema import field, local_path
 
 

@@ -6,21 +6,20 @@ import attrs
 
 from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
-from rea.wire.layout import (
+from rea.layout.records import BinaryLayout, LayoutArgs
+from rea.layout.macho_records import (
     Architectures,
     ArchitecturesArgs,
-    BinaryLayout,
     DemangleArgs,
     DemangleResult,
-    LayoutArgs,
     MachoArgs,
     MachoInspection,
     Signature,
     SignatureArgs,
 )
-from rea.wire.dylib import DylibArgs, DylibResolution
-from rea.wire.crash import RecordedCrash, RecordedCrashArgs
-from rea.wire.plist import PlistArgs, PlistResult
+from rea.layout.dylib_records import DylibArgs, DylibResolution
+from rea.layout.crash_records import RecordedCrash, RecordedCrashArgs
+from rea.layout.plist_records import PlistArgs, PlistResult
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 

@@ -5,12 +5,10 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
-from returns.pipeline import is_successful
-from returns.result import Success
 
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
-from rea.evidence import Evidence, Provider, Subject, create_evidence
+from rea.evidence import Provider, Subject, create_evidence
 from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
@@ -28,10 +26,15 @@ from rea.layout.model import (
 )
 from rea.layout.swift import demangle_result
 from rea.native.fat_slice import opened_slice
-from rea.program import recorded, Context, Outcome, ReportProgress, failed
-from rea.session import Session, machine_architecture, record
-from rea.workflows.dylib import trace_dylib_resolution
-from rea.workflows.views import view_evidence
+from rea.program import Context, ReportProgress, failed, must, need, recorded, refusable, refuse, typed
+from rea.wire.convert import to_wire
+from rea.layout.records import LayoutArgs
+from rea.layout.macho_records import ArchitecturesArgs, DemangleArgs, MachoArgs, SignatureArgs
+from rea.layout.crash_records import RecordedCrashArgs
+from rea.layout.plist_records import PlistArgs
+from rea.session import Session, machine_architecture
+from rea.layout.dylib_programs import trace_dylib_resolution
+from rea.workflows.views import deliver
 
 SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
 
@@ -51,42 +54,32 @@ def subject_of(artifact: Mapping[str, Any], fmt: str, machine: int) -> Subject:
     )
 
 
-def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
-    """complete: the Evidence; summary: retain it and answer with its summary view (parent_evidence_id)."""
-    retained = record(session, [evidence])
-    if detail == "complete":
-        return Outcome(session=retained, reply=Success(evidence.to_json()))
-    view = view_evidence(evidence, {"kind": "summary"})
-    if not is_successful(view):
-        return failed(session, view.failure())
-    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
-
-
-def inspect_binary_layout(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    yield ReportProgress(phase="reading binary layout", message=args["path"])
-    read = yield ReadBinaryLayout(
-        path=args["path"],
-        architecture=args.get("architecture"),
-        max_symbols=args["max_symbols"],
-        max_relocations=args["max_relocations"],
+@typed
+@refusable
+def inspect_binary_layout(session: Session, args: LayoutArgs, ctx: Context) -> Program:
+    yield ReportProgress(phase="reading binary layout", message=args.path)
+    got = yield from need(
+        ReadBinaryLayout(
+            path=args.path,
+            architecture=args.architecture,
+            max_symbols=args.max_symbols,
+            max_relocations=args.max_relocations,
+        )
     )
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
     facts = got["facts"]
-    result = layout_result(facts, got["artifact"], args)
-    built = create_evidence(
-        provider=lief_provider(got["reader_version"]),
-        operation="inspect_binary_layout",
-        # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
-        parameters={k: v for k, v in args.items() if k != "detail"},
-        normalized_result=result,
-        subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
-        limitations=result["limitations"],
+    result = layout_result(facts, got["artifact"], to_wire(args))
+    evidence = must(
+        create_evidence(
+            provider=lief_provider(got["reader_version"]),
+            operation="inspect_binary_layout",
+            # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
+            parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
+            normalized_result=result,
+            subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
+            limitations=result["limitations"],
+        )
     )
-    if not is_successful(built):
-        return failed(session, built.failure())
-    return deliver(session, built.unwrap(), args["detail"])
+    return deliver(session, evidence, args.detail)
 
 
 def _no_target() -> ReaError:
@@ -98,15 +91,14 @@ def _no_target() -> ReaError:
     )
 
 
-def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def list_architectures(session: Session, args: ArchitecturesArgs, ctx: Context) -> Program:
     target = session.target
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading architectures", message=target.path)
-    read = yield ReadArchitectures(path=target.path)
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
+    got = yield from need(ReadArchitectures(path=target.path))
     result = architectures_result(got["slices"], got["universal"])
     artifact = got["artifact"]
     subject = Subject(
@@ -119,7 +111,7 @@ def list_architectures(session: Session, args: Mapping[str, Any], ctx: Context) 
     built = create_evidence(
         provider=lief_provider(ctx_reader_version(got)),
         operation="list_architectures",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=subject,
         limitations=result["limitations"],
@@ -132,50 +124,51 @@ def ctx_reader_version(got: Mapping[str, Any]) -> str | None:
     return version if isinstance(version, str) else None
 
 
-def inspect_macho(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def inspect_macho(session: Session, args: MachoArgs, ctx: Context) -> Program:
     target = session.target
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading Mach-O", message=target.path)
-    read = yield ReadMacho(
-        path=target.path,
-        architecture=args.get("architecture") or opened_slice(session.provider_binding),
-        max_symbols=args["max_symbols"],
-        known_sha256=target.sha256,
-        known_stamp=target.stamp,
+    got = yield from need(
+        ReadMacho(
+            path=target.path,
+            architecture=args.architecture or opened_slice(session.provider_binding),
+            max_symbols=args.max_symbols,
+            known_sha256=target.sha256,
+            known_stamp=target.stamp,
+        )
     )
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
     result = macho_result(got["facts"])
     thin = got["facts"]["thin"]
     subject = subject_of({**got["artifact"], "path": target.path}, "macho", thin["cputype"])
-    built = create_evidence(
-        provider=lief_provider(got["reader_version"]),
-        operation="inspect_macho",
-        # delivery detail never reaches the reader, so the source Evidence id is the same either way
-        parameters={k: v for k, v in args.items() if k != "detail"},
-        normalized_result=result,
-        subject=subject,
-        limitations=result["limitations"],
+    evidence = must(
+        create_evidence(
+            provider=lief_provider(got["reader_version"]),
+            operation="inspect_macho",
+            # delivery detail never reaches the reader, so the source Evidence id is the same either way
+            parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
+            normalized_result=result,
+            subject=subject,
+            limitations=result["limitations"],
+        )
     )
-    if not is_successful(built):
-        return failed(session, built.failure())
-    return deliver(session, built.unwrap(), args["detail"])
+    return deliver(session, evidence, args.detail)
 
 
-def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    symbols = tuple(args["symbols"])
+@typed
+@refusable
+def demangle_swift(session: Session, args: DemangleArgs, ctx: Context) -> Program:
+    symbols = tuple(args.symbols)
     yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
-    ran = yield DemangleSwift(symbols=symbols)
-    if not is_successful(ran):
-        return failed(session, ran.failure())
-    result = demangle_result(symbols, ran.unwrap())
+    answer = yield from need(DemangleSwift(symbols=symbols))
+    result = demangle_result(symbols, answer)
     version = result["provenance"][0]["tool_version"]
     built = create_evidence(
         provider=Provider(id="swift-demangle", name="swift-demangle", version=version),
         operation="demangle_swift",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         confidence="derived",
         limitations=result["limitations"],
@@ -183,17 +176,16 @@ def demangle_swift(session: Session, args: Mapping[str, Any], ctx: Context) -> P
     return recorded(session, built)
 
 
-def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def inspect_signature(session: Session, args: SignatureArgs, ctx: Context) -> Program:
     target = session.target
     if target is None:
         return failed(session, _no_target())
     yield ReportProgress(phase="reading code signature", message=target.path)
-    read = yield ReadSignature(
-        path=target.path, architecture=args.get("architecture") or opened_slice(session.provider_binding)
+    got = yield from need(
+        ReadSignature(path=target.path, architecture=args.architecture or opened_slice(session.provider_binding))
     )
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
     result = signature_result(got["parsed"], got["cms"], got["format"])
     subject = Subject(
         name=target.name,
@@ -205,7 +197,7 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
     built = create_evidence(
         provider=lief_provider(got["reader_version"]),
         operation="inspect_signature",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=subject,
         limitations=result["limitations"],
@@ -216,17 +208,16 @@ def inspect_signature(session: Session, args: Mapping[str, Any], ctx: Context) -
 CORE_PROVIDER = Provider(id="rea-core-reader", name="REA ELF core reader", version="1")
 
 
-def inspect_recorded_crash(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    yield ReportProgress(phase="reading core", message=args["path"])
-    read = yield ReadRecordedCrash(path=args["path"], include_debugger_context=args["include_debugger_context"])
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
+@typed
+@refusable
+def inspect_recorded_crash(session: Session, args: RecordedCrashArgs, ctx: Context) -> Program:
+    yield ReportProgress(phase="reading core", message=args.path)
+    got = yield from need(ReadRecordedCrash(path=args.path, include_debugger_context=args.include_debugger_context))
     result = crash_result(got)
     built = create_evidence(
         provider=CORE_PROVIDER,
         operation="inspect_recorded_crash",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=Subject(
             name=got["artifact"]["path"].rsplit("/", 1)[-1],
@@ -243,40 +234,39 @@ def inspect_recorded_crash(session: Session, args: Mapping[str, Any], ctx: Conte
 PLIST_PROVIDER = Provider(id="plistlib", name="Python plistlib", version="1")
 
 
-def _plist_path(session: Session, args: Mapping[str, Any]) -> str | ReaError:
+def _plist_path(session: Session, args: PlistArgs) -> str:
     """The file a request names: `path`, or `relative_path` inside the open bundle directory."""
-    if args.get("path"):
-        return str(args["path"])
-    problem = relative_problem(args["relative_path"])
+    if args.path:
+        return str(args.path)
+    problem = relative_problem(args.relative_path)
     if problem is not None:
-        return problem
+        refuse(problem)
     target = session.target
     if target is None or target.kind != "directory":
-        return ReaError(
-            code="target_unavailable" if target is None else "capability_unavailable",
-            message="inspect_plist reads relative_path inside an open bundle directory"
-            + ("; none is open." if target is None else f"; the open target {target.path} is a file."),
-            details={"reason": "bundle_directory_required"},
-            action="Call open_binary on the .app, .framework or bundle directory, or pass path with the plist file.",
+        refuse(
+            ReaError(
+                code="target_unavailable" if target is None else "capability_unavailable",
+                message="inspect_plist reads relative_path inside an open bundle directory"
+                + ("; none is open." if target is None else f"; the open target {target.path} is a file."),
+                details={"reason": "bundle_directory_required"},
+                action="Call open_binary on the .app, .framework or bundle directory, or pass path with the plist file.",
+            )
         )
-    inner = "/".join(part for part in args["relative_path"].replace("\\", "/").split("/") if part not in ("", "."))
+    inner = "/".join(part for part in args.relative_path.replace("\\", "/").split("/") if part not in ("", "."))
     return target.path.rstrip("/") + "/" + inner
 
 
-def inspect_plist(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def inspect_plist(session: Session, args: PlistArgs, ctx: Context) -> Program:
     path = _plist_path(session, args)
-    if isinstance(path, ReaError):
-        return failed(session, path)
     yield ReportProgress(phase="reading property list", message=path)
-    read = yield ReadPlist(path=path, max_nodes=args["max_nodes"], max_depth=args["max_depth"])
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
+    got = yield from need(ReadPlist(path=path, max_nodes=args.max_nodes, max_depth=args.max_depth))
     result = plist_result(got, path)
     built = create_evidence(
         provider=PLIST_PROVIDER,
         operation="inspect_plist",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=Subject(
             name=path.rsplit("/", 1)[-1],

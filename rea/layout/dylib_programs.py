@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping
 
-from returns.pipeline import is_successful
 
 from rea.effect_types import Program
 from rea.errors import ReaError, invalid_request
@@ -13,7 +12,9 @@ from rea.evidence import Provider, Subject, create_evidence
 from rea.layout.dyld_paths import lookup
 from rea.layout.dylib import default_roots, trace
 from rea.layout.model import ReadDylibTree
-from rea.program import Context, ReportProgress, failed, recorded
+from rea.program import Context, ReportProgress, failed, need, recorded, refusable, refuse, typed
+from rea.wire.convert import to_wire
+from rea.layout.dylib_records import DylibArgs
 from rea.session import Session
 
 PROVIDER = Provider(id="lief", name="LIEF (load commands) and REA's dyld model", version=None)
@@ -37,7 +38,7 @@ def _no_shared_cache(path: str) -> ReaError:
     )
 
 
-def _requested_roots(tree: Mapping[str, Any], images: Mapping[str, Any], roots: Any) -> list[str] | ReaError:
+def _requested_roots(tree: Mapping[str, Any], images: Mapping[str, Any], roots: Any) -> list[str]:
     """Each requested root, resolved as a dependency would be: a Mach-O file inside the analyzed root."""
     out: list[str] = []
     for root in roots:
@@ -52,42 +53,41 @@ def _requested_roots(tree: Mapping[str, Any], images: Mapping[str, Any], roots: 
             else None
         )
         if problem is not None:
-            return invalid_request(
-                f"Root {root} {problem}.", field="roots", accepted="Mach-O files relative to the analyzed root"
+            refuse(
+                invalid_request(
+                    f"Root {root} {problem}.", field="roots", accepted="Mach-O files relative to the analyzed root"
+                )
             )
         if found not in out:
             out.append(str(found))
     return out
 
 
-def trace_dylib_resolution(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def trace_dylib_resolution(session: Session, args: DylibArgs, ctx: Context) -> Program:
     target = session.target
     if target is None:
         return failed(session, _no_target())
-    if args.get("shared_cache"):
-        return failed(session, _no_shared_cache(args["shared_cache"]))
+    if args.shared_cache:
+        return failed(session, _no_shared_cache(args.shared_cache))
     directory = target.kind == "directory"
     root_path = target.path.rstrip("/") if directory else target.path.rsplit("/", 1)[0] or "/"
     yield ReportProgress(phase="walking the analyzed root", message=root_path)
-    read = yield ReadDylibTree(root=root_path, max_entries=args["max_entries"])
-    if not is_successful(read):
-        return failed(session, read.failure())
-    got = read.unwrap()
+    got = yield from need(ReadDylibTree(root=root_path, max_entries=args.max_entries))
     tree, images = got["entries"], got["images"]
     unclassified: list[str] = []
-    if args.get("roots"):
-        roots = _requested_roots(tree, images, args["roots"])
+    if args.roots:
+        roots = _requested_roots(tree, images, args.roots)
     elif directory:
         roots, unclassified = default_roots(images)
     else:
         roots = _requested_roots(tree, images, [target.path.rsplit("/", 1)[-1]])
-    if isinstance(roots, ReaError):
-        return failed(session, roots)
-    traced = trace(tree, images, roots, unclassified, args.get("architecture"))
+    traced = trace(tree, images, roots, unclassified, args.architecture)
     if got["truncated"]:
         traced["coverage"]["status"] = "partial"
         traced["limitations"].append(
-            f"The walk stopped at max_entries ({args['max_entries']}): files past it were treated as absent."
+            f"The walk stopped at max_entries ({args.max_entries}): files past it were treated as absent."
         )
     if got.get("unreadable"):
         traced["coverage"]["status"] = "partial"
@@ -97,7 +97,7 @@ def trace_dylib_resolution(session: Session, args: Mapping[str, Any], ctx: Conte
     built = create_evidence(
         provider=PROVIDER,
         operation="trace_dylib_resolution",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=Subject(
             name=target.name,

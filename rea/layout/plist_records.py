@@ -6,7 +6,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.layout import LayoutArtifact
+from rea.layout.records import LayoutArtifact
 from rea.wire.schema import Open, field, local_path
 
 

@@ -151,3 +151,34 @@ def test_only_static_x86_64_executables_have_a_layout(tmp_path):
     subprocess.run(["gcc", "-O0", "-o", str(tmp_path / "d"), str(tmp_path / "d.c")], check=True)
     assert direct.layout((tmp_path / "d").read_bytes()) is None  # dynamic (an interpreter)
     assert direct.layout(b"MZ" + bytes(200)) is None and direct.layout(b"") is None
+
+
+def test_through_mcp_the_engine_follows_the_run_and_angr_loads_when_a_question_needs_it(sample, tmp_path):
+    """A new server: the first emulation runs without angr (engine unicorn, the worker started lazily), a
+    question only angr answers (inspect_native_api) has the worker load angr first, a system call's run is
+    angr's (engine angr-unicorn), and the first answer is unchanged when asked again with angr loaded (the
+    same Evidence id)."""
+    import anyio
+
+    from test_mcp_e2e import connect, ok
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "cache")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            args = {"procedure": "xor_decode", "arguments": [{"kind": "buffer", "hex": xored(HOST).hex()}, 8, XOR_KEY]}
+            first = await s.call_tool("emulate_native_function", args)
+            api = await s.call_tool("inspect_native_api", {"procedure": "xor_decode"})
+            said = await s.call_tool(
+                "emulate_native_function",
+                {"procedure": "say", "arguments": [{"kind": "buffer", "hex": HOST.hex()}, len(HOST)]},
+            )
+            again = await s.call_tool("emulate_native_function", args)
+            return first, said, api, again
+
+    first, said, api, again = anyio.run(main)
+    assert first.structured_content["normalized_result"]["engine"] == "unicorn"
+    assert bytes.fromhex(first.structured_content["normalized_result"]["buffers"][0]["after"]["hex"]) == HOST
+    assert said.structured_content["normalized_result"]["engine"] == "angr-unicorn"
+    assert said.structured_content["normalized_result"]["status"] == "unsupported"
+    assert api.is_error is False, api.content[0].text
+    assert again.structured_content["evidence_id"] == first.structured_content["evidence_id"]

@@ -182,3 +182,24 @@ def test_through_mcp_the_engine_follows_the_run_and_angr_loads_when_a_question_n
     assert said.structured_content["normalized_result"]["status"] == "unsupported"
     assert api.is_error is False, api.content[0].text
     assert again.structured_content["evidence_id"] == first.structured_content["evidence_id"]
+
+
+def test_the_workers_project_has_angrs_irelative_slots(sample, bench_sample, projects):
+    """The worker's project resolves the static glibc's IRELATIVE slots in unicorn (direct.resolver): every
+    slot, every hook and the extern object's allocations are what angr alone gives."""
+    import angr
+
+    from effects.native import worker
+
+    for path in (sample, bench_sample):
+        plain = _project(projects, path)
+        found = direct.layout(path.read_bytes())
+        fast = worker.project(angr, str(path), found)
+        theirs, mine = plain.loader.main_object, fast.loader.main_object
+        assert len(theirs.irelatives) > 0
+        slots = [dest for _, dest in theirs.irelatives]
+        assert [mine.memory.unpack_word(d) for d in slots] == [theirs.memory.unpack_word(d) for d in slots]
+        assert sorted(fast._sim_procedures) == sorted(plain._sim_procedures)
+        assert fast.simos.return_deadend == plain.simos.return_deadend
+        resolve = direct.resolver(found)
+        assert all(resolve(r) is not None for r, _ in theirs.irelatives)  # none left to angr on these samples

@@ -144,7 +144,8 @@ class Analysis:
         self.image = fat_slice_bytes(params["path"], params.get("fat_slice"))
         loadable = self.loadable(params["path"])
         try:
-            self.project = angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
+            found = self.direct_layout() if isinstance(loadable, str) else None
+            self.project = project(angr, loadable, found)
         except Exception as exc:  # cle raises many types for unsupported input
             raise WorkerError(
                 "target_unavailable",
@@ -766,6 +767,28 @@ def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     }
     safe = {"normalize": False, "data_references": False, "cross_references": False, "resolve_indirect_jumps": False}
     return [("default", default), ("safe", safe)]
+
+
+def project(angr: Any, loadable: str | io.BytesIO, found: direct.Layout | None) -> Any:
+    """angr's project of the target. For a file the direct engine lays out (a static x86-64 executable), its
+    IRELATIVE resolvers run in unicorn (direct.resolver: most of angr's load otherwise), each one that cannot
+    be answered there by angr's own resolver, so every slot holds what angr alone would put there."""
+    if found is None:
+        return angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
+    import cle  # noqa: PLC0415 - imported with angr
+
+    loader = cle.Loader(loadable, auto_load_libs=False, load_debug_info=False)
+    perform, fast = loader.perform_irelative_relocs, direct.resolver(found)
+
+    def irelative(angrs: Callable[[int], int | None]) -> None:
+        perform(lambda address: _either(fast(address), angrs, address))
+
+    loader.perform_irelative_relocs = irelative
+    return angr.Project(loader)
+
+
+def _either(value: int | None, fallback: Callable[[int], int | None], address: int) -> int | None:
+    return value if value is not None else fallback(address)
 
 
 ANGR_OPTIONAL = frozenset({"hello", "load", "emulate"})  # operations that load angr themselves if they need it

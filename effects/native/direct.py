@@ -89,13 +89,17 @@ def _align(value: int, to: int) -> int:
     return (value + to - 1) // to * to
 
 
+def candidate(head: bytes) -> bool:
+    """Whether a file's first 64 bytes are those of a little-endian x86-64 ET_EXEC ELF (layout may apply)."""
+    if len(head) < 64 or head[:4] != b"\x7fELF" or head[4] != 2 or head[5] != 1:
+        return False
+    return struct.unpack_from("<HH", head, 16) == (ET_EXEC, EM_X86_64)
+
+
 def layout(data: bytes) -> Layout | None:
     """The layout of a static (no interpreter, no dynamic section) x86-64 ET_EXEC ELF whose relocations are
     all IRELATIVE, else None (angr runs everything else)."""
-    if len(data) < 64 or data[:4] != b"\x7fELF" or data[4] != 2 or data[5] != 1:
-        return None
-    e_type, machine = struct.unpack_from("<HH", data, 16)
-    if e_type != ET_EXEC or machine != EM_X86_64:
+    if not candidate(data[:64]):
         return None
     phoff, shoff = struct.unpack_from("<QQ", data, 32)
     phentsize, phnum, shentsize, shnum, shstrndx = struct.unpack_from("<HHHHH", data, 54)

@@ -178,8 +178,9 @@ class Analysis:
             if self.image is not None or not self.path:
                 self.direct = None
             else:
-                with open(self.path, "rb") as handle:
-                    self.direct = direct.layout(handle.read())
+                with open(self.path, "rb") as handle:  # the header first: most files are not laid out
+                    head = handle.read(64)
+                    self.direct = direct.layout(head + handle.read()) if direct.candidate(head) else None
         return self.direct if isinstance(self.direct, direct.Layout) else None
 
     def emulate(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:

@@ -94,9 +94,10 @@ def buffer_base(project: Any) -> int:
     return (top + 0xFFFFF) & ~0xFFFFF
 
 
-def place(project: Any, rows: list[dict[str, Any]], into: Callable[[str], int]) -> list[Placed]:
-    """Each argument's value: integers as given, pointers rebased, buffers laid out one after another."""
-    placed, cursor = [], buffer_base(project)
+def place(base: int, rows: list[dict[str, Any]], into: Callable[[str], int]) -> list[Placed]:
+    """Each argument's value: integers as given, pointers rebased, buffers laid out one after another from
+    base (buffer_base)."""
+    placed, cursor = [], base
     for index, row in enumerate(rows):
         if row["kind"] == "integer":
             placed.append(Placed(index, "integer", int(row["value"], 16)))
@@ -180,6 +181,10 @@ class Walk:
     out: Callable[[int | None], str | None]
     visited: set[int] | None
     site: list[int]
+    # how a block unicorn executed is read (its instructions, whether it ends in a call) and which procedure
+    # hooks an address: angr's project by default, the ELF and capstone for the direct engine (effects.native.direct)
+    lift: Callable[[int, int], native_blocks.Block] | None = None
+    hooked: Callable[[int], str | None] | None = None
     steps: int = 0
     instructions: int = 0
     calls: list[dict[str, Any]] = attrs.field(factory=list)
@@ -196,7 +201,7 @@ class Walk:
         """The block executed last ended in a call to target."""
         self.calls_total += 1
         if len(self.calls) < plan.MAX_CALLS:
-            hook = _hooked(self.project, target)
+            hook = self.hooked(target) if self.hooked is not None else _hooked(self.project, target)
             self.calls.append({"site": self.out(self.site[-1]), "target": self.out(target), "hook": hook})
 
     def unicorn(self, blocks: list[tuple[int, int]], after: int) -> None:
@@ -205,7 +210,9 @@ class Walk:
         for address, size in blocks:
             if pending:
                 self.called(address)
-            block = native_blocks.block(self.project, address, size)
+            block = (
+                self.lift(address, size) if self.lift is not None else native_blocks.block(self.project, address, size)
+            )
             self.ran(block.instructions)
             pending = block.call
         if pending:
@@ -345,16 +352,45 @@ def _read(state: Any, address: int, size: int) -> bytes:
         return bytes(data)
 
 
+@attrs.frozen
+class View:
+    """What the observations read from a finished run, whichever engine ran it: memory, the image's bounds and
+    sections, and the return register."""
+
+    read: Callable[[int, int], bytes]
+    section: Callable[[int], tuple[str, int, int] | None]  # (name, start, size) of the section holding an address
+    image: tuple[int, int]  # the main object's lowest and highest address
+    register: str
+    returned: Callable[[], int]  # the return register's value
+    bits: int
+
+
+def angr_view(project: Any, state: Any) -> View:
+    main = project.loader.main_object
+
+    def section(address: int) -> tuple[str, int, int] | None:
+        found = main.find_section_containing(address)
+        return None if found is None else (found.name, found.vaddr, found.memsize)
+
+    register = project.factory.cc().RETURN_VAL.reg_name
+    return View(
+        read=lambda address, size: _read(state, address, size),
+        section=section,
+        image=(main.min_addr, main.max_addr),
+        register=register,
+        returned=lambda: state.solver.eval(state.registers.load(register)),
+        bits=project.arch.bits,
+    )
+
+
 def observe(
-    project: Any,
-    state: Any,
+    view: View,
     end: dict[str, Any],
     placed: list[Placed],
     tracker: Tracker,
     out: Callable[[int | None], str | None],
 ) -> dict[str, Any]:
     """The observations of a finished run: arguments, buffers after, image writes, the return value."""
-    main = project.loader.main_object
     facts = dict(end)
     facts["arguments"] = [
         {"index": p.index, "kind": p.kind, "value": out(p.value) if p.kind == "pointer" else f"0x{p.value:x}"}
@@ -367,7 +403,7 @@ def observe(
             "size": p.buffer[2],
             "writable": p.buffer[3],
             "before_hex": p.buffer[1].ljust(p.buffer[2], b"\0").hex(),
-            "after_hex": _read(state, p.buffer[0], p.buffer[2]).hex(),
+            "after_hex": view.read(p.buffer[0], p.buffer[2]).hex(),
         }
         for p in placed
         if p.buffer is not None
@@ -377,34 +413,31 @@ def observe(
         {
             "start": out(start),
             "end": out(end_),
-            "hex": _read(state, start, end_ - start).hex(),
-            "section": getattr(main.find_section_containing(start), "name", None),
+            "hex": view.read(start, end_ - start).hex(),
+            "section": (view.section(start) or (None,))[0],
         }
         for start, end_ in kept
     ]
     facts["image_writes_total"], facts["image_writes_truncated"] = total, truncated
     facts["memory_pages"] = len(tracker.pages)
     if end["status"] == "returned":
-        facts["return"] = _returned(project, state, placed)
+        facts["return"] = _returned(view, placed)
     return facts
 
 
-def _returned(project: Any, state: Any, placed: list[Placed]) -> dict[str, Any]:
-    register = project.factory.cc().RETURN_VAL.reg_name
-    value = state.solver.eval(state.registers.load(register))
-    bits = project.arch.bits
+def _returned(view: View, placed: list[Placed]) -> dict[str, Any]:
+    value = view.returned()
     points = None
     for p in placed:
         if p.buffer is not None and p.buffer[0] <= value < p.buffer[0] + p.buffer[2]:
             n = min(plan.POINTED_TEXT_BYTES, p.buffer[0] + p.buffer[2] - value)
-            points = {"region": "buffer", "argument": p.index, "hex": _read(state, value, n).hex()}
-    main = project.loader.main_object
-    if points is None and main.min_addr <= value <= main.max_addr:
-        section = main.find_section_containing(value)
-        limit = min(plan.POINTED_TEXT_BYTES, (section.vaddr + section.memsize - value) if section else 0)
+            points = {"region": "buffer", "argument": p.index, "hex": view.read(value, n).hex()}
+    if points is None and view.image[0] <= value <= view.image[1]:
+        section = view.section(value)
+        limit = min(plan.POINTED_TEXT_BYTES, (section[1] + section[2] - value) if section else 0)
         if limit > 0:
-            points = {"region": "image", "argument": None, "hex": _read(state, value, limit).hex()}
-    return {"register": register, "value": f"0x{value:x}", "bits": bits, "points_to": points}
+            points = {"region": "image", "argument": None, "hex": view.read(value, limit).hex()}
+    return {"register": view.register, "value": f"0x{value:x}", "bits": view.bits, "points_to": points}
 
 
 def emulate(
@@ -422,19 +455,19 @@ def emulate(
     the budget; `into`/`out` convert link-time addresses for a rebased image."""
     main = project.loader.main_object
     tracker = Tracker(image=(main.min_addr, main.max_addr))
-    placed = place(project, arguments, into)
+    placed = place(buffer_base(project), arguments, into)
     state, engine = prepare(project, entry, placed, tracker)
     end, last = execute(project, state, limits, tracker, out=out, stop_at=stop_at, emit=emit)
-    facts = observe(project, last, end, placed, tracker, out)
+    facts = observe(angr_view(project, last), end, placed, tracker, out)
     facts["engine"] = engine
     return Run(facts=facts, state=last)
 
 
 def emulate_op(analysis: Any, params: dict[str, Any], emit: Emit) -> dict[str, Any]:
-    """The worker operation: the procedure at params["address"] with the planned arguments and budget."""
+    """The procedure at params["address"] with the planned arguments and budget, in angr (the worker's
+    `emulate` operation tries effects.native.direct first)."""
     limits = plan.Budget(**params["budget"])
     stop_at = params.get("stop_at")
-    emit(f"emulating {params['address']}")
     run = emulate(
         analysis.project,
         analysis.into(params["address"]),

@@ -73,6 +73,9 @@ class AngrWorker:
     # operations a cancel interrupts between blocks (SIGUSR1) instead of killing the worker: they answer
     # with what they observed until then, and the worker keeps its loaded project
     INTERRUPTIBLE: frozenset[str] = frozenset({"emulate", "decode_strings"})
+    # operations the worker may answer without angr (effects.native.direct): a worker started for one of them
+    # loads angr only when it must
+    LAZY: frozenset[str] = frozenset({"emulate"})
 
     def __init__(
         self,
@@ -107,36 +110,49 @@ class AngrWorker:
     def running(self) -> bool:
         return self.process is not None and self.process.returncode is None
 
-    async def ensure_started(self, report: Report, *, facts: bool = True) -> Result[dict[str, Any], ReaError]:
+    async def ensure_started(
+        self, report: Report, *, facts: bool = True, lazy: bool = False
+    ) -> Result[dict[str, Any], ReaError]:
         """Start the worker and load the target, within the startup deadline. With facts=False (a question
         that needs only the loaded project, such as an emulation) the loader facts (symbols, strings, origin
-        facts: seconds on a static binary) wait until a snapshot asks for them. A worker `prestart` began
-        is not started again: its load's answer is awaited."""
+        facts: seconds on a static binary) wait until a snapshot asks for them. With lazy=True (an emulation,
+        which the worker may run without angr: effects.native.direct) a worker that can answers at once and
+        loads angr only when it must; any other question has angr loaded first, within the deadline. A worker
+        `prestart` began is not started again: its load's answer is awaited."""
         if self.running and self.loader_facts is not None:
+            if not lazy and self.loader_facts.get("lazy"):
+                eager = {**self.load_params(), "facts": False}
+                loaded = await self._await_load(lambda: self._exchange("load", eager, report), report)
+                if not isinstance(loaded, Success):
+                    return loaded
             if facts and self.loader_facts.get("deferred"):
                 return await self._complete_facts(report)
             return Success(self.loader_facts)
         if not self.running or self.pending_load is None:
             try:
-                self.pending_load = await self._launch(facts)
+                self.pending_load = await self._launch(facts, lazy=lazy)
             except Unstartable as refused:
                 return Failure(refused.error)
         rid, self.pending_load = self.pending_load, None
         loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
+        if isinstance(loaded, Success) and not lazy and (self.loader_facts or {}).get("lazy"):
+            return await self.ensure_started(report, facts=facts)  # a lazy prestart: angr loads now
         if facts and (self.loader_facts or {}).get("deferred"):  # a prestarted load (the project only)
             return await self._complete_facts(report)
         return loaded
 
-    async def prestart(self) -> None:
+    async def prestart(self, *, lazy: bool = False) -> None:
         """Start the worker and send its load request (the project only: no loader facts) without waiting for
         the answer, so importing angr and loading the file overlap with what the caller does next (the fast
-        index); the next `ensure_started` awaits that answer. Does nothing when the worker runs already."""
+        index); the next `ensure_started` awaits that answer. lazy: the question is an emulation, which the
+        worker may answer without angr (it then loads angr only when it must). Does nothing when the worker
+        runs already."""
         if self.running:
             return
         with contextlib.suppress(Unstartable):  # the next question starts it again and says why it cannot
-            self.pending_load = await self._launch(facts=False)
+            self.pending_load = await self._launch(facts=False, lazy=lazy)
 
-    async def _launch(self, facts: bool) -> int:
+    async def _launch(self, facts: bool, *, lazy: bool = False) -> int:
         """A new worker process (any previous one stopped first), in its own session and scratch directory,
         sent its load request: the request's id, whose answer ensure_started reads. Unstartable when no
         scratch directory can be made."""
@@ -154,7 +170,8 @@ class AngrWorker:
         self.analysed = False
         self.observe()
         self.next_id += 1
-        request = {"id": self.next_id, "op": "load", "params": {**self.load_params(), "facts": facts}}
+        params = {**self.load_params(), "facts": facts, **({"lazy": True} if lazy else {})}
+        request = {"id": self.next_id, "op": "load", "params": params}
         with contextlib.suppress(*PIPE_ERRORS):  # a worker gone at once: reading its answer says so
             await self.process.stdin.send(orjson.dumps(request) + b"\n")
         return self.next_id
@@ -241,7 +258,7 @@ class AngrWorker:
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
         """One query; cancelling it kills the worker (angr cannot be interrupted any other way), except an
         INTERRUPTIBLE one, which stops between blocks and leaves its partial answer in `interrupted`."""
-        started = await self.ensure_started(report, facts=False)
+        started = await self.ensure_started(report, facts=False, lazy=op in self.LAZY)
         if not isinstance(started, Success):
             return started
         async with self.lock:

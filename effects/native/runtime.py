@@ -188,7 +188,9 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
     runtime = _runtime()
     if effect.engine_ahead and effect.binding["provider"]["id"] == "angr":
-        await runtime.worker_for(effect).prestart()  # its failure, if any, is the engine question's to report
+        # its failure, if any, is the engine question's to report; lazy: the question (an emulation) may need
+        # no angr at all (effects.native.direct)
+        await runtime.worker_for(effect).prestart(lazy=True)
     if effect.stage == "decoded":
         return await _decoded(effect, progress)
     if effect.stage == "index":

@@ -27,7 +27,7 @@ from collections.abc import Callable
 
 import orjson
 
-from effects.native import decoder, emulator, metadata, origin_facts, valueflow
+from effects.native import decoder, direct, emulator, metadata, origin_facts, valueflow
 from rea.native import headers
 from rea.native import metadata as known
 from rea.native import strings as native_strings
@@ -99,6 +99,8 @@ class Analysis:
         self.bundle = False  # a MH_BUNDLE loaded as the dylib it is laid out like
         self.image: bytes | None = None  # the analysed slice of a universal Mach-O (None: the whole file)
         self.cfg_error: WorkerError | None = None  # every profile failed: asking again fails the same way
+        self.deferred: dict[str, Any] | None = None  # a lazy load's parameters: angr loads when first needed
+        self.direct: direct.Layout | None | bool = False  # the direct engine's layout (None: not eligible)
 
     @property
     def source(self) -> str | bytes:
@@ -122,6 +124,16 @@ class Analysis:
     # -------------------------------------------------------------------- load
 
     def load(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        """Import angr and load the target. A lazy load (params["lazy"], sent ahead of an emulation) of a file
+        the direct engine can run (effects.native.direct) only records the parameters: angr loads when
+        something first needs it (ensure_project), so an emulation that never does skips it."""
+        if self.project is not None:
+            return {"deferred": True} if params.get("facts") is False else self.loader_facts()
+        if params.get("lazy") and params.get("facts") is False and params.get("fat_slice") is None:
+            self.path = params["path"]
+            if self.direct_layout() is not None:
+                self.deferred = {**params, "lazy": False}
+                return {"deferred": True, "lazy": True}
         emit("importing angr")
         import angr  # noqa: PLC0415 - the import is the worker's startup cost
 
@@ -132,7 +144,8 @@ class Analysis:
         self.image = fat_slice_bytes(params["path"], params.get("fat_slice"))
         loadable = self.loadable(params["path"])
         try:
-            self.project = angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
+            found = self.direct_layout() if isinstance(loadable, str) else None
+            self.project = project(angr, loadable, found)
         except Exception as exc:  # cle raises many types for unsupported input
             raise WorkerError(
                 "target_unavailable",
@@ -152,6 +165,41 @@ class Analysis:
         if params.get("facts") is False:  # a question that needs the project only: facts when asked ("facts")
             return {"deferred": True}
         return self.loader_facts()
+
+    def ensure_project(self, emit: Callable[[str], None]) -> None:
+        """Load angr's project now if a lazy load deferred it."""
+        if self.project is None and self.deferred is not None:
+            params, self.deferred = self.deferred, None
+            self.load(params, emit)
+
+    def direct_layout(self) -> direct.Layout | None:
+        """The direct engine's layout of the target (read once), or None when angr must run it."""
+        if self.direct is False:
+            if self.image is not None or not self.path:
+                self.direct = None
+            else:
+                with open(self.path, "rb") as handle:  # the header first: most files are not laid out
+                    head = handle.read(64)
+                    self.direct = direct.layout(head + handle.read()) if direct.candidate(head) else None
+        return self.direct if isinstance(self.direct, direct.Layout) else None
+
+    def emulate(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+        """The `emulate` operation: the direct engine when it can answer as angr would (no stop_at, a static
+        x86-64 image, unicorn installed), else angr's engine (emulator.emulate_op). The choice depends on the
+        run only, never on whether angr is loaded, so the same inputs give the same answer."""
+        emit(f"emulating {params['address']}")
+        found = self.direct_layout() if params.get("stop_at") is None and emulator.UNICORN else None
+        if found is not None and _unicorn_installed():
+            into, out = direct.addresses(found)
+            limits = emulator.plan.Budget(**params["budget"])
+            try:
+                return direct.run(
+                    found, into(params["address"]), params["arguments"], limits, into=into, out=out, emit=emit
+                )
+            except direct.Declined as why:
+                emit(f"angr's engine runs this one: {why}")
+        self.ensure_project(emit)
+        return emulator.emulate_op(self, params, emit)
 
     def loadable(self, path: str) -> str | io.BytesIO:
         """The file angr should load: a universal binary's slice from its bytes in memory; a Mach-O bundle as
@@ -722,6 +770,39 @@ def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [("default", default), ("safe", safe)]
 
 
+def project(angr: Any, loadable: str | io.BytesIO, found: direct.Layout | None) -> Any:
+    """angr's project of the target. For a file the direct engine lays out (a static x86-64 executable), its
+    IRELATIVE resolvers run in unicorn (direct.resolver: most of angr's load otherwise), each one that cannot
+    be answered there by angr's own resolver, so every slot holds what angr alone would put there."""
+    if found is None:
+        return angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
+    import cle  # noqa: PLC0415 - imported with angr
+
+    loader = cle.Loader(loadable, auto_load_libs=False, load_debug_info=False)
+    perform, fast = loader.perform_irelative_relocs, direct.resolver(found)
+
+    def irelative(angrs: Callable[[int], int | None]) -> None:
+        perform(lambda address: _either(fast(address), angrs, address))
+
+    loader.perform_irelative_relocs = irelative
+    return angr.Project(loader)
+
+
+def _either(value: int | None, fallback: Callable[[int], int | None], address: int) -> int | None:
+    return value if value is not None else fallback(address)
+
+
+ANGR_OPTIONAL = frozenset({"hello", "load", "emulate"})  # operations that load angr themselves if they need it
+
+
+def _unicorn_installed() -> bool:
+    try:
+        import unicorn  # noqa: F401, PLC0415 - the direct engine's only engine
+    except ImportError:
+        return False
+    return True
+
+
 def _angr_version() -> str:
     from importlib.metadata import version
 
@@ -742,7 +823,7 @@ def main() -> int:
         "boundary": analysis.boundary,
         "call_targets": analysis.call_targets,
         "value_flow": lambda params, emit: valueflow.value_flow(analysis, params, emit),
-        "emulate": lambda params, emit: emulator.emulate_op(analysis, params, emit),
+        "emulate": analysis.emulate,
         "decode_strings": lambda params, emit: decoder.decode_strings_op(analysis, params, emit),
     }
     out = sys.stdout.buffer
@@ -759,6 +840,8 @@ def main() -> int:
             op = ops.get(request.get("op"))
             if op is None:
                 raise WorkerError("invalid_request", f"unknown worker operation {request.get('op')!r}")
+            if request.get("op") not in ANGR_OPTIONAL:
+                analysis.ensure_project(emit)
             reply = {"id": rid, "ok": True, "result": op(request.get("params") or {}, emit)}
         except WorkerError as exc:
             reply = {

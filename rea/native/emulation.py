@@ -57,8 +57,9 @@ MODELLED_CALLS: Final = frozenset(
     }
 )
 LIMITATIONS: Final = (
-    "Emulated by angr (its unicorn engine where installed, else its VEX engine; `engine` says which) with a "
-    "concrete state (registers and memory nobody set read as zero); nothing runs on the host. Code reached is "
+    "Emulated by angr (its unicorn engine where installed, else its VEX engine; `engine` says which; on a static "
+    "x86-64 image, `unicorn` driven by REA itself in angr's state and layout, whenever the run needs nothing only "
+    "angr models) with a concrete state (registers and memory nobody set read as zero); nothing runs on the host. Code reached is "
     "emulated instruction by instruction, calls included.",
     "The kernel is not emulated: a system call stops the run (unsupported, naming it). Library routines reached "
     "through imports run only when angr models them as pure memory computations (memcpy, strlen, malloc, ...); "

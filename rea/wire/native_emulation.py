@@ -211,7 +211,10 @@ class Coverage:
 @attrs.frozen(kw_only=True)
 class Emulation:
     procedure: Procedure = field("The routine run")
-    engine: Literal["angr-vex", "angr-unicorn"] = field("angr's VEX engine, or unicorn where angr has it")
+    engine: Literal["angr-vex", "angr-unicorn", "unicorn"] = field(
+        "angr's VEX engine, unicorn where angr has it, or unicorn driven by REA itself on a static x86-64 image "
+        "(the same answer angr's unicorn engine gives, without loading angr)"
+    )
     status: Status = field(
         "returned; stopped_at (stop_at reached); step_limit, time_limit, memory_limit (a budget); memory_fault "
         "(an unmapped or protected access); unsupported (see unsupported); cancelled (the client cancelled the "

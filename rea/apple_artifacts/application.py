@@ -67,8 +67,10 @@ def role_of(path: str) -> str:
 
 
 def _bundles(paths: Sequence[tuple[str, Any]], files: set[str]) -> tuple[list[str], list[dict[str, Any]]]:
-    directories = sorted(p for p, o in paths if o.get("entry_kind") == "directory" or p.endswith(BUNDLE_SUFFIXES))
-    bundles = [p for p in directories if p.endswith(BUNDLE_SUFFIXES)]
+    # an archive may list no directory entries: every parent of a listed path is a directory too
+    directories = {p for p, o in paths if o.get("entry_kind") == "directory"}
+    directories |= {"/".join(p.split("/")[:i]) for p, _ in paths for i in range(1, p.count("/") + 1)}
+    bundles = sorted(p for p in directories if p.endswith(BUNDLE_SUFFIXES))
     roots = [p for p in bundles if p.endswith(".app") and not any(p.startswith(b + "/") for b in bundles)]
     out = []
     for path in bundles:

@@ -59,7 +59,7 @@ def connection_kind(class_name: str) -> str:
 
 
 def node_kind(class_name: str, custom: str | None) -> str:
-    if class_name in ("UIProxyObject",) or custom == "FirstResponder":
+    if class_name in ("UIProxyObject",) or "Placeholder" in class_name or custom == "FirstResponder":
         return "placeholder"
     if class_name == "NSCustomObject":
         return "view_controller" if custom and custom.endswith("Controller") else "external_object"

@@ -72,7 +72,7 @@ def _keyed(effect: ReadKeyedArchive) -> dict[str, Any]:
             accepted="decode_interface_builder reads compiled NIBArchive files"))  # fmt: skip
     binary = data.startswith(b"bplist00")
     try:
-        archive, bad_reals = keyed.plist_json(_plist(data), binary)
+        archive, bad_reals = keyed.plist_json(_plist(data), binary, len(data) + 16)
     except keyed.TooDeep as exc:
         raise _Refused(invalid_request(str(exc), field="path", reason="too-deep")) from exc
     return {"archive": archive, "sha256": sha256, "format": "binary-plist" if binary else "xml-plist",
@@ -121,7 +121,7 @@ def _decode(full: str, relative: str) -> DecodedDocument:
                                    problem=parsed.failure().message)  # fmt: skip
         return DecodedDocument(relative_path=relative, sha256=sha256, kind=kind, table=parsed.unwrap())
     try:
-        archive, _ = keyed.plist_json(_plist(data), data.startswith(b"bplist00"))
+        archive, _ = keyed.plist_json(_plist(data), data.startswith(b"bplist00"), len(data) + 16)
     except (_Refused, keyed.TooDeep) as exc:
         return DecodedDocument(relative_path=relative, sha256=sha256, kind=kind, table=None, problem=str(exc))
     if not isinstance(archive, dict) or archive.get("$archiver") != "NSKeyedArchiver":

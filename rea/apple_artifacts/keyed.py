@@ -26,6 +26,7 @@ from rea.errors import ReaError, invalid_request
 MAX_OBJECTS = 200_000
 MAX_REFERENCES = 200_000
 MAX_DEPTH = 128
+MAX_VALUES = 2_000_000  # values one decoded plist may unfold to (shared references repeat)
 SAFE = 2**53 - 1
 ACCEPTED = "an NSKeyedArchiver plist ($archiver NSKeyedArchiver, an $objects array and $top roots)"
 LIMITATIONS = (
@@ -40,18 +41,30 @@ class TooDeep(ValueError):
     """A plist nests deeper than MAX_DEPTH (a recursion bomb is refused, never followed)."""
 
 
-def plist_json(value: Any, binary: bool, depth: int = 0) -> tuple[Any, int]:
-    """A decoded plist value as JSON, and how many non-finite reals it held (they become typed nulls)."""
-    if depth > MAX_DEPTH:
-        raise TooDeep(f"the plist nests deeper than {MAX_DEPTH} levels")
+def plist_json(value: Any, binary: bool, max_values: int = MAX_VALUES) -> tuple[Any, int]:
+    """A decoded plist value as JSON, and how many non-finite reals it held (they become typed nulls).
+
+    A binary plist may point many times at one object (or at itself), so a small file can unfold
+    into an exponential or endless tree: the conversion counts every value it emits and stops at
+    max_values values or MAX_DEPTH levels. Every value of a plist costs at least one byte of it
+    (a binary plist's shared value is still one object reference per use), so the reader passes
+    the file's size: only a file that shares containers can exceed it."""
+    budget = [min(max_values, MAX_VALUES)]
+    return _convert(value, binary, 0, budget)
+
+
+def _convert(value: Any, binary: bool, depth: int, budget: list[int]) -> tuple[Any, int]:
+    budget[0] -= 1
+    if depth > MAX_DEPTH or budget[0] < 0:
+        raise TooDeep(f"the plist nests deeper than {MAX_DEPTH} levels or unfolds to more values than it has bytes")
     if isinstance(value, dict):
         out, bad = {}, 0
         for key, item in value.items():
-            out[str(key)], n = plist_json(item, binary, depth + 1)
+            out[str(key)], n = _convert(item, binary, depth + 1, budget)
             bad += n
         return out, bad
     if isinstance(value, (list, tuple)):
-        items = [plist_json(item, binary, depth + 1) for item in value]
+        items = [_convert(item, binary, depth + 1, budget) for item in value]
         return [v for v, _ in items], sum(n for _, n in items)
     return _scalar(value, binary)
 

@@ -29,12 +29,18 @@ _ROLES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\.app$"), "helper"),
 )
 _RUNTIME: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"flutter\.framework|/app\.framework/"), "flutter"),
-    (re.compile(r"react\.framework|reactnative|hermes\.framework|main\.jsbundle"), "react-native"),
+    (re.compile(r"\.dylib$|\.framework/[^/]+$"), "swift-objective-c"),
+    (re.compile(r"flutter\.framework|(?:^|/)app\.framework/"), "flutter"),
+    (re.compile(r"react\.framework|reactnative|hermes"), "react-native"),
     (re.compile(r"unityframework\.framework"), "unity"),
-    (re.compile(r"electron framework\.framework|/app\.asar$"), "electron"),
-    (re.compile(r"libswift[^/]*\.dylib$|\.swiftmodule"), "swift"),
-    (re.compile(r"\.(?:js|jsbundle)$"), "javascript"),
+)
+_GROUPS: tuple[tuple[str, Any], ...] = (
+    ("bundle_metadata", lambda c, app: c["path"].endswith("/Info.plist") or c["path"] == "Info.plist"),
+    ("executables", lambda c, app: app(c["path"]) and c["format"] in ("mach-o", "mach-o-universal")),
+    ("frameworks", lambda c, app: ".framework/" in c["path"]),
+    ("native_libraries", lambda c, app: c["path"].lower().endswith((".dylib", ".so"))),
+    ("javascript", lambda c, app: c["format"] == "javascript-bundle" or c["path"].endswith((".jsbundle", ".js"))),
+    ("signing", lambda c, app: c["path"].endswith(("embedded.mobileprovision", "_CodeSignature/CodeResources"))),
 )
 LAUNCHD = re.compile(r"/Launch(?:Agents|Daemons)/[^/]+\.plist$")
 LIMITATIONS = [
@@ -83,6 +89,38 @@ def _bundles(paths: Sequence[tuple[str, Any]], files: set[str]) -> tuple[list[st
     return roots, out
 
 
+def _retain(full: list[dict[str, Any]], roots: list[str], limit: int) -> tuple[dict[str, list[Any]], int]:
+    """Components by group, in path order, at most `limit` over all groups; and how many were left out."""
+
+    def inside(path: str) -> bool:
+        return any(path.startswith(root + "/") for root in roots)
+
+    groups, left, total = {}, limit, 0
+    for name, test in _GROUPS:
+        members = sorted((c for c in full if test(c, inside)), key=lambda c: c["path"])
+        total += len(members)
+        groups[name] = members[: max(left, 0)]
+        left -= len(groups[name])
+    return groups, total - sum(len(g) for g in groups.values())
+
+
+def _bridges(groups: Mapping[str, list[Any]], limit: int) -> tuple[list[dict[str, str]], int]:
+    """Path-based hypotheses: each JavaScript component beside each native one (never observed calls)."""
+    native = sorted({c["path"] for c in groups["executables"] + groups["native_libraries"]})
+    pairs = [(js["path"], n) for js in groups["javascript"] for n in native]
+    kept = [{"source_path": js, "native_path": n, "basis": _basis(n)} for js, n in pairs[:limit]]
+    return kept, len(pairs) - len(kept)
+
+
+def _basis(path: str) -> str:
+    lower = path.lower()
+    if "react" in lower:
+        return "react-native-convention"
+    if "flutter" in lower or "app.framework" in lower:
+        return "flutter-convention"
+    return "unity-convention" if "unity" in lower else "javascript-and-native-content"
+
+
 def project(results: Sequence[Mapping[str, Any]], source_ids: Sequence[str], max_components: int) -> dict[str, Any]:
     """The application graph of every page of one inventory (already parsed and checked to be one manifest)."""
     nodes, occurrences, complete = merge_pages(results)
@@ -95,29 +133,34 @@ def project(results: Sequence[Mapping[str, Any]], source_ids: Sequence[str], max
     ]
     roots, bundles = _bundles(paths, {c["path"] for c in full})
     launchd = [{"path": c["path"], "sha256": c["sha256"]} for c in full if LAUNCHD.search(c["path"])]
-    kept = sorted(full, key=lambda c: c["path"])[:max_components]
-    omitted = len(full) - len(kept)
+    groups, omitted = _retain(full, roots, max_components)
     families = sorted({f for c in full for p, f in _RUNTIME if p.search(c["path"].lower())}
-                      | ({"native"} if any(c["format"].startswith("mach-o") for c in full) else set()))  # fmt: skip
+                      | ({"native"} if any(c["format"].startswith("mach-o") for c in full) else set())
+                      | ({"javascript"} if groups["javascript"] else set()))  # fmt: skip
+    bridges, omitted_bridges = _bridges(groups, max_components)
     limitations = list(LIMITATIONS)
     if not complete:
         limitations.insert(0, "The inventory pages are incomplete: what they do not list is unknown, not absent.")
     if not roots:
         limitations.insert(0, "No .app bundle directory is in the inventory.")
-    if omitted:
-        limitations.append(f"{omitted} components were left out by limits.max_components.")
+    if omitted or omitted_bridges:
+        limitations.append(f"{omitted} components and {omitted_bridges} bridge hypotheses were left out by "
+                           "limits.max_components.")  # fmt: skip
     body = {
         "schema_version": 1,
         "root_sha256": manifest["root_sha256"],
         "root_format": manifest["root_format"],
         "source_evidence_ids": sorted(source_ids),
         "application_roots": roots,
+        "components": groups,
+        "runtime_families": families,
+        "bridge_candidates": bridges,
         "bundles": bundles,
         "launchd_plists": launchd,
-        "components": kept,
-        "runtime_families": families,
-        "coverage": {"status": "truncated" if omitted else "complete-within-inventory" if complete else "partial",
-                     "inventory_complete": complete, "omitted_components": omitted},
+        "coverage": {"status": "truncated" if omitted or omitted_bridges
+                     else "complete-within-inventory" if complete else "partial",
+                     "inventory_complete": complete, "omitted_components": omitted,
+                     "omitted_bridge_candidates": omitted_bridges},
         "limitations": limitations,
     }  # fmt: skip
     return {**body, "projection_id": "aap_" + canonical_sha256(body)}

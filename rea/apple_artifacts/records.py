@@ -226,10 +226,30 @@ class LaunchdPlist:
 
 
 @attrs.frozen(kw_only=True)
+class AppComponents:
+    bundle_metadata: tuple[AppComponent, ...] = field("Info.plist files")
+    executables: tuple[AppComponent, ...] = field("Mach-O files inside an app root")
+    frameworks: tuple[AppComponent, ...] = field("")
+    native_libraries: tuple[AppComponent, ...] = field("dylib and so files")
+    javascript: tuple[AppComponent, ...] = field("")
+    signing: tuple[AppComponent, ...] = field("Provisioning profiles and CodeResources")
+
+
+@attrs.frozen(kw_only=True)
+class BridgeCandidate:
+    source_path: str = field("A JavaScript component")
+    native_path: str = field("A native component beside it")
+    basis: Literal[
+        "javascript-and-native-content", "react-native-convention", "flutter-convention", "unity-convention"
+    ] = field("Path hypothesis, never an observed call")
+
+
+@attrs.frozen(kw_only=True)
 class AppCoverage:
     status: Literal["complete-within-inventory", "partial", "truncated"] = field("")
     inventory_complete: bool = field("")
     omitted_components: int = field("", minimum=0)
+    omitted_bridge_candidates: int = field("", minimum=0)
 
 
 @attrs.frozen(kw_only=True)
@@ -240,9 +260,10 @@ class ApplicationGraphResult:
     root_format: str = field("ipa, directory, zip, ...")
     source_evidence_ids: tuple[str, ...] = field("")
     application_roots: tuple[str, ...] = field("Top-level .app paths")
-    bundles: tuple[NestedBundle, ...] = field("Nested bundles with their roles")
-    launchd_plists: tuple[LaunchdPlist, ...] = field("")
-    components: tuple[AppComponent, ...] = field("Files with paths and hashes")
-    runtime_families: tuple[str, ...] = field("Path hints: native, swift, javascript, react-native, flutter, ...")
+    components: AppComponents = field("Paths and hashes by group")
+    runtime_families: tuple[str, ...] = field("native, swift-objective-c, javascript, react-native, flutter, unity")
+    bridge_candidates: tuple[BridgeCandidate, ...] = field("")
+    bundles: tuple[NestedBundle, ...] = field("Our extra: nested bundles with roles")
+    launchd_plists: tuple[LaunchdPlist, ...] = field("Our extra")
     coverage: AppCoverage = field("")
     limitations: tuple[str, ...] = field("")

@@ -335,6 +335,9 @@ def test_the_cli_reaches_the_tools(tmp_path):
     with zipfile.ZipFile(ipa, "w") as z:
         z.writestr("Payload/Demo.app/Info.plist", plistlib.dumps({"CFBundleIdentifier": "x"}))
         z.writestr("Payload/Demo.app/PlugIns/Widget.appex/Info.plist", plistlib.dumps({}))
+    refused = subprocess.run([*rea_command(), "call", "decode_interface_builder", "--target", str(ipa), "--format",
+                              "json"], capture_output=True, text=True, env=clean_env(), timeout=120)  # fmt: skip
+    assert refused.returncode == 1 and '"archive_target"' in refused.stdout + refused.stderr
     inventory = _cli("inventory_artifact", "--target", str(ipa))
     graph = _cli("project_apple_application_graph", "--json-args", json.dumps({"inventory_evidence": [inventory]}))
     assert graph["normalized_result"]["bundles"][0]["role"] == "appex"

@@ -116,10 +116,9 @@ def _decode(full: str, relative: str) -> DecodedDocument:
     data, sha256 = _read(_nib_file(full))
     if data.startswith(nib.MAGIC):
         parsed = nib.parse_nib_archive(data)
-        if isinstance(parsed, Failure):
-            return DecodedDocument(relative_path=relative, sha256=sha256, kind=kind, table=None,
-                                   problem=parsed.failure().message)  # fmt: skip
-        return DecodedDocument(relative_path=relative, sha256=sha256, kind=kind, table=parsed.unwrap())
+        table = parsed.value_or(None)
+        problem = None if table is not None else parsed.failure().message
+        return DecodedDocument(relative_path=relative, sha256=sha256, kind=kind, table=table, problem=problem)
     try:
         archive, _ = keyed.plist_json(_plist(data), data.startswith(b"bplist00"), len(data) + 16)
     except (_Refused, keyed.TooDeep) as exc:
@@ -153,9 +152,10 @@ def _catalogs(effect: ReadAssetCatalogs) -> dict[str, Any]:
     for relative in paths:
         data, sha256 = _read(os.path.join(root, relative) if relative else root)
         parsed = car.parse_car(data)
-        out.append({"path": relative or os.path.basename(root), "sha256": sha256,
-                    "catalog": parsed.unwrap() if isinstance(parsed, Success) else None,
-                    "problem": None if isinstance(parsed, Success) else parsed.failure().message})  # fmt: skip
+        catalog = parsed.value_or(None)
+        problem = None if catalog is not None else parsed.failure().message
+        out.append({"path": relative or os.path.basename(root), "sha256": sha256, "catalog": catalog,
+                    "problem": problem})  # fmt: skip
     return {"catalogs": out, "walk_cut": cut}
 
 

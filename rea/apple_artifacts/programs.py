@@ -8,7 +8,7 @@ projects inventory Evidence already in hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from rea import __version__
 from rea.apple_artifacts import application, interface_graph, keyed
@@ -16,7 +16,8 @@ from rea.apple_artifacts.effects import ReadAssetCatalogs, ReadInterfaceBuilder,
 from rea.apple_artifacts.records import ApplicationGraphArgs, AssetCatalogArgs, InterfaceBuilderArgs, KeyedArchiveArgs
 from rea.artifacts.graph import parse_inventory
 from rea.effect_types import Program, ToolProgram
-from rea.errors import invalid_request, no_target
+from rea.artifacts.model import ZIP_FORMATS
+from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.plist import relative_problem
 from rea.program import Context, ReportProgress, must, need, recorded, refusable, refuse, typed
@@ -34,7 +35,17 @@ CATALOG_LIMITATIONS = [
 def _target(session: Session, operation: str) -> Target:
     if session.target is None:
         refuse(no_target(operation))
-    return session.target
+    target = session.target
+    if target.kind == "file" and target.format in ZIP_FORMATS + ("dmg", "tar", "asar"):
+        refuse(ReaError(
+            code="capability_unavailable",
+            message=f"{operation} reads files of an .app directory or the file itself; {target.path} is a "
+                    f"{target.format} archive, which it does not open.",
+            details={"reason": "archive_target", "operation": operation, "format": target.format},
+            action="Call extract_artifact on the archive, then open_binary the extracted .app directory "
+                   "(project_apple_application_graph reads the archive's inventory directly).",
+        ))  # fmt: skip
+    return target
 
 
 def _subject(target: Target) -> Subject:
@@ -154,9 +165,10 @@ def project_apple_application_graph(session: Session, args: ApplicationGraphArgs
         evidence_links=links))  # fmt: skip
 
 
+# @typed programs read their argument record; the table's type names the mapping the gate hands over
 PROGRAMS: Mapping[str, ToolProgram] = {
-    "inspect_keyed_archive": inspect_keyed_archive,
-    "decode_interface_builder": decode_interface_builder,
-    "inspect_asset_catalog": inspect_asset_catalog,
-    "project_apple_application_graph": project_apple_application_graph,
+    "inspect_keyed_archive": cast(ToolProgram, inspect_keyed_archive),
+    "decode_interface_builder": cast(ToolProgram, decode_interface_builder),
+    "inspect_asset_catalog": cast(ToolProgram, inspect_asset_catalog),
+    "project_apple_application_graph": cast(ToolProgram, project_apple_application_graph),
 }

@@ -146,7 +146,11 @@ def build(target_sha256: str, docs: list[DecodedDocument], limits: dict[str, int
         graph.coverage += [
             _facet(f"objects:{path}", added == total_objects, "object_limit_reached", added, total_objects - added),
             _facet(f"connections:{path}", omitted == 0, "connection_limit_reached", examined, omitted),
-            _facet(f"hierarchy:{path}", graph.truncated == before, "graph_limit_reached", hierarchy, 0),
+            _facet(f"hierarchy:{path}", graph.truncated == before, "graph_limit_reached", hierarchy, 0)
+            if hierarchy
+            else {"facet": f"hierarchy:{path}", "status": "unsupported", "reason": "archive_hierarchy_not_decoded",
+                  "examined": 0, "omitted": 0},
+            _facet(f"classes:{path}", True, "", len({o.class_name for o in doc.table.objects}), 0),
         ]  # fmt: skip
         summaries.append({"relative_path": path, "archive_sha256": doc.sha256, "document_kind": doc.kind,
                           "object_count": total_objects, "connection_count": examined + omitted,

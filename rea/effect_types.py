@@ -14,6 +14,7 @@ from typing import Any, TypeAlias
 
 from rea.adb.family import EFFECTS as AdbEffect
 from rea.android.family import EFFECTS as AndroidEffect
+from rea.apple_artifacts.family import EFFECTS as AppleArtifactsEffect
 from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
 from rea.artifacts.family import EFFECTS as ArtifactsEffect
 from rea.families import FAMILIES
@@ -47,6 +48,7 @@ AnyEffect: TypeAlias = (
     CoreEffect
     | NativeEffect
     | ArtifactsEffect
+    | AppleArtifactsEffect
     | JavascriptEffect
     | ManagedEffect
     | AndroidEffect

@@ -14,6 +14,7 @@ order of the family commands in `rea --help`.
 
 from rea.adb import family as adb
 from rea.android import family as android
+from rea.apple_artifacts import family as apple_artifacts
 from rea.apple_metadata import family as apple_metadata
 from rea.artifacts import family as artifacts
 from rea.batch import family as batch
@@ -49,6 +50,7 @@ FAMILIES: tuple[Family, ...] = (
     SESSION,
     native.FAMILY,
     artifacts.FAMILY,
+    apple_artifacts.FAMILY,
     javascript.FAMILY,
     managed.FAMILY,
     android.FAMILY,

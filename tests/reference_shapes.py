@@ -1682,6 +1682,124 @@ SIX: dict[str, Any] = {
         provenance=arr({"type": "object"}),
         limitations=arr(STR),
     ),
+    # inspect_keyed_archive (6.x src/domain/apple/keyedArchive.ts keyedArchiveResultSchema)
+    "inspect_keyed_archive": obj(
+        target_sha256=STR,
+        archive_path=STR,
+        archive_sha256=STR,
+        archive_format={"enum": ["binary-plist", "xml-plist"]},
+        roots={"type": "object"},
+        objects=arr(
+            obj(
+                id=INT,
+                kind={"enum": ["nil", "scalar", "array", "dictionary", "class-descriptor", "archived-object"]},
+                class_id=nullable(INT),
+                class_name=nullable(STR),
+                status={"enum": ["observed", "unknown-class", "unresolved-class", "nil"]},
+                value=ANY,
+            )
+        ),
+        references=arr(
+            obj(
+                source=nullable(INT),
+                path=arr({"type": ["string", "integer"]}),
+                target=nullable(INT),
+                status={"enum": ["resolved", "nil", "unresolved", "malformed"]},
+                raw=ANY,
+            )
+        ),
+        total_objects=INT,
+        total_references=INT,
+        offset=INT,
+        next_offset=nullable(INT),
+        truncated=BOOL,
+        limitations=arr(STR),
+    ),
+    # decode_interface_builder (6.x src/domain/apple/interfaceBuilderGraph.ts, nativeInvestigationGraph.ts)
+    "decode_interface_builder": obj(
+        target_sha256=STR,
+        documents=arr(
+            obj(
+                relative_path=STR,
+                archive_sha256=STR,
+                document_kind={"enum": ["nib", "storyboard_scene"]},
+                object_count=INT,
+                connection_count=INT,
+                hierarchy_complete=BOOL,
+            )
+        ),
+        graph=obj(
+            target_sha256=STR,
+            provider=obj(id=STR, version=nullable(STR), tool_version=STR),
+            nodes=arr(obj(id=STR, kind=STR, name=STR, location=ANY, attributes={"type": "object"}, evidence=arr(ANY))),
+            edges=arr(obj(id=STR, relation=STR, resolution=STR, evidence=arr(ANY), limitations=arr(STR))),
+            coverage=arr(
+                obj(
+                    facet=STR,
+                    status={"enum": ["complete", "partial", "unsupported", "not_requested"]},
+                    reason=nullable(STR),
+                    examined=INT,
+                    omitted=INT,
+                )
+            ),
+            truncated=BOOL,
+        ),
+        limitations=arr(STR),
+    ),
+    # inspect_asset_catalog (6.x src/domain/apple/appleAssetCatalog.ts appleAssetCatalogResultSchema)
+    "inspect_asset_catalog": obj(
+        target_sha256=STR,
+        catalogs=arr(obj(path=STR, sha256=STR, record_count=INT)),
+        total_records=INT,
+        offset=INT,
+        limit=INT,
+        records=arr(
+            obj(
+                catalog_path=STR,
+                catalog_sha256=STR,
+                index=INT,
+                kind={"enum": ["catalog", "rendition"]},
+                asset_name=nullable(STR),
+                rendition_name=nullable(STR),
+                metadata={"type": "object"},
+            )
+        ),
+        resource_key_matches=arr({"type": "object"}),
+        next_offset=nullable(INT),
+        truncated=BOOL,
+        limitations=arr(STR),
+    ),
+    # project_apple_application_graph (the early form, src/domain/appleApplication.ts; 6.x adds roles)
+    "project_apple_application_graph": obj(
+        schema_version={"const": 1},
+        projection_id=STR,
+        root_sha256=STR,
+        root_format=STR,
+        source_evidence_ids=arr(STR),
+        application_roots=arr(STR),
+        components=obj(
+            **{
+                group: arr(obj(path=STR, artifact_id=STR, sha256=STR, format=STR))
+                for group in (
+                    "bundle_metadata",
+                    "executables",
+                    "frameworks",
+                    "native_libraries",
+                    "javascript",
+                    "signing",
+                )
+            }
+        ),
+        runtime_families=arr(STR),
+        bridge_candidates=arr(obj(source_path=STR, native_path=STR, basis=STR)),
+        coverage=obj(
+            status={"enum": ["complete-within-inventory", "partial", "truncated"]},
+            inventory_complete=BOOL,
+            omitted_components=INT,
+            omitted_bridge_candidates=INT,
+        ),
+        limitations=arr(STR),
+    ),
     # inspect_recorded_crash (6.x only: src/domain/native/recordedCrash.ts recordedCrashSchema)
     "inspect_recorded_crash": obj(
         artifact=obj(path=STR, sha256=STR, bytes=INT),

@@ -43,6 +43,7 @@ from test_javascript import APP, write_tree
 from test_javascript_runtime import Node
 from test_mcp_e2e import connect
 from test_native import SOURCE, nm_functions
+from test_apple_artifacts import make_app
 from test_plist import INFO as PLIST
 from test_recorded_crash import make_core
 
@@ -233,9 +234,16 @@ WEB = [
     "trace_web_module_imports",
 ]
 ADB = [row.name for row in adb_tools.ROWS]
+APPLE = [
+    "inspect_keyed_archive",
+    "decode_interface_builder",
+    "inspect_asset_catalog",
+    "project_apple_application_graph",
+]
 CASES = (
     NATIVE
     + ARTIFACTS
+    + APPLE
     + JAVASCRIPT
     + JAVASCRIPT_RUNTIME
     + MANAGED
@@ -664,6 +672,23 @@ async def _adb(root: Path) -> dict[str, Any]:
         closed.close()
 
 
+async def _apple(app: Path) -> dict[str, Any]:
+    """The reference's own argument shapes on an .app made of ibtool- and actool-compiled files."""
+    replies: dict[str, Any] = {}
+    async with connect() as s:
+        await _call(s, "open_binary", {"path": str(app)})
+        replies["inspect_keyed_archive"] = await _call(
+            s, "inspect_keyed_archive", {"path": "Contents/Resources/Model.plist"}
+        )
+        replies["decode_interface_builder"] = await _call(s, "decode_interface_builder", {})
+        replies["inspect_asset_catalog"] = await _call(s, "inspect_asset_catalog", {"offset": 0, "limit": 10})
+        inventory = await _call(s, "inventory_artifact", {})
+        replies["project_apple_application_graph"] = await _call(
+            s, "project_apple_application_graph", {"inventory_evidence": [ref(inventory)]}
+        )
+    return replies
+
+
 async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
     replies: dict[str, Any] = {}
     async with connect() as s:
@@ -706,6 +731,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_javascript_runtime, root))
     found.update(anyio.run(_managed, library(root), library_v2(root), binary))
     found.update(anyio.run(_session, binary, root / "bundle.json"))
+    found.update(anyio.run(_apple, make_app(root / "apple")))
     if not android_fixtures.missing_tools():
         found.update(anyio.run(_android, android_fixtures.signed_apk(root / "android")))
     if shutil.which("adb") is not None:

@@ -1,0 +1,1 @@
+"""Apple artifacts: keyed archives, compiled Interface Builder files, asset catalogs and application graphs."""

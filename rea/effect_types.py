@@ -16,6 +16,7 @@ from rea.adb.family import EFFECTS as AdbEffect
 from rea.android.family import EFFECTS as AndroidEffect
 from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
 from rea.artifacts.family import EFFECTS as ArtifactsEffect
+from rea.evm.family import EFFECTS as EvmEffect
 from rea.families import FAMILIES
 from rea.family import members
 from rea.javascript.family import EFFECTS as JavascriptEffect
@@ -55,6 +56,7 @@ AnyEffect: TypeAlias = (
     | AppleMetadataEffect
     | NativeRuntimeEffect
     | WasmEffect
+    | EvmEffect
     | WebNetworkEffect
     | WebEffect
 )

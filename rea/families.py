@@ -17,6 +17,7 @@ from rea.android import family as android
 from rea.apple_metadata import family as apple_metadata
 from rea.artifacts import family as artifacts
 from rea.batch import family as batch
+from rea.evm import family as evm
 from rea.family import Family
 from rea.javascript import family as javascript
 from rea.layout import family as layout
@@ -57,6 +58,7 @@ FAMILIES: tuple[Family, ...] = (
     apple_metadata.FAMILY,
     native_runtime.FAMILY,
     wasm.FAMILY,
+    evm.FAMILY,
     web_network.FAMILY,
     web.FAMILY,
     VIEWS,

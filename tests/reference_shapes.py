@@ -1150,6 +1150,33 @@ SIX: dict[str, Any] = {
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
     ),
+    # inspect_evm_interface (6.x domain/evm/evmInterface.ts; not in 3.1)
+    "inspect_evm_interface": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT, encoding={"enum": ["raw", "hex"]}),
+        bytecode=obj(
+            sha256=STR,
+            bytes=INT,
+            hex=STR,
+            digest_algorithm={"const": "sha256"},
+            kind={"const": "unknown"},
+            deployment_authenticity={"const": "unknown"},
+            hardfork={"const": "unknown"},
+        ),
+        evidence_kind={"const": "inferred"},
+        functions=arr(
+            obj(
+                selector=STR,
+                bytecode_offset=INT,
+                dispatch={"enum": ["abi", "fallback"]},
+                inferred_arguments=nullable(STR),
+                inferred_state_mutability=nullable(STR),
+            )
+        ),
+        discovery_completeness={"const": "unknown"},
+        runtime_execution={"const": "not-performed"},
+        diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
     # recover_javascript_sources (6.x domain/javascript/javascriptRecovery.ts; not in 3.1)
     "recover_javascript_sources": obj(
         source=obj(

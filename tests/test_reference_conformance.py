@@ -233,6 +233,7 @@ WEB = [
     "trace_web_module_imports",
 ]
 ADB = [row.name for row in adb_tools.ROWS]
+OFFLINE = ["inspect_evm_interface"]
 CASES = (
     NATIVE
     + ARTIFACTS
@@ -245,6 +246,7 @@ CASES = (
     + WEB_NETWORK
     + WEB
     + SESSION
+    + OFFLINE
 )
 
 
@@ -372,6 +374,17 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
             s, "compare_artifacts", {"left": ref(replies["inspect_artifact"]), "right": ref(newer)}
         )
     return replies
+
+
+async def _offline(root: Path) -> dict[str, Any]:
+    """Tools over one local file and nothing else: EVM bytecode (a dispatcher with one selector)."""
+    runtime = root / "runtime.hex"
+    # PUSH0 CALLDATALOAD PUSH1 0xe0 SHR PUSH4 sel EQ PUSH1 0x0f JUMPI STOP JUMPDEST STOP
+    runtime.write_text("0x5f3560e01c63a9059cbb14600f57005b00\n")
+    async with connect() as s:
+        return {
+            "inspect_evm_interface": await _call(s, "inspect_evm_interface", {"path": str(runtime), "encoding": "hex"})
+        }
 
 
 async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: Path) -> dict[str, Any]:
@@ -721,6 +734,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     (bundle / "Contents").mkdir(parents=True)
     (bundle / "Contents/Info.plist").write_text(PLIST)
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
+    found.update(anyio.run(_offline, root))
     if web_network_fixtures.chromium() is not None:
         found.update(anyio.run(_web_network, root / "web"))
     (root / "site").mkdir()

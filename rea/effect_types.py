@@ -18,6 +18,7 @@ from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
 from rea.artifacts.family import EFFECTS as ArtifactsEffect
 from rea.evm.family import EFFECTS as EvmEffect
 from rea.families import FAMILIES
+from rea.firmware.family import EFFECTS as FirmwareEffect
 from rea.family import members
 from rea.javascript.family import EFFECTS as JavascriptEffect
 from rea.layout.family import EFFECTS as LayoutEffect
@@ -57,6 +58,7 @@ AnyEffect: TypeAlias = (
     | NativeRuntimeEffect
     | WasmEffect
     | EvmEffect
+    | FirmwareEffect
     | WebNetworkEffect
     | WebEffect
 )

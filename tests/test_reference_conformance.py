@@ -14,6 +14,7 @@ short summary names each pending case and its first difference (JSON path, reaso
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import shutil
 import subprocess
@@ -233,7 +234,7 @@ WEB = [
     "trace_web_module_imports",
 ]
 ADB = [row.name for row in adb_tools.ROWS]
-OFFLINE = ["inspect_evm_interface"]
+OFFLINE = ["inspect_evm_interface", "inspect_firmware_regions", "extract_firmware"]
 CASES = (
     NATIVE
     + ARTIFACTS
@@ -377,13 +378,19 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
 
 
 async def _offline(root: Path) -> dict[str, Any]:
-    """Tools over one local file and nothing else: EVM bytecode (a dispatcher with one selector)."""
+    """Tools over one local file and nothing else: EVM bytecode (a dispatcher with one selector), a firmware image."""
     runtime = root / "runtime.hex"
     # PUSH0 CALLDATALOAD PUSH1 0xe0 SHR PUSH4 sel EQ PUSH1 0x0f JUMPI STOP JUMPDEST STOP
     runtime.write_text("0x5f3560e01c63a9059cbb14600f57005b00\n")
+    firmware = root / "firmware.bin"  # a gzip stream after 64 bytes no handler claims
+    firmware.write_bytes(b"REA!" * 16 + gzip.compress(b"firmware payload\n" * 64, mtime=0))
     async with connect() as s:
         return {
-            "inspect_evm_interface": await _call(s, "inspect_evm_interface", {"path": str(runtime), "encoding": "hex"})
+            "inspect_evm_interface": await _call(s, "inspect_evm_interface", {"path": str(runtime), "encoding": "hex"}),
+            "inspect_firmware_regions": await _call(s, "inspect_firmware_regions", {"path": str(firmware)}),
+            "extract_firmware": await _call(
+                s, "extract_firmware", {"path": str(firmware), "output_directory": str(root / "firmware-out")}
+            ),
         }
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
+from typing import cast
 
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
@@ -91,4 +92,5 @@ def inspect_evm_interface(session: Session, args: EvmArgs, ctx: Context) -> Prog
     )
 
 
-PROGRAMS: Mapping[str, ToolProgram] = {"inspect_evm_interface": inspect_evm_interface}
+# cast: @typed programs read their record, which the gate passes (rea.program.typed); ToolProgram names a mapping
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_evm_interface": cast(ToolProgram, inspect_evm_interface)}

@@ -88,6 +88,7 @@ ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ),
     ("WebAssembly module", ("inspect_wasm_artifact",), ("inspect_analysis_view",)),
     ("EVM contract bytecode (raw or hex)", ("inspect_evm_interface",), ()),
+    ("a firmware image", ("inspect_firmware_regions",), ("extract_firmware",)),
     (
         "a live web page (Chromium over DevTools)",
         ("list_browser_targets", "inspect_web_page"),

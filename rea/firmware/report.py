@@ -77,6 +77,15 @@ def _scrub(value: Any, ws: Workspace) -> Any:
     return value
 
 
+def _int(value: Any) -> int:
+    """A report's count, or 0 when it is not a non-negative integer (a hostile report never raises)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _list(value: Any) -> list[Any]:
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
 def run_local(identifier: Any) -> str:
     """unblob's ids are `<pid>:<n>`; the pid changes every run, the counter (one worker) does not."""
     return str(identifier).rsplit(":", 1)[-1]
@@ -87,7 +96,7 @@ def _range(offset: int, size: int) -> dict[str, int] | None:
 
 
 def _chunk(report: Mapping[str, Any], task_path: str, ws: Workspace) -> dict[str, Any]:
-    start, size = int(report.get("start_offset", 0)), int(report.get("size", 0))
+    start, size = _int(report.get("start_offset")), _int(report.get("size"))
     known = report["__typename__"] == "ChunkReport"
     at_root = task_path == ws.input_path
     return {
@@ -104,8 +113,8 @@ def _region(report: Mapping[str, Any]) -> dict[str, Any]:
     handler = str(report.get("handler_name"))
     return {
         "provider_id": run_local(report.get("id", "")),
-        "offset": int(report.get("start_offset", 0)),
-        "reported_size": int(report.get("size", 0)),
+        "offset": _int(report.get("start_offset")),
+        "reported_size": _int(report.get("size")),
         "signature": handler,
         "description": f"{handler} chunk: header validated by unblob's {handler} handler, end computed by it",
         "reported_confidence": 255,
@@ -141,7 +150,7 @@ def _derivation(
         parent_range = _range(start, end - start)
     elif len(chunks) == 1 and first == "":
         handler = chunks[0].get("handler_name")
-        parent_range = _range(int(chunks[0].get("start_offset", 0)), int(chunks[0].get("size", 0)))
+        parent_range = _range(_int(chunks[0].get("start_offset")), _int(chunks[0].get("size")))
     return {
         "parent_path": logical(parent, ws),
         "child_path": logical(child_path, ws),
@@ -164,10 +173,10 @@ def normalize(raw: Any, ws: Workspace) -> Normalized:
     for entry in raw if isinstance(raw, list) else []:
         task = entry.get("task") if isinstance(entry, dict) else None
         if not isinstance(task, dict) or not isinstance(task.get("path"), str):
-            diagnostics.append({"kind": "malformed-task", "entry": str(entry)[:200]})
+            diagnostics.append({"kind": "malformed-task", "entry": _scrub(entry, ws)})
             continue
         path, depth = task["path"], task.get("depth") if isinstance(task.get("depth"), int) else None
-        reports = [r for r in entry.get("reports", []) if isinstance(r, dict)]
+        reports = _list(entry.get("reports"))
         if depth is not None and depth >= ws.max_depth and _unexpanded(entry, reports):
             limited.append(logical(path, ws))
         found = [r for r in reports if r.get("__typename__") == "ChunkReport"]
@@ -178,16 +187,15 @@ def normalize(raw: Any, ws: Workspace) -> Normalized:
             if kind == "ChunkReport" and path == ws.input_path:
                 regions.append(_region(report))
             if kind == "UnknownChunkReport" and path == ws.input_path:
-                unknown.append({"offset": int(report.get("start_offset", 0)), "size": int(report.get("size", 0))})
+                unknown.append({"offset": _int(report.get("start_offset")), "size": _int(report.get("size"))})
             if kind not in ROUTINE:
                 diagnostics.append({"task": logical(path, ws), "report": _scrub(report, ws)})
         relative = _relative(path, ws)
         facts = _facts(reports, depth)
         if relative is not None and facts is not None:
             files[relative] = facts
-        for child in entry.get("subtasks", []) or []:
-            if isinstance(child, dict):
-                derivations.append(_derivation(path, child, found, ws))
+        for child in _list(entry.get("subtasks")):
+            derivations.append(_derivation(path, child, found, ws))
     return Normalized(
         regions=tuple(sorted(regions, key=lambda r: (r["offset"], r["signature"]))),
         unknown_chunks=tuple(sorted(unknown, key=lambda r: r["offset"])),

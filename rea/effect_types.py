@@ -17,7 +17,9 @@ from rea.android.family import EFFECTS as AndroidEffect
 from rea.apple_artifacts.family import EFFECTS as AppleArtifactsEffect
 from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
 from rea.artifacts.family import EFFECTS as ArtifactsEffect
+from rea.evm.family import EFFECTS as EvmEffect
 from rea.families import FAMILIES
+from rea.firmware.family import EFFECTS as FirmwareEffect
 from rea.family import members
 from rea.javascript.family import EFFECTS as JavascriptEffect
 from rea.layout.family import EFFECTS as LayoutEffect
@@ -57,6 +59,8 @@ AnyEffect: TypeAlias = (
     | AppleMetadataEffect
     | NativeRuntimeEffect
     | WasmEffect
+    | EvmEffect
+    | FirmwareEffect
     | WebNetworkEffect
     | WebEffect
 )

@@ -18,6 +18,8 @@ from rea.apple_artifacts import family as apple_artifacts
 from rea.apple_metadata import family as apple_metadata
 from rea.artifacts import family as artifacts
 from rea.batch import family as batch
+from rea.evm import family as evm
+from rea.firmware import family as firmware
 from rea.family import Family
 from rea.javascript import family as javascript
 from rea.layout import family as layout
@@ -59,6 +61,8 @@ FAMILIES: tuple[Family, ...] = (
     apple_metadata.FAMILY,
     native_runtime.FAMILY,
     wasm.FAMILY,
+    evm.FAMILY,
+    firmware.FAMILY,
     web_network.FAMILY,
     web.FAMILY,
     VIEWS,

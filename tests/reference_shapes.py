@@ -59,6 +59,9 @@ def nullable(schema: Any) -> dict[str, Any]:
     return {"anyOf": [schema, NULL]}
 
 
+_FIRMWARE_ENGINE = obj(
+    name=STR, version=STR, executable_path=STR, executable_sha256=STR, source_revision=NULL, worker_count={"const": 1}
+)
 _BROWSER = obj(product=STR, protocol_version=STR, revision=STR, user_agent=STR, js_version=STR)
 _TARGET = obj(target_id=STR, type=STR, title=STR, url=STR, origin=STR, attached=BOOL)
 _RUNTIME_TARGET = obj(target_id=STR, origin=STR, initial_url=STR, frame_id=STR, loader_id=nullable(STR))
@@ -1149,6 +1152,88 @@ SIX: dict[str, Any] = {
         runtime_execution={"const": "not-performed"},
         network_fetch={"const": "not-performed"},
         limitations=arr(STR),
+    ),
+    # inspect_evm_interface (6.x domain/evm/evmInterface.ts; not in 3.1)
+    "inspect_evm_interface": obj(
+        artifact=obj(path=STR, sha256=STR, bytes=INT, encoding={"enum": ["raw", "hex"]}),
+        bytecode=obj(
+            sha256=STR,
+            bytes=INT,
+            hex=STR,
+            digest_algorithm={"const": "sha256"},
+            kind={"const": "unknown"},
+            deployment_authenticity={"const": "unknown"},
+            hardfork={"const": "unknown"},
+        ),
+        evidence_kind={"const": "inferred"},
+        functions=arr(
+            obj(
+                selector=STR,
+                bytecode_offset=INT,
+                dispatch={"enum": ["abi", "fallback"]},
+                inferred_arguments=nullable(STR),
+                inferred_state_mutability=nullable(STR),
+            )
+        ),
+        discovery_completeness={"const": "unknown"},
+        runtime_execution={"const": "not-performed"},
+        diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
+        limitations=arr(STR),
+    ),
+    # inspect_firmware_regions, extract_firmware (6.x domain/firmware/firmwareAnalysis.ts; not in 3.1)
+    "inspect_firmware_regions": obj(
+        engine=_FIRMWARE_ENGINE,
+        input_size=INT,
+        regions=arr(
+            obj(
+                provider_id=STR,
+                offset=INT,
+                reported_size=INT,
+                signature=STR,
+                description=STR,
+                reported_confidence=INT,
+                size_basis={"const": "provider_reported_validation_unknown"},
+            )
+        ),
+        coverage={"const": "signature_scan"},
+    ),
+    "extract_firmware": obj(
+        engine=_FIRMWARE_ENGINE,
+        selection=obj(offset=INT, length=INT, sha256=STR),
+        output_directory=STR,
+        coverage={"enum": ["complete", "partial"]},
+        files=arr(
+            obj(
+                relative_path=STR,
+                path=STR,
+                size=INT,
+                sha256=STR,
+                reported_sha256=nullable(STR),
+                mime_type=nullable(STR),
+                analysis_depth=nullable(INT),
+                runtime_address=NULL,
+                original_file_range=NULL,
+            )
+        ),
+        unpublished_entries=arr(
+            obj(relative_path=STR, kind={"enum": ["symlink", "special"]}, link_target=nullable(STR))
+        ),
+        chunks=arr(
+            obj(
+                input_path=STR,
+                provider_id=STR,
+                range=ANY,
+                handler=nullable(STR),
+                encrypted=nullable(BOOL),
+                root_file_range=ANY,
+            )
+        ),
+        derivations=arr(
+            obj(parent_path=STR, child_path=STR, provider_blob_id=STR, handler=nullable(STR), parent_file_range=ANY)
+        ),
+        depth_limited_paths=arr(STR),
+        diagnostics=arr(ANY),
+        published_bytes=INT,
     ),
     # recover_javascript_sources (6.x domain/javascript/javascriptRecovery.ts; not in 3.1)
     "recover_javascript_sources": obj(

@@ -14,6 +14,7 @@ short summary names each pending case and its first difference (JSON path, reaso
 from __future__ import annotations
 
 import base64
+import gzip
 import json
 import shutil
 import subprocess
@@ -240,6 +241,7 @@ APPLE = [
     "inspect_asset_catalog",
     "project_apple_application_graph",
 ]
+OFFLINE = ["inspect_evm_interface", "inspect_firmware_regions", "extract_firmware"]
 CASES = (
     NATIVE
     + ARTIFACTS
@@ -253,6 +255,7 @@ CASES = (
     + WEB_NETWORK
     + WEB
     + SESSION
+    + OFFLINE
 )
 
 
@@ -380,6 +383,23 @@ async def _artifacts(left_zip: Path, right_zip: Path) -> dict[str, Any]:
             s, "compare_artifacts", {"left": ref(replies["inspect_artifact"]), "right": ref(newer)}
         )
     return replies
+
+
+async def _offline(root: Path) -> dict[str, Any]:
+    """Tools over one local file and nothing else: EVM bytecode (a dispatcher with one selector), a firmware image."""
+    runtime = root / "runtime.hex"
+    # PUSH0 CALLDATALOAD PUSH1 0xe0 SHR PUSH4 sel EQ PUSH1 0x0f JUMPI STOP JUMPDEST STOP
+    runtime.write_text("0x5f3560e01c63a9059cbb14600f57005b00\n")
+    firmware = root / "firmware.bin"  # a gzip stream after 64 bytes no handler claims
+    firmware.write_bytes(b"REA!" * 16 + gzip.compress(b"firmware payload\n" * 64, mtime=0))
+    async with connect() as s:
+        return {
+            "inspect_evm_interface": await _call(s, "inspect_evm_interface", {"path": str(runtime), "encoding": "hex"}),
+            "inspect_firmware_regions": await _call(s, "inspect_firmware_regions", {"path": str(firmware)}),
+            "extract_firmware": await _call(
+                s, "extract_firmware", {"path": str(firmware), "output_directory": str(root / "firmware-out")}
+            ),
+        }
 
 
 async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: Path) -> dict[str, Any]:
@@ -747,6 +767,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     (bundle / "Contents").mkdir(parents=True)
     (bundle / "Contents/Info.plist").write_text(PLIST)
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
+    found.update(anyio.run(_offline, root))
     if web_network_fixtures.chromium() is not None:
         found.update(anyio.run(_web_network, root / "web"))
     (root / "site").mkdir()

@@ -87,6 +87,8 @@ ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("inspect_managed_members", "inspect_managed_native_boundaries", "project_managed_application_graph"),
     ),
     ("WebAssembly module", ("inspect_wasm_artifact",), ("inspect_analysis_view",)),
+    ("EVM contract bytecode (raw or hex)", ("inspect_evm_interface",), ()),
+    ("a firmware image", ("inspect_firmware_regions",), ("extract_firmware",)),
     (
         "a live web page (Chromium over DevTools)",
         ("list_browser_targets", "inspect_web_page"),

@@ -1,0 +1,1 @@
+"""Reading EVM bytecode carriers (IO for rea.evm)."""

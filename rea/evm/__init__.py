@@ -1,0 +1,1 @@
+"""EVM bytecode: the interface a contract's dispatcher exposes, read without running it."""

@@ -1,0 +1,1 @@
+"""Firmware images: regions found by signature and extraction of their contents (unblob runs in effects)."""

@@ -20,7 +20,7 @@ from rea.web.redaction import json_shape
 from rea.web.scope import allowed_origins, sanitize_url
 from rea.web.webmcp import discovery, summarize_schema
 from rea.wire.schema import Role, schema_of
-from rea.wire.web import WebMcpDiscovery, WebPageInspection
+from rea.web.records.browser import WebMcpDiscovery, WebPageInspection
 
 SECRET = "VALUE-NEVER-SHOWN"
 INSPECTION = jsonschema.Draft202012Validator(schema_of(WebPageInspection, Role.OUTPUT))

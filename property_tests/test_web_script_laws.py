@@ -21,7 +21,7 @@ from rea.web.redaction import text_artifact
 from rea.web.script_effects import ParseWebScripts
 from rea.web.source_maps import source_maps
 from rea.wire.schema import Role, schema_of
-from rea.wire.web_scripts import WebBundleAnalysis
+from rea.web.records.scripts import WebBundleAnalysis
 
 ANALYSIS = jsonschema.Draft202012Validator(schema_of(WebBundleAnalysis, Role.OUTPUT))
 LIMITS = {

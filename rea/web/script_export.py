@@ -21,7 +21,7 @@ from rea.javascript.recovery import Planned
 from rea.loopback import urlsplit
 from rea.validation import first_schema_error
 from rea.wire.schema import Role, schema_of
-from rea.wire.web import Completeness
+from rea.web.records.browser import Completeness
 
 MANIFEST = "manifest.json"
 MAX_CAPTURE_BYTES = 64 << 20

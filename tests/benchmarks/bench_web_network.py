@@ -40,7 +40,7 @@ import resource, sys, time
 from effects.web_network.runtime import read_har
 from rea.canonical_json import canonicalize
 from rea.evidence import Provider, Subject, create_evidence
-from rea.workflows.web_network import _capture_result
+from rea.web_network.programs import _capture_result
 start = time.perf_counter()  # the server has its programs loaded: time the call's work, from the file on
 args = {"capture_path": sys.argv[1], "format": "har", "sensitive_values": [], "record_ordinals": None}
 read = read_har(sys.argv[1], 32 << 20).unwrap()

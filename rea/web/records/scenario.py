@@ -12,7 +12,7 @@ from typing import Any, Literal
 import attrs
 
 from rea.wire.schema import Open, field, local_path
-from rea.wire.web import MAX_ORIGINS, SHA256, ScreenshotArtifact
+from rea.web.records.browser import MAX_ORIGINS, SHA256, ScreenshotArtifact
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9._-]*$"
 MAX_ACTIONS = 128

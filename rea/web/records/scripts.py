@@ -13,7 +13,7 @@ from typing import Literal
 import attrs
 
 from rea.wire.schema import field, local_path
-from rea.wire.web import SHA256, Completeness, InspectWebPageArgs, WebTextArtifact
+from rea.web.records.browser import SHA256, Completeness, InspectWebPageArgs, WebTextArtifact
 
 # ---------------------------------------------------------------- analyze_web_bundle
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rea.wire.tool import evidence_tool
-from rea.wire.web import (
+from rea.web.records.browser import (
     BrowserTargetList,
     CaptureWebScreenshotArgs,
     DiscoverWebMcpArgs,

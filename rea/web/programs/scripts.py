@@ -27,7 +27,7 @@ from rea.web import module_imports, script_export, script_manifest
 from rea.web.source_location import lookup, utf16_offset
 from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
 from rea.web.source_maps import NOT_REQUESTED, requests, source_maps
-from rea.workflows.web import PAGE_OPTIONS, _evidence, _inspect_refusal, observe
+from rea.web.programs.browser import PAGE_OPTIONS, _evidence, _inspect_refusal, observe
 
 
 def _bundle_refusal(args: Mapping[str, Any]) -> ReaError | None:

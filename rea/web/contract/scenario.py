@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rea.wire.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
 from rea.wire.tool import evidence_tool
-from rea.wire.web_scenario import (
+from rea.web.records.scenario import (
     BrowserScenarioCapture,
     CaptureBrowserScenarioArgs,
     CompareWebCapturesArgs,

@@ -3,9 +3,9 @@ manifest traces (local files only)."""
 
 from __future__ import annotations
 
-from rea.catalog.web import ENDPOINT, PASSIVE, TARGET
+from rea.web.contract.browser import ENDPOINT, PASSIVE, TARGET
 from rea.wire.tool import evidence_tool
-from rea.wire.web_scripts import (
+from rea.web.records.scripts import (
     AnalyzeWebBundleArgs,
     ExportWebScriptsArgs,
     ModuleImportsArgs,

@@ -20,7 +20,8 @@ from rea.web.redaction import json_shape
 from rea.web.scope import allowed_origins, sanitize_url
 from rea.web.webmcp import discovery, summarize_schema
 from rea.wire.schema import Role, schema_of
-from rea.web.records.browser import WebMcpDiscovery, WebPageInspection
+from rea.web.records.webmcp import WebMcpDiscovery
+from rea.web.records.page import WebPageInspection
 
 SECRET = "VALUE-NEVER-SHOWN"
 INSPECTION = jsonschema.Draft202012Validator(schema_of(WebPageInspection, Role.OUTPUT))

@@ -21,8 +21,9 @@ from rea.program import Context, Outcome, ReportProgress, failed, recorded
 from rea.session import Session
 from rea.validation import first_schema_error
 from rea.wire.schema import Role, schema_of
-from rea.web.records.browser import WebMcpDiscovery, WebPageInspection
-from rea.web.records.scenario import BrowserScenarioCapture
+from rea.web.records.webmcp import WebMcpDiscovery
+from rea.web.records.page import WebPageInspection
+from rea.web.records.scenario_capture import BrowserScenarioCapture
 from rea.web.capture_diff import compare_passive, compare_scenarios
 from rea.web.scenario import capture_result, scenario_origins
 from rea.web.scenario_effects import RunScenario

@@ -8,10 +8,10 @@ no digest to pin); the browser is the provider.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
-from typing import Any
+from collections.abc import Callable, Generator, Mapping, Sequence
+from typing import Any, Protocol
 
-from returns.pipeline import is_successful
+import attrs
 from returns.result import Failure, Result, Success
 
 from rea.browser_failures import browser_failure
@@ -19,18 +19,36 @@ from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
 from rea.loopback import origin_of, parse_endpoint
-from rea.program import Context, Outcome, ReportProgress, failed, recorded
+from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.session import Session
 from rea.web.effects import ObservationKind, ObserveBrowser
+from rea.web.inspection import inspection
+from rea.web.records.browser import InspectWebPageArgs, ListBrowserTargetsArgs
+from rea.web.records.runtime import EventListenerArgs, ObserveExecutionArgs, ObserveSessionArgs
+from rea.web.records.screenshot import CaptureWebScreenshotArgs
+from rea.web.records.webmcp import DiscoverWebMcpArgs
 from rea.web.runtime import execution, listeners
+from rea.web.scope import allowed_origins, in_scope
 from rea.web.screenshot import screenshot
+from rea.web.targets import PAGE_TYPES, target_list
 from rea.web.timeline import session as timeline_session
 from rea.web.webmcp import discovery
-from rea.web.inspection import inspection
-from rea.web.scope import allowed_origins, in_scope
-from rea.web.targets import PAGE_TYPES, target_list
+from rea.wire.convert import to_wire
 
 Facts = dict[str, Any]
+
+
+class PageArgs(Protocol):
+    """What every page-observing argument record holds (the scope and the target)."""
+
+    @property
+    def cdp_endpoint(self) -> str: ...
+
+    @property
+    def allowed_origins(self) -> tuple[str, ...]: ...
+
+    @property
+    def target_id(self) -> str: ...
 
 
 def _provider(version: Mapping[str, Any]) -> Provider:
@@ -39,23 +57,18 @@ def _provider(version: Mapping[str, Any]) -> Provider:
     )
 
 
-def _request_scope(args: Mapping[str, Any]) -> Result[tuple[str, tuple[str, ...]], ReaError]:
-    endpoint = parse_endpoint(args["cdp_endpoint"])
-    if isinstance(endpoint, Failure):
-        return endpoint
-    origins = allowed_origins(args["allowed_origins"])
-    if isinstance(origins, Failure):
-        return origins
-    return Success((endpoint.unwrap().url, origins.unwrap()))
+def _request_scope(endpoint: str, origins: Sequence[str]) -> Result[tuple[str, tuple[str, ...]], ReaError]:
+    """The loopback endpoint's URL and the exact origins, checked before any connection."""
+    return parse_endpoint(endpoint).bind(lambda found: allowed_origins(origins).map(lambda kept: (found.url, kept)))
 
 
-def _evidence(session: Session, operation: str, args: Mapping[str, Any], version: Facts, result: Facts) -> Outcome:
+def _evidence(session: Session, operation: str, args: object, version: Facts, result: Facts) -> Outcome:
     return recorded(
         session,
         create_evidence(
             provider=_provider(version),
             operation=operation,
-            parameters=dict(args),
+            parameters=to_wire(args),
             normalized_result=result,
             subject=None,
             confidence="observed",
@@ -65,22 +78,18 @@ def _evidence(session: Session, operation: str, args: Mapping[str, Any], version
     )
 
 
-def _targets(operation: str, endpoint: str) -> Generator[AnyEffect, Any, Result[Facts, ReaError]]:
+def _targets(operation: str, endpoint: str) -> Generator[AnyEffect, Any, Facts]:
     """The endpoint's /json/version and /json/list (a step every program takes before attaching)."""
     yield ReportProgress(phase="listing targets", message=endpoint)
-    got: Result[Facts, ReaError] = yield ObserveBrowser(kind="targets", operation=operation, endpoint=endpoint)
-    return got
+    facts: Facts = yield from need(ObserveBrowser(kind="targets", operation=operation, endpoint=endpoint))
+    return facts
 
 
-def list_browser_targets(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    scope = _request_scope(args)
-    if isinstance(scope, Failure):
-        return failed(session, scope.failure())
-    endpoint, origins = scope.unwrap()
-    got = yield from _targets("list_browser_targets", endpoint)
-    if not is_successful(got):
-        return failed(session, got.failure())
-    facts = got.unwrap()
+@typed
+@refusable
+def list_browser_targets(session: Session, args: ListBrowserTargetsArgs, ctx: Context) -> Program:
+    endpoint, origins = must(_request_scope(args.cdp_endpoint, args.allowed_origins))
+    facts = yield from _targets("list_browser_targets", endpoint)
     result = target_list(facts["version"], facts["targets"], origins)
     return _evidence(session, "list_browser_targets", args, facts["version"], result)
 
@@ -118,14 +127,17 @@ def select_page(
     return Success((target, scope))
 
 
-def _inspect_refusal(args: Mapping[str, Any]) -> ReaError | None:
-    if args["include_storage_fingerprints"] and not args["include_storage_keys"]:
-        return invalid_request(
-            "include_storage_fingerprints needs include_storage_keys: storage fingerprints require storage key capture",
-            field="include_storage_fingerprints",
-            accepted="include_storage_keys: true alongside include_storage_fingerprints: true",
+def storage_options(args: InspectWebPageArgs) -> None:
+    """Storage fingerprints are taken of storage keys: asking for them alone is refused."""
+    if args.include_storage_fingerprints and not args.include_storage_keys:
+        refuse(
+            invalid_request(
+                "include_storage_fingerprints needs include_storage_keys: storage fingerprints require storage key "
+                "capture",
+                field="include_storage_fingerprints",
+                accepted="include_storage_keys: true alongside include_storage_fingerprints: true",
+            )
         )
-    return None
 
 
 PAGE_OPTIONS = (
@@ -137,108 +149,103 @@ PAGE_OPTIONS = (
 )
 
 
-Observed = tuple[Facts, Facts, tuple[str, ...], Facts]
+@attrs.frozen(kw_only=True)
+class Observed:
+    """One observation of one page: the endpoint's facts (version, targets), the target, the origins it was
+    observed under and what the browser answered."""
+
+    facts: Facts
+    target: Facts
+    scope: tuple[str, ...]
+    raw: Facts
+
+    @property
+    def version(self) -> Facts:
+        version: Facts = self.facts["version"]
+        return version
+
+
+def options_of(args: object, names: Sequence[str]) -> Facts:
+    """The named arguments, as JSON, for the observing effect."""
+    wire = to_wire(args)
+    return {name: wire[name] for name in names}
 
 
 def observe(
-    session: Session, args: Mapping[str, Any], operation: str, kind: ObservationKind, options: Mapping[str, Any]
-) -> Generator[AnyEffect, Any, Outcome | Observed]:
-    """Scope, list, select, then one observation: (endpoint facts, target, origins, raw) or a failed Outcome."""
-    scope = _request_scope(args)
-    if isinstance(scope, Failure):
-        return failed(session, scope.failure())
-    endpoint, origins = scope.unwrap()
-    got = yield from _targets(operation, endpoint)
-    if not is_successful(got):
-        return failed(session, got.failure())
-    facts = got.unwrap()
-    selected = select_page(operation, facts, args["target_id"], origins)
-    if isinstance(selected, Failure):
-        return failed(session, selected.failure())
-    target, page_scope = selected.unwrap()
-    yield ReportProgress(phase=f"observing {kind}", message=str(args["target_id"]))
-    observed = yield ObserveBrowser(
-        kind=kind,
-        operation=operation,
-        endpoint=endpoint,
-        target_id=args["target_id"],
-        options={**options, "scope": page_scope, "target_origin": origin_of(str(target.get("url", "")))},
+    args: PageArgs, operation: str, kind: ObservationKind, options: Mapping[str, Any]
+) -> Generator[AnyEffect, Any, Observed]:
+    """Scope, list, select, then one observation (any refusal ends the program)."""
+    endpoint, origins = must(_request_scope(args.cdp_endpoint, args.allowed_origins))
+    facts = yield from _targets(operation, endpoint)
+    target, page_scope = must(select_page(operation, facts, args.target_id, origins))
+    yield ReportProgress(phase=f"observing {kind}", message=str(args.target_id))
+    raw = yield from need(
+        ObserveBrowser(
+            kind=kind,
+            operation=operation,
+            endpoint=endpoint,
+            target_id=args.target_id,
+            options={**options, "scope": page_scope, "target_origin": origin_of(str(target.get("url", "")))},
+        )
     )
-    if not is_successful(observed):
-        return failed(session, observed.failure())
-    return facts, target, page_scope, observed.unwrap()
+    return Observed(facts=facts, target=target, scope=page_scope, raw=raw)
 
 
-def inspect_web_page(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    refusal = _inspect_refusal(args)
-    if refusal is not None:
-        return failed(session, refusal)
-    options = {k: args[k] for k in PAGE_OPTIONS}
-    got = yield from observe(session, args, "inspect_web_page", "page", options)
-    if isinstance(got, Outcome):
-        return got
-    facts, target, scope, raw = got
-    result = inspection(facts["version"], target, facts["targets"], raw, scope, args)
-    return _evidence(session, "inspect_web_page", args, facts["version"], result)
+@typed
+@refusable
+def inspect_web_page(session: Session, args: InspectWebPageArgs, ctx: Context) -> Program:
+    storage_options(args)
+    seen = yield from observe(args, "inspect_web_page", "page", options_of(args, PAGE_OPTIONS))
+    result = inspection(seen.version, seen.target, seen.facts["targets"], seen.raw, seen.scope, args)
+    return _evidence(session, "inspect_web_page", args, seen.version, result)
 
 
-# a passive tool's result from (endpoint facts, target, origin scope, raw observation, arguments)
-Builder = Callable[[Facts, Facts, tuple[str, ...], Facts, Mapping[str, Any]], Result[Facts, ReaError]]
+# a passive tool's result from its observation and its arguments
+Builder = Callable[[Observed, Any], Result[Facts, ReaError]]
 
 
 def passive_tool(operation: str, kind: ObservationKind, options: tuple[str, ...], build: Builder) -> ToolProgram:
     """The program of a tool that observes one page once and records what `build` makes of it."""
 
-    def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-        got = yield from observe(session, args, operation, kind, {k: args[k] for k in options})
-        if isinstance(got, Outcome):
-            return got
-        facts, target, scope, raw = got
-        built = build(facts, target, scope, raw, args)
-        if isinstance(built, Failure):
-            return failed(session, built.failure())
-        return _evidence(session, operation, args, facts["version"], built.unwrap())
+    @typed
+    @refusable
+    def program(session: Session, args: PageArgs, ctx: Context) -> Program:
+        seen = yield from observe(args, operation, kind, options_of(args, options))
+        return _evidence(session, operation, args, seen.version, must(build(seen, args)))
 
     return program
 
 
+def _discovery(seen: Observed, args: DiscoverWebMcpArgs) -> Result[Facts, ReaError]:
+    return Success(discovery(seen.version, seen.target, seen.raw, seen.scope, to_wire(args)))
+
+
+def _screenshot(seen: Observed, args: CaptureWebScreenshotArgs) -> Result[Facts, ReaError]:
+    return screenshot(seen.version, seen.target, seen.raw, seen.scope)
+
+
+def _listeners(seen: Observed, args: EventListenerArgs) -> Result[Facts, ReaError]:
+    return Success(listeners(seen.version, seen.target, seen.raw, args.selector, seen.scope))
+
+
+def _execution(seen: Observed, args: ObserveExecutionArgs) -> Result[Facts, ReaError]:
+    return Success(execution(seen.version, seen.target, seen.raw, args.observation_ms, seen.scope))
+
+
+def _session(seen: Observed, args: ObserveSessionArgs) -> Result[Facts, ReaError]:
+    return Success(
+        timeline_session(seen.version, seen.target, seen.raw, seen.scope, args.observation_ms, args.max_timeline_events)
+    )
+
+
 PASSIVE_TOOLS: Mapping[str, ToolProgram] = {
-    "discover_webmcp_tools": passive_tool(
-        "discover_webmcp_tools",
-        "webmcp",
-        ("observation_ms",),
-        lambda facts, target, scope, raw, args: Success(discovery(facts["version"], target, raw, scope, args)),
-    ),
+    "discover_webmcp_tools": passive_tool("discover_webmcp_tools", "webmcp", ("observation_ms",), _discovery),
     "capture_web_screenshot": passive_tool(
-        "capture_web_screenshot",
-        "screenshot",
-        ("maximum_image_bytes",),
-        lambda facts, target, scope, raw, args: screenshot(facts["version"], target, raw, scope),
+        "capture_web_screenshot", "screenshot", ("maximum_image_bytes",), _screenshot
     ),
-    "inspect_web_event_listeners": passive_tool(
-        "inspect_web_event_listeners",
-        "listeners",
-        ("selector",),
-        lambda facts, target, scope, raw, args: Success(
-            listeners(facts["version"], target, raw, args["selector"], scope)
-        ),
-    ),
-    "observe_web_execution": passive_tool(
-        "observe_web_execution",
-        "execution",
-        ("observation_ms",),
-        lambda facts, target, scope, raw, args: Success(
-            execution(facts["version"], target, raw, args["observation_ms"], scope)
-        ),
-    ),
-    "observe_web_session": passive_tool(
-        "observe_web_session",
-        "session",
-        ("observation_ms",),
-        lambda facts, target, scope, raw, args: Success(
-            timeline_session(facts["version"], target, raw, scope, args["observation_ms"], args["max_timeline_events"])
-        ),
-    ),
+    "inspect_web_event_listeners": passive_tool("inspect_web_event_listeners", "listeners", ("selector",), _listeners),
+    "observe_web_execution": passive_tool("observe_web_execution", "execution", ("observation_ms",), _execution),
+    "observe_web_session": passive_tool("observe_web_session", "session", ("observation_ms",), _session),
 }
 
 

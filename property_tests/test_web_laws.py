@@ -20,22 +20,26 @@ from rea.web.redaction import json_shape
 from rea.web.scope import allowed_origins, sanitize_url
 from rea.web.webmcp import discovery, summarize_schema
 from rea.wire.schema import Role, schema_of
-from rea.wire.web import WebMcpDiscovery, WebPageInspection
+from rea.web.records.webmcp import WebMcpDiscovery
+from rea.web.records.browser import InspectWebPageArgs
+from rea.web.records.page import WebPageInspection
 
 SECRET = "VALUE-NEVER-SHOWN"
 INSPECTION = jsonschema.Draft202012Validator(schema_of(WebPageInspection, Role.OUTPUT))
 WEBMCP = jsonschema.Draft202012Validator(schema_of(WebMcpDiscovery, Role.OUTPUT))
-ARGS = {
-    "observation_ms": 0,
-    "max_dom_nodes": 50,
-    "include_accessibility_text": True,
-    "include_console_text": True,
-    "include_json_body_shapes": True,
-    "include_websocket_shapes": True,
-    "include_storage_keys": True,
-    "include_storage_fingerprints": True,
-    "include_script_sources": True,
-}
+ARGS = InspectWebPageArgs(
+    cdp_endpoint="http://127.0.0.1:9222",
+    target_id="T",
+    observation_ms=0,
+    max_dom_nodes=50,
+    include_accessibility_text=True,
+    include_console_text=True,
+    include_json_body_shapes=True,
+    include_websocket_shapes=True,
+    include_storage_keys=True,
+    include_storage_fingerprints=True,
+    include_script_sources=True,
+)
 urls = st.sampled_from(["http://127.0.0.1:8000/a.js", "https://x.test/b", "about:blank", "", "data:,x", "http://[::1"])
 texts = st.text(max_size=12)
 

@@ -13,7 +13,7 @@ from rea.errors import ReaError
 from rea.loopback import origin_of
 from rea.web.scenario import completeness, redact, scenario_origins, secret_forms, with_query
 from rea.wire.convert import with_defaults
-from rea.wire.web_scenario import CaptureBrowserScenarioArgs
+from rea.web.records.scenario import CaptureBrowserScenarioArgs
 
 urls = st.one_of(
     st.sampled_from(

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 
 from effects.web.scripts import parse_scripts
 from rea.javascript.sourcemap import encode_vlq, segments
-from rea.errors import ReaError
+from returns.pipeline import is_successful
 from rea.web.bundle import analysis
 from rea.web.completeness import DROPPED_KINDS
 from rea.web.module_imports import import_map, resolve
@@ -21,7 +21,7 @@ from rea.web.redaction import text_artifact
 from rea.web.script_effects import ParseWebScripts
 from rea.web.source_maps import source_maps
 from rea.wire.schema import Role, schema_of
-from rea.wire.web_scripts import WebBundleAnalysis
+from rea.web.records.scripts import WebBundleAnalysis
 
 ANALYSIS = jsonschema.Draft202012Validator(schema_of(WebBundleAnalysis, Role.OUTPUT))
 LIMITS = {
@@ -160,10 +160,12 @@ indexed = st.builds(
 )
 def test_source_location_lookup_answers_or_refuses(doc: dict, line: int, column: int) -> None:
     text = doc["raw"] if "raw" in doc else json.dumps(doc)
-    got = lookup(text, "https://example.test/app.js.map", line, column)
-    if isinstance(got, ReaError):
-        assert got.code == "invalid_request" and got.details["field"] == "source_map.path"
+    answered = lookup(text, "https://example.test/app.js.map", line, column)
+    if not is_successful(answered):
+        refused = answered.failure()
+        assert refused.code == "invalid_request" and refused.details["field"] == "source_map.path"
         return
+    got = answered.unwrap()
     found = got["lookup"]["matched_generated_position"]
     for match in got["matches"]:
         assert found is not None and (found["line"], found["column"]) <= (line, column)
@@ -177,8 +179,9 @@ def test_source_location_lookup_answers_or_refuses(doc: dict, line: int, column:
     st.one_of(st.none(), st.dictionaries(st.text(max_size=10), st.one_of(st.text(max_size=10), st.none()), max_size=4)),
 )
 def test_module_resolution_answers_for_any_specifier(specifier: str, imports: dict | None) -> None:
-    imap = None if imports is None else import_map(json.dumps({"imports": imports}), "https://example.test/app/")
-    assert not isinstance(imap, ReaError)
+    imap = (
+        None if imports is None else import_map(json.dumps({"imports": imports}), "https://example.test/app/").unwrap()
+    )
     got = resolve(specifier, "https://example.test/app/main.js", imap)
     assert got["state"] in ("resolved", "rejected")
 
@@ -211,9 +214,9 @@ def test_module_resolution_answers_for_any_specifier(specifier: str, imports: di
     )
 )
 def test_hostile_captures_are_refused_or_planned(doc) -> None:
-    got = capture_record(json.dumps(doc).encode(), "/c.json")
-    if isinstance(got, ReaError):
-        assert got.code == "invalid_request"
+    answered = capture_record(json.dumps(doc).encode(), "/c.json")
+    if not is_successful(answered):
+        assert answered.failure().code == "invalid_request"
         return
-    for row in plan(got[0]):
+    for row in plan(answered.unwrap()[0]):
         assert row["content"]["state"] in ("exported", "unavailable")

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import hashlib
 import json
 import time
 from collections.abc import Mapping, Sequence
@@ -21,13 +20,12 @@ from typing import Any
 import anyio
 
 from effects.cdp import CdpSession
+from effects.web.scenario_artifacts import SNAPSHOTS
 from rea.loopback import origin_of
-from rea.web.scenario import MAX_EVENTS, holds_secret, redact, value_of, with_query
+from rea.web.scenario import MAX_EVENTS, redact, value_of, with_query
 from rea.web.scope import clean_url
-from rea.web.screenshot import artifact as png_artifact
 
 GROUP = "rea-scenario"
-MAX_TEXT = 1 << 20
 POLL_S = 0.05
 KEYS: Mapping[str, tuple[str, int, str]] = {  # key -> (code, windows key code, text)
     "Enter": ("Enter", 13, "\r"),
@@ -72,16 +70,6 @@ SELECT = """function(v){ if (!(this instanceof HTMLSelectElement)) return 'the e
 
 class StepFailed(Exception):
     """An action could not be performed; the message becomes the step's error."""
-
-
-def _text_artifact(text: str) -> dict[str, Any]:
-    data = text.encode()
-    if len(text) > MAX_TEXT:
-        return {"state": "truncated", "observed": len(data), "retained": 0, "reason": f"over {MAX_TEXT} characters"}
-    return {
-        "state": "captured",
-        "value": {"sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "text": text},
-    }
 
 
 class ScenarioPage:
@@ -493,85 +481,9 @@ class ScenarioPage:
 
     async def artifact(self, kind: str) -> dict[str, Any]:
         try:
-            return await getattr(self, "_" + kind + "_artifact")()
+            return await SNAPSHOTS[kind](self)
         except Exception as exc:  # a snapshot the browser could not give: missing, said why
             return {"state": "missing", "reason": redact(f"{type(exc).__name__}: {exc}", self.forms)[:1024] or "failed"}
-
-    async def _url_artifact(self) -> dict[str, Any]:
-        return {"state": "captured", "value": await self.current_url()}
-
-    async def _dom_artifact(self) -> dict[str, Any]:
-        doc = (await self.session.send("DOM.getDocument", {"depth": 0})).unwrap()
-        html = (await self.session.send("DOM.getOuterHTML", {"nodeId": doc["root"]["nodeId"]})).unwrap()["outerHTML"]
-        return _text_artifact(redact(html, self.forms))
-
-    async def _accessibility_artifact(self) -> dict[str, Any]:
-        nodes = (await self.session.send("Accessibility.getFullAXTree")).unwrap()["nodes"]
-        return _text_artifact(redact(json.dumps(nodes, sort_keys=True, separators=(",", ":")), self.forms))
-
-    async def _screenshot_artifact(self) -> dict[str, Any]:
-        if self.secret_typed:
-            return {
-                "state": "missing",
-                "reason": "withheld: a secret was typed into the page and pixels cannot be redacted",
-            }
-        png = base64.b64decode((await self.session.send("Page.captureScreenshot", {"format": "png"})).unwrap()["data"])
-        if len(png) > 8 << 20:
-            return {"state": "truncated", "observed": len(png), "retained": 0, "reason": "PNG over 8 MiB"}
-        return {"state": "captured", "value": png_artifact(png)}
-
-    async def _history_artifact(self) -> dict[str, Any]:
-        history = (await self.session.send("Page.getNavigationHistory")).unwrap()
-        entries = history["entries"]
-        kinds = {"reload": "reload", "auto_toplevel": "navigate", "typed": "navigate", "link": "navigate"}
-        return {
-            "state": "captured",
-            "value": {
-                "length": len(entries),
-                "current_url": self._url(entries[history["currentIndex"]]["url"]),
-                "navigation_entries": [
-                    {"type": kinds.get(e.get("transitionType", ""), "navigate"), "name": self._url(e["url"])}
-                    for e in entries[-256:]
-                ],
-            },
-        }
-
-    def _fingerprint(self, value: str) -> dict[str, Any]:
-        if holds_secret(value, self.forms):
-            return {"value_state": "redacted-secret", "value_sha256": None}
-        return {"value_state": "hashed", "value_sha256": hashlib.sha256(value.encode()).hexdigest()}
-
-    async def _storage_artifact(self) -> dict[str, Any]:
-        history = (await self.session.send("Page.getNavigationHistory")).unwrap()
-        url = history["entries"][history["currentIndex"]]["url"]
-        cookies = (await self.session.send("Network.getCookies", {"urls": [url]})).unwrap()["cookies"]
-        origin = origin_of(url)
-        stores: dict[str, list[dict[str, Any]]] = {"local_storage": [], "session_storage": []}
-        if origin is not None:
-            for key, local in (("local_storage", True), ("session_storage", False)):
-                got = await self.session.send(
-                    "DOMStorage.getDOMStorageItems", {"storageId": {"securityOrigin": origin, "isLocalStorage": local}}
-                )
-                items = got.unwrap()["entries"]
-                stores[key] = [{"name": redact(k, self.forms)[:1024], **self._fingerprint(v)} for k, v in items[:512]]
-        return {
-            "state": "captured",
-            "value": {
-                "cookies": [
-                    {
-                        "name": redact(c["name"], self.forms)[:1024],
-                        "domain": c["domain"][:2048],
-                        "path": c["path"][:4096],
-                        "secure": bool(c["secure"]),
-                        "http_only": bool(c["httpOnly"]),
-                        "same_site": c.get("sameSite") if c.get("sameSite") in ("Strict", "Lax", "None") else "Lax",
-                        **self._fingerprint(c["value"]),
-                    }
-                    for c in cookies[:512]
-                ],
-                **stores,
-            },
-        }
 
     def elapsed_ms(self, started: float) -> int:
         return max(0, int((time.monotonic() - started) * 1000))

@@ -306,14 +306,16 @@ async def read(effect: ReadLocalFile, progress: Progress) -> Result[Any, ReaErro
 
 def publish_scripts(effect: PublishWebScripts) -> Result[dict[str, Any], ReaError]:
     published = publish_tree(effect.output_directory, effect.files_of, "rea-web-scripts", ".rea-web-scripts-")
-    if isinstance(published, Failure):
-        return published
-    root = published.unwrap()
+    return published.map(lambda root: {"output_directory": root, "digests": _digests(effect, root)})
+
+
+def _digests(effect: PublishWebScripts, root: str) -> dict[str, str]:
+    """Each published file's SHA-256 as it reads back from disk."""
     digests = {}
     for planned in effect.files_of(root):
         with open(os.path.join(root, planned.rel), "rb") as handle:
             digests[planned.rel] = hashlib.sha256(handle.read()).hexdigest()
-    return Success({"output_directory": root, "digests": digests})
+    return digests
 
 
 async def publish(effect: PublishWebScripts, progress: Progress) -> Result[Any, ReaError]:

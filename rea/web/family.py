@@ -16,10 +16,10 @@ EFFECTS: TypeAlias = (
 FAMILY = Family(
     name="web",
     toolset="web",
-    contracts=("rea.catalog.web", "rea.catalog.web_scenario", "rea.catalog.web_scripts"),
-    programs=("rea.workflows.web", "rea.workflows.web_scenario", "rea.workflows.web_scripts"),
+    contracts=("rea.web.contract.browser", "rea.web.contract.scenario", "rea.web.contract.scripts"),
+    programs=("rea.web.programs.browser", "rea.web.programs.scenario", "rea.web.programs.scripts"),
     effects=members(EFFECTS),
     handlers=("effects.web.runtime", "effects.web.scenario", "effects.web.scripts"),
     commands=("effects.web.cli", "effects.web.scenario_cli", "effects.web.scripts_cli"),
-    typed=("rea/web", "rea/workflows/web.py", "rea/workflows/web_scenario.py", "rea/workflows/web_scripts.py"),
+    typed=("rea/web",),
 )

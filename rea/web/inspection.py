@@ -13,6 +13,7 @@ from rea.web.redaction import fingerprint
 from rea.web.scope import clean_url, in_scope
 from rea.web.targets import WORKER_TYPES, browser_version, target_record
 from rea.loopback import origin_of
+from rea.web.records.browser import InspectWebPageArgs
 
 LIMITATIONS = (
     "Network and console activity is observed only within the attach window; earlier activity is not available.",
@@ -21,20 +22,20 @@ LIMITATIONS = (
 )
 
 
-def storage(raw: Mapping[str, Any] | None, origin: str, args: Mapping[str, Any], ledger: Ledger) -> dict[str, Any]:
+def storage(raw: Mapping[str, Any] | None, origin: str, args: InspectWebPageArgs, ledger: Ledger) -> dict[str, Any]:
     raw = raw or {}
     local, session = raw.get("local"), raw.get("session")
-    keys = args["include_storage_keys"]
+    keys = args.include_storage_keys
     for got in (local, session):
         if got is None:
             ledger.exclude("storage_keys", "provider_unavailable", None)
         elif not keys and got:
             ledger.exclude("storage_keys", "not_approved", len(got))
     prints: list[dict[str, Any]] = []
-    if args["include_storage_fingerprints"]:
+    if args.include_storage_fingerprints:
         for scope, entries in (("cookie", raw.get("cookies")), ("local_storage", local), ("session_storage", session)):
             prints += [fingerprint(scope, str(k), str(v)) for k, v in entries or []]
-    complete = args["include_storage_fingerprints"] and all(
+    complete = args.include_storage_fingerprints and all(
         raw.get(k) is not None for k in ("cookies", "local", "session")
     )
     return {
@@ -93,15 +94,15 @@ def inspection(
     targets: Sequence[Mapping[str, Any]],
     raw: Mapping[str, Any],
     origins: Sequence[str],
-    args: Mapping[str, Any],
+    args: InspectWebPageArgs,
 ) -> dict[str, Any]:
     ledger = Ledger()
     _dropped(raw, ledger)
     base = str(raw.get("main_frame_url") or target.get("url", ""))
-    dom, elements = page.dom(raw.get("document"), args["max_dom_nodes"], ledger)
+    dom, elements = page.dom(raw.get("document"), args.max_dom_nodes, ledger)
     resources = page.resources(raw.get("resource_tree"), origins, ledger)
     requests = raw.get("requests") or []
-    network = activity.requests(requests, origins, args["include_json_body_shapes"], ledger)
+    network = activity.requests(requests, origins, args.include_json_body_shapes, ledger)
     started = str(raw["started_at"])
     result: dict[str, Any] = {
         "browser": browser_version(version),
@@ -109,31 +110,31 @@ def inspection(
         "capture_window": {
             "started_at": started,
             "ended_at": raw["ended_at"],
-            "observation_ms": args["observation_ms"],
+            "observation_ms": args.observation_ms,
         },
         "frames": page.frames(raw.get("frame_tree")),
         "dom": dom,
-        "accessibility": page.accessibility(raw.get("ax_nodes"), args["include_accessibility_text"], ledger),
+        "accessibility": page.accessibility(raw.get("ax_nodes"), args.include_accessibility_text, ledger),
         "scripts": page.scripts(
             raw.get("scripts") or [],
             raw.get("sources") or {},
             resources,
             origins,
-            args["include_script_sources"],
+            args.include_script_sources,
             ledger,
         ),
         "resources": resources,
         "network": {
             "requests": network,
             "websocket_events": activity.websocket_events(
-                raw.get("websocket_frames") or [], dict(requests), args["include_websocket_shapes"], ledger
+                raw.get("websocket_frames") or [], dict(requests), args.include_websocket_shapes, ledger
             ),
             "coverage_started_at": started,
             "prior_activity_available": False,
         },
         "console": {
             "events": activity.console(
-                raw.get("console") or [], float(raw["started_ms"]), args["include_console_text"], ledger
+                raw.get("console") or [], float(raw["started_ms"]), args.include_console_text, ledger
             ),
             "coverage_started_at": started,
             "prior_activity_available": False,

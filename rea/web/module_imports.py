@@ -13,6 +13,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from returns.result import Failure, Result, Success
+
 from rea.errors import ReaError, invalid_request
 from rea.loopback import urljoin, urlsplit, urlunsplit
 
@@ -50,14 +52,14 @@ def _as_url(specifier: str, base: str) -> str | None:
     return None
 
 
-def import_map(text: str, base_url: str) -> dict[str, Any] | ReaError:
+def import_map(text: str, base_url: str) -> Result[dict[str, Any], ReaError]:
     """The map normalized: keys and addresses as URLs against `base_url` where URL-like (null addresses kept)."""
     try:
         doc = json.loads(text)
     except (ValueError, RecursionError) as exc:
-        return invalid_request(f"import_map.path is not JSON: {exc}", field="import_map.path")
+        return Failure(invalid_request(f"import_map.path is not JSON: {exc}", field="import_map.path"))
     if not isinstance(doc, dict):
-        return invalid_request("an import map is a JSON object", field="import_map.path")
+        return Failure(invalid_request("an import map is a JSON object", field="import_map.path"))
 
     def table(raw: Any) -> dict[str, str | None]:
         out: dict[str, str | None] = {}
@@ -69,10 +71,12 @@ def import_map(text: str, base_url: str) -> dict[str, Any] | ReaError:
         return out
 
     scopes: dict[str, Any] = doc["scopes"] if isinstance(doc.get("scopes"), dict) else {}
-    return {
-        "imports": table(doc.get("imports")),
-        "scopes": {urljoin(base_url, k): table(v) for k, v in scopes.items() if isinstance(k, str)},
-    }
+    return Success(
+        {
+            "imports": table(doc.get("imports")),
+            "scopes": {urljoin(base_url, k): table(v) for k, v in scopes.items() if isinstance(k, str)},
+        }
+    )
 
 
 def _match(normal: str, as_url: str | None, table: Mapping[str, str | None]) -> tuple[bool, str | None]:
@@ -163,20 +167,24 @@ def imports(
     return out
 
 
-def importer_of(script: Mapping[str, Any], selected: str | None) -> dict[str, str] | ReaError:
+def importer_of(script: Mapping[str, Any], selected: str | None) -> Result[dict[str, str], ReaError]:
     if selected is not None:
         if not is_http(selected):
-            return invalid_request(
-                f"importer_url {selected!r} is not an HTTP(S) URL",
-                field="importer_url",
-                accepted="an http(s) module URL",
+            return Failure(
+                invalid_request(
+                    f"importer_url {selected!r} is not an HTTP(S) URL",
+                    field="importer_url",
+                    accepted="an http(s) module URL",
+                )
             )
-        return {"url": selected, "basis": "caller-selected"}
+        return Success({"url": selected, "basis": "caller-selected"})
     url = str(script.get("url", ""))
     if not is_http(url):
-        return invalid_request(
-            f"the script's reported URL {url!r} is not HTTP(S): its base is unknown",
-            field="importer_url",
-            accepted="importer_url naming the module's http(s) URL",
+        return Failure(
+            invalid_request(
+                f"the script's reported URL {url!r} is not HTTP(S): its base is unknown",
+                field="importer_url",
+                accepted="importer_url naming the module's http(s) URL",
+            )
         )
-    return {"url": url, "basis": "reported-source-url"}
+    return Success({"url": url, "basis": "reported-source-url"})

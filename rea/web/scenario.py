@@ -93,7 +93,7 @@ def _duplicate(values: Iterable[str]) -> str | None:
     return None
 
 
-def _uniqueness(args: Args) -> ReaError | None:
+def _uniqueness(args: Args) -> Result[None, ReaError]:
     checks = (
         ("actions", "step_id", [a["step_id"] for a in args["actions"]]),
         ("secrets", "secret_id", [s["secret_id"] for s in args["secrets"]]),
@@ -108,39 +108,57 @@ def _uniqueness(args: Args) -> ReaError | None:
     for where, what, values in checks:
         repeated = _duplicate(values)
         if repeated is not None:
-            return invalid_request(
-                f"{where}: {what} {repeated!r} is used twice", field=where, accepted=f"unique {what}s"
+            return Failure(
+                invalid_request(f"{where}: {what} {repeated!r} is used twice", field=where, accepted=f"unique {what}s")
             )
-    return None
+    return Success(None)
 
 
-def _replay_headers(args: Args) -> ReaError | None:
+def _replay_headers(args: Args) -> Result[None, ReaError]:
     for i, route in enumerate(args["request_replay"].get("routes", ())):
         names = [h["name"].lower() for h in route["response"].get("headers", ())]
         bad = next((n for n in names if n in ("content-length", "location", "transfer-encoding")), None)
         if bad is not None or _duplicate(names) is not None:
-            return invalid_request(
-                f"request_replay.routes[{i}].response.headers: {bad or _duplicate(names)!r} is not allowed there",
-                field=f"request_replay.routes[{i}].response.headers",
-                accepted="unique header names other than content-length, location and transfer-encoding",
+            return Failure(
+                invalid_request(
+                    f"request_replay.routes[{i}].response.headers: {bad or _duplicate(names)!r} is not allowed there",
+                    field=f"request_replay.routes[{i}].response.headers",
+                    accepted="unique header names other than content-length, location and transfer-encoding",
+                )
             )
-    return None
+    return Success(None)
 
 
 def scenario_origins(args: Args) -> Result[tuple[str, ...], ReaError]:
     """The scenario's exact origins, after the endpoint, every destination, id and secret reference is checked."""
-    if args["browser"]["mode"] == "connect":
-        endpoint = parse_endpoint(args["browser"]["cdp_endpoint"], argument="browser.cdp_endpoint")
-        if isinstance(endpoint, Failure):
-            return endpoint
+    return (
+        _connect_endpoint(args)
+        .bind(lambda _: _destination_urls(args))
+        .bind(lambda _: allowed_origins(args["allowed_origins"]))
+        .map(lambda declared: declared or (str(origin_of(args["start_url"]["url"])),))
+        .bind(lambda origins: _confined(args, origins))
+    )
+
+
+def _connect_endpoint(args: Args) -> Result[None, ReaError]:
+    """A connected browser's endpoint is a loopback DevTools endpoint (a launched one has none)."""
+    if args["browser"]["mode"] != "connect":
+        return Success(None)
+    return parse_endpoint(args["browser"]["cdp_endpoint"], argument="browser.cdp_endpoint").map(lambda _: None)
+
+
+def _destination_urls(args: Args) -> Result[None, ReaError]:
+    """Every destination is an http(s) URL."""
     for where, url in _destinations(args):
         problem = _url_problem(url)
         if problem is not None:
             return Failure(invalid_request(f"{where} {url!r} {problem}", field=where, accepted="an http(s) URL"))
-    declared = allowed_origins(args["allowed_origins"])
-    if isinstance(declared, Failure):
-        return declared
-    origins = declared.unwrap() or (str(origin_of(args["start_url"]["url"])),)
+    return Success(None)
+
+
+def _confined(args: Args, origins: tuple[str, ...]) -> Result[tuple[str, ...], ReaError]:
+    """The origins, when every destination and storage origin lies within them and the ids and secret
+    references hold."""
     for where, url in _destinations(args):
         if origin_of(url) not in origins:
             return Failure(
@@ -161,9 +179,11 @@ def scenario_origins(args: Args) -> Result[tuple[str, ...], ReaError]:
                         accepted=ACCEPTED_ORIGIN + " within allowed_origins",
                     )
                 )
-    refusal = _uniqueness(args) or _replay_headers(args)
-    if refusal is not None:
-        return Failure(refusal)
+    return _uniqueness(args).bind(lambda _: _replay_headers(args)).bind(lambda _: _secrets_declared(args, origins))
+
+
+def _secrets_declared(args: Args, origins: tuple[str, ...]) -> Result[tuple[str, ...], ReaError]:
+    """Every secret reference names a declared secret."""
     declared_ids = {s["secret_id"] for s in args["secrets"]}
     undeclared = [r for r in secret_references(args) if r not in declared_ids]
     if undeclared:

@@ -16,12 +16,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rea.canonical_json import canonicalize
+from returns.result import Failure, Result, Success
+
 from rea.errors import ReaError, invalid_request
 from rea.javascript.recovery import Planned
 from rea.loopback import urlsplit
 from rea.validation import first_schema_error
 from rea.wire.schema import Role, schema_of
-from rea.wire.web import Completeness
+from rea.web.records.browser import Completeness
 
 MANIFEST = "manifest.json"
 MAX_CAPTURE_BYTES = 64 << 20
@@ -31,21 +33,27 @@ LIMITATIONS = (
 )
 
 
-def capture_record(data: bytes, path: str) -> tuple[dict[str, Any], str | None] | ReaError:
+def capture_record(data: bytes, path: str) -> Result[tuple[dict[str, Any], str | None], ReaError]:
     """(the inspect_web_page result, the Evidence id when the file was complete Evidence) or why not."""
     try:
         doc = json.loads(data)
     except (ValueError, RecursionError) as exc:
-        return invalid_request(
-            f"capture_path {path!r} is not JSON: {exc}", field="capture_path", accepted="saved inspect_web_page JSON"
+        return Failure(
+            invalid_request(
+                f"capture_path {path!r} is not JSON: {exc}",
+                field="capture_path",
+                accepted="saved inspect_web_page JSON",
+            )
         )
     evidence_id = None
     if isinstance(doc, dict) and isinstance(doc.get("normalized_result"), dict):
         if doc.get("operation") not in ("inspect_web_page", None):
-            return invalid_request(
-                f"capture_path holds {doc.get('operation')!r} Evidence, not a page capture",
-                field="capture_path",
-                accepted="inspect_web_page Evidence or its normalized_result (capture_browser_scenario captures are not read yet)",
+            return Failure(
+                invalid_request(
+                    f"capture_path holds {doc.get('operation')!r} Evidence, not a page capture",
+                    field="capture_path",
+                    accepted="inspect_web_page Evidence or its normalized_result (capture_browser_scenario captures are not read yet)",
+                )
             )
         evidence_id = doc.get("evidence_id") if isinstance(doc.get("evidence_id"), str) else None
         doc = doc["normalized_result"]
@@ -55,19 +63,23 @@ def capture_record(data: bytes, path: str) -> tuple[dict[str, Any], str | None] 
         or not isinstance(scripts.get("items"), list)
         or not isinstance(doc.get("completeness"), dict)
     ):
-        return invalid_request(
-            f"capture_path {path!r} is not an inspect_web_page capture (no scripts.items or completeness)",
-            field="capture_path",
-            accepted="inspect_web_page Evidence or its normalized_result, saved with include_script_sources: true",
+        return Failure(
+            invalid_request(
+                f"capture_path {path!r} is not an inspect_web_page capture (no scripts.items or completeness)",
+                field="capture_path",
+                accepted="inspect_web_page Evidence or its normalized_result, saved with include_script_sources: true",
+            )
         )
     wrong = first_schema_error(schema_of(Completeness, Role.OUTPUT), doc["completeness"])
     if wrong is not None:
-        return invalid_request(
-            f"capture_path's completeness is not inspect_web_page's ({wrong[0]}: {wrong[1]})",
-            field="capture_path",
-            accepted="an unedited inspect_web_page capture",
+        return Failure(
+            invalid_request(
+                f"capture_path's completeness is not inspect_web_page's ({wrong[0]}: {wrong[1]})",
+                field="capture_path",
+                accepted="an unedited inspect_web_page capture",
+            )
         )
-    return doc, evidence_id
+    return Success((doc, evidence_id))
 
 
 def _source(script: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,6 +13,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from returns.result import Failure, Result, Success
+
 from rea.errors import ReaError, invalid_request
 from rea.javascript.sourcemap import Segment, segments
 from rea.web.source_maps import resolve_source
@@ -143,7 +145,7 @@ def _match(leaf: Leaf, seg: Segment, map_url: str) -> dict[str, Any]:
     }
 
 
-def lookup(map_text: str, map_url: str, line: int, column: int) -> dict[str, Any] | ReaError:
+def lookup(map_text: str, map_url: str, line: int, column: int) -> Result[dict[str, Any], ReaError]:
     """The codec's report for one requested (one-based line, UTF-16 column), or why the map cannot be read."""
     try:
         form, leaves, reported = parse(map_text)
@@ -163,20 +165,24 @@ def lookup(map_text: str, map_url: str, line: int, column: int) -> dict[str, Any
                 elif at == best:
                     found.append((leaf, seg))
     except (ValueError, RecursionError, MapError) as exc:
-        return invalid_request(
-            f"source_map cannot be decoded: {exc}",
-            field="source_map.path",
-            accepted="a version 3 regular map, or an indexed map whose sections carry their maps inline",
+        return Failure(
+            invalid_request(
+                f"source_map cannot be decoded: {exc}",
+                field="source_map.path",
+                accepted="a version 3 regular map, or an indexed map whose sections carry their maps inline",
+            )
         )
-    return {
-        "format": form,
-        "reported_file": reported,
-        "lookup": {
-            "requested": {"line": line, "column": column},
-            "matched_generated_position": None if best is None else {"line": best[0] + 1, "column": best[1]},
-            "semantics": SEMANTICS,
-            "location_units": UNITS,
-        },
-        "matches": [_match(leaf, seg, map_url) for leaf, seg in found],
-        "diagnostics": [] if best is not None else ["No mapping at or before the requested position."],
-    }
+    return Success(
+        {
+            "format": form,
+            "reported_file": reported,
+            "lookup": {
+                "requested": {"line": line, "column": column},
+                "matched_generated_position": None if best is None else {"line": best[0] + 1, "column": best[1]},
+                "semantics": SEMANTICS,
+                "location_units": UNITS,
+            },
+            "matches": [_match(leaf, seg, map_url) for leaf, seg in found],
+            "diagnostics": [] if best is not None else ["No mapping at or before the requested position."],
+        }
+    )

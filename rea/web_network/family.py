@@ -12,10 +12,10 @@ EFFECTS: TypeAlias = ReadCapture | ReadPng
 FAMILY = Family(
     name="web_network",
     toolset="web",
-    contracts=("rea.catalog.web_network",),
-    programs=("rea.workflows.web_network",),
+    contracts=("rea.web_network.contract",),
+    programs=("rea.web_network.programs",),
     effects=members(EFFECTS),
     handlers=("effects.web_network.runtime",),
     commands=("effects.web_network.cli",),
-    typed=("rea/web_network", "rea/workflows/web_network.py"),
+    typed=("rea/web_network",),
 )

@@ -9,7 +9,7 @@ from typing import Literal
 import attrs
 
 from rea.wire.schema import field
-from rea.wire.web import BrowserVersion, CaptureWindow, DroppedEvents
+from rea.web.records.browser import BrowserVersion, CaptureWindow, DroppedEvents
 
 SHA256 = "^[a-f0-9]{64}$"
 _ENDPOINT = (

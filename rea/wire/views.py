@@ -18,8 +18,19 @@ import attrs
 
 from rea.wire.convert import to_wire
 from rea.wasm.records import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
-from rea.layout.records import (Architecture, EntryPoint, LayoutCoverage, Linkage, Mitigations, PeDirectories, PeExport, PeImportDll, Section, Symbol)
-from rea.wire.web_network import CaptureRecord, CaptureSummary
+from rea.layout.records import (
+    Architecture,
+    EntryPoint,
+    LayoutCoverage,
+    Linkage,
+    Mitigations,
+    PeDirectories,
+    PeExport,
+    PeImportDll,
+    Section,
+    Symbol,
+)
+from rea.web_network.records import CaptureRecord, CaptureSummary
 from rea.wire.schema import SAFE_INT_MAX, Open, field
 
 EVIDENCE_ID_PATTERN = "^ev_[a-f0-9]{64}$"

@@ -40,11 +40,12 @@ import resource, sys, time
 from effects.web_network.runtime import read_har
 from rea.canonical_json import canonicalize
 from rea.evidence import Provider, Subject, create_evidence
-from rea.workflows.web_network import _capture_result
+from rea.web_network.programs import capture_result
+from rea.web_network.records import CaptureArgs
 start = time.perf_counter()  # the server has its programs loaded: time the call's work, from the file on
 args = {"capture_path": sys.argv[1], "format": "har", "sensitive_values": [], "record_ordinals": None}
 read = read_har(sys.argv[1], 32 << 20).unwrap()
-result = _capture_result(read, args)
+result = capture_result(read, CaptureArgs(capture_path=sys.argv[1], format="har")).unwrap()
 built = create_evidence(provider=Provider(id="python-json", name="json", version="3"),
     operation="inspect_web_network_capture", parameters=args, normalized_result=result,
     subject=Subject(name="b.har", sha256=read["artifact"]["sha256"], format="file", architecture=None,

@@ -3,18 +3,10 @@ manifest traces (local files only)."""
 
 from __future__ import annotations
 
-from rea.catalog.web import ENDPOINT, PASSIVE, TARGET
+from rea.web.contract.browser import ENDPOINT, PASSIVE, TARGET
 from rea.wire.tool import evidence_tool
-from rea.wire.web_scripts import (
-    AnalyzeWebBundleArgs,
-    ExportWebScriptsArgs,
-    ModuleImportsArgs,
-    SourceLocationArgs,
-    WebBundleAnalysis,
-    WebModuleTrace,
-    WebScriptExport,
-    WebSourceLocation,
-)
+from rea.web.records.scripts import AnalyzeWebBundleArgs, ExportWebScriptsArgs, WebBundleAnalysis, WebScriptExport
+from rea.web.records.traces import ModuleImportsArgs, SourceLocationArgs, WebModuleTrace, WebSourceLocation
 
 ANALYZE_WEB_BUNDLE = evidence_tool(
     "analyze_web_bundle",

@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from rea.wire.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
 from rea.wire.tool import evidence_tool
-from rea.wire.web_scenario import (
-    BrowserScenarioCapture,
-    CaptureBrowserScenarioArgs,
-    CompareWebCapturesArgs,
-    WebCaptureComparison,
-)
+from rea.web.records.scenario_capture import BrowserScenarioCapture
+from rea.web.records.scenario import CaptureBrowserScenarioArgs
+from rea.web.records.capture_diff import CompareWebCapturesArgs, WebCaptureComparison
 
 # the reference's effects for both active tools: they drive code REA does not own
 ACTIVE = {

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import attrs
 
 from rea.wire.schema import Open, field, local_path
-from rea.wire.web import ScreenshotArtifact
+from rea.web.records.screenshot import ScreenshotArtifact
 
 SHA256 = "^[a-f0-9]{64}$"
 POINTER = "RFC 6901 pointer in the producer's reported object"

@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 from rea.wire.tool import evidence_tool
-from rea.wire.web import (
-    BrowserTargetList,
-    CaptureWebScreenshotArgs,
-    DiscoverWebMcpArgs,
+from rea.web.records.browser import BrowserTargetList, InspectWebPageArgs, ListBrowserTargetsArgs
+from rea.web.records.screenshot import CaptureWebScreenshotArgs, WebScreenshot
+from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
+from rea.web.records.runtime import (
     EventListenerArgs,
-    InspectWebPageArgs,
-    ListBrowserTargetsArgs,
     ObserveExecutionArgs,
     ObserveSessionArgs,
     WebEventListeners,
     WebExecution,
-    WebMcpDiscovery,
     WebObservationSession,
-    WebPageInspection,
-    WebScreenshot,
 )
+from rea.web.records.page import WebPageInspection
 
 ENDPOINT = "http://127.0.0.1:9222"
 TARGET = "TARGET_ID_FROM_LIST_BROWSER_TARGETS"

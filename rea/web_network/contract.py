@@ -12,7 +12,7 @@ from rea.catalog.schemas import evidence_output
 from rea.wire.schema import Role, schema_of
 from rea.wire.views import SummaryResult
 from rea.wire.tool import evidence_tool
-from rea.wire.web_network import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
+from rea.web_network.records import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
 
 # the advertised example names two local PNGs: an artifact example would carry a whole screenshot, twice, into
 # every model's context (a capture_web_screenshot artifact is passed back as it came, as the description says)

@@ -381,8 +381,10 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
     if facts["go"] is not None and swept is not None:
         _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
-    snapshot = pure_index.snapshot(facts, swept, slots, executable)
-    found = _stack_strings(snapshot, swept, regions) if swept is not None else None
+    placed = pure_index.layout(facts, swept, slots, executable)
+    # the stack-string pass needs only the procedures' extents: it runs while the snapshot is composed
+    found = _stack_strings(placed.spans, facts["architecture"], swept, regions) if swept is not None else None
+    snapshot = pure_index.snapshot(facts, swept, slots, executable, placed)
     _classify(snapshot, source)
     if found is not None:
         snapshot.update(found())
@@ -391,15 +393,18 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
     return snapshot
 
 
-def _stack_strings(snapshot: dict[str, Any], swept: Any, regions: list[Region]) -> Callable[[], dict[str, Any]]:
+def _stack_strings(
+    extents: list[tuple[int, int]], architecture: str, swept: Any, regions: list[Region]
+) -> Callable[[], dict[str, Any]]:
     """Stack strings and decoder candidates (rea.native.stackstrings) from the sweep's kept instructions and
-    the procedures, started now and read by calling what this returns; the pass's wall time rides along
-    (`stack_strings_ms`).
+    the procedures' extents, started now and read by calling what this returns; the pass's wall time rides
+    along (`stack_strings_ms`).
 
-    Why a forked process: the pass and the origin classification that follows it need nothing of each
-    other, each takes about half a second on a Go executable, and the index otherwise keeps one of the
-    machine's cores idle. Where forking is not possible or safe (no fork, threads running) it runs here. A
-    pass that fails says so in `stack_scan` rather than reporting no stack strings as if none were there."""
+    Why a forked process: the pass needs nothing of the snapshot but the extents, and the snapshot, the origin
+    classification and the pass each take about half a second on a Go executable, while the index otherwise
+    keeps one of the machine's cores idle. Where forking is not possible or safe (no fork, threads running) it
+    runs here. A pass that fails says so in `stack_scan` rather than reporting no stack strings as if none
+    were there."""
     spans = sorted((r.start, r.start + len(r.data)) for r in regions if not r.executable)
     starts = [s for s, _ in spans]
 
@@ -407,8 +412,7 @@ def _stack_strings(snapshot: dict[str, Any], swept: Any, regions: list[Region]) 
         index = bisect.bisect_right(starts, address) - 1
         return index >= 0 and address < spans[index][1]
 
-    procedures = [{"address": p["address"], "size": p["size"], "kind": p["kind"]} for p in snapshot["procedures"]]
-    architecture = snapshot["architecture"]
+    procedures = [{"address": hexa(start), "size": end - start, "kind": "function"} for start, end in extents]
     jumps = [(r.site, r.target) for r in swept.references if r.kind == "jump"]
 
     def run() -> dict[str, Any]:
@@ -473,7 +477,7 @@ def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
         for p in snapshot["procedures"]
         if p["kind"] == "function" and ":" not in p["address"]
     ]
-    snapshot["origin_facts"] = origin_facts.origin_facts(source, functions)
+    snapshot["origin_facts"] = origin_facts.origin_facts(source, origin.worth_comparing(functions, snapshot))
     classified = pure_index.inherit_fragment_origins(origin.annotate(snapshot["procedures"], snapshot))
     snapshot["procedures"] = pure_index.library_names(classified, snapshot["origin_facts"])
 

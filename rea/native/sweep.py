@@ -198,15 +198,27 @@ def sweep(
     )
 
 
-def _lite(cs: capstone.Cs, region: Region, counts: list[int], step: int) -> Iterator[tuple[int, int, str, str]]:
-    """capstone's lite tuples over a whole region, resuming past bytes that do not decode."""
+BATCH = 4096  # instructions per capstone call
+
+
+def _batches(
+    cs: capstone.Cs, region: Region, counts: list[int], step: int
+) -> Iterator[list[tuple[int, int, str, str]]]:
+    """capstone's lite tuples over a whole region, BATCH instructions at a time, resuming past bytes that do not
+    decode. Why batches: capstone holds every instruction of one call in memory until the last is read, and a
+    whole Go executable's section at once was 230 MB and a fifth of the sweep in page faults; a batch is a
+    list because a loop over a list costs less than one more generator frame per instruction."""
     data, start, offset = region.data, region.start, 0
+    view = memoryview(bytearray(data))  # writable: capstone reads a slice in place (a slice of bytes is copied)
     while offset < len(data):
-        row, decoded = None, 0
-        for decoded, row in enumerate(cs.disasm_lite(data[offset:], start + offset), 1):  # noqa: B007 - read after
-            yield row
-        counts[0] += decoded
-        end = offset if row is None else row[0] - start + row[1]
+        rows = list(cs.disasm_lite(view[offset:], start + offset, BATCH))
+        counts[0] += len(rows)
+        if rows:
+            yield rows
+        end = offset if not rows else rows[-1][0] - start + rows[-1][1]
+        if len(rows) == BATCH:  # stopped at the count, not at a byte it cannot decode
+            offset = end
+            continue
         if end >= len(data):
             return
         skip = min(step, len(data) - end)
@@ -226,30 +238,31 @@ def _x86(
     add, refs, sized = found.refs.append, found.refs, found.sized
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
-    after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
-    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 1):
-        if mnemonic in FRAME_X86:
-            at(address)
-            sizes(size)
-            mnemonics(mnemonic)
-            texts(operands)
-        if after_lea is not None and mnemonic == "mov" and address == after_lea[0]:
-            length = _LENGTH.match(operands)
-            if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
-                sized.append((after_lea[1], _number(length.group(1))))
-        after_lea = None
-        if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
-            _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
-        elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
-            _x86_operand(address, size, mnemonic, operands, inside, pic, add)
-            if mnemonic == "lea" and refs and refs[-1][0] == address:
-                after_lea = (address + size, refs[-1][1])
+    after_lea: tuple[int, int] = (-1, 0)  # (next address, target) of the last lea that named an address
+    for rows in _batches(cs, region, found.counts, 1):
+        for address, size, mnemonic, operands in rows:
+            if mnemonic in FRAME_X86:
+                at(address)
+                sizes(size)
+                mnemonics(mnemonic)
+                texts(operands)
+                if address == after_lea[0] and mnemonic == "mov":  # only the instruction right after the lea
+                    length = _LENGTH.match(operands)
+                    if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
+                        sized.append((after_lea[1], _number(length.group(1))))
+            if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
+                _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
+            elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
+                _x86_operand(address, size, mnemonic, operands, inside, pic, add)
+                if mnemonic == "lea" and refs and refs[-1][0] == address:
+                    after_lea = (address + size, refs[-1][1])
 
 
 def _names_address(operands: str) -> bool:
-    """Can a non-RIP operand name an address (`[0x…]`, or a last operand that is a hex immediate)? Most
-    operands with a `0x` are stack offsets (`[rsp + 0x20], rax`) that cannot: checked before the call."""
-    return "[0x" in operands or operands.rpartition(" ")[2].startswith("0x")
+    """Can a non-RIP operand name an address: `[0x…]`, or a last operand that is a hex immediate (not the
+    `0x20]` that ends `[rsp + 0x20]`)? Most operands with a `0x` are stack offsets that cannot: checked before
+    the call, and they were nine in ten of a Go executable's calls of it."""
+    return "[0x" in operands or (operands[-1] != "]" and operands.rpartition(" ")[2].startswith("0x"))
 
 
 def _x86_branch(
@@ -317,50 +330,51 @@ def _arm64(
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     pages: dict[str, int] = {}
-    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 4):
-        if mnemonic in FRAME_ARM64:
-            at(address)
-            sizes(size)
-            mnemonics(mnemonic)
-            texts(operands)
-        if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
-            target = _ARM_TARGET.search(operands)
-            if target is not None:
-                add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
-            _after_branch(pages, mnemonic)
-            continue
-        if mnemonic in _ARM_INDIRECT:
-            (found.calls if mnemonic.startswith("bl") else found.jumps).append(address)
-            _after_branch(pages, mnemonic)
-            continue
-        if mnemonic == "ret":
-            pages.clear()
-            continue
-        if mnemonic in ("adrp", "adr"):
-            register, _, value = operands.partition(", #")
-            if value:
-                if mnemonic == "adrp":
-                    pages[register] = _number(value)
-                else:
-                    add(Reference(address, _number(value), "offset"))
-                    pages.pop(register, None)
-            continue
-        match = _ARM_BASE.match(operands)
-        if match is None:
-            pages.pop(operands.partition(",")[0], None)
-            continue
-        destination, base, offset = match.group(1), match.group(2), match.group(3)
-        page = pages.get(base)
-        if page is not None:
-            named = page + (_number(offset) if offset else 0)
-            if mnemonic == "add" and offset:
-                add(Reference(address, named, "offset"))
-            elif mnemonic.startswith(("ldr", "ldp")):
-                add(Reference(address, named, "read"))
-            elif mnemonic.startswith(("str", "stp")):
-                add(Reference(address, named, "write"))
-        if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
-            pages.pop(destination, None)
+    for rows in _batches(cs, region, found.counts, 4):
+        for address, size, mnemonic, operands in rows:
+            if mnemonic in FRAME_ARM64:
+                at(address)
+                sizes(size)
+                mnemonics(mnemonic)
+                texts(operands)
+            if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
+                target = _ARM_TARGET.search(operands)
+                if target is not None:
+                    add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
+                _after_branch(pages, mnemonic)
+                continue
+            if mnemonic in _ARM_INDIRECT:
+                (found.calls if mnemonic.startswith("bl") else found.jumps).append(address)
+                _after_branch(pages, mnemonic)
+                continue
+            if mnemonic == "ret":
+                pages.clear()
+                continue
+            if mnemonic in ("adrp", "adr"):
+                register, _, value = operands.partition(", #")
+                if value:
+                    if mnemonic == "adrp":
+                        pages[register] = _number(value)
+                    else:
+                        add(Reference(address, _number(value), "offset"))
+                        pages.pop(register, None)
+                continue
+            match = _ARM_BASE.match(operands)
+            if match is None:
+                pages.pop(operands.partition(",")[0], None)
+                continue
+            destination, base, offset = match.group(1), match.group(2), match.group(3)
+            page = pages.get(base)
+            if page is not None:
+                named = page + (_number(offset) if offset else 0)
+                if mnemonic == "add" and offset:
+                    add(Reference(address, named, "offset"))
+                elif mnemonic.startswith(("ldr", "ldp")):
+                    add(Reference(address, named, "read"))
+                elif mnemonic.startswith(("str", "stp")):
+                    add(Reference(address, named, "write"))
+            if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
+                pages.pop(destination, None)
 
 
 _CALLEE_SAVED = frozenset(f"x{n}" for n in range(19, 30))

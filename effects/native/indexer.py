@@ -374,10 +374,11 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
             handle.seek(fat_slice[0])
             source = handle.read(fat_slice[1])
     facts, regions, slots = load(source)
+    swept_all = _sweep(facts["architecture"], regions, facts["pic"])  # a second half may start sweeping now
     text = next((r for r in regions if r.executable and r.name in (".text", "__text")), None)
     facts["go"] = metadata.go_tables(source, text.start if text is not None else 0)
     facts["scanned_strings"] = list(strings(regions))
-    swept = _sweep(facts["architecture"], regions, facts["pic"])
+    swept = swept_all()
     if facts["go"] is not None and swept is not None:
         _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
@@ -483,26 +484,31 @@ def _in_child(produce: Callable[[], bytes]) -> Callable[[], bytes] | None:
     return finish
 
 
-def _sweep(architecture: str, regions: list[Region], pic: bool) -> Sweep | None:
-    """The sweep of every executable region. A large x86 code section is swept in two halves at once, by this
-    process and a forked child (rea.native.sweep.plan_cut): the sweep is most of the index's time, and one
-    process leaves a core idle. The halves meet where their instruction streams join, so the answer is the
-    one sweep's; where no child runs or its half is lost, this process sweeps it all."""
+def _sweep(architecture: str, regions: list[Region], pic: bool) -> Callable[[], Sweep | None]:
+    """The sweep of every executable region, made by calling what this returns. A large x86 code section is
+    swept in two halves at once, by this process and a child forked now (rea.native.sweep.plan_cut): the
+    sweep is most of the index's time, and one process leaves a core idle. The halves meet where their
+    instruction streams join, so the answer is the one sweep's; where no child runs or its half is lost,
+    this process sweeps it all."""
     mapped = [(r.start, r.start + len(r.data)) for r in regions]
     cut = plan_cut(architecture, regions)
     waiting = None
     if cut is not None and hasattr(os, "fork") and threading.active_count() == 1:
         waiting = _in_child(lambda: marshal.dumps(sweep_tail(architecture, regions, mapped, pic=pic, cut=cut)))
     if cut is None or waiting is None:
-        return sweep(architecture, regions, mapped, pic=pic)
-    head = sweep_head(architecture, regions, mapped, pic=pic, cut=cut)
-    payload = waiting()
-    try:
-        tail = marshal.loads(payload) if payload else None
-    except (EOFError, ValueError, TypeError):
-        tail = None
-    whole = joined(head, tail)
-    return whole if whole is not None else sweep(architecture, regions, mapped, pic=pic)
+        return lambda: sweep(architecture, regions, mapped, pic=pic)
+
+    def finish() -> Sweep | None:
+        head = sweep_head(architecture, regions, mapped, pic=pic, cut=cut)
+        payload = waiting()
+        try:
+            tail = marshal.loads(payload) if payload else None
+        except (EOFError, ValueError, TypeError):
+            tail = None
+        whole = joined(head, tail)
+        return whole if whole is not None else sweep(architecture, regions, mapped, pic=pic)
+
+    return finish
 
 
 def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:

@@ -26,17 +26,21 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
-import capstone
 
 from rea.native.stackstrings import FRAME_ARM64, FRAME_X86, Columns
 
-ARCHITECTURES: dict[str, tuple[int, int]] = {
-    "x86_64": (capstone.CS_ARCH_X86, capstone.CS_MODE_64),
-    "x86": (capstone.CS_ARCH_X86, capstone.CS_MODE_32),
-    "arm64": (capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM),
+if TYPE_CHECKING:
+    import capstone
+
+# capstone's architecture and mode constants by name: capstone is imported by the first decoder, not with this
+# module, which the MCP server's first call loads for its records (Region, Sweep) and never decodes with
+ARCHITECTURES: dict[str, tuple[str, str]] = {
+    "x86_64": ("CS_ARCH_X86", "CS_MODE_64"),
+    "x86": ("CS_ARCH_X86", "CS_MODE_32"),
+    "arm64": ("CS_ARCH_ARM64", "CS_MODE_ARM"),
 }
 _NUMBER = r"(0x[0-9a-f]+|\d+)"
 _RIP = re.compile(r"\[rip ([+-]) " + _NUMBER + r"\]")
@@ -132,8 +136,10 @@ class _Found:
 
 def decoder(architecture: str) -> capstone.Cs | None:
     """A capstone decoder for an architecture the sweep reads, else None."""
+    import capstone  # noqa: PLC0415 - see ARCHITECTURES
+
     mode = ARCHITECTURES.get(architecture)
-    return None if mode is None else capstone.Cs(*mode)
+    return None if mode is None else capstone.Cs(getattr(capstone, mode[0]), getattr(capstone, mode[1]))
 
 
 def decode(architecture: str, data: bytes, start: int) -> Iterator[Instruction]:

@@ -4,14 +4,15 @@ composed snapshot never has overlapping procedures or strings, whatever the code
 
 from __future__ import annotations
 
+import marshal
 import struct
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.native import gostrings, index
+from rea.native import gostrings, index, sweep as sweep_module
 from rea.native.eh_frame import fde_ranges
-from rea.native.sweep import Region, decode, sweep
+from rea.native.sweep import Cut, Region, decode, joined, sweep, sweep_head, sweep_tail
 
 ARCHES = st.sampled_from(["x86_64", "x86", "arm64"])
 BASE = 0x401000
@@ -121,3 +122,55 @@ def test_index_procedures_never_overlap_and_calls_name_procedures(code, starts):
             inside = BASE <= int(site["target"], 16) < BASE + len(code)
             assert site["target"] in listed or not inside
         assert set(p["callees"]) <= listed
+
+
+# Go's way of passing a string: `lea rax, [rip + d]` then `mov ebx, <length>` (7 + 5 bytes)
+LEA_MOV = bytes.fromhex("488d0510000000") + bytes.fromhex("bb05000000")
+CODE = st.lists(st.one_of(st.just(LEA_MOV), st.binary(min_size=1, max_size=12)), min_size=1, max_size=40).map(b"".join)
+
+
+@settings(max_examples=80, deadline=None)
+@given(ARCHES, st.binary(max_size=600), st.booleans(), st.integers(1, 7))
+def test_the_sweep_does_not_depend_on_how_many_instructions_capstone_decodes_per_call(architecture, data, pic, batch):
+    region = Region(name=".text", start=BASE, data=data, executable=True)
+    mapped = [(BASE, BASE + len(data)), (0x600000, 0x601000)]
+    whole = sweep(architecture, [region], mapped, pic=pic)
+    kept, sweep_module.BATCH = sweep_module.BATCH, batch
+    try:
+        assert sweep(architecture, [region], mapped, pic=pic) == whole
+    finally:
+        sweep_module.BATCH = kept
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.sampled_from(["x86_64", "x86"]), CODE, st.booleans(), st.data())
+def test_a_sweep_cut_in_two_halves_is_the_whole_sweep(architecture, code, pic, data):
+    """Wherever the second half starts decoding (inside an instruction, inside garbage, at an lea's mov), the
+    halves joined through marshal (what the pipe between the processes carries) equal the one sweep; without
+    the second half's lists the join is the whole sweep only if the halves never met."""
+    cut = Cut(index=1, at=BASE + data.draw(st.integers(0, len(code) - 1)))
+    regions = [
+        Region(name=".rodata", start=0x600000, data=b"x" * 64, executable=False),
+        Region(name=".text", start=BASE, data=code, executable=True),
+        Region(name=".fini", start=BASE + 0x10000, data=LEA_MOV, executable=True),
+    ]
+    mapped = [(r.start, r.start + len(r.data)) for r in regions]
+    whole = sweep(architecture, regions, mapped, pic=pic)
+    tail = marshal.loads(marshal.dumps(sweep_tail(architecture, regions, mapped, pic=pic, cut=cut)))
+    assert joined(sweep_head(architecture, regions, mapped, pic=pic, cut=cut), tail) == whole
+    alone = joined(sweep_head(architecture, regions, mapped, pic=pic, cut=cut), None)
+    assert alone is None or alone == whole
+
+
+def test_an_lea_and_its_mov_on_either_side_of_the_meeting_stay_one_pair():
+    """Every cut of a run of Go's lea/mov pairs, most of which make the halves meet at a mov whose lea the
+    first half decoded: the pair is still found once."""
+    code = LEA_MOV * 10
+    regions = [Region(name=".text", start=BASE, data=code, executable=True)]
+    mapped = [(BASE, BASE + len(code))]
+    whole = sweep("x86_64", regions, mapped, pic=False)
+    assert whole is not None and len(whole.sized) == 10
+    for offset in range(len(code)):
+        cut = Cut(index=0, at=BASE + offset)
+        tail = sweep_tail("x86_64", regions, mapped, pic=False, cut=cut)
+        assert joined(sweep_head("x86_64", regions, mapped, pic=False, cut=cut), tail) == whole

@@ -23,8 +23,9 @@ def cache_root(environ: dict[str, str] | None = None) -> Path:
 # the worker's snapshot layout: bumped when it records something new (v2: call instructions of call sites;
 # v3: exports, no engine placeholders or syscalls, self calls only from call instructions;
 # v4: origin facts and each procedure's origin; v5: strings exact from their bytes, with their terminator;
-# v6: the index's stack strings, decoder candidates and what the stack-string pass scanned)
-LAYOUT = 6
+# v6: the index's stack strings, decoder candidates and what the stack-string pass scanned;
+# v7: the index snapshot holds its strings once, as `strings`, without the loader's `scanned_strings`)
+LAYOUT = 7
 
 
 def _path(root: Path, sha256: str, binding: dict[str, Any], stage: str) -> Path:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import bisect
 import gc
 import io
+import marshal
 import os
 import struct
 import sys
@@ -30,7 +31,7 @@ from rea.native.eh_frame import fde_ranges
 from rea.native.addresses import hexa
 from rea.native import stackstrings
 from rea.native import strings as native_strings
-from rea.native.sweep import Region, sweep
+from rea.native.sweep import Region, Sweep, joined, plan_cut, sweep, sweep_head, sweep_tail
 
 MAX_SCANNED_STRINGS = 200_000
 ELF_ARCH = {"EM_X86_64": "x86_64", "EM_386": "x86", "EM_AARCH64": "arm64", "EM_ARM": "arm"}
@@ -373,16 +374,18 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
             handle.seek(fat_slice[0])
             source = handle.read(fat_slice[1])
     facts, regions, slots = load(source)
+    swept_all = _sweep(facts["architecture"], regions, facts["pic"])  # a second half may start sweeping now
     text = next((r for r in regions if r.executable and r.name in (".text", "__text")), None)
     facts["go"] = metadata.go_tables(source, text.start if text is not None else 0)
     facts["scanned_strings"] = list(strings(regions))
-    mapped = [(r.start, r.start + len(r.data)) for r in regions]
-    swept = sweep(facts["architecture"], regions, mapped, pic=facts["pic"])
+    swept = swept_all()
     if facts["go"] is not None and swept is not None:
         _go_strings(facts, regions, swept)
     executable = [(r.name, r.start, r.start + len(r.data)) for r in regions if r.executable]
-    snapshot = pure_index.snapshot(facts, swept, slots, executable)
-    found = _stack_strings(snapshot, swept, regions) if swept is not None else None
+    placed = pure_index.layout(facts, swept, slots, executable)
+    # the stack-string pass needs only the procedures' extents: it runs while the snapshot is composed
+    found = _stack_strings(placed.spans, facts["architecture"], swept, regions) if swept is not None else None
+    snapshot = pure_index.snapshot(facts, swept, slots, executable, placed)
     _classify(snapshot, source)
     if found is not None:
         snapshot.update(found())
@@ -391,15 +394,18 @@ def build(path: str, fat_slice: tuple[int, int] | None) -> dict[str, Any]:
     return snapshot
 
 
-def _stack_strings(snapshot: dict[str, Any], swept: Any, regions: list[Region]) -> Callable[[], dict[str, Any]]:
+def _stack_strings(
+    extents: list[tuple[int, int]], architecture: str, swept: Any, regions: list[Region]
+) -> Callable[[], dict[str, Any]]:
     """Stack strings and decoder candidates (rea.native.stackstrings) from the sweep's kept instructions and
-    the procedures, started now and read by calling what this returns; the pass's wall time rides along
-    (`stack_strings_ms`).
+    the procedures' extents, started now and read by calling what this returns; the pass's wall time rides
+    along (`stack_strings_ms`).
 
-    Why a forked process: the pass and the origin classification that follows it need nothing of each
-    other, each takes about half a second on a Go executable, and the index otherwise keeps one of the
-    machine's cores idle. Where forking is not possible or safe (no fork, threads running) it runs here. A
-    pass that fails says so in `stack_scan` rather than reporting no stack strings as if none were there."""
+    Why a forked process: the pass needs nothing of the snapshot but the extents, and the snapshot, the origin
+    classification and the pass each take about half a second on a Go executable, while the index otherwise
+    keeps one of the machine's cores idle. Where forking is not possible or safe (no fork, threads running) it
+    runs here. A pass that fails says so in `stack_scan` rather than reporting no stack strings as if none
+    were there."""
     spans = sorted((r.start, r.start + len(r.data)) for r in regions if not r.executable)
     starts = [s for s, _ in spans]
 
@@ -407,8 +413,7 @@ def _stack_strings(snapshot: dict[str, Any], swept: Any, regions: list[Region]) 
         index = bisect.bisect_right(starts, address) - 1
         return index >= 0 and address < spans[index][1]
 
-    procedures = [{"address": p["address"], "size": p["size"], "kind": p["kind"]} for p in snapshot["procedures"]]
-    architecture = snapshot["architecture"]
+    procedures = [{"address": hexa(start), "size": end - start, "kind": "function"} for start, end in extents]
     jumps = [(r.site, r.target) for r in swept.references if r.kind == "jump"]
 
     def run() -> dict[str, Any]:
@@ -429,23 +434,40 @@ FAILED_PASS = "the stack-string pass failed"
 
 
 def _forked(run: Callable[[], dict[str, Any]], architecture: str) -> Callable[[], dict[str, Any]]:
-    """`run()` in a child process (in this process's group, so a cancelled index stops it too); calling
-    what this returns waits for its JSON. The child never returns into the caller's code: it writes and
-    leaves with os._exit, so nothing buffered or registered in this process runs twice."""
+    """`run()` in a child process; calling what this returns waits for its JSON (a pass that failed there
+    reads as not scanned)."""
+    waiting = _in_child(lambda: orjson.dumps(run()))
+    if waiting is None:
+        done = run()
+        return lambda: done
+
+    def finish() -> dict[str, Any]:
+        try:
+            return orjson.loads(waiting())
+        except orjson.JSONDecodeError:
+            return {**stackstrings.not_scanned(architecture, FAILED_PASS), "stack_strings_ms": 0}
+
+    return finish
+
+
+def _in_child(produce: Callable[[], bytes]) -> Callable[[], bytes] | None:
+    """`produce()` in a child process (in this process's group, so a cancelled index stops it too); calling
+    what this returns waits for its bytes (empty when it failed). None when no child could be started. The
+    child never returns into the caller's code: it writes and leaves with os._exit, so nothing buffered or
+    registered in this process runs twice."""
     readable, writable = os.pipe()
     try:
         child = os.fork()
     except OSError:
         os.close(readable)
         os.close(writable)
-        done = run()
-        return lambda: done
+        return None
     if child == 0:  # pragma: no cover - the child's coverage is not collected
         try:
             os.close(readable)
             try:
-                payload = orjson.dumps(run())
-            except BaseException:  # noqa: BLE001 - any failure is the parent's "not scanned"
+                payload = produce()
+            except BaseException:  # noqa: BLE001 - any failure is the parent's to handle
                 payload = b""
             with os.fdopen(writable, "wb") as out:
                 out.write(payload)
@@ -453,14 +475,38 @@ def _forked(run: Callable[[], dict[str, Any]], architecture: str) -> Callable[[]
             os._exit(0)  # also when the parent is gone and the write fails: never back into its code
     os.close(writable)
 
-    def finish() -> dict[str, Any]:
+    def finish() -> bytes:
         with os.fdopen(readable, "rb") as handle:
             payload = handle.read()
         os.waitpid(child, 0)
+        return payload
+
+    return finish
+
+
+def _sweep(architecture: str, regions: list[Region], pic: bool) -> Callable[[], Sweep | None]:
+    """The sweep of every executable region, made by calling what this returns. A large x86 code section is
+    swept in two halves at once, by this process and a child forked now (rea.native.sweep.plan_cut): the
+    sweep is most of the index's time, and one process leaves a core idle. The halves meet where their
+    instruction streams join, so the answer is the one sweep's; where no child runs or its half is lost,
+    this process sweeps it all."""
+    mapped = [(r.start, r.start + len(r.data)) for r in regions]
+    cut = plan_cut(architecture, regions)
+    waiting = None
+    if cut is not None and hasattr(os, "fork") and threading.active_count() == 1:
+        waiting = _in_child(lambda: marshal.dumps(sweep_tail(architecture, regions, mapped, pic=pic, cut=cut)))
+    if cut is None or waiting is None:
+        return lambda: sweep(architecture, regions, mapped, pic=pic)
+
+    def finish() -> Sweep | None:
+        head = sweep_head(architecture, regions, mapped, pic=pic, cut=cut)
+        payload = waiting()
         try:
-            return orjson.loads(payload)
-        except orjson.JSONDecodeError:
-            return {**stackstrings.not_scanned(architecture, FAILED_PASS), "stack_strings_ms": 0}
+            tail = marshal.loads(payload) if payload else None
+        except (EOFError, ValueError, TypeError):
+            tail = None
+        whole = joined(head, tail)
+        return whole if whole is not None else sweep(architecture, regions, mapped, pic=pic)
 
     return finish
 
@@ -473,7 +519,7 @@ def _classify(snapshot: dict[str, Any], source: str | bytes) -> None:
         for p in snapshot["procedures"]
         if p["kind"] == "function" and ":" not in p["address"]
     ]
-    snapshot["origin_facts"] = origin_facts.origin_facts(source, functions)
+    snapshot["origin_facts"] = origin_facts.origin_facts(source, origin.worth_comparing(functions, snapshot))
     classified = pure_index.inherit_fragment_origins(origin.annotate(snapshot["procedures"], snapshot))
     snapshot["procedures"] = pure_index.library_names(classified, snapshot["origin_facts"])
 

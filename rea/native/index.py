@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from rea.native import metadata
 from rea.native.addresses import hexa, value
@@ -119,21 +119,45 @@ def _extents(rows: Mapping[int, Mapping[str, Any]], code: Sequence[tuple[str, in
     return spans
 
 
-def snapshot(
+class Layout(NamedTuple):
+    """Where the procedures are, before anything is said of them: their starts (with what the metadata says
+    of each), extents in address order, import stubs and canonical import slots. Made first so a pass that needs
+    only the extents (the stack-string scan) can start while the rest of the snapshot is built."""
+
+    rows: dict[int, dict[str, Any]]
+    spans: list[tuple[int, int]]
+    thunks: dict[int, int]
+    canonical: dict[int, int]
+
+
+def layout(
     loader: Mapping[str, Any], swept: Sweep | None, slots: Mapping[int, str], code: Sequence[tuple[str, int, int]]
-) -> dict[str, Any]:
-    """The index snapshot: the loader facts plus procedures, strings with their referrers, and references."""
+) -> Layout:
+    """The procedures' starts and extents from the metadata and the sweep's calls."""
     canonical = _canonical(slots)
     known = metadata.starts(loader)
     sized = _Spans(sorted((value(r["address"]), value(r["address"]) + int(r["size"])) for r in known if r["size"]))
     thunks = _thunks(swept, slots, code, sized) if swept is not None else {}
     rows = _starts(known, loader.get("entry"), swept, thunks, code, sized)
-    spans = _extents(rows, code)
-    owner = _Spans(spans).owner
+    return Layout(rows=rows, spans=_extents(rows, code), thunks=thunks, canonical=canonical)
+
+
+def snapshot(
+    loader: Mapping[str, Any],
+    swept: Sweep | None,
+    slots: Mapping[int, str],
+    code: Sequence[tuple[str, int, int]],
+    placed: Layout | None = None,
+) -> dict[str, Any]:
+    """The index snapshot: the loader facts plus procedures, strings with their referrers, and references
+    (`placed`: the layout already made of the same arguments). The loader's `scanned_strings` are not
+    repeated: `strings` holds each of them with its referrers."""
+    rows, spans, thunks, canonical = placed if placed is not None else layout(loader, swept, slots, code)
+    extents = _Spans(spans)
     procs = {start: _procedure(start, end, rows[start], thunks.get(start), slots, canonical) for start, end in spans}
     externs = _externs(slots, canonical)
-    references = _wire(swept, procs, owner, slots, canonical) if swept is not None else []
-    strings = _strings(loader.get("scanned_strings", ()), references, loader.get("go_string_headers") or {})
+    references, reads = _wire(swept, procs, extents, slots, canonical) if swept is not None else ([], [])
+    strings = _strings(loader.get("scanned_strings", ()), reads, loader.get("go_string_headers") or {})
     for s in strings:
         for p in s["referenced_by"]:
             procs[value(p)]["strings"].append(s["address"])
@@ -142,7 +166,7 @@ def snapshot(
     unresolved = 0
     if swept is not None:
         for site in swept.indirect_calls:
-            at = owner(site)
+            at = extents.owner(site)
             if at is not None:
                 procs[at]["unresolved_calls"].append({"address": hexa(site), "reason": INDIRECT})
                 unresolved += 1
@@ -150,7 +174,7 @@ def snapshot(
     architecture = loader.get("architecture")
     notes = (INDEX_LIMITATION,) if swept is not None else (UNSWEPT_LIMITATION.format(architecture=architecture),)
     return {
-        **loader,
+        **{k: v for k, v in loader.items() if k != "scanned_strings"},
         "procedures": listing,
         "strings": strings,
         # calls are their procedure's call sites; a call from code no procedure covers stays a reference
@@ -222,41 +246,57 @@ def _externs(slots: Mapping[int, str], canonical: Mapping[int, int]) -> dict[int
 def _wire(
     swept: Sweep,
     procs: Mapping[int, dict[str, Any]],
-    owner: Any,
+    spans: _Spans,
     slots: Mapping[int, str],
     canonical: Mapping[int, int],
-) -> list[dict[str, Any]]:
-    """Every reference as the snapshot records it; calls also become call sites of their procedure."""
-    out = []
-    for ref in swept.references:
-        at = owner(ref.site)
-        kind, target = ref.kind, ref.target
+) -> tuple[list[dict[str, Any]], list[tuple[int, str]]]:
+    """Every reference as the snapshot records it; calls also become call sites of their procedure. Beside
+    them, the (target, procedure) of each reference that may name a string (from a procedure, not a call), so
+    `_strings` does not parse 400,000 targets back from their text.
+
+    References come in site order, so a site's owner is most often the last site's: the span (or the gap
+    between spans) the last site fell in is checked first, and bisection runs only when a site leaves it."""
+    owner, starts, ends = spans.owner, spans.starts, spans.ends
+    out: list[dict[str, Any]] = []
+    reads: list[tuple[int, str]] = []
+    low, high, at = 0, 0, None  # the span or gap holding the last site, and its owner (None in a gap)
+    for site, target, kind in swept.references:
+        if not low <= site < high:
+            index = bisect.bisect_right(starts, site) - 1
+            if index >= 0 and site < ends[index]:
+                low, high, at = starts[index], ends[index], starts[index]
+            else:
+                low = ends[index] if index >= 0 else 0
+                high = starts[index + 1] if index + 1 < len(starts) else 2**64
+                at = None
         if kind in ("call-slot", "jump-slot"):
             if target in slots:
                 if kind == "jump-slot" and at is not None and procs[at]["callees"] == [_extern(canonical[target])]:
                     continue  # the stub's own jump: the thunk's callee already says where it goes
                 kind, to = "call", _extern(canonical[target])  # a tail jump to an import calls it too
             else:
-                kind, to = "read", hexa(target)  # a call or jump through a pointer in memory reads the pointer
+                kind, to = "read", f"0x{target:x}"  # a call or jump through a pointer in memory reads the pointer
                 if at is not None:
-                    procs[at]["unresolved_calls"].append({"address": hexa(ref.site), "reason": INDIRECT})
+                    procs[at]["unresolved_calls"].append({"address": f"0x{site:x}", "reason": INDIRECT})
         else:
-            to = hexa(target)
-        if kind == "jump" and at is not None and owner(target) == at and target != at:
-            continue  # control flow inside one procedure
-        if kind == "jump" and at is not None and target == at:
-            continue  # a jump back to the entry (Go's morestack prologue) is not a call, not a reference
-        site = hexa(ref.site)
-        if kind == "call" and at is not None:
-            procs[at]["call_sites"].append({"site": site, "instruction": site, "target": to})
-            callee = to if to.startswith("extern:") else owner(target)  # a call into a function calls that function
-            if callee is not None:
-                procs[at]["callees"].append(callee if isinstance(callee, str) else hexa(callee))
+            to = f"0x{target:x}"
+        # a jump inside its own procedure is control flow, and one back to the entry (Go's morestack
+        # prologue) is not a call: neither is a reference
+        if kind == "jump" and at is not None and low <= target < high:
+            continue
+        text = f"0x{site:x}"
         # the owner's own address text, not a new one per reference (400,000 of them in a Go executable)
-        out.append(
-            {"from": site, "from_procedure": None if at is None else procs[at]["address"], "to": to, "kind": kind}
-        )
-    return out
+        source = None if at is None else procs[at]["address"]
+        if at is not None:
+            if kind == "call":
+                procs[at]["call_sites"].append({"site": text, "instruction": text, "target": to})
+                callee = to if to.startswith("extern:") else owner(target)  # a call into a function calls it
+                if callee is not None:
+                    procs[at]["callees"].append(callee if isinstance(callee, str) else f"0x{callee:x}")
+            else:
+                reads.append((target, source))
+        out.append({"from": text, "from_procedure": source, "to": to, "kind": kind})
+    return out, reads
 
 
 def _link(procs: Mapping[int, dict[str, Any]], externs: Mapping[int, dict[str, Any]]) -> None:
@@ -276,9 +316,10 @@ def _mark_fragments(procs: Mapping[int, dict[str, Any]], references: Sequence[Ma
     """A procedure nobody calls and only one other procedure jumps to is that procedure's part (a `.cold`
     piece the compiler moved away): it is marked `fragment_of`, so what is said of its owner (its origin)
     can be said of it."""
+    entries = {p["address"] for p in procs.values()}
     reached: dict[str, set[tuple[str, str | None]]] = {}
     for ref in references:
-        if ref["to"].startswith("0x"):
+        if ref["to"] in entries:
             reached.setdefault(ref["to"], set()).add((ref["kind"], ref["from_procedure"]))
     for p in procs.values():
         seen = reached.get(p["address"], set())
@@ -325,21 +366,21 @@ def library_names(procs: Sequence[Mapping[str, Any]], facts: Mapping[str, Any]) 
 
 
 def _strings(
-    scanned: Iterable[Mapping[str, Any]], references: Sequence[Mapping[str, Any]], headers: Mapping[str, str]
+    scanned: Iterable[Mapping[str, Any]], reads: Iterable[tuple[int, str]], headers: Mapping[str, str]
 ) -> list[dict[str, Any]]:
     """The scanned strings, each with the procedures whose code references any byte of it (or a Go string
-    header that names it)."""
+    header that names it); `reads` are (target, procedure) pairs of the references that are not calls."""
     rows = [{**s, "referenced_by": []} for s in scanned]
     rows.sort(key=lambda s: value(s["address"]))
     starts = [value(s["address"]) for s in rows]
+    ends = [start + row["length"] for start, row in zip(starts, rows, strict=True)]
+    pointers = {value(header): value(pointer) for header, pointer in headers.items()}
     referrers: dict[int, set[str]] = {}
-    for ref in references:
-        if ref["kind"] == "call" or ref["from_procedure"] is None or ref["to"].startswith("extern:"):
-            continue
-        target = value(headers.get(ref["to"], ref["to"]))
-        index = bisect.bisect_right(starts, target) - 1
-        if index >= 0 and target < starts[index] + rows[index]["length"]:
-            referrers.setdefault(index, set()).add(ref["from_procedure"])
+    for target, source in reads:
+        named = pointers.get(target, target)
+        index = bisect.bisect_right(starts, named) - 1
+        if index >= 0 and named < ends[index]:
+            referrers.setdefault(index, set()).add(source)
     for index, found in referrers.items():
         rows[index]["referenced_by"] = sorted(found, key=value)
     return rows

@@ -323,11 +323,7 @@ def classify(address: str, name: str | None, size: int, kind: str, facts: Facts)
     text = name or ""
     if kind in ("external", "thunk"):
         return _imported(text, kind, facts)
-    if facts.go and (found := go_origin(text, facts.go_module)) is not None:
-        return found
-    if text in facts.go:  # a pclntab name without a package: the runtime's assembly (_rt0_amd64_linux, cmpbody)
-        return Origin(kind="runtime", source="go-package", unit=None)
-    if (found := rust_origin(text)) is not None:
+    if (found := _by_name(text, facts)) is not None:
         return found
     at = value(address) if ":" not in address else None
     if at is None:
@@ -347,6 +343,24 @@ def classify(address: str, name: str | None, size: int, kind: str, facts: Facts)
     if facts.comparable:
         return Origin(kind="program", source="unmatched", unit=None)
     return UNKNOWN
+
+
+def _by_name(text: str, facts: Facts) -> Origin | None:
+    """The origin a function's name alone decides (rules 2 and 3), else None."""
+    if facts.go and (found := go_origin(text, facts.go_module)) is not None:
+        return found
+    if text in facts.go:  # a pclntab name without a package: the runtime's assembly (_rt0_amd64_linux, cmpbody)
+        return Origin(kind="runtime", source="go-package", unit=None)
+    return rust_origin(text)
+
+
+def worth_comparing(functions: Iterable[Mapping[str, Any]], loader: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The functions a comparison with the static libraries could tell something of: not those whose name
+    decides their origin first (a Go pclntab name, a Rust path: rules 2 and 3 speak before rule 6), so a Go
+    executable's thousands of functions are not hashed against libc.a for nothing. A synthetic name is always
+    compared: a match also names the function (rea.native.index.library_names)."""
+    index = facts(loader)
+    return [f for f in functions if synthetic(f.get("name")) or _by_name(f.get("name") or "", index) is None]
 
 
 def synthetic(name: str | None) -> bool:

@@ -23,19 +23,24 @@ decode (data in code, padding) are skipped one at a time and counted, so the swe
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
-import capstone
 
 from rea.native.stackstrings import FRAME_ARM64, FRAME_X86, Columns
 
-ARCHITECTURES: dict[str, tuple[int, int]] = {
-    "x86_64": (capstone.CS_ARCH_X86, capstone.CS_MODE_64),
-    "x86": (capstone.CS_ARCH_X86, capstone.CS_MODE_32),
-    "arm64": (capstone.CS_ARCH_ARM64, capstone.CS_MODE_ARM),
+if TYPE_CHECKING:
+    import capstone
+
+# capstone's architecture and mode constants by name: capstone is imported by the first decoder, not with this
+# module, which the MCP server's first call loads for its records (Region, Sweep) and never decodes with
+ARCHITECTURES: dict[str, tuple[str, str]] = {
+    "x86_64": ("CS_ARCH_X86", "CS_MODE_64"),
+    "x86": ("CS_ARCH_X86", "CS_MODE_32"),
+    "arm64": ("CS_ARCH_ARM64", "CS_MODE_ARM"),
 }
 _NUMBER = r"(0x[0-9a-f]+|\d+)"
 _RIP = re.compile(r"\[rip ([+-]) " + _NUMBER + r"\]")
@@ -122,6 +127,7 @@ class _Found:
     def __init__(self) -> None:
         self.refs: list[Reference] = []
         self.sized: list[tuple[int, int]] = []
+        self.sized_at: list[int] = []  # the address of the mov that gave each sized pair
         self.kept = Columns.empty()
         self.calls: list[int] = []
         self.jumps: list[int] = []
@@ -130,8 +136,10 @@ class _Found:
 
 def decoder(architecture: str) -> capstone.Cs | None:
     """A capstone decoder for an architecture the sweep reads, else None."""
+    import capstone  # noqa: PLC0415 - see ARCHITECTURES
+
     mode = ARCHITECTURES.get(architecture)
-    return None if mode is None else capstone.Cs(*mode)
+    return None if mode is None else capstone.Cs(getattr(capstone, mode[0]), getattr(capstone, mode[1]))
 
 
 def decode(architecture: str, data: bytes, start: int) -> Iterator[Instruction]:
@@ -186,6 +194,10 @@ def sweep(
             continue
         found.counts[2] += len(region.data)
         reader(cs, region, inside, pic and architecture == "x86_64", found)
+    return _finished(found)
+
+
+def _finished(found: _Found) -> Sweep:
     return Sweep(
         references=tuple(found.refs),
         indirect_calls=tuple(found.calls),
@@ -198,15 +210,190 @@ def sweep(
     )
 
 
-def _lite(cs: capstone.Cs, region: Region, counts: list[int], step: int) -> Iterator[tuple[int, int, str, str]]:
-    """capstone's lite tuples over a whole region, resuming past bytes that do not decode."""
+# ------------------------------------------------------------------ a sweep in two halves
+
+SPLIT_BYTES = 1 << 20  # an x86 code region at least this large is swept as two halves (by two processes)
+MEETING_WINDOW = 4096  # instructions of the second half's stream the first half may meet
+
+
+@attrs.frozen(kw_only=True)
+class Cut:
+    """Where a sweep is cut: the second half decodes the region at `regions[index]` from `at`."""
+
+    index: int
+    at: int
+
+
+class _Meeting:
+    """The first half's stop: the first instruction it decodes at or after `after` that the second half's
+    stream also decoded (`addresses`); from there on the two streams are one, since an x86 instruction decodes
+    from its own bytes alone. `met` is that address (None: the streams never met, the first half ran to the
+    end), `pending` the (next address, target) of the first half's last lea."""
+
+    def __init__(self, after: int, addresses: Iterable[int]) -> None:
+        self.after = after
+        self.addresses = frozenset(addresses)
+        self.last = max(self.addresses, default=after)
+        self.met: int | None = None
+        self.pending: tuple[int, int] = (-1, 0)
+
+    def stop(self, rows: list[tuple[int, int, str, str]]) -> int | None:
+        """The index in `rows` to stop before, or None to take them all."""
+        if rows[-1][0] < self.after:
+            return None
+        for index, row in enumerate(rows):
+            if row[0] < self.after:
+                continue
+            if row[0] in self.addresses:
+                self.met = row[0]
+                return index
+            if row[0] > self.last:  # past every address the second half gave: no meeting, run to the end
+                self.after = 2**64
+                return None
+        return None
+
+
+@attrs.frozen(kw_only=True)
+class Head:
+    """The first half of a cut sweep: every region, the cut one only up to where the halves met."""
+
+    found: _Found
+    cut: Cut
+    meeting: _Meeting
+    marks: tuple[int, int, int, int, int]  # list lengths when the cut region was done: where the second half goes
+    window: list[tuple[int, int, str, str]]  # the first rows of the second half's stream
+
+
+def plan_cut(architecture: str, regions: Sequence[Region]) -> Cut | None:
+    """The middle of the largest executable region, for x86 code of at least SPLIT_BYTES (AArch64's adrp pages
+    carry state from one instruction to the next: its sweep is never cut)."""
+    if architecture not in ("x86_64", "x86"):
+        return None
+    sizes = [(len(r.data), i) for i, r in enumerate(regions) if r.executable]
+    if not sizes or max(sizes)[0] < SPLIT_BYTES:
+        return None
+    index = max(sizes)[1]
+    return Cut(index=index, at=regions[index].start + len(regions[index].data) // 2)
+
+
+def _second(regions: Sequence[Region], cut: Cut) -> Region:
+    region = regions[cut.index]
+    return attrs.evolve(region, start=cut.at, data=region.data[cut.at - region.start :])
+
+
+def sweep_tail(
+    architecture: str, regions: Sequence[Region], mapped: Sequence[tuple[int, int]], *, pic: bool, cut: Cut
+) -> dict[str, Any]:
+    """The second half of a cut sweep, as plain lists (what marshal carries between processes)."""
+    cs = decoder(architecture)
+    assert cs is not None  # plan_cut cuts only x86
+    found = _Found()
+    _x86(cs, _second(regions, cut), _Mapped(mapped), pic and architecture == "x86_64", found)
+    return {
+        "sites": [r.site for r in found.refs],
+        "targets": [r.target for r in found.refs],
+        "kinds": [r.kind for r in found.refs],
+        "sized": found.sized,
+        "sized_at": found.sized_at,
+        "calls": found.calls,
+        "jumps": found.jumps,
+        "kept": list(found.kept),
+        "counts": found.counts[:2],
+    }
+
+
+def sweep_head(
+    architecture: str, regions: Sequence[Region], mapped: Sequence[tuple[int, int]], *, pic: bool, cut: Cut
+) -> Head:
+    """The first half of a cut sweep: every region as `sweep` reads it, the cut one until its stream meets the
+    second half's."""
+    cs = decoder(architecture)
+    assert cs is not None
+    window: list[tuple[int, int, str, str]] = []
+    for rows in _batches(cs, _second(regions, cut), [0, 0, 0], 1):
+        window += rows
+        if len(window) >= MEETING_WINDOW:
+            break
+    meeting = _Meeting(cut.at, (row[0] for row in window[:MEETING_WINDOW]))
+    inside, found = _Mapped(mapped), _Found()
+    marks = (0, 0, 0, 0, 0)
+    for index, region in enumerate(regions):
+        if not region.executable:
+            continue
+        found.counts[2] += len(region.data)
+        _x86(cs, region, inside, pic and architecture == "x86_64", found, meeting if index == cut.index else None)
+        if index == cut.index:
+            marks = (len(found.refs), len(found.calls), len(found.jumps), len(found.sized), len(found.kept.addresses))
+    return Head(found=found, cut=cut, meeting=meeting, marks=marks, window=window)
+
+
+def joined(head: Head, tail: Mapping[str, Any] | None) -> Sweep | None:
+    """The sweep the two halves make together, equal to `sweep` of the whole; None when the first half met the
+    second and the second's lists are missing (the caller sweeps the rest itself)."""
+    found, met = head.found, head.meeting.met
+    if met is None:
+        return _finished(found)
+    if tail is None:
+        return None
+    before = [row for row in head.window if row[0] < met]  # the second half's rows that are not the first's
+    sites = tail["sites"]
+    first = bisect.bisect_left(sites, met)
+    refs = [Reference(*row) for row in zip(sites[first:], tail["targets"][first:], tail["kinds"][first:], strict=True)]
+    sized = [pair for pair, at in zip(tail["sized"], tail["sized_at"], strict=True) if at > met]
+    pending = head.meeting.pending
+    at_meeting = next(row for row in head.window if row[0] == met)
+    pair = _sized(pending[1], at_meeting[3]) if pending[0] == met and at_meeting[2] == "mov" else None
+    if pair is not None:  # the first half's lea and the mov where the halves met
+        sized.insert(0, pair)
+    kept = tail["kept"]
+    low = bisect.bisect_left(kept[0], met)
+    marks = head.marks
+    found.refs[marks[0] : marks[0]] = refs
+    found.calls[marks[1] : marks[1]] = [a for a in tail["calls"] if a >= met]
+    found.jumps[marks[2] : marks[2]] = [a for a in tail["jumps"] if a >= met]
+    found.sized[marks[3] : marks[3]] = sized
+    for column, extra in zip(found.kept, kept, strict=True):
+        column[marks[4] : marks[4]] = extra[low:]
+    found.counts[0] += tail["counts"][0] - len(before)
+    found.counts[1] += tail["counts"][1] - (met - head.cut.at - sum(row[1] for row in before))
+    return _finished(found)
+
+
+def _sized(target: int, operands: str) -> tuple[int, int] | None:
+    """The (address, length) pair an lea's target and the mov after it give, if the mov moves a small length."""
+    length = _LENGTH.match(operands)
+    if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
+        return (target, _number(length.group(1)))
+    return None
+
+
+BATCH = 4096  # instructions per capstone call
+
+
+def _batches(
+    cs: capstone.Cs, region: Region, counts: list[int], step: int, meeting: _Meeting | None = None
+) -> Iterator[list[tuple[int, int, str, str]]]:
+    """capstone's lite tuples over a whole region, BATCH instructions at a time, resuming past bytes that do not
+    decode. Why batches: capstone holds every instruction of one call in memory until the last is read, and a
+    whole Go executable's section at once was 230 MB and a fifth of the sweep in page faults; a batch is a
+    list because a loop over a list costs less than one more generator frame per instruction."""
     data, start, offset = region.data, region.start, 0
+    view = memoryview(bytearray(data))  # writable: capstone reads a slice in place (a slice of bytes is copied)
     while offset < len(data):
-        row, decoded = None, 0
-        for decoded, row in enumerate(cs.disasm_lite(data[offset:], start + offset), 1):  # noqa: B007 - read after
-            yield row
-        counts[0] += decoded
-        end = offset if row is None else row[0] - start + row[1]
+        rows = list(cs.disasm_lite(view[offset:], start + offset, BATCH))
+        stop = None if meeting is None or not rows else meeting.stop(rows)
+        if stop is not None:  # the first half of a cut sweep ends where the second half's stream joins it
+            counts[0] += stop
+            if stop:
+                yield rows[:stop]
+            return
+        counts[0] += len(rows)
+        if rows:
+            yield rows
+        end = offset if not rows else rows[-1][0] - start + rows[-1][1]
+        if len(rows) == BATCH:  # stopped at the count, not at a byte it cannot decode
+            offset = end
+            continue
         if end >= len(data):
             return
         skip = min(step, len(data) - end)
@@ -220,36 +407,41 @@ def _x86(
     inside: _Mapped,
     pic: bool,
     found: _Found,
+    meeting: _Meeting | None = None,
 ) -> None:
     """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
     immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
     add, refs, sized = found.refs.append, found.refs, found.sized
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
-    after_lea: tuple[int, int] | None = None  # (next address, target) of the lea just decoded
-    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 1):
-        if mnemonic in FRAME_X86:
-            at(address)
-            sizes(size)
-            mnemonics(mnemonic)
-            texts(operands)
-        if after_lea is not None and mnemonic == "mov" and address == after_lea[0]:
-            length = _LENGTH.match(operands)
-            if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
-                sized.append((after_lea[1], _number(length.group(1))))
-        after_lea = None
-        if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
-            _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
-        elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
-            _x86_operand(address, size, mnemonic, operands, inside, pic, add)
-            if mnemonic == "lea" and refs and refs[-1][0] == address:
-                after_lea = (address + size, refs[-1][1])
+    after_lea: tuple[int, int] = (-1, 0)  # (next address, target) of the last lea that named an address
+    for rows in _batches(cs, region, found.counts, 1, meeting):
+        for address, size, mnemonic, operands in rows:
+            if mnemonic in FRAME_X86:
+                at(address)
+                sizes(size)
+                mnemonics(mnemonic)
+                texts(operands)
+                if address == after_lea[0] and mnemonic == "mov":  # only the instruction right after the lea
+                    pair = _sized(after_lea[1], operands)
+                    if pair is not None:
+                        sized.append(pair)
+                        found.sized_at.append(address)
+            if mnemonic[0] == "j" or mnemonic == "call" or mnemonic in _X86_JUMPS:
+                _x86_branch(address, size, mnemonic, operands, pic, add, found.calls, found.jumps)
+            elif "rip" in operands or (not pic and "0x" in operands and _names_address(operands)):
+                _x86_operand(address, size, mnemonic, operands, inside, pic, add)
+                if mnemonic == "lea" and refs and refs[-1][0] == address:
+                    after_lea = (address + size, refs[-1][1])
+    if meeting is not None:
+        meeting.pending = after_lea
 
 
 def _names_address(operands: str) -> bool:
-    """Can a non-RIP operand name an address (`[0x…]`, or a last operand that is a hex immediate)? Most
-    operands with a `0x` are stack offsets (`[rsp + 0x20], rax`) that cannot: checked before the call."""
-    return "[0x" in operands or operands.rpartition(" ")[2].startswith("0x")
+    """Can a non-RIP operand name an address: `[0x…]`, or a last operand that is a hex immediate (not the
+    `0x20]` that ends `[rsp + 0x20]`)? Most operands with a `0x` are stack offsets that cannot: checked before
+    the call, and they were nine in ten of a Go executable's calls of it."""
+    return "[0x" in operands or (operands[-1] != "]" and operands.rpartition(" ")[2].startswith("0x"))
 
 
 def _x86_branch(
@@ -317,50 +509,51 @@ def _arm64(
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     pages: dict[str, int] = {}
-    for address, size, mnemonic, operands in _lite(cs, region, found.counts, 4):
-        if mnemonic in FRAME_ARM64:
-            at(address)
-            sizes(size)
-            mnemonics(mnemonic)
-            texts(operands)
-        if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
-            target = _ARM_TARGET.search(operands)
-            if target is not None:
-                add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
-            _after_branch(pages, mnemonic)
-            continue
-        if mnemonic in _ARM_INDIRECT:
-            (found.calls if mnemonic.startswith("bl") else found.jumps).append(address)
-            _after_branch(pages, mnemonic)
-            continue
-        if mnemonic == "ret":
-            pages.clear()
-            continue
-        if mnemonic in ("adrp", "adr"):
-            register, _, value = operands.partition(", #")
-            if value:
-                if mnemonic == "adrp":
-                    pages[register] = _number(value)
-                else:
-                    add(Reference(address, _number(value), "offset"))
-                    pages.pop(register, None)
-            continue
-        match = _ARM_BASE.match(operands)
-        if match is None:
-            pages.pop(operands.partition(",")[0], None)
-            continue
-        destination, base, offset = match.group(1), match.group(2), match.group(3)
-        page = pages.get(base)
-        if page is not None:
-            named = page + (_number(offset) if offset else 0)
-            if mnemonic == "add" and offset:
-                add(Reference(address, named, "offset"))
-            elif mnemonic.startswith(("ldr", "ldp")):
-                add(Reference(address, named, "read"))
-            elif mnemonic.startswith(("str", "stp")):
-                add(Reference(address, named, "write"))
-        if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
-            pages.pop(destination, None)
+    for rows in _batches(cs, region, found.counts, 4):
+        for address, size, mnemonic, operands in rows:
+            if mnemonic in FRAME_ARM64:
+                at(address)
+                sizes(size)
+                mnemonics(mnemonic)
+                texts(operands)
+            if mnemonic in _ARM_CALLS or mnemonic in _ARM_JUMPS or mnemonic.startswith("b."):
+                target = _ARM_TARGET.search(operands)
+                if target is not None:
+                    add(Reference(address, _number(target.group(1)), "call" if mnemonic == "bl" else "jump"))
+                _after_branch(pages, mnemonic)
+                continue
+            if mnemonic in _ARM_INDIRECT:
+                (found.calls if mnemonic.startswith("bl") else found.jumps).append(address)
+                _after_branch(pages, mnemonic)
+                continue
+            if mnemonic == "ret":
+                pages.clear()
+                continue
+            if mnemonic in ("adrp", "adr"):
+                register, _, value = operands.partition(", #")
+                if value:
+                    if mnemonic == "adrp":
+                        pages[register] = _number(value)
+                    else:
+                        add(Reference(address, _number(value), "offset"))
+                        pages.pop(register, None)
+                continue
+            match = _ARM_BASE.match(operands)
+            if match is None:
+                pages.pop(operands.partition(",")[0], None)
+                continue
+            destination, base, offset = match.group(1), match.group(2), match.group(3)
+            page = pages.get(base)
+            if page is not None:
+                named = page + (_number(offset) if offset else 0)
+                if mnemonic == "add" and offset:
+                    add(Reference(address, named, "offset"))
+                elif mnemonic.startswith(("ldr", "ldp")):
+                    add(Reference(address, named, "read"))
+                elif mnemonic.startswith(("str", "stp")):
+                    add(Reference(address, named, "write"))
+            if not mnemonic.startswith(("str", "stp", "cmp", "tst")):
+                pages.pop(destination, None)
 
 
 _CALLEE_SAVED = frozenset(f"x{n}" for n in range(19, 30))

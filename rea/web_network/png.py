@@ -11,9 +11,12 @@ from __future__ import annotations
 
 import struct
 import zlib
+from typing import TYPE_CHECKING
 
 import attrs
-import numpy as np
+
+if TYPE_CHECKING:  # numpy's import is a tenth of a second: a decode pays it, not every server's first call
+    import numpy as np
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # color type -> (channels, allowed bit depths)
@@ -132,12 +135,16 @@ def _average_row(row: bytearray, prior: bytes | bytearray, bpp: int) -> None:
 
 def _sub_row(row: bytearray, bpp: int) -> bytearray:
     """Sub is a running sum per byte lane: one numpy cumsum instead of a byte loop."""
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     lanes = np.frombuffer(bytes(row) + bytes(-len(row) % bpp), dtype=np.uint8).reshape(-1, bpp)
     summed = np.cumsum(lanes, axis=0, dtype=np.uint64) & 0xFF
     return bytearray(summed.astype(np.uint8).tobytes()[: len(row)])
 
 
 def _unfilter(raw: bytes, header: Header) -> bytes:
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     stride, bpp = header.stride, header.bpp
     out = bytearray()
     prior: bytes | bytearray = bytes(stride)
@@ -162,6 +169,8 @@ def _unfilter(raw: bytes, header: Header) -> bytes:
 
 def _samples(data: bytes, header: Header) -> np.ndarray:
     """One uint8 sample per channel per pixel (16-bit keeps its high byte; low depths are scaled to 0..255)."""
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     depth, width, channels = header.bit_depth, header.width, header.channels
     rows = np.frombuffer(data, dtype=np.uint8).reshape(header.height, header.stride)
     if depth == 16:
@@ -178,6 +187,8 @@ def _samples(data: bytes, header: Header) -> np.ndarray:
 
 
 def _rgba(samples: np.ndarray, header: Header, chunks: list[tuple[bytes, bytes]]) -> np.ndarray:
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     color = header.color_type
     count = samples.shape[0]
     alpha = np.full((count, 1), 255, dtype=np.uint8)
@@ -194,6 +205,8 @@ def _rgba(samples: np.ndarray, header: Header, chunks: list[tuple[bytes, bytes]]
 
 
 def _palette(indexes: np.ndarray, chunks: list[tuple[bytes, bytes]]) -> np.ndarray:
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     plte = next((payload for kind, payload in chunks if kind == b"PLTE"), None)
     if plte is None or len(plte) % 3 or not plte:
         raise PngError("a palette image without a valid PLTE chunk")
@@ -210,6 +223,8 @@ def _palette(indexes: np.ndarray, chunks: list[tuple[bytes, bytes]]) -> np.ndarr
 
 def decode_png(data: bytes, maximum_pixels: int) -> Image:
     """RGBA8 pixels of a non-interlaced PNG no larger than `maximum_pixels`, or PngError."""
+    import numpy as np  # noqa: PLC0415 - see the module's imports
+
     chunks = _chunks(data)
     header = _header(chunks)
     pixels = header.width * header.height

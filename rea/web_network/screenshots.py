@@ -8,7 +8,6 @@ import hashlib
 from typing import Any
 from collections.abc import Mapping
 
-import numpy as np
 
 from rea.web_network.png import Image
 
@@ -52,6 +51,8 @@ def compare(before: Image, after: Image, threshold: int) -> dict[str, Any]:
             "maximum_channel_delta": None,
             "mean_absolute_channel_delta": None,
         }
+    import numpy as np  # noqa: PLC0415 - a tenth of a second to import: a comparison pays it, not every first call
+
     a = np.frombuffer(before.rgba, dtype=np.uint8).reshape(-1, 4).astype(np.int16)
     b = np.frombuffer(after.rgba, dtype=np.uint8).reshape(-1, 4).astype(np.int16)
     delta = np.abs(a - b)

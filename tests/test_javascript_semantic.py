@@ -125,6 +125,23 @@ def test_semantic_graph_is_built_sealed_and_typed(flow):
     assert semantic_graph(again)["graph_id"] == g["graph_id"]  # a function of the tree
 
 
+def test_the_graph_vouches_truly_for_float_free_nodes_and_relations(flow, monkeypatch):
+    """The workflow hashes the graph's nodes, relations and fingerprints without the float census
+    (without_floats): they hold no float (the census finds none), and the vouched digest is the one of the full
+    canonical bytes."""
+    import hashlib
+
+    import rea.canonical_json as cj
+    from rea.canonical_json import _census, canonical_sha256, canonicalize, without_floats
+
+    monkeypatch.setattr(cj, "SPLIT_ITEMS", 2)  # stream this small graph's arrays as a large one's are
+    g = semantic_graph(flow[1])
+    parts = g["nodes"], g["relations"], g["fingerprints"]
+    assert all(parts) and all(_census(part) is None for part in parts)
+    with without_floats(*parts):
+        assert canonical_sha256(g) == hashlib.sha256(canonicalize(g)).hexdigest()
+
+
 def test_a_literal_flows_through_three_functions_into_fetch(flow):
     conn, evidence = flow
     url = "https://api.example.com/v1/items"

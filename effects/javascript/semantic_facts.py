@@ -87,8 +87,11 @@ def _text(node: ts.Node | None) -> str:
     return "" if node is None or node.text is None else node.text.decode("utf-8", "replace")
 
 
+_SPACE = re.compile(r"\s+")
+
+
 def _compact(node: ts.Node | None, cap: int = 128) -> str:
-    return re.sub(r"\s+", "", _text(node))[:cap]
+    return _SPACE.sub("", _text(node))[:cap]
 
 
 def _range(node: ts.Node) -> list[int]:
@@ -103,9 +106,16 @@ def _range(node: ts.Node) -> list[int]:
     ]
 
 
+_STRING_PARTS = ("string_fragment", "escape_sequence")
+
+
 def _literal(node: ts.Node) -> str | None:
     if node.type == "string":
-        return "".join(_text(c) for c in node.named_children if c.type in ("string_fragment", "escape_sequence"))
+        count = node.named_child_count
+        if count == 1:  # nearly every string: one fragment (or one escape)
+            only = node.named_child(0)
+            return _text(only) if only is not None and only.type in _STRING_PARTS else ""
+        return "".join(_text(c) for c in node.named_children if c.type in _STRING_PARTS) if count else ""
     if node.type == "template_string" and not any(c.type == "template_substitution" for c in node.named_children):
         return _text(node)[1:-1]
     return None
@@ -137,14 +147,14 @@ class _File:
         if node is None or depth > MAX_REF_DEPTH:
             return []
         t = node.type
+        if t == "identifier":  # the most common
+            return [["name", _text(node)]]
         if t in ("string", "template_string") and node.start_byte in self.literal_at:
             out = [["lit", self.literal_at[node.start_byte]]]
             if t == "template_string":
                 for sub in node.named_children:
                     out += self.refs(sub, depth + 1)
             return out[:MAX_REFS]
-        if t == "identifier":
-            return [["name", _text(node)]]
         if t in ("call_expression", "new_expression") and node.start_byte in self.call_at:
             return [["call", self.call_at[node.start_byte]]]
         if t == "member_expression":
@@ -209,9 +219,7 @@ def _fingerprint(fn: ts.Node, is_async: bool, literals: list[str], callees: list
     big = fn.end_byte - fn.start_byte > MAX_FINGERPRINT_BYTES
     shape = "" if big else str(fn)  # the s-expression: node kinds and fields, never identifier text
     control = sum(map(shape.count, _CONTROL_NEEDLES))
-    effects = sorted(
-        {name for name, pattern in _EFFECTS for c in callees if pattern.search(c)} | ({"async"} if is_async else set())
-    )
+    effects = sorted(set().union(*map(_effects_of, callees)) | ({"async"} if is_async else set()))
     digest = lambda v: hashlib.sha256(repr(v).encode()).hexdigest()  # noqa: E731
     return {
         "status": "partial" if big else "complete",
@@ -220,6 +228,12 @@ def _fingerprint(fn: ts.Node, is_async: bool, literals: list[str], callees: list
         "literal_set_sha256": digest(sorted(set(literals))),
         "effects": effects,
     }
+
+
+@lru_cache(maxsize=4096)
+def _effects_of(callee: str) -> frozenset[str]:
+    """The effect families a callee's text names (a bundle calls the same few names thousands of times)."""
+    return frozenset(name for name, pattern in _EFFECTS if pattern.search(callee))
 
 
 @collector_paused()
@@ -345,22 +359,25 @@ def _required(value: ts.Node) -> dict[str, Any]:
 def _call(f: _File, node: ts.Node, call: dict[str, Any], scope: int) -> None:
     callee = node.child_by_field_name("function") or node.child_by_field_name("constructor")
     args = node.child_by_field_name("arguments")
+    arguments = args.named_children if args is not None else []  # a fresh list of nodes each time it is asked
     text = _compact(callee)
+    callee_type = callee.type if callee is not None else None
     call.update(
         callee=text,
         scope=scope,
         new=node.type == "new_expression",
-        args=[f.refs(a) for a in (args.named_children[:16] if args is not None else ())],
+        args=[f.refs(a) for a in arguments[:16]],
     )
-    if args is not None and args.named_children:
-        call["first"] = _literal(args.named_children[0])
-    if callee is not None and callee.type == "member_expression":
-        call["object"] = _compact(callee.child_by_field_name("object"))
+    if arguments:
+        call["first"] = _literal(arguments[0])
+    if callee is not None and callee_type == "member_expression":
+        obj = callee.child_by_field_name("object")
+        call["object"] = _compact(obj)
         call["property"] = _text(callee.child_by_field_name("property"))
-        call["object_refs"] = f.refs(callee.child_by_field_name("object"))
+        call["object_refs"] = f.refs(obj)
     if text in _DYNAMIC or (text == "setTimeout" and call.get("first") is not None):
         call["dynamic"] = "eval-or-generated-code"  # recorded (an unknown at its call site), never run
-    elif callee is not None and callee.type not in ("identifier", "member_expression", "import"):
+    elif callee is not None and callee_type not in ("identifier", "member_expression", "import"):
         call["dynamic"] = "dynamic-call"
 
 

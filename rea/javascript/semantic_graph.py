@@ -12,11 +12,11 @@ Bounded by node and relation budgets; a bound reached makes coverage partial and
 
 from __future__ import annotations
 
-import hashlib
+from hashlib import sha256
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rea.canonical_json import canonical_sha256
+from rea.canonical_json import canonical_sha256, without_floats
 from rea.collector import collector_paused
 from rea.javascript.ids import node_id as app_node_id
 from rea.javascript.observations import Context, evidence_record
@@ -87,7 +87,7 @@ def _digest(*parts: Any) -> str:
 
 
 def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class _Builder:
@@ -109,6 +109,7 @@ class _Builder:
         self.family_counts: dict[str, int] = dict.fromkeys(FAMILIES, 0)
         self.no_properties: dict[str, Any] = {}  # the graph's records without properties share one (never mutated)
         self.arguments: dict[int, dict[str, int]] = {}  # and each {"argument": i}
+        self.slot_ids: set[str | None] = set()  # the property-slot nodes (a read of one is reads-property)
 
     def context(self, path: str, sha: str | None, app_id: str, partial: bool) -> str:
         cid = "jsrg_evidence_" + _digest(path, sha)
@@ -126,26 +127,38 @@ class _Builder:
             }
         return cid
 
-    def node(self, kind: str, m: _Module, rng: Sequence[int] | None, role: str, **extra: Any) -> str | None:
-        span = "None\x00None" if rng is None else f"{rng[4]}\x00{rng[5]}"
-        nid = "jsrg_node_" + _sha(f"{kind}{m.key}{span}\x00{role}")  # = _digest(kind, sha, path, start, end, role)
-        if nid in self.nodes:
+    def node(
+        self,
+        kind: str,
+        m: _Module,
+        rng: Sequence[int] | None,
+        role: str,
+        label: str | None = None,
+        function_node_id: str | None = None,
+        **extra: Any,
+    ) -> str | None:
+        # = _digest(kind, sha, path, start, end, role), the f-string and sha256 inline (once per node)
+        if rng is None:
+            text = f"{kind}{m.key}None\x00None\x00{role}"
+        else:
+            text = f"{kind}{m.key}{rng[4]}\x00{rng[5]}\x00{role}"
+        nid = "jsrg_node_" + sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+        nodes = self.nodes
+        if nid in nodes:
             return nid
-        if len(self.nodes) >= self.max_nodes:
+        if len(nodes) >= self.max_nodes:
             self.omitted_nodes += 1
             return None
         evidence, source_range = m.at(rng)
-        identity = {
-            "artifact_sha256": m.sha,
-            "module_path": m.path,
-            "source_range": source_range,
-            "role_key": role,
-        }
-        function_node_id, label = extra.pop("function_node_id", None), extra.pop("label", None)
-        self.nodes[nid] = {
+        nodes[nid] = {
             "node_id": nid,
             "kind": kind,
-            "identity": identity,
+            "identity": {
+                "artifact_sha256": m.sha,
+                "module_path": m.path,
+                "source_range": source_range,
+                "role_key": role,
+            },
             "function_node_id": function_node_id,
             "application_node_ids": m.app_ids,
             "label": label,
@@ -168,15 +181,17 @@ class _Builder:
         if source is None or target is None or source == target:
             return
         start = None if rng is None else rng[4]
-        rid = "jsrg_relation_" + _sha(f"{source}\x00{relation}\x00{target}\x00{start}\x00{argument}")
-        if rid in self.relations:
+        text = f"{source}\x00{relation}\x00{target}\x00{start}\x00{argument}"  # ids and digits: ASCII
+        rid = "jsrg_relation_" + sha256(text.encode()).hexdigest()
+        relations = self.relations
+        if rid in relations:
             return
-        if len(self.relations) >= self.max_relations:
+        if len(relations) >= self.max_relations:
             self.omitted_relations += 1
             return
         self.family_counts[FAMILY[relation]] += 1
         props = self.no_properties if argument is None else self.arguments.setdefault(argument, {"argument": argument})
-        self.relations[rid] = {
+        relations[rid] = {
             "relation_id": rid,
             "source_node_id": source,
             "target_node_id": target,
@@ -268,13 +283,13 @@ class _Module:
         return self.functions[scope] if 0 <= scope < len(self.functions) else self.id
 
     def lookup(self, name: str, scope: int) -> str | None:
-        seen = 0
-        while seen < 256:
-            found = self.params.get((scope, name)) or self.bindings.get((scope, name))
+        params, bindings, parent = self.params, self.bindings, self.parent
+        for _ in range(256):
+            key = (scope, name)
+            found = params.get(key) or bindings.get(key)
             if found is not None or scope < 0:
                 return found
-            scope = self.parent[scope] if scope < len(self.parent) else -1
-            seen += 1
+            scope = parent[scope] if scope < len(parent) else -1
         return None
 
 
@@ -438,10 +453,10 @@ def _fingerprint(fid: str, fn: Mapping[str, Any], m: _Module) -> dict[str, Any]:
 
 def _source(b: _Builder, m: _Module, ref: Sequence[Any], scope: int, slots: dict[str, str | None]) -> str | None:
     kind, value = ref[0], ref[1]
+    if kind == "name":  # the most common
+        return m.lookup(value, scope)
     if kind == "lit":
         return m.literals[value] if value < len(m.literals) else None
-    if kind == "name":
-        return m.lookup(value, scope)
     if kind == "call":
         return m.calls[value] if value < len(m.calls) else None
     if kind == "fn":
@@ -454,7 +469,8 @@ def _source(b: _Builder, m: _Module, ref: Sequence[Any], scope: int, slots: dict
 def _slot(b: _Builder, m: _Module, name: str, slots: dict[str, str | None]) -> str | None:
     """The application-wide slot of a property name (created where it is first seen)."""
     if name not in slots:
-        slots[name] = b.node("property-slot", m, None, f"property:{name}", label=name, name=name)
+        slots[name] = slot = b.node("property-slot", m, None, f"property:{name}", label=name, name=name)
+        b.slot_ids.add(slot)
     return slots[name]
 
 
@@ -470,19 +486,12 @@ def _relate_refs(
     **props: Any,
 ) -> list[str]:
     out = []
+    reads, slot_ids = relation == "reads", b.slot_ids
     for ref in refs:
         src = _source(b, m, ref, scope, slots)
         if src is None:
             continue
-        kind = b.nodes[src]["kind"] if src in b.nodes else None
-        b.relate(
-            src,
-            target,
-            "reads-property" if kind == "property-slot" and relation == "reads" else relation,
-            m,
-            rng,
-            **props,
-        )
+        b.relate(src, target, "reads-property" if reads and src in slot_ids else relation, m, rng, **props)
         out.append(src)
     return out
 
@@ -641,8 +650,9 @@ def _shared(b: _Builder, m: _Module, kind: str, family: str, name: str, **props:
 
 
 def _seal(b: _Builder, modules: Sequence[_Module], truncated: list[str], gid: str, root_sha: str) -> dict[str, Any]:
-    nodes = [b.nodes[k] for k in sorted(b.nodes)]  # keyed by their ids: the same order as sorting by id
-    relations = [b.relations[k] for k in sorted(b.relations)]
+    node_ids, relation_ids = sorted(b.nodes), sorted(b.relations)
+    nodes = [b.nodes[k] for k in node_ids]  # keyed by their ids: the same order as sorting by id
+    relations = [b.relations[k] for k in relation_ids]
     unknowns = [b.unknowns[k] for k in sorted(b.unknowns)]
     cut = bool(b.omitted_nodes or b.omitted_relations or b.omitted_unknowns or truncated)
     limits = [
@@ -694,11 +704,6 @@ def _seal(b: _Builder, modules: Sequence[_Module], truncated: list[str], gid: st
         },
         "limitations": limitations,
     }
-    digest = canonical_sha256(
-        {
-            "application_graph_id": gid,
-            "nodes": [n["node_id"] for n in nodes],
-            "relations": [r["relation_id"] for r in relations],
-        }
-    )
+    with without_floats(node_ids, relation_ids):  # ids: strings
+        digest = canonical_sha256({"application_graph_id": gid, "nodes": node_ids, "relations": relation_ids})
     return {**body, "graph_id": "jsrg_" + digest}

@@ -31,6 +31,7 @@ from rea.javascript import trace as tr
 from rea.javascript.semantics import CursorError, applied_limits, semantic_query
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
+from rea.canonical_json import without_floats
 from rea.collector import collector_paused
 from rea.javascript.semantic_graph import build_semantic_graph
 from rea.javascript.record import (
@@ -178,7 +179,9 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
             phase=phase,
             message=f"{len(semantic['nodes'])} semantic nodes, {len(semantic['relations'])} relations; sealing",
         )
-        with collector_paused():  # hashing the graph allocates per batch, never a cycle
+        # hashing the graph allocates per batch, never a cycle; its nodes, relations and fingerprints hold no
+        # float (every number in them is a source range's, an index or a count)
+        with collector_paused(), without_floats(semantic["nodes"], semantic["relations"], semantic["fingerprints"]):
             sealed = _semantic_evidence(reading, semantic)
         if not is_successful(sealed):
             return failed(session, sealed.failure())

@@ -294,7 +294,7 @@ def _wire(
                 if callee is not None:
                     procs[at]["callees"].append(callee if isinstance(callee, str) else f"0x{callee:x}")
             else:
-                reads.append((target, source))
+                reads.append((target, procs[at]["address"]))
         out.append({"from": text, "from_procedure": source, "to": to, "kind": kind})
     return out, reads
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import attrs
 
@@ -353,7 +353,7 @@ def joined(head: Head, tail: Mapping[str, Any] | None) -> Sweep | None:
     found.jumps[marks[2] : marks[2]] = [a for a in tail["jumps"] if a >= met]
     found.sized[marks[3] : marks[3]] = sized
     for column, extra in zip(found.kept, kept, strict=True):
-        column[marks[4] : marks[4]] = extra[low:]
+        cast(list[Any], column)[marks[4] : marks[4]] = extra[low:]  # each column is a list; zip sees object
     found.counts[0] += tail["counts"][0] - len(before)
     found.counts[1] += tail["counts"][1] - (met - head.cut.at - sum(row[1] for row in before))
     return _finished(found)

@@ -43,7 +43,7 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 435  # 453 before the first conversion (managed family, set_bookmark, the emulation programs)
+ERROR_STYLE_CEILING = 432  # 453 before the first conversion (managed family, set_bookmark, the emulation programs)
 CONVERTED_FILES = (
     "rea/workflows/managed.py",
     "rea/workflows/managed_derived.py",

@@ -19,11 +19,10 @@ import attrs
 import orjson
 from returns.pipeline import is_successful
 
-from effects.commands import ToolCommand
+from effects.commands import ToolCommand, open_step
 from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.catalog import BY_NAME, CATALOG, ToolContract
 from rea.errors import ReaError, invalid_request
-from rea.native.selector import parse_selector
 
 # options of `rea call` itself; a tool argument of the same name is spelled --arg-NAME
 RESERVED = frozenset({"target", "provider", "target_architecture", "format", "json", "json_args", "help", "list"})
@@ -76,14 +75,14 @@ def _help(prop: Mapping[str, Any], kind: str, required: bool) -> str:
     return " ".join(p for p in parts if p)
 
 
-def flags_for(schema: Mapping[str, Any]) -> tuple[Flag, ...]:
-    """The flags of one tool, one per top-level property of its input schema."""
+def flags_for(schema: Mapping[str, Any], reserved: frozenset[str] = RESERVED) -> tuple[Flag, ...]:
+    """The flags of one tool, one per top-level property of its input schema (a reserved name is --arg-NAME)."""
     required = set(schema.get("required", ()))
     flags = []
     for name, prop in schema.get("properties", {}).items():
         kind, choices = _kind(prop)
         spelled = name.replace("_", "-")
-        option = f"--arg-{spelled}" if name in RESERVED else f"--{spelled}"
+        option = f"--arg-{spelled}" if name in reserved else f"--{spelled}"
         flags.append(
             Flag(
                 name=name,
@@ -106,7 +105,8 @@ class _Parser(argparse.ArgumentParser):
         raise _Usage(message)
 
 
-def _json_value(text: str) -> Any:
+def json_value(text: str) -> Any:
+    """argparse type: one JSON value."""
     try:
         return orjson.loads(text)
     except orjson.JSONDecodeError as exc:
@@ -117,7 +117,8 @@ def _underscored(option: str) -> str:
     return "--" + option[2:].replace("-", "_")
 
 
-def _add(parser: argparse.ArgumentParser, flag: Flag) -> None:
+def add_flag(parser: argparse.ArgumentParser, flag: Flag) -> None:
+    """The flag, and its underscored spelling unlisted."""
     _add_one(parser, flag, [flag.option], flag.help)
     if _underscored(flag.option) != flag.option:  # --input_path works too, unlisted
         _add_one(parser, flag, [_underscored(flag.option)], argparse.SUPPRESS)
@@ -138,7 +139,7 @@ def _add_one(parser: argparse.ArgumentParser, flag: Flag, names: list[str], help
     elif flag.kind == "string":
         parser.add_argument(*names, metavar="TEXT", **common)
     else:
-        parser.add_argument(*names, type=_json_value, metavar="JSON", **common)
+        parser.add_argument(*names, type=json_value, metavar="JSON", **common)
 
 
 def tool_parser(contract: ToolContract) -> argparse.ArgumentParser:
@@ -157,12 +158,12 @@ def tool_parser(contract: ToolContract) -> argparse.ArgumentParser:
         metavar="ARCH",
         help="the universal Mach-O slice that open_binary loads (its `architecture`: arm64, x86_64, ...)",
     )
-    own.add_argument("--json-args", type=_json_value, metavar="JSON", help="arguments as one JSON object")
+    own.add_argument("--json-args", type=json_value, metavar="JSON", help="arguments as one JSON object")
     own.add_argument("--format", choices=("text", "json"), default="text", help="output format (default text)")
     own.add_argument("--json", dest="format", action="store_const", const="json", help="same as --format json")
     group = parser.add_argument_group(f"{contract.name} arguments (from its input schema)")
     for flag in flags_for(contract.input_schema):
-        _add(group, flag)
+        add_flag(group, flag)
     return parser
 
 
@@ -229,11 +230,16 @@ def _usage_error(tool: str, message: str, flags: Sequence[Flag]) -> ReaError:
     return invalid_request(f"rea call {tool}: {message}", field=field, accepted=accepted, tool=tool)
 
 
+def given_arguments(ns: argparse.Namespace) -> dict[str, Any]:
+    """The tool arguments a person gave as flags or positionals (dest `tool:NAME`)."""
+    return {k.split(":", 1)[1]: v for k, v in vars(ns).items() if k.startswith("tool:")}
+
+
 def _arguments(ns: argparse.Namespace) -> dict[str, Any] | ReaError:
     base = ns.json_args if ns.json_args is not None else {}
     if not isinstance(base, dict):
         return invalid_request("--json-args must be a JSON object", field="json_args", accepted="a JSON object")
-    flags = {k.split(":", 1)[1]: v for k, v in vars(ns).items() if k.startswith("tool:")}
+    flags = given_arguments(ns)
     return {**base, **flags}  # a flag wins over the same key in --json-args
 
 
@@ -264,16 +270,12 @@ def plan(argv: Sequence[str]) -> Plan:
         if getattr(ns, flag) is not None and ns.target is None:
             option = "--" + flag.replace("_", "-")
             return Plan(fmt=fmt, error=invalid_request(f"{option} needs --target", field=flag, accepted="--target"))
-    if ns.provider is not None:
-        chosen = parse_selector(ns.provider, "cli")  # the one provider parser, as MCP and the environment use
-        if not is_successful(chosen):
-            return Plan(fmt=fmt, error=chosen.failure())
     steps: list[tuple[str, Mapping[str, Any]]] = []
     if ns.target is not None:
-        opened = {"path": os.path.abspath(ns.target), "provider_id": ns.provider or "auto"}
-        if ns.target_architecture is not None:
-            opened["architecture"] = ns.target_architecture
-        steps.append(("open_binary", opened))
+        opened = open_step(ns.target, ns.provider or "auto", ns.target_architecture)
+        if not is_successful(opened):
+            return Plan(fmt=fmt, error=opened.failure())
+        steps.append(opened.unwrap())
     steps.append((contract.name, args))
     command = ToolCommand(name="call", help="", configure=lambda p: None, steps=lambda _ns: steps, render=render_reply)
     return Plan(fmt=ns.format, command=command)

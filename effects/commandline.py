@@ -22,6 +22,7 @@ from effects.batch import cli as batch_cli
 from effects import call_command, prompt_commands, setup_command
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
+from effects.derived_commands import derived_commands
 from effects.native.discovery import discover
 from effects.native.runtime import release_all
 from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
@@ -30,7 +31,7 @@ from effects.environment import add_toolsets_option, load_context
 from effects.interpreter import run
 from effects.progress import Progress
 from rea import __version__
-from rea.catalog import CATALOG, CLI_COMMANDS
+from rea.catalog import CATALOG, CLI_COMMANDS, DECLARED_COMMANDS
 from rea.catalog.availability import TargetState
 from rea.catalog import toolsets
 from rea.catalog.projection import catalog_identity, grouped_availability, tool_definition
@@ -42,10 +43,17 @@ from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, NATIVE_OPERATIONS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 
-# Family subcommands, from the command modules each family names (rea.families), in the list's order
-# (names must match its catalog CLI_COMMANDS).
+# Family subcommands in the list's order (rea.families): each family's commands derived from its catalog
+# rows (rea.catalog.cli, effects.derived_commands), then the hand-written ones of the command modules it
+# names (their names are its contract modules' CLI_COMMANDS).
+_DERIVED = derived_commands(DECLARED_COMMANDS)
 FAMILY_COMMANDS: tuple[ToolCommand, ...] = tuple(
-    command for family in FAMILIES for module in family.commands for command in import_module(module).COMMANDS
+    command
+    for family in FAMILIES
+    for command in (
+        *_DERIVED.get(family.name, ()),
+        *(command for module in family.commands for command in import_module(module).COMMANDS),
+    )
 )
 
 
@@ -361,9 +369,15 @@ def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
 
 
 def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
-    steps = command.steps(ns)
-    if isinstance(steps, ReaError):  # the command could not prepare its calls (e.g. an unreadable input file)
-        return _fail(steps, fmt)
+    match command.steps(ns):  # the command may not be able to prepare its calls (e.g. an unreadable input file)
+        case ReaError() as error:
+            return _fail(error, fmt)
+        case Failure(error):
+            return _fail(error, fmt)
+        case Success(prepared):
+            steps = prepared
+        case prepared:
+            steps = prepared
 
     async def work() -> Result[Any, ReaError]:
         reply: Result[Any, ReaError] = Failure(invalid_request("nothing to run", field="command"))

@@ -12,12 +12,16 @@ import argparse
 import json
 import os
 from typing import Any
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 
 import attrs
 import orjson
+from returns.result import Result, Success
 
 from rea.errors import ReaError, invalid_request
+from rea.native.selector import parse_selector
+
+Step = tuple[str, Mapping[str, Any]]
 
 
 def render_json(value: Any) -> str:
@@ -53,8 +57,18 @@ class ToolCommand:
     name: str
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
-    # each step is (tool, arguments); arguments may be a function of the earlier steps' replies
-    steps: Callable[
-        [argparse.Namespace], Sequence[tuple[str, Mapping[str, Any] | Callable[[list[Any]], Mapping[str, Any]]]]
-    ]
+    # each step is (tool, arguments); arguments may be a function of the earlier steps' replies. A command that
+    # cannot prepare its calls (a bad --provider, an unreadable input file) answers the error instead.
+    steps: Callable[[argparse.Namespace], Any]
     render: Callable[[Any], str] = render_json
+
+
+def open_step(path: str, provider: str | None = None, architecture: str | None = None) -> Result[Step, ReaError]:
+    """The open_binary call that opens a command's target first; a --provider is checked by the one provider
+    parser (as MCP and the environment check it)."""
+    opened: dict[str, Any] = {"path": os.path.abspath(path)}
+    if architecture is not None:
+        opened["architecture"] = architecture
+    if provider is None:
+        return Success(("open_binary", opened))
+    return parse_selector(provider, "cli").map(lambda _: ("open_binary", {**opened, "provider_id": provider}))

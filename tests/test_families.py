@@ -26,12 +26,29 @@ def test_every_named_module_exports_what_its_registry_reads():
     for family in FAMILIES:
         for module in family.contracts:
             loaded = importlib.import_module(module)
-            assert isinstance(loaded.TOOLS, tuple) and isinstance(loaded.CLI_COMMANDS, tuple), module
+            # CLI_COMMANDS (hand-written commands) is optional: a row declares its own command (ToolContract.cli)
+            assert isinstance(loaded.TOOLS, tuple) and isinstance(getattr(loaded, "CLI_COMMANDS", ()), tuple), module
             assert bool(loaded.TOOLS) <= (family.toolset is not None), f"{module}: tools need a toolset"
         for module in family.programs:
             assert importlib.import_module(module).PROGRAMS, module
         for module in family.commands:
             assert importlib.import_module(module).COMMANDS, module
+
+
+def test_every_declared_command_is_derived_and_reaches_its_tool():
+    """A row's `rea` subcommand is built by the one builder from its schema and declaration: its positionals
+    and sent arguments are tool arguments, and the command runs that tool last."""
+    from effects.commandline import FAMILY_COMMANDS
+    from effects.derived_commands import derived_command
+    from rea.catalog import DECLARED_COMMANDS
+
+    names = {c.name for c in FAMILY_COMMANDS}
+    for _, contract in DECLARED_COMMANDS:
+        assert contract.cli is not None and contract.cli.name in names, contract.name
+        properties = contract.input_schema.get("properties", {})
+        assert contract.cli.taken() <= set(properties), contract.name
+        assert {a.argument for a in contract.cli.aliases} <= set(properties), contract.name
+        assert derived_command(contract).name == contract.cli.name
 
 
 def test_the_typed_scope_names_existing_paths_once():

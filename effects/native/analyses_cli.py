@@ -1,6 +1,8 @@
-"""`rea trace-feature`, `rea build-call-path`, `rea inspect-native-api`, `rea trace-native-values`,
-`rea emulate-native-function`: open the binary on a one-shot connection, then ask (build-call-path first
-analyses the functions whose dossiers it reads)."""
+"""`rea build-call-path` and `rea emulate-native-function`: open the binary on a one-shot connection, then ask.
+Written by hand: build-call-path first analyses the functions whose dossiers it reads (dependent calls), and
+emulate-native-function spells its arguments in a short form of its own. `rea trace-feature`,
+`rea inspect-native-api` and `rea trace-native-values` are declared on their catalog rows
+(rea.catalog.native_analyses)."""
 
 from __future__ import annotations
 
@@ -11,26 +13,6 @@ from typing import Any
 
 from effects.commands import ToolCommand
 from effects.native.cli import _binary, _opened, _result
-
-
-def _feature(parser: argparse.ArgumentParser) -> None:
-    _binary(parser)
-    parser.add_argument("query", help="literal text to find in strings and procedure names")
-    parser.add_argument("--case-sensitive", action="store_true")
-    parser.add_argument("--limit", type=int, default=20, help="most matches and references (1..100)")
-    parser.add_argument("--max-operations", type=int, default=20, help="read budget (1..100)")
-
-
-def _render_feature(value: Mapping[str, Any]) -> str:
-    r = _result(value)
-    lines = [f"{m['type']:<9} {m['address']}  {m['value']!r}" for m in r["matches"]]
-    for ref in r["references"]:
-        held = ref["containing_procedure"]
-        where = held["procedure"]["name"] if held["found"] else held["reason"]
-        lines.append(f"  {ref['source_address']} -> {ref['target_address']}  in {where}")
-    lines.append(f"{r['operations_used']}/{r['operation_budget']} operations")
-    lines += [f"  unread: {u}" for u in r["residual_unknowns"]]
-    return "\n".join(lines)
 
 
 def _path(parser: argparse.ArgumentParser) -> None:
@@ -70,75 +52,6 @@ def _render_paths(value: Mapping[str, Any]) -> str:
     for p in r["paths"]["items"]:
         lines.append(f"  {p['hops']} hops: " + " -> ".join(n["name"] or n["address"] for n in p["nodes"]))
     lines += [f"  note: {n}" for n in r["limitations"]]
-    return "\n".join(lines)
-
-
-def _api(parser: argparse.ArgumentParser) -> None:
-    _binary(parser)
-    parser.add_argument("procedure", help="procedure start address (0x...) or exact name")
-
-
-def _render_api(value: Mapping[str, Any]) -> str:
-    r = _result(value)
-    b, p = r["boundary"], r["procedure"]
-    if not b["available"]:
-        return f"{p['name']}@{p['address']}: boundary unavailable ({b['reason']})"
-    params = ", ".join(f"{x['data_type']} {x['name'] or '?'} [{x['storage'] or '?'}]" for x in b["parameters"])
-    lines = [f"{p['name']}@{p['address']}: {b['return_type']['data_type']} ({params})  {b['calling_convention']}"]
-    for table in b["jump_tables"]:
-        lines.append(f"  jump table at {table['dispatch_address']}: {len(table['mappings'])} targets")
-    return "\n".join(lines)
-
-
-_VALUE_LIMITS = ("max_depth", "max_functions", "max_call_sites", "max_nodes", "max_edges", "offset", "limit")
-
-
-def _values(parser: argparse.ArgumentParser) -> None:
-    _binary(parser)
-    parser.add_argument("--procedure", required=True, help="seed procedure (a name, 0x address or sub_<hex>)")
-    for name in _VALUE_LIMITS:
-        parser.add_argument(f"--{name.replace('_', '-')}", type=int, default=None, help="see the tool's schema")
-    parser.add_argument(
-        "--detail", choices=("complete", "summary"), default=None, help="summary: counts and the first rows"
-    )
-
-
-def _values_args(ns: argparse.Namespace) -> Mapping[str, Any]:
-    given = {name: getattr(ns, name) for name in (*_VALUE_LIMITS, "detail") if getattr(ns, name) is not None}
-    return {"procedure": ns.procedure, **given}
-
-
-def _spent(budgets: Mapping[str, Any]) -> str:
-    return ", ".join(
-        f"{k} {x['used']}/{x['limit']}{' (exhausted)' if x['exhausted'] else ''}" for k, x in budgets.items()
-    )
-
-
-def _render_values_summary(r: Mapping[str, Any]) -> str:
-    """A value trace's summary view: its totals and budgets, each collection's count, and where to read on."""
-    facts = r["summary"]["facts"]
-    lines = [f"{facts['total_nodes']} nodes, {facts['total_edges']} edges; {_spent(facts['budgets'])}"]
-    lines += [f"  {c['facet']}: {c['total']} in this page's Evidence" for c in r["summary"]["collections"]]
-    lines.append(f"complete trace retained as {r['parent_evidence_id']} (--detail complete, --offset/--limit)")
-    return "\n".join(lines)
-
-
-def _render_values(value: Mapping[str, Any]) -> str:
-    r = _result(value)
-    if r.get("kind") == "summary":
-        return _render_values_summary(r)
-    lines = [f"{p['address']} depth {p['depth']}" for p in r["procedures"]]
-    for n in r["nodes"]:
-        if n["kind"] == "parameter":
-            lines.append(f"  {n['id']}  parameter {n['parameter']['name']}: {n['parameter']['data_type']}")
-        else:
-            op = n["operation"]
-            lines.append(f"  {n['id']}  {op['opcode']} {', '.join(str(i['location']) for i in op['inputs'])}")
-    lines += [f"  {e['kind']}: {e['source']} -> {e['target']}" for e in r["edges"] if e["kind"] != "def-use"]
-    lines.append(f"{r['total_nodes']} nodes, {r['total_edges']} edges; {_spent(r['budgets'])}")
-    lines += [f"  unknown: {u['procedure']} {u['address'] or ''} {u['reason']}" for u in r["unknowns"]]
-    if r["next_offset"] is not None:
-        lines.append(f"more nodes from --offset {r['next_offset']}")
     return "\n".join(lines)
 
 
@@ -207,38 +120,6 @@ COMMANDS = (
         configure=_emulate,
         steps=lambda ns: _opened(ns, ("emulate_native_function", _emulate_args(ns))),
         render=_render_emulation,
-    ),
-    ToolCommand(
-        name="trace-native-values",
-        help="value dependencies from one procedure through its calls (angr reaching definitions)",
-        configure=_values,
-        steps=lambda ns: _opened(ns, ("trace_native_values", _values_args(ns))),
-        render=_render_values,
-    ),
-    ToolCommand(
-        name="trace-feature",
-        help="literal matches in strings and procedure names, traced through their references",
-        configure=_feature,
-        steps=lambda ns: _opened(
-            ns,
-            (
-                "trace_feature",
-                {
-                    "query": ns.query,
-                    "case_sensitive": ns.case_sensitive,
-                    "limit": ns.limit,
-                    "max_operations": ns.max_operations,
-                },
-            ),
-        ),
-        render=_render_feature,
-    ),
-    ToolCommand(
-        name="inspect-native-api",
-        help="calling convention, parameters and jump tables of one procedure",
-        configure=_api,
-        steps=lambda ns: _opened(ns, ("inspect_native_api", {"procedure": ns.procedure})),
-        render=_render_api,
     ),
     ToolCommand(
         name="build-call-path",

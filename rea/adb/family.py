@@ -16,6 +16,5 @@ FAMILY = Family(
     programs=("rea.workflows.adb",),
     effects=members(EFFECTS),
     handlers=("effects.adb.host",),
-    commands=("effects.adb.cli",),
     typed=("rea/adb", "rea/workflows/adb.py"),
 )

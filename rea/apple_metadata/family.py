@@ -16,6 +16,5 @@ FAMILY = Family(
     programs=("rea.workflows.apple_metadata",),
     effects=members(EFFECTS),
     handlers=("effects.apple_metadata.reader",),
-    commands=("effects.apple_metadata.cli",),
     typed=("rea/apple_metadata", "rea/workflows/apple_metadata.py"),
 )

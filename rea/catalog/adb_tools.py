@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from rea.adb import text
+from rea.catalog.cli import Command, Positional
 from rea.catalog.contract import ToolContract
 from rea.wire import adb as w
 from rea.wire.tool import evidence_tool
@@ -242,6 +244,19 @@ ROWS = (
 )
 
 
+def _command(row: Row) -> Command:
+    """`rea list-adb-devices`, `rea inspect-adb-device SERIAL`, ...: the args record's required fields are
+    positionals in record order (serial first); the optional ones are flags."""
+    required = [f.name for f in attrs.fields(row.args) if f.default is attrs.NOTHING]
+    required.sort(key=lambda name: name != "serial")
+    return Command(
+        name=row.name.replace("_", "-"),
+        help=row.description.split(". ")[0],
+        positionals=tuple(Positional(argument=name) for name in required),
+        render=text.render,
+    )
+
+
 def _contract(row: Row) -> ToolContract:
     return evidence_tool(
         row.name,
@@ -252,8 +267,8 @@ def _contract(row: Row) -> ToolContract:
         examples=[row.example],
         surface="adb-provider",
         effects=set(row.effects),
+        cli=_command(row),
     )
 
 
 TOOLS = tuple(_contract(row) for row in ROWS)
-CLI_COMMANDS = tuple(row.name.replace("_", "-") for row in ROWS)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from rea.apple_metadata import text
+from rea.catalog.cli import Command, Opens
 from rea.wire.apple_metadata import (
     DispatchMetadataArgs,
     DispatchMetadataResult,
@@ -14,6 +16,8 @@ from rea.wire.apple_metadata import (
 )
 from rea.wire.tool import evidence_tool
 
+# the commands open the Mach-O, then run the tool
+_MACHO = Opens(help="Mach-O file (thin or universal)")
 _READ = "Read from the file on any host; a record whose pointers leave the image is reported invalid."
 
 GET_OBJC_CLASSES = evidence_tool(
@@ -30,6 +34,12 @@ GET_OBJC_CLASSES = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="get-objc-classes",
+        help="Objective-C classes of a Mach-O from __objc_classlist (get_objc_classes)",
+        opens=_MACHO,
+        render=text.classes,
+    ),
 )
 
 GET_OBJC_PROTOCOLS = evidence_tool(
@@ -45,6 +55,12 @@ GET_OBJC_PROTOCOLS = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="get-objc-protocols",
+        help="Objective-C and Swift protocols of a Mach-O (get_objc_protocols)",
+        opens=_MACHO,
+        render=text.protocols,
+    ),
 )
 
 ANALYZE_SWIFT_TYPES = evidence_tool(
@@ -61,6 +77,12 @@ ANALYZE_SWIFT_TYPES = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="analyze-swift-types",
+        help="Swift type descriptors of a Mach-O by category (analyze_swift_types)",
+        opens=_MACHO,
+        render=text.swift,
+    ),
 )
 
 INSPECT_NATIVE_DISPATCH_METADATA = evidence_tool(
@@ -78,12 +100,12 @@ INSPECT_NATIVE_DISPATCH_METADATA = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="inspect-native-dispatch-metadata",
+        help="Objective-C/Swift dispatch metadata of a Mach-O (inspect_native_dispatch_metadata)",
+        opens=_MACHO,
+        render=text.dispatch,
+    ),
 )
 
-CLI_COMMANDS = (
-    "analyze-swift-types",
-    "get-objc-classes",
-    "get-objc-protocols",
-    "inspect-native-dispatch-metadata",
-)
 TOOLS = (GET_OBJC_CLASSES, GET_OBJC_PROTOCOLS, ANALYZE_SWIFT_TYPES, INSPECT_NATIVE_DISPATCH_METADATA)

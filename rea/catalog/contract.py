@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping
 import attrs
 
 from rea.catalog.annotations import EFFECT_HINTS, annotations_from_effects
+from rea.catalog.cli import Command
 
 # Closed vocabularies: a contract lists the members that are true; an omitted
 # known member is false.
@@ -85,6 +86,8 @@ class ToolContract:
     # the typed records the schemas were derived from (rea.wire); programs read defaults from args_type
     args_type: Any = None
     result_type: Any = None
+    # its `rea` subcommand, derived from the input schema and this declaration (rea.catalog.cli)
+    cli: Command | None = None
 
     def __attrs_post_init__(self) -> None:
         if self.result_kind == "evidence" and "mutatesSession" not in self.effects:

@@ -4,7 +4,9 @@ build_call_path (derived from supplied analyze_function Evidence, no provider)."
 from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
-from rea.catalog.native_tools import summarized
+from rea.catalog.cli import Command, Positional, declared
+from rea.catalog.native_tools import BINARY, summarized
+from rea.native import text
 from rea.wire import native_analyses as w
 from rea.wire import native_emulation as e
 from rea.wire import native_values as v
@@ -107,10 +109,30 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = (
-    "build-call-path",
-    "emulate-native-function",
-    "inspect-native-api",
-    "trace-feature",
-    "trace-native-values",
-)
+# build-call-path makes dependent calls and emulate-native-function spells its arguments its own way, so both
+# are written by hand (effects.native.analyses_cli)
+CLI_COMMANDS = ("build-call-path", "emulate-native-function")
+COMMANDS = {
+    "trace_feature": Command(
+        name="trace-feature",
+        help="literal matches in strings and procedure names, traced through their references",
+        opens=BINARY,
+        positionals=(Positional(argument="query", help="literal text to find in strings and procedure names"),),
+        defaults={"case_sensitive": False, "limit": 20, "max_operations": 20},
+        render=text.feature,
+    ),
+    "inspect_native_api": Command(
+        name="inspect-native-api",
+        help="calling convention, parameters and jump tables of one procedure",
+        opens=BINARY,
+        positionals=(Positional(argument="procedure", help="procedure start address (0x...) or exact name"),),
+        render=text.api,
+    ),
+    "trace_native_values": Command(
+        name="trace-native-values",
+        help="value dependencies from one procedure through its calls (angr reaching definitions)",
+        opens=BINARY,
+        render=text.values,
+    ),
+}
+TOOLS = declared(TOOLS, COMMANDS)

@@ -6,12 +6,14 @@ from typing import Any
 
 import attrs
 
+from rea.catalog.cli import Command, Opens, Positional, declared
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output
 from rea.wire import native as w
 from rea.wire.schema import schema_of
 from rea.wire.views import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
+from rea.native import text
 
 _NATIVE_EFFECTS = {"mutatesSession", "launchesProcess", "idempotent"}
 
@@ -357,4 +359,48 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = ("analyze", "decompile", "function", "instructions", "xrefs")
+# `rea analyze` chooses its tool by the path, so it is written by hand (effects.native.cli)
+CLI_COMMANDS = ("analyze",)
+
+# The native commands open the binary first (open_binary with --provider and --architecture), then ask.
+BINARY = Opens(
+    metavar="binary",
+    help="path of the executable or library",
+    provider=True,
+    architecture=True,
+    architecture_help="slice of a universal Mach-O to analyse, as lipo names it (default: x86_64, then arm64, then the first)",
+)
+_FUNCTION = Positional(argument="procedure", metavar="function", help="procedure start address (0x...) or exact name")
+COMMANDS = {
+    "analyze_function": Command(
+        name="function",
+        help="function dossier: pseudocode, callers, callees, strings",
+        opens=BINARY,
+        positionals=(_FUNCTION,),
+        render=text.function,
+    ),
+    "procedure_pseudo_code": Command(
+        name="decompile",
+        help="pseudocode of one function",
+        opens=BINARY,
+        positionals=(_FUNCTION,),
+        render=text.pseudocode,
+    ),
+    "xrefs": Command(
+        name="xrefs",
+        help="references to an address",
+        opens=BINARY,
+        positionals=(Positional(argument="address", help="address (0x...) whose references to list"),),
+        render=text.xrefs,
+    ),
+    "read_function_instructions": Command(
+        name="instructions",
+        help="a function's instructions, offset-paged",
+        opens=BINARY,
+        positionals=(_FUNCTION,),
+        defaults={"offset": 0, "limit": 64},
+        sends={"include_bytes": True},
+        render=text.instructions,
+    ),
+}
+TOOLS = declared(TOOLS, COMMANDS)

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import attrs
 
+from rea.catalog.cli import Alias, Command, Positional
 from rea.catalog.schemas import evidence_output
 from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
+from rea.wasm import text
 from rea.wasm.records import WasmArgs, WasmArtifact
 
 INSPECT_WASM_ARTIFACT = evidence_tool(
@@ -29,11 +31,33 @@ INSPECT_WASM_ARTIFACT = evidence_tool(
     ],
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent", "launchesProcess"},
+    cli=Command(
+        name="inspect-wasm-artifact",
+        help="validate a WebAssembly module with WABT: sections, imports, exports, custom sections, decoded WAT",
+        positionals=(Positional(argument="path", help="WebAssembly module"),),
+        aliases=(
+            Alias(
+                option="--glue",
+                argument="glue_paths",
+                repeat=True,
+                path=True,
+                help="JavaScript glue file (repeatable, at most 16)",
+            ),
+            Alias(
+                option="--candidate",
+                argument="candidate_paths",
+                repeat=True,
+                path=True,
+                help="candidate file (repeatable, at most 16)",
+            ),
+        ),
+        defaults={"glue_paths": [], "candidate_paths": []},
+        render=text.render,
+    ),
 )
 INSPECT_WASM_ARTIFACT = attrs.evolve(
     INSPECT_WASM_ARTIFACT,
     output_schema=evidence_output({"anyOf": [schema_of(WasmArtifact), VIEW_RESULT_SCHEMA]}),
 )
 
-CLI_COMMANDS = ("inspect-wasm-artifact",)
 TOOLS = (INSPECT_WASM_ARTIFACT,)

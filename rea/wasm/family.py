@@ -16,6 +16,5 @@ FAMILY = Family(
     programs=("rea.wasm.programs",),
     effects=members(EFFECTS),
     handlers=("effects.wasm.runtime", "effects.wasm.wat_cache"),
-    commands=("effects.wasm.cli",),
     typed=("rea/wasm",),
 )

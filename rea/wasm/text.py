@@ -1,37 +1,13 @@
-"""`rea inspect-wasm-artifact MODULE.wasm [--glue PATH] [--candidate PATH]`: JSON or readable text."""
+"""`rea inspect-wasm-artifact` as readable text (the command is declared on its catalog row)."""
 
 from __future__ import annotations
 
-import argparse
-import os
+from collections.abc import Mapping
 from typing import Any
-from collections.abc import Mapping, Sequence
-
-from effects.commands import ToolCommand
 
 
-def _configure(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("path", help="WebAssembly module")
-    parser.add_argument("--glue", action="append", default=[], help="JavaScript glue file (repeatable, at most 16)")
-    parser.add_argument("--candidate", action="append", default=[], help="candidate file (repeatable, at most 16)")
-    parser.add_argument("--detail", choices=("complete", "summary"), default=None)
-    parser.add_argument("--max-wat-inline-units", type=int, default=None)
-
-
-def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    args: dict[str, Any] = {
-        "path": os.path.abspath(ns.path),
-        "glue_paths": [os.path.abspath(p) for p in ns.glue],
-        "candidate_paths": [os.path.abspath(p) for p in ns.candidate],
-    }
-    if ns.detail:
-        args["detail"] = ns.detail
-    if ns.max_wat_inline_units is not None:
-        args["max_wat_inline_units"] = ns.max_wat_inline_units
-    return [("inspect_wasm_artifact", args)]
-
-
-def _render(value: Mapping[str, Any]) -> str:
+def render(value: Mapping[str, Any]) -> str:
+    """The inspect-wasm-artifact reply as text: artifact, WAT digest, sections, imports, exports, glue references."""
     r = value.get("normalized_result") or {}
     lines = [f"{value['operation']} {value['evidence_id']}"]
     if "wat" in r and "sections" in r:
@@ -67,14 +43,3 @@ def _render(value: Mapping[str, Any]) -> str:
     for text in value.get("limitations", []):
         lines.append(f"  limitation: {text}")
     return "\n".join(lines)
-
-
-COMMANDS: tuple[ToolCommand, ...] = (
-    ToolCommand(
-        name="inspect-wasm-artifact",
-        help="validate a WebAssembly module with WABT: sections, imports, exports, custom sections, decoded WAT",
-        configure=_configure,
-        steps=_steps,
-        render=_render,
-    ),
-)

@@ -24,6 +24,7 @@ import anyio
 import attrs
 from returns.result import Failure, Result, Success
 
+from effects.native.cache import cache_root
 from effects.firmware import engine
 from effects.firmware.engine import Refused
 from effects.fs import NotRegular, fsync_dir, open_regular
@@ -144,7 +145,10 @@ async def _engine_run(
 
 
 async def scan(effect: ScanFirmware, progress: Progress) -> Result[Any, ReaError]:
-    work = tempfile.mkdtemp(prefix="rea-firmware-")
+    # unblob's scratch lives under REA's cache directory (REA_CACHE_DIR), never in a shared temp dir
+    scratch = cache_root() / "firmware-scan"
+    scratch.mkdir(parents=True, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="scan-", dir=scratch)
     try:
         return Success(await _engine_run(effect, work, os.path.join(work, "carved"), ["-s", "-d", "1"], lambda: None))
     except Refused as refused:

@@ -30,7 +30,7 @@ from rea.managed.signatures import decode  # noqa: E402
 from rea.wire.convert import to_wire  # noqa: E402
 from rea.managed.boundaries import boundaries_result  # noqa: E402
 from rea.managed.members import members_result  # noqa: E402
-from rea.wire.managed import ArtifactResult, BoundariesResult, MembersResult  # noqa: E402
+from rea.managed.records.artifact import ArtifactResult, BoundariesResult, MembersResult  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 pytestmark = needs_mono

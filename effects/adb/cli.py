@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import attrs
 
 from effects.commands import ToolCommand
-from rea.catalog.adb_tools import ROWS, Row
+from rea.adb.contract import ROWS, Row
 
 _PATHS = {"output_directory", "local_path", "apk_path"}
 

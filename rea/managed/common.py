@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from rea.managed.facts import AssemblyFacts, Issue, Row
 from rea.managed.names import TABLE_NUMBERS, token
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 
 # codes that mean the metadata itself is damaged (not a limit we imposed)
 DAMAGE = frozenset(

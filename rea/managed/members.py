@@ -13,7 +13,7 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Body, Instruction, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import Signature, decode
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 
 OPERAND_KINDS: Mapping[str, w.OperandKind] = {
     "InlineNone": "none", "InlineBrTarget": "branch", "ShortInlineBrTarget": "branch", "InlineI": "constant",

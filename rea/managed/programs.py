@@ -19,7 +19,7 @@ from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome, must, need, refusable, refuse
 from rea.session import Session, record, summary_parent
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 from rea.wire.convert import to_wire
 from rea.workflows.layout import deliver
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rea.wire.managed import (
+from rea.managed.records.artifact import (
     ArtifactArgs,
     ArtifactResult,
     BoundariesResult,
@@ -12,9 +12,9 @@ from rea.wire.managed import (
     MembersArgs,
     MembersResult,
 )
-from rea.wire.managed_reconstruction import ReconstructionArgs, ReconstructionResult
-from rea.wire.managed_graph import GraphArgs, GraphResult
-from rea.wire.managed_verification import VerificationResult, VerifyArgs
+from rea.managed.records.reconstruction import ReconstructionArgs, ReconstructionResult
+from rea.managed.records.graph import GraphArgs, GraphResult
+from rea.managed.records.verification import VerificationResult, VerifyArgs
 from rea.wire.tool import evidence_tool
 from rea.wire.views import SummaryResult
 

@@ -16,7 +16,7 @@ from rea.managed.verify import verify
 from rea.program import Context, Outcome, failed, must, refusable, refuse
 from rea.session import Session
 from rea.wire.convert import to_wire
-from rea.workflows.managed import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
+from rea.managed.programs import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 
 
 def _distinct(managed_id: str, native_ids: Sequence[str]) -> Result[None, ReaError]:

@@ -14,7 +14,7 @@ from typing import Any
 import attrs
 
 from rea.catalog.contract import ToolContract
-from rea.wire import adb as w
+from rea.adb import records as w
 from rea.wire.tool import evidence_tool
 
 _SERIAL = {"serial": "emulator-5554"}

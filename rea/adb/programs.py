@@ -28,8 +28,8 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
 from rea.program import Context, IdentifyTarget, Outcome, TargetFacts, failed, recorded
 from rea.session import Session
-from rea.wire import adb as w
-from rea.wire.android import AdbClient
+from rea.adb import records as w
+from rea.android.records import AdbClient
 from rea.wire.convert import to_wire
 
 Built = tuple[Any, list[str]]

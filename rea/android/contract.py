@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rea.wire.android import (
+from rea.android.records import (
     ClassArgs,
     AdbClientResult,
     ApktoolClientResult,

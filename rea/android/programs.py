@@ -29,7 +29,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.program import recorded, Context, IdentifyTarget, Outcome, TargetFacts, failed
 from rea.session import Session, resolve
-from rea.wire.android import (
+from rea.android.records import (
     AdbClientResult,
     AndroidLimitArgs,
     ApktoolClientResult,

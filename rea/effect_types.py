@@ -9,7 +9,7 @@ to its own union only, and mypy sees every `yield` of every workflow against the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Mapping
+from collections.abc import Callable, Generator
 from typing import Any, TypeAlias
 
 from rea.adb.family import EFFECTS as AdbEffect
@@ -59,8 +59,9 @@ AnyEffect: TypeAlias = (
     | WebEffect
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
-# a tool's program: a generator over the effects, or a plain function when it needs none
-ToolProgram: TypeAlias = Callable[[Session, Mapping[str, Any], Context], Program | Outcome]
+# a tool's program: a generator over the effects, or a plain function when it needs none; it reads the JSON
+# arguments (a mapping), or its argument record when it is @typed (rea.program.typed), hence Any
+ToolProgram: TypeAlias = Callable[[Session, Any, Context], Program | Outcome]
 
 # every effect, derived from the one list: the core's, then each family's in the list's order
 MEMBERS: tuple[type, ...] = members(CoreEffect) + tuple(kind for family in FAMILIES for kind in family.effects)

@@ -117,7 +117,7 @@ def cli_native(facts: AssemblyFacts) -> w.CliNative | None:
     )  # fmt: skip
 
 
-def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str, Any]) -> w.BoundariesResult:
+def boundaries_result(facts: AssemblyFacts, architecture: str, args: w.BoundaryArgs) -> w.BoundariesResult:
     names = Names(facts)
     module = c.module_identity(facts)
     refs = tuple(
@@ -134,7 +134,7 @@ def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str
     pages = {"module_refs": ("module_ref", refs), "pinvoke_imports": ("import", imports),
              "native_implementations": ("implementation", natives)}  # fmt: skip
     for key, (prefix, items) in pages.items():
-        limitations += c.paging_limitations(key, len(items), args[f"{prefix}_offset"], args.get(f"{prefix}_limit"))
+        limitations += c.paging_limitations(key, len(items), *c.window(args, prefix))
     return w.BoundariesResult(
         schema_version=1, artifact=c.artifact_ref(facts), module=module,
         metadata=w.MemberMetadata(status=c.metadata_status(facts), version=facts.metadata_version,
@@ -147,5 +147,5 @@ def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str
         ),
         native_exports=facts.pe.exports if facts.pe else (),
         coverage=c.coverage(facts), limitations=tuple(limitations),
-        **{k: c.page(items, args[f"{p}_offset"], args.get(f"{p}_limit")) for k, (p, items) in pages.items()},  # type: ignore[arg-type]
+        **{k: c.page(items, *c.window(args, p)) for k, (p, items) in pages.items()},  # type: ignore[arg-type]
     )  # fmt: skip

@@ -103,6 +103,11 @@ def page(items: Sequence[_T], offset: int, limit: int | None) -> tuple[_T, ...]:
     return tuple(items[offset:end])
 
 
+def window(args: object, prefix: str) -> tuple[int, int | None]:
+    """One listing's paging arguments, `<prefix>_offset` and `<prefix>_limit`, read from the tool's argument record."""
+    return getattr(args, f"{prefix}_offset"), getattr(args, f"{prefix}_limit")
+
+
 def paging_limitations(kind: str, total: int, offset: int, limit: int | None) -> list[str]:
     shown = len(range(total)[offset : None if limit is None else offset + limit])
     if shown == total:

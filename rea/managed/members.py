@@ -252,7 +252,7 @@ def edges(facts: AssemblyFacts, names: Names) -> tuple[tuple[w.CallEdge, ...], t
     return tuple(calls), tuple(accesses)
 
 
-def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: Mapping[str, Any]) -> list[str]:
+def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: w.MembersArgs) -> list[str]:
     out = [
         c.NO_EXECUTION,
         "Tokens are build-local: compare members across builds by name and signature (compare_managed_members), "
@@ -260,23 +260,23 @@ def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: Mapp
         "flow completely.",
     ]
     for key, (prefix, items) in listings.items():
-        out += c.paging_limitations(key, len(items), args[f"{prefix}_offset"], args.get(f"{prefix}_limit"))
+        out += c.paging_limitations(key, len(items), *c.window(args, prefix))
     return out
 
 
-def members_result(facts: AssemblyFacts, architecture: str, args: Mapping[str, Any]) -> w.MembersResult:
+def members_result(facts: AssemblyFacts, architecture: str, args: w.MembersArgs) -> w.MembersResult:
     names = Names(facts)
     module = c.module_identity(facts)
     call_edges, field_accesses = edges(facts, names)
     listings: dict[str, tuple[str, tuple[Any, ...]]] = {
         "types": ("type", types(facts, names)),
         "fields": ("field", fields(facts, names)),
-        "methods": ("method", methods(facts, names, args["instruction_anchor_limit"])),
+        "methods": ("method", methods(facts, names, args.instruction_anchor_limit)),
         "member_refs": ("member_ref", member_refs(facts, names)),
         "call_edges": ("edge", call_edges),
         "field_accesses": ("edge", field_accesses),
     }
-    paged = {key: c.page(items, args[f"{p}_offset"], args.get(f"{p}_limit")) for key, (p, items) in listings.items()}
+    paged = {key: c.page(items, *c.window(args, p)) for key, (p, items) in listings.items()}
     return w.MembersResult(
         schema_version=1,
         artifact=c.artifact_ref(facts),

@@ -30,14 +30,9 @@ from rea.managed.signatures import decode  # noqa: E402
 from rea.wire.convert import to_wire  # noqa: E402
 from rea.managed.boundaries import boundaries_result  # noqa: E402
 from rea.managed.members import members_result  # noqa: E402
-from rea.managed.records.artifact import (  # noqa: E402
-    ArtifactArgs,
-    ArtifactResult,
-    BoundariesResult,
-    BoundaryArgs,
-    MembersArgs,
-    MembersResult,
-)
+from rea.managed.records.artifact import ArtifactArgs, ArtifactResult, BoundaryArgs, MembersArgs  # noqa: E402
+from rea.managed.records.boundaries import BoundariesResult  # noqa: E402
+from rea.managed.records.members import MembersResult  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 pytestmark = needs_mono

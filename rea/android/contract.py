@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rea.android.application_records import ProjectionArgs, ProjectionResult
 from rea.android.records import (
     ClassArgs,
     AdbClientResult,
@@ -16,8 +17,6 @@ from rea.android.records import (
     NoArgs,
     PackageArgs,
     PackageResult,
-    ProjectionArgs,
-    ProjectionResult,
     ReferenceArgs,
     ReferenceResult,
     SearchArgs,

@@ -21,6 +21,7 @@ from rea.android.code import field_rows, method_rows, reference_rows, search, se
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
 from rea.android.package import inventory_links, package_result
+from rea.android.application_records import ProjectionArgs
 from rea.android.records import (
     AdbClientResult,
     AndroidLimitArgs,
@@ -35,7 +36,6 @@ from rea.android.records import (
     MethodRow,
     NoArgs,
     PackageArgs,
-    ProjectionArgs,
     ReferenceArgs,
     ReferenceResult,
     SearchArgs,

@@ -1,6 +1,6 @@
 """Public group: the derived tools' typed argument and result records, under names that say which tool."""
 
-from rea.managed.records import artifact as managed
+from rea.managed.records import compare as managed
 from rea.wire import artifacts, javascript, native, views
 
 ArtifactComparisonArgs = artifacts.CompareArgs

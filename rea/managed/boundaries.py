@@ -9,7 +9,8 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import decode
-from rea.managed.records import artifact as w
+from rea.managed.records import boundaries as w
+from rea.managed.records import artifact as art
 
 # PInvokeAttributes (ECMA-335 II.23.1.8): masked fields as tables
 CHAR_SETS: Mapping[int, w.CharSet] = {0x0: "not-specified", 0x2: "ansi", 0x4: "unicode", 0x6: "auto"}
@@ -117,7 +118,7 @@ def cli_native(facts: AssemblyFacts) -> w.CliNative | None:
     )  # fmt: skip
 
 
-def boundaries_result(facts: AssemblyFacts, architecture: str, args: w.BoundaryArgs) -> w.BoundariesResult:
+def boundaries_result(facts: AssemblyFacts, architecture: str, args: art.BoundaryArgs) -> w.BoundariesResult:
     names = Names(facts)
     module = c.module_identity(facts)
     refs = tuple(
@@ -137,7 +138,7 @@ def boundaries_result(facts: AssemblyFacts, architecture: str, args: w.BoundaryA
         limitations += c.paging_limitations(key, len(items), *c.window(args, prefix))
     return w.BoundariesResult(
         schema_version=1, artifact=c.artifact_ref(facts), module=module,
-        metadata=w.MemberMetadata(status=c.metadata_status(facts), version=facts.metadata_version,
+        metadata=art.MemberMetadata(status=c.metadata_status(facts), version=facts.metadata_version,
                                   table_row_counts=c.row_counts(facts)),
         identity_scope=c.identity_scope(facts, module), cli_native=native,
         summary=w.BoundarySummary(

@@ -2,16 +2,10 @@
 
 from __future__ import annotations
 
-from rea.managed.records.artifact import (
-    ArtifactArgs,
-    ArtifactResult,
-    BoundariesResult,
-    BoundaryArgs,
-    CompareArgs,
-    ComparisonResult,
-    MembersArgs,
-    MembersResult,
-)
+from rea.managed.records.artifact import ArtifactArgs, ArtifactResult, BoundaryArgs, MembersArgs
+from rea.managed.records.boundaries import BoundariesResult
+from rea.managed.records.compare import CompareArgs, ComparisonResult
+from rea.managed.records.members import MembersResult
 from rea.managed.records.reconstruction import ReconstructionArgs, ReconstructionResult
 from rea.managed.records.graph import GraphArgs, GraphResult
 from rea.managed.records.verification import VerificationResult, VerifyArgs

@@ -13,9 +13,10 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Body, Instruction, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import Signature, decode
-from rea.managed.records import artifact as w
+from rea.managed.records import members as w
+from rea.managed.records import artifact as art
 
-OPERAND_KINDS: Mapping[str, w.OperandKind] = {
+OPERAND_KINDS: Mapping[str, art.OperandKind] = {
     "InlineNone": "none", "InlineBrTarget": "branch", "ShortInlineBrTarget": "branch", "InlineI": "constant",
     "InlineI8": "constant", "InlineR": "constant", "ShortInlineI": "constant", "ShortInlineR": "constant",
     "InlineField": "field", "InlineMethod": "method", "InlineSig": "signature", "InlineString": "string",
@@ -114,7 +115,7 @@ def operand_text(i: Instruction, kind: str) -> str | None:
     return str(value)
 
 
-def _tuples(body: Body) -> Iterator[tuple[int, str, w.OperandKind, str | None]]:
+def _tuples(body: Body) -> Iterator[tuple[int, str, art.OperandKind, str | None]]:
     for i in body.instructions:
         kind = OPERAND_KINDS.get(i.operand_type, "unknown")
         yield i.offset, i.opcode, kind, operand_text(i, kind)
@@ -252,7 +253,7 @@ def edges(facts: AssemblyFacts, names: Names) -> tuple[tuple[w.CallEdge, ...], t
     return tuple(calls), tuple(accesses)
 
 
-def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: w.MembersArgs) -> list[str]:
+def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: art.MembersArgs) -> list[str]:
     out = [
         c.NO_EXECUTION,
         "Tokens are build-local: compare members across builds by name and signature (compare_managed_members), "
@@ -264,7 +265,7 @@ def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: w.Me
     return out
 
 
-def members_result(facts: AssemblyFacts, architecture: str, args: w.MembersArgs) -> w.MembersResult:
+def members_result(facts: AssemblyFacts, architecture: str, args: art.MembersArgs) -> w.MembersResult:
     names = Names(facts)
     module = c.module_identity(facts)
     call_edges, field_accesses = edges(facts, names)
@@ -281,7 +282,7 @@ def members_result(facts: AssemblyFacts, architecture: str, args: w.MembersArgs)
         schema_version=1,
         artifact=c.artifact_ref(facts),
         module=module,
-        metadata=w.MemberMetadata(
+        metadata=art.MemberMetadata(
             status=c.metadata_status(facts), version=facts.metadata_version, table_row_counts=c.row_counts(facts)
         ),  # fmt: skip
         identity_scope=c.identity_scope(facts, module),

@@ -22,6 +22,7 @@ from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.program import Context, Outcome, must, need, refusable, refuse, typed
 from rea.session import Session, record, summary_parent
 from rea.managed.records import artifact as w
+from rea.managed.records.compare import CompareArgs
 from rea.wire.convert import to_wire
 from rea.workflows.layout import deliver
 
@@ -173,7 +174,7 @@ def derived_evidence(
 
 @typed
 @refusable
-def compare_managed_members(session: Session, args: w.CompareArgs, ctx: Context) -> Outcome:
+def compare_managed_members(session: Session, args: CompareArgs, ctx: Context) -> Outcome:
     args = by_parent(session, args)
     left = must(retained(session, args.left_evidence_id, "left_evidence_id", ["inspect_managed_members"]))
     right = must(retained(session, args.right_evidence_id, "right_evidence_id", ["inspect_managed_members"]))

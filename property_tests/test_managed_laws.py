@@ -30,20 +30,20 @@ from rea.managed.signatures import decode  # noqa: E402
 from rea.wire.convert import to_wire  # noqa: E402
 from rea.managed.boundaries import boundaries_result  # noqa: E402
 from rea.managed.members import members_result  # noqa: E402
-from rea.wire.managed import ArtifactResult, BoundariesResult, MembersResult  # noqa: E402
+from rea.managed.records.artifact import ArtifactArgs, ArtifactResult, BoundaryArgs, MembersArgs  # noqa: E402
+from rea.managed.records.boundaries import BoundariesResult  # noqa: E402
+from rea.managed.records.members import MembersResult  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 pytestmark = needs_mono
 LIMITS = ManagedLimits(max_file_bytes=1 << 24, max_metadata_bytes=1 << 22, max_heap_item_bytes=1 << 16,
                        max_table_rows=100_000)  # fmt: skip
-PAGING = {"reference_offset": 0, "resource_offset": 0, "attribute_offset": 0, "document_offset": 0}
+PAGING = ArtifactArgs()  # every listing whole
 VALIDATOR = jsonschema.Draft202012Validator(schema_of(ArtifactResult))
 MEMBERS = jsonschema.Draft202012Validator(schema_of(MembersResult))
 BOUNDARIES = jsonschema.Draft202012Validator(schema_of(BoundariesResult))
-BOUNDARY_ARGS = {f"{k}_offset": 0 for k in ("module_ref", "import", "implementation")}
-MEMBER_ARGS = {f"{k}_offset": 0 for k in ("type", "method", "field", "member_ref", "edge")} | {
-    "instruction_anchor_limit": 100
-}
+BOUNDARY_ARGS = BoundaryArgs()
+MEMBER_ARGS = MembersArgs()  # 100 instruction anchors per body
 
 
 @functools.cache

@@ -22,7 +22,7 @@ import pytest
 
 from adb_fixtures import FakeAdbServer, reserved_port
 from rea.catalog import BY_NAME
-from rea.catalog.adb_tools import ROWS
+from rea.adb.contract import ROWS
 from support import clean_env, rea_command
 from test_mcp_e2e import connect
 

@@ -43,10 +43,16 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 376  # 453 before the first conversion (managed family, set_bookmark, the emulation programs); 424 before the web families
+ERROR_STYLE_CEILING = 326  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+# 424 before the web families, 376 before the android and adb programs
 CONVERTED_FILES = (
-    "rea/workflows/managed.py",
-    "rea/workflows/managed_derived.py",
+    "rea/managed/programs.py",
+    "rea/managed/derived_programs.py",
+    "rea/android/programs.py",
+    "rea/adb/programs.py",
+    "rea/adb/steps.py",
+    "rea/adb/reads.py",
+    "rea/adb/transfers.py",
     "rea/managed/reconstruction.py",
     "effects/managed/reader.py",
     "rea/web/programs/browser.py",

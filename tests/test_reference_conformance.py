@@ -38,7 +38,7 @@ from managed_fixtures import library, library_v2
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
 from adb_fixtures import reserved_port
-from rea.catalog import adb_tools
+from rea.adb import contract as adb_contract
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
 from test_javascript import APP, write_tree
 from test_javascript_runtime import Node
@@ -234,7 +234,7 @@ WEB = [
     "trace_web_source_location",
     "trace_web_module_imports",
 ]
-ADB = [row.name for row in adb_tools.ROWS]
+ADB = [row.name for row in adb_contract.ROWS]
 APPLE = [
     "inspect_keyed_archive",
     "decode_interface_builder",

@@ -21,6 +21,8 @@ from typing import Any
 
 import orjson
 
+from rea.android.bridges import method_calls
+
 ANDROID_NS = "{http://schemas.android.com/apk/res/android}"
 COMPONENT_TAGS = ("activity", "activity-alias", "service", "receiver", "provider")
 CACHE_SIZE = 2
@@ -381,50 +383,6 @@ def _ref_row(class_name: str, caller: Any, kind: Any) -> dict[str, Any]:
     }
 
 
-# the calls the bridge scan looks for: method reference -> (kind, index of the string argument register)
-BRIDGE_CALLS = {
-    "Ljava/lang/System;->loadLibrary(Ljava/lang/String;)V": ("load_library", 0),
-    "Ljava/lang/System;->load(Ljava/lang/String;)V": ("load", 0),
-    "Landroid/webkit/WebView;->addJavascriptInterface(Ljava/lang/Object;Ljava/lang/String;)V": (
-        "javascript_interface",
-        2,
-    ),
-    "Landroid/webkit/WebView;->loadUrl(Ljava/lang/String;)V": ("webview_load_url", 1),
-}
-NOT_WRITING = ("invoke-", "if-", "return", "throw", "goto", "switch", "packed-switch", "sparse-switch", "fill-array")
-
-
-def _method_calls(method: Any) -> list[dict[str, Any]]:
-    """One linear pass over a method's instructions: the string constant and the new-instance type each
-    register holds when a bridge call passes it (an argument computed otherwise is null)."""
-    held: dict[int, tuple[str, str]] = {}
-    found = []
-    for ins in method.get_instructions():
-        name, operands = ins.get_name(), ins.get_operands()
-        registers = [o[1] for o in operands if o[0] == 0]
-        if name.startswith("invoke-"):
-            target = str(operands[-1][2]).replace(" ", "") if operands and len(operands[-1]) > 2 else ""
-            if target in BRIDGE_CALLS:
-                kind, at = BRIDGE_CALLS[target]
-                value = held.get(registers[at]) if at < len(registers) else None
-                row = {"kind": kind, "argument": value[1] if value and value[0] == "string" else None}
-                if kind == "javascript_interface":
-                    obj = held.get(registers[1]) if len(registers) > 1 else None
-                    row["bridge_class"] = obj[1] if obj and obj[0] == "type" else None
-                found.append(row)
-            continue
-        if name.startswith("const-string") and registers:
-            held[registers[0]] = ("string", str(operands[-1][2]))
-        elif name == "new-instance" and registers:
-            held[registers[0]] = ("type", str(operands[-1][2]))
-        elif name.startswith("move-object") and len(registers) == 2:
-            moved = held.get(registers[1])
-            held.pop(registers[0], None) if moved is None else held.__setitem__(registers[0], moved)
-        elif registers and not name.startswith(NOT_WRITING):
-            held.pop(registers[0], None)
-    return found
-
-
 def bridge_calls(loaded: Loaded, params: dict[str, Any]) -> dict[str, Any]:
     """Every call to System.loadLibrary/load and WebView.addJavascriptInterface/loadUrl in every DEX."""
     rows, total = [], 0
@@ -433,7 +391,7 @@ def bridge_calls(loaded: Loaded, params: dict[str, Any]) -> dict[str, Any]:
             for m in c.get_methods():
                 if m.get_code() is None:
                     continue
-                for call in _method_calls(m):
+                for call in method_calls(m.get_instructions()):
                     total += 1
                     if len(rows) < params["max_calls"]:
                         descriptor = m.get_descriptor().replace(" ", "")

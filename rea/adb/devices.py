@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
-from rea.wire.adb import Device
+from rea.adb.records import Device
 
 DEFAULT_PORT = 5037
 ACCEPTED = "tcp:127.0.0.1:PORT (or another 127.0.0.0/8 address, ::1, localhost)"

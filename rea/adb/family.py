@@ -12,9 +12,9 @@ EFFECTS: TypeAlias = AdbExchange
 FAMILY = Family(
     name="adb",
     toolset="adb",
-    contracts=("rea.catalog.adb_tools",),
-    programs=("rea.workflows.adb",),
+    contracts=("rea.adb.contract",),
+    programs=("rea.adb.programs",),
     effects=members(EFFECTS),
     handlers=("effects.adb.host",),
-    typed=("rea/adb", "rea/workflows/adb.py"),
+    typed=("rea/adb",),
 )

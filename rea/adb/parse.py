@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import struct
 
-from rea.wire.adb import (
+from rea.adb.records import (
     DirectoryEntry,
     Feature,
     PackageRow,

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from rea.android.names import class_name
 from rea.canonical_json import canonical_sha256
-from rea.wire.android import (
+from rea.android.application_records import (
     ApplicationComponents,
     BridgeCandidate,
     BridgeCoverage,

@@ -10,7 +10,7 @@ import re
 from typing import Any
 from collections.abc import Mapping
 
-from rea.wire.android import (
+from rea.android.records import (
     AdbClient,
     ApktoolClient,
     DecodeMetadata,

@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 from rea.android.names import access_names, class_name, display_signature, top_class, type_name
 from rea.errors import ReaError, invalid_request
-from rea.wire.android import FieldRow, MethodRow, Reference, TextCoverage
+from rea.android.records import FieldRow, MethodRow, Reference, TextCoverage
 
 
 def search(classes: Sequence[str], query: str, offset: int, limit: int | None) -> tuple[list[str], int, int | None]:

@@ -12,10 +12,10 @@ EFFECTS: TypeAlias = AndroidQuery | ProbeClient | DecodeResources
 FAMILY = Family(
     name="android",
     toolset="android",
-    contracts=("rea.catalog.android_tools",),
-    programs=("rea.workflows.android",),
+    contracts=("rea.android.contract",),
+    programs=("rea.android.programs",),
     effects=members(EFFECTS),
     handlers=("effects.android.runtime",),
     commands=("effects.android.cli",),
-    typed=("rea/workflows/android.py", "rea/android"),
+    typed=("rea/android",),
 )

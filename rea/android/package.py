@@ -15,7 +15,7 @@ import attrs
 
 from rea.android.code import text
 
-from rea.wire.android import (
+from rea.android.records import (
     Application,
     Certificate,
     Component,

@@ -1,6 +1,7 @@
 """Public group: the derived tools' typed argument and result records, under names that say which tool."""
 
-from rea.wire import artifacts, javascript, managed, native, views
+from rea.managed.records import compare as managed
+from rea.wire import artifacts, javascript, native, views
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifacts.ComparisonResult

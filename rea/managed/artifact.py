@@ -14,7 +14,7 @@ from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import first_string_argument
 from rea.managed.strong_name import verify
 from rea.managed.pdb import portable_pdb
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 
 PE_ARCHITECTURES: Mapping[int, w.PeArchitecture] = {
     0x14C: "x86", 0x8664: "x86_64", 0x1C0: "arm", 0x1C2: "arm", 0x1C4: "arm", 0xAA64: "arm64",
@@ -301,7 +301,7 @@ def _limitations(facts: AssemblyFacts) -> list[str]:
     return out
 
 
-def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: Mapping[str, Any]) -> w.ArtifactResult:
+def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: w.ArtifactArgs) -> w.ArtifactResult:
     names = Names(facts)
     refs = references(facts)
     attrs_all = attributes(facts, names)
@@ -313,9 +313,9 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
     pdb = portable_pdb(facts)
     documents = pdb.documents if pdb is not None else ()
     for kind, items in (("reference", refs), ("resource", res), ("attribute", attrs_all), ("document", documents)):
-        limitations += c.paging_limitations(kind, len(items), args[f"{kind}_offset"], args.get(f"{kind}_limit"))
+        limitations += c.paging_limitations(kind, len(items), *c.window(args, kind))
     if pdb is not None:
-        pdb = attrs.evolve(pdb, documents=c.page(documents, args["document_offset"], args.get("document_limit")))
+        pdb = attrs.evolve(pdb, documents=c.page(documents, args.document_offset, args.document_limit))
     return w.ArtifactResult(
         schema_version=1,
         artifact=c.artifact_ref(facts),
@@ -330,9 +330,9 @@ def artifact_result(facts: AssemblyFacts, architecture: w.PeArchitecture, args: 
         module=c.module_identity(facts),
         assembly=assembly_identity(facts),
         target_frameworks=frameworks,
-        references=c.page(refs, args["reference_offset"], args.get("reference_limit")),
-        resources=c.page(res, args["resource_offset"], args.get("resource_limit")),
-        attributes=c.page(attrs_all, args["attribute_offset"], args.get("attribute_limit")),
+        references=c.page(refs, args.reference_offset, args.reference_limit),
+        resources=c.page(res, args.resource_offset, args.resource_limit),
+        attributes=c.page(attrs_all, args.attribute_offset, args.attribute_limit),
         portable_pdb=pdb,
         coverage=c.coverage(facts),
         limitations=tuple(limitations),

@@ -9,7 +9,8 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import decode
-from rea.wire import managed as w
+from rea.managed.records import boundaries as w
+from rea.managed.records import artifact as art
 
 # PInvokeAttributes (ECMA-335 II.23.1.8): masked fields as tables
 CHAR_SETS: Mapping[int, w.CharSet] = {0x0: "not-specified", 0x2: "ansi", 0x4: "unicode", 0x6: "auto"}
@@ -117,7 +118,7 @@ def cli_native(facts: AssemblyFacts) -> w.CliNative | None:
     )  # fmt: skip
 
 
-def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str, Any]) -> w.BoundariesResult:
+def boundaries_result(facts: AssemblyFacts, architecture: str, args: art.BoundaryArgs) -> w.BoundariesResult:
     names = Names(facts)
     module = c.module_identity(facts)
     refs = tuple(
@@ -134,10 +135,10 @@ def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str
     pages = {"module_refs": ("module_ref", refs), "pinvoke_imports": ("import", imports),
              "native_implementations": ("implementation", natives)}  # fmt: skip
     for key, (prefix, items) in pages.items():
-        limitations += c.paging_limitations(key, len(items), args[f"{prefix}_offset"], args.get(f"{prefix}_limit"))
+        limitations += c.paging_limitations(key, len(items), *c.window(args, prefix))
     return w.BoundariesResult(
         schema_version=1, artifact=c.artifact_ref(facts), module=module,
-        metadata=w.MemberMetadata(status=c.metadata_status(facts), version=facts.metadata_version,
+        metadata=art.MemberMetadata(status=c.metadata_status(facts), version=facts.metadata_version,
                                   table_row_counts=c.row_counts(facts)),
         identity_scope=c.identity_scope(facts, module), cli_native=native,
         summary=w.BoundarySummary(
@@ -147,5 +148,5 @@ def boundaries_result(facts: AssemblyFacts, architecture: str, args: Mapping[str
         ),
         native_exports=facts.pe.exports if facts.pe else (),
         coverage=c.coverage(facts), limitations=tuple(limitations),
-        **{k: c.page(items, args[f"{p}_offset"], args.get(f"{p}_limit")) for k, (p, items) in pages.items()},  # type: ignore[arg-type]
+        **{k: c.page(items, *c.window(args, p)) for k, (p, items) in pages.items()},  # type: ignore[arg-type]
     )  # fmt: skip

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from rea.managed.facts import AssemblyFacts, Issue, Row
 from rea.managed.names import TABLE_NUMBERS, token
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 
 # codes that mean the metadata itself is damaged (not a limit we imposed)
 DAMAGE = frozenset(
@@ -101,6 +101,11 @@ def page(items: Sequence[_T], offset: int, limit: int | None) -> tuple[_T, ...]:
     """The 3.1 paging extras over a complete listing (default: all of it)."""
     end = None if limit is None else offset + limit
     return tuple(items[offset:end])
+
+
+def window(args: object, prefix: str) -> tuple[int, int | None]:
+    """One listing's paging arguments, `<prefix>_offset` and `<prefix>_limit`, read from the tool's argument record."""
+    return getattr(args, f"{prefix}_offset"), getattr(args, f"{prefix}_limit")
 
 
 def paging_limitations(kind: str, total: int, offset: int, limit: int | None) -> list[str]:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
-from rea.wire import managed as w
+from rea.managed.records import compare as w
 
 Member = Mapping[str, Any]
 KeyFn = Callable[[Member], str | None]

@@ -12,10 +12,10 @@ EFFECTS: TypeAlias = ReadManagedAssembly
 FAMILY = Family(
     name="managed",
     toolset="managed",
-    contracts=("rea.catalog.managed_tools",),
-    programs=("rea.workflows.managed", "rea.workflows.managed_derived"),
+    contracts=("rea.managed.contract",),
+    programs=("rea.managed.programs", "rea.managed.derived_programs"),
     effects=members(EFFECTS),
     handlers=("effects.managed.reader",),
     commands=("effects.managed.cli",),
-    typed=("rea/workflows/managed.py", "rea/workflows/managed_derived.py", "rea/managed"),
+    typed=("rea/managed",),
 )

@@ -20,7 +20,7 @@ from rea.artifacts.graph import artifact_id
 from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import edge_id, node_id
 from rea.wire import javascript as js
-from rea.wire import managed_graph as w
+from rea.managed.records import graph as w
 
 Json = Mapping[str, Any]
 KINDS = ("types", "methods", "fields", "pinvoke_imports", "native_implementations")

@@ -13,9 +13,10 @@ from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Body, Instruction, Row
 from rea.managed.names import Names, hex_token, token
 from rea.managed.signatures import Signature, decode
-from rea.wire import managed as w
+from rea.managed.records import members as w
+from rea.managed.records import artifact as art
 
-OPERAND_KINDS: Mapping[str, w.OperandKind] = {
+OPERAND_KINDS: Mapping[str, art.OperandKind] = {
     "InlineNone": "none", "InlineBrTarget": "branch", "ShortInlineBrTarget": "branch", "InlineI": "constant",
     "InlineI8": "constant", "InlineR": "constant", "ShortInlineI": "constant", "ShortInlineR": "constant",
     "InlineField": "field", "InlineMethod": "method", "InlineSig": "signature", "InlineString": "string",
@@ -114,7 +115,7 @@ def operand_text(i: Instruction, kind: str) -> str | None:
     return str(value)
 
 
-def _tuples(body: Body) -> Iterator[tuple[int, str, w.OperandKind, str | None]]:
+def _tuples(body: Body) -> Iterator[tuple[int, str, art.OperandKind, str | None]]:
     for i in body.instructions:
         kind = OPERAND_KINDS.get(i.operand_type, "unknown")
         yield i.offset, i.opcode, kind, operand_text(i, kind)
@@ -252,7 +253,7 @@ def edges(facts: AssemblyFacts, names: Names) -> tuple[tuple[w.CallEdge, ...], t
     return tuple(calls), tuple(accesses)
 
 
-def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: Mapping[str, Any]) -> list[str]:
+def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: art.MembersArgs) -> list[str]:
     out = [
         c.NO_EXECUTION,
         "Tokens are build-local: compare members across builds by name and signature (compare_managed_members), "
@@ -260,28 +261,28 @@ def _limitations(listings: Mapping[str, tuple[str, tuple[Any, ...]]], args: Mapp
         "flow completely.",
     ]
     for key, (prefix, items) in listings.items():
-        out += c.paging_limitations(key, len(items), args[f"{prefix}_offset"], args.get(f"{prefix}_limit"))
+        out += c.paging_limitations(key, len(items), *c.window(args, prefix))
     return out
 
 
-def members_result(facts: AssemblyFacts, architecture: str, args: Mapping[str, Any]) -> w.MembersResult:
+def members_result(facts: AssemblyFacts, architecture: str, args: art.MembersArgs) -> w.MembersResult:
     names = Names(facts)
     module = c.module_identity(facts)
     call_edges, field_accesses = edges(facts, names)
     listings: dict[str, tuple[str, tuple[Any, ...]]] = {
         "types": ("type", types(facts, names)),
         "fields": ("field", fields(facts, names)),
-        "methods": ("method", methods(facts, names, args["instruction_anchor_limit"])),
+        "methods": ("method", methods(facts, names, args.instruction_anchor_limit)),
         "member_refs": ("member_ref", member_refs(facts, names)),
         "call_edges": ("edge", call_edges),
         "field_accesses": ("edge", field_accesses),
     }
-    paged = {key: c.page(items, args[f"{p}_offset"], args.get(f"{p}_limit")) for key, (p, items) in listings.items()}
+    paged = {key: c.page(items, *c.window(args, p)) for key, (p, items) in listings.items()}
     return w.MembersResult(
         schema_version=1,
         artifact=c.artifact_ref(facts),
         module=module,
-        metadata=w.MemberMetadata(
+        metadata=art.MemberMetadata(
             status=c.metadata_status(facts), version=facts.metadata_version, table_row_counts=c.row_counts(facts)
         ),  # fmt: skip
         identity_scope=c.identity_scope(facts, module),

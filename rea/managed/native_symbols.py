@@ -13,7 +13,7 @@ from typing import Any
 
 import attrs
 
-from rea.wire import managed_verification as w
+from rea.managed.records import verification as w
 
 Json = Mapping[str, Any]
 

@@ -8,7 +8,7 @@ PDB whose MethodDef row count differs from the assembly's was built against anot
 from __future__ import annotations
 
 from rea.managed.facts import AssemblyFacts, PdbDocument, PdbFacts
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
 
 HASH_ALGORITHMS: dict[str, str] = {
     "ff1816ec-aa5e-4d10-87f7-6f4963833460": "sha1",

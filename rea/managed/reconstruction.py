@@ -18,7 +18,7 @@ from returns.result import Failure, Result, Success
 
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
-from rea.wire import managed_reconstruction as w
+from rea.managed.records import reconstruction as w
 
 Json = Mapping[str, Any]
 

@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 from rea.canonical_json import canonical_sha256
 from rea.managed.native_symbols import Extracted
-from rea.wire import managed_verification as w
+from rea.managed.records import verification as w
 
 Json = Mapping[str, Any]
 

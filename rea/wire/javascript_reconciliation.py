@@ -28,7 +28,7 @@ from rea.wire.javascript import (
     SourceMapIdentity,
     Unavailable,
 )
-from rea.wire.managed_graph import DigestIdentity
+from rea.managed.records.graph import DigestIdentity
 from rea.wire.schema import Open, field
 
 SHA256 = "^[a-f0-9]{64}$"

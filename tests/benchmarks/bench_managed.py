@@ -27,10 +27,11 @@ start = time.perf_counter()
 from effects.managed.reader import read_assembly
 from rea.managed.facts import ManagedLimits, ReadManagedAssembly
 from rea.managed.members import members_result
+from rea.managed.records.artifact import MembersArgs
 from rea.wire.convert import to_wire
 limits = ManagedLimits(max_file_bytes=1 << 28, max_metadata_bytes=1 << 26, max_heap_item_bytes=1 << 20,
                        max_table_rows=100_000, max_method_body_bytes=1 << 20, max_method_instructions=10_000)
-args = {f"{k}_offset": 0 for k in ("type", "method", "field", "member_ref", "edge")} | {"instruction_anchor_limit": 100}
+args = MembersArgs()  # every listing whole, 100 instruction anchors per body
 begin, cpu = time.perf_counter(), time.process_time()
 facts = read_assembly(ReadManagedAssembly(path=sys.argv[1], limits=limits, bodies=True)).unwrap()
 result = to_wire(members_result(facts, "x86", args))

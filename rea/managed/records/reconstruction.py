@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.managed import GUID, SHA256, TOKEN, MetadataStatus
+from rea.managed.records.artifact import GUID, SHA256, TOKEN, MetadataStatus
 from rea.wire.schema import field
 
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"

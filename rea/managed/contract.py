@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from rea.wire.managed import (
-    ArtifactArgs,
-    ArtifactResult,
-    BoundariesResult,
-    BoundaryArgs,
-    CompareArgs,
-    ComparisonResult,
-    MembersArgs,
-    MembersResult,
-)
-from rea.wire.managed_reconstruction import ReconstructionArgs, ReconstructionResult
-from rea.wire.managed_graph import GraphArgs, GraphResult
-from rea.wire.managed_verification import VerificationResult, VerifyArgs
+from rea.managed.records.artifact import ArtifactArgs, ArtifactResult, BoundaryArgs, MembersArgs
+from rea.managed.records.boundaries import BoundariesResult
+from rea.managed.records.compare import CompareArgs, ComparisonResult
+from rea.managed.records.members import MembersResult
+from rea.managed.records.reconstruction import ReconstructionArgs, ReconstructionResult
+from rea.managed.records.graph import GraphArgs, GraphResult
+from rea.managed.records.verification import VerificationResult, VerifyArgs
 from rea.wire.tool import evidence_tool
 from rea.wire.views import SummaryResult
 

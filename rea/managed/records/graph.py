@@ -23,7 +23,7 @@ from rea.wire.javascript import (
     ReferenceNodeKind,
     Relation,
 )
-from rea.wire.managed import SHA256
+from rea.managed.records.artifact import SHA256
 from rea.wire.schema import Open, field
 
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"

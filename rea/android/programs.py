@@ -8,69 +8,76 @@ parameters leave the path out: a moved APK keeps its Evidence ids.
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Callable, Generator, Mapping
 from typing import Any
-from collections.abc import Generator, Mapping
 
 import attrs
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
-from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
 from rea import __version__
 from rea.android.application import project
-from rea.artifacts.graph import parse_inventory
 from rea.android.clients import adb_client, apktool_client, decode_result
+from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
 from rea.android.package import inventory_links, package_result
+from rea.android.application_records import ProjectionArgs
+from rea.android.records import (
+    AdbClientResult,
+    AndroidLimitArgs,
+    ApktoolClientResult,
+    ClassArgs,
+    ClassResult,
+    DecodeArgs,
+    DecodeTarget,
+    Engine,
+    MethodArgs,
+    MethodResult,
+    MethodRow,
+    NoArgs,
+    PackageArgs,
+    ReferenceArgs,
+    ReferenceResult,
+    SearchArgs,
+    SearchResult,
+)
+from rea.artifacts.graph import parse_inventory
 from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, Subject, create_evidence
-from rea.program import recorded, Context, IdentifyTarget, Outcome, TargetFacts, failed
+from rea.program import Context, IdentifyTarget, Outcome, TargetFacts, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, resolve
-from rea.wire.android import (
-    AdbClientResult,
-    AndroidLimitArgs,
-    ApktoolClientResult,
-    ClassResult,
-    DecodeTarget,
-    Engine,
-    MethodResult,
-    ReferenceResult,
-    SearchResult,
-)
 from rea.wire.convert import to_wire
 
 LIMIT_KEYS = tuple(a.name for a in attrs.fields(AndroidLimitArgs))
-Facts = Generator[AnyEffect, Any, Result[tuple[TargetFacts, Engine, Any], ReaError]]
+Facts = Generator[AnyEffect, Any, tuple[TargetFacts, Engine, Any]]
 
 
-def _limits(args: Mapping[str, Any]) -> dict[str, Any]:
-    return {name: args[name] for name in LIMIT_KEYS}
+def _limits(args: AndroidLimitArgs) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in LIMIT_KEYS}
 
 
-def _ask(args: Mapping[str, Any], operation: Operation, params: Mapping[str, Any] | None = None) -> Facts:
-    """Identify the APK (digest, format), then ask the worker one question about it."""
-    identified = yield IdentifyTarget(path=args["path"])
-    if not is_successful(identified):
-        return Failure(identified.failure())
-    target: TargetFacts = identified.unwrap()
+def _ask(
+    args: PackageArgs | SearchArgs | ClassArgs, operation: Operation, params: Mapping[str, Any] | None = None
+) -> Facts:
+    """Identify the APK (digest, format), then ask the worker one question about it (a program step: an APK
+    that cannot be read ends the program)."""
+    target: TargetFacts = yield from need(IdentifyTarget(path=args.path))
     if target.kind != "file" or target.format not in ZIP_FORMATS:
-        return Failure(
+        refuse(
             invalid_request(
-                f"{args['path']} is not an APK (detected {target.kind} {target.format})",
+                f"{args.path} is not an APK (detected {target.kind} {target.format})",
                 field="path",
                 accepted="a local .apk file (a zip holding AndroidManifest.xml)",
             )
         )
-    answer = yield AndroidQuery(
-        path=target.path, sha256=target.sha256, operation=operation, params=dict(params or {}), limits=_limits(args)
+    reply = yield from need(
+        AndroidQuery(
+            path=target.path, sha256=target.sha256, operation=operation, params=dict(params or {}), limits=_limits(args)
+        )
     )
-    if not is_successful(answer):
-        return Failure(answer.failure())
-    reply = answer.unwrap()
-    return Success((target, Engine(**reply["engine"]), reply["facts"]))
+    return target, Engine(**reply["engine"]), reply["facts"]
 
 
 def _androguard(engine: Engine) -> Provider:
@@ -80,7 +87,7 @@ def _androguard(engine: Engine) -> Provider:
 def _evidence(
     session: Session,
     operation: str,
-    args: Mapping[str, Any],
+    args: Any,
     target: TargetFacts,
     provider: Provider,
     result: Any,
@@ -98,7 +105,7 @@ def _evidence(
     built = create_evidence(
         provider=provider,
         operation=operation,
-        parameters={k: v for k, v in args.items() if k != "path"},
+        parameters={k: v for k, v in to_wire(args).items() if k != "path"},
         normalized_result=to_wire(result),
         subject=subject,
         limitations=list(limitations),
@@ -107,13 +114,12 @@ def _evidence(
     return recorded(session, built)
 
 
-def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    asked = yield from _ask(args, "package")
-    if not is_successful(asked):
-        return failed(session, asked.failure())
-    target, engine, facts = asked.unwrap()
+@typed
+@refusable
+def inspect_android_package(session: Session, args: PackageArgs, ctx: Context) -> Program:
+    target, engine, facts = yield from _ask(args, "package")
     links = inventory_links(session.ledger, target.sha256)
-    result, limitations = package_result(facts, engine, args["max_manifest_chars"], links)
+    result, limitations = package_result(facts, engine, args.max_manifest_chars, links)
     return _evidence(
         session,
         "inspect_android_package",
@@ -126,15 +132,14 @@ def inspect_android_package(session: Session, args: Mapping[str, Any], ctx: Cont
     )
 
 
-def search_android_classes(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    asked = yield from _ask(args, "classes")
-    if not is_successful(asked):
-        return failed(session, asked.failure())
-    target, engine, facts = asked.unwrap()
-    page, total, next_offset = search(facts["classes"], args["query"], args["offset"], args.get("limit"))
+@typed
+@refusable
+def search_android_classes(session: Session, args: SearchArgs, ctx: Context) -> Program:
+    target, engine, facts = yield from _ask(args, "classes")
+    page, total, next_offset = search(facts["classes"], args.query, args.offset, args.limit)
     result = SearchResult(
         engine=engine,
-        query=args["query"],
+        query=args.query,
         total_classes=len(facts["classes"]),
         matches=tuple(page),
         coverage="complete",
@@ -144,15 +149,14 @@ def search_android_classes(session: Session, args: Mapping[str, Any], ctx: Conte
     return _evidence(session, "search_android_classes", args, target, _androguard(engine), result)
 
 
-def _class(args: Mapping[str, Any]) -> Facts:
-    return (yield from _ask(args, "class", {"descriptor": class_descriptor(args["class_name"])}))
+def _class(args: ClassArgs) -> Facts:
+    return (yield from _ask(args, "class", {"descriptor": class_descriptor(args.class_name)}))
 
 
-def inspect_android_class(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    asked = yield from _class(args)
-    if not is_successful(asked):
-        return failed(session, asked.failure())
-    target, engine, facts = asked.unwrap()
+@typed
+@refusable
+def inspect_android_class(session: Session, args: ClassArgs, ctx: Context) -> Program:
+    target, engine, facts = yield from _class(args)
     result = ClassResult(
         engine=engine,
         class_name=class_name(facts["descriptor"]),
@@ -167,37 +171,32 @@ def inspect_android_class(session: Session, args: Mapping[str, Any], ctx: Contex
     return _evidence(session, "inspect_android_class", args, target, _androguard(engine), result)
 
 
-def inspect_android_method(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    asked = yield from _class(args)
-    if not is_successful(asked):
-        return failed(session, asked.failure())
-    target, engine, facts = asked.unwrap()
+@typed
+@refusable
+def inspect_android_method(session: Session, args: MethodArgs, ctx: Context) -> Program:
+    target, engine, facts = yield from _class(args)
     rows = method_rows(facts["descriptor"], facts["methods"])
-    chosen = select_overload(rows, facts["descriptor"], args["method_name"], args.get("overload_index"))
-    if not is_successful(chosen):
-        return failed(session, chosen.failure())
-    row, count = chosen.unwrap()
-    body = yield AndroidQuery(
-        path=target.path,
-        sha256=target.sha256,
-        operation="method",
-        params={
-            "descriptor": facts["descriptor"],
-            "method_name": row.name,
-            "method_descriptor": row.dex_descriptor,
-            "decompile": True,
-        },
-        limits=_limits(args),
+    row, count = must(select_overload(rows, facts["descriptor"], args.method_name, args.overload_index))
+    body = yield from need(
+        AndroidQuery(
+            path=target.path,
+            sha256=target.sha256,
+            operation="method",
+            params={
+                "descriptor": facts["descriptor"],
+                "method_name": row.name,
+                "method_descriptor": row.dex_descriptor,
+                "decompile": True,
+            },
+            limits=_limits(args),
+        )
     )
-    if not is_successful(body):
-        return failed(session, body.failure())
-    code = body.unwrap()["facts"]
-    result = method_result(engine, facts["descriptor"], row, count, code, args["max_source_chars"])
+    result = method_result(engine, facts["descriptor"], row, count, body["facts"], args.max_source_chars)
     return _evidence(session, "inspect_android_method", args, target, _androguard(engine), result)
 
 
 def method_result(
-    engine: Engine, owner: str, row: Any, count: int, code: Mapping[str, Any], limit: int
+    engine: Engine, owner: str, row: MethodRow, count: int, code: Mapping[str, Any], limit: int
 ) -> MethodResult:
     """java when the decompiler answered, smali when it failed, not_available for abstract/native."""
     if not code["has_code"]:
@@ -231,29 +230,25 @@ def method_result(
     )
 
 
-def trace_android_references(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    asked = yield from _class(args)
-    if not is_successful(asked):
-        return failed(session, asked.failure())
-    target, engine, facts = asked.unwrap()
+@typed
+@refusable
+def trace_android_references(session: Session, args: ReferenceArgs, ctx: Context) -> Program:
+    target, engine, facts = yield from _class(args)
     params: dict[str, Any] = {"descriptor": facts["descriptor"], "method_name": None}
-    if args.get("method_name") is not None:
+    if args.method_name is not None:
         rows = method_rows(facts["descriptor"], facts["methods"])
-        chosen = select_overload(rows, facts["descriptor"], args["method_name"], args.get("overload_index"))
-        if not is_successful(chosen):
-            return failed(session, chosen.failure())
-        row = chosen.unwrap()[0]
+        row = must(select_overload(rows, facts["descriptor"], args.method_name, args.overload_index))[0]
         params = {**params, "method_name": row.name, "method_descriptor": row.dex_descriptor}
-    refs = yield AndroidQuery(
-        path=target.path, sha256=target.sha256, operation="references", params=params, limits=_limits(args)
+    refs = yield from need(
+        AndroidQuery(
+            path=target.path, sha256=target.sha256, operation="references", params=params, limits=_limits(args)
+        )
     )
-    if not is_successful(refs):
-        return failed(session, refs.failure())
-    rows_out = reference_rows(refs.unwrap()["facts"]["references"])
+    rows_out = reference_rows(refs["facts"]["references"])
     result = ReferenceResult(
         engine=engine,
         class_name=class_name(facts["descriptor"]),
-        method_name=args.get("method_name"),
+        method_name=args.method_name,
         total=len(rows_out),
         references=tuple(rows_out),
         coverage="complete",
@@ -268,53 +263,43 @@ def _client_evidence(session: Session, operation: str, provider: Provider, resul
     )
 
 
-def inspect_apktool_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    probe = yield ProbeClient(tool="apktool")
-    if not is_successful(probe):
-        return failed(session, probe.failure())
-    client = apktool_client(probe.unwrap())
+@typed
+@refusable
+def inspect_apktool_client(session: Session, args: NoArgs, ctx: Context) -> Program:
+    client = apktool_client((yield from need(ProbeClient(tool="apktool"))))
     provider = Provider(id="apktool", name="Apktool", version=client.apktool_version)
     return _client_evidence(session, "inspect_apktool_client", provider, ApktoolClientResult(client=client))
 
 
-def inspect_adb_client(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    probe = yield ProbeClient(tool="adb")
-    if not is_successful(probe):
-        return failed(session, probe.failure())
-    client = adb_client(probe.unwrap())
+@typed
+@refusable
+def inspect_adb_client(session: Session, args: NoArgs, ctx: Context) -> Program:
+    client = adb_client((yield from need(ProbeClient(tool="adb"))))
     provider = Provider(id="adb", name="Android Debug Bridge", version=client.version)
     return _client_evidence(
         session, "inspect_adb_client", provider, AdbClientResult(client=client, contacted_adb_server=False)
     )
 
 
-def decode_android_resources(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    probe = yield ProbeClient(tool="apktool")
-    if not is_successful(probe):
-        return failed(session, probe.failure())
-    client = apktool_client(probe.unwrap())
-    identified = yield IdentifyTarget(path=args["path"])
-    if not is_successful(identified):
-        return failed(session, identified.failure())
-    target: TargetFacts = identified.unwrap()
+@typed
+@refusable
+def decode_android_resources(session: Session, args: DecodeArgs, ctx: Context) -> Program:
+    client = apktool_client((yield from need(ProbeClient(tool="apktool"))))
+    target: TargetFacts = yield from need(IdentifyTarget(path=args.path))
     if target.kind != "file":
-        return failed(
-            session, invalid_request(f"{args['path']} is a directory", field="path", accepted="a local APK file")
+        refuse(invalid_request(f"{args.path} is a directory", field="path", accepted="a local APK file"))
+    decoded = yield from need(
+        DecodeResources(
+            command=client.command,
+            path=target.path,
+            locale=args.locale,
+            include_strings=args.include_strings,
+            max_manifest_bytes=args.max_manifest_bytes,
+            deadline_ms=args.deadline_ms,
         )
-    decoded = yield DecodeResources(
-        command=client.command,
-        path=target.path,
-        locale=args.get("locale"),
-        include_strings=args["include_strings"],
-        max_manifest_bytes=args["max_manifest_bytes"],
-        deadline_ms=args["deadline_ms"],
     )
-    if not is_successful(decoded):
-        return failed(session, decoded.failure())
     where = DecodeTarget(path=target.path, bytes=target.size, sha256=target.sha256)
-    result, limitations = decode_result(
-        client, where, decoded.unwrap(), locale=args.get("locale"), max_strings=args["max_strings"]
-    )
+    result, limitations = decode_result(client, where, decoded, locale=args.locale, max_strings=args.max_strings)
     provider = Provider(id="apktool", name="Apktool", version=client.apktool_version)
     return _evidence(session, "decode_android_resources", args, target, provider, result, limitations)
 
@@ -326,10 +311,12 @@ PROJECTION_PROVIDER = Provider(
 
 def _inventory_of(session: Session, value: Any, field: str) -> Result[tuple[Evidence, dict[str, Any]], ReaError]:
     """An inventory page: inventory_artifact Evidence, or the complete inventory inside inspect_artifact's."""
-    found = resolve(session, value, field)
-    if not is_successful(found):
-        return Failure(found.failure())
-    evidence: Evidence = found.unwrap()
+    return resolve(session, value, field).bind(lambda evidence: _inventory_in(session, evidence, field))
+
+
+def _inventory_in(
+    session: Session, evidence: Evidence, field: str
+) -> Result[tuple[Evidence, dict[str, Any]], ReaError]:
     if evidence.operation == "inspect_artifact":
         return _inventory_of(session, evidence.normalized_result["substeps"][0]["evidence"], f"{field}.substeps[0]")
     if evidence.operation != "inventory_artifact":
@@ -346,10 +333,10 @@ def _inventory_of(session: Session, value: Any, field: str) -> Result[tuple[Evid
 def _package_of(session: Session, value: Any, root_sha256: str) -> Result[Evidence | None, ReaError]:
     if value is None:
         return Success(None)
-    found = resolve(session, value, "package_evidence")
-    if not is_successful(found):
-        return Failure(found.failure())
-    evidence: Evidence = found.unwrap()
+    return resolve(session, value, "package_evidence").bind(lambda evidence: _same_apk(evidence, root_sha256))
+
+
+def _same_apk(evidence: Evidence, root_sha256: str) -> Result[Evidence | None, ReaError]:
     if evidence.operation != "inspect_android_package" or evidence.subject is None:
         return Failure(
             invalid_request("package_evidence is not inspect_android_package Evidence", field="package_evidence")
@@ -364,52 +351,64 @@ def _package_of(session: Session, value: Any, root_sha256: str) -> Result[Eviden
 Scan = Generator[AnyEffect, Any, tuple[dict[str, Any] | None, str | None]]
 
 
-def _scan(subject: Subject | None, root_sha256: str, args: Mapping[str, Any]) -> Scan:
+def _why_not(answer: Result[Any, ReaError], say: Callable[[ReaError], str]) -> str | None:
+    """Why an effect's answer cannot be used (its error, said for a limitation), or None when it can."""
+    reason: str | None = answer.swap().map(say).value_or(None)
+    return reason
+
+
+def _scan(subject: Subject | None, root_sha256: str, args: ProjectionArgs) -> Scan:
     """The bridge calls of every DEX, from the APK the inventory was made of (same digest), or why not."""
     if subject is None or subject.local_path is None:
         return None, "the inventory names no local APK path"
-    identified = yield IdentifyTarget(path=subject.local_path)
-    if not is_successful(identified):
-        return None, f"{subject.local_path} is not readable now ({identified.failure().code})"
+    path = subject.local_path
+    identified = yield IdentifyTarget(path=path)
+    unreadable = _why_not(identified, lambda error: f"{path} is not readable now ({error.code})")
+    if unreadable is not None:
+        return None, unreadable
     target: TargetFacts = identified.unwrap()
     if target.sha256 != root_sha256:
-        return None, f"{subject.local_path} changed since the inventory (its SHA-256 differs)"
+        return None, f"{path} changed since the inventory (its SHA-256 differs)"
     answer = yield AndroidQuery(
         path=target.path,
         sha256=target.sha256,
         operation="bridges",
-        params={"max_calls": args["max_bridge_calls"]},
+        params={"max_calls": args.max_bridge_calls},
         limits=_limits(args),
     )
-    if not is_successful(answer):
-        return None, f"the DEX scan failed: {answer.failure().message}"
+    failed_scan = _why_not(answer, lambda error: f"the DEX scan failed: {error.message}")
+    if failed_scan is not None:
+        return None, failed_scan
     return answer.unwrap()["facts"], None
 
 
-def project_android_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    pages = []
-    for i, value in enumerate(args["inventory_evidence"]):
-        page = _inventory_of(session, value, f"inventory_evidence[{i}]")
-        if not is_successful(page):
-            return failed(session, page.failure())
-        pages.append(page.unwrap())
+def _pages(session: Session, args: ProjectionArgs) -> list[tuple[Evidence, dict[str, Any]]]:
+    """Every inventory page, of one inventory of an APK (a program step: anything else ends the program)."""
+    pages = [
+        must(_inventory_of(session, value, f"inventory_evidence[{i}]"))
+        for i, value in enumerate(args.inventory_evidence)
+    ]
     manifests = {inv["manifest"]["manifest_id"] for _, inv in pages}
     if len(manifests) != 1:
-        return failed(session, invalid_request("the pages come from different inventories", field="inventory_evidence"))
+        refuse(invalid_request("the pages come from different inventories", field="inventory_evidence"))
     first = pages[0][1]["manifest"]
     if first["root_format"] != "apk":
-        return failed(
-            session,
+        refuse(
             invalid_request(
                 f"the inventory's root is {first['root_format']}",
                 field="inventory_evidence",
                 accepted="an APK's inventory",
-            ),
+            )
         )
-    package = _package_of(session, args.get("package_evidence"), first["root_sha256"])
-    if not is_successful(package):
-        return failed(session, package.failure())
-    package_evidence = package.unwrap()
+    return pages
+
+
+@typed
+@refusable
+def project_android_application_graph(session: Session, args: ProjectionArgs, ctx: Context) -> Program:
+    pages = _pages(session, args)
+    first = pages[0][1]["manifest"]
+    package_evidence = must(_package_of(session, args.package_evidence, first["root_sha256"]))
     ids = [e.evidence_id for e, _ in pages]
     scan, reason = yield from _scan(pages[0][0].subject, first["root_sha256"], args)
     result = project(
@@ -417,7 +416,7 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         ids,
         None if package_evidence is None else package_evidence.normalized_result,
         None if package_evidence is None else package_evidence.evidence_id,
-        args["max_bridge_candidates"],
+        args.max_bridge_candidates,
         scan=scan,
         scan_reason=reason,
     )
@@ -426,8 +425,8 @@ def project_android_application_graph(session: Session, args: Mapping[str, Any],
         provider=PROJECTION_PROVIDER,
         operation="project_android_application_graph",
         parameters={
-            "max_bridge_candidates": args["max_bridge_candidates"],
-            "max_bridge_calls": args["max_bridge_calls"],
+            "max_bridge_candidates": args.max_bridge_candidates,
+            "max_bridge_calls": args.max_bridge_calls,
             "source_evidence_ids": links,
         },
         normalized_result=to_wire(result),

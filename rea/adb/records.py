@@ -11,7 +11,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.android import AdbClient
+from rea.android.records import AdbClient
 from rea.wire.schema import field, local_path
 
 _SHA = "^[a-f0-9]{64}$"

@@ -16,7 +16,7 @@ import attrs
 from rea.adb import text
 from rea.catalog.cli import Command, Positional
 from rea.catalog.contract import ToolContract
-from rea.wire import adb as w
+from rea.adb import records as w
 from rea.wire.tool import evidence_tool
 
 _SERIAL = {"serial": "emulator-5554"}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from rea.wire.android import (
+from rea.android.application_records import ProjectionArgs, ProjectionResult
+from rea.android.records import (
     ClassArgs,
     AdbClientResult,
     ApktoolClientResult,
@@ -16,8 +17,6 @@ from rea.wire.android import (
     NoArgs,
     PackageArgs,
     PackageResult,
-    ProjectionArgs,
-    ProjectionResult,
     ReferenceArgs,
     ReferenceResult,
     SearchArgs,

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Generator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
+
+import attrs
 
 from returns.result import Failure, Result, Success
 
@@ -17,11 +19,11 @@ from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
-from rea.program import Context, Outcome, must, need, refusable, refuse
+from rea.program import Context, Outcome, must, need, refusable, refuse, typed
 from rea.session import Session, record, summary_parent
-from rea.wire import managed as w
+from rea.managed.records import artifact as w
+from rea.managed.records.compare import CompareArgs
 from rea.wire.convert import to_wire
-from rea.workflows.views import deliver
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1
@@ -36,8 +38,9 @@ def _no_target() -> ReaError:
     )
 
 
-def limits_from(args: Mapping[str, Any]) -> ManagedLimits:
-    return ManagedLimits(**{name: args[name] for name in w.LIMIT_BOUNDS if name in args})
+def limits_from(args: w.TargetArgs) -> ManagedLimits:
+    """The reader's limits: those of the tool's arguments (members reads two more than the others)."""
+    return ManagedLimits(**{name: getattr(args, name) for name in w.LIMIT_BOUNDS if hasattr(args, name)})
 
 
 def _unsupported_machine(facts: AssemblyFacts) -> ReaError:
@@ -50,11 +53,11 @@ def _unsupported_machine(facts: AssemblyFacts) -> ReaError:
 
 
 def read_facts(
-    session: Session, args: Mapping[str, Any], bodies: bool = False
+    session: Session, args: w.TargetArgs, bodies: bool = False
 ) -> Generator[AnyEffect, Any, tuple[AssemblyFacts, w.PeArchitecture]]:
     """The explicit path or the open target, read once by the reader effect (a program step: a target
     that cannot be read ends the program)."""
-    path = args.get("path") or (session.target.path if session.target is not None else None)
+    path = args.path or (session.target.path if session.target is not None else None)
     if path is None:
         refuse(_no_target())
     found: AssemblyFacts = yield from need(ReadManagedAssembly(path=path, limits=limits_from(args), bodies=bodies))
@@ -73,7 +76,7 @@ def subject_architecture(facts: AssemblyFacts, architecture: w.PeArchitecture) -
 
 
 def evidence(
-    operation: str, args: Mapping[str, Any], facts: AssemblyFacts, architecture: w.PeArchitecture, result: Any
+    operation: str, args: w.TargetArgs, facts: AssemblyFacts, architecture: w.PeArchitecture, result: Any
 ) -> Result[Evidence, ReaError]:
     subject = Subject(
         name=posixpath.basename(facts.path) or facts.path,
@@ -88,7 +91,7 @@ def evidence(
         provider=MANAGED_PROVIDER,
         operation=operation,
         # delivery detail never reaches the reader, so the Evidence id is the same either way
-        parameters={k: v for k, v in args.items() if k != "detail"},
+        parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
         normalized_result=wire,
         subject=subject,
         analysis_profile=profile,
@@ -102,29 +105,38 @@ def reply(session: Session, made: Result[Evidence, ReaError]) -> Outcome:
     return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
 
 
-def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Mapping[str, Any]], Any], bodies: bool) -> ToolProgram:
+def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Any], Any], bodies: bool) -> ToolProgram:
+    @typed
     @refusable
-    def read_then_build(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+    def read_then_build(session: Session, args: w.TargetArgs, ctx: Context) -> Program:
+        # imported here: rea.workflows imports every family's programs, so a module-level import would make
+        # `import rea.managed.programs` (before rea.workflows) a circle
+        from rea.workflows.views import deliver
+
         facts, architecture = yield from read_facts(session, args, bodies)
         made = must(evidence(operation, args, facts, architecture, build(facts, architecture, args)))
-        return deliver(session, made, args.get("detail", "complete"))
+        return deliver(session, made, getattr(args, "detail", "complete"))
 
     read_then_build.__name__ = operation
     return read_then_build
 
 
-def by_parent(session: Session, args: Mapping[str, Any]) -> dict[str, Any]:
-    """The arguments with every retained summary view id replaced by the id of the record it summarizes, so a
-    `detail: summary` id stands for its parent and either spelling records the same call."""
+Args = TypeVar("Args")
+
+
+def by_parent(session: Session, args: Args) -> Args:
+    """The argument record with every retained summary view id replaced by the id of the record it summarizes,
+    so a `detail: summary` id stands for its parent and either spelling records the same call."""
 
     def parent(value: Any) -> Any:
         if isinstance(value, str) and value in session.evidence:
             return summary_parent(session.evidence[value]) or value
-        if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
-            return [parent(v) for v in value]
+        if isinstance(value, tuple) and all(isinstance(v, str) for v in value):
+            return tuple(parent(v) for v in value)
         return value
 
-    return {key: parent(value) for key, value in args.items()}
+    fields = attrs.fields(type(args))  # type: ignore[arg-type]
+    return attrs.evolve(args, **{f.alias: parent(getattr(args, f.name)) for f in fields})  # type: ignore[misc]
 
 
 def retained(
@@ -147,13 +159,14 @@ def retained(
 
 
 def derived_evidence(
-    operation: str, args: Mapping[str, Any], wire: Mapping[str, Any], links: Sequence[str]
+    operation: str, args: Any, wire: Mapping[str, Any], links: Sequence[str]
 ) -> Result[Evidence, ReaError]:
-    """Evidence derived from retained Evidence only: no subject, `derived`, linked to its inputs."""
+    """Evidence derived from retained Evidence only (its parameters the argument record's JSON): no subject,
+    `derived`, linked to its inputs."""
     return create_evidence(
         provider=MANAGED_PROVIDER,
         operation=operation,
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=wire,
         subject=None,
         confidence="derived",
@@ -162,13 +175,14 @@ def derived_evidence(
     )
 
 
+@typed
 @refusable
-def compare_managed_members(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+def compare_managed_members(session: Session, args: CompareArgs, ctx: Context) -> Outcome:
     args = by_parent(session, args)
-    sides = ("left_evidence_id", "right_evidence_id")
-    left, right = (must(retained(session, args[f], f, ["inspect_managed_members"])) for f in sides)
+    left = must(retained(session, args.left_evidence_id, "left_evidence_id", ["inspect_managed_members"]))
+    right = must(retained(session, args.right_evidence_id, "right_evidence_id", ["inspect_managed_members"]))
     result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
-                             args["limits"]))  # fmt: skip
+                             to_wire(args.limits)))  # fmt: skip
     made = derived_evidence("compare_managed_members", args, result, [left.evidence_id, right.evidence_id])
     return reply(session, made)
 

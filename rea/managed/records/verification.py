@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.managed import SHA256, TOKEN, CallConvention, CharSet, CoverageState, GUID, MetadataStatus
+from rea.managed.records.artifact import SHA256, TOKEN, CoverageState, GUID, MetadataStatus
+from rea.managed.records.boundaries import CallConvention, CharSet
 from rea.wire.schema import field
 
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"

@@ -3,20 +3,23 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
+from rea.effect_types import ToolProgram
 from rea.evidence import create_evidence
 from rea.managed.graph import Source, inventory_row, project
 from rea.managed.native_symbols import extract
 from rea.managed.reconstruction import reconstruction
+from rea.managed.records.graph import GraphArgs
+from rea.managed.records.reconstruction import ReconstructionArgs
+from rea.managed.records.verification import VerifyArgs
 from rea.managed.verify import verify
-from rea.program import Context, Outcome, failed, must, refusable, refuse
+from rea.program import Context, Outcome, failed, must, refusable, refuse, typed
 from rea.session import Session
 from rea.wire.convert import to_wire
-from rea.workflows.managed import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
+from rea.managed.programs import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 
 
 def _distinct(managed_id: str, native_ids: Sequence[str]) -> Result[None, ReaError]:
@@ -36,16 +39,17 @@ def _distinct(managed_id: str, native_ids: Sequence[str]) -> Result[None, ReaErr
     return Success(None)
 
 
+@typed
 @refusable
-def verify_managed_native_boundaries(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+def verify_managed_native_boundaries(session: Session, args: VerifyArgs, ctx: Context) -> Outcome:
     args = by_parent(session, args)
-    managed_id, native_ids = args["managed_boundaries_evidence_id"], list(args["native_observation_evidence_ids"])
+    managed_id, native_ids = args.managed_boundaries_evidence_id, list(args.native_observation_evidence_ids)
     must(_distinct(managed_id, native_ids))
     managed = must(
         retained(session, managed_id, "managed_boundaries_evidence_id", ["inspect_managed_native_boundaries"])
     )
-    limits = args["limits"]
-    read = native_ids[: limits["max_native_observations"]]
+    limits = to_wire(args.limits)
+    read = native_ids[: args.limits.max_native_observations]
     records = [
         must(retained(session, evidence_id, "native_observation_evidence_ids")).to_json() for evidence_id in read
     ]
@@ -64,10 +68,10 @@ _GRAPH_SOURCES = {
 _INVENTORIES = ["inventory_artifact", "inspect_artifact"]
 
 
-def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Source | None]:
+def _graph_sources(session: Session, args: GraphArgs) -> dict[str, Source | None]:
     """The retained records the graph is projected from, by role (a program step: a missing or wrong
     record ends the program)."""
-    named = {k: args.get(f) for k, (f, _) in _GRAPH_SOURCES.items()}
+    named = {k: getattr(args, f) for k, (f, _) in _GRAPH_SOURCES.items()}
     if not any(named.values()):
         refuse(invalid_request(
             "project_managed_application_graph needs at least one managed Evidence id",
@@ -79,10 +83,11 @@ def _graph_sources(session: Session, args: Mapping[str, Any]) -> dict[str, Sourc
     }
     out: dict[str, Source | None] = {}
     for key, (field, operations) in wanted.items():
-        if args.get(field) is None:
+        evidence_id = getattr(args, field)
+        if evidence_id is None:
             out[key] = None
             continue
-        e = must(retained(session, args[field], field, operations))
+        e = must(retained(session, evidence_id, field, operations))
         out[key] = Source(evidence_id=e.evidence_id, operation=e.operation, result=e.normalized_result)
     return out
 
@@ -102,8 +107,9 @@ def _same_artifact(sources: Mapping[str, Source | None]) -> Result[None, ReaErro
     return Success(None)
 
 
+@typed
 @refusable
-def project_managed_application_graph(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+def project_managed_application_graph(session: Session, args: GraphArgs, ctx: Context) -> Outcome:
     args = by_parent(session, args)
     sources = _graph_sources(session, args)
     must(_same_artifact(sources))
@@ -116,22 +122,24 @@ def project_managed_application_graph(session: Session, args: Mapping[str, Any],
                 f"inventory_evidence_id lists no file with SHA-256 {sha256}", field="inventory_evidence_id",
                 accepted="inventory_artifact Evidence of the assembly or of a container holding it",
             ))  # fmt: skip
-    result = project(sources, row, args["limits"])
+    result = project(sources, row, to_wire(args.limits))
     return reply(session, derived_evidence("project_managed_application_graph", args, to_wire(result),
                                            result.evidence_links))  # fmt: skip
 
 
+@typed
 @refusable
-def import_managed_reconstruction(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
+def import_managed_reconstruction(session: Session, args: ReconstructionArgs, ctx: Context) -> Outcome:
     args = by_parent(session, args)
-    members = must(retained(session, args["static_members_evidence_id"], "static_members_evidence_id",
+    members = must(retained(session, args.static_members_evidence_id, "static_members_evidence_id",
                             ["inspect_managed_members"]))  # fmt: skip
-    result = must(reconstruction(members.evidence_id, members.normalized_result, args))
+    parameters = to_wire(args)
+    result = must(reconstruction(members.evidence_id, members.normalized_result, parameters))
     wire = to_wire(result)
     made = create_evidence(
         provider=MANAGED_PROVIDER,
         operation="import_managed_reconstruction",
-        parameters=dict(args),
+        parameters=parameters,
         normalized_result=wire,
         subject=members.subject,
         predicate_type="rea.managed-reconstruction-import",
@@ -144,7 +152,7 @@ def import_managed_reconstruction(session: Session, args: Mapping[str, Any], ctx
     return reply(session, made)
 
 
-PROGRAMS: Mapping[str, Any] = {
+PROGRAMS: Mapping[str, ToolProgram] = {
     "verify_managed_native_boundaries": verify_managed_native_boundaries,
     "project_managed_application_graph": project_managed_application_graph,
     "import_managed_reconstruction": import_managed_reconstruction,

@@ -272,7 +272,7 @@ def plan(argv: Sequence[str]) -> Plan:
             return Plan(fmt=fmt, error=invalid_request(f"{option} needs --target", field=flag, accepted="--target"))
     steps: list[tuple[str, Mapping[str, Any]]] = []
     if ns.target is not None:
-        opened = open_step(ns.target, ns.provider or "auto", ns.target_architecture)
+        opened = open_step(ns.target, "auto" if ns.provider is None else ns.provider, ns.target_architecture)
         if not is_successful(opened):
             return Plan(fmt=fmt, error=opened.failure())
         steps.append(opened.unwrap())

@@ -36,6 +36,8 @@ NOT_HOST_PATHS = {
 NOT_HOST_LOCATIONS = {
     ("inspect_analysis_view", ("view", "|", "selector", "|", "path")),
     ("import_managed_reconstruction", ("methods", 0, "reconstruction", "source_path")),
+    # the reference's bundle-relative path of a keyed archive inside the open .app (default ".")
+    ("inspect_keyed_archive", ("path",)),
 }
 
 HOSTILE = ["main", "ev_" + "f" * 64, "./x.json", "\u202eevil.json", "/tmp/a\u202egpj.exe", "/tmp/x\x00y", "/tmp/a\nb"]

@@ -331,8 +331,11 @@ def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sampl
             return scope.cancelled_caught, kept, _workers(), after
 
     cancelled, kept, workers, after = anyio.run(main)
-    assert cancelled and seen and len(seen[0]) == 1
-    assert workers == seen[0]  # the same worker process, alive, answered the next question
+    assert seen and seen[0], "the worker reported it was emulating"
+    assert cancelled
+    # the worker that was emulating is alive and answered the next question (other tests sharing this
+    # pytest process may own workers of their own, so the set is compared, not its size)
+    assert set(seen[0]) <= set(workers)
     assert bytes.fromhex(after["buffers"][0]["after"]["hex"]) == HOST
     result = kept["normalized_result"]
     assert result["status"] == "cancelled" and result["coverage"]["status"] == "partial"

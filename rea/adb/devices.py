@@ -64,7 +64,7 @@ def server_endpoint(env: Mapping[str, str]) -> Result[tuple[str, int], ReaError]
     else:
         host = env.get("ANDROID_ADB_SERVER_ADDRESS") or "127.0.0.1"
         raw_port = env.get("ANDROID_ADB_SERVER_PORT") or str(DEFAULT_PORT)
-        if not raw_port.isdigit():
+        if not (raw_port.isascii() and raw_port.isdigit()):
             return Failure(_refused("ANDROID_ADB_SERVER_PORT", raw_port, "it is not a port number"))
         port, variable = int(raw_port), "ANDROID_ADB_SERVER_ADDRESS"
     address = _loopback(host)
@@ -109,7 +109,9 @@ def device_row(line: str) -> Device | None:
         product=facts.get("product"),
         model=facts.get("model"),
         device=facts.get("device"),
-        transport_id=int(transport_id) if transport_id.isdigit() and int(transport_id) > 0 else None,
+        transport_id=int(transport_id)
+        if transport_id.isascii() and transport_id.isdigit() and int(transport_id) > 0
+        else None,
         kind=kind,  # type: ignore[arg-type]
         kind_basis=basis,  # type: ignore[arg-type]
     )

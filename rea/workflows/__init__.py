@@ -53,23 +53,31 @@ def gated(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., 
     provider (not after a runtime failure either; the interpreter turns the violation into an
     execution_failure with the session unchanged)."""
 
-    record_type = contract.args_type if reads_record(program) else None
-
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
         state = target_state(session)
         found = verdict(contract, state, ctx.server.client_features)
         if not found.available:
             return failed(session, refusal(contract, found, state))
-        given: Any = args
-        if record_type is not None:  # a @typed program reads its argument record
-            built = structure(args, record_type)
-            if not is_successful(built):
-                return failed(session, built.failure())
-            given = built.unwrap()
-        produced = program(session, given, ctx)
+        produced = program(session, args, ctx)
         if isinstance(produced, Outcome):
             return _kept(contract, session, produced)
         return _watched(contract, session, produced)
+
+    run.__name__ = getattr(program, "__name__", contract.name)
+    return run
+
+
+def typed_entry(contract: ToolContract, program: Callable[..., Any]) -> Callable[..., Any]:
+    """A @typed program called with the JSON arguments: they are structured into its argument record once
+    (innermost, so a derived program still takes its first checkpoint before anything can refuse)."""
+    if not reads_record(program):
+        return program
+
+    def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
+        built = structure(args, contract.args_type)
+        if not is_successful(built):
+            return failed(session, built.failure())
+        return program(session, built.unwrap(), ctx)
 
     run.__name__ = getattr(program, "__name__", contract.name)
     return run
@@ -82,6 +90,7 @@ DERIVED = tuple(
     sorted(n for n in _PLAIN if n.startswith("compare_") or n in ("inspect_analysis_view", "build_call_path"))
 )
 PROGRAMS: Mapping[str, Callable[..., Any]] = {
-    name: gated(BY_NAME[name], checkpointed(name, fn) if name in DERIVED else fn) for name, fn in _PLAIN.items()
+    name: gated(BY_NAME[name], checkpointed(name, entry) if name in DERIVED else entry)
+    for name, entry in ((name, typed_entry(BY_NAME[name], fn)) for name, fn in _PLAIN.items())
 }
 assert set(PROGRAMS) == set(BY_NAME), f"tools without exactly one program: {set(PROGRAMS) ^ set(BY_NAME)}"

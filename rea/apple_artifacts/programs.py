@@ -8,7 +8,7 @@ projects inventory Evidence already in hand.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from rea import __version__
 from rea.apple_artifacts import application, interface_graph, keyed
@@ -167,8 +167,8 @@ def project_apple_application_graph(session: Session, args: ApplicationGraphArgs
 
 # @typed programs read their argument record; the table's type names the mapping the gate hands over
 PROGRAMS: Mapping[str, ToolProgram] = {
-    "inspect_keyed_archive": cast(ToolProgram, inspect_keyed_archive),
-    "decode_interface_builder": cast(ToolProgram, decode_interface_builder),
-    "inspect_asset_catalog": cast(ToolProgram, inspect_asset_catalog),
-    "project_apple_application_graph": cast(ToolProgram, project_apple_application_graph),
+    "inspect_keyed_archive": inspect_keyed_archive,
+    "decode_interface_builder": decode_interface_builder,
+    "inspect_asset_catalog": inspect_asset_catalog,
+    "project_apple_application_graph": project_apple_application_graph,
 }

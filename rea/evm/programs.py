@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import cast
 
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
@@ -93,4 +92,4 @@ def inspect_evm_interface(session: Session, args: EvmArgs, ctx: Context) -> Prog
 
 
 # cast: @typed programs read their record, which the gate passes (rea.program.typed); ToolProgram names a mapping
-PROGRAMS: Mapping[str, ToolProgram] = {"inspect_evm_interface": cast(ToolProgram, inspect_evm_interface)}
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_evm_interface": inspect_evm_interface}

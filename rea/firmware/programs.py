@@ -4,7 +4,7 @@ its report is normalized here, purely)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
@@ -163,6 +163,6 @@ def extract_firmware(session: Session, args: ExtractFirmwareArgs, ctx: Context) 
 
 # cast: @typed programs read their record, which the gate passes (rea.program.typed); ToolProgram names a mapping
 PROGRAMS: Mapping[str, ToolProgram] = {
-    "inspect_firmware_regions": cast(ToolProgram, inspect_firmware_regions),
-    "extract_firmware": cast(ToolProgram, extract_firmware),
+    "inspect_firmware_regions": inspect_firmware_regions,
+    "extract_firmware": extract_firmware,
 }

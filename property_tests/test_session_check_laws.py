@@ -16,7 +16,7 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import CATEGORY_BY_CODE, ReaError
 from rea.program import Outcome, ReadJsonFile, ReportProgress
 from rea.session import Session, record
-from rea.session_checks.comparison import Side, compare, entity_problem
+from rea.session_checks.comparison import Side, compare, entity_bound
 from rea.session_checks.records import CompareBundlesArgs, RecordPair, VerifyUnknownResolutionArgs
 from rea.session_checks.resolution import verdict
 from rea.session_checks.programs import compare_bundles, verify_unknown_resolution
@@ -131,9 +131,11 @@ def test_forked_histories_are_contradictions_and_extended_ones_progress(session)
 
 @given(st.tuples(st.integers(0, 50), st.integers(0, 50)), st.tuples(st.integers(0, 50), st.integers(0, 50)))
 def test_the_entity_bound_refuses_exactly_past_it(left, right):
-    problem = entity_problem(left, right, 100)
-    assert (problem is None) == (sum(left) + sum(right) <= 100)
-    if problem is not None:
+    bound = entity_bound(left, right, 100)
+    if sum(left) + sum(right) <= 100:
+        assert bound.unwrap() == sum(left) + sum(right)
+    else:
+        problem = bound.failure()
         assert problem.code == "truncated" and problem.details["entities"] == sum(left) + sum(right)
 
 

@@ -55,29 +55,33 @@ class Side:
     sha256: str
 
 
-def _pair_problem(pairs: Sequence[RecordPair], left: set[str], right: set[str]) -> ReaError | None:
+def _pairs_checked(pairs: Sequence[RecordPair], left: set[str], right: set[str]) -> Result[None, ReaError]:
     """Every pinned id is on its side, and no id is pinned twice."""
     seen_left: set[str] = set()
     seen_right: set[str] = set()
     for index, pair in enumerate(pairs):
         for side, wanted, held in (("left", pair.left_evidence_id, left), ("right", pair.right_evidence_id, right)):
             if wanted not in held:
-                return invalid_request(
-                    f"record_pairs[{index}].{side}_evidence_id {wanted} is not a record of the {side} bundle",
-                    field=f"record_pairs[{index}].{side}_evidence_id",
-                    accepted=f"ids of records in the {side} bundle",
-                    reason="missing",
-                    evidence_id=wanted,
+                return Failure(
+                    invalid_request(
+                        f"record_pairs[{index}].{side}_evidence_id {wanted} is not a record of the {side} bundle",
+                        field=f"record_pairs[{index}].{side}_evidence_id",
+                        accepted=f"ids of records in the {side} bundle",
+                        reason="missing",
+                        evidence_id=wanted,
+                    )
                 )
         if pair.left_evidence_id in seen_left or pair.right_evidence_id in seen_right:
-            return invalid_request(
-                f"record_pairs[{index}] pins a record that an earlier pair already pins; pairs are one-to-one",
-                field=f"record_pairs[{index}]",
-                accepted="each left and each right Evidence id in at most one pair",
+            return Failure(
+                invalid_request(
+                    f"record_pairs[{index}] pins a record that an earlier pair already pins; pairs are one-to-one",
+                    field=f"record_pairs[{index}]",
+                    accepted="each left and each right Evidence id in at most one pair",
+                )
             )
         seen_left.add(pair.left_evidence_id)
         seen_right.add(pair.right_evidence_id)
-    return None
+    return Success(None)
 
 
 def _one_sided(evidence_id: str, classification: Classification) -> BundleChange:
@@ -112,7 +116,7 @@ def _pinned(pair: RecordPair) -> BundleChange:
 def record_changes(
     left: set[str], right: set[str], pairs: Sequence[RecordPair]
 ) -> tuple[list[BundleChange], dict[str, int]]:
-    """The record half of the delta and its counts (pairs already checked by `_pair_problem`)."""
+    """The record half of the delta and its counts (pairs already checked by `_pairs_checked`)."""
     pinned_left = {p.left_evidence_id for p in pairs}
     pinned_right = {p.right_evidence_id for p in pairs}
     changed = [_pinned(p) for p in pairs if p.left_evidence_id != p.right_evidence_id]
@@ -204,21 +208,23 @@ def _order(change: BundleChange) -> tuple[str, ...]:
     return (change.entity, change.key, change.classification, change.left_digest or "", change.right_digest or "")
 
 
-def entity_problem(left_counts: tuple[int, int], right_counts: tuple[int, int], limit: int) -> ReaError | None:
-    """`truncated` when the two bundles together hold more records and unknown revisions than one comparison
-    reads; checked on the raw counts, before any record is verified."""
+def entity_bound(left_counts: tuple[int, int], right_counts: tuple[int, int], limit: int) -> Result[int, ReaError]:
+    """The number of records and unknown revisions both bundles hold, or `truncated` when that is more than one
+    comparison reads; taken from the raw counts, before any record is verified."""
     total = sum(left_counts) + sum(right_counts)
     if total <= limit:
-        return None
-    return ReaError(
-        code="truncated",
-        message=(
-            f"compare_bundles reads at most {limit} records and unknown revisions across both bundles; these hold "
-            f"{total} (left: {left_counts[0]} records, {left_counts[1]} unknown revisions; right: "
-            f"{right_counts[0]} records, {right_counts[1]} unknown revisions). Nothing was compared."
-        ),
-        details={"limit": limit, "entities": total, "left": list(left_counts), "right": list(right_counts)},
-        action="Compare smaller bundles: export a session that retains only the records in question.",
+        return Success(total)
+    return Failure(
+        ReaError(
+            code="truncated",
+            message=(
+                f"compare_bundles reads at most {limit} records and unknown revisions across both bundles; these "
+                f"hold {total} (left: {left_counts[0]} records, {left_counts[1]} unknown revisions; right: "
+                f"{right_counts[0]} records, {right_counts[1]} unknown revisions). Nothing was compared."
+            ),
+            details={"limit": limit, "entities": total, "left": list(left_counts), "right": list(right_counts)},
+            action="Compare smaller bundles: export a session that retains only the records in question.",
+        )
     )
 
 
@@ -228,9 +234,15 @@ def compare(
     """The classified delta from `left` to `right`, with the page [offset, offset + limit) of its changes."""
     left_ids = {e.evidence_id for e in left.bundle.records}
     right_ids = {e.evidence_id for e in right.bundle.records}
-    problem = _pair_problem(pairs, left_ids, right_ids)
-    if problem is not None:
-        return Failure(problem)
+    page = (offset, limit)
+    return _pairs_checked(pairs, left_ids, right_ids).map(lambda _: _delta(left, right, pairs, page))
+
+
+def _delta(left: Side, right: Side, pairs: Sequence[RecordPair], window: tuple[int, int]) -> BundleComparison:
+    """The delta of two sides whose pins are checked, with the page `window` = (offset, limit) of its changes."""
+    left_ids = {e.evidence_id for e in left.bundle.records}
+    right_ids = {e.evidence_id for e in right.bundle.records}
+    offset, limit = window
     records, record_counts = record_changes(left_ids, right_ids, pairs)
     unknowns, unknown_counts = unknown_changes(left.bundle.unknowns, right.bundle.unknowns)
     changes = sorted(records + unknowns, key=_order)
@@ -238,21 +250,19 @@ def compare(
     page = paginate(changes, offset, limit)
     one_sided = any(c.limitations for c in changes)
     unpaired = record_counts["records_added"] and record_counts["records_removed"]
-    return Success(
-        BundleComparison(
-            status="unchanged" if not changes else ("unknown" if unresolved else "changed"),
-            left_bundle_sha256=left.sha256,
-            right_bundle_sha256=right.sha256,
-            summary=ComparisonSummary(**record_counts, **unknown_counts, unresolved=unresolved),
-            changes=ChangePage(
-                items=page.items, offset=offset, limit=limit, total=page.total, next_offset=page.next_offset
-            ),
-            limitations=(
-                ((ONE_SIDED,) if one_sided else ())
-                + ((UNPAIRED,) if unpaired else ())
-                + ((SAME_IDENTITIES,) if not changes and left.sha256 != right.sha256 else ())
-            ),
-            left_records=len(left_ids),
-            right_records=len(right_ids),
-        )
+    return BundleComparison(
+        status="unchanged" if not changes else ("unknown" if unresolved else "changed"),
+        left_bundle_sha256=left.sha256,
+        right_bundle_sha256=right.sha256,
+        summary=ComparisonSummary(**record_counts, **unknown_counts, unresolved=unresolved),
+        changes=ChangePage(
+            items=page.items, offset=offset, limit=limit, total=page.total, next_offset=page.next_offset
+        ),
+        limitations=(
+            ((ONE_SIDED,) if one_sided else ())
+            + ((UNPAIRED,) if unpaired else ())
+            + ((SAME_IDENTITIES,) if not changes and left.sha256 != right.sha256 else ())
+        ),
+        left_records=len(left_ids),
+        right_records=len(right_ids),
     )

@@ -17,7 +17,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, create_evidence
 from rea.program import Context, Effect, Outcome, ReadJsonFile, ReportProgress, failed, must, recorded, refusable, typed
 from rea.session import Session
-from rea.session_checks.comparison import MAX_ENTITIES, Side, compare, entity_problem
+from rea.session_checks.comparison import MAX_ENTITIES, Side, compare, entity_bound
 from rea.session_checks.records import CompareBundlesArgs, VerifyUnknownResolutionArgs
 from rea.session_checks.resolution import verdict
 from rea.unknowns import heads
@@ -63,9 +63,7 @@ def _verified(side: str, path: str, value: Any) -> Generator[Effect, Any, Side]:
 def compare_bundles(session: Session, args: CompareBundlesArgs, ctx: Context) -> Program:
     left_raw = yield from _read("left", args.left_bundle_path, ctx)
     right_raw = yield from _read("right", args.right_bundle_path, ctx)
-    too_many = entity_problem(_counts(left_raw), _counts(right_raw), MAX_ENTITIES)
-    if too_many is not None:
-        return failed(session, too_many)
+    must(entity_bound(_counts(left_raw), _counts(right_raw), MAX_ENTITIES))
     left = yield from _verified("left", args.left_bundle_path, left_raw)
     right = yield from _verified("right", args.right_bundle_path, right_raw)
     yield ReportProgress(phase="comparing bundles", message=f"{left.sha256[:12]} -> {right.sha256[:12]}")

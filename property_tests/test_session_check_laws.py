@@ -14,7 +14,6 @@ from prop_support import drive as drive_one
 from rea.bundle import bundle_chunks, parse_bundle
 from rea.canonical_json import canonical_sha256
 from rea.errors import CATEGORY_BY_CODE, ReaError
-from rea.program import Outcome, ReadJsonFile, ReportProgress
 from rea.session import Session, record
 from rea.session_checks.comparison import Side, compare, entity_bound
 from rea.session_checks.records import CompareBundlesArgs, RecordPair, VerifyUnknownResolutionArgs
@@ -142,18 +141,6 @@ def test_the_entity_bound_refuses_exactly_past_it(left, right):
 # ----------------------------------------------------------------- the program on hostile bundles
 
 
-def _run(produced: Any, trees: dict[str, Any]) -> Outcome:
-    """Drive compare_bundles; each ReadJsonFile answers the tree (or the Failure) scripted for its path."""
-    reply: Any = None
-    while True:
-        try:
-            effect = produced.send(reply)
-        except StopIteration as stop:
-            return stop.value
-        assert isinstance(effect, (ReportProgress, ReadJsonFile)), effect
-        reply = None if isinstance(effect, ReportProgress) else trees[effect.path]
-
-
 @st.composite
 def damaged(draw: st.DrawFn) -> tuple[Any, str]:
     """A real bundle's bytes or tree damaged once: cut short, a node replaced, a list item dropped."""
@@ -184,7 +171,7 @@ def test_a_damaged_bundle_is_refused_canonically_or_compared_faithfully(case, go
     trees = {"/good.json": Success(_tree(good)), "/damaged.json": answer}
     sides = ("/damaged.json", "/good.json") if left_damaged else ("/good.json", "/damaged.json")
     args = structure({"left_bundle_path": sides[0], "right_bundle_path": sides[1]}, CompareBundlesArgs).unwrap()
-    outcome = _run(compare_bundles(Session(), args, CTX), trees)
+    outcome = drive_one(compare_bundles(Session(), args, CTX), by_path=trees)
     if isinstance(outcome.reply, Failure):
         error = outcome.reply.failure()
         event(f"refused {what.split()[0]}: {error.code}")

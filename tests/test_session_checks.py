@@ -259,6 +259,9 @@ def _hostile(root: Path, source: Path) -> dict[str, Path]:
     gap["unknowns"] = [r for r in gap["unknowns"] if r["revision"] != 1]  # revision 2 without revision 1
     out["revision_gap"] = root / "revision-gap.json"
     out["revision_gap"].write_text(json.dumps(gap))
+    many = dict(bundle, records=[{}] * 100_001)  # more entries than one comparison reads, none of them a record
+    out["too_many"] = root / "too-many.json"
+    out["too_many"].write_text(json.dumps(many))
     huge = root / "huge.json"  # sparse: larger than the import limit on stat alone, never read
     with open(huge, "wb") as handle:
         handle.truncate(600 * 1024 * 1024)
@@ -285,10 +288,14 @@ def test_hostile_bundles_get_canonical_errors_and_nothing_is_retained(scenario, 
         "lying_manifest": ("evidence_integrity_mismatch", "$.artifacts"),
         "revision_gap": ("evidence_integrity_mismatch", "$.unknowns"),
         "huge": ("truncated", None),
+        "too_many": ("truncated", None),
     }
     for name, (code, where) in expected.items():
         error = replies[name]["error"]
         assert error["code"] == code, (name, error)
+        if name == "too_many":  # refused on the two bundles' counts, before either is verified
+            assert error["details"]["limit"] == 100_000 and error["details"]["right"][0] == 100_001
+            continue
         assert error["details"]["side"] == "right" and error["details"]["bundle_path"].endswith(".json"), name
         assert "nothing was compared" in error["message"], name
         if where is not None:

@@ -9,7 +9,6 @@ from typing import Any
 import attrs
 from returns.result import Success
 
-from rea import __version__
 from rea.bundle import verify_bundle
 from rea.canonical_json import canonical_sha256
 from rea.effect_types import Program, ToolProgram
@@ -24,7 +23,8 @@ from rea.unknowns import heads
 from rea.wire.convert import structure, to_wire
 from rea.wire.session import ResidualUnknown
 
-PROVIDER = Provider(id="rea-bundle-comparison", name="REA Evidence bundle comparison", version=__version__)
+# the rule's version, not the package's: the same two bundles compared by a later REA keep their Evidence id
+PROVIDER = Provider(id="rea-bundle-comparison", name="REA Evidence bundle comparison", version="1")
 PREDICATE = "rea.bundle-comparison/v1"
 
 
@@ -44,11 +44,15 @@ def _read(side: str, path: str, ctx: Context) -> Generator[Effect, Any, Any]:
     return must(loaded.alt(lambda e: _refused(side, path, e)))
 
 
+def _length(value: Any, key: str) -> int:
+    """How many entries a raw bundle claims under `key` (0 when it is not an object holding a list there)."""
+    found = value.get(key) if isinstance(value, dict) else None
+    return len(found) if isinstance(found, list) else 0
+
+
 def _counts(value: Any) -> tuple[int, int]:
     """(records, unknown revisions) a raw bundle claims, before anything in it is verified."""
-    if not isinstance(value, dict):
-        return 0, 0
-    return tuple(len(value[k]) if isinstance(value.get(k), list) else 0 for k in ("records", "unknowns"))  # type: ignore[return-value]
+    return _length(value, "records"), _length(value, "unknowns")
 
 
 def _verified(side: str, path: str, value: Any) -> Generator[Effect, Any, Side]:

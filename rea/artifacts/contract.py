@@ -8,16 +8,8 @@ import attrs
 
 from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.catalog.schemas import evidence_output
-from rea.wire.artifacts import (
-    CompareArgs,
-    ComparisonResult,
-    ExtractArgs,
-    ExtractionResult,
-    InspectArgs,
-    InspectionResult,
-    InventoryArgs,
-    InventoryResult,
-)
+from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, InventoryResult
+from rea.artifacts.report_records import ComparisonResult, ExtractionResult, InspectionResult
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rea.wire.native_runtime import NativeCallObservation, ObserveNativeCallsArgs
+from rea.native_runtime.records import NativeCallObservation, ObserveNativeCallsArgs
 from rea.wire.tool import evidence_tool
 
 OBSERVE_NATIVE_CALLS = evidence_tool(

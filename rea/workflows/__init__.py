@@ -16,7 +16,7 @@ from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
 from rea.families import FAMILIES
 from rea.program import Context, Outcome, failed, reads_record
-from rea.wire.convert import structure
+from rea.wire.convert import restructure
 from rea.session import Session
 from rea.workflows.derived import checkpointed
 
@@ -74,7 +74,7 @@ def typed_entry(contract: ToolContract, program: Callable[..., Any]) -> Callable
         return program
 
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
-        built = structure(args, contract.args_type)
+        built = restructure(args, contract.args_type)
         if not is_successful(built):
             return failed(session, built.failure())
         return program(session, built.unwrap(), ctx)

@@ -16,6 +16,6 @@ FAMILY = Family(
     programs=("rea.artifacts.programs",),
     effects=members(EFFECTS),
     handlers=("effects.artifacts",),
-    commands=("effects.artifact_commands",),
+    commands=("effects.artifacts.commands",),
     typed=("rea/artifacts",),
 )

@@ -16,6 +16,5 @@ FAMILY = Family(
     programs=("rea.native_runtime.programs",),
     effects=members(EFFECTS),
     handlers=("effects.native_runtime.observer",),
-    commands=("effects.native_runtime.cli",),
     typed=("rea/native_runtime",),
 )

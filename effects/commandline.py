@@ -19,7 +19,8 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects.batch import cli as batch_cli
-from effects import call_command, prompt_commands, setup_command
+from effects import call_command, prompt_commands
+from effects.setup import command as setup_command
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.derived_commands import derived_commands

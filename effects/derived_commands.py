@@ -40,12 +40,19 @@ def _positional(parser: argparse.ArgumentParser, positional: Positional, flag: F
     extra = typed.get(kind, {"type": json_value} if kind == "json" else {})
     if positional.optional:
         extra = {**extra, "nargs": "?", "default": argparse.SUPPRESS}
+    if positional.many:  # each word one item, as typed (an empty list is left out: argparse.SUPPRESS)
+        extra = {"nargs": "*", "default": argparse.SUPPRESS}
     parser.add_argument(
         f"tool:{positional.argument}",
         metavar=positional.metavar or positional.argument,
         help=positional.help if positional.help is not None else (flag.help if flag else None),
         **extra,
     )
+
+
+def _alias_dest(alias: Alias) -> str:
+    """An alias with its own value function keeps what was typed apart until the steps convert it."""
+    return f"alias:{alias.option}" if alias.value is not None else f"tool:{alias.argument}"
 
 
 def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
@@ -58,10 +65,28 @@ def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
             else ({"type": int, "metavar": "INT"} if alias.integer else {"metavar": "TEXT"})
         )
     )
+    if alias.metavar is not None:
+        kind["metavar"] = alias.metavar
     action = {"action": "append"} if alias.repeat else {}
+    required = {"required": True} if alias.required else {}
     parser.add_argument(
-        alias.option, dest=f"tool:{alias.argument}", default=argparse.SUPPRESS, help=alias.help, **kind, **action
+        alias.option,
+        dest=_alias_dest(alias),
+        default=argparse.SUPPRESS,
+        help=alias.help,
+        **kind,
+        **action,
+        **required,
     )
+
+
+def _converted(ns: argparse.Namespace, command: Command) -> dict[str, Any]:
+    """The arguments given through aliases with a value function, converted."""
+    return {
+        alias.argument: alias.value(getattr(ns, _alias_dest(alias)))
+        for alias in command.aliases
+        if alias.value is not None and hasattr(ns, _alias_dest(alias))
+    }
 
 
 def _configure(contract: ToolContract, command: Command) -> Any:
@@ -97,7 +122,7 @@ def _configure(contract: ToolContract, command: Command) -> Any:
 
 def _steps(contract: ToolContract, command: Command) -> Any:
     def steps(ns: argparse.Namespace) -> Sequence[Step] | Result[Sequence[Step], ReaError]:
-        call = (contract.name, {**command.defaults, **given_arguments(ns), **command.sends})
+        call = (contract.name, {**command.defaults, **given_arguments(ns), **_converted(ns, command), **command.sends})
         if command.opens is None:
             return [call]
         target = (getattr(ns, "target:provider", None), getattr(ns, "target:architecture", None))

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 
 import orjson
 
-from effects.artifact_commands import read_json_file
+from effects.artifacts.commands import read_json_file
 from effects.commands import ToolCommand
 from rea.errors import ReaError, invalid_request
 

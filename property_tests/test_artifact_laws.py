@@ -321,9 +321,9 @@ def _run_scripted(program, session, args, facts):
 @given(trees(), st.lists(st.tuples(st.integers(0, 16), st.integers(1, 7)), min_size=1, max_size=6))
 def test_pages_served_from_the_retained_inventory_are_the_pages_a_walk_gives(facts, windows):
     from rea.session import Session, Target, open_target
-    from rea.wire.artifacts import InventoryArgs
-    from rea.wire.convert import with_defaults
-    from rea.workflows.artifacts import inventory_artifact
+    from rea.artifacts.records import InventoryArgs
+    from rea.wire.convert import structure
+    from rea.artifacts.programs import inventory_artifact
 
     target = Target(
         path="/t/r.zip", name="r.zip", sha256="ee" * 32, size=10, format="zip", kind="file", stamp="unmoved"
@@ -334,7 +334,7 @@ def test_pages_served_from_the_retained_inventory_are_the_pages_a_walk_gives(fac
         window = {
             f"{s}_{k}": v for s in ("node", "occurrence", "edge") for k, v in (("offset", offset), ("limit", limit))
         }
-        args = with_defaults(window, InventoryArgs).unwrap()
+        args = structure(window, InventoryArgs).unwrap()
         served, walked = _run_scripted(inventory_artifact, session, args, facts)
         fresh, _ = _run_scripted(inventory_artifact, opened, args, facts)
         assert served.reply.unwrap() == fresh.reply.unwrap()

@@ -14,9 +14,9 @@ from rea.artifacts.graph import page_inventory
 from rea.artifacts.model import EntryFact, ExtractArtifact, InventoryArtifact, InventoryFacts, Limits, Omission
 from rea.errors import ReaError
 from rea.session import Session, Target, open_target
-from rea.wire.artifacts import ExtractArgs, InspectArgs, InventoryArgs
-from rea.wire.convert import with_defaults
-from rea.workflows import artifacts as programs
+from rea.artifacts.records import ExtractArgs, InspectArgs, InventoryArgs
+from rea.wire.convert import structure
+from rea.artifacts import programs
 from scripted import SCRIPTED_STAMP, drive
 
 SHA = "ab" * 32
@@ -57,7 +57,7 @@ def test_program_builds_evidence_from_scripted_facts():
     outcome, effects = drive(
         programs.inventory_artifact,
         opened(),
-        with_defaults({"occurrence_limit": 1}, InventoryArgs).unwrap(),
+        structure({"occurrence_limit": 1}, InventoryArgs).unwrap(),
         lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
     )
     evidence = outcome.reply.unwrap()
@@ -71,7 +71,7 @@ def test_program_builds_evidence_from_scripted_facts():
 def test_reader_failure_passes_through_and_session_is_unchanged():
     session = opened()
     error = ReaError(code="artifact_integrity_mismatch", message="x", details={"logical_path": "a"})
-    args = with_defaults({}, InspectArgs).unwrap()
+    args = structure({}, InspectArgs).unwrap()
     outcome, _ = drive(programs.inspect_artifact, session, args, lambda e: Failure(error))
     assert outcome.reply.failure() is error and outcome.session is session
 
@@ -90,7 +90,7 @@ def test_extract_asks_for_the_chain_of_the_selected_nested_occurrence():
             return Failure(ReaError(code="cancelled", message="stop"))
         return None
 
-    args = with_defaults({"occurrence_ids": [target["occurrence_id"]]}, ExtractArgs).unwrap()
+    args = structure({"occurrence_ids": [target["occurrence_id"]]}, ExtractArgs).unwrap()
     outcome, _ = drive(programs.extract_artifact, opened(), args, answer)
     assert asked == [(("lib/x.whl", "pkg/m.py"),)] and outcome.reply.failure().code == "cancelled"
 
@@ -191,7 +191,7 @@ def test_max_integrity_mismatches_caps_recorded_contradictions_with_truncated():
         return drive(
             programs.inspect_artifact,
             opened(),
-            with_defaults(args, InspectArgs).unwrap(),
+            structure(args, InspectArgs).unwrap(),
             lambda e: Success(scripted) if isinstance(e, InventoryArtifact) else None,
         )[0].reply
 
@@ -208,7 +208,7 @@ def test_max_integrity_mismatches_caps_recorded_contradictions_with_truncated():
 
 def test_inspection_caps_omit_records_and_say_truncated():
     scripted = facts([file(0, "a.txt", "01" * 32)])
-    args = with_defaults({"max_observations": 1, "max_next_probes": 1}, InspectArgs).unwrap()
+    args = structure({"max_observations": 1, "max_next_probes": 1}, InspectArgs).unwrap()
     session = open_target(
         Session(),
         Target(
@@ -257,7 +257,7 @@ def _scripted_reader(scripted, stamps=None, identified=None):
 def _page(session, answer, **args):
     from rea.program import StampTarget
 
-    args = with_defaults(args, InventoryArgs).unwrap()
+    args = structure(args, InventoryArgs).unwrap()
     return drive(programs.inventory_artifact, session, args, answer, answers=(StampTarget,))
 
 
@@ -272,7 +272,7 @@ def test_a_second_page_is_served_from_the_retained_inventory_without_a_walk():
     fresh, _ = _page(opened(), _scripted_reader(TWO), occurrence_offset=1, occurrence_limit=1)
     assert second.reply.unwrap() == fresh.reply.unwrap()  # the same Evidence a walk would give
     summary, effects = drive(
-        programs.inspect_artifact, second.session, with_defaults({"detail": "summary"}, InspectArgs).unwrap()
+        programs.inspect_artifact, second.session, structure({"detail": "summary"}, InspectArgs).unwrap()
     )
     assert _walks(effects) == 0 and summary.reply.unwrap()["operation"] == "inspect_analysis_view"
 
@@ -327,6 +327,6 @@ def test_extraction_resolves_occurrence_ids_from_the_retained_inventory():
             return Failure(ReaError(code="cancelled", message="stop"))
         return _scripted_reader(TWO)(effect)
 
-    args = with_defaults({"occurrence_ids": [occ["occurrence_id"]]}, ExtractArgs).unwrap()
+    args = structure({"occurrence_ids": [occ["occurrence_id"]]}, ExtractArgs).unwrap()
     _, effects = drive(programs.extract_artifact, first.session, args, answer)
     assert _walks(effects) == 0 and asked == [(("b.txt",),)]

@@ -12,7 +12,7 @@ from rea.evidence import (
     create_profile,
     parse_evidence,
 )
-from rea.wire.artifacts import InventoryEvidence
+from rea.artifacts.report_records import InventoryEvidence
 from rea.wire.session import EvidenceRecord
 from support import PROFILE, PROVIDER, make_evidence
 

@@ -13,6 +13,8 @@ from typing import Any
 from collections.abc import Mapping
 
 import orjson
+from returns.result import Success
+
 from rea.batch.items import EXIT_FAILED
 from rea.errors import ReaError
 
@@ -124,10 +126,16 @@ def main(ns: argparse.Namespace, fmt: str) -> int:
         return EXIT_USAGE
     from effects.batch.runner import run_batch
 
-    ran = run_batch(opts)
-    if isinstance(ran, ReaError):
-        sys.stdout.write(orjson.dumps(ran.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
-        return EXIT_USAGE if ran.code in ("invalid_request", "configuration_invalid") else EXIT_FAILED
+    return run_batch(opts).map(lambda ran: _reported(ran, fmt)).lash(lambda error: Success(_stopped(error))).unwrap()
+
+
+def _stopped(error: ReaError) -> int:
+    """The error that stopped the batch before any item ran, printed as JSON."""
+    sys.stdout.write(orjson.dumps(error.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
+    return EXIT_USAGE if error.code in ("invalid_request", "configuration_invalid") else EXIT_FAILED
+
+
+def _reported(ran: tuple[dict[str, Any], int], fmt: str) -> int:
     report, status = ran
     if fmt == "json":
         sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")

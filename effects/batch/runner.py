@@ -13,15 +13,15 @@ from typing import Any
 from collections.abc import Callable
 
 import attrs
-from returns.result import Success
+from returns.result import Result, Success
 
 from effects.batch import answers
 from effects.batch.identify import expand, identify_one
 from effects.batch.pool import run_local
 from effects.batch.progress import BatchProgress
 from effects.batch.ray_backend import run_ray
-from effects.batch.writer import SpoolWriter, refused_output
-from rea.batch.failures import subject_mismatch
+from effects.batch.writer import SpoolWriter, writable_output
+from rea.batch.failures import same_subject
 from rea.batch.items import Analysed, Identified, Work, outcomes, summary, work_list
 from rea.errors import ReaError
 
@@ -50,14 +50,24 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def _absorb(writer: SpoolWriter, answer: dict[str, Any], work: Work) -> Analysed:
     """A task's answer as an item result; its Evidence is spooled only after a strict parse."""
-    added = writer.add(answer["evidence"])
-    if not isinstance(added, Success):
-        return Analysed(sha256=answer["sha256"], error=added.failure().to_json())
-    kept = added.unwrap()
+    return (
+        writer.add(answer["evidence"])
+        .map(lambda kept: _kept(kept, answer, work))
+        .lash(lambda error: Success(Analysed(sha256=answer["sha256"], error=error.to_json())))
+        .unwrap()
+    )
+
+
+def _kept(kept: list[tuple[str, str | None]], answer: dict[str, Any], work: Work) -> Analysed:
+    """A spooled answer: its records, and its error (the task's, or that the file changed meanwhile)."""
     ids = tuple(sorted(i for i, _ in kept))
     subjects = [s for _, s in kept] if work.plan.subject_is_input else []
-    mismatch = subject_mismatch(subjects, answer["sha256"], work.path)
-    error = mismatch.to_json() if mismatch is not None else answer["error"]
+    error = (
+        same_subject(subjects, answer["sha256"], work.path)
+        .map(lambda _: answer["error"])
+        .lash(lambda mismatch: Success(mismatch.to_json()))
+        .unwrap()
+    )
     return Analysed(sha256=answer["sha256"], evidence_ids=ids, error=error)
 
 
@@ -91,14 +101,14 @@ class _Batch:
         left = []
         for item in work:
             records = answers.recall(item)
-            added = self.writer.add(records) if records is not None else None
-            if isinstance(added, Success):
-                present[item.sha256] = sorted(i for i, _ in added.unwrap())
+            added = self.writer.add(records).value_or(None) if records is not None else None
+            if added is not None:
+                present[item.sha256] = sorted(i for i, _ in added)
             else:
                 left.append(item)
         return left
 
-    def analyse(self, present: dict[str, list[str]]) -> ReaError | None:
+    def analyse(self, present: dict[str, list[str]]) -> Result[None, ReaError]:
         work = work_list(self.items, present)
         if self.opts.resume:
             work = self.recall(work, present)
@@ -107,53 +117,88 @@ class _Batch:
         self.bar.phase("analysing", len(requests))
         if self.opts.ray is None:
             self.backend = run_local(requests, self.opts.jobs, self.done)
-            return None
+            return Success(None)
         shipped = frozenset(w.sha256 for w in work if w.shipped(self.opts.ship_max_mb * 2**20))
         ran = run_ray(requests, self.opts.ray, self.opts.jobs, self.opts.retries, self.done, shipped)
-        if not isinstance(ran, Success):
-            return ran.failure()
-        self.backend = ran.unwrap()
-        return None
+        return ran.map(self._ran)
+
+    def _ran(self, backend: dict[str, Any]) -> None:
+        self.backend = backend
 
 
-def run_batch(opts: BatchOptions, on_ready: Callable[[], None] = lambda: None) -> tuple[dict[str, Any], int] | ReaError:
+def run_batch(
+    opts: BatchOptions, on_ready: Callable[[], None] = lambda: None
+) -> Result[tuple[dict[str, Any], int], ReaError]:
     """The summary and exit status of one batch, or the error that stopped it before any item ran."""
-    paths = expand(opts.inputs)
-    if not isinstance(paths, Success):
-        return paths.failure()
+    return expand(opts.inputs).bind(lambda paths: _started(opts, paths, on_ready))
+
+
+def _started(
+    opts: BatchOptions, paths: list[str], on_ready: Callable[[], None]
+) -> Result[tuple[dict[str, Any], int], ReaError]:
     resuming = opts.resume and os.path.isfile(opts.out)
-    if refused := refused_output(opts.out, opts.overwrite or resuming):
-        return refused
+    return writable_output(opts.out, opts.overwrite or resuming).bind(
+        lambda _: _signalled(opts, paths, resuming, on_ready)
+    )
+
+
+def _signalled(
+    opts: BatchOptions, paths: list[str], resuming: bool, on_ready: Callable[[], None]
+) -> Result[tuple[dict[str, Any], int], ReaError]:
+    """The batch with SIGINT/SIGTERM turned into a cancel and its spool removed at the end."""
     previous = {signum: signal.signal(signum, _interrupt) for signum in (signal.SIGINT, signal.SIGTERM)}
     writer = SpoolWriter(opts.out)
     try:
-        present: dict[str, list[str]] = {}
-        if resuming:
-            loaded = writer.resume()
-            if not isinstance(loaded, Success):
-                return loaded.failure()
-            present = loaded.unwrap()
-        cancelled = False
-        with BatchProgress(opts.progress) as bar:
-            batch = _Batch(opts, writer, bar)
-            on_ready()
-            try:
-                batch.identify(paths.unwrap())
-                if problem := batch.analyse(present):
-                    return problem
-            except KeyboardInterrupt:
-                cancelled = True
-        rows = outcomes(batch.items, batch.analysed, present)
-        receipt = None
-        if not (cancelled and opts.atomic):
-            published = writer.publish(overwrite=opts.overwrite or resuming)
-            if not isinstance(published, Success):
-                return published.failure()
-            r = published.unwrap()
-            receipt = {"path": r.path, "bytes": r.bytes, "sha256": r.sha256, "records": len(writer.rows)}
-        report = summary(rows, inputs=len(paths.unwrap()), backend=batch.backend, bundle=receipt, cancelled=cancelled)
-        return report, report["exit_status"]
+        present = writer.resume() if resuming else Success({})
+        return present.bind(lambda found: _batch(opts, writer, paths, found, resuming, on_ready))
     finally:
         writer.close()
         for signum, handler in previous.items():
             signal.signal(signum, handler)
+
+
+def _batch(
+    opts: BatchOptions,
+    writer: SpoolWriter,
+    paths: list[str],
+    present: dict[str, list[str]],
+    resuming: bool,
+    on_ready: Callable[[], None],
+) -> Result[tuple[dict[str, Any], int], ReaError]:
+    cancelled = False
+    analysed: Result[None, ReaError] = Success(None)
+    with BatchProgress(opts.progress) as bar:
+        batch = _Batch(opts, writer, bar)
+        on_ready()
+        try:
+            batch.identify(paths)
+            analysed = batch.analyse(present)
+        except KeyboardInterrupt:
+            cancelled = True
+    return analysed.bind(lambda _: _published(opts, writer, batch, paths, present, resuming, cancelled))
+
+
+def _published(
+    opts: BatchOptions,
+    writer: SpoolWriter,
+    batch: _Batch,
+    paths: list[str],
+    present: dict[str, list[str]],
+    resuming: bool,
+    cancelled: bool,
+) -> Result[tuple[dict[str, Any], int], ReaError]:
+    """The bundle published (not when an atomic batch was cancelled), and the summary."""
+    rows = outcomes(batch.items, batch.analysed, present)
+    receipt: Result[dict[str, Any] | None, ReaError] = (
+        Success(None)
+        if cancelled and opts.atomic
+        else writer.publish(overwrite=opts.overwrite or resuming).map(
+            lambda r: {"path": r.path, "bytes": r.bytes, "sha256": r.sha256, "records": len(writer.rows)}
+        )
+    )
+
+    def summarised(bundle: dict[str, Any] | None) -> tuple[dict[str, Any], int]:
+        report = summary(rows, inputs=len(paths), backend=batch.backend, bundle=bundle, cancelled=cancelled)
+        return report, report["exit_status"]
+
+    return receipt.map(summarised)

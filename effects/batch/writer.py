@@ -91,8 +91,8 @@ class SpoolWriter:
         shutil.rmtree(self.spool, ignore_errors=True)
 
 
-def refused_output(path: str, overwrite: bool) -> ReaError | None:
-    """An output that cannot be written, said before any work starts."""
+def writable_output(path: str, overwrite: bool) -> Result[None, ReaError]:
+    """An output that cannot be written is refused before any work starts."""
     problem = None
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
         problem = f"the directory of {path!r} does not exist"
@@ -101,7 +101,9 @@ def refused_output(path: str, overwrite: bool) -> ReaError | None:
     elif os.path.lexists(path) and not overwrite:
         problem = f"{path!r} already exists"
     if problem is None:
-        return None
-    return invalid_request(
-        problem, field="out", accepted="a new file in an existing directory (or --overwrite / --resume)"
+        return Success(None)
+    return Failure(
+        invalid_request(
+            problem, field="out", accepted="a new file in an existing directory (or --overwrite / --resume)"
+        )
     )

@@ -9,7 +9,7 @@ from typing import Any
 
 import attrs
 
-from effects.artifact_commands import read_json_file
+from effects.artifacts.commands import read_json_file
 from effects.commands import ToolCommand
 from rea.errors import ReaError
 from rea.catalog import BY_NAME

@@ -12,9 +12,9 @@ EFFECTS: TypeAlias = ReadAppleMetadata
 FAMILY = Family(
     name="apple_metadata",
     toolset="apple",
-    contracts=("rea.catalog.apple_metadata",),
-    programs=("rea.workflows.apple_metadata",),
+    contracts=("rea.apple_metadata.contract",),
+    programs=("rea.apple_metadata.programs",),
     effects=members(EFFECTS),
     handlers=("effects.apple_metadata.reader",),
-    typed=("rea/apple_metadata", "rea/workflows/apple_metadata.py"),
+    typed=("rea/apple_metadata",),
 )

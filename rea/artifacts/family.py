@@ -12,10 +12,10 @@ EFFECTS: TypeAlias = InventoryArtifact | ExtractArtifact
 FAMILY = Family(
     name="artifacts",
     toolset="artifacts",
-    contracts=("rea.catalog.artifacts",),
-    programs=("rea.workflows.artifacts",),
+    contracts=("rea.artifacts.contract",),
+    programs=("rea.artifacts.programs",),
     effects=members(EFFECTS),
     handlers=("effects.artifacts",),
-    commands=("effects.artifact_commands",),
-    typed=("rea/workflows/artifacts.py", "rea/artifacts"),
+    commands=("effects.artifacts.commands",),
+    typed=("rea/artifacts",),
 )

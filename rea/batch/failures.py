@@ -7,6 +7,7 @@ from typing import Any
 from collections.abc import Mapping
 
 import attrs
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 
@@ -73,14 +74,17 @@ def reply_error(error: Mapping[str, Any] | None, path: str, memory_mb: int) -> M
     return error
 
 
-def subject_mismatch(evidence_subjects: list[str | None], sha256: str, path: str) -> ReaError | None:
-    """Evidence about other bytes than the ones identified: the file changed between identification and analysis."""
+def same_subject(evidence_subjects: list[str | None], sha256: str, path: str) -> Result[None, ReaError]:
+    """Evidence about other bytes than the ones identified is a failure: the file changed between
+    identification and analysis."""
     others = sorted({s for s in evidence_subjects if s is not None and s != sha256})
     if not others:
-        return None
-    return ReaError(
-        code="artifact_integrity_mismatch",
-        message=f"{path} changed between identification (sha256 {sha256}) and analysis (sha256 {others[0]}).",
-        details={"path": path, "identified_sha256": sha256, "analysed_sha256": others[0]},
-        action="Run the batch again once the file stops changing.",
+        return Success(None)
+    return Failure(
+        ReaError(
+            code="artifact_integrity_mismatch",
+            message=f"{path} changed between identification (sha256 {sha256}) and analysis (sha256 {others[0]}).",
+            details={"path": path, "identified_sha256": sha256, "analysed_sha256": others[0]},
+            action="Run the batch again once the file stops changing.",
+        )
     )

@@ -4,6 +4,6 @@ from rea.family import Family
 
 FAMILY = Family(
     name="batch",
-    contracts=("rea.catalog.batch_commands",),
+    contracts=("rea.batch.contract",),
     typed=("rea/batch",),
 )

@@ -36,6 +36,8 @@ class Positional:
     help: str | None = None
     # nargs="?": absent leaves the tool's default
     optional: bool = False
+    # nargs="*": each word is one item of the list argument (none given leaves the tool's default)
+    many: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -53,6 +55,12 @@ class Alias:
     # a number argument
     integer: bool = False
     help: str | None = None
+    metavar: str | None = None
+    # argparse refuses the command without it
+    required: bool = False
+    # the argument's value from the text given (the list of texts when repeated): a pure function for a
+    # flag whose spelling is not the argument's JSON (`--break NAME@MODULE` for one breakpoint object)
+    value: Callable[[Any], Any] | None = None
 
 
 @attrs.frozen(kw_only=True)

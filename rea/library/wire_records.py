@@ -1,10 +1,11 @@
 """Public group: the derived tools' typed argument and result records, under names that say which tool."""
 
 from rea.managed.records import compare as managed
-from rea.wire import artifacts, javascript, native, views
+from rea.artifacts import records as artifacts, report_records as artifact_reports
+from rea.wire import javascript, native, views
 
 ArtifactComparisonArgs = artifacts.CompareArgs
-ArtifactComparison = artifacts.ComparisonResult
+ArtifactComparison = artifact_reports.ComparisonResult
 FunctionComparisonArgs = native.CompareArgs
 FunctionComparison = native.FunctionComparison
 ApplicationVersionsArgs = javascript.CompareVersionsArgs

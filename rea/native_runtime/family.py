@@ -12,10 +12,9 @@ EFFECTS: TypeAlias = ObserveNativeCalls
 FAMILY = Family(
     name="native_runtime",
     toolset="native",
-    contracts=("rea.catalog.native_runtime",),
-    programs=("rea.workflows.native_runtime",),
+    contracts=("rea.native_runtime.contract",),
+    programs=("rea.native_runtime.programs",),
     effects=members(EFFECTS),
     handlers=("effects.native_runtime.observer",),
-    commands=("effects.native_runtime.cli",),
-    typed=("rea/native_runtime", "rea/workflows/native_runtime.py"),
+    typed=("rea/native_runtime",),
 )

@@ -4,6 +4,6 @@ from rea.family import Family
 
 FAMILY = Family(
     name="setup",
-    contracts=("rea.catalog.setup_commands",),
+    contracts=("rea.setup.contract",),
     typed=("rea/setup",),
 )

@@ -100,6 +100,29 @@ def structure(args: Mapping[str, Any], cls: type) -> Result[Any, ReaError]:
         )
 
 
+def _number(value: Any, _: type) -> Any:
+    """A JSON number as it is (the int 1000 stays the int it was sent or filled in as)."""
+    if type(value) not in (int, float):
+        raise ValueError(f"expected a number, got {type(value).__name__}")
+    return value
+
+
+# The gate of a @typed program (rea.workflows.typed_entry) structures arguments that `with_defaults` already
+# filled: that second pass keeps each number as the JSON holds it, so `to_wire(args)` stays byte for byte the
+# mapping (a float argument whose default is written as an int, such as max_compression_ratio's 1000, would
+# otherwise come back as 1000.0).
+EXACT = CONVERTER.copy()
+EXACT.register_structure_hook(float, _number)
+
+
+def restructure(filled: Mapping[str, Any], cls: type) -> Result[Any, ReaError]:
+    """The argument record of arguments `with_defaults` filled, every value as the JSON holds it."""
+    try:
+        return Success(EXACT.structure(dict(filled), cls))
+    except (cattrs.BaseValidationError, cattrs.ForbiddenExtraKeysError, TypeError, ValueError):
+        return structure(filled, cls)  # the one wording of a refusal
+
+
 def with_defaults(args: Mapping[str, Any], cls: type) -> Result[dict[str, Any], ReaError]:
     """The caller's arguments with every default filled in, as JSON (what programs read)."""
     return structure(args, cls).map(to_wire)

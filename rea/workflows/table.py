@@ -26,7 +26,7 @@ from rea.families import FAMILIES
 from rea.family import Family
 from rea.program import Context, Outcome, failed, reads_record
 from rea.session import Session
-from rea.wire.convert import structure
+from rea.wire.convert import restructure
 from rea.workflows.derived import checkpointed
 
 # the only tools that may change the provider binding: it is immutable for the rest of a target's life
@@ -79,7 +79,7 @@ def typed_entry(contract: ToolContract, program: Callable[..., Any]) -> Callable
         return program
 
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
-        built = structure(args, contract.args_type)
+        built = restructure(args, contract.args_type)
         if not is_successful(built):
             return failed(session, built.failure())
         return program(session, built.unwrap(), ctx)

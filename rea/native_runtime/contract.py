@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from rea.wire.native_runtime import NativeCallObservation, ObserveNativeCallsArgs
+from rea.catalog.cli import Alias, Command, Opens
+from rea.native_runtime import text
+from rea.native_runtime.records import NativeCallObservation, ObserveNativeCallsArgs
 from rea.wire.tool import evidence_tool
 
 OBSERVE_NATIVE_CALLS = evidence_tool(
@@ -38,7 +40,34 @@ OBSERVE_NATIVE_CALLS = evidence_tool(
     surface="native-provider",
     effects={"mutatesSession", "launchesProcess", "executesForeignCode"},
     needs="target",
+    cli=Command(
+        name="observe-native-calls",
+        help="launch an ELF under LLDB and record entries into functions (observe_native_calls)",
+        opens=Opens(help="Linux ELF executable to launch"),
+        aliases=(
+            Alias(
+                option="--break",
+                argument="breakpoints",
+                repeat=True,
+                required=True,
+                metavar="NAME[@MODULE]",
+                help="function to observe",
+                value=text.breakpoints_of,
+            ),
+            Alias(
+                option="--env",
+                argument="environment",
+                repeat=True,
+                metavar="NAME=VALUE",
+                help="environment override",
+                value=text.environment_of,
+            ),
+            Alias(option="--cwd", argument="working_directory", path=True, help="working directory of the process"),
+            Alias(option="--arg", argument="arguments", repeat=True, help="one argument for the process"),
+        ),
+        defaults={"arguments": []},
+        render=text.render,
+    ),
 )
 
-CLI_COMMANDS = ("observe-native-calls",)
 TOOLS = (OBSERVE_NATIVE_CALLS,)

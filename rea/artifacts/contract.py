@@ -6,22 +6,18 @@ from typing import Any
 
 import attrs
 
+from rea.artifacts import text
+from rea.catalog.cli import Command, Opens, Positional
 from rea.catalog.views import VIEW_RESULT_SCHEMA
 from rea.catalog.schemas import evidence_output
-from rea.wire.artifacts import (
-    CompareArgs,
-    ComparisonResult,
-    ExtractArgs,
-    ExtractionResult,
-    InspectArgs,
-    InspectionResult,
-    InventoryArgs,
-    InventoryResult,
-)
+from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, InventoryResult
+from rea.artifacts.report_records import ComparisonResult, ExtractionResult, InspectionResult
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 
 _REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "0" * 64}
+# the commands open the archive, then run the tool (compare-artifacts reads two files: effects.artifacts.commands)
+_ARCHIVE = Opens(help="archive, package or directory")
 
 
 _INSPECTION_EXAMPLES: list[dict[str, Any]] = [
@@ -46,6 +42,12 @@ INSPECT_ARTIFACT = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="inspect-artifact",
+        help="inventory an archive, package or directory (inspect_artifact)",
+        opens=_ARCHIVE,
+        render=text.evidence,
+    ),
 )
 # detail: summary answers with the summary view Evidence of inspect_analysis_view instead
 INSPECT_ARTIFACT = attrs.evolve(
@@ -68,6 +70,12 @@ INVENTORY_ARTIFACT = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "idempotent"},
     needs="target",
+    cli=Command(
+        name="inventory-artifact",
+        help="one page of the artifact graph (inventory_artifact)",
+        opens=_ARCHIVE,
+        render=text.evidence,
+    ),
 )
 
 EXTRACT_ARTIFACT = evidence_tool(
@@ -86,6 +94,20 @@ EXTRACT_ARTIFACT = evidence_tool(
     surface="artifact-provider",
     effects={"mutatesSession", "writesFilesystem"},
     needs="container",
+    cli=Command(
+        name="extract-artifact",
+        help="materialize every regular file (or the given occurrences) into a fresh temporary directory",
+        opens=_ARCHIVE,
+        positionals=(
+            Positional(
+                argument="occurrence_ids",
+                metavar="OCC_ID",
+                many=True,
+                help="occurrence ids from inventory-artifact (default: every regular file)",
+            ),
+        ),
+        render=text.evidence,
+    ),
 )
 
 COMPARE_ARTIFACTS = evidence_tool(
@@ -106,6 +128,6 @@ COMPARE_ARTIFACTS = evidence_tool(
 )
 
 
-CLI_COMMANDS = ("compare-artifacts", "extract-artifact", "inspect-artifact", "inventory-artifact")
+CLI_COMMANDS = ("compare-artifacts",)
 
 TOOLS = (INSPECT_ARTIFACT, INVENTORY_ARTIFACT, EXTRACT_ARTIFACT, COMPARE_ARTIFACTS)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rea.apple_metadata import text
 from rea.catalog.cli import Command, Opens
-from rea.wire.apple_metadata import (
+from rea.apple_metadata.records import (
     DispatchMetadataArgs,
     DispatchMetadataResult,
     ObjcClasses,

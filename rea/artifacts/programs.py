@@ -1,4 +1,9 @@
-"""Programs of the artifact graph family. Readers are effects; graph, comparison and views are pure."""
+"""Programs of the artifact graph family. Readers are effects; graph, comparison and views are pure.
+
+The programs read their argument records (@typed) and one error style (need/must/refuse). A refusal after
+the inventory was read keeps the session that retains it (the steps after it are @refusable with that
+session), as the programs always answered.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,6 @@ from typing import Any
 from collections.abc import Generator, Mapping
 
 import orjson
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea import __version__
@@ -15,10 +19,24 @@ from rea.artifacts.extraction import extraction_result, select
 from rea.artifacts.graph import build_inventory, inventory_result
 from rea.artifacts.inspection import inspection_result
 from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Limits, limits_from
+from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, TraversalArgs
 from rea.errors import ReaError
 from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
 from rea.effect_types import AnyEffect, Program, ToolProgram
-from rea.program import Context, IdentifyTarget, Outcome, ReportProgress, StampTarget, TargetStamp, failed
+from rea.program import (
+    Context,
+    IdentifyTarget,
+    Outcome,
+    ReportProgress,
+    StampTarget,
+    TargetStamp,
+    must,
+    need,
+    recorded,
+    refusable,
+    refuse,
+    typed,
+)
 from rea.session import (
     InventoryKey,
     Session,
@@ -29,7 +47,7 @@ from rea.session import (
     retain_inventory,
     retained_inventory,
 )
-from rea.workflows.views import view_evidence
+from rea.wire.convert import to_wire
 
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
 PROFILE_SCHEMA = 1
@@ -57,8 +75,8 @@ def _subject(session: Session) -> Subject:
     )
 
 
-def _settings(args: Mapping[str, Any]) -> tuple[Limits, str]:
-    return limits_from(args), args["integrity_policy"]
+def _settings(args: TraversalArgs) -> tuple[Limits, str]:
+    return limits_from(to_wire(args)), args.integrity_policy
 
 
 def _profile(limits: Limits, policy: str) -> AnalysisProfile:
@@ -89,16 +107,18 @@ def _evidence(
     )
 
 
-def _mismatch_cap(complete: Mapping[str, Any], cap: int | None) -> ReaError | None:
+def _within_mismatch_cap(complete: Mapping[str, Any], cap: int | None) -> Result[Mapping[str, Any], ReaError]:
     """3.1's max_integrity_mismatches: more contradictions than the caller allowed is a limit hit."""
     found = len(complete["integrity_contradictions"])
     if cap is None or found <= cap:
-        return None
-    return ReaError(
-        code="truncated",
-        message=f"{found} integrity contradictions were recorded, more than max_integrity_mismatches={cap}.",
-        details={"limit": "max_integrity_mismatches", "value": cap, "observed": found},
-        action="Raise max_integrity_mismatches (or omit it) and retry.",
+        return Success(complete)
+    return Failure(
+        ReaError(
+            code="truncated",
+            message=f"{found} integrity contradictions were recorded, more than max_integrity_mismatches={cap}.",
+            details={"limit": "max_integrity_mismatches", "value": cap, "observed": found},
+            action="Raise max_integrity_mismatches (or omit it) and retry.",
+        )
     )
 
 
@@ -124,7 +144,7 @@ def _stamp(reply: Result[TargetStamp, ReaError]) -> TargetStamp:
     return reply.value_or(TargetStamp(own=None))
 
 
-def _verified(session: Session) -> Generator[AnyEffect, Any, Result[tuple[Session, str | None], ReaError]]:
+def _verified(session: Session) -> Generator[AnyEffect, Any, tuple[Session, str | None]]:
     """The session with its target proven to hold the digest open_binary took, and the `.unpacked` companion's
     stamp. An unmoved stamp proves it without a read; a moved one costs one re-hash, and a touched file that
     kept its digest keeps its retained inventories."""
@@ -132,14 +152,12 @@ def _verified(session: Session) -> Generator[AnyEffect, Any, Result[tuple[Sessio
     assert target is not None
     stamp = _stamp((yield StampTarget(path=target.path)))
     if stamp.own is not None and stamp.own == target.stamp:
-        return Success((session, stamp.companion))
+        return session, stamp.companion
     yield ReportProgress(phase="identifying target", message=f"{target.path} may have changed; hashing it again")
-    facts = yield IdentifyTarget(path=target.path)
-    if not is_successful(facts):
-        return Failure(facts.failure())
-    if facts.unwrap().sha256 != target.sha256:
-        return Failure(_target_changed(target, facts.unwrap().sha256))
-    return Success((restamp(session, facts.unwrap().stamp), stamp.companion))
+    facts = yield from need(IdentifyTarget(path=target.path))
+    if facts.sha256 != target.sha256:
+        refuse(_target_changed(target, facts.sha256))
+    return restamp(session, facts.stamp), stamp.companion
 
 
 def _inventory_key(target: Target, limits: Limits, policy: str, companion: str | None) -> InventoryKey:
@@ -147,37 +165,35 @@ def _inventory_key(target: Target, limits: Limits, policy: str, companion: str |
     return (target.path, target.sha256, settings.decode(), companion)
 
 
-def _inventory(
-    session: Session, args: Mapping[str, Any]
-) -> Generator[AnyEffect, Any, Result[tuple[Session, Mapping[str, Any]], ReaError]]:
+def _inventory(session: Session, args: TraversalArgs) -> Generator[AnyEffect, Any, tuple[Session, Mapping[str, Any]]]:
     """Shared: the complete graph of the active target, and the session retaining it.
 
     The first call under a key walks the archive; later pages, summaries and extractions under the same key
     read the retained graph, once the target is verified unchanged."""
     limits, policy = _settings(args)
     if session.target is None:
-        return Failure(_no_target())
-    verified = yield from _verified(session)
-    if not is_successful(verified):
-        return Failure(verified.failure())
-    session, companion = verified.unwrap()
+        refuse(_no_target())
+    session, companion = yield from _verified(session)
     target = session.target
     assert target is not None
     key = _inventory_key(target, limits, policy, companion)
     complete = retained_inventory(session, key)
     if complete is None:
         yield ReportProgress(phase="inventorying artifact", message=f"reading {target.path}")
-        facts = yield InventoryArtifact(
-            path=target.path, limits=limits, integrity_policy=policy, known_sha256=target.sha256, known_size=target.size
+        facts = yield from need(
+            InventoryArtifact(
+                path=target.path,
+                limits=limits,
+                integrity_policy=policy,
+                known_sha256=target.sha256,
+                known_size=target.size,
+            )
         )
-        if not is_successful(facts):
-            return Failure(facts.failure())
-        complete = build_inventory(facts.unwrap(), limits)
+        complete = build_inventory(facts, limits)
         after = _stamp((yield StampTarget(path=target.path)))
         if after.own == target.stamp and after.companion == companion:  # not retained if it moved during the walk
             session = retain_inventory(session, key, complete)
-    capped = _mismatch_cap(complete, args.get("max_integrity_mismatches"))
-    return Failure(capped) if capped is not None else Success((session, complete))
+    return session, must(_within_mismatch_cap(complete, args.max_integrity_mismatches))
 
 
 def _inventory_evidence(
@@ -203,135 +219,125 @@ def package_links(session: Session, root_sha256: str) -> list[str]:
     )
 
 
-def _reply(session: Session, evidence: Result[Evidence, ReaError], *also: Evidence) -> Outcome:
-    if not is_successful(evidence):
-        return failed(session, evidence.failure())
-    return Outcome(session=record(session, [*also, evidence.unwrap()]), reply=Success(evidence.unwrap().to_json()))
-
-
-def inventory_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    built = yield from _inventory(session, args)
-    if not is_successful(built):
-        return failed(session, built.failure())
-    session, complete = built.unwrap()
+@typed
+@refusable
+def inventory_artifact(session: Session, args: InventoryArgs, ctx: Context) -> Program:
+    session, complete = yield from _inventory(session, args)
     windows = {
-        "nodes": (args["node_offset"], args["node_limit"]),
-        "occurrences": (args["occurrence_offset"], args["occurrence_limit"]),
-        "edges": (args["edge_offset"], args["edge_limit"]),
+        "nodes": (args.node_offset, args.node_limit),
+        "occurrences": (args.occurrence_offset, args.occurrence_limit),
+        "edges": (args.edge_offset, args.edge_limit),
     }
-    contradictions = (args["contradiction_offset"], args.get("contradiction_limit"))
+    contradictions = (args.contradiction_offset, args.contradiction_limit)
     result = inventory_result(complete, windows, contradictions)
-    return _reply(session, _inventory_evidence(session, args, result, _profile(*_settings(args))))
+    return recorded(session, _inventory_evidence(session, to_wire(args), result, _profile(*_settings(args))))
 
 
-def inspect_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    built = yield from _inventory(session, args)
-    if not is_successful(built):
-        return failed(session, built.failure())
-    session, complete = built.unwrap()
+@typed
+@refusable
+def inspect_artifact(session: Session, args: InspectArgs, ctx: Context) -> Program:
+    session, complete = yield from _inventory(session, args)
+    return _inspection(session, args, complete)
+
+
+@refusable
+def _inspection(session: Session, args: InspectArgs, complete: Mapping[str, Any]) -> Outcome:
+    """inspect_artifact after its inventory: the inventory and inspection Evidence (and the summary view)."""
     profile = _profile(*_settings(args))
+    parameters = {k: v for k, v in to_wire(args).items() if k != "detail"}
     # delivery detail and the report caps never reach the inventory, so its Evidence id is the same either way
-    settings = {k: v for k, v in args.items() if k != "detail" and k not in INSPECTION_CAPS}
-    built_inv = _inventory_evidence(session, settings, inventory_result(complete, {}), profile)
-    if not is_successful(built_inv):
-        return failed(session, built_inv.failure())
-    inv_ev = built_inv.unwrap()
-    result = inspection_result(inv_ev, {k: args.get(k) for k in INSPECTION_CAPS})
-    built_inspection = _evidence(
-        "inspect_artifact",
-        {k: v for k, v in args.items() if k != "detail"},
-        result,
-        subject=_subject(session),
-        profile=profile,
-        limitations=result["limitations"],
-        links=[inv_ev.evidence_id],
+    settings = {k: v for k, v in parameters.items() if k not in INSPECTION_CAPS}
+    inv_ev = must(_inventory_evidence(session, settings, inventory_result(complete, {}), profile))
+    result = inspection_result(inv_ev, {k: getattr(args, k) for k in INSPECTION_CAPS})
+    inspection = must(
+        _evidence(
+            "inspect_artifact",
+            parameters,
+            result,
+            subject=_subject(session),
+            profile=profile,
+            limitations=result["limitations"],
+            links=[inv_ev.evidence_id],
+        )
     )
-    if not is_successful(built_inspection):
-        return failed(session, built_inspection.failure())
-    inspection = built_inspection.unwrap()
     retained = record(session, [inv_ev, inspection])
-    if args["detail"] == "complete":
+    if args.detail == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
-    view = view_evidence(inspection, {"kind": "summary"})
-    if not is_successful(view):
-        return failed(session, view.failure())
-    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
+    from rea.workflows.views import view_evidence  # here: rea.workflows imports every family's programs
+
+    view = must(view_evidence(inspection, {"kind": "summary"}))
+    return Outcome(session=record(retained, [view]), reply=Success(view.to_json()))
 
 
-def extract_artifact(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    built = yield from _inventory(session, args)
-    if not is_successful(built):
-        return failed(session, built.failure())
-    session, complete = built.unwrap()
-    selected = select(complete, args.get("occurrence_ids"))
-    if not is_successful(selected):
-        return failed(session, selected.failure())
-    chosen = selected.unwrap()
+@typed
+@refusable
+def extract_artifact(session: Session, args: ExtractArgs, ctx: Context) -> Program:
+    session, complete = yield from _inventory(session, args)
+    return (yield from _extraction(session, args, complete))
+
+
+@refusable
+def _extraction(session: Session, args: ExtractArgs, complete: Mapping[str, Any]) -> Program:
+    """extract_artifact after its inventory: the selected files written, and their Evidence."""
+    ids = None if args.occurrence_ids is None else list(args.occurrence_ids)
+    chosen = must(select(complete, ids))
     limits, policy = _settings(args)
     target = session.target
     assert target is not None
     yield ReportProgress(phase="extracting artifact", message=f"{len(chosen)} file(s)")
-    produced = yield ExtractArtifact(
-        path=target.path,
-        chains=tuple(s.chain for s in chosen),
-        limits=limits,
-        integrity_policy=policy,
-        known_sha256=target.sha256,
-        known_size=target.size,
+    produced = yield from need(
+        ExtractArtifact(
+            path=target.path,
+            chains=tuple(s.chain for s in chosen),
+            limits=limits,
+            integrity_policy=policy,
+            known_sha256=target.sha256,
+            known_size=target.size,
+        )
     )
-    if not is_successful(produced):
-        return failed(session, produced.failure())
-    result = extraction_result(complete, chosen, produced.unwrap()[1], limits.to_json())
+    result = extraction_result(complete, chosen, produced[1], limits.to_json())
     evidence = _evidence(
         "extract_artifact",
-        dict(args),
+        to_wire(args),
         result,
         subject=_subject(session),
         profile=_profile(limits, policy),
         limitations=result["limitations"],
     )
-    return _reply(session, evidence)
+    return recorded(session, evidence)
 
 
-def _resolve_side(session: Session, value: Any, field: str) -> Result[list[Evidence], ReaError]:
-    values = value if isinstance(value, list) else [value]
-    out: list[Evidence] = []
-    for i, item in enumerate(values):
-        got = resolve_analysis(session, item, field if not isinstance(value, list) else f"{field}[{i}]")
-        if not is_successful(got):
-            return Failure(got.failure())
-        out.append(got.unwrap())
-    return Success(out)
+def _side(session: Session, value: Any, field: str) -> list[Evidence]:
+    """One side of a comparison: its Evidence records (one, or every page of one inventory)."""
+    if not isinstance(value, list):
+        return [must(resolve_analysis(session, value, field))]
+    return [must(resolve_analysis(session, item, f"{field}[{i}]")) for i, item in enumerate(value)]
 
 
-def compare_artifacts(session: Session, args: Mapping[str, Any], ctx: Context) -> Outcome:
-    sides: list[list[Evidence]] = []
-    for field in ("left", "right"):
-        got = _resolve_side(session, args[field], field)
-        if not is_successful(got):
-            return failed(session, got.failure())
-        sides.append(got.unwrap())
-    compared = compare_pure(sides[0], sides[1], args["offset"], args.get("limit"))
-    if not is_successful(compared):
-        return failed(session, compared.failure())
-    result = compared.unwrap()
-    links = list(dict.fromkeys(e.evidence_id for side in sides for e in side))
+@typed
+@refusable
+def compare_artifacts(session: Session, args: CompareArgs, ctx: Context) -> Outcome:
+    left, right = _side(session, args.left, "left"), _side(session, args.right, "right")
+    result = must(compare_pure(left, right, args.offset, args.limit))
+    links = list(dict.fromkeys(e.evidence_id for side in (left, right) for e in side))
     params = {
-        "left": [e.evidence_id for e in sides[0]],
-        "right": [e.evidence_id for e in sides[1]],
-        "offset": args["offset"],
-        **({"limit": args["limit"]} if args.get("limit") is not None else {}),
+        "left": [e.evidence_id for e in left],
+        "right": [e.evidence_id for e in right],
+        "offset": args.offset,
+        **({"limit": args.limit} if args.limit is not None else {}),
     }
-    evidence = _evidence(
-        "compare_artifacts",
-        params,
-        result,
-        subject=None,
-        confidence="derived",
-        limitations=result["limitations"],
-        links=links,
+    evidence = must(
+        _evidence(
+            "compare_artifacts",
+            params,
+            result,
+            subject=None,
+            confidence="derived",
+            limitations=result["limitations"],
+            links=links,
+        )
     )
-    return _reply(session, evidence, *sides[0], *sides[1])
+    return Outcome(session=record(session, [*left, *right, evidence]), reply=Success(evidence.to_json()))
 
 
 PROGRAMS: Mapping[str, ToolProgram] = {

@@ -1,4 +1,8 @@
-"""Program of observe_native_calls: check the target, ask the effect to launch it under LLDB, build the record."""
+"""Program of observe_native_calls: check the target, ask the effect to launch it under LLDB, build the record.
+
+The program reads its argument record (@typed); the pure observation code reads the arguments' JSON form
+(`to_wire(args)`, which is also the Evidence parameters).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ from typing import Any
 from collections.abc import Mapping
 
 import attrs
-from returns.pipeline import is_successful
 from returns.result import Failure, Result
 
 from rea.effect_types import Program, ToolProgram
@@ -14,8 +17,21 @@ from rea.errors import ReaError, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.native_runtime.effects import ObserveNativeCalls
 from rea.native_runtime.observation import bridge_request, observation_result, partial_result
-from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed, recorded
+from rea.native_runtime.records import ObserveNativeCallsArgs
+from rea.program import (
+    Context,
+    Outcome,
+    ProgramCancelled,
+    ReportProgress,
+    failed,
+    need,
+    recorded,
+    refusable,
+    refuse,
+    typed,
+)
 from rea.session import Session, Target, record
+from rea.wire.convert import to_wire
 
 
 def _not_executable(path: str, fmt: str) -> ReaError:
@@ -27,26 +43,26 @@ def _not_executable(path: str, fmt: str) -> ReaError:
     )
 
 
-def observe_native_calls(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
+@typed
+@refusable
+def observe_native_calls(session: Session, args: ObserveNativeCallsArgs, ctx: Context) -> Program:
     target = session.target
     if target is None:
-        return failed(session, no_target("observe_native_calls"))
+        refuse(no_target("observe_native_calls"))
     if target.format != "elf" or target.kind != "file":
-        return failed(session, _not_executable(target.path, target.format))
+        refuse(_not_executable(target.path, target.format))
     yield ReportProgress(phase="observing native calls", message=target.path)
-    request = bridge_request(args, target.architecture, target.path)
+    wire = to_wire(args)
+    request = bridge_request(wire, target.architecture, target.path)
     try:
-        ran = yield ObserveNativeCalls(path=target.path, sha256=target.sha256, request=request)
+        facts = yield from need(ObserveNativeCalls(path=target.path, sha256=target.sha256, request=request))
     except ProgramCancelled as stop:
         if not stop.partial:  # cancelled before anything was observed: nothing to keep
             raise
-        return _retained(session, target, args, stop.partial, _cancelled(str(stop)))
-    if not is_successful(ran):
-        return failed(session, ran.failure())
-    facts = ran.unwrap()
+        return _retained(session, target, wire, stop.partial, _cancelled(str(stop)))
     if facts.get("failure") is not None:  # launch or cleanup failed: the error names what was seen
-        return _retained(session, target, args, facts, facts["failure"])
-    return recorded(session, _evidence(target, args, facts, observation_result(args, facts)))
+        return _retained(session, target, wire, facts, facts["failure"])
+    return recorded(session, _evidence(target, wire, facts, observation_result(wire, facts)))
 
 
 def _evidence(
@@ -84,12 +100,11 @@ def _retained(
 ) -> Outcome:
     """The failure or cancel, with what was observed before it retained as partial Evidence and named in
     details.partial_observation (the contract's rule for native call tracing: even when cleanup succeeds)."""
-    built = _evidence(target, args, facts, partial_result(args, facts))
-    if not is_successful(built):
+    evidence = _evidence(target, args, facts, partial_result(args, facts)).value_or(None)
+    if evidence is None:
         if error.code == "cancelled":
             raise ProgramCancelled((error.details or {}).get("phase", "observing"))
         return failed(session, error)
-    evidence = built.unwrap()
     reference = {"kind": "retained-evidence", "evidence_id": evidence.evidence_id}
     kept = attrs.evolve(error, details={**(error.details or {}), "partial_observation": reference})
     return Outcome(session=record(session, (evidence,)), reply=Failure(kept))

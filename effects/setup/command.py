@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Mapping
 
-from returns.result import Success
+from returns.result import Result, Success
 
-from effects import setup_files
+from effects.setup import files as setup_files
 from effects.skill_files import skill_path, skill_text
 from effects.registrations import PROJECT_FILES, ClientFile, read_bounded, path_facts, this_installation
 from rea.catalog import toolsets
@@ -73,13 +73,12 @@ def clients_problem(ns: argparse.Namespace) -> str | None:
     )
 
 
-def chosen_toolsets(ns: argparse.Namespace) -> str | ReaError | None:
+def chosen_toolsets(ns: argparse.Namespace) -> Result[str | None, ReaError]:
     """`rea setup --toolsets NAMES` normalized (`all` for the complete catalog); None when not given."""
     raw = getattr(ns, "toolsets", None)
     if raw is None:
-        return None
-    parsed = toolsets.parse(raw, toolsets.FLAG)
-    return toolsets.normalized(parsed.unwrap()) if isinstance(parsed, Success) else parsed.failure()
+        return Success(None)
+    return toolsets.parse(raw, toolsets.FLAG).map(toolsets.normalized)
 
 
 def plan(operation: str, ns: argparse.Namespace, env: Mapping[str, str], chosen: str | None = None) -> list[Change]:
@@ -118,10 +117,24 @@ def run(operation: str, ns: argparse.Namespace, env: Mapping[str, str], fmt: str
         error = invalid_request(
             problem, field="--client", accepted=", ".join(PROJECT_CLIENTS if ns.project else CLIENTS)
         )
-        return {"operation": operation, "mode": "refused", "changes": [], "error": error.to_json()["error"]}, 2
-    chosen = chosen_toolsets(ns)
-    if isinstance(chosen, ReaError):
-        return {"operation": operation, "mode": "refused", "changes": [], "error": chosen.to_json()["error"]}, 2
+        return _refused(operation, error)
+    return (
+        chosen_toolsets(ns)
+        .map(lambda chosen: _planned(operation, ns, env, fmt, chosen))
+        .lash(lambda error: Success(_refused(operation, error)))
+        .unwrap()
+    )
+
+
+def _refused(operation: str, error: ReaError) -> tuple[dict[str, Any], int]:
+    """Bad options: nothing is planned (exit 2)."""
+    return {"operation": operation, "mode": "refused", "changes": [], "error": error.to_json()["error"]}, 2
+
+
+def _planned(
+    operation: str, ns: argparse.Namespace, env: Mapping[str, str], fmt: str, chosen: str | None
+) -> tuple[dict[str, Any], int]:
+    """The plan for the chosen toolsets, shown, confirmed and applied as the options say."""
     changes = plan(operation, ns, env, chosen)
     expected = with_toolsets(this_installation().expected, None if chosen in (None, toolsets.DEFAULT) else chosen)
     report: dict[str, Any] = {

@@ -1,0 +1,144 @@
+"""The artifact and observe-native-calls commands, now declared on their catalog rows (rea.catalog.cli) and
+built by effects.derived_commands, make exactly the calls their hand-written commands made.
+
+The expected calls are what the hand-written commands (effects/artifact_commands.py and
+effects/native_runtime/cli.py before issue 31's one CLI) answered for the same command lines; the outputs
+of real runs were compared byte for byte with those commands when they were replaced.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from returns.result import Result
+
+from effects.commandline import FAMILY_COMMANDS, _parser
+
+OCC = "occ_" + "1" * 64
+OTHER = "occ_" + "2" * 64
+
+
+def _calls(argv: list[str]) -> list[tuple[str, dict[str, object]]]:
+    ns = _parser().parse_args(argv)
+    command = next(c for c in FAMILY_COMMANDS if c.name == argv[0])
+    steps = command.steps(ns)
+    steps = steps.unwrap() if isinstance(steps, Result) else steps
+    return [(tool, dict(args)) for tool, args in steps]
+
+
+def _opened(path: str) -> tuple[str, dict[str, object]]:
+    return ("open_binary", {"path": os.path.abspath(path)})
+
+
+CASES = [
+    (["inspect-artifact", "a.zip"], [_opened("a.zip"), ("inspect_artifact", {})]),
+    (
+        [
+            "inspect-artifact",
+            "a.zip",
+            "--detail",
+            "summary",
+            "--integrity-policy",
+            "record-and-continue",
+            "--max-entries",
+            "9",
+            "--max-compression-ratio",
+            "2.5",
+            "--max-integrity-mismatches",
+            "3",
+            "--json",
+        ],
+        [
+            _opened("a.zip"),
+            (
+                "inspect_artifact",
+                {
+                    "detail": "summary",
+                    "integrity_policy": "record-and-continue",
+                    "max_entries": 9,
+                    "max_compression_ratio": 2.5,
+                    "max_integrity_mismatches": 3,
+                },
+            ),
+        ],
+    ),
+    (
+        ["inventory-artifact", "dir", "--node-offset", "1", "--occurrence-limit", "2", "--edge-limit", "3"],
+        [_opened("dir"), ("inventory_artifact", {"node_offset": 1, "occurrence_limit": 2, "edge_limit": 3})],
+    ),
+    (["extract-artifact", "a.zip"], [_opened("a.zip"), ("extract_artifact", {})]),
+    (
+        ["extract-artifact", "a.zip", OCC, OTHER, "--max-depth", "1"],
+        [_opened("a.zip"), ("extract_artifact", {"occurrence_ids": [OCC, OTHER], "max_depth": 1})],
+    ),
+    (
+        ["observe-native-calls", "exe", "--break", "puts", "--break", "open@libc.so.6"],
+        [
+            _opened("exe"),
+            (
+                "observe_native_calls",
+                {
+                    "breakpoints": [
+                        {"kind": "function", "name": "puts"},
+                        {"kind": "function", "name": "open", "module": "libc.so.6"},
+                    ],
+                    "arguments": [],
+                },
+            ),
+        ],
+    ),
+    (
+        [
+            "observe-native-calls",
+            "exe",
+            "--break",
+            "puts",
+            "--arg",
+            "hi",
+            "--arg",
+            "there",
+            "--env",
+            "X=1",
+            "--env",
+            "Y=a=b",
+            "--cwd",
+            "work",
+            "--duration-ms",
+            "500",
+            "--max-events",
+            "3",
+            "--argument-registers",
+            "2",
+            "--backtrace-frames",
+            "4",
+        ],
+        [
+            _opened("exe"),
+            (
+                "observe_native_calls",
+                {
+                    "breakpoints": [{"kind": "function", "name": "puts"}],
+                    "arguments": ["hi", "there"],
+                    "environment": {"X": "1", "Y": "a=b"},
+                    "working_directory": os.path.abspath("work"),
+                    "duration_ms": 500,
+                    "max_events": 3,
+                    "argument_registers": 2,
+                    "backtrace_frames": 4,
+                },
+            ),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "expected"), CASES, ids=[" ".join(a[:3]) for a, _ in CASES])
+def test_a_declared_command_makes_the_calls_its_hand_written_command_made(argv, expected):
+    assert _calls(argv) == expected
+
+
+def test_observe_native_calls_still_needs_a_breakpoint():
+    with pytest.raises(SystemExit) as stopped:
+        _parser().parse_args(["observe-native-calls", "exe"])
+    assert stopped.value.code == 2

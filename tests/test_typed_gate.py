@@ -9,8 +9,17 @@ import pytest
 from rea.catalog import BY_NAME
 from rea.program import reads_record
 from rea.wire.convert import restructure, to_wire, with_defaults
-from rea.workflows import _PLAIN
+import importlib
 
+from rea.families import FAMILIES
+
+# every family's plain programs (before the gate wraps them), as rea.workflows.table imports them
+_PLAIN = {
+    name: fn
+    for family in FAMILIES
+    for module in family.programs
+    for name, fn in importlib.import_module(module).PROGRAMS.items()
+}
 TYPED = sorted(name for name, program in _PLAIN.items() if reads_record(program))
 ARTIFACT_TOOLS = ("inspect_artifact", "inventory_artifact", "extract_artifact")
 

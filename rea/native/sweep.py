@@ -367,7 +367,7 @@ def _sized(target: int, operands: str) -> tuple[int, int] | None:
     return None
 
 
-BATCH = 4096  # instructions per capstone call
+BATCH = 1024  # instructions per capstone call
 
 
 def _batches(

@@ -152,6 +152,29 @@ def test_busybox_every_objdump_reference_is_indexed():
     assert {owner_of(spans, a)["address"] for a in sites} == set(found[0]["referenced_by"])
 
 
+def test_busybox_index_is_the_same_forked_or_in_one_process(monkeypatch):
+    """Where a core is spare the sweep runs as two halves (a forked child) and the stack-string pass beside the
+    snapshot; where none is, everything runs in this process. The snapshot is the same (timings aside)."""
+    busybox = Path(shutil.which("busybox") or "/bin/busybox")
+    if not busybox.exists():
+        pytest.skip("busybox-static is not installed (scripts/setup installs it)")
+    snapshots = []
+    for spare in (True, False):
+        monkeypatch.setattr(indexer, "_spare_core", lambda spare=spare: spare)
+        snapshot = build_index(busybox)
+        for key in ("elapsed_ms", "stack_strings_ms"):
+            snapshot["index"].pop(key)
+        snapshots.append(snapshot)
+    assert snapshots[0] == snapshots[1]
+
+
+@pytest.mark.parametrize(("cores", "load", "spare"), [(2, 0.4, True), (2, 1.0, True), (2, 1.6, False), (1, 0.0, False)])
+def test_a_core_is_spare_only_when_the_load_leaves_one_idle(monkeypatch, cores, load, spare):
+    monkeypatch.setattr(indexer.os, "sched_getaffinity", lambda pid: set(range(cores)), raising=False)
+    monkeypatch.setattr(indexer.os, "getloadavg", lambda: (load, load, load))
+    assert indexer._spare_core() is spare
+
+
 def test_gcc_builds_calls_imports_and_recursion(samples):
     for name, path in samples.items():
         if name == "static_O1":

@@ -290,13 +290,18 @@ def test_scan_coverage_is_recorded(indexed):
     assert scan["stack_strings"] == len(indexed["dynamic"]["stack_strings"])
 
 
-def test_the_forked_pass_answers_as_the_inline_one(samples, indexed, monkeypatch):
-    """The index runs the pass in a forked child beside the origin classification; with threads running it
-    runs in the process itself. Both give the same rows."""
+def test_the_forked_pass_answers_as_the_inline_one(samples, monkeypatch):
+    """The index runs the pass in a forked child beside the origin classification where a core is spare; with
+    threads running, or no core spare, it runs in the process itself. Both give the same rows."""
+    monkeypatch.setattr(indexer, "_spare_core", lambda: True)
+    forked = indexer.build(str(samples["static"]), None)
     monkeypatch.setattr(indexer.threading, "active_count", lambda: 2)
     inline = indexer.build(str(samples["static"]), None)
+    monkeypatch.setattr(indexer.threading, "active_count", lambda: 1)
+    monkeypatch.setattr(indexer, "_spare_core", lambda: False)
+    busy = indexer.build(str(samples["static"]), None)
     for key in ("stack_strings", "decoder_candidates", "stack_scan"):
-        assert inline[key] == indexed["static"][key]
+        assert inline[key] == forked[key] == busy[key]
 
 
 @pytest.mark.parametrize("threads", [1, 2])
@@ -308,6 +313,7 @@ def test_a_pass_that_fails_is_said_not_scanned(samples, monkeypatch, threads):
 
     monkeypatch.setattr(ss, "recover", broken)
     monkeypatch.setattr(indexer.threading, "active_count", lambda: threads)
+    monkeypatch.setattr(indexer, "_spare_core", lambda: True)
     snapshot = indexer.build(str(samples["dynamic"]), None)
     assert snapshot["stack_strings"] == [] and snapshot["decoder_candidates"] == []
     assert snapshot["stack_scan"]["scanned"] is False

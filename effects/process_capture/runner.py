@@ -83,7 +83,7 @@ class _Run:
         self.kept_bytes = 0
         self.dropped = 0
         self.last_output = start
-        self.seen: dict[tuple[int, str], SeenProcess] = {}
+        self.seen: dict[int, SeenProcess] = {}
         self.processes_dropped = 0
         self.interactions: list[Dispatched] = []
         self.pending = sorted(enumerate(effect.events), key=lambda pair: (pair[1].at_ms, pair[0]))
@@ -116,7 +116,8 @@ class _Run:
             self.kept_bytes += len(data)
 
     def sample(self) -> None:
-        """Every live member of the group not seen before (pid and command), first-seen time kept."""
+        """Every live member of the group, by pid: first-seen time kept, the latest command line (a fork that
+        execs is reported with what it exec'd, not with the copy of its parent it was for a moment)."""
         import psutil
 
         at = self.ms()
@@ -130,14 +131,12 @@ class _Run:
                 continue
             if not argv or (pid == self.group and (argv[0] in self.skip or argv[1:3] == ["-c", launch.LOOPBACK_UP])):
                 continue  # a launcher step before the exec of the target
-            command = " ".join(argv)
-            if (pid, command) in self.seen:
-                continue
-            if len(self.seen) >= self.effect.limits.processes:
+            known = self.seen.get(pid)
+            if known is None and len(self.seen) >= self.effect.limits.processes:
                 self.processes_dropped += 1
                 continue
-            self.seen[(pid, command)] = SeenProcess(at_ms=at, pid=pid, parent_pid=ppid, process_group_id=self.group,
-                                                    session_id=sid, command=command)  # fmt: skip
+            self.seen[pid] = SeenProcess(at_ms=known.at_ms if known else at, pid=pid, parent_pid=ppid,
+                                         process_group_id=self.group, session_id=sid, command=" ".join(argv))  # fmt: skip
 
     def dispatch(self, index: int, event: Event) -> None:
         at = self.ms()
@@ -314,6 +313,7 @@ async def _capture(effect: RunScenario, scratch: str, progress: Progress) -> Sce
             settle_cleanup=cleanup,
             processes=tuple(sorted(run.seen.values(), key=lambda p: (p.at_ms, p.pid))),
             processes_dropped=run.processes_dropped,
+            root_sampled=any(p.pid == run.group for p in run.seen.values()),
             sample_interval_ms=int(SAMPLE_S * 1000),
             before=before,
             after=after,

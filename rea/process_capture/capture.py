@@ -37,8 +37,9 @@ from rea.wire.convert import to_wire
 PROVIDER_VERSION = "1"
 LIMITATIONS = (
     "Process samples are taken every {interval} ms: a process that starts and ends between two samples is not seen.",
-    "The run has a private network namespace: no protocol observer or replay server runs, so protocol_events is "
-    "empty and network behaviour is not recorded.",
+    "The run has a private network namespace (with network_access none no interface is up, so no protocol can "
+    "run; with loopback only its own lo): no protocol observer or replay server runs, so protocol_events is empty "
+    "and loopback traffic is not recorded.",
     "Rendered frames come from pyte, which keeps no alternate screen buffer; a frame is rendered at the end of each "
     "burst of output, so their number follows the program's pauses.",
     "Filesystem effects compare a snapshot before launch with one after settlement: an entry created and removed "
@@ -116,6 +117,8 @@ def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
         if snap.hash_omissions:
             out.append(ResidualUnknown(scope="filesystem",
                                        reason=f"{snap.hash_omissions} files of the {name} snapshot were not hashed"))  # fmt: skip
+    if not run.root_sampled:
+        out.append(ResidualUnknown(scope="process", reason="the executable ended before the first process sample"))
     if run.processes_dropped:
         out.append(ResidualUnknown(scope="process", reason=f"{run.processes_dropped} processes past the limit"))
     if not run.shim_journal_complete:

@@ -97,6 +97,7 @@ class ScenarioRun:
     settle_cleanup: Literal["not_required", "cleaned", "failed"]
     processes: tuple[SeenProcess, ...]
     processes_dropped: int
+    root_sampled: bool  # whether the executable itself was ever sampled (a run too short for one is not)
     sample_interval_ms: int
     before: Snapshot
     after: Snapshot

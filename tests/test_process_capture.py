@@ -273,29 +273,39 @@ def test_refusals_are_canonical(tmp_path):
         assert error.code == "invalid_request" and field in str(error.details), (bad, error)
 
 
-def test_two_runs_compare_unchanged_and_a_different_argument_diverges_first_in_the_terminal(program, tmp_path):
+def test_two_runs_compare_unchanged_and_differences_are_found_where_they_first_appear(program, tmp_path):
     scenario = {"approved": True, "executable": str(program), "working_directory": str(tmp_path),
-                "filesystem_roots": [str(tmp_path)]}  # fmt: skip
-    left, conn = call("capture_process_scenario", {**scenario, "arguments": ["5"]})
-    (tmp_path / "made.txt").unlink()
-    right, conn = call("capture_process_scenario", {**scenario, "arguments": ["5"]}, conn)
-    (tmp_path / "made.txt").unlink()
-    other, conn = call("capture_process_scenario", {**scenario, "arguments": ["6"]}, conn)
-    ids = [r.unwrap()["evidence_id"] for r in (left, right, other)]
-    same, conn = call("compare_process_captures", {"left_evidence_id": ids[0], "right_evidence_id": ids[1]}, conn)
-    same = same.unwrap()["normalized_result"]
+                "filesystem_roots": [str(tmp_path)], "arguments": ["5"]}  # fmt: skip
+    runs, conn = [], None
+    for extra in ({}, {}, {"environment": {"TOKEN": "other"}}, {"arguments": ["6"]}):
+        reply, conn = call("capture_process_scenario", {**scenario, **extra}, conn)
+        runs.append(reply.unwrap()["evidence_id"])
+        (tmp_path / "made.txt").unlink()
+
+    def compare(left: str, right: str) -> dict:
+        reply, _ = call("compare_process_captures", {"left_evidence_id": left, "right_evidence_id": right}, conn)
+        return reply.unwrap()["normalized_result"]
+
+    same = compare(runs[0], runs[1])
     assert same["status"] == "unchanged" and same["first_divergence"] == {"status": "none"}, same["first_divergence"]
-    diff, conn = call("compare_process_captures", {"left_evidence_id": ids[0], "right_evidence_id": ids[2]}, conn)
-    diff = diff.unwrap()["normalized_result"]
-    assert (diff["status"], diff["exit"], diff["terminal"], diff["filesystem"]) == ("changed",) * 4
-    first = diff["first_divergence"]
-    assert first["dimension"] == "terminal" and first["index"] == 0
-    assert "first=5" in first["left"]["line"] and "first=6" in first["right"]["line"]
+    # only the output differs (the environment is in no command line): the terminal's first line
+    token = compare(runs[0], runs[2])
+    assert (token["terminal"], token["exit"], token["process"], token["filesystem"]) == ("changed", *["unchanged"] * 3)
+    first = token["first_divergence"]
+    assert (first["dimension"], first["index"]) == ("terminal", 0)
+    assert "token=(unset)" in first["left"]["line"] and "token=other" in first["right"]["line"]
+    # another argument: its command line (sampled at launch) or its first line, whichever was observed first
+    argument = compare(runs[0], runs[3])
+    assert (argument["status"], argument["exit"], argument["terminal"], argument["filesystem"]) == ("changed",) * 4
+    first = argument["first_divergence"]
+    assert first["dimension"] in ("process", "terminal")
+    texts = (str(first["left"]), str(first["right"]))
+    assert ("p 5" in texts[0] and "p 6" in texts[1]) or ("first=5" in texts[0] and "first=6" in texts[1])
     missing, conn = call(
-        "compare_process_captures", {"left_evidence_id": ids[0], "right_evidence_id": "ev_" + "0" * 64}, conn
+        "compare_process_captures", {"left_evidence_id": runs[0], "right_evidence_id": "ev_" + "0" * 64}, conn
     )
     assert missing.failure().code == "evidence_integrity_mismatch"
-    stale, conn = call("compare_process_captures", {"left_evidence_id": ids[0], "right_evidence_id": ids[1],
+    stale, conn = call("compare_process_captures", {"left_evidence_id": runs[0], "right_evidence_id": runs[1],
                                                     "max_capture_age_ms": 0}, conn)  # fmt: skip
     assert stale.failure().details["field"] == "max_capture_age_ms"
 

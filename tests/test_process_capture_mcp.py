@@ -87,6 +87,12 @@ def test_capture_compare_and_a_client_cancel_over_mcp(tmp_path):
         async with connect(**_env(cache)) as s:
             seen = await _start_then_stop(s, tmp_path, marker)
             _wait_gone(*seen)  # gone while the server still runs: the cancel stopped it
+            for _ in range(100):  # the partial capture is retained once the server has unwound the call
+                state = (await s.call_tool("binary_session", {})).structured_content["result"]
+                if state["ledger"]["records"] == 1:
+                    break
+                await anyio.sleep(0.05)
+            assert state["ledger"]["records"] == 1, state["ledger"]
             args = {"approved": True, "executable": "/bin/sh", "working_directory": str(tmp_path),
                     "arguments": ["-c", "echo out; exit 4"]}  # fmt: skip
             left = await s.call_tool("capture_process_scenario", args)  # the server goes on after the cancel
@@ -153,6 +159,8 @@ def test_the_cli_runs_a_capture_and_a_sigint_stops_it_cleanly(tmp_path):
         out, _ = cli.communicate(timeout=60)
     finally:
         cli.kill()
-    assert json.loads(out)["error"]["code"] == "cancelled"
+    error = json.loads(out)["error"]
+    assert error["code"] == "cancelled"
+    assert error["details"]["partial_observation"]["evidence_id"].startswith("ev_")  # what it saw until the cancel
     _wait_gone(pid, pgid)
     assert _scratch(cache) == []

@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import attrs
 from returns.result import Failure, Result, Success
 
 from effects import owned
@@ -232,6 +233,7 @@ async def _settle(run: _Run) -> tuple[str, int, str]:
     with anyio.move_on_after(run.effect.settle_ms / 1000):
         while _group_members(run.group):
             run.read()
+            await anyio.to_thread.run_sync(run.sample)  # what is left is observed too, before it is stopped
             await anyio.sleep(POLL_S)
         return "quiesced", int((time.monotonic() - began) * 1000), "not_required"
     await terminate(run.process)
@@ -276,6 +278,88 @@ async def _spawn(argv: list[str], env: dict[str, str], effect: RunScenario, slav
                                 details={"executable": effect.executable}))  # fmt: skip
 
 
+@attrs.frozen(kw_only=True)
+class _Before:
+    """What is known before launch: the run's identity, isolation and first snapshot."""
+
+    started_at: str
+    start_epoch: float
+    executable_sha256: str
+    isolation: str
+    before: Snapshot
+    scratch: str
+
+
+def _answer(effect: RunScenario, known: _Before, run: _Run, ending: tuple[Any, ...], after: Snapshot) -> ScenarioRun:
+    reason, state, elapsed, cleanup = ending
+    calls, whole = _shim_calls(known.scratch, known.start_epoch)
+    code = run.process.returncode
+    return ScenarioRun(
+        started_at=known.started_at,
+        completed_at=now(),
+        executable_sha256=known.executable_sha256,
+        platform=platform.system().lower(),
+        architecture=platform.machine(),
+        network_isolation=known.isolation,
+        frames=tuple(run.frames),
+        output_dropped_bytes=run.dropped,
+        interactions=tuple(run.interactions),
+        exit_code=code if code is not None and code >= 0 else None,
+        exit_signal=-code if code is not None and code < 0 else None,
+        reason=reason,
+        settle_state=state,
+        settle_elapsed_ms=elapsed,
+        settle_cleanup=cleanup,
+        processes=tuple(sorted(run.seen.values(), key=lambda p: (p.at_ms, p.pid))),
+        processes_dropped=run.processes_dropped,
+        root_sampled=any(p.pid == run.group for p in run.seen.values()),
+        sample_interval_ms=int(SAMPLE_S * 1000),
+        before=known.before,
+        after=after,
+        shim_calls=calls,
+        shim_journal_complete=whole,
+        scratch_paths=_placeholders(effect, known.scratch),
+    )
+
+
+async def _end(run: _Run) -> tuple[Any, ...]:
+    """Observe until the run ends, then settle or stop the group: (reason, settle state, elapsed, cleanup)."""
+    reason = await _observe(run)
+    if reason == "exited":
+        ending: tuple[Any, ...] = (reason, *await _settle(run))
+    else:
+        began = time.monotonic()
+        await terminate(run.process)
+        ending = (reason, "alive_at_deadline", int((time.monotonic() - began) * 1000), "cleaned")
+    _drain(run)
+    return ending
+
+
+async def _owned_run(effect: RunScenario, known: _Before, run: _Run, progress: Progress) -> ScenarioRun:
+    """The run from launch to its verified end. A cancel hands what was observed until then to the program
+    (progress.effect_partial: reason cancelled, no after snapshot) once the group is verified gone."""
+    name = f"process-capture-{run.group}"
+    owned.own(name, lambda: _kill(run.group))
+    remaining: list[str] = ["not checked"]
+    try:
+        try:
+            ending = await _end(run)
+        finally:
+            with anyio.CancelScope(shield=True):
+                remaining = await terminate(run.process)
+                if not remaining:
+                    owned.disown(name)
+    except anyio.get_cancelled_exc_class():
+        if not remaining:
+            empty = Snapshot(at_ms=run.ms(), entries=(), truncated=True, hash_omissions=0)
+            progress.effect_partial = _answer(effect, known, run, ("cancelled", "unverifiable", 0, "cleaned"), empty)
+        raise
+    if remaining:
+        raise Refused(processes_left("captured process", remaining, "call capture_process_scenario again"))
+    after = await anyio.to_thread.run_sync(_snap, effect, run.ms())
+    return _answer(effect, known, run, ending, after)
+
+
 async def _capture(effect: RunScenario, scratch: str, progress: Progress) -> ScenarioRun:
     _check_inputs(effect)
     argv, isolation = launch.command(effect.executable, effect.arguments, effect.network_access)
@@ -283,64 +367,17 @@ async def _capture(effect: RunScenario, scratch: str, progress: Progress) -> Sce
     env = launch.environment(effect.environment, effect.inherit_environment, shim_dir)
     executable_sha256 = await anyio.to_thread.run_sync(_sha256, effect.executable)
     before = await anyio.to_thread.run_sync(_snap, effect, 0)
-    started_at = now()
     master, slave = os.openpty()
-    run: _Run | None = None
     try:
         _winsize(slave, effect.terminal.rows, effect.terminal.columns)
         os.set_blocking(master, False)
-        start, start_epoch = time.monotonic(), time.time()
+        known = _Before(started_at=now(), start_epoch=time.time(), executable_sha256=executable_sha256,
+                        isolation=isolation, before=before, scratch=scratch)  # fmt: skip
+        start = time.monotonic()
         process = await _spawn(argv, env, effect, slave)
         os.close(slave)
         slave = -1
-        name = f"process-capture-{process.pid}"
-        owned.own(name, lambda: _kill(process.pid))
-        run = _Run(effect, process, master, start, launch.launchers(argv))
-        try:
-            reason = await _observe(run)
-            if reason == "exited":
-                state, elapsed, cleanup = await _settle(run)
-            else:
-                began = time.monotonic()
-                await terminate(process)
-                state, elapsed, cleanup = "alive_at_deadline", int((time.monotonic() - began) * 1000), "cleaned"
-            _drain(run)
-        finally:
-            with anyio.CancelScope(shield=True):
-                remaining = await terminate(process)
-                if not remaining:
-                    owned.disown(name)
-        if remaining:
-            raise Refused(processes_left("captured process", remaining, "call capture_process_scenario again"))
-        after = await anyio.to_thread.run_sync(_snap, effect, run.ms())
-        calls, whole = _shim_calls(scratch, start_epoch)
-        code = process.returncode
-        return ScenarioRun(
-            started_at=started_at,
-            completed_at=now(),
-            executable_sha256=executable_sha256,
-            platform=platform.system().lower(),
-            architecture=platform.machine(),
-            network_isolation=isolation,
-            frames=tuple(run.frames),
-            output_dropped_bytes=run.dropped,
-            interactions=tuple(run.interactions),
-            exit_code=code if code is not None and code >= 0 else None,
-            exit_signal=-code if code is not None and code < 0 else None,
-            reason=reason,
-            settle_state=state,
-            settle_elapsed_ms=elapsed,
-            settle_cleanup=cleanup,
-            processes=tuple(sorted(run.seen.values(), key=lambda p: (p.at_ms, p.pid))),
-            processes_dropped=run.processes_dropped,
-            root_sampled=any(p.pid == run.group for p in run.seen.values()),
-            sample_interval_ms=int(SAMPLE_S * 1000),
-            before=before,
-            after=after,
-            shim_calls=calls,
-            shim_journal_complete=whole,
-            scratch_paths=_placeholders(effect, scratch),
-        )
+        return await _owned_run(effect, known, _Run(effect, process, master, start, launch.launchers(argv)), progress)
     finally:
         for fd in (master, slave):
             if fd >= 0:

@@ -91,7 +91,7 @@ class ScenarioRun:
     interactions: tuple[Dispatched, ...]
     exit_code: int | None
     exit_signal: int | None
-    reason: Literal["exited", "timeout", "idle_timeout"]
+    reason: Literal["exited", "timeout", "idle_timeout", "cancelled"]
     settle_state: Literal["quiesced", "alive_at_deadline", "unverifiable"]
     settle_elapsed_ms: int
     settle_cleanup: Literal["not_required", "cleaned", "failed"]

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from returns.result import Failure, Result
+
 from rea import __version__
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, invalid_request, missing_evidence
@@ -14,8 +16,19 @@ from rea.process_capture.capture import build_capture, scenario_of
 from rea.process_capture.compare import compare_captures, contract_differences
 from rea.process_capture.effects import MeasureAges, RunScenario, ScenarioRun
 from rea.process_capture.records import CaptureArgs, CompareCapturesArgs
-from rea.program import Context, ReportProgress, need, recorded, refusable, refuse, typed
-from rea.session import Session
+from rea.program import (
+    Context,
+    Outcome,
+    ProgramCancelled,
+    ReportProgress,
+    must,
+    need,
+    recorded,
+    refusable,
+    refuse,
+    typed,
+)
+from rea.session import Session, record
 from rea.wire.convert import to_wire
 
 PROVIDER = Provider(id="rea-process-capture", name="REA process capture", version="1")
@@ -30,43 +43,67 @@ def _check(args: CaptureArgs) -> None:
                                    accepted="names of keys of environment"))  # fmt: skip
 
 
+def _scenario(args: CaptureArgs) -> RunScenario:
+    return RunScenario(
+        executable=args.executable,
+        arguments=args.arguments,
+        environment=args.environment,
+        inherit_environment=args.inherit_environment,
+        working_directory=args.working_directory,
+        events=args.events,
+        shims=args.command_shims,
+        roots=args.filesystem_roots,
+        limits=args.limits,
+        terminal=args.terminal,
+        network_access=args.network_access,
+        timeout_ms=args.timeout_ms,
+        idle_timeout_ms=args.idle_timeout_ms,
+        settle_ms=args.settle_ms,
+    )
+
+
+def _evidence(args: CaptureArgs, run: ScenarioRun) -> Result[Evidence, ReaError]:
+    capture = build_capture(args, run, __version__)
+    subject = Subject(name=args.executable.rsplit("/", 1)[-1] or args.executable, sha256=run.executable_sha256,
+                      format="file", architecture=None, local_path=args.executable)  # fmt: skip
+    return create_evidence(
+        provider=PROVIDER,
+        operation=OPERATION,
+        parameters=scenario_of(args),  # the arguments, secret values redacted
+        normalized_result=to_wire(capture),
+        subject=subject,
+        limitations=list(capture.limitations),
+    )
+
+
+def _cancelled(session: Session, args: CaptureArgs, partial: ScenarioRun, phase: str) -> Outcome:
+    """A cancelled capture whose group was verified gone: what it observed is retained as partial Evidence
+    (exit reason cancelled, truncated, no after snapshot) and named in the error's details.partial_observation."""
+    evidence = must(_evidence(args, partial))
+    error = ReaError(
+        code="cancelled",
+        message=f"capture_process_scenario was cancelled during {phase}; the process group was stopped and is gone.",
+        details={
+            "phase": phase,
+            "partial_observation": {"kind": "retained-evidence", "evidence_id": evidence.evidence_id},
+        },  # fmt: skip
+        action="Read the partial observation (truncated), or capture again.",
+    )
+    return Outcome(session=record(session, (evidence,)), reply=Failure(error))
+
+
 @typed
 @refusable
 def capture_process_scenario(session: Session, args: CaptureArgs, ctx: Context) -> Program:
     _check(args)
     yield ReportProgress(phase="capturing process", message=args.executable)
-    run: ScenarioRun = yield from need(
-        RunScenario(
-            executable=args.executable,
-            arguments=args.arguments,
-            environment=args.environment,
-            inherit_environment=args.inherit_environment,
-            working_directory=args.working_directory,
-            events=args.events,
-            shims=args.command_shims,
-            roots=args.filesystem_roots,
-            limits=args.limits,
-            terminal=args.terminal,
-            network_access=args.network_access,
-            timeout_ms=args.timeout_ms,
-            idle_timeout_ms=args.idle_timeout_ms,
-            settle_ms=args.settle_ms,
-        )
-    )
-    capture = build_capture(args, run, __version__)
-    subject = Subject(name=args.executable.rsplit("/", 1)[-1] or args.executable, sha256=run.executable_sha256,
-                      format="file", architecture=None, local_path=args.executable)  # fmt: skip
-    return recorded(
-        session,
-        create_evidence(
-            provider=PROVIDER,
-            operation=OPERATION,
-            parameters=scenario_of(args),  # the arguments, secret values redacted
-            normalized_result=to_wire(capture),
-            subject=subject,
-            limitations=list(capture.limitations),
-        ),
-    )
+    try:
+        run: ScenarioRun = yield from need(_scenario(args))
+    except ProgramCancelled as stop:
+        if not isinstance(stop.partial, ScenarioRun):  # cancelled before launch, or the group was not verified gone
+            raise
+        return _cancelled(session, args, stop.partial, str(stop))
+    return recorded(session, _evidence(args, run))
 
 
 def _capture(session: Session, evidence_id: str, field: str) -> Evidence:

@@ -80,7 +80,9 @@ class InteractionEvent:
 class ExitFacts:
     code: int | None = field("Exit code (null: ended by a signal or not observed)")
     signal: int | None = field("Terminating signal number (null: exited)")
-    reason: Literal["exited", "timeout", "idle_timeout"] = field("Why the run ended")
+    reason: Literal["exited", "timeout", "idle_timeout", "cancelled"] = field(
+        "Why the run ended (cancelled: our extra, only in the partial Evidence of a cancelled capture)"
+    )
 
 
 @attrs.frozen(kw_only=True)

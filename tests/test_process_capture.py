@@ -317,3 +317,12 @@ def test_captures_of_different_scenarios_are_refused(tmp_path):
     ids = {"left_evidence_id": left.unwrap()["evidence_id"], "right_evidence_id": right.unwrap()["evidence_id"]}
     error = call("compare_process_captures", ids, conn)[0].failure()
     assert error.code == "invalid_request" and error.details["differing_fields"] == ["terminal"]
+
+
+def test_a_program_that_never_stops_writing_is_still_stopped_at_its_deadline(tmp_path):
+    started = time.monotonic()
+    result = _capture(executable=shutil.which("yes") or "/usr/bin/yes", working_directory=str(tmp_path),
+                      timeout_ms=500, limits={"output_bytes": 10_000})  # fmt: skip
+    assert time.monotonic() - started < 15
+    assert result["exit"]["reason"] == "timeout" and result["truncated"] is True
+    assert sum(len(f["data"].encode()) for f in result["frames"]) <= 10_000

@@ -51,6 +51,7 @@ from rea.process_capture.records import Event
 POLL_S = 0.01
 SAMPLE_S = 0.02
 READ_BYTES = 65536
+READS_PER_POLL = 64
 
 
 def _sha256(path: str) -> str:
@@ -94,8 +95,11 @@ class _Run:
         return int((time.monotonic() - self.start) * 1000)
 
     def read(self) -> None:
-        """Everything the terminal has now; past the frame or byte limit it is counted, not kept."""
-        while not self.eof:
+        """What the terminal has now (at most READS_PER_POLL reads, so a program that writes without pause
+        cannot keep the loop from its deadlines); past the frame or byte limit it is counted, not kept."""
+        for _ in range(READS_PER_POLL):
+            if self.eof:
+                return
             try:
                 data = os.read(self.master, READ_BYTES)
             except BlockingIOError:

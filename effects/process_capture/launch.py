@@ -24,7 +24,8 @@ from rea.errors import ReaError
 from rea.process_capture.records import CommandShim
 from rea.wire.convert import to_wire
 
-LOOPBACK_UP = 'ip link set lo up || exit 125; exec "$@"'
+# the namespace's lo brought up by iproute2's ip, named absolutely: the target's environment may have no PATH
+LOOPBACK_UP = shlex.quote(shutil.which("ip") or "/sbin/ip") + ' link set lo up || exit 125; exec "$@"'
 SHIM_MAIN = str(Path(__file__).with_name("shim_main.py"))
 
 

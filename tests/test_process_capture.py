@@ -60,8 +60,12 @@ def _script(path: Path, body: str) -> Path:
     return path
 
 
+LAST: dict = {}
+
+
 def _capture(**args) -> dict:
     reply, _ = call("capture_process_scenario", {"approved": True, **args})
+    LAST["evidence"] = reply.unwrap()  # the whole Evidence record, parameters included
     return reply.unwrap()["normalized_result"]
 
 
@@ -153,7 +157,8 @@ def test_a_compiled_program_sees_only_its_declared_environment_and_its_child_is_
     direct = subprocess.run([str(program), "7"], cwd=tmp_path, capture_output=True, env={"TOKEN": "x"})
     assert result["exit"]["code"] == direct.returncode == 7
     text = _text(result)
-    assert "argc=2 first=7 home=(unset) token=<secret>" in text and "s3cret-value" not in str(result)
+    assert "argc=2 first=7 home=(unset) token=<secret>" in text and "s3cret-value" not in str(LAST["evidence"])
+    assert LAST["evidence"]["parameters"]["environment"] == {"TOKEN": "<secret>"}
     assert result["manifest"]["scenario"]["environment"] == {"TOKEN": "<secret>"}
     commands = [s["command"] for s in result["process_samples"]]
     assert f"{program} 7" in commands and "sleep 0.3" in commands

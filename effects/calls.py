@@ -28,6 +28,8 @@ class Connection:
     lock: anyio.Lock = attrs.field(factory=anyio.Lock)
     _native: Any = attrs.field(default=None, alias="native")
     cancelled_reply: Any = None  # the cancelled error a program returned with its partial observation
+    # the connection's task group for work started ahead of a question (the server's; None for the CLI)
+    background: Any = None
 
     @property
     def native(self) -> Any:
@@ -90,7 +92,7 @@ async def _call(
     conn: Connection, name: str, contract: Any, args: dict[str, Any], progress: Progress
 ) -> Result[Any, ReaError]:
     from effects.interpreter import run
-    from rea.workflows import PROGRAMS  # the programs load on the first call, not at server startup
+    from rea.workflows.table import PROGRAMS  # a family's programs load on its first call, not at server startup
 
     if "mutatesSession" in contract.effects:  # serialized so no transition is lost; readers use a snapshot
         async with conn.lock:
@@ -103,7 +105,22 @@ async def _call(
                     conn.cancelled_reply = kept.reply
                 raise
             conn.session = outcome.session
+        if name == "open_binary" and is_successful(outcome.reply):
+            _index_ahead(conn)
     else:
         outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
     await progress.finish(f"{name} {'completed' if is_successful(outcome.reply) else 'failed'}")
     return outcome.reply
+
+
+def _index_ahead(conn: Connection) -> None:
+    """After open_binary bound an executable, its fast index starts building in the background
+    (effects.native.runtime.index_ahead) on a server connection: the first native question reads it."""
+    target, binding = conn.session.target, conn.session.provider_binding
+    if conn.background is None or target is None or binding is None or target.target_kind != "executable":
+        return
+    from effects.native.runtime import index_ahead
+    from rea.workflows.native import NATIVE_MAX_BYTES
+
+    if target.kind == "file" and target.size <= NATIVE_MAX_BYTES:
+        index_ahead(conn.native, conn.background, binding, target.path, target.sha256)

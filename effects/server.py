@@ -249,9 +249,15 @@ def _observe_client(conn: Connection, ctx: Any) -> None:
 async def serve(conn: Connection, version: str) -> None:
     server = build_server(conn, version)
     try:
-        async with stdio_server() as (read_stream, write_stream):
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        async with anyio.create_task_group() as background:
+            conn.background = background  # work started ahead of a question (effects.calls._index_ahead)
+            try:
+                async with stdio_server() as (read_stream, write_stream):
+                    await server.run(read_stream, write_stream, server.create_initialization_options())
+            finally:
+                background.cancel_scope.cancel()  # what was started ahead ends with the connection
     finally:
+        conn.background = None
         if conn.native_started:  # the connection owns its engines: none outlives it
             from effects.native.runtime import release_all
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import copy
 from typing import Any
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 
 from hypothesis import strategies as st
 from returns.result import Success
@@ -169,9 +169,9 @@ CTX = Context(
 )
 
 
-def drive(produced: Any, read_json: Any = None) -> Outcome:
+def drive(produced: Any, read_json: Any = None, by_path: Mapping[str, Any] | None = None) -> Outcome:
     """Run a program: an Outcome is returned as is; a generator gets None for ReportProgress and
-    Success(read_json) for ReadJsonFile."""
+    Success(read_json) for ReadJsonFile, or, with `by_path`, the answer scripted for the file's path."""
     if isinstance(produced, Outcome):
         return produced
     reply: Any = None
@@ -183,6 +183,6 @@ def drive(produced: Any, read_json: Any = None) -> Outcome:
         if isinstance(effect, ReportProgress):
             reply = None
         elif isinstance(effect, ReadJsonFile):
-            reply = Success(read_json)
+            reply = Success(read_json) if by_path is None else by_path[effect.path]
         else:  # pragma: no cover - no other effect is scripted here
             raise AssertionError(f"unscripted effect {effect!r}")

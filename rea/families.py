@@ -27,6 +27,7 @@ from rea.managed import family as managed
 from rea.native import family as native
 from rea.native_runtime import family as native_runtime
 from rea.process_capture import family as process_capture
+from rea.session_checks import family as session_checks
 from rea.setup import family as setup
 from rea.wasm import family as wasm
 from rea.web import family as web
@@ -51,6 +52,7 @@ GENERIC = Family(name="generic", contracts=("rea.catalog.generic_commands",))
 
 FAMILIES: tuple[Family, ...] = (
     SESSION,
+    session_checks.FAMILY,
     native.FAMILY,
     artifacts.FAMILY,
     apple_artifacts.FAMILY,

@@ -375,10 +375,13 @@ AUDIT_RESIDUAL_UNKNOWNS = Prompt(
         Step(
             tools=("get_evidence_bundle", "inspect_analysis_view"),
             text="Read the Evidence an unknown cites, or evidence_id, to see whether it meets the stated requirement.",
-            missing=("verify_unknown_resolution",),
-            instead=(
-                "check a resolution by hand: the cited Evidence must exist, carry the required authority and "
-                "confidence, and answer the question."
+        ),
+        Step(
+            tools=("verify_unknown_resolution",),
+            text=(
+                "For a resolved unknown, check its resolution against the Evidence it cites; its reasons say which "
+                "cited record is missing, not listed as support, or short of the required authority, confidence "
+                "or environment."
             ),
         ),
         Step(

@@ -2058,6 +2058,7 @@ LIFECYCLE = frozenset(
         "list_unknowns",
         "record_unknown",
         "update_unknown",
+        "verify_unknown_resolution",
         "get_navigation_context",  # §1: lifecycle in the reference, Evidence in ours
         "inspect_address_context",
     }

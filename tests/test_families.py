@@ -66,3 +66,40 @@ def test_importing_the_list_imports_no_handler_engine_or_server():
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout) == []
+
+
+def test_the_program_table_answers_every_tool_by_its_own_family():
+    """Each family's program modules answer exactly the tools its contracts declare, so loading the table by
+    family (on a tool's first call) gives the catalog's tools, each once, as loading it whole did."""
+    from rea.catalog import BY_NAME
+    from rea.workflows.table import DERIVED, OWNER, PROGRAMS, family_programs
+
+    seen: set[str] = set()
+    for family in FAMILIES:
+        built = family_programs(family)
+        assert not seen & set(built), family.name
+        seen |= set(built)
+        assert all(OWNER[name] is family for name in built), family.name
+    assert seen == set(BY_NAME) == set(PROGRAMS) and len(PROGRAMS) == len(BY_NAME)
+    assert set(DERIVED) <= seen and all(callable(PROGRAMS[name]) for name in BY_NAME)
+
+
+def test_a_call_imports_only_its_family_programs_and_any_program_module_imports_first():
+    """The first native call imports the session and native programs (and the shared views), not every
+    family's; and a family's program module imports first (the table is not built by the package)."""
+    probe = (
+        "import json, sys\n"
+        "from rea.workflows.table import PROGRAMS\n"
+        "PROGRAMS['open_binary'], PROGRAMS['emulate_native_function']\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.programs') or m.startswith('rea.workflows.'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0, out.stderr
+    loaded = set(json.loads(out.stdout))
+    native = {m for f in FAMILIES if f.name in ("session", "native", "views") for m in f.programs}
+    assert native <= loaded
+    others = {m for f in FAMILIES if f.name not in ("session", "native", "views") for m in f.programs}
+    assert not loaded & others, loaded & others
+    for module in ("rea.wasm.programs", "rea.managed.programs", "rea.workflows.views"):
+        first = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=ROOT)
+        assert first.returncode == 0, first.stderr

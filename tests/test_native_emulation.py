@@ -9,6 +9,7 @@ import json
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import anyio
@@ -25,6 +26,9 @@ HOST, PORT_TEXT, SHELL = b"10.0.0.7", b"4444", b"/bin/sh"
 XOR_KEY = 0x5A
 RC4_KEY, KEY_MASK = b"KeyS9234", 0x33
 SECRETS = (b"http://example.test/gate.php", b"cmd.exe /c whoami")
+# churn's loop is one block of this many stores, each seen by the emulator's write hook: a million of its blocks
+# take far longer than any cancel's round trip, so a cancel always lands mid-run (the cancel test)
+CHURN_WRITES = 32
 
 
 def rc4(key: bytes, data: bytes) -> bytes:
@@ -55,6 +59,7 @@ def source() -> str:
     stack_host = "".join(f"  host[{i}] = 0x{b:02x};\n" for i, b in enumerate(xored(HOST)))
     table = b"".join(rc4(RC4_KEY, s) for s in SECRETS)
     offsets = [0, len(SECRETS[0])]
+    churn_body = " ".join(f"v[{i}] = x;" for i in range(CHURN_WRITES))
     return f"""
 #include <unistd.h>
 static unsigned char blob[] = {{{c_bytes(xored(SHELL))}, 0}};
@@ -88,6 +93,7 @@ __attribute__((noinline)) int decrypt_string(int index, unsigned char *out) {{
   return lengths[index];
 }}
 __attribute__((noinline)) int spin(int x) {{ volatile int y = x; for (;;) y++; return y; }}
+__attribute__((noinline)) int churn(int x) {{ volatile int v[{CHURN_WRITES}]; for (;;) {{ {churn_body} }} return v[0]; }}
 __attribute__((noinline)) long say(const char *s, int n) {{ return write(1, s, n); }}
 __attribute__((noinline)) int peek(int *p) {{ return *p; }}
 int main(int argc, char **argv) {{
@@ -297,27 +303,12 @@ def _workers() -> list[int]:
     ]
 
 
-def _symbol(path, name):
-    """A symbol's link-time address, as nm (an independent reader) gives it."""
-    import subprocess
-
-    for line in subprocess.run(["nm", str(path)], capture_output=True, text=True, check=True).stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[2] == name:
-            return hex(int(parts[0], 16))
-    raise AssertionError(f"{name} is not in {path}")
-
-
-@pytest.mark.xfail(
-    strict=False,
-    reason="since REA drives unicorn directly, a 1,000,000-block run on a warm worker can end (step_limit) before "
-    "the client's cancel arrives, and the stop_at hand-over to angr did not restore a cancellable run: open, see "
-    "the session 37 note",
-)
 def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sample, cache):
-    """A routine that never ends, cancelled through the MCP SDK once the worker reports it is emulating:
-    the worker ends the run between blocks (status cancelled, what it saw retained as partial Evidence)
-    and stays alive with its loaded project, so the next question is answered by the same process."""
+    """A routine that never ends, cancelled through the MCP SDK once the worker reports blocks emulated: the
+    direct engine ends the run between blocks (status cancelled, what it saw retained as partial Evidence)
+    and the worker stays alive with what it loaded, so the next question is answered by the same process.
+    Deterministic under load: churn's million blocks (32 hooked stores each) take tens of CPU seconds, so the
+    cancel sent on the first progress note always lands mid-run, and the run must end long before its budget."""
     seen: list[list[int]] = []
 
     async def main():
@@ -326,22 +317,14 @@ def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sampl
             with anyio.CancelScope() as scope:
 
                 async def on_progress(progress, total, message):
-                    if "emulating" in (message or "") and not seen:
+                    if "emulated" in (message or "") and not seen:  # blocks ran: the loop is in the emulator
                         seen.append(_workers())
-                        await anyio.sleep(1.0)  # let the loop run a while in the emulator
                         scope.cancel()
 
-                # stop_at (an address the loop never reaches) keeps the run on angr's engine, whose blocks are slow
-                # enough to cancel between: REA's direct unicorn run ends 1,000,000 blocks in under a second
-                never = _symbol(sample, "main")
-                args = {
-                    "procedure": "spin",
-                    "arguments": [3],
-                    "max_steps": 1_000_000,
-                    "max_time_ms": 120_000,
-                    "stop_at": never,
-                }
+                args = {"procedure": "churn", "arguments": [3], "max_steps": 1_000_000, "max_time_ms": 120_000}
+                started = time.monotonic()
                 await s.call_tool("emulate_native_function", args, progress_callback=on_progress)
+            cancelled_after = time.monotonic() - started
             kept = None
             for _ in range(200):  # the server unwinds the cancelled call asynchronously
                 found = await s.call_tool(
@@ -354,10 +337,11 @@ def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sampl
                     break
                 await anyio.sleep(0.05)
             after = value(await emulate(s, "xor_decode", [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), 90]))
-            return scope.cancelled_caught, kept, _workers(), after
+            return scope.cancelled_caught, kept, _workers(), after, cancelled_after
 
-    cancelled, kept, workers, after = anyio.run(main)
+    cancelled, kept, workers, after, cancelled_after = anyio.run(main)
     assert cancelled and seen and seen[0]
+    assert cancelled_after < 60, cancelled_after  # far from the 120 s budget and the tens of seconds churn needs
     # the worker that was emulating is alive and answered the next question (other tests sharing this
     # pytest process may own workers of their own, so the set is compared, not its size)
     assert set(seen[0]) <= set(workers)
@@ -367,3 +351,47 @@ def test_a_client_cancel_stops_the_run_between_blocks_and_keeps_the_worker(sampl
     assert "cancelled" in result["coverage"]["reason"] and result["return_value"] is None
     assert 0 < result["budgets"]["steps"]["used"] < 1_000_000 and result["instructions"] > 0
     assert result["stop_address"] is not None and result["budgets"]["steps"]["exhausted"] is False
+    assert result["engine"] == "unicorn" and result["budgets"]["time_exhausted"] is False
+
+
+def _indexers() -> set[int]:
+    import psutil
+
+    return {
+        p.pid
+        for p in psutil.Process().children(recursive=True)
+        if "effects.native.indexer" in " ".join(p.cmdline() if p.is_running() else [])
+    }
+
+
+def test_the_index_started_at_open_is_owned_and_answers_as_the_cli_does(sample, tmp_path):
+    """open_binary starts the fast index in the background (the server's first question then reads it): a
+    close_binary right after the open leaves no index process, and the emulation answered on the index built
+    ahead has the Evidence id of the CLI's, which builds it in the call (no connection, nothing ahead)."""
+    args = {"procedure": "xor_decode", "arguments": [{"kind": "buffer", "hex": xored(HOST).hex()}, len(HOST), 90]}
+
+    async def main():
+        async with connect(REA_CACHE_DIR=str(tmp_path / "closed")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            ok(await s.call_tool("close_binary", {}))
+            left = _indexers()
+        async with connect(REA_CACHE_DIR=str(tmp_path / "served")) as s:
+            ok(await s.call_tool("open_binary", {"path": str(sample)}))
+            served = await s.call_tool("emulate_native_function", args)
+        return left, served.structured_content
+
+    left, served = anyio.run(main)
+    assert left == set() and _indexers() == set()
+    env = clean_env(REA_CACHE_DIR=str(tmp_path / "cli"))
+    called = subprocess.run(
+        [*rea_command(), "call", "emulate_native_function", "--target", str(sample), "--json"]
+        + ["--procedure", "xor_decode", "--arguments", json.dumps(args["arguments"])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=600,
+    )
+    assert called.returncode == 0, called.stderr
+    alone = json.loads(called.stdout)
+    assert bytes.fromhex(served["normalized_result"]["buffers"][0]["after"]["hex"]) == HOST
+    assert served["evidence_id"] == alone["evidence_id"] and served["normalized_result"] == alone["normalized_result"]

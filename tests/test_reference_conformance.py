@@ -173,6 +173,8 @@ SESSION = [
     "export_evidence_bundle",
     "import_evidence_bundle",
     "close_binary",
+    "compare_bundles",
+    "verify_unknown_resolution",
 ]
 MANAGED = [
     "inspect_managed_artifact",
@@ -745,6 +747,11 @@ async def _session(binary: Path, bundle: Path) -> dict[str, Any]:
         replies["get_evidence_bundle"] = await _call(s, "get_evidence_bundle", {})
         replies["get_evidence_bundle[summary]"] = await _call(s, "get_evidence_bundle", {"detail": "summary"})
         replies["export_evidence_bundle"] = await _call(s, "export_evidence_bundle", {"path": str(bundle)})
+        # the reference's example shape (record_pairs, offset, limit given), on the bundle just written
+        example = next(e for e in EXAMPLES if e["tool"] == "compare_bundles")["input"]
+        paths = {"left_bundle_path": str(bundle), "right_bundle_path": str(bundle)}
+        replies["compare_bundles"] = await _call(s, "compare_bundles", {**example, **paths})
+        replies["verify_unknown_resolution"] = await _call(s, "verify_unknown_resolution", {"unknown_id": unknown_id})
         replies["close_binary"] = await _call(s, "close_binary", {})
         replies["import_evidence_bundle"] = await _call(s, "import_evidence_bundle", {"path": str(bundle)})
     return replies

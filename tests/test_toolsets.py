@@ -27,10 +27,10 @@ def test_every_catalog_tool_has_a_family_and_every_family_is_a_toolset():
     for family in FAMILIES:
         selected = toolsets.select((family,))
         assert {n for n, f in FAMILY_OF.items() if f == family} <= selected.tools
-        assert toolsets.members("session") <= selected.tools
+        assert toolsets.ALWAYS_TOOLS <= selected.tools  # the session family's tools are in every selection
         if family not in ("session", "views"):
             assert "inspect_analysis_view" in selected.tools  # a family's summaries point to it
-            assert selected.tools - toolsets.members("session") - {"inspect_analysis_view"} == {
+            assert selected.tools - toolsets.ALWAYS_TOOLS - {"inspect_analysis_view"} == {
                 n for n, f in FAMILY_OF.items() if f == family
             }
 

@@ -304,7 +304,9 @@ def _machine(
         return False
 
     def block(_uc: Any, address: int, size: int, _data: Any) -> None:
-        if len(w.blocks) >= w.limit or address in found.hooked:
+        # a cancel (the worker's SIGUSR1 handler runs in this callback) stops the run before the next block, not
+        # at the end of the chunk: a chunk of write-heavy blocks runs for a noticeable time in these hooks
+        if len(w.blocks) >= w.limit or address in found.hooked or emulator.Interrupt.requested:
             w.pending = address
             uc.emu_stop()
             return

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+import anyio.abc
 import attrs
 from returns.result import Failure, Result, Success
 
@@ -40,6 +41,29 @@ DEFAULT_STARTUP_TIMEOUT_MS = 120_000
 
 
 @attrs.define
+class Ahead:
+    """A fast index started when its target was opened (index_ahead): the first question that needs it reads
+    this instead of starting the program, and takes on its process observation then."""
+
+    key: tuple[str, str, str]
+    scope: anyio.CancelScope = attrs.field(factory=anyio.CancelScope)
+    done: anyio.Event = attrs.field(factory=anyio.Event)
+    lineage: list[dict[str, Any]] = attrs.field(factory=list)
+    result: Result[dict[str, Any], ReaError] | None = None  # None: cancelled, or the program could not start
+    listener: Any = None  # the waiting question's progress report: the program's notices go there
+
+    async def report(self, phase: str, message: str) -> None:
+        if self.listener is not None:
+            await self.listener(phase, message)
+
+    async def stop(self) -> None:
+        """End it (its process group verified gone by index_runner) and wait until it has."""
+        self.scope.cancel()
+        with anyio.CancelScope(shield=True):
+            await self.done.wait()
+
+
+@attrs.define
 class NativeRuntime:
     cache_root: Path
     startup_timeout_ms: int = DEFAULT_STARTUP_TIMEOUT_MS
@@ -52,6 +76,7 @@ class NativeRuntime:
     # engine requests in flight, oldest first (binary_session.analysis_activity reads them)
     inflight: list[dict[str, Any]] = attrs.field(factory=list)
     request_seq: int = 0
+    ahead: Ahead | None = None  # the index built ahead of the first question (index_ahead), not yet read
 
     @contextlib.contextmanager
     def tracked(self, operation: str) -> Iterator[None]:
@@ -130,7 +155,9 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
         loader = effect.binding["analysis_profile"]["parameters"].get("loader", {})
         await progress.report("fast index", "reading the file's metadata and sweeping its code")
         with runtime.tracked("index"):
-            built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report, runtime.lineage)
+            built = await _ahead(runtime, key, progress)
+            if built is None:
+                built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report, runtime.lineage)
         if not isinstance(built, Success):
             return None
         memo = built.unwrap()
@@ -139,6 +166,54 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     # nothing decoded (a truncated file whose commands are cut, no code sections): the engine answers, or refuses
     stats = memo.get("index", {})
     return Success(memo) if stats.get("swept") and stats.get("code_bytes", 0) > 0 else None
+
+
+def index_ahead(runtime: NativeRuntime, group: anyio.abc.TaskGroup, binding: Any, path: str, sha256: str) -> None:
+    """Start building the fast index of the target open_binary just bound, in `group` (the connection's), so
+    that it runs while the client reads the reply (an MCP client's first call then lists the tools: seconds of
+    an idle server at a cold start). Nothing is visible until a question reads it (`_ahead`): that question
+    reports, tracks and records the index as if it had started the program; a question cancelled while
+    waiting for it stops it, and so do close_binary, another open_binary and the connection's end. Not for
+    another provider's binding, nor when the index is already known."""
+    if binding["provider"]["id"] != "angr":
+        return
+    key = (sha256, binding["analysis_profile"]["digest"], path)
+    if key in runtime.indexes or cache.exists(runtime.cache_root, sha256, dict(binding), "index"):
+        return
+    ahead = runtime.ahead = Ahead(key=key)
+    fat_slice = binding["analysis_profile"]["parameters"].get("loader", {}).get("fat_slice")
+
+    async def build() -> None:
+        try:
+            with ahead.scope:
+                ahead.result = await index_runner.build(path, fat_slice, ahead.report, ahead.lineage)
+        except OSError:  # the program could not start: the question starts it and says why
+            ahead.result = None
+        finally:
+            ahead.done.set()
+
+    group.start_soon(build)
+
+
+async def _ahead(
+    runtime: NativeRuntime, key: tuple[str, str, str], progress: Progress
+) -> Result[dict[str, Any], ReaError] | None:
+    """The index built ahead for `key`, once it is done (its notices meanwhile the question's); None when there
+    is none (the caller builds it)."""
+    ahead, runtime.ahead = runtime.ahead, None
+    if ahead is None or ahead.key != key:
+        if ahead is not None:
+            await ahead.stop()
+        return None
+    ahead.listener = progress.report
+    try:
+        await ahead.done.wait()
+    except anyio.get_cancelled_exc_class():
+        await ahead.stop()  # a cancelled question leaves no index program behind, as when it started it
+        raise
+    if ahead.result is not None:
+        runtime.lineage.extend(ahead.lineage)
+    return ahead.result
 
 
 async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
@@ -270,6 +345,9 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
     runtime.worker, runtime.worker_key = None, None
     runtime.snapshots.clear()
     runtime.indexes.clear()
+    if runtime.ahead is not None:
+        ahead, runtime.ahead = runtime.ahead, None
+        await ahead.stop()
     stop_all()  # the other families' helpers (the Android worker) end with the target too
     if remaining:
         return Failure(processes_left(f"{label} worker", remaining, "call close_binary again"))
@@ -279,6 +357,9 @@ async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, Rea
 async def release_all(runtime: NativeRuntime) -> list[str]:
     """Stop every owned worker at the end of a connection or a CLI command; returns what remains."""
     stop_all()
+    if runtime.ahead is not None:
+        ahead, runtime.ahead = runtime.ahead, None
+        await ahead.stop()
     if runtime.worker is None:
         return []
     worker, runtime.worker, runtime.worker_key = runtime.worker, None, None

@@ -14,14 +14,17 @@ profile:
   (TRIAGE below, chosen tool by tool); its replies name the tools that go further, and a
   call to one of them is refused with the toolset that has it.
 
-Whatever is selected, the session tools are in (a server without binary_session or
-open_binary cannot be used). A family toolset also brings `inspect_analysis_view`: the
+Whatever is selected, the session family's tools are in (a server without binary_session or
+open_binary cannot be used): ALWAYS_TOOLS, the tools of rea.families.SESSION. The `session`
+toolset also holds the session checks (compare_bundles, verify_unknown_resolution), which
+only a `session` or `all` selection brings, so the profiles keep their budgets. A family toolset also brings `inspect_analysis_view`: the
 family's summaries and oversized replies point to it. Everything here is a function of
 the catalog table, so tools/list, the call gate, binary_session and the docs agree.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -30,11 +33,16 @@ from returns.result import Failure, Result, Success
 
 from rea.catalog import CATALOG, FAMILIES, FAMILY_OF, ToolContract
 from rea.errors import ReaError, configuration_invalid
+from rea.families import SESSION
 
 VARIABLE = "REA_MCP_TOOLSETS"
 FLAG = "--toolsets"
 DEFAULT = "all"
-ALWAYS = "session"  # the family every selection includes
+ALWAYS = "session"  # the toolset whose lifecycle tools every selection includes
+# the session family's own tools: in every selection (the session checks share its toolset, not this rule)
+ALWAYS_TOOLS: frozenset[str] = frozenset(
+    c.name for module in SESSION.contracts for c in importlib.import_module(module).TOOLS
+)
 VIEWS = "inspect_analysis_view"  # comes with every family toolset
 # The first look at each kind of target, then what leads on: session tools (always in), the native
 # index (overview, string -> references -> function, name -> function), layout for any executable
@@ -70,7 +78,7 @@ def _family_tools(family: str) -> frozenset[str]:
 
 def members(name: str) -> frozenset[str]:
     """The tools one toolset name selects, the always-in session tools included."""
-    session = _family_tools(ALWAYS)
+    session = ALWAYS_TOOLS
     if name == "all":
         return frozenset(FAMILY_OF)
     if name == "triage":

@@ -90,7 +90,7 @@ def derive(tool: str, arguments: Any, retained: Iterable[EvidenceInput] = ()) ->
     from rea.catalog import BY_NAME
     from rea.validation import validate_arguments
     from rea.wire.convert import to_wire, with_defaults
-    from rea.workflows import DERIVED, PROGRAMS
+    from rea.workflows.table import DERIVED, PROGRAMS
 
     if tool not in DERIVED:
         return Failure(

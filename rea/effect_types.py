@@ -20,6 +20,7 @@ from rea.artifacts.family import EFFECTS as ArtifactsEffect
 from rea.evm.family import EFFECTS as EvmEffect
 from rea.families import FAMILIES
 from rea.firmware.family import EFFECTS as FirmwareEffect
+from rea.process_capture.family import EFFECTS as ProcessCaptureEffect
 from rea.family import members
 from rea.javascript.family import EFFECTS as JavascriptEffect
 from rea.layout.family import EFFECTS as LayoutEffect
@@ -61,6 +62,7 @@ AnyEffect: TypeAlias = (
     | WasmEffect
     | EvmEffect
     | FirmwareEffect
+    | ProcessCaptureEffect
     | WebNetworkEffect
     | WebEffect
 )

@@ -26,6 +26,7 @@ from rea.layout import family as layout
 from rea.managed import family as managed
 from rea.native import family as native
 from rea.native_runtime import family as native_runtime
+from rea.process_capture import family as process_capture
 from rea.session_checks import family as session_checks
 from rea.setup import family as setup
 from rea.wasm import family as wasm
@@ -65,6 +66,7 @@ FAMILIES: tuple[Family, ...] = (
     wasm.FAMILY,
     evm.FAMILY,
     firmware.FAMILY,
+    process_capture.FAMILY,
     web_network.FAMILY,
     web.FAMILY,
     VIEWS,

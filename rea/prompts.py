@@ -206,12 +206,16 @@ COMPARE_APPLICATION_VERSIONS = Prompt(
             ),
         ),
         Step(
-            tools=(),
-            text="Runtime behaviour cannot be compared here.",
-            missing=("compare_process_captures", "find_changed_behavior"),
+            tools=("capture_process_scenario", "compare_process_captures"),
+            text=(
+                "To compare runtime behaviour, capture one bounded scenario of each version (the same events, "
+                "shims, limits and normalization) and compare the two captures; a dimension either capture did not "
+                "observe completely stays unknown."
+            ),
+            missing=("find_changed_behavior",),
             instead=(
-                "this build captures no processes: report static differences as candidates, not as observed "
-                "behaviour changes."
+                "report static differences as candidates, and behaviour changes only where the capture comparison "
+                "observed them."
             ),
         ),
         Step(
@@ -259,8 +263,13 @@ VERIFY_RECONSTRUCTION = Prompt(
                 "Produce the comparisons the claims still need. A dimension with partial or unknown coverage "
                 "cannot pass."
             ),
-            missing=("compare_process_captures",),
-            instead="runtime claims stay unknown: this build captures no processes.",
+        ),
+        Step(
+            tools=("capture_process_scenario", "compare_process_captures"),
+            text=(
+                "For runtime claims, capture the original and the reconstruction under one scenario and compare the "
+                "captures; a dimension the comparison reports unknown cannot pass."
+            ),
         ),
         Step(
             tools=(),
@@ -324,9 +333,9 @@ TRACE_CRASH = Prompt(
             tools=("get_evidence_bundle",),
             text=(
                 "If capture_evidence_id is given, confirm it is retained (detail summary, filters.evidence_id); "
-                "this build cannot interpret process captures or core files."
+                "this build cannot correlate process captures or core files with static analysis."
             ),
-            missing=("capture_process_scenario", "correlate_static_and_runtime"),
+            missing=("correlate_static_and_runtime",),
             instead=(
                 "ask for a backtrace, registers or log from the user's own debugger run and resolve its addresses "
                 "with resolve_containing_procedure; treat it as reported, not observed by REA."
@@ -409,20 +418,20 @@ PREPARE_BOUNDED_PROCESS_CAPTURE = Prompt(
             text="Check which tools this build offers before planning.",
         ),
         Step(
-            tools=(),
-            text="REA cannot run the program itself in this build.",
-            missing=("capture_process_scenario", "compare_process_captures"),
-            instead=(
-                "write the plan for the user to run: how the command is looked up, the effective working directory, "
-                "the environment it inherits, the inputs, what to record (exit status, output, files touched) and "
-                "the stopping condition and time limit; say that it runs with the user's own permissions."
-            ),
-        ),
-        Step(
             tools=("open_binary", "binary_overview", "search_strings", "list_names", "analyze_function"),
             text=(
                 "Prepare statically: open the executable, and look for the strings, imports and functions the "
                 "question concerns, so the plan observes the right things."
+            ),
+        ),
+        Step(
+            tools=("capture_process_scenario", "compare_process_captures"),
+            text=(
+                "Run the plan with capture_process_scenario: approved true, the absolute executable, the working "
+                "directory, only the environment it needs, timed input and signal events, command shims for the "
+                "external commands it calls, filesystem_roots for the files it may touch, and a timeout; it runs "
+                "owned, without network, and is verified gone. With prior_capture_evidence_id, compare the new "
+                "capture with it."
             ),
         ),
         Step(

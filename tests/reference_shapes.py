@@ -2109,6 +2109,20 @@ EVIDENCE = obj(
 )
 
 
+def _process_capture() -> dict[str, Any]:
+    """The 3.1 capture shape; `pty_backend` names the terminal library, node-pty in the reference (a Node package),
+    os.openpty here: any string."""
+    schema = base("capture_process_scenario")
+    manifest = schema["properties"]["manifest"]
+    props = {**manifest["properties"], "pty_backend": STR}
+    return {**schema, "properties": {**schema["properties"], "manifest": {**manifest, "properties": props}}}
+
+
+# capture_process_scenario, compare_process_captures: the 3.1 result schemas (6.x processCapture.ts and
+# processComparison.ts keep these fields; 6.x adds settlement details and trace comparison)
+SIX["capture_process_scenario"] = _process_capture()
+
+
 def shape(case: str) -> Any:
     """The relaxed reference shape of one case (a tool name, or tool[variant])."""
     if case in SIX:

@@ -89,7 +89,8 @@ def test_rendering_keeps_caller_text_as_json_data_and_orders_steps():
     assert audit.index("`list_unknowns`") < audit.index("`update_unknown`")
     capture = text_of("prepare_bounded_process_capture", required_args("prepare_bounded_process_capture"))
     assert capture.index("`binary_session`") < capture.index("`capture_process_scenario`")
-    assert "Not available in this build: `capture_process_scenario`" in capture
+    assert capture.index("`analyze_function`") < capture.index("`capture_process_scenario`")
+    assert "Not available in this build: `capture_process_scenario`" not in capture
     versions = text_of("compare_application_versions", required_args("compare_application_versions"))
     assert versions.index("`inventory_artifact`") < versions.index("`compare_artifacts`")
 

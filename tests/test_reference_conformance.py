@@ -48,6 +48,7 @@ from test_apple_artifacts import make_app
 from test_plist import INFO as PLIST
 from test_recorded_crash import make_core
 
+REFERENCE_CATALOG = Path(__file__).resolve().parents[2] / "shared" / "reference" / "rea-3.1-catalog.json"
 EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
 
 
@@ -244,6 +245,7 @@ APPLE = [
     "project_apple_application_graph",
 ]
 OFFLINE = ["inspect_evm_interface", "inspect_firmware_regions", "extract_firmware"]
+PROCESS = ["capture_process_scenario", "compare_process_captures"]
 CASES = (
     NATIVE
     + ARTIFACTS
@@ -258,6 +260,7 @@ CASES = (
     + WEB
     + SESSION
     + OFFLINE
+    + PROCESS
 )
 
 
@@ -401,6 +404,24 @@ async def _offline(root: Path) -> dict[str, Any]:
             "extract_firmware": await _call(
                 s, "extract_firmware", {"path": str(firmware), "output_directory": str(root / "firmware-out")}
             ),
+        }
+
+
+async def _process(root: Path) -> dict[str, Any]:
+    """The reference's 3.1 example scenario (network_access left at our default, none: the reference's `host`
+    is refused here), run twice on /usr/bin/true and compared."""
+    example = next(
+        t for t in json.loads(REFERENCE_CATALOG.read_text())["tools"] if t["name"] == "capture_process_scenario"
+    )
+    scenario = {k: v for k, v in example["input_schema"]["examples"][0].items() if k != "network_access"}
+    scenario["working_directory"] = str(root)
+    async with connect() as s:
+        left = await _call(s, "capture_process_scenario", scenario)
+        right = await _call(s, "capture_process_scenario", scenario)
+        ids = {"left_evidence_id": ref(left)["evidence_id"], "right_evidence_id": ref(right)["evidence_id"]}
+        return {
+            "capture_process_scenario": left,
+            "compare_process_captures": await _call(s, "compare_process_captures", ids),
         }
 
 
@@ -775,6 +796,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     (bundle / "Contents/Info.plist").write_text(PLIST)
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
     found.update(anyio.run(_offline, root))
+    found.update(anyio.run(_process, root))
     if web_network_fixtures.chromium() is not None:
         found.update(anyio.run(_web_network, root / "web"))
     (root / "site").mkdir()

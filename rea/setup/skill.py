@@ -90,6 +90,11 @@ ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     ("EVM contract bytecode (raw or hex)", ("inspect_evm_interface",), ()),
     ("a firmware image", ("inspect_firmware_regions",), ("extract_firmware",)),
     (
+        "how a local program behaves when run (owned, bounded, no network)",
+        ("capture_process_scenario",),
+        ("compare_process_captures",),
+    ),
+    (
         "a live web page (Chromium over DevTools)",
         ("list_browser_targets", "inspect_web_page"),
         ("observe_web_session", "analyze_web_bundle", "capture_web_screenshot"),

@@ -1,0 +1,229 @@
+"""A capture's result, built purely from what the run observed (rea.process_capture.effects.ScenarioRun).
+
+Secrets (the values of the environment names in secret_aliases) are redacted from every
+recorded text before anything else reads it. Residual unknowns name each dimension this run
+could not observe completely, with the reason, so a comparison reads it as unknown, never as
+unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal
+
+from rea.canonical_json import canonicalize
+from rea.process_capture.effects import ScenarioRun, Snapshot
+from rea.process_capture.records import CaptureArgs
+from rea.process_capture.results import (
+    Cleanup,
+    ExitFacts,
+    FileEffect,
+    FileEntry,
+    FilesystemCheckpoint,
+    Frame,
+    InteractionEvent,
+    JournalEntry,
+    Manifest,
+    ProcessCapture,
+    ProcessSample,
+    ResidualUnknown,
+    Settlement,
+    ShimEvent,
+)
+from rea.process_capture.terminal import Chunk, Resize, render
+from rea.wire.convert import to_wire
+
+PROVIDER_VERSION = "1"
+LIMITATIONS = (
+    "Process samples are taken every {interval} ms: a process that starts and ends between two samples is not seen.",
+    "The run has a private network namespace (with network_access none no interface is up, so no protocol can "
+    "run; with loopback only its own lo): no protocol observer or replay server runs, so protocol_events is empty "
+    "and loopback traffic is not recorded.",
+    "Rendered frames come from pyte, which keeps no alternate screen buffer; a frame is rendered at the end of each "
+    "burst of output, so their number follows the program's pauses.",
+    "Filesystem effects compare a snapshot before launch with one after settlement: an entry created and removed "
+    "in between, and changes outside filesystem_roots, are not seen.",
+    "stdin_close sends the terminal's EOF character; the terminal itself stays open.",
+)
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(canonicalize(value)).hexdigest()
+
+
+def secrets_of(args: CaptureArgs) -> tuple[str, ...]:
+    """The values to redact, longest first (so a secret inside another is not half-redacted)."""
+    values = {args.environment[a] for a in args.secret_aliases if args.environment.get(a)}
+    return tuple(sorted(values, key=len, reverse=True))
+
+
+def redact(text: str, secrets: Sequence[str]) -> str:
+    for value in secrets:
+        text = text.replace(value, "<secret>")
+    return text
+
+
+def scenario_of(args: CaptureArgs) -> dict[str, Any]:
+    """The declared scenario, secret environment values replaced."""
+    wire: dict[str, Any] = dict(to_wire(args))
+    hidden = set(args.secret_aliases)
+    wire["environment"] = {k: ("<secret>" if k in hidden else v) for k, v in args.environment.items()}
+    return wire
+
+
+def comparison_contract(args: CaptureArgs) -> dict[str, Any]:
+    """What two captures must share to be compared (the executable and its arguments may differ)."""
+    return {
+        "events": to_wire(args.events),
+        "command_shims": to_wire(args.command_shims),
+        "terminal": to_wire(args.terminal),
+        "limits": to_wire(args.limits),
+        "network_access": args.network_access,
+        "filesystem_root_count": len(args.filesystem_roots),
+        "normalization": to_wire(args.normalization),
+    }
+
+
+def effects_between(before: Snapshot, after: Snapshot) -> tuple[FileEffect, ...]:
+    """Created, deleted and modified entries (by path), sorted by path."""
+    old = {e.path: e for e in before.entries}
+    new = {e.path: e for e in after.entries}
+    out = []
+    for path in sorted(old.keys() | new.keys()):
+        b, a = old.get(path), new.get(path)
+        if b is None:
+            out.append(FileEffect(path=path, status="created", before=None, after=a))
+        elif a is None:
+            out.append(FileEffect(path=path, status="deleted", before=b, after=None))
+        elif _changed(b, a):
+            out.append(FileEffect(path=path, status="modified", before=b, after=a))
+    return tuple(out)
+
+
+def _changed(b: FileEntry, a: FileEntry) -> bool:
+    return (b.type, b.size, b.mode, b.sha256, b.symlink_target) != (a.type, a.size, a.mode, a.sha256, a.symlink_target)
+
+
+def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
+    out = []
+    if args.network_access != "none":  # with no interface up no protocol can run; on loopback one is unobserved
+        out.append(ResidualUnknown(scope="protocol", reason="loopback traffic is not observed in this build"))
+    if run.output_dropped_bytes:
+        out.append(ResidualUnknown(scope="terminal", reason=f"{run.output_dropped_bytes} bytes past the output limits"))
+    for name, snap in (("before", run.before), ("after", run.after)):
+        if snap.truncated:
+            out.append(ResidualUnknown(scope="filesystem", reason=f"the {name} snapshot hit the files or depth limit"))
+        if snap.hash_omissions:
+            out.append(ResidualUnknown(scope="filesystem",
+                                       reason=f"{snap.hash_omissions} files of the {name} snapshot were not hashed"))  # fmt: skip
+    if not run.root_sampled:
+        out.append(ResidualUnknown(scope="process", reason="the executable ended before the first process sample"))
+    if run.processes_dropped:
+        out.append(ResidualUnknown(scope="process", reason=f"{run.processes_dropped} processes past the limit"))
+    if not run.shim_journal_complete:
+        out.append(ResidualUnknown(scope="shim", reason="the shim journal has unreadable lines"))
+    return out
+
+
+Collection = Literal["frames", "interaction_events", "process_samples", "shim_events"]
+
+
+def _journal(result: Mapping[Collection, Sequence[Any]]) -> tuple[JournalEntry, ...]:
+    rows = [(item.at_ms if name != "interaction_events" else item.dispatched_at_ms, order, name, i)
+            for order, (name, items) in enumerate(result.items()) for i, item in enumerate(items)]  # fmt: skip
+    rows.sort()
+    return tuple(JournalEntry(capture_order=n, collection=name, index=i) for n, (_, _, name, i) in enumerate(rows))
+
+
+def _manifest(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Manifest:
+    scenario, contract = scenario_of(args), comparison_contract(args)
+    shims = [to_wire(s) for s in args.command_shims]
+    replay = to_wire(args.replay)
+    return Manifest(
+        rea_version=rea_version,
+        provider_version=PROVIDER_VERSION,
+        platform=run.platform,
+        architecture=run.architecture,
+        pty_backend="os.openpty",
+        started_at=run.started_at,
+        completed_at=run.completed_at,
+        executable_sha256=run.executable_sha256,
+        scenario=scenario,
+        full_scenario_sha256=_digest(scenario),
+        comparison_contract=contract,
+        comparison_contract_sha256=_digest(contract),
+        shim_plan=tuple(shims),
+        shim_plan_sha256=_digest(shims),
+        replay_plan=replay,
+        replay_plan_sha256=_digest(replay),
+        normalization_sha256=_digest(to_wire(args.normalization)),
+        network_isolation=run.network_isolation,
+        host_paths=dict(run.scratch_paths),
+    )
+
+
+def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> ProcessCapture:
+    secrets = secrets_of(args)
+    frames = tuple(Frame(sequence=i, at_ms=f.at_ms, data=redact(f.data.decode("utf-8", "replace"), secrets))
+                   for i, f in enumerate(run.frames))  # fmt: skip
+    resizes = [Resize(at_ms=d.dispatched_at_ms, columns=int(d.data.split("x")[0]), rows=int(d.data.split("x")[1]))
+               for d in run.interactions if d.type == "resize" and d.outcome == "dispatched"]  # fmt: skip
+    chunks = [
+        Chunk(at_ms=f.at_ms, data=redact(f.data.decode("utf-8", "replace"), secrets).encode()) for f in run.frames
+    ]
+    t = args.terminal
+    rendered = render(chunks, resizes, t.columns, t.rows, t.scrollback, max(args.settle_ms, 50))
+    interactions = tuple(InteractionEvent(sequence=d.sequence, type=d.type, data=redact(d.data, secrets),
+                                          scheduled_at_ms=d.scheduled_at_ms, dispatched_at_ms=d.dispatched_at_ms,
+                                          outcome=d.outcome) for d in run.interactions)  # fmt: skip
+    samples = tuple(ProcessSample(at_ms=p.at_ms, pid=p.pid, parent_pid=p.parent_pid, process_group_id=p.process_group_id,
+                                  session_id=p.session_id, command=redact(p.command, secrets)) for p in run.processes)  # fmt: skip
+    shims = tuple(ShimEvent(sequence=i, at_ms=c.at_ms, command=c.command,
+                            arguments=tuple(redact(a, secrets) for a in c.arguments),
+                            working_directory=c.working_directory, route_index=c.route_index,
+                            outcome=c.outcome) for i, c in enumerate(sorted(run.shim_calls, key=lambda c: c.at_ms)))  # fmt: skip
+    effects = effects_between(run.before, run.after)
+    unknowns = _unknowns(args, run)
+    truncated = bool(run.output_dropped_bytes or run.before.truncated or run.after.truncated or run.processes_dropped)
+    return ProcessCapture(
+        schema_version=4,
+        manifest=_manifest(args, run, rea_version),
+        normalization=args.normalization,
+        frames=frames,
+        rendered_frames=rendered,
+        interaction_events=interactions,
+        exit=ExitFacts(code=run.exit_code, signal=run.exit_signal, reason=run.reason),
+        settlement=Settlement(
+            state=run.settle_state,
+            elapsed_ms=run.settle_elapsed_ms,
+            cleanup_outcome=run.settle_cleanup,
+        ),  # fmt: skip
+        process_samples=samples,
+        files_before=run.before.entries,
+        files_after=run.after.entries,
+        filesystem_effects=effects,
+        filesystem_checkpoints=(
+            FilesystemCheckpoint(
+                name="before", at_ms=0, files=run.before.entries, effects=(), truncated=run.before.truncated
+            ),
+            FilesystemCheckpoint(
+                name="after_settlement",
+                at_ms=run.after.at_ms,
+                files=run.after.entries,
+                effects=effects,
+                truncated=run.after.truncated,
+            ),
+        ),  # fmt: skip
+        protocol_events=(),
+        shim_events=shims,
+        replay_transitions=(),
+        reactive_run=None,
+        event_journal=_journal(
+            {"frames": frames, "interaction_events": interactions, "process_samples": samples, "shim_events": shims}
+        ),  # fmt: skip
+        truncated=truncated,
+        limitations=tuple(line.format(interval=run.sample_interval_ms) for line in LIMITATIONS),
+        residual_unknowns=tuple(unknowns),
+        cleanup=Cleanup(owned_process_group="verified", temporary_root="removed"),
+    )

@@ -1,0 +1,219 @@
+"""compare_process_captures: where two captures of one scenario first differ (pure).
+
+Each dimension is a list of normalized observations (host paths, pids, loopback ports and the
+declared patterns replaced), compared exactly. Times are reported, never compared: two runs
+of one program read their output in different chunks at different milliseconds. A dimension
+that either capture could not observe completely (a residual unknown in its scope), or any
+dimension when the two normalizations differ, is `unknown`: missing evidence never reads as
+unchanged. The first divergence is the earliest (by the earlier side's time, then by the
+fixed dimension order) of the dimensions' first differing indexes, so it does not depend on
+which capture is left.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from rea.canonical_json import canonicalize
+
+DIMENSIONS = ("terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim")
+CHANGED = ("changed", "added", "removed")
+LIMITATIONS = (
+    "Observations are compared after normalization; times are reported, not compared.",
+    "Process observations are periodic samples: a process shorter than the sample interval may be missing on one side.",
+    "A dimension either capture did not observe completely is unknown, and the overall status is then at best unknown.",
+)
+PORT = re.compile(r"((?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):)\d{1,5}\b")
+
+
+class Normalizer:
+    """One capture's text normalization: declared patterns, host paths, pids (first-seen ordinals), ports."""
+
+    def __init__(self, capture: Mapping[str, Any]) -> None:
+        norm = capture["normalization"]
+        self.patterns = [(re.compile(p["pattern"]), p["replacement"]) for p in norm["patterns"]]
+        paths = capture["manifest"].get("host_paths", {}) if norm["paths"] else {}
+        self.paths = sorted(((v, k) for k, v in paths.items() if v and v != "/"), key=lambda kv: -len(kv[0]))
+        self.ports = bool(norm["ports"])
+        self.pids: dict[int, str] = {}
+        if norm["pids"]:
+            for sample in capture["process_samples"]:
+                self.pids.setdefault(sample["pid"], f"<pid{len(self.pids)}>")
+        self.pid_word = re.compile(r"\b(" + "|".join(str(p) for p in self.pids) + r")\b") if self.pids else None
+
+    def text(self, value: str) -> str:
+        for pattern, replacement in self.patterns:
+            value = pattern.sub(replacement, value)
+        for path, placeholder in self.paths:
+            value = value.replace(path, placeholder)
+        if self.ports:
+            value = PORT.sub(r"\1<port>", value)
+        if self.pid_word is not None:
+            value = self.pid_word.sub(lambda m: self.pids[int(m.group(1))], value)
+        return value
+
+    def pid(self, pid: int) -> Any:
+        return self.pids.get(pid, "<outside>") if self.pids else pid
+
+
+Observation = tuple[Any, int | None]  # (compared value, time reported)
+
+
+def _terminal(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    out: list[Observation] = []
+    line, started = "", None
+    for frame in c["frames"]:
+        for piece in re.split(r"(\n)", frame["data"]):
+            if started is None and piece:
+                started = frame["at_ms"]
+            if piece == "\n":
+                out.append(({"line": n.text(line.replace("\r", ""))}, started))
+                line, started = "", None
+            else:
+                line += piece
+    if line:
+        out.append(({"line": n.text(line.replace("\r", ""))}, started))
+    if c["rendered_frames"]:
+        last = c["rendered_frames"][-1]
+        out.append(({"screen": [n.text(x) for x in last["lines"]]}, last["at_ms"]))
+    return out
+
+
+def _interaction(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    return [({"type": e["type"], "data": n.text(e["data"]), "outcome": e["outcome"]}, e["dispatched_at_ms"])
+            for e in c["interaction_events"]]  # fmt: skip
+
+
+def _exit(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    e, s = c["exit"], c["settlement"]
+    return [({"code": e["code"], "signal": e["signal"], "reason": e["reason"], "settlement": s["state"]}, None)]
+
+
+def _entry(e: Mapping[str, Any] | None, n: Normalizer) -> Any:
+    if e is None:
+        return None
+    target = e["symlink_target"]
+    return {"type": e["type"], "size": e["size"], "mode": e["mode"], "sha256": e["sha256"],
+            "symlink_target": n.text(target) if target is not None else None}  # fmt: skip
+
+
+def _filesystem(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    rows = [{"path": n.text(e["path"]), "status": e["status"], "before": _entry(e["before"], n),
+             "after": _entry(e["after"], n)} for e in c["filesystem_effects"]]  # fmt: skip
+    return [(r, None) for r in sorted(rows, key=lambda r: r["path"])]
+
+
+def _process(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    commands = {s["pid"]: n.text(s["command"]) for s in c["process_samples"]}
+    rows = [({"command": n.text(s["command"]), "parent": commands.get(s["parent_pid"], "<outside>")}, s["at_ms"])
+            for s in c["process_samples"]]  # fmt: skip
+    return sorted(rows, key=lambda r: canonicalize(r[0]))
+
+
+def _protocol(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    return [({k: (n.text(v) if isinstance(v, str) else v) for k, v in e.items() if k not in ("at_ms", "sequence")},
+             e.get("at_ms")) for e in c["protocol_events"]]  # fmt: skip
+
+
+def _shim(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+    return [({"command": e["command"], "arguments": [n.text(a) for a in e["arguments"]],
+              "route_index": e["route_index"], "outcome": e["outcome"]}, e["at_ms"]) for e in c["shim_events"]]  # fmt: skip
+
+
+READERS: Mapping[str, Callable[[Mapping[str, Any], Normalizer], list[Observation]]] = {
+    "terminal": _terminal,
+    "interaction": _interaction,
+    "exit": _exit,
+    "filesystem": _filesystem,
+    "protocol": _protocol,
+    "process": _process,
+    "shim": _shim,
+}
+
+
+def _same(a: Any, b: Any) -> bool:
+    return canonicalize(a) == canonicalize(b)
+
+
+def classify(left: Sequence[Observation], right: Sequence[Observation], dimension: str) -> str:
+    if _same([v for v, _ in left], [v for v, _ in right]):
+        return "unchanged"
+    if dimension != "exit" and not left:
+        return "added"
+    if dimension != "exit" and not right:
+        return "removed"
+    return "changed"
+
+
+def first_difference(
+    dimension: str, left: Sequence[Observation], right: Sequence[Observation]
+) -> dict[str, Any] | None:
+    for index in range(max(len(left), len(right))):
+        lv, lt = left[index] if index < len(left) else (None, None)
+        rv, rt = right[index] if index < len(right) else (None, None)
+        if not _same(lv, rv):
+            return {"status": "found", "dimension": dimension, "index": index, "left_at_ms": lt, "right_at_ms": rt,
+                    "left": lv, "right": rv}  # fmt: skip
+    return None
+
+
+def _unknown_scopes(capture: Mapping[str, Any]) -> set[str]:
+    return {u["scope"] for u in capture["residual_unknowns"]}
+
+
+def overall(statuses: Mapping[str, str], truncated: bool) -> str:
+    values = set(statuses.values())
+    if truncated or "truncated" in values:
+        return "truncated"
+    if values & set(CHANGED):
+        return "changed"
+    return "unknown" if "unknown" in values else "unchanged"
+
+
+def _earliest(found: list[dict[str, Any]]) -> dict[str, Any]:
+    def key(d: dict[str, Any]) -> tuple[int, int]:
+        times = [t for t in (d["left_at_ms"], d["right_at_ms"]) if t is not None]
+        return (min(times) if times else 2**53, DIMENSIONS.index(d["dimension"]))
+
+    return min(found, key=key)
+
+
+def compare_captures(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparison record (rea.process_capture.results.CaptureComparison, as JSON, without the ids)."""
+    same_norm = _same(left["normalization"], right["normalization"])
+    unknown = _unknown_scopes(left) | _unknown_scopes(right)
+    ln, rn = Normalizer(left), Normalizer(right)
+    statuses: dict[str, str] = {}
+    found: list[dict[str, Any]] = []
+    for dimension in DIMENSIONS:
+        if not same_norm or dimension in unknown:
+            statuses[dimension] = "unknown"
+            continue
+        lo, ro = READERS[dimension](left, ln), READERS[dimension](right, rn)
+        statuses[dimension] = classify(lo, ro, dimension)
+        difference = first_difference(dimension, lo, ro)
+        if difference is not None:
+            found.append(difference)
+    truncated = bool(left["truncated"] or right["truncated"])
+    status = overall(statuses, truncated)
+    if truncated:
+        first: dict[str, Any] = {"status": "unknown", "reason": "at least one capture is truncated"}
+    elif found:
+        first = _earliest(found)
+    elif status == "unknown":
+        names = ", ".join(d for d in DIMENSIONS if statuses[d] == "unknown")
+        first = {"status": "unknown", "reason": f"no divergence observed, but {names} could not be compared"}
+    else:
+        first = {"status": "none"}
+    limitations = list(LIMITATIONS)
+    if not same_norm:
+        limitations.append("The two captures were normalized differently: every dimension is unknown.")
+    return {"status": status, **statuses, "first_divergence": first, "limitations": limitations}
+
+
+def contract_differences(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
+    """Top-level comparison-contract fields whose values differ (empty: comparable)."""
+    lc, rc = left["manifest"]["comparison_contract"], right["manifest"]["comparison_contract"]
+    return sorted(k for k in set(lc) | set(rc) if k not in lc or k not in rc or not _same(lc[k], rc[k]))

@@ -1,0 +1,196 @@
+"""Argument records of capture_process_scenario and compare_process_captures: the reference's 3.1 shape
+(generatedMcpToolCatalog.ts), with what this build does not do narrowed so that it is refused, never ignored.
+
+Narrowed: `checkpoints`, `replay` and `reactive` take only their empty values (no checkpoint
+triggers, replay servers or reactive machines here); `network_access` takes `none` or
+`loopback` (the run is put in a private network namespace: docs/process_capture.md), where
+the reference takes only `host`; `trace_spec` is not accepted. Our extras: a `stdin_close`
+event and `network_access` values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Literal
+
+import attrs
+
+from rea.wire.schema import field
+
+ABSOLUTE = "^/.*"
+ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$"
+EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
+SAFE = 2**53 - 1
+MAX_MS = 300_000
+SignalName = Literal["SIGINT", "SIGTERM", "SIGKILL"]
+
+
+@attrs.frozen(kw_only=True)
+class InputEvent:
+    at_ms: int = field(minimum=0, maximum=MAX_MS)
+    type: Literal["input"] = field()
+    data: str = field(maxLength=1_000_000)
+    sensitive: bool = field(default=False)
+
+
+@attrs.frozen(kw_only=True)
+class ResizeEvent:
+    at_ms: int = field(minimum=0, maximum=MAX_MS)
+    type: Literal["resize"] = field()
+    columns: int = field(minimum=1, maximum=1000)
+    rows: int = field(minimum=1, maximum=1000)
+
+
+@attrs.frozen(kw_only=True)
+class SignalEvent:
+    at_ms: int = field(minimum=0, maximum=MAX_MS)
+    type: Literal["signal"] = field()
+    signal: SignalName = field()
+
+
+@attrs.frozen(kw_only=True)
+class StdinCloseEvent:
+    at_ms: int = field(minimum=0, maximum=MAX_MS)
+    type: Literal["stdin_close"] = field()
+
+
+Event = InputEvent | ResizeEvent | SignalEvent | StdinCloseEvent
+
+
+@attrs.frozen(kw_only=True)
+class ShimOutput:
+    at_ms: int = field(minimum=0, maximum=MAX_MS)
+    stream: Literal["stdout", "stderr"] = field()
+    data: str = field(maxLength=1_000_000)
+
+
+@attrs.frozen(kw_only=True)
+class ExitTermination:
+    type: Literal["exit"] = field()
+    code: int = field(minimum=0, maximum=255)
+
+
+@attrs.frozen(kw_only=True)
+class SignalTermination:
+    type: Literal["signal"] = field()
+    signal: SignalName = field()
+
+
+@attrs.frozen(kw_only=True)
+class ShimRoute:
+    arguments: tuple[str, ...] = field(maxItems=256)
+    max_calls: int = field(default=1, minimum=1, maximum=100)
+    outputs: tuple[ShimOutput, ...] = field(default=(), maxItems=1000)
+    termination: ExitTermination | SignalTermination = field()
+
+
+@attrs.frozen(kw_only=True)
+class CommandShim:
+    name: str = field(pattern="^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+    routes: tuple[ShimRoute, ...] = field(minItems=1, maxItems=100)
+
+
+@attrs.frozen(kw_only=True)
+class CaptureLimits:
+    connections: int = field(default=100, minimum=1, maximum=1000)
+    file_bytes: int = field(default=10_000_000, minimum=1, maximum=100_000_000)
+    files: int = field(default=10_000, minimum=1, maximum=100_000)
+    filesystem_depth: int = field(default=16, minimum=1, maximum=64)
+    frames: int = field(default=10_000, minimum=1, maximum=100_000)
+    output_bytes: int = field(default=1_000_000, minimum=1, maximum=10_000_000)
+    processes: int = field(default=1000, minimum=1, maximum=10_000)
+    protocol_body_bytes: int = field(default=1_000_000, minimum=1, maximum=10_000_000)
+    protocol_events: int = field(default=10_000, minimum=1, maximum=100_000)
+
+
+@attrs.frozen(kw_only=True)
+class NormalizationPattern:
+    pattern: str = field(maxLength=500)
+    replacement: str = field(maxLength=100)
+
+
+@attrs.frozen(kw_only=True)
+class Normalization:
+    paths: bool = field(default=True)
+    patterns: tuple[NormalizationPattern, ...] = field(default=(), maxItems=32)
+    pids: bool = field(default=True)
+    ports: bool = field(default=True)
+    time_bucket_ms: int = field(default=10, minimum=1, maximum=60_000)
+
+
+@attrs.frozen(kw_only=True)
+class TerminalSize:
+    columns: int = field(default=80, minimum=1, maximum=1000)
+    rows: int = field(default=24, minimum=1, maximum=1000)
+    scrollback: int = field(default=1000, minimum=0, maximum=10_000)
+
+
+@attrs.frozen(kw_only=True)
+class ReplayPlan:
+    """Accepted empty only: no replay server runs here."""
+
+    http: tuple[str, ...] = field(default=(), maxItems=0)
+    machine: None = field(default=None)
+    websocket_connections: tuple[str, ...] = field(default=(), maxItems=0)
+    websocket_messages: tuple[str, ...] = field(default=(), maxItems=0)
+
+
+@attrs.frozen(kw_only=True)
+class CaptureArgs:
+    approved: Literal[True] = field("The caller approves running this executable")
+    executable: str = field("Absolute path of the program to run", pattern=ABSOLUTE, maxLength=4096)
+    working_directory: str = field("Absolute existing directory it runs in", pattern=ABSOLUTE, maxLength=4096)
+    arguments: tuple[str, ...] = field("argv[1:]", default=(), maxItems=256)
+    environment: Mapping[str, str] = field(
+        "Environment set for it (nothing else passes but inherit_environment)",
+        factory=dict,
+        propertyNames={"pattern": ENV_NAME},
+    )
+    inherit_environment: tuple[str, ...] = field(
+        "Names of REA's own environment passed through", default=(), maxItems=64
+    )
+    secret_aliases: tuple[str, ...] = field(
+        "environment names whose values are redacted from what is recorded", default=(), maxItems=32
+    )
+    events: tuple[Event, ...] = field(
+        "Timed events (at_ms after launch): input text (sensitive: recorded as <sensitive>), resize, signal to the "
+        "group, stdin_close (the EOF character)",
+        default=(),
+        maxItems=1000,
+    )
+    command_shims: tuple[CommandShim, ...] = field(
+        "Scripts put first on PATH: each call is recorded; the first route whose arguments equal its argv "
+        "answers (outputs at their times, then exit or signal) up to max_calls times, otherwise it exits 127",
+        default=(),
+        maxItems=32,
+    )
+    filesystem_roots: tuple[str, ...] = field("Directories snapshot before and after", default=(), maxItems=16)
+    checkpoints: tuple[str, ...] = field("Not supported here: must be empty", default=(), maxItems=0)
+    limits: CaptureLimits = field(
+        "Retention bounds: files, filesystem_depth and file_bytes (hashed) per snapshot; frames and output_bytes "
+        "of terminal; processes sampled. connections and protocol_* are accepted and unused",
+        factory=CaptureLimits,
+    )
+    terminal: TerminalSize = field("The pseudo-terminal's size", factory=TerminalSize)
+    normalization: Normalization = field(
+        "How compare_process_captures normalizes text: host paths, pids and loopback ports to placeholders, "
+        "then patterns (Python regular expressions); time_bucket_ms is recorded",
+        factory=Normalization,
+    )
+    network_access: Literal["none", "loopback"] = field(
+        "none: no network at all; loopback: a private loopback only", default="none"
+    )
+    timeout_ms: int = field("Deadline from launch; then the group is killed", default=30_000, minimum=1, maximum=MAX_MS)
+    idle_timeout_ms: int = field("Kill after this long with no output", default=30_000, minimum=1, maximum=MAX_MS)
+    settle_ms: int = field("Wait for the group to empty after the root exits", default=100, minimum=0, maximum=10_000)
+    reactive: None = field("Not supported here: null", default=None)
+    replay: ReplayPlan = field("Not supported here: empty", factory=ReplayPlan)
+
+
+@attrs.frozen(kw_only=True)
+class CompareCapturesArgs:
+    left_evidence_id: str = field("Retained capture_process_scenario Evidence", pattern=EVIDENCE_ID)
+    right_evidence_id: str = field("Retained capture_process_scenario Evidence", pattern=EVIDENCE_ID)
+    max_capture_age_ms: int | None = field(
+        "Refuse captures completed longer ago than this", omit_none=True, minimum=0, maximum=SAFE
+    )

@@ -26,6 +26,7 @@ from rea.layout import family as layout
 from rea.managed import family as managed
 from rea.native import family as native
 from rea.native_runtime import family as native_runtime
+from rea.reconstruction import family as reconstruction
 from rea.setup import family as setup
 from rea.wasm import family as wasm
 from rea.web import family as web
@@ -65,6 +66,7 @@ FAMILIES: tuple[Family, ...] = (
     firmware.FAMILY,
     web_network.FAMILY,
     web.FAMILY,
+    reconstruction.FAMILY,
     VIEWS,
     GENERIC,
     setup.FAMILY,

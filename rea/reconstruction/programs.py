@@ -1,0 +1,104 @@
+"""Programs of the reconstruction family: resolve the cited Evidence in the session, derive, record.
+
+No effect is asked: every input is Evidence the session retains (or complete inline Evidence),
+so each program is a pure derivation between two checkpoints (rea.workflows.derived). The
+derived record cites every comparison it read, is `derived` by `analyst-inference`, and has
+no subject: it judges Evidence, not a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Mapping, Sequence
+from typing import Any
+
+from rea.effect_types import ToolProgram
+from rea.errors import ReaError
+from rea.evidence import Evidence, Provider, create_evidence
+from rea.program import Context, Outcome, ReportProgress, must, recorded, refusable, refuse, typed
+from rea.reconstruction import comparisons as cmp
+from rea.reconstruction.changed import find_changed
+from rea.reconstruction.correlate import correlate
+from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, VerifyArgs
+from rea.reconstruction.verify import verify
+from rea.session import Session, record, resolve
+from rea.wire.convert import to_wire
+
+PROVIDER = Provider(id="rea-reconstruction", name="REA reconstruction verification", version="1")
+COVERAGE_NOT_RESOLVED = (
+    "The coverage workspace reference was accepted but not resolved: this server keeps no coverage "
+    "workspaces (evaluate_reconstruction_coverage takes coverage inline)."
+)
+
+
+def _derived(operation: str, args: Any, result: Mapping[str, Any], links: Sequence[str]) -> Any:
+    return create_evidence(
+        provider=PROVIDER,
+        operation=operation,
+        parameters=to_wire(args),
+        normalized_result=result,
+        subject=None,
+        confidence="derived",
+        authority="analyst-inference",
+        limitations=list(result["limitations"]),
+        evidence_links=sorted(set(links)),
+    )
+
+
+def _comparisons(session: Session, values: Sequence[Any], field: str) -> tuple[list[Evidence], list[cmp.Comparison]]:
+    """Each value resolved (retained reference or inline record) and read as a comparison."""
+    records = [must(resolve(session, v, f"{field}[{i}]")) for i, v in enumerate(values)]
+    return records, [must(cmp.read(e).alt(lambda err, i=i: err.with_details(field=f"{field}[{i}]"))) for i, e in enumerate(records)]
+
+
+def _steps(name: str) -> Generator[ReportProgress, Any, None]:
+    yield ReportProgress(phase="computing", message=name)
+
+
+@typed
+@refusable
+def verify_reconstruction(session: Session, args: VerifyArgs, ctx: Context) -> Generator[Any, Any, Outcome]:
+    yield from _steps("verify_reconstruction")
+    extra = [COVERAGE_NOT_RESOLVED] if args.coverage is not None else []
+    result = must(verify(args.specification, session.evidence, session.unknown_revisions, args.offset, args.limit, extra))
+    yield ReportProgress(phase="publishing", message="verify_reconstruction: retaining the result")
+    cited = [link for link in result["evidence_links"] if link in session.evidence]
+    return recorded(session, _derived("verify_reconstruction", args, result, cited))
+
+
+@typed
+@refusable
+def find_changed_behavior(session: Session, args: ChangedArgs, ctx: Context) -> Generator[Any, Any, Outcome]:
+    yield from _steps("find_changed_behavior")
+    if args.investigation_run is not None:
+        refuse(
+            ReaError(
+                code="capability_unavailable",
+                message="investigation_run needs a cross-version investigation workspace, which this server does not keep.",
+                details={"field": "investigation_run", "reason": "investigation_workspaces_unavailable"},
+                action="Compare the two versions with compare_artifacts or compare_functions and pass those comparisons.",
+            )
+        )
+    records, found = _comparisons(session, args.comparisons, "comparisons")
+    result = must(find_changed(found, args.offset, args.limit))
+    yield ReportProgress(phase="publishing", message="find_changed_behavior: retaining the result")
+    return recorded(record(session, records), _derived("find_changed_behavior", args, result, [e.evidence_id for e in records]))
+
+
+@typed
+@refusable
+def correlate_static_and_runtime(session: Session, args: CorrelateArgs, ctx: Context) -> Generator[Any, Any, Outcome]:
+    yield from _steps("correlate_static_and_runtime")
+    static_records, statics = _comparisons(session, args.static_comparisons, "static_comparisons")
+    runtime_records, runtimes = _comparisons(session, args.runtime_comparisons, "runtime_comparisons")
+    result = must(correlate(statics, runtimes, args.mappings, args.offset, args.limit))
+    yield ReportProgress(phase="publishing", message="correlate_static_and_runtime: retaining the result")
+    records = [*static_records, *runtime_records]
+    made = _derived("correlate_static_and_runtime", args, result, [e.evidence_id for e in records])
+    return recorded(record(session, records), made)
+
+
+PROGRAMS: Mapping[str, ToolProgram] = {
+    "verify_reconstruction": verify_reconstruction,
+    "find_changed_behavior": find_changed_behavior,
+    "correlate_static_and_runtime": correlate_static_and_runtime,
+}

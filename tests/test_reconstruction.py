@@ -179,7 +179,11 @@ def test_static_differences_are_candidates_never_observed_behaviour(replies):
     assert result["summary"]["observed_changes"] == 0
     scopes = {f["scope"] for f in result["findings"]["items"]}
     assert scopes == {"static_candidate"}
-    paths = {f["dimension"] for f in result["findings"]["items"] if f["source_comparison_id"] == replies["diff"]["evidence_id"]}
+    paths = {
+        f["dimension"]
+        for f in result["findings"]["items"]
+        if f["source_comparison_id"] == replies["diff"]["evidence_id"]
+    }
     changed_paths = {c["logical_path"] for c in replies["diff"]["normalized_result"]["changes"]}
     assert paths == {f"artifact:{p}" for p in changed_paths}
     assert sum(result["summary"].values()) == result["findings"]["total"]

@@ -63,14 +63,23 @@ def _artifact(found: cmp.Comparison) -> list[dict[str, Any]]:
         return {"contradiction": "contradiction", "unknown": "unresolved_branch"}.get(status, "derived_relationship")
 
     out = [
-        _finding(found, f"artifact:{c.logical_path}", "static_candidate", c.classification, kind(c.classification),
-                 found.limitations, c.links)  # fmt: skip
+        _finding(
+            found,
+            f"artifact:{c.logical_path}",
+            "static_candidate",
+            c.classification,
+            kind(c.classification),
+            found.limitations,
+            c.links,
+        )  # fmt: skip
         for c in found.changes
     ]
     unread = found.status in cmp.UNRESOLVED or not found.complete
     if unread and not any(f["classification"] == "unresolved_branch" for f in out):
         status = found.status if found.status in cmp.UNRESOLVED else "truncated"
-        out.append(_finding(found, "artifact:coverage", "static_candidate", status, "unresolved_branch", found.limitations))
+        out.append(
+            _finding(found, "artifact:coverage", "static_candidate", status, "unresolved_branch", found.limitations)
+        )
     return out
 
 
@@ -92,7 +101,13 @@ def find_changed(comparisons: Sequence[cmp.Comparison], offset: int, limit: int)
 def _find(comparisons: Sequence[cmp.Comparison], offset: int, limit: int) -> dict[str, Any]:
     ids = [c.evidence_id for c in comparisons]
     if len(set(ids)) != len(ids):
-        refuse(invalid_request("the same comparison Evidence is supplied twice", field="comparisons", accepted="distinct comparison Evidence"))
+        refuse(
+            invalid_request(
+                "the same comparison Evidence is supplied twice",
+                field="comparisons",
+                accepted="distinct comparison Evidence",
+            )
+        )
     readers = {cmp.PROCESS: _process, cmp.FUNCTION: _function, cmp.ARTIFACT: _artifact}
     findings = sorted(
         (f for c in comparisons for f in readers[c.operation](c)),

@@ -137,7 +137,9 @@ def _artifact_changes(evidence: Evidence, result: Mapping[str, Any]) -> tuple[tu
         if not isinstance(row, Mapping) or not isinstance(row.get("logical_path"), str):
             refuse(_malformed(evidence, f"changes[{i}] has no logical_path", "changes with logical_path"))
         status = _status(evidence, row.get("classification"), f"changes[{i}].classification")
-        changes.append(Change(logical_path=row["logical_path"], classification=status, links=_strings(row.get("evidence_links"))))
+        changes.append(
+            Change(logical_path=row["logical_path"], classification=status, links=_strings(row.get("evidence_links")))
+        )
     complete = page.get("offset", 0) == 0 and page.get("next_offset") is None
     return tuple(changes), complete
 

@@ -10,6 +10,8 @@ from rea.reconstruction.records.claims import (
     Verification,
     VerifyArgs,
 )
+from rea.reconstruction.records.coverage import Closure, CoverageArgs
+from rea.reconstruction.records.ledger import Ledger, LedgerArgs
 from rea.wire.tool import evidence_tool
 
 _EV = "ev_" + "0" * 64
@@ -34,8 +36,13 @@ VERIFY_RECONSTRUCTION = evidence_tool(
                 "schema_version": 1,
                 "name": "Terminal compatibility",
                 "claims": [
-                    {"claim_id": "terminal-output", "title": "Terminal output remains equivalent",
-                     "comparison_evidence_id": _EV, "kind": "behavioral", "dimension": "terminal"}
+                    {
+                        "claim_id": "terminal-output",
+                        "title": "Terminal output remains equivalent",
+                        "comparison_evidence_id": _EV,
+                        "kind": "behavioral",
+                        "dimension": "terminal",
+                    }
                 ],
             },
             "offset": 0,
@@ -77,11 +84,18 @@ CORRELATE_STATIC_AND_RUNTIME = evidence_tool(
             "static_comparisons": [_REF],
             "runtime_comparisons": [{"kind": "retained-evidence", "evidence_id": _EV2}],
             "mappings": [
-                {"static": {"comparison_evidence_id": _EV, "selector": {"kind": "function", "dimension": "pseudocode"}},
-                 "runtime": {"comparison_evidence_id": _EV2, "dimension": "terminal"},
-                 "side_alignment": "left_to_left",
-                 "hypothesis": {"statement": "Static implementation changed without terminal change.",
-                                "expected_pattern": "static_only"}}
+                {
+                    "static": {
+                        "comparison_evidence_id": _EV,
+                        "selector": {"kind": "function", "dimension": "pseudocode"},
+                    },
+                    "runtime": {"comparison_evidence_id": _EV2, "dimension": "terminal"},
+                    "side_alignment": "left_to_left",
+                    "hypothesis": {
+                        "statement": "Static implementation changed without terminal change.",
+                        "expected_pattern": "static_only",
+                    },
+                }
             ],
         }
     ],  # fmt: skip
@@ -89,5 +103,81 @@ CORRELATE_STATIC_AND_RUNTIME = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
+EMPTY_BUNDLE = {"bundle_version": 2, "artifacts": [], "providers": [], "environments": [], "scenarios": [],
+                "captures": [], "unknowns": [], "records": []}  # fmt: skip
+
+BUILD_RECONSTRUCTION_OBLIGATION_LEDGER = evidence_tool(
+    "build_reconstruction_obligation_ledger",
+    "Build Reconstruction Obligation Ledger",
+    (
+        "Ledger reviewed reconstruction obligations against an exported Evidence bundle and a manifest of owners, "
+        "parser types, original cases, fixtures and verifiers: each obligation verified only when all of them "
+        "close it with comparable authority, else unowned, implemented, contradicted, blocked, out-of-scope or "
+        "unknown with diagnostics; the ledger ready, open, failed or unknown. Identity is order-independent; "
+        "obligations are paged."
+    ),
+    args=LedgerArgs,
+    result=Ledger,
+    examples=[
+        {
+            "evidence_bundle": EMPTY_BUNDLE,
+            "reviewed_obligations": [],
+            "manifest": {"schema_version": 1, "bindings": [], "contradictions": []},
+            "limits": {"max_obligations": 1000},
+            "page": {"offset": 0, "limit": 50},
+        }
+    ],  # fmt: skip
+    surface="application",
+    effects={"mutatesSession", "idempotent"},
+)
+
+EVALUATE_RECONSTRUCTION_COVERAGE = evidence_tool(
+    "evaluate_reconstruction_coverage",
+    "Evaluate Reconstruction Coverage",
+    (
+        "Evaluate inline reconstruction coverage data (artifacts, surfaces, owners, claims, verifier contracts and "
+        "results, unknowns, contradictions, package proofs, with the Evidence bundle they cite) against one named "
+        "boundary: every reason it is not closed, and the status ready (complete), partial, unknown or failed."
+    ),
+    args=CoverageArgs,
+    result=Closure,
+    examples=[
+        {
+            "coverage": {
+                "evidence_bundle": EMPTY_BUNDLE,
+                "artifacts": [],
+                "surfaces": [],
+                "owners": [],
+                "claims": [],
+                "verifier_contracts": [],
+                "verifier_results": [],
+                "residual_unknown_ids": [],
+                "contradictions": [],
+                "package_proofs": [],
+                "boundaries": [
+                    {
+                        "boundary_id": "release",
+                        "title": "Release",
+                        "required_surface_ids": ["cli"],
+                        "required_claim_ids": ["cli.help"],
+                        "required_package_proof_kinds": ["build"],
+                        "allowed_dispositions": [],
+                        "allowed_unknown_ids": [],
+                    }
+                ],
+            },
+            "boundary_id": "release",
+        }
+    ],  # fmt: skip
+    surface="application",
+    effects={"mutatesSession", "idempotent"},
+)
+
 CLI_COMMANDS: tuple[str, ...] = ()
-TOOLS = (VERIFY_RECONSTRUCTION, FIND_CHANGED_BEHAVIOR, CORRELATE_STATIC_AND_RUNTIME)
+TOOLS = (
+    VERIFY_RECONSTRUCTION,
+    FIND_CHANGED_BEHAVIOR,
+    CORRELATE_STATIC_AND_RUNTIME,
+    BUILD_RECONSTRUCTION_OBLIGATION_LEDGER,
+    EVALUATE_RECONSTRUCTION_COVERAGE,
+)

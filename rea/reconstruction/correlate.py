@@ -64,7 +64,9 @@ def _static_verdict(found: cmp.Comparison, selector: Any, where: str) -> tuple[s
     if not matches:  # not reported as a change: unchanged only when the comparison saw everything
         return ("unchanged", "derived_relationship") if found.complete else ("unknown", "unresolved_branch")
     status = matches[0].classification
-    return status, {"contradiction": "contradiction", "unknown": "unresolved_branch"}.get(status, "derived_relationship")
+    return status, {"contradiction": "contradiction", "unknown": "unresolved_branch"}.get(
+        status, "derived_relationship"
+    )
 
 
 def _lookup(by_id: Mapping[str, cmp.Comparison], evidence_id: str, where: str, role: str) -> cmp.Comparison:
@@ -95,7 +97,9 @@ def _correlate(index: int, m: HypothesisMapping, statics: Mapping[str, cmp.Compa
         "observed_pattern": pattern,
         "classification": classification,
         "evidence_links": sorted({s.evidence_id, *s.sources, r.evidence_id, *r.sources}),
-        "limitations": sorted({*s.limitations, *r.limitations, *r.dimensions[m.runtime.dimension].limitations, *PER_ITEM}),
+        "limitations": sorted(
+            {*s.limitations, *r.limitations, *r.dimensions[m.runtime.dimension].limitations, *PER_ITEM}
+        ),
     }
 
 
@@ -106,7 +110,11 @@ def _index(found: Sequence[cmp.Comparison], field: str, operations: tuple[str, .
             refuse(invalid_request(f"{field}[{i}] is {c.operation} Evidence", field=f"{field}[{i}]",
                                    accepted=f"Evidence of {', '.join(operations)}"))  # fmt: skip
         if c.evidence_id in by_id:
-            refuse(invalid_request(f"{field}[{i}] repeats {c.evidence_id}", field=f"{field}[{i}]", accepted="distinct Evidence"))
+            refuse(
+                invalid_request(
+                    f"{field}[{i}] repeats {c.evidence_id}", field=f"{field}[{i}]", accepted="distinct Evidence"
+                )
+            )
         by_id[c.evidence_id] = c
     return by_id
 

@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
-from rea.family import Family
+from typing import TypeAlias
+
+from rea.family import Family, members
+from rea.reconstruction.effects import ReadClock
+
+EFFECTS: TypeAlias = ReadClock
 
 FAMILY = Family(
     name="reconstruction",
     toolset="reconstruction",
     contracts=("rea.reconstruction.contract",),
     programs=("rea.reconstruction.programs",),
+    effects=members(EFFECTS),
+    handlers=("effects.reconstruction.clock",),
     typed=("rea/reconstruction",),
 )

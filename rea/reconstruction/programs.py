@@ -14,15 +14,25 @@ from typing import Any
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence
-from rea.program import Context, Outcome, ReportProgress, must, recorded, refusable, refuse, typed
+from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.reconstruction import comparisons as cmp
 from rea.reconstruction.changed import find_changed
 from rea.reconstruction.correlate import correlate
+from rea.bundle import ParsedBundle, verify_bundle
+from rea.reconstruction.coverage import evaluate
+from rea.reconstruction.effects import ClockFacts, ReadClock
+from rea.reconstruction.ledger import build
 from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, VerifyArgs
+from rea.reconstruction.records.coverage import CoverageArgs
+from rea.reconstruction.records.ledger import LedgerArgs
 from rea.reconstruction.verify import verify
 from rea.session import Session, record, resolve
 from rea.wire.convert import to_wire
 
+COVERAGE_LIMITS = (
+    "Closure is judged on the supplied coverage data only: a surface or claim it does not declare is not covered.",
+    "ready means no reason is open for this boundary; it does not establish equivalence of the whole.",
+)
 PROVIDER = Provider(id="rea-reconstruction", name="REA reconstruction verification", version="1")
 COVERAGE_NOT_RESOLVED = (
     "The coverage workspace reference was accepted but not resolved: this server keeps no coverage "
@@ -47,7 +57,9 @@ def _derived(operation: str, args: Any, result: Mapping[str, Any], links: Sequen
 def _comparisons(session: Session, values: Sequence[Any], field: str) -> tuple[list[Evidence], list[cmp.Comparison]]:
     """Each value resolved (retained reference or inline record) and read as a comparison."""
     records = [must(resolve(session, v, f"{field}[{i}]")) for i, v in enumerate(values)]
-    return records, [must(cmp.read(e).alt(lambda err, i=i: err.with_details(field=f"{field}[{i}]"))) for i, e in enumerate(records)]
+    return records, [
+        must(cmp.read(e).alt(lambda err, i=i: err.with_details(field=f"{field}[{i}]"))) for i, e in enumerate(records)
+    ]
 
 
 def _steps(name: str) -> Generator[ReportProgress, Any, None]:
@@ -59,7 +71,9 @@ def _steps(name: str) -> Generator[ReportProgress, Any, None]:
 def verify_reconstruction(session: Session, args: VerifyArgs, ctx: Context) -> Generator[Any, Any, Outcome]:
     yield from _steps("verify_reconstruction")
     extra = [COVERAGE_NOT_RESOLVED] if args.coverage is not None else []
-    result = must(verify(args.specification, session.evidence, session.unknown_revisions, args.offset, args.limit, extra))
+    result = must(
+        verify(args.specification, session.evidence, session.unknown_revisions, args.offset, args.limit, extra)
+    )
     yield ReportProgress(phase="publishing", message="verify_reconstruction: retaining the result")
     cited = [link for link in result["evidence_links"] if link in session.evidence]
     return recorded(session, _derived("verify_reconstruction", args, result, cited))
@@ -81,7 +95,9 @@ def find_changed_behavior(session: Session, args: ChangedArgs, ctx: Context) -> 
     records, found = _comparisons(session, args.comparisons, "comparisons")
     result = must(find_changed(found, args.offset, args.limit))
     yield ReportProgress(phase="publishing", message="find_changed_behavior: retaining the result")
-    return recorded(record(session, records), _derived("find_changed_behavior", args, result, [e.evidence_id for e in records]))
+    return recorded(
+        record(session, records), _derived("find_changed_behavior", args, result, [e.evidence_id for e in records])
+    )
 
 
 @typed
@@ -97,7 +113,46 @@ def correlate_static_and_runtime(session: Session, args: CorrelateArgs, ctx: Con
     return recorded(record(session, records), made)
 
 
+def _bundle(value: Any, field: str) -> Generator[Any, Any, ParsedBundle]:
+    """A supplied bundle, verified record by record (every id recomputed) as import_evidence_bundle does."""
+    checked = yield from verify_bundle(value)
+    return must(checked.alt(lambda err: err.with_details(field=field)))
+
+
+@typed
+@refusable
+def build_reconstruction_obligation_ledger(
+    session: Session, args: LedgerArgs, ctx: Context
+) -> Generator[Any, Any, Outcome]:
+    yield from _steps("build_reconstruction_obligation_ledger")
+    bundle = yield from _bundle(args.evidence_bundle, "evidence_bundle")
+    result = must(build(args, {e.evidence_id: e for e in bundle.records}))
+    yield ReportProgress(phase="publishing", message="build_reconstruction_obligation_ledger: retaining the result")
+    cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_links"])]
+    made = _derived("build_reconstruction_obligation_ledger", args, result, [e.evidence_id for e in cited])
+    return recorded(record(session, cited), made)
+
+
+@typed
+@refusable
+def evaluate_reconstruction_coverage(
+    session: Session, args: CoverageArgs, ctx: Context
+) -> Generator[Any, Any, Outcome]:
+    yield from _steps("evaluate_reconstruction_coverage")
+    bundle = yield from _bundle(args.coverage.evidence_bundle, "coverage.evidence_bundle")
+    clock: ClockFacts = yield from need(ReadClock())
+    ids, unknowns = {e.evidence_id for e in bundle.records}, {u["unknown_id"] for u in bundle.unknowns}
+    result = must(evaluate(args.coverage, args.boundary_id, ids, unknowns, clock.epoch_ms))
+    yield ReportProgress(phase="publishing", message="evaluate_reconstruction_coverage: retaining the result")
+    cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_ids"])]
+    made = _derived("evaluate_reconstruction_coverage", args, {**result, "limitations": list(COVERAGE_LIMITS)},
+                    [e.evidence_id for e in cited])  # fmt: skip
+    return recorded(record(session, cited), made)
+
+
 PROGRAMS: Mapping[str, ToolProgram] = {
+    "build_reconstruction_obligation_ledger": build_reconstruction_obligation_ledger,
+    "evaluate_reconstruction_coverage": evaluate_reconstruction_coverage,
     "verify_reconstruction": verify_reconstruction,
     "find_changed_behavior": find_changed_behavior,
     "correlate_static_and_runtime": correlate_static_and_runtime,

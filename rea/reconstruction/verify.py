@@ -55,7 +55,9 @@ def active_unknowns(revisions: Sequence[Mapping[str, Any]]) -> list[Mapping[str,
 
 def _citing(unknowns: Sequence[Mapping[str, Any]], links: set[str]) -> list[Mapping[str, Any]]:
     def cites(u: Mapping[str, Any]) -> bool:
-        return bool(links & set(u.get("supporting_evidence_ids", ())) | links & set(u.get("contradicting_evidence_ids", ())))
+        return bool(
+            links & set(u.get("supporting_evidence_ids", ())) | links & set(u.get("contradicting_evidence_ids", ()))
+        )
 
     return sorted((u for u in unknowns if cites(u)), key=lambda u: str(u["unknown_id"]))
 
@@ -82,7 +84,9 @@ def check_claims(spec: Specification) -> None:
 def _observed(claim: Claim, found: cmp.Comparison) -> tuple[str, list[str]]:
     if claim.dimension == "overall":
         if found.operation == cmp.ARTIFACT and not found.complete:
-            return "unknown", ["the artifact comparison has pages of changes that were not read (offset 0 with every change)"]
+            return "unknown", [
+                "the artifact comparison has pages of changes that were not read (offset 0 with every change)"
+            ]
         return found.status, []
     dim = found.dimensions.get(claim.dimension)
     if dim is None:
@@ -98,7 +102,9 @@ def _classify(observed: str, missing: bool, unknowns: list[Mapping[str, Any]]) -
     return "pass"
 
 
-def evaluate_claim(claim: Claim, records: Mapping[str, Evidence], unknowns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def evaluate_claim(
+    claim: Claim, records: Mapping[str, Evidence], unknowns: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     """One claim's result; a cited record of the wrong kind is refused, a missing one is unknown."""
     evidence = records.get(claim.comparison_evidence_id)
     base = {"claim_id": claim.claim_id, "kind": claim.kind, "dimension": claim.dimension,
@@ -121,7 +127,11 @@ def evaluate_claim(claim: Claim, records: Mapping[str, Evidence], unknowns: Sequ
 
 
 def _claim_result(
-    base: dict[str, Any], claim: Claim, found: cmp.Comparison, records: Mapping[str, Evidence], unknowns: Sequence[Mapping[str, Any]]
+    base: dict[str, Any],
+    claim: Claim,
+    found: cmp.Comparison,
+    records: Mapping[str, Evidence],
+    unknowns: Sequence[Mapping[str, Any]],
 ) -> dict[str, Any]:
     observed, notes = _observed(claim, found)
     absent = [s for s in found.sources if s not in records]

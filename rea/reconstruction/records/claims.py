@@ -192,7 +192,9 @@ class ChangedBehavior:
 
 # ---------------------------------------------------------------- correlate_static_and_runtime
 
-FunctionDimension = Literal["identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg"]
+FunctionDimension = Literal[
+    "identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg"
+]
 RuntimeDimension = Literal["terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim"]
 Pattern = Literal["cochanged", "static_only", "runtime_only", "both_unchanged"]
 
@@ -240,7 +242,9 @@ class CorrelateArgs:
         "compare_process_captures Evidence (retained references or inline)",
         schema={"type": "array", "items": _EVIDENCE_REF, "minItems": 1, "maxItems": 100},
     )
-    mappings: tuple[HypothesisMapping, ...] = field("Explicit hypotheses; nothing unmapped is correlated", minItems=1, maxItems=500)
+    mappings: tuple[HypothesisMapping, ...] = field(
+        "Explicit hypotheses; nothing unmapped is correlated", minItems=1, maxItems=500
+    )
     offset: int = offset_field()
     limit: int = limit_field()
 

@@ -71,6 +71,7 @@ async def _produce(root: Path) -> dict[str, Any]:
         out["fn"] = await _call(s, "compare_functions", {"left": ref(dossiers[0]), "right": ref(dossiers[1])})
         out["inventory"] = inspected[0]
         out.update(await _judge(s, out))
+        out.update(await _closure(s, out, root / "bundle.json"))
     return out
 
 
@@ -116,6 +117,23 @@ async def _judge(s: Any, c: dict[str, Any]) -> dict[str, Any]:
                 "supporting_evidence_ids": [c["same"]["evidence_id"]]}  # fmt: skip
     out["unknown"] = await _call(s, "record_unknown", question)
     out["verify_same_with_unknown"] = await _call(s, "verify_reconstruction", _spec(same))
+    return out
+
+
+async def _closure(s: Any, c: dict[str, Any], bundle_path: Path) -> dict[str, Any]:
+    """Ledger and coverage over the bundle this session exports (every record recomputed on the way in)."""
+    await _call(s, "export_evidence_bundle", {"path": str(bundle_path)})
+    bundle = json.loads(bundle_path.read_text())
+    out: dict[str, Any] = {"bundle": bundle}
+    for name, request in ledger_requests(bundle, c).items():
+        out[name] = await _call(s, "build_reconstruction_obligation_ledger", request)
+    for name, coverage in coverage_requests(bundle, c).items():
+        out[name] = await _call(s, "evaluate_reconstruction_coverage", {"coverage": coverage, "boundary_id": "release"})
+    out["coverage_no_boundary"] = await _call(
+        s,
+        "evaluate_reconstruction_coverage",
+        {"coverage": coverage_requests(bundle, c)["ready"], "boundary_id": "nope"},
+    )
     return out
 
 
@@ -218,3 +236,168 @@ def test_the_cli_reaches_the_tools(replies):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)["normalized_result"]
     assert result["findings"]["total"] == len(replies["diff"]["normalized_result"]["changes"])
+
+
+# ---------------------------------------------------------------- ledger and coverage inputs
+
+
+def obligation(oid: str, review: str, **over: Any) -> dict[str, Any]:
+    base = {"obligation_id": oid, "obligation_version": 1, "title": oid, "application_layer": "packaging",
+            "family": "archive", "target": {"artifact_sha256": None, "application_node_id": None,
+                                            "semantic_node_id": None, "location": "v1.zip"},
+            "required": True, "required_case_kinds": ["positive"], "required_original_authority": "static",
+            "required_fixture_authority": "unit", "required_verifier_authority": "unit",
+            "requires_parser_type": False, "dependency_obligation_ids": [], "residual_unknown_ids": [],
+            "unavailable_authority": [], "required_next_evidence": [], "disposition": "active",
+            "review_evidence_ids": [review]}  # fmt: skip
+    return {**base, **over}
+
+
+def binding(oid: str, original: str, fixture: str, result: str, **over: Any) -> dict[str, Any]:
+    base = {"obligation_id": oid, "owner": {"module_path": "src/pack.py", "symbol": "pack", "owner_sha256": "c" * 64},
+            "parser_type": None, "original_cases": [{"kind": "positive", "evidence_id": original, "location": "/v1.zip"}],
+            "fixtures": [{"fixture_id": f"{oid}.positive", "case_kind": "positive", "authority": "unit",
+                          "evidence_ids": [fixture]}],
+            "verifier": {"verifier_id": f"{oid}.check", "claim_id": f"{oid}.claim", "command": "pytest",
+                         "authority": "unit", "status": "pass", "result_evidence_id": result,
+                         "enumerated_obligation_ids": [oid],
+                         "nondeterminism": {"mode": "total-order", "specification": "one run"}}}  # fmt: skip
+    return {**base, **over}
+
+
+def ledger_requests(bundle: dict[str, Any], c: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    original, same = c["inventory"]["evidence_id"], c["same"]["evidence_id"]
+    verified = c["verify_same"]["evidence_id"]
+    good = [obligation("pack.same", same)], [binding("pack.same", original, same, verified)]
+    weak = (
+        obligation("pack.installed", same, required_fixture_authority="packaged-process"),
+        binding("pack.installed", original, same, verified),
+    )
+    contradicted = obligation("pack.diff", same)
+    manifest = {"schema_version": 1, "contradictions": []}
+    page = {"offset": 0, "limit": 50}
+    limits = {"max_obligations": 100}
+
+    def request(obligations: list, bindings: list, contradictions: list | None = None, **extra: Any) -> dict:
+        return {"evidence_bundle": bundle, "reviewed_obligations": obligations, "limits": limits, "page": page,
+                "manifest": {**manifest, "bindings": bindings, "contradictions": contradictions or []}, **extra}  # fmt: skip
+
+    both = [*good[0], weak[0], contradicted]
+    return {
+        "ledger_ready": request(*good),
+        "ledger_open": request([*good[0], weak[0]], [*good[1], weak[1]]),
+        "ledger_failed": request(both, [*good[1], weak[1]],
+                                 [{"obligation_id": "pack.diff", "evidence_ids": [same, c["diff"]["evidence_id"]]}]),
+        "ledger_reordered": request(list(reversed(both)), [weak[1], *good[1]],
+                                    [{"obligation_id": "pack.diff", "evidence_ids": [same, c["diff"]["evidence_id"]]}]),
+        "ledger_empty": request([], []),
+        "ledger_dangling": request([obligation("x", MISSING)], []),
+    }  # fmt: skip
+
+
+def canonical_sha256(value: Any) -> str:
+    """RFC 8785 for ASCII strings, integers and booleans, by the standard library (an independent reader)."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(value, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
+
+
+def coverage_requests(bundle: dict[str, Any], c: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    original, same = c["inventory"], c["same"]["evidence_id"]
+    sha = original["subject"]["digest"]["sha256"]
+    contract = {"verifier_id": "cli.check", "claim_ids": ["pack"], "dimensions": ["overall"],
+                "authority": "shipped-artifact", "max_age_ms": 3_600_000, "minimum_repeats": 1,
+                "normalization_sha256": "d" * 64, "normalization_removes_dimensions": False}  # fmt: skip
+    contract["contract_sha256"] = canonical_sha256(contract)
+    from datetime import datetime, timezone
+
+    result = {"verifier_id": "cli.check", "contract_sha256": contract["contract_sha256"],
+              "observed_at": datetime.now(timezone.utc).isoformat(), "status": "pass", "covered_claim_ids": ["pack"],
+              "covered_dimensions": ["overall"], "artifact_sha256s": [sha], "owner_sha256s": ["c" * 64],
+              "normalization_sha256": "d" * 64, "repeats": 1, "evidence_ids": [same]}  # fmt: skip
+    data = {
+        "evidence_bundle": bundle,
+        "artifacts": [{"artifact_id": "v1", "artifact_sha256": sha, "version": "1", "environment_sha256": "e" * 64,
+                       "evidence_ids": [original["evidence_id"]]}],
+        "surfaces": [{"surface_id": "archive", "family": "zip", "artifact_id": "v1", "occurrence_id": None,
+                      "location": "a.txt", "authority": "observed", "dependency_surface_ids": [],
+                      "evidence_ids": [original["evidence_id"]]}],
+        "owners": [{"surface_id": "archive", "ownership": {"disposition": "implemented", "owner_path": "src/pack.py",
+                    "owner_export": "pack", "owner_sha256": "c" * 64, "path_state": "present",
+                    "package_state": "distributed", "authority_route": "none"}}],
+        "claims": [{"claim_id": "pack", "title": "Same archive", "kind": "structural", "surface_ids": ["archive"],
+                    "required_dimensions": ["overall"], "required_authority": "shipped-artifact"}],
+        "verifier_contracts": [contract],
+        "verifier_results": [result],
+        "residual_unknown_ids": [],
+        "contradictions": [],
+        "package_proofs": [{"proof_id": "build", "kind": "build", "status": "pass", "artifact_sha256s": [sha],
+                            "evidence_ids": [same]}],
+        "boundaries": [{"boundary_id": "release", "title": "Release", "required_surface_ids": ["archive"],
+                        "required_claim_ids": ["pack"], "required_package_proof_kinds": ["build"],
+                        "allowed_dispositions": [], "allowed_unknown_ids": []}],
+    }  # fmt: skip
+    unknown_id = bundle["unknowns"][0]["unknown_id"]
+    return {
+        "ready": data,
+        "coverage_unknown": {**data, "residual_unknown_ids": [unknown_id]},
+        "coverage_failed": {**data, "verifier_results": [{**result, "status": "fail"}],
+                            "residual_unknown_ids": [unknown_id]},
+        "coverage_partial": {**data, "package_proofs": []},
+        "coverage_forged_contract": {**data, "verifier_contracts": [{**contract, "minimum_repeats": 2}]},
+        "coverage_dangling": {**data, "artifacts": [{**data["artifacts"][0], "evidence_ids": [MISSING]}]},
+    }  # fmt: skip
+
+
+def _ledger(replies: dict[str, Any], name: str) -> dict[str, Any]:
+    return replies[name]["normalized_result"]
+
+
+def test_an_obligation_closes_only_with_every_part_of_comparable_authority(replies):
+    ready = _ledger(replies, "ledger_ready")
+    assert ready["status"] == "ready" and ready["obligations"][0]["status"] == "verified"
+    assert ready["obligations"][0]["diagnostics"] == []
+    opened = _ledger(replies, "ledger_open")
+    rows = {o["obligation_id"]: o for o in opened["obligations"]}
+    assert rows["pack.installed"]["status"] == "implemented"  # a unit fixture never closes packaged-process
+    assert [d["code"] for d in rows["pack.installed"]["diagnostics"]] == ["weak-fixture-authority"]
+    assert opened["status"] == "open" and opened["summary"]["required_open"] == 1
+
+
+def test_a_contradiction_fails_the_ledger_and_order_does_not_change_its_identity(replies):
+    failed, reordered = _ledger(replies, "ledger_failed"), _ledger(replies, "ledger_reordered")
+    assert failed["status"] == "failed" and failed["reports"]["contradicted_obligation_ids"] == ["pack.diff"]
+    assert failed["reports"]["missing_owner_obligation_ids"] == ["pack.diff"]
+    assert failed["ledger_id"] == reordered["ledger_id"]
+    assert failed["closure_digest"] == reordered["closure_digest"]
+    assert failed["obligations"] == reordered["obligations"]
+
+
+def test_an_empty_ledger_is_unknown_and_a_dangling_citation_is_refused(replies):
+    empty = _ledger(replies, "ledger_empty")
+    assert empty["status"] == "unknown" and empty["summary"]["total"] == 0
+    refused = replies["ledger_dangling"]["error"]
+    assert refused["code"] == "invalid_request" and MISSING in refused["message"]
+
+
+def test_coverage_closure_statuses(replies):
+    assert replies["ready"]["normalized_result"]["status"] == "ready"
+    assert replies["ready"]["normalized_result"]["reasons"] == []
+    unknown = replies["coverage_unknown"]["normalized_result"]
+    assert unknown["status"] == "unknown" and [r["code"] for r in unknown["reasons"]] == ["active-unknown"]
+    failed = replies["coverage_failed"]["normalized_result"]
+    assert failed["status"] == "failed" and {r["code"] for r in failed["reasons"]} == {
+        "active-unknown",
+        "verifier-failed",
+    }
+    partial = replies["coverage_partial"]["normalized_result"]
+    assert partial["status"] == "partial" and partial["reasons"][0]["code"] == "package-proof-missing"
+
+
+def test_malformed_coverage_is_refused_naming_the_part(replies):
+    forged = replies["coverage_forged_contract"]["error"]
+    assert forged["code"] == "invalid_request" and "contract_sha256" in forged["message"]
+    dangling = replies["coverage_dangling"]["error"]
+    assert dangling["code"] == "invalid_request" and MISSING in dangling["message"]
+    nope = replies["coverage_no_boundary"]["error"]
+    assert nope["details"]["accepted"] == "release"

@@ -22,11 +22,9 @@ VERIFY_RECONSTRUCTION = evidence_tool(
     "verify_reconstruction",
     "Verify Reconstruction",
     (
-        "Verify a finite specification of claims, each settled by one retained comparison (compare_functions, "
-        "compare_artifacts, compare_process_captures) for one dimension: pass only when that comparison observed "
-        "no change and no active residual unknown cites it; a change fails the claim; missing or unresolved "
-        "Evidence is unknown. The whole is fail, unknown or pass over the declared claims only, never an "
-        "equivalence of the programs. Claims are paged."
+        "Verify declared claims, each settled by one retained comparison for one dimension: pass only when it "
+        "observed no change and no active unknown cites it; a change fails; missing or unresolved Evidence is "
+        "unknown. The whole passes only the declared claims, never equivalence. Paged."
     ),
     args=VerifyArgs,
     result=Verification,
@@ -72,10 +70,9 @@ CORRELATE_STATIC_AND_RUNTIME = evidence_tool(
     "correlate_static_and_runtime",
     "Correlate Static And Runtime",
     (
-        "Test caller-declared hypotheses: each mapping pairs one static verdict (a compare_functions dimension "
-        "or one compare_artifacts path) with one runtime dimension of a compare_process_captures record and "
-        "reports the observed pattern (cochanged, static_only, runtime_only, both_unchanged, unknown) as a "
-        "consistent hypothesis, a contradiction or unresolved. Never causal; nothing unmapped. Paged."
+        "Test declared hypotheses: each mapping pairs a static verdict (a compare_functions dimension or a "
+        "compare_artifacts path) with a compare_process_captures dimension; the observed pattern agrees, "
+        "contradicts or is unresolved. Never causal; nothing unmapped. Paged."
     ),
     args=CorrelateArgs,
     result=Correlated,

@@ -24,7 +24,7 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
-from rea.reconstruction.records.ledger import Binding, LedgerArgs, ReviewedObligation
+from rea.reconstruction.records.ledger import Binding, LedgerRequest, ReviewedObligation
 from rea.reconstruction.refusal import attempt, refuse
 from rea.wire.convert import to_wire
 
@@ -47,7 +47,7 @@ def closes(have: str, need: str) -> bool:
     return have == need or RANK[have] > RANK[need]
 
 
-def _cited(args: LedgerArgs) -> list[tuple[str, str]]:
+def _cited(args: LedgerRequest) -> list[tuple[str, str]]:
     """(where, evidence id) of every Evidence id the request cites that must be in the bundle."""
     out = [(f"reviewed_obligations[{i}].review_evidence_ids", e)
            for i, o in enumerate(args.reviewed_obligations) for e in o.review_evidence_ids]  # fmt: skip
@@ -57,7 +57,7 @@ def _cited(args: LedgerArgs) -> list[tuple[str, str]]:
     return out
 
 
-def _check(args: LedgerArgs, records: Mapping[str, Evidence]) -> None:
+def _check(args: LedgerRequest, records: Mapping[str, Evidence]) -> None:
     for where, evidence_id in _cited(args):
         if evidence_id not in records:
             refuse(invalid_request(f"{where} cites {evidence_id}, which is not in evidence_bundle", field=where,
@@ -184,7 +184,7 @@ def _row(o: ReviewedObligation, bindings: Sequence[Binding], diagnostics: list[t
     }
 
 
-def _rows(args: LedgerArgs, records: Mapping[str, Evidence]) -> dict[str, dict[str, Any]]:
+def _rows(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, dict[str, Any]]:
     counts = Counter(o.obligation_id for o in args.reviewed_obligations)
     contradicted = {c.obligation_id for c in args.manifest.contradictions}
     rows: dict[str, dict[str, Any]] = {}
@@ -213,7 +213,7 @@ def _counts(values: Sequence[str]) -> list[dict[str, Any]]:
     return [{"key": k, "count": n} for k, n in sorted(Counter(values).items())]
 
 
-def _identity(args: LedgerArgs, records: Mapping[str, Evidence]) -> str:
+def _identity(args: LedgerRequest, records: Mapping[str, Evidence]) -> str:
     wire = to_wire(args)
     manifest = wire["manifest"]
     return "rol_" + canonical_sha256({
@@ -224,11 +224,11 @@ def _identity(args: LedgerArgs, records: Mapping[str, Evidence]) -> str:
     })  # fmt: skip
 
 
-def build(args: LedgerArgs, records: Mapping[str, Evidence]) -> Result[dict[str, Any], ReaError]:
+def build(args: LedgerRequest, records: Mapping[str, Evidence]) -> Result[dict[str, Any], ReaError]:
     return attempt(lambda: _build(args, records))
 
 
-def _build(args: LedgerArgs, records: Mapping[str, Evidence]) -> dict[str, Any]:
+def _build(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, Any]:
     _check(args, records)
     every = list(_rows(args, records).values())
     kept = every[: args.limits.max_obligations]

@@ -23,11 +23,11 @@ from rea.reconstruction.coverage import evaluate
 from rea.reconstruction.effects import ClockFacts, ReadClock
 from rea.reconstruction.ledger import build
 from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, VerifyArgs
-from rea.reconstruction.records.coverage import CoverageArgs
-from rea.reconstruction.records.ledger import LedgerArgs
+from rea.reconstruction.records.coverage import CoverageArgs, CoverageData
+from rea.reconstruction.records.ledger import LedgerArgs, LedgerRequest
 from rea.reconstruction.verify import verify
 from rea.session import Session, record, resolve
-from rea.wire.convert import to_wire
+from rea.wire.convert import structure, to_wire
 
 COVERAGE_LIMITS = (
     "Closure is judged on the supplied coverage data only: a surface or claim it does not declare is not covered.",
@@ -125,8 +125,9 @@ def build_reconstruction_obligation_ledger(
     session: Session, args: LedgerArgs, ctx: Context
 ) -> Generator[Any, Any, Outcome]:
     yield from _steps("build_reconstruction_obligation_ledger")
+    request: LedgerRequest = must(structure(to_wire(args), LedgerRequest))
     bundle = yield from _bundle(args.evidence_bundle, "evidence_bundle")
-    result = must(build(args, {e.evidence_id: e for e in bundle.records}))
+    result = must(build(request, {e.evidence_id: e for e in bundle.records}))
     yield ReportProgress(phase="publishing", message="build_reconstruction_obligation_ledger: retaining the result")
     cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_links"])]
     made = _derived("build_reconstruction_obligation_ledger", args, result, [e.evidence_id for e in cited])
@@ -139,10 +140,11 @@ def evaluate_reconstruction_coverage(
     session: Session, args: CoverageArgs, ctx: Context
 ) -> Generator[Any, Any, Outcome]:
     yield from _steps("evaluate_reconstruction_coverage")
-    bundle = yield from _bundle(args.coverage.evidence_bundle, "coverage.evidence_bundle")
+    data: CoverageData = must(structure(args.coverage, CoverageData).alt(lambda err: err.with_details(field="coverage")))
+    bundle = yield from _bundle(data.evidence_bundle, "coverage.evidence_bundle")
     clock: ClockFacts = yield from need(ReadClock())
     ids, unknowns = {e.evidence_id for e in bundle.records}, {u["unknown_id"] for u in bundle.unknowns}
-    result = must(evaluate(args.coverage, args.boundary_id, ids, unknowns, clock.epoch_ms))
+    result = must(evaluate(data, args.boundary_id, ids, unknowns, clock.epoch_ms))
     yield ReportProgress(phase="publishing", message="evaluate_reconstruction_coverage: retaining the result")
     cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_ids"])]
     made = _derived("evaluate_reconstruction_coverage", args, {**result, "limitations": list(COVERAGE_LIMITS)},

@@ -35,14 +35,9 @@ class Claim:
     claim_id: str = field("Stable claim identity", pattern=CLAIM_ID)
     title: str = field("What the claim says", minLength=1, maxLength=500)
     comparison_evidence_id: str = field("The retained comparison Evidence that settles it", pattern=EVIDENCE_ID)
-    kind: ClaimKind = field(
-        "behavioral: compare_process_captures; structural-function: compare_functions; "
-        "structural-artifact: compare_artifacts"
-    )
+    kind: ClaimKind = field("Settled by compare_process_captures, compare_functions, compare_artifacts")
     dimension: str = field(
-        "overall, or one dimension of that comparison (behavioral: terminal, interaction, exit, filesystem, "
-        "protocol, process, shim; structural-function: identity, pseudocode, assembly, comments, calls, "
-        "references, strings_names, cfg; structural-artifact: overall only)",
+        "overall, or a dimension the comparison reports (structural-artifact: overall only)",
         minLength=1,
         maxLength=100,
     )

@@ -157,9 +157,29 @@ class CoverageData:
     boundaries: tuple[Boundary, ...] = field("")
 
 
+_COVERAGE = (
+    "The coverage data, inline (checked in full server-side; a malformed part is refused naming it): "
+    "{evidence_bundle (an exported bundle holding every cited Evidence and unknown id), artifacts [{artifact_id, "
+    "artifact_sha256, version, environment_sha256, evidence_ids}], surfaces [{surface_id, family, artifact_id, "
+    "occurrence_id, location, authority, dependency_surface_ids, evidence_ids}], owners [{surface_id, ownership "
+    "{disposition implemented: owner_path, owner_export, owner_sha256, path_state, package_state, authority_route; "
+    "external or non-goal: rationale}}], claims [{claim_id, title, kind, surface_ids, required_dimensions, "
+    "required_authority}], verifier_contracts [{verifier_id, claim_ids, dimensions, authority, max_age_ms, "
+    "minimum_repeats, normalization_sha256, normalization_removes_dimensions: false, contract_sha256 (canonical "
+    "SHA-256 of the other fields)}], verifier_results [{verifier_id, contract_sha256, observed_at, status, "
+    "covered_claim_ids, covered_dimensions, artifact_sha256s, owner_sha256s, normalization_sha256, repeats, "
+    "evidence_ids}], residual_unknown_ids, contradictions [{contradiction_id, status, surface_ids, claim_ids, "
+    "evidence_ids}], package_proofs [{proof_id, kind, status, artifact_sha256s, evidence_ids}], boundaries "
+    "[{boundary_id, title, required_surface_ids, required_claim_ids, required_package_proof_kinds, "
+    "allowed_dispositions, allowed_unknown_ids}]}"
+)
+
+
 @attrs.frozen(kw_only=True)
 class CoverageArgs:
-    coverage: CoverageData = field("The coverage data, inline")
+    """Advertised in a reduced form, as the reference does for this tool (CoverageData is the full shape)."""
+
+    coverage: Open = field(_COVERAGE, schema={"type": "object"})
     boundary_id: str = field("The boundary to evaluate", minLength=1)
 
 

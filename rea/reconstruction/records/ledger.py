@@ -161,13 +161,48 @@ class PageArgs:
 
 
 @attrs.frozen(kw_only=True)
+class LedgerRequest:
+    """The request as the derivation reads it: every part typed (the program structures LedgerArgs into it)."""
+
+    evidence_bundle: Open = field("", schema={"type": "object"})
+    reviewed_obligations: tuple[ReviewedObligation, ...] = field("", maxItems=10000)
+    manifest: Manifest = field("")
+    limits: Limits = field("")
+    page: PageArgs = field("")
+
+
+_OBLIGATION = (
+    "obligation_id, obligation_version, title, application_layer (cli, protocol, electron, persistence, process, "
+    "runtime, packaging, native-abi, application, other), family, target {artifact_sha256, application_node_id, "
+    "semantic_node_id, location}, required, required_case_kinds (positive, negative, malformed, cancellation, "
+    "teardown), required_original_authority (static, runtime, process, external), required_fixture_authority and "
+    "required_verifier_authority (unit, integration, protocol, renderer, packaged-process, native-abi, "
+    "live-observation, external), requires_parser_type, dependency_obligation_ids, residual_unknown_ids, "
+    "unavailable_authority, required_next_evidence, disposition (active, blocked, out-of-scope), review_evidence_ids"
+)
+_MANIFEST = (
+    "{schema_version: 1, bindings: [{obligation_id, owner {module_path, symbol, owner_sha256}, parser_type "
+    "{parser, schema, domain_type} or null, original_cases [{kind, evidence_id, location}], fixtures [{fixture_id, "
+    "case_kind, authority, evidence_ids}], verifier {verifier_id, claim_id, command, authority, status (pass, fail, "
+    "unknown, unsupported, skipped), result_evidence_id, enumerated_obligation_ids, nondeterminism {mode, "
+    "specification}} or null}], contradictions: [{obligation_id, evidence_ids}]}"
+)
+
+
+@attrs.frozen(kw_only=True)
 class LedgerArgs:
+    """Advertised in a reduced form, as the reference does for this tool: the nested parts are checked in
+    full server-side (LedgerRequest) and a malformed part is refused naming it."""
+
     evidence_bundle: Open = field(
         "An exported Evidence bundle (export_evidence_bundle); every cited Evidence id must be in it",
         schema={"type": "object"},
     )
-    reviewed_obligations: tuple[ReviewedObligation, ...] = field("Obligations a reviewer declared", maxItems=10000)
-    manifest: Manifest = field("Owners, parser types, cases, fixtures and verifiers bound to obligations")
+    reviewed_obligations: tuple[Open, ...] = field(
+        f"Obligations a reviewer declared, each: {_OBLIGATION}",
+        schema={"type": "array", "items": {"type": "object"}, "maxItems": 10000},
+    )
+    manifest: Open = field(f"Bindings and contradictions: {_MANIFEST}", schema={"type": "object"})
     limits: Limits = field("")
     page: PageArgs = field("")
 

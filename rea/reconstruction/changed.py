@@ -7,7 +7,7 @@ process comparison the behaviour is `unknown`, never unchanged.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from returns.result import Result
@@ -132,7 +132,3 @@ def _find(comparisons: Sequence[cmp.Comparison], offset: int, limit: int) -> dic
         "evidence_links": sorted({x for c in comparisons for x in (c.evidence_id, *c.sources)}),
         "limitations": sorted(notes),
     }  # fmt: skip
-
-
-def summary_total(result: Mapping[str, Any]) -> int:
-    return sum(result["summary"].values())  # type: ignore[no-any-return]

@@ -12,7 +12,6 @@ does not match its fields, or an Evidence/unknown id absent from the bundle is r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime
 from typing import Any
 
 import attrs
@@ -23,6 +22,7 @@ from rea.errors import ReaError, invalid_request
 from rea.reconstruction.closure import coverage_status, probe_operation
 from rea.reconstruction.records.coverage import Boundary, CoverageClaim, CoverageData, VerifierContract, VerifierResult
 from rea.reconstruction.refusal import attempt, refuse
+from rea.reconstruction.rfc3339 import epoch_ms
 from rea.wire.convert import to_wire
 
 
@@ -98,15 +98,12 @@ def check(data: CoverageData, evidence_ids: set[str], unknown_ids: set[str]) -> 
 
 
 def _moment(text: str, verifier_id: str) -> int:
-    try:
-        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        moment = None
-    if moment is None or moment.tzinfo is None:
+    moment = epoch_ms(text)
+    if moment is None:
         refuse(invalid_request(f"verifier result {verifier_id} has observed_at {text!r}",
                                field="coverage.verifier_results.observed_at",
                                accepted="an RFC 3339 time with an offset, e.g. 2026-12-01T10:00:00Z"))  # fmt: skip
-    return int(moment.timestamp() * 1000)
+    return moment
 
 
 @attrs.define

@@ -57,9 +57,14 @@ def _derived(operation: str, args: Any, result: Mapping[str, Any], links: Sequen
 def _comparisons(session: Session, values: Sequence[Any], field: str) -> tuple[list[Evidence], list[cmp.Comparison]]:
     """Each value resolved (retained reference or inline record) and read as a comparison."""
     records = [must(resolve(session, v, f"{field}[{i}]")) for i, v in enumerate(values)]
-    return records, [
-        must(cmp.read(e).alt(lambda err, i=i: err.with_details(field=f"{field}[{i}]"))) for i, e in enumerate(records)
-    ]
+    return records, [_read(e, f"{field}[{i}]") for i, e in enumerate(records)]
+
+
+def _read(evidence: Evidence, where: str) -> cmp.Comparison:
+    def named(error: ReaError) -> ReaError:
+        return error.with_details(field=where)
+
+    return must(cmp.read(evidence).alt(named))
 
 
 def _steps(name: str) -> Generator[ReportProgress, Any, None]:
@@ -140,7 +145,9 @@ def evaluate_reconstruction_coverage(
     session: Session, args: CoverageArgs, ctx: Context
 ) -> Generator[Any, Any, Outcome]:
     yield from _steps("evaluate_reconstruction_coverage")
-    data: CoverageData = must(structure(args.coverage, CoverageData).alt(lambda err: err.with_details(field="coverage")))
+    data: CoverageData = must(
+        structure(args.coverage, CoverageData).alt(lambda err: err.with_details(field="coverage"))
+    )
     bundle = yield from _bundle(data.evidence_bundle, "coverage.evidence_bundle")
     clock: ClockFacts = yield from need(ReadClock())
     ids, unknowns = {e.evidence_id for e in bundle.records}, {u["unknown_id"] for u in bundle.unknowns}

@@ -206,12 +206,15 @@ COMPARE_APPLICATION_VERSIONS = Prompt(
             ),
         ),
         Step(
-            tools=(),
-            text="Runtime behaviour cannot be compared here.",
-            missing=("compare_process_captures", "find_changed_behavior"),
+            tools=("find_changed_behavior",),
+            text=(
+                "Pass the comparisons to find_changed_behavior: static differences come back as candidates, and "
+                "behaviour counts as observed only from process comparisons."
+            ),
+            missing=("compare_process_captures",),
             instead=(
-                "this build captures no processes: report static differences as candidates, not as observed "
-                "behaviour changes."
+                "this build captures no processes: behavior_status stays unknown; report static differences as "
+                "candidates, not as observed behaviour changes."
             ),
         ),
         Step(
@@ -249,34 +252,46 @@ VERIFY_RECONSTRUCTION = Prompt(
             ),
         ),
         Step(
-            tools=(
-                "compare_artifacts",
-                "compare_functions",
-                "compare_application_versions",
-                "compare_javascript_export_shapes",
-            ),
+            tools=("compare_artifacts", "compare_functions"),
             text=(
-                "Produce the comparisons the claims still need. A dimension with partial or unknown coverage "
-                "cannot pass."
+                "Produce the comparisons the claims still need: compare_artifacts for the shipped files, "
+                "compare_functions for a function's dossiers. A dimension with partial or unknown coverage cannot pass."
             ),
             missing=("compare_process_captures",),
-            instead="runtime claims stay unknown: this build captures no processes.",
+            instead="behavioral claims stay unknown: this build captures no processes.",
         ),
         Step(
-            tools=(),
-            text="Write the goal down as a short list of separate, checkable claims.",
-            missing=("verify_reconstruction", "build_reconstruction_obligation_ledger"),
-            instead=(
-                "this build has no verification tool: judge each claim yourself from the comparison Evidence, citing "
-                "the evidence_id and the dimension it rests on; a claim passes only when that dimension is complete "
-                "and unchanged, fails on an observed difference, and is unknown otherwise."
+            tools=("verify_reconstruction",),
+            text=(
+                "Write the goal as separate claims, each citing one comparison_evidence_id, its kind "
+                "(structural-artifact, structural-function or behavioral) and dimension (overall or one the "
+                "comparison reports), and call verify_reconstruction. Report each claim's pass, fail or unknown "
+                "and the whole status as returned; a pass covers the declared claims only, never equivalence."
+            ),
+        ),
+        Step(
+            tools=("find_changed_behavior", "correlate_static_and_runtime"),
+            text=(
+                "For failed claims, find_changed_behavior over the same comparisons separates observed changes "
+                "from static candidates; correlate_static_and_runtime tests a declared static/runtime hypothesis."
+            ),
+        ),
+        Step(
+            tools=(
+                "export_evidence_bundle",
+                "evaluate_reconstruction_coverage",
+                "build_reconstruction_obligation_ledger",
+            ),
+            text=(
+                "For a whole release boundary, export the bundle and evaluate the coverage data or the obligation "
+                "ledger over it: ready (or verified) only when no reason or diagnostic is left."
             ),
         ),
         Step(
             tools=("list_unknowns", "record_unknown"),
             text=(
-                "Report the claims left unknown and what Evidence would settle them; record the ones that must be "
-                "tracked."
+                "Report the claims left unknown with the recommended probes that would settle them; record the ones "
+                "that must be tracked."
             ),
         ),
     ),
@@ -326,7 +341,7 @@ TRACE_CRASH = Prompt(
                 "If capture_evidence_id is given, confirm it is retained (detail summary, filters.evidence_id); "
                 "this build cannot interpret process captures or core files."
             ),
-            missing=("capture_process_scenario", "correlate_static_and_runtime"),
+            missing=("capture_process_scenario", "compare_process_captures"),
             instead=(
                 "ask for a backtrace, registers or log from the user's own debugger run and resolve its addresses "
                 "with resolve_containing_procedure; treat it as reported, not observed by REA."

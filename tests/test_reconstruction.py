@@ -117,6 +117,8 @@ async def _judge(s: Any, c: dict[str, Any]) -> dict[str, Any]:
                 "supporting_evidence_ids": [c["same"]["evidence_id"]]}  # fmt: skip
     out["unknown"] = await _call(s, "record_unknown", question)
     out["verify_same_with_unknown"] = await _call(s, "verify_reconstruction", _spec(same))
+    prompt = await s.get_prompt("verify_reconstruction", {"reconstruction_goal": "the archive is the same"})
+    out["prompt"] = prompt.messages[0].content.text
     return out
 
 
@@ -182,6 +184,16 @@ def test_a_pass_is_a_pass_of_the_declared_claims_and_an_unknown_takes_it_away(re
     unknown_id = replies["unknown"]["result"]["unknown_id"]
     assert later["status"] == "unknown" and later["claims"]["items"][0]["unknown_ids"] == [unknown_id]
     assert later["recommended_probes"][0]["claim_ids"] == ["archive-same"]
+
+
+def test_the_prompt_sends_the_agent_to_the_tools(replies):
+    """The verify_reconstruction prompt (served over MCP) names the five tools as steps, none as unavailable."""
+    text = replies["prompt"]
+    unavailable = [line for line in text.splitlines() if "compare_process_captures" in line and "`" in line]
+    for tool in ("verify_reconstruction", "find_changed_behavior", "correlate_static_and_runtime",
+                 "evaluate_reconstruction_coverage", "build_reconstruction_obligation_ledger"):  # fmt: skip
+        assert f"`{tool}`" in text or tool in text
+        assert not any(tool in line for line in unavailable), tool
 
 
 def test_a_claim_citing_the_wrong_comparison_is_refused_naming_what_is_accepted(replies):

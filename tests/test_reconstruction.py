@@ -19,6 +19,7 @@ from rea.evidence import Provider, create_evidence
 from support import clean_env, rea_command
 from test_mcp_e2e import connect
 from test_native import SOURCE
+from datetime import UTC
 
 FILES = {"a.txt": b"alpha\n", "lib/tool.sh": b"#!/bin/sh\necho 1\n"}
 MISSING = "ev_" + "a" * 64
@@ -103,6 +104,7 @@ async def _judge(s: Any, c: dict[str, Any]) -> dict[str, Any]:
         "changed_not_comparison": await _call(s, "find_changed_behavior", {"comparisons": [ref(c["inventory"])]}),
         "changed_forged": await _call(s, "find_changed_behavior", {"comparisons": [{**c["diff"], "operation": "x"}]}),
         "changed_run": await _call(s, "find_changed_behavior", {"investigation_run": {"left_path": "/a"}}),
+        "changed_nothing": await _call(s, "find_changed_behavior", {}),
     }  # fmt: skip
     runtime = process_comparison("unchanged", *c["fn"]["evidence_links"][:2])
     mapping = {"static": {"comparison_evidence_id": c["fn"]["evidence_id"],
@@ -230,6 +232,7 @@ def test_hostile_comparisons_get_canonical_errors(replies):
     assert wrong["code"] == "invalid_request" and "compare_process_captures" in wrong["details"]["accepted"]
     assert replies["changed_forged"]["error"]["code"] == "evidence_integrity_mismatch"
     assert replies["changed_run"]["error"]["code"] == "capability_unavailable"
+    assert replies["changed_nothing"]["error"]["details"]["field"] == "comparisons"
 
 
 def test_a_declared_hypothesis_is_tested_against_both_verdicts(replies):
@@ -321,10 +324,10 @@ def coverage_requests(bundle: dict[str, Any], c: dict[str, Any]) -> dict[str, di
                 "authority": "shipped-artifact", "max_age_ms": 3_600_000, "minimum_repeats": 1,
                 "normalization_sha256": "d" * 64, "normalization_removes_dimensions": False}  # fmt: skip
     contract["contract_sha256"] = canonical_sha256(contract)
-    from datetime import datetime, timezone
+    from datetime import datetime
 
     result = {"verifier_id": "cli.check", "contract_sha256": contract["contract_sha256"],
-              "observed_at": datetime.now(timezone.utc).isoformat(), "status": "pass", "covered_claim_ids": ["pack"],
+              "observed_at": datetime.now(UTC).isoformat(), "status": "pass", "covered_claim_ids": ["pack"],
               "covered_dimensions": ["overall"], "artifact_sha256s": [sha], "owner_sha256s": ["c" * 64],
               "normalization_sha256": "d" * 64, "repeats": 1, "evidence_ids": [same]}  # fmt: skip
     data = {

@@ -12,7 +12,7 @@ from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
 from rea.effect_types import ToolProgram
-from rea.errors import ReaError
+from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.reconstruction import comparisons as cmp
@@ -97,6 +97,10 @@ def find_changed_behavior(session: Session, args: ChangedArgs, ctx: Context) -> 
                 action="Compare the two versions with compare_artifacts or compare_functions and pass those comparisons.",
             )
         )
+    if not args.comparisons:
+        refuse(invalid_request("find_changed_behavior needs comparisons", field="comparisons",
+                               accepted="1 to 100 compare_process_captures, compare_functions or compare_artifacts "
+                                        "Evidence records (retained references or inline)"))  # fmt: skip
     records, found = _comparisons(session, args.comparisons, "comparisons")
     result = must(find_changed(found, args.offset, args.limit))
     yield ReportProgress(phase="publishing", message="find_changed_behavior: retaining the result")

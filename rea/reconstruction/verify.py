@@ -24,6 +24,7 @@ from rea.paging import paginate
 from rea.reconstruction import comparisons as cmp
 from rea.reconstruction.records.claims import Claim, Specification
 from rea.reconstruction.refusal import attempt, refuse, value
+from rea.unknowns import heads
 from rea.wire.convert import to_wire
 
 KIND_OPERATION = {"behavioral": cmp.PROCESS, "structural-function": cmp.FUNCTION, "structural-artifact": cmp.ARTIFACT}
@@ -45,12 +46,7 @@ PROBE = {
 
 def active_unknowns(revisions: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The newest revision of each unknown that is not resolved."""
-    newest: dict[str, Mapping[str, Any]] = {}
-    for rev in revisions:
-        kept = newest.get(rev["unknown_id"])
-        if kept is None or rev["revision"] > kept["revision"]:
-            newest[rev["unknown_id"]] = rev
-    return [r for r in newest.values() if r.get("status") != "resolved"]
+    return [r for r in heads(revisions) if r.get("status") != "resolved"]
 
 
 def _citing(unknowns: Sequence[Mapping[str, Any]], links: set[str]) -> list[Mapping[str, Any]]:
@@ -181,22 +177,21 @@ def verify(
     extra_limitations: Sequence[str] = (),
 ) -> Result[dict[str, Any], ReaError]:
     """The verification of every claim, one page of them in the reply."""
-    return attempt(lambda: _verify(spec, records, unknown_revisions, offset, limit, extra_limitations))
+    return attempt(lambda: _verify(spec, records, unknown_revisions, (offset, limit), extra_limitations))
 
 
 def _verify(
     spec: Specification,
     records: Mapping[str, Evidence],
     unknown_revisions: Sequence[Mapping[str, Any]],
-    offset: int,
-    limit: int,
+    window: tuple[int, int],
     extra_limitations: Sequence[str],
 ) -> dict[str, Any]:
     check_claims(spec)
     unknowns = active_unknowns(unknown_revisions)
     results = [evaluate_claim(claim, records, unknowns) for claim in sorted(spec.claims, key=lambda c: c.claim_id)]
     statuses = [r["status"] for r in results]
-    page = paginate(results, offset, limit)
+    page = paginate(results, *window)
     wire_spec = to_wire(spec)
     return {
         "status": overall(statuses),

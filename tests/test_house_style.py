@@ -64,6 +64,10 @@ CONVERTED_FILES = (
     "rea/web/script_manifest.py",
     "rea/web/module_imports.py",
     "rea/web/source_location.py",
+    *(
+        f"rea/reconstruction/{name}.py"
+        for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")
+    ),  # fmt: skip
 )
 CONVERTED_FUNCTIONS = {"rea/workflows/native_surface.py": ("set_bookmark",)}
 

@@ -114,6 +114,15 @@ async def _judge(s: Any, c: dict[str, Any]) -> dict[str, Any]:
                "hypothesis": {"statement": "compute changed without a terminal change", "expected_pattern": "static_only"}}  # fmt: skip
     out["correlated"] = await _call(s, "correlate_static_and_runtime", {
         "static_comparisons": [ref(c["fn"])], "runtime_comparisons": [runtime], "mappings": [mapping]})  # fmt: skip
+    moved = process_comparison("changed", *c["diff"]["evidence_links"][:2])
+    by_path = {**mapping, "static": {"comparison_evidence_id": c["diff"]["evidence_id"],
+                                     "selector": {"kind": "artifact", "logical_path": "a.txt"}},
+               "runtime": {"comparison_evidence_id": moved["evidence_id"], "dimension": "terminal"},
+               "hypothesis": {"statement": "a.txt drives the output", "expected_pattern": "cochanged"}}  # fmt: skip
+    args = {"static_comparisons": [ref(c["diff"])], "runtime_comparisons": [moved]}
+    out["correlated_path"] = await _call(s, "correlate_static_and_runtime", {**args, "mappings": [by_path]})
+    nowhere = {**by_path, "static": {**by_path["static"], "selector": {"kind": "artifact", "logical_path": "zz"}}}
+    out["correlated_nowhere"] = await _call(s, "correlate_static_and_runtime", {**args, "mappings": [nowhere]})
     # an active unknown citing the comparison keeps its claim from passing
     question = {"question": "Is the copied archive the shipped one?", "domain": "artifact", "severity": "medium",
                 "supporting_evidence_ids": [c["same"]["evidence_id"]]}  # fmt: skip
@@ -241,6 +250,14 @@ def test_a_declared_hypothesis_is_tested_against_both_verdicts(replies):
     assert item["static"]["status"] == "changed" and item["runtime"]["status"] == "unchanged"
     assert item["observed_pattern"] == "static_only" and item["classification"] == "hypothesis"
     assert result["status"] == "correlated" and any("causal" in n for n in result["limitations"])
+
+
+def test_an_artifact_path_is_correlated_only_when_the_comparison_reports_it(replies):
+    item = replies["correlated_path"]["normalized_result"]["correlations"]["items"][0]
+    assert item["static"]["status"] == "changed" and item["observed_pattern"] == "cochanged"
+    assert item["classification"] == "hypothesis"
+    refused = replies["correlated_nowhere"]["error"]
+    assert refused["code"] == "invalid_request" and "a.txt" in refused["details"]["accepted"]
 
 
 def test_the_cli_reaches_the_tools(replies):

@@ -61,8 +61,12 @@ def _static_verdict(found: cmp.Comparison, selector: Any, where: str) -> tuple[s
     if len(matches) > 1:
         refuse(invalid_request(f"{where}: {selector.logical_path!r} names {len(matches)} changes", field=where,
                                accepted="a logical_path that names one reported change"))  # fmt: skip
-    if not matches:  # not reported as a change: unchanged only when the comparison saw everything
-        return ("unchanged", "derived_relationship") if found.complete else ("unknown", "unresolved_branch")
+    if not matches and not found.complete:  # it may be on a page of changes nobody read
+        return "unknown", "unresolved_branch"
+    if not matches:  # an unreported path may not exist at all: never read it as unchanged
+        reported = ", ".join(sorted(c.logical_path for c in found.changes)[:20]) or "none"
+        refuse(invalid_request(f"{where}: {selector.logical_path!r} is not a change the comparison reports", field=where,
+                               accepted=f"a reported logical_path ({reported})"))  # fmt: skip
     status = matches[0].classification
     return status, {"contradiction": "contradiction", "unknown": "unresolved_branch"}.get(
         status, "derived_relationship"

@@ -268,6 +268,17 @@ def test_the_cli_reaches_the_tools(replies):
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)["normalized_result"]
     assert result["findings"]["total"] == len(replies["diff"]["normalized_result"]["changes"])
+    # the reference's own empty request (its docs: valid, and unknown: no source Evidence never claims closure)
+    empty = {"evidence_bundle": {"bundle_version": 2, "artifacts": [], "providers": [], "environments": [],
+                                 "scenarios": [], "captures": [], "unknowns": [], "records": []},
+             "reviewed_obligations": [], "manifest": {"schema_version": 1, "bindings": [], "contradictions": []},
+             "limits": {"max_obligations": 100}, "page": {"offset": 0, "limit": 50}}  # fmt: skip
+    done = subprocess.run([*rea_command(), "call", "build_reconstruction_obligation_ledger", "--json-args",
+                           json.dumps(empty), "--format", "json"], capture_output=True, text=True, env=clean_env(),
+                          timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    ledger = json.loads(done.stdout)["normalized_result"]
+    assert ledger["status"] == "unknown" and ledger["summary"]["total"] == 0
 
 
 # ---------------------------------------------------------------- ledger and coverage inputs

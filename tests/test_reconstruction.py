@@ -416,6 +416,16 @@ def test_a_contradiction_fails_the_ledger_and_order_does_not_change_its_identity
     assert failed["obligations"] == reordered["obligations"]
 
 
+def test_the_records_name_their_inputs_without_repeating_them(replies):
+    """A supplied bundle is named by its digest and counts, an inline comparison by its retained reference."""
+    named = replies["ledger_ready"]["parameters"]["evidence_bundle"]
+    assert named["records"] == len(replies["bundle"]["records"]) and len(named["bundle_sha256"]) == 64
+    coverage = replies["ready"]["parameters"]["coverage"]["evidence_bundle"]
+    assert coverage == named
+    runtime = replies["correlated"]["parameters"]["runtime_comparisons"][0]
+    assert runtime["kind"] == "retained-evidence" and runtime["evidence_id"] in replies["correlated"]["evidence_links"]
+
+
 def test_an_empty_ledger_is_unknown_and_a_dangling_citation_is_refused(replies):
     empty = _ledger(replies, "ledger_empty")
     assert empty["status"] == "unknown" and empty["summary"]["total"] == 0

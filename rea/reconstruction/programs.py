@@ -19,6 +19,7 @@ from rea.reconstruction import comparisons as cmp
 from rea.reconstruction.changed import find_changed
 from rea.reconstruction.correlate import correlate
 from rea.bundle import ParsedBundle, verify_bundle
+from rea.canonical_json import canonical_sha256
 from rea.reconstruction.coverage import evaluate
 from rea.reconstruction.effects import ClockFacts, ReadClock
 from rea.reconstruction.ledger import build
@@ -26,7 +27,7 @@ from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, Verify
 from rea.reconstruction.records.coverage import CoverageArgs, CoverageData
 from rea.reconstruction.records.ledger import LedgerArgs, LedgerRequest
 from rea.reconstruction.verify import verify
-from rea.session import Session, record, resolve
+from rea.session import RETAINED_KIND, Session, record, resolve
 from rea.wire.convert import structure, to_wire
 
 COVERAGE_LIMITS = (
@@ -40,11 +41,11 @@ COVERAGE_NOT_RESOLVED = (
 )
 
 
-def _derived(operation: str, args: Any, result: Mapping[str, Any], links: Sequence[str]) -> Any:
+def _derived(operation: str, parameters: Mapping[str, Any], result: Mapping[str, Any], links: Sequence[str]) -> Any:
     return create_evidence(
         provider=PROVIDER,
         operation=operation,
-        parameters=to_wire(args),
+        parameters=parameters,
         normalized_result=result,
         subject=None,
         confidence="derived",
@@ -52,6 +53,20 @@ def _derived(operation: str, args: Any, result: Mapping[str, Any], links: Sequen
         limitations=list(result["limitations"]),
         evidence_links=sorted(set(links)),
     )
+
+
+def _referenced(args: Any, **sides: Sequence[Evidence]) -> dict[str, Any]:
+    """The arguments as JSON with each comparison as the retained reference it now is (the records are
+    retained with the result), so the record does not carry every inline comparison a second time."""
+    wire: dict[str, Any] = to_wire(args)
+    for name, records in sides.items():
+        wire[name] = [{"kind": RETAINED_KIND, "evidence_id": e.evidence_id} for e in records]
+    return wire
+
+
+def _digested(bundle: Any, parsed: ParsedBundle) -> dict[str, Any]:
+    """A supplied bundle as its canonical digest and counts: the parameters name it without repeating it."""
+    return {"bundle_sha256": canonical_sha256(bundle), "records": len(parsed.records), "unknowns": len(parsed.unknowns)}
 
 
 def _comparisons(session: Session, values: Sequence[Any], field: str) -> tuple[list[Evidence], list[cmp.Comparison]]:
@@ -81,7 +96,7 @@ def verify_reconstruction(session: Session, args: VerifyArgs, ctx: Context) -> G
     )
     yield ReportProgress(phase="publishing", message="verify_reconstruction: retaining the result")
     cited = [link for link in result["evidence_links"] if link in session.evidence]
-    return recorded(session, _derived("verify_reconstruction", args, result, cited))
+    return recorded(session, _derived("verify_reconstruction", to_wire(args), result, cited))
 
 
 @typed
@@ -105,7 +120,10 @@ def find_changed_behavior(session: Session, args: ChangedArgs, ctx: Context) -> 
     result = must(find_changed(found, args.offset, args.limit))
     yield ReportProgress(phase="publishing", message="find_changed_behavior: retaining the result")
     return recorded(
-        record(session, records), _derived("find_changed_behavior", args, result, [e.evidence_id for e in records])
+        record(session, records),
+        _derived(
+            "find_changed_behavior", _referenced(args, comparisons=records), result, [e.evidence_id for e in records]
+        ),
     )
 
 
@@ -118,7 +136,8 @@ def correlate_static_and_runtime(session: Session, args: CorrelateArgs, ctx: Con
     result = must(correlate(statics, runtimes, args.mappings, args.offset, args.limit))
     yield ReportProgress(phase="publishing", message="correlate_static_and_runtime: retaining the result")
     records = [*static_records, *runtime_records]
-    made = _derived("correlate_static_and_runtime", args, result, [e.evidence_id for e in records])
+    parameters = _referenced(args, static_comparisons=static_records, runtime_comparisons=runtime_records)
+    made = _derived("correlate_static_and_runtime", parameters, result, [e.evidence_id for e in records])
     return recorded(record(session, records), made)
 
 
@@ -139,7 +158,8 @@ def build_reconstruction_obligation_ledger(
     result = must(build(request, {e.evidence_id: e for e in bundle.records}))
     yield ReportProgress(phase="publishing", message="build_reconstruction_obligation_ledger: retaining the result")
     cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_links"])]
-    made = _derived("build_reconstruction_obligation_ledger", args, result, [e.evidence_id for e in cited])
+    parameters = {**to_wire(args), "evidence_bundle": _digested(args.evidence_bundle, bundle)}
+    made = _derived("build_reconstruction_obligation_ledger", parameters, result, [e.evidence_id for e in cited])
     return recorded(record(session, cited), made)
 
 
@@ -158,7 +178,9 @@ def evaluate_reconstruction_coverage(
     result = must(evaluate(data, args.boundary_id, ids, unknowns, clock.epoch_ms))
     yield ReportProgress(phase="publishing", message="evaluate_reconstruction_coverage: retaining the result")
     cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_ids"])]
-    made = _derived("evaluate_reconstruction_coverage", args, {**result, "limitations": list(COVERAGE_LIMITS)},
+    wire = to_wire(args)
+    parameters = {**wire, "coverage": {**wire["coverage"], "evidence_bundle": _digested(data.evidence_bundle, bundle)}}
+    made = _derived("evaluate_reconstruction_coverage", parameters, {**result, "limitations": list(COVERAGE_LIMITS)},
                     [e.evidence_id for e in cited])  # fmt: skip
     return recorded(record(session, cited), made)
 

@@ -38,6 +38,7 @@ from rea.program import (
     ResolveCommandPath,
     StampTarget,
 )
+from rea.reconstruction.family import EFFECTS as ReconstructionEffect
 from rea.session import Session
 from rea.wasm.family import EFFECTS as WasmEffect
 from rea.web.family import EFFECTS as WebEffect
@@ -65,6 +66,7 @@ AnyEffect: TypeAlias = (
     | ProcessCaptureEffect
     | WebNetworkEffect
     | WebEffect
+    | ReconstructionEffect
 )
 Program: TypeAlias = Generator[AnyEffect, Any, Outcome]
 # a tool's program: a generator over the effects, or a plain function when it needs none; it reads its

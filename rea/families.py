@@ -28,6 +28,7 @@ from rea.native import family as native
 from rea.native_runtime import family as native_runtime
 from rea.process_capture import family as process_capture
 from rea.session_checks import family as session_checks
+from rea.reconstruction import family as reconstruction
 from rea.setup import family as setup
 from rea.wasm import family as wasm
 from rea.web import family as web
@@ -69,6 +70,7 @@ FAMILIES: tuple[Family, ...] = (
     process_capture.FAMILY,
     web_network.FAMILY,
     web.FAMILY,
+    reconstruction.FAMILY,
     VIEWS,
     GENERIC,
     setup.FAMILY,

@@ -212,10 +212,12 @@ COMPARE_APPLICATION_VERSIONS = Prompt(
                 "shims, limits and normalization) and compare the two captures; a dimension either capture did not "
                 "observe completely stays unknown."
             ),
-            missing=("find_changed_behavior",),
-            instead=(
-                "report static differences as candidates, and behaviour changes only where the capture comparison "
-                "observed them."
+        ),
+        Step(
+            tools=("find_changed_behavior",),
+            text=(
+                "Pass the comparisons to find_changed_behavior: static differences come back as candidates, and "
+                "behaviour counts as observed only from process comparisons."
             ),
         ),
         Step(
@@ -253,15 +255,10 @@ VERIFY_RECONSTRUCTION = Prompt(
             ),
         ),
         Step(
-            tools=(
-                "compare_artifacts",
-                "compare_functions",
-                "compare_application_versions",
-                "compare_javascript_export_shapes",
-            ),
+            tools=("compare_artifacts", "compare_functions"),
             text=(
-                "Produce the comparisons the claims still need. A dimension with partial or unknown coverage "
-                "cannot pass."
+                "Produce the comparisons the claims still need: compare_artifacts for the shipped files, "
+                "compare_functions for a function's dossiers. A dimension with partial or unknown coverage cannot pass."
             ),
         ),
         Step(
@@ -272,20 +269,37 @@ VERIFY_RECONSTRUCTION = Prompt(
             ),
         ),
         Step(
-            tools=(),
-            text="Write the goal down as a short list of separate, checkable claims.",
-            missing=("verify_reconstruction", "build_reconstruction_obligation_ledger"),
-            instead=(
-                "this build has no verification tool: judge each claim yourself from the comparison Evidence, citing "
-                "the evidence_id and the dimension it rests on; a claim passes only when that dimension is complete "
-                "and unchanged, fails on an observed difference, and is unknown otherwise."
+            tools=("verify_reconstruction",),
+            text=(
+                "Write the goal as separate claims, each citing one comparison_evidence_id, its kind "
+                "(structural-artifact, structural-function or behavioral) and dimension (overall or one the "
+                "comparison reports), and call verify_reconstruction. Report each claim's pass, fail or unknown "
+                "and the whole status as returned; a pass covers the declared claims only, never equivalence."
+            ),
+        ),
+        Step(
+            tools=("find_changed_behavior", "correlate_static_and_runtime"),
+            text=(
+                "For failed claims, find_changed_behavior over the same comparisons separates observed changes "
+                "from static candidates; correlate_static_and_runtime tests a declared static/runtime hypothesis."
+            ),
+        ),
+        Step(
+            tools=(
+                "export_evidence_bundle",
+                "evaluate_reconstruction_coverage",
+                "build_reconstruction_obligation_ledger",
+            ),
+            text=(
+                "For a whole release boundary, export the bundle and evaluate the coverage data or the obligation "
+                "ledger over it: ready (or verified) only when no reason or diagnostic is left."
             ),
         ),
         Step(
             tools=("list_unknowns", "record_unknown"),
             text=(
-                "Report the claims left unknown and what Evidence would settle them; record the ones that must be "
-                "tracked."
+                "Report the claims left unknown with the recommended probes that would settle them; record the ones "
+                "that must be tracked."
             ),
         ),
     ),
@@ -330,15 +344,13 @@ TRACE_CRASH = Prompt(
             ),
         ),
         Step(
-            tools=("get_evidence_bundle",),
+            tools=("get_evidence_bundle", "capture_process_scenario", "correlate_static_and_runtime"),
             text=(
                 "If capture_evidence_id is given, confirm it is retained (detail summary, filters.evidence_id); "
-                "this build cannot correlate process captures or core files with static analysis."
-            ),
-            missing=("correlate_static_and_runtime",),
-            instead=(
-                "ask for a backtrace, registers or log from the user's own debugger run and resolve its addresses "
-                "with resolve_containing_procedure; treat it as reported, not observed by REA."
+                "otherwise a bounded capture_process_scenario of the crashing command records its exit signal and "
+                "terminal output. correlate_static_and_runtime tests a declared mapping between static and runtime "
+                "comparisons. A backtrace from the user's own debugger is reported, not observed by REA: resolve its "
+                "addresses with resolve_containing_procedure."
             ),
         ),
         Step(

@@ -1180,6 +1180,16 @@ SIX: dict[str, Any] = {
         diagnostics=obj(stdout=STR, stderr=STR, truncated=BOOL),
         limitations=arr(STR),
     ),
+    # evaluate_reconstruction_coverage (6.x domain/reconstructionCoverage.ts reconstructionClosureResultSchema;
+    # not in 3.1, whose query_reconstruction_coverage read a stored workspace)
+    "evaluate_reconstruction_coverage": obj(
+        boundary_id=STR,
+        status={"enum": ["partial", "failed", "unknown", "ready"]},
+        summary=obj(required_surfaces=INT, required_claims=INT, reasons=INT),
+        reasons=arr(obj(code=STR, subject_id=STR, detail=STR)),
+        recommended_probes=arr(obj(operation=STR, subject_id=STR, rationale=STR)),
+        evidence_ids=arr(STR),
+    ),
     # inspect_firmware_regions, extract_firmware (6.x domain/firmware/firmwareAnalysis.ts; not in 3.1)
     "inspect_firmware_regions": obj(
         engine=_FIRMWARE_ENGINE,

@@ -29,6 +29,7 @@ NOT_HOST_PATHS = {
     "relative_path",  # inside a bundle
     "device_path",  # on an attached Android device (the adb tools)
     "logical_paths",  # inside an archive
+    "logical_path",  # inside an archive (a compared change: correlate_static_and_runtime)
     "max_paths",  # a count
 }
 # a module path inside a retained record's view, spelled as the record observed it

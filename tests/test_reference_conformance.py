@@ -47,6 +47,7 @@ from test_native import SOURCE, nm_functions
 from test_apple_artifacts import make_app
 from test_plist import INFO as PLIST
 from test_recorded_crash import make_core
+from test_reconstruction import process_comparison
 
 REFERENCE_CATALOG = Path(__file__).resolve().parents[2] / "shared" / "reference" / "rea-3.1-catalog.json"
 EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
@@ -246,6 +247,13 @@ APPLE = [
 ]
 OFFLINE = ["inspect_evm_interface", "inspect_firmware_regions", "extract_firmware"]
 PROCESS = ["capture_process_scenario", "compare_process_captures"]
+RECONSTRUCTION = [
+    "verify_reconstruction",
+    "find_changed_behavior",
+    "correlate_static_and_runtime",
+    "build_reconstruction_obligation_ledger",
+    "evaluate_reconstruction_coverage",
+]
 CASES = (
     NATIVE
     + ARTIFACTS
@@ -261,6 +269,7 @@ CASES = (
     + SESSION
     + OFFLINE
     + PROCESS
+    + RECONSTRUCTION
 )
 
 
@@ -423,6 +432,44 @@ async def _process(root: Path) -> dict[str, Any]:
             "capture_process_scenario": left,
             "compare_process_captures": await _call(s, "compare_process_captures", ids),
         }
+
+
+async def _reconstruction_tools(left_zip: Path, right_zip: Path, compared: dict[str, Any]) -> dict[str, Any]:
+    """The reference's example inputs, on comparisons made here: compare_artifacts retained in this session,
+    compare_functions (from the native case) inline, a compare_process_captures record in the 6.x shape
+    (tests/test_reconstruction.py builds it; that tool is another family's)."""
+    example = {e["tool"]: e["input"] for e in EXAMPLES if e["tool"] in RECONSTRUCTION}
+    functions = compared.get("ok") or {}
+    async with connect() as s:
+        sides = []
+        for z in (left_zip, right_zip):
+            await _call(s, "open_binary", {"path": str(z)})
+            sides.append(await _call(s, "inspect_artifact", {}))
+        artifacts = await _call(s, "compare_artifacts", {"left": ref(sides[0]), "right": ref(sides[1])})
+        claim = {**example["verify_reconstruction"]["specification"]["claims"][0], "kind": "structural-artifact",
+                 "dimension": "overall", "comparison_evidence_id": ref(artifacts)["evidence_id"]}  # fmt: skip
+        spec = {**example["verify_reconstruction"]["specification"], "claims": [claim]}
+        replies = {
+            "verify_reconstruction": await _call(s, "verify_reconstruction", {**example["verify_reconstruction"],
+                                                                              "specification": spec}),
+            "find_changed_behavior": await _call(s, "find_changed_behavior", {**example["find_changed_behavior"],
+                                                                              "comparisons": [ref(artifacts)]}),
+            "build_reconstruction_obligation_ledger": await _call(
+                s, "build_reconstruction_obligation_ledger", example["build_reconstruction_obligation_ledger"]),
+            "evaluate_reconstruction_coverage": await _call(
+                s, "evaluate_reconstruction_coverage", example["evaluate_reconstruction_coverage"]),
+        }  # fmt: skip
+        if functions:
+            runtime = process_comparison("unchanged", *functions["evidence_links"][:2])
+            mapping = example["correlate_static_and_runtime"]["mappings"][0]
+            mapping = {**mapping, "static": {**mapping["static"], "comparison_evidence_id": functions["evidence_id"]},
+                       "runtime": {**mapping["runtime"], "comparison_evidence_id": runtime["evidence_id"]}}  # fmt: skip
+            replies["correlate_static_and_runtime"] = await _call(
+                s, "correlate_static_and_runtime",
+                {**example["correlate_static_and_runtime"], "static_comparisons": [functions],
+                 "runtime_comparisons": [runtime], "mappings": [mapping]},
+            )  # fmt: skip
+        return replies
 
 
 async def _layout(binary: Path, module: Path, macho: Path, core: Path, bundle: Path) -> dict[str, Any]:
@@ -797,6 +844,7 @@ def replies(tmp_path_factory) -> dict[str, Any]:
     found.update(anyio.run(_layout, binary, root / "m.wasm", macho, core, bundle))
     found.update(anyio.run(_offline, root))
     found.update(anyio.run(_process, root))
+    found.update(anyio.run(_reconstruction_tools, left_zip, right_zip, found.get("compare_functions", {})))
     if web_network_fixtures.chromium() is not None:
         found.update(anyio.run(_web_network, root / "web"))
     (root / "site").mkdir()

@@ -132,6 +132,7 @@ def advertisement_problems(schema: Mapping[str, Any]) -> list[str]:
 
 COMPACT_INPUT_BUDGET = 13_312
 _ANNOTATION_KEYS = ("description", "examples", "default", "title")
+_NAMED_KEYS = ("properties", "patternProperties", "$defs", "dependentSchemas")
 
 
 def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
@@ -143,10 +144,14 @@ def compact_input(schema: Mapping[str, Any]) -> dict[str, Any]:
 
     def strip(node: Any) -> Any:
         if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items() if k not in _ANNOTATION_KEYS}
+            return {k: named(v) if k in _NAMED_KEYS else strip(v) for k, v in node.items() if k not in _ANNOTATION_KEYS}
         if isinstance(node, list):
             return [strip(v) for v in node]
         return node
+
+    def named(node: Any) -> Any:
+        """A map of names to schemas: a property may be called `title` or `description`; only its schema is prose."""
+        return {k: strip(v) for k, v in node.items()} if isinstance(node, dict) else strip(node)
 
     inlined = inline_refs(schema, COMPACT_INPUT_BUDGET)
     if inlined is None:

@@ -105,6 +105,11 @@ ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
         ("compare_artifacts", "compare_application_versions"),
         ("compare_functions", "compare_managed_members", "compare_web_captures"),
     ),
+    (
+        "whether a reconstruction behaves like the original",
+        ("verify_reconstruction", "find_changed_behavior"),
+        ("correlate_static_and_runtime", "evaluate_reconstruction_coverage", "build_reconstruction_obligation_ledger"),
+    ),
     ("a large result to page through", ("inspect_analysis_view",), ()),
     ("what is open and available now", ("binary_session",), ()),
     ("what is still not known", ("list_unknowns",), ("record_unknown", "update_unknown")),

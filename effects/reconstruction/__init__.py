@@ -1,0 +1,1 @@
+"""Handlers of the reconstruction family (IO only)."""

@@ -1,0 +1,1 @@
+"""Reconstruction: pure derivations over supplied Evidence (claims, behaviour changes, correlations, coverage, ledgers)."""

@@ -1,0 +1,1 @@
+"""Wire records of the reconstruction family, one module per tool group (claims, coverage, ledger)."""

@@ -14,6 +14,8 @@ projection keeps every property, type, constraint, description and example, and 
   savings under MIN_SAVING bytes, and stops short of REFERENCE_EXPANSIONS: Pi 1.1.0 code-mode renders 32
   reference expansions per input and every later one as unknown, so an input that would need more keeps
   the rest inline;
+- a `type` that a `const` or an `enum` beside it already implies (every listed value is of that type)
+  is not served: the values say it;
 - `$schema` is not served: MCP takes an input schema without one as JSON Schema 2020-12, the dialect
   the canonical schema declares;
 - an object's default that is exactly what its properties' own defaults make is served once, beside
@@ -194,9 +196,35 @@ def _default_once(node: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_JSON_TYPES: Mapping[str, Callable[[Any], bool]] = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "null": lambda v: v is None,
+}
+
+
+def _implied(node: Mapping[str, Any]) -> bool:
+    """Whether `node`'s `type` says nothing its `const` or `enum` does not: each value is of that type."""
+    is_type = _JSON_TYPES.get(node.get("type")) if isinstance(node.get("type"), str) else None
+    if is_type is None:
+        return False
+    if "const" in node:
+        return is_type(node["const"])
+    values = node.get("enum")
+    return isinstance(values, list) and bool(values) and all(is_type(v) for v in values)
+
+
+def _type_once(node: Mapping[str, Any]) -> dict[str, Any]:
+    """`node` without a `type` its `const` or `enum` already implies, at any depth."""
+    out = _rebuilt(node, _type_once)
+    return {k: v for k, v in out.items() if k != "type"} if _implied(out) else out
+
+
 def advertised_input(schema: Mapping[str, Any], budget: int = REFERENCE_EXPANSIONS) -> dict[str, Any]:
     """The full profile's tools/list input schema of a canonical input schema (module docstring)."""
-    return shared_input(_default_once({k: v for k, v in schema.items() if k != "$schema"}), budget)
+    return shared_input(_type_once(_default_once({k: v for k, v in schema.items() if k != "$schema"})), budget)
 
 
 def shared_input(schema: Mapping[str, Any], budget: int = REFERENCE_EXPANSIONS) -> dict[str, Any]:

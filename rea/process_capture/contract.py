@@ -14,13 +14,11 @@ CAPTURE_PROCESS_SCENARIO = evidence_tool(
     "capture_process_scenario",
     "Capture Process Scenario",
     (
-        "Run a local executable (approved: true) as an owned process in a fresh session and process group on a "
-        "pseudo-terminal, in a private network namespace (network_access none, or loopback only), with only the "
-        "declared environment; dispatch timed input, resize, signal and stdin_close events; put scripted command "
-        "shims first on PATH. Records exit, raw and rendered terminal frames, distinct processes of the group, "
-        "shim calls and the created, deleted and modified entries under filesystem_roots. The group is killed on "
-        "timeout_ms, idle_timeout_ms, settlement, cancel and close, and verified gone; scratch lives under REA's "
-        "cache directory and is removed. Checkpoints, replay and reactive machines are not supported (empty only)."
+        "Run a local executable (approved: true) as an owned process group on a pseudo-terminal in a private "
+        "network namespace (none, or loopback only), with only the declared environment, timed events and "
+        "command shims. Records exit, terminal frames, the group's processes, shim calls and file changes under "
+        "filesystem_roots; the group is killed at its limits, cancel or close and verified gone. No checkpoints, "
+        "replay or reactive machines."
     ),
     args=CaptureArgs,
     result=ProcessCapture,

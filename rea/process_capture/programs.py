@@ -15,7 +15,9 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.process_capture.capture import build_capture, scenario_of
 from rea.process_capture.compare import compare_captures, contract_differences
 from rea.process_capture.effects import MeasureAges, RunScenario, ScenarioRun
-from rea.process_capture.records import CaptureArgs, CompareCapturesArgs
+from rea.process_capture.records import CaptureArgs, CommandShim, CompareCapturesArgs, Event
+from rea.validation import first_schema_error
+from rea.wire.schema import Role, schema_of
 from rea.program import (
     Context,
     Outcome,
@@ -35,8 +37,23 @@ PROVIDER = Provider(id="rea-process-capture", name="REA process capture", versio
 OPERATION = "capture_process_scenario"
 
 
+# the full item schemas of the two arrays the catalog advertises loosely (rea.process_capture.records.LOOSE_ARRAY)
+_ITEMS = {
+    "events": schema_of(tuple[Event, ...], Role.INPUT),
+    "command_shims": schema_of(tuple[CommandShim, ...], Role.INPUT),
+}
+
+
 def _check(args: CaptureArgs) -> None:
-    """What the schema cannot say: a secret alias names a declared variable."""
+    """What the advertised schema does not say: every event and shim has its full shape, and a secret alias
+    names a declared variable."""
+    for name, schema in _ITEMS.items():
+        wrong = first_schema_error(schema, to_wire(getattr(args, name)))
+        if wrong is not None:
+            at, message = wrong
+            where = name + ("" if at == "arguments" else at)
+            refuse(invalid_request(f"{where}: {message}", field=where,
+                                   accepted=f"{name} items as its description spells them out"))  # fmt: skip
     for alias in args.secret_aliases:
         if alias not in args.environment:
             refuse(invalid_request(f"secret alias {alias!r} names no variable of environment", field="secret_aliases",

@@ -23,6 +23,10 @@ EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
 SAFE = 2**53 - 1
 MAX_MS = 300_000
 SignalName = Literal["SIGINT", "SIGTERM", "SIGKILL"]
+# events and command_shims are advertised as arrays of objects whose shape their descriptions spell out (the
+# catalog's context target: their full unions would cost a model 2.8 KB); the program checks every item
+# against the full schema (rea.process_capture.programs._check), so what is accepted does not change
+LOOSE_ARRAY = {"type": "array", "items": {"type": "object"}}
 
 
 @attrs.frozen(kw_only=True)
@@ -142,39 +146,36 @@ class CaptureArgs:
     working_directory: str = field("Absolute existing directory it runs in", pattern=ABSOLUTE, maxLength=4096)
     arguments: tuple[str, ...] = field("argv[1:]", default=(), maxItems=256)
     environment: Mapping[str, str] = field(
-        "Environment set for it (nothing else passes but inherit_environment)",
+        "Its environment (plus inherit_environment)",
         factory=dict,
         propertyNames={"pattern": ENV_NAME},
     )
-    inherit_environment: tuple[str, ...] = field(
-        "Names of REA's own environment passed through", default=(), maxItems=64
-    )
-    secret_aliases: tuple[str, ...] = field(
-        "environment names whose values are redacted from what is recorded", default=(), maxItems=32
-    )
+    inherit_environment: tuple[str, ...] = field("Names of REA's environment passed through", default=(), maxItems=64)
+    secret_aliases: tuple[str, ...] = field("Environment names whose values are redacted", default=(), maxItems=32)
     events: tuple[Event, ...] = field(
-        "Timed events (at_ms after launch): input text (sensitive: recorded as <sensitive>), resize, signal to the "
-        "group, stdin_close (the EOF character)",
+        "Timed events, each {at_ms, type}: input {data, sensitive (recorded as <sensitive>)}, resize {columns, "
+        "rows}, signal {signal: SIGINT|SIGTERM|SIGKILL} to the group, stdin_close (EOF)",
         default=(),
+        schema=LOOSE_ARRAY,
         maxItems=1000,
     )
     command_shims: tuple[CommandShim, ...] = field(
-        "Scripts put first on PATH: each call is recorded; the first route whose arguments equal its argv "
-        "answers (outputs at their times, then exit or signal) up to max_calls times, otherwise it exits 127",
+        "Scripts first on PATH, each {name, routes: [{arguments, max_calls (1-100), outputs: [{at_ms, stream: "
+        "stdout|stderr, data}], termination: {type: exit, code} | {type: signal, signal}}]}: every call is "
+        "recorded; the first route whose arguments equal argv answers, else exit 127",
         default=(),
+        schema=LOOSE_ARRAY,
         maxItems=32,
     )
     filesystem_roots: tuple[str, ...] = field("Directories snapshot before and after", default=(), maxItems=16)
     checkpoints: tuple[str, ...] = field("Not supported here: must be empty", default=(), maxItems=0)
     limits: CaptureLimits = field(
-        "Retention bounds: files, filesystem_depth and file_bytes (hashed) per snapshot; frames and output_bytes "
-        "of terminal; processes sampled. connections and protocol_* are accepted and unused",
+        "Retention bounds (connections and protocol_* unused)",
         factory=CaptureLimits,
     )
     terminal: TerminalSize = field("The pseudo-terminal's size", factory=TerminalSize)
     normalization: Normalization = field(
-        "How compare_process_captures normalizes text: host paths, pids and loopback ports to placeholders, "
-        "then patterns (Python regular expressions); time_bucket_ms is recorded",
+        "How compare_process_captures normalizes text: paths, pids, ports, then regex patterns",
         factory=Normalization,
     )
     network_access: Literal["none", "loopback"] = field(

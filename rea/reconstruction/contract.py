@@ -107,11 +107,10 @@ BUILD_RECONSTRUCTION_OBLIGATION_LEDGER = evidence_tool(
     "build_reconstruction_obligation_ledger",
     "Build Reconstruction Obligation Ledger",
     (
-        "Ledger reviewed reconstruction obligations against an exported Evidence bundle and a manifest of owners, "
-        "parser types, original cases, fixtures and verifiers: each obligation verified only when all of them "
-        "close it with comparable authority, else unowned, implemented, contradicted, blocked, out-of-scope or "
-        "unknown with diagnostics; the ledger ready, open, failed or unknown. Identity is order-independent; "
-        "obligations are paged."
+        "Ledger reviewed reconstruction obligations against an exported Evidence bundle and a manifest (owners, "
+        "parser types, cases, fixtures, verifiers): verified only when all close it with comparable authority, "
+        "else unowned, implemented, contradicted, blocked, out-of-scope or unknown; the ledger ready, open, "
+        "failed or unknown. Order-independent identity; paged."
     ),
     args=LedgerArgs,
     result=Ledger,

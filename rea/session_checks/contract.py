@@ -21,15 +21,7 @@ COMPARE_BUNDLES = evidence_tool(
     ),
     args=CompareBundlesArgs,
     result=BundleComparison,
-    examples=[
-        {"left_bundle_path": "/tmp/left-evidence.json", "right_bundle_path": "/tmp/right-evidence.json"},
-        {
-            "left_bundle_path": "/tmp/left-evidence.json",
-            "right_bundle_path": "/tmp/right-evidence.json",
-            "offset": 0,
-            "limit": 100,
-        },
-    ],
+    examples=[{"left_bundle_path": "/tmp/left-evidence.json", "right_bundle_path": "/tmp/right-evidence.json"}],
     surface="session",
     effects={"mutatesSession", "idempotent"},
 )
@@ -38,10 +30,9 @@ VERIFY_UNKNOWN_RESOLUTION = session_tool(
     "verify_unknown_resolution",
     "Verify Unknown Resolution",
     (
-        "Check an unknown's current resolution against the Evidence it cites. A verified answer holds when no "
-        "contradicting Evidence remains and a cited record is retained, listed as supporting, a real observation "
-        "and meets the required authority, confidence and environment. valid, truthVerified, the unknown, and "
-        "the reasons when it does not hold."
+        "Check an unknown's current resolution against the Evidence it cites: verified when nothing contradicts "
+        "it and a retained, supporting observation meets the required authority, confidence and environment. "
+        "valid, truthVerified, the unknown and the reasons."
     ),
     args=VerifyUnknownResolutionArgs,
     result=ResolutionVerdict,

@@ -13,8 +13,10 @@ def main(argv: list[str] | None = None) -> int:
 
         return serve(args[1:])
     from effects.commandline import main as run_command
+    from rea.collector import one_shot_process
 
-    return run_command(args)
+    with one_shot_process():  # one command, then exit: what a collector pause builds is frozen, not walked
+        return run_command(args)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -6,12 +6,16 @@ string seed lives only in code; hostile inputs (deep nesting, a million-element 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 
 import anyio
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from effects.calls import Connection
+from effects.javascript.semantic_facts import _CONTROL_ANY, _CONTROL_NEEDLES
 from support import clean_env, rea_command
 from test_javascript import analyze, call, semantic_graph, write_tree
 from test_javascript_wire import assert_fits
@@ -335,3 +339,23 @@ def test_semantic_trace_through_mcp_and_cli(tmp_path):
     assert "forward-influence from literal: found" in text and "call-site: fetch" in text
     got = json.loads(proc.stdout)["normalized_result"]
     assert ("call-site", "fetch") in labels(got)
+
+
+# s-expression-like text: the needles, their pieces and near misses, parentheses and spaces
+_SHAPES = st.lists(
+    st.sampled_from([*_CONTROL_NEEDLES, "(", ")", " ", ": ", "for_in", "(for_", "_statement", "(if", "(do", "x"]),
+    max_size=60,
+).map("".join)
+
+
+@given(_SHAPES)
+def test_one_scan_counts_control_flow_as_the_needles_str_counts_do(shape):
+    """A function's control_flow_sha256 digests this count: the single regex scan must equal the sum of each
+    needle's str.count on any text (the needles cannot overlap)."""
+    assert len(_CONTROL_ANY.findall(shape)) == sum(map(shape.count, _CONTROL_NEEDLES))
+
+
+@given(st.text())
+def test_compacted_text_drops_the_same_whitespace_as_the_regex(text):
+    """_compact removes whitespace with str.split (faster); callee and object names must stay what `\\s+` gave."""
+    assert "".join(text.split()) == re.sub(r"\s+", "", text)

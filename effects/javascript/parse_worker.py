@@ -15,15 +15,17 @@ from typing import Any
 
 def main() -> int:
     from effects.javascript.runtime import _many
+    from rea.collector import one_shot_process
 
     requests, replies = sys.stdin.buffer, sys.stdout.buffer
-    while True:
-        try:
-            request = pickle.load(requests)
-        except EOFError:
-            return 0
-        pickle.dump(_many(*request), replies, protocol=pickle.HIGHEST_PROTOCOL)
-        replies.flush()
+    with one_shot_process():  # one analysis' batches, then killed: the facts it builds are frozen, not walked
+        while True:
+            try:
+                request = pickle.load(requests)
+            except EOFError:
+                return 0
+            pickle.dump(_many(*request), replies, protocol=pickle.HIGHEST_PROTOCOL)
+            replies.flush()
 
 
 class Helper:

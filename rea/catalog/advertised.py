@@ -207,7 +207,8 @@ _JSON_TYPES: Mapping[str, Callable[[Any], bool]] = {
 
 def _implied(node: Mapping[str, Any]) -> bool:
     """Whether `node`'s `type` says nothing its `const` or `enum` does not: each value is of that type."""
-    is_type = _JSON_TYPES.get(node.get("type")) if isinstance(node.get("type"), str) else None
+    named = node.get("type")
+    is_type = _JSON_TYPES.get(named) if isinstance(named, str) else None
     if is_type is None:
         return False
     if "const" in node:

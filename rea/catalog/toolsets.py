@@ -227,4 +227,4 @@ def overview(definition: Callable[[ToolContract], Mapping[str, object]]) -> dict
                 "tools": [c.name for c in contracts],
             }
         )
-    return {"variable": VARIABLE, "flag": FLAG, "default": DEFAULT, "always": sorted(members(ALWAYS)), "toolsets": rows}
+    return {"variable": VARIABLE, "flag": FLAG, "default": DEFAULT, "always": sorted(ALWAYS_TOOLS), "toolsets": rows}

@@ -30,8 +30,8 @@ COMPARE_PROCESS_CAPTURES = evidence_tool(
     "compare_process_captures",
     "Compare Process Captures",
     (
-        "Compare two retained capture_process_scenario Evidence of one scenario (same events, shims, terminal, "
-        "limits, network and normalization; executable and arguments may differ): per dimension (terminal, "
+        "Compare two retained capture_process_scenario Evidence of one scenario (only executable and arguments "
+        "may differ): per dimension (terminal, "
         "interaction, exit, filesystem, protocol, process, shim) unchanged, added, removed, changed or unknown, "
         "and the first divergence. A dimension either capture did not observe completely is unknown, never "
         "unchanged."

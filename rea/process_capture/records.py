@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
+from rea.wire.schema import field, local_path
 
 ABSOLUTE = "^/.*"
 ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$"
@@ -143,7 +143,7 @@ class ReplayPlan:
 class CaptureArgs:
     approved: Literal[True] = field("The caller approves running this executable")
     executable: str = field("Absolute path of the program to run", pattern=ABSOLUTE, maxLength=4096)
-    working_directory: str = field("Absolute existing directory it runs in", pattern=ABSOLUTE, maxLength=4096)
+    working_directory: str = local_path("Existing directory it runs in")
     arguments: tuple[str, ...] = field("argv[1:]", default=(), maxItems=256)
     environment: Mapping[str, str] = field(
         "Its environment (plus inherit_environment)",

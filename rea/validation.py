@@ -141,6 +141,9 @@ def invalid_combination(tool: str, message: str, field: str, accepted: str) -> R
     )
 
 
+DISCRIMINATORS = ("kind", "type")  # the properties whose const names a union's branch
+
+
 def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str] | None:
     """(JSON path, message) of the most relevant violation, or None when the value conforms."""
     errors = list(_validator(canonical_text(schema)).iter_errors(value))
@@ -151,19 +154,23 @@ def first_schema_error(schema: Mapping[str, Any], value: Any) -> tuple[str, str]
 
 
 def _branch_errors(error: Any) -> list[Any] | None:
-    """For a union told apart by `kind` (a const per branch): the errors of the branch the value names."""
+    """For a union told apart by `kind` or `type` (a const per branch): the errors of the branch the value
+    names."""
     if error.validator not in ("anyOf", "oneOf") or not isinstance(error.instance, dict):
         return None
-    kind = error.instance.get("kind")
-    branches = [
-        i
-        for i, branch in enumerate(error.validator_value)
-        if isinstance(branch, dict) and branch.get("properties", {}).get("kind", {}).get("const", object()) == kind
-    ]
-    if len(branches) != 1:
-        return None
-    found = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branches[0]]
-    return found or None
+    for key in DISCRIMINATORS:
+        if key not in error.instance:
+            continue
+        named = error.instance[key]
+        branches = [
+            i
+            for i, branch in enumerate(error.validator_value)
+            if isinstance(branch, dict) and branch.get("properties", {}).get(key, {}).get("const", object()) == named
+        ]
+        if len(branches) == 1:
+            found = [e for e in error.context if e.relative_schema_path and e.relative_schema_path[0] == branches[0]]
+            return found or None
+    return None
 
 
 def _narrowed(errors: list[Any]) -> list[Any]:

@@ -272,6 +272,17 @@ def test_refusals_are_canonical(tmp_path):
         ({"approved": True, "executable": str(tmp_path)}, "executable"),
         ({"approved": True, "working_directory": str(tmp_path / "absent")}, "working_directory"),
         ({"approved": True, "secret_aliases": ["NOPE"]}, "secret_aliases"),
+        # advertised as described objects, checked in full by the program: the refusal names the item's field
+        ({"approved": True, "events": [{"at_ms": -5, "type": "input", "data": "x"}]}, "events[0].at_ms"),
+        (
+            {
+                "approved": True,
+                "command_shims": [
+                    {"name": "git", "routes": [{"arguments": [], "termination": {"type": "exit", "code": 300}}]}
+                ],
+            },
+            "command_shims[0].routes[0].termination.code",
+        ),
     ):
         reply, _ = call("capture_process_scenario", {**args, **bad})
         error = reply.failure()

@@ -454,3 +454,40 @@ def test_malformed_coverage_is_refused_naming_the_part(replies):
     assert dangling["code"] == "invalid_request" and MISSING in dangling["message"]
     nope = replies["coverage_no_boundary"]["error"]
     assert nope["details"]["accepted"] == "release"
+
+
+async def _on_real_captures(root: Path) -> dict[str, Any]:
+    """Two captures of one shell scenario whose output differs and a third identical to the first, compared by
+    compare_process_captures itself, then judged: the reconstruction tools read the real comparison record."""
+    scenario = {"approved": True, "executable": "/bin/sh", "working_directory": str(root), "timeout_ms": 10_000}
+    async with connect() as s:
+        runs = [await _call(s, "capture_process_scenario", {**scenario, "arguments": ["-c", f"echo {word}"]})
+                for word in ("one", "one", "two")]  # fmt: skip
+        same, changed = [
+            await _call(s, "compare_process_captures", {"left_evidence_id": runs[0]["evidence_id"],
+                                                        "right_evidence_id": runs[i]["evidence_id"]})
+            for i in (1, 2)
+        ]  # fmt: skip
+        claims = [_claim("same-output", same, "behavioral", "terminal"),
+                  _claim("changed-output", changed, "behavioral", "terminal"),
+                  _claim("same-exit", changed, "behavioral", "exit")]  # fmt: skip
+        return {
+            "same": same,
+            "changed": changed,
+            "verdict": await _call(s, "verify_reconstruction", _spec(*claims)),
+            "behavior": await _call(s, "find_changed_behavior", {"comparisons": [ref(changed)]}),
+        }
+
+
+def test_real_process_captures_settle_behavioural_claims(tmp_path):
+    got = anyio.run(_on_real_captures, tmp_path)
+    # the ground truth is the comparison replies themselves, read here, not through the family's reader
+    assert got["same"]["normalized_result"]["terminal"] == "unchanged"
+    assert got["changed"]["normalized_result"]["terminal"] == "changed"
+    assert got["changed"]["normalized_result"]["exit"] == "unchanged"
+    claims = _claims(got["verdict"])
+    assert (claims["same-output"]["status"], claims["changed-output"]["status"], claims["same-exit"]["status"]) == (
+        "pass", "fail", "pass")  # fmt: skip
+    assert got["verdict"]["normalized_result"]["status"] == "fail"
+    behavior = got["behavior"]["normalized_result"]
+    assert behavior["behavior_status"] == "observed_changed", behavior

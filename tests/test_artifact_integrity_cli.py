@@ -130,3 +130,17 @@ def test_record_and_continue_records_both_and_keeps_the_verified_sibling(tampere
     assert capped.returncode == 1
     error = json.loads(capped.stdout)["error"]
     assert error["code"] == "truncated" and error["details"]["limit"] == "max_integrity_mismatches"
+
+
+def test_extract_artifact_prints_text(tmp_path):
+    """The text renderer reads an extraction's coverage from its manifest (it once failed with KeyError)."""
+    import zipfile
+
+    archive = tmp_path / "t.zip"
+    with zipfile.ZipFile(archive, "w") as z:
+        z.writestr("docs/a.txt", b"alpha\n")
+    done = subprocess.run([*rea_command(), "extract-artifact", str(archive)], capture_output=True, text=True,
+                          timeout=180, env=clean_env(TMPDIR=str(tmp_path)), cwd=tmp_path)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "coverage container-entries/complete" in done.stdout
+    assert f"{hashlib.sha256(b'alpha' + bytes([10])).hexdigest()}  docs/a.txt" in done.stdout

@@ -15,14 +15,14 @@ def evidence(value: Mapping[str, Any]) -> str:
     inv = _inventory_of(result) if isinstance(result, dict) else {}
     manifest = inv.get("manifest") if isinstance(inv, dict) else None
     if manifest:
-        cov = inv["coverage"]
+        cov = inv.get("coverage") or manifest.get("coverage") or {}  # an extraction's manifest carries its own
         lines.append(f"  manifest {manifest['manifest_id']}  root {manifest['root_format']} {manifest['root_sha256']}")
         lines.append(
             f"  {manifest['node_count']} nodes, {manifest['occurrence_count']} occurrences, "
             f"{manifest['edge_count']} edges, {manifest['integrity_contradiction_count']} contradictions; "
-            f"coverage {cov['scope']}/{cov['status']}"
+            f"coverage {cov.get('scope', '?')}/{cov.get('status', '?')}"
         )
-        for occ in inv["occurrences"]["items"][:200]:
+        for occ in (inv.get("occurrences") or {}).get("items", [])[:200]:
             lines.append(f"  {occ['entry_kind']:<9} {occ['hash_status']:<16} {occ['logical_path']}")
     if "status" in result and "changes" in result:
         lines.append(f"  status {result['status']}  summary {orjson.dumps(result['summary']).decode()}")

@@ -19,7 +19,7 @@ from rea.setup.plan import Target, plan_setup
 names = st.sampled_from(toolsets.NAMES)
 name_lists = st.lists(names, min_size=1, max_size=5)
 spaces = st.sampled_from(["", " ", "  ", "\t"])
-SESSION = toolsets.members("session")
+SESSION = toolsets.ALWAYS_TOOLS  # the session family's own tools: every selection includes them
 
 
 @given(name_lists, st.lists(spaces, min_size=10, max_size=10))

@@ -49,7 +49,39 @@ from test_plist import INFO as PLIST
 from test_recorded_crash import make_core
 from test_reconstruction import process_comparison
 
-REFERENCE_CATALOG = Path(__file__).resolve().parents[2] / "shared" / "reference" / "rea-3.1-catalog.json"
+# the reference 3.1 catalog's example of capture_process_scenario (its input_schema.examples[0])
+CAPTURE_EXAMPLE = {
+    "approved": True,
+    "arguments": [],
+    "checkpoints": [],
+    "command_shims": [],
+    "environment": {},
+    "events": [],
+    "executable": "/usr/bin/true",
+    "filesystem_roots": [],
+    "idle_timeout_ms": 30000,
+    "inherit_environment": [],
+    "limits": {
+        "connections": 100,
+        "file_bytes": 10000000,
+        "files": 10000,
+        "filesystem_depth": 16,
+        "frames": 10000,
+        "output_bytes": 1000000,
+        "processes": 1000,
+        "protocol_body_bytes": 1000000,
+        "protocol_events": 10000,
+    },
+    "network_access": "host",
+    "normalization": {"paths": True, "patterns": [], "pids": True, "ports": True, "time_bucket_ms": 10},
+    "reactive": None,
+    "replay": {"http": [], "machine": None, "websocket_connections": [], "websocket_messages": []},
+    "secret_aliases": [],
+    "settle_ms": 100,
+    "terminal": {"columns": 80, "rows": 24, "scrollback": 1000},
+    "timeout_ms": 30000,
+    "working_directory": "/tmp",
+}
 EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
 
 
@@ -419,10 +451,7 @@ async def _offline(root: Path) -> dict[str, Any]:
 async def _process(root: Path) -> dict[str, Any]:
     """The reference's 3.1 example scenario (network_access left at our default, none: the reference's `host`
     is refused here), run twice on /usr/bin/true and compared."""
-    example = next(
-        t for t in json.loads(REFERENCE_CATALOG.read_text())["tools"] if t["name"] == "capture_process_scenario"
-    )
-    scenario = {k: v for k, v in example["input_schema"]["examples"][0].items() if k != "network_access"}
+    scenario = {k: v for k, v in CAPTURE_EXAMPLE.items() if k != "network_access"}
     scenario["working_directory"] = str(root)
     async with connect() as s:
         left = await _call(s, "capture_process_scenario", scenario)

@@ -77,6 +77,7 @@ def test_every_catalog_tool_derives_its_hints_from_its_effects():
         *ADB_MUTATING,
         "capture_browser_scenario",
         "capture_electron_scenario",
+        "capture_process_scenario",  # runs the executable it is given, which may change the files it can reach
     }
 
 

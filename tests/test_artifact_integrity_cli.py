@@ -144,3 +144,39 @@ def test_extract_artifact_prints_text(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "coverage container-entries/complete" in done.stdout
     assert f"{hashlib.sha256(b'alpha' + bytes([10])).hexdigest()}  docs/a.txt" in done.stdout
+
+
+def test_a_file_that_cannot_be_opened_is_its_own_omission_and_its_siblings_are_walked(tmp_path):
+    """One unreadable file is omitted alone: the files listed after it are still read and hashed. Root
+    reads any file, so as root the CLI runs without the two DAC capabilities (setpriv drops them from
+    its bounding set), the way an unprivileged analyst would meet the file. Ground truth: hashlib."""
+    import os
+    import shutil
+
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tree / name).write_bytes(f"{name}\n".encode())
+    (tree / "b.txt").chmod(0)
+    prefix: list[str] = []
+    if os.geteuid() == 0:
+        if shutil.which("setpriv") is None:
+            pytest.skip("setpriv (util-linux) is needed to drop root's read override")
+        prefix = ["setpriv", "--bounding-set", "-dac_override,-dac_read_search"]
+    out = subprocess.run(
+        [*prefix, *rea_command(), "call", "inventory_artifact", "--target", str(tree), "--json"],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)["normalized_result"]
+    assert result["coverage_status"] == "partial"
+    assert [o["logical_path"] for o in result["omitted_entries"]] == ["b.txt"]
+    by_path = {o["logical_path"]: o for o in result["occurrences"]["items"]}
+    assert by_path["b.txt"]["hash_status"] == "unavailable" and by_path["b.txt"]["artifact_id"] is None
+    digests = {n["artifact_id"]: n["sha256"] for n in result["nodes"]["items"]}
+    for name in ("a.txt", "c.txt"):
+        truth = hashlib.sha256((tree / name).read_bytes()).hexdigest()
+        assert digests[by_path[name]["artifact_id"]] == truth, name

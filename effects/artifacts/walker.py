@@ -218,10 +218,14 @@ class Walker(ArchiveReaders):
             self.t.unlistable(rel, exc.strerror or str(exc))
             return
         for item in listing:
-            if item.error is not None:
-                raise item.error
-            assert item.info is not None
-            link = os.readlink(item.path) if stat.S_ISLNK(item.info.st_mode) else None
+            if item.error is not None or item.info is None:
+                self.t.unexamined(shown, item.name, _why(item.error))
+                continue
+            try:
+                link = os.readlink(item.path) if stat.S_ISLNK(item.info.st_mode) else None
+            except OSError as exc:
+                self.t.unexamined(shown, item.name, _why(exc))
+                continue
             listed = Listed(name=item.name, mode=item.info.st_mode, size=item.info.st_size, link_target=link)
             visit = self.t.visit(parent, shown, listed)
             if visit.action == "stop":
@@ -236,8 +240,13 @@ class Walker(ArchiveReaders):
 
     def _read_disk(self, full: str, index: int, depth: int, size: int) -> Iterator[str]:
         """A regular file found in a directory, opened only as one (fs.open_regular). A file that cannot be
-        opened ends the directory's walk (an omission of its structure), as it always has."""
-        with os.fdopen(fs.open_regular(full), "rb") as fh:
+        opened is that file's omission; its siblings are still walked."""
+        try:
+            handle = fs.open_regular(full)
+        except OSError as exc:
+            self.t.unreadable(index, type(exc).__name__, str(exc))
+            return
+        with os.fdopen(handle, "rb") as fh:
             yield from self._consume(fh, index, depth, size, None, disk_path=full)
 
     def _add(self, parent: int | None, name: str, kind: str, **fields: Any) -> int:
@@ -289,3 +298,8 @@ def _hash_root(path: str, name: str) -> Generator[str, None, tuple[str, int, byt
             size += len(block)
             yield f"hashed {size} bytes of {name}"
     return digest.hexdigest(), size, head
+
+
+def _why(exc: OSError | None) -> str:
+    """An OSError as an omission reason names: its class and the OS's text."""
+    return "unknown error" if exc is None else f"{type(exc).__name__}: {exc.strerror or exc}"

@@ -290,6 +290,11 @@ class Traversal:
         self.omit(where, fmt, f"its {fmt} structure could not be read completely ({why})")
         return False
 
+    def unexamined(self, shown: str, raw_name: str, why: str) -> None:
+        """A directory entry that could not be stat'ed or its link read: that entry's omission alone."""
+        logical = f"{shown}/{printable(raw_name)}" if shown else printable(raw_name)
+        self.omit(logical, "entry", f"it could not be examined ({why})")
+
     def unlistable(self, rel: str, why: str) -> None:
         self.omit(rel or ".", "directory", f"it could not be listed ({why})")
 

@@ -215,11 +215,27 @@ def test_an_output_is_decoded_only_when_printable_long_enough_and_changed(before
         "outputs": [{"register": "rdi", "before_hex": before.hex(), "after_hex": after.hex()}],
     }
     got = decoding.outcome(row, fact)
-    head, was = after.split(b"\0", 1)[0], before.split(b"\0", 1)[0]
-    printable = len(head) >= 4 and all(0x20 <= b < 0x7F or b in (9, 10, 13) for b in head)
-    assert (got.status == decoding.DECODED) == (printable and head != was)
+    span = after.split(b"\0", 1)[0]
+    while span and len(span) <= len(before) and span[-1] == before[len(span) - 1]:
+        span = span[:-1]  # a trailing byte the call left as it was is not part of what it decoded
+    printable = len(span) >= 4 and all(0x20 <= b < 0x7F or b in (9, 10, 13) for b in span)
+    assert (got.status == decoding.DECODED) == printable
     if got.strings:
-        assert got.strings[0].value.encode() == head
+        assert got.strings[0].value.encode() == span
+
+
+def test_a_decoder_that_rewrites_only_the_start_of_its_buffer_gives_only_what_it_decoded():
+    """Session 37's walk: a XOR decoder rewrote 10 bytes of a 12-byte buffer whose last two encoded bytes
+    ("ZZ", no NUL) stayed; the value carried them. The plaintext ends at the last byte the call changed."""
+    encoded = bytes(b ^ 0x41 for b in b"105o01o0o7") + b"ZZ"
+    fact = {
+        "end": {"status": "returned_to_caller"},
+        "outputs": [{"register": "rdi", "before_hex": encoded.hex(), "after_hex": (b"105o01o0o7ZZ").hex()}],
+    }
+    got = decoding.outcome(_candidate(0, 0x4000), fact)
+    assert [s.value for s in got.strings] == ["105o01o0o7"]
+    fresh = {"end": {"status": "returned_to_caller"}, "outputs": [{"register": "rax", "after_hex": b"hello\0x".hex()}]}
+    assert [s.value for s in decoding.outcome(_candidate(0, 0x4000), fresh).strings] == ["hello"]
 
 
 def test_a_candidate_the_total_time_did_not_reach_is_not_emulated_for_the_budget():

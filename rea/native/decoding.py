@@ -108,10 +108,20 @@ def plan(chosen: Sequence[Mapping[str, Any]], limits: Limits, architecture: str)
 
 
 def _printable(data: bytes) -> str | None:
-    """The bytes before the first NUL as text, when they are at least MIN_CHARS printable characters."""
-    head = data.split(b"\0", 1)[0]
-    text = emulation.c_string(head)
+    """`data` as text, when it is at least MIN_CHARS printable characters."""
+    text = emulation.c_string(data)
     return text if text is not None and len(text) >= MIN_CHARS else None
+
+
+def decoded_span(after: bytes, before: bytes) -> bytes:
+    """What the call decoded into a buffer: the bytes before the first NUL, cut after the last byte the call
+    changed. Why: a decoder that rewrites the first n bytes of a larger buffer leaves the rest as it was, and
+    those unchanged trailing bytes (the encoded tail, padding) are not part of the plaintext. Bytes past the
+    end of `before` (a buffer that did not exist before the call) count as changed. Empty when nothing
+    before the first NUL changed."""
+    head = after.split(b"\0", 1)[0]
+    changed = [i for i, byte in enumerate(head) if i >= len(before) or before[i] != byte]
+    return head[: changed[-1] + 1] if changed else b""
 
 
 def outcome(row: Mapping[str, Any], fact: Mapping[str, Any] | None) -> Outcome:
@@ -128,9 +138,8 @@ def outcome(row: Mapping[str, Any], fact: Mapping[str, Any] | None) -> Outcome:
     )
     values: list[str] = []
     for buffer in fact.get("outputs", ()):
-        after, before = bytes.fromhex(buffer["after_hex"]), bytes.fromhex(buffer.get("before_hex", ""))
-        text = _printable(after)
-        if text is not None and after.split(b"\0", 1)[0] != before.split(b"\0", 1)[0] and text not in values:
+        text = _printable(decoded_span(bytes.fromhex(buffer["after_hex"]), bytes.fromhex(buffer.get("before_hex", ""))))
+        if text is not None and text not in values:
             values.append(text)
     caller, site, decoder = _int(row["caller"]), _int(row["call_site"]), _int(row["callee"])
     strings = tuple(

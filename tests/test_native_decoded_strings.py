@@ -242,3 +242,11 @@ def test_a_candidate_the_total_time_did_not_reach_is_not_emulated_for_the_budget
     row = _candidate(0, 0x4000)
     got = decoding.outcome(row, None)
     assert got.status == decoding.NOT_EMULATED and got.reason is not None and got.reason.startswith("budget")
+
+
+def test_without_candidates_the_coverage_does_not_send_the_agent_to_origin_decoded():
+    """gzip's 204 procedures have no decoder call site: telling the agent to ask with origin decoded would
+    send it on a call that can only come back empty."""
+    text = decoding.coverage_text(None, 0)
+    assert "nothing to emulate" in text and "Ask with origin decoded" not in text
+    assert "Ask with origin decoded" in decoding.coverage_text(None, 3)

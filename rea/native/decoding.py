@@ -201,6 +201,12 @@ MAX_LISTED: Final = 20  # call sites named one by one in the coverage text
 def coverage_text(coverage: Mapping[str, Any] | None, candidates: int) -> str:
     """The decoded strings' coverage sentence: which call sites were emulated and which were not (each named
     with its reason, the first MAX_LISTED of them), or that origin decoded runs them."""
+    if coverage is None and candidates == 0:
+        return (
+            "Decoded strings (produced at run time by a decoder routine): none to recover; no call site passes a "
+            "stack buffer filled by immediate stores, or constant data, to a small routine that XORs or loops, "
+            "so origin decoded has nothing to emulate."
+        )
     if coverage is None:
         return (
             f"Decoded strings (produced at run time by a decoder routine) were not recovered in this answer: "

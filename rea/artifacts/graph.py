@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 from collections.abc import Mapping, Sequence
 
+import attrs
 import orjson
 from returns.result import Failure, Result, Success
 
@@ -102,11 +103,64 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         "occ_",
         {"parent_occurrence_id": None, "entry_kind": "directory" if root_is_dir else "file", "artifact_id": root_art},
     )
-    limitations: list[str] = list(facts.limitations)
-    nodes: dict[str, dict[str, Any]] = {}
-    node_first_chain: dict[str, tuple[str, ...]] = {}
+    built = _Built(root_occ=root_occ, root_art=root_art, incomplete=bool(facts.limit_hits) or bool(facts.omissions))
+    built.add_node(
+        root_art,
+        facts.root_sha256,
+        facts.root_size,
+        facts.root_format,
+        root_name,
+        False,
+        "materialized",
+        (),
+        _root_notes(facts.root_format),
+        facts.root_managed_role,
+    )
+    built.occurrences.append(_root_occurrence(root_occ, root_art, root_name, root_is_dir, facts.root_size))
+    for entry in sorted(facts.entries, key=lambda e: e.index):
+        built.add_entry(entry)
+    chains = built.chains
+    _order_edges(built.edges, chains)
+    built.occurrences.sort(key=lambda o: (chains[o["occurrence_id"]], o["entry_kind"], o["occurrence_id"]))
+    first = built.node_first_chain
+    node_list = sorted(built.nodes.values(), key=lambda n: (first[n["artifact_id"]], n["artifact_id"]))
+    built.contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
+    limitations = list(facts.limitations) + _case_collisions(built.occurrences) + _reader_notes(facts)
+    scope = "container-entries" if facts.root_format in CONTAINER_FORMATS else "root"
+    if scope == "root":
+        limitations.append(ROOT_SCOPE_NOTICE)
+    coverage = {"scope": scope, "status": "unknown" if built.incomplete else "complete"}
+    graph = {
+        "nodes": node_list,
+        "occurrences": built.occurrences,
+        "edges": built.edges,
+        "integrity_contradictions": built.contradictions,
+    }
+    return _complete(facts, limits, root_art, graph, coverage, limitations)
+
+
+@attrs.define
+class _Built:
+    """The records build_inventory gathers, entry by entry: why a class, the passes share six tables and the
+    `incomplete` verdict, and a node first met deeper is replaced by the same bytes met nearer the root."""
+
+    root_occ: str
+    root_art: str
+    incomplete: bool
+    nodes: dict[str, dict[str, Any]] = attrs.Factory(dict)
+    node_first_chain: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    occurrences: list[dict[str, Any]] = attrs.Factory(list)
+    chains: dict[str, tuple[str, ...]] = attrs.Factory(dict)
+    occ_of_entry: dict[int, str] = attrs.Factory(dict)
+    art_of_entry: dict[int, str | None] = attrs.Factory(dict)
+    edges: list[dict[str, Any]] = attrs.Factory(list)
+    contradictions: list[dict[str, Any]] = attrs.Factory(list)
+
+    def __attrs_post_init__(self) -> None:
+        self.chains[self.root_occ] = ()
 
     def add_node(
+        self,
         aid: str,
         sha: str,
         size: int,
@@ -118,9 +172,9 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
         notes: Sequence[str] = (),
         role: str | None = None,
     ) -> None:
-        if aid in nodes and node_first_chain[aid] <= chain:
+        if aid in self.nodes and self.node_first_chain[aid] <= chain:
             return
-        nodes[aid] = managed_node(role) | {
+        self.nodes[aid] = managed_node(role) | {
             "artifact_id": aid,
             "kind": kind_for(fmt, name, executable),
             "format": fmt,
@@ -132,35 +186,14 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
             "content_state": state,
             "limitations": list(notes),
         }
-        node_first_chain[aid] = chain
+        self.node_first_chain[aid] = chain
 
-    root_notes = _root_notes(facts.root_format)
-    add_node(
-        root_art,
-        facts.root_sha256,
-        facts.root_size,
-        facts.root_format,
-        root_name,
-        False,
-        "materialized",
-        (),
-        root_notes,
-        facts.root_managed_role,
-    )
-    occurrences = [_root_occurrence(root_occ, root_art, root_name, root_is_dir, facts.root_size)]
-    chains: dict[str, tuple[str, ...]] = {root_occ: ()}
-    occ_of_entry: dict[int, str] = {}
-    art_of_entry: dict[int, str | None] = {}
-    edges: list[dict[str, Any]] = []
-    contradictions: list[dict[str, Any]] = []
-    incomplete = bool(facts.limit_hits) or bool(facts.omissions)
-
-    for entry in sorted(facts.entries, key=lambda e: e.index):
-        parent_occ = root_occ if entry.parent is None else occ_of_entry.get(entry.parent)
-        parent_art = root_art if entry.parent is None else art_of_entry.get(entry.parent)
+    def add_entry(self, entry: EntryFact) -> None:
+        parent_occ = self.root_occ if entry.parent is None else self.occ_of_entry.get(entry.parent)
+        parent_art = self.root_art if entry.parent is None else self.art_of_entry.get(entry.parent)
         if parent_occ is None:
-            incomplete = True
-            continue
+            self.incomplete = True
+            return
         aid = None
         if entry.entry_kind in ("file", "slice") and entry.sha256 is not None and entry.size is not None:
             aid = artifact_id(entry.sha256, entry.size)
@@ -173,18 +206,18 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
                 "artifact_id": aid,
             },
         )
-        chain = chains[parent_occ] + (entry.logical_path,)
-        occ_of_entry[entry.index] = occ
-        art_of_entry[entry.index] = aid
+        chain = self.chains[parent_occ] + (entry.logical_path,)
+        self.occ_of_entry[entry.index] = occ
+        self.art_of_entry[entry.index] = aid
         notes = list(entry.limitations)
         if entry.link_target is not None:
             notes.append(f"symlink to {entry.link_target!r}; recorded, never followed")
         if entry.entry_kind in ("file", "slice") and entry.hash_status in ("not-hashed-limit", "unavailable"):
-            incomplete = True
-        chains[occ] = chain
-        occurrences.append(_occurrence(entry, occ, aid, parent_occ, notes))
+            self.incomplete = True
+        self.chains[occ] = chain
+        self.occurrences.append(_occurrence(entry, occ, aid, parent_occ, notes))
         if aid is not None:
-            add_node(
+            self.add_node(
                 aid,
                 entry.sha256 or "",
                 entry.size or 0,
@@ -196,22 +229,10 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
                 role=entry.managed_role,
             )
             if parent_art is not None:
-                edges.append(_contains(parent_art, aid, occ, entry.logical_path))
+                self.edges.append(_contains(parent_art, aid, occ, entry.logical_path))
         if entry.hash_status == "mismatched" and entry.declared_sha256 and entry.sha256:
-            incomplete = True
-            contradictions.append(_contradiction(entry, occ, parent_art or root_art))
-
-    _order_edges(edges, chains)
-    occurrences.sort(key=lambda o: (chains[o["occurrence_id"]], o["entry_kind"], o["occurrence_id"]))
-    node_list = sorted(nodes.values(), key=lambda n: (node_first_chain[n["artifact_id"]], n["artifact_id"]))
-    contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
-    limitations += _case_collisions(occurrences) + _reader_notes(facts)
-    scope = "container-entries" if facts.root_format in CONTAINER_FORMATS else "root"
-    if scope == "root":
-        limitations.append(ROOT_SCOPE_NOTICE)
-    coverage = {"scope": scope, "status": "unknown" if incomplete else "complete"}
-    graph = {"nodes": node_list, "occurrences": occurrences, "edges": edges, "integrity_contradictions": contradictions}
-    return _complete(facts, limits, root_art, graph, coverage, limitations)
+            self.incomplete = True
+            self.contradictions.append(_contradiction(entry, occ, parent_art or self.root_art))
 
 
 # ------------------------------------------------- passes of build_inventory

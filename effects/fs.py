@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Any
+from typing import Any, BinaryIO
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 
 import anyio
@@ -301,25 +301,7 @@ async def publish_atomically(
     published = False
     try:
         with os.fdopen(fd, "wb") as handle:
-            pending: list[bytes] = []
-            pending_bytes = 0
-            for chunk in chunks:
-                pending.append(chunk)
-                pending_bytes += len(chunk)
-                if pending_bytes >= FLUSH_BYTES:
-                    block = b"".join(pending)
-                    handle.write(block)
-                    digest.update(block)
-                    written += len(block)
-                    pending, pending_bytes = [], 0
-                    await report(phase, f"{written} bytes written")
-                    await anyio.lowlevel.checkpoint()
-            block = b"".join(pending)
-            handle.write(block)
-            digest.update(block)
-            written += len(block)
-            handle.flush()
-            os.fsync(handle.fileno())
+            written = await _write_synced(handle, chunks, digest, report, phase)
         await anyio.lowlevel.checkpoint()
         if overwrite:
             os.replace(staging, destination)
@@ -341,19 +323,7 @@ async def publish_atomically(
     except BaseException as exc:
         if published:
             if isinstance(exc, OSError):
-                return Failure(
-                    ReaError(
-                        code="cleanup_incomplete",
-                        message=f"{path!r} was published completely, but the staging file {staging!r} could not be removed.",
-                        details={
-                            "published": True,
-                            "published_path": destination,
-                            "bytes": written,
-                            "owned_resources": ["staging-file"],
-                            "staging_path": staging,
-                        },
-                    )
-                )
+                return Failure(_cleanup_incomplete(path, destination, staging, written))
             raise
         _remove(staging)
         if isinstance(exc, OSError):
@@ -366,6 +336,47 @@ async def publish_atomically(
             )
         raise
     return Success(PublishReceipt(path=destination, bytes=written, sha256=digest.hexdigest()))
+
+
+async def _write_synced(handle: BinaryIO, chunks: Iterable[bytes], digest: Any, report: Report, phase: str) -> int:
+    """Write and hash `chunks` in FLUSH_BYTES blocks, with a progress note and a cancellation point after each
+    block, then fsync; the bytes written."""
+    written = 0
+    pending: list[bytes] = []
+    pending_bytes = 0
+    for chunk in chunks:
+        pending.append(chunk)
+        pending_bytes += len(chunk)
+        if pending_bytes >= FLUSH_BYTES:
+            block = b"".join(pending)
+            handle.write(block)
+            digest.update(block)
+            written += len(block)
+            pending, pending_bytes = [], 0
+            await report(phase, f"{written} bytes written")
+            await anyio.lowlevel.checkpoint()
+    block = b"".join(pending)
+    handle.write(block)
+    digest.update(block)
+    written += len(block)
+    handle.flush()
+    os.fsync(handle.fileno())
+    return written
+
+
+def _cleanup_incomplete(path: str, destination: str, staging: str, written: int) -> ReaError:
+    """The destination is published whole, but the staging file REA made could not be removed."""
+    return ReaError(
+        code="cleanup_incomplete",
+        message=f"{path!r} was published completely, but the staging file {staging!r} could not be removed.",
+        details={
+            "published": True,
+            "published_path": destination,
+            "bytes": written,
+            "owned_resources": ["staging-file"],
+            "staging_path": staging,
+        },
+    )
 
 
 def _remove(path: str) -> None:

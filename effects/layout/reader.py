@@ -262,69 +262,10 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
         raise LayoutFailure("malformed", "lief could not read a PE image behind the MZ header")
     header, optional = binary.header, binary.optional_header
     pe32plus = enum_name(optional.magic) == "PE32_PLUS"
-    table = binary.dos_header.addressof_new_exeheader + 24 + header.sizeof_optional_header
-    sections = []
-    strings = header.pointerto_symbol_table + 18 * header.numberof_symbols
-    for i, sec in enumerate(binary.sections):
-        raw = bytes(data[table + 40 * i : table + 40 * i + 8]).split(b"\0", 1)[0]
-        label, name_offset = _name(raw, (table + 40 * i, len(raw))), None
-        if raw[:1] == b"/" and raw[1:].isdigit() and header.pointerto_symbol_table:
-            # a long name: "/N" is an offset into the COFF string table
-            name_offset = int(raw[1:])
-            at = strings + name_offset
-            long = bytes(data[at : at + elf_tables.NAME_MAX]).split(b"\0", 1)[0]
-            label = _name(long, (at, len(long)))
-        sections.append(
-            {
-                "index": i,
-                "name": label,
-                "name_offset": name_offset,
-                "type": "IMAGE_SCN",
-                "header_location": (table + 40 * i, 40),
-                "address": sec.virtual_address,
-                "offset": sec.pointerto_raw_data,
-                "size": sec.virtual_size,
-                "alignment": optional.section_alignment,
-                "flags": sec.characteristics,
-                "link": None,
-                "info": None,
-                "entry_size": None,
-                "nobits": sec.sizeof_raw_data == 0,
-                "segment": None,
-                "raw_size": sec.sizeof_raw_data,
-            }
-        )
+    sections = _pe_sections(binary, data)
     symbols, symbol_total = _pe_symbols(binary, data, caps["max_symbols"])
-    relocations = []
-    total_relocs = 0
-    for block in binary.relocations:
-        for entry in block.entries:
-            if enum_name(entry.type) == "ABS":
-                continue  # block padding, not a relocation
-            total_relocs += 1
-            if len(relocations) >= caps["max_relocations"]:
-                continue
-            relocations.append(
-                {
-                    "kind": "pe-base-relocation",
-                    "address": block.virtual_address + entry.position,
-                    "type": "IMAGE_REL_BASED_" + enum_name(entry.type),
-                    "symbol_name": None,
-                    "library": None,
-                }
-            )
-    needed, slots = [], []
-    for imp in binary.imports:
-        needed.append(_name(imp.name.encode("utf-8", "surrogateescape"), None))
-        for entry in imp.entries:
-            slots.append(
-                {
-                    "library": imp.name,
-                    "name": None if entry.is_ordinal else entry.name,
-                    "ordinal": entry.ordinal if entry.is_ordinal else None,
-                    "address": entry.iat_address,
-                }
-            )
+    relocations, total_relocs = _pe_relocations(binary, caps["max_relocations"])
+    needed, slots = _pe_import_slots(binary)
     config = binary.load_configuration
     guard = getattr(config, "guard_flags", None) if config is not None else None
     seh = None
@@ -369,6 +310,84 @@ def pe_facts(path: str, data: Any, caps: dict[str, int]) -> dict[str, Any]:
         "slice": None,
         "limitations": [],
     }
+
+
+def _pe_sections(binary: Any, data: Any) -> list[dict[str, Any]]:
+    """The section table's rows, long "/N" names read from the COFF string table."""
+    header, optional = binary.header, binary.optional_header
+    table = binary.dos_header.addressof_new_exeheader + 24 + header.sizeof_optional_header
+    sections = []
+    strings = header.pointerto_symbol_table + 18 * header.numberof_symbols
+    for i, sec in enumerate(binary.sections):
+        raw = bytes(data[table + 40 * i : table + 40 * i + 8]).split(b"\0", 1)[0]
+        label, name_offset = _name(raw, (table + 40 * i, len(raw))), None
+        if raw[:1] == b"/" and raw[1:].isdigit() and header.pointerto_symbol_table:
+            # a long name: "/N" is an offset into the COFF string table
+            name_offset = int(raw[1:])
+            at = strings + name_offset
+            long = bytes(data[at : at + elf_tables.NAME_MAX]).split(b"\0", 1)[0]
+            label = _name(long, (at, len(long)))
+        sections.append(
+            {
+                "index": i,
+                "name": label,
+                "name_offset": name_offset,
+                "type": "IMAGE_SCN",
+                "header_location": (table + 40 * i, 40),
+                "address": sec.virtual_address,
+                "offset": sec.pointerto_raw_data,
+                "size": sec.virtual_size,
+                "alignment": optional.section_alignment,
+                "flags": sec.characteristics,
+                "link": None,
+                "info": None,
+                "entry_size": None,
+                "nobits": sec.sizeof_raw_data == 0,
+                "segment": None,
+                "raw_size": sec.sizeof_raw_data,
+            }
+        )
+    return sections
+
+
+def _pe_relocations(binary: Any, most: int) -> tuple[list[dict[str, Any]], int]:
+    """The base relocations (ABS padding left out), the first `most` of them, and their total."""
+    relocations: list[dict[str, Any]] = []
+    total_relocs = 0
+    for block in binary.relocations:
+        for entry in block.entries:
+            if enum_name(entry.type) == "ABS":
+                continue  # block padding, not a relocation
+            total_relocs += 1
+            if len(relocations) >= most:
+                continue
+            relocations.append(
+                {
+                    "kind": "pe-base-relocation",
+                    "address": block.virtual_address + entry.position,
+                    "type": "IMAGE_REL_BASED_" + enum_name(entry.type),
+                    "symbol_name": None,
+                    "library": None,
+                }
+            )
+    return relocations, total_relocs
+
+
+def _pe_import_slots(binary: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The imported libraries' names and one slot per imported entry (by name or ordinal)."""
+    needed, slots = [], []
+    for imp in binary.imports:
+        needed.append(_name(imp.name.encode("utf-8", "surrogateescape"), None))
+        for entry in imp.entries:
+            slots.append(
+                {
+                    "library": imp.name,
+                    "name": None if entry.is_ordinal else entry.name,
+                    "ordinal": entry.ordinal if entry.is_ordinal else None,
+                    "address": entry.iat_address,
+                }
+            )
+    return needed, slots
 
 
 def read_layout(path: str, architecture: str | None, caps: dict[str, int]) -> dict[str, Any]:

@@ -87,6 +87,77 @@ def _dimensions(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
     return dims
 
 
+Side = Mapping[str, Any] | None
+
+
+def _entry(path: str, classification: str, dims: list[str], lo: Side, ro: Side) -> dict[str, Any]:
+    """One change record: the member's path, its classification and dimensions, and both sides' ids."""
+    return {
+        "logical_path": path,
+        "classification": classification,
+        "dimensions": dims,
+        "left_occurrence_id": lo and lo["occurrence_id"],
+        "right_occurrence_id": ro and ro["occurrence_id"],
+        "left_artifact_id": lo and lo.get("artifact_id"),
+        "right_artifact_id": ro and ro.get("artifact_id"),
+    }
+
+
+def _root_change(lroot: Side, rroot: Side, lbad: set[str], rbad: set[str]) -> dict[str, Any] | None:
+    """The roots' delta (content and executable metadata), or None when they are alike or one is absent."""
+    if lroot is None or rroot is None:
+        return None
+    if lroot["occurrence_id"] in lbad or rroot["occurrence_id"] in rbad:
+        return _entry(ROOT_PATH, "contradiction", ["integrity"], lroot, rroot)
+    dims = _dimensions(lroot, rroot)
+    return _entry(ROOT_PATH, "changed", dims, lroot, rroot) if dims else None
+
+
+def _member_changes(
+    lkeys: Mapping[str, Any], rkeys: Mapping[str, Any], lbad: set[str], rbad: set[str], uncertainty: list[str]
+) -> tuple[list[dict[str, Any]], int]:
+    """Every member path's change in path order, and how many were unchanged; a member whose hash is
+    unavailable cannot be compared by content, which `uncertainty` then says."""
+    changes: list[dict[str, Any]] = []
+    unchanged = 0
+    for path in sorted(set(lkeys) | set(rkeys)):
+        lo, ro = lkeys.get(path), rkeys.get(path)
+        if (lo and lo["occurrence_id"] in lbad) or (ro and ro["occurrence_id"] in rbad):
+            changes.append(_entry(path, "contradiction", ["integrity"], lo, ro))
+        elif lo is None:
+            changes.append(_entry(path, "added", ["content"], lo, ro))
+        elif ro is None:
+            changes.append(_entry(path, "removed", ["content"], lo, ro))
+        else:
+            hashed = all(o["entry_kind"] not in ("file", "slice") or o["hash_status"] == "verified" for o in (lo, ro))
+            dims = _dimensions(lo, ro)
+            if not hashed:
+                dims = [d for d in dims if d != "content"]
+                changes.append(_entry(path, "changed" if dims else "unknown", dims or ["content"], lo, ro))
+                uncertainty.append(f"{path}: an occurrence hash is unavailable, so its content cannot be compared")
+            elif dims:
+                changes.append(_entry(path, "changed", dims, lo, ro))
+            else:
+                unchanged += 1
+    return changes, unchanged
+
+
+def _status(counts: Mapping[str, int], members_complete: bool, root_changed: bool, uncertain: bool) -> str:
+    """The comparison's one word, first rule that holds: a contradiction, missing members, changes, only
+    additions, only removals, something not comparable, else unchanged."""
+    if counts["contradiction"]:
+        return "contradiction"
+    if not members_complete:
+        return "truncated"
+    if counts["changed"] or (counts["added"] and counts["removed"]) or root_changed:
+        return "changed"
+    if counts["added"]:
+        return "added"
+    if counts["removed"]:
+        return "removed"
+    return "unknown" if uncertain or counts["unknown"] else "unchanged"
+
+
 def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
     """Compare two parsed (and merged) inventories; the complete, unpaged result."""
     limitations: list[str] = []
@@ -94,54 +165,10 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
     lkeys, lroot = _keys(left)
     rkeys, rroot = _keys(right)
     lbad, rbad = _contradicted(left), _contradicted(right)
-    changes: list[dict[str, Any]] = []
-    unchanged = 0
-
-    def entry(
-        path: str, classification: str, dims: list[str], lo: Mapping[str, Any] | None, ro: Mapping[str, Any] | None
-    ) -> dict[str, Any]:
-        return {
-            "logical_path": path,
-            "classification": classification,
-            "dimensions": dims,
-            "left_occurrence_id": lo and lo["occurrence_id"],
-            "right_occurrence_id": ro and ro["occurrence_id"],
-            "left_artifact_id": lo and lo.get("artifact_id"),
-            "right_artifact_id": ro and ro.get("artifact_id"),
-        }
-
-    # root deltas: content and executable metadata
-    root_change = None
-    if lroot is not None and rroot is not None:
-        if lroot["occurrence_id"] in lbad or rroot["occurrence_id"] in rbad:
-            root_change = entry(ROOT_PATH, "contradiction", ["integrity"], lroot, rroot)
-        else:
-            dims = _dimensions(lroot, rroot)
-            if dims:
-                root_change = entry(ROOT_PATH, "changed", dims, lroot, rroot)
-    for path in sorted(set(lkeys) | set(rkeys)):
-        lo, ro = lkeys.get(path), rkeys.get(path)
-        if (lo and lo["occurrence_id"] in lbad) or (ro and ro["occurrence_id"] in rbad):
-            changes.append(entry(path, "contradiction", ["integrity"], lo, ro))
-        elif lo is None:
-            changes.append(entry(path, "added", ["content"], lo, ro))
-        elif ro is None:
-            changes.append(entry(path, "removed", ["content"], lo, ro))
-        else:
-            hashed = all(o["entry_kind"] not in ("file", "slice") or o["hash_status"] == "verified" for o in (lo, ro))
-            dims = _dimensions(lo, ro)
-            if not hashed:
-                dims = [d for d in dims if d != "content"]
-                changes.append(entry(path, "changed" if dims else "unknown", dims or ["content"], lo, ro))
-                uncertainty.append(f"{path}: an occurrence hash is unavailable, so its content cannot be compared")
-            elif dims:
-                changes.append(entry(path, "changed", dims, lo, ro))
-            else:
-                unchanged += 1
-
+    root_change = _root_change(lroot, rroot, lbad, rbad)
+    changes, unchanged = _member_changes(lkeys, rkeys, lbad, rbad, uncertainty)
     lcov, rcov = left["coverage"], right["coverage"]
-    scope_match = lcov["scope"] == rcov["scope"]
-    if not scope_match:
+    if lcov["scope"] != rcov["scope"]:
         uncertainty.append(
             f"coverage scopes differ (left {lcov['scope']}, right {rcov['scope']}); equality of "
             "members cannot be concluded"
@@ -161,24 +188,12 @@ def compare_inventories(left: Mapping[str, Any], right: Mapping[str, Any]) -> di
         )
     all_changes = ([root_change] if root_change else []) + changes
     counts = {c: sum(1 for x in all_changes if x["classification"] == c) for c in CLASSIFICATIONS}
-    if counts["contradiction"]:
-        status = "contradiction"
-    elif not members_complete:
-        status = "truncated"
+    status = _status(counts, members_complete, root_change is not None, bool(uncertainty))
+    if status == "truncated":
         limitations.append(
             "Graph members committed by a manifest are missing from the supplied Evidence; pass every "
             "page of each inventory (or inspect_artifact Evidence) to compare completely."
         )
-    elif counts["changed"] or (counts["added"] and counts["removed"]) or root_change:
-        status = "changed"
-    elif counts["added"]:
-        status = "added"
-    elif counts["removed"]:
-        status = "removed"
-    elif uncertainty or counts["unknown"]:
-        status = "unknown"
-    else:
-        status = "unchanged"
     limitations.append(RUNTIME_NOTICE)
     return {
         "status": status,

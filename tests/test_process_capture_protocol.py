@@ -220,6 +220,33 @@ def test_a_cancelled_loopback_capture_leaves_no_process_and_no_observer_over_mcp
     assert _observer_processes() == []
 
 
+def test_a_cancel_keeps_the_traffic_seen_until_then_in_the_partial_observation(tmp_path):
+    from effects.calls import Connection, call_tool
+    from scripted import CTX
+
+    script = tmp_path / "loop.py"
+    script.write_text(LOOP)
+    conn = Connection(ctx=CTX)
+    args = {"approved": True, "executable": sys.executable, "arguments": ["-I", str(script)],
+            "working_directory": str(tmp_path), "network_access": "loopback", "limits": {"protocol_events": 50}}  # fmt: skip
+    fds = len(os.listdir("/proc/self/fd"))
+
+    async def main() -> bool:
+        with anyio.move_on_after(1.5) as scope:
+            await call_tool(conn, "capture_process_scenario", args, None)
+        return scope.cancelled_caught
+
+    assert anyio.run(main) is True
+    failure = conn.cancelled_reply.failure()
+    assert failure.code == "cancelled"
+    kept = conn.session.evidence[failure.details["partial_observation"]["evidence_id"]].normalized_result
+    assert kept["exit"]["reason"] == "cancelled" and kept["truncated"]
+    ticks = [e for e in kept["protocol_events"] if e["kind"] == "data"]
+    assert ticks and {e["data"] for e in ticks} == {"tick"} and len(kept["protocol_events"]) == 50
+    assert _observer_processes() == [] and not [t for t in threading.enumerate() if t.name == "rea-loopback-tap"]
+    assert len(os.listdir("/proc/self/fd")) == fds
+
+
 def test_the_cli_records_loopback_traffic(tmp_path):
     env = clean_env(REA_CACHE_DIR=str(tmp_path / "cache"), PYTHONPATH=str(ROOT))
     work = tmp_path / "w"

@@ -109,8 +109,7 @@ def _changed(b: FileEntry, a: FileEntry) -> bool:
 
 
 def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
-    out = []
-    out.extend(ResidualUnknown(scope="protocol", reason=r) for r in protocol_gaps(args.network_access, run.loopback))
+    out = [ResidualUnknown(scope="protocol", reason=r) for r in protocol_gaps(args.network_access, run.loopback)]
     if run.output_dropped_bytes:
         out.append(ResidualUnknown(scope="terminal", reason=f"{run.output_dropped_bytes} bytes past the output limits"))
     for name, snap in (("before", run.before), ("after", run.after)):

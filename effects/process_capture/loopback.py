@@ -153,8 +153,10 @@ async def observed(
     try:
         run = await running
     except anyio.get_cancelled_exc_class():
+        with anyio.CancelScope(shield=True):  # the final reads may be many: off the event loop, even when cancelled
+            traffic = await anyio.to_thread.run_sync(tap.finish)
         partial = progress.effect_partial
         if isinstance(partial, ScenarioRun):
-            progress.effect_partial = attrs.evolve(partial, loopback=tap.finish())
+            progress.effect_partial = attrs.evolve(partial, loopback=traffic)
         raise
     return attrs.evolve(run, loopback=await anyio.to_thread.run_sync(tap.finish))

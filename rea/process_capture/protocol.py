@@ -31,6 +31,8 @@ from rea.wire.schema import field
 
 PREVIEW_BYTES = 2048  # bytes of each event kept as its preview (the digest and count cover all of them)
 MAX_HELD = 256  # out-of-order segments held per connection direction while a gap is open
+MAX_HELD_BYTES = 32 << 20  # and their bytes over all connections (past either, they are counted as a hole)
+MAX_REFUSED = 65536  # connections past limits.connections remembered (so each is counted once)
 MASK = 0xFFFFFFFF
 REQUEST_LINE = re.compile(rb"([A-Z][A-Z-]{0,15}) (\S{1,8192}) HTTP/1\.[01]\r?\n")
 STATUS_LINE = re.compile(rb"HTTP/1\.[01] ([1-5][0-9][0-9])[ \r\n]")
@@ -145,6 +147,7 @@ class Decoder:
         self.refused: set[frozenset[str]] = set()
         self.events: list[Observed] = []
         self.budget = limits.protocol_body_bytes
+        self.held_bytes = 0
         self.counts = {"frames": 0, "unreadable": 0, "events_dropped": 0, "preview_bytes_dropped": 0,
                        "gap_bytes": 0, "midstream": 0}  # fmt: skip
         self.now = 0
@@ -171,7 +174,8 @@ class Decoder:
         if found is not None or key in self.refused:
             return found
         if len(self.flows) >= self.limits.connections:
-            self.refused.add(key)
+            if len(self.refused) < MAX_REFUSED:
+                self.refused.add(key)
             return None
         # the side that sends a SYN without ACK (or the first datagram) connects; a SYN-ACK's receiver is the client
         reverse = segment.transport == "tcp" and segment.flags & (SYN | ACK) == SYN | ACK
@@ -221,9 +225,12 @@ class Decoder:
             return
         ahead = _signed(seq - stream.next_seq)
         if ahead > 0:
-            if len(stream.held) < MAX_HELD and seq not in stream.held:
+            if seq in stream.held:
+                return
+            if len(stream.held) < MAX_HELD and self.held_bytes + len(payload) <= MAX_HELD_BYTES:
                 stream.held[seq] = (payload, fin)
-            elif seq not in stream.held:
+                self.held_bytes += len(payload)
+            else:
                 self.counts["gap_bytes"] += len(payload)
             return
         fresh = payload[-ahead:] if -ahead < len(payload) else b""
@@ -246,6 +253,7 @@ class Decoder:
                 return
             seq = min(due, key=lambda s: _signed(s - stream.next_seq))  # type: ignore[operator]
             payload, fin = stream.held.pop(seq)
+            self.held_bytes -= len(payload)
             self._deliver(flow, forward, seq, payload, fin)
 
     def _data(self, flow: _Flow, forward: bool, data: bytes) -> None:
@@ -339,7 +347,7 @@ def protocol_gaps(network_access: str, traffic: LoopbackTraffic | None) -> list[
         (traffic.kernel_drops, "frames were dropped by the kernel before the observer read them"),
         (traffic.unreadable, "frames could not be read (truncated, malformed or fragmented)"),
         (traffic.events_dropped, "events past limits.protocol_events"),
-        (traffic.connections_dropped, "connections past limits.connections were not decoded"),
+        (traffic.connections_dropped, "(at least) connections past limits.connections were not decoded"),
         (traffic.gap_bytes, "bytes followed a hole in a TCP stream that never filled"),
         (traffic.midstream, "TCP connections were first seen without their SYN"),
     )

@@ -186,6 +186,36 @@ def test_limits_make_the_protocol_dimension_partial_and_none_has_no_observer(tmp
     assert any("With network_access none no interface is up" in line for line in none["limitations"])
 
 
+SIX = """import socket
+u = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); u.bind(("::1", 0))
+v = socket.socket(socket.AF_INET6, socket.SOCK_DGRAM); v.sendto(b"hello-udp6", u.getsockname()[:2])
+data, peer = u.recvfrom(100); u.sendto(b"back", peer); v.recv(10)
+l = socket.socket(socket.AF_INET6); l.bind(("::1", 0)); l.listen()
+c = socket.create_connection(l.getsockname()[:2]); d, _ = l.accept(); c.sendall(b"six"); d.recv(3)
+print("ports", u.getsockname()[1], v.getsockname()[1], l.getsockname()[1], c.getsockname()[1]); c.close(); d.close()
+"""
+
+
+def test_ipv6_udp_datagrams_and_tcp_are_recorded(tmp_path):
+    (tmp_path / "six.py").write_text(SIX)
+    reply, _ = call("capture_process_scenario", {"approved": True, "executable": sys.executable,
+                                                 "arguments": ["-I", str(tmp_path / "six.py")],
+                                                 "working_directory": str(tmp_path), "network_access": "loopback"})  # fmt: skip
+    result = reply.unwrap()["normalized_result"]
+    text = "".join(f["data"] for f in result["frames"])
+    receiver, sender, listener, connector = re.search(r"ports (\d+) (\d+) (\d+) (\d+)", text).groups()
+    assert [(e["kind"], e["protocol"], e["direction"], e["client"], e["server"], e["data"], e["bytes"])
+            for e in result["protocol_events"]] == [
+        ("datagram", "udp", "received", f"[::1]:{sender}", f"[::1]:{receiver}", "hello-udp6", 10),
+        ("datagram", "udp", "sent", f"[::1]:{sender}", f"[::1]:{receiver}", "back", 4),
+        ("connect", "tcp", "received", f"[::1]:{connector}", f"[::1]:{listener}", "", 0),
+        ("data", "tcp", "received", f"[::1]:{connector}", f"[::1]:{listener}", "six", 3),
+        ("close", "tcp", "received", f"[::1]:{connector}", f"[::1]:{listener}", "", 0),
+        ("close", "tcp", "sent", f"[::1]:{connector}", f"[::1]:{listener}", "", 0),
+    ]  # fmt: skip
+    assert not result["residual_unknowns"]
+
+
 LOOP = "import socket\ns = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen()\nwhile True:\n    c = socket.create_connection(s.getsockname()); d, _ = s.accept(); c.sendall(b'tick'); d.recv(9); c.close(); d.close()\n"
 
 

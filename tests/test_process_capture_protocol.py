@@ -289,3 +289,22 @@ def test_the_cli_records_loopback_traffic(tmp_path):
     digests = {e["sha256"] for e in result["protocol_events"]}
     assert {_sha(truth["tcp"]["sent"]), _sha(truth["tcp"]["back"]), _sha(truth["http"]["response"])} <= digests
     assert _observer_processes() == []
+
+
+def test_an_observer_that_never_hands_over_its_socket_is_a_residual_unknown_not_silence():
+    """The failure path of the observer step, with a real child that closes the channel without a socket (as a
+    chain that fails before tap_main.py would): the protocol dimension says why it is open."""
+    from effects.process_capture.loopback import Tap
+    from rea.process_capture.protocol import protocol_gaps
+    from rea.process_capture.records import CaptureLimits
+
+    tap = Tap(CaptureLimits())
+    subprocess.run(["/bin/sh", "-c", "exit 0"], pass_fds=tap.pass_fds(), check=True)
+    tap.begin(0.0)
+    traffic = tap.finish()
+    assert traffic.events == () and traffic.observer_failure is not None
+    assert protocol_gaps("loopback", traffic) == [f"the loopback observer did not start: {traffic.observer_failure}"]
+    assert protocol_gaps("none", None) == [] and protocol_gaps("loopback", None) == [
+        "loopback traffic was not observed"
+    ]
+    assert not [t for t in threading.enumerate() if t.name == "rea-loopback-tap"]

@@ -156,3 +156,18 @@ def test_http_websocket_and_udp_are_recognised_and_connections_limited():
     assert events[3].data == "\\x81\x02hi" and events[5].client == "127.0.0.1:5353"
     limited = _canonical(list(enumerate(frames)), CaptureLimits(connections=1))
     assert limited.connections_dropped == 1 and {e.connection for e in limited.events} == {0}
+
+
+@given(st.binary(min_size=1, max_size=40), st.binary(min_size=1, max_size=40), st.booleans())
+def test_a_reused_four_tuple_is_a_new_connection_and_udp_is_apart_from_tcp(first, second, reset):
+    def connection(isn: int, data: bytes) -> list[bytes]:
+        ending = [tcp_frame(40000, 80, isn + 1, 0, RST)] if reset else [
+            tcp_frame(40000, 80, isn + 1 + len(data), 0, ACK | FIN), tcp_frame(80, 40000, 1, 0, ACK | FIN)]  # fmt: skip
+        return [tcp_frame(40000, 80, isn, 0, SYN), tcp_frame(80, 40000, 0, isn + 1, SYN | ACK),
+                tcp_frame(40000, 80, isn + 1, 1, ACK | PSH, data), *ending]  # fmt: skip
+
+    frames = connection(100, first) + [udp_frame(40000, 80, b"dgram")] + connection(9000, second)
+    events = _canonical(list(enumerate(frames))).events
+    data = [(e.connection, e.protocol, e.preview) for e in events if e.kind in ("data", "datagram")]
+    assert data == [(0, "tcp", first), (1, "udp", b"dgram"), (2, "tcp", second)]
+    assert [e.connection for e in events if e.kind == "connect"] == [0, 2]

@@ -135,6 +135,7 @@ class _Flow:
     upgrade: bool = False
     websocket: bool = False
     connected: bool = False
+    closed: bool = False  # reset, or both directions finished: a new SYN on its endpoints is a new connection
 
 
 class Decoder:
@@ -143,8 +144,9 @@ class Decoder:
 
     def __init__(self, limits: CaptureLimits) -> None:
         self.limits = limits
-        self.flows: dict[frozenset[str], _Flow] = {}
-        self.refused: set[frozenset[str]] = set()
+        self.flows: dict[tuple[str, frozenset[str]], _Flow] = {}
+        self.refused: set[tuple[str, frozenset[str]]] = set()
+        self.connections = 0
         self.events: list[Observed] = []
         self.budget = limits.protocol_body_bytes
         self.held_bytes = 0
@@ -169,19 +171,23 @@ class Decoder:
             self._segment(flow, decoded)
 
     def _flow(self, segment: Segment) -> _Flow | None:
-        key = frozenset((segment.source, segment.destination))
+        key = (segment.transport, frozenset((segment.source, segment.destination)))
         found = self.flows.get(key)
-        if found is not None or key in self.refused:
+        reopened = found is not None and found.closed and segment.flags & (SYN | ACK) == SYN
+        if (found is not None and not reopened) or key in self.refused:
             return found
-        if len(self.flows) >= self.limits.connections:
+        if self.connections >= self.limits.connections:
             if len(self.refused) < MAX_REFUSED:
                 self.refused.add(key)
             return None
         # the side that sends a SYN without ACK (or the first datagram) connects; a SYN-ACK's receiver is the client
         reverse = segment.transport == "tcp" and segment.flags & (SYN | ACK) == SYN | ACK
         client, server = (segment.destination, segment.source) if reverse else (segment.source, segment.destination)
-        flow = _Flow(index=len(self.flows), transport=segment.transport, client=client, server=server)
+        flow = _Flow(index=self.connections, transport=segment.transport, client=client, server=server)
+        if found is not None:
+            self._flush(found)
         self.flows[key] = flow
+        self.connections += 1
         return flow
 
     def _emit(self, flow: _Flow, at_ms: int, kind: Kind, forward: bool, **extra: Any) -> None:
@@ -216,6 +222,7 @@ class Decoder:
         if segment.flags & RST:
             self._flush(flow)
             self._emit(flow, self.now, "reset", forward)
+            flow.closed = True
             return
         self._deliver(flow, forward, segment.seq, segment.payload, bool(segment.flags & FIN))
 
@@ -242,6 +249,7 @@ class Decoder:
             stream.next_seq = (stream.next_seq + 1) & MASK
             self._flush(flow)
             self._emit(flow, self.now, "close", forward)
+            flow.closed = all(s.finished for s in flow.streams.values())
         self._release(flow, forward)
 
     def _release(self, flow: _Flow, forward: bool) -> None:

@@ -17,7 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from rea.errors import ReaError
@@ -27,6 +27,9 @@ from rea.wire.convert import to_wire
 # the namespace's lo brought up by iproute2's ip, named absolutely: the target's environment may have no PATH
 LOOPBACK_UP = shlex.quote(shutil.which("ip") or "/sbin/ip") + ' link set lo up || exit 125; exec "$@"'
 SHIM_MAIN = str(Path(__file__).with_name("shim_main.py"))
+TAP_MAIN = str(
+    Path(__file__).with_name("tap_main.py")
+)  # the loopback observer step (effects/process_capture/loopback.py)
 
 
 def environment(declared: Mapping[str, str], inherited: tuple[str, ...], shim_dir: str | None) -> dict[str, str]:
@@ -104,9 +107,11 @@ class Refused(Exception):
         self.error = error
 
 
-def command(executable: str, arguments: tuple[str, ...], network: str) -> tuple[list[str], str]:
-    """The argv of the exec chain and how the network is isolated; Refused (capability_unavailable) when this
-    host cannot isolate it."""
+def command(
+    executable: str, arguments: tuple[str, ...], network: str, observer: Sequence[str] = ()
+) -> tuple[list[str], str]:
+    """The argv of the exec chain (with the `observer` step, if any, inside the namespace before setsid) and how
+    the network is isolated; Refused (capability_unavailable) when this host cannot isolate it."""
     setsid = shutil.which("setsid") or "/usr/bin/setsid"
     why = _works(network) or (None if os.access(setsid, os.X_OK) else "util-linux setsid is not installed")
     if why is not None:
@@ -124,7 +129,7 @@ def command(executable: str, arguments: tuple[str, ...], network: str) -> tuple[
         if network == "none"
         else "private network namespace with only its own loopback up (unshare --net; ip link set lo up)"
     )
-    return [*prefix, setsid, "--ctty", executable, *arguments], isolation
+    return [*prefix, *observer, setsid, "--ctty", executable, *arguments], isolation
 
 
 def launchers(argv: list[str]) -> set[str]:

@@ -30,7 +30,7 @@ from returns.result import Failure, Result, Success
 
 from effects import owned
 from effects.native.cache import cache_root
-from effects.process_capture import launch
+from effects.process_capture import launch, loopback
 from effects.process_capture.launch import Refused
 from effects.process_capture.snapshot import snapshot
 from effects.process_group import now, terminate
@@ -273,10 +273,12 @@ def _snap(effect: RunScenario, at_ms: int) -> Snapshot:
     return snapshot(effect.roots, limits.files, limits.filesystem_depth, limits.file_bytes, at_ms)
 
 
-async def _spawn(argv: list[str], env: dict[str, str], effect: RunScenario, slave: int) -> anyio.abc.Process:
+async def _spawn(
+    argv: list[str], env: dict[str, str], effect: RunScenario, slave: int, pass_fds: tuple[int, ...] = ()
+) -> anyio.abc.Process:
     try:
         return await anyio.open_process(argv, stdin=slave, stdout=slave, stderr=slave, cwd=effect.working_directory,
-                                        env=env, start_new_session=False)  # fmt: skip
+                                        env=env, start_new_session=False, pass_fds=pass_fds)  # fmt: skip
     except OSError as exc:
         raise Refused(ReaError(code="process_capture_failed", message=f"the launch failed: {exc}",
                                 details={"executable": effect.executable}))  # fmt: skip
@@ -366,7 +368,9 @@ async def _owned_run(effect: RunScenario, known: _Before, run: _Run, progress: P
 
 async def _capture(effect: RunScenario, scratch: str, progress: Progress) -> ScenarioRun:
     _check_inputs(effect)
-    argv, isolation = launch.command(effect.executable, effect.arguments, effect.network_access)
+    tap = loopback.open_tap(effect.network_access, effect.limits)  # None unless network_access is loopback
+    argv, isolation = launch.command(effect.executable, effect.arguments, effect.network_access,
+                                     tap.step() if tap else ())  # fmt: skip
     shim_dir = launch.write_shims(effect.shims, scratch)
     env = launch.environment(effect.environment, effect.inherit_environment, shim_dir)
     executable_sha256 = await anyio.to_thread.run_sync(_sha256, effect.executable)
@@ -378,11 +382,14 @@ async def _capture(effect: RunScenario, scratch: str, progress: Progress) -> Sce
         known = _Before(started_at=now(), start_epoch=time.time(), executable_sha256=executable_sha256,
                         isolation=isolation, before=before, scratch=scratch)  # fmt: skip
         start = time.monotonic()
-        process = await _spawn(argv, env, effect, slave)
+        process = await _spawn(argv, env, effect, slave, tap.pass_fds() if tap else ())
         os.close(slave)
         slave = -1
-        return await _owned_run(effect, known, _Run(effect, process, master, start, launch.launchers(argv)), progress)
+        run = _Run(effect, process, master, start, launch.launchers(argv))
+        return await loopback.observed(tap, known.start_epoch, progress, _owned_run(effect, known, run, progress))
     finally:
+        if tap is not None:
+            tap.close()
         for fd in (master, slave):
             if fd >= 0:
                 os.close(fd)

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from rea.canonical_json import canonicalize
 from rea.process_capture.effects import ScenarioRun, Snapshot
+from rea.process_capture.protocol import protocol_events, protocol_gaps, protocol_truncated
 from rea.process_capture.records import CaptureArgs
 from rea.process_capture.results import (
     Cleanup,
@@ -37,9 +38,11 @@ from rea.wire.convert import to_wire
 PROVIDER_VERSION = "1"
 LIMITATIONS = (
     "Process samples are taken every {interval} ms: a process that starts and ends between two samples is not seen.",
-    "The run has a private network namespace (with network_access none no interface is up, so no protocol can "
-    "run; with loopback only its own lo): no protocol observer or replay server runs, so protocol_events is empty "
-    "and loopback traffic is not recorded.",
+    "The run has a private network namespace. With network_access none no interface is up, so no protocol can run "
+    "and protocol_events is empty; with loopback, the frames on its own lo are recorded (an AF_PACKET socket opened "
+    "in the namespace before the executable starts) and decoded into TCP/UDP events, HTTP/1.x request and status "
+    "lines and WebSocket upgrades; TLS and other protocols are recorded as bytes. No replay server runs, so "
+    "replay_transitions is empty.",
     "Rendered frames come from pyte, which keeps no alternate screen buffer; a frame is rendered at the end of each "
     "burst of output, so their number follows the program's pauses.",
     "Filesystem effects compare a snapshot before launch with one after settlement: an entry created and removed "
@@ -106,9 +109,7 @@ def _changed(b: FileEntry, a: FileEntry) -> bool:
 
 
 def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
-    out = []
-    if args.network_access != "none":  # with no interface up no protocol can run; on loopback one is unobserved
-        out.append(ResidualUnknown(scope="protocol", reason="loopback traffic is not observed in this build"))
+    out = [ResidualUnknown(scope="protocol", reason=r) for r in protocol_gaps(args.network_access, run.loopback)]
     if run.output_dropped_bytes:
         out.append(ResidualUnknown(scope="terminal", reason=f"{run.output_dropped_bytes} bytes past the output limits"))
     for name, snap in (("before", run.before), ("after", run.after)):
@@ -126,7 +127,7 @@ def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
     return out
 
 
-Collection = Literal["frames", "interaction_events", "process_samples", "shim_events"]
+Collection = Literal["frames", "interaction_events", "process_samples", "shim_events", "protocol_events"]
 
 
 def _journal(result: Mapping[Collection, Sequence[Any]]) -> tuple[JournalEntry, ...]:
@@ -186,6 +187,8 @@ def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Proc
     effects = effects_between(run.before, run.after)
     unknowns = _unknowns(args, run)
     truncated = bool(run.output_dropped_bytes or run.before.truncated or run.after.truncated or run.processes_dropped)
+    truncated = truncated or protocol_truncated(run.loopback)
+    protocol = protocol_events(run.loopback, lambda text: redact(text, secrets))
     return ProcessCapture(
         schema_version=4,
         manifest=_manifest(args, run, rea_version),
@@ -215,12 +218,18 @@ def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Proc
                 truncated=run.after.truncated,
             ),
         ),  # fmt: skip
-        protocol_events=(),
+        protocol_events=protocol,
         shim_events=shims,
         replay_transitions=(),
         reactive_run=None,
         event_journal=_journal(
-            {"frames": frames, "interaction_events": interactions, "process_samples": samples, "shim_events": shims}
+            {
+                "frames": frames,
+                "interaction_events": interactions,
+                "process_samples": samples,
+                "shim_events": shims,
+                "protocol_events": protocol,
+            }
         ),  # fmt: skip
         truncated=truncated,
         limitations=tuple(line.format(interval=run.sample_interval_ms) for line in LIMITATIONS),

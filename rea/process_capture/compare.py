@@ -113,8 +113,14 @@ def _process(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
 
 
 def _protocol(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
-    return [({k: (n.text(v) if isinstance(v, str) else v) for k, v in e.items() if k not in ("at_ms", "sequence")},
-             e.get("at_ms")) for e in c["protocol_events"]]  # fmt: skip
+    """Per connection (in order of first sight), its events in order: how two connections' events interleave is
+    scheduling, not behaviour. A complete preview is compared as normalized text (a port or path inside it would
+    make the digest differ between identical runs); a cut one adds its byte count and digest."""
+    rows = []
+    for e in sorted(c["protocol_events"], key=lambda e: e.get("connection", 0)):
+        skip = {"at_ms", "sequence"} | (set() if e.get("data_truncated") else {"bytes", "sha256"})
+        rows.append(({k: (n.text(v) if isinstance(v, str) else v) for k, v in e.items() if k not in skip}, e["at_ms"]))
+    return rows
 
 
 def _shim(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:

@@ -7,6 +7,7 @@ from typing import Literal
 
 import attrs
 
+from rea.process_capture.protocol import LoopbackTraffic
 from rea.process_capture.records import CaptureLimits, CommandShim, Event, TerminalSize
 from rea.process_capture.results import FileEntry
 
@@ -105,6 +106,7 @@ class ScenarioRun:
     shim_journal_complete: bool
     # host paths that differ between two runs of one scenario: placeholder -> path
     scratch_paths: Mapping[str, str]
+    loopback: LoopbackTraffic | None = None  # the loopback observer's record (None: no observer ran)
 
 
 @attrs.frozen(kw_only=True)

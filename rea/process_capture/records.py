@@ -169,17 +169,14 @@ class CaptureArgs:
     )
     filesystem_roots: tuple[str, ...] = field("Directories snapshot before and after", default=(), maxItems=16)
     checkpoints: tuple[str, ...] = field("Not supported here: must be empty", default=(), maxItems=0)
-    limits: CaptureLimits = field(
-        "Retention bounds (connections and protocol_* unused)",
-        factory=CaptureLimits,
-    )
+    limits: CaptureLimits = field("Retention bounds", factory=CaptureLimits)
     terminal: TerminalSize = field("The pseudo-terminal's size", factory=TerminalSize)
     normalization: Normalization = field(
         "How compare_process_captures normalizes text: paths, pids, ports, then regex patterns",
         factory=Normalization,
     )
     network_access: Literal["none", "loopback"] = field(
-        "none: no network at all; loopback: a private loopback only", default="none"
+        "none: no network at all; loopback: a private loopback, its traffic recorded", default="none"
     )
     timeout_ms: int = field("Deadline from launch; then the group is killed", default=30_000, minimum=1, maximum=MAX_MS)
     idle_timeout_ms: int = field("Kill after this long with no output", default=30_000, minimum=1, maximum=MAX_MS)

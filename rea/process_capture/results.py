@@ -1,7 +1,6 @@
 """Result records of capture_process_scenario and compare_process_captures: the reference's 3.1 result
 shape (schema_version 4), every required field present, the fields of features this build lacks
-present and empty (reactive_run null, replay_transitions and protocol_events empty) with the
-reason in residual_unknowns."""
+present and empty (reactive_run null, replay_transitions empty) with the reason in limitations."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from typing import Literal
 
 import attrs
 
+from rea.process_capture.protocol import ProtocolEvent
 from rea.process_capture.records import Normalization
 from rea.wire.schema import Open, field
 
@@ -116,7 +116,9 @@ class ShimEvent:
 @attrs.frozen(kw_only=True)
 class JournalEntry:
     capture_order: int = field("Global order", minimum=0)
-    collection: Literal["frames", "interaction_events", "process_samples", "shim_events"] = field("Which list")
+    collection: Literal["frames", "interaction_events", "process_samples", "shim_events", "protocol_events"] = field(
+        "Which list"
+    )
     index: int = field("Index in that list", minimum=0)
 
 
@@ -170,7 +172,7 @@ class ProcessCapture:
     files_after: tuple[FileEntry, ...] = field("Snapshot after settlement")
     filesystem_effects: tuple[FileEffect, ...] = field("Created, deleted and modified entries")
     filesystem_checkpoints: tuple[FilesystemCheckpoint, ...] = field("before and after_settlement")
-    protocol_events: tuple[Open, ...] = field("Empty: no protocol observer runs here")
+    protocol_events: tuple[ProtocolEvent, ...] = field("The run's loopback traffic (network_access loopback)")
     shim_events: tuple[ShimEvent, ...] = field("Shim invocations")
     replay_transitions: tuple[Open, ...] = field("Empty: no replay here")
     reactive_run: None = field("Null: no reactive machine here")

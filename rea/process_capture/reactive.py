@@ -249,20 +249,21 @@ def _refusal(where: str, message: str) -> ReaError:
     )
 
 
-def _state_problem(i: int, state: Any, ids: set[str], names: frozenset[str]) -> ReaError | None:
+def _state_problem(i: int, state: Any, ids: set[str], names: frozenset[str]) -> tuple[str, str] | None:
+    """The first (field, problem) of one state's transitions, if any."""
     seen: set[str] = set()
     for j, t in enumerate(state.on):
         at = f"reactive.states[{i}].on[{j}]"
         if t.id in seen:
-            return _refusal(f"{at}.id", f"transition {t.id!r} is declared twice in state {state.id!r}")
+            return f"{at}.id", f"transition {t.id!r} is declared twice in state {state.id!r}"
         seen.add(t.id)
         if isinstance(t.target, Goto) and t.target.state not in ids:
-            return _refusal(f"{at}.target.state", f"no state {t.target.state!r} (states: {', '.join(sorted(ids))})")
+            return f"{at}.target.state", f"no state {t.target.state!r} (states: {', '.join(sorted(ids))})"
         for k, action in enumerate(t.actions):
             if (problem := _action_problem(action)) is not None:
-                return _refusal(f"{at}.actions[{k}].target", problem)
+                return f"{at}.actions[{k}].target", problem
         if (problem := _when_problem(t.when, names)) is not None:
-            return _refusal(f"{at}.when", problem)
+            return f"{at}.when", problem
     return None
 
 
@@ -278,8 +279,8 @@ def compile_machine(machine: Machine, checkpoint_names: frozenset[str]) -> Resul
     names = checkpoint_names | {a.name for s in machine.states for t in s.on for a in t.actions
                                 if isinstance(a, CheckpointAction)}  # fmt: skip
     for i, state in enumerate(machine.states):
-        if (error := _state_problem(i, state, ids, names)) is not None:
-            return Failure(error)
+        if (found := _state_problem(i, state, ids, names)) is not None:
+            return Failure(_refusal(*found))
     nodes = {
         s.id: Node(id=s.id, max_visits=s.max_visits, deadline_ms=s.deadline_ms,
                    on=tuple(Step(id=t.id, priority=t.priority, max_uses=t.max_uses, when=parse(t.when),

@@ -154,7 +154,10 @@ def _check_prompt_checkpoints(work: Path, result: dict) -> None:
 
 def test_a_machine_answers_the_prompts_and_checkpoints_see_the_files_between_them(tmp_path):
     work, _, args = _prompt_run(tmp_path)
-    result = _capture(**args)
+    reply, _ = call("capture_process_scenario", {"approved": True, **args})
+    evidence = reply.unwrap()
+    result = evidence["normalized_result"]
+    assert "s3cret" not in json.dumps(evidence)  # sensitive input: not in the parameters, the manifest or a frame
     _check_prompt_result(work, result)
     _check_prompt_checkpoints(work, result)
 

@@ -67,18 +67,33 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def unsensitive(value: Any) -> Any:
+    """Declared input marked sensitive (an input event, a machine's send_input action) with its data replaced by
+    <sensitive>, so the recorded scenario and contract do not carry what the interactions hide."""
+    if isinstance(value, Mapping):
+        out = {k: unsensitive(v) for k, v in value.items()}
+        if out.get("sensitive") is True and "data" in out:
+            out["data"] = "<sensitive>"
+        return out
+    if isinstance(value, (list, tuple)):
+        return [unsensitive(v) for v in value]
+    return value
+
+
 def scenario_of(args: CaptureArgs) -> dict[str, Any]:
-    """The declared scenario, secret environment values replaced."""
+    """The declared scenario, secret environment values and sensitive input replaced."""
     wire: dict[str, Any] = dict(to_wire(args))
     hidden = set(args.secret_aliases)
     wire["environment"] = {k: ("<secret>" if k in hidden else v) for k, v in args.environment.items()}
+    wire["events"] = unsensitive(wire["events"])
+    wire["reactive"] = unsensitive(wire["reactive"])
     return wire
 
 
 def comparison_contract(args: CaptureArgs) -> dict[str, Any]:
     """What two captures must share to be compared (the executable and its arguments may differ)."""
     return {
-        "events": to_wire(args.events),
+        "events": unsensitive(to_wire(args.events)),
         "command_shims": to_wire(args.command_shims),
         "terminal": to_wire(args.terminal),
         "limits": to_wire(args.limits),
@@ -87,7 +102,7 @@ def comparison_contract(args: CaptureArgs) -> dict[str, Any]:
         "normalization": to_wire(args.normalization),
         # only when declared, so the contract (and its digest) of a capture without them is what it was
         **({"checkpoints": list(args.checkpoints)} if args.checkpoints else {}),
-        **({"reactive": args.reactive} if args.reactive is not None else {}),
+        **({"reactive": unsensitive(args.reactive)} if args.reactive is not None else {}),
     }
 
 

@@ -322,3 +322,40 @@ def test_the_machine_over_mcp_and_the_cli(tmp_path):
     result = json.loads(done.stdout)["normalized_result"]
     _check_prompt_result(work, result)
     _check_prompt_checkpoints(work, result)
+
+
+def _ended(code: int | None, signal: int | None) -> dict:
+    return {**exited(0), "exact": {"kind": "root_exit", "code": code, "signal": signal}}
+
+
+def test_resize_close_stdin_and_a_signal_to_the_root_reach_the_program(tmp_path):
+    script = "printf 'Ready> '; cat > got.txt; stty size > size.txt; echo end"
+    actions = [send("abc\n"), {"type": "resize", "columns": 100, "rows": 30}, {"type": "close_stdin"}]
+    feed = machine(
+        state("s", on("feed", text("Ready> "), actions, "wait")), state("wait", on("exit", _ended(0, None), []))
+    )
+    result = _capture(executable="/bin/sh", arguments=["-c", script], working_directory=str(tmp_path), reactive=feed)
+    # the program's own record: what cat read until EOF, and the size stty read from its terminal
+    assert (tmp_path / "got.txt").read_text() == "abc\n" and (tmp_path / "size.txt").read_text() == "30 100\n"
+    assert result["reactive_run"]["outcome"] == "passed"
+    assert [e["type"] for e in result["interaction_events"]] == ["input", "resize", "stdin_close"]
+    stop = machine(
+        state("s", on("stop", text("Ready> "), [{"type": "send_signal", "signal": "SIGTERM", "target": {"kind": "root"}}],
+                      "wait")),
+        state("wait", on("exit", _ended(None, 15), [])),
+    )  # fmt: skip
+    result = _capture(**WAITS, working_directory=str(tmp_path), reactive=stop)
+    assert result["exit"] == {"code": None, "signal": 15, "reason": "exited"}
+    assert result["reactive_run"]["outcome"] == "passed"
+
+
+def test_a_time_checkpoint_sees_the_files_written_before_it(tmp_path):
+    script = "echo 1 > early.txt; sleep 2; echo 2 > late.txt"
+    timed = [{"name": "t600", "trigger": {"type": "time", "at_ms": 600}}]
+    result = _capture(executable="/bin/sh", arguments=["-c", script], working_directory=str(tmp_path),
+                      filesystem_roots=[str(tmp_path)], checkpoints=timed)  # fmt: skip
+    final = _digests(tmp_path)
+    by = {c["name"]: c for c in result["filesystem_checkpoints"]}
+    assert by["t600"]["at_ms"] >= 600 and _files(by["t600"]) == {"early.txt": final["early.txt"]}
+    assert [(Path(e["path"]).name, e["status"]) for e in by["after_settlement"]["effects"]] == [("late.txt", "created")]
+    assert result["reactive_run"] is None

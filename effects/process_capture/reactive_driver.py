@@ -21,7 +21,16 @@ import anyio
 from effects.process_capture.snapshot import snapshot
 from rea.process_capture import checkpoints as planned
 from rea.process_capture.effects import Dispatched, RunScenario, Snapshot, Taken
-from rea.process_capture.reactive import MAX_TRANSITIONS, Observation, attach, finish, start, step
+from rea.process_capture.reactive import (
+    MAX_TRANSITIONS,
+    Compiled,
+    MachineState,
+    Observation,
+    attach,
+    finish,
+    start,
+    step,
+)
 from rea.process_capture.reactive_records import (
     Action,
     CheckpointAction,
@@ -117,20 +126,27 @@ class Live:
     async def _steps(self, run: Any, fresh: bool, exited: bool) -> None:
         if self.effect.machine is None or self.state is None:
             return
+        machine: Compiled = self.effect.machine
+        state: MachineState = self.state
         for _ in range(MAX_TRANSITIONS + 1):
-            self.state, fired = step(self.effect.machine, self.state, self.log, self.text, run.ms(), exited, fresh)
+            # off the event loop (which serves the connection): a step is bounded, not necessarily quick
+            state, fired = await anyio.to_thread.run_sync(
+                step, machine, state, self.log, self.text, run.ms(), exited, fresh
+            )
+            if fired is not None:
+                ids: list[str] = []
+                for action in fired.actions:
+                    made = await self._act(run, action)
+                    if made is None:
+                        state = finish(state, "action_rejected", None, run.ms())
+                        break
+                    ids.append(made)
+                state = attach(state, fired.sequence, tuple(ids))
+                self._feed(run)
+                fresh = True
+            self.state = state
             if fired is None:
                 return
-            ids = []
-            for action in fired.actions:
-                made = await self._act(run, action)
-                if made is None:
-                    self.state = finish(self.state, "action_rejected", None, run.ms())
-                    break
-                ids.append(made)
-            self.state = attach(self.state, fired.sequence, tuple(ids))
-            self._feed(run)
-            fresh = True
 
     async def poll(self, run: Any) -> bool:
         """One poll while the root runs; True when the machine ended other than passed (the run is stopped)."""

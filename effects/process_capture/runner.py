@@ -32,6 +32,7 @@ from effects import owned
 from effects.native.cache import cache_root
 from effects.process_capture import launch, loopback
 from effects.process_capture.launch import Refused
+from effects.process_capture.reactive_driver import Live
 from effects.process_capture.snapshot import snapshot
 from effects.process_group import now, terminate
 from effects.progress import Progress
@@ -90,6 +91,7 @@ class _Run:
         self.interactions: list[Dispatched] = []
         self.pending = sorted(enumerate(effect.events), key=lambda pair: (pair[1].at_ms, pair[0]))
         self.eof = False
+        self.live = Live(effect)  # its checkpoints and reactive machine
 
     def ms(self) -> int:
         return int((time.monotonic() - self.start) * 1000)
@@ -222,6 +224,8 @@ async def _observe(run: _Run) -> str:
         if time.monotonic() >= next_sample:  # a /proc scan: off the event loop, which serves the connection
             await anyio.to_thread.run_sync(run.sample)
             next_sample = time.monotonic() + SAMPLE_S
+        if await run.live.poll(run):
+            return "reactive_stopped"
         if run.process.returncode is not None:
             return "exited"
         if run.ms() >= effect.timeout_ms:
@@ -325,6 +329,8 @@ def _answer(effect: RunScenario, known: _Before, run: _Run, ending: tuple[Any, .
         shim_calls=calls,
         shim_journal_complete=whole,
         scratch_paths=_placeholders(effect, known.scratch),
+        checkpoints=tuple(run.live.taken),
+        machine=run.live.state,
     )
 
 
@@ -332,8 +338,11 @@ async def _end(run: _Run) -> tuple[Any, ...]:
     """Observe until the run ends, then settle or stop the group: (reason, settle state, elapsed, cleanup)."""
     reason = await _observe(run)
     if reason == "exited":
+        _drain(run)
+        await run.live.exited(run)
         ending: tuple[Any, ...] = (reason, *await _settle(run))
     else:
+        run.live.ended(reason, run.ms())
         began = time.monotonic()
         await terminate(run.process)
         ending = (reason, "alive_at_deadline", int((time.monotonic() - began) * 1000), "cleaned")
@@ -357,12 +366,14 @@ async def _owned_run(effect: RunScenario, known: _Before, run: _Run, progress: P
                     owned.disown(name)
     except anyio.get_cancelled_exc_class():
         if not remaining:
+            run.live.ended("cancelled", run.ms())
             empty = Snapshot(at_ms=run.ms(), entries=(), truncated=True, hash_omissions=0)
             progress.effect_partial = _answer(effect, known, run, ("cancelled", "unverifiable", 0, "cleaned"), empty)
         raise
     if remaining:
         raise Refused(processes_left("captured process", remaining, "call capture_process_scenario again"))
     after = await anyio.to_thread.run_sync(_snap, effect, run.ms())
+    run.live.settled(after)
     return _answer(effect, known, run, ending, after)
 
 

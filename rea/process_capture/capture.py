@@ -8,13 +8,16 @@ unchanged.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from rea.canonical_json import canonicalize
-from rea.process_capture.effects import ScenarioRun, Snapshot
+from rea.process_capture.effects import ScenarioRun, Snapshot, Taken
 from rea.process_capture.protocol import protocol_events, protocol_gaps, protocol_truncated
+from rea.process_capture.reactive import report
+from rea.process_capture.reactive_records import ReactiveRun
 from rea.process_capture.records import CaptureArgs
 from rea.process_capture.results import (
     Cleanup,
@@ -45,8 +48,8 @@ LIMITATIONS = (
     "replay_transitions is empty.",
     "Rendered frames come from pyte, which keeps no alternate screen buffer; a frame is rendered at the end of each "
     "burst of output, so their number follows the program's pauses.",
-    "Filesystem effects compare a snapshot before launch with one after settlement: an entry created and removed "
-    "in between, and changes outside filesystem_roots, are not seen.",
+    "Filesystem effects compare a snapshot before launch with one after settlement (and each checkpoint with the "
+    "one before it): an entry created and removed in between, and changes outside filesystem_roots, are not seen.",
     "stdin_close sends the terminal's EOF character; the terminal itself stays open.",
 )
 
@@ -67,24 +70,42 @@ def redact(text: str, secrets: Sequence[str]) -> str:
     return text
 
 
+def unsensitive(value: Any) -> Any:
+    """Declared input marked sensitive (an input event, a machine's send_input action) with its data replaced by
+    <sensitive>, so the recorded scenario and contract do not carry what the interactions hide."""
+    if isinstance(value, Mapping):
+        out = {k: unsensitive(v) for k, v in value.items()}
+        if out.get("sensitive") is True and "data" in out:
+            out["data"] = "<sensitive>"
+        return out
+    if isinstance(value, (list, tuple)):
+        return [unsensitive(v) for v in value]
+    return value
+
+
 def scenario_of(args: CaptureArgs) -> dict[str, Any]:
-    """The declared scenario, secret environment values replaced."""
+    """The declared scenario, secret environment values and sensitive input replaced."""
     wire: dict[str, Any] = dict(to_wire(args))
     hidden = set(args.secret_aliases)
     wire["environment"] = {k: ("<secret>" if k in hidden else v) for k, v in args.environment.items()}
+    wire["events"] = unsensitive(wire["events"])
+    wire["reactive"] = unsensitive(wire["reactive"])
     return wire
 
 
 def comparison_contract(args: CaptureArgs) -> dict[str, Any]:
     """What two captures must share to be compared (the executable and its arguments may differ)."""
     return {
-        "events": to_wire(args.events),
+        "events": unsensitive(to_wire(args.events)),
         "command_shims": to_wire(args.command_shims),
         "terminal": to_wire(args.terminal),
         "limits": to_wire(args.limits),
         "network_access": args.network_access,
         "filesystem_root_count": len(args.filesystem_roots),
         "normalization": to_wire(args.normalization),
+        # only when declared, so the contract (and its digest) of a capture without them is what it was
+        **({"checkpoints": list(args.checkpoints)} if args.checkpoints else {}),
+        **({"reactive": unsensitive(args.reactive)} if args.reactive is not None else {}),
     }
 
 
@@ -112,12 +133,16 @@ def _unknowns(args: CaptureArgs, run: ScenarioRun) -> list[ResidualUnknown]:
     out = [ResidualUnknown(scope="protocol", reason=r) for r in protocol_gaps(args.network_access, run.loopback)]
     if run.output_dropped_bytes:
         out.append(ResidualUnknown(scope="terminal", reason=f"{run.output_dropped_bytes} bytes past the output limits"))
-    for name, snap in (("before", run.before), ("after", run.after)):
+    for name, snap in (("before", run.before), *((t.name, t.snapshot) for t in run.checkpoints), ("after", run.after)):
         if snap.truncated:
             out.append(ResidualUnknown(scope="filesystem", reason=f"the {name} snapshot hit the files or depth limit"))
         if snap.hash_omissions:
             out.append(ResidualUnknown(scope="filesystem",
                                        reason=f"{snap.hash_omissions} files of the {name} snapshot were not hashed"))  # fmt: skip
+    taken = {t.name for t in run.checkpoints}
+    for c in args.checkpoints:
+        if c["name"] not in taken:
+            out.append(ResidualUnknown(scope="filesystem", reason=f"checkpoint {c['name']} was not reached"))
     if not run.root_sampled:
         out.append(ResidualUnknown(scope="process", reason="the executable ended before the first process sample"))
     if run.processes_dropped:
@@ -164,6 +189,34 @@ def _manifest(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Manifest
     )
 
 
+def _checkpoints(run: ScenarioRun) -> tuple[FilesystemCheckpoint, ...]:
+    """before, the checkpoints taken (in order) and after_settlement, each with its effects since the previous."""
+    named = (
+        Taken(name="before", snapshot=run.before),
+        *run.checkpoints,
+        Taken(name="after_settlement", snapshot=run.after),
+    )
+    return tuple(
+        FilesystemCheckpoint(name=t.name, at_ms=t.snapshot.at_ms, files=t.snapshot.entries,
+                             effects=effects_between(named[i - 1].snapshot, t.snapshot) if i else (),
+                             truncated=t.snapshot.truncated)
+        for i, t in enumerate(named)
+    )  # fmt: skip
+
+
+def _orders(run: ScenarioRun, times: Sequence[int]) -> dict[int, int]:
+    """For each time, the capture order of the last event_journal entry at or before it (-1: none)."""
+    seen = sorted([f.at_ms for f in run.frames] + [d.dispatched_at_ms for d in run.interactions]
+                  + [p.at_ms for p in run.processes] + [c.at_ms for c in run.shim_calls])  # fmt: skip
+    return {at: bisect.bisect_right(seen, at) - 1 for at in times}
+
+
+def _reactive(run: ScenarioRun) -> ReactiveRun | None:
+    if run.machine is None:
+        return None
+    return report(run.machine, _orders(run, [at for _, at in run.machine.controls]))
+
+
 def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> ProcessCapture:
     secrets = secrets_of(args)
     frames = tuple(Frame(sequence=i, at_ms=f.at_ms, data=redact(f.data.decode("utf-8", "replace"), secrets))
@@ -186,7 +239,8 @@ def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Proc
                             outcome=c.outcome) for i, c in enumerate(sorted(run.shim_calls, key=lambda c: c.at_ms)))  # fmt: skip
     effects = effects_between(run.before, run.after)
     unknowns = _unknowns(args, run)
-    truncated = bool(run.output_dropped_bytes or run.before.truncated or run.after.truncated or run.processes_dropped)
+    snaps = (run.before, *(t.snapshot for t in run.checkpoints), run.after)
+    truncated = bool(run.output_dropped_bytes or any(s.truncated for s in snaps) or run.processes_dropped)
     truncated = truncated or protocol_truncated(run.loopback)
     protocol = protocol_events(run.loopback, lambda text: redact(text, secrets))
     return ProcessCapture(
@@ -206,22 +260,11 @@ def build_capture(args: CaptureArgs, run: ScenarioRun, rea_version: str) -> Proc
         files_before=run.before.entries,
         files_after=run.after.entries,
         filesystem_effects=effects,
-        filesystem_checkpoints=(
-            FilesystemCheckpoint(
-                name="before", at_ms=0, files=run.before.entries, effects=(), truncated=run.before.truncated
-            ),
-            FilesystemCheckpoint(
-                name="after_settlement",
-                at_ms=run.after.at_ms,
-                files=run.after.entries,
-                effects=effects,
-                truncated=run.after.truncated,
-            ),
-        ),  # fmt: skip
+        filesystem_checkpoints=_checkpoints(run),
         protocol_events=protocol,
         shim_events=shims,
         replay_transitions=(),
-        reactive_run=None,
+        reactive_run=_reactive(run),
         event_journal=_journal(
             {
                 "frames": frames,

@@ -15,10 +15,10 @@ CAPTURE_PROCESS_SCENARIO = evidence_tool(
     "Capture Process Scenario",
     (
         "Run a local executable (approved: true) as an owned process group on a pseudo-terminal in a private "
-        "network namespace (none, or loopback only), with only the declared environment, timed events and "
-        "command shims. Records exit, terminal frames, the group's processes, shim calls and file changes under "
-        "filesystem_roots; the group is killed at its limits, cancel or close and verified gone. No checkpoints, "
-        "replay or reactive machines."
+        "network namespace (none, or loopback only), with only the declared environment, timed events, command "
+        "shims and a reactive machine on its terminal. Records exit, terminal frames, the group's "
+        "processes, shim calls, file changes and checkpoints under filesystem_roots; the group is killed at its "
+        "limits, cancel or close and verified gone. No replay."
     ),
     args=CaptureArgs,
     result=ProcessCapture,

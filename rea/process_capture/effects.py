@@ -8,6 +8,8 @@ from typing import Literal
 import attrs
 
 from rea.process_capture.protocol import LoopbackTraffic
+from rea.process_capture.reactive import Compiled, MachineState
+from rea.process_capture.reactive_records import Checkpoint
 from rea.process_capture.records import CaptureLimits, CommandShim, Event, TerminalSize
 from rea.process_capture.results import FileEntry
 
@@ -16,8 +18,9 @@ from rea.process_capture.results import FileEntry
 class RunScenario:
     """Launch `executable` on a fresh pseudo-terminal, in a fresh session and process group (and network
     namespace), under a scratch directory in REA's cache; dispatch `events`, read output, sample the group,
-    snapshot `roots` before and after; kill the group on the deadline or idle limit and after settlement; verify
-    it and the scratch gone. Answers ScenarioRun, or cleanup_incomplete / process_capture_failed."""
+    snapshot `roots` before and after (and at each checkpoint); drive `machine` (if any) by what the terminal shows;
+    kill the group on the deadline or idle limit, when the machine ends other than passed, and after settlement;
+    verify it and the scratch gone. Answers ScenarioRun, or cleanup_incomplete / process_capture_failed."""
 
     executable: str
     arguments: tuple[str, ...]
@@ -33,6 +36,8 @@ class RunScenario:
     timeout_ms: int
     idle_timeout_ms: int
     settle_ms: int
+    checkpoints: tuple[Checkpoint, ...] = ()
+    machine: Compiled | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -70,6 +75,14 @@ class Snapshot:
 
 
 @attrs.frozen(kw_only=True)
+class Taken:
+    """A named checkpoint's snapshot, in the order taken."""
+
+    name: str
+    snapshot: Snapshot
+
+
+@attrs.frozen(kw_only=True)
 class ShimCall:
     at_ms: int
     command: str
@@ -92,7 +105,7 @@ class ScenarioRun:
     interactions: tuple[Dispatched, ...]
     exit_code: int | None
     exit_signal: int | None
-    reason: Literal["exited", "timeout", "idle_timeout", "cancelled"]
+    reason: Literal["exited", "timeout", "idle_timeout", "cancelled", "reactive_stopped"]
     settle_state: Literal["quiesced", "alive_at_deadline", "unverifiable"]
     settle_elapsed_ms: int
     settle_cleanup: Literal["not_required", "cleaned", "failed"]
@@ -107,6 +120,8 @@ class ScenarioRun:
     # host paths that differ between two runs of one scenario: placeholder -> path
     scratch_paths: Mapping[str, str]
     loopback: LoopbackTraffic | None = None  # the loopback observer's record (None: no observer ran)
+    checkpoints: tuple[Taken, ...] = ()  # taken between before and after, in order
+    machine: MachineState | None = None  # the reactive machine at the end
 
 
 @attrs.frozen(kw_only=True)

@@ -12,10 +12,13 @@ from rea import __version__
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import Evidence, Provider, Subject, create_evidence
+from rea.process_capture import checkpoints as planned
 from rea.process_capture.capture import build_capture, scenario_of
 from rea.process_capture.compare import compare_captures, contract_differences
 from rea.process_capture.effects import MeasureAges, RunScenario, ScenarioRun
-from rea.process_capture.records import CaptureArgs, CommandShim, CompareCapturesArgs, Event
+from rea.process_capture.reactive import Compiled, compile_machine
+from rea.process_capture.reactive_records import PREDICATE_SCHEMA, Checkpoint, Machine
+from rea.process_capture.records import CaptureArgs, CommandShim, CompareCapturesArgs, Event, ReplayPlan
 from rea.validation import first_schema_error
 from rea.wire.schema import Role, schema_of
 from rea.program import (
@@ -31,36 +34,59 @@ from rea.program import (
     typed,
 )
 from rea.session import Session, record
-from rea.wire.convert import to_wire
+from rea.wire.convert import structure, to_wire
 
 PROVIDER = Provider(id="rea-process-capture", name="REA process capture", version="1")
 OPERATION = "capture_process_scenario"
 
 
-# the full item schemas of the two arrays the catalog advertises loosely (rea.process_capture.records.LOOSE_ARRAY)
+# the full schemas of the arguments the catalog advertises loosely (rea.process_capture.records.LOOSE_ARRAY)
 _ITEMS = {
     "events": schema_of(tuple[Event, ...], Role.INPUT),
     "command_shims": schema_of(tuple[CommandShim, ...], Role.INPUT),
+    "checkpoints": schema_of(tuple[Checkpoint, ...], Role.INPUT),
+    "reactive": schema_of(Machine | None, Role.INPUT),
+    "replay": schema_of(ReplayPlan, Role.INPUT),
 }
 
 
-def _check(args: CaptureArgs) -> None:
-    """What the advertised schema does not say: every event and shim has its full shape, and a secret alias
-    names a declared variable."""
+def _conform(name: str, schema: Mapping[str, Any], value: Any) -> None:
+    """Refuse `value` unless it fits `schema`, naming the exact field under `name`."""
+    wrong = first_schema_error(schema, value)
+    if wrong is not None:
+        at, message = wrong
+        where = name if at == "arguments" else name + ("" if at.startswith("[") else ".") + at
+        refuse(invalid_request(f"{where}: {message}", field=where,
+                               accepted=f"{name.split('.')[0].split('[')[0]} as its description spells it out"))  # fmt: skip
+
+
+def _machine(args: CaptureArgs, declared: tuple[Checkpoint, ...]) -> Compiled | None:
+    """The reactive machine, checked in full (its recursive triggers too) and compiled; None when not declared."""
+    if args.reactive is None:
+        return None
+    for i, state in enumerate(args.reactive["states"]):
+        for j, transition in enumerate(state["on"]):
+            _conform(f"reactive.states[{i}].on[{j}].when", PREDICATE_SCHEMA, transition["when"])
+    machine = must(structure(args.reactive, Machine))
+    return must(compile_machine(machine, frozenset(c.name for c in declared)))
+
+
+def _check(args: CaptureArgs) -> tuple[tuple[Checkpoint, ...], Compiled | None]:
+    """What the advertised schema does not say: every event, shim, checkpoint and the machine have their full
+    shape, and a secret alias names a declared variable. The checkpoints and the compiled machine."""
     for name, schema in _ITEMS.items():
-        wrong = first_schema_error(schema, to_wire(getattr(args, name)))
-        if wrong is not None:
-            at, message = wrong
-            where = name + ("" if at == "arguments" else at)
-            refuse(invalid_request(f"{where}: {message}", field=where,
-                                   accepted=f"{name} items as its description spells them out"))  # fmt: skip
+        _conform(name, schema, to_wire(getattr(args, name)))
+    declared = tuple(must(structure(c, Checkpoint)) for c in args.checkpoints)
+    must(planned.check(declared))
+    machine = _machine(args, declared)
     for alias in args.secret_aliases:
         if alias not in args.environment:
             refuse(invalid_request(f"secret alias {alias!r} names no variable of environment", field="secret_aliases",
                                    accepted="names of keys of environment"))  # fmt: skip
+    return declared, machine
 
 
-def _scenario(args: CaptureArgs) -> RunScenario:
+def _scenario(args: CaptureArgs, declared: tuple[Checkpoint, ...], machine: Compiled | None) -> RunScenario:
     return RunScenario(
         executable=args.executable,
         arguments=args.arguments,
@@ -76,6 +102,8 @@ def _scenario(args: CaptureArgs) -> RunScenario:
         timeout_ms=args.timeout_ms,
         idle_timeout_ms=args.idle_timeout_ms,
         settle_ms=args.settle_ms,
+        checkpoints=declared,
+        machine=machine,
     )
 
 
@@ -112,10 +140,10 @@ def _cancelled(session: Session, args: CaptureArgs, partial: ScenarioRun, phase:
 @typed
 @refusable
 def capture_process_scenario(session: Session, args: CaptureArgs, ctx: Context) -> Program:
-    _check(args)
+    declared, machine = _check(args)
     yield ReportProgress(phase="capturing process", message=args.executable)
     try:
-        run: ScenarioRun = yield from need(_scenario(args))
+        run: ScenarioRun = yield from need(_scenario(args, declared, machine))
     except ProgramCancelled as stop:
         if not isinstance(stop.partial, ScenarioRun):  # cancelled before launch, or the group was not verified gone
             raise

@@ -1,11 +1,11 @@
 """Argument records of capture_process_scenario and compare_process_captures: the reference's 3.1 shape
 (generatedMcpToolCatalog.ts), with what this build does not do narrowed so that it is refused, never ignored.
 
-Narrowed: `checkpoints`, `replay` and `reactive` take only their empty values (no checkpoint
-triggers, replay servers or reactive machines here); `network_access` takes `none` or
+Narrowed: `replay` takes only its empty value (no replay servers here); `network_access` takes `none` or
 `loopback` (the run is put in a private network namespace: docs/process_capture.md), where
 the reference takes only `host`; `trace_spec` is not accepted. Our extras: a `stdin_close`
-event and `network_access` values.
+event and `network_access` values. `checkpoints` and `reactive` have the reference's shapes
+(rea.process_capture.reactive_records), advertised loosely and checked in full by the program.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
+from rea.wire.schema import Open, field, local_path
 
 ABSOLUTE = "^/.*"
 ENV_NAME = "^[A-Za-z_][A-Za-z0-9_]*$"
@@ -153,23 +153,32 @@ class CaptureArgs:
     inherit_environment: tuple[str, ...] = field("Names of REA's environment passed through", default=(), maxItems=64)
     secret_aliases: tuple[str, ...] = field("Environment names whose values are redacted", default=(), maxItems=32)
     events: tuple[Event, ...] = field(
-        "Timed events, each {at_ms, type}: input {data, sensitive (recorded as <sensitive>)}, resize {columns, "
-        "rows}, signal {signal: SIGINT|SIGTERM|SIGKILL} to the group, stdin_close (EOF)",
+        "Timed events {at_ms, type}: input {data, sensitive}, resize {columns, rows}, signal {signal: "
+        "SIGINT|SIGTERM|SIGKILL} to the group, stdin_close (EOF)",
         default=(),
         schema=LOOSE_ARRAY,
         maxItems=1000,
     )
     command_shims: tuple[CommandShim, ...] = field(
-        "Scripts first on PATH, each {name, routes: [{arguments, max_calls (1-100), outputs: [{at_ms, stream: "
-        "stdout|stderr, data}], termination: {type: exit, code} | {type: signal, signal}}]}: every call is "
-        "recorded; the first route whose arguments equal argv answers, else exit 127",
+        "Scripts first on PATH, each {name, routes: [{arguments, max_calls, outputs: [{at_ms, stream: "
+        "stdout|stderr, data}], termination: {type: exit, code} | {type: signal, signal}}]}: the first route "
+        "whose arguments equal argv answers, else exit 127",
         default=(),
         schema=LOOSE_ARRAY,
         maxItems=32,
     )
     filesystem_roots: tuple[str, ...] = field("Directories snapshot before and after", default=(), maxItems=16)
-    checkpoints: tuple[str, ...] = field("Not supported here: must be empty", default=(), maxItems=0)
-    limits: CaptureLimits = field("Retention bounds", factory=CaptureLimits)
+    checkpoints: tuple[Open, ...] = field(
+        "Snapshots of the roots: {name, trigger: {type: time, at_ms}|{type: terminal_literal, value, occurrence}"
+        "|{type: root_exit|settled}}",
+        default=(),
+        schema=LOOSE_ARRAY,
+        maxItems=64,
+    )
+    limits: CaptureLimits = field(
+        "Retention bounds",
+        factory=CaptureLimits,
+    )
     terminal: TerminalSize = field("The pseudo-terminal's size", factory=TerminalSize)
     normalization: Normalization = field(
         "How compare_process_captures normalizes text: paths, pids, ports, then regex patterns",
@@ -181,8 +190,13 @@ class CaptureArgs:
     timeout_ms: int = field("Deadline from launch; then the group is killed", default=30_000, minimum=1, maximum=MAX_MS)
     idle_timeout_ms: int = field("Kill after this long with no output", default=30_000, minimum=1, maximum=MAX_MS)
     settle_ms: int = field("Wait for the group to empty after the root exits", default=100, minimum=0, maximum=10_000)
-    reactive: None = field("Not supported here: null", default=None)
-    replay: ReplayPlan = field("Not supported here: empty", factory=ReplayPlan)
+    reactive: Open = field(
+        "A machine answering the terminal: {version: 1, initial_state, deadline_ms, states: [{id, max_visits, "
+        "deadline_ms, on: [{id, priority, max_uses, when, actions, target}]}]}",
+        default=None,
+        schema={"type": ["object", "null"]},
+    )
+    replay: ReplayPlan = field("Not supported here: empty", factory=ReplayPlan, schema={"type": "object"})
 
 
 @attrs.frozen(kw_only=True)

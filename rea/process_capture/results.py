@@ -1,6 +1,7 @@
 """Result records of capture_process_scenario and compare_process_captures: the reference's 3.1 result
 shape (schema_version 4), every required field present, the fields of features this build lacks
-present and empty (reactive_run null, replay_transitions empty) with the reason in limitations."""
+present and empty (replay_transitions empty) with the reason in limitations; reactive_run is null when
+no machine was declared."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Literal
 import attrs
 
 from rea.process_capture.protocol import ProtocolEvent
+from rea.process_capture.reactive_records import ReactiveRun
 from rea.process_capture.records import Normalization
 from rea.wire.schema import Open, field
 
@@ -39,10 +41,10 @@ class FileEffect:
 
 @attrs.frozen(kw_only=True)
 class FilesystemCheckpoint:
-    name: Literal["before", "after_settlement"] = field("When the snapshot was taken")
+    name: str = field("before, a declared checkpoint or checkpoint action's name, or after_settlement")
     at_ms: int = field("Milliseconds after launch", minimum=0)
     files: tuple[FileEntry, ...] = field("Entries under the roots")
-    effects: tuple[FileEffect, ...] = field("Changes since before (empty for before)")
+    effects: tuple[FileEffect, ...] = field("Changes since the previous checkpoint (empty for before)")
     truncated: bool = field("The files or depth limit cut the walk")
 
 
@@ -80,8 +82,9 @@ class InteractionEvent:
 class ExitFacts:
     code: int | None = field("Exit code (null: ended by a signal or not observed)")
     signal: int | None = field("Terminating signal number (null: exited)")
-    reason: Literal["exited", "timeout", "idle_timeout", "cancelled"] = field(
-        "Why the run ended (cancelled: our extra, only in the partial Evidence of a cancelled capture)"
+    reason: Literal["exited", "timeout", "idle_timeout", "cancelled", "reactive_stopped"] = field(
+        "Why the run ended (our extras: cancelled, only in the partial Evidence of a cancelled capture; "
+        "reactive_stopped, the reactive machine ended other than passed)"
     )
 
 
@@ -171,11 +174,11 @@ class ProcessCapture:
     files_before: tuple[FileEntry, ...] = field("Snapshot before launch")
     files_after: tuple[FileEntry, ...] = field("Snapshot after settlement")
     filesystem_effects: tuple[FileEffect, ...] = field("Created, deleted and modified entries")
-    filesystem_checkpoints: tuple[FilesystemCheckpoint, ...] = field("before and after_settlement")
+    filesystem_checkpoints: tuple[FilesystemCheckpoint, ...] = field("before, those taken, after_settlement")
     protocol_events: tuple[ProtocolEvent, ...] = field("The run's loopback traffic (network_access loopback)")
     shim_events: tuple[ShimEvent, ...] = field("Shim invocations")
     replay_transitions: tuple[Open, ...] = field("Empty: no replay here")
-    reactive_run: None = field("Null: no reactive machine here")
+    reactive_run: ReactiveRun | None = field("The reactive machine's run (null: none declared)")
     event_journal: tuple[JournalEntry, ...] = field("Every retained observation in capture order")
     truncated: bool = field("A limit cut what was retained")
     limitations: tuple[str, ...] = field("What this capture cannot tell")

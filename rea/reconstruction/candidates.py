@@ -171,7 +171,12 @@ def _reference(envelope: Evidence, records: Mapping[str, Evidence], facts: Any, 
     the record holding the graph); observed only for a runtime observation, unknown when the graph says so,
     otherwise a static candidate."""
     facts = facts if isinstance(facts, Mapping) else {}
-    linked = next((records[i] for i in facts.get("evidence_ids") or () if i in records), envelope)
+    ids = facts.get("evidence_ids")
+    linked = (
+        next((records[i] for i in ids if isinstance(i, str) and i in records), envelope)
+        if isinstance(ids, list)
+        else envelope
+    )
     state = facts.get("state")
     if facts.get("authority") in RUNTIME_AUTHORITIES and state == "observed":
         kind = "observed"
@@ -250,16 +255,17 @@ def _semantic_of(evidence: Evidence, result: Mapping[str, Any], records: Mapping
 def _semantic(evidence: Evidence, records: Mapping[str, Evidence], out: dict[str, Candidate]) -> None:
     graph = _mapping(evidence.normalized_result, "normalized_result")
     graph_id = graph.get("graph_id")
-    contexts = {c.get("context_id"): c for c in _list(graph.get("evidence_contexts") or [], "evidence_contexts")}
+    contexts = {str(c.get("context_id")): c for c in _list(graph.get("evidence_contexts") or [], "evidence_contexts")}
     for node in _list(graph.get("nodes"), "nodes"):
         policy = SEMANTIC.get(str(node.get("kind")))
         if policy is None:
             continue
         node_id, identity = node.get("node_id"), node.get("identity")
         facts = node.get("evidence")
-        context = contexts.get(facts.get("context_id")) if isinstance(facts, Mapping) else None
+        context = contexts.get(str(facts.get("context_id"))) if isinstance(facts, Mapping) else None
         ref = _reference(evidence, records, context, f"{graph_id}/node/{node_id}")
-        apps = node.get("application_node_ids") or [None]
+        apps = node.get("application_node_ids")
+        apps = apps if isinstance(apps, list) and apps else [None]
         artifact = identity.get("artifact_sha256") if isinstance(identity, Mapping) else None
         target = _target(artifact, f"semantic-graph:{graph_id}/nodes/{node_id}", application_node_id=apps[0],
                          semantic_node_id=node_id)  # fmt: skip

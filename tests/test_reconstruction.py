@@ -54,15 +54,21 @@ def process_comparison(terminal: str, left: str, right: str) -> dict[str, Any]:
     return made.unwrap().to_json()
 
 
+async def inspect_each(s: Any, paths: list[Path]) -> list[dict[str, Any]]:
+    """Each file opened and inspected in turn: its inspect_artifact reply."""
+    inspected = []
+    for path in paths:
+        await _call(s, "open_binary", {"path": str(path)})
+        inspected.append(await _call(s, "inspect_artifact", {}))
+    return inspected
+
+
 async def _produce(root: Path) -> dict[str, Any]:
     zips = [make_zip(root / "v1.zip", FILES), make_zip(root / "v1-copy.zip", FILES),
             make_zip(root / "v2.zip", {**FILES, "a.txt": b"alpha, changed\n"})]  # fmt: skip
     out: dict[str, Any] = {}
     async with connect() as s:
-        inspected = []
-        for z in zips:
-            await _call(s, "open_binary", {"path": str(z)})
-            inspected.append(await _call(s, "inspect_artifact", {}))
+        inspected = await inspect_each(s, zips)
         out["same"] = await _call(s, "compare_artifacts", {"left": ref(inspected[0]), "right": ref(inspected[1])})
         out["diff"] = await _call(s, "compare_artifacts", {"left": ref(inspected[0]), "right": ref(inspected[2])})
         dossiers = []

@@ -21,7 +21,7 @@ import pytest
 from artifact_fixtures import make_zip
 from support import clean_env, rea_command
 from test_mcp_e2e import connect
-from test_reconstruction import FILES, _call, _claim, _spec, canonical_sha256, coverage_requests, ref
+from test_reconstruction import FILES, _call, _claim, _spec, canonical_sha256, coverage_requests, inspect_each, ref
 
 
 def digest(value: Any) -> str:
@@ -57,10 +57,7 @@ async def _produce(root: Path) -> dict[str, Any]:
             make_zip(root / "other.zip", {"b.txt": b"beta\n"})]  # fmt: skip
     out: dict[str, Any] = {}
     async with connect() as s:
-        inspected = []
-        for z in zips:
-            await _call(s, "open_binary", {"path": str(z)})
-            inspected.append(await _call(s, "inspect_artifact", {}))
+        inspected = await inspect_each(s, zips)
         same = await _call(s, "compare_artifacts", {"left": ref(inspected[0]), "right": ref(inspected[1])})
         await _call(s, "record_unknown", {"question": "Is v1 the shipped archive?", "domain": "artifact",
                                           "severity": "low", "supporting_evidence_ids": [inspected[2]["evidence_id"]]})  # fmt: skip

@@ -54,15 +54,21 @@ def process_comparison(terminal: str, left: str, right: str) -> dict[str, Any]:
     return made.unwrap().to_json()
 
 
+async def inspect_each(s: Any, paths: list[Path]) -> list[dict[str, Any]]:
+    """Each file opened and inspected in turn: its inspect_artifact reply."""
+    inspected = []
+    for path in paths:
+        await _call(s, "open_binary", {"path": str(path)})
+        inspected.append(await _call(s, "inspect_artifact", {}))
+    return inspected
+
+
 async def _produce(root: Path) -> dict[str, Any]:
     zips = [make_zip(root / "v1.zip", FILES), make_zip(root / "v1-copy.zip", FILES),
             make_zip(root / "v2.zip", {**FILES, "a.txt": b"alpha, changed\n"})]  # fmt: skip
     out: dict[str, Any] = {}
     async with connect() as s:
-        inspected = []
-        for z in zips:
-            await _call(s, "open_binary", {"path": str(z)})
-            inspected.append(await _call(s, "inspect_artifact", {}))
+        inspected = await inspect_each(s, zips)
         out["same"] = await _call(s, "compare_artifacts", {"left": ref(inspected[0]), "right": ref(inspected[1])})
         out["diff"] = await _call(s, "compare_artifacts", {"left": ref(inspected[0]), "right": ref(inspected[2])})
         dossiers = []
@@ -334,6 +340,10 @@ def ledger_requests(bundle: dict[str, Any], c: dict[str, Any]) -> dict[str, dict
         "ledger_reordered": request(list(reversed(both)), [weak[1], *good[1]],
                                     [{"obligation_id": "pack.diff", "evidence_ids": [same, c["diff"]["evidence_id"]]}]),
         "ledger_empty": request([], []),
+        # a declared pass whose result is a verify_reconstruction record that failed, or is unknown
+        "ledger_overstated": request(good[0], [binding("pack.same", original, same, c["verify_all"]["evidence_id"])]),
+        "ledger_unsettled": request(good[0], [binding("pack.same", original, same,
+                                                      c["verify_same_with_unknown"]["evidence_id"])]),
         "ledger_dangling": request([obligation("x", MISSING)], []),
     }  # fmt: skip
 
@@ -414,6 +424,18 @@ def test_a_contradiction_fails_the_ledger_and_order_does_not_change_its_identity
     assert failed["ledger_id"] == reordered["ledger_id"]
     assert failed["closure_digest"] == reordered["closure_digest"]
     assert failed["obligations"] == reordered["obligations"]
+
+
+def test_a_declared_pass_never_outranks_the_verification_record_it_cites(replies):
+    """The verifier's result is a verify_reconstruction record: its own status (read from the reply here) wins."""
+    assert replies["verify_all"]["normalized_result"]["status"] == "fail"
+    assert replies["verify_same_with_unknown"]["normalized_result"]["status"] == "unknown"
+    overstated = _ledger(replies, "ledger_overstated")
+    (row,) = overstated["obligations"]
+    assert row["status"] == "contradicted" and overstated["status"] == "failed"
+    assert [d["code"] for d in row["diagnostics"]] == ["verifier-failed"]
+    (row,) = _ledger(replies, "ledger_unsettled")["obligations"]
+    assert row["status"] == "implemented" and [d["code"] for d in row["diagnostics"]] == ["missing-verifier-result"]
 
 
 def test_the_records_name_their_inputs_without_repeating_them(replies):

@@ -107,10 +107,10 @@ BUILD_RECONSTRUCTION_OBLIGATION_LEDGER = evidence_tool(
     "build_reconstruction_obligation_ledger",
     "Build Reconstruction Obligation Ledger",
     (
-        "Ledger reviewed reconstruction obligations against an exported Evidence bundle and a manifest (owners, "
-        "parser types, cases, fixtures, verifiers): verified only when all close it with comparable authority, "
-        "else unowned, implemented, contradicted, blocked, out-of-scope or unknown; the ledger ready, open, "
-        "failed or unknown. Order-independent identity; paged."
+        "Ledger reconstruction obligations, reviewed and generated from the bundle's application graphs and "
+        "process captures, against an exported Evidence bundle and a manifest (owners, cases, fixtures, "
+        "verifiers): verified only when all close it with comparable authority; the ledger ready, open, failed "
+        "or unknown. Order-independent identity; paged."
     ),
     args=LedgerArgs,
     result=Ledger,

@@ -60,6 +60,18 @@ def _present(ids: Iterable[str], known: set[str], where: str, what: str) -> None
                                    accepted=f"ids of {what}"))  # fmt: skip
 
 
+def _cited(data: CoverageData) -> list[str]:
+    return [*(i for a in data.artifacts for i in a.evidence_ids), *(i for s in data.surfaces for i in s.evidence_ids),
+            *(i for r in data.verifier_results for i in r.evidence_ids),
+            *(i for c in data.contradictions for i in c.evidence_ids),
+            *(i for p in data.package_proofs for i in p.evidence_ids)]  # fmt: skip
+
+
+def cited_evidence(data: CoverageData) -> set[str]:
+    """Every Evidence id the coverage data cites."""
+    return set(_cited(data))
+
+
 def check(data: CoverageData, evidence_ids: set[str], unknown_ids: set[str]) -> None:
     """Refuse coverage data whose parts do not reference each other and the bundle exactly."""
     artifacts = _unique((a.artifact_id for a in data.artifacts), "artifacts.artifact_id")
@@ -87,11 +99,7 @@ def check(data: CoverageData, evidence_ids: set[str], unknown_ids: set[str]) -> 
     _present(
         (r.verifier_id for r in data.verifier_results), contracts, "verifier_results.verifier_id", "a verifier contract"
     )
-    cited = [*(i for a in data.artifacts for i in a.evidence_ids), *(i for s in data.surfaces for i in s.evidence_ids),
-             *(i for r in data.verifier_results for i in r.evidence_ids),
-             *(i for c in data.contradictions for i in c.evidence_ids),
-             *(i for p in data.package_proofs for i in p.evidence_ids)]  # fmt: skip
-    _present(cited, evidence_ids, "evidence_ids", "a record of coverage.evidence_bundle")
+    _present(_cited(data), evidence_ids, "evidence_ids", "a record of coverage.evidence_bundle")
     _present(data.residual_unknown_ids, unknown_ids, "residual_unknown_ids", "an unknown of coverage.evidence_bundle")
     for r in data.verifier_results:
         _moment(r.observed_at, r.verifier_id)

@@ -1,4 +1,7 @@
-"""build_reconstruction_obligation_ledger: every reviewed obligation with what closes it and what keeps it open.
+"""build_reconstruction_obligation_ledger: every obligation with what closes it and what keeps it open.
+
+The obligations are the reviewer's and those the bundle's application graphs and process captures
+name (rea.reconstruction.candidates); one id declared twice is one obligation, duplicate-definition.
 
 An obligation is `verified` only when one manifest binding names its owner (and parser type
 when required), original cases and fixtures cover every required case kind with comparable
@@ -6,7 +9,7 @@ authority, and a passing verifier of comparable authority enumerates it with its
 bundle; and no contradiction, residual unknown, unavailable authority or open dependency
 touches it. Every shortfall is a diagnostic. The ledger is `ready` only when every required
 obligation is verified, `failed` when a required one is contradicted, `unknown` with no
-obligations or a required unknown one, and `open` otherwise.
+obligations, a required unknown one or a source it could not read, and `open` otherwise.
 
 Identity: `ledger_id` is a digest of the inputs with every list sorted, so the same obligations
 in another order are the same ledger; pages share it and `closure_digest`.
@@ -24,13 +27,12 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
-from rea.reconstruction.records.ledger import Binding, LedgerRequest, ReviewedObligation
+from rea.reconstruction.candidates import Candidate, generate, merge, unique
+from rea.reconstruction.records.ledger import Binding, LedgerRequest, ReviewedObligation, Verifier
 from rea.reconstruction.refusal import attempt, refuse
 from rea.wire.convert import to_wire
 
 LIMITATIONS = (
-    "Only reviewed obligations are ledgered: candidates are not generated from Application Graph or process-capture "
-    "records here.",
     "A verified obligation is a claim the cited Evidence closes; it does not establish equivalence of the whole.",
 )
 # a test authority closes a requirement of its own kind or of a weaker rank (a unit test never closes packaged-process)
@@ -39,12 +41,21 @@ RANK = {"unit": 0, "integration": 1, "protocol": 2, "renderer": 2, "native-abi":
 # the Evidence authorities that observe the original as each requirement needs
 ORIGINAL = {"static": {"shipped-artifact", "controlled-replay"}, "runtime": {"controlled-replay"},
             "process": {"controlled-replay"}, "external": {"external-service", "controlled-replay"}}  # fmt: skip
+PROCESS_CAPTURE = "capture_process_scenario"
 UNKNOWN_CODES = {"duplicate-definition", "ambiguous-owner", "residual-unknown", "unavailable-authority"}
 FAILED_CODES = {"contradiction", "verifier-failed"}
 
 
 def closes(have: str, need: str) -> bool:
     return have == need or RANK[have] > RANK[need]
+
+
+def observes(evidence: Evidence, need: str) -> bool:
+    """Whether Evidence observes the original as a requirement needs: by its authority, or, for a process
+    requirement, by being an observed process capture (REA's captures name the executable they ran)."""
+    if need == "process" and evidence.operation == PROCESS_CAPTURE and evidence.confidence == "observed":
+        return True
+    return evidence.authority in ORIGINAL[need]
 
 
 def _cited(args: LedgerRequest) -> list[tuple[str, str]]:
@@ -64,69 +75,97 @@ def _check(args: LedgerRequest, records: Mapping[str, Evidence]) -> None:
                                    accepted="Evidence ids of evidence_bundle.records"))  # fmt: skip
 
 
-def _case_diagnostics(o: ReviewedObligation, b: Binding, records: Mapping[str, Evidence]) -> list[tuple[str, str]]:
-    out = []
-    kinds = {c.kind for c in b.original_cases}
-    out += [("missing-original-case", f"no original {k} case") for k in o.required_case_kinds if k not in kinds]
-    for c in b.original_cases:
-        authority = records[c.evidence_id].authority
-        if authority not in ORIGINAL[o.required_original_authority]:
-            code = "static-only" if authority == "shipped-artifact" else "weak-original-case-authority"
+def _original_diagnostics(c: Candidate, cases: Sequence[Mapping[str, Any]],
+                          records: Mapping[str, Evidence]) -> list[tuple[str, str]]:  # fmt: skip
+    """Every required case kind observed on the original, each observation of the authority it needs."""
+    need, kinds = c.fields["required_original_authority"], {x["kind"] for x in cases}
+    out = [
+        ("missing-original-case", f"no original {k} case") for k in c.fields["required_case_kinds"] if k not in kinds
+    ]
+    for x in cases:
+        evidence = records[x["evidence_id"]]
+        if not observes(evidence, need):
+            code = "static-only" if evidence.authority == "shipped-artifact" else "weak-original-case-authority"
             out.append(
-                (
-                    code,
-                    f"the {c.kind} case {c.evidence_id} is {authority}, not a {o.required_original_authority} observation",
-                )
+                (code, f"the {x['kind']} case {x['evidence_id']} is {evidence.authority}, not a {need} observation")
             )
-    for k in o.required_case_kinds:
-        fixtures = [f for f in b.fixtures if f.case_kind == k]
-        if not fixtures:
-            out.append(("missing-case", f"no {k} fixture"))
-        elif not any(closes(f.authority, o.required_fixture_authority) for f in fixtures):
-            out.append(("weak-fixture-authority", f"no {k} fixture of {o.required_fixture_authority} authority"))
     return out
 
 
-def _verifier_diagnostics(o: ReviewedObligation, b: Binding, records: Mapping[str, Evidence]) -> list[tuple[str, str]]:
+def _fixture_diagnostics(c: Candidate, b: Binding) -> list[tuple[str, str]]:
+    out = []
+    need = c.fields["required_fixture_authority"]
+    for k in c.fields["required_case_kinds"]:
+        fixtures = [f for f in b.fixtures if f.case_kind == k]
+        if not fixtures:
+            out.append(("missing-case", f"no {k} fixture"))
+        elif not any(closes(f.authority, need) for f in fixtures):
+            out.append(("weak-fixture-authority", f"no {k} fixture of {need} authority"))
+    return out
+
+
+def _recorded_verdict(v: Verifier, records: Mapping[str, Evidence]) -> list[tuple[str, str]]:
+    """A declared pass resting on a verify_reconstruction record that did not pass is not a pass: the record's
+    own verdict wins (a pass is never read into more than the record says)."""
+    result = records.get(v.result_evidence_id)
+    if v.status != "pass" or result is None or result.operation != "verify_reconstruction":
+        return []
+    verdict = result.normalized_result.get("status") if isinstance(result.normalized_result, Mapping) else None
+    if verdict == "pass":
+        return []
+    code = "verifier-failed" if verdict == "fail" else "missing-verifier-result"
+    return [(code, f"{v.result_evidence_id} records verify_reconstruction {verdict}, not pass")]
+
+
+def _verifier_diagnostics(c: Candidate, b: Binding, records: Mapping[str, Evidence]) -> list[tuple[str, str]]:
     v = b.verifier
     if v is None:
         return [("missing-verifier", "no verifier is bound")]
     out = []
-    if o.obligation_id not in v.enumerated_obligation_ids:
-        out.append(("verifier-does-not-enumerate", f"{v.verifier_id} does not enumerate {o.obligation_id}"))
+    if c.obligation_id not in v.enumerated_obligation_ids:
+        out.append(("verifier-does-not-enumerate", f"{v.verifier_id} does not enumerate {c.obligation_id}"))
     if v.result_evidence_id not in records:
         out.append(("missing-verifier-result", f"{v.result_evidence_id} is not in evidence_bundle"))
-    if not closes(v.authority, o.required_verifier_authority):
-        out.append(("weak-verifier-authority", f"{v.authority} does not close {o.required_verifier_authority}"))
+    if not closes(v.authority, c.fields["required_verifier_authority"]):
+        out.append(
+            ("weak-verifier-authority", f"{v.authority} does not close {c.fields['required_verifier_authority']}")
+        )
     if v.status == "fail":
         out.append(("verifier-failed", f"{v.verifier_id} failed"))
     elif v.status != "pass":
         out.append(("missing-verifier-result", f"{v.verifier_id} is {v.status}, not pass"))
-    return out
+    return out + _recorded_verdict(v, records)
+
+
+def _cases(c: Candidate, bindings: Sequence[Binding]) -> list[Mapping[str, Any]]:
+    """The original's observed cases: those the source names and those the one binding adds."""
+    bound = [to_wire(x) for x in bindings[0].original_cases] if len(bindings) == 1 else []
+    return unique([*c.fields["observed_cases"], *bound], "kind", "evidence_id", "location")
 
 
 def _own_diagnostics(
-    o: ReviewedObligation,
+    c: Candidate,
     bindings: Sequence[Binding],
     contradicted: set[str],
-    duplicate: bool,
     records: Mapping[str, Evidence],
 ) -> list[tuple[str, str]]:
-    out = [("duplicate-definition", f"{o.obligation_id} is declared more than once")] if duplicate else []
-    if o.disposition != "active":
-        out.append((o.disposition, f"the reviewer marked it {o.disposition}"))
-    if o.obligation_id in contradicted:
+    oid, f = c.obligation_id, c.fields
+    out = [("duplicate-definition", f"{oid} is declared more than once")] if c.definitions > 1 else []
+    if c.disposition != "active":
+        out.append((c.disposition, f"the reviewer marked it {c.disposition}"))
+    if oid in contradicted:
         out.append(("contradiction", "the manifest records a contradiction"))
-    out += [("residual-unknown", f"residual unknown {u}") for u in o.residual_unknown_ids]
-    out += [("unavailable-authority", a) for a in o.unavailable_authority]
-    if not bindings:
-        return [*out, ("missing-owner", "no manifest binding names an owner")]
-    if len(bindings) > 1:
-        return [*out, ("ambiguous-owner", f"{len(bindings)} bindings name owners")]
+    out += [("residual-unknown", f"residual unknown {u}") for u in f["residual_unknown_ids"]]
+    out += [("unavailable-authority", a) for a in f["unavailable_authority"]]
+    original = _original_diagnostics(c, _cases(c, bindings), records)
+    if len(bindings) != 1:
+        owner = ("missing-owner", "no manifest binding names an owner") if not bindings else (
+            "ambiguous-owner", f"{len(bindings)} bindings name owners")  # fmt: skip
+        return [*out, owner, *original]
     b = bindings[0]
-    if o.requires_parser_type and b.parser_type is None:
+    if f["requires_parser_type"] and b.parser_type is None:
         out.append(("missing-parser-type", "a parser type is required"))
-    return out + _case_diagnostics(o, b, records) + _verifier_diagnostics(o, b, records)
+    return out + original + _fixture_diagnostics(c, b) + _verifier_diagnostics(c, b, records)
 
 
 def status_of(codes: set[str], bound: bool) -> str:
@@ -165,46 +204,57 @@ def _with_dependencies(rows: dict[str, dict[str, Any]]) -> None:
             row["status"] = "implemented"
 
 
-def _row(o: ReviewedObligation, bindings: Sequence[Binding], diagnostics: list[tuple[str, str]],
-         records: Mapping[str, Evidence]) -> dict[str, Any]:  # fmt: skip
-    wire = to_wire(o)
+def _row(c: Candidate, bindings: Sequence[Binding], diagnostics: list[tuple[str, str]]) -> dict[str, Any]:
     codes = {code for code, _ in diagnostics}
     return {
-        **{k: wire[k] for k in wire if k not in ("disposition", "review_evidence_ids")},
-        "origin": "reviewed",
-        "authority_references": [
-            {"evidence_id": e, "authority": records[e].authority, "state": "reviewed", "location": o.target.location}
-            for e in o.review_evidence_ids
-        ],  # fmt: skip
-        "source_state": "reviewed",
-        "observed_cases": [to_wire(c) for c in bindings[0].original_cases] if len(bindings) == 1 else [],
+        **c.fields,
+        "observed_cases": _cases(c, bindings),
         "binding": to_wire(bindings[0]) if len(bindings) == 1 else None,
         "status": status_of(codes, bool(bindings)),
-        "diagnostics": [{"code": c, "detail": d} for c, d in diagnostics],
+        "diagnostics": [{"code": code, "detail": d} for code, d in diagnostics],
     }
 
 
-def _rows(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, dict[str, Any]]:
-    counts = Counter(o.obligation_id for o in args.reviewed_obligations)
-    contradicted = {c.obligation_id for c in args.manifest.contradictions}
-    rows: dict[str, dict[str, Any]] = {}
+def reviewed(o: ReviewedObligation, records: Mapping[str, Evidence]) -> Candidate:
+    """A reviewer's obligation as a candidate: its own fields, cited by the review records."""
+    wire = to_wire(o)
+    refs = [{"evidence_id": e, "authority": records[e].authority, "state": "reviewed", "location": o.target.location}
+            for e in o.review_evidence_ids]  # fmt: skip
+    fields = {k: v for k, v in wire.items() if k not in ("disposition", "review_evidence_ids")}
+    return Candidate(fields={**fields, "origin": "reviewed", "authority_references": refs, "source_state": "reviewed",
+                             "observed_cases": []}, disposition=o.disposition)  # fmt: skip
+
+
+def candidates(args: LedgerRequest, records: Mapping[str, Evidence]) -> tuple[dict[str, Candidate], tuple[str, ...]]:
+    """The generated candidates first, then the reviewed ones (lowest version first): one id declared twice is
+    one candidate marked duplicate-definition."""
+    found = generate(records)
+    out = dict(found.candidates)
     for o in sorted(args.reviewed_obligations, key=lambda o: (o.obligation_id, o.obligation_version)):
-        if o.obligation_id in rows:
-            continue  # a duplicate definition: the first (lowest version) is kept and marked
-        bindings = [b for b in args.manifest.bindings if b.obligation_id == o.obligation_id]
-        found = _own_diagnostics(o, bindings, contradicted, counts[o.obligation_id] > 1, records)
-        rows[o.obligation_id] = _row(o, bindings, found, records)
+        merge(out, reviewed(o, records))
+    return out, found.limitations
+
+
+def _rows(args: LedgerRequest, records: Mapping[str, Evidence]) -> tuple[dict[str, dict[str, Any]], tuple[str, ...]]:
+    contradicted = {c.obligation_id for c in args.manifest.contradictions}
+    found, notes = candidates(args, records)
+    rows: dict[str, dict[str, Any]] = {}
+    for key in sorted(found):
+        c = found[key]
+        bindings = [b for b in args.manifest.bindings if b.obligation_id == key]
+        rows[key] = _row(c, bindings, _own_diagnostics(c, bindings, contradicted, records))
     _with_dependencies(rows)
-    return rows
+    return rows, notes
 
 
-def ledger_status(rows: Sequence[Mapping[str, Any]]) -> str:
+def ledger_status(rows: Sequence[Mapping[str, Any]], unread: bool = False) -> str:
+    """failed first; then unknown with no obligations, a required unknown one, or a source whose candidates could
+    not all be read (what it would have named is unknown, not absent); ready only when every required one is
+    verified."""
     required = [r["status"] for r in rows if r["required"]]
-    if not rows:
-        return "unknown"
     if "contradicted" in required:
         return "failed"
-    if "unknown" in required:
+    if not rows or unread or "unknown" in required:
         return "unknown"
     return "ready" if all(s == "verified" for s in required) else "open"
 
@@ -230,7 +280,8 @@ def build(args: LedgerRequest, records: Mapping[str, Evidence]) -> Result[dict[s
 
 def _build(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, Any]:
     _check(args, records)
-    every = list(_rows(args, records).values())
+    found, notes = _rows(args, records)
+    every = list(found.values())
     kept = every[: args.limits.max_obligations]
     page = paginate(kept, args.page.offset, args.page.limit)
     bound = [r for r in kept if r["binding"] is not None]
@@ -241,8 +292,8 @@ def _build(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, An
         "schema": "ReconstructionObligationLedger", "schema_version": 1,
         "ledger_id": _identity(args, records),
         "closure_digest": canonical_sha256([[r["obligation_id"], r["obligation_version"], r["status"], r["diagnostics"]] for r in kept]),
-        "status": ledger_status(kept),
-        "coverage": {"status": "partial" if len(every) > len(kept) else "complete", "truncated": len(every) > len(kept),
+        "status": ledger_status(kept, bool(notes)),
+        "coverage": {"status": "partial" if len(every) > len(kept) or notes else "complete", "truncated": len(every) > len(kept),
                      "omitted_count": len(every) - len(kept), "max_obligations": args.limits.max_obligations},
         "summary": {"total": len(kept), "required": sum(r["required"] for r in kept),
                     "verified": sum(r["status"] == "verified" for r in kept),
@@ -256,7 +307,7 @@ def _build(args: LedgerRequest, records: Mapping[str, Evidence]) -> dict[str, An
         "dependency_graph": [{"obligation_id": r["obligation_id"], "depends_on_obligation_id": d}
                              for r in kept for d in sorted(r["dependency_obligation_ids"])],
         "evidence_links": sorted(links),
-        "limitations": list(LIMITATIONS),
+        "limitations": [*notes, *LIMITATIONS],
         "page": {"offset": page.offset, "limit": args.page.limit, "total": page.total, "returned": len(page.items),
                  "next_offset": page.next_offset},
         "obligations": list(page.items),

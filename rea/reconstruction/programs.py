@@ -23,7 +23,8 @@ from rea.canonical_json import canonical_sha256
 from rea.reconstruction.coverage import evaluate
 from rea.reconstruction.effects import ClockFacts, ReadClock
 from rea.reconstruction.ledger import build
-from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, VerifyArgs
+from rea.reconstruction import workspace
+from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, CoverageRef, VerifyArgs
 from rea.reconstruction.records.coverage import CoverageArgs, CoverageData
 from rea.reconstruction.records.ledger import LedgerArgs, LedgerRequest
 from rea.reconstruction.verify import verify
@@ -35,10 +36,6 @@ COVERAGE_LIMITS = (
     "ready means no reason is open for this boundary; it does not establish equivalence of the whole.",
 )
 PROVIDER = Provider(id="rea-reconstruction", name="REA reconstruction verification", version="1")
-COVERAGE_NOT_RESOLVED = (
-    "The coverage workspace reference was accepted but not resolved: this server keeps no coverage "
-    "workspaces (evaluate_reconstruction_coverage takes coverage inline)."
-)
 
 
 def _derived(operation: str, parameters: Mapping[str, Any], result: Mapping[str, Any], links: Sequence[str]) -> Any:
@@ -86,16 +83,30 @@ def _steps(name: str) -> Generator[ReportProgress, Any, None]:
     yield ReportProgress(phase="computing", message=name)
 
 
+def _coverage_ready(session: Session, ref: CoverageRef) -> Generator[Any, Any, tuple[list[str], list[str]]]:
+    """The 3.1 coverage reference resolved from this session's Evidence and its boundary evaluated now: ready, or
+    the verification is refused (as the reference refuses it). Answers (limitations, Evidence ids) to record."""
+    found = workspace.evaluation_of(session.evidence, ref)
+    if found is None:
+        refuse(workspace.unresolved(ref))
+    clock: ClockFacts = yield from need(ReadClock())
+    must(workspace.readiness(found, ref, clock.epoch_ms))
+    note = (f"Coverage boundary {ref.boundary_id} of workspace {ref.workspace_id} revision {ref.revision} was ready "
+            f"when evaluated at {clock.epoch_ms} ms from Evidence {found.evidence_id}; ready covers that boundary's "
+            "declared surfaces and claims only.")  # fmt: skip
+    return [note], [found.evidence_id]
+
+
 @typed
 @refusable
 def verify_reconstruction(session: Session, args: VerifyArgs, ctx: Context) -> Generator[Any, Any, Outcome]:
     yield from _steps("verify_reconstruction")
-    extra = [COVERAGE_NOT_RESOLVED] if args.coverage is not None else []
+    extra, gate = (yield from _coverage_ready(session, args.coverage)) if args.coverage is not None else ([], [])
     result = must(
         verify(args.specification, session.evidence, session.unknown_revisions, args.offset, args.limit, extra)
     )
     yield ReportProgress(phase="publishing", message="verify_reconstruction: retaining the result")
-    cited = [link for link in result["evidence_links"] if link in session.evidence]
+    cited = [link for link in result["evidence_links"] if link in session.evidence] + gate
     return recorded(session, _derived("verify_reconstruction", to_wire(args), result, cited))
 
 
@@ -172,10 +183,12 @@ def evaluate_reconstruction_coverage(
     data: CoverageData = must(
         structure(args.coverage, CoverageData).alt(lambda err: err.with_details(field="coverage"))
     )
+    revision = must(workspace.identify(args.coverage, data))
     bundle = yield from _bundle(data.evidence_bundle, "coverage.evidence_bundle")
     clock: ClockFacts = yield from need(ReadClock())
     ids, unknowns = {e.evidence_id for e in bundle.records}, {u["unknown_id"] for u in bundle.unknowns}
     result = must(evaluate(data, args.boundary_id, ids, unknowns, clock.epoch_ms))
+    result["workspace_revision_sha256"] = revision.revision_sha256 if revision else None
     yield ReportProgress(phase="publishing", message="evaluate_reconstruction_coverage: retaining the result")
     cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_ids"])]
     wire = to_wire(args)

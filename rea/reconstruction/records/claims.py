@@ -62,7 +62,7 @@ class CoverageRef:
 class VerifyArgs:
     specification: Specification = field("The claims, each settled by one comparison Evidence record")
     coverage: CoverageRef | None = field(
-        "A 3.1 coverage-workspace reference: accepted and reported, not resolved (no workspaces here)",
+        "A 3.1 coverage workspace revision evaluated in this session; its boundary must be ready",
         default=None,
         omit_none=True,
     )

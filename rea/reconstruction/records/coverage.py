@@ -14,6 +14,7 @@ import attrs
 from rea.reconstruction.records.common import EVIDENCE_ID, SHA256, STABLE_ID
 from rea.wire.schema import Open, field
 
+WORKSPACE_ID = "^rcw_[a-f0-9]{64}$"
 Authority = Literal["shipped-artifact", "controlled-replay", "live-observation", "external"]
 ProofKind = Literal["build", "clean-install", "package-contents", "runtime-routing", "authority-independence"]
 ReasonCode = Literal[
@@ -155,6 +156,13 @@ class CoverageData:
     contradictions: tuple[Contradiction, ...] = field("")
     package_proofs: tuple[PackageProof, ...] = field("")
     boundaries: tuple[Boundary, ...] = field("")
+    # a REA 3.1 coverage workspace revision names itself; its identity is checked (rea.reconstruction.workspace)
+    schema_version: Literal[1] | None = field("3.1 workspace schema version", default=None, omit_none=True)
+    workspace_id: str | None = field("3.1 workspace id", default=None, omit_none=True, pattern=WORKSPACE_ID)
+    name: str | None = field("3.1 workspace name", default=None, omit_none=True, minLength=1, maxLength=200)
+    revision: int | None = field("3.1 workspace revision", default=None, omit_none=True, minimum=1)
+    previous_revision_sha256: str | None = field("", default=None, omit_none=True, pattern=SHA256)
+    revision_sha256: str | None = field("3.1 revision digest", default=None, omit_none=True, pattern=SHA256)
 
 
 _COVERAGE = (
@@ -216,4 +224,7 @@ class Closure:
     recommended_probes: tuple[CoverageProbe, ...] = field("One per reason, the first 100")
     evidence_ids: tuple[str, ...] = _ids("The Evidence the evaluation read", EVIDENCE_ID)
     evaluated_at_ms: int = field("When staleness was judged (epoch ms; extra)", minimum=0)
+    workspace_revision_sha256: str | None = field(
+        "The 3.1 workspace revision evaluated (extra; null: the coverage named no workspace)", pattern=SHA256
+    )
     limitations: tuple[str, ...] = field("What ready does not mean (extra)")

@@ -17,7 +17,8 @@ from rea.native import queries as q
 from rea.program import Context, Outcome, ProgramCancelled, failed
 from rea.session import Session, record, resolve
 from rea.wire.convert import to_wire
-from rea.workflows import native as base
+from rea.native.programs import common as base
+from rea.native.programs import engine, inventories
 from rea.workflows.views import deliver
 
 Args = Mapping[str, Any]
@@ -122,21 +123,21 @@ _NO_BOUNDARY = ("capability_unavailable", "execution_failure")
 
 
 def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps:
-    found = yield from base._cfg_procedure(session, args)
+    found = yield from engine._cfg_procedure(session, args)
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()
     where = ({"kind": "address", "address": proc["address"]},)
     facts, reason, count = None, f"a {proc['kind']} has no body of its own here", 0
     if proc["kind"] == "function":
-        listing = yield from base._engine(session, snapshot, "disassemble", proc)
+        listing = yield from engine._engine(session, snapshot, "disassemble", proc)
         if not is_successful(listing):
             return failed(session, listing.failure())
         count = len(listing.unwrap()["instructions"])
         if count > args["max_instructions"]:
             reason = f"{count} instructions exceed max_instructions={args['max_instructions']}"
         else:
-            got = yield from base._engine(session, snapshot, "boundary", proc)
+            got = yield from engine._engine(session, snapshot, "boundary", proc)
             if is_successful(got):
                 facts = got.unwrap()
             elif got.failure().code in _NO_BOUNDARY:
@@ -156,7 +157,7 @@ _NO_FLOW = ("capability_unavailable", "execution_failure", "invalid_request")
 def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Steps:
     """Each procedure's reaching definitions from the worker, retained as its own native_value_flow
     Evidence, then composed by the pure tracer across the calls the CFG resolved."""
-    found = yield from base._cfg_procedure(session, args)
+    found = yield from engine._cfg_procedure(session, args)
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()
@@ -206,7 +207,7 @@ def _flow_params(snapshot: base.Snapshot, address: str) -> dict[str, Any]:
     proc = q.find_procedure(snapshot, address)
     if not base._indexed(snapshot) or proc is None or not proc.get("size"):
         return {"address": address}
-    return {"address": address, "size": proc["size"], "local": True, "names": base._callee_names(snapshot, proc)}
+    return {"address": address, "size": proc["size"], "local": True, "names": engine._callee_names(snapshot, proc)}
 
 
 def _digest(binding: Mapping[str, Any]) -> str | None:
@@ -223,9 +224,9 @@ def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.
     arguments = emulation.parse_arguments(args["arguments"])
     if isinstance(arguments, ReaError):
         return failed(session, arguments)
-    found = yield from base._cfg_procedure(session, args, engine_ahead=True)
+    found = yield from engine._cfg_procedure(session, args, engine_ahead=True)
     if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
-        found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
+        found = yield from engine._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
     if not is_successful(found):
         return failed(session, found.failure())
     snapshot, proc = found.unwrap()
@@ -285,7 +286,7 @@ def _cancelled_run(
     evidence = created.value_or(None)
     if evidence is None:  # nothing could be recorded: the cancel goes on as it came
         raise ProgramCancelled(phase)
-    return base.kept_cancelled(
+    return inventories.kept_cancelled(
         session,
         evidence,
         phase,

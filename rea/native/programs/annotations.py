@@ -6,17 +6,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
 
 from rea.effect_types import ToolProgram
-from rea.errors import ReaError, invalid_request
+from rea.errors import invalid_request
 from rea.native import annotations as notes
 from rea.native.addresses import value
-from rea.program import Context, failed, need, refusable
+from rea.program import Context, failed, must, need, refusable, refuse, typed
 from rea.session import Session
 from rea.native.records import arguments as wa
 from rea.native.records import surface as w
-from rea.wire.convert import with_defaults
+from rea.native.records.surface import BookmarkArgs
+from rea.wire.convert import to_wire, with_defaults
 from rea.native.programs import common as base
 from rea.native.programs import engine
 from rea.native.programs.surface_steps import (
@@ -24,11 +24,9 @@ from rea.native.programs.surface_steps import (
     Args,
     Steps,
     _answer,
-    _edit,
     _edit_request,
-    _loaded,
     _mapped,
-    _placed,
+    _mapped_answer,
     _resolved,
     _snapshot,
     _store_json,
@@ -41,13 +39,10 @@ Read = Callable[[notes.Annotations, str], Any]
 
 
 def _reader(name: str, read: Read) -> ToolProgram:
+    @refusable
     def program(session: Session, args: Args, ctx: Context) -> Steps:
         snapshot = yield from _snapshot(session, args, "loader")
-        if isinstance(snapshot, ReaError):
-            return failed(session, snapshot)
         where = yield from _mapped(session, snapshot, args.get("address"))
-        if isinstance(where, ReaError):
-            return failed(session, where)
         return _answer(session, snapshot, name, args, read(notes.of(snapshot), where), STORE, at=where)
 
     program.__name__ = name
@@ -62,116 +57,114 @@ _SETTERS = {
 }
 
 
-def _check(text: str, field: str, is_name: bool) -> ReaError | None:
-    return notes.check_name(text, field) if is_name else notes.check_text(text, field)
+def _check(text: str, field: str, is_name: bool) -> None:
+    """A name or comment the store accepts, or the program ends naming the problem."""
+    problem = notes.check_name(text, field) if is_name else notes.check_text(text, field)
+    if problem is not None:
+        refuse(problem)
 
 
 def _setter(name: str) -> ToolProgram:
     table, field, is_name = _SETTERS[name]
 
+    @refusable
     def program(session: Session, args: Args, ctx: Context) -> Steps:
         snapshot = yield from _snapshot(session, args, "loader")
-        if isinstance(snapshot, ReaError):
-            return failed(session, snapshot)
         where = yield from _mapped(session, snapshot, args["address"])
-        if isinstance(where, ReaError):
-            return failed(session, where)
         text = args[field]
-        if problem := _check(text, field, is_name) if text or is_name else None:
-            return failed(session, problem)
-        edited = yield from _edit(session, ((table, where, text or None),))
-        if not is_successful(edited):
-            return failed(session, edited.failure())
-        return _answer(session, snapshot, name, args, True, STORE, kept=edited.unwrap(), at=where)
+        if text or is_name:
+            _check(text, field, is_name)
+        kept = yield from need(_edit_request(session, ((table, where, text or None),)))
+        return _answer(session, snapshot, name, args, True, STORE, kept=kept, at=where)
 
     program.__name__ = name
     return program
 
 
+@refusable
 def set_addresses_names(session: Session, args: Args, ctx: Context) -> Steps:
     """All valid entries in one locked edit; an address outside every segment answers false."""
     snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
     changes, answer = [], {}
     for given, name in args["names"].items():
         field = f"names[{given!r}]"
-        if problem := notes.check_name(name, field):
-            return failed(session, problem)
-        where = yield from _mapped(session, snapshot, given, field)
-        if isinstance(where, ReaError) and (where.details or {}).get("reason") != "outside_segments":
-            return failed(session, where)
-        answer[given] = not isinstance(where, ReaError)
-        if isinstance(where, str):
-            changes.append(("names", where, name))
+        _check(name, field, True)
+        mapped = yield from _mapped_answer(session, snapshot, given, field)
+        refused = mapped.swap().value_or(None)  # the address's problem, or None when it is mapped
+        if refused is not None and (refused.details or {}).get("reason") != "outside_segments":
+            refuse(refused)
+        answer[given] = refused is None
+        if refused is None:
+            changes.append(("names", mapped.unwrap(), name))
     kept = None
     if changes:
-        edited = yield from _edit(session, tuple(changes))
-        if not is_successful(edited):
-            return failed(session, edited.failure())
-        kept = edited.unwrap()
+        kept = yield from need(_edit_request(session, tuple(changes)))
     return _answer(session, snapshot, "set_addresses_names", args, answer, STORE, kept=kept)
 
 
+@typed
 @refusable
-def set_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
-    snapshot = yield from _loaded(session, args, "loader")
-    where = yield from _placed(session, snapshot, args["address"])
-    label = args.get("name") or ""
+def set_bookmark(session: Session, args: BookmarkArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot = yield from _snapshot(session, params, "loader")
+    where = yield from _mapped(session, snapshot, args.address)
+    label = args.name or ""
     if label and (problem := notes.check_name(label)):
         return failed(session, problem)
     kept = yield from need(_edit_request(session, (("bookmarks", where, label),)))
-    return _answer(session, snapshot, "set_bookmark", args, True, STORE, kept=kept, at=where)
+    return _answer(session, snapshot, "set_bookmark", params, True, STORE, kept=kept, at=where)
 
 
-def unset_bookmark(session: Session, args: Args, ctx: Context) -> Steps:
+@typed
+@refusable
+def unset_bookmark(session: Session, args: wa.AddressArgs, ctx: Context) -> Steps:
     """False when there was no bookmark there (nothing changed)."""
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
-    where = yield from _resolved(session, snapshot, args["address"])
-    if isinstance(where, ReaError):
-        return failed(session, where)
+    params = to_wire(args)
+    snapshot = yield from _snapshot(session, params, "loader")
+    where = yield from _resolved(session, snapshot, args.address)
     present = where in notes.of(snapshot).bookmarks
     kept = None
     if present:
-        edited = yield from _edit(session, (("bookmarks", where, None),))
-        if not is_successful(edited):
-            return failed(session, edited.failure())
-        kept = edited.unwrap()
-    return _answer(session, snapshot, "unset_bookmark", args, present, STORE, kept=kept, at=where)
+        kept = yield from need(_edit_request(session, (("bookmarks", where, None),)))
+    return _answer(session, snapshot, "unset_bookmark", params, present, STORE, kept=kept, at=where)
 
 
-def list_bookmarks(session: Session, args: Args, ctx: Context) -> Steps:
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
+@typed
+@refusable
+def list_bookmarks(session: Session, args: wa.DocumentArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot = yield from _snapshot(session, params, "loader")
     marks = notes.of(snapshot).bookmarks
     rows = tuple(w.Bookmark(address=k, name=marks[k]) for k in sorted(marks, key=value))
-    return _answer(session, snapshot, "list_bookmarks", args, rows, STORE)
+    return _answer(session, snapshot, "list_bookmarks", params, rows, STORE)
 
 
 _CHANGES = ("name", "comment", "inline_comment", "signature", "calling_convention", "variables")
 
 
-def _function_changes(args: Args, entry: str, kept: notes.Annotations) -> tuple[tuple[str, str, Any], ...] | ReaError:
+def _function_changes(args: Args, entry: str, kept: notes.Annotations) -> tuple[tuple[str, str, Any], ...]:
+    """The store edits an annotate_native_function call asks for (the program ends on an empty or invalid one)."""
     if not any(args.get(k) is not None for k in _CHANGES):
-        return invalid_request(
-            "annotate_native_function needs at least one change",
-            field="procedure",
-            accepted="one or more of " + ", ".join(_CHANGES),
+        refuse(
+            invalid_request(
+                "annotate_native_function needs at least one change",
+                field="procedure",
+                accepted="one or more of " + ", ".join(_CHANGES),
+            )
         )
     for key, is_name in (("name", True), ("comment", False), ("inline_comment", False)):
-        if args.get(key) and (problem := _check(args[key], key, is_name)):
-            return problem
+        if args.get(key):
+            _check(args[key], key, is_name)
     for i, var in enumerate(args.get("variables") or ()):
         if var.get("new_name") is None and var.get("data_type") is None:
-            return invalid_request(
-                f"variables[{i}] changes nothing", field=f"variables[{i}]", accepted="new_name or data_type"
+            refuse(
+                invalid_request(
+                    f"variables[{i}] changes nothing", field=f"variables[{i}]", accepted="new_name or data_type"
+                )
             )
         for key in ("name", "new_name"):
-            if var.get(key) and (problem := notes.check_name(var[key], f"variables[{i}].{key}")):
-                return problem
+            if var.get(key):
+                _check(var[key], f"variables[{i}].{key}", True)
     changes: list[tuple[str, str, Any]] = []
     if args.get("name") is not None:
         changes.append(("names", entry, args["name"]))
@@ -191,26 +184,16 @@ def _function_changes(args: Args, entry: str, kept: notes.Annotations) -> tuple[
     return tuple(changes)
 
 
+@refusable
 def annotate_native_function(session: Session, args: Args, ctx: Context) -> Steps:
     """Rename, comment and type one function in REA's store, then answer the refreshed dossier."""
-    found = yield from engine._cfg_procedure(session, args)
-    if not is_successful(found):
-        return failed(session, found.failure())
-    snapshot, proc = found.unwrap()
+    snapshot, proc = yield from engine._cfg_procedure(session, args)
     entry = proc["address"]
     changes = _function_changes(args, entry, notes.of(snapshot))
-    if isinstance(changes, ReaError):
-        return failed(session, changes)
-    edited = yield from _edit(session, changes)
-    if not is_successful(edited):
-        return failed(session, edited.failure())
-    kept = edited.unwrap()
-    dossier_args = with_defaults({"procedure": entry}, wa.DossierArgs)
-    assert is_successful(dossier_args)
-    refreshed = yield from engine.analyze_function(session, dossier_args.unwrap(), ctx)
-    if not is_successful(refreshed.reply):
-        return failed(session, refreshed.reply.failure())
-    dossier = refreshed.reply.unwrap()["normalized_result"]
+    kept: notes.Annotations = yield from need(_edit_request(session, changes))
+    dossier_args = with_defaults({"procedure": entry}, wa.DossierArgs).unwrap()  # the entry is an address
+    refreshed = yield from engine.analyze_function(session, dossier_args, ctx)
+    dossier = must(refreshed.reply)["normalized_result"]
     function = kept.functions.get(entry, {})
     result = w.FunctionAnnotations(
         annotations=w.AnnotationReadback(

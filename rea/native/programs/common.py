@@ -1,7 +1,9 @@
-"""Programs of the native family: every answer is Evidence from the bound provider.
+"""The steps every native program shares: every answer is Evidence from the bound provider.
 
 Inventory questions are pure projections of the analysis snapshot (effect
 NativeFacts); only pseudocode and instructions ask the live engine (NativeQuery).
+A step that fails ends the program (rea.program.need/must: every native program is @refusable);
+`_ask` keeps the engine's Result for a program that answers a refusal as data.
 """
 
 from __future__ import annotations
@@ -9,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Protocol, TypeVar
 from collections.abc import Callable, Generator, Mapping
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request, no_target
@@ -22,7 +23,7 @@ from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
 from rea.native import subject
 from rea.native.providers import provider_limitations, unavailable_reason
 from rea.effect_types import AnyEffect, Program
-from rea.program import Context, Outcome, ReportProgress, failed
+from rea.program import Context, Outcome, ReportProgress, must, need, refusable, refuse
 from rea.session import Session, record
 from rea.wire.convert import to_wire
 from rea.workflows.views import deliver
@@ -30,8 +31,9 @@ from rea.workflows.views import deliver
 Steps = Program
 Args = Mapping[str, Any]
 Snapshot = Mapping[str, Any]
-# what a snapshot answer gives: (result record or JSON, confidence, limitations), or the caller's mistake
-Answered = tuple[object, str, tuple[str, ...]] | ReaError
+# what a snapshot answer gives: (result record or JSON, confidence, limitations); the caller's mistake ends
+# the program (rea.program.refuse)
+Answered = tuple[object, str, tuple[str, ...]]
 Answer = Callable[[Session, Snapshot, Args], Answered]
 Facts = Callable[[Session, Args, Context], Program]
 R = TypeVar("R")
@@ -77,23 +79,19 @@ def _bound(session: Session) -> Result[Mapping[str, Any], ReaError]:
     return Success(session.provider_binding)
 
 
-def _facts(
-    session: Session, stage: str, *, engine_ahead: bool = False
-) -> Generator[AnyEffect, Any, Result[Mapping[str, Any], ReaError]]:
-    bound = _bound(session)
-    if not is_successful(bound):
-        return bound
+def _facts(session: Session, stage: str, *, engine_ahead: bool = False) -> Generator[AnyEffect, Any, Snapshot]:
+    """The analysis snapshot of the bound target at `stage`, with the analyst's names and comments overlaid
+    (a program step: no binding, or a failed analysis, ends the program)."""
+    binding = must(_bound(session))
     target = session.target
     assert target is not None
-    got: Result[Mapping[str, Any], ReaError] = yield NativeFacts(
-        binding=bound.unwrap(), path=target.path, sha256=target.sha256, stage=stage, engine_ahead=engine_ahead
+    facts: Snapshot = yield from need(
+        NativeFacts(binding=binding, path=target.path, sha256=target.sha256, stage=stage, engine_ahead=engine_ahead)
     )
-    if not is_successful(got):
-        return got
-    kept: Result[notes.Annotations, ReaError] = yield ReadAnnotations(
-        sha256=target.sha256, profile_digest=bound.unwrap()["analysis_profile"]["digest"]
+    kept: notes.Annotations = yield from need(
+        ReadAnnotations(sha256=target.sha256, profile_digest=binding["analysis_profile"]["digest"])
     )
-    return kept.map(lambda state: notes.overlay(got.unwrap(), state))  # the analyst's names and comments
+    return notes.overlay(facts, kept)
 
 
 def _ask(session: Session, op: str, params: Mapping[str, Any]) -> Generator[AnyEffect, Any, Result[Any, ReaError]]:
@@ -170,24 +168,24 @@ def _evidence(
         args = {k: v for k, v in args.items() if k != "detail"}
     if operation in ("procedure_callers", "procedure_callees"):
         extra = {"raw_result": named_edges(snapshot, result), **extra}
-    created = _record(session, snapshot, operation, args, result, **extra)
-    if not is_successful(created):
-        return failed(session, created.failure())
-    evidence = created.unwrap()
+    evidence = must(_record(session, snapshot, operation, args, result, **extra))
     if delivery == "summary":
         return deliver(session, evidence, delivery)
     return Outcome(session=record(session, (evidence,)), reply=Success(evidence.to_json()))
 
 
-def _document_problem(session: Session, args: Mapping[str, Any]) -> ReaError | None:
+def _check_document(session: Session, args: Mapping[str, Any]) -> None:
+    """A `document` argument names the open target (its name or path), or the program ends."""
     document = args.get("document")
     target = session.target
     if document is None or target is None or document in (target.name, target.path):
-        return None
-    return invalid_request(
-        f"document {document!r} is not open; the open document is {target.name!r}",
-        field="document",
-        accepted=f"{target.name!r}, its path, or omit document",
+        return
+    refuse(
+        invalid_request(
+            f"document {document!r} is not open; the open document is {target.name!r}",
+            field="document",
+            accepted=f"{target.name!r}, its path, or omit document",
+        )
     )
 
 
@@ -210,35 +208,30 @@ def _document(session: Session) -> str:
 
 def _answered(
     session: Session, args: Mapping[str, Any], stage: str, name: str, answer: Callable[[Session, Snapshot, Args], Any]
-) -> Generator[AnyEffect, Any, tuple[Snapshot, Any] | ReaError]:
+) -> Generator[AnyEffect, Any, tuple[Snapshot, Any]]:
     """Check the document, fetch the snapshot (a stripped binary's symbol listing recovers the CFG instead)
     and answer from it: the part every snapshot tool shares, whatever shape its reply takes."""
-    if problem := _document_problem(session, args):
-        return problem
-    facts = yield from _facts(session, stage)
-    if is_successful(facts) and stage == "symbols" and "procedures" not in facts.unwrap():
-        preview = metadata.preview(facts.unwrap())
+    _check_document(session, args)
+    snapshot = yield from _facts(session, stage)
+    if stage == "symbols" and "procedures" not in snapshot:
+        preview = metadata.preview(snapshot)
         if preview is not None:
-            facts = Success({**facts.unwrap(), **preview})
+            snapshot = {**snapshot, **preview}
         elif name in FROM_METADATA:
             # no symbols, exception frames or pclntab to answer from: index the code
             yield ReportProgress(phase="analysis", message="no function metadata: indexing the code")
-            facts = yield from _facts(session, "index")
-    if not is_successful(facts):
-        return facts.failure()
-    snapshot = facts.unwrap()
-    answered = answer(session, snapshot, args)
-    return answered if isinstance(answered, ReaError) else (snapshot, answered)
+            snapshot = yield from _facts(session, "index")
+    return snapshot, answer(session, snapshot, args)
 
 
 def _with_facts(stage: str, answer: Answer) -> Facts:
     """A tool that only projects the snapshot, answered as Evidence."""
 
+    @refusable
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        got = yield from _answered(session, args, stage, program.__name__, answer)
-        if isinstance(got, ReaError):
-            return failed(session, got)
-        snapshot, (result, confidence, limitations) = got
+        snapshot, (result, confidence, limitations) = yield from _answered(
+            session, args, stage, program.__name__, answer
+        )
         return _evidence(
             session, snapshot, program.__name__, args, result, confidence=confidence, limitations=limitations
         )
@@ -248,31 +241,32 @@ def _with_facts(stage: str, answer: Answer) -> Facts:
 
 def _on_procedure(
     answer: Callable[[Session, Snapshot, Args, Mapping[str, Any]], R],
-) -> Callable[[Session, Snapshot, Args], R | ReaError]:
-    """An answer about args["procedure"]: resolved first, or the canonical no-procedure error."""
+) -> Callable[[Session, Snapshot, Args], R]:
+    """An answer about args["procedure"]: resolved first, or the canonical no-procedure error ends the program."""
 
-    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
-        found = _chosen_procedure(snapshot, args)
-        return answer(session, snapshot, args, found.unwrap()) if is_successful(found) else found.failure()
+    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R:
+        return answer(session, snapshot, args, must(_chosen_procedure(snapshot, args)))
 
     return resolved
 
 
 def _on_address(
     answer: Callable[[Session, Snapshot, Args, str], R],
-) -> Callable[[Session, Snapshot, Args], R | ReaError]:
-    """An answer about args["address"]: normalized first, or the canonical not-an-address error."""
+) -> Callable[[Session, Snapshot, Args], R]:
+    """An answer about args["address"]: normalized first, or the canonical not-an-address error ends the program."""
 
-    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R | ReaError:
+    def resolved(session: Session, snapshot: Snapshot, args: Args) -> R:
         if args.get("address") is None and args.get("procedure") is None:
-            return invalid_request(
-                "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
-                field="address",
-                accepted="a link-time address like 0x401000, or a name",
+            refuse(
+                invalid_request(
+                    "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
+                    field="address",
+                    accepted="a link-time address like 0x401000, or a name",
+                )
             )
         address = subject.chosen(args, "address", "procedure").bind(
             lambda given: subject.resolve_address(snapshot, *given)
         )
-        return answer(session, snapshot, args, address.unwrap()) if is_successful(address) else address.failure()
+        return answer(session, snapshot, args, must(address))
 
     return resolved

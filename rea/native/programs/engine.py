@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Callable, Generator, Mapping
 
-from returns.pipeline import is_successful
-from returns.result import Failure, Result, Success
+from returns.result import Result, Success
 
 from rea.errors import ReaError
 from rea.native import answers as a
@@ -19,7 +18,7 @@ from rea.native.effects import ReadImage
 from rea.native import image, sweep
 from rea.native.addresses import value
 from rea.effect_types import AnyEffect, ToolProgram
-from rea.program import Context, failed
+from rea.program import Context, must, refusable
 from rea.session import Session
 from rea.native.records import procedures as wp
 from rea.native.programs.common import (
@@ -30,7 +29,7 @@ from rea.native.programs.common import (
     _ask,
     _indexed,
     _chosen_procedure,
-    _document_problem,
+    _check_document,
     _evidence,
     _facts,
     _procedure,
@@ -42,16 +41,12 @@ from rea.native.programs.common import (
 
 def _cfg_procedure(
     session: Session, args: Mapping[str, Any], *, engine_ahead: bool = False
-) -> Generator[AnyEffect, Any, Result[tuple[Mapping[str, Any], Mapping[str, Any]], ReaError]]:
+) -> Generator[AnyEffect, Any, tuple[Snapshot, Mapping[str, Any]]]:
     """The snapshot (the fast index where it answers, else the CFG) and the procedure args["procedure"]
-    names, or the reason neither exists (engine_ahead: see NativeFacts)."""
-    if problem := _document_problem(session, args):
-        return Failure(problem)
-    facts = yield from _facts(session, "index", engine_ahead=engine_ahead)
-    if not is_successful(facts):
-        return Failure(facts.failure())
-    snapshot = facts.unwrap()
-    return _chosen_procedure(snapshot, args).map(lambda proc: (snapshot, proc))
+    names; the program ends with the reason when either does not exist (engine_ahead: see NativeFacts)."""
+    _check_document(session, args)
+    snapshot = yield from _facts(session, "index", engine_ahead=engine_ahead)
+    return snapshot, must(_chosen_procedure(snapshot, args))
 
 
 def _engine_tool(
@@ -65,11 +60,9 @@ def _engine_tool(
     """A tool that needs the live engine for one procedure; an import has no body to ask about.
     `with_listing` adds the procedure's instructions to the reply (None when they cannot be read)."""
 
+    @refusable
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        found = yield from _cfg_procedure(session, args)
-        if not is_successful(found):
-            return failed(session, found.failure())
-        snapshot, proc = found.unwrap()
+        snapshot, proc = yield from _cfg_procedure(session, args)
         where = ({"kind": "address", "address": proc["address"]},)
         if body_only and proc["kind"] == "external":
             return _evidence(
@@ -81,10 +74,7 @@ def _engine_tool(
                 locations=where,
                 limitations=(f"{proc['name']} is an import: it has no body here.",),
             )
-        reply = yield from _engine(session, snapshot, op, proc)
-        if not is_successful(reply):
-            return failed(session, reply.failure())
-        answer = reply.unwrap()
+        answer = must((yield from _engine(session, snapshot, op, proc)))
         if with_listing:
             answer = {**answer, "instructions": (yield from _listing(session, snapshot, proc))}
         return _evidence(session, snapshot, name, args, build(snapshot, proc, answer, args), locations=where)
@@ -133,21 +123,23 @@ def _decoded(
     target = session.target
     assert target is not None
     start, size = value(proc["address"]), int(proc["size"])
-    facts: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
-    if not is_successful(facts):
+    answered: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
+    facts = answered.value_or(None)
+    if facts is None:
         return None
     data = b""
     while len(data) < size:
         at = start + len(data)
-        plan = image.read_plan(facts.unwrap(), at, min(size - len(data), image.MAX_CHUNK))
+        plan = image.read_plan(facts, at, min(size - len(data), image.MAX_CHUNK))
         if plan is None or plan[1] == 0:
             return None
         got: Result[Mapping[str, Any], ReaError] = yield ReadImage(
             path=target.path, sha256=target.sha256, file_offset=plan[0], length=plan[1], address=at
         )
-        if not is_successful(got):
+        chunk = got.value_or(None)
+        if chunk is None:
             return None
-        data += bytes.fromhex(got.unwrap().get("bytes_hex", ""))
+        data += bytes.fromhex(chunk.get("bytes_hex", ""))
     rows = [
         {
             "address": f"0x{i.address:x}",
@@ -167,7 +159,8 @@ def _listing(
     """The procedure's instructions, or None when neither the index nor the engine can list them (the
     pseudocode then names stack locals by their entry-sp offset only)."""
     listing = yield from _engine(session, snapshot, "disassemble", proc)
-    return listing.unwrap()["instructions"] if is_successful(listing) else None
+    instructions: list[Mapping[str, Any]] | None = listing.map(lambda reply: reply["instructions"]).value_or(None)
+    return instructions
 
 
 def _assembly_text(snapshot: Snapshot, proc: Mapping[str, Any], reply: Any, args: Args) -> str:
@@ -208,15 +201,13 @@ def _resolved_ref(proc: Mapping[str, Any] | None) -> wp.ResolvedRef:
     return wp.ResolvedRef(status="resolved", address=proc["address"], name=proc["name"])
 
 
+@refusable
 def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-    facts = yield from _facts(session, "index")
-    if not is_successful(facts):
-        return failed(session, facts.failure())
-    snapshot = facts.unwrap()
+    snapshot = yield from _facts(session, "index")
     rows: list[wp.Decompiled | wp.NotDecompiled] = []
     for text in args["addresses"]:
         found = _procedure(snapshot, text, "addresses")
-        proc = found.unwrap() if is_successful(found) else None
+        proc = found.value_or(None)
         if proc is None:
             rows.append(
                 wp.NotDecompiled(
@@ -225,49 +216,42 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
             )
             continue
         reply = yield from _engine(session, snapshot, "decompile", proc)
-        if is_successful(reply) and reply.unwrap()["pseudocode"]:
+        pseudocode = reply.map(lambda answer: answer["pseudocode"]).value_or(None)
+        if pseudocode:
             rows.append(
                 wp.Decompiled(
                     address=text,
                     status="ok",
                     pseudocode=_readable(
-                        snapshot, proc, reply.unwrap()["pseudocode"], (yield from _listing(session, snapshot, proc))
+                        snapshot, proc, pseudocode, (yield from _listing(session, snapshot, proc))
                     ).text,
                     procedure=_resolved_ref(proc),
                 )
             )
         else:
-            error = a.error_record(
-                reply.failure()
-                if not is_successful(reply)
-                else ReaError(code="execution_failure", message="the decompiler returned no text")
-            )
+            no_text = ReaError(code="execution_failure", message="the decompiler returned no text")
+            error = a.error_record(reply.swap().value_or(no_text))  # the engine's refusal, or no text
             rows.append(wp.NotDecompiled(address=text, status="error", error=error, procedure=_resolved_ref(proc)))
     errors = sum(r.status == "error" for r in rows)
     result = wp.Batch(items=tuple(rows), total=len(rows), succeeded=len(rows) - errors, failed=errors)
     return _evidence(session, snapshot, "batch_decompile", args, result)
 
 
+@refusable
 def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-    """The function dossier: every facet either observed or declared unavailable with its reason."""
-    found = yield from _cfg_procedure(session, args)
-    if not is_successful(found):
-        return failed(session, found.failure())
-    snapshot, proc = found.unwrap()
+    """The function dossier: every facet either observed or declared unavailable with its reason (an engine
+    that cannot decompile or list a procedure is a reason, not an error)."""
+    snapshot, proc = yield from _cfg_procedure(session, args)
     decompiled, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
         reply = yield from _engine(session, snapshot, "decompile", proc)
-        if is_successful(reply):
-            decompiled = reply.unwrap()["pseudocode"]
-        else:
-            pseudo_reason = reply.failure().message
+        decompiled = reply.map(lambda answer: answer["pseudocode"]).value_or(None)
+        pseudo_reason = reply.swap().map(lambda error: error.message).value_or(pseudo_reason)
     instructions, asm_reason = None, "an import has no instructions here"
     if proc["kind"] != "external":
         listing = yield from _engine(session, snapshot, "disassemble", proc)
-        if is_successful(listing):
-            instructions = listing.unwrap()["instructions"]
-        else:
-            asm_reason = listing.failure().message
+        instructions = listing.map(lambda answer: answer["instructions"]).value_or(None)
+        asm_reason = listing.swap().map(lambda error: error.message).value_or(asm_reason)
     cleaned = None if decompiled is None else _readable(snapshot, proc, decompiled, instructions)
     if args.get("include_assembly") is False:  # read for the pseudocode's stack names, not shown
         instructions, asm_reason = None, "not requested (include_assembly: false)"

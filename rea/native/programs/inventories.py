@@ -3,10 +3,9 @@ call graphs and paths, and the navigation answers, each a pure projection of the
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Callable, Mapping
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Success
 
 from rea.errors import ReaError, invalid_request
@@ -18,7 +17,7 @@ from rea.native import annotations as notes
 from rea.native import subject
 from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES
 from rea.effect_types import ToolProgram
-from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, failed
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, must, refusable, refuse
 from rea.session import MANAGED_HINT, Session, record
 from rea.native.records import listings as wl
 from rea.native.records import procedures as wp
@@ -34,7 +33,7 @@ from rea.native.programs.common import (
     _answered,
     _chosen_procedure,
     _document,
-    _document_problem,
+    _check_document,
     _evidence,
     _facts,
     _on_address,
@@ -70,12 +69,12 @@ SCANNED_ONLY = (
 )
 
 
-def _at_address(snapshot: Snapshot, rows: list[A], args: Args) -> list[A] | ReaError:
+def _at_address(snapshot: Snapshot, rows: list[A], args: Args) -> list[A]:
     """The rows at args["address"]: an address, or a name denoting one (rea.native.subject)."""
     if args.get("address") is None:
         return rows
-    address = subject.resolve_address(snapshot, args["address"], "address")
-    return [r for r in rows if r.address == address.unwrap()] if is_successful(address) else address.failure()
+    address = must(subject.resolve_address(snapshot, args["address"], "address"))
+    return [r for r in rows if r.address == address]
 
 
 def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
@@ -84,8 +83,6 @@ def _string_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     rows = _at_address(
         snapshot, [a.string_row(s) for s in a.strings_of_origin(snapshot, stored, args.get("origin"))], args
     )
-    if isinstance(rows, ReaError):
-        return rows
     limitations = (SCANNED_ONLY,) if scanned else ()
     return a.window(rows, args), "observed" if scanned else "derived", limitations + a.string_coverage(snapshot)
 
@@ -96,8 +93,6 @@ def _name_rows(session: Session, snapshot: Snapshot, args: Args) -> Answered:
     if unplaced:
         limitations += (f"{unplaced} imported names have no address in this binary and are not listed.",)
     rows = _at_address(snapshot, named, args)
-    if isinstance(rows, ReaError):
-        return rows
     return a.window(rows, args), "derived", limitations
 
 
@@ -135,7 +130,7 @@ def _searcher(collection: str) -> Answer:
             found = q.search(source, "value", args["pattern"], args["mode"], args["case_sensitive"])
             rows = found if isinstance(found, str) else [m["row"] for m in found]
         if isinstance(rows, str):
-            return invalid_request(rows, field="pattern", accepted="a valid regular expression")
+            refuse(invalid_request(rows, field="pattern", accepted="a valid regular expression"))
         coverage = a.string_coverage(snapshot) if collection == "strings" else ()
         return a.window(rows, args), "derived", coverage
 
@@ -169,43 +164,29 @@ def _xrefs_to_name(session: Session, snapshot: Snapshot, args: Args) -> Answered
     return a.xrefs_to_name(snapshot, args["name"]), "derived", ()
 
 
-Begin = Callable[[Snapshot, Args], graphs.Walk | ReaError]
+Begin = Callable[[Snapshot, Args], graphs.Walk]
 
 
-def _graph(snapshot: Snapshot, args: Args) -> graphs.Walk | ReaError:
-    found = _chosen_procedure(snapshot, args, "address", "procedure")
-    if not is_successful(found):
-        return found.failure()
-    return graphs.call_graph_walk(snapshot, found.unwrap(), args.get("depth"), args["direction"])
+def _graph(snapshot: Snapshot, args: Args) -> graphs.Walk:
+    found = must(_chosen_procedure(snapshot, args, "address", "procedure"))
+    return graphs.call_graph_walk(snapshot, found, args.get("depth"), args["direction"])
 
 
-def _trace(snapshot: Snapshot, args: Args) -> graphs.Walk | ReaError:
-    start = _procedure(snapshot, args["start"], "start")
-    if not is_successful(start):
-        return start.failure()
-    goal = None
-    if args.get("goal") is not None:
-        resolved = _procedure(snapshot, args["goal"], "goal")
-        if not is_successful(resolved):
-            return resolved.failure()
-        goal = resolved.unwrap()
-    return graphs.trace_walk(snapshot, start.unwrap(), goal, args)
+def _trace(snapshot: Snapshot, args: Args) -> graphs.Walk:
+    start = must(_procedure(snapshot, args["start"], "start"))
+    goal = None if args.get("goal") is None else must(_procedure(snapshot, args["goal"], "goal"))
+    return graphs.trace_walk(snapshot, start, goal, args)
 
 
 def _walk_tool(name: str, phase: str, begin: Begin) -> Facts:
     """A traversal over the CFG snapshot with a checkpoint after every step: cancelled between steps, it
     retains what it observed as partial Evidence and names it in details.partial_observation."""
 
+    @refusable
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        if problem := _document_problem(session, args):
-            return failed(session, problem)
-        facts = yield from _facts(session, "index")
-        if not is_successful(facts):
-            return failed(session, facts.failure())
-        snapshot = facts.unwrap()
+        _check_document(session, args)
+        snapshot = yield from _facts(session, "index")
         walk = begin(snapshot, args)
-        if isinstance(walk, ReaError):
-            return failed(session, walk)
         try:
             while True:
                 seen = next(walk)
@@ -230,10 +211,9 @@ def _cancelled_walk(
     except StopIteration as done:
         partial = done.value
     limitation = f"Partial: the call was cancelled during {phase}; what was observed before is kept."
-    created = _record(session, snapshot, name, args, partial, limitations=(limitation,))
-    if not is_successful(created):
+    evidence = _record(session, snapshot, name, args, partial, limitations=(limitation,)).value_or(None)
+    if evidence is None:  # nothing could be recorded: the cancel goes on as it came
         raise ProgramCancelled(phase)
-    evidence = created.unwrap()
     return kept_cancelled(
         session,
         evidence,
@@ -284,11 +264,11 @@ def _current_document(session: Session, snapshot: Snapshot, args: Args) -> Answe
 
 
 def _current_address(session: Session, snapshot: Snapshot, args: Args) -> Answered:
-    return _no_cursor("current_address")
+    refuse(_no_cursor("current_address"))
 
 
 def _current_procedure(session: Session, snapshot: Snapshot, args: Args) -> Answered:
-    return _no_cursor("current_procedure")
+    refuse(_no_cursor("current_procedure"))
 
 
 def _named(name: str, stage: str, answer: Answer) -> Facts:
@@ -315,17 +295,16 @@ def _strings(name: str, answer: Answer) -> Facts:
 def _lifecycle(stage: str, answer: Callable[[Session, Snapshot, Args], object]) -> Facts:
     """A navigation tool: `{result: ...}` with no Evidence (the reference's lifecycle shape)."""
 
+    @refusable
     def program(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-        got = yield from _answered(session, args, stage, "", answer)
-        if isinstance(got, ReaError):
-            return failed(session, got)
-        return Outcome(session=session, reply=Success({"result": to_wire(got[1])}))
+        _, answer_ = yield from _answered(session, args, stage, "", answer)
+        return Outcome(session=session, reply=Success({"result": to_wire(answer_)}))
 
     return program
 
 
-def _navigation(session: Session, snapshot: Snapshot, args: Args) -> ReaError:
-    return _no_cursor("get_navigation_context")
+def _navigation(session: Session, snapshot: Snapshot, args: Args) -> NoReturn:
+    refuse(_no_cursor("get_navigation_context"))
 
 
 @_on_address

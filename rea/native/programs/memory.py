@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
-from returns.result import Result
 
 from rea.effect_types import AnyEffect, ToolProgram
 from rea.errors import ReaError, invalid_request
@@ -15,9 +13,12 @@ from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadImage
-from rea.program import Context, failed
+from rea.program import Context, failed, need, refusable, refuse, typed
 from rea.session import Session
+from rea.native.records import arguments as wa
 from rea.native.records import surface as w
+from rea.native.records.surface import ReadBytesArgs
+from rea.wire.convert import to_wire
 from rea.native.programs import common as base
 from rea.native.programs import engine
 from rea.native.programs.surface_steps import Args, Snapshot, Steps, _answer, _resolved, _snapshot
@@ -28,13 +29,16 @@ from rea.native.programs.surface_steps import Args, Snapshot, Steps, _answer, _r
 
 def _image(
     session: Session, address: int = 0, offset: int = 0, length: int = 0, decode: bool = False
-) -> Generator[AnyEffect, Any, Mapping[str, Any] | ReaError]:
+) -> Generator[AnyEffect, Any, Mapping[str, Any]]:
+    """The file's load map, or the bytes (decoded) at a file offset (a program step)."""
     target = session.target
     assert target is not None
-    got: Result[Mapping[str, Any], ReaError] = yield ReadImage(
-        path=target.path, sha256=target.sha256, file_offset=offset, length=length, address=address, decode=decode
+    facts: Mapping[str, Any] = yield from need(
+        ReadImage(
+            path=target.path, sha256=target.sha256, file_offset=offset, length=length, address=address, decode=decode
+        )
     )
-    return got.unwrap() if is_successful(got) else got.failure()
+    return facts
 
 
 def _unmapped(where: str, facts: Mapping[str, Any], field: str = "address") -> ReaError:
@@ -47,44 +51,36 @@ def _unmapped(where: str, facts: Mapping[str, Any], field: str = "address") -> R
     )
 
 
-def _located(
-    session: Session, args: Args
-) -> Generator[AnyEffect, Any, tuple[Snapshot, str, Mapping[str, Any]] | ReaError]:
+def _located(session: Session, args: Args) -> Generator[AnyEffect, Any, tuple[Snapshot, str, Mapping[str, Any]]]:
     """The loader snapshot, args["address"] normalized, and the file's load map."""
     snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return snapshot
     where = yield from _resolved(session, snapshot, args["address"])
-    if isinstance(where, ReaError):
-        return where
     facts = yield from _image(session)
-    return facts if isinstance(facts, ReaError) else (snapshot, where, facts)
+    return snapshot, where, facts
 
 
-def read_bytes(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _located(session, args)
-    if isinstance(got, ReaError):
-        return failed(session, got)
-    snapshot, text, facts = got
+@typed
+@refusable
+def read_bytes(session: Session, args: ReadBytesArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot, text, facts = yield from _located(session, params)
     at = value(text)
-    plan = image.read_plan(facts, at, args["length"])
+    plan = image.read_plan(facts, at, args.length)
     if plan is None:
         return failed(session, _unmapped(text, facts))
     offset, backed, reason = plan
     data = yield from _image(session, at, offset, backed) if backed else _nothing()
-    if isinstance(data, ReaError):
-        return failed(session, data)
     hex_ = data.get("bytes_hex", "") if backed else ""
     result = w.BytesRead(
         address=text,
-        requested_bytes=args["length"],
+        requested_bytes=args.length,
         returned_bytes=len(hex_) // 2,
         bytes_hex=hex_,
-        complete=len(hex_) // 2 == args["length"],
+        complete=len(hex_) // 2 == args.length,
         file_offset=offset if backed else None,
         stop_reason=reason,
     )
-    return _answer(session, snapshot, "read_bytes", args, result, *((reason,) if reason else ()), at=text)
+    return _answer(session, snapshot, "read_bytes", params, result, *((reason,) if reason else ()), at=text)
 
 
 def _nothing() -> Generator[AnyEffect, Any, Mapping[str, Any]]:
@@ -92,11 +88,11 @@ def _nothing() -> Generator[AnyEffect, Any, Mapping[str, Any]]:
     yield  # pragma: no cover - makes this a generator
 
 
-def address_to_file_offset(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _located(session, args)
-    if isinstance(got, ReaError):
-        return failed(session, got)
-    snapshot, text, facts = got
+@typed
+@refusable
+def address_to_file_offset(session: Session, args: wa.AddressArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot, text, facts = yield from _located(session, params)
     at = value(text)
     r = image.region(facts, at)
     if r is None:
@@ -112,7 +108,7 @@ def address_to_file_offset(session: Session, args: Args, ctx: Context) -> Steps:
             ),
         )
     result = w.FileOffset(address=text, file_offset=image.file_offset(r, at), segment=r["name"])
-    return _answer(session, snapshot, "address_to_file_offset", args, result, at=text)
+    return _answer(session, snapshot, "address_to_file_offset", params, result, at=text)
 
 
 # ------------------------------------------------------------ instructions
@@ -126,26 +122,21 @@ def _boundaries(
     if proc["kind"] == "external":
         return None
     listing = yield from engine._engine(session, snapshot, "disassemble", proc)
-    if not is_successful(listing):
-        return None
-    return sorted(value(i["address"]) for i in listing.unwrap()["instructions"])
+    starts: list[int] | None = listing.map(
+        lambda reply: sorted(value(i["address"]) for i in reply["instructions"])
+    ).value_or(None)
+    return starts
 
 
 def _decoded_at(
     session: Session, args: Args, stage: str = "index"
-) -> Generator[AnyEffect, Any, tuple[Snapshot, w.InstructionFacts, str, list[int] | None] | ReaError]:
+) -> Generator[AnyEffect, Any, tuple[Snapshot, w.InstructionFacts, str, list[int] | None]]:
     """The snapshot (`stage`), the instruction facts at args["address"], its mechanism and its procedure's
     boundaries."""
     snapshot = yield from _snapshot(session, args, stage)
-    if isinstance(snapshot, ReaError):
-        return snapshot
     where = yield from _resolved(session, snapshot, args["address"])
-    if isinstance(where, ReaError):
-        return where
     text, at = where, value(where)
     facts = yield from _image(session)
-    if isinstance(facts, ReaError):
-        return facts
     arch, mode = str(facts["architecture"]), f"{facts['architecture']}-{facts['bits']}"
     proc = q.containing(snapshot, text)
     owner = proc["address"] if proc else None
@@ -176,8 +167,6 @@ def _decoded_at(
     if proc is None:
         limits = ("Not inside a recovered procedure: decoded as if an instruction starts here.",)
     read = yield from _image(session, at, image.file_offset(r, at), min(16, image.file_backed(r, at)), decode=True)
-    if isinstance(read, ReaError):
-        return read
     decoded = read["decoded"]
     if decoded["status"] != "decoded":
         status = "undecodable"
@@ -198,12 +187,12 @@ def _decoded_at(
     return snapshot, built, image.flow_of(decoded, at)[1], starts
 
 
-def inspect_native_instruction(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _decoded_at(session, args)
-    if isinstance(got, ReaError):
-        return failed(session, got)
-    snapshot, facts, _, _ = got
-    return _answer(session, snapshot, "inspect_native_instruction", args, facts, at=facts.address)
+@typed
+@refusable
+def inspect_native_instruction(session: Session, args: wa.AddressArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot, facts, _, _ = yield from _decoded_at(session, params)
+    return _answer(session, snapshot, "inspect_native_instruction", params, facts, at=facts.address)
 
 
 def _analysed_targets(snapshot: Snapshot, address: str) -> list[str]:
@@ -217,11 +206,11 @@ def _analysed_targets(snapshot: Snapshot, address: str) -> list[str]:
     return sorted({c["target"] for c in proc.get("call_sites", ()) if c["site"] in sites and c["target"]})
 
 
-def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> Steps:
-    got = yield from _decoded_at(session, args)
-    if isinstance(got, ReaError):
-        return failed(session, got)
-    snapshot, facts, mechanism, _ = got
+@typed
+@refusable
+def resolve_native_call_targets(session: Session, args: wa.AddressArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot, facts, mechanism, _ = yield from _decoded_at(session, params)
     names = {p["address"]: p["name"] for p in q.procedures(snapshot)}
     if facts.status != "decoded":
         result = w.CallTargets(
@@ -232,35 +221,31 @@ def resolve_native_call_targets(session: Session, args: Args, ctx: Context) -> S
             targets=(),
             limitations=(f"No instruction decoded here ({facts.status}).", *facts.limitations),
         )
-        return _answer(session, snapshot, "resolve_native_call_targets", args, result, at=facts.address)
+        return _answer(session, snapshot, "resolve_native_call_targets", params, result, at=facts.address)
     indirect = facts.flow.kind == "call" and mechanism != "direct"
     analysed: list[str] = []
     if indirect:
-        resolved = yield from _indirect_targets(session, snapshot, facts.address)
-        if isinstance(resolved, ReaError):
-            return failed(session, resolved)
-        snapshot, analysed = resolved
+        snapshot, analysed = yield from _indirect_targets(session, snapshot, facts.address)
     limits = ("Indirect targets come from angr's static CFG, not from a run.",) if indirect else ()
     result = image.call_targets(facts, mechanism, analysed, names, limits)
-    return _answer(session, snapshot, "resolve_native_call_targets", args, result, at=facts.address)
+    return _answer(session, snapshot, "resolve_native_call_targets", params, result, at=facts.address)
 
 
 def _indirect_targets(
     session: Session, snapshot: Snapshot, address: str
-) -> Generator[AnyEffect, Any, tuple[Snapshot, list[str]] | ReaError]:
+) -> Generator[AnyEffect, Any, tuple[Snapshot, list[str]]]:
     """What angr resolves for an indirect call: from the graph of its own procedure when the fast index gave
     the extent (a fraction of a second), else from the whole-program CFG (minutes on a large binary)."""
     proc = q.containing(snapshot, address)
     if base._indexed(snapshot) and proc is not None and proc.get("size"):
         params = {"address": proc["address"], "size": proc["size"], "local": True, "site": address}
         got = yield from base._ask(session, "call_targets", params)
-        if is_successful(got):
+        refused = got.swap().value_or(None)  # the worker's error, or None when it answered
+        if refused is None:
             return snapshot, list(got.unwrap()["targets"])
-        if got.failure().code not in ("capability_unavailable", "execution_failure", "invalid_request"):
-            return got.failure()  # a timeout, a cancel, the memory ceiling: not answered by waiting longer
+        if refused.code not in ("capability_unavailable", "execution_failure", "invalid_request"):
+            refuse(refused)  # a timeout, a cancel, the memory ceiling: not answered by waiting longer
     whole = yield from _snapshot(session, {}, "cfg")
-    if isinstance(whole, ReaError):
-        return whole
     return whole, _analysed_targets(whole, address)
 
 

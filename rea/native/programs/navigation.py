@@ -6,8 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
-from returns.result import Result
 
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
@@ -15,9 +13,12 @@ from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadDwarfType
-from rea.program import Context, Outcome, failed
+from rea.program import Context, Outcome, failed, need, refusable, refuse, typed
 from rea.session import Session
+from rea.native.records import arguments as wa
 from rea.native.records import surface as w
+from rea.native.records.surface import DataTypeArgs
+from rea.wire.convert import to_wire
 from rea.native.programs.memory import _boundaries
 from rea.native.programs.surface_steps import NO_CURSOR, Args, Steps, _answer, _mapped, _resolved, _snapshot
 
@@ -25,26 +26,22 @@ from rea.native.programs.surface_steps import NO_CURSOR, Args, Steps, _answer, _
 # -------------------------------------------------------------- navigation
 
 
-def goto_address(session: Session, args: Args, ctx: Context) -> Steps:
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
-    where = yield from _mapped(session, snapshot, args["address"])
-    if isinstance(where, ReaError):
-        return failed(session, where)
-    return _answer(session, snapshot, "goto_address", args, where, NO_CURSOR, at=where)
+@typed
+@refusable
+def goto_address(session: Session, args: wa.AddressArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    snapshot = yield from _snapshot(session, params, "loader")
+    where = yield from _mapped(session, snapshot, args.address)
+    return _answer(session, snapshot, "goto_address", params, where, NO_CURSOR, at=where)
 
 
 def _stepper(name: str, step: int) -> ToolProgram:
     """The next/previous instruction start inside a procedure (the engine's disassembly); a byte away elsewhere."""
 
+    @refusable
     def program(session: Session, args: Args, ctx: Context) -> Steps:
         snapshot = yield from _snapshot(session, args, "index")
-        if isinstance(snapshot, ReaError):
-            return failed(session, snapshot)
         where = yield from _mapped(session, snapshot, args.get("address"))
-        if isinstance(where, ReaError):
-            return failed(session, where)
         at, proc = value(where), q.containing(snapshot, where)
         starts = (yield from _boundaries(session, snapshot, proc)) if proc else None
         if starts:
@@ -135,35 +132,27 @@ def _data_type(found: Mapping[str, Any]) -> w.DataType:
     )
 
 
-def inspect_native_data_type(session: Session, args: Args, ctx: Context) -> Steps:
-    if (args.get("type") is None) == (args.get("address") is None):
-        return failed(
-            session,
+@typed
+@refusable
+def inspect_native_data_type(session: Session, args: DataTypeArgs, ctx: Context) -> Steps:
+    params = to_wire(args)
+    if (args.type is None) == (args.address is None):
+        refuse(
             invalid_request(
                 "inspect_native_data_type needs exactly one of type and address",
                 field="type",
                 accepted="type: a type name, or address: a global variable's address",
-            ),
+            )
         )
-    snapshot = yield from _snapshot(session, args, "loader")
-    if isinstance(snapshot, ReaError):
-        return failed(session, snapshot)
+    snapshot = yield from _snapshot(session, params, "loader")
     address = None
-    if args.get("address") is not None:
-        where = yield from _resolved(session, snapshot, args["address"])
-        if isinstance(where, ReaError):
-            return failed(session, where)
-        address = value(where)
+    if args.address is not None:
+        address = value((yield from _resolved(session, snapshot, args.address)))
     assert session.target is not None
-    got: Result[Mapping[str, Any], ReaError] = yield ReadDwarfType(
-        path=session.target.path, type=args.get("type"), address=address
-    )
-    if not is_successful(got):
-        return failed(session, got.failure())
-    found = got.unwrap()
+    found: Mapping[str, Any] = yield from need(ReadDwarfType(path=session.target.path, type=args.type, address=address))
     notes_ = () if found["status"] == "found" else (str(found["reason"]),)
     at = None if address is None else image.hexa(address)
-    return _answer(session, snapshot, "inspect_native_data_type", args, _data_type(found), *notes_, at=at)
+    return _answer(session, snapshot, "inspect_native_data_type", params, _data_type(found), *notes_, at=at)
 
 
 PROGRAMS = {**PROGRAMS, "inspect_native_data_type": inspect_native_data_type}

@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
-from returns.result import Result
+from returns.result import Failure, Result, Success
 
 from rea.effect_types import AnyEffect
 from rea.errors import ReaError, invalid_request
@@ -17,7 +16,7 @@ from rea.native import answers
 from rea.native import image
 from rea.native import subject
 from rea.native.effects import EditAnnotations
-from rea.program import Outcome, refuse
+from rea.program import Outcome, must
 from rea.session import Session
 from rea.native.programs import common as base
 
@@ -38,57 +37,67 @@ def _digest(session: Session) -> str:
     return str(session.provider_binding["analysis_profile"]["digest"])
 
 
-def _snapshot(session: Session, args: Args, stage: str) -> Generator[AnyEffect, Any, Snapshot | ReaError]:
-    if problem := base._document_problem(session, args):
-        return problem
-    facts = yield from base._facts(session, stage)
-    return facts.unwrap() if is_successful(facts) else facts.failure()
+def _snapshot(session: Session, args: Args, stage: str) -> Generator[AnyEffect, Any, Snapshot]:
+    """The target's image at `stage` (a program step: a document that is not open, or no snapshot, ends it)."""
+    base._check_document(session, args)
+    snapshot: Snapshot = yield from base._facts(session, stage)
+    return snapshot
 
 
-def _resolved(
+def _resolved_answer(
     session: Session, snapshot: Snapshot, text: str, field: str = "address"
-) -> Generator[AnyEffect, Any, str | ReaError]:
+) -> Generator[AnyEffect, Any, Result[str, ReaError]]:
     """The address `text` denotes (rea.native.subject, the one resolver): written as one, or a procedure, symbol
     or sub_<hex> name. A loader snapshot has no names, so a name (or bare hex, which a name would win over)
     reads the fast index's."""
     if subject.written(text) is None and "procedures" not in snapshot:
-        facts = yield from base._facts(session, "index")
-        if not is_successful(facts):
-            return facts.failure()
-        snapshot = facts.unwrap()
-    found = subject.resolve_address(snapshot, text, field)
-    return found.unwrap() if is_successful(found) else found.failure()
+        snapshot = yield from base._facts(session, "index")
+    return subject.resolve_address(snapshot, text, field)
 
 
-def _mapped(
+def _resolved(
+    session: Session, snapshot: Snapshot, text: str, field: str = "address"
+) -> Generator[AnyEffect, Any, str]:
+    """The address `text` denotes (a program step: _resolved_answer's error ends the program)."""
+    return must((yield from _resolved_answer(session, snapshot, text, field)))
+
+
+def _mapped_answer(
     session: Session, snapshot: Snapshot, text: str | None, field: str = "address"
-) -> Generator[AnyEffect, Any, str | ReaError]:
-    """A canonical address inside a loaded segment, or the canonical error naming the problem."""
+) -> Generator[AnyEffect, Any, Result[str, ReaError]]:
+    """A canonical address inside a loaded segment, or the canonical error naming the problem (kept, for a
+    program that answers an address outside every segment as data)."""
     if text is None:
-        return invalid_request(
-            "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
-            field=field,
-            accepted=subject.ACCEPTED_ADDRESS,
+        return Failure(
+            invalid_request(
+                "the provider runs headless (angr and Ghidra alike): there is no cursor, so give the address",
+                field=field,
+                accepted=subject.ACCEPTED_ADDRESS,
+            )
         )
-    where = yield from _resolved(session, snapshot, text, field)
-    if isinstance(where, ReaError):
-        return where
-    if not answers.in_segments(snapshot, where):
-        shown = ", ".join(f"{image.hexa(lo)}-{image.hexa(hi)}" for lo, hi in answers.segment_spans(snapshot))
-        return invalid_request(
+    found = yield from _resolved_answer(session, snapshot, text, field)
+    return found.bind(lambda where: _in_segments(snapshot, where, field))
+
+
+def _in_segments(snapshot: Snapshot, where: str, field: str) -> Result[str, ReaError]:
+    if answers.in_segments(snapshot, where):
+        return Success(where)
+    shown = ", ".join(f"{image.hexa(lo)}-{image.hexa(hi)}" for lo, hi in answers.segment_spans(snapshot))
+    return Failure(
+        invalid_request(
             f"{where} is outside every loaded segment",
             field=field,
             accepted=f"an address inside a segment ({shown})",
             reason="outside_segments",
         )
-    return where
+    )
 
 
-def _edit(
-    session: Session, changes: tuple[tuple[str, str, Any], ...]
-) -> Generator[AnyEffect, Any, Result[notes.Annotations, ReaError]]:
-    got: Result[notes.Annotations, ReaError] = yield _edit_request(session, changes)
-    return got
+def _mapped(
+    session: Session, snapshot: Snapshot, text: str | None, field: str = "address"
+) -> Generator[AnyEffect, Any, str]:
+    """A canonical address inside a loaded segment (a program step: a name resolved through the one resolver)."""
+    return must((yield from _mapped_answer(session, snapshot, text, field)))
 
 
 def _edit_request(session: Session, changes: tuple[tuple[str, str, Any], ...]) -> EditAnnotations:
@@ -96,28 +105,6 @@ def _edit_request(session: Session, changes: tuple[tuple[str, str, Any], ...]) -
     return EditAnnotations(
         sha256=session.target.sha256, profile_digest=_digest(session), edit=notes.Edit(changes=changes)
     )
-
-
-# Program steps in the one error style (rea.program): each gives its value or ends the program. They read
-# the helpers above, whose older shapes the programs not yet converted still use (issue 31).
-
-
-def _loaded(session: Session, args: Args, stage: str) -> Generator[AnyEffect, Any, Snapshot]:
-    """The target's image at `stage`."""
-    snapshot = yield from _snapshot(session, args, stage)
-    if isinstance(snapshot, ReaError):
-        refuse(snapshot)
-    return snapshot
-
-
-def _placed(
-    session: Session, snapshot: Snapshot, text: str | None, field: str = "address"
-) -> Generator[AnyEffect, Any, str]:
-    """A canonical address inside a loaded segment (a name resolved through the one resolver)."""
-    where = yield from _mapped(session, snapshot, text, field)
-    if isinstance(where, ReaError):
-        refuse(where)
-    return where
 
 
 def _answer(

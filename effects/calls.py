@@ -120,7 +120,7 @@ def _index_ahead(conn: Connection) -> None:
     if conn.background is None or target is None or binding is None or target.target_kind != "executable":
         return
     from effects.native.runtime import index_ahead
-    from rea.workflows.native import NATIVE_MAX_BYTES
+    from rea.native.programs.common import NATIVE_MAX_BYTES
 
     if target.kind == "file" and target.size <= NATIVE_MAX_BYTES:
         index_ahead(conn.native, conn.background, binding, target.path, target.sha256)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from rea.native.providers import PROVIDER_EFFECTS, OperationCapability, common_prefix, group_capabilities
+from rea.native.capability_groups import OperationCapability, common_prefix, group_capabilities
+from rea.native.providers import PROVIDER_EFFECTS
 
 PROVIDER = {"id": "p", "name": "P", "version": "1"}
 limitations = st.lists(st.sampled_from(["cfg", "comments", "decompiler", "headless"]), max_size=4)

@@ -14,6 +14,8 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from returns.pipeline import is_successful
+
 from rea.errors import ReaError
 from rea.native.dos import com_by_name, is_dos_mz, windows_header_offset
 from rea.native.load_image import load_image
@@ -22,7 +24,7 @@ from rea.wire.convert import to_wire
 
 def _run(data: bytes, fmt: str) -> dict | ReaError:
     got = load_image(data, fmt, "x", hashlib.sha256(data).hexdigest())
-    return got if isinstance(got, ReaError) else to_wire(got)
+    return to_wire(got.unwrap()) if is_successful(got) else got.failure()
 
 
 header_fields = st.lists(st.integers(0, 0xFFFF), min_size=13, max_size=13)

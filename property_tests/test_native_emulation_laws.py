@@ -12,7 +12,7 @@ from hypothesis import given, strategies as st
 
 from rea.errors import ReaError
 from rea.native import emulation as e
-from rea.wire import native_emulation as w
+from rea.native.records import emulation as w
 
 BUDGETS = st.builds(
     e.Budget,

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 
 from rea.native import gostrings, index, sweep as sweep_module
 from rea.native.eh_frame import fde_ranges
-from rea.native.sweep import Cut, Region, decode, joined, sweep, sweep_head, sweep_tail
+from rea.native.sweep import Region, decode, sweep
+from rea.native.sweep_halves import Cut, joined, sweep_head, sweep_tail
 
 ARCHES = st.sampled_from(["x86_64", "x86", "arm64"])
 BASE = 0x401000

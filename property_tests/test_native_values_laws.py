@@ -10,7 +10,7 @@ from typing import Any
 from hypothesis import given, settings, strategies as st
 
 from rea.native import values
-from rea.wire import native_values as w
+from rea.native.records import values as w
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.text(max_size=12),

@@ -91,7 +91,7 @@ def test_a_call_imports_only_its_family_programs_and_any_program_module_imports_
         "import json, sys\n"
         "from rea.workflows.table import PROGRAMS\n"
         "PROGRAMS['open_binary'], PROGRAMS['emulate_native_function']\n"
-        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.programs') or m.startswith('rea.workflows.'))))\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.endswith('.programs') or '.programs.' in m or m.startswith('rea.workflows.'))))\n"
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr

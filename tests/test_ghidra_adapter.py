@@ -17,6 +17,7 @@ import pytest
 from effects.native.ghidra_worker import file_facts
 from rea.native import answers, metadata
 from rea.native import ghidra as g
+from rea.native import ghidra_cfg
 from rea.native import ghidra_queries as gq
 from rea.native import queries as q
 
@@ -36,7 +37,7 @@ def raw():
 def snapshot(raw):
     """The snapshot the native tools read, made as the runtime makes it from any provider's worker."""
     loader = g.loader_facts(raw).unwrap()
-    return {**loader, **metadata.completed(g.cfg_snapshot(raw).unwrap(), loader)}
+    return {**loader, **metadata.completed(ghidra_cfg.cfg_snapshot(raw).unwrap(), loader)}
 
 
 def _by_name(snapshot, name, kind="function"):
@@ -137,7 +138,7 @@ def test_the_overview_tool_answer(snapshot):
 
 def test_the_translation_has_every_field_of_the_neutral_procedure(raw):
     neutral = set(metadata.procedure({"address": "0x1", "name": "f", "size": 1, "source": "x"})) - {"source"}
-    for row in g.cfg_snapshot(raw).unwrap()["procedures"]:
+    for row in ghidra_cfg.cfg_snapshot(raw).unwrap()["procedures"]:
         assert set(row) == neutral | {"provenance"} and row["provenance"] == "Ghidra auto-analysis"
 
 
@@ -180,7 +181,7 @@ def test_decompiler_failures_are_typed(snapshot):
 
 def test_hostile_answer_is_translated_without_raising_and_says_what_it_left_out():
     raw = fixture("hostile.program.json")
-    loader, cfg = g.loader_facts(raw).unwrap(), g.cfg_snapshot(raw).unwrap()
+    loader, cfg = g.loader_facts(raw).unwrap(), ghidra_cfg.cfg_snapshot(raw).unwrap()
     assert [s["name"] for s in loader["segments"]] == [".text", ".data"]  # the backwards and unnamed blocks left out
     assert any("2 memory block(s)" in n for n in loader["provider_notes"])
     assert [s["name"] for s in loader["symbols"]] == ["first", "memcpy"]  # far_away is outside memory
@@ -208,7 +209,7 @@ def test_overlapping_bodies_keep_each_byte_once(raw):
     damaged = copy.deepcopy(raw)
     square = next(f for f in damaged["functions"] if f["name"] == "square")
     square["body"] = [{"min": "00101139", "max": "00101150"}]  # reaches 0x12 bytes into main
-    procs = {p["name"]: p for p in g.cfg_snapshot(damaged).unwrap()["procedures"] if p["kind"] == "function"}
+    procs = {p["name"]: p for p in ghidra_cfg.cfg_snapshot(damaged).unwrap()["procedures"] if p["kind"] == "function"}
     assert procs["square"]["size"] == 0x18 and procs["main"]["size"] == 0x18 - 0x12
     owned = [(int(b["start"], 16), b["size"]) for p in procs.values() for b in p["blocks"]]
     spans = sorted((a, a + n) for a, n in owned)
@@ -225,7 +226,7 @@ def test_overlapping_bodies_keep_each_byte_once(raw):
 def test_an_answer_without_a_program_is_unreadable_output(raw, damage):
     damaged = copy.deepcopy(raw)
     damage(damaged)
-    for translate in (g.loader_facts, g.cfg_snapshot):
+    for translate in (g.loader_facts, ghidra_cfg.cfg_snapshot):
         error = translate(damaged).failure()
         assert error.code == "unreadable_output" and error.details["reason"] == "malformed-answer"
     assert g.loader_facts([]).failure().code == "unreadable_output"

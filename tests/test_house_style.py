@@ -43,8 +43,8 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 296  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
-# 424 before the web families, 376 before the android and adb programs
+ERROR_STYLE_CEILING = 215  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+# 424 before the web families, 376 before the android and adb programs, 296 before the native programs
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -67,6 +67,11 @@ CONVERTED_FILES = (
     "rea/artifacts/programs.py",
     "rea/apple_metadata/programs.py",
     "rea/native_runtime/programs.py",
+    *(
+        f"rea/native/programs/{name}.py"
+        for name in "common inventories engine compare surface_steps annotations memory navigation load_image analyses".split()
+    ),
+    "rea/native/load_image.py",
     "effects/setup/command.py",
     "effects/batch/runner.py",
     "rea/batch/failures.py",
@@ -75,7 +80,7 @@ CONVERTED_FILES = (
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")
     ),  # fmt: skip
 )
-CONVERTED_FUNCTIONS = {"rea/workflows/native_surface.py": ("set_bookmark",)}
+CONVERTED_FUNCTIONS: dict[str, tuple[str, ...]] = {}
 
 
 def _error_styles():

@@ -21,7 +21,6 @@ from reference_shapes import shape
 from rea.native.dos import com_by_name, is_dos_mz, windows_header_offset
 from rea.native.load_image import load_image
 from rea.artifacts.model import format_for_name
-from rea.errors import ReaError
 from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 from test_mcp_e2e import connect, err
@@ -32,9 +31,7 @@ def sha(data: bytes) -> str:
 
 
 def loaded(data: bytes, fmt: str = "dos-mz") -> dict:
-    got = load_image(data, fmt, "t.exe", sha(data))
-    assert not isinstance(got, ReaError)
-    return to_wire(got)
+    return to_wire(load_image(data, fmt, "t.exe", sha(data)).unwrap())
 
 
 def failed(result: dict) -> dict[str, dict]:
@@ -150,8 +147,8 @@ def test_a_lying_header_field_is_named_by_its_offset(field, value, check):
 
 
 def test_a_header_shorter_than_its_fixed_part_is_a_canonical_error():
-    got = load_image(b"MZ" + b"\0" * 10, "dos-mz", "t.exe", sha(b"MZ" + b"\0" * 10))
-    assert isinstance(got, ReaError) and got.code == "target_unavailable"
+    got = load_image(b"MZ" + b"\0" * 10, "dos-mz", "t.exe", sha(b"MZ" + b"\0" * 10)).failure()
+    assert got.code == "target_unavailable"
     assert got.details["reason"] == "truncated_header" and got.details["required"] == 28
 
 

@@ -89,7 +89,7 @@ def test_pseudocode_locals_are_the_dossiers_locals():
 def test_the_worker_names_the_error_angr_caught():
     from angr.analyses.analysis import AnalysisLogEntry
 
-    from effects.native.worker import _empty_reason
+    from effects.native.function_work import _empty_reason
 
     try:
         raise ValueError("region structuring failed")

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from effects.native import indexer
 from rea.native import answers as a
+from rea.native import stackframe
 from rea.native import stackstrings as ss
 from rea.native.sweep import Region, decode, sweep
 from rea.wire.convert import to_wire
@@ -465,7 +466,7 @@ def test_arm64_movz_movk_and_byte_stores():
     ]
 
 
-_MNEMONICS = sorted(ss.FRAME_X86 | ss.FRAME_ARM64 | {"jmp", ".byte"})
+_MNEMONICS = sorted(stackframe.FRAME_X86 | stackframe.FRAME_ARM64 | {"jmp", ".byte"})
 _TOKENS = ["rax", "eax", "al", "rdi", "x0", "w8", "sp", "x29", "rbp", "rsp", "#0x41", "0x41", "-0x10", "lsl #16"]
 _OPERANDS = st.one_of(
     st.text(max_size=40),

@@ -2,7 +2,7 @@
 Written by hand: build-call-path first analyses the functions whose dossiers it reads (dependent calls), and
 emulate-native-function spells its arguments in a short form of its own. `rea trace-feature`,
 `rea inspect-native-api` and `rea trace-native-values` are declared on their catalog rows
-(rea.catalog.native_analyses)."""
+(rea.native.contract.analyses)."""
 
 from __future__ import annotations
 

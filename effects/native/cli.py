@@ -1,7 +1,7 @@
 """`rea analyze`: an overview of a native binary (open_binary, then binary_overview) or, for an application
 directory or .asar, the JavaScript application analysis. Written by hand because it chooses its tool by what
 the path is; `rea function`, `rea decompile`, `rea xrefs` and `rea instructions` are declared on their catalog
-rows (rea.catalog.native_tools). The target options here are shared by the other hand-written native commands."""
+rows (rea.native.contract.tools). The target options here are shared by the other hand-written native commands."""
 
 from __future__ import annotations
 

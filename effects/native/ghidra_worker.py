@@ -30,6 +30,7 @@ from returns.result import Result, Success
 
 from rea.errors import ReaError
 from rea.native import ghidra as translate
+from rea.native.ghidra_cfg import cfg_snapshot
 from rea.native import ghidra_queries as per_procedure
 from rea.native.ghidra_install import PYGHIDRA_REMEDIATION
 
@@ -119,7 +120,7 @@ class Program:
         emit("reading the analysed program")
         self.raw = {**collect(self.program), "file": file_facts(params["path"])}
         self.space = _unwrap(translate.space_of(self.raw))
-        self.snapshot = _unwrap(translate.cfg_snapshot(self.raw))
+        self.snapshot = _unwrap(cfg_snapshot(self.raw))
         return _unwrap(translate.loader_facts(self.raw))
 
     def analyze(self, params: dict[str, Any], emit: Emit) -> dict[str, Any]:

@@ -13,14 +13,12 @@ Events:    {"id": n, "event": "progress", "message": "..."}
 
 from __future__ import annotations
 
-import bisect
 import io
 import logging
 import os
 import signal
 import sys
 import tempfile
-import time
 import traceback
 from typing import Any
 from collections.abc import Callable
@@ -28,6 +26,8 @@ from collections.abc import Callable
 import orjson
 
 from effects.native import decoder, direct, emulator, metadata, origin_facts, valueflow
+from effects.native.cfg_analysis import CfgAnalysis
+from effects.native.function_work import FunctionWork, WorkerError
 from rea.native import headers
 from rea.native import metadata as known
 from rea.native import strings as native_strings
@@ -41,31 +41,7 @@ ARCHITECTURES = {
     "AARCH64": "arm64",
 }
 FORMATS = {"ELF": "elf", "PE": "pe", "MachO": "mach-o", "ELFCore": "elf"}
-CALL_MNEMONICS = ("call", "bl")  # x86 call/callq; ARM and AArch64 bl, blx, blr (b/br are jumps)
-PLACEHOLDERS = ("UnresolvableCallTarget", "UnresolvableJumpTarget")  # angr's stand-ins for unknown targets
 MAX_SCANNED_STRINGS = 50_000
-
-
-class WorkerError(Exception):
-    def __init__(self, code: str, message: str, **details: Any) -> None:
-        super().__init__(message)
-        self.code, self.message, self.details = code, message, details
-
-
-def _empty_reason(decompiler: Any, function: Any) -> str:
-    """Why angr's Decompiler returned no text: the errors it caught and logged (it then retries with
-    its basic preset), else the stage that left nothing (no AIL graph, or no structured code)."""
-    errors = list(getattr(decompiler, "errors", None) or ())
-    if errors:
-        last = errors[-1]
-        kind = getattr(getattr(last, "exc_type", None), "__name__", None) or type(last).__name__
-        said = getattr(last, "exc_value", None) or getattr(last, "message", None) or last
-        return f"{len(errors)} error(s) caught inside angr, the last {kind}: {str(said)[:300]}"
-    blocks = sum(1 for _ in function.blocks)
-    clinic = getattr(decompiler, "clinic", None)
-    if clinic is None or getattr(clinic, "graph", None) is None:
-        return f"no AIL graph was built from its {blocks} blocks"
-    return f"its {blocks} blocks were lifted, but structuring and code generation produced no statements"
 
 
 def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None:
@@ -85,7 +61,7 @@ def fat_slice_bytes(path: str, fat_slice: dict[str, Any] | None) -> bytes | None
     return image
 
 
-class Analysis:
+class Analysis(CfgAnalysis, FunctionWork):
     """State of one loaded target."""
 
     def __init__(self) -> None:
@@ -333,407 +309,6 @@ class Analysis:
                     return found
         return found
 
-    # ----------------------------------------------------------------- analyse
-
-    def analyze(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
-        if self.cfg is None:
-            if self.cfg_error is not None:
-                raise self.cfg_error
-            attempts = []
-            for profile, options in _profiles(params.get("cfg", {})):
-                try:
-                    self.cfg = self._cfg(profile, options, emit)
-                    break
-                except Exception as exc:  # angr raises anything (AssertionError, KeyError) on odd code
-                    attempts.append({"profile": profile, "error": f"{type(exc).__name__}: {exc}"[:500]})
-                    emit(f"CFG recovery failed with the {profile} profile: {type(exc).__name__}")
-            if self.cfg is None:
-                self.cfg_error = WorkerError(
-                    "execution_failure",
-                    f"angr CFG recovery failed with every profile: {attempts[-1]['error']}",
-                    reason="cfg-failed",
-                    attempts=attempts,
-                )
-                raise self.cfg_error
-        return self.snapshot()
-
-    def _cfg(self, profile: str, options: dict[str, Any], emit: Callable[[str], None]) -> Any:
-        started = time.monotonic()
-        last = [0.0]
-
-        def on_progress(percentage: float, **_: Any) -> None:
-            now = time.monotonic()
-            if now - last[0] >= 0.5:
-                last[0] = now
-                emit(f"building CFG {percentage:.0f}% ({profile} profile)")
-
-        if profile in os.environ.get("REA_NATIVE_FAULT", "").split(","):  # a forced engine fault, for tests
-            raise AssertionError(f"forced engine fault in the {profile} profile (REA_NATIVE_FAULT)")
-        cfg = self.project.analyses.CFGFast(show_progressbar=False, progress_callback=on_progress, **options)
-        emit(f"CFG complete in {time.monotonic() - started:.1f}s ({profile} profile)")
-        return cfg
-
-    def _functions(self) -> list[Any]:
-        return [f for f in self.cfg.kb.functions.values() if not getattr(f, "alignment", False)]
-
-    def _blocks(self, f: Any) -> list[dict[str, Any]]:
-        """Each block with its intra-procedure successors (the function's transition graph)."""
-        graph = f.graph
-        nodes = {n.addr: n for n in graph.nodes()}
-        rows = []
-        for b in sorted(f.blocks, key=lambda b: b.addr):
-            node = nodes.get(b.addr)
-            following = sorted({s.addr for s in graph.successors(node)}) if node is not None else []
-            rows.append({"start": self.out(b.addr), "size": b.size, "successors": [self.out(a) for a in following]})
-        return rows
-
-    def snapshot(self) -> dict[str, Any]:
-        kb = self.cfg.kb
-        functions = self._functions()
-        owner: list[tuple[int, int, int]] = []
-        for f in functions:
-            for block in f.blocks:
-                if block.size:
-                    owner.append((block.addr, block.addr + block.size, f.addr))
-        owner.sort()
-        self.block_owner = owner
-        self.block_starts = [b[0] for b in owner]
-        callgraph = kb.functions.callgraph
-        strings = []
-        string_refs: dict[int, set[int]] = {}
-        for item in self.cfg.memory_data.values():
-            if item.sort not in ("string", "unicode") or item.content is None:
-                continue
-            refs = sorted(
-                {
-                    self.containing(ref.ins_addr)
-                    for ref in kb.xrefs.get_xrefs_by_dst(item.address)
-                    if ref.ins_addr is not None
-                }
-                - {None}
-            )
-            strings.append(self._cfg_string(item, [self.out(r) for r in refs]))
-            for r in refs:
-                string_refs.setdefault(r, set()).add(item.address)
-        engine = self._engine_made(kb)
-        procedures = [
-            self._procedure(f, callgraph, engine, string_refs)
-            for f in sorted(functions, key=lambda fn: fn.addr)
-            if f.addr not in engine
-        ]
-        data_refs = []
-        for dst, refs in kb.xrefs.xrefs_by_dst.items():
-            for ref in refs:
-                if ref.ins_addr is None:
-                    continue
-                data_refs.append(
-                    {
-                        "from": self.out(ref.ins_addr),
-                        "from_procedure": self.out(self.containing(ref.ins_addr)),
-                        "to": self.out(dst),
-                        "kind": ref.type_string,
-                    }
-                )
-        data_refs.sort(key=lambda r: (r["to"], r["from"]))
-        # the CFG finds functions the metadata does not list (no symbol, no FDE): compare them with the
-        # static libraries too, at the sizes the CFG gives them
-        found = [p for p in procedures if p["kind"] == "function" and ":" not in p["address"]]
-        return {
-            "procedures": procedures,
-            "strings": strings,
-            "data_references": data_refs,
-            "origin_matches": origin_facts.matches_in(self.source, found),
-        }
-
-    def _engine_made(self, kb: Any) -> dict[int, str]:
-        """Functions angr made up that are not the binary's: its placeholders for targets it could not resolve
-        (UnresolvableCallTarget, UnresolvableJumpTarget) and the system calls it models as procedures in its
-        kernel object. They are neither imports nor names of the file."""
-        made = {}
-        for f in kb.functions.values():
-            hook = self.project.hooked_by(f.addr) if self.project.is_hooked(f.addr) else None
-            if type(hook).__name__ in PLACEHOLDERS or (f.name in PLACEHOLDERS and not self._in_main(f.addr)):
-                made[f.addr] = "placeholder"
-            elif (
-                f.is_syscall or self.project.loader.find_object_containing(f.addr) is self.project.loader.kernel_object
-            ):
-                made[f.addr] = "syscall"
-        return made
-
-    def _in_main(self, addr: int) -> bool:
-        return self.main.min_addr <= addr <= self.main.max_addr
-
-    def _procedure(
-        self, f: Any, callgraph: Any, engine: dict[int, str], string_refs: dict[int, set[int]]
-    ) -> dict[str, Any]:
-        """One procedure: call edges only from call instructions to real procedures (a jump back to the
-        function's own entry, as Go's morestack prologue ends, is a loop, not recursion), a call angr sent
-        to a placeholder counted as unresolved, system calls left out."""
-        call_sites, unresolved = [], []
-        for site in f.get_call_sites():
-            target = f.get_call_target(site)
-            kind = engine.get(target) if target is not None else "placeholder"
-            if kind == "placeholder":
-                unresolved.append({"address": self.out(site), "reason": "indirect call angr did not resolve"})
-            elif kind is None:
-                call = self._call_instruction(site)
-                if target == f.addr and not self._is_call(call):
-                    continue  # a jump to its own entry
-                call_sites.append({"site": self.out(site), "instruction": self.out(call), "target": self.out(target)})
-        unresolved += self._unresolved_jumps(f, engine)
-        recursive = any(site["target"] == self.out(f.addr) for site in call_sites)
-        external = not self._in_main(f.addr)
-        kind = "external" if external else "thunk" if f.is_plt else "function"
-
-        def edges(neighbours: Any, me_called: bool) -> list[str | None]:
-            kept = {a for a in neighbours if a not in engine and (a != f.addr or me_called)}
-            return sorted({self.out(a) for a in kept})
-
-        return {
-            "address": self.out(f.addr),
-            "name": f.name,
-            "kind": kind,
-            "size": int(sum(b.size for b in f.blocks) if not external else 0),
-            "returning": f.returning,
-            "blocks": self._blocks(f),
-            "unresolved_calls": unresolved,
-            "callees": edges(callgraph.successors(f.addr), recursive) if f.addr in callgraph else [],
-            "callers": edges(callgraph.predecessors(f.addr), recursive) if f.addr in callgraph else [],
-            "call_sites": call_sites,
-            "strings": [self.out(a) for a in sorted(string_refs.get(f.addr, ()))],
-        }
-
-    def _unresolved_jumps(self, f: Any, engine: dict[int, str]) -> list[dict[str, Any]]:
-        """Jumps angr sent to its UnresolvableJumpTarget placeholder (calls are counted from call sites)."""
-        rows = []
-        for source, target, data in f.transition_graph.edges(data=True):
-            if engine.get(getattr(target, "addr", None)) == "placeholder" and data.get("type") != "call":
-                at = data.get("ins_addr") or source.addr
-                rows.append({"address": self.out(at), "reason": "indirect jump angr did not resolve"})
-        return sorted(rows, key=lambda r: str(r["address"]))
-
-    def _is_call(self, addr: int) -> bool:
-        """Whether the instruction at addr is a call (x86 call, ARM bl/blx/blr), not a jump."""
-        try:
-            insns = self.project.factory.block(addr, num_inst=1).capstone.insns
-        except Exception:  # undecodable: not shown to be a call
-            return False
-        return bool(insns) and insns[0].mnemonic.startswith(CALL_MNEMONICS)
-
-    def _cfg_string(self, item: Any, refs: list[str]) -> dict[str, Any]:
-        """angr's string re-read from its bytes (angr's content may run on past its extent, into the strings
-        after it); a string whose bytes are not text in its encoding keeps only its references (value None)."""
-        encoding = "utf-16le" if item.sort == "unicode" else "utf-8"
-        try:
-            raw = self.project.loader.memory.load(item.address, item.size)
-        except Exception:  # unmapped: no bytes to read
-            raw = b""
-        run = native_strings.decoded(raw, encoding)
-        address = self.out(item.address)
-        if run is None:
-            return {
-                "address": address,
-                "value": None,
-                "truncated": False,
-                "encoding": encoding,
-                "length": item.size,
-                "terminator": 0,
-                "referenced_by": refs,
-            }
-        return native_strings.row(address, run, referenced_by=refs)
-
-    def _call_instruction(self, block: int) -> int:
-        """The call instruction ending a call-site block (angr names call sites by their block)."""
-        node = self.cfg.model.get_any_node(block)
-        addrs = getattr(node, "instruction_addrs", None)
-        return int(addrs[-1]) if addrs else block
-
-    def containing(self, addr: int) -> int | None:
-        index = bisect.bisect_right(self.block_starts, addr) - 1
-        if index >= 0:
-            start, end, function = self.block_owner[index]
-            if start <= addr < end:
-                return function
-        return None
-
-    # -------------------------------------------------------- per-function work
-
-    def function(self, address: str) -> Any:
-        if self.cfg is None:
-            raise WorkerError("execution_failure", "the CFG is not built yet", reason="not-analysed")
-        addr = self.into(address)
-        function = self.cfg.kb.functions.function(addr=addr)
-        if function is None:
-            raise WorkerError("invalid_request", f"no procedure starts at {address}", reason="no-procedure")
-        return function
-
-    def local(self, params: dict[str, Any], emit: Callable[[str], None]) -> tuple[Any, Any]:
-        """The function at params["address"] from a CFG of its own extent only (the fast index gave the
-        extent): what decompiling one function needs, in a fraction of a second where the whole-program
-        CFG takes minutes. The graph is built again for every question: angr keeps one knowledge base per
-        project, and a later function's graph changes what an earlier Function object refers to (a kept
-        one then decompiles to nothing), while a second knowledge base is not honoured by the decompiler's
-        own sub-analyses."""
-        start, size = self.into(params["address"]), int(params.get("size") or 0)
-        if size <= 0:
-            raise WorkerError(
-                "capability_unavailable", f"no extent is known for {params['address']}", reason="no-extent"
-            )
-        emit(f"recovering the graph of {params['address']} ({size} bytes)")
-        cfg = self.project.analyses.CFGFast(
-            regions=[(start, start + size)],
-            function_starts=[start],
-            start_at_entry=False,
-            force_complete_scan=False,
-            function_prologues=False,
-            symbols=False,
-            normalize=True,
-            data_references=True,
-            resolve_indirect_jumps=True,
-            show_progressbar=False,
-        )
-        function = cfg.kb.functions.function(addr=start)
-        if function is None:
-            raise WorkerError(
-                "execution_failure", f"angr found no function at {params['address']}", reason="no-function"
-            )
-        for address, name in (params.get("names") or {}).items():  # the index's names of its callees
-            callee = cfg.kb.functions.function(addr=self.into(address))
-            if callee is not None and callee.addr != start:
-                callee.name = name
-        if params.get("name"):  # the index's name of the function itself (a stripped Go main.main, an export)
-            function.name = params["name"]
-        return function, cfg.model
-
-    def linear(self, params: dict[str, Any]) -> dict[str, Any]:
-        """Without a CFG: a linear sweep over the extent the metadata gives (`size` bytes)."""
-        start, size = self.into(params["address"]), int(params.get("size") or 0)
-        if size <= 0:
-            raise WorkerError(
-                "capability_unavailable",
-                f"CFG recovery failed and the metadata gives no extent for {params['address']}",
-                reason="cfg-failed",
-            )
-        block = self.project.factory.block(start, size=min(size, 1 << 20))
-        instructions = [
-            {
-                "address": self.out(insn.address),
-                "bytes": insn.bytes.hex(),
-                "mnemonic": insn.mnemonic,
-                "operands": insn.op_str,
-                "block": self.out(start),
-            }
-            for insn in block.capstone.insns
-        ]
-        return {"address": params["address"], "instructions": instructions, "linear": True}
-
-    def disassemble(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
-        if self.cfg is None and self.cfg_error is not None:
-            return self.linear(params)
-        function = self.function(params["address"])
-        instructions = []
-        for block in sorted(function.blocks, key=lambda b: b.addr):
-            if not block.size:
-                continue
-            for insn in self.project.factory.block(block.addr, size=block.size).capstone.insns:
-                instructions.append(
-                    {
-                        "address": self.out(insn.address),
-                        "bytes": insn.bytes.hex(),
-                        "mnemonic": insn.mnemonic,
-                        "operands": insn.op_str,
-                        "block": self.out(block.addr),
-                    }
-                )
-        return {"address": params["address"], "instructions": instructions}
-
-    def decompile(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
-        return self._decompiled(params, emit)[0]
-
-    def _decompiled(self, params: dict[str, Any], emit: Callable[[str], None]) -> tuple[dict[str, Any], Any, Any]:
-        """The pseudocode, and the function and graph it came from (whose prototype the decompiler set)."""
-        if self.cfg is None and self.cfg_error is not None and not params.get("local"):
-            raise WorkerError(
-                "capability_unavailable",
-                f"no pseudocode: {self.cfg_error.message}",
-                reason="cfg-failed",
-            )
-        started = time.monotonic()
-        function, model = self.local(params, emit) if params.get("local") else (self.function(params["address"]), None)
-        if function.is_simprocedure or function.is_plt:
-            raise WorkerError(
-                "capability_unavailable",
-                f"{function.name} is an import stub; there is no body to decompile",
-                reason="no-body",
-            )
-        emit(f"decompiling {function.name}")
-        decompiler = self.project.analyses.Decompiler(function, cfg=model if model is not None else self.cfg.model)
-        if decompiler.codegen is None or not decompiler.codegen.text:
-            raise WorkerError(
-                "execution_failure",
-                f"angr's decompiler produced no code for {function.name}: {_empty_reason(decompiler, function)}",
-                reason="decompiler-empty",
-            )
-        answer = {
-            "address": params["address"],
-            "name": function.name,
-            "pseudocode": decompiler.codegen.text,
-            "elapsed_ms": int((time.monotonic() - started) * 1000),
-        }
-        return answer, function, model if model is not None else self.cfg.model
-
-    def call_targets(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
-        """The targets the graph of the containing procedure resolves for the call instruction at
-        params["site"] (CFGFast resolves constant and table-driven indirect calls); angr's placeholders are
-        not targets."""
-        function, model = self.local(params, emit)
-        target = valueflow.resolved_calls(function, model).get(self.into(params["site"]))
-        return {"targets": [] if target is None else [self.out(target)]}
-
-    def boundary(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
-        """The calling boundary angr's decompiler recovered (prototype, calling convention, storage) and the
-        jump tables CFGFast resolved inside the function; plain facts, the core decides their shape."""
-        _, function, model = self._decompiled(params, emit)  # its variable recovery sets the prototype reported
-        cc, proto = function.calling_convention, function.prototype
-        if cc is None or proto is None:
-            raise WorkerError(
-                "capability_unavailable", f"angr recovered no prototype for {function.name}", reason="no-prototype"
-            )
-        names = list(getattr(proto, "arg_names", None) or ())
-        locations = cc.arg_locs(proto)
-        returned = None if proto.returnty is None else cc.return_val(proto.returnty)
-        tables = [
-            {
-                "dispatch": self.out(j.ins_addr if j.ins_addr is not None else j.addr),
-                "table": self.out(j.jumptable_addr) if j.jumptable_addr is not None else None,
-                "entry_size": j.jumptable_entry_size,
-                "entries": [self.out(e) for e in (j.jumptable_entries or [])],
-            }
-            for j in model.jump_tables.values()
-            if j.func_addr == function.addr
-        ]
-        return {
-            "name": function.name,
-            "calling_convention": type(cc).__name__,
-            "parameters": [
-                {
-                    "name": names[i] if i < len(names) else None,
-                    "type": arg.c_repr(),
-                    "size": None if arg.size is None else arg.size // 8,
-                    "storage": str(locations[i]).strip("<>") if i < len(locations) else None,
-                }
-                for i, arg in enumerate(proto.args)
-            ],
-            "return": None
-            if proto.returnty is None
-            else {
-                "type": proto.returnty.c_repr(),
-                "size": None if proto.returnty.size is None else proto.returnty.size // 8,
-                "storage": None if returned is None else str(returned).strip("<>"),
-            },
-            "jump_tables": sorted(tables, key=lambda t: str(t["dispatch"])),
-        }
-
 
 def own_runtime_db() -> None:
     """Make angr's runtime database (the LMDB its knowledge bases spill functions and CFG nodes to) live
@@ -755,19 +330,6 @@ def own_runtime_db() -> None:
             return path, env
 
     default_plugins["rtdb"] = ScratchRuntimeDb
-
-
-def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
-    """The profile the binding asked for, then a safer one: no indirect-jump resolution, no data
-    references and no normalisation (the passes behind most of angr's assertion failures)."""
-    default = {
-        "normalize": True,
-        "data_references": bool(options.get("data_references", True)),
-        "cross_references": bool(options.get("cross_references", False)),
-        "resolve_indirect_jumps": bool(options.get("resolve_indirect_jumps", True)),
-    }
-    safe = {"normalize": False, "data_references": False, "cross_references": False, "resolve_indirect_jumps": False}
-    return [("default", default), ("safe", safe)]
 
 
 def project(angr: Any, loadable: str | io.BytesIO, found: direct.Layout | None) -> Any:

@@ -2,7 +2,8 @@
 
 from rea.managed.records import compare as managed
 from rea.artifacts import records as artifacts, report_records as artifact_reports
-from rea.wire import javascript, native, views
+from rea.native.records import compare as native
+from rea.wire import javascript, views
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifact_reports.ComparisonResult

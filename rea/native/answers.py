@@ -1,4 +1,4 @@
-"""Snapshot projections into the reference's result records (rea.wire.native).
+"""Snapshot projections into the reference's result records (rea.native.records).
 
 Each function is a plain function of the analysis snapshot (and the caller's
 arguments), so inventory answers need no engine once the snapshot exists, and
@@ -17,29 +17,31 @@ from rea.native import decoding
 from rea.native import strings as native_strings
 from rea.errors import ReaError
 from rea.native.addresses import value
-from rea.wire import native as w
+from rea.native.records import arguments as wa
+from rea.native.records import listings as wl
+from rea.native.records import procedures as wp
 
 T = TypeVar("T")
 LOADER = "cle-loader"
-_PERMISSIONS = w.Permissions(available=True, source="elf/pe/mach-o headers, read by angr's CLE loader")
+_PERMISSIONS = wl.Permissions(available=True, source="elf/pe/mach-o headers, read by angr's CLE loader")
 
 
 @overload
-def identity(p: Mapping[str, Any]) -> w.ProcedureIdentity: ...
+def identity(p: Mapping[str, Any]) -> wl.ProcedureIdentity: ...
 @overload
 def identity(p: None) -> None: ...
 @overload
-def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None: ...
-def identity(p: Mapping[str, Any] | None) -> w.ProcedureIdentity | None:
+def identity(p: Mapping[str, Any] | None) -> wl.ProcedureIdentity | None: ...
+def identity(p: Mapping[str, Any] | None) -> wl.ProcedureIdentity | None:
     """Overloaded so a known procedure gives a non-null identity without a check."""
     if p is None:
         return None
-    return w.ProcedureIdentity(address=p["address"], name=p["name"], classification=classification(p), body=body(p))
+    return wl.ProcedureIdentity(address=p["address"], name=p["name"], classification=classification(p), body=body(p))
 
 
-def classification(p: Mapping[str, Any]) -> w.Classification:
+def classification(p: Mapping[str, Any]) -> wl.Classification:
     thunk_target = (p.get("callees") or [None])[0] if p["kind"] == "thunk" else None
-    return w.Classification(
+    return wl.Classification(
         external=p["kind"] == "external",
         thunk=p["kind"] == "thunk",
         thunk_target=thunk_target,
@@ -49,16 +51,16 @@ def classification(p: Mapping[str, Any]) -> w.Classification:
     )
 
 
-def ref(p: Mapping[str, Any] | None, classified: bool = True) -> w.ProcedureRef | None:
+def ref(p: Mapping[str, Any] | None, classified: bool = True) -> wl.ProcedureRef | None:
     """A procedure named inside another answer: address, name and (unless the answer states it once
     elsewhere) its kind; never its body again."""
     if p is None:
         return None
     kind = classification(p) if classified else None
-    return w.ProcedureRef(address=p["address"], name=p["name"], classification=kind)
+    return wl.ProcedureRef(address=p["address"], name=p["name"], classification=kind)
 
 
-def ref_at(snapshot: Mapping[str, Any], address: str | None, classified: bool = True) -> w.ProcedureRef | None:
+def ref_at(snapshot: Mapping[str, Any], address: str | None, classified: bool = True) -> wl.ProcedureRef | None:
     return None if address is None else ref(q.by_address(snapshot).get(address), classified)
 
 
@@ -85,13 +87,13 @@ def _region(row: Mapping[str, Any]) -> dict[str, Any]:
     )
 
 
-def segments(snapshot: Mapping[str, Any]) -> list[w.Segment]:
+def segments(snapshot: Mapping[str, Any]) -> list[wl.Segment]:
     """Loadable segments, each holding the sections that lie inside it."""
     rows = []
     for seg in snapshot["segments"]:
         lo, hi = value(seg["start"]), value(seg["end"])
-        inside = [w.Region(**_region(s)) for s in snapshot["sections"] if lo <= value(s["start"]) < hi]
-        rows.append(w.Segment(**_region(seg), sections=tuple(inside)))
+        inside = [wl.Region(**_region(s)) for s in snapshot["sections"] if lo <= value(s["start"]) < hi]
+        rows.append(wl.Segment(**_region(seg), sections=tuple(inside)))
     return rows
 
 
@@ -115,7 +117,7 @@ def in_segments(snapshot: Mapping[str, Any], address: str) -> bool:
 # ------------------------------------------------------------------ overview
 
 
-def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]) -> w.Overview:
+def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]) -> wl.Overview:
     procs = q.procedures(snapshot)
     functions = [p for p in procs if p["kind"] == "function"]
     limit, detailed = args["limit"], args["detail"] == "detailed"
@@ -123,15 +125,17 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
     largest = sorted(functions, key=lambda p: (-p["size"], p["address"]))[:limit]
     imports = sorted({p["name"] for p in procs if p["kind"] == "external"} | _imported_symbols(snapshot))
     strings = snapshot.get("strings", snapshot.get("scanned_strings", ()))
-    extents = [w.Extent(name=s["name"], start=s["start"], end=s["end"], length=s["size"]) for s in snapshot["segments"]]
+    extents = [
+        wl.Extent(name=s["name"], start=s["start"], end=s["end"], length=s["size"]) for s in snapshot["segments"]
+    ]
     own = sorted((p for p in functions if o.of(p).kind == "program"), key=lambda p: (-p["size"], p["address"]))
-    return w.Overview(
+    return wl.Overview(
         document=document,
         detail=args["detail"],
         program_procedures=tuple(
-            w.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in own[:limit]
+            wl.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in own[:limit]
         ),
-        origins=w.OriginCounts(**o.counts(procs)),
+        origins=wl.OriginCounts(**o.counts(procs)),
         segments=tuple(extents),
         segment_count=len(extents),
         procedure_count=len(procs),
@@ -145,8 +149,8 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
         pic=snapshot["pic"],
         linked_base=snapshot["linked_base"],
         stripped=snapshot["stripped"],
-        engine=w.Engine(**snapshot["engine"]),
-        counts=w.Counts(
+        engine=wl.Engine(**snapshot["engine"]),
+        counts=wl.Counts(
             procedures=len(procs),
             functions=len(functions),
             thunks=sum(p["kind"] == "thunk" for p in procs),
@@ -157,12 +161,12 @@ def overview(document: str, snapshot: Mapping[str, Any], args: Mapping[str, Any]
             symbols=len(snapshot["symbols"]),
         ),
         largest_procedures=tuple(
-            w.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in largest
+            wl.SizedProcedure(address=p["address"], name=p["name"], size=p["size"]) for p in largest
         ),
         imports=tuple(imports if detailed else imports[:limit]),
-        sections=tuple(w.Region(**_region(s)) for s in snapshot["sections"]) if detailed else None,
+        sections=tuple(wl.Region(**_region(s)) for s in snapshot["sections"]) if detailed else None,
         strings_sample=tuple(
-            w.AddressedValue(address=s["address"], value=native_strings.shown(s)[0]) for s in strings[:limit]
+            wl.AddressedValue(address=s["address"], value=native_strings.shown(s)[0]) for s in strings[:limit]
         )
         if detailed
         else None,
@@ -178,12 +182,12 @@ def _imported_symbols(snapshot: Mapping[str, Any]) -> set[str]:
     return {s["name"] for s in snapshot.get("symbols", ()) if s["source"] == "external"}
 
 
-def analysis_state(snapshot: Mapping[str, Any]) -> w.AnalysisState:
+def analysis_state(snapshot: Mapping[str, Any]) -> wl.AnalysisState:
     index = snapshot.get("index")
     if index and index.get("swept"):
         unresolved = int(index.get("unresolved_calls", 0)) + int(index.get("indirect_jumps", 0))
         undecoded = int(index.get("undecoded_bytes", 0))
-        return w.AnalysisState(
+        return wl.AnalysisState(
             source="index",
             coverage="partial" if unresolved or undecoded else "complete",
             merged_fragments=0,
@@ -192,7 +196,7 @@ def analysis_state(snapshot: Mapping[str, Any]) -> w.AnalysisState:
         )
     degraded = snapshot.get("degraded")
     partial = bool(degraded or snapshot.get("preview"))
-    return w.AnalysisState(
+    return wl.AnalysisState(
         source="metadata" if partial else "cfg",
         coverage="partial" if partial else "complete",
         engine_error=degraded["engine_error"].get("message") if degraded else None,
@@ -200,43 +204,43 @@ def analysis_state(snapshot: Mapping[str, Any]) -> w.AnalysisState:
     )
 
 
-def go_info(go: Mapping[str, Any] | None) -> w.GoInfo | None:
+def go_info(go: Mapping[str, Any] | None) -> wl.GoInfo | None:
     if not go:
         return None
     build = go.get("build_info") or {}
-    return w.GoInfo(
+    return wl.GoInfo(
         pclntab_layout=go.get("layout"),
         functions=len(go.get("functions", ())),
         go_version=build.get("go_version"),
         module_path=build.get("module_path"),
         main_version=build.get("main_version"),
-        dependencies=tuple(w.GoDependency(path=p, version=v) for p, v in build.get("dependencies", ())),
+        dependencies=tuple(wl.GoDependency(path=p, version=v) for p, v in build.get("dependencies", ())),
         problems=tuple(go.get("problems", ())),
         inferred_version=_inferred(go.get("inferred_version")),
     )
 
 
-def _inferred(found: Mapping[str, Any] | None) -> w.GoVersionInference | None:
+def _inferred(found: Mapping[str, Any] | None) -> wl.GoVersionInference | None:
     if not found:
         return None
-    rows = tuple(w.GoVersionCandidate(**c) for c in found["candidates"])
-    return w.GoVersionInference(**{**found, "candidates": rows})
+    rows = tuple(wl.GoVersionCandidate(**c) for c in found["candidates"])
+    return wl.GoVersionInference(**{**found, "candidates": rows})
 
 
 # ------------------------------------------------------------------ listings
 
 
-def procedure_row(p: Mapping[str, Any]) -> w.ProcedureRow:
+def procedure_row(p: Mapping[str, Any]) -> wl.ProcedureRow:
     kind = classification(p)
-    flags = w.ProcedureFlags(external=kind.external, thunk=kind.thunk, thunk_target=kind.thunk_target)
+    flags = wl.ProcedureFlags(external=kind.external, thunk=kind.thunk, thunk_target=kind.thunk_target)
     origin = o.of(p)
-    return w.ProcedureRow(
+    return wl.ProcedureRow(
         address=p["address"],
         value=p["name"],
         procedure=flags,
         kind=p["kind"],
         size=p["size"],
-        origin=w.ProcedureOrigin(kind=origin.kind, source=origin.source, unit=origin.unit),
+        origin=wl.ProcedureOrigin(kind=origin.kind, source=origin.source, unit=origin.unit),
     )
 
 
@@ -245,12 +249,12 @@ def of_origin(procs: Iterable[Mapping[str, Any]], wanted: str | None) -> list[Ma
     return [p for p in procs if wanted is None or o.of(p).kind == wanted]
 
 
-def string_row(s: Mapping[str, Any]) -> w.StringRow:
+def string_row(s: Mapping[str, Any]) -> wl.StringRow:
     value, truncated = native_strings.shown(s)
-    return w.StringRow(
+    return wl.StringRow(
         address=s["address"],
         value=value,
-        string=w.StringFacts(
+        string=wl.StringFacts(
             encoding=s["encoding"], termination=native_strings.termination(s), byte_length=s["length"]
         ),
         truncated=truncated,
@@ -261,7 +265,7 @@ def string_row(s: Mapping[str, Any]) -> w.StringRow:
         frame_offset=s.get("frame_offset"),
         decoder=s.get("decoder"),
         call_site=s.get("call_site"),
-        inputs=tuple(w.DecodedInput(**i) for i in s["inputs"]) if s.get("inputs") is not None else None,
+        inputs=tuple(wl.DecodedInput(**i) for i in s["inputs"]) if s.get("inputs") is not None else None,
     )
 
 
@@ -300,7 +304,7 @@ def string_coverage(snapshot: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
-_SYMBOL_SOURCE: Mapping[str, w.SymbolSource] = {
+_SYMBOL_SOURCE: Mapping[str, wa.SymbolSource] = {
     "primary": "default",
     "external": "imported",
     "dynamic": "analysis",
@@ -308,7 +312,7 @@ _SYMBOL_SOURCE: Mapping[str, w.SymbolSource] = {
 }
 
 
-def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[w.NameRow], int]:
+def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[wl.NameRow], int]:
     """Every name with an address; an import without one takes its extern stub's address, or is counted."""
     externs = {p["name"]: p["address"] for p in q.procedures(snapshot) if p["kind"] == "external"}
     rows, unplaced = [], 0
@@ -317,14 +321,14 @@ def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[w.NameRow], int]:
         if address is None:
             unplaced += 1
             continue
-        facts = w.SymbolFacts(
+        facts = wl.SymbolFacts(
             primary=r["source"] == "primary",
             dynamic=r["source"] == "dynamic",
             external=r["source"] == "external",
             type=r["kind"],
             source=_SYMBOL_SOURCE[r["source"]],
         )
-        rows.append(w.NameRow(address=address, value=r["name"], symbol=facts))
+        rows.append(wl.NameRow(address=address, value=r["name"], symbol=facts))
     return rows, unplaced
 
 
@@ -333,20 +337,20 @@ def name_at(snapshot: Mapping[str, Any], address: str) -> str | None:
     return None if found is None else found.get("name")
 
 
-def containing(snapshot: Mapping[str, Any], address: str) -> w.Contained | w.NotContained:
+def containing(snapshot: Mapping[str, Any], address: str) -> wl.Contained | wl.NotContained:
     proc = q.containing(snapshot, address)
     if proc is not None:
-        return w.Contained(query_address=address, found=True, procedure=identity(proc))
-    reason: w.NotContainedReason = "not_in_procedure" if in_segments(snapshot, address) else "outside_segments"
-    return w.NotContained(query_address=address, found=False, procedure=None, reason=reason)
+        return wl.Contained(query_address=address, found=True, procedure=identity(proc))
+    reason: wa.NotContainedReason = "not_in_procedure" if in_segments(snapshot, address) else "outside_segments"
+    return wl.NotContained(query_address=address, found=False, procedure=None, reason=reason)
 
 
 # ---------------------------------------------------------------- references
 
 
-def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceEdge:
+def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> wp.ReferenceEdge:
     """Our {from, from_procedure, to, kind} reference as the reference's edge."""
-    return w.ReferenceEdge(
+    return wp.ReferenceEdge(
         source_address=ref["from"],
         target_address=ref["to"],
         source_procedure=ref_at(snapshot, ref.get("from_procedure"), classified=False),
@@ -363,11 +367,11 @@ _REF_PROVENANCE = {
 }
 
 
-def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.ReferenceKind:
+def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> wp.ReferenceKind:
     """Calls come from CFG call sites (a direct operand, resolved statically); everything else from angr's xrefs."""
     target = q.by_address(snapshot).get(ref["to"])
     call, jump = ref["kind"] == "call", ref["kind"] == "jump"
-    return w.ReferenceKind(
+    return wp.ReferenceKind(
         available=True,
         provenance=_REF_PROVENANCE.get(str(snapshot.get("engine", {}).get("name")), _REF_PROVENANCE["angr"])[not call],
         type=ref["kind"],
@@ -387,18 +391,18 @@ def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> w.Ref
     )
 
 
-def edges(snapshot: Mapping[str, Any], refs: Iterable[Mapping[str, Any]]) -> tuple[w.ReferenceEdge, ...]:
+def edges(snapshot: Mapping[str, Any], refs: Iterable[Mapping[str, Any]]) -> tuple[wp.ReferenceEdge, ...]:
     return tuple(edge(snapshot, r) for r in refs)
 
 
-def unresolved(p: Mapping[str, Any]) -> tuple[w.UnresolvedCall, ...]:
-    return tuple(w.UnresolvedCall(**u) for u in p.get("unresolved_calls", ()))
+def unresolved(p: Mapping[str, Any]) -> tuple[wp.UnresolvedCall, ...]:
+    return tuple(wp.UnresolvedCall(**u) for u in p.get("unresolved_calls", ()))
 
 
-def references(snapshot: Mapping[str, Any], p: Mapping[str, Any], args: Mapping[str, Any]) -> w.ProcedureReferences:
+def references(snapshot: Mapping[str, Any], p: Mapping[str, Any], args: Mapping[str, Any]) -> wp.ProcedureReferences:
     outgoing = args["direction"] == "outgoing"
     refs = q.outgoing(snapshot, p) if outgoing else q.incoming(snapshot, p["address"])
-    return w.ProcedureReferences(
+    return wp.ProcedureReferences(
         procedure=identity(p),
         direction=args["direction"],
         reference_kinds_available=True,
@@ -409,7 +413,7 @@ def references(snapshot: Mapping[str, Any], p: Mapping[str, Any], args: Mapping[
     )
 
 
-def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> w.XrefsResolved | w.XrefsUnresolved:
+def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> wp.XrefsResolved | wp.XrefsUnresolved:
     rows, _ = name_rows(snapshot)
     targets = sorted(
         {r.address for r in rows if r.value == name}
@@ -417,11 +421,11 @@ def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> w.XrefsResolved | w
         key=address_order,
     )
     if not targets:
-        return w.XrefsUnresolved(status="unresolved", name=name, reason="name_not_found")
+        return wp.XrefsUnresolved(status="unresolved", name=name, reason="name_not_found")
     first = q.find_procedure(snapshot, name)
     address = first["address"] if first is not None else targets[0]
     xrefs = sorted({r["from"] for r in q.incoming(snapshot, address)}, key=address_order)
-    return w.XrefsResolved(status="resolved", name=name, address=address, xrefs=tuple(xrefs), addresses=tuple(targets))
+    return wp.XrefsResolved(status="resolved", name=name, address=address, xrefs=tuple(xrefs), addresses=tuple(targets))
 
 
 def address_order(address: str) -> tuple[str, int]:
@@ -432,10 +436,10 @@ def address_order(address: str) -> tuple[str, int]:
 # --------------------------------------------------------------- procedures
 
 
-def body(p: Mapping[str, Any]) -> w.Body:
+def body(p: Mapping[str, Any]) -> wl.Body:
     """Block ranges merged where one ends at the next's start."""
     if p["kind"] == "external":
-        return w.Body(available=False, ranges=(), reason="an import: its body is outside this binary")
+        return wl.Body(available=False, ranges=(), reason="an import: its body is outside this binary")
     spans: list[list[int]] = []
     for b in sorted(p["blocks"], key=lambda b: value(b["start"])):
         start = value(b["start"])
@@ -443,11 +447,11 @@ def body(p: Mapping[str, Any]) -> w.Body:
             spans[-1][1] = start + b["size"]
         else:
             spans.append([start, start + b["size"]])
-    return w.Body(available=True, ranges=tuple(w.Range(start=f"0x{a:x}", end=f"0x{b:x}") for a, b in spans))
+    return wl.Body(available=True, ranges=tuple(wl.Range(start=f"0x{a:x}", end=f"0x{b:x}") for a, b in spans))
 
 
-def info(p: Mapping[str, Any]) -> w.ProcedureInfo:
-    return w.ProcedureInfo(
+def info(p: Mapping[str, Any]) -> wp.ProcedureInfo:
+    return wp.ProcedureInfo(
         name=p["name"],
         entrypoint=p["address"],
         basicblock_count=len(p["blocks"]),
@@ -461,14 +465,14 @@ def info(p: Mapping[str, Any]) -> w.ProcedureInfo:
     )
 
 
-def error_record(error: ReaError) -> w.ErrorRecord:
+def error_record(error: ReaError) -> wp.ErrorRecord:
     """The canonical error body (ReaError.record) as the typed record batch rows carry."""
     body = error.record()
-    return w.ErrorRecord(
+    return wp.ErrorRecord(
         code=body["code"],
         category=body["category"],
         message=body["message"],
         retryable=body["retryable"],
-        remediation=w.ErrorRemediation(action=body["remediation"]["action"]),
+        remediation=wp.ErrorRemediation(action=body["remediation"]["action"]),
         details=body.get("details"),
     )

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from rea.native.addresses import value
-from rea.wire import native_analyses as w
+from rea.native.records import analyses as w
 
 SOURCE = "angr decompiler (calling convention and variable recovery)"
 TABLES = "angr CFGFast jump table resolver"

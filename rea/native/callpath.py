@@ -13,7 +13,7 @@ import attrs
 
 from rea.native.addresses import normalize
 from rea.native.answers import address_order
-from rea.wire import native_analyses as w
+from rea.native.records import analyses as w
 
 MAX_GRAPH_EDGES = 10_000
 MAX_EXPANSIONS = 100_000

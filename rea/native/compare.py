@@ -18,7 +18,8 @@ from typing import Any
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Evidence
 from rea.native.addresses import value
-from rea.wire import native as w
+from rea.native.records import arguments as wa
+from rea.native.records import compare as wc
 
 RUNTIME_NOTICE = "Static equality of two dossiers does not establish unchanged runtime behaviour."
 CROSS_PROVIDER = "the two dossiers come from different providers; their text is not comparable"
@@ -48,7 +49,7 @@ def _identity(result: Mapping[str, Any]) -> list[str]:
 
 
 # dimension -> (facet_availability keys it needs, the facts it compares, compared as text lines)
-DIMENSIONS: Mapping[w.Dimension, tuple[tuple[str, ...], Facts, bool]] = {
+DIMENSIONS: Mapping[wa.Dimension, tuple[tuple[str, ...], Facts, bool]] = {
     "identity": ((), _identity, False),
     "pseudocode": (("pseudocode",), lambda r: (r.get("pseudocode") or "").splitlines(), True),
     "assembly": (("assembly",), lambda r: [line.partition(": ")[2] for line in r.get("assembly", ())], True),
@@ -82,7 +83,7 @@ def _declared(result: Mapping[str, Any], key: str) -> str | None:
     return "the dossier does not declare this facet (a legacy record): an empty collection is not proof of absence"
 
 
-def _delta(left: list[str], right: list[str]) -> w.TextDelta:
+def _delta(left: list[str], right: list[str]) -> wc.TextDelta:
     added = removed = hunks = 0
     for group in difflib.SequenceMatcher(a=left, b=right, autojunk=False).get_grouped_opcodes(0):
         hunks += 1
@@ -91,10 +92,10 @@ def _delta(left: list[str], right: list[str]) -> w.TextDelta:
                 removed += i2 - i1
             if tag in ("replace", "insert"):
                 added += j2 - j1
-    return w.TextDelta(added_lines=added, removed_lines=removed, hunks=hunks)
+    return wc.TextDelta(added_lines=added, removed_lines=removed, hunks=hunks)
 
 
-def _dimension(name: w.Dimension, left: Evidence, right: Evidence, links: tuple[str, ...]) -> w.DimensionResult:
+def _dimension(name: wa.Dimension, left: Evidence, right: Evidence, links: tuple[str, ...]) -> wc.DimensionResult:
     keys, facts, textual = DIMENSIONS[name]
     lr, rr = left.normalized_result, right.normalized_result
     missing = [
@@ -110,7 +111,7 @@ def _dimension(name: w.Dimension, left: Evidence, right: Evidence, links: tuple[
     if missing:
         return _unknown(name, "unknown", missing, links)
     lv, rv = facts(lr), facts(rr)
-    return w.DimensionResult(
+    return wc.DimensionResult(
         dimension=name,
         status="unchanged" if lv == rv else "changed",
         left_digest=canonical_sha256(lv),
@@ -126,8 +127,8 @@ def _dimension(name: w.Dimension, left: Evidence, right: Evidence, links: tuple[
     )
 
 
-def _unknown(name: w.Dimension, status: w.Verdict, reasons: list[str], links: tuple[str, ...]) -> w.DimensionResult:
-    return w.DimensionResult(
+def _unknown(name: wa.Dimension, status: wa.Verdict, reasons: list[str], links: tuple[str, ...]) -> wc.DimensionResult:
+    return wc.DimensionResult(
         dimension=name,
         status=status,
         left_digest=None,
@@ -143,27 +144,27 @@ def _unknown(name: w.Dimension, status: w.Verdict, reasons: list[str], links: tu
     )
 
 
-def _match(lr: Mapping[str, Any], rr: Mapping[str, Any]) -> w.FunctionMatch:
+def _match(lr: Mapping[str, Any], rr: Mapping[str, Any]) -> wc.FunctionMatch:
     ln, rn = str((lr.get("procedure") or {}).get("name")), str((rr.get("procedure") or {}).get("name"))
     if ln == rn:
-        return w.FunctionMatch(status="matched", method="symbol", left_name=ln, right_name=rn)
-    return w.FunctionMatch(status="mismatched", method="explicit", left_name=ln, right_name=rn)
+        return wc.FunctionMatch(status="matched", method="symbol", left_name=ln, right_name=rn)
+    return wc.FunctionMatch(status="mismatched", method="explicit", left_name=ln, right_name=rn)
 
 
-def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> w.FunctionComparison:
+def compare(left: Sequence[Evidence], right: Sequence[Evidence]) -> wc.FunctionComparison:
     """Pure comparison of the first analyze_function dossier on each side."""
     lefts, rights = tuple(e.evidence_id for e in left), tuple(e.evidence_id for e in right)
     links = (*lefts, *rights)
     dims = tuple(_dimension(name, left[0], right[0], links) for name in DIMENSIONS)
     counts = {s: sum(d.status == s for d in dims) for s in ("unchanged", "changed", "truncated", "unknown")}
-    verdicts: tuple[w.Verdict, ...] = ("changed", "truncated", "unknown")
-    status: w.Verdict = next((s for s in verdicts if counts[s]), "unchanged")
-    return w.FunctionComparison(
+    verdicts: tuple[wa.Verdict, ...] = ("changed", "truncated", "unknown")
+    status: wa.Verdict = next((s for s in verdicts if counts[s]), "unchanged")
+    return wc.FunctionComparison(
         status=status,
         function_match=_match(left[0].normalized_result, right[0].normalized_result),
         left_subject_sha256=_subject(left[0]),
         right_subject_sha256=_subject(right[0]),
-        summary=w.DimensionSummary(**counts),
+        summary=wc.DimensionSummary(**counts),
         dimensions=dims,
         changes=tuple(d for d in dims if d.status == "changed"),
         limitations=(RUNTIME_NOTICE,),

@@ -18,7 +18,8 @@ from typing import Any, Final
 import attrs
 
 from rea.native import emulation
-from rea.native.stackstrings import MIN_CHARS, DecodedInput, DecodedString, decoded_row
+from rea.native.stackframe import MIN_CHARS
+from rea.native.stackstrings import DecodedInput, DecodedString, decoded_row
 
 MAX_OUTPUT: Final = 256  # bytes of a buffer read after the call (up to its NUL)
 DECODED: Final = "decoded"

@@ -16,7 +16,7 @@ from rea.native import answers as a
 from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native.addresses import value
-from rea.wire import native as w
+from rea.native.records import procedures as wp
 
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
 NO_VALUE_FLOW = "Value flow is not computed by this provider yet (angr's data-flow analyses are not wired in)."
@@ -35,36 +35,38 @@ def _slice(items: tuple[Any, ...], args: Mapping[str, Any], name: str) -> tuple[
     return items[start : None if limit is None else start + limit]
 
 
-def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
+def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[wp.Referenced, ...]:
     sites: dict[str, str] = {}
     for ref in q.outgoing(snapshot, p):
         sites.setdefault(ref["to"], ref["from"])
     return tuple(
-        w.Referenced(
+        wp.Referenced(
             address=s["address"], value=native_strings.shown(s)[0], source_address=sites.get(s["address"], p["address"])
         )
         for s in q.strings_at(snapshot, p["strings"])
     )
 
 
-def _referenced_names(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[w.Referenced, ...]:
+def _referenced_names(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[wp.Referenced, ...]:
     rows, seen = [], set()
     for ref in q.outgoing(snapshot, p):
         name = a.name_at(snapshot, ref["to"])
         if name and (ref["to"], ref["from"]) not in seen:
             seen.add((ref["to"], ref["from"]))
-            rows.append(w.Referenced(address=ref["to"], value=name, source_address=ref["from"]))
+            rows.append(wp.Referenced(address=ref["to"], value=name, source_address=ref["from"]))
     return tuple(rows)
 
 
-def _blocks(p: Mapping[str, Any]) -> tuple[w.Block, ...]:
+def _blocks(p: Mapping[str, Any]) -> tuple[wp.Block, ...]:
     return tuple(
-        w.Block(start=b["start"], end=f"0x{value(b['start']) + b['size']:x}", successors=tuple(b.get("successors", ())))
+        wp.Block(
+            start=b["start"], end=f"0x{value(b['start']) + b['size']:x}", successors=tuple(b.get("successors", ()))
+        )
         for b in p["blocks"]
     )
 
 
-def _comments(p: Mapping[str, Any], kept: notes.Annotations) -> tuple[w.Comment, ...]:
+def _comments(p: Mapping[str, Any], kept: notes.Annotations) -> tuple[wp.Comment, ...]:
     """The analyst's comments inside the procedure's blocks (REA's annotation store), by address."""
     spans = [(value(b["start"]), value(b["start"]) + b["size"]) for b in p.get("blocks", ())]
     inside = [value(p["address"]), *(a for a, _ in spans)]
@@ -73,8 +75,8 @@ def _comments(p: Mapping[str, Any], kept: notes.Annotations) -> tuple[w.Comment,
         at = value(address)
         return at in inside or any(lo <= at < hi for lo, hi in spans)
 
-    rows = [w.Comment(address=k, kind="comment", text=t) for k, t in kept.comments.items() if within(k)]
-    rows += [w.Comment(address=k, kind="inline", text=t) for k, t in kept.inline_comments.items() if within(k)]
+    rows = [wp.Comment(address=k, kind="comment", text=t) for k, t in kept.comments.items() if within(k)]
+    rows += [wp.Comment(address=k, kind="inline", text=t) for k, t in kept.inline_comments.items() if within(k)]
     return tuple(sorted(rows, key=lambda c: (value(c.address), c.kind)))
 
 
@@ -84,11 +86,11 @@ LOCAL_PROVENANCE = (
 )
 
 
-def _local(slot: readable.StackLocal) -> w.LocalVariable:
+def _local(slot: readable.StackLocal) -> wp.LocalVariable:
     sign = "-" if slot.entry_offset < 0 else "+"
     where = f"{slot.operand} in the assembly, " if slot.operand else ""
     text = f"{slot.declaration.rstrip(';')} at {where}entry sp {sign} {abs(slot.entry_offset):#x}"
-    return w.LocalVariable(description=text, provenance=LOCAL_PROVENANCE)
+    return wp.LocalVariable(description=text, provenance=LOCAL_PROVENANCE)
 
 
 def _no_pseudocode(
@@ -103,8 +105,8 @@ def _no_pseudocode(
     )
 
 
-def _procedure(p: Mapping[str, Any], cleaned: readable.Readable | None = None) -> w.DossierProcedure:
-    return w.DossierProcedure(
+def _procedure(p: Mapping[str, Any], cleaned: readable.Readable | None = None) -> wp.DossierProcedure:
+    return wp.DossierProcedure(
         address=p["address"],
         name=p["name"],
         signature=None,
@@ -126,29 +128,29 @@ def build(
     instructions: list[Mapping[str, Any]] | None,
     assembly_reason: str | None,
     cleaned: readable.Readable | None = None,
-) -> w.Dossier:
+) -> wp.Dossier:
     """The dossier; `pseudocode`/`instructions` are None when unavailable, with their reasons;
     `cleaned` is what the pseudocode post-processor did (its stack locals become procedure.locals)."""
-    available = {k: w.Availability(available=True) for k in FACETS}
+    available = {k: wp.Availability(available=True) for k in FACETS}
     if p["kind"] == "external":  # no body here: what it calls, references or branches to was never read
         for facet in BODY_FACETS:
-            available[facet] = w.Availability(available=False, reason=IMPORT_BODY)
+            available[facet] = wp.Availability(available=False, reason=IMPORT_BODY)
     text = pseudocode or ""
     if pseudocode is None:
-        available["pseudocode"] = w.Availability(
+        available["pseudocode"] = wp.Availability(
             available=False, reason=_no_pseudocode(pseudocode_reason, instructions, p)
         )
     start, cap = args.get("pseudocode_offset", 0), args.get("max_pseudocode_chars")
     shown = text[start : None if cap is None else start + cap]
     lines = tuple(assembly_line(i) for i in instructions or ())
     if instructions is None:
-        available["assembly"] = w.Availability(available=False, reason=assembly_reason)
+        available["assembly"] = wp.Availability(available=False, reason=assembly_reason)
     first, most = args.get("assembly_offset", 0), args.get("max_instructions")
     limitations = [NO_VALUE_FLOW, NO_NATIVE_API, *(cleaned.notes() if cleaned is not None else ())]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
     incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
     outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
-    return w.Dossier(
+    return wp.Dossier(
         procedure=_procedure(p, cleaned),
         pseudocode=None if pseudocode is None else shown,
         assembly=lines[first : None if most is None else first + most],
@@ -162,9 +164,9 @@ def build(
         basic_blocks=_slice(_blocks(p), args, "basic_blocks"),
         unresolved_calls=a.unresolved(p),
         native_api=None,
-        native_value_flow=w.ValueFlow(available=False, reason=NO_VALUE_FLOW),
+        native_value_flow=wp.ValueFlow(available=False, reason=NO_VALUE_FLOW),
         limitations=tuple(limitations),
-        facet_availability=w.FacetAvailability(**available),
+        facet_availability=wp.FacetAvailability(**available),
         pseudocode_length=len(text),
         pseudocode_truncated=pseudocode is not None and len(shown) < len(text),
         assembly_total=len(lines),

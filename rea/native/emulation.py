@@ -17,7 +17,7 @@ from typing import Any, Final
 import attrs
 
 from rea.errors import ReaError, invalid_request
-from rea.wire import native_emulation as w
+from rea.native.records import emulation as w
 
 PAGE: Final = 4096
 MAX_IMAGE_WRITE_BYTES: Final = 64 << 10

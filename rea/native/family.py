@@ -36,8 +36,20 @@ EFFECTS: TypeAlias = (
 FAMILY = Family(
     name="native",
     toolset="native",
-    contracts=("rea.catalog.native_tools", "rea.catalog.native_surface", "rea.catalog.native_analyses"),
-    programs=("rea.workflows.native", "rea.workflows.native_surface", "rea.workflows.native_analyses"),
+    contracts=("rea.native.contract.tools", "rea.native.contract.surface", "rea.native.contract.analyses"),
+    programs=tuple(
+        f"rea.native.programs.{name}"
+        for name in (
+            "inventories",
+            "engine",
+            "compare",
+            "annotations",
+            "memory",
+            "navigation",
+            "load_image",
+            "analyses",
+        )
+    ),
     effects=members(EFFECTS),
     handlers=(
         "effects.native.runtime",
@@ -47,11 +59,5 @@ FAMILY = Family(
         "effects.native.dos_read",
     ),
     commands=("effects.native.cli", "effects.native.surface_cli", "effects.native.analyses_cli"),
-    typed=(
-        "rea/native",
-        "rea/workflows/native.py",
-        "rea/workflows/native_surface.py",
-        "rea/workflows/load_image.py",
-        "rea/workflows/native_analyses.py",
-    ),
+    typed=("rea/native",),
 )

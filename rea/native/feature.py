@@ -13,7 +13,7 @@ from typing import Any
 from rea.native import strings as native_strings
 from rea.native import answers as a
 from rea.native import queries as q
-from rea.wire import native_analyses as w
+from rea.native.records import analyses as w
 
 PAGE = 500
 BUDGET = "Investigation reached the operation budget."

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -143,7 +143,7 @@ def _int(value: object) -> int | None:
     return None
 
 
-def _rows(raw: Raw, key: str) -> list[Mapping[str, Any]]:
+def rows_of(raw: Raw, key: str) -> list[Mapping[str, Any]]:
     value = raw.get(key)
     if not isinstance(value, list):
         return []
@@ -156,7 +156,7 @@ def _text(row: Mapping[str, Any], key: str) -> str | None:
 
 
 def _blocks_of(raw: Raw) -> list[Mapping[str, Any]]:
-    return [b for b in _rows(raw, "memory_blocks") if b.get("loaded", True) is not False and not _external_block(b)]
+    return [b for b in rows_of(raw, "memory_blocks") if b.get("loaded", True) is not False and not _external_block(b)]
 
 
 def _external_block(block: Mapping[str, Any]) -> bool:
@@ -168,7 +168,7 @@ def space_of(raw: Raw) -> Result[Space, ReaError]:
     """The address mapping of one program (image base vs the file's linked base) and its loaded memory."""
     program = raw.get("program")
     if not isinstance(program, Mapping):
-        return Failure(_unreadable("the answer has no program record"))
+        return Failure(unreadable("the answer has no program record"))
     base = parse_address(program.get("image_base"))
     linked = _int((raw.get("file") or {}).get("linked_base")) if isinstance(raw.get("file"), Mapping) else None
     delta = 0 if base is None or linked is None else base[1] - linked
@@ -182,7 +182,7 @@ def space_of(raw: Raw) -> Result[Space, ReaError]:
     return Success(Space(delta=delta, spans=tuple(sorted(spans))))
 
 
-def _unreadable(why: str) -> ReaError:
+def unreadable(why: str) -> ReaError:
     return ReaError(
         code="unreadable_output",
         message=f"Ghidra's answer cannot be read: {why}.",
@@ -240,7 +240,7 @@ def _symbols(raw: Raw, space: Space, sizes: Mapping[str, int], notes: Notes) -> 
     """The binary's own symbol table (SourceType IMPORTED) and its imports; analysis names are not symbols."""
     rows: list[dict[str, Any]] = []
     seen: set[tuple[str, str | None]] = set()
-    for sym in _rows(raw, "symbols"):
+    for sym in rows_of(raw, "symbols"):
         name, address = _text(sym, "name"), space.link(sym.get("address"))
         if sym.get("source") != "IMPORTED" or sym.get("external") is True:
             continue
@@ -259,7 +259,7 @@ def _symbols(raw: Raw, space: Space, sizes: Mapping[str, int], notes: Notes) -> 
                 "exported": sym.get("external_entry_point") is True,
             }
         )
-    for ext in _rows(raw, "externals"):
+    for ext in rows_of(raw, "externals"):
         name = _text(ext, "name")
         if name is None or (name, None) in seen:
             continue
@@ -269,9 +269,9 @@ def _symbols(raw: Raw, space: Space, sizes: Mapping[str, int], notes: Notes) -> 
     return rows
 
 
-def _strings(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
+def strings_of(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
     rows = []
-    for item in _rows(raw, "strings"):
+    for item in rows_of(raw, "strings"):
         address, value = space.link(item.get("address")), item.get("value")
         if address is None or not isinstance(value, str) or not space.loaded(address):
             notes.add("string(s) without a value or outside loaded memory, left out")
@@ -293,7 +293,7 @@ def _strings(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
 def loader_facts(raw: Raw) -> Result[dict[str, Any], ReaError]:
     """The loader part of the snapshot: format, architecture, memory, symbols, entry and strings."""
     if not isinstance(raw, Mapping):
-        return Failure(_unreadable("the answer is not an object"))
+        return Failure(unreadable("the answer is not an object"))
     return space_of(raw).map(lambda space: _loader(raw, space))
 
 
@@ -305,7 +305,7 @@ def _loader(raw: Raw, space: Space) -> dict[str, Any]:
     segments = sorted((r for r in regions if r is not None), key=lambda r: int(r["start"], 16))
     for _ in range(len(regions) - len(segments)):
         notes.add("memory block(s) without a name or a valid start and end, left out")
-    sizes = {p["address"]: p["size"] for p in _functions(raw, space, Notes())}
+    sizes = {p["address"]: p["size"] for p in functions_of(raw, space, Notes())}
     symbols = _symbols(raw, space, sizes, notes)
     entry = _int(file.get("entry"))
     linked = _int(file.get("linked_base"))
@@ -324,7 +324,7 @@ def _loader(raw: Raw, space: Space) -> dict[str, Any]:
         "segments": segments,
         "symbols": symbols,
         "engine": {"name": "ghidra", "version": str(application.get("version") or "unknown")},
-        "scanned_strings": _strings(raw, space, notes),
+        "scanned_strings": strings_of(raw, space, notes),
         "function_starts": [],
         "macho_filetype": None,
         "go": None,
@@ -335,7 +335,7 @@ def _loader(raw: Raw, space: Space) -> dict[str, Any]:
 # ------------------------------------------------------------------ procedures
 
 
-def _ranges(space: Space, rows: object) -> list[tuple[int, int]] | None:
+def ranges_of(space: Space, rows: object) -> list[tuple[int, int]] | None:
     """A body's address ranges as [start, end) link-time integers; None when any is malformed."""
     if not isinstance(rows, list):
         return None
@@ -352,7 +352,7 @@ def _ranges(space: Space, rows: object) -> list[tuple[int, int]] | None:
     return sorted(spans)
 
 
-def _subtract(spans: Sequence[tuple[int, int]], taken: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+def subtract(spans: Sequence[tuple[int, int]], taken: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
     """spans minus every taken range (both sorted, half-open)."""
     left = list(spans)
     for lo, hi in taken:
@@ -375,10 +375,10 @@ def _kind(fn: Mapping[str, Any], address: str) -> str:
     return "thunk" if fn.get("thunk") is True else "function"
 
 
-def _functions(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
+def functions_of(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
     """Each function once, by entry, with its body: overlapping bytes stay with the lower entry."""
     found: dict[str, dict[str, Any]] = {}
-    for fn in _rows(raw, "functions"):
+    for fn in rows_of(raw, "functions"):
         address = space.link(fn.get("entry"))
         if address is None or not space.loaded(address):
             notes.add("function(s) without an entry in loaded memory, left out")
@@ -387,7 +387,7 @@ def _functions(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
             notes.add("duplicate function record(s) for one entry, the first kept")
             continue
         kind = _kind(fn, address)
-        body = [] if kind == "external" else _ranges(space, fn.get("body"))
+        body = [] if kind == "external" else ranges_of(space, fn.get("body"))
         if body is None:
             notes.add("function(s) with a malformed body or one outside loaded memory, kept without a body")
             body = []
@@ -396,7 +396,7 @@ def _functions(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
     rows = sorted(found.values(), key=_order)
     taken: list[tuple[int, int]] = []
     for row in rows:
-        kept = _subtract(row["body"], taken)
+        kept = subtract(row["body"], taken)
         if kept != row["body"]:
             notes.add("function body overlap(s), the shared bytes kept by the lower-addressed function")
         row["body"] = kept
@@ -408,151 +408,3 @@ def _functions(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
 def _order(row: Mapping[str, Any]) -> tuple[bool, int]:
     address = str(row["address"])
     return ":" in address, int(address.rpartition(":")[2], 16)
-
-
-@attrs.frozen
-class _Owners:
-    """Which procedure's body holds an address."""
-
-    starts: tuple[int, ...]
-    spans: tuple[tuple[int, int, str], ...]
-
-    @classmethod
-    def of(cls, rows: Iterable[Mapping[str, Any]]) -> _Owners:
-        spans = sorted((a, b, str(r["address"])) for r in rows for a, b in r["body"])
-        return cls(tuple(s[0] for s in spans), tuple(spans))
-
-    def at(self, address: str | None) -> str | None:
-        if address is None or ":" in address:
-            return None
-        at = int(address, 16)
-        index = bisect.bisect_right(self.starts, at) - 1
-        if index >= 0 and self.spans[index][0] <= at < self.spans[index][1]:
-            return self.spans[index][2]
-        return None
-
-
-def _blocks(space: Space, row: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Basic blocks (BasicBlockModel) clipped to the resolved body, each byte in one block, with their
-    in-procedure successors on the piece that ends the block; body bytes no block covers stand alone."""
-    body = row["body"]
-    inside = _Owners.of([{"address": row["address"], "body": body}])
-    rows: list[dict[str, Any]] = []
-    taken: list[tuple[int, int]] = []
-    for block in _rows(row["raw"], "blocks"):
-        span = _ranges(space, [block])
-        if not span:
-            continue
-        clipped = [(max(a, lo), min(b, hi)) for a, b in span for lo, hi in body if max(a, lo) < min(b, hi)]
-        pieces = _subtract(sorted(clipped), taken)
-        if not pieces:
-            continue
-        following = {
-            space.link(d.get("to"))
-            for d in _rows(block, "destinations")
-            if str(d.get("flow_type")) in FLOWS and str(d.get("flow_type")) != "INDIRECTION"
-        }
-        successors = sorted((s for s in following if s is not None and inside.at(s) == row["address"]), key=_value)
-        for index, (a, b) in enumerate(pieces):
-            rows.append(
-                {"start": f"0x{a:x}", "size": b - a, "successors": successors if index == len(pieces) - 1 else []}
-            )
-        taken = sorted([*taken, *pieces])
-    rows += [{"start": f"0x{a:x}", "size": b - a, "successors": []} for a, b in _subtract(body, taken)]
-    return sorted(rows, key=lambda r: int(r["start"], 16))
-
-
-def _value(address: str) -> tuple[bool, int]:
-    return ":" in address, int(address.rpartition(":")[2], 16)
-
-
-def _references(raw: Raw, space: Space, notes: Notes) -> list[tuple[str, str, str]]:
-    """(from, to, Ghidra type) of every reference whose ends are readable and in memory."""
-    refs = set()
-    for ref in _rows(raw, "references"):
-        kind = str(ref.get("type") or "")
-        source, target = space.link(ref.get("from")), space.link(ref.get("to"))
-        if kind not in CALLS and kind not in FLOWS and kind not in DATA_KINDS and kind != THUNK:
-            notes.add("reference(s) of a type this adapter does not know, left out")
-            continue
-        if source is None or target is None or not space.loaded(source) or not space.loaded(target):
-            notes.add("reference(s) with a malformed end or one outside loaded memory, left out")
-            continue
-        refs.add((source, target, kind))
-    return sorted(refs, key=lambda r: (_value(r[0]), _value(r[1]), r[2]))
-
-
-def cfg_snapshot(raw: Raw) -> Result[dict[str, Any], ReaError]:
-    """The analysis part of the snapshot: procedures with blocks, calls, callers and strings;
-    strings with who references them; data references."""
-    if not isinstance(raw, Mapping):
-        return Failure(_unreadable("the answer is not an object"))
-    return space_of(raw).map(lambda space: _cfg(raw, space))
-
-
-def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
-    notes = Notes()
-    rows = _functions(raw, space, notes)
-    entries = {r["address"] for r in rows}
-    owners = _Owners.of(rows)
-    refs = _references(raw, space, notes)
-    calls: dict[str, list[dict[str, Any]]] = {a: [] for a in entries}
-    callees: dict[str, set[str]] = {a: set() for a in entries}
-    data_refs: list[dict[str, Any]] = []
-    for source, target, kind in refs:
-        owner = owners.at(source)
-        if kind in CALLS or kind == THUNK:
-            if kind == THUNK and source in entries and target in entries:
-                callees[source].add(target)
-            elif kind == THUNK:
-                notes.add("thunk reference(s) between unknown functions, left out")
-            elif owner is None or target not in entries:
-                notes.add("call reference(s) from outside every procedure or to no procedure entry, left out")
-            else:
-                calls[owner].append({"site": source, "instruction": source, "target": target})
-                callees[owner].add(target)
-        elif kind in DATA_KINDS:
-            data_refs.append({"from": source, "from_procedure": owner, "to": target, "kind": DATA_KINDS[kind]})
-    for row in rows:  # Function.getThunkedFunction, when the THUNK reference itself was not given
-        thunked = space.link(row["raw"].get("thunked"))
-        if row["kind"] == "thunk" and thunked in entries:
-            callees[row["address"]].add(str(thunked))
-    callers: dict[str, set[str]] = {a: set() for a in entries}
-    for caller, targets in callees.items():
-        for target in targets:
-            callers[target].add(caller)
-    strings = _strings(raw, space, notes)
-    string_at = {s["address"] for s in strings}
-    by_string: dict[str, set[str]] = {}
-    for ref in data_refs:
-        if ref["to"] in string_at and ref["from_procedure"] is not None:
-            by_string.setdefault(ref["to"], set()).add(ref["from_procedure"])
-    for s in strings:
-        s.pop("section", None)
-        s["referenced_by"] = sorted(by_string.get(s["address"], ()), key=_value)
-    procedures = [
-        {
-            "address": r["address"],
-            "name": r["name"],
-            "kind": r["kind"],
-            "size": r["size"] if r["kind"] != "external" else 0,
-            "returning": None if not isinstance(r["raw"].get("no_return"), bool) else not r["raw"]["no_return"],
-            "blocks": [] if r["kind"] == "external" else _blocks(space, r),
-            "unresolved_calls": [],
-            "callees": sorted(callees[r["address"]], key=_value),
-            "callers": sorted(callers[r["address"]], key=_value),
-            "call_sites": sorted(calls[r["address"]], key=lambda c: _value(c["site"])),
-            "strings": sorted(
-                {ref["to"] for ref in data_refs if ref["from_procedure"] == r["address"]} & string_at, key=_value
-            ),
-            "provenance": PROVENANCE,
-        }
-        for r in rows
-    ]
-    data_refs.sort(key=lambda r: (_value(r["to"]), _value(r["from"])))
-    return {
-        "procedures": procedures,
-        "strings": strings,
-        "data_references": data_refs,
-        "provider_notes": notes.lines(),
-    }

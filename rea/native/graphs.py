@@ -22,7 +22,8 @@ import attrs
 
 from rea.native import queries as q
 from rea.native.answers import address_order
-from rea.wire import native as w
+from rea.native.records import arguments as wa
+from rea.native.records import procedures as wp
 
 NOT_RECOVERED = "Not a recovered procedure; its relationships were not read."
 IMPORT_BODY = "An imported function: its body is outside this binary."
@@ -41,7 +42,7 @@ class Read:
     """One procedure's relationships in one direction, and how far they can be trusted."""
 
     calls: tuple[str, ...]
-    coverage: w.Coverage
+    coverage: wa.Coverage
     caveats: tuple[str, ...]
     expandable: bool  # its relationships were read at all
 
@@ -85,10 +86,10 @@ def read(index: Mapping[str, Mapping[str, Any]], address: str, direction: str, a
     )
 
 
-def _node(index: Mapping[str, Mapping[str, Any]], address: str, direction: str, anywhere: int) -> w.GraphNodeOk:
+def _node(index: Mapping[str, Mapping[str, Any]], address: str, direction: str, anywhere: int) -> wp.GraphNodeOk:
     r = read(index, address, direction, anywhere)
     proc = index.get(address)
-    return w.GraphNodeOk(
+    return wp.GraphNodeOk(
         address=address,
         status="ok",
         calls=r.calls,
@@ -102,7 +103,7 @@ def call_graph_walk(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth:
     """Breadth-first from root, one level a step; depth None walks the whole reachable graph."""
     index = q.by_address(snapshot)
     anywhere = binary_unresolved(index)
-    levels: dict[str, tuple[w.GraphNodeOk | w.GraphNodeError, ...]] = {}
+    levels: dict[str, tuple[wp.GraphNodeOk | wp.GraphNodeError, ...]] = {}
     seen, frontier, level = {root["address"]}, [root["address"]], 0
     stopped: list[str] = []
     while frontier:
@@ -127,7 +128,7 @@ def call_graph_walk(snapshot: Mapping[str, Any], root: Mapping[str, Any], depth:
                 )
                 break
     caveats = dict.fromkeys(c for nodes in levels.values() for n in nodes for c in getattr(n, "limitations", ()))
-    return w.CallGraph(levels=levels, limitations=(*stopped, *sorted(caveats)))
+    return wp.CallGraph(levels=levels, limitations=(*stopped, *sorted(caveats)))
 
 
 @attrs.define
@@ -138,7 +139,7 @@ class _Trace:
     parents: dict[str, str | None]
     depth_of: dict[str, int]
     queue: list[str]
-    edges: dict[tuple[str, str], w.PathEdge] = attrs.field(factory=dict)
+    edges: dict[tuple[str, str], wp.PathEdge] = attrs.field(factory=dict)
     residual: dict[str, None] = attrs.field(factory=dict)  # ordered set
     frontier: dict[str, None] = attrs.field(factory=dict)
     operations: int = 0
@@ -148,7 +149,7 @@ class _Trace:
         source, target = (expanded, other) if direction == "forward" else (other, expanded)
         self.edges.setdefault(
             (source, target),
-            w.PathEdge(source_address=source, target_address=target, discovery_depth=self.depth_of[expanded] + 1),
+            wp.PathEdge(source_address=source, target_address=target, discovery_depth=self.depth_of[expanded] + 1),
         )
 
     def unexpanded(self, address: str, reason: str) -> None:
@@ -238,7 +239,7 @@ def _project(
     args: Mapping[str, Any],
     reached: bool,
     index: Mapping[str, Mapping[str, Any]],
-) -> w.CallPath:
+) -> wp.CallPath:
     """The walk as the reference's call path; each node also names its procedure (an extra field)."""
     path = _path_to(s.parents, goal) if reached else []
     nodes = sorted(s.depth_of.items(), key=lambda item: (item[1], address_order(item[0])))
@@ -246,21 +247,21 @@ def _project(
         s.edges.values(),
         key=lambda e: (e.discovery_depth, address_order(e.source_address), address_order(e.target_address)),
     )
-    return w.CallPath(
+    return wp.CallPath(
         start=start["address"],
         goal=goal["address"] if goal is not None else None,
         direction=args["direction"],
         goal_status=_goal_status(goal, path, unresolved=bool(s.residual)),
-        nodes=tuple(w.PathNode(address=a, depth=d, name=(index.get(a) or {}).get("name")) for a, d in nodes),
+        nodes=tuple(wp.PathNode(address=a, depth=d, name=(index.get(a) or {}).get("name")) for a, d in nodes),
         edges=tuple(edges),
         traversal_path=tuple(path),
         failures=(),
-        traversal=w.Traversal(nodes_visited=len(s.parents)),
+        traversal=wp.Traversal(nodes_visited=len(s.parents)),
         frontier=tuple(s.frontier),
         truncated=bool(s.residual),
         residual_unknowns=tuple(s.residual),
         limitations=(TRACE_NOTICE,),
-        limits=w.PathLimits(
+        limits=wp.PathLimits(
             max_depth=args["max_depth"], max_nodes=args["max_nodes"], max_operations=args["max_operations"]
         ),
     )
@@ -278,7 +279,7 @@ def _path_to(parents: Mapping[str, str | None], goal: Mapping[str, Any] | None) 
     return path
 
 
-def _goal_status(goal: Mapping[str, Any] | None, path: list[str], *, unresolved: bool) -> w.GoalStatus:
+def _goal_status(goal: Mapping[str, Any] | None, path: list[str], *, unresolved: bool) -> wa.GoalStatus:
     """not_reached only when nothing was left unexpanded; otherwise the goal may lie beyond: unknown."""
     if goal is None:
         return "not_requested"

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rea.native.addresses import hexa as hexa  # the image answers spell addresses so; kept here for its readers
-from rea.wire import native_surface as w
+from rea.native.records import surface as w
 
 Facts = Mapping[str, Any]
 

@@ -13,10 +13,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 import attrs
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.native.dos import COM_MAX_BYTES, MZ_FIXED_HEADER, OFFSETS, PARAGRAPH, MzHeader, read_mz_header
-from rea.wire import load_image as w
+from rea.native.records import load_image as w
 from rea.wire.convert import to_wire
 
 LOAD_SEGMENT = 0x1000
@@ -337,10 +338,10 @@ def _source(name: str, data: bytes, x: _Extent, memory: bytes) -> w.SourceFile:
     return w.SourceFile(name=name, size=len(data), original_sha256=_sha(data), modified_sha256=_sha(loaded))
 
 
-def _mz(data: bytes, name: str, sha256: str) -> w.LoadImage | ReaError:
+def _mz(data: bytes, name: str, sha256: str) -> Result[w.LoadImage, ReaError]:
     h = read_mz_header(data)
     if h is None:
-        return _truncated(len(data))
+        return Failure(_truncated(len(data)))
     x = _extent(h, len(data))
     records = _records(data, h)
     memory = bytearray(data[x.start : x.end])
@@ -363,8 +364,18 @@ def _mz(data: bytes, name: str, sha256: str) -> w.LoadImage | ReaError:
     c.equal("entry_points", [entry], list(obs.entry_points), OFFSETS["e_ip"], entry)
     _cross(c, obs, sha256, bytes(copy), rows, base, x.start, h.image_end)
     entry_at = w.Entry(relative_segment=h.e_cs, offset=h.e_ip, linear_address=entry)
-    return _result(
-        "dos-mz", sha256, h.header_bytes, len(memory), max(0, len(data) - h.image_end), entry_at, obs, c, MZ_LIMITATIONS
+    return Success(
+        _result(
+            "dos-mz",
+            sha256,
+            h.header_bytes,
+            len(memory),
+            max(0, len(data) - h.image_end),
+            entry_at,
+            obs,
+            c,
+            MZ_LIMITATIONS,
+        )
     )
 
 
@@ -454,9 +465,10 @@ def _truncated(size: int) -> ReaError:
     )
 
 
-def load_image(data: bytes, fmt: str, name: str, sha256: str) -> w.LoadImage | ReaError:
-    """The load image of `data` read as `fmt` (dos-mz or dos-com), with its checks."""
-    return _com(data, name, sha256) if fmt == "dos-com" else _mz(data, name, sha256)
+def load_image(data: bytes, fmt: str, name: str, sha256: str) -> Result[w.LoadImage, ReaError]:
+    """The load image of `data` read as `fmt` (dos-mz or dos-com), with its checks; a header shorter than its
+    fixed part is the error."""
+    return Success(_com(data, name, sha256)) if fmt == "dos-com" else _mz(data, name, sha256)
 
 
 def mismatches(result: w.LoadImage) -> list[w.Check]:

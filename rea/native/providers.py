@@ -8,14 +8,14 @@ which committed profile, or a typed refusal that says why.
 from __future__ import annotations
 
 from typing import Any, Literal, get_args
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-import attrs
-import orjson
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.evidence import Provider, create_profile
+from rea.native.capability_groups import OperationCapability, group_capabilities
+from rea.native.profiles import PROFILE_PARAMETERS, angr_profile_parameters
 from rea.native.selector import choose
 
 EMBEDDED_DEFAULT = "angr"
@@ -57,26 +57,6 @@ ANGR_LIMITATIONS = (
 )
 
 
-def angr_profile_parameters(version: str) -> dict[str, Any]:
-    return {
-        "engine": {"name": "angr", "version": version},
-        "loader": {"auto_load_libs": False, "load_debug_info": False, "addresses": "link-time"},
-        "cfg": {
-            "algorithm": "CFGFast",
-            "normalize": True,
-            "data_references": True,
-            "cross_references": False,
-            "resolve_indirect_jumps": True,
-        },
-        "decompiler": {"name": "angr.analyses.Decompiler", "options": "default"},
-        # what the snapshot records (block successors, unresolved call sites, metadata function starts, Go
-        # pclntab, folded fragments, strings in every encoding): a new shape is a new profile
-        "snapshot": {"schema": 3},
-        # CFG recovery that raises is retried once with this profile, then answered from metadata
-        "cfg_fallback": {"normalize": False, "data_references": False, "resolve_indirect_jumps": False},
-    }
-
-
 GHIDRA_LIMITATIONS = (
     "Ghidra recovers procedures, basic blocks and references by its default auto-analysis of the binary "
     "imported into a fresh temporary project; indirect calls it did not resolve are absent from callers, "
@@ -89,20 +69,6 @@ GHIDRA_LIMITATIONS = (
 )
 
 
-def ghidra_profile_parameters(version: str | None) -> dict[str, Any]:
-    return {
-        "engine": {"name": "ghidra", "version": version},
-        "loader": {"bridge": "pyghidra", "project": "temporary", "addresses": "link-time"},
-        "analysis": {"auto_analysis": "default analyzers", "block_model": "BasicBlockModel"},
-        "decompiler": {"name": "ghidra.app.decompiler.DecompInterface", "options": "default", "timeout_s": 60},
-        "snapshot": {"schema": 1},
-    }
-
-
-PROFILE_PARAMETERS: dict[str, Callable[[Any], dict[str, Any]]] = {
-    "angr": angr_profile_parameters,
-    "ghidra": ghidra_profile_parameters,
-}
 PROVIDER_LIMITATIONS = {"angr": ANGR_LIMITATIONS, "ghidra": GHIDRA_LIMITATIONS}
 
 
@@ -186,20 +152,6 @@ _ANGR_EXTRA = {
 }
 
 
-@attrs.frozen(kw_only=True)
-class OperationCapability:
-    """One operation's facts as a provider declares them (before grouping)."""
-
-    operation: str
-    available: bool
-    reason: str | None = None
-    code: str | None = None
-    effects: tuple[str, ...] = ()
-    limitations: tuple[str, ...] = ()
-    remediation: str | None = None  # what tool availability tells the caller (not on the capability wire)
-    modes: tuple[Mapping[str, Any], ...] = ()  # the tool's modes, when it has several (tool availability)
-
-
 def _angr_operation(operation: str) -> OperationCapability:
     limitations = (ANGR_LIMITATIONS[0], *(text for text, ops in _ANGR_EXTRA.items() if operation in ops))
     if operation in CURSOR_OPERATIONS:
@@ -255,40 +207,6 @@ def _ghidra_operation(operation: str) -> OperationCapability:
             modes=NAVIGATION_MODES if operation == "get_navigation_context" else (),
         )
     return OperationCapability(operation=operation, available=True, effects=ANGR_EFFECTS, limitations=limitations)
-
-
-def common_prefix(sequences: Iterable[Sequence[str]]) -> tuple[str, ...]:
-    """The longest ordered prefix every sequence starts with."""
-    rows = [tuple(s) for s in sequences]
-    if not rows:
-        return ()
-    shortest = min(rows, key=len)
-    length = next((i for i, item in enumerate(shortest) if any(r[i] != item for r in rows)), len(shortest))
-    return shortest[:length]
-
-
-def group_capabilities(provider: Mapping[str, Any], rows: Sequence[OperationCapability]) -> dict[str, Any]:
-    """One capability set: shared_limitations is the ordered common prefix of every operation's
-    limitations, and operations with identical facts and suffixes form one group. Expanding a group
-    (shared + its suffix) gives back each operation's exact limitations."""
-    shared = common_prefix(r.limitations for r in rows)
-    groups: dict[tuple[Any, ...], dict[str, Any]] = {}
-    for row in rows:
-        facts: dict[str, Any] = {
-            "available": row.available,
-            "reason": None if row.available else row.reason,
-            "availability_code": None if row.available else row.code,
-            "effects": sorted(row.effects),
-            "limitations": list(row.limitations[len(shared) :]),
-        }
-        key = tuple(
-            orjson.dumps(facts[k]) for k in ("available", "reason", "availability_code", "effects", "limitations")
-        )
-        groups.setdefault(key, {"operations": [], **facts})["operations"].append(row.operation)
-    ordered = sorted(groups.values(), key=lambda g: min(g["operations"]))
-    for group in ordered:
-        group["operations"].sort()
-    return {"provider": dict(provider), "shared_limitations": list(shared), "groups": ordered}
 
 
 def capability_set(fact: Mapping[str, Any], operations: Sequence[str]) -> dict[str, Any]:

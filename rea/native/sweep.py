@@ -23,14 +23,13 @@ decode (data in code, padding) are skipped one at a time and counted, so the swe
 
 from __future__ import annotations
 
-import bisect
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import attrs
 
-from rea.native.stackstrings import FRAME_ARM64, FRAME_X86, Columns
+from rea.native.stackframe import FRAME_ARM64, FRAME_X86, Columns
 
 if TYPE_CHECKING:
     import capstone
@@ -120,7 +119,7 @@ class Instruction:
     operands: str
 
 
-class _Found:
+class Found:
     """What a sweep collects as it decodes: references, (address, length) pairs, indirect calls and jumps, and
     counts of instructions, undecoded bytes and code bytes."""
 
@@ -165,7 +164,7 @@ def _number(text: str) -> int:
     return int(text, 16) if text.startswith(("0x", "-0x")) else int(text)
 
 
-class _Mapped:
+class Mapped:
     """Is an address inside the image (any mapped section)?"""
 
     def __init__(self, regions: Sequence[tuple[int, int]]) -> None:
@@ -186,18 +185,18 @@ def sweep(
     cs = decoder(architecture)
     if cs is None:
         return None
-    inside = _Mapped(mapped)
-    found = _Found()
-    reader = _arm64 if architecture == "arm64" else _x86
+    inside = Mapped(mapped)
+    found = Found()
+    reader = _arm64 if architecture == "arm64" else sweep_x86
     for region in regions:
         if not region.executable:
             continue
         found.counts[2] += len(region.data)
         reader(cs, region, inside, pic and architecture == "x86_64", found)
-    return _finished(found)
+    return finished(found)
 
 
-def _finished(found: _Found) -> Sweep:
+def finished(found: Found) -> Sweep:
     return Sweep(
         references=tuple(found.refs),
         indirect_calls=tuple(found.calls),
@@ -210,21 +209,7 @@ def _finished(found: _Found) -> Sweep:
     )
 
 
-# ------------------------------------------------------------------ a sweep in two halves
-
-SPLIT_BYTES = 1 << 20  # an x86 code region at least this large is swept as two halves (by two processes)
-MEETING_WINDOW = 4096  # instructions of the second half's stream the first half may meet
-
-
-@attrs.frozen(kw_only=True)
-class Cut:
-    """Where a sweep is cut: the second half decodes the region at `regions[index]` from `at`."""
-
-    index: int
-    at: int
-
-
-class _Meeting:
+class Meeting:
     """The first half's stop: the first instruction it decodes at or after `after` that the second half's
     stream also decoded (`addresses`); from there on the two streams are one, since an x86 instruction decodes
     from its own bytes alone. `met` is that address (None: the streams never met, the first half ran to the
@@ -253,113 +238,7 @@ class _Meeting:
         return None
 
 
-@attrs.frozen(kw_only=True)
-class Head:
-    """The first half of a cut sweep: every region, the cut one only up to where the halves met."""
-
-    found: _Found
-    cut: Cut
-    meeting: _Meeting
-    marks: tuple[int, int, int, int, int]  # list lengths when the cut region was done: where the second half goes
-    window: list[tuple[int, int, str, str]]  # the first rows of the second half's stream
-
-
-def plan_cut(architecture: str, regions: Sequence[Region]) -> Cut | None:
-    """The middle of the largest executable region, for x86 code of at least SPLIT_BYTES (AArch64's adrp pages
-    carry state from one instruction to the next: its sweep is never cut)."""
-    if architecture not in ("x86_64", "x86"):
-        return None
-    sizes = [(len(r.data), i) for i, r in enumerate(regions) if r.executable]
-    if not sizes or max(sizes)[0] < SPLIT_BYTES:
-        return None
-    index = max(sizes)[1]
-    return Cut(index=index, at=regions[index].start + len(regions[index].data) // 2)
-
-
-def _second(regions: Sequence[Region], cut: Cut) -> Region:
-    region = regions[cut.index]
-    return attrs.evolve(region, start=cut.at, data=region.data[cut.at - region.start :])
-
-
-def sweep_tail(
-    architecture: str, regions: Sequence[Region], mapped: Sequence[tuple[int, int]], *, pic: bool, cut: Cut
-) -> dict[str, Any]:
-    """The second half of a cut sweep, as plain lists (what marshal carries between processes)."""
-    cs = decoder(architecture)
-    assert cs is not None  # plan_cut cuts only x86
-    found = _Found()
-    _x86(cs, _second(regions, cut), _Mapped(mapped), pic and architecture == "x86_64", found)
-    return {
-        "sites": [r.site for r in found.refs],
-        "targets": [r.target for r in found.refs],
-        "kinds": [r.kind for r in found.refs],
-        "sized": found.sized,
-        "sized_at": found.sized_at,
-        "calls": found.calls,
-        "jumps": found.jumps,
-        "kept": list(found.kept),
-        "counts": found.counts[:2],
-    }
-
-
-def sweep_head(
-    architecture: str, regions: Sequence[Region], mapped: Sequence[tuple[int, int]], *, pic: bool, cut: Cut
-) -> Head:
-    """The first half of a cut sweep: every region as `sweep` reads it, the cut one until its stream meets the
-    second half's."""
-    cs = decoder(architecture)
-    assert cs is not None
-    window: list[tuple[int, int, str, str]] = []
-    for rows in _batches(cs, _second(regions, cut), [0, 0, 0], 1):
-        window += rows
-        if len(window) >= MEETING_WINDOW:
-            break
-    meeting = _Meeting(cut.at, (row[0] for row in window[:MEETING_WINDOW]))
-    inside, found = _Mapped(mapped), _Found()
-    marks = (0, 0, 0, 0, 0)
-    for index, region in enumerate(regions):
-        if not region.executable:
-            continue
-        found.counts[2] += len(region.data)
-        _x86(cs, region, inside, pic and architecture == "x86_64", found, meeting if index == cut.index else None)
-        if index == cut.index:
-            marks = (len(found.refs), len(found.calls), len(found.jumps), len(found.sized), len(found.kept.addresses))
-    return Head(found=found, cut=cut, meeting=meeting, marks=marks, window=window)
-
-
-def joined(head: Head, tail: Mapping[str, Any] | None) -> Sweep | None:
-    """The sweep the two halves make together, equal to `sweep` of the whole; None when the first half met the
-    second and the second's lists are missing (the caller sweeps the rest itself)."""
-    found, met = head.found, head.meeting.met
-    if met is None:
-        return _finished(found)
-    if tail is None:
-        return None
-    before = [row for row in head.window if row[0] < met]  # the second half's rows that are not the first's
-    sites = tail["sites"]
-    first = bisect.bisect_left(sites, met)
-    refs = [Reference(*row) for row in zip(sites[first:], tail["targets"][first:], tail["kinds"][first:], strict=True)]
-    sized = [pair for pair, at in zip(tail["sized"], tail["sized_at"], strict=True) if at > met]
-    pending = head.meeting.pending
-    at_meeting = next(row for row in head.window if row[0] == met)
-    pair = _sized(pending[1], at_meeting[3]) if pending[0] == met and at_meeting[2] == "mov" else None
-    if pair is not None:  # the first half's lea and the mov where the halves met
-        sized.insert(0, pair)
-    kept = tail["kept"]
-    low = bisect.bisect_left(kept[0], met)
-    marks = head.marks
-    found.refs[marks[0] : marks[0]] = refs
-    found.calls[marks[1] : marks[1]] = [a for a in tail["calls"] if a >= met]
-    found.jumps[marks[2] : marks[2]] = [a for a in tail["jumps"] if a >= met]
-    found.sized[marks[3] : marks[3]] = sized
-    for column, extra in zip(found.kept, kept, strict=True):
-        cast(list[Any], column)[marks[4] : marks[4]] = extra[low:]  # each column is a list; zip sees object
-    found.counts[0] += tail["counts"][0] - len(before)
-    found.counts[1] += tail["counts"][1] - (met - head.cut.at - sum(row[1] for row in before))
-    return _finished(found)
-
-
-def _sized(target: int, operands: str) -> tuple[int, int] | None:
+def sized_pair(target: int, operands: str) -> tuple[int, int] | None:
     """The (address, length) pair an lea's target and the mov after it give, if the mov moves a small length."""
     length = _LENGTH.match(operands)
     if length is not None and 0 < _number(length.group(1)) <= MAX_SIZED:
@@ -370,8 +249,8 @@ def _sized(target: int, operands: str) -> tuple[int, int] | None:
 BATCH = 1024  # instructions per capstone call: 250 KB of capstone's records, memory the allocator reuses
 
 
-def _batches(
-    cs: capstone.Cs, region: Region, counts: list[int], step: int, meeting: _Meeting | None = None
+def batches(
+    cs: capstone.Cs, region: Region, counts: list[int], step: int, meeting: Meeting | None = None
 ) -> Iterator[list[tuple[int, int, str, str]]]:
     """capstone's lite tuples over a whole region, BATCH instructions at a time, resuming past bytes that do not
     decode. Why batches: capstone holds every instruction of one call in memory until the last is read, and a
@@ -403,13 +282,13 @@ def _batches(
         offset = end + skip
 
 
-def _x86(
+def sweep_x86(
     cs: capstone.Cs,
     region: Region,
-    inside: _Mapped,
+    inside: Mapped,
     pic: bool,
-    found: _Found,
-    meeting: _Meeting | None = None,
+    found: Found,
+    meeting: Meeting | None = None,
 ) -> None:
     """x86: branches, memory operands and address immediates; an lea followed at once by a mov of a small
     immediate is also kept as (address, length): Go passes a string as its pointer and its length so."""
@@ -417,7 +296,7 @@ def _x86(
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     after_lea: tuple[int, int] = (-1, 0)  # (next address, target) of the last lea that named an address
-    for rows in _batches(cs, region, found.counts, 1, meeting):
+    for rows in batches(cs, region, found.counts, 1, meeting):
         for address, size, mnemonic, operands in rows:
             if mnemonic in FRAME_X86:
                 at(address)
@@ -425,7 +304,7 @@ def _x86(
                 mnemonics(mnemonic)
                 texts(operands)
                 if address == after_lea[0] and mnemonic == "mov":  # only the instruction right after the lea
-                    pair = _sized(after_lea[1], operands)
+                    pair = sized_pair(after_lea[1], operands)
                     if pair is not None:
                         sized.append(pair)
                         found.sized_at.append(address)
@@ -468,7 +347,7 @@ def _x86_branch(
     (calls if kind == "call" else jumps).append(address)
 
 
-def _x86_operand(address: int, size: int, mnemonic: str, operands: str, inside: _Mapped, pic: bool, add: Any) -> None:
+def _x86_operand(address: int, size: int, mnemonic: str, operands: str, inside: Mapped, pic: bool, add: Any) -> None:
     """The reference an operand names. Each pattern is tried only when a substring it needs is there: most
     operands with a `0x` are stack offsets (`[rsp + 0x20]`) that name nothing, and three failed searches
     each were a fifth of the sweep of a Go executable."""
@@ -506,16 +385,16 @@ def _access(mnemonic: str, operands: str, match: re.Match[str]) -> str:
 def _arm64(
     cs: capstone.Cs,
     region: Region,
-    inside: _Mapped,
+    inside: Mapped,
     pic: bool,
-    found: _Found,
+    found: Found,
 ) -> None:
     """AArch64: branch targets, `adr`, and `adrp` pages completed by the add/ldr/str that use the register."""
     add = found.refs.append
     kept = found.kept
     at, sizes, mnemonics, texts = kept.addresses.append, kept.sizes.append, kept.mnemonics.append, kept.operands.append
     pages: dict[str, int] = {}
-    for rows in _batches(cs, region, found.counts, 4):
+    for rows in batches(cs, region, found.counts, 4):
         for address, size, mnemonic, operands in rows:
             if mnemonic in FRAME_ARM64:
                 at(address)

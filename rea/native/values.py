@@ -11,7 +11,7 @@ from typing import Any, Final, Literal
 
 import cattrs
 
-from rea.wire import native_values as w
+from rea.native.records import values as w
 from rea.wire.convert import CONVERTER
 
 PROVENANCE: Final = "angr-reaching-definitions"

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
 from returns.result import Result, Success
 
 from rea.effect_types import ToolProgram
@@ -14,10 +13,14 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.native import api, callpath, emulation, feature, subject, values
 from rea.native import queries as q
-from rea.program import Context, Outcome, ProgramCancelled, failed
+from rea.program import Context, Outcome, ProgramCancelled, must, refusable, refuse, typed
 from rea.session import Session, record, resolve
+from rea.native.records.analyses import CallPathArgs, FeatureArgs, NativeApiArgs
+from rea.native.records.emulation import EmulateArgs
+from rea.native.records.values import TraceValuesArgs
 from rea.wire.convert import to_wire
-from rea.workflows import native as base
+from rea.native.programs import common as base
+from rea.native.programs import engine, inventories
 from rea.workflows.views import deliver
 
 Args = Mapping[str, Any]
@@ -25,44 +28,47 @@ PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction"
 STATIC = "Static call edges from the supplied dossiers; a path is possible control flow, never an observed run."
 
 
-def trace_feature(session: Session, args: Args, ctx: Context) -> base.Steps:
-    facts = yield from base._facts(session, "index")
-    if not is_successful(facts):
-        return failed(session, facts.failure())
-    snapshot = facts.unwrap()
-    return base._evidence(session, snapshot, "trace_feature", args, feature.trace(snapshot, args))
+@typed
+@refusable
+def trace_feature(session: Session, args: FeatureArgs, ctx: Context) -> base.Steps:
+    params = to_wire(args)
+    snapshot = yield from base._facts(session, "index")
+    return base._evidence(session, snapshot, "trace_feature", params, feature.trace(snapshot, params))
 
 
 # ------------------------------------------------------------ build_call_path
 
 
-def _dossiers(session: Session, args: Args) -> tuple[list[Evidence], dict[str, callpath.Dossier]] | ReaError:
+def _dossiers(session: Session, args: Args) -> tuple[list[Evidence], dict[str, callpath.Dossier]]:
+    """The supplied analyze_function Evidence and its dossiers by address (the program ends on a reference that
+    does not resolve, a dossier of another tool, binary or provider, or two dossiers of one function)."""
     evidence: list[Evidence] = []
     dossiers: dict[str, callpath.Dossier] = {}
     for index, item in enumerate(args["functions"]):
         where = f"functions[{index}]"
-        found = resolve(session, item, where)
-        if not is_successful(found):
-            return found.failure()
-        record_ = found.unwrap()
+        record_ = must(resolve(session, item, where))
         if record_.operation != "analyze_function":
-            return invalid_request(
-                f"{where} is {record_.operation} Evidence; build_call_path reads analyze_function dossiers",
-                field=where,
-                accepted="analyze_function Evidence, inline or as a retained reference",
+            refuse(
+                invalid_request(
+                    f"{where} is {record_.operation} Evidence; build_call_path reads analyze_function dossiers",
+                    field=where,
+                    accepted="analyze_function Evidence, inline or as a retained reference",
+                )
             )
         if evidence and (record_.subject, record_.provider) != (evidence[0].subject, evidence[0].provider):
             first, this = evidence[0], record_
             if (this.subject and this.subject.sha256) != (first.subject and first.subject.sha256):
-                return invalid_request("the dossiers mix binaries", field=where, accepted="dossiers of one binary")
+                refuse(invalid_request("the dossiers mix binaries", field=where, accepted="dossiers of one binary"))
             if this.provider != first.provider:
-                return invalid_request("the dossiers mix providers", field=where, accepted="dossiers of one provider")
+                refuse(invalid_request("the dossiers mix providers", field=where, accepted="dossiers of one provider"))
         made = callpath.dossier(record_.evidence_id, record_.normalized_result)
         if isinstance(made, str):
-            return invalid_request(made, field=where, accepted="analyze_function Evidence")
+            refuse(invalid_request(made, field=where, accepted="analyze_function Evidence"))
         if made.address in dossiers and dossiers[made.address].evidence_id != made.evidence_id:
-            return invalid_request(
-                f"two dossiers describe {made.address}", field=where, accepted="one dossier per function"
+            refuse(
+                invalid_request(
+                    f"two dossiers describe {made.address}", field=where, accepted="one dossier per function"
+                )
             )
         dossiers[made.address] = made
         evidence.append(record_)
@@ -77,41 +83,40 @@ def _endpoint(args: Args, name: str, dossiers: Mapping[str, callpath.Dossier]) -
     return subject.among(known, str(args[name]["address"]), f"{name}.address")
 
 
-def build_call_path(session: Session, args: Args, ctx: Context) -> Outcome:
-    got = _dossiers(session, args)
-    if isinstance(got, ReaError):
-        return failed(session, got)
-    sources, dossiers = got
-    ends = _endpoint(args, "start", dossiers).bind(lambda s: _endpoint(args, "goal", dossiers).map(lambda g: (s, g)))
-    if not is_successful(ends):
-        return failed(session, ends.failure())
-    start, goal = ends.unwrap()
+@typed
+@refusable
+def build_call_path(session: Session, args: CallPathArgs, ctx: Context) -> Outcome:
+    params = to_wire(args)
+    sources, dossiers = _dossiers(session, params)
+    start = must(_endpoint(params, "start", dossiers))
+    goal = must(_endpoint(params, "goal", dossiers))
     if start not in dossiers:
-        return failed(
-            session,
+        refuse(
             invalid_request(
                 f"no analyze_function Evidence was supplied for start {start}",
                 field="functions",
                 accepted="include the start function's analyze_function Evidence",
-            ),
+            )
         )
-    built = callpath.build(dossiers, start, goal, args)
+    built = callpath.build(dossiers, start, goal, params)
     if isinstance(built, str):
-        return failed(session, invalid_request(built, field="functions", accepted="fewer dossiers"))
-    created = create_evidence(
-        provider=PATH_PROVIDER,
-        operation="build_call_path",
-        parameters={**{k: v for k, v in args.items() if k != "functions"}, "functions": list(built.evidence_links)},
-        normalized_result=to_wire(built),
-        confidence="derived",
-        authority="analyst-inference",
-        limitations=[STATIC],
-        evidence_links=list(built.evidence_links),
-        subject=sources[0].subject,
+        refuse(invalid_request(built, field="functions", accepted="fewer dossiers"))
+    evidence = must(
+        create_evidence(
+            provider=PATH_PROVIDER,
+            operation="build_call_path",
+            parameters={
+                **{k: v for k, v in params.items() if k != "functions"},
+                "functions": list(built.evidence_links),
+            },
+            normalized_result=to_wire(built),
+            confidence="derived",
+            authority="analyst-inference",
+            limitations=[STATIC],
+            evidence_links=list(built.evidence_links),
+            subject=sources[0].subject,
+        )
     )
-    if not is_successful(created):
-        return failed(session, created.failure())
-    evidence = created.unwrap()
     return Outcome(session=record(session, (*sources, evidence)), reply=Success(evidence.to_json()))
 
 
@@ -121,30 +126,29 @@ def build_call_path(session: Session, args: Args, ctx: Context) -> Outcome:
 _NO_BOUNDARY = ("capability_unavailable", "execution_failure")
 
 
-def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps:
-    found = yield from base._cfg_procedure(session, args)
-    if not is_successful(found):
-        return failed(session, found.failure())
-    snapshot, proc = found.unwrap()
+@typed
+@refusable
+def inspect_native_api(session: Session, args: NativeApiArgs, ctx: Context) -> base.Steps:
+    params = to_wire(args)
+    snapshot, proc = yield from engine._cfg_procedure(session, params)
     where = ({"kind": "address", "address": proc["address"]},)
     facts, reason, count = None, f"a {proc['kind']} has no body of its own here", 0
     if proc["kind"] == "function":
-        listing = yield from base._engine(session, snapshot, "disassemble", proc)
-        if not is_successful(listing):
-            return failed(session, listing.failure())
-        count = len(listing.unwrap()["instructions"])
-        if count > args["max_instructions"]:
-            reason = f"{count} instructions exceed max_instructions={args['max_instructions']}"
+        listing = must((yield from engine._engine(session, snapshot, "disassemble", proc)))
+        count = len(listing["instructions"])
+        if count > args.max_instructions:
+            reason = f"{count} instructions exceed max_instructions={args.max_instructions}"
         else:
-            got = yield from base._engine(session, snapshot, "boundary", proc)
-            if is_successful(got):
+            got = yield from engine._engine(session, snapshot, "boundary", proc)
+            refused = got.swap().value_or(None)  # the worker's error, or None when it answered
+            if refused is None:
                 facts = got.unwrap()
-            elif got.failure().code in _NO_BOUNDARY:
-                reason = got.failure().message
+            elif refused.code in _NO_BOUNDARY:
+                reason = refused.message
             else:
-                return failed(session, got.failure())
+                refuse(refused)
     result = api.answer(proc, facts, reason, count)
-    return base._evidence(session, snapshot, "inspect_native_api", args, result, locations=where)
+    return base._evidence(session, snapshot, "inspect_native_api", params, result, locations=where)
 
 
 # ------------------------------------------------------ trace_native_values
@@ -153,51 +157,52 @@ def inspect_native_api(session: Session, args: Args, ctx: Context) -> base.Steps
 _NO_FLOW = ("capability_unavailable", "execution_failure", "invalid_request")
 
 
-def trace_native_values(session: Session, args: Args, ctx: Context) -> base.Steps:
+@typed
+@refusable
+def trace_native_values(session: Session, args: TraceValuesArgs, ctx: Context) -> base.Steps:
     """Each procedure's reaching definitions from the worker, retained as its own native_value_flow
     Evidence, then composed by the pure tracer across the calls the CFG resolved."""
-    found = yield from base._cfg_procedure(session, args)
-    if not is_successful(found):
-        return failed(session, found.failure())
-    snapshot, proc = found.unwrap()
+    params = to_wire(args)
+    snapshot, proc = yield from engine._cfg_procedure(session, params)
     binding, target = session.provider_binding, session.target
     assert binding is not None and target is not None
-    tracer = values.Tracer(args, proc["address"], lambda address: q.find_procedure(snapshot, address))
+    tracer = values.Tracer(params, proc["address"], lambda address: q.find_procedure(snapshot, address))
     flows: list[Evidence] = []
     while (step := tracer.next()) is not None:
         address, depth = step
         got = yield from base._ask(session, "value_flow", _flow_params(snapshot, address))
-        if not is_successful(got):
-            if got.failure().code not in _NO_FLOW:
-                return failed(session, got.failure())
-            tracer.failed(address, got.failure().message)
+        refused = got.swap().value_or(None)  # the worker's error, or None when it answered
+        if refused is not None:
+            if refused.code not in _NO_FLOW:
+                refuse(refused)
+            tracer.failed(address, refused.message)
             continue
         facts = values.flow(got.unwrap())
-        made = base._record(
+        made = must(
+            base._record(
+                session,
+                snapshot,
+                "native_value_flow",
+                {"procedure": address},
+                facts,
+                locations=({"kind": "address", "address": address},),
+            )
+        )
+        flows.append(made)
+        tracer.add(address, depth, made.evidence_id, facts, binding["provider"]["id"], _digest(binding))
+    created = must(
+        base._record(
             session,
             snapshot,
-            "native_value_flow",
-            {"procedure": address},
-            facts,
-            locations=({"kind": "address", "address": address},),
+            "trace_native_values",
+            {k: v for k, v in params.items() if k != "detail"},  # delivery detail: the same Evidence either way
+            tracer.answer(params.get("procedure") or params["address"], target.sha256),
+            limitations=values.LIMITATIONS,
+            locations=({"kind": "address", "address": proc["address"]},),
+            evidence_links=tuple(dict.fromkeys(f.evidence_id for f in flows)),
         )
-        if not is_successful(made):
-            return failed(session, made.failure())
-        flows.append(made.unwrap())
-        tracer.add(address, depth, flows[-1].evidence_id, facts, binding["provider"]["id"], _digest(binding))
-    created = base._record(
-        session,
-        snapshot,
-        "trace_native_values",
-        {k: v for k, v in args.items() if k != "detail"},  # delivery detail: the same Evidence either way
-        tracer.answer(args.get("procedure") or args["address"], target.sha256),
-        limitations=values.LIMITATIONS,
-        locations=({"kind": "address", "address": proc["address"]},),
-        evidence_links=tuple(dict.fromkeys(f.evidence_id for f in flows)),
     )
-    if not is_successful(created):
-        return failed(session, created.failure())
-    return deliver(record(session, flows), created.unwrap(), args.get("detail", "complete"))
+    return deliver(record(session, flows), created, params.get("detail", "complete"))
 
 
 def _flow_params(snapshot: base.Snapshot, address: str) -> dict[str, Any]:
@@ -206,7 +211,7 @@ def _flow_params(snapshot: base.Snapshot, address: str) -> dict[str, Any]:
     proc = q.find_procedure(snapshot, address)
     if not base._indexed(snapshot) or proc is None or not proc.get("size"):
         return {"address": address}
-    return {"address": address, "size": proc["size"], "local": True, "names": base._callee_names(snapshot, proc)}
+    return {"address": address, "size": proc["size"], "local": True, "names": engine._callee_names(snapshot, proc)}
 
 
 def _digest(binding: Mapping[str, Any]) -> str | None:
@@ -217,42 +222,44 @@ def _digest(binding: Mapping[str, Any]) -> str | None:
 # -------------------------------------------------- emulate_native_function
 
 
-def emulate_native_function(session: Session, args: Args, ctx: Context) -> base.Steps:
+@typed
+@refusable
+def emulate_native_function(session: Session, args: EmulateArgs, ctx: Context) -> base.Steps:
     """One procedure, found through the fast index (never the whole-program CFG), run in the worker's
     emulator on the caller's arguments within the budget; how the run ended is part of the answer."""
-    arguments = emulation.parse_arguments(args["arguments"])
+    params = to_wire(args)
+    arguments = emulation.parse_arguments(params["arguments"])
     if isinstance(arguments, ReaError):
-        return failed(session, arguments)
-    found = yield from base._cfg_procedure(session, args, engine_ahead=True)
-    if not is_successful(found) and (start := emulation.sub_address(args["procedure"])) is not None:
-        found = yield from base._cfg_procedure(session, {**args, "procedure": start})  # sub_<hex> of a named one
-    if not is_successful(found):
-        return failed(session, found.failure())
-    snapshot, proc = found.unwrap()
+        refuse(arguments)
+    base._check_document(session, params)
+    snapshot = yield from base._facts(session, "index", engine_ahead=True)
+    found = base._chosen_procedure(snapshot, params)
+    start = None if found.value_or(None) is not None else emulation.sub_address(params["procedure"])
+    if start is not None:  # sub_<hex> of a named one
+        snapshot, proc = yield from engine._cfg_procedure(session, {**params, "procedure": start})
+    else:
+        proc = must(found)
     if proc["kind"] == "external":
-        return failed(
-            session,
+        refuse(
             invalid_request(
                 f"{proc['name']} is an import: it has no body in this binary to emulate",
                 field="procedure",
                 accepted="a procedure with code in this binary (list_procedures with origin program)",
-            ),
+            )
         )
-    stop_at = None if args.get("stop_at") is None else int(args["stop_at"], 16)
-    limits = emulation.budget(args)
+    stop_at = None if params.get("stop_at") is None else int(params["stop_at"], 16)
+    limits = emulation.budget(params)
     request = {"address": proc["address"], **emulation.plan(arguments, limits, stop_at)}
     try:
         got = yield from base._ask(session, "emulate", request)
     except ProgramCancelled as stop:
         if not stop.partial:  # cancelled before the worker ran a block, or it could not answer: nothing to keep
             raise
-        return _cancelled_run(session, snapshot, proc, args, limits, stop.partial, str(stop))
-    if not is_successful(got):
-        return failed(session, got.failure())
-    result = emulation.answer(proc, got.unwrap(), limits, _name_of(snapshot))
+        return _cancelled_run(session, snapshot, proc, params, limits, stop.partial, str(stop))
+    result = emulation.answer(proc, must(got), limits, _name_of(snapshot))
     where = ({"kind": "address", "address": proc["address"]},)
     return base._evidence(
-        session, snapshot, "emulate_native_function", args, result, limitations=emulation.LIMITATIONS, locations=where
+        session, snapshot, "emulate_native_function", params, result, limitations=emulation.LIMITATIONS, locations=where
     )
 
 
@@ -285,7 +292,7 @@ def _cancelled_run(
     evidence = created.value_or(None)
     if evidence is None:  # nothing could be recorded: the cancel goes on as it came
         raise ProgramCancelled(phase)
-    return base.kept_cancelled(
+    return inventories.kept_cancelled(
         session,
         evidence,
         phase,

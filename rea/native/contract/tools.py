@@ -9,7 +9,10 @@ import attrs
 from rea.catalog.cli import Command, Opens, Positional, declared
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output
-from rea.wire import native as w
+from rea.native.records import arguments as wa
+from rea.native.records import listings as wl
+from rea.native.records import procedures as wp
+from rea.native.records import compare as wc
 from rea.wire.schema import schema_of
 from rea.wire.views import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
@@ -28,7 +31,7 @@ def _typed(
     surface: str = "official-proxy",
     example: dict[str, Any] | None = None,
 ) -> ToolContract:
-    """A native tool declared by its argument and result records (rea.wire.native). A tool whose arguments
+    """A native tool declared by its argument and result records (rea.native.records). A tool whose arguments
     take `detail` (complete | summary) answers its summary view when asked, so its output is either."""
     contract = evidence_tool(
         name,
@@ -94,15 +97,15 @@ TOOLS: tuple[ToolContract, ...] = (
             "first (program_procedures, counts per origin), the largest procedures and imports. The first "
             "call builds the analysis (seconds); later calls reuse it."
         ),
-        w.OverviewArgs,
-        w.Overview,
+        wa.OverviewArgs,
+        wl.Overview,
         surface="enhanced",
     ),
     _typed(
         "list_documents",
         "List Documents",
         "The documents of the session: the open target's name.",
-        w.DocumentArgs,
+        wa.DocumentArgs,
         tuple[str, ...],
     ),
     _typed(
@@ -113,8 +116,8 @@ TOOLS: tuple[ToolContract, ...] = (
             '(program, library, runtime or unknown, with what said so); origin: "program" lists the binary\'s '
             "own code alone. offset/limit ask for a page."
         ),
-        w.ProcedureListingArgs,
-        tuple[w.ProcedureRow, ...],
+        wa.ProcedureListingArgs,
+        tuple[wl.ProcedureRow, ...],
     ),
     _typed(
         "list_strings",
@@ -125,29 +128,29 @@ TOOLS: tuple[ToolContract, ...] = (
             "a procedure's stack by immediate stores (origin stack, with frame_offset). offset/limit ask for "
             "a page."
         ),
-        w.StringListingArgs,
-        tuple[w.StringRow, ...],
+        wa.StringListingArgs,
+        tuple[wl.StringRow, ...],
     ),
     _typed(
         "list_names",
         "List Names",
         "Every name: symbol-table, imported and analysis-assigned, as {address, value, symbol}. Complete unless "
         "offset/limit ask for a page.",
-        w.FilteredListingArgs,
-        tuple[w.NameRow, ...],
+        wa.FilteredListingArgs,
+        tuple[wl.NameRow, ...],
     ),
     _typed(
         "list_segments",
         "List Segments",
         "Loadable segments with their sections nested, bounds and permissions.",
-        w.DocumentArgs,
-        tuple[w.Segment, ...],
+        wa.DocumentArgs,
+        tuple[wl.Segment, ...],
     ),
     _typed(
         "address_name",
         "Address Name",
         "The name at an address (procedure or symbol), or null.",
-        w.OptionalAddressArgs,
+        wa.OptionalAddressArgs,
         str | None,
         example=_AT,
     ),
@@ -155,7 +158,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_address",
         "Procedure Address",
         "The entry address of a procedure given by name or address.",
-        w.ProcedureArgs,
+        wa.ProcedureArgs,
         str,
         example=_PROC,
     ),
@@ -163,8 +166,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "resolve_containing_procedure",
         "Resolve Containing Procedure",
         "The procedure whose basic blocks contain an address: found true with it, or found false with the reason.",
-        w.AddressArgs,
-        w.Contained | w.NotContained,
+        wa.AddressArgs,
+        wl.Contained | wl.NotContained,
         example=_AT,
     ),
     _typed(
@@ -172,8 +175,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "Search Procedures",
         "Every procedure whose name matches a literal or regular expression, as {address, value}; origin keeps "
         "to the program's own code (or library, runtime, unknown).",
-        w.ProcedureSearchArgs,
-        tuple[w.SearchRow, ...],
+        wa.ProcedureSearchArgs,
+        tuple[wl.SearchRow, ...],
         example={"pattern": "main"},
     ),
     _typed(
@@ -181,23 +184,23 @@ TOOLS: tuple[ToolContract, ...] = (
         "Search Strings",
         "Every string whose value matches a literal or regular expression, as {address, value, string}, "
         "stack-built strings included (origin stack; origin keeps to one origin).",
-        w.StringSearchArgs,
-        tuple[w.StringRow, ...],
+        wa.StringSearchArgs,
+        tuple[wl.StringRow, ...],
         example={"pattern": "error"},
     ),
     _typed(
         "procedure_info",
         "Procedure Info",
         "One procedure: name, entrypoint, basic-block count, length, signature, locals, classification, body.",
-        w.ProcedureArgs,
-        w.ProcedureInfo,
+        wa.ProcedureArgs,
+        wp.ProcedureInfo,
         example=_PROC,
     ),
     _typed(
         "procedure_callers",
         "Procedure Callers",
         "Addresses of the procedures that call this one (raw_result.names maps each to its name).",
-        w.ProcedureTextArgs,
+        wa.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),
@@ -205,7 +208,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_callees",
         "Procedure Callees",
         "Addresses of the procedures this one calls (raw_result.names maps each to its name).",
-        w.ProcedureTextArgs,
+        wa.ProcedureTextArgs,
         tuple[str, ...],
         example=_PROC,
     ),
@@ -213,15 +216,15 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_references",
         "Procedure References",
         "Every reference into (incoming) or out of (outgoing) a procedure, calls and data, with unresolved calls.",
-        w.ReferencesArgs,
-        w.ProcedureReferences,
+        wa.ReferencesArgs,
+        wp.ProcedureReferences,
         example=_PROC,
     ),
     _typed(
         "xrefs",
         "Cross References",
         "Addresses of the instructions that reference an address.",
-        w.OptionalAddressArgs,
+        wa.OptionalAddressArgs,
         tuple[str, ...],
         example=_AT,
     ),
@@ -229,8 +232,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "find_xrefs_to_name",
         "Find Cross References To Name",
         "References to the address a name denotes: resolved with xrefs, or unresolved (name_not_found).",
-        w.NameArgs,
-        w.XrefsResolved | w.XrefsUnresolved,
+        wa.NameArgs,
+        wp.XrefsResolved | wp.XrefsUnresolved,
         surface="enhanced",
         example={"name": "main"},
     ),
@@ -238,7 +241,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "procedure_assembly",
         "Procedure Assembly",
         "The procedure's instructions as one text, block by block.",
-        w.ProcedureTextArgs,
+        wa.ProcedureTextArgs,
         str,
         example=_PROC,
     ),
@@ -247,15 +250,15 @@ TOOLS: tuple[ToolContract, ...] = (
         "Read Function Instructions",
         "A window of the procedure's instructions, each listed once as an `address: mnemonic operands` line "
         "(include_bytes adds their bytes); never starts the decompiler.",
-        w.InstructionArgs,
-        w.InstructionWindow,
+        wa.InstructionArgs,
+        wp.InstructionWindow,
         example=_PROC,
     ),
     _typed(
         "procedure_pseudo_code",
         "Procedure Pseudocode",
         "angr's decompiled C-like pseudocode of a procedure, as one string (null when there is no body).",
-        w.ProcedureTextArgs,
+        wa.ProcedureTextArgs,
         str | None,
         example=_PROC,
     ),
@@ -263,8 +266,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "batch_decompile",
         "Batch Decompile",
         "Pseudocode for several procedures; one that fails is reported in its row and the rest continue.",
-        w.BatchArgs,
-        w.Batch,
+        wa.BatchArgs,
+        wp.Batch,
         surface="enhanced",
         example={"addresses": ["main"]},
     ),
@@ -276,8 +279,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "outgoing references, referenced strings and names, basic blocks, unresolved calls and "
             "facet_availability. procedure or address names it (a name, an address or a sub_<hex> name)."
         ),
-        w.DossierArgs,
-        w.Dossier,
+        wa.DossierArgs,
+        wp.Dossier,
         surface="enhanced",
         example=_PROC,
     ),
@@ -289,8 +292,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "calls, coverage and caveats, and limitations. depth bounds it; address or procedure names the "
             "root (a name, an address or a sub_<hex> name)."
         ),
-        w.CallGraphArgs,
-        w.CallGraph,
+        wa.CallGraphArgs,
+        wp.CallGraph,
         surface="enhanced",
         example={"address": "main", "direction": "forward"},
     ),
@@ -299,24 +302,24 @@ TOOLS: tuple[ToolContract, ...] = (
         "Trace Call Path",
         "A call path from start toward goal: goal_status, traversal_path, nodes, edges, failures and residual "
         "unknowns.",
-        w.CallPathArgs,
-        w.CallPath,
+        wa.CallPathArgs,
+        wp.CallPath,
         surface="enhanced",
         example={"start": "main", "goal": "printf"},
     ),
-    _typed("current_document", "Current Document", "The open document's name.", w.DocumentArgs, str),
+    _typed("current_document", "Current Document", "The open document's name.", wa.DocumentArgs, str),
     _typed(
         "current_address",
         "Current Address",
         "The cursor address; REA's providers (angr, Ghidra) run headless and have none, so this is capability_unavailable.",
-        w.DocumentArgs,
+        wa.DocumentArgs,
         str,
     ),
     _typed(
         "current_procedure",
         "Current Procedure",
         "The procedure at the cursor; REA's providers (angr, Ghidra) run headless and have none, so this is capability_unavailable.",
-        w.DocumentArgs,
+        wa.DocumentArgs,
         str,
     ),
     _lifecycle(
@@ -324,8 +327,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "Get Navigation Context",
         "Document, cursor address and procedure; a headless provider has no cursor and says so "
         "(capability_unavailable, with the modes that are available).",
-        w.DocumentArgs,
-        w.NavigationContext,
+        wa.DocumentArgs,
+        wp.NavigationContext,
         {},
     ),
     _lifecycle(
@@ -333,8 +336,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "Inspect Address Context",
         "Name, procedure, comment, inline-comment and bookmarks facets of an explicit address, each "
         "{state: available, value} or {state: unavailable, reason, remediation}.",
-        w.AddressArgs,
-        w.AddressContext,
+        wa.AddressArgs,
+        wp.AddressContext,
         _AT,
     ),
     evidence_tool(
@@ -346,8 +349,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "text deltas and changes. Pass left and right, or left_evidence_ids and right_evidence_ids. A "
             "facet either side lacks stays unknown."
         ),
-        args=w.CompareArgs,
-        result=w.FunctionComparison,
+        args=wc.CompareArgs,
+        result=wc.FunctionComparison,
         surface="session",
         examples=[
             {

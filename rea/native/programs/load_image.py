@@ -3,21 +3,18 @@ images here), with checks that recompute the image from the file. One file read,
 
 from __future__ import annotations
 
-from collections.abc import Generator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
-from returns.result import Result
-
-from rea.effect_types import AnyEffect
+from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Provider, Subject, create_evidence
 from rea.native.effects import ReadDosFile
 from rea.native.load_image import hashlib_sha256, load_image, mismatches
-from rea.program import Context, Outcome, ReportProgress, failed, recorded
+from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, Target
 from rea.wire.convert import to_wire
-from rea.wire.load_image import LoadImage
+from rea.native.records.load_image import LoadImage, LoadImageArgs
 
 PROVIDER = Provider(id="rea-dos-loader", name="REA DOS MZ/COM loader", version="1")
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a DOS image is at most 32 MiB (65,535 pages); room for overlays
@@ -45,13 +42,13 @@ def _locations(result: LoadImage) -> list[dict[str, Any]]:
     return [{"kind": "file-offset", "offset": at} for at in list(offsets)[:LOCATED]]
 
 
-def _evidence(session: Session, target: Target, args: Mapping[str, Any], result: LoadImage) -> Outcome:
+def _evidence(session: Session, target: Target, args: LoadImageArgs, result: LoadImage) -> Outcome:
     failing = [c.name for c in mismatches(result)]
     noted = (f"{len(failing)} checks did not match: {', '.join(failing[:8])}{' …' if len(failing) > 8 else ''}.",)
     built = create_evidence(
         provider=PROVIDER,
         operation="inspect_native_load_image",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=to_wire(result),
         subject=Subject(
             name=target.name, sha256=target.sha256, format=target.format, architecture="x86", local_path=target.path
@@ -63,23 +60,18 @@ def _evidence(session: Session, target: Target, args: Mapping[str, Any], result:
     return recorded(session, built)
 
 
-def inspect_native_load_image(
-    session: Session, args: Mapping[str, Any], ctx: Context
-) -> Generator[AnyEffect, Any, Outcome]:
+@typed
+@refusable
+def inspect_native_load_image(session: Session, args: LoadImageArgs, ctx: Context) -> Program:
     target = session.target
     assert target is not None  # the availability gate admits only an open DOS MZ or COM target
     yield ReportProgress(phase="loading DOS image", message=target.path)
-    read: Result[bytes, ReaError] = yield ReadDosFile(path=target.path, max_bytes=MAX_FILE_BYTES)
-    if not is_successful(read):
-        return failed(session, read.failure())
-    data = read.unwrap()
+    data: bytes = yield from need(ReadDosFile(path=target.path, max_bytes=MAX_FILE_BYTES))
     digest = hashlib_sha256(data)
     if digest != target.sha256:
-        return failed(session, _changed(target, digest))
-    loaded = load_image(data, target.format, target.name, target.sha256)
-    if isinstance(loaded, ReaError):
-        return failed(session, loaded)
+        refuse(_changed(target, digest))
+    loaded = must(load_image(data, target.format, target.name, target.sha256))
     return _evidence(session, target, args, loaded)
 
 
-PROGRAMS = {"inspect_native_load_image": inspect_native_load_image}
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_native_load_image": inspect_native_load_image}

@@ -8,7 +8,7 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.native import Detail, address_alias, detail_choice, procedure_choice
+from rea.native.records.arguments import Detail, address_alias, detail_choice, procedure_choice
 from rea.wire.schema import SAFE_INT_MAX, field
 
 Edge = Literal["def-use", "call", "parameter-use", "argument-binding", "return-binding"]

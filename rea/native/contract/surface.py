@@ -6,9 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.wire import load_image as wl
-from rea.wire import native as wn
-from rea.wire import native_surface as w
+from rea.native.records import load_image as wl
+from rea.native.records import arguments as wa
+from rea.native.records import surface as w
 from rea.wire.tool import evidence_tool
 
 _READ = {"mutatesSession", "launchesProcess", "idempotent"}
@@ -107,7 +107,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "unset_bookmark",
         "Unset Bookmark",
         "Remove the bookmark at an address: true when one was removed, false when there was none." + _KEPT,
-        wn.AddressArgs,
+        wa.AddressArgs,
         bool,
         _AT,
         _DISCARD,
@@ -116,7 +116,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "list_bookmarks",
         "List Bookmarks",
         "Every bookmark as {address, name}, by address." + _KEPT,
-        wn.DocumentArgs,
+        wa.DocumentArgs,
         tuple[w.Bookmark, ...],
         {},
         _READ,
@@ -136,7 +136,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "goto_address",
         "Go To Address",
         "Check and normalize an address inside a loaded segment; the providers run headless, so no cursor moves.",
-        wn.AddressArgs,
+        wa.AddressArgs,
         str,
         _AT,
         _READ,
@@ -175,7 +175,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "Address To File Offset",
         "The file offset of a virtual address from the file's load segments; unmapped or zero-filled "
         "addresses fail explicitly.",
-        wn.AddressArgs,
+        wa.AddressArgs,
         w.FileOffset,
         _AT,
         _READ,
@@ -188,7 +188,7 @@ TOOLS: tuple[ToolContract, ...] = (
             "data, undecodable, outside-memory), bytes, mnemonic, operands, flow and references "
             "(destinations, pointer slots, rip-relative data, angr's data references)."
         ),
-        wn.AddressArgs,
+        wa.AddressArgs,
         w.InstructionFacts,
         _AT,
         _READ,
@@ -198,7 +198,7 @@ TOOLS: tuple[ToolContract, ...] = (
         "Resolve Native Call Targets",
         "The targets of the call at an address: direct (encoded), resolved-indirect (angr's CFG found one), "
         "ambiguous (several candidates), unresolved, or not-call; with the references behind each.",
-        wn.AddressArgs,
+        wa.AddressArgs,
         w.CallTargets,
         _AT,
         _READ,

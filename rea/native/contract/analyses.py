@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.cli import Command, Positional, declared
-from rea.catalog.native_tools import BINARY, summarized
+from rea.native.contract.tools import BINARY, summarized
 from rea.native import text
-from rea.wire import native_analyses as w
-from rea.wire import native_emulation as e
-from rea.wire import native_values as v
+from rea.native.records import analyses as w
+from rea.native.records import emulation as e
+from rea.native.records import values as v
 from rea.wire.tool import evidence_tool
 
 _READ = {"mutatesSession", "launchesProcess", "idempotent"}

@@ -19,9 +19,9 @@ from rea.catalog import BY_NAME
 from rea.program import ProgramCancelled, ReportProgress
 from rea.session import Session
 from rea.wire.convert import with_defaults
-from rea.wire.javascript import AnalyzeArgs
+from rea.javascript.records.arguments import AnalyzeArgs
 from rea.workflows import PROGRAMS
-from rea.workflows.javascript import analyze_javascript_application
+from rea.javascript.programs.analysis import analyze_javascript_application
 from scripted import CTX
 from test_javascript import write_tree
 

@@ -39,6 +39,6 @@ FAMILY = Family(
         "rea/javascript/electron_observation.py",
         "rea/javascript/records",
         "rea/javascript/contract",
-        "rea/javascript/programs/runtime.py",
+        "rea/javascript/programs",
     ),
 )

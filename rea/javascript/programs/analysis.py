@@ -4,10 +4,9 @@ the application graph and its semantic companion purely, and records them as Evi
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Generator, Mapping
+from collections.abc import Mapping
 
 import attrs
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
@@ -22,6 +21,9 @@ from rea.evidence import (
     validate,
 )
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.effect_types import Program, ToolProgram
+from rea.javascript.records.arguments import AnalyzeArgs
+from rea.wire.convert import to_wire
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
 from rea.canonical_json import without_floats
 from rea.collector import collector_paused
@@ -36,12 +38,12 @@ from rea.javascript.record import (
     retained_semantic,
 )
 from rea.javascript.views import OPERATION, view_evidence
-from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, must, need, refusable, refuse, typed
 from rea.session import Session, record
 
 from rea.javascript.programs.inputs import STATIC_NOTICE
 
-Steps = Generator[Effect, Any, Outcome]
+Steps = Program
 BATCH_FILES = 64
 BATCH_BYTES = 4 * 1024 * 1024
 
@@ -84,19 +86,21 @@ def batches(files: list[dict[str, Any]], parallel: bool = False) -> list[list[di
     return [b for b in out if b]
 
 
-def analyze_javascript_application(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
-    limits = dict(args["limits"])
-    fmt = args["format"]
-    policy = "fail" if args["integrity_policy"] == "fail-closed" else args["integrity_policy"]
-    yield ReportProgress(phase="scanning", message=f"listing {args['input_path']}")
-    scanned = yield ScanApplication(
-        path=args["input_path"], format=fmt, max_entries=limits["max_entries"], max_depth=limits["max_depth"]
+@typed
+@refusable
+def analyze_javascript_application(session: Session, args: AnalyzeArgs, ctx: Context) -> Steps:
+    wire = to_wire(args)
+    limits = dict(wire["limits"])
+    fmt = args.format
+    policy = "fail" if args.integrity_policy == "fail-closed" else args.integrity_policy
+    yield ReportProgress(phase="scanning", message=f"listing {args.input_path}")
+    scan = yield from need(
+        ScanApplication(
+            path=args.input_path, format=fmt, max_entries=limits["max_entries"], max_depth=limits["max_depth"]
+        )
     )
-    if not is_successful(scanned):
-        return failed(session, scanned.failure())
-    scan = scanned.unwrap()
     if scan.get("integrity_contradictions") and policy == "fail":
-        return failed(session, _integrity_failure(args["input_path"], scan["integrity_contradictions"][0]))
+        refuse(_integrity_failure(args.input_path, scan["integrity_contradictions"][0]))
     chosen, read_omissions = select_text_files(scan["files"], limits)
     total_bytes = sum(f["size"] for f in chosen)
     facts: list[dict[str, Any]] = []
@@ -104,27 +108,26 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
     try:
         for batch in batches(chosen, parallel=total_bytes >= PARALLEL_MIN_BYTES):
             yield ReportProgress(phase="parsing", message=f"{done}/{len(chosen)} files parsed")
-            extracted = yield ExtractFiles(
-                root=scan["root"],
-                files=tuple(
-                    (f["path"], f["kind"], f["locator"]) if "locator" in f else (f["path"], f["kind"]) for f in batch
-                ),
-                max_file_bytes=limits["max_text_file_bytes"],
-                max_ast_nodes=limits["max_ast_nodes"],
-                max_source_map_sources=limits["max_source_map_sources"],
-                max_original_source_bytes=limits["max_original_source_bytes"],
-                parallel=total_bytes >= PARALLEL_MIN_BYTES,
-                done=done,
-                total=len(chosen),
+            extracted = yield from need(
+                ExtractFiles(
+                    root=scan["root"],
+                    files=tuple(
+                        (f["path"], f["kind"], f["locator"]) if "locator" in f else (f["path"], f["kind"])
+                        for f in batch
+                    ),
+                    max_file_bytes=limits["max_text_file_bytes"],
+                    max_ast_nodes=limits["max_ast_nodes"],
+                    max_source_map_sources=limits["max_source_map_sources"],
+                    max_original_source_bytes=limits["max_original_source_bytes"],
+                    parallel=total_bytes >= PARALLEL_MIN_BYTES,
+                    done=done,
+                    total=len(chosen),
+                )
             )
-            if not is_successful(extracted):
-                return failed(session, extracted.failure())
-            contradicted = [
-                f["integrity_contradiction"] for f in extracted.unwrap() if f.get("integrity_contradiction")
-            ]
+            contradicted = [f["integrity_contradiction"] for f in extracted if f.get("integrity_contradiction")]
             if contradicted and policy == "fail":
-                return failed(session, _integrity_failure(args["input_path"], contradicted[0]))
-            facts.extend(extracted.unwrap())
+                refuse(_integrity_failure(args.input_path, contradicted[0]))
+            facts.extend(extracted)
             done += len(batch)
     except ProgramCancelled as stop:
         if not facts:
@@ -132,14 +135,14 @@ def analyze_javascript_application(session: Session, args: Mapping[str, Any], ct
         unread = [{"path": f["path"], "reason": "cancelled", "size": f["size"]} for f in chosen[done:]]
         during = str(stop) or "parsing"
         reading = _Reading(
-            args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions + unread
+            args=wire, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions + unread
         )
         partial = _partial(reading, None, during)
-        if not is_successful(partial):
+        if partial is None:
             raise
-        return _cancelled(session, partial.unwrap(), during, done, len(chosen))
+        return _cancelled(session, partial, during, done, len(chosen))
     reading = _Reading(
-        args=args, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions
+        args=wire, scan=scan, limits=limits, fmt=fmt, policy=policy, facts=facts, omissions=read_omissions
     )
     return (yield from _finish(session, reading, len(chosen)))
 
@@ -170,35 +173,27 @@ def _finish(session: Session, reading: _Reading, total: int) -> Steps:
         # float (every number in them is a source range's, an index or a count)
         with collector_paused(), without_floats(semantic["nodes"], semantic["relations"], semantic["fingerprints"]):
             sealed = _semantic_evidence(reading, semantic)
-        if not is_successful(sealed):
-            return failed(session, sealed.failure())
-        graph_evidence = sealed.unwrap()
+        graph_evidence = must(sealed)
         draft = _draft(reading, built, None, retained_semantic(semantic, graph_evidence.evidence_id))
         phase = "hashing"
         yield ReportProgress(phase=phase, message="canonical hashing of the application record")
-        identified = identify(draft)
-        if not is_successful(identified):
-            return failed(session, identified.failure())
+        identified = must(identify(draft))
         phase = "validating"
-        yield ReportProgress(phase=phase, message=f"validating {identified.unwrap().evidence_id}")
-        validated = validate(identified.unwrap())
-        if not is_successful(validated):
-            return failed(session, validated.failure())
-        evidence = validated.unwrap()
+        yield ReportProgress(phase=phase, message=f"validating {identified.evidence_id}")
+        evidence = must(validate(identified))
+        retained: tuple[Evidence, ...]
         reply, retained = evidence, (graph_evidence, evidence)
         if reading.args["detail"] == "summary":
-            view = view_evidence(evidence, {"view": "summary"})
-            if not is_successful(view):
-                return failed(session, view.failure())
-            reply, retained = view.unwrap(), (graph_evidence, evidence, view.unwrap())
+            view = must(view_evidence(evidence, {"view": "summary"}))
+            reply, retained = view, (graph_evidence, evidence, view)
         phase = "publishing"
         yield ReportProgress(phase=phase, message=f"retaining {evidence.evidence_id}")
     except ProgramCancelled as stop:
         during = str(stop) or phase
         partial = _partial(reading, built, during)
-        if not is_successful(partial):
+        if partial is None:
             raise
-        return _cancelled(session, partial.unwrap(), during, len(reading.facts), total)
+        return _cancelled(session, partial, during, len(reading.facts), total)
     return Outcome(session=record(session, retained), reply=Success(reply.to_json()))
 
 
@@ -250,10 +245,12 @@ def _integrity_failure(archive: str, found: Mapping[str, Any]) -> ReaError:
     )
 
 
-def _partial(reading: _Reading, built: dict[str, Any] | None, cancelled_during: str) -> Result[Evidence, ReaError]:
-    """The record in one synchronous pass (a cancelled program may not yield again), reusing a built graph."""
+def _partial(reading: _Reading, built: dict[str, Any] | None, cancelled_during: str) -> Evidence | None:
+    """The record in one synchronous pass (a cancelled program may not yield again), reusing a built graph;
+    None when it does not seal or validate (the cancellation then stands as it was)."""
     draft = _draft(reading, built if built is not None else reading.graph(), cancelled_during)
-    return identify(draft).bind(validate)
+    sealed: Evidence | None = identify(draft).bind(validate).value_or(None)
+    return sealed
 
 
 def _semantic(reading: _Reading, built: Mapping[str, Any]) -> dict[str, Any]:
@@ -373,6 +370,6 @@ def _limitations(coverage: Mapping[str, Any], contradicted: bool, cancelled_duri
     return tuple(out)
 
 
-PROGRAMS = {
+PROGRAMS: Mapping[str, ToolProgram] = {
     "analyze_javascript_application": analyze_javascript_application,
 }

@@ -7,8 +7,7 @@ from typing import Any
 from collections.abc import Mapping
 
 import attrs
-from returns.pipeline import is_successful
-from returns.result import Success
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import (
@@ -21,7 +20,7 @@ from rea.javascript.record import (
     semantic_reference,
 )
 from rea.javascript.views import check_application
-from rea.program import Outcome, failed
+from rea.program import Outcome, must, refuse
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
 from rea.workflows.views import deliver
 
@@ -32,64 +31,63 @@ STATIC_NOTICE = (
 )
 
 
-def with_semantic_graph(
-    session: Session, app: Evidence, given: Any = None
-) -> tuple[Mapping[str, Any], Evidence | None, ReaError | None]:
+Graphed = tuple[Mapping[str, Any], Evidence | None]
+
+
+def with_semantic_graph(session: Session, app: Evidence, given: Any = None) -> Result[Graphed, ReaError]:
     """The application result with its semantic graph in place, and the Evidence that holds it: `given`
     (inline or a retained reference) or, without it, the one this connection retained. A record whose graph
     is inline (unavailable) is returned as it is."""
     result = app.normalized_result
     ref = semantic_reference(result)
     if ref is None:
-        return result, None, None
+        return Success((result, None))
     if given is not None:
-        found = resolve(session, given, "semantic_graph")
-        if not is_successful(found):
-            return result, None, found.failure()
-        graph: Evidence | None = found.unwrap()
-    else:
-        graph = session.evidence.get(ref)
+        return resolve(session, given, "semantic_graph").bind(lambda graph: _named(app, ref, graph))
+    graph = session.evidence.get(ref)
     if graph is None:
         missing = missing_evidence(ref).with_details(field="semantic_graph", application=app.evidence_id)
-        return (
-            result,
-            None,
+        return Failure(
             attrs.evolve(
                 missing,
                 message=f"The semantic graph of {app.evidence_id} is retained as its own Evidence {ref}, which this "
                 "connection does not hold.",
                 action="Pass that Evidence as semantic_graph (inline), or analyse the application on this connection.",
-            ),
+            )
         )
+    return _named(app, ref, graph)
+
+
+def _named(app: Evidence, ref: str, graph: Evidence) -> Result[Graphed, ReaError]:
+    """The application with the semantic graph it names in place; another Evidence is refused."""
     if graph.evidence_id != ref or graph.operation != SEMANTIC_OPERATION:
-        wrong = invalid_request(
-            f"semantic_graph is {graph.evidence_id} ({graph.operation}); the application record names {ref}.",
-            field="semantic_graph",
-            accepted=f"the {SEMANTIC_OPERATION} Evidence {ref}",
-            reason="wrong_evidence_kind",
+        return Failure(
+            invalid_request(
+                f"semantic_graph is {graph.evidence_id} ({graph.operation}); the application record names {ref}.",
+                field="semantic_graph",
+                accepted=f"the {SEMANTIC_OPERATION} Evidence {ref}",
+                reason="wrong_evidence_kind",
+            )
         )
-        return result, None, wrong
-    return {**result, "semantic_graph": graph.normalized_result}, graph, None
+    return Success(({**app.normalized_result, "semantic_graph": graph.normalized_result}, graph))
 
 
-def read_application(session: Session, args: Mapping[str, Any], field: str) -> tuple[Evidence | None, ReaError | None]:
+def read_application(session: Session, args: Mapping[str, Any], field: str) -> Evidence:
+    """The application Evidence named by `field` (inline or retained) or `{field}_evidence_id`, exactly one."""
     inline, by_id = args.get(field), args.get(f"{field}_evidence_id")
     if (inline is None) == (by_id is None):
-        return None, invalid_request(
-            f"Give exactly one of {field} and {field}_evidence_id.",
-            field=field,
-            accepted=f'{field}: application Evidence or {{"kind": "retained-evidence", '
-            f'"evidence_id": ...}}; or {field}_evidence_id',
+        refuse(
+            invalid_request(
+                f"Give exactly one of {field} and {field}_evidence_id.",
+                field=field,
+                accepted=f'{field}: application Evidence or {{"kind": "retained-evidence", '
+                f'"evidence_id": ...}}; or {field}_evidence_id',
+            )
         )
     ref = inline if inline is not None else {"kind": "retained-evidence", "evidence_id": by_id}
-    found = resolve_analysis(session, ref, field)  # a summary's own id reads the analysis it summarizes
-    if not is_successful(found):
-        return None, found.failure()
-    evidence = found.unwrap()
-    checked = check_application(evidence, field)
-    if not is_successful(checked):
-        return None, checked.failure()
-    return evidence, None
+    evidence = must(resolve_analysis(session, ref, field))  # a summary's own id reads the analysis it summarizes
+    must(check_application(evidence, field))
+    return evidence
 
 
 def _by_reference(session: Session, value: Any) -> Any:
@@ -121,36 +119,30 @@ def derive(
         for k, v in args.items()
         if k != "detail"  # delivery detail never changes the derived record's identity
     }
-    created = create_evidence(
-        provider=WORKFLOW_PROVIDER,
-        operation=operation,
-        parameters=parameters,
-        normalized_result=result,
-        subject=sources[0].subject if all(s.subject == sources[0].subject for s in sources) else None,
-        confidence="derived",
-        authority="analyst-inference",
-        limitations=(STATIC_NOTICE, *limitations),
-        evidence_links=tuple(dict.fromkeys(s.evidence_id for s in sources)),
+    evidence = must(
+        create_evidence(
+            provider=WORKFLOW_PROVIDER,
+            operation=operation,
+            parameters=parameters,
+            normalized_result=result,
+            subject=sources[0].subject if all(s.subject == sources[0].subject for s in sources) else None,
+            confidence="derived",
+            authority="analyst-inference",
+            limitations=(STATIC_NOTICE, *limitations),
+            evidence_links=tuple(dict.fromkeys(s.evidence_id for s in sources)),
+        )
     )
-    if not is_successful(created):
-        return failed(session, created.failure())
-    evidence = created.unwrap()
     if args.get("detail") == "summary":
         return deliver(record(session, sources), evidence, "summary")
     return Outcome(session=record(session, sources + [evidence]), reply=Success(evidence.to_json()))
 
 
-def read_observations(session: Session, items: Any, field: str) -> tuple[list[Evidence], ReaError | None]:
+def read_observations(session: Session, items: Any, field: str) -> list[Evidence]:
     """Native observation Evidence (inline or retained), checked like any other Evidence input."""
-    out = []
-    for index, item in enumerate(items):
-        found = resolve(session, item, f"{field}[{index}]")
-        if not is_successful(found):
-            return [], found.failure()
-        out.append(found.unwrap())
+    out = [must(resolve(session, item, f"{field}[{index}]")) for index, item in enumerate(items)]
     if len({e.evidence_id for e in out}) != len(out):
-        return [], invalid_request(f"{field} must be unique.", field=field, accepted="distinct Evidence records")
-    return out, None
+        refuse(invalid_request(f"{field} must be unique.", field=field, accepted="distinct Evidence records"))
+    return out
 
 
 def native_refs(args: Mapping[str, Any], side: str) -> list[Any]:
@@ -159,12 +151,6 @@ def native_refs(args: Mapping[str, Any], side: str) -> list[Any]:
     return [*args[f"{side}native_observations"], *({"kind": "retained-evidence", "evidence_id": i} for i in ids)]
 
 
-def read_pair(session: Session, args: Mapping[str, Any]) -> tuple[list[Evidence], ReaError | None]:
-    out = []
-    for side in ("left", "right"):
-        evidence, problem = read_application(session, args, side)
-        if problem is not None:
-            return [], problem
-        assert evidence is not None
-        out.append(evidence)
-    return out, None
+def read_pair(session: Session, args: Mapping[str, Any]) -> list[Evidence]:
+    """The left and right application Evidence, in that order."""
+    return [read_application(session, args, side) for side in ("left", "right")]

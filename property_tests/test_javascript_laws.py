@@ -16,7 +16,7 @@ from rea.javascript.resolve import Resolver, exports_target, normalize
 from rea.javascript.record import application_result
 from rea.javascript.trace import trace_feature
 from rea.wire.convert import to_wire
-from rea.wire.javascript import TraceLimits
+from rea.javascript.records.arguments import TraceLimits
 from rea.javascript.views import application_view
 
 REFERENCE_KINDS = frozenset(REFERENCE_KIND.values()) | {"unknown"}
@@ -321,7 +321,7 @@ def test_shuffle_helper_is_seeded():
 
 @given(st.lists(st.integers(0, 6 * 1024 * 1024), max_size=200), st.booleans())
 def test_batches_partition_the_files_in_order_within_their_bounds(sizes, parallel):
-    from rea.workflows.javascript import BATCH_BYTES, BATCH_FILES, batches
+    from rea.javascript.programs.analysis import BATCH_BYTES, BATCH_FILES, batches
 
     files = [{"path": f"f{i:04}.js", "size": s} for i, s in enumerate(sizes)]
     out = batches(files, parallel)

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 
 from prop_support import json_value
 from rea.javascript.runtime_observation import LISTEN, location_of, observation, target_list
-from rea.wire.javascript_runtime import RuntimeObservation, RuntimeTargetList
+from rea.javascript.records.runtime import RuntimeObservation, RuntimeTargetList
 from rea.wire.schema import Role, schema_of
 
 OBSERVATION = schema_of(RuntimeObservation, Role.OUTPUT)

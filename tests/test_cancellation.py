@@ -18,10 +18,10 @@ from effects.progress import Progress
 from rea.catalog import BY_NAME
 from rea.program import ProgramCancelled, ReportProgress
 from rea.session import Session
-from rea.wire.convert import with_defaults
-from rea.wire.javascript import AnalyzeArgs
+from rea.wire.convert import structure, with_defaults
+from rea.javascript.records.arguments import AnalyzeArgs
 from rea.workflows import PROGRAMS
-from rea.workflows.javascript import analyze_javascript_application
+from rea.javascript.programs.analysis import analyze_javascript_application
 from scripted import CTX
 from test_javascript import write_tree
 
@@ -59,7 +59,7 @@ def tree(tmp_path_factory):
 
 @pytest.mark.parametrize("detail", ["complete", "summary"])
 def test_every_phase_after_parsing_is_a_checkpoint(tree, detail):
-    args = with_defaults({"input_path": str(tree), "detail": detail}, AnalyzeArgs).unwrap()
+    args = structure({"input_path": str(tree), "detail": detail}, AnalyzeArgs).unwrap()
     complete, phases = _drive_until(analyze_javascript_application(Session(), args, CTX), "never")
     assert [p for p in phases if p in LATE_PHASES] == list(LATE_PHASES)
     finished = complete.reply.unwrap()

@@ -14,7 +14,7 @@ import pytest
 
 from test_javascript import write_tree
 from test_mcp_e2e import connect, ok
-from rea.workflows.javascript import BATCH_FILES
+from rea.javascript.programs.analysis import BATCH_FILES
 from test_native import SOURCE, _workers
 
 pytestmark = pytest.mark.slow

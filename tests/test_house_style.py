@@ -43,8 +43,8 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 215  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
-# 424 before the web families, 376 before the android and adb programs, 296 before the native programs
+ERROR_STYLE_CEILING = 176  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+# 424 before the web families, 376 before the android and adb programs, 296 before the native and javascript programs
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -75,6 +75,7 @@ CONVERTED_FILES = (
     "effects/setup/command.py",
     "effects/batch/runner.py",
     "rea/batch/failures.py",
+    *(f"rea/javascript/programs/{name}.py" for name in ("analysis", "traces", "comparisons", "inputs", "runtime")),
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")

@@ -806,13 +806,13 @@ def test_cancel_during_parsing_retains_partial_evidence(tmp_path):
     from rea.javascript.effects import ExtractFiles
     from rea.program import ProgramCancelled, ReportProgress
     from rea.session import Session
-    from rea.workflows.javascript import analyze_javascript_application
+    from rea.javascript.programs.analysis import analyze_javascript_application
 
     root = write_tree(tmp_path / "many", {f"m{i:03}.js": f"require('./m{i + 1:03}');\n" for i in range(150)})
-    from rea.wire.convert import with_defaults
-    from rea.wire.javascript import AnalyzeArgs
+    from rea.wire.convert import structure
+    from rea.javascript.records.arguments import AnalyzeArgs
 
-    args = with_defaults({"input_path": str(root)}, AnalyzeArgs).unwrap()
+    args = structure({"input_path": str(root)}, AnalyzeArgs).unwrap()
     program = analyze_javascript_application(Session(), args, CTX)
     reply, batches = None, 0
     while True:

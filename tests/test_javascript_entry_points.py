@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from effects.calls import Connection
-from rea.catalog.javascript_tools import TOOLS
+from rea.javascript.contract.application import TOOLS
 from rea.javascript.ids import node_id as jid
 from support import clean_env, npm_fixture, rea_command
 from test_javascript import _SESSIONS, APP, analyze, call, labels, write_tree

@@ -8,7 +8,7 @@ import anyio
 import attrs
 import pytest
 
-import rea.workflows.javascript as workflow
+import rea.javascript.programs.analysis as workflow
 from effects.calls import Connection
 from effects.javascript import runtime
 from effects.progress import Progress

@@ -11,7 +11,8 @@ import subprocess
 import anyio
 import pytest
 
-from rea.catalog import CATALOG, javascript_tools
+from rea.catalog import CATALOG
+from rea.javascript.contract import application as javascript_tools
 from rea.catalog.annotations import EFFECT_HINTS, annotations_from_effects
 from rea.catalog.contract import EFFECTS, ToolContract
 from support import clean_env, rea_command

@@ -1,6 +1,6 @@
 """Comparisons of application records: versions, source against bundle, export shapes (pure).
 
-Each answers in the reference's comparison shape (rea.wire.javascript: VersionsResult,
+Each answers in the reference's comparison shape (rea.javascript.records.comparison: VersionsResult,
 SourceToBundleResult, ExportShapesResult): an id, the two sides' identities, items or changes
 with their own ids, a summary and coverage. Absence on a partial side is unknown, never removed.
 """

@@ -16,8 +16,13 @@ EFFECTS: TypeAlias = (
 FAMILY = Family(
     name="javascript",
     toolset="javascript",
-    contracts=("rea.catalog.javascript_tools", "rea.catalog.javascript_runtime_tools"),
-    programs=("rea.workflows.javascript", "rea.workflows.javascript_runtime"),
+    contracts=("rea.javascript.contract.application", "rea.javascript.contract.runtime"),
+    programs=(
+        "rea.javascript.programs.analysis",
+        "rea.javascript.programs.traces",
+        "rea.javascript.programs.comparisons",
+        "rea.javascript.programs.runtime",
+    ),
     effects=members(EFFECTS),
     handlers=("effects.javascript.runtime", "effects.javascript.recover", "effects.javascript.devtools"),
     commands=("effects.javascript.cli", "effects.javascript.runtime_cli"),
@@ -32,6 +37,8 @@ FAMILY = Family(
         "rea/javascript/devtools_effects.py",
         "rea/javascript/runtime_observation.py",
         "rea/javascript/electron_observation.py",
-        "rea/workflows/javascript_runtime.py",
+        "rea/javascript/records",
+        "rea/javascript/contract",
+        "rea/javascript/programs",
     ),
 )

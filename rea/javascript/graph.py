@@ -27,7 +27,8 @@ from rea.javascript.resolve import (
 )
 from rea.javascript.sourcemap import comparable_path, without_scheme
 from rea.wire.convert import to_wire
-from rea.wire.javascript import AnalyzeLimits, Relation
+from rea.javascript.records.arguments import AnalyzeLimits
+from rea.javascript.records.fields import Relation
 
 SCHEMA = "rea.javascript-application/v1"
 RELATIONS = typing.get_args(Relation)

@@ -1,4 +1,4 @@
-"""The analyze_javascript_application result in the reference's shape (rea.wire.javascript.AnalyzeResult).
+"""The analyze_javascript_application result in the reference's shape (rea.javascript.records.analysis.AnalyzeResult).
 
 build_graph keeps its working form (nodes keyed by readable `id`, edges `from`/`to`); this module
 projects it once: nodes under their `jag_node_` ids with the reference's kind, identity and observation

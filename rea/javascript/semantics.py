@@ -21,7 +21,7 @@ from rea.javascript.graph import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
 from rea.javascript.semantic_trace import answer, seed_nodes
 from rea.javascript.trace import reach
-from rea.wire.javascript import QueryLimits
+from rea.javascript.records.arguments import QueryLimits
 from rea.wire.schema import wire_of
 
 # direction -> (traversal, relations it follows; None: all)

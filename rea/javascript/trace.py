@@ -2,7 +2,7 @@
 
 Reads the wire graph (`graph.nodes[].node_id`, our kind as `subkind`, the readable key as `label`;
 edges `source_node_id`/`target_node_id`/`edge_id`) and answers in the reference's trace shape
-(rea.wire.javascript.FeatureTraceResult).
+(rea.javascript.records.trace.FeatureTraceResult).
 """
 
 from __future__ import annotations

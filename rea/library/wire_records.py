@@ -2,19 +2,20 @@
 
 from rea.managed.records import compare as managed
 from rea.artifacts import records as artifacts, report_records as artifact_reports
+from rea.javascript.records import arguments as javascript, comparison as javascript_results
 from rea.native.records import compare as native
-from rea.wire import javascript, views
+from rea.wire import views
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifact_reports.ComparisonResult
 FunctionComparisonArgs = native.CompareArgs
 FunctionComparison = native.FunctionComparison
 ApplicationVersionsArgs = javascript.CompareVersionsArgs
-ApplicationVersionsComparison = javascript.VersionsResult
+ApplicationVersionsComparison = javascript_results.VersionsResult
 SourceToBundleArgs = javascript.SourceToBundleArgs
-SourceToBundleComparison = javascript.SourceToBundleResult
+SourceToBundleComparison = javascript_results.SourceToBundleResult
 ExportShapesArgs = javascript.ExportShapesArgs
-ExportShapesComparison = javascript.ExportShapesResult
+ExportShapesComparison = javascript_results.ExportShapesResult
 ManagedMembersComparisonArgs = managed.CompareArgs
 ManagedMembersComparison = managed.ComparisonResult
 AnalysisViewArgs = views.AnalysisViewArgs

@@ -19,7 +19,7 @@ from rea import __version__
 from rea.artifacts.graph import artifact_id
 from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import edge_id, node_id
-from rea.wire import javascript as js
+from rea.javascript.records import graph as js
 from rea.managed.records import graph as w
 
 Json = Mapping[str, Any]

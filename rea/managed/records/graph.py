@@ -14,14 +14,14 @@ from typing import Any, Literal
 import attrs
 
 from rea.javascript.ids import EDGE_ID, NODE_ID
-from rea.wire.javascript import (
+from rea.javascript.records.fields import Relation
+from rea.javascript.records.graph import (
     EdgeStrategy,
     GraphCoverage,
     GraphEvidence,
     LocalKeyIdentity,
     Observation,
     ReferenceNodeKind,
-    Relation,
 )
 from rea.managed.records.artifact import SHA256
 from rea.wire.schema import Open, field

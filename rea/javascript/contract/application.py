@@ -6,7 +6,17 @@ from typing import Any
 
 from rea.catalog.contract import ToolContract
 from rea.javascript.ids import node_id
-from rea.wire import javascript as w
+from rea.javascript.records.analysis import AnalyzeResult
+from rea.javascript.records.arguments import (
+    AnalyzeArgs,
+    CompareVersionsArgs,
+    ExportShapesArgs,
+    SourceToBundleArgs,
+    TraceFeatureArgs,
+    TraceSemanticsArgs,
+)
+from rea.javascript.records.comparison import ExportShapesResult, SourceToBundleResult, VersionsResult
+from rea.javascript.records.trace import FeatureTraceResult, SemanticQueryResult
 from rea.wire.tool import evidence_tool
 from rea.wire.views import SummaryResult
 
@@ -41,8 +51,8 @@ ANALYZE = _workflow(
         "bundler runtimes and source maps, each node and edge with its file, line and byte range. detail "
         "summary retains the complete record and returns a summary view with parent_evidence_id."
     ),
-    w.AnalyzeArgs,
-    w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    AnalyzeArgs,
+    AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
     {"input_path": "/path/to/app", "detail": "summary"},
     operation=False,  # detail summary answers with inspect_analysis_view Evidence
 )
@@ -58,8 +68,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "incoming back to entry points, or both: matches, the traced subgraph, paths, native handoffs "
             "and coverage."
         ),
-        w.TraceFeatureArgs,
-        w.FeatureTraceResult,
+        TraceFeatureArgs,
+        FeatureTraceResult,
         {"application": _RETAINED_EXAMPLE, "seed": {"kind": "channel", "value": "ping"}},
     ),
     _workflow(
@@ -73,8 +83,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "URL or channel flows (status unsupported only when the analysis stopped before building it). "
             "Relations are paged (query.page_size, page.next_cursor)."
         ),
-        w.TraceSemanticsArgs,
-        w.SemanticQueryResult,
+        TraceSemanticsArgs,
+        SemanticQueryResult,
         {
             "application": _RETAINED_EXAMPLE,
             "query": {
@@ -93,8 +103,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "Complete by default; detail: summary returns counts and first items, then page with "
             "inspect_analysis_view {kind: comparison}."
         ),
-        w.CompareVersionsArgs,
-        w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+        CompareVersionsArgs,
+        VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
         operation=False,  # detail summary answers with inspect_analysis_view Evidence
     ),
@@ -107,8 +117,8 @@ TOOLS: tuple[ToolContract, ...] = (
             "sources) to what the bundle ships: each source unchanged, modified, removed, duplicated or "
             "unknown, with scored candidates."
         ),
-        w.SourceToBundleArgs,
-        w.SourceToBundleResult,
+        SourceToBundleArgs,
+        SourceToBundleResult,
         {"application": _RETAINED_EXAMPLE},
     ),
     _workflow(
@@ -117,8 +127,8 @@ TOOLS: tuple[ToolContract, ...] = (
         "Compare one export of one module in each version: members (object keys, class members, keys of "
         "directly returned objects) added / removed / changed, unknown where a shape is not statically "
         "resolvable.",
-        w.ExportShapesArgs,
-        w.ExportShapesResult,
+        ExportShapesArgs,
+        ExportShapesResult,
         {
             "left": _RETAINED_EXAMPLE,
             "right": _RIGHT_EXAMPLE,

@@ -15,7 +15,7 @@ from typing import Any, Literal
 import attrs
 
 from rea.javascript.ids import EDGE_ID, NODE_ID
-from rea.wire.javascript import (
+from rea.javascript.records.graph import (
     ArtifactRef,
     CanonicalPathIdentity,
     EdgeStrategy,

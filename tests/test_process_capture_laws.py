@@ -167,3 +167,26 @@ def test_the_renderer_applies_carriage_returns_and_clears():
     frames = render([Chunk(at_ms=0, data=b"hello\rj"), Chunk(at_ms=500, data=b"\x1b[2J\x1b[Hbye")], [], 20, 3, 10, 100)
     assert [f.lines[0] for f in frames] == ["jello", "bye"]
     assert (frames[-1].cursor_x, frames[-1].cursor_y, frames[-1].rows, frames[-1].columns) == (3, 0, 3, 20)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.permutations(["close-received", "close-sent", "reset-sent"]), st.integers(1, 3))
+def test_which_side_closes_first_at_the_end_is_scheduling_but_a_half_close_is_not(order, ending):
+    """Both sides of a connection closing at its end race each other (seen under load in
+    tests/test_process_capture_protocol.py): any order of the final close and reset events compares unchanged.
+    A close followed by more data keeps its place."""
+
+    def event(i: int, kind: str, direction: str, data: str = "") -> dict[str, Any]:
+        return {"sequence": i, "at_ms": i, "connection": 0, "kind": kind, "direction": direction, "data": data,
+                "protocol": "tcp", "outcome": "observed", "data_truncated": False}  # fmt: skip
+
+    def capture(tail: list[str]) -> dict[str, Any]:
+        head = [event(0, "connect", "received"), event(1, "data", "received", "ping")]
+        ends = [event(2 + i, *name.split("-")) for i, name in enumerate(tail)]
+        return {**_fixed(), "protocol_events": head + ends}
+
+    tail = list(order)[:ending]
+    assert compare_captures(capture(tail), capture(sorted(tail)))["protocol"] == "unchanged"
+    half = {**_fixed(), "protocol_events": [event(0, "close", "sent"), event(1, "data", "received", "late")]}
+    swapped = {**half, "protocol_events": list(reversed(half["protocol_events"]))}
+    assert compare_captures(half, swapped)["protocol"] == "changed"

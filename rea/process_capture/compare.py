@@ -12,6 +12,8 @@ which capture is left.
 
 from __future__ import annotations
 
+import itertools
+
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -112,15 +114,33 @@ def _process(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
     return sorted(rows, key=lambda r: canonicalize(r[0]))
 
 
+TEARDOWN = ("close", "reset")
+
+
 def _protocol(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
     """Per connection (in order of first sight), its events in order: how two connections' events interleave is
-    scheduling, not behaviour. A complete preview is compared as normalized text (a port or path inside it would
-    make the digest differ between identical runs); a cut one adds its byte count and digest."""
+    scheduling, not behaviour, and so is which side's close comes first when both close at the end (the
+    connection's closing run of close and reset events is read in one canonical order). A complete preview is
+    compared as normalized text (a port or path inside it would make the digest differ between identical runs);
+    a cut one adds its byte count and digest."""
     rows = []
-    for e in sorted(c["protocol_events"], key=lambda e: e.get("connection", 0)):
+    for e in _teardown_canonical(sorted(c["protocol_events"], key=lambda e: e.get("connection", 0))):
         skip = {"at_ms", "sequence"} | (set() if e.get("data_truncated") else {"bytes", "sha256"})
         rows.append(({k: (n.text(v) if isinstance(v, str) else v) for k, v in e.items() if k not in skip}, e["at_ms"]))
     return rows
+
+
+def _teardown_canonical(events: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """`events` (grouped by connection) with each connection's final run of TEARDOWN events sorted by kind and
+    direction; a close followed by more data (a half-close) keeps its place."""
+    out: list[Mapping[str, Any]] = []
+    for _, group in itertools.groupby(events, key=lambda e: e.get("connection", 0)):
+        run = list(group)
+        cut = len(run)
+        while cut and run[cut - 1].get("kind") in TEARDOWN:
+            cut -= 1
+        out += run[:cut] + sorted(run[cut:], key=lambda e: (str(e.get("kind")), str(e.get("direction"))))
+    return out
 
 
 def _shim(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:

@@ -160,7 +160,7 @@ def test_compare_rules():
 
 
 def test_pages_of_one_inventory_must_share_manifest_and_coverage():
-    from rea.artifacts.graph import merge_pages
+    from rea.artifacts.inventory_parsing import merge_pages
 
     complete = build_inventory(facts([file(0, "a", "01" * 32), file(1, "b", "02" * 32)]), Limits())
     first = parse_inventory(page_inventory(complete, {"occurrences": (0, 1)})).unwrap()

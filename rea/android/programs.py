@@ -41,7 +41,7 @@ from rea.android.records import (
     SearchArgs,
     SearchResult,
 )
-from rea.artifacts.graph import parse_inventory
+from rea.artifacts.inventory_parsing import parse_inventory
 from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request

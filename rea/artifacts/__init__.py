@@ -12,8 +12,12 @@ def __getattr__(name: str) -> Any:
         from rea.artifacts import compare
 
         return getattr(compare, name)
-    if name in ("build_inventory", "parse_inventory"):
+    if name == "build_inventory":
         from rea.artifacts import graph
 
-        return getattr(graph, name)
+        return graph.build_inventory
+    if name == "parse_inventory":
+        from rea.artifacts import inventory_parsing
+
+        return inventory_parsing.parse_inventory
     raise AttributeError(f"module 'rea.artifacts' has no attribute {name!r}")

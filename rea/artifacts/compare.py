@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
-from rea.artifacts.graph import merge_pages, parse_inventory, source_complete
+from rea.artifacts.inventory_parsing import merge_pages, parse_inventory, source_complete
 from rea.artifacts.model import CLASSIFICATIONS
 
 ROOT_PATH = "."  # the reference's logical path of the root occurrence

@@ -8,17 +8,12 @@ which hardening the headers indicate, and says what was not seen.
 from __future__ import annotations
 
 from typing import Any
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 from rea.layout import names as n
-from rea.layout.macho_names import CS_RUNTIME, MH_ALLOW_STACK_EXECUTION, MH_NO_HEAP_EXECUTION, MH_PIE
+from rea.layout.mitigations import hx, mitigations, opt_hex
 
 Row = Mapping[str, Any]
-MASK64 = (1 << 64) - 1
-
-
-def hx(value: int) -> str:
-    return f"0x{value & MASK64:x}"
 
 
 def rng(pair: Sequence[int]) -> dict[str, str]:
@@ -35,10 +30,6 @@ def name(row: Row) -> dict[str, Any]:
     }
 
 
-def _opt_hex(value: int | None) -> str | None:
-    return None if value is None else hx(value)
-
-
 # ------------------------------------------------------------------ sections
 
 
@@ -51,7 +42,7 @@ def _section(fmt: str, row: Row) -> dict[str, Any]:
     return {
         "index": row["index"],
         "name": name(row["name"]),
-        "name_offset": _opt_hex(row["name_offset"]),
+        "name_offset": opt_hex(row["name_offset"]),
         "type": _section_type(fmt, row["type"]),
         "header_location": rng(row["header_location"]),
         "address": hx(row["address"]),
@@ -61,10 +52,10 @@ def _section(fmt: str, row: Row) -> dict[str, Any]:
         "flags": hx(row["flags"]),
         "link": row["link"],
         "info": row["info"],
-        "entry_size": _opt_hex(row["entry_size"]),
+        "entry_size": opt_hex(row["entry_size"]),
         "file_backing": "file" if backed else "none",
         "segment": row["segment"],
-        "raw_size": _opt_hex(row["raw_size"]),
+        "raw_size": opt_hex(row["raw_size"]),
     }
 
 
@@ -262,109 +253,6 @@ def _linkage(facts: Row) -> dict[str, Any]:
     }
 
 
-# --------------------------------------------------------------- mitigations
-
-
-def _referenced(facts: Row) -> set[str]:
-    """Symbol names the image defines or imports (bare of leading underscores)."""
-    found = {n.bare(s["name"]["display"]) for s in facts["symbols"]}
-    for extra in (facts["pe"], facts["macho"]):
-        if extra is not None:
-            found.update(n.bare(x) for x in extra["imported_names"])
-    found.update(n.bare(s["name"]) for s in facts["import_slots"] if s["name"])
-    return found
-
-
-def _fortified(names: set[str]) -> list[str]:
-    return sorted(x for x in names if x.endswith("_chk") and not x.startswith("stack_chk"))
-
-
-def _elf_mitigations(facts: Row) -> dict[str, Any]:
-    by_type = {s["type"]: s for s in facts["segments"]}
-    stack = by_type.get(n.PT_GNU_STACK)
-    flags = facts["dynamic_flags"] or {"FLAGS": 0, "FLAGS_1": 0, "BIND_NOW": False}
-    bind_now = flags["BIND_NOW"] or bool(flags["FLAGS"] & n.DF_BIND_NOW) or bool(flags["FLAGS_1"] & n.DF_1_NOW)
-    relro = None if n.PT_GNU_RELRO not in by_type else ("Full" if bind_now else "Partial")
-    props = facts["gnu_properties"]
-    machine = facts["machine_number"]
-    x86 = props.get(n.X86_FEATURE_1_AND) if machine in (n.EM_X86_64, n.EM_386) else None
-    arm = props.get(n.AARCH64_FEATURE_1_AND) if machine == n.EM_AARCH64 else None
-    return {
-        "position_independent": facts["image_type"] == "ET_DYN",
-        "nx_indicator": None if stack is None else not stack["flags"] & n.PF_X,
-        "executable_stack_indicator": stack is not None and bool(stack["flags"] & n.PF_X),
-        "relro": relro,
-        "cet": None if x86 is None else {"ibt": bool(x86 & 1), "shstk": bool(x86 & 2)},
-        "arm": None if arm is None else {"bti": bool(arm & 1), "pac": bool(arm & 2)},
-        "pe": None,
-        "macho": None,
-    }
-
-
-def _pe_mitigations(facts: Row) -> dict[str, Any]:
-    pe = facts["pe"]
-    chars = pe["dll_characteristics"]
-    guard = pe["guard_flags"]
-    return {
-        "position_independent": bool(chars & n.DYNAMIC_BASE) and pe["has_relocations"],
-        "nx_indicator": bool(chars & n.NX_COMPAT),
-        "executable_stack_indicator": not chars & n.NX_COMPAT,
-        "relro": None,
-        "cet": None,
-        "arm": None,
-        "pe": {
-            "dll_characteristics": hx(chars),
-            "flags": [f"IMAGE_DLLCHARACTERISTICS_{v}" for k, v in sorted(n.DLL_CHARACTERISTICS.items()) if chars & k],
-            "guard_flags": _opt_hex(guard),
-            "control_flow_guard": bool(chars & n.GUARD_CF)
-            and guard is not None
-            and bool(guard & n.IMAGE_GUARD_CF_INSTRUMENTED),
-            "safe_seh": pe["safe_seh"],
-        },
-        "macho": None,
-    }
-
-
-def _macho_mitigations(facts: Row) -> dict[str, Any]:
-    m = facts["macho"]
-    flags = m["flags"]
-    cs = m["cs_flags"]
-    return {
-        "position_independent": bool(flags & MH_PIE) or facts["image_type"] in ("MH_DYLIB", "MH_BUNDLE"),
-        "nx_indicator": not flags & MH_ALLOW_STACK_EXECUTION,
-        "executable_stack_indicator": bool(flags & MH_ALLOW_STACK_EXECUTION),
-        "relro": None,
-        "cet": None,
-        "arm": None,
-        "pe": None,
-        "macho": {
-            "header_flags": list(m["flag_names"]),
-            "pie": bool(flags & MH_PIE),
-            "allow_stack_execution": bool(flags & MH_ALLOW_STACK_EXECUTION),
-            "no_heap_execution": bool(flags & MH_NO_HEAP_EXECUTION),
-            "code_signature": m["code_signature"],
-            "hardened_runtime": None if cs is None else bool(cs & CS_RUNTIME),
-        },
-    }
-
-
-_MITIGATIONS: Mapping[str, Callable[[Row], dict[str, Any]]] = {
-    "elf": _elf_mitigations,
-    "pe": _pe_mitigations,
-    "macho": _macho_mitigations,
-}
-
-
-def _mitigations(facts: Row) -> dict[str, Any]:
-    names = _referenced(facts)
-    return {
-        "evidence_kind": "inferred",
-        **_MITIGATIONS[facts["format"]](facts),
-        "stack_canary_indicator": bool(names & {n.bare(x) for x in n.CANARY_SYMBOLS}),
-        "fortify_symbols": _fortified(names),
-    }
-
-
 # ---------------------------------------------------------------- the result
 
 
@@ -524,7 +412,7 @@ def layout_result(facts: Row, artifact: Row, caps: Row) -> dict[str, Any]:
         "image_relocations": _image_relocations(image_relocations),
         "linkage": _linkage(facts),
         "pe_directories": _pe_directories(facts),
-        "mitigations": _mitigations(facts),
+        "mitigations": mitigations(facts),
         "diagnostics": {"stdout": "", "stderr": "", "truncated": False},
         "slice": facts["slice"],
         "coverage": coverage,

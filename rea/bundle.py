@@ -14,8 +14,9 @@ from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 import attrs
 from returns.result import Failure, Result, Success
 
+import rea.catalog  # noqa: F401  (first: the session family's records import rea.catalog.contract, which builds it)
 from rea.canonical_json import canonicalize
-from rea.catalog.session_tools import UNKNOWN_RECORD
+from rea.session_tools.contract import UNKNOWN_RECORD
 from rea.errors import ReaError
 from rea.evidence import (
     ENVELOPE_FIELDS,

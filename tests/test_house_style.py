@@ -43,8 +43,8 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 296  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
-# 424 before the web families, 376 before the android and adb programs
+ERROR_STYLE_CEILING = 275  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+# 424 before the web families, 376 before the android and adb programs, 296 before the session and views programs
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -70,12 +70,16 @@ CONVERTED_FILES = (
     "effects/setup/command.py",
     "effects/batch/runner.py",
     "rea/batch/failures.py",
+    *(f"rea/session_tools/programs/{name}.py" for name in ("status", "target", "bundles", "unknowns", "reply")),
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")
     ),  # fmt: skip
 )
-CONVERTED_FUNCTIONS = {"rea/workflows/native_surface.py": ("set_bookmark",)}
+CONVERTED_FUNCTIONS = {
+    "rea/workflows/native_surface.py": ("set_bookmark",),
+    "rea/views/programs.py": ("inspect_analysis_view", "project", "_produced", "_projection"),
+}
 
 
 def _error_styles():

@@ -8,7 +8,7 @@ from rea.catalog.contract import ToolContract
 from rea.javascript.ids import node_id
 from rea.wire import javascript as w
 from rea.wire.tool import evidence_tool
-from rea.wire.views import SummaryResult
+from rea.views.records.results import SummaryResult
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 _RIGHT_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}
@@ -42,7 +42,7 @@ ANALYZE = _workflow(
         "summary retains the complete record and returns a summary view with parent_evidence_id."
     ),
     w.AnalyzeArgs,
-    w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    w.AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
     {"input_path": "/path/to/app", "detail": "summary"},
     operation=False,  # detail summary answers with inspect_analysis_view Evidence
 )
@@ -94,7 +94,7 @@ TOOLS: tuple[ToolContract, ...] = (
             "inspect_analysis_view {kind: comparison}."
         ),
         w.CompareVersionsArgs,
-        w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+        w.VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
         operation=False,  # detail summary answers with inspect_analysis_view Evidence
     ),

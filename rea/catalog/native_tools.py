@@ -11,7 +11,7 @@ from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output
 from rea.wire import native as w
 from rea.wire.schema import schema_of
-from rea.wire.views import NativeSummaryResult
+from rea.views.records.results import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
 from rea.native import text
 

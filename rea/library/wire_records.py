@@ -2,7 +2,8 @@
 
 from rea.managed.records import compare as managed
 from rea.artifacts import records as artifacts, report_records as artifact_reports
-from rea.wire import javascript, native, views
+from rea.views.records import requests as views, results as view_results
+from rea.wire import javascript, native
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifact_reports.ComparisonResult
@@ -17,4 +18,4 @@ ExportShapesComparison = javascript.ExportShapesResult
 ManagedMembersComparisonArgs = managed.CompareArgs
 ManagedMembersComparison = managed.ComparisonResult
 AnalysisViewArgs = views.AnalysisViewArgs
-AnalysisViewResult = views.AnalysisViewResult
+AnalysisViewResult = view_results.AnalysisViewResult

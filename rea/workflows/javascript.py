@@ -47,7 +47,7 @@ from rea.javascript.record import (
 from rea.javascript.views import OPERATION, check_application, view_evidence
 from rea.program import Context, Effect, Outcome, ProgramCancelled, ReportProgress, failed
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 Steps = Generator[Effect, Any, Outcome]
 BATCH_FILES = 64

@@ -31,7 +31,7 @@ from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, fail
 from rea.session import MANAGED_HINT, Session, record, resolve
 from rea.wire import native as w
 from rea.wire.convert import to_wire
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 Steps = Program
 Args = Mapping[str, Any]

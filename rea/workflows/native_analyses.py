@@ -18,7 +18,7 @@ from rea.program import Context, Outcome, ProgramCancelled, failed
 from rea.session import Session, record, resolve
 from rea.wire.convert import to_wire
 from rea.workflows import native as base
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 Args = Mapping[str, Any]
 PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction", version="1")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from rea.wire.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
+from rea.web.records.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
 from rea.wire.tool import evidence_tool
 from rea.web.records.scenario_capture import BrowserScenarioCapture
 from rea.web.records.scenario import CaptureBrowserScenarioArgs

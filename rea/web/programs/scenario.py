@@ -26,7 +26,7 @@ from rea.web.records.webmcp import WebMcpDiscovery
 from rea.web.scenario import capture_result, scenario_origins
 from rea.web.scenario_effects import RunScenario
 from rea.wire.convert import to_wire
-from rea.wire.electron_scenario import CaptureElectronScenarioArgs
+from rea.web.records.electron_scenario import CaptureElectronScenarioArgs
 from rea.wire.schema import Role, schema_of
 
 

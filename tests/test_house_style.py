@@ -43,7 +43,7 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 271  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+ERROR_STYLE_CEILING = 268  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
 # 424 before the web families, 376 before the android and adb programs, 296 before the session and views programs
 CONVERTED_FILES = (
     "rea/managed/programs.py",
@@ -71,15 +71,15 @@ CONVERTED_FILES = (
     "effects/batch/runner.py",
     "rea/batch/failures.py",
     *(f"rea/session_tools/programs/{name}.py" for name in ("status", "target", "bundles", "unknowns", "reply")),
+    "rea/views/programs.py",
+    "rea/views/projection.py",
+    "effects/views/commands.py",
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")
     ),  # fmt: skip
 )
-CONVERTED_FUNCTIONS = {
-    "rea/workflows/native_surface.py": ("set_bookmark",),
-    "rea/views/programs.py": ("inspect_analysis_view", "project", "_produced", "_projection"),
-}
+CONVERTED_FUNCTIONS = {"rea/workflows/native_surface.py": ("set_bookmark",)}
 
 
 def _error_styles():

@@ -11,7 +11,6 @@ import functools
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea import __version__
@@ -160,7 +159,7 @@ def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
     retained = record(session, [evidence])
     if detail == "complete":
         return Outcome(session=retained, reply=Success(evidence.to_json()))
-    view = view_evidence(evidence, {"kind": "summary"})
-    if not is_successful(view):
-        return failed(session, view.failure())
-    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
+    summarized = view_evidence(evidence, {"kind": "summary"}).map(
+        lambda view: Outcome(session=record(retained, [view]), reply=Success(view.to_json()))
+    )
+    return summarized.lash(lambda error: Success(failed(session, error))).unwrap()  # a refusal keeps the session

@@ -40,7 +40,8 @@ from rea.errors import ReaError, cancelled, invalid_request
 from rea.families import FAMILIES
 from rea.session import Session
 from rea.validation import validate_arguments
-from rea.workflows.session_tools import INSPECT_BUNDLE_SCHEMA, NATIVE_OPERATIONS, inspect_evidence_bundle
+from rea.session_tools.programs.bundles import INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
+from rea.session_tools.programs.status import NATIVE_OPERATIONS
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 

@@ -186,3 +186,13 @@ def drive(produced: Any, read_json: Any = None, by_path: Mapping[str, Any] | Non
             reply = Success(read_json) if by_path is None else by_path[effect.path]
         else:  # pragma: no cover - no other effect is scripted here
             raise AssertionError(f"unscripted effect {effect!r}")
+
+
+def json_program(program_fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A @typed program called with JSON arguments: they are structured into its tool's argument record first,
+    as the gate (rea.workflows.table.typed_entry) does."""
+    from rea.catalog import BY_NAME
+    from rea.wire.convert import structure
+
+    record = BY_NAME[program_fn.__name__].args_type
+    return lambda session, args, ctx: program_fn(session, structure(args, record).unwrap(), ctx)

@@ -9,6 +9,7 @@ from returns.result import Failure, Success
 from prop_support import (
     CTX,
     drive,
+    json_program,
     small_evidences,
     get_path,
     json_value,
@@ -19,7 +20,11 @@ from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
 from rea.session import Session, merge, record
 from rea.unknowns import seal
-from rea.workflows.session_tools import import_evidence_bundle, record_unknown, update_unknown
+from rea.session_tools.programs import bundles, unknowns
+
+import_evidence_bundle = json_program(bundles.import_evidence_bundle)  # the programs read their tool's record
+record_unknown = json_program(unknowns.record_unknown)
+update_unknown = json_program(unknowns.update_unknown)
 
 SEVERITIES = ("low", "medium", "high", "critical")
 

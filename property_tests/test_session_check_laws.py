@@ -9,7 +9,7 @@ import orjson
 from hypothesis import event, given, strategies as st
 from returns.result import Failure, Success
 
-from prop_support import CTX, get_path, paths, small_evidences, with_change
+from prop_support import CTX, get_path, json_program, paths, small_evidences, with_change
 from prop_support import drive as drive_one
 from rea.bundle import bundle_chunks, parse_bundle
 from rea.canonical_json import canonical_sha256
@@ -21,9 +21,11 @@ from rea.session_checks.resolution import verdict
 from rea.session_checks.programs import compare_bundles, verify_unknown_resolution
 from rea.unknowns import heads, seal
 from rea.wire.convert import structure, to_wire
-from rea.wire.session import ResidualUnknown
-from rea.workflows.session_tools import update_unknown
+from rea.session_tools.records.results import ResidualUnknown
+from rea.session_tools.programs import unknowns
 from test_bundle_laws import sessions
+
+update_unknown = json_program(unknowns.update_unknown)  # the programs read their tool's record
 
 SWAP = {"added": "removed", "removed": "added"}
 

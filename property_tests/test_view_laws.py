@@ -17,7 +17,7 @@ from rea.artifacts import build_inventory
 from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import Limits
 from rea.evidence import Evidence, Provider, Subject, create_evidence
-from rea.workflows.views import project
+from rea.views.programs import project
 from test_artifact_laws import trees as inventory_trees
 
 SUBJECT = Subject(name="t", sha256="d" * 64, format="elf", architecture=None, local_path="/t")

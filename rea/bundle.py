@@ -14,8 +14,9 @@ from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 import attrs
 from returns.result import Failure, Result, Success
 
+import rea.catalog  # noqa: F401  (first: the session family's records import rea.catalog.contract, which builds it)
 from rea.canonical_json import canonicalize
-from rea.catalog.session_tools import UNKNOWN_RECORD
+from rea.session_tools.contract import UNKNOWN_RECORD
 from rea.errors import ReaError
 from rea.evidence import (
     ENVELOPE_FIELDS,
@@ -156,57 +157,55 @@ def _reject(message: str, path: str) -> ReaError:
     )
 
 
-def _fields(value: Any, allowed: frozenset[str] | set[str], path: str) -> ReaError | None:
+def _field_problems(value: Any, allowed: frozenset[str] | set[str], path: str) -> Iterator[ReaError]:
+    """Why `value` is not an object of the allowed fields (nothing when it is)."""
     if not isinstance(value, dict):
-        return _reject("expected an object", path)
+        yield _reject("expected an object", path)
+        return
     extra = sorted(set(value) - set(allowed))
     if extra:
-        return _reject(f"unsupported field {extra[0]!r} (accepted: {', '.join(sorted(allowed))})", f"{path}.{extra[0]}")
-    return None
+        yield _reject(f"unsupported field {extra[0]!r} (accepted: {', '.join(sorted(allowed))})", f"{path}.{extra[0]}")
 
 
-def _structure(value: Any) -> ReaError | None:
-    """Pass 1: unsupported or missing fixed fields anywhere, before any digest is computed."""
-    problem = _fields(value, set(BUNDLE_FIELDS), "$")
-    if problem:
-        return problem
+def _structure_problems(value: Any) -> Iterator[ReaError]:
+    """Pass 1: unsupported or missing fixed fields anywhere, before any digest is computed. The problems in
+    order, read lazily: the first rejects the bundle, and what follows it is never looked at."""
+    yield from _field_problems(value, set(BUNDLE_FIELDS), "$")
     for name in BUNDLE_FIELDS:
         if name not in value:
-            return _reject(f"required field {name!r} is missing", f"$.{name}")
+            yield _reject(f"required field {name!r} is missing", f"$.{name}")
     if value["bundle_version"] != BUNDLE_VERSION or type(value["bundle_version"]) is not int:
-        return _reject(f"bundle_version must be {BUNDLE_VERSION}, got {value['bundle_version']!r}", "$.bundle_version")
+        yield _reject(f"bundle_version must be {BUNDLE_VERSION}, got {value['bundle_version']!r}", "$.bundle_version")
     for name in ("records", "unknowns", *MANIFEST_FIELDS):
         if not isinstance(value[name], list):
-            return _reject("expected an array", f"$.{name}")
+            yield _reject("expected an array", f"$.{name}")
     for name, allowed in MANIFEST_FIELDS.items():
         for i, entry in enumerate(value[name]):
-            if problem := _fields(entry, allowed, f"$.{name}[{i}]"):
-                return problem
+            yield from _field_problems(entry, allowed, f"$.{name}[{i}]")
     for i, rec in enumerate(value["records"]):
         path = f"$.records[{i}]"
-        if problem := _fields(rec, ENVELOPE_FIELDS, path):
-            return problem
+        yield from _field_problems(rec, ENVELOPE_FIELDS, path)
         for name, allowed in NESTED_FIXED.items():
             nested = rec.get(name)
-            if nested is not None and (problem := _fields(nested, allowed, f"{path}.{name}")):
-                return problem
+            if nested is not None:
+                yield from _field_problems(nested, allowed, f"{path}.{name}")
         subject = rec.get("subject")
         if isinstance(subject, dict) and isinstance(subject.get("digest"), dict):
-            if problem := _fields(subject["digest"], {"sha256"}, f"{path}.subject.digest"):
-                return problem
+            yield from _field_problems(subject["digest"], {"sha256"}, f"{path}.subject.digest")
         profile = rec.get("analysis_profile")
         if isinstance(profile, dict) and profile.get("provider") is not None:
-            if problem := _fields(profile["provider"], NESTED_FIXED["provider"], f"{path}.analysis_profile.provider"):
-                return problem
+            yield from _field_problems(
+                profile["provider"], NESTED_FIXED["provider"], f"{path}.analysis_profile.provider"
+            )
     for i, rev in enumerate(value["unknowns"]):
         if shape := first_schema_error(UNKNOWN_RECORD, rev):
             where, message = shape
-            return _reject(message, f"$.unknowns[{i}]" + ("" if where == "arguments" else f".{where}"))
-    return None
+            yield _reject(message, f"$.unknowns[{i}]" + ("" if where == "arguments" else f".{where}"))
 
 
-def _unknown_history(revisions: Sequence[Mapping[str, Any]], record_ids: set[str]) -> ReaError | None:
-    """Every unknown's revisions form one chain from 1, and everything they cite is in the bundle."""
+def _history_problems(revisions: Sequence[Mapping[str, Any]], record_ids: set[str]) -> Iterator[ReaError]:
+    """Every unknown's revisions form one chain from 1, and everything they cite is in the bundle: the problems in
+    order, read lazily (the first rejects the bundle)."""
     chains: dict[str, list[Mapping[str, Any]]] = {}
     for rev in revisions:
         chains.setdefault(rev["unknown_id"], []).append(rev)
@@ -215,12 +214,12 @@ def _unknown_history(revisions: Sequence[Mapping[str, Any]], record_ids: set[str
         previous = None
         for expected, rev in enumerate(chain, 1):
             if rev["revision"] != expected:
-                return _reject(
+                yield _reject(
                     f"unknown {unknown_id} lacks revision {expected} (revisions must run 1, 2, ... without gaps)",
                     "$.unknowns",
                 )
             if previous is not None and rev["previous_revision_digest"] != previous["revision_digest"]:
-                return _reject(
+                yield _reject(
                     f"unknown {unknown_id} revision {expected} does not follow revision {expected - 1}", "$.unknowns"
                 )
             previous = rev
@@ -232,24 +231,24 @@ def _unknown_history(revisions: Sequence[Mapping[str, Any]], record_ids: set[str
             ]
             missing = [e for e in cited if e not in record_ids]
             if missing:
-                return _reject(
+                yield _reject(
                     f"unknown {unknown_id} revision {expected} cites {missing[0]}, which the bundle does not hold",
                     "$.unknowns",
                 )
             for rel in rev["relationships"]:
                 if rel["unknown_id"] not in chains:
-                    return _reject(
+                    yield _reject(
                         f"unknown {unknown_id} relates to {rel['unknown_id']}, which the bundle does not hold",
                         "$.unknowns",
                     )
-    return None
 
 
 def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBundle, ReaError]]:
     """Strict bundle parse as a program step: structure first, then every record id,
     unknown digest and manifest, yielding between batches so a caller can cancel."""
-    if problem := _structure(value):
-        return Failure(problem)
+    rejected = next(_structure_problems(value), None)  # the first problem: what follows is never looked at
+    if rejected is not None:
+        return Failure(rejected)
     records: list[Evidence] = []
     seen: set[str] = set()
     for i, raw in enumerate(value["records"]):
@@ -267,8 +266,9 @@ def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBu
     for i, rev in enumerate(value["unknowns"]):
         if problem := verify_revision(rev, f"$.unknowns[{i}]"):
             return Failure(_reject(problem.message, (problem.details or {}).get("path", f"$.unknowns[{i}]")))
-    if problem := _unknown_history(value["unknowns"], seen):
-        return Failure(problem)
+    broken = next(_history_problems(value["unknowns"], seen), None)
+    if broken is not None:
+        return Failure(broken)
     expected = manifests(sorted(records, key=lambda e: e.evidence_id))
     for name in MANIFEST_FIELDS:
         if canonicalize(expected[name]) != canonicalize(value[name]):

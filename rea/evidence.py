@@ -20,6 +20,15 @@ from returns.result import Failure, Result, Success
 from rea.canonical_json import CanonicalJsonError, canonical_sha256, canonicalize
 from rea.errors import ReaError
 from rea import json_schema as schema
+from rea.strict_json import (
+    Reject,
+    read_enum,
+    read_int,
+    read_object,
+    read_open_object,
+    read_string,
+    read_strings,
+)
 
 P = ParamSpec("P")
 
@@ -273,7 +282,7 @@ def _reparsed(identified: Evidence) -> Result[Evidence, ReaError]:
     canonicalize the same."""
     try:
         return Success(_parse(identified.to_json(), identified=identified))
-    except _Reject as exc:
+    except Reject as exc:
         return Failure(_integrity(exc.message, exc.path))
     except CanonicalJsonError as exc:
         return Failure(_integrity(f"not canonical JSON: {exc}", "$"))
@@ -296,13 +305,6 @@ create_evidence.__doc__ = "Build a record and give it its id; the draft goes thr
 # ---------------------------------------------------------------- strict parse
 
 
-class _Reject(Exception):
-    def __init__(self, path: str, message: str) -> None:
-        super().__init__(message)
-        self.path = path
-        self.message = message
-
-
 def _integrity(message: str, path: str, **details: Any) -> ReaError:
     return ReaError(
         code="evidence_integrity_mismatch",
@@ -311,129 +313,79 @@ def _integrity(message: str, path: str, **details: Any) -> ReaError:
     )
 
 
-def _object(value: Any, path: str, allowed: frozenset[str] | set[str], required: Sequence[str]) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise _Reject(path, f"expected an object, got {_kind(value)}")
-    unknown = sorted(set(value) - set(allowed))
-    if unknown:
-        raise _Reject(
-            f"{path}.{unknown[0]}", f"unsupported field {unknown[0]!r}; accepted fields: {', '.join(sorted(allowed))}"
-        )
-    for name in required:
-        if name not in value:
-            raise _Reject(f"{path}.{name}", f"required field {name!r} is missing")
-    return value
-
-
-def _kind(value: Any) -> str:
-    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}.get(
-        type(value), "number" if isinstance(value, (int, float)) else type(value).__name__
-    )
-
-
-def _string(value: Any, path: str, *, nonempty: bool = True, pattern: re.Pattern[str] | None = None) -> str:
-    if not isinstance(value, str) or (nonempty and not value):
-        raise _Reject(path, f"expected a {'non-empty ' if nonempty else ''}string, got {_kind(value)}")
-    if pattern is not None and not pattern.match(value):
-        raise _Reject(path, f"{value!r} does not match {pattern.pattern}")
-    return value
-
-
-def _enum(value: Any, path: str, allowed: Sequence[str]) -> str:
-    if value not in allowed or not isinstance(value, str):
-        raise _Reject(path, f"{value!r} is not one of {', '.join(allowed)}")
-    return value
-
-
-def _int(value: Any, path: str, minimum: int = 0) -> int:
-    if type(value) is not int or value < minimum:
-        raise _Reject(path, f"expected an integer >= {minimum}, got {value!r}")
-    return value
-
-
 def _provider(value: Any, path: str, *, version_required: bool = False) -> Provider:
-    obj = _object(value, path, set(PROVIDER_FIELDS), PROVIDER_FIELDS)
+    obj = read_object(value, path, set(PROVIDER_FIELDS), PROVIDER_FIELDS)
     version = obj["version"]
     if version is not None or version_required:
-        _string(version, f"{path}.version")
-    return Provider(id=_string(obj["id"], f"{path}.id"), name=_string(obj["name"], f"{path}.name"), version=version)
+        read_string(version, f"{path}.version")
+    return Provider(
+        id=read_string(obj["id"], f"{path}.id"), name=read_string(obj["name"], f"{path}.name"), version=version
+    )
 
 
 def _subject(value: Any, path: str) -> Subject | None:
     if value is None:
         return None
-    obj = _object(value, path, set(SUBJECT_FIELDS), SUBJECT_FIELDS)
-    digest = _object(obj["digest"], f"{path}.digest", {"sha256"}, ("sha256",))
+    obj = read_object(value, path, set(SUBJECT_FIELDS), SUBJECT_FIELDS)
+    digest = read_object(obj["digest"], f"{path}.digest", {"sha256"}, ("sha256",))
     arch = obj["architecture"]
     return Subject(
-        name=_string(obj["name"], f"{path}.name"),
-        sha256=_string(digest["sha256"], f"{path}.digest.sha256", pattern=_DIGEST),
-        format=_enum(obj["format"], f"{path}.format", SUBJECT_FORMATS),
-        architecture=None if arch is None else _enum(arch, f"{path}.architecture", ARCHITECTURES),
-        local_path=_string(obj["local_path"], f"{path}.local_path", nonempty=False),
+        name=read_string(obj["name"], f"{path}.name"),
+        sha256=read_string(digest["sha256"], f"{path}.digest.sha256", pattern=_DIGEST),
+        format=read_enum(obj["format"], f"{path}.format", SUBJECT_FORMATS),
+        architecture=None if arch is None else read_enum(arch, f"{path}.architecture", ARCHITECTURES),
+        local_path=read_string(obj["local_path"], f"{path}.local_path", nonempty=False),
     )
 
 
 def parse_profile(value: Any, path: str = "analysis_profile") -> AnalysisProfile:
-    obj = _object(value, path, set(PROFILE_FIELDS), PROFILE_FIELDS)
+    obj = read_object(value, path, set(PROFILE_FIELDS), PROFILE_FIELDS)
     if obj["schema_version"] != PROFILE_SCHEMA_VERSION or type(obj["schema_version"]) is not int:
-        raise _Reject(
+        raise Reject(
             f"{path}.schema_version", f"analysis profile schema_version must be 1, got {obj['schema_version']!r}"
         )
     if not isinstance(obj["parameters"], dict):
-        raise _Reject(f"{path}.parameters", "expected an object")
+        raise Reject(f"{path}.parameters", "expected an object")
     profile = AnalysisProfile(
         provider=_provider(obj["provider"], f"{path}.provider", version_required=True),
-        provider_profile_schema_version=_int(
+        provider_profile_schema_version=read_int(
             obj["provider_profile_schema_version"], f"{path}.provider_profile_schema_version", 1
         ),
         parameters=obj["parameters"],
-        digest=_string(obj["digest"], f"{path}.digest", pattern=_DIGEST),
+        digest=read_string(obj["digest"], f"{path}.digest", pattern=_DIGEST),
     )
     if canonical_sha256(profile.unsigned()) != profile.digest:
-        raise _Reject(f"{path}.digest", "the analysis profile digest does not match its content")
+        raise Reject(f"{path}.digest", "the analysis profile digest does not match its content")
     return profile
 
 
 def _location(value: Any, path: str) -> Mapping[str, Any]:
     if not isinstance(value, dict) or not isinstance(value.get("kind"), str) or value["kind"] not in LOCATION_FIELDS:
-        raise _Reject(f"{path}.kind", f"location kind must be one of {', '.join(LOCATION_FIELDS)}")
+        raise Reject(f"{path}.kind", f"location kind must be one of {', '.join(LOCATION_FIELDS)}")
     fields = LOCATION_FIELDS[value["kind"]]
-    _object(value, path, {"kind", *fields}, ("kind", *fields))
+    read_object(value, path, {"kind", *fields}, ("kind", *fields))
     for name, kind in fields.items():
         if kind is int:
-            _int(value[name], f"{path}.{name}")
+            read_int(value[name], f"{path}.{name}")
         else:
-            _string(value[name], f"{path}.{name}")
+            read_string(value[name], f"{path}.{name}")
     return value
-
-
-def _strings(value: Any, path: str, pattern: re.Pattern[str] | None = None, nonempty: bool = False) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise _Reject(path, f"expected an array, got {_kind(value)}")
-    return tuple(_string(v, f"{path}[{i}]", nonempty=nonempty, pattern=pattern) for i, v in enumerate(value))
 
 
 def _environment(value: Any, path: str) -> Mapping[str, Any] | None:
     if value is None:
         return None
-    obj = _object(value, path, set(ENVIRONMENT_FIELDS), ENVIRONMENT_FIELDS)
+    obj = read_object(value, path, set(ENVIRONMENT_FIELDS), ENVIRONMENT_FIELDS)
     for name in ENVIRONMENT_FIELDS[:3]:
-        _string(obj[name], f"{path}.{name}")
-    _enum(obj["isolation"], f"{path}.isolation", ISOLATION)
+        read_string(obj[name], f"{path}.{name}")
+    read_enum(obj["isolation"], f"{path}.isolation", ISOLATION)
     return obj
 
 
 def _schema_version(value: Any, path: str) -> int:
     # its value was checked first (a record of another version is refused before its shape); here its type
     if type(value) is not int:
-        raise _Reject(path, "schema_version must be the integer 2")
-    return value
-
-
-def _open_object(value: Any, path: str) -> Mapping[str, Any]:
-    if not isinstance(value, dict):
-        raise _Reject(path, f"expected an object, got {_kind(value)}")
+        raise Reject(path, "schema_version must be the integer 2")
     return value
 
 
@@ -447,7 +399,7 @@ def _profile(value: Any, path: str) -> AnalysisProfile | None:
 
 def _locations(value: Any, path: str) -> tuple[Mapping[str, Any], ...]:
     if not isinstance(value, list):
-        raise _Reject(path, "expected an array")
+        raise Reject(path, "expected an array")
     return tuple(_location(v, f"{path}[{i}]") for i, v in enumerate(value))
 
 
@@ -472,25 +424,25 @@ ENVELOPE: tuple[EnvelopeField, ...] = (
     EnvelopeField("schema_version", _schema_version, {"const": SCHEMA_VERSION}),
     EnvelopeField(
         "evidence_id",
-        lambda v, p: _string(v, p, pattern=EVIDENCE_ID),
+        lambda v, p: read_string(v, p, pattern=EVIDENCE_ID),
         schema.string("Evidence id", pattern=EVIDENCE_ID_PATTERN),
     ),
     EnvelopeField("subject", _subject, schema.nullable(schema.obj(SUBJECT_PROPERTIES, SUBJECT_FIELDS)), SUBJECT_FIELDS),
     EnvelopeField("provider", _provider, schema.obj(PROVIDER_PROPERTIES, PROVIDER_FIELDS), PROVIDER_FIELDS),
     EnvelopeField("analysis_profile", _profile, schema.nullable(_ANY_OBJECT), PROFILE_FIELDS),
-    EnvelopeField("predicate_type", _string, schema.string("Predicate")),
-    EnvelopeField("operation", _string, schema.string("Operation")),
-    EnvelopeField("parameters", _open_object, _ANY_OBJECT),
+    EnvelopeField("predicate_type", read_string, schema.string("Predicate")),
+    EnvelopeField("operation", read_string, schema.string("Operation")),
+    EnvelopeField("parameters", read_open_object, _ANY_OBJECT),
     EnvelopeField("raw_result", _open, {}),
     EnvelopeField("normalized_result", _open, {}),
-    EnvelopeField("confidence", lambda v, p: _enum(v, p, CONFIDENCE), {"type": "string", "enum": list(CONFIDENCE)}),
-    EnvelopeField("authority", lambda v, p: _enum(v, p, AUTHORITY), {"type": "string", "enum": list(AUTHORITY)}),
+    EnvelopeField("confidence", lambda v, p: read_enum(v, p, CONFIDENCE), {"type": "string", "enum": list(CONFIDENCE)}),
+    EnvelopeField("authority", lambda v, p: read_enum(v, p, AUTHORITY), {"type": "string", "enum": list(AUTHORITY)}),
     EnvelopeField("environment", _environment, schema.nullable(_ANY_OBJECT), ENVIRONMENT_FIELDS),
-    EnvelopeField("limitations", _strings, schema.array({"type": "string"})),
+    EnvelopeField("limitations", read_strings, schema.array({"type": "string"})),
     EnvelopeField("locations", _locations, schema.array(_ANY_OBJECT)),
     EnvelopeField(
         "evidence_links",
-        lambda v, p: _strings(v, p, EVIDENCE_ID),
+        lambda v, p: read_strings(v, p, EVIDENCE_ID),
         schema.array(schema.string("Linked Evidence", pattern=EVIDENCE_ID_PATTERN)),
     ),
 )
@@ -503,7 +455,7 @@ def parse_evidence(value: Any) -> Result[Evidence, ReaError]:
     """Strictly parse a wire record and verify its id; never repairs anything."""
     try:
         return Success(_parse(value))
-    except _Reject as exc:
+    except Reject as exc:
         return Failure(_integrity(exc.message, exc.path))
     except CanonicalJsonError as exc:
         return Failure(_integrity(f"not canonical JSON: {exc}", "$"))
@@ -513,20 +465,20 @@ def _parse(value: Any, identified: Evidence | None = None) -> Evidence:
     """Each field read as the table declares, in wire order; then what no one field can check alone (with
     `identified`, the fresh record this wire form was written from: its id is checked without a rehash)."""
     if isinstance(value, dict) and "schema_version" in value and value["schema_version"] != SCHEMA_VERSION:
-        raise _Reject("schema_version", f"only Evidence schema_version 2 is accepted, got {value['schema_version']!r}")
-    obj = _object(value, "$", ENVELOPE_FIELDS, sorted(ENVELOPE_FIELDS))
+        raise Reject("schema_version", f"only Evidence schema_version 2 is accepted, got {value['schema_version']!r}")
+    obj = read_object(value, "$", ENVELOPE_FIELDS, sorted(ENVELOPE_FIELDS))
     read = {f.name: f.read(obj[f.name], f.name) for f in ENVELOPE}
     del read["schema_version"]  # the record is always version 2; its projection writes the constant
     evidence = Evidence(**read)
     if evidence.analysis_profile is not None and evidence.analysis_profile.provider != evidence.provider:
-        raise _Reject("analysis_profile.provider", "the analysis profile's provider differs from the Evidence provider")
+        raise Reject("analysis_profile.provider", "the analysis profile's provider differs from the Evidence provider")
     same = (
         evidence.evidence_id == identified.evidence_id and _same_identity(evidence, identified)
         if identified is not None
         else compute_evidence_id(evidence) == evidence.evidence_id
     )
     if not same:
-        raise _Reject(
+        raise Reject(
             "evidence_id",
             "the evidence_id does not match the record's content (the record was changed after it was made)",
         )

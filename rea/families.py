@@ -21,6 +21,7 @@ from rea.batch import family as batch
 from rea.evm import family as evm
 from rea.firmware import family as firmware
 from rea.family import Family
+from rea.generic import family as generic
 from rea.javascript import family as javascript
 from rea.layout import family as layout
 from rea.managed import family as managed
@@ -28,31 +29,16 @@ from rea.native import family as native
 from rea.native_runtime import family as native_runtime
 from rea.process_capture import family as process_capture
 from rea.session_checks import family as session_checks
+from rea.session_tools import family as session_tools
 from rea.reconstruction import family as reconstruction
 from rea.setup import family as setup
+from rea.views import family as views
 from rea.wasm import family as wasm
 from rea.web import family as web
 from rea.web_network import family as web_network
 
-# The three families without a package of their own serve every other family: session and
-# evidence tools, the shared analysis views, and the CLI commands that reach any tool.
-SESSION = Family(
-    name="session",
-    toolset="session",
-    contracts=("rea.catalog.session_tools",),
-    programs=("rea.workflows.session_tools",),
-)
-VIEWS = Family(
-    name="views",
-    toolset="views",
-    contracts=("rea.catalog.views",),
-    programs=("rea.workflows.views",),
-    commands=("effects.view_commands",),
-)
-GENERIC = Family(name="generic", contracts=("rea.catalog.generic_commands",))
-
 FAMILIES: tuple[Family, ...] = (
-    SESSION,
+    session_tools.FAMILY,
     session_checks.FAMILY,
     native.FAMILY,
     artifacts.FAMILY,
@@ -71,8 +57,8 @@ FAMILIES: tuple[Family, ...] = (
     web_network.FAMILY,
     web.FAMILY,
     reconstruction.FAMILY,
-    VIEWS,
-    GENERIC,
+    views.FAMILY,
+    generic.FAMILY,
     setup.FAMILY,
     batch.FAMILY,
 )
@@ -93,6 +79,9 @@ SHARED_TYPED: tuple[str, ...] = (
     "rea/workflows/derived.py",
     "rea/canonical_json.py",
     "rea/evidence.py",
+    "rea/strict_json.py",
+    "rea/prompts.py",
+    "rea/prompt_texts.py",
     "rea/collector.py",
     "rea/json_schema.py",
     "rea/paging.py",

@@ -32,7 +32,7 @@ from rea.catalog.contract import ToolContract
 from rea.catalog.projection import PROVENANCE
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence
-from rea.wire.views import FIRST_VIEW, view_call
+from rea.views.records.requests import FIRST_VIEW, view_call
 
 MAX_ERROR_MESSAGE = 4_096
 EMPTY_STRUCTURE = 2  # the frame's `{}` (its `""` text keeps the quotes the real text needs)

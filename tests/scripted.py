@@ -87,3 +87,14 @@ def drive(
             reply = SESSION_EFFECTS[type(effect)](effect)
         else:
             reply = answer(effect)
+
+
+def drive_tool(program_fn: Callable[..., Any], session: Session, args: dict, *rest: Any, **options: Any) -> Any:
+    """drive() for a @typed program with its JSON arguments: they are structured into its tool's argument record
+    first, as the gate (rea.workflows.table.typed_entry) does."""
+    from rea.catalog import BY_NAME
+    from rea.wire.convert import structure
+
+    return drive(
+        program_fn, session, structure(args, BY_NAME[program_fn.__name__].args_type).unwrap(), *rest, **options
+    )

@@ -13,7 +13,7 @@ from rea.evidence import (
     parse_evidence,
 )
 from rea.artifacts.report_records import InventoryEvidence
-from rea.wire.session import EvidenceRecord
+from rea.session_tools.records.bundles import EvidenceRecord
 from support import PROFILE, PROVIDER, make_evidence
 
 

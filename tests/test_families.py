@@ -96,10 +96,10 @@ def test_a_call_imports_only_its_family_programs_and_any_program_module_imports_
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT)
     assert out.returncode == 0, out.stderr
     loaded = set(json.loads(out.stdout))
-    native = {m for f in FAMILIES if f.name in ("session", "native", "views") for m in f.programs}
+    native = {m for f in FAMILIES if f.name in ("session_tools", "native", "views") for m in f.programs}
     assert native <= loaded
-    others = {m for f in FAMILIES if f.name not in ("session", "native", "views") for m in f.programs}
+    others = {m for f in FAMILIES if f.name not in ("session_tools", "native", "views") for m in f.programs}
     assert not loaded & others, loaded & others
-    for module in ("rea.wasm.programs", "rea.managed.programs", "rea.workflows.views"):
+    for module in ("rea.wasm.programs", "rea.managed.programs", "rea.views.programs"):
         first = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True, text=True, cwd=ROOT)
         assert first.returncode == 0, first.stderr

@@ -43,8 +43,9 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 176  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
-# 424 before the web families, 376 before the android and adb programs, 296 before the native and javascript programs
+ERROR_STYLE_CEILING = 148  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+# 424 before the web families, 376 before the android and adb programs, 296 before the native, javascript, session
+# and views programs
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -76,6 +77,10 @@ CONVERTED_FILES = (
     "effects/batch/runner.py",
     "rea/batch/failures.py",
     *(f"rea/javascript/programs/{name}.py" for name in ("analysis", "traces", "comparisons", "inputs", "runtime")),
+    *(f"rea/session_tools/programs/{name}.py" for name in ("status", "target", "bundles", "unknowns", "reply")),
+    "rea/views/programs.py",
+    "rea/views/projection.py",
+    "effects/views/commands.py",
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")

@@ -12,8 +12,8 @@ from rea.native.effects import NativeFacts, ReadAnnotations
 from rea.program import IdentifyTarget, ProgramCancelled, ReportProgress, TargetFacts
 from rea.session import Session
 from rea.workflows import PROGRAMS
-from rea.workflows import session_tools as tools
-from scripted import CTX, SESSION_EFFECTS, drive
+from rea.session_tools.programs.target import open_binary
+from scripted import CTX, SESSION_EFFECTS, drive_tool
 
 
 def proc(address, name, callees=(), callers=(), kind="function", unresolved=0):
@@ -148,8 +148,8 @@ def test_call_graph_coverage_and_deduplicated_limitations():
 
 def _bound_session() -> Session:
     facts = TargetFacts(path="/bin/x", kind="file", sha256="a" * 64, size=10, format="elf")
-    opened, _ = drive(
-        tools.open_binary,
+    opened, _ = drive_tool(
+        open_binary,
         Session(),
         {"path": "/bin/x"},
         lambda e: Success(facts) if isinstance(e, IdentifyTarget) else Success("run-1"),

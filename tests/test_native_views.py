@@ -1,9 +1,9 @@
 """Views over analyze_function Evidence (pure: no provider runs), against the 6.x dossier's field names."""
 
 from rea.evidence import Provider, Subject, create_evidence
-from rea.workflows.views import project, view_evidence
+from rea.views.programs import project, view_evidence
 from rea.wire.convert import with_defaults
-from rea.wire.views import AnalysisViewArgs
+from rea.views.records.requests import AnalysisViewArgs
 
 ANGR = Provider(id="angr", name="angr", version="9.2.213")
 SUBJECT = Subject(name="pie", sha256="c" * 64, format="elf", architecture="x86_64", local_path="/bin/pie")

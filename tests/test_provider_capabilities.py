@@ -16,7 +16,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 import rea
 from rea.native.providers import PROVIDER_EFFECTS
-from rea.workflows.session_tools import NATIVE_OPERATIONS
+from rea.session_tools.programs.status import NATIVE_OPERATIONS
 from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow

@@ -74,7 +74,7 @@ def test_oversized_analyze_function_offers_a_ready_continuation_that_runs():
 def test_every_continuation_is_a_call_our_validator_accepts():
     from rea.catalog import BY_NAME
     from rea.validation import validate_arguments
-    from rea.wire.views import FIRST_VIEW, view_call
+    from rea.views.records.requests import FIRST_VIEW, view_call
 
     contract = BY_NAME["inspect_analysis_view"]
     kinds = {}

@@ -12,9 +12,17 @@ from rea.errors import ReaError
 from rea.catalog import BY_NAME
 from rea.program import IdentifyTarget, PublishAtomically, PublishReceipt, TargetFacts
 from rea.session import Session, header_architecture, resolve, target_kind
-from rea.wire import session as w
-from rea.workflows import session_tools as tools
-from scripted import CTX, drive
+from rea.catalog.contract import ClientFeature, Surface, ToolAnnotation, ToolEffect
+from rea.evidence import SubjectFormat
+from rea.native.providers import RejectionCode
+from rea.session_tools.records import vocabulary as w
+from rea.session_tools.records.status import AnalysisActivity
+from rea.session_tools.programs.bundles import export_evidence_bundle, get_evidence_bundle, import_evidence_bundle
+from rea.session_tools.programs.status import NATIVE_OPERATIONS, binary_session
+from rea.session_tools.programs.target import close_binary, open_binary
+from rea.session_tools.programs.unknowns import list_unknowns, record_unknown, update_unknown
+from rea.native.effects import DiscoverProviders
+from scripted import CTX, drive_tool
 from support import ledger, make_evidence
 
 
@@ -30,15 +38,15 @@ def test_streamed_bundle_equals_canonical_bundle():
 def test_import_merges_exactly_and_is_idempotent():
     source = ledger(10)
     tree = _bundle_tree(source)
-    outcome, _ = drive(tools.import_evidence_bundle, Session(), {"path": "/b.json"}, lambda e: Success(tree))
+    outcome, _ = drive_tool(import_evidence_bundle, Session(), {"path": "/b.json"}, lambda e: Success(tree))
     assert outcome.reply.unwrap()["result"] == {"imported": 10, "unknowns_added": 0, "total": 10}
     assert set(outcome.session.evidence) == set(source.evidence)
-    again, _ = drive(tools.import_evidence_bundle, outcome.session, {"path": "/b.json"}, lambda e: Success(tree))
+    again, _ = drive_tool(import_evidence_bundle, outcome.session, {"path": "/b.json"}, lambda e: Success(tree))
     assert again.reply.unwrap()["result"]["imported"] == 0
 
 
 def _import(session, tree):
-    return drive(tools.import_evidence_bundle, session, {"path": "/b.json"}, lambda e: Success(tree))[0]
+    return drive_tool(import_evidence_bundle, session, {"path": "/b.json"}, lambda e: Success(tree))[0]
 
 
 def test_unsupported_fields_are_rejected_before_ids_and_nothing_changes():
@@ -97,7 +105,7 @@ def test_open_binary_binds_target_and_new_run_but_keeps_ledger():
     def answer(effect):
         return Success(facts) if isinstance(effect, IdentifyTarget) else Success("run-1")
 
-    outcome, effects = drive(tools.open_binary, session, {"path": "/bin/x"}, answer)
+    outcome, effects = drive_tool(open_binary, session, {"path": "/bin/x"}, answer)
     assert [type(e).__name__ for e in effects if not type(e).__name__ == "ReportProgress"] == [
         "IdentifyTarget",
         "DiscoverProviders",
@@ -121,30 +129,30 @@ def test_open_binary_selection_precedence_and_refusals():
         return Success(facts) if isinstance(effect, IdentifyTarget) else Success("run-2")
 
     env_ctx = attrs.evolve(CTX, analysis_provider="angr")
-    by_env = drive(tools.open_binary, Session(), {"path": "/bin/x"}, answer, ctx=env_ctx)[0]
+    by_env = drive_tool(open_binary, Session(), {"path": "/bin/x"}, answer, ctx=env_ctx)[0]
     assert by_env.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "environment"
-    by_request = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": "angr"}, answer, ctx=env_ctx)[0]
+    by_request = drive_tool(open_binary, Session(), {"path": "/bin/x", "provider_id": "angr"}, answer, ctx=env_ctx)[0]
     assert by_request.reply.unwrap()["result"]["analysis_provider_binding"]["selection_source"] == "request"
     for provider, code, status in (
         ("ghidra", "provider_unavailable", "unavailable"),
         ("hopper", "provider_unavailable", "unavailable"),
         ("radare", "capability_unavailable", "unknown_provider"),
     ):
-        refused = drive(tools.open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, answer)[0]
+        refused = drive_tool(open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, answer)[0]
         err = refused.reply.failure()
         assert err.code == code and err.details["selection"]["status"] == status, provider
         assert refused.session == Session()
     text = TargetFacts(path="/etc/x.txt", kind="file", sha256="b" * 64, size=3, format="file")
-    unbound = drive(
-        tools.open_binary,
+    unbound = drive_tool(
+        open_binary,
         Session(),
         {"path": "/etc/x.txt"},
         lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-3"),
     )[0]
     result = unbound.reply.unwrap()["result"]
     assert result["analysis_provider_binding"] is None and "ELF, PE or Mach-O" in result["limitations"][0]
-    explicit = drive(
-        tools.open_binary,
+    explicit = drive_tool(
+        open_binary,
         Session(),
         {"path": "/etc/x.txt", "provider_id": "angr"},
         lambda e: Success(text) if isinstance(e, IdentifyTarget) else Success("run-4"),
@@ -155,18 +163,18 @@ def test_open_binary_selection_precedence_and_refusals():
 def test_open_binary_failure_leaves_session_unchanged():
     session = ledger(1)
     err = ReaError(code="target_unavailable", message="gone")
-    outcome, _ = drive(tools.open_binary, session, {"path": "/nope"}, lambda e: Failure(err))
+    outcome, _ = drive_tool(open_binary, session, {"path": "/nope"}, lambda e: Failure(err))
     assert outcome.session is session and outcome.reply.failure() is err
 
 
 def test_close_binary_clears_everything_and_works_without_target():
-    outcome, _ = drive(tools.close_binary, ledger(3), {})
+    outcome, _ = drive_tool(close_binary, ledger(3), {})
     assert outcome.session == Session()
     reply = outcome.reply.unwrap()
     assert reply["result"] is None  # the reference's result without a snapshot
     assert reply["closed"]["cleared"]["records"] == 3
     assert reply["closed"]["cleanup"] == {"status": "complete", "owned_resources": []}
-    empty, _ = drive(tools.close_binary, Session(), {"overwrite": False})
+    empty, _ = drive_tool(close_binary, Session(), {"overwrite": False})
     assert empty.reply.unwrap() == {
         "result": None,
         "closed": {
@@ -179,7 +187,7 @@ def test_close_binary_clears_everything_and_works_without_target():
 
 def test_close_binary_refuses_a_snapshot_and_closes_nothing():
     session = ledger(2)
-    refused, effects = drive(tools.close_binary, session, {"snapshot_path": "/tmp/snap.json", "overwrite": True})
+    refused, effects = drive_tool(close_binary, session, {"snapshot_path": "/tmp/snap.json", "overwrite": True})
     err = refused.reply.failure()
     assert err.code == "capability_unavailable" and err.details == {
         "reason": "snapshot_path_unsupported",
@@ -191,8 +199,8 @@ def test_close_binary_refuses_a_snapshot_and_closes_nothing():
 def test_summary_filters_are_exact_and_require_summary_detail():
     session = ledger(6)
     target = make_evidence(4)
-    outcome, _ = drive(
-        tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"procedure_address": "0x401004"}}
+    outcome, _ = drive_tool(
+        get_evidence_bundle, session, {"detail": "summary", "filters": {"procedure_address": "0x401004"}}
     )
     result = outcome.reply.unwrap()["result"]
     rows = result["records"]
@@ -207,11 +215,11 @@ def test_summary_filters_are_exact_and_require_summary_detail():
         "value_flow": {"status": "not-recorded"},
     }
     assert rows[0]["subject"] == target.subject.to_json() and rows[0]["limitation_count"] == 0
-    by_sha, _ = drive(
-        tools.get_evidence_bundle, session, {"detail": "summary", "filters": {"target_sha256": "1".zfill(64)}}
+    by_sha, _ = drive_tool(
+        get_evidence_bundle, session, {"detail": "summary", "filters": {"target_sha256": "1".zfill(64)}}
     )
     assert by_sha.reply.unwrap()["result"]["matching_records"] == 2
-    refused, _ = drive(tools.get_evidence_bundle, session, {"filters": {"operation": "x"}})
+    refused, _ = drive_tool(get_evidence_bundle, session, {"filters": {"operation": "x"}})
     assert refused.reply.failure().details["field"] == "filters"
 
 
@@ -224,7 +232,7 @@ def test_export_program_publishes_the_streamed_bundle():
         seen["bytes"] = b"".join(effect.chunks())
         return Success(PublishReceipt(path="/tmp/x.json", bytes=len(seen["bytes"]), sha256="0" * 64))
 
-    outcome, _ = drive(tools.export_evidence_bundle, session, {"path": "/tmp/x.json"}, answer)
+    outcome, _ = drive_tool(export_evidence_bundle, session, {"path": "/tmp/x.json"}, answer)
     assert seen["bytes"] == canonicalize(bundle_json(session))
     assert outcome.reply.unwrap()["result"]["records"] == 4
     assert parse_bundle(orjson.loads(seen["bytes"])).unwrap().records
@@ -233,8 +241,8 @@ def test_export_program_publishes_the_streamed_bundle():
 def test_unknown_lifecycle_and_revision_conflict():
     session = ledger(2)
     support_id = next(iter(session.evidence))
-    recorded, _ = drive(
-        tools.record_unknown,
+    recorded, _ = drive_tool(
+        record_unknown,
         session,
         {
             "question": "Does  it  phone home?",
@@ -246,8 +254,8 @@ def test_unknown_lifecycle_and_revision_conflict():
     first = recorded.reply.unwrap()["result"]
     assert first["question"] == "Does it phone home?" and first["revision"] == 1 and first["status"] == "open"
     assert first["mutation_evidence_ids"][0] in recorded.session.evidence
-    duplicate, _ = drive(
-        tools.record_unknown,
+    duplicate, _ = drive_tool(
+        record_unknown,
         recorded.session,
         # the same question about the same subject (the Evidence it cites says which)
         {
@@ -258,23 +266,23 @@ def test_unknown_lifecycle_and_revision_conflict():
         },
     )
     assert duplicate.reply.failure().code == "revision_conflict" and duplicate.session is recorded.session
-    updated, _ = drive(
-        tools.update_unknown,
+    updated, _ = drive_tool(
+        update_unknown,
         recorded.session,
         {"unknown_id": first["unknown_id"], "expected_revision": 1, "status": "investigating"},
     )
     second = updated.reply.unwrap()["result"]
     assert second["revision"] == 2 and second["previous_revision_digest"] == first["revision_digest"]
     assert second["supporting_evidence_ids"] == [support_id]
-    stale, _ = drive(
-        tools.update_unknown,
+    stale, _ = drive_tool(
+        update_unknown,
         updated.session,
         {"unknown_id": first["unknown_id"], "expected_revision": 1, "status": "blocked"},
     )
     err = stale.reply.failure()
     assert err.code == "revision_conflict" and err.retryable and err.details["current_revision"] == 2
     assert stale.session is updated.session
-    listed, _ = drive(tools.list_unknowns, updated.session, {})
+    listed, _ = drive_tool(list_unknowns, updated.session, {})
     assert [u["revision"] for u in listed.reply.unwrap()["result"]["items"]] == [2]
     # bundles carry every revision and import verifies the chain
     tree = _bundle_tree(updated.session)
@@ -286,33 +294,33 @@ def test_unknown_lifecycle_and_revision_conflict():
 
 def test_unknown_rules_are_enforced():
     session = ledger(1)
-    missing_ref, _ = drive(
-        tools.record_unknown,
+    missing_ref, _ = drive_tool(
+        record_unknown,
         session,
         {"question": "q", "domain": "d", "severity": "low", "supporting_evidence_ids": ["ev_" + "1" * 64]},
     )
     assert missing_ref.reply.failure().details["reason"] == "missing"
-    recorded, _ = drive(tools.record_unknown, session, {"question": "q", "domain": "d", "severity": "low"})
+    recorded, _ = drive_tool(record_unknown, session, {"question": "q", "domain": "d", "severity": "low"})
     uid = recorded.reply.unwrap()["result"]["unknown_id"]
-    no_resolution, _ = drive(
-        tools.update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1, "status": "resolved"}
+    no_resolution, _ = drive_tool(
+        update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1, "status": "resolved"}
     )
     assert no_resolution.reply.failure().details["field"] == "resolution"
-    missing, _ = drive(tools.update_unknown, session, {"unknown_id": uid, "expected_revision": 1})
+    missing, _ = drive_tool(update_unknown, session, {"unknown_id": uid, "expected_revision": 1})
     assert missing.reply.failure().details["reason"] == "missing"
 
 
 def test_list_unknowns_pages_partition_filtered_heads():
     session = ledger(1)
     for i in range(7):
-        session = drive(
-            tools.record_unknown, session, {"question": f"q{i}", "domain": "a" if i % 2 else "b", "severity": "low"}
+        session = drive_tool(
+            record_unknown, session, {"question": f"q{i}", "domain": "a" if i % 2 else "b", "severity": "low"}
         )[0].session
-    everything = drive(tools.list_unknowns, session, {"domain": "b"})[0].reply.unwrap()["result"]
+    everything = drive_tool(list_unknowns, session, {"domain": "b"})[0].reply.unwrap()["result"]
     assert everything["total"] == 4 and everything["next_offset"] is None
     ids, offset = [], 0
     while offset is not None:
-        page = drive(tools.list_unknowns, session, {"domain": "b", "offset": offset, "limit": 3})[0].reply.unwrap()[
+        page = drive_tool(list_unknowns, session, {"domain": "b", "offset": offset, "limit": 3})[0].reply.unwrap()[
             "result"
         ]
         ids += [u["unknown_id"] for u in page["items"]]
@@ -321,7 +329,7 @@ def test_list_unknowns_pages_partition_filtered_heads():
 
 
 def test_binary_session_reports_identity_groups_and_alignment():
-    outcome, _ = drive(tools.binary_session, ledger(2), {"expected_package_version": "9.9.9"})
+    outcome, _ = drive_tool(binary_session, ledger(2), {"expected_package_version": "9.9.9"})
     result = outcome.reply.unwrap()["result"]
     names = sorted(n for g in result["tool_availability"]["groups"] for n in g["names"])
     from rea.catalog import BY_NAME
@@ -339,7 +347,7 @@ def test_binary_session_reports_identity_groups_and_alignment():
     assert result["server_identity"]["alignment"]["state"] == "mcp_server_restart_required"
     assert result["server_identity"]["alignment"]["reasons"] == ["package_version_mismatch"]
     digest = result["server_identity"]["catalog"]["digests"]["combined_sha256"]
-    aligned = drive(tools.binary_session, Session(), {"expected_catalog_digest": digest})[0].reply.unwrap()["result"]
+    aligned = drive_tool(binary_session, Session(), {"expected_catalog_digest": digest})[0].reply.unwrap()["result"]
     assert aligned["server_identity"]["alignment"]["state"] == "aligned"
     assert aligned["analysis_run"] is None and aligned["ledger"] == {"records": 0, "unknowns": 0}
     for group in result["tool_availability"]["groups"]:
@@ -377,7 +385,7 @@ def _answer(facts):
 
 
 def test_open_binary_puts_the_reference_target_fields_at_the_top():
-    outcome, _ = drive(tools.open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))
+    outcome, _ = drive_tool(open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))
     result = _conforms("open_binary", outcome.reply.unwrap())
     assert {k: result[k] for k in ("path", "format", "kind", "loaderArgs", "sha256", "architecture")} == {
         "path": "/bin/x",
@@ -399,12 +407,12 @@ def test_open_binary_embedded_default_maps_onto_the_reference_auto_source():
 
     ghidra_bindable = [dict(p) for p in scripted.HOST_PROVIDERS]
     ghidra_bindable[1] = {"id": "ghidra", "available": True, "version": "11.3", "bindable": True}
-    original = scripted.SESSION_EFFECTS[tools.DiscoverProviders]
-    scripted.SESSION_EFFECTS[tools.DiscoverProviders] = lambda e: Success(ghidra_bindable)
+    original = scripted.SESSION_EFFECTS[DiscoverProviders]
+    scripted.SESSION_EFFECTS[DiscoverProviders] = lambda e: Success(ghidra_bindable)
     try:
-        outcome, _ = drive(tools.open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))
+        outcome, _ = drive_tool(open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))
     finally:
-        scripted.SESSION_EFFECTS[tools.DiscoverProviders] = original
+        scripted.SESSION_EFFECTS[DiscoverProviders] = original
     binding = _conforms("open_binary", outcome.reply.unwrap())["analysis_provider_binding"]
     assert binding["provider"]["id"] == "angr"
     assert binding["selection_source"] == "auto-single-candidate" and binding["selection_detail"] == "embedded-default"
@@ -412,8 +420,8 @@ def test_open_binary_embedded_default_maps_onto_the_reference_auto_source():
 
 def test_known_providers_are_refused_with_reference_selection_details():
     for provider in ("ghidra", "hopper", "ida"):
-        refused, effects = drive(
-            tools.open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, _answer(_elf_facts())
+        refused, effects = drive_tool(
+            open_binary, Session(), {"path": "/bin/x", "provider_id": provider}, _answer(_elf_facts())
         )
         details = refused.reply.failure().details
         assert refused.reply.failure().code == "provider_unavailable", provider
@@ -431,7 +439,7 @@ def test_known_providers_are_refused_with_reference_selection_details():
         )
     # target support is checked before availability, as the reference does
     text = TargetFacts(path="/t.txt", kind="file", sha256="b" * 64, size=3, format="file")
-    refused = drive(tools.open_binary, Session(), {"path": "/t.txt", "provider_id": "ghidra"}, _answer(text))[0]
+    refused = drive_tool(open_binary, Session(), {"path": "/t.txt", "provider_id": "ghidra"}, _answer(text))[0]
     err = refused.reply.failure()
     assert err.code == "capability_unavailable" and err.details["selection_reason"] == "target_unsupported"
     assert {r["code"] for r in err.details["rejections"]} == {"target_format_unsupported"}
@@ -443,7 +451,7 @@ def test_open_binary_refuses_options_it_cannot_honour_before_reading_anything():
         ({"path": "/bin/x", "existing_project": {"project_name": "p", "program": "x"}}, "existing_project"),
         ({"path": "/bin/x", "snapshot_path": "/tmp/s.json"}, "snapshot_path"),
     ):
-        refused, effects = drive(tools.open_binary, session, args, _answer(_elf_facts()))
+        refused, effects = drive_tool(open_binary, session, args, _answer(_elf_facts()))
         err = refused.reply.failure()
         assert err.code == "capability_unavailable" and err.details["field"] == field and effects == []
         assert refused.session is session and err.action
@@ -451,23 +459,23 @@ def test_open_binary_refuses_options_it_cannot_honour_before_reading_anything():
 
 def test_open_binary_dos_com_interpretation():
     com = TargetFacts(path="/h.com", kind="file", sha256="c" * 64, size=14, format="file")
-    outcome, _ = drive(tools.open_binary, Session(), {"path": "/h.com", "format": "dos-com"}, _answer(com))
+    outcome, _ = drive_tool(open_binary, Session(), {"path": "/h.com", "format": "dos-com"}, _answer(com))
     result = _conforms("open_binary", outcome.reply.unwrap())
     assert (result["format"], result["kind"], result["architecture"]) == ("dos-com", "executable", "x86")
     assert result["analysis_provider_binding"] is None and "dos-com" in result["limitations"][0]
     big = attrs.evolve(com, size=0xFF01)
-    refused = drive(tools.open_binary, Session(), {"path": "/h.com", "format": "dos-com"}, _answer(big))[0]
+    refused = drive_tool(open_binary, Session(), {"path": "/h.com", "format": "dos-com"}, _answer(big))[0]
     assert refused.reply.failure().details["field"] == "format"
 
 
 def test_binary_session_reference_fields_closed_and_open():
-    closed = _conforms("binary_session", drive(tools.binary_session, Session(), {})[0].reply.unwrap())
+    closed = _conforms("binary_session", drive_tool(binary_session, Session(), {})[0].reply.unwrap())
     assert closed["open"] is False and "path" not in closed and closed["architecture"] is None
     assert closed["provider"] == {"id": "angr", "name": "angr", "version": "9.2.213"}
     assert closed["providers"] == [closed["provider"]]
     (route,) = closed["capabilities"]
     by_op = {op: g for g in route["groups"] for op in g["operations"]}
-    assert sorted(by_op) == sorted(tools.NATIVE_OPERATIONS)  # every operation exactly once
+    assert sorted(by_op) == sorted(NATIVE_OPERATIONS)  # every operation exactly once
     group = by_op["analyze_function"]
     assert group["available"] and group["availability_code"] is None
     assert route["shared_limitations"] and by_op["list_procedures"]["limitations"] == []
@@ -486,9 +494,9 @@ def test_binary_session_reference_fields_closed_and_open():
     assert ghidra_set["groups"][0]["availability_code"] == "not_configured"
     assert ghidra["target_support"]["diagnostics"] == {} and ghidra["availability"]["diagnostics"] == {}
 
-    opened = drive(tools.open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))[0].session
+    opened = drive_tool(open_binary, Session(), {"path": "/bin/x"}, _answer(_elf_facts()))[0].session
     ctx = attrs.evolve(CTX, server=attrs.evolve(CTX.server, client_features=frozenset({"roots"})))
-    state = _conforms("binary_session", drive(tools.binary_session, opened, {}, ctx=ctx)[0].reply.unwrap())
+    state = _conforms("binary_session", drive_tool(binary_session, opened, {}, ctx=ctx)[0].reply.unwrap())
     assert {k: state[k] for k in ("open", "path", "format", "kind", "sha256", "architecture")} == {
         "open": True,
         "path": "/bin/x",
@@ -538,8 +546,8 @@ def test_bundle_paths_must_be_absolute():
         assert err.code == "invalid_request" and err.details["field"] == "path"
         assert "absolute local path" in err.details["accepted"] and "relative" in err.message
     assert (
-        drive(
-            tools.import_evidence_bundle,
+        drive_tool(
+            import_evidence_bundle,
             Session(),
             {"path": "C:\\rea\\b.json"},
             lambda e: Failure(ReaError(code="invalid_request", message="missing")),
@@ -554,7 +562,7 @@ def test_complete_bundle_is_the_result_and_summary_dossiers_follow_the_reference
     from rea.evidence import create_evidence
 
     session = ledger(3)
-    complete = _conforms("get_evidence_bundle", drive(tools.get_evidence_bundle, session, {})[0].reply.unwrap())
+    complete = _conforms("get_evidence_bundle", drive_tool(get_evidence_bundle, session, {})[0].reply.unwrap())
     assert complete == bundle_json(session)
     flows = {
         "observed": {"available": True, "truncated": True, "known_omitted_edges": 2},
@@ -584,7 +592,7 @@ def test_complete_bundle_is_the_result_and_summary_dossiers_follow_the_reference
     rows = {
         r["evidence_id"]: r
         for r in _conforms(
-            "get_evidence_bundle", drive(tools.get_evidence_bundle, session, {"detail": "summary"})[0].reply.unwrap()
+            "get_evidence_bundle", drive_tool(get_evidence_bundle, session, {"detail": "summary"})[0].reply.unwrap()
         )["records"]
     }
     statuses = [rows[e.evidence_id]["native_dossier"]["value_flow"] for e in extra]
@@ -601,8 +609,8 @@ def test_complete_bundle_is_the_result_and_summary_dossiers_follow_the_reference
     ]
     assert rows[other.evidence_id]["native_dossier"] == {"available": False, "reason": "different-operation"}
     assert rows[broken.evidence_id]["native_dossier"]["reason"] == "not-recorded-or-incompatible"
-    by_address = drive(
-        tools.get_evidence_bundle,
+    by_address = drive_tool(
+        get_evidence_bundle,
         session,
         {"detail": "summary", "filters": {"procedure_address": other.normalized_result["procedure"]["address"]}},
     )[0].reply.unwrap()["result"]
@@ -610,16 +618,16 @@ def test_complete_bundle_is_the_result_and_summary_dossiers_follow_the_reference
 
 
 def test_update_unknown_null_clears_and_omission_keeps():
-    recorded = drive(
-        tools.record_unknown,
+    recorded = drive_tool(
+        record_unknown,
         Session(),
         {"question": "q", "domain": "d", "severity": "low", "required_authority": "shipped-artifact"},
     )[0]
     uid = recorded.reply.unwrap()["result"]["unknown_id"]
-    kept = drive(tools.update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1})[0]
+    kept = drive_tool(update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1})[0]
     assert kept.reply.unwrap()["result"]["required_authority"] == "shipped-artifact"
-    cleared = drive(
-        tools.update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1, "required_authority": None}
+    cleared = drive_tool(
+        update_unknown, recorded.session, {"unknown_id": uid, "expected_revision": 1, "required_authority": None}
     )[0]
     assert _conforms("update_unknown", cleared.reply.unwrap())["required_authority"] is None
 
@@ -634,13 +642,13 @@ def test_closed_vocabularies_match_the_code():
     def values(tp):
         return typing.get_args(tp)
 
-    assert values(w.SubjectFormat) == SUBJECT_FORMATS and values(w.Architecture) == ARCHITECTURES
+    assert values(SubjectFormat) == SUBJECT_FORMATS and values(w.Architecture) == ARCHITECTURES
     assert values(w.Authority) == AUTHORITY and values(w.Confidence) == CONFIDENCE
     assert values(w.Isolation) == ISOLATION and values(w.Severity) == SEVERITIES
-    assert values(w.UnknownStatus) == STATUSES and values(w.RejectionCode) == PROVIDER_REJECTION_CODES
-    assert values(w.ProviderEffect) == PROVIDER_EFFECTS and values(w.ClientFeature) == CLIENT_FEATURES
-    assert values(w.ToolEffect) == EFFECTS and values(w.ToolAnnotation) == ANNOTATIONS
-    assert values(w.Surface) == SURFACES
+    assert values(w.UnknownStatus) == STATUSES and values(RejectionCode) == PROVIDER_REJECTION_CODES
+    assert values(w.ProviderEffect) == PROVIDER_EFFECTS and values(ClientFeature) == CLIENT_FEATURES
+    assert values(ToolEffect) == EFFECTS and values(ToolAnnotation) == ANNOTATIONS
+    assert values(Surface) == SURFACES
     detected = {*ZIP_FORMATS, "ar", "tar", "asar", "pkg", "dmg", "elf", "pe", "mach-o", "mach-o-universal"}
     detected |= {"wasm", "plist", "javascript", "source-map", "file", "directory", "dos-com"}
     assert detected <= set(values(w.TargetFormat))
@@ -674,7 +682,7 @@ def test_analysis_activity_reports_the_engine_request_in_flight(tmp_path):
     assert busy["status"] == "busy" and entry["queued_requests"] == 1
     assert entry["active"]["operation"] == "decompile" and entry["active"]["caller_state"] == "waiting"
     assert entry["active"]["request_id"] == 1 and entry["active"]["elapsed_ms"] >= 0
-    jsonschema.validate(busy, jsonschema_of(w.AnalysisActivity))
+    jsonschema.validate(busy, jsonschema_of(AnalysisActivity))
 
 
 def jsonschema_of(tp):

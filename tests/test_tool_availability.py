@@ -26,8 +26,8 @@ from rea.native import providers
 from rea.program import Outcome
 from rea.session import Session, Target, open_target
 from rea.workflows import PROGRAMS
-from rea.workflows.session_tools import binary_session
-from scripted import CTX, HOST_PROVIDERS, drive
+from rea.session_tools.programs.status import binary_session
+from scripted import CTX, HOST_PROVIDERS, drive_tool
 from support import clean_env, rea_command
 
 UNAVAILABLE = set(ERROR_CODES)
@@ -54,7 +54,7 @@ STATES = {
 
 
 def _reported(session: Session) -> dict[str, dict[str, Any]]:
-    result = drive(binary_session, session, {})[0].reply.unwrap()["result"]
+    result = drive_tool(binary_session, session, {})[0].reply.unwrap()["result"]
     return {name: group for group in result["tool_availability"]["groups"] for name in group["names"]}
 
 

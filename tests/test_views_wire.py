@@ -6,7 +6,7 @@ from returns.result import Success
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
 from rea.wire.convert import structure, with_defaults
-from rea.wire.views import (
+from rea.views.records.requests import (
     AnalysisViewArgs,
     InlineSource,
     InventoryView,

@@ -44,7 +44,7 @@ def _steps(ns: argparse.Namespace) -> list[tuple[str, Mapping[str, Any]]]:
 
 
 def _summary_view(r: Mapping[str, Any]) -> dict[str, Any]:
-    """The fields this renderer reads, from an inspect_analysis_view summary (rea.wire.views.ApplicationSummary)."""
+    """The fields this renderer reads, from an inspect_analysis_view summary (rea.views.records.summaries.ApplicationSummary)."""
     s = r["summary"]
     electron = (s["highlights"].get("application") or {}).get("electron")
     return {

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import page_rows, view_error
+from rea.views.projection import page_rows, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 
@@ -19,7 +19,7 @@ FACETS: Mapping[str, Mapping[str, str]] = {
 
 
 def android_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The unsealed page (see rea.analysis_views.seal)."""
+    """The unsealed page (see rea.views.projection.seal)."""
     facets = FACETS[source.operation]
     if view["kind"] != "android" or view["facet"] not in facets:
         wanted = ", ".join(f"android/{f}" for f in facets)

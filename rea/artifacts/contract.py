@@ -1,4 +1,4 @@
-"""Contracts of the artifact graph family: inspect, inventory, extract, compare (views: rea.catalog.views)."""
+"""Contracts of the artifact graph family: inspect, inventory, extract, compare (views: rea.views.contract)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import attrs
 
 from rea.artifacts import text
 from rea.catalog.cli import Command, Opens, Positional
-from rea.catalog.views import VIEW_RESULT_SCHEMA
+from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.catalog.schemas import evidence_output
 from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, InventoryResult
 from rea.artifacts.report_records import ComparisonResult, ExtractionResult, InspectionResult

@@ -48,6 +48,7 @@ from rea.session import (
     retained_inventory,
 )
 from rea.wire.convert import to_wire
+from rea.views.programs import view_evidence
 
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
 PROFILE_SCHEMA = 1
@@ -263,8 +264,6 @@ def _inspection(session: Session, args: InspectArgs, complete: Mapping[str, Any]
     retained = record(session, [inv_ev, inspection])
     if args.detail == "complete":
         return Outcome(session=retained, reply=Success(inspection.to_json()))
-    from rea.workflows.views import view_evidence  # here: rea.workflows imports every family's programs
-
     view = must(view_evidence(inspection, {"kind": "summary"}))
     return Outcome(session=record(retained, [view]), reply=Success(view.to_json()))
 

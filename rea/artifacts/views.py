@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view_error
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.artifacts.compare import inventory_of
 from rea.artifacts.graph import SECTIONS
 from rea.artifacts.inventory_parsing import source_complete
@@ -88,7 +88,7 @@ def _page(inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, A
 
 
 def artifact_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The unsealed summary or inventory view of completed artifact Evidence (see rea.analysis_views.seal)."""
+    """The unsealed summary or inventory view of completed artifact Evidence (see rea.views.projection.seal)."""
     parsed = inventory_of(source)
     if not isinstance(parsed, Success):
         return Failure(parsed.failure().with_details(field="source"))

@@ -20,7 +20,7 @@ from rea.catalog.contract import ToolContract
 from rea.errors import ReaError
 from rea.native.providers import operation_capability
 from rea.session import Session
-from rea.wire.session import ToolReason as Reason
+from rea.session_tools.records.vocabulary import ToolReason as Reason
 
 TargetClass = Literal["none", "executable", "container", "file"]
 

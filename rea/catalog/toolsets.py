@@ -15,7 +15,7 @@ profile:
   call to one of them is refused with the toolset that has it.
 
 Whatever is selected, the session family's tools are in (a server without binary_session or
-open_binary cannot be used): ALWAYS_TOOLS, the tools of rea.families.SESSION. The `session`
+open_binary cannot be used): ALWAYS_TOOLS, the tools of rea.session_tools.family. The `session`
 toolset also holds the session checks (compare_bundles, verify_unknown_resolution), which
 only a `session` or `all` selection brings, so the profiles keep their budgets. A family toolset also brings `inspect_analysis_view`: the
 family's summaries and oversized replies point to it. Everything here is a function of
@@ -33,7 +33,7 @@ from returns.result import Failure, Result, Success
 
 from rea.catalog import CATALOG, FAMILIES, FAMILY_OF, ToolContract
 from rea.errors import ReaError, configuration_invalid
-from rea.families import SESSION
+from rea.session_tools.family import FAMILY as SESSION
 
 VARIABLE = "REA_MCP_TOOLSETS"
 FLAG = "--toolsets"

@@ -14,10 +14,10 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
+from rea.views.projection import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
-from rea.wire.views import PAGE_BYTES
+from rea.views.records.requests import PAGE_BYTES
 
 OPERATION = "compare_application_versions"
 FACETS = ("items", "graph_nodes", "graph_edges")

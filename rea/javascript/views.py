@@ -14,13 +14,13 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view_error
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.javascript import view_access as access
 from rea.javascript.ids import node_id
 from rea.javascript.view_access import OPERATION, is_application
-from rea.wire.views import DEFAULT_LIMIT, PageView, view_call
+from rea.views.records.requests import DEFAULT_LIMIT, PageView, view_call
 
 TOP = 20
 MODULE_EDGE_LIMIT = 200
@@ -240,7 +240,7 @@ def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any
 
 
 def application_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    """The unsealed view of complete application Evidence (see rea.analysis_views.seal)."""
+    """The unsealed view of complete application Evidence (see rea.views.projection.seal)."""
     checked = check_application(source, "source")
     if not isinstance(checked, Success):
         return checked
@@ -258,7 +258,7 @@ def application_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[s
 
 def view_evidence(source: Evidence, args: Mapping[str, Any]) -> Result[Evidence, ReaError]:
     """The producer's detail "summary": the same derived view Evidence inspect_analysis_view returns."""
-    from rea.workflows.views import view_evidence as shared  # that module dispatches to this one
+    from rea.views.programs import view_evidence as shared  # that module dispatches to this one
 
     view = args.get("view", {"kind": "summary"})
     return shared(source, {"kind": view} if isinstance(view, str) else view)

@@ -1,11 +1,11 @@
-"""Contracts of the binary layout family (inspect_binary_layout; views: rea.catalog.views)."""
+"""Contracts of the binary layout family (inspect_binary_layout; views: rea.views.contract)."""
 
 from __future__ import annotations
 
 import attrs
 
 from rea.catalog.schemas import evidence_output
-from rea.catalog.views import VIEW_RESULT_SCHEMA
+from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.layout.records import BinaryLayout, LayoutArgs
 from rea.layout.macho_records import (
     Architectures,

@@ -6,7 +6,7 @@ from typing import Any, get_args
 from collections.abc import Mapping, Sequence
 
 from rea.layout.architectures import architectures_result
-from rea.wire.views import MachoFacet
+from rea.views.records.requests import MachoFacet
 
 # the facets of a macho view, less provenance (a list, not a collection)
 COLLECTIONS = tuple(facet for facet in get_args(MachoFacet) if facet != "provenance")

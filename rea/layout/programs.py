@@ -34,7 +34,7 @@ from rea.layout.crash_records import RecordedCrashArgs
 from rea.layout.plist_records import PlistArgs
 from rea.session import Session, machine_architecture
 from rea.layout.dylib_programs import trace_dylib_resolution
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import complete_coverage, page_rows, unique_sorted, view_error
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 

@@ -4,7 +4,7 @@ from rea.managed.records import compare as managed
 from rea.artifacts import records as artifacts, report_records as artifact_reports
 from rea.javascript.records import arguments as javascript, comparison as javascript_results
 from rea.native.records import compare as native
-from rea.wire import views
+from rea.views.records import requests as views, results as view_results
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifact_reports.ComparisonResult
@@ -19,4 +19,4 @@ ExportShapesComparison = javascript_results.ExportShapesResult
 ManagedMembersComparisonArgs = managed.CompareArgs
 ManagedMembersComparison = managed.ComparisonResult
 AnalysisViewArgs = views.AnalysisViewArgs
-AnalysisViewResult = views.AnalysisViewResult
+AnalysisViewResult = view_results.AnalysisViewResult

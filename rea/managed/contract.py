@@ -10,7 +10,7 @@ from rea.managed.records.reconstruction import ReconstructionArgs, Reconstructio
 from rea.managed.records.graph import GraphArgs, GraphResult
 from rea.managed.records.verification import VerificationResult, VerifyArgs
 from rea.wire.tool import evidence_tool
-from rea.wire.views import SummaryResult
+from rea.views.records.results import SummaryResult
 
 _EXAMPLE_PATH = "/tmp/Example.dll"
 
@@ -27,7 +27,7 @@ INSPECT_MANAGED_ARTIFACT = evidence_tool(
         "references|resources|attributes|pdb_documents}."
     ),
     args=ArtifactArgs,
-    result=ArtifactResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    result=ArtifactResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
     operation=False,
     examples=[{"path": _EXAMPLE_PATH}, {}, {"path": _EXAMPLE_PATH, "detail": "summary"}],
     surface="managed-provider",
@@ -47,7 +47,7 @@ INSPECT_MANAGED_MEMBERS = evidence_tool(
         "types|methods|fields|member_refs|call_edges|field_accesses}."
     ),
     args=MembersArgs,
-    result=MembersResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    result=MembersResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
     operation=False,
     examples=[{}, {"path": _EXAMPLE_PATH}, {"edge_limit": 100, "method_limit": 25}, {"detail": "summary"}],
     surface="managed-provider",

@@ -24,6 +24,7 @@ from rea.session import Session, record, summary_parent
 from rea.managed.records import artifact as w
 from rea.managed.records.compare import CompareArgs
 from rea.wire.convert import to_wire
+from rea.views.programs import deliver
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1
@@ -109,10 +110,6 @@ def _tool(operation: str, build: Callable[[AssemblyFacts, Any, Any], Any], bodie
     @typed
     @refusable
     def read_then_build(session: Session, args: w.TargetArgs, ctx: Context) -> Program:
-        # imported here: rea.workflows imports every family's programs, so a module-level import would make
-        # `import rea.managed.programs` (before rea.workflows) a circle
-        from rea.workflows.views import deliver
-
         facts, architecture = yield from read_facts(session, args, bodies)
         made = must(evidence(operation, args, facts, architecture, build(facts, architecture, args)))
         return deliver(session, made, getattr(args, "detail", "complete"))

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
+from rea.views.projection import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 
@@ -178,7 +178,7 @@ def _select(dossier: Mapping[str, Any], view: Mapping[str, Any]) -> Result[tuple
 
 def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The unsealed native view of one dossier facet, or the summary or a collection page of any native
-    answer (see rea.analysis_views.seal)."""
+    answer (see rea.views.projection.seal)."""
     if view["kind"] == "summary":
         return Success(summary(source))
     if source.operation != OPERATION:

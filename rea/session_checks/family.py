@@ -1,6 +1,6 @@
 """The session checks' one declaration (rea.families): bundle comparison and resolution checks.
 
-They sit in the `session` toolset beside the session family (rea.catalog.session_tools),
+They sit in the `session` toolset beside the session family (rea.session_tools),
 as the reference places them; they need no effect of their own (a bundle is read with the
 core ReadJsonFile)."""
 

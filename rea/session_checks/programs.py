@@ -21,7 +21,7 @@ from rea.session_checks.records import CompareBundlesArgs, VerifyUnknownResoluti
 from rea.session_checks.resolution import verdict
 from rea.unknowns import heads
 from rea.wire.convert import structure, to_wire
-from rea.wire.session import ResidualUnknown
+from rea.session_tools.records.results import ResidualUnknown
 
 # the rule's version, not the package's: the same two bundles compared by a later REA keep their Evidence id
 PROVIDER = Provider(id="rea-bundle-comparison", name="REA Evidence bundle comparison", version="1")

@@ -13,7 +13,8 @@ from typing import Literal
 import attrs
 
 from rea.wire.schema import SAFE_INT_MAX, field, local_path
-from rea.wire.session import EVIDENCE_ID, SHA256, UNKNOWN_ID, ResidualUnknown
+from rea.session_tools.records.results import ResidualUnknown
+from rea.session_tools.records.vocabulary import EVIDENCE_ID, SHA256, UNKNOWN_ID
 
 Classification = Literal["added", "removed", "changed", "unknown", "history_advanced", "history_diverged"]
 ConclusionKind = Literal["observed_change", "contradiction", "unresolved_branch"]

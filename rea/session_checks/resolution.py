@@ -19,7 +19,7 @@ from typing import Any
 from rea.evidence import Evidence
 from rea.session_checks.records import CitedEvidence, ResolutionVerdict
 from rea.unknowns import MUTATION_PREDICATE, verify_revision
-from rea.wire.session import ResidualUnknown
+from rea.session_tools.records.results import ResidualUnknown
 
 CONFIDENCE_RANK = {"inferred": 1, "derived": 2, "observed": 3}
 ENVIRONMENT_KEYS = ("id", "platform", "architecture", "isolation")

@@ -1,4 +1,4 @@
-"""Contract of the WebAssembly family (inspect_wasm_artifact; views: rea.catalog.views)."""
+"""Contract of the WebAssembly family (inspect_wasm_artifact; views: rea.views.contract)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import attrs
 
 from rea.catalog.cli import Alias, Command, Positional
 from rea.catalog.schemas import evidence_output
-from rea.catalog.views import VIEW_RESULT_SCHEMA
+from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 from rea.wasm import text

@@ -12,7 +12,7 @@ from rea.wasm.build import wasm_result
 from rea.wasm.model import OUTPUT_BUDGET_BYTES, TIMEOUT_MS, InspectWasm
 from rea.wire.convert import to_wire
 from rea.wasm.records import WasmArgs
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 
 @typed

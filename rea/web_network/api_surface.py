@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import page_rows, view_error
+from rea.views.projection import page_rows, view_error
 from rea.evidence import Evidence
 
 # (rule, placeholder, pattern): a segment fully matching the pattern is templated

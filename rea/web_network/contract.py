@@ -10,7 +10,7 @@ import attrs
 
 from rea.catalog.schemas import evidence_output
 from rea.wire.schema import Role, schema_of
-from rea.wire.views import SummaryResult
+from rea.views.records.results import SummaryResult
 from rea.wire.tool import evidence_tool
 from rea.web_network.records import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
 

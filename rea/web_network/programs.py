@@ -24,7 +24,7 @@ from rea.web_network.records import CaptureArgs, ScreenshotArgs, ScreenshotFile
 from rea.web_network.screenshots import artifact_bytes, compare
 from rea.web_network.views import redaction_index
 from rea.wire.convert import to_wire
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 PIXELS_PROVIDER = Provider(id="rea-png", name="REA PNG pixel comparison (zlib)", version=__version__)
 

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.analysis_views import complete_coverage, page_coverage, view_error
+from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.web_network.api_surface import api_surface_view, request_line

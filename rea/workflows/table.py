@@ -6,7 +6,7 @@ second of CPU, before any work) although a call needs one family; a native quest
 programs only. The table still answers for every catalog tool (iterating it loads them all), and a family
 whose programs do not answer exactly its own tools fails its first lookup (tests/test_families.py loads them
 all). Kept out of the package's __init__ so that a family's program module can be imported first: the shared
-helpers they import live in this package (rea.workflows.views), which must not build the table.
+helpers some import live in this package (rea.workflows.derived), which must not build the table.
 
 Every program is gated by the availability rule (rea.catalog.availability) before it runs, so a
 call is refused for its target exactly when binary_session reports the tool unavailable, with the

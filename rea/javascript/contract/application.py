@@ -18,7 +18,7 @@ from rea.javascript.records.arguments import (
 from rea.javascript.records.comparison import ExportShapesResult, SourceToBundleResult, VersionsResult
 from rea.javascript.records.trace import FeatureTraceResult, SemanticQueryResult
 from rea.wire.tool import evidence_tool
-from rea.wire.views import SummaryResult
+from rea.views.records.results import SummaryResult
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 _RIGHT_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}
@@ -52,7 +52,7 @@ ANALYZE = _workflow(
         "summary retains the complete record and returns a summary view with parent_evidence_id."
     ),
     AnalyzeArgs,
-    AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+    AnalyzeResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
     {"input_path": "/path/to/app", "detail": "summary"},
     operation=False,  # detail summary answers with inspect_analysis_view Evidence
 )
@@ -104,7 +104,7 @@ TOOLS: tuple[ToolContract, ...] = (
             "inspect_analysis_view {kind: comparison}."
         ),
         CompareVersionsArgs,
-        VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.wire.views)
+        VersionsResult | SummaryResult,  # detail summary: the shared view result (rea.views.records)
         {"left": _RETAINED_EXAMPLE, "right": _RIGHT_EXAMPLE},
         operation=False,  # detail summary answers with inspect_analysis_view Evidence
     ),

@@ -22,7 +22,7 @@ from rea.javascript.record import (
 from rea.javascript.views import check_application
 from rea.program import Outcome, must, refuse
 from rea.session import RETAINED_KIND, Session, record, resolve, resolve_analysis, summary_parent, summary_parent_of
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 WORKFLOW_PROVIDER = Provider(id="rea-javascript-workflows", name="REA application graph workflows", version="1")
 STATIC_NOTICE = (

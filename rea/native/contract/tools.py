@@ -14,7 +14,7 @@ from rea.native.records import listings as wl
 from rea.native.records import procedures as wp
 from rea.native.records import compare as wc
 from rea.wire.schema import schema_of
-from rea.wire.views import NativeSummaryResult
+from rea.views.records.results import NativeSummaryResult
 from rea.wire.tool import evidence_tool, session_tool
 from rea.native import text
 

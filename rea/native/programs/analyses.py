@@ -21,7 +21,7 @@ from rea.native.records.values import TraceValuesArgs
 from rea.wire.convert import to_wire
 from rea.native.programs import common as base
 from rea.native.programs import engine, inventories
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 Args = Mapping[str, Any]
 PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction", version="1")

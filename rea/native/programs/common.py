@@ -26,7 +26,7 @@ from rea.effect_types import AnyEffect, Program
 from rea.program import Context, Outcome, ReportProgress, must, need, refusable, refuse
 from rea.session import Session, record
 from rea.wire.convert import to_wire
-from rea.workflows.views import deliver
+from rea.views.programs import deliver
 
 Steps = Program
 Args = Mapping[str, Any]

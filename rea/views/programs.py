@@ -11,11 +11,10 @@ import functools
 from typing import Any
 from collections.abc import Callable, Mapping
 
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea import __version__
-from rea.analysis_views import seal, view_error
+from rea.views.projection import seal, view_error
 from rea.android.views import android_view
 from rea.artifacts.views import artifact_view
 from rea.errors import ReaError
@@ -28,8 +27,11 @@ from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.views import capture_view
 from rea.native.views import native_view
-from rea.wire.views import NATIVE_SUMMARIZED
-from rea.program import Context, Outcome, Program, failed
+from rea.views.records.requests import NATIVE_SUMMARIZED
+from rea.program import Context, Outcome, failed, must, need, refusable, typed
+from rea.effect_types import Program, ToolProgram
+from rea.views.records.requests import AnalysisViewArgs
+from rea.wire.convert import to_wire
 from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
 VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
@@ -63,28 +65,26 @@ LAYOUT_COLLECTIONS = ("sections", "symbols")
 COLLECTION_PARENT = {"records": "inspect_web_network_capture"}
 
 
-def _unproduced(source: Evidence, view: Mapping[str, Any]) -> ReaError | None:
+def _produced(source: Evidence, view: Mapping[str, Any]) -> Result[Evidence, ReaError]:
+    """The source, when a view of this kind may read Evidence of its producer."""
     producer = KIND_PARENT.get(view["kind"])
     if producer is None and view.get("collection") in LAYOUT_COLLECTIONS:
         producer = "inspect_binary_layout"
     producer = producer or COLLECTION_PARENT.get(view.get("collection", ""))
     if producer is None or source.operation == producer:
-        return None
+        return Success(source)
     if producer not in VIEW_DISPATCH:
         why = f"this server has no {producer} tool yet, so no such parent exists here."
     else:
         why = f"the source is {source.operation} Evidence."
-    return view_error(f"{view['kind']} views read {producer} Evidence, and {why}", required_operation=producer)
+    return Failure(view_error(f"{view['kind']} views read {producer} Evidence, and {why}", required_operation=producer))
 
 
-def project(
-    source: Evidence, view: Mapping[str, Any], page: Mapping[str, Any] | None = None
-) -> Result[dict[str, Any], ReaError]:
-    """The sealed normalized_result of one view of `source` (`page`: a WAT page read from the page cache)."""
-    refused = _unproduced(source, view)
-    if refused is not None:
-        return Failure(refused)
-    projection = VIEW_DISPATCH.get(source.operation) if page is None else functools.partial(wasm_view, page=page)
+def _projection(source: Evidence, page: Mapping[str, Any] | None) -> Result[Projection, ReaError]:
+    """The family projection of the source's operation (a WAT page read from the page cache: the wasm view's)."""
+    if page is not None:
+        return Success(functools.partial(wasm_view, page=page))
+    projection = VIEW_DISPATCH.get(source.operation)
     if projection is None:
         return Failure(
             view_error(
@@ -94,7 +94,19 @@ def project(
                 accepted="Evidence from " + ", ".join(sorted(VIEW_DISPATCH)),
             )
         )
-    return projection(source, view).bind(lambda unsealed: seal(source, unsealed))
+    return Success(projection)
+
+
+def project(
+    source: Evidence, view: Mapping[str, Any], page: Mapping[str, Any] | None = None
+) -> Result[dict[str, Any], ReaError]:
+    """The sealed normalized_result of one view of `source` (`page`: a WAT page read from the page cache)."""
+    return (
+        _produced(source, view)
+        .bind(lambda _: _projection(source, page))
+        .bind(lambda projection: projection(source, view))
+        .bind(lambda unsealed: seal(source, unsealed))
+    )
 
 
 def view_evidence(
@@ -125,26 +137,21 @@ def _source(session: Session, value: Mapping[str, Any]) -> Result[Evidence, ReaE
     return resolve_analysis(session, value, "source")
 
 
-def inspect_analysis_view(session: Session, args: Mapping[str, Any], ctx: Context) -> Program:
-    source = _source(session, args["source"])
-    if not isinstance(source, Success):
-        return failed(session, source.failure())
-    parent = source.unwrap()
+@typed
+@refusable
+def inspect_analysis_view(session: Session, args: AnalysisViewArgs, ctx: Context) -> Program:
+    # the JSON form: the projections read the view as JSON, and it is the view Evidence's parameters
+    wire = to_wire(args)
+    parent = must(_source(session, wire["source"]))
     page = None
-    request = wat_page_request(parent, args["view"])
+    request = wat_page_request(parent, wire["view"])
     if request is not None:  # a WAT page past the carried text: read from the page cache, WABT is not run
-        read = yield ReadWatPage(**request)
-        if not isinstance(read, Success):
-            return failed(session, read.failure())
-        page = read.unwrap()
-    evidence = view_evidence(parent, args["view"], page)
-    if not isinstance(evidence, Success):
-        return failed(session, evidence.failure())
-    view = evidence.unwrap()
+        page = yield from need(ReadWatPage(**request))
+    view = must(view_evidence(parent, wire["view"], page))
     return Outcome(session=record(session, [parent, view]), reply=Success(view.to_json()))
 
 
-PROGRAMS = {"inspect_analysis_view": inspect_analysis_view}
+PROGRAMS: Mapping[str, ToolProgram] = {"inspect_analysis_view": inspect_analysis_view}
 
 
 def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
@@ -152,7 +159,7 @@ def deliver(session: Session, evidence: Evidence, detail: str) -> Outcome:
     retained = record(session, [evidence])
     if detail == "complete":
         return Outcome(session=retained, reply=Success(evidence.to_json()))
-    view = view_evidence(evidence, {"kind": "summary"})
-    if not is_successful(view):
-        return failed(session, view.failure())
-    return Outcome(session=record(retained, [view.unwrap()]), reply=Success(view.unwrap().to_json()))
+    summarized = view_evidence(evidence, {"kind": "summary"}).map(
+        lambda view: Outcome(session=record(retained, [view]), reply=Success(view.to_json()))
+    )
+    return summarized.lash(lambda error: Success(failed(session, error))).unwrap()  # a refusal keeps the session

@@ -1,4 +1,4 @@
-"""The inspect_analysis_view contract: selected views of completed Evidence, declared by rea.wire.views records."""
+"""The inspect_analysis_view contract: selected views of completed Evidence, declared by rea.views.records."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from typing import Any
 from rea.catalog.contract import ToolContract
 from rea.wire.schema import Role, schema_of
 from rea.wire.tool import evidence_tool
-from rea.wire.views import AnalysisViewArgs, AnalysisViewResult
+from rea.views.records.requests import AnalysisViewArgs
+from rea.views.records.results import AnalysisViewResult
 
 _REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "a" * 64}
 

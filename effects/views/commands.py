@@ -12,6 +12,7 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 import orjson
+from returns.result import Failure, Result, Success
 
 from effects.artifacts.commands import read_json_file
 from effects.commands import ToolCommand
@@ -27,15 +28,15 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]] | ReaError:
+def _steps(ns: argparse.Namespace) -> Result[Sequence[tuple[str, Mapping[str, Any]]], ReaError]:
     evidence = read_json_file(ns.evidence, "evidence")
     if isinstance(evidence, ReaError):
-        return evidence
+        return Failure(evidence)
     try:
         view = orjson.loads(ns.view)
     except orjson.JSONDecodeError as exc:
-        return invalid_request(f"--view is not JSON: {exc}", field="view", accepted='{"kind": "summary"}')
-    return [("inspect_analysis_view", {"source": {"kind": "inline", "evidence": evidence}, "view": view})]
+        return Failure(invalid_request(f"--view is not JSON: {exc}", field="view", accepted='{"kind": "summary"}'))
+    return Success([("inspect_analysis_view", {"source": {"kind": "inline", "evidence": evidence}, "view": view})])
 
 
 COMMANDS = (

@@ -1,6 +1,6 @@
 """Contracts of the session tools: target binding, the Evidence ledger, unknowns.
 
-Each tool is declared from its typed argument and result records (rea.wire.session);
+Each tool is declared from its typed argument and result records (rea.session_tools.records);
 the advertised schemas, the defaults and the fill-in all come from those records.
 """
 
@@ -8,12 +8,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from rea.wire import session as w
+from rea.session_tools.records.arguments import (
+    BinarySessionArgs,
+    CloseBinaryArgs,
+    ExportEvidenceBundleArgs,
+    GetEvidenceBundleArgs,
+    ImportEvidenceBundleArgs,
+    ListUnknownsArgs,
+    OpenBinaryArgs,
+    RecordUnknownArgs,
+    UpdateUnknownArgs,
+)
+from rea.session_tools.records.bundles import GetEvidenceBundleResult
+from rea.session_tools.records.results import (
+    BinarySessionResult,
+    CloseBinaryBeside,
+    ExportResult,
+    ImportResult,
+    OpenBinaryResult,
+    ResidualUnknown,
+    UnknownPage,
+)
 from rea.wire.schema import Role, schema_of
 from rea.wire.tool import session_tool
 
 # The stored shape of one unknown revision; bundle import checks every revision against it.
-UNKNOWN_RECORD: dict[str, Any] = schema_of(w.ResidualUnknown, Role.OUTPUT)
+UNKNOWN_RECORD: dict[str, Any] = schema_of(ResidualUnknown, Role.OUTPUT)
 
 BINARY_SESSION = session_tool(
     "binary_session",
@@ -24,8 +44,8 @@ BINARY_SESSION = session_tool(
         "and grouped tool availability, without starting any provider. Optional expected_* inputs are compared "
         "with the live server in server_identity.alignment."
     ),
-    args=w.BinarySessionArgs,
-    result=w.BinarySessionResult,
+    args=BinarySessionArgs,
+    result=BinarySessionResult,
     examples=[{}],
     surface="session",
     effects={"idempotent"},
@@ -39,8 +59,8 @@ OPEN_BINARY = session_tool(
         "new analysis run and bind a deep-analysis provider (provider_id, or auto). The result carries "
         "path, format, kind, sha256 and architecture. Retained Evidence stays available."
     ),
-    args=w.OpenBinaryArgs,
-    result=w.OpenBinaryResult,
+    args=OpenBinaryArgs,
+    result=OpenBinaryResult,
     examples=[{"path": "/usr/bin/true"}, {"path": "/usr/bin/true", "provider_id": "auto"}],
     surface="session",
     effects={"mutatesSession", "idempotent"},
@@ -54,9 +74,9 @@ CLOSE_BINARY = session_tool(
         "unknowns (works with no target open). result is null; the cleanup facts are in `closed`. Export "
         "a bundle first to keep the records."
     ),
-    args=w.CloseBinaryArgs,
+    args=CloseBinaryArgs,
     result=type(None),
-    beside=w.CloseBinaryBeside,
+    beside=CloseBinaryBeside,
     examples=[{}, {"overwrite": False}],
     surface="session",
     effects={"mutatesSession", "mayDiscardData"},
@@ -70,8 +90,8 @@ GET_EVIDENCE_BUNDLE = session_tool(
         "export_evidence_bundle writes), or a summary of the retained records without payloads (detail: "
         "summary), which alone takes the exact-match filters."
     ),
-    args=w.GetEvidenceBundleArgs,
-    result=w.GetEvidenceBundleResult,
+    args=GetEvidenceBundleArgs,
+    result=GetEvidenceBundleResult,
     examples=[{}, {"detail": "summary", "filters": {"operation": "analyze_function"}}],
     surface="session",
     effects={"idempotent"},
@@ -85,8 +105,8 @@ EXPORT_EVIDENCE_BUNDLE = session_tool(
         "it atomically. An existing file is replaced only with overwrite: true. Cancelling leaves the destination "
         "untouched."
     ),
-    args=w.ExportEvidenceBundleArgs,
-    result=w.ExportResult,
+    args=ExportEvidenceBundleArgs,
+    result=ExportResult,
     examples=[{"path": "/tmp/evidence.json"}, {"path": "/tmp/evidence.json", "overwrite": True}],
     surface="session",
     effects={"writesFilesystem", "mayDiscardData", "idempotent"},
@@ -100,8 +120,8 @@ IMPORT_EVIDENCE_BUNDLE = session_tool(
         "Read a local Evidence bundle (absolute path), reject unsupported fields, verify every Evidence id, "
         "unknown revision and manifest, then merge it into the session atomically. A failed import changes nothing."
     ),
-    args=w.ImportEvidenceBundleArgs,
-    result=w.ImportResult,
+    args=ImportEvidenceBundleArgs,
+    result=ImportResult,
     examples=[{"path": "/tmp/evidence.json"}],
     surface="session",
     effects={"mutatesSession", "idempotent"},
@@ -114,8 +134,8 @@ RECORD_UNKNOWN = session_tool(
         "Record one residual unknown (a question the evidence does not settle). Its id derives from question, "
         "domain and the active target, so recording the same question twice is a revision_conflict."
     ),
-    args=w.RecordUnknownArgs,
-    result=w.ResidualUnknown,
+    args=RecordUnknownArgs,
+    result=ResidualUnknown,
     examples=[{"question": "Does this branch need a network service?", "domain": "protocol", "severity": "medium"}],
     surface="session",
     effects={"mutatesSession"},
@@ -130,8 +150,8 @@ UPDATE_UNKNOWN = session_tool(
         "revision_conflict. Send the complete replacement state, or only what changes: an omitted field keeps "
         "its value, and null (where allowed) sets null."
     ),
-    args=w.UpdateUnknownArgs,
-    result=w.ResidualUnknown,
+    args=UpdateUnknownArgs,
+    result=ResidualUnknown,
     examples=[{"unknown_id": "unk_" + "0" * 64, "expected_revision": 1, "status": "investigating"}],
     surface="session",
     effects={"mutatesSession"},
@@ -144,8 +164,8 @@ LIST_UNKNOWNS = session_tool(
         "List the current head of every unknown in unknown-id order. All by default; with offset/limit, follow "
         "next_offset until it is null. Filters apply before paging."
     ),
-    args=w.ListUnknownsArgs,
-    result=w.UnknownPage,
+    args=ListUnknownsArgs,
+    result=UnknownPage,
     examples=[{}, {"offset": 0, "limit": 100}],
     surface="session",
     effects={"idempotent"},

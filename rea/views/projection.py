@@ -109,13 +109,15 @@ def seal(source: Evidence, projection: Mapping[str, Any]) -> Result[dict[str, An
     """The complete view: the projection plus parent identity and the view digest. A projection of a parent
     without a subject (a comparison of two artifacts) names the artifact itself."""
     artifact = Success(projection["artifact"]) if "artifact" in projection else artifact_of(source)
-    if not isinstance(artifact, Success):
-        return artifact
+    return artifact.map(lambda found: _sealed(source, projection, found))
+
+
+def _sealed(source: Evidence, projection: Mapping[str, Any], artifact: Any) -> dict[str, Any]:
     unsigned = {
         **projection,
         "parent_evidence_id": source.evidence_id,
         "parent_operation": source.operation,
         "parent_digest": source.evidence_id.removeprefix("ev_"),
-        "artifact": artifact.unwrap(),
+        "artifact": artifact,
     }
-    return Success({**unsigned, "view_digest": canonical_sha256(unsigned)})
+    return {**unsigned, "view_digest": canonical_sha256(unsigned)}

@@ -1,0 +1,1 @@
+"""The generic family: the command line's commands that serve every tool and prompt (rea.generic.family)."""

@@ -1,0 +1,1 @@
+"""The session family's programs, one module per tool group: status, target, bundles, unknowns."""

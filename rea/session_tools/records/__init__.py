@@ -1,0 +1,1 @@
+"""The session family's wire records: vocabulary, arguments, status (binary_session), results, bundles."""

@@ -1,0 +1,1 @@
+"""The views family's wire records: the view requests, the view results and the summaries they carry."""

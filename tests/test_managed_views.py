@@ -21,6 +21,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from managed_fixtures import build, library, monodis, monodis_rows, needs_mono, portable_pdb
 from support import clean_env, rea_command
@@ -273,9 +275,15 @@ def test_mscorlib_summaries_and_pages_fit_32_kb():
                     "kind": "managed", "facet": "methods", "offset": offset, "limit": 100_000}})
                 for offset in (0, 5000)
             ]  # fmt: skip
-            return artifact, a_summary, m_summary, attributes, types, first_methods
+            found = [await _matches(s, m_id, text) for text in ("string::CONCAT", "zz~")]
+            return artifact, a_summary, m_summary, attributes, types, first_methods, found
 
-    artifact, a_summary, m_summary, attributes, types, first_methods = anyio.run(main)
+    artifact, a_summary, m_summary, attributes, types, first_methods, found = anyio.run(main)
+    # match finds a method by its qualified name among ~27,000 as monodis lists them (ignoring case)
+    (concat, total, sizes), (nothing, none, _) = found
+    truth = _monodis_methods(Path(MONO_CORLIB), "string::concat")
+    assert sorted(int(m["token"], 16) & 0xFFFFFF for m in concat) == truth and total == len(truth) > 5
+    assert nothing == [] and none == 0 and max(sizes) <= REPLY_CAP
     for reply in (a_summary, m_summary, *first_methods):
         assert len(_text(reply).encode()) <= REPLY_CAP
     assert max(attributes[1] + types[1]) <= REPLY_CAP
@@ -286,3 +294,66 @@ def test_mscorlib_summaries_and_pages_fit_32_kb():
     assert len(types[0]) == listings["types"]["total"] == len(monodis_rows(Path(MONO_CORLIB), "typedef"))
     assert listings["methods"]["total"] == len(re.findall(r"^\d+: ", monodis(Path(MONO_CORLIB), "method"), re.M))
     assert all(_ok(r)["normalized_result"]["items"] for r in first_methods)
+
+
+async def _matches(s, parent: str, text: str) -> tuple[list, int, list[int]]:
+    """Every page of the methods whose names match `text`: the rows, the total the first page gives and each
+    reply's bytes."""
+    rows, sizes, offset, total = [], [], 0, None
+    while offset is not None:
+        view = {"kind": "managed", "facet": "methods", "match": text, "offset": offset, "limit": 100}
+        reply = await s.call_tool("inspect_analysis_view", {"source": _source(parent), "view": view})
+        page = _ok(reply)["normalized_result"]
+        assert page["view"]["match"] == text
+        total = page["coverage"]["total"] if total is None else total
+        rows += page["items"]
+        sizes.append(len(_text(reply).encode()))
+        offset = page["coverage"]["next_offset"]
+    return rows, total or 0, sizes
+
+
+def _monodis_methods(path: Path, text: str) -> list[int]:
+    """Method rows whose `Type::name` contains `text` (ignoring case), read from monodis's method table: each
+    type's methods follow its `########## Type` line, a row is `N: <signature> name (params) ...`."""
+    found, owner = [], ""
+    for line in monodis(path, "method").splitlines():
+        if line.startswith("########## "):
+            owner = line[len("########## ") :].strip()
+            continue
+        row = re.match(r"^(\d+): (.*?) \(", line)
+        if row:
+            name = row.group(2).split()[-1].split("<", 1)[0]
+            if text.casefold() in f"{owner}::{name}".casefold():
+                found.append(int(row.group(1)))
+    return sorted(found)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=12), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_JSON, max_size=8), st.text(min_size=1, max_size=4))
+def test_match_keeps_listing_order_and_only_rows_naming_the_text(rows, text):
+    """Any rows (a hostile or foreign record's too): match never raises, keeps the listing's order, and a row is
+    kept exactly when one of its name fields, or its Type::member, contains the text in any case."""
+    from rea.managed.views import matching
+
+    kept = matching(rows, text)
+    assert kept == [r for r in rows if any(r is k for k in kept)]
+    for row in rows:
+        names = (
+            [v for k, v in row.items() if isinstance(v, str) and k.endswith(NAME_ENDINGS)]
+            if isinstance(row, dict)
+            else []
+        )
+        if isinstance(row, dict) and isinstance(row.get("name"), str):
+            owner = row.get("declaring_type") or row.get("parent")
+            names += [f"{owner}::{row['name']}"] if isinstance(owner, str) else []
+        assert (row in kept) == any(text.casefold() in n.casefold() for n in names)
+
+
+NAME_ENDINGS = ("name", "type", "caller", "method", "namespace", "parent", "extends", "path")

@@ -93,7 +93,10 @@ def _page(nr: Mapping[str, Any], operation: str, view: Mapping[str, Any]) -> Res
                 accepted=", ".join(LISTINGS[operation]),
             )
         )
-    items, coverage, used = bounded_rows(rows(nr, facet), view["offset"], view["limit"], PAGE_BYTES)
+    listed = rows(nr, facet)
+    if view.get("match") is not None:
+        listed = matching(listed, view["match"])
+    items, coverage, used = bounded_rows(listed, view["offset"], view["limit"], PAGE_BYTES)
     return Success(
         {
             "kind": "managed",
@@ -104,6 +107,29 @@ def _page(nr: Mapping[str, Any], operation: str, view: Mapping[str, Any]) -> Res
             "coverage": coverage,
         }
     )
+
+
+def matching(listed: Sequence[Any], text: str) -> list[Any]:
+    """The rows one of whose names contains `text`, ignoring case, in listing order. Why names only: a method
+    is found by its own, its type's or its target's name, never by a digest or a signature's hex that happens
+    to contain the text. A row's names are its string fields whose key ends in one of _NAME_KEYS (call edges and
+    field accesses name their ends in `caller`, `target_name`, `method`; a member ref its class in `parent`)."""
+    wanted = text.casefold()
+    return [row for row in listed if any(wanted in value.casefold() for value in _names(row))]
+
+
+_NAME_KEYS = ("name", "type", "caller", "method", "namespace", "parent", "extends", "path")
+
+
+def _names(row: Any) -> list[str]:
+    """A row's names, and a member's qualified name `Type::member` as call edges write theirs."""
+    if not isinstance(row, Mapping):
+        return []
+    names = [v for k, v in row.items() if isinstance(v, str) and k.endswith(_NAME_KEYS)]
+    owner = row.get("declaring_type") or row.get("parent")
+    if isinstance(owner, str) and isinstance(row.get("name"), str):
+        names.append(f"{owner}::{row['name']}")
+    return names
 
 
 def managed_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:

@@ -20,11 +20,11 @@ INSPECT_ANALYSIS_VIEW: ToolContract = evidence_tool(
     "inspect_analysis_view",
     "Inspect Analysis View",
     (
-        "Read one view of Evidence already made (retained or inline) without rerunning analysis or "
-        "starting a provider: a summary, a facet, an item or a page, the view's kind naming the Evidence "
-        "it reads. Use it to page a detail summary reply or an oversized reply's continuation. Pages "
-        "start at offset 0 with limit 64 (text in UTF-16 code units); record, managed and comparison "
-        "pages end early within 32 KB: follow normalized_result.coverage.next_offset until null."
+        "Read one view of Evidence already made (retained or inline) without rerunning analysis: a "
+        "summary, facet, item or page; the view's kind names the Evidence it reads. Use it to page a detail "
+        "summary reply or an oversized reply's continuation. Pages start at offset 0, limit 64 (text in "
+        "UTF-16 code units); record, managed and comparison pages end early within 32 KB: follow "
+        "normalized_result.coverage.next_offset until null."
     ),
     args=AnalysisViewArgs,
     result=AnalysisViewResult,

@@ -282,6 +282,7 @@ class ManagedView:
     facet: ManagedFacet = field("The listing")
     offset: int = _offset()
     limit: int = _limit()
+    match: str | None = field("Keep rows whose names contain this, any case", omit_none=True)
 
 
 @attrs.frozen(kw_only=True)

@@ -190,3 +190,15 @@ def test_which_side_closes_first_at_the_end_is_scheduling_but_a_half_close_is_no
     half = {**_fixed(), "protocol_events": [event(0, "close", "sent"), event(1, "data", "received", "late")]}
     swapped = {**half, "protocol_events": list(reversed(half["protocol_events"]))}
     assert compare_captures(half, swapped)["protocol"] == "changed"
+
+
+def test_a_sampled_process_difference_is_the_first_divergence_only_when_nothing_else_differs():
+    """Seen on busybox httpd + wget: the two runs sampled different short processes (sleep in one, wget in the
+    other) earlier than the changed response, and the first divergence sent the agent to the sampling."""
+    left, right = _fixed(), _fixed()
+    right["process_samples"] = [{**left["process_samples"][0], "command": "sleep 0.3"}]
+    assert compare_captures(left, right)["first_divergence"]["dimension"] == "process"
+    right["frames"] = [{"sequence": 0, "at_ms": 900, "data": "other\n"}]  # later than the process sample at 0
+    found = compare_captures(left, right)
+    assert (found["process"], found["terminal"]) == ("changed", "changed")
+    assert found["first_divergence"]["dimension"] == "terminal"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import given, strategies as st
 
-from effects.javascript import csp
+from rea.javascript import csp
 from effects.javascript.extract import javascript_facts
 from rea.javascript.resolve import condition_leaves, exports_target, pattern_matches, subpath_map
 

@@ -25,7 +25,8 @@ from urllib.parse import unquote
 import anyio
 from returns.result import Failure, Result, Success
 
-from effects.javascript.extract import _MAPPING_URL, MAX_RUNS, file_facts
+from effects.javascript.extract import MAX_RUNS, file_facts
+from rea.javascript.text_facts import MAPPING_URL
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.javascript.recovery_effects import (
@@ -169,7 +170,7 @@ def _read(effect: ReadRecoveryInput) -> Result[dict[str, Any], ReaError]:
         "output_directory": destination,
         "engine_file": _engine_file(),
     }
-    matches = list(_MAPPING_URL.finditer(data))
+    matches = list(MAPPING_URL.finditer(data))
     last = matches[-1] if matches else None
     url = last.group(1).decode("utf-8", "replace") if last is not None else None
     location, map_bytes, why = _find_map(path, url, root)

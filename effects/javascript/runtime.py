@@ -14,7 +14,8 @@ import anyio.to_thread
 from returns.result import Failure, Result, Success
 
 from effects import asar
-from effects.javascript.extract import classify, file_facts
+from effects.javascript.extract import file_facts
+from rea.javascript.text_facts import classify
 from rea.javascript.graph import TEXT_KINDS
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request

@@ -23,6 +23,7 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects.javascript import extract
+from rea.javascript import syntax_facts, text_facts
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from effects.javascript.recover import publish_tree
@@ -82,7 +83,7 @@ def _utf16(text: str) -> int:
 
 
 def _text(node: Any) -> str:
-    return extract._text(node)[:MAX_TEXT]
+    return syntax_facts.node_text(node)[:MAX_TEXT]
 
 
 def _callee(node: Any) -> str:
@@ -97,24 +98,24 @@ def _object_strings(obj: Any) -> dict[str, Any]:
     for pair in obj.named_children:
         if pair.type != "pair":
             continue
-        key = extract._string(pair.child_by_field_name("key")) or _text(pair.child_by_field_name("key"))
+        key = syntax_facts.string_value(pair.child_by_field_name("key")) or _text(pair.child_by_field_name("key"))
         value = pair.child_by_field_name("value")
         if key in ("name", "description"):
-            out[key] = extract._string(value)
+            out[key] = syntax_facts.string_value(value)
         elif key in ("inputSchema", "input_schema") and value is not None and value.type == "object":
             props = next(
                 (
                     p.child_by_field_name("value")
                     for p in value.named_children
                     if p.type == "pair"
-                    and (extract._string(p.child_by_field_name("key")) or _text(p.child_by_field_name("key")))
+                    and (syntax_facts.string_value(p.child_by_field_name("key")) or _text(p.child_by_field_name("key")))
                     == "properties"
                 ),
                 None,
             )
             holder = props if props is not None and props.type == "object" else value
             out["property_names"] = [
-                extract._string(p.child_by_field_name("key")) or _text(p.child_by_field_name("key"))
+                syntax_facts.string_value(p.child_by_field_name("key")) or _text(p.child_by_field_name("key"))
                 for p in holder.named_children
                 if p.type == "pair"
             ][:256]
@@ -156,24 +157,24 @@ def _one(caps: Mapping[str, Any]) -> tuple[str | None, dict[str, Any], Any]:
     for kind, name in (("import", "static-import"), ("reexport", "re-export")):
         if kind in caps:
             node, src = caps[kind][0], caps["src"][0]
-            return "imports", _import(name, node, src, extract._string(src)), node
+            return "imports", _import(name, node, src, syntax_facts.string_value(src)), node
     if "dynamic" in caps:
         node, arg = caps["dynamic"][0], caps["arg"][0]
-        return "imports", _import("dynamic-import", node, arg, extract._string(arg)), node
+        return "imports", _import("dynamic-import", node, arg, syntax_facts.string_value(arg)), node
     if "call" in caps or "new" in caps:
         node = caps.get("call", caps.get("new"))[0]
         callee = _callee(caps["fn"][0])
         if "call" in caps and not _CALLEE.match(callee):
             return None, {}, node
-        args = [extract._string(a) for a in caps["args"][0].named_children[:3]]
+        args = [syntax_facts.string_value(a) for a in caps["args"][0].named_children[:3]]
         kind = "calls" if "call" in caps else "news"
         return kind, {"callee": callee, "args": args, "at": node.start_byte, "_offsets": [node.start_byte]}, node
     if "pair" in caps:
         node = caps["pair"][0]
-        key = extract._string(caps["key"][0]) or _text(caps["key"][0])
+        key = syntax_facts.string_value(caps["key"][0]) or _text(caps["key"][0])
         if key not in ("path", "route"):
             return None, {}, node
-        value = extract._string(caps["value"][0])
+        value = syntax_facts.string_value(caps["value"][0])
         return "pairs", {"key": key, "value": value, "at": node.start_byte, "_offsets": [node.start_byte]}, node
     return None, {}, None
 
@@ -196,7 +197,7 @@ def parse_scripts(effect: ParseWebScripts) -> list[dict[str, Any]]:
     out = []
     for script in effect.scripts:
         data = script["text"].encode("utf-8", "surrogatepass")
-        bundlers = extract.text_signals(data).get("bundlers", [])
+        bundlers = text_facts.text_signals(data).get("bundlers", [])
         if remaining <= 0:
             out.append({"script_key": script["script_key"], "parse": "omitted", "ast_nodes": 0, "bundlers": bundlers})
             continue

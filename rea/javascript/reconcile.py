@@ -26,6 +26,7 @@ from rea.canonical_json import canonical_sha256
 from rea.javascript import reconcile_nodes as rn
 from rea.javascript.observations import COMPLETE, PARTIAL
 from rea.javascript.reconcile_inputs import Capture, Layer
+from rea.javascript.reconcile_summary import capture_summary, input_status, layer_summary, summary
 
 LIMITATIONS = (
     "Only caller-supplied, semantically verified Evidence records were reconciled.",
@@ -391,64 +392,6 @@ def _graph_limitations(layers: Sequence[Layer], input_status: str, output_cut: b
 # ------------------------------------------------------------------ the result
 
 
-def input_status(layers: Sequence[Layer], captures: Sequence[Capture]) -> str:
-    coverage = [layer.graph.get("coverage") or {} for layer in layers]
-    if any(c.get("truncated") for c in coverage) or any(
-        "truncated" in (c.completeness.get("conditions") or ()) for c in captures
-    ):
-        return "truncated"
-    whole = all(c.get("status") == "complete" for c in coverage) and all(
-        c.completeness.get("status") == "complete_within_window" for c in captures
-    )
-    return "complete" if whole else "partial"
-
-
-def _count(items: Sequence[Mapping[str, Any]], key: str, value: str) -> int:
-    return sum(1 for i in items if i[key] == value)
-
-
-def _summary(
-    runtime: rn.RuntimeProjection, items: Sequence[Mapping[str, Any]], states: Sequence[Mapping[str, Any]]
-) -> dict[str, int]:
-    kinds = [r.entity.kind for r in runtime.entities]
-    out = {f"runtime_{k}s": kinds.count(k) for k in ("target", "frame", "script", "worker")}
-    out.update({s: _count(items, "status", s) for s in ("matched", "ambiguous", "unmatched", "unknown")})
-    named = {"loaded": "static_loaded", "resident-in-loaded-asset": "static_resident",
-             "not-observed-in-capture": "static_not_observed", "unknown": "static_unknown"}  # fmt: skip
-    out.update({name: _count(states, "status", status) for status, name in named.items()})
-    return out
-
-
-def _layer_summary(layer: Layer) -> dict[str, Any]:
-    r = layer.result
-    return {
-        "layer_id": layer.layer_id,
-        "role": layer.role,
-        "evidence_id": layer.evidence.evidence_id,
-        "graph_id": layer.graph.get("graph_id"),
-        "root_artifact_sha256": r.get("root_artifact_sha256"),
-        "input_path": r.get("input_path"),
-        "format": r.get("format"),
-        "runtime_mappings": list(layer.mappings),
-        "source_map_read_approved": layer.source_map_read_approved,
-    }
-
-
-def _capture_summary(c: Capture, runtime: rn.RuntimeProjection) -> dict[str, Any]:
-    return {
-        "evidence_id": c.evidence.evidence_id,
-        "capture_sha256": c.capture_sha256,
-        "kind": c.kind,
-        "target_node_id": runtime.targets[c.evidence.evidence_id].node_id,
-        "target_key": c.target.key,
-        "target_location": c.target.location.value,
-        "frames": len(c.frames),
-        "scripts": len(c.scripts),
-        "workers": len(c.workers),
-        "scripts_complete_within_scope": c.scripts_complete,
-    }
-
-
 def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapping[str, int]) -> dict[str, Any]:
     """The result record of reconcile_javascript_runtime (layers sorted by id, captures by evidence id)."""
     layers = sorted(layers, key=lambda x: x.layer_id)
@@ -480,10 +423,10 @@ def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapp
     if cut:
         limitations.append("Runtime reconciliation omitted entities or classifications during projection.")
     semantic = {
-        "static_layers": [_layer_summary(layer) for layer in layers],
-        "runtime_captures": [_capture_summary(c, runtime) for c in captures],
+        "static_layers": [layer_summary(layer) for layer in layers],
+        "runtime_captures": [capture_summary(c, runtime) for c in captures],
         "graph": graph.graph,
-        "summary": _summary(runtime, matching.items, states),
+        "summary": summary(runtime, matching.items, states),
         "reconciliations": list(matching.items),
         "static_load_states": states,
         "source_map_authority": {

@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import inferred
 from rea.javascript.record import wire_graph
+from rea.javascript.trace_gaps import rests_on
 
 # Data flows against the recorded direction for these relations: a handler `handles` a channel,
 # so the flow goes channel -> handler; a preload `exposes` an API, so renderer -> API -> preload.
@@ -388,7 +389,7 @@ def trace_feature(
     omitted_paths = walked["omitted_paths"] + len(walked["paths"]) - len(paths)
     handoffs = native_handoffs(nodes, observations)
     touched = set(walked["depth"])
-    reasons, unknowns = _rests_on(result, by_id, matches, touched, seed)
+    reasons, unknowns = rests_on(result, by_id, matches, touched, seed)
     status = "no-match" if not matches else "partial" if walked["limited"] or reasons else "complete-within-source"
     sub = None
     if matches:
@@ -456,64 +457,6 @@ def trace_feature(
 
 
 MAX_LISTED = 100
-_UNPARSED = frozenset(("failed", "omitted", "not-read", "quarantined"))
-
-
-def _unparsed(node: Mapping[str, Any]) -> bool:
-    declaration = (node.get("path") or "").endswith((".d.ts", ".d.mts", ".d.cts"))  # types only, never parsed
-    return (
-        node["subkind"] in ("module", "original-source-module") and node.get("parse") in _UNPARSED and not declaration
-    )
-
-
-def _rests_on(result, by_id, matches, touched: set[str], seed: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
-    """Why the answer cannot be complete (what it rests on that was not read or not resolved), and the
-    unknowns that bear on it: those on reached nodes and, for a channel, every dynamic IPC operation of
-    the channel's direction (one of them may be the end the graph lacks)."""
-    reasons = []
-    unparsed = [n for n in by_id.values() if _unparsed(n)]
-    if unparsed and (not matches or seed["kind"] == "string"):
-        reasons.append(
-            f"{len(unparsed)} module(s) were not parsed (failed, omitted or not read); a seed may occur there"
-        )
-    if any(_unparsed(by_id[n]) for n in touched if n in by_id):
-        reasons.append("the traversal reaches modules that were not parsed")
-    if not matches and result["graph"]["coverage"]["status"] != "complete":
-        reasons.append("the application graph is partial")
-    code = (result.get("semantic_graph") or {}).get("coverage", {}).get("status")
-    if seed["kind"] == "string" and code != "complete":
-        reasons.append(f"the code index (semantic graph) is {code or 'absent'}: a literal or name may be unread")
-    missing = _missing_ends([by_id[n] for n in touched if n in by_id and by_id[n]["subkind"] == "ipc-channel"])
-    unknowns = [
-        u
-        for u in result["unknowns"]
-        if u.get("node") in touched
-        or (u["kind"] == "dynamic-ipc-channel" and (u.get("direction"), _end(u.get("relation"))) in missing)
-    ]
-    dynamic = sum(1 for u in unknowns if u["kind"] == "dynamic-ipc-channel" and u.get("node") not in touched)
-    if dynamic:
-        reasons.append(
-            f"a reached channel lacks an end, and {dynamic} IPC operation(s) of its direction name their channel "
-            "dynamically (listed in unknowns): one may be that end"
-        )
-    return reasons, unknowns
-
-
-def _end(relation: str | None) -> str:
-    return "handler" if relation == "handles" else "sender"
-
-
-def _missing_ends(channels: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:
-    """(direction, end) pairs a reached channel has one side of but not the other."""
-    out = set()
-    for ch in channels:
-        ends = ch.get("ends", {})
-        for key in ends:
-            direction, end = key.split(":", 1)
-            other = "sender" if end == "handler" else "handler"
-            if f"{direction}:{other}" not in ends:
-                out.add((direction, other))
-    return out
 
 
 def _unit(limit: str) -> str:

@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.javascript import compare as cmp
+from rea.javascript import compare_exports as export_cmp
+from rea.javascript import compare_sources as source_cmp
 from rea.javascript.records.arguments import CompareVersionsArgs, ExportShapesArgs, SourceToBundleArgs
 from rea.javascript.views import check_application
 from rea.program import Context, Outcome, must, refusable, refuse, typed
@@ -86,7 +88,7 @@ def compare_source_to_bundle(session: Session, args: SourceToBundleArgs, ctx: Co
     application = app.normalized_result
     given, sources = wire.get("reference"), [app]
     if given is None:
-        entries = cmp.own_sources(application)
+        entries = source_cmp.own_sources(application)
         state = "complete" if cmp.graph_status(application) == "complete" else "partial"
         side = {
             "inventory_state": state,
@@ -95,7 +97,7 @@ def compare_source_to_bundle(session: Session, args: SourceToBundleArgs, ctx: Co
         }
     elif given.get("authority") == "historical-reference" and "evidence_id" not in given:
         _historical(given)
-        entries = cmp.historical_sources(given)
+        entries = source_cmp.historical_sources(given)
         side = {
             "inventory_state": given["inventory_state"],
             "root_sha256": given["root_sha256"],
@@ -105,7 +107,7 @@ def compare_source_to_bundle(session: Session, args: SourceToBundleArgs, ctx: Co
         found = must(resolve_analysis(session, given, "reference"))
         must(check_application(found, "reference"))
         tree = found.normalized_result
-        entries = cmp.tree_sources(tree)
+        entries = source_cmp.tree_sources(tree)
         state = "complete" if cmp.graph_status(tree) == "complete" else "partial"
         side = {
             "inventory_state": state,
@@ -115,7 +117,7 @@ def compare_source_to_bundle(session: Session, args: SourceToBundleArgs, ctx: Co
         }
         sources.append(found)
     links = list(dict.fromkeys(s.evidence_id for s in sources))
-    result = cmp.source_to_bundle(application, entries, side, links, wire["limits"])
+    result = source_cmp.source_to_bundle(application, entries, side, links, wire["limits"])
     result["application"] = cmp.graph_side(app.evidence_id, application)
     limitation = "Path mappings are static inferences; they do not prove what the bundle loads at runtime."
     result["limitations"] = [STATIC_NOTICE, limitation]
@@ -131,12 +133,12 @@ def compare_javascript_export_shapes(session: Session, args: ExportShapesArgs, c
     found, out = [], []
     for evidence, side in zip(sides, ("left", "right")):
         module, name = wire[f"{side}_module_path"], wire[f"{side}_export_name"]
-        hit = cmp.find_export(evidence.normalized_result, module, name)
+        hit = export_cmp.find_export(evidence.normalized_result, module, name)
         found.append(hit)
         cap = wire["limits"]["max_candidate_exports"]
-        out.append(cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name, cap))
+        out.append(export_cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name, cap))
     statuses = [cmp.graph_status(s.normalized_result) for s in sides]
-    result = cmp.export_shapes(out, found, statuses, links, wire["limits"]["max_changes"])
+    result = export_cmp.export_shapes(out, found, statuses, links, wire["limits"]["max_changes"])
     limitation = "Shapes come from literal objects, classes and direct object returns; nothing is executed."
     result["limitations"] = [STATIC_NOTICE, limitation]
     return derive(session, "compare_javascript_export_shapes", wire, result, sides, (limitation,))

@@ -1,0 +1,68 @@
+"""The summaries in reconcile_javascript_runtime's result: the inputs' completeness, the counts by kind and
+status, and one row per static layer and per runtime capture (rea.javascript.reconcile builds the rest)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rea.javascript import reconcile_nodes as rn
+from rea.javascript.reconcile_inputs import Capture, Layer
+
+
+def input_status(layers: Sequence[Layer], captures: Sequence[Capture]) -> str:
+    coverage = [layer.graph.get("coverage") or {} for layer in layers]
+    if any(c.get("truncated") for c in coverage) or any(
+        "truncated" in (c.completeness.get("conditions") or ()) for c in captures
+    ):
+        return "truncated"
+    whole = all(c.get("status") == "complete" for c in coverage) and all(
+        c.completeness.get("status") == "complete_within_window" for c in captures
+    )
+    return "complete" if whole else "partial"
+
+
+def _count(items: Sequence[Mapping[str, Any]], key: str, value: str) -> int:
+    return sum(1 for i in items if i[key] == value)
+
+
+def summary(
+    runtime: rn.RuntimeProjection, items: Sequence[Mapping[str, Any]], states: Sequence[Mapping[str, Any]]
+) -> dict[str, int]:
+    kinds = [r.entity.kind for r in runtime.entities]
+    out = {f"runtime_{k}s": kinds.count(k) for k in ("target", "frame", "script", "worker")}
+    out.update({s: _count(items, "status", s) for s in ("matched", "ambiguous", "unmatched", "unknown")})
+    named = {"loaded": "static_loaded", "resident-in-loaded-asset": "static_resident",
+             "not-observed-in-capture": "static_not_observed", "unknown": "static_unknown"}  # fmt: skip
+    out.update({name: _count(states, "status", status) for status, name in named.items()})
+    return out
+
+
+def layer_summary(layer: Layer) -> dict[str, Any]:
+    r = layer.result
+    return {
+        "layer_id": layer.layer_id,
+        "role": layer.role,
+        "evidence_id": layer.evidence.evidence_id,
+        "graph_id": layer.graph.get("graph_id"),
+        "root_artifact_sha256": r.get("root_artifact_sha256"),
+        "input_path": r.get("input_path"),
+        "format": r.get("format"),
+        "runtime_mappings": list(layer.mappings),
+        "source_map_read_approved": layer.source_map_read_approved,
+    }
+
+
+def capture_summary(c: Capture, runtime: rn.RuntimeProjection) -> dict[str, Any]:
+    return {
+        "evidence_id": c.evidence.evidence_id,
+        "capture_sha256": c.capture_sha256,
+        "kind": c.kind,
+        "target_node_id": runtime.targets[c.evidence.evidence_id].node_id,
+        "target_key": c.target.key,
+        "target_location": c.target.location.value,
+        "frames": len(c.frames),
+        "scripts": len(c.scripts),
+        "workers": len(c.workers),
+        "scripts_complete_within_scope": c.scripts_complete,
+    }

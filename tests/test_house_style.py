@@ -134,7 +134,7 @@ def test_test_modules_have_unique_basenames():
 # list of paths would rot with every move, while a count that may only fall keeps the ground gained. Lower a
 # ceiling when you split a file or a function; the targets are 0 and 0.
 FILE_LINES, FUNCTION_LINES = 500, 100
-FILES_OVER_CEILING = 11
+FILES_OVER_CEILING = 2
 FUNCTIONS_OVER_CEILING = 4
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Iterable, Mapping, Sequence
 
 from returns.result import Failure, Result, Success
@@ -26,6 +26,9 @@ from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.web_network.api_surface import api_surface_view, request_line
+from rea.web_network.records import Redaction, RedactionIndex, RedactionIndexEntry
+from rea.web_network.capture import Reason, UrlComponent
+from rea.wire.convert import to_wire
 
 FIRST_ROWS = 20  # request rows in a summary
 MAX_URL = 256  # UTF-16-safe code points of a URL shown in a summary row
@@ -44,69 +47,75 @@ def location_template(pointer: str) -> str:
     return _INDEX.sub("/*", pointer)
 
 
-def _index_key(redaction: Mapping[str, Any], scope: str) -> tuple[str, ...]:
-    """(rule, reason, scope, location, url_component, parameter); absent parts are empty strings."""
+# (rule, reason, scope, location, url_component, parameter); absent parts are empty strings, so keys sort
+IndexKey = tuple[str, Reason, Literal["record", "container"], str, UrlComponent | Literal[""], str]
+
+
+def _index_key(redaction: Redaction, scope: Literal["record", "container"]) -> IndexKey:
     return (
-        str(redaction.get("rule") or redaction["reason"]),
-        str(redaction["reason"]),
+        redaction.rule or redaction.reason,
+        redaction.reason,
         scope,
-        _clip(location_template(str(redaction["pointer"])), MAX_NAME),
-        str(redaction.get("url_component") or ""),
-        str(redaction.get("parameter") or ""),
+        _clip(location_template(redaction.pointer), MAX_NAME),
+        redaction.url_component or "",
+        redaction.parameter or "",
+    )
+
+
+def _entry(key: IndexKey, redactions: int, records: int, ordinals: list[int]) -> RedactionIndexEntry:
+    return RedactionIndexEntry(
+        rule=key[0],
+        reason=key[1],
+        scope=key[2],
+        location=key[3],
+        url_component=key[4] or None,
+        parameter=key[5] or None,
+        redactions=redactions,
+        records=records,
+        record_ordinals=tuple(ordinals),
     )
 
 
 def redaction_index(
-    records: Iterable[Mapping[str, Any]], container: Sequence[Mapping[str, Any]] = (), limit: int = MAX_INDEX_ENTRIES
-) -> dict[str, Any]:
-    """Capture-wide: per (rule, location, component, parameter) how many redactions, in how many records, which."""
-    counts: Counter[tuple[str, ...]] = Counter()
-    ordinals: dict[tuple[str, ...], list[int]] = {}
-    seen: dict[tuple[str, ...], int] = {}
-    last: dict[tuple[str, ...], int] = {}
-    touched = total = 0
-    for redaction in container:
-        counts[_index_key(redaction, "container")] += 1
-        total += 1
-    for record in records:
-        found = record["redactions"]
+    records: Iterable[tuple[int, Sequence[Redaction]]],
+    container: Sequence[Redaction] = (),
+    limit: int = MAX_INDEX_ENTRIES,
+) -> RedactionIndex:
+    """Capture-wide, over each record's (ordinal, redactions): per (rule, location, component, parameter) how many
+    redactions, in how many records, which."""
+    counts: Counter[IndexKey] = Counter(_index_key(r, "container") for r in container)
+    ordinals: dict[IndexKey, list[int]] = {}
+    seen: dict[IndexKey, int] = {}
+    last: dict[IndexKey, int] = {}
+    touched = 0
+    for ordinal, found in records:
         touched += bool(found)
         for redaction in found:
             key = _index_key(redaction, "record")
             counts[key] += 1
-            total += 1
             listed = ordinals.setdefault(key, [])
-            if last.get(key) != record["ordinal"]:
-                last[key] = record["ordinal"]
+            if last.get(key) != ordinal:
+                last[key] = ordinal
                 seen[key] = seen.get(key, 0) + 1
                 if len(listed) < INDEX_ORDINALS:
-                    listed.append(record["ordinal"])
+                    listed.append(ordinal)
     ranked = sorted(counts, key=lambda k: (-counts[k], k))
-    entries = [
-        {
-            "rule": key[0],
-            "reason": key[1],
-            "scope": key[2],
-            "location": key[3],
-            "url_component": key[4] or None,
-            "parameter": key[5] or None,
-            "redactions": counts[key],
-            "records": seen.get(key, 0),
-            "record_ordinals": ordinals.get(key, []),
-        }
-        for key in ranked[:limit]
-    ]
     rules: Counter[str] = Counter()
     for kind, count in counts.items():
         rules[kind[0]] += count
-    return {
-        "total_redactions": total,
-        "records_with_redactions": touched,
-        "by_rule": dict(sorted(rules.items())),
-        "entries": entries,
-        "total_entries": len(counts),
-        "truncated": len(counts) > limit,
-    }
+    return RedactionIndex(
+        total_redactions=sum(counts.values()),
+        records_with_redactions=touched,
+        by_rule=dict(sorted(rules.items())),
+        entries=tuple(_entry(k, counts[k], seen.get(k, 0), ordinals.get(k, [])) for k in ranked[:limit]),
+        total_entries=len(counts),
+        truncated=len(counts) > limit,
+    )
+
+
+def stored_redactions(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, list[Redaction]]]:
+    """Each stored record's (ordinal, redactions), read back from its Evidence JSON."""
+    return [(r["ordinal"], [Redaction(**x) for x in r["redactions"]]) for r in records]
 
 
 def _clip(text: str, limit: int = MAX_URL) -> str:
@@ -180,7 +189,9 @@ def capture_summary(source: Evidence) -> dict[str, Any]:
     result = source.normalized_result
     records = list(result["records"])
     rows = [_row(r) for r in records]
-    index = result.get("redaction_index") or redaction_index(records, result["container"]["redactions"])
+    index = result.get("redaction_index") or to_wire(
+        redaction_index(stored_redactions(records), [Redaction(**x) for x in result["container"]["redactions"]])
+    )
     shown = {
         **index,
         "entries": index["entries"][:SUMMARY_INDEX_ENTRIES],

@@ -26,7 +26,16 @@ from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.web_network.api_surface import api_surface_view, request_line
-from rea.web_network.records import Redaction, RedactionIndex, RedactionIndexEntry
+from rea.web_network.records import (
+    CaptureCalls,
+    CaptureCounts,
+    CaptureOrigin,
+    CaptureRow,
+    Redaction,
+    RedactionIndex,
+    RedactionIndexEntry,
+    ViewCall,
+)
 from rea.web_network.capture import Reason, UrlComponent
 from rea.wire.convert import to_wire
 
@@ -122,7 +131,7 @@ def _clip(text: str, limit: int = MAX_URL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _row(record: Mapping[str, Any]) -> dict[str, Any]:
+def _row(record: Mapping[str, Any]) -> CaptureRow:
     """One request as a line: ordinal, method, URL (clipped), status."""
     reported = record.get("reported") or {}
     request = reported.get("request") if isinstance(reported, Mapping) else None
@@ -135,22 +144,22 @@ def _row(record: Mapping[str, Any]) -> dict[str, Any]:
         url = f"{line[1]}{request.get('path') or line[2]}" if line else None
     status = response.get("status", response.get("status_code"))
     method = request.get("method")
-    return {
-        "ordinal": record["ordinal"],
-        "method": _clip(method, 32) if isinstance(method, str) else None,
-        "url": _clip(url) if isinstance(url, str) else None,
-        "status": status if isinstance(status, int) and not isinstance(status, bool) else None,
-        "binary_fields": len(record["binary_fields"]),
-        "redactions": len(record["redactions"]),
-    }
+    return CaptureRow(
+        ordinal=record["ordinal"],
+        method=_clip(method, 32) if isinstance(method, str) else None,
+        url=_clip(url) if isinstance(url, str) else None,
+        status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+        binary_fields=len(record["binary_fields"]),
+        redactions=len(record["redactions"]),
+    )
 
 
-def _status_class(row: Mapping[str, Any]) -> str:
-    status = row["status"]
-    return f"{status // 100}xx" if isinstance(status, int) and 100 <= status < 600 else "none"
+def _status_class(row: CaptureRow) -> str:
+    status = row.status
+    return f"{status // 100}xx" if status is not None and 100 <= status < 600 else "none"
 
 
-def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[CaptureRow]) -> CaptureCounts:
     origins: Counter[str] = Counter()
     for record in records:
         reported = record.get("reported")
@@ -158,30 +167,26 @@ def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, An
         origins[line[1] if line else "(none)"] += 1
     ranked = sorted(origins, key=lambda o: (-origins[o], o))
     binaries = [f for r in records for f in r["binary_fields"]]
-    return {
-        "methods": dict(sorted(Counter(str(r["method"]) for r in rows).most_common(MAX_ORIGINS))),
-        "status_classes": dict(sorted(Counter(_status_class(r) for r in rows).items())),
-        "origins": [{"origin": _clip(o, MAX_NAME), "requests": origins[o]} for o in ranked[:MAX_ORIGINS]],
-        "total_origins": len(origins),
-        "binary_fields": len(binaries),
-        "binary_bytes": sum(f["bytes"] or 0 for f in binaries),
-        "redactions": sum(len(r["redactions"]) for r in records),
-    }
+    return CaptureCounts(
+        methods=dict(sorted(Counter(str(r.method) for r in rows).most_common(MAX_ORIGINS))),
+        status_classes=dict(sorted(Counter(_status_class(r) for r in rows).items())),
+        origins=tuple(CaptureOrigin(origin=_clip(o, MAX_NAME), requests=origins[o]) for o in ranked[:MAX_ORIGINS]),
+        total_origins=len(origins),
+        binary_fields=len(binaries),
+        binary_bytes=sum(f["bytes"] or 0 for f in binaries),
+        redactions=sum(len(r["redactions"]) for r in records),
+    )
 
 
-def _calls(evidence_id: str) -> dict[str, Any]:
+def _calls(evidence_id: str) -> CaptureCalls:
     """Ready inspect_analysis_view calls over the retained parent (the evidence id to page from)."""
     source = {"kind": "retained-evidence", "evidence_id": evidence_id}
-    return {
-        "records": {
-            "name": "inspect_analysis_view",
-            "arguments": {"source": source, "view": {"kind": "page", "collection": "records", "offset": 0, "limit": 8}},
-        },
-        "api_surface": {
-            "name": "inspect_analysis_view",
-            "arguments": {"source": source, "view": {"kind": "api-surface", "offset": 0, "limit": 64}},
-        },
-    }
+    page = {"kind": "page", "collection": "records", "offset": 0, "limit": 8}
+    surface = {"kind": "api-surface", "offset": 0, "limit": 64}
+    return CaptureCalls(
+        records=ViewCall(name="inspect_analysis_view", arguments={"source": source, "view": page}),
+        api_surface=ViewCall(name="inspect_analysis_view", arguments={"source": source, "view": surface}),
+    )
 
 
 def capture_summary(source: Evidence) -> dict[str, Any]:
@@ -207,10 +212,10 @@ def capture_summary(source: Evidence) -> dict[str, Any]:
         "format_versions_found": list(reported.get("format_versions_found") or [])
         if isinstance(reported, Mapping)
         else [],
-        "counts": _counts(records, rows),
-        "first_records": rows[:FIRST_ROWS],
+        "counts": to_wire(_counts(records, rows)),
+        "first_records": to_wire(rows[:FIRST_ROWS]),
         "redaction_index": shown,
-        "continue_with": _calls(source.evidence_id),
+        "continue_with": to_wire(_calls(source.evidence_id)),
     }
 
 

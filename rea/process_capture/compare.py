@@ -19,21 +19,25 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rea.canonical_json import canonicalize
+from rea.process_capture.results import Dimension, DivergenceFound, DivergenceNone, DivergenceUnknown, Status
+from rea.wire.convert import to_wire
 
-DIMENSIONS = ("terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim")
+DIMENSIONS: tuple[Dimension, ...] = ("terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim")
 CHANGED = ("changed", "added", "removed")
 LIMITATIONS = (
     "Observations are compared after normalization; times are reported, not compared.",
     "Process observations are periodic samples: a process shorter than the sample interval may be missing on one side.",
     "A dimension either capture did not observe completely is unknown, and the overall status is then at best unknown.",
 )
+Capture = Mapping[str, Any]  # a stored capture's normalized_result (results.ProcessCapture), read back as JSON
+Divergence = DivergenceNone | DivergenceUnknown | DivergenceFound
 PORT = re.compile(r"((?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):)\d{1,5}\b")
 
 
 class Normalizer:
     """One capture's text normalization: declared patterns, host paths, pids (first-seen ordinals), ports."""
 
-    def __init__(self, capture: Mapping[str, Any]) -> None:
+    def __init__(self, capture: Capture) -> None:
         norm = capture["normalization"]
         self.patterns = [(re.compile(p["pattern"]), p["replacement"]) for p in norm["patterns"]]
         paths = capture["manifest"].get("host_paths", {}) if norm["paths"] else {}
@@ -63,7 +67,7 @@ class Normalizer:
 Observation = tuple[Any, int | None]  # (compared value, time reported)
 
 
-def _terminal(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _terminal(c: Capture, n: Normalizer) -> list[Observation]:
     out: list[Observation] = []
     line, started = "", None
     for frame in c["frames"]:
@@ -83,12 +87,12 @@ def _terminal(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
     return out
 
 
-def _interaction(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _interaction(c: Capture, n: Normalizer) -> list[Observation]:
     return [({"type": e["type"], "data": n.text(e["data"]), "outcome": e["outcome"]}, e["dispatched_at_ms"])
             for e in c["interaction_events"]]  # fmt: skip
 
 
-def _exit(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _exit(c: Capture, n: Normalizer) -> list[Observation]:
     e, s = c["exit"], c["settlement"]
     return [({"code": e["code"], "signal": e["signal"], "reason": e["reason"], "settlement": s["state"]}, None)]
 
@@ -101,13 +105,13 @@ def _entry(e: Mapping[str, Any] | None, n: Normalizer) -> Any:
             "symlink_target": n.text(target) if target is not None else None}  # fmt: skip
 
 
-def _filesystem(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _filesystem(c: Capture, n: Normalizer) -> list[Observation]:
     rows = [{"path": n.text(e["path"]), "status": e["status"], "before": _entry(e["before"], n),
              "after": _entry(e["after"], n)} for e in c["filesystem_effects"]]  # fmt: skip
     return [(r, None) for r in sorted(rows, key=lambda r: r["path"])]
 
 
-def _process(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _process(c: Capture, n: Normalizer) -> list[Observation]:
     commands = {s["pid"]: n.text(s["command"]) for s in c["process_samples"]}
     rows = [({"command": n.text(s["command"]), "parent": commands.get(s["parent_pid"], "<outside>")}, s["at_ms"])
             for s in c["process_samples"]]  # fmt: skip
@@ -117,7 +121,7 @@ def _process(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
 TEARDOWN = ("close", "reset")
 
 
-def _protocol(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _protocol(c: Capture, n: Normalizer) -> list[Observation]:
     """Per connection (in order of first sight), its events in order: how two connections' events interleave is
     scheduling, not behaviour, and so is which side's close comes first when both close at the end (the
     connection's closing run of close and reset events is read in one canonical order). A complete preview is
@@ -143,12 +147,12 @@ def _teardown_canonical(events: list[Mapping[str, Any]]) -> list[Mapping[str, An
     return out
 
 
-def _shim(c: Mapping[str, Any], n: Normalizer) -> list[Observation]:
+def _shim(c: Capture, n: Normalizer) -> list[Observation]:
     return [({"command": e["command"], "arguments": [n.text(a) for a in e["arguments"]],
               "route_index": e["route_index"], "outcome": e["outcome"]}, e["at_ms"]) for e in c["shim_events"]]  # fmt: skip
 
 
-READERS: Mapping[str, Callable[[Mapping[str, Any], Normalizer], list[Observation]]] = {
+READERS: Mapping[Dimension, Callable[[Capture, Normalizer], list[Observation]]] = {
     "terminal": _terminal,
     "interaction": _interaction,
     "exit": _exit,
@@ -163,7 +167,7 @@ def _same(a: Any, b: Any) -> bool:
     return canonicalize(a) == canonicalize(b)
 
 
-def classify(left: Sequence[Observation], right: Sequence[Observation], dimension: str) -> str:
+def classify(left: Sequence[Observation], right: Sequence[Observation], dimension: Dimension) -> Status:
     if _same([v for v, _ in left], [v for v, _ in right]):
         return "unchanged"
     if dimension != "exit" and not left:
@@ -174,22 +178,22 @@ def classify(left: Sequence[Observation], right: Sequence[Observation], dimensio
 
 
 def first_difference(
-    dimension: str, left: Sequence[Observation], right: Sequence[Observation]
-) -> dict[str, Any] | None:
+    dimension: Dimension, left: Sequence[Observation], right: Sequence[Observation]
+) -> DivergenceFound | None:
     for index in range(max(len(left), len(right))):
         lv, lt = left[index] if index < len(left) else (None, None)
         rv, rt = right[index] if index < len(right) else (None, None)
         if not _same(lv, rv):
-            return {"status": "found", "dimension": dimension, "index": index, "left_at_ms": lt, "right_at_ms": rt,
-                    "left": lv, "right": rv}  # fmt: skip
+            return DivergenceFound(status="found", dimension=dimension, index=index, left_at_ms=lt, right_at_ms=rt,
+                                   left=lv, right=rv)  # fmt: skip
     return None
 
 
-def _unknown_scopes(capture: Mapping[str, Any]) -> set[str]:
+def _unknown_scopes(capture: Capture) -> set[str]:
     return {u["scope"] for u in capture["residual_unknowns"]}
 
 
-def overall(statuses: Mapping[str, str], truncated: bool) -> str:
+def overall(statuses: Mapping[str, Status], truncated: bool) -> Status:
     values = set(statuses.values())
     if truncated or "truncated" in values:
         return "truncated"
@@ -201,25 +205,25 @@ def overall(statuses: Mapping[str, str], truncated: bool) -> str:
 SAMPLED = frozenset({"process"})  # observed by periodic samples: a difference there may be a missed sample
 
 
-def _earliest(found: list[dict[str, Any]]) -> dict[str, Any]:
+def _earliest(found: list[DivergenceFound]) -> DivergenceFound:
     """The earliest difference, a sampled dimension's only when no other dimension differs: two runs of one
     scenario sample their short processes differently (a `sleep` seen in one, a `wget` in the other), and an
     agent sent to that first would chase the sampling instead of the changed output or traffic."""
 
-    def key(d: dict[str, Any]) -> tuple[bool, int, int]:
-        times = [t for t in (d["left_at_ms"], d["right_at_ms"]) if t is not None]
-        return (d["dimension"] in SAMPLED, min(times) if times else 2**53, DIMENSIONS.index(d["dimension"]))
+    def key(d: DivergenceFound) -> tuple[bool, int, int]:
+        times = [t for t in (d.left_at_ms, d.right_at_ms) if t is not None]
+        return (d.dimension in SAMPLED, min(times) if times else 2**53, DIMENSIONS.index(d.dimension))
 
     return min(found, key=key)
 
 
-def compare_captures(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
+def compare_captures(left: Capture, right: Capture) -> dict[str, Any]:
     """The comparison record (rea.process_capture.results.CaptureComparison, as JSON, without the ids)."""
     same_norm = _same(left["normalization"], right["normalization"])
     unknown = _unknown_scopes(left) | _unknown_scopes(right)
     ln, rn = Normalizer(left), Normalizer(right)
-    statuses: dict[str, str] = {}
-    found: list[dict[str, Any]] = []
+    statuses: dict[str, Status] = {}
+    found: list[DivergenceFound] = []
     for dimension in DIMENSIONS:
         if not same_norm or dimension in unknown:
             statuses[dimension] = "unknown"
@@ -231,22 +235,27 @@ def compare_captures(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[
             found.append(difference)
     truncated = bool(left["truncated"] or right["truncated"])
     status = overall(statuses, truncated)
-    if truncated:
-        first: dict[str, Any] = {"status": "unknown", "reason": "at least one capture is truncated"}
-    elif found:
-        first = _earliest(found)
-    elif status == "unknown":
-        names = ", ".join(d for d in DIMENSIONS if statuses[d] == "unknown")
-        first = {"status": "unknown", "reason": f"no divergence observed, but {names} could not be compared"}
-    else:
-        first = {"status": "none"}
     limitations = list(LIMITATIONS)
     if not same_norm:
         limitations.append("The two captures were normalized differently: every dimension is unknown.")
+    # the reply keeps this key order (dimensions in DIMENSIONS order), not the record's field order
+    first = to_wire(_first(truncated, found, status, statuses))
     return {"status": status, **statuses, "first_divergence": first, "limitations": limitations}
 
 
-def contract_differences(left: Mapping[str, Any], right: Mapping[str, Any]) -> list[str]:
+def _first(truncated: bool, found: list[DivergenceFound], status: Status, statuses: Mapping[str, Status]) -> Divergence:
+    """The earliest divergence, or why none can be named: a truncated capture, or dimensions not compared."""
+    if truncated:
+        return DivergenceUnknown(status="unknown", reason="at least one capture is truncated")
+    if found:
+        return _earliest(found)
+    if status == "unknown":
+        names = ", ".join(d for d in DIMENSIONS if statuses[d] == "unknown")
+        return DivergenceUnknown(status="unknown", reason=f"no divergence observed, but {names} could not be compared")
+    return DivergenceNone(status="none")
+
+
+def contract_differences(left: Capture, right: Capture) -> list[str]:
     """Top-level comparison-contract fields whose values differ (empty: comparable)."""
     lc, rc = left["manifest"]["comparison_contract"], right["manifest"]["comparison_contract"]
     return sorted(k for k in set(lc) | set(rc) if k not in lc or k not in rc or not _same(lc[k], rc[k]))

@@ -10,18 +10,48 @@ JSON after the declared exact-literal rules (scenario) and after dropping volati
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rea.canonical_json import canonical_sha256
+from rea.web.records.capture_diff import (
+    Alignment,
+    AlignmentCode,
+    AlignmentFailure,
+    ArtifactDiff,
+    ArtifactKind,
+    BuiltInRule,
+    Change,
+    CommittedNormalization,
+    DiffCount,
+    Dimension,
+    DiffStatus,
+    Dimensions,
+    EvidenceState,
+    NormalizationRule,
+    ScenarioDiff,
+    StepDiff,
+    TargetRef,
+    WebCaptureDiff,
+)
+from rea.wire.convert import to_wire
 
-BUILT_IN_RULES = (
+BUILT_IN_RULES: tuple[BuiltInRule, ...] = (
     "ignore_step_elapsed_ms",
     "ignore_event_sequence",
     "ignore_event_step_index",
     "compare_screenshot_content_digest",
     "compare_normalized_text_content",
 )
-SCENARIO_ARTIFACTS = ("action_state", "screenshot", "dom", "accessibility", "url", "history", "storage", "events")
+SCENARIO_ARTIFACTS: tuple[ArtifactKind, ...] = (
+    "action_state",
+    "screenshot",
+    "dom",
+    "accessibility",
+    "url",
+    "history",
+    "storage",
+    "events",
+)
 SCENARIO_LIMITATIONS = (
     "Steps align only by exact, unique step_id; missing, duplicate or action-mismatched steps are reported and "
     "prevent an unchanged claim.",
@@ -31,16 +61,17 @@ SCENARIO_LIMITATIONS = (
     "A changed status proves an observed normalized difference. Missing or truncated evidence, a different capture "
     "context or an alignment failure prevents an unchanged claim.",
 )
-Capture = Mapping[str, Any]
+Capture = Mapping[str, Any]  # a producer's complete result, already checked against its output schema
+Step = Mapping[str, Any]  # one step (or artifact state) of a scenario capture, read as that JSON
 
 
 # ------------------------------------------------------------------ scenario
 
 
-def _replace(value: Any, rules: Sequence[Mapping[str, Any]]) -> Any:
+def _replace(value: Any, rules: Sequence[NormalizationRule]) -> Any:
     if isinstance(value, str):
         for rule in rules:
-            value = value.replace(rule["match"], rule["replacement"])
+            value = value.replace(rule.match, rule.replacement)
         return value
     if isinstance(value, Mapping):
         return {k: _replace(v, rules) for k, v in value.items()}
@@ -49,17 +80,18 @@ def _replace(value: Any, rules: Sequence[Mapping[str, Any]]) -> Any:
     return value
 
 
-def _digest(value: Any, artifact: str, rules: Sequence[Mapping[str, Any]]) -> str:
-    return canonical_sha256(_replace(value, [r for r in rules if artifact in r["artifacts"]]))
+def _digest(value: Any, artifact: ArtifactKind, rules: Sequence[NormalizationRule]) -> str:
+    return canonical_sha256(_replace(value, [r for r in rules if artifact in r.artifacts]))
 
 
-def normalization(rules: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    ordered = sorted(rules, key=lambda r: r["rule_id"])
-    committed = {"built_in_rules": list(BUILT_IN_RULES), "rules": [dict(r) for r in ordered]}
-    return {**committed, "sha256": canonical_sha256(committed)}
+def normalization(rules: Sequence[NormalizationRule]) -> CommittedNormalization:
+    """The rules in the order they run, with the digest of that committed policy (its JSON form)."""
+    ordered = tuple(sorted(rules, key=lambda r: r.rule_id))
+    committed = {"built_in_rules": list(BUILT_IN_RULES), "rules": to_wire(ordered)}
+    return CommittedNormalization(built_in_rules=BUILT_IN_RULES, rules=ordered, sha256=canonical_sha256(committed))
 
 
-def _events(capture: Capture, index: int) -> list[dict[str, Any]]:
+def _events(capture: Capture, index: int) -> list[dict[str, object]]:
     return [
         {k: v for k, v in e.items() if k not in ("sequence", "step_index")}
         for e in capture["events"]["items"]
@@ -67,7 +99,7 @@ def _events(capture: Capture, index: int) -> list[dict[str, Any]]:
     ]
 
 
-def _event_state(capture: Capture, step: Mapping[str, Any]) -> str:
+def _event_state(capture: Capture, step: Step) -> EvidenceState:
     c = capture["completeness"]
     if "events" in c["truncated_sections"]:
         return "truncated"
@@ -76,7 +108,7 @@ def _event_state(capture: Capture, step: Mapping[str, Any]) -> str:
     return "captured"
 
 
-def _projected(artifact: str, state: Mapping[str, Any]) -> Any:
+def _projected(artifact: ArtifactKind, state: Step) -> Any:
     value: Any = state.get("value")
     if artifact == "screenshot":
         return {"sha256": value["sha256"], "bytes": value["bytes"]}
@@ -85,9 +117,12 @@ def _projected(artifact: str, state: Mapping[str, Any]) -> Any:
     return value
 
 
-def _pieces(capture: Capture, step: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
+Piece = tuple[ArtifactKind, EvidenceState, Any]
+
+
+def _pieces(capture: Capture, step: Step) -> list[Piece]:
     """(artifact, state, comparable value) for each artifact family of one step."""
-    out: list[tuple[str, str, Any]] = [("action_state", "captured", {"status": step["status"], "error": step["error"]})]
+    out: list[Piece] = [("action_state", "captured", {"status": step["status"], "error": step["error"]})]
     for artifact in SCENARIO_ARTIFACTS[1:-1]:
         state = step["artifacts"][artifact]
         out.append((artifact, state["state"], _projected(artifact, state) if state["state"] == "captured" else None))
@@ -96,9 +131,9 @@ def _pieces(capture: Capture, step: Mapping[str, Any]) -> list[tuple[str, str, A
 
 
 def _artifact_diffs(
-    before: Capture, b: Mapping[str, Any], after: Capture, a: Mapping[str, Any], rules: Sequence[Mapping[str, Any]]
-) -> tuple[list[dict[str, Any]], bool]:
-    """The changed/unknown records of one aligned step, and whether anything was compared at all."""
+    before: Capture, b: Step, after: Capture, a: Step, rules: Sequence[NormalizationRule]
+) -> list[ArtifactDiff]:
+    """The changed/unknown records of one aligned step."""
     diffs = []
     for (artifact, b_state, b_value), (_, a_state, a_value) in zip(_pieces(before, b), _pieces(after, a), strict=True):
         if b_state == a_state == "not_requested":
@@ -110,132 +145,136 @@ def _artifact_diffs(
             diffs.append(_diff(artifact, "unknown", b_state, a_state, b_sha, a_sha, reason))
         elif b_sha != a_sha:
             diffs.append(_diff(artifact, "changed", b_state, a_state, b_sha, a_sha, None))
-    return diffs, True
+    return diffs
 
 
 def _diff(
-    artifact: str, status: str, bs: str, as_: str, b: str | None, a: str | None, why: str | None
-) -> dict[str, Any]:
-    return {
-        "artifact": artifact,
-        "status": status,
-        "before_state": bs,
-        "after_state": as_,
-        "before_sha256": b,
-        "after_sha256": a,
-        "reason": why,
-    }
+    artifact: ArtifactKind,
+    status: Literal["changed", "unknown"],
+    bs: EvidenceState,
+    as_: EvidenceState,
+    b: str | None,
+    a: str | None,
+    why: str | None,
+) -> ArtifactDiff:
+    return ArtifactDiff(
+        artifact=artifact,
+        status=status,
+        before_state=bs,
+        after_state=as_,
+        before_sha256=b,
+        after_sha256=a,
+        reason=why,
+    )
 
 
-def _alignment(before: Capture, after: Capture) -> tuple[list[str], list[str], list[str], list[dict[str, Any]]]:
+def _failure(code: AlignmentCode, step_id: str | None, reason: str) -> AlignmentFailure:
+    return AlignmentFailure(code=code, step_id=step_id, reason=reason)
+
+
+def _side_ids(side: Literal["before", "after"], capture: Capture) -> tuple[list[str], list[AlignmentFailure]]:
+    """One side's step ids that occur once, and a failure for each repeated one."""
+    ids = [s["step_id"] for s in capture["steps"]]
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    code: AlignmentCode = "duplicate_before_step_id" if side == "before" else "duplicate_after_step_id"
+    failures = [_failure(code, d, f"{side} capture repeats step_id {d}.") for d in duplicates]
+    return [i for i in ids if i not in duplicates], failures
+
+
+def _same_context(before: Capture, after: Capture) -> bool:
+    """Same browser product/version and the same scenario origin scope: otherwise nothing may be called equal."""
+    if any(before["browser"][k] != after["browser"][k] for k in ("product", "version")):
+        return False
+    b, a = before["scenario"], after["scenario"]
+    return (b["start_origin"], sorted(b["allowed_origins"])) == (a["start_origin"], sorted(a["allowed_origins"]))
+
+
+def _alignment(before: Capture, after: Capture) -> tuple[list[str], list[str], list[str], list[AlignmentFailure]]:
     """(step ids on both sides in before's order, before-only, after-only, failures)."""
-    failures: list[dict[str, Any]] = []
-    unique = {}
-    for side, capture in (("before", before), ("after", after)):
-        ids = [s["step_id"] for s in capture["steps"]]
-        duplicates = sorted({i for i in ids if ids.count(i) > 1})
-        failures += [
-            {"code": f"duplicate_{side}_step_id", "step_id": d, "reason": f"{side} capture repeats step_id {d}."}
-            for d in duplicates
-        ]
-        unique[side] = [i for i in ids if i not in duplicates]
-    before_only = sorted(set(unique["before"]) - set(unique["after"]))
-    after_only = sorted(set(unique["after"]) - set(unique["before"]))
+    before_ids, failures = _side_ids("before", before)
+    after_ids, after_failures = _side_ids("after", after)
+    failures += after_failures
+    before_only = sorted(set(before_ids) - set(after_ids))
+    after_only = sorted(set(after_ids) - set(before_ids))
     failures += [
-        {"code": "missing_before_step", "step_id": i, "reason": f"Step {i} is missing from the before capture."}
-        for i in after_only
+        _failure("missing_before_step", i, f"Step {i} is missing from the before capture.") for i in after_only
     ]
-    failures += [
-        {"code": "missing_after_step", "step_id": i, "reason": f"Step {i} is missing from the after capture."}
-        for i in before_only
-    ]
-    context = ("product", "version")
-    if any(before["browser"][k] != after["browser"][k] for k in context) or (
-        before["scenario"]["start_origin"],
-        sorted(before["scenario"]["allowed_origins"]),
-    ) != (after["scenario"]["start_origin"], sorted(after["scenario"]["allowed_origins"])):
-        failures.append(
-            {
-                "code": "capture_context_mismatch",
-                "step_id": None,
-                "reason": "Browser product/version or scenario origin scope differs between captures.",
-            }
-        )
-    shared = [i for i in unique["before"] if i in set(unique["after"])]
+    failures += [_failure("missing_after_step", i, f"Step {i} is missing from the after capture.") for i in before_only]
+    if not _same_context(before, after):
+        reason = "Browser product/version or scenario origin scope differs between captures."
+        failures.append(_failure("capture_context_mismatch", None, reason))
+    shared = [i for i in before_ids if i in set(after_ids)]
     return shared, before_only, after_only, failures
 
 
-def _status(statuses: Iterable[str]) -> str:
+def _status(statuses: Iterable[str]) -> DiffStatus:
     seen = set(statuses)
     return "changed" if "changed" in seen else "unknown" if "unknown" in seen else "unchanged"
 
 
+def _step_diff(b: Step, a: Step, diffs: list[ArtifactDiff], budget: int) -> StepDiff:
+    """One aligned step, keeping at most `budget` of its difference records."""
+    kept = diffs[: max(budget, 0)]
+    return StepDiff(
+        step_id=b["step_id"],
+        before_step_index=b["step_index"],
+        after_step_index=a["step_index"],
+        before_action=b["action"],
+        after_action=a["action"],
+        status=_status(d.status for d in diffs),
+        artifact_diffs=tuple(kept),
+        omitted_artifact_diffs=len(diffs) - len(kept),
+    )
+
+
 def compare_scenarios(
-    before: Capture, after: Capture, rules: Sequence[Mapping[str, Any]], max_changes: int
-) -> dict[str, Any]:
+    before: Capture, after: Capture, rules: Sequence[NormalizationRule], max_changes: int
+) -> ScenarioDiff:
     shared, before_only, after_only, failures = _alignment(before, after)
     by_id = {side: {s["step_id"]: s for s in c["steps"]} for side, c in (("before", before), ("after", after))}
-    steps, total, budget = [], 0, max_changes
+    steps: list[StepDiff] = []
+    total, budget = 0, max_changes
     for step_id in shared:
         b, a = by_id["before"][step_id], by_id["after"][step_id]
         if b["action"] != a["action"]:
-            failures.append(
-                {
-                    "code": "action_mismatch",
-                    "step_id": step_id,
-                    "reason": f"Aligned step action changed from {b['action']} to {a['action']}.",
-                }
-            )
-        diffs, _ = _artifact_diffs(before, b, after, a, rules)
+            reason = f"Aligned step action changed from {b['action']} to {a['action']}."
+            failures.append(_failure("action_mismatch", step_id, reason))
+        diffs = _artifact_diffs(before, b, after, a, rules)
         total += len(diffs)
-        kept = diffs[: max(budget, 0)]
-        budget -= len(kept)
-        steps.append(
-            {
-                "step_id": step_id,
-                "before_step_index": b["step_index"],
-                "after_step_index": a["step_index"],
-                "before_action": b["action"],
-                "after_action": a["action"],
-                "status": _status(d["status"] for d in diffs),
-                "artifact_diffs": kept,
-                "omitted_artifact_diffs": len(diffs) - len(kept),
-            }
-        )
-    alignment = "aligned" if not failures else "failed" if not steps else "partial"
+        steps.append(_step_diff(b, a, diffs, budget))
+        budget -= len(steps[-1].artifact_diffs)
     eligible = (
         before["completeness"]["equality_eligible"] and after["completeness"]["equality_eligible"] and not failures
     )
-    overall = _status(s["status"] for s in steps)
-    if overall == "unchanged" and not eligible:
-        overall = "unknown"
+    overall = _status(s.status for s in steps)
     omitted = max(0, total - max_changes)
-    return {
-        "schema_version": 1,
-        "comparison_kind": "browser_scenario",
-        "overall_status": overall,
-        "normalization": normalization(rules),
-        "alignment": {
-            "status": alignment,
-            "aligned_steps": len(steps),
-            "before_only": before_only,
-            "after_only": after_only,
-            "failures": failures,
-        },
-        "steps": steps,
-        "artifact_diffs": {"total": total, "retained": total - omitted, "omitted": omitted},
-        "limitations": list(SCENARIO_LIMITATIONS)
-        + ([f"{omitted} artifact difference record(s) were omitted by max_changes."] if omitted else []),
-    }
+    return ScenarioDiff(
+        schema_version=1,
+        comparison_kind="browser_scenario",
+        overall_status="unknown" if overall == "unchanged" and not eligible else overall,
+        normalization=normalization(rules),
+        alignment=Alignment(
+            status="aligned" if not failures else "failed" if not steps else "partial",
+            aligned_steps=len(steps),
+            before_only=tuple(before_only),
+            after_only=tuple(after_only),
+            failures=tuple(failures),
+        ),
+        steps=tuple(steps),
+        artifact_diffs=DiffCount(total=total, retained=total - omitted, omitted=omitted),
+        limitations=SCENARIO_LIMITATIONS
+        + ((f"{omitted} artifact difference record(s) were omitted by max_changes.",) if omitted else ()),
+    )
 
 
 # ------------------------------------------------------------------ passive
 
-Keyed = Callable[[Capture, Capture | None], Mapping[str, Any] | None]
+Indexed = dict[str, object]  # identity -> the retained item, compared only by its canonical digest
+Keyed = Callable[[Capture, Capture | None], Indexed | None]
 
 
-def _indexed(items: Iterable[Mapping[str, Any]], identity: Callable[[int, Mapping[str, Any]], str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _indexed(items: Iterable[Mapping[str, Any]], identity: Callable[[int, Mapping[str, Any]], str]) -> Indexed:
+    out: Indexed = {}
     for i, item in enumerate(items):
         key = identity(i, item)
         while key in out:  # repeated identities stay distinct by occurrence
@@ -244,11 +283,11 @@ def _indexed(items: Iterable[Mapping[str, Any]], identity: Callable[[int, Mappin
     return out
 
 
-def _dom(inspection: Capture, _: Capture | None) -> dict[str, Any]:
+def _dom(inspection: Capture, _: Capture | None) -> Indexed:
     return _indexed(inspection["dom"]["nodes"], lambda i, n: f"{i}:{n['node_name']}")
 
 
-def _accessibility(inspection: Capture, _: Capture | None) -> dict[str, Any]:
+def _accessibility(inspection: Capture, _: Capture | None) -> Indexed:
     nodes = inspection["accessibility"]["nodes"]
     position = {n["node_id"]: i for i, n in enumerate(nodes)}
     stable = [
@@ -258,7 +297,7 @@ def _accessibility(inspection: Capture, _: Capture | None) -> dict[str, Any]:
     return _indexed(stable, lambda i, n: f"{i}:{n['role']}")
 
 
-def _scripts(inspection: Capture, _: Capture | None) -> dict[str, Any]:
+def _scripts(inspection: Capture, _: Capture | None) -> Indexed:
     rows = [
         {k: s[k] for k in ("url", "cdp_hash", "length", "is_module", "source_map_url")}
         for s in inspection["scripts"]["items"]
@@ -266,23 +305,23 @@ def _scripts(inspection: Capture, _: Capture | None) -> dict[str, Any]:
     return _indexed(rows, lambda i, s: s["url"] or f"inline:{s['cdp_hash']}")
 
 
-def _resources(inspection: Capture, _: Capture | None) -> dict[str, Any]:
+def _resources(inspection: Capture, _: Capture | None) -> Indexed:
     rows = [{k: r[k] for k in ("url", "type", "mime_type", "content_size")} for r in inspection["resources"]]
     return _indexed(rows, lambda i, r: f"{r['type']} {r['url']}")
 
 
-def _network(inspection: Capture, _: Capture | None) -> dict[str, Any]:
+def _network(inspection: Capture, _: Capture | None) -> Indexed:
     keys = ("method", "url", "resource_type", "status", "mime_type")
     rows = [{k: q[k] for k in keys} for q in inspection["network"]["requests"]]
     return _indexed(rows, lambda i, q: f"{q['method']} {q['url']}")
 
 
-def _flat(inspection: Capture, field: str) -> dict[str, Any]:
+def _flat(inspection: Capture, field: str) -> Indexed:
     value = inspection[field]
     return {k: v for k, v in value.items()} if isinstance(value, Mapping) else {field: value}
 
 
-def _webmcp(inspection: Capture, webmcp: Capture | None) -> dict[str, Any] | None:
+def _webmcp(inspection: Capture, webmcp: Capture | None) -> Indexed | None:
     if webmcp is None:
         return None
     return _indexed(webmcp["tools"]["items"], lambda i, t: str(t["name"]))
@@ -313,57 +352,65 @@ def _gaps(capture: Capture, sections: Sequence[str]) -> list[str]:
     )
 
 
-def _dimension(name: str, before: Capture, after: Capture, budget: list[int]) -> dict[str, Any]:
-    key, sections = DIMENSIONS[name]
-    b = key(before["inspection"], before.get("webmcp"))
-    a = key(after["inspection"], after.get("webmcp"))
-    gaps = _gaps(before, sections) + _gaps(after, sections)
-    if b is None or a is None or gaps:
-        why = (
-            "Not recorded on both sides."
-            if b is None or a is None
-            else f"Truncated or unavailable: {sorted(set(gaps))}."
-        )
-        return {"status": "unknown", "total_changes": 0, "changes": [], "omitted_changes": 0, "reason": why}
-    changes = [{"identity": k, "change": "removed"} for k in sorted(set(b) - set(a))]
-    changes += [{"identity": k, "change": "added"} for k in sorted(set(a) - set(b))]
+def _unknown(reason: str) -> Dimension:
+    return Dimension(status="unknown", total_changes=0, changes=(), omitted_changes=0, reason=reason)
+
+
+def _changes(b: Indexed, a: Indexed) -> list[Change]:
+    """Removed, added, then modified identities (by the digest of the retained fields), each sorted."""
+    changes = [Change(identity=k, change="removed") for k in sorted(set(b) - set(a))]
+    changes += [Change(identity=k, change="added") for k in sorted(set(a) - set(b))]
     changes += [
-        {"identity": k, "change": "modified"}
+        Change(identity=k, change="modified")
         for k in sorted(set(a) & set(b))
         if canonical_sha256(b[k]) != canonical_sha256(a[k])
     ]
-    if not changes:
-        return {"status": "unchanged", "total_changes": 0, "changes": [], "omitted_changes": 0, "reason": None}
+    return changes
+
+
+def _dimension(name: str, before: Capture, after: Capture, budget: list[int]) -> Dimension:
+    key, sections = DIMENSIONS[name]
+    b = key(before["inspection"], before.get("webmcp"))
+    a = key(after["inspection"], after.get("webmcp"))
+    if b is None or a is None:
+        return _unknown("Not recorded on both sides.")
+    gaps = _gaps(before, sections) + _gaps(after, sections)
+    if gaps:
+        return _unknown(f"Truncated or unavailable: {sorted(set(gaps))}.")
+    changes = _changes(b, a)
     kept = changes[: budget[0]]
     budget[0] -= len(kept)
-    return {
-        "status": "changed",
-        "total_changes": len(changes),
-        "changes": kept,
-        "omitted_changes": len(changes) - len(kept),
-        "reason": None,
-    }
+    return Dimension(
+        status="changed" if changes else "unchanged",
+        total_changes=len(changes),
+        changes=tuple(kept),
+        omitted_changes=len(changes) - len(kept),
+        reason=None,
+    )
 
 
-def _target(capture: Capture) -> dict[str, Any]:
+def _target(capture: Capture) -> TargetRef:
     target = capture["inspection"]["target"]
-    return {"target_id": target["target_id"], "url": target["url"]}
+    return TargetRef(target_id=target["target_id"], url=target["url"])
 
 
-def compare_passive(before: Capture, after: Capture, max_changes: int) -> dict[str, Any]:
+PASSIVE_LIMITATIONS = (
+    "Dimensions are compared by stable identity (DOM position and name, script URL, request line, tool name) "
+    "and the canonical digest of each item's retained fields; values REA never retained are not compared.",
+    "A truncated or unavailable section, or a WebMCP inventory recorded on one side only, makes its dimension "
+    "unknown: missing evidence never proves equality.",
+    "Network and console evidence covers each capture's own attach window only.",
+)
+
+
+def compare_passive(before: Capture, after: Capture, max_changes: int) -> WebCaptureDiff:
     budget = [max_changes]
     dimensions = {name: _dimension(name, before, after, budget) for name in DIMENSIONS}
-    return {
-        "schema_version": 1,
-        "overall_status": _status(d["status"] for d in dimensions.values()),
-        "before_target": _target(before),
-        "after_target": _target(after),
-        "dimensions": dimensions,
-        "limitations": [
-            "Dimensions are compared by stable identity (DOM position and name, script URL, request line, tool name) "
-            "and the canonical digest of each item's retained fields; values REA never retained are not compared.",
-            "A truncated or unavailable section, or a WebMCP inventory recorded on one side only, makes its dimension "
-            "unknown: missing evidence never proves equality.",
-            "Network and console evidence covers each capture's own attach window only.",
-        ],
-    }
+    return WebCaptureDiff(
+        schema_version=1,
+        overall_status=_status(d.status for d in dimensions.values()),
+        before_target=_target(before),
+        after_target=_target(after),
+        dimensions=Dimensions(**dimensions),
+        limitations=PASSIVE_LIMITATIONS,
+    )

@@ -13,12 +13,23 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Iterable, Mapping, Sequence
 
 import attrs
 
 from rea.web_network.model import MAX_DEPTH, NumberText
+from rea.web_network.records import (
+    BinaryField,
+    ByteRangeLocation,
+    CaptureArtifact,
+    CaptureRecord,
+    Container,
+    NumericLiteral,
+    PointerLocation,
+    Redaction,
+    UnknownLocation,
+)
 from rea.web_network.url_redaction import REASON as URL_REASON
 from rea.web_network.url_redaction import credential_name, redact_text
 
@@ -36,8 +47,29 @@ MIGRATED = (
     "The dump wrote this flow in format {found}; mitmproxy's reader migrated it to format {version}, so its fields "
     "are that reading (connection ids the migration invents are numbered per dump, not the producer's)."
 )
+Reason = Literal["transport-credential", "explicit-sensitive-value"]
+Scope = Literal["property-name"] | None
+UrlComponent = Literal["query", "fragment", "userinfo", "text", "form"]
+Representation = Literal["producer-bytes", "har-base64-content"]
+ProducerType = Literal["json-number", "integer", "float"]
+Location = PointerLocation | ByteRangeLocation | UnknownLocation
+
+
+@attrs.frozen
+class Rule:
+    """Which rule withheld a value, and for a credential inside a string where it was (never the value)."""
+
+    rule: str | None
+    url_component: UrlComponent | None = None
+    parameter: str | None = None
+
+
+SENSITIVE = Rule(rule="sensitive-value")
+CREDENTIAL_HEADER = Rule(rule="credential-header")
+
+
 # HAR {name, value} lists whose value is withheld when the name is a credential parameter (url_redaction's table)
-PARAMETER_LISTS = {"queryString": "query", "params": "form"}
+PARAMETER_LISTS: Mapping[str, UrlComponent] = {"queryString": "query", "params": "form"}
 # keys whose strings are bodies: the producer's content, never rewritten (sensitive_values still apply)
 BODY_KEYS = frozenset({"text"})
 
@@ -59,9 +91,9 @@ class _Sidecars:
     """What one walk collects beside the reported object."""
 
     sensitive: tuple[str, ...]
-    numbers: list[dict[str, Any]] = attrs.Factory(list)
-    redactions: list[dict[str, Any]] = attrs.Factory(list)
-    binaries: list[dict[str, Any]] = attrs.Factory(list)
+    numbers: list[NumericLiteral] = attrs.Factory(list)
+    redactions: list[Redaction] = attrs.Factory(list)
+    binaries: list[BinaryField] = attrs.Factory(list)
 
     def hides(self, text: str) -> bool:
         return any(s in text for s in self.sensitive)
@@ -69,36 +101,53 @@ class _Sidecars:
     def hides_bytes(self, data: bytes) -> bool:
         return any(s.encode("utf-8") in data for s in self.sensitive)
 
-    def redact(self, pointer: str, reason: str, scope: str | None = None, **where: str | None) -> None:
-        """One withheld value; `where` names the rule (and for URLs the component and parameter), never the value."""
-        extra = {k: v for k, v in where.items() if v is not None}
-        self.redactions.append({"pointer": pointer, "reason": reason, **({"scope": scope} if scope else {}), **extra})
+    def redact(self, pointer: str, reason: Reason, scope: Scope = None, rule: Rule | None = None) -> None:
+        """One withheld value; `rule` names the rule (and for URLs the component and parameter), never the value."""
+        where = rule or Rule(rule=None)
+        self.redactions.append(
+            Redaction(
+                pointer=pointer,
+                reason=reason,
+                scope=scope,
+                rule=where.rule,
+                url_component=where.url_component,
+                parameter=where.parameter,
+            )
+        )
 
     def url_text(self, text: str, pointer: str) -> str:
         """The text with URL credentials and key-shaped values replaced, each listed as a redaction."""
         rewritten, hits = redact_text(text)
         for hit in hits:
-            self.redact(pointer, URL_REASON, rule=hit.rule, url_component=hit.component, parameter=hit.parameter)
+            self.redact(
+                pointer, URL_REASON, rule=Rule(rule=hit.rule, url_component=hit.component, parameter=hit.parameter)
+            )
         return rewritten
 
-    def binary(self, pointer: str, representation: str, data: bytes) -> None:
+    def binary(self, pointer: str, representation: Representation, data: bytes) -> None:
         encoded = base64.b64encode(data).decode("ascii")
         if self.hides_bytes(data) or self.hides(encoded):
-            self.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
+            self.redact(pointer, "explicit-sensitive-value", rule=SENSITIVE)
             self.binaries.append(
-                {"pointer": pointer, "representation": representation, "state": "redacted"}
-                | {"content_base64": None, "bytes": None, "sha256": None}
+                BinaryField(
+                    pointer=pointer,
+                    representation=representation,
+                    state="redacted",
+                    content_base64=None,
+                    bytes=None,
+                    sha256=None,
+                )
             )
             return
         self.binaries.append(
-            {
-                "pointer": pointer,
-                "representation": representation,
-                "state": "retained",
-                "content_base64": encoded,
-                "bytes": len(data),
-                "sha256": hashlib.sha256(data).hexdigest(),
-            }
+            BinaryField(
+                pointer=pointer,
+                representation=representation,
+                state="retained",
+                content_base64=encoded,
+                bytes=len(data),
+                sha256=hashlib.sha256(data).hexdigest(),
+            )
         )
 
 
@@ -112,17 +161,17 @@ def _credential_pair(value: Sequence[Any]) -> bool:
     return isinstance(name, str) and name.lower() in CREDENTIAL_HEADERS
 
 
-def _credential_object(value: Mapping[str, Any], parent_key: str) -> dict[str, str | None] | None:
+def _credential_object(value: Mapping[str, Any], parent_key: str) -> Rule | None:
     """The rule withholding a HAR {name, value} header, cookie or credential parameter's value, or None."""
     if parent_key == "cookies":
-        return {"rule": "cookie"}
+        return Rule(rule="cookie")
     name = value.get("name")
     if not isinstance(name, str):
         return None
     if parent_key == "headers" and name.lower() in CREDENTIAL_HEADERS:
-        return {"rule": "credential-header"}
+        return CREDENTIAL_HEADER
     if parent_key in PARAMETER_LISTS and credential_name(name):
-        return {"rule": "credential-parameter", "url_component": PARAMETER_LISTS[parent_key], "parameter": name[:128]}
+        return Rule(rule="credential-parameter", url_component=PARAMETER_LISTS[parent_key], parameter=name[:128])
     return None
 
 
@@ -147,7 +196,7 @@ class _Walk:
             return self._number(value, pointer)
         if isinstance(value, str):
             if self.side.hides(value):
-                self.side.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
+                self.side.redact(pointer, "explicit-sensitive-value", rule=SENSITIVE)
                 return None
             return value if parent_key in BODY_KEYS else self.side.url_text(value, pointer)
         if isinstance(value, Mapping):
@@ -157,17 +206,19 @@ class _Walk:
         if isinstance(value, list):
             if self.flow and parent_key == "headers" and _credential_pair(value):
                 kept = [self.value(value[0], pointer + "/0", "", depth + 1), None]
-                self.side.redact(pointer + "/1", "transport-credential", rule="credential-header")
+                self.side.redact(pointer + "/1", "transport-credential", rule=CREDENTIAL_HEADER)
                 return kept
             return [self.value(item, f"{pointer}/{i}", parent_key, depth + 1) for i, item in enumerate(value)]
         return value
 
     def _number(self, value: NumberText, pointer: str) -> Any:
         if self.side.hides(value):
-            self.side.redact(pointer, "explicit-sensitive-value", rule="sensitive-value")
+            self.side.redact(pointer, "explicit-sensitive-value", rule=SENSITIVE)
             return None
-        kind = "json-number" if not self.flow else ("float" if any(c in value for c in ".eE") else "integer")
-        self.side.numbers.append({"pointer": pointer, "producer_type": kind, "literal": str(value)})
+        kind: ProducerType = "json-number"
+        if self.flow:
+            kind = "float" if any(c in value for c in ".eE") else "integer"
+        self.side.numbers.append(NumericLiteral(pointer=pointer, producer_type=kind, literal=str(value)))
         return value.value()
 
     def _flow_bytes(self, data: bytes, pointer: str, parent_key: str) -> Any:
@@ -185,11 +236,11 @@ class _Walk:
         cleaned: dict[str, Any] = {}
         for key, item in value.items():
             if self.side.hides(key):
-                self.side.redact(pointer, "explicit-sensitive-value", "property-name", rule="sensitive-value")
+                self.side.redact(pointer, "explicit-sensitive-value", "property-name", rule=SENSITIVE)
                 continue
             child = f"{pointer}/{escape(key)}"
             if credential is not None and key == "value":
-                self.side.redact(child, "transport-credential", **credential)
+                self.side.redact(child, "transport-credential", rule=credential)
                 cleaned[key] = None
                 continue
             cleaned[key] = self.value(item, child, key, depth + 1)
@@ -232,33 +283,33 @@ def _har_body(reported: dict[str, Any], entry: Mapping[str, Any], side: _Sidecar
     out = reported["response"].get("content")
     if isinstance(out, dict) and "text" in out:
         out["text"] = None
-        side.redactions[:] = [r for r in side.redactions if r["pointer"] != "/response/content/text"]
+        side.redactions[:] = [r for r in side.redactions if r.pointer != "/response/content/text"]
     side.binary("/response/content/text", "har-base64-content", data)
     return []
 
 
-def _record(
-    ordinal: int, reported: Any, side: _Sidecars, location: dict[str, Any], limits: list[str]
-) -> dict[str, Any]:
-    return {
-        "ordinal": ordinal,
-        "location": location,
-        "reported": reported,
-        "binary_fields": side.binaries,
-        "numeric_literals": side.numbers,
-        "redactions": side.redactions,
-        "limitations": limits,
-    }
+def _record(ordinal: int, reported: Any, side: _Sidecars, location: Location, limits: list[str]) -> CaptureRecord:
+    return CaptureRecord(
+        ordinal=ordinal,
+        location=location,
+        reported=reported,
+        binary_fields=tuple(side.binaries),
+        numeric_literals=tuple(side.numbers),
+        redactions=tuple(side.redactions),
+        limitations=tuple(limits),
+    )
 
 
-def _located(location: dict[str, Any], sensitive: tuple[str, ...]) -> dict[str, Any]:
-    text = " ".join(str(v) for k, v in location.items() if k != "kind")
+def _located(location: PointerLocation | ByteRangeLocation, sensitive: tuple[str, ...]) -> Location:
+    """The record's place, unless its coordinates (pointer, or offset and length) hold a declared value."""
+    parts = (location.pointer,) if isinstance(location, PointerLocation) else (location.offset, location.bytes)
+    text = " ".join(str(v) for v in parts)
     if any(s in text for s in sensitive):
-        return {"kind": "unknown", "reason": "explicit-sensitive-value"}
+        return UnknownLocation(kind="unknown", reason="explicit-sensitive-value")
     return location
 
 
-def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[Container, list[CaptureRecord]]:
     """(container, records) of a HAR document; Malformed when it is not HAR 1.2 (1.1 is read too)."""
     log = _object_at(_object_at(document, "", "the document").get("log"), "/log", "log")
     version = log.get("version")
@@ -269,12 +320,13 @@ def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[dict[str, An
         raise Malformed("/log/entries", "log.entries is not an array")
     side = _Sidecars(sensitive)
     shell = {"log": {k: v for k, v in log.items() if k != "entries"}}
-    container = {
-        "reported": _Walk(side, flow=False).value(shell, "", "", 0),
-        "numeric_literals": side.numbers,
-        "redactions": side.redactions,
-        "records_pointer": "/log/entries",
-    }
+    reported = _Walk(side, flow=False).value(shell, "", "", 0)
+    container = Container(
+        reported=reported,
+        numeric_literals=tuple(side.numbers),
+        redactions=tuple(side.redactions),
+        records_pointer="/log/entries",
+    )
     records = []
     for i, entry in enumerate(entries):
         pointer = f"/log/entries/{i}"
@@ -282,7 +334,7 @@ def har_records(document: Any, sensitive: tuple[str, ...]) -> tuple[dict[str, An
         side = _Sidecars(sensitive)
         reported = _Walk(side, flow=False).value(entry, "", "", 0)
         limits = _har_body(reported, entry, side, pointer)
-        location = _located({"kind": "json-pointer", "pointer": pointer}, sensitive)
+        location = _located(PointerLocation(kind="json-pointer", pointer=pointer), sensitive)
         records.append(_record(i, reported, side, location, limits))
     return container, records
 
@@ -296,7 +348,7 @@ def version_text(version: Any) -> str:
 
 def flow_records(
     flows: Iterable[Mapping[str, Any]], version: int, sensitive: tuple[str, ...]
-) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+) -> tuple[Container, list[CaptureRecord]]:
     """(container, records) of mitmproxy flow states, each at its byte range in the dump.
 
     `version` is the format mitmproxy's reader migrated every record to; each record's
@@ -307,22 +359,23 @@ def flow_records(
     for i, flow in enumerate(flows):
         side = _Sidecars(sensitive)
         reported = _Walk(side, flow=True).value(flow["state"], "", "", 0)
-        location = _located({"kind": "byte-range", "offset": flow["offset"], "bytes": flow["bytes"]}, sensitive)
+        where = ByteRangeLocation(kind="byte-range", offset=flow["offset"], bytes=flow["bytes"])
+        location = _located(where, sensitive)
         declared = version_text(flow.get("version", version))
         if declared not in found:
             found.append(declared)
         limits = [] if declared == str(version) else [MIGRATED.format(found=declared, version=version)]
         records.append(_record(i, reported, side, location, limits))
-    container: dict[str, Any] = {
-        "reported": {"flow_format_version": version, "format_versions_found": found},
-        "numeric_literals": [],
-        "redactions": [],
-        "records_pointer": None,
-    }
+    container = Container(
+        reported={"flow_format_version": version, "format_versions_found": found},
+        numeric_literals=(),
+        redactions=(),
+        records_pointer=None,
+    )
     return container, records
 
 
-def select(records: list[dict[str, Any]], ordinals: Sequence[int] | None) -> list[dict[str, Any]] | int:
+def select(records: list[CaptureRecord], ordinals: Sequence[int] | None) -> list[CaptureRecord] | int:
     """Records in the caller's order, or the first ordinal that names none."""
     if ordinals is None:
         return records
@@ -332,8 +385,8 @@ def select(records: list[dict[str, Any]], ordinals: Sequence[int] | None) -> lis
     return [records[o] for o in ordinals]
 
 
-def artifact_view(artifact: Mapping[str, Any], sensitive: tuple[str, ...]) -> dict[str, Any]:
+def artifact_view(artifact: Mapping[str, Any], sensitive: tuple[str, ...]) -> CaptureArtifact:
     """The file identity, with a path or digest that holds a declared value excluded."""
     hidden = any(s in artifact["path"] for s in sensitive)
     digest = None if any(s in artifact["sha256"] for s in sensitive) else artifact["sha256"]
-    return {"path": "" if hidden else artifact["path"], "sha256": digest, "bytes": artifact["bytes"]}
+    return CaptureArtifact(path="" if hidden else artifact["path"], sha256=digest, bytes=artifact["bytes"])

@@ -20,7 +20,14 @@ from rea.session import Session
 from rea.web_network.capture import LIMITATIONS, Malformed, artifact_view, flow_records, har_records, select
 from rea.web_network.model import MAX_CAPTURE_BYTES, ReadCapture, ReadPng
 from rea.web_network.png import Image, PngError, decode_png
-from rea.web_network.records import CaptureArgs, ScreenshotArgs, ScreenshotFile
+from rea.web_network.records import (
+    CaptureArgs,
+    CaptureArtifact,
+    Decoder,
+    NetworkCapture,
+    ScreenshotArgs,
+    ScreenshotFile,
+)
 from rea.web_network.screenshots import artifact_bytes, compare
 from rea.web_network.views import redaction_index
 from rea.wire.convert import to_wire
@@ -40,7 +47,7 @@ def _malformed(path: str, exc: Malformed) -> ReaError:
     )
 
 
-def capture_result(read: Mapping[str, Any], args: CaptureArgs) -> Result[dict[str, Any], ReaError]:
+def capture_result(read: Mapping[str, Any], args: CaptureArgs) -> Result[NetworkCapture, ReaError]:
     """The capture's records, redacted of the declared sensitive values, and what was read (or why not)."""
     sensitive = tuple(args.sensitive_values)
     try:
@@ -60,27 +67,27 @@ def capture_result(read: Mapping[str, Any], args: CaptureArgs) -> Result[dict[st
             )
         )
     return Success(
-        {
-            "artifact": artifact_view(read["artifact"], sensitive),
-            "format": args.format,
-            "decoder": read["decoder"],
-            "container": container,
-            "total_records": len(records),
-            "records": chosen,
-            "runtime_attribution": "unknown",
-            "limitations": list(LIMITATIONS),
-            "max_input_bytes": MAX_CAPTURE_BYTES,
-            "redaction_index": redaction_index(records, container["redactions"]),
-        }
+        NetworkCapture(
+            artifact=artifact_view(read["artifact"], sensitive),
+            format=args.format,
+            decoder=Decoder(**read["decoder"]),
+            container=container,
+            total_records=len(records),
+            records=tuple(chosen),
+            runtime_attribution="unknown",
+            limitations=LIMITATIONS,
+            max_input_bytes=MAX_CAPTURE_BYTES,
+            redaction_index=redaction_index(((r.ordinal, r.redactions) for r in records), container.redactions),
+        )
     )
 
 
-def _capture_parameters(args: CaptureArgs, artifact: Mapping[str, Any]) -> dict[str, Any]:
+def _capture_parameters(args: CaptureArgs, artifact: CaptureArtifact) -> dict[str, Any]:
     """The Evidence parameters: declared sensitive values are never persisted (their count is), delivery detail
     is not identity, and a capture path that holds a sensitive value is left out."""
     parameters = {k: v for k, v in to_wire(args).items() if k not in ("sensitive_values", "detail")}
     parameters["sensitive_value_count"] = len(args.sensitive_values)
-    if not artifact["path"]:
+    if not artifact.path:
         parameters.pop("capture_path")
     return parameters
 
@@ -91,23 +98,23 @@ def inspect_web_network_capture(session: Session, args: CaptureArgs, ctx: Contex
     yield ReportProgress(phase="reading network capture", message=args.capture_path)
     read = yield from need(ReadCapture(path=args.capture_path, format=args.format))
     result = must(capture_result(read, args))
-    decoder = result["decoder"]
-    artifact = result["artifact"]
+    decoder = result.decoder
+    artifact = result.artifact
     evidence = must(
         create_evidence(
-            provider=Provider(id=decoder["id"], name=decoder["name"], version=decoder["version"]),
+            provider=Provider(id=decoder.id, name=decoder.name, version=decoder.version),
             operation="inspect_web_network_capture",
             parameters=_capture_parameters(args, artifact),
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=Subject(
-                name=artifact["path"].rsplit("/", 1)[-1] or "capture",
-                sha256=artifact["sha256"] or "0" * 64,
+                name=artifact.path.rsplit("/", 1)[-1] or "capture",
+                sha256=artifact.sha256 or "0" * 64,
                 format="file",  # the subject vocabulary has no capture kinds; normalized_result.format says which
                 architecture=None,
-                local_path=artifact["path"],
+                local_path=artifact.path,
             ),
             authority="historical-reference",
-            limitations=result["limitations"],
+            limitations=result.limitations,
         )
     )
     return deliver(session, evidence, args.detail)

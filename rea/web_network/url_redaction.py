@@ -24,11 +24,12 @@ it was. Pure string rules: no urllib (rea/ does no IO and imports none of it).
 from __future__ import annotations
 
 import re
+from typing import Final, Literal
 
 import attrs
 
 PLACEHOLDER = "REDACTED"
-REASON = "transport-credential"  # the reference's reason: a URL credential authenticates the request
+REASON: Final = "transport-credential"  # the reference's reason: a URL credential authenticates the request
 
 # parameter names that carry a credential (compared percent-decoded and lowercased)
 PARAMETER_NAMES = frozenset(
@@ -77,12 +78,15 @@ _AUTHORITY = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*://)([^/?#]*)(.*)", re.DOTALL)
 _PERCENT = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
 
 
+Component = Literal["query", "fragment", "userinfo", "text"]
+
+
 @attrs.frozen(kw_only=True)
 class Hit:
     """One withheld credential: the rule that matched, where in the URL, and the parameter's name (never the value)."""
 
     rule: str
-    component: str  # query | fragment | userinfo | text
+    component: Component
     parameter: str | None = None
 
 
@@ -107,7 +111,7 @@ def value_shape(value: str) -> str | None:
     return None
 
 
-def _parameters(text: str, component: str, hits: list[Hit]) -> str:
+def _parameters(text: str, component: Literal["query", "fragment"], hits: list[Hit]) -> str:
     """`a=1&key=v`: each credential parameter's value replaced, everything else as it was."""
     out = []
     for pair in text.split("&"):

@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Iterable, Mapping, Sequence
 
 from returns.result import Failure, Result, Success
@@ -26,6 +26,18 @@ from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.web_network.api_surface import api_surface_view, request_line
+from rea.web_network.records import (
+    CaptureCalls,
+    CaptureCounts,
+    CaptureOrigin,
+    CaptureRow,
+    Redaction,
+    RedactionIndex,
+    RedactionIndexEntry,
+    ViewCall,
+)
+from rea.web_network.capture import Reason, UrlComponent
+from rea.wire.convert import to_wire
 
 FIRST_ROWS = 20  # request rows in a summary
 MAX_URL = 256  # UTF-16-safe code points of a URL shown in a summary row
@@ -44,76 +56,82 @@ def location_template(pointer: str) -> str:
     return _INDEX.sub("/*", pointer)
 
 
-def _index_key(redaction: Mapping[str, Any], scope: str) -> tuple[str, ...]:
-    """(rule, reason, scope, location, url_component, parameter); absent parts are empty strings."""
+# (rule, reason, scope, location, url_component, parameter); absent parts are empty strings, so keys sort
+IndexKey = tuple[str, Reason, Literal["record", "container"], str, UrlComponent | Literal[""], str]
+
+
+def _index_key(redaction: Redaction, scope: Literal["record", "container"]) -> IndexKey:
     return (
-        str(redaction.get("rule") or redaction["reason"]),
-        str(redaction["reason"]),
+        redaction.rule or redaction.reason,
+        redaction.reason,
         scope,
-        _clip(location_template(str(redaction["pointer"])), MAX_NAME),
-        str(redaction.get("url_component") or ""),
-        str(redaction.get("parameter") or ""),
+        _clip(location_template(redaction.pointer), MAX_NAME),
+        redaction.url_component or "",
+        redaction.parameter or "",
+    )
+
+
+def _entry(key: IndexKey, redactions: int, records: int, ordinals: list[int]) -> RedactionIndexEntry:
+    return RedactionIndexEntry(
+        rule=key[0],
+        reason=key[1],
+        scope=key[2],
+        location=key[3],
+        url_component=key[4] or None,
+        parameter=key[5] or None,
+        redactions=redactions,
+        records=records,
+        record_ordinals=tuple(ordinals),
     )
 
 
 def redaction_index(
-    records: Iterable[Mapping[str, Any]], container: Sequence[Mapping[str, Any]] = (), limit: int = MAX_INDEX_ENTRIES
-) -> dict[str, Any]:
-    """Capture-wide: per (rule, location, component, parameter) how many redactions, in how many records, which."""
-    counts: Counter[tuple[str, ...]] = Counter()
-    ordinals: dict[tuple[str, ...], list[int]] = {}
-    seen: dict[tuple[str, ...], int] = {}
-    last: dict[tuple[str, ...], int] = {}
-    touched = total = 0
-    for redaction in container:
-        counts[_index_key(redaction, "container")] += 1
-        total += 1
-    for record in records:
-        found = record["redactions"]
+    records: Iterable[tuple[int, Sequence[Redaction]]],
+    container: Sequence[Redaction] = (),
+    limit: int = MAX_INDEX_ENTRIES,
+) -> RedactionIndex:
+    """Capture-wide, over each record's (ordinal, redactions): per (rule, location, component, parameter) how many
+    redactions, in how many records, which."""
+    counts: Counter[IndexKey] = Counter(_index_key(r, "container") for r in container)
+    ordinals: dict[IndexKey, list[int]] = {}
+    seen: dict[IndexKey, int] = {}
+    last: dict[IndexKey, int] = {}
+    touched = 0
+    for ordinal, found in records:
         touched += bool(found)
         for redaction in found:
             key = _index_key(redaction, "record")
             counts[key] += 1
-            total += 1
             listed = ordinals.setdefault(key, [])
-            if last.get(key) != record["ordinal"]:
-                last[key] = record["ordinal"]
+            if last.get(key) != ordinal:
+                last[key] = ordinal
                 seen[key] = seen.get(key, 0) + 1
                 if len(listed) < INDEX_ORDINALS:
-                    listed.append(record["ordinal"])
+                    listed.append(ordinal)
     ranked = sorted(counts, key=lambda k: (-counts[k], k))
-    entries = [
-        {
-            "rule": key[0],
-            "reason": key[1],
-            "scope": key[2],
-            "location": key[3],
-            "url_component": key[4] or None,
-            "parameter": key[5] or None,
-            "redactions": counts[key],
-            "records": seen.get(key, 0),
-            "record_ordinals": ordinals.get(key, []),
-        }
-        for key in ranked[:limit]
-    ]
     rules: Counter[str] = Counter()
     for kind, count in counts.items():
         rules[kind[0]] += count
-    return {
-        "total_redactions": total,
-        "records_with_redactions": touched,
-        "by_rule": dict(sorted(rules.items())),
-        "entries": entries,
-        "total_entries": len(counts),
-        "truncated": len(counts) > limit,
-    }
+    return RedactionIndex(
+        total_redactions=sum(counts.values()),
+        records_with_redactions=touched,
+        by_rule=dict(sorted(rules.items())),
+        entries=tuple(_entry(k, counts[k], seen.get(k, 0), ordinals.get(k, [])) for k in ranked[:limit]),
+        total_entries=len(counts),
+        truncated=len(counts) > limit,
+    )
+
+
+def stored_redactions(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, list[Redaction]]]:
+    """Each stored record's (ordinal, redactions), read back from its Evidence JSON."""
+    return [(r["ordinal"], [Redaction(**x) for x in r["redactions"]]) for r in records]
 
 
 def _clip(text: str, limit: int = MAX_URL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _row(record: Mapping[str, Any]) -> dict[str, Any]:
+def _row(record: Mapping[str, Any]) -> CaptureRow:
     """One request as a line: ordinal, method, URL (clipped), status."""
     reported = record.get("reported") or {}
     request = reported.get("request") if isinstance(reported, Mapping) else None
@@ -126,22 +144,22 @@ def _row(record: Mapping[str, Any]) -> dict[str, Any]:
         url = f"{line[1]}{request.get('path') or line[2]}" if line else None
     status = response.get("status", response.get("status_code"))
     method = request.get("method")
-    return {
-        "ordinal": record["ordinal"],
-        "method": _clip(method, 32) if isinstance(method, str) else None,
-        "url": _clip(url) if isinstance(url, str) else None,
-        "status": status if isinstance(status, int) and not isinstance(status, bool) else None,
-        "binary_fields": len(record["binary_fields"]),
-        "redactions": len(record["redactions"]),
-    }
+    return CaptureRow(
+        ordinal=record["ordinal"],
+        method=_clip(method, 32) if isinstance(method, str) else None,
+        url=_clip(url) if isinstance(url, str) else None,
+        status=status if isinstance(status, int) and not isinstance(status, bool) else None,
+        binary_fields=len(record["binary_fields"]),
+        redactions=len(record["redactions"]),
+    )
 
 
-def _status_class(row: Mapping[str, Any]) -> str:
-    status = row["status"]
-    return f"{status // 100}xx" if isinstance(status, int) and 100 <= status < 600 else "none"
+def _status_class(row: CaptureRow) -> str:
+    status = row.status
+    return f"{status // 100}xx" if status is not None and 100 <= status < 600 else "none"
 
 
-def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[CaptureRow]) -> CaptureCounts:
     origins: Counter[str] = Counter()
     for record in records:
         reported = record.get("reported")
@@ -149,30 +167,26 @@ def _counts(records: Sequence[Mapping[str, Any]], rows: Sequence[Mapping[str, An
         origins[line[1] if line else "(none)"] += 1
     ranked = sorted(origins, key=lambda o: (-origins[o], o))
     binaries = [f for r in records for f in r["binary_fields"]]
-    return {
-        "methods": dict(sorted(Counter(str(r["method"]) for r in rows).most_common(MAX_ORIGINS))),
-        "status_classes": dict(sorted(Counter(_status_class(r) for r in rows).items())),
-        "origins": [{"origin": _clip(o, MAX_NAME), "requests": origins[o]} for o in ranked[:MAX_ORIGINS]],
-        "total_origins": len(origins),
-        "binary_fields": len(binaries),
-        "binary_bytes": sum(f["bytes"] or 0 for f in binaries),
-        "redactions": sum(len(r["redactions"]) for r in records),
-    }
+    return CaptureCounts(
+        methods=dict(sorted(Counter(str(r.method) for r in rows).most_common(MAX_ORIGINS))),
+        status_classes=dict(sorted(Counter(_status_class(r) for r in rows).items())),
+        origins=tuple(CaptureOrigin(origin=_clip(o, MAX_NAME), requests=origins[o]) for o in ranked[:MAX_ORIGINS]),
+        total_origins=len(origins),
+        binary_fields=len(binaries),
+        binary_bytes=sum(f["bytes"] or 0 for f in binaries),
+        redactions=sum(len(r["redactions"]) for r in records),
+    )
 
 
-def _calls(evidence_id: str) -> dict[str, Any]:
+def _calls(evidence_id: str) -> CaptureCalls:
     """Ready inspect_analysis_view calls over the retained parent (the evidence id to page from)."""
     source = {"kind": "retained-evidence", "evidence_id": evidence_id}
-    return {
-        "records": {
-            "name": "inspect_analysis_view",
-            "arguments": {"source": source, "view": {"kind": "page", "collection": "records", "offset": 0, "limit": 8}},
-        },
-        "api_surface": {
-            "name": "inspect_analysis_view",
-            "arguments": {"source": source, "view": {"kind": "api-surface", "offset": 0, "limit": 64}},
-        },
-    }
+    page = {"kind": "page", "collection": "records", "offset": 0, "limit": 8}
+    surface = {"kind": "api-surface", "offset": 0, "limit": 64}
+    return CaptureCalls(
+        records=ViewCall(name="inspect_analysis_view", arguments={"source": source, "view": page}),
+        api_surface=ViewCall(name="inspect_analysis_view", arguments={"source": source, "view": surface}),
+    )
 
 
 def capture_summary(source: Evidence) -> dict[str, Any]:
@@ -180,7 +194,9 @@ def capture_summary(source: Evidence) -> dict[str, Any]:
     result = source.normalized_result
     records = list(result["records"])
     rows = [_row(r) for r in records]
-    index = result.get("redaction_index") or redaction_index(records, result["container"]["redactions"])
+    index = result.get("redaction_index") or to_wire(
+        redaction_index(stored_redactions(records), [Redaction(**x) for x in result["container"]["redactions"]])
+    )
     shown = {
         **index,
         "entries": index["entries"][:SUMMARY_INDEX_ENTRIES],
@@ -196,10 +212,10 @@ def capture_summary(source: Evidence) -> dict[str, Any]:
         "format_versions_found": list(reported.get("format_versions_found") or [])
         if isinstance(reported, Mapping)
         else [],
-        "counts": _counts(records, rows),
-        "first_records": rows[:FIRST_ROWS],
+        "counts": to_wire(_counts(records, rows)),
+        "first_records": to_wire(rows[:FIRST_ROWS]),
         "redaction_index": shown,
-        "continue_with": _calls(source.evidence_id),
+        "continue_with": to_wire(_calls(source.evidence_id)),
     }
 
 

@@ -18,7 +18,7 @@ from rea.program import Context, Outcome, ReportProgress, must, need, recorded, 
 from rea.session import Session
 from rea.validation import first_schema_error
 from rea.web.capture_diff import compare_passive, compare_scenarios
-from rea.web.records.capture_diff import CompareWebCapturesArgs, NormalizationRule
+from rea.web.records.capture_diff import CompareWebCapturesArgs, NormalizationRule, WebCaptureComparison
 from rea.web.records.page import WebPageInspection
 from rea.web.records.scenario import CaptureBrowserScenarioArgs
 from rea.web.records.scenario_capture import BrowserScenarioCapture
@@ -146,10 +146,11 @@ def compare_web_captures(session: Session, args: CompareWebCapturesArgs, ctx: Co
     chosen = _pair(wire)
     _captures_complete(wire, chosen)
     yield ReportProgress(phase="comparing captures", message=" and ".join(chosen))
+    result: WebCaptureComparison
     if chosen == SCENARIO_PAIR:
         rules = args.normalization.rules if args.normalization is not None else ()
         _unique_rules(rules)
-        result = compare_scenarios(wire["before_scenario"], wire["after_scenario"], to_wire(rules), args.max_changes)
+        result = compare_scenarios(wire["before_scenario"], wire["after_scenario"], rules, args.max_changes)
     else:
         result = compare_passive(wire["before"], wire["after"], args.max_changes)
     return recorded(
@@ -159,9 +160,9 @@ def compare_web_captures(session: Session, args: CompareWebCapturesArgs, ctx: Co
             operation="compare_web_captures",
             # the captures are named by their canonical digest, not carried again (each can be megabytes)
             parameters={k: {"sha256": canonical_sha256(wire[k])} if k in chosen else v for k, v in wire.items()},
-            normalized_result=result,
+            normalized_result=to_wire(result),
             confidence="derived",
-            limitations=result["limitations"],
+            limitations=result.limitations,
         ),
     )
 

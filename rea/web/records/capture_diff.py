@@ -16,6 +16,21 @@ ArtifactKind = Literal["action_state", "screenshot", "dom", "accessibility", "ur
 NormalizableKind = Literal["action_state", "dom", "accessibility", "url", "history", "storage", "events"]
 EvidenceState = Literal["captured", "not_requested", "missing", "truncated"]
 DiffStatus = Literal["changed", "unchanged", "unknown"]
+AlignmentCode = Literal[
+    "duplicate_before_step_id",
+    "duplicate_after_step_id",
+    "missing_before_step",
+    "missing_after_step",
+    "action_mismatch",
+    "capture_context_mismatch",
+]
+BuiltInRule = Literal[
+    "ignore_step_elapsed_ms",
+    "ignore_event_sequence",
+    "ignore_event_step_index",
+    "compare_screenshot_content_digest",
+    "compare_normalized_text_content",
+]
 
 
 def _capture_field(description: str, nullable: bool = False) -> Any:
@@ -78,14 +93,7 @@ class ArtifactDiff:
 
 @attrs.frozen(kw_only=True)
 class AlignmentFailure:
-    code: Literal[
-        "duplicate_before_step_id",
-        "duplicate_after_step_id",
-        "missing_before_step",
-        "missing_after_step",
-        "action_mismatch",
-        "capture_context_mismatch",
-    ] = field("")
+    code: AlignmentCode = field("")
     step_id: str | None = field("")
     reason: str = field("", minLength=1)
 
@@ -113,16 +121,7 @@ class StepDiff:
 
 @attrs.frozen(kw_only=True)
 class CommittedNormalization:
-    built_in_rules: tuple[
-        Literal[
-            "ignore_step_elapsed_ms",
-            "ignore_event_sequence",
-            "ignore_event_step_index",
-            "compare_screenshot_content_digest",
-            "compare_normalized_text_content",
-        ],
-        ...,
-    ] = field("", minItems=5, maxItems=5)
+    built_in_rules: tuple[BuiltInRule, ...] = field("", minItems=5, maxItems=5)
     rules: tuple[NormalizationRule, ...] = field("The caller's rules in rule_id order")
     sha256: str = field("Digest of the committed policy", pattern=SHA256)
 

@@ -41,7 +41,7 @@ def _positional(parser: argparse.ArgumentParser, positional: Positional, flag: F
     if positional.optional:
         extra = {**extra, "nargs": "?", "default": argparse.SUPPRESS}
     if positional.many:  # each word one item, as typed (an empty list is left out: argparse.SUPPRESS)
-        extra = {"nargs": "*", "default": argparse.SUPPRESS}
+        extra = {"nargs": "+"} if positional.at_least_one else {"nargs": "*", "default": argparse.SUPPRESS}
     parser.add_argument(
         f"tool:{positional.argument}",
         metavar=positional.metavar or positional.argument,
@@ -56,6 +56,16 @@ def _alias_dest(alias: Alias) -> str:
 
 
 def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
+    if alias.switch is not None:
+        parser.add_argument(
+            alias.option,
+            dest=_alias_dest(alias),
+            action="store_const",
+            const=alias.switch,
+            default=argparse.SUPPRESS,
+            help=alias.help,
+        )
+        return
     kind: dict[str, Any] = (
         {"type": os.path.abspath, "metavar": "PATH"}
         if alias.path

@@ -40,6 +40,10 @@ class Positional:
     many: bool = False
     # with many, nargs="+": argparse refuses the command without one word
     at_least_one: bool = False
+    # the argument's value from the word typed (made absolute first when `path`): a pure function for an
+    # argument whose JSON is not one word (`before.png` for the screenshot {"path": ...})
+    value: Callable[[Any], Any] | None = None
+    path: bool = False
 
 
 @attrs.frozen(kw_only=True)

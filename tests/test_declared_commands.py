@@ -156,10 +156,6 @@ CASES += [
     ),
     (["demangle-swift", "s1", "s2"], [("demangle_swift", {"symbols": ["s1", "s2"]})]),
     (
-        ["inspect-signature", "a", "--architecture", "arm64"],
-        [_opened("a"), ("inspect_signature", {"architecture": "arm64"})],
-    ),
-    (
         ["inspect-recorded-crash", "core"],
         [("inspect_recorded_crash", {"path": _path("core"), "include_debugger_context": False})],
     ),

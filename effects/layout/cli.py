@@ -1,5 +1,6 @@
-"""`rea inspect-plist PATH`: open a bundle directory then read its plist, or read a plist file directly (the
-other layout commands are declared on their catalog rows, rea.layout.contract)."""
+"""`rea inspect-plist PATH`: open a bundle directory then read its plist, or read a plist file directly; `rea
+inspect-signature PATH`, which leaves out an empty --architecture (the other layout commands are declared on their
+catalog rows, rea.layout.contract)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 from effects.commands import ToolCommand
+from rea.layout import text
 from rea.layout.text import TEXT_ROWS
 
 
@@ -41,7 +43,24 @@ def _render_plist(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def _configure_signature(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("path", help="Mach-O file (thin or universal)")
+    parser.add_argument("--architecture", default=None, help="slice of a universal file")
+
+
+def _signature_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
+    args = {"architecture": ns.architecture} if ns.architecture else {}
+    return [("open_binary", {"path": os.path.abspath(ns.path)}), ("inspect_signature", args)]
+
+
 COMMANDS = (
+    ToolCommand(
+        name="inspect-signature",
+        help="the embedded code signature of a Mach-O (inspect_signature)",
+        configure=_configure_signature,
+        steps=_signature_steps,
+        render=text.signature,
+    ),
     ToolCommand(
         name="inspect-plist",
         help="an XML, binary or JSON property list as JSON, with the bundle identity (inspect_plist)",

@@ -169,9 +169,9 @@ TRACE_DYLIB_RESOLUTION = evidence_tool(
     needs="target",
 )
 
-# `rea inspect-plist` opens a bundle directory first but reads a plist file directly, so it is written by hand
-# (effects.layout.cli)
-CLI_COMMANDS = ("inspect-plist",)
+# written by hand (effects.layout.cli): `rea inspect-plist` opens a bundle directory first but reads a plist file
+# directly; `rea inspect-signature` leaves out an empty --architecture (the schema refuses "")
+CLI_COMMANDS = ("inspect-plist", "inspect-signature")
 
 _MACHO = Opens(help="Mach-O file (thin or universal)")
 COMMANDS = {
@@ -198,12 +198,6 @@ COMMANDS = {
         help="demangle Swift symbols with the host's swift-demangle",
         positionals=(Positional(argument="symbols", many=True, at_least_one=True, help="mangled Swift symbols"),),
         render=text.demangled,
-    ),
-    "inspect_signature": Command(
-        name="inspect-signature",
-        help="the embedded code signature of a Mach-O (inspect_signature)",
-        opens=_MACHO,
-        render=text.signature,
     ),
     "inspect_recorded_crash": Command(
         name="inspect-recorded-crash",

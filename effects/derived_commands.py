@@ -41,13 +41,20 @@ def _positional(parser: argparse.ArgumentParser, positional: Positional, flag: F
     if positional.optional:
         extra = {**extra, "nargs": "?", "default": argparse.SUPPRESS}
     if positional.many:  # each word one item, as typed (an empty list is left out: argparse.SUPPRESS)
-        extra = {"nargs": "*", "default": argparse.SUPPRESS}
+        extra = {"nargs": "+"} if positional.at_least_one else {"nargs": "*", "default": argparse.SUPPRESS}
+    if positional.value is not None:  # the word as typed (a path made absolute), converted by the steps
+        extra = {"type": os.path.abspath} if positional.path else {}
     parser.add_argument(
-        f"tool:{positional.argument}",
+        _positional_dest(positional),
         metavar=positional.metavar or positional.argument,
         help=positional.help if positional.help is not None else (flag.help if flag else None),
         **extra,
     )
+
+
+def _positional_dest(positional: Positional) -> str:
+    """A positional with its own value function keeps what was typed apart until the steps convert it."""
+    return f"positional:{positional.argument}" if positional.value is not None else f"tool:{positional.argument}"
 
 
 def _alias_dest(alias: Alias) -> str:
@@ -56,6 +63,16 @@ def _alias_dest(alias: Alias) -> str:
 
 
 def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
+    if alias.switch is not None:
+        parser.add_argument(
+            alias.option,
+            dest=_alias_dest(alias),
+            action="store_const",
+            const=alias.switch,
+            default=argparse.SUPPRESS,
+            help=alias.help,
+        )
+        return
     kind: dict[str, Any] = (
         {"type": os.path.abspath, "metavar": "PATH"}
         if alias.path
@@ -81,11 +98,11 @@ def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
 
 
 def _converted(ns: argparse.Namespace, command: Command) -> dict[str, Any]:
-    """The arguments given through aliases with a value function, converted."""
+    """The arguments given through positionals and aliases with a value function, converted."""
+    typed = [(p.argument, p.value, _positional_dest(p)) for p in command.positionals]
+    typed += [(a.argument, a.value, _alias_dest(a)) for a in command.aliases]
     return {
-        alias.argument: alias.value(getattr(ns, _alias_dest(alias)))
-        for alias in command.aliases
-        if alias.value is not None and hasattr(ns, _alias_dest(alias))
+        argument: value(getattr(ns, dest)) for argument, value, dest in typed if value is not None and hasattr(ns, dest)
     }
 
 

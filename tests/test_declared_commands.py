@@ -1,9 +1,11 @@
-"""The artifact and observe-native-calls commands, now declared on their catalog rows (rea.catalog.cli) and
-built by effects.derived_commands, make exactly the calls their hand-written commands made.
+"""The artifact, observe-native-calls, layout, android, managed inspection and compare-web-screenshots commands,
+now declared on their catalog rows (rea.catalog.cli) and built by effects.derived_commands, make exactly the
+calls their hand-written commands made.
 
-The expected calls are what the hand-written commands (effects/artifact_commands.py and
-effects/native_runtime/cli.py before issue 31's one CLI) answered for the same command lines; the outputs
-of real runs were compared byte for byte with those commands when they were replaced.
+The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
+effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py and
+effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
+were compared byte for byte with those commands when they were replaced.
 """
 
 from __future__ import annotations
@@ -133,6 +135,82 @@ CASES = [
 ]
 
 
+def _path(name: str) -> str:
+    return os.path.abspath(name)
+
+
+CASES += [
+    (
+        ["inspect-binary-layout", "x", "--architecture", "arm64", "--detail", "summary", "--max-symbols", "3"],
+        [
+            (
+                "inspect_binary_layout",
+                {"path": _path("x"), "architecture": "arm64", "detail": "summary", "max_symbols": 3},
+            )
+        ],
+    ),
+    (["list-architectures", "a"], [_opened("a"), ("list_architectures", {})]),
+    (
+        ["inspect-macho", "a", "--architecture", "x86_64", "--max-symbols", "2"],
+        [_opened("a"), ("inspect_macho", {"architecture": "x86_64", "max_symbols": 2})],
+    ),
+    (["demangle-swift", "s1", "s2"], [("demangle_swift", {"symbols": ["s1", "s2"]})]),
+    (
+        ["inspect-recorded-crash", "core"],
+        [("inspect_recorded_crash", {"path": _path("core"), "include_debugger_context": False})],
+    ),
+    (
+        ["inspect-recorded-crash", "core", "--include-debugger-context"],
+        [("inspect_recorded_crash", {"path": _path("core"), "include_debugger_context": True})],
+    ),
+    (
+        ["trace-dylib-resolution", "b", "--root", "r1", "--root", "r2", "--max-entries", "5"],
+        [_opened("b"), ("trace_dylib_resolution", {"roots": ["r1", "r2"], "max_entries": 5})],
+    ),
+    (
+        ["decode-android-resources", "a.apk", "--no-strings", "--locale", "de", "--deadline-ms", "5"],
+        [
+            (
+                "decode_android_resources",
+                {"path": _path("a.apk"), "include_strings": False, "locale": "de", "deadline_ms": 5},
+            )
+        ],
+    ),
+    (["inspect-adb-client"], [("inspect_adb_client", {})]),
+    (["search-android-classes", "a.apk"], [("search_android_classes", {"path": _path("a.apk"), "query": ""})]),
+    (
+        ["search-android-classes", "a.apk", "Foo", "--limit", "2"],
+        [("search_android_classes", {"path": _path("a.apk"), "query": "Foo", "limit": 2})],
+    ),
+    (
+        ["inspect-android-method", "a.apk", "com.X", "m", "--overload-index", "1"],
+        [
+            (
+                "inspect_android_method",
+                {"path": _path("a.apk"), "class_name": "com.X", "method_name": "m", "overload_index": 1},
+            )
+        ],
+    ),
+    (
+        ["trace-android-references", "a.apk", "com.X"],
+        [("trace_android_references", {"path": _path("a.apk"), "class_name": "com.X"})],
+    ),
+    (
+        ["inspect-managed-artifact", "a.dll", "--detail", "summary", "--reference-limit", "2"],
+        [("inspect_managed_artifact", {"path": _path("a.dll"), "detail": "summary", "reference_limit": 2})],
+    ),
+    (
+        ["compare-web-screenshots", "a.png", "b.png", "--channel-threshold", "3"],
+        [
+            (
+                "compare_web_screenshots",
+                {"before": {"path": _path("a.png")}, "after": {"path": _path("b.png")}, "channel_threshold": 3},
+            )
+        ],
+    ),
+]
+
+
 @pytest.mark.parametrize(("argv", "expected"), CASES, ids=[" ".join(a[:3]) for a, _ in CASES])
 def test_a_declared_command_makes_the_calls_its_hand_written_command_made(argv, expected):
     assert _calls(argv) == expected
@@ -141,4 +219,19 @@ def test_a_declared_command_makes_the_calls_its_hand_written_command_made(argv, 
 def test_observe_native_calls_still_needs_a_breakpoint():
     with pytest.raises(SystemExit) as stopped:
         _parser().parse_args(["observe-native-calls", "exe"])
+    assert stopped.value.code == 2
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["demangle-swift"],
+        ["inspect-binary-layout"],
+        ["inspect-android-class", "a.apk"],
+        ["compare-web-screenshots", "a"],
+    ],
+)
+def test_a_declared_command_still_needs_its_positionals(argv):
+    with pytest.raises(SystemExit) as stopped:
+        _parser().parse_args(argv)
     assert stopped.value.code == 2

@@ -1,102 +1,16 @@
-"""`rea inspect-managed-*` subcommands: one managed tool on an assembly path, flags from its args record."""
+"""The managed commands that make several calls (compare, verify, project, import a reconstruction); the three
+inspections, one call each, are declared on their catalog rows (rea.managed.contract)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-import attrs
 
 from effects.artifacts.commands import read_json_file
 from effects.commands import ToolCommand
 from rea.errors import ReaError
-from rea.catalog import BY_NAME
-from rea.wire.schema import wire_of
-
-
-def _options(tool: str) -> tuple[attrs.Attribute[Any], ...]:
-    return tuple(a for a in attrs.fields(BY_NAME[tool].args_type) if a.name != "path")
-
-
-def _configure(tool: str) -> Callable[[argparse.ArgumentParser], None]:
-    def configure(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("path", help="managed PE/CLI file (.dll or .exe)")
-        for option in _options(tool):
-            flag, text = "--" + option.name.replace("_", "-"), wire_of(option).description
-            if option.name == "detail":
-                parser.add_argument(flag, choices=("complete", "summary"), default=None, help=text)
-            else:
-                parser.add_argument(flag, type=int, default=None, help=text)
-
-    return configure
-
-
-def _steps(tool: str) -> Callable[[argparse.Namespace], Sequence[tuple[str, Mapping[str, Any]]]]:
-    def steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-        args: dict[str, Any] = {"path": os.path.abspath(ns.path)}
-        for option in _options(tool):
-            value = getattr(ns, option.name)
-            if value is not None:
-                args[option.name] = value
-        return [(tool, args)]
-
-    return steps
-
-
-def _count(value: Any) -> str:
-    return str(len(value)) if isinstance(value, list) else "-"
-
-
-def render_summary(value: Mapping[str, Any]) -> str:
-    """A managed summary view: identity, then each listing's total and whether the parent holds all of it."""
-    r = value["normalized_result"]
-    s = r["summary"]
-    lines = [f"{s['operation']} summary {value['evidence_id']} of {r['parent_evidence_id']}",
-             f"  {s['artifact']['path']} sha256 {s['artifact']['sha256']}"]  # fmt: skip
-    if s["assembly"]:
-        lines.append(f"  assembly {s['assembly']['name']} {s['assembly']['version']}")
-    if s["classification"]:
-        k = s["classification"]
-        lines.append(f"  {k['status']} {k['runtime_family']} {k['implementation']} {k['managed_architecture']}")
-    for facet, listing in s["listings"].items():
-        whole = "" if listing["source_exhaustive"] else " (a page of the listing)"
-        lines.append(f"  {facet} {listing['total']}{whole}")
-    lines.append(f"  coverage {s['coverage']['state']} issues {s['coverage']['issue_count']}")
-    lines.append(f"  page a listing: inspect-analysis-view with parent {r['parent_evidence_id']} and view kind managed")
-    return "\n".join(lines)
-
-
-def render(value: Mapping[str, Any]) -> str:
-    """Headline facts of any managed result, then its listings' sizes, issues and limitations."""
-    r = value["normalized_result"]
-    if value["operation"] == "inspect_analysis_view":
-        return render_summary(value)
-    lines = [
-        f"{value['operation']} {value['evidence_id']}",
-        f"  {r['artifact']['path']} sha256 {r['artifact']['sha256']}",
-    ]
-    if r.get("assembly"):
-        a = r["assembly"]
-        lines.append(f"  assembly {a['name']} {a['version']} token {a['public_key']['token'] or 'none'}")
-    if r.get("module"):
-        lines.append(f"  module {r['module']['name']} mvid {r['module']['mvid']}")
-    if r.get("classification"):
-        k = r["classification"]
-        lines.append(f"  {k['status']} {k['runtime_family']} {k['implementation']} {k['managed_architecture']}")
-    if r.get("portable_pdb"):
-        p = r["portable_pdb"]
-        lines.append(f"  portable pdb {p['path']} {p['status']} {p['matches_assembly']} documents "
-                     f"{len(p['documents'])} method debug rows {p['method_debug_information']['rows']}")  # fmt: skip
-    listed = [key for key, item in r.items() if isinstance(item, list) and key not in ("limitations",)]
-    lines.append("  " + ", ".join(f"{key} {_count(r[key])}" for key in listed))
-    lines.append(f"  coverage {r['coverage']['state']}")
-    for issue in r["coverage"]["issues"][:50]:
-        lines.append(f"  issue {issue['code']} {issue['scope']}: {issue['detail']}")
-    for text in value.get("limitations", []):
-        lines.append(f"  limitation: {text}")
-    return "\n".join(lines)
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:
@@ -213,16 +127,7 @@ def render_reconstruction(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _command(tool: str, help_text: str) -> ToolCommand:
-    return ToolCommand(
-        name=tool.replace("_", "-"), help=help_text, configure=_configure(tool), steps=_steps(tool), render=render
-    )
-
-
 COMMANDS: tuple[ToolCommand, ...] = (
-    _command("inspect_managed_artifact", "identity, references, resources, attributes of a .NET assembly"),
-    _command("inspect_managed_members", "types, fields, methods with CIL hashes, call edges of a .NET assembly"),
-    _command("inspect_managed_native_boundaries", "P/Invoke imports, ModuleRefs, non-IL methods of a .NET assembly"),
     ToolCommand(
         name="compare-managed-members",
         help="members of two .NET builds compared (LEFT RIGHT: two assemblies)",

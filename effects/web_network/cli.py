@@ -1,4 +1,5 @@
-"""`rea inspect-web-network-capture CAPTURE --capture-format har|mitmproxy` and `rea compare-web-screenshots A.png B.png`."""
+"""`rea inspect-web-network-capture CAPTURE --capture-format har|mitmproxy` (compare-web-screenshots is declared on its
+catalog row, rea.web_network.contract)."""
 
 from __future__ import annotations
 
@@ -85,34 +86,6 @@ def _render_capture(value: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _configure_compare(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("before", help="earlier PNG")
-    parser.add_argument("after", help="later PNG")
-    parser.add_argument("--channel-threshold", type=int, default=None)
-    parser.add_argument("--maximum-pixels", type=int, default=None)
-
-
-def _compare_steps(ns: argparse.Namespace) -> Sequence[Step]:
-    args: dict[str, Any] = {
-        "before": {"path": os.path.abspath(ns.before)},
-        "after": {"path": os.path.abspath(ns.after)},
-    }
-    if ns.channel_threshold is not None:
-        args["channel_threshold"] = ns.channel_threshold
-    if ns.maximum_pixels is not None:
-        args["maximum_pixels"] = ns.maximum_pixels
-    return [("compare_web_screenshots", args)]
-
-
-def _render_compare(value: Mapping[str, Any]) -> str:
-    r = value["normalized_result"]
-    size = f"{r['before']['width']}x{r['before']['height']} vs {r['after']['width']}x{r['after']['height']}"
-    return (
-        f"{value['operation']} {value['evidence_id']}\n  {r['status']} {size}: {r['changed_pixels']} of "
-        f"{r['compared_pixels']} pixels changed (max channel delta {r['maximum_channel_delta']})"
-    )
-
-
 COMMANDS: tuple[ToolCommand, ...] = (
     ToolCommand(
         name="inspect-web-network-capture",
@@ -120,12 +93,5 @@ COMMANDS: tuple[ToolCommand, ...] = (
         configure=_configure_capture,
         steps=_capture_steps,
         render=_render_capture,
-    ),
-    ToolCommand(
-        name="compare-web-screenshots",
-        help="pixel metrics of two PNG screenshots",
-        configure=_configure_compare,
-        steps=_compare_steps,
-        render=_render_compare,
     ),
 )

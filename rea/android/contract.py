@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rea.android import text
 from rea.android.application_records import ProjectionArgs, ProjectionResult
 from rea.android.records import (
     ClassArgs,
@@ -22,6 +23,7 @@ from rea.android.records import (
     SearchArgs,
     SearchResult,
 )
+from rea.catalog.cli import Alias, Command, Positional, declared
 from rea.wire.tool import evidence_tool
 
 _APK = "/tmp/Example.apk"
@@ -170,25 +172,78 @@ PROJECT_ANDROID_APPLICATION_GRAPH = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
-CLI_COMMANDS = (
-    "decode-android-resources",
-    "inspect-adb-client",
-    "inspect-apktool-client",
-    "inspect-android-class",
-    "inspect-android-method",
-    "inspect-android-package",
-    "search-android-classes",
-    "trace-android-references",
-)
+# every android command is declared on its row (rea.catalog.cli)
+CLI_COMMANDS: tuple[str, ...] = ()
 
-TOOLS = (
-    INSPECT_ANDROID_PACKAGE,
-    SEARCH_ANDROID_CLASSES,
-    INSPECT_ANDROID_CLASS,
-    INSPECT_ANDROID_METHOD,
-    TRACE_ANDROID_REFERENCES,
-    INSPECT_APKTOOL_CLIENT,
-    DECODE_ANDROID_RESOURCES,
-    INSPECT_ADB_CLIENT,
-    PROJECT_ANDROID_APPLICATION_GRAPH,
+_PACKAGE = Positional(argument="path", help="the APK")
+_CLASS = Positional(argument="class_name", help="fully qualified class name")
+COMMANDS = {
+    "decode_android_resources": Command(
+        name="decode-android-resources",
+        help="decode an APK's manifest, apktool.yml facts and strings with apktool",
+        positionals=(_PACKAGE,),
+        aliases=(Alias(option="--no-strings", argument="include_strings", switch=False),),
+        render=text.decoded_resources,
+    ),
+    "inspect_apktool_client": Command(
+        name="inspect-apktool-client", help="the apktool launcher REA runs and its version", render=text.client
+    ),
+    "inspect_adb_client": Command(
+        name="inspect-adb-client",
+        help="the adb client REA runs, its version and install path (starts no server)",
+        render=text.client,
+    ),
+    "inspect_android_package": Command(
+        name="inspect-android-package",
+        help="manifest, components, permissions, DEX counts and verified signatures of an APK",
+        positionals=(_PACKAGE,),
+        render=text.package,
+    ),
+    "search_android_classes": Command(
+        name="search-android-classes",
+        help="class names of every DEX of an APK containing QUERY",
+        positionals=(
+            _PACKAGE,
+            Positional(argument="query", optional=True, help="case-sensitive substring (default: every class)"),
+        ),
+        defaults={"query": ""},
+        render=text.search,
+    ),
+    "inspect_android_class": Command(
+        name="inspect-android-class",
+        help="methods, fields and inner classes of one class of an APK",
+        positionals=(_PACKAGE, _CLASS),
+        render=text.class_,
+    ),
+    "inspect_android_method": Command(
+        name="inspect-android-method",
+        help="decompiled source (smali fallback) of one method of an APK",
+        positionals=(_PACKAGE, _CLASS, Positional(argument="method_name", help="method name")),
+        render=text.method,
+    ),
+    "trace_android_references": Command(
+        name="trace-android-references",
+        help="incoming references to a class or method of an APK",
+        positionals=(
+            _PACKAGE,
+            _CLASS,
+            Positional(argument="method_name", optional=True, help="method name (omit: the class)"),
+        ),
+        render=text.references,
+    ),
+}
+
+TOOLS = declared(
+    (
+        INSPECT_ANDROID_PACKAGE,
+        SEARCH_ANDROID_CLASSES,
+        INSPECT_ANDROID_CLASS,
+        INSPECT_ANDROID_METHOD,
+        TRACE_ANDROID_REFERENCES,
+        INSPECT_APKTOOL_CLIENT,
+        DECODE_ANDROID_RESOURCES,
+        INSPECT_ADB_CLIENT,
+        PROJECT_ANDROID_APPLICATION_GRAPH,
+    ),
+    COMMANDS,
 )

@@ -16,6 +16,6 @@ FAMILY = Family(
     programs=("rea.android.programs",),
     effects=members(EFFECTS),
     handlers=("effects.android.runtime",),
-    commands=("effects.android.cli",),
+    commands=(),
     typed=("rea/android",),
 )

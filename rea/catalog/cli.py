@@ -38,6 +38,12 @@ class Positional:
     optional: bool = False
     # nargs="*": each word is one item of the list argument (none given leaves the tool's default)
     many: bool = False
+    # with many, nargs="+": argparse refuses the command without one word
+    at_least_one: bool = False
+    # the argument's value from the word typed (made absolute first when `path`): a pure function for an
+    # argument whose JSON is not one word (`before.png` for the screenshot {"path": ...})
+    value: Callable[[Any], Any] | None = None
+    path: bool = False
 
 
 @attrs.frozen(kw_only=True)
@@ -61,6 +67,8 @@ class Alias:
     # the argument's value from the text given (the list of texts when repeated): a pure function for a
     # flag whose spelling is not the argument's JSON (`--break NAME@MODULE` for one breakpoint object)
     value: Callable[[Any], Any] | None = None
+    # the option takes no value and sends this one (`--no-strings` for include_strings false)
+    switch: bool | None = None
 
 
 @attrs.frozen(kw_only=True)

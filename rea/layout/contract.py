@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import attrs
 
+from rea.catalog.cli import Alias, Command, Opens, Positional, declared
 from rea.catalog.schemas import evidence_output
+from rea.layout import text
 from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.layout.records import BinaryLayout, LayoutArgs
 from rea.layout.macho_records import (
@@ -167,23 +169,62 @@ TRACE_DYLIB_RESOLUTION = evidence_tool(
     needs="target",
 )
 
-CLI_COMMANDS = (
-    "trace-dylib-resolution",
-    "demangle-swift",
-    "inspect-binary-layout",
-    "inspect-macho",
-    "inspect-plist",
-    "inspect-recorded-crash",
-    "inspect-signature",
-    "list-architectures",
-)
-TOOLS = (
-    INSPECT_BINARY_LAYOUT,
-    LIST_ARCHITECTURES,
-    INSPECT_MACHO,
-    DEMANGLE_SWIFT,
-    INSPECT_SIGNATURE,
-    INSPECT_RECORDED_CRASH,
-    INSPECT_PLIST,
-    TRACE_DYLIB_RESOLUTION,
+# written by hand (effects.layout.cli): `rea inspect-plist` opens a bundle directory first but reads a plist file
+# directly; `rea inspect-signature` leaves out an empty --architecture (the schema refuses "")
+CLI_COMMANDS = ("inspect-plist", "inspect-signature")
+
+_MACHO = Opens(help="Mach-O file (thin or universal)")
+COMMANDS = {
+    "inspect_binary_layout": Command(
+        name="inspect-binary-layout",
+        help="sections, segments, symbols, relocations, linkage and mitigations of an ELF, PE or Mach-O",
+        positionals=(Positional(argument="path", help="ELF, PE/PE32+ or Mach-O file"),),
+        render=text.layout,
+    ),
+    "list_architectures": Command(
+        name="list-architectures",
+        help="the slices of a universal Mach-O (or the one image of a thin file)",
+        opens=_MACHO,
+        render=text.architectures,
+    ),
+    "inspect_macho": Command(
+        name="inspect-macho",
+        help="header, load commands, dependencies, symbols and segments of a Mach-O (inspect_macho)",
+        opens=_MACHO,
+        render=text.macho,
+    ),
+    "demangle_swift": Command(
+        name="demangle-swift",
+        help="demangle Swift symbols with the host's swift-demangle",
+        positionals=(Positional(argument="symbols", many=True, at_least_one=True, help="mangled Swift symbols"),),
+        render=text.demangled,
+    ),
+    "inspect_recorded_crash": Command(
+        name="inspect-recorded-crash",
+        help="segments, notes, registers, signal and mapped files of a Linux x86-64 core (inspect_recorded_crash)",
+        positionals=(Positional(argument="path", help="Linux x86-64 ELF core file"),),
+        # the hand-written command always sent it
+        defaults={"include_debugger_context": False},
+        render=text.recorded_crash,
+    ),
+    "trace_dylib_resolution": Command(
+        name="trace-dylib-resolution",
+        help="which file each Mach-O dylib load reaches (@rpath, @loader_path, @executable_path)",
+        opens=Opens(help="a Mach-O file, or a .app / bundle directory"),
+        aliases=(Alias(option="--root", argument="roots", repeat=True, help="a process root (repeatable)"),),
+        render=text.dylib_resolution,
+    ),
+}
+TOOLS = declared(
+    (
+        INSPECT_BINARY_LAYOUT,
+        LIST_ARCHITECTURES,
+        INSPECT_MACHO,
+        DEMANGLE_SWIFT,
+        INSPECT_SIGNATURE,
+        INSPECT_RECORDED_CRASH,
+        INSPECT_PLIST,
+        TRACE_DYLIB_RESOLUTION,
+    ),
+    COMMANDS,
 )

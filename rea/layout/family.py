@@ -39,6 +39,6 @@ FAMILY = Family(
         "effects.layout.plist_read",
         "effects.layout.dylib_read",
     ),
-    commands=("effects.layout.cli", "effects.layout.dylib_cli"),
+    commands=("effects.layout.cli",),
     typed=("rea/layout",),
 )

@@ -9,6 +9,8 @@ from rea.managed.records.members import MembersResult
 from rea.managed.records.reconstruction import ReconstructionArgs, ReconstructionResult
 from rea.managed.records.graph import GraphArgs, GraphResult
 from rea.managed.records.verification import VerificationResult, VerifyArgs
+from rea.catalog.cli import Command, Positional, declared
+from rea.managed import text
 from rea.wire.tool import evidence_tool
 from rea.views.records.results import SummaryResult
 
@@ -165,22 +167,33 @@ IMPORT_MANAGED_RECONSTRUCTION = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
+# these make several calls (effects.managed.cli); the three inspections are declared below
 CLI_COMMANDS = (
     "compare-managed-members",
     "import-managed-reconstruction",
-    "inspect-managed-artifact",
-    "inspect-managed-members",
-    "inspect-managed-native-boundaries",
     "project-managed-application-graph",
     "verify-managed-native-boundaries",
 )
 
-TOOLS = (
-    INSPECT_MANAGED_ARTIFACT,
-    INSPECT_MANAGED_MEMBERS,
-    INSPECT_MANAGED_NATIVE_BOUNDARIES,
-    COMPARE_MANAGED_MEMBERS,
-    VERIFY_MANAGED_NATIVE_BOUNDARIES,
-    PROJECT_MANAGED_APPLICATION_GRAPH,
-    IMPORT_MANAGED_RECONSTRUCTION,
+_ASSEMBLY = (Positional(argument="path", help="managed PE/CLI file (.dll or .exe)"),)
+COMMANDS = {
+    tool: Command(name=tool.replace("_", "-"), help=help_text, positionals=_ASSEMBLY, render=text.inspection)
+    for tool, help_text in (
+        ("inspect_managed_artifact", "identity, references, resources, attributes of a .NET assembly"),
+        ("inspect_managed_members", "types, fields, methods with CIL hashes, call edges of a .NET assembly"),
+        ("inspect_managed_native_boundaries", "P/Invoke imports, ModuleRefs, non-IL methods of a .NET assembly"),
+    )
+}
+
+TOOLS = declared(
+    (
+        INSPECT_MANAGED_ARTIFACT,
+        INSPECT_MANAGED_MEMBERS,
+        INSPECT_MANAGED_NATIVE_BOUNDARIES,
+        COMPARE_MANAGED_MEMBERS,
+        VERIFY_MANAGED_NATIVE_BOUNDARIES,
+        PROJECT_MANAGED_APPLICATION_GRAPH,
+        IMPORT_MANAGED_RECONSTRUCTION,
+    ),
+    COMMANDS,
 )

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import attrs
 
+from rea.catalog.cli import Command, Positional
 from rea.catalog.schemas import evidence_output
+from rea.web_network import text
 from rea.wire.schema import Role, schema_of
 from rea.views.records.results import SummaryResult
 from rea.wire.tool import evidence_tool
@@ -61,7 +63,17 @@ COMPARE_WEB_SCREENSHOTS = evidence_tool(
     examples=[_EXAMPLE],
     surface="browser-provider",
     effects={"mutatesSession", "idempotent"},
+    cli=Command(
+        name="compare-web-screenshots",
+        help="pixel metrics of two PNG screenshots",
+        positionals=(
+            Positional(argument="before", help="earlier PNG", path=True, value=text.png_file),
+            Positional(argument="after", help="later PNG", path=True, value=text.png_file),
+        ),
+        render=text.screenshots,
+    ),
 )
 
-CLI_COMMANDS = ("inspect-web-network-capture", "compare-web-screenshots")
+# --api-surface adds a second call on the first one's Evidence, so it is written by hand (effects.web_network.cli)
+CLI_COMMANDS = ("inspect-web-network-capture",)
 TOOLS = (INSPECT_WEB_NETWORK_CAPTURE, COMPARE_WEB_SCREENSHOTS)

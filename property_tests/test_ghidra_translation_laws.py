@@ -12,6 +12,7 @@ from hypothesis import given, settings, strategies as st
 from returns.result import Failure, Success
 
 from rea.native import ghidra as g
+from rea.native import ghidra_cfg
 from rea.native import ghidra_queries as gq
 from rea.native.ghidra_install import decide, java_major, parse_properties
 
@@ -69,7 +70,7 @@ def _loaded_or_extern(space: g.Space, addr: str) -> bool:
 )
 def test_the_translation_of_any_answer_keeps_its_laws(functions, references, extra):
     raw = _damaged(functions, references, extra)
-    loader, cfg = g.loader_facts(raw), g.cfg_snapshot(raw)
+    loader, cfg = g.loader_facts(raw), ghidra_cfg.cfg_snapshot(raw)
     assert isinstance(loader, (Success, Failure)) and isinstance(cfg, (Success, Failure))
     if not isinstance(cfg, Success):
         return
@@ -95,7 +96,7 @@ def test_the_translation_of_any_answer_keeps_its_laws(functions, references, ext
 
 @given(json_tree)
 def test_any_json_answer_is_a_result(tree):
-    for translate in (g.loader_facts, g.cfg_snapshot, g.space_of):
+    for translate in (g.loader_facts, ghidra_cfg.cfg_snapshot, g.space_of):
         assert isinstance(translate(tree) if isinstance(tree, dict) else g.loader_facts(tree), (Success, Failure))
     procedure = {"address": "0x1", "name": "f", "kind": "function", "blocks": []}
     space = g.Space(delta=0, spans=((0, 0x10),))

@@ -17,6 +17,7 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rea.wire.convert import to_wire
 from rea.web_network.capture import har_records
 from rea.web_network.model import NumberText
 from rea.web_network.views import capture_summary
@@ -147,6 +148,7 @@ def test_a_capture_summary_stays_under_32_kb(entries):
         }
     }
     container, records = har_records(har, ())
+    container, records = to_wire(container), [to_wire(r) for r in records]
     result = {
         "format": "har",
         "decoder": {"id": "python-json", "name": "CPython json", "version": "3.11"},

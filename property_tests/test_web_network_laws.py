@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from effects.web_network.runtime import decode_json, read_har
-from rea.web_network.capture import Malformed, har_records
+from rea.web_network.capture import Malformed, har_records as _har_records
+from rea.wire.convert import to_wire
 from rea.web_network.png import PngError, decode_png
 
 # ------------------------------------------------------------------ PNG encoder (the independent side)
@@ -165,6 +166,12 @@ def _entry(extra: Any, secret: str, body: str, encoding: str | None) -> dict[str
         "extra": extra,
         secret: "named by the secret",
     }
+
+
+def har_records(document, secrets):
+    """The reader's container and records as the JSON the Evidence carries (it builds records)."""
+    container, records = _har_records(document, secrets)
+    return to_wire(container), [to_wire(r) for r in records]
 
 
 def _strings(value: Any) -> list[str]:

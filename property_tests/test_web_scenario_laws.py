@@ -130,8 +130,11 @@ def _capture(states: list[str], text: str, eligible: bool) -> dict:
 )
 def test_missing_or_truncated_evidence_never_proves_equality(before, after, texts, eligible) -> None:
     from rea.web.capture_diff import compare_scenarios
+    from rea.wire.convert import to_wire
 
-    result = compare_scenarios(_capture(before, texts[0], eligible[0]), _capture(after, texts[1], eligible[1]), [], 10)
+    result = to_wire(
+        compare_scenarios(_capture(before, texts[0], eligible[0]), _capture(after, texts[1], eligible[1]), [], 10)
+    )
     if result["overall_status"] == "unchanged":
         assert all(eligible) and texts[0] == texts[1] or before == after == ["not_requested"] * 3
         assert all(b == a for b, a in zip(before, after, strict=True) if "captured" in (b, a))

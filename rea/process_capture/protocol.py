@@ -232,7 +232,11 @@ class Decoder:
             return
         ahead = _signed(seq - stream.next_seq)
         if ahead > 0:
-            if seq in stream.held:
+            if seq in stream.held:  # the same start again: keep the longer (a short retransmit must not hide bytes)
+                kept, kept_fin = stream.held[seq]
+                if len(payload) > len(kept) and self.held_bytes + len(payload) - len(kept) <= MAX_HELD_BYTES:
+                    stream.held[seq] = (payload, fin or kept_fin)
+                    self.held_bytes += len(payload) - len(kept)
                 return
             if len(stream.held) < MAX_HELD and self.held_bytes + len(payload) <= MAX_HELD_BYTES:
                 stream.held[seq] = (payload, fin)

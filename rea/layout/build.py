@@ -11,7 +11,8 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 from rea.layout import names as n
-from rea.layout.mitigations import hx, mitigations, opt_hex
+from rea.layout.hextext import hx, opt_hex
+from rea.layout.mitigations import mitigations
 
 Row = Mapping[str, Any]
 

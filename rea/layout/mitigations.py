@@ -10,18 +10,9 @@ from collections.abc import Callable, Mapping
 
 from rea.layout import names as n
 from rea.layout.macho_names import CS_RUNTIME, MH_ALLOW_STACK_EXECUTION, MH_NO_HEAP_EXECUTION, MH_PIE
+from rea.layout.hextext import hx, opt_hex
 
 Row = Mapping[str, Any]
-MASK64 = (1 << 64) - 1
-
-
-def hx(value: int) -> str:
-    """A value as the layout's hex text (two's complement in 64 bits)."""
-    return f"0x{value & MASK64:x}"
-
-
-def opt_hex(value: int | None) -> str | None:
-    return None if value is None else hx(value)
 
 
 def _referenced(facts: Row) -> set[str]:

@@ -22,6 +22,19 @@ from rea.evidence import (
     create_profile,
 )
 from rea.program import Context, Outcome, ReadJsonFile, ReportProgress, ServerFacts
+import base64
+import shutil
+import subprocess
+import tempfile
+from functools import cache
+from pathlib import Path
+import pytest
+from rea.session import Session, record
+from rea.session_tools.programs import unknowns
+from rea.artifacts.model import (
+    EntryFact,
+    InventoryFacts,
+)
 
 SAFE = 2**53 - 1
 
@@ -196,3 +209,150 @@ def json_program(program_fn: Callable[..., Any]) -> Callable[..., Any]:
 
     record = BY_NAME[program_fn.__name__].args_type
     return lambda session, args, ctx: program_fn(session, structure(args, record).unwrap(), ctx)
+
+
+@cache
+def seeds() -> tuple[bytes, ...]:
+    found = []
+    work = Path(tempfile.mkdtemp(prefix="rea-layout-seeds-"))
+    (work / "s.c").write_text("int g = 1; int main(void) { return g; }\n")
+    for compiler, name in (("gcc", "a.out"), ("x86_64-w64-mingw32-gcc", "a.exe")):
+        if shutil.which(compiler):
+            subprocess.run([compiler, "-o", str(work / name), str(work / "s.c")], check=True, capture_output=True)
+            found.append((work / name).read_bytes())
+    for name in ("gcc-amd64-darwin-exec", "fat-gcc-386-amd64-darwin-exec"):
+        encoded = GO_MACHO / f"{name}.base64"
+        if encoded.exists():
+            found.append(base64.b64decode(encoded.read_text()))
+    if not found:
+        pytest.skip("no compiler or Mach-O test data to seed the hostile inputs")
+    return tuple(found)
+
+
+@st.composite
+def mutated(draw: st.DrawFn) -> bytes:
+    seed = draw(st.sampled_from(seeds()))
+    data = bytearray(seed)
+    # corrupt header-region bytes most often: that is where the tables are described
+    for _ in range(draw(st.integers(1, 24))):
+        span = draw(st.sampled_from((64, 512, 4096, len(data))))
+        at = draw(st.integers(0, min(span, len(data)) - 1))
+        data[at] = draw(st.integers(0, 255))
+    cut = draw(st.one_of(st.none(), st.integers(0, len(data))))
+    return bytes(data if cut is None else data[:cut])
+
+
+@st.composite
+def sessions(draw: st.DrawFn, max_records: int = 4, max_unknowns: int = 3) -> Session:
+    """A session with generated Evidence and unknowns made (and revised) by the real programs."""
+    session = record(Session(), draw(st.lists(small_evidences, max_size=max_records)))
+    for i in range(draw(st.integers(0, max_unknowns))):
+        args = {
+            "question": f"q{i} {draw(st.text(max_size=6))}",
+            "domain": draw(st.sampled_from(["net", "fs"])),
+            "severity": draw(st.sampled_from(SEVERITIES)),
+        }
+        ids = list(session.evidence)
+        if ids and draw(st.booleans()):
+            args["supporting_evidence_ids"] = [draw(st.sampled_from(ids))]
+        outcome = drive(record_unknown(session, args, CTX))
+        if isinstance(outcome.reply, Success):
+            session = outcome.session
+            head = outcome.reply.unwrap()["result"]
+            for _ in range(draw(st.integers(0, 2))):
+                outcome = drive(
+                    update_unknown(
+                        session,
+                        {
+                            "unknown_id": head["unknown_id"],
+                            "expected_revision": head["revision"],
+                            "status": draw(st.sampled_from(["open", "investigating", "blocked"])),
+                            "severity": draw(st.sampled_from(SEVERITIES)),
+                        },
+                        CTX,
+                    )
+                )
+                session = outcome.session
+                head = outcome.reply.unwrap()["result"]
+    return session
+
+
+@st.composite
+def trees(draw):
+    """Root files plus one nested container with children, as reader facts."""
+    top = draw(names)
+    inner = draw(names)
+    entries = [
+        EntryFact(
+            index=i,
+            parent=None,
+            logical_path=n,
+            entry_kind="file",
+            sha256=draw(digests),
+            size=3,
+            hash_status="verified",
+            executable=draw(st.booleans()),
+        )
+        for i, n in enumerate(top)
+    ]
+    container = len(entries)
+    entries.append(
+        EntryFact(
+            index=container,
+            parent=None,
+            logical_path="nested.zip/x" if "nested.zip/x" not in top else "nested2.zip",
+            entry_kind="file",
+            sha256="ff" * 32,
+            size=9,
+            format="zip",
+            hash_status="verified",
+        )
+    )
+    for j, n in enumerate(inner):
+        entries.append(
+            EntryFact(
+                index=container + 1 + j,
+                parent=container,
+                logical_path=n,
+                entry_kind="file",
+                sha256=draw(digests),
+                size=3,
+                hash_status="verified",
+            )
+        )
+    return InventoryFacts(
+        root_name="r.zip", root_sha256="ee" * 32, root_size=10, root_format="zip", entries=tuple(entries)
+    )
+
+
+GO_MACHO = Path("/usr/share/go-1.19/src/debug/macho/testdata")
+
+
+record_unknown = json_program(unknowns.record_unknown)
+
+
+update_unknown = json_program(unknowns.update_unknown)
+
+
+SEVERITIES = ("low", "medium", "high", "critical")
+
+
+names = st.lists(
+    st.text("abAB/._-x", min_size=1, max_size=6).filter(
+        lambda s: (
+            not s.startswith("/")
+            and ".." not in s
+            and "//" not in s
+            and not s.endswith("/")
+            and s not in (".",)
+            and "/./" not in s
+            and not s.startswith("./")
+        )
+    ),
+    min_size=0,
+    max_size=12,
+    unique=True,
+)
+
+
+digests = st.sampled_from([f"{i:02x}" * 32 for i in range(6)])

@@ -17,7 +17,6 @@ from effects.progress import Progress
 from rea.artifacts import build_inventory, compare_inventories, parse_inventory
 from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import (
-    EntryFact,
     ExtractArtifact,
     InventoryArtifact,
     InventoryFacts,
@@ -26,72 +25,7 @@ from rea.artifacts.model import (
     Omission,
 )
 from rea.errors import CATEGORY_BY_CODE
-
-names = st.lists(
-    st.text("abAB/._-x", min_size=1, max_size=6).filter(
-        lambda s: (
-            not s.startswith("/")
-            and ".." not in s
-            and "//" not in s
-            and not s.endswith("/")
-            and s not in (".",)
-            and "/./" not in s
-            and not s.startswith("./")
-        )
-    ),
-    min_size=0,
-    max_size=12,
-    unique=True,
-)
-digests = st.sampled_from([f"{i:02x}" * 32 for i in range(6)])
-
-
-@st.composite
-def trees(draw):
-    """Root files plus one nested container with children, as reader facts."""
-    top = draw(names)
-    inner = draw(names)
-    entries = [
-        EntryFact(
-            index=i,
-            parent=None,
-            logical_path=n,
-            entry_kind="file",
-            sha256=draw(digests),
-            size=3,
-            hash_status="verified",
-            executable=draw(st.booleans()),
-        )
-        for i, n in enumerate(top)
-    ]
-    container = len(entries)
-    entries.append(
-        EntryFact(
-            index=container,
-            parent=None,
-            logical_path="nested.zip/x" if "nested.zip/x" not in top else "nested2.zip",
-            entry_kind="file",
-            sha256="ff" * 32,
-            size=9,
-            format="zip",
-            hash_status="verified",
-        )
-    )
-    for j, n in enumerate(inner):
-        entries.append(
-            EntryFact(
-                index=container + 1 + j,
-                parent=container,
-                logical_path=n,
-                entry_kind="file",
-                sha256=draw(digests),
-                size=3,
-                hash_status="verified",
-            )
-        )
-    return InventoryFacts(
-        root_name="r.zip", root_sha256="ee" * 32, root_size=10, root_format="zip", entries=tuple(entries)
-    )
+from prop_support import trees
 
 
 def reorder(facts: InventoryFacts, seed: int) -> InventoryFacts:

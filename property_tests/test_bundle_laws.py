@@ -10,7 +10,6 @@ from prop_support import (
     CTX,
     drive,
     json_program,
-    small_evidences,
     get_path,
     json_value,
     paths,
@@ -20,48 +19,11 @@ from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
 from rea.session import Session, merge, record
 from rea.unknowns import seal
-from rea.session_tools.programs import bundles, unknowns
+from rea.session_tools.programs import bundles
+from prop_support import sessions
+from prop_support import SEVERITIES, record_unknown, update_unknown
 
 import_evidence_bundle = json_program(bundles.import_evidence_bundle)  # the programs read their tool's record
-record_unknown = json_program(unknowns.record_unknown)
-update_unknown = json_program(unknowns.update_unknown)
-
-SEVERITIES = ("low", "medium", "high", "critical")
-
-
-@st.composite
-def sessions(draw: st.DrawFn, max_records: int = 4, max_unknowns: int = 3) -> Session:
-    """A session with generated Evidence and unknowns made (and revised) by the real programs."""
-    session = record(Session(), draw(st.lists(small_evidences, max_size=max_records)))
-    for i in range(draw(st.integers(0, max_unknowns))):
-        args = {
-            "question": f"q{i} {draw(st.text(max_size=6))}",
-            "domain": draw(st.sampled_from(["net", "fs"])),
-            "severity": draw(st.sampled_from(SEVERITIES)),
-        }
-        ids = list(session.evidence)
-        if ids and draw(st.booleans()):
-            args["supporting_evidence_ids"] = [draw(st.sampled_from(ids))]
-        outcome = drive(record_unknown(session, args, CTX))
-        if isinstance(outcome.reply, Success):
-            session = outcome.session
-            head = outcome.reply.unwrap()["result"]
-            for _ in range(draw(st.integers(0, 2))):
-                outcome = drive(
-                    update_unknown(
-                        session,
-                        {
-                            "unknown_id": head["unknown_id"],
-                            "expected_revision": head["revision"],
-                            "status": draw(st.sampled_from(["open", "investigating", "blocked"])),
-                            "severity": draw(st.sampled_from(SEVERITIES)),
-                        },
-                        CTX,
-                    )
-                )
-                session = outcome.session
-                head = outcome.reply.unwrap()["result"]
-    return session
 
 
 def _wire(session: Session) -> dict:

@@ -8,14 +8,9 @@ here (gcc, mingw) and the Go toolchain's Mach-O test data when installed.
 
 from __future__ import annotations
 
-import base64
-import shutil
-import subprocess
 import tempfile
-from functools import cache
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from returns.result import Success
@@ -23,27 +18,9 @@ from returns.result import Success
 from effects.layout.runtime import _layout, guarded
 from rea.layout.build import layout_result
 from rea.layout.model import ReadBinaryLayout
+from prop_support import mutated, seeds
 
-GO_MACHO = Path("/usr/share/go-1.19/src/debug/macho/testdata")
 CODES = {"invalid_request", "target_unavailable"}
-
-
-@cache
-def seeds() -> tuple[bytes, ...]:
-    found = []
-    work = Path(tempfile.mkdtemp(prefix="rea-layout-seeds-"))
-    (work / "s.c").write_text("int g = 1; int main(void) { return g; }\n")
-    for compiler, name in (("gcc", "a.out"), ("x86_64-w64-mingw32-gcc", "a.exe")):
-        if shutil.which(compiler):
-            subprocess.run([compiler, "-o", str(work / name), str(work / "s.c")], check=True, capture_output=True)
-            found.append((work / name).read_bytes())
-    for name in ("gcc-amd64-darwin-exec", "fat-gcc-386-amd64-darwin-exec"):
-        encoded = GO_MACHO / f"{name}.base64"
-        if encoded.exists():
-            found.append(base64.b64decode(encoded.read_text()))
-    if not found:
-        pytest.skip("no compiler or Mach-O test data to seed the hostile inputs")
-    return tuple(found)
 
 
 def _check(data: bytes, tmp: Path) -> None:
@@ -57,19 +34,6 @@ def _check(data: bytes, tmp: Path) -> None:
         assert result["artifact"]["bytes"] == len(data)
     else:
         assert got.failure().code in CODES, got.failure()
-
-
-@st.composite
-def mutated(draw: st.DrawFn) -> bytes:
-    seed = draw(st.sampled_from(seeds()))
-    data = bytearray(seed)
-    # corrupt header-region bytes most often: that is where the tables are described
-    for _ in range(draw(st.integers(1, 24))):
-        span = draw(st.sampled_from((64, 512, 4096, len(data))))
-        at = draw(st.integers(0, min(span, len(data)) - 1))
-        data[at] = draw(st.integers(0, 255))
-    cut = draw(st.one_of(st.none(), st.integers(0, len(data))))
-    return bytes(data if cut is None else data[:cut])
 
 
 @settings(max_examples=60)

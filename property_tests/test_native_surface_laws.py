@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 from rea.errors import ReaError
 from rea.native import annotations as notes
 from rea.native import image
-from test_layout_laws import mutated, seeds
+from prop_support import mutated, seeds
 
 SHA, DIGEST = "a" * 64, "b" * 64
 addresses = st.integers(min_value=0, max_value=2**48).map(lambda v: f"0x{v:x}")

@@ -23,7 +23,7 @@ from rea.unknowns import heads, seal
 from rea.wire.convert import structure, to_wire
 from rea.session_tools.records.results import ResidualUnknown
 from rea.session_tools.programs import unknowns
-from test_bundle_laws import sessions
+from prop_support import sessions
 
 update_unknown = json_program(unknowns.update_unknown)  # the programs read their tool's record
 

@@ -18,7 +18,7 @@ from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import Limits
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.views.programs import project
-from test_artifact_laws import trees as inventory_trees
+from prop_support import trees as inventory_trees
 
 SUBJECT = Subject(name="t", sha256="d" * 64, format="elf", architecture=None, local_path="/t")
 ROW_FACETS = ("assembly", "callers", "incoming_references", "referenced_strings", "basic_blocks", "unresolved_calls")

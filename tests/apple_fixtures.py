@@ -11,12 +11,16 @@ the reader under test.
 
 from __future__ import annotations
 
+
 import re
 import subprocess
 import zipfile
 from pathlib import Path
 
 import pytest
+import plistlib
+import shutil
+from typing import Any
 
 WHEEL = Path(__file__).parent / "data" / "wheels" / "pyobjc_core-10.3.1-cp311-cp311-macosx_10_9_universal2.whl"
 MEMBER = "objc/_objc.cpython-311-darwin.so"
@@ -86,3 +90,57 @@ def nm_symbols(path: Path, arch: str) -> dict[str, int]:
         if len(parts) == 3 and parts[0]:
             found[parts[2]] = int(parts[0], 16)
     return found
+
+
+def make_app(root: Path) -> Path:
+    """An .app with nested bundles of every role, a launchd plist, the nibs, the catalog and a keyed archive."""
+    app = root / "Demo.app"
+    shutil.copytree(APP, app)
+    contents = app / "Contents"
+    for nested in ("PlugIns/Share.appex", "XPCServices/Fetch.xpc", "Library/LoginItems/Launcher.app",
+                   "Frameworks/Kit.framework", "Library/LaunchServices/Helper.app"):  # fmt: skip
+        (contents / nested).mkdir(parents=True)
+        (contents / nested / "Info.plist").write_bytes(plistlib.dumps({"CFBundleIdentifier": "x"}))
+    (contents / "Library/LaunchAgents").mkdir(parents=True)
+    (contents / "Library/LaunchAgents/com.example.agent.plist").write_bytes(plistlib.dumps({"Label": "agent"}))
+    (contents / "Info.plist").write_bytes(plistlib.dumps({"CFBundleIdentifier": "com.example.demo"}))
+    (contents / "Resources/Model.plist").write_bytes(plistlib.dumps(cyclic_archive(), fmt=plistlib.FMT_BINARY))
+    return app
+
+
+INFO = """<?xml version="1.0" encoding="UTF-8"?>
+<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+<plist version="1.0">
+<dict>
+  <key>CFBundleIdentifier</key><string>com.example.Demo</string>
+  <key>CFBundleExecutable</key><string>Demo</string>
+  <key>CFBundleName</key><string>Demo</string>
+  <key>CFBundleVersion</key><string>42</string>
+  <key>CFBundleShortVersionString</key><string>1.2.3</string>
+  <key>LSMinimumSystemVersion</key><string>11.0</string>
+  <key>Icon</key><data>AAEC</data>
+  <key>Built</key><date>2026-01-02T03:04:05Z</date>
+  <key>Big</key><integer>18446744073709551615</integer>
+  <key>Flags</key><array><true/><false/><real>1.5</real></array>
+</dict>
+</plist>
+"""
+
+
+FIXTURES = Path(__file__).parent / "fixtures" / "apple"
+APP = FIXTURES / "Sample.app"
+
+
+def cyclic_archive() -> dict[str, Any]:
+    """Two objects that point at each other, a shared class descriptor, a nil and a dangling UID."""
+    objects = [
+        "$null",
+        {"$class": UID(3), "name": "a", "next": UID(2), "missing": UID(0)},
+        {"$class": UID(3), "name": "b", "next": UID(1), "dangling": UID(40)},
+        {"$classname": "Node", "$classes": ["Node", "NSObject"]},
+    ]
+    return {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": UID(1), "other": UID(2)},
+            "$objects": objects}  # fmt: skip
+
+
+UID = plistlib.UID

@@ -24,6 +24,7 @@ import psutil
 import pytest
 
 from effects.chromium import HEADLESS_ARGS, find_chromium
+from effects import chromium as chromium_module
 
 CHROMIUM = find_chromium()
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this host (scripts/setup installs it)")
@@ -134,3 +135,33 @@ def site(tmp_path: Path) -> Iterator[Site]:
         yield s
     finally:
         s.close()
+
+
+@pytest.fixture
+def owned(monkeypatch: pytest.MonkeyPatch) -> list[chromium_module.OwnedChromium]:
+    """Every OwnedChromium the handler starts, kept so the test can check it is gone."""
+    started: list[chromium_module.OwnedChromium] = []
+    original = chromium_module.OwnedChromium.start
+
+    async def start(self: chromium_module.OwnedChromium, *a: Any, **k: Any) -> Any:
+        started.append(self)
+        got = await original(self, *a, **k)
+        assert self.process is not None
+        self.launched = (self.process.pid, self.profile)  # type: ignore[attr-defined]
+        return got
+
+    monkeypatch.setattr(chromium_module.OwnedChromium, "start", start)
+    return started
+
+
+def _gone(chromium: chromium_module.OwnedChromium) -> None:
+    pid, profile = chromium.launched  # type: ignore[attr-defined]
+    assert chromium.process is None and not os.path.exists(profile)
+    alive = []
+    for proc in psutil.process_iter(["pid"]):
+        try:
+            if os.getpgid(proc.pid) == pid and proc.status() != psutil.STATUS_ZOMBIE:
+                alive.append(proc.pid)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    assert alive == []

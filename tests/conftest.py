@@ -29,3 +29,9 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # what the user's ~/.cache/rea holds (the Quick start's first command fills it) and never writes there.
 os.environ["REA_CACHE_DIR"] = tempfile.mkdtemp(prefix="rea-test-cache-")
 atexit.register(shutil.rmtree, os.environ["REA_CACHE_DIR"], True)
+
+# The fixtures several families' tests share, defined once beside their helpers (the *_fixtures modules) and
+# offered to every test here: a test names the fixture as a parameter and never imports it from another test.
+from chromium_fixtures import browser, owned, site  # noqa: E402,F401
+from javascript_fixtures import npm_tree  # noqa: E402,F401
+from native_fixtures import binaries, cache_dir, images, sample, samples  # noqa: E402,F401

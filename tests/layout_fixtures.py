@@ -18,6 +18,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import resource
+import signal
 
 SOURCE = r"""
 #include <stdio.h>
@@ -353,3 +355,44 @@ func main() {
 def go_fat_arches(path: Path, tmp: Path) -> list[dict[str, int]]:
     """The universal header as Go's debug/macho.OpenFat reads it."""
     return go_run(GO_FAT, "gofat", path, tmp)  # type: ignore[return-value]
+
+
+def make_core(tmp: Path) -> tuple[Path, Path]:
+    """A crashing two-thread program and its core: the kernel's when it writes one here, else gdb's gcore."""
+    src, exe = tmp / "crash.c", tmp / "crash"
+    src.write_text(CRASH)
+    subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", str(exe), str(src)], check=True)
+    subprocess.run([str(exe)], cwd=tmp, preexec_fn=_core_limits, capture_output=True, timeout=30)
+    cores = sorted(p for p in tmp.iterdir() if p.name == "core" or p.name.startswith("core."))
+    if cores:
+        return exe, cores[0]
+    core = tmp / "gcore"  # core_pattern pipes elsewhere on this host: let gdb record the crash instead
+    subprocess.run(
+        ["gdb", "-nx", "-batch", "-ex", "run", "-ex", f"generate-core-file {core}", str(exe)],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    return exe, core
+
+
+CRASH = r"""
+#include <pthread.h>
+#include <stdio.h>
+#include <unistd.h>
+static void *spin(void *arg) { for (;;) pause(); return arg; }
+int main(void) {
+    pthread_t t;
+    pthread_create(&t, NULL, spin, NULL);
+    usleep(20000);
+    volatile int *p = (int *)0x1234;
+    puts("crashing");
+    *p = 42;
+    return 0;
+}
+"""
+
+
+def _core_limits() -> None:
+    resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -12,6 +12,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+from collections.abc import Callable
+import jsonschema
+from rea.catalog import BY_NAME, ToolContract
+from rea.catalog import BY_NAME
 
 HERE = Path(__file__).parent / "reference"
 RAW_31: dict[str, Any] = json.loads((HERE / "rea-3.1-result-schemas.json").read_text())["result_schemas"]
@@ -2138,3 +2142,30 @@ def shape(case: str) -> Any:
     if case in SIX:
         return SIX[case]
     return base(case.split("[")[0])
+
+
+def same_verdicts(projection: Callable[[ToolContract], dict]) -> int:
+    """Asserts that the projected input schema accepts or refuses every reference example, and each of its
+    mutations, exactly as the canonical schema does; returns how many values were checked."""
+    checked = 0
+    for example in EXAMPLES:
+        contract = BY_NAME.get(example["tool"])
+        if contract is None or not isinstance(example["input"], dict):
+            continue
+        full = jsonschema.Draft202012Validator(contract.input_schema)
+        projected = jsonschema.Draft202012Validator(projection(contract))
+        for value in _variants(example["input"]):
+            assert full.is_valid(value) == projected.is_valid(value), (contract.name, value)
+            checked += 1
+    return checked
+
+
+EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
+
+
+def _variants(example: dict) -> list[dict]:
+    out = [example]
+    for key in example:
+        out.append({k: v for k, v in example.items() if k != key})
+        out.append({**example, key: [example[key]] if not isinstance(example[key], list) else "x"})
+    return out

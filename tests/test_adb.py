@@ -24,7 +24,7 @@ from adb_fixtures import FakeAdbServer, reserved_port
 from rea.catalog import BY_NAME
 from rea.adb.contract import ROWS
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = pytest.mark.skipif(shutil.which("adb") is None, reason="needs Debian adb (scripts/setup test)")
 SERIAL = "emulator-5554"

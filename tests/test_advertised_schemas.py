@@ -15,7 +15,7 @@ from rea.catalog import CATALOG
 from rea.catalog.advertised import REFERENCE_EXPANSIONS, advertised_input, expansions, shared_input
 from rea.catalog.projection import advertised_schema, tool_definition
 from rea.catalog.schemas import advertisement_problems, inline_refs
-from test_compact_schemas import same_verdicts  # the reference examples and their mutations
+from reference_shapes import same_verdicts  # the reference examples and their mutations
 
 UNBOUNDED = 10**9
 

@@ -20,7 +20,7 @@ import pytest
 
 import android_fixtures as fx
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(fx.missing_tools()), reason=f"needs {fx.missing_tools()}")]
 MAIN = "com.example.demo.MainActivity"

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import plistlib
-import shutil
 import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
@@ -28,26 +27,14 @@ import pytest
 from rea.apple_artifacts import car, keyed, nib
 from rea.apple_artifacts.interface_graph import DecodedDocument, build
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
+from apple_fixtures import make_app
+from apple_fixtures import APP, cyclic_archive
+from apple_fixtures import FIXTURES, UID
 
-FIXTURES = Path(__file__).parent / "fixtures" / "apple"
-APP = FIXTURES / "Sample.app"
 RESOURCES = APP / "Contents" / "Resources"
 SOURCES = FIXTURES / "sources"
 LIMITS = {"max_objects": 20_000, "max_connections": 40_000}
-UID = plistlib.UID
-
-
-def cyclic_archive() -> dict[str, Any]:
-    """Two objects that point at each other, a shared class descriptor, a nil and a dangling UID."""
-    objects = [
-        "$null",
-        {"$class": UID(3), "name": "a", "next": UID(2), "missing": UID(0)},
-        {"$class": UID(3), "name": "b", "next": UID(1), "dangling": UID(40)},
-        {"$classname": "Node", "$classes": ["Node", "NSObject"]},
-    ]
-    return {"$archiver": "NSKeyedArchiver", "$version": 100000, "$top": {"root": UID(1), "other": UID(2)},
-            "$objects": objects}  # fmt: skip
 
 
 def as_xml_uids(value: Any) -> Any:
@@ -257,22 +244,6 @@ def test_a_truncated_catalog_is_malformed_never_a_crash(cut):
 
 
 # ------------------------------------------------------------------ MCP and CLI
-
-
-def make_app(root: Path) -> Path:
-    """An .app with nested bundles of every role, a launchd plist, the nibs, the catalog and a keyed archive."""
-    app = root / "Demo.app"
-    shutil.copytree(APP, app)
-    contents = app / "Contents"
-    for nested in ("PlugIns/Share.appex", "XPCServices/Fetch.xpc", "Library/LoginItems/Launcher.app",
-                   "Frameworks/Kit.framework", "Library/LaunchServices/Helper.app"):  # fmt: skip
-        (contents / nested).mkdir(parents=True)
-        (contents / nested / "Info.plist").write_bytes(plistlib.dumps({"CFBundleIdentifier": "x"}))
-    (contents / "Library/LaunchAgents").mkdir(parents=True)
-    (contents / "Library/LaunchAgents/com.example.agent.plist").write_bytes(plistlib.dumps({"Label": "agent"}))
-    (contents / "Info.plist").write_bytes(plistlib.dumps({"CFBundleIdentifier": "com.example.demo"}))
-    (contents / "Resources/Model.plist").write_bytes(plistlib.dumps(cyclic_archive(), fmt=plistlib.FMT_BINARY))
-    return app
 
 
 async def _mcp(app: Path) -> dict[str, Any]:

@@ -23,8 +23,7 @@ from rea.apple_metadata.dispatch import dispatch_result
 from rea.apple_metadata.image import MachImage, Section, Segment
 from rea.apple_metadata.results import Reading, objc_classes, objc_protocols, swift_types
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 BASE = 0x1000
 

@@ -18,8 +18,7 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip, pack_asar
-from test_artifact_mcp import evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, evidence
 
 pytestmark = pytest.mark.slow
 

@@ -21,8 +21,7 @@ import attrs
 import pytest
 
 from rea.evidence import identify, parse_evidence
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 pytestmark = pytest.mark.slow
 

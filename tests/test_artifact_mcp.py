@@ -11,25 +11,10 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from rea.canonical_json import canonicalize
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 pytestmark = pytest.mark.slow
-
-
-def evidence(result):
-    assert result.is_error is False, result.content[0].text
-    assert result.content[0].text.encode() == canonicalize(result.structured_content)
-    assert result.structured_content["evidence_id"].startswith("ev_")
-    return result.structured_content
-
-
-def error(result, code):
-    assert result.is_error is True
-    body = json.loads(result.content[0].text)["error"]
-    assert body["code"] == code, body
-    return body
 
 
 def test_artifact_tools_over_mcp(tmp_path):

@@ -26,7 +26,7 @@ from rea.batch.items import Identified, outcomes, work_list
 from rea.batch.kinds import PLANS, kind_of
 from rea.bundle import parse_bundle
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, ok
+from mcp_client import connect, ok
 
 OPERATION = {kind: plan.steps[-1].tool for kind, plan in PLANS.items()}
 

@@ -23,7 +23,7 @@ from rea.javascript.records.arguments import AnalyzeArgs
 from rea.workflows import PROGRAMS
 from rea.javascript.programs.analysis import analyze_javascript_application
 from scripted import CTX
-from test_javascript import write_tree
+from javascript_fixtures import write_tree
 
 LATE_PHASES = ("linking", "semantic", "sealing", "hashing", "validating", "publishing")
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from test_javascript import write_tree
-from test_mcp_e2e import connect, ok
+from javascript_fixtures import write_tree
+from mcp_client import connect, ok
 from rea.javascript.programs.analysis import BATCH_FILES
-from test_native import SOURCE, _workers
+from native_fixtures import SOURCE, _workers
 
 pytestmark = pytest.mark.slow
 OPERATION = "analyze_javascript_application"

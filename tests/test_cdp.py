@@ -16,7 +16,7 @@ import psutil
 import pytest
 from returns.result import Failure, Success
 
-from chromium_fixtures import browser, needs_chromium, site  # noqa: F401 - fixtures
+from chromium_fixtures import needs_chromium
 from effects import cdp
 from effects.chromium import OwnedChromium
 from rea.loopback import parse_endpoint

@@ -5,39 +5,12 @@ each example with one top-level field removed or mistyped, exactly as the full s
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from pathlib import Path
 
 import jsonschema
 
-from rea.catalog import BY_NAME, CATALOG, ToolContract
+from rea.catalog import BY_NAME, CATALOG
 from rea.catalog.schemas import COMPACT_INPUT_BUDGET, compact_input, inline_refs
-
-EXAMPLES = json.loads((Path(__file__).parent / "reference" / "input-examples.json").read_text())["examples"]
-
-
-def _variants(example: dict) -> list[dict]:
-    out = [example]
-    for key in example:
-        out.append({k: v for k, v in example.items() if k != key})
-        out.append({**example, key: [example[key]] if not isinstance(example[key], list) else "x"})
-    return out
-
-
-def same_verdicts(projection: Callable[[ToolContract], dict]) -> int:
-    """Asserts that the projected input schema accepts or refuses every reference example, and each of its
-    mutations, exactly as the canonical schema does; returns how many values were checked."""
-    checked = 0
-    for example in EXAMPLES:
-        contract = BY_NAME.get(example["tool"])
-        if contract is None or not isinstance(example["input"], dict):
-            continue
-        full = jsonschema.Draft202012Validator(contract.input_schema)
-        projected = jsonschema.Draft202012Validator(projection(contract))
-        for value in _variants(example["input"]):
-            assert full.is_valid(value) == projected.is_valid(value), (contract.name, value)
-            checked += 1
-    return checked
+from reference_shapes import same_verdicts
 
 
 def test_compact_schemas_fit_the_budget_and_validate_as_the_full_ones():

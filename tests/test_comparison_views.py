@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_javascript import write_tree
-from test_mcp_e2e import connect
+from javascript_fixtures import write_tree
+from mcp_client import connect
 
 pytestmark = pytest.mark.slow
 REPLY_CAP = 32 * 1024

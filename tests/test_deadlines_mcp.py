@@ -18,7 +18,7 @@ import anyio
 import psutil
 import pytest
 
-from test_mcp_e2e import connect, err, ok, run
+from mcp_client import connect, err, ok, run
 
 pytestmark = pytest.mark.slow
 ELAPSED = re.compile(r"(\d+)s elapsed")

@@ -13,8 +13,8 @@ import pytest
 
 from artifact_fixtures import make_zip
 from support import clean_env, rea_command
-from test_javascript import APP, write_tree
-from test_mcp_e2e import connect, err
+from javascript_fixtures import APP, write_tree
+from mcp_client import connect, err
 
 pytestmark = pytest.mark.slow
 

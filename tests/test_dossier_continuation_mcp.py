@@ -27,7 +27,7 @@ import pytest
 from rea.evidence import identify, parse_evidence
 from rea.session import Session, record
 from support import write_bundle
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = pytest.mark.slow
 

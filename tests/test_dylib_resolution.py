@@ -24,8 +24,7 @@ from returns.result import Failure, Success
 from artifact_fixtures import run_tools
 from layout_fixtures import go_macho
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 D = lief.MachO.DylibCommand
 LC_REQ_DYLD = 0x80000000

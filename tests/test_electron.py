@@ -21,11 +21,11 @@ import anyio
 import pytest
 from returns.result import Failure, Success
 
-from chromium_fixtures import Browser, needs_chromium, site  # noqa: F401 - fixtures
+from chromium_fixtures import Browser, needs_chromium
 from effects.calls import Connection
 from support import clean_env, rea_command
-from test_javascript import call
-from test_replies import CTX
+from javascript_fixtures import call
+from scripted import CTX
 
 pytestmark = needs_chromium
 

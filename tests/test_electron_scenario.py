@@ -20,9 +20,8 @@ from returns.result import Success
 from artifact_fixtures import call
 from chromium_fixtures import CHROMIUM, needs_chromium
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
-from test_web_scenario import _gone, owned  # noqa: F401 - fixture
+from mcp_client import connect, error, evidence
+from chromium_fixtures import _gone
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 

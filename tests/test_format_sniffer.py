@@ -15,7 +15,7 @@ import lief
 import pytest
 
 from rea.artifacts.model import format_for_name, is_fat_macho
-from test_mcp_e2e import connect, ok
+from mcp_client import connect, ok
 
 
 def class_file(major: int = 52) -> bytes:

@@ -18,7 +18,7 @@ from ghidra_fixtures import GHIDRA_VERSION, fake_install, fake_jdk, fake_pyghidr
 from rea.native.ghidra_install import decide, java_major, parse_properties
 from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
+from mcp_client import connect, err, ok
 
 
 @pytest.mark.parametrize(

@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from effects.native import metadata
 from rea.native import gopclntab
 from support import clean_env
-from test_mcp_e2e import connect, ok
-from test_native import ok_evidence
+from mcp_client import connect, ok
+from native_fixtures import ok_evidence
 
 pytestmark = pytest.mark.slow  # three cross builds (the std of windows and darwin compiled once per session)
 MAIN = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n'

@@ -159,3 +159,19 @@ def test_files_and_functions_over_their_size_only_fall():
     files, functions = _sizes()
     assert len(files) <= FILES_OVER_CEILING, (f"{len(files)} files over {FILE_LINES} lines", files[:10])
     assert len(functions) <= FUNCTIONS_OVER_CEILING, (f"{len(functions)} functions over {FUNCTION_LINES}", functions)
+
+
+def test_no_test_module_imports_another():
+    """Shared helpers live in the *_fixtures modules (and mcp_client, support, scripted), shared fixtures in
+    conftest.py: a test module importing another runs that module's fixtures and globals a second time and ties
+    two families' tests together (issue 31, item 6)."""
+    found = []
+    for folder in ("tests", "property_tests"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if "node_modules" in path.parts:
+                continue
+            for node in ast.parse(path.read_text(encoding="utf-8")).body:
+                names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+                names += [a.name for a in node.names] if isinstance(node, ast.Import) else []
+                found += [f"{path.relative_to(ROOT)} imports {n}" for n in names if n.startswith("test_")]
+    assert found == []

@@ -9,144 +9,24 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
-from returns.result import Success
 
 from effects.calls import Connection, call_tool
 from rea.evidence import parse_evidence
 from rea.javascript.ids import node_id as jid
 from rea.javascript.ids import semantic_node_id
 from rea.javascript.views import application_view
-from support import clean_env, npm_fixture, rea_command
-from test_mcp_e2e import connect, err
-from test_replies import CTX
-
-HERE = Path(__file__).parent / "javascript"
-
-APP = {
-    "package.json": json.dumps(
-        {"name": "demo-app", "version": "1.0.0", "main": "src/main.js", "dependencies": {"electron": "^30.0.0"}}
-    ),
-    "src/main.js": """const { app, BrowserWindow, ipcMain, utilityProcess } = require('electron');
-const path = require('node:path');
-const fs = require('fs');
-const store = require('./store');
-const missing = require('./not-here');
-function createWindow() {
-  const win = new BrowserWindow({ webPreferences: { preload: path.join(__dirname, 'preload.js'), sandbox: false } });
-  win.loadFile('src/renderer/index.html');
-  ipcMain.handle('settings:get', async (_e, key) => store.get(key));
-  ipcMain.on('log', (_e, msg) => console.log(msg));
-  ipcMain.handle(dynamicName(), () => 1);
-  setInterval(() => win.webContents.send('tick', Date.now()), 1000);
-  utilityProcess.fork(path.join(__dirname, 'worker.js'));
-  fetch('https://api.example.com/v1/status');
-}
-app.whenReady().then(createWindow);
-""",
-    "src/store.js": "const data = {};\nmodule.exports = { get(key) { return data[key]; }, set(key, v) { data[key] = v; } };\n",
-    "src/worker.js": "process.parentPort.on('message', () => {});\n",
-    "src/preload.js": """const { contextBridge, ipcRenderer } = require('electron');
-contextBridge.exposeInMainWorld('api', {
-  getSetting: (key) => ipcRenderer.invoke('settings:get', key),
-  log: (msg) => ipcRenderer.send('log', msg),
-  onTick: (cb) => ipcRenderer.on('tick', (_e, t) => cb(t)),
-});
-""",
-    "src/renderer/index.html": '<!doctype html><html><body><script type="module" src="./app.js"></script></body></html>\n',
-    "src/renderer/app.js": """import { format } from './format.js';
-window.api.onTick((t) => { document.title = format(t).text; });
-window.api.getSetting('theme').then(console.log);
-""",
-    "src/renderer/format.ts": "export function format(t: number) { return { text: String(t), ts: t }; }\nexport const VERSION: string = '1';\n",
-    "src/server.js": "const router = require('express').Router();\nrouter.get('/users/:id', (req, res) => res.end());\nmodule.exports = router;\n",
-    "src/broken.js": "this is not { valid javascript (((\n",
-    "lib.js/index.js": "module.exports = 1;\n",
-}
-
-
-def write_tree(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return root
+from support import clean_env, rea_command
+from mcp_client import connect, err
+from scripted import CTX
+from javascript_fixtures import APP, analyze, call, edges, label, labels, node, roles, semantic_graph, write_tree
 
 
 @pytest.fixture()
 def app(tmp_path) -> Path:
     return write_tree(tmp_path / "app", APP)
-
-
-def call(conn: Connection, name: str, args: dict[str, Any]) -> Any:
-    async def main():
-        return await call_tool(conn, name, args, None)
-
-    return anyio.run(main)
-
-
-_SESSIONS: dict[str, Connection] = {}  # the connection each analysis ran in (its semantic graph is retained there)
-
-
-def analyze(path: Path, conn: Connection | None = None, **args: Any) -> dict[str, Any]:
-    conn = conn or Connection(ctx=CTX)
-    reply = call(conn, "analyze_javascript_application", {"input_path": str(path), **args})
-    assert isinstance(reply, Success), reply
-    _SESSIONS[reply.unwrap()["evidence_id"]] = conn
-    return reply.unwrap()
-
-
-def semantic_graph(evidence: dict[str, Any]) -> dict[str, Any]:
-    """The semantic graph an analysis retained as its own Evidence (the record names it by id)."""
-    retained = evidence["normalized_result"]["semantic_graph"]["retained"]
-    found = _SESSIONS[evidence["evidence_id"]].session.evidence[retained["evidence_id"]]
-    assert found.operation == "javascript_semantic_graph"
-    return found.to_json()["normalized_result"]
-
-
-def wire(key: str) -> str:
-    """A node's wire id from its readable key (a wire id stays as it is)."""
-    return key if key.startswith("jag_node_") else jid(key)
-
-
-def node(result: dict[str, Any], key: str) -> dict[str, Any]:
-    return next(n for n in result["graph"]["nodes"] if n["node_id"] == wire(key))
-
-
-def label(result: dict[str, Any], node_id: str) -> str:
-    """The readable key of the node with this wire id."""
-    return node(result, node_id)["label"]
-
-
-def labels(result: dict[str, Any]) -> dict[str, str]:
-    """Wire id -> readable key, for every node of the graph."""
-    return {n["node_id"]: n["label"] for n in result["graph"]["nodes"]}
-
-
-def edges(result, relation=None, source=None, target=None):
-    return [
-        e
-        for e in result["graph"]["edges"]
-        if (relation is None or e["relation"] == relation)
-        and (source is None or e["source_node_id"] == wire(source))
-        and (target is None or e["target_node_id"] == wire(target))
-    ]
-
-
-def keyed(result, relation=None, source=None, target=None):
-    """edges() with their ends as readable keys, the names the tests give them."""
-    key = labels(result)
-    return [
-        {**e, "source_node_id": key[e["source_node_id"]], "target_node_id": key[e["target_node_id"]]}
-        for e in edges(result, relation, source, target)
-    ]
-
-
-def roles(result, node_id):
-    return [r["role"] for r in node(result, node_id).get("roles", [])]
 
 
 def test_electron_app_graph(app):
@@ -598,16 +478,6 @@ def test_errors_are_canonical(app, tmp_path):
 
 
 # ------------------------------------------------------------ real npm packages, real esbuild
-
-
-def npm_installed(directory: Path) -> Path:
-    """A fixture directory's pinned npm packages, installed by scripts/setup test (the run needs no registry)."""
-    return npm_fixture(directory)
-
-
-@pytest.fixture(scope="module")
-def npm_tree() -> Path:
-    return npm_installed(HERE)
 
 
 @pytest.mark.slow

@@ -13,17 +13,8 @@ from pathlib import Path
 import pytest
 
 from effects.calls import Connection
-from test_javascript import analyze, call, keyed, node, npm_installed, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
-from test_replies import CTX
-
-SOURCES = {
-    "package.json": json.dumps({"name": "shop", "private": True}),
-    "src/main.js": "const cart = require('./cart.js');\nconsole.log(cart.total([1, 2]));\n"
-    "import('./lazy.js').then((m) => m.run());\n",
-    "src/cart.js": "const tax = require('./tax.js');\nmodule.exports = { total: (xs) => tax.apply(xs.reduce((a, b) => a + b, 0)) };\n",
-    "src/tax.js": "exports.apply = (x) => Math.round(x * 1.2);\n",
-    "src/lazy.js": "export function run() { return fetch('https://api.example.com/lazy'); }\nexport const LAZY = 1;\n",
-}
+from javascript_fixtures import SOURCES, analyze, call, keyed, node, npm_installed, write_tree
+from scripted import CTX
 
 
 def webpack(npm: Path, src: Path, out: Path, *flags: str) -> Path:

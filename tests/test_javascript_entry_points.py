@@ -21,8 +21,8 @@ from effects.calls import Connection
 from rea.javascript.contract.application import TOOLS
 from rea.javascript.ids import node_id as jid
 from support import clean_env, npm_fixture, rea_command
-from test_javascript import _SESSIONS, APP, analyze, call, labels, write_tree
-from test_replies import CTX
+from javascript_fixtures import _SESSIONS, APP, analyze, call, labels, write_tree
+from scripted import CTX
 
 FIXTURE = Path(__file__).parent / "javascript"
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-from test_javascript import analyze, call, node, write_tree
+from javascript_fixtures import analyze, call, node, write_tree
 from effects.calls import Connection
 from support import clean_env, rea_command
-from test_replies import CTX
+from scripted import CTX
 
 INTEROP = "function _interopRequireDefault(obj) { return obj && obj.__esModule ? obj : { default: obj }; }\n"
 

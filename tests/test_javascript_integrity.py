@@ -9,8 +9,8 @@ import subprocess
 import pytest
 
 from effects.calls import Connection
-from test_javascript import APP, analyze, call, node, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
-from test_replies import CTX
+from javascript_fixtures import APP, analyze, call, node, write_tree
+from scripted import CTX
 
 
 @pytest.mark.slow

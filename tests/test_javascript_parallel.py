@@ -13,8 +13,8 @@ from effects.calls import Connection
 from effects.javascript import runtime
 from effects.progress import Progress
 from rea.javascript.effects import ExtractFiles
-from test_javascript import analyze, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
-from test_replies import CTX
+from javascript_fixtures import analyze, write_tree
+from scripted import CTX
 
 
 @pytest.mark.slow

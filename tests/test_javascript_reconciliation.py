@@ -20,8 +20,8 @@ import pytest
 from chromium_fixtures import CHROMIUM, Browser, Site
 from web_fixtures import open_page
 from support import clean_env, rea_command
-from test_javascript_runtime import Node
-from test_mcp_e2e import connect
+from javascript_fixtures import Node
+from mcp_client import connect
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian chromium (scripts/setup installs it)")
 

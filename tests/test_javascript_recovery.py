@@ -20,9 +20,8 @@ from returns.result import Failure, Success
 from effects.calls import Connection
 from rea.javascript.sourcemap import encode_vlq
 from support import clean_env, rea_command
-from test_javascript import analyze, call, npm_tree, write_tree  # noqa: F401  (npm_tree is a fixture)
-from test_javascript_bundles import SOURCES as SHOP
-from test_replies import CTX
+from javascript_fixtures import SOURCES as SHOP, analyze, call, write_tree
+from scripted import CTX
 
 SOURCES = {
     "src/main.js": "import { helper } from './util/helper.js';\nimport { tax } from './tax.js';\n"

@@ -12,7 +12,7 @@ import pytest
 from rea.javascript import tsconfig
 from rea.javascript.ids import node_id as jid
 from rea.javascript.resolve import Resolver
-from test_javascript import analyze, keyed, node, npm_tree, write_tree  # noqa: F401 (npm_tree is a fixture)
+from javascript_fixtures import analyze, keyed, node, write_tree
 
 IMPORTS_APP = {
     "package.json": json.dumps(

@@ -9,16 +9,11 @@ its `/json/list` read with urllib, and `require.cache` written by the script its
 from __future__ import annotations
 
 import json
-import os
-import re
 import shutil
-import signal
 import socket
 import subprocess
 import threading
 import time
-import urllib.request
-from pathlib import Path
 
 import anyio
 import psutil
@@ -28,8 +23,8 @@ from returns.result import Failure, Success
 from effects import cdp
 from effects.calls import Connection
 from support import clean_env, rea_command
-from test_javascript import call
-from test_replies import CTX
+from javascript_fixtures import Node, call
+from scripted import CTX
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="no node on this host")
 
@@ -48,48 +43,6 @@ console.log('starting');
 setTimeout(() => { throw new Error('boom-uncaught'); }, 200);
 setInterval(() => {}, 1000);
 """
-
-
-class Node:
-    """A Node with its inspector on a loopback port REA did not start (the test owns and kills it)."""
-
-    def __init__(self, root: Path, script: str, name: str = "app.js") -> None:
-        (root / "lib").mkdir(parents=True, exist_ok=True)
-        # a live function keeps the module's script alive in V8, so an attach replays it whenever it happens
-        (root / "lib" / "a.js").write_text("exports.name = 'a';\nexports.get = () => exports.name;\n")
-        # late.js also exports a live function: under load the attach can come after the late require,
-        # and a module whose functions were all collected is not replayed to a late debugger
-        (root / "lib" / "late.js").write_text("console.warn('late loaded');\nexports.ping = () => 'late';\n")
-        (root / name).write_text(script)
-        self.cache = root / "cache.json"
-        self.process = subprocess.Popen(
-            ["node", "--inspect=127.0.0.1:0", str(root / name), str(self.cache)],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            start_new_session=True,
-            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
-        )
-        line = self.process.stderr.readline()
-        found = re.search(r"Debugger listening on ws://127\.0\.0\.1:(\d+)/", line)
-        assert found, line
-        self.endpoint = f"http://127.0.0.1:{found.group(1)}"
-        with urllib.request.urlopen(self.endpoint + "/json/list") as reply:
-            self.targets = json.load(reply)
-        self.target_id = self.targets[0]["id"]
-
-    def kill(self) -> None:
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        self.process.wait(timeout=10)
-        self.process.stderr.close()
-
-    def close(self) -> None:
-        self.kill()
-        assert not psutil.pid_exists(self.process.pid) or psutil.Process(self.process.pid).status() == "zombie"
 
 
 @pytest.fixture

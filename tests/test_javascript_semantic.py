@@ -17,10 +17,9 @@ from hypothesis import strategies as st
 from effects.calls import Connection
 from effects.javascript.semantic_facts import _CONTROL_ANY, _CONTROL_NEEDLES
 from support import clean_env, rea_command
-from test_javascript import analyze, call, semantic_graph, write_tree
-from test_javascript_wire import assert_fits
-from test_mcp_e2e import connect
-from test_replies import CTX
+from javascript_fixtures import ELECTRON, analyze, assert_fits, call, semantic_graph, write_tree
+from mcp_client import connect
+from scripted import CTX
 
 FLOW = {
     "package.json": json.dumps({"name": "flow", "version": "1.0.0", "main": "src/index.js"}),
@@ -37,34 +36,6 @@ eval("globalThis.x = 1");
     "src/config.js": "module.exports = {};\n",
     "src/writer.js": "const config = require('./config');\nconfig.endpoint = 'wss://stream.example.com/feed';\n",
     "src/reader.js": "const config = require('./config');\nfunction open() { return new WebSocket(config.endpoint); }\nopen();\n",
-}
-ELECTRON = {
-    "package.json": json.dumps(
-        {"name": "saver", "version": "1.0.0", "main": "main.js", "dependencies": {"electron": "^30.0.0"}}
-    ),
-    "main.js": """const { app, BrowserWindow, ipcMain, dialog } = require('electron');
-const fs = require('fs');
-ipcMain.on('save-file', async (event, request) => {
-  const target = await dialog.showSaveDialog({ defaultPath: request.name });
-  fs.writeFileSync(target.filePath, request.contents);
-});
-function channelFor(kind) { return 'status:' + kind; }
-app.whenReady().then(() => {
-  const win = new BrowserWindow({ webPreferences: { preload: __dirname + '/preload.js' } });
-  win.webContents.send(channelFor('ready'), { ok: true });
-});
-""",
-    "preload.js": """const { contextBridge, ipcRenderer } = require('electron');
-contextBridge.exposeInMainWorld('files', {
-  save: (name, text) => {
-    const request = { name: name, contents: text, mode: 'overwrite' };
-    ipcRenderer.send('save-file', request);
-  },
-  onStatus: (cb) => ipcRenderer.on('status:ready', (_e, s) => cb(s)),
-});
-""",
-    "app.js": "document.querySelector('#save').onclick = () => window.files.save('notes.txt', 'hello');\n",
-    "index.html": '<script src="app.js"></script>\n',
 }
 
 

@@ -19,19 +19,9 @@ from rea.catalog import CATALOG
 from rea.javascript.ids import edge_id
 from rea.javascript.ids import node_id as jid
 from support import clean_env, rea_command
-from test_javascript import APP, HERE, analyze, call, npm_tree, semantic_graph, write_tree  # noqa: F401  (npm_tree is a fixture)
-from test_mcp_e2e import connect, err
-from test_replies import CTX
-
-
-def validator(tool: str) -> jsonschema.Draft202012Validator:
-    contract = next(c for c in CATALOG if c.name == tool)
-    return jsonschema.Draft202012Validator(contract.output_schema)
-
-
-def assert_fits(tool: str, evidence: dict) -> None:
-    errors = sorted(validator(tool).iter_errors(evidence), key=lambda e: list(e.absolute_path))
-    assert not errors, [(list(e.absolute_path)[:6], e.message[:200]) for e in errors[:5]]
+from javascript_fixtures import APP, HERE, analyze, assert_fits, call, semantic_graph, write_tree
+from mcp_client import connect, err
+from scripted import CTX
 
 
 @pytest.fixture()

@@ -10,8 +10,7 @@ import pytest
 
 from layout_fixtures import go_macho, hardened
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 pytestmark = pytest.mark.slow
 

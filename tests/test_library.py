@@ -20,9 +20,9 @@ import rea
 from android_fixtures import missing_tools, unsigned_apk
 from managed_fixtures import library, library_v2
 from rea.canonical_json import canonicalize
-from test_javascript import APP, write_tree
+from javascript_fixtures import APP, write_tree
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,7 +23,7 @@ from rea.native.load_image import load_image
 from rea.artifacts.model import format_for_name
 from rea.wire.convert import to_wire
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err
+from mcp_client import connect, err
 
 
 def sha(data: bytes) -> str:

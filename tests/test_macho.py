@@ -18,8 +18,7 @@ from returns.result import Failure, Success
 from artifact_fixtures import call, run_tools
 from layout_fixtures import fat, go_fat_arches, go_macho, go_read_macho, hardened
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 
 def listed(path):

@@ -12,8 +12,7 @@ import pytest
 from artifact_fixtures import make_zip
 from managed_fixtures import SHA256_GUID, library, monodis_rows, needs_mono, portable_pdb
 from support import clean_env, rea_command
-from test_artifact_mcp import evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, evidence
 
 pytestmark = [pytest.mark.slow, needs_mono]
 SOURCES = [("/build/src/Library.cs", hashlib.sha256(b"library source").digest()),

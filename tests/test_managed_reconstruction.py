@@ -12,8 +12,7 @@ import pytest
 
 from managed_fixtures import library, needs_mono
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 pytestmark = [pytest.mark.slow, needs_mono]
 

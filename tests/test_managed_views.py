@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 
 from managed_fixtures import build, library, monodis, monodis_rows, needs_mono, portable_pdb
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = [pytest.mark.slow, needs_mono]
 REPLY_CAP = 32 * 1024

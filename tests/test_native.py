@@ -15,85 +15,17 @@ import psutil
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
+from mcp_client import connect, err, ok
+from native_fixtures import SOURCE, _workers, nm_functions, objdump_calls, ok_evidence, result
 
 pytestmark = pytest.mark.slow
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
-SOURCE = Path(__file__).parent / "fixtures" / "sample.c"
-BUILDS = {
-    "pie_O0_debug": ["-O0", "-g"],
-    "nopie_O0": ["-O0", "-no-pie"],
-    "pie_O2": ["-O2"],
-    "pie_O2_stripped": ["-O2", "-s"],
-    "shared": ["-O1", "-shared", "-fPIC"],
-}
-
-
-@pytest.fixture(scope="module")
-def binaries(tmp_path_factory) -> dict[str, Path]:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is not installed")
-    out = tmp_path_factory.mktemp("native")
-    built = {}
-    for name, flags in BUILDS.items():
-        target = out / (f"lib{name}.so" if "-shared" in flags else name)
-        subprocess.run(["gcc", *flags, "-o", str(target), str(SOURCE)], check=True, capture_output=True)
-        built[name] = target
-    return built
-
-
-@pytest.fixture(scope="module")
-def cache_dir(tmp_path_factory) -> str:
-    return str(tmp_path_factory.mktemp("rea-cache"))
-
-
-def nm_functions(path: Path) -> dict[str, str]:
-    """name -> link-time address of every defined function symbol, as nm prints it."""
-    out = subprocess.run(["nm", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
-    found = {}
-    for line in out.splitlines():
-        parts = line.split()
-        if len(parts) == 3 and parts[1] in "Tt" and not parts[2].startswith("."):
-            found[parts[2]] = f"0x{int(parts[0], 16):x}"
-    return found
 
 
 def nm_sizes(path: Path) -> dict[str, int]:
     """name -> symbol size of every defined function, as nm -S prints it."""
     out = subprocess.run(["nm", "-S", "--defined-only", str(path)], capture_output=True, text=True, check=True).stdout
     return {p[3]: int(p[1], 16) for p in (line.split() for line in out.splitlines()) if len(p) == 4 and p[2] in "Tt"}
-
-
-def objdump_calls(path: Path) -> dict[str, set[str]]:
-    """function name -> addresses of its direct call targets, as objdump disassembles them."""
-    out = subprocess.run(
-        ["objdump", "-d", "--no-show-raw-insn", str(path)], capture_output=True, text=True, check=True
-    ).stdout
-    calls: dict[str, set[str]] = {}
-    current = None
-    for line in out.splitlines():
-        header = re.match(r"^([0-9a-f]+) <([^>]+)>:$", line)
-        if header:
-            current = header.group(2)
-            continue
-        call = re.search(r"\scall\s+([0-9a-f]+) <", line)
-        if call and current:
-            calls.setdefault(current, set()).add(f"0x{int(call.group(1), 16):x}")
-    return calls
-
-
-def result(reply) -> dict:
-    return ok_evidence(reply)["normalized_result"]
-
-
-def ok_evidence(reply) -> dict:
-    assert reply.is_error is False, reply.content[0].text
-    record = reply.structured_content
-    assert record["evidence_id"].startswith("ev_") and record["provider"]["id"] == "angr"
-    assert record["analysis_profile"]["digest"] and record["subject"]["format"] in ("elf", "pe", "mach-o")
-    # angr has no provider representation beside the normalized one; callers and callees carry their names there
-    assert record["raw_result"] is None or record["operation"] in ("procedure_callers", "procedure_callees")
-    return record
 
 
 async def _all_procedures(s) -> list[dict]:
@@ -317,27 +249,6 @@ def test_call_paths_and_graphs_say_what_they_did_not_see(binaries, cache_dir):
     assert imports and all(n["calls"] == [] and n["coverage"] == "unknown" and n["limitations"] for n in imports)
     init = r["init"]["0"][0]
     assert indirect.get("_init") and init["coverage"] == "partial" and init["limitations"]
-
-
-def _workers(module: str = "effects.native.worker") -> set[int]:
-    """Engine workers (or another helper module) started from this checkout (tests set PYTHONPATH to it),
-    orphans included; other checkouts' test runs on the same machine don't count."""
-    found = set()
-    for proc in psutil.process_iter(["cmdline"]):
-        try:
-            if module in (proc.info.get("cmdline") or []) and _ours(proc):
-                found.add(proc.pid)
-        except psutil.Error:  # gone meanwhile
-            continue
-    return found
-
-
-def _ours(proc: psutil.Process) -> bool:
-    """Started from this checkout by this test process: under pytest-xdist every worker's children inherit its
-    PYTEST_XDIST_WORKER name, so another worker's engines running meanwhile do not count."""
-    env = proc.environ()
-    checkout = env.get("PYTHONPATH", "").split(os.pathsep)[0] == str(Path(__file__).resolve().parents[1])
-    return checkout and env.get("PYTEST_XDIST_WORKER") == os.environ.get("PYTEST_XDIST_WORKER")
 
 
 def test_bad_input_lifecycle_and_no_orphans(binaries, cache_dir, tmp_path):

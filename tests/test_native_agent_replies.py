@@ -20,9 +20,9 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import nm_functions, objdump_calls
-from test_native_fat import images, universal  # noqa: F401  (images: the module's universal-slice fixture)
+from mcp_client import connect, err, ok
+from native_fixtures import nm_functions, objdump_calls
+from native_fixtures import images, universal  # noqa: F401  (images: the module's universal-slice fixture)
 
 pytestmark = pytest.mark.slow
 LEAVES = 40

@@ -13,9 +13,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import SOURCE, nm_functions
-from test_native_surface import objdump_function, readelf_offset
+from mcp_client import connect, err, ok
+from native_fixtures import SOURCE, nm_functions, objdump_function, readelf_offset
 
 pytestmark = pytest.mark.slow
 

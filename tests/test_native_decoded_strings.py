@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea.native import decoding
-from test_mcp_e2e import connect
-from test_native_stack_strings import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, samples, search_cli  # noqa: F401
+from mcp_client import connect
+from native_fixtures import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, search_cli
 
 DECODERS = ("decode", "copy_decode")
 

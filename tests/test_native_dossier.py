@@ -13,7 +13,7 @@ from rea.native import annotations
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
 from rea.workflows import PROGRAMS
 from scripted import drive
-from test_native_graphs import _bound_session, proc
+from native_fixtures import _bound_session, proc
 
 MAIN = {
     **proc("0x1000", "main"),

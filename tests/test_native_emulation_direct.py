@@ -16,8 +16,8 @@ import pytest
 
 from effects.native import direct, emulator
 from rea.native import emulation as plan
-from test_native_emulation import HOST, SHELL, XOR_KEY, data_symbol, xored
-from test_native_emulation import sample  # noqa: F401 - its gcc -O0 -static sample (a module-scoped fixture)
+from native_fixtures import HOST, SHELL, XOR_KEY, data_symbol, xored
+from native_fixtures import sample  # noqa: F401 - its gcc -O0 -static sample (a module-scoped fixture)
 
 pytestmark = pytest.mark.slow
 

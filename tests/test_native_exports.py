@@ -26,8 +26,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from effects.native.metadata import exports
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, ok
-from test_native import _workers, ok_evidence, result
+from mcp_client import connect, ok
+from native_fixtures import _workers, ok_evidence, result
 
 pytestmark = pytest.mark.slow
 LIBRARY = """

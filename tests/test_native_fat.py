@@ -8,7 +8,6 @@ reader of the fat header and the thin Mach-O load commands, not lief or angr."""
 from __future__ import annotations
 
 import json
-import shutil
 import struct
 import subprocess
 from pathlib import Path
@@ -16,25 +15,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from layout_fixtures import GO_MACHO
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import ok_evidence, result
+from mcp_client import connect, err, ok
+from native_fixtures import ok_evidence, result
+from native_fixtures import universal
 
 pytestmark = pytest.mark.slow
-CPU_X86, CPU_X86_64, CPU_ARM64 = 7, 0x01000007, 0x0100000C
 LC_SEGMENT_64, LC_MAIN = 0x19, 0x80000028
-
-
-def fat_file(path: Path, slices: list[tuple[int, int, bytes]], align: int = 14) -> Path:
-    """FAT_MAGIC, one big-endian fat_arch row per (cputype, cpusubtype, image), each image 2^align aligned."""
-    header = struct.pack(">II", 0xCAFEBABE, len(slices))
-    offset, body = 1 << align, b""
-    for cpu, sub, image in slices:
-        header += struct.pack(">iiIII", cpu, sub, offset + len(body), len(image), align)
-        body += image + b"\0" * (-len(image) % (1 << align))
-    path.write_bytes(header + b"\0" * (offset - len(header)) + body)
-    return path
 
 
 def read_fat(path: Path) -> list[dict[str, int]]:
@@ -63,37 +50,6 @@ def thin_facts(image: bytes) -> dict[str, int]:
         at += size
     facts["entry"] = facts["text_start"] + facts["entryoff"]
     return facts
-
-
-@pytest.fixture(scope="module")
-def images(tmp_path_factory) -> dict[str, bytes]:
-    if shutil.which("go") is None:
-        pytest.skip("go is not installed")
-    i386 = GO_MACHO / "gcc-386-darwin-exec.base64"
-    if not i386.exists():
-        pytest.skip(f"{i386} is not installed (Debian golang-1.19-src)")
-    import base64
-
-    root = tmp_path_factory.mktemp("fat")
-    (root / "main.go").write_text('package main\n\nfunc main() { println("hi from a slice") }\n')
-    built = {"i386": base64.b64decode(i386.read_text())}
-    for arch, name in (("arm64", "arm64"), ("amd64", "x86_64")):
-        out = root / f"hi-{arch}"
-        env = clean_env(GOOS="darwin", GOARCH=arch, GOCACHE=str(root / "cache"), CGO_ENABLED="0", GOFLAGS="-mod=mod")
-        subprocess.run(
-            ["go", "build", "-ldflags=-s -w", "-o", str(out), str(root / "main.go")],
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=600,
-        )
-        built[name] = out.read_bytes()
-    return built
-
-
-def universal(tmp: Path, images: dict[str, bytes], names: tuple[str, ...]) -> Path:
-    cpus = {"i386": (CPU_X86, 3), "arm64": (CPU_ARM64, 0), "x86_64": (CPU_X86_64, 3)}
-    return fat_file(tmp / "-".join(names), [(*cpus[n], images[n]) for n in names])
 
 
 def test_default_slice_every_slice_and_refused_selector(images, tmp_path):

@@ -9,22 +9,10 @@ from returns.result import Success
 from rea.native import graphs
 from rea.native import annotations
 from rea.native.effects import NativeFacts, ReadAnnotations
-from rea.program import IdentifyTarget, ProgramCancelled, ReportProgress, TargetFacts
-from rea.session import Session
+from rea.program import ProgramCancelled, ReportProgress
 from rea.workflows import PROGRAMS
-from rea.session_tools.programs.target import open_binary
-from scripted import CTX, SESSION_EFFECTS, drive_tool
-
-
-def proc(address, name, callees=(), callers=(), kind="function", unresolved=0):
-    return {
-        "address": address,
-        "name": name,
-        "kind": kind,
-        "callees": list(callees),
-        "callers": list(callers),
-        "unresolved_calls": [{"address": f"{address}{i}", "reason": "indirect"} for i in range(unresolved)],
-    }
+from scripted import CTX, SESSION_EFFECTS
+from native_fixtures import _bound_session, proc
 
 
 def snapshot(*procs):
@@ -144,17 +132,6 @@ def test_call_graph_coverage_and_deduplicated_limitations():
     shared = graphs.finish(graphs.call_graph_walk(two_imports, at(two_imports, "0x10"), None, "forward"))
     assert [n.limitations for n in shared.levels["1"]] == [(graphs.IMPORT_BODY,)] * 2
     assert shared.limitations == (graphs.IMPORT_BODY,)  # one caveat, said once at the top
-
-
-def _bound_session() -> Session:
-    facts = TargetFacts(path="/bin/x", kind="file", sha256="a" * 64, size=10, format="elf")
-    opened, _ = drive_tool(
-        open_binary,
-        Session(),
-        {"path": "/bin/x"},
-        lambda e: Success(facts) if isinstance(e, IdentifyTarget) else Success("run-1"),
-    )
-    return opened.session
 
 
 @pytest.mark.parametrize(

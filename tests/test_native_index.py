@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from effects.native import indexer
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\t(?:[0-9a-f]{2,8} )+\s*\t(\S+)\s*(.*)$")
 COMMENT = re.compile(r"#\s*(?:0x)?([0-9a-f]+)")

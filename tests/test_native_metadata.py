@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import ok_evidence, result
+from mcp_client import connect, err, ok
+from native_fixtures import ok_evidence, result
 
 pytestmark = pytest.mark.slow
 PROGRAM = """package main

@@ -20,8 +20,8 @@ from effects.native import metadata as reader
 from effects.native import origin_facts
 from rea.native import metadata
 from support import clean_env
-from test_mcp_e2e import connect, ok
-from test_native import ok_evidence
+from mcp_client import connect, ok
+from native_fixtures import ok_evidence
 
 SOURCE = r"""
 #include <stdio.h>

@@ -11,8 +11,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from test_mcp_e2e import connect
-from test_native import result
+from mcp_client import connect
+from native_fixtures import result
 
 pytestmark = pytest.mark.slow
 SOURCE = Path(__file__).parent / "fixtures" / "pseudocode.c"

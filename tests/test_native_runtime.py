@@ -19,8 +19,7 @@ import pytest
 
 from rea.native_runtime.observation import observation_result
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 SOURCE = r"""
 #include <stdio.h>

@@ -22,8 +22,7 @@ import anyio
 import psutil
 import pytest
 
-from test_artifact_mcp import error
-from test_mcp_e2e import connect
+from mcp_client import connect, error
 
 LOOP = r"""
 #include <stdio.h>

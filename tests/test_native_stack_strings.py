@@ -6,7 +6,6 @@ Hypothesis drives the pure replay with store sequences a dictionary model answer
 
 from __future__ import annotations
 
-import json
 import re
 import shutil
 import subprocess
@@ -23,15 +22,12 @@ from rea.native import stackframe
 from rea.native import stackstrings as ss
 from rea.native.sweep import Region, decode, sweep
 from rea.wire.convert import to_wire
-from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
+from native_fixtures import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, search_cli
 
 KEY = 0x5A
 PATH, HOST, WORD = "/bin/sh", "evil.example.net", "root"
 CMD, CMD_FIX = "wget", (1, "h")  # written byte by byte, then cmd[1] = 'h' overwrites: "whet"
-HIDDEN = "10.9.8.7"
-BLOB = "secret"
-NOISY = "port"  # decoded after a system call (getpid): its caller is not emulated up to the call site
 
 
 def _c_chars(text: str) -> str:
@@ -78,51 +74,11 @@ int main(void) {{ shell(); hidden(); return noisy() == 0; }}
 """
 WHET = CMD[: CMD_FIX[0]] + CMD_FIX[1] + CMD[CMD_FIX[0] + 1 :]
 ENCODED = bytes(ord(c) ^ KEY for c in HIDDEN) + bytes([KEY])
-OBJDUMP_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(\S+)\s+(.*)$")
-
-
-@pytest.fixture(scope="module")
-def samples(tmp_path_factory) -> dict[str, Path]:
-    if shutil.which("gcc") is None:
-        pytest.skip("gcc is not installed")
-    out = tmp_path_factory.mktemp("stack")
-    (out / "stack.c").write_text(SOURCE)
-    built = {}
-    for name, compiler, flags in (
-        ("dynamic", "gcc", []),
-        ("static", "gcc", ["-static"]),
-        ("arm64", "aarch64-linux-gnu-gcc", []),
-    ):
-        if shutil.which(compiler) is None:
-            continue
-        path = out / name
-        subprocess.run(
-            [compiler, "-O0", "-fno-stack-protector", *flags, "-o", str(path), str(out / "stack.c")], check=True
-        )
-        built[name] = path
-    return built
 
 
 @pytest.fixture(scope="module")
 def indexed(samples) -> dict[str, dict]:
     return {name: indexer.build(str(path), None) for name, path in samples.items()}
-
-
-def nm(path: Path, tool: str = "nm") -> dict[str, int]:
-    out = subprocess.run([tool, str(path)], capture_output=True, text=True, check=True).stdout
-    return {parts[2]: int(parts[0], 16) for parts in (line.split() for line in out.splitlines()) if len(parts) == 3}
-
-
-def disassembly(path: Path, tool: str = "objdump") -> dict[int, tuple[str, str]]:
-    """address -> (mnemonic, operands) of every instruction objdump decodes (Intel syntax on x86)."""
-    flags = ["-M", "intel"] if tool == "objdump" else []
-    out = subprocess.run([tool, "-d", "-w", "--no-show-raw-insn", *flags, str(path)], capture_output=True, text=True)
-    rows = {}
-    for line in out.stdout.splitlines():
-        m = OBJDUMP_LINE.match(line)
-        if m and not line.rstrip().endswith(":"):
-            rows[int(m.group(1), 16)] = (m.group(2), m.group(3))
-    return rows
 
 
 def in_procedure(snapshot: dict, name: str, rows: list[dict], key: str = "procedure") -> list[dict]:
@@ -177,11 +133,6 @@ def test_decoder_candidates_name_the_call_sites_objdump_shows(samples, indexed, 
     assert copy["call_site"] == f"0x{calls['copy_decode']:x}"
     assert {"register": "rsi", "kind": "data", "address": f"0x{symbols['blob']:x}"} in copy["arguments"]
     assert "xor" in decode["reasons"] and "xor" in copy["reasons"]
-
-
-def _inside(address: int, symbols: dict[str, int], name: str) -> bool:
-    start = symbols[name]
-    return start <= address < min(v for v in symbols.values() if v > start)
 
 
 def test_arm64_stack_strings_and_candidates(samples, indexed):
@@ -346,19 +297,6 @@ def test_list_and_search_strings_through_mcp(samples, tmp_path):
     text = " ".join(stack["limitations"])
     assert "Stack strings: all" in text and "Decoded strings" in text and "not recovered" in text
     assert "origin decoded" in text
-
-
-def search_cli(target: Path, cache: Path, *options: str) -> list[dict]:
-    """`rea call search_strings` in a fresh process (this worktree's code, its own cache): the rows."""
-    out = subprocess.run(
-        [*rea_command(), "call", "search_strings", "--target", str(target), *options, "--json"],
-        capture_output=True,
-        text=True,
-        env=clean_env(REA_CACHE_DIR=str(cache), PYTHONPATH=str(Path(__file__).parents[1])),
-        timeout=300,
-    )
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["normalized_result"]
 
 
 def test_search_strings_through_the_cli(samples, tmp_path):

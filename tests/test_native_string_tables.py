@@ -23,8 +23,8 @@ import pytest
 
 from rea.native import strings as native_strings
 from rea.native.strings import MIN_CHARS, decoded, runs, with_scanned
-from test_mcp_e2e import connect, ok
-from test_native import ok_evidence, result
+from mcp_client import connect, ok
+from native_fixtures import ok_evidence, result
 
 SOURCE = Path(__file__).parent / "fixtures" / "wide_tables.c"
 WHEEL = (

@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from test_mcp_e2e import connect, ok
-from test_native import ok_evidence, result
+from mcp_client import connect, ok
+from native_fixtures import ok_evidence, result
 
 SOURCE = Path(__file__).parent / "fixtures" / "wide_strings.c"
 ESCAPES = ("&#34;", "&#39;", "&amp;", "&lt;", "&gt;")

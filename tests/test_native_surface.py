@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import SOURCE, nm_functions
+from mcp_client import connect, err, ok
+from native_fixtures import SOURCE, load_segments, nm_functions, objdump_function, readelf_offset
 
 pytestmark = pytest.mark.slow
 
@@ -51,51 +51,11 @@ def value(reply):
 # ------------------------------------------------------------------ ground truth
 
 
-def load_segments(path: Path) -> list[tuple[int, int, int, int]]:
-    """(vaddr, memsz, offset, filesz) of every LOAD program header, as readelf prints them."""
-    out = subprocess.run(["readelf", "-lW", str(path)], capture_output=True, text=True, check=True).stdout
-    rows = []
-    for line in out.splitlines():
-        parts = line.split()
-        if parts[:1] == ["LOAD"]:
-            offset, vaddr, _, filesz, memsz = (int(p, 16) for p in parts[1:6])
-            rows.append((vaddr, memsz, offset, filesz))
-    return rows
-
-
-def readelf_offset(path: Path, address: int) -> int:
-    vaddr, _, offset, _ = next(s for s in load_segments(path) if s[0] <= address < s[0] + s[1])
-    return offset + address - vaddr
-
-
 def bss(path: Path) -> tuple[int, int]:
     out = subprocess.run(["readelf", "-SW", str(path)], capture_output=True, text=True, check=True).stdout
     line = next(line for line in out.splitlines() if " .bss " in line)
     parts = line.split("]", 1)[1].split()
     return int(parts[2], 16), int(parts[4], 16)
-
-
-def objdump_function(path: Path, name: str) -> list[dict]:
-    """Every instruction objdump (Intel syntax) prints for one function: address, bytes, mnemonic, text."""
-    out = subprocess.run(
-        ["objdump", "-d", "-M", "intel", "-w", f"--disassemble={name}", str(path)],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout
-    rows = []
-    for line in out.splitlines():
-        m = re.match(r"^\s+([0-9a-f]+):\t((?:[0-9a-f]{2} )+)\s*\t(\S+)\s*(.*)$", line)
-        if m:
-            rows.append(
-                {
-                    "address": int(m[1], 16),
-                    "bytes": m[2].replace(" ", ""),
-                    "mnemonic": m[3],
-                    "text": m[4],
-                }
-            )
-    return rows
 
 
 # ------------------------------------------------------------------ annotations

@@ -13,9 +13,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, err, ok
-from test_native import nm_functions
-from test_native_surface import objdump_function
+from mcp_client import connect, err, ok
+from native_fixtures import nm_functions, objdump_function
 
 pytestmark = pytest.mark.slow
 

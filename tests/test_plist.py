@@ -11,26 +11,9 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
+from apple_fixtures import INFO
 
-INFO = """<?xml version="1.0" encoding="UTF-8"?>
-<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-<plist version="1.0">
-<dict>
-  <key>CFBundleIdentifier</key><string>com.example.Demo</string>
-  <key>CFBundleExecutable</key><string>Demo</string>
-  <key>CFBundleName</key><string>Demo</string>
-  <key>CFBundleVersion</key><string>42</string>
-  <key>CFBundleShortVersionString</key><string>1.2.3</string>
-  <key>LSMinimumSystemVersion</key><string>11.0</string>
-  <key>Icon</key><data>AAEC</data>
-  <key>Built</key><date>2026-01-02T03:04:05Z</date>
-  <key>Big</key><integer>18446744073709551615</integer>
-  <key>Flags</key><array><true/><false/><real>1.5</real></array>
-</dict>
-</plist>
-"""
 BOMB = """<?xml version="1.0"?>
 <!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>
 <plist version="1.0"><string>&b;</string></plist>

@@ -15,11 +15,11 @@ import subprocess
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 
 from artifact_fixtures import call
 from effects import owned
+from process_fixtures import _gone, _group_gone
 
 C_SOURCE = r"""
 #include <stdio.h>
@@ -75,24 +75,6 @@ def _text(result: dict) -> str:
 
 def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _gone(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return True
-
-
-def _group_gone(group: int) -> bool:
-    """No live member of the group (a zombie is dead: it waits for its reaper, which may be a slow PID 1)."""
-    for proc in psutil.process_iter():
-        try:
-            if os.getpgid(proc.pid) == group and proc.status() != psutil.STATUS_ZOMBIE:
-                return False
-        except (ProcessLookupError, psutil.Error):
-            continue
-    return True
 
 
 def test_a_script_run_matches_the_shell_and_the_files_it_left(tmp_path):

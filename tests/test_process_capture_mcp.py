@@ -16,7 +16,7 @@ import psutil
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[1]

@@ -26,7 +26,7 @@ import pytest
 from artifact_fixtures import call
 from effects.process_capture.launch import TAP_MAIN
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 ROOT = Path(__file__).resolve().parents[1]
 EXCHANGE = r"""

@@ -19,8 +19,8 @@ import pytest
 
 from artifact_fixtures import call
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
-from test_process_capture import _gone, _group_gone
+from mcp_client import connect
+from process_fixtures import _gone, _group_gone
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = r"""

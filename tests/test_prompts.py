@@ -14,7 +14,7 @@ from returns.result import Success
 from rea import prompts
 from rea.catalog import BY_NAME
 from support import clean_env, rea_command
-from test_mcp_e2e import connect, run
+from mcp_client import connect, run
 
 NAMES = [
     "investigate_feature",

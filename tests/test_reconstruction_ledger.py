@@ -20,9 +20,8 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_javascript import write_tree
-from test_javascript_semantic import ELECTRON
-from test_mcp_e2e import connect
+from javascript_fixtures import ELECTRON, write_tree
+from mcp_client import connect
 
 # the reference's candidate policies (layer, family, fixture/verifier authority, original authority, case kinds)
 RUNTIME3 = ("positive", "negative", "malformed")

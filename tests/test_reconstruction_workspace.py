@@ -20,8 +20,8 @@ import pytest
 
 from artifact_fixtures import make_zip
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
-from test_reconstruction import FILES, _call, _claim, _spec, canonical_sha256, coverage_requests, inspect_each, ref
+from mcp_client import connect
+from reconstruction_fixtures import FILES, _call, _claim, _spec, canonical_sha256, coverage_requests, inspect_each, ref
 
 
 def digest(value: Any) -> str:

@@ -9,9 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
-import resource
 import shutil
-import signal
 import subprocess
 from pathlib import Path
 
@@ -19,50 +17,10 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
+from layout_fixtures import make_core
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("readelf") is None, reason="gcc, readelf")
-
-CRASH = r"""
-#include <pthread.h>
-#include <stdio.h>
-#include <unistd.h>
-static void *spin(void *arg) { for (;;) pause(); return arg; }
-int main(void) {
-    pthread_t t;
-    pthread_create(&t, NULL, spin, NULL);
-    usleep(20000);
-    volatile int *p = (int *)0x1234;
-    puts("crashing");
-    *p = 42;
-    return 0;
-}
-"""
-
-
-def _core_limits() -> None:
-    resource.setrlimit(resource.RLIMIT_CORE, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
-def make_core(tmp: Path) -> tuple[Path, Path]:
-    """A crashing two-thread program and its core: the kernel's when it writes one here, else gdb's gcore."""
-    src, exe = tmp / "crash.c", tmp / "crash"
-    src.write_text(CRASH)
-    subprocess.run(["gcc", "-g", "-O0", "-pthread", "-o", str(exe), str(src)], check=True)
-    subprocess.run([str(exe)], cwd=tmp, preexec_fn=_core_limits, capture_output=True, timeout=30)
-    cores = sorted(p for p in tmp.iterdir() if p.name == "core" or p.name.startswith("core."))
-    if cores:
-        return exe, cores[0]
-    core = tmp / "gcore"  # core_pattern pipes elsewhere on this host: let gdb record the crash instead
-    subprocess.run(
-        ["gdb", "-nx", "-batch", "-ex", "run", "-ex", f"generate-core-file {core}", str(exe)],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
-    return exe, core
 
 
 @pytest.fixture(scope="module")

@@ -40,14 +40,13 @@ from rea.validation import validate_arguments
 from adb_fixtures import reserved_port
 from rea.adb import contract as adb_contract
 from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
-from test_javascript import APP, write_tree
-from test_javascript_runtime import Node
-from test_mcp_e2e import connect
-from test_native import SOURCE, nm_functions
-from test_apple_artifacts import make_app
-from test_plist import INFO as PLIST
-from test_recorded_crash import make_core
-from test_reconstruction import process_comparison
+from javascript_fixtures import APP, Node, write_tree
+from mcp_client import connect
+from native_fixtures import SOURCE, nm_functions
+from apple_fixtures import make_app
+from apple_fixtures import INFO as PLIST
+from layout_fixtures import make_core
+from reconstruction_fixtures import process_comparison
 
 # the reference 3.1 catalog's example of capture_process_scenario (its input_schema.examples[0])
 CAPTURE_EXAMPLE = {

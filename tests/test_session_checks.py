@@ -21,7 +21,7 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_mcp_e2e import connect
+from mcp_client import connect
 
 GREETING = '#include <stdio.h>\nint main(void) { puts("%s"); return 0; }\n'
 ZERO_UNKNOWN = "unk_" + "0" * 64

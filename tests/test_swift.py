@@ -15,8 +15,7 @@ import pytest
 
 from artifact_fixtures import call
 from support import clean_env, rea_command
-from test_artifact_mcp import error
-from test_mcp_e2e import connect
+from mcp_client import connect, error
 
 STAND_IN = """#!/bin/sh
 # stands in for swift-demangle (no Swift toolchain can be installed here)

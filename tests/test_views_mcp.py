@@ -14,9 +14,8 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from test_javascript import APP, write_tree
-from test_mcp_e2e import connect, err
-from test_native import binaries, cache_dir  # noqa: F401 (fixtures)
+from javascript_fixtures import APP, write_tree
+from mcp_client import connect, err
 
 SHA256 = re.compile(r"^[a-f0-9]{64}$")
 EVIDENCE_ID = re.compile(r"^ev_[a-f0-9]{64}$")

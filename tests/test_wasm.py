@@ -23,8 +23,7 @@ from artifact_fixtures import call, run_tools
 from layout_fixtures import need
 from rea.evidence import create_evidence, parse_evidence
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 
 WAT = """(module
   (import "env" "log" (func $log (param i32)))

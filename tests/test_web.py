@@ -16,14 +16,12 @@ from pathlib import Path
 
 import anyio
 import pytest
-from returns.result import Failure, Success
 
-from artifact_fixtures import call
-from chromium_fixtures import Site, browser, needs_chromium, site  # noqa: F401 - fixtures
+from chromium_fixtures import Site, needs_chromium
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 from web_fixtures import close_page, history, open_page, targets
+from web_fixtures import _err, _ok
 
 pytestmark = needs_chromium
 
@@ -87,18 +85,6 @@ def app(browser, site, other):  # noqa: F811 - fixtures
         yield tid, url
     finally:
         close_page(browser.endpoint, tid)
-
-
-def _ok(tool: str, args: dict) -> dict:
-    reply, _ = call(tool, args)
-    assert isinstance(reply, Success), reply
-    return reply.unwrap()
-
-
-def _err(tool: str, args: dict) -> dict:
-    reply, _ = call(tool, args)
-    assert isinstance(reply, Failure), reply
-    return dict(reply.failure().record())
 
 
 def test_list_browser_targets_matches_the_browser_and_filters_by_origin(browser, app, site) -> None:  # noqa: F811

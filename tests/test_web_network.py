@@ -20,8 +20,7 @@ import anyio
 import pytest
 
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 from web_network_fixtures import BLOB, MITM_FLOWS, PAGE_GROUPS, chromium, mitm_available, recorded_har, screenshot
 from web_network_fixtures import write_flows
 

@@ -21,8 +21,7 @@ import pytest
 from large_har_fixtures import SECRETS, large_har
 from mitm_legacy_fixtures import DATA, LEGACY, legacy_dump
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 from web_network_fixtures import mitm_available
 
 SUMMARY_BYTES = 32 << 10  # every summary fits 32 KB (issue 28)

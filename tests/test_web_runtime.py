@@ -18,10 +18,9 @@ import pytest
 from returns.result import Failure, Success
 
 from artifact_fixtures import call
-from chromium_fixtures import CHROMIUM, Browser, browser, needs_chromium, site  # noqa: F401 - fixtures
+from chromium_fixtures import CHROMIUM, Browser, needs_chromium
 from support import clean_env, rea_command
-from test_artifact_mcp import evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, evidence
 from web_fixtures import close_page, history, open_page
 
 pytestmark = needs_chromium

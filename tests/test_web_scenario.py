@@ -12,7 +12,6 @@ import functools
 import hashlib
 import http.server
 import json
-import os
 import struct
 import subprocess
 import threading
@@ -21,17 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import psutil
 import pytest
 from returns.result import Failure, Success
 
 from artifact_fixtures import call
-from chromium_fixtures import CHROMIUM, browser, needs_chromium  # noqa: F401 - fixtures
-from effects import chromium as chromium_module
+from chromium_fixtures import CHROMIUM, needs_chromium
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
+from mcp_client import connect, error, evidence
 from web_fixtures import close_page, open_page, targets
+from chromium_fixtures import _gone
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 
@@ -99,36 +96,6 @@ def sites(tmp_path: Path) -> Iterator[tuple[LoggedSite, LoggedSite]]:
     finally:
         app.close()
         outside.close()
-
-
-@pytest.fixture
-def owned(monkeypatch: pytest.MonkeyPatch) -> list[chromium_module.OwnedChromium]:
-    """Every OwnedChromium the handler starts, kept so the test can check it is gone."""
-    started: list[chromium_module.OwnedChromium] = []
-    original = chromium_module.OwnedChromium.start
-
-    async def start(self: chromium_module.OwnedChromium, *a: Any, **k: Any) -> Any:
-        started.append(self)
-        got = await original(self, *a, **k)
-        assert self.process is not None
-        self.launched = (self.process.pid, self.profile)  # type: ignore[attr-defined]
-        return got
-
-    monkeypatch.setattr(chromium_module.OwnedChromium, "start", start)
-    return started
-
-
-def _gone(chromium: chromium_module.OwnedChromium) -> None:
-    pid, profile = chromium.launched  # type: ignore[attr-defined]
-    assert chromium.process is None and not os.path.exists(profile)
-    alive = []
-    for proc in psutil.process_iter(["pid"]):
-        try:
-            if os.getpgid(proc.pid) == pid and proc.status() != psutil.STATUS_ZOMBIE:
-                alive.append(proc.pid)
-        except (ProcessLookupError, psutil.Error):
-            continue
-    assert alive == []
 
 
 def launch(start_url: str, actions: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:

@@ -15,11 +15,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from chromium_fixtures import browser, needs_chromium, site  # noqa: F401 - fixtures
+from chromium_fixtures import needs_chromium
 from support import clean_env, rea_command
-from test_artifact_mcp import error, evidence
-from test_mcp_e2e import connect
-from test_web import _err, _ok
+from mcp_client import connect, error, evidence
+from web_fixtures import _err, _ok
 from web_fixtures import close_page, history, open_page
 from web_scripts_fixtures import ENTRY, all_mappings, trace_mapping, write_app
 

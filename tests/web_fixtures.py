@@ -16,6 +16,8 @@ import anyio
 
 from effects import cdp
 from rea.loopback import parse_endpoint
+from returns.result import Failure, Success
+from artifact_fixtures import call
 
 
 def _json(url: str, method: str = "GET") -> Any:
@@ -57,3 +59,15 @@ def history(endpoint: str, target_id: str) -> dict[str, Any]:
             await session.close()
 
     return anyio.run(read)
+
+
+def _ok(tool: str, args: dict) -> dict:
+    reply, _ = call(tool, args)
+    assert isinstance(reply, Success), reply
+    return reply.unwrap()
+
+
+def _err(tool: str, args: dict) -> dict:
+    reply, _ = call(tool, args)
+    assert isinstance(reply, Failure), reply
+    return dict(reply.failure().record())

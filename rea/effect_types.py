@@ -2,7 +2,7 @@
 
 mypy needs the union spelled statically, so it is the core effects (rea.program) and each
 family's own union (EFFECTS in rea/<family>/family.py), one line per family with effects;
-tests/test_interpreter.py checks it against the one list of families (rea.families), and
+tests/core/test_interpreter.py checks it against the one list of families (rea.families), and
 that the interpreter has exactly one handler per member. A family that adds an effect adds it
 to its own union only, and mypy sees every `yield` of every workflow against the same vocabulary.
 """

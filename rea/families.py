@@ -1,9 +1,9 @@
 """The one list of tool families; every registry derives from it.
 
 The catalog (rea.catalog), the program table (rea.workflows), the effect union
-(rea.effect_types, checked against this list by tests/test_interpreter.py), the
+(rea.effect_types, checked against this list by tests/core/test_interpreter.py), the
 interpreter's lazy handler loading (effects.interpreter), the command line's family
-commands (effects.commandline) and mypy's strict scope (TYPED, tests/test_house_style.py)
+commands (effects.commandline) and mypy's strict scope (TYPED, tests/core/test_house_style.py)
 all read FAMILIES. A family declares itself once, as FAMILY in rea/<family>/family.py;
 adding a family is one line here. Importing this list imports only the family records and
 their effect record types (a family names its other modules; rea.family says why).
@@ -64,7 +64,7 @@ FAMILIES: tuple[Family, ...] = (
 )
 assert len({f.name for f in FAMILIES}) == len(FAMILIES), "family names are unique"
 
-# mypy's strict scope: the modules every family shares, then each family's own (tests/test_house_style.py)
+# mypy's strict scope: the modules every family shares, then each family's own (tests/core/test_house_style.py)
 SHARED_TYPED: tuple[str, ...] = (
     "rea/wire",
     "rea/catalog",

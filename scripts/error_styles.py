@@ -2,7 +2,7 @@
 
 The house style is one: a program asks with `value = yield from need(effect)` (or `must(result)` for a pure
 `Result`), which ends it with its error; functions below programs return `Result[T, ReaError]`. Everything
-else is counted here so a ratchet (tests/test_house_style.py) can hold the total down until it reaches zero:
+else is counted here so a ratchet (tests/core/test_house_style.py) can hold the total down until it reaches zero:
 
 - `is_successful`: a `Result` tested by hand (`if not is_successful(x): return failed(...)`)
 - `isinstance`: `isinstance(x, Success)` / `isinstance(x, Failure)`

@@ -19,7 +19,7 @@ from rea.catalog import BY_NAME
 from scripted import CTX
 from support import npm_fixture
 
-ASAR_DIR = Path(__file__).parent / "asar"
+ASAR_DIR = Path(__file__).parent / "fixtures" / "asar"
 
 
 def asar_cli() -> Path:

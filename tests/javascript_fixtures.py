@@ -24,7 +24,7 @@ import jsonschema
 from rea.catalog import CATALOG
 
 
-HERE = Path(__file__).parent / "javascript"
+HERE = Path(__file__).parent / "fixtures" / "javascript"
 
 
 APP = {
@@ -245,3 +245,47 @@ SOURCES = {
 def validator(tool: str) -> jsonschema.Draft202012Validator:
     contract = next(c for c in CATALOG if c.name == tool)
     return jsonschema.Draft202012Validator(contract.output_schema)
+
+
+IMPORTS_APP = {
+    "package.json": json.dumps(
+        {
+            "name": "imports-app",
+            "type": "module",
+            "imports": {
+                "#config": "./src/config.js",
+                "#utils/*": "./src/utils/*.js",
+                "#utils/special/*": "./src/special/*.js",
+                "#env": {"require": "./src/env.cjs", "import": "./src/env.mjs"},
+                "#dep": "dep-pkg",
+                "#fp": {"browser": "./src/browser.js", "node": "dep-pkg/fp", "default": "./src/nofp.js"},
+                "#fs": "fs",
+                "#scheme": "node:fs",
+                "#ts/*": "./src/ts/*.js",
+                "#gone": "./src/gone.js",
+                "#nopkg": "absent-pkg",
+                "#up": "../outside.js",
+            },
+        }
+    ),
+    "src/index.js": "import c from '#config';\nimport u from '#utils/strings';\nimport s from '#utils/special/deep';\n"
+    "import e from '#env';\nimport d from '#dep';\nimport fp from '#fp';\nimport fs from '#fs';\n"
+    "import sc from '#scheme';\nimport t from '#ts/thing';\nimport g from '#gone';\nimport n from '#nopkg';\nimport x from '#nothing';\n"
+    "import up from '#up';\nimport bad from '#';\n",
+    "src/cjs.cjs": "const e = require('#env');\n",
+    "src/config.js": "export default 1;\n",
+    "src/utils/strings.js": "export default 1;\n",
+    "src/special/deep.js": "export default 1;\n",
+    "src/env.cjs": "module.exports = 1;\n",
+    "src/env.mjs": "export default 1;\n",
+    "src/ts/thing.ts": "export default 1;\n",
+    "src/browser.js": "export default 1;\n",
+    "node_modules/dep-pkg/package.json": json.dumps(
+        {"name": "dep-pkg", "exports": {".": "./index.js", "./fp": "./fp.js"}, "imports": {"#own": "./lib/own.js"}}
+    ),
+    "node_modules/dep-pkg/index.js": "import own from '#own';\nimport c from '#config';\nexport default own;\n",
+    "node_modules/dep-pkg/fp.js": "export default 1;\n",
+    "node_modules/dep-pkg/lib/own.js": "export default 1;\n",
+    "packages/sub/package.json": json.dumps({"name": "sub"}),
+    "packages/sub/a.js": "import c from '#config';\n",
+}

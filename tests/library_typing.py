@@ -1,4 +1,4 @@
-"""Type-checked by mypy --strict in tests/test_library_api.py (not a test module): every public name, used as
+"""Type-checked by mypy --strict in tests/core/test_library_api.py (not a test module): every public name, used as
 a caller would, with the types the package's py.typed promises."""
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-SOURCES = Path(__file__).parent / "managed"
+SOURCES = Path(__file__).parent / "fixtures" / "managed"
 RESOURCE_TEXT = b"hello from an embedded resource\n"
 
 needs_mono = pytest.mark.skipif(

@@ -51,7 +51,9 @@ def write_bundle(path: Path, session: Session) -> Path:
     return path
 
 
-NPM_FIXTURES = Path(__file__).parent  # tests/{conformance,asar,javascript,javascript-webpack4}
+NPM_FIXTURES = (
+    Path(__file__).parent / "fixtures"
+)  # tests/fixtures/{conformance,asar,evm,javascript,javascript-webpack4}
 
 
 def npm_fixture(directory: Path) -> Path:

@@ -12,7 +12,7 @@ from typing import Any
 
 from support import npm_fixture
 
-JS_FIXTURES = Path(__file__).parent / "javascript"
+JS_FIXTURES = Path(__file__).parent / "fixtures" / "javascript"
 
 MAIN = """import { helper } from './util/helper.js';
 const routes = [{ path: '/users/:id' }, { path: '/settings' }];

@@ -3,7 +3,7 @@
 dncil's own reader builds several objects per instruction through a stream, which costs ~25 us an
 instruction; an assembly of 4,000 methods would take seconds. This loop takes each opcode's
 name and operand type from dncil's tables (CIL_OPCODES) and reads operands with struct from the
-body's bytes: same instructions, no stream. tests/test_managed_cil.py checks it against dncil's
+body's bytes: same instructions, no stream. tests/managed/test_managed_cil.py checks it against dncil's
 full decode. Every read is bounded by the window; a header, operand or section that runs past it
 ends the body as malformed with what was read.
 """

@@ -19,7 +19,7 @@ angr from the start, so such an answer is angr's own: memory outside those regio
 the heap, the zero page: a fault or angr's data), bytes angr sets at load (the IRELATIVE slots its resolvers
 fill, the loader data it patches) or that lie between segments, a system call, a procedure angr hooks, a
 write to read-only memory, the memory budget's stop, `stop_at`, more than six arguments, an instruction
-capstone cannot read or that VEX ends a block at. tests/test_native_emulation_direct.py checks both engines
+capstone cannot read or that VEX ends a block at. tests/native/test_native_emulation_direct.py checks both engines
 give the same facts on the emulation tests' samples, and the layout constants against angr's project.
 """
 
@@ -365,7 +365,7 @@ def resolver(found: Layout) -> Callable[[int], int | None]:
     (symbolic): here each runs twice, once with them zero and once filled with other bytes, and its answer
     is taken only when both runs execute the same blocks and return the same value, reading nothing outside
     the image and that stack and writing nothing but that stack (else angr resolves it, as before).
-    tests/test_native_emulation_direct.py checks every slot against angr's."""
+    tests/native/test_native_emulation_direct.py checks every slot against angr's."""
     machine = _Resolvers(found)
 
     def resolve(address: int) -> int | None:

@@ -26,7 +26,7 @@ validates calls against, docs/public/product-catalog.json publishes and the comp
 from. The result accepts exactly what the canonical schema accepts: a local reference means its
 definition (2020-12 applies the annotations beside it too; a draft-07 reader that ignores them loses
 prose, not validation), and defaults and the dialect keyword validate nothing. Inlining every
-reference again gives back the canonical schema less the dropped keys (tests/test_advertised_schemas.py).
+reference again gives back the canonical schema less the dropped keys (tests/core/test_advertised_schemas.py).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The public API as text: one line per public name with its signature, the stability snapshot's content.
 
-docs/public/library-api.txt holds these lines as released; tests/test_library_api.py
+docs/public/library-api.txt holds these lines as released; tests/core/test_library_api.py
 fails when a name disappears or its signature changes until CHANGELOG.md says so and
 the snapshot is rewritten.
 """

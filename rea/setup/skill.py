@@ -17,7 +17,7 @@ SKILL_NAME = "rea"
 MARKER = re.compile(r"<!-- rea-skill version=(?P<version>\S+) catalog=(?P<digest>[0-9a-f]{64}) -->")
 
 # (target or question, first call, then what follows), in the order an agent should consider them; every
-# family of the catalog has at least one route (tests/test_skill.py renders this against the catalog)
+# family of the catalog has at least one route (tests/setup/test_skill.py renders this against the catalog)
 ROUTES: tuple[tuple[str, tuple[str, ...], tuple[str, ...]], ...] = (
     (
         "native binary (ELF, PE, Mach-O): what is it",

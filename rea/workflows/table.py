@@ -4,7 +4,7 @@ first looked up (the families in rea.families name their program modules).
 Why by family: importing every family's programs was most of a cold server's first call (a fifth of a
 second of CPU, before any work) although a call needs one family; a native question imports the native
 programs only. The table still answers for every catalog tool (iterating it loads them all), and a family
-whose programs do not answer exactly its own tools fails its first lookup (tests/test_families.py loads them
+whose programs do not answer exactly its own tools fails its first lookup (tests/core/test_families.py loads them
 all). Kept out of the package's __init__ so that a family's program module can be imported first: the shared
 helpers some import live in this package (rea.workflows.derived), which must not build the table.
 

@@ -160,7 +160,16 @@ def _ratio(evidence: dict) -> float:
     return len(canonicalize(evidence)) / max(1, evidence["normalized_result"]["statistics"]["bytes_read"])
 
 
-VITE_CHUNKS = Path(__file__).resolve().parents[1] / "javascript" / "node_modules" / "vite" / "dist" / "node" / "chunks"
+VITE_CHUNKS = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures"
+    / "javascript"
+    / "node_modules"
+    / "vite"
+    / "dist"
+    / "node"
+    / "chunks"
+)
 
 
 def _vite_chunk_rows(tmp: Path) -> list[Row]:
@@ -169,7 +178,9 @@ def _vite_chunk_rows(tmp: Path) -> list[Row]:
     where one file dominates (the semantic pass reads its first 1 MiB)."""
     chunks = sorted(VITE_CHUNKS.glob("dep-*.js"), key=lambda p: p.stat().st_size) if VITE_CHUNKS.is_dir() else []
     if not chunks:
-        return [Row(BENCH, "vite chunk skipped: tests/javascript not installed", float("nan"), "", status="info")]
+        return [
+            Row(BENCH, "vite chunk skipped: tests/fixtures/javascript not installed", float("nan"), "", status="info")
+        ]
     root = tmp / "vite-chunk"
     root.mkdir()
     shutil.copy2(chunks[-1], root / chunks[-1].name)
@@ -210,7 +221,7 @@ contextBridge.exposeInMainWorld('editor', {
   onExport: (cb) => ipcRenderer.on('export', (_e, text) => cb(text)),
 });
 """
-RENDERER_PACKAGES = {  # import line -> what the renderer does with it (all in tests/javascript's lockfile)
+RENDERER_PACKAGES = {  # import line -> what the renderer does with it (all in tests/fixtures/javascript's lockfile)
     "import * as acorn from 'acorn';": "acorn.parse(text, { ecmaVersion: 'latest' }).body.length",
     "import { minify } from 'terser';": "(await minify(text)).code",
     "import Ajv from 'ajv';": "new Ajv().compile({ type: 'object' })({ title: text })",
@@ -244,7 +255,7 @@ def _electron_vite_rows(tmp: Path) -> list[Row]:
     """The semantic graph's cost on an Electron app dominated by one ~2 MB Vite renderer bundle (issue 30)."""
     modules = VITE_CHUNKS.parents[3]
     if not (modules / "vite" / "bin" / "vite.js").is_file() or shutil.which("node") is None:
-        return [Row(BENCH, "electron + vite app skipped: tests/javascript not installed", float("nan"), "")]
+        return [Row(BENCH, "electron + vite app skipped: tests/fixtures/javascript not installed", float("nan"), "")]
     src, app = tmp / "renderer-src", tmp / "electron-vite-app"
     (src / "src").mkdir(parents=True)
     (src / "node_modules").symlink_to(modules)

@@ -7,7 +7,7 @@ emulation on a new server with an empty cache (the index built, angr imported an
 is the same call again on that connection.
 
 Second target (issue 29): decoded-string recovery over a ~770 KB static sample within 30x `objdump -d` of
-the same file. The sample is tests/test_native_stack_strings.py's (a XOR-encoded stack buffer passed to
+the same file. The sample is tests/native/test_native_stack_strings.py's (a XOR-encoded stack buffer passed to
 `decode`, a .rodata blob to `copy_decode`), gcc -O0 -static; measured through MCP on a new server with an
 empty cache: `list_strings` (the index) first, then the timed `list_strings` with origin decoded (angr's
 start, the load and every decoder call site emulated), whose answer must hold the source's plaintexts.
@@ -114,17 +114,17 @@ async def _measure(target: Path) -> dict[str, float]:
 
 
 def _strings_sample() -> Any:
-    """tests/test_native_stack_strings.py (its sibling imports need tests/ on the path, as under pytest)."""
+    """tests/native_fixtures.py, where the stack-strings sample's source lives (tests/ on the path, as under pytest)."""
     tests = str(Path(__file__).resolve().parents[1])
     if tests not in sys.path:
         sys.path.append(tests)
-    import test_native_stack_strings
+    import native_fixtures
 
-    return test_native_stack_strings
+    return native_fixtures
 
 
 def _build_strings(root: Path) -> Path:
-    STRINGS = _strings_sample().SOURCE
+    STRINGS = _strings_sample().STACK_SOURCE
 
     (root / "strings.c").write_text(STRINGS)
     target = root / "strings"

@@ -4,7 +4,7 @@ A host puts each listed tool's name, description and input schema into the model
 (rea.catalog.toolsets.context_bytes: their compact JSON, UTF-8). For `all` and `triage` the
 server is started with REA_MCP_TOOLSETS set, tools/list is read over the pipe, and the bytes
 are summed from what the client received; every family's row is the same projection computed
-in process (tests/test_toolsets.py checks that the server lists exactly it). Targets (issue 28): triage at most 48 KB (49,152
+in process (tests/core/test_toolsets.py checks that the server lists exactly it). Targets (issue 28): triage at most 48 KB (49,152
 bytes) in at most 24 tools; the default catalog at most 1.5 KB (1,536 bytes) per tool on
 average. Informational rows: every family's cost and the whole tools/list reply (output
 schemas included), which hosts download but do not show the model.

@@ -222,7 +222,7 @@ def run(
     emit: emulator.Emit | None = None,
 ) -> dict[str, Any]:
     """The facts angr's engine would give for this run (emulator.emulate's), or Declined."""
-    from unicorn import UcError
+    from unicorn.unicorn import UcError  # unicorn's package does not re-export it for the type checker
     from unicorn.x86_const import UC_X86_REG_RIP
 
     placed = emulator.place(found.buffer_base, arguments, into)
@@ -339,8 +339,11 @@ def _machine(
 
 def _image(found: Layout) -> Any:
     """A unicorn x86-64 CPU with the image's pages mapped."""
-    import unicorn
+    import unicorn as typed
 
+    # Any: unicorn's Uc resolves, for the type checker, to its untyped Python 2 binding (unicorn/unicorn.py
+    # picks the binding by version when it runs)
+    unicorn: Any = typed
     uc = unicorn.Uc(unicorn.UC_ARCH_X86, unicorn.UC_MODE_64)
     for page, body, prot in found.pages:
         uc.mem_map(page, PAGE, prot)
@@ -407,7 +410,7 @@ class _Resolvers:
         uc.hook_add(unicorn.UC_HOOK_INSN, stop, aux1=x.UC_X86_INS_SYSCALL)
 
     def run(self, address: int, fill: int) -> tuple[int, tuple[int, ...]] | None:
-        import unicorn
+        from unicorn.unicorn import UcError  # unicorn's package does not re-export it for the type checker
 
         uc, x, deadend = self.uc, self.x, self.found.deadend
         uc.mem_write(STACK_END - RESOLVER_STACK, fill.to_bytes(8, "little") * (RESOLVER_STACK // 8))
@@ -418,7 +421,7 @@ class _Resolvers:
         self.blocks, self.refused = [], False
         try:
             uc.emu_start(address, deadend, count=RESOLVER_INSTRUCTIONS)
-        except unicorn.UcError:
+        except UcError:
             return None
         if self.refused or uc.reg_read(x.UC_X86_REG_RIP) != deadend:
             return None

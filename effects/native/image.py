@@ -29,7 +29,9 @@ _CS = {
 }
 
 
-def _region(name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool) -> dict:
+def _region(
+    name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool
+) -> dict[str, Any]:
     return {
         "name": name,
         "vaddr": vaddr,

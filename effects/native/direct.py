@@ -341,9 +341,7 @@ def _image(found: Layout) -> Any:
     """A unicorn x86-64 CPU with the image's pages mapped."""
     import unicorn as typed
 
-    # Any: unicorn's Uc resolves, for the type checker, to its untyped Python 2 binding (unicorn/unicorn.py
-    # picks the binding by version when it runs)
-    unicorn: Any = typed
+    unicorn: Any = typed  # its Uc is, to the type checker, the untyped Python 2 binding (chosen when it runs)
     uc = unicorn.Uc(unicorn.UC_ARCH_X86, unicorn.UC_MODE_64)
     for page, body, prot in found.pages:
         uc.mem_map(page, PAGE, prot)

@@ -72,8 +72,7 @@ WORDS = st.integers(-(1 << 63), (1 << 64) - 1)
 @given(st.lists(WORDS, max_size=w.MAX_ARGUMENTS))
 def test_integers_are_kept_as_64_bit_words(words):
     raw = [n if abs(n) < 2**53 else {"kind": "integer", "value": ("-" if n < 0 else "") + hex(abs(n))} for n in words]
-    parsed = e.parse_arguments(raw)
-    assert not isinstance(parsed, ReaError)
+    parsed = e.parse_arguments(raw).unwrap()
     assert [a.value for a in parsed] == [n & e.WORD_MAX for n in words]
 
 
@@ -82,11 +81,11 @@ def test_buffers_keep_their_bytes_and_size(data, extra, writable):
     item = {"kind": "buffer", "hex": data.hex(), "size": len(data) + extra, "writable": writable}
     if not item["size"]:
         del item["size"]
-    parsed = e.parse_arguments([item])
+    got = e.parse_arguments([item])
     if not data and not extra:
-        assert isinstance(parsed, ReaError)  # a buffer of no bytes and no size has nothing to point at
+        assert isinstance(got.failure(), ReaError)  # a buffer of no bytes and no size has nothing to point at
         return
-    assert not isinstance(parsed, ReaError)
+    parsed = got.unwrap()
     (buffer,) = parsed
     assert (buffer.data, buffer.size, buffer.writable) == (data, len(data) + extra, writable)
     planned = e.plan(parsed, e.Budget(steps=1, time_ms=10, memory_bytes=4096), None)["arguments"][0]
@@ -112,7 +111,7 @@ BAD = st.one_of(
 
 @given(st.lists(WORDS.filter(lambda n: abs(n) < 2**53), max_size=4), BAD)
 def test_bad_arguments_are_refused_naming_the_argument_and_what_is_accepted(good, bad):
-    parsed = e.parse_arguments([*good, bad])
+    parsed = e.parse_arguments([*good, bad]).failure()
     assert isinstance(parsed, ReaError) and parsed.code == "invalid_request"
     assert f"arguments[{len(good)}]" in parsed.message
     assert "buffer" in str(parsed.details) and "pointer" in str(parsed.details)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import orjson
 from hypothesis import given, settings, strategies as st
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.native import annotations as notes
@@ -24,18 +25,29 @@ json_values = st.recursive(
 )
 
 
+def _either(result: Result[notes.Annotations, ReaError]) -> notes.Annotations | ReaError:
+    """The parsed store or the refusal, whichever the parse gave."""
+    match result:
+        case Success(state):
+            return state
+        case Failure(error):
+            return error
+    raise AssertionError(result)
+
+
 def _valid(state: notes.Annotations) -> bool:
     document = orjson.loads(orjson.dumps(notes.to_json(state, SHA, DIGEST)))
-    return notes.from_json(document, "store", SHA, DIGEST) == state
+    return notes.from_json(document, "store", SHA, DIGEST).value_or(None) == state
 
 
 @given(changes)
 def test_applied_edits_round_trip_through_the_stored_document(edits):
     state = notes.EMPTY
     for table, address, text in edits:
-        if text is not None and (notes.check_name(text) if table == "names" else notes.check_text(text)):
+        check = notes.check_name if table == "names" else notes.check_text
+        if text is not None and check(text).map(lambda _: False).value_or(True):
             continue  # the programs refuse these before an edit exists
-        applied = notes.apply(state, notes.Edit(changes=((table, address, text),)))
+        applied = notes.apply(state, notes.Edit(changes=((table, address, text),))).unwrap()
         assert isinstance(applied, notes.Annotations) and applied.revision == state.revision + 1
         state = applied
     assert _valid(state)
@@ -43,7 +55,7 @@ def test_applied_edits_round_trip_through_the_stored_document(edits):
 
 @given(json_values)
 def test_any_stored_document_parses_or_is_refused_as_corruption(raw):
-    got = notes.from_json(raw, "store", SHA, DIGEST)
+    got = _either(notes.from_json(raw, "store", SHA, DIGEST))
     assert isinstance(got, notes.Annotations) or (
         isinstance(got, ReaError)
         and got.code == "artifact_integrity_mismatch"
@@ -54,18 +66,18 @@ def test_any_stored_document_parses_or_is_refused_as_corruption(raw):
 
 @given(st.data())
 def test_a_mutated_store_is_refused_or_still_valid(data):
-    state = notes.apply(notes.EMPTY, notes.Edit(changes=(("comments", "0x10", "ok"), ("names", "0x20", "n"))))
+    state = notes.apply(notes.EMPTY, notes.Edit(changes=(("comments", "0x10", "ok"), ("names", "0x20", "n")))).unwrap()
     assert isinstance(state, notes.Annotations)
     document = notes.to_json(state, SHA, DIGEST)
     key = data.draw(st.sampled_from(sorted(document)))
     document[key] = data.draw(json_values)
-    got = notes.from_json(document, "store", SHA, DIGEST)
+    got = _either(notes.from_json(document, "store", SHA, DIGEST))
     assert isinstance(got, (notes.Annotations, ReaError))
 
 
 @given(st.text(max_size=300))
 def test_names_with_control_characters_or_too_long_are_refused(text):
-    problem = notes.check_name(text)
+    problem = notes.check_name(text).swap().value_or(None)
     controls = any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 or c in "\u2028\u2029" for c in text)
     assert (problem is None) == (bool(text.strip()) and len(text) <= notes.MAX_NAME and not controls)
     if problem is not None:
@@ -123,10 +135,12 @@ def _image_or_error(data: bytes, address: int, length: int) -> None:
         path = Path(tmp) / "subject"
         path.write_bytes(data)
         _MAPS.clear()
-        got = _image(ReadImage(path=str(path), sha256="0" * 64))
-        if isinstance(got, ReaError):
-            assert got.code in ("capability_unavailable", "target_unavailable"), got
+        loaded = _image(ReadImage(path=str(path), sha256="0" * 64))
+        refused = loaded.swap().value_or(None)
+        if refused is not None:
+            assert refused.code in ("capability_unavailable", "target_unavailable"), refused
             return
+        got = loaded.unwrap()
         plan = image.read_plan(got, address, length)
         if plan is None or plan[1] == 0:
             return
@@ -134,8 +148,7 @@ def _image_or_error(data: bytes, address: int, length: int) -> None:
             ReadImage(
                 path=str(path), sha256="0" * 64, file_offset=plan[0], length=plan[1], address=address, decode=True
             )
-        )
-        assert not isinstance(read, ReaError)
+        ).unwrap()
         assert len(read["bytes_hex"]) // 2 <= plan[1] and read["decoded"]["status"] in (
             "decoded",
             "undecodable",

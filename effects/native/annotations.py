@@ -40,17 +40,17 @@ def _failed(path: Path, exc: OSError) -> ReaError:
     )
 
 
-def _read(path: Path, sha256: str, digest: str) -> notes.Annotations | ReaError:
+def _read(path: Path, sha256: str, digest: str) -> Result[notes.Annotations, ReaError]:
     try:
         if path.stat().st_size > notes.MAX_STORE_BYTES:
-            return notes.corrupted(str(path), f"it is larger than {notes.MAX_STORE_BYTES} bytes")
+            return Failure(notes.corrupted(str(path), f"it is larger than {notes.MAX_STORE_BYTES} bytes"))
         raw = path.read_bytes()
     except FileNotFoundError:
-        return notes.EMPTY
+        return Success(notes.EMPTY)
     try:
         document = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        return notes.corrupted(str(path), f"not JSON: {exc}")
+        return Failure(notes.corrupted(str(path), f"not JSON: {exc}"))
     return notes.from_json(document, str(path), sha256, digest)
 
 
@@ -67,32 +67,33 @@ def _write(path: Path, document: dict[str, Any]) -> None:
         raise
 
 
-def _locked_edit(path: Path, effect: EditAnnotations) -> notes.Annotations | ReaError:
+def _locked_edit(path: Path, effect: EditAnnotations) -> Result[notes.Annotations, ReaError]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path.with_suffix(".lock"), "a+b") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # released when the file closes
-        state = _read(path, effect.sha256, effect.profile_digest)
-        if isinstance(state, ReaError):
-            return state
-        edited = (
-            notes.merge(state, effect.edit)
-            if isinstance(effect.edit, notes.Annotations)
-            else notes.apply(state, effect.edit)
+        return (
+            _read(path, effect.sha256, effect.profile_digest)
+            .bind(lambda state: _edited(state, effect))
+            .map(lambda edited: _written(path, edited, effect))
         )
-        if isinstance(edited, ReaError):
-            return edited
-        _write(path, notes.to_json(edited, effect.sha256, effect.profile_digest))
-        return edited
 
 
-def _settled(value: notes.Annotations | ReaError) -> Result[Any, ReaError]:
-    return Failure(value) if isinstance(value, ReaError) else Success(value)
+def _edited(state: notes.Annotations, effect: EditAnnotations) -> Result[notes.Annotations, ReaError]:
+    """The edit applied, or an imported store merged in (a restore from an Evidence bundle)."""
+    if isinstance(effect.edit, notes.Annotations):
+        return Success(notes.merge(state, effect.edit))
+    return notes.apply(state, effect.edit)
+
+
+def _written(path: Path, edited: notes.Annotations, effect: EditAnnotations) -> notes.Annotations:
+    _write(path, notes.to_json(edited, effect.sha256, effect.profile_digest))
+    return edited
 
 
 async def _read_effect(effect: ReadAnnotations, progress: Progress) -> Result[Any, ReaError]:
     path = store_path(_root(), effect.sha256, effect.profile_digest)
     try:
-        return _settled(await anyio.to_thread.run_sync(_read, path, effect.sha256, effect.profile_digest))
+        return await anyio.to_thread.run_sync(_read, path, effect.sha256, effect.profile_digest)
     except OSError as exc:
         return Failure(_failed(path, exc))
 
@@ -100,7 +101,7 @@ async def _read_effect(effect: ReadAnnotations, progress: Progress) -> Result[An
 async def _edit_effect(effect: EditAnnotations, progress: Progress) -> Result[Any, ReaError]:
     path = store_path(_root(), effect.sha256, effect.profile_digest)
     try:
-        return _settled(await anyio.to_thread.run_sync(_locked_edit, path, effect))
+        return await anyio.to_thread.run_sync(_locked_edit, path, effect)
     except OSError as exc:
         return Failure(_failed(path, exc))
 

@@ -11,7 +11,7 @@ from typing import Any
 from collections.abc import Callable
 
 from effects.native import origin_facts
-from effects.native.function_work import WorkerError
+from effects.native.function_work import AnalysisState, WorkerError
 from rea.native import strings as native_strings
 
 
@@ -32,14 +32,14 @@ def _profiles(options: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
     return [("default", default), ("safe", safe)]
 
 
-class CfgAnalysis:
+class CfgAnalysis(AnalysisState):
     """CFG recovery and the snapshot of one loaded target (effects.native.worker.Analysis holds its state)."""
 
     def analyze(self, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
         if self.cfg is None:
             if self.cfg_error is not None:
                 raise self.cfg_error
-            attempts = []
+            attempts: list[dict[str, str]] = []
             for profile, options in _profiles(params.get("cfg", {})):
                 try:
                     self.cfg = self._cfg(profile, options, emit)
@@ -104,14 +104,9 @@ class CfgAnalysis:
         for item in self.cfg.memory_data.values():
             if item.sort not in ("string", "unicode") or item.content is None:
                 continue
-            refs = sorted(
-                {
-                    self.containing(ref.ins_addr)
-                    for ref in kb.xrefs.get_xrefs_by_dst(item.address)
-                    if ref.ins_addr is not None
-                }
-                - {None}
-            )
+            xrefs = kb.xrefs.get_xrefs_by_dst(item.address)
+            owners = {self.containing(ref.ins_addr) for ref in xrefs if ref.ins_addr is not None}
+            refs = sorted(r for r in owners if r is not None)
             strings.append(self._cfg_string(item, [self.out(r) for r in refs]))
             for r in refs:
                 string_refs.setdefault(r, set()).add(item.address)
@@ -161,7 +156,7 @@ class CfgAnalysis:
         return made
 
     def _in_main(self, addr: int) -> bool:
-        return self.main.min_addr <= addr <= self.main.max_addr
+        return bool(self.main.min_addr <= addr <= self.main.max_addr)
 
     def _procedure(
         self, f: Any, callgraph: Any, engine: dict[int, str], string_refs: dict[int, set[int]]
@@ -207,7 +202,9 @@ class CfgAnalysis:
         """Jumps angr sent to its UnresolvableJumpTarget placeholder (calls are counted from call sites)."""
         rows = []
         for source, target, data in f.transition_graph.edges(data=True):
-            if engine.get(getattr(target, "addr", None)) == "placeholder" and data.get("type") != "call":
+            at_target: int | None = getattr(target, "addr", None)
+            made = engine.get(at_target) if at_target is not None else None
+            if made == "placeholder" and data.get("type") != "call":
                 at = data.get("ins_addr") or source.addr
                 rows.append({"address": self.out(at), "reason": "indirect jump angr did not resolve"})
         return sorted(rows, key=lambda r: str(r["address"]))

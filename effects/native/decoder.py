@@ -142,7 +142,8 @@ def decode_strings_op(analysis: Any, params: dict[str, Any], emit: Callable[[str
     candidates = params["candidates"]
     started = time.monotonic()
     facts: list[dict[str, Any]] = []
-    engine, ended = None, {}
+    engine: str | None = None
+    ended: Ended = {}
     for number, candidate in enumerate(candidates, 1):
         if (time.monotonic() - started) * 1000 >= params["total_ms"]:
             emit(f"decoded strings: total time spent after {number - 1} of {len(candidates)} call sites")

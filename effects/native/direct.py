@@ -222,7 +222,7 @@ def run(
     emit: emulator.Emit | None = None,
 ) -> dict[str, Any]:
     """The facts angr's engine would give for this run (emulator.emulate's), or Declined."""
-    from unicorn import UcError
+    from unicorn.unicorn import UcError  # unicorn's package does not re-export it for the type checker
     from unicorn.x86_const import UC_X86_REG_RIP
 
     placed = emulator.place(found.buffer_base, arguments, into)
@@ -339,8 +339,9 @@ def _machine(
 
 def _image(found: Layout) -> Any:
     """A unicorn x86-64 CPU with the image's pages mapped."""
-    import unicorn
+    import unicorn as typed
 
+    unicorn: Any = typed  # its Uc is, to the type checker, the untyped Python 2 binding (chosen when it runs)
     uc = unicorn.Uc(unicorn.UC_ARCH_X86, unicorn.UC_MODE_64)
     for page, body, prot in found.pages:
         uc.mem_map(page, PAGE, prot)
@@ -407,7 +408,7 @@ class _Resolvers:
         uc.hook_add(unicorn.UC_HOOK_INSN, stop, aux1=x.UC_X86_INS_SYSCALL)
 
     def run(self, address: int, fill: int) -> tuple[int, tuple[int, ...]] | None:
-        import unicorn
+        from unicorn.unicorn import UcError  # unicorn's package does not re-export it for the type checker
 
         uc, x, deadend = self.uc, self.x, self.found.deadend
         uc.mem_write(STACK_END - RESOLVER_STACK, fill.to_bytes(8, "little") * (RESOLVER_STACK // 8))
@@ -418,7 +419,7 @@ class _Resolvers:
         self.blocks, self.refused = [], False
         try:
             uc.emu_start(address, deadend, count=RESOLVER_INSTRUCTIONS)
-        except unicorn.UcError:
+        except UcError:
             return None
         if self.refused or uc.reg_read(x.UC_X86_REG_RIP) != deadend:
             return None

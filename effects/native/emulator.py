@@ -340,7 +340,8 @@ def _read(state: Any, address: int, size: int) -> bytes:
         return b""
     try:
         value = state.memory.load(address, size, inspect=False, disable_actions=True)
-        return state.solver.eval(value, cast_to=bytes)
+        read: bytes = state.solver.eval(value, cast_to=bytes)
+        return read
     except Exception:  # noqa: BLE001 - partly unmapped: read byte by byte
         data = bytearray()
         for i in range(size):

@@ -122,9 +122,9 @@ class AngrWorker:
         if self.running and self.loader_facts is not None:
             if not lazy and self.loader_facts.get("lazy"):
                 eager = {**self.load_params(), "facts": False}
-                loaded = await self._await_load(lambda: self._exchange("load", eager, report), report)
-                if not isinstance(loaded, Success):
-                    return loaded
+                match await self._await_load(lambda: self._exchange("load", eager, report), report):
+                    case Failure() as refused:
+                        return refused
             if facts and self.loader_facts.get("deferred"):
                 return await self._complete_facts(report)
             return Success(self.loader_facts)
@@ -135,8 +135,9 @@ class AngrWorker:
                 return Failure(refused.error)
         rid, self.pending_load = self.pending_load, None
         loaded = await self._await_load(lambda: self._exchange("load", {}, report, rid=rid), report)
-        if isinstance(loaded, Success) and not lazy and (self.loader_facts or {}).get("lazy"):
-            return await self.ensure_started(report, facts=facts)  # a lazy prestart: angr loads now
+        match loaded:
+            case Success() if not lazy and (self.loader_facts or {}).get("lazy"):
+                return await self.ensure_started(report, facts=facts)  # a lazy prestart: angr loads now
         if facts and (self.loader_facts or {}).get("deferred"):  # a prestarted load (the project only)
             return await self._complete_facts(report)
         return loaded
@@ -166,6 +167,7 @@ class AngrWorker:
             start_new_session=True,
             env=scratch_environment(scratch),
         )
+        assert self.process.stdout is not None and self.process.stdin is not None  # both are pipes
         self.reader = BufferedByteReceiveStream(self.process.stdout)
         self.analysed = False
         self.observe()
@@ -204,18 +206,20 @@ class AngrWorker:
             await self.stop()
             return Failure(self.startup_timeout())
         loaded = result[0]
-        if isinstance(loaded, Success):
-            self.loader_facts = loaded.unwrap()
-        else:
-            await self.stop()
+        match loaded:
+            case Success(facts):
+                self.loader_facts = facts
+            case _:
+                await self.stop()
         return loaded
 
     async def _complete_facts(self, report: Report) -> Result[dict[str, Any], ReaError]:
         """The loader facts a worker started without them (one request at a time on its pipe)."""
         async with self.lock:
             got = await self._exchange("facts", {}, report)
-        if isinstance(got, Success):
-            self.loader_facts = got.unwrap()
+        match got:
+            case Success(facts):
+                self.loader_facts = facts
         return got
 
     def make_scratch(self) -> Result[Path, ReaError]:
@@ -258,19 +262,20 @@ class AngrWorker:
     async def request(self, op: str, params: dict[str, Any], report: Report) -> Result[Any, ReaError]:
         """One query; cancelling it kills the worker (angr cannot be interrupted any other way), except an
         INTERRUPTIBLE one, which stops between blocks and leaves its partial answer in `interrupted`."""
-        started = await self.ensure_started(report, facts=False, lazy=op in self.LAZY)
-        if not isinstance(started, Success):
-            return started
+        match await self.ensure_started(report, facts=False, lazy=op in self.LAZY):
+            case Failure() as refused:
+                return refused
         async with self.lock:
             local = bool(params.get("local"))  # one function's own graph: the whole-program CFG is not needed
             if op in ("disassemble", "decompile", "value_flow") and not self.analysed and not local:
-                built = await self._exchange("analyze", {}, report)
-                if not isinstance(built, Success) and not _cfg_failed(built):
-                    return built
+                match await self._exchange("analyze", {}, report):
+                    case Failure(error) as failed if not _cfg_failed(error):
+                        return failed
                 self.analysed = True  # or failed for good: the worker answers from the metadata extent
             reply = await self._exchange(op, params, report)
-            if op == "analyze" and isinstance(reply, Success):
-                self.analysed = True
+            match reply:
+                case Success() if op == "analyze":
+                    self.analysed = True
             return reply
 
     async def _exchange(
@@ -283,9 +288,10 @@ class AngrWorker:
         async with anyio.create_task_group() as group:
             group.start_soon(self._watch, self.memory_limit_mib)
             try:
-                return await self._converse(op, params, report, rid=rid)
+                reply = await self._converse(op, params, report, rid=rid)
             finally:
                 group.cancel_scope.cancel()
+        return reply
 
     async def _watch(self, limit_mib: int) -> None:
         """Stop the worker group the moment its resident memory passes the ceiling (before the kernel's
@@ -323,7 +329,7 @@ class AngrWorker:
     async def _converse(
         self, op: str, params: dict[str, Any], report: Report, *, rid: int | None = None
     ) -> Result[Any, ReaError]:
-        assert self.process is not None and self.reader is not None
+        assert self.process is not None and self.process.stdin is not None and self.reader is not None
         sent = rid is not None
         if rid is None:
             self.next_id += 1
@@ -460,6 +466,6 @@ def _group_rss(pid: int) -> int:
     return total
 
 
-def _cfg_failed(reply: Result[Any, ReaError]) -> bool:
+def _cfg_failed(error: ReaError) -> bool:
     """CFG recovery failed with every profile (the worker is alive; only the CFG is missing)."""
-    return isinstance(reply, Failure) and (reply.failure().details or {}).get("reason") == "cfg-failed"
+    return (error.details or {}).get("reason") == "cfg-failed"

@@ -5,7 +5,7 @@ extent. A mixin of the worker's Analysis, which holds the loaded project and CFG
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any, overload
 from collections.abc import Callable
 
 from effects.native import valueflow
@@ -33,7 +33,35 @@ def _empty_reason(decompiler: Any, function: Any) -> str:
     return f"its {blocks} blocks were lifted, but structuring and code generation produced no statements"
 
 
-class FunctionWork:
+class AnalysisState:
+    """What the worker's mixins (FunctionWork, effects.native.cfg_analysis.CfgAnalysis) read of the one loaded
+    target: effects.native.worker.Analysis sets the state and defines the address conversions. Declared here
+    for the type checker only (angr's objects are untyped, so they are Any)."""
+
+    project: Any
+    cfg: Any
+    cfg_error: WorkerError | None  # every profile failed: asking again fails the same way
+    main: Any
+    block_starts: list[int]
+    block_owner: list[tuple[int, int, int]]  # (start, end, function addr), sorted
+
+    if TYPE_CHECKING:  # defined by effects.native.worker.Analysis
+
+        @property
+        def source(self) -> str | bytes: ...
+
+        @overload
+        def out(self, addr: int) -> str: ...
+
+        @overload
+        def out(self, addr: int | None) -> str | None: ...
+
+        def out(self, addr: int | None) -> str | None: ...
+
+        def into(self, text: str) -> int: ...
+
+
+class FunctionWork(AnalysisState):
     """The per-function operations of one loaded target (effects.native.worker.Analysis holds its state)."""
 
     def function(self, address: str) -> Any:

@@ -23,10 +23,10 @@ import time
 import traceback
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeVar
 
 import orjson
-from returns.result import Result, Success
+from returns.result import Result
 
 from rea.errors import ReaError
 from rea.native import ghidra as translate
@@ -44,10 +44,15 @@ class WorkerError(Exception):
         self.code, self.message, self.details = code, message, details
 
 
-def _unwrap(result: Result[Any, ReaError]) -> Any:
-    if isinstance(result, Success):
-        return result.unwrap()
-    error = result.failure()
+T = TypeVar("T")
+
+
+def _unwrap(result: Result[T, ReaError]) -> T:
+    """The core's answer, or its error raised as the worker's (the worker answers it on its pipe)."""
+    return result.alt(_raised).unwrap()
+
+
+def _raised(error: ReaError) -> NoReturn:
     raise WorkerError(error.code, error.message, **(error.details or {}))
 
 
@@ -75,7 +80,9 @@ def file_facts(path: str) -> dict[str, Any]:
             "entry": binary.entrypoint,
             "pic": bool(binary.optional_header.dll_characteristics & 0x40),
         }
-    return {"linked_base": binary.imagebase, "entry": binary.entrypoint, "pic": bool(getattr(binary, "is_pie", False))}
+    # Any: lief types a COFF object too, which has neither field (it fails here, as Ghidra's import would)
+    image: Any = binary
+    return {"linked_base": image.imagebase, "entry": image.entrypoint, "pic": bool(getattr(image, "is_pie", False))}
 
 
 class Program:

@@ -29,7 +29,9 @@ _CS = {
 }
 
 
-def _region(name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool) -> dict:
+def _region(
+    name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool
+) -> dict[str, Any]:
     return {
         "name": name,
         "vaddr": vaddr,
@@ -89,26 +91,30 @@ def _pe(binary: Any) -> dict[str, Any]:
     return {"format": "pe", "architecture": arch, "bits": bits, "segments": segments, "code": []}
 
 
-def _load_map(path: str) -> dict[str, Any] | ReaError:
+def _load_map(path: str) -> Result[dict[str, Any], ReaError]:
     try:
         binary = lief.parse(path)
         size = os.path.getsize(path)
         if isinstance(binary, lief.ELF.Binary):
-            return image.held_by_file(_elf(binary), size)
+            return Success(image.held_by_file(_elf(binary), size))
         if isinstance(binary, lief.PE.Binary):
-            return image.held_by_file(_pe(binary), size)
+            return Success(image.held_by_file(_pe(binary), size))
     except Exception as exc:  # lief raises many types on damaged tables  # noqa: BLE001
-        return ReaError(
-            code="target_unavailable",
-            message=f"The target's load map cannot be read: {type(exc).__name__}: {exc}",
-            details={"reason": "unreadable_load_map"},
-            action="Check that the file is a complete ELF or PE binary, then reopen it.",
+        return Failure(
+            ReaError(
+                code="target_unavailable",
+                message=f"The target's load map cannot be read: {type(exc).__name__}: {exc}",
+                details={"reason": "unreadable_load_map"},
+                action="Check that the file is a complete ELF or PE binary, then reopen it.",
+            )
         )
-    return ReaError(
-        code="capability_unavailable",
-        message="read_bytes and instruction decoding read ELF and PE load maps; this target is neither.",
-        details={"reason": "unsupported_format"},
-        action="Open an ELF or PE binary, or use procedure_assembly for what the engine disassembled.",
+    return Failure(
+        ReaError(
+            code="capability_unavailable",
+            message="read_bytes and instruction decoding read ELF and PE load maps; this target is neither.",
+            details={"reason": "unsupported_format"},
+            action="Open an ELF or PE binary, or use procedure_assembly for what the engine disassembled.",
+        )
     )
 
 
@@ -158,14 +164,16 @@ def _decode(arch: str, bits: int, data: bytes, address: int) -> dict[str, Any]:
     }
 
 
-def _image(effect: ReadImage) -> dict[str, Any] | ReaError:
+def _image(effect: ReadImage) -> Result[dict[str, Any], ReaError]:
+    """The target's load map (read once per file and digest), with the bytes and decoding asked for."""
     key = (effect.path, effect.sha256)
     facts = _MAPS.get(key)
-    if facts is None:
-        loaded = _load_map(effect.path)
-        if isinstance(loaded, ReaError):
-            return loaded
-        facts = _MAPS.setdefault(key, loaded)
+    if facts is not None:
+        return Success(_read_at(effect, facts))
+    return _load_map(effect.path).map(lambda loaded: _read_at(effect, _MAPS.setdefault(key, loaded)))
+
+
+def _read_at(effect: ReadImage, facts: dict[str, Any]) -> dict[str, Any]:
     out = dict(facts)
     if effect.length > 0:
         data = _read(effect.path, effect.file_offset, effect.length)
@@ -177,7 +185,7 @@ def _image(effect: ReadImage) -> dict[str, Any] | ReaError:
 
 async def _read_image(effect: ReadImage, progress: Progress) -> Result[Any, ReaError]:
     try:
-        got = await anyio.to_thread.run_sync(_image, effect)
+        return await anyio.to_thread.run_sync(_image, effect)
     except OSError as exc:
         return Failure(
             ReaError(
@@ -187,7 +195,6 @@ async def _read_image(effect: ReadImage, progress: Progress) -> Result[Any, ReaE
                 action="Check that the file still exists and is readable, then reopen it.",
             )
         )
-    return Failure(got) if isinstance(got, ReaError) else Success(got)
 
 
 HANDLERS = {ReadImage: _read_image}

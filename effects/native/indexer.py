@@ -172,7 +172,8 @@ def _forked(run: Callable[[], dict[str, Any]], architecture: str) -> Callable[[]
 
     def finish() -> dict[str, Any]:
         try:
-            return orjson.loads(waiting())
+            answer: dict[str, Any] = orjson.loads(waiting())
+            return answer
         except orjson.JSONDecodeError:
             return {**stackstrings.not_scanned(architecture, FAILED_PASS), "stack_strings_ms": 0}
 

@@ -205,7 +205,8 @@ def _linked_address(path: str | bytes, offset: int) -> str | None:
 
     lief.logging.disable()
     try:
-        binary = lief.parse(path if isinstance(path, str) else io.BytesIO(path))
+        # Any: lief types a COFF object too, which has no segments (it raises, and reads as None, as before)
+        binary: Any = lief.parse(path if isinstance(path, str) else io.BytesIO(path))
         mapped = binary.offset_to_virtual_address(offset) if binary is not None else None
         return f"0x{int(mapped):x}" if isinstance(mapped, int) and mapped else None
     except Exception:  # lief raises on malformed tables; the address is an addition, the offset stands

@@ -43,8 +43,9 @@ class Recorder:
 def available(angr: Any) -> bool:
     """Whether angr's native unicorn layer loaded (it needs the `unicorn` package)."""
     try:
-        from angr.state_plugins import unicorn_engine
+        from angr.state_plugins import unicorn_engine as typed
 
+        unicorn_engine: Any = typed  # it imports `unicorn` without exporting it
         return unicorn_engine._UC_NATIVE is not None and unicorn_engine.unicorn is not None
     except Exception:  # noqa: BLE001 - no unicorn: the VEX engine alone
         return False
@@ -69,9 +70,13 @@ def options(angr: Any) -> set[Any]:
 @functools.cache
 def _watched_class() -> type:
     import unicorn
-    from angr.state_plugins.unicorn_engine import _UC_NATIVE, STOP, Unicorn
+    from angr.state_plugins import unicorn_engine
 
-    class Watched(Unicorn):  # type: ignore[misc] - angr's plugin, untyped
+    # angr's plugin as Any: its methods are untyped and its copy is wrapped by angr's memo decorator
+    engine: Any = unicorn_engine
+    _UC_NATIVE, STOP = engine._UC_NATIVE, engine.STOP
+
+    class Watched(engine.Unicorn):  # type: ignore[misc]  # subclassing angr's untyped plugin
         """angr's unicorn plugin with the emulator's hooks, and without the cool-down that keeps a state out
         of unicorn for 100 blocks after one block ran elsewhere (a stop point, a library model)."""
 
@@ -115,9 +120,12 @@ def watch(state: Any, recorder: Recorder) -> None:
 
 @functools.cache
 def _lazy_heap_class() -> type:
-    from angr.state_plugins.heap.heap_brk import SimHeapBrk
+    from angr.state_plugins.heap import heap_brk
 
-    class LazyHeap(SimHeapBrk):  # type: ignore[misc] - angr's plugin, untyped
+    # angr's plugin as Any: its methods are untyped and its copy is wrapped by angr's memo decorator
+    brk: Any = heap_brk
+
+    class LazyHeap(brk.SimHeapBrk):  # type: ignore[misc]  # subclassing angr's untyped plugin
         """The brk heap, its pages mapped when an allocation reaches them (never past heap_size)."""
 
         mapped_to: int | None = None

@@ -436,7 +436,8 @@ def matches_in(path: str | bytes, functions: Iterable[Mapping[str, Any]]) -> lis
                 return []
             handle.seek(0)
             elf = ELFFile(handle)
-            return library_matches(elf, handle, functions, linkage(elf))["matches"]
+            matches: list[dict[str, Any]] = library_matches(elf, handle, functions, linkage(elf))["matches"]
+            return matches
     except Exception:  # matching is an addition: a file it cannot read gives none  # noqa: BLE001
         return []
 

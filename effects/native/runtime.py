@@ -158,9 +158,11 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
             built = await _ahead(runtime, key, progress)
             if built is None:
                 built = await index_runner.build(effect.path, loader.get("fat_slice"), progress.report, runtime.lineage)
-        if not isinstance(built, Success):
-            return None
-        memo = built.unwrap()
+        match built:
+            case Success(value):
+                memo = value
+            case _:
+                return None
         cache.store(runtime.cache_root, effect.sha256, dict(effect.binding), "index", memo)
     runtime.indexes[key] = memo
     # nothing decoded (a truncated file whose commands are cut, no code sections): the engine answers, or refuses
@@ -250,9 +252,11 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
             with runtime.tracked("decode_strings"):
                 asked = decoding.plan(chosen, limits, str(memo.get("architecture")))
                 got = await worker.request("decode_strings", asked, progress.report)
-            if not isinstance(got, Success):
-                return got
-            facts = got.unwrap()
+            match got:
+                case Failure() as refused:
+                    return refused
+                case Success(value):
+                    facts = value
         part = decoding.recovered(candidates, limits, facts)
         cache.store(runtime.cache_root, effect.sha256, binding, "decoded", part)
     memo = {**memo, **part}
@@ -287,22 +291,25 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     worker = runtime.worker_for(effect)
     with runtime.tracked("load"):
         loaded = await worker.ensure_started(progress.report)
-    if not isinstance(loaded, Success):
-        return loaded
-    snapshot = dict(loaded.unwrap())
+    match loaded:
+        case Failure() as refused:
+            return refused
+        case Success(value):
+            snapshot = dict(value)
     if effect.stage == "cfg":
         await progress.report(
             "analysis", "starting CFG recovery: calls, callers and references need it (metadata answered until now)"
         )
         with runtime.tracked("analyze"):
             analysed = await worker.request("analyze", {}, progress.report)
-        if isinstance(analysed, Success):
-            snapshot.update(metadata.completed(analysed.unwrap(), snapshot))
-        elif _engine_fault(analysed):
-            await progress.report("analysis fallback", "CFG recovery failed; answering from the binary's metadata")
-            snapshot.update(metadata.fallback(snapshot, analysed.failure().record()))
-        else:
-            return analysed
+        match analysed:
+            case Success(value):
+                snapshot.update(metadata.completed(value, snapshot))
+            case Failure(error) if _engine_fault(error):
+                await progress.report("analysis fallback", "CFG recovery failed; answering from the binary's metadata")
+                snapshot.update(metadata.fallback(snapshot, error.record()))
+            case _:
+                return analysed
     runtime.snapshots[key] = snapshot
     if snapshot.get("degraded", {}).get("engine_error", {}).get("code") != "provider_unavailable":
         # a worker that died may live next time; a CFG that raised with every profile raises again
@@ -310,12 +317,9 @@ async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     return Success(snapshot)
 
 
-def _engine_fault(reply: Result[Any, ReaError]) -> bool:
+def _engine_fault(error: ReaError) -> bool:
     """The CFG failed (every profile raised) or the worker died building it: the metadata still answers.
     A timeout or a cancellation is not a fault of the engine and is reported as it is."""
-    if not isinstance(reply, Failure):
-        return False
-    error = reply.failure()
     return (error.details or {}).get("reason") == "cfg-failed" or (
         error.code == "provider_unavailable" and (error.details or {}).get("operation") == "analyze"
     )
@@ -364,7 +368,8 @@ async def release_all(runtime: NativeRuntime) -> list[str]:
         return []
     worker, runtime.worker, runtime.worker_key = runtime.worker, None, None
     with anyio.CancelScope(shield=True):
-        return await worker.stop()
+        remaining = await worker.stop()
+    return remaining
 
 
 async def _lineage(effect: NativeLineage, progress: Progress) -> Result[Any, ReaError]:

@@ -8,7 +8,10 @@ data: the core (rea/native/values.py) decides the trace, the budgets and the wir
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the worker's function work imports this module
+    from effects.native.function_work import FunctionWork
 
 MAX_INSTRUCTIONS = 4_000  # larger functions are not analysed: RDA's cost grows with blocks times locations
 MAX_ITERATIONS = 8  # RDA fixpoint visits per block; a loop that has not settled by then is reported truncated
@@ -20,7 +23,7 @@ class Unavailable(Exception):
     """This function has no value flow to report (an import, too large, no calling convention)."""
 
 
-def value_flow(analysis: Any, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
+def value_flow(analysis: FunctionWork, params: dict[str, Any], emit: Callable[[str], None]) -> dict[str, Any]:
     """`local` (an indexed snapshot gave the extent): the function's own graph, built in a fraction of a
     second, instead of the whole-program CFG that takes minutes on a large static binary."""
     if params.get("local"):
@@ -61,7 +64,7 @@ def _unavailable(function: Any, reason: str) -> dict[str, Any]:
 class _Flow:
     """The RDA of one function and its projection onto instructions."""
 
-    def __init__(self, analysis: Any, function: Any, model: Any, instructions: list[Any]) -> None:
+    def __init__(self, analysis: FunctionWork, function: Any, model: Any, instructions: list[Any]) -> None:
         self.a, self.f, self.model, self.insns = analysis, function, model, instructions
         self.arch = analysis.project.arch
         self.at = {insn.address: i for i, insn in enumerate(instructions)}
@@ -176,7 +179,8 @@ class _Flow:
         its arguments follow in calling-convention order; a return's value is its second input."""
         ordered = sorted(used, key=lambda pair: self._rank(pair[1]))
         ins = [(key, self._varnode(atom)) for atom, key in ordered]
-        out_atoms = sorted({self._key(a): a for a in defined if self._key(a)}.items(), key=lambda kv: self._rank(kv[0]))
+        keyed = {key: a for a in defined if (key := self._key(a))}
+        out_atoms = sorted(keyed.items(), key=lambda kv: self._rank(kv[0]))
         output = None
         if insn.address in self.calls:
             target = self.calls[insn.address]
@@ -235,8 +239,9 @@ class _Flow:
                 return None
             return FLAGS if name.startswith("cc_") or name in ("nzcv", "cpsr", "eflags") else name
         if isinstance(atom, MemoryLocation):
-            if atom.is_on_stack and isinstance(atom.addr.offset, int):
-                offset = atom.addr.offset
+            place: Any = atom.addr  # angr's SpOffset | int | BV: an SpOffset when on the stack
+            if atom.is_on_stack and isinstance(place.offset, int):
+                offset = place.offset
                 return f"stack:{'-' if offset < 0 else '+'}0x{abs(offset):x}"
             if isinstance(atom.addr, int):
                 return self.a.out(atom.addr)
@@ -246,7 +251,8 @@ class _Flow:
         reg = getattr(loc, "reg_name", None)
         if reg is not None:
             offset = self.arch.registers[reg][0]
-            return self.arch.register_names.get(offset, reg)
+            name: str = self.arch.register_names.get(offset, reg)
+            return name
         offset = getattr(loc, "stack_offset", None)
         return None if offset is None else f"stack:{'-' if offset < 0 else '+'}0x{abs(offset):x}"
 

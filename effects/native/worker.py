@@ -20,7 +20,7 @@ import signal
 import sys
 import tempfile
 import traceback
-from typing import Any
+from typing import Any, overload
 from collections.abc import Callable
 
 import orjson
@@ -28,7 +28,7 @@ import orjson
 from effects.native import decoder, direct, emulator, metadata, origin_facts, valueflow
 from effects.native.cfg_analysis import CfgAnalysis
 from effects.native.function_work import FunctionWork, WorkerError
-from rea.native import headers
+from rea.native import emulation, headers
 from rea.native import metadata as known
 from rea.native import strings as native_strings
 
@@ -84,6 +84,12 @@ class Analysis(CfgAnalysis, FunctionWork):
         return self.path if self.image is None else self.image
 
     # ---------------------------------------------------------------- addresses
+
+    @overload
+    def out(self, addr: int) -> str: ...
+
+    @overload
+    def out(self, addr: int | None) -> str | None: ...
 
     def out(self, addr: int | None) -> str | None:
         if addr is None:
@@ -167,7 +173,7 @@ class Analysis(CfgAnalysis, FunctionWork):
         found = self.direct_layout() if params.get("stop_at") is None and emulator.UNICORN else None
         if found is not None and _unicorn_installed():
             into, out = direct.addresses(found)
-            limits = emulator.plan.Budget(**params["budget"])
+            limits = emulation.Budget(**params["budget"])
             try:
                 return direct.run(
                     found, into(params["address"]), params["arguments"], limits, into=into, out=out, emit=emit
@@ -340,7 +346,8 @@ def project(angr: Any, loadable: str | io.BytesIO, found: direct.Layout | None) 
         return angr.Project(loadable, auto_load_libs=False, load_debug_info=False)
     import cle  # noqa: PLC0415 - imported with angr
 
-    loader = cle.Loader(loadable, auto_load_libs=False, load_debug_info=False)
+    # Any: this one loader's IRELATIVE method is replaced below, which cle's own types do not allow
+    loader: Any = cle.Loader(loadable, auto_load_libs=False, load_debug_info=False)
     perform, fast = loader.perform_irelative_relocs, direct.resolver(found)
 
     def irelative(angrs: Callable[[int], int | None]) -> None:

@@ -6,7 +6,12 @@ one JSON line per fact on stdout: `started`, `event` (each entry: thread, pc, mo
 symbol, argument registers, caller frames; the hit auto-continues), `breakpoints`
 (resolved locations) and `finished` (outcome, exit status). No expression is evaluated.
 REA kills this process's group when the observation window ends or is cancelled.
+
+Typed with the standard library only (it runs in LLDB's own Python, which has none of REA's packages);
+LLDB's SB objects are untyped, so they are Any.
 """
+
+from __future__ import annotations
 
 import ctypes
 import json
@@ -14,6 +19,7 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 import lldb
 
@@ -24,12 +30,12 @@ REGISTERS = {
 }
 
 
-def emit(kind, **fields):
+def emit(kind: str, **fields: Any) -> None:
     sys.stdout.write(json.dumps({"type": kind, **fields}) + "\n")
     sys.stdout.flush()
 
 
-def location(target, address):
+def location(target: Any, address: Any) -> dict[str, Any]:
     """load/file address, module and symbol of an SBAddress."""
     module = address.GetModule()
     symbol = address.GetSymbol()
@@ -44,7 +50,7 @@ def location(target, address):
     }
 
 
-def breakpoints(target, created):
+def breakpoints(target: Any, created: list[tuple[int, Any]]) -> list[dict[str, Any]]:
     rows = []
     for index, bp in created:
         locations = [location(target, bp.GetLocationAtIndex(i).GetAddress()) for i in range(bp.GetNumLocations())]
@@ -52,7 +58,7 @@ def breakpoints(target, created):
     return rows
 
 
-def hit(target, thread, index, request, started, sequence):
+def hit(target: Any, thread: Any, index: int, request: dict[str, Any], started: float, sequence: int) -> None:
     frame = thread.GetFrameAtIndex(0)
     names = REGISTERS.get(request["architecture"], [])[: request["argument_registers"]]
     registers = []
@@ -76,7 +82,7 @@ def hit(target, thread, index, request, started, sequence):
     )
 
 
-def _die_with_parent():
+def _die_with_parent() -> None:
     """SIGKILL this bridge when REA dies however it dies; lldb-server then kills the launched process."""
     parent = os.getppid()
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
@@ -84,7 +90,7 @@ def _die_with_parent():
         sys.exit(1)
 
 
-def main():
+def main() -> None:
     _die_with_parent()
     request = json.loads(sys.stdin.readline())
     debugger = lldb.SBDebugger.Create()
@@ -95,7 +101,7 @@ def main():
     if not target.IsValid():
         emit("failed", reason="target", message=error.GetCString() or "LLDB could not create the target")
         return
-    created = []
+    created: list[tuple[int, Any]] = []
     for index, bp in enumerate(request["breakpoints"]):
         if bp["kind"] != "function":
             continue
@@ -136,9 +142,9 @@ def main():
             for thread in process:
                 reason = thread.GetStopReason()
                 if reason == lldb.eStopReasonBreakpoint:
-                    index = by_id.get(thread.GetStopReasonDataAtIndex(0))
-                    if index is not None and outcome is None:
-                        hit(target, thread, index, request, started, sequence)
+                    hit_index = by_id.get(thread.GetStopReasonDataAtIndex(0))
+                    if hit_index is not None and outcome is None:
+                        hit(target, thread, hit_index, request, started, sequence)
                         sequence += 1
                         if sequence >= request["max_events"]:
                             outcome = "event-limit"

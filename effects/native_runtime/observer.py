@@ -125,7 +125,7 @@ def _gone(pid: int | None) -> bool:
     if pid is None:
         return True
     try:
-        return psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
     except psutil.NoSuchProcess:
         return True
 

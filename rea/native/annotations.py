@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
 from rea.native.addresses import normalize
@@ -58,45 +59,54 @@ def _bad_character(text: str, allowed: frozenset[str]) -> str | None:
     return None
 
 
-def check_name(text: str, field: str = "name") -> ReaError | None:
-    """A name is one line of at most MAX_NAME characters with no control characters."""
+def check_name(text: str, field: str = "name") -> Result[str, ReaError]:
+    """A name is one line of at most MAX_NAME characters with no control characters (the name itself)."""
     if not text.strip():
-        return invalid_request(f"{field} is empty", field=field, accepted="a non-empty name")
+        return Failure(invalid_request(f"{field} is empty", field=field, accepted="a non-empty name"))
     if len(text) > MAX_NAME:
-        return invalid_request(
-            f"{field} has {len(text)} characters, over the {MAX_NAME}-character limit",
-            field=field,
-            accepted=f"a name of at most {MAX_NAME} characters",
+        return Failure(
+            invalid_request(
+                f"{field} has {len(text)} characters, over the {MAX_NAME}-character limit",
+                field=field,
+                accepted=f"a name of at most {MAX_NAME} characters",
+            )
         )
     bad = _bad_character(text, frozenset())
     if bad is not None:
-        return invalid_request(
-            f"{field} contains the control character {bad}",
-            field=field,
-            accepted="a name without control characters (no newlines, tabs or escapes)",
+        return Failure(
+            invalid_request(
+                f"{field} contains the control character {bad}",
+                field=field,
+                accepted="a name without control characters (no newlines, tabs or escapes)",
+            )
         )
-    return None
+    return Success(text)
 
 
-def check_text(text: str, field: str = "comment") -> ReaError | None:
-    """A comment may span lines (LF, tab) but carries no other control character and stays bounded."""
+def check_text(text: str, field: str = "comment") -> Result[str, ReaError]:
+    """A comment may span lines (LF, tab) but carries no other control character and stays bounded (the
+    comment itself)."""
     if len(text) > MAX_TEXT:
-        return invalid_request(
-            f"{field} has {len(text)} characters, over the {MAX_TEXT}-character limit",
-            field=field,
-            accepted=f"text of at most {MAX_TEXT} characters",
+        return Failure(
+            invalid_request(
+                f"{field} has {len(text)} characters, over the {MAX_TEXT}-character limit",
+                field=field,
+                accepted=f"text of at most {MAX_TEXT} characters",
+            )
         )
     bad = _bad_character(text, _TEXT_CONTROLS_ALLOWED)
     if bad is not None:
-        return invalid_request(
-            f"{field} contains the control character {bad}",
-            field=field,
-            accepted="text whose only control characters are newline and tab",
+        return Failure(
+            invalid_request(
+                f"{field} contains the control character {bad}",
+                field=field,
+                accepted="text whose only control characters are newline and tab",
+            )
         )
-    return None
+    return Success(text)
 
 
-def apply(state: Annotations, edit: Edit) -> Annotations | ReaError:
+def apply(state: Annotations, edit: Edit) -> Result[Annotations, ReaError]:
     """The state after `edit` (all of it or none of it), one revision later."""
     tables: dict[str, dict[str, Any]] = {t: dict(getattr(state, t)) for t in TABLES}
     for table, address, value in edit.changes:
@@ -105,13 +115,15 @@ def apply(state: Annotations, edit: Edit) -> Annotations | ReaError:
         else:
             tables[table][address] = value
     if sum(len(t) for t in tables.values()) > MAX_ENTRIES:
-        return ReaError(
-            code="resource_constraint",
-            message=f"the annotation store would hold more than {MAX_ENTRIES} entries; nothing was changed",
-            details={"resource": "annotations", "limit": MAX_ENTRIES},
-            action="Clear annotations you no longer need (unset_bookmark, empty comments), then retry.",
+        return Failure(
+            ReaError(
+                code="resource_constraint",
+                message=f"the annotation store would hold more than {MAX_ENTRIES} entries; nothing was changed",
+                details={"resource": "annotations", "limit": MAX_ENTRIES},
+                action="Clear annotations you no longer need (unset_bookmark, empty comments), then retry.",
+            )
         )
-    return Annotations(revision=state.revision + 1, **tables)
+    return Success(Annotations(revision=state.revision + 1, **tables))
 
 
 def to_json(state: Annotations, sha256: str, profile_digest: str) -> dict[str, Any]:
@@ -145,34 +157,35 @@ def _table(raw: Any, table: str) -> dict[str, Any] | str:
             continue
         if not isinstance(value, str):
             return f"{table}[{address}] is not text"
-        problem = (
+        checked = (
             check_name(value, table) if table in ("names",) else check_text(value, table)
         )  # bookmarks may be unnamed ("") and are text
+        problem = checked.swap().value_or(None)  # the check's refusal, None when the text passes
         if problem is not None:
             return problem.message
     return dict(raw)
 
 
-def from_json(raw: Any, path: str, sha256: str, profile_digest: str) -> Annotations | ReaError:
+def from_json(raw: Any, path: str, sha256: str, profile_digest: str) -> Result[Annotations, ReaError]:
     """Strict parse of a stored document: any deviation is corruption, reported with what was wrong."""
     if not isinstance(raw, dict):
-        return corrupted(path, "the document is not a JSON object")
+        return Failure(corrupted(path, "the document is not a JSON object"))
     expected = {"schema_version", "target_sha256", "analysis_profile_digest", "revision", *TABLES}
     if set(raw) != expected:
-        return corrupted(path, f"fields {sorted(set(raw) ^ expected)} are unexpected or missing")
+        return Failure(corrupted(path, f"fields {sorted(set(raw) ^ expected)} are unexpected or missing"))
     if raw["schema_version"] != SCHEMA_VERSION:
-        return corrupted(path, f"schema_version {raw['schema_version']!r} is not {SCHEMA_VERSION}")
+        return Failure(corrupted(path, f"schema_version {raw['schema_version']!r} is not {SCHEMA_VERSION}"))
     if raw["target_sha256"] != sha256 or raw["analysis_profile_digest"] != profile_digest:
-        return corrupted(path, "it belongs to another target or analysis profile")
+        return Failure(corrupted(path, "it belongs to another target or analysis profile"))
     if not isinstance(raw["revision"], int) or isinstance(raw["revision"], bool) or raw["revision"] < 0:
-        return corrupted(path, "revision is not a non-negative integer")
+        return Failure(corrupted(path, "revision is not a non-negative integer"))
     tables: dict[str, dict[str, Any]] = {}
     for table in TABLES:
         parsed = _table(raw[table], table)
         if isinstance(parsed, str):
-            return corrupted(path, parsed)
+            return Failure(corrupted(path, parsed))
         tables[table] = parsed
-    return Annotations(revision=raw["revision"], **tables)
+    return Success(Annotations(revision=raw["revision"], **tables))
 
 
 RAW_KEY = "annotation_store"
@@ -201,8 +214,8 @@ def restorable(records: Any) -> list[tuple[str, str, Annotations]]:
         if not isinstance(document, dict):
             continue
         key = (str(document.get("target_sha256")), str(document.get("analysis_profile_digest")))
-        parsed = from_json(document, f"Evidence {evidence.evidence_id}", *key)
-        if isinstance(parsed, Annotations) and (key not in latest or parsed.revision > latest[key].revision):
+        parsed = from_json(document, f"Evidence {evidence.evidence_id}", *key).value_or(None)
+        if parsed is not None and (key not in latest or parsed.revision > latest[key].revision):
             latest[key] = parsed
     return [(sha, digest, state) for (sha, digest), state in sorted(latest.items())]
 

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 import attrs
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
 from rea.native.records import emulation as w
@@ -99,8 +100,8 @@ class Budget:
 # ----------------------------------------------------------------- arguments
 
 
-def _refuse(index: int, why: str) -> ReaError:
-    return invalid_request(f"arguments[{index}]: {why}", field=f"arguments[{index}]", accepted=ACCEPTED)
+def _refuse(index: int, why: str) -> Failure[ReaError]:
+    return Failure(invalid_request(f"arguments[{index}]: {why}", field=f"arguments[{index}]", accepted=ACCEPTED))
 
 
 _HEX_WORD = re.compile(r"^(-?)0x([0-9a-fA-F]{1,16})$")
@@ -122,7 +123,7 @@ def _word(value: Any) -> int | None:
     return number & WORD_MAX
 
 
-def _buffer(index: int, item: Mapping[str, Any]) -> Buffer | ReaError:
+def _buffer(index: int, item: Mapping[str, Any]) -> Result[Buffer, ReaError]:
     text = item.get("hex")
     if not isinstance(text, str) or len(text) % 2 or not re.fullmatch(r"[0-9a-fA-F]*", text):
         return _refuse(index, "a buffer's hex must be an even number of hex digits")
@@ -135,16 +136,19 @@ def _buffer(index: int, item: Mapping[str, Any]) -> Buffer | ReaError:
     writable = item.get("writable", True)
     if not isinstance(writable, bool):
         return _refuse(index, "writable must be true or false")
-    return Buffer(data=data, size=size, writable=writable)
+    return Success(Buffer(data=data, size=size, writable=writable))
 
 
 _KEYS = {"integer": {"kind", "value"}, "buffer": {"kind", "hex", "writable", "size"}, "pointer": {"kind", "address"}}
 
 
-def _argument(index: int, item: Any) -> Integer | Buffer | Pointer | ReaError:
+def _integer(index: int, word: int | None, why: str) -> Result[Integer | Buffer | Pointer, ReaError]:
+    return _refuse(index, why) if word is None else Success(Integer(value=word))
+
+
+def _argument(index: int, item: Any) -> Result[Integer | Buffer | Pointer, ReaError]:
     if not isinstance(item, Mapping):
-        word = _word(item)
-        return _refuse(index, f"{item!r} is not an argument") if word is None else Integer(value=word)
+        return _integer(index, _word(item), f"{item!r} is not an argument")
     kind = item.get("kind")
     if kind not in _KEYS:
         return _refuse(index, f"unknown kind {kind!r}")
@@ -152,34 +156,38 @@ def _argument(index: int, item: Any) -> Integer | Buffer | Pointer | ReaError:
     if extra:
         return _refuse(index, f"a {kind} has no {', '.join(sorted(extra))}")
     if kind == "integer":
-        word = _word(item.get("value"))
-        return _refuse(index, "the value is not a 64-bit integer") if word is None else Integer(value=word)
+        return _integer(index, _word(item.get("value")), "the value is not a 64-bit integer")
     if kind == "pointer":
         address = item.get("address")
         if not isinstance(address, str) or not _ADDRESS.match(address):
             return _refuse(index, "a pointer's address must be 0x hex")
-        return Pointer(address=int(address, 16))
+        return Success(Pointer(address=int(address, 16)))
     return _buffer(index, item)
 
 
-def parse_arguments(raw: Sequence[Any]) -> tuple[Integer | Buffer | Pointer, ...] | ReaError:
+def parse_arguments(raw: Sequence[Any]) -> Result[tuple[Integer | Buffer | Pointer, ...], ReaError]:
     """The typed arguments, or invalid_request naming the first bad one and what is accepted."""
     if len(raw) > w.MAX_ARGUMENTS:
-        return invalid_request(f"{len(raw)} arguments; at most {w.MAX_ARGUMENTS}", field="arguments", accepted=ACCEPTED)
+        return Failure(
+            invalid_request(f"{len(raw)} arguments; at most {w.MAX_ARGUMENTS}", field="arguments", accepted=ACCEPTED)
+        )
     parsed: list[Integer | Buffer | Pointer] = []
     for index, item in enumerate(raw):
-        got = _argument(index, item)
-        if isinstance(got, ReaError):
-            return got
-        parsed.append(got)
+        match _argument(index, item):
+            case Failure() as refused:
+                return refused
+            case Success(argument):
+                parsed.append(argument)
     total = sum(a.size for a in parsed if isinstance(a, Buffer))
     if total > w.MAX_BUFFER_BYTES:
-        return invalid_request(
-            f"the buffers hold {total} bytes together; at most {w.MAX_BUFFER_BYTES}",
-            field="arguments",
-            accepted=ACCEPTED,
+        return Failure(
+            invalid_request(
+                f"the buffers hold {total} bytes together; at most {w.MAX_BUFFER_BYTES}",
+                field="arguments",
+                accepted=ACCEPTED,
+            )
         )
-    return tuple(parsed)
+    return Success(tuple(parsed))
 
 
 def sub_address(text: str) -> str | None:

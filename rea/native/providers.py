@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any, Literal, get_args
 from collections.abc import Callable, Mapping, Sequence
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
@@ -319,74 +320,112 @@ def select_provider(
     Precedence: the request's provider_id, then REA_ANALYSIS_PROVIDER, then auto (the
     embedded default when it supports the target, else the single available candidate
     that does). A concrete choice is checked as the reference checks it: known, then
-    target support, then host availability (then, ours, an adapter in this build).
-    Refusal codes follow the reference: provider_unavailable for an unavailable provider,
-    capability_unavailable for the rest.
+    the rows of REQUESTED_CHECKS in order (target support, host availability, then, ours,
+    an adapter in this build). Refusal codes follow the reference: provider_unavailable for
+    an unavailable provider, capability_unavailable for the rest.
     """
-    by_id = {f["id"]: f for f in facts}
-    known = sorted(set(by_id) | set(PROVIDER_NAMES))
     chosen = choose(requested, environment)
-    choice, source = chosen.provider_id, chosen.source
-    common: dict[str, Any] = {"facts": facts, "target_format": target_format}
-    if choice is not None:
-        if choice not in by_id:
+    if chosen.provider_id is None:
+        return _auto(facts, target_format)
+    return _requested(facts, chosen.provider_id, chosen.source, target_format)
+
+
+@attrs.frozen
+class RequestedCheck:
+    """One check of a provider the request (or the environment) names: when `refuses(fact, target_format)`
+    holds, the choice is refused with `code` and these details."""
+
+    refuses: Callable[[Mapping[str, Any], str], bool]
+    code: str
+    message: Callable[[str, Mapping[str, Any], str], str]  # (choice, fact, target_format)
+    action: Callable[[Mapping[str, Any]], str]  # (fact)
+    reason: str
+    status: str
+    extra: Callable[[Mapping[str, Any], str], dict[str, Any]]  # the selection block's own field
+
+
+# the reference's order: target support, then host availability; then ours, an adapter in this build
+REQUESTED_CHECKS: tuple[RequestedCheck, ...] = (
+    RequestedCheck(
+        refuses=lambda fact, target_format: target_format not in SUPPORTED_FORMATS[fact["id"]],
+        code="capability_unavailable",
+        message=lambda choice, fact, target_format: (
+            f"Provider {choice!r} does not analyse {target_format} targets "
+            f"(it takes {', '.join(SUPPORTED_FORMATS[fact['id']])})."
+        ),
+        action=lambda fact: "Open a native executable or library, or omit provider_id.",
+        reason="target_unsupported",
+        status="target_format_unsupported",
+        extra=lambda fact, target_format: {"format": target_format},
+    ),
+    RequestedCheck(
+        refuses=lambda fact, target_format: not fact["available"],
+        code="provider_unavailable",
+        message=lambda choice, fact, target_format: (
+            f"Provider {choice!r} is unavailable on this host: {fact['reason']}"
+        ),
+        action=lambda fact: fact.get("remediation") or 'Choose provider_id "auto" to use the embedded angr provider.',
+        reason="provider_unavailable",
+        status="unavailable",
+        extra=lambda fact, target_format: {"availability_code": fact["code"]},
+    ),
+    RequestedCheck(
+        refuses=lambda fact, target_format: not fact.get("bindable", True),
+        code="provider_unavailable",
+        message=lambda choice, fact, target_format: (
+            f"Provider {choice!r} is installed, but this REA build has no adapter for it yet."
+        ),
+        action=lambda fact: 'Use provider_id "angr" (or "auto"), the embedded provider.',
+        reason="provider_unavailable",
+        status="adapter_missing",
+        extra=lambda fact, target_format: {"availability_code": NO_ADAPTER_CODE},
+    ),
+)
+
+
+def _requested(
+    facts: Sequence[Mapping[str, Any]], choice: str, source: str, target_format: str
+) -> Result[dict[str, Any] | None, ReaError]:
+    """The binding of the provider the request or the environment names, or the first check that refuses it."""
+    by_id = {f["id"]: f for f in facts}
+    if choice not in by_id:
+        known = sorted(set(by_id) | set(PROVIDER_NAMES))
+        return Failure(
+            _selection_error(
+                "capability_unavailable",
+                f"{choice!r} is not a deep-analysis provider REA knows (from {source}). Known: {', '.join(known)}.",
+                'Pass provider_id "auto" or one of the known ids.',
+                reason="unknown_provider",
+                requested=choice,
+                source=source,
+                status="unknown_provider",
+                facts=facts,
+                target_format=target_format,
+            )
+        )
+    fact = by_id[choice]
+    for check in REQUESTED_CHECKS:
+        if check.refuses(fact, target_format):
             return Failure(
                 _selection_error(
-                    "capability_unavailable",
-                    f"{choice!r} is not a deep-analysis provider REA knows (from {source}). Known: {', '.join(known)}.",
-                    'Pass provider_id "auto" or one of the known ids.',
-                    reason="unknown_provider",
+                    check.code,
+                    check.message(choice, fact, target_format),
+                    check.action(fact),
+                    reason=check.reason,
                     requested=choice,
                     source=source,
-                    status="unknown_provider",
-                    **common,
+                    status=check.status,
+                    facts=facts,
+                    target_format=target_format,
+                    **check.extra(fact, target_format),
                 )
             )
-        fact = by_id[choice]
-        if target_format not in SUPPORTED_FORMATS[choice]:
-            return Failure(
-                _selection_error(
-                    "capability_unavailable",
-                    f"Provider {choice!r} does not analyse {target_format} targets "
-                    f"(it takes {', '.join(SUPPORTED_FORMATS[choice])}).",
-                    "Open a native executable or library, or omit provider_id.",
-                    reason="target_unsupported",
-                    requested=choice,
-                    source=source,
-                    status="target_format_unsupported",
-                    format=target_format,
-                    **common,
-                )
-            )
-        if not fact["available"]:
-            return Failure(
-                _selection_error(
-                    "provider_unavailable",
-                    f"Provider {choice!r} is unavailable on this host: {fact['reason']}",
-                    fact.get("remediation") or 'Choose provider_id "auto" to use the embedded angr provider.',
-                    reason="provider_unavailable",
-                    requested=choice,
-                    source=source,
-                    status="unavailable",
-                    availability_code=fact["code"],
-                    **common,
-                )
-            )
-        if not fact.get("bindable", True):
-            return Failure(
-                _selection_error(
-                    "provider_unavailable",
-                    f"Provider {choice!r} is installed, but this REA build has no adapter for it yet.",
-                    'Use provider_id "angr" (or "auto"), the embedded provider.',
-                    reason="provider_unavailable",
-                    requested=choice,
-                    source=source,
-                    status="adapter_missing",
-                    availability_code=NO_ADAPTER_CODE,
-                    **common,
-                )
-            )
-        return Success(binding(fact, source))
+    return Success(binding(fact, source))
+
+
+def _auto(facts: Sequence[Mapping[str, Any]], target_format: str) -> Result[dict[str, Any] | None, ReaError]:
+    """auto: the embedded default when it can analyse the target, else the single candidate that can; None
+    when none can, a refusal when several can and none is the default."""
     usable = [
         f for f in facts if f["available"] and f.get("bindable", True) and target_format in SUPPORTED_FORMATS[f["id"]]
     ]
@@ -414,7 +453,8 @@ def select_provider(
             source="auto",
             status="ambiguous",
             usable=sorted(f["id"] for f in usable),
-            **common,
+            facts=facts,
+            target_format=target_format,
         )
     )
 

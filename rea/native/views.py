@@ -131,11 +131,13 @@ def _pseudocode(dossier: Mapping[str, Any], offset: int, limit: int) -> Result[t
     reason = _declared_reason(dossier, "pseudocode")
     if not isinstance(text, str) or reason is not None:
         return Success((_unavailable(reason or NOT_RECORDED), complete_coverage(1, 1)))
-    window = utf16_window(text, offset, limit)
-    if not isinstance(window, Success):
-        return window
-    page, start, end, total = window.unwrap()
-    return Success(({"text": page, "unit": "utf16-code-units"}, page_coverage(start, end - start, total)))
+    return utf16_window(text, offset, limit).map(_text_page)
+
+
+def _text_page(window: tuple[str, int, int, int]) -> tuple[Any, dict[str, Any]]:
+    """A window of text as the view's item and its coverage."""
+    page, start, end, total = window
+    return {"text": page, "unit": "utf16-code-units"}, page_coverage(start, end - start, total)
 
 
 def _singleton(dossier: Mapping[str, Any], facet: str) -> Any:
@@ -152,7 +154,7 @@ def _rows(dossier: Mapping[str, Any], facet: str) -> tuple[list[Any] | None, str
     if facet in FLOW_ROWS:
         flow = dossier.get("native_value_flow")
         state = _flow_state(flow)
-        if not state["available"]:
+        if not isinstance(flow, Mapping) or not state["available"]:  # (unavailable whenever it is no mapping)
             return None, state["reason"]
         return list(flow.get(FLOW_ROWS[facet]) or ()), ""
     reason = _declared_reason(dossier, facet)
@@ -186,25 +188,26 @@ def native_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, A
     dossier = source.normalized_result
     if view["kind"] != "native" or not isinstance(dossier, Mapping):
         return Failure(view_error('analyze_function Evidence is read with {"kind": "native", "facet": ...} views.'))
-    selected = _select(dossier, view)
-    if not isinstance(selected, Success):
-        return selected
-    item, coverage = selected.unwrap()
+    return _select(dossier, view).map(lambda selected: _dossier_view(source, dossier, view, *selected))
+
+
+def _dossier_view(
+    source: Evidence, dossier: Mapping[str, Any], view: Mapping[str, Any], item: Any, coverage: dict[str, Any]
+) -> dict[str, Any]:
+    """One dossier facet's view: the item selected, its coverage, and what the dossier left unknown."""
     procedure = dossier.get("procedure")
     unknowns = _unknowns(dossier)
     if isinstance(item, Mapping) and item.get("available") is False and view["facet"] not in SINGLETONS[1:]:
         unknowns.append(f"{view['facet']} unavailable: {item['reason']}")
-    return Success(
-        {
-            "kind": "native",
-            "view": dict(view),
-            "procedure_address": procedure.get("address") if isinstance(procedure, Mapping) else None,
-            "item": item,
-            "coverage": coverage,
-            "limitations": _limitations(source, dossier),
-            "unknowns": unique_sorted(unknowns),
-        }
-    )
+    return {
+        "kind": "native",
+        "view": dict(view),
+        "procedure_address": procedure.get("address") if isinstance(procedure, Mapping) else None,
+        "item": item,
+        "coverage": coverage,
+        "limitations": _limitations(source, dossier),
+        "unknowns": unique_sorted(unknowns),
+    }
 
 
 # ------------------------------------------------------- other native answers
@@ -282,8 +285,7 @@ def _next_view(source: Evidence, facet: str, shown: int, total: int) -> dict[str
 def _collection(source: Evidence, facet: str, value: Any, rows: int = SUMMARY_ROWS) -> dict[str, Any]:
     if isinstance(value, str):
         units = len(value.encode("utf-16-le")) // 2
-        first = utf16_window(value, 0, SUMMARY_CHARS)
-        page, _, end, _ = first.unwrap() if isinstance(first, Success) else ("", 0, 0, units)
+        page, _, end, _ = utf16_window(value, 0, SUMMARY_CHARS).value_or(("", 0, 0, units))
         return {
             "facet": facet,
             "unit": "utf16-code-units",
@@ -338,24 +340,23 @@ def _collection_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[s
             )
         )
     value = found[facet]
-    if isinstance(value, str):
-        window = utf16_window(value, view["offset"], view["limit"])
-        if not isinstance(window, Success):
-            return window
-        page, start, end, total = window.unwrap()
-        item: Any = {"text": page, "unit": "utf16-code-units"}
-        coverage = page_coverage(start, end - start, total)
-    else:
-        item, coverage = page_rows(value, view["offset"], view["limit"])
-    procedure = _procedure_of(source.normalized_result)
-    return Success(
-        {
-            "kind": "native",
-            "view": dict(view),
-            "procedure_address": procedure.get("address") if procedure else None,
-            "item": item,
-            "coverage": coverage,
-            "limitations": unique_sorted(source.limitations),
-            "unknowns": [],
-        }
+    paged = (
+        utf16_window(value, view["offset"], view["limit"]).map(_text_page)
+        if isinstance(value, str)
+        else Success(page_rows(value, view["offset"], view["limit"]))
     )
+    return paged.map(lambda page: _collection_page(source, view, *page))
+
+
+def _collection_page(source: Evidence, view: Mapping[str, Any], item: Any, coverage: dict[str, Any]) -> dict[str, Any]:
+    """One page of a collection facet of a native answer other than a dossier."""
+    procedure = _procedure_of(source.normalized_result)
+    return {
+        "kind": "native",
+        "view": dict(view),
+        "procedure_address": procedure.get("address") if procedure else None,
+        "item": item,
+        "coverage": coverage,
+        "limitations": unique_sorted(source.limitations),
+        "unknowns": [],
+    }

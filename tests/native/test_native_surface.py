@@ -207,7 +207,7 @@ def _writer(args: tuple[str, str, int]) -> int:
     effect = EditAnnotations(
         sha256=sha, profile_digest="d" * 64, edit=Edit(changes=(("comments", f"0x{0x1000 + index:x}", f"c{index}"),))
     )
-    state = _locked_edit(store_path(Path(root), sha, "d" * 64), effect)
+    state = _locked_edit(store_path(Path(root), sha, "d" * 64), effect).unwrap()
     return state.revision
 
 

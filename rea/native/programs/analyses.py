@@ -228,9 +228,7 @@ def emulate_native_function(session: Session, args: EmulateArgs, ctx: Context) -
     """One procedure, found through the fast index (never the whole-program CFG), run in the worker's
     emulator on the caller's arguments within the budget; how the run ended is part of the answer."""
     params = to_wire(args)
-    arguments = emulation.parse_arguments(params["arguments"])
-    if isinstance(arguments, ReaError):
-        refuse(arguments)
+    arguments = must(emulation.parse_arguments(params["arguments"]))
     base._check_document(session, params)
     snapshot = yield from base._facts(session, "index", engine_ahead=True)
     found = base._chosen_procedure(snapshot, params)

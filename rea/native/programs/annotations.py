@@ -7,6 +7,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 
+from returns.result import Failure
+
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.native import annotations as notes
@@ -59,9 +61,7 @@ _SETTERS = {
 
 def _check(text: str, field: str, is_name: bool) -> None:
     """A name or comment the store accepts, or the program ends naming the problem."""
-    problem = notes.check_name(text, field) if is_name else notes.check_text(text, field)
-    if problem is not None:
-        refuse(problem)
+    must(notes.check_name(text, field) if is_name else notes.check_text(text, field))
 
 
 def _setter(name: str) -> ToolProgram:
@@ -109,8 +109,10 @@ def set_bookmark(session: Session, args: BookmarkArgs, ctx: Context) -> Steps:
     snapshot = yield from _snapshot(session, params, "loader")
     where = yield from _mapped(session, snapshot, args.address)
     label = args.name or ""
-    if label and (problem := notes.check_name(label)):
-        return failed(session, problem)
+    if label:
+        match notes.check_name(label):
+            case Failure(problem):
+                return failed(session, problem)
     kept = yield from need(_edit_request(session, (("bookmarks", where, label),)))
     return _answer(session, snapshot, "set_bookmark", params, True, STORE, kept=kept, at=where)
 

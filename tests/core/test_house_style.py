@@ -43,9 +43,9 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 148  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+ERROR_STYLE_CEILING = 118  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
 # 424 before the web families, 376 before the android and adb programs, 296 before the native, javascript, session
-# and views programs
+# and views programs, 148 before the native effects
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -81,6 +81,8 @@ CONVERTED_FILES = (
     "rea/views/programs.py",
     "rea/views/projection.py",
     "effects/views/commands.py",
+    *(f"effects/native/{name}.py" for name in ("engine", "runtime", "annotations", "image", "ghidra_worker")),
+    *(f"rea/native/{name}.py" for name in ("annotations", "emulation", "views")),
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")

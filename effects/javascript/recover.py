@@ -111,7 +111,8 @@ def _map_facts(location: str, data: bytes, map_dir: str, root: str) -> dict[str,
     if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
         return {**out, "error": "the source map has no sources list"}
     names = [s if isinstance(s, str) else None for s in doc.get("sources", [])][:MAX_ENTRIES]
-    contents = doc.get("sourcesContent") if isinstance(doc.get("sourcesContent"), list) else []
+    embedded = doc.get("sourcesContent")
+    contents: list[Any] = embedded if isinstance(embedded, list) else []
     source_root = doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None
     sources = []
     for i, name in enumerate(names):

@@ -29,6 +29,13 @@ FAMILY = Family(
     typed=(
         "rea/javascript/family.py",
         "rea/javascript/ids.py",
+        "rea/javascript/graph.py",
+        "rea/javascript/graph_kinds.py",
+        "rea/javascript/graph_builder.py",
+        "rea/javascript/graph_files.py",
+        "rea/javascript/graph_electron.py",
+        "rea/javascript/graph_entries.py",
+        "rea/javascript/graph_record.py",
         "rea/javascript/observations.py",
         "rea/javascript/semantic_graph.py",
         "rea/javascript/semantic_model.py",

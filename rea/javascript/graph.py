@@ -33,7 +33,9 @@ def select_text_files(
     files: Sequence[Mapping[str, Any]], limits: Mapping[str, int]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Which text files to read, in path order, under the file-count and byte limits; the rest are omissions."""
-    chosen, omitted, total = [], [], 0
+    chosen: list[dict[str, Any]] = []
+    omitted: list[dict[str, Any]] = []
+    total = 0
     for f in files:
         if f["kind"] not in TEXT_KINDS:
             continue

@@ -6,21 +6,50 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict
 
 from rea.javascript import tsconfig
 from rea.javascript.resolve import Resolver, dirname, join, normalize
 
 
-def fact_location(path: str, fact: Mapping[str, Any]) -> dict[str, Any]:
-    loc: dict[str, Any] = {"path": path}
-    for key in ("line", "start", "end"):
-        if key in fact:
-            loc[key] = fact[key]
+class Location(TypedDict, total=False):
+    """Where a node, edge, finding or unknown was seen: the file, and its line and byte range when known."""
+
+    path: Required[str]
+    line: int
+    start: int
+    end: int
+
+
+class EntryPoint(TypedDict):
+    """One way into the application: the node, why it is an entry (package.json main, bin or exports, an HTML
+    document) and the role it starts; an `exports` entry adds its subpath, condition chains and load format."""
+
+    node: str
+    basis: str
+    role: str | None
+    subpath: NotRequired[str]
+    conditions: NotRequired[list[list[str]]]
+    format: NotRequired[str]
+    syntax: NotRequired[str]
+
+
+EdgeKey = tuple[str, str, str, str, int, Any]  # source, relation, target, path, start, kind: one edge per place
+
+
+def fact_location(path: str, fact: Mapping[str, Any]) -> Location:
+    """A fact's location in its file: the path, with the fact's line and byte range when it has them."""
+    loc: Location = {"path": path}
+    if "line" in fact:
+        loc["line"] = fact["line"]
+    if "start" in fact:
+        loc["start"] = fact["start"]
+    if "end" in fact:
+        loc["end"] = fact["end"]
     return loc
 
 
-def finding_order(item: Mapping[str, Any]) -> tuple:
+def finding_order(item: Mapping[str, Any]) -> tuple[Any, ...]:
     return (
         item.get("kind", ""),
         item.get("node", ""),
@@ -33,11 +62,11 @@ def finding_order(item: Mapping[str, Any]) -> tuple:
 class Builder:
     def __init__(self) -> None:
         self.nodes: dict[str, dict[str, Any]] = {}
-        self.edges: dict[tuple, dict[str, Any]] = {}
+        self.edges: dict[EdgeKey, dict[str, Any]] = {}
         self.unknowns: list[dict[str, Any]] = []
         self.findings: list[dict[str, Any]] = []
 
-    def node(self, node_id: str, kind: str, loc: Mapping[str, Any] | None = None, **props: Any) -> dict[str, Any]:
+    def node(self, node_id: str, kind: str, loc: Location | None = None, **props: Any) -> dict[str, Any]:
         existing = self.nodes.get(node_id)
         if existing is None:
             existing = {"id": node_id, "kind": kind, **props}
@@ -50,8 +79,8 @@ class Builder:
                 existing["location"] = dict(loc)
         return existing
 
-    def edge(self, source: str, target: str, relation: str, loc: Mapping[str, Any], **props: Any) -> None:
-        key = (source, relation, target, loc.get("path", ""), loc.get("start", -1), props.get("kind", ""))
+    def edge(self, source: str, target: str, relation: str, loc: Location, **props: Any) -> None:
+        key: EdgeKey = (source, relation, target, loc.get("path", ""), loc.get("start", -1), props.get("kind", ""))
         if key not in self.edges:
             self.edges[key] = {"from": source, "to": target, "relation": relation, "location": dict(loc), **props}
 
@@ -134,7 +163,7 @@ class GraphState:
             return same[0], "unique-basename"
         return None, "ambiguous-basename" if same else "not-found"
 
-    def unresolved(self, specifier: str, loc: Mapping[str, Any], unknown: dict[str, Any]) -> str:
+    def unresolved(self, specifier: str, loc: Location, unknown: dict[str, Any]) -> str:
         target_id = f"unresolved:{specifier}"
         self.b.node(target_id, "unresolved-module", loc, specifier=specifier)
         self.b.unknowns.append({**unknown, "node": target_id, **loc})

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rea.javascript.graph_builder import Builder, GraphState, fact_location
+from rea.javascript.graph_builder import Builder, GraphState, Location, fact_location
 from rea.javascript.resolve import dirname, join
 
 
@@ -30,7 +30,7 @@ def add_file_facts(g: GraphState, path: str, fact: Mapping[str, Any]) -> None:
         _call(g, path, source, call)
     for url in fact.get("urls", ()):
         uid = f"url:{url['url']}"
-        loc = {"path": path, "start": url["start"]}
+        loc: Location = {"path": path, "start": url["start"]}
         g.b.node(uid, "url", loc, url=url["url"])
         g.b.edge(source if source in g.b.nodes else f"html:{path}", uid, "calls", loc, kind="literal")
     mapping = fact.get("source_mapping_url")
@@ -110,7 +110,7 @@ def _call(g: GraphState, path: str, source: str, call: Mapping[str, Any]) -> Non
 _IPC_OBJECTS = ("ipcMain", "ipcRenderer")
 
 
-def _ipc_call(g: GraphState, source: str, obj: str, prop: str, first: Any, loc: Mapping[str, Any]) -> bool:
+def _ipc_call(g: GraphState, source: str, obj: str, prop: str, first: Any, loc: Location) -> bool:
     """Record an IPC end; False when the call is not one."""
     if obj == "ipcMain" and prop in _IPC_MAIN_HANDLE:
         _ipc(g.b, source, first, "handles", "renderer-to-main", _IPC_MAIN_HANDLE[prop], loc)
@@ -128,7 +128,7 @@ def _ipc_call(g: GraphState, source: str, obj: str, prop: str, first: Any, loc: 
     return True
 
 
-def _bridge(g: GraphState, source: str, key: Any, call: Mapping[str, Any], loc: Mapping[str, Any]) -> None:
+def _bridge(g: GraphState, source: str, key: Any, call: Mapping[str, Any], loc: Location) -> None:
     if key is None:
         g.b.unknowns.append({"kind": "dynamic-context-bridge-key", "node": source, **loc})
         return
@@ -139,7 +139,7 @@ def _bridge(g: GraphState, source: str, key: Any, call: Mapping[str, Any], loc: 
     g.give(source, "preload", "context-bridge")
 
 
-def _load(g: GraphState, path: str, source: str, prop: str, first: Any, loc: Mapping[str, Any]) -> None:
+def _load(g: GraphState, path: str, source: str, prop: str, first: Any, loc: Location) -> None:
     if not first:
         g.b.unknowns.append({"kind": f"dynamic-{prop}", "node": source, **loc})
         return
@@ -156,7 +156,7 @@ def _load(g: GraphState, path: str, source: str, prop: str, first: Any, loc: Map
     g.give(source, "main", prop)
 
 
-def _utility(g: GraphState, path: str, source: str, first: Any, loc: Mapping[str, Any]) -> None:
+def _utility(g: GraphState, path: str, source: str, first: Any, loc: Location) -> None:
     if first:
         found, basis = g.locate(path, first, root_first=False)
         if found:
@@ -168,7 +168,7 @@ def _utility(g: GraphState, path: str, source: str, first: Any, loc: Mapping[str
 
 
 def _mapping_url(g: GraphState, path: str, source: str, mapping: str) -> None:
-    loc = {"path": path}
+    loc: Location = {"path": path}
     if mapping == "inline":
         g.b.findings.append({"kind": "inline-source-map", "node": source, **loc})
         return
@@ -189,9 +189,7 @@ def add_bridge_globals(g: GraphState) -> None:
                 g.b.edge(f"module:{path}", apis[name], "calls", {"path": path}, kind="window-global")
 
 
-def _ipc(
-    b: Builder, source: str, channel: str | None, relation: str, direction: str, mode: str, loc: Mapping[str, Any]
-) -> None:
+def _ipc(b: Builder, source: str, channel: str | None, relation: str, direction: str, mode: str, loc: Location) -> None:
     if channel is None:
         b.unknowns.append(
             {"kind": "dynamic-ipc-channel", "node": source, "relation": relation, "direction": direction, **loc}

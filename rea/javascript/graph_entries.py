@@ -8,17 +8,17 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rea.javascript.graph_builder import GraphState
+from rea.javascript.graph_builder import EntryPoint, GraphState
 from rea.javascript.graph_kinds import ROLES
 from rea.javascript.resolve import condition_leaves, dirname, join, normalize, pattern_matches, subpath_map
 
 
-def package_maps(g: GraphState) -> list[dict[str, Any]]:
+def package_maps(g: GraphState) -> list[EntryPoint]:
     """Every package's `exports` and `imports` maps read as loads: one edge from the package to each file a
     subpath (or `#` specifier) reaches, with the condition chains that select it (node/browser/import/require/
     default, nested) and the format Node loads it in, `*` patterns expanded over the files present. Returns
     the root package's public entry points (its `exports`); a target missing from the tree is an unknown."""
-    public: list[dict[str, Any]] = []
+    public: list[EntryPoint] = []
     for pkg_dir, pkg in sorted(g.packages.items()):
         manifest = f"{pkg_dir}/package.json" if pkg_dir else "package.json"
         for field, kind in (("exports", "exports"), ("imports", "imports")):
@@ -48,17 +48,17 @@ def package_maps(g: GraphState) -> list[dict[str, Any]]:
                     **extra,
                 )
                 if pkg_dir == "" and kind == "exports":
-                    public.append(
-                        {
-                            "node": node,
-                            "basis": f"package.json exports {subpath}",
-                            "role": None,
-                            "subpath": subpath,
-                            "conditions": chains,
-                            "format": fmt,
-                            **extra,
-                        }
-                    )
+                    entry: EntryPoint = {
+                        "node": node,
+                        "basis": f"package.json exports {subpath}",
+                        "role": None,
+                        "subpath": subpath,
+                        "conditions": chains,
+                        "format": fmt,
+                    }
+                    if extra:
+                        entry["syntax"] = extra["syntax"]
+                    public.append(entry)
     return public
 
 
@@ -123,9 +123,9 @@ def _module_format(g: GraphState, path: str) -> str:
     return name.rsplit(".", 1)[-1] if "." in name else "other"
 
 
-def entry_points(g: GraphState, electron_app: bool, public: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+def entry_points(g: GraphState, electron_app: bool, public: Sequence[EntryPoint] = ()) -> list[EntryPoint]:
     b, root_pkg = g.b, g.root_pkg
-    entries: list[dict[str, Any]] = []
+    entries: list[EntryPoint] = []
     if root_pkg is not None:
         main_ref = root_pkg.get("main") or "index.js"
         found = g.resolver.file_or_directory(normalize(main_ref))
@@ -144,7 +144,7 @@ def entry_points(g: GraphState, electron_app: bool, public: Sequence[Mapping[str
             if found:
                 entries.append({"node": g.file_node(found), "basis": f"package.json bin {name}", "role": None})
                 b.edge("package:.", g.file_node(found), "loads", {"path": "package.json"}, kind="bin")
-    entries.extend(dict(e) for e in public)
+    entries.extend(e.copy() for e in public)
     for nid, node in sorted(b.nodes.items()):
         if node["kind"] == "html-document":
             entries.append({"node": nid, "basis": "html document", "role": "renderer"})

@@ -7,11 +7,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from rea.javascript.graph_builder import Builder, GraphState, finding_order
+from rea.javascript.graph_builder import Builder, EntryPoint, GraphState, finding_order
 from rea.javascript.graph_kinds import SCHEMA, TEXT_KINDS
 
 
-def _node_findings(b: Builder, entries: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _node_findings(b: Builder, entries: Sequence[EntryPoint]) -> list[dict[str, Any]]:
     for nid, node in sorted(b.nodes.items()):
         kind = node["kind"]
         if kind == "ipc-channel":
@@ -107,14 +107,14 @@ def _reference_statistics(g: GraphState, sizes: Mapping[str, int]) -> dict[str, 
     }
 
 
-def _edge_order(e: Mapping[str, Any]) -> tuple:
+def _edge_order(e: Mapping[str, Any]) -> tuple[Any, ...]:
     loc = e["location"]
     return (e["from"], e["relation"], e["to"], loc.get("path", ""), loc.get("start", -1), e.get("kind", ""))
 
 
 def assemble(
     g: GraphState,
-    entries: list[dict[str, Any]],
+    entries: list[EntryPoint],
     limits: Mapping[str, int],
     read_omissions: Sequence[Mapping[str, Any]],
     electron_app: bool,

@@ -9,7 +9,8 @@ from hypothesis import given, strategies as st
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Provider, Subject, create_evidence
-from rea.javascript.graph import DEFAULT_LIMITS, build_graph
+from rea.javascript.graph import build_graph
+from rea.javascript.graph_kinds import DEFAULT_LIMITS
 from rea.javascript.ids import edge_id, node_id
 from rea.javascript.observations import REFERENCE_KIND
 from rea.javascript.resolve import Resolver, exports_target, normalize

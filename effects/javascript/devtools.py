@@ -23,15 +23,12 @@ from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 
 
 async def discover(effect: DiscoverDevtools, progress: Progress) -> Result[Any, ReaError]:
-    version = await cdp.browser_version(effect.endpoint, effect.operation)
-    if isinstance(version, Failure):
-        return version
-    targets = await cdp.list_targets(effect.endpoint, effect.operation)
-    if isinstance(targets, Failure):
-        return targets
-    return Success(
-        {"version": version.unwrap(), "targets": targets.unwrap(), "realpaths": _realpaths(targets.unwrap())}
-    )
+    match await cdp.browser_version(effect.endpoint, effect.operation):
+        case Success(version):
+            targets = await cdp.list_targets(effect.endpoint, effect.operation)
+            return targets.map(lambda listed: {"version": version, "targets": listed, "realpaths": _realpaths(listed)})
+        case refused:
+            return refused
 
 
 def _realpaths(targets: list[dict[str, Any]]) -> dict[str, str]:
@@ -60,7 +57,7 @@ async def _sources(session: cdp.CdpSession, events: list[list[Any]], limit: int)
             break
         if method == "Debugger.scriptParsed" and str(params.get("url", "")).startswith("file://"):
             got = await session.send("Debugger.getScriptSource", {"scriptId": params["scriptId"]})
-            text = got.unwrap().get("scriptSource") if not isinstance(got, Failure) else None
+            text = got.map(lambda answer: answer.get("scriptSource")).value_or(None)
             fits = isinstance(text, str) and len(text.encode("utf-8", "surrogatepass")) <= budget
             out[params["scriptId"]] = text if fits else None
             budget -= len(text.encode("utf-8", "surrogatepass")) if fits and isinstance(text, str) else 0
@@ -87,23 +84,30 @@ class _Recorder:
 
 async def _commands(session: cdp.CdpSession, commands: Any, results: dict[str, Any], errors: list[Any]) -> None:
     for method, params in commands:
-        sent = await session.send(method, dict(params))
-        if isinstance(sent, Failure):
-            errors.append({"method": method, "reason": (sent.failure().details or {}).get("reason")})
-            if session.disconnected:
-                return
-        else:
-            results[method] = sent.unwrap()
+        match await session.send(method, dict(params)):
+            case Success(answer):
+                results[method] = answer
+            case Failure(error):
+                errors.append({"method": method, "reason": (error.details or {}).get("reason")})
+                if session.disconnected:
+                    return
 
 
 async def observe(effect: ObserveTarget, progress: Progress) -> Result[Any, ReaError]:
-    version = await cdp.browser_version(effect.endpoint, effect.operation)
-    if isinstance(version, Failure):
-        return version
-    attached = await cdp.attach(effect.endpoint, effect.target_id, effect.operation)
-    if isinstance(attached, Failure):
-        return attached
-    session = attached.unwrap()
+    match await cdp.browser_version(effect.endpoint, effect.operation):
+        case Success(version):
+            match await cdp.attach(effect.endpoint, effect.target_id, effect.operation):
+                case Success(session):
+                    return Success(await _observation(effect, version, session))
+                case refused:
+                    return refused
+        case refused:
+            return refused
+
+
+async def _observation(effect: ObserveTarget, version: dict[str, Any], session: cdp.CdpSession) -> dict[str, Any]:
+    """Listen, run the start commands, wait out the window (or the target's exit), read the scripts' sources,
+    run the finish commands; the session is closed whatever happens."""
     started, started_at = time.monotonic(), _now()
     recorder = _Recorder(effect.max_events, started)
     for method in effect.listen:
@@ -123,22 +127,20 @@ async def observe(effect: ObserveTarget, progress: Progress) -> Result[Any, ReaE
             exited = session.disconnected
     finally:
         await session.close()
-    return Success(
-        {
-            "version": version.unwrap(),
-            "target": session.target,
-            "events": recorder.events,
-            "observed": recorder.observed,
-            "dropped": recorder.dropped,
-            "results": results,
-            "errors": errors,
-            "exited": exited,
-            "elapsed_ms": round((time.monotonic() - started) * 1000),
-            "started_at": started_at,
-            "ended_at": ended_at,
-            "sources": sources,
-        }
-    )
+    return {
+        "version": version,
+        "target": session.target,
+        "events": recorder.events,
+        "observed": recorder.observed,
+        "dropped": recorder.dropped,
+        "results": results,
+        "errors": errors,
+        "exited": exited,
+        "elapsed_ms": round((time.monotonic() - started) * 1000),
+        "started_at": started_at,
+        "ended_at": ended_at,
+        "sources": sources,
+    }
 
 
 HANDLERS = {DiscoverDevtools: discover, ObserveTarget: observe}

@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from typing import Any
-
+from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the module itself is imported on the first parse
     import tree_sitter as ts
@@ -112,126 +111,10 @@ def javascript_facts(
     errors = len(ts.QueryCursor(error_queries[language]).captures(root).get("e", [])) if root.has_error else 0
     facts["parse"] = "recovered" if root.has_error else "ok"
     facts["syntax_errors"] = errors
-    imports: list[dict[str, Any]] = []
-    exports: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
-    news: list[dict[str, Any]] = []
-    globals_: set[str] = set()
-    open_: list[dict[str, Any]] = []
-    es_module = False
-    top: dict[str, ts.Node] | None = None
-    omitted = 0
+    found = _Captures(root)
     for _pattern, caps in ts.QueryCursor(queries[language]).matches(root):
-        if "import" in caps or "reexport" in caps or "require" in caps or "dynamic" in caps:
-            kind = next(k for k in ("import", "reexport", "require", "dynamic") if k in caps)
-            node = caps[kind][0]
-            spec = string_value(caps["src"][0])
-            if spec is None:
-                continue
-            entry: dict[str, Any] = {
-                "kind": {"reexport": "re-export", "dynamic": "dynamic-import"}.get(kind, kind),
-                "specifier": spec,
-                **node_location(node),
-            }
-            if kind == "import" and any(c.type == "type" for c in node.children):
-                entry["type_only"] = True
-            if len(imports) < 4 * MAX_PER_FILE:
-                imports.append(entry)
-            else:
-                omitted += 1
-            if kind == "reexport":
-                before = len(exports)
-                export_facts(node, exports)
-                if len(exports) == before and any(c.type == "*" for c in node.children):  # export * from "y"
-                    exports.append(
-                        {
-                            "name": "*",
-                            "form": "esm-star",
-                            "shape": {"type": "namespace", "from": spec},
-                            **node_location(node),
-                        }
-                    )
-                    open_.append(forms.opened("star-re-export", node, specifier=spec))
-        elif "call" in caps:
-            if len(calls) < 4 * MAX_PER_FILE:
-                calls.append(call_fact(caps["call"][0], node_text(caps["prop"][0]), caps["args"][0]))
-            else:
-                omitted += 1
-        elif "new" in caps:
-            if len(news) < MAX_PER_FILE:
-                news.append(new_fact(caps["new"][0], node_text(caps["ctor"][0]), caps["args"][0]))
-        elif "export" in caps:
-            if caps["export"][0].child_by_field_name("source") is None:
-                export_facts(caps["export"][0], exports)
-        elif "assign" in caps:
-            lhs = re.sub(r"\s+", "", node_text(caps["lhs"][0]))
-            rhs = caps["rhs"][0]
-            if lhs == "module.exports":
-                if rhs.type == "object":
-                    for key in object_keys(rhs):
-                        exports.append(
-                            {
-                                "name": key,
-                                "form": "cjs",
-                                "shape": value_shape(object_property(rhs, key)),
-                                **node_location(rhs),
-                            }
-                        )
-                exports.append(
-                    {"name": "default", "form": "cjs", "shape": value_shape(rhs), **node_location(caps["assign"][0])}
-                )
-                reason = forms.assigned_value_open(rhs)
-                if reason is not None:
-                    open_.append(reason)
-            elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (
-                2 if lhs.startswith("module") else 1
-            ):
-                placeholder = forms.is_placeholder(rhs)
-                if rhs.type == "identifier":  # `exports.validate = validate;` (TypeScript): its declaration
-                    top = top if top is not None else forms.top_level_values(root)
-                    rhs = forms.declared(top, rhs)
-                exports.append(
-                    {
-                        "name": lhs.rsplit(".", 1)[1],
-                        "form": "cjs",
-                        "shape": value_shape(rhs),
-                        **node_location(caps["assign"][0]),
-                        **({"placeholder": True} if placeholder else {}),
-                    }
-                )
-        elif "define" in caps:
-            export, reason, marker = forms.define_property(
-                caps["target"][0], string_value(caps["dname"][0]), caps["define"][0], value_shape, object_property
-            )
-            es_module = es_module or marker
-            if export is not None:
-                exports.append(export)
-            if reason is not None:
-                open_.append(reason)
-        elif "exportstar" in caps:
-            export, reason = forms.star_export(caps["exportstar"][0], string_value)
-            exports.append(export)
-            open_.append(reason)
-        elif "subassign" in caps:
-            if re.sub(r"\s+", "", node_text(caps["sobj"][0])) in ("exports", "module.exports"):
-                open_.append(forms.opened("computed-export-assignment", caps["subassign"][0]))
-        elif "globalref" in caps and len(globals_) < MAX_PER_FILE:
-            globals_.add(node_text(caps["global"][0]))
-    exports, open_ = umd_facts(root, data, exports, open_)
-    forms.link_getters(exports, require_bindings(imports, root))
-    exports = forms.settle(exports)
-    if open_:
-        facts["exports_open"] = [{k: v for k, v in o.items() if k != "start"} for o in open_[: forms.MAX_OPEN]]
-    if es_module:
-        facts["es_module"] = True
-    facts.update(
-        imports=imports,
-        exports=exports[: 4 * MAX_PER_FILE],
-        calls=calls,
-        constructions=news,
-        globals=sorted(globals_),
-        omitted_facts=omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
-    )
+        found.take(caps)
+    found.settle(data, facts)
     if csp.might_hold(data):
         policies = csp.code_policies(root, data)
         if policies:
@@ -248,6 +131,169 @@ def javascript_facts(
             facts["bundle_table"] = table
             facts["imports"] = outside_mapped_requires(facts["imports"], table)
     return facts
+
+
+Caps = dict[str, list["ts.Node"]]
+
+
+class _Captures:
+    """What one file's query matches collect, in match order. A match is handled by the first capture kind it
+    holds, in the order of `_HANDLERS` (the order the query's patterns are tried in)."""
+
+    def __init__(self, root: ts.Node) -> None:
+        self.root = root
+        self.imports: list[dict[str, Any]] = []
+        self.exports: list[dict[str, Any]] = []
+        self.calls: list[dict[str, Any]] = []
+        self.news: list[dict[str, Any]] = []
+        self.globals: set[str] = set()
+        self.open: list[dict[str, Any]] = []
+        self.es_module = False
+        self.top: dict[str, ts.Node] | None = None  # the top-level declarations, read once when first needed
+        self.omitted = 0
+
+    def take(self, caps: Caps) -> None:
+        for kind, handler in _HANDLERS:
+            if kind in caps:
+                handler(self, kind, caps)
+                return
+
+    def module_reference(self, kind: str, caps: Caps) -> None:
+        """import, export ... from, require() and import(): an import entry (a re-export exports too)."""
+        node = caps[kind][0]
+        spec = string_value(caps["src"][0])
+        if spec is None:
+            return
+        entry: dict[str, Any] = {
+            "kind": {"reexport": "re-export", "dynamic": "dynamic-import"}.get(kind, kind),
+            "specifier": spec,
+            **node_location(node),
+        }
+        if kind == "import" and any(c.type == "type" for c in node.children):
+            entry["type_only"] = True
+        if len(self.imports) < 4 * MAX_PER_FILE:
+            self.imports.append(entry)
+        else:
+            self.omitted += 1
+        if kind == "reexport":
+            before = len(self.exports)
+            export_facts(node, self.exports)
+            if len(self.exports) == before and any(c.type == "*" for c in node.children):  # export * from "y"
+                self.exports.append(
+                    {
+                        "name": "*",
+                        "form": "esm-star",
+                        "shape": {"type": "namespace", "from": spec},
+                        **node_location(node),
+                    }
+                )
+                self.open.append(forms.opened("star-re-export", node, specifier=spec))
+
+    def call(self, kind: str, caps: Caps) -> None:
+        if len(self.calls) < 4 * MAX_PER_FILE:
+            self.calls.append(call_fact(caps["call"][0], node_text(caps["prop"][0]), caps["args"][0]))
+        else:
+            self.omitted += 1
+
+    def construction(self, kind: str, caps: Caps) -> None:
+        if len(self.news) < MAX_PER_FILE:
+            self.news.append(new_fact(caps["new"][0], node_text(caps["ctor"][0]), caps["args"][0]))
+
+    def export(self, kind: str, caps: Caps) -> None:
+        if caps["export"][0].child_by_field_name("source") is None:
+            export_facts(caps["export"][0], self.exports)
+
+    def assignment(self, kind: str, caps: Caps) -> None:
+        """`module.exports = ...` and `exports.name = ...` (CommonJS exports)."""
+        lhs = re.sub(r"\s+", "", node_text(caps["lhs"][0]))
+        rhs = caps["rhs"][0]
+        if lhs == "module.exports":
+            self.module_exports(rhs, caps["assign"][0])
+        elif lhs.startswith(("module.exports.", "exports.")) and lhs.count(".") == (
+            2 if lhs.startswith("module") else 1
+        ):
+            placeholder = forms.is_placeholder(rhs)
+            if rhs.type == "identifier":  # `exports.validate = validate;` (TypeScript): its declaration
+                self.top = self.top if self.top is not None else forms.top_level_values(self.root)
+                rhs = forms.declared(self.top, rhs)
+            self.exports.append(
+                {
+                    "name": lhs.rsplit(".", 1)[1],
+                    "form": "cjs",
+                    "shape": value_shape(rhs),
+                    **node_location(caps["assign"][0]),
+                    **({"placeholder": True} if placeholder else {}),
+                }
+            )
+
+    def module_exports(self, rhs: ts.Node, assign: ts.Node) -> None:
+        if rhs.type == "object":
+            for key in object_keys(rhs):
+                self.exports.append(
+                    {"name": key, "form": "cjs", "shape": value_shape(object_property(rhs, key)), **node_location(rhs)}
+                )
+        self.exports.append({"name": "default", "form": "cjs", "shape": value_shape(rhs), **node_location(assign)})
+        reason = forms.assigned_value_open(rhs)
+        if reason is not None:
+            self.open.append(reason)
+
+    def define(self, kind: str, caps: Caps) -> None:
+        export, reason, marker = forms.define_property(
+            caps["target"][0], string_value(caps["dname"][0]), caps["define"][0], value_shape, object_property
+        )
+        self.es_module = self.es_module or marker
+        if export is not None:
+            self.exports.append(export)
+        if reason is not None:
+            self.open.append(reason)
+
+    def export_star(self, kind: str, caps: Caps) -> None:
+        export, reason = forms.star_export(caps["exportstar"][0], string_value)
+        self.exports.append(export)
+        self.open.append(reason)
+
+    def subscript_assignment(self, kind: str, caps: Caps) -> None:
+        if re.sub(r"\s+", "", node_text(caps["sobj"][0])) in ("exports", "module.exports"):
+            self.open.append(forms.opened("computed-export-assignment", caps["subassign"][0]))
+
+    def global_reference(self, kind: str, caps: Caps) -> None:
+        if len(self.globals) < MAX_PER_FILE:
+            self.globals.add(node_text(caps["global"][0]))
+
+    def settle(self, data: bytes, facts: dict[str, Any]) -> None:
+        """The collected facts into `facts`: UMD wrappers read, getters linked, exports settled and bounded."""
+        exports, open_ = umd_facts(self.root, data, self.exports, self.open)
+        forms.link_getters(exports, require_bindings(self.imports, self.root))
+        exports = forms.settle(exports)
+        if open_:
+            facts["exports_open"] = [{k: v for k, v in o.items() if k != "start"} for o in open_[: forms.MAX_OPEN]]
+        if self.es_module:
+            facts["es_module"] = True
+        facts.update(
+            imports=self.imports,
+            exports=exports[: 4 * MAX_PER_FILE],
+            calls=self.calls,
+            constructions=self.news,
+            globals=sorted(self.globals),
+            omitted_facts=self.omitted + max(0, len(exports) - 4 * MAX_PER_FILE),
+        )
+
+
+# capture kind -> handler, in the order a match's kinds are tried
+_HANDLERS: tuple[tuple[str, Callable[[_Captures, str, Caps], None]], ...] = (
+    ("import", _Captures.module_reference),
+    ("reexport", _Captures.module_reference),
+    ("require", _Captures.module_reference),
+    ("dynamic", _Captures.module_reference),
+    ("call", _Captures.call),
+    ("new", _Captures.construction),
+    ("export", _Captures.export),
+    ("assign", _Captures.assignment),
+    ("define", _Captures.define),
+    ("exportstar", _Captures.export_star),
+    ("subassign", _Captures.subscript_assignment),
+    ("globalref", _Captures.global_reference),
+)
 
 
 def _original_facts(content: str, path: str, max_ast_nodes: int) -> dict[str, Any] | None:
@@ -277,7 +323,8 @@ def source_map_facts(
     if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
         return {"parse": "failed", "error": "not a JSON source map"}
     sources = [s if isinstance(s, str) else None for s in doc.get("sources", [])]
-    contents = doc.get("sourcesContent") if isinstance(doc.get("sourcesContent"), list) else []
+    embedded = doc.get("sourcesContent")
+    contents: list[Any] = embedded if isinstance(embedded, list) else []
     listed, budget, unparsed = [], max_content_bytes, 0
     for i, name in enumerate(sources[:max_sources]):
         content = contents[i] if i < len(contents) and isinstance(contents[i], str) else None

@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # annotations only: tree-sitter is imported on the first parse
+    import tree_sitter as ts
 
 MAX_MODULES = 20_000  # per bundle file; later modules are counted as omitted
 MAX_PER_MODULE = 256  # requires / exports kept per module
@@ -48,8 +51,18 @@ def _query(language: Any, text: str = _QUERY) -> Any:
     return ts.Query(language, text)
 
 
-def _key(node: Any) -> str | None:
-    text = node.text.decode("utf-8", "replace")
+def _text(node: ts.Node) -> str:
+    """A node's source text (strict UTF-8: a file that is not fails its parse, as it always has)."""
+    return (node.text or b"").decode()
+
+
+def _parent(node: ts.Node) -> ts.Node:
+    """The node holding a table entry (an entry is always inside its object or array)."""
+    return node.parent or node
+
+
+def _key(node: ts.Node) -> str | None:
+    text = (node.text or b"").decode("utf-8", "replace")
     if node.type == "number":
         return text if text.isdigit() else None
     if node.type == "property_identifier":  # a browserify module exposed by name (`-r`), unquoted when minified
@@ -191,7 +204,7 @@ def browserify_table(root: Any, language: Any) -> dict[str, Any] | None:
     tables: dict[int, list[tuple[Any, Any, Any]]] = {}
     for _pattern, caps in ts.QueryCursor(_query(language, _BROWSERIFY_QUERY)).matches(root):
         pair = caps["pair"][0]
-        tables.setdefault(pair.parent.id, []).append((pair, caps["key"][0], caps["deps"][0]))
+        tables.setdefault(_parent(pair).id, []).append((pair, caps["key"][0], caps["deps"][0]))
     modules: list[dict[str, Any]] = []
     entry: list[str] = []
     omitted = 0
@@ -233,148 +246,212 @@ def browserify_table(root: Any, language: Any) -> dict[str, Any] | None:
     }
 
 
-def webpack_table(root: Any, language: Any, data: bytes) -> dict[str, Any] | None:
-    """The module table of a webpack/rspack bundle, or None when the file has none."""
-    import tree_sitter as ts
+Call = tuple["ts.Node", "ts.Node", "ts.Node"]
+Member = tuple["ts.Node", "ts.Node", "ts.Node", "ts.Node"]
 
-    tables: dict[int, list[tuple[Any, Any, Any]]] = {}
-    calls, members, runtime_require = [], [], None
-    arrays: list[Any] = []
-    entry_calls: list[tuple[str, str]] = []  # webpack 4 starts its entry with `o(o.s = 0)`
-    for _pattern, caps in ts.QueryCursor(_query(language)).matches(root):
+
+class _WebpackCaptures:
+    """What the webpack query finds, grouped by kind: id-keyed objects of functions (by the object's node id),
+    calls with one id argument, `n.bind/n.e/n.d` member calls, the runtime's `require.m = table`, webpack 4
+    module arrays and its `o(o.s = 0)` entry call."""
+
+    def __init__(self) -> None:
+        self.tables: dict[int, list[tuple[ts.Node, ts.Node, ts.Node]]] = {}
+        self.calls: list[Call] = []
+        self.members: list[Member] = []
+        self.runtime_require: str | None = None
+        self.arrays: list[ts.Node] = []
+        self.entry_calls: list[tuple[str, str]] = []  # webpack 4 starts its entry with `o(o.s = 0)`
+
+    def take(self, caps: dict[str, list[ts.Node]]) -> None:
         if "pair" in caps:
             pair = caps["pair"][0]
-            tables.setdefault(pair.parent.id, []).append((pair, caps["key"][0], caps["fn"][0]))
+            self.tables.setdefault(_parent(pair).id, []).append((pair, caps["key"][0], caps["fn"][0]))
         elif "call" in caps:
-            calls.append((caps["call"][0], caps["callee"][0], caps["args"][0]))
+            self.calls.append((caps["call"][0], caps["callee"][0], caps["args"][0]))
         elif "member" in caps:
-            members.append((caps["member"][0], caps["obj"][0], caps["prop"][0], caps["margs"][0]))
+            self.members.append((caps["member"][0], caps["obj"][0], caps["prop"][0], caps["margs"][0]))
         elif "table" in caps:
-            runtime_require = caps["req"][0].text.decode()
+            self.runtime_require = _text(caps["req"][0])
         elif "array" in caps:
-            arrays.append(caps["array"][0])
+            self.arrays.append(caps["array"][0])
         elif "entrycall" in caps:
-            entry_calls.append((caps["callee"][0].text.decode(), caps["entry_id"][0].text.decode()))
-    modules: list[dict[str, Any]] = []
-    requires: list[str | None] = []
-    fns: list[Any] = []
-    omitted = 0
-    for pairs in tables.values():
-        obj = pairs[0][0].parent
-        if len(pairs) != sum(1 for c in obj.named_children if c.type != "comment"):
-            continue  # an object mixing other members is not a module table
-        if (
-            obj.parent is not None
-            and obj.parent.type == "arguments"
-            and obj.parent.parent is not None
-            and obj.parent.parent.child_by_field_name("function") is not None
-            and obj.parent.parent.child_by_field_name("function").text.endswith(b".d")
-        ):
-            continue  # the export getters of n.d(exports, {...})
-        keys = [_key(k) for _, k, _ in pairs]
-        params = [_params(fn) for _, _, fn in pairs]
-        if (
-            any(k is None for k in keys)
-            or not any(k.isdigit() or "/" in k for k in keys)
-            or any(len(p) > 3 for p in params)
-        ):
-            continue
-        for (pair, _, fn), key, names in zip(pairs, keys, params):
-            if len(modules) >= MAX_MODULES:
-                omitted += 1
-                continue
-            modules.append(_record(pair, key))
-            requires.append(names[2] if len(names) == 3 else None)
-            fns.append(_unwrap(fn))
-    for array in arrays:
-        for key, fn in _array_table(array):
-            if len(modules) >= MAX_MODULES:
-                omitted += 1
-                continue
-            names = _params(fn)
-            modules.append(_record(fn, key))
-            requires.append(names[2] if len(names) == 3 else None)
-            fns.append(fn)
-    if not modules:
-        return None
-    order = _outermost(modules)
-    modules = [modules[i] for i in order]
-    requires = [requires[i] for i in order]
-    fns = [fns[i] for i in order]
-    starts = [m["start"] for m in modules]
-    entry: list[str] = []
+            self.entry_calls.append((_text(caps["callee"][0]), _text(caps["entry_id"][0])))
 
-    def owner(node: Any) -> int | None:
-        i = bisect_right(starts, node.start_byte) - 1
-        return i if i >= 0 and node.end_byte <= modules[i]["end"] else None
 
-    def add(bucket: list[str], value: str) -> None:
-        if value not in bucket and len(bucket) < MAX_PER_MODULE:
-            bucket.append(value)
+class _Modules:
+    """The table's modules with, index-aligned, the name each module's require parameter has (None: it has
+    none) and its function; `owner` finds the module whose entry holds a node."""
 
-    id_type = "number" if any(m["id"].isdigit() for m in modules) else "string"
+    def __init__(self) -> None:
+        self.modules: list[dict[str, Any]] = []
+        self.requires: list[str | None] = []
+        self.fns: list[ts.Node] = []
+        self.omitted = 0
+        self.starts: list[int] = []
+
+    def add(self, entry: ts.Node, key: str, fn: ts.Node) -> None:
+        if len(self.modules) >= MAX_MODULES:
+            self.omitted += 1
+            return
+        names = _params(fn)
+        self.modules.append(_record(entry, key))
+        self.requires.append(names[2] if len(names) == 3 else None)
+        self.fns.append(_unwrap(fn))
+
+    def in_byte_order(self) -> None:
+        order = _outermost(self.modules)
+        self.modules = [self.modules[i] for i in order]
+        self.requires = [self.requires[i] for i in order]
+        self.fns = [self.fns[i] for i in order]
+        self.starts = [m["start"] for m in self.modules]
+
+    def owner(self, node: ts.Node) -> int | None:
+        i = bisect_right(self.starts, node.start_byte) - 1
+        return i if i >= 0 and node.end_byte <= self.modules[i]["end"] else None
+
+
+def _add(bucket: list[Any], value: str | None) -> None:
+    """Once per bucket, up to MAX_PER_MODULE (an export key `_key` cannot read is kept as None, as read)."""
+    if value not in bucket and len(bucket) < MAX_PER_MODULE:
+        bucket.append(value)
+
+
+def _export_getters(obj: ts.Node) -> bool:
+    """Whether an object is the export getters of `n.d(exports, {...})`, not a module table."""
+    args = obj.parent
+    call = args.parent if args is not None and args.type == "arguments" else None
+    function = call.child_by_field_name("function") if call is not None else None
+    return function is not None and (function.text or b"").endswith(b".d")
+
+
+def _object_modules(found: _Modules, pairs: list[tuple[ts.Node, ts.Node, ts.Node]]) -> None:
+    """The modules of one id-keyed object of functions, when it is a module table."""
+    obj = _parent(pairs[0][0])
+    if len(pairs) != sum(1 for c in obj.named_children if c.type != "comment"):
+        return  # an object mixing other members is not a module table
+    if _export_getters(obj):
+        return
+    keys = [_key(k) for _, k, _ in pairs]
+    present = [k for k in keys if k is not None]
+    if len(present) != len(keys) or not any(k.isdigit() or "/" in k for k in present):
+        return
+    if any(len(_params(fn)) > 3 for _, _, fn in pairs):
+        return
+    for (pair, _, fn), key in zip(pairs, present):
+        found.add(pair, key, fn)
+
+
+def _direct_requires(found: _Modules, calls: list[Call]) -> list[tuple[str, str]]:
+    """`n(726)` inside a module whose require parameter is `n` (and not rebound on the way) is a dependency;
+    the calls outside every module are returned as (callee name, id) for the runtime's own entry."""
+    id_type = "number" if any(m["id"].isdigit() for m in found.modules) else "string"
     outside: list[tuple[str, str]] = []
     for call, callee, args in calls:
         values = _args(args)
         if len(values) != 1 or values[0].type != id_type:
             continue
         named = callee.child_by_field_name("name") if callee.type == "function_expression" else callee
-        name = named.text.decode() if named is not None else ""  # `function t(s){...}(967)`: a minified runtime
-        target, i = _key(values[0]), owner(call)  # running the entry module
+        name = _text(named) if named is not None else ""  # `function t(s){...}(967)`: a minified runtime
+        target, i = _key(values[0]), found.owner(call)  # running the entry module
         if target is None:
             continue
-        if i is not None and name == requires[i]:
-            if not _shadowed(call, name, fns[i]):
-                add(modules[i]["requires"], target)
+        if i is not None and name == found.requires[i]:
+            if not _shadowed(call, name, found.fns[i]):
+                _add(found.modules[i]["requires"], target)
         elif i is None:
             outside.append((name, target))
-    known_ids = {m["id"] for m in modules}
-    if runtime_require is None:  # no `require.m = table`: the runtime's require is the callee of top-level calls
-        counts: dict[str, int] = {}  # naming the table's ids most often
+    return outside
+
+
+def _entry(found: _Modules, got: _WebpackCaptures, outside: list[tuple[str, str]]) -> tuple[list[str], str | None]:
+    """The ids the runtime requires at the top level, and the runtime's require: named by `require.m = table`,
+    else the callee of the top-level calls that name the table's ids most often."""
+    known_ids = {m["id"] for m in found.modules}
+    runtime_require = got.runtime_require
+    if runtime_require is None:
+        counts: dict[str, int] = {}
         for name, target in outside:
             if target in known_ids:
                 counts[name] = counts.get(name, 0) + 1
         runtime_require = max(sorted(counts), key=counts.__getitem__) if counts else None
+    entry: list[str] = []
     for name, target in outside:
         if name == runtime_require:
-            add(entry, target)
-    for name, target in entry_calls:
+            _add(entry, target)
+    for name, target in got.entry_calls:
         if target in known_ids and (runtime_require is None or name == runtime_require):
-            add(entry, target)
+            _add(entry, target)
+    return entry, runtime_require
+
+
+def _member_calls(found: _Modules, members: list[Member], runtime_require: str | None) -> list[str]:
+    """`n.bind(n, 5)` (an async require), `n.e(3)` (a chunk load) and `n.d(t, {...})` / `n.d(t, "name", get)`
+    (exports); returns the async requires made outside every module."""
     entry_async: list[str] = []
     for call, obj, prop, args in members:
-        values, i = _args(args), owner(call)
-        require = requires[i] if i is not None else runtime_require
-        if require is None or obj.text.decode().split(".", 1)[0] != require:
+        values, i = _args(args), found.owner(call)
+        require = found.requires[i] if i is not None else runtime_require
+        if require is None or _text(obj).split(".", 1)[0] != require:
             continue
-        name = prop.text.decode()
+        name = _text(prop)
         if name == "bind" and len(values) >= 2 and values[1].type in ("number", "string"):
             target = _key(values[1])
             if target is not None:
-                add(modules[i]["async"] if i is not None else entry_async, target)
-        elif i is None:
-            continue
-        elif name == "e" and len(values) == 1 and values[0].type in ("number", "string"):
-            target = _key(values[0])
-            if target is not None:
-                add(modules[i]["chunk_loads"], target)
-        elif name == "d" and len(values) == 2 and values[1].type == "object":
-            for member in values[1].named_children:
-                key = member.child_by_field_name("key")
-                if key is not None:
-                    add(modules[i]["exports"], _key(key) if key.type == "string" else key.text.decode())
-        elif name == "d" and len(values) == 3 and values[1].type == "string":  # webpack 4: d(exports, name, get)
-            exported = _key(values[1])
-            if exported:
-                add(modules[i]["exports"], exported)
-    for module in modules:  # development builds with devtool "eval" keep their requires inside eval strings
+                _add(found.modules[i]["async"] if i is not None else entry_async, target)
+        elif i is not None:
+            _module_member(found.modules[i], name, values)
+    return entry_async
+
+
+def _module_member(module: dict[str, Any], name: str, values: list[ts.Node]) -> None:
+    if name == "e" and len(values) == 1 and values[0].type in ("number", "string"):
+        target = _key(values[0])
+        if target is not None:
+            _add(module["chunk_loads"], target)
+    elif name == "d" and len(values) == 2 and values[1].type == "object":
+        for member in values[1].named_children:
+            key = member.child_by_field_name("key")
+            if key is not None:
+                _add(module["exports"], _key(key) if key.type == "string" else _text(key))
+    elif name == "d" and len(values) == 3 and values[1].type == "string":  # webpack 4: d(exports, name, get)
+        exported = _key(values[1])
+        if exported:
+            _add(module["exports"], exported)
+
+
+def _eval_requires(modules: list[dict[str, Any]], data: bytes) -> None:
+    """Development builds with devtool "eval" keep their requires inside eval strings."""
+    for module in modules:
         if not module["requires"] and b"eval(" in data[module["start"] : module["end"]]:
             for m in _EVAL_REQUIRE.finditer(data, module["start"], module["end"]):
-                add(module["requires"], m.group(1).decode("utf-8", "replace"))
+                _add(module["requires"], m.group(1).decode("utf-8", "replace"))
+
+
+def webpack_table(root: ts.Node, language: ts.Language, data: bytes) -> dict[str, Any] | None:
+    """The module table of a webpack/rspack bundle, or None when the file has none."""
+    from tree_sitter import QueryCursor
+
+    got = _WebpackCaptures()
+    for _pattern, caps in QueryCursor(_query(language)).matches(root):
+        got.take(caps)
+    found = _Modules()
+    for pairs in got.tables.values():
+        _object_modules(found, pairs)
+    for array in got.arrays:
+        for key, fn in _array_table(array):
+            found.add(fn, key, fn)
+    if not found.modules:
+        return None
+    found.in_byte_order()
+    outside = _direct_requires(found, got.calls)
+    entry, runtime_require = _entry(found, got, outside)
+    entry_async = _member_calls(found, got.members, runtime_require)
+    _eval_requires(found.modules, data)
     return {
         "format": "webpack-module-table",
-        "modules": modules,
+        "modules": found.modules,
         "entry_requires": entry,
         "entry_async": entry_async,
-        "modules_omitted": omitted,
+        "modules_omitted": found.omitted,
     }

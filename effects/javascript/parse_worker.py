@@ -59,7 +59,8 @@ class Helper:
         if proc is None or proc.stdout is None:
             raise EOFError("the parse worker was stopped")
         try:
-            return pickle.load(proc.stdout)
+            facts: list[dict[str, Any]] = pickle.load(proc.stdout)  # what the worker process pickled
+            return facts
         except BaseException:
             self.kill()
             raise

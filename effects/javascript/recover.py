@@ -42,19 +42,26 @@ from rea.javascript.sourcemap import source_runs, without_scheme
 MAX_AST_NODES = 5_000_000
 
 
-def _read_limited(path: str, what: str) -> bytes | ReaError:
+def _read_limited(path: str, what: str) -> Result[bytes, ReaError]:
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
-        return invalid_request(f"{what} {path!r} cannot be read: {exc.strerror or exc}", field="path")
+        return Failure(invalid_request(f"{what} {path!r} cannot be read: {exc.strerror or exc}", field="path"))
     if len(data) > MAX_INPUT_BYTES:
-        return ReaError(
-            code="resource_constraint",
-            message=f"{what} {path!r} is larger than {MAX_INPUT_BYTES} bytes",
-            details={"path": path, "limit": MAX_INPUT_BYTES},
+        return Failure(
+            ReaError(
+                code="resource_constraint",
+                message=f"{what} {path!r} is larger than {MAX_INPUT_BYTES} bytes",
+                details={"path": path, "limit": MAX_INPUT_BYTES},
+            )
         )
-    return data
+    return Success(data)
+
+
+def _why_not(read: Result[bytes, ReaError]) -> str | None:
+    """The message of a read that failed (None when it succeeded): the answer records it as a reason."""
+    return read.swap().map(lambda error: error.message).value_or(None)
 
 
 def _inside(path: str, root: str) -> bool:
@@ -83,8 +90,8 @@ def _find_map(path: str, url: str | None, root: str) -> tuple[str, bytes | None,
         if os.path.isfile(candidate):
             if not _inside(candidate, root):
                 return candidate, None, f"the map {candidate} is outside source_root {root}"
-            data = _read_limited(candidate, "source map")
-            return (candidate, data, None) if isinstance(data, bytes) else (candidate, None, data.message)
+            read = _read_limited(candidate, "source map")
+            return candidate, read.value_or(None), _why_not(read)
     return "", None, None
 
 
@@ -98,8 +105,8 @@ def _source_file(name: str, map_dir: str, source_root: str | None, root: str) ->
         return None, f"the map embeds no content and {candidate} does not exist"
     if not _inside(candidate, root):
         return None, f"the map embeds no content and {candidate} is outside source_root {root} (not read)"
-    data = _read_limited(candidate, "source")
-    return (data, "") if isinstance(data, bytes) else (None, data.message)
+    read = _read_limited(candidate, "source")
+    return read.value_or(None), _why_not(read) or ""
 
 
 def _map_facts(location: str, data: bytes, map_dir: str, root: str) -> dict[str, Any]:
@@ -111,7 +118,8 @@ def _map_facts(location: str, data: bytes, map_dir: str, root: str) -> dict[str,
     if not isinstance(doc, dict) or not isinstance(doc.get("sources", []), list):
         return {**out, "error": "the source map has no sources list"}
     names = [s if isinstance(s, str) else None for s in doc.get("sources", [])][:MAX_ENTRIES]
-    contents = doc.get("sourcesContent") if isinstance(doc.get("sourcesContent"), list) else []
+    embedded = doc.get("sourcesContent")
+    contents: list[Any] = embedded if isinstance(embedded, list) else []
     source_root = doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None
     sources = []
     for i, name in enumerate(names):
@@ -143,18 +151,26 @@ def _read(effect: ReadRecoveryInput) -> Result[dict[str, Any], ReaError]:
         return Failure(
             invalid_request(f"{path!r} is not a regular file", field="path", accepted="a local JavaScript file")
         )
-    data = _read_limited(path, "script")
-    if isinstance(data, ReaError):
-        return Failure(data)
+    return (
+        _read_limited(path, "script")
+        .bind(lambda data: _utf8(path, data))
+        .bind(lambda data: _destination(effect.output_directory).map(lambda into: _input(effect, data, into)))
+    )
+
+
+def _utf8(path: str, data: bytes) -> Result[bytes, ReaError]:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         return Failure(
             invalid_request(f"{path!r} is not UTF-8 ({exc})", field="path", accepted="a UTF-8 JavaScript file")
         )
-    destination, refused = _destination(effect.output_directory)
-    if refused is not None:
-        return Failure(refused)
+    return Success(data)
+
+
+def _input(effect: ReadRecoveryInput, data: bytes, destination: str) -> dict[str, Any]:
+    """The bundle's facts, its module table, and the source map it names (or the one beside it)."""
+    path = effect.path
     root = effect.source_root or os.path.dirname(path)
     facts = file_facts(data, "javascript", MAX_AST_NODES, MAX_ENTRIES, 0)
     table = facts.get("bundle_table")
@@ -179,30 +195,36 @@ def _read(effect: ReadRecoveryInput) -> Result[dict[str, Any], ReaError]:
         out["map"] = _map_facts(location, map_bytes, map_dir, root)
     elif why is not None:
         out["map"] = {"location": location or "inline", "error": why}
-    return Success(out)
+    return out
 
 
 async def read_input(effect: ReadRecoveryInput, progress: Progress) -> Result[Any, ReaError]:
     return await anyio.to_thread.run_sync(_read, effect, abandon_on_cancel=False)
 
 
-def _destination(requested: str | None, fresh: str = "rea-recovered") -> tuple[str, ReaError | None]:
+def _destination(requested: str | None, fresh: str = "rea-recovered") -> Result[str, ReaError]:
+    """Where to publish: the requested directory when it is absent and its parent exists, else a fresh one
+    under the temporary directory."""
     if requested is None:
-        return os.path.join(tempfile.gettempdir(), f"{fresh}-{uuid.uuid4().hex[:12]}"), None
+        return Success(os.path.join(tempfile.gettempdir(), f"{fresh}-{uuid.uuid4().hex[:12]}"))
     destination = os.path.abspath(requested)
     if os.path.lexists(destination):
-        return destination, invalid_request(
-            f"output_directory {requested!r} already exists; REA publishes only into an absent directory",
-            field="output_directory",
-            accepted="an absent directory whose parent exists, or omit it for a fresh one",
+        return Failure(
+            invalid_request(
+                f"output_directory {requested!r} already exists; REA publishes only into an absent directory",
+                field="output_directory",
+                accepted="an absent directory whose parent exists, or omit it for a fresh one",
+            )
         )
     if not os.path.isdir(os.path.dirname(destination)):
-        return destination, invalid_request(
-            f"the parent of output_directory {requested!r} does not exist",
-            field="output_directory",
-            accepted="an absent directory whose parent exists",
+        return Failure(
+            invalid_request(
+                f"the parent of output_directory {requested!r} does not exist",
+                field="output_directory",
+                accepted="an absent directory whose parent exists",
+            )
         )
-    return destination, None
+    return Success(destination)
 
 
 def _write(staging: str, files: Sequence[Planned]) -> None:
@@ -223,9 +245,12 @@ def publish_tree(
 ) -> Result[str, ReaError]:
     """Write the files `files_of(destination)` plans into a staging directory beside the absent destination
     (`requested`, or a fresh one under the temporary directory), then rename it into place: all or nothing."""
-    destination, refused = _destination(requested, fresh)
-    if refused is not None:
-        return Failure(refused)
+    return _destination(requested, fresh).bind(lambda destination: _publish_into(destination, files_of, staging_prefix))
+
+
+def _publish_into(
+    destination: str, files_of: Callable[[str], Sequence[Planned]], staging_prefix: str
+) -> Result[str, ReaError]:
     files = files_of(destination)
     total = sum(len(f.data) for f in files)
     if total > MAX_OUTPUT_BYTES or len(files) > MAX_ENTRIES:

@@ -16,7 +16,7 @@ from returns.result import Failure, Result, Success
 from effects import asar
 from effects.javascript.extract import file_facts
 from rea.javascript.text_facts import classify
-from rea.javascript.graph import TEXT_KINDS
+from rea.javascript.graph_kinds import TEXT_KINDS
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.javascript.effects import ExtractFiles, ScanApplication
@@ -39,23 +39,7 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
     except OSError as exc:
         return Failure(_unavailable(effect.path, exc.strerror or str(exc)))
     if stat.S_ISREG(info.st_mode):
-        if effect.format == "directory":
-            return Failure(
-                invalid_request(
-                    f"{effect.path!r} is a file but format is directory",
-                    field="format",
-                    accepted="asar or auto for an .asar file",
-                )
-            )
-        if effect.format == "asar" or root.lower().endswith(".asar"):
-            return _scan_asar(root, effect)
-        return Failure(
-            invalid_request(
-                f"{effect.path!r} is a file, not an application directory or .asar",
-                field="input_path",
-                accepted="a directory (an unpacked app) or an .asar file",
-            )
-        )
+        return _scan_file(root, effect)
     if not stat.S_ISDIR(info.st_mode):
         return Failure(_unavailable(effect.path, "not a directory or regular file"))
     if effect.format == "asar":
@@ -66,61 +50,37 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
                 accepted="directory or auto for a directory",
             )
         )
-    files: list[dict[str, Any]] = []
-    omitted: list[dict[str, Any]] = []
-    pending = [("", "", 0)]  # (path on disk, path as recorded, depth): they differ for names that are not Unicode
-    seen = 0
-    archives_found: list[tuple[str, str]] = []
-    while pending:
-        disk_dir, rel_dir, depth = pending.pop()
-        full_dir = os.path.join(root, disk_dir) if disk_dir else root
-        try:
-            with os.scandir(full_dir) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            omitted.append({"path": rel_dir or ".", "reason": "unreadable", "detail": exc.strerror or str(exc)})
-            continue
-        subdirs = []
-        for entry in entries:
-            shown = printable(entry.name)
-            rel = f"{rel_dir}/{shown}" if rel_dir else shown
-            disk = f"{disk_dir}/{entry.name}" if disk_dir else entry.name
-            seen += 1
-            if seen > effect.max_entries:
-                omitted.append({"path": rel, "reason": "max_entries"})
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                omitted.append({"path": rel, "reason": "unreadable", "detail": exc.strerror or str(exc)})
-                continue
-            if stat.S_ISLNK(st.st_mode):
-                omitted.append({"path": rel, "reason": "symlink", "target": printable(os.readlink(entry.path))[:512]})
-            elif stat.S_ISDIR(st.st_mode):
-                if depth + 1 > effect.max_depth:
-                    omitted.append({"path": rel, "reason": "max_depth"})
-                else:
-                    subdirs.append((disk, rel, depth + 1))
-            elif stat.S_ISREG(st.st_mode):
-                files.append({"path": rel, "size": st.st_size, "kind": classify(rel)})
-                if disk != rel:  # read by its real name: a locator, as for an archive member
-                    files[-1]["locator"] = {
-                        "disk": entry.path,
-                        "offset": 0,
-                        "size": st.st_size,
-                        "sha256": None,
-                        "integrity": None,
-                    }
-                if files[-1]["kind"] == "asar":
-                    archives_found.append((disk, rel))
-            else:
-                omitted.append({"path": rel, "reason": "special-file"})
-        pending.extend(reversed(subdirs))
-        if seen % 512 < len(entries):
-            await progress.report("scanning", f"{seen} entries listed")
-        await anyio.lowlevel.checkpoint()
+    return Success(await _scan_directory(root, effect, progress))
+
+
+def _scan_file(root: str, effect: ScanApplication) -> Result[Any, ReaError]:
+    """A regular file is read only as an .asar archive (by its name, or when the format says so)."""
+    if effect.format == "directory":
+        return Failure(
+            invalid_request(
+                f"{effect.path!r} is a file but format is directory",
+                field="format",
+                accepted="asar or auto for an .asar file",
+            )
+        )
+    if effect.format == "asar" or root.lower().endswith(".asar"):
+        return _scan_asar(root, effect)
+    return Failure(
+        invalid_request(
+            f"{effect.path!r} is a file, not an application directory or .asar",
+            field="input_path",
+            accepted="a directory (an unpacked app) or an .asar file",
+        )
+    )
+
+
+async def _scan_directory(root: str, effect: ScanApplication, progress: Progress) -> dict[str, Any]:
+    """The directory's entries, then the members of every .asar archive found in it, in path order."""
+    listing = _Listing(effect)
+    await listing.walk(root, progress)
+    files, omitted = listing.files, listing.omitted
     archives = _Archives(effect, files, omitted)
-    for on_disk, rel in archives_found:
+    for on_disk, rel in listing.archives:
         disk = os.path.join(root, on_disk)
         unpacked = disk + ".unpacked"
         try:
@@ -130,18 +90,84 @@ async def scan(effect: ScanApplication, progress: Progress) -> Result[Any, ReaEr
         await anyio.lowlevel.checkpoint()
     files.sort(key=lambda f: f["path"])
     omitted.sort(key=lambda o: o["path"])
-    return Success(
-        {
-            "root": root,
-            "kind": "directory",
-            "files": files,
-            "omitted": omitted,
-            "containers": archives.containers,
-            "integrity_contradictions": archives.contradictions,
-            "text_kinds": list(TEXT_KINDS),
-            "parser": _PARSERS,
-        }
-    )
+    return {
+        "root": root,
+        "kind": "directory",
+        "files": files,
+        "omitted": omitted,
+        "containers": archives.containers,
+        "integrity_contradictions": archives.contradictions,
+        "text_kinds": list(TEXT_KINDS),
+        "parser": _PARSERS,
+    }
+
+
+Pending = tuple[str, str, int]  # (path on disk, path as recorded, depth): they differ for names that are not Unicode
+
+
+class _Listing:
+    """A directory tree's entries, depth first in name order, under the entry and depth bounds: its regular
+    files (with a locator when the name on disk is not the name recorded), what was left out and why, and the
+    .asar archives among the files."""
+
+    def __init__(self, effect: ScanApplication) -> None:
+        self.effect = effect
+        self.files: list[dict[str, Any]] = []
+        self.omitted: list[dict[str, Any]] = []
+        self.seen = 0
+        self.archives: list[tuple[str, str]] = []
+
+    async def walk(self, root: str, progress: Progress) -> None:
+        pending: list[Pending] = [("", "", 0)]
+        while pending:
+            disk_dir, rel_dir, depth = pending.pop()
+            full_dir = os.path.join(root, disk_dir) if disk_dir else root
+            try:
+                with os.scandir(full_dir) as it:
+                    entries = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                self.omitted.append(
+                    {"path": rel_dir or ".", "reason": "unreadable", "detail": exc.strerror or str(exc)}
+                )
+                continue
+            subdirs = [d for d in (self.entry(e, disk_dir, rel_dir, depth) for e in entries) if d is not None]
+            pending.extend(reversed(subdirs))
+            if self.seen % 512 < len(entries):
+                await progress.report("scanning", f"{self.seen} entries listed")
+            await anyio.lowlevel.checkpoint()
+
+    def entry(self, entry: os.DirEntry[str], disk_dir: str, rel_dir: str, depth: int) -> Pending | None:
+        """Record one entry; a directory to walk is returned, not recorded."""
+        shown = printable(entry.name)
+        rel = f"{rel_dir}/{shown}" if rel_dir else shown
+        disk = f"{disk_dir}/{entry.name}" if disk_dir else entry.name
+        self.seen += 1
+        if self.seen > self.effect.max_entries:
+            self.omitted.append({"path": rel, "reason": "max_entries"})
+            return None
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError as exc:
+            self.omitted.append({"path": rel, "reason": "unreadable", "detail": exc.strerror or str(exc)})
+            return None
+        if stat.S_ISLNK(st.st_mode):
+            self.omitted.append({"path": rel, "reason": "symlink", "target": printable(os.readlink(entry.path))[:512]})
+        elif stat.S_ISDIR(st.st_mode):
+            if depth + 1 <= self.effect.max_depth:
+                return (disk, rel, depth + 1)
+            self.omitted.append({"path": rel, "reason": "max_depth"})
+        elif stat.S_ISREG(st.st_mode):
+            self.file(entry.path, st.st_size, disk, rel)
+        else:
+            self.omitted.append({"path": rel, "reason": "special-file"})
+        return None
+
+    def file(self, full: str, size: int, disk: str, rel: str) -> None:
+        self.files.append({"path": rel, "size": size, "kind": classify(rel)})
+        if disk != rel:  # read by its real name: a locator, as for an archive member
+            self.files[-1]["locator"] = {"disk": full, "offset": 0, "size": size, "sha256": None, "integrity": None}
+        if self.files[-1]["kind"] == "asar":
+            self.archives.append((disk, rel))
 
 
 def _archive_error(path: str, exc: BaseException) -> ReaError:
@@ -174,7 +200,8 @@ class _Archives:
             if node is None:
                 self.omitted.append({"path": path, "reason": reason})
                 continue
-            member_size = node.get("size") if isinstance(node.get("size"), int) else 0
+            declared_size = node.get("size")
+            member_size = declared_size if isinstance(declared_size, int) else 0
             if node.get("unpacked"):
                 companion = os.path.join(unpacked_dir, *rel.split("/")) if unpacked_dir else None
                 locator = {

@@ -146,7 +146,7 @@ class _File:
         if t == "identifier":  # the most common
             return [["name", _text(node)]]
         if t in ("string", "template_string") and node.start_byte in self.literal_at:
-            out = [["lit", self.literal_at[node.start_byte]]]
+            out: list[list[Any]] = [["lit", self.literal_at[node.start_byte]]]
             if t == "template_string":
                 for sub in node.named_children:
                     out += self.refs(sub, depth + 1)
@@ -159,7 +159,7 @@ class _File:
         if t in _FUNCTIONS:
             index = self.fn_at.get(node.start_byte)
             return [["fn", index]] if index is not None else []
-        out: list[list[Any]] = []
+        out = []
         for child in node.named_children:
             if child.type in ("statement_block", "formal_parameters"):
                 continue
@@ -216,14 +216,18 @@ def _fingerprint(fn: ts.Node, is_async: bool, literals: list[str], callees: list
     shape = "" if big else str(fn)  # the s-expression: node kinds and fields, never identifier text
     control = len(_CONTROL_ANY.findall(shape))
     effects = sorted(set().union(*map(_effects_of, callees)) | ({"async"} if is_async else set()))
-    digest = lambda v: hashlib.sha256(repr(v).encode()).hexdigest()  # noqa: E731
     return {
         "status": "partial" if big else "complete",
-        "normalized_ast_sha256": digest(shape),
-        "control_flow_sha256": digest(control),
-        "literal_set_sha256": digest(sorted(set(literals))),
+        "normalized_ast_sha256": _repr_digest(shape),
+        "control_flow_sha256": _repr_digest(control),
+        "literal_set_sha256": _repr_digest(sorted(set(literals))),
         "effects": effects,
     }
+
+
+def _repr_digest(value: Any) -> str:
+    """The fingerprint components' digest: SHA-256 of the value's repr."""
+    return hashlib.sha256(repr(value).encode()).hexdigest()
 
 
 @lru_cache(maxsize=4096)

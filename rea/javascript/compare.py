@@ -13,7 +13,7 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
-from rea.javascript.graph import MODULE_KINDS
+from rea.javascript.graph_kinds import MODULE_KINDS
 from rea.javascript.ids import edge_id
 from rea.javascript.observations import pairing_envelope
 from rea.javascript.sourcemap import comparable_path

@@ -15,7 +15,7 @@ from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from rea.javascript.semantic_graph import STRATEGY_RELATION
+from rea.javascript.semantic_model import STRATEGY_RELATION
 
 # direction -> (run against the relation?, relations followed)
 DATA = frozenset(

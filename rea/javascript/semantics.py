@@ -17,7 +17,7 @@ import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import EDGE_STRATEGY
-from rea.javascript.graph import MODULE_KINDS, RELATIONS
+from rea.javascript.graph_kinds import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
 from rea.javascript.semantic_trace import answer, seed_nodes
 from rea.javascript.trace import reach

@@ -12,7 +12,7 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 from rea.evidence import Evidence
-from rea.javascript.graph import MODULE_KINDS, SCHEMA
+from rea.javascript.graph_kinds import MODULE_KINDS, SCHEMA
 
 OPERATION = "analyze_javascript_application"
 # the reference's module kinds beside ours

@@ -43,9 +43,9 @@ def test_mypy_is_clean_on_the_pure_core():
 # Programs read answers with `need`/`must` (rea.program); scripts/error_styles.py counts the other styles.
 # Converted files and functions must stay at zero, and the total may only fall: when a conversion lowers
 # it, lower ERROR_STYLE_CEILING with it, so the ground gained is kept.
-ERROR_STYLE_CEILING = 118  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
+ERROR_STYLE_CEILING = 110  # 453 before the first conversion (managed family, set_bookmark, the emulation programs);
 # 424 before the web families, 376 before the android and adb programs, 296 before the native, javascript, session
-# and views programs, 148 before the native effects
+# and views programs, 148 before the native and JavaScript effects
 CONVERTED_FILES = (
     "rea/managed/programs.py",
     "rea/managed/derived_programs.py",
@@ -83,6 +83,8 @@ CONVERTED_FILES = (
     "effects/views/commands.py",
     *(f"effects/native/{name}.py" for name in ("engine", "runtime", "annotations", "image", "ghidra_worker")),
     *(f"rea/native/{name}.py" for name in ("annotations", "emulation", "views")),
+    "effects/javascript/devtools.py",
+    "effects/javascript/recover.py",
     *(
         f"rea/reconstruction/{name}.py"
         for name in ("programs", "comparisons", "verify", "changed", "correlate", "coverage", "ledger", "refusal")
@@ -136,8 +138,8 @@ def test_test_modules_have_unique_basenames():
 # list of paths would rot with every move, while a count that may only fall keeps the ground gained. Lower a
 # ceiling when you split a file or a function; the targets are 0 and 0.
 FILE_LINES, FUNCTION_LINES = 500, 100
-FILES_OVER_CEILING = 2
-FUNCTIONS_OVER_CEILING = 4
+FILES_OVER_CEILING = 0
+FUNCTIONS_OVER_CEILING = 0
 
 
 def _sizes() -> tuple[list[tuple[int, str]], list[tuple[int, str]]]:

@@ -289,10 +289,11 @@ def _call(argv: list[str]) -> int:
         return EXIT_OK
     if plan.error is not None or plan.command is None:
         return _fail(plan.error or invalid_request("nothing to run", field="tool"), plan.fmt)
-    context = load_context("cli")
-    if not isinstance(context, Success):
-        return _fail(context.failure(), plan.fmt)
-    return _run_family(Connection(ctx=context.unwrap()), plan.command, argparse.Namespace(), plan.fmt)
+    match load_context("cli"):
+        case Success(ctx):
+            return _run_family(Connection(ctx=ctx), plan.command, argparse.Namespace(), plan.fmt)
+        case context:
+            return _fail(context.failure(), plan.fmt)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -318,12 +319,12 @@ def main(argv: list[str] | None = None) -> int:
         report, code = setup_command.run(ns.command, ns, os.environ, fmt)
         _emit(report, fmt, setup_command.render)
         return code
-    if not isinstance(context, Success):
-        if ns.command == "mcp":
-            err = context.failure()
+    match context:
+        case Failure(err) if ns.command == "mcp":
             sys.stderr.write(f"rea mcp: {err.message}\n")
             return EXIT_USAGE
-        return _fail(context.failure(), fmt)
+        case Failure(err):
+            return _fail(err, fmt)
     conn = Connection(ctx=context.unwrap())
     if ns.command == "mcp":
         from effects.server import run_stdio
@@ -356,18 +357,22 @@ def _inspect_bundle(conn: Connection, request: str, fmt: str) -> int:
             fmt,
         )
     checked = validate_arguments("inspect-evidence-bundle", INSPECT_BUNDLE_SCHEMA, args)
-    if not isinstance(checked, Success):
-        return _fail(checked.failure(), fmt)
 
     async def work() -> Result[Any, ReaError]:
         outcome = await run(inspect_evidence_bundle, Session(), checked.unwrap(), conn.ctx, Progress(_stderr_progress))
         return outcome.reply
 
-    reply = anyio.run(_cancellable, work)
-    if not isinstance(reply, Success):
-        return _fail(reply.failure(), fmt)
-    _emit(reply.unwrap(), fmt, _render_summary)
-    return EXIT_OK
+    return _finish(checked.bind(lambda _: anyio.run(_cancellable, work)), fmt, _render_summary)
+
+
+def _finish(reply: Result[Any, ReaError], fmt: str, render: Callable[[Any], str]) -> int:
+    """Print the reply's value (exit 0) or its canonical error (the error's exit code)."""
+    match reply:
+        case Success(value):
+            _emit(value, fmt, render)
+            return EXIT_OK
+        case _:
+            return _fail(reply.failure(), fmt)
 
 
 def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
@@ -389,20 +394,20 @@ def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, 
                 # a step may build its arguments from the earlier replies (e.g. their evidence ids)
                 built = args(earlier) if callable(args) else args
                 reply = await call_tool(conn, tool, dict(built), _stderr_progress)
-                if not isinstance(reply, Success):
-                    break
-                earlier.append(reply.unwrap())
+                match reply:
+                    case Success(value):
+                        earlier.append(value)
+                    case _:
+                        break
         finally:
             await release_all(conn.native)
         return reply
 
     reply = anyio.run(_cancellable, work)
-    if not isinstance(reply, Success) and reply.failure().code == "cancelled" and conn.cancelled_reply is not None:
-        reply = conn.cancelled_reply
-    if not isinstance(reply, Success):
-        return _fail(reply.failure(), fmt)
-    _emit(reply.unwrap(), fmt, command.render)
-    return EXIT_OK
+    match reply:
+        case Failure(error) if error.code == "cancelled" and conn.cancelled_reply is not None:
+            reply = conn.cancelled_reply  # the partial Evidence the cancelled call retained
+    return _finish(reply, fmt, command.render)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.artifacts.compare import inventory_of
-from rea.artifacts.graph import SECTIONS
+from rea.artifacts.model import SECTIONS
 from rea.artifacts.inventory_parsing import source_complete
 from rea.errors import ReaError
 from rea.evidence import Evidence

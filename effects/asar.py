@@ -107,13 +107,10 @@ def chunks_at(disk: str, offset: int, size: int) -> Iterator[bytes]:
 def declared(node: dict[str, Any]) -> str | None:
     """The member's declared SHA-256 (its `integrity` record), or None when it declares none."""
     integrity = node.get("integrity")
-    if (
-        isinstance(integrity, dict)
-        and str(integrity.get("algorithm", "")).upper() == "SHA256"
-        and isinstance(integrity.get("hash"), str)
-    ):
-        return integrity["hash"]
-    return None
+    if not isinstance(integrity, dict) or str(integrity.get("algorithm", "")).upper() != "SHA256":
+        return None
+    digest = integrity.get("hash")
+    return digest if isinstance(digest, str) else None
 
 
 class BlockDigests:

@@ -17,12 +17,13 @@ from collections.abc import Mapping, Sequence
 
 import attrs
 import orjson
-from returns.pipeline import is_successful
+from returns.result import Failure, Result, Success
 
 from effects.commands import ToolCommand, open_step
 from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.catalog import BY_NAME, CATALOG, ToolContract
 from rea.errors import ReaError, invalid_request
+from rea.results import either
 
 # options of `rea call` itself; a tool argument of the same name is spelled --arg-NAME
 RESERVED = frozenset({"target", "provider", "target_architecture", "format", "json", "json_args", "help", "list"})
@@ -117,14 +118,14 @@ def _underscored(option: str) -> str:
     return "--" + option[2:].replace("-", "_")
 
 
-def add_flag(parser: argparse.ArgumentParser, flag: Flag) -> None:
+def add_flag(parser: argparse._ActionsContainer, flag: Flag) -> None:
     """The flag, and its underscored spelling unlisted."""
     _add_one(parser, flag, [flag.option], flag.help)
     if _underscored(flag.option) != flag.option:  # --input_path works too, unlisted
         _add_one(parser, flag, [_underscored(flag.option)], argparse.SUPPRESS)
 
 
-def _add_one(parser: argparse.ArgumentParser, flag: Flag, names: list[str], help: str) -> None:
+def _add_one(parser: argparse._ActionsContainer, flag: Flag, names: list[str], help: str) -> None:
     common: dict[str, Any] = {"dest": f"tool:{flag.name}", "default": argparse.SUPPRESS, "help": help}
     if flag.kind == "boolean":
         parser.add_argument(*names, action=argparse.BooleanOptionalAction, **common)
@@ -235,12 +236,14 @@ def given_arguments(ns: argparse.Namespace) -> dict[str, Any]:
     return {k.split(":", 1)[1]: v for k, v in vars(ns).items() if k.startswith("tool:")}
 
 
-def _arguments(ns: argparse.Namespace) -> dict[str, Any] | ReaError:
+def _arguments(ns: argparse.Namespace) -> Result[dict[str, Any], ReaError]:
     base = ns.json_args if ns.json_args is not None else {}
     if not isinstance(base, dict):
-        return invalid_request("--json-args must be a JSON object", field="json_args", accepted="a JSON object")
+        return Failure(
+            invalid_request("--json-args must be a JSON object", field="json_args", accepted="a JSON object")
+        )
     flags = given_arguments(ns)
-    return {**base, **flags}  # a flag wins over the same key in --json-args
+    return Success({**base, **flags})  # a flag wins over the same key in --json-args
 
 
 def plan(argv: Sequence[str]) -> Plan:
@@ -263,22 +266,32 @@ def plan(argv: Sequence[str]) -> Plan:
         ns = parser.parse_args(list(argv[1:]))
     except _Usage as exc:
         return Plan(fmt=fmt, error=_usage_error(contract.name, str(exc), flags_for(contract.input_schema)))
-    args = _arguments(ns)
-    if isinstance(args, ReaError):
-        return Plan(fmt=fmt, error=args)
+    steps = _arguments(ns).bind(lambda args: _steps(ns, contract.name, args))
+    return either(
+        steps,
+        lambda chosen: Plan(
+            fmt=ns.format,
+            command=ToolCommand(
+                name="call", help="", configure=lambda p: None, steps=lambda _ns: chosen, render=render_reply
+            ),
+        ),
+        lambda error: Plan(fmt=fmt, error=error),
+    )
+
+
+def _steps(
+    ns: argparse.Namespace, tool: str, args: dict[str, Any]
+) -> Result[list[tuple[str, Mapping[str, Any]]], ReaError]:
+    """The tool call, after open_binary when --target names a file (--provider and the architecture need it)."""
     for flag in ("provider", "target_architecture"):
         if getattr(ns, flag) is not None and ns.target is None:
             option = "--" + flag.replace("_", "-")
-            return Plan(fmt=fmt, error=invalid_request(f"{option} needs --target", field=flag, accepted="--target"))
-    steps: list[tuple[str, Mapping[str, Any]]] = []
-    if ns.target is not None:
-        opened = open_step(ns.target, "auto" if ns.provider is None else ns.provider, ns.target_architecture)
-        if not is_successful(opened):
-            return Plan(fmt=fmt, error=opened.failure())
-        steps.append(opened.unwrap())
-    steps.append((contract.name, args))
-    command = ToolCommand(name="call", help="", configure=lambda p: None, steps=lambda _ns: steps, render=render_reply)
-    return Plan(fmt=ns.format, command=command)
+            return Failure(invalid_request(f"{option} needs --target", field=flag, accepted="--target"))
+    call: tuple[str, Mapping[str, Any]] = (tool, args)
+    if ns.target is None:
+        return Success([call])
+    opened = open_step(ns.target, "auto" if ns.provider is None else ns.provider, ns.target_architecture)
+    return opened.map(lambda step: [step, call])
 
 
 USAGE = """usage: rea call TOOL [--target PATH] [--provider ID] [--target-architecture ARCH] [--ARG VALUE ...] [--json-args JSON] [--format json|text]

@@ -7,9 +7,9 @@ from typing import Any
 
 import anyio
 import attrs
-from returns.pipeline import is_successful
-from returns.result import Failure, Result
+from returns.result import Failure, Result, Success
 
+from effects.chain import then
 from effects.progress import Progress, Settle, Sink
 from rea.catalog import BY_NAME, CATALOG
 from rea.errors import ReaError, invalid_request
@@ -70,14 +70,16 @@ async def call_tool(
     if contract is None:
         return Failure(unknown_tool(name))
     checked = validate_arguments(name, contract.input_schema, arguments)
-    if not is_successful(checked):
-        return checked
-    args = checked.unwrap()
-    if contract.args_type is not None:  # every default filled from the tool's one argument record
-        filled = with_defaults(args, contract.args_type)
-        if not is_successful(filled):
-            return filled
-        args = filled.unwrap()
+    args_type = contract.args_type
+    if args_type is not None:  # every default filled from the tool's one argument record
+        checked = checked.bind(lambda args: with_defaults(args, args_type))
+    return await then(checked, lambda args: _in_context(conn, name, contract, args, sink, settle))
+
+
+async def _in_context(
+    conn: Connection, name: str, contract: Any, args: dict[str, Any], sink: Sink | None, settle: Settle | None
+) -> Result[Any, ReaError]:
+    """The call with the connection's native runtime as the current one (its effect handlers read it)."""
     from effects.native.runtime import CURRENT
 
     progress = Progress(sink, settle=settle)
@@ -105,11 +107,14 @@ async def _call(
                     conn.cancelled_reply = kept.reply
                 raise
             conn.session = outcome.session
-        if name == "open_binary" and is_successful(outcome.reply):
-            _index_ahead(conn)
+        if name == "open_binary":
+            match outcome.reply:
+                case Success():
+                    _index_ahead(conn)
     else:
         outcome = await run(PROGRAMS[name], conn.session, args, conn.ctx, progress)
-    await progress.finish(f"{name} {'completed' if is_successful(outcome.reply) else 'failed'}")
+    ended = outcome.reply.map(lambda _: "completed").value_or("failed")
+    await progress.finish(f"{name} {ended}")
     return outcome.reply
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
+from effects.chain import then
 from rea.browser_failures import Reason, browser_failure
 from rea.errors import ReaError
 from rea.loopback import Endpoint, same_endpoint_host
@@ -63,17 +64,22 @@ async def devtools_json(endpoint: Endpoint, path: str, operation: str) -> Result
 async def browser_version(endpoint: Endpoint, operation: str) -> Result[dict[str, Any], ReaError]:
     """The endpoint's `/json/version` (Browser, Protocol-Version, User-Agent, ...)."""
     got = await devtools_json(endpoint, "/json/version", operation)
-    if isinstance(got, Success) and not isinstance(got.unwrap(), dict):
+    return got.bind(lambda found: _version_object(found, operation))
+
+
+def _version_object(found: Any, operation: str) -> Result[dict[str, Any], ReaError]:
+    if not isinstance(found, dict):
         return Failure(browser_failure(operation, "invalid_endpoint_response", "/json/version is not an object"))
-    return got
+    return Success(found)
 
 
 async def list_targets(endpoint: Endpoint, operation: str) -> Result[list[dict[str, Any]], ReaError]:
     """The endpoint's `/json/list`: every debuggable target with id, type, url, title."""
     got = await devtools_json(endpoint, "/json/list", operation)
-    if isinstance(got, Failure):
-        return got
-    targets = got.unwrap()
+    return got.bind(lambda targets: _target_list(targets, operation))
+
+
+def _target_list(targets: Any, operation: str) -> Result[list[dict[str, Any]], ReaError]:
     if not isinstance(targets, list) or not all(isinstance(t, dict) and isinstance(t.get("id"), str) for t in targets):
         return Failure(browser_failure(operation, "invalid_endpoint_response", "/json/list is not a list of targets"))
     return Success(targets)
@@ -130,35 +136,42 @@ class CdpSession:
 async def attach(endpoint: Endpoint, target_id: str, operation: str) -> Result[CdpSession, ReaError]:
     """Connect to one target of the endpoint; the caller closes the session (`await s.close()`)."""
     targets = await list_targets(endpoint, operation)
-    if isinstance(targets, Failure):
-        return targets
-    target = next((t for t in targets.unwrap() if t["id"] == target_id), None)
+    chosen = targets.bind(lambda found: _target(found, target_id, endpoint, operation))
+    return await then(chosen, lambda target: connect(endpoint, target, operation))
+
+
+def _target(
+    targets: list[dict[str, Any]], target_id: str, endpoint: Endpoint, operation: str
+) -> Result[dict[str, Any], ReaError]:
+    target = next((t for t in targets if t["id"] == target_id), None)
     if target is None:
-        known = sorted(t["id"] for t in targets.unwrap())[:20]
+        known = sorted(t["id"] for t in targets)[:20]
         return Failure(
             browser_failure(
                 operation, "target_not_found", f"no target {target_id!r} at {endpoint.url}", known_targets=known
             )
         )
-    return await connect(endpoint, target, operation)
+    return Success(target)
 
 
 async def connect(endpoint: Endpoint, target: dict[str, Any], operation: str) -> Result[CdpSession, ReaError]:
     """Open the websocket of a target listed by `list_targets` (or the browser's own, from /json/version)."""
-    from cdp_use.client import CDPClient  # imported on first use: off the server's startup path
-
     url = target.get("webSocketDebuggerUrl")
     if not isinstance(url, str):
         return Failure(
             browser_failure(operation, "target_not_allowed", "the target offers no debugger websocket (attached?)")
         )
-    checked = same_endpoint_host(endpoint, url)
-    if isinstance(checked, Failure):
-        return checked
-    client = CDPClient(checked.unwrap().url, max_ws_frame_size=MAX_FRAME_BYTES)
+    return await then(same_endpoint_host(endpoint, url), lambda checked: _open(checked.url, url, target, operation))
+
+
+async def _open(checked: str, url: str, target: dict[str, Any], operation: str) -> Result[CdpSession, ReaError]:
+    """The websocket of a checked debugger URL (`url` as the target listed it), started within CONNECT_TIMEOUT_S."""
+    from cdp_use.client import CDPClient  # imported on first use: off the server's startup path
+
+    client = CDPClient(checked, max_ws_frame_size=MAX_FRAME_BYTES)
     try:
         with anyio.fail_after(CONNECT_TIMEOUT_S):
-            await client.start()
+            await client.start()  # type: ignore[no-untyped-call]  # cdp_use leaves start() unannotated
     except Exception as exc:  # a timeout, an OSError, or websockets' own InvalidHandshake family
         await CdpSession(client, operation, target).close()
         return Failure(browser_failure(operation, "endpoint_unreachable", f"the websocket {url} did not open ({exc})"))

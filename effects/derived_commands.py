@@ -84,8 +84,8 @@ def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
     )
     if alias.metavar is not None:
         kind["metavar"] = alias.metavar
-    action = {"action": "append"} if alias.repeat else {}
-    required = {"required": True} if alias.required else {}
+    action: dict[str, Any] = {"action": "append"} if alias.repeat else {}
+    required: dict[str, Any] = {"required": True} if alias.required else {}
     parser.add_argument(
         alias.option,
         dest=_alias_dest(alias),

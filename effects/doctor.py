@@ -12,9 +12,9 @@ import os
 import sys
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
-from returns.result import Success
+from returns.result import Failure, Result, Success
 
 from effects.native import cache
 from effects.native.discovery import discover
@@ -22,6 +22,7 @@ from effects.registrations import inspect_registrations
 from effects.skill_files import skill_status
 from rea import __version__
 from rea.config import input_schema_profile, mcp_toolsets, response_budget
+from rea.errors import ReaError
 
 DEPENDENCIES = (
     ("returns", "returns"),
@@ -34,7 +35,10 @@ DEPENDENCIES = (
     ("psutil", "psutil"),
     ("zstandard", "zstandard"),
 )
-SETTINGS = (
+# each setting: its variable, its parser (rea.config), and the sentence a valid value reads as
+Parser = Callable[[Mapping[str, str]], Result[Any, ReaError]]
+Setting = tuple[str, Parser, Callable[[Any], str]]
+SETTINGS: tuple[Setting, ...] = (
     (
         "REA_MCP_MAX_RESPONSE_BYTES",
         response_budget,
@@ -72,12 +76,12 @@ def doctor_report(env: Mapping[str, str], project: Path | None = None) -> dict[s
                 )
             )
     for variable, parse, describe in SETTINGS:
-        parsed = parse(env)
-        if isinstance(parsed, Success):
-            checks.append(_check(f"setting {variable}", "ok", describe(parsed.unwrap())))
-        else:
-            err = parsed.failure()
-            checks.append(_check(f"setting {variable}", "invalid", err.message, err.record()["remediation"]["action"]))
+        match parse(env):
+            case Success(value):
+                checks.append(_check(f"setting {variable}", "ok", describe(value)))
+            case Failure(err):
+                action = err.record()["remediation"]["action"]
+                checks.append(_check(f"setting {variable}", "invalid", err.message, action))
     for fact in discover(dict(env)):
         status = "ok" if fact["available"] else ("unsupported" if fact["code"] == "unsupported_host" else "missing")
         detail = f"{fact['version'] or ''} available".strip() if fact["available"] else fact["reason"]

@@ -92,17 +92,33 @@ def load_context(
     import psutil  # noqa: PLC0415 - the RAM size only sets a default ceiling
 
     total_mib = psutil.virtual_memory().total >> 20
-    settings = [
-        input_schema_profile(env),
-        analysis_provider(env),
-        angr_startup_timeout(env),
-        native_memory_limit(env, total_mib),
-        mcp_toolsets(env, toolsets) if transport == "mcp" else Success(("all",)),
-    ]
-    for setting in settings:
-        if not isinstance(setting, Success):
-            return setting
-    profile, provider, startup, memory, chosen = (s.unwrap() for s in settings)
+    chosen_toolsets: Result[tuple[str, ...], ReaError] = (
+        mcp_toolsets(env, toolsets) if transport == "mcp" else Success(("all",))
+    )
+    # each setting is read in turn (pure functions of env): the first bad one is the answer
+    return input_schema_profile(env).bind(
+        lambda profile: analysis_provider(env).bind(
+            lambda provider: angr_startup_timeout(env).bind(
+                lambda startup: native_memory_limit(env, total_mib).bind(
+                    lambda memory: chosen_toolsets.bind(
+                        lambda chosen: _context(transport, env, profile, provider, startup, memory, chosen)
+                    )
+                )
+            )
+        )
+    )
+
+
+def _context(
+    transport: str,
+    env: dict[str, str],
+    profile: str,
+    provider: str | None,
+    startup: int,
+    memory: int,
+    chosen: tuple[str, ...],
+) -> Result[Context, ReaError]:
+    """The context once every setting but the response budget was read (the budget is read last)."""
     return response_budget(env).map(
         lambda budget: Context(
             server=ServerFacts(

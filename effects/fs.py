@@ -128,10 +128,7 @@ async def identify_target(path: str, report: Report) -> Result[TargetFacts, ReaE
     the bytes were read under: None when the stamp moved while they were hashed."""
     before = stamp_of(path)
     identified = await _identify(path, report)
-    if not isinstance(identified, Success):
-        return identified
-    after = stamp_of(path)
-    return Success(attrs.evolve(identified.unwrap(), stamp=before if before == after else None))
+    return identified.map(lambda facts: attrs.evolve(facts, stamp=before if before == stamp_of(path) else None))
 
 
 async def _identify(path: str, report: Report) -> Result[TargetFacts, ReaError]:

@@ -76,11 +76,18 @@ async def _resolve(effect: ResolveCommandPath, progress: Progress) -> Result[Any
     return Success(resolve_command_path(effect.path))
 
 
-Handler = Callable[[Any, Progress], Awaitable[Any]]
+Handler = Callable[[Any, Progress], Awaitable[Result[Any, ReaError] | None]]
+
+
+def _table(handlers: Mapping[type, Any]) -> dict[type, Handler]:
+    """A family's handler table as the interpreter's: effects/native/runtime.py leaves its table unannotated,
+    so mypy joins its handlers' distinct signatures to `function` (each one is a Handler)."""
+    return dict(handlers)
+
 
 # One handler per effect type; a family adds its own map here.
 HANDLERS: dict[type, Handler] = {
-    **native_runtime.HANDLERS,
+    **_table(native_runtime.HANDLERS),
     ReportProgress: _report,
     IdentifyTarget: _identify,
     StampTarget: _stamp,
@@ -161,7 +168,8 @@ async def run(
             try:
                 effect = produced.send(reply)
             except StopIteration as stop:
-                return stop.value
+                ended: Outcome = stop.value
+                return ended
             progress.effect_partial = None
             try:
                 reply = await _perform(effect, progress)

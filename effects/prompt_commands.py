@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from returns.result import Success
+from returns.result import Failure, Result, Success
 
 from rea import prompts
 from rea.errors import ReaError, invalid_request
@@ -40,30 +40,33 @@ def render_listing(value: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _arguments(pairs: list[str]) -> dict[str, str] | ReaError:
+def _arguments(pairs: list[str]) -> Result[dict[str, str], ReaError]:
     found: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep or not key:
-            return invalid_request(f"--arg {pair!r} is not KEY=VALUE", field="arg", accepted="KEY=VALUE")
+            return Failure(invalid_request(f"--arg {pair!r} is not KEY=VALUE", field="arg", accepted="KEY=VALUE"))
         found[key] = value
-    return found
+    return Success(found)
 
 
-def rendered(ns: argparse.Namespace) -> dict[str, Any] | ReaError:
+def prompt(ns: argparse.Namespace) -> Result[dict[str, Any], ReaError]:
     """{name, description, messages[{role, content{type, text}}]}, the shape prompts/get answers."""
-    args = _arguments(ns.arg)
-    if isinstance(args, ReaError):
-        return args
-    outcome = prompts.render(ns.name, args)
-    if not isinstance(outcome, Success):
-        return outcome.failure()
-    value = outcome.unwrap()
+    return _arguments(ns.arg).bind(lambda args: prompts.render(ns.name, args)).map(_prompt_json)
+
+
+def _prompt_json(value: prompts.Rendered) -> dict[str, Any]:
     return {
         "name": value.name,
         "description": value.description,
         "messages": [{"role": m.role, "content": {"type": "text", "text": m.text}} for m in value.messages],
     }
+
+
+def rendered(ns: argparse.Namespace) -> dict[str, Any] | ReaError:
+    """`prompt` as effects/commandline.py reads it today (the value, or the error itself)."""
+    answer = prompt(ns)
+    return answer.value_or(None) or answer.failure()  # a rendered prompt is never empty
 
 
 def render_prompt(value: dict[str, Any]) -> str:

@@ -11,7 +11,7 @@ answers; a call to a catalog tool they leave out is refused with the toolset tha
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import Any, NoReturn
 from collections.abc import Callable, Mapping
 
 import anyio
@@ -20,7 +20,6 @@ import mcp.types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 from mcp.shared.exceptions import MCPError
-from returns.result import Success
 
 from effects.calls import Connection, call_tool
 from effects.wire_frame import measure
@@ -31,6 +30,7 @@ from rea.catalog.projection import tool_definition
 from rea.errors import ReaError
 from rea import prompts
 from rea.replies import admit_success, error_text, fits, meta_for, oversized_error
+from rea.results import either
 
 PING_SETTLE_S = 5.0  # how long a result waits for the client to acknowledge its last progress notification
 INSTRUCTIONS = (
@@ -77,10 +77,10 @@ def _error_result(conn: Connection, name: str, error: ReaError, framer: Framer =
     budget = ResponseBudget(max_response_bytes=conn.ctx.max_response_bytes)
     text = error_text(error)
     if not fits(text, budget, framer(meta, True)):
-        bounded, evidence = oversized_error(name, error, budget)
-        if evidence is not None:
-            conn.retain(evidence)
-        text = error_text(bounded)
+        bounded = oversized_error(name, error, budget)
+        if bounded.retained is not None:
+            conn.retain(bounded.retained)
+        text = error_text(bounded.error)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text.decode())], is_error=True, _meta=meta)
 
 
@@ -91,13 +91,15 @@ def _success_result(
     budget = ResponseBudget(max_response_bytes=conn.ctx.max_response_bytes)
     evidence_id = payload.get("evidence_id") if contract is not None and contract.result_kind == "evidence" else None
     admitted = admit_success(name, payload, budget, evidence_id, framer(meta_for(contract), False))
-    if not isinstance(admitted, Success):
-        return _error_result(conn, name, admitted.failure(), framer)
-    return types.CallToolResult(
-        content=[types.TextContent(type="text", text=admitted.unwrap().decode())],
-        structured_content=dict(payload),
-        is_error=False,
-        _meta=meta_for(contract),
+    return either(
+        admitted,
+        lambda text: types.CallToolResult(
+            content=[types.TextContent(type="text", text=text.decode())],
+            structured_content=dict(payload),
+            is_error=False,
+            _meta=meta_for(contract),
+        ),
+        lambda error: _error_result(conn, name, error, framer),
     )
 
 
@@ -125,9 +127,11 @@ def build_server(conn: Connection, version: str) -> Server:
             sink = forward if token is not None else None
             reply = await call_tool(conn, name, params.arguments, sink, settle if token is not None else None)
             framer = _request_framer(ctx, server)
-            if isinstance(reply, Success):
-                return _success_result(conn, name, reply.unwrap(), framer)
-            return _error_result(conn, name, reply.failure(), framer)
+            return either(
+                reply,
+                lambda payload: _success_result(conn, name, payload, framer),
+                lambda error: _error_result(conn, name, error, framer),
+            )
         except anyio.get_cancelled_exc_class():
             raise
         except Exception as exc:  # the server never crashes on a tool
@@ -183,11 +187,7 @@ async def _list_prompts(ctx: Any, params: Any) -> types.ListPromptsResult:
 
 async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
     """Render a guided workflow; a bad argument is a JSON-RPC invalid-params error carrying the canonical error."""
-    rendered = prompts.render(params.name, params.arguments)
-    if not isinstance(rendered, Success):
-        error = rendered.failure()
-        raise MCPError(code=types.INVALID_PARAMS, message=error.message, data=error.to_json())
-    value = rendered.unwrap()
+    value = prompts.render(params.name, params.arguments).alt(_invalid_params).unwrap()
     return types.GetPromptResult(
         description=value.description,
         messages=[
@@ -195,6 +195,10 @@ async def _get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.G
             for m in value.messages
         ],
     )
+
+
+def _invalid_params(error: ReaError) -> NoReturn:
+    raise MCPError(code=types.INVALID_PARAMS, message=error.message, data=error.to_json())
 
 
 async def _acknowledged(ctx: Any) -> None:
@@ -284,8 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="rea mcp", description="Serve MCP over stdio.")
     add_toolsets_option(parser)
     ns = parser.parse_args([] if argv is None else argv)
-    context = load_context("mcp", toolsets=ns.toolsets)
-    if not isinstance(context, Success):
-        sys.stderr.write(f"rea mcp: {context.failure().message}\n")
-        return 2
-    return run_stdio(Connection(ctx=context.unwrap()), __version__)
+    return either(
+        load_context("mcp", toolsets=ns.toolsets),
+        lambda context: run_stdio(Connection(ctx=context), __version__),
+        _refused_to_start,
+    )
+
+
+def _refused_to_start(error: ReaError) -> int:
+    sys.stderr.write(f"rea mcp: {error.message}\n")
+    return 2

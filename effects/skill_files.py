@@ -32,10 +32,12 @@ def skill_status(env: Mapping[str, str]) -> dict[str, Any]:
     path = skill_path(env)
     content = read_bounded(path) if path is not None else None
     if isinstance(content, str):
-        fix = f"Replace {path} (it is {content}) by running `rea uninstall` and `rea setup`."
-        return {"path": str(path), "state": "invalid", "detail": content, "installed": None, "remediation": fix}
+        redo = f"Replace {path} (it is {content}) by running `rea uninstall` and `rea setup`."
+        return {"path": str(path), "state": "invalid", "detail": content, "installed": None, "remediation": redo}
     found = skill.status(content, expected_text=skill_text(), version=__version__, digest=catalog_digest())
-    fix = None if found["state"] == "current" else "Run `rea setup --client claude_code` to install this build's skill."
+    fix: str | None = (
+        None if found["state"] == "current" else "Run `rea setup --client claude_code` to install this build's skill."
+    )
     if found["state"] == "foreign":
         fix = f"{path} was not written by REA; move it aside, then run `rea setup --client claude_code`."
     return {"path": None if path is None else str(path), **found, "remediation": fix}

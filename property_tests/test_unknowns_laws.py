@@ -130,7 +130,7 @@ def test_revision_chains_link(registry):
             assert later["mutation_evidence_ids"][:-1] == prior["mutation_evidence_ids"]
         for rev in chain:
             assert seal(rev)["revision_digest"] == rev["revision_digest"]
-            assert verify_revision(rev, "$") is None
+            assert verify_revision(rev, "$") == Success(None)
             assert all(e in session.evidence for e in rev["mutation_evidence_ids"])
             assert len(rev["mutation_evidence_ids"]) == rev["revision"]
 

@@ -254,18 +254,18 @@ def verify_bundle(value: Any) -> Generator[ReportProgress, None, Result[ParsedBu
     for i, raw in enumerate(value["records"]):
         if i and i % VERIFY_BATCH == 0:
             yield ReportProgress(phase="verifying bundle", message=f"{i} of {len(value['records'])} records verified")
-        parsed = parse_evidence(raw)
-        if not isinstance(parsed, Success):
-            err = parsed.failure()
-            return Failure(_reject(err.message, f"$.records[{i}]"))
-        evidence = parsed.unwrap()
-        if evidence.evidence_id in seen:
-            return Failure(_reject(f"duplicate record {evidence.evidence_id}", f"$.records[{i}]"))
-        seen.add(evidence.evidence_id)
-        records.append(evidence)
+        match parse_evidence(raw):
+            case Failure(err):
+                return Failure(_reject(err.message, f"$.records[{i}]"))
+            case Success(evidence) if evidence.evidence_id in seen:
+                return Failure(_reject(f"duplicate record {evidence.evidence_id}", f"$.records[{i}]"))
+            case Success(evidence):
+                seen.add(evidence.evidence_id)
+                records.append(evidence)
     for i, rev in enumerate(value["unknowns"]):
-        if problem := verify_revision(rev, f"$.unknowns[{i}]"):
-            return Failure(_reject(problem.message, (problem.details or {}).get("path", f"$.unknowns[{i}]")))
+        match verify_revision(rev, f"$.unknowns[{i}]"):
+            case Failure(problem):
+                return Failure(_reject(problem.message, (problem.details or {}).get("path", f"$.unknowns[{i}]")))
     broken = next(_history_problems(value["unknowns"], seen), None)
     if broken is not None:
         return Failure(broken)

@@ -122,9 +122,10 @@ def same_endpoint_host(endpoint: Endpoint, websocket_url: str) -> Result[Endpoin
     The browser writes that URL; a page or a hostile endpoint cannot redirect REA elsewhere.
     """
     parsed = parse_endpoint(websocket_url, argument="webSocketDebuggerUrl", schemes=("ws",))
-    if isinstance(parsed, Failure):
-        return parsed
-    ws = parsed.unwrap()
+    return parsed.bind(lambda ws: _on_host(endpoint, websocket_url, ws))
+
+
+def _on_host(endpoint: Endpoint, websocket_url: str, ws: Endpoint) -> Result[Endpoint, ReaError]:
     if (ws.host, ws.port) != (endpoint.host, endpoint.port):
         return Failure(_refuse("webSocketDebuggerUrl", websocket_url, f"it leaves the endpoint {endpoint.netloc}"))
     return Success(ws)

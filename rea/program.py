@@ -13,11 +13,11 @@ from typing import Any, NoReturn, TypeVar
 from collections.abc import Callable, Generator, Iterable, Mapping
 
 import attrs
-from returns.pipeline import is_successful
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.results import either
 from rea.session import Session, record
 
 
@@ -175,10 +175,11 @@ def failed(session: Session, error: ReaError) -> Outcome:
 
 def recorded(session: Session, built: Result[Evidence, ReaError]) -> Outcome:
     """A call that made one Evidence record: retain it and answer with it (or fail as built)."""
-    if not is_successful(built):
-        return failed(session, built.failure())
-    evidence: Evidence = built.unwrap()
-    return Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json()))
+    return either(
+        built,
+        lambda evidence: Outcome(session=record(session, [evidence]), reply=Success(evidence.to_json())),
+        lambda error: failed(session, error),
+    )
 
 
 Program = Generator[Effect, Any, Outcome]

@@ -24,7 +24,6 @@ from typing import Any
 from collections.abc import Mapping
 
 import attrs
-from returns.pipeline import is_successful
 
 from rea import jsonc
 
@@ -186,7 +185,7 @@ def toolsets_problem(value: str | None) -> str | None:
     if value is None:
         return None
     parsed = toolsets.parse(value, TOOLSETS_FLAG)
-    return None if is_successful(parsed) else f"--toolsets {value!r} names no toolset REA accepts"
+    return parsed.map(lambda _: None).value_or(f"--toolsets {value!r} names no toolset REA accepts")
 
 
 def launches_this(command: tuple[str, ...], installation: Installation, facts: Mapping[str, PathFacts]) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget, WireFrame
@@ -146,7 +147,16 @@ def error_text(error: ReaError) -> bytes:
     return canonicalize(error.to_json())
 
 
-def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> tuple[ReaError, Evidence | None]:
+@attrs.frozen(kw_only=True)
+class BoundedError:
+    """The diagnostic sent in place of an error too large to send, and the Evidence retaining the original
+    (None when it could not be retained: the diagnostic says why)."""
+
+    error: ReaError
+    retained: Evidence | None
+
+
+def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> BoundedError:
     """An error too large to send is retained as Evidence and replaced by a bounded diagnostic."""
     retained = create_evidence(
         provider=ERROR_PROVIDER,
@@ -163,15 +173,16 @@ def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> tuple
         "reported_limits": {"max_response_bytes": budget.max_response_bytes},
     }
     evidence = None
-    if isinstance(retained, Success):
-        evidence = retained.unwrap()
-        details["reported_limits"]["evidence_reference"] = {
-            "kind": "retained-evidence",
-            "evidence_id": evidence.evidence_id,
-        }
-        details["retention"] = "retained"
-    else:
-        details["retention"] = f"unavailable: {retained.failure().message}"
+    match retained:
+        case Success(kept):
+            evidence = kept
+            details["reported_limits"]["evidence_reference"] = {
+                "kind": "retained-evidence",
+                "evidence_id": kept.evidence_id,
+            }
+            details["retention"] = "retained"
+        case Failure(refused):
+            details["retention"] = f"unavailable: {refused.message}"
     bounded = ReaError(
         code=error.code,
         message=error.message[:MAX_ERROR_MESSAGE]
@@ -179,7 +190,7 @@ def oversized_error(tool: str, error: ReaError, budget: ResponseBudget) -> tuple
         + " The complete diagnostic was too large to send; export_evidence_bundle writes it out.",
         details=details,
     )
-    return bounded, evidence
+    return BoundedError(error=bounded, retained=evidence)
 
 
 def fits(text: bytes, budget: ResponseBudget, frame: WireFrame) -> bool:

@@ -53,7 +53,7 @@ MUTABLE_FIELDS = (
     "recommended_probes",
     "relationships",
 )
-LIST_DEFAULTS = {
+LIST_DEFAULTS: dict[str, list[Any]] = {
     name: []
     for name in ("supporting_evidence_ids", "contradicting_evidence_ids", "recommended_probes", "relationships")
 }
@@ -73,32 +73,41 @@ def seal(revision: Mapping[str, Any]) -> dict[str, Any]:
     return {**body, "revision_digest": canonical_sha256(body)}
 
 
-def check_invariants(value: Mapping[str, Any]) -> ReaError | None:
-    """The cross-field rules a revision must satisfy, whoever produced it."""
+def check_invariants(value: Mapping[str, Any]) -> Result[None, ReaError]:
+    """The cross-field rules a revision must satisfy, whoever produced it (the first it breaks)."""
     if (value["revision"] == 1) != (value["previous_revision_digest"] is None):
-        return _invalid(
-            "only the first revision of an unknown has no previous_revision_digest", "previous_revision_digest"
+        return Failure(
+            _invalid(
+                "only the first revision of an unknown has no previous_revision_digest", "previous_revision_digest"
+            )
         )
     if (value["status"] == "resolved") != (value["resolution"] is not None):
-        return _invalid('a resolution is required exactly when status is "resolved"', "resolution")
+        return Failure(_invalid('a resolution is required exactly when status is "resolved"', "resolution"))
     if value["status"] == "contradicted" and not value["contradicting_evidence_ids"]:
-        return _invalid(
-            'status "contradicted" needs at least one contradicting_evidence_ids entry', "contradicting_evidence_ids"
+        return Failure(
+            _invalid(
+                'status "contradicted" needs at least one contradicting_evidence_ids entry',
+                "contradicting_evidence_ids",
+            )
         )
     if any(r["unknown_id"] == value["unknown_id"] for r in value["relationships"]):
-        return _invalid("an unknown cannot have a relationship to itself", "relationships")
+        return Failure(_invalid("an unknown cannot have a relationship to itself", "relationships"))
     for name in ("supporting_evidence_ids", "contradicting_evidence_ids", "mutation_evidence_ids"):
         if len(set(value[name])) != len(value[name]):
-            return _invalid(f"{name} lists an Evidence id more than once", name)
+            return Failure(_invalid(f"{name} lists an Evidence id more than once", name))
     if set(value["supporting_evidence_ids"]) & set(value["contradicting_evidence_ids"]):
-        return _invalid("one Evidence id cannot both support and contradict an unknown", "contradicting_evidence_ids")
+        return Failure(
+            _invalid("one Evidence id cannot both support and contradict an unknown", "contradicting_evidence_ids")
+        )
     pairs = [(r["type"], r["unknown_id"]) for r in value["relationships"]]
     if len(set(pairs)) != len(pairs):
-        return _invalid("relationships lists the same relationship more than once", "relationships")
+        return Failure(_invalid("relationships lists the same relationship more than once", "relationships"))
     resolution = value["resolution"]
     if resolution is not None and resolution.get("disposition") == "verified" and not resolution.get("evidence_ids"):
-        return _invalid("a verified resolution needs at least one evidence_ids entry", "resolution.evidence_ids")
-    return None
+        return Failure(
+            _invalid("a verified resolution needs at least one evidence_ids entry", "resolution.evidence_ids")
+        )
+    return Success(None)
 
 
 def first_revision(request: Mapping[str, Any], scope_digest: str | None) -> dict[str, Any]:
@@ -158,22 +167,22 @@ def heads(revisions: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     return [latest[k] for k in sorted(latest)]
 
 
-def verify_revision(value: Any, path: str) -> ReaError | None:
+def verify_revision(value: Any, path: str) -> Result[None, ReaError]:
     """Import-time check of one stored revision: exact fields, digest, invariants."""
     if not isinstance(value, dict):
-        return _integrity(f"{path} is not an object", path)
+        return Failure(_integrity(f"{path} is not an object", path))
     unknown = sorted(set(value) - set(RECORD_FIELDS))
     if unknown:
-        return _integrity(f"{path} has unsupported field {unknown[0]!r}", f"{path}.{unknown[0]}")
+        return Failure(_integrity(f"{path} has unsupported field {unknown[0]!r}", f"{path}.{unknown[0]}"))
     missing = [f for f in RECORD_FIELDS if f not in value]
     if missing:
-        return _integrity(f"{path} is missing field {missing[0]!r}", f"{path}.{missing[0]}")
+        return Failure(_integrity(f"{path} is missing field {missing[0]!r}", f"{path}.{missing[0]}"))
     if not isinstance(value["unknown_id"], str) or not UNKNOWN_ID.match(value["unknown_id"]):
-        return _integrity(f"{path}.unknown_id is not unk_<64 hex>", f"{path}.unknown_id")
+        return Failure(_integrity(f"{path}.unknown_id is not unk_<64 hex>", f"{path}.unknown_id"))
     if type(value["revision"]) is not int or value["revision"] < 1:
-        return _integrity(f"{path}.revision must be an integer >= 1", f"{path}.revision")
+        return Failure(_integrity(f"{path}.revision must be an integer >= 1", f"{path}.revision"))
     if value["status"] not in STATUSES or value["severity"] not in SEVERITIES:
-        return _integrity(f"{path} has an unknown status or severity", f"{path}.status")
+        return Failure(_integrity(f"{path} has an unknown status or severity", f"{path}.status"))
     for name in (
         "supporting_evidence_ids",
         "contradicting_evidence_ids",
@@ -182,19 +191,20 @@ def verify_revision(value: Any, path: str) -> ReaError | None:
         "recommended_probes",
     ):
         if not isinstance(value[name], list):
-            return _integrity(f"{path}.{name} must be an array", f"{path}.{name}")
+            return Failure(_integrity(f"{path}.{name} must be an array", f"{path}.{name}"))
     if not value["mutation_evidence_ids"]:
-        return _integrity(
-            f"{path}.mutation_evidence_ids must name the mutation Evidence", f"{path}.mutation_evidence_ids"
+        return Failure(
+            _integrity(f"{path}.mutation_evidence_ids must name the mutation Evidence", f"{path}.mutation_evidence_ids")
         )
     if value["unknown_id"] != unknown_identity(value["question"], value["domain"], value["scope_digest"]):
-        return _integrity(f"{path}.unknown_id does not match its question, domain and scope", f"{path}.unknown_id")
+        return Failure(
+            _integrity(f"{path}.unknown_id does not match its question, domain and scope", f"{path}.unknown_id")
+        )
     if seal(value)["revision_digest"] != value["revision_digest"]:
-        return _integrity(f"{path}.revision_digest does not match the revision", f"{path}.revision_digest")
-    problem = check_invariants(value)
-    if problem is not None:
-        return _integrity(f"{path}: {problem.message}", f"{path}.{problem.details['field']}")
-    return None
+        return Failure(_integrity(f"{path}.revision_digest does not match the revision", f"{path}.revision_digest"))
+    return check_invariants(value).alt(
+        lambda problem: _integrity(f"{path}: {problem.message}", f"{path}.{(problem.details or {})['field']}")
+    )
 
 
 def _integrity(message: str, path: str) -> ReaError:

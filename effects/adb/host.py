@@ -73,7 +73,8 @@ class Connection:
 
     def stream(self, limit: int) -> tuple[bytes, bool]:
         """Everything until the device closes the service, up to `limit` bytes (True when cut)."""
-        chunks, got = [], 0
+        chunks: list[bytes] = []
+        got = 0
         while True:
             self.sock.settimeout(self._left())
             chunk = self.sock.recv(65536)
@@ -182,10 +183,11 @@ def _step(host: str, port: int, deadline: float, serial: str, step: AdbStep) -> 
 
 
 def _exchange(effect: AdbExchange) -> Result[Any, ReaError]:
-    endpoint = server_endpoint(os.environ)
-    if isinstance(endpoint, Failure):
-        return endpoint
-    host, port = endpoint.unwrap()
+    return server_endpoint(os.environ).bind(lambda found: _exchange_with(effect, found[0], found[1]))
+
+
+def _exchange_with(effect: AdbExchange, host: str, port: int) -> Result[Any, ReaError]:
+    """The server's version and devices, then each step, each on its own connection within one deadline."""
     deadline = time.monotonic() + effect.deadline_ms / 1000
     try:
         conn = Connection(host, port, deadline)

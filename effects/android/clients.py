@@ -18,6 +18,7 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects import fs
+from effects.chain import then
 from effects.progress import Progress
 from rea.android.effects import DecodeResources, ProbeClient
 from rea.errors import ReaError
@@ -90,14 +91,17 @@ def _run(cmd: list[str], deadline_ms: int) -> Result[subprocess.CompletedProcess
 
 
 async def _probe(effect: ProbeClient, progress: Progress) -> Result[Any, ReaError]:
-    resolved = resolve(effect.tool)
-    if isinstance(resolved, Failure):
-        return resolved
-    command, source = resolved.unwrap()
+    return await then(resolve(effect.tool), lambda found: _probed(effect, found[0], found[1]))
+
+
+async def _probed(effect: ProbeClient, command: str, source: str) -> Result[dict[str, Any], ReaError]:
     ran = await anyio.to_thread.run_sync(_run, [command, *CLIENTS[effect.tool][2]], effect.deadline_ms)
-    if isinstance(ran, Failure):
-        return ran
-    done = ran.unwrap()
+    return ran.bind(lambda done: _answered(effect, command, source, done))
+
+
+def _answered(
+    effect: ProbeClient, command: str, source: str, done: subprocess.CompletedProcess[str]
+) -> Result[dict[str, Any], ReaError]:
     if done.returncode != 0:
         return Failure(_missing(effect.tool, f"{command} {' '.join(CLIENTS[effect.tool][2])} exited {done.returncode}"))
     return Success({"command": command, "source": source, "output": done.stdout})
@@ -142,7 +146,8 @@ def _read_decoded(out: str, effect: DecodeResources) -> dict[str, Any]:
         for d in (os.listdir(res) if os.path.isdir(res) else [])
         if d.startswith("values-") and os.path.isfile(os.path.join(res, d, "strings.xml"))
     )
-    rows, found = [], False
+    rows: list[tuple[str, str]] = []
+    found = False
     if effect.include_strings:
         rows, found = _strings(os.path.join(res, "values" if effect.locale is None else f"values-{effect.locale}"))
     count = sum(not e.points_to_directory for _, listing in fs.walk_tree(out) for e in listing)
@@ -158,25 +163,25 @@ def _read_decoded(out: str, effect: DecodeResources) -> dict[str, Any]:
     }
 
 
+def _decoded(effect: DecodeResources, out: str, done: subprocess.CompletedProcess[str]) -> Result[Any, ReaError]:
+    if done.returncode != 0 or not os.path.isdir(out):
+        tail = done.stdout.strip().splitlines()[-3:]
+        return Failure(
+            ReaError(
+                code="invalid_request",
+                message=f"apktool could not decode {effect.path}: {' / '.join(tail) or 'no output'}",
+                details={"field": "path", "exit_code": done.returncode, "accepted": "an APK apktool can decode"},
+            )
+        )
+    return Success(_read_decoded(out, effect))
+
+
 def _decode_sync(effect: DecodeResources) -> Result[Any, ReaError]:
     work = tempfile.mkdtemp(prefix="rea-apktool-")
     try:
         out = os.path.join(work, "decoded")
         cmd = [effect.command, "d", "--no-src", "-f", "-p", os.path.join(work, "framework"), "-o", out, effect.path]
-        ran = _run(cmd, effect.deadline_ms)
-        if isinstance(ran, Failure):
-            return ran
-        done = ran.unwrap()
-        if done.returncode != 0 or not os.path.isdir(out):
-            tail = done.stdout.strip().splitlines()[-3:]
-            return Failure(
-                ReaError(
-                    code="invalid_request",
-                    message=f"apktool could not decode {effect.path}: {' / '.join(tail) or 'no output'}",
-                    details={"field": "path", "exit_code": done.returncode, "accepted": "an APK apktool can decode"},
-                )
-            )
-        return Success(_read_decoded(out, effect))
+        return _run(cmd, effect.deadline_ms).bind(lambda done: _decoded(effect, out, done))
     except (OSError, ValueError) as exc:
         return Failure(
             ReaError(code="artifact_operation_failed", message=f"reading apktool's output failed: {exc}", details=None)

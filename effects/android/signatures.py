@@ -226,7 +226,10 @@ def block_scheme(data: bytes, block: tuple[int, int, dict[int, bytes]] | None, b
 
 def _sections(text: bytes) -> list[tuple[bytes, dict[str, str]]]:
     """MANIFEST.MF / .SF sections: (raw bytes including the blank line, attributes)."""
-    out, raw_lines, attrs_, last = [], [], {}, None
+    out: list[tuple[bytes, dict[str, str]]] = []
+    raw_lines: list[bytes] = []
+    attrs_: dict[str, str] = {}
+    last: str | None = None
     for line in text.replace(b"\r\n", b"\n").split(b"\n"):
         raw_lines.append(line)
         if not line:
@@ -281,7 +284,7 @@ def _v1_entries(zf: zipfile.ZipFile, manifest: bytes, max_bytes: int) -> str | N
             return f"{name} cannot be read as stored ({exc}): it was changed after signing"
         if _digest_ok(entries[name], data) is not True:
             return f"{name} does not match its META-INF/MANIFEST.MF digest"
-    missing = sorted(set(entries) - set(names) - {None})
+    missing = sorted(n for n in set(entries) - set(names) if n is not None)
     return f"MANIFEST.MF lists {missing[0]}, which the APK does not hold" if missing else None
 
 

@@ -385,7 +385,8 @@ def _ref_row(class_name: str, caller: Any, kind: Any) -> dict[str, Any]:
 
 def bridge_calls(loaded: Loaded, params: dict[str, Any]) -> dict[str, Any]:
     """Every call to System.loadLibrary/load and WebView.addJavascriptInterface/loadUrl in every DEX."""
-    rows, total = [], 0
+    rows: list[dict[str, Any]] = []
+    total = 0
     for dex_name, dex in zip(loaded.dex_names(), loaded.program()):
         for c in dex.get_classes():
             for m in c.get_methods():

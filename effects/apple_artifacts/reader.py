@@ -81,7 +81,8 @@ def _keyed(effect: ReadKeyedArchive) -> dict[str, Any]:
 
 def _walk(root: str, wanted: Any) -> tuple[list[str], bool]:
     """Relative paths under root that `wanted` accepts, sorted; True when the walk was cut at MAX_ENTRIES."""
-    found, seen = [], 0
+    found: list[str] = []
+    seen = 0
     for top, dirs, files in os.walk(root):
         dirs.sort()
         for name in sorted(dirs + files):

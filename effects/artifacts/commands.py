@@ -12,47 +12,51 @@ from typing import Any
 from collections.abc import Mapping, Sequence
 
 import orjson
+from returns.result import Failure, Result, Success
 
 from effects.commands import ToolCommand
 from rea.artifacts import text
 from rea.errors import ReaError, invalid_request
+from rea.results import all_of
 
 MAX_EVIDENCE_FILE = 512 << 20
 
 
 def read_json_file(
     path: str, field: str, accepted: str = "a JSON file holding inspect_artifact or inventory_artifact Evidence"
-) -> Any:
+) -> Result[Any, ReaError]:
     """The JSON value of a local file the command line names, or invalid_request naming the argument."""
     try:
         if os.path.getsize(path) > MAX_EVIDENCE_FILE:
-            return invalid_request(f"{path} is larger than {MAX_EVIDENCE_FILE} bytes", field=field)
+            return Failure(invalid_request(f"{path} is larger than {MAX_EVIDENCE_FILE} bytes", field=field))
         with open(path, "rb") as handle:
             value = orjson.loads(handle.read())
     except OSError as exc:
-        return invalid_request(
-            f"{path} cannot be read: {exc.strerror or exc}",
-            field=field,
-            accepted=accepted,
+        return Failure(
+            invalid_request(
+                f"{path} cannot be read: {exc.strerror or exc}",
+                field=field,
+                accepted=accepted,
+            )
         )
     except orjson.JSONDecodeError as exc:
-        return invalid_request(f"{path} is not JSON: {exc}", field=field)
-    return value
+        return Failure(invalid_request(f"{path} is not JSON: {exc}", field=field))
+    return Success(value)
 
 
-def _compare_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]] | ReaError:
-    sides = {}
-    for field in ("left", "right"):
-        value = read_json_file(getattr(ns, field), field)
-        if isinstance(value, ReaError):
-            return value
-        sides[field] = value
-    args: dict[str, Any] = dict(sides)
+def _compare_steps(ns: argparse.Namespace) -> Result[Sequence[tuple[str, Mapping[str, Any]]], ReaError]:
+    # left, then right: a side that cannot be read is the answer (the other is not read after it)
+    sides = all_of(read_json_file(getattr(ns, field), field) for field in ("left", "right"))
+    return sides.map(lambda values: [("compare_artifacts", _compare_args(ns, values[0], values[1]))])
+
+
+def _compare_args(ns: argparse.Namespace, left: Any, right: Any) -> dict[str, Any]:
+    args: dict[str, Any] = {"left": left, "right": right}
     if ns.offset is not None:
         args["offset"] = ns.offset
     if ns.limit is not None:
         args["limit"] = ns.limit
-    return [("compare_artifacts", args)]
+    return args
 
 
 def _configure_compare(parser: argparse.ArgumentParser) -> None:

@@ -18,6 +18,7 @@ from effects.artifacts.walker import Walker
 from effects.progress import Progress
 from rea.artifacts.model import ExtractArtifact, ExtractionFacts, InventoryArtifact, InventoryFacts
 from rea.errors import ReaError
+from rea.results import either
 
 
 def _failed(path: str, exc: BaseException) -> ReaError:
@@ -39,7 +40,7 @@ def _failed(path: str, exc: BaseException) -> ReaError:
 CHECKPOINT_EVERY_S = 0.005
 
 
-async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
+async def _drive(walker: Walker, progress: Progress) -> Result[None, ReaError]:
     """Checkpoint (cancellation) and report at most every 5 ms: a per-member await would cost more than
     hashing small members."""
     clock = time.perf_counter
@@ -52,12 +53,12 @@ async def _drive(walker: Walker, progress: Progress) -> ReaError | None:
                 due = clock() + CHECKPOINT_EVERY_S
         walker.t.digested(walker.hasher.finish())
     except IntegrityFailure as failure:
-        return failure.error  # the reference's strict details: nothing is added to them
+        return Failure(failure.error)  # the reference's strict details: nothing is added to them
     except READ_ERRORS as exc:
-        return _failed(walker.path, exc)
+        return Failure(_failed(walker.path, exc))
     finally:
         walker.hasher.close()
-    return None
+    return Success(None)
 
 
 def _facts(walker: Walker) -> InventoryFacts:
@@ -71,8 +72,8 @@ def _known(effect: InventoryArtifact | ExtractArtifact) -> tuple[str, int] | Non
 
 async def inventory(effect: InventoryArtifact, progress: Progress) -> Result[InventoryFacts, ReaError]:
     walker = Walker(effect.path, effect.limits, effect.integrity_policy, known=_known(effect))
-    error = await _drive(walker, progress)
-    return Failure(error) if error is not None else Success(_facts(walker))
+    driven = await _drive(walker, progress)
+    return driven.map(lambda _: _facts(walker))
 
 
 def _contained(output_root: str) -> bool:
@@ -92,23 +93,31 @@ async def extract(effect: ExtractArtifact, progress: Progress) -> Result[Any, Re
     walker = Walker(effect.path, effect.limits, effect.integrity_policy, selection, output_root, known=_known(effect))
     cancelled = anyio.get_cancelled_exc_class()
     try:
-        error = await _drive(walker, progress)
+        driven = await _drive(walker, progress)
     except cancelled:
         shutil.rmtree(output_root, ignore_errors=True)
         raise
-    if error is None:
-        error = walker.t.unwritten(effect.chains)
-    if error is not None:  # nothing partial is published
-        shutil.rmtree(output_root, ignore_errors=True)
-        return Failure(error)
-    return Success(
-        (
-            _facts(walker),
-            ExtractionFacts(
-                output_root=output_root, files=tuple(walker.t.extracted), containment_verified=_contained(output_root)
-            ),
-        )
+    written = driven.bind(lambda _: walker.t.all_written(effect.chains))
+    return either(
+        written,
+        lambda _: Success(
+            (
+                _facts(walker),
+                ExtractionFacts(
+                    output_root=output_root,
+                    files=tuple(walker.t.extracted),
+                    containment_verified=_contained(output_root),
+                ),
+            )
+        ),
+        lambda error: _unpublished(output_root, error),
     )
+
+
+def _unpublished(output_root: str, error: ReaError) -> Result[Any, ReaError]:
+    """Nothing partial is published: the output root goes with the error."""
+    shutil.rmtree(output_root, ignore_errors=True)
+    return Failure(error)
 
 
 HANDLERS = {InventoryArtifact: inventory, ExtractArtifact: extract}

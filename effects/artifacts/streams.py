@@ -12,7 +12,7 @@ import zipfile
 import zlib
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
 import orjson
 
@@ -53,10 +53,17 @@ class Stop(Exception):
     """A global limit (entries or total bytes) ended the traversal."""
 
 
-def zstd_reader(raw: IO[bytes]) -> IO[bytes]:
+class Readable(Protocol):
+    """What a decompressor reads from: a file, or a Counting wrapper around one."""
+
+    def read(self, n: int = -1, /) -> bytes: ...
+
+
+def zstd_reader(raw: Readable) -> IO[bytes]:
     import zstandard
 
-    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)
+    # zstandard reads any object with read(); its stubs ask for a whole IO[bytes]
+    return zstandard.ZstdDecompressor().stream_reader(raw, read_across_frames=True)  # type: ignore[arg-type]
 
 
 class Counting:

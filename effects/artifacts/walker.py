@@ -13,13 +13,14 @@ import os
 import stat
 import tempfile
 from collections.abc import Generator, Iterator
-from typing import IO, Any
+from typing import IO, Any, NoReturn
 
 from effects import asar, fs
 from effects.artifacts.archives import ArchiveReaders
 from effects.artifacts.streams import READ_ERRORS, SPOOL_IN_MEMORY, Hasher, IntegrityFailure, Read, Stop
 from rea.artifacts.model import ZIP_FORMATS, Limits, format_for_name
 from rea.artifacts.traversal import BLOCK, Listed, Traversal
+from rea.errors import ReaError
 
 
 class Walker(ArchiveReaders):
@@ -158,10 +159,8 @@ class Walker(ArchiveReaders):
         whether it is a nested container to walk now."""
         observed = None if read.deferred else read.digest.hexdigest()
         detail = asar.block_verdict(blocks, read.size)
-        mismatch, error = self.t.contradiction(index, declared_sha256, observed, detail, unpacked)
-        if error is not None:
-            self._discard_output(read.out, read.chain)
-            raise IntegrityFailure(error)
+        checked = self.t.contradiction(index, declared_sha256, observed, detail, unpacked)
+        mismatch = checked.alt(lambda error: self._refuse_integrity(read, error)).unwrap()
         if read.out is not None:
             read.out.close()
             assert observed is not None
@@ -176,6 +175,11 @@ class Walker(ArchiveReaders):
             declared_sha256=declared_sha256,
             block_detail=detail,
         )
+
+    def _refuse_integrity(self, read: Read, error: ReaError) -> NoReturn:
+        """The policy fails on a contradiction: the member's output is removed and the traversal ends."""
+        self._discard_output(read.out, read.chain)
+        raise IntegrityFailure(error)
 
     def _discard_output(self, out: IO[bytes] | None, chain: tuple[str, ...]) -> None:
         if out is not None:

@@ -12,27 +12,37 @@ from typing import Any
 
 import anyio
 import orjson
-from returns.result import Success
+from returns.result import Failure
 
 from effects.calls import Connection, call_tool
 from effects.environment import load_context
 from effects.native.runtime import release_all
 from rea.batch.failures import EXIT_MEMORY
 from rea.batch.kinds import bound_arguments
+from rea.errors import ReaError
+from rea.program import Context
+from rea.results import either
 
 
 async def _run(request: dict[str, Any]) -> dict[str, Any]:
-    context = load_context("cli")
-    if not isinstance(context, Success):
-        return {"evidence": [], "error": context.failure().to_json()}
-    conn = Connection(ctx=context.unwrap())
+    return await either(load_context("cli"), lambda context: _steps(context, request), _unstarted)
+
+
+async def _unstarted(error: ReaError) -> dict[str, Any]:
+    return {"evidence": [], "error": error.to_json()}
+
+
+async def _steps(context: Context, request: dict[str, Any]) -> dict[str, Any]:
+    """The plan's steps in order on one connection, until one fails (its error is the item's)."""
+    conn = Connection(ctx=context)
     error = None
     try:
         for step in request["plan"]["steps"]:
             reply = await call_tool(conn, step["tool"], bound_arguments(step["arguments"], request["path"]), None)
-            if not isinstance(reply, Success):
-                error = reply.failure().to_json()
-                break
+            match reply:
+                case Failure(failed):
+                    error = failed.to_json()
+                    break
     finally:
         await release_all(conn.native)
     return {"evidence": [e.to_json() for e in conn.session.ledger], "error": error}

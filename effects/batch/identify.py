@@ -14,6 +14,7 @@ from effects import fs
 from rea.batch.inputs import MANIFEST_PREFIX, manifest_paths
 from rea.batch.items import Identified
 from rea.errors import ReaError, invalid_request
+from rea.results import all_of, either
 
 MAX_MANIFEST_BYTES = 64 << 20
 
@@ -57,28 +58,31 @@ def _manifest(path: str) -> Result[list[str], ReaError]:
 def expand(inputs: Sequence[str]) -> Result[list[str], ReaError]:
     """Every file the inputs name, absolute, each once, in sorted order."""
     paths: set[str] = set()
-    for raw in inputs:
-        if raw.startswith(MANIFEST_PREFIX):
-            named = _manifest(os.path.abspath(raw[1:]))
-            if not isinstance(named, Success):
-                return named
-            candidates = named.unwrap()
+    # each input in turn (a generator: the first refusal ends the expansion, as a loop returning on it)
+    return all_of(_expand_one(raw, paths) for raw in inputs).map(lambda _: sorted(paths))
+
+
+def _expand_one(raw: str, paths: set[str]) -> Result[None, ReaError]:
+    """Add the files one input names to `paths` (a manifest's entries, a directory's tree, or the file)."""
+    named = _manifest(os.path.abspath(raw[1:])) if raw.startswith(MANIFEST_PREFIX) else Success([os.path.abspath(raw)])
+    return named.bind(lambda candidates: _add(raw, candidates, paths))
+
+
+def _add(raw: str, candidates: list[str], paths: set[str]) -> Result[None, ReaError]:
+    for path in candidates:
+        if os.path.isdir(path) and not os.path.islink(path):
+            paths.update(_walk(path))
+        elif os.path.lexists(path) or raw.startswith(MANIFEST_PREFIX):
+            paths.add(path)  # a missing manifest entry becomes that item's failure, not the batch's
         else:
-            candidates = [os.path.abspath(raw)]
-        for path in candidates:
-            if os.path.isdir(path) and not os.path.islink(path):
-                paths.update(_walk(path))
-            elif os.path.lexists(path) or raw.startswith(MANIFEST_PREFIX):
-                paths.add(path)  # a missing manifest entry becomes that item's failure, not the batch's
-            else:
-                return Failure(
-                    invalid_request(
-                        f"{raw!r} does not exist",
-                        field="inputs",
-                        accepted="existing files, directories or @manifest files",
-                    )
+            return Failure(
+                invalid_request(
+                    f"{raw!r} does not exist",
+                    field="inputs",
+                    accepted="existing files, directories or @manifest files",
                 )
-    return Success(sorted(paths))
+            )
+    return Success(None)
 
 
 async def quiet(phase: str, message: str) -> None:
@@ -87,7 +91,8 @@ async def quiet(phase: str, message: str) -> None:
 
 def identify_one(path: str) -> Identified:
     facts = anyio.run(fs.identify_target, path, quiet)
-    if not isinstance(facts, Success):
-        return Identified(path=path, error=facts.failure().to_json())
-    f = facts.unwrap()
-    return Identified(path=path, sha256=f.sha256, size=f.size, format=f.format, managed=f.managed)
+    return either(
+        facts,
+        lambda f: Identified(path=path, sha256=f.sha256, size=f.size, format=f.format, managed=f.managed),
+        lambda error: Identified(path=path, error=error.to_json()),
+    )

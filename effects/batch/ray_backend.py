@@ -119,9 +119,15 @@ def _run(
     done: Done,
     shipped: frozenset[str],
 ) -> Result[dict[str, Any], ReaError]:
-    joined = _connect(ray, address, jobs)
-    if not isinstance(joined, Success):
-        return joined
+    return _connect(ray, address, jobs).map(
+        lambda joined: {**joined, **_pool(ray, requests, jobs, retries, done, shipped)}
+    )
+
+
+def _pool(
+    ray: Any, requests: Sequence[dict[str, Any]], jobs: int, retries: int, done: Done, shipped: frozenset[str]
+) -> dict[str, Any]:
+    """Every request through warm actors on the joined cluster (a lost actor's item retried), then shut down."""
     # one task at a time per actor, on the actor's own thread: the warm parent's death signal is that thread's
     actor = ray.remote(num_cpus=1, max_restarts=0, max_concurrency=1)(WarmWorker)
     idle = [actor.remote() for _ in range(max(1, jobs))]
@@ -153,4 +159,4 @@ def _run(
         raise
     finally:
         ray.shutdown()
-    return Success({**joined.unwrap(), "retries": retries, "shipped": len(shipped), "workers": "warm actors"})
+    return {"retries": retries, "shipped": len(shipped), "workers": "warm actors"}

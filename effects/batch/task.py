@@ -131,5 +131,5 @@ def run_item(request: dict[str, Any], runner: Runner = spawn_item) -> dict[str, 
     if not isinstance(reply, dict):
         error = ending_error(ending, request["path"], request["deadline_ms"], request["memory_mb"])
         return {**answer, "error": error.to_json()}
-    error = reply_error(reply.get("error"), request["path"], request["memory_mb"])
-    return {**answer, "evidence": reply.get("evidence", []), "error": error}
+    body = reply_error(reply.get("error"), request["path"], request["memory_mb"])
+    return {**answer, "evidence": reply.get("evidence", []), "error": body}

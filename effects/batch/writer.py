@@ -19,11 +19,12 @@ from returns.result import Failure, Result, Success
 
 from effects import fs
 from effects.batch.identify import quiet
-from rea.bundle import manifest_rows, merged_manifests, parse_bundle, stream_chunks
+from rea.bundle import ParsedBundle, manifest_rows, merged_manifests, parse_bundle, stream_chunks
 from rea.canonical_json import canonicalize
 from rea.errors import ReaError, invalid_request
-from rea.evidence import parse_evidence
+from rea.evidence import Evidence, parse_evidence
 from rea.program import PublishReceipt
+from rea.results import all_of
 
 MAX_RESUME_BYTES = 4 << 30
 
@@ -40,12 +41,9 @@ class SpoolWriter:
     def add(self, raw_records: Sequence[Any]) -> Result[list[tuple[str, str | None]], ReaError]:
         """Check every record strictly (its id is recomputed), then spool them all, or none when
         one fails; answer (id, subject sha256) pairs."""
-        parsed = []
-        for raw in raw_records:
-            checked = parse_evidence(raw)
-            if not isinstance(checked, Success):
-                return Failure(checked.failure())
-            parsed.append(checked.unwrap())
+        return all_of(parse_evidence(raw) for raw in raw_records).map(self._spooled)  # parsing ends at a failure
+
+    def _spooled(self, parsed: list[Evidence]) -> list[tuple[str, str | None]]:
         kept = []
         for evidence in parsed:
             if evidence.evidence_id not in self.rows:
@@ -53,26 +51,24 @@ class SpoolWriter:
                     handle.write(canonicalize(evidence.to_json()))
                 self.rows[evidence.evidence_id] = manifest_rows(evidence)
             kept.append((evidence.evidence_id, None if evidence.subject is None else evidence.subject.sha256))
-        return Success(kept)
+        return kept
 
     def resume(self) -> Result[dict[str, list[str]], ReaError]:
         """Spool the existing output bundle's records (verified in full); answer digest -> its record ids."""
         loaded = fs.read_json_file(self.destination, MAX_RESUME_BYTES)
-        if not isinstance(loaded, Success):
-            return loaded
-        parsed = parse_bundle(loaded.unwrap())
-        if not isinstance(parsed, Success):
-            return parsed
-        bundle = parsed.unwrap()
+        return loaded.bind(parse_bundle).bind(self._resumed)
+
+    def _resumed(self, bundle: ParsedBundle) -> Result[dict[str, list[str]], ReaError]:
         added = self.add([e.to_json() for e in bundle.records])
-        if not isinstance(added, Success):
-            return added
+        return added.map(lambda pairs: self._recalled(bundle, pairs))
+
+    def _recalled(self, bundle: ParsedBundle, added: list[tuple[str, str | None]]) -> dict[str, list[str]]:
         self.unknowns = list(bundle.unknowns)
         by_digest: dict[str, list[str]] = {}
-        for evidence_id, sha256 in added.unwrap():
+        for evidence_id, sha256 in added:
             if sha256 is not None:
                 by_digest.setdefault(sha256, []).append(evidence_id)
-        return Success({k: sorted(v) for k, v in by_digest.items()})
+        return {k: sorted(v) for k, v in by_digest.items()}
 
     def _records(self, ids: list[str]) -> Iterator[bytes]:
         for evidence_id in ids:

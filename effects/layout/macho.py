@@ -98,7 +98,7 @@ def _parse_slice(path: str, offset: int) -> Any:
     parsed = lief.MachO.parse(path)
     images = [] if parsed is None else [parsed.at(i) for i in range(parsed.size)]
     for image in images:
-        if image.fat_offset == offset:
+        if image is not None and image.fat_offset == offset:
             return image
     raise LayoutFailure("malformed", f"lief could not read the Mach-O image at offset {offset}")
 
@@ -142,7 +142,8 @@ def _fixed_name(data: Any, at: int, width: int = 16) -> dict[str, Any]:
 
 
 def _segments(binary: Any, data: Any, base: int, bits: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    segments, sections = [], []
+    segments: list[dict[str, Any]] = []
+    sections: list[dict[str, Any]] = []
     header = 72 if bits == 64 else 56
     row = 80 if bits == 64 else 68
     for cmd in binary.commands:
@@ -272,7 +273,8 @@ def _entry(binary: Any) -> tuple[int, str]:
 
 
 def _fixups(binary: Any, cap: int) -> tuple[list[dict[str, Any]], int]:
-    rows, total = [], 0
+    rows: list[dict[str, Any]] = []
+    total = 0
     kinds = {
         "RelocationObject": "macho-relocation",
         "RelocationFixup": "macho-chained-fixup",

@@ -89,7 +89,7 @@ def guarded(
     """Identity of the file, then `read(path, artifact)`; every failure of either becomes a canonical error."""
     try:
         artifact = known_identity(path, *known) or file_identity(path)
-        return Success({"artifact": artifact, **read(path, artifact), "reader_version": lief.__version__})
+        return Success({"artifact": artifact, **read(path, artifact), "reader_version": lief.__version__})  # type: ignore[attr-defined]  # lief's stubs omit __version__
     except LayoutFailure as failure:
         return Failure(failure_error(path, failure, accepted))
     except (struct.error, IndexError) as exc:  # a table that lies about its own extent
@@ -162,7 +162,7 @@ def _threaded(reader: Callable[[Any], Reader], accepted: str = ACCEPTED) -> Call
     return handle
 
 
-HANDLERS = {
+HANDLERS: dict[type, Callable[..., Any]] = {
     ReadBinaryLayout: _threaded(_layout),
     ReadArchitectures: _threaded(lambda effect: _slices, MACHO_ACCEPTED),
     ReadMacho: _threaded(_macho, MACHO_ACCEPTED),

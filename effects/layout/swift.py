@@ -11,6 +11,7 @@ import hashlib
 import shutil
 import signal
 from typing import Any
+from collections.abc import Callable
 
 import anyio
 from returns.result import Failure, Result, Success
@@ -82,4 +83,4 @@ async def demangle_swift(effect: DemangleSwift, progress: Progress) -> Result[An
     )
 
 
-HANDLERS = {DemangleSwift: demangle_swift}
+HANDLERS: dict[type, Callable[..., Any]] = {DemangleSwift: demangle_swift}

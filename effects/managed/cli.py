@@ -8,6 +8,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from returns.result import Result
+
 from effects.artifacts.commands import read_json_file
 from effects.commands import ToolCommand
 from rea.errors import ReaError
@@ -105,11 +107,14 @@ def _configure_reconstruction(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("reconstruction", help="JSON file: {decompiler, methods, notes} as the tool takes them")
 
 
-def _reconstruction_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Any]] | ReaError:
+def _reconstruction_steps(ns: argparse.Namespace) -> Result[Sequence[tuple[str, Any]], ReaError]:
     accepted = "a JSON object {decompiler, methods, notes} (import_managed_reconstruction without its evidence id)"
     body = read_json_file(ns.reconstruction, "reconstruction", accepted)
-    if isinstance(body, ReaError):
-        return body
+    return body.map(lambda found: _reconstruction_calls(ns, found))
+
+
+def _reconstruction_calls(ns: argparse.Namespace, body: Any) -> Sequence[tuple[str, Any]]:
+    """inspect_managed_members, then the import locked to that Evidence (its id is known only after it)."""
 
     def lock(earlier: list[Any]) -> Mapping[str, Any]:
         return {**body, "static_members_evidence_id": earlier[0]["evidence_id"]}

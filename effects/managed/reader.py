@@ -232,7 +232,7 @@ def _resources(pe: Any, cli: CliFacts, tables: dict[str, Table], issues: list[Is
         try:
             length = int.from_bytes(pe.get_data(rva, 4), "little")
             if cli.resources_rva == 0 or 4 + (offset or 0) + length > cli.resources_size:  # type: ignore[operator]
-                raise ValueError(f"{length} bytes at resource offset {offset} run past the resources directory")
+                raise ValueError(f"{length} bytes at resource offset {offset!s} run past the resources directory")
             data = pe.get_data(rva + 4, length)
             if len(data) != length:
                 raise ValueError("the resource runs past the end of the file")
@@ -316,8 +316,8 @@ def _parsed(effect: ReadManagedAssembly, data: bytes) -> Result[AssemblyFacts, R
     if not data.startswith(b"MZ"):
         return Failure(_unreadable(effect.path, "it is not a PE file (no MZ header)", code="invalid_request"))
     try:
-        pe = dnfile.dnPE(data=data, fast_load=True, clr_lazy_load=True)
-        pe.parse_data_directories()
+        pe = dnfile.dnPE(data=data, fast_load=True, clr_lazy_load=True)  # type: ignore[no-untyped-call]  # dnfile is unannotated
+        pe.parse_data_directories()  # type: ignore[no-untyped-call]  # dnfile is unannotated
     except Exception as exc:
         return Failure(_unreadable(effect.path, f"its PE headers are malformed ({exc})", code="invalid_request"))
     try:
@@ -332,7 +332,7 @@ def _parsed(effect: ReadManagedAssembly, data: bytes) -> Result[AssemblyFacts, R
 
 def _facts(effect: ReadManagedAssembly, data: bytes, pe: Any) -> AssemblyFacts:
     issues: list[Issue] = []
-    net = getattr(pe, "net", None)
+    net: Any = getattr(pe, "net", None)  # dnfile is unannotated
     cli = _cli(pe, net) if net is not None else None
     tables: dict[str, Table] = {}
     streams: tuple[str, ...] = ()

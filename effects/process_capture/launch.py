@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
+from typing import Any
 from pathlib import Path
 
 from rea.errors import ReaError
@@ -62,12 +63,13 @@ def write_shims(shims: tuple[CommandShim, ...], scratch: str) -> str | None:
     return directory
 
 
-def read_journal(scratch: str) -> tuple[list[dict[str, object]], bool]:
-    """The shim calls recorded, and whether every line was whole."""
+def read_journal(scratch: str) -> tuple[list[dict[str, Any]], bool]:
+    """The shim calls recorded (JSON lines as parsed), and whether every line was whole."""
     path = os.path.join(scratch, "shim-journal.jsonl")
     if not os.path.exists(path):
         return [], True
-    calls, whole = [], True
+    calls: list[dict[str, Any]] = []
+    whole = True
     with open(path, encoding="utf-8", errors="replace") as handle:
         for line in handle:
             try:

@@ -21,7 +21,7 @@ import struct
 import tempfile
 import termios
 import time
-from typing import Any
+from typing import Any, Literal, cast
 
 import anyio
 import anyio.abc
@@ -139,7 +139,8 @@ class _Run:
 
     def dispatch(self, index: int, event: Event) -> None:
         at = self.ms()
-        data, outcome = _describe(event), "dispatched"
+        data = _describe(event)
+        outcome: Literal["dispatched", "target_exited", "failed"] = "dispatched"
         if self.process.returncode is not None:
             outcome = "target_exited"
         else:
@@ -257,16 +258,20 @@ def _drain(run: _Run) -> None:
             return
 
 
+# what the shim writes in its journal (shim_main.py); read back as written, not re-validated
+ShimOutcome = Literal["matched", "unmatched", "exhausted"]
+
+
 def _shim_calls(scratch: str, start_epoch: float) -> tuple[tuple[ShimCall, ...], bool]:
     calls, whole = launch.read_journal(scratch)
     out = []
     for c in calls:
         try:
             out.append(ShimCall(at_ms=max(0, int((float(c["t"]) - start_epoch) * 1000)), command=str(c["command"]),
-                                arguments=tuple(str(a) for a in c["arguments"]),  # type: ignore[attr-defined]
+                                arguments=tuple(str(a) for a in c["arguments"]),
                                 working_directory=str(c["working_directory"]),
                                 route_index=c["route_index"] if isinstance(c["route_index"], int) else None,
-                                outcome=str(c["outcome"])))  # fmt: skip
+                                outcome=cast(ShimOutcome, str(c["outcome"]))))  # fmt: skip
         except (KeyError, TypeError, ValueError):
             whole = False
     return tuple(out), whole

@@ -14,9 +14,10 @@ import os
 import signal
 import sys
 import time
+from typing import Any
 
 
-def _decide(plan: dict, name: str, arguments: list[str], journal: str) -> tuple[int | None, str]:
+def _decide(plan: dict[str, Any], name: str, arguments: list[str], journal: str) -> tuple[int | None, str]:
     routes = plan["shims"][name]
     with open(journal, "a+", encoding="utf-8") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)

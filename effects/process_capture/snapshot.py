@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
+from typing import Literal
 
 from rea.process_capture.effects import Snapshot
 from rea.process_capture.results import FileEntry
@@ -51,7 +52,7 @@ class _Walk:
         if stat.S_ISREG(mode):
             digest = self.digest(path, info.st_size)
             return FileEntry(path=path, type="file", size=info.st_size, mode=mode, sha256=digest, symlink_target=None)
-        kind = "directory" if stat.S_ISDIR(mode) else "other"
+        kind: Literal["directory", "other"] = "directory" if stat.S_ISDIR(mode) else "other"
         return FileEntry(path=path, type=kind, size=info.st_size, mode=mode, sha256=None, symlink_target=None)
 
     def visit(self, folder: str, level: int) -> None:

@@ -29,9 +29,10 @@ def _configure(parser: argparse.ArgumentParser) -> None:
 
 
 def _steps(ns: argparse.Namespace) -> Result[Sequence[tuple[str, Mapping[str, Any]]], ReaError]:
-    evidence = read_json_file(ns.evidence, "evidence")
-    if isinstance(evidence, ReaError):
-        return Failure(evidence)
+    return read_json_file(ns.evidence, "evidence").bind(lambda evidence: _view_steps(ns, evidence))
+
+
+def _view_steps(ns: argparse.Namespace, evidence: Any) -> Result[Sequence[tuple[str, Mapping[str, Any]]], ReaError]:
     try:
         view = orjson.loads(ns.view)
     except orjson.JSONDecodeError as exc:

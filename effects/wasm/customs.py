@@ -89,7 +89,8 @@ def _table(handle: IO[bytes], sid: int, size: int, tables: dict[str, Any]) -> No
 
 def custom_sections(handle: IO[bytes]) -> dict[str, Any]:
     """The standard custom sections (see read_module)."""
-    return read_module(handle)["customs"]
+    customs: dict[str, Any] = read_module(handle)["customs"]
+    return customs
 
 
 def read_module(handle: IO[bytes]) -> dict[str, Any]:

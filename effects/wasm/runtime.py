@@ -18,6 +18,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import attrs
 from returns.result import Failure, Result, Success
 
 from effects.layout.runtime import READ_BLOCK, file_identity, unavailable
@@ -25,6 +26,7 @@ from effects.progress import Progress
 from effects.wasm.customs import read_module
 from effects.wasm.wat_cache import WatWriter, first_units, units_of
 from rea.errors import ReaError, invalid_request
+from rea.results import all_of
 from rea.wasm.model import GLUE_MAX_BYTES, InspectWasm
 
 TOOLS = ("wasm-validate", "wasm-objdump", "wasm2wat")
@@ -132,7 +134,10 @@ async def _stream_wat(argv: list[str], timeout_s: float, keep_units: int, progre
     page_index = None
     if writer is not None:
         try:
-            page_index = writer.finish(digest.hexdigest()) if code == 0 else writer.abandon()
+            if code == 0:
+                page_index = writer.finish(digest.hexdigest())
+            else:
+                writer.abandon()
         except OSError:
             writer.abandon()
     text = "".join(kept)
@@ -153,22 +158,23 @@ async def _banner(path: str) -> str:
     return (out or err).decode("utf-8", "replace").strip()
 
 
-def _regular(path: str, limit: int | None = None) -> dict[str, Any] | ReaError:
+def _regular(path: str, limit: int | None = None) -> Result[dict[str, Any], ReaError]:
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            return unavailable(path, "it is not a regular file")
+            return Failure(unavailable(path, "it is not a regular file"))
         if limit is not None and info.st_size > limit:
-            return invalid_request(f"{path} is larger than {limit} bytes", field="glue_paths")
-        return file_identity(path)
+            return Failure(invalid_request(f"{path} is larger than {limit} bytes", field="glue_paths"))
+        return Success(file_identity(path))
     except (OSError, ValueError) as exc:
-        return unavailable(path, getattr(exc, "strerror", None) or str(exc))
+        return Failure(unavailable(path, getattr(exc, "strerror", None) or str(exc)))
 
 
-def _glue(path: str) -> dict[str, Any] | ReaError:
-    identity = _regular(path, GLUE_MAX_BYTES)
-    if isinstance(identity, ReaError):
-        return identity
+def _glue(path: str) -> Result[dict[str, Any], ReaError]:
+    return _regular(path, GLUE_MAX_BYTES).map(lambda identity: _glue_text(path, identity))
+
+
+def _glue_text(path: str, identity: dict[str, Any]) -> dict[str, Any]:
     with open(path, "rb") as handle:
         raw = handle.read()
     try:
@@ -177,19 +183,51 @@ def _glue(path: str) -> dict[str, Any] | ReaError:
         return {"artifact": identity, "text": raw.decode("utf-8", "replace"), "decoded": False}
 
 
-async def inspect_wasm(effect: InspectWasm, progress: Progress) -> Result[Any, ReaError]:
+@attrs.frozen(kw_only=True)
+class _Inputs:
+    """What inspect_wasm checked before running WABT: the tools' paths, the module, the glue and candidates."""
+
+    tools: dict[str, str]
+    artifact: dict[str, Any]
+    glue: list[dict[str, Any]]
+    candidates: list[dict[str, Any]]
+
+
+def _wabt_tools() -> Result[dict[str, str], ReaError]:
     tools = {t: shutil.which(t) for t in TOOLS}
-    for tool, found in tools.items():
-        if found is None:
-            return Failure(missing_wabt(tool))
-    artifact = _regular(effect.path)
-    if isinstance(artifact, ReaError):
-        return Failure(artifact)
-    side = [_glue(p) for p in effect.glue_paths]
-    candidates = [_regular(p) for p in effect.candidate_paths]
-    for item in (*side, *candidates):
-        if isinstance(item, ReaError):
-            return Failure(item)
+    missing = [tool for tool, found in tools.items() if found is None]
+    if missing:
+        return Failure(missing_wabt(missing[0]))
+    return Success({tool: found for tool, found in tools.items() if found is not None})
+
+
+def _inputs(effect: InspectWasm) -> Result[_Inputs, ReaError]:
+    """The tools, then the module, then every glue file and candidate (each read before the first refusal
+    among them is the answer)."""
+
+    def files(tools: dict[str, str], artifact: dict[str, Any]) -> Result[_Inputs, ReaError]:
+        side = [_glue(p) for p in effect.glue_paths]
+        candidates = [_regular(p) for p in effect.candidate_paths]
+        return all_of([*side, *candidates]).map(
+            lambda found: _Inputs(
+                tools=tools, artifact=artifact, glue=found[: len(side)], candidates=found[len(side) :]
+            )
+        )
+
+    return _wabt_tools().bind(lambda tools: _regular(effect.path).bind(lambda artifact: files(tools, artifact)))
+
+
+async def inspect_wasm(effect: InspectWasm, progress: Progress) -> Result[Any, ReaError]:
+    inputs = _inputs(effect)
+    match inputs:
+        case Success(checked):
+            return await _inspect(effect, checked, progress)
+        case _:
+            return inputs  # its Failure
+
+
+async def _inspect(effect: InspectWasm, inputs: _Inputs, progress: Progress) -> Result[Any, ReaError]:
+    tools, artifact, side, candidates = inputs.tools, inputs.artifact, inputs.glue, inputs.candidates
     timeout = effect.timeout_ms / 1000
     budget = effect.output_budget_bytes
     try:
@@ -213,7 +251,7 @@ async def inspect_wasm(effect: InspectWasm, progress: Progress) -> Result[Any, R
             return Failure(_invalid(effect.path, wat["stderr"]))
         commands = []
         for tool in TOOLS:
-            path = str(tools[tool])
+            path = tools[tool]
             commands.append(
                 {
                     "tool": tool,

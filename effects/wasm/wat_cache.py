@@ -21,7 +21,7 @@ from typing import Any
 import anyio.to_thread
 import orjson
 import zstandard
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from effects.native.cache import cache_root
 from effects.progress import Progress
@@ -130,20 +130,20 @@ def _missing(sha256: str) -> ReaError:
     )
 
 
-def read_page(effect: ReadWatPage, root: Path | None = None) -> dict[str, Any] | ReaError:
+def read_page(effect: ReadWatPage, root: Path | None = None) -> Result[dict[str, Any], ReaError]:
     """{text, start, end} of one UTF-16 window, from the blocks that cover it (each digest checked)."""
     directory = _directory(root)
     try:
         index_path = directory / f"{effect.wat_sha256}.index.json"
         if index_path.stat().st_size > MAX_INDEX_BYTES:
-            return _mismatch("the index is oversized", effect.index_sha256)
+            return Failure(_mismatch("the index is oversized", effect.index_sha256))
         index = orjson.loads(index_path.read_bytes())
         blocks = index["blocks"]
         if (
             index.get("wat_sha256") != effect.wat_sha256
             or index_digest(effect.wat_sha256, blocks) != effect.index_sha256
         ):
-            return _mismatch("the index digest differs", effect.index_sha256)
+            return Failure(_mismatch("the index digest differs", effect.index_sha256))
         end = effect.offset + effect.limit + 1  # one unit more: a page end inside a pair moves past it
         chosen = [b for b in blocks if b[0] < end and b[0] + b[1] > effect.offset]
         texts = []
@@ -152,24 +152,21 @@ def read_page(effect: ReadWatPage, root: Path | None = None) -> dict[str, Any] |
                 handle.seek(block[2])
                 raw = zstandard.ZstdDecompressor().decompress(handle.read(block[3]), max_output_size=block[4])
                 if hashlib.sha256(raw).hexdigest() != block[5]:
-                    return _mismatch(f"block at unit {block[0]} differs", block[5])
+                    return Failure(_mismatch(f"block at unit {block[0]} differs", block[5]))
                 texts.append(raw.decode("utf-8"))
     except FileNotFoundError:
-        return _missing(effect.wat_sha256)
+        return Failure(_missing(effect.wat_sha256))
     except (OSError, ValueError, KeyError, TypeError, IndexError, zstandard.ZstdError) as exc:
-        return _mismatch(f"it cannot be read: {type(exc).__name__}", effect.index_sha256)
+        return Failure(_mismatch(f"it cannot be read: {type(exc).__name__}", effect.index_sha256))
     base = chosen[0][0] if chosen else effect.offset
     window = utf16_window("".join(texts), effect.offset - base, effect.limit)
-    if not isinstance(window, Success):
-        return window.failure()
-    page, start, stop, _ = window.unwrap()
-    return {"text": page, "start": base + start, "end": base + stop}
+    return window.map(lambda w: {"text": w[0], "start": base + w[1], "end": base + w[2]})
 
 
 async def read_wat_page(effect: ReadWatPage, progress: Progress) -> Result[Any, ReaError]:
     await progress.report("reading a WAT page", effect.wat_sha256)
-    got = await anyio.to_thread.run_sync(read_page, effect)
-    return Failure(got) if isinstance(got, ReaError) else Success(got)
+    page: Result[dict[str, Any], ReaError] = await anyio.to_thread.run_sync(read_page, effect)
+    return page
 
 
 HANDLERS = {ReadWatPage: read_wat_page}

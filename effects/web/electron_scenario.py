@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from typing import Any
 
 import anyio
+import attrs
 import psutil
 from returns.result import Failure, Result, Success
 
 from effects import cdp
+from effects.chain import then
 from effects.chromium import OwnedChromium
 from effects.web.scenario import cleanup_failure
 from effects.web.scenario_page import ScenarioPage, StepFailed
@@ -41,7 +43,7 @@ def _windows(targets: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _processes(pid: int) -> list[dict[str, Any]]:
-    out = []
+    out: list[dict[str, Any]] = []
     try:
         root = psutil.Process(pid)
         members = [root, *root.children(recursive=True)]
@@ -61,10 +63,11 @@ def _processes(pid: int) -> list[dict[str, Any]]:
 
 
 async def _page(endpoint: Endpoint, target: dict[str, Any], operation: str) -> Result[ScenarioPage, ReaError]:
-    session = await cdp.connect(endpoint, target, operation)
-    if isinstance(session, Failure):
-        return session
-    page = ScenarioPage(session.unwrap(), PAGE_ARGS, (), {}, [])
+    return await then(await cdp.connect(endpoint, target, operation), _listening)
+
+
+async def _listening(session: cdp.CdpSession) -> Result[ScenarioPage, ReaError]:
+    page = ScenarioPage(session, PAGE_ARGS, (), {}, [])
     page.listen()
     for method in ("Page.enable", "Runtime.enable"):
         (await page.session.send(method)).unwrap()
@@ -166,57 +169,79 @@ async def run_electron(effect: RunScenario) -> Result[dict[str, Any], ReaError]:
         started = await chromium.start(
             extra_args=list(args["args"]), url=args["application_path"], executable=args["executable_path"]
         )
-        if isinstance(started, Failure):
-            return started
-        endpoint = started.unwrap()
-        version = (await cdp.browser_version(endpoint, effect.operation)).unwrap()
-        actions = await _actions(endpoint, effect, timeline)
-        windows = _windows((await cdp.list_targets(endpoint, effect.operation)).value_or([]))
-        processes = _processes(chromium.process.pid) if chromium.process is not None else []
+        ran = await then(started, lambda endpoint: _run(chromium, endpoint, effect, timeline))
     finally:
         with anyio.CancelScope(shield=True):
             remaining = await chromium.stop()
-    if remaining:
-        return Failure(cleanup_failure("The Electron application", remaining))
+    # a failed start is the answer; a finished run whose application outlived its stop is cleanup_incomplete
+    return ran.bind(
+        lambda run: (
+            Failure(cleanup_failure("The Electron application", remaining))
+            if remaining
+            else Success(_answer(args, run, timeline))
+        )
+    )
+
+
+@attrs.frozen(kw_only=True)
+class _Run:
+    """What one run of the application observed before it was stopped."""
+
+    version: dict[str, Any]
+    actions: list[dict[str, Any]]
+    windows: list[dict[str, Any]]
+    processes: list[dict[str, Any]]
+
+
+async def _run(
+    chromium: OwnedChromium, endpoint: Endpoint, effect: RunScenario, timeline: list[dict[str, Any]]
+) -> Result[_Run, ReaError]:
+    version = (await cdp.browser_version(endpoint, effect.operation)).unwrap()
+    actions = await _actions(endpoint, effect, timeline)
+    windows = _windows((await cdp.list_targets(endpoint, effect.operation)).value_or([]))
+    processes = _processes(chromium.process.pid) if chromium.process is not None else []
+    return Success(_Run(version=version, actions=actions, windows=windows, processes=processes))
+
+
+def _answer(args: Mapping[str, Any], run: _Run, timeline: list[dict[str, Any]]) -> dict[str, Any]:
+    version, actions, windows, processes = run.version, run.actions, run.windows, run.processes
     for i, event in enumerate(timeline, start=1):
         event["sequence"] = i
     product = str(version.get("Browser") or "unknown")
-    return Success(
-        {
-            "application": {
-                "executable_path": args["executable_path"],
-                "application_path": args["application_path"],
-                "electron_version": product.partition("/")[2] or product,
-                "process_ownership": "provider-owned",
-                "cleanup": "terminated-owned-process",
-            },
-            "actions": actions,
-            "windows": [
-                {
-                    "window_id": w["id"],
-                    "web_contents_id": w["id"],
-                    "url": w.get("url", ""),
-                    "title": w.get("title", ""),
-                    "visible": None,
-                    "destroyed": False,
-                }
-                for w in windows
-            ],
-            "processes": {"items": processes},
-            "ipc": {"events": [], "observed": 0, "dropped": None},
-            "timeline": {"events": timeline, "observed": len(timeline), "dropped": 0},
-            "coverage": {
-                "status": "partial_attach",
-                "observed_event_families": ["navigation", "error", "web-contents-lifecycle"],
-                "unavailable_event_families": UNAVAILABLE,
-                "observed_roles": sorted({p["type"] for p in processes}),
-                "pre_capture_activity": "unavailable",
-            },
-            "limitations": [
-                "Driven over the Chrome DevTools Protocol only: IPC, shell, permission, download, popup, updater, "
-                "preload and protocol events need Electron main-process hooks and are unavailable, not absent.",
-                "Windows are the page targets at the end of the run, in target order; visibility is not reported.",
-                "Tested against headless Chromium (same protocol); no Electron binary is installed on this host.",
-            ],
-        }
-    )
+    return {
+        "application": {
+            "executable_path": args["executable_path"],
+            "application_path": args["application_path"],
+            "electron_version": product.partition("/")[2] or product,
+            "process_ownership": "provider-owned",
+            "cleanup": "terminated-owned-process",
+        },
+        "actions": actions,
+        "windows": [
+            {
+                "window_id": w["id"],
+                "web_contents_id": w["id"],
+                "url": w.get("url", ""),
+                "title": w.get("title", ""),
+                "visible": None,
+                "destroyed": False,
+            }
+            for w in windows
+        ],
+        "processes": {"items": processes},
+        "ipc": {"events": [], "observed": 0, "dropped": None},
+        "timeline": {"events": timeline, "observed": len(timeline), "dropped": 0},
+        "coverage": {
+            "status": "partial_attach",
+            "observed_event_families": ["navigation", "error", "web-contents-lifecycle"],
+            "unavailable_event_families": UNAVAILABLE,
+            "observed_roles": sorted({p["type"] for p in processes}),
+            "pre_capture_activity": "unavailable",
+        },
+        "limitations": [
+            "Driven over the Chrome DevTools Protocol only: IPC, shell, permission, download, popup, updater, "
+            "preload and protocol events need Electron main-process hooks and are unavailable, not absent.",
+            "Windows are the page targets at the end of the run, in target order; visibility is not reported.",
+            "Tested against headless Chromium (same protocol); no Electron binary is installed on this host.",
+        ],
+    }

@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from datetime import datetime, UTC
-from typing import Any
+from typing import Any, NoReturn
 
 import anyio
 from returns.result import Failure, Result, Success
@@ -112,25 +112,32 @@ async def optional(
 ) -> dict[str, Any] | None:
     """A snapshot command whose refusal makes one section unavailable instead of failing the call."""
     got = await session.send(method, dict(params or {}))
-    if isinstance(got, Failure):
-        err = got.failure()
-        if err.details.get("reason") not in OPTIONAL_FAILURE:
-            raise Stop(err)
-        unavailable[section] = err.message
-        return None
-    return got.unwrap()
+    return got.alt(lambda err: _skipped(err, unavailable, section)).value_or(None)
+
+
+def _skipped(err: ReaError, unavailable: dict[str, str], section: str) -> ReaError:
+    """An optional section's refusal, recorded as unavailable; any other failure ends the observation."""
+    if (err.details or {}).get("reason") not in OPTIONAL_FAILURE:
+        raise Stop(err)
+    unavailable[section] = err.message
+    return err
 
 
 class Stop(Exception):
+    """An observation's end with its error: raised where a step fails, answered by the observer's `except`."""
+
     def __init__(self, error: ReaError) -> None:
         self.error = error
 
 
+def stopped(error: ReaError) -> NoReturn:
+    """End the observation with this error (`result.alt(stopped).unwrap()`: its value, or the Stop)."""
+    raise Stop(error)
+
+
 async def required(session: CdpSession, method: str, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
     got = await session.send(method, dict(params or {}))
-    if isinstance(got, Failure):
-        raise Stop(got.failure())
-    return got.unwrap()
+    return got.alt(stopped).unwrap()
 
 
 async def enable(session: CdpSession, recorder: Recorder) -> None:
@@ -198,11 +205,11 @@ async def script_sources(session: CdpSession, scripts: list[dict[str, Any]], bud
         sid = str(script.get("scriptId", ""))
         if not script.get("url") or spent + int(script.get("length", 0)) > budget:
             continue
-        got = await session.send("Debugger.getScriptSource", {"scriptId": sid})
-        if isinstance(got, Success):
-            text = str(got.unwrap().get("scriptSource", ""))
-            spent += len(text.encode("utf-8", "surrogatepass"))
-            sources[sid] = text
+        match await session.send("Debugger.getScriptSource", {"scriptId": sid}):
+            case Success(found):
+                text = str(found.get("scriptSource", ""))
+                spent += len(text.encode("utf-8", "surrogatepass"))
+                sources[sid] = text
     return sources
 
 
@@ -211,9 +218,9 @@ async def bodies(session: CdpSession, requests: dict[str, dict[str, Any]]) -> No
     for rid, entry in list(requests.items()):
         response = (entry.get("response") or {}).get("response") or {}
         if "json" in str(response.get("mimeType", "")) and entry.get("finished") is not None:
-            got = await session.send("Network.getResponseBody", {"requestId": rid})
-            if isinstance(got, Success) and not got.unwrap().get("base64Encoded"):
-                entry["response_body"] = got.unwrap().get("body")
+            match await session.send("Network.getResponseBody", {"requestId": rid}):
+                case Success(body) if not body.get("base64Encoded"):
+                    entry["response_body"] = body.get("body")
         posted = (entry["sent"].get("request") or {}).get("postData")
         if isinstance(posted, str):
             entry["request_body"] = posted
@@ -231,9 +238,7 @@ async def observe_page(session: CdpSession, options: Mapping[str, Any]) -> Resul
             await anyio.sleep(remaining)
         ended_at = iso_now()
         recorder.open = False
-        changed = _changed(session, recorder)
-        if changed is not None:
-            return Failure(changed)
+        _unchanged(session, recorder).alt(stopped).unwrap()
         main = (snap["frame_tree"] or {}).get("frame") or {}
         origin = options.get("target_origin")
         store = await storage(session, origin if isinstance(origin, str) else None, unavailable)
@@ -242,9 +247,7 @@ async def observe_page(session: CdpSession, options: Mapping[str, Any]) -> Resul
             sources = await script_sources(session, recorder.scripts, int(options.get("max_script_source_bytes", 0)))
         if options.get("include_json_body_shapes"):
             await bodies(session, recorder.requests)
-        changed = _changed(session, recorder)
-        if changed is not None:
-            return Failure(changed)
+        _unchanged(session, recorder).alt(stopped).unwrap()
     except Stop as stop:
         return Failure(stop.error)
     return Success(
@@ -266,13 +269,16 @@ async def observe_page(session: CdpSession, options: Mapping[str, Any]) -> Resul
     )
 
 
-def _changed(session: CdpSession, recorder: Recorder) -> ReaError | None:
+def _unchanged(session: CdpSession, recorder: Recorder) -> Result[None, ReaError]:
+    """The page is the one observed: still attached, never navigated away."""
     if recorder.detached is not None:
-        return session.failure("disconnected", f"the target detached during observation ({recorder.detached})")
+        return Failure(session.failure("disconnected", f"the target detached during observation ({recorder.detached})"))
     if recorder.navigations:
-        return session.failure(
-            "target_changed",
-            f"the page navigated to {recorder.navigations[-1]!r} during observation",
-            navigations=len(recorder.navigations),
+        return Failure(
+            session.failure(
+                "target_changed",
+                f"the page navigated to {recorder.navigations[-1]!r} during observation",
+                navigations=len(recorder.navigations),
+            )
         )
-    return None
+    return Success(None)

@@ -17,7 +17,7 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects.cdp import CdpSession
-from effects.web.observe import Stop, iso_now, required
+from effects.web.observe import Stop, iso_now, required, stopped
 from rea.errors import ReaError, invalid_request
 from rea.web.scope import in_scope
 
@@ -55,11 +55,11 @@ async def observe_webmcp(session: CdpSession, options: Mapping[str, Any]) -> Res
     session.on("WebMCP.toolsRemoved", gone)
     try:
         frame = await _main_frame(session)
-        enabled = await session.send("WebMCP.enable")
-        if isinstance(enabled, Failure):
-            if enabled.failure().details.get("reason") != "protocol_error":
-                return enabled
-            return Success({"frame": frame, "available": False, "reason": enabled.failure().message, "tools": []})
+        match await session.send("WebMCP.enable"):
+            case Failure(refused) if (refused.details or {}).get("reason") != "protocol_error":
+                return Failure(refused)
+            case Failure(refused):  # the browser has no WebMCP domain
+                return Success({"frame": frame, "available": False, "reason": refused.message, "tools": []})
         await anyio.sleep(int(options.get("observation_ms", 0)) / 1000)
         await session.send("WebMCP.disable")
     except Stop as stop:
@@ -98,7 +98,7 @@ async def _sources(session: CdpSession, ids: list[str]) -> dict[str, str | None]
     spent = 0
     for sid in dict.fromkeys(ids):
         got = await session.send("Debugger.getScriptSource", {"scriptId": sid})
-        text = str(got.unwrap().get("scriptSource", "")) if isinstance(got, Success) else None
+        text = got.map(lambda found: str(found.get("scriptSource", ""))).value_or(None)
         if text is not None and spent + len(text) > SOURCE_BUDGET:
             text = None
         spent += len(text or "")
@@ -112,6 +112,14 @@ async def _debugger(session: CdpSession) -> None:
     await required(session, "Debugger.setSkipAllPauses", {"skip": True})
 
 
+def _bad_selector(options: Mapping[str, Any], refused: ReaError) -> ReaError:
+    return invalid_request(
+        f"selector {options['selector']!r} is not a valid CSS selector ({refused.message})",
+        field="selector",
+        accepted="a CSS selector document.querySelector accepts",
+    )
+
+
 async def inspect_listeners(session: CdpSession, options: Mapping[str, Any]) -> Result[Facts, ReaError]:
     """Listeners on the selector's first match: DOM.querySelector, one object handle, released after."""
     scripts, contexts = _scripts(session)
@@ -123,15 +131,7 @@ async def inspect_listeners(session: CdpSession, options: Mapping[str, Any]) -> 
         found = await session.send(
             "DOM.querySelector", {"nodeId": root["root"]["nodeId"], "selector": str(options["selector"])}
         )
-        if isinstance(found, Failure):
-            return Failure(
-                invalid_request(
-                    f"selector {options['selector']!r} is not a valid CSS selector ({found.failure().message})",
-                    field="selector",
-                    accepted="a CSS selector document.querySelector accepts",
-                )
-            )
-        node_id = int(found.unwrap().get("nodeId", 0))
+        node_id = int(found.alt(lambda refused: stopped(_bad_selector(options, refused))).unwrap().get("nodeId", 0))
         listeners: list[Facts] = []
         backend = None
         if node_id:
@@ -143,8 +143,7 @@ async def inspect_listeners(session: CdpSession, options: Mapping[str, Any]) -> 
             )
             listeners = list(got.get("listeners") or [])
         released = await session.send("Runtime.releaseObjectGroup", {"objectGroup": group})
-        if isinstance(released, Failure):
-            return Failure(session.failure("cleanup_failed", "the listener handles could not be released"))
+        released.alt(lambda _: stopped(session.failure("cleanup_failed", "the listener handles could not be released")))
         sources = await _sources(session, [str(item.get("scriptId")) for item in listeners])
     except Stop as stop:
         return Failure(stop.error)
@@ -192,7 +191,7 @@ async def observe_execution(session: CdpSession, options: Mapping[str, Any]) -> 
         await required(session, "Profiler.stopPreciseCoverage")
         await required(session, "Profiler.disable")
         await required(session, "Runtime.setAsyncCallStackDepth", {"maxDepth": 0})
-        coverage = taken.unwrap() if isinstance(taken, Success) else None
+        coverage = taken.value_or(None)
         ids = [str(s.get("scriptId")) for s in (coverage or {}).get("result", [])]
         sources = await _sources(session, ids)
     except Stop as stop:
@@ -204,7 +203,7 @@ async def observe_execution(session: CdpSession, options: Mapping[str, Any]) -> 
             "ended_at": ended_at,
             "started_seconds": started.get("timestamp", 0.0),
             "coverage": coverage,
-            "coverage_error": None if isinstance(taken, Success) else taken.failure().message,
+            "coverage_error": taken.swap().map(lambda error: error.message).value_or(None),
             "scripts": scripts,
             "contexts": contexts,
             "sources": sources,
@@ -222,7 +221,7 @@ async def observe_session(session: CdpSession, options: Mapping[str, Any]) -> Re
     """Navigation, redirect, lifecycle and failure events through the window, in arrival order."""
     armed = time.monotonic()
     timeline: list[tuple[float, str, Facts]] = []
-    state = {"stop": None}
+    state: dict[str, str | None] = {"stop": None}
     scope = tuple(options.get("scope") or ())
 
     def keep(kind: str) -> Any:
@@ -257,10 +256,10 @@ async def observe_session(session: CdpSession, options: Mapping[str, Any]) -> Re
         ended_at = iso_now()
         final = None
         if state["stop"] != "target_terminated":
-            tree = await session.send("Page.getFrameTree")
-            if isinstance(tree, Success):
-                top = (tree.unwrap().get("frameTree") or {}).get("frame") or {}
-                final = str(top.get("url", "")) + str(top.get("urlFragment", ""))
+            match await session.send("Page.getFrameTree"):
+                case Success(tree):
+                    top = (tree.get("frameTree") or {}).get("frame") or {}
+                    final = str(top.get("url", "")) + str(top.get("urlFragment", ""))
     except Stop as stop:
         return Failure(stop.error)
     return Success(

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from returns.result import Failure, Result, Success
+from returns.result import Result
 
 from effects import cdp
+from effects.chain import then
 from effects.progress import Progress
 from effects.web.observe import observe_page
 from effects.web.observers import (
@@ -33,26 +34,26 @@ OBSERVERS: dict[str, Observer] = {
 
 
 async def _targets(endpoint: Endpoint, operation: str) -> Result[dict[str, Any], ReaError]:
-    version = await cdp.browser_version(endpoint, operation)
-    if isinstance(version, Failure):
-        return version
-    targets = await cdp.list_targets(endpoint, operation)
-    if isinstance(targets, Failure):
-        return targets
-    return Success({"version": version.unwrap(), "targets": targets.unwrap()})
+    async def listed(version: dict[str, Any]) -> Result[dict[str, Any], ReaError]:
+        targets = await cdp.list_targets(endpoint, operation)
+        return targets.map(lambda found: {"version": version, "targets": found})
+
+    return await then(await cdp.browser_version(endpoint, operation), listed)
 
 
 async def observe_browser(effect: ObserveBrowser, progress: Progress) -> Result[Any, ReaError]:
     parsed = parse_endpoint(effect.endpoint)  # the program validated it; parsing again keeps the rule in one place
-    if isinstance(parsed, Failure):
-        return parsed
-    endpoint = parsed.unwrap()
+    return await then(parsed, lambda endpoint: _observe(effect, endpoint))
+
+
+async def _observe(effect: ObserveBrowser, endpoint: Endpoint) -> Result[dict[str, Any], ReaError]:
     if effect.kind == "targets" or effect.target_id is None:
         return await _targets(endpoint, effect.operation)
     attached = await cdp.attach(endpoint, effect.target_id, effect.operation)
-    if isinstance(attached, Failure):
-        return attached
-    session = attached.unwrap()
+    return await then(attached, lambda session: _observed(effect, session))
+
+
+async def _observed(effect: ObserveBrowser, session: cdp.CdpSession) -> Result[dict[str, Any], ReaError]:
     try:
         return await OBSERVERS[effect.kind](session, effect.options)
     finally:

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Mapping
 from typing import Any
 
 import anyio
 from returns.result import Failure, Result, Success
 
 from effects import cdp
+from effects.chain import then
 from effects.chromium import OwnedChromium
 from effects.progress import Progress
 from effects.web.scenario_page import GROUP, ScenarioPage, StepFailed
@@ -72,28 +73,31 @@ def cleanup_failure(what: str, remaining: list[str]) -> ReaError:
 
 async def _browser(endpoint: Endpoint, operation: str, mode: str) -> Result[dict[str, Any], ReaError]:
     got = await cdp.browser_version(endpoint, operation)
-    if isinstance(got, Failure):
-        return got
-    product, _, version = str(got.unwrap().get("Browser") or "Chromium/unknown").partition("/")
-    return Success(
-        {
-            "mode": mode,
-            "process_ownership": "provider-owned" if mode == "launch" else "external",
-            "cleanup": "terminated-owned-process" if mode == "launch" else "disconnected-external",
-            "product": product or "Chromium",
-            "version": version or "unknown",
-        }
-    )
+    return got.map(lambda version: _browser_facts(version, mode))
+
+
+def _browser_facts(version: dict[str, Any], mode: str) -> dict[str, Any]:
+    product, _, number = str(version.get("Browser") or "Chromium/unknown").partition("/")
+    return {
+        "mode": mode,
+        "process_ownership": "provider-owned" if mode == "launch" else "external",
+        "cleanup": "terminated-owned-process" if mode == "launch" else "disconnected-external",
+        "product": product or "Chromium",
+        "version": number or "unknown",
+    }
 
 
 async def _first_page(endpoint: Endpoint, operation: str) -> Result[cdp.CdpSession, ReaError]:
     targets = await cdp.list_targets(endpoint, operation)
-    if isinstance(targets, Failure):
-        return targets
-    page = next((t for t in targets.unwrap() if t.get("type") in PAGE_TYPES), None)
+    page = targets.bind(_page_target)
+    return await then(page, lambda target: cdp.connect(endpoint, target, operation))
+
+
+def _page_target(targets: list[dict[str, Any]]) -> Result[dict[str, Any], ReaError]:
+    page = next((t for t in targets if t.get("type") in PAGE_TYPES), None)
     if page is None:
         return Failure(invalid_request("the launched browser shows no page target", field="browser"))
-    return await cdp.connect(endpoint, page, operation)
+    return Success(page)
 
 
 async def _perform(page: ScenarioPage, action: Mapping[str, Any]) -> None:
@@ -213,44 +217,54 @@ async def _launch(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dic
         )
     chromium = OwnedChromium(effect.operation)
     try:
-        endpoint = await chromium.start(executable=path)
-        if isinstance(endpoint, Failure):
-            return endpoint
-        browser = await _browser(endpoint.unwrap(), effect.operation, "launch")
-        if isinstance(browser, Failure):
-            return browser
-        _record_lineage(chromium, browser.unwrap()["version"])
-        session = await _first_page(endpoint.unwrap(), effect.operation)
-        if isinstance(session, Failure):
-            return session
-        try:
-            facts = await _drive(session.unwrap(), effect, secrets)
-        finally:
-            await session.unwrap().close()
+        started = await chromium.start(executable=path)
+        driven = await then(started, lambda endpoint: _launched(chromium, endpoint, effect, secrets))
     finally:
         with anyio.CancelScope(shield=True):
             remaining = await chromium.stop()
-    if remaining:
-        return Failure(cleanup_failure("The scenario's Chromium", remaining))
-    return Success({**facts, "browser": browser.unwrap()})
+    # a failed scenario is the answer; a finished one whose browser outlived its stop is cleanup_incomplete
+    return driven.bind(
+        lambda facts: Failure(cleanup_failure("The scenario's Chromium", remaining)) if remaining else Success(facts)
+    )
+
+
+async def _launched(
+    chromium: OwnedChromium, endpoint: Endpoint, effect: RunScenario, secrets: Mapping[str, str]
+) -> Result[dict[str, Any], ReaError]:
+    async def on_page(browser: dict[str, Any]) -> Result[dict[str, Any], ReaError]:
+        _record_lineage(chromium, browser["version"])
+        return await _scenario(await _first_page(endpoint, effect.operation), effect, secrets, browser)
+
+    return await then(await _browser(endpoint, effect.operation, "launch"), on_page)
+
+
+async def _scenario(
+    session: Result[cdp.CdpSession, ReaError], effect: RunScenario, secrets: Mapping[str, str], browser: dict[str, Any]
+) -> Result[dict[str, Any], ReaError]:
+    """The scenario driven on the page's session, which is closed after it; the facts name the browser."""
+
+    async def drive(page: cdp.CdpSession) -> Result[dict[str, Any], ReaError]:
+        try:
+            facts = await _drive(page, effect, secrets)
+        finally:
+            await page.close()
+        return Success({**facts, "browser": browser})
+
+    return await then(session, drive)
 
 
 async def _connect(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dict[str, Any], ReaError]:
     chosen = effect.args["browser"]
     parsed = parse_endpoint(chosen["cdp_endpoint"], argument="browser.cdp_endpoint")
-    if isinstance(parsed, Failure):
-        return parsed
-    browser = await _browser(parsed.unwrap(), effect.operation, "connect")
-    if isinstance(browser, Failure):
-        return browser
-    session = await cdp.attach(parsed.unwrap(), chosen["target_id"], effect.operation)
-    if isinstance(session, Failure):
-        return session
-    try:
-        facts = await _drive(session.unwrap(), effect, secrets)
-    finally:
-        await session.unwrap().close()
-    return Success({**facts, "browser": browser.unwrap()})
+
+    async def attached(endpoint: Endpoint) -> Result[dict[str, Any], ReaError]:
+        async def on_target(browser: dict[str, Any]) -> Result[dict[str, Any], ReaError]:
+            session = await cdp.attach(endpoint, chosen["target_id"], effect.operation)
+            return await _scenario(session, effect, secrets, browser)
+
+        return await then(await _browser(endpoint, effect.operation, "connect"), on_target)
+
+    return await then(parsed, attached)
 
 
 async def run_scenario(effect: RunScenario, progress: Progress) -> Result[Any, ReaError]:
@@ -258,12 +272,11 @@ async def run_scenario(effect: RunScenario, progress: Progress) -> Result[Any, R
         from effects.web.electron_scenario import run_electron
 
         return await run_electron(effect)
-    secrets = _secrets(effect.args)
-    if isinstance(secrets, Failure):
-        return secrets
-    if effect.args["browser"]["mode"] == "launch":
-        return await _launch(effect, secrets.unwrap())
-    return await _connect(effect, secrets.unwrap())
+
+    def by_mode(secrets: dict[str, str]) -> Awaitable[Result[dict[str, Any], ReaError]]:
+        return _launch(effect, secrets) if effect.args["browser"]["mode"] == "launch" else _connect(effect, secrets)
+
+    return await then(_secrets(effect.args), by_mode)
 
 
 HANDLERS = {RunScenario: run_scenario}

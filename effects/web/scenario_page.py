@@ -389,7 +389,8 @@ class ScenarioPage:
         resolved = await self.session.send(
             "DOM.resolveNode", {"backendNodeId": nodes[0]["backendDOMNodeId"], "objectGroup": GROUP}
         )
-        return resolved.value_or({}).get("object", {}).get("objectId")
+        object_id: str | None = resolved.value_or({}).get("object", {}).get("objectId")
+        return object_id
 
     async def element(self, locator: Mapping[str, Any]) -> str:
         while True:

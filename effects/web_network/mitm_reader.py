@@ -7,16 +7,20 @@ line is one message: {"record": {offset, bytes, state}} per flow (bytes as
 {"malformed"} that ends the stream. Only the standard library and mitmproxy.
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import sys
+from types import ModuleType
+from typing import Any
 
 
-def emit(message):
+def emit(message: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(message, allow_nan=False, separators=(",", ":")) + "\n")
 
 
-def tag(value):
+def tag(value: object) -> object:
     if isinstance(value, bytes):
         return {"$bytes": base64.b64encode(value).decode("ascii")}
     if isinstance(value, dict):
@@ -26,7 +30,7 @@ def tag(value):
     return value
 
 
-def _version(data):
+def _version(data: object) -> object:
     """The format version a record declares, looked up as mitmproxy's migration does (bytes keys before 0.18)."""
     return data.get(b"version", data.get("version")) if isinstance(data, dict) else None
 
@@ -35,16 +39,16 @@ class _StableIds:
     """Stands in for compat's uuid module: the connection ids mitmproxy's 4 -> 5 migration invents are
     numbered per dump instead of random, so reading one dump twice gives the same records (and Evidence)."""
 
-    def __init__(self, uuid):
+    def __init__(self, uuid: ModuleType) -> None:
         self.uuid = uuid
         self.count = 0
 
-    def uuid4(self):
+    def uuid4(self) -> Any:
         self.count += 1
         return self.uuid.UUID(int=self.count, version=4)
 
 
-def _state(data, flow, compat):
+def _state(data: dict[Any, Any], flow: Any, compat: Any) -> tuple[Any, dict[str, str] | None]:
     """mitmproxy's own FlowReader steps (compat.migrate_flow, Flow.from_state); its refusal says why."""
     try:
         migrated = compat.migrate_flow(data)
@@ -58,7 +62,7 @@ def _state(data, flow, compat):
         return None, {"malformed": f"mitmproxy cannot build a flow from it ({type(exc).__name__}: {exc})"}
 
 
-def read(path, flow, compat, tnetstring, version):
+def read(path: str, flow: Any, compat: Any, tnetstring: Any, version: Any) -> int:
     import uuid
 
     compat.uuid = _StableIds(uuid)
@@ -76,7 +80,7 @@ def read(path, flow, compat, tnetstring, version):
                 emit({"malformed": {"offset": offset, "message": "the record is a tnetstring but not a flow (dict)"}})
                 return 4
             state, why = _state(data, flow, compat)
-            if "refused" in (why or {}):
+            if why is not None and "refused" in why:
                 emit({"refused": {"offset": offset, "version": tag(found), "message": why["refused"]}})
                 return 5
             if why is not None:
@@ -97,7 +101,7 @@ def read(path, flow, compat, tnetstring, version):
     return 0
 
 
-def main():
+def main() -> int:
     try:
         from mitmproxy import version
         from mitmproxy import flow

@@ -23,6 +23,7 @@ import anyio
 import anyio.abc
 from returns.result import Failure, Result, Success
 
+from effects.chain import then
 from effects.fs import target_unavailable as unavailable
 from effects.owned import own
 from effects.progress import Progress
@@ -62,16 +63,16 @@ def _too_large(path: str, size: int, limit: int) -> ReaError:
     )
 
 
-def _sized(path: str, limit: int) -> int | ReaError:
+def _sized(path: str, limit: int) -> Result[int, ReaError]:
     try:
         info = os.stat(path)
     except OSError as exc:
-        return unavailable(path, exc.strerror or str(exc))
+        return Failure(unavailable(path, exc.strerror or str(exc)))
     if not stat.S_ISREG(info.st_mode):
-        return unavailable(path, "it is not a regular file")
+        return Failure(unavailable(path, "it is not a regular file"))
     if info.st_size > limit:
-        return _too_large(path, info.st_size, limit)
-    return info.st_size
+        return Failure(_too_large(path, info.st_size, limit))
+    return Success(info.st_size)
 
 
 def _members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -104,9 +105,10 @@ def _bad_har(path: str, why: str) -> ReaError:
 
 
 def read_har(path: str, limit: int) -> Result[Any, ReaError]:
-    size = _sized(path, limit)
-    if isinstance(size, ReaError):
-        return Failure(size)
+    return _sized(path, limit).bind(lambda _: _har(path, limit))
+
+
+def _har(path: str, limit: int) -> Result[Any, ReaError]:
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:  # it grew after its size was read
@@ -196,9 +198,10 @@ def _reader_limit(path: str, limit: str, value: int) -> ReaError:
 
 
 async def read_flows(effect: ReadCapture, progress: Progress) -> Result[Any, ReaError]:
-    size = _sized(effect.path, effect.max_bytes)
-    if isinstance(size, ReaError):
-        return Failure(size)
+    return await then(_sized(effect.path, effect.max_bytes), lambda size: _flows(effect, progress, size))
+
+
+async def _flows(effect: ReadCapture, progress: Progress, size: int) -> Result[Any, ReaError]:
     python = mitm_python()
     if not os.access(python, os.X_OK):
         return Failure(_mitm_missing(python, "the interpreter is not there"))
@@ -212,7 +215,9 @@ async def read_flows(effect: ReadCapture, progress: Progress) -> Result[Any, Rea
         return Failure(_reader_limit(effect.path, "output budget bytes", budget))
     lines = [line for line in lines if line.strip()]
     messages = [decode_json(line.decode("utf-8")) for line in lines[:-1]]  # records: every number's text kept
-    last = json.loads(lines[-1]) if lines else {"malformed": {"offset": 0, "message": "the reader printed nothing"}}
+    last: dict[str, Any] = (
+        json.loads(lines[-1]) if lines else {"malformed": {"offset": 0, "message": "the reader printed nothing"}}
+    )
     if "unavailable" in last:
         return Failure(_mitm_missing(python, str(last["unavailable"]["message"])))
     if "done" not in last:
@@ -242,13 +247,20 @@ async def read_capture(effect: ReadCapture, progress: Progress) -> Result[Any, R
 
 
 async def read_png(effect: ReadPng, progress: Progress) -> Result[Any, ReaError]:
-    size = _sized(effect.path, effect.max_bytes)
-    if isinstance(size, ReaError):
-        if size.code == "resource_constraint":
-            return Failure(invalid_request(f"{effect.path} is larger than {effect.max_bytes} bytes", field="path"))
-        return Failure(size)
+    sized = _sized(effect.path, effect.max_bytes).alt(lambda error: _png_refusal(effect, error))
+    return sized.map(lambda _: _png(effect))
+
+
+def _png_refusal(effect: ReadPng, error: ReaError) -> ReaError:
+    """A screenshot over the limit is a bad request here (the caller chose the file), not a resource limit."""
+    if error.code == "resource_constraint":
+        return invalid_request(f"{effect.path} is larger than {effect.max_bytes} bytes", field="path")
+    return error
+
+
+def _png(effect: ReadPng) -> bytes:
     with open(effect.path, "rb") as handle:
-        return Success(handle.read(effect.max_bytes))
+        return handle.read(effect.max_bytes)
 
 
 HANDLERS = {ReadCapture: read_capture, ReadPng: read_png}

@@ -19,7 +19,7 @@ from rea.effect_types import Program, ToolProgram
 from rea.artifacts.model import ZIP_FORMATS
 from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence
-from rea.layout.plist import relative_problem
+from rea.layout.plist import inside_bundle
 from rea.program import Context, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, Target, resolve
 from rea.wire.convert import to_wire
@@ -62,9 +62,7 @@ def _archive_path(target: Target, relative: str) -> str:
     if relative in (".", ""):
         refuse(invalid_request("select a keyed archive path relative to the open bundle", field="path",
                                accepted="e.g. Contents/Resources/Model.plist"))  # fmt: skip
-    problem = relative_problem(relative)
-    if problem is not None:
-        refuse(problem)
+    must(inside_bundle(relative))
     return target.path.rstrip("/") + "/" + relative.strip("/")
 
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping, Sequence
 
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
+from rea.results import all_of
 from rea.artifacts.inventory_parsing import merge_pages, parse_inventory, source_complete
 from rea.artifacts.model import CLASSIFICATIONS
 
@@ -212,24 +213,26 @@ def compare_artifacts(
     left: Sequence[Evidence], right: Sequence[Evidence], offset: int = 0, limit: int | None = None
 ) -> Result[dict[str, Any], ReaError]:
     """Compare left and right inventory Evidence (each one record or several pages of one inventory)."""
-    sides = []
-    for name, records in (("left", left), ("right", right)):
-        if not records:
-            return Failure(invalid_request(f"{name} holds no Evidence", field=name))
-        parsed = []
-        for record in records:
-            inv = inventory_of(record)
-            if not isinstance(inv, Success):
-                return Failure(inv.failure().with_details(field=name))
-            parsed.append(inv.unwrap())
-        merged = merge_pages(parsed)
-        if not isinstance(merged, Success):
-            return Failure(merged.failure().with_details(field=name))
-        sides.append(merged.unwrap())
+    # left, then right, each record in order: the first that cannot be read is the answer
+    sides = all_of(_side(name, records) for name, records in (("left", left), ("right", right)))
+    return sides.map(lambda merged: _compared(left, right, merged, offset, limit))
+
+
+def _side(name: str, records: Sequence[Evidence]) -> Result[dict[str, Any], ReaError]:
+    """One side's inventory: its pages read and merged; an error names the side (`field`)."""
+    if not records:
+        return Failure(invalid_request(f"{name} holds no Evidence", field=name))
+    parsed = all_of(inventory_of(record) for record in records)
+    return parsed.bind(merge_pages).alt(lambda error: error.with_details(field=name))
+
+
+def _compared(
+    left: Sequence[Evidence], right: Sequence[Evidence], sides: list[dict[str, Any]], offset: int, limit: int | None
+) -> dict[str, Any]:
     result = compare_inventories(sides[0], sides[1])
     links = [e.evidence_id for e in (*left, *right)]  # both sides cited, as the reference does
     page = paginate(result["changes"], offset, limit)
     result["changes"] = [{**c, "evidence_links": links} for c in page.items]
     result["changes_page"] = page.envelope()
     result["source_complete"] = {"left": source_complete(sides[0]), "right": source_complete(sides[1])}
-    return Success(result)
+    return result

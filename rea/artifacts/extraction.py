@@ -16,6 +16,7 @@ from returns.result import Failure, Result, Success
 from rea.artifacts.model import ExtractionFacts
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
+from rea.results import all_of
 
 OUTPUT_ROOT_ALIAS = "$OUTPUT_ROOT"
 _ACCEPTED = "occ_ ids of regular-file occurrences from inventory_artifact or inspect_artifact on the active target"
@@ -52,21 +53,24 @@ def _refused(chain: tuple[str, ...], occ: Mapping[str, Any]) -> ReaError:
     )
 
 
-def _unavailable(item: Selected, hits: Sequence[Mapping[str, Any]]) -> ReaError | None:
+def _available(item: Selected, hits: Sequence[Mapping[str, Any]]) -> Result[Selected, ReaError]:
+    """The occurrence, when its bytes were read (so they can be written)."""
     path = "/".join(item.chain)
     occ = item.occurrence
     if occ["unpacked"] and occ["hash_status"] == "unavailable":
-        return ReaError(
-            code="target_unavailable",
-            message=f"{path} is an ASAR unpacked entry whose companion file in .asar.unpacked is absent, so it "
-            "cannot be extracted.",
-            details={"logical_path": path, "occurrence_id": item.occurrence_id},
-            action="Restore the app.asar.unpacked directory beside the archive, then retry.",
+        return Failure(
+            ReaError(
+                code="target_unavailable",
+                message=f"{path} is an ASAR unpacked entry whose companion file in .asar.unpacked is absent, so it "
+                "cannot be extracted.",
+                details={"logical_path": path, "occurrence_id": item.occurrence_id},
+                action="Restore the app.asar.unpacked directory beside the archive, then retry.",
+            )
         )
     if occ["hash_status"] == "not-hashed-limit":
         hit = next((h for h in hits if h["logical_path"] == path), hits[0] if hits else None)
-        return _truncated(path, f"a traversal limit kept the bytes of {path} from being read", hit)
-    return None
+        return Failure(_truncated(path, f"a traversal limit kept the bytes of {path} from being read", hit))
+    return Success(item)
 
 
 def _truncated(path: str | None, why: str, hit: Mapping[str, Any] | None = None) -> ReaError:
@@ -125,13 +129,7 @@ def _every_file(complete: Mapping[str, Any]) -> Result[list[Selected], ReaError]
 def select(complete: Mapping[str, Any], ids: Sequence[str] | None) -> Result[list[Selected], ReaError]:
     """The occurrences to write, or the error that stops the call before anything is written."""
     picked = _every_file(complete) if ids is None else _explicit(complete, ids)
-    if not isinstance(picked, Success):
-        return picked
-    for item in picked.unwrap():
-        problem = _unavailable(item, complete["limit_hits"])
-        if problem is not None:
-            return Failure(problem)
-    return picked
+    return picked.bind(lambda items: all_of(_available(item, complete["limit_hits"]) for item in items))
 
 
 def _artifacts(selected: Sequence[Selected], extraction: ExtractionFacts) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Literal
 
 import attrs
+from returns.result import Failure, Result, Success
 
 from rea.artifacts.integrity import RERUN, integrity_mismatch
 from rea.artifacts.model import (
@@ -223,12 +224,12 @@ class Traversal:
         observed: str | None,
         block_detail: str | None,
         unpacked: bool,
-    ) -> tuple[bool, ReaError | None]:
-        """Whether the bytes read contradict the member's declared integrity, and the error that ends the
-        traversal when the policy is to fail."""
+    ) -> Result[bool, ReaError]:
+        """Whether the bytes read contradict the member's declared integrity; when they do and the policy is
+        to fail, the error that ends the traversal instead."""
         mismatch = (declared_sha256 is not None and declared_sha256 != observed) or block_detail is not None
         if not mismatch or self.policy == "record-and-continue":
-            return mismatch, None
+            return Success(mismatch)
         logical = self.logical(index)
         message = (
             f"{logical}: the observed bytes (sha256 {observed}) contradict the declared integrity "
@@ -239,7 +240,7 @@ class Traversal:
             )
             + (" " + UNPACKED_HINT if unpacked else f" {RERUN[:-1]} with verified siblings.")
         )
-        return True, integrity_mismatch(logical, declared_sha256, observed, unpacked, message)
+        return Failure(integrity_mismatch(logical, declared_sha256, observed, unpacked, message))
 
     def wrote(self, index: int, sha256: str, size: int) -> None:
         chain = self.chains[index]
@@ -398,24 +399,29 @@ class Traversal:
             limitations=tuple(self.limitations),
         )
 
-    def unwritten(self, chains: tuple[Chain, ...]) -> ReaError | None:
-        """truncated when a limit kept a selected member from being written, else artifact_operation_failed."""
+    def all_written(self, chains: tuple[Chain, ...]) -> Result[None, ReaError]:
+        """Every selected member was written; else truncated when a limit kept one from being written, or
+        artifact_operation_failed."""
         written = {f.chain for f in self.extracted}
         missing = next((c for c in chains if c not in written), None)
         if missing is None:
-            return None
+            return Success(None)
         path = "/".join(missing)
         hit = next((h for h in self.hits if h.logical_path == path), self.hits[0] if self.hits else None)
         if hit is not None:
-            return ReaError(
-                code="truncated",
-                message=f"{path} was not materialized: limit {hit.limit}={hit.value} ({hit.message}). Nothing was "
-                "written; raise the limit and retry.",
-                details={"logical_path": path, "limit": hit.limit, "value": hit.value},
+            return Failure(
+                ReaError(
+                    code="truncated",
+                    message=f"{path} was not materialized: limit {hit.limit}={hit.value} ({hit.message}). "
+                    "Nothing was written; raise the limit and retry.",
+                    details={"logical_path": path, "limit": hit.limit, "value": hit.value},
+                )
             )
-        return ReaError(
-            code="artifact_operation_failed",
-            message=f"{path} was not materialized: its bytes could not be read (see the inventory limitations). "
-            "Nothing was written.",
-            details={"logical_path": path},
+        return Failure(
+            ReaError(
+                code="artifact_operation_failed",
+                message=f"{path} was not materialized: its bytes could not be read (see the inventory limitations). "
+                "Nothing was written.",
+                details={"logical_path": path},
+            )
         )

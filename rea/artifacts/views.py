@@ -14,7 +14,7 @@ from returns.result import Failure, Result, Success
 
 from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.artifacts.compare import inventory_of
-from rea.artifacts.graph import SECTIONS
+from rea.artifacts.model import SECTIONS
 from rea.artifacts.inventory_parsing import source_complete
 from rea.errors import ReaError
 from rea.evidence import Evidence
@@ -80,40 +80,39 @@ def _selected(inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[Sequenc
 
 
 def _page(inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    selected = _selected(inv, view)
-    if not isinstance(selected, Success):
-        return selected
-    items, coverage = page_rows(selected.unwrap(), view["offset"], view["limit"])
-    return Success({"items": items, "coverage": coverage, **_inventory_facts(inv)})
+    return _selected(inv, view).map(lambda rows: _rows_page(inv, view, rows))
+
+
+def _rows_page(inv: Mapping[str, Any], view: Mapping[str, Any], rows: Sequence[Any]) -> dict[str, Any]:
+    items, coverage = page_rows(rows, view["offset"], view["limit"])
+    return {"items": items, "coverage": coverage, **_inventory_facts(inv)}
 
 
 def artifact_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The unsealed summary or inventory view of completed artifact Evidence (see rea.views.projection.seal)."""
-    parsed = inventory_of(source)
-    if not isinstance(parsed, Success):
-        return Failure(parsed.failure().with_details(field="source"))
-    inv = parsed.unwrap()
+    parsed = inventory_of(source).alt(lambda error: error.with_details(field="source"))
+    return parsed.bind(lambda inv: _view_body(source, inv, view).map(lambda body: _viewed(source, inv, view, body)))
+
+
+def _view_body(source: Evidence, inv: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     if view["kind"] == "summary":
-        body = _summary(source, inv)
-    elif view["kind"] == "inventory":
-        paged = _page(inv, view)
-        if not isinstance(paged, Success):
-            return paged
-        body = paged.unwrap()
-    else:
-        return Failure(
-            view_error(f"{source.operation} Evidence is read with summary or inventory views, not {view['kind']}.")
-        )
+        return Success(_summary(source, inv))
+    if view["kind"] == "inventory":
+        return _page(inv, view)
+    return Failure(
+        view_error(f"{source.operation} Evidence is read with summary or inventory views, not {view['kind']}.")
+    )
+
+
+def _viewed(source: Evidence, inv: Mapping[str, Any], view: Mapping[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     limitations = list(inv.get("limitations", []))
     if view["kind"] == "inventory" and not body["source_complete"]:
         limitations.append(PARTIAL_SOURCE)
     unknowns = [] if inv["coverage"]["status"] == "complete" else ["inventory coverage is " + inv["coverage"]["status"]]
-    return Success(
-        {
-            "kind": view["kind"],
-            "view": dict(view),
-            **body,
-            "limitations": unique_sorted([*source.limitations, *limitations]),
-            "unknowns": unknowns,
-        }
-    )
+    return {
+        "kind": view["kind"],
+        "view": dict(view),
+        **body,
+        "limitations": unique_sorted([*source.limitations, *limitations]),
+        "unknowns": unknowns,
+    }

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from returns.result import Failure, Result, Success
+
 from rea.errors import ReaError, invalid_request
 
 BUNDLE_KEYS = {
@@ -23,8 +25,9 @@ BUNDLE_KEYS = {
 ACCEPTED_RELATIVE = "a path inside the open bundle directory, e.g. Contents/Info.plist (no leading /, no ..)"
 
 
-def relative_problem(relative: str) -> ReaError | None:
-    """Why a bundle-relative path cannot be used (it would leave the bundle or is not a path)."""
+def inside_bundle(relative: str) -> Result[str, ReaError]:
+    """A bundle-relative path that stays inside the bundle; else why it cannot be used (it would leave the
+    bundle or is not a path)."""
     parts = relative.replace("\\", "/").split("/")
     if relative.startswith(("/", "\\")) or (len(relative) > 1 and relative[1] == ":"):
         reason = "it is absolute"
@@ -33,9 +36,11 @@ def relative_problem(relative: str) -> ReaError | None:
     elif any(ord(c) < 0x20 or ord(c) == 0x7F for c in relative):
         reason = "it holds control characters"
     else:
-        return None
-    return invalid_request(
-        f"relative_path {relative!r} is refused: {reason}.", field="relative_path", accepted=ACCEPTED_RELATIVE
+        return Success(relative)
+    return Failure(
+        invalid_request(
+            f"relative_path {relative!r} is refused: {reason}.", field="relative_path", accepted=ACCEPTED_RELATIVE
+        )
     )
 
 

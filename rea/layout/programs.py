@@ -14,7 +14,7 @@ from rea.layout.architectures import architectures_result
 from rea.layout.macho import macho_result
 from rea.layout.codesign import signature_result
 from rea.layout.core import crash_result
-from rea.layout.plist import plist_result, relative_problem
+from rea.layout.plist import inside_bundle, plist_result
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -238,9 +238,7 @@ def _plist_path(session: Session, args: PlistArgs) -> str:
     """The file a request names: `path`, or `relative_path` inside the open bundle directory."""
     if args.path:
         return str(args.path)
-    problem = relative_problem(args.relative_path)
-    if problem is not None:
-        refuse(problem)
+    must(inside_bundle(args.relative_path))
     target = session.target
     if target is None or target.kind != "directory":
         refuse(

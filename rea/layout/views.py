@@ -138,10 +138,12 @@ def _collection(view: Mapping[str, Any], layout: Mapping[str, Any]) -> Result[st
 
 
 def _item(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    chosen = _collection(view, layout)
-    if not isinstance(chosen, Success):
-        return Failure(chosen.failure())
-    collection = chosen.unwrap()
+    return _collection(view, layout).bind(lambda collection: _chosen_item(layout, view, collection))
+
+
+def _chosen_item(
+    layout: Mapping[str, Any], view: Mapping[str, Any], collection: str
+) -> Result[dict[str, Any], ReaError]:
     rows = _rows(layout, collection)
     selector = view["selector"]
     if "index" in selector:
@@ -158,11 +160,12 @@ def _item(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str
 
 
 def _page(layout: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    chosen = _collection(view, layout)
-    if not isinstance(chosen, Success):
-        return Failure(chosen.failure())
-    items, coverage = page_rows(_rows(layout, chosen.unwrap()), view["offset"], view["limit"])
-    return Success({"kind": "page", "view": dict(view), "items": items, "coverage": coverage})
+    return _collection(view, layout).map(lambda collection: _rows_page(layout, view, collection))
+
+
+def _rows_page(layout: Mapping[str, Any], view: Mapping[str, Any], collection: str) -> dict[str, Any]:
+    items, coverage = page_rows(_rows(layout, collection), view["offset"], view["limit"])
+    return {"kind": "page", "view": dict(view), "items": items, "coverage": coverage}
 
 
 def layout_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from typing import Any
 from collections.abc import Mapping, Sequence
 
-from returns.result import Failure, Result, Success
+import attrs
+from returns.result import Result, Success
 
 from rea.errors import ReaError
-from rea.evidence import Evidence, parse_evidence
+from rea.evidence import Evidence
 from rea.artifacts.compare import compare_inventories as compare_inventories
-from rea.library.derive import EvidenceInput, derive as derive, wire
+from rea.library.derive import EvidenceInput, derive as derive, parsed_at, wire
+from rea.results import all_of
 from rea.library.typed import typed_result as typed_result
 
 Side = EvidenceInput | Sequence[EvidenceInput]
@@ -28,13 +30,7 @@ def _held(side: Side, field: str) -> Result[list[Evidence], ReaError]:
     """A side the tool reads as retained ids: each record parsed strictly, named by where it was given."""
     records = list(side) if isinstance(side, (list, tuple)) else [side]
     fields = [f"{field}[{i}]" for i in range(len(records))] if len(records) != 1 else [field]
-    held: list[Evidence] = []
-    for record, where in zip(records, fields):
-        parsed = parse_evidence(wire(record))
-        if not isinstance(parsed, Success):
-            return Failure(parsed.failure().with_details(field=where))
-        held.append(parsed.unwrap())
-    return Success(held)
+    return all_of(parsed_at(record, where) for record, where in zip(records, fields))
 
 
 def _options(**given: Any) -> dict[str, Any]:
@@ -52,18 +48,31 @@ def compare_artifacts(
 
 def compare_functions(left: Side, right: Side, *, offset: int = 0, limit: int = 100) -> Result[Evidence, ReaError]:
     """compare_functions: two analyze_function dossiers (or several per side, as the tool's *_evidence_ids)."""
-    args: dict[str, Any] = {"offset": offset, "limit": limit}
-    retained: list[Evidence] = []
-    for name, side in (("left", left), ("right", right)):
-        if not isinstance(side, (list, tuple)):
-            args[name] = wire(side)
-            continue
-        held = _held(side, name)
-        if not isinstance(held, Success):
-            return Failure(held.failure())
-        args[f"{name}_evidence_ids"] = [e.evidence_id for e in held.unwrap()]
-        retained += held.unwrap()
-    return derive("compare_functions", args, retained)
+    sides = all_of(_function_side(name, side) for name, side in (("left", left), ("right", right)))
+    return sides.bind(
+        lambda given: derive(
+            "compare_functions",
+            {"offset": offset, "limit": limit, **given[0].args, **given[1].args},
+            [*given[0].retained, *given[1].retained],
+        )
+    )
+
+
+@attrs.frozen(kw_only=True)
+class _FunctionSide:
+    """One side of compare_functions: its arguments, and the records they retain."""
+
+    args: dict[str, Any]
+    retained: list[Evidence]
+
+
+def _function_side(name: str, side: Side) -> Result[_FunctionSide, ReaError]:
+    """One dossier inline, or several as retained ids (`{name}_evidence_ids`)."""
+    if not isinstance(side, (list, tuple)):
+        return Success(_FunctionSide(args={name: wire(side)}, retained=[]))
+    return _held(side, name).map(
+        lambda held: _FunctionSide(args={f"{name}_evidence_ids": [e.evidence_id for e in held]}, retained=held)
+    )
 
 
 def compare_application_versions(

@@ -13,13 +13,14 @@ from typing import Any
 from collections.abc import Callable, Iterable, Mapping
 
 import attrs
-from returns.result import Failure, Result, Success
+from returns.result import Failure, Result
 
 from rea import __version__
 from rea.budget import DEFAULT_MAX_RESPONSE_BYTES
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, parse_evidence
 from rea.program import Context, Outcome, ReportProgress, ServerFacts, crashed
+from rea.results import all_of
 from rea.session import Session
 
 # what a program may read of its caller; a derived tool reads none of it, the availability gate its features
@@ -45,13 +46,21 @@ def wire(value: Any) -> Any:
 
 def retained_session(records: Iterable[EvidenceInput], field: str = "retained") -> Result[Session, ReaError]:
     """A session holding exactly these records, each parsed strictly (its id recomputed)."""
+    parsed = all_of(parsed_at(record, f"{field}[{index}]") for index, record in enumerate(records))
+    return parsed.map(_ledger)
+
+
+def parsed_at(record: Any, where: str) -> Result[Evidence, ReaError]:
+    """One record parsed strictly; its error names where it was given (`field`)."""
+    return parse_evidence(wire(record)).alt(lambda error: error.with_details(field=where))
+
+
+def _ledger(records: list[Evidence]) -> Session:
+    """A session of these records, in order; a record given twice is held once."""
     held: dict[str, Evidence] = {}
-    for index, record in enumerate(records):
-        parsed = parse_evidence(wire(record))
-        if not isinstance(parsed, Success):
-            return Failure(parsed.failure().with_details(field=f"{field}[{index}]"))
-        held.setdefault(parsed.unwrap().evidence_id, parsed.unwrap())
-    return Success(Session(evidence=held))
+    for evidence in records:
+        held.setdefault(evidence.evidence_id, evidence)
+    return Session(evidence=held)
 
 
 def _needs_io(effect: Any, tool: str) -> ReaError:

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from returns.result import Failure
+
 from rea.evidence import Evidence
 from rea.session_checks.records import CitedEvidence, ResolutionVerdict
 from rea.unknowns import MUTATION_PREDICATE, verify_revision
@@ -90,9 +92,9 @@ def _verified_reasons(unknown: Mapping[str, Any], checks: list[CitedEvidence]) -
 
 def resolution_reasons(unknown: Mapping[str, Any], checks: list[CitedEvidence]) -> list[str]:
     """Why the unknown's current resolution does not hold; empty when it does."""
-    stored = verify_revision(unknown, "unknown")
-    if stored is not None:
-        return [f"the stored revision does not verify: {stored.message}"]
+    match verify_revision(unknown, "unknown"):
+        case Failure(stored):
+            return [f"the stored revision does not verify: {stored.message}"]
     resolution = unknown["resolution"]
     if unknown["status"] != "resolved" or resolution is None:
         return [f"the unknown's status is {unknown['status']}: it has no resolution to verify"]

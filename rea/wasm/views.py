@@ -45,17 +45,19 @@ def _summary(nr: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def check_wat(wat: Mapping[str, Any]) -> ReaError | None:
+def check_wat(wat: Mapping[str, Any]) -> Result[None, ReaError]:
     """The carried WAT must hash to its digest (complete text) before a page of it is served."""
     if not wat["complete"]:
-        return None
+        return Success(None)
     if hashlib.sha256(wat["text"].encode("utf-8")).hexdigest() == wat["sha256"]:
-        return None
-    return ReaError(
-        code="evidence_integrity_mismatch",
-        message="The Evidence's decoded WAT does not hash to its recorded wat.sha256; no page is served from it.",
-        details={"field": "normalized_result.wat", "reason": "digest_mismatch", "expected": wat["sha256"]},
-        action="Rerun inspect_wasm_artifact on the module, or supply the unmodified Evidence.",
+        return Success(None)
+    return Failure(
+        ReaError(
+            code="evidence_integrity_mismatch",
+            message="The Evidence's decoded WAT does not hash to its recorded wat.sha256; no page is served from it.",
+            details={"field": "normalized_result.wat", "reason": "digest_mismatch", "expected": wat["sha256"]},
+            action="Rerun inspect_wasm_artifact on the module, or supply the unmodified Evidence.",
+        )
     )
 
 
@@ -81,10 +83,14 @@ def wat_page_request(source: Evidence, view: Mapping[str, Any]) -> dict[str, Any
 def _text(nr: Mapping[str, Any], facet: str, offset: int, limit: int) -> Result[tuple[Any, dict[str, Any]], ReaError]:
     text = nr[facet]["text"] if facet == "wat" else nr[facet]
     total = nr["wat"]["utf16_length"] if facet == "wat" else None
-    window = utf16_window(text, offset, limit)
-    if not isinstance(window, Success):
-        return Failure(window.failure())
-    page, start, end, carried = window.unwrap()
+    return utf16_window(text, offset, limit).bind(lambda window: _carried_page(window, offset, total))
+
+
+def _carried_page(
+    window: tuple[str, int, int, int], offset: int, total: int | None
+) -> Result[tuple[Any, dict[str, Any]], ReaError]:
+    """The page of the carried text, or the refusal of an offset past it when the whole WAT is longer."""
+    page, start, end, carried = window
     whole = carried if total is None else total
     if offset > carried and whole > carried:
         return Failure(
@@ -118,11 +124,8 @@ def _facet(
             view_error(f"This Evidence predates {facet}; rerun inspect_wasm_artifact for it.", ("view", "facet"))
         )
     if facet in TEXTS:
-        if facet == "wat":
-            broken = check_wat(nr["wat"])
-            if broken is not None:
-                return Failure(broken)
-        return _text(nr, facet, view["offset"], view["limit"])
+        checked = check_wat(nr["wat"]) if facet == "wat" else Success(None)
+        return checked.bind(lambda _: _text(nr, facet, view["offset"], view["limit"]))
     return Success(page_rows(nr[facet], view["offset"], view["limit"]))
 
 

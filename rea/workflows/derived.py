@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
+from returns.result import Success
 
 from rea.program import Context, Outcome, ReportProgress
 from rea.session import Session
@@ -30,8 +30,9 @@ def checkpointed(
         yield ReportProgress(phase="computing", message=name)
         produced = program(session, args, ctx)
         outcome: Outcome = produced if isinstance(produced, Outcome) else (yield from produced)
-        if is_successful(outcome.reply):
-            yield ReportProgress(phase="publishing", message=f"{name}: retaining the result")
+        match outcome.reply:
+            case Success():
+                yield ReportProgress(phase="publishing", message=f"{name}: retaining the result")
         return outcome
 
     return steps

@@ -17,14 +17,13 @@ import importlib
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from returns.pipeline import is_successful
-
 from rea.catalog import BY_NAME
 from rea.catalog.availability import refusal, target_state, verdict
 from rea.catalog.contract import ToolContract
 from rea.families import FAMILIES
 from rea.family import Family
 from rea.program import Context, Outcome, failed, reads_record
+from rea.results import either
 from rea.session import Session
 from rea.wire.convert import restructure
 from rea.workflows.derived import checkpointed
@@ -80,9 +79,7 @@ def typed_entry(contract: ToolContract, program: Callable[..., Any]) -> Callable
 
     def run(session: Session, args: Mapping[str, Any], ctx: Context) -> Any:
         built = restructure(args, contract.args_type)
-        if not is_successful(built):
-            return failed(session, built.failure())
-        return program(session, built.unwrap(), ctx)
+        return either(built, lambda record: program(session, record, ctx), lambda error: failed(session, error))
 
     run.__name__ = getattr(program, "__name__", contract.name)
     return run

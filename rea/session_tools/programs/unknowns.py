@@ -73,9 +73,7 @@ def _commit_revision(
 ) -> Outcome:
     """The revision sealed with the Evidence of its mutation (`args`: the request's JSON, that Evidence's
     parameters), or the program ends with the invariant or reference it breaks."""
-    broken = check_invariants({**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]})
-    if broken is not None:
-        refuse(broken)
+    must(check_invariants({**draft, "mutation_evidence_ids": previous_mutations + ["ev_" + "0" * 64]}))
     _check_references(session, draft)
     evidence = must(
         create_evidence(

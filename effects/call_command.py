@@ -170,13 +170,13 @@ def tool_parser(contract: ToolContract) -> argparse.ArgumentParser:
 
 @attrs.frozen(kw_only=True)
 class Plan:
-    """What `rea call ...` resolved to: text to print, a listing, an error, or tool calls to run."""
+    """What `rea call ...` resolved to: text to print, a listing, or the tool calls to run (or why there are
+    none: an unknown tool, a bad flag)."""
 
     fmt: str = "text"
     text: str | None = None
     listing: Mapping[str, Any] | None = None
-    error: ReaError | None = None
-    command: ToolCommand | None = None
+    command: Result[ToolCommand, ReaError] = Failure(invalid_request("nothing to run", field="tool"))
 
 
 def _fmt(argv: Sequence[str]) -> str:
@@ -256,26 +256,27 @@ def plan(argv: Sequence[str]) -> Plan:
     contract = BY_NAME.get(argv[0])
     if contract is None:
         names = ", ".join(BY_NAME)
-        return Plan(
-            fmt=fmt, error=invalid_request(f"There is no tool named {argv[0]!r}.", field="tool", accepted=names)
-        )
+        unknown = invalid_request(f"There is no tool named {argv[0]!r}.", field="tool", accepted=names)
+        return Plan(fmt=fmt, command=Failure(unknown))
     parser = tool_parser(contract)
     if any(a in ("-h", "--help") for a in argv[1:]):
         return Plan(text=parser.format_help())
     try:
         ns = parser.parse_args(list(argv[1:]))
     except _Usage as exc:
-        return Plan(fmt=fmt, error=_usage_error(contract.name, str(exc), flags_for(contract.input_schema)))
+        return Plan(fmt=fmt, command=Failure(_usage_error(contract.name, str(exc), flags_for(contract.input_schema))))
     steps = _arguments(ns).bind(lambda args: _steps(ns, contract.name, args))
     return either(
         steps,
         lambda chosen: Plan(
             fmt=ns.format,
-            command=ToolCommand(
-                name="call", help="", configure=lambda p: None, steps=lambda _ns: chosen, render=render_reply
+            command=Success(
+                ToolCommand(
+                    name="call", help="", configure=lambda p: None, steps=lambda _ns: chosen, render=render_reply
+                )
             ),
         ),
-        lambda error: Plan(fmt=fmt, error=error),
+        lambda error: Plan(fmt=fmt, command=Failure(error)),
     )
 
 

@@ -271,11 +271,7 @@ def _prompt_command(ns: argparse.Namespace, fmt: str) -> int:
     if ns.command == "prompts":
         _emit(prompt_commands.listing(), fmt, prompt_commands.render_listing)
         return EXIT_OK
-    value = prompt_commands.rendered(ns)
-    if isinstance(value, ReaError):
-        return _fail(value, fmt)
-    _emit(value, fmt, prompt_commands.render_prompt)
-    return EXIT_OK
+    return _finish(prompt_commands.prompt(ns), fmt, prompt_commands.render_prompt)
 
 
 def _call(argv: list[str]) -> int:
@@ -287,13 +283,11 @@ def _call(argv: list[str]) -> int:
     if plan.listing is not None:
         _emit(plan.listing, plan.fmt, call_command.render_tools)
         return EXIT_OK
-    if plan.error is not None or plan.command is None:
-        return _fail(plan.error or invalid_request("nothing to run", field="tool"), plan.fmt)
-    match load_context("cli"):
-        case Success(ctx):
-            return _run_family(Connection(ctx=ctx), plan.command, argparse.Namespace(), plan.fmt)
-        case context:
-            return _fail(context.failure(), plan.fmt)
+    match plan.command.bind(lambda command: load_context("cli").map(lambda ctx: (command, ctx))):
+        case Success((command, ctx)):
+            return _run_family(Connection(ctx=ctx), command, argparse.Namespace(), plan.fmt)
+        case refused:
+            return _fail(refused.failure(), plan.fmt)
 
 
 def main(argv: list[str] | None = None) -> int:

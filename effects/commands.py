@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 
 import attrs
 import orjson
-from returns.result import Result, Success
+from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
 from rea.native.selector import parse_selector
@@ -28,23 +28,23 @@ def render_json(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_INDENT_2).decode()
 
 
-def json_object_input(text: str, *, field: str, accepted: str, what: str) -> dict[str, Any] | ReaError:
+def json_object_input(text: str, *, field: str, accepted: str, what: str) -> Result[dict[str, Any], ReaError]:
     """One JSON object given inline (text starting with '{') or as the path of a JSON file, as 6.x's CLI
-    takes a tool's input; a ReaError naming `field` otherwise."""
+    takes a tool's input; an invalid_request naming `field` otherwise."""
     source = text
     if not text.lstrip().startswith("{"):
         try:
             with open(os.path.abspath(text), encoding="utf-8") as f:
                 source = f.read()
         except OSError as exc:
-            return invalid_request(f"cannot read {text!r}: {exc.strerror}", field=field, accepted=accepted)
+            return Failure(invalid_request(f"cannot read {text!r}: {exc.strerror}", field=field, accepted=accepted))
     try:
         value = json.loads(source)
     except json.JSONDecodeError as bad:
-        return invalid_request(f"{what} is not JSON: {bad}", field=field, accepted=accepted)
+        return Failure(invalid_request(f"{what} is not JSON: {bad}", field=field, accepted=accepted))
     if not isinstance(value, dict):
-        return invalid_request(f"{what} is not a JSON object", field=field, accepted=accepted)
-    return value
+        return Failure(invalid_request(f"{what} is not a JSON object", field=field, accepted=accepted))
+    return Success(value)
 
 
 def given(ns: argparse.Namespace, *keys: str) -> dict[str, Any]:

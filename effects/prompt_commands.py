@@ -63,11 +63,5 @@ def _prompt_json(value: prompts.Rendered) -> dict[str, Any]:
     }
 
 
-def rendered(ns: argparse.Namespace) -> dict[str, Any] | ReaError:
-    """`prompt` as effects/commandline.py reads it today (the value, or the error itself)."""
-    answer = prompt(ns)
-    return answer.value_or(None) or answer.failure()  # a rendered prompt is never empty
-
-
 def render_prompt(value: dict[str, Any]) -> str:
     return "\n".join(m["content"]["text"] for m in value["messages"])

@@ -94,5 +94,6 @@ SHARED_TYPED: tuple[str, ...] = (
     "rea/bundle.py",
     "rea/library",
     "rea/__init__.py",
+    "effects",
 )
 TYPED: tuple[str, ...] = SHARED_TYPED + tuple(path for f in FAMILIES for path in f.typed)

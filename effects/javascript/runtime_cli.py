@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
+
+from returns.result import Failure, Result, Success
 
 from effects.commands import ToolCommand, json_object_input
 from rea.errors import ReaError, invalid_request
+from rea.program import Refused, must, refuse
 
 
 def _recover_configure(parser: argparse.ArgumentParser) -> None:
@@ -175,37 +178,27 @@ def _reconcile_configure(parser: argparse.ArgumentParser) -> None:
 RECONCILE_ACCEPTED = "INPUT (JSON file or inline), or --application DIR with --runtime-evidence FILE"
 
 
-class _Refused(Exception):
-    def __init__(self, error: ReaError) -> None:
-        super().__init__(error.message)
-        self.error = error
-
-
-def _refuse(message: str, option: str) -> _Refused:
-    return _Refused(
-        invalid_request(f"reconcile-javascript-runtime: {message}", field=option, accepted=RECONCILE_ACCEPTED)
-    )
+def _refuse(message: str, option: str) -> NoReturn:
+    refuse(invalid_request(f"reconcile-javascript-runtime: {message}", field=option, accepted=RECONCILE_ACCEPTED))
 
 
 def _json_argument(text: str, option: str, what: str) -> dict[str, Any]:
-    value = json_object_input(text, field=option, accepted=RECONCILE_ACCEPTED, what=what)
-    if isinstance(value, ReaError):
-        raise _Refused(value)
-    return value
+    return must(json_object_input(text, field=option, accepted=RECONCILE_ACCEPTED, what=what))
 
 
 def _layers(ns: argparse.Namespace) -> list[tuple[str, str]]:
     if not ns.application:
-        raise _refuse("give INPUT, or --application with --runtime-evidence", "application")
+        _refuse("give INPUT, or --application with --runtime-evidence", "application")
     paths = [("application", ns.application), *(("cache", p) for p in ns.cache), *(("assets", p) for p in ns.assets)]
     return [(role, os.path.abspath(p)) for role, p in paths]
 
 
-def _reconcile_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Any]] | ReaError:
+def _reconcile_steps(ns: argparse.Namespace) -> Result[Sequence[tuple[str, Any]], ReaError]:
+    """The calls to make, or the first argument that cannot be read (each reader refuses with must/refuse)."""
     try:
-        return _reconcile_plan(ns)
-    except _Refused as exc:
-        return exc.error
+        return Success(_reconcile_plan(ns))
+    except Refused as exc:
+        return Failure(exc.error)
 
 
 def _reconcile_plan(ns: argparse.Namespace) -> Sequence[tuple[str, Any]]:
@@ -213,14 +206,14 @@ def _reconcile_plan(ns: argparse.Namespace) -> Sequence[tuple[str, Any]]:
         return [("reconcile_javascript_runtime", _json_argument(ns.input, "input", "INPUT"))]
     layers = _layers(ns)
     if not ns.runtime_evidence:
-        raise _refuse("give at least one --runtime-evidence FILE", "runtime_evidence")
+        _refuse("give at least one --runtime-evidence FILE", "runtime_evidence")
     captures = [_json_argument(p, "runtime_evidence", f"--runtime-evidence {p}") for p in ns.runtime_evidence]
     mappings: list[list[Any]] = [[] for _ in layers]
     for text in ns.mapping:
         m = _json_argument(text, "mapping", "--mapping")
         index = m.pop("layer", 0)
         if not isinstance(index, int) or not 0 <= index < len(layers):
-            raise _refuse(f"--mapping {text}: layer must be an index below {len(layers)}", "mapping")
+            _refuse(f"--mapping {text}: layer must be an index below {len(layers)}", "mapping")
         mappings[index].append(m)
 
     def arguments(replies: list[Any]) -> Mapping[str, Any]:

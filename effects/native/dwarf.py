@@ -117,24 +117,25 @@ def _lookup(effect: ReadDwarfType) -> dict[str, Any]:
         return {"status": "not-found", "reason": f"no DWARF type entry for {what}"}
 
 
-def guarded(effect: ReadDwarfType) -> dict[str, Any] | ReaError:
+def guarded(effect: ReadDwarfType) -> Result[dict[str, Any], ReaError]:
     """_lookup, with whatever a damaged file makes pyelftools raise turned into a canonical error."""
     try:
-        return _lookup(effect)
+        return Success(_lookup(effect))
     except ELFError:
-        return {"status": "unavailable", "reason": "not an ELF file: DWARF is read from ELF targets"}
+        return Success({"status": "unavailable", "reason": "not an ELF file: DWARF is read from ELF targets"})
     except Exception as exc:  # pyelftools and construct raise many types on damaged sections  # noqa: BLE001
-        return ReaError(
-            code="target_unavailable",
-            message=f"The target's DWARF cannot be read: {type(exc).__name__}: {exc}",
-            details={"reason": "unreadable_dwarf"},
-            action="Check that the file is a complete ELF with intact debug sections.",
+        return Failure(
+            ReaError(
+                code="target_unavailable",
+                message=f"The target's DWARF cannot be read: {type(exc).__name__}: {exc}",
+                details={"reason": "unreadable_dwarf"},
+                action="Check that the file is a complete ELF with intact debug sections.",
+            )
         )
 
 
 async def _read(effect: ReadDwarfType, progress: Progress) -> Result[Any, ReaError]:
-    got = await anyio.to_thread.run_sync(guarded, effect)
-    return Failure(got) if isinstance(got, ReaError) else Success(got)
+    return await anyio.to_thread.run_sync(guarded, effect)
 
 
 HANDLERS = {ReadDwarfType: _read}

@@ -56,11 +56,11 @@ def _first(patterns: list[str]) -> str | None:
     return None
 
 
-def discover() -> dict[str, str] | ReaError:
+def discover() -> Result[dict[str, str], ReaError]:
     """LLDB's executable, lldb-server, its Python package and library, and the Python to run the bridge."""
     lldb = os.environ.get("REA_LLDB") or shutil.which("lldb")
     if not lldb or not os.access(lldb, os.X_OK):
-        return _missing("no lldb executable (PATH or REA_LLDB)")
+        return Failure(_missing("no lldb executable (PATH or REA_LLDB)"))
     real = os.path.realpath(lldb)
     prefix = os.path.dirname(os.path.dirname(real))
     server = os.environ.get("LLDB_DEBUGSERVER_PATH") or _first([os.path.join(os.path.dirname(real), "lldb-server")])
@@ -74,11 +74,13 @@ def discover() -> dict[str, str] | ReaError:
         [f"{prefix}/lib/liblldb.so*", "/usr/lib/*-linux-gnu/liblldb-*.so.1", "/usr/lib/*-linux-gnu/liblldb*.so*"]
     )
     if server is None:
-        return _missing("lldb-server is not beside lldb")
+        return Failure(_missing("lldb-server is not beside lldb"))
     if package is None or library is None:
-        return _missing("LLDB's Python module (python3-lldb-14) is not installed")
+        return Failure(_missing("LLDB's Python module (python3-lldb-14) is not installed"))
     python = "/usr/bin/python3" if os.access("/usr/bin/python3", os.X_OK) else sys.executable
-    return {"lldb": real, "server": server, "package": os.path.dirname(package), "library": library, "python": python}
+    return Success(
+        {"lldb": real, "server": server, "package": os.path.dirname(package), "library": library, "python": python}
+    )
 
 
 def _package(root: Path, found: dict[str, str]) -> Path:
@@ -185,9 +187,11 @@ async def _lines(process: Any, state: dict[str, Any], progress: Progress) -> Non
 
 
 async def observe_native_calls(effect: ObserveNativeCalls, progress: Progress) -> Result[Any, ReaError]:
-    found = discover()
-    if isinstance(found, ReaError):
-        return Failure(found)
+    match discover():
+        case Success(found):
+            pass
+        case missing:
+            return missing
     before = _identity(effect.path)
     if before["sha256"] != effect.sha256:
         return Failure(

@@ -7,7 +7,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from effects.commands import ToolCommand, json_object_input
-from rea.errors import invalid_request
+from returns.result import Failure, Result, Success
+
+from rea.errors import ReaError, invalid_request
 
 ACCEPTED = "a JSON object matching capture_browser_scenario's input, inline or in a file"
 
@@ -16,15 +18,14 @@ def _configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("input_json", help="inline JSON or the path of a JSON file (capture_browser_scenario's input)")
 
 
-def scenario_input(text: str) -> Any:
-    """The argument object, or a ReaError the runner reports as the failure."""
+def scenario_input(text: str) -> Result[dict[str, Any], ReaError]:
+    """The argument object, or the error the runner reports as the failure."""
     return json_object_input(text, field="input_json", accepted=ACCEPTED, what="the scenario")
 
 
 def _steps(tool: str) -> Any:
-    def steps(ns: argparse.Namespace) -> Any:
-        value = scenario_input(ns.input_json)
-        return [(tool, value)] if isinstance(value, dict) else value
+    def steps(ns: argparse.Namespace) -> Result[list[tuple[str, dict[str, Any]]], ReaError]:
+        return scenario_input(ns.input_json).map(lambda value: [(tool, value)])
 
     return steps
 
@@ -57,10 +58,8 @@ def _configure_compare(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-changes", type=int, default=None)
 
 
-def _capture(path: str) -> Any:
-    value = scenario_input(path)
-    if not isinstance(value, dict):
-        return value
+def _capture(value: dict[str, Any]) -> tuple[str, Any]:
+    """(the tool that made it, its result) of saved Evidence or a bare normalized_result."""
     kind = value.get("operation")
     result = value.get("normalized_result", value)
     if kind is None:
@@ -68,17 +67,23 @@ def _capture(path: str) -> Any:
     return kind, result
 
 
-def _compare_steps(ns: argparse.Namespace) -> Any:
-    pair = [_capture(ns.before), _capture(ns.after)]
-    bad = next((p for p in pair if not isinstance(p, tuple)), None)
-    if bad is not None:
-        return bad
-    (before_kind, before), (after_kind, after) = pair
+def _compare_steps(ns: argparse.Namespace) -> Result[list[tuple[str, dict[str, Any]]], ReaError]:
+    return scenario_input(ns.before).bind(
+        lambda before: scenario_input(ns.after).bind(lambda after: _comparison(ns, _capture(before), _capture(after)))
+    )
+
+
+def _comparison(
+    ns: argparse.Namespace, earlier: tuple[str, Any], later: tuple[str, Any]
+) -> Result[list[tuple[str, dict[str, Any]]], ReaError]:
+    (before_kind, before), (after_kind, after) = earlier, later
     if before_kind != after_kind or before_kind not in ("capture_browser_scenario", "inspect_web_page"):
-        return invalid_request(
-            f"the captures are {before_kind} and {after_kind}",
-            field="after",
-            accepted="two inspect_web_page or two capture_browser_scenario results",
+        return Failure(
+            invalid_request(
+                f"the captures are {before_kind} and {after_kind}",
+                field="after",
+                accepted="two inspect_web_page or two capture_browser_scenario results",
+            )
         )
     if before_kind == "capture_browser_scenario":
         args: dict[str, Any] = {"before_scenario": before, "after_scenario": after}
@@ -86,7 +91,7 @@ def _compare_steps(ns: argparse.Namespace) -> Any:
         args = {"before": {"inspection": before}, "after": {"inspection": after}}
     if ns.max_changes is not None:
         args["max_changes"] = ns.max_changes
-    return [("compare_web_captures", args)]
+    return Success([("compare_web_captures", args)])
 
 
 def render_comparison(value: Mapping[str, Any]) -> str:

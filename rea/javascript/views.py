@@ -241,18 +241,16 @@ def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any
 
 def application_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The unsealed view of complete application Evidence (see rea.views.projection.seal)."""
-    checked = check_application(source, "source")
-    if not isinstance(checked, Success):
-        return checked
-    result = checked.unwrap()
-    return _project(source, result, view).map(
-        lambda body: {
-            "kind": view["kind"],
-            "view": dict(view),
-            **body,
-            "limitations": unique_sorted(source.limitations),
-            "unknowns": _unknowns(result),
-        }
+    return check_application(source, "source").bind(
+        lambda result: _project(source, result, view).map(
+            lambda body: {
+                "kind": view["kind"],
+                "view": dict(view),
+                **body,
+                "limitations": unique_sorted(source.limitations),
+                "unknowns": _unknowns(result),
+            }
+        )
     )
 
 

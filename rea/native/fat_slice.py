@@ -82,16 +82,18 @@ def opened_slice(binding: Mapping[str, Any] | None) -> str | None:
     return str(chosen["architecture"]) if isinstance(chosen, Mapping) and chosen.get("architecture") else None
 
 
-def thin_mismatch(requested: str, fmt: str, architecture: str | None) -> ReaError | None:
-    """A selector on a target that is not universal must name its one architecture."""
+def thin_selector(requested: str, fmt: str, architecture: str | None) -> Result[str, ReaError]:
+    """A selector on a target that is not universal must name its one architecture (which it then is)."""
     if requested == architecture:
-        return None
+        return Success(requested)
     accepted = f"{architecture} (the target's one architecture), or omit architecture" if architecture else None
-    return invalid_request(
-        f"open_binary: architecture {requested} selects a slice of a universal Mach-O; this {fmt} target is "
-        f"{architecture or 'of no known architecture'}",
-        field="architecture",
-        accepted=accepted or "omit architecture: the target has no slices",
-        reason="no-slice",
-        available=[architecture] if architecture else [],
+    return Failure(
+        invalid_request(
+            f"open_binary: architecture {requested} selects a slice of a universal Mach-O; this {fmt} target is "
+            f"{architecture or 'of no known architecture'}",
+            field="architecture",
+            accepted=accepted or "omit architecture: the target has no slices",
+            reason="no-slice",
+            available=[architecture] if architecture else [],
+        )
     )

@@ -62,8 +62,8 @@ def test_flag_values_become_typed_arguments():
     ],
 )
 def test_bad_flags_are_canonical_errors(argv, field):
-    error = plan(argv).error
-    assert error is not None and error.code == "invalid_request" and error.details["field"] == field
+    error = plan(argv).command.failure()
+    assert error.code == "invalid_request" and error.details["field"] == field
 
 
 def rea(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:

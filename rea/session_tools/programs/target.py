@@ -11,7 +11,7 @@ from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.layout.model import ReadArchitectures
 from rea.native.effects import DiscoverProviders, ReleaseNative
-from rea.native.fat_slice import choose_slice, loader_slice, subject_architecture, thin_mismatch
+from rea.native.fat_slice import choose_slice, loader_slice, subject_architecture, thin_selector
 from rea.native.providers import select_provider, sliced, unavailable_reason
 from rea.native.selector import AUTO, parse_selector
 from rea.program import (
@@ -135,9 +135,8 @@ def _fat_slice(args: OpenBinaryArgs, fmt: str, architecture: str | None) -> Gene
     asked for."""
     requested = args.architecture
     if fmt != "mach-o-universal":
-        mismatch = None if requested is None else thin_mismatch(requested, fmt, architecture)
-        if mismatch is not None:
-            refuse(mismatch)
+        if requested is not None:
+            must(thin_selector(requested, fmt, architecture))
         return {}
     yield ReportProgress(phase="reading architectures", message=args.path)
     read = yield ReadArchitectures(path=args.path)

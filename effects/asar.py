@@ -12,8 +12,8 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from typing import IO, Any
 from collections.abc import Iterable, Iterator
+from typing import IO, Any
 
 import orjson
 

@@ -12,17 +12,17 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from typing import Any, NoReturn
 from collections.abc import Mapping, Sequence
+from typing import Any, NoReturn
 
 import attrs
 import orjson
 from returns.result import Failure, Result, Success
 
 from effects.commands import ToolCommand, open_step
-from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.catalog import BY_NAME, CATALOG, ToolContract
 from rea.errors import ReaError, invalid_request
+from rea.local_paths import LOCAL_PATH_PATTERN
 from rea.results import either
 
 # options of `rea call` itself; a tool argument of the same name is spelled --arg-NAME

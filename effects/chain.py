@@ -3,8 +3,8 @@ and the first failure is the answer, without testing each Result by hand between
 
 from __future__ import annotations
 
-from typing import TypeVar
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 

@@ -10,38 +10,37 @@ import argparse
 import os
 import signal
 import sys
+from collections.abc import Callable, Mapping
 from importlib import import_module
 from typing import Any
-from collections.abc import Callable, Mapping
 
 import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects.batch import cli as batch_cli
 from effects import call_command, prompt_commands
-from effects.setup import command as setup_command
+from effects.batch import cli as batch_cli
 from effects.calls import Connection, call_tool
 from effects.commands import ToolCommand
 from effects.derived_commands import derived_commands
-from effects.native.discovery import discover
-from effects.native.runtime import release_all
-from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
 from effects.doctor import doctor_report
 from effects.environment import add_toolsets_option, load_context
 from effects.interpreter import run
+from effects.native.discovery import discover
+from effects.native.runtime import release_all
 from effects.progress import Progress
+from effects.setup import command as setup_command
 from rea import __version__
-from rea.catalog import CATALOG, CLI_COMMANDS, DECLARED_COMMANDS
+from rea.catalog import CATALOG, CLI_COMMANDS, DECLARED_COMMANDS, toolsets
 from rea.catalog.availability import TargetState
-from rea.catalog import toolsets
 from rea.catalog.projection import catalog_identity, grouped_availability, tool_definition
 from rea.errors import ReaError, cancelled, invalid_request
 from rea.families import FAMILIES
+from rea.native.providers import EMBEDDED_DEFAULT, candidate_records
 from rea.session import Session
-from rea.validation import validate_arguments
 from rea.session_tools.programs.bundles import INSPECT_BUNDLE_SCHEMA, inspect_evidence_bundle
 from rea.session_tools.programs.status import NATIVE_OPERATIONS
+from rea.validation import validate_arguments
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_CANCELLED = 0, 1, 2, 130
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 import orjson

@@ -15,7 +15,6 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-
 from returns.result import Result
 
 from effects.call_command import Flag, add_flag, flags_for, given_arguments, json_value

@@ -10,9 +10,9 @@ import importlib
 import importlib.metadata
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Mapping
 
 from returns.result import Failure, Result, Success
 

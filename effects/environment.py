@@ -13,9 +13,9 @@ from typing import Any
 
 from returns.result import Result, Success
 
-from rea import __version__
-from effects.native.cache import cache_root
 from effects.heap import settle_startup_heap
+from effects.native.cache import cache_root
+from rea import __version__
 from rea.config import (
     analysis_provider,
     angr_startup_timeout,

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import stat
-from typing import Any, BinaryIO
 from collections.abc import Awaitable, Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 import anyio
 import anyio.lowlevel
@@ -17,9 +17,9 @@ from returns.result import Failure, Result, Success
 from rea.artifacts.model import format_for_name
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
-from rea.program import PublishReceipt, TargetFacts, TargetStamp
 from rea.managed.cli_header import cli_header_present
 from rea.native.dos import com_by_name
+from rea.program import PublishReceipt, TargetFacts, TargetStamp
 from rea.session import header_architecture
 from rea.text import printable
 

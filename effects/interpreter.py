@@ -8,15 +8,14 @@ Cancellation itself is re-raised: the transport decides what it means.
 
 from __future__ import annotations
 
+import importlib
 import uuid
-from typing import Any
 from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 import anyio
 import anyio.lowlevel
 from returns.result import Failure, Result, Success
-
-import importlib
 
 from effects import fs
 from effects.environment import resolve_command_path
@@ -30,12 +29,12 @@ from rea.program import (
     NewRunId,
     Outcome,
     ProgramCancelled,
-    crashed,
     PublishAtomically,
     ReadJsonFile,
     ReportProgress,
     ResolveCommandPath,
     StampTarget,
+    crashed,
 )
 from rea.session import Session
 

@@ -12,8 +12,8 @@ it ("progress notification for an unknown token").
 from __future__ import annotations
 
 import time
-from typing import Any
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from rea.progress import ProgressState, observe
 

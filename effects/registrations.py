@@ -13,9 +13,9 @@ import os
 import stat
 import sys
 import sysconfig
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
 
 import attrs
 

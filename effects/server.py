@@ -11,8 +11,8 @@ answers; a call to a catalog tool they leave out is refused with the toolset tha
 from __future__ import annotations
 
 import sys
-from typing import Any, NoReturn
 from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
 import anyio
 import attrs
@@ -23,12 +23,11 @@ from mcp.shared.exceptions import MCPError
 
 from effects.calls import Connection, call_tool
 from effects.wire_frame import measure
+from rea import prompts
 from rea.budget import ResponseBudget, WireFrame
-from rea.catalog import BY_NAME, CATALOG
-from rea.catalog import toolsets
+from rea.catalog import BY_NAME, CATALOG, toolsets
 from rea.catalog.projection import tool_definition
 from rea.errors import ReaError
-from rea import prompts
 from rea.replies import admit_success, error_text, fits, meta_for, oversized_error
 from rea.results import either
 

@@ -14,9 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 import mcp_types as types
-from mcp_types import SERVER_INFO_META_KEY
 import pydantic_core
-from mcp_types import methods
+from mcp_types import SERVER_INFO_META_KEY, methods
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS, LATEST_HANDSHAKE_VERSION, MODERN_PROTOCOL_VERSIONS
 
 from rea.budget import WireFrame

@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+import base64
 import copy
-from typing import Any
+import shutil
+import subprocess
+import tempfile
 from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import strategies as st
 from returns.result import Success
 
+from rea.artifacts.model import (
+    EntryFact,
+    InventoryFacts,
+)
 from rea.evidence import (
     ARCHITECTURES,
     AUTHORITY,
@@ -22,19 +33,8 @@ from rea.evidence import (
     create_profile,
 )
 from rea.program import Context, Outcome, ReadJsonFile, ReportProgress, ServerFacts
-import base64
-import shutil
-import subprocess
-import tempfile
-from functools import cache
-from pathlib import Path
-import pytest
 from rea.session import Session, record
 from rea.session_tools.programs import unknowns
-from rea.artifacts.model import (
-    EntryFact,
-    InventoryFacts,
-)
 
 SAFE = 2**53 - 1
 

@@ -9,11 +9,13 @@ import zipfile
 
 import anyio
 import attrs
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from returns.result import Success
 
 from effects.artifacts import extract, inventory
 from effects.progress import Progress
+from prop_support import trees
 from rea.artifacts import build_inventory, compare_inventories, parse_inventory
 from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import (
@@ -25,7 +27,6 @@ from rea.artifacts.model import (
     Omission,
 )
 from rea.errors import CATEGORY_BY_CODE
-from prop_support import trees
 
 
 def reorder(facts: InventoryFacts, seed: int) -> InventoryFacts:
@@ -254,10 +255,10 @@ def _run_scripted(program, session, args, facts):
 
 @given(trees(), st.lists(st.tuples(st.integers(0, 16), st.integers(1, 7)), min_size=1, max_size=6))
 def test_pages_served_from_the_retained_inventory_are_the_pages_a_walk_gives(facts, windows):
-    from rea.session import Session, Target, open_target
-    from rea.artifacts.records import InventoryArgs
-    from rea.wire.convert import structure
     from rea.artifacts.programs import inventory_artifact
+    from rea.artifacts.records import InventoryArgs
+    from rea.session import Session, Target, open_target
+    from rea.wire.convert import structure
 
     target = Target(
         path="/t/r.zip", name="r.zip", sha256="ee" * 32, size=10, format="zip", kind="file", stamp="unmoved"

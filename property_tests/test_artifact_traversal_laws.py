@@ -11,7 +11,8 @@ import hashlib
 import stat
 from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.artifacts import build_inventory
 from rea.artifacts.model import Limits

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from effects.asar import BlockDigests
 from rea.artifacts.asar_blocks import DeclaredBlocks, block_count, block_mismatch, declared_blocks

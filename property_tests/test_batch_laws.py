@@ -11,7 +11,7 @@ from returns.result import Success
 from rea.batch.inputs import manifest_paths
 from rea.batch.items import Analysed, Identified, Work, exit_status, outcomes, work_list
 from rea.batch.kinds import PLANS
-from rea.bundle import manifests, merged_manifests, manifest_rows, stream_chunks
+from rea.bundle import manifest_rows, manifests, merged_manifests, stream_chunks
 from rea.canonical_json import canonicalize
 from rea.errors import CATEGORY_BY_CODE
 from rea.evidence import Provider, Subject, create_evidence

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import orjson
-from hypothesis import event, example, given, strategies as st
+from hypothesis import event, example, given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from prop_support import (
     CTX,
+    SEVERITIES,
     drive,
-    json_program,
     get_path,
+    json_program,
     json_value,
     paths,
+    record_unknown,
+    sessions,
+    update_unknown,
     with_change,
 )
 from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
 from rea.session import Session, merge, record
-from rea.unknowns import seal
 from rea.session_tools.programs import bundles
-from prop_support import sessions
-from prop_support import SEVERITIES, record_unknown, update_unknown
+from rea.unknowns import seal
 
 import_evidence_bundle = json_program(bundles.import_evidence_bundle)  # the programs read their tool's record
 

@@ -9,7 +9,8 @@ import struct
 import orjson
 import pytest
 import rfc8785
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from prop_support import SAFE, json_keys, json_scalars, json_value, json_values, reorder_keys
 from rea.canonical_json import (

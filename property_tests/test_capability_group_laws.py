@@ -3,7 +3,8 @@ group's suffix gives back every operation's exact limitations, and every operati
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.native.capability_groups import OperationCapability, common_prefix, group_capabilities
 from rea.native.providers import PROVIDER_EFFECTS

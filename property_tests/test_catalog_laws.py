@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import jsonschema
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from prop_support import json_keys, json_value
 from rea.canonical_json import canonical_sha256
 from rea.catalog import CATALOG
-from rea.catalog.schemas import CONTENT_ID_PREFIX, DIALECT, depends_on_base, advertisement_problems, bind_id
+from rea.catalog.schemas import CONTENT_ID_PREFIX, DIALECT, advertisement_problems, bind_id, depends_on_base
 from rea.validation import validate_arguments
 
 TOOLS = {c.name: c for c in CATALOG}

@@ -2,7 +2,8 @@
 
 import re
 
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from rea.budget import DEFAULT_MAX_RESPONSE_BYTES, ResponseBudget

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import attrs
 import orjson
-from hypothesis import assume, example, given, strategies as st
+from hypothesis import assume, example, given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from prop_support import (

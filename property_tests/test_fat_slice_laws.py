@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import struct
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.pipeline import is_successful
 
 from effects.layout.failure import LayoutFailure

@@ -7,7 +7,8 @@ import struct
 import sys
 from pathlib import Path
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.native import gopclntab as g
 

@@ -4,10 +4,11 @@ for any condition set is always one of the listed leaves (under a chain those co
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rea.javascript import csp
 from effects.javascript.extract import javascript_facts
+from rea.javascript import csp
 from rea.javascript.resolve import condition_leaves, exports_target, pattern_matches, subpath_map
 
 CONDITION = st.sampled_from(["node", "browser", "import", "require", "default", "module", "types", "deno"])

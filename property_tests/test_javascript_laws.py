@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Provider, Subject, create_evidence
@@ -13,12 +14,12 @@ from rea.javascript.graph import build_graph
 from rea.javascript.graph_kinds import DEFAULT_LIMITS
 from rea.javascript.ids import edge_id, node_id
 from rea.javascript.observations import REFERENCE_KIND
-from rea.javascript.resolve import Resolver, exports_target, normalize
 from rea.javascript.record import application_result
-from rea.javascript.trace import trace_feature
-from rea.wire.convert import to_wire
 from rea.javascript.records.arguments import TraceLimits
+from rea.javascript.resolve import Resolver, exports_target, normalize
+from rea.javascript.trace import trace_feature
 from rea.javascript.views import application_view
+from rea.wire.convert import to_wire
 
 REFERENCE_KINDS = frozenset(REFERENCE_KIND.values()) | {"unknown"}
 SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from prop_support import SAFE, json_values
 from rea.jsonc import blank, to_json

@@ -16,9 +16,9 @@ from hypothesis import strategies as st
 from returns.result import Success
 
 from effects.layout.runtime import _layout, guarded
+from prop_support import mutated, seeds
 from rea.layout.build import layout_result
 from rea.layout.model import ReadBinaryLayout
-from prop_support import mutated, seeds
 
 CODES = {"invalid_request", "target_unavailable"}
 

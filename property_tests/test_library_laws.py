@@ -12,8 +12,8 @@ from returns.pipeline import is_successful
 
 import rea
 from prop_support import evidence_kwargs, json_object, json_value, json_values
-from rea.evidence import create_evidence
 from rea.errors import CATEGORY_BY_CODE
+from rea.evidence import create_evidence
 
 PRODUCERS = (
     "inventory_artifact",

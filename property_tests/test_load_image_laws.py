@@ -13,7 +13,6 @@ import struct
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from returns.pipeline import is_successful
 
 from rea.errors import ReaError

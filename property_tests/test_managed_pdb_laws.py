@@ -21,8 +21,8 @@ from effects.managed.pdb import read_companion  # noqa: E402
 from managed_fixtures import portable_pdb  # noqa: E402
 from rea.managed.facts import AssemblyFacts, ManagedLimits  # noqa: E402
 from rea.managed.pdb import portable_pdb as pdb_result  # noqa: E402
-from rea.wire.convert import to_wire  # noqa: E402
 from rea.managed.records.artifact import PortablePdb  # noqa: E402
+from rea.wire.convert import to_wire  # noqa: E402
 from rea.wire.schema import schema_of  # noqa: E402
 
 LIMITS = ManagedLimits(max_file_bytes=1 << 20, max_metadata_bytes=1 << 20, max_heap_item_bytes=1 << 12,

@@ -5,7 +5,8 @@ more than its budget and is truncated exactly when it says what it left unread."
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rea.native import callpath, feature
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.errors import ReaError
 from rea.native import emulation as e

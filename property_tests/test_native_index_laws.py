@@ -10,7 +10,8 @@ import struct
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.native import gostrings, index, sweep as sweep_module
+from rea.native import gostrings, index
+from rea.native import sweep as sweep_module
 from rea.native.eh_frame import fde_ranges
 from rea.native.sweep import Region, decode, sweep
 from rea.native.sweep_halves import Cut, joined, sweep_head, sweep_tail

@@ -3,9 +3,11 @@ fragment folding over arbitrary procedure layouts, and which source names a func
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rea.native import metadata, strings as native_strings
+from rea.native import metadata
+from rea.native import strings as native_strings
 from rea.native.strings import CODECS, MIN_CHARS, WIDTHS, Run, decoded, runs, with_scanned
 
 TEXT = st.text(alphabet=st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=4, max_size=12)

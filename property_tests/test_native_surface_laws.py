@@ -5,13 +5,14 @@ never pass a segment's file bytes."""
 from __future__ import annotations
 
 import orjson
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from returns.result import Failure, Result, Success
 
+from prop_support import mutated, seeds
 from rea.errors import ReaError
 from rea.native import annotations as notes
 from rea.native import image
-from prop_support import mutated, seeds
 
 SHA, DIGEST = "a" * 64, "b" * 64
 addresses = st.integers(min_value=0, max_value=2**48).map(lambda v: f"0x{v:x}")

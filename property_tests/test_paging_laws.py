@@ -1,6 +1,7 @@
 """Laws of rea.paging.paginate: pages partition a listing exactly."""
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.paging import paginate
 

@@ -1,6 +1,7 @@
 """Laws of rea.progress.observe: numbering and rate limiting of status updates."""
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.progress import MIN_INTERVAL_S, ProgressState, observe
 

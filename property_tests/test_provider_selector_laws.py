@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from returns.pipeline import is_successful
 
 from effects import call_command

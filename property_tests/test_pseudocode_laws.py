@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from rea.native import pseudocode as pc
 

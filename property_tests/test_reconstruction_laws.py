@@ -13,7 +13,7 @@ unknowns, coverage reasons and ledgers:
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone, UTC
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from hypothesis import given

@@ -7,7 +7,8 @@ every byte range stays inside the bundle.
 
 from __future__ import annotations
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from rea.javascript.recovery import build, mapped_ranges, safe_relative
 from rea.javascript.sourcemap import source_runs

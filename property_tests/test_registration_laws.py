@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from prop_support import json_value
 from rea.registrations import (

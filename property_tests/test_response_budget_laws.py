@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import attrs
 import mcp_types as types
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 from mcp.server.runner import ServerRunner
 from mcp_types.version import KNOWN_PROTOCOL_VERSIONS
 from returns.result import Failure, Success
@@ -21,11 +22,9 @@ from effects.server import _error_result, _success_result, build_server
 from effects.wire_frame import measure
 from prop_support import CTX, SAFE, json_values
 from rea.budget import ENVELOPE_RESERVE_BYTES, ResponseBudget
-from rea.canonical_json import canonicalize
+from rea.canonical_json import canonical_measure, canonicalize, scalar_census
 from rea.catalog import CATALOG
 from rea.errors import ReaError
-from rea.canonical_json import scalar_census
-from rea.canonical_json import canonical_measure
 from rea.replies import (
     admit_success,
     charged,

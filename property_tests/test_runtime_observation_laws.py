@@ -4,11 +4,12 @@ answer always fits the advertised result schema."""
 from __future__ import annotations
 
 import jsonschema
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prop_support import json_value
-from rea.javascript.runtime_observation import LISTEN, location_of, observation, target_list
 from rea.javascript.records.runtime import RuntimeObservation, RuntimeTargetList
+from rea.javascript.runtime_observation import LISTEN, location_of, observation, target_list
 from rea.wire.schema import Role, schema_of
 
 OBSERVATION = schema_of(RuntimeObservation, Role.OUTPUT)

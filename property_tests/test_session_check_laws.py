@@ -6,24 +6,24 @@ from __future__ import annotations
 from typing import Any
 
 import orjson
-from hypothesis import event, given, strategies as st
+from hypothesis import event, given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from prop_support import CTX, get_path, json_program, paths, small_evidences, with_change
+from prop_support import CTX, get_path, json_program, paths, sessions, small_evidences, with_change
 from prop_support import drive as drive_one
 from rea.bundle import bundle_chunks, parse_bundle
 from rea.canonical_json import canonical_sha256
 from rea.errors import CATEGORY_BY_CODE, ReaError
 from rea.session import Session, record
 from rea.session_checks.comparison import Side, compare, entity_bound
+from rea.session_checks.programs import compare_bundles, verify_unknown_resolution
 from rea.session_checks.records import CompareBundlesArgs, RecordPair, VerifyUnknownResolutionArgs
 from rea.session_checks.resolution import verdict
-from rea.session_checks.programs import compare_bundles, verify_unknown_resolution
+from rea.session_tools.programs import unknowns
+from rea.session_tools.records.results import ResidualUnknown
 from rea.unknowns import heads, seal
 from rea.wire.convert import structure, to_wire
-from rea.session_tools.records.results import ResidualUnknown
-from rea.session_tools.programs import unknowns
-from prop_support import sessions
 
 update_unknown = json_program(unknowns.update_unknown)  # the programs read their tool's record
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from prop_support import json_keys, json_values
 from rea import jsonc

@@ -3,7 +3,8 @@ of a generated range is one that is mapped there."""
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.javascript.sourcemap import decode_vlq, encode_vlq, source_at, source_runs
 

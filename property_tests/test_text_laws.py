@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 
 from rea.canonical_json import canonicalize
 from rea.text import printable

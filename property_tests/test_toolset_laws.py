@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import json
 
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
-from rea.catalog import CATALOG, FAMILY_OF
-from rea.catalog import toolsets
+from rea.catalog import CATALOG, FAMILY_OF, toolsets
 from rea.catalog.availability import TargetState
 from rea.catalog.projection import grouped_availability
 from rea.registrations import Entry, Installation, PathFacts, classify, split_toolsets, with_toolsets

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from prop_support import CTX, drive, json_program
 from rea.session import Session
-from rea.unknowns import SEVERITIES, seal, verify_revision
 from rea.session_tools.programs import unknowns
+from rea.unknowns import SEVERITIES, seal, verify_revision
 
 list_unknowns = json_program(unknowns.list_unknowns)  # the programs read their tool's record
 record_unknown = json_program(unknowns.record_unknown)

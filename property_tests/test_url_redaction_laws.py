@@ -17,11 +17,11 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.wire.convert import to_wire
 from rea.web_network.capture import har_records
 from rea.web_network.model import NumberText
-from rea.web_network.views import capture_summary
 from rea.web_network.url_redaction import PARAMETER_NAMES, PLACEHOLDER, credential_name, redact_text
+from rea.web_network.views import capture_summary
+from rea.wire.convert import to_wire
 
 LOWER = "abcdefghijklmnopqrstuvwxyz0123456789"
 PLAIN = st.text(LOWER, min_size=1, max_size=12)

@@ -8,17 +8,18 @@ to the complete collection, nothing is lost or repeated, `examined` sums to
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
+from prop_support import trees as inventory_trees
 from rea.artifacts import build_inventory
 from rea.artifacts.graph import SECTIONS, page_inventory
 from rea.artifacts.model import Limits
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.views.programs import project
-from prop_support import trees as inventory_trees
 
 SUBJECT = Subject(name="t", sha256="d" * 64, format="elf", architecture=None, local_path="/t")
 ROW_FACETS = ("assembly", "callers", "incoming_references", "referenced_strings", "basic_blocks", "unresolved_calls")

@@ -22,8 +22,8 @@ from returns.result import Success
 
 from effects.progress import Progress
 from effects.wasm.customs import custom_sections
-from rea.wasm.binary import decode_module
 from effects.wasm.runtime import inspect_wasm
+from rea.wasm.binary import decode_module
 from rea.wasm.build import wasm_result
 from rea.wasm.model import InspectWasm
 

@@ -11,18 +11,19 @@ from __future__ import annotations
 import json
 
 import jsonschema
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from prop_support import json_value
 from rea.catalog import BY_NAME
 from rea.web.inspection import inspection
+from rea.web.records.browser import InspectWebPageArgs
+from rea.web.records.page import WebPageInspection
+from rea.web.records.webmcp import WebMcpDiscovery
 from rea.web.redaction import json_shape
 from rea.web.scope import allowed_origins, sanitize_url
 from rea.web.webmcp import discovery, summarize_schema
 from rea.wire.schema import Role, schema_of
-from rea.web.records.webmcp import WebMcpDiscovery
-from rea.web.records.browser import InspectWebPageArgs
-from rea.web.records.page import WebPageInspection
 
 SECRET = "VALUE-NEVER-SHOWN"
 INSPECTION = jsonschema.Draft202012Validator(schema_of(WebPageInspection, Role.OUTPUT))

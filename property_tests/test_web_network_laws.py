@@ -23,9 +23,10 @@ from hypothesis import strategies as st
 from returns.result import Failure, Success
 
 from effects.web_network.runtime import decode_json, read_har
-from rea.web_network.capture import Malformed, har_records as _har_records
-from rea.wire.convert import to_wire
+from rea.web_network.capture import Malformed
+from rea.web_network.capture import har_records as _har_records
 from rea.web_network.png import PngError, decode_png
+from rea.wire.convert import to_wire
 
 # ------------------------------------------------------------------ PNG encoder (the independent side)
 

@@ -7,13 +7,14 @@ origins pass, and no secret survives redaction in any of its encoded forms.
 
 from __future__ import annotations
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from rea.errors import ReaError
 from rea.loopback import origin_of
+from rea.web.records.scenario import CaptureBrowserScenarioArgs
 from rea.web.scenario import completeness, redact, scenario_origins, secret_forms, with_query
 from rea.wire.convert import with_defaults
-from rea.web.records.scenario import CaptureBrowserScenarioArgs
 
 urls = st.one_of(
     st.sampled_from(

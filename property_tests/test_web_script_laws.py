@@ -7,21 +7,22 @@ from __future__ import annotations
 import json
 
 import jsonschema
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from returns.pipeline import is_successful
 
 from effects.web.scripts import parse_scripts
 from rea.javascript.sourcemap import encode_vlq, segments
-from returns.pipeline import is_successful
 from rea.web.bundle import analysis
 from rea.web.completeness import DROPPED_KINDS
 from rea.web.module_imports import import_map, resolve
-from rea.web.script_export import capture_record, plan
-from rea.web.source_location import lookup
+from rea.web.records.scripts import WebBundleAnalysis
 from rea.web.redaction import text_artifact
 from rea.web.script_effects import ParseWebScripts
+from rea.web.script_export import capture_record, plan
+from rea.web.source_location import lookup
 from rea.web.source_maps import source_maps
 from rea.wire.schema import Role, schema_of
-from rea.web.records.scripts import WebBundleAnalysis
 
 ANALYSIS = jsonschema.Draft202012Validator(schema_of(WebBundleAnalysis, Role.OUTPUT))
 LIMITS = {

@@ -101,44 +101,105 @@ __all__ = [
 assert set(__all__) == set(_PUBLIC), "__all__ and the import table name the same API"
 
 if TYPE_CHECKING:  # what a type checker sees; at run time each name loads on first use
-    from rea.library.bundles import ParsedBundle as ParsedBundle, parse_bundle as parse_bundle
+    from rea.library.bundles import ParsedBundle as ParsedBundle
+    from rea.library.bundles import parse_bundle as parse_bundle
     from rea.library.comparisons import (
         compare_application_versions as compare_application_versions,
+    )
+    from rea.library.comparisons import (
         compare_artifacts as compare_artifacts,
+    )
+    from rea.library.comparisons import (
         compare_functions as compare_functions,
+    )
+    from rea.library.comparisons import (
         compare_inventories as compare_inventories,
+    )
+    from rea.library.comparisons import (
         compare_javascript_export_shapes as compare_javascript_export_shapes,
+    )
+    from rea.library.comparisons import (
         compare_managed_members as compare_managed_members,
+    )
+    from rea.library.comparisons import (
         compare_source_to_bundle as compare_source_to_bundle,
+    )
+    from rea.library.comparisons import (
         derive as derive,
+    )
+    from rea.library.comparisons import (
         inspect_analysis_view as inspect_analysis_view,
+    )
+    from rea.library.comparisons import (
         typed_result as typed_result,
     )
     from rea.library.records import (
         AnalysisProfile as AnalysisProfile,
+    )
+    from rea.library.records import (
         Evidence as Evidence,
+    )
+    from rea.library.records import (
         Provider as Provider,
+    )
+    from rea.library.records import (
         ReaError as ReaError,
+    )
+    from rea.library.records import (
         Subject as Subject,
+    )
+    from rea.library.records import (
         canonical_bytes as canonical_bytes,
+    )
+    from rea.library.records import (
         canonical_digest as canonical_digest,
+    )
+    from rea.library.records import (
         compute_evidence_id as compute_evidence_id,
+    )
+    from rea.library.records import (
         parse_evidence as parse_evidence,
     )
     from rea.library.wire_records import (
         AnalysisViewArgs as AnalysisViewArgs,
+    )
+    from rea.library.wire_records import (
         AnalysisViewResult as AnalysisViewResult,
+    )
+    from rea.library.wire_records import (
         ApplicationVersionsArgs as ApplicationVersionsArgs,
+    )
+    from rea.library.wire_records import (
         ApplicationVersionsComparison as ApplicationVersionsComparison,
+    )
+    from rea.library.wire_records import (
         ArtifactComparison as ArtifactComparison,
+    )
+    from rea.library.wire_records import (
         ArtifactComparisonArgs as ArtifactComparisonArgs,
+    )
+    from rea.library.wire_records import (
         ExportShapesArgs as ExportShapesArgs,
+    )
+    from rea.library.wire_records import (
         ExportShapesComparison as ExportShapesComparison,
+    )
+    from rea.library.wire_records import (
         FunctionComparison as FunctionComparison,
+    )
+    from rea.library.wire_records import (
         FunctionComparisonArgs as FunctionComparisonArgs,
+    )
+    from rea.library.wire_records import (
         ManagedMembersComparison as ManagedMembersComparison,
+    )
+    from rea.library.wire_records import (
         ManagedMembersComparisonArgs as ManagedMembersComparisonArgs,
+    )
+    from rea.library.wire_records import (
         SourceToBundleArgs as SourceToBundleArgs,
+    )
+    from rea.library.wire_records import (
         SourceToBundleComparison as SourceToBundleComparison,
     )
 

@@ -8,15 +8,14 @@ fixed field before any digest or id, then merges atomically.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success
 
 import rea.catalog  # noqa: F401  (first: the session family's records import rea.catalog.contract, which builds it)
 from rea.canonical_json import canonicalize
-from rea.session_tools.contract import UNKNOWN_RECORD
 from rea.errors import ReaError
 from rea.evidence import (
     ENVELOPE_FIELDS,
@@ -28,6 +27,7 @@ from rea.evidence import (
 )
 from rea.program import ReportProgress
 from rea.session import Session
+from rea.session_tools.contract import UNKNOWN_RECORD
 from rea.unknowns import verify_revision
 from rea.validation import first_schema_error
 

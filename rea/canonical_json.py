@@ -21,10 +21,10 @@ import hashlib
 import math
 import re
 from bisect import bisect_right
-from itertools import accumulate, chain, compress, repeat
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
+from itertools import accumulate, chain, compress, repeat
 from typing import Any
 
 import attrs

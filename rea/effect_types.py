@@ -19,14 +19,14 @@ from rea.apple_metadata.family import EFFECTS as AppleMetadataEffect
 from rea.artifacts.family import EFFECTS as ArtifactsEffect
 from rea.evm.family import EFFECTS as EvmEffect
 from rea.families import FAMILIES
-from rea.firmware.family import EFFECTS as FirmwareEffect
-from rea.process_capture.family import EFFECTS as ProcessCaptureEffect
 from rea.family import members
+from rea.firmware.family import EFFECTS as FirmwareEffect
 from rea.javascript.family import EFFECTS as JavascriptEffect
 from rea.layout.family import EFFECTS as LayoutEffect
 from rea.managed.family import EFFECTS as ManagedEffect
 from rea.native.family import EFFECTS as NativeEffect
 from rea.native_runtime.family import EFFECTS as NativeRuntimeEffect
+from rea.process_capture.family import EFFECTS as ProcessCaptureEffect
 from rea.program import (
     Context,
     IdentifyTarget,

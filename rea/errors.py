@@ -7,8 +7,8 @@ what the same code means.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Any, Literal, ParamSpec, get_args
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, ParamSpec, get_args
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from rea import json_schema as schema
 from rea.canonical_json import CanonicalJsonError, canonical_sha256, canonicalize
 from rea.errors import ReaError
-from rea import json_schema as schema
 from rea.strict_json import (
     Reject,
     read_enum,

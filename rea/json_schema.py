@@ -7,8 +7,8 @@ its parser without importing the catalog that imports it.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 
 def string(description: str, **extra: Any) -> dict[str, Any]:

@@ -16,14 +16,14 @@ from collections.abc import Iterable
 # URL string parsing (no IO) is re-exported for the browser families: this module is the one
 # place in rea/ that imports urllib (pyproject's import contract names it)
 from urllib.parse import SplitResult
-from urllib.parse import urlsplit as urlsplit
 from urllib.parse import parse_qsl as parse_qsl
-from urllib.parse import urljoin as urljoin
-from urllib.parse import urlunsplit as urlunsplit
 from urllib.parse import quote as quote
-from urllib.parse import unquote as unquote
 from urllib.parse import quote_plus as quote_plus
+from urllib.parse import unquote as unquote
 from urllib.parse import urlencode as urlencode
+from urllib.parse import urljoin as urljoin
+from urllib.parse import urlsplit as urlsplit
+from urllib.parse import urlunsplit as urlunsplit
 
 import attrs
 from returns.result import Failure, Result, Success

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
 from collections.abc import Sequence
+from typing import Any, TypeVar
 
 import attrs
 

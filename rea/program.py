@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from typing import Any, NoReturn, TypeVar
 from collections.abc import Callable, Generator, Iterable, Mapping
+from typing import Any, NoReturn, TypeVar
 
 import attrs
 from returns.result import Failure, Result, Success

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import tomllib
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 

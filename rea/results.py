@@ -6,8 +6,8 @@ would run them; the first failure among them is the answer, exactly as a loop th
 
 from __future__ import annotations
 
-from typing import TypeVar
 from collections.abc import Callable, Iterable
+from typing import TypeVar
 
 from returns.result import Failure, Result, Success
 

@@ -4,8 +4,8 @@ JSON path and what was wrong. They never repair or coerce (rea.evidence's strict
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 
 class Reject(Exception):

@@ -9,8 +9,8 @@ Evidence record so the ledger says who changed what.
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 

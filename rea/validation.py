@@ -6,9 +6,9 @@ before a program sees it. The error names the field and what is accepted.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
-from collections.abc import Mapping
 
 import orjson
 from returns.result import Failure, Result, Success

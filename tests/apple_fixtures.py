@@ -11,16 +11,15 @@ the reader under test.
 
 from __future__ import annotations
 
-
+import plistlib
 import re
+import shutil
 import subprocess
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
-import plistlib
-import shutil
-from typing import Any
 
 WHEEL = Path(__file__).parent / "data" / "wheels" / "pyobjc_core-10.3.1-cp311-cp311-macosx_10_9_universal2.whl"
 MEMBER = "objc/_objc.cpython-311-darwin.so"

@@ -23,8 +23,8 @@ from typing import Any
 import psutil
 import pytest
 
-from effects.chromium import HEADLESS_ARGS, find_chromium
 from effects import chromium as chromium_module
+from effects.chromium import HEADLESS_ARGS, find_chromium
 
 CHROMIUM = find_chromium()
 needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this host (scripts/setup installs it)")

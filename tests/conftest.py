@@ -33,7 +33,7 @@ atexit.register(shutil.rmtree, os.environ["REA_CACHE_DIR"], True)
 # The fixtures several families' tests share, defined once beside their helpers (the *_fixtures modules) and
 # offered to every test here: a test names the fixture as a parameter and never imports it from another test.
 from chromium_fixtures import browser, owned, site  # noqa: E402,F401
-from javascript_fixtures import npm_tree  # noqa: E402,F401
 from emulation_fixtures import sample  # noqa: E402,F401
+from javascript_fixtures import npm_tree  # noqa: E402,F401
 from native_fixtures import binaries, cache_dir, images  # noqa: E402,F401
 from stack_strings_fixtures import samples  # noqa: E402,F401

@@ -6,8 +6,8 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
-import pytest
 
+import pytest
 
 XOR_KEY = 0x5A
 

@@ -4,25 +4,25 @@ dicts, the real npm tree the fixtures install, and the calls and graph readers t
 from __future__ import annotations
 
 import json
-from pathlib import Path
-from typing import Any
-import anyio
-import pytest
-from returns.result import Success
-from effects.calls import Connection, call_tool
-from rea.javascript.ids import node_id as jid
-from support import npm_fixture
-from scripted import CTX
 import os
 import re
 import signal
 import subprocess
 import urllib.request
-import psutil
-from returns.result import Success
-import jsonschema
-from rea.catalog import CATALOG
+from pathlib import Path
+from typing import Any
 
+import anyio
+import jsonschema
+import psutil
+import pytest
+from returns.result import Success
+
+from effects.calls import Connection, call_tool
+from rea.catalog import CATALOG
+from rea.javascript.ids import node_id as jid
+from scripted import CTX
+from support import npm_fixture
 
 HERE = Path(__file__).parent / "fixtures" / "javascript"
 

@@ -12,14 +12,14 @@ import base64
 import json
 import os
 import re
+import resource
 import shutil
+import signal
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
-import resource
-import signal
 
 SOURCE = r"""
 #include <stdio.h>

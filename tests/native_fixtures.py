@@ -4,23 +4,24 @@ passes."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
+import struct
 import subprocess
 from pathlib import Path
+
 import psutil
 import pytest
-import os
-from layout_fixtures import GO_MACHO
-from support import clean_env
 from returns.result import Success
+
+from layout_fixtures import GO_MACHO
+from rea.evidence import Provider, create_evidence
 from rea.program import IdentifyTarget, TargetFacts
 from rea.session import Session
 from rea.session_tools.programs.target import open_binary
 from scripted import drive_tool
-import struct
-from rea.evidence import Provider, create_evidence
-
+from support import clean_env
 
 SOURCE = Path(__file__).parent / "fixtures" / "sample.c"
 

@@ -3,14 +3,13 @@ the claims and their coverage requests, and a process comparison to reconcile ag
 
 from __future__ import annotations
 
-from rea.canonical_json import canonical_sha256
-
 import json
+from datetime import UTC
 from pathlib import Path
 from typing import Any
-from rea.evidence import Provider, create_evidence
-from datetime import UTC
 
+from rea.canonical_json import canonical_sha256
+from rea.evidence import Provider, create_evidence
 
 FILES = {"a.txt": b"alpha\n", "lib/tool.sh": b"#!/bin/sh\necho 1\n"}
 

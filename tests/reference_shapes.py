@@ -10,12 +10,13 @@ it (each override names its wire-gaps section and 6.x files).
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
+
 import jsonschema
+
 from rea.catalog import BY_NAME, ToolContract
-from rea.catalog import BY_NAME
 
 HERE = Path(__file__).parent / "reference"
 RAW_31: dict[str, Any] = json.loads((HERE / "rea-3.1-result-schemas.json").read_text())["result_schemas"]

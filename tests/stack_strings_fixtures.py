@@ -4,12 +4,14 @@ tests compare with)."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
 from pathlib import Path
+
 import pytest
-import json
+
 from support import clean_env, rea_command
 
 KEY = 0x5A

@@ -13,11 +13,11 @@ import urllib.request
 from typing import Any
 
 import anyio
+from returns.result import Failure, Success
 
+from artifact_fixtures import call
 from effects import cdp
 from rea.loopback import parse_endpoint
-from returns.result import Failure, Success
-from artifact_fixtures import call
 
 
 def _json(url: str, method: str = "GET") -> Any:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import orjson
 from returns.result import Failure, Result, Success

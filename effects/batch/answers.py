@@ -12,7 +12,6 @@ import functools
 from pathlib import Path
 from typing import Any
 
-
 from effects.environment import build_commit
 from effects.native.cache import cache_root, read_entry, write_entry
 from rea import __version__

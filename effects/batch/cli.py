@@ -9,8 +9,8 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import orjson
 from returns.result import Success

@@ -14,11 +14,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from functools import partial
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable, Sequence
 
 import orjson
 

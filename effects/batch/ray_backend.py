@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from typing import Any
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import os
 import signal
-from typing import Any
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 import attrs
 from returns.result import Result, Success
@@ -24,8 +25,6 @@ from effects.batch.writer import SpoolWriter, writable_output
 from rea.batch.failures import same_subject
 from rea.batch.items import Analysed, Identified, Work, outcomes, summary, work_list
 from rea.errors import ReaError
-
-from concurrent.futures import ThreadPoolExecutor
 
 
 @attrs.frozen(kw_only=True)

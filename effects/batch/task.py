@@ -15,8 +15,8 @@ import signal
 import subprocess
 import sys
 import threading
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 import psutil

@@ -18,9 +18,9 @@ import orjson
 
 from effects.batch import child
 from effects.batch.limits import confine
-from rea.batch.failures import EXIT_MEMORY
 from effects.heap import settle_startup_heap
 from effects.interpreter import load_every_family
+from rea.batch.failures import EXIT_MEMORY
 
 
 def _address_space() -> int:

@@ -11,8 +11,8 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from typing import Any
 from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import anyio
 from returns.result import Failure, Result, Success

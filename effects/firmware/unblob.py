@@ -24,10 +24,10 @@ import anyio
 import attrs
 from returns.result import Failure, Result, Success
 
-from effects.native.cache import cache_root
 from effects.firmware import engine
 from effects.firmware.engine import Refused
 from effects.fs import NotRegular, fsync_dir, open_regular
+from effects.native.cache import cache_root
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.firmware.effects import EngineRun, ExtractFirmware, PublishedFile, ScanFirmware, Unpublished

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from effects.commands import ToolCommand
 from rea.errors import invalid_request

@@ -19,10 +19,10 @@ if TYPE_CHECKING:  # annotations only: the module itself is imported on the firs
     import tree_sitter as ts
 
 
-from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.javascript import csp
 from rea.javascript import export_forms as forms
 from rea.javascript.manifests import package_facts, read_json, tsconfig_facts
+from rea.javascript.sourcemap import source_runs, without_scheme
 from rea.javascript.syntax_facts import (
     call_fact,
     export_facts,

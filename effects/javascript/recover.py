@@ -26,9 +26,9 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects.javascript.extract import MAX_RUNS, file_facts
-from rea.javascript.text_facts import MAPPING_URL
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
+from rea.javascript.recovery import Planned
 from rea.javascript.recovery_effects import (
     MAX_ENTRIES,
     MAX_INPUT_BYTES,
@@ -36,8 +36,8 @@ from rea.javascript.recovery_effects import (
     PublishRecovery,
     ReadRecoveryInput,
 )
-from rea.javascript.recovery import Planned
 from rea.javascript.sourcemap import source_runs, without_scheme
+from rea.javascript.text_facts import MAPPING_URL
 
 MAX_AST_NODES = 5_000_000
 

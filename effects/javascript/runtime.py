@@ -15,11 +15,11 @@ from returns.result import Failure, Result, Success
 
 from effects import asar
 from effects.javascript.extract import file_facts
-from rea.javascript.text_facts import classify
-from rea.javascript.graph_kinds import TEXT_KINDS
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.javascript.effects import ExtractFiles, ScanApplication
+from rea.javascript.graph_kinds import TEXT_KINDS
+from rea.javascript.text_facts import classify
 from rea.text import printable
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from effects.commands import ToolCommand
 from rea.layout import text

@@ -12,8 +12,8 @@ import functools
 import hashlib
 import mmap
 import os
-import stat
 import shutil
+import stat
 import subprocess
 from typing import Any
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import lief
 
+from effects.layout.failure import LayoutFailure
 from rea.artifacts.model import JAVA_FIRST_MAJOR
 from rea.layout.macho_names import arch_name, cpu_type_name, file_type_name, header_flag_names
-from effects.layout.failure import LayoutFailure
 
 MAX_SLICES = 64
 JAVA_LAST_MAJOR = 255  # class-file majors are far below this (69 is Java 25); a larger word is a lying fat count

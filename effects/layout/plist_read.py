@@ -9,14 +9,14 @@ where it stopped.
 from __future__ import annotations
 
 import base64
-import hashlib
-import os
-import stat
 import datetime
+import hashlib
 import json
+import os
 import plistlib
-from xml.parsers.expat import ExpatError
+import stat
 from typing import Any
+from xml.parsers.expat import ExpatError
 
 import anyio
 from returns.result import Failure, Result, Success

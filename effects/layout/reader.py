@@ -15,8 +15,8 @@ from typing import Any
 import lief
 
 from effects.layout import elf as elf_tables
-from effects.layout.macho import enum_name, macho_facts, select_slice
 from effects.layout.failure import LayoutFailure
+from effects.layout.macho import enum_name, macho_facts, select_slice
 
 lief.logging.disable()
 

@@ -7,23 +7,22 @@ import mmap
 import os
 import stat
 import struct
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import anyio.to_thread
 import lief
 from returns.result import Failure, Result, Success
 
+from effects.fs import stamp_of
+from effects.layout.codesign_read import read_signature
 from effects.layout.failure import LayoutFailure
+from effects.layout.macho import fat_slices, select_slice
+from effects.layout.macho_inspect import macho_inspection
 from effects.layout.reader import read_layout
 from effects.layout.swift import HANDLERS as SWIFT_HANDLERS
-from effects.fs import stamp_of
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
-from effects.layout.macho import fat_slices
-from effects.layout.macho import select_slice
-from effects.layout.macho_inspect import macho_inspection
-from effects.layout.codesign_read import read_signature
 from rea.layout.model import ReadArchitectures, ReadBinaryLayout, ReadMacho, ReadSignature
 
 READ_BLOCK = 1 << 20

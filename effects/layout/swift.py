@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 import shutil
 import signal
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import anyio
 from returns.result import Failure, Result, Success

@@ -21,9 +21,9 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
+from effects.fs import NotRegular, open_regular, target_unavailable
 from effects.managed import cil
 from effects.managed.pdb import read_companion
-from effects.fs import NotRegular, open_regular, target_unavailable
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.managed.facts import (

@@ -14,8 +14,8 @@ import anyio
 import orjson
 from returns.result import Failure, Result, Success
 
-from effects.native.runtime import CURRENT
 from effects.native.cache import cache_root
+from effects.native.runtime import CURRENT
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.native import annotations as notes

@@ -9,10 +9,9 @@ from typing import Any
 
 from effects.native import metadata
 from rea.native import index as pure_index
-from rea.native.eh_frame import fde_ranges
 from rea.native.addresses import hexa
+from rea.native.eh_frame import fde_ranges
 from rea.native.sweep import Region
-
 
 ELF_ARCH = {"EM_X86_64": "x86_64", "EM_386": "x86", "EM_AARCH64": "arm64", "EM_ARM": "arm"}
 PE_ARCH = {"AMD64": "x86_64", "I386": "x86", "ARM64": "arm64", "ARMNT": "arm", "ARM": "arm"}

@@ -7,13 +7,12 @@ from __future__ import annotations
 import bisect
 import os
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 from effects.native import origin_facts
 from effects.native.function_work import AnalysisState, WorkerError
 from rea.native import strings as native_strings
-
 
 CALL_MNEMONICS = ("call", "bl")  # x86 call/callq; ARM and AArch64 bl, blx, blr (b/br are jumps)
 PLACEHOLDERS = ("UnresolvableCallTarget", "UnresolvableJumpTarget")  # angr's stand-ins for unknown targets

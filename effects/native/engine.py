@@ -21,9 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, NoReturn
-from collections.abc import Awaitable, Callable
 
 import anyio
 import anyio.abc

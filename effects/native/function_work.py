@@ -5,8 +5,8 @@ extent. A mixin of the worker's Analysis, which holds the loaded project and CFG
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any, overload
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, overload
 
 from effects.native import valueflow
 

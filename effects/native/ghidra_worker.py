@@ -30,8 +30,8 @@ from returns.result import Result
 
 from rea.errors import ReaError
 from rea.native import ghidra as translate
-from rea.native.ghidra_cfg import cfg_snapshot
 from rea.native import ghidra_queries as per_procedure
+from rea.native.ghidra_cfg import cfg_snapshot
 from rea.native.ghidra_install import PYGHIDRA_REMEDIATION
 
 DECOMPILE_TIMEOUT_S = 60

@@ -13,8 +13,8 @@ from returns.result import Failure, Result, Success
 
 from effects.progress import Progress
 from rea.errors import ReaError
-from rea.native.effects import ReadImage
 from rea.native import image
+from rea.native.effects import ReadImage
 from rea.native.image import MAX_CHUNK
 
 _MAPS: dict[tuple[str, str], dict[str, Any]] = {}

@@ -24,11 +24,10 @@ import orjson
 
 from effects.native import metadata, origin_facts
 from effects.native.binary_facts import Unreadable, load
-from rea.native import gostrings, origin
+from rea.native import gostrings, origin, stackstrings
 from rea.native import index as pure_index
-from rea.native.addresses import hexa
-from rea.native import stackstrings
 from rea.native import strings as native_strings
+from rea.native.addresses import hexa
 from rea.native.sweep import Region, Sweep, sweep
 from rea.native.sweep_halves import joined, plan_cut, sweep_head, sweep_tail
 

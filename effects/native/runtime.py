@@ -21,13 +21,12 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from effects.native import cache, index_runner
-from rea.native import decoding, metadata
-from effects.owned import stop_all
 from effects.native.discovery import discover
 from effects.native.engine import SCRATCH, AngrWorker
+from effects.owned import stop_all
 from effects.progress import Progress
 from rea.errors import ReaError, processes_left
-from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
+from rea.native import decoding, metadata
 from rea.native.effects import (
     DiscoverProviders,
     NativeActivity,
@@ -36,6 +35,7 @@ from rea.native.effects import (
     NativeQuery,
     ReleaseNative,
 )
+from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
 
 DEFAULT_STARTUP_TIMEOUT_MS = 120_000
 

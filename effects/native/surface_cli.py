@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from effects.commands import ToolCommand
 from effects.native.cli import _binary, _opened, _result

@@ -20,8 +20,8 @@ import signal
 import sys
 import tempfile
 import traceback
-from typing import Any, overload
 from collections.abc import Callable
+from typing import Any, overload
 
 import orjson
 

@@ -18,8 +18,8 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 from rea.errors import ReaError
 from rea.process_capture.records import CommandShim

@@ -39,8 +39,8 @@ from effects.progress import Progress
 from rea.errors import ReaError, invalid_request, processes_left
 from rea.process_capture.effects import (
     Dispatched,
-    RawFrame,
     MeasureAges,
+    RawFrame,
     RunScenario,
     ScenarioRun,
     SeenProcess,

@@ -11,15 +11,15 @@ import argparse
 import contextlib
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
-from collections.abc import Mapping
 
 from returns.result import Result, Success
 
+from effects.registrations import PROJECT_FILES, ClientFile, path_facts, read_bounded, this_installation
 from effects.setup import files as setup_files
 from effects.skill_files import skill_path, skill_text
-from effects.registrations import PROJECT_FILES, ClientFile, read_bounded, path_facts, this_installation
 from rea.catalog import toolsets
 from rea.errors import ReaError, invalid_request
 from rea.registrations import read_entry, with_toolsets

@@ -14,8 +14,8 @@ import signal
 import stat
 import sys
 import time
-from pathlib import Path
 from collections.abc import Iterator, Mapping
+from pathlib import Path
 
 from effects.fs import fsync_dir
 from effects.registrations import ClientFile, client_files, project_files, read_bounded

@@ -8,8 +8,8 @@ run exactly as over MCP.
 from __future__ import annotations
 
 import argparse
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import orjson
 from returns.result import Failure, Result, Success

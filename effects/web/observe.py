@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
 import anyio

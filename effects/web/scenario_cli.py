@@ -6,9 +6,9 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from effects.commands import ToolCommand, json_object_input
 from returns.result import Failure, Result, Success
 
+from effects.commands import ToolCommand, json_object_input
 from rea.errors import ReaError, invalid_request
 
 ACCEPTED = "a JSON object matching capture_browser_scenario's input, inline or in a file"

@@ -23,12 +23,12 @@ import anyio
 from returns.result import Failure, Result, Success
 
 from effects.javascript import extract
-from rea.javascript import syntax_facts, text_facts
+from effects.javascript.recover import publish_tree
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
-from effects.javascript.recover import publish_tree
-from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
+from rea.javascript import syntax_facts, text_facts
 from rea.web.scope import in_scope
+from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
 
 MAX_FACTS = 4_096  # facts of each kind kept per script (the pure core bounds findings further)
 MAX_TEXT = 4_096

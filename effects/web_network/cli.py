@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from effects.commands import ToolCommand
 

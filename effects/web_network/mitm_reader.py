@@ -103,8 +103,7 @@ def read(path: str, flow: Any, compat: Any, tnetstring: Any, version: Any) -> in
 
 def main() -> int:
     try:
-        from mitmproxy import version
-        from mitmproxy import flow
+        from mitmproxy import flow, version
         from mitmproxy.io import compat, tnetstring
     except ImportError as exc:
         emit({"unavailable": {"message": str(exc)}})

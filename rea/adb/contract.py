@@ -13,10 +13,10 @@ from typing import Any
 
 import attrs
 
+from rea.adb import records as w
 from rea.adb import text
 from rea.catalog.cli import Command, Positional
 from rea.catalog.contract import ToolContract
-from rea.adb import records as w
 from rea.wire.tool import evidence_tool
 
 _SERIAL = {"serial": "emulator-5554"}

@@ -14,8 +14,8 @@ from collections.abc import Mapping
 
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError
 from rea.adb.records import Device
+from rea.errors import ReaError
 
 DEFAULT_PORT = 5037
 ACCEPTED = "tcp:127.0.0.1:PORT (or another 127.0.0.0/8 address, ::1, localhost)"

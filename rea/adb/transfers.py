@@ -13,8 +13,18 @@ from returns.result import Failure, Result, Success
 from rea.adb import parse
 from rea.adb import records as w
 from rea.adb.effects import AdbStep
-from rea.adb.steps import Body, Built, device_refused, exchange, exchange_answer, not_installed, q, shell
-from rea.adb.steps import shell_answer, unreadable
+from rea.adb.steps import (
+    Body,
+    Built,
+    device_refused,
+    exchange,
+    exchange_answer,
+    not_installed,
+    q,
+    shell,
+    shell_answer,
+    unreadable,
+)
 from rea.android.records import AdbClient
 from rea.effect_types import AnyEffect
 from rea.errors import ReaError, invalid_request

@@ -10,13 +10,11 @@ manifest says: components, deep links, and which native libraries the package de
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
-from collections.abc import Mapping, Sequence
 
-from rea.android.names import class_name
-from rea.canonical_json import canonical_sha256
 from rea.android.application_records import (
     ApplicationComponents,
     BridgeCandidate,
@@ -25,12 +23,14 @@ from rea.android.application_records import (
     CallSite,
     JavascriptBridge,
     NativeLoader,
-    WebViewLoad,
     ProjectionComponent,
     ProjectionCoverage,
     ProjectionResult,
     WebAsset,
+    WebViewLoad,
 )
+from rea.android.names import class_name
+from rea.canonical_json import canonical_sha256
 from rea.wire.convert import to_wire
 
 # native library name -> runtime family (the conventions of the frameworks that ship them)

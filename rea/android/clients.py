@@ -7,8 +7,8 @@ bounds what a decode returns (strings, manifest), saying so in `coverage`.
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from rea.android.records import (
     AdbClient,

@@ -7,14 +7,14 @@ never taken for an identity.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
 from rea.android.names import access_names, class_name, display_signature, top_class, type_name
-from rea.errors import ReaError, invalid_request
 from rea.android.records import FieldRow, MethodRow, Reference, TextCoverage
+from rea.errors import ReaError, invalid_request
 
 
 def search(classes: Sequence[str], query: str, offset: int, limit: int | None) -> tuple[list[str], int, int | None]:

@@ -7,9 +7,9 @@ from typing import Any
 from rea.android import text
 from rea.android.application_records import ProjectionArgs, ProjectionResult
 from rea.android.records import (
-    ClassArgs,
     AdbClientResult,
     ApktoolClientResult,
+    ClassArgs,
     ClassResult,
     DecodeArgs,
     DecodeResult,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Mapping
+from typing import Any, Literal
 
 import attrs
 

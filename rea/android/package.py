@@ -8,13 +8,12 @@ signature verdict, and what a reader could not see (limitations).
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 
 from rea.android.code import text
-
 from rea.android.records import (
     Application,
     Certificate,

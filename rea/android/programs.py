@@ -16,12 +16,12 @@ from returns.result import Failure, Result, Success
 
 from rea import __version__
 from rea.android.application import project
+from rea.android.application_records import ProjectionArgs
 from rea.android.clients import adb_client, apktool_client, decode_result
 from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
 from rea.android.package import inventory_links, package_result
-from rea.android.application_records import ProjectionArgs
 from rea.android.records import (
     AdbClientResult,
     AndroidLimitArgs,

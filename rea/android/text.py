@@ -3,8 +3,8 @@ references, client or decoded-resources reply as readable lines."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 
 def _result(value: Mapping[str, Any]) -> Mapping[str, Any]:

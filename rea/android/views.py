@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import page_rows, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import page_rows, view_error
 
 # parent operation -> facets it holds, as (facet, result field)
 FACETS: Mapping[str, Mapping[str, str]] = {

@@ -15,8 +15,8 @@ from rea.apple_artifacts import application, interface_graph, keyed
 from rea.apple_artifacts.effects import ReadAssetCatalogs, ReadInterfaceBuilder, ReadKeyedArchive
 from rea.apple_artifacts.records import ApplicationGraphArgs, AssetCatalogArgs, InterfaceBuilderArgs, KeyedArchiveArgs
 from rea.artifacts.inventory_parsing import parse_inventory
-from rea.effect_types import Program, ToolProgram
 from rea.artifacts.model import ZIP_FORMATS
+from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.layout.plist import inside_bundle

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from rea.apple_metadata import text
-from rea.catalog.cli import Command, Opens
 from rea.apple_metadata.records import (
     DispatchMetadataArgs,
     DispatchMetadataResult,
@@ -14,6 +13,7 @@ from rea.apple_metadata.records import (
     SwiftTypes,
     SwiftTypesArgs,
 )
+from rea.catalog.cli import Command, Opens
 from rea.wire.tool import evidence_tool
 
 # the commands open the Mach-O, then run the tool

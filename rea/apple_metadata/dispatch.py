@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.apple_metadata import swift
 from rea.apple_metadata.results import PROVIDER, SWIFT_PREFIXES, Reading, _decode, _hex

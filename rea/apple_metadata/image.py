@@ -10,8 +10,8 @@ decoding (`OutsideImage`) instead of reading past the end.
 from __future__ import annotations
 
 import struct
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 

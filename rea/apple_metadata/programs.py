@@ -6,8 +6,8 @@ effect, the projection of it pure.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from rea.apple_metadata.dispatch import dispatch_result
 from rea.apple_metadata.effects import ReadAppleMetadata

@@ -8,8 +8,8 @@ no field for (superclass, file offsets, per-record decode state) are extras.
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 

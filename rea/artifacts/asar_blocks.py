@@ -10,8 +10,8 @@ on a real modification the mismatching blocks say where the bytes changed.
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 

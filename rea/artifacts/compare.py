@@ -6,17 +6,17 @@ everything else is identical.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result
 
+from rea.artifacts.inventory_parsing import merge_pages, parse_inventory, source_complete
+from rea.artifacts.model import CLASSIFICATIONS
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.paging import paginate
 from rea.results import all_of
-from rea.artifacts.inventory_parsing import merge_pages, parse_inventory, source_complete
-from rea.artifacts.model import CLASSIFICATIONS
 
 ROOT_PATH = "."  # the reference's logical path of the root occurrence
 RUNTIME_NOTICE = "Static artifact equality does not establish unchanged runtime behavior."

@@ -7,11 +7,11 @@ from typing import Any
 import attrs
 
 from rea.artifacts import text
-from rea.catalog.cli import Command, Opens, Positional
-from rea.views.contract import VIEW_RESULT_SCHEMA
-from rea.catalog.schemas import evidence_output
 from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, InventoryResult
 from rea.artifacts.report_records import ComparisonResult, ExtractionResult, InspectionResult
+from rea.catalog.cli import Command, Opens, Positional
+from rea.catalog.schemas import evidence_output
+from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 

@@ -7,8 +7,8 @@ call (truncated) instead of publishing a partial tree.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success

@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 import orjson
 
-from rea.canonical_json import canonical_sha256
-from rea.paging import paginate
 from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this graph pages)
     CONTAINER_FORMATS,
     ROOT_ONLY_FORMATS,
@@ -28,6 +26,8 @@ from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this gr
     kind_for,
     normalize_member_name,
 )
+from rea.canonical_json import canonical_sha256
+from rea.paging import paginate
 
 GRAPH_SCHEMA_VERSION = 1
 ROOT_SCOPE_NOTICE = (

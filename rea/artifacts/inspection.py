@@ -8,8 +8,8 @@ commits to the substep through its Evidence id, which already commits to its con
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Evidence

@@ -7,14 +7,14 @@ second takes any JSON a caller supplies.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError
 from rea.artifacts.graph import _LEGACY_ROOT_NOTICES, coverage_status_of
 from rea.artifacts.model import COVERAGE_SCOPES, COVERAGE_STATUSES, LEGACY_STATUSES, SECTIONS
+from rea.errors import ReaError
 
 
 def _reject(message: str, **details: Any) -> ReaError:

@@ -7,8 +7,8 @@ session), as the programs always answered.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Generator, Mapping
+from typing import Any
 
 import orjson
 from returns.result import Failure, Result, Success
@@ -20,9 +20,9 @@ from rea.artifacts.graph import build_inventory, inventory_result
 from rea.artifacts.inspection import inspection_result
 from rea.artifacts.model import SECTIONS, ExtractArtifact, InventoryArtifact, Limits, limits_from
 from rea.artifacts.records import CompareArgs, ExtractArgs, InspectArgs, InventoryArgs, TraversalArgs
+from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import SUBJECT_FORMATS, AnalysisProfile, Evidence, Provider, Subject, create_evidence, create_profile
-from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.program import (
     Context,
     IdentifyTarget,
@@ -47,8 +47,8 @@ from rea.session import (
     retain_inventory,
     retained_inventory,
 )
-from rea.wire.convert import to_wire
 from rea.views.programs import view_evidence
+from rea.wire.convert import to_wire
 
 ARTIFACT_PROVIDER = Provider(id="rea-artifacts", name="REA artifact graph", version=__version__)
 PROFILE_SCHEMA = 1

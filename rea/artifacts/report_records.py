@@ -23,7 +23,6 @@ from rea.artifacts.records import (
 from rea.evidence import SUBJECT_FORMATS
 from rea.wire.schema import Open, field
 
-
 # ------------------------------------------------------------------ inspect_artifact
 
 

@@ -7,17 +7,17 @@ so a change of the producers' shape is adapted there, not here.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.artifacts.compare import inventory_of
-from rea.artifacts.model import SECTIONS
 from rea.artifacts.inventory_parsing import source_complete
+from rea.artifacts.model import SECTIONS
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 
 OPERATIONS = ("inspect_artifact", "inventory_artifact")
 _COUNT_KEYS = {

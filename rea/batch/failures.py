@@ -3,8 +3,8 @@ memory stop read the same whichever backend ran the item."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success

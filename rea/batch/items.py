@@ -7,13 +7,13 @@ the items and the exit status are the same whichever backend ran the analyses.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 import attrs
 
-from rea.canonical_json import canonicalize
 from rea.batch.kinds import OTHER, Plan, kind_of, plan_for
+from rea.canonical_json import canonicalize
 
 # analysed: its first analysis ran; failed: identification or analysis failed (error_code says why);
 # duplicate: same digest as an earlier item, analysed once there; identified: no analysis for its kind;

@@ -7,8 +7,8 @@ arguments stands for the item's absolute path.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 

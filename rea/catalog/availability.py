@@ -10,8 +10,8 @@ bound provider's own capability declaration (rea.native.providers).
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Mapping
+from typing import Any, Literal
 
 import attrs
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Literal, get_args
 
 import attrs
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import functools
 import json
-from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.catalog import toolsets

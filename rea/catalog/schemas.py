@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import copy
 import json
-
-from typing import Any
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import ENVELOPE
-from rea.evidence import EVIDENCE_ID_PATTERN as EVIDENCE_ID_PATTERN, SHA256_PATTERN as SHA256_PATTERN
+from rea.evidence import EVIDENCE_ID_PATTERN as EVIDENCE_ID_PATTERN
+from rea.evidence import SHA256_PATTERN as SHA256_PATTERN
 
 # the node builders live below the catalog (rea.json_schema); re-exported here, where tools have always found them
-from rea.json_schema import array as array, nullable as nullable, obj as obj, string as string
+from rea.json_schema import array as array
+from rea.json_schema import nullable as nullable
+from rea.json_schema import obj as obj
+from rea.json_schema import string as string
 
 DIALECT = "https://json-schema.org/draft/2020-12/schema"
 SAFE_INT_MAX = 2**53 - 1

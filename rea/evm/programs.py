@@ -6,12 +6,12 @@ import hashlib
 from collections.abc import Mapping
 
 from rea.effect_types import Program, ToolProgram
+from rea.errors import ReaError
 from rea.evidence import Provider, Subject, create_evidence
 from rea.evm.bytecode import EOF_MAGIC, decode_carrier
 from rea.evm.effects import CarrierFacts, ReadEvmCarrier
 from rea.evm.interface import Interface, interface_of
 from rea.evm.records import EvmArgs
-from rea.errors import ReaError
 from rea.program import Context, must, need, recorded, refusable, refuse, typed
 from rea.session import Session
 from rea.wire.convert import to_wire

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from rea.family import Family, members
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.effects import ExtractFiles, ScanApplication
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
-from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
-from rea.family import Family, members
 
 EFFECTS: TypeAlias = (
     ScanApplication | ExtractFiles | ReadRecoveryInput | PublishRecovery | DiscoverDevtools | ObserveTarget

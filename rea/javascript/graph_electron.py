@@ -10,7 +10,6 @@ from typing import Any
 from rea.javascript.graph_builder import Builder, GraphState, Location, fact_location
 from rea.javascript.resolve import dirname, join
 
-
 _IPC_MAIN_HANDLE = {"handle": "invoke", "handleOnce": "invoke", "on": "send", "once": "send"}
 _IPC_RENDERER_SEND = {
     "invoke": "invokes",

@@ -10,8 +10,8 @@ of the working node or edge and the analysis facts passed in (`Context`).
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 

@@ -5,8 +5,8 @@ builtins. Pure: it only looks at the paths and facts it is given."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, NamedTuple
 from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from rea.javascript.tsconfig import CompilerPaths

@@ -21,7 +21,6 @@ from rea.javascript.semantic_model import (
     Target,
 )
 
-
 _IPC_SEND = {("ipcRenderer", p) for p in ("send", "invoke", "sendSync", "postMessage", "sendTo")}
 _IPC_LISTEN = {("ipcMain", p) for p in ("handle", "handleOnce", "on", "once")} | {
     ("ipcRenderer", "on"),

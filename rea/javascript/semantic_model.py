@@ -4,13 +4,12 @@ budgets with ids digested from kind, identity and role, and one module's facts w
 
 from __future__ import annotations
 
-from hashlib import sha256
 from collections.abc import Mapping, Sequence
+from hashlib import sha256
 from typing import Any
 
 from rea.javascript.ids import node_id as app_node_id
 from rea.javascript.observations import Context, evidence_record
-
 
 MAX_NODES = 100_000
 MAX_RELATIONS = 200_000

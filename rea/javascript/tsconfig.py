@@ -9,8 +9,8 @@ consulted: an approximation of how editors pick a file's project.
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
 from collections.abc import Mapping
+from typing import Any, NamedTuple
 
 from rea.javascript.resolve import dirname, join
 

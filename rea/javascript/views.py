@@ -9,17 +9,17 @@ limit}`); the record is read only through `view_access`.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.javascript import view_access as access
 from rea.javascript.ids import node_id
 from rea.javascript.view_access import OPERATION, is_application
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.views.records.requests import DEFAULT_LIMIT, PageView, view_call
 
 TOP = 20

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.layout.macho_names import arch_name, cpu_subtype_name, cpu_type_name
 

@@ -7,8 +7,8 @@ which hardening the headers indicate, and says what was not seen.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.layout import names as n
 from rea.layout.hextext import hx, opt_hex

@@ -11,8 +11,8 @@ from __future__ import annotations
 import hashlib
 import plistlib
 import struct
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 SUPERBLOB, CODEDIRECTORY, REQUIREMENTS, ENTITLEMENTS, DER_ENTITLEMENTS, CMS = (
     0xFADE0CC0,

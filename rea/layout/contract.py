@@ -7,8 +7,8 @@ import attrs
 from rea.catalog.cli import Alias, Command, Opens, Positional, declared
 from rea.catalog.schemas import evidence_output
 from rea.layout import text
-from rea.views.contract import VIEW_RESULT_SCHEMA
-from rea.layout.records import BinaryLayout, LayoutArgs
+from rea.layout.crash_records import RecordedCrash, RecordedCrashArgs
+from rea.layout.dylib_records import DylibArgs, DylibResolution
 from rea.layout.macho_records import (
     Architectures,
     ArchitecturesArgs,
@@ -19,9 +19,9 @@ from rea.layout.macho_records import (
     Signature,
     SignatureArgs,
 )
-from rea.layout.dylib_records import DylibArgs, DylibResolution
-from rea.layout.crash_records import RecordedCrash, RecordedCrashArgs
 from rea.layout.plist_records import PlistArgs, PlistResult
+from rea.layout.records import BinaryLayout, LayoutArgs
+from rea.views.contract import VIEW_RESULT_SCHEMA
 from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool
 

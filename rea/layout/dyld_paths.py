@@ -8,8 +8,8 @@ parent, and an absolute link or a climb above the root escapes.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 MAX_SYMLINK_HOPS = 32
 Tree = Mapping[str, Mapping[str, Any]]

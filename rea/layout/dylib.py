@@ -10,8 +10,8 @@ is loaded once per process; a loop of rpaths or dependencies ends there.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 

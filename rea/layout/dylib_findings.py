@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 LIMITATIONS = (
     "LC_LAZY_LOAD_DYLIB loads are resolved but their images are not traversed: dyld loads them on first use.",

@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
-
+from typing import Any
 
 from rea.effect_types import Program
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, Subject, create_evidence
 from rea.layout.dyld_paths import lookup
 from rea.layout.dylib import default_roots, trace
+from rea.layout.dylib_records import DylibArgs
 from rea.layout.model import ReadDylibTree
 from rea.program import Context, ReportProgress, failed, need, recorded, refusable, refuse, typed
-from rea.wire.convert import to_wire
-from rea.layout.dylib_records import DylibArgs
 from rea.session import Session
+from rea.wire.convert import to_wire
 
 PROVIDER = Provider(id="lief", name="LIEF (load commands) and REA's dyld model", version=None)
 

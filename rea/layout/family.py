@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from rea.family import Family, members
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -14,7 +15,6 @@ from rea.layout.model import (
     ReadRecordedCrash,
     ReadSignature,
 )
-from rea.family import Family, members
 
 EFFECTS: TypeAlias = (
     ReadBinaryLayout

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args
 from collections.abc import Mapping, Sequence
+from typing import Any, get_args
 
 from rea.layout.architectures import architectures_result
 from rea.views.records.requests import MachoFacet

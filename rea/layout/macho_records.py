@@ -6,8 +6,8 @@ come from rea.layout.records, the layout tool's own records.
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 

@@ -5,12 +5,12 @@ Mach-O; stack-canary and FORTIFY indicators from the names the image defines or 
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from rea.layout import names as n
-from rea.layout.macho_names import CS_RUNTIME, MH_ALLOW_STACK_EXECUTION, MH_NO_HEAP_EXECUTION, MH_PIE
 from rea.layout.hextext import hx, opt_hex
+from rea.layout.macho_names import CS_RUNTIME, MH_ALLOW_STACK_EXECUTION, MH_NO_HEAP_EXECUTION, MH_PIE
 
 Row = Mapping[str, Any]
 

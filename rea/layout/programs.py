@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
-
+from typing import Any
 
 from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Provider, Subject, create_evidence
-from rea.layout.build import layout_result
 from rea.layout.architectures import architectures_result
-from rea.layout.macho import macho_result
+from rea.layout.build import layout_result
 from rea.layout.codesign import signature_result
 from rea.layout.core import crash_result
-from rea.layout.plist import inside_bundle, plist_result
+from rea.layout.crash_records import RecordedCrashArgs
+from rea.layout.dylib_programs import trace_dylib_resolution
+from rea.layout.macho import macho_result
+from rea.layout.macho_records import ArchitecturesArgs, DemangleArgs, MachoArgs, SignatureArgs
 from rea.layout.model import (
     DemangleSwift,
     ReadArchitectures,
@@ -24,17 +25,15 @@ from rea.layout.model import (
     ReadRecordedCrash,
     ReadSignature,
 )
+from rea.layout.plist import inside_bundle, plist_result
+from rea.layout.plist_records import PlistArgs
+from rea.layout.records import LayoutArgs
 from rea.layout.swift import demangle_result
 from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, failed, must, need, recorded, refusable, refuse, typed
-from rea.wire.convert import to_wire
-from rea.layout.records import LayoutArgs
-from rea.layout.macho_records import ArchitecturesArgs, DemangleArgs, MachoArgs, SignatureArgs
-from rea.layout.crash_records import RecordedCrashArgs
-from rea.layout.plist_records import PlistArgs
 from rea.session import Session, machine_architecture
-from rea.layout.dylib_programs import trace_dylib_resolution
 from rea.views.programs import deliver
+from rea.wire.convert import to_wire
 
 SUBJECT_FORMAT = {"elf": "elf", "pe": "pe", "macho": "mach-o"}
 

@@ -7,14 +7,14 @@ is mitigations or linkage whole, an item is selected by index or exact name
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 
 COLLECTIONS = ("sections", "symbols")
 PE_COLLECTIONS = ("exports", "imports")  # rows of pe_directories: export entries, import descriptors

@@ -14,7 +14,6 @@ from typing import Any, Literal
 
 import attrs
 
-
 _PLAIN = (str, int, float, bool, type(None))
 
 

@@ -9,18 +9,19 @@ given as several records is handed to the tool as retained references.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import attrs
 from returns.result import Result, Success
 
+from rea.artifacts.compare import compare_inventories as compare_inventories
 from rea.errors import ReaError
 from rea.evidence import Evidence
-from rea.artifacts.compare import compare_inventories as compare_inventories
-from rea.library.derive import EvidenceInput, derive as derive, parsed_at, wire
-from rea.results import all_of
+from rea.library.derive import EvidenceInput, parsed_at, wire
+from rea.library.derive import derive as derive
 from rea.library.typed import typed_result as typed_result
+from rea.results import all_of
 
 Side = EvidenceInput | Sequence[EvidenceInput]
 RETAINED = "retained-evidence"

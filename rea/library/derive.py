@@ -9,8 +9,8 @@ progress), and the driver refuses any other effect rather than perform it.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Iterable, Mapping
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result

@@ -1,10 +1,13 @@
 """Public group: the derived tools' typed argument and result records, under names that say which tool."""
 
+from rea.artifacts import records as artifacts
+from rea.artifacts import report_records as artifact_reports
+from rea.javascript.records import arguments as javascript
+from rea.javascript.records import comparison as javascript_results
 from rea.managed.records import compare as managed
-from rea.artifacts import records as artifacts, report_records as artifact_reports
-from rea.javascript.records import arguments as javascript, comparison as javascript_results
 from rea.native.records import compare as native
-from rea.views.records import requests as views, results as view_results
+from rea.views.records import requests as views
+from rea.views.records import results as view_results
 
 ArtifactComparisonArgs = artifacts.CompareArgs
 ArtifactComparison = artifact_reports.ComparisonResult

@@ -11,10 +11,10 @@ import attrs
 from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, CliFacts, Row
 from rea.managed.names import Names, hex_token, token
-from rea.managed.signatures import first_string_argument
-from rea.managed.strong_name import verify
 from rea.managed.pdb import portable_pdb
 from rea.managed.records import artifact as w
+from rea.managed.signatures import first_string_argument
+from rea.managed.strong_name import verify
 
 PE_ARCHITECTURES: Mapping[int, w.PeArchitecture] = {
     0x14C: "x86", 0x8664: "x86_64", 0x1C0: "arm", 0x1C2: "arm", 0x1C4: "arm", 0xAA64: "arm64",

@@ -8,9 +8,9 @@ from typing import Any
 from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Row
 from rea.managed.names import Names, hex_token, token
-from rea.managed.signatures import decode
-from rea.managed.records import boundaries as w
 from rea.managed.records import artifact as art
+from rea.managed.records import boundaries as w
+from rea.managed.signatures import decode
 
 # PInvokeAttributes (ECMA-335 II.23.1.8): masked fields as tables
 CHAR_SETS: Mapping[int, w.CharSet] = {0x0: "not-specified", 0x2: "ansi", 0x4: "unicode", 0x6: "auto"}

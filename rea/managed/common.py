@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TypeVar
-
 from collections.abc import Sequence
+from typing import TypeVar
 
 from rea.managed.facts import AssemblyFacts, Issue, Row
 from rea.managed.names import TABLE_NUMBERS, token

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
+from rea.catalog.cli import Command, Positional, declared
+from rea.managed import text
 from rea.managed.records.artifact import ArtifactArgs, ArtifactResult, BoundaryArgs, MembersArgs
 from rea.managed.records.boundaries import BoundariesResult
 from rea.managed.records.compare import CompareArgs, ComparisonResult
+from rea.managed.records.graph import GraphArgs, GraphResult
 from rea.managed.records.members import MembersResult
 from rea.managed.records.reconstruction import ReconstructionArgs, ReconstructionResult
-from rea.managed.records.graph import GraphArgs, GraphResult
 from rea.managed.records.verification import VerificationResult, VerifyArgs
-from rea.catalog.cli import Command, Positional, declared
-from rea.managed import text
-from rea.wire.tool import evidence_tool
 from rea.views.records.results import SummaryResult
+from rea.wire.tool import evidence_tool
 
 _EXAMPLE_PATH = "/tmp/Example.dll"
 

@@ -6,11 +6,12 @@ from collections.abc import Mapping, Sequence
 
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError, invalid_request
 from rea.effect_types import ToolProgram
+from rea.errors import ReaError, invalid_request
 from rea.evidence import create_evidence
 from rea.managed.graph import Source, inventory_row, project
 from rea.managed.native_symbols import extract
+from rea.managed.programs import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 from rea.managed.reconstruction import reconstruction
 from rea.managed.records.graph import GraphArgs
 from rea.managed.records.reconstruction import ReconstructionArgs
@@ -19,7 +20,6 @@ from rea.managed.verify import verify
 from rea.program import Context, Outcome, failed, must, refusable, refuse, typed
 from rea.session import Session
 from rea.wire.convert import to_wire
-from rea.managed.programs import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
 
 
 def _distinct(managed_id: str, native_ids: Sequence[str]) -> Result[None, ReaError]:

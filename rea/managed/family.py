@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from rea.managed.facts import ReadManagedAssembly
 from rea.family import Family, members
+from rea.managed.facts import ReadManagedAssembly
 
 EFFECTS: TypeAlias = ReadManagedAssembly
 

@@ -12,9 +12,9 @@ import orjson
 from rea.managed import common as c
 from rea.managed.facts import AssemblyFacts, Body, Instruction, Row
 from rea.managed.names import Names, hex_token, token
-from rea.managed.signatures import Signature, decode
-from rea.managed.records import members as w
 from rea.managed.records import artifact as art
+from rea.managed.records import members as w
+from rea.managed.signatures import Signature, decode
 
 OPERAND_KINDS: Mapping[str, art.OperandKind] = {
     "InlineNone": "none", "InlineBrTarget": "branch", "ShortInlineBrTarget": "branch", "InlineI": "constant",

@@ -7,7 +7,6 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, TypeVar
 
 import attrs
-
 from returns.result import Failure, Result, Success
 
 from rea import __version__
@@ -17,14 +16,14 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence, create_pr
 from rea.managed.artifact import PE_ARCHITECTURES, artifact_result, managed_architecture
 from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
-from rea.managed.members import members_result
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
-from rea.program import Context, Outcome, must, need, refusable, refuse, typed
-from rea.session import Session, record, summary_parent
+from rea.managed.members import members_result
 from rea.managed.records import artifact as w
 from rea.managed.records.compare import CompareArgs
-from rea.wire.convert import to_wire
+from rea.program import Context, Outcome, must, need, refusable, refuse, typed
+from rea.session import Session, record, summary_parent
 from rea.views.programs import deliver
+from rea.wire.convert import to_wire
 
 MANAGED_PROVIDER = Provider(id="rea-managed", name="REA managed metadata (dnfile, dncil)", version=__version__)
 PROFILE_SCHEMA = 1

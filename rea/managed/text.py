@@ -3,8 +3,8 @@ readable lines."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 
 def _count(value: Any) -> str:

@@ -8,14 +8,14 @@ pass PAGE_BYTES of rows; its next_offset follows the last row it carries, so the
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
 from rea.views.records.requests import PAGE_BYTES
 
 LISTINGS: Mapping[str, tuple[str, ...]] = {

@@ -10,12 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, TypeVar, overload
 
-from rea.native import origin as o
-from rea.native import index
-from rea.native import queries as q
-from rea.native import decoding
-from rea.native import strings as native_strings
 from rea.errors import ReaError
+from rea.native import decoding, index
+from rea.native import origin as o
+from rea.native import queries as q
+from rea.native import strings as native_strings
 from rea.native.addresses import value
 from rea.native.records import arguments as wa
 from rea.native.records import listings as wl

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from rea.native import strings as native_strings
 from rea.native import annotations as notes
 from rea.native import answers as a
 from rea.native import pseudocode as readable
 from rea.native import queries as q
+from rea.native import strings as native_strings
 from rea.native.addresses import value
 from rea.native.records import procedures as wp
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from rea.family import Family, members
 from rea.native.effects import (
     DiscoverProviders,
     EditAnnotations,
@@ -17,7 +18,6 @@ from rea.native.effects import (
     ReadImage,
     ReleaseNative,
 )
-from rea.family import Family, members
 
 EFFECTS: TypeAlias = (
     DiscoverProviders

@@ -7,8 +7,8 @@ Evidence digest is per slice.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 

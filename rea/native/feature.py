@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from rea.native import strings as native_strings
 from rea.native import answers as a
 from rea.native import queries as q
+from rea.native import strings as native_strings
 from rea.native.records import analyses as w
 
 PAGE = 500

@@ -7,8 +7,8 @@ which committed profile, or a typed refusal that says why.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, get_args
 
 import attrs
 from returns.result import Failure, Result, Success

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Any, overload
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, overload
 
 from rea.native import strings as native_strings
 from rea.native.addresses import normalize, value

@@ -33,18 +33,18 @@ from typing import Any
 import attrs
 
 from rea.native.stackframe import (
+    FRAME_BASES,
     MIN_CHARS,
+    X86_REGISTERS,
     Columns,
+    Frame,
+    Kept,
+    Pointer,
+    arm_step,
     builds_arm64,
     builds_x86,
     frame_bases,
     is_printable,
-    FRAME_BASES,
-    Frame,
-    Kept,
-    Pointer,
-    X86_REGISTERS,
-    arm_step,
     x86_step,
 )
 

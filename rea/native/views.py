@@ -9,14 +9,14 @@ would read as observed absence.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
 
 OPERATION = "analyze_function"
 ROW_FACETS = (

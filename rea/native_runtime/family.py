@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from rea.native_runtime.effects import ObserveNativeCalls
 from rea.family import Family, members
+from rea.native_runtime.effects import ObserveNativeCalls
 
 EFFECTS: TypeAlias = ObserveNativeCalls
 

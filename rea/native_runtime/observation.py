@@ -9,8 +9,8 @@ listed unresolved with a limitation, never guessed.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 LIMITATIONS = (
     "Only entries are observed; return values, floating-point and stack-passed arguments are not captured.",

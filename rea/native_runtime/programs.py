@@ -6,8 +6,8 @@ The program reads its argument record (@typed); the pure observation code reads 
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result

@@ -7,8 +7,8 @@ process) and in limitations, not in new required fields.
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 

@@ -3,8 +3,8 @@ spellings and its text output."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 
 def breakpoints_of(items: list[str]) -> list[dict[str, Any]]:

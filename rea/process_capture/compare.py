@@ -13,7 +13,6 @@ which capture is left.
 from __future__ import annotations
 
 import itertools
-
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any

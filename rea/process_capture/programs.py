@@ -19,8 +19,6 @@ from rea.process_capture.effects import MeasureAges, RunScenario, ScenarioRun
 from rea.process_capture.reactive import Compiled, compile_machine
 from rea.process_capture.reactive_records import PREDICATE_SCHEMA, Checkpoint, Machine
 from rea.process_capture.records import CaptureArgs, CommandShim, CompareCapturesArgs, Event, ReplayPlan
-from rea.validation import first_schema_error
-from rea.wire.schema import Role, schema_of
 from rea.program import (
     Context,
     Outcome,
@@ -34,7 +32,9 @@ from rea.program import (
     typed,
 )
 from rea.session import Session, record
+from rea.validation import first_schema_error
 from rea.wire.convert import structure, to_wire
+from rea.wire.schema import Role, schema_of
 
 PROVIDER = Provider(id="rea-process-capture", name="REA process capture", version="1")
 OPERATION = "capture_process_scenario"

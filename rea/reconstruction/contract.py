@@ -5,8 +5,8 @@ from __future__ import annotations
 from rea.reconstruction.records.claims import (
     ChangedArgs,
     ChangedBehavior,
-    Correlated,
     CorrelateArgs,
+    Correlated,
     Verification,
     VerifyArgs,
 )

@@ -25,7 +25,6 @@ from rea.reconstruction.refusal import attempt, refuse
 from rea.reconstruction.rfc3339 import epoch_ms
 from rea.wire.convert import to_wire
 
-
 OWNER_DETAIL = {
     "owner-path-missing": "The owner's path is missing.",
     "owner-path-unknown": "The owner's path was not checked.",

@@ -11,19 +11,19 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
+from rea.bundle import ParsedBundle, verify_bundle
+from rea.canonical_json import canonical_sha256
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.reconstruction import comparisons as cmp
+from rea.reconstruction import workspace
 from rea.reconstruction.changed import find_changed
 from rea.reconstruction.correlate import correlate
-from rea.bundle import ParsedBundle, verify_bundle
-from rea.canonical_json import canonical_sha256
 from rea.reconstruction.coverage import evaluate
 from rea.reconstruction.effects import ClockFacts, ReadClock
 from rea.reconstruction.ledger import build
-from rea.reconstruction import workspace
 from rea.reconstruction.records.claims import ChangedArgs, CorrelateArgs, CoverageRef, VerifyArgs
 from rea.reconstruction.records.coverage import CoverageArgs, CoverageData
 from rea.reconstruction.records.ledger import LedgerArgs, LedgerRequest

@@ -19,9 +19,9 @@ from rea.session import Session
 from rea.session_checks.comparison import MAX_ENTITIES, Side, compare, entity_bound
 from rea.session_checks.records import CompareBundlesArgs, VerifyUnknownResolutionArgs
 from rea.session_checks.resolution import verdict
+from rea.session_tools.records.results import ResidualUnknown
 from rea.unknowns import heads
 from rea.wire.convert import structure, to_wire
-from rea.session_tools.records.results import ResidualUnknown
 
 # the rule's version, not the package's: the same two bundles compared by a later REA keep their Evidence id
 PROVIDER = Provider(id="rea-bundle-comparison", name="REA Evidence bundle comparison", version="1")

@@ -12,9 +12,9 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import SAFE_INT_MAX, field, local_path
 from rea.session_tools.records.results import ResidualUnknown
 from rea.session_tools.records.vocabulary import EVIDENCE_ID, SHA256, UNKNOWN_ID
+from rea.wire.schema import SAFE_INT_MAX, field, local_path
 
 Classification = Literal["added", "removed", "changed", "unknown", "history_advanced", "history_diverged"]
 ConclusionKind = Literal["observed_change", "contradiction", "unresolved_branch"]

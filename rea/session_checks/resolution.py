@@ -20,8 +20,8 @@ from returns.result import Failure
 
 from rea.evidence import Evidence
 from rea.session_checks.records import CitedEvidence, ResolutionVerdict
-from rea.unknowns import MUTATION_PREDICATE, verify_revision
 from rea.session_tools.records.results import ResidualUnknown
+from rea.unknowns import MUTATION_PREDICATE, verify_revision
 
 CONFIDENCE_RANK = {"inferred": 1, "derived": 2, "observed": 3}
 ENVIRONMENT_KEYS = ("id", "platform", "architecture", "isolation")

@@ -10,11 +10,12 @@ meant and every other setting is unchanged, or the plan refuses.
 from __future__ import annotations
 
 import codecs
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 import attrs
 
+from rea.errors import ReaError
 from rea.registrations import (
     SERVER_KEY,
     SERVERS_KEY,
@@ -31,7 +32,6 @@ from rea.registrations import (
     toolsets_problem,
     with_toolsets,
 )
-from rea.errors import ReaError
 from rea.setup import edits
 
 WRITES = ("create", "add", "update", "remove")

@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.wire.schema import Role, schema_of
-from rea.wire.tool import evidence_tool
 from rea.views.records.requests import AnalysisViewArgs
 from rea.views.records.results import AnalysisViewResult
+from rea.wire.schema import Role, schema_of
+from rea.wire.tool import evidence_tool
 
 _REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "a" * 64}
 

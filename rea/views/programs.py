@@ -8,31 +8,30 @@ parent and is content-addressed like any record; no provider is started.
 from __future__ import annotations
 
 import functools
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
 from rea import __version__
-from rea.views.projection import seal, view_error
 from rea.android.views import android_view
 from rea.artifacts.views import artifact_view
+from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import Evidence, Provider, create_evidence, parse_evidence
 from rea.javascript.comparison_views import comparison_view
 from rea.javascript.views import application_view
 from rea.layout.views import layout_view, macho_view
 from rea.managed.views import managed_view
+from rea.native.views import native_view
+from rea.program import Context, Outcome, failed, must, need, refusable, typed
+from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
+from rea.views.projection import seal, view_error
+from rea.views.records.requests import NATIVE_SUMMARIZED, AnalysisViewArgs
 from rea.wasm.model import ReadWatPage
 from rea.wasm.views import wasm_view, wat_page_request
 from rea.web_network.views import capture_view
-from rea.native.views import native_view
-from rea.views.records.requests import NATIVE_SUMMARIZED
-from rea.program import Context, Outcome, failed, must, need, refusable, typed
-from rea.effect_types import Program, ToolProgram
-from rea.views.records.requests import AnalysisViewArgs
 from rea.wire.convert import to_wire
-from rea.session import RETAINED_KIND, Session, record, resolve_analysis, through_summary
 
 VIEW_PROVIDER = Provider(id="rea-views", name="REA analysis views", version=__version__)
 Projection = Callable[[Evidence, Mapping[str, Any]], Result[dict[str, Any], ReaError]]

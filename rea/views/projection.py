@@ -8,8 +8,8 @@ their projected facts differ.
 
 from __future__ import annotations
 
-from typing import Any, TypeVar
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, TypeVar
 
 from returns.result import Failure, Result, Success
 

@@ -11,8 +11,8 @@ nothing past it is guessed.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Mapping
+from typing import Any
 
 # Section ids of the core spec (and the tag section of exception handling).
 SECTION_NAMES = {

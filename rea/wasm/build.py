@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import posixpath
 import re
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.wasm.binary import decode_module
 

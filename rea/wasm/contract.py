@@ -7,10 +7,10 @@ import attrs
 from rea.catalog.cli import Alias, Command, Positional
 from rea.catalog.schemas import evidence_output
 from rea.views.contract import VIEW_RESULT_SCHEMA
-from rea.wire.schema import schema_of
-from rea.wire.tool import evidence_tool
 from rea.wasm import text
 from rea.wasm.records import WasmArgs, WasmArtifact
+from rea.wire.schema import schema_of
+from rea.wire.tool import evidence_tool
 
 INSPECT_WASM_ARTIFACT = evidence_tool(
     "inspect_wasm_artifact",

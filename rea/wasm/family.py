@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from rea.wasm.model import InspectWasm, ReadWatPage
 from rea.family import Family, members
+from rea.wasm.model import InspectWasm, ReadWatPage
 
 EFFECTS: TypeAlias = InspectWasm | ReadWatPage
 

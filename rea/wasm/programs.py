@@ -8,11 +8,11 @@ from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
 from rea.program import Context, ReportProgress, must, need, refusable, typed
 from rea.session import Session
+from rea.views.programs import deliver
 from rea.wasm.build import wasm_result
 from rea.wasm.model import OUTPUT_BUDGET_BYTES, TIMEOUT_MS, InspectWasm
-from rea.wire.convert import to_wire
 from rea.wasm.records import WasmArgs
-from rea.views.programs import deliver
+from rea.wire.convert import to_wire
 
 
 @typed

@@ -9,15 +9,15 @@ sources alike; WABT is never run again.
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
 from rea.native.views import utf16_window
+from rea.views.projection import complete_coverage, page_coverage, page_rows, unique_sorted, view_error
 from rea.wasm.build import feature_records, producer_records
 
 ROWS = ("sections", "imports", "exports", "candidates", "glue")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
-from rea.loopback import urljoin, urlsplit, urlunsplit
 
+from rea.loopback import urljoin, urlsplit, urlunsplit
 from rea.web.scope import clean_url
 
 MAX_VALUE = 4096

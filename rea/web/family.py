@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
+from rea.family import Family, members
 from rea.web.effects import ObserveBrowser
 from rea.web.scenario_effects import RunScenario
 from rea.web.script_effects import FetchSourceMaps, ParseWebScripts, PublishWebScripts, ReadLocalFile
-from rea.family import Family, members
 
 EFFECTS: TypeAlias = (
     ObserveBrowser | RunScenario | ParseWebScripts | FetchSourceMaps | ReadLocalFile | PublishWebScripts

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rea.loopback import origin_of
 from rea.web import activity, page
 from rea.web.completeness import Ledger, classify
 from rea.web.metadata import metadata
+from rea.web.records.browser import InspectWebPageArgs
 from rea.web.redaction import fingerprint
 from rea.web.scope import clean_url, in_scope
 from rea.web.targets import WORKER_TYPES, browser_version, target_record
-from rea.loopback import origin_of
-from rea.web.records.browser import InspectWebPageArgs
 
 LIMITATIONS = (
     "Network and console activity is observed only within the attach window; earlier activity is not available.",

@@ -11,10 +11,10 @@ import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from rea.loopback import origin_of
 from rea.web.completeness import Ledger
 from rea.web.redaction import text_artifact
 from rea.web.scope import clean_url, in_scope
-from rea.loopback import origin_of
 
 Raw = Mapping[str, Any]
 

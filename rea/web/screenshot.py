@@ -13,8 +13,8 @@ from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.errors import ReaError
 from rea.browser_failures import browser_failure
+from rea.errors import ReaError
 from rea.web.completeness import Ledger, classify
 from rea.web.scope import clean_url, origin_text
 from rea.web.targets import browser_version

@@ -15,15 +15,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rea.canonical_json import canonicalize
 from returns.result import Failure, Result, Success
 
+from rea.canonical_json import canonicalize
 from rea.errors import ReaError, invalid_request
 from rea.javascript.recovery import Planned
 from rea.loopback import urlsplit
 from rea.validation import first_schema_error
-from rea.wire.schema import Role, schema_of
 from rea.web.records.browser import Completeness
+from rea.wire.schema import Role, schema_of
 
 MANIFEST = "manifest.json"
 MAX_CAPTURE_BYTES = 64 << 20

@@ -13,9 +13,9 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from rea.loopback import urljoin
 
 from rea.javascript.sourcemap import segments
+from rea.loopback import urljoin
 from rea.web.redaction import text_artifact
 from rea.web.scope import clean_url
 

@@ -12,13 +12,13 @@ grouping, the same on every page.
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import page_rows, view_error
 from rea.evidence import Evidence
+from rea.views.projection import page_rows, view_error
 
 # (rule, placeholder, pattern): a segment fully matching the pattern is templated
 RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (

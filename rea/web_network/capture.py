@@ -13,8 +13,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any, Literal
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 import attrs
 

@@ -10,11 +10,11 @@ import attrs
 
 from rea.catalog.cli import Command, Positional
 from rea.catalog.schemas import evidence_output
-from rea.web_network import text
-from rea.wire.schema import Role, schema_of
 from rea.views.records.results import SummaryResult
-from rea.wire.tool import evidence_tool
+from rea.web_network import text
 from rea.web_network.records import CaptureArgs, NetworkCapture, ScreenshotArgs, ScreenshotDiff
+from rea.wire.schema import Role, schema_of
+from rea.wire.tool import evidence_tool
 
 # the advertised example names two local PNGs: an artifact example would carry a whole screenshot, twice, into
 # every model's context (a capture_web_screenshot artifact is passed back as it came, as the description says)

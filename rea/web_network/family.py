@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypeAlias
 
-from rea.web_network.model import ReadCapture, ReadPng
 from rea.family import Family, members
+from rea.web_network.model import ReadCapture, ReadPng
 
 EFFECTS: TypeAlias = ReadCapture | ReadPng
 

@@ -17,6 +17,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Provider, Subject, create_evidence
 from rea.program import Context, ReportProgress, must, need, recorded, refusable, typed
 from rea.session import Session
+from rea.views.programs import deliver
 from rea.web_network.capture import LIMITATIONS, Malformed, artifact_view, flow_records, har_records, select
 from rea.web_network.model import MAX_CAPTURE_BYTES, ReadCapture, ReadPng
 from rea.web_network.png import Image, PngError, decode_png
@@ -31,7 +32,6 @@ from rea.web_network.records import (
 from rea.web_network.screenshots import artifact_bytes, compare
 from rea.web_network.views import redaction_index
 from rea.wire.convert import to_wire
-from rea.views.programs import deliver
 
 PIXELS_PROVIDER = Provider(id="rea-png", name="REA PNG pixel comparison (zlib)", version=__version__)
 

@@ -8,13 +8,13 @@ artifact, and the capture result names its input limit.
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 
-from rea.wire.schema import Open, field, local_path
 from rea.web.records.screenshot import ScreenshotArtifact
+from rea.wire.schema import Open, field, local_path
 
 SHA256 = "^[a-f0-9]{64}$"
 POINTER = "RFC 6901 pointer in the producer's reported object"

@@ -5,9 +5,8 @@ from __future__ import annotations
 import base64
 import binascii
 import hashlib
-from typing import Any
 from collections.abc import Mapping
-
+from typing import Any
 
 from rea.web_network.png import Image
 

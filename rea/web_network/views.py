@@ -17,15 +17,16 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Literal
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import complete_coverage, page_coverage, view_error
 from rea.web_network.api_surface import api_surface_view, request_line
+from rea.web_network.capture import Reason, UrlComponent
 from rea.web_network.records import (
     CaptureCalls,
     CaptureCounts,
@@ -36,7 +37,6 @@ from rea.web_network.records import (
     RedactionIndexEntry,
     ViewCall,
 )
-from rea.web_network.capture import Reason, UrlComponent
 from rea.wire.convert import to_wire
 
 FIRST_ROWS = 20  # request rows in a summary

@@ -13,8 +13,8 @@ from __future__ import annotations
 import functools
 import types
 import typing
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 import cattrs

@@ -23,11 +23,11 @@ Rules (an h11-style table would add nothing; they are few):
 from __future__ import annotations
 
 import enum
-from collections import abc
 import types
 import typing
-from typing import Any, Literal, Union
+from collections import abc
 from collections.abc import Iterator, Mapping
+from typing import Any, Literal, Union
 
 import attrs
 

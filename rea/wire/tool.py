@@ -8,8 +8,8 @@ all come from the two types handed in here.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rea.catalog.contract import ToolContract
 from rea.catalog.input_groups import INPUT_GROUPS

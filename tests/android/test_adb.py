@@ -21,10 +21,10 @@ import anyio
 import pytest
 
 from adb_fixtures import FakeAdbServer, reserved_port
-from rea.catalog import BY_NAME
-from rea.adb.contract import ROWS
-from support import clean_env, rea_command
 from mcp_client import connect
+from rea.adb.contract import ROWS
+from rea.catalog import BY_NAME
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.skipif(shutil.which("adb") is None, reason="needs Debian adb (scripts/setup test)")
 SERIAL = "emulator-5554"

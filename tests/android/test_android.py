@@ -19,8 +19,8 @@ import anyio
 import pytest
 
 import android_fixtures as fx
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 pytestmark = [pytest.mark.slow, pytest.mark.skipif(bool(fx.missing_tools()), reason=f"needs {fx.missing_tools()}")]
 MAIN = "com.example.demo.MainActivity"

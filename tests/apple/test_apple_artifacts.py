@@ -24,13 +24,11 @@ from typing import Any
 import anyio
 import pytest
 
+from apple_fixtures import APP, FIXTURES, UID, cyclic_archive, make_app
+from mcp_client import connect
 from rea.apple_artifacts import car, keyed, nib
 from rea.apple_artifacts.interface_graph import DecodedDocument, build
 from support import clean_env, rea_command
-from mcp_client import connect
-from apple_fixtures import make_app
-from apple_fixtures import APP, cyclic_archive
-from apple_fixtures import FIXTURES, UID
 
 RESOURCES = APP / "Contents" / "Resources"
 SOURCES = FIXTURES / "sources"

@@ -19,11 +19,11 @@ from returns.result import Success
 
 from apple_fixtures import needs_pyobjc, nm_symbols, objdump_classes, pyobjc_binary
 from artifact_fixtures import run_tools
+from mcp_client import connect, error, evidence
 from rea.apple_metadata.dispatch import dispatch_result
 from rea.apple_metadata.image import MachImage, Section, Segment
 from rea.apple_metadata.results import Reading, objc_classes, objc_protocols, swift_types
 from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 
 BASE = 0x1000
 

@@ -10,9 +10,9 @@ import subprocess
 import anyio
 import pytest
 
-from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 from apple_fixtures import INFO
+from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 BOMB = """<?xml version="1.0"?>
 <!DOCTYPE plist [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]>

@@ -6,17 +6,15 @@ import copy
 
 import attrs
 import orjson
-
 from returns.result import Failure, Success
 
-from rea.artifacts import build_inventory, compare_inventories, parse_inventory
+from rea.artifacts import build_inventory, compare_inventories, parse_inventory, programs
 from rea.artifacts.graph import page_inventory
 from rea.artifacts.model import EntryFact, ExtractArtifact, InventoryArtifact, InventoryFacts, Limits, Omission
+from rea.artifacts.records import ExtractArgs, InspectArgs, InventoryArgs
 from rea.errors import ReaError
 from rea.session import Session, Target, open_target
-from rea.artifacts.records import ExtractArgs, InspectArgs, InventoryArgs
 from rea.wire.convert import structure
-from rea.artifacts import programs
 from scripted import SCRIPTED_STAMP, drive
 
 SHA = "ab" * 32

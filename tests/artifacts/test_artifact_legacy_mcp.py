@@ -20,8 +20,8 @@ import anyio
 import attrs
 import pytest
 
-from rea.evidence import identify, parse_evidence
 from mcp_client import connect, error, evidence
+from rea.evidence import identify, parse_evidence
 
 pytestmark = pytest.mark.slow
 

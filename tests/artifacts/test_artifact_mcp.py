@@ -11,8 +11,8 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 

@@ -17,13 +17,13 @@ from returns.result import Success
 from artifact_fixtures import (
     call,
     inventory,
-    substep,
     make_ar,
     make_tar,
     make_zip,
     occurrences,
     pack_asar,
     run_tools,
+    substep,
     wheel_bytes,
 )
 
@@ -489,6 +489,7 @@ def test_views_summary_pages_and_logical_paths(tmp_path):
 
 def test_cancelled_extraction_removes_its_directory(tmp_path, monkeypatch):
     import anyio
+
     from effects.calls import call_tool
 
     staging = tmp_path / "tmp"

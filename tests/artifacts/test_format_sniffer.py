@@ -14,8 +14,8 @@ import anyio
 import lief
 import pytest
 
-from rea.artifacts.model import format_for_name, is_fat_macho
 from mcp_client import connect, ok
+from rea.artifacts.model import format_for_name, is_fat_macho
 
 
 def class_file(major: int = 52) -> bytes:

@@ -22,11 +22,11 @@ import psutil
 import pytest
 
 from batch_fixtures import build_corpus
+from mcp_client import connect, ok
 from rea.batch.items import Identified, outcomes, work_list
 from rea.batch.kinds import PLANS, kind_of
 from rea.bundle import parse_bundle
 from support import clean_env, rea_command
-from mcp_client import connect, ok
 
 OPERATION = {kind: plan.steps[-1].tool for kind, plan in PLANS.items()}
 

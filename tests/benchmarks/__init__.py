@@ -12,12 +12,12 @@ child process before it measures the baseline RSS.
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
-from dataclasses import dataclass
-import os
-from pathlib import Path
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MB = 1_000_000  # throughput is in MB/s with MB = 10**6 bytes; memory is in MiB

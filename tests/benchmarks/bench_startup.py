@@ -20,8 +20,8 @@ import sys
 import tempfile
 import threading
 import time
-from typing import Any
 from collections.abc import Callable
+from typing import Any
 
 import orjson
 

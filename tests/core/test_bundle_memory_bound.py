@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 
-
 from support import clean_env, rea_command
 
 LIMIT = 512 * 1024 * 1024

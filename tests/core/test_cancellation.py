@@ -15,15 +15,15 @@ from effects.calls import Connection, call_tool
 from effects.interpreter import run
 from effects.javascript.runtime import HANDLERS
 from effects.progress import Progress
+from javascript_fixtures import write_tree
 from rea.catalog import BY_NAME
+from rea.javascript.programs.analysis import analyze_javascript_application
+from rea.javascript.records.arguments import AnalyzeArgs
 from rea.program import ProgramCancelled, ReportProgress
 from rea.session import Session
 from rea.wire.convert import structure, with_defaults
-from rea.javascript.records.arguments import AnalyzeArgs
 from rea.workflows import PROGRAMS
-from rea.javascript.programs.analysis import analyze_javascript_application
 from scripted import CTX
-from javascript_fixtures import write_tree
 
 LATE_PHASES = ("linking", "semantic", "sealing", "hashing", "validating", "publishing")
 

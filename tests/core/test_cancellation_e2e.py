@@ -14,8 +14,8 @@ import pytest
 
 from javascript_fixtures import write_tree
 from mcp_client import connect, ok
-from rea.javascript.programs.analysis import BATCH_FILES
 from native_fixtures import SOURCE, _workers
+from rea.javascript.programs.analysis import BATCH_FILES
 
 pytestmark = pytest.mark.slow
 OPERATION = "analyze_javascript_application"

@@ -2,6 +2,7 @@ import attrs
 import pytest
 from returns.pipeline import is_successful
 
+from rea.artifacts.report_records import InventoryEvidence
 from rea.catalog.schemas import evidence_output
 from rea.evidence import (
     ENVELOPE,
@@ -12,7 +13,6 @@ from rea.evidence import (
     create_profile,
     parse_evidence,
 )
-from rea.artifacts.report_records import InventoryEvidence
 from rea.session_tools.records.bundles import EvidenceRecord
 from support import PROFILE, PROVIDER, make_evidence
 

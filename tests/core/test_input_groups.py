@@ -10,10 +10,10 @@ import re
 
 import anyio
 
+from mcp_client import connect
 from rea.catalog import BY_NAME
 from rea.catalog.input_groups import INPUT_GROUPS
 from rea.catalog.schemas import compact_input
-from mcp_client import connect
 
 
 def test_every_group_description_names_real_properties_and_survives_the_compact_profile():

@@ -99,7 +99,7 @@ def test_the_static_effect_union_is_the_one_list_of_families():
     """mypy reads AnyEffect spelled out; it must name exactly the core's and every listed family's effects."""
     from typing import get_args
 
-    from rea.effect_types import AnyEffect, MEMBERS
+    from rea.effect_types import MEMBERS, AnyEffect
 
     union = get_args(AnyEffect)
     assert len(union) == len(set(union)) and set(union) == set(MEMBERS) and len(MEMBERS) == len(set(MEMBERS))

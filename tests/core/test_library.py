@@ -18,11 +18,11 @@ from returns.pipeline import is_successful
 
 import rea
 from android_fixtures import missing_tools, unsigned_apk
-from managed_fixtures import library, library_v2
-from rea.canonical_json import canonicalize
 from javascript_fixtures import APP, write_tree
-from support import clean_env, rea_command
+from managed_fixtures import library, library_v2
 from mcp_client import connect
+from rea.canonical_json import canonicalize
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

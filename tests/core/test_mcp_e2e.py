@@ -9,9 +9,9 @@ import anyio
 import jsonschema
 import pytest
 
-from rea.canonical_json import canonical_sha256
 from mcp_client import catalog_tools, connect, err, notification_methods, ok, run, tool_list
-from support import make_evidence, clean_env, ledger, rea_command, write_bundle
+from rea.canonical_json import canonical_sha256
+from support import clean_env, ledger, make_evidence, rea_command, write_bundle
 
 pytestmark = pytest.mark.slow
 MARK = {"provenance": {"untrusted_content": True, "source": "analysis_target"}}

@@ -28,25 +28,25 @@ from jsonschema.exceptions import relevance
 from returns.result import Success
 
 import android_fixtures
-import dos_fixtures
 import chromium_fixtures
+import dos_fixtures
 import web_network_fixtures
+from adb_fixtures import reserved_port
+from apple_fixtures import INFO as PLIST
+from apple_fixtures import make_app
 from artifact_fixtures import make_zip
 from chromium_fixtures import CHROMIUM, Browser, Site
-from web_fixtures import open_page
-from managed_fixtures import library, library_v2
-from rea.catalog import BY_NAME
-from rea.validation import validate_arguments
-from adb_fixtures import reserved_port
-from rea.adb import contract as adb_contract
-from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
 from javascript_fixtures import APP, Node, write_tree
+from layout_fixtures import make_core
+from managed_fixtures import library, library_v2
 from mcp_client import connect
 from native_fixtures import SOURCE, nm_functions
-from apple_fixtures import make_app
-from apple_fixtures import INFO as PLIST
-from layout_fixtures import make_core
+from rea.adb import contract as adb_contract
+from rea.catalog import BY_NAME
+from rea.validation import validate_arguments
 from reconstruction_fixtures import process_comparison
+from reference_shapes import EVIDENCE, EXPECTED_ERRORS, LIFECYCLE, NATIVE_SURFACE, shape
+from web_fixtures import open_page
 
 # the reference 3.1 catalog's example of capture_process_scenario (its input_schema.examples[0])
 CAPTURE_EXAMPLE = {

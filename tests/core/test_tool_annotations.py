@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from rea.native.annotations import EDITS
-
 import itertools
 import json
 import subprocess
@@ -12,9 +10,10 @@ import anyio
 import pytest
 
 from rea.catalog import CATALOG
-from rea.javascript.contract import application as javascript_tools
 from rea.catalog.annotations import EFFECT_HINTS, annotations_from_effects
 from rea.catalog.contract import EFFECTS, ToolContract
+from rea.javascript.contract import application as javascript_tools
+from rea.native.annotations import EDITS
 from support import clean_env, rea_command
 
 CHANGES = set(EFFECTS) - {"idempotent"}  # every other effect changes something, session state included

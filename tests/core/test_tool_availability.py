@@ -25,8 +25,8 @@ from rea.catalog.contract import TARGET_NEEDS
 from rea.native import providers
 from rea.program import Outcome
 from rea.session import Session, Target, open_target
-from rea.workflows import PROGRAMS
 from rea.session_tools.programs.status import binary_session
+from rea.workflows import PROGRAMS
 from scripted import CTX, HOST_PROVIDERS, drive_tool
 from support import clean_env, rea_command
 

@@ -13,8 +13,7 @@ import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
-from rea.catalog import CATALOG, FAMILIES, FAMILY_OF
-from rea.catalog import toolsets
+from rea.catalog import CATALOG, FAMILIES, FAMILY_OF, toolsets
 from rea.catalog.projection import tool_definition
 from support import clean_env, rea_command
 

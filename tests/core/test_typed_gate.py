@@ -3,15 +3,15 @@
 
 from __future__ import annotations
 
+import importlib
+
 import orjson
 import pytest
 
 from rea.catalog import BY_NAME
+from rea.families import FAMILIES
 from rea.program import reads_record
 from rea.wire.convert import restructure, to_wire, with_defaults
-import importlib
-
-from rea.families import FAMILIES
 
 # every family's plain programs (before the gate wraps them), as rea.workflows.table imports them
 _PLAIN = {

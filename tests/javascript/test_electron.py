@@ -23,9 +23,9 @@ from returns.result import Failure, Success
 
 from chromium_fixtures import Browser, needs_chromium
 from effects.calls import Connection
-from support import clean_env, rea_command
 from javascript_fixtures import call
 from scripted import CTX
+from support import clean_env, rea_command
 
 pytestmark = needs_chromium
 
@@ -116,8 +116,7 @@ def test_a_non_file_page_and_a_missing_target_are_refused(electron_like):
 
 @pytest.mark.slow
 def test_electron_tools_over_mcp_and_cli(electron_like, tmp_path):
-    from mcp_client import evidence
-    from mcp_client import connect
+    from mcp_client import connect, evidence
 
     b, _ = electron_like
     target = _file_page(b)

@@ -14,14 +14,14 @@ import anyio
 import pytest
 
 from effects.calls import Connection, call_tool
+from javascript_fixtures import APP, analyze, call, edges, label, labels, node, roles, semantic_graph, write_tree
+from mcp_client import connect, err
 from rea.evidence import parse_evidence
 from rea.javascript.ids import node_id as jid
 from rea.javascript.ids import semantic_node_id
 from rea.javascript.views import application_view
-from support import clean_env, rea_command
-from mcp_client import connect, err
 from scripted import CTX
-from javascript_fixtures import APP, analyze, call, edges, label, labels, node, roles, semantic_graph, write_tree
+from support import clean_env, rea_command
 
 
 @pytest.fixture()
@@ -674,13 +674,13 @@ def test_cancel_during_parsing_retains_partial_evidence(tmp_path):
     from effects.javascript.runtime import HANDLERS
     from effects.progress import Progress
     from rea.javascript.effects import ExtractFiles
+    from rea.javascript.programs.analysis import analyze_javascript_application
     from rea.program import ProgramCancelled, ReportProgress
     from rea.session import Session
-    from rea.javascript.programs.analysis import analyze_javascript_application
 
     root = write_tree(tmp_path / "many", {f"m{i:03}.js": f"require('./m{i + 1:03}');\n" for i in range(150)})
-    from rea.wire.convert import structure
     from rea.javascript.records.arguments import AnalyzeArgs
+    from rea.wire.convert import structure
 
     args = structure({"input_path": str(root)}, AnalyzeArgs).unwrap()
     program = analyze_javascript_application(Session(), args, CTX)

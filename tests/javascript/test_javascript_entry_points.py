@@ -18,11 +18,11 @@ from typing import Any
 import pytest
 
 from effects.calls import Connection
+from javascript_fixtures import _SESSIONS, APP, analyze, call, labels, write_tree
 from rea.javascript.contract.application import TOOLS
 from rea.javascript.ids import node_id as jid
-from support import clean_env, npm_fixture, rea_command
-from javascript_fixtures import _SESSIONS, APP, analyze, call, labels, write_tree
 from scripted import CTX
+from support import clean_env, npm_fixture, rea_command
 
 FIXTURE = Path(__file__).parents[1] / "javascript"
 

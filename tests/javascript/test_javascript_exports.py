@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 
-from javascript_fixtures import analyze, call, node, write_tree
 from effects.calls import Connection
-from support import clean_env, rea_command
+from javascript_fixtures import analyze, call, node, write_tree
 from scripted import CTX
+from support import clean_env, rea_command
 
 INTEROP = "function _interopRequireDefault(obj) { return obj && obj.__esModule ? obj : { default: obj }; }\n"
 

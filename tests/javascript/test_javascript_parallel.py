@@ -12,8 +12,8 @@ import rea.javascript.programs.analysis as workflow
 from effects.calls import Connection
 from effects.javascript import runtime
 from effects.progress import Progress
-from rea.javascript.effects import ExtractFiles
 from javascript_fixtures import analyze, write_tree
+from rea.javascript.effects import ExtractFiles
 from scripted import CTX
 
 

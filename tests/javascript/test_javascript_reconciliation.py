@@ -18,10 +18,10 @@ import anyio
 import pytest
 
 from chromium_fixtures import CHROMIUM, Browser, Site
-from web_fixtures import open_page
-from support import clean_env, rea_command
 from javascript_fixtures import Node
 from mcp_client import connect
+from support import clean_env, rea_command
+from web_fixtures import open_page
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="needs Debian chromium (scripts/setup installs it)")
 

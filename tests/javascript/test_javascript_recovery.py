@@ -18,10 +18,11 @@ import pytest
 from returns.result import Failure, Success
 
 from effects.calls import Connection
+from javascript_fixtures import SOURCES as SHOP
+from javascript_fixtures import analyze, call, write_tree
 from rea.javascript.sourcemap import encode_vlq
-from support import clean_env, rea_command
-from javascript_fixtures import SOURCES as SHOP, analyze, call, write_tree
 from scripted import CTX
+from support import clean_env, rea_command
 
 SOURCES = {
     "src/main.js": "import { helper } from './util/helper.js';\nimport { tax } from './tax.js';\n"
@@ -201,8 +202,7 @@ def test_existing_output_directory_is_refused_and_nothing_written(tmp_path):
 
 @pytest.mark.slow
 def test_recover_over_mcp_and_cli(npm_tree, tmp_path):
-    from mcp_client import error, evidence
-    from mcp_client import connect
+    from mcp_client import connect, error, evidence
 
     src = write_tree(tmp_path / "app", SOURCES)
     bundle = esbuild(npm_tree, src, tmp_path / "dist" / "app.js", "--minify")

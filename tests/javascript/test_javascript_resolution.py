@@ -9,11 +9,10 @@ import subprocess
 
 import pytest
 
+from javascript_fixtures import IMPORTS_APP, analyze, keyed, node, write_tree
 from rea.javascript import tsconfig
 from rea.javascript.ids import node_id as jid
 from rea.javascript.resolve import Resolver
-from javascript_fixtures import analyze, keyed, node, write_tree
-from javascript_fixtures import IMPORTS_APP
 
 
 def _imports(r):

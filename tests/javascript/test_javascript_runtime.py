@@ -22,9 +22,9 @@ from returns.result import Failure, Success
 
 from effects import cdp
 from effects.calls import Connection
-from support import clean_env, rea_command
 from javascript_fixtures import Node, call
 from scripted import CTX
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="no node on this host")
 
@@ -171,8 +171,7 @@ def test_unknown_target_and_closed_port(node_app):
 
 @pytest.mark.slow
 def test_runtime_tools_over_mcp_and_cli(node_app, tmp_path):
-    from mcp_client import error, evidence
-    from mcp_client import connect
+    from mcp_client import connect, error, evidence
 
     async def main():
         async with connect(TMPDIR=str(tmp_path)) as s:

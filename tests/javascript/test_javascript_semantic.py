@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 
 from effects.calls import Connection
 from effects.javascript.semantic_facts import _CONTROL_ANY, _CONTROL_NEEDLES
-from support import clean_env, rea_command
 from javascript_fixtures import ELECTRON, analyze, assert_fits, call, semantic_graph, write_tree
 from mcp_client import connect
 from scripted import CTX
+from support import clean_env, rea_command
 
 FLOW = {
     "package.json": json.dumps({"name": "flow", "version": "1.0.0", "main": "src/index.js"}),

@@ -14,14 +14,14 @@ import jsonschema
 import pytest
 
 from effects.calls import Connection
+from javascript_fixtures import APP, HERE, analyze, assert_fits, call, semantic_graph, write_tree
+from mcp_client import connect, err
 from rea.artifacts.graph import artifact_id
 from rea.catalog import CATALOG
 from rea.javascript.ids import edge_id
 from rea.javascript.ids import node_id as jid
-from support import clean_env, rea_command
-from javascript_fixtures import APP, HERE, analyze, assert_fits, call, semantic_graph, write_tree
-from mcp_client import connect, err
 from scripted import CTX
+from support import clean_env, rea_command
 
 
 @pytest.fixture()

@@ -23,8 +23,8 @@ from returns.result import Failure, Success
 
 from artifact_fixtures import run_tools
 from layout_fixtures import go_macho
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 D = lief.MachO.DylibCommand
 LC_REQ_DYLD = 0x80000000

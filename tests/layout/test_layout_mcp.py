@@ -9,8 +9,8 @@ import anyio
 import pytest
 
 from layout_fixtures import go_macho, hardened
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 

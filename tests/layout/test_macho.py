@@ -17,8 +17,8 @@ from returns.result import Failure, Success
 
 from artifact_fixtures import call, run_tools
 from layout_fixtures import fat, go_fat_arches, go_macho, go_read_macho, hardened
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 
 def listed(path):

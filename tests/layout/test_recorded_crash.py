@@ -16,9 +16,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 from layout_fixtures import make_core
+from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("readelf") is None, reason="gcc, readelf")
 

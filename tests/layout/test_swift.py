@@ -14,8 +14,8 @@ import anyio
 import pytest
 
 from artifact_fixtures import call
-from support import clean_env, rea_command
 from mcp_client import connect, error
+from support import clean_env, rea_command
 
 STAND_IN = """#!/bin/sh
 # stands in for swift-demangle (no Swift toolchain can be installed here)

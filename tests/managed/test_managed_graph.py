@@ -9,8 +9,8 @@ import pytest
 
 from artifact_fixtures import make_zip
 from managed_fixtures import library, monodis_rows, needs_mono, signed
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 pytestmark = [pytest.mark.slow, needs_mono]
 

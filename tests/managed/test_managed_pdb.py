@@ -11,8 +11,8 @@ import pytest
 
 from artifact_fixtures import make_zip
 from managed_fixtures import SHA256_GUID, library, monodis_rows, needs_mono, portable_pdb
-from support import clean_env, rea_command
 from mcp_client import connect, evidence
+from support import clean_env, rea_command
 
 pytestmark = [pytest.mark.slow, needs_mono]
 SOURCES = [("/build/src/Library.cs", hashlib.sha256(b"library source").digest()),

@@ -10,8 +10,8 @@ import anyio
 import pytest
 
 from managed_fixtures import build, needs_mono
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 
 pytestmark = [pytest.mark.slow, needs_mono, pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc")]
 

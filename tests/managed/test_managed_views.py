@@ -25,8 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from managed_fixtures import build, library, monodis, monodis_rows, needs_mono, portable_pdb
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 pytestmark = [pytest.mark.slow, needs_mono]
 REPLY_CAP = 32 * 1024

@@ -24,10 +24,10 @@ import anyio
 import attrs
 import pytest
 
+from mcp_client import connect
 from rea.evidence import identify, parse_evidence
 from rea.session import Session, record
 from support import write_bundle
-from mcp_client import connect
 
 pytestmark = pytest.mark.slow
 

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from effects.native.ghidra_worker import file_facts
-from rea.native import answers, metadata
+from rea.native import answers, ghidra_cfg, metadata
 from rea.native import ghidra as g
-from rea.native import ghidra_cfg
 from rea.native import ghidra_queries as gq
 from rea.native import queries as q
 

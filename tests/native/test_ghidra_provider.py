@@ -15,10 +15,10 @@ import pytest
 
 from effects.native.discovery import discover
 from ghidra_fixtures import GHIDRA_VERSION, fake_install, fake_jdk, fake_pyghidra, ghidra_env
+from mcp_client import connect, err, ok
 from rea.native.ghidra_install import decide, java_major, parse_properties
 from rea.native.providers import GHIDRA_STARTUP_DEFAULT_MS, ghidra_startup_timeout
 from support import clean_env, rea_command
-from mcp_client import connect, err, ok
 
 
 @pytest.mark.parametrize(

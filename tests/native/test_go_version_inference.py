@@ -22,10 +22,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from effects.native import metadata
-from rea.native import gopclntab
-from support import clean_env
 from mcp_client import connect, ok
 from native_fixtures import ok_evidence
+from rea.native import gopclntab
+from support import clean_env
 
 pytestmark = pytest.mark.slow  # three cross builds (the std of windows and darwin compiled once per session)
 MAIN = 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n'

@@ -17,13 +17,13 @@ import jsonschema
 import pytest
 
 import dos_fixtures as dos
-from reference_shapes import shape
+from mcp_client import connect, err
+from rea.artifacts.model import format_for_name
 from rea.native.dos import com_by_name, is_dos_mz, windows_header_offset
 from rea.native.load_image import load_image
-from rea.artifacts.model import format_for_name
 from rea.wire.convert import to_wire
+from reference_shapes import shape
 from support import clean_env, rea_command
-from mcp_client import connect, err
 
 
 def sha(data: bytes) -> str:

@@ -14,9 +14,9 @@ import anyio
 import psutil
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect, err, ok
 from native_fixtures import SOURCE, _workers, nm_functions, objdump_calls, ok_evidence, result
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")

@@ -19,10 +19,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect, err, ok
-from native_fixtures import nm_functions, objdump_calls
-from native_fixtures import universal
+from native_fixtures import nm_functions, objdump_calls, universal
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 LEAVES = 40

@@ -4,10 +4,10 @@ import jsonschema
 from hypothesis import given
 from hypothesis import strategies as st
 
+from native_fixtures import dossier
 from rea.catalog import BY_NAME
 from rea.native.compare import compare
 from rea.wire.convert import to_wire
-from native_fixtures import dossier
 
 
 def _dims(comparison):

@@ -16,8 +16,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.native import decoding
 from mcp_client import connect
+from rea.native import decoding
 from stack_strings_fixtures import BLOB, HIDDEN, NOISY, _inside, disassembly, nm, search_cli
 
 DECODERS = ("decode", "copy_decode")

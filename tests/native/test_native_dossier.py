@@ -8,12 +8,12 @@ import types
 
 from returns.result import Failure, Success
 
+from native_fixtures import _bound_session, proc
 from rea.errors import ReaError
 from rea.native import annotations
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
 from rea.workflows import PROGRAMS
 from scripted import drive
-from native_fixtures import _bound_session, proc
 
 MAIN = {
     **proc("0x1000", "main"),

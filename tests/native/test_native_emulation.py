@@ -14,11 +14,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
+from emulation_fixtures import HOST, SECRETS, SHELL, XOR_KEY, data_symbol, xored
 from mcp_client import connect, err, ok
 from native_fixtures import nm_functions, objdump_function
-from emulation_fixtures import HOST, SHELL, XOR_KEY, data_symbol, xored
-from emulation_fixtures import HOST, SECRETS, SHELL
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from effects.native import direct, emulator
-from rea.native import emulation as plan
 from emulation_fixtures import HOST, SHELL, XOR_KEY, data_symbol, xored
+from rea.native import emulation as plan
 
 pytestmark = pytest.mark.slow
 

@@ -22,12 +22,13 @@ from pathlib import Path
 
 import anyio
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from effects.native.metadata import exports
-from support import clean_env, rea_command
 from mcp_client import connect, ok
 from native_fixtures import _workers, ok_evidence, result
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 LIBRARY = """

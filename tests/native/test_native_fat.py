@@ -15,10 +15,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect, err, ok
-from native_fixtures import ok_evidence, result
-from native_fixtures import universal
+from native_fixtures import ok_evidence, result, universal
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 LC_SEGMENT_64, LC_MAIN = 0x19, 0x80000028

@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 from returns.result import Success
 
-from rea.native import graphs
-from rea.native import annotations
+from native_fixtures import _bound_session, proc
+from rea.native import annotations, graphs
 from rea.native.effects import NativeFacts, ReadAnnotations
 from rea.program import ProgramCancelled, ReportProgress
 from rea.workflows import PROGRAMS
 from scripted import CTX, SESSION_EFFECTS
-from native_fixtures import _bound_session, proc
 
 
 def snapshot(*procs):

@@ -20,8 +20,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from effects.native import indexer
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 LINE = re.compile(r"^\s*([0-9a-f]+):\t(?:[0-9a-f]{2,8} )+\s*\t(\S+)\s*(.*)$")
 COMMENT = re.compile(r"#\s*(?:0x)?([0-9a-f]+)")

@@ -13,9 +13,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect, err, ok
 from native_fixtures import ok_evidence, result
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 PROGRAM = """package main

@@ -18,10 +18,10 @@ import pytest
 
 from effects.native import metadata as reader
 from effects.native import origin_facts
-from rea.native import metadata
-from support import clean_env
 from mcp_client import connect, ok
 from native_fixtures import ok_evidence
+from rea.native import metadata
+from support import clean_env
 
 SOURCE = r"""
 #include <stdio.h>

@@ -17,15 +17,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from effects.native import indexer
+from mcp_client import connect
 from rea.native import answers as a
 from rea.native import stackframe
 from rea.native import stackstrings as ss
 from rea.native.sweep import Region, decode, sweep
 from rea.wire.convert import to_wire
-from mcp_client import connect
-from stack_strings_fixtures import HIDDEN, _inside, disassembly, nm, search_cli
-from stack_strings_fixtures import CMD, CMD_FIX, KEY, HOST, PATH, WORD
-
+from stack_strings_fixtures import CMD, CMD_FIX, HIDDEN, HOST, KEY, PATH, WORD, _inside, disassembly, nm, search_cli
 
 WHET = CMD[: CMD_FIX[0]] + CMD_FIX[1] + CMD[CMD_FIX[0] + 1 :]
 ENCODED = bytes(ord(c) ^ KEY for c in HIDDEN) + bytes([KEY])

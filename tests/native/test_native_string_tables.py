@@ -21,10 +21,10 @@ from pathlib import Path
 import anyio
 import pytest
 
-from rea.native import strings as native_strings
-from rea.native.strings import MIN_CHARS, decoded, runs, with_scanned
 from mcp_client import connect, ok
 from native_fixtures import ok_evidence, result
+from rea.native import strings as native_strings
+from rea.native.strings import MIN_CHARS, decoded, runs, with_scanned
 
 SOURCE = Path(__file__).parents[1] / "fixtures" / "wide_tables.c"
 WHEEL = (

@@ -2,8 +2,8 @@
 
 from rea.evidence import Provider, Subject, create_evidence
 from rea.views.programs import project, view_evidence
-from rea.wire.convert import with_defaults
 from rea.views.records.requests import AnalysisViewArgs
+from rea.wire.convert import with_defaults
 
 ANGR = Provider(id="angr", name="angr", version="9.2.213")
 SUBJECT = Subject(name="pie", sha256="c" * 64, format="elf", architecture="x86_64", local_path="/bin/pie")

@@ -17,9 +17,9 @@ import anyio
 import psutil
 import pytest
 
+from mcp_client import connect, error, evidence
 from rea.native_runtime.observation import observation_result
 from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 
 SOURCE = r"""
 #include <stdio.h>

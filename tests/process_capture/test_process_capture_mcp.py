@@ -15,8 +15,8 @@ import anyio
 import psutil
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 ROOT = Path(__file__).resolve().parents[2]

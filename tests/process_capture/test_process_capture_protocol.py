@@ -25,8 +25,8 @@ import pytest
 
 from artifact_fixtures import call
 from effects.process_capture.launch import TAP_MAIN
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 ROOT = Path(__file__).resolve().parents[2]
 EXCHANGE = r"""

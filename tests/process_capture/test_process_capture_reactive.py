@@ -18,9 +18,9 @@ import anyio
 import pytest
 
 from artifact_fixtures import call
-from support import clean_env, rea_command
 from mcp_client import connect
 from process_fixtures import _gone, _group_gone
+from support import clean_env, rea_command
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMPTS = r"""

@@ -15,11 +15,11 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from support import clean_env, rea_command
 from mcp_client import connect
 from native_fixtures import SOURCE
 from reconstruction_fixtures import (
     FILES,
+    MISSING,
     _call,
     _claim,
     _spec,
@@ -28,7 +28,7 @@ from reconstruction_fixtures import (
     process_comparison,
     ref,
 )
-from reconstruction_fixtures import MISSING
+from support import clean_env, rea_command
 
 
 async def _produce(root: Path) -> dict[str, Any]:

@@ -19,9 +19,9 @@ from typing import Any
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from javascript_fixtures import ELECTRON, write_tree
 from mcp_client import connect
+from support import clean_env, rea_command
 
 # the reference's candidate policies (layer, family, fixture/verifier authority, original authority, case kinds)
 RUNTIME3 = ("positive", "negative", "malformed")

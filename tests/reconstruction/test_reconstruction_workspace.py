@@ -19,9 +19,9 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from support import clean_env, rea_command
 from mcp_client import connect
 from reconstruction_fixtures import FILES, _call, _claim, _spec, canonical_sha256, coverage_requests, inspect_each, ref
+from support import clean_env, rea_command
 
 
 def digest(value: Any) -> str:

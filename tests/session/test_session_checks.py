@@ -20,8 +20,8 @@ from typing import Any
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect
+from support import clean_env, rea_command
 
 GREETING = '#include <stdio.h>\nint main(void) { puts("%s"); return 0; }\n'
 ZERO_UNKNOWN = "unk_" + "0" * 64

@@ -8,20 +8,20 @@ from returns.result import Failure, Success
 
 from rea.bundle import bundle_chunks, bundle_json, parse_bundle
 from rea.canonical_json import canonicalize
-from rea.errors import ReaError
 from rea.catalog import BY_NAME
+from rea.catalog.contract import ClientFeature, Surface, ToolAnnotation, ToolEffect
+from rea.errors import ReaError
+from rea.evidence import SubjectFormat
+from rea.native.effects import DiscoverProviders
+from rea.native.providers import RejectionCode
 from rea.program import IdentifyTarget, PublishAtomically, PublishReceipt, TargetFacts
 from rea.session import Session, header_architecture, resolve, target_kind
-from rea.catalog.contract import ClientFeature, Surface, ToolAnnotation, ToolEffect
-from rea.evidence import SubjectFormat
-from rea.native.providers import RejectionCode
-from rea.session_tools.records import vocabulary as w
-from rea.session_tools.records.status import AnalysisActivity
 from rea.session_tools.programs.bundles import export_evidence_bundle, get_evidence_bundle, import_evidence_bundle
 from rea.session_tools.programs.status import NATIVE_OPERATIONS, binary_session
 from rea.session_tools.programs.target import close_binary, open_binary
 from rea.session_tools.programs.unknowns import list_unknowns, record_unknown, update_unknown
-from rea.native.effects import DiscoverProviders
+from rea.session_tools.records import vocabulary as w
+from rea.session_tools.records.status import AnalysisActivity
 from scripted import CTX, drive_tool
 from support import ledger, make_evidence
 

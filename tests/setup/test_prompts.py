@@ -11,10 +11,10 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from returns.result import Success
 
+from mcp_client import connect, run
 from rea import prompts
 from rea.catalog import BY_NAME
 from support import clean_env, rea_command
-from mcp_client import connect, run
 
 NAMES = [
     "investigate_feature",

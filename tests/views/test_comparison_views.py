@@ -10,9 +10,9 @@ import subprocess
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from javascript_fixtures import write_tree
 from mcp_client import connect
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 REPLY_CAP = 32 * 1024

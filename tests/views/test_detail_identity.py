@@ -12,9 +12,9 @@ import anyio
 import pytest
 
 from artifact_fixtures import make_zip
-from support import clean_env, rea_command
 from javascript_fixtures import APP, write_tree
 from mcp_client import connect, err
+from support import clean_env, rea_command
 
 pytestmark = pytest.mark.slow
 

@@ -5,7 +5,6 @@ from returns.result import Success
 
 from rea.catalog import BY_NAME
 from rea.validation import validate_arguments
-from rea.wire.convert import structure, with_defaults
 from rea.views.records.requests import (
     AnalysisViewArgs,
     InlineSource,
@@ -20,6 +19,7 @@ from rea.views.records.requests import (
     SummaryView,
     WasmView,
 )
+from rea.wire.convert import structure, with_defaults
 
 REF = {"kind": "retained-evidence", "evidence_id": "ev_" + "a" * 64}
 CONTRACT = BY_NAME["inspect_analysis_view"]

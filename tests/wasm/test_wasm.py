@@ -21,9 +21,9 @@ from returns.result import Failure, Success
 
 from artifact_fixtures import call, run_tools
 from layout_fixtures import need
+from mcp_client import connect, error, evidence
 from rea.evidence import create_evidence, parse_evidence
 from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 
 WAT = """(module
   (import "env" "log" (func $log (param i32)))

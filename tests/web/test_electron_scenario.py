@@ -18,10 +18,9 @@ import pytest
 from returns.result import Success
 
 from artifact_fixtures import call
-from chromium_fixtures import CHROMIUM, needs_chromium
-from support import clean_env, rea_command
+from chromium_fixtures import CHROMIUM, _gone, needs_chromium
 from mcp_client import connect, error, evidence
-from chromium_fixtures import _gone
+from support import clean_env, rea_command
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 

@@ -18,10 +18,9 @@ import anyio
 import pytest
 
 from chromium_fixtures import Site, needs_chromium
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
-from web_fixtures import close_page, history, open_page, targets
-from web_fixtures import _err, _ok
+from support import clean_env, rea_command
+from web_fixtures import _err, _ok, close_page, history, open_page, targets
 
 pytestmark = needs_chromium
 

@@ -19,10 +19,18 @@ from pathlib import Path
 import anyio
 import pytest
 
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
-from web_network_fixtures import BLOB, MITM_FLOWS, PAGE_GROUPS, chromium, mitm_available, recorded_har, screenshot
-from web_network_fixtures import write_flows
+from support import clean_env, rea_command
+from web_network_fixtures import (
+    BLOB,
+    MITM_FLOWS,
+    PAGE_GROUPS,
+    chromium,
+    mitm_available,
+    recorded_har,
+    screenshot,
+    write_flows,
+)
 
 pytestmark = [
     pytest.mark.slow,

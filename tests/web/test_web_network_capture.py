@@ -19,9 +19,9 @@ import anyio
 import pytest
 
 from large_har_fixtures import SECRETS, large_har
+from mcp_client import connect, error, evidence
 from mitm_legacy_fixtures import DATA, LEGACY, legacy_dump
 from support import clean_env, rea_command
-from mcp_client import connect, error, evidence
 from web_network_fixtures import mitm_available
 
 SUMMARY_BYTES = 32 << 10  # every summary fits 32 KB (issue 28)

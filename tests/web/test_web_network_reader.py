@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+
 import anyio
 import pytest
 from returns.result import Failure

@@ -19,8 +19,8 @@ from returns.result import Failure, Success
 
 from artifact_fixtures import call
 from chromium_fixtures import CHROMIUM, Browser, needs_chromium
-from support import clean_env, rea_command
 from mcp_client import connect, evidence
+from support import clean_env, rea_command
 from web_fixtures import close_page, history, open_page
 
 pytestmark = needs_chromium

@@ -24,11 +24,10 @@ import pytest
 from returns.result import Failure, Success
 
 from artifact_fixtures import call
-from chromium_fixtures import CHROMIUM, needs_chromium
-from support import clean_env, rea_command
+from chromium_fixtures import CHROMIUM, _gone, needs_chromium
 from mcp_client import connect, error, evidence
+from support import clean_env, rea_command
 from web_fixtures import close_page, open_page, targets
-from chromium_fixtures import _gone
 
 pytestmark = [needs_chromium, pytest.mark.slow]
 

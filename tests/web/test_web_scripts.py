@@ -16,10 +16,9 @@ import anyio
 import pytest
 
 from chromium_fixtures import needs_chromium
-from support import clean_env, rea_command
 from mcp_client import connect, error, evidence
-from web_fixtures import _err, _ok
-from web_fixtures import close_page, history, open_page
+from support import clean_env, rea_command
+from web_fixtures import _err, _ok, close_page, history, open_page
 from web_scripts_fixtures import ENTRY, all_mappings, trace_mapping, write_app
 
 pytestmark = [needs_chromium, pytest.mark.slow]

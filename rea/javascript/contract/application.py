@@ -17,8 +17,8 @@ from rea.javascript.records.arguments import (
 )
 from rea.javascript.records.comparison import ExportShapesResult, SourceToBundleResult, VersionsResult
 from rea.javascript.records.trace import FeatureTraceResult, SemanticQueryResult
-from rea.wire.tool import evidence_tool
 from rea.views.records.results import SummaryResult
+from rea.wire.tool import evidence_tool
 
 _RETAINED_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "1" * 64}
 _RIGHT_EXAMPLE = {"kind": "retained-evidence", "evidence_id": "ev_" + "2" * 64}

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from rea.catalog.contract import ToolContract
-from rea.javascript.records import recovery as rec
 from rea.javascript.records import electron as el
-from rea.javascript.records import runtime as rt
 from rea.javascript.records import reconciliation as jr
+from rea.javascript.records import recovery as rec
+from rea.javascript.records import runtime as rt
 from rea.wire.tool import evidence_tool
 
 RECOVER = evidence_tool(

@@ -3,12 +3,15 @@ the application graph and its semantic companion purely, and records them as Evi
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from rea.canonical_json import without_floats
+from rea.collector import collector_paused
+from rea.effect_types import Program, ToolProgram
 from rea.errors import ReaError
 from rea.evidence import (
     Evidence,
@@ -21,13 +24,8 @@ from rea.evidence import (
     validate,
 )
 from rea.javascript.effects import ExtractFiles, ScanApplication
-from rea.effect_types import Program, ToolProgram
-from rea.javascript.records.arguments import AnalyzeArgs
-from rea.wire.convert import to_wire
 from rea.javascript.graph import build_graph, select_text_files, tree_digest
-from rea.canonical_json import without_floats
-from rea.collector import collector_paused
-from rea.javascript.semantic_graph import build_semantic_graph
+from rea.javascript.programs.inputs import STATIC_NOTICE
 from rea.javascript.record import (
     SEMANTIC_OPERATION,
     application_result,
@@ -37,11 +35,12 @@ from rea.javascript.record import (
     observation_context,
     retained_semantic,
 )
+from rea.javascript.records.arguments import AnalyzeArgs
+from rea.javascript.semantic_graph import build_semantic_graph
 from rea.javascript.views import OPERATION, view_evidence
 from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, must, need, refusable, refuse, typed
 from rea.session import Session, record
-
-from rea.javascript.programs.inputs import STATIC_NOTICE
+from rea.wire.convert import to_wire
 
 Steps = Program
 BATCH_FILES = 64

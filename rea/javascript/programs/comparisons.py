@@ -3,20 +3,14 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.javascript import compare as cmp
 from rea.javascript import compare_exports as export_cmp
 from rea.javascript import compare_sources as source_cmp
-from rea.javascript.records.arguments import CompareVersionsArgs, ExportShapesArgs, SourceToBundleArgs
-from rea.javascript.views import check_application
-from rea.program import Context, Outcome, must, refusable, refuse, typed
-from rea.session import Session, resolve_analysis
-from rea.wire.convert import to_wire
-
 from rea.javascript.programs.inputs import (
     STATIC_NOTICE,
     derive,
@@ -25,6 +19,11 @@ from rea.javascript.programs.inputs import (
     read_observations,
     read_pair,
 )
+from rea.javascript.records.arguments import CompareVersionsArgs, ExportShapesArgs, SourceToBundleArgs
+from rea.javascript.views import check_application
+from rea.program import Context, Outcome, must, refusable, refuse, typed
+from rea.session import Session, resolve_analysis
+from rea.wire.convert import to_wire
 
 
 @typed

@@ -3,8 +3,8 @@ retained reference, never rerun), its semantic graph, native observations, and t
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success

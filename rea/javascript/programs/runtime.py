@@ -10,25 +10,24 @@ from typing import Any
 from returns.result import Success
 
 from rea import __version__
+from rea.browser_failures import browser_failure
 from rea.effect_types import Program, ToolProgram
-from rea.evidence import Provider, Subject, create_evidence
+from rea.errors import ReaError, invalid_request
+from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.javascript import electron_observation as el
-from rea.javascript import runtime_observation as rt
 from rea.javascript import reconcile_inputs as ri
+from rea.javascript import runtime_observation as rt
+from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.reconcile import reconcile
 from rea.javascript.records.electron import InspectElectronPageArgs, ListElectronTargetsArgs
 from rea.javascript.records.reconciliation import ReconcileArgs
 from rea.javascript.records.recovery import RecoverArgs
 from rea.javascript.records.runtime import ListRuntimeTargetsArgs, ObserveRuntimeArgs
-from rea.javascript.views import check_application
-from rea.errors import ReaError, invalid_request
-from rea.evidence import Evidence
-from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.recovery import build
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
-from rea.program import Context, Outcome, ReportProgress, must, need, refusable, refuse, typed
-from rea.browser_failures import browser_failure
+from rea.javascript.views import check_application
 from rea.loopback import parse_endpoint
+from rea.program import Context, Outcome, ReportProgress, must, need, refusable, refuse, typed
 from rea.session import Session, record, resolve, resolve_analysis
 from rea.wire.convert import to_wire
 

@@ -10,12 +10,6 @@ from returns.result import Success
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.javascript import trace as tr
-from rea.javascript.records.arguments import TraceFeatureArgs, TraceSemanticsArgs
-from rea.javascript.semantics import CursorError, applied_limits, semantic_query
-from rea.program import Context, Outcome, must, refusable, refuse, typed
-from rea.session import Session
-from rea.wire.convert import to_wire
-
 from rea.javascript.programs.inputs import (
     STATIC_NOTICE,
     derive,
@@ -24,6 +18,11 @@ from rea.javascript.programs.inputs import (
     read_observations,
     with_semantic_graph,
 )
+from rea.javascript.records.arguments import TraceFeatureArgs, TraceSemanticsArgs
+from rea.javascript.semantics import CursorError, applied_limits, semantic_query
+from rea.program import Context, Outcome, must, refusable, refuse, typed
+from rea.session import Session
+from rea.wire.convert import to_wire
 
 
 @typed

@@ -8,10 +8,10 @@ from typing import Literal
 import attrs
 
 from rea.javascript.ids import NODE_ID
-from rea.wire.schema import Open, field
 from rea.javascript.records.fields import SHA256, open_rows
 from rea.javascript.records.graph import ApplicationGraph
 from rea.javascript.records.semantic_graph import RetainedSemanticGraph, SemanticGraph
+from rea.wire.schema import Open, field
 
 # ------------------------------------------------------ analyze: the result
 

@@ -8,12 +8,11 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import Open, field, local_path
 from rea.javascript.records.fields import (
-    Relation,
     SEMANTIC_NODE_KINDS,
     SEMANTIC_RELATIONS,
     SHA256,
+    Relation,
     application_field,
     evidence_id_field,
     limit_field,
@@ -21,6 +20,7 @@ from rea.javascript.records.fields import (
     native_observations_field,
     semantic_graph_field,
 )
+from rea.wire.schema import Open, field, local_path
 
 _field = field  # for a record whose key is `field`
 

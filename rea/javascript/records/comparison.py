@@ -8,9 +8,9 @@ from typing import Literal
 import attrs
 
 from rea.javascript.ids import EDGE_ID, NODE_ID
-from rea.wire.schema import Open, field
-from rea.javascript.records.fields import EVIDENCE_ID, GraphStatus, SHA256, id_list
+from rea.javascript.records.fields import EVIDENCE_ID, SHA256, GraphStatus, id_list
 from rea.javascript.records.graph import EdgeStrategy, GraphCoverage, GraphEdge, GraphEvidence, GraphNode
+from rea.wire.schema import Open, field
 
 # ----------------------------------------------------------- comparisons
 

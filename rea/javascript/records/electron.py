@@ -8,8 +8,8 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
 from rea.web.records.browser import BrowserVersion, CaptureWindow, DroppedEvents
+from rea.wire.schema import field
 
 SHA256 = "^[a-f0-9]{64}$"
 _ENDPOINT = (

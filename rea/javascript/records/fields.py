@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-
 from rea.javascript.ids import NODE_ID
 from rea.wire.schema import field
 

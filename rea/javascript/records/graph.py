@@ -15,8 +15,8 @@ from typing import Literal
 import attrs
 
 from rea.javascript.ids import EDGE_ID, NODE_ID
+from rea.javascript.records.fields import SHA256, GraphStatus, Relation, id_list
 from rea.wire.schema import Open, field
-from rea.javascript.records.fields import GraphStatus, Relation, SHA256, id_list
 
 # -------------------------------------------------------------- the graph
 

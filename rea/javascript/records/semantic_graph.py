@@ -8,13 +8,12 @@ from typing import Any, Literal
 import attrs
 
 from rea.javascript.ids import NODE_ID
-from rea.wire.schema import Open, field
 from rea.javascript.records.fields import (
-    GraphStatus,
     SEMANTIC_NODE_ID,
     SEMANTIC_NODE_KINDS,
     SEMANTIC_RELATIONS,
     SHA256,
+    GraphStatus,
     id_list,
 )
 from rea.javascript.records.graph import (
@@ -26,6 +25,7 @@ from rea.javascript.records.graph import (
     LimitRow,
     Unavailable,
 )
+from rea.wire.schema import Open, field
 
 SEMANTIC_FAMILIES = (
     "boundary call-flow child-process closure configuration data-flow event object-flow promise-ownership "

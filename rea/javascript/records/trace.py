@@ -8,11 +8,11 @@ from typing import Literal
 import attrs
 
 from rea.javascript.ids import EDGE_ID, NODE_ID
-from rea.wire.schema import Open, field
 from rea.javascript.records.arguments import FeatureSeed, QueryLimits, SemanticDirection, SemanticSeed
-from rea.javascript.records.fields import EVIDENCE_ID, GraphStatus, SEMANTIC_NODE_ID, id_list, open_rows
+from rea.javascript.records.fields import EVIDENCE_ID, SEMANTIC_NODE_ID, GraphStatus, id_list, open_rows
 from rea.javascript.records.graph import ApplicationGraph, EdgeStrategy
 from rea.javascript.records.semantic_graph import SemanticEvidenceContext, SemanticUnknownRow
+from rea.wire.schema import Open, field
 
 # ---------------------------------------------------- trace_application_feature
 

@@ -7,12 +7,12 @@ from typing import Literal
 import attrs
 
 from rea.managed.records.artifact import (
+    TOKEN,
     ArtifactRef,
     Coverage,
     IdentityScope,
     MemberMetadata,
     ModuleIdentity,
-    TOKEN,
     _count,
     _token,
     _u16,

@@ -6,7 +6,7 @@ from typing import Literal
 
 import attrs
 
-from rea.managed.records.artifact import CoverageState, GUID, MetadataStatus, SHA256, _count, _token
+from rea.managed.records.artifact import GUID, SHA256, CoverageState, MetadataStatus, _count, _token
 from rea.wire.schema import field
 
 # ------------------------------------------------------------- comparison

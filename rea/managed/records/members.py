@@ -8,15 +8,15 @@ from typing import Literal
 import attrs
 
 from rea.managed.records.artifact import (
+    _MAX,
+    SHA256,
+    TOKEN,
     ArtifactRef,
     Coverage,
     IdentityScope,
     MemberMetadata,
     ModuleIdentity,
     OperandKind,
-    SHA256,
-    TOKEN,
-    _MAX,
     _count,
     _token,
     _u16,

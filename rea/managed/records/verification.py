@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.managed.records.artifact import SHA256, TOKEN, CoverageState, GUID, MetadataStatus
+from rea.managed.records.artifact import GUID, SHA256, TOKEN, CoverageState, MetadataStatus
 from rea.managed.records.boundaries import CallConvention, CharSet
 from rea.wire.schema import field
 

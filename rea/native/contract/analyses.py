@@ -3,10 +3,10 @@ build_call_path (derived from supplied analyze_function Evidence, no provider)."
 
 from __future__ import annotations
 
-from rea.catalog.contract import ToolContract
 from rea.catalog.cli import Command, Positional, declared
-from rea.native.contract.tools import BINARY, summarized
+from rea.catalog.contract import ToolContract
 from rea.native import text
+from rea.native.contract.tools import BINARY, summarized
 from rea.native.records import analyses as w
 from rea.native.records import emulation as e
 from rea.native.records import values as v

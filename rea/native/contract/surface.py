@@ -6,8 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from rea.catalog.contract import ToolContract
-from rea.native.records import load_image as wl
 from rea.native.records import arguments as wa
+from rea.native.records import load_image as wl
 from rea.native.records import surface as w
 from rea.wire.tool import evidence_tool
 

@@ -9,14 +9,14 @@ import attrs
 from rea.catalog.cli import Command, Opens, Positional, declared
 from rea.catalog.contract import ToolContract
 from rea.catalog.schemas import evidence_output
+from rea.native import text
 from rea.native.records import arguments as wa
+from rea.native.records import compare as wc
 from rea.native.records import listings as wl
 from rea.native.records import procedures as wp
-from rea.native.records import compare as wc
-from rea.wire.schema import schema_of
 from rea.views.records.results import NativeSummaryResult
+from rea.wire.schema import schema_of
 from rea.wire.tool import evidence_tool, session_tool
-from rea.native import text
 
 _NATIVE_EFFECTS = {"mutatesSession", "launchesProcess", "idempotent"}
 

@@ -13,15 +13,15 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.native import api, callpath, emulation, feature, subject, values
 from rea.native import queries as q
-from rea.program import Context, Outcome, ProgramCancelled, must, refusable, refuse, typed
-from rea.session import Session, record, resolve
+from rea.native.programs import common as base
+from rea.native.programs import engine, inventories
 from rea.native.records.analyses import CallPathArgs, FeatureArgs, NativeApiArgs
 from rea.native.records.emulation import EmulateArgs
 from rea.native.records.values import TraceValuesArgs
-from rea.wire.convert import to_wire
-from rea.native.programs import common as base
-from rea.native.programs import engine, inventories
+from rea.program import Context, Outcome, ProgramCancelled, must, refusable, refuse, typed
+from rea.session import Session, record, resolve
 from rea.views.programs import deliver
+from rea.wire.convert import to_wire
 
 Args = Mapping[str, Any]
 PATH_PROVIDER = Provider(id="rea-call-path", name="REA call path reconstruction", version="1")

@@ -6,19 +6,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-
 from returns.result import Failure
 
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.native import annotations as notes
 from rea.native.addresses import value
-from rea.program import Context, failed, must, need, refusable, refuse, typed
-from rea.session import Session
-from rea.native.records import arguments as wa
-from rea.native.records import surface as w
-from rea.native.records.surface import BookmarkArgs
-from rea.wire.convert import to_wire, with_defaults
 from rea.native.programs import common as base
 from rea.native.programs import engine
 from rea.native.programs.surface_steps import (
@@ -33,7 +26,12 @@ from rea.native.programs.surface_steps import (
     _snapshot,
     _store_json,
 )
-
+from rea.native.records import arguments as wa
+from rea.native.records import surface as w
+from rea.native.records.surface import BookmarkArgs
+from rea.program import Context, failed, must, need, refusable, refuse, typed
+from rea.session import Session
+from rea.wire.convert import to_wire, with_defaults
 
 # ----------------------------------------------------------- annotations
 

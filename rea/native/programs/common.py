@@ -8,25 +8,24 @@ A step that fails ends the program (rea.program.need/must: every native program 
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
 from collections.abc import Callable, Generator, Mapping
+from typing import Any, Protocol, TypeVar
 
 from returns.result import Failure, Result, Success
 
+from rea.effect_types import AnyEffect, Program
 from rea.errors import ReaError, invalid_request, no_target
 from rea.evidence import Evidence, Provider, Subject, create_evidence, parse_profile
-from rea.native import queries as q
 from rea.native import annotations as notes
-from rea.native import metadata
-from rea.native.metadata import snapshot_limitations
+from rea.native import metadata, subject
+from rea.native import queries as q
 from rea.native.effects import NativeFacts, NativeQuery, ReadAnnotations
-from rea.native import subject
+from rea.native.metadata import snapshot_limitations
 from rea.native.providers import provider_limitations, unavailable_reason
-from rea.effect_types import AnyEffect, Program
 from rea.program import Context, Outcome, ReportProgress, must, need, refusable, refuse
 from rea.session import Session, record
-from rea.wire.convert import to_wire
 from rea.views.programs import deliver
+from rea.wire.convert import to_wire
 
 Steps = Program
 Args = Mapping[str, Any]

@@ -6,15 +6,14 @@ from collections.abc import Mapping
 
 from returns.result import Success
 
+from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.evidence import Evidence, Provider, create_evidence
 from rea.native.compare import RUNTIME_NOTICE, compare
-from rea.effect_types import ToolProgram
+from rea.native.records.compare import CompareArgs
 from rea.program import Context, Outcome, must, refusable, refuse, typed
 from rea.session import Session, record, resolve
-from rea.native.records.compare import CompareArgs
 from rea.wire.convert import to_wire
-
 
 COMPARE_PROVIDER = Provider(id="rea-compare", name="REA function comparison", version="1")
 

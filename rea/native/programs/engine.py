@@ -3,38 +3,36 @@ decompilation and the analyze_function dossier."""
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Generator, Mapping
+from typing import Any
 
 from returns.result import Result, Success
 
+from rea.effect_types import AnyEffect, ToolProgram
 from rea.errors import ReaError
+from rea.native import annotations as notes
 from rea.native import answers as a
-from rea.native import dossier
+from rea.native import dossier, image, sweep
 from rea.native import pseudocode as readable
 from rea.native import queries as q
-from rea.native import annotations as notes
-from rea.native.effects import ReadImage
-from rea.native import image, sweep
 from rea.native.addresses import value
-from rea.effect_types import AnyEffect, ToolProgram
-from rea.program import Context, must, refusable
-from rea.session import Session
-from rea.native.records import procedures as wp
+from rea.native.effects import ReadImage
 from rea.native.programs.common import (
     Args,
     Facts,
     Snapshot,
     Steps,
     _ask,
-    _indexed,
-    _chosen_procedure,
     _check_document,
+    _chosen_procedure,
     _evidence,
     _facts,
+    _indexed,
     _procedure,
 )
-
+from rea.native.records import procedures as wp
+from rea.program import Context, must, refusable
+from rea.session import Session
 
 # ------------------------------------------------------------ engine tools
 

@@ -3,25 +3,18 @@ call graphs and paths, and the navigation answers, each a pure projection of the
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
 from collections.abc import Callable, Mapping
+from typing import Any, NoReturn
 
 from returns.result import Failure, Success
 
+from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
-from rea.native import answers as a
-from rea.native import graphs
-from rea.native import queries as q
 from rea.native import annotations as notes
-from rea.native import subject
-from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES
-from rea.effect_types import ToolProgram
-from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, must, refusable, refuse
-from rea.session import MANAGED_HINT, Session, record
-from rea.native.records import listings as wl
-from rea.native.records import procedures as wp
-from rea.wire.convert import to_wire
+from rea.native import answers as a
+from rea.native import graphs, subject
+from rea.native import queries as q
 from rea.native.programs.common import (
     A,
     Answer,
@@ -31,9 +24,9 @@ from rea.native.programs.common import (
     Snapshot,
     Steps,
     _answered,
+    _check_document,
     _chosen_procedure,
     _document,
-    _check_document,
     _evidence,
     _facts,
     _on_address,
@@ -42,7 +35,12 @@ from rea.native.programs.common import (
     _record,
     _with_facts,
 )
-
+from rea.native.providers import EXPLICIT, HEADLESS, NAVIGATION_MODES
+from rea.native.records import listings as wl
+from rea.native.records import procedures as wp
+from rea.program import Context, Outcome, ProgramCancelled, ReportProgress, must, refusable, refuse
+from rea.session import MANAGED_HINT, Session, record
+from rea.wire.convert import to_wire
 
 # ------------------------------------------------------------- inventories
 

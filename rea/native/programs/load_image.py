@@ -11,10 +11,10 @@ from rea.errors import ReaError
 from rea.evidence import Provider, Subject, create_evidence
 from rea.native.effects import ReadDosFile
 from rea.native.load_image import hashlib_sha256, load_image, mismatches
+from rea.native.records.load_image import LoadImage, LoadImageArgs
 from rea.program import Context, Outcome, ReportProgress, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, Target
 from rea.wire.convert import to_wire
-from rea.native.records.load_image import LoadImage, LoadImageArgs
 
 PROVIDER = Provider(id="rea-dos-loader", name="REA DOS MZ/COM loader", version="1")
 MAX_FILE_BYTES = 64 * 1024 * 1024  # a DOS image is at most 32 MiB (65,535 pages); room for overlays

@@ -6,23 +6,21 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping
 from typing import Any
 
-
 from rea.effect_types import AnyEffect, ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadImage
-from rea.program import Context, failed, need, refusable, refuse, typed
-from rea.session import Session
-from rea.native.records import arguments as wa
-from rea.native.records import surface as w
-from rea.native.records.surface import ReadBytesArgs
-from rea.wire.convert import to_wire
 from rea.native.programs import common as base
 from rea.native.programs import engine
 from rea.native.programs.surface_steps import Args, Snapshot, Steps, _answer, _resolved, _snapshot
-
+from rea.native.records import arguments as wa
+from rea.native.records import surface as w
+from rea.native.records.surface import ReadBytesArgs
+from rea.program import Context, failed, need, refusable, refuse, typed
+from rea.session import Session
+from rea.wire.convert import to_wire
 
 # ------------------------------------------------------- bytes and memory
 

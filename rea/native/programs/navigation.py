@@ -6,22 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadDwarfType
-from rea.program import Context, Outcome, failed, need, refusable, refuse, typed
-from rea.session import Session
+from rea.native.programs.memory import _boundaries
+from rea.native.programs.surface_steps import NO_CURSOR, Args, Steps, _answer, _mapped, _resolved, _snapshot
 from rea.native.records import arguments as wa
 from rea.native.records import surface as w
 from rea.native.records.surface import DataTypeArgs
+from rea.program import Context, Outcome, failed, need, refusable, refuse, typed
+from rea.session import Session
 from rea.wire.convert import to_wire
-from rea.native.programs.memory import _boundaries
-from rea.native.programs.surface_steps import NO_CURSOR, Args, Steps, _answer, _mapped, _resolved, _snapshot
-
 
 # -------------------------------------------------------------- navigation
 

@@ -12,13 +12,11 @@ from returns.result import Failure, Result, Success
 from rea.effect_types import AnyEffect
 from rea.errors import ReaError, invalid_request
 from rea.native import annotations as notes
-from rea.native import answers
-from rea.native import image
-from rea.native import subject
+from rea.native import answers, image, subject
 from rea.native.effects import EditAnnotations
+from rea.native.programs import common as base
 from rea.program import Outcome, must
 from rea.session import Session
-from rea.native.programs import common as base
 
 Args = Mapping[str, Any]
 Snapshot = Mapping[str, Any]

@@ -9,8 +9,8 @@ from typing import Literal
 
 import attrs
 
-from rea.native.records.listings import Contained, NotContained
 from rea.native.records.arguments import address_alias, procedure_choice
+from rea.native.records.listings import Contained, NotContained
 from rea.wire.schema import Open, field
 
 _CANON = "^0x(?:0|[1-9a-f][0-9a-f]*)$"

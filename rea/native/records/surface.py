@@ -10,8 +10,8 @@ from typing import Literal
 import attrs
 
 from rea.native.annotations import MAX_NAME, MAX_TEXT
-from rea.native.records.procedures import Dossier
 from rea.native.records.arguments import address_alias, procedure_choice
+from rea.native.records.procedures import Dossier
 from rea.wire.schema import field
 
 _DOCUMENT = "Document (a headless provider has one)"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Generator, Mapping
+from typing import Any
 
 from rea.bundle import ParsedBundle, bundle_chunks, bundle_json, summary, verify_bundle
 from rea.effect_types import AnyEffect, Program, ToolProgram
@@ -24,13 +24,13 @@ from rea.program import (
 )
 from rea.session import Session, merge
 from rea.session_tools.contract import GET_EVIDENCE_BUNDLE
+from rea.session_tools.programs.reply import done
 from rea.session_tools.records.arguments import (
     ExportEvidenceBundleArgs,
     GetEvidenceBundleArgs,
     ImportEvidenceBundleArgs,
 )
 from rea.wire.convert import to_wire
-from rea.session_tools.programs.reply import done
 
 
 @typed

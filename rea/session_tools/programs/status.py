@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
-from collections.abc import Mapping
 
-
-from rea.catalog import CATALOG, CLI_COMMANDS
-from rea.catalog.contract import CLIENT_FEATURES
+from rea.catalog import CATALOG, CLI_COMMANDS, toolsets
 from rea.catalog.availability import target_state
-from rea.catalog import toolsets
+from rea.catalog.contract import CLIENT_FEATURES
 from rea.catalog.projection import alignment, catalog_identity, grouped_availability
+from rea.effect_types import Program, ToolProgram
 from rea.native.effects import DiscoverProviders, NativeActivity, NativeLineage
 from rea.native.providers import (
     EMBEDDED_DEFAULT,
@@ -19,19 +18,17 @@ from rea.native.providers import (
     candidate_records,
     capability_set,
 )
-from rea.effect_types import Program, ToolProgram
 from rea.program import Context, ResolveCommandPath, need, refusable, typed
-from rea.session_tools.records.arguments import BinarySessionArgs
-from rea.wire.convert import to_wire
 from rea.session import (
     Session,
     Target,
 )
+from rea.session_tools.programs.reply import done
+from rea.session_tools.records.arguments import BinarySessionArgs
 from rea.unknowns import (
     heads,
 )
-from rea.session_tools.programs.reply import done
-
+from rea.wire.convert import to_wire
 
 NOT_OBSERVED = {"status": "not_observed"}
 SKILL_NAME = "rea"

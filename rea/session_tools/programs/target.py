@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator, Mapping
 from typing import Any
 
 from returns.result import Success
-from collections.abc import Generator, Mapping
 
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from rea import __version__
 from rea.effect_types import ToolProgram
@@ -24,7 +24,6 @@ from rea.unknowns import (
     seal,
 )
 from rea.wire.convert import to_wire
-
 
 SESSION_PROVIDER = Provider(id="rea-session", name="REA session ledger", version=__version__)
 

@@ -8,21 +8,20 @@ from typing import Literal
 import attrs
 
 from rea.native.selector import SELECTOR_PATTERN
-from rea.wire.schema import field, local_path
 from rea.session_tools.records.vocabulary import (
-    Authority,
-    Confidence,
     EVIDENCE_ID,
     EVIDENCE_IDS,
-    Isolation,
     LOCAL_PATH,
     SAFE_MAX,
     SHA256,
-    Severity,
     UNKNOWN_ID,
+    Authority,
+    Confidence,
+    Isolation,
+    Severity,
     UnknownStatus,
 )
-
+from rea.wire.schema import field, local_path
 
 # ================================================================== arguments
 

@@ -3,13 +3,12 @@ what get_evidence_bundle answers and export_evidence_bundle writes."""
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 
 from rea.evidence import SubjectFormat
-from rea.wire.schema import Open, field
 from rea.session_tools.records.results import (
     ResidualUnknown,
 )
@@ -18,15 +17,15 @@ from rea.session_tools.records.status import (
     ProviderIdentity,
 )
 from rea.session_tools.records.vocabulary import (
+    EVIDENCE_ID,
+    SAFE_MAX,
+    SHA256,
     Architecture,
     Authority,
     Confidence,
-    EVIDENCE_ID,
     Isolation,
-    SAFE_MAX,
-    SHA256,
 )
-
+from rea.wire.schema import Open, field
 
 # ----------------------------------------------------------------- bundles
 

@@ -7,7 +7,6 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
 from rea.session_tools.records.arguments import (
     Probe,
     Relationship,
@@ -27,20 +26,20 @@ from rea.session_tools.records.status import (
     ToolAvailability,
 )
 from rea.session_tools.records.vocabulary import (
-    Architecture,
-    Authority,
-    Confidence,
     EVIDENCE_ID,
     EVIDENCE_IDS,
     SAFE_MAX,
     SHA256,
+    UNKNOWN_ID,
+    Architecture,
+    Authority,
+    Confidence,
     Severity,
     TargetFormat,
     TargetKind,
-    UNKNOWN_ID,
     UnknownStatus,
 )
-
+from rea.wire.schema import field
 
 # ================================================================== results
 

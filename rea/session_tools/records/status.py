@@ -3,24 +3,23 @@ availability and the catalog's identity (REA 6.x sessionStatusContract, provider
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Mapping
+from typing import Any, Literal
 
 import attrs
 
 from rea.catalog.contract import ClientFeature, Surface, ToolAnnotation, ToolEffect
 from rea.native.providers import RejectionCode
-from rea.wire.schema import Open, field
 from rea.session_tools.records.vocabulary import (
     DIAGNOSTICS,
-    ProviderEffect,
     SAFE_MAX,
     SHA256,
+    ProviderEffect,
     SelectionSource,
     TargetRejectionCode,
     ToolReason,
 )
-
+from rea.wire.schema import Open, field
 
 # ================================================================= identities
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 from typing import Literal
 
-
 SHA256 = "^[a-f0-9]{64}$"
 EVIDENCE_ID = "^ev_[a-f0-9]{64}$"
 UNKNOWN_ID = "^unk_[a-f0-9]{64}$"

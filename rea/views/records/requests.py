@@ -11,8 +11,8 @@ spec.
 
 from __future__ import annotations
 
-from typing import Any, Literal, get_args
 from collections.abc import Mapping
+from typing import Any, Literal, get_args
 
 import attrs
 

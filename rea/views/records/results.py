@@ -17,8 +17,23 @@ from rea.layout.records import (
     Section,
     Symbol,
 )
-from rea.web_network.records import CaptureRecord, CaptureSummary
-from rea.wire.schema import Open, field
+from rea.views.records.requests import (
+    EVIDENCE_ID_PATTERN,
+    SHA256_PATTERN,
+    AndroidView,
+    ApiSurfaceView,
+    ComparisonView,
+    FacetView,
+    InventoryView,
+    ItemView,
+    MachoView,
+    ManagedView,
+    NativeView,
+    PageView,
+    ParentOperation,
+    SummaryView,
+    WasmView,
+)
 from rea.views.records.summaries import (
     ApplicationSummary,
     ArtifactSummary,
@@ -30,23 +45,8 @@ from rea.views.records.summaries import (
     NativeSummary,
     WasmSummary,
 )
-from rea.views.records.requests import (
-    AndroidView,
-    ApiSurfaceView,
-    ComparisonView,
-    EVIDENCE_ID_PATTERN,
-    FacetView,
-    InventoryView,
-    ItemView,
-    MachoView,
-    ManagedView,
-    NativeView,
-    PageView,
-    ParentOperation,
-    SHA256_PATTERN,
-    SummaryView,
-    WasmView,
-)
+from rea.web_network.records import CaptureRecord, CaptureSummary
+from rea.wire.schema import Open, field
 
 # ------------------------------------------------------------------- results
 

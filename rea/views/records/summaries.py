@@ -3,22 +3,22 @@ first rows of each listing, with the call that reads on)."""
 
 from __future__ import annotations
 
-from typing import Literal
 from collections.abc import Mapping
+from typing import Literal
 
 import attrs
 
-from rea.wasm.records import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
 from rea.layout.records import (
     Architecture,
     EntryPoint,
     LayoutCoverage,
     Mitigations,
 )
-from rea.wire.schema import Open, field
 from rea.views.records.requests import (
     SHA256_PATTERN,
 )
+from rea.wasm.records import ModuleCounts, ProducerField, TargetFeature, ToolProfile, WasmFile
+from rea.wire.schema import Open, field
 
 
 @attrs.frozen(kw_only=True)

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from rea.wire.tool import evidence_tool
 from rea.web.records.browser import BrowserTargetList, InspectWebPageArgs, ListBrowserTargetsArgs
-from rea.web.records.screenshot import CaptureWebScreenshotArgs, WebScreenshot
-from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
+from rea.web.records.page import WebPageInspection
 from rea.web.records.runtime import (
     EventListenerArgs,
     ObserveExecutionArgs,
@@ -14,7 +12,9 @@ from rea.web.records.runtime import (
     WebExecution,
     WebObservationSession,
 )
-from rea.web.records.page import WebPageInspection
+from rea.web.records.screenshot import CaptureWebScreenshotArgs, WebScreenshot
+from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
+from rea.wire.tool import evidence_tool
 
 ENDPOINT = "http://127.0.0.1:9222"
 TARGET = "TARGET_ID_FROM_LIST_BROWSER_TARGETS"

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from rea.web.records.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
-from rea.wire.tool import evidence_tool
-from rea.web.records.scenario_capture import BrowserScenarioCapture
-from rea.web.records.scenario import CaptureBrowserScenarioArgs
 from rea.web.records.capture_diff import CompareWebCapturesArgs, WebCaptureComparison
+from rea.web.records.electron_scenario import CaptureElectronScenarioArgs, ElectronScenario
+from rea.web.records.scenario import CaptureBrowserScenarioArgs
+from rea.web.records.scenario_capture import BrowserScenarioCapture
+from rea.wire.tool import evidence_tool
 
 # the reference's effects for both active tools: they drive code REA does not own
 ACTIVE = {

@@ -4,9 +4,9 @@ manifest traces (local files only)."""
 from __future__ import annotations
 
 from rea.web.contract.browser import ENDPOINT, PASSIVE, TARGET
-from rea.wire.tool import evidence_tool
 from rea.web.records.scripts import AnalyzeWebBundleArgs, ExportWebScriptsArgs, WebBundleAnalysis, WebScriptExport
 from rea.web.records.traces import ModuleImportsArgs, SourceLocationArgs, WebModuleTrace, WebSourceLocation
+from rea.wire.tool import evidence_tool
 
 ANALYZE_WEB_BUNDLE = evidence_tool(
     "analyze_web_bundle",

@@ -19,6 +19,7 @@ from rea.session import Session
 from rea.validation import first_schema_error
 from rea.web.capture_diff import compare_passive, compare_scenarios
 from rea.web.records.capture_diff import CompareWebCapturesArgs, NormalizationRule, WebCaptureComparison
+from rea.web.records.electron_scenario import CaptureElectronScenarioArgs
 from rea.web.records.page import WebPageInspection
 from rea.web.records.scenario import CaptureBrowserScenarioArgs
 from rea.web.records.scenario_capture import BrowserScenarioCapture
@@ -26,7 +27,6 @@ from rea.web.records.webmcp import WebMcpDiscovery
 from rea.web.scenario import capture_result, scenario_origins
 from rea.web.scenario_effects import RunScenario
 from rea.wire.convert import to_wire
-from rea.web.records.electron_scenario import CaptureElectronScenarioArgs
 from rea.wire.schema import Role, schema_of
 
 

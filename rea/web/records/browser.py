@@ -14,7 +14,6 @@ import attrs
 
 from rea.wire.schema import field
 
-
 SHA256 = "^[a-f0-9]{64}$"
 MAX_ORIGINS = 32
 

@@ -6,9 +6,8 @@ from typing import Any, Literal
 
 import attrs
 
-from rea.wire.schema import Open, field
 from rea.web.records.browser import SHA256
-
+from rea.wire.schema import Open, field
 
 # ------------------------------------------------------------------ compare_web_captures
 

@@ -7,8 +7,8 @@ from typing import Literal
 
 import attrs
 
+from rea.web.records.browser import SHA256, BrowserTarget, BrowserVersion, CaptureWindow, Completeness, JsonType, Scope
 from rea.wire.schema import field
-from rea.web.records.browser import BrowserTarget, BrowserVersion, CaptureWindow, Completeness, JsonType, SHA256, Scope
 
 
 @attrs.frozen(kw_only=True)

@@ -7,17 +7,16 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import Open, field
 from rea.web.records.browser import (
+    SHA256,
     BrowserVersion,
     Completeness,
-    SHA256,
     Scope,
     endpoint_field,
     origins_field,
     target_field,
 )
-
+from rea.wire.schema import Open, field
 
 # ------------------------------------------------ runtime tools (listeners, execution)
 

@@ -11,9 +11,8 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
 from rea.web.records.browser import MAX_ORIGINS
-
+from rea.wire.schema import field, local_path
 
 IDENTIFIER = "^[A-Za-z][A-Za-z0-9._-]*$"
 MAX_ACTIONS = 128

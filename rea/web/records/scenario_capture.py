@@ -7,11 +7,10 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
 from rea.web.records.browser import MAX_ORIGINS, SHA256
-from rea.web.records.screenshot import ScreenshotArtifact
 from rea.web.records.scenario import MAX_ACTIONS, Section
-
+from rea.web.records.screenshot import ScreenshotArtifact
+from rea.wire.schema import field
 
 # ------------------------------------------------------------------ result: artifacts
 

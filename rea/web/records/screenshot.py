@@ -6,10 +6,9 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field
-from rea.web.records.browser import BrowserVersion, Completeness, SHA256, endpoint_field, origins_field, target_field
+from rea.web.records.browser import SHA256, BrowserVersion, Completeness, endpoint_field, origins_field, target_field
 from rea.web.records.webmcp import PageRef
-
+from rea.wire.schema import field
 
 # ------------------------------------------------------ capture_web_screenshot
 

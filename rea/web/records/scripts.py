@@ -12,10 +12,9 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
-from rea.web.records.browser import Completeness, InspectWebPageArgs, SHA256
+from rea.web.records.browser import SHA256, Completeness, InspectWebPageArgs
 from rea.web.records.page import WebTextArtifact
-
+from rea.wire.schema import field, local_path
 
 # ---------------------------------------------------------------- analyze_web_bundle
 

@@ -7,10 +7,9 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import field, local_path
 from rea.web.records.browser import SHA256, Completeness
 from rea.web.records.scripts import ExportedWebScript
-
+from rea.wire.schema import field, local_path
 
 # ---------------------------------------------------------- manifest-reading traces
 

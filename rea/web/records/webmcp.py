@@ -6,17 +6,16 @@ from typing import Literal
 
 import attrs
 
-from rea.wire.schema import Open, field
 from rea.web.records.browser import (
+    SHA256,
     BrowserVersion,
     Completeness,
     JsonType,
-    SHA256,
     endpoint_field,
     origins_field,
     target_field,
 )
-
+from rea.wire.schema import Open, field
 
 # ------------------------------------------------------- discover_webmcp_tools
 

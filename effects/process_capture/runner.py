@@ -79,7 +79,9 @@ def _winsize(fd: int, rows: int, columns: int) -> None:
 class _Run:
     """The live state of one run (its terminal, its process, what it has observed so far)."""
 
-    def __init__(self, effect: RunScenario, process: anyio.abc.Process, master: int, start: float, skip: set[str]):
+    def __init__(
+        self, effect: RunScenario, process: anyio.abc.Process, master: int, start: float, skip: set[str]
+    ) -> None:
         self.effect, self.process, self.master, self.start, self.skip = effect, process, master, start, skip
         self.group = process.pid
         self.frames: list[RawFrame] = []

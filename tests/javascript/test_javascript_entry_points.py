@@ -24,7 +24,7 @@ from rea.javascript.ids import node_id as jid
 from scripted import CTX
 from support import clean_env, npm_fixture, rea_command
 
-FIXTURE = Path(__file__).parents[1] / "javascript"
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "javascript"
 
 
 @pytest.fixture(scope="module")

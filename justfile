@@ -20,7 +20,7 @@ bench:
 lint:
     lint-imports --no-cache
 
-# mypy strict over the scope the families declare (rea.families.TYPED)
+# mypy strict over the whole of rea and effects (rea.families.TYPED)
 typecheck:
     python3 -m mypy $(python3 -c "from rea.families import TYPED; print(*TYPED)")
 

@@ -46,8 +46,6 @@ class Family:
     handlers: tuple[str, ...] = attrs.field(default=(), validator=_modules_under("effects"))
     # effects modules exporting COMMANDS, the family's `rea` subcommands (effects.commands.ToolCommand)
     commands: tuple[str, ...] = attrs.field(default=(), validator=_modules_under("effects"))
-    # paths mypy checks strictly (rea.families.TYPED)
-    typed: tuple[str, ...] = ()
 
 
 def members(union: object) -> tuple[type, ...]:

@@ -7,7 +7,7 @@ session exactly as it was.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 from collections.abc import Iterable, Mapping
 
 import attrs
@@ -64,7 +64,7 @@ def header_architecture(head: bytes, fmt: str) -> str | None:
             return _PE_MACHINES.get(int.from_bytes(head[offset + 4 : offset + 6], "little"))
         return None
     if fmt == "mach-o" and len(head) >= 8:
-        order = "big" if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf") else "little"
+        order: Literal["little", "big"] = "big" if head[:4] in (b"\xfe\xed\xfa\xce", b"\xfe\xed\xfa\xcf") else "little"
         return _MACHO_CPUS.get(int.from_bytes(head[4:8], order))
     return None
 

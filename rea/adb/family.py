@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.adb.programs",),
     effects=members(EFFECTS),
     handlers=("effects.adb.host",),
-    typed=("rea/adb",),
 )

@@ -17,5 +17,4 @@ FAMILY = Family(
     effects=members(EFFECTS),
     handlers=("effects.android.runtime",),
     commands=(),
-    typed=("rea/android",),
 )

@@ -22,5 +22,4 @@ FAMILY = Family(
     programs=("rea.apple_artifacts.programs",),
     effects=members(EFFECTS),
     handlers=("effects.apple_artifacts.reader",),
-    typed=("rea/apple_artifacts",),
 )

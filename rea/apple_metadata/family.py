@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.apple_metadata.programs",),
     effects=members(EFFECTS),
     handlers=("effects.apple_metadata.reader",),
-    typed=("rea/apple_metadata",),
 )

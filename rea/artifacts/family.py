@@ -17,5 +17,4 @@ FAMILY = Family(
     effects=members(EFFECTS),
     handlers=("effects.artifacts",),
     commands=("effects.artifacts.commands",),
-    typed=("rea/artifacts",),
 )

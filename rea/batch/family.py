@@ -5,5 +5,4 @@ from rea.family import Family
 FAMILY = Family(
     name="batch",
     contracts=("rea.batch.contract",),
-    typed=("rea/batch",),
 )

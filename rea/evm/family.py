@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.evm.programs",),
     effects=members(EFFECTS),
     handlers=("effects.evm.carrier",),
-    typed=("rea/evm",),
 )

@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.firmware.programs",),
     effects=members(EFFECTS),
     handlers=("effects.firmware.unblob",),
-    typed=("rea/firmware",),
 )

@@ -10,4 +10,4 @@ from __future__ import annotations
 
 from rea.family import Family
 
-FAMILY = Family(name="generic", contracts=("rea.generic.contract",), typed=("rea/generic",))
+FAMILY = Family(name="generic", contracts=("rea.generic.contract",))

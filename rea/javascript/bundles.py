@@ -57,7 +57,7 @@ def add_bundles(
         runs = [Run(*r) for r in facts[smap].get("runs", ())] if smap is not None else []
         sources = map_sources.get(smap, ()) if smap is not None else ()
         if path in tables:
-            _table(b, path, tables[path], runs, sources, facts.get(smap, {}), by_dir)
+            _table(b, path, tables[path], runs, sources, facts.get(smap, {}) if smap is not None else {}, by_dir)
         elif fact.get("bundled_modules"):
             for mod in fact["bundled_modules"]:
                 _module_node(
@@ -68,7 +68,8 @@ def add_bundles(
                     path=mod["path"],
                     recovered_by="path-comment",
                 )
-        elif runs and (fact.get("bundlers") or len({r.source for r in runs}) > 1):  # not a one-file transpile
+        elif smap is not None and runs and (fact.get("bundlers") or len({r.source for r in runs}) > 1):
+            # runs come only from a linked map; several sources (or a bundler's marks) say it is not a transpile
             _from_mappings(b, path, smap, runs, sources, facts[smap])
         elif set(fact.get("bundlers", ())) & {"rollup", "vite"}:
             b.unknowns.append(
@@ -236,8 +237,9 @@ def add_original_modules(
         for imp in original.get("imports", ()):
             status, target, basis = resolver.resolve(importer, imp["specifier"], imp["kind"])[:3]
             if basis == "package-not-found":  # the map's node_modules sit wherever the build ran, not beside it
-                target = _unique_package(resolver, virtual, imp["specifier"])
-                status, basis = ("module", "source-map-package") if target is not None else (status, basis)
+                unique = _unique_package(resolver, virtual, imp["specifier"])
+                if unique is not None:  # else it stays unresolved, and an unresolved import's target is unused
+                    status, target, basis = "module", unique, "source-map-package"
             if status == "unresolved" and beside is not None:  # another chunk of the same build
                 found = beside.resolve(importer, imp["specifier"], imp["kind"])
                 if found.status == "module":

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from typing import Any
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph_kinds import MODULE_KINDS
@@ -47,7 +47,8 @@ def graph_side(evidence_id: str, result: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def graph_status(result: Mapping[str, Any]) -> str:
-    return result["graph"]["coverage"]["status"]
+    status: str = result["graph"]["coverage"]["status"]
+    return status
 
 
 # ---------------------------------------------------------------- versions
@@ -59,9 +60,13 @@ def _open_modules(result: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(n["path"] for n in result["graph"]["nodes"] if n["subkind"] == "module" and n.get("exports_open"))
 
 
-def _index(result: Mapping[str, Any]) -> dict[str, dict[str, tuple[str, str, dict[str, Any]]]]:
+_Fact = tuple[str, str, dict[str, Any]]  # (category, key, comparable facts) of one node
+_Indexed = tuple[str, str, dict[str, Any]]  # (node id, node kind, comparable facts) under a category's key
+
+
+def _index(result: Mapping[str, Any]) -> dict[str, dict[str, _Indexed]]:
     """category -> key -> (node id, node kind, comparable facts)."""
-    out: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {c: {} for c in CATEGORIES}
+    out: dict[str, dict[str, _Indexed]] = {c: {} for c in CATEGORIES}
     for n in result["graph"]["nodes"]:
         for category, key, facts in _facts(n):
             if category == "bundled_modules" and key in out[category]:
@@ -81,7 +86,7 @@ def comparable_shape(shape: Any) -> Any:
     return shape
 
 
-def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+def _facts(n: Mapping[str, Any]) -> list[_Fact]:
     k, label = n["subkind"], n["label"]
     if k == "module":
         facts = {"sha256": n.get("sha256"), "roles": sorted(r["role"] for r in n.get("roles", ())), "parse": n["parse"]}
@@ -104,7 +109,7 @@ def _facts(n: Mapping[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
                 },
             )
         ]
-    simple = {
+    simple: dict[str, Callable[[], _Fact]] = {
         "ipc-channel": lambda: ("ipc_channels", n["channel"], {"ends": n["ends"], "linked": n["linked"]}),
         "route": lambda: ("routes", label[6:], {}),
         "url": lambda: ("urls", n["url"], {}),
@@ -130,7 +135,9 @@ def _unknown_shape(facts: Mapping[str, Any]) -> bool:
     return ((facts.get("shape") or {}).get("type") or "unknown") == "unknown"
 
 
-def _outcome(category: str, a: dict | None, b: dict | None, left_complete: bool, right_complete: bool) -> str:
+def _outcome(
+    category: str, a: dict[str, Any] | None, b: dict[str, Any] | None, left_complete: bool, right_complete: bool
+) -> str:
     """A side that is unknown (an unread module, an export whose value is not modelled) makes a difference
     unknown, never changed; absence is established only by a complete other side."""
     if a is not None and b is not None:
@@ -146,7 +153,9 @@ def _outcome(category: str, a: dict | None, b: dict | None, left_complete: bool,
     return "removed" if right_complete else "unknown"
 
 
-def _version_item(category, key, left, right, status, links) -> dict[str, Any]:
+def _version_item(
+    category: str, key: str, left: _Indexed | None, right: _Indexed | None, status: str, links: Sequence[str]
+) -> dict[str, Any]:
     a, b = (left or (None, None, None)), (right or (None, None, None))
     fa, fb = a[2], b[2]
     changed = sorted(f for f in set(fa or {}) | set(fb or {}) if (fa or {}).get(f) != (fb or {}).get(f))

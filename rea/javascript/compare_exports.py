@@ -3,13 +3,35 @@ changes between their shapes; the reference's shape (rea.javascript.records.comp
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, TypedDict
 from collections.abc import Mapping, Sequence
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.sourcemap import comparable_path
 
 from rea.javascript.compare import comparable_shape
+
+
+class Selected(TypedDict):
+    """The export found exactly once: its module node and the export (re-exports followed)."""
+
+    status: Literal["selected"]
+    node: Mapping[str, Any]
+    export: Mapping[str, Any]
+    candidates: list[dict[str, Any]]
+
+
+class NotSelected(TypedDict):
+    """No single export: the module is missing or ambiguous (no node), or it lacks the name; the exports
+    that come nearest are the candidates."""
+
+    status: Literal["missing", "ambiguous"]
+    node: Mapping[str, Any] | None
+    export: None
+    candidates: list[dict[str, Any]]
+
+
+FoundExport = Selected | NotSelected
 
 
 def _candidate(node: Mapping[str, Any], name: str, module_path: str, export_name: str) -> dict[str, Any]:
@@ -22,10 +44,10 @@ def _candidate(node: Mapping[str, Any], name: str, module_path: str, export_name
     }
 
 
-def find_export(result: Mapping[str, Any], module_path: str, name: str) -> dict[str, Any]:
+def find_export(result: Mapping[str, Any], module_path: str, name: str) -> FoundExport:
     """One export of the module at `module_path`: a file of the tree, else an original source a source map
     embeds (by its path or its comparable path), so shipped bundles with maps compare too."""
-    nodes = result["graph"]["nodes"]
+    nodes: list[Mapping[str, Any]] = result["graph"]["nodes"]
     modules = [n for n in nodes if n["subkind"] == "module" and n["path"] == module_path]
     if not modules:
         wanted = comparable_path(module_path)
@@ -62,7 +84,7 @@ def _followed(result: Mapping[str, Any], node: Mapping[str, Any], export: Mappin
     """A getter re-export (`get: () => _v.default`, `_v = require("./v1.js")`) stands for the export it
     returns: follow the module's resolved import of that specifier, a bounded number of hops."""
     edges = result["graph"]["edges"]
-    by_id = {n["node_id"]: n for n in result["graph"]["nodes"]}
+    by_id: dict[str, Mapping[str, Any]] = {n["node_id"]: n for n in result["graph"]["nodes"]}
     through: list[str] = []
     for _ in range(MAX_REEXPORT_HOPS):
         link = (export.get("shape") or {}).get("reexports")
@@ -79,7 +101,7 @@ def _followed(result: Mapping[str, Any], node: Mapping[str, Any], export: Mappin
             None,
         )
         hit = [x for x in (target or {}).get("exports", ()) if x["name"] == link["name"]] if target else []
-        if len(hit) != 1:
+        if target is None or len(hit) != 1:
             break
         through.append(f"{target['path']}#{link['name']}")
         node, export = target, hit[0]
@@ -87,7 +109,7 @@ def _followed(result: Mapping[str, Any], node: Mapping[str, Any], export: Mappin
 
 
 def export_side(
-    found: Mapping[str, Any], evidence_id: str, result, module_path: str, name: str, cap: int = 100
+    found: FoundExport, evidence_id: str, result: Mapping[str, Any], module_path: str, name: str, cap: int = 100
 ) -> dict[str, Any]:
     side: dict[str, Any] = {
         "status": found["status"],
@@ -129,7 +151,14 @@ def _pointer(member: str) -> str:
     return "/" + member.replace("~", "~0").replace("/", "~1")
 
 
-def _change(path: str, status: str, left: dict, right: dict, links: Sequence[str], why: str | None = None) -> dict:
+def _change(
+    path: str,
+    status: str,
+    left: Mapping[str, Any],
+    right: Mapping[str, Any],
+    links: Sequence[str],
+    why: str | None = None,
+) -> dict[str, Any]:
     return {
         "change_id": "jesc_change_" + canonical_sha256([path, status]),
         "path": path,
@@ -144,7 +173,9 @@ def _change(path: str, status: str, left: dict, right: dict, links: Sequence[str
     }
 
 
-def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[str]) -> tuple[list[dict], str | None]:
+def shape_changes(
+    left: Mapping[str, Any] | None, right: Mapping[str, Any] | None, links: Sequence[str]
+) -> tuple[list[dict[str, Any]], str | None]:
     """Member changes between two selected exports, or one unknown change with the reason."""
     if left is None or right is None:
         why = "the export was not found exactly once on both sides"
@@ -160,11 +191,9 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
         unknown = {"availability": "unknown", "reason": why}
         return [_change("", "unknown", unknown, unknown, links, why)], why
     if ls.get("type") != rs.get("type"):
-        values = (
-            {"availability": "literal", "value": ls.get("type")},
-            {"availability": "literal", "value": rs.get("type")},
-        )
-        return [_change("/type", "changed", *values, links)], None
+        was = {"availability": "literal", "value": ls.get("type")}
+        now = {"availability": "literal", "value": rs.get("type")}
+        return [_change("/type", "changed", was, now, links)], None
     if ls.get("type") == "literal":
         return _literal_change(comparable_shape(ls), comparable_shape(rs), links), None
     lm, lwhy = _members(ls)
@@ -178,23 +207,23 @@ def shape_changes(left: Mapping | None, right: Mapping | None, links: Sequence[s
     return added + removed, None
 
 
-def _literal_change(ls: Mapping[str, Any], rs: Mapping[str, Any], links: Sequence[str]) -> list[dict]:
+def _literal_change(ls: Mapping[str, Any], rs: Mapping[str, Any], links: Sequence[str]) -> list[dict[str, Any]]:
     """Two literal exports: unchanged when their digests agree, else one change showing both values."""
     if ls.get("sha256") == rs.get("sha256") and ls.get("value") == rs.get("value"):
         return []
     sides = [{"availability": "literal", "value": s.get("value"), "sha256": s.get("sha256")} for s in (ls, rs)]
     cut = [s for s, shape in zip(("left", "right"), (ls, rs)) if shape.get("value_truncated")]
     why = f"the {' and '.join(cut)} value is shown to its first 512 characters" if cut else None
-    return [_change("/value", "changed", *sides, links, why)]
+    return [_change("/value", "changed", sides[0], sides[1], links, why)]
 
 
-def _cut(export: Mapping | None) -> int:
+def _cut(export: Mapping[str, Any] | None) -> int:
     """Member lists of a shape that the per-node bound cut (each counted once: their lengths are unknown)."""
     shape = (export or {}).get("shape") or {}
     return sum(1 for flag in ("members_truncated", "returns_truncated") if shape.get(flag))
 
 
-def _variant_coverage(left: Mapping | None, right: Mapping | None) -> dict[str, Any]:
+def _variant_coverage(left: Mapping[str, Any] | None, right: Mapping[str, Any] | None) -> dict[str, Any]:
     """The reference's variant counts: an export here has one static shape (its direct returns' keys are
     merged, never split into variants), so a pair is one variant on each side or none."""
     return {
@@ -213,8 +242,12 @@ def _variant_coverage(left: Mapping | None, right: Mapping | None) -> dict[str, 
 
 
 def export_shapes(
-    sides: Sequence[dict], found: Sequence[Mapping], statuses: Sequence[str], links, max_changes: int = 1000
-) -> dict:
+    sides: Sequence[Mapping[str, Any]],
+    found: Sequence[FoundExport],
+    statuses: Sequence[str],
+    links: Sequence[str],
+    max_changes: int = 1000,
+) -> dict[str, Any]:
     every, why = shape_changes(found[0]["export"], found[1]["export"], links)
     open_sides = [
         f"{side}: {f['node']['path']} re-exports or computes names it does not list ({f['node']['exports_open'][0]['reason']})"

@@ -24,6 +24,9 @@ MIN_SCORE = 20
 _SHIPPED_KINDS = ("original-source-module", "bundled-module")
 
 
+_Shipped = Mapping[str, Sequence[Mapping[str, Any]]]  # comparable source path -> the shipped nodes carrying it
+
+
 def _shipped(application: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]]]:
     """Comparable source path -> the shipped nodes (original sources, bundled modules) that carry it."""
     out: dict[str, list[Mapping[str, Any]]] = {}
@@ -44,8 +47,8 @@ def _signals(path: str, sha: str | None, key: str, node: Mapping[str, Any]) -> l
     return [{"kind": k, "weight": WEIGHTS[k], "source_value": s, "current_values": [c]} for k, s, c in signals]
 
 
-def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped) -> list[dict[str, Any]]:
-    out = []
+def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped: _Shipped) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
     for key in keys:
         for node in shipped[key]:
             signals = _signals(path, sha, key, node)
@@ -63,7 +66,9 @@ def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped) -> lis
     return sorted(out, key=lambda c: (-c["score"], c["current_node_id"]))
 
 
-def _mapping(entry: Mapping[str, Any], shipped, app_complete: bool, cap: int) -> tuple[dict[str, Any], list[str]]:
+def _mapping(
+    entry: Mapping[str, Any], shipped: _Shipped, app_complete: bool, cap: int
+) -> tuple[dict[str, Any], list[str]]:
     path, sha = entry["path"], entry.get("sha256")
     keys = sorted(k for k in shipped if k == path or k.endswith("/" + path) or path.endswith("/" + k))
     exact = [k for k in keys if k == path]
@@ -148,9 +153,9 @@ def source_to_bundle(
     }
 
 
-def _bounded(shipped: Mapping[str, list], cap: int) -> tuple[dict[str, list], int]:
+def _bounded(shipped: _Shipped, cap: int) -> tuple[dict[str, list[Mapping[str, Any]]], int]:
     """The first `cap` shipped nodes, in comparable-path order."""
-    out: dict[str, list] = {}
+    out: dict[str, list[Mapping[str, Any]]] = {}
     kept = 0
     for key in sorted(shipped):
         room = cap - kept
@@ -161,7 +166,13 @@ def _bounded(shipped: Mapping[str, list], cap: int) -> tuple[dict[str, list], in
     return out, kept
 
 
-def _source_coverage(application, reference, items, files: int, nodes: tuple[int, int]) -> dict[str, Any]:
+def _source_coverage(
+    application: Mapping[str, Any],
+    reference: Mapping[str, Any],
+    items: Sequence[Mapping[str, Any]],
+    files: int,
+    nodes: tuple[int, int],
+) -> dict[str, Any]:
     omitted_files, omitted_nodes = files - len(items), nodes[1] - nodes[0]
     partial = graph_status(application) != "complete" or reference["inventory_state"] != "complete"
     return {

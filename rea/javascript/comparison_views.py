@@ -27,10 +27,11 @@ UNKNOWNS = ["runtime behaviour of either version is unknown: the comparison is s
 
 
 def rows(nr: Mapping[str, Any], facet: str) -> Sequence[Any]:
-    if facet == "items":
-        return nr["items"]
-    graph = nr.get("graph") or {}
-    return graph.get(facet.removeprefix("graph_"), [])
+    """The JSON rows of one facet: the comparison's items, or its graph's nodes or edges."""
+    found: Sequence[Any] = (
+        nr["items"] if facet == "items" else (nr.get("graph") or {}).get(facet.removeprefix("graph_"), [])
+    )
+    return found
 
 
 def _listing(nr: Mapping[str, Any], facet: str) -> dict[str, Any]:
@@ -70,7 +71,7 @@ def comparison_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[st
     }
     if view["kind"] == "summary":
         total = sum(len(rows(nr, facet)) for facet in FACETS)
-        made = {"kind": "summary", "view": dict(view), "summary": summary(nr)}
+        made: dict[str, Any] = {"kind": "summary", "view": dict(view), "summary": summary(nr)}
         return Success({**made, "coverage": complete_coverage(total, total), **shared})
     if view["kind"] != "comparison":
         return Failure(

@@ -12,6 +12,8 @@ import re
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import tree_sitter as ts
 
 MAX_OPEN = 64  # open-export reasons kept per file
@@ -170,7 +172,10 @@ def _returned(factory: ts.Node) -> ts.Node | None:
 
 
 def umd_exports(
-    root: ts.Node, shape_of: Any, keys_of: Any, value_of: Any
+    root: ts.Node,
+    shape_of: Callable[[ts.Node | None], dict[str, Any]],
+    keys_of: Callable[[ts.Node], list[str]],
+    value_of: Callable[[ts.Node, str], ts.Node | None],
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], tuple[int, int] | None]:
     """Exports of a UMD module's factory (its returned object's keys, or its returned function or class as
     the default), open reasons, and the wrapper's byte range (whose `module.exports = factory()` it replaces)."""
@@ -188,7 +193,11 @@ def umd_exports(
     if value.type == "object":
         body = factory.child_by_field_name("body")
         top = top_level_values(body) if body is not None and body.type == "statement_block" else {}
-        member = lambda k: shape_of(declared(top, value_of(value, k)) if value_of(value, k) is not None else None)  # noqa: E731
+
+        def member(k: str) -> dict[str, Any]:
+            named = value_of(value, k)
+            return shape_of(declared(top, named) if named is not None else None)
+
         exports = [{"name": k, "form": "umd", "shape": member(k), **_loc(value)} for k in keys_of(value)]
         exports.append({"name": "default", "form": "umd", "shape": shape_of(value), **_loc(value)})
         return exports, [], span

@@ -85,7 +85,8 @@ def tsconfig_facts(data: bytes) -> dict[str, Any]:
     )
     if refs:
         out["extends"] = [r[:MAX_STRING] for r in refs[:16]]
-    options = doc.get("compilerOptions") if isinstance(doc.get("compilerOptions"), dict) else {}
+    raw_options = doc.get("compilerOptions")
+    options: dict[str, Any] = raw_options if isinstance(raw_options, dict) else {}
     if isinstance(options.get("baseUrl"), str):
         out["base_url"] = options["baseUrl"][:MAX_STRING]
     if isinstance(options.get("paths"), dict):

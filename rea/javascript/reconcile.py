@@ -443,7 +443,7 @@ def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapp
             "truncated": truncated,
             **omitted,
         },
-        "evidence_links": sorted({x.evidence.evidence_id for x in [*layers, *captures]}),
+        "evidence_links": sorted({x.evidence.evidence_id for x in layers} | {c.evidence.evidence_id for c in captures}),
         "limitations": sorted(limitations),
     }
     return {"schema_version": 1, "reconciliation_id": "jrr_" + canonical_sha256(semantic), **semantic}

@@ -136,7 +136,9 @@ def _unit(limit: str) -> str:
     return "depth" if limit == "max_depth" else "items"
 
 
-def _ipc_summary(edges: Sequence[Mapping[str, Any]], nodes: Mapping[str, Mapping[str, Any]], dynamic: list) -> dict:
+def _ipc_summary(
+    edges: Sequence[Mapping[str, Any]], nodes: Mapping[str, Mapping[str, Any]], dynamic: Sequence[Mapping[str, Any]]
+) -> dict[str, Any]:
     ipc = [e for e in edges if e["to"].startswith("ipc-channel:")]
     sends = [e for e in ipc if e["relation"] in ("sends", "invokes") and e.get("direction") == "renderer-to-main"]
     dynamic_sends = [u for u in dynamic if u["relation"] != "handles" and u["direction"] == "renderer-to-main"]
@@ -300,8 +302,10 @@ def application_result(
 
 def nodes_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The node list of an application result (only under graph)."""
-    return result["graph"]["nodes"]
+    found: list[Mapping[str, Any]] = result["graph"]["nodes"]
+    return found
 
 
 def edges_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    return result["graph"]["edges"]
+    found: list[Mapping[str, Any]] = result["graph"]["edges"]
+    return found

@@ -21,6 +21,7 @@ from rea.javascript.graph_kinds import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
 from rea.javascript.semantic_trace import answer, seed_nodes
 from rea.javascript.trace import reach
+from rea.javascript.trace_records import Reached
 from rea.javascript.records.arguments import QueryLimits
 from rea.wire.schema import wire_of
 
@@ -76,7 +77,13 @@ def cursor_offset(qid: str, cursor: str | None) -> int:
     return int(parts[1])
 
 
-def _base(result: Mapping[str, Any], qid: str, source_evidence_id: str, query, applied) -> dict[str, Any]:
+def _base(
+    result: Mapping[str, Any],
+    qid: str,
+    source_evidence_id: str,
+    query: Mapping[str, Any],
+    applied: Mapping[str, int],
+) -> dict[str, Any]:
     return {
         "schema_version": 1,
         "query_id": qid,
@@ -188,7 +195,13 @@ class _Contexts:
         return [self.records[c] for c in sorted(self.records)]
 
 
-def _answer(result, by_id, reached, query, seed_id: str) -> dict[str, Any]:
+def _answer(
+    result: Mapping[str, Any],
+    by_id: Mapping[str, Mapping[str, Any]],
+    reached: Reached,
+    query: Mapping[str, Any],
+    seed_id: str,
+) -> dict[str, Any]:
     depth = reached["depth"]
     by_path = {
         n["path"]: n["node_id"]
@@ -286,7 +299,7 @@ def applied_limits(query_limits: Mapping[str, int] | None, traversal: Mapping[st
     """The query bounds in force: the query's own, else the reference defaults with the traversal's bounds."""
     if query_limits:
         return dict(query_limits)
-    defaults = {a.name: a.default for a in attrs.fields(QueryLimits)}
+    defaults: dict[str, int] = attrs.asdict(QueryLimits())  # every field has its reference default
     return {**defaults, **{k: traversal[k] for k in defaults if k in traversal}}
 
 
@@ -300,7 +313,14 @@ def _unparsed_modules(result: Mapping[str, Any]) -> int:
     )
 
 
-def _semantic_answer(result, base, qid: str, offset: int, query, applied) -> dict[str, Any]:
+def _semantic_answer(
+    result: Mapping[str, Any],
+    base: dict[str, Any],
+    qid: str,
+    offset: int,
+    query: Mapping[str, Any],
+    applied: Mapping[str, int],
+) -> dict[str, Any]:
     """A seed over the semantic graph: its matches, their reach in the query's direction, paged."""
     graph = result["semantic_graph"]
     seeds = seed_nodes(graph, query["seed"])

@@ -86,7 +86,7 @@ def source_runs(mappings: str, source_count: int, max_runs: int) -> Runs:
     counted as invalid, never attributed.
     """
     cache: dict[str, tuple[int, ...] | None] = {}
-    runs: list[Run] = []
+    runs: list[list[int]] = []  # [line, column, source, segments]: the last one's count grows in place
     counts = [0] * source_count
     truncated, invalid, source, current = False, 0, 0, -1
     for line, text in enumerate(mappings.split(";")):

@@ -13,6 +13,8 @@ from rea.javascript import export_forms as forms
 from rea.javascript.text_facts import MAX_PER_FILE, MAX_STRING
 
 if TYPE_CHECKING:  # annotations only: the nodes come from the effect's parse
+    from collections.abc import Mapping
+
     import tree_sitter as ts
 
 
@@ -279,7 +281,11 @@ def umd_facts(
     found, reasons, span = forms.umd_exports(root, value_shape, object_keys, object_property)
     if span is None:
         return exports, open_
-    inside = lambda item: span[0] <= item.get("start", -1) < span[1]  # noqa: E731
+
+    def inside(item: Mapping[str, Any]) -> bool:
+        start: int = item.get("start", -1)
+        return span[0] <= start < span[1]
+
     kept = [e for e in exports if not (inside(e) and e["form"] == "cjs" and e["name"] == "default")]
     kept_open = [o for o in open_ if not (inside(o) and o["reason"] == "module-exports-assigned-value")]
     return kept + found, kept_open + reasons

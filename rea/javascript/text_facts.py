@@ -34,7 +34,7 @@ _BUNDLERS = (
 def text_signals(data: bytes) -> dict[str, Any]:
     """Byte-level signals of any text file: URLs, sourceMappingURL, bundler runtime and bundled modules."""
     out: dict[str, Any] = {}
-    urls = []
+    urls: list[dict[str, Any]] = []
     for m in _URL.finditer(data):
         if len(urls) >= MAX_PER_FILE:
             out["urls_omitted"] = out.get("urls_omitted", 0) + 1
@@ -57,7 +57,7 @@ def text_signals(data: bytes) -> dict[str, Any]:
         bundlers.append("browserify")  # its prelude: a require that falls back to the host's `require`
     if bundlers:
         out["bundlers"] = bundlers
-        recovered = []
+        recovered: list[dict[str, Any]] = []
         pattern = (
             _WEBPACK_KEY if bundlers[0] in ("webpack", "rspack") else _ESBUILD_MARK if "esbuild" in bundlers else None
         )
@@ -76,7 +76,8 @@ def text_signals(data: bytes) -> dict[str, Any]:
 
 
 def html_facts(data: bytes) -> dict[str, Any]:
-    scripts, inline = [], 0
+    scripts: list[dict[str, Any]] = []
+    inline = 0
     for m in _SCRIPT.finditer(data):
         attrs = m.group(1)
         src = _SRC.search(attrs)

@@ -15,6 +15,7 @@ from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import inferred
 from rea.javascript.record import wire_graph
 from rea.javascript.trace_gaps import rests_on
+from rea.javascript.trace_records import Reached, Walked
 
 # Data flows against the recorded direction for these relations: a handler `handles` a channel,
 # so the flow goes channel -> handler; a preload `exposes` an API, so renderer -> API -> preload.
@@ -125,7 +126,7 @@ def reach(
     limits: Mapping[str, int],
     relations: frozenset[str] | None = None,
     expand: Callable[[str, int, int | None], bool] | None = None,
-) -> dict[str, Any]:
+) -> Reached:
     """Breadth-first reach from seeds along the flow (forward), against it (backward) or both; `expand(node,
     depth, edge that reached it)` says whether a reached node is relevant enough to traverse from."""
     out_adj: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -147,7 +148,7 @@ def _walk(
     seeds: list[str],
     limits: Mapping[str, int],
     expand: Callable[[str, int, int | None], bool] | None = None,
-) -> dict:
+) -> Reached:
     """Breadth first; an edge is used only with its target admitted, and what a bound kept out is counted.
     A node `expand` declines is reached but not traversed from: it is listed in `pruned` with the edges
     it would have led on."""
@@ -208,7 +209,9 @@ def _entry_like(node: Mapping[str, Any], entries: set[str]) -> bool:
     )
 
 
-def _terminal(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges, entries: set[str]) -> bool:
+def _terminal(
+    node: Mapping[str, Any], run: str, reached: Reached, edges: Sequence[Mapping[str, Any]], entries: set[str]
+) -> bool:
     if run == "backward":
         return _entry_like(node, entries)
     return node["subkind"] == "module" and any(
@@ -216,9 +219,10 @@ def _terminal(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edg
     )
 
 
-def _path(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges) -> dict[str, Any]:
+def _path(node: Mapping[str, Any], run: str, reached: Reached, edges: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The seed-to-terminal chain that reached `node`, seed first."""
-    node_ids, chain, cursor = [node["node_id"]], [], node["node_id"]
+    node_ids, cursor = [node["node_id"]], node["node_id"]
+    chain: list[Mapping[str, Any]] = []
     while cursor in reached["parent"]:
         cursor, index = reached["parent"][cursor]
         chain.append(edges[index])
@@ -243,8 +247,17 @@ def _path(node: Mapping[str, Any], run: str, reached: Mapping[str, Any], edges) 
     }
 
 
-def _paths(reached, seeds: list[str], run: str, limits, entries: set[str], by_id, edges) -> list[dict[str, Any]]:
-    paths, omitted = [], 0
+def _paths(
+    reached: Reached,
+    seeds: list[str],
+    run: str,
+    limits: Mapping[str, int],
+    entries: set[str],
+    by_id: Mapping[str, Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+) -> list[dict[str, Any]]:
+    paths: list[dict[str, Any]] = []
+    omitted = 0
     for node_id in sorted(reached["depth"], key=lambda n: (reached["depth"][n], n)):
         node = by_id.get(node_id)
         if node is None or node_id in seeds or not _terminal(node, run, reached, edges, entries):
@@ -287,7 +300,13 @@ def _in_dependencies(node: Mapping[str, Any] | None) -> bool:
     return "node_modules/" in ((node or {}).get("path") or "")
 
 
-def _relevant(by_id, edges, seeds: list[str], run: str, entries: set[str]) -> Callable[[str, int, int | None], bool]:
+def _relevant(
+    by_id: Mapping[str, Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    seeds: list[str],
+    run: str,
+    entries: set[str],
+) -> Callable[[str, int, int | None], bool]:
     inside = any(_in_dependencies(by_id.get(s)) for s in seeds)
 
     def expand(node_id: str, _depth: int, via: int | None) -> bool:
@@ -304,12 +323,12 @@ def _relevant(by_id, edges, seeds: list[str], run: str, entries: set[str]) -> Ca
     return expand
 
 
-def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limits: Mapping[str, int]) -> dict:
+def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limits: Mapping[str, int]) -> Walked:
     graph = result["graph"]
     edges = graph["edges"]
     by_id = {n["node_id"]: n for n in graph["nodes"]}
     entries = set(graph["root_node_ids"])
-    out: dict[str, Any] = {
+    out: Walked = {
         "depth": {},
         "used": set(),
         "paths": [],
@@ -341,9 +360,11 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
     return out
 
 
-def native_handoffs(nodes: Iterable[Mapping[str, Any]], observations: Sequence[Mapping[str, Any]]) -> list[dict]:
+def native_handoffs(
+    nodes: Iterable[Mapping[str, Any]], observations: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
     """Native add-ons the subgraph reaches; linked to a native observation whose subject names the same file."""
-    out = []
+    out: list[dict[str, Any]] = []
     for node in nodes:
         if node["subkind"] != "native-addon":
             continue

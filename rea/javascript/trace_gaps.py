@@ -3,7 +3,7 @@ a partial graph or code index, and the dynamic IPC operations that may be a reac
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 _UNPARSED = frozenset(("failed", "omitted", "not-read", "quarantined"))
@@ -16,7 +16,13 @@ def _unparsed(node: Mapping[str, Any]) -> bool:
     )
 
 
-def rests_on(result, by_id, matches, touched: set[str], seed: Mapping[str, Any]) -> tuple[list[str], list[dict]]:
+def rests_on(
+    result: Mapping[str, Any],
+    by_id: Mapping[str, Mapping[str, Any]],
+    matches: Sequence[Mapping[str, Any]],
+    touched: set[str],
+    seed: Mapping[str, Any],
+) -> tuple[list[str], list[dict[str, Any]]]:
     """Why the answer cannot be complete (what it rests on that was not read or not resolved), and the
     unknowns that bear on it: those on reached nodes and, for a channel, every dynamic IPC operation of
     the channel's direction (one of them may be the end the graph lacks)."""

@@ -35,7 +35,9 @@ def is_application(evidence: Evidence) -> bool:
 
 
 def nodes(result: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:
-    return _graph(result)["nodes"]
+    """The graph's node rows; `is_application` has already checked they are a list."""
+    found: Sequence[Mapping[str, Any]] = _graph(result)["nodes"]
+    return found
 
 
 def edges(result: Mapping[str, Any]) -> Sequence[Mapping[str, Any]]:

@@ -40,5 +40,4 @@ FAMILY = Family(
         "effects.layout.dylib_read",
     ),
     commands=("effects.layout.cli",),
-    typed=("rea/layout",),
 )

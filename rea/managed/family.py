@@ -17,5 +17,4 @@ FAMILY = Family(
     effects=members(EFFECTS),
     handlers=("effects.managed.reader",),
     commands=("effects.managed.cli",),
-    typed=("rea/managed",),
 )

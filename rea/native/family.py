@@ -59,5 +59,4 @@ FAMILY = Family(
         "effects.native.dos_read",
     ),
     commands=("effects.native.cli", "effects.native.surface_cli", "effects.native.analyses_cli"),
-    typed=("rea/native",),
 )

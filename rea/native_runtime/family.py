@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.native_runtime.programs",),
     effects=members(EFFECTS),
     handlers=("effects.native_runtime.observer",),
-    typed=("rea/native_runtime",),
 )

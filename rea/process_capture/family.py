@@ -17,5 +17,4 @@ FAMILY = Family(
     programs=("rea.process_capture.programs",),
     effects=members(EFFECTS),
     handlers=("effects.process_capture.runner",),
-    typed=("rea/process_capture",),
 )

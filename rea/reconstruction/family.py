@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.reconstruction.programs",),
     effects=members(EFFECTS),
     handlers=("effects.reconstruction.clock",),
-    typed=("rea/reconstruction",),
 )

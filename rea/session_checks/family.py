@@ -13,5 +13,4 @@ FAMILY = Family(
     toolset="session",
     contracts=("rea.session_checks.contract",),
     programs=("rea.session_checks.programs",),
-    typed=("rea/session_checks",),
 )

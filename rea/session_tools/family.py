@@ -23,5 +23,4 @@ FAMILY = Family(
         "rea.session_tools.programs.bundles",
         "rea.session_tools.programs.unknowns",
     ),
-    typed=("rea/session_tools",),
 )

@@ -5,5 +5,4 @@ from rea.family import Family
 FAMILY = Family(
     name="setup",
     contracts=("rea.setup.contract",),
-    typed=("rea/setup",),
 )

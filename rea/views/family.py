@@ -15,5 +15,4 @@ FAMILY = Family(
     contracts=("rea.views.contract",),
     programs=("rea.views.programs",),
     commands=("effects.views.commands",),
-    typed=("rea/views",),
 )

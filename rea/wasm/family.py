@@ -16,5 +16,4 @@ FAMILY = Family(
     programs=("rea.wasm.programs",),
     effects=members(EFFECTS),
     handlers=("effects.wasm.runtime", "effects.wasm.wat_cache"),
-    typed=("rea/wasm",),
 )

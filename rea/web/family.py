@@ -21,5 +21,4 @@ FAMILY = Family(
     effects=members(EFFECTS),
     handlers=("effects.web.runtime", "effects.web.scenario", "effects.web.scripts"),
     commands=("effects.web.cli", "effects.web.scenario_cli", "effects.web.scripts_cli"),
-    typed=("rea/web",),
 )

@@ -17,5 +17,4 @@ FAMILY = Family(
     effects=members(EFFECTS),
     handlers=("effects.web_network.runtime",),
     commands=("effects.web_network.cli",),
-    typed=("rea/web_network",),
 )

@@ -6,6 +6,7 @@ import importlib
 import json
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 from rea.families import FAMILIES, TYPED
@@ -54,6 +55,16 @@ def test_every_declared_command_is_derived_and_reaches_its_tool():
 def test_the_typed_scope_names_existing_paths_once():
     assert len(TYPED) == len(set(TYPED))
     assert [p for p in TYPED if not (ROOT / p).exists()] == []
+
+
+def test_the_typed_scope_leaves_no_module_of_rea_or_effects_out():
+    """mypy strict checks the whole of both packages: a new module is typed from its first line, and no
+    pyproject exclude takes one back out."""
+    modules = [*(ROOT / "rea").rglob("*.py"), *(ROOT / "effects").rglob("*.py")]
+    outside = [m for m in modules if not any(m.is_relative_to(ROOT / p) for p in TYPED)]
+    assert outside == []
+    mypy = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
+    assert mypy.get("strict") is True and "exclude" not in mypy
 
 
 def test_importing_the_list_imports_no_handler_engine_or_server():

@@ -31,8 +31,8 @@ def test_ruff_format_is_clean():
 
 
 @pytest.mark.slow
-def test_mypy_is_clean_on_the_pure_core():
-    from rea.families import TYPED  # the scope derives from the one list of families
+def test_mypy_is_clean_on_rea_and_effects():
+    from rea.families import TYPED  # the whole of both packages (tests/core/test_families.py: none left out)
 
     done = _run(sys.executable, "-m", "mypy", *TYPED)
     assert done.returncode == 0, done.stdout[-6000:] + done.stderr

@@ -19,8 +19,8 @@ from rea.apple_metadata import family as apple_metadata
 from rea.artifacts import family as artifacts
 from rea.batch import family as batch
 from rea.evm import family as evm
-from rea.firmware import family as firmware
 from rea.family import Family
+from rea.firmware import family as firmware
 from rea.generic import family as generic
 from rea.javascript import family as javascript
 from rea.layout import family as layout
@@ -28,9 +28,9 @@ from rea.managed import family as managed
 from rea.native import family as native
 from rea.native_runtime import family as native_runtime
 from rea.process_capture import family as process_capture
+from rea.reconstruction import family as reconstruction
 from rea.session_checks import family as session_checks
 from rea.session_tools import family as session_tools
-from rea.reconstruction import family as reconstruction
 from rea.setup import family as setup
 from rea.views import family as views
 from rea.wasm import family as wasm

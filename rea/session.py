@@ -7,8 +7,8 @@ session exactly as it was.
 
 from __future__ import annotations
 
-from typing import Any, Literal
 from collections.abc import Iterable, Mapping
+from typing import Any, Literal
 
 import attrs
 from returns.result import Failure, Result, Success

@@ -18,8 +18,8 @@ give the structure back too: their imports between each other and their exports
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rea.javascript.resolve import Resolver, dirname
 from rea.javascript.sourcemap import Run, comparable_path, source_at

@@ -9,8 +9,8 @@ with their own ids, a summary and coverage. Absence on a partial side is unknown
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph_kinds import MODULE_KINDS

@@ -3,13 +3,12 @@ changes between their shapes; the reference's shape (rea.javascript.records.comp
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
 from collections.abc import Mapping, Sequence
+from typing import Any, Literal, TypedDict
 
 from rea.canonical_json import canonical_sha256
-from rea.javascript.sourcemap import comparable_path
-
 from rea.javascript.compare import comparable_shape
+from rea.javascript.sourcemap import comparable_path
 
 
 class Selected(TypedDict):

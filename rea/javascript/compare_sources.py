@@ -4,13 +4,12 @@ signals; the reference's shape (rea.javascript.records.comparison.SourceToBundle
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
-from rea.javascript.sourcemap import comparable_path
-
 from rea.javascript.compare import graph_status
+from rea.javascript.sourcemap import comparable_path
 
 WEIGHTS = {
     "exact-source-digest": 60,

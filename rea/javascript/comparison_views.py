@@ -9,14 +9,14 @@ side's root and both sides are named in the summary.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from returns.result import Failure, Result, Success
 
-from rea.views.projection import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
 from rea.errors import ReaError
 from rea.evidence import Evidence
+from rea.views.projection import bounded_rows, complete_coverage, first_rows, unique_sorted, view_error
 from rea.views.records.requests import PAGE_BYTES
 
 OPERATION = "compare_application_versions"

@@ -12,8 +12,8 @@ its inputs.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import edge_id, edge_key, node_id

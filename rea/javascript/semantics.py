@@ -10,19 +10,19 @@ Answers are paged over their relations (`page_size`, `cursor`) as the reference 
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping
+from typing import Any
 
 import attrs
 
 from rea.canonical_json import canonical_sha256
-from rea.javascript.observations import EDGE_STRATEGY
 from rea.javascript.graph_kinds import MODULE_KINDS, RELATIONS
 from rea.javascript.ids import semantic_node_id, semantic_relation_id
+from rea.javascript.observations import EDGE_STRATEGY
+from rea.javascript.records.arguments import QueryLimits
 from rea.javascript.semantic_trace import answer, seed_nodes
 from rea.javascript.trace import reach
 from rea.javascript.trace_records import Reached
-from rea.javascript.records.arguments import QueryLimits
 from rea.wire.schema import wire_of
 
 # direction -> (traversal, relations it follows; None: all)

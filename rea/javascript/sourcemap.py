@@ -9,8 +9,8 @@ recovers, and they are far smaller than the segments: one run per module switch.
 from __future__ import annotations
 
 from bisect import bisect_left
-from typing import NamedTuple
 from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple
 
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
 _DIGIT = {c: i for i, c in enumerate(_ALPHABET)}

@@ -8,8 +8,8 @@ edges `source_node_id`/`target_node_id`/`edge_id`) and answers in the reference'
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from typing import Any
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import inferred

@@ -8,8 +8,8 @@ record carries.
 
 from __future__ import annotations
 
-from typing import Any
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from rea.evidence import Evidence
 from rea.javascript.graph_kinds import MODULE_KINDS, SCHEMA

@@ -27,7 +27,7 @@ def _mcp_accepts(raw: str) -> bool:
 
 def _cli_accepts(raw: str) -> bool:
     plan = call_command.plan(["list_procedures", "--target", "/bin/true", "--provider", raw])
-    return plan.error is None
+    return is_successful(plan.command)
 
 
 @given(spellings)

@@ -128,7 +128,8 @@ def unique(items: Iterable[Mapping[str, Any]], *keys: str) -> list[Mapping[str, 
 
 def merge(candidates: dict[str, Candidate], new: Candidate) -> None:
     """Two definitions of one id become one candidate counted twice (the ledger marks it duplicate-definition);
-    their references and observed cases are joined."""
+    their references and observed cases are joined, and authority stays unavailable only where neither definition
+    gave it (two captures of one scenario: a dimension one of them observed is observed)."""
     old = candidates.get(new.obligation_id)
     if old is None:
         candidates[new.obligation_id] = new
@@ -136,7 +137,9 @@ def merge(candidates: dict[str, Candidate], new: Candidate) -> None:
     refs = unique([*old.fields["authority_references"], *new.fields["authority_references"]],
                    "evidence_id", "state", "location")  # fmt: skip
     cases = unique([*old.fields["observed_cases"], *new.fields["observed_cases"]], "kind", "evidence_id", "location")
-    fields = {**old.fields, "authority_references": refs, "observed_cases": cases, "source_state": source_state(refs)}
+    unavailable = [a for a in old.fields["unavailable_authority"] if a in new.fields["unavailable_authority"]]
+    fields = {**old.fields, "authority_references": refs, "observed_cases": cases, "source_state": source_state(refs),
+              "unavailable_authority": unavailable}  # fmt: skip
     candidates[new.obligation_id] = attrs.evolve(old, fields=fields, definitions=old.definitions + new.definitions)
 
 

@@ -37,16 +37,18 @@ def test_flags_derive_for_every_tool(contract):
 
 def test_flag_values_become_typed_arguments():
     p = plan(["search_strings", "--pattern", "hello", "--no-case-sensitive", "--limit", "3", "--json"])
-    assert p.error is None and p.fmt == "json"
-    steps = p.command.steps(None)
+    assert p.fmt == "json"
+    steps = p.command.unwrap().steps(None)
     assert steps == [("search_strings", {"pattern": "hello", "case_sensitive": False, "limit": 3})]
     p = plan(["batch_decompile", "--target", "/bin/true", "--addresses", '["main"]', "--json-args", '{"x": 1}'])
-    assert p.command.steps(None) == [
+    assert p.command.unwrap().steps(None) == [
         ("open_binary", {"path": "/bin/true", "provider_id": "auto"}),
         ("batch_decompile", {"x": 1, "addresses": ["main"]}),
     ]
     js = plan(["analyze_javascript_application", "--input_path", "/app", "--arg-format", "directory"])
-    assert js.command.steps(None) == [("analyze_javascript_application", {"input_path": "/app", "format": "directory"})]
+    assert js.command.unwrap().steps(None) == [
+        ("analyze_javascript_application", {"input_path": "/app", "format": "directory"})
+    ]
 
 
 @pytest.mark.parametrize(

@@ -370,8 +370,6 @@ def _finish(reply: Result[Any, ReaError], fmt: str, render: Callable[[Any], str]
 
 def _run_family(conn: Connection, command: ToolCommand, ns: argparse.Namespace, fmt: str) -> int:
     match command.steps(ns):  # the command may not be able to prepare its calls (e.g. an unreadable input file)
-        case ReaError() as error:
-            return _fail(error, fmt)
         case Failure(error):
             return _fail(error, fmt)
         case Success(prepared):

@@ -1,7 +1,8 @@
 """Several `Result`s read as one: every value, or the first error in the order given.
 
-Steps that check each of many inputs (files, records, settings) are all run first, as a loop over them
-would run them; the first failure among them is the answer, exactly as a loop that returned on it.
+Steps that check each of many inputs (files, records, settings) run in order, as a loop over them would:
+the first failure is the answer, and given a generator the steps after it never run, exactly as a loop that
+returned on it.
 """
 
 from __future__ import annotations

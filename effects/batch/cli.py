@@ -10,13 +10,16 @@ import argparse
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
-from returns.result import Success
+from returns.result import Failure, Result, Success
 
 from rea.batch.items import EXIT_FAILED
 from rea.errors import ReaError
+
+if TYPE_CHECKING:  # the runner (and Ray behind it) loads only when a batch runs
+    from effects.batch.runner import BatchOptions
 
 EXIT_USAGE = 2
 
@@ -48,7 +51,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
 
 
-def options(ns: argparse.Namespace) -> Any:
+def options(ns: argparse.Namespace) -> Result[BatchOptions, ReaError]:
     """The BatchOptions the flags ask for, or the canonical error naming the flag out of range."""
     from effects.batch.runner import BatchOptions
     from rea.errors import invalid_request
@@ -61,26 +64,32 @@ def options(ns: argparse.Namespace) -> Any:
         ("--ship-max-mb", ns.ship_max_mb, 0),
     ):
         if value < least:
-            return invalid_request(f"{name} must be at least {least}, got {value}", field=name, accepted=f">= {least}")
+            return Failure(
+                invalid_request(f"{name} must be at least {least}, got {value}", field=name, accepted=f">= {least}")
+            )
     if ns.ship_max_mb and not ns.ray:
-        return invalid_request(
-            "--ship-max-mb needs --ray: it sends inputs to Ray workers, and the local pool reads them where they lie",
-            field="--ship-max-mb",
-            accepted="--ship-max-mb with --ray ADDRESS|auto, or no --ship-max-mb",
+        return Failure(
+            invalid_request(
+                "--ship-max-mb needs --ray: it sends inputs to Ray workers, and the local pool reads them where they lie",
+                field="--ship-max-mb",
+                accepted="--ship-max-mb with --ray ADDRESS|auto, or no --ship-max-mb",
+            )
         )
-    return BatchOptions(
-        inputs=tuple(ns.inputs),
-        out=os.path.abspath(ns.out),
-        jobs=ns.jobs,
-        ray=ns.ray,
-        retries=ns.retries,
-        deadline_ms=ns.item_deadline_ms,
-        memory_mb=ns.item_memory_mb,
-        resume=ns.resume,
-        atomic=ns.atomic,
-        overwrite=ns.overwrite,
-        progress=not ns.no_progress,
-        ship_max_mb=ns.ship_max_mb,
+    return Success(
+        BatchOptions(
+            inputs=tuple(ns.inputs),
+            out=os.path.abspath(ns.out),
+            jobs=ns.jobs,
+            ray=ns.ray,
+            retries=ns.retries,
+            deadline_ms=ns.item_deadline_ms,
+            memory_mb=ns.item_memory_mb,
+            resume=ns.resume,
+            atomic=ns.atomic,
+            overwrite=ns.overwrite,
+            progress=not ns.no_progress,
+            ship_max_mb=ns.ship_max_mb,
+        )
     )
 
 
@@ -120,13 +129,12 @@ def render_text(report: Mapping[str, Any]) -> None:
 
 
 def main(ns: argparse.Namespace, fmt: str) -> int:
-    opts = options(ns)
-    if isinstance(opts, ReaError):
-        sys.stdout.write(orjson.dumps(opts.to_json(), option=orjson.OPT_INDENT_2).decode() + "\n")
-        return EXIT_USAGE
     from effects.batch.runner import run_batch
 
-    return run_batch(opts).map(lambda ran: _reported(ran, fmt)).lash(lambda error: Success(_stopped(error))).unwrap()
+    # a flag out of range is invalid_request, which _stopped answers with the usage exit code, as before any item
+    return (
+        options(ns).bind(run_batch).map(lambda ran: _reported(ran, fmt)).lash(lambda e: Success(_stopped(e))).unwrap()
+    )
 
 
 def _stopped(error: ReaError) -> int:

@@ -8,8 +8,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
+from returns.result import Failure, Result, Success
+
 from effects.commands import ToolCommand
-from rea.errors import invalid_request
+from rea.errors import ReaError, invalid_request
 
 
 def _configure(parser: argparse.ArgumentParser) -> None:
@@ -121,26 +123,30 @@ def _configure_trace(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--integrity-policy", choices=("fail", "record-and-continue"), default="fail")
 
 
-def _trace_steps(ns: argparse.Namespace) -> list[tuple[str, Any]]:
+def _trace_steps(ns: argparse.Namespace) -> Result[list[tuple[str, Any]], ReaError]:
     """Analyse, then trace over the record just retained (its semantic graph is retained beside it)."""
     try:
         query = json.loads(ns.query)
     except json.JSONDecodeError as bad:
-        return invalid_request(  # type: ignore[return-value]  # the runner reports a ReaError as the failure
-            f"--query is not JSON: {bad}", field="query", accepted='{"seed": {...}, "direction": "..."}'
+        return Failure(
+            invalid_request(
+                f"--query is not JSON: {bad}", field="query", accepted='{"seed": {...}, "direction": "..."}'
+            )
         )
     analysis = {
         "input_path": os.path.abspath(ns.path),
         "detail": "complete",
         "integrity_policy": ns.integrity_policy,
     }
-    return [
-        ("analyze_javascript_application", analysis),
-        (
-            "trace_javascript_semantics",
-            lambda earlier: {"application_evidence_id": earlier[0]["evidence_id"], "query": query},
-        ),
-    ]
+    return Success(
+        [
+            ("analyze_javascript_application", analysis),
+            (
+                "trace_javascript_semantics",
+                lambda earlier: {"application_evidence_id": earlier[0]["evidence_id"], "query": query},
+            ),
+        ]
+    )
 
 
 def _render_trace(value: Mapping[str, Any]) -> str:

@@ -8,6 +8,7 @@ import os
 import re
 import signal
 import subprocess
+import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -183,6 +184,15 @@ class Node:
         with urllib.request.urlopen(self.endpoint + "/json/list") as reply:
             self.targets = json.load(reply)
         self.target_id = self.targets[0]["id"]
+
+    def kill_once_attached(self, settle_s: float = 0.3) -> None:
+        """Kill the process a moment after a debugger attached (Node says so on stderr): a kill on a timer
+        could come before a loaded host's REA had connected, and test the refusal instead of the exit."""
+        for line in self.process.stderr:
+            if "Debugger attached" in line:
+                time.sleep(settle_s)
+                break
+        self.kill()
 
     def kill(self) -> None:
         try:

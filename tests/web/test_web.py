@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import socket
 import subprocess
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -203,10 +202,9 @@ def _closed_port() -> int:
 def test_inspect_web_page_refusals(browser, app, site, tmp_path) -> None:  # noqa: F811
     tid, _ = app
     base = {"cdp_endpoint": browser.endpoint, "target_id": tid, "observation_ms": 0}
-    started = time.monotonic()
     remote = _err("inspect_web_page", {**base, "cdp_endpoint": "http://10.1.2.3:9222"})
+    # refused from the string: an attempted connection would have ended as endpoint_unreachable (as below)
     assert remote["code"] == "invalid_request" and remote["details"]["reason"] == "target_not_allowed"
-    assert time.monotonic() - started < 2  # refused from the string, no connection attempted
     silent = _err("inspect_web_page", {**base, "cdp_endpoint": f"http://127.0.0.1:{_closed_port()}"})
     assert silent["code"] == "provider_unavailable" and silent["details"]["reason"] == "endpoint_unreachable"
     unknown = _err("inspect_web_page", {**base, "target_id": "NO-SUCH-TARGET"})

@@ -131,3 +131,43 @@ def values(value: Mapping[str, Any]) -> str:
     if r["next_offset"] is not None:
         lines.append(f"more nodes from --offset {r['next_offset']}")
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- the surface commands (rea.native.contract.surface)
+
+
+def read_bytes(value: Mapping[str, Any]) -> str:
+    r = result(value)
+    tail = "" if r["complete"] else f"  ({r['stop_reason']})"
+    return (
+        f"{r['address']} (file offset {r['file_offset']}): {r['returned_bytes']}/{r['requested_bytes']} bytes{tail}\n"
+        f"{r['bytes_hex']}"
+    )
+
+
+def instruction(value: Mapping[str, Any]) -> str:
+    r = result(value)
+    head = f"{r['address']}  {r['status']}"
+    if r["status"] == "decoded":
+        head += f"  {r['bytes']:<24} {r['raw_disassembly']}  [{r['flow']['kind']}]"
+    refs = [f"  -> {x['target_address']} ({x['type']}, {x['provenance']})" for x in r["references"]]
+    return "\n".join([head, *refs, *(f"  note: {n}" for n in r["limitations"])])
+
+
+def call_targets(value: Mapping[str, Any]) -> str:
+    r = result(value)
+    rows = [f"  {t['address']} {t['procedure'] or '?'} ({t['status']})" for t in r["targets"]]
+    return "\n".join([f"{r['call_site']}: {r['status']} ({r['mechanism']})", *rows])
+
+
+def plain(value: Mapping[str, Any]) -> str:
+    """A bare result: one value, or rows of {address, name} (bookmarks)."""
+    r = result(value)
+    if isinstance(r, list):
+        return "\n".join(f"{row['address']}  {row['name']}" for row in r) or "(none)"
+    return "(none)" if r is None else str(r)
+
+
+def annotation(value: Mapping[str, Any]) -> str:
+    a = result(value)["annotations"]
+    return "\n".join(f"{k}: {a[k]}" for k in ("address", "name", "comment", "inline_comment", "signature") if a[k])

@@ -1,10 +1,10 @@
-"""The artifact, observe-native-calls, layout, android, managed inspection and compare-web-screenshots commands,
-now declared on their catalog rows (rea.catalog.cli) and built by effects.derived_commands, make exactly the
-calls their hand-written commands made.
+"""The artifact, observe-native-calls, layout, android, managed inspection, native surface and
+compare-web-screenshots commands, now declared on their catalog rows (rea.catalog.cli) and built by
+effects.derived_commands, make exactly the calls their hand-written commands made.
 
 The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
-effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py and
-effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
+effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py,
+effects/native/surface_cli.py and effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
 were compared byte for byte with those commands when they were replaced.
 """
 
@@ -206,6 +206,61 @@ CASES += [
                 "compare_web_screenshots",
                 {"before": {"path": _path("a.png")}, "after": {"path": _path("b.png")}, "channel_threshold": 3},
             )
+        ],
+    ),
+]
+
+
+def _native(path: str, **more: object) -> tuple[str, dict[str, object]]:
+    return ("open_binary", {"path": os.path.abspath(path), "provider_id": "auto", **more})
+
+
+# the native surface commands (effects/native/surface_cli.py before issue 31"s one CLI)
+CASES += [
+    (["read-bytes", "a.out", "0x1000"], [_native("a.out"), ("read_bytes", {"address": "0x1000", "length": 256})]),
+    (
+        ["read-bytes", "a.out", "0x1000", "--length", "16", "--provider", "fast-index"],
+        [_native("a.out", provider_id="fast-index"), ("read_bytes", {"address": "0x1000", "length": 16})],
+    ),
+    (
+        ["address-to-file-offset", "a.out", "0x1000", "--architecture", "arm64"],
+        [_native("a.out", architecture="arm64"), ("address_to_file_offset", {"address": "0x1000"})],
+    ),
+    (
+        ["inspect-native-instruction", "a.out", "0x1000"],
+        [_native("a.out"), ("inspect_native_instruction", {"address": "0x1000"})],
+    ),
+    (
+        ["resolve-native-call-targets", "a.out", "0x1000"],
+        [_native("a.out"), ("resolve_native_call_targets", {"address": "0x1000"})],
+    ),
+    (["comment", "a.out", "0x1000"], [_native("a.out"), ("comment", {"address": "0x1000"})]),
+    (["list-bookmarks", "a.out"], [_native("a.out"), ("list_bookmarks", {})]),
+    (
+        [
+            "annotate-native-function",
+            "a.out",
+            "main",
+            "--name",
+            "m",
+            "--inline-comment",
+            "x",
+            "--calling-convention",
+            "cdecl",
+        ],
+        [
+            _native("a.out"),
+            (
+                "annotate_native_function",
+                {"calling_convention": "cdecl", "inline_comment": "x", "name": "m", "procedure": "main"},
+            ),
+        ],
+    ),
+    (
+        ["annotate-native-function", "a.out", "0x1000", "--comment", "c", "--signature", "int f(void)"],
+        [
+            _native("a.out"),
+            ("annotate_native_function", {"comment": "c", "procedure": "0x1000", "signature": "int f(void)"}),
         ],
     ),
 ]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
+from rea.catalog.cli import Command, Positional, declared
 from rea.catalog.contract import ToolContract
+from rea.native import text
+from rea.native.contract.tools import BINARY
 from rea.native.records import arguments as wa
 from rea.native.records import load_image as wl
 from rea.native.records import surface as w
@@ -205,17 +208,39 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = (
-    "address-to-file-offset",
-    "annotate-native-function",
-    "comment",
-    "inspect-native-load-image",
-    "inspect-native-instruction",
-    "list-bookmarks",
-    "read-bytes",
-    "resolve-native-call-targets",
-    "set-comment",
-)
+# written by hand (effects.native.surface_cli): set-comment chooses its tool by --inline, and
+# inspect-native-load-image passes --target-format to open_binary
+CLI_COMMANDS = ("inspect-native-load-image", "set-comment")
+
+# each opens the binary first (as `rea function` does), then asks at an address
+_ADDRESS = Positional(argument="address", help="link-time virtual address (0x...)")
+
+
+def _at(name: str, help_: str, render: Callable[[Any], str], **more: Any) -> Command:
+    return Command(name=name, help=help_, opens=BINARY, positionals=(_ADDRESS,), render=render, **more)
+
+
+COMMANDS = {
+    "read_bytes": _at("read-bytes", "file-backed bytes at an address", text.read_bytes, defaults={"length": 256}),
+    "address_to_file_offset": _at("address-to-file-offset", "file offset of an address", text.plain),
+    "inspect_native_instruction": _at(
+        "inspect-native-instruction", "decode the instruction at an address", text.instruction
+    ),
+    "resolve_native_call_targets": _at(
+        "resolve-native-call-targets", "targets of the call at an address", text.call_targets
+    ),
+    "comment": _at("comment", "the analyst comment at an address", text.plain),
+    "list_bookmarks": Command(
+        name="list-bookmarks", help="every bookmark of a binary", opens=BINARY, render=text.plain
+    ),
+    "annotate_native_function": Command(
+        name="annotate-native-function",
+        help="rename, comment or type one function",
+        opens=BINARY,
+        positionals=(Positional(argument="procedure", help="procedure start address (0x...) or exact name"),),
+        render=text.annotation,
+    ),
+}
 
 MACOS_ONLY = (
     "Needs macOS accessibility (and Hopper's Interface Builder metadata): on this host it answers "
@@ -305,3 +330,4 @@ TOOLS = (
         needs="dos-image",
     ),
 )
+TOOLS = declared(TOOLS, COMMANDS)

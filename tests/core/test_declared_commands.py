@@ -1,11 +1,12 @@
-"""The artifact, observe-native-calls, layout, android, managed inspection, native surface and
+"""The artifact, observe-native-calls, layout, android, managed inspection, native surface, JavaScript runtime and
 compare-web-screenshots commands, now declared on their catalog rows (rea.catalog.cli) and built by
 effects.derived_commands, make exactly the calls their hand-written commands made.
 
 The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
 effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py,
-effects/native/surface_cli.py and effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
-were compared byte for byte with those commands when they were replaced.
+effects/native/surface_cli.py, effects/javascript/runtime_cli.py and effects/web_network/cli.py before issue 31's
+one CLI) answered for the same command lines; the outputs of real runs were compared byte for byte with those
+commands when they were replaced.
 """
 
 from __future__ import annotations
@@ -261,6 +262,87 @@ CASES += [
         [
             _native("a.out"),
             ("annotate_native_function", {"comment": "c", "procedure": "0x1000", "signature": "int f(void)"}),
+        ],
+    ),
+]
+
+
+# the JavaScript runtime commands (effects/javascript/runtime_cli.py before issue 31's one CLI)
+CASES += [
+    (
+        ["list-electron-targets", "http://127.0.0.1:9223"],
+        [("list_electron_targets", {"cdp_endpoint": "http://127.0.0.1:9223"})],
+    ),
+    (
+        ["inspect-electron-page", "http://127.0.0.1:9223", "T1"],
+        [("inspect_electron_page", {"cdp_endpoint": "http://127.0.0.1:9223", "target_id": "T1"})],
+    ),
+    (
+        ["inspect-electron-page", "http://127.0.0.1:9223", "T1", "--observation-ms", "50", "--include-script-sources"],
+        [
+            (
+                "inspect_electron_page",
+                {
+                    "cdp_endpoint": "http://127.0.0.1:9223",
+                    "include_script_sources": True,
+                    "observation_ms": 50,
+                    "target_id": "T1",
+                },
+            )
+        ],
+    ),
+    (
+        ["list-javascript-runtime-targets", "http://127.0.0.1:9229"],
+        [("list_javascript_runtime_targets", {"inspector_endpoint": "http://127.0.0.1:9229"})],
+    ),
+    (
+        ["observe-javascript-runtime", "http://127.0.0.1:9229", "T2"],
+        [("observe_javascript_runtime", {"inspector_endpoint": "http://127.0.0.1:9229", "target_id": "T2"})],
+    ),
+    (
+        [
+            "observe-javascript-runtime",
+            "http://127.0.0.1:9229",
+            "T2",
+            "--observation-ms",
+            "10",
+            "--runtime-kind",
+            "electron-main",
+        ],
+        [
+            (
+                "observe_javascript_runtime",
+                {
+                    "inspector_endpoint": "http://127.0.0.1:9229",
+                    "observation_ms": 10,
+                    "runtime_kind": "electron-main",
+                    "target_id": "T2",
+                },
+            )
+        ],
+    ),
+    (["recover-javascript-sources", "b.js"], [("recover_javascript_sources", {"path": _path("b.js")})]),
+    (
+        [
+            "recover-javascript-sources",
+            "b.js",
+            "--output-directory",
+            "out",
+            "--extraction-mode",
+            "heuristic",
+            "--source-root",
+            "src",
+        ],
+        [
+            (
+                "recover_javascript_sources",
+                {
+                    "extraction_mode": "heuristic",
+                    "output_directory": _path("out"),
+                    "path": _path("b.js"),
+                    "source_root": _path("src"),
+                },
+            )
         ],
     ),
 ]

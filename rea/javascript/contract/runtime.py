@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from rea.catalog.cli import Command, Positional, declared
 from rea.catalog.contract import ToolContract
+from rea.javascript import runtime_text as text
 from rea.javascript.records import electron as el
 from rea.javascript.records import reconciliation as jr
 from rea.javascript.records import recovery as rec
@@ -136,11 +138,50 @@ TOOLS: tuple[ToolContract, ...] = (
     INSPECT_ELECTRON,
     RECONCILE,
 )
-CLI_COMMANDS = (
-    "recover-javascript-sources",
-    "list-javascript-runtime-targets",
-    "observe-javascript-runtime",
-    "list-electron-targets",
-    "inspect-electron-page",
-    "reconcile-javascript-runtime",
+# reconcile-javascript-runtime reads captures from files and analyses each layer first: written by hand
+CLI_COMMANDS = ("reconcile-javascript-runtime",)
+
+_INSPECTOR_WORD = Positional(
+    argument="inspector_endpoint", metavar="endpoint", help="loopback inspector endpoint, e.g. http://127.0.0.1:9229"
 )
+_CDP_WORD = Positional(
+    argument="cdp_endpoint",
+    metavar="endpoint",
+    help="loopback CDP endpoint of the Electron app, e.g. http://127.0.0.1:9223",
+)
+COMMANDS = {
+    "recover_javascript_sources": Command(
+        name="recover-javascript-sources",
+        help="write a bundle's original sources (source map) and its bundled modules into a fresh directory",
+        positionals=(Positional(argument="path", help="JavaScript bundle (UTF-8); never executed"),),
+        render=text.recovery,
+    ),
+    "list_javascript_runtime_targets": Command(
+        name="list-javascript-runtime-targets",
+        help="list the targets of a loopback V8 inspector endpoint (node --inspect)",
+        positionals=(_INSPECTOR_WORD,),
+        render=text.runtime_targets,
+    ),
+    "observe_javascript_runtime": Command(
+        name="observe-javascript-runtime",
+        help="listen to one inspector target: scripts parsed, contexts, console and exceptions (never evaluates)",
+        positionals=(
+            _INSPECTOR_WORD,
+            Positional(argument="target_id", help="a target id from list-javascript-runtime-targets"),
+        ),
+        render=text.runtime_observation,
+    ),
+    "list_electron_targets": Command(
+        name="list-electron-targets",
+        help="list an Electron app's file:// pages over its loopback CDP endpoint",
+        positionals=(_CDP_WORD,),
+        render=text.electron_targets,
+    ),
+    "inspect_electron_page": Command(
+        name="inspect-electron-page",
+        help="passively inspect one Electron file page: frames, DOM structure, scripts, resources",
+        positionals=(_CDP_WORD, Positional(argument="target_id", help="a target id from list-electron-targets")),
+        render=text.electron_page,
+    ),
+}
+TOOLS = declared(TOOLS, COMMANDS)

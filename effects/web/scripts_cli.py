@@ -8,7 +8,21 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from effects.commands import ToolCommand
-from effects.web.cli import _base, _browser, _head, _tail
+from rea.web.browser_text import footer, header
+
+
+def _browser(parser: argparse.ArgumentParser, target: bool) -> None:
+    parser.add_argument("cdp_endpoint", help="loopback DevTools endpoint, e.g. http://127.0.0.1:9222")
+    if target:
+        parser.add_argument("target_id", help="page target id (rea list-browser-targets)")
+    parser.add_argument("--origin", action="append", default=[], help="allowed exact origin (repeatable)")
+
+
+def _base(ns: argparse.Namespace) -> dict[str, Any]:
+    args: dict[str, Any] = {"cdp_endpoint": ns.cdp_endpoint, "allowed_origins": list(ns.origin)}
+    if getattr(ns, "target_id", None) is not None:
+        args["target_id"] = ns.target_id
+    return args
 
 
 def _configure_bundle(parser: argparse.ArgumentParser) -> None:
@@ -35,7 +49,7 @@ def _render_bundle(value: Mapping[str, Any]) -> str:
     r = value["normalized_result"]
     o = r["observations"]
     c = r["completeness"]
-    lines = _head(value) + [
+    lines = header(value) + [
         f"  {r['capture']['target_url']}: {r['capture']['scripts_analyzed']}/{r['capture']['scripts_observed']} "
         f"scripts analyzed, completeness {c['status']} ({c['parse_failures']} parse failure(s))",
     ]
@@ -48,7 +62,7 @@ def _render_bundle(value: Mapping[str, Any]) -> str:
     maps = o["source_maps"]
     lines.append(f"  source maps {maps['status']}: {maps['processed']}/{maps['requested']} processed")
     lines += [f"  map {m['declared_url']} {m['status']}, {len(m['original_sources'])} source(s)" for m in maps["items"]]
-    return "\n".join(lines + _tail(value))
+    return "\n".join(lines + footer(value))
 
 
 def _configure_export(parser: argparse.ArgumentParser) -> None:
@@ -65,14 +79,14 @@ def _export_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, An
 
 def _render_export(value: Mapping[str, Any]) -> str:
     r = value["normalized_result"]
-    lines = _head(value) + [f"  {r['output_directory']} (manifest sha256 {r['manifest']['sha256']})"]
+    lines = header(value) + [f"  {r['output_directory']} (manifest sha256 {r['manifest']['sha256']})"]
     for script in r["scripts"]:
         c = script["content"]
         if c["state"] == "exported":
             lines.append(f"  {c['relative_path']} <- {script['url']} ({c['bytes']} bytes, {c['layout']})")
         else:
             lines.append(f"  unavailable {script['url']}: {c['reason']}")
-    return "\n".join(lines + _tail(value))
+    return "\n".join(lines + footer(value))
 
 
 def _configure_location(parser: argparse.ArgumentParser) -> None:
@@ -101,7 +115,7 @@ def _location_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, 
 def _render_location(value: Mapping[str, Any]) -> str:
     r = value["normalized_result"]
     got = r["lookup"]["matched_generated_position"]
-    lines = _head(value) + [
+    lines = header(value) + [
         f"  {r['source']['script']['url']} {r['lookup']['requested']['line']}:{r['lookup']['requested']['column']} "
         f"-> matched {got['line']}:{got['column']}"
         if got
@@ -113,7 +127,7 @@ def _render_location(value: Mapping[str, Any]) -> str:
             lines.append(f"  {m['resolved_url']}:{o['line']}:{o['column']} {m['name'] or ''} ({o['content_position']})")
         else:
             lines.append("  generated-only segment")
-    return "\n".join(lines + _tail(value))
+    return "\n".join(lines + footer(value))
 
 
 def _configure_imports(parser: argparse.ArgumentParser) -> None:
@@ -135,7 +149,7 @@ def _imports_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, A
 
 def _render_imports(value: Mapping[str, Any]) -> str:
     r = value["normalized_result"]
-    lines = _head(value) + [f"  {r['importer']['url']} ({r['importer']['basis']}), parser {r['parser']['state']}"]
+    lines = header(value) + [f"  {r['importer']['url']} ({r['importer']['basis']}), parser {r['parser']['state']}"]
     for i in r["imports"]:
         res = i["resolution"]
         where = res.get("url") or res.get("message") or res.get("reason")
@@ -143,7 +157,7 @@ def _render_imports(value: Mapping[str, Any]) -> str:
             f"  {i['start']['line']}:{i['start']['column']} {i['kind']} {i['specifier'] or i['expression']} -> "
             f"{res['state']} {where} ({len(i['captured_candidates'])} captured)"
         )
-    return "\n".join(lines + _tail(value))
+    return "\n".join(lines + footer(value))
 
 
 COMMANDS: tuple[ToolCommand, ...] = (

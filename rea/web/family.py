@@ -20,5 +20,5 @@ FAMILY = Family(
     programs=("rea.web.programs.browser", "rea.web.programs.scenario", "rea.web.programs.scripts"),
     effects=members(EFFECTS),
     handlers=("effects.web.runtime", "effects.web.scenario", "effects.web.scripts"),
-    commands=("effects.web.cli", "effects.web.scenario_cli", "effects.web.scripts_cli"),
+    commands=("effects.web.scenario_cli", "effects.web.scripts_cli"),
 )

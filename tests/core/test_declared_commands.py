@@ -1,12 +1,12 @@
-"""The artifact, observe-native-calls, layout, android, managed inspection, native surface, JavaScript runtime and
-compare-web-screenshots commands, now declared on their catalog rows (rea.catalog.cli) and built by
+"""The artifact, observe-native-calls, layout, android, managed inspection, native surface, JavaScript runtime, browser
+and compare-web-screenshots commands, now declared on their catalog rows (rea.catalog.cli) and built by
 effects.derived_commands, make exactly the calls their hand-written commands made.
 
 The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
 effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py,
-effects/native/surface_cli.py, effects/javascript/runtime_cli.py and effects/web_network/cli.py before issue 31's
-one CLI) answered for the same command lines; the outputs of real runs were compared byte for byte with those
-commands when they were replaced.
+effects/native/surface_cli.py, effects/javascript/runtime_cli.py, effects/web/cli.py and effects/web_network/cli.py
+before issue 31's one CLI) answered for the same command lines; the outputs of real runs were compared byte for byte
+with those commands when they were replaced.
 """
 
 from __future__ import annotations
@@ -341,6 +341,139 @@ CASES += [
                     "output_directory": _path("out"),
                     "path": _path("b.js"),
                     "source_root": _path("src"),
+                },
+            )
+        ],
+    ),
+]
+
+
+# the browser commands (effects/web/cli.py before issue 31's one CLI)
+CASES += [
+    (
+        ["list-browser-targets", "http://127.0.0.1:9222"],
+        [("list_browser_targets", {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222"})],
+    ),
+    (
+        ["list-browser-targets", "http://127.0.0.1:9222", "--origin", "http://a.test", "--origin", "http://b.test"],
+        [
+            (
+                "list_browser_targets",
+                {"allowed_origins": ["http://a.test", "http://b.test"], "cdp_endpoint": "http://127.0.0.1:9222"},
+            )
+        ],
+    ),
+    (
+        ["inspect-web-page", "http://127.0.0.1:9222", "T"],
+        [("inspect_web_page", {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222", "target_id": "T"})],
+    ),
+    (
+        [
+            "inspect-web-page",
+            "http://127.0.0.1:9222",
+            "T",
+            "--observation-ms",
+            "5",
+            "--include-console-text",
+            "--include-script-sources",
+            "--origin",
+            "http://a.test",
+        ],
+        [
+            (
+                "inspect_web_page",
+                {
+                    "allowed_origins": ["http://a.test"],
+                    "cdp_endpoint": "http://127.0.0.1:9222",
+                    "include_console_text": True,
+                    "include_script_sources": True,
+                    "observation_ms": 5,
+                    "target_id": "T",
+                },
+            )
+        ],
+    ),
+    (
+        ["discover-webmcp-tools", "http://127.0.0.1:9222", "T"],
+        [("discover_webmcp_tools", {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222", "target_id": "T"})],
+    ),
+    (
+        ["discover-webmcp-tools", "http://127.0.0.1:9222", "T", "--observation-ms", "7"],
+        [
+            (
+                "discover_webmcp_tools",
+                {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222", "observation_ms": 7, "target_id": "T"},
+            )
+        ],
+    ),
+    (
+        ["capture-web-screenshot", "http://127.0.0.1:9222", "T"],
+        [
+            (
+                "capture_web_screenshot",
+                {
+                    "allowed_origins": [],
+                    "approved": True,
+                    "cdp_endpoint": "http://127.0.0.1:9222",
+                    "screenshot_approved": True,
+                    "target_id": "T",
+                },
+            )
+        ],
+    ),
+    (
+        ["capture-web-screenshot", "http://127.0.0.1:9222", "T", "--origin", "http://a.test"],
+        [
+            (
+                "capture_web_screenshot",
+                {
+                    "allowed_origins": ["http://a.test"],
+                    "approved": True,
+                    "cdp_endpoint": "http://127.0.0.1:9222",
+                    "screenshot_approved": True,
+                    "target_id": "T",
+                },
+            )
+        ],
+    ),
+    (
+        ["inspect-web-event-listeners", "http://127.0.0.1:9222", "T", "#go"],
+        [
+            (
+                "inspect_web_event_listeners",
+                {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222", "selector": "#go", "target_id": "T"},
+            )
+        ],
+    ),
+    (
+        ["observe-web-execution", "http://127.0.0.1:9222", "T", "--observation-ms", "9"],
+        [
+            (
+                "observe_web_execution",
+                {"allowed_origins": [], "cdp_endpoint": "http://127.0.0.1:9222", "observation_ms": 9, "target_id": "T"},
+            )
+        ],
+    ),
+    (
+        ["observe-web-session", "http://127.0.0.1:9222", "T"],
+        [
+            (
+                "observe_web_session",
+                {"allowed_origins": [], "approved": True, "cdp_endpoint": "http://127.0.0.1:9222", "target_id": "T"},
+            )
+        ],
+    ),
+    (
+        ["observe-web-session", "http://127.0.0.1:9222", "T", "--observation-ms", "11", "--origin", "http://a.test"],
+        [
+            (
+                "observe_web_session",
+                {
+                    "allowed_origins": ["http://a.test"],
+                    "approved": True,
+                    "cdp_endpoint": "http://127.0.0.1:9222",
+                    "observation_ms": 11,
+                    "target_id": "T",
                 },
             )
         ],

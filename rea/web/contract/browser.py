@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
+from rea.catalog.cli import Alias, Command, Positional, declared
+from rea.catalog.contract import ToolContract
+from rea.web import browser_text as text
 from rea.web.records.browser import BrowserTargetList, InspectWebPageArgs, ListBrowserTargetsArgs
 from rea.web.records.page import WebPageInspection
 from rea.web.records.runtime import (
@@ -131,16 +137,7 @@ OBSERVE_WEB_SESSION = evidence_tool(
     effects=PASSIVE,
 )
 
-CLI_COMMANDS = (
-    "list-browser-targets",
-    "inspect-web-page",
-    "discover-webmcp-tools",
-    "capture-web-screenshot",
-    "inspect-web-event-listeners",
-    "observe-web-execution",
-    "observe-web-session",
-)
-TOOLS = (
+TOOLS: tuple[ToolContract, ...] = (
     LIST_BROWSER_TARGETS,
     INSPECT_WEB_PAGE,
     DISCOVER_WEBMCP_TOOLS,
@@ -149,3 +146,61 @@ TOOLS = (
     OBSERVE_WEB_EXECUTION,
     OBSERVE_WEB_SESSION,
 )
+
+# every command takes the endpoint (and the target) by position, and --origin for each allowed origin
+_ENDPOINT = Positional(argument="cdp_endpoint", help="loopback DevTools endpoint, e.g. http://127.0.0.1:9222")
+_TARGET = Positional(argument="target_id", help="page target id (rea list-browser-targets)")
+_ORIGIN = Alias(option="--origin", argument="allowed_origins", repeat=True, help="allowed exact origin (repeatable)")
+
+
+def _browser(name: str, help_: str, render: Callable[[Any], str], *more: Positional, **sent: Any) -> Command:
+    positionals = (_ENDPOINT,) if name == "list-browser-targets" else (_ENDPOINT, _TARGET, *more)
+    return Command(
+        name=name,
+        help=help_,
+        positionals=positionals,
+        aliases=(_ORIGIN,),
+        defaults={"allowed_origins": []},
+        sends=sent,
+        render=render,
+    )
+
+
+COMMANDS = {
+    "list_browser_targets": _browser(
+        "list-browser-targets", "list the page targets of a loopback Chromium DevTools endpoint", text.targets
+    ),
+    "inspect_web_page": _browser(
+        "inspect-web-page",
+        "passively inspect one page target: DOM, accessibility, scripts, resources, network, storage",
+        text.page,
+    ),
+    "discover_webmcp_tools": _browser(
+        "discover-webmcp-tools", "inventory the WebMCP tools a page registered (never invoked)", text.webmcp
+    ),
+    "capture_web_screenshot": _browser(
+        "capture-web-screenshot",
+        "capture a page's visible viewport as a content-addressed PNG",
+        text.screenshot,
+        approved=True,
+        screenshot_approved=True,
+    ),
+    "inspect_web_event_listeners": _browser(
+        "inspect-web-event-listeners",
+        "list the event listeners on a selector's first match, with their script locations",
+        text.listeners,
+        Positional(argument="selector", help="CSS selector (its first match in the main document)"),
+    ),
+    "observe_web_execution": _browser(
+        "observe-web-execution",
+        "precise V8 coverage and request initiators over a window while the page is driven",
+        text.execution,
+    ),
+    "observe_web_session": _browser(
+        "observe-web-session",
+        "navigation, redirect, lifecycle and failure timeline over a window",
+        text.session,
+        approved=True,
+    ),
+}
+TOOLS = declared(TOOLS, COMMANDS)

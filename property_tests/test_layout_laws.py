@@ -31,7 +31,7 @@ def _check(data: bytes, tmp: Path) -> None:
     if isinstance(got, Success):
         value = got.unwrap()
         result = layout_result(value["facts"], value["artifact"], {})
-        assert result["artifact"]["bytes"] == len(data)
+        assert result.artifact.bytes == len(data)
     else:
         assert got.failure().code in CODES, got.failure()
 

@@ -73,9 +73,9 @@ def inspect_binary_layout(session: Session, args: LayoutArgs, ctx: Context) -> P
             operation="inspect_binary_layout",
             # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
             parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
-            limitations=result["limitations"],
+            limitations=list(result.limitations),
         )
     )
     return deliver(session, evidence, args.detail)

@@ -11,7 +11,7 @@ from rea.evidence import Provider, Subject, create_evidence
 from rea.layout.architectures import architectures_result
 from rea.layout.build import layout_result
 from rea.layout.codesign import signature_result
-from rea.layout.core import crash_result
+from rea.layout.core import CrashRead, crash_result
 from rea.layout.crash_records import RecordedCrashArgs
 from rea.layout.dylib_programs import trace_dylib_resolution
 from rea.layout.macho import macho_result
@@ -212,20 +212,21 @@ CORE_PROVIDER = Provider(id="rea-core-reader", name="REA ELF core reader", versi
 def inspect_recorded_crash(session: Session, args: RecordedCrashArgs, ctx: Context) -> Program:
     yield ReportProgress(phase="reading core", message=args.path)
     got = yield from need(ReadRecordedCrash(path=args.path, include_debugger_context=args.include_debugger_context))
-    result = crash_result(got)
+    read: CrashRead = got
+    result = crash_result(read)
     built = create_evidence(
         provider=CORE_PROVIDER,
         operation="inspect_recorded_crash",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=Subject(
-            name=got["artifact"]["path"].rsplit("/", 1)[-1],
-            sha256=got["artifact"]["sha256"],
+            name=read.artifact.path.rsplit("/", 1)[-1],
+            sha256=read.artifact.sha256,
             format="elf",
             architecture="x86_64",
-            local_path=got["artifact"]["path"],
+            local_path=read.artifact.path,
         ),
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 

@@ -28,7 +28,7 @@ from rea.layout.model import (
 from rea.layout.plist import inside_bundle, plist_result
 from rea.layout.plist_records import PlistArgs
 from rea.layout.records import LayoutArgs
-from rea.layout.swift import demangle_result
+from rea.layout.swift import SwiftRun, demangle_result
 from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, failed, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, machine_architecture
@@ -111,9 +111,9 @@ def list_architectures(session: Session, args: ArchitecturesArgs, ctx: Context) 
         provider=lief_provider(ctx_reader_version(got)),
         operation="list_architectures",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=subject,
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 
@@ -161,16 +161,16 @@ def inspect_macho(session: Session, args: MachoArgs, ctx: Context) -> Program:
 def demangle_swift(session: Session, args: DemangleArgs, ctx: Context) -> Program:
     symbols = tuple(args.symbols)
     yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
-    answer = yield from need(DemangleSwift(symbols=symbols))
+    answer: SwiftRun = yield from need(DemangleSwift(symbols=symbols))
     result = demangle_result(symbols, answer)
-    version = result["provenance"][0]["tool_version"]
+    version = result.provenance[0].tool_version
     built = create_evidence(
         provider=Provider(id="swift-demangle", name="swift-demangle", version=version),
         operation="demangle_swift",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         confidence="derived",
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 

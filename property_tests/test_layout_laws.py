@@ -66,4 +66,4 @@ def test_signature_blobs_with_lying_lengths_never_raise(tail, length, count):
     parsed = parse_superblob(blob)
     parsed.pop("cms")
     result = signature_result(parsed, None, "Mach-O thin (arm64)")
-    assert isinstance(result["signed"], bool) and isinstance(result["limitations"], list)
+    assert isinstance(result.signed, bool) and isinstance(result.limitations, tuple)

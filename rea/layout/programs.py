@@ -197,9 +197,9 @@ def inspect_signature(session: Session, args: SignatureArgs, ctx: Context) -> Pr
         provider=lief_provider(got["reader_version"]),
         operation="inspect_signature",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=subject,
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 

@@ -25,7 +25,7 @@ from rea.layout.model import (
     ReadRecordedCrash,
     ReadSignature,
 )
-from rea.layout.plist import inside_bundle, plist_result
+from rea.layout.plist import PlistRead, inside_bundle, plist_result
 from rea.layout.plist_records import PlistArgs
 from rea.layout.records import LayoutArgs
 from rea.layout.swift import SwiftRun, demangle_result
@@ -259,21 +259,21 @@ def _plist_path(session: Session, args: PlistArgs) -> str:
 def inspect_plist(session: Session, args: PlistArgs, ctx: Context) -> Program:
     path = _plist_path(session, args)
     yield ReportProgress(phase="reading property list", message=path)
-    got = yield from need(ReadPlist(path=path, max_nodes=args.max_nodes, max_depth=args.max_depth))
+    got: PlistRead = yield from need(ReadPlist(path=path, max_nodes=args.max_nodes, max_depth=args.max_depth))
     result = plist_result(got, path)
     built = create_evidence(
         provider=PLIST_PROVIDER,
         operation="inspect_plist",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=Subject(
             name=path.rsplit("/", 1)[-1],
-            sha256=got["artifact"]["sha256"],
+            sha256=got.artifact.sha256,
             format="plist",
             architecture=None,
             local_path=path,
         ),
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 

@@ -40,12 +40,12 @@ _U64 = st.integers(0, 2**64 - 1)
 @given(st.integers(-(2**31), 2**31 - 1), st.integers(1, 64), st.lists(_U64, min_size=27, max_size=27), _U64)
 def test_what_is_written_is_read_back(pid, signal, regs, fault):
     r = read_core(build_core(pid, signal, regs, fault))
-    (thread,) = r["threads"]
-    assert thread["historical_pid"] == pid and thread["recorded_current_signal"] == signal
-    assert [int(x["value"], 16) for x in thread["registers"]] == regs
-    (sig,) = r["signals"]
-    assert sig["fault_address"] == (hex(fault) if signal == 11 else None)
-    assert [s["type"] for s in r["segments"]] == ["PT_NOTE", "PT_LOAD"] and not r["limitations"]
+    (thread,) = r.threads
+    assert thread.historical_pid == pid and thread.recorded_current_signal == signal
+    assert [int(x.value, 16) for x in thread.registers] == regs
+    (sig,) = r.signals
+    assert sig.fault_address == (hex(fault) if signal == 11 else None)
+    assert [s.type for s in r.segments] == ["PT_NOTE", "PT_LOAD"] and not r.limitations
 
 
 @settings(max_examples=400)
@@ -61,7 +61,7 @@ def test_hostile_bytes_never_crash_the_decoder(data):
     except CoreRefused as refused:
         assert refused.reason in ("not-elf", "not-core", "unsupported", "malformed") and str(refused)
         return
-    assert isinstance(r["limitations"], list)
-    for note in r["notes"]:  # every reported range stays inside the bytes given
-        loc = note["descriptor_location"]
-        assert int(loc["offset"], 16) + int(loc["bytes"], 16) <= cut
+    assert isinstance(r.limitations, tuple)
+    for note in r.notes:  # every reported range stays inside the bytes given
+        loc = note.descriptor_location
+        assert int(loc.offset, 16) + int(loc.bytes, 16) <= cut

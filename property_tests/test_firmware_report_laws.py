@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea.firmware.report import Workspace, normalize
+from rea.wire.convert import to_wire
 
 WS = Workspace(input_path="/w/input/fw.bin", output_root="/w/out", selection_offset=7, max_depth=2)
 paths = st.sampled_from(["/w/input/fw.bin", "/w/out/a", "/w/out/a/b_extract/0-4.gzip_extract/x", "/elsewhere", ""])
@@ -47,8 +48,10 @@ tasks = st.fixed_dictionaries(
 @given(st.lists(tasks, max_size=6) | json_values)
 def test_normalize_is_total_and_leaks_no_workspace_path(raw):
     found = normalize(raw, WS)
-    text = json.dumps([found.regions, found.chunks, found.derivations, found.diagnostics, found.depth_limited_paths])
+    text = json.dumps(
+        to_wire((found.regions, found.chunks, found.derivations, found.diagnostics, found.depth_limited_paths))
+    )
     assert "/w/" not in text
     for chunk in found.chunks:
-        if chunk["root_file_range"] is not None:
-            assert chunk["input_path"] == "$input" and chunk["root_file_range"]["offset"] >= WS.selection_offset
+        if chunk.root_file_range is not None:
+            assert chunk.input_path == "$input" and chunk.root_file_range.offset >= WS.selection_offset

@@ -31,7 +31,7 @@ def _check(data: bytes, tmp: Path) -> None:
     if isinstance(got, Success):
         value = got.unwrap()
         result = layout_result(value["facts"], value["artifact"], {})
-        assert result["artifact"]["bytes"] == len(data)
+        assert result.artifact.bytes == len(data)
     else:
         assert got.failure().code in CODES, got.failure()
 
@@ -66,4 +66,4 @@ def test_signature_blobs_with_lying_lengths_never_raise(tail, length, count):
     parsed = parse_superblob(blob)
     parsed.pop("cms")
     result = signature_result(parsed, None, "Mach-O thin (arm64)")
-    assert isinstance(result["signed"], bool) and isinstance(result["limitations"], list)
+    assert isinstance(result.signed, bool) and isinstance(result.limitations, tuple)

@@ -7,6 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rea.native_runtime.observation import observation_result
+from rea.native_runtime.records import ObserveNativeCallsArgs
+from rea.wire.convert import structure
 
 LOCATION = {"load_address": "0x10", "file_address": None, "module": None, "module_path": None, "symbol": None}
 EVENT = {
@@ -71,7 +73,7 @@ def test_any_bridge_report_gives_a_bounded_record(lines, max_events, limit, coun
         "environment": {},
         "max_events": max_events,
     }
-    got = observation_result(args, facts)
+    got = observation_result(structure(args, ObserveNativeCallsArgs).unwrap(), facts)
     assert len(got["events"]) <= max_events
     assert got["process"]["outcome"] in {"exited", "duration-elapsed", "event-limit", "stop-limit", "resource-limit"}
     assert (got["coverage"]["status"] == "complete") == (got["process"]["outcome"] == "exited")

@@ -62,9 +62,9 @@ def test_shared_references_never_unfold_past_max_nodes(depth, fan, max_nodes):
     for _ in range(depth):
         node = [node] * fan
     got = _read(plistlib.dumps(node, fmt=plistlib.FMT_BINARY), max_nodes=max_nodes).unwrap()
-    assert _count(got["value"]) <= max_nodes + (fan**depth + 1)  # cut values are nulls, one per refused slot
+    assert _count(got.value) <= max_nodes + (fan**depth + 1)  # cut values are nulls, one per refused slot
     total = sum(fan**i for i in range(depth + 1)) + fan**depth  # the lists, and a "leaf" in each innermost one
-    assert (total <= max_nodes) == (not any("max_nodes" in t for t in got["limitations"]))
+    assert (total <= max_nodes) == (not any("max_nodes" in t for t in got.limitations))
 
 
 def test_an_xml_declaration_naming_an_unknown_encoding_is_refused():

@@ -18,13 +18,13 @@ import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
 
 from effects import owned
 from effects.process_group import terminate
 from rea.errors import ReaError
+from rea.firmware.records import FirmwareEngine
 
 POLL_S = 0.2
 TAIL_BYTES = 16 << 10
@@ -169,12 +169,12 @@ async def version(command: str, env: dict[str, str], work: str) -> str:
     return banner
 
 
-def engine_record(command: str, banner: str) -> dict[str, Any]:
-    return {
-        "name": "unblob",
-        "version": banner,
-        "executable_path": command,
-        "executable_sha256": sha256_file(command),
-        "source_revision": None,
-        "worker_count": 1,
-    }
+def engine_record(command: str, banner: str) -> FirmwareEngine:
+    return FirmwareEngine(
+        name="unblob",
+        version=banner,
+        executable_path=command,
+        executable_sha256=sha256_file(command),
+        source_revision=None,
+        worker_count=1,
+    )

@@ -24,9 +24,11 @@ from effects import process_group
 from effects.layout.runtime import unavailable
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
-from rea.layout.core import CoreRefused, read_core
+from rea.layout.core import CoreFacts, CoreRefused, CrashRead, read_core
+from rea.layout.crash_records import DebuggerContext, DebuggerLimits, DebuggerUnavailable, NotRequested
 from rea.layout.gdb_view import COMMANDS, parse_core_view
 from rea.layout.model import ReadRecordedCrash
+from rea.layout.records import Diagnostics, LayoutArtifact
 
 ACCEPTED = "a Linux x86-64 ELF64 core file (ET_CORE), as the kernel or gdb's gcore writes it"
 GDB_DEADLINE_S = 60.0
@@ -34,7 +36,7 @@ GDB_LIMITS = {"address_space_bytes": 2 << 30, "cpu_seconds": 60, "file_size_byte
 MAX_OUTPUT = 1 << 20
 
 
-def _decode(path: str) -> dict[str, Any]:
+def _decode(path: str) -> tuple[LayoutArtifact, CoreFacts]:
     """One mapping of the core serves both its digest and the decoder (the file is read once)."""
     with open(path, "rb") as handle:
         info = os.fstat(handle.fileno())
@@ -45,8 +47,8 @@ def _decode(path: str) -> dict[str, Any]:
         with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as mapped:
             view = memoryview(mapped)
             try:
-                artifact = {"path": path, "sha256": hashlib.sha256(view).hexdigest(), "bytes": len(view)}
-                return {"artifact": artifact, **read_core(view)}
+                artifact = LayoutArtifact(path=path, sha256=hashlib.sha256(view).hexdigest(), bytes=len(view))
+                return artifact, read_core(view)
             finally:
                 view.release()
 
@@ -67,13 +69,13 @@ def _limited(argv: list[str]) -> list[str]:
     ]
 
 
-def _unavailable(reason: str) -> dict[str, Any]:
-    return {
-        "status": "unavailable",
-        "reason": reason,
-        "remediation": "Install Debian's gdb (scripts/setup does: apt-get install gdb), or call without "
+def _unavailable(reason: str) -> DebuggerUnavailable:
+    return DebuggerUnavailable(
+        status="unavailable",
+        reason=reason,
+        remediation="Install Debian's gdb (scripts/setup does: apt-get install gdb), or call without "
         "include_debugger_context.",
-    }
+    )
 
 
 @functools.lru_cache(maxsize=4)  # one `gdb --version` per gdb path per server, not one per call
@@ -85,7 +87,7 @@ def _version(gdb: str) -> str | None:
     return out.splitlines()[0].strip() if out.strip() else None
 
 
-async def _gdb(path: str) -> dict[str, Any]:
+async def _gdb(path: str) -> DebuggerContext | DebuggerUnavailable:
     gdb = shutil.which("gdb")
     version = None if gdb is None else await anyio.to_thread.run_sync(_version, gdb)
     if gdb is None or version is None:
@@ -118,24 +120,24 @@ async def _gdb(path: str) -> dict[str, Any]:
     stdout, stderr = (chunks[k].decode("utf-8", "replace") for k in ("stdout", "stderr"))
     view = parse_core_view(stdout)
     note = f"\n[gdb stopped after {GDB_DEADLINE_S:g} s]" if timed_out else ""
-    return {
-        "status": "available",
-        "gdb_version": version,
-        "pwndbg_version": None,
-        "connection": "core",
-        "executable": None,
-        "historical_pid": view["historical_pid"] if view["historical_pid"] is not None else 0,
-        "reported_limits": GDB_LIMITS,
-        "maps": view["maps"],
-        "frames": view["frames"],
-        "confidence": "derived",
-        "completeness": "unknown",
-        "diagnostics": {
-            "stdout": stdout[:MAX_OUTPUT],
-            "stderr": stderr[:MAX_OUTPUT] + note,
-            "truncated": timed_out or any(len(c) >= MAX_OUTPUT for c in chunks.values()),
-        },
-    }
+    return DebuggerContext(
+        status="available",
+        gdb_version=version,
+        pwndbg_version=None,
+        connection="core",
+        executable=None,
+        historical_pid=view.historical_pid if view.historical_pid is not None else 0,
+        reported_limits=DebuggerLimits(**GDB_LIMITS),
+        maps=view.maps,
+        frames=view.frames,
+        confidence="derived",
+        completeness="unknown",
+        diagnostics=Diagnostics(
+            stdout=stdout[:MAX_OUTPUT],
+            stderr=stderr[:MAX_OUTPUT] + note,
+            truncated=timed_out or any(len(c) >= MAX_OUTPUT for c in chunks.values()),
+        ),
+    )
 
 
 async def read_recorded_crash(effect: ReadRecordedCrash, progress: Progress) -> Result[Any, ReaError]:
@@ -152,11 +154,12 @@ async def read_recorded_crash(effect: ReadRecordedCrash, progress: Progress) -> 
         )
     except (OSError, ValueError) as exc:
         return Failure(unavailable(effect.path, getattr(exc, "strerror", None) or str(exc)))
-    debugger: dict[str, Any] = {"status": "not-requested"}
+    debugger: NotRequested | DebuggerUnavailable | DebuggerContext = NotRequested(status="not-requested")
     if effect.include_debugger_context:
         await progress.report("asking gdb", f"gdb -batch -c {effect.path} (core only)")
         debugger = await _gdb(effect.path)
-    return Success({**decoded, "debugger": debugger})
+    artifact, core = decoded
+    return Success(CrashRead(artifact=artifact, core=core, debugger=debugger))
 
 
 HANDLERS = {ReadRecordedCrash: read_recorded_crash}

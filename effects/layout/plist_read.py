@@ -15,7 +15,7 @@ import json
 import os
 import plistlib
 import stat
-from typing import Any
+from typing import Any, Literal
 from xml.parsers.expat import ExpatError
 
 import anyio
@@ -25,6 +25,8 @@ from effects.layout.runtime import unavailable
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
 from rea.layout.model import ReadPlist
+from rea.layout.plist import PlistRead
+from rea.layout.records import LayoutArtifact
 
 MAX_PLIST_BYTES = 16 << 20
 SAFE = 2**53 - 1
@@ -69,7 +71,7 @@ def _json(value: Any, budget: _Budget, path: str = "", depth: int = 0) -> Any:
     return {"$unknown": type(value).__name__}
 
 
-def _format(raw: bytes) -> str:
+def _format(raw: bytes) -> Literal["xml", "binary", "json", "unknown"]:
     head = raw.lstrip()[:8]
     if raw.startswith(b"bplist"):
         return "binary"
@@ -80,7 +82,7 @@ def _format(raw: bytes) -> str:
     return "unknown"
 
 
-def _read_once(path: str) -> tuple[dict[str, Any], bytes]:
+def _read_once(path: str) -> tuple[LayoutArtifact, bytes]:
     """The file's identity and bytes from one bounded read; an oversized file is refused from its size,
     before any byte is read."""
     info = os.stat(path)
@@ -92,10 +94,10 @@ def _read_once(path: str) -> tuple[dict[str, Any], bytes]:
         raw = handle.read(MAX_PLIST_BYTES + 1)
     if len(raw) > MAX_PLIST_BYTES:
         raise _Refused("too-large", f"it grew past the {MAX_PLIST_BYTES}-byte limit while being read")
-    return {"path": path, "sha256": hashlib.sha256(raw).hexdigest(), "bytes": len(raw)}, raw
+    return LayoutArtifact(path=path, sha256=hashlib.sha256(raw).hexdigest(), bytes=len(raw)), raw
 
 
-def _decode(effect: ReadPlist) -> dict[str, Any]:
+def _decode(effect: ReadPlist) -> PlistRead:
     artifact, raw = _read_once(effect.path)
     fmt = _format(raw)
     try:
@@ -113,7 +115,7 @@ def _decode(effect: ReadPlist) -> dict[str, Any]:
         raise _Refused("malformed", "it nests too deeply to decode") from exc
     budget = _Budget(effect.max_nodes, effect.max_depth)
     converted = _json(value, budget)
-    return {"artifact": artifact, "format": fmt, "value": converted, "limitations": budget.cut}
+    return PlistRead(artifact=artifact, format=fmt, value=converted, limitations=tuple(budget.cut))
 
 
 class _Refused(ValueError):

@@ -18,7 +18,9 @@ from returns.result import Failure, Result, Success
 
 from effects.progress import Progress
 from rea.errors import ReaError
+from rea.layout.macho_records import CommandProvenance
 from rea.layout.model import DemangleSwift
+from rea.layout.swift import SwiftRun
 
 TIMEOUT_S = 60
 OUTPUT_BUDGET = 16 << 20
@@ -61,25 +63,25 @@ async def demangle_swift(effect: DemangleSwift, progress: Progress) -> Result[An
     code = done.returncode
     banner = (version.stdout or version.stderr).decode("utf-8", "replace").strip() or None
     return Success(
-        {
-            "lines": out.decode("utf-8", "replace").splitlines(),
-            "provenance": {
-                "tool": "swift-demangle",
-                "command": ["swift-demangle", "--compact"],
-                "tool_version": banner,
-                "version_reason": None if banner else "swift-demangle --version printed nothing",
-                "executable_sha256": digest,
-                "exit": {
+        SwiftRun(
+            lines=tuple(out.decode("utf-8", "replace").splitlines()),
+            provenance=CommandProvenance(
+                tool="swift-demangle",
+                command=("swift-demangle", "--compact"),
+                tool_version=banner,
+                version_reason=None if banner else "swift-demangle --version printed nothing",
+                executable_sha256=digest,
+                exit={
                     "code": code if code >= 0 else None,
                     "signal": signal.Signals(-code).name if code < 0 else None,
                 },
-                "stdout_bytes": len(done.stdout),
-                "stderr_bytes": len(done.stderr),
-                "stdout_truncated": len(done.stdout) > OUTPUT_BUDGET,
-                "stderr_truncated": len(done.stderr) > OUTPUT_BUDGET,
-            },
-            "stderr": err.decode("utf-8", "replace"),
-        }
+                stdout_bytes=len(done.stdout),
+                stderr_bytes=len(done.stderr),
+                stdout_truncated=len(done.stdout) > OUTPUT_BUDGET,
+                stderr_truncated=len(done.stderr) > OUTPUT_BUDGET,
+            ),
+            stderr=err.decode("utf-8", "replace"),
+        )
     )
 
 

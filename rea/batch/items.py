@@ -121,9 +121,28 @@ def work_list(items: Sequence[Identified], present: Iterable[str] = ()) -> list[
     return work
 
 
-def _error_fields(error: Mapping[str, Any] | None) -> dict[str, Any]:
-    body = (error or {}).get("error") or {}
-    return {"error_code": body.get("code"), "error_message": body.get("message")}
+@attrs.frozen(kw_only=True)
+class _Seen:
+    """What every outcome row of one input path starts from: the path and what identification saw."""
+
+    path: str
+    kind: str | None
+    format: str | None
+    sha256: str | None
+
+    def outcome(self, status: str, error: Mapping[str, Any] | None = None, **more: Any) -> ItemOutcome:
+        """The row with this status; `error` (a canonical error body) gives its code and message."""
+        body = (error or {}).get("error") or {}
+        return ItemOutcome(
+            path=self.path,
+            status=status,
+            kind=self.kind,
+            format=self.format,
+            sha256=self.sha256,
+            error_code=body.get("code"),
+            error_message=body.get("message"),
+            **more,
+        )
 
 
 def outcomes(
@@ -138,9 +157,9 @@ def outcomes(
     first: dict[str, ItemOutcome | None] = {}
     rows = []
     for item in sorted(items, key=lambda i: i.path):
-        base: dict[str, Any] = {"path": item.path, "kind": _kind(item), "format": item.format, "sha256": item.sha256}
+        base = _Seen(path=item.path, kind=_kind(item), format=item.format, sha256=item.sha256)
         if item.sha256 is None:
-            rows.append(ItemOutcome(status="failed", **base, **_error_fields(item.error)))
+            rows.append(base.outcome("failed", item.error))
             continue
         if item.sha256 in first:
             original = first[item.sha256]
@@ -155,27 +174,24 @@ def outcomes(
 
 
 def _first(
-    base: Mapping[str, Any], sha256: str, analysed: Mapping[str, Analysed], resumed: Mapping[str, Sequence[str]]
+    base: _Seen, sha256: str, analysed: Mapping[str, Analysed], resumed: Mapping[str, Sequence[str]]
 ) -> ItemOutcome | None:
     if sha256 in resumed:
-        return ItemOutcome(status="resumed", **base, evidence_ids=tuple(resumed[sha256]))
-    if plan_for(base["kind"] or OTHER) is None:
-        return ItemOutcome(status="identified", **base)
+        return base.outcome("resumed", evidence_ids=tuple(resumed[sha256]))
+    if plan_for(base.kind or OTHER) is None:
+        return base.outcome("identified")
     answer = analysed.get(sha256)
     if answer is None:
         return None
     status = "failed" if answer.error is not None else "analysed"
-    return ItemOutcome(status=status, **base, evidence_ids=answer.evidence_ids, **_error_fields(answer.error))
+    return base.outcome(status, answer.error, evidence_ids=answer.evidence_ids)
 
 
-def _duplicate(base: Mapping[str, Any], original: ItemOutcome) -> ItemOutcome:
-    return ItemOutcome(
-        status="duplicate",
-        **base,
-        evidence_ids=original.evidence_ids,
+def _duplicate(base: _Seen, original: ItemOutcome) -> ItemOutcome:
+    return attrs.evolve(
+        base.outcome("duplicate", evidence_ids=original.evidence_ids, duplicate_of=original.path),
         error_code=original.error_code,
         error_message=original.error_message,
-        duplicate_of=original.path,
     )
 
 

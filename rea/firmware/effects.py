@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 import attrs
+
+from rea.firmware.records import FirmwareEngine
 
 TIMEOUT_S = 120.0  # the reference's deadline for one engine run
 
@@ -40,7 +44,7 @@ class PublishedFile:
 @attrs.frozen(kw_only=True)
 class Unpublished:
     relative_path: str
-    kind: str  # symlink | special
+    kind: Literal["symlink", "special"]
     link_target: str | None
 
 
@@ -51,7 +55,7 @@ class EngineRun:
     path: str
     sha256: str
     size: int
-    engine: dict[str, object]
+    engine: FirmwareEngine
     report: object  # unblob's JSON report, as parsed
     input_path: str  # where unblob read the selected bytes (the report's paths start here)
     output_root: str  # where unblob wrote (the report's paths start here)

@@ -4,12 +4,20 @@ its report is normalized here, purely)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from rea.effect_types import Program, ToolProgram
 from rea.evidence import Provider, Subject, create_evidence
-from rea.firmware.effects import EngineRun, ExtractFirmware, ScanFirmware
-from rea.firmware.records import ExtractFirmwareArgs, FirmwareRegionsArgs
+from rea.firmware.effects import EngineRun, ExtractFirmware, PublishedFile, ScanFirmware
+from rea.firmware.records import (
+    ExtractedFile,
+    ExtractedFirmware,
+    ExtractFirmwareArgs,
+    FirmwareRegions,
+    FirmwareRegionsArgs,
+    FirmwareSelection,
+    UnpublishedEntry,
+)
 from rea.firmware.report import Normalized, Workspace, normalize
 from rea.program import Context, ReportProgress, need, recorded, refusable, typed
 from rea.session import Session
@@ -33,7 +41,7 @@ EXTRACT_LIMITATIONS = (
 
 
 def _provider(run: EngineRun) -> Provider:
-    return Provider(id="unblob", name="unblob", version=str(run.engine["version"]))
+    return Provider(id="unblob", name="unblob", version=run.engine.version)
 
 
 def _subject(run: EngineRun) -> Subject:
@@ -59,50 +67,45 @@ def inspect_firmware_regions(session: Session, args: FirmwareRegionsArgs, ctx: C
     found = normalize(
         run.report, Workspace(input_path=run.input_path, output_root=run.output_root, selection_offset=0, max_depth=1)
     )
-    result = {
-        "artifact": _artifact(run),
-        "engine": run.engine,
-        "input_size": run.size,
-        "regions": list(found.regions),
-        "unknown_chunks": list(found.unknown_chunks),
-        "coverage": "signature_scan",
-        "limitations": list(REGION_LIMITATIONS),
-    }
+    result = FirmwareRegions(
+        artifact=_artifact(run),
+        engine=run.engine,
+        input_size=run.size,
+        regions=found.regions,
+        unknown_chunks=found.unknown_chunks,
+        coverage="signature_scan",
+        limitations=REGION_LIMITATIONS,
+    )
     return recorded(
         session,
         create_evidence(
             provider=_provider(run),
             operation="inspect_firmware_regions",
             parameters=to_wire(args),
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=_subject(run),
             limitations=list(REGION_LIMITATIONS),
         ),
     )
 
 
-def _files(run: EngineRun, found: Normalized, output_directory: str) -> list[dict[str, Any]]:
-    out = []
-    for f in run.files:
-        facts = found.files.get(f.relative_path)
-        out.append(
-            {
-                "relative_path": f.relative_path,
-                "path": f"{output_directory.rstrip('/')}/{f.relative_path}",
-                "size": f.size,
-                "sha256": f.sha256,
-                "reported_sha256": facts.sha256 if facts else None,
-                "mime_type": facts.mime_type if facts else None,
-                "analysis_depth": facts.depth if facts else None,
-                "runtime_address": None,
-                "original_file_range": None,
-            }
-        )
-    return out
+def _file(f: PublishedFile, found: Normalized, output_directory: str) -> ExtractedFile:
+    facts = found.files.get(f.relative_path)
+    return ExtractedFile(
+        relative_path=f.relative_path,
+        path=f"{output_directory.rstrip('/')}/{f.relative_path}",
+        size=f.size,
+        sha256=f.sha256,
+        reported_sha256=facts.sha256 if facts else None,
+        mime_type=facts.mime_type if facts else None,
+        analysis_depth=facts.depth if facts else None,
+        runtime_address=None,
+        original_file_range=None,
+    )
 
 
-def _coverage(found: Normalized, run: EngineRun, diagnostics: list[Any]) -> str:
-    unknown = any(c["handler"] is None or c["encrypted"] for c in found.chunks)
+def _coverage(found: Normalized, run: EngineRun, diagnostics: list[Any]) -> Literal["complete", "partial"]:
+    unknown = any(c.handler is None or c.encrypted for c in found.chunks)
     partial = unknown or diagnostics or run.unpublished or found.depth_limited_paths
     return "partial" if partial else "complete"
 
@@ -130,31 +133,34 @@ def extract_firmware(session: Session, args: ExtractFirmwareArgs, ctx: Context) 
     )
     found = normalize(run.report, ws)
     diagnostics = [*found.diagnostics, *_exit_diagnostic(run)]
-    files = _files(run, found, args.output_directory)
-    result = {
-        "artifact": _artifact(run),
-        "engine": run.engine,
-        "selection": {"offset": run.selection_offset, "length": run.selection_length, "sha256": run.selection_sha256},
-        "output_directory": args.output_directory,
-        "coverage": _coverage(found, run, diagnostics),
-        "files": files,
-        "unpublished_entries": [
-            {"relative_path": u.relative_path, "kind": u.kind, "link_target": u.link_target} for u in run.unpublished
-        ],
-        "chunks": list(found.chunks),
-        "derivations": list(found.derivations),
-        "depth_limited_paths": list(found.depth_limited_paths),
-        "diagnostics": diagnostics,
-        "published_bytes": sum(f["size"] for f in files),
-        "limitations": list(EXTRACT_LIMITATIONS),
-    }
+    files = tuple(_file(f, found, args.output_directory) for f in run.files)
+    result = ExtractedFirmware(
+        artifact=_artifact(run),
+        engine=run.engine,
+        selection=FirmwareSelection(
+            offset=run.selection_offset, length=run.selection_length, sha256=run.selection_sha256
+        ),
+        output_directory=args.output_directory,
+        coverage=_coverage(found, run, diagnostics),
+        files=files,
+        unpublished_entries=tuple(
+            UnpublishedEntry(relative_path=u.relative_path, kind=u.kind, link_target=u.link_target)
+            for u in run.unpublished
+        ),
+        chunks=found.chunks,
+        derivations=found.derivations,
+        depth_limited_paths=found.depth_limited_paths,
+        diagnostics=tuple(diagnostics),
+        published_bytes=sum(f.size for f in files),
+        limitations=EXTRACT_LIMITATIONS,
+    )
     return recorded(
         session,
         create_evidence(
             provider=_provider(run),
             operation="extract_firmware",
             parameters=to_wire(args),
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=_subject(run),
             limitations=list(EXTRACT_LIMITATIONS),
         ),

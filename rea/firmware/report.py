@@ -7,6 +7,7 @@ without), where it carved them, and any problem (a failed extractor command, a r
 malicious link, ...). Paths in it are the private workspace's; results name them
 logically instead: `$input` for the selected bytes, `$output/<relative path>` for what was
 extracted, so a real file named `$input` stays distinct and no private path leaks.
+The report enters the pure core here and leaves as the family's wire records.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+
+from rea.firmware.records import ByteRange, FirmwareChunk, FirmwareDerivation, FirmwareRegion, UnknownChunk
 
 ROUTINE = frozenset(
     {"StatReport", "FileMagicReport", "HashReport", "ChunkReport", "UnknownChunkReport", "CarveDirectoryReport"}
@@ -43,11 +46,11 @@ class FileFacts:
 
 @attrs.frozen(kw_only=True)
 class Normalized:
-    regions: tuple[Mapping[str, Any], ...]
-    unknown_chunks: tuple[Mapping[str, Any], ...]
-    chunks: tuple[Mapping[str, Any], ...]
-    derivations: tuple[Mapping[str, Any], ...]
-    diagnostics: tuple[Mapping[str, Any], ...]
+    regions: tuple[FirmwareRegion, ...]
+    unknown_chunks: tuple[UnknownChunk, ...]
+    chunks: tuple[FirmwareChunk, ...]
+    derivations: tuple[FirmwareDerivation, ...]
+    diagnostics: tuple[Mapping[str, Any], ...]  # unblob's own problem reports, scrubbed: open JSON by contract
     depth_limited_paths: tuple[str, ...]
     files: Mapping[str, FileFacts]  # by path relative to the output root
 
@@ -91,36 +94,36 @@ def run_local(identifier: Any) -> str:
     return str(identifier).rsplit(":", 1)[-1]
 
 
-def _range(offset: int, size: int) -> dict[str, int] | None:
-    return {"offset": offset, "length": size} if size > 0 else None
+def _range(offset: int, size: int) -> ByteRange | None:
+    return ByteRange(offset=offset, length=size) if size > 0 else None
 
 
-def _chunk(report: Mapping[str, Any], task_path: str, ws: Workspace) -> dict[str, Any]:
+def _chunk(report: Mapping[str, Any], task_path: str, ws: Workspace) -> FirmwareChunk:
     start, size = _int(report.get("start_offset")), _int(report.get("size"))
     known = report["__typename__"] == "ChunkReport"
     at_root = task_path == ws.input_path
-    return {
-        "input_path": logical(task_path, ws),
-        "provider_id": run_local(report.get("id", "")),
-        "range": _range(start, size),
-        "handler": str(report.get("handler_name")) if known else None,
-        "encrypted": bool(report.get("is_encrypted")) if known else None,
-        "root_file_range": _range(ws.selection_offset + start, size) if at_root else None,
-    }
+    return FirmwareChunk(
+        input_path=logical(task_path, ws),
+        provider_id=run_local(report.get("id", "")),
+        range=_range(start, size),
+        handler=str(report.get("handler_name")) if known else None,
+        encrypted=bool(report.get("is_encrypted")) if known else None,
+        root_file_range=_range(ws.selection_offset + start, size) if at_root else None,
+    )
 
 
-def _region(report: Mapping[str, Any]) -> dict[str, Any]:
+def _region(report: Mapping[str, Any]) -> FirmwareRegion:
     handler = str(report.get("handler_name"))
-    return {
-        "provider_id": run_local(report.get("id", "")),
-        "offset": _int(report.get("start_offset")),
-        "reported_size": _int(report.get("size")),
-        "signature": handler,
-        "description": f"{handler} chunk: header validated by unblob's {handler} handler, end computed by it",
-        "reported_confidence": 255,
-        "size_basis": "provider_reported_validation_unknown",
-        "encrypted": bool(report.get("is_encrypted")),
-    }
+    return FirmwareRegion(
+        provider_id=run_local(report.get("id", "")),
+        offset=_int(report.get("start_offset")),
+        reported_size=_int(report.get("size")),
+        signature=handler,
+        description=f"{handler} chunk: header validated by unblob's {handler} handler, end computed by it",
+        reported_confidence=255,
+        size_basis="provider_reported_validation_unknown",
+        encrypted=bool(report.get("is_encrypted")),
+    )
 
 
 def _facts(reports: Sequence[Mapping[str, Any]], depth: int | None) -> FileFacts | None:
@@ -135,12 +138,12 @@ def _facts(reports: Sequence[Mapping[str, Any]], depth: int | None) -> FileFacts
 
 def _derivation(
     parent: str, child: Mapping[str, Any], chunks: Sequence[Mapping[str, Any]], ws: Workspace
-) -> dict[str, Any]:
+) -> FirmwareDerivation:
     """Lineage of one subtask: the carved chunk it came from, read from unblob's `<start>-<end>.<handler>` names,
     or the parent's one whole-file chunk."""
     child_path = str(child.get("path", ""))
     handler: str | None = None
-    parent_range: dict[str, int] | None = None
+    parent_range: ByteRange | None = None
     below = child_path[len(parent) :].lstrip("/") if child_path.startswith(parent) else ""
     first = below.split("/", 1)[0].removeprefix("_extract") if below else ""
     named = _CARVED.match(below.split("/", 1)[1].split("/", 1)[0]) if "/" in below else None
@@ -151,13 +154,13 @@ def _derivation(
     elif len(chunks) == 1 and first == "":
         handler = chunks[0].get("handler_name")
         parent_range = _range(_int(chunks[0].get("start_offset")), _int(chunks[0].get("size")))
-    return {
-        "parent_path": logical(parent, ws),
-        "child_path": logical(child_path, ws),
-        "provider_blob_id": run_local(child.get("blob_id", "")),
-        "handler": handler,
-        "parent_file_range": parent_range,
-    }
+    return FirmwareDerivation(
+        parent_path=logical(parent, ws),
+        child_path=logical(child_path, ws),
+        provider_blob_id=run_local(child.get("blob_id", "")),
+        handler=handler,
+        parent_file_range=parent_range,
+    )
 
 
 def _unexpanded(entry: Mapping[str, Any], reports: Sequence[Mapping[str, Any]]) -> bool:
@@ -168,7 +171,12 @@ def _unexpanded(entry: Mapping[str, Any], reports: Sequence[Mapping[str, Any]]) 
 
 def normalize(raw: Any, ws: Workspace) -> Normalized:
     """The report's facts; entries that are not task results are named in diagnostics, never trusted."""
-    regions, unknown, chunks, derivations, diagnostics, limited = [], [], [], [], [], []
+    regions: list[FirmwareRegion] = []
+    unknown: list[UnknownChunk] = []
+    chunks: list[FirmwareChunk] = []
+    derivations: list[FirmwareDerivation] = []
+    diagnostics: list[Mapping[str, Any]] = []
+    limited: list[str] = []
     files: dict[str, FileFacts] = {}
     for entry in raw if isinstance(raw, list) else []:
         task = entry.get("task") if isinstance(entry, dict) else None
@@ -187,7 +195,7 @@ def normalize(raw: Any, ws: Workspace) -> Normalized:
             if kind == "ChunkReport" and path == ws.input_path:
                 regions.append(_region(report))
             if kind == "UnknownChunkReport" and path == ws.input_path:
-                unknown.append({"offset": _int(report.get("start_offset")), "size": _int(report.get("size"))})
+                unknown.append(UnknownChunk(offset=_int(report.get("start_offset")), size=_int(report.get("size"))))
             if kind not in ROUTINE:
                 diagnostics.append({"task": logical(path, ws), "report": _scrub(report, ws)})
         relative = _relative(path, ws)
@@ -197,10 +205,10 @@ def normalize(raw: Any, ws: Workspace) -> Normalized:
         for child in _list(entry.get("subtasks")):
             derivations.append(_derivation(path, child, found, ws))
     return Normalized(
-        regions=tuple(sorted(regions, key=lambda r: (r["offset"], r["signature"]))),
-        unknown_chunks=tuple(sorted(unknown, key=lambda r: r["offset"])),
-        chunks=tuple(sorted(chunks, key=lambda c: (c["input_path"], (c["range"] or {}).get("offset", 0)))),
-        derivations=tuple(sorted(derivations, key=lambda d: (d["parent_path"], d["child_path"]))),
+        regions=tuple(sorted(regions, key=lambda r: (r.offset, r.signature))),
+        unknown_chunks=tuple(sorted(unknown, key=lambda r: r.offset)),
+        chunks=tuple(sorted(chunks, key=lambda c: (c.input_path, c.range.offset if c.range else 0))),
+        derivations=tuple(sorted(derivations, key=lambda d: (d.parent_path, d.child_path))),
         diagnostics=tuple(diagnostics),
         depth_limited_paths=tuple(sorted(set(limited))),
         files=files,

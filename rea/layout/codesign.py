@@ -14,6 +14,8 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
+from rea.layout.macho_records import CodeDirectory, Signature
+
 SUPERBLOB, CODEDIRECTORY, REQUIREMENTS, ENTITLEMENTS, DER_ENTITLEMENTS, CMS = (
     0xFADE0CC0,
     0xFADE0C02,
@@ -37,7 +39,7 @@ def _cstring(blob: bytes, start: int) -> str | None:
     return blob[start : end if end >= 0 else len(blob)].decode("utf-8", "replace")
 
 
-def _code_directory(slot: int, cd: bytes) -> dict[str, Any]:
+def _code_directory(slot: int, cd: bytes) -> CodeDirectory:
     version, flags, _hash_off, ident_off, _special, _code, _limit = struct.unpack_from(">IIIIIII", cd, 8)
     hash_size, hash_type = cd[36], cd[37]
     team = None
@@ -46,16 +48,16 @@ def _code_directory(slot: int, cd: bytes) -> dict[str, Any]:
         team = _cstring(cd, team_off) if team_off else None
     algorithm = HASH_TYPES.get(hash_type)
     cdhash = hashlib.new(algorithm, cd).hexdigest()[:40] if algorithm else None
-    return {
-        "slot": slot,
-        "version": f"0x{version:x}",
-        "flags": flags,
-        "hash_type": HASH_NAMES.get(hash_type, str(hash_type)),
-        "hash_size": hash_size,
-        "identifier": _cstring(cd, ident_off),
-        "team_identifier": team,
-        "cdhash": cdhash,
-    }
+    return CodeDirectory(
+        slot=slot,
+        version=f"0x{version:x}",
+        flags=flags,
+        hash_type=HASH_NAMES.get(hash_type, str(hash_type)),
+        hash_size=hash_size,
+        identifier=_cstring(cd, ident_off),
+        team_identifier=team,
+        cdhash=cdhash,
+    )
 
 
 def _json(value: Any, depth: int = 0) -> Any:
@@ -124,28 +126,30 @@ def parse_superblob(blob: bytes) -> dict[str, Any]:
     return found
 
 
-def signature_result(parsed: Mapping[str, Any] | None, cms: Mapping[str, Any] | None, fmt: str) -> dict[str, Any]:
-    """inspect_signature's result: unsigned images say so; every unknown is null with its reason."""
+def signature_result(parsed: Mapping[str, Any] | None, cms: Mapping[str, Any] | None, fmt: str) -> Signature:
+    """inspect_signature's result: unsigned images say so; every unknown is null with its reason.
+
+    `parsed` is parse_superblob's reading (its CodeDirectory records), `cms` the effect's CMS facts."""
     limitations: list[str] = []
     if parsed is None:
-        return {
-            "signed": False,
-            "identifier": None,
-            "team_identifier": None,
-            "format": fmt,
-            "cdhashes": [],
-            "hash_algorithms": [],
-            "authorities": [],
-            "designated_requirement": None,
-            "entitlements": None,
-            "timestamp": None,
-            "hardened_runtime": None,
-            "provenance": [],
-            "code_directories": [],
-            "limitations": ["The image has no LC_CODE_SIGNATURE command: it is unsigned."],
-        }
+        return Signature(
+            signed=False,
+            identifier=None,
+            team_identifier=None,
+            format=fmt,
+            cdhashes=(),
+            hash_algorithms=(),
+            authorities=(),
+            designated_requirement=None,
+            entitlements=None,
+            timestamp=None,
+            hardened_runtime=None,
+            provenance=(),
+            code_directories=(),
+            limitations=("The image has no LC_CODE_SIGNATURE command: it is unsigned.",),
+        )
     limitations += parsed["limitations"]
-    cds = parsed["code_directories"]
+    cds: list[CodeDirectory] = parsed["code_directories"]
     primary = cds[0] if cds else None
     entitlements, why = (
         (None, None) if parsed["entitlements_xml"] is None else entitlements_of(parsed["entitlements_xml"])
@@ -161,19 +165,19 @@ def signature_result(parsed: Mapping[str, Any] | None, cms: Mapping[str, Any] | 
     if cms is None:
         limitations.append("No CMS signature blob: an ad-hoc or linker signature has no signing authorities.")
     limitations += list((cms or {}).get("limitations", []))
-    return {
-        "signed": primary is not None,
-        "identifier": primary["identifier"] if primary else None,
-        "team_identifier": primary["team_identifier"] if primary else None,
-        "format": fmt,
-        "cdhashes": [cd["cdhash"] for cd in cds if cd["cdhash"]],
-        "hash_algorithms": [cd["hash_type"] for cd in cds],
-        "authorities": list((cms or {}).get("authorities", [])),
-        "designated_requirement": None,
-        "entitlements": entitlements,
-        "timestamp": (cms or {}).get("timestamp"),
-        "hardened_runtime": bool(primary["flags"] & CS_RUNTIME) if primary else None,
-        "provenance": [],
-        "code_directories": cds,
-        "limitations": limitations,
-    }
+    return Signature(
+        signed=primary is not None,
+        identifier=primary.identifier if primary else None,
+        team_identifier=primary.team_identifier if primary else None,
+        format=fmt,
+        cdhashes=tuple(cd.cdhash for cd in cds if cd.cdhash),
+        hash_algorithms=tuple(cd.hash_type for cd in cds),
+        authorities=tuple((cms or {}).get("authorities", [])),
+        designated_requirement=None,
+        entitlements=entitlements,
+        timestamp=(cms or {}).get("timestamp"),
+        hardened_runtime=bool(primary.flags & CS_RUNTIME) if primary else None,
+        provenance=(),
+        code_directories=tuple(cds),
+        limitations=tuple(limitations),
+    )

@@ -19,6 +19,22 @@ from typing import Any
 
 import attrs
 
+from rea.layout.crash_records import (
+    CoreNote,
+    CoreSegment,
+    CoreSignal,
+    CoreThread,
+    DebuggerContext,
+    DebuggerUnavailable,
+    MappedFile,
+    NotePadding,
+    NotRequested,
+    RecordedCrash,
+    RecordedProcess,
+    Register,
+)
+from rea.layout.records import Diagnostics, LayoutArtifact, Range
+
 ELF_MAGIC = b"\x7fELF"
 ET_CORE = 4
 EM_X86_64 = 62
@@ -66,8 +82,8 @@ def hx(value: int) -> str:
     return f"0x{value:x}"
 
 
-def _range(offset: int, size: int) -> dict[str, str]:
-    return {"offset": hx(offset), "bytes": hx(size)}
+def _range(offset: int, size: int) -> Range:
+    return Range(offset=hx(offset), bytes=hx(size))
 
 
 def _b64(data: bytes) -> str:
@@ -103,9 +119,9 @@ def header(data: Any) -> Header:
     return Header(phoff=phoff, phentsize=phentsize, phnum=phnum)
 
 
-def segments(data: Any, head: Header, limitations: list[str]) -> list[dict[str, Any]]:
+def segments(data: Any, head: Header, limitations: list[str]) -> list[CoreSegment]:
     """Every program header that lies inside the file, in table order."""
-    rows: list[dict[str, Any]] = []
+    rows: list[CoreSegment] = []
     size = len(data)
     for index in range(head.phnum):
         at = head.phoff + index * head.phentsize
@@ -119,19 +135,19 @@ def segments(data: Any, head: Header, limitations: list[str]) -> list[dict[str, 
                 f"{hx(offset)}, past the end of the {size}-byte file: the core is truncated"
             )
         rows.append(
-            {
-                "index": index,
-                "type": SEGMENT_TYPES.get(p_type, p_type),
-                "header_location": _range(at, PHDR_BYTES),
-                "offset": hx(offset),
-                "file_size": hx(filesz),
-                "memory_size": hx(memsz),
-                "virtual_address": hx(vaddr),
-                "physical_address": hx(paddr),
-                "alignment": hx(align),
-                "flags": hx(flags),
-                "file_backing": "file" if filesz else "none",
-            }
+            CoreSegment(
+                index=index,
+                type=SEGMENT_TYPES.get(p_type, p_type),
+                header_location=_range(at, PHDR_BYTES),
+                offset=hx(offset),
+                file_size=hx(filesz),
+                memory_size=hx(memsz),
+                virtual_address=hx(vaddr),
+                physical_address=hx(paddr),
+                alignment=hx(align),
+                flags=hx(flags),
+                file_backing="file" if filesz else "none",
+            )
         )
     return rows
 
@@ -167,43 +183,43 @@ class Note:
     desc_at: int
     desc: bytes
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> CoreNote:
         end = self.desc_at + len(self.desc)
-        return {
-            "index": self.index,
-            "segment_index": self.segment_index,
-            "type": _note_type(self.owner_display, self.n_type),
-            "location": _range(self.start, end - self.start),
-            "owner_location": _range(self.owner_at, len(self.owner)),
-            "owner_bytes_base64": _b64(self.owner),
-            "owner_display": self.owner_display,
-            "descriptor_location": _range(self.desc_at, len(self.desc)),
-            "descriptor_bytes_base64": _b64(self.desc),
-        }
+        return CoreNote(
+            index=self.index,
+            segment_index=self.segment_index,
+            type=_note_type(self.owner_display, self.n_type),
+            location=_range(self.start, end - self.start),
+            owner_location=_range(self.owner_at, len(self.owner)),
+            owner_bytes_base64=_b64(self.owner),
+            owner_display=self.owner_display,
+            descriptor_location=_range(self.desc_at, len(self.desc)),
+            descriptor_bytes_base64=_b64(self.desc),
+        )
 
     @property
     def kind(self) -> str | int:
         return _note_type(self.owner_display if self.owner.endswith(b"\x00") else None, self.n_type)
 
 
-def _padding(segment: int, at: int, data: Any, end: int) -> dict[str, Any] | None:
+def _padding(segment: int, at: int, data: Any, end: int) -> NotePadding | None:
     if end <= at:
         return None
-    return {"segment_index": segment, "location": _range(at, end - at), "bytes_base64": _b64(bytes(data[at:end]))}
+    return NotePadding(segment_index=segment, location=_range(at, end - at), bytes_base64=_b64(bytes(data[at:end])))
 
 
-def notes(data: Any, rows: list[dict[str, Any]], limitations: list[str]) -> tuple[list[Note], list[dict[str, Any]]]:
+def notes(data: Any, rows: list[CoreSegment], limitations: list[str]) -> tuple[list[Note], list[NotePadding]]:
     """The notes of every PT_NOTE segment (4-byte aligned, as Linux writes cores) and their padding."""
     found: list[Note] = []
-    padding: list[dict[str, Any]] = []
+    padding: list[NotePadding] = []
     budget = MAX_NOTE_BYTES
     for seg in rows:
-        if seg["type"] != "PT_NOTE":
+        if seg.type != "PT_NOTE":
             continue
-        start, length = int(seg["offset"], 16), int(seg["file_size"], 16)
+        start, length = int(seg.offset, 16), int(seg.file_size, 16)
         end = min(start + length, len(data))
         if length > budget:
-            limitations.append(f"PT_NOTE segment {seg['index']} exceeds the {MAX_NOTE_BYTES}-byte note budget; unread")
+            limitations.append(f"PT_NOTE segment {seg.index} exceeds the {MAX_NOTE_BYTES}-byte note budget; unread")
             continue
         budget -= length
         at = start
@@ -217,7 +233,7 @@ def notes(data: Any, rows: list[dict[str, Any]], limitations: list[str]) -> tupl
             desc_end = desc_at + descsz
             if desc_end > end:
                 limitations.append(
-                    f"the note at {hx(at)} in segment {seg['index']} claims {namesz}+{descsz} bytes past its "
+                    f"the note at {hx(at)} in segment {seg.index} claims {namesz}+{descsz} bytes past its "
                     "segment; the segment's remaining notes are unread"
                 )
                 at = end
@@ -226,7 +242,7 @@ def notes(data: Any, rows: list[dict[str, Any]], limitations: list[str]) -> tupl
             found.append(
                 Note(
                     index=len(found),
-                    segment_index=seg["index"],
+                    segment_index=seg.index,
                     owner=owner,
                     owner_display=_owner_display(owner),
                     n_type=n_type,
@@ -238,11 +254,11 @@ def notes(data: Any, rows: list[dict[str, Any]], limitations: list[str]) -> tupl
             )
             next_at = min(_align4(desc_end), end)
             for gap in ((owner_at + namesz, desc_at), (desc_end, next_at)):  # after the owner, after the descriptor
-                pad = _padding(seg["index"], gap[0], data, gap[1])
+                pad = _padding(seg.index, gap[0], data, gap[1])
                 if pad:
                     padding.append(pad)
             at = next_at
-        tail = _padding(seg["index"], at, data, end)
+        tail = _padding(seg.index, at, data, end)
         if tail:
             padding.append(tail)
     return found, padding
@@ -252,7 +268,7 @@ def _is_core(note: Note, name: str) -> bool:
     return note.owner == b"CORE\x00" and note.kind == name
 
 
-def threads(found: list[Note], limitations: list[str]) -> list[dict[str, Any]]:
+def threads(found: list[Note], limitations: list[str]) -> list[CoreThread]:
     """Each CORE NT_PRSTATUS: its recorded pid, current signal and every amd64 register with its location."""
     rows = []
     need = PRSTATUS_REGS_AT + 8 * len(REGISTERS)
@@ -264,20 +280,20 @@ def threads(found: list[Note], limitations: list[str]) -> list[dict[str, Any]]:
             continue
         values = struct.unpack_from(f"<{len(REGISTERS)}Q", note.desc, PRSTATUS_REGS_AT)
         rows.append(
-            {
-                "note_index": note.index,
-                "historical_pid": struct.unpack_from("<i", note.desc, PRSTATUS_PID_AT)[0],
-                "recorded_current_signal": struct.unpack_from("<h", note.desc, PRSTATUS_CURSIG_AT)[0],
-                "registers": [
-                    {"name": name, "value": hx(value), "location": _range(note.desc_at + PRSTATUS_REGS_AT + 8 * i, 8)}
+            CoreThread(
+                note_index=note.index,
+                historical_pid=struct.unpack_from("<i", note.desc, PRSTATUS_PID_AT)[0],
+                recorded_current_signal=struct.unpack_from("<h", note.desc, PRSTATUS_CURSIG_AT)[0],
+                registers=tuple(
+                    Register(name=name, value=hx(value), location=_range(note.desc_at + PRSTATUS_REGS_AT + 8 * i, 8))
                     for i, (name, value) in enumerate(zip(REGISTERS, values))
-                ],
-            }
+                ),
+            )
         )
     return rows
 
 
-def signals(found: list[Note], limitations: list[str]) -> list[dict[str, Any]]:
+def signals(found: list[Note], limitations: list[str]) -> list[CoreSignal]:
     """Each CORE NT_SIGINFO: number, code, errno, and the faulting address where SIGSEGV records one."""
     rows = []
     for note in found:
@@ -289,22 +305,22 @@ def signals(found: list[Note], limitations: list[str]) -> list[dict[str, Any]]:
         number, errno, code = struct.unpack_from("<iii", note.desc, 0)
         addressed = number == SIGSEGV and code in SEGV_CODES_WITH_ADDRESS
         rows.append(
-            {
-                "note_index": note.index,
-                "number": number,
-                "code": code,
-                "errno": errno,
-                "fault_address": hx(struct.unpack_from("<Q", note.desc, 16)[0]) if addressed else None,
-                "fault_address_meaning": "recorded-sigsegv-address" if addressed else "unknown",
-                "thread_association": "unknown",
-            }
+            CoreSignal(
+                note_index=note.index,
+                number=number,
+                code=code,
+                errno=errno,
+                fault_address=hx(struct.unpack_from("<Q", note.desc, 16)[0]) if addressed else None,
+                fault_address_meaning="recorded-sigsegv-address" if addressed else "unknown",
+                thread_association="unknown",
+            )
         )
     return rows
 
 
-def mapped_files(found: list[Note], limitations: list[str]) -> list[dict[str, Any]]:
+def mapped_files(found: list[Note], limitations: list[str]) -> list[MappedFile]:
     """NT_FILE: every file mapping the kernel recorded (range, file offset, path)."""
-    rows: list[dict[str, Any]] = []
+    rows: list[MappedFile] = []
     for note in found:
         if not _is_core(note, "NT_FILE"):
             continue
@@ -322,13 +338,12 @@ def mapped_files(found: list[Note], limitations: list[str]) -> list[dict[str, An
             start, end, pgoff = struct.unpack_from("<QQQ", desc, 16 + 24 * i)
             path = names[i].decode("utf-8", "replace") if i < len(names) else None
             rows.append(
-                {"note_index": note.index, "start": hx(start), "end": hx(end), "file_offset": hx(pgoff * page),
-                 "path": path}
-            )  # fmt: skip
+                MappedFile(note_index=note.index, start=hx(start), end=hx(end), file_offset=hx(pgoff * page), path=path)
+            )
     return rows
 
 
-def process(found: list[Note]) -> dict[str, Any] | None:
+def process(found: list[Note]) -> RecordedProcess | None:
     """NT_PRPSINFO: the recorded pid, parent, ids, command name and arguments (amd64 layout)."""
     note = next((n for n in found if _is_core(n, "NT_PRPSINFO") and len(n.desc) >= 136), None)
     if note is None:
@@ -338,18 +353,41 @@ def process(found: list[Note]) -> dict[str, Any] | None:
     def text(raw: bytes) -> str:
         return raw.split(b"\x00", 1)[0].decode("utf-8", "replace")
 
-    return {
-        "note_index": note.index,
-        "historical_pid": pid,
-        "historical_parent_pid": ppid,
-        "uid": uid,
-        "gid": gid,
-        "command": text(note.desc[40:56]),
-        "arguments": text(note.desc[56:136]).rstrip(),
-    }
+    return RecordedProcess(
+        note_index=note.index,
+        historical_pid=pid,
+        historical_parent_pid=ppid,
+        uid=uid,
+        gid=gid,
+        command=text(note.desc[40:56]),
+        arguments=text(note.desc[56:136]).rstrip(),
+    )
 
 
-def read_core(data: Any) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class CoreFacts:
+    """Everything the core records, decoded once where its bytes enter the pure core."""
+
+    segments: tuple[CoreSegment, ...]
+    notes: tuple[CoreNote, ...]
+    note_padding: tuple[NotePadding, ...]
+    threads: tuple[CoreThread, ...]
+    signals: tuple[CoreSignal, ...]
+    mapped_files: tuple[MappedFile, ...]
+    process: RecordedProcess | None
+    limitations: tuple[str, ...]
+
+
+@attrs.frozen(kw_only=True)
+class CrashRead:
+    """ReadRecordedCrash's answer: the core's identity, its decoded facts and gdb's view (or why there is none)."""
+
+    artifact: LayoutArtifact
+    core: CoreFacts
+    debugger: NotRequested | DebuggerUnavailable | DebuggerContext
+
+
+def read_core(data: Any) -> CoreFacts:
     """Everything the core records (raises CoreRefused when the bytes are not a readable core)."""
     limitations: list[str] = []
     try:
@@ -358,44 +396,48 @@ def read_core(data: Any) -> dict[str, Any]:
         found, padding = notes(data, rows, limitations)
     except struct.error as exc:  # every read is bounds-checked first; this is the backstop for a lying table
         raise CoreRefused("malformed", f"a core table is truncated ({exc})") from exc
-    return {
-        "segments": rows,
-        "notes": [n.record() for n in found],
-        "note_padding": padding,
-        "threads": threads(found, limitations),
-        "signals": signals(found, limitations),
-        "mapped_files": mapped_files(found, limitations),
-        "process": process(found),
-        "limitations": limitations,
-    }
+    threads_found = threads(found, limitations)
+    signals_found = signals(found, limitations)
+    files_found = mapped_files(found, limitations)
+    return CoreFacts(
+        segments=tuple(rows),
+        notes=tuple(n.record() for n in found),
+        note_padding=tuple(padding),
+        threads=tuple(threads_found),
+        signals=tuple(signals_found),
+        mapped_files=tuple(files_found),
+        process=process(found),
+        limitations=tuple(limitations),
+    )
 
 
-EMPTY_DIAGNOSTICS = {"stdout": "", "stderr": "", "truncated": False}
+EMPTY_DIAGNOSTICS = Diagnostics(stdout="", stderr="", truncated=False)
 
 
-def crash_result(read: dict[str, Any]) -> dict[str, Any]:
+def crash_result(read: CrashRead) -> RecordedCrash:
     """The inspect_recorded_crash record from what the effect read (decoded core and debugger view)."""
-    limitations = list(read["limitations"])
-    if not read["threads"]:
+    core, debugger = read.core, read.debugger
+    limitations = list(core.limitations)
+    if not core.threads:
         limitations.append("no CORE NT_PRSTATUS note was recorded: no thread or register is known")
-    if read["debugger"]["status"] == "available" and read["debugger"]["diagnostics"]["truncated"]:
+    if isinstance(debugger, DebuggerContext) and debugger.diagnostics.truncated:
         limitations.append("gdb's output was cut (deadline or size): its maps and frames may be incomplete")
-    return {
-        "artifact": read["artifact"],
-        "format": "elf-core",
-        "architecture": "x86_64-little-endian",
-        "target_execution": "not-performed",
-        "live_process_identity": "unknown",
-        "segments": read["segments"],
-        "notes": read["notes"],
-        "note_padding": read["note_padding"],
-        "threads": read["threads"],
-        "signals": read["signals"],
-        "mapped_files": read["mapped_files"],
-        "process": read["process"],
-        "debugger": read["debugger"],
-        "note_interpretation_completeness": "unknown",
-        "decoder_diagnostics": EMPTY_DIAGNOSTICS,
-        "diagnostics": EMPTY_DIAGNOSTICS,
-        "limitations": limitations,
-    }
+    return RecordedCrash(
+        artifact=read.artifact,
+        format="elf-core",
+        architecture="x86_64-little-endian",
+        target_execution="not-performed",
+        live_process_identity="unknown",
+        segments=core.segments,
+        notes=core.notes,
+        note_padding=core.note_padding,
+        threads=core.threads,
+        signals=core.signals,
+        mapped_files=core.mapped_files,
+        process=core.process,
+        debugger=debugger,
+        note_interpretation_completeness="unknown",
+        decoder_diagnostics=EMPTY_DIAGNOSTICS,
+        diagnostics=EMPTY_DIAGNOSTICS,
+        limitations=tuple(limitations),
+    )

@@ -8,7 +8,10 @@ permissions, never "none". Pure text in, records out.
 from __future__ import annotations
 
 import re
-from typing import Any
+
+import attrs
+
+from rea.layout.crash_records import DebuggerMap, MapPermissions
 
 _MAP = re.compile(
     r"^\s*(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)\s+(0x[0-9a-f]+)(?:\s+([r-][w-][x-][ps-]))?\s*(.*)$"
@@ -25,25 +28,36 @@ def _hex(text: str) -> str:
     return f"0x{int(text, 16):x}"
 
 
-def _map(match: re.Match[str]) -> dict[str, Any]:
+def _map(match: re.Match[str]) -> DebuggerMap:
     start, end, _size, offset, perms, path = match.groups()
     flags = sum(bit for ch, bit in _FLAGS.items() if perms and ch in perms)
-    return {
-        "start": _hex(start),
-        "end": _hex(end),
-        "offset": _hex(offset),
-        "reported_flags": flags,
-        "permissions": (
-            {"read": bool(flags & 4), "write": bool(flags & 2), "execute": bool(flags & 1)} if 0 < flags <= 7 else None
+    return DebuggerMap(
+        start=_hex(start),
+        end=_hex(end),
+        offset=_hex(offset),
+        reported_flags=flags,
+        permissions=(
+            MapPermissions(read=bool(flags & 4), write=bool(flags & 2), execute=bool(flags & 1))
+            if 0 < flags <= 7
+            else None
         ),
-        "pathname_display": path.strip(),
-        "current_file_identity": "unknown",
-    }
+        pathname_display=path.strip(),
+        current_file_identity="unknown",
+    )
 
 
-def parse_core_view(stdout: str) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class CoreView:
+    """What gdb printed about the core: mapping candidates, frames and the pid it names (None: none named)."""
+
+    maps: tuple[DebuggerMap, ...]
+    frames: tuple[str, ...]
+    historical_pid: int | None
+
+
+def parse_core_view(stdout: str) -> CoreView:
     """{maps, frames, historical_pid} from gdb's batch run of COMMANDS over the core."""
-    maps: list[dict[str, Any]] = []
+    maps: list[DebuggerMap] = []
     frames: list[str] = []
     pid: int | None = None
     section: str | None = None
@@ -56,4 +70,4 @@ def parse_core_view(stdout: str) -> dict[str, Any]:
             maps.append(_map(found))
         elif section == FRAMES_MARK and line.startswith("#") and len(frames) < MAX_FRAMES:
             frames.append(line.strip())
-    return {"maps": maps, "frames": frames, "historical_pid": pid}
+    return CoreView(maps=tuple(maps), frames=tuple(frames), historical_pid=pid)

@@ -7,6 +7,7 @@ from typing import Any, get_args
 
 from rea.layout.architectures import architectures_result
 from rea.views.records.requests import MachoFacet
+from rea.wire.convert import to_wire
 
 # the facets of a macho view, less provenance (a list, not a collection)
 COLLECTIONS = tuple(facet for facet in get_args(MachoFacet) if facet != "provenance")
@@ -23,7 +24,7 @@ def macho_result(facts: Mapping[str, Any]) -> dict[str, Any]:
     slices = facts["slices"]
     arch = architectures_result(
         [{**s, "universal": True} for s in slices] if slices else [facts["thin"]], bool(slices)
-    )["architectures"]
+    ).architectures
     cap = "{missing} of {total} symbols were not returned (max_symbols cap)."
     limitations = ["Read in process with lief; no external command ran (provenance is empty)."]
     for key in ("imports", "exports"):
@@ -37,7 +38,7 @@ def macho_result(facts: Mapping[str, Any]) -> dict[str, Any]:
         "flags": list(facts["flags"]),
         "uuid": facts["uuid"],
         "entrypoints": collection(facts["entrypoints"]),
-        "architectures": arch,
+        "architectures": to_wire(arch),  # the one typed collection until this result is built as records
         "build_metadata": collection(facts["build_metadata"]),
         "load_commands": collection(facts["load_commands"]),
         "dependencies": collection(facts["dependencies"]),

@@ -9,11 +9,14 @@ record with the bundle's CFBundle* identity.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError, invalid_request
+from rea.layout.plist_records import BundleIdentity, PlistResult
+from rea.layout.records import LayoutArtifact
 
 BUNDLE_KEYS = {
     "identifier": "CFBundleIdentifier",
@@ -44,22 +47,34 @@ def inside_bundle(relative: str) -> Result[str, ReaError]:
     )
 
 
-def bundle_of(value: Any) -> dict[str, str | None]:
+def bundle_of(value: Any) -> BundleIdentity:
     """The CFBundle* identity of a top-level dictionary (null where absent or not a string)."""
     table = value if isinstance(value, dict) else {}
-    return {field: (v if isinstance(v := table.get(key), str) else None) for field, key in BUNDLE_KEYS.items()}
+    return BundleIdentity(
+        **{field: (v if isinstance(v := table.get(key), str) else None) for field, key in BUNDLE_KEYS.items()}
+    )
 
 
-def plist_result(read: dict[str, Any], source_path: str) -> dict[str, Any]:
-    limitations = list(read["limitations"])
-    if not isinstance(read["value"], dict):
+@attrs.frozen(kw_only=True)
+class PlistRead:
+    """ReadPlist's answer: the file's identity, its encoding, the bounded JSON tree and what was cut."""
+
+    artifact: LayoutArtifact
+    format: Literal["xml", "binary", "json", "unknown"]
+    value: Any  # the converted property list: a JSON tree
+    limitations: tuple[str, ...]
+
+
+def plist_result(read: PlistRead, source_path: str) -> PlistResult:
+    limitations = list(read.limitations)
+    if not isinstance(read.value, dict):
         limitations.append("the top level is not a dictionary: no bundle identity is read")
-    return {
-        "format": read["format"],
-        "value": read["value"],
-        "bundle": bundle_of(read["value"]),
-        "source_path": source_path,
-        "provenance": [],  # decoded in process by plistlib: no command runs
-        "limitations": limitations,
-        "artifact": read["artifact"],
-    }
+    return PlistResult(
+        format=read.format,
+        value=read.value,
+        bundle=bundle_of(read.value),
+        source_path=source_path,
+        provenance=(),  # decoded in process by plistlib: no command runs
+        limitations=tuple(limitations),
+        artifact=read.artifact,
+    )

@@ -11,7 +11,7 @@ from rea.evidence import Provider, Subject, create_evidence
 from rea.layout.architectures import architectures_result
 from rea.layout.build import layout_result
 from rea.layout.codesign import signature_result
-from rea.layout.core import crash_result
+from rea.layout.core import CrashRead, crash_result
 from rea.layout.crash_records import RecordedCrashArgs
 from rea.layout.dylib_programs import trace_dylib_resolution
 from rea.layout.macho import macho_result
@@ -25,10 +25,10 @@ from rea.layout.model import (
     ReadRecordedCrash,
     ReadSignature,
 )
-from rea.layout.plist import inside_bundle, plist_result
+from rea.layout.plist import PlistRead, inside_bundle, plist_result
 from rea.layout.plist_records import PlistArgs
 from rea.layout.records import LayoutArgs
-from rea.layout.swift import demangle_result
+from rea.layout.swift import SwiftRun, demangle_result
 from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, failed, must, need, recorded, refusable, refuse, typed
 from rea.session import Session, machine_architecture
@@ -73,9 +73,9 @@ def inspect_binary_layout(session: Session, args: LayoutArgs, ctx: Context) -> P
             operation="inspect_binary_layout",
             # delivery detail never reaches the reader, so the layout's Evidence id is the same either way
             parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=subject_of(got["artifact"], facts["format"], facts["machine_number"]),
-            limitations=result["limitations"],
+            limitations=list(result.limitations),
         )
     )
     return deliver(session, evidence, args.detail)
@@ -111,9 +111,9 @@ def list_architectures(session: Session, args: ArchitecturesArgs, ctx: Context) 
         provider=lief_provider(ctx_reader_version(got)),
         operation="list_architectures",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=subject,
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 
@@ -161,16 +161,16 @@ def inspect_macho(session: Session, args: MachoArgs, ctx: Context) -> Program:
 def demangle_swift(session: Session, args: DemangleArgs, ctx: Context) -> Program:
     symbols = tuple(args.symbols)
     yield ReportProgress(phase="demangling Swift symbols", message=f"{len(symbols)} symbol(s)")
-    answer = yield from need(DemangleSwift(symbols=symbols))
+    answer: SwiftRun = yield from need(DemangleSwift(symbols=symbols))
     result = demangle_result(symbols, answer)
-    version = result["provenance"][0]["tool_version"]
+    version = result.provenance[0].tool_version
     built = create_evidence(
         provider=Provider(id="swift-demangle", name="swift-demangle", version=version),
         operation="demangle_swift",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         confidence="derived",
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 
@@ -197,9 +197,9 @@ def inspect_signature(session: Session, args: SignatureArgs, ctx: Context) -> Pr
         provider=lief_provider(got["reader_version"]),
         operation="inspect_signature",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=subject,
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 
@@ -212,20 +212,21 @@ CORE_PROVIDER = Provider(id="rea-core-reader", name="REA ELF core reader", versi
 def inspect_recorded_crash(session: Session, args: RecordedCrashArgs, ctx: Context) -> Program:
     yield ReportProgress(phase="reading core", message=args.path)
     got = yield from need(ReadRecordedCrash(path=args.path, include_debugger_context=args.include_debugger_context))
-    result = crash_result(got)
+    read: CrashRead = got
+    result = crash_result(read)
     built = create_evidence(
         provider=CORE_PROVIDER,
         operation="inspect_recorded_crash",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=Subject(
-            name=got["artifact"]["path"].rsplit("/", 1)[-1],
-            sha256=got["artifact"]["sha256"],
+            name=read.artifact.path.rsplit("/", 1)[-1],
+            sha256=read.artifact.sha256,
             format="elf",
             architecture="x86_64",
-            local_path=got["artifact"]["path"],
+            local_path=read.artifact.path,
         ),
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 
@@ -258,21 +259,21 @@ def _plist_path(session: Session, args: PlistArgs) -> str:
 def inspect_plist(session: Session, args: PlistArgs, ctx: Context) -> Program:
     path = _plist_path(session, args)
     yield ReportProgress(phase="reading property list", message=path)
-    got = yield from need(ReadPlist(path=path, max_nodes=args.max_nodes, max_depth=args.max_depth))
+    got: PlistRead = yield from need(ReadPlist(path=path, max_nodes=args.max_nodes, max_depth=args.max_depth))
     result = plist_result(got, path)
     built = create_evidence(
         provider=PLIST_PROVIDER,
         operation="inspect_plist",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         subject=Subject(
             name=path.rsplit("/", 1)[-1],
-            sha256=got["artifact"]["sha256"],
+            sha256=got.artifact.sha256,
             format="plist",
             architecture=None,
             local_path=path,
         ),
-        limitations=result["limitations"],
+        limitations=list(result.limitations),
     )
     return recorded(session, built)
 

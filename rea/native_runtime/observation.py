@@ -12,6 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rea.native_runtime.records import FunctionBreakpoint, ObjcMethodBreakpoint, ObserveNativeCallsArgs
+from rea.wire.convert import to_wire
+
 LIMITATIONS = (
     "Only entries are observed; return values, floating-point and stack-passed arguments are not captured.",
     "Registers are the raw integer argument registers at entry (System V x86-64: rdi, rsi, rdx, rcx, r8, r9; "
@@ -25,30 +28,31 @@ OBJC_LIMITATION = (
 ARCHITECTURES = {"x86_64": "x86_64", "amd64": "x86_64", "aarch64": "aarch64", "arm64": "aarch64"}
 
 
-def bridge_request(args: Mapping[str, Any], architecture: str | None, executable: str) -> dict[str, Any]:
-    """What the LLDB bridge is told (the effect adds output files and the full environment)."""
+def bridge_request(args: ObserveNativeCallsArgs, architecture: str | None, executable: str) -> dict[str, Any]:
+    """What the LLDB bridge is told (the effect adds output files and the full environment): the bridge
+    script's JSON, so the breakpoints travel in their wire form."""
     return {
         "executable": executable,
-        "breakpoints": [dict(b) for b in args["breakpoints"]],
-        "arguments": list(args["arguments"]),
-        "environment": dict(args["environment"]),
-        "working_directory": args.get("working_directory"),
-        "duration_ms": args["duration_ms"],
-        "max_events": args["max_events"],
-        "argument_registers": args["argument_registers"],
-        "backtrace_frames": args["backtrace_frames"],
+        "breakpoints": [to_wire(b) for b in args.breakpoints],
+        "arguments": list(args.arguments),
+        "environment": dict(args.environment),
+        "working_directory": args.working_directory,
+        "duration_ms": args.duration_ms,
+        "max_events": args.max_events,
+        "argument_registers": args.argument_registers,
+        "backtrace_frames": args.backtrace_frames,
         "architecture": ARCHITECTURES.get(architecture or "", architecture or "x86_64"),
     }
 
 
-def _request_row(index: int, request: Mapping[str, Any]) -> dict[str, Any]:
-    if request["kind"] == "function":
-        return {"kind": "function", "name": request["name"], "module": request.get("module")}
+def _request_row(index: int, request: FunctionBreakpoint | ObjcMethodBreakpoint) -> dict[str, Any]:
+    if isinstance(request, FunctionBreakpoint):
+        return {"kind": "function", "name": request.name, "module": request.module}
     return {
         "kind": "objc-method",
-        "selector": request["selector"],
-        "class_name": request.get("class_name"),
-        "method_type": request.get("method_type", "any"),
+        "selector": request.selector,
+        "class_name": request.class_name,
+        "method_type": request.method_type,
     }
 
 
@@ -61,15 +65,15 @@ def _event(line: Mapping[str, Any]) -> dict[str, Any]:
     return {**row, "receiver_class": None, "selector": None}
 
 
-def observation_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+def observation_result(args: ObserveNativeCallsArgs, facts: Mapping[str, Any]) -> dict[str, Any]:
     """The nativeCallObservation record from the effect's facts."""
     lines = facts["lines"]
     finished = next(iter(_by_type(lines, "finished")), None)
     resolved = next(iter(_by_type(lines, "breakpoints")), None)
-    events = [_event(e) for e in _by_type(lines, "event")][: args["max_events"]]
+    events = [_event(e) for e in _by_type(lines, "event")][: args.max_events]
     rows = {r["index"]: r for r in (resolved or {}).get("rows", [])}
     breakpoints = []
-    for index, request in enumerate(args["breakpoints"]):
+    for index, request in enumerate(args.breakpoints):
         found = rows.get(index, {"location_count": 0, "locations": []})
         breakpoints.append(
             {
@@ -81,7 +85,7 @@ def observation_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dic
         )
     outcome = "resource-limit" if facts["resource_limit"] else (finished or {}).get("outcome") or "duration-elapsed"
     limitations = list(LIMITATIONS)
-    if any(b["kind"] == "objc-method" for b in args["breakpoints"]):
+    if any(isinstance(b, ObjcMethodBreakpoint) for b in args.breakpoints):
         limitations.append(OBJC_LIMITATION)
     if finished is None:
         limitations.append(
@@ -95,9 +99,9 @@ def observation_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dic
             "path": target["path"],
             "sha256": target["sha256"],
             "architecture": target["architecture"],
-            "arguments": list(args["arguments"]),
-            "environment": dict(args["environment"]),
-            "working_directory": args.get("working_directory"),
+            "arguments": list(args.arguments),
+            "environment": dict(args.environment),
+            "working_directory": args.working_directory,
             "launch_identity": {
                 "loaded_image_sha256": None,
                 "file_device": target["file_device"],
@@ -141,7 +145,7 @@ INTERRUPTIONS = {
 }
 
 
-def partial_result(args: Mapping[str, Any], facts: Mapping[str, Any]) -> dict[str, Any]:
+def partial_result(args: ObserveNativeCallsArgs, facts: Mapping[str, Any]) -> dict[str, Any]:
     """The observation a failed or cancelled call retains: the record of what was seen, marked partial.
 
     `interrupted.reason` says what ended it (cancelled, launch-failed, cleanup-incomplete); a launch

@@ -1,7 +1,7 @@
 """Program of observe_native_calls: check the target, ask the effect to launch it under LLDB, build the record.
 
-The program reads its argument record (@typed); the pure observation code reads the arguments' JSON form
-(`to_wire(args)`, which is also the Evidence parameters).
+The program and the pure observation code read the argument record (@typed); its JSON form (`to_wire(args)`)
+is the Evidence parameters.
 """
 
 from __future__ import annotations
@@ -52,26 +52,25 @@ def observe_native_calls(session: Session, args: ObserveNativeCallsArgs, ctx: Co
     if target.format != "elf" or target.kind != "file":
         refuse(_not_executable(target.path, target.format))
     yield ReportProgress(phase="observing native calls", message=target.path)
-    wire = to_wire(args)
-    request = bridge_request(wire, target.architecture, target.path)
+    request = bridge_request(args, target.architecture, target.path)
     try:
         facts = yield from need(ObserveNativeCalls(path=target.path, sha256=target.sha256, request=request))
     except ProgramCancelled as stop:
         if not stop.partial:  # cancelled before anything was observed: nothing to keep
             raise
-        return _retained(session, target, wire, stop.partial, _cancelled(str(stop)))
+        return _retained(session, target, args, stop.partial, _cancelled(str(stop)))
     if facts.get("failure") is not None:  # launch or cleanup failed: the error names what was seen
-        return _retained(session, target, wire, facts, facts["failure"])
-    return recorded(session, _evidence(target, wire, facts, observation_result(wire, facts)))
+        return _retained(session, target, args, facts, facts["failure"])
+    return recorded(session, _evidence(target, args, facts, observation_result(args, facts)))
 
 
 def _evidence(
-    target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], result: Mapping[str, Any]
+    target: Target, args: ObserveNativeCallsArgs, facts: Mapping[str, Any], result: Mapping[str, Any]
 ) -> Result[Evidence, ReaError]:
     return create_evidence(
         provider=Provider(id="lldb", name="LLDB (Debian)", version=facts["debugger"]["version"]),
         operation="observe_native_calls",
-        parameters=dict(args),
+        parameters=to_wire(args),
         normalized_result=result,
         subject=Subject(
             name=target.name,
@@ -96,7 +95,7 @@ def _cancelled(phase: str) -> ReaError:
 
 
 def _retained(
-    session: Session, target: Target, args: Mapping[str, Any], facts: Mapping[str, Any], error: ReaError
+    session: Session, target: Target, args: ObserveNativeCallsArgs, facts: Mapping[str, Any], error: ReaError
 ) -> Outcome:
     """The failure or cancel, with what was observed before it retained as partial Evidence and named in
     details.partial_observation (the contract's rule for native call tracing: even when cleanup succeeds)."""

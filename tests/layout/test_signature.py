@@ -23,6 +23,7 @@ from artifact_fixtures import run_tools
 from effects.layout.codesign_read import cms_facts
 from layout_fixtures import go_macho
 from rea.layout.codesign import parse_superblob, signature_result
+from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 
 Z3 = Path("/root/.pyenv/versions/3.11.7/lib/python3.11/site-packages/z3/lib/libz3.dylib")
@@ -134,7 +135,7 @@ def test_a_built_signature_decodes_completely():
         )
     )
     cms = cms_facts(parsed.pop("cms"))
-    nr = signature_result(parsed, cms, "Mach-O thin (arm64)")
+    nr = to_wire(signature_result(parsed, cms, "Mach-O thin (arm64)"))
     assert nr["signed"] and nr["identifier"] == "com.example.tool" and nr["team_identifier"] == "ABCDE12345"
     assert nr["hardened_runtime"] is True and nr["cdhashes"] == [hashlib.sha256(cd).hexdigest()[:40]]
     assert nr["entitlements"] == {"com.apple.security.app-sandbox": True, "keychain-access-groups": ["ABCDE12345.x"]}

@@ -19,6 +19,8 @@ import pytest
 
 from mcp_client import connect, error, evidence
 from rea.native_runtime.observation import observation_result
+from rea.native_runtime.records import ObserveNativeCallsArgs
+from rea.wire.convert import structure
 from support import clean_env, rea_command
 
 SOURCE = r"""
@@ -185,7 +187,7 @@ def test_an_observation_without_lldbs_last_word_is_partial():
         "environment": {},
         "max_events": 10,
     }
-    got = observation_result(args, facts)
+    got = observation_result(structure(args, ObserveNativeCallsArgs).unwrap(), facts)
     assert got["process"]["outcome"] == "duration-elapsed" and got["coverage"]["status"] == "partial"
     assert got["coverage"]["unresolved_breakpoints"] == [0]
     assert any("did not report the end" in t for t in got["limitations"])

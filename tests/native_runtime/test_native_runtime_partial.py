@@ -161,6 +161,8 @@ def test_a_cleanup_failure_keeps_the_observation_and_names_the_survivor(loop, tm
 def test_the_partial_record_says_what_ended_it():
     """Pure: a launch that made no process reports process null; every partial record is partial."""
     from rea.native_runtime.observation import partial_result
+    from rea.native_runtime.records import ObserveNativeCallsArgs
+    from rea.wire.convert import structure
 
     facts = {
         "lines": [{"type": "debugger", "version": "lldb 14"}, {"type": "failed", "reason": "launch"}],
@@ -181,7 +183,8 @@ def test_the_partial_record_says_what_ended_it():
         },
         "notes": [],
     }
-    args = {"breakpoints": TICK, "arguments": [], "environment": {}, "max_events": 10}
+    wire = {"breakpoints": TICK, "arguments": [], "environment": {}, "max_events": 10}
+    args = structure(wire, ObserveNativeCallsArgs).unwrap()
     launch = partial_result(args, {**facts, "interrupted": {"reason": "launch-failed"}})
     assert launch["process"] is None and launch["events"] == [] and launch["coverage"]["status"] == "partial"
     assert launch["limitations"][0].startswith("Partial: LLDB could not launch")

@@ -179,7 +179,7 @@ def test_webmcp_discovery_fits_its_schema_at_any_depth(tools, levels):
 @given(st.text(max_size=200))
 def test_json_shape_and_url_helpers_take_any_text(text):
     shape = json_shape(text)
-    assert shape is None or shape["node_count"] >= 1
+    assert shape is None or shape.node_count >= 1
     assert set(sanitize_url(text)) == {"url", "origin", "query_parameter_names", "redacted"}
     allowed_origins([text])  # a Result either way, never an exception
 

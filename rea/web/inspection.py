@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from rea.loopback import origin_of
 from rea.web import activity, page
 from rea.web.completeness import Ledger, classify
@@ -68,11 +70,11 @@ def workers(targets: Sequence[Mapping[str, Any]], origins: Sequence[str], ledger
         record = target_record(raw)
         out.append(
             Worker(
-                target_id=record["target_id"],
-                type=record["type"],
-                url=record["url"],
+                target_id=record.target_id,
+                type=record.type,
+                url=record.url,
                 origin=origin_of(url),
-                attached=record["attached"],
+                attached=record.attached,
                 opener_target_id=raw.get("openerId"),
                 parent_frame_id=raw.get("parentFrameId"),
             )
@@ -112,7 +114,7 @@ def inspection(
     started = str(raw["started_at"])
     sections = {
         "browser": browser_version(version),
-        "target": {**target_record(target), "url": clean_url(base)},
+        "target": attrs.evolve(target_record(target), url=clean_url(base)),
         "capture_window": {
             "started_at": started,
             "ended_at": raw["ended_at"],
@@ -150,4 +152,4 @@ def inspection(
         "storage": storage(raw.get("storage"), origin_of(base) or "null", args, ledger),
     }
     result: dict[str, Any] = to_wire(sections)
-    return {**result, "completeness": classify(ledger), "limitations": [*LIMITATIONS, *ledger.limitations]}
+    return {**result, "completeness": to_wire(classify(ledger)), "limitations": [*LIMITATIONS, *ledger.limitations]}

@@ -13,6 +13,7 @@ from typing import Any
 from rea.web.redaction import sha256_text
 from rea.web.scope import clean_url, in_scope, origin_text
 from rea.web.targets import browser_version
+from rea.wire.convert import to_wire
 
 Raw = Mapping[str, Any]
 LISTENER_LIMITATIONS = (
@@ -121,7 +122,7 @@ def listeners(version: Raw, target: Raw, raw: Raw, selector: str, origins: Seque
     urls = _urls(raw.get("scripts") or [])
     backend = raw.get("backend_node_id")
     return {
-        "browser": browser_version(version),
+        "browser": to_wire(browser_version(version)),
         "target": runtime_target(target, raw.get("frame") or {}),
         "inspected_at": raw["inspected_at"],
         "selected_node": {
@@ -234,7 +235,7 @@ def execution(version: Raw, target: Raw, raw: Raw, requested_ms: int, origins: S
     main = [s for s in scripts if (s.get("executionContextAuxData") or {}).get("frameId") == frame.get("id")]
     reported = {str(s.get("scriptId")) for s in (raw.get("coverage") or {}).get("result") or []}
     return {
-        "browser": browser_version(version),
+        "browser": to_wire(browser_version(version)),
         "target": runtime_target(target, frame),
         "window": {
             "armed_at": raw["armed_at"],

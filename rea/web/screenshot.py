@@ -18,6 +18,7 @@ from rea.errors import ReaError
 from rea.web.completeness import Ledger, classify
 from rea.web.scope import clean_url, origin_text
 from rea.web.targets import browser_version
+from rea.wire.convert import to_wire
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LIMITATIONS = ("Only the visible viewport is captured; the page is not scrolled or resized.",)
@@ -55,12 +56,12 @@ def screenshot(
     return Success(
         {
             "schema_version": 1,
-            "browser": browser_version(version),
+            "browser": to_wire(browser_version(version)),
             "target": {"target_id": str(target["id"]), "url": clean_url(url), "origin": origin_text(url)},
             "captured_at": raw["captured_at"],
             "viewport": {"width": size[0], "height": size[1]},
             "artifact": artifact(data),
-            "completeness": classify(Ledger()),
+            "completeness": to_wire(classify(Ledger())),
             "limitations": list(LIMITATIONS),
         }
     )

@@ -24,8 +24,14 @@ from rea.session import Session
 from rea.web.effects import ObservationKind, ObserveBrowser
 from rea.web.inspection import inspection
 from rea.web.records.browser import InspectWebPageArgs, ListBrowserTargetsArgs
-from rea.web.records.runtime import EventListenerArgs, ObserveExecutionArgs, ObserveSessionArgs, WebObservationSession
-from rea.web.records.screenshot import CaptureWebScreenshotArgs
+from rea.web.records.runtime import (
+    EventListenerArgs,
+    ObserveExecutionArgs,
+    ObserveSessionArgs,
+    WebEventListeners,
+    WebObservationSession,
+)
+from rea.web.records.screenshot import CaptureWebScreenshotArgs, WebScreenshot
 from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
 from rea.web.runtime import execution, listeners
 from rea.web.scope import allowed_origins, in_scope
@@ -222,11 +228,11 @@ def _discovery(seen: Observed, args: DiscoverWebMcpArgs) -> Result[WebMcpDiscove
     return Success(discovery(seen.version, seen.target, seen.raw, seen.scope, to_wire(args)))
 
 
-def _screenshot(seen: Observed, args: CaptureWebScreenshotArgs) -> Result[Facts, ReaError]:
+def _screenshot(seen: Observed, args: CaptureWebScreenshotArgs) -> Result[WebScreenshot, ReaError]:
     return screenshot(seen.version, seen.target, seen.raw, seen.scope)
 
 
-def _listeners(seen: Observed, args: EventListenerArgs) -> Result[Facts, ReaError]:
+def _listeners(seen: Observed, args: EventListenerArgs) -> Result[WebEventListeners, ReaError]:
     return Success(listeners(seen.version, seen.target, seen.raw, args.selector, seen.scope))
 
 

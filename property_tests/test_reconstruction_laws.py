@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 from returns.result import Success
@@ -143,11 +144,11 @@ def test_missing_comparison_evidence_is_unknown_never_pass(statuses):
 def test_static_comparisons_never_observe_behaviour_and_pages_concatenate(statuses, limit):
     found = [cmp.read(artifact_comparison(s, i)).unwrap() for i, s in enumerate(statuses)]
     whole = find_changed(found, 0, 100).unwrap()
-    assert whole["behavior_status"] == "unknown" and whole["summary"]["observed_changes"] == 0
-    assert sum(whole["summary"].values()) == whole["findings"]["total"]
-    total = whole["findings"]["total"]
-    pages = [find_changed(found, o, limit).unwrap()["findings"]["items"] for o in range(0, total, limit)]
-    assert [f for page in pages for f in page] == whole["findings"]["items"]
+    assert whole.behavior_status == "unknown" and whole.summary.observed_changes == 0
+    assert sum(attrs.astuple(whole.summary)) == whole.findings.total
+    total = whole.findings.total
+    pages = [find_changed(found, o, limit).unwrap().findings.items for o in range(0, total, limit)]
+    assert [f for page in pages for f in page] == list(whole.findings.items)
 
 
 @given(STATUSES, STATUSES)

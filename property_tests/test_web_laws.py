@@ -23,6 +23,7 @@ from rea.web.records.webmcp import WebMcpDiscovery
 from rea.web.redaction import json_shape
 from rea.web.scope import allowed_origins, sanitize_url
 from rea.web.webmcp import discovery, summarize_schema
+from rea.wire.convert import to_wire
 from rea.wire.schema import Role, schema_of
 
 SECRET = "VALUE-NEVER-SHOWN"
@@ -170,7 +171,9 @@ def test_webmcp_discovery_fits_its_schema_at_any_depth(tools, levels):
         tool["stackTrace"] = tool["stackTrace"] if isinstance(tool.get("stackTrace"), dict) else {}
         tool["annotations"] = tool["annotations"] if isinstance(tool.get("annotations"), dict) else {}
     raw = {"frame": {"id": "F", "url": "http://127.0.0.1:8000/"}, "available": True, "tools": tools}
-    result = discovery({}, {"id": "T", "url": "http://127.0.0.1:8000/"}, raw, ("http://127.0.0.1:8000",), LIMITS)
+    result = to_wire(
+        discovery({}, {"id": "T", "url": "http://127.0.0.1:8000/"}, raw, ("http://127.0.0.1:8000",), LIMITS)
+    )
     WEBMCP.validate(result)
     entry = next(t for t in result["tools"]["items"] if t["name"] == "deep")
     assert (entry["input_schema"] is None) == (2 * levels + 1 > LIMITS["max_schema_depth"])  # two JSON levels each
@@ -179,13 +182,13 @@ def test_webmcp_discovery_fits_its_schema_at_any_depth(tools, levels):
 @given(st.text(max_size=200))
 def test_json_shape_and_url_helpers_take_any_text(text):
     shape = json_shape(text)
-    assert shape is None or shape["node_count"] >= 1
+    assert shape is None or shape.node_count >= 1
     assert set(sanitize_url(text)) == {"url", "origin", "query_parameter_names", "redacted"}
     allowed_origins([text])  # a Result either way, never an exception
 
 
 def test_a_schema_nested_far_past_the_recursion_limit_is_summarized():
     inline, digest, summary = summarize_schema(deep(5000), LIMITS)
-    assert inline is None and digest is None and summary["exceeded"] == ["depth"] and summary["max_depth"] == 21
+    assert inline is None and digest is None and summary.exceeded == ("depth",) and summary.max_depth == 21
     assert json_shape(json.dumps(deep(300))) is not None  # iterative: no stack to exhaust
     assert BY_NAME["discover_webmcp_tools"].args_type is not None

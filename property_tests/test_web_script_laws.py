@@ -22,6 +22,7 @@ from rea.web.script_effects import ParseWebScripts
 from rea.web.script_export import capture_record, plan
 from rea.web.source_location import lookup
 from rea.web.source_maps import source_maps
+from rea.wire.convert import to_wire
 from rea.wire.schema import Role, schema_of
 
 ANALYSIS = jsonschema.Draft202012Validator(schema_of(WebBundleAnalysis, Role.OUTPUT))
@@ -72,7 +73,7 @@ def _page(texts: list[str]) -> dict:
             "script_key": f"scr_{i:064x}",
             "url": f"http://127.0.0.1:8000/{i}.js",
             "source_map_url": f"{i}.js.map",
-            "source": {"included": True, "artifact": text_artifact(t, "text/javascript")},
+            "source": {"included": True, "artifact": to_wire(text_artifact(t, "text/javascript"))},
         }
         for i, t in enumerate(texts)
     ]
@@ -124,7 +125,7 @@ def test_decoded_maps_name_only_listed_sources(lines: list, count: int) -> None:
     maps = source_maps(
         [request], [{**request, "status": "fetched", "bytes_read": len(text), "body": text.encode()}], LIMITS
     )
-    (item,) = maps["items"]
+    (item,) = to_wire(maps)["items"]
     assert item["status"] in ("included", "truncated", "invalid")
     listed = {s["source"] for s in item["original_sources"]}
     assert all(m["source"] in listed for m in item["mappings"])

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from rea.loopback import origin_of
 from rea.web.scenario import holds_secret, redact
 from rea.web.screenshot import artifact as png_artifact
+from rea.wire.convert import to_wire
 
 if TYPE_CHECKING:
     from effects.web.scenario_page import ScenarioPage
@@ -56,7 +57,7 @@ async def screenshot(page: ScenarioPage) -> dict[str, Any]:
     png = base64.b64decode((await page.session.send("Page.captureScreenshot", {"format": "png"})).unwrap()["data"])
     if len(png) > 8 << 20:
         return {"state": "truncated", "observed": len(png), "retained": 0, "reason": "PNG over 8 MiB"}
-    return {"state": "captured", "value": png_artifact(png)}
+    return {"state": "captured", "value": to_wire(png_artifact(png))}
 
 
 async def history(page: ScenarioPage) -> dict[str, Any]:

@@ -9,6 +9,9 @@ more Evidence of a problem never reads as more closure (property_tests/test_reco
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
+
+ClosureStatus = Literal["ready", "partial", "unknown", "failed"]
 
 FAILED = frozenset({"verifier-failed", "active-contradiction", "authority-routing-detected",
                     "owner-path-missing", "owner-undistributed", "package-proof-failed"})  # fmt: skip
@@ -16,14 +19,14 @@ UNRESOLVED = frozenset({"verifier-result-stale", "verifier-result-incompatible",
                         "active-unknown", "owner-path-unknown", "owner-distribution-unknown",
                         "authority-routing-unknown", "package-proof-unknown"})  # fmt: skip
 # worst first: the status of a set of reasons is the worst class present
-RANK = {"ready": 0, "partial": 1, "unknown": 2, "failed": 3}
+RANK: dict[ClosureStatus, int] = {"ready": 0, "partial": 1, "unknown": 2, "failed": 3}
 
 
-def reason_class(code: str) -> str:
+def reason_class(code: str) -> ClosureStatus:
     return "failed" if code in FAILED else "unknown" if code in UNRESOLVED else "partial"
 
 
-def coverage_status(codes: Iterable[str]) -> str:
+def coverage_status(codes: Iterable[str]) -> ClosureStatus:
     return max((reason_class(c) for c in codes), key=RANK.__getitem__, default="ready")
 
 

@@ -12,16 +12,25 @@ never be read as "unchanged".
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from returns.result import Result
 
 from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
+from rea.reconstruction.records.common import ComparisonStatus
 from rea.reconstruction.refusal import attempt, refuse
 
-STATUSES = ("unchanged", "added", "removed", "changed", "truncated", "unknown", "contradiction")
+STATUSES: tuple[ComparisonStatus, ...] = (
+    "unchanged",
+    "added",
+    "removed",
+    "changed",
+    "truncated",
+    "unknown",
+    "contradiction",
+)
 CHANGES = frozenset({"added", "removed", "changed"})
 UNRESOLVED = frozenset({"unknown", "truncated"})
 FUNCTION = "compare_functions"
@@ -30,14 +39,15 @@ PROCESS = "compare_process_captures"
 OPERATIONS = (PROCESS, FUNCTION, ARTIFACT)
 PROCESS_DIMENSIONS = ("exit", "terminal", "interaction", "filesystem", "process", "protocol", "shim")
 FUNCTION_DIMENSIONS = ("identity", "pseudocode", "assembly", "comments", "calls", "references", "strings_names", "cfg")
-CONCLUSIONS = ("derived_relationship", "contradiction", "unresolved_branch")
+Conclusion = Literal["derived_relationship", "contradiction", "unresolved_branch"]
+CONCLUSIONS: tuple[Conclusion, ...] = ("derived_relationship", "contradiction", "unresolved_branch")
 
 
 @attrs.frozen(kw_only=True)
 class Dimension:
     name: str
-    status: str
-    conclusion_kind: str
+    status: ComparisonStatus
+    conclusion_kind: Conclusion
     links: tuple[str, ...]
     limitations: tuple[str, ...]
 
@@ -45,7 +55,7 @@ class Dimension:
 @attrs.frozen(kw_only=True)
 class Change:
     logical_path: str
-    classification: str
+    classification: ComparisonStatus
     links: tuple[str, ...]
 
 
@@ -55,7 +65,7 @@ class Comparison:
 
     evidence_id: str
     operation: str
-    status: str
+    status: ComparisonStatus
     sources: tuple[str, ...]  # the compared Evidence (the comparison's evidence_links)
     left: tuple[str, ...]
     right: tuple[str, ...]
@@ -78,10 +88,12 @@ def _malformed(evidence: Evidence, what: str, accepted: str) -> ReaError:
     )
 
 
-def _status(evidence: Evidence, value: Any, where: str) -> str:
-    if value not in STATUSES:
-        refuse(_malformed(evidence, f"{where} is {value!r}", f"one of {', '.join(STATUSES)}"))
-    return str(value)
+def _status(evidence: Evidence, value: Any, where: str) -> ComparisonStatus:
+    """The verdict as the vocabulary's own value (a malformed one refused)."""
+    for status in STATUSES:
+        if value == status and isinstance(value, str):
+            return status
+    return refuse(_malformed(evidence, f"{where} is {value!r}", f"one of {', '.join(STATUSES)}"))
 
 
 def _strings(value: Any) -> tuple[str, ...]:
@@ -116,7 +128,7 @@ def _function_dims(evidence: Evidence, result: Mapping[str, Any]) -> dict[str, D
         dims[name] = Dimension(
             name=name,
             status=_status(evidence, row.get("status"), f"dimensions[{i}].status"),
-            conclusion_kind=kind if kind in CONCLUSIONS else "unresolved_branch",
+            conclusion_kind=next((c for c in CONCLUSIONS if c == kind), "unresolved_branch"),
             links=_strings(row.get("evidence_links")),
             limitations=_strings(row.get("limitations")),
         )

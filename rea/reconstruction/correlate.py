@@ -10,7 +10,7 @@ correlated.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Literal
 
 from returns.result import Result
 
@@ -18,9 +18,22 @@ from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.paging import paginate
 from rea.reconstruction import comparisons as cmp
-from rea.reconstruction.records.claims import HypothesisMapping
+from rea.reconstruction.records.claims import (
+    Correlated,
+    Correlation,
+    CorrelationPage,
+    CorrelationSummary,
+    HypothesisMapping,
+    RuntimeObserved,
+    Selector,
+    StaticObserved,
+)
+from rea.reconstruction.records.common import ComparisonStatus
 from rea.reconstruction.refusal import attempt, refuse
 from rea.wire.convert import to_wire
+
+Observed = Literal["cochanged", "static_only", "runtime_only", "both_unchanged", "unknown", "truncated"]
+Verdict = tuple[ComparisonStatus, cmp.Conclusion]
 
 LIMITATIONS = (
     "Mappings are caller-declared hypotheses; agreement does not establish causality.",
@@ -32,20 +45,22 @@ PER_ITEM = (
 )
 
 
-def observed_pattern(static: str, runtime: str) -> str:
+def observed_pattern(static: str, runtime: str) -> Observed:
     """truncated, then unknown (or a contradiction on either side), win; otherwise which side changed."""
     pair = (static, runtime)
     if "truncated" in pair:
         return "truncated"
     if any(s in cmp.UNRESOLVED or s == "contradiction" for s in pair):
         return "unknown"
-    moved = (static in cmp.CHANGES, runtime in cmp.CHANGES)
-    return {(True, True): "cochanged", (True, False): "static_only", (False, True): "runtime_only"}.get(
-        moved, "both_unchanged"
-    )
+    moved: dict[tuple[bool, bool], Observed] = {
+        (True, True): "cochanged",
+        (True, False): "static_only",
+        (False, True): "runtime_only",
+    }
+    return moved.get((static in cmp.CHANGES, runtime in cmp.CHANGES), "both_unchanged")
 
 
-def _static_verdict(found: cmp.Comparison, selector: Any, where: str) -> tuple[str, str]:
+def _static_verdict(found: cmp.Comparison, selector: Selector, where: str) -> Verdict:
     if selector.kind == "function":
         if found.operation != cmp.FUNCTION or selector.dimension is None:
             refuse(invalid_request(f"{where}: a function selector needs compare_functions Evidence and a dimension",
@@ -68,9 +83,9 @@ def _static_verdict(found: cmp.Comparison, selector: Any, where: str) -> tuple[s
         refuse(invalid_request(f"{where}: {selector.logical_path!r} is not a change the comparison reports", field=where,
                                accepted=f"a reported logical_path ({reported})"))  # fmt: skip
     status = matches[0].classification
-    return status, {"contradiction": "contradiction", "unknown": "unresolved_branch"}.get(
-        status, "derived_relationship"
-    )
+    if status == "contradiction":
+        return status, "contradiction"
+    return status, "unresolved_branch" if status == "unknown" else "derived_relationship"
 
 
 def _lookup(by_id: Mapping[str, cmp.Comparison], evidence_id: str, where: str, role: str) -> cmp.Comparison:
@@ -82,29 +97,32 @@ def _lookup(by_id: Mapping[str, cmp.Comparison], evidence_id: str, where: str, r
 
 
 def _correlate(index: int, m: HypothesisMapping, statics: Mapping[str, cmp.Comparison],
-               runtimes: Mapping[str, cmp.Comparison]) -> dict[str, Any]:  # fmt: skip
+               runtimes: Mapping[str, cmp.Comparison]) -> Correlation:  # fmt: skip
     where = f"mappings[{index}]"
     s = _lookup(statics, m.static.comparison_evidence_id, f"{where}.static", "static_comparisons")
     r = _lookup(runtimes, m.runtime.comparison_evidence_id, f"{where}.runtime", "runtime_comparisons")
     status, conclusion = _static_verdict(s, m.static.selector, f"{where}.static.selector")
     runtime_status = r.dimensions[m.runtime.dimension].status
     pattern = observed_pattern(status, runtime_status)
-    classification = ("unresolved_branch" if pattern in ("unknown", "truncated")
-                      else "hypothesis" if pattern == m.hypothesis.expected_pattern else "contradiction")  # fmt: skip
-    wire = to_wire(m)
-    return {
-        "correlation_id": "cor_" + canonical_sha256(wire),
-        "static": {**wire["static"], "status": status, "conclusion_kind": conclusion},
-        "runtime": {**wire["runtime"], "status": runtime_status},
-        "side_alignment": m.side_alignment,
-        "hypothesis": wire["hypothesis"],
-        "observed_pattern": pattern,
-        "classification": classification,
-        "evidence_links": sorted({s.evidence_id, *s.sources, r.evidence_id, *r.sources}),
-        "limitations": sorted(
-            {*s.limitations, *r.limitations, *r.dimensions[m.runtime.dimension].limitations, *PER_ITEM}
+    classification: Literal["hypothesis", "contradiction", "unresolved_branch"] = (
+        "unresolved_branch" if pattern in ("unknown", "truncated")
+        else "hypothesis" if pattern == m.hypothesis.expected_pattern else "contradiction")  # fmt: skip
+    static, runtime = m.static, m.runtime
+    return Correlation(
+        correlation_id="cor_" + canonical_sha256(to_wire(m)),
+        static=StaticObserved(comparison_evidence_id=static.comparison_evidence_id, selector=static.selector,
+                              status=status, conclusion_kind=conclusion),
+        runtime=RuntimeObserved(comparison_evidence_id=runtime.comparison_evidence_id, dimension=runtime.dimension,
+                                status=runtime_status),
+        side_alignment=m.side_alignment,
+        hypothesis=m.hypothesis,
+        observed_pattern=pattern,
+        classification=classification,
+        evidence_links=tuple(sorted({s.evidence_id, *s.sources, r.evidence_id, *r.sources})),
+        limitations=tuple(
+            sorted({*s.limitations, *r.limitations, *r.dimensions[m.runtime.dimension].limitations, *PER_ITEM})
         ),
-    }
+    )  # fmt: skip
 
 
 def _index(found: Sequence[cmp.Comparison], field: str, operations: tuple[str, ...]) -> dict[str, cmp.Comparison]:
@@ -126,27 +144,29 @@ def _index(found: Sequence[cmp.Comparison], field: str, operations: tuple[str, .
 def correlate(
     statics: Sequence[cmp.Comparison], runtimes: Sequence[cmp.Comparison], mappings: Sequence[HypothesisMapping],
     offset: int, limit: int,
-) -> Result[dict[str, Any], ReaError]:  # fmt: skip
+) -> Result[Correlated, ReaError]:  # fmt: skip
     return attempt(lambda: _all(statics, runtimes, mappings, offset, limit))
 
 
 def _all(statics: Sequence[cmp.Comparison], runtimes: Sequence[cmp.Comparison], mappings: Sequence[HypothesisMapping],
-         offset: int, limit: int) -> dict[str, Any]:  # fmt: skip
+         offset: int, limit: int) -> Correlated:  # fmt: skip
     s_by = _index(statics, "static_comparisons", (cmp.FUNCTION, cmp.ARTIFACT))
     r_by = _index(runtimes, "runtime_comparisons", (cmp.PROCESS,))
-    items = sorted((_correlate(i, m, s_by, r_by) for i, m in enumerate(mappings)), key=lambda c: c["correlation_id"])
-    if len({c["correlation_id"] for c in items}) != len(items):
+    items = sorted((_correlate(i, m, s_by, r_by) for i, m in enumerate(mappings)), key=lambda c: c.correlation_id)
+    if len({c.correlation_id for c in items}) != len(items):
         refuse(invalid_request("two mappings are the same", field="mappings", accepted="distinct mappings"))
-    kinds = [c["classification"] for c in items]
-    status = ("truncated" if any(c["observed_pattern"] == "truncated" for c in items)
+    kinds = [c.classification for c in items]
+    status: Literal["correlated", "contradicted", "unknown", "truncated"] = (
+              "truncated" if any(c.observed_pattern == "truncated" for c in items)
               else "unknown" if "unresolved_branch" in kinds
               else "contradicted" if "contradiction" in kinds else "correlated")  # fmt: skip
     page = paginate(items, offset, limit)
-    return {
-        "status": status,
-        "summary": {"hypotheses": kinds.count("hypothesis"), "contradictions": kinds.count("contradiction"),
-                    "unresolved": kinds.count("unresolved_branch")},
-        "correlations": {"items": list(page.items), **page.envelope()},
-        "evidence_links": sorted({x for c in items for x in c["evidence_links"]}),
-        "limitations": list(LIMITATIONS),
-    }  # fmt: skip
+    return Correlated(
+        status=status,
+        summary=CorrelationSummary(hypotheses=kinds.count("hypothesis"), contradictions=kinds.count("contradiction"),
+                                   unresolved=kinds.count("unresolved_branch")),
+        correlations=CorrelationPage(items=page.items, offset=offset, limit=limit, total=page.total,
+                                     next_offset=page.next_offset),
+        evidence_links=tuple(sorted({x for c in items for x in c.evidence_links})),
+        limitations=LIMITATIONS,
+    )  # fmt: skip

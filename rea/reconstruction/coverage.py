@@ -12,7 +12,6 @@ does not match its fields, or an Evidence/unknown id absent from the bundle is r
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
 import attrs
 from returns.result import Result
@@ -20,11 +19,26 @@ from returns.result import Result
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.reconstruction.closure import coverage_status, probe_operation
-from rea.reconstruction.records.coverage import Boundary, CoverageClaim, CoverageData, VerifierContract, VerifierResult
+from rea.reconstruction.records.coverage import (
+    Boundary,
+    Closure,
+    CoverageClaim,
+    CoverageData,
+    CoverageProbe,
+    CoverageSummary,
+    Reason,
+    ReasonCode,
+    VerifierContract,
+    VerifierResult,
+)
 from rea.reconstruction.refusal import attempt, refuse
 from rea.reconstruction.rfc3339 import epoch_ms
 from rea.wire.convert import to_wire
 
+LIMITATIONS = (
+    "Closure is judged on the supplied coverage data only: a surface or claim it does not declare is not covered.",
+    "ready means no reason is open for this boundary; it does not establish equivalence of the whole.",
+)
 OWNER_DETAIL = {
     "owner-path-missing": "The owner's path is missing.",
     "owner-path-unknown": "The owner's path was not checked.",
@@ -118,11 +132,11 @@ class _Judge:
     data: CoverageData
     boundary: Boundary
     now_ms: int
-    reasons: list[dict[str, str]] = attrs.field(factory=list)
+    reasons: list[Reason] = attrs.field(factory=list)
     evidence: set[str] = attrs.field(factory=set)
 
-    def reason(self, code: str, subject: str, detail: str) -> None:
-        self.reasons.append({"code": code, "subject_id": subject, "detail": detail})
+    def reason(self, code: ReasonCode, subject: str, detail: str) -> None:
+        self.reasons.append(Reason(code=code, subject_id=subject, detail=detail))
 
     def surfaces(self) -> None:
         by_id = {s.surface_id: s for s in self.data.surfaces}
@@ -142,7 +156,7 @@ class _Judge:
     def owner(self, sid: str) -> None:
         owners = [o.ownership for o in self.data.owners if o.surface_id == sid]
         if len(owners) != 1:
-            code = "owner-missing" if not owners else "owner-duplicate"
+            code: ReasonCode = "owner-missing" if not owners else "owner-duplicate"
             self.reason(code, sid, "No owner or disposition." if not owners else "Conflicting owners are declared.")
             return
         own = owners[0]
@@ -150,7 +164,7 @@ class _Judge:
             if own.disposition not in self.boundary.allowed_dispositions:
                 self.reason("disposition-not-allowed", sid, f"{own.disposition} is not allowed by this boundary.")
             return
-        checks = (
+        checks: tuple[tuple[bool, ReasonCode], ...] = (
             (own.path_state != "present", "owner-path-missing" if own.path_state == "missing" else "owner-path-unknown"),
             (own.package_state != "distributed",
              "owner-undistributed" if own.package_state == "missing" else "owner-distribution-unknown"),
@@ -170,7 +184,7 @@ class _Judge:
                 continue
             contracts = [c for c in self.data.verifier_contracts if cid in c.claim_ids]
             if len(contracts) != 1:
-                code = "verifier-missing" if not contracts else "verifier-duplicate"
+                code: ReasonCode = "verifier-missing" if not contracts else "verifier-duplicate"
                 self.reason(
                     code, cid, "No verifier contract covers it." if not contracts else "Several verifiers claim it."
                 )
@@ -244,21 +258,23 @@ class _Judge:
                 self.reason("package-proof-unknown", kind, f"No {kind} proof passed.")
 
 
-def _probes(reasons: Sequence[dict[str, str]]) -> list[dict[str, str]]:
-    return [{"operation": probe_operation(r["code"]), "subject_id": r["subject_id"], "rationale": r["detail"]}
-            for r in reasons[:100]]  # fmt: skip
+def _probes(reasons: Sequence[Reason]) -> tuple[CoverageProbe, ...]:
+    return tuple(CoverageProbe(operation=probe_operation(r.code), subject_id=r.subject_id, rationale=r.detail)
+                 for r in reasons[:100])  # fmt: skip
 
 
 def evaluate(
-    data: CoverageData, boundary_id: str, evidence_ids: set[str], unknown_ids: set[str], now_ms: int
-) -> Result[dict[str, Any], ReaError]:
-    return attempt(lambda: _evaluate(data, boundary_id, evidence_ids, unknown_ids, now_ms))
+    data: CoverageData, boundary_id: str, evidence_ids: set[str], unknown_ids: set[str], now_ms: int,
+    revision_sha256: str | None = None,
+) -> Result[Closure, ReaError]:  # fmt: skip
+    """The boundary's closure; `revision_sha256` names the 3.1 workspace revision evaluated (None: none named)."""
+    return attempt(lambda: _evaluate(data, boundary_id, (evidence_ids, unknown_ids), now_ms, revision_sha256))
 
 
 def _evaluate(
-    data: CoverageData, boundary_id: str, evidence_ids: set[str], unknown_ids: set[str], now_ms: int
-) -> dict[str, Any]:
-    check(data, evidence_ids, unknown_ids)
+    data: CoverageData, boundary_id: str, known: tuple[set[str], set[str]], now_ms: int, revision_sha256: str | None
+) -> Closure:
+    check(data, *known)
     boundary = next((b for b in data.boundaries if b.boundary_id == boundary_id), None)
     if boundary is None:
         refuse(invalid_request(f"no boundary {boundary_id!r} in the coverage data", field="boundary_id",
@@ -268,14 +284,16 @@ def _evaluate(
     judge.claims()
     judge.risks()
     judge.proofs()
-    reasons = sorted(judge.reasons, key=lambda r: (r["code"], r["subject_id"], r["detail"]))
-    return {
-        "boundary_id": boundary.boundary_id,
-        "status": coverage_status([r["code"] for r in reasons]),
-        "summary": {"required_surfaces": len(boundary.required_surface_ids),
-                    "required_claims": len(boundary.required_claim_ids), "reasons": len(reasons)},
-        "reasons": reasons,
-        "recommended_probes": _probes(reasons),
-        "evidence_ids": sorted(judge.evidence),
-        "evaluated_at_ms": now_ms,
-    }  # fmt: skip
+    reasons = sorted(judge.reasons, key=lambda r: (r.code, r.subject_id, r.detail))
+    return Closure(
+        boundary_id=boundary.boundary_id,
+        status=coverage_status([r.code for r in reasons]),
+        summary=CoverageSummary(required_surfaces=len(boundary.required_surface_ids),
+                                required_claims=len(boundary.required_claim_ids), reasons=len(reasons)),
+        reasons=tuple(reasons),
+        recommended_probes=_probes(reasons),
+        evidence_ids=tuple(sorted(judge.evidence)),
+        evaluated_at_ms=now_ms,
+        workspace_revision_sha256=revision_sha256,
+        limitations=LIMITATIONS,
+    )  # fmt: skip

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
+from returns.result import Result
+
 from rea.bundle import ParsedBundle, verify_bundle
 from rea.canonical_json import canonical_sha256
 from rea.effect_types import ToolProgram
@@ -31,23 +33,23 @@ from rea.reconstruction.verify import verify
 from rea.session import RETAINED_KIND, Session, record, resolve
 from rea.wire.convert import structure, to_wire
 
-COVERAGE_LIMITS = (
-    "Closure is judged on the supplied coverage data only: a surface or claim it does not declare is not covered.",
-    "ready means no reason is open for this boundary; it does not establish equivalence of the whole.",
-)
 PROVIDER = Provider(id="rea-reconstruction", name="REA reconstruction verification", version="1")
 
 
-def _derived(operation: str, parameters: Mapping[str, Any], result: Mapping[str, Any], links: Sequence[str]) -> Any:
+def _derived(
+    operation: str, parameters: Mapping[str, Any], result: Any, links: Sequence[str]
+) -> Result[Evidence, ReaError]:
+    """The derived record of a result (its record, turned into JSON here, or JSON already)."""
+    normalized = to_wire(result)
     return create_evidence(
         provider=PROVIDER,
         operation=operation,
         parameters=parameters,
-        normalized_result=result,
+        normalized_result=normalized,
         subject=None,
         confidence="derived",
         authority="analyst-inference",
-        limitations=list(result["limitations"]),
+        limitations=list(normalized["limitations"]),
         evidence_links=sorted(set(links)),
     )
 
@@ -187,14 +189,13 @@ def evaluate_reconstruction_coverage(
     bundle = yield from _bundle(data.evidence_bundle, "coverage.evidence_bundle")
     clock: ClockFacts = yield from need(ReadClock())
     ids, unknowns = {e.evidence_id for e in bundle.records}, {u["unknown_id"] for u in bundle.unknowns}
-    result = must(evaluate(data, args.boundary_id, ids, unknowns, clock.epoch_ms))
-    result["workspace_revision_sha256"] = revision.revision_sha256 if revision else None
+    named = revision.revision_sha256 if revision else None
+    result = must(evaluate(data, args.boundary_id, ids, unknowns, clock.epoch_ms, named))
     yield ReportProgress(phase="publishing", message="evaluate_reconstruction_coverage: retaining the result")
-    cited = [e for e in bundle.records if e.evidence_id in set(result["evidence_ids"])]
+    cited = [e for e in bundle.records if e.evidence_id in set(result.evidence_ids)]
     wire = to_wire(args)
     parameters = {**wire, "coverage": {**wire["coverage"], "evidence_bundle": _digested(data.evidence_bundle, bundle)}}
-    made = _derived("evaluate_reconstruction_coverage", parameters, {**result, "limitations": list(COVERAGE_LIMITS)},
-                    [e.evidence_id for e in cited])  # fmt: skip
+    made = _derived("evaluate_reconstruction_coverage", parameters, result, [e.evidence_id for e in cited])
     return recorded(record(session, cited), made)
 
 

@@ -23,7 +23,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.reconstruction.coverage import cited_evidence, evaluate
 from rea.reconstruction.records.claims import CoverageRef
-from rea.reconstruction.records.coverage import CoverageData
+from rea.reconstruction.records.coverage import Closure, CoverageData
 from rea.reconstruction.refusal import attempt, refuse, value
 from rea.wire.convert import structure
 
@@ -92,25 +92,25 @@ def unresolved(ref: CoverageRef) -> ReaError:
     )
 
 
-def readiness(evidence: Evidence, ref: CoverageRef, now_ms: int) -> Result[dict[str, Any], ReaError]:
+def readiness(evidence: Evidence, ref: CoverageRef, now_ms: int) -> Result[Closure, ReaError]:
     """The referenced boundary evaluated now from the retained revision; a boundary that is not ready refuses."""
     return attempt(lambda: _readiness(evidence, ref, now_ms))
 
 
-def _readiness(evidence: Evidence, ref: CoverageRef, now_ms: int) -> dict[str, Any]:
+def _readiness(evidence: Evidence, ref: CoverageRef, now_ms: int) -> Closure:
     # the retained parameters hold the revision with its bundle digested; its references were checked against
     # the bundle when the Evidence was recorded, so the ids it cites are the ids known here
     data = value(structure(evidence.parameters["coverage"], CoverageData))
     ids, unknowns = cited_evidence(data), set(data.residual_unknown_ids)
     closure = value(evaluate(data, ref.boundary_id, ids, unknowns, now_ms).alt(
         lambda err: err.with_details(field="coverage.boundary_id")))  # fmt: skip
-    if closure["status"] != "ready":
-        codes = sorted({r["code"] for r in closure["reasons"]})
+    if closure.status != "ready":
+        codes = sorted({r.code for r in closure.reasons})
         refuse(ReaError(
             code="evidence_integrity_mismatch",
-            message=f"Reconstruction coverage boundary {ref.boundary_id} is {closure['status']}; verification "
+            message=f"Reconstruction coverage boundary {ref.boundary_id} is {closure.status}; verification "
             f"requires ready (open: {', '.join(codes[:10])}).",
-            details={"field": "coverage.boundary_id", "status": closure["status"], "reason_codes": codes,
+            details={"field": "coverage.boundary_id", "status": closure.status, "reason_codes": codes,
                      "coverage_evidence_id": evidence.evidence_id},
             action="Close the reasons evaluate_reconstruction_coverage lists for this boundary (each names a "
             "probe), evaluate the new revision, and verify against it; or omit coverage.",

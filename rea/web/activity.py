@@ -12,6 +12,16 @@ from typing import Any
 
 from rea.loopback import origin_of
 from rea.web.completeness import Ledger
+from rea.web.records.page import (
+    BodyShapes,
+    ConsoleEvent,
+    ConsoleText,
+    ConsoleTextCapture,
+    Initiator,
+    NetworkRequest,
+    PayloadShape,
+    WebSocketEvent,
+)
 from rea.web.redaction import json_shape
 from rea.web.scope import clean_url, in_scope
 
@@ -22,37 +32,32 @@ def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value >= 0 else None
 
 
-def initiator(raw: Raw | None) -> dict[str, Any]:
+def initiator(raw: Raw | None) -> Initiator:
     raw = raw or {}
     frames = ((raw.get("stack") or {}).get("callFrames")) or []
     top = frames[0] if frames else {}
     url = raw.get("url") or top.get("url") or None
-    return {
-        "type": str(raw.get("type", "other")),
-        "url": clean_url(url) if url else None,
-        "line": _int_or_none(raw.get("lineNumber", top.get("lineNumber"))),
-        "column": _int_or_none(raw.get("columnNumber", top.get("columnNumber"))),
-    }
+    return Initiator(
+        type=str(raw.get("type", "other")),
+        url=clean_url(url) if url else None,
+        line=_int_or_none(raw.get("lineNumber", top.get("lineNumber"))),
+        column=_int_or_none(raw.get("columnNumber", top.get("columnNumber"))),
+    )
 
 
-def body_shapes(entry: Raw, approved: bool) -> dict[str, Any]:
+def body_shapes(entry: Raw, approved: bool) -> BodyShapes:
     if not approved:
-        return {"status": "not_approved", "request": None, "response": None}
+        return BodyShapes(status="not_approved", request=None, response=None)
     request = json_shape(entry["request_body"]) if isinstance(entry.get("request_body"), str) else None
     response = json_shape(entry["response_body"]) if isinstance(entry.get("response_body"), str) else None
-    status = (
-        "included"
-        if request is not None and response is not None
-        else "partial"
-        if request or response
-        else "unavailable"
-    )
-    return {"status": status, "request": request, "response": response}
+    if request is not None and response is not None:
+        return BodyShapes(status="included", request=request, response=response)
+    return BodyShapes(status="partial" if request or response else "unavailable", request=request, response=response)
 
 
 def requests(
     raw: Sequence[tuple[str, Raw]], origins: Sequence[str], approved: bool, ledger: Ledger
-) -> list[dict[str, Any]]:
+) -> tuple[NetworkRequest, ...]:
     out = []
     for rid, entry in raw:
         request = entry["sent"].get("request") or {}
@@ -63,36 +68,36 @@ def requests(
         response = (entry.get("response") or {}).get("response") or {}
         finished = entry.get("finished") or {}
         out.append(
-            {
-                "request_id": rid,
-                "url": clean_url(url),
-                "origin": origin_of(url),
-                "method": str(request.get("method", "")),
-                "resource_type": entry["sent"].get("type"),
-                "status": response.get("status"),
-                "mime_type": response.get("mimeType"),
-                "encoded_data_length": finished.get("encodedDataLength"),
-                "initiator": initiator(entry["sent"].get("initiator")),
-                "body_shapes": body_shapes(entry, approved),
-            }
+            NetworkRequest(
+                request_id=rid,
+                url=clean_url(url),
+                origin=origin_of(url),
+                method=str(request.get("method", "")),
+                resource_type=entry["sent"].get("type"),
+                status=response.get("status"),
+                mime_type=response.get("mimeType"),
+                encoded_data_length=finished.get("encodedDataLength"),
+                initiator=initiator(entry["sent"].get("initiator")),
+                body_shapes=body_shapes(entry, approved),
+            )
         )
     if not approved and out:
         ledger.exclude("json_body_shapes", "not_approved", len(out))
-    return out
+    return tuple(out)
 
 
-def _payload_shape(frame: Raw, approved: bool) -> dict[str, Any] | None:
+def _payload_shape(frame: Raw, approved: bool) -> PayloadShape | None:
     if not approved:
         return None
     if frame.get("opcode") == 2:
-        return {"format": "binary", "json_shape": None}
+        return PayloadShape(format="binary", json_shape=None)
     shape = json_shape(str(frame.get("payloadData", "")))
-    return {"format": "json" if shape is not None else "text", "json_shape": shape}
+    return PayloadShape(format="json" if shape is not None else "text", json_shape=shape)
 
 
 def websocket_events(
-    raw: Sequence[Raw], known: Mapping[str, Any], approved: bool, ledger: Ledger
-) -> list[dict[str, Any]]:
+    raw: Sequence[Raw], known: Mapping[str, Raw], approved: bool, ledger: Ledger
+) -> tuple[WebSocketEvent, ...]:
     out = []
     for frame in raw:
         rid = str(frame.get("requestId", ""))
@@ -103,17 +108,17 @@ def websocket_events(
             continue
         payload = str(frame.get("payloadData", ""))
         out.append(
-            {
-                "request_id": rid,
-                "direction": frame["direction"],
-                "opcode": int(frame.get("opcode", 0)),
-                "payload_bytes": len(payload.encode("utf-8", "surrogatepass")),
-                "payload_shape": _payload_shape(frame, approved),
-            }
+            WebSocketEvent(
+                request_id=rid,
+                direction=frame["direction"],
+                opcode=int(frame.get("opcode", 0)),
+                payload_bytes=len(payload.encode("utf-8", "surrogatepass")),
+                payload_shape=_payload_shape(frame, approved),
+            )
         )
     if not approved and out:
         ledger.exclude("websocket_shapes", "not_approved", len(out))
-    return out
+    return tuple(out)
 
 
 def _text(arg: Raw) -> str:
@@ -122,7 +127,7 @@ def _text(arg: Raw) -> str:
     return str(arg.get("description") or arg.get("unserializableValue") or arg.get("type", ""))
 
 
-def console(raw: Sequence[Raw], started_ms: float, approved: bool, ledger: Ledger) -> list[dict[str, Any]]:
+def console(raw: Sequence[Raw], started_ms: float, approved: bool, ledger: Ledger) -> tuple[ConsoleEvent, ...]:
     out, prior = [], 0
     for event in raw:
         timestamp = float(event.get("timestamp", 0))
@@ -132,27 +137,27 @@ def console(raw: Sequence[Raw], started_ms: float, approved: bool, ledger: Ledge
         args = event.get("args") or []
         frames = (event.get("stackTrace") or {}).get("callFrames") or []
         top = frames[0] if frames else {}
-        values: list[dict[str, Any]] = [
-            {"argument_index": i, "type": str(a.get("type", "")), "text": _text(a)} for i, a in enumerate(args)
-        ]
+        values = tuple(
+            ConsoleText(argument_index=i, type=str(a.get("type", "")), text=_text(a)) for i, a in enumerate(args)
+        )
         out.append(
-            {
-                "type": str(event.get("type", "log")),
-                "timestamp": timestamp,
-                "argument_types": [str(a.get("subtype") or a.get("type", "")) for a in args],
-                "url": clean_url(top["url"]) if top.get("url") else None,
-                "line": _int_or_none(top.get("lineNumber")),
-                "column": _int_or_none(top.get("columnNumber")),
-                "text_capture": {
-                    "status": "included" if approved else "not_approved",
-                    "values": values if approved else [],
-                    "retained_bytes": sum(len(str(v["text"]).encode()) for v in values) if approved else 0,
-                },
-            }
+            ConsoleEvent(
+                type=str(event.get("type", "log")),
+                timestamp=timestamp,
+                argument_types=tuple(str(a.get("subtype") or a.get("type", "")) for a in args),
+                url=clean_url(top["url"]) if top.get("url") else None,
+                line=_int_or_none(top.get("lineNumber")),
+                column=_int_or_none(top.get("columnNumber")),
+                text_capture=ConsoleTextCapture(
+                    status="included" if approved else "not_approved",
+                    values=values if approved else (),
+                    retained_bytes=sum(len(v.text.encode()) for v in values) if approved else 0,
+                ),
+            )
         )
     if prior:
         ledger.attach_limited.add("console_events")
         ledger.note(f"Console: {prior} message(s) the browser replayed from before the attach moment were left out.")
     if not approved and out:
         ledger.exclude("console_text", "not_approved", len(out))
-    return out
+    return tuple(out)

@@ -8,10 +8,14 @@ deduplicated; what it drops is counted. Nothing here runs a script.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from rea.loopback import urljoin, urlsplit, urlunsplit
+from rea.web.records.scripts import ChunkEdge, ChunkEdgeKind, Finding, SourceLocation, SourceMaps, WebMcpDeclaration
 from rea.web.scope import clean_url
+from rea.wire.convert import to_wire
+
+T = TypeVar("T")
 
 MAX_VALUE = 4096
 ROUTE_CALLS = ("route", "addRoute", "useRoutes", "createBrowserRouter", "createHashRouter")
@@ -44,24 +48,31 @@ LIMITATIONS = (
 
 
 class Findings:
-    """Every finding kind under one deduplicated `max_findings` budget."""
+    """Every finding kind under one deduplicated `max_findings` budget. The inferences stay JSON: their basis
+    reads artifact_sha256 before script_key, which is not InferenceBasis's field order."""
 
     def __init__(self, maximum: int) -> None:
         self.maximum = maximum
         self.seen: set[tuple[Any, ...]] = set()
-        self.kept: dict[str, list[dict[str, Any]]] = {
-            k: [] for k in ("edges", "routes", "endpoints", "webmcp", "inferences")
-        }
+        self.edges: list[ChunkEdge] = []
+        self.routes: list[Finding] = []
+        self.endpoints: list[Finding] = []
+        self.webmcp: list[WebMcpDeclaration] = []
+        self.inferences: list[dict[str, Any]] = []
         self.dropped = 0
 
-    def add(self, kind: str, key: tuple[Any, ...], value: dict[str, Any]) -> None:
-        if (kind, *key) in self.seen:
+    def _kept(self) -> int:
+        return len(self.edges) + len(self.routes) + len(self.endpoints) + len(self.webmcp) + len(self.inferences)
+
+    def add(self, kept: list[T], key: tuple[Any, ...], value: T) -> None:
+        """`value` into `kept` (one of the lists above), once per key (which starts with the kind's name)."""
+        if key in self.seen:
             return
-        if sum(len(v) for v in self.kept.values()) >= self.maximum:
+        if self._kept() >= self.maximum:
             self.dropped += 1
             return
-        self.seen.add((kind, *key))
-        self.kept[kind].append(value)
+        self.seen.add(key)
+        kept.append(value)
 
 
 def resolve(specifier: str, base: str) -> str | None:
@@ -85,8 +96,8 @@ def candidate(value: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
 
 
-def _loc(key: str, at: Mapping[str, int] | None) -> dict[str, Any]:
-    return {"script_key": key, "line": at["line"] if at else None, "column": at["column"] if at else None}
+def _loc(key: str, at: Mapping[str, int] | None) -> SourceLocation:
+    return SourceLocation(script_key=key, line=at["line"] if at else None, column=at["column"] if at else None)
 
 
 def _name_matches(callee: str, names: Sequence[str]) -> str | None:
@@ -96,8 +107,14 @@ def _name_matches(callee: str, names: Sequence[str]) -> str | None:
 
 def _edges(script: Mapping[str, Any], facts: Mapping[str, Any], found: Findings) -> None:
     key, url = script["script_key"], script["url"]
-    kinds = {"static-import": "static_import", "re-export": "static_import", "dynamic-import": "dynamic_import"}
-    rows = [(kinds[i["kind"]], i["specifier"], i["at"]) for i in facts.get("imports", []) if i["specifier"] is not None]
+    kinds: dict[str, ChunkEdgeKind] = {
+        "static-import": "static_import",
+        "re-export": "static_import",
+        "dynamic-import": "dynamic_import",
+    }
+    rows: list[tuple[ChunkEdgeKind, str, Any]] = [
+        (kinds[i["kind"]], i["specifier"], i["at"]) for i in facts.get("imports", []) if i["specifier"] is not None
+    ]
     for call in facts.get("calls", []):
         tail = call["callee"].rsplit(".", 1)[-1]
         if tail in ("require", "importScripts") and call["args"] and call["args"][0] is not None:
@@ -108,15 +125,11 @@ def _edges(script: Mapping[str, Any], facts: Mapping[str, Any], found: Findings)
     for kind, specifier, at in rows:
         spec = specifier[:MAX_VALUE]
         found.add(
-            "edges",
-            (key, kind, spec),
-            {
-                "from_script_key": key,
-                "kind": kind,
-                "specifier": spec,
-                "resolved_url": resolve(spec, url),
-                "location": _loc(key, at),
-            },
+            found.edges,
+            ("edges", key, kind, spec),
+            ChunkEdge(
+                from_script_key=key, kind=kind, specifier=spec, resolved_url=resolve(spec, url), location=_loc(key, at)
+            ),
         )
 
 
@@ -133,7 +146,8 @@ def _endpoint(callee: str, args: Sequence[str | None]) -> str | None:
 
 def _finding(found: Findings, kind: str, key: str, raw: str, mechanism: str, at: Mapping[str, int]) -> None:
     value = candidate(raw)
-    found.add(kind, (mechanism, key, value), {"value": value, "mechanism": mechanism, "location": _loc(key, at)})
+    kept = found.routes if kind == "routes" else found.endpoints
+    found.add(kept, (kind, mechanism, key, value), Finding(value=value, mechanism=mechanism, location=_loc(key, at)))
 
 
 def _calls(script: Mapping[str, Any], facts: Mapping[str, Any], found: Findings) -> None:
@@ -151,8 +165,8 @@ def _calls(script: Mapping[str, Any], facts: Mapping[str, Any], found: Findings)
                 else "Generic route registration API"
             )
             found.add(
-                "inferences",
-                ("route-framework", key, framework),
+                found.inferences,
+                ("inferences", "route-framework", key, framework),
                 {
                     "kind": "route_framework",
                     "value": framework,
@@ -173,22 +187,22 @@ def _webmcp(script: Mapping[str, Any], facts: Mapping[str, Any], found: Findings
     for reg in facts.get("registrations", []):
         names = sorted({n[:256] for n in reg["property_names"] if n})[:256]
         found.add(
-            "webmcp",
-            (key, reg["name"] or "", *names),
-            {
-                "name": reg["name"][:256] if reg["name"] is not None else None,
-                "description": reg["description"][:2048] if reg["description"] is not None else None,
-                "schema_property_names": names,
-                "trust": "page-declared-untrusted",
-                "location": _loc(key, reg["at"]),
-            },
+            found.webmcp,
+            ("webmcp", key, reg["name"] or "", *names),
+            WebMcpDeclaration(
+                name=reg["name"][:256] if reg["name"] is not None else None,
+                description=reg["description"][:2048] if reg["description"] is not None else None,
+                schema_property_names=tuple(names),
+                trust="page-declared-untrusted",
+                location=_loc(key, reg["at"]),
+            ),
         )
 
 
 def _basis(script: Mapping[str, Any], detector: str, at: Mapping[str, int] | None = None) -> dict[str, Any]:
     return {
         "artifact_sha256": script["source"]["artifact"]["sha256"],
-        **_loc(script["script_key"], at),
+        **to_wire(_loc(script["script_key"], at)),
         "detector": detector,
     }
 
@@ -201,8 +215,8 @@ def _vendors(script: Mapping[str, Any], facts: Mapping[str, Any], found: Finding
     rows += [(b, f"{b}-marks", "medium", "bundle_runtime") for b in facts.get("bundlers", []) if b.lower() not in known]
     for value, detector, confidence, kind in rows:
         found.add(
-            "inferences",
-            ("vendor", key, value),
+            found.inferences,
+            ("inferences", "vendor", key, value),
             {
                 "kind": kind,
                 "value": value,
@@ -212,7 +226,7 @@ def _vendors(script: Mapping[str, Any], facts: Mapping[str, Any], found: Finding
         )
 
 
-def _unknowns(unavailable: list[str], failed: list[str], source_maps: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _unknowns(unavailable: list[str], failed: list[str], source_maps: SourceMaps) -> list[dict[str, Any]]:
     out = []
     if unavailable:
         out.append(
@@ -230,15 +244,15 @@ def _unknowns(unavailable: list[str], failed: list[str], source_maps: Mapping[st
                 "affected_script_keys": failed,
             }
         )
-    if source_maps["status"] not in ("not_requested", "included"):
-        keys = {i["script_key"] for i in source_maps["items"] if i["status"] != "included"}
+    if source_maps.status not in ("not_requested", "included"):
+        keys = {i.script_key for i in source_maps.items if i.status != "included"}
         out.append(
             {
                 "dimension": "source_maps",
                 "reason": "Source-map evidence was truncated by approved limits"
-                if source_maps["status"] == "truncated"
+                if source_maps.status == "truncated"
                 else "One or more requested source maps were unavailable or incomplete",
-                "affected_script_keys": sorted(keys | set(source_maps["dropped_script_keys"])),
+                "affected_script_keys": sorted(keys | set(source_maps.dropped_script_keys)),
             }
         )
     return out
@@ -247,7 +261,7 @@ def _unknowns(unavailable: list[str], failed: list[str], source_maps: Mapping[st
 def analysis(
     page: Mapping[str, Any],
     facts: Sequence[Mapping[str, Any]],
-    source_maps: Mapping[str, Any],
+    source_maps: SourceMaps,
     limits: Mapping[str, int],
 ) -> dict[str, Any]:
     """The 6.x webBundleAnalysis of one inspect_web_page result and the facts of its captured scripts."""
@@ -267,8 +281,8 @@ def analysis(
             step(script, f, found)
     ast_cut = any(by_key.get(s["script_key"], {}).get("parse") == "omitted" for s in captured)
     unavailable = [s["script_key"] for s in items if not s["source"]["included"]]
-    truncated = ast_cut or found.dropped > 0 or source_maps["status"] == "truncated"
-    partial = bool(failed or unavailable) or source_maps["status"] in ("partial", "unavailable")
+    truncated = ast_cut or found.dropped > 0 or source_maps.status == "truncated"
+    partial = bool(failed or unavailable) or source_maps.status in ("partial", "unavailable")
     return {
         "schema_version": 1,
         "capture": {
@@ -291,14 +305,14 @@ def analysis(
                     }
                     for s in captured
                 ],
-                "edges": found.kept["edges"],
+                "edges": to_wire(found.edges),
             },
-            "routes": found.kept["routes"],
-            "endpoints": found.kept["endpoints"],
-            "webmcp_declarations": found.kept["webmcp"],
-            "source_maps": source_maps,
+            "routes": to_wire(found.routes),
+            "endpoints": to_wire(found.endpoints),
+            "webmcp_declarations": to_wire(found.webmcp),
+            "source_maps": to_wire(source_maps),
         },
-        "inferences": found.kept["inferences"],
+        "inferences": found.inferences,
         "unknowns": _unknowns(unavailable, failed, source_maps),
         "completeness": {
             "status": "truncated" if truncated else "partial" if partial else "complete_within_limits",

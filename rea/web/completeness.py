@@ -8,11 +8,22 @@ or cut evidence is always visible and never reads as complete.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Literal
 
 import attrs
 
-DROPPED_KINDS = (
+from rea.web.records.browser import Completeness, Condition, DroppedEvents, Exclusion, ExclusionReason, Section
+
+DroppedKind = Literal[
+    "scripts",
+    "network_requests",
+    "console_events",
+    "websocket_connections",
+    "websocket_frames",
+    "webmcp_tools",
+    "timeline_events",
+]
+DROPPED_KINDS: tuple[DroppedKind, ...] = (
     "scripts",
     "network_requests",
     "console_events",
@@ -25,15 +36,15 @@ DROPPED_KINDS = (
 
 @attrs.define
 class Ledger:
-    policy_filtered: set[str] = attrs.field(factory=set)
-    attach_limited: set[str] = attrs.field(factory=set)
-    truncated: set[str] = attrs.field(factory=set)
-    unavailable: set[str] = attrs.field(factory=set)
-    excluded: dict[tuple[str, str], int | None] = attrs.field(factory=dict)
-    dropped: dict[str, int] = attrs.field(factory=lambda: dict.fromkeys(DROPPED_KINDS, 0))
+    policy_filtered: set[Section] = attrs.field(factory=set)
+    attach_limited: set[Section] = attrs.field(factory=set)
+    truncated: set[Section] = attrs.field(factory=set)
+    unavailable: set[Section] = attrs.field(factory=set)
+    excluded: dict[tuple[Section, ExclusionReason], int | None] = attrs.field(factory=dict)
+    dropped: dict[DroppedKind, int] = attrs.field(factory=lambda: dict.fromkeys(DROPPED_KINDS, 0))
     limitations: list[str] = attrs.field(factory=list)
 
-    def exclude(self, section: str, reason: str, count: int | None = 1) -> None:
+    def exclude(self, section: Section, reason: ExclusionReason, count: int | None = 1) -> None:
         """Count observations of `section` left out for `reason` (policy reasons mark the section filtered)."""
         if count == 0:
             return
@@ -47,7 +58,7 @@ class Ledger:
         elif reason == "provider_unavailable":
             self.unavailable.add(section)
 
-    def drop(self, kind: str, count: int, section: str) -> None:
+    def drop(self, kind: DroppedKind, count: int, section: Section) -> None:
         if count > 0:
             self.dropped[kind] += count
             self.truncated.add(section)
@@ -57,16 +68,17 @@ class Ledger:
             self.limitations.append(text)
 
 
-def classify(ledger: Ledger) -> dict[str, Any]:
+def classify(ledger: Ledger) -> Completeness:
     truncated = bool(ledger.truncated) or any(ledger.dropped.values())
     filtered = bool(ledger.policy_filtered)
     limited = bool(ledger.attach_limited or ledger.unavailable)
-    conditions = [
-        *(["attach_limited"] if limited else []),
-        *(["policy_filtered"] if filtered else []),
-        *(["truncated"] if truncated else []),
-    ]
-    status = (
+    held: tuple[tuple[bool, Condition], ...] = (
+        (limited, "attach_limited"),
+        (filtered, "policy_filtered"),
+        (truncated, "truncated"),
+    )
+    conditions = [condition for holds, condition in held if holds]
+    status: Condition = (
         "truncated"
         if truncated
         else "policy_filtered"
@@ -75,13 +87,13 @@ def classify(ledger: Ledger) -> dict[str, Any]:
         if limited
         else "complete_within_window"
     )
-    return {
-        "status": status,
-        "conditions": conditions or ["complete_within_window"],
-        "policy_filtered_sections": sorted(ledger.policy_filtered),
-        "attach_limited_sections": sorted(ledger.attach_limited),
-        "truncated_sections": sorted(ledger.truncated),
-        "unavailable_sections": sorted(ledger.unavailable),
-        "excluded": [{"section": s, "reason": r, "count": c} for (s, r), c in sorted(ledger.excluded.items())],
-        "dropped_events": {**ledger.dropped, "total": sum(ledger.dropped.values())},
-    }
+    return Completeness(
+        status=status,
+        conditions=tuple(conditions) or ("complete_within_window",),
+        policy_filtered_sections=tuple(sorted(ledger.policy_filtered)),
+        attach_limited_sections=tuple(sorted(ledger.attach_limited)),
+        truncated_sections=tuple(sorted(ledger.truncated)),
+        unavailable_sections=tuple(sorted(ledger.unavailable)),
+        excluded=tuple(Exclusion(section=s, reason=r, count=c) for (s, r), c in sorted(ledger.excluded.items())),
+        dropped_events=DroppedEvents(**ledger.dropped, total=sum(ledger.dropped.values())),
+    )

@@ -6,14 +6,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from rea.loopback import origin_of
 from rea.web import activity, page
 from rea.web.completeness import Ledger, classify
 from rea.web.metadata import metadata
 from rea.web.records.browser import InspectWebPageArgs
+from rea.web.records.page import Console, Network, Storage, StorageFingerprint, Worker
 from rea.web.redaction import fingerprint
 from rea.web.scope import clean_url, in_scope
 from rea.web.targets import WORKER_TYPES, browser_version, target_record
+from rea.wire.convert import to_wire
 
 LIMITATIONS = (
     "Network and console activity is observed only within the attach window; earlier activity is not available.",
@@ -22,7 +26,7 @@ LIMITATIONS = (
 )
 
 
-def storage(raw: Mapping[str, Any] | None, origin: str, args: InspectWebPageArgs, ledger: Ledger) -> dict[str, Any]:
+def storage(raw: Mapping[str, Any] | None, origin: str, args: InspectWebPageArgs, ledger: Ledger) -> Storage:
     raw = raw or {}
     local, session = raw.get("local"), raw.get("session")
     keys = args.include_storage_keys
@@ -31,29 +35,30 @@ def storage(raw: Mapping[str, Any] | None, origin: str, args: InspectWebPageArgs
             ledger.exclude("storage_keys", "provider_unavailable", None)
         elif not keys and got:
             ledger.exclude("storage_keys", "not_approved", len(got))
-    prints: list[dict[str, Any]] = []
+    prints: list[StorageFingerprint] = []
     if args.include_storage_fingerprints:
-        for scope, entries in (("cookie", raw.get("cookies")), ("local_storage", local), ("session_storage", session)):
-            prints += [fingerprint(scope, str(k), str(v)) for k, v in entries or []]
+        prints += [fingerprint("cookie", str(k), str(v)) for k, v in raw.get("cookies") or []]
+        prints += [fingerprint("local_storage", str(k), str(v)) for k, v in local or []]
+        prints += [fingerprint("session_storage", str(k), str(v)) for k, v in session or []]
     complete = args.include_storage_fingerprints and all(
         raw.get(k) is not None for k in ("cookies", "local", "session")
     )
-    return {
-        "origin": origin,
-        "usage_bytes": raw.get("usage"),
-        "quota_bytes": raw.get("quota"),
-        "local_storage_keys": sorted(str(k) for k, _ in local or []) if keys else [],
-        "session_storage_keys": sorted(str(k) for k, _ in session or []) if keys else [],
-        "indexed_db_names": sorted(str(n) for n in raw.get("indexed_db") or []),
-        "cache_names": sorted(str(n) for n in raw.get("caches") or []),
-        "content_fingerprints": sorted(prints, key=lambda p: (p["scope"], p["identity_sha256"])),
-        "fingerprint_algorithm": "sha256",
-        "fingerprints_complete": bool(complete),
-        "values_redacted": True,
-    }
+    return Storage(
+        origin=origin,
+        usage_bytes=raw.get("usage"),
+        quota_bytes=raw.get("quota"),
+        local_storage_keys=tuple(sorted(str(k) for k, _ in local or [])) if keys else (),
+        session_storage_keys=tuple(sorted(str(k) for k, _ in session or [])) if keys else (),
+        indexed_db_names=tuple(sorted(str(n) for n in raw.get("indexed_db") or [])),
+        cache_names=tuple(sorted(str(n) for n in raw.get("caches") or [])),
+        content_fingerprints=tuple(sorted(prints, key=lambda p: (p.scope, p.identity_sha256))),
+        fingerprint_algorithm="sha256",
+        fingerprints_complete=bool(complete),
+        values_redacted=True,
+    )
 
 
-def workers(targets: Sequence[Mapping[str, Any]], origins: Sequence[str], ledger: Ledger) -> list[dict[str, Any]]:
+def workers(targets: Sequence[Mapping[str, Any]], origins: Sequence[str], ledger: Ledger) -> tuple[Worker, ...]:
     out = []
     for raw in targets:
         if raw.get("type") not in WORKER_TYPES:
@@ -64,17 +69,17 @@ def workers(targets: Sequence[Mapping[str, Any]], origins: Sequence[str], ledger
             continue
         record = target_record(raw)
         out.append(
-            {
-                "target_id": record["target_id"],
-                "type": record["type"],
-                "url": record["url"],
-                "origin": origin_of(url),
-                "attached": record["attached"],
-                "opener_target_id": raw.get("openerId"),
-                "parent_frame_id": raw.get("parentFrameId"),
-            }
+            Worker(
+                target_id=record.target_id,
+                type=record.type,
+                url=record.url,
+                origin=origin_of(url),
+                attached=record.attached,
+                opener_target_id=raw.get("openerId"),
+                parent_frame_id=raw.get("parentFrameId"),
+            )
         )
-    return out
+    return tuple(out)
 
 
 def _dropped(raw: Mapping[str, Any], ledger: Ledger) -> None:
@@ -96,6 +101,9 @@ def inspection(
     origins: Sequence[str],
     args: InspectWebPageArgs,
 ) -> dict[str, Any]:
+    """The result's JSON: each section built as its record (rea.web.records.page), wired here at the edge. The
+    sections stay in the order the reply has always had (completeness last), which is not the order of
+    WebPageInspection's fields, so the top level is assembled as JSON rather than as that record."""
     ledger = Ledger()
     _dropped(raw, ledger)
     base = str(raw.get("main_frame_url") or target.get("url", ""))
@@ -104,9 +112,9 @@ def inspection(
     requests = raw.get("requests") or []
     network = activity.requests(requests, origins, args.include_json_body_shapes, ledger)
     started = str(raw["started_at"])
-    result: dict[str, Any] = {
+    sections = {
         "browser": browser_version(version),
-        "target": target_record(target),
+        "target": attrs.evolve(target_record(target), url=clean_url(base)),
         "capture_window": {
             "started_at": started,
             "ended_at": raw["ended_at"],
@@ -124,24 +132,24 @@ def inspection(
             ledger,
         ),
         "resources": resources,
-        "network": {
-            "requests": network,
-            "websocket_events": activity.websocket_events(
+        "network": Network(
+            requests=network,
+            websocket_events=activity.websocket_events(
                 raw.get("websocket_frames") or [], dict(requests), args.include_websocket_shapes, ledger
             ),
-            "coverage_started_at": started,
-            "prior_activity_available": False,
-        },
-        "console": {
-            "events": activity.console(
+            coverage_started_at=started,
+            prior_activity_available=False,
+        ),
+        "console": Console(
+            events=activity.console(
                 raw.get("console") or [], float(raw["started_ms"]), args.include_console_text, ledger
             ),
-            "coverage_started_at": started,
-            "prior_activity_available": False,
-        },
+            coverage_started_at=started,
+            prior_activity_available=False,
+        ),
         "workers": workers(targets, origins, ledger),
         "metadata": metadata(requests, elements, base, origins),
         "storage": storage(raw.get("storage"), origin_of(base) or "null", args, ledger),
     }
-    result["target"]["url"] = clean_url(base)
-    return {**result, "completeness": classify(ledger), "limitations": [*LIMITATIONS, *ledger.limitations]}
+    result: dict[str, Any] = to_wire(sections)
+    return {**result, "completeness": to_wire(classify(ledger)), "limitations": [*LIMITATIONS, *ledger.limitations]}

@@ -9,9 +9,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rea.loopback import origin_of, urljoin
+from rea.web.records.browser import Scope
+from rea.web.records.page import (
+    AgentHint,
+    Csp,
+    CspDirective,
+    CspSource,
+    DomUrl,
+    LinkMetadata,
+    Policies,
+    ResponseMetadata,
+    SafeMetadata,
+    UrlAttribute,
+)
 from rea.web.scope import clean_url, in_scope
 
 HEADERS = (
@@ -26,7 +39,7 @@ HEADERS = (
     "x-content-type-options",
     "permissions-policy",
 )
-URL_ATTRIBUTES = ("href", "src", "action", "formaction", "poster")
+URL_ATTRIBUTES: tuple[UrlAttribute, ...] = ("href", "src", "action", "formaction", "poster")
 AGENT_RELS = frozenset({"mcp", "webmcp", "agent", "ai-plugin", "llms", "llms-txt", "model-context"})
 MAX_DOM_URLS = 5000
 
@@ -35,28 +48,29 @@ def _headers(raw: Mapping[str, Any]) -> dict[str, str]:
     return {str(k).lower(): str(v) for k, v in raw.items() if str(k).lower() in HEADERS}
 
 
-def _scope(url: str | None, origins: Sequence[str]) -> str:
+def _scope(url: str | None, origins: Sequence[str]) -> Scope:
     if url is None or not url.startswith(("http://", "https://")):
         return "unsupported"
     return "approved" if in_scope(url, origins) else "outside_policy"
 
 
-def _csp_source(token: str, origins: Sequence[str]) -> dict[str, Any]:
+def _csp_source(token: str, origins: Sequence[str]) -> CspSource:
     if token.startswith("'") and token.endswith("'"):
-        return {"kind": "keyword", "value": token}
+        return CspSource(kind="keyword", value=token)
     if re.fullmatch(r"[a-z][a-z0-9+.-]*:", token):
-        return {"kind": "scheme", "value": token}
+        return CspSource(kind="scheme", value=token)
     candidate = token if "://" in token else f"https://{token}"
     origin = origin_of(candidate)
     if origin is not None and origin in set(origins):
-        return {"kind": "approved_origin", "value": origin}
+        return CspSource(kind="approved_origin", value=origin)
     if origin is not None:
-        return {"kind": "external_origin", "value": None}
-    return {"kind": "other", "value": None}
+        return CspSource(kind="external_origin", value=None)
+    return CspSource(kind="other", value=None)
 
 
-def csp(text: str | None, origins: Sequence[str]) -> dict[str, Any]:
-    directives, nonces, hashes = [], 0, 0
+def csp(text: str | None, origins: Sequence[str]) -> Csp:
+    directives: list[CspDirective] = []
+    nonces, hashes = 0, 0
     for part in (text or "").split(";"):
         tokens = part.split()
         if not tokens:
@@ -69,8 +83,8 @@ def csp(text: str | None, origins: Sequence[str]) -> dict[str, Any]:
                 hashes += 1
             else:
                 sources.append(_csp_source(token, origins))
-        directives.append({"name": tokens[0].lower(), "sources": sources})
-    return {"directives": directives, "nonce_count": nonces, "hash_count": hashes}
+        directives.append(CspDirective(name=tokens[0].lower(), sources=tuple(sources)))
+    return Csp(directives=tuple(directives), nonce_count=nonces, hash_count=hashes)
 
 
 def _link_params(part: str) -> dict[str, str]:
@@ -81,7 +95,7 @@ def _link_params(part: str) -> dict[str, str]:
     return params
 
 
-def links(header: str | None, base: str, origins: Sequence[str]) -> list[dict[str, Any]]:
+def links(header: str | None, base: str, origins: Sequence[str]) -> tuple[LinkMetadata, ...]:
     out = []
     for part in re.split(r",(?=\s*<)", header or ""):
         found = re.match(r"\s*<([^>]*)>", part)
@@ -91,49 +105,52 @@ def links(header: str | None, base: str, origins: Sequence[str]) -> list[dict[st
         params = _link_params(part)
         scope = _scope(href, origins)
         out.append(
-            {
-                "href": clean_url(href) if scope == "approved" else None,
-                "destination_scope": scope,
-                "rel": params.get("rel", "").split(),
-                "as": params.get("as"),
-                "type": params.get("type"),
-                "crossorigin": params.get("crossorigin"),
-            }
+            LinkMetadata(
+                href=clean_url(href) if scope == "approved" else None,
+                destination_scope=scope,
+                rel=tuple(params.get("rel", "").split()),
+                as_=params.get("as"),
+                type=params.get("type"),
+                crossorigin=params.get("crossorigin"),
+            )
         )
-    return out
+    return tuple(out)
 
 
-def _features(text: str | None) -> list[str]:
-    return sorted({part.split("=", 1)[0].strip() for part in (text or "").split(",") if part.strip()})
+def _features(text: str | None) -> tuple[str, ...]:
+    return tuple(sorted({part.split("=", 1)[0].strip() for part in (text or "").split(",") if part.strip()}))
 
 
-def response_metadata(rid: str, response: Mapping[str, Any], origins: Sequence[str]) -> dict[str, Any]:
+def response_metadata(rid: str, response: Mapping[str, Any], origins: Sequence[str]) -> ResponseMetadata:
     url = str(response.get("url", ""))
     headers = _headers(response.get("headers") or {})
     length = headers.get("content-length", "")
-    return {
-        "request_id": rid,
-        "url": clean_url(url),
-        "mime_type": response.get("mimeType"),
-        "content_length": int(length) if length.isdigit() else None,
-        "content_encoding": headers.get("content-encoding"),
-        "csp": csp(headers.get("content-security-policy"), origins),
-        "links": links(headers.get("link"), url, origins),
-        "policies": {
-            "coop": headers.get("cross-origin-opener-policy"),
-            "coep": headers.get("cross-origin-embedder-policy"),
-            "corp": headers.get("cross-origin-resource-policy"),
-            "referrer_policy": headers.get("referrer-policy"),
-            "x_content_type_options": headers.get("x-content-type-options"),
-            "permissions_policy_features": _features(headers.get("permissions-policy")),
-        },
-    }
+    return ResponseMetadata(
+        request_id=rid,
+        url=clean_url(url),
+        mime_type=response.get("mimeType"),
+        content_length=int(length) if length.isdigit() else None,
+        content_encoding=headers.get("content-encoding"),
+        csp=csp(headers.get("content-security-policy"), origins),
+        links=links(headers.get("link"), url, origins),
+        policies=Policies(
+            coop=headers.get("cross-origin-opener-policy"),
+            coep=headers.get("cross-origin-embedder-policy"),
+            corp=headers.get("cross-origin-resource-policy"),
+            referrer_policy=headers.get("referrer-policy"),
+            x_content_type_options=headers.get("x-content-type-options"),
+            permissions_policy_features=_features(headers.get("permissions-policy")),
+        ),
+    )
 
 
-def _hints_of_link(rel: list[str], href: str | None, mechanism: str, declaration: str) -> list[dict[str, Any]]:
+HintMechanism = Literal["link_rel", "dom_link_rel"]
+
+
+def _hints_of_link(rel: Sequence[str], href: str | None, mechanism: HintMechanism, declaration: str) -> list[AgentHint]:
     if not AGENT_RELS.intersection(r.lower() for r in rel):
         return []
-    return [{"mechanism": mechanism, "declaration": declaration, "url": href, "trust": "page-declared-untrusted"}]
+    return [AgentHint(mechanism=mechanism, declaration=declaration, url=href, trust="page-declared-untrusted")]
 
 
 def metadata(
@@ -141,16 +158,17 @@ def metadata(
     elements: Sequence[tuple[int, Mapping[str, Any]]],
     base: str,
     origins: Sequence[str],
-) -> dict[str, Any]:
-    responses, hints = [], []
+) -> SafeMetadata:
+    responses: list[ResponseMetadata] = []
+    hints: list[AgentHint] = []
     for rid, entry in requests:
         response = (entry.get("response") or {}).get("response")
         if response and in_scope(str(response.get("url", "")), origins):
             meta = response_metadata(rid, response, origins)
             responses.append(meta)
-            for link in meta["links"]:
-                hints += _hints_of_link(link["rel"], link["href"], "link_rel", "Link: rel=" + " ".join(link["rel"]))
-    dom_urls: list[dict[str, Any]] = []
+            for link in meta.links:
+                hints += _hints_of_link(link.rel, link.href, "link_rel", "Link: rel=" + " ".join(link.rel))
+    dom_urls: list[DomUrl] = []
     excluded = 0
     for index, node in elements:
         attributes = dict(_pairs(node))
@@ -163,24 +181,24 @@ def metadata(
             url = urljoin(base, attributes[name].strip())
             scope = _scope(url, origins)
             dom_urls.append(
-                {
-                    "node_index": index,
-                    "attribute": name,
-                    "url": clean_url(url) if scope == "approved" else None,
-                    "destination_scope": scope,
-                }
+                DomUrl(
+                    node_index=index,
+                    attribute=name,
+                    url=clean_url(url) if scope == "approved" else None,
+                    destination_scope=scope,
+                )
             )
         if str(node.get("nodeName", "")).upper() == "LINK" and "rel" in attributes:
             href = urljoin(base, attributes.get("href", ""))
             kept = clean_url(href) if _scope(href, origins) == "approved" else None
             hints += _hints_of_link(attributes["rel"].split(), kept, "dom_link_rel", f"<link rel={attributes['rel']}>")
-    return {
-        "responses": responses,
-        "dom_urls": dom_urls,
-        "agent_hints": hints,
-        "excluded_dom_urls": excluded,
-        "headers_allowlisted": True,
-    }
+    return SafeMetadata(
+        responses=tuple(responses),
+        dom_urls=tuple(dom_urls),
+        agent_hints=tuple(hints),
+        excluded_dom_urls=excluded,
+        headers_allowlisted=True,
+    )
 
 
 def _pairs(node: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -13,29 +13,46 @@ from typing import Any
 
 from rea.loopback import origin_of
 from rea.web.completeness import Ledger
+from rea.web.records.page import (
+    Accessibility,
+    AxNode,
+    AxState,
+    AxTextCapture,
+    Dom,
+    DomNode,
+    Frame,
+    ReconciledAmbiguous,
+    ReconciledExact,
+    ReconciledNone,
+    Resource,
+    Script,
+    Scripts,
+    SourceIncluded,
+    SourceWithheld,
+)
 from rea.web.redaction import text_artifact
 from rea.web.scope import clean_url, in_scope
 
 Raw = Mapping[str, Any]
 
 
-def frames(tree: Raw | None) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def frames(tree: Raw | None) -> tuple[Frame, ...]:
+    out: list[Frame] = []
     pending = [tree] if tree else []
     while pending:
         node = pending.pop()
         frame = node.get("frame") or {}
         url = str(frame.get("url", ""))
         out.append(
-            {
-                "frame_id": str(frame.get("id", "")),
-                "parent_frame_id": frame.get("parentId"),
-                "url": clean_url(url),
-                "origin": origin_of(url),
-            }
+            Frame(
+                frame_id=str(frame.get("id", "")),
+                parent_frame_id=frame.get("parentId"),
+                url=clean_url(url),
+                origin=origin_of(url),
+            )
         )
         pending.extend(reversed(node.get("childFrames") or []))
-    return out
+    return tuple(out)
 
 
 def walk_dom(root: Raw | None) -> Iterator[tuple[int, Raw]]:
@@ -60,29 +77,31 @@ def attribute_pairs(node: Raw) -> list[tuple[str, str]]:
     return [(str(flat[i]), str(flat[i + 1])) for i in range(0, len(flat) - 1, 2)]
 
 
-def dom(root: Raw | None, max_nodes: int, ledger: Ledger) -> tuple[dict[str, Any], list[tuple[int, Raw]]]:
+def dom(root: Raw | None, max_nodes: int, ledger: Ledger) -> tuple[Dom, list[tuple[int, Raw]]]:
     """The retained DOM nodes, and (index, raw node) of element nodes for the metadata pass."""
-    nodes, elements, total = [], [], 0
+    nodes: list[DomNode] = []
+    elements: list[tuple[int, Raw]] = []
+    total = 0
     for index, (parent, node) in enumerate(walk_dom(root)):
         total += 1
         if index >= max_nodes:
             continue
         nodes.append(
-            {
-                "index": index,
-                "parent_index": parent,
-                "node_type": int(node.get("nodeType", 0)),
-                "node_name": str(node.get("nodeName", "")),
-                "node_value_length": len(str(node.get("nodeValue") or "")),
-                "attribute_names": [name for name, _ in attribute_pairs(node)],
-            }
+            DomNode(
+                index=index,
+                parent_index=parent,
+                node_type=int(node.get("nodeType", 0)),
+                node_name=str(node.get("nodeName", "")),
+                node_value_length=len(str(node.get("nodeValue") or "")),
+                attribute_names=tuple(name for name, _ in attribute_pairs(node)),
+            )
         )
         if node.get("nodeType") == 1:
             elements.append((index, node))
     if total > max_nodes:
         ledger.exclude("dom", "resource_budget_exhausted", total - max_nodes)
         ledger.note(f"DOM: {max_nodes} of {total} nodes retained (max_dom_nodes).")
-    return {"total_nodes": total, "nodes": nodes}, elements
+    return Dom(total_nodes=total, nodes=tuple(nodes)), elements
 
 
 def _ax_value(value: Raw | None) -> Any:
@@ -93,25 +112,25 @@ def _text_or_none(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _states(node: Raw) -> list[dict[str, Any]]:
+def _states(node: Raw) -> tuple[AxState, ...]:
     out = []
     for prop in node.get("properties") or []:
         value = _ax_value(prop.get("value"))
         if isinstance(value, (bool, int, float, str)):
-            out.append({"name": str(prop.get("name", "")), "value": value})
-    return out
+            out.append(AxState(name=str(prop.get("name", "")), value=value))
+    return tuple(out)
 
 
-def accessibility(raw: Sequence[Raw] | None, include_text: bool, ledger: Ledger) -> dict[str, Any]:
+def accessibility(raw: Sequence[Raw] | None, include_text: bool, ledger: Ledger) -> Accessibility:
     if raw is None:
         ledger.exclude("accessibility", "provider_unavailable", None)
-        status = "unavailable"
-        return {
-            "total_nodes": 0,
-            "text_capture": {"status": status, "retained_bytes": 0, "excluded_fields": 0},
-            "nodes": [],
-        }
-    nodes, retained, withheld = [], 0, 0
+        return Accessibility(
+            total_nodes=0,
+            text_capture=AxTextCapture(status="unavailable", retained_bytes=0, excluded_fields=0),
+            nodes=(),
+        )
+    nodes: list[AxNode] = []
+    retained, withheld = 0, 0
     for node in raw:
         texts = {key: _ax_value(node.get(key)) for key in ("name", "description")}
         for key, text in texts.items():
@@ -124,35 +143,36 @@ def accessibility(raw: Sequence[Raw] | None, include_text: bool, ledger: Ledger)
                 texts[key] = None
                 withheld += 1
         nodes.append(
-            {
-                "node_id": str(node.get("nodeId", "")),
-                "parent_id": node.get("parentId"),
-                "role": _text_or_none(_ax_value(node.get("role"))),
-                "name": texts["name"],
-                "description": texts["description"],
-                "ignored": bool(node.get("ignored", False)),
-                "states": _states(node),
-            }
+            AxNode(
+                node_id=str(node.get("nodeId", "")),
+                parent_id=node.get("parentId"),
+                role=_text_or_none(_ax_value(node.get("role"))),
+                name=texts["name"],
+                description=texts["description"],
+                ignored=bool(node.get("ignored", False)),
+                states=_states(node),
+            )
         )
     if withheld:
         ledger.exclude("accessibility", "not_approved", withheld)
-    status = "included" if include_text else "not_approved"
-    return {
-        "total_nodes": len(raw),
-        "text_capture": {"status": status, "retained_bytes": retained, "excluded_fields": withheld},
-        "nodes": nodes,
-    }
+    return Accessibility(
+        total_nodes=len(raw),
+        text_capture=AxTextCapture(
+            status="included" if include_text else "not_approved", retained_bytes=retained, excluded_fields=withheld
+        ),
+        nodes=tuple(nodes),
+    )
 
 
 def _key(prefix: str, *parts: str) -> str:
     return prefix + "_" + hashlib.sha256("\0".join(parts).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def resources(tree: Raw | None, origins: Sequence[str], ledger: Ledger) -> list[dict[str, Any]]:
+def resources(tree: Raw | None, origins: Sequence[str], ledger: Ledger) -> tuple[Resource, ...]:
     if tree is None:
         ledger.exclude("resources", "provider_unavailable", None)
-        return []
-    out: list[dict[str, Any]] = []
+        return ()
+    out: list[Resource] = []
     pending = [tree]
     while pending:
         node = pending.pop()
@@ -168,50 +188,50 @@ def resources(tree: Raw | None, origins: Sequence[str], ledger: Ledger) -> list[
                 continue
             size = entry.get("contentSize")
             out.append(
-                {
-                    "resource_key": _key("res", str(frame.get("id", "")), url),
-                    "url": clean_url(url),
-                    "origin": origin_of(url),
-                    "type": str(entry.get("type", "Other")),
-                    "mime_type": str(entry.get("mimeType", "")),
-                    "content_size": size if isinstance(size, (int, float)) and size >= 0 else None,
-                }
+                Resource(
+                    resource_key=_key("res", str(frame.get("id", "")), url),
+                    url=clean_url(url),
+                    origin=origin_of(url),
+                    type=str(entry.get("type", "Other")),
+                    mime_type=str(entry.get("mimeType", "")),
+                    content_size=size if isinstance(size, (int, float)) and size >= 0 else None,
+                )
             )
         pending.extend(reversed(node.get("childFrames") or []))
-    return out
+    return tuple(out)
 
 
-def _reconcile(url: str, by_url: Mapping[str, list[str]]) -> dict[str, Any]:
+def _reconcile(url: str, by_url: Mapping[str, list[str]]) -> ReconciledExact | ReconciledAmbiguous | ReconciledNone:
     keys = by_url.get(url, [])
     if len(keys) == 1:
-        return {"status": "exact", "resource_key": keys[0]}
+        return ReconciledExact(status="exact", resource_key=keys[0])
     if keys:
-        return {"status": "ambiguous", "candidate_resource_keys": sorted(keys)}
-    return {"status": "unmatched", "reason": "no_exact_sanitized_url"}
+        return ReconciledAmbiguous(status="ambiguous", candidate_resource_keys=tuple(sorted(keys)))
+    return ReconciledNone(status="unmatched", reason="no_exact_sanitized_url")
 
 
-def _source(script: Raw, sources: Mapping[str, str], include: bool) -> dict[str, Any]:
+def _source(script: Raw, sources: Mapping[str, str], include: bool) -> SourceWithheld | SourceIncluded:
     if not include:
-        return {"included": False, "reason": "not_approved"}
+        return SourceWithheld(included=False, reason="not_approved")
     text = sources.get(str(script.get("scriptId", "")))
     if text is None:
-        return {"included": False, "reason": "resource_budget_exhausted"}
+        return SourceWithheld(included=False, reason="resource_budget_exhausted")
     media = "application/wasm" if script.get("scriptLanguage") == "WebAssembly" else "text/javascript"
-    return {"included": True, "artifact": text_artifact(text, media)}
+    return SourceIncluded(included=True, artifact=text_artifact(text, media))
 
 
 def scripts(
     raw: Sequence[Raw],
     sources: Mapping[str, str],
-    resource_list: Sequence[Mapping[str, Any]],
+    resource_list: Sequence[Resource],
     origins: Sequence[str],
     include_sources: bool,
     ledger: Ledger,
-) -> dict[str, Any]:
+) -> Scripts:
     by_url: dict[str, list[str]] = {}
     for r in resource_list:
-        by_url.setdefault(r["url"], []).append(r["resource_key"])
-    items: list[dict[str, Any]] = []
+        by_url.setdefault(r.url, []).append(r.resource_key)
+    items: list[Script] = []
     seen: dict[str, int] = {}
     for script in raw:
         url = str(script.get("url", ""))
@@ -224,23 +244,23 @@ def scripts(
         key = _key("scr", url, str(script.get("hash", "")))
         seen[key] = seen.get(key, 0) + 1
         source = _source(script, sources, include_sources)
-        if include_sources and not source["included"]:
+        if include_sources and not source.included:
             ledger.exclude("script_sources", "resource_budget_exhausted")
         items.append(
-            {
-                "script_key": key if seen[key] == 1 else f"{key}_{seen[key]}",
-                "frame_id": (script.get("executionContextAuxData") or {}).get("frameId"),
-                "url": clean_url(url),
-                "origin": origin_of(url),
-                "cdp_hash": str(script.get("hash", "")),
-                "length": int(script.get("length", 0)),
-                "is_module": bool(script.get("isModule", False)),
-                "language": script.get("scriptLanguage"),
-                "source_map_url": script.get("sourceMapURL") or None,
-                "resource_reconciliation": _reconcile(clean_url(url), by_url),
-                "source": source,
-            }
+            Script(
+                script_key=key if seen[key] == 1 else f"{key}_{seen[key]}",
+                frame_id=(script.get("executionContextAuxData") or {}).get("frameId"),
+                url=clean_url(url),
+                origin=origin_of(url),
+                cdp_hash=str(script.get("hash", "")),
+                length=int(script.get("length", 0)),
+                is_module=bool(script.get("isModule", False)),
+                language=script.get("scriptLanguage"),
+                source_map_url=script.get("sourceMapURL") or None,
+                resource_reconciliation=_reconcile(clean_url(url), by_url),
+                source=source,
+            )
         )
     if not include_sources and items:
         ledger.exclude("script_sources", "not_approved", len(items))
-    return {"total": len(raw), "items": items}
+    return Scripts(total=len(raw), items=tuple(items))

@@ -12,26 +12,29 @@ import hashlib
 import json
 from typing import Any
 
-JSON_TYPES = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
+from rea.web.records.browser import JsonType
+from rea.web.records.page import FingerprintScope, JsonProperty, JsonShape, StorageFingerprint, WebTextArtifact
+
+JSON_TYPES: dict[type, JsonType] = {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null"}
 
 
 def sha256_text(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def text_artifact(text: str, media_type: str) -> dict[str, Any]:
+def text_artifact(text: str, media_type: str) -> WebTextArtifact:
     digest = sha256_text(text)
-    return {
-        "uri": f"rea://web-content/sha256/{digest}",
-        "sha256": digest,
-        "bytes": len(text.encode("utf-8", "surrogatepass")),
-        "media_type": media_type,
-        "charset": "utf-8",
-        "text": text,
-    }
+    return WebTextArtifact(
+        uri=f"rea://web-content/sha256/{digest}",
+        sha256=digest,
+        bytes=len(text.encode("utf-8", "surrogatepass")),
+        media_type=media_type,
+        charset="utf-8",
+        text=text,
+    )
 
 
-def json_type(value: Any) -> str:
+def json_type(value: Any) -> JsonType:
     return JSON_TYPES.get(type(value), "number")
 
 
@@ -39,13 +42,13 @@ def _pointer(name: str) -> str:
     return name.replace("~", "~0").replace("/", "~1")
 
 
-def json_shape(text: str) -> dict[str, Any] | None:
+def json_shape(text: str) -> JsonShape | None:
     """The shape of a JSON document (iterative, so depth cannot exhaust the stack); None if not JSON."""
     try:
         root = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    properties: dict[str, tuple[set[str], list[int]]] = {}
+    properties: dict[str, tuple[set[JsonType], list[int]]] = {}
     pending: list[tuple[Any, str, int]] = [(root, "", 0)]
     nodes = max_depth = 0
     while pending:
@@ -61,21 +64,21 @@ def json_shape(text: str) -> dict[str, Any] | None:
                 types.add(json_type(item))
                 count[0] += 1
                 pending.append((item, child, depth + 1))
-    return {
-        "root_type": json_type(root),
-        "node_count": nodes,
-        "max_depth_observed": max_depth,
-        "properties": [
-            {"path": p, "types": sorted(t), "observations": c[0]} for p, (t, c) in sorted(properties.items())
-        ],
-    }
+    return JsonShape(
+        root_type=json_type(root),
+        node_count=nodes,
+        max_depth_observed=max_depth,
+        properties=tuple(
+            JsonProperty(path=p, types=tuple(sorted(t)), observations=c[0]) for p, (t, c) in sorted(properties.items())
+        ),
+    )
 
 
-def fingerprint(scope: str, identity: str, value: str | None) -> dict[str, Any]:
+def fingerprint(scope: FingerprintScope, identity: str, value: str | None) -> StorageFingerprint:
     """A storage entry as digests: who it is (scope and key) and what it holds, never the value."""
-    return {
-        "scope": scope,
-        "identity_sha256": sha256_text(f"{scope}\0{identity}"),
-        "value_sha256": None if value is None else sha256_text(value),
-        "complete": value is not None,
-    }
+    return StorageFingerprint(
+        scope=scope,
+        identity_sha256=sha256_text(f"{scope}\0{identity}"),
+        value_sha256=None if value is None else sha256_text(value),
+        complete=value is not None,
+    )

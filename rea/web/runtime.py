@@ -10,9 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rea.web.records.runtime import (
+    AsyncParent,
+    InitiatedRequest,
+    Listener,
+    ResourceStart,
+    RuntimeLocation,
+    RuntimeSource,
+    RuntimeTarget,
+    SelectedNode,
+    SourceCaptured,
+    SourceMissing,
+    WebEventListeners,
+)
 from rea.web.redaction import sha256_text
 from rea.web.scope import clean_url, in_scope, origin_text
 from rea.web.targets import browser_version
+from rea.wire.convert import to_wire
 
 Raw = Mapping[str, Any]
 LISTENER_LIMITATIONS = (
@@ -25,27 +39,27 @@ EXECUTION_LIMITATIONS = (
 )
 
 
-def runtime_target(target: Raw, frame: Raw) -> dict[str, Any]:
+def runtime_target(target: Raw, frame: Raw) -> RuntimeTarget:
     url = str(frame.get("url") or target.get("url", ""))
-    return {
-        "target_id": str(target["id"]),
-        "origin": origin_text(url),
-        "initial_url": clean_url(url),
-        "frame_id": str(frame.get("id") or target["id"]),
-        "loader_id": frame.get("loaderId"),
-    }
+    return RuntimeTarget(
+        target_id=str(target["id"]),
+        origin=origin_text(url),
+        initial_url=clean_url(url),
+        frame_id=str(frame.get("id") or target["id"]),
+        loader_id=frame.get("loaderId"),
+    )
 
 
-def _captured(text: str | None, reason: str) -> dict[str, Any]:
+def _captured(text: str | None, reason: str) -> SourceCaptured | SourceMissing:
     if text is None:
-        return {"state": "unavailable", "reason": reason}
-    return {
-        "state": "captured",
-        "text": text,
-        "sha256": sha256_text(text),
-        "utf8_bytes": len(text.encode("utf-8", "surrogatepass")),
-        "utf16_units": len(text.encode("utf-16-le", "surrogatepass")) // 2,
-    }
+        return SourceMissing(state="unavailable", reason=reason)
+    return SourceCaptured(
+        state="captured",
+        text=text,
+        sha256=sha256_text(text),
+        utf8_bytes=len(text.encode("utf-8", "surrogatepass")),
+        utf16_units=len(text.encode("utf-16-le", "surrogatepass")) // 2,
+    )
 
 
 def sources(
@@ -54,7 +68,7 @@ def sources(
     contexts: Mapping[int, Raw],
     texts: Mapping[str, str | None],
     origins: Sequence[str],
-) -> list[dict[str, Any]]:
+) -> list[RuntimeSource]:
     """One source record per script id, in first-seen order; out-of-scope scripts are `excluded`."""
     parsed = {str(s.get("scriptId")): s for s in scripts}
     out = []
@@ -66,84 +80,83 @@ def sources(
         source = (
             _captured(texts.get(sid), "the browser did not return the source or the source budget was spent")
             if allowed
-            else {"state": "excluded", "reason": "outside the origin scope" if url else "no script URL"}
+            else SourceMissing(state="excluded", reason="outside the origin scope" if url else "no script URL")
         )
         aux = script.get("executionContextAuxData")
         out.append(
-            {
-                "script_id": sid,
-                "url": clean_url(url),
-                "execution_context_id": context_id if isinstance(context_id, int) else None,
-                "reported_execution_context": dict(contexts[context_id])
+            RuntimeSource(
+                script_id=sid,
+                url=clean_url(url),
+                execution_context_id=context_id if isinstance(context_id, int) else None,
+                reported_execution_context=dict(contexts[context_id])
                 if isinstance(context_id, int) and context_id in contexts
                 else None,
-                "reported_script_context_aux_data": dict(aux) if isinstance(aux, dict) else None,
-                "frame_id": aux.get("frameId") if isinstance(aux, dict) else None,
-                "producer_hash": script.get("hash"),
-                "source_map_url": script.get("sourceMapURL") or None,
-                "has_source_url": script.get("hasSourceURL") if isinstance(script.get("hasSourceURL"), bool) else None,
-                "language": script.get("scriptLanguage"),
-                "resource_start": {
-                    "line_number": int(script.get("startLine", 0)),
-                    "column_number": int(script.get("startColumn", 0)),
-                }
+                reported_script_context_aux_data=dict(aux) if isinstance(aux, dict) else None,
+                frame_id=aux.get("frameId") if isinstance(aux, dict) else None,
+                producer_hash=script.get("hash"),
+                source_map_url=script.get("sourceMapURL") or None,
+                has_source_url=script.get("hasSourceURL") if isinstance(script.get("hasSourceURL"), bool) else None,
+                language=script.get("scriptLanguage"),
+                resource_start=ResourceStart(
+                    line_number=int(script.get("startLine", 0)), column_number=int(script.get("startColumn", 0))
+                )
                 if script
                 else None,
-                "source": source,
-            }
+                source=source,
+            )
         )
     return out
 
 
-def location(raw: Raw, known: set[str], urls: Mapping[str, str]) -> dict[str, Any]:
+def location(raw: Raw, known: set[str], urls: Mapping[str, str]) -> RuntimeLocation:
     sid = str(raw.get("scriptId", ""))
     column = raw.get("columnNumber")
     url = raw.get("url") or urls.get(sid)
-    return {
-        "script_id": sid,
-        "url": clean_url(str(url)) if url else None,
-        "line_number": max(0, int(raw.get("lineNumber", 0))),
-        "column_number": column if isinstance(column, int) and column >= 0 else None,
-        "function_name": raw.get("functionName") if isinstance(raw.get("functionName"), str) else None,
-        "source_association": "script_id" if sid in known else "unknown",
-    }
+    return RuntimeLocation(
+        script_id=sid,
+        url=clean_url(str(url)) if url else None,
+        line_number=max(0, int(raw.get("lineNumber", 0))),
+        column_number=column if isinstance(column, int) and column >= 0 else None,
+        function_name=raw.get("functionName") if isinstance(raw.get("functionName"), str) else None,
+        source_association="script_id" if sid in known else "unknown",
+    )
 
 
 def _urls(scripts: Sequence[Raw]) -> dict[str, str]:
     return {str(s.get("scriptId")): str(s.get("url", "")) for s in scripts if s.get("url")}
 
 
-def listeners(version: Raw, target: Raw, raw: Raw, selector: str, origins: Sequence[str]) -> dict[str, Any]:
+def listeners(version: Raw, target: Raw, raw: Raw, selector: str, origins: Sequence[str]) -> WebEventListeners:
     found = raw.get("listeners") or []
     ids = [str(item.get("scriptId")) for item in found]
     srcs = sources(ids, raw.get("scripts") or [], raw.get("contexts") or {}, raw.get("sources") or {}, origins)
-    known = {s["script_id"] for s in srcs if s["resource_start"] is not None}
+    known = {s.script_id for s in srcs if s.resource_start is not None}
     urls = _urls(raw.get("scripts") or [])
     backend = raw.get("backend_node_id")
-    return {
-        "browser": browser_version(version),
-        "target": runtime_target(target, raw.get("frame") or {}),
-        "inspected_at": raw["inspected_at"],
-        "selected_node": {
-            "selector": selector,
-            "match": "found" if backend else "not_found",
-            "backend_node_id": backend if isinstance(backend, int) and backend > 0 else None,
-        },
-        "listeners": [
-            {
-                "type": str(item.get("type", "")),
-                "use_capture": bool(item.get("useCapture", False)),
-                "passive": bool(item.get("passive", False)),
-                "once": bool(item.get("once", False)),
-                "location": location(item, known, urls),
-                "execution": "unknown",
-            }
+    return WebEventListeners(
+        browser=browser_version(version),
+        target=runtime_target(target, raw.get("frame") or {}),
+        inspected_at=raw["inspected_at"],
+        selected_node=SelectedNode(
+            selector=selector,
+            match="found" if backend else "not_found",
+            backend_node_id=backend if isinstance(backend, int) and backend > 0 else None,
+        ),
+        listeners=tuple(
+            Listener(
+                type=str(item.get("type", "")),
+                use_capture=bool(item.get("useCapture", False)),
+                passive=bool(item.get("passive", False)),
+                once=bool(item.get("once", False)),
+                location=location(item, known, urls),
+                execution="unknown",
+            )
             for item in found
-        ],
-        "sources": srcs,
-        "cleanup": "confirmed",
-        "limitations": list(LISTENER_LIMITATIONS),
-    }
+        ),
+        sources=tuple(srcs),
+        cleanup="confirmed",
+        limitations=LISTENER_LIMITATIONS,
+    )
 
 
 def _ranges(ranges: Sequence[Raw], length: int | None) -> list[dict[str, Any]]:
@@ -197,45 +210,48 @@ def _coverage(raw: Raw, origins: Sequence[str], lengths: Mapping[str, int]) -> t
     return {**base, "state": "captured", "reason": None, "scripts": scripts, "excluded_scripts": excluded}, covered
 
 
-def _request(raw: Raw, known: set[str], urls: Mapping[str, str]) -> dict[str, Any]:
+def _request(raw: Raw, known: set[str], urls: Mapping[str, str]) -> InitiatedRequest:
     initiator = raw.get("initiator") or {}
     stack = initiator.get("stack") or {}
-    callsites, parents = [], []
+    callsites: list[RuntimeLocation] = []
+    parents: list[AsyncParent] = []
     while stack:
         callsites += [location(f, known, urls) for f in stack.get("callFrames") or []]
         parent = stack.get("parentId")
         if isinstance(parent, dict):
-            parents.append({"id": str(parent.get("id", "")), "debugger_id": parent.get("debuggerId")})
+            parents.append(AsyncParent(id=str(parent.get("id", "")), debugger_id=parent.get("debuggerId")))
         stack = stack.get("parent") or {}
     request = raw.get("request") or {}
-    return {
-        "request_id": str(raw.get("requestId", "")),
-        "url": clean_url(str(request.get("url", ""))),
-        "method": str(request.get("method", "")),
-        "timestamp_seconds": max(0.0, float(raw.get("timestamp", 0.0))),
-        "initiator_type": str(initiator.get("type", "other")),
-        "reported_initiator": dict(initiator),
-        "callsites": callsites,
-        "async_parent_ids": parents,
-        "causal_attribution": "unknown",
-    }
+    return InitiatedRequest(
+        request_id=str(raw.get("requestId", "")),
+        url=clean_url(str(request.get("url", ""))),
+        method=str(request.get("method", "")),
+        timestamp_seconds=max(0.0, float(raw.get("timestamp", 0.0))),
+        initiator_type=str(initiator.get("type", "other")),
+        reported_initiator=dict(initiator),
+        callsites=tuple(callsites),
+        async_parent_ids=tuple(parents),
+        causal_attribution="unknown",
+    )
 
 
 def execution(version: Raw, target: Raw, raw: Raw, requested_ms: int, origins: Sequence[str]) -> dict[str, Any]:
+    """The result's JSON: its parts are records, wired here. The top and its coverage stay JSON because the
+    reply has always put coverage's offset_units and end_offset first, which is not Coverage's field order."""
     texts = raw.get("sources") or {}
     lengths = {sid: len(t.encode("utf-16-le", "surrogatepass")) // 2 for sid, t in texts.items() if t is not None}
     coverage, covered = _coverage(raw, origins, lengths)
     scripts = raw.get("scripts") or []
     srcs = sources(covered, scripts, raw.get("contexts") or {}, texts, origins)
-    known = {s["script_id"] for s in srcs}
+    known = {s.script_id for s in srcs}
     urls = _urls(scripts)
     kept = [r for r in raw.get("requests") or [] if in_scope(str((r.get("request") or {}).get("url", "")), origins)]
     frame = raw.get("frame") or {}
     main = [s for s in scripts if (s.get("executionContextAuxData") or {}).get("frameId") == frame.get("id")]
     reported = {str(s.get("scriptId")) for s in (raw.get("coverage") or {}).get("result") or []}
     return {
-        "browser": browser_version(version),
-        "target": runtime_target(target, frame),
+        "browser": to_wire(browser_version(version)),
+        "target": to_wire(runtime_target(target, frame)),
         "window": {
             "armed_at": raw["armed_at"],
             "ended_at": raw["ended_at"],
@@ -245,7 +261,7 @@ def execution(version: Raw, target: Raw, raw: Raw, requested_ms: int, origins: S
             "producer_sampled_seconds": (raw.get("coverage") or {}).get("timestamp"),
         },
         "coverage": coverage,
-        "requests": [_request(r, known, urls) for r in kept],
+        "requests": [to_wire(_request(r, known, urls)) for r in kept],
         "excluded_requests": len(raw.get("requests") or []) - len(kept),
         "script_inventory": {
             "main_document_scripts": len(main),
@@ -254,7 +270,7 @@ def execution(version: Raw, target: Raw, raw: Raw, requested_ms: int, origins: S
             ),
             "coverage_absence": "unknown",
         },
-        "sources": srcs,
+        "sources": to_wire(srcs),
         "instrumentation": {
             "resets_execution_counters": True,
             "disables_optimized_execution": True,

@@ -16,6 +16,8 @@ from returns.result import Failure, Result, Success
 from rea.browser_failures import browser_failure
 from rea.errors import ReaError
 from rea.web.completeness import Ledger, classify
+from rea.web.records.screenshot import ScreenshotArtifact, Viewport, WebScreenshot
+from rea.web.records.webmcp import PageRef
 from rea.web.scope import clean_url, origin_text
 from rea.web.targets import browser_version
 
@@ -31,20 +33,20 @@ def png_size(data: bytes) -> tuple[int, int] | None:
     return (width, height) if width > 0 and height > 0 else None
 
 
-def artifact(data: bytes) -> dict[str, Any]:
+def artifact(data: bytes) -> ScreenshotArtifact:
     digest = hashlib.sha256(data).hexdigest()
-    return {
-        "uri": f"rea://web-screenshot/sha256/{digest}",
-        "sha256": digest,
-        "bytes": len(data),
-        "media_type": "image/png",
-        "data_base64": base64.b64encode(data).decode("ascii"),
-    }
+    return ScreenshotArtifact(
+        uri=f"rea://web-screenshot/sha256/{digest}",
+        sha256=digest,
+        bytes=len(data),
+        media_type="image/png",
+        data_base64=base64.b64encode(data).decode("ascii"),
+    )
 
 
 def screenshot(
     version: Mapping[str, Any], target: Mapping[str, Any], raw: Mapping[str, Any], origins: Sequence[str]
-) -> Result[dict[str, Any], ReaError]:
+) -> Result[WebScreenshot, ReaError]:
     data = bytes(raw["png"])
     size = png_size(data)
     if size is None:
@@ -53,14 +55,14 @@ def screenshot(
         )
     url = str((raw.get("frame") or {}).get("url") or target.get("url", ""))
     return Success(
-        {
-            "schema_version": 1,
-            "browser": browser_version(version),
-            "target": {"target_id": str(target["id"]), "url": clean_url(url), "origin": origin_text(url)},
-            "captured_at": raw["captured_at"],
-            "viewport": {"width": size[0], "height": size[1]},
-            "artifact": artifact(data),
-            "completeness": classify(Ledger()),
-            "limitations": list(LIMITATIONS),
-        }
+        WebScreenshot(
+            schema_version=1,
+            browser=browser_version(version),
+            target=PageRef(target_id=str(target["id"]), url=clean_url(url), origin=origin_text(url)),
+            captured_at=raw["captured_at"],
+            viewport=Viewport(width=size[0], height=size[1]),
+            artifact=artifact(data),
+            completeness=classify(Ledger()),
+            limitations=LIMITATIONS,
+        )
     )

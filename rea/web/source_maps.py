@@ -12,26 +12,29 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rea.javascript.sourcemap import segments
 from rea.loopback import urljoin
+from rea.web.records.scripts import (
+    OriginalModuleEdge,
+    OriginalSource,
+    SourceMapItem,
+    SourceMapMapping,
+    SourceMaps,
+    SourceMapStatus,
+)
 from rea.web.redaction import text_artifact
 from rea.web.scope import clean_url
 
-_ORIGINAL_IMPORTS = (
+_ORIGINAL_IMPORTS: tuple[tuple[Literal["static_import", "dynamic_import", "require"], re.Pattern[str]], ...] = (
     ("static_import", re.compile(r"""\b(?:import|export)\s+(?:[^'"\n]*?\s+from\s+)?["']([^"'\n]+)["']""")),
     ("dynamic_import", re.compile(r"""\bimport\s*\(\s*["']([^"'\n]+)["']\s*\)""")),
     ("require", re.compile(r"""\brequire\s*\(\s*["']([^"'\n]+)["']\s*\)""")),
 )
-NOT_REQUESTED = {
-    "status": "not_requested",
-    "requested": 0,
-    "processed": 0,
-    "dropped": 0,
-    "dropped_script_keys": [],
-    "items": [],
-}
+NOT_REQUESTED = SourceMaps(
+    status="not_requested", requested=0, processed=0, dropped=0, dropped_script_keys=(), items=()
+)
 
 
 def requests(scripts: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
@@ -50,20 +53,20 @@ def requests(scripts: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     return out
 
 
-def _empty(request: Mapping[str, Any], status: str, limitation: str) -> dict[str, Any]:
-    return {
-        "script_key": request["script_key"],
-        "declared_url": request["declared_url"],
-        "status": status,
-        "artifact": None,
-        "original_sources": [],
-        "original_module_edges": [],
-        "mappings": [],
-        "limitation": limitation,
-    }
+def _empty(request: Mapping[str, Any], status: SourceMapStatus, limitation: str) -> SourceMapItem:
+    return SourceMapItem(
+        script_key=request["script_key"],
+        declared_url=request["declared_url"],
+        status=status,
+        artifact=None,
+        original_sources=(),
+        original_module_edges=(),
+        mappings=(),
+        limitation=limitation,
+    )
 
 
-FETCH_LIMITATIONS = {
+FETCH_LIMITATIONS: dict[SourceMapStatus, str] = {
     "policy_filtered": "The declared source-map URL (or a redirect) is outside the allowed exact origins.",
     "truncated": "The source-map response exceeded the remaining approved byte budget.",
 }
@@ -83,32 +86,32 @@ def _resolved(map_url: str, root: str | None, source: str) -> str:
     return (clean_url(joined) if joined is not None else (root or "") + source)[:4096]
 
 
-def _edges(originals: Sequence[Mapping[str, Any]], maximum: int) -> tuple[list[dict[str, Any]], bool]:
-    edges: list[dict[str, Any]] = []
+def _edges(originals: Sequence[OriginalSource], maximum: int) -> tuple[tuple[OriginalModuleEdge, ...], bool]:
+    edges: list[OriginalModuleEdge] = []
     seen: set[tuple[str, str, str]] = set()
     for original in originals:
-        if original["artifact"] is None:
+        if original.artifact is None:
             continue
         for kind, pattern in _ORIGINAL_IMPORTS:
-            for match in pattern.finditer(original["artifact"]["text"]):
-                key = (original["source"], kind, match.group(1)[:4096])
+            for match in pattern.finditer(original.artifact.text):
+                key = (original.source, kind, match.group(1)[:4096])
                 if key in seen:
                     continue
                 if len(edges) >= maximum:
-                    return edges, True
+                    return tuple(edges), True
                 seen.add(key)
                 edges.append(
-                    {
-                        "from_source": key[0],
-                        "kind": kind,
-                        "specifier": key[2],
-                        "resolved_source": _resolved(key[0], None, key[2]) if "://" in key[0] else None,
-                    }
+                    OriginalModuleEdge(
+                        from_source=key[0],
+                        kind=kind,
+                        specifier=key[2],
+                        resolved_source=_resolved(key[0], None, key[2]) if "://" in key[0] else None,
+                    )
                 )
-    return edges, False
+    return tuple(edges), False
 
 
-def parse_map(request: Mapping[str, Any], text: str, limits: Mapping[str, int]) -> dict[str, Any]:
+def parse_map(request: Mapping[str, Any], text: str, limits: Mapping[str, int]) -> SourceMapItem:
     """One fetched map as an item: included, truncated (mappings or edges cut) or invalid."""
     try:
         doc = json.loads(text)
@@ -125,16 +128,16 @@ def parse_map(request: Mapping[str, Any], text: str, limits: Mapping[str, int]) 
     names: list[Any] = doc["names"] if isinstance(doc.get("names"), list) else []
     root = doc.get("sourceRoot") if isinstance(doc.get("sourceRoot"), str) else None
     resolved = [_resolved(request["fetch_url"], root, s if isinstance(s, str) else "") for s in sources]
-    originals = [
-        {
-            "source": resolved[i],
-            "artifact": text_artifact(contents[i], _media(resolved[i]))
+    originals = tuple(
+        OriginalSource(
+            source=resolved[i],
+            artifact=text_artifact(contents[i], _media(resolved[i]))
             if i < len(contents) and isinstance(contents[i], str)
             else None,
-        }
+        )
         for i in range(len(sources))
-    ]
-    mappings: list[dict[str, Any]] = []
+    )
+    mappings: list[SourceMapMapping] = []
     total = 0
     try:
         for seg in segments(doc["mappings"]):
@@ -146,37 +149,37 @@ def parse_map(request: Mapping[str, Any], text: str, limits: Mapping[str, int]) 
             if len(mappings) < limits["max_source_map_mappings"]:
                 name = names[seg.name] if seg.name is not None and seg.name < len(names) else None
                 mappings.append(
-                    {
-                        "generated_line": seg.line + 1,
-                        "generated_column": seg.column,
-                        "source": resolved[seg.source],
-                        "original_line": seg.original_line + 1,
-                        "original_column": seg.original_column,
-                        "name": name[:1024] if isinstance(name, str) else None,
-                    }
+                    SourceMapMapping(
+                        generated_line=seg.line + 1,
+                        generated_column=seg.column,
+                        source=resolved[seg.source],
+                        original_line=seg.original_line + 1,
+                        original_column=seg.original_column,
+                        name=name[:1024] if isinstance(name, str) else None,
+                    )
                 )
     except ValueError as exc:
         return _empty(request, "invalid", f"The source-map mappings do not decode: {exc}.")
     edges, edges_cut = _edges(originals, limits["max_findings"])
     cut = [f"Mappings were truncated from {total} to {len(mappings)}."] if total > len(mappings) else []
     cut += [f"Original module edges were truncated to {len(edges)}."] if edges_cut else []
-    return {
-        "script_key": request["script_key"],
-        "declared_url": request["declared_url"],
-        "status": "truncated" if cut else "included",
-        "artifact": text_artifact(text, "application/source-map+json"),
-        "original_sources": originals,
-        "original_module_edges": edges,
-        "mappings": mappings,
-        "limitation": " ".join(cut) or None,
-    }
+    return SourceMapItem(
+        script_key=request["script_key"],
+        declared_url=request["declared_url"],
+        status="truncated" if cut else "included",
+        artifact=text_artifact(text, "application/source-map+json"),
+        original_sources=originals,
+        original_module_edges=edges,
+        mappings=tuple(mappings),
+        limitation=" ".join(cut) or None,
+    )
 
 
 def _media(source: str) -> str:
     return "text/typescript" if source.split("?", 1)[0].endswith((".ts", ".tsx")) else "text/javascript"
 
 
-def _item(got: Mapping[str, Any], limits: Mapping[str, int]) -> dict[str, Any]:
+def _item(got: Mapping[str, Any], limits: Mapping[str, int]) -> SourceMapItem:
     status = got["status"]
     if status == "fetched":
         try:
@@ -186,27 +189,28 @@ def _item(got: Mapping[str, Any], limits: Mapping[str, int]) -> dict[str, Any]:
         return parse_map(got, text, limits)
     if status == "fetch_failed":
         return _empty(got, "fetch_failed", f"The source-map fetch failed: {got.get('message', 'no answer')}.")
-    return _empty(got, status, FETCH_LIMITATIONS[status])
+    return next(_empty(got, known, why) for known, why in FETCH_LIMITATIONS.items() if known == status)
 
 
 def source_maps(
     wanted: Sequence[Mapping[str, str]], fetched: Sequence[Mapping[str, Any]], limits: Mapping[str, int]
-) -> dict[str, Any]:
+) -> SourceMaps:
     """The `source_maps` observation: every requested map processed or dropped, and the status they add to."""
     items = [_item(got, limits) for got in fetched]
-    dropped = [r["script_key"] for r in wanted[len(items) :]]
-    included = sum(1 for i in items if i["status"] == "included")
-    if dropped or any(i["status"] == "truncated" for i in items):
+    dropped = tuple(r["script_key"] for r in wanted[len(items) :])
+    included = sum(1 for i in items if i.status == "included")
+    status: Literal["included", "partial", "unavailable", "truncated"]
+    if dropped or any(i.status == "truncated" for i in items):
         status = "truncated"
     elif not items:
         status = "unavailable"
     else:
         status = "included" if included == len(items) else "partial" if included else "unavailable"
-    return {
-        "status": status,
-        "requested": len(wanted),
-        "processed": len(items),
-        "dropped": len(dropped),
-        "dropped_script_keys": dropped,
-        "items": items,
-    }
+    return SourceMaps(
+        status=status,
+        requested=len(wanted),
+        processed=len(items),
+        dropped=len(dropped),
+        dropped_script_keys=dropped,
+        items=tuple(items),
+    )

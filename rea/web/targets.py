@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from rea.web.records.browser import BrowserTarget, BrowserTargetList, BrowserVersion, TargetExclusions
 from rea.web.scope import clean_url, in_scope, origin_text
 
 PAGE_TYPES = ("page",)
@@ -14,36 +15,37 @@ LIMITATIONS = (
 )
 
 
-def browser_version(raw: Mapping[str, Any]) -> dict[str, str]:
+def browser_version(raw: Mapping[str, Any]) -> BrowserVersion:
     """`/json/version` in the reference's names (missing fields are empty strings)."""
     product = str(raw.get("Browser", ""))
     revision = str(raw.get("Revision", "")) or (product.split("/", 1)[1] if "/" in product else "")
-    return {
-        "product": product,
-        "protocol_version": str(raw.get("Protocol-Version", "")),
-        "revision": revision,
-        "user_agent": str(raw.get("User-Agent", "")),
-        "js_version": str(raw.get("V8-Version", "")),
-    }
+    return BrowserVersion(
+        product=product,
+        protocol_version=str(raw.get("Protocol-Version", "")),
+        revision=revision,
+        user_agent=str(raw.get("User-Agent", "")),
+        js_version=str(raw.get("V8-Version", "")),
+    )
 
 
-def target_record(raw: Mapping[str, Any]) -> dict[str, Any]:
+def target_record(raw: Mapping[str, Any]) -> BrowserTarget:
     url = str(raw.get("url", ""))
-    return {
-        "target_id": str(raw["id"]),
-        "type": str(raw.get("type", "")),
-        "title": str(raw.get("title", "")),
-        "url": clean_url(url),
-        "origin": origin_text(url),
-        "attached": bool(raw.get("attached", False)) or "webSocketDebuggerUrl" not in raw,
-    }
+    return BrowserTarget(
+        target_id=str(raw["id"]),
+        type=str(raw.get("type", "")),
+        title=str(raw.get("title", "")),
+        url=clean_url(url),
+        origin=origin_text(url),
+        attached=bool(raw.get("attached", False)) or "webSocketDebuggerUrl" not in raw,
+    )
 
 
 def target_list(
     version: Mapping[str, Any], targets: Sequence[Mapping[str, Any]], origins: Sequence[str]
-) -> dict[str, Any]:
+) -> BrowserTargetList:
     """Pages kept (all, or those whose exact origin is allowed), and counts of what was excluded."""
-    kept, excluded = [], {"disallowed_origin": 0, "unsupported_url": 0, "non_page": 0}
+    kept: list[BrowserTarget] = []
+    excluded = {"disallowed_origin": 0, "unsupported_url": 0, "non_page": 0}
     for raw in targets:
         if raw.get("type") not in PAGE_TYPES:
             excluded["non_page"] += 1
@@ -56,10 +58,10 @@ def target_list(
             excluded["disallowed_origin"] += 1
             continue
         kept.append(target_record(raw))
-    kept.sort(key=lambda t: (t["url"], t["target_id"]))
-    return {
-        "browser": browser_version(version),
-        "targets": kept,
-        "excluded": excluded,
-        "limitations": list(LIMITATIONS),
-    }
+    kept.sort(key=lambda t: (t.url, t.target_id))
+    return BrowserTargetList(
+        browser=browser_version(version),
+        targets=tuple(kept),
+        excluded=TargetExclusions(**excluded),
+        limitations=LIMITATIONS,
+    )

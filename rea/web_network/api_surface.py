@@ -13,15 +13,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
+import attrs
 from returns.result import Failure, Result, Success
 
 from rea.evidence import Evidence
 from rea.views.projection import page_rows, view_error
+from rea.views.records.results import ApiSurfaceGroup, PathSegment
+from rea.wire.convert import to_wire
 
+Rule = Literal["uuid", "integer", "hex", "token"]
 # (rule, placeholder, pattern): a segment fully matching the pattern is templated
-RULES: tuple[tuple[str, str, re.Pattern[str]], ...] = (
+RULES: tuple[tuple[Rule, str, re.Pattern[str]], ...] = (
     ("uuid", "{uuid}", re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")),
     ("integer", "{integer}", re.compile(r"[0-9]+")),
     ("hex", "{hex}", re.compile(r"[0-9a-fA-F]{16,}")),
@@ -36,15 +40,15 @@ NUMBERED_FILE = re.compile(r"[0-9]+((?:\.[A-Za-z][A-Za-z0-9]{0,15})+)")
 MAX_PATHS = 16  # distinct observed paths kept per group
 
 
-def segment(text: str, last: bool = True) -> dict[str, Any]:
+def segment(text: str, last: bool = True) -> PathSegment:
     """One path segment, templated by the first rule it fully matches (a numbered file only as the last one)."""
     for rule, placeholder, pattern in RULES:
         if pattern.fullmatch(text):
-            return {"text": placeholder, "basis": "inferred", "rule": rule}
+            return PathSegment(text=placeholder, basis="inferred", rule=rule)
     numbered = NUMBERED_FILE.fullmatch(text) if last else None
     if numbered is not None:
-        return {"text": "{integer}" + numbered.group(1), "basis": "inferred", "rule": "integer"}
-    return {"text": text, "basis": "observed", "rule": None}
+        return PathSegment(text="{integer}" + numbered.group(1), basis="inferred", rule="integer")
+    return PathSegment(text=text, basis="observed", rule=None)
 
 
 def _origin(scheme: str, host: str, port: int | None) -> str:
@@ -74,18 +78,42 @@ def request_line(reported: Mapping[str, Any]) -> tuple[str, str, str] | None:
     return None
 
 
-def _template(path: str) -> tuple[str, list[dict[str, Any]]]:
+def _template(path: str) -> tuple[str, tuple[PathSegment, ...]]:
     texts = path.split("/")[1:]
-    parts = [
-        segment(s, i == len(texts) - 1) if s else {"text": "", "basis": "observed", "rule": None}
+    parts = tuple(
+        segment(s, i == len(texts) - 1) if s else PathSegment(text="", basis="observed", rule=None)
         for i, s in enumerate(texts)
-    ]
-    return "/" + "/".join(str(p["text"]) for p in parts), parts
+    )
+    return "/" + "/".join(p.text for p in parts), parts
 
 
-def groups_of(records: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+@attrs.define
+class _Group:
+    """A group while records are added to it."""
+
+    method: str
+    origin: str
+    path_template: str
+    segments: tuple[PathSegment, ...]
+    record_ordinals: list[int] = attrs.field(factory=list)
+    observed_paths: list[str] = attrs.field(factory=list)
+
+    def record(self) -> ApiSurfaceGroup:
+        return ApiSurfaceGroup(
+            method=self.method,
+            origin=self.origin,
+            path_template=self.path_template,
+            segments=self.segments,
+            templated=any(p.basis == "inferred" for p in self.segments),
+            request_count=len(self.record_ordinals),
+            record_ordinals=tuple(self.record_ordinals),
+            observed_paths=tuple(self.observed_paths),
+        )
+
+
+def groups_of(records: list[Mapping[str, Any]]) -> tuple[list[ApiSurfaceGroup], int]:
     """Every group, sorted by origin, template and method; and how many records had no request line."""
-    found: dict[tuple[str, str, str], dict[str, Any]] = {}
+    found: dict[tuple[str, str, str], _Group] = {}
     skipped = 0
     for record in records:
         line = request_line(record.get("reported") or {})
@@ -95,23 +123,12 @@ def groups_of(records: list[Mapping[str, Any]]) -> tuple[list[dict[str, Any]], i
         method, origin, path = line
         template, parts = _template(path)
         group = found.setdefault(
-            (origin, template, method),
-            {
-                "method": method,
-                "origin": origin,
-                "path_template": template,
-                "segments": parts,
-                "templated": any(p["basis"] == "inferred" for p in parts),
-                "request_count": 0,
-                "record_ordinals": [],
-                "observed_paths": [],
-            },
+            (origin, template, method), _Group(method=method, origin=origin, path_template=template, segments=parts)
         )
-        group["request_count"] += 1
-        group["record_ordinals"].append(record["ordinal"])
-        if path not in group["observed_paths"] and len(group["observed_paths"]) < MAX_PATHS:
-            group["observed_paths"].append(path)
-    return [found[k] for k in sorted(found)], skipped
+        group.record_ordinals.append(record["ordinal"])
+        if path not in group.observed_paths and len(group.observed_paths) < MAX_PATHS:
+            group.observed_paths.append(path)
+    return [found[k].record() for k in sorted(found)], skipped
 
 
 def api_surface_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], Any]:
@@ -127,7 +144,7 @@ def api_surface_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[s
     records = list(result["records"])
     groups, skipped = groups_of(records)
     page, coverage = page_rows(groups, view["offset"], view["limit"])
-    inferred = any(g["templated"] for g in groups)
+    inferred = any(g.templated for g in groups)
     limitations = list(source.limitations)
     if result["total_records"] != len(records):
         limitations.append(
@@ -141,7 +158,7 @@ def api_surface_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[s
             "kind": "api-surface",
             "view": dict(view),
             "format": result["format"],
-            "groups": page,
+            "groups": to_wire(page),
             "total_groups": len(groups),
             "grouped_records": len(records) - skipped,
             "inferred": inferred,

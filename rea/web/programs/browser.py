@@ -24,9 +24,15 @@ from rea.session import Session
 from rea.web.effects import ObservationKind, ObserveBrowser
 from rea.web.inspection import inspection
 from rea.web.records.browser import InspectWebPageArgs, ListBrowserTargetsArgs
-from rea.web.records.runtime import EventListenerArgs, ObserveExecutionArgs, ObserveSessionArgs
-from rea.web.records.screenshot import CaptureWebScreenshotArgs
-from rea.web.records.webmcp import DiscoverWebMcpArgs
+from rea.web.records.runtime import (
+    EventListenerArgs,
+    ObserveExecutionArgs,
+    ObserveSessionArgs,
+    WebEventListeners,
+    WebObservationSession,
+)
+from rea.web.records.screenshot import CaptureWebScreenshotArgs, WebScreenshot
+from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
 from rea.web.runtime import execution, listeners
 from rea.web.scope import allowed_origins, in_scope
 from rea.web.screenshot import screenshot
@@ -62,7 +68,9 @@ def _request_scope(endpoint: str, origins: Sequence[str]) -> Result[tuple[str, t
     return parse_endpoint(endpoint).bind(lambda found: allowed_origins(origins).map(lambda kept: (found.url, kept)))
 
 
-def _evidence(session: Session, operation: str, args: object, version: Facts, result: Facts) -> Outcome:
+def _evidence(session: Session, operation: str, args: object, version: Facts, built: Any) -> Outcome:
+    """The observation's Evidence; its result (a record, or JSON already) turned into JSON here."""
+    result = to_wire(built)
     return recorded(
         session,
         create_evidence(
@@ -201,7 +209,7 @@ def inspect_web_page(session: Session, args: InspectWebPageArgs, ctx: Context) -
 
 
 # a passive tool's result from its observation and its arguments
-Builder = Callable[[Observed, Any], Result[Facts, ReaError]]
+Builder = Callable[[Observed, Any], Result[Any, ReaError]]
 
 
 def passive_tool(operation: str, kind: ObservationKind, options: tuple[str, ...], build: Builder) -> ToolProgram:
@@ -216,15 +224,15 @@ def passive_tool(operation: str, kind: ObservationKind, options: tuple[str, ...]
     return program
 
 
-def _discovery(seen: Observed, args: DiscoverWebMcpArgs) -> Result[Facts, ReaError]:
+def _discovery(seen: Observed, args: DiscoverWebMcpArgs) -> Result[WebMcpDiscovery, ReaError]:
     return Success(discovery(seen.version, seen.target, seen.raw, seen.scope, to_wire(args)))
 
 
-def _screenshot(seen: Observed, args: CaptureWebScreenshotArgs) -> Result[Facts, ReaError]:
+def _screenshot(seen: Observed, args: CaptureWebScreenshotArgs) -> Result[WebScreenshot, ReaError]:
     return screenshot(seen.version, seen.target, seen.raw, seen.scope)
 
 
-def _listeners(seen: Observed, args: EventListenerArgs) -> Result[Facts, ReaError]:
+def _listeners(seen: Observed, args: EventListenerArgs) -> Result[WebEventListeners, ReaError]:
     return Success(listeners(seen.version, seen.target, seen.raw, args.selector, seen.scope))
 
 
@@ -232,7 +240,7 @@ def _execution(seen: Observed, args: ObserveExecutionArgs) -> Result[Facts, ReaE
     return Success(execution(seen.version, seen.target, seen.raw, args.observation_ms, seen.scope))
 
 
-def _session(seen: Observed, args: ObserveSessionArgs) -> Result[Facts, ReaError]:
+def _session(seen: Observed, args: ObserveSessionArgs) -> Result[WebObservationSession, ReaError]:
     return Success(
         timeline_session(seen.version, seen.target, seen.raw, seen.scope, args.observation_ms, args.max_timeline_events)
     )

@@ -70,7 +70,7 @@ def analyze_web_bundle(session: Session, args: AnalyzeWebBundleArgs, ctx: Contex
             max_ast_nodes=limits.max_ast_nodes,
         )
     )
-    maps: Mapping[str, Any] = NOT_REQUESTED
+    maps = NOT_REQUESTED
     if args.fetch_source_maps:
         wanted = requests(captured)
         yield ReportProgress(phase="fetching source maps", message=f"{len(wanted)} declared")

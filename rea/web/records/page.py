@@ -299,10 +299,13 @@ class ResponseMetadata:
     policies: Policies = field("")
 
 
+UrlAttribute = Literal["href", "src", "action", "formaction", "poster"]
+
+
 @attrs.frozen(kw_only=True)
 class DomUrl:
     node_index: int = field("", minimum=0)
-    attribute: Literal["href", "src", "action", "formaction", "poster"] = field("")
+    attribute: UrlAttribute = field("")
     url: str | None = field("")
     destination_scope: Scope = field("")
 
@@ -324,11 +327,14 @@ class SafeMetadata:
     headers_allowlisted: Literal[True] = field("")
 
 
+FingerprintScope = Literal[
+    "cookie", "local_storage", "session_storage", "indexed_db_schema", "indexed_db_record", "cache_entry"
+]
+
+
 @attrs.frozen(kw_only=True)
 class StorageFingerprint:
-    scope: Literal[
-        "cookie", "local_storage", "session_storage", "indexed_db_schema", "indexed_db_record", "cache_entry"
-    ] = field("")
+    scope: FingerprintScope = field("")
     identity_sha256: str = field("SHA-256 of scope and key", pattern=SHA256)
     value_sha256: str | None = field("SHA-256 of the value", pattern=SHA256)
     complete: bool = field("")

@@ -235,19 +235,22 @@ class ObserveSessionArgs:
     max_timeline_events: int = field("Timeline events retained", default=2_000, minimum=1, maximum=20_000)
 
 
+TimelineEventType = Literal[
+    "navigation_requested",
+    "navigation_committed",
+    "same_origin_reload",
+    "same_document_navigation",
+    "redirect",
+    "load_failed",
+    "lifecycle",
+    "target_terminated",
+]
+
+
 @attrs.frozen(kw_only=True)
 class TimelineEvent:
     sequence: int = field("", minimum=1)
-    type: Literal[
-        "navigation_requested",
-        "navigation_committed",
-        "same_origin_reload",
-        "same_document_navigation",
-        "redirect",
-        "load_failed",
-        "lifecycle",
-        "target_terminated",
-    ] = field("")
+    type: TimelineEventType = field("")
     timestamp: float = field("Milliseconds since the window was armed", minimum=0)
     frame_id: str | None = field("")
     loader_id: str | None = field("")

@@ -10,11 +10,11 @@ facts the reference has no field for are extras (`image_relocations`, `pe`, `mac
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, Literal
 
 import attrs
 
+from rea.wire.key_order import sent_in
 from rea.wire.schema import field, local_path
 
 HEX = "^0x(?:0|[1-9a-f][0-9a-f]{0,15})$"
@@ -33,21 +33,6 @@ ValueMeaning = Literal[
     "tls-offset",
     "linked-virtual-address",
 ]
-
-
-def _sent_in(order: tuple[str, ...]) -> Callable[[Any], dict[str, object]]:
-    """A `__wire__` that sends a record's fields in the order REA sent them before the result was a record.
-
-    The field order is the advertised schema's (the catalog's bytes); the reply's key order is older and
-    differs for a few records, so those keep it: a redesign step changes neither.
-    """
-
-    def wire(self: Any) -> dict[str, object]:
-        from rea.wire.convert import to_wire
-
-        return {key: to_wire(getattr(self, key)) for key in order}
-
-    return wire
 
 
 def _hex(description: str) -> Any:
@@ -324,7 +309,7 @@ class Mitigations:
     pe: PeMitigations | None = field("Our extra: PE DllCharacteristics and CFG (null: not PE)")
     macho: MachoMitigations | None = field("Our extra: Mach-O flags and hardened runtime (null: not Mach-O)")
 
-    __wire__ = _sent_in(
+    __wire__ = sent_in(
         (
             "evidence_kind",
             "position_independent",
@@ -391,7 +376,7 @@ class PeExportDirectory:
     ordinal_table_rva: str = _hex("RVA of the ordinal table")
     entries: tuple[PeExport, ...] = field("Every used Export Address Table entry, by ordinal")
 
-    __wire__ = _sent_in(
+    __wire__ = sent_in(
         (
             "dll_name",
             "ordinal_base",

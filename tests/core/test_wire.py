@@ -103,3 +103,26 @@ def test_the_untyped_list_only_shrinks():
     typed = {c.name for c in CATALOG if c.result_type is not None}
     assert not typed & NOT_YET_TYPED, f"typed now, remove from NOT_YET_TYPED: {sorted(typed & NOT_YET_TYPED)}"
     assert {c.name for c in CATALOG} - typed <= NOT_YET_TYPED, "a new tool must be declared with rea.wire.tool"
+
+
+def test_a_record_sent_in_an_older_key_order_sends_every_field_once():
+    """`sent_in` (rea.wire.key_order) keeps a reply's older key order: it must name each field exactly once,
+    or the reply would drop or repeat one."""
+    import sys
+
+    import attrs
+
+    from rea.workflows.table import PROGRAMS
+
+    assert len(list(PROGRAMS.values())) > 100  # every family's programs (and so their records) imported
+    ordered = [
+        value
+        for module in list(sys.modules.values())
+        if (module.__name__ or "").startswith("rea.")
+        for value in vars(module).values()
+        if isinstance(value, type) and attrs.has(value) and hasattr(value.__dict__.get("__wire__"), "order")
+    ]
+    assert ordered, "no record declares sent_in"
+    for record in ordered:
+        order = record.__dict__["__wire__"].order
+        assert sorted(order) == sorted(f.name for f in attrs.fields(record)), record

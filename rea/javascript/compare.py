@@ -9,14 +9,31 @@ with their own ids, a summary and coverage. Absence on a partial side is unknown
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
+
+import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.graph_kinds import MODULE_KINDS
 from rea.javascript.ids import edge_id
 from rea.javascript.observations import pairing_envelope
+from rea.javascript.records.arguments import VersionLimits
+from rea.javascript.records.comparison import (
+    CategoryCounts,
+    ContentOnlyChanges,
+    Dimension,
+    GraphSide,
+    Outcomes,
+    VersionCoverage,
+    VersionItem,
+    VersionMatch,
+    VersionMatching,
+)
+from rea.javascript.records.fields import GraphStatus
 from rea.javascript.sourcemap import comparable_path
+from rea.wire.convert import to_wire
 
 CATEGORIES = (
     "modules",
@@ -38,16 +55,16 @@ PAIRING = (
 )
 
 
-def graph_side(evidence_id: str, result: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "evidence_id": evidence_id,
-        "graph_id": result["graph"]["graph_id"],
-        "root_artifact_sha256": result["root_artifact_sha256"],
-    }
+def graph_side(evidence_id: str, result: Mapping[str, Any]) -> GraphSide:
+    return GraphSide(
+        evidence_id=evidence_id,
+        graph_id=result["graph"]["graph_id"],
+        root_artifact_sha256=result["root_artifact_sha256"],
+    )
 
 
-def graph_status(result: Mapping[str, Any]) -> str:
-    status: str = result["graph"]["coverage"]["status"]
+def graph_status(result: Mapping[str, Any]) -> GraphStatus:
+    status: GraphStatus = result["graph"]["coverage"]["status"]
     return status
 
 
@@ -135,9 +152,25 @@ def _unknown_shape(facts: Mapping[str, Any]) -> bool:
     return ((facts.get("shape") or {}).get("type") or "unknown") == "unknown"
 
 
+Outcome = Literal["added", "changed", "removed", "unchanged", "unknown"]
+
+
+@attrs.frozen(kw_only=True)
+class Compared:
+    """What pairing the two records establishes, before the change graph is drawn from its items."""
+
+    comparison_id: str
+    matching: VersionMatching
+    items: tuple[VersionItem, ...]
+    summary: Outcomes
+    coverage: VersionCoverage
+    categories: dict[str, CategoryCounts]
+    content_only_changes: ContentOnlyChanges
+
+
 def _outcome(
     category: str, a: dict[str, Any] | None, b: dict[str, Any] | None, left_complete: bool, right_complete: bool
-) -> str:
+) -> Outcome:
     """A side that is unknown (an unread module, an export whose value is not modelled) makes a difference
     unknown, never changed; absence is established only by a complete other side."""
     if a is not None and b is not None:
@@ -153,117 +186,158 @@ def _outcome(
     return "removed" if right_complete else "unknown"
 
 
+def _dimensions(status: Outcome, changed: Sequence[str], one_sided: bool) -> tuple[Dimension, ...]:
+    """What differs: availability of a one-sided item, coverage when it is unknown, else content or properties."""
+    if status in ("added", "removed") or (status == "unknown" and one_sided):
+        return ("availability",) if status != "unknown" else ("coverage",)
+    found: set[Dimension] = {"content" if f in _CONTENT else "properties" for f in changed}
+    return tuple(sorted(found | ({"coverage"} if status == "unknown" else set())))
+
+
+def _match(left: str | None, right: str | None) -> VersionMatch:
+    both = left is not None and right is not None
+    return VersionMatch(
+        status="matched" if both else "unmatched",
+        basis=("exact-node-identity" if left == right else "semantic-key") if both else "none",
+        confidence=("exact" if left == right else "medium") if both else "unknown",
+        candidate_left_node_ids=(left,) if left else (),
+        candidate_right_node_ids=(right,) if right else (),
+    )
+
+
+_ONE_SIDED = ("The other side's coverage is partial: absence is not established.",)
+_UNREAD = ("A module's content digest is missing on one side (not read).",)
+
+
 def _version_item(
-    category: str, key: str, left: _Indexed | None, right: _Indexed | None, status: str, links: Sequence[str]
-) -> dict[str, Any]:
+    category: str, key: str, left: _Indexed | None, right: _Indexed | None, status: Outcome, links: Sequence[str]
+) -> VersionItem:
     a, b = (left or (None, None, None)), (right or (None, None, None))
     fa, fb = a[2], b[2]
     changed = sorted(f for f in set(fa or {}) | set(fb or {}) if (fa or {}).get(f) != (fb or {}).get(f))
-    if status in ("added", "removed") or (status == "unknown" and (fa is None or fb is None)):
-        dimensions = ["availability"] if status != "unknown" else ["coverage"]
-    else:
-        dimensions = sorted(
-            {"content" if f in _CONTENT else "properties" for f in changed}
-            | ({"coverage"} if status == "unknown" else set())
-        )
     both = a[0] is not None and b[0] is not None
-    item: dict[str, Any] = {
-        "item_id": "javc_item_" + canonical_sha256([category, key]),
-        "node_kind": a[1] or b[1],
-        "left_node_id": a[0],
-        "right_node_id": b[0],
-        "status": status,
-        "match": {
-            "status": "matched" if both else "unmatched",
-            "basis": ("exact-node-identity" if a[0] == b[0] else "semantic-key") if both else "none",
-            "confidence": ("exact" if a[0] == b[0] else "medium") if both else "unknown",
-            "candidate_left_node_ids": [a[0]] if a[0] else [],
-            "candidate_right_node_ids": [b[0]] if b[0] else [],
-        },
-        "dimensions": dimensions,
-        "evidence_links": list(links),
-        "limitations": (
-            ["The other side's coverage is partial: absence is not established."]
-            if status == "unknown" and not both
-            else ["A module's content digest is missing on one side (not read)."]
-            if status == "unknown"
-            else []
-        ),
-        "category": category,
-        "key": key,
-        "changed_fields": changed if both else [],
-    }
-    if status == "changed" or (status == "unknown" and both):
-        item["left"], item["right"] = fa, fb
-    return item
+    shown = status == "changed" or (status == "unknown" and both)
+    return VersionItem(
+        item_id="javc_item_" + canonical_sha256([category, key]),
+        node_kind=a[1] or b[1] or "",
+        left_node_id=a[0],
+        right_node_id=b[0],
+        status=status,
+        match=_match(a[0], b[0]),
+        dimensions=_dimensions(status, changed, fa is None or fb is None),
+        evidence_links=tuple(links),
+        limitations=(_ONE_SIDED if not both else _UNREAD) if status == "unknown" else (),
+        category=category,
+        key=key,
+        changed_fields=tuple(changed) if both else (),
+        left=fa if shown else None,
+        right=fb if shown else None,
+    )
+
+
+def _matching(every: Sequence[VersionItem]) -> VersionMatching:
+    matched = [i for i in every if i.match.status == "matched"]
+    return VersionMatching(
+        exact_node_identity=sum(1 for i in matched if i.match.basis == "exact-node-identity"),
+        exact_content_digest=0,
+        exact_module_source_digest=0,
+        source_map_identity=0,
+        structural_fingerprint=0,
+        semantic_key=sum(1 for i in matched if i.match.basis == "semantic-key"),
+        ambiguous=0,
+        unmatched=len(every) - len(matched),
+    )
+
+
+def _outcomes(counts: Mapping[str, int]) -> Outcomes:
+    return Outcomes(
+        added=counts["added"],
+        changed=counts["changed"],
+        removed=counts["removed"],
+        unchanged=counts["unchanged"],
+        unknown=counts["unknown"],
+    )
 
 
 def compare_versions(
     left: Mapping[str, Any], right: Mapping[str, Any], max_items: int, links: Sequence[str]
-) -> dict[str, Any]:
+) -> Compared:
     """Pair by exact key (path, channel, route, ...); one-sided absence is added/removed only when the
     other side's coverage is complete, otherwise unknown. Changed items come first, then unchanged ones."""
     li, ri = _index(left), _index(right)
     lc, rc = graph_status(left) == "complete", graph_status(right) == "complete"
     lo, ro = _open_modules(left), _open_modules(right)
-    categories: dict[str, Any] = {}
-    pending: list[dict[str, Any]] = []
-    settled: list[dict[str, Any]] = []
+    categories: dict[str, CategoryCounts] = {}
+    pending: list[VersionItem] = []
+    settled: list[VersionItem] = []
     content_only: list[str] = []
     for category in CATEGORIES:
-        counts = dict.fromkeys(OUTCOMES, 0)
+        counts: Counter[str] = Counter()
         for key in sorted(set(li[category]) | set(ri[category])):
             a, b = li[category].get(key), ri[category].get(key)
             module = key.rsplit("#", 1)[0] if category == "exports" else None
             status = _outcome(category, a and a[2], b and b[2], lc and module not in lo, rc and module not in ro)
             counts[status] += 1
             item = _version_item(category, key, a, b, status, links)
-            if category == "modules" and status == "changed" and item["changed_fields"] == ["sha256"]:
+            if category == "modules" and status == "changed" and item.changed_fields == ("sha256",):
                 content_only.append(key)  # bytes differ, nothing the graph records does: counted, not listed
                 continue
             (settled if status == "unchanged" else pending).append(item)
-        categories[category] = {"counts": counts}
+        categories[category] = CategoryCounts(counts=_outcomes(counts))
     every = pending + settled
     items, omitted = every[:max_items], max(0, len(every) - max_items)
-    summary = {s: sum(c["counts"][s] for c in categories.values()) for s in OUTCOMES}
-    matched = [i for i in every if i["match"]["status"] == "matched"]
-    partial = not (lc and rc)
+    summary = Counter({s: sum(getattr(c.counts, s) for c in categories.values()) for s in OUTCOMES})
+    coverage = VersionCoverage(
+        status="truncated" if omitted else "partial" if not (lc and rc) else "complete-within-inputs",
+        left_graph_status=graph_status(left),
+        right_graph_status=graph_status(right),
+        omitted_comparison_items=omitted,
+        omitted_candidate_references=0,
+        omitted_graph_nodes=0,
+        omitted_graph_edges=0,
+        omitted_graph_observations=0,
+    )
+    only = ContentOnlyChanges(
+        category="modules",
+        count=len(content_only),
+        sample_keys=tuple(content_only[:CONTENT_ONLY_SAMPLE]),
+        note=CONTENT_ONLY_NOTE,
+    )
+    return Compared(
+        comparison_id="javc_" + canonical_sha256({"left": links[0], "right": links[1], "limit": max_items}),
+        matching=_matching(every),
+        items=tuple(items),
+        summary=_outcomes(summary),
+        coverage=coverage,
+        categories=categories,
+        content_only_changes=only,
+    )
+
+
+def versions_result(
+    compared: Compared,
+    sides: tuple[GraphSide, GraphSide],
+    graph: Mapping[str, Any],
+    links: Sequence[str],
+    limitations: Sequence[str],
+) -> dict[str, Any]:
+    """The VersionsResult on the wire, in the order its replies have always had; the change graph's nodes and
+    edges are the two records' own, passed through as they are."""
     return {
         "schema_version": 1,
-        "comparison_id": "javc_" + canonical_sha256({"left": links[0], "right": links[1], "limit": max_items}),
-        "left": {},
-        "right": {},
-        "matching": {
-            "exact_node_identity": sum(1 for i in matched if i["match"]["basis"] == "exact-node-identity"),
-            "exact_content_digest": 0,
-            "exact_module_source_digest": 0,
-            "source_map_identity": 0,
-            "structural_fingerprint": 0,
-            "semantic_key": sum(1 for i in matched if i["match"]["basis"] == "semantic-key"),
-            "ambiguous": 0,
-            "unmatched": len(every) - len(matched),
-        },
-        "items": items,
-        "summary": summary,
-        "coverage": {
-            "status": "truncated" if omitted else "partial" if partial else "complete-within-inputs",
-            "left_graph_status": graph_status(left),
-            "right_graph_status": graph_status(right),
-            "omitted_comparison_items": omitted,
-            "omitted_candidate_references": 0,
-            "omitted_graph_nodes": 0,
-            "omitted_graph_edges": 0,
-            "omitted_graph_observations": 0,
-        },
+        "comparison_id": compared.comparison_id,
+        "left": to_wire(sides[0]),
+        "right": to_wire(sides[1]),
+        "matching": to_wire(compared.matching),
+        "items": to_wire(compared.items),
+        "summary": to_wire(compared.summary),
+        "coverage": to_wire(compared.coverage),
         "evidence_links": list(links),
-        "categories": categories,
+        "categories": to_wire(compared.categories),
         "pairing": PAIRING,
-        "content_only_changes": {
-            "category": "modules",
-            "count": len(content_only),
-            "sample_keys": content_only[:CONTENT_ONLY_SAMPLE],
-            "note": CONTENT_ONLY_NOTE,
-        },
+        "content_only_changes": to_wire(compared.content_only_changes),
+        "graph": graph,
+        "limitations": list(limitations),
     }
 
 
@@ -280,19 +354,19 @@ CHANGE_GRAPH_NOTE = (
 )
 
 
-def _changed_from(item: Mapping[str, Any]) -> dict[str, Any] | None:
-    left, right = item["left_node_id"], item["right_node_id"]
-    if item["match"]["status"] != "matched" or item["status"] == "unchanged" or left == right:
+def _changed_from(item: VersionItem) -> dict[str, Any] | None:
+    left, right = item.left_node_id, item.right_node_id
+    if item.match.status != "matched" or item.status == "unchanged" or left == right:
         return None
     properties = {
-        "comparison_item_id": item["item_id"],
-        "status": item["status"],
-        "match_basis": item["match"]["basis"],
-        "match_confidence": item["match"]["confidence"],
-        "dimensions": item["dimensions"],
+        "comparison_item_id": item.item_id,
+        "status": item.status,
+        "match_basis": item.match.basis,
+        "match_confidence": item.match.confidence,
+        "dimensions": list(item.dimensions),
     }
     return {
-        "edge_id": edge_id({"relation": "changed_from", "from": right, "to": left, "item": item["item_id"]}),
+        "edge_id": edge_id({"relation": "changed_from", "from": right, "to": left, "item": item.item_id}),
         "source_node_id": right,
         "target_node_id": left,
         "relation": "changed_from",
@@ -302,17 +376,18 @@ def _changed_from(item: Mapping[str, Any]) -> dict[str, Any] | None:
 
 
 def change_graph(
-    left: Mapping[str, Any], right: Mapping[str, Any], items: Sequence[Mapping[str, Any]], limits: Mapping[str, int]
-) -> dict[str, Any]:
-    """The reference's change graph, bounded by max_graph_nodes and max_graph_edges."""
+    left: Mapping[str, Any], right: Mapping[str, Any], items: Sequence[VersionItem], limits: VersionLimits
+) -> tuple[dict[str, Any], tuple[int, int]]:
+    """The reference's change graph, bounded by max_graph_nodes and max_graph_edges, and what the bounds
+    omitted (nodes, edges). Its nodes and edges are the two records' own, passed through as they are."""
     lg, rg = left["graph"], right["graph"]
-    changed = [i for i in items if i["status"] != "unchanged"]
+    changed = [i for i in items if i.status != "unchanged"]
     wanted = {*lg["root_node_ids"], *rg["root_node_ids"]} | {
-        n for i in changed for n in (i["left_node_id"], i["right_node_id"]) if n is not None
+        n for i in changed for n in (i.left_node_id, i.right_node_id) if n is not None
     }
     by_id = {n["node_id"]: n for n in lg["nodes"] if n["node_id"] in wanted}
     by_id.update({n["node_id"]: n for n in rg["nodes"] if n["node_id"] in wanted})
-    nodes = [by_id[n] for n in sorted(by_id)][: limits["max_graph_nodes"]]
+    nodes = [by_id[n] for n in sorted(by_id)][: limits.max_graph_nodes]
     kept = {n["node_id"] for n in nodes}
     edges: dict[str, Mapping[str, Any]] = {}  # an edge id names the same relation in either version
     for e in (*lg["edges"], *rg["edges"]):
@@ -320,10 +395,13 @@ def change_graph(
             edges.setdefault(e["edge_id"], e)
     pairs = [c for c in map(_changed_from, changed) if c and {c["source_node_id"], c["target_node_id"]} <= kept]
     every = [*edges.values(), *pairs]
-    listed = [dict(e) for e in every[: limits["max_graph_edges"]]]
+    listed = [dict(e) for e in every[: limits.max_graph_edges]]
     omitted = (len(by_id) - len(nodes), len(every) - len(listed))
     complete = lg["coverage"]["status"] == rg["coverage"]["status"] == "complete" and not any(omitted)
-    bounds = [("max_graph_nodes", omitted[0]), ("max_graph_edges", omitted[1])]
+    bounds = [
+        ("max_graph_nodes", limits.max_graph_nodes, omitted[0]),
+        ("max_graph_edges", limits.max_graph_edges, omitted[1]),
+    ]
     return {
         "schema": "JavaScriptApplicationGraph",
         "schema_version": 1,
@@ -335,11 +413,10 @@ def change_graph(
             "status": "complete" if complete else "partial",
             "truncated": any(omitted),
             "omitted_count": sum(omitted),
-            "limits": [{"name": n, "unit": "items", "value": limits[n]} for n, o in bounds if o],
+            "limits": [{"name": n, "unit": "items", "value": v} for n, v, o in bounds if o],
         },
         "limitations": [CHANGE_GRAPH_NOTE],
-        "_omitted": omitted,
-    }
+    }, omitted
 
 
 MODULE_NODE_KINDS = MODULE_KINDS

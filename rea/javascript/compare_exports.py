@@ -3,12 +3,28 @@ changes between their shapes; the reference's shape (rea.javascript.records.comp
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypedDict
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.compare import comparable_shape
+from rea.javascript.records.comparison import (
+    Absent,
+    ExportCandidate,
+    ExportCoverage,
+    ExportShapesResult,
+    ExportSide,
+    LiteralValue,
+    RuntimeValidation,
+    ShapeChange,
+    ShapeSummary,
+    SideValue,
+    UnknownValue,
+)
+from rea.javascript.records.fields import GraphStatus
 from rea.javascript.sourcemap import comparable_path
+from rea.wire.convert import to_wire
 
 
 class Selected(TypedDict):
@@ -17,7 +33,7 @@ class Selected(TypedDict):
     status: Literal["selected"]
     node: Mapping[str, Any]
     export: Mapping[str, Any]
-    candidates: list[dict[str, Any]]
+    candidates: list[ExportCandidate]
 
 
 class NotSelected(TypedDict):
@@ -27,20 +43,20 @@ class NotSelected(TypedDict):
     status: Literal["missing", "ambiguous"]
     node: Mapping[str, Any] | None
     export: None
-    candidates: list[dict[str, Any]]
+    candidates: list[ExportCandidate]
 
 
 FoundExport = Selected | NotSelected
 
 
-def _candidate(node: Mapping[str, Any], name: str, module_path: str, export_name: str) -> dict[str, Any]:
-    return {
-        "node_id": node["node_id"],
-        "module_path": node["path"],
-        "export_name": name,
-        "matches_requested_module": node["path"] == module_path,
-        "matches_requested_export": name == export_name,
-    }
+def _candidate(node: Mapping[str, Any], name: str, module_path: str, export_name: str) -> ExportCandidate:
+    return ExportCandidate(
+        node_id=node["node_id"],
+        module_path=node["path"],
+        export_name=name,
+        matches_requested_module=node["path"] == module_path,
+        matches_requested_export=name == export_name,
+    )
 
 
 def find_export(result: Mapping[str, Any], module_path: str, name: str) -> FoundExport:
@@ -109,23 +125,22 @@ def _followed(result: Mapping[str, Any], node: Mapping[str, Any], export: Mappin
 
 def export_side(
     found: FoundExport, evidence_id: str, result: Mapping[str, Any], module_path: str, name: str, cap: int = 100
-) -> dict[str, Any]:
-    side: dict[str, Any] = {
-        "status": found["status"],
-        "evidence_id": evidence_id,
-        "graph_id": result["graph"]["graph_id"],
-        "requested_module_path": module_path,
-        "requested_export_name": name,
-        "selected_node_id": found["node"]["node_id"] if found["status"] == "selected" else None,
-        "candidates": found["candidates"][:cap],
-        "omitted_candidates": max(0, len(found["candidates"]) - cap),
-    }
-    if found["export"] is not None:
-        side["form"] = found["export"].get("form")
-        side["shape"] = found["export"].get("shape", {})
-        if found["export"].get("through"):
-            side["resolved_through"] = found["export"]["through"]
-    return {k: v for k, v in side.items() if v is not None or k == "selected_node_id"}
+) -> ExportSide:
+    export = found["export"]
+    through = export.get("through") if export is not None else None
+    return ExportSide(
+        status=found["status"],
+        evidence_id=evidence_id,
+        graph_id=result["graph"]["graph_id"],
+        requested_module_path=module_path,
+        requested_export_name=name,
+        selected_node_id=found["node"]["node_id"] if found["status"] == "selected" else None,
+        candidates=tuple(found["candidates"][:cap]),
+        omitted_candidates=max(0, len(found["candidates"]) - cap),
+        form=export.get("form") if export is not None else None,
+        shape=export.get("shape", {}) if export is not None else None,
+        resolved_through=tuple(through) if through else None,
+    )
 
 
 def _members(shape: Mapping[str, Any]) -> tuple[set[str] | None, str]:
@@ -142,8 +157,9 @@ def _members(shape: Mapping[str, Any]) -> tuple[set[str] | None, str]:
     return None, f"{kind} export has no static member shape"
 
 
-_PRESENT = {"availability": "unknown", "reason": "present; its value is not modelled statically"}
-_ABSENT = {"availability": "absent"}
+_PRESENT = UnknownValue(availability="unknown", reason="present; its value is not modelled statically")
+_ABSENT = Absent(availability="absent")
+ChangeStatus = Literal["added", "removed", "changed", "unknown"]
 
 
 def _pointer(member: str) -> str:
@@ -151,35 +167,39 @@ def _pointer(member: str) -> str:
 
 
 def _change(
-    path: str,
-    status: str,
-    left: Mapping[str, Any],
-    right: Mapping[str, Any],
-    links: Sequence[str],
-    why: str | None = None,
-) -> dict[str, Any]:
-    return {
-        "change_id": "jesc_change_" + canonical_sha256([path, status]),
-        "path": path,
-        "status": status,
-        "left": left,
-        "right": right,
-        "discriminant": None,
-        "left_source_range": None,
-        "right_source_range": None,
-        "evidence_links": list(links),
-        "limitations": [why] if why else [],
-    }
+    path: str, status: ChangeStatus, left: SideValue, right: SideValue, links: Sequence[str], why: str | None = None
+) -> ShapeChange:
+    return ShapeChange(
+        change_id="jesc_change_" + canonical_sha256([path, status]),
+        path=path,
+        status=status,
+        left=left,
+        right=right,
+        discriminant=None,
+        left_source_range=None,
+        right_source_range=None,
+        evidence_links=tuple(links),
+        limitations=(why,) if why else (),
+    )
+
+
+def _unknown(why: str, links: Sequence[str]) -> ShapeChange:
+    """The one change of a pair whose shapes cannot be compared, saying why on both sides."""
+    unknown = UnknownValue(availability="unknown", reason=why)
+    return _change("", "unknown", unknown, unknown, links, why)
+
+
+def _literal(value: Any, sha256: str | None = None) -> LiteralValue:
+    return LiteralValue(availability="literal", value=value, sha256=sha256)
 
 
 def shape_changes(
     left: Mapping[str, Any] | None, right: Mapping[str, Any] | None, links: Sequence[str]
-) -> tuple[list[dict[str, Any]], str | None]:
+) -> tuple[list[ShapeChange], str | None]:
     """Member changes between two selected exports, or one unknown change with the reason."""
     if left is None or right is None:
         why = "the export was not found exactly once on both sides"
-        unknown = {"availability": "unknown", "reason": why}
-        return [_change("", "unknown", unknown, unknown, links, why)], why
+        return [_unknown(why, links)], why
     ls, rs = left.get("shape", {}), right.get("shape", {})
     if "unknown" in (ls.get("type", "unknown"), rs.get("type", "unknown")):
         why = (
@@ -187,33 +207,29 @@ def shape_changes(
             + ("left" if ls.get("type", "unknown") == "unknown" else "right")
             + ")"
         )
-        unknown = {"availability": "unknown", "reason": why}
-        return [_change("", "unknown", unknown, unknown, links, why)], why
+        return [_unknown(why, links)], why
     if ls.get("type") != rs.get("type"):
-        was = {"availability": "literal", "value": ls.get("type")}
-        now = {"availability": "literal", "value": rs.get("type")}
-        return [_change("/type", "changed", was, now, links)], None
+        return [_change("/type", "changed", _literal(ls.get("type")), _literal(rs.get("type")), links)], None
     if ls.get("type") == "literal":
         return _literal_change(comparable_shape(ls), comparable_shape(rs), links), None
     lm, lwhy = _members(ls)
     rm, rwhy = _members(rs)
     if lm is None or rm is None:
         why = lwhy if lm is None else rwhy
-        unknown = {"availability": "unknown", "reason": why}
-        return [_change("", "unknown", unknown, unknown, links, why)], why
+        return [_unknown(why, links)], why
     added = [_change(_pointer(m), "added", _ABSENT, _PRESENT, links) for m in sorted(rm - lm)]
     removed = [_change(_pointer(m), "removed", _PRESENT, _ABSENT, links) for m in sorted(lm - rm)]
     return added + removed, None
 
 
-def _literal_change(ls: Mapping[str, Any], rs: Mapping[str, Any], links: Sequence[str]) -> list[dict[str, Any]]:
+def _literal_change(ls: Mapping[str, Any], rs: Mapping[str, Any], links: Sequence[str]) -> list[ShapeChange]:
     """Two literal exports: unchanged when their digests agree, else one change showing both values."""
     if ls.get("sha256") == rs.get("sha256") and ls.get("value") == rs.get("value"):
         return []
-    sides = [{"availability": "literal", "value": s.get("value"), "sha256": s.get("sha256")} for s in (ls, rs)]
     cut = [s for s, shape in zip(("left", "right"), (ls, rs)) if shape.get("value_truncated")]
     why = f"the {' and '.join(cut)} value is shown to its first 512 characters" if cut else None
-    return [_change("/value", "changed", sides[0], sides[1], links, why)]
+    left, right = (_literal(s.get("value"), s.get("sha256")) for s in (ls, rs))
+    return [_change("/value", "changed", left, right, links, why)]
 
 
 def _cut(export: Mapping[str, Any] | None) -> int:
@@ -222,75 +238,84 @@ def _cut(export: Mapping[str, Any] | None) -> int:
     return sum(1 for flag in ("members_truncated", "returns_truncated") if shape.get(flag))
 
 
-def _variant_coverage(left: Mapping[str, Any] | None, right: Mapping[str, Any] | None) -> dict[str, Any]:
-    """The reference's variant counts: an export here has one static shape (its direct returns' keys are
-    merged, never split into variants), so a pair is one variant on each side or none."""
-    return {
-        "paired_variants": int(left is not None and right is not None),
-        "unpaired_left_variants": int(left is not None and right is None),
-        "unpaired_right_variants": int(right is not None and left is None),
-        "omitted_left_variants": 0,
-        "omitted_right_variants": 0,
-        "left_source_omitted_variants": None,
-        "right_source_omitted_variants": None,
-        "left_omitted_fields": _cut(left),
-        "right_omitted_fields": _cut(right),
-        "left_omitted_property_coverage": 0,
-        "right_omitted_property_coverage": 0,
-    }
-
-
-def export_shapes(
-    sides: Sequence[Mapping[str, Any]],
+def _coverage(
     found: Sequence[FoundExport],
-    statuses: Sequence[str],
-    links: Sequence[str],
-    max_changes: int = 1000,
-) -> dict[str, Any]:
-    every, why = shape_changes(found[0]["export"], found[1]["export"], links)
+    sides: Sequence[ExportSide],
+    statuses: Sequence[GraphStatus],
+    counts: tuple[int, int],
+    why: str | None,
+) -> ExportCoverage:
+    """Completeness, with the reference's variant counts: an export here has one static shape (its direct
+    returns' keys are merged, never split into variants), so a pair is one variant on each side or none."""
+    every, listed = counts
+    left, right = found[0]["export"], found[1]["export"]
+    partial = why or set(statuses) != {"complete"}
+    return ExportCoverage(
+        status="truncated" if every > listed else "partial" if partial else "complete-within-inputs",
+        left_graph_status=statuses[0],
+        right_graph_status=statuses[1],
+        omitted_changes=every - listed,
+        omitted_candidates=sides[0].omitted_candidates + sides[1].omitted_candidates,
+        paired_variants=int(left is not None and right is not None),
+        unpaired_left_variants=int(left is not None and right is None),
+        unpaired_right_variants=int(right is not None and left is None),
+        omitted_left_variants=0,
+        omitted_right_variants=0,
+        left_source_omitted_variants=None,
+        right_source_omitted_variants=None,
+        left_omitted_fields=_cut(left),
+        right_omitted_fields=_cut(right),
+        left_omitted_property_coverage=0,
+        right_omitted_property_coverage=0,
+        reason=why,
+    )
+
+
+RUNTIME_VALIDATION = RuntimeValidation(
+    automatically_started=False, recommended_tool="run_controlled_replay", required_for="runtime-semantics"
+)
+
+
+def _open_reason(found: Sequence[FoundExport]) -> str | None:
+    """Why a missing export is unknown rather than absent: its module's export list is open."""
     open_sides = [
         f"{side}: {f['node']['path']} re-exports or computes names it does not list ({f['node']['exports_open'][0]['reason']})"
         for side, f in zip(("left", "right"), found)
         if f["export"] is None and f["node"] is not None and f["node"].get("exports_open")
     ]
-    if open_sides:
-        why = "the export was not found, and its module's export list is open: " + "; ".join(open_sides)
-        every = [
-            _change(
-                "",
-                "unknown",
-                {"availability": "unknown", "reason": why},
-                {"availability": "unknown", "reason": why},
-                links,
-                why,
-            )
-        ]
-    summary = {s: sum(1 for c in every if c["status"] == s) for s in ("added", "changed", "removed", "unknown")}
+    if not open_sides:
+        return None
+    return "the export was not found, and its module's export list is open: " + "; ".join(open_sides)
+
+
+def export_shapes(
+    sides: Sequence[ExportSide],
+    found: Sequence[FoundExport],
+    statuses: Sequence[GraphStatus],
+    links: Sequence[str],
+    max_changes: int = 1000,
+    limitations: Sequence[str] = (),
+) -> ExportShapesResult:
+    every, why = shape_changes(found[0]["export"], found[1]["export"], links)
+    opened = _open_reason(found)
+    if opened:
+        every, why = [_unknown(opened, links)], opened
+    counts = Counter(c.status for c in every)
     changes = every[:max_changes]
-    partial = why or set(statuses) != {"complete"}
-    coverage: dict[str, Any] = {
-        "status": "truncated" if len(every) > max_changes else "partial" if partial else "complete-within-inputs",
-        "left_graph_status": statuses[0],
-        "right_graph_status": statuses[1],
-        "omitted_changes": len(every) - len(changes),
-        "omitted_candidates": sides[0]["omitted_candidates"] + sides[1]["omitted_candidates"],
-        **_variant_coverage(found[0]["export"], found[1]["export"]),
-    }
-    if why:
-        coverage["reason"] = why
-    return {
-        "schema_version": 1,
-        "comparison_id": "jesc_" + canonical_sha256({"links": list(links), "left": sides[0], "right": sides[1]}),
-        "left": sides[0],
-        "right": sides[1],
-        "changes": changes,
-        "summary": summary,
-        "coverage": coverage,
-        "runtime_validation": {
-            "automatically_started": False,
-            "recommended_tool": "run_controlled_replay",
-            "required_for": "runtime-semantics",
-        },
-        "evidence_links": list(links),
-        "status": "unknown" if why else "changed" if every else "unchanged",
-    }
+    left, right = sides
+    return ExportShapesResult(
+        schema_version=1,
+        comparison_id="jesc_"
+        + canonical_sha256({"links": list(links), "left": to_wire(left), "right": to_wire(right)}),
+        left=left,
+        right=right,
+        changes=tuple(changes),
+        summary=ShapeSummary(
+            added=counts["added"], changed=counts["changed"], removed=counts["removed"], unknown=counts["unknown"]
+        ),
+        coverage=_coverage(found, sides, statuses, (len(every), len(changes)), why),
+        runtime_validation=RUNTIME_VALIDATION,
+        evidence_links=tuple(links),
+        limitations=tuple(limitations),
+        status="unknown" if why else "changed" if every else "unchanged",
+    )

@@ -4,14 +4,32 @@ signals; the reference's shape (rea.javascript.records.comparison.SourceToBundle
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, get_args
+
+import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.compare import graph_status
+from rea.javascript.records.arguments import SourceLimits
+from rea.javascript.records.comparison import (
+    GraphSide,
+    MappingStatus,
+    ReferenceSide,
+    Scoring,
+    SignalKind,
+    SourceCandidate,
+    SourceCoverage,
+    SourceMapping,
+    SourceSignal,
+    SourceSummary,
+    SourceToBundleResult,
+    SourceWeight,
+)
 from rea.javascript.sourcemap import comparable_path
 
-WEIGHTS = {
+WEIGHTS: dict[SignalKind, int] = {
     "exact-source-digest": 60,
     "source-map-original-path": 30,
     "current-path-exact": 30,
@@ -21,6 +39,16 @@ WEIGHTS = {
 }
 MIN_SCORE = 20
 _SHIPPED_KINDS = ("original-source-module", "bundled-module")
+_MAPPED: dict[str, Literal["exact", "high", "medium"]] = {"exact": "exact", "high": "high", "medium": "medium"}
+
+
+@attrs.frozen(kw_only=True)
+class SourceEntry:
+    """One reference source file: its path, its digest when hashed, its language when known."""
+
+    path: str
+    sha256: str | None
+    language: str | None
 
 
 _Shipped = Mapping[str, Sequence[Mapping[str, Any]]]  # comparable source path -> the shipped nodes carrying it
@@ -35,45 +63,43 @@ def _shipped(application: Mapping[str, Any]) -> dict[str, list[Mapping[str, Any]
     return out
 
 
-def _signals(path: str, sha: str | None, key: str, node: Mapping[str, Any]) -> list[dict[str, Any]]:
-    signals = []
+def _signals(path: str, sha: str | None, key: str, node: Mapping[str, Any]) -> list[SourceSignal]:
+    signals: list[tuple[SignalKind, str, str]] = []
     digest = node.get("content_sha256") or node.get("sha256")
     if sha is not None and digest == sha:
         signals.append(("exact-source-digest", sha, digest))
     if node["subkind"] == "original-source-module" or node.get("source"):
         signals.append(("source-map-original-path", path, node.get("source") or node["path"]))
     signals.append(("current-path-exact" if key == path else "current-path-suffix", path, key))
-    return [{"kind": k, "weight": WEIGHTS[k], "source_value": s, "current_values": [c]} for k, s, c in signals]
+    return [SourceSignal(kind=k, weight=WEIGHTS[k], source_value=s, current_values=(c,)) for k, s, c in signals]
 
 
-def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped: _Shipped) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _candidates(path: str, sha: str | None, keys: Sequence[str], shipped: _Shipped) -> list[SourceCandidate]:
+    out: list[SourceCandidate] = []
     for key in keys:
         for node in shipped[key]:
             signals = _signals(path, sha, key, node)
-            score = sum(s["weight"] for s in signals)
-            exact = signals[0]["kind"] == "exact-source-digest"
+            exact = signals[0].kind == "exact-source-digest"
             out.append(
-                {
-                    "current_node_id": node["node_id"],
-                    "current_node_kind": node["kind"],
-                    "score": score,
-                    "confidence": "exact" if exact else "high" if key == path else "medium",
-                    "signals": signals,
-                }
+                SourceCandidate(
+                    current_node_id=node["node_id"],
+                    current_node_kind=node["kind"],
+                    score=sum(s.weight for s in signals),
+                    confidence="exact" if exact else "high" if key == path else "medium",
+                    signals=tuple(signals),
+                )
             )
-    return sorted(out, key=lambda c: (-c["score"], c["current_node_id"]))
+    return sorted(out, key=lambda c: (-c.score, c.current_node_id))
 
 
-def _mapping(
-    entry: Mapping[str, Any], shipped: _Shipped, app_complete: bool, cap: int
-) -> tuple[dict[str, Any], list[str]]:
-    path, sha = entry["path"], entry.get("sha256")
+def _mapping(entry: SourceEntry, shipped: _Shipped, app_complete: bool, cap: int) -> tuple[SourceMapping, list[str]]:
+    path, sha = entry.path, entry.sha256
     keys = sorted(k for k in shipped if k == path or k.endswith("/" + path) or path.endswith("/" + k))
     exact = [k for k in keys if k == path]
     pick = exact or keys
     candidates = _candidates(path, sha, keys, shipped)
     limitations: list[str] = []
+    status: MappingStatus
     if not pick:
         status = "removed" if app_complete else "unknown"
         if not app_complete:
@@ -83,7 +109,7 @@ def _mapping(
         limitations.append(f"{len(pick)} shipped paths end with this path: the mapping is ambiguous.")
     elif sum(1 for n in shipped[pick[0]] if n["subkind"] == "bundled-module") > 1:
         status = "duplicated"
-    elif sha is not None and any(c["signals"][0]["kind"] == "exact-source-digest" for c in candidates):
+    elif sha is not None and any(c.signals[0].kind == "exact-source-digest" for c in candidates):
         status = "unchanged"
     elif sha is not None and any(n.get("content_sha256") for n in shipped[pick[0]]):
         status = "modified"
@@ -91,65 +117,64 @@ def _mapping(
         status = "unknown"
         limitations.append("No content digest on one side: the shipped content cannot be compared.")
     used = pick if len(pick) == 1 else []
-    current = [n["node_id"] for k in used for n in shipped[k]]
-    confidence = candidates[0]["confidence"] if candidates and used else "unknown"
-    return (
-        {
-            "mapping_id": "stbc_item_" + canonical_sha256(path),
-            "source_path": path,
-            "source_language": entry.get("language"),
-            "source_sha256": sha,
-            "status": status,
-            "confidence": confidence,
-            "current_node_ids": current,
-            "candidates": candidates[:cap],
-            "omitted_candidates": max(0, len(candidates) - cap),
-            "limitations": limitations,
-        },
-        used,
+    mapping = SourceMapping(
+        mapping_id="stbc_item_" + canonical_sha256(path),
+        source_path=path,
+        source_language=entry.language,
+        source_sha256=sha,
+        status=status,
+        confidence=_MAPPED.get(candidates[0].confidence, "unknown") if candidates and used else "unknown",
+        current_node_ids=tuple(n["node_id"] for k in used for n in shipped[k]),
+        candidates=tuple(candidates[:cap]),
+        omitted_candidates=max(0, len(candidates) - cap),
+        limitations=tuple(limitations),
     )
+    return mapping, used
+
+
+SCORING = Scoring(
+    algorithm="rea-source-to-bundle-signals/v1",
+    minimum_candidate_score=MIN_SCORE,
+    weights=tuple(SourceWeight(signal=k, weight=v) for k, v in WEIGHTS.items()),
+)
 
 
 def source_to_bundle(
     application: Mapping[str, Any],
-    entries: Sequence[Mapping[str, Any]],
-    reference: Mapping[str, Any],
+    entries: Sequence[SourceEntry],
+    sides: tuple[GraphSide, ReferenceSide],
     links: Sequence[str],
-    limits: Mapping[str, int],
-) -> dict[str, Any]:
+    limits: SourceLimits,
+    limitations: Sequence[str],
+) -> SourceToBundleResult:
     """Each reference source file mapped to what the bundle ships (source-map sources, bundled modules)."""
     every = _shipped(application)
-    shipped, retained = _bounded(every, limits["max_application_nodes"])
+    shipped, retained = _bounded(every, limits.max_application_nodes)
     app_complete = graph_status(application) == "complete" and retained == sum(map(len, every.values()))
-    files = sorted(entries, key=lambda e: e["path"])
+    files = sorted(entries, key=lambda e: e.path)
     items, used = [], set()
-    for entry in files[: limits["max_source_files"]]:
-        item, keys = _mapping(entry, shipped, app_complete, limits["max_candidate_nodes"])
+    for entry in files[: limits.max_source_files]:
+        item, keys = _mapping(entry, shipped, app_complete, limits.max_candidate_nodes)
         items.append(item)
         used.update(keys)
-    summary = dict.fromkeys(("unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"), 0)
-    for item in items:
-        summary[item["status"]] += 1
-    unmapped = sorted(n["node_id"] for k, ns in shipped.items() if k not in used for n in ns)
+    counts = Counter(item.status for item in items)
+    reference = sides[1]
     coverage = _source_coverage(application, reference, items, len(files), (retained, sum(map(len, every.values()))))
-    if coverage["candidate_evaluations"] > limits["max_candidate_evaluations"]:
-        coverage["status"] = "truncated"
-    return {
-        "schema_version": 1,
-        "comparison_id": "stbc_" + canonical_sha256({"links": list(links), "reference": reference["root_sha256"]}),
-        "application": {},
-        "reference": dict(reference),
-        "items": items,
-        "unmapped_current_node_ids": unmapped,
-        "summary": summary,
-        "scoring": {
-            "algorithm": "rea-source-to-bundle-signals/v1",
-            "minimum_candidate_score": MIN_SCORE,
-            "weights": [{"signal": k, "weight": v} for k, v in WEIGHTS.items()],
-        },
-        "coverage": coverage,
-        "evidence_links": list(links),
-    }
+    if coverage.candidate_evaluations > limits.max_candidate_evaluations:
+        coverage = attrs.evolve(coverage, status="truncated")
+    return SourceToBundleResult(
+        schema_version=1,
+        comparison_id="stbc_" + canonical_sha256({"links": list(links), "reference": reference.root_sha256}),
+        application=sides[0],
+        reference=reference,
+        items=tuple(items),
+        unmapped_current_node_ids=tuple(sorted(n["node_id"] for k, ns in shipped.items() if k not in used for n in ns)),
+        summary=SourceSummary(**{s: counts[s] for s in get_args(MappingStatus)}),
+        scoring=SCORING,
+        coverage=coverage,
+        evidence_links=tuple(links),
+        limitations=tuple(limitations),
+    )
 
 
 def _bounded(shipped: _Shipped, cap: int) -> tuple[dict[str, list[Mapping[str, Any]]], int]:
@@ -167,26 +192,26 @@ def _bounded(shipped: _Shipped, cap: int) -> tuple[dict[str, list[Mapping[str, A
 
 def _source_coverage(
     application: Mapping[str, Any],
-    reference: Mapping[str, Any],
-    items: Sequence[Mapping[str, Any]],
+    reference: ReferenceSide,
+    items: Sequence[SourceMapping],
     files: int,
     nodes: tuple[int, int],
-) -> dict[str, Any]:
+) -> SourceCoverage:
     omitted_files, omitted_nodes = files - len(items), nodes[1] - nodes[0]
-    partial = graph_status(application) != "complete" or reference["inventory_state"] != "complete"
-    return {
-        "status": "truncated" if omitted_files or omitted_nodes else "partial" if partial else "complete-within-inputs",
-        "application_graph_status": graph_status(application),
-        "reference_inventory_state": reference["inventory_state"],
-        "retained_source_files": len(items),
-        "omitted_source_files": omitted_files,
-        "retained_application_nodes": nodes[0],
-        "omitted_application_nodes": omitted_nodes,
-        "candidate_evaluations": sum(len(i["candidates"]) + i["omitted_candidates"] for i in items),
-        "omitted_candidate_evaluations": 0,
-        "omitted_candidate_references": sum(i["omitted_candidates"] for i in items),
-        "omitted_unmapped_current_nodes": 0,
-    }
+    partial = graph_status(application) != "complete" or reference.inventory_state != "complete"
+    return SourceCoverage(
+        status="truncated" if omitted_files or omitted_nodes else "partial" if partial else "complete-within-inputs",
+        application_graph_status=graph_status(application),
+        reference_inventory_state=reference.inventory_state,
+        retained_source_files=len(items),
+        omitted_source_files=omitted_files,
+        retained_application_nodes=nodes[0],
+        omitted_application_nodes=omitted_nodes,
+        candidate_evaluations=sum(len(i.candidates) + i.omitted_candidates for i in items),
+        omitted_candidate_evaluations=0,
+        omitted_candidate_references=sum(i.omitted_candidates for i in items),
+        omitted_unmapped_current_nodes=0,
+    )
 
 
 def _language(path: str) -> str | None:
@@ -196,32 +221,32 @@ def _language(path: str) -> str | None:
     )
 
 
-def own_sources(application: Mapping[str, Any]) -> list[dict[str, Any]]:
+def own_sources(application: Mapping[str, Any]) -> list[SourceEntry]:
     """The bundle's own source-map sources as the reference (reference omitted)."""
     return [
-        {
-            "path": comparable_path(n.get("source") or n["path"]),
-            "sha256": n.get("content_sha256"),
-            "language": _language(n["path"]),
-        }
+        SourceEntry(
+            path=comparable_path(n.get("source") or n["path"]),
+            sha256=n.get("content_sha256"),
+            language=_language(n["path"]),
+        )
         for n in application["graph"]["nodes"]
         if n["subkind"] == "original-source-module"
     ]
 
 
-def tree_sources(reference: Mapping[str, Any]) -> list[dict[str, Any]]:
+def tree_sources(reference: Mapping[str, Any]) -> list[SourceEntry]:
     """The modules of an analysed source tree (outside node_modules) as the reference."""
     return [
-        {"path": n["path"], "sha256": n.get("sha256"), "language": n.get("language")}
+        SourceEntry(path=n["path"], sha256=n.get("sha256"), language=n.get("language"))
         for n in reference["graph"]["nodes"]
         if n["subkind"] == "module" and "node_modules/" not in n["path"]
     ]
 
 
-def historical_sources(graph: Mapping[str, Any]) -> list[dict[str, Any]]:
+def historical_sources(graph: Mapping[str, Any]) -> list[SourceEntry]:
     """The hashed (or unhashed) files of a HistoricalSourceGraph."""
     return [
-        {"path": e["path"], "sha256": e.get("sha256"), "language": e.get("language")}
+        SourceEntry(path=e["path"], sha256=e.get("sha256"), language=e.get("language"))
         for e in graph["entries"]
         if e.get("kind") == "file"
     ]

@@ -12,106 +12,29 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
+from rea.evidence import Evidence
 from rea.javascript.observations import inferred
 from rea.javascript.record import wire_graph
+from rea.javascript.records.arguments import TraceFeatureArgs
+from rea.javascript.records.trace import (
+    Frontier,
+    NativeHandoff,
+    SeedMatch,
+    TraceCoverage,
+    TracePath,
+    TraceRelevance,
+    TraceSummary,
+)
 from rea.javascript.trace_gaps import rests_on
 from rea.javascript.trace_records import Reached, Walked
+from rea.javascript.trace_seeds import seed_matches, with_code_matches
+from rea.wire.convert import to_wire
 
 # Data flows against the recorded direction for these relations: a handler `handles` a channel,
 # so the flow goes channel -> handler; a preload `exposes` an API, so renderer -> API -> preload.
 REVERSED_FLOW = frozenset(("handles", "exposes"))
 DIRECTION_ALIASES = {"forward": "outgoing", "backward": "incoming"}
 _RUNS = {"incoming": "backward", "outgoing": "forward"}
-_SEED_NODE_KINDS = {
-    "module": ("module", "bundled-module", "original-source-module", "html-document"),
-    "route": ("route",),
-    "channel": ("ipc-channel",),
-    "ipc-channel": ("ipc-channel",),
-    "url": ("url", "protocol"),
-    "api": ("context-bridge-api",),
-    "native-export": (),
-}
-_SEED_FIELDS = {
-    "module": ("path",),
-    "route": ("route", "label"),
-    "channel": ("channel",),
-    "ipc-channel": ("channel",),
-    "url": ("url", "scheme"),
-    "api": ("key", "members"),
-    "native-export": (),
-}
-_TEXT_FIELDS = ("label", "path", "channel", "route", "url", "key", "scheme", "specifier", "name", "members")
-
-
-def match_mode(seed: Mapping[str, Any]) -> str:
-    """The reference's default: containment for string seeds (and our url alias), exact otherwise."""
-    return seed["match"] or ("contains" if seed["kind"] in ("string", "url") else "exact")
-
-
-def _matches(text: Any, value: str, match: str, case_sensitive: bool) -> bool:
-    if not isinstance(text, str):
-        return False
-    if not case_sensitive:
-        text, value = text.lower(), value.lower()
-    return text == value if match == "exact" else value in text
-
-
-def _field_hit(node: Mapping[str, Any], name: str, value: str, match: str, case: bool) -> bool:
-    got = node.get(name)
-    if name == "route" and got is not None:
-        return _matches(got, value, match, case) or _matches(node.get("label", "")[6:], value, match, case)
-    if name == "members":
-        key = node.get("key")
-        return any(_matches(m, value, match, case) or _matches(f"{key}.{m}", value, match, case) for m in (got or ()))
-    return _matches(got, value, match, case)
-
-
-def seed_matches(nodes: Iterable[Mapping[str, Any]], seed: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """Every node the seed names, with the field that matched, in node-id order."""
-    kind, value, case = seed["kind"], seed["value"], seed["case_sensitive"]
-    match = match_mode(seed)
-    found = []
-    for node in nodes:
-        if kind == "node-id":  # the wire id, or the readable key it is derived from
-            fields: Sequence[str] = ("node_id", "label")
-        elif kind == "string":
-            fields = _TEXT_FIELDS
-        elif node["subkind"] in _SEED_NODE_KINDS[kind]:
-            fields = _SEED_FIELDS[kind]
-        else:
-            continue
-        hit = next((f for f in fields if _field_hit(node, f, value, match, case)), None)
-        if hit is not None:
-            basis = {"node_id": "node-id", "label": "label"}.get(hit, "property")
-            found.append({"node_id": node["node_id"], "kind": node["kind"], "basis": basis, "field": hit})
-    return sorted(found, key=lambda m: m["node_id"])
-
-
-_CODE_KINDS = frozenset(
-    ("literal", "function", "binding", "parameter", "call-site", "property-slot", "event", "boundary")
-)
-
-
-def _with_code_matches(
-    matches: list[dict[str, Any]], semantic: Mapping[str, Any], seed: Mapping[str, Any]
-) -> list[dict[str, Any]]:
-    """A string seed also matches the code of every parsed file: string literals and names (functions,
-    bindings, parameters, callees such as `dialog.showSaveDialog`, properties, events, channels) of the
-    semantic graph; each match stands for the module it is in (field `code:<kind>`)."""
-    match, case = match_mode(seed), seed["case_sensitive"]
-    seen = {m["node_id"] for m in matches}
-    extra = []
-    for n in semantic.get("nodes", ()):
-        if n["kind"] not in _CODE_KINDS or not n["application_node_ids"]:
-            continue
-        module = n["application_node_ids"][0]
-        if module in seen or not _matches(n["label"], seed["value"], match, case):
-            continue
-        seen.add(module)
-        extra.append(
-            {"node_id": module, "kind": "javascript-module", "basis": "property", "field": f"code:{n['kind']}"}
-        )
-    return sorted(matches + extra, key=lambda m: m["node_id"])
 
 
 def _flow(edge: Mapping[str, Any]) -> tuple[str, str]:
@@ -219,7 +142,7 @@ def _terminal(
     )
 
 
-def _path(node: Mapping[str, Any], run: str, reached: Reached, edges: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _path(node: Mapping[str, Any], run: str, reached: Reached, edges: Sequence[Mapping[str, Any]]) -> TracePath:
     """The seed-to-terminal chain that reached `node`, seed first."""
     node_ids, cursor = [node["node_id"]], node["node_id"]
     chain: list[Mapping[str, Any]] = []
@@ -233,18 +156,18 @@ def _path(node: Mapping[str, Any], run: str, reached: Reached, edges: Sequence[M
         {"ast-static-analysis"} | ({"static-relationship-inference"} if any(map(inferred, chain)) else set())
     )
     edge_ids = [e["edge_id"] for e in chain]
-    return {
-        "path_id": "jatp_" + canonical_sha256({"nodes": node_ids, "edges": edge_ids}),
-        "start_node_id": node_ids[0],
-        "end_node_id": node["node_id"],
-        "end_kind": node["kind"],
-        "node_ids": node_ids,
-        "edge_ids": edge_ids,
-        "authorities": authorities,
-        "contains_inference": len(authorities) > 1,
-        "direction": "incoming" if run == "backward" else "outgoing",
-        "end_roles": [r["role"] for r in node.get("roles", ())],
-    }
+    return TracePath(
+        path_id="jatp_" + canonical_sha256({"nodes": node_ids, "edges": edge_ids}),
+        start_node_id=node_ids[0],
+        end_node_id=node["node_id"],
+        end_kind=node["kind"],
+        node_ids=tuple(node_ids),
+        edge_ids=tuple(edge_ids),
+        authorities=tuple(authorities),
+        contains_inference=len(authorities) > 1,
+        direction="incoming" if run == "backward" else "outgoing",
+        end_roles=tuple(r["role"] for r in node.get("roles", ())),
+    )
 
 
 def _paths(
@@ -255,8 +178,8 @@ def _paths(
     entries: set[str],
     by_id: Mapping[str, Mapping[str, Any]],
     edges: Sequence[Mapping[str, Any]],
-) -> list[dict[str, Any]]:
-    paths: list[dict[str, Any]] = []
+) -> list[TracePath]:
+    paths: list[TracePath] = []
     omitted = 0
     for node_id in sorted(reached["depth"], key=lambda n: (reached["depth"][n], n)):
         node = by_id.get(node_id)
@@ -350,7 +273,7 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
             out["depth"][n] = min(d, out["depth"].get(n, d))
         out["used"].update(reached["edges"])
         out["paths"] += _paths(reached, seeds, run, limits, entries, by_id, edges)
-        out["frontier"] += [{**f, "direction": name} for f in reached["frontier"]]
+        out["frontier"] += [Frontier(node=f["node"], reason=f["reason"], direction=name) for f in reached["frontier"]]
         out["limited"].update(reached["truncated"])
         out["omitted_nodes"] |= reached["omitted_nodes"]
         out["omitted_edges"] |= reached["omitted_edges"]
@@ -360,28 +283,26 @@ def _traverse(result: Mapping[str, Any], seeds: list[str], direction: str, limit
     return out
 
 
-def native_handoffs(
-    nodes: Iterable[Mapping[str, Any]], observations: Sequence[Mapping[str, Any]]
-) -> list[dict[str, Any]]:
+def native_handoffs(nodes: Iterable[Mapping[str, Any]], observations: Sequence[Evidence]) -> list[NativeHandoff]:
     """Native add-ons the subgraph reaches; linked to a native observation whose subject names the same file."""
-    out: list[dict[str, Any]] = []
+    out: list[NativeHandoff] = []
     for node in nodes:
         if node["subkind"] != "native-addon":
             continue
         base = node["path"].rsplit("/", 1)[-1]
-        linked = [o for o in observations if (o.get("subject") or {}).get("name") == base]
+        linked = [o for o in observations if o.subject is not None and o.subject.name == base]
         out.append(
-            {
-                "native_node_id": node["node_id"],
-                "artifact_sha256": node.get("sha256"),
-                "artifact_path": node["path"],
-                "export_node_ids": [],
-                "requested_exports": [],
-                "status": "evidence-linked" if linked else "requires-provider-analysis",
-                "providers": [o["provider"] for o in linked],
-                "evidence_ids": [o["evidence_id"] for o in linked],
-                "recommended_tools": ["open_binary", "binary_overview", "search_procedures", "analyze_function"],
-            }
+            NativeHandoff(
+                native_node_id=node["node_id"],
+                artifact_sha256=node.get("sha256"),
+                artifact_path=node["path"],
+                export_node_ids=(),
+                requested_exports=(),
+                status="evidence-linked" if linked else "requires-provider-analysis",
+                providers=tuple(o.provider.to_json() for o in linked),
+                evidence_ids=tuple(o.evidence_id for o in linked),
+                recommended_tools=("open_binary", "binary_overview", "search_procedures", "analyze_function"),
+            )
         )
     return out
 
@@ -389,92 +310,110 @@ def native_handoffs(
 def trace_feature(
     result: Mapping[str, Any],
     source_evidence_id: str,
-    args: Mapping[str, Any],
-    observations: Sequence[Mapping[str, Any]] = (),
+    args: TraceFeatureArgs,
+    observations: Sequence[Evidence] = (),
 ) -> dict[str, Any]:
-    """Backward from the seed to entry points, forward from it to implementing modules (handlers)."""
-    seed, limits = dict(args["seed"]), args["limits"]
-    direction = DIRECTION_ALIASES.get(args["direction"], args["direction"])
+    """Backward from the seed to entry points, forward from it to implementing modules (handlers). The
+    FeatureTraceResult on the wire, its parts built as records; the subgraph's nodes and edges are the
+    application record's own, passed through."""
+    seed, limits = args.seed, to_wire(args.limits)
+    direction = DIRECTION_ALIASES.get(args.direction, args.direction)
     graph = result["graph"]
     matches = seed_matches(graph["nodes"], seed)
-    if seed["kind"] == "string":
-        matches = _with_code_matches(matches, result.get("semantic_graph") or {}, seed)
-    kept = matches[: limits["max_seed_matches"]]
-    walked = _traverse(result, [m["node_id"] for m in kept], direction, limits)
-    if len(matches) > limits["max_seed_matches"]:
+    if seed.kind == "string":
+        matches = with_code_matches(matches, result.get("semantic_graph") or {}, seed)
+    kept = matches[: args.limits.max_seed_matches]
+    walked = _traverse(result, [m.node_id for m in kept], direction, limits)
+    if len(matches) > args.limits.max_seed_matches:
         walked["limited"].add("max_seed_matches")
     by_id = {n["node_id"]: n for n in graph["nodes"]}
     nodes = [{k: v for k, v in by_id[n].items() if k != "exports"} for n in sorted(walked["depth"]) if n in by_id]
     edges = [graph["edges"][i] for i in sorted(walked["used"])]
-    paths = walked["paths"][: limits["max_paths"]]
-    omitted_paths = walked["omitted_paths"] + len(walked["paths"]) - len(paths)
+    paths = walked["paths"][: args.limits.max_paths]
     handoffs = native_handoffs(nodes, observations)
-    touched = set(walked["depth"])
-    reasons, unknowns = rests_on(result, by_id, matches, touched, seed)
-    status = "no-match" if not matches else "partial" if walked["limited"] or reasons else "complete-within-source"
-    sub = None
-    if matches:
-        sub = wire_graph(
-            nodes,
-            edges,
-            graph="jag_" + canonical_sha256({"source": graph["graph_id"], "nodes": sorted(walked["depth"])}),
-            roots=[m["node_id"] for m in kept],
-            coverage={
-                # a trace's graph is a slice of the application graph: partial by construction (the trace's
-                # own completeness is the top-level coverage.status)
-                "status": "partial",
-                "truncated": bool(walked["limited"]),
-                "omitted_count": None,
-                "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],
-            },
-            limitations=list(graph["limitations"]),
-        )
+    reasons, unknowns = rests_on(result, by_id, matches, set(walked["depth"]), to_wire(seed))
+    summary = TraceSummary(
+        matched_seeds=len(kept),
+        traced_nodes=len(nodes),
+        traced_edges=len(edges),
+        terminal_paths=len(paths),
+        native_handoffs=len(handoffs),
+        observed_facts=len(nodes) + sum(1 for e in edges if not inferred(e)),
+        inferred_facts=sum(1 for e in edges if inferred(e)),
+        unknown_facts=len(unknowns),
+        unavailable_facts=0,
+    )
+    wire_seed = to_wire(seed)
     return {
         "schema_version": 1,
         "trace_id": "jatr_"
-        + canonical_sha256({"source": source_evidence_id, "seed": seed, "direction": direction, "limits": limits}),
+        + canonical_sha256({"source": source_evidence_id, "seed": wire_seed, "direction": direction, "limits": limits}),
         "source_evidence_id": source_evidence_id,
         "source_graph_id": graph["graph_id"],
-        "seed": seed,
+        "seed": wire_seed,
         "direction": direction,
-        "seed_matches": kept,
-        "graph": sub,
-        "paths": paths,
-        "native_handoffs": handoffs,
-        "summary": {
-            "matched_seeds": len(kept),
-            "traced_nodes": len(nodes),
-            "traced_edges": len(edges),
-            "terminal_paths": len(paths),
-            "native_handoffs": len(handoffs),
-            "observed_facts": len(nodes) + sum(1 for e in edges if not inferred(e)),
-            "inferred_facts": sum(1 for e in edges if inferred(e)),
-            "unknown_facts": len(unknowns),
-            "unavailable_facts": 0,
-        },
-        "coverage": {
-            "status": status,
-            "source_graph_status": graph["coverage"]["status"],
-            "scanned_nodes": len(walked["depth"]),
-            "total_seed_matches": len(matches),
-            "omitted_seed_matches": len(matches) - len(kept),
-            "omitted_nodes": len(walked["omitted_nodes"]),
-            "omitted_edges": len(walked["omitted_edges"]),
-            "omitted_paths": omitted_paths,
-            "frontier_node_ids": sorted({f["node"] for f in walked["frontier"]}),
-            "limits_reached": sorted(walked["limited"]),
-            "incomplete_because": reasons,
-            "relevance": {
-                "policy": RELEVANCE,
-                "pruned_nodes": len(walked["pruned"]),
-                "pruned_edges": sum(walked["pruned"].values()),
-                "pruned_node_ids": sorted(walked["pruned"])[:MAX_LISTED],
-            },
-        },
-        "evidence_links": [source_evidence_id, *(o["evidence_id"] for o in observations)],
-        "frontier": walked["frontier"][:100],
+        "seed_matches": to_wire(kept),
+        "graph": _subgraph(graph, nodes, edges, walked, kept, limits) if matches else None,
+        "paths": to_wire(paths),
+        "native_handoffs": to_wire(handoffs),
+        "summary": to_wire(summary),
+        "coverage": to_wire(
+            _coverage(graph, walked, (len(matches), len(kept)), len(walked["paths"]) - len(paths), reasons)
+        ),
+        "evidence_links": [source_evidence_id, *(o.evidence_id for o in observations)],
+        "frontier": to_wire(walked["frontier"][:100]),
         "unknowns": unknowns[:MAX_LISTED],
     }
+
+
+def _subgraph(
+    graph: Mapping[str, Any],
+    nodes: Sequence[Mapping[str, Any]],
+    edges: Sequence[Mapping[str, Any]],
+    walked: Walked,
+    kept: Sequence[SeedMatch],
+    limits: Mapping[str, int],
+) -> dict[str, Any]:
+    """The traced slice of the application graph: partial by construction (the trace's own completeness
+    is the top-level coverage.status)."""
+    return wire_graph(
+        nodes,
+        edges,
+        graph="jag_" + canonical_sha256({"source": graph["graph_id"], "nodes": sorted(walked["depth"])}),
+        roots=[m.node_id for m in kept],
+        coverage={
+            "status": "partial",
+            "truncated": bool(walked["limited"]),
+            "omitted_count": None,
+            "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],
+        },
+        limitations=list(graph["limitations"]),
+    )
+
+
+def _coverage(
+    graph: Mapping[str, Any], walked: Walked, matched: tuple[int, int], cut_paths: int, reasons: Sequence[str]
+) -> TraceCoverage:
+    every, kept = matched
+    return TraceCoverage(
+        status="no-match" if not every else "partial" if walked["limited"] or reasons else "complete-within-source",
+        source_graph_status=graph["coverage"]["status"],
+        scanned_nodes=len(walked["depth"]),
+        total_seed_matches=every,
+        omitted_seed_matches=every - kept,
+        omitted_nodes=len(walked["omitted_nodes"]),
+        omitted_edges=len(walked["omitted_edges"]),
+        omitted_paths=walked["omitted_paths"] + cut_paths,
+        frontier_node_ids=tuple(sorted({f.node for f in walked["frontier"]})),
+        limits_reached=tuple(sorted(walked["limited"])),
+        incomplete_because=tuple(reasons),
+        relevance=TraceRelevance(
+            policy=RELEVANCE,
+            pruned_nodes=len(walked["pruned"]),
+            pruned_edges=sum(walked["pruned"].values()),
+            pruned_node_ids=tuple(sorted(walked["pruned"])[:MAX_LISTED]),
+        ),
+    )
 
 
 MAX_LISTED = 100

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from rea.javascript.records.trace import SeedMatch
+
 _UNPARSED = frozenset(("failed", "omitted", "not-read", "quarantined"))
 
 
@@ -19,7 +21,7 @@ def _unparsed(node: Mapping[str, Any]) -> bool:
 def rests_on(
     result: Mapping[str, Any],
     by_id: Mapping[str, Mapping[str, Any]],
-    matches: Sequence[Mapping[str, Any]],
+    matches: Sequence[SeedMatch],
     touched: set[str],
     seed: Mapping[str, Any],
 ) -> tuple[list[str], list[dict[str, Any]]]:

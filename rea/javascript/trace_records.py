@@ -4,7 +4,9 @@ their keys; their shape is fixed, so each key has its one type here."""
 
 from __future__ import annotations
 
-from typing import Any, NotRequired, TypedDict
+from typing import NotRequired, TypedDict
+
+from rea.javascript.records.trace import Frontier, TracePath
 
 
 class Reached(TypedDict):
@@ -27,8 +29,8 @@ class Walked(TypedDict):
 
     depth: dict[str, int]
     used: set[int]
-    paths: list[dict[str, Any]]
-    frontier: list[dict[str, str]]
+    paths: list[TracePath]
+    frontier: list[Frontier]
     limited: set[str]
     omitted_nodes: set[str]
     omitted_edges: set[int]

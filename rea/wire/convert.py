@@ -53,6 +53,7 @@ CONVERTER.register_structure_hook_func(_scalar_union, _scalar)
 
 
 _SCALARS = (str, int, float, bool, type(None))
+_EXACT_SCALARS = frozenset(_SCALARS)  # the common case, checked by exact type before isinstance
 
 
 @functools.cache
@@ -63,25 +64,35 @@ def _plan(cls: type) -> tuple[tuple[str, str, bool], ...] | None:
     return tuple((a.name, wire_name(a), wire_of(a).omit_none) for a in attrs.fields(cls))
 
 
+@functools.cache
+def _hooked(cls: type) -> bool:
+    """Whether a type writes its own wire form (`__wire__`)."""
+    return hasattr(cls, "__wire__")
+
+
 def to_wire(value: Any) -> Any:
-    """A JSON tree of a record, tuple, mapping or scalar."""
-    if isinstance(value, _SCALARS):
+    """A JSON tree of a record, tuple, mapping or scalar. Scalars inside records and sequences are taken
+    as they are without a call (results of thousands of small records stay cheap to send)."""
+    kind = type(value)
+    if kind in _EXACT_SCALARS or isinstance(value, _SCALARS):
         return value
-    if hasattr(value, "__wire__"):
+    if kind is dict:
+        return {k: v if type(v) in _EXACT_SCALARS else to_wire(v) for k, v in value.items()}
+    if _hooked(kind):  # type: ignore[arg-type]
         return value.__wire__()
-    plan = _plan(type(value))  # type: ignore[arg-type]
+    plan = _plan(kind)  # type: ignore[arg-type]
     if plan is not None:
         out: dict[str, Any] = {}
         for name, key, omit_none in plan:
             item = getattr(value, name)
             if item is ABSENT or (item is None and omit_none):
                 continue
-            out[key] = to_wire(item)
+            out[key] = item if type(item) in _EXACT_SCALARS else to_wire(item)
         return out
     if isinstance(value, (tuple, list)):
-        return [to_wire(v) for v in value]
+        return [v if type(v) in _EXACT_SCALARS else to_wire(v) for v in value]
     if isinstance(value, Mapping):
-        return {k: to_wire(v) for k, v in value.items()}
+        return {k: v if type(v) in _EXACT_SCALARS else to_wire(v) for k, v in value.items()}
     return value
 
 

@@ -426,6 +426,8 @@ def test_native_observation_ids_and_comparison_bounds(app, tmp_path):
 def test_change_graph_pairs_renamed_nodes_with_changed_from():
     """Two builds give one original source different bundled-module ids: the change graph links them."""
     from rea.javascript.compare import change_graph
+    from rea.javascript.records.arguments import VersionLimits
+    from rea.javascript.records.comparison import VersionItem, VersionMatch
 
     def side(mid: str) -> dict:
         loc = {"path": "main.js", "start": 0, "end": 10}
@@ -445,17 +447,31 @@ def test_change_graph_pairs_renamed_nodes_with_changed_from():
             | {"edges": [edge], "coverage": coverage}
         }
 
-    item = {
-        "item_id": "jacmp_item_1",
-        "status": "changed",
-        "left_node_id": "bundled-module:main.js#1",
-        "right_node_id": "bundled-module:main.js#2",
-        "match": {"status": "matched", "basis": "semantic-key", "confidence": "medium"},
-        "dimensions": ["content"],
-    }
-    limits = {"max_graph_nodes": 100, "max_graph_edges": 100}
-    graph = change_graph(side("bundled-module:main.js#1"), side("bundled-module:main.js#2"), [item], limits)
-    assert graph.pop("_omitted") == (0, 0)
+    item = VersionItem(
+        item_id="jacmp_item_1",
+        node_kind="bundled-module",
+        left_node_id="bundled-module:main.js#1",
+        right_node_id="bundled-module:main.js#2",
+        status="changed",
+        match=VersionMatch(
+            status="matched",
+            basis="semantic-key",
+            confidence="medium",
+            candidate_left_node_ids=("bundled-module:main.js#1",),
+            candidate_right_node_ids=("bundled-module:main.js#2",),
+        ),
+        dimensions=("content",),
+        evidence_links=(),
+        limitations=(),
+        category="bundled_modules",
+        key="src/a.js",
+        changed_fields=("generated_bytes",),
+        left={},
+        right={},
+    )
+    limits = VersionLimits(max_graph_nodes=100, max_graph_edges=100)
+    graph, omitted = change_graph(side("bundled-module:main.js#1"), side("bundled-module:main.js#2"), [item], limits)
+    assert omitted == (0, 0)
     (pair,) = [e for e in graph["edges"] if e["relation"] == "changed_from"]
     assert (pair["source_node_id"], pair["target_node_id"]) == ("bundled-module:main.js#2", "bundled-module:main.js#1")
     assert pair["properties"]["comparison_item_id"] == "jacmp_item_1"

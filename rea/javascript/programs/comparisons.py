@@ -6,6 +6,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from rea.effect_types import ToolProgram
 from rea.errors import invalid_request
 from rea.javascript import compare as cmp
@@ -20,6 +22,7 @@ from rea.javascript.programs.inputs import (
     read_pair,
 )
 from rea.javascript.records.arguments import CompareVersionsArgs, ExportShapesArgs, SourceToBundleArgs
+from rea.javascript.records.comparison import ReferenceSide
 from rea.javascript.views import check_application
 from rea.program import Context, Outcome, must, refusable, refuse, typed
 from rea.session import Session, resolve_analysis
@@ -36,19 +39,24 @@ def compare_application_versions(session: Session, args: CompareVersionsArgs, ct
         native += read_observations(session, native_refs(wire, f"{side}_"), f"{side}_native_observations")
     left, right = (s.normalized_result for s in sides)
     links = [sides[0].evidence_id, sides[1].evidence_id]
-    result = cmp.compare_versions(left, right, wire["limits"]["max_comparison_items"], links)
-    result.update(left=cmp.graph_side(links[0], left), right=cmp.graph_side(links[1], right))
-    graph = cmp.change_graph(left, right, result["items"], wire["limits"])
-    omitted = graph.pop("_omitted")
-    result["graph"] = graph
-    result["coverage"].update(omitted_graph_nodes=omitted[0], omitted_graph_edges=omitted[1])
-    if any(omitted):
-        result["coverage"]["status"] = "truncated"
+    compared = cmp.compare_versions(left, right, args.limits.max_comparison_items, links)
+    graph, omitted = cmp.change_graph(left, right, compared.items, args.limits)
+    coverage = attrs.evolve(
+        compared.coverage,
+        omitted_graph_nodes=omitted[0],
+        omitted_graph_edges=omitted[1],
+        status="truncated" if any(omitted) else compared.coverage.status,
+    )
     limitations = ["Static equality does not establish unchanged runtime behaviour."]
     if native:
         limitations.append("Native observations are linked as Evidence; native code is not compared here.")
-        result["evidence_links"] = list(dict.fromkeys([*links, *(n.evidence_id for n in native)]))
-    result["limitations"] = [STATIC_NOTICE, *limitations]
+    result = cmp.versions_result(
+        attrs.evolve(compared, coverage=coverage),
+        (cmp.graph_side(links[0], left), cmp.graph_side(links[1], right)),
+        graph,
+        list(dict.fromkeys([*links, *(n.evidence_id for n in native)])) if native else links,
+        [STATIC_NOTICE, *limitations],
+    )
     return derive(session, "compare_application_versions", wire, result, [*sides, *native], tuple(limitations))
 
 
@@ -85,42 +93,39 @@ def compare_source_to_bundle(session: Session, args: SourceToBundleArgs, ctx: Co
     wire = to_wire(args)
     app = read_application(session, wire, "application")
     application = app.normalized_result
-    given, sources = wire.get("reference"), [app]
+    given, sources = args.reference, [app]
     if given is None:
         entries = source_cmp.own_sources(application)
-        state = "complete" if cmp.graph_status(application) == "complete" else "partial"
-        side = {
-            "inventory_state": state,
-            "root_sha256": application["root_artifact_sha256"],
-            "kind": "source-map-sources",
-        }
+        side = ReferenceSide(
+            inventory_state="complete" if cmp.graph_status(application) == "complete" else "partial",
+            root_sha256=application["root_artifact_sha256"],
+            kind="source-map-sources",
+        )
     elif given.get("authority") == "historical-reference" and "evidence_id" not in given:
         _historical(given)
         entries = source_cmp.historical_sources(given)
-        side = {
-            "inventory_state": given["inventory_state"],
-            "root_sha256": given["root_sha256"],
-            "kind": "historical-source-graph",
-        }
+        side = ReferenceSide(
+            inventory_state=given["inventory_state"], root_sha256=given["root_sha256"], kind="historical-source-graph"
+        )
     else:
         found = must(resolve_analysis(session, given, "reference"))
         must(check_application(found, "reference"))
         tree = found.normalized_result
         entries = source_cmp.tree_sources(tree)
-        state = "complete" if cmp.graph_status(tree) == "complete" else "partial"
-        side = {
-            "inventory_state": state,
-            "root_sha256": tree["root_artifact_sha256"],
-            "kind": "application-evidence",
-            "evidence_id": found.evidence_id,
-        }
+        side = ReferenceSide(
+            inventory_state="complete" if cmp.graph_status(tree) == "complete" else "partial",
+            root_sha256=tree["root_artifact_sha256"],
+            kind="application-evidence",
+            evidence_id=found.evidence_id,
+        )
         sources.append(found)
     links = list(dict.fromkeys(s.evidence_id for s in sources))
-    result = source_cmp.source_to_bundle(application, entries, side, links, wire["limits"])
-    result["application"] = cmp.graph_side(app.evidence_id, application)
     limitation = "Path mappings are static inferences; they do not prove what the bundle loads at runtime."
-    result["limitations"] = [STATIC_NOTICE, limitation]
-    return derive(session, "compare_source_to_bundle", wire, result, sources, (limitation,))
+    sides = (cmp.graph_side(app.evidence_id, application), side)
+    result = source_cmp.source_to_bundle(
+        application, entries, sides, links, args.limits, limitations=(STATIC_NOTICE, limitation)
+    )
+    return derive(session, "compare_source_to_bundle", wire, to_wire(result), sources, (limitation,))
 
 
 @typed
@@ -129,17 +134,21 @@ def compare_javascript_export_shapes(session: Session, args: ExportShapesArgs, c
     wire = to_wire(args)
     sides = read_pair(session, wire)
     links = [s.evidence_id for s in sides]
+    requested = ((args.left_module_path, args.left_export_name), (args.right_module_path, args.right_export_name))
     found, out = [], []
-    for evidence, side in zip(sides, ("left", "right")):
-        module, name = wire[f"{side}_module_path"], wire[f"{side}_export_name"]
+    for evidence, (module, name) in zip(sides, requested):
         hit = export_cmp.find_export(evidence.normalized_result, module, name)
         found.append(hit)
-        cap = wire["limits"]["max_candidate_exports"]
+        cap = args.limits.max_candidate_exports
         out.append(export_cmp.export_side(hit, evidence.evidence_id, evidence.normalized_result, module, name, cap))
     statuses = [cmp.graph_status(s.normalized_result) for s in sides]
-    result = export_cmp.export_shapes(out, found, statuses, links, wire["limits"]["max_changes"])
     limitation = "Shapes come from literal objects, classes and direct object returns; nothing is executed."
-    result["limitations"] = [STATIC_NOTICE, limitation]
+    result = to_wire(
+        export_cmp.export_shapes(
+            out, found, statuses, links, args.limits.max_changes, limitations=(STATIC_NOTICE, limitation)
+        )
+    )
+    result["limitations"] = result.pop("limitations")  # today's replies list the limitations after the status
     return derive(session, "compare_javascript_export_shapes", wire, result, sides, (limitation,))
 
 

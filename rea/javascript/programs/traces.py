@@ -45,7 +45,7 @@ def trace_application_feature(session: Session, args: TraceFeatureArgs, ctx: Con
         # a string seed without its code index: answered from the graph, and says so
         graphed = graphed.lash(lambda _: Success(({**app.normalized_result, "semantic_graph": None}, None)))
     application, graph_evidence = must(graphed)
-    result = tr.trace_feature(application, app.evidence_id, wire, [o.to_json() for o in observations])
+    result = tr.trace_feature(application, app.evidence_id, args, observations)
     limitations = [STATIC_NOTICE]
     if seed["kind"] == "native-export":
         limitations.append("Native add-on exports are not modelled as nodes: a native-export seed matches nothing.")

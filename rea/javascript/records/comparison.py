@@ -148,16 +148,20 @@ class VersionsResult:
     content_only_changes: ContentOnlyChanges = field("Modules whose bytes alone differ: counted, not listed (extra)")
 
 
+SignalKind = Literal[
+    "exact-source-digest",
+    "source-map-original-path",
+    "current-path-exact",
+    "current-path-suffix",
+    "basename-match",
+    "language-extension",
+]
+MappingStatus = Literal["unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"]
+
+
 @attrs.frozen(kw_only=True)
 class SourceSignal:
-    kind: Literal[
-        "exact-source-digest",
-        "source-map-original-path",
-        "current-path-exact",
-        "current-path-suffix",
-        "basename-match",
-        "language-extension",
-    ] = field("Signal")
+    kind: SignalKind = field("Signal")
     weight: int = field("Weight", minimum=1, maximum=100)
     source_value: str = field("Reference side value")
     current_values: tuple[str, ...] = field("Application side values", minItems=1)
@@ -178,7 +182,7 @@ class SourceMapping:
     source_path: str = field("Reference source path")
     source_language: str | None = field("Its language")
     source_sha256: str | None = field("Its digest, when hashed")
-    status: Literal["unchanged", "modified", "removed", "split", "merged", "duplicated", "unknown"] = field("Outcome")
+    status: MappingStatus = field("Outcome")
     confidence: Literal["exact", "high", "medium", "unknown"] = field("Confidence of the mapping")
     current_node_ids: tuple[str, ...] = id_list("Application nodes it maps to")
     candidates: tuple[SourceCandidate, ...] = field("Candidates considered")

@@ -11,13 +11,14 @@ bound provider's own capability declaration (rea.native.providers).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 import attrs
 
 from rea.artifacts.model import CONTAINER_FORMATS
 from rea.catalog.contract import ToolContract
 from rea.errors import ReaError
+from rea.native.capability_groups import Mode
 from rea.native.providers import operation_capability
 from rea.session import Session
 from rea.session_tools.records.vocabulary import ToolReason as Reason
@@ -113,7 +114,7 @@ class Verdict:
     reason: Reason
     remediation: str | None = None
     message: str | None = None
-    modes: tuple[Mapping[str, Any], ...] = ()
+    modes: tuple[Mode, ...] = ()
 
     @property
     def available(self) -> bool:
@@ -191,7 +192,7 @@ def refusal(contract: ToolContract, found: Verdict, state: TargetState) -> ReaEr
     if state.provider_id is not None:
         details["provider_id"] = state.provider_id
     if found.modes:
-        details["modes"] = [dict(m) for m in found.modes]
+        details["modes"] = [m.to_json() for m in found.modes]
     return ReaError(
         code=ERROR_CODES[found.reason],
         message=found.message or found.reason,

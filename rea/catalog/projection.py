@@ -106,7 +106,7 @@ def availability(
         "reason": found.reason,
         "remediation": found.remediation,
         "default_mode_available": found.available,
-        "modes": [dict(m) for m in found.modes],
+        "modes": [m.to_json() for m in found.modes],
         "effects": contract.true_effects(),
         "annotations": contract.true_annotations(),
         "returns_target_content": contract.returns_target_content,

@@ -316,24 +316,23 @@ def name_rows(snapshot: Mapping[str, Any]) -> tuple[list[wl.NameRow], int]:
     externs = {p["name"]: p["address"] for p in q.procedures(snapshot) if p["kind"] == "external"}
     rows, unplaced = [], 0
     for r in q.names(snapshot):
-        address = r["address"] or externs.get(r["name"])
+        address = r.address or externs.get(r.name)
         if address is None:
             unplaced += 1
             continue
         facts = wl.SymbolFacts(
-            primary=r["source"] == "primary",
-            dynamic=r["source"] == "dynamic",
-            external=r["source"] == "external",
-            type=r["kind"],
-            source=_SYMBOL_SOURCE[r["source"]],
+            primary=r.source == "primary",
+            dynamic=r.source == "dynamic",
+            external=r.source == "external",
+            type=r.kind,
+            source=_SYMBOL_SOURCE[r.source],
         )
-        rows.append(wl.NameRow(address=address, value=r["name"], symbol=facts))
+        rows.append(wl.NameRow(address=address, value=r.name, symbol=facts))
     return rows, unplaced
 
 
 def name_at(snapshot: Mapping[str, Any], address: str) -> str | None:
-    found = q.name_at(snapshot, address)
-    return None if found is None else found.get("name")
+    return q.name_at(snapshot, address)
 
 
 def containing(snapshot: Mapping[str, Any], address: str) -> wl.Contained | wl.NotContained:

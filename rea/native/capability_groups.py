@@ -11,6 +11,25 @@ import orjson
 
 
 @attrs.frozen(kw_only=True)
+class Mode:
+    """One of a tool's modes (get_navigation_context: the selection, an explicit document) and whether this
+    provider can answer it; tool availability lists them."""
+
+    name: str
+    available: bool
+    missing_operations: tuple[str, ...]
+    remediation: str | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "available": self.available,
+            "missing_operations": list(self.missing_operations),
+            "remediation": self.remediation,
+        }
+
+
+@attrs.frozen(kw_only=True)
 class OperationCapability:
     """One operation's facts as a provider declares them (before grouping)."""
 
@@ -21,7 +40,7 @@ class OperationCapability:
     effects: tuple[str, ...] = ()
     limitations: tuple[str, ...] = ()
     remediation: str | None = None  # what tool availability tells the caller (not on the capability wire)
-    modes: tuple[Mapping[str, Any], ...] = ()  # the tool's modes, when it has several (tool availability)
+    modes: tuple[Mode, ...] = ()  # the tool's modes, when it has several (tool availability)
 
 
 def common_prefix(sequences: Iterable[Sequence[str]]) -> tuple[str, ...]:

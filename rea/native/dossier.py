@@ -16,6 +16,7 @@ from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native import strings as native_strings
 from rea.native.addresses import value
+from rea.native.records import arguments as wa
 from rea.native.records import procedures as wp
 
 FACETS = ("pseudocode", "assembly", "comments", "callers", "callees", "references", "strings_names", "cfg")
@@ -29,10 +30,9 @@ def assembly_line(i: Mapping[str, Any]) -> str:
     return f"{i['address']}: {i['mnemonic']} {i['operands']}".rstrip()
 
 
-def _slice(items: tuple[Any, ...], args: Mapping[str, Any], name: str) -> tuple[Any, ...]:
-    start = (args.get("collection_offset") or {}).get(name, 0)
-    limit = args.get("limit")
-    return items[start : None if limit is None else start + limit]
+def _slice(items: tuple[Any, ...], args: wa.DossierArgs, name: str) -> tuple[Any, ...]:
+    start: int = 0 if args.collection_offset is None else getattr(args.collection_offset, name)
+    return items[start : None if args.limit is None else start + args.limit]
 
 
 def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[wp.Referenced, ...]:
@@ -122,7 +122,7 @@ def _procedure(p: Mapping[str, Any], cleaned: readable.Readable | None = None) -
 def build(
     snapshot: Mapping[str, Any],
     p: Mapping[str, Any],
-    args: Mapping[str, Any],
+    args: wa.DossierArgs,
     pseudocode: str | None,
     pseudocode_reason: str | None,
     instructions: list[Mapping[str, Any]] | None,
@@ -140,12 +140,12 @@ def build(
         available["pseudocode"] = wp.Availability(
             available=False, reason=_no_pseudocode(pseudocode_reason, instructions, p)
         )
-    start, cap = args.get("pseudocode_offset", 0), args.get("max_pseudocode_chars")
+    start, cap = args.pseudocode_offset, args.max_pseudocode_chars
     shown = text[start : None if cap is None else start + cap]
     lines = tuple(assembly_line(i) for i in instructions or ())
     if instructions is None:
         available["assembly"] = wp.Availability(available=False, reason=assembly_reason)
-    first, most = args.get("assembly_offset", 0), args.get("max_instructions")
+    first, most = args.assembly_offset, args.max_instructions
     limitations = [NO_VALUE_FLOW, NO_NATIVE_API, *(cleaned.notes() if cleaned is not None else ())]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
     incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))

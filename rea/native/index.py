@@ -18,6 +18,8 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+import attrs
+
 from rea.native import metadata
 from rea.native.addresses import hexa, value
 from rea.native.sweep import Sweep
@@ -54,6 +56,16 @@ class _Spans:
         return None
 
 
+@attrs.frozen
+class Start:
+    """A function start before anything else is said of it: the name and size the metadata gives (None, 0:
+    none) and where the start was learnt (symbols, entry, import-stub, call-target, ...)."""
+
+    name: str | None
+    size: int
+    source: str
+
+
 def _executable(address: int, code: Sequence[tuple[str, int, int]]) -> tuple[str, int, int] | None:
     return next((c for c in code if c[1] <= address < c[2]), None)
 
@@ -84,28 +96,28 @@ def _starts(
     thunks: Mapping[int, int],
     code: Sequence[tuple[str, int, int]],
     sized: _Spans,
-) -> dict[int, dict[str, Any]]:
+) -> dict[int, Start]:
     """Function starts: the metadata's, the entry, import stubs, and direct call targets that fall inside no
     function the metadata sizes (Go calls into the middle of runtime.duffzero: that is not a new function)."""
-    rows: dict[int, dict[str, Any]] = {}
+    rows: dict[int, Start] = {}
     for row in metadata_rows:
         at = value(row["address"])
         if _executable(at, code) is not None:
-            rows[at] = {"name": row.get("name"), "size": int(row.get("size") or 0), "source": row["source"]}
+            rows[at] = Start(row.get("name"), int(row.get("size") or 0), row["source"])
     if entry and ":" not in entry and _executable(value(entry), code) is not None:
-        rows.setdefault(value(entry), {"name": None, "size": 0, "source": "entry"})
+        rows.setdefault(value(entry), Start(None, 0, "entry"))
     for at in thunks:
-        rows.setdefault(at, {"name": None, "size": 0, "source": "import-stub"})
+        rows.setdefault(at, Start(None, 0, "import-stub"))
     if swept is not None:
         for ref in swept.references:
             if ref.kind != "call" or ref.target in rows or _executable(ref.target, code) is None:
                 continue
             if sized.owner(ref.target) is None:
-                rows[ref.target] = {"name": None, "size": 0, "source": "call-target"}
+                rows[ref.target] = Start(None, 0, "call-target")
     return rows
 
 
-def _extents(rows: Mapping[int, Mapping[str, Any]], code: Sequence[tuple[str, int, int]]) -> list[tuple[int, int]]:
+def _extents(rows: Mapping[int, Start], code: Sequence[tuple[str, int, int]]) -> list[tuple[int, int]]:
     """Each start's range: its known size, cut at the next start and at the end of its section."""
     ordered = sorted(rows)
     spans = []
@@ -114,7 +126,7 @@ def _extents(rows: Mapping[int, Mapping[str, Any]], code: Sequence[tuple[str, in
         limit = section[2] if section is not None else start
         if i + 1 < len(ordered):
             limit = min(limit, ordered[i + 1])
-        size = rows[start]["size"]
+        size = rows[start].size
         spans.append((start, min(start + size, limit) if size else limit))
     return spans
 
@@ -124,7 +136,7 @@ class Layout(NamedTuple):
     of each), extents in address order, import stubs and canonical import slots. Made first so a pass that needs
     only the extents (the stack-string scan) can start while the rest of the snapshot is built."""
 
-    rows: dict[int, dict[str, Any]]
+    rows: dict[int, Start]
     spans: list[tuple[int, int]]
     thunks: dict[int, int]
     canonical: dict[int, int]
@@ -187,12 +199,12 @@ def snapshot(
 def _procedure(
     start: int,
     end: int,
-    row: Mapping[str, Any],
+    row: Start,
     slot: int | None,
     slots: Mapping[int, str],
     canonical: Mapping[int, int],
 ) -> dict[str, Any]:
-    name = row.get("name")
+    name = row.name
     kind = "function"
     if slot is not None:
         kind, name = "thunk", name or slots[slot]
@@ -208,7 +220,7 @@ def _procedure(
         "callers": [],
         "call_sites": [],
         "strings": [],
-        "source": row["source"],
+        "source": row.source,
         "provenance": PROVENANCE,
     }
 

@@ -15,7 +15,7 @@ from returns.result import Failure, Result, Success
 
 from rea.errors import ReaError
 from rea.evidence import Provider, create_profile
-from rea.native.capability_groups import OperationCapability, group_capabilities
+from rea.native.capability_groups import Mode, OperationCapability, group_capabilities
 from rea.native.profiles import PROFILE_PARAMETERS, angr_profile_parameters
 from rea.native.selector import choose
 
@@ -137,14 +137,14 @@ HEADLESS = "The provider runs headless (angr and Ghidra alike): there is no curs
 EXPLICIT = "Pass an explicit address (inspect_address_context, resolve_containing_procedure, address_name)."
 CURSOR_OPERATIONS = frozenset({"current_address", "current_procedure", "get_navigation_context"})
 # get_navigation_context's modes on a headless engine: the selection needs a cursor, an explicit document does not
-NAVIGATION_MODES: tuple[Mapping[str, Any], ...] = (
-    {
-        "name": "current_selection",
-        "available": False,
-        "missing_operations": ["current_address", "current_procedure"],
-        "remediation": EXPLICIT,
-    },
-    {"name": "explicit_document", "available": True, "missing_operations": [], "remediation": None},
+NAVIGATION_MODES = (
+    Mode(
+        name="current_selection",
+        available=False,
+        missing_operations=("current_address", "current_procedure"),
+        remediation=EXPLICIT,
+    ),
+    Mode(name="explicit_document", available=True, missing_operations=(), remediation=None),
 )
 # which of angr's limitations each operation carries beyond the first (the static CFG, common to all)
 _ANGR_EXTRA = {

@@ -12,7 +12,8 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, overload
 
-from rea.native import strings as native_strings
+import attrs
+
 from rea.native.addresses import normalize, value
 
 KIND_ORDER = {"function": 0, "thunk": 1, "external": 2}
@@ -76,32 +77,36 @@ def strings_at(snapshot: Mapping[str, Any], addresses: Iterable[str]) -> list[Ma
     return [s for s in snapshot.get("strings", ()) if s["address"] in wanted]
 
 
-def names(snapshot: Mapping[str, Any]) -> list[dict[str, Any]]:
+@attrs.frozen
+class Name:
+    """A name with its address (None: an import the loader placed nowhere), its kind and its source:
+    the symbol table's own (primary, external) or an analysis name (dynamic)."""
+
+    name: str
+    address: str | None
+    kind: str
+    source: str
+
+
+def names(snapshot: Mapping[str, Any]) -> list[Name]:
     """Symbol-table names (primary), imports (external) and analysis names (dynamic)."""
-    rows = [
-        {"name": s["name"], "address": s["address"], "kind": s["kind"], "source": s["source"]}
-        for s in snapshot.get("symbols", ())
-    ]
-    known = {(r["name"], r["address"]) for r in rows}
-    symbol_names = {r["name"] for r in rows}
+    rows = [Name(s["name"], s["address"], s["kind"], s["source"]) for s in snapshot.get("symbols", ())]
+    known = {(r.name, r.address) for r in rows}
+    symbol_names = {r.name for r in rows}
     for p in procedures(snapshot):
         if p["kind"] == "external" or (p["name"], p["address"]) in known or p["name"] in symbol_names:
             continue
-        rows.append({"name": p["name"], "address": p["address"], "kind": "function", "source": "dynamic"})
-    return sorted(rows, key=lambda r: (r["address"] is None, value(r["address"]) if r["address"] else 0, r["name"]))
+        rows.append(Name(p["name"], p["address"], "function", "dynamic"))
+    return sorted(rows, key=lambda r: (r.address is None, value(r.address) if r.address else 0, r.name))
 
 
-def name_at(snapshot: Mapping[str, Any], address: str) -> dict[str, Any] | None:
+def name_at(snapshot: Mapping[str, Any], address: str) -> str | None:
+    """The name at `address`: its procedure's, else a symbol's (a string there has none)."""
     procedure = by_address(snapshot).get(address)
     if procedure is not None:
-        return {"name": procedure["name"], "kind": "procedure"}
-    for row in names(snapshot):
-        if row["address"] == address:
-            return {"name": row["name"], "kind": row["kind"]}
-    string = next((s for s in snapshot.get("strings", ()) if s["address"] == address), None)
-    if string is not None:
-        return {"name": None, "kind": "string", "value": native_strings.shown(string)[0]}
-    return None
+        named: str | None = procedure["name"]
+        return named
+    return next((row.name for row in names(snapshot) if row.address == address), None)
 
 
 def _instruction(site: Mapping[str, Any]) -> str:

@@ -206,6 +206,59 @@ def shown(s: Mapping[str, Any]) -> tuple[str, bool]:
 # ------------------------------------------------------------------ joining the CFG's strings
 
 
+@attrs.frozen(kw_only=True)
+class Joining:
+    """A string while the CFG's strings are joined to the scan: its start as a number, and whether it was
+    read from the bytes (`read`: a scanned run, or a part cut from one; only these may be split). A row
+    without a `terminator` (Ghidra's) stays without one unless it is cut (`stated`: the row had one; a cut
+    one's is written after its referrers, where the joined rows always had it)."""
+
+    address: str
+    start: int
+    value: str | None
+    truncated: bool
+    encoding: str
+    length: int
+    terminator: int | None
+    referenced_by: tuple[str, ...]
+    read: bool
+    stated: bool
+
+    @classmethod
+    def of(cls, s: Mapping[str, Any], read: bool) -> Joining:
+        address = s["address"]
+        return cls(
+            address=address,
+            start=-1 if ":" in address else int(address, 16),
+            value=s["value"],
+            truncated=s["truncated"],
+            encoding=s["encoding"],
+            length=s["length"],
+            terminator=s.get("terminator"),
+            referenced_by=tuple(s.get("referenced_by", ())),
+            read=read,
+            stated="terminator" in s,
+        )
+
+    @property
+    def end(self) -> int:
+        return self.start + int(self.length)
+
+    def to_json(self) -> dict[str, Any]:
+        """The snapshot row, its keys in the order the joined rows always had."""
+        terminator = {} if self.terminator is None else {"terminator": self.terminator}
+        return {
+            "address": self.address,
+            "value": self.value,
+            "truncated": self.truncated,
+            "encoding": self.encoding,
+            "length": self.length,
+            **(terminator if self.stated else {}),
+            "referenced_by": list(self.referenced_by),
+            **({} if self.stated else terminator),
+        }
+
+
 def with_scanned(
     recovered: Iterable[Mapping[str, Any]], scanned: Iterable[Mapping[str, Any]], *, length_addressed: bool = False
 ) -> list[dict[str, Any]]:
@@ -213,126 +266,117 @@ def with_scanned(
     another, each is at least `MIN_CHARS` characters, and references stay on the string that holds them.
     A scanned run wins over a CFG string at its address (its extent is read from the bytes, angr's is
     guessed); a CFG string that is not text of its own (`value` None) only lends its references."""
-    opaque: list[dict[str, Any]] = []
-    candidates: list[tuple[int, int, dict[str, Any]]] = []
+    opaque: list[Joining] = []
+    candidates: list[tuple[int, Joining]] = []
     for rank, source in enumerate((scanned, recovered)):
         for s in source:
-            r = {k: v for k, v in s.items() if k not in ("section", READ)} | {
-                "referenced_by": list(s.get("referenced_by", ()))
-            }
-            if ":" in r["address"]:  # a segment:offset address has no byte order to place it by
-                opaque.append(r)
+            r = Joining.of(s, read=rank == 0)
+            if r.start < 0:  # a segment:offset address has no byte order to place it by
+                opaque.append(attrs.evolve(r, read=False))
             else:
-                candidates.append((int(r["address"], 16), rank, r | ({READ: True} if rank == 0 else {})))
-    kept: list[dict[str, Any]] = []
-    for start, _, r in sorted(candidates, key=lambda c: (c[0], c[1])):
-        _place(kept, start, r, length_addressed)
-    rows = [{k: v for k, v in r.items() if k != READ} for r in kept]
-    return [*(r for r in rows if r["truncated"] or len(r["value"]) >= MIN_CHARS), *opaque]
+                candidates.append((rank, r))
+    kept: list[Joining] = []
+    for _, r in sorted(candidates, key=lambda c: (c[1].start, c[0])):
+        _place(kept, r, length_addressed)
+    shown = (r for r in kept if r.truncated or len(r.value or "") >= MIN_CHARS)
+    return [r.to_json() for r in (*shown, *opaque)]
 
 
-# marks a scanned run, and the parts cut from it, while joining: only these may be split
-READ = "_read_from_bytes"
-
-
-def _place(kept: list[dict[str, Any]], start: int, r: dict[str, Any], length_addressed: bool) -> None:
+def _place(kept: list[Joining], r: Joining, length_addressed: bool) -> None:
     """`r` kept, or cutting the CFG string it starts in, or splitting the run it starts in (a
     length-addressed string inside a scanned run), or lending its references to the string it is in."""
-    index = _holding(kept, start)
+    index = _holding(kept, r.start)
     if index is None:
-        if r.get(READ) or (r.get("value") is not None and len(r["value"]) >= MIN_CHARS):
+        if r.read or (r.value is not None and len(r.value) >= MIN_CHARS):
             kept.append(r)  # candidates come in address order: nothing kept starts after it
         return
     holder = kept[index]
-    at = start - int(holder["address"], 16)
-    if r.get(READ):  # a guessed CFG extent runs into a run read from the bytes: the CFG string stops before it
+    at = r.start - holder.start
+    if r.read:  # a guessed CFG extent runs into a run read from the bytes: the CFG string stops before it
         head = _head(holder, at)
         kept[index : index + 1] = [head, r] if head is not None else [r]
-    elif at and length_addressed and holder.get(READ) and _piece_of(r, holder, at):
+    elif at and length_addressed and holder.read and _piece_of(r, holder, at):
         kept[index : index + 1] = _split(holder, at, r)
     else:
-        _lend(holder, r)
+        kept[index] = _lend(holder, r)
 
 
-def _holding(kept: list[dict[str, Any]], start: int) -> int | None:
+def _holding(kept: list[Joining], start: int) -> int | None:
     """The index of the kept string holding `start`: one of the last few, as candidates come in address
     order and only a split leaves a string after the one a later candidate falls in."""
     for index in range(len(kept) - 1, max(len(kept) - 4, 0) - 1, -1):
-        begin = int(kept[index]["address"], 16)
-        if begin <= start:
-            return index if start < _end(kept[index]) else None
+        if kept[index].start <= start:
+            return index if start < kept[index].end else None
     return None
 
 
-def _end(r: Mapping[str, Any]) -> int:
-    return int(r["address"], 16) + int(r["length"])
+def _lend(holder: Joining, r: Joining) -> Joining:
+    """The holder with `r`'s references kept on it (the string that holds `r`'s address)."""
+    return attrs.evolve(holder, referenced_by=tuple(sorted({*holder.referenced_by, *r.referenced_by})))
 
 
-def _lend(holder: dict[str, Any], r: Mapping[str, Any]) -> None:
-    """`r`'s references kept on the string that holds its address."""
-    holder["referenced_by"] = sorted({*holder["referenced_by"], *r["referenced_by"]})
-
-
-def _piece_of(r: Mapping[str, Any], holder: Mapping[str, Any], at: int) -> bool:
+def _piece_of(r: Joining, holder: Joining, at: int) -> bool:
     """A CFG string that is a string of its own inside a run: long enough to report, in the same encoding,
     on a character boundary (a shorter one would only break the run into pieces too short to report)."""
-    value = r.get("value")
     return (
-        value is not None
-        and len(value) >= MIN_CHARS
-        and r["encoding"] == holder["encoding"]
-        and at % WIDTHS[r["encoding"]] == 0
+        r.value is not None
+        and len(r.value) >= MIN_CHARS
+        and r.encoding == holder.encoding
+        and at % WIDTHS[r.encoding] == 0
     )
 
 
-def _split(holder: dict[str, Any], at: int, r: dict[str, Any]) -> list[dict[str, Any]]:
+def _split(holder: Joining, at: int, r: Joining) -> list[Joining]:
     """The run cut at a length-addressed string inside it: the part before, the string, the part after."""
-    piece = r if _end(r) <= _end(holder) else _head(r, _end(holder) - int(r["address"], 16))
-    if piece is None or len(piece["value"]) < MIN_CHARS:  # too short once cut at the run's end: not a piece
-        _lend(holder, r)
-        return [holder]
+    piece = r if r.end <= holder.end else _head(r, holder.end - r.start)
+    if piece is None or len(piece.value or "") < MIN_CHARS:  # too short once cut at the run's end: not a piece
+        return [_lend(holder, r)]
     head = _head(holder, at)
-    tail = _tail(holder, _end(piece) - int(holder["address"], 16)) if _end(piece) < _end(holder) else None
+    tail = _tail(holder, piece.end - holder.start) if piece.end < holder.end else None
     return [x for x in (head, piece, tail) if x is not None]
 
 
-def _bytes(r: Mapping[str, Any]) -> bytes:
-    return str(r["value"]).encode(CODECS[r["encoding"]])
+def _bytes(r: Joining) -> bytes:
+    return str(r.value).encode(CODECS[r.encoding])
 
 
-def _head(r: Mapping[str, Any], size: int) -> dict[str, Any] | None:
+def _head(r: Joining, size: int) -> Joining | None:
     """The first `size` bytes of `r` as a string without terminator (None when no character fits)."""
     raw = _bytes(r)
-    if r["truncated"] and len(raw) <= size:  # the value is already shorter than the head: still a prefix
-        return {**r, "length": size, "terminator": 0}
+    if r.truncated and len(raw) <= size:  # the value is already shorter than the head: still a prefix
+        return attrs.evolve(r, length=size, terminator=0)
     cut = raw[:size]
     for trim in range(4):  # a multi-byte character cut in two is left out
         try:
-            value = cut[: len(cut) - trim].decode(CODECS[r["encoding"]])
+            value = cut[: len(cut) - trim].decode(CODECS[r.encoding])
         except UnicodeDecodeError:
             continue
         text = len(cut) - trim
-        return {**r, "value": value, "truncated": False, "length": text, "terminator": 0} if text else None
+        return attrs.evolve(r, value=value, truncated=False, length=text, terminator=0) if text else None
     return None
 
 
-def _tail(r: Mapping[str, Any], skip: int) -> dict[str, Any] | None:
+def _tail(r: Joining, skip: int) -> Joining | None:
     """`r` after its first `skip` bytes, a string of its own with `r`'s terminator (None when unknown)."""
     raw = _bytes(r)
-    if r["truncated"] or skip >= len(raw):
+    if r.truncated or skip >= len(raw):
         return None
-    while r["encoding"] == "utf-8" and skip < len(raw) and 0x80 <= raw[skip] < 0xC0:
+    while r.encoding == "utf-8" and skip < len(raw) and 0x80 <= raw[skip] < 0xC0:
         skip += 1  # a character the piece before cut in two belongs to neither
     if skip >= len(raw):
         return None
-    value = raw[skip:].decode(CODECS[r["encoding"]])
-    address = f"0x{int(r['address'], 16) + skip:x}"
-    return {**r, "address": address, "value": value, "length": r["length"] - skip, "referenced_by": []}
+    value = raw[skip:].decode(CODECS[r.encoding])
+    start = r.start + skip
+    return attrs.evolve(r, address=f"0x{start:x}", start=start, value=value, length=r.length - skip, referenced_by=())
 
 
 def holders(strings: Iterable[Mapping[str, Any]]) -> Callable[[str], str | None]:
     """Address -> the reported string holding it (a procedure's reference into a table names the table)."""
-    rows = sorted((int(s["address"], 16), _end(s), s["address"]) for s in strings if ":" not in s["address"])
+    rows = sorted(
+        (int(s["address"], 16), int(s["address"], 16) + int(s["length"]), s["address"])
+        for s in strings
+        if ":" not in s["address"]
+    )
     starts = [r[0] for r in rows]
 
     def holder(address: str) -> str | None:

@@ -117,9 +117,9 @@ def address(snapshot: Mapping[str, Any] | None, text: str) -> str | None:
         named = named or next((p for p in q.procedures(snapshot) if p["name"] == text), None)
         if named is not None:
             return str(named["address"])
-        symbol = next((r for r in q.names(snapshot) if r["name"] == text and r.get("address")), None)
+        symbol = next((r for r in q.names(snapshot) if r.name == text and r.address), None)
         if symbol is not None:
-            return str(symbol["address"])
+            return symbol.address
     return _sub_address(text) or normalize(text)
 
 

@@ -31,7 +31,7 @@ from rea.native.records import surface as w
 from rea.native.records.surface import BookmarkArgs
 from rea.program import Context, failed, must, need, refusable, refuse, typed
 from rea.session import Session
-from rea.wire.convert import to_wire, with_defaults
+from rea.wire.convert import structure, to_wire
 
 # ----------------------------------------------------------- annotations
 
@@ -191,7 +191,7 @@ def annotate_native_function(session: Session, args: Args, ctx: Context) -> Step
     entry = proc["address"]
     changes = _function_changes(args, entry, notes.of(snapshot))
     kept: notes.Annotations = yield from need(_edit_request(session, changes))
-    dossier_args = with_defaults({"procedure": entry}, wa.DossierArgs).unwrap()  # the entry is an address
+    dossier_args = must(structure({"procedure": entry}, wa.DossierArgs))  # the entry is an address
     refreshed = yield from engine.analyze_function(session, dossier_args, ctx)
     dossier = must(refreshed.reply)["normalized_result"]
     function = kept.functions.get(entry, {})

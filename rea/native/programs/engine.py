@@ -30,9 +30,11 @@ from rea.native.programs.common import (
     _indexed,
     _procedure,
 )
+from rea.native.records import arguments as wa
 from rea.native.records import procedures as wp
-from rea.program import Context, must, refusable
+from rea.program import Context, must, refusable, typed
 from rea.session import Session
+from rea.wire.convert import to_wire
 
 # ------------------------------------------------------------ engine tools
 
@@ -199,11 +201,12 @@ def _resolved_ref(proc: Mapping[str, Any] | None) -> wp.ResolvedRef:
     return wp.ResolvedRef(status="resolved", address=proc["address"], name=proc["name"])
 
 
+@typed
 @refusable
-def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
+def batch_decompile(session: Session, args: wa.BatchArgs, ctx: Context) -> Steps:
     snapshot = yield from _facts(session, "index")
     rows: list[wp.Decompiled | wp.NotDecompiled] = []
-    for text in args["addresses"]:
+    for text in args.addresses:
         found = _procedure(snapshot, text, "addresses")
         proc = found.value_or(None)
         if proc is None:
@@ -232,14 +235,16 @@ def batch_decompile(session: Session, args: Mapping[str, Any], ctx: Context) -> 
             rows.append(wp.NotDecompiled(address=text, status="error", error=error, procedure=_resolved_ref(proc)))
     errors = sum(r.status == "error" for r in rows)
     result = wp.Batch(items=tuple(rows), total=len(rows), succeeded=len(rows) - errors, failed=errors)
-    return _evidence(session, snapshot, "batch_decompile", args, result)
+    return _evidence(session, snapshot, "batch_decompile", to_wire(args), result)
 
 
+@typed
 @refusable
-def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) -> Steps:
+def analyze_function(session: Session, args: wa.DossierArgs, ctx: Context) -> Steps:
     """The function dossier: every facet either observed or declared unavailable with its reason (an engine
     that cannot decompile or list a procedure is a reason, not an error)."""
-    snapshot, proc = yield from _cfg_procedure(session, args)
+    params = to_wire(args)
+    snapshot, proc = yield from _cfg_procedure(session, params)
     decompiled, pseudo_reason = None, f"a {proc['kind']} has no body of its own"
     if proc["kind"] == "function":
         reply = yield from _engine(session, snapshot, "decompile", proc)
@@ -251,7 +256,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
         instructions = listing.map(lambda answer: answer["instructions"]).value_or(None)
         asm_reason = listing.swap().map(lambda error: error.message).value_or(asm_reason)
     cleaned = None if decompiled is None else _readable(snapshot, proc, decompiled, instructions)
-    if args.get("include_assembly") is False:  # read for the pseudocode's stack names, not shown
+    if not args.include_assembly:  # read for the pseudocode's stack names, not shown
         instructions, asm_reason = None, "not requested (include_assembly: false)"
     pseudocode = None if cleaned is None else notes.annotate_pseudocode(cleaned.text, proc, notes.of(snapshot))
     result = dossier.build(snapshot, proc, args, pseudocode, pseudo_reason, instructions, asm_reason, cleaned)
@@ -259,7 +264,7 @@ def analyze_function(session: Session, args: Mapping[str, Any], ctx: Context) ->
         session,
         snapshot,
         "analyze_function",
-        args,
+        params,
         result,
         locations=({"kind": "address", "address": proc["address"]},),
     )

@@ -244,7 +244,7 @@ def kept_cancelled(session: Session, evidence: Evidence, phase: str, message: st
 # operations with the same text before these programs run
 _HEADLESS = HEADLESS
 _EXPLICIT = EXPLICIT
-_MODES = [dict(m) for m in NAVIGATION_MODES]
+_MODES = [m.to_json() for m in NAVIGATION_MODES]
 
 
 def _no_cursor(operation: str) -> ReaError:

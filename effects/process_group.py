@@ -94,3 +94,17 @@ async def terminate(process: anyio.abc.Process) -> list[str]:
         if stream is not None:
             await stream.aclose()
     return [f"process {pid} (group {group})" for pid in members(group)]
+
+
+async def kill(process: anyio.abc.Process) -> list[str]:
+    """KILL the group `process` leads at once (a reader past its deadline or cancelled: nothing to flush), wait for
+    the leader and for every member to be gone; answer what remains (empty when clean)."""
+    group = process.pid
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    with anyio.move_on_after(TERM_GRACE_S):
+        await process.wait()
+    await _emptied(group)
+    return [f"process {pid} (group {group})" for pid in members(group)]

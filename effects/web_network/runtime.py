@@ -23,6 +23,7 @@ import anyio
 import anyio.abc
 from returns.result import Failure, Result, Success
 
+from effects import process_group
 from effects.chain import then
 from effects.fs import target_unavailable as unavailable
 from effects.owned import own
@@ -181,10 +182,9 @@ async def _run_reader(python: str, path: str, timeout_ms: int, budget: int) -> l
             await process.wait()
         return lines
     finally:
-        if process.returncode is None:
-            os.killpg(process.pid, signal.SIGKILL)
+        if process.returncode is None:  # killed, and its whole group seen gone (the reader may have children)
             with anyio.CancelScope(shield=True):
-                await process.wait()
+                await process_group.kill(process)
         _RUNNING.discard(process.pid)
 
 

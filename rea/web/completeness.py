@@ -8,7 +8,7 @@ or cut evidence is always visible and never reads as complete.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import attrs
 
@@ -23,15 +23,7 @@ DroppedKind = Literal[
     "webmcp_tools",
     "timeline_events",
 ]
-DROPPED_KINDS: tuple[DroppedKind, ...] = (
-    "scripts",
-    "network_requests",
-    "console_events",
-    "websocket_connections",
-    "websocket_frames",
-    "webmcp_tools",
-    "timeline_events",
-)
+DROPPED_KINDS: tuple[DroppedKind, ...] = get_args(DroppedKind)
 
 
 @attrs.define

@@ -48,7 +48,7 @@ def _inspect(data: bytes) -> None:
         got = anyio.run(inspect_wasm, effect, Progress(None))
     if isinstance(got, Success):
         result = wasm_result(got.unwrap(), 1, 1)
-        assert result["validation"] == "valid" and result["artifact"]["bytes"] == len(data)
+        assert result.validation == "valid" and result.artifact.bytes == len(data)
     else:
         assert got.failure().code == "invalid_request", got.failure()
 
@@ -86,6 +86,6 @@ def test_custom_section_decoder_never_raises(noise):
 def test_module_table_decoder_never_raises(payloads, names):
     """Hostile type/import/function/export payloads stop their table with a limitation, never an exception."""
     found = decode_module(payloads, {sid: 1 for sid in payloads}, names)
-    counts = found["counts"]
-    assert counts["functions"] == counts["imported_functions"] + counts["defined_functions"] == len(found["functions"])
-    assert [f["index"] for f in found["functions"]] == list(range(len(found["functions"])))
+    counts = found.counts
+    assert counts.functions == counts.imported_functions + counts.defined_functions == len(found.functions)
+    assert [f.index for f in found.functions] == list(range(len(found.functions)))

@@ -8,17 +8,21 @@ call (truncated) instead of publishing a partial tree.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from rea.artifacts import model
 from rea.artifacts.model import ExtractionFacts
+from rea.artifacts.records import Contradiction, Limits, Manifest
+from rea.artifacts.report_records import Cleanup, ExtractedArtifact, ExtractionManifest, ExtractionResult
 from rea.canonical_json import canonical_sha256
 from rea.errors import ReaError, invalid_request
 from rea.results import all_of
+from rea.wire.convert import EXACT
 
-OUTPUT_ROOT_ALIAS = "$OUTPUT_ROOT"
+OUTPUT_ROOT_ALIAS: Literal["$OUTPUT_ROOT"] = "$OUTPUT_ROOT"
 _ACCEPTED = "occ_ ids of regular-file occurrences from inventory_artifact or inspect_artifact on the active target"
 
 
@@ -132,63 +136,90 @@ def select(complete: Mapping[str, Any], ids: Sequence[str] | None) -> Result[lis
     return picked.bind(lambda items: all_of(_available(item, complete["limit_hits"]) for item in items))
 
 
-def _artifacts(selected: Sequence[Selected], extraction: ExtractionFacts) -> list[dict[str, Any]]:
+def _artifacts(selected: Sequence[Selected], extraction: ExtractionFacts) -> tuple[ExtractedArtifact, ...]:
     written = {f.chain: f for f in extraction.files}
     rows = []
     for item in selected:
         f = written[item.chain]  # the effect fails when a selected member was not written
         rows.append(
-            {
-                "artifact_id": item.occurrence["artifact_id"],
-                "relative_path": f.relative_path,
-                "sha256": f.sha256,
-                "bytes_written": f.bytes_written,
-                "created": True,
-                "occurrence_id": item.occurrence_id,
-                "logical_path": "!/".join(item.chain),
-            }
+            ExtractedArtifact(
+                artifact_id=item.occurrence["artifact_id"],
+                relative_path=f.relative_path,
+                sha256=f.sha256,
+                bytes_written=f.bytes_written,
+                created=True,
+                occurrence_id=item.occurrence_id,
+                logical_path="!/".join(item.chain),
+            )
         )
-    return rows
+    return tuple(rows)
+
+
+def _files_sha256(artifacts: Sequence[ExtractedArtifact]) -> str:
+    """The digest the extraction id commits to: each file's identity, never where output_root is."""
+    return canonical_sha256(
+        [
+            {
+                "artifact_id": a.artifact_id,
+                "relative_path": a.relative_path,
+                "sha256": a.sha256,
+                "bytes_written": a.bytes_written,
+            }
+            for a in sorted(artifacts, key=lambda a: a.relative_path)
+        ]
+    )
+
+
+def _limits(limits: model.Limits) -> Limits:
+    return Limits(
+        max_entries=limits.max_entries,
+        max_total_bytes=limits.max_total_bytes,
+        max_entry_bytes=limits.max_entry_bytes,
+        max_compression_ratio=limits.max_compression_ratio,
+        max_depth=limits.max_depth,
+        max_path_bytes=limits.max_path_bytes,
+    )
 
 
 def extraction_result(
-    complete: Mapping[str, Any], selected: Sequence[Selected], extraction: ExtractionFacts, limits: Mapping[str, Any]
-) -> dict[str, Any]:
-    """The extract_artifact payload; ids commit to the files written, never to output_root."""
+    complete: Mapping[str, Any], selected: Sequence[Selected], extraction: ExtractionFacts, limits: model.Limits
+) -> ExtractionResult:
+    """The extract_artifact payload; ids commit to the files written, never to output_root. `complete` is
+    the inventory this call just built, so its manifest and contradictions structure exactly (EXACT keeps
+    each number as the graph holds it)."""
     artifacts = _artifacts(selected, extraction)
-    manifest = complete["manifest"]
-    files_sha256 = canonical_sha256(
-        sorted(
-            ({k: a[k] for k in ("artifact_id", "relative_path", "sha256", "bytes_written")} for a in artifacts),
-            key=lambda a: a["relative_path"],
-        )
-    )
-    ids = [s.occurrence_id for s in selected]
+    manifest: Manifest = EXACT.structure(complete["manifest"], Manifest)
+    ids = tuple(s.occurrence_id for s in selected)
+    files_sha256 = _files_sha256(artifacts)
     commitment = {
-        "source_manifest_id": manifest["manifest_id"],
-        "selected_occurrence_ids": ids,
+        "source_manifest_id": manifest.manifest_id,
+        "selected_occurrence_ids": list(ids),
         "files_sha256": files_sha256,
     }
     chosen = set(ids)
-    contradictions = [c for c in complete["integrity_contradictions"] if c["occurrence_id"] in chosen]
-    return {
-        "manifest": manifest,
-        "extraction_manifest": {
-            "schema_version": 1,
-            "extraction_id": "aex_" + canonical_sha256(commitment),
-            **commitment,
-            "output_root_alias": OUTPUT_ROOT_ALIAS,
-        },
-        "output_root": extraction.output_root,
-        "artifacts": artifacts,
-        "containment_verified": extraction.containment_verified,
-        "cleanup": {"attempted": False, "verified": True, "residual_paths": []},
-        "provenance": [],
-        "integrity_contradictions": contradictions,
-        "limits": dict(limits),
-        "limitations": (
-            ["Files were written from observed bytes that contradict declared integrity hashes."]
-            if contradictions
-            else []
+    contradictions = tuple(
+        EXACT.structure(c, Contradiction) for c in complete["integrity_contradictions"] if c["occurrence_id"] in chosen
+    )
+    return ExtractionResult(
+        manifest=manifest,
+        extraction_manifest=ExtractionManifest(
+            schema_version=1,
+            extraction_id="aex_" + canonical_sha256(commitment),
+            source_manifest_id=manifest.manifest_id,
+            selected_occurrence_ids=ids,
+            files_sha256=files_sha256,
+            output_root_alias=OUTPUT_ROOT_ALIAS,
         ),
-    }
+        output_root=extraction.output_root,
+        artifacts=artifacts,
+        containment_verified=extraction.containment_verified,
+        cleanup=Cleanup(attempted=False, verified=True, residual_paths=()),
+        provenance=(),
+        integrity_contradictions=contradictions,
+        limits=_limits(limits),
+        limitations=(
+            ("Files were written from observed bytes that contradict declared integrity hashes.",)
+            if contradictions
+            else ()
+        ),
+    )

@@ -26,8 +26,10 @@ from rea.artifacts.model import (  # noqa: F401  (SECTIONS: the sections this gr
     kind_for,
     normalize_member_name,
 )
+from rea.artifacts.records import Contradiction, Edge, ManagedRole, Node, Occurrence, SourceLocation
 from rea.canonical_json import canonical_sha256
 from rea.paging import paginate
+from rea.wire.convert import to_wire
 
 GRAPH_SCHEMA_VERSION = 1
 ROOT_SCOPE_NOTICE = (
@@ -76,11 +78,11 @@ _MANAGED_ROLES = {
 }
 
 
-def managed_node(role: str | None) -> dict[str, Any]:
+def managed_node(role: str | None) -> ManagedRole | None:
     """Our extra node field for .NET files: what the bytes are and the managed tool that reads them."""
     if role is None:
-        return {}
-    return {"managed": {"role": role, "next_tool": "inspect_managed_artifact", "detail": _MANAGED_ROLES[role]}}
+        return None
+    return ManagedRole(role=role, next_tool="inspect_managed_artifact", detail=_MANAGED_ROLES[role])  # type: ignore[arg-type]
 
 
 def coverage_status_of(coverage: Mapping[str, str]) -> str:
@@ -115,21 +117,20 @@ def build_inventory(facts: InventoryFacts, limits: Limits) -> dict[str, Any]:
     for entry in sorted(facts.entries, key=lambda e: e.index):
         built.add_entry(entry)
     chains = built.chains
-    _order_edges(built.edges, chains)
-    built.occurrences.sort(key=lambda o: (chains[o["occurrence_id"]], o["entry_kind"], o["occurrence_id"]))
+    built.occurrences.sort(key=lambda o: (chains[o.occurrence_id], o.entry_kind, o.occurrence_id))
     first = built.node_first_chain
-    node_list = sorted(built.nodes.values(), key=lambda n: (first[n["artifact_id"]], n["artifact_id"]))
-    built.contradictions.sort(key=lambda c: (chains[c["occurrence_id"]], c["contradiction_id"]))
+    node_list = sorted(built.nodes.values(), key=lambda n: (first[n.artifact_id], n.artifact_id))
+    built.contradictions.sort(key=lambda c: (chains[c.occurrence_id], c.contradiction_id))
     limitations = list(facts.limitations) + _case_collisions(built.occurrences) + _reader_notes(facts)
     scope = "container-entries" if facts.root_format in CONTAINER_FORMATS else "root"
     if scope == "root":
         limitations.append(ROOT_SCOPE_NOTICE)
     coverage = {"scope": scope, "status": "unknown" if built.incomplete else "complete"}
-    graph = {
-        "nodes": node_list,
-        "occurrences": built.occurrences,
-        "edges": built.edges,
-        "integrity_contradictions": built.contradictions,
+    graph = {  # the graph's records turn into JSON here: the complete inventory is stored and paged as JSON
+        "nodes": [to_wire(n) for n in node_list],
+        "occurrences": [to_wire(o) for o in built.occurrences],
+        "edges": [to_wire(e) for e in _order_edges(built.edges, chains)],
+        "integrity_contradictions": [to_wire(c) for c in built.contradictions],
     }
     return _complete(facts, limits, root_art, graph, coverage, limitations)
 
@@ -142,14 +143,14 @@ class _Built:
     root_occ: str
     root_art: str
     incomplete: bool
-    nodes: dict[str, dict[str, Any]] = attrs.Factory(dict)
+    nodes: dict[str, Node] = attrs.Factory(dict)
     node_first_chain: dict[str, tuple[str, ...]] = attrs.Factory(dict)
-    occurrences: list[dict[str, Any]] = attrs.Factory(list)
+    occurrences: list[Occurrence] = attrs.Factory(list)
     chains: dict[str, tuple[str, ...]] = attrs.Factory(dict)
     occ_of_entry: dict[int, str] = attrs.Factory(dict)
     art_of_entry: dict[int, str | None] = attrs.Factory(dict)
-    edges: list[dict[str, Any]] = attrs.Factory(list)
-    contradictions: list[dict[str, Any]] = attrs.Factory(list)
+    edges: list[_Contains] = attrs.Factory(list)
+    contradictions: list[Contradiction] = attrs.Factory(list)
 
     def __attrs_post_init__(self) -> None:
         self.chains[self.root_occ] = ()
@@ -169,18 +170,19 @@ class _Built:
     ) -> None:
         if aid in self.nodes and self.node_first_chain[aid] <= chain:
             return
-        self.nodes[aid] = managed_node(role) | {
-            "artifact_id": aid,
-            "kind": kind_for(fmt, name, executable),
-            "format": fmt,
-            "sha256": sha,
-            "size": size,
-            "media_type": None,
-            "architecture": None,
-            "executable": executable,
-            "content_state": state,
-            "limitations": list(notes),
-        }
+        self.nodes[aid] = Node(
+            artifact_id=aid,
+            kind=kind_for(fmt, name, executable),
+            format=fmt,
+            sha256=sha,
+            size=size,
+            media_type=None,
+            architecture=None,
+            executable=executable,
+            content_state=state,  # type: ignore[arg-type]
+            limitations=tuple(notes),
+            managed=managed_node(role),
+        )
         self.node_first_chain[aid] = chain
 
     def add_entry(self, entry: EntryFact) -> None:
@@ -241,59 +243,61 @@ def _root_notes(root_format: str) -> list[str]:
     ]
 
 
-def _root_occurrence(root_occ: str, root_art: str, root_name: str, root_is_dir: bool, size: int) -> dict[str, Any]:
+def _root_occurrence(root_occ: str, root_art: str, root_name: str, root_is_dir: bool, size: int) -> Occurrence:
     """The root's own occurrence: verified (its digest is what open_binary hashed), never a parent's member."""
-    return {
-        "occurrence_id": root_occ,
-        "artifact_id": root_art,
-        "parent_occurrence_id": None,
-        "logical_path": root_name,
-        "entry_kind": "directory" if root_is_dir else "file",
-        "declared_size": None if root_is_dir else size,
-        "compressed_size": None,
-        "executable": False,
-        "encrypted": False,
-        "hash_status": "verified",
-        "source_location": None,
-        "unpacked": False,
-        "limitations": [],
-    }
+    return Occurrence(
+        occurrence_id=root_occ,
+        artifact_id=root_art,
+        parent_occurrence_id=None,
+        logical_path=root_name,
+        entry_kind="directory" if root_is_dir else "file",
+        declared_size=None if root_is_dir else size,
+        compressed_size=None,
+        executable=False,
+        encrypted=False,
+        hash_status="verified",
+        source_location=None,
+        unpacked=False,
+        limitations=(),
+    )
 
 
-def _contains(parent_art: str, aid: str, occ: str, logical_path: str) -> dict[str, Any]:
+@attrs.frozen
+class _Contains:
     """A containment edge, before _order_edges numbers it and gives it its id."""
-    return {
-        "parent_artifact_id": parent_art,
-        "child_artifact_id": aid,
-        "relation": "contains",
-        "occurrence_id": occ,
-        "logical_path": logical_path,
-        "producer": None,
-    }
+
+    parent_artifact_id: str
+    child_artifact_id: str
+    occurrence_id: str
+    logical_path: str
 
 
-def _occurrence(entry: EntryFact, occ: str, aid: str | None, parent_occ: str, notes: list[str]) -> dict[str, Any]:
+def _contains(parent_art: str, aid: str, occ: str, logical_path: str) -> _Contains:
+    return _Contains(parent_art, aid, occ, logical_path)
+
+
+def _occurrence(entry: EntryFact, occ: str, aid: str | None, parent_occ: str, notes: list[str]) -> Occurrence:
     """One reader entry as an occurrence record (where the bytes occur; the artifact is what they are)."""
-    return {
-        "occurrence_id": occ,
-        "artifact_id": aid,
-        "parent_occurrence_id": parent_occ,
-        "logical_path": entry.logical_path,
-        "entry_kind": entry.entry_kind,
-        "declared_size": entry.declared_size,
-        "compressed_size": entry.compressed_size,
-        "executable": entry.executable,
-        "encrypted": entry.encrypted,
-        "hash_status": entry.hash_status,
-        "source_location": None
+    return Occurrence(
+        occurrence_id=occ,
+        artifact_id=aid,
+        parent_occurrence_id=parent_occ,
+        logical_path=entry.logical_path,
+        entry_kind=entry.entry_kind,  # type: ignore[arg-type]  # a reader's kinds are the record's
+        declared_size=entry.declared_size,
+        compressed_size=entry.compressed_size,
+        executable=entry.executable,
+        encrypted=entry.encrypted,
+        hash_status=entry.hash_status,  # type: ignore[arg-type]
+        source_location=None
         if entry.source_offset is None
-        else {"offset": entry.source_offset, "length": entry.source_length or 0},
-        "unpacked": entry.unpacked,
-        "limitations": notes,
-    }
+        else SourceLocation(offset=entry.source_offset, length=entry.source_length or 0),
+        unpacked=entry.unpacked,
+        limitations=tuple(notes),
+    )
 
 
-def _contradiction(entry: EntryFact, occ: str, parent_art: str) -> dict[str, Any]:
+def _contradiction(entry: EntryFact, occ: str, parent_art: str) -> Contradiction:
     """An entry whose observed bytes contradict its container's declared hash, with its `ic_` id."""
     notes = [
         "The observed bytes contradict the container's declared integrity hash; they were quarantined "
@@ -303,37 +307,55 @@ def _contradiction(entry: EntryFact, occ: str, parent_art: str) -> dict[str, Any
         notes.append(entry.integrity_detail)
     if entry.unpacked:
         notes.append(UNPACKED_CAUSE)
-    body = {
-        "occurrence_id": occ,
-        "parent_artifact_id": parent_art,
-        "logical_path": entry.logical_path,
-        "declared_sha256": entry.declared_sha256,
-        "observed_sha256": entry.sha256,
-        "entry_kind": "slice" if entry.entry_kind == "slice" else "file",
-        "unpacked": entry.unpacked,
-        "trust": "observed-untrusted",
-        "provenance": "container-integrity-metadata-versus-observed-bytes",
-        "limitations": notes,
-    }
-    return {"contradiction_id": _id("ic_", body), **body}
+    unnamed = Contradiction(
+        contradiction_id="",
+        occurrence_id=occ,
+        parent_artifact_id=parent_art,
+        logical_path=entry.logical_path,
+        declared_sha256=entry.declared_sha256 or "",  # set: only a mismatch with both digests is recorded
+        observed_sha256=entry.sha256 or "",
+        entry_kind="slice" if entry.entry_kind == "slice" else "file",
+        unpacked=entry.unpacked,
+        trust="observed-untrusted",
+        provenance="container-integrity-metadata-versus-observed-bytes",
+        limitations=tuple(notes),
+    )
+    body = {k: v for k, v in to_wire(unnamed).items() if k != "contradiction_id"}  # the id commits to the rest
+    return attrs.evolve(unnamed, contradiction_id=_id("ic_", body))
 
 
-def _order_edges(edges: list[dict[str, Any]], chains: Mapping[str, tuple[str, ...]]) -> None:
-    """Sort edges by where they occur, then number them and give each its `edge_` id (in place)."""
-    edges.sort(key=lambda e: (chains[e["occurrence_id"]], e["child_artifact_id"]))
-    for ordinal, edge in enumerate(edges):
-        edge["ordinal"] = ordinal
-        edge["edge_id"] = _id(
-            "edge_",
-            {k: edge[k] for k in ("ordinal", "parent_artifact_id", "child_artifact_id", "relation", "occurrence_id")},
+def _order_edges(edges: list[_Contains], chains: Mapping[str, tuple[str, ...]]) -> list[Edge]:
+    """Edges sorted by where they occur, numbered, each with its `edge_` id."""
+    ordered = sorted(edges, key=lambda e: (chains[e.occurrence_id], e.child_artifact_id))
+    return [
+        Edge(
+            edge_id=_id(
+                "edge_",
+                {
+                    "ordinal": ordinal,
+                    "parent_artifact_id": e.parent_artifact_id,
+                    "child_artifact_id": e.child_artifact_id,
+                    "relation": "contains",
+                    "occurrence_id": e.occurrence_id,
+                },
+            ),
+            parent_artifact_id=e.parent_artifact_id,
+            child_artifact_id=e.child_artifact_id,
+            relation="contains",
+            occurrence_id=e.occurrence_id,
+            logical_path=e.logical_path,
+            producer=None,
+            ordinal=ordinal,
         )
+        for ordinal, e in enumerate(ordered)
+    ]
 
 
-def _case_collisions(occurrences: Sequence[Mapping[str, Any]]) -> list[str]:
+def _case_collisions(occurrences: Sequence[Occurrence]) -> list[str]:
     """Case-distinct siblings stay separate; the materialization diagnostic does not reduce coverage."""
-    by_folded: dict[tuple[str, str], set[str]] = defaultdict(set)
+    by_folded: dict[tuple[str | None, str], set[str]] = defaultdict(set)
     for o in occurrences[1:]:
-        by_folded[(o["parent_occurrence_id"], o["logical_path"].casefold())].add(o["logical_path"])
+        by_folded[(o.parent_occurrence_id, o.logical_path.casefold())].add(o.logical_path)
     return [
         "Case-distinct members " + ", ".join(sorted(spellings)) + " were each read and kept "
         "separate; they would collide when materialized on a case-insensitive file system."

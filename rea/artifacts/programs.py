@@ -294,14 +294,14 @@ def _extraction(session: Session, args: ExtractArgs, complete: Mapping[str, Any]
             known_size=target.size,
         )
     )
-    result = extraction_result(complete, chosen, produced[1], limits.to_json())
+    result = extraction_result(complete, chosen, produced[1], limits)
     evidence = _evidence(
         "extract_artifact",
         to_wire(args),
-        result,
+        to_wire(result),
         subject=_subject(session),
         profile=_profile(limits, policy),
-        limitations=result["limitations"],
+        limitations=result.limitations,
     )
     return recorded(session, evidence)
 

@@ -9,6 +9,8 @@ for a shared name. Paging extras default to the reference's complete answer.
 
 from __future__ import annotations
 
+import operator
+from collections.abc import Callable
 from typing import Any, Literal
 
 import attrs
@@ -140,6 +142,32 @@ class CompareArgs:
 # ------------------------------------------------------------------ graph records
 
 
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def plain_wire(order: tuple[str, ...], nested: tuple[str, ...]) -> Callable[[Any], dict[str, object]]:
+    """A `__wire__` sending `order` (every field, each once) for a record with no omitted fields whose only
+    fields that are not JSON scalars are `nested`. The graph holds such records per member, so the scalars
+    are read in one attrgetter call and only `nested` go through to_wire: the same JSON, at the speed the
+    inventory's time budget asks for (tests/benchmarks/bench_artifacts.py)."""
+    read = operator.attrgetter(*order)
+
+    def wire(self: Any) -> dict[str, object]:
+        from rea.wire.convert import to_wire  # convert reads __wire__, so it is imported when one is called
+
+        out: dict[str, object] = dict(zip(order, read(self), strict=True))
+        for key in nested:
+            value = out[key]
+            if type(value) is tuple:
+                out[key] = [v if type(v) in _PLAIN else to_wire(v) for v in value]
+            elif value is not None:
+                out[key] = to_wire(value)
+        return out
+
+    wire.order = order  # type: ignore[attr-defined]  # read by tests/core/test_wire.py: every field, each once
+    return wire
+
+
 @attrs.frozen(kw_only=True)
 class Limits:
     max_entries: int = field("Members recorded")
@@ -191,6 +219,30 @@ class Node:
         "Our extra: a .NET assembly or portable PDB, and the tool for it", omit_none=True
     )
 
+    def __wire__(self) -> dict[str, object]:
+        """A .NET node has always sent `managed` first (its key was written before the node's own); else absent."""
+        from rea.wire.convert import to_wire  # convert reads __wire__, so it is imported when one is called
+
+        body = _node_body(self)
+        return body if self.managed is None else {"managed": to_wire(self.managed), **body}
+
+
+_node_body = plain_wire(
+    (
+        "artifact_id",
+        "kind",
+        "format",
+        "sha256",
+        "size",
+        "media_type",
+        "architecture",
+        "executable",
+        "content_state",
+        "limitations",
+    ),
+    ("limitations",),
+)
+
 
 @attrs.frozen(kw_only=True)
 class SourceLocation:
@@ -214,6 +266,25 @@ class Occurrence:
     unpacked: bool = field("An ASAR .asar.unpacked companion (our extra)")
     limitations: tuple[str, ...] = field("What is not known about it")
 
+    __wire__ = plain_wire(
+        (
+            "occurrence_id",
+            "artifact_id",
+            "parent_occurrence_id",
+            "logical_path",
+            "entry_kind",
+            "declared_size",
+            "compressed_size",
+            "executable",
+            "encrypted",
+            "hash_status",
+            "source_location",
+            "unpacked",
+            "limitations",
+        ),
+        ("source_location", "limitations"),
+    )
+
 
 @attrs.frozen(kw_only=True)
 class Edge:
@@ -227,6 +298,20 @@ class Edge:
     logical_path: str | None = field("Its path")
     producer: Command | None = field("Command that produced the child (null: read in-process)")
     ordinal: int = field("Position in manifest order", minimum=0)
+
+    __wire__ = plain_wire(
+        (
+            "parent_artifact_id",
+            "child_artifact_id",
+            "relation",
+            "occurrence_id",
+            "logical_path",
+            "producer",
+            "ordinal",
+            "edge_id",
+        ),
+        ("producer",),
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -242,6 +327,23 @@ class Contradiction:
     trust: Literal["observed-untrusted"] = field("The bytes are observed, not trusted")
     provenance: Literal["container-integrity-metadata-versus-observed-bytes"] = field("What was compared")
     limitations: tuple[str, ...] = field("Why, and what it means", minItems=1)
+
+    __wire__ = plain_wire(
+        (
+            "contradiction_id",
+            "occurrence_id",
+            "parent_artifact_id",
+            "logical_path",
+            "declared_sha256",
+            "observed_sha256",
+            "entry_kind",
+            "unpacked",
+            "trust",
+            "provenance",
+            "limitations",
+        ),
+        ("limitations",),
+    )
 
 
 @attrs.frozen(kw_only=True)

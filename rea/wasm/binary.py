@@ -12,7 +12,11 @@ nothing past it is guessed.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
+
+import attrs
+
+from rea.wasm.records import ModuleCounts, SectionCounts, WasmExport, WasmFunction, WasmImport
 
 # Section ids of the core spec (and the tag section of exception handling).
 SECTION_NAMES = {
@@ -30,7 +34,8 @@ SECTION_NAMES = {
     12: "data_count",
     13: "tags",
 }
-KINDS = ("func", "table", "memory", "global", "tag")
+Kind = Literal["func", "table", "memory", "global", "tag"]
+KINDS: tuple[Kind, ...] = ("func", "table", "memory", "global", "tag")
 VALUE_TYPES = {
     0x7F: "i32",
     0x7E: "i64",
@@ -162,19 +167,30 @@ def _import_desc(r: Reader, kind: int) -> tuple[int | None, str | None]:
     raise Truncated(f"import kind 0x{kind:02x} is not one this decoder reads")
 
 
-def _import(r: Reader) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class _Import:
+    """One import entry as read, before its index in its own space is known."""
+
+    module: str
+    name: str
+    kind: Kind
+    type_index: int | None
+    description: str | None
+
+
+def _import(r: Reader) -> _Import:
     module, name = r.name(), r.name()
     kind = r.byte()
     type_index, description = _import_desc(r, kind)
-    return {"module": module, "name": name, "kind": KINDS[kind], "type_index": type_index, "description": description}
+    return _Import(module=module, name=name, kind=KINDS[kind], type_index=type_index, description=description)
 
 
-def _export(r: Reader) -> dict[str, Any]:
+def _export(r: Reader) -> WasmExport:
     name = r.name()
     kind = r.byte()
     if kind >= len(KINDS):
         raise Truncated(f"export kind 0x{kind:02x} is not one this decoder reads")
-    return {"name": name, "kind": KINDS[kind], "index": r.uleb(), "module": None}
+    return WasmExport(name=name, kind=KINDS[kind], index=r.uleb(), module=None, signature=None, line=None)
 
 
 def function_names(payload: bytes) -> dict[int, str]:
@@ -194,13 +210,25 @@ def function_names(payload: bytes) -> dict[int, str]:
     return names
 
 
-def _numbered(imports: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Each import's index in its own space (imports come first in every space)."""
+def _numbered(imports: list[_Import], types: list[str]) -> list[WasmImport]:
+    """Each import's index in its own space (imports come first in every space), and its type."""
     seen: dict[str, int] = {}
     rows = []
     for row in imports:
-        rows.append({**row, "index": seen.get(row["kind"], 0)})
-        seen[row["kind"]] = seen.get(row["kind"], 0) + 1
+        index = seen.get(row.kind, 0)
+        rows.append(
+            WasmImport(
+                module=row.module,
+                name=row.name,
+                kind=row.kind,
+                type_index=row.type_index,
+                description=row.description,
+                index=index,
+                signature=_type_of(types, row.type_index),
+                line=None,
+            )
+        )
+        seen[row.kind] = index + 1
     return rows
 
 
@@ -208,9 +236,48 @@ def _type_of(types: list[str], index: int | None) -> str | None:
     return types[index] if index is not None and 0 <= index < len(types) else None
 
 
-def decode_module(
-    payloads: Mapping[int, bytes], counts: Mapping[int, int], name_payload: bytes | None
-) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class ModuleTables:
+    """What the module's own bytes say: counts (custom_sections left 0 for the caller), imports, exports, functions."""
+
+    counts: ModuleCounts
+    imports: tuple[WasmImport, ...]
+    exports: tuple[WasmExport, ...]
+    functions: tuple[WasmFunction, ...]
+    limitations: tuple[str, ...]
+
+
+def _functions(
+    imported: list[WasmImport], defined: list[int], types: list[str], names: dict[int, str]
+) -> list[WasmFunction]:
+    """The function index space: imported functions first, then those defined here."""
+    functions = [
+        WasmFunction(
+            index=i.index,
+            name=names.get(i.index),
+            imported=True,
+            module=i.module,
+            import_name=i.name,
+            type_index=i.type_index if i.type_index is not None else 0,  # a func import always has one
+            signature=i.signature,
+        )
+        for i in imported
+    ]
+    return functions + [
+        WasmFunction(
+            index=len(imported) + n,
+            name=names.get(len(imported) + n),
+            imported=False,
+            module=None,
+            import_name=None,
+            type_index=t,
+            signature=_type_of(types, t),
+        )
+        for n, t in enumerate(defined)
+    ]
+
+
+def decode_module(payloads: Mapping[int, bytes], counts: Mapping[int, int], name_payload: bytes | None) -> ModuleTables:
     """Counts, and imports, exports and functions as records, from the sections' bytes.
 
     `payloads` holds sections 1, 2, 3 and 7 whole; `counts` the leading count of
@@ -218,51 +285,30 @@ def decode_module(
     """
     limitations: list[str] = []
     types = _vector(payloads.get(1, b""), _func_type, "type", limitations)
-    imports = _numbered(_vector(payloads.get(2, b""), _import, "import", limitations))
+    imports = _numbered(_vector(payloads.get(2, b""), _import, "import", limitations), types)
     defined = _vector(payloads.get(3, b""), lambda r: r.uleb(), "function", limitations)
     exports = _vector(payloads.get(7, b""), _export, "export", limitations)
     names = function_names(name_payload) if name_payload else {}
-    imported = [i for i in imports if i["kind"] == "func"]
-    functions = [
-        {
-            "index": i["index"],
-            "name": names.get(i["index"]),
-            "imported": True,
-            "module": i["module"],
-            "import_name": i["name"],
-            "type_index": i["type_index"],
-            "signature": _type_of(types, i["type_index"]),
-        }
-        for i in imported
-    ]
-    functions += [
-        {
-            "index": len(imported) + n,
-            "name": names.get(len(imported) + n),
-            "imported": False,
-            "module": None,
-            "import_name": None,
-            "type_index": t,
-            "signature": _type_of(types, t),
-        }
-        for n, t in enumerate(defined)
-    ]
-    signature = {f["index"]: f["signature"] for f in functions}
-    for row in imports:
-        row["signature"] = _type_of(types, row["type_index"])
-    for row in exports:
-        row["signature"] = signature.get(row["index"]) if row["kind"] == "func" else None
-    section_counts = {label: counts.get(sid, 0) for sid, label in SECTION_NAMES.items()}
-    totals = {
-        "functions": len(functions),
-        "imported_functions": len(imported),
-        "defined_functions": len(defined),
-        **{f"imported_{plural}": sum(1 for i in imports if i["kind"] == k) for k, plural in _PLURALS.items()},
-    }
-    return {
-        "counts": {**totals, "sections": section_counts},
-        "imports": imports,
-        "exports": exports,
-        "functions": functions,
-        "limitations": limitations,
-    }
+    imported = [i for i in imports if i.kind == "func"]
+    functions = _functions(imported, defined, types, names)
+    signature = {f.index: f.signature for f in functions}
+    exports = [attrs.evolve(e, signature=signature.get(e.index) if e.kind == "func" else None) for e in exports]
+    imported_in = {plural: sum(1 for i in imports if i.kind == k) for k, plural in _PLURALS.items()}
+    module_counts = ModuleCounts(
+        functions=len(functions),
+        imported_functions=len(imported),
+        defined_functions=len(defined),
+        imported_tables=imported_in["tables"],
+        imported_memories=imported_in["memories"],
+        imported_globals=imported_in["globals"],
+        imported_tags=imported_in["tags"],
+        custom_sections=0,
+        sections=SectionCounts(**{label: counts.get(sid, 0) for sid, label in SECTION_NAMES.items()}),
+    )
+    return ModuleTables(
+        counts=module_counts,
+        imports=tuple(imports),
+        exports=tuple(exports),
+        functions=tuple(functions),
+        limitations=tuple(limitations),
+    )

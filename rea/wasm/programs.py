@@ -28,22 +28,22 @@ def inspect_wasm_artifact(session: Session, args: WasmArgs, ctx: Context) -> Pro
         )
     )
     result = wasm_result(facts, TIMEOUT_MS, OUTPUT_BUDGET_BYTES)
-    artifact = facts["artifact"]
+    artifact = result.artifact
     evidence = must(
         create_evidence(
-            provider=Provider(id="wabt", name="WABT", version=result["tool_profile"]["release"]),
+            provider=Provider(id="wabt", name="WABT", version=result.tool_profile.release),
             operation="inspect_wasm_artifact",
             # delivery detail never reaches WABT, so the source Evidence id is the same either way
             parameters={k: v for k, v in to_wire(args).items() if k != "detail"},
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=Subject(
-                name=artifact["path"].rsplit("/", 1)[-1],
-                sha256=artifact["sha256"],
+                name=artifact.path.rsplit("/", 1)[-1],
+                sha256=artifact.sha256,
                 format="wasm",
                 architecture=None,
-                local_path=artifact["path"],
+                local_path=artifact.path,
             ),
-            limitations=result["limitations"],
+            limitations=result.limitations,
         )
     )
     return deliver(session, evidence, args.detail)

@@ -14,6 +14,7 @@ from typing import Literal
 import attrs
 
 from rea.local_paths import LOCAL_PATH_PATTERN
+from rea.wire.key_order import sent_in
 from rea.wire.schema import field, local_path
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -81,6 +82,19 @@ class WasmImport:
     description: str | None = field("table, memory, global: the descriptor as WABT spells it (null: func, tag)")
     line: str | None = field("WABT's line for this entry (null when WABT listed a different number of entries)")
 
+    __wire__ = sent_in(
+        (
+            "module",
+            "name",
+            "kind",
+            "type_index",
+            "description",
+            "index",
+            "signature",
+            "line",
+        )
+    )
+
 
 @attrs.frozen(kw_only=True)
 class WasmExport:
@@ -92,6 +106,17 @@ class WasmExport:
     module: str | None = field("Always null (exports have no module)")
     signature: str | None = field("func: the function's type as WABT spells it (null: others)")
     line: str | None = field("WABT's line for this entry (null when WABT listed a different number of entries)")
+
+    __wire__ = sent_in(
+        (
+            "name",
+            "kind",
+            "index",
+            "module",
+            "signature",
+            "line",
+        )
+    )
 
 
 @attrs.frozen(kw_only=True)
@@ -138,6 +163,20 @@ class ModuleCounts:
     custom_sections: int = field("Custom sections", minimum=0)
     sections: SectionCounts = field("Each standard section's leading count (0: absent)")
 
+    __wire__ = sent_in(
+        (
+            "functions",
+            "imported_functions",
+            "defined_functions",
+            "imported_tables",
+            "imported_memories",
+            "imported_globals",
+            "imported_tags",
+            "sections",
+            "custom_sections",
+        )
+    )
+
 
 @attrs.frozen(kw_only=True)
 class Producer:
@@ -178,6 +217,20 @@ class CustomSections:
     producer_fields: tuple[ProducerField, ...] = field("'producers' as name/values records, in section order")
     target_feature_records: tuple[TargetFeature, ...] = field("'target_features' as records")
     limitations: tuple[str, ...] = field("Custom sections that could not be decoded")
+
+    __wire__ = sent_in(
+        (
+            "names",
+            "name_section",
+            "producers",
+            "target_features",
+            "source_mapping_url",
+            "dylink",
+            "limitations",
+            "producer_fields",
+            "target_feature_records",
+        )
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -90,14 +90,14 @@ def decode_interface_builder(session: Session, args: InterfaceBuilderArgs, ctx: 
     yield ReportProgress(phase="decoding compiled nibs", message=target.path)
     facts = yield from need(ReadInterfaceBuilder(root=target.path, max_documents=args.max_documents))
     limits = {"max_objects": args.max_objects, "max_connections": args.max_connections}
-    result = interface_graph.build(target.sha256, facts["documents"], limits, facts["found"])
-    if facts["walk_cut"]:
-        result["limitations"].append("the bundle walk stopped at its entry limit: more documents may exist")
-    if not facts["found"]:
-        result["limitations"].append("no compiled nib or storyboard scene was found in the target")
+    notes = (
+        *(("the bundle walk stopped at its entry limit: more documents may exist",) if facts["walk_cut"] else ()),
+        *(() if facts["found"] else ("no compiled nib or storyboard scene was found in the target",)),
+    )
+    result = interface_graph.build(target.sha256, facts["documents"], limits, facts["found"], notes)
     return recorded(session, create_evidence(provider=READER, operation="decode_interface_builder",
-                                             parameters=to_wire(args), normalized_result=result,
-                                             subject=_subject(target), limitations=result["limitations"]))  # fmt: skip
+                                             parameters=to_wire(args), normalized_result=to_wire(result),
+                                             subject=_subject(target), limitations=list(result.limitations)))  # fmt: skip
 
 
 def _catalog_records(facts: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:

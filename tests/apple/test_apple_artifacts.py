@@ -28,6 +28,7 @@ from apple_fixtures import APP, FIXTURES, UID, cyclic_archive, make_app
 from mcp_client import connect
 from rea.apple_artifacts import car, keyed, nib
 from rea.apple_artifacts.interface_graph import DecodedDocument, build
+from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 
 RESOURCES = APP / "Contents" / "Resources"
@@ -144,7 +145,7 @@ def _decoded(path: Path, kind: str = "nib") -> DecodedDocument:
 
 
 def test_outlets_and_actions_are_those_of_the_source_ibtool_compiled():
-    graph = build("0" * 64, [_decoded(RESOURCES / "About.nib")], LIMITS, 1)
+    graph = to_wire(build("0" * 64, [_decoded(RESOURCES / "About.nib")], LIMITS, 1))
     found = {(n["kind"], n["name"]) for n in graph["graph"]["nodes"] if n["kind"] in ("outlet", "action")}
     assert found == _xib_connections(SOURCES / "About.xib")
     owner = next(n for n in graph["graph"]["nodes"] if n["kind"] == "placeholder")
@@ -156,7 +157,7 @@ def test_outlets_and_actions_are_those_of_the_source_ibtool_compiled():
 
 def test_a_compiled_storyboard_keeps_its_scene_outlets():
     scenes = sorted((RESOURCES / "Base.lproj" / "Main.storyboardc").glob("*.nib"))
-    graph = build("0" * 64, [_decoded(p, "storyboard_scene") for p in scenes], LIMITS, len(scenes))
+    graph = to_wire(build("0" * 64, [_decoded(p, "storyboard_scene") for p in scenes], LIMITS, len(scenes)))
     outlets = {n["name"] for n in graph["graph"]["nodes"] if n["kind"] == "outlet"}
     assert {name for kind, name in _xib_connections(SOURCES / "Main.storyboard") if kind == "outlet"} <= outlets
     classes = {n["attributes"].get("custom_class") for n in graph["graph"]["nodes"]}
@@ -164,7 +165,7 @@ def test_a_compiled_storyboard_keeps_its_scene_outlets():
 
 
 def test_limits_cut_the_graph_and_say_so():
-    graph = build("0" * 64, [_decoded(RESOURCES / "About.nib")], {"max_objects": 3, "max_connections": 1}, 2)
+    graph = to_wire(build("0" * 64, [_decoded(RESOURCES / "About.nib")], {"max_objects": 3, "max_connections": 1}, 2))
     assert graph["graph"]["truncated"] and len(graph["graph"]["nodes"]) == 3
     facets = {c["facet"]: c for c in graph["graph"]["coverage"]}
     assert facets["documents"]["omitted"] == 1 and facets["connections:About.nib"]["omitted"] == 2
@@ -204,7 +205,7 @@ def keyed_nib() -> bytes:
 def test_a_keyed_archive_nib_is_read_like_a_nib_archive():
     value, _ = keyed.plist_json(plistlib.loads(keyed_nib()), True)
     doc = DecodedDocument(relative_path="Old.nib", sha256="0" * 64, kind="nib", table=nib.keyed_table(value))
-    graph = build("0" * 64, [doc], LIMITS, 1)["graph"]
+    graph = to_wire(build("0" * 64, [doc], LIMITS, 1))["graph"]
     outlet = next(n for n in graph["nodes"] if n["kind"] == "outlet")
     assert outlet["name"] == "window" and outlet["attributes"]["destination_id"] == "3"
     assert any(e["from"].endswith("object:2") and e["to"].endswith("object:3") for e in graph["edges"])

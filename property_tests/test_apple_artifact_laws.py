@@ -65,7 +65,7 @@ def test_any_catalog_bytes_give_records_or_a_malformed_error(data):
     assert isinstance(parsed, (Success, Failure))
     if isinstance(parsed, Success):
         records = parsed.unwrap().records
-        assert records[0]["kind"] == "catalog" and len(records) <= car.MAX_RECORDS + 1
+        assert records[0].kind == "catalog" and len(records) <= car.MAX_RECORDS + 1
     else:
         assert parsed.failure().details["reason"] == "malformed"
 

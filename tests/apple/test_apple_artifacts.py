@@ -223,12 +223,12 @@ def test_a_truncated_nib_archive_is_malformed_never_a_crash(cut):
 
 def test_asset_and_rendition_names_are_those_actool_compiled():
     catalog = car.parse_car((RESOURCES / "Assets.car").read_bytes()).unwrap()
-    assert catalog.records[0]["kind"] == "catalog" and catalog.limitations == ()
-    assert catalog.header["RenditionCount"] == len(catalog.records) - 1
+    assert catalog.records[0].kind == "catalog" and catalog.limitations == ()
+    assert catalog.header.rendition_count == len(catalog.records) - 1
     names: dict[str, set[str]] = {}
     for record in catalog.records[1:]:
-        if record["asset_name"]:
-            names.setdefault(record["asset_name"], set()).add(record["rendition_name"])
+        if record.asset_name:
+            names.setdefault(record.asset_name, set()).add(record.rendition_name)
     for contents in (SOURCES / "Images.xcassets").glob("*.imageset/Contents.json"):
         expected = {i["filename"] for i in json.loads(contents.read_text())["images"] if i.get("filename")}
         asset = contents.parent.name.removesuffix(".imageset")

@@ -84,7 +84,7 @@ def test_keyed_archive_pages_tile_the_table_and_links_stay_numbers(table, limit)
     archive = {"$archiver": "NSKeyedArchiver", "$top": {"root": {"UID": 1}}, "$objects": ["$null", *table]}
     seen, offset, total = [], 0, None
     while offset is not None:
-        page = keyed.project(archive, None, offset, limit).unwrap()
+        page = to_wire(keyed.project(archive, None, offset, limit).unwrap())
         total = page["total_objects"]
         seen += [o["id"] for o in page["objects"]]
         for link in page["references"]:

@@ -21,6 +21,7 @@ from rea.apple_artifacts.records import (
     CatalogRecord,
     InterfaceBuilderArgs,
     KeyedArchiveArgs,
+    KeyedArchiveResult,
 )
 from rea.artifacts.inventory_parsing import parse_inventory
 from rea.artifacts.model import ZIP_FORMATS
@@ -81,14 +82,17 @@ def inspect_keyed_archive(session: Session, args: KeyedArchiveArgs, ctx: Context
     path = _archive_path(target, args.path)
     yield ReportProgress(phase="reading keyed archive", message=path)
     facts = yield from need(ReadKeyedArchive(path=path, relative=args.path))
-    graph = must(keyed.project(facts["archive"], args.root, args.offset, args.limit))
-    if facts["bad_reals"]:
-        graph["limitations"].append(f"{facts['bad_reals']} non-finite reals are typed nulls")
-    result = {"target_sha256": target.sha256, "archive_path": args.path, "archive_sha256": facts["sha256"],
-              "archive_format": facts["format"], **graph}  # fmt: skip
+    page = must(keyed.project(facts["archive"], args.root, args.offset, args.limit))
+    bad_reals = (f"{facts['bad_reals']} non-finite reals are typed nulls",) if facts["bad_reals"] else ()
+    result = KeyedArchiveResult(target_sha256=target.sha256, archive_path=args.path, archive_sha256=facts["sha256"],
+                                archive_format=facts["format"], roots=page.roots, objects=page.objects,
+                                references=page.references, total_objects=page.total_objects,
+                                total_references=page.total_references, offset=page.offset,
+                                next_offset=page.next_offset, truncated=page.truncated,
+                                limitations=(*page.limitations, *bad_reals))  # fmt: skip
     return recorded(session, create_evidence(provider=READER, operation="inspect_keyed_archive",
-                                             parameters=to_wire(args), normalized_result=result,
-                                             subject=_subject(target), limitations=result["limitations"]))  # fmt: skip
+                                             parameters=to_wire(args), normalized_result=to_wire(result),
+                                             subject=_subject(target), limitations=list(result.limitations)))  # fmt: skip
 
 
 @typed

@@ -51,7 +51,7 @@ def dump(archive: dict[str, Any], fmt: Any) -> bytes:
 
 def _project(data: bytes, **page: Any) -> dict[str, Any]:
     value, _ = keyed.plist_json(plistlib.loads(data), data.startswith(b"bplist00"))
-    return keyed.project(value, page.get("root"), page.get("offset", 0), page.get("limit", 20_000)).unwrap()
+    return to_wire(keyed.project(value, page.get("root"), page.get("offset", 0), page.get("limit", 20_000)).unwrap())
 
 
 @pytest.mark.parametrize("fmt", [plistlib.FMT_BINARY, plistlib.FMT_XML])

@@ -16,6 +16,7 @@ from returns.result import Failure, Success
 
 from rea.apple_artifacts import car, keyed, nib
 from rea.apple_artifacts.interface_graph import DecodedDocument, build
+from rea.wire.convert import to_wire
 
 RESOURCES = Path(__file__).parent.parent / "tests" / "fixtures" / "apple" / "Sample.app" / "Contents" / "Resources"
 NIB = (RESOURCES / "About.nib").read_bytes()
@@ -52,7 +53,7 @@ def test_any_nib_bytes_give_a_table_or_a_malformed_error(data):
     table = parsed.unwrap()
     assert all(0 <= o.index < len(table.objects) for o in table.objects)
     doc = DecodedDocument(relative_path="x.nib", sha256="0" * 64, kind="nib", table=table)
-    graph = build("0" * 64, [doc], {"max_objects": 50, "max_connections": 50}, 1)["graph"]
+    graph = to_wire(build("0" * 64, [doc], {"max_objects": 50, "max_connections": 50}, 1))["graph"]
     ids = {n["id"] for n in graph["nodes"]}
     assert len(ids) <= 50 and all(e["to"] is None or e["to"] in ids for e in graph["edges"])
 
@@ -64,7 +65,7 @@ def test_any_catalog_bytes_give_records_or_a_malformed_error(data):
     assert isinstance(parsed, (Success, Failure))
     if isinstance(parsed, Success):
         records = parsed.unwrap().records
-        assert records[0]["kind"] == "catalog" and len(records) <= car.MAX_RECORDS + 1
+        assert records[0].kind == "catalog" and len(records) <= car.MAX_RECORDS + 1
     else:
         assert parsed.failure().details["reason"] == "malformed"
 
@@ -83,7 +84,7 @@ def test_keyed_archive_pages_tile_the_table_and_links_stay_numbers(table, limit)
     archive = {"$archiver": "NSKeyedArchiver", "$top": {"root": {"UID": 1}}, "$objects": ["$null", *table]}
     seen, offset, total = [], 0, None
     while offset is not None:
-        page = keyed.project(archive, None, offset, limit).unwrap()
+        page = to_wire(keyed.project(archive, None, offset, limit).unwrap())
         total = page["total_objects"]
         seen += [o["id"] for o in page["objects"]]
         for link in page["references"]:

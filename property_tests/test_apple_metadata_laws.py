@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.apple_metadata.dispatch import dispatch_result
+from rea.apple_metadata.dispatch import Artifact, dispatch_result
 from rea.apple_metadata.image import MachImage, Section, Segment
 from rea.apple_metadata.results import Reading, objc_classes, objc_protocols, swift_types
 
@@ -41,15 +41,15 @@ def _image(data: bytes, table, chained) -> MachImage:
     chained=st.sampled_from([None, 2, 6, 1, 99]),
 )
 def test_fuzzed_images_decode_or_say_what_did_not(data, table, chained):
-    reading = Reading(_image(data, table, chained), {"slice": None}, 64)
+    reading = Reading(_image(data, table, chained), None, 64)
     classes = objc_classes(reading, "")
-    assert classes["count"] == len(classes["classes"]) <= 64
-    for row in classes["classes"]:
-        assert (row["decode"]["status"] == "decoded") == (row["decode"]["reason"] is None)
+    assert classes.count == len(classes.classes) <= 64
+    for row in classes.classes:
+        assert (row.decode.status == "decoded") == (row.decode.reason is None)
     objc_protocols(reading)
     swift_types(reading, None, None)
-    result = dispatch_result(reading, {"path": "/fuzz", "sha256": "0" * 64}, 64)
-    assert {c["facet"] for c in result["result"]["coverage"]} >= {"objc_classes", "swift_declarations"}
+    result = dispatch_result(reading, Artifact(path="/fuzz", sha256="0" * 64), 64)
+    assert {c.facet for c in result.result.coverage} >= {"objc_classes", "swift_declarations"}
 
 
 @settings(max_examples=60, deadline=None)
@@ -60,5 +60,5 @@ def test_self_referencing_pointer_soup_terminates(words):
         (BASE + (w % (len(words) * 8))).to_bytes(8, "little") if w % 3 else w.to_bytes(8, "little") for w in words
     )
     table = [(("__DATA", "__objc_classlist"), 0, len(data) // 2), (("__TEXT", "__swift5_types"), len(data) // 2, 64)]
-    reading = Reading(_image(data, table, None), {"slice": None}, 1000)
-    assert objc_classes(reading, "")["coverage"]["examined"] == len(data) // 2 // 8
+    reading = Reading(_image(data, table, None), None, 1000)
+    assert objc_classes(reading, "").coverage.examined == len(data) // 2 // 8

@@ -27,7 +27,7 @@ from rea.apple_artifacts.effects import (
     ReadInterfaceBuilder,
     ReadKeyedArchive,
 )
-from rea.apple_artifacts.interface_graph import DecodedDocument
+from rea.apple_artifacts.interface_graph import DecodedDocument, DocumentKind
 from rea.errors import ReaError, invalid_request
 
 NIB_FILES = ("keyedobjects.nib", "runtime.nib", "objects.nib")
@@ -113,7 +113,7 @@ def _nib_file(full: str) -> str:
 
 
 def _decode(full: str, relative: str) -> DecodedDocument:
-    kind = "storyboard_scene" if ".storyboardc/" in f"/{relative}" else "nib"
+    kind: DocumentKind = "storyboard_scene" if ".storyboardc/" in f"/{relative}" else "nib"
     data, sha256 = _read(_nib_file(full))
     if data.startswith(nib.MAGIC):
         parsed = nib.parse_nib_archive(data)

@@ -19,11 +19,11 @@ cyclic or lying tree ends.
 from __future__ import annotations
 
 import struct
-from typing import Any
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from rea.apple_artifacts.car_records import CarEntry, CatalogMetadata, RenditionMetadata
 from rea.errors import ReaError, invalid_request
 
 MAGIC = b"BOMStore"
@@ -48,8 +48,8 @@ class Malformed(ValueError):
 
 @attrs.frozen(kw_only=True)
 class Catalog:
-    header: dict[str, Any]
-    records: tuple[dict[str, Any], ...]
+    header: CatalogMetadata
+    records: tuple[CarEntry, ...]
     limitations: tuple[str, ...]
 
 
@@ -137,14 +137,14 @@ def _fourcc(value: int) -> str:
     return text if text.isprintable() else str(value)
 
 
-def _header(raw: bytes | None) -> dict[str, Any]:
+def _header(raw: bytes | None) -> CatalogMetadata:
     if raw is None or len(raw) < 436:
         raise Malformed("there is no readable CARHEADER")
     _, core, storage, stamp, count = struct.unpack_from("<5I", raw)
     main, version, uuid = _cstring(raw[20:148]), _cstring(raw[148:404]), raw[404:420].hex()
-    return {"CoreUIVersion": core, "StorageVersion": storage, "Timestamp": stamp, "RenditionCount": count,
-            "MainVersion": main, "VersionString": version, "UUID": uuid,
-            "SchemaVersion": struct.unpack_from("<I", raw, 424)[0] if len(raw) >= 428 else None}  # fmt: skip
+    return CatalogMetadata(core_ui_version=core, storage_version=storage, timestamp=stamp, rendition_count=count,
+                           main_version=main, version_string=version, uuid=uuid,
+                           schema_version=struct.unpack_from("<I", raw, 424)[0] if len(raw) >= 428 else None)  # fmt: skip
 
 
 def _key_format(raw: bytes | None) -> list[int]:
@@ -170,30 +170,30 @@ def _facets(bom: _Bom) -> dict[int, str]:
     return names
 
 
-def _rendition(index: int, key: bytes, value: bytes, tokens: list[int], names: dict[int, str]) -> dict[str, Any]:
-    attributes = {}
+def _metadata(value: bytes, attributes: dict[str, int], asset: str | None) -> tuple[str | None, RenditionMetadata]:
+    """The rendition name and its metadata: the CSI header's facts when the value starts with a CTSI header."""
+    idiom = IDIOMS.get(attributes["Idiom"], str(attributes["Idiom"])) if "Idiom" in attributes else None
+    if len(value) < 184 or value[:4] not in (b"ISTC", b"CTSI"):
+        undecoded = ("the CSI header (the value does not start with a CTSI tag of 184 bytes)",)
+        return None, RenditionMetadata(attributes=attributes, undecoded=undecoded, idiom=idiom, name=asset)
+    _, version, flags, width, height, scale, pixel, color = struct.unpack_from("<8I", value)
+    metadata = RenditionMetadata(attributes=attributes, csi_version=version, rendition_flags=flags, pixel_width=width,
+                                 pixel_height=height, scale=scale / 100, pixel_format=_fourcc(pixel),
+                                 color_space_id=color & 0xF, layout=struct.unpack_from("<H", value, 36)[0],
+                                 size_on_disk=len(value),
+                                 undecoded=("rendition payload (image, color and data bytes are not decoded)",),
+                                 idiom=idiom, name=asset)  # fmt: skip
+    return _cstring(value[40:168]), metadata
+
+
+def _rendition(index: int, key: bytes, value: bytes, tokens: list[int], names: dict[int, str]) -> CarEntry:
+    attributes: dict[str, int] = {}
     for i, token in enumerate(tokens):
         if 2 * i + 2 <= len(key):
             attributes[ATTRIBUTES.get(token, f"attribute_{token}")] = struct.unpack_from("<H", key, 2 * i)[0]
-    metadata: dict[str, Any] = {"Attributes": attributes}
-    name = None
-    if len(value) >= 184 and value[:4] in (b"ISTC", b"CTSI"):
-        _, version, flags, width, height, scale, pixel, color = struct.unpack_from("<8I", value)
-        name = _cstring(value[40:168])
-        metadata.update({"CSIVersion": version, "RenditionFlags": flags, "PixelWidth": width, "PixelHeight": height,
-                         "Scale": scale / 100, "PixelFormat": _fourcc(pixel), "ColorSpaceID": color & 0xF,
-                         "Layout": struct.unpack_from("<H", value, 36)[0],
-                         "SizeOnDisk": len(value)})  # fmt: skip
-        metadata["undecoded"] = ["rendition payload (image, color and data bytes are not decoded)"]
-    else:
-        metadata["undecoded"] = ["the CSI header (the value does not start with a CTSI tag of 184 bytes)"]
-    if "Idiom" in attributes:
-        metadata["Idiom"] = IDIOMS.get(attributes["Idiom"], str(attributes["Idiom"]))
     asset = names.get(attributes.get("Identifier", -1))
-    if asset is not None:
-        metadata["Name"] = asset
-    return {"index": index, "kind": "rendition", "asset_name": asset, "rendition_name": name or None,
-            "metadata": metadata}  # fmt: skip
+    name, metadata = _metadata(value, attributes, asset)
+    return CarEntry(index=index, kind="rendition", asset_name=asset, rendition_name=name or None, metadata=metadata)
 
 
 def parse_car(data: bytes) -> Result[Catalog, ReaError]:
@@ -206,14 +206,15 @@ def parse_car(data: bytes) -> Result[Catalog, ReaError]:
         leaves = bom.tree("RENDITIONS")
     except (Malformed, struct.error) as exc:
         return Failure(invalid_request(f"the asset catalog is malformed: {exc}", accepted=ACCEPTED, reason="malformed"))
-    catalog = {"index": 0, "kind": "catalog", "asset_name": None, "rendition_name": None,
-               "metadata": {**header, "KeyFormat": [ATTRIBUTES.get(t, f"attribute_{t}") for t in tokens],
-                            "Variables": sorted(bom.vars)}}  # fmt: skip
+    header = attrs.evolve(
+        header, key_format=tuple(ATTRIBUTES.get(t, f"attribute_{t}") for t in tokens), variables=tuple(sorted(bom.vars))
+    )
+    catalog = CarEntry(index=0, kind="catalog", asset_name=None, rendition_name=None, metadata=header)
     records = [catalog] + [_rendition(i + 1, k, v, tokens, names) for i, (k, v) in enumerate(leaves)]
     limitations = []
-    if header["RenditionCount"] != len(leaves):
+    if header.rendition_count != len(leaves):
         limitations.append(
-            f"CARHEADER counts {header['RenditionCount']} renditions; the RENDITIONS tree holds {len(leaves)}"
+            f"CARHEADER counts {header.rendition_count} renditions; the RENDITIONS tree holds {len(leaves)}"
         )
     if len(leaves) >= MAX_RECORDS:
         limitations.append(f"only the first {MAX_RECORDS} renditions are read")

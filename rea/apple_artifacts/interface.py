@@ -16,9 +16,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from rea.apple_artifacts.nib import NibObject, ObjectTable
+import attrs
 
-PROVIDER = {"id": "rea-artifact-graph", "version": "1", "tool_version": "rea-nib-reader/1"}
+from rea.apple_artifacts.nib import NibObject, ObjectTable
+from rea.apple_artifacts.records import IbProvider
+
+PROVIDER = IbProvider(id="rea-artifact-graph", version="1", tool_version="rea-nib-reader/1")
 VALUE_CLASSES = frozenset(
     "NSString NSMutableString NSLocalizableString NSArray NSMutableArray NSDictionary NSMutableDictionary NSSet "
     "NSMutableSet NSNumber NSValue NSData NSMutableData NSDate NSObject NSIBObjectData IBClassReference "
@@ -68,6 +71,18 @@ def node_kind(class_name: str, custom: str | None) -> str:
             if name and any(s in name for s in suffixes):
                 return kind
     return "unknown"
+
+
+@attrs.frozen(kw_only=True)
+class Connection:
+    """One connector object (outlet, action, segue): its endpoints' indices and label, as the archive holds them."""
+
+    id: str
+    kind: str
+    source_id: str | None
+    destination_id: str | None
+    label: str | None
+    class_name: str
 
 
 class Document:
@@ -136,18 +151,20 @@ class Document:
                 pairs.setdefault(member.index, None)
         return [(parent, child) for child, parent in pairs.items()]
 
-    def connections(self) -> list[dict[str, Any]]:
+    def connections(self) -> list[Connection]:
         found = []
         for obj in self.table.objects:
             if not is_connection(obj.class_name):
                 continue
             source, destination = self.ref(self.field(obj, SOURCE_KEYS)), self.ref(self.field(obj, DESTINATION_KEYS))
-            found.append({
-                "id": str(obj.index),
-                "kind": connection_kind(obj.class_name),
-                "source_id": str(source.index) if source else None,
-                "destination_id": str(destination.index) if destination else None,
-                "label": self.text(self.field(obj, LABEL_KEYS)),
-                "attributes": {"class_name": obj.class_name},
-            })  # fmt: skip
+            found.append(
+                Connection(
+                    id=str(obj.index),
+                    kind=connection_kind(obj.class_name),
+                    source_id=str(source.index) if source else None,
+                    destination_id=str(destination.index) if destination else None,
+                    label=self.text(self.field(obj, LABEL_KEYS)),
+                    class_name=obj.class_name,
+                )
+            )
         return found

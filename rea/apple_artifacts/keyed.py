@@ -16,13 +16,17 @@ from __future__ import annotations
 
 import base64
 import plistlib
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 from returns.result import Failure, Result, Success
 
+from rea.apple_artifacts.records import ArchiveLink, ArchiveObject
 from rea.errors import ReaError, invalid_request
 
+ObjectKind = Literal["nil", "scalar", "array", "dictionary", "class-descriptor", "archived-object"]
+ObjectStatus = Literal["observed", "unknown-class", "unresolved-class", "nil"]
+LinkStatus = Literal["resolved", "nil", "unresolved", "malformed"]
 MAX_OBJECTS = 200_000
 MAX_REFERENCES = 200_000
 MAX_DEPTH = 128
@@ -97,23 +101,27 @@ def uid_of(value: Any) -> int | None:
 
 
 @attrs.frozen(kw_only=True)
-class Link:
-    source: int | None
-    path: tuple[str | int, ...]
-    target: int | None
-    status: str
-    raw: Any
+class KeyedPage:
+    """One page of an archive's object table with its roots and the links from them: the tool's result
+    less what the effect read (the archive's path, digest and format)."""
 
-    def to_json(self) -> dict[str, Any]:
-        return {"source": self.source, "path": list(self.path), "target": self.target, "status": self.status,
-                "raw": self.raw}  # fmt: skip
+    roots: Any
+    objects: tuple[ArchiveObject, ...]
+    references: tuple[ArchiveLink, ...]
+    total_objects: int
+    total_references: int
+    offset: int
+    next_offset: int | None
+    truncated: bool
+    limitations: tuple[str, ...]
 
 
 class _Scan:
     """Every UID below one value, found with an explicit stack (no recursion, bounded)."""
 
     def __init__(self, table: list[Any]) -> None:
-        self.table, self.links = table, []  # type: ignore[var-annotated]
+        self.table: list[Any] = table
+        self.links: list[ArchiveLink] = []
 
     def run(self, source: int | None, initial: Any) -> None:
         pending: list[tuple[Any, tuple[str | int, ...]]] = [(initial, ())]
@@ -125,8 +133,8 @@ class _Scan:
                 raise TooDeep(f"an archive value holds more than {MAX_REFERENCES} values or {MAX_DEPTH} levels")
             target = uid_of(value)
             if target is not None:
-                self.links.append(Link(source=source, path=path, target=target if target >= 0 else None,
-                                       status=self._status(target), raw=value))  # fmt: skip
+                self.links.append(ArchiveLink(source=source, path=path, target=target if target >= 0 else None,
+                                              status=self._status(target), raw=value))  # fmt: skip
                 if len(self.links) > MAX_REFERENCES:
                     raise TooDeep(f"the archive holds more than {MAX_REFERENCES} references")
             elif isinstance(value, list):
@@ -134,7 +142,7 @@ class _Scan:
             elif isinstance(value, dict):
                 pending.extend((value[k], (*path, k)) for k in sorted(value, reverse=True))
 
-    def _status(self, target: int) -> str:
+    def _status(self, target: int) -> LinkStatus:
         if target < 0:
             return "malformed"
         if target >= len(self.table):
@@ -142,7 +150,7 @@ class _Scan:
         return "nil" if target == 0 and self.table[0] == "$null" else "resolved"
 
 
-def _object(table: list[Any], index: int, value: Any) -> dict[str, Any]:
+def _object(table: list[Any], index: int, value: Any) -> ArchiveObject:
     fields = value if isinstance(value, dict) else None
     class_id = uid_of(fields.get("$class")) if fields is not None else None
     class_id = class_id if class_id is not None and class_id >= 0 else None
@@ -150,6 +158,8 @@ def _object(table: list[Any], index: int, value: Any) -> dict[str, Any]:
     name = descriptor.get("$classname") if isinstance(descriptor, dict) else None
     class_name = name if isinstance(name, str) else None
     is_nil = index == 0 and value == "$null"
+    kind: ObjectKind
+    status: ObjectStatus
     if is_nil:
         kind = "nil"
     elif isinstance(value, list):
@@ -166,15 +176,14 @@ def _object(table: list[Any], index: int, value: Any) -> dict[str, Any]:
         status = "unresolved-class" if class_name is None else "unknown-class"
     else:
         status = "observed"
-    return {"id": index, "kind": kind, "class_id": class_id, "class_name": class_name, "status": status,
-            "value": value}  # fmt: skip
+    return ArchiveObject(id=index, kind=kind, class_id=class_id, class_name=class_name, status=status, value=value)
 
 
 def _refuse(message: str, reason: str) -> Failure[ReaError]:
     return Failure(invalid_request(message, field="path", accepted=ACCEPTED, reason=reason))
 
 
-def project(archive: Any, root: str | None, offset: int, limit: int) -> Result[dict[str, Any], ReaError]:
+def project(archive: Any, root: str | None, offset: int, limit: int) -> Result[KeyedPage, ReaError]:
     """The page of the archive's object table, its roots and the links from the roots and the page."""
     if not isinstance(archive, dict) or "$archiver" not in archive:
         return _refuse("the plist has no $archiver key: it is an ordinary property list (inspect_plist reads it)",
@@ -204,15 +213,15 @@ def project(archive: Any, root: str | None, offset: int, limit: int) -> Result[d
         return _refuse(str(exc), "too-large")
     end = min(len(objects), offset + limit)
     page = objects[offset:end]
-    ids = {o["id"] for o in page}
-    return Success({
-        "roots": roots,
-        "objects": page,
-        "references": [link.to_json() for link in scan.links if link.source is None or link.source in ids],
-        "total_objects": len(objects),
-        "total_references": len(scan.links),
-        "offset": offset,
-        "next_offset": end if end < len(objects) else None,
-        "truncated": len(page) != len(objects),
-        "limitations": list(LIMITATIONS),
-    })  # fmt: skip
+    ids = {o.id for o in page}
+    return Success(KeyedPage(
+        roots=roots,
+        objects=tuple(page),
+        references=tuple(link for link in scan.links if link.source is None or link.source in ids),
+        total_objects=len(objects),
+        total_references=len(scan.links),
+        offset=offset,
+        next_offset=end if end < len(objects) else None,
+        truncated=len(page) != len(objects),
+        limitations=tuple(LIMITATIONS),
+    ))  # fmt: skip

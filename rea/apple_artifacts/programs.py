@@ -13,7 +13,16 @@ from typing import Any
 from rea import __version__
 from rea.apple_artifacts import application, interface_graph, keyed
 from rea.apple_artifacts.effects import ReadAssetCatalogs, ReadInterfaceBuilder, ReadKeyedArchive
-from rea.apple_artifacts.records import ApplicationGraphArgs, AssetCatalogArgs, InterfaceBuilderArgs, KeyedArchiveArgs
+from rea.apple_artifacts.records import (
+    ApplicationGraphArgs,
+    AssetCatalogArgs,
+    AssetCatalogResult,
+    CatalogFile,
+    CatalogRecord,
+    InterfaceBuilderArgs,
+    KeyedArchiveArgs,
+    KeyedArchiveResult,
+)
 from rea.artifacts.inventory_parsing import parse_inventory
 from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import Program, ToolProgram
@@ -73,14 +82,17 @@ def inspect_keyed_archive(session: Session, args: KeyedArchiveArgs, ctx: Context
     path = _archive_path(target, args.path)
     yield ReportProgress(phase="reading keyed archive", message=path)
     facts = yield from need(ReadKeyedArchive(path=path, relative=args.path))
-    graph = must(keyed.project(facts["archive"], args.root, args.offset, args.limit))
-    if facts["bad_reals"]:
-        graph["limitations"].append(f"{facts['bad_reals']} non-finite reals are typed nulls")
-    result = {"target_sha256": target.sha256, "archive_path": args.path, "archive_sha256": facts["sha256"],
-              "archive_format": facts["format"], **graph}  # fmt: skip
+    page = must(keyed.project(facts["archive"], args.root, args.offset, args.limit))
+    bad_reals = (f"{facts['bad_reals']} non-finite reals are typed nulls",) if facts["bad_reals"] else ()
+    result = KeyedArchiveResult(target_sha256=target.sha256, archive_path=args.path, archive_sha256=facts["sha256"],
+                                archive_format=facts["format"], roots=page.roots, objects=page.objects,
+                                references=page.references, total_objects=page.total_objects,
+                                total_references=page.total_references, offset=page.offset,
+                                next_offset=page.next_offset, truncated=page.truncated,
+                                limitations=(*page.limitations, *bad_reals))  # fmt: skip
     return recorded(session, create_evidence(provider=READER, operation="inspect_keyed_archive",
-                                             parameters=to_wire(args), normalized_result=result,
-                                             subject=_subject(target), limitations=result["limitations"]))  # fmt: skip
+                                             parameters=to_wire(args), normalized_result=to_wire(result),
+                                             subject=_subject(target), limitations=list(result.limitations)))  # fmt: skip
 
 
 @typed
@@ -90,23 +102,25 @@ def decode_interface_builder(session: Session, args: InterfaceBuilderArgs, ctx: 
     yield ReportProgress(phase="decoding compiled nibs", message=target.path)
     facts = yield from need(ReadInterfaceBuilder(root=target.path, max_documents=args.max_documents))
     limits = {"max_objects": args.max_objects, "max_connections": args.max_connections}
-    result = interface_graph.build(target.sha256, facts["documents"], limits, facts["found"])
-    if facts["walk_cut"]:
-        result["limitations"].append("the bundle walk stopped at its entry limit: more documents may exist")
-    if not facts["found"]:
-        result["limitations"].append("no compiled nib or storyboard scene was found in the target")
+    notes = (
+        *(("the bundle walk stopped at its entry limit: more documents may exist",) if facts["walk_cut"] else ()),
+        *(() if facts["found"] else ("no compiled nib or storyboard scene was found in the target",)),
+    )
+    result = interface_graph.build(target.sha256, facts["documents"], limits, facts["found"], notes)
     return recorded(session, create_evidence(provider=READER, operation="decode_interface_builder",
-                                             parameters=to_wire(args), normalized_result=result,
-                                             subject=_subject(target), limitations=result["limitations"]))  # fmt: skip
+                                             parameters=to_wire(args), normalized_result=to_wire(result),
+                                             subject=_subject(target), limitations=list(result.limitations)))  # fmt: skip
 
 
-def _catalog_records(facts: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[str]]:
+def _catalog_records(facts: Mapping[str, Any]) -> tuple[list[CatalogFile], list[CatalogRecord], list[str]]:
     catalogs, records, notes = [], [], []
     for found in facts["catalogs"]:
         parsed = found["catalog"]
         rows = [] if parsed is None else list(parsed.records)
-        catalogs.append({"path": found["path"], "sha256": found["sha256"], "record_count": len(rows)})
-        records += [{"catalog_path": found["path"], "catalog_sha256": found["sha256"], **row} for row in rows]
+        catalogs.append(CatalogFile(path=found["path"], sha256=found["sha256"], record_count=len(rows)))
+        records += [CatalogRecord(catalog_path=found["path"], catalog_sha256=found["sha256"], index=row.index,
+                                  kind=row.kind, asset_name=row.asset_name, rendition_name=row.rendition_name,
+                                  metadata=row.metadata) for row in rows]  # fmt: skip
         notes += [f"{found['path']}: {found['problem']}"] if parsed is None else [
             f"{found['path']}: {note}" for note in parsed.limitations]  # fmt: skip
     return catalogs, records, notes
@@ -122,12 +136,13 @@ def inspect_asset_catalog(session: Session, args: AssetCatalogArgs, ctx: Context
     page = records[args.offset : args.offset + args.limit]
     end = args.offset + len(page)
     limitations = notes + CATALOG_LIMITATIONS + (["no .car file was found in the target"] if not catalogs else [])
-    result = {"target_sha256": target.sha256, "catalogs": catalogs, "total_records": len(records),
-              "offset": args.offset, "limit": args.limit, "records": page, "resource_key_matches": [],
-              "next_offset": end if end < len(records) else None,
-              "truncated": args.offset > 0 or end < len(records), "limitations": limitations}  # fmt: skip
+    result = AssetCatalogResult(target_sha256=target.sha256, catalogs=tuple(catalogs), total_records=len(records),
+                                offset=args.offset, limit=args.limit, records=tuple(page), resource_key_matches=(),
+                                next_offset=end if end < len(records) else None,
+                                truncated=args.offset > 0 or end < len(records),
+                                limitations=tuple(limitations))  # fmt: skip
     return recorded(session, create_evidence(provider=READER, operation="inspect_asset_catalog",
-                                             parameters=to_wire(args), normalized_result=result,
+                                             parameters=to_wire(args), normalized_result=to_wire(result),
                                              subject=_subject(target), limitations=limitations))  # fmt: skip
 
 

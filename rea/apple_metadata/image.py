@@ -15,6 +15,8 @@ from typing import Any
 
 import attrs
 
+from rea.apple_metadata.records import Location
+
 MAX_STRING = 4096
 # LC_DYLD_CHAINED_FIXUPS pointer formats whose rebases this reader decodes
 CHAINED_64, CHAINED_64_OFFSET = 2, 6
@@ -131,10 +133,10 @@ class MachImage:
     def section(self, segment_names: tuple[str, ...], name: str) -> Section | None:
         return next((s for s in self.sections if s.name == name and s.segment in segment_names), None)
 
-    def location(self, addr: int | None) -> dict[str, Any]:
+    def location(self, addr: int | None) -> Location:
         if addr is None:
-            return {"address": None, "file_offset": None}
-        return {"address": f"0x{addr:x}", "file_offset": self.offset_or_none(addr)}
+            return Location(address=None, file_offset=None)
+        return Location(address=f"0x{addr:x}", file_offset=self.offset_or_none(addr))
 
 
 def image_of(facts: Mapping[str, Any]) -> MachImage:

@@ -11,9 +11,14 @@ walked with a visited set, so a cycle is reported, never followed forever.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Literal, TypeVar
 
+import attrs
+
+from rea.apple_metadata.decoded import MethodType, RawCategory, RawClass, RawIvar, RawMethod, RawProtocol, Undecoded
 from rea.apple_metadata.image import MachImage, OutsideImage
+from rea.apple_metadata.records import ObjcProperty, PropertyAttribute
 
 DATA_SEGMENTS = ("__DATA", "__DATA_CONST", "__DATA_DIRTY")
 RO_META, RO_ROOT = 0x1, 0x2
@@ -22,6 +27,7 @@ SWIFT_BITS = 0x3
 RELATIVE_METHODS, DIRECT_SELECTORS = 0x8000_0000, 0x4000_0000
 MAX_LIST = 65_536
 MAX_CHAIN = 64
+T = TypeVar("T")
 CLASS_PREFIXES = ("_OBJC_CLASS_$_", "OBJC_CLASS_$_", "_OBJC_METACLASS_$_", "OBJC_METACLASS_$_")
 
 
@@ -45,10 +51,10 @@ def _string_at(image: MachImage, slot: int) -> str | None:
     return None if target is None else image.cstring(target)
 
 
-def method_list(image: MachImage, addr: int | None, kind: str) -> list[dict[str, Any]]:
+def method_list(image: MachImage, addr: int | None, kind: MethodType) -> tuple[RawMethod, ...]:
     """Every entry of a method_list_t: selector, type encoding, implementation address."""
     if addr is None:
-        return []
+        return ()
     header = image.u32(addr)
     count = image.u32(addr + 4)
     entsize = header & 0xFFFC
@@ -74,14 +80,14 @@ def method_list(image: MachImage, addr: int | None, kind: str) -> list[dict[str,
             selector = _string_at(image, entry)
             encoding = _string_at(image, entry + 8)
             imp = image.target(entry + 16)
-        methods.append({"selector": selector or "", "types": encoding, "imp": imp, "method_type": kind, "entry": entry})
-    return methods
+        methods.append(RawMethod(selector=selector or "", types=encoding, imp=imp, method_type=kind, entry=entry))
+    return tuple(methods)
 
 
-def _protocol_names(image: MachImage, addr: int | None) -> list[str]:
+def _protocol_names(image: MachImage, addr: int | None) -> tuple[str, ...]:
     """Names of a protocol_list_t's protocols (count is 64-bit)."""
     if addr is None:
-        return []
+        return ()
     count = image.u64(addr)
     if count > MAX_LIST:
         raise OutsideImage(f"the protocol list at 0x{addr:x} claims {count} entries")
@@ -93,7 +99,7 @@ def _protocol_names(image: MachImage, addr: int | None) -> list[str]:
             names.append(pointer.bound.removeprefix("__OBJC_PROTOCOL_$_").removeprefix("_OBJC_PROTOCOL_$_"))
         elif pointer.target is not None:
             names.append(_string_at(image, pointer.target + 8) or "")
-    return names
+    return tuple(names)
 
 
 def _fixed_entries(image: MachImage, addr: int | None, minimum: int, what: str) -> list[int]:
@@ -107,65 +113,57 @@ def _fixed_entries(image: MachImage, addr: int | None, minimum: int, what: str) 
     return [addr + 8 + index * entsize for index in range(count)]
 
 
-def ivars(image: MachImage, addr: int | None) -> list[dict[str, Any]]:
+def ivars(image: MachImage, addr: int | None) -> tuple[RawIvar, ...]:
     found = []
     for entry in _fixed_entries(image, addr, 32, "ivar"):
         offset_slot = image.target(entry)
         alignment_raw, size = image.u32(entry + 24), image.u32(entry + 28)
         found.append(
-            {
-                "name": _string_at(image, entry + 8) or "",
-                "type_encoding": _string_at(image, entry + 16),
-                "offset": None if offset_slot is None else image.u32(offset_slot),
-                "size": size,
-                "alignment": 1 << alignment_raw if alignment_raw < 32 else None,
-                "entry": entry,
-            }
+            RawIvar(
+                name=_string_at(image, entry + 8) or "",
+                type_encoding=_string_at(image, entry + 16),
+                offset=None if offset_slot is None else image.u32(offset_slot),
+                size=size,
+                alignment=1 << alignment_raw if alignment_raw < 32 else None,
+                entry=entry,
+            )
         )
-    return found
+    return tuple(found)
 
 
 PROPERTY_FLAGS = {"R": "readonly", "C": "copy", "&": "strong", "W": "weak", "N": "nonatomic", "D": "dynamic"}
 
 
-def property_attributes(text: str) -> dict[str, Any]:
+def property_attributes(name: str, text: str) -> ObjcProperty:
     """An @property attribute string (T type, R, C, &, W, N, G getter, S setter, V ivar) as facts."""
-    attributes: list[dict[str, Any]] = []
-    facts: dict[str, str | None] = {"type_encoding": None, "getter": None, "setter": None}
-    for part in text.split(","):
-        if not part:
-            continue
-        key, value = part[0], part[1:]
-        attributes.append(
-            {
-                "name": key,
-                "value": value,
-                "is_weak": key == "W",
-                "is_atomic": False,
-                "is_copy": key == "C",
-                "is_strong": key == "&",
-            }
-        )
-        if key == "T":
-            facts["type_encoding"] = value
-        elif key == "G":
-            facts["getter"] = value
-        elif key == "S":
-            facts["setter"] = value
-    atomic = not any(a["name"] == "N" for a in attributes)
-    return {
-        **facts,
-        "attributes": [{**a, "is_atomic": atomic} for a in attributes],
-        "is_readonly": any(a["name"] == "R" for a in attributes),
-    }
+    parts = [(part[0], part[1:]) for part in text.split(",") if part]
+    facts = {key: value for key, value in parts if key in ("T", "G", "S")}
+    atomic = not any(key == "N" for key, _value in parts)
+    return ObjcProperty(
+        name=name,
+        type_encoding=facts.get("T"),
+        attributes=tuple(
+            PropertyAttribute(
+                name=key,
+                value=value,
+                is_weak=key == "W",
+                is_atomic=atomic,
+                is_copy=key == "C",
+                is_strong=key == "&",
+            )
+            for key, value in parts
+        ),
+        is_readonly=any(key == "R" for key, _value in parts),
+        getter=facts.get("G"),
+        setter=facts.get("S"),
+    )
 
 
-def properties(image: MachImage, addr: int | None) -> list[dict[str, Any]]:
-    found = []
-    for entry in _fixed_entries(image, addr, 16, "property"):
-        text = _string_at(image, entry + 8) or ""
-        found.append({"name": _string_at(image, entry) or "", **property_attributes(text)})
-    return found
+def properties(image: MachImage, addr: int | None) -> tuple[ObjcProperty, ...]:
+    return tuple(
+        property_attributes(_string_at(image, entry) or "", _string_at(image, entry + 8) or "")
+        for entry in _fixed_entries(image, addr, 16, "property")
+    )
 
 
 def _ro(image: MachImage, cls: int) -> tuple[int, bool]:
@@ -214,49 +212,63 @@ def superclass_chain(image: MachImage, cls: int) -> tuple[list[str], str | None]
     return names, f"superclass chain longer than {MAX_CHAIN}"
 
 
-def _class_ro(image: MachImage, cls: int) -> dict[str, Any]:
+@attrs.frozen(kw_only=True)
+class _ClassRo:
+    """The class_ro_t fields a class reading uses (list pointers still unread)."""
+
+    flags: int
+    instance_size: int
+    name: str
+    methods: int | None
+    protocols: int | None
+    ivars: int | None
+    properties: int | None
+    swift: bool
+
+
+def _class_ro(image: MachImage, cls: int) -> _ClassRo:
     ro, swift = _ro(image, cls)
     flags = image.u32(ro)
-    return {
-        "flags": flags,
-        "instance_size": image.u32(ro + 8),
-        "name": _string_at(image, ro + 24) or "",
-        "methods": image.target(ro + 32),
-        "protocols": image.target(ro + 40),
-        "ivars": image.target(ro + 48),
-        "properties": image.target(ro + 64),
-        "swift": swift,
-    }
+    return _ClassRo(
+        flags=flags,
+        instance_size=image.u32(ro + 8),
+        name=_string_at(image, ro + 24) or "",
+        methods=image.target(ro + 32),
+        protocols=image.target(ro + 40),
+        ivars=image.target(ro + 48),
+        properties=image.target(ro + 64),
+        swift=swift,
+    )
 
 
-def read_class(image: MachImage, cls: int) -> dict[str, Any]:
+def read_class(image: MachImage, cls: int) -> RawClass:
     """One class (and its metaclass's class methods); raises OutsideImage where it does not decode."""
     ro = _class_ro(image, cls)
     meta = image.target(cls)
-    class_methods: list[dict[str, Any]] = []
+    class_methods: tuple[RawMethod, ...] = ()
     if meta is not None:
-        class_methods = method_list(image, _class_ro(image, meta)["methods"], "class")
+        class_methods = method_list(image, _class_ro(image, meta).methods, "class")
     super_name, super_addr = superclass(image, cls)
     chain, chain_problem = superclass_chain(image, cls)
-    return {
-        "address": cls,
-        "name": ro["name"],
-        "super_class": super_name,
-        "superclass_address": super_addr,
-        "superclass_chain": chain,
-        "chain_problem": chain_problem,
-        "metaclass_address": meta,
-        "is_root_class": bool(ro["flags"] & RO_ROOT),
-        "instance_size": ro["instance_size"],
-        "swift": ro["swift"],
-        "methods": method_list(image, ro["methods"], "instance") + class_methods,
-        "protocols": _protocol_names(image, ro["protocols"]),
-        "ivars": ivars(image, ro["ivars"]),
-        "properties": properties(image, ro["properties"]),
-    }
+    return RawClass(
+        address=cls,
+        name=ro.name,
+        super_class=super_name,
+        superclass_address=super_addr,
+        superclass_chain=tuple(chain),
+        chain_problem=chain_problem,
+        metaclass_address=meta,
+        is_root_class=bool(ro.flags & RO_ROOT),
+        instance_size=ro.instance_size,
+        swift=ro.swift,
+        methods=method_list(image, ro.methods, "instance") + class_methods,
+        protocols=_protocol_names(image, ro.protocols),
+        ivars=ivars(image, ro.ivars),
+        properties=properties(image, ro.properties),
+    )
 
 
-def read_protocol(image: MachImage, proto: int) -> dict[str, Any]:
+def read_protocol(image: MachImage, proto: int) -> RawProtocol:
     lists = {
         "instance": image.target(proto + 24),
         "class": image.target(proto + 32),
@@ -267,40 +279,43 @@ def read_protocol(image: MachImage, proto: int) -> dict[str, Any]:
     optional = method_list(image, lists["optional_instance"], "instance") + method_list(
         image, lists["optional_class"], "class"
     )
-    return {
-        "address": proto,
-        "name": _string_at(image, proto + 8) or "",
-        "adopted_protocols": _protocol_names(image, image.target(proto + 16)),
-        "methods": required,
-        "optional_methods": optional,
-        "properties": properties(image, image.target(proto + 56)),
-    }
+    return RawProtocol(
+        address=proto,
+        name=_string_at(image, proto + 8) or "",
+        adopted_protocols=_protocol_names(image, image.target(proto + 16)),
+        methods=required,
+        optional_methods=optional,
+        properties=properties(image, image.target(proto + 56)),
+    )
 
 
-def read_category(image: MachImage, cat: int) -> dict[str, Any]:
+def read_category(image: MachImage, cat: int) -> RawCategory:
     pointer = image.pointer(cat + 8)
+    source: Literal["local", "external", "unresolved"]
     if pointer.bound is not None:
         cls_name, source = _bound_name(pointer.bound), "external"
     elif pointer.target is not None:
         cls_name, source = class_name(image, pointer.target), "local"
     else:
         cls_name, source = None, "unresolved"
-    return {
-        "address": cat,
-        "name": _string_at(image, cat) or "",
-        "class_name": cls_name,
-        "class_source": source,
-        "instance_methods": method_list(image, image.target(cat + 16), "instance"),
-        "class_methods": method_list(image, image.target(cat + 24), "class"),
-        "protocols": _protocol_names(image, image.target(cat + 32)),
-        "properties": properties(image, image.target(cat + 40)),
-    }
+    return RawCategory(
+        address=cat,
+        name=_string_at(image, cat) or "",
+        class_name=cls_name,
+        class_source=source,
+        instance_methods=method_list(image, image.target(cat + 16), "instance"),
+        class_methods=method_list(image, image.target(cat + 24), "class"),
+        protocols=_protocol_names(image, image.target(cat + 32)),
+        properties=properties(image, image.target(cat + 40)),
+    )
 
 
-def read_all(image: MachImage, section: str, reader: Any, limit: int) -> tuple[list[dict[str, Any]], int]:
-    """Every record a list section points at, up to `limit`: decoded ones, or {address, error}."""
+def read_all(
+    image: MachImage, section: str, reader: Callable[[MachImage, int], T], limit: int
+) -> tuple[tuple[T | Undecoded, ...], int]:
+    """Every record a list section points at, up to `limit`: decoded ones, or Undecoded (address, error)."""
     slots = list_entries(image, section)
-    records: list[dict[str, Any]] = []
+    records: list[T | Undecoded] = []
     for slot in slots[:limit]:
         target = None
         try:
@@ -309,5 +324,5 @@ def read_all(image: MachImage, section: str, reader: Any, limit: int) -> tuple[l
                 raise OutsideImage(f"the {section} slot at 0x{slot:x} is null or bound outside the image")
             records.append(reader(image, target))
         except OutsideImage as problem:
-            records.append({"address": target, "slot": slot, "error": str(problem)})
-    return records, len(slots)
+            records.append(Undecoded(address=target, slot=slot, error=str(problem)))
+    return tuple(records), len(slots)

@@ -9,10 +9,19 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from rea.apple_metadata.dispatch import dispatch_result
+from rea.apple_metadata.dispatch import Artifact, dispatch_result
 from rea.apple_metadata.effects import ReadAppleMetadata
 from rea.apple_metadata.image import image_of
-from rea.apple_metadata.records import DispatchMetadataArgs, ObjcClassesArgs, ObjcProtocolsArgs, SwiftTypesArgs
+from rea.apple_metadata.records import (
+    DispatchMetadataArgs,
+    DispatchMetadataResult,
+    ObjcClasses,
+    ObjcClassesArgs,
+    ObjcProtocols,
+    ObjcProtocolsArgs,
+    SwiftTypes,
+    SwiftTypesArgs,
+)
 from rea.apple_metadata.results import PROVIDER, Reading, objc_classes, objc_protocols, swift_types
 from rea.effect_types import Program, ToolProgram
 from rea.errors import no_target
@@ -23,8 +32,9 @@ from rea.session import Session
 from rea.wire.convert import to_wire
 
 AppleArgs = ObjcClassesArgs | ObjcProtocolsArgs | SwiftTypesArgs | DispatchMetadataArgs
-# the tool's result from the reading, the artifact facts (its path the target's) and the arguments
-Project = Callable[[Reading, Mapping[str, Any], Any], dict[str, Any]]
+AppleResult = ObjcClasses | ObjcProtocols | SwiftTypes | DispatchMetadataResult
+# the tool's result from the reading, the artifact (its path the target's) and the arguments
+Project = Callable[[Reading, Artifact, Any], AppleResult]
 # records decoded per metadata list
 Limit = Callable[[Any], int]
 
@@ -43,8 +53,8 @@ def _program(operation: str, project: Project, limit: Limit) -> ToolProgram:
             )
         )
         facts = got["facts"]
-        reading = Reading(image_of(facts), facts, limit(args))
-        result = project(reading, {**got["artifact"], "path": target.path}, args)
+        reading = Reading(image_of(facts), facts.get("slice"), limit(args))
+        result = project(reading, Artifact(path=target.path, sha256=got["artifact"]["sha256"]), args)
         subject = Subject(
             name=target.name,
             sha256=got["artifact"]["sha256"],
@@ -53,12 +63,12 @@ def _program(operation: str, project: Project, limit: Limit) -> ToolProgram:
             local_path=target.path,
         )
         built = create_evidence(
-            provider=Provider(**PROVIDER),
+            provider=Provider(id=PROVIDER.id, name=PROVIDER.name, version=PROVIDER.version),
             operation=operation,
             parameters=to_wire(args),
-            normalized_result=result,
+            normalized_result=to_wire(result),
             subject=subject,
-            limitations=result["limitations"],
+            limitations=list(result.limitations),
         )
         return recorded(session, built)
 
@@ -70,19 +80,19 @@ def _all(args: Any) -> int:
     return 20_000
 
 
-def _classes(reading: Reading, artifact: Mapping[str, Any], args: ObjcClassesArgs) -> dict[str, Any]:
+def _classes(reading: Reading, artifact: Artifact, args: ObjcClassesArgs) -> ObjcClasses:
     return objc_classes(reading, args.pattern)
 
 
-def _protocols(reading: Reading, artifact: Mapping[str, Any], args: ObjcProtocolsArgs) -> dict[str, Any]:
+def _protocols(reading: Reading, artifact: Artifact, args: ObjcProtocolsArgs) -> ObjcProtocols:
     return objc_protocols(reading)
 
 
-def _swift(reading: Reading, artifact: Mapping[str, Any], args: SwiftTypesArgs) -> dict[str, Any]:
+def _swift(reading: Reading, artifact: Artifact, args: SwiftTypesArgs) -> SwiftTypes:
     return swift_types(reading, args.category, args.pattern)
 
 
-def _dispatch(reading: Reading, artifact: Mapping[str, Any], args: DispatchMetadataArgs) -> dict[str, Any]:
+def _dispatch(reading: Reading, artifact: Artifact, args: DispatchMetadataArgs) -> DispatchMetadataResult:
     return dispatch_result(reading, artifact, args.max_records)
 
 

@@ -13,6 +13,7 @@ from typing import Literal
 
 import attrs
 
+from rea.wire.key_order import sent_in
 from rea.wire.schema import field
 
 HEX = "^0x[0-9a-f]+$"
@@ -190,6 +191,9 @@ class ObjcProperty:
     is_readonly: bool = field("R attribute")
     getter: str | None = field("G attribute")
     setter: str | None = field("S attribute")
+
+    # the reply has always sent the G and S facts before the attributes
+    __wire__ = sent_in(("name", "type_encoding", "getter", "setter", "attributes", "is_readonly"))
 
 
 @attrs.frozen(kw_only=True)

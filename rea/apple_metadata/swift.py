@@ -9,8 +9,7 @@ module and the nesting path; it is walked with a visited set and a depth bound.
 
 from __future__ import annotations
 
-from typing import Any
-
+from rea.apple_metadata.decoded import SwiftDescriptor, SwiftLists, Undecoded
 from rea.apple_metadata.image import MachImage, OutsideImage
 
 TEXT_SEGMENTS = ("__TEXT",)
@@ -72,7 +71,7 @@ def _context(image: MachImage, addr: int) -> tuple[str, str | None, int | None, 
     return kind, name, parent, flags
 
 
-def read_descriptor(image: MachImage, addr: int) -> dict[str, Any]:
+def read_descriptor(image: MachImage, addr: int) -> SwiftDescriptor:
     """A type or protocol descriptor with its module and parent path (a cycle or an over-deep chain said)."""
     kind, name, parent, flags = _context(image, addr)
     path: list[str] = []
@@ -97,34 +96,37 @@ def read_descriptor(image: MachImage, addr: int) -> dict[str, Any]:
     else:
         problem = f"parent chain deeper than {MAX_DEPTH}"
     qualified = ".".join([p for p in (module, *path, name) if p])
-    return {
-        "address": addr,
-        "kind": kind,
-        "name": name or "",
-        "qualified_name": qualified,
-        "module": module,
-        "nested_in_extension": extension,
-        "generic": bool(flags & GENERIC),
-        "chain_problem": problem,
-    }
+    return SwiftDescriptor(
+        address=addr,
+        kind=kind,
+        name=name or "",
+        qualified_name=qualified,
+        module=module,
+        nested_in_extension=extension,
+        generic=bool(flags & GENERIC),
+        chain_problem=problem,
+    )
 
 
-def read_swift(image: MachImage, limit: int) -> dict[str, Any]:
-    """Every type and protocol descriptor listed, up to `limit` each: decoded, or {address, error}."""
-    out: dict[str, Any] = {}
-    for section, key in (("__swift5_types", "types"), ("__swift5_protos", "protocols")):
-        records = []
+def _read_list(image: MachImage, section: str, limit: int) -> tuple[tuple[SwiftDescriptor | Undecoded, ...], int]:
+    """One list's descriptors up to `limit`, decoded or Undecoded, and how many entries it lists."""
+    try:
+        entries = _entries(image, section)
+    except OutsideImage as problem:
+        return (Undecoded(address=None, error=str(problem)),), 0
+    records: list[SwiftDescriptor | Undecoded] = []
+    for field, target in entries[:limit]:
         try:
-            entries = _entries(image, section)
+            if target is None:
+                raise OutsideImage(f"the {section} entry at 0x{field:x} is null")
+            records.append(read_descriptor(image, target))
         except OutsideImage as problem:
-            out[key], out[key + "_listed"] = [{"address": None, "error": str(problem)}], 0
-            continue
-        for field, target in entries[:limit]:
-            try:
-                if target is None:
-                    raise OutsideImage(f"the {section} entry at 0x{field:x} is null")
-                records.append(read_descriptor(image, target))
-            except OutsideImage as problem:
-                records.append({"address": target, "error": str(problem)})
-        out[key], out[key + "_listed"] = records, len(entries)
-    return out
+            records.append(Undecoded(address=target, error=str(problem)))
+    return tuple(records), len(entries)
+
+
+def read_swift(image: MachImage, limit: int) -> SwiftLists:
+    """Every type and protocol descriptor listed, up to `limit` each: decoded, or Undecoded (address, error)."""
+    types, types_listed = _read_list(image, "__swift5_types", limit)
+    protocols, protocols_listed = _read_list(image, "__swift5_protos", limit)
+    return SwiftLists(types=types, types_listed=types_listed, protocols=protocols, protocols_listed=protocols_listed)

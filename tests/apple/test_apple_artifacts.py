@@ -28,6 +28,7 @@ from apple_fixtures import APP, FIXTURES, UID, cyclic_archive, make_app
 from mcp_client import connect
 from rea.apple_artifacts import car, keyed, nib
 from rea.apple_artifacts.interface_graph import DecodedDocument, build
+from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 
 RESOURCES = APP / "Contents" / "Resources"
@@ -50,7 +51,7 @@ def dump(archive: dict[str, Any], fmt: Any) -> bytes:
 
 def _project(data: bytes, **page: Any) -> dict[str, Any]:
     value, _ = keyed.plist_json(plistlib.loads(data), data.startswith(b"bplist00"))
-    return keyed.project(value, page.get("root"), page.get("offset", 0), page.get("limit", 20_000)).unwrap()
+    return to_wire(keyed.project(value, page.get("root"), page.get("offset", 0), page.get("limit", 20_000)).unwrap())
 
 
 @pytest.mark.parametrize("fmt", [plistlib.FMT_BINARY, plistlib.FMT_XML])
@@ -144,7 +145,7 @@ def _decoded(path: Path, kind: str = "nib") -> DecodedDocument:
 
 
 def test_outlets_and_actions_are_those_of_the_source_ibtool_compiled():
-    graph = build("0" * 64, [_decoded(RESOURCES / "About.nib")], LIMITS, 1)
+    graph = to_wire(build("0" * 64, [_decoded(RESOURCES / "About.nib")], LIMITS, 1))
     found = {(n["kind"], n["name"]) for n in graph["graph"]["nodes"] if n["kind"] in ("outlet", "action")}
     assert found == _xib_connections(SOURCES / "About.xib")
     owner = next(n for n in graph["graph"]["nodes"] if n["kind"] == "placeholder")
@@ -156,7 +157,7 @@ def test_outlets_and_actions_are_those_of_the_source_ibtool_compiled():
 
 def test_a_compiled_storyboard_keeps_its_scene_outlets():
     scenes = sorted((RESOURCES / "Base.lproj" / "Main.storyboardc").glob("*.nib"))
-    graph = build("0" * 64, [_decoded(p, "storyboard_scene") for p in scenes], LIMITS, len(scenes))
+    graph = to_wire(build("0" * 64, [_decoded(p, "storyboard_scene") for p in scenes], LIMITS, len(scenes)))
     outlets = {n["name"] for n in graph["graph"]["nodes"] if n["kind"] == "outlet"}
     assert {name for kind, name in _xib_connections(SOURCES / "Main.storyboard") if kind == "outlet"} <= outlets
     classes = {n["attributes"].get("custom_class") for n in graph["graph"]["nodes"]}
@@ -164,7 +165,7 @@ def test_a_compiled_storyboard_keeps_its_scene_outlets():
 
 
 def test_limits_cut_the_graph_and_say_so():
-    graph = build("0" * 64, [_decoded(RESOURCES / "About.nib")], {"max_objects": 3, "max_connections": 1}, 2)
+    graph = to_wire(build("0" * 64, [_decoded(RESOURCES / "About.nib")], {"max_objects": 3, "max_connections": 1}, 2))
     assert graph["graph"]["truncated"] and len(graph["graph"]["nodes"]) == 3
     facets = {c["facet"]: c for c in graph["graph"]["coverage"]}
     assert facets["documents"]["omitted"] == 1 and facets["connections:About.nib"]["omitted"] == 2
@@ -204,7 +205,7 @@ def keyed_nib() -> bytes:
 def test_a_keyed_archive_nib_is_read_like_a_nib_archive():
     value, _ = keyed.plist_json(plistlib.loads(keyed_nib()), True)
     doc = DecodedDocument(relative_path="Old.nib", sha256="0" * 64, kind="nib", table=nib.keyed_table(value))
-    graph = build("0" * 64, [doc], LIMITS, 1)["graph"]
+    graph = to_wire(build("0" * 64, [doc], LIMITS, 1))["graph"]
     outlet = next(n for n in graph["nodes"] if n["kind"] == "outlet")
     assert outlet["name"] == "window" and outlet["attributes"]["destination_id"] == "3"
     assert any(e["from"].endswith("object:2") and e["to"].endswith("object:3") for e in graph["edges"])
@@ -222,12 +223,12 @@ def test_a_truncated_nib_archive_is_malformed_never_a_crash(cut):
 
 def test_asset_and_rendition_names_are_those_actool_compiled():
     catalog = car.parse_car((RESOURCES / "Assets.car").read_bytes()).unwrap()
-    assert catalog.records[0]["kind"] == "catalog" and catalog.limitations == ()
-    assert catalog.header["RenditionCount"] == len(catalog.records) - 1
+    assert catalog.records[0].kind == "catalog" and catalog.limitations == ()
+    assert catalog.header.rendition_count == len(catalog.records) - 1
     names: dict[str, set[str]] = {}
     for record in catalog.records[1:]:
-        if record["asset_name"]:
-            names.setdefault(record["asset_name"], set()).add(record["rendition_name"])
+        if record.asset_name:
+            names.setdefault(record.asset_name, set()).add(record.rendition_name)
     for contents in (SOURCES / "Images.xcassets").glob("*.imageset/Contents.json"):
         expected = {i["filename"] for i in json.loads(contents.read_text())["images"] if i.get("filename")}
         asset = contents.parent.name.removesuffix(".imageset")

@@ -20,9 +20,10 @@ from returns.result import Success
 from apple_fixtures import needs_pyobjc, nm_symbols, objdump_classes, pyobjc_binary
 from artifact_fixtures import run_tools
 from mcp_client import connect, error, evidence
-from rea.apple_metadata.dispatch import dispatch_result
+from rea.apple_metadata.dispatch import Artifact, dispatch_result
 from rea.apple_metadata.image import MachImage, Section, Segment
 from rea.apple_metadata.results import Reading, objc_classes, objc_protocols, swift_types
+from rea.wire.convert import to_wire
 from support import clean_env, rea_command
 
 BASE = 0x1000
@@ -139,7 +140,7 @@ def _class(b: Builder, cls: int, ro: int, name: str, superclass: int, meta: int 
 
 
 def _reading(b: Builder) -> Reading:
-    return Reading(b.image(), {"slice": None}, 100)
+    return Reading(b.image(), None, 100)
 
 
 def test_a_cyclic_superclass_chain_is_reported_not_followed():
@@ -148,7 +149,7 @@ def test_a_cyclic_superclass_chain_is_reported_not_followed():
     _class(b, 0x1400, 0x1500, "B", superclass=0x1100)  # B's superclass is A: a cycle
     b.put(0x1800, "QQ", 0x1100, 0x1400)
     b.section("__DATA", "__objc_classlist", 0x1800, 16)
-    got = objc_classes(_reading(b), "")
+    got = to_wire(objc_classes(_reading(b), ""))
     assert [(c["name"], c["super_class"]) for c in got["classes"]] == [("A", "B"), ("B", "A")]
     assert all(c["decode"]["status"] == "partial" and "cyclic" in c["decode"]["reason"] for c in got["classes"])
 
@@ -160,15 +161,13 @@ def test_pointers_out_of_range_mark_one_record_invalid_and_the_rest_decode():
     b.put(0x1800, "QQQ", 0x1100, 0x1400, 0x7FFF_0000_0000)
     b.section("__DATA", "__objc_classlist", 0x1800, 24)
     reading = _reading(b)
-    got = objc_classes(reading, "")
+    got = to_wire(objc_classes(reading, ""))
     assert got["coverage"] == {"listed": 3, "examined": 3, "decoded": 1, "invalid": 2}
     assert got["classes"][0]["name"] == "Good" and got["classes"][0]["decode"]["status"] == "decoded"
     assert [c["decode"]["status"] for c in got["classes"][1:]] == ["invalid", "invalid"]
     assert any("outside every file-backed segment" in t for t in got["limitations"])
-    facets = {
-        c["facet"]: c for c in dispatch_result(reading, {"path": "/x", "sha256": "0" * 64}, 100)["result"]["coverage"]
-    }
-    assert facets["objc_classes"]["status"] == "partial" and facets["objc_classes"]["decoded"] == 1
+    facets = {c.facet: c for c in dispatch_result(reading, Artifact(path="/x", sha256="0" * 64), 100).result.coverage}
+    assert facets["objc_classes"].status == "partial" and facets["objc_classes"].decoded == 1
 
 
 def test_a_method_list_that_claims_more_than_the_image_holds_is_refused():
@@ -178,7 +177,7 @@ def test_a_method_list_that_claims_more_than_the_image_holds_is_refused():
     b.put(0x1600, "II", 24, 60_000)  # 60,000 entries of 24 bytes: far past the image
     b.put(0x1800, "Q", 0x1100)
     b.section("__DATA", "__objc_classlist", 0x1800, 8)
-    got = objc_classes(_reading(b), "")
+    got = to_wire(objc_classes(_reading(b), ""))
     assert got["classes"][0]["decode"]["status"] == "invalid"
 
 
@@ -213,7 +212,7 @@ def swift_image() -> Builder:
 
 
 def test_swift_descriptors_are_categorized_with_their_module_and_nesting():
-    got = swift_types(_reading(swift_image()), None, None)
+    got = to_wire(swift_types(_reading(swift_image()), None, None))
     names = {k: [i["name"] for i in v["items"]] for k, v in got["categories"].items()}
     assert names == {
         "classes": ["M.C"],
@@ -225,16 +224,16 @@ def test_swift_descriptors_are_categorized_with_their_module_and_nesting():
     }
     assert got["total"] == 5
     assert [i["generic"] for i in got["categories"]["classes"]["items"]] == [True]
-    only = swift_types(_reading(swift_image()), "enums", None)
+    only = to_wire(swift_types(_reading(swift_image()), "enums", None))
     assert only["total"] == 1 and only["categories"]["structs"]["count"] == 0
-    assert objc_protocols(_reading(swift_image()))["protocols"][0]["name"] == "M.P"
+    assert objc_protocols(_reading(swift_image())).protocols[0].name == "M.P"
 
 
 def test_a_cyclic_swift_parent_chain_is_reported():
     b = swift_image()
     _rel(b, 0x1100 + 4, 0x1120)  # the module's parent is struct S, whose parent is the module
     reading = _reading(b)
-    assert any("cyclic parent chain" in (t.get("chain_problem") or "") for t in reading.swift["types"])
+    assert any("cyclic parent chain" in (getattr(t, "chain_problem", None) or "") for t in reading.swift.types)
 
 
 # ---------------------------------------------------------------- MCP and CLI

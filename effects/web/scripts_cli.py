@@ -65,30 +65,6 @@ def _render_bundle(value: Mapping[str, Any]) -> str:
     return "\n".join(lines + footer(value))
 
 
-def _configure_export(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("capture_path", help="saved inspect_web_page JSON (Evidence or normalized result)")
-    parser.add_argument("--output-directory", default=None, help="absent directory (default: a fresh one)")
-
-
-def _export_steps(ns: argparse.Namespace) -> Sequence[tuple[str, Mapping[str, Any]]]:
-    args: dict[str, Any] = {"capture_path": os.path.abspath(ns.capture_path)}
-    if ns.output_directory is not None:
-        args["output_directory"] = os.path.abspath(ns.output_directory)
-    return [("export_web_scripts", args)]
-
-
-def _render_export(value: Mapping[str, Any]) -> str:
-    r = value["normalized_result"]
-    lines = header(value) + [f"  {r['output_directory']} (manifest sha256 {r['manifest']['sha256']})"]
-    for script in r["scripts"]:
-        c = script["content"]
-        if c["state"] == "exported":
-            lines.append(f"  {c['relative_path']} <- {script['url']} ({c['bytes']} bytes, {c['layout']})")
-        else:
-            lines.append(f"  unavailable {script['url']}: {c['reason']}")
-    return "\n".join(lines + footer(value))
-
-
 def _configure_location(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("manifest_path", help="export_web_scripts manifest.json")
     parser.add_argument("script_index", type=int, help="index in manifest.scripts")
@@ -167,13 +143,6 @@ COMMANDS: tuple[ToolCommand, ...] = (
         configure=_configure_bundle,
         steps=_bundle_steps,
         render=_render_bundle,
-    ),
-    ToolCommand(
-        name="export-web-scripts",
-        help="export the scripts a saved inspect_web_page capture retained, with a digest manifest",
-        configure=_configure_export,
-        steps=_export_steps,
-        render=_render_export,
     ),
     ToolCommand(
         name="trace-web-source-location",

@@ -1,4 +1,4 @@
-"""The browser commands' readable text: pure functions from a reply to text (each command is declared on its
+"""The browser and script-export commands' readable text: pure functions from a reply to text (each command is declared on its
 catalog row, rea.web.contract.browser)."""
 
 from __future__ import annotations
@@ -100,4 +100,16 @@ def session(value: Mapping[str, Any]) -> str:
         f"  {e['sequence']:>4} {e['timestamp']:>9.1f} ms {e['type']} {e['url'] or ''} {e['detail'] or ''}"
         for e in r["timeline"]
     ]
+    return "\n".join(lines + footer(value))
+
+
+def export(value: Mapping[str, Any]) -> str:
+    r = value["normalized_result"]
+    lines = header(value) + [f"  {r['output_directory']} (manifest sha256 {r['manifest']['sha256']})"]
+    for script in r["scripts"]:
+        c = script["content"]
+        if c["state"] == "exported":
+            lines.append(f"  {c['relative_path']} <- {script['url']} ({c['bytes']} bytes, {c['layout']})")
+        else:
+            lines.append(f"  unavailable {script['url']}: {c['reason']}")
     return "\n".join(lines + footer(value))

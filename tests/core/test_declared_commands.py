@@ -4,9 +4,9 @@ effects.derived_commands, make exactly the calls their hand-written commands mad
 
 The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
 effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py,
-effects/native/surface_cli.py, effects/javascript/runtime_cli.py, effects/web/cli.py and effects/web_network/cli.py
-before issue 31's one CLI) answered for the same command lines; the outputs of real runs were compared byte for byte
-with those commands when they were replaced.
+effects/native/surface_cli.py, effects/javascript/runtime_cli.py, effects/web/cli.py, effects/web/scripts_cli.py and
+effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
+were compared byte for byte with those commands when they were replaced.
 """
 
 from __future__ import annotations
@@ -477,6 +477,16 @@ CASES += [
                 },
             )
         ],
+    ),
+]
+
+
+# the script export command (effects/web/scripts_cli.py before issue 31's one CLI)
+CASES += [
+    (["export-web-scripts", "cap.json"], [("export_web_scripts", {"capture_path": _path("cap.json")})]),
+    (
+        ["export-web-scripts", "cap.json", "--output-directory", "out"],
+        [("export_web_scripts", {"capture_path": _path("cap.json"), "output_directory": _path("out")})],
     ),
 ]
 

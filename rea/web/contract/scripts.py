@@ -3,6 +3,8 @@ manifest traces (local files only)."""
 
 from __future__ import annotations
 
+from rea.catalog.cli import Command, Positional, declared
+from rea.web import browser_text as text
 from rea.web.contract.browser import ENDPOINT, PASSIVE, TARGET
 from rea.web.records.scripts import AnalyzeWebBundleArgs, ExportWebScriptsArgs, WebBundleAnalysis, WebScriptExport
 from rea.web.records.traces import ModuleImportsArgs, SourceLocationArgs, WebModuleTrace, WebSourceLocation
@@ -104,5 +106,18 @@ TRACE_WEB_MODULE_IMPORTS = evidence_tool(
     effects={"mutatesSession", "idempotent"},
 )
 
-CLI_COMMANDS = ("analyze-web-bundle", "export-web-scripts", "trace-web-module-imports", "trace-web-source-location")
-TOOLS = (ANALYZE_WEB_BUNDLE, EXPORT_WEB_SCRIPTS, TRACE_WEB_MODULE_IMPORTS, TRACE_WEB_SOURCE_LOCATION)
+# written by hand (effects.web.scripts_cli): each builds nested arguments from several words or flags
+CLI_COMMANDS = ("analyze-web-bundle", "trace-web-module-imports", "trace-web-source-location")
+COMMANDS = {
+    "export_web_scripts": Command(
+        name="export-web-scripts",
+        help="export the scripts a saved inspect_web_page capture retained, with a digest manifest",
+        positionals=(
+            Positional(argument="capture_path", help="saved inspect_web_page JSON (Evidence or normalized result)"),
+        ),
+        render=text.export,
+    ),
+}
+TOOLS = declared(
+    (ANALYZE_WEB_BUNDLE, EXPORT_WEB_SCRIPTS, TRACE_WEB_MODULE_IMPORTS, TRACE_WEB_SOURCE_LOCATION), COMMANDS
+)

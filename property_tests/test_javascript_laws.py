@@ -15,11 +15,11 @@ from rea.javascript.graph_kinds import DEFAULT_LIMITS
 from rea.javascript.ids import edge_id, node_id
 from rea.javascript.observations import REFERENCE_KIND
 from rea.javascript.record import application_result
-from rea.javascript.records.arguments import TraceLimits
+from rea.javascript.records.arguments import TraceFeatureArgs, TraceLimits
 from rea.javascript.resolve import Resolver, exports_target, normalize
 from rea.javascript.trace import trace_feature
 from rea.javascript.views import application_view
-from rea.wire.convert import to_wire
+from rea.wire.convert import structure, to_wire
 
 REFERENCE_KINDS = frozenset(REFERENCE_KIND.values()) | {"unknown"}
 SEGMENT = st.sampled_from(["a", "b", "src", "lib", "node_modules", "pkg", "index", "util"])
@@ -304,7 +304,11 @@ def test_traces_stay_within_limits(tree, channel, depth, nodes):
     result = graph(*tree)
     limits = {**to_wire(TraceLimits()), "max_depth": depth, "max_nodes": nodes}
     seed = {"kind": "channel", "value": channel, "match": None, "case_sensitive": False}
-    traced = trace_feature(wired(result), "ev_" + "0" * 64, {"seed": seed, "direction": "both", "limits": limits})
+    args = structure(
+        {"application_evidence_id": "ev_" + "0" * 64, "seed": seed, "direction": "both", "limits": limits},
+        TraceFeatureArgs,
+    ).unwrap()
+    traced = trace_feature(wired(result), "ev_" + "0" * 64, args)
     sub = traced["graph"]["nodes"] if traced["graph"] is not None else []
     assert len(sub) <= max(nodes, len(traced["seed_matches"])) * 2
     assert {n["node_id"] for n in sub} <= {node_id(n["id"]) for n in result["nodes"]}

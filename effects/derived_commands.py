@@ -61,7 +61,7 @@ def _alias_dest(alias: Alias) -> str:
     return f"alias:{alias.option}" if alias.value is not None else f"tool:{alias.argument}"
 
 
-def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
+def _alias(parser: argparse.ArgumentParser, alias: Alias, flag: Flag | None) -> None:
     if alias.switch is not None:
         parser.add_argument(
             alias.option,
@@ -81,6 +81,8 @@ def _alias(parser: argparse.ArgumentParser, alias: Alias) -> None:
             else ({"type": int, "metavar": "INT"} if alias.integer else {"metavar": "TEXT"})
         )
     )
+    if flag is not None and flag.kind == "enum" and alias.value is None:  # argparse offers the schema's values
+        kind = {"choices": flag.choices}
     if alias.metavar is not None:
         kind["metavar"] = alias.metavar
     action: dict[str, Any] = {"action": "append"} if alias.repeat else {}
@@ -128,7 +130,7 @@ def _configure(contract: ToolContract, command: Command) -> Any:
         for positional in command.positionals:
             _positional(parser, positional, by_name.get(positional.argument))
         for alias in command.aliases:
-            _alias(parser, alias)
+            _alias(parser, alias, by_name.get(alias.argument))
         for flag in flags:
             if flag.name not in command.taken():
                 add_flag(parser, flag)

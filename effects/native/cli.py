@@ -13,8 +13,8 @@ from typing import Any
 from returns.result import Result
 
 from effects.commands import Step, ToolCommand, open_step
-from effects.javascript import cli as javascript_cli
 from rea.errors import ReaError
+from rea.javascript import application_text
 from rea.native import text
 from rea.native.text import result as _result
 
@@ -69,7 +69,7 @@ def _render_analysis(value: Mapping[str, Any]) -> str:
     if value.get("operation") == "analyze_javascript_application" or (
         value.get("operation") == "inspect_analysis_view" and "parent_evidence_id" in value.get("normalized_result", {})
     ):
-        return javascript_cli.render(value)
+        return application_text.render(value)
     return text.overview(value)
 
 

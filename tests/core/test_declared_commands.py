@@ -4,9 +4,9 @@ effects.derived_commands, make exactly the calls their hand-written commands mad
 
 The expected calls are what the hand-written commands (effects/artifact_commands.py, effects/native_runtime/cli.py,
 effects/layout/cli.py, effects/layout/dylib_cli.py, effects/android/cli.py, effects/managed/cli.py,
-effects/native/surface_cli.py, effects/javascript/runtime_cli.py, effects/web/cli.py, effects/web/scripts_cli.py and
-effects/web_network/cli.py before issue 31's one CLI) answered for the same command lines; the outputs of real runs
-were compared byte for byte with those commands when they were replaced.
+effects/native/surface_cli.py, effects/javascript/cli.py, effects/javascript/runtime_cli.py, effects/web/cli.py,
+effects/web/scripts_cli.py and effects/web_network/cli.py before issue 31's one CLI) answered for the same command
+lines; the outputs of real runs were compared byte for byte with those commands when they were replaced.
 """
 
 from __future__ import annotations
@@ -487,6 +487,57 @@ CASES += [
     (
         ["export-web-scripts", "cap.json", "--output-directory", "out"],
         [("export_web_scripts", {"capture_path": _path("cap.json"), "output_directory": _path("out")})],
+    ),
+]
+
+
+# the application analysis command (effects/javascript/cli.py before issue 31's one CLI)
+CASES += [
+    (
+        ["analyze-javascript-application", "app"],
+        [
+            (
+                "analyze_javascript_application",
+                {"detail": "summary", "format": "auto", "input_path": _path("app"), "integrity_policy": "fail"},
+            )
+        ],
+    ),
+    (
+        [
+            "analyze-javascript-application",
+            "app",
+            "--detail",
+            "complete",
+            "--integrity-policy",
+            "record-and-continue",
+            "--input-format",
+            "asar",
+        ],
+        [
+            (
+                "analyze_javascript_application",
+                {
+                    "detail": "complete",
+                    "format": "asar",
+                    "input_path": _path("app"),
+                    "integrity_policy": "record-and-continue",
+                },
+            )
+        ],
+    ),
+    (
+        ["analyze-javascript-application", "app", "--integrity-policy", "fail-closed", "--input-format", "directory"],
+        [
+            (
+                "analyze_javascript_application",
+                {
+                    "detail": "summary",
+                    "format": "directory",
+                    "input_path": _path("app"),
+                    "integrity_policy": "fail-closed",
+                },
+            )
+        ],
     ),
 ]
 

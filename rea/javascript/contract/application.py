@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from rea.catalog.cli import Alias, Command, Positional, declared
 from rea.catalog.contract import ToolContract
+from rea.javascript import application_text
 from rea.javascript.ids import node_id
 from rea.javascript.records.analysis import AnalyzeResult
 from rea.javascript.records.arguments import (
@@ -140,4 +142,21 @@ TOOLS: tuple[ToolContract, ...] = (
     ),
 )
 
-CLI_COMMANDS = ("analyze-javascript-application", "trace-javascript-semantics")
+# trace-javascript-semantics analyses first, then traces over that record: written by hand (effects.javascript.cli)
+CLI_COMMANDS = ("trace-javascript-semantics",)
+COMMANDS = {
+    "analyze_javascript_application": Command(
+        name="analyze-javascript-application",
+        help="static graph of a JavaScript / Electron application",
+        positionals=(
+            Positional(
+                argument="input_path", metavar="path", help="application directory (unpacked app or source tree)"
+            ),
+        ),
+        aliases=(Alias(option="--input-format", argument="format", help="auto, directory or asar (default auto)"),),
+        # the command's summary by default (the tool's default is complete), and every default always sent
+        defaults={"detail": "summary", "format": "auto", "integrity_policy": "fail"},
+        render=application_text.render,
+    ),
+}
+TOOLS = declared(TOOLS, COMMANDS)

@@ -7,13 +7,13 @@ never taken for an identity.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 from returns.result import Failure, Result, Success
 
 from rea.android.names import access_names, class_name, display_signature, top_class, type_name
 from rea.android.records import FieldRow, MethodRow, Reference, TextCoverage
+from rea.android.worker_facts import FieldFacts, MethodFacts, ReferenceFact
 from rea.errors import ReaError, invalid_request
 
 
@@ -25,33 +25,33 @@ def search(classes: Sequence[str], query: str, offset: int, limit: int | None) -
     return matched[offset:end], len(matched), (end if end < len(matched) else None)
 
 
-def method_rows(owner: str, methods: Sequence[Mapping[str, Any]]) -> list[MethodRow]:
+def method_rows(owner: str, methods: Sequence[MethodFacts]) -> list[MethodRow]:
     seen: dict[str, int] = {}
     rows = []
     for m in methods:
-        index = seen.get(m["name"], 0)
-        seen[m["name"]] = index + 1
+        index = seen.get(m.name, 0)
+        seen[m.name] = index + 1
         rows.append(
             MethodRow(
-                name=m["name"],
-                reported_signature=display_signature(owner, m["name"], m["descriptor"], m["access_flags"]),
+                name=m.name,
+                reported_signature=display_signature(owner, m.name, m.descriptor, m.access_flags),
                 overload_index=index,
-                is_constructor=m["name"] == "<init>",
-                dex_descriptor=m["descriptor"],
-                access_flags=access_names(m["access_flags"]),
-                has_code=m["has_code"],
+                is_constructor=m.name == "<init>",
+                dex_descriptor=m.descriptor,
+                access_flags=access_names(m.access_flags),
+                has_code=m.has_code,
             )
         )
     return rows
 
 
-def field_rows(fields: Sequence[Mapping[str, Any]]) -> list[FieldRow]:
+def field_rows(fields: Sequence[FieldFacts]) -> list[FieldRow]:
     return [
         FieldRow(
-            name=f["name"],
-            reported_type=type_name(f["descriptor"]),
-            dex_descriptor=f["descriptor"],
-            access_flags=access_names(f["access_flags"], is_field=True),
+            name=f.name,
+            reported_type=type_name(f.descriptor),
+            dex_descriptor=f.descriptor,
+            access_flags=access_names(f.access_flags, is_field=True),
         )
         for f in fields
     ]
@@ -100,20 +100,20 @@ def text(value: str, limit: int) -> TextCoverage:
     return TextCoverage(status="partial", text=value[:limit], reported_total_bytes=total)
 
 
-def reference_rows(rows: Sequence[Mapping[str, Any]]) -> list[Reference]:
+def reference_rows(rows: Sequence[ReferenceFact]) -> list[Reference]:
     """Incoming references, deduplicated and ordered by caller."""
     out = {}
     for r in rows:
-        owner = class_name(r["class"])
-        key = (r["class"], r["method"], r["descriptor"], r["kind"])
+        owner = class_name(r.owner)
+        key = (r.owner, r.method, r.descriptor, r.kind)
         out[key] = Reference(
-            kind=r["kind"],
-            name=r["method"],
-            reported_full_name=f"{owner}.{r['method']}{r['descriptor']}",
+            kind=r.kind,
+            name=r.method,
+            reported_full_name=f"{owner}.{r.method}{r.descriptor}",
             containing_class=owner,
-            top_class=top_class(r["class"]),
+            top_class=top_class(r.owner),
             source_line=None,
             dex_offset=None,
-            dex_descriptor=r["descriptor"],
+            dex_descriptor=r.descriptor,
         )
     return [out[k] for k in sorted(out)]

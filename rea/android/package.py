@@ -8,46 +8,32 @@ signature verdict, and what a reader could not see (limitations).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
-
-import attrs
 
 from rea.android.code import text
 from rea.android.records import (
     Application,
     Certificate,
     Component,
-    DeclaredPermission,
     DeepLink,
     DexFile,
     Engine,
     Flag,
     IntentData,
-    IntentFilter,
     InventoryLink,
     NativeLibrary,
     PackageResult,
     SchemeVerdict,
     Signatures,
-    Signer,
-    UsedPermission,
     Verification,
 )
+from rea.android.worker_facts import DexHeader, PackageFacts, RawApplication, RawComponent, ZipEntry
 
 SCHEMES = ("v1", "v2", "v3", "v31", "v4")
 LAUNCHER = ("android.intent.action.MAIN", "android.intent.category.LAUNCHER")
 VIEW = "android.intent.action.VIEW"
 BROWSABLE = "android.intent.category.BROWSABLE"
-_DATA_KEYS = {
-    "scheme": "scheme",
-    "host": "host",
-    "port": "port",
-    "path": "path",
-    "pathPrefix": "path_prefix",
-    "pathPattern": "path_pattern",
-    "mimeType": "mime_type",
-}
 
 
 def _int(value: str | None) -> int | None:
@@ -89,23 +75,18 @@ def exported(kind: str, raw: str | None, filters: int, target_sdk: int | None) -
     return False, "platform-default"
 
 
-def _filter(raw: Mapping[str, Any]) -> IntentFilter:
-    data = tuple(IntentData(**{ours: d.get(theirs) for theirs, ours in _DATA_KEYS.items()}) for d in raw["data"])
-    return IntentFilter(actions=tuple(raw["actions"]), categories=tuple(raw["categories"]), data=data)
-
-
-def component(raw: Mapping[str, Any], package: str | None, target_sdk: int | None) -> Component:
-    filters = tuple(_filter(f) for f in raw["intent_filters"])
-    is_exported, basis = exported(raw["kind"], raw["exported_attribute"], len(filters), target_sdk)
-    target = raw.get("target_activity")
+def component(raw: RawComponent, package: str | None, target_sdk: int | None) -> Component:
+    filters = raw.intent_filters
+    is_exported, basis = exported(raw.kind, raw.exported_attribute, len(filters), target_sdk)
+    target = raw.target_activity
     return Component(
-        kind=raw["kind"],
-        name=qualified(package, raw["name"]),
+        kind=raw.kind,
+        name=qualified(package, raw.name),
         exported=is_exported,
         exported_basis=basis,  # type: ignore[arg-type]
-        enabled=_bool(raw["enabled_attribute"]) is not False,
-        permission=raw["permission"],
-        authorities=tuple(a for a in (raw["authorities"] or "").split(";") if a),
+        enabled=_bool(raw.enabled_attribute) is not False,
+        permission=raw.permission,
+        authorities=tuple(a for a in (raw.authorities or "").split(";") if a),
         target_activity=qualified(package, target) if target else None,
         intent_filters=filters,
         launcher=any(LAUNCHER[0] in f.actions and LAUNCHER[1] in f.categories for f in filters),
@@ -149,54 +130,37 @@ def deep_links(components: Sequence[Component]) -> tuple[DeepLink, ...]:
     return tuple(out)
 
 
-def native_libraries(entries: Sequence[Mapping[str, Any]]) -> tuple[NativeLibrary, ...]:
+def native_libraries(entries: Sequence[ZipEntry]) -> tuple[NativeLibrary, ...]:
     out = []
     for e in entries:
-        parts = e["name"].split("/")
+        parts = e.name.split("/")
         if len(parts) == 3 and parts[0] == "lib" and parts[2].endswith(".so"):
-            out.append(NativeLibrary(abi=parts[1], name=parts[2], path=e["name"], bytes=e["bytes"]))
+            out.append(NativeLibrary(abi=parts[1], name=parts[2], path=e.name, bytes=e.bytes))
     return tuple(sorted(out, key=lambda n: (n.abi, n.name)))
 
 
-def dex_file(raw: Mapping[str, Any]) -> DexFile:
-    valid = bool(raw.get("valid_header"))
-    counts = {k: int(raw.get(k, 0)) for k in ("class_defs", "method_ids", "field_ids", "string_ids", "type_ids")}
-    size = raw["bytes"]
+def dex_file(raw: DexHeader) -> DexFile:
+    valid = raw.valid_header
+    size = raw.bytes
     # each id is at least 4 bytes (class_defs 32): counts past what the file can hold are impossible
-    plausible = valid and counts["class_defs"] * 32 + (counts["string_ids"] + counts["type_ids"]) * 4 <= size
-    plausible = plausible and (counts["method_ids"] + counts["field_ids"]) * 8 <= size
+    plausible = valid and raw.class_defs * 32 + (raw.string_ids + raw.type_ids) * 4 <= size
+    plausible = plausible and (raw.method_ids + raw.field_ids) * 8 <= size
     return DexFile(
-        name=raw["name"],
+        name=raw.name,
         bytes=size,
-        sha256=raw["sha256"],
-        version=raw.get("version"),
-        class_count=counts["class_defs"],
-        method_count=counts["method_ids"],
-        field_count=counts["field_ids"],
-        string_count=counts["string_ids"],
-        checksum_valid=valid and raw["declared_checksum"] == raw["computed_checksum"],
-        consistent=plausible and raw.get("declared_file_size") == size,
+        sha256=raw.sha256,
+        version=raw.version,
+        class_count=raw.class_defs,
+        method_count=raw.method_ids,
+        field_count=raw.field_ids,
+        string_count=raw.string_ids,
+        checksum_valid=valid and raw.declared_checksum == raw.computed_checksum,
+        consistent=plausible and raw.declared_file_size == size,
     )
 
 
-def _certificate(raw: Mapping[str, Any]) -> Certificate:
-    return Certificate(**{a.name: raw[a.name] for a in attrs.fields(Certificate)})
-
-
-def scheme_verdict(raw: Mapping[str, Any]) -> SchemeVerdict:
-    signers = tuple(
-        Signer(
-            certificates=tuple(_certificate(c) for c in s.get("certificates", [])),
-            verified=s.get("verified", raw["verified"]),
-            failure=s.get("failure"),
-        )
-        for s in raw.get("signers", [])
-    )
-    return SchemeVerdict(present=raw["present"], verified=raw["verified"], failure=raw["failure"], signers=signers)
-
-
-def signatures(raw: Mapping[str, Any]) -> tuple[Signatures, Verification]:
-    verdicts = {name: scheme_verdict(raw[name]) for name in SCHEMES}
+def signatures(schemes: Sequence[tuple[str, SchemeVerdict]]) -> tuple[Signatures, Verification]:
+    verdicts = dict(schemes)
     seen: dict[str, Certificate] = {}
     for v in verdicts.values():
         for s in v.signers:
@@ -207,18 +171,18 @@ def signatures(raw: Mapping[str, Any]) -> tuple[Signatures, Verification]:
     return Signatures(**verdicts, certificates=tuple(seen.values())), overall
 
 
-def _application(raw: Mapping[str, Any], target_sdk: int | None) -> Application:
+def _application(raw: RawApplication, target_sdk: int | None) -> Application:
     cleartext_default = None if target_sdk is None else target_sdk < 28
     return Application(
-        name=raw["name"],
-        debuggable=flag(raw["debuggable"], False),
-        allow_backup=flag(raw["allow_backup"], True),
-        uses_cleartext_traffic=flag(raw["uses_cleartext_traffic"], cleartext_default),
-        network_security_config=raw["network_security_config"],
+        name=raw.name,
+        debuggable=flag(raw.debuggable, False),
+        allow_backup=flag(raw.allow_backup, True),
+        uses_cleartext_traffic=flag(raw.uses_cleartext_traffic, cleartext_default),
+        network_security_config=raw.network_security_config,
     )
 
 
-def limitations(facts: Mapping[str, Any], result: PackageResult) -> list[str]:
+def limitations(facts: PackageFacts, result: PackageResult) -> list[str]:
     out = []
     if result.manifest.status == "partial":
         out.append(
@@ -231,7 +195,7 @@ def limitations(facts: Mapping[str, Any], result: PackageResult) -> list[str]:
             out.append(f"{d.name}: the header checksum does not match its bytes (modified or corrupt)")
         if not d.consistent:
             out.append(f"{d.name}: header size or counts do not fit the file; its counts are what the header claims")
-    if facts.get("resource_count") is None:
+    if facts.resource_count is None:
         out.append("no resources.arsc: resource_count is 0")
     for name in SCHEMES:
         failure = getattr(result.signatures, name).failure
@@ -259,34 +223,31 @@ def inventory_links(ledger: Sequence[Any], sha256: str) -> tuple[InventoryLink, 
 
 
 def package_result(
-    facts: Mapping[str, Any], engine: Engine, max_manifest_chars: int, links: tuple[InventoryLink, ...] = ()
+    facts: PackageFacts, engine: Engine, max_manifest_chars: int, links: tuple[InventoryLink, ...] = ()
 ) -> tuple[PackageResult, list[str]]:
-    package = facts["package_name"]
-    target_sdk = _int(facts["target_sdk"]) or _int(facts["min_sdk"])
-    components = tuple(component(c, package, target_sdk) for c in facts["components"])
-    dex = tuple(dex_file(d) for d in facts["dex"])
-    sigs, overall = signatures(facts["signatures"])
-    libraries = native_libraries(facts["entries"])
+    package = facts.package_name
+    target_sdk = _int(facts.target_sdk) or _int(facts.min_sdk)
+    components = tuple(component(c, package, target_sdk) for c in facts.components)
+    dex = tuple(dex_file(d) for d in facts.dex)
+    sigs, overall = signatures(facts.signatures)
+    libraries = native_libraries(facts.entries)
     result = PackageResult(
         engine=engine,
         package_name=package,
-        version_name=facts["version_name"],
-        version_code=facts["version_code"],
-        min_sdk=facts["min_sdk"],
-        target_sdk=facts["target_sdk"],
-        permissions=tuple(p["name"] for p in facts["uses_permissions"]),
-        manifest=text(facts["manifest_text"], max_manifest_chars),
+        version_name=facts.version_name,
+        version_code=facts.version_code,
+        min_sdk=facts.min_sdk,
+        target_sdk=facts.target_sdk,
+        permissions=tuple(p.name for p in facts.uses_permissions),
+        manifest=text(facts.manifest_text, max_manifest_chars),
         class_count=sum(d.class_count for d in dex),
-        resource_count=facts["resource_count"] or 0,
+        resource_count=facts.resource_count or 0,
         signature_verification=overall,
-        max_sdk=facts["max_sdk"],
-        compile_sdk=facts["compile_sdk"],
-        used_permissions=tuple(UsedPermission(name=p["name"], max_sdk=p["max_sdk"]) for p in facts["uses_permissions"]),
-        declared_permissions=tuple(
-            DeclaredPermission(name=p["name"], protection_level=p["protection_level"])
-            for p in facts["declared_permissions"]
-        ),
-        application=_application(facts["application"], target_sdk),
+        max_sdk=facts.max_sdk,
+        compile_sdk=facts.compile_sdk,
+        used_permissions=facts.uses_permissions,
+        declared_permissions=facts.declared_permissions,
+        application=_application(facts.application, target_sdk),
         components=components,
         deep_links=deep_links(components),
         native_libraries=libraries,
@@ -295,7 +256,7 @@ def package_result(
         dex_count=len(dex),
         method_count=sum(d.method_count for d in dex),
         signatures=sigs,
-        duplicate_entries=tuple(facts["duplicate_entries"]),
+        duplicate_entries=facts.duplicate_entries,
         inventory_links=links,
     )
     return result, limitations(facts, result)

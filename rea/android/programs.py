@@ -21,7 +21,7 @@ from rea.android.clients import adb_client, apktool_client, decode_result
 from rea.android.code import field_rows, method_rows, reference_rows, search, select_overload, text
 from rea.android.effects import AndroidQuery, DecodeResources, Operation, ProbeClient
 from rea.android.names import access_names, class_descriptor, class_name
-from rea.android.package import inventory_links, package_result
+from rea.android.package import SCHEMES, inventory_links, package_result
 from rea.android.records import (
     AdbClientResult,
     AndroidLimitArgs,
@@ -41,6 +41,7 @@ from rea.android.records import (
     SearchArgs,
     SearchResult,
 )
+from rea.android.worker_facts import ClassFacts, MethodCode, class_facts, package_facts, reference_facts, take
 from rea.artifacts.inventory_parsing import parse_inventory
 from rea.artifacts.model import ZIP_FORMATS
 from rea.effect_types import AnyEffect, Program, ToolProgram
@@ -119,7 +120,7 @@ def _evidence(
 def inspect_android_package(session: Session, args: PackageArgs, ctx: Context) -> Program:
     target, engine, facts = yield from _ask(args, "package")
     links = inventory_links(session.ledger, target.sha256)
-    result, limitations = package_result(facts, engine, args.max_manifest_chars, links)
+    result, limitations = package_result(package_facts(facts, SCHEMES), engine, args.max_manifest_chars, links)
     return _evidence(
         session,
         "inspect_android_package",
@@ -149,8 +150,12 @@ def search_android_classes(session: Session, args: SearchArgs, ctx: Context) -> 
     return _evidence(session, "search_android_classes", args, target, _androguard(engine), result)
 
 
-def _class(args: ClassArgs) -> Facts:
-    return (yield from _ask(args, "class", {"descriptor": class_descriptor(args.class_name)}))
+ClassFactsOf = Generator[AnyEffect, Any, tuple[TargetFacts, Engine, ClassFacts]]
+
+
+def _class(args: ClassArgs) -> ClassFactsOf:
+    target, engine, facts = yield from _ask(args, "class", {"descriptor": class_descriptor(args.class_name)})
+    return target, engine, class_facts(facts)
 
 
 @typed
@@ -159,14 +164,14 @@ def inspect_android_class(session: Session, args: ClassArgs, ctx: Context) -> Pr
     target, engine, facts = yield from _class(args)
     result = ClassResult(
         engine=engine,
-        class_name=class_name(facts["descriptor"]),
-        methods=tuple(method_rows(facts["descriptor"], facts["methods"])),
-        fields=tuple(field_rows(facts["fields"])),
-        inner_classes=tuple(class_name(c) for c in facts["inner_classes"]),
-        dex_descriptor=facts["descriptor"],
-        superclass=class_name(facts["superclass"]) if facts["superclass"] else None,
-        interfaces=tuple(class_name(i) for i in facts["interfaces"]),
-        access_flags=access_names(facts["access_flags"]),
+        class_name=class_name(facts.descriptor),
+        methods=tuple(method_rows(facts.descriptor, facts.methods)),
+        fields=tuple(field_rows(facts.fields)),
+        inner_classes=tuple(class_name(c) for c in facts.inner_classes),
+        dex_descriptor=facts.descriptor,
+        superclass=class_name(facts.superclass) if facts.superclass else None,
+        interfaces=tuple(class_name(i) for i in facts.interfaces),
+        access_flags=access_names(facts.access_flags),
     )
     return _evidence(session, "inspect_android_class", args, target, _androguard(engine), result)
 
@@ -175,15 +180,15 @@ def inspect_android_class(session: Session, args: ClassArgs, ctx: Context) -> Pr
 @refusable
 def inspect_android_method(session: Session, args: MethodArgs, ctx: Context) -> Program:
     target, engine, facts = yield from _class(args)
-    rows = method_rows(facts["descriptor"], facts["methods"])
-    row, count = must(select_overload(rows, facts["descriptor"], args.method_name, args.overload_index))
+    rows = method_rows(facts.descriptor, facts.methods)
+    row, count = must(select_overload(rows, facts.descriptor, args.method_name, args.overload_index))
     body = yield from need(
         AndroidQuery(
             path=target.path,
             sha256=target.sha256,
             operation="method",
             params={
-                "descriptor": facts["descriptor"],
+                "descriptor": facts.descriptor,
                 "method_name": row.name,
                 "method_descriptor": row.dex_descriptor,
                 "decompile": True,
@@ -191,15 +196,14 @@ def inspect_android_method(session: Session, args: MethodArgs, ctx: Context) -> 
             limits=_limits(args),
         )
     )
-    result = method_result(engine, facts["descriptor"], row, count, body["facts"], args.max_source_chars)
+    code = take(MethodCode, body["facts"])
+    result = method_result(engine, facts.descriptor, row, count, code, args.max_source_chars)
     return _evidence(session, "inspect_android_method", args, target, _androguard(engine), result)
 
 
-def method_result(
-    engine: Engine, owner: str, row: MethodRow, count: int, code: Mapping[str, Any], limit: int
-) -> MethodResult:
+def method_result(engine: Engine, owner: str, row: MethodRow, count: int, code: MethodCode, limit: int) -> MethodResult:
     """java when the decompiler answered, smali when it failed, not_available for abstract/native."""
-    if not code["has_code"]:
+    if not code.has_code:
         markers: tuple[str, ...] = ("no-code: abstract or native method",)
         return MethodResult(
             engine=engine,
@@ -213,9 +217,9 @@ def method_result(
             source=text("", limit),
             smali=text("", limit),
         )
-    java = code["java"]
+    java = code.java
     fell_back = java is None
-    markers = (f"decompiler-failed: {code['decompile_failure']}",) if fell_back else ("decompiler: androguard DAD",)
+    markers = (f"decompiler-failed: {code.decompile_failure}",) if fell_back else ("decompiler: androguard DAD",)
     return MethodResult(
         engine=engine,
         class_name=class_name(owner),
@@ -225,8 +229,8 @@ def method_result(
         body_status="available",
         fell_back=fell_back,
         markers=markers,
-        source=text(code["smali"] if fell_back else java, limit),
-        smali=text(code["smali"], limit),
+        source=text(code.smali if java is None else java, limit),
+        smali=text(code.smali, limit),
     )
 
 
@@ -234,20 +238,20 @@ def method_result(
 @refusable
 def trace_android_references(session: Session, args: ReferenceArgs, ctx: Context) -> Program:
     target, engine, facts = yield from _class(args)
-    params: dict[str, Any] = {"descriptor": facts["descriptor"], "method_name": None}
+    params: dict[str, Any] = {"descriptor": facts.descriptor, "method_name": None}
     if args.method_name is not None:
-        rows = method_rows(facts["descriptor"], facts["methods"])
-        row = must(select_overload(rows, facts["descriptor"], args.method_name, args.overload_index))[0]
+        rows = method_rows(facts.descriptor, facts.methods)
+        row = must(select_overload(rows, facts.descriptor, args.method_name, args.overload_index))[0]
         params = {**params, "method_name": row.name, "method_descriptor": row.dex_descriptor}
     refs = yield from need(
         AndroidQuery(
             path=target.path, sha256=target.sha256, operation="references", params=params, limits=_limits(args)
         )
     )
-    rows_out = reference_rows(refs["facts"]["references"])
+    rows_out = reference_rows(reference_facts(refs["facts"]))
     result = ReferenceResult(
         engine=engine,
-        class_name=class_name(facts["descriptor"]),
+        class_name=class_name(facts.descriptor),
         method_name=args.method_name,
         total=len(rows_out),
         references=tuple(rows_out),

@@ -13,6 +13,7 @@ from prop_support import mutated, seeds
 from rea.errors import ReaError
 from rea.native import annotations as notes
 from rea.native import image
+from rea.native.image_facts import LoadMap, Region
 
 SHA, DIGEST = "a" * 64, "b" * 64
 addresses = st.integers(min_value=0, max_value=2**48).map(lambda v: f"0x{v:x}")
@@ -94,9 +95,8 @@ def test_names_with_control_characters_or_too_long_are_refused(text):
     st.integers(min_value=1, max_value=4096),
 )
 def test_a_read_never_passes_the_file_bytes_of_its_segment(vaddr, filesz, extra, offset, address, length):
-    facts = {
-        "segments": [{"name": "s", "vaddr": vaddr, "memsize": filesz + extra, "offset": offset, "filesize": filesz}]
-    }
+    segment = Region(name="s", vaddr=vaddr, memsize=filesz + extra, offset=offset, filesize=filesz)
+    facts = LoadMap(format="elf", architecture="x86", bits=64, segments=(segment,))
     plan = image.read_plan(facts, address, length)
     inside = vaddr <= address < vaddr + filesz + extra
     assert (plan is None) == (not inside)
@@ -115,7 +115,8 @@ def test_a_read_never_passes_the_file_bytes_of_its_segment(vaddr, filesz, extra,
     st.integers(min_value=1, max_value=4096),
 )
 def test_a_planned_read_stays_inside_the_file_whatever_the_header_claims(offset, filesz, size, address, length):
-    claimed = {"segments": [{"name": "s", "vaddr": 0, "memsize": 2**64, "offset": offset, "filesize": filesz}]}
+    segment = Region(name="s", vaddr=0, memsize=2**64, offset=offset, filesize=filesz)
+    claimed = LoadMap(format="elf", architecture="x86", bits=64, segments=(segment,))
     plan = image.read_plan(image.held_by_file(claimed, size), address, length)
     assert plan is not None
     start, count, _ = plan
@@ -142,7 +143,7 @@ def _image_or_error(data: bytes, address: int, length: int) -> None:
             assert refused.code in ("capability_unavailable", "target_unavailable"), refused
             return
         got = loaded.unwrap()
-        plan = image.read_plan(got, address, length)
+        plan = image.read_plan(got.load_map, address, length)
         if plan is None or plan[1] == 0:
             return
         read = _image(
@@ -150,7 +151,8 @@ def _image_or_error(data: bytes, address: int, length: int) -> None:
                 path=str(path), sha256="0" * 64, file_offset=plan[0], length=plan[1], address=address, decode=True
             )
         ).unwrap()
-        assert len(read["bytes_hex"]) // 2 <= plan[1] and read["decoded"]["status"] in (
+        assert read.decoded is not None
+        assert len(read.bytes_hex) // 2 <= plan[1] and read.decoded.status in (
             "decoded",
             "undecodable",
             "unsupported",

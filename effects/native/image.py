@@ -7,6 +7,7 @@ import os
 from typing import Any
 
 import anyio
+import attrs
 import capstone
 import lief
 from returns.result import Failure, Result, Success
@@ -16,8 +17,9 @@ from rea.errors import ReaError
 from rea.native import image
 from rea.native.effects import ReadImage
 from rea.native.image import MAX_CHUNK
+from rea.native.image_facts import Decoded, ImageRead, LoadMap, Operand, Region
 
-_MAPS: dict[tuple[str, str], dict[str, Any]] = {}
+_MAPS: dict[tuple[str, str], LoadMap] = {}
 MAX_READ = MAX_CHUNK
 
 _ELF_ARCH = {"X86_64": ("x86", 64), "I386": ("x86", 32), "AARCH64": ("arm64", 64), "ARM": ("arm", 32)}
@@ -29,26 +31,24 @@ _CS = {
 }
 
 
-def _region(
-    name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool
-) -> dict[str, Any]:
-    return {
-        "name": name,
-        "vaddr": vaddr,
-        "memsize": memsize,
-        "offset": offset,
-        "filesize": filesize,
-        "readable": r,
-        "writable": w,
-        "executable": x,
-    }
+def _region(name: str, vaddr: int, memsize: int, offset: int, filesize: int, r: bool, w: bool, x: bool) -> Region:
+    return Region(
+        name=name,
+        vaddr=vaddr,
+        memsize=memsize,
+        offset=offset,
+        filesize=filesize,
+        readable=r,
+        writable=w,
+        executable=x,
+    )
 
 
-def _elf(binary: Any) -> dict[str, Any]:
+def _elf(binary: Any) -> LoadMap:
     arch, bits = _ELF_ARCH.get(str(binary.header.machine_type).rpartition(".")[2], ("unknown", 0))
     load = lief.ELF.Segment.TYPE.LOAD
     flags = lief.ELF.Segment.FLAGS
-    segments = [
+    segments = tuple(
         _region(
             f"segment_{i}",
             s.virtual_address,
@@ -61,21 +61,21 @@ def _elf(binary: Any) -> dict[str, Any]:
         )
         for i, s in enumerate(binary.segments)
         if s.type == load
-    ]
-    code = [
+    )
+    code = tuple(
         _region(s.name, s.virtual_address, s.size, s.file_offset, s.size, True, False, True)
         for s in binary.sections
         if s.has(lief.ELF.Section.FLAGS.EXECINSTR) and s.virtual_address and s.size
-    ]
-    return {"format": "elf", "architecture": arch, "bits": bits, "segments": segments, "code": code}
+    )
+    return LoadMap(format="elf", architecture=arch, bits=bits, segments=segments, code=code)
 
 
-def _pe(binary: Any) -> dict[str, Any]:
+def _pe(binary: Any) -> LoadMap:
     base = binary.optional_header.imagebase
     machine = str(binary.header.machine).rpartition(".")[2]
     arch, bits = {"AMD64": ("x86", 64), "I386": ("x86", 32), "ARM64": ("arm64", 64)}.get(machine, ("unknown", 0))
     chars = lief.PE.Section.CHARACTERISTICS
-    segments = [
+    segments = tuple(
         _region(
             s.name,
             base + s.virtual_address,
@@ -87,11 +87,11 @@ def _pe(binary: Any) -> dict[str, Any]:
             s.has_characteristic(chars.MEM_EXECUTE),
         )
         for s in binary.sections
-    ]
-    return {"format": "pe", "architecture": arch, "bits": bits, "segments": segments, "code": []}
+    )
+    return LoadMap(format="pe", architecture=arch, bits=bits, segments=segments)
 
 
-def _load_map(path: str) -> Result[dict[str, Any], ReaError]:
+def _load_map(path: str) -> Result[LoadMap, ReaError]:
     try:
         binary = lief.parse(path)
         size = os.path.getsize(path)
@@ -124,47 +124,50 @@ def _read(path: str, offset: int, length: int) -> bytes:
         return handle.read(min(length, MAX_READ))
 
 
-def _operand(insn: Any, index: int, op: Any) -> dict[str, Any]:
+def _operand(insn: Any, index: int, op: Any) -> Operand:
     kind = {capstone.CS_OP_REG: "register", capstone.CS_OP_IMM: "immediate", capstone.CS_OP_MEM: "memory"}.get(
         op.type, "unknown"
     )
-    row: dict[str, Any] = {"index": index, "type": kind, "provider_type": int(op.type), "size": getattr(op, "size", 0)}
+    common = Operand(index=index, type=kind, provider_type=int(op.type), size=getattr(op, "size", 0))
     if kind == "register":
-        row["register"] = insn.reg_name(op.reg)
-    elif kind == "immediate":
-        row["value"] = int(op.imm)
-    elif kind == "memory":
+        return attrs.evolve(common, register=insn.reg_name(op.reg))
+    if kind == "immediate":
+        return attrs.evolve(common, value=int(op.imm))
+    if kind == "memory":
         mem = op.mem
-        row["base"] = insn.reg_name(mem.base) if mem.base else None
-        row["index_register"] = insn.reg_name(mem.index) if getattr(mem, "index", 0) else None
-        row["displacement"] = int(mem.disp)
-    return row
+        return attrs.evolve(
+            common,
+            base=insn.reg_name(mem.base) if mem.base else None,
+            index_register=insn.reg_name(mem.index) if getattr(mem, "index", 0) else None,
+            displacement=int(mem.disp),
+        )
+    return common
 
 
-def _decode(arch: str, bits: int, data: bytes, address: int) -> dict[str, Any]:
+def _decode(arch: str, bits: int, data: bytes, address: int) -> Decoded:
     mode = _CS.get((arch, bits))
     if mode is None:
-        return {"status": "unsupported", "mode": f"{arch}-{bits}"}
+        return Decoded(status="unsupported", mode=f"{arch}-{bits}")
     md = capstone.Cs(mode[0], mode[1])
     md.detail = True
     insn = next(md.disasm(data, address, 1), None)
     if insn is None:
-        return {"status": "undecodable", "mode": mode[2]}
+        return Decoded(status="undecodable", mode=mode[2])
     groups = {insn.group_name(g) for g in insn.groups}
-    return {
-        "status": "decoded",
-        "mode": mode[2],
-        "size": insn.size,
-        "bytes": bytes(insn.bytes).hex(),
-        "mnemonic": insn.mnemonic,
-        "op_str": insn.op_str,
-        "groups": sorted(g for g in groups if g),
-        "operands": [_operand(insn, i, op) for i, op in enumerate(insn.operands)],
-        "operand_texts": [t.strip() for t in insn.op_str.split(",")] if insn.op_str else [],
-    }
+    return Decoded(
+        status="decoded",
+        mode=mode[2],
+        size=insn.size,
+        data_hex=bytes(insn.bytes).hex(),
+        mnemonic=insn.mnemonic,
+        op_str=insn.op_str,
+        groups=tuple(sorted(g for g in groups if g)),
+        operands=tuple(_operand(insn, i, op) for i, op in enumerate(insn.operands)),
+        operand_texts=tuple(t.strip() for t in insn.op_str.split(",")) if insn.op_str else (),
+    )
 
 
-def _image(effect: ReadImage) -> Result[dict[str, Any], ReaError]:
+def _image(effect: ReadImage) -> Result[ImageRead, ReaError]:
     """The target's load map (read once per file and digest), with the bytes and decoding asked for."""
     key = (effect.path, effect.sha256)
     facts = _MAPS.get(key)
@@ -173,14 +176,12 @@ def _image(effect: ReadImage) -> Result[dict[str, Any], ReaError]:
     return _load_map(effect.path).map(lambda loaded: _read_at(effect, _MAPS.setdefault(key, loaded)))
 
 
-def _read_at(effect: ReadImage, facts: dict[str, Any]) -> dict[str, Any]:
-    out = dict(facts)
-    if effect.length > 0:
-        data = _read(effect.path, effect.file_offset, effect.length)
-        out["bytes_hex"] = data.hex()
-        if effect.decode:
-            out["decoded"] = _decode(facts["architecture"], facts["bits"], data, effect.address)
-    return out
+def _read_at(effect: ReadImage, facts: LoadMap) -> ImageRead:
+    if effect.length <= 0:
+        return ImageRead(load_map=facts)
+    data = _read(effect.path, effect.file_offset, effect.length)
+    decoded = _decode(facts.architecture, facts.bits, data, effect.address) if effect.decode else None
+    return ImageRead(load_map=facts, bytes_hex=data.hex(), decoded=decoded)
 
 
 async def _read_image(effect: ReadImage, progress: Progress) -> Result[Any, ReaError]:

@@ -5,47 +5,46 @@ does (flow, references, call targets). effects/native/image.py supplies the fact
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+import attrs
 
 from rea.native.addresses import hexa as hexa  # the image answers spell addresses so; kept here for its readers
+from rea.native.image_facts import Decoded, LoadMap, Operand, Region
 from rea.native.records import surface as w
 
-Facts = Mapping[str, Any]
+
+def region(facts: LoadMap, address: int, table: str = "segments") -> Region | None:
+    """The load segment (or code section, table "code") whose memory range holds `address`."""
+    rows = facts.code if table == "code" else facts.segments
+    return next((r for r in rows if r.vaddr <= address < r.vaddr + r.memsize), None)
 
 
-def region(facts: Facts, address: int, table: str = "segments") -> Mapping[str, Any] | None:
-    """The load segment (or code section) whose memory range holds `address`."""
-    rows: list[Mapping[str, Any]] = list(facts.get(table, ()))
-    return next((r for r in rows if r["vaddr"] <= address < r["vaddr"] + r["memsize"]), None)
-
-
-def file_backed(r: Mapping[str, Any], address: int) -> int:
+def file_backed(r: Region, address: int) -> int:
     """Bytes of `r` from `address` on that come from the file (0 inside zero-fill such as .bss)."""
-    return max(0, int(r["vaddr"]) + int(r["filesize"]) - address)
+    return max(0, r.vaddr + r.filesize - address)
 
 
-def held_by_file(facts: Facts, file_size: int) -> dict[str, Any]:
+def held_by_file(facts: LoadMap, file_size: int) -> LoadMap:
     """The load map with every region's file bytes cut to what the file really holds.
 
     A header may claim any offset and length (a damaged or hostile file lies); a read planned
     from a claim past the end would seek outside the file, so those bytes count as not backed."""
 
-    def cut(r: Mapping[str, Any]) -> dict[str, Any]:
-        offset = int(r["offset"])
-        held = max(0, min(int(r["filesize"]), file_size - offset)) if 0 <= offset < file_size else 0
-        return {**r, "filesize": held}
+    def cut(r: Region) -> Region:
+        held = max(0, min(r.filesize, file_size - r.offset)) if 0 <= r.offset < file_size else 0
+        return attrs.evolve(r, filesize=held)
 
-    return {**facts, **{t: [cut(r) for r in facts.get(t, ())] for t in ("segments", "code")}}
+    return attrs.evolve(facts, segments=tuple(map(cut, facts.segments)), code=tuple(map(cut, facts.code)))
 
 
-def file_offset(r: Mapping[str, Any], address: int) -> int:
-    return int(r["offset"] + (address - r["vaddr"]))
+def file_offset(r: Region, address: int) -> int:
+    return r.offset + (address - r.vaddr)
 
 
 MAX_CHUNK = 64 * 1024  # the most one ReadImage returns
 
 
-def read_plan(facts: Facts, address: int, length: int) -> tuple[int, int, str | None] | None:
+def read_plan(facts: LoadMap, address: int, length: int) -> tuple[int, int, str | None] | None:
     """(file offset, bytes the file holds there, why fewer than asked) or None outside every segment.
 
     A read stops at the end of the segment's file-backed bytes; the next segment is not assumed
@@ -59,7 +58,7 @@ def read_plan(facts: Facts, address: int, length: int) -> tuple[int, int, str | 
         reason = (
             "the address is in zero-filled memory (no file bytes)"
             if backed == 0
-            else f"the read reached the end of {r['name']}'s file-backed bytes"
+            else f"the read reached the end of {r.name}'s file-backed bytes"
         )
     return file_offset(r, address), backed, reason
 
@@ -70,47 +69,47 @@ _JUMPS = ("jump",)
 _CONDITIONAL_X86 = ("jmp", "ljmp")
 
 
-def _components(op: Mapping[str, Any], bits: int) -> tuple[w.Component, ...]:
-    width = op.get("size", 0) * 8 or None
-    if op["type"] == "register":
-        return (w.Component(kind="register", text=op["register"], value=None, bit_width=width),)
-    if op["type"] == "immediate":
+def _components(op: Operand, bits: int) -> tuple[w.Component, ...]:
+    width = op.size * 8 or None
+    if op.type == "register":
+        return (w.Component(kind="register", text=op.register, value=None, bit_width=width),)
+    if op.type == "immediate":
         return (
             w.Component(
                 kind="immediate",
-                text=hexa(op["value"] & (2**bits - 1)),
-                value=hexa(op["value"] & (2**bits - 1)),
+                text=hexa(op.value & (2**bits - 1)),
+                value=hexa(op.value & (2**bits - 1)),
                 bit_width=width,
             ),
         )
-    if op["type"] == "memory":
+    if op.type == "memory":
         parts = [
             w.Component(kind="register", text=name, value=None, bit_width=bits)
-            for name in (op.get("base"), op.get("index_register"))
+            for name in (op.base, op.index_register)
             if name
         ]
-        disp = op.get("displacement", 0)
+        disp = op.displacement
         parts.append(w.Component(kind="immediate", text=hex(disp), value=hexa(disp & (2**bits - 1)), bit_width=None))
         return tuple(parts)
     return (w.Component(kind="unknown", text="?", value=None, bit_width=None),)
 
 
-def _pointer_slot(op: Mapping[str, Any], next_address: int) -> int | None:
+def _pointer_slot(op: Operand, next_address: int) -> int | None:
     """The memory a [rip + disp] (or absolute [disp]) operand reads: the pointer slot of an indirect call."""
-    if op["type"] != "memory" or op.get("index_register"):
+    if op.type != "memory" or op.index_register:
         return None
-    if op.get("base") == "rip":
-        return next_address + int(op["displacement"])
-    if op.get("base") is None:
-        return int(op["displacement"])
+    if op.base == "rip":
+        return next_address + op.displacement
+    if op.base is None:
+        return op.displacement
     return None
 
 
-def flow_of(decoded: Mapping[str, Any], address: int) -> tuple[w.Flow, str]:
+def flow_of(decoded: Decoded, address: int) -> tuple[w.Flow, str]:
     """The instruction's control flow and its mechanism (direct/indirect/computed/unavailable)."""
-    groups = set(decoded["groups"])
-    mnemonic = decoded["mnemonic"]
-    ops = decoded["operands"]
+    groups = set(decoded.groups)
+    mnemonic = decoded.mnemonic
+    ops = decoded.operands
     kind = (
         "call"
         if "call" in groups
@@ -127,9 +126,9 @@ def flow_of(decoded: Mapping[str, Any], address: int) -> tuple[w.Flow, str]:
     mechanism = "unavailable"
     if kind in ("call", "jump") and ops:
         first = ops[0]
-        if first["type"] == "immediate":
-            direct, mechanism = (hexa(first["value"]),), "direct"
-        elif first["type"] == "memory":
+        if first.type == "immediate":
+            direct, mechanism = (hexa(first.value),), "direct"
+        elif first.type == "memory":
             mechanism = "indirect"
         else:
             mechanism = "computed"
@@ -149,19 +148,19 @@ def flow_of(decoded: Mapping[str, Any], address: int) -> tuple[w.Flow, str]:
     )
 
 
-def references(decoded: Mapping[str, Any], address: int, flow: w.Flow) -> list[w.Reference]:
+def references(decoded: Decoded, address: int, flow: w.Flow) -> list[w.Reference]:
     """Addresses the instruction encodes: branch destinations, pointer slots and rip-relative data."""
     out: list[w.Reference] = []
     source = hexa(address)
-    following = address + decoded["size"]
-    for op in decoded["operands"]:
-        branch = flow.kind in ("call", "jump") and op["index"] == 0
-        if op["type"] == "immediate" and branch:
-            out.append(_ref(hexa(op["value"]), flow.kind, flow.kind, False, False, op["index"], source))
+    following = address + decoded.size
+    for op in decoded.operands:
+        branch = flow.kind in ("call", "jump") and op.index == 0
+        if op.type == "immediate" and branch:
+            out.append(_ref(hexa(op.value), flow.kind, flow.kind, False, False, op.index, source))
         slot = _pointer_slot(op, following)
-        if slot is not None and (op.get("base") == "rip" or branch):
+        if slot is not None and (op.base == "rip" or branch):
             kind = f"indirect-{flow.kind}" if branch else "data"
-            out.append(_ref(hexa(slot), kind, flow.kind if branch else "", branch, branch, op["index"], source))
+            out.append(_ref(hexa(slot), kind, flow.kind if branch else "", branch, branch, op.index, source))
     return out
 
 
@@ -181,17 +180,17 @@ def _ref(
     )
 
 
-def operands(decoded: Mapping[str, Any], bits: int) -> tuple[w.Operand, ...]:
-    texts: Sequence[str] = decoded["operand_texts"]
+def operands(decoded: Decoded, bits: int) -> tuple[w.Operand, ...]:
+    texts = decoded.operand_texts
     return tuple(
         w.Operand(
-            index=op["index"],
-            raw=texts[op["index"]] if op["index"] < len(texts) else decoded["op_str"],
-            provider_type=op["provider_type"],
+            index=op.index,
+            raw=texts[op.index] if op.index < len(texts) else decoded.op_str,
+            provider_type=op.provider_type,
             components=_components(op, bits),
             memory_addressing="unavailable",
         )
-        for op in decoded["operands"]
+        for op in decoded.operands
     )
 
 
@@ -221,7 +220,7 @@ def undecoded(
 
 
 def instruction(
-    decoded: Mapping[str, Any],
+    decoded: Decoded,
     address: int,
     procedure: str | None,
     architecture: str,
@@ -238,11 +237,11 @@ def instruction(
         status="decoded",
         procedure=procedure,
         architecture=architecture,
-        mode=decoded["mode"],
-        bytes=decoded["bytes"],
-        length=decoded["size"],
-        mnemonic=decoded["mnemonic"],
-        raw_disassembly=f"{decoded['mnemonic']} {decoded['op_str']}".strip(),
+        mode=decoded.mode,
+        bytes=decoded.data_hex,
+        length=decoded.size,
+        mnemonic=decoded.mnemonic,
+        raw_disassembly=f"{decoded.mnemonic} {decoded.op_str}".strip(),
         operands=operands(decoded, bits),
         flow=flow,
         references=tuple(merged),

@@ -17,6 +17,7 @@ from rea.native import pseudocode as readable
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadImage
+from rea.native.image_facts import ImageRead
 from rea.native.programs.common import (
     Args,
     Facts,
@@ -123,23 +124,24 @@ def _decoded(
     target = session.target
     assert target is not None
     start, size = value(proc["address"]), int(proc["size"])
-    answered: Result[Mapping[str, Any], ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
-    facts = answered.value_or(None)
-    if facts is None:
+    answered: Result[ImageRead, ReaError] = yield ReadImage(path=target.path, sha256=target.sha256)
+    read = answered.value_or(None)
+    if read is None:
         return None
+    facts = read.load_map
     data = b""
     while len(data) < size:
         at = start + len(data)
         plan = image.read_plan(facts, at, min(size - len(data), image.MAX_CHUNK))
         if plan is None or plan[1] == 0:
             return None
-        got: Result[Mapping[str, Any], ReaError] = yield ReadImage(
+        got: Result[ImageRead, ReaError] = yield ReadImage(
             path=target.path, sha256=target.sha256, file_offset=plan[0], length=plan[1], address=at
         )
         chunk = got.value_or(None)
         if chunk is None:
             return None
-        data += bytes.fromhex(chunk.get("bytes_hex", ""))
+        data += bytes.fromhex(chunk.bytes_hex)
     rows = [
         {
             "address": f"0x{i.address:x}",

@@ -12,6 +12,7 @@ from rea.native import image
 from rea.native import queries as q
 from rea.native.addresses import value
 from rea.native.effects import ReadImage
+from rea.native.image_facts import ImageRead, LoadMap
 from rea.native.programs import common as base
 from rea.native.programs import engine
 from rea.native.programs.surface_steps import Args, Snapshot, Steps, _answer, _resolved, _snapshot
@@ -27,11 +28,11 @@ from rea.wire.convert import to_wire
 
 def _image(
     session: Session, address: int = 0, offset: int = 0, length: int = 0, decode: bool = False
-) -> Generator[AnyEffect, Any, Mapping[str, Any]]:
-    """The file's load map, or the bytes (decoded) at a file offset (a program step)."""
+) -> Generator[AnyEffect, Any, ImageRead]:
+    """The file's load map, and the bytes (decoded) at a file offset when asked (a program step)."""
     target = session.target
     assert target is not None
-    facts: Mapping[str, Any] = yield from need(
+    facts: ImageRead = yield from need(
         ReadImage(
             path=target.path, sha256=target.sha256, file_offset=offset, length=length, address=address, decode=decode
         )
@@ -39,8 +40,8 @@ def _image(
     return facts
 
 
-def _unmapped(where: str, facts: Mapping[str, Any], field: str = "address") -> ReaError:
-    spans = ", ".join(f"{image.hexa(r['vaddr'])}-{image.hexa(r['vaddr'] + r['memsize'])}" for r in facts["segments"])
+def _unmapped(where: str, facts: LoadMap, field: str = "address") -> ReaError:
+    spans = ", ".join(f"{image.hexa(r.vaddr)}-{image.hexa(r.vaddr + r.memsize)}" for r in facts.segments)
     return invalid_request(
         f"{where} is outside every load segment of the file",
         field=field,
@@ -49,12 +50,12 @@ def _unmapped(where: str, facts: Mapping[str, Any], field: str = "address") -> R
     )
 
 
-def _located(session: Session, args: Args) -> Generator[AnyEffect, Any, tuple[Snapshot, str, Mapping[str, Any]]]:
+def _located(session: Session, args: Args) -> Generator[AnyEffect, Any, tuple[Snapshot, str, LoadMap]]:
     """The loader snapshot, args["address"] normalized, and the file's load map."""
     snapshot = yield from _snapshot(session, args, "loader")
     where = yield from _resolved(session, snapshot, args["address"])
     facts = yield from _image(session)
-    return snapshot, where, facts
+    return snapshot, where, facts.load_map
 
 
 @typed
@@ -68,7 +69,7 @@ def read_bytes(session: Session, args: ReadBytesArgs, ctx: Context) -> Steps:
         return failed(session, _unmapped(text, facts))
     offset, backed, reason = plan
     data = yield from _image(session, at, offset, backed) if backed else _nothing()
-    hex_ = data.get("bytes_hex", "") if backed else ""
+    hex_ = data.bytes_hex if data is not None else ""
     result = w.BytesRead(
         address=text,
         requested_bytes=args.length,
@@ -81,8 +82,8 @@ def read_bytes(session: Session, args: ReadBytesArgs, ctx: Context) -> Steps:
     return _answer(session, snapshot, "read_bytes", params, result, *((reason,) if reason else ()), at=text)
 
 
-def _nothing() -> Generator[AnyEffect, Any, Mapping[str, Any]]:
-    return {}
+def _nothing() -> Generator[AnyEffect, Any, ImageRead | None]:
+    return None
     yield  # pragma: no cover - makes this a generator
 
 
@@ -99,13 +100,13 @@ def address_to_file_offset(session: Session, args: wa.AddressArgs, ctx: Context)
         return failed(
             session,
             invalid_request(
-                f"{text} is zero-filled memory of {r['name']} (like .bss): no file byte backs it",
+                f"{text} is zero-filled memory of {r.name} (like .bss): no file byte backs it",
                 field="address",
                 accepted="an address inside the file-backed part of a load segment",
                 reason="not_file_backed",
             ),
         )
-    result = w.FileOffset(address=text, file_offset=image.file_offset(r, at), segment=r["name"])
+    result = w.FileOffset(address=text, file_offset=image.file_offset(r, at), segment=r.name)
     return _answer(session, snapshot, "address_to_file_offset", params, result, at=text)
 
 
@@ -134,8 +135,8 @@ def _decoded_at(
     snapshot = yield from _snapshot(session, args, stage)
     where = yield from _resolved(session, snapshot, args["address"])
     text, at = where, value(where)
-    facts = yield from _image(session)
-    arch, mode = str(facts["architecture"]), f"{facts['architecture']}-{facts['bits']}"
+    facts = (yield from _image(session)).load_map
+    arch, mode = facts.architecture, f"{facts.architecture}-{facts.bits}"
     proc = q.containing(snapshot, text)
     owner = proc["address"] if proc else None
     r = image.region(facts, at)
@@ -146,7 +147,7 @@ def _decoded_at(
             "unavailable",
             None,
         )
-    code = image.region(facts, at, "code") if facts["code"] else (r if r["executable"] else None)
+    code = image.region(facts, at, "code") if facts.code else (r if r.executable else None)
     if code is None or image.file_backed(r, at) == 0:
         why = "It lies outside every executable section." if code is None else "No file bytes back it."
         return snapshot, image.undecoded(text, "data", owner, arch, mode, (why,)), "unavailable", None
@@ -165,13 +166,14 @@ def _decoded_at(
     if proc is None:
         limits = ("Not inside a recovered procedure: decoded as if an instruction starts here.",)
     read = yield from _image(session, at, image.file_offset(r, at), min(16, image.file_backed(r, at)), decode=True)
-    decoded = read["decoded"]
-    if decoded["status"] != "decoded":
+    decoded = read.decoded
+    assert decoded is not None  # asked with decode=True
+    if decoded.status != "decoded":
         status = "undecodable"
         return (
             snapshot,
             image.undecoded(
-                text, status, owner, arch, decoded["mode"], (f"capstone cannot decode {read['bytes_hex'][:32]}.",)
+                text, status, owner, arch, decoded.mode, (f"capstone cannot decode {read.bytes_hex[:32]}.",)
             ),
             "unavailable",
             None,
@@ -181,7 +183,7 @@ def _decoded_at(
         for ref in snapshot.get("data_references", ())
         if ref["from"] == text and ":" not in ref["to"]
     ]
-    built = image.instruction(decoded, at, owner, arch, int(facts["bits"]), extra, limits)
+    built = image.instruction(decoded, at, owner, arch, facts.bits, extra, limits)
     return snapshot, built, image.flow_of(decoded, at)[1], starts
 
 

@@ -305,7 +305,7 @@ def _loader(raw: Raw, space: Space) -> dict[str, Any]:
     segments = sorted((r for r in regions if r is not None), key=lambda r: int(r["start"], 16))
     for _ in range(len(regions) - len(segments)):
         notes.add("memory block(s) without a name or a valid start and end, left out")
-    sizes = {p["address"]: p["size"] for p in functions_of(raw, space, Notes())}
+    sizes = {p.address: p.size for p in functions_of(raw, space, Notes())}
     symbols = _symbols(raw, space, sizes, notes)
     entry = _int(file.get("entry"))
     linked = _int(file.get("linked_base"))
@@ -375,9 +375,23 @@ def _kind(fn: Mapping[str, Any], address: str) -> str:
     return "thunk" if fn.get("thunk") is True else "function"
 
 
-def functions_of(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
+@attrs.frozen(kw_only=True)
+class Function:
+    """One of Ghidra's functions as the adapter keeps it: its link-time entry, name and kind, its body as
+    sorted half-open ranges (each byte with one function), and Ghidra's record itself (hostile data: its
+    other fields are read where needed, defensively)."""
+
+    address: str
+    name: str
+    kind: str
+    body: tuple[tuple[int, int], ...]
+    size: int = 0
+    raw: Raw
+
+
+def functions_of(raw: Raw, space: Space, notes: Notes) -> list[Function]:
     """Each function once, by entry, with its body: overlapping bytes stay with the lower entry."""
-    found: dict[str, dict[str, Any]] = {}
+    found: dict[str, Function] = {}
     for fn in rows_of(raw, "functions"):
         address = space.link(fn.get("entry"))
         if address is None or not space.loaded(address):
@@ -392,19 +406,17 @@ def functions_of(raw: Raw, space: Space, notes: Notes) -> list[dict[str, Any]]:
             notes.add("function(s) with a malformed body or one outside loaded memory, kept without a body")
             body = []
         name = _text(fn, "name") or (f"FUN_{address[2:]}" if ":" not in address else f"EXT_{address[9:]}")
-        found[address] = {"address": address, "name": name, "kind": kind, "body": body, "raw": fn}
-    rows = sorted(found.values(), key=_order)
+        found[address] = Function(address=address, name=name, kind=kind, body=tuple(body), raw=fn)
+    rows = []
     taken: list[tuple[int, int]] = []
-    for row in rows:
-        kept = subtract(row["body"], taken)
-        if kept != row["body"]:
+    for row in sorted(found.values(), key=_order):
+        kept = subtract(row.body, taken)
+        if kept != list(row.body):
             notes.add("function body overlap(s), the shared bytes kept by the lower-addressed function")
-        row["body"] = kept
-        row["size"] = sum(b - a for a, b in kept)
+        rows.append(attrs.evolve(row, body=tuple(kept), size=sum(b - a for a, b in kept)))
         taken = sorted([*taken, *kept])
     return rows
 
 
-def _order(row: Mapping[str, Any]) -> tuple[bool, int]:
-    address = str(row["address"])
-    return ":" in address, int(address.rpartition(":")[2], 16)
+def _order(row: Function) -> tuple[bool, int]:
+    return ":" in row.address, int(row.address.rpartition(":")[2], 16)

@@ -17,6 +17,7 @@ from rea.native.ghidra import (
     FLOWS,
     PROVENANCE,
     THUNK,
+    Function,
     Notes,
     Raw,
     Space,
@@ -38,8 +39,8 @@ class _Owners:
     spans: tuple[tuple[int, int, str], ...]
 
     @classmethod
-    def of(cls, rows: Iterable[Mapping[str, Any]]) -> _Owners:
-        spans = sorted((a, b, str(r["address"])) for r in rows for a, b in r["body"])
+    def of(cls, rows: Iterable[Function]) -> _Owners:
+        spans = sorted((a, b, r.address) for r in rows for a, b in r.body)
         return cls(tuple(s[0] for s in spans), tuple(spans))
 
     def at(self, address: str | None) -> str | None:
@@ -52,14 +53,14 @@ class _Owners:
         return None
 
 
-def _blocks(space: Space, row: Mapping[str, Any]) -> list[dict[str, Any]]:
+def _blocks(space: Space, row: Function) -> list[dict[str, Any]]:
     """Basic blocks (BasicBlockModel) clipped to the resolved body, each byte in one block, with their
     in-procedure successors on the piece that ends the block; body bytes no block covers stand alone."""
-    body = row["body"]
-    inside = _Owners.of([{"address": row["address"], "body": body}])
+    body = row.body
+    inside = _Owners.of([row])
     rows: list[dict[str, Any]] = []
     taken: list[tuple[int, int]] = []
-    for block in rows_of(row["raw"], "blocks"):
+    for block in rows_of(row.raw, "blocks"):
         span = ranges_of(space, [block])
         if not span:
             continue
@@ -72,7 +73,7 @@ def _blocks(space: Space, row: Mapping[str, Any]) -> list[dict[str, Any]]:
             for d in rows_of(block, "destinations")
             if str(d.get("flow_type")) in FLOWS and str(d.get("flow_type")) != "INDIRECTION"
         }
-        successors = sorted((s for s in following if s is not None and inside.at(s) == row["address"]), key=_value)
+        successors = sorted((s for s in following if s is not None and inside.at(s) == row.address), key=_value)
         for index, (a, b) in enumerate(pieces):
             rows.append(
                 {"start": f"0x{a:x}", "size": b - a, "successors": successors if index == len(pieces) - 1 else []}
@@ -113,7 +114,7 @@ def cfg_snapshot(raw: Raw) -> Result[dict[str, Any], ReaError]:
 def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
     notes = Notes()
     rows = functions_of(raw, space, notes)
-    entries = {r["address"] for r in rows}
+    entries = {r.address for r in rows}
     owners = _Owners.of(rows)
     refs = _references(raw, space, notes)
     calls: dict[str, list[dict[str, Any]]] = {a: [] for a in entries}
@@ -134,9 +135,9 @@ def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
         elif kind in DATA_KINDS:
             data_refs.append({"from": source, "from_procedure": owner, "to": target, "kind": DATA_KINDS[kind]})
     for row in rows:  # Function.getThunkedFunction, when the THUNK reference itself was not given
-        thunked = space.link(row["raw"].get("thunked"))
-        if row["kind"] == "thunk" and thunked in entries:
-            callees[row["address"]].add(str(thunked))
+        thunked = space.link(row.raw.get("thunked"))
+        if row.kind == "thunk" and thunked in entries:
+            callees[row.address].add(str(thunked))
     callers: dict[str, set[str]] = {a: set() for a in entries}
     for caller, targets in callees.items():
         for target in targets:
@@ -152,18 +153,18 @@ def _cfg(raw: Raw, space: Space) -> dict[str, Any]:
         s["referenced_by"] = sorted(by_string.get(s["address"], ()), key=_value)
     procedures = [
         {
-            "address": r["address"],
-            "name": r["name"],
-            "kind": r["kind"],
-            "size": r["size"] if r["kind"] != "external" else 0,
-            "returning": None if not isinstance(r["raw"].get("no_return"), bool) else not r["raw"]["no_return"],
-            "blocks": [] if r["kind"] == "external" else _blocks(space, r),
+            "address": r.address,
+            "name": r.name,
+            "kind": r.kind,
+            "size": r.size if r.kind != "external" else 0,
+            "returning": None if not isinstance(r.raw.get("no_return"), bool) else not r.raw["no_return"],
+            "blocks": [] if r.kind == "external" else _blocks(space, r),
             "unresolved_calls": [],
-            "callees": sorted(callees[r["address"]], key=_value),
-            "callers": sorted(callers[r["address"]], key=_value),
-            "call_sites": sorted(calls[r["address"]], key=lambda c: _value(c["site"])),
+            "callees": sorted(callees[r.address], key=_value),
+            "callers": sorted(callers[r.address], key=_value),
+            "call_sites": sorted(calls[r.address], key=lambda c: _value(c["site"])),
             "strings": sorted(
-                {ref["to"] for ref in data_refs if ref["from_procedure"] == r["address"]} & string_at, key=_value
+                {ref["to"] for ref in data_refs if ref["from_procedure"] == r.address} & string_at, key=_value
             ),
             "provenance": PROVENANCE,
         }

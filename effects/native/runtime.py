@@ -241,7 +241,7 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
     if part is not None:
         await progress.report("analysis cache", f"reused the decoded strings for {effect.sha256[:12]}")
     else:
-        candidates, limits = memo.get("decoder_candidates", ()), decoding.DEFAULT
+        candidates, limits = decoding.candidates(memo), decoding.DEFAULT
         chosen, _ = decoding.choose(candidates, limits)
         facts: dict[str, Any] = {"candidates": []}
         if chosen:

@@ -58,20 +58,45 @@ class Outcome:
     strings: tuple[DecodedString, ...] = ()
 
 
+@attrs.frozen(kw_only=True)
+class Candidate:
+    """A decoder call site as the index's snapshot lists it (`decoder_candidates`, written by
+    rea.native.stackstrings.candidate_row): what the plan sends the worker and the outcome names. The
+    addresses are kept as the snapshot spells them: the worker echoes the call site back as it was sent."""
+
+    caller: str
+    call_site: str
+    callee: str
+    registers: tuple[str, ...]
+
+
+def candidates(snapshot: Mapping[str, Any]) -> list[Candidate]:
+    """The snapshot's decoder call sites, structured once where the recovery reads them."""
+    return [
+        Candidate(
+            caller=row["caller"],
+            call_site=row["call_site"],
+            callee=row["callee"],
+            registers=tuple(a["register"] for a in row["arguments"]),
+        )
+        for row in snapshot.get("decoder_candidates", ())
+    ]
+
+
 def _int(text: str) -> int:
     return int(text, 16)
 
 
-def choose(candidates: Sequence[Mapping[str, Any]], limits: Limits) -> tuple[list[Mapping[str, Any]], list[Outcome]]:
+def choose(found: Sequence[Candidate], limits: Limits) -> tuple[list[Candidate], list[Outcome]]:
     """The call sites to run (each once, in the index's order, at most `limits.candidates`) and the ones left
     out by the budget, already not-emulated."""
-    chosen: list[Mapping[str, Any]] = []
+    chosen: list[Candidate] = []
     skipped: list[Outcome] = []
     seen: set[str] = set()
-    for row in candidates:
-        if row["call_site"] in seen:
+    for row in found:
+        if row.call_site in seen:
             continue
-        seen.add(row["call_site"])
+        seen.add(row.call_site)
         if len(chosen) < limits.candidates:
             chosen.append(row)
         else:
@@ -79,27 +104,22 @@ def choose(candidates: Sequence[Mapping[str, Any]], limits: Limits) -> tuple[lis
     return chosen, skipped
 
 
-def _not_emulated(row: Mapping[str, Any], reason: str) -> Outcome:
+def _not_emulated(row: Candidate, reason: str) -> Outcome:
     return Outcome(
-        caller=_int(row["caller"]),
-        call_site=_int(row["call_site"]),
-        decoder=_int(row["callee"]),
+        caller=_int(row.caller),
+        call_site=_int(row.call_site),
+        decoder=_int(row.callee),
         status=NOT_EMULATED,
         reason=reason,
     )
 
 
-def plan(chosen: Sequence[Mapping[str, Any]], limits: Limits, architecture: str) -> dict[str, Any]:
+def plan(chosen: Sequence[Candidate], limits: Limits, architecture: str) -> dict[str, Any]:
     """The worker's request: plain JSON, link-time addresses (the worker rebases them)."""
     return {
         "architecture": architecture,
         "candidates": [
-            {
-                "caller": c["caller"],
-                "call_site": c["call_site"],
-                "callee": c["callee"],
-                "registers": [a["register"] for a in c["arguments"]],
-            }
+            {"caller": c.caller, "call_site": c.call_site, "callee": c.callee, "registers": list(c.registers)}
             for c in chosen
         ],
         "budget": attrs.asdict(limits.run_budget()),
@@ -125,7 +145,7 @@ def decoded_span(after: bytes, before: bytes) -> bytes:
     return head[: changed[-1] + 1] if changed else b""
 
 
-def outcome(row: Mapping[str, Any], fact: Mapping[str, Any] | None) -> Outcome:
+def outcome(row: Candidate, fact: Mapping[str, Any] | None) -> Outcome:
     """One candidate from the worker's plain fact: not run (no fact: the total time ran out first), stopped
     before or inside the call (not-emulated, the canonical reason), or run through the call: each pointer
     argument's buffer (and the returned pointer's) read after the call is a decoded string when it is
@@ -142,7 +162,7 @@ def outcome(row: Mapping[str, Any], fact: Mapping[str, Any] | None) -> Outcome:
         text = _printable(decoded_span(bytes.fromhex(buffer["after_hex"]), bytes.fromhex(buffer.get("before_hex", ""))))
         if text is not None and text not in values:
             values.append(text)
-    caller, site, decoder = _int(row["caller"]), _int(row["call_site"]), _int(row["callee"])
+    caller, site, decoder = _int(row.caller), _int(row.call_site), _int(row.callee)
     strings = tuple(
         DecodedString(decoder=decoder, call_site=site, caller=caller, value=v, inputs=inputs) for v in values
     )
@@ -168,12 +188,12 @@ def _why(fact: Mapping[str, Any]) -> str:
     return f"{stage}: {said}"
 
 
-def recovered(candidates: Sequence[Mapping[str, Any]], limits: Limits, facts: Mapping[str, Any]) -> dict[str, Any]:
+def recovered(found: Sequence[Candidate], limits: Limits, facts: Mapping[str, Any]) -> dict[str, Any]:
     """The snapshot's decoded part from the worker's reply (`facts["candidates"]`: one fact per call site it
     ran, by call site): the decoded string rows and the coverage of every candidate."""
-    chosen, skipped = choose(candidates, limits)
+    chosen, skipped = choose(found, limits)
     by_site = {f["call_site"]: f for f in facts.get("candidates", ())}
-    outcomes = [outcome(row, by_site.get(row["call_site"])) for row in chosen] + skipped
+    outcomes = [outcome(row, by_site.get(row.call_site)) for row in chosen] + skipped
     return {
         "decoded_strings": [decoded_row(s) for o in outcomes for s in o.strings],
         "decode_coverage": {

@@ -142,14 +142,17 @@ def test_arm64_copy_decode_through_the_cli(samples, tmp_path):
 # ------------------------------------------------------------------ laws of the pure planner
 
 
-def _candidate(n: int, site: int) -> dict:
-    return {
+def _candidate(n: int, site: int) -> decoding.Candidate:
+    """A candidate as the recovery reads it: the snapshot's row (rea.native.stackstrings.candidate_row's
+    shape) structured by decoding.candidates."""
+    row = {
         "caller": f"0x{0x1000 + n:x}",
         "call_site": f"0x{site:x}",
         "callee": "0x2000",
         "reasons": ["xor"],
         "arguments": [{"register": "rdi", "kind": "stack", "frame_offset": "rbp-0x10", "known_hex": "41414141"}],
     }
+    return decoding.candidates({"decoder_candidates": [row]})[0]
 
 
 _TEXT = st.binary(max_size=12)
@@ -178,13 +181,13 @@ def test_never_more_candidates_than_the_budget_and_each_is_exactly_one_outcome(s
     rows = [_candidate(n, 0x4000 + s) for n, s in enumerate(sites)]
     limits = decoding.Limits(candidates=most)
     chosen, skipped = decoding.choose(rows, limits)
-    distinct = {r["call_site"] for r in rows}
+    distinct = {r.call_site for r in rows}
     assert len(chosen) <= most and len(chosen) + len(skipped) == len(distinct)
-    assert {r["call_site"] for r in chosen}.isdisjoint(f"0x{o.call_site:x}" for o in skipped)
+    assert {r.call_site for r in chosen}.isdisjoint(f"0x{o.call_site:x}" for o in skipped)
     planned = decoding.plan(chosen, limits, "x86_64")
     assert len(planned["candidates"]) <= most
     facts = {
-        "candidates": [{**fact, "call_site": r["call_site"]} for r in chosen if (fact := data.draw(_FACT)) is not None]
+        "candidates": [{**fact, "call_site": r.call_site} for r in chosen if (fact := data.draw(_FACT)) is not None]
     }
     part = decoding.recovered(rows, limits, facts)
     statuses = [c["status"] for c in part["decode_coverage"]["call_sites"]]

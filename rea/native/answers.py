@@ -346,13 +346,13 @@ def containing(snapshot: Mapping[str, Any], address: str) -> wl.Contained | wl.N
 # ---------------------------------------------------------------- references
 
 
-def edge(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> wp.ReferenceEdge:
-    """Our {from, from_procedure, to, kind} reference as the reference's edge."""
+def edge(snapshot: Mapping[str, Any], ref: q.Reference) -> wp.ReferenceEdge:
+    """Our reference (from, its procedure, to, kind) as the reference's edge."""
     return wp.ReferenceEdge(
-        source_address=ref["from"],
-        target_address=ref["to"],
-        source_procedure=ref_at(snapshot, ref.get("from_procedure"), classified=False),
-        target_procedure=ref_at(snapshot, ref["to"], classified=False),
+        source_address=ref.source,
+        target_address=ref.target,
+        source_procedure=ref_at(snapshot, ref.procedure, classified=False),
+        target_procedure=ref_at(snapshot, ref.target, classified=False),
         kind=reference_kind(snapshot, ref),
     )
 
@@ -365,20 +365,20 @@ _REF_PROVENANCE = {
 }
 
 
-def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> wp.ReferenceKind:
+def reference_kind(snapshot: Mapping[str, Any], ref: q.Reference) -> wp.ReferenceKind:
     """Calls come from CFG call sites (a direct operand, resolved statically); everything else from angr's xrefs."""
-    target = q.by_address(snapshot).get(ref["to"])
-    call, jump = ref["kind"] == "call", ref["kind"] == "jump"
+    target = q.by_address(snapshot).get(ref.target)
+    call, jump = ref.kind == "call", ref.kind == "jump"
     return wp.ReferenceKind(
         available=True,
         provenance=_REF_PROVENANCE.get(str(snapshot.get("engine", {}).get("name")), _REF_PROVENANCE["angr"])[not call],
-        type=ref["kind"],
+        type=ref.kind,
         flow=call or jump,
         call=call,
         jump=jump,
         data=not (call or jump),
-        read=ref["kind"] == "read",
-        write=ref["kind"] == "write",
+        read=ref.kind == "read",
+        write=ref.kind == "write",
         indirect=False,
         computed=False,
         conditional=False,
@@ -389,7 +389,7 @@ def reference_kind(snapshot: Mapping[str, Any], ref: Mapping[str, Any]) -> wp.Re
     )
 
 
-def edges(snapshot: Mapping[str, Any], refs: Iterable[Mapping[str, Any]]) -> tuple[wp.ReferenceEdge, ...]:
+def edges(snapshot: Mapping[str, Any], refs: Iterable[q.Reference]) -> tuple[wp.ReferenceEdge, ...]:
     return tuple(edge(snapshot, r) for r in refs)
 
 
@@ -422,7 +422,7 @@ def xrefs_to_name(snapshot: Mapping[str, Any], name: str) -> wp.XrefsResolved | 
         return wp.XrefsUnresolved(status="unresolved", name=name, reason="name_not_found")
     first = q.find_procedure(snapshot, name)
     address = first["address"] if first is not None else targets[0]
-    xrefs = sorted({r["from"] for r in q.incoming(snapshot, address)}, key=address_order)
+    xrefs = sorted({r.source for r in q.incoming(snapshot, address)}, key=address_order)
     return wp.XrefsResolved(status="resolved", name=name, address=address, xrefs=tuple(xrefs), addresses=tuple(targets))
 
 

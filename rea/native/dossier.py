@@ -38,7 +38,7 @@ def _slice(items: tuple[Any, ...], args: wa.DossierArgs, name: str) -> tuple[Any
 def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[wp.Referenced, ...]:
     sites: dict[str, str] = {}
     for ref in q.outgoing(snapshot, p):
-        sites.setdefault(ref["to"], ref["from"])
+        sites.setdefault(ref.target, ref.source)
     return tuple(
         wp.Referenced(
             address=s["address"], value=native_strings.shown(s)[0], source_address=sites.get(s["address"], p["address"])
@@ -50,10 +50,10 @@ def _referenced_strings(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tu
 def _referenced_names(snapshot: Mapping[str, Any], p: Mapping[str, Any]) -> tuple[wp.Referenced, ...]:
     rows, seen = [], set()
     for ref in q.outgoing(snapshot, p):
-        name = a.name_at(snapshot, ref["to"])
-        if name and (ref["to"], ref["from"]) not in seen:
-            seen.add((ref["to"], ref["from"]))
-            rows.append(wp.Referenced(address=ref["to"], value=name, source_address=ref["from"]))
+        name = a.name_at(snapshot, ref.target)
+        if name and (ref.target, ref.source) not in seen:
+            seen.add((ref.target, ref.source))
+            rows.append(wp.Referenced(address=ref.target, value=name, source_address=ref.source))
     return tuple(rows)
 
 

@@ -57,7 +57,7 @@ def _matches(snapshot: Mapping[str, Any], args: Mapping[str, Any], budget: _Budg
 
 
 def _sites(snapshot: Mapping[str, Any], address: str) -> list[str]:
-    return sorted({r["from"] for r in q.incoming(snapshot, address)}, key=a.address_order)
+    return sorted({r.source for r in q.incoming(snapshot, address)}, key=a.address_order)
 
 
 def _references(

@@ -114,26 +114,38 @@ def _instruction(site: Mapping[str, Any]) -> str:
     return str(site.get("instruction") or site["site"])
 
 
-def incoming(snapshot: Mapping[str, Any], address: str) -> list[dict[str, Any]]:
+@attrs.frozen
+class Reference:
+    """One recorded reference as incoming and outgoing list them: a call (from its call instruction) or a
+    data reference, with the procedure holding its source (None: outside every procedure). The snapshot's
+    own rows stay as they are ({from, from_procedure, to, kind}): only the few a question reads become
+    records."""
+
+    source: str
+    procedure: str | None
+    target: str
+    kind: str
+
+
+def _data(row: Mapping[str, Any]) -> Reference:
+    return Reference(row["from"], row.get("from_procedure"), row["to"], row["kind"])
+
+
+def incoming(snapshot: Mapping[str, Any], address: str) -> list[Reference]:
     """Every recorded reference to `address`: call sites and data references."""
     refs = []
     for p in procedures(snapshot):
         for site in p["call_sites"]:
             if site["target"] == address:
-                refs.append({"from": _instruction(site), "from_procedure": p["address"], "to": address, "kind": "call"})
-    for ref in snapshot.get("data_references", ()):
-        if ref["to"] == address:
-            refs.append(dict(ref))
-    return sorted(refs, key=lambda r: (r["from"], r["kind"]))
+                refs.append(Reference(_instruction(site), p["address"], address, "call"))
+    refs += [_data(ref) for ref in snapshot.get("data_references", ()) if ref["to"] == address]
+    return sorted(refs, key=lambda r: (r.source, r.kind))
 
 
-def outgoing(snapshot: Mapping[str, Any], procedure: Mapping[str, Any]) -> list[dict[str, Any]]:
-    refs = [
-        {"from": _instruction(s), "from_procedure": procedure["address"], "to": s["target"], "kind": "call"}
-        for s in procedure["call_sites"]
-    ]
-    refs += [dict(r) for r in snapshot.get("data_references", ()) if r.get("from_procedure") == procedure["address"]]
-    return sorted(refs, key=lambda r: (r["from"], r["to"]))
+def outgoing(snapshot: Mapping[str, Any], procedure: Mapping[str, Any]) -> list[Reference]:
+    refs = [Reference(_instruction(s), procedure["address"], s["target"], "call") for s in procedure["call_sites"]]
+    refs += [_data(r) for r in snapshot.get("data_references", ()) if r.get("from_procedure") == procedure["address"]]
+    return sorted(refs, key=lambda r: (r.source, r.target))
 
 
 def search(

@@ -103,7 +103,7 @@ def test_data_references_strings_and_who_reads_them(snapshot):
     assert edge.source_procedure.name == "main" and edge.source_procedure.classification is None  # stated once
     assert answers.classification(_by_name(snapshot, "main")).provenance == "Ghidra auto-analysis"
     incoming = q.incoming(snapshot, "0x1139")
-    assert incoming == [{"from": "0x1150", "from_procedure": "0x113f", "to": "0x1139", "kind": "call"}]
+    assert incoming == [q.Reference(source="0x1150", procedure="0x113f", target="0x1139", kind="call")]
     assert q.containing(snapshot, "0x1150")["name"] == "main"
 
 

@@ -155,7 +155,7 @@ def _references(session: Session, snapshot: Snapshot, args: Args, p: Mapping[str
 
 @_on_address
 def _xrefs(session: Session, snapshot: Snapshot, args: Args, address: str) -> Answered:
-    return tuple(sorted({r["from"] for r in q.incoming(snapshot, address)}, key=a.address_order)), "derived", ()
+    return tuple(sorted({r.source for r in q.incoming(snapshot, address)}, key=a.address_order)), "derived", ()
 
 
 def _xrefs_to_name(session: Session, snapshot: Snapshot, args: Args) -> Answered:

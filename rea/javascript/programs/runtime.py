@@ -17,6 +17,7 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.javascript import electron_observation as el
 from rea.javascript import reconcile_inputs as ri
 from rea.javascript import runtime_observation as rt
+from rea.javascript.devtools_answers import discovery_of, window_of
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.reconcile import reconcile
 from rea.javascript.records.electron import InspectElectronPageArgs, ListElectronTargetsArgs
@@ -100,8 +101,8 @@ def _observed(session: Session, provider: Provider, operation: str, args: object
 def list_javascript_runtime_targets(session: Session, args: ListRuntimeTargetsArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.inspector_endpoint, argument="inspector_endpoint"))
     got = yield from need(DiscoverDevtools(endpoint=endpoint, operation="list_javascript_runtime_targets"))
-    result = rt.target_list(got, args.offset, args.limit)
-    return _observed(session, INSPECTOR, "list_javascript_runtime_targets", args, result)
+    result = rt.target_list(discovery_of(got), args.offset, args.limit)
+    return _observed(session, INSPECTOR, "list_javascript_runtime_targets", args, to_wire(result))
 
 
 @typed
@@ -121,8 +122,8 @@ def observe_javascript_runtime(session: Session, args: ObserveRuntimeArgs, ctx: 
             max_events=args.max_events,
         )
     )
-    result = rt.observation(got, to_wire(args))
-    return _observed(session, INSPECTOR, "observe_javascript_runtime", args, result)
+    result = rt.observation(window_of(got), args)
+    return _observed(session, INSPECTOR, "observe_javascript_runtime", args, to_wire(result))
 
 
 ELECTRON = Provider(id="rea-cdp-electron", name="REA Electron file-page CDP observation provider", version=__version__)

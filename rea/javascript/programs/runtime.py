@@ -134,16 +134,16 @@ ELECTRON = Provider(id="rea-cdp-electron", name="REA Electron file-page CDP obse
 def list_electron_targets(session: Session, args: ListElectronTargetsArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.cdp_endpoint, argument="cdp_endpoint"))
     got = yield from need(DiscoverDevtools(endpoint=endpoint, operation="list_electron_targets"))
-    return _observed(session, ELECTRON, "list_electron_targets", args, el.target_list(got))
+    return _observed(session, ELECTRON, "list_electron_targets", args, to_wire(el.target_list(discovery_of(got))))
 
 
 @typed
 @refusable
 def inspect_electron_page(session: Session, args: InspectElectronPageArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.cdp_endpoint, argument="cdp_endpoint"))
-    discovered = yield from need(DiscoverDevtools(endpoint=endpoint, operation="inspect_electron_page"))
+    discovered = discovery_of((yield from need(DiscoverDevtools(endpoint=endpoint, operation="inspect_electron_page"))))
     if el.eligible(discovered, args.target_id) is None:
-        known = any(t.get("id") == args.target_id for t in discovered["targets"])
+        known = any(t.id == args.target_id for t in discovered.targets)
         refuse(
             browser_failure(
                 "inspect_electron_page",
@@ -165,8 +165,8 @@ def inspect_electron_page(session: Session, args: InspectElectronPageArgs, ctx: 
             script_sources=500 if args.include_script_sources else 0,
         )
     )
-    result = el.inspection(got, discovered, to_wire(args))
-    return _observed(session, ELECTRON, "inspect_electron_page", args, result)
+    result = el.inspection(window_of(got), discovered, args)
+    return _observed(session, ELECTRON, "inspect_electron_page", args, to_wire(result))
 
 
 RECONCILIATION = Provider(

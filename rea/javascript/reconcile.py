@@ -27,6 +27,8 @@ from rea.javascript import reconcile_nodes as rn
 from rea.javascript.observations import COMPLETE, PARTIAL
 from rea.javascript.reconcile_inputs import Capture, Layer
 from rea.javascript.reconcile_summary import capture_summary, input_status, layer_summary, summary
+from rea.javascript.records.reconciliation import ReconciliationLimits
+from rea.wire.convert import to_wire
 
 LIMITATIONS = (
     "Only caller-supplied, semantically verified Evidence records were reconciled.",
@@ -392,20 +394,20 @@ def _graph_limitations(layers: Sequence[Layer], input_status: str, output_cut: b
 # ------------------------------------------------------------------ the result
 
 
-def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapping[str, int]) -> dict[str, Any]:
+def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: ReconciliationLimits) -> dict[str, Any]:
     """The result record of reconcile_javascript_runtime (layers sorted by id, captures by evidence id)."""
     layers = sorted(layers, key=lambda x: x.layer_id)
     captures = sorted(captures, key=lambda c: c.evidence.evidence_id)
-    runtime = rn.project_runtime(captures, limits["max_runtime_entities"])
+    runtime = rn.project_runtime(captures, limits.max_runtime_entities)
     paths = {layer.layer_id: rn.static_paths(layer.graph) for layer in layers}
-    matching = match(runtime.entities, index(layers, rn.candidates(layers, paths)), limits["max_reconciliation_items"])
+    matching = match(runtime.entities, index(layers, rn.candidates(layers, paths)), limits.max_reconciliation_items)
     whole = runtime.omitted == 0 and matching.omitted == 0
     states_all = [
         s
         for layer in layers
         for s in _layer_states(layer, runtime.entities, matching.items, paths[layer.layer_id], whole)
     ]
-    states = states_all[: limits["max_static_load_states"]]
+    states = states_all[: limits.max_static_load_states]
     status = input_status(layers, captures)
     projection_omitted = runtime.omitted + matching.omitted
     graph = combined_graph(layers, runtime, matching.edges, status, projection_omitted)
@@ -423,8 +425,8 @@ def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapp
     if cut:
         limitations.append("Runtime reconciliation omitted entities or classifications during projection.")
     semantic = {
-        "static_layers": [layer_summary(layer) for layer in layers],
-        "runtime_captures": [capture_summary(c, runtime) for c in captures],
+        "static_layers": [to_wire(layer_summary(layer)) for layer in layers],
+        "runtime_captures": [to_wire(capture_summary(c, runtime)) for c in captures],
         "graph": graph.graph,
         "summary": summary(runtime, matching.items, states),
         "reconciliations": list(matching.items),

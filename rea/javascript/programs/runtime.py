@@ -21,7 +21,7 @@ from rea.javascript.devtools_answers import discovery_of, window_of
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.reconcile import reconcile
 from rea.javascript.records.electron import InspectElectronPageArgs, ListElectronTargetsArgs
-from rea.javascript.records.reconciliation import ReconcileArgs
+from rea.javascript.records.reconciliation import ReconcileArgs, StaticLayer
 from rea.javascript.records.recovery import RecoverArgs
 from rea.javascript.records.runtime import ListRuntimeTargetsArgs, ObserveRuntimeArgs
 from rea.javascript.recovery import build
@@ -179,14 +179,14 @@ def _refused(exc: ri.Refused, prefix: str = "") -> ReaError:
     return invalid_request(f"{path}: {exc.message}", field=path, reason="inconsistent_evidence")
 
 
-def _layer(session: Session, given: Mapping[str, Any], index: int) -> ri.Layer:
+def _layer(session: Session, given: StaticLayer, index: int) -> ri.Layer:
     """One static layer: its application Evidence resolved and checked, its runtime mappings read."""
     at = f"static_layers[{index}]"
-    evidence = must(resolve_analysis(session, given["analysis"], f"{at}.analysis"))
+    evidence = must(resolve_analysis(session, given.analysis, f"{at}.analysis"))
     checked = must(check_application(evidence, f"{at}.analysis"))
     try:
-        maps = ri.mappings(given.get("runtime_mappings") or (), f"{at}.runtime_mappings")
-        return ri.layer(given["role"], evidence, checked, maps)
+        maps = ri.mappings(given.runtime_mappings, f"{at}.runtime_mappings")
+        return ri.layer(given.role, evidence, checked, maps)
     except ri.Refused as exc:
         refuse(_refused(exc, at))
 
@@ -207,17 +207,17 @@ def _unique(evidence: list[Evidence], field: str) -> None:
         refuse(invalid_request(f"{field} Evidence must be unique.", field=field, accepted="distinct Evidence records"))
 
 
-def _reconcile_inputs(session: Session, args: Mapping[str, Any]) -> tuple[list[ri.Layer], list[ri.Capture]]:
+def _reconcile_inputs(session: Session, args: ReconcileArgs) -> tuple[list[ri.Layer], list[ri.Capture]]:
     """The static layers and runtime captures, each resolved and checked (or the program ends refused)."""
-    if [x["role"] for x in args["static_layers"]].count("application") != 1:
+    if [x.role for x in args.static_layers].count("application") != 1:
         refuse(invalid_request("Exactly one application static layer is required.", field="static_layers",
                                accepted="one layer with role application; others cache or assets"))  # fmt: skip
-    if args["limits"]["max_runtime_entities"] < len(args["runtime_observations"]):
+    if args.limits.max_runtime_entities < len(args.runtime_observations):
         refuse(invalid_request("limits.max_runtime_entities must keep one target per observation.",
                                field="limits.max_runtime_entities",
-                               accepted=f">= {len(args['runtime_observations'])}"))  # fmt: skip
-    layers = [_layer(session, given, i) for i, given in enumerate(args["static_layers"])]
-    captures = [_capture(session, given, i) for i, given in enumerate(args["runtime_observations"])]
+                               accepted=f">= {len(args.runtime_observations)}"))  # fmt: skip
+    layers = [_layer(session, given, i) for i, given in enumerate(args.static_layers)]
+    captures = [_capture(session, given, i) for i, given in enumerate(args.runtime_observations)]
     _unique([x.evidence for x in layers], "static_layers")
     _unique([c.evidence for c in captures], "runtime_observations")
     return layers, captures
@@ -227,9 +227,8 @@ def _reconcile_inputs(session: Session, args: Mapping[str, Any]) -> tuple[list[r
 @refusable
 def reconcile_javascript_runtime(session: Session, args: ReconcileArgs, ctx: Context) -> Program:
     yield ReportProgress(phase="reconciling", message=f"{len(args.runtime_observations)} capture(s)")
-    wire = to_wire(args)
-    layers, captures = _reconcile_inputs(session, wire)
-    result = reconcile(layers, captures, wire["limits"])
+    layers, captures = _reconcile_inputs(session, args)
+    result = reconcile(layers, captures, args.limits)
     application = next(x for x in layers if x.role == "application")
     sources = [*(x.evidence for x in layers), *(c.evidence for c in captures)]
     evidence = must(
@@ -239,11 +238,15 @@ def reconcile_javascript_runtime(session: Session, args: ReconcileArgs, ctx: Con
             predicate_type="rea.javascript-runtime-reconciliation/v1",
             parameters={
                 "static_layers": [
-                    {"role": x.role, "evidence_id": x.evidence.evidence_id, "runtime_mappings": list(x.mappings)}
+                    {
+                        "role": x.role,
+                        "evidence_id": x.evidence.evidence_id,
+                        "runtime_mappings": [to_wire(m) for m in x.mappings],
+                    }
                     for x in layers
                 ],
                 "runtime_evidence_ids": [c.evidence.evidence_id for c in captures],
-                "limits": dict(wire["limits"]),
+                "limits": to_wire(args.limits),
             },
             normalized_result=result,
             subject=application.evidence.subject,

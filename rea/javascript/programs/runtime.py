@@ -22,7 +22,7 @@ from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.reconcile import reconcile
 from rea.javascript.records.electron import InspectElectronPageArgs, ListElectronTargetsArgs
 from rea.javascript.records.reconciliation import ReconcileArgs, StaticLayer
-from rea.javascript.records.recovery import RecoverArgs
+from rea.javascript.records.recovery import RecoverArgs, RecoveredFile, RecoveryEngine
 from rea.javascript.records.runtime import ListRuntimeTargetsArgs, ObserveRuntimeArgs
 from rea.javascript.recovery import build
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
@@ -42,15 +42,15 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
     facts = yield from need(
         ReadRecoveryInput(path=args.path, source_root=args.source_root, output_directory=args.output_directory)
     )
-    engine = {
-        "id": RECOVERY.id,
-        "version": __version__,
-        "executable": facts["engine_file"],
-        "audited_source_revision": f"rea {__version__}",
-        "executed_source_revision": f"rea {__version__}",
-    }
-    wire = to_wire(args)
-    result, files = build(facts, wire, facts["output_directory"], engine)
+    executable = facts["engine_file"]
+    engine = RecoveryEngine(
+        id=RECOVERY.id,
+        version=__version__,
+        executable=RecoveredFile(path=executable["path"], sha256=executable["sha256"], bytes=executable["bytes"]),
+        audited_source_revision=f"rea {__version__}",
+        executed_source_revision=f"rea {__version__}",
+    )
+    result, files = build(facts, args, facts["output_directory"], engine)
     yield ReportProgress(phase="publishing", message=f"{len(files)} files to {facts['output_directory']}")
     yield from need(PublishRecovery(output_directory=facts["output_directory"], files=tuple(files)))
     bundle = facts["bundle"]
@@ -58,8 +58,8 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
         create_evidence(
             provider=RECOVERY,
             operation="recover_javascript_sources",
-            parameters=wire,
-            normalized_result=result,
+            parameters=to_wire(args),
+            normalized_result=to_wire(result),
             subject=Subject(
                 name=posixpath.basename(bundle["path"]),
                 sha256=bundle["sha256"],
@@ -68,7 +68,7 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
                 local_path=bundle["path"],
             ),
             confidence="derived",
-            limitations=result["limitations"],
+            limitations=result.limitations,
         )
     )
     return _retained(session, [evidence])

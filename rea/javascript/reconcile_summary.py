@@ -8,7 +8,13 @@ from typing import Any
 
 from rea.javascript import reconcile_nodes as rn
 from rea.javascript.reconcile_inputs import Capture, Layer
-from rea.javascript.records.reconciliation import CaptureSummary, LayerSummary
+from rea.javascript.records.reconciliation import (
+    CaptureSummary,
+    LayerSummary,
+    Reconciliation,
+    StaticLoadState,
+    Summary,
+)
 
 
 def input_status(layers: Sequence[Layer], captures: Sequence[Capture]) -> str:
@@ -21,20 +27,26 @@ def input_status(layers: Sequence[Layer], captures: Sequence[Capture]) -> str:
     return "complete" if whole else "partial"
 
 
-def _count(items: Sequence[Mapping[str, Any]], key: str, value: str) -> int:
-    return sum(1 for i in items if i[key] == value)
-
-
 def summary(
-    runtime: rn.RuntimeProjection, items: Sequence[Mapping[str, Any]], states: Sequence[Mapping[str, Any]]
-) -> dict[str, int]:
+    runtime: rn.RuntimeProjection, items: Sequence[Reconciliation], states: Sequence[StaticLoadState]
+) -> Summary:
     kinds = [r.entity.kind for r in runtime.entities]
-    out = {f"runtime_{k}s": kinds.count(k) for k in ("target", "frame", "script", "worker")}
-    out.update({s: _count(items, "status", s) for s in ("matched", "ambiguous", "unmatched", "unknown")})
-    named = {"loaded": "static_loaded", "resident-in-loaded-asset": "static_resident",
-             "not-observed-in-capture": "static_not_observed", "unknown": "static_unknown"}  # fmt: skip
-    out.update({name: _count(states, "status", status) for status, name in named.items()})
-    return out
+    outcomes = [i.status for i in items]
+    loads = [s.status for s in states]
+    return Summary(
+        runtime_targets=kinds.count("target"),
+        runtime_frames=kinds.count("frame"),
+        runtime_scripts=kinds.count("script"),
+        runtime_workers=kinds.count("worker"),
+        matched=outcomes.count("matched"),
+        ambiguous=outcomes.count("ambiguous"),
+        unmatched=outcomes.count("unmatched"),
+        unknown=outcomes.count("unknown"),
+        static_loaded=loads.count("loaded"),
+        static_resident=loads.count("resident-in-loaded-asset"),
+        static_not_observed=loads.count("not-observed-in-capture"),
+        static_unknown=loads.count("unknown"),
+    )
 
 
 def _stored(values: Mapping[str, Any], key: str) -> Any:

@@ -14,6 +14,7 @@ import hashlib
 import posixpath
 from typing import Any
 
+import attrs
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -22,19 +23,24 @@ from rea.evidence import Provider, create_evidence
 from rea.javascript import reconcile_inputs as ri
 from rea.javascript import reconcile_nodes as rn
 from rea.javascript.reconcile import reconcile
+from rea.javascript.records.reconciliation import FileRootMapping, ReconciliationLimits, UrlPrefixMapping
 
 segment = st.text("abcxyz.-_", min_size=1, max_size=6).filter(lambda s: s not in (".", ".."))
 rel_path = st.lists(segment, min_size=1, max_size=4).map("/".join)
-LIMITS = {"max_runtime_entities": 10_000, "max_reconciliation_items": 20_000, "max_static_load_states": 20_000}
+LIMITS = ReconciliationLimits(
+    max_runtime_entities=10_000, max_reconciliation_items=20_000, max_static_load_states=20_000
+)
 
 
 file_mapping = st.builds(
-    lambda root, prefix: {"kind": "file-root", "root": "/" + root, "artifact_prefix": prefix},
+    lambda root, prefix: FileRootMapping(kind="file-root", root="/" + root, artifact_prefix=prefix),
     rel_path,
     st.one_of(st.just(""), rel_path),
 )
 url_mapping = st.builds(
-    lambda path, prefix: {"kind": "url-prefix", "prefix": f"https://example.test/{path}", "artifact_prefix": prefix},
+    lambda path, prefix: UrlPrefixMapping(
+        kind="url-prefix", prefix=f"https://example.test/{path}", artifact_prefix=prefix
+    ),
     rel_path,
     st.one_of(st.just(""), rel_path),
 )
@@ -47,7 +53,7 @@ def test_mapping_normalization_is_idempotent_and_order_free(maps, rnd):
     rnd.shuffle(shuffled)
     assert ri.mappings(shuffled, "m") == once
     assert ri.mappings(list(once), "m") == once
-    assert all(m["kind"] != "url-prefix" or m["prefix"].endswith("/") for m in once)
+    assert all(not isinstance(m, UrlPrefixMapping) or m.prefix.endswith("/") for m in once)
 
 
 @given(rel_path, st.lists(segment | st.just(".."), min_size=1, max_size=5).map("/".join))
@@ -187,7 +193,7 @@ def test_every_entity_is_reconciled_once_and_matches_are_edges(case):
 @given(scenario(), st.integers(1, 6), st.integers(1, 6))
 def test_limits_bound_the_output_and_count_what_they_cut(case, items, states):
     layers, captures = case
-    limits = {**LIMITS, "max_reconciliation_items": items, "max_static_load_states": states}
+    limits = attrs.evolve(LIMITS, max_reconciliation_items=items, max_static_load_states=states)
     full, cut = reconcile(layers, captures, LIMITS), reconcile(layers, captures, limits)
     c = cut["coverage"]
     assert len(cut["reconciliations"]) == min(items, len(full["reconciliations"]))

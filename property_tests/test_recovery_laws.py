@@ -10,8 +10,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from rea.javascript.records.recovery import RecoverArgs, RecoveredFile, RecoveryEngine
 from rea.javascript.recovery import build, mapped_ranges, safe_relative
 from rea.javascript.sourcemap import source_runs
+from rea.wire.convert import to_wire
 
 names = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), max_size=40) | st.sampled_from(
     ["../../etc/passwd", "/abs/x.js", "webpack://app/../../x", "..", ".", "", "a/../../b", "C:\\x\\y.js"]
@@ -62,8 +64,16 @@ def test_build_contains_every_file_and_range(data, sources, mappings, cuts, mode
             "invalid_segments": runs.invalid,
         },
     }
-    engine = {"id": "e", "version": "1", "executable": {"path": "/e", "sha256": "2" * 64, "bytes": 1}}
-    result, files = build(facts, {"extraction_mode": mode, "rewrite_level": "standard"}, "/out", engine)
+    engine = RecoveryEngine(
+        id="e",
+        version="1",
+        executable=RecoveredFile(path="/e", sha256="2" * 64, bytes=1),
+        audited_source_revision="rea",
+        executed_source_revision="rea",
+    )
+    args = RecoverArgs(path="/in/app.js", output_directory="/out", extraction_mode=mode, rewrite_level="standard")
+    result, files = build(facts, args, "/out", engine)
+    result = to_wire(result)
     rels = [f.rel for f in files]
     assert len(set(rels)) == len(rels)
     assert all(not r.startswith("/") and ".." not in r.split("/") for r in rels)

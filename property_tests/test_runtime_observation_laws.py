@@ -8,8 +8,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prop_support import json_value
-from rea.javascript.records.runtime import RuntimeObservation, RuntimeTargetList
+from rea.javascript.devtools_answers import discovery_of, window_of
+from rea.javascript.records.runtime import ObserveRuntimeArgs, RuntimeObservation, RuntimeTargetList
 from rea.javascript.runtime_observation import LISTEN, location_of, observation, target_list
+from rea.wire.convert import to_wire
 from rea.wire.schema import Role, schema_of
 
 OBSERVATION = schema_of(RuntimeObservation, Role.OUTPUT)
@@ -51,8 +53,8 @@ def test_observation_of_hostile_events_fits_the_schema(raw_events, exited, versi
         "exited": exited,
         "elapsed_ms": 10,
     }
-    args = {"observation_ms": 100, "max_scripts": 5, "runtime_kind": None}
-    jsonschema.validate(observation(raw, args), OBSERVATION)
+    args = ObserveRuntimeArgs(inspector_endpoint="http://127.0.0.1:9229", target_id="t", max_scripts=5)
+    jsonschema.validate(to_wire(observation(window_of(raw), args)), OBSERVATION)
 
 
 @settings(max_examples=200, deadline=None)
@@ -66,10 +68,10 @@ def test_observation_of_hostile_events_fits_the_schema(raw_events, exited, versi
     )
 )
 def test_target_list_fits_the_schema(targets):
-    jsonschema.validate(target_list({"version": {}, "targets": targets}, 0, 100), LISTING)
+    jsonschema.validate(to_wire(target_list(discovery_of({"version": {}, "targets": targets}), 0, 100)), LISTING)
 
 
 @given(urls)
 def test_location_is_total(url):
     found = location_of(url)
-    assert found is None or found["kind"] in ("file", "url", "builtin")
+    assert found is None or found.kind in ("file", "url", "builtin")

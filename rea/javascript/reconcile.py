@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import attrs
 
@@ -27,6 +27,9 @@ from rea.javascript import reconcile_nodes as rn
 from rea.javascript.observations import COMPLETE, PARTIAL
 from rea.javascript.reconcile_inputs import Capture, Layer
 from rea.javascript.reconcile_summary import capture_summary, input_status, layer_summary, summary
+from rea.javascript.records import reconciliation as jr
+from rea.javascript.records.reconciliation import ReconciliationLimits
+from rea.wire.convert import to_wire
 
 LIMITATIONS = (
     "Only caller-supplied, semantically verified Evidence records were reconciled.",
@@ -135,27 +138,31 @@ def judge(r: rn.RuntimeEntity, ix: Index) -> Verdict:
     return _by_content(r, ix, located) if r.entity.source_sha256 is not None else _by_location(r, ix, located)
 
 
-def _item(r: rn.RuntimeEntity, v: Verdict) -> dict[str, Any]:
+def _item(r: rn.RuntimeEntity, v: Verdict) -> jr.Reconciliation:
+    """One entity's record, identified by the SHA-256 of everything else in it."""
     refs = list(dict.fromkeys(c.key for c in v.candidates))
-    semantic = {
-        "entity_kind": r.entity.kind,
-        "runtime_evidence_id": r.capture.evidence.evidence_id,
-        "runtime_node_id": r.node_id,
-        "static_layer_id": v.matched.layer.layer_id if v.matched else None,
-        "static_node_id": v.matched.node["node_id"] if v.matched else None,
-        "status": v.status,
-        "basis": v.basis,
-        "confidence": v.confidence,
-        "reason": v.reason,
-        "candidate_static_count": len(refs),
-        "candidate_static_nodes": [
-            {"static_layer_id": layer, "static_node_id": node} for layer, node in refs[: rn.MAX_CANDIDATES]
-        ],
-    }
-    return {"reconciliation_id": "jrr_item_" + canonical_sha256(semantic), **semantic}
+    draft = jr.Reconciliation(
+        reconciliation_id="",
+        entity_kind=r.entity.kind,  # type: ignore[arg-type]  # an Entity's kind is one of the four
+        runtime_evidence_id=r.capture.evidence.evidence_id,
+        runtime_node_id=r.node_id,
+        static_layer_id=v.matched.layer.layer_id if v.matched else None,
+        static_node_id=v.matched.node["node_id"] if v.matched else None,
+        status=v.status,  # type: ignore[arg-type]  # Verdict's status, basis, confidence and reason are the
+        basis=v.basis,  # type: ignore[arg-type]  # contract's literals, written as str where they are decided
+        confidence=v.confidence,  # type: ignore[arg-type]
+        reason=v.reason,  # type: ignore[arg-type]
+        candidate_static_count=len(refs),
+        candidate_static_nodes=tuple(
+            jr.CandidateRef(static_layer_id=layer, static_node_id=node) for layer, node in refs[: rn.MAX_CANDIDATES]
+        ),
+    )
+    semantic = to_wire(draft)
+    del semantic["reconciliation_id"]
+    return attrs.evolve(draft, reconciliation_id="jrr_item_" + canonical_sha256(semantic))
 
 
-def _observed_as(r: rn.RuntimeEntity, v: Verdict, item: Mapping[str, Any]) -> dict[str, Any]:
+def _observed_as(r: rn.RuntimeEntity, v: Verdict, item: jr.Reconciliation) -> dict[str, Any]:
     c = v.matched
     assert c is not None
     by_bytes = v.basis in ("content-sha256", "module-source-sha256", "content-and-location")
@@ -179,20 +186,20 @@ def _observed_as(r: rn.RuntimeEntity, v: Verdict, item: Mapping[str, Any]) -> di
         ],
         "evidence_ids": sorted([c.layer.evidence.evidence_id, r.capture.evidence.evidence_id]),
     }
-    props = {"reconciliation_id": item["reconciliation_id"], "basis": v.basis, "static_layer_id": c.layer.layer_id}
+    props = {"reconciliation_id": item.reconciliation_id, "basis": v.basis, "static_layer_id": c.layer.layer_id}
     return rn.edge(c.node["node_id"], r.node_id, "observed_as", props, evidence)
 
 
 @attrs.frozen(kw_only=True)
 class Matching:
-    items: tuple[Mapping[str, Any], ...]
+    items: tuple[jr.Reconciliation, ...]
     edges: tuple[Mapping[str, Any], ...]
     omitted: int
 
 
 def match(entities: Sequence[rn.RuntimeEntity], ix: Index, limit: int) -> Matching:
     judged = [(r, v, _item(r, v)) for r, v in ((r, judge(r, ix)) for r in entities)]
-    judged.sort(key=lambda t: t[2]["reconciliation_id"])
+    judged.sort(key=lambda t: t[2].reconciliation_id)
     kept = judged[:limit]
     edges = tuple(_observed_as(r, v, item) for r, v, item in kept if v.matched is not None)
     return Matching(items=tuple(item for _, _, item in kept), edges=edges, omitted=len(judged) - len(kept))
@@ -216,6 +223,14 @@ def _resident(layer: Layer, loaded: set[str]) -> set[str]:
     return resident - loaded
 
 
+LoadStatus = Literal["loaded", "resident-in-loaded-asset", "not-observed-in-capture", "unknown"]
+LoadReason = Literal[
+    "runtime-script-correspondence",
+    "containing-asset-was-loaded",
+    "not-observed-in-bounded-capture",
+    "layer-outside-runtime-scope",
+    "static-or-runtime-coverage-incomplete",
+]
 PAGE_CAPTURES = frozenset({"browser", "electron"})
 PAGE_INVISIBLE_ROLES = frozenset({"main", "utility"})
 
@@ -232,14 +247,14 @@ def _outside_pages(node: Mapping[str, Any]) -> bool:
 def _layer_states(
     layer: Layer,
     entities: Sequence[rn.RuntimeEntity],
-    items: Sequence[Mapping[str, Any]],
+    items: Sequence[jr.Reconciliation],
     paths: Mapping[str, list[str]],
     complete: bool,
-) -> list[dict[str, Any]]:
+) -> list[jr.StaticLoadState]:
     direct: dict[str, list[str]] = defaultdict(list)
     for i in items:
-        if i["status"] == "matched" and i["static_layer_id"] == layer.layer_id:
-            direct[i["static_node_id"]].append(i["runtime_node_id"])
+        if i.status == "matched" and i.static_layer_id == layer.layer_id and i.static_node_id is not None:
+            direct[i.static_node_id].append(i.runtime_node_id)
     resident = _resident(layer, set(direct))
     prefixes = rn.active_prefixes(layer, (r.entity.location for r in entities))
     scoped = [r for r in entities if rn.mapped_paths(layer, r.entity.location)]
@@ -253,21 +268,29 @@ def _layer_states(
         nid = node["node_id"]
         in_scope = any(rn.within(p, x) for p in paths.get(nid, ()) for x in prefixes)
         in_scope = in_scope and not (pages_only and _outside_pages(node))
-        if direct.get(nid):
-            status, reason = "loaded", "runtime-script-correspondence"
-        elif nid in resident:
-            status, reason = "resident-in-loaded-asset", "containing-asset-was-loaded"
-        elif whole and in_scope:
-            status, reason = "not-observed-in-capture", "not-observed-in-bounded-capture"
-        else:
-            reason = "static-or-runtime-coverage-incomplete" if in_scope else "layer-outside-runtime-scope"
-            status = "unknown"
-        state = {"static_layer_id": layer.layer_id, "static_node_id": nid, "kind": node["kind"], "status": status,
-                 "runtime_node_ids": sorted(set(direct.get(nid, ()))), "reason": reason}  # fmt: skip
-        if paths.get(nid):
-            state["path"] = paths[nid][0]
-        out.append(state)
+        status, reason = _load_state(bool(direct.get(nid)), nid in resident, whole, in_scope)
+        out.append(
+            jr.StaticLoadState(
+                static_layer_id=layer.layer_id,
+                static_node_id=nid,
+                kind=node["kind"],
+                status=status,
+                runtime_node_ids=tuple(sorted(set(direct.get(nid, ())))),
+                reason=reason,
+                path=paths[nid][0] if paths.get(nid) else None,
+            )
+        )
     return out
+
+
+def _load_state(loaded: bool, resident: bool, whole: bool, in_scope: bool) -> tuple[LoadStatus, LoadReason]:
+    if loaded:
+        return "loaded", "runtime-script-correspondence"
+    if resident:
+        return "resident-in-loaded-asset", "containing-asset-was-loaded"
+    if whole and in_scope:
+        return "not-observed-in-capture", "not-observed-in-bounded-capture"
+    return "unknown", "static-or-runtime-coverage-incomplete" if in_scope else "layer-outside-runtime-scope"
 
 
 # ------------------------------------------------------------------ the combined graph
@@ -392,30 +415,24 @@ def _graph_limitations(layers: Sequence[Layer], input_status: str, output_cut: b
 # ------------------------------------------------------------------ the result
 
 
-def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapping[str, int]) -> dict[str, Any]:
+def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: ReconciliationLimits) -> dict[str, Any]:
     """The result record of reconcile_javascript_runtime (layers sorted by id, captures by evidence id)."""
     layers = sorted(layers, key=lambda x: x.layer_id)
     captures = sorted(captures, key=lambda c: c.evidence.evidence_id)
-    runtime = rn.project_runtime(captures, limits["max_runtime_entities"])
+    runtime = rn.project_runtime(captures, limits.max_runtime_entities)
     paths = {layer.layer_id: rn.static_paths(layer.graph) for layer in layers}
-    matching = match(runtime.entities, index(layers, rn.candidates(layers, paths)), limits["max_reconciliation_items"])
+    matching = match(runtime.entities, index(layers, rn.candidates(layers, paths)), limits.max_reconciliation_items)
     whole = runtime.omitted == 0 and matching.omitted == 0
     states_all = [
         s
         for layer in layers
         for s in _layer_states(layer, runtime.entities, matching.items, paths[layer.layer_id], whole)
     ]
-    states = states_all[: limits["max_static_load_states"]]
+    states = states_all[: limits.max_static_load_states]
     status = input_status(layers, captures)
     projection_omitted = runtime.omitted + matching.omitted
     graph = combined_graph(layers, runtime, matching.edges, status, projection_omitted)
-    omitted = {
-        "omitted_runtime_entities": runtime.omitted,
-        "omitted_reconciliation_items": matching.omitted,
-        "omitted_static_load_states": len(states_all) - len(states),
-        "omitted_graph_items": graph.omitted,
-    }
-    cut = any(omitted.values())
+    cut = any((runtime.omitted, matching.omitted, len(states_all) - len(states), graph.omitted))
     truncated = cut or status == "truncated"
     limitations = list(LIMITATIONS)
     if status != "complete":
@@ -423,26 +440,33 @@ def reconcile(layers: Sequence[Layer], captures: Sequence[Capture], limits: Mapp
     if cut:
         limitations.append("Runtime reconciliation omitted entities or classifications during projection.")
     semantic = {
-        "static_layers": [layer_summary(layer) for layer in layers],
-        "runtime_captures": [capture_summary(c, runtime) for c in captures],
+        "static_layers": [to_wire(layer_summary(layer)) for layer in layers],
+        "runtime_captures": [to_wire(capture_summary(c, runtime)) for c in captures],
         "graph": graph.graph,
-        "summary": summary(runtime, matching.items, states),
-        "reconciliations": list(matching.items),
-        "static_load_states": states,
-        "source_map_authority": {
-            "used_for_primary_matching": False,
-            "static_layer_count": len(layers),
-            "static_layers_with_read_approval": sum(1 for layer in layers if layer.source_map_read_approved),
-            "runtime_script_declarations": sum(
-                1 for c in captures if c.kind == "browser" for s in c.scripts if s.properties.get("source_map_url")
-            ),
-            "limitation": SOURCE_MAP_LIMITATION,
-        },
-        "coverage": {
-            "status": "truncated" if truncated else "partial" if status == "partial" else "complete-within-inputs",
-            "truncated": truncated,
-            **omitted,
-        },
+        "summary": to_wire(summary(runtime, matching.items, states)),
+        "reconciliations": [to_wire(i) for i in matching.items],
+        "static_load_states": [to_wire(s) for s in states],
+        "source_map_authority": to_wire(
+            jr.SourceMapAuthority(
+                used_for_primary_matching=False,
+                static_layer_count=len(layers),
+                static_layers_with_read_approval=sum(1 for layer in layers if layer.source_map_read_approved),
+                runtime_script_declarations=sum(
+                    1 for c in captures if c.kind == "browser" for s in c.scripts if s.properties.get("source_map_url")
+                ),
+                limitation=SOURCE_MAP_LIMITATION,
+            )
+        ),
+        "coverage": to_wire(
+            jr.Coverage(
+                status="truncated" if truncated else "partial" if status == "partial" else "complete-within-inputs",
+                truncated=truncated,
+                omitted_runtime_entities=runtime.omitted,
+                omitted_reconciliation_items=matching.omitted,
+                omitted_static_load_states=len(states_all) - len(states),
+                omitted_graph_items=graph.omitted,
+            )
+        ),
         "evidence_links": sorted({x.evidence.evidence_id for x in layers} | {c.evidence.evidence_id for c in captures}),
         "limitations": sorted(limitations),
     }

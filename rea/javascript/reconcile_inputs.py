@@ -21,8 +21,10 @@ import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Evidence
+from rea.javascript.records.reconciliation import FileRootMapping, RuntimeMapping, UrlPrefixMapping
 from rea.loopback import urlsplit, urlunsplit
 from rea.web.scope import exact_origin
+from rea.wire.convert import to_wire
 
 _SHA = re.compile(r"^[a-f0-9]{64}$")
 _WINDOWS = re.compile(r"^(?:[A-Za-z]:[\\/]|\\\\|//[^/\\]+[/\\])")
@@ -60,10 +62,22 @@ class Layer:
     layer_id: str
     role: str
     evidence: Evidence
-    result: Mapping[str, Any]
-    graph: Mapping[str, Any]
-    mappings: tuple[Mapping[str, Any], ...]
+    result: Mapping[str, Any]  # the stored analyze_javascript_application result, read as it was written
+    graph: Mapping[str, Any]  # its graph (the static graph's own shape; read, not rebuilt, here)
+    mappings: tuple[RuntimeMapping, ...]
     source_map_read_approved: bool
+
+
+@attrs.frozen(kw_only=True)
+class Completeness:
+    """The only fields of a capture's completeness reconciliation reads, checked (or implied for a capture
+    kind that states none)."""
+
+    status: str
+    conditions: tuple[str, ...]
+    truncated_sections: tuple[str, ...]
+    unavailable_sections: tuple[str, ...]
+    dropped_scripts: int
 
 
 @attrs.frozen(kw_only=True)
@@ -75,7 +89,7 @@ class Capture:
     frames: tuple[Entity, ...]
     scripts: tuple[Entity, ...]
     workers: tuple[Entity, ...]
-    completeness: Mapping[str, Any]
+    completeness: Completeness
     scripts_complete: bool
 
     def section_complete(self, section: str) -> bool:
@@ -84,7 +98,7 @@ class Capture:
         if section == "scripts":
             return self.scripts_complete
         c = self.completeness
-        return section not in c.get("truncated_sections", ()) and section not in c.get("unavailable_sections", ())
+        return section not in c.truncated_sections and section not in c.unavailable_sections
 
 
 # ------------------------------------------------------------------ mappings
@@ -109,28 +123,33 @@ def url_prefix(value: str) -> str | None:
     return origin + (path if path.endswith("/") else path + "/")
 
 
-def _mapping(value: Mapping[str, Any], path: str) -> dict[str, Any]:
-    prefix = value.get("artifact_prefix", "")
+def _mapping(value: RuntimeMapping, path: str) -> RuntimeMapping:
+    prefix = value.artifact_prefix
     if not safe_prefix(prefix):
         raise Refused(f"{path}.artifact_prefix", f"artifact_prefix {prefix!r} is not a safe relative POSIX path")
-    if value["kind"] == "file-root":
-        root = value["root"]
+    if isinstance(value, FileRootMapping):
+        root = value.root
         if _WINDOWS.match(root):
-            return {"kind": "file-root", "root": ntpath.normpath(root), "artifact_prefix": prefix}
+            return FileRootMapping(kind="file-root", root=ntpath.normpath(root), artifact_prefix=prefix)
         if not root.startswith("/"):
             raise Refused(f"{path}.root", f"file-root root {root!r} is not absolute")
-        return {"kind": "file-root", "root": posixpath.normpath(root), "artifact_prefix": prefix}
-    normalized = url_prefix(value["prefix"])
+        return FileRootMapping(kind="file-root", root=posixpath.normpath(root), artifact_prefix=prefix)
+    normalized = url_prefix(value.prefix)
     if normalized is None:
         raise Refused(f"{path}.prefix", "url-prefix must be http(s) without credentials, query or fragment")
-    return {"kind": "url-prefix", "prefix": normalized, "artifact_prefix": prefix}
+    return UrlPrefixMapping(kind="url-prefix", prefix=normalized, artifact_prefix=prefix)
 
 
-def _mapping_key(m: Mapping[str, Any]) -> str:
-    return "\0".join((m["kind"], m.get("root") or m.get("prefix") or "", m["artifact_prefix"]))
+def mapping_base(m: RuntimeMapping) -> str:
+    """A file-root mapping's root or a url-prefix mapping's prefix."""
+    return m.root if isinstance(m, FileRootMapping) else m.prefix
 
 
-def mappings(values: Sequence[Mapping[str, Any]], path: str) -> tuple[dict[str, Any], ...]:
+def _mapping_key(m: RuntimeMapping) -> str:
+    return "\0".join((m.kind, mapping_base(m), m.artifact_prefix))
+
+
+def mappings(values: Sequence[RuntimeMapping], path: str) -> tuple[RuntimeMapping, ...]:
     """Normalized, deduplicated and sorted (the order a caller wrote them in changes nothing)."""
     unique = {_mapping_key(m): m for m in (_mapping(v, f"{path}[{i}]") for i, v in enumerate(values))}
     return tuple(unique[k] for k in sorted(unique))
@@ -139,14 +158,16 @@ def mappings(values: Sequence[Mapping[str, Any]], path: str) -> tuple[dict[str, 
 # ------------------------------------------------------------------ layers
 
 
-def layer(role: str, evidence: Evidence, result: Mapping[str, Any], maps: tuple[dict[str, Any], ...]) -> Layer:
+def layer(role: str, evidence: Evidence, result: Mapping[str, Any], maps: tuple[RuntimeMapping, ...]) -> Layer:
     graph = result.get("graph")
     if not isinstance(graph, Mapping) or not isinstance(graph.get("nodes"), list):
         raise Refused("analysis.normalized_result.graph", "the application Evidence carries no graph")
     params = evidence.parameters
     return Layer(
         layer_id="jrl_"
-        + canonical_sha256({"role": role, "evidence_id": evidence.evidence_id, "runtime_mappings": list(maps)}),
+        + canonical_sha256(
+            {"role": role, "evidence_id": evidence.evidence_id, "runtime_mappings": [to_wire(m) for m in maps]}
+        ),
         role=role,
         evidence=evidence,
         result=result,
@@ -192,20 +213,20 @@ def _strings(value: Any, path: str) -> list[str]:
     return value
 
 
-def read_completeness(value: Any, path: str) -> dict[str, Any]:
+def read_completeness(value: Any, path: str) -> Completeness:
     """The capture's completeness, with the only fields reconciliation reads checked."""
     c = _obj(value, path)
     dropped = c.get("dropped_events", {})
     scripts = _obj(dropped, f"{path}.dropped_events").get("scripts", 0)
     if type(scripts) is not int or scripts < 0:
         raise Refused(f"{path}.dropped_events.scripts", "expected a count")
-    return {
-        "status": _str(c.get("status"), f"{path}.status"),
-        "conditions": _strings(c.get("conditions", []), f"{path}.conditions"),
-        "truncated_sections": _strings(c.get("truncated_sections", []), f"{path}.truncated_sections"),
-        "unavailable_sections": _strings(c.get("unavailable_sections", []), f"{path}.unavailable_sections"),
-        "dropped_scripts": scripts,
-    }
+    return Completeness(
+        status=_str(c.get("status"), f"{path}.status"),
+        conditions=tuple(_strings(c.get("conditions", []), f"{path}.conditions")),
+        truncated_sections=tuple(_strings(c.get("truncated_sections", []), f"{path}.truncated_sections")),
+        unavailable_sections=tuple(_strings(c.get("unavailable_sections", []), f"{path}.unavailable_sections")),
+        dropped_scripts=scripts,
+    )
 
 
 def _source_sha(script: Mapping[str, Any], path: str) -> str | None:
@@ -284,9 +305,9 @@ def _target(t: Mapping[str, Any], loc: Loc, path: str) -> Entity:
     return Entity(kind="target", key=key, location=loc, label=str(t.get("title") or loc.value), properties=props)
 
 
-def _complete_scripts(c: Mapping[str, Any]) -> bool:
-    cut = "scripts" in c["truncated_sections"] or "scripts" in c["unavailable_sections"]
-    return not cut and c["dropped_scripts"] == 0
+def _complete_scripts(c: Completeness) -> bool:
+    cut = "scripts" in c.truncated_sections or "scripts" in c.unavailable_sections
+    return not cut and c.dropped_scripts == 0
 
 
 def _items(
@@ -375,13 +396,13 @@ def _v8(evidence: Evidence, path: str) -> Capture:
     scripts = _obj(r.get("scripts"), f"{rp}.scripts")
     capture = _obj(r.get("capture"), f"{rp}.capture")
     truncated = capture.get("truncated") is True
-    completeness = {
-        "status": "truncated" if truncated else "attach_limited",
-        "conditions": ["attach_limited", *(["truncated"] if truncated else [])],
-        "truncated_sections": ["scripts"] if truncated else [],
-        "unavailable_sections": ["frames", "script_sources", "workers"],
-        "dropped_scripts": 0,
-    }
+    completeness = Completeness(
+        status="truncated" if truncated else "attach_limited",
+        conditions=("attach_limited", *(["truncated"] if truncated else [])),
+        truncated_sections=("scripts",) if truncated else (),
+        unavailable_sections=("frames", "script_sources", "workers"),
+        dropped_scripts=0,
+    )
     params = evidence.parameters
     if params.get("target_id") != t.get("target_id"):
         raise Refused(f"{path}.parameters.target_id", "the Evidence's target_id disagrees with its observed target")
@@ -418,13 +439,13 @@ def _active(evidence: Evidence, path: str) -> Capture:
         frames=(),
         scripts=(),
         workers=(),
-        completeness={
-            "status": "attach_limited",
-            "conditions": ["attach_limited"],
-            "truncated_sections": [],
-            "unavailable_sections": ["frames", "scripts", "script_sources", "workers"],
-            "dropped_scripts": 0,
-        },
+        completeness=Completeness(
+            status="attach_limited",
+            conditions=("attach_limited",),
+            truncated_sections=(),
+            unavailable_sections=("frames", "scripts", "script_sources", "workers"),
+            dropped_scripts=0,
+        ),
         scripts_complete=False,
     )
 

@@ -19,7 +19,8 @@ import attrs
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.observations import COMPLETE, EDGE_STRATEGY, NODE_STRATEGY, observation_id
-from rea.javascript.reconcile_inputs import Capture, Entity, Layer
+from rea.javascript.reconcile_inputs import Capture, Entity, Layer, Loc
+from rea.javascript.records.reconciliation import FileRootMapping, RuntimeMapping
 from rea.loopback import unquote, urlsplit
 
 EXTRACTOR = {
@@ -63,7 +64,7 @@ class RuntimeEntity:
 def _coverage(capture: Capture, section: str) -> dict[str, Any]:
     if capture.section_complete(section):
         return dict(COMPLETE)
-    truncated = section != "target" and section in capture.completeness.get("truncated_sections", ())
+    truncated = section != "target" and section in capture.completeness.truncated_sections
     limit = {"name": f"passive-cdp-{section}-limit", "value": _section_count(capture, section), "unit": "items"}
     return {"status": "partial", "truncated": truncated, "omitted_count": None, "limits": [limit] if truncated else []}
 
@@ -359,7 +360,7 @@ def _join(prefix: str, suffix: str) -> str | None:
     return logical(posixpath.join(prefix, suffix) if prefix else suffix)
 
 
-def mapped_paths(layer: Layer, loc: Any) -> list[tuple[str, str]]:
+def mapped_paths(layer: Layer, loc: Loc) -> list[tuple[str, str]]:
     """(artifact path, basis) a runtime location translates to in this layer."""
     out = []
     if loc.kind == "file" and layer.result.get("format") == "directory":
@@ -369,24 +370,24 @@ def mapped_paths(layer: Layer, loc: Any) -> list[tuple[str, str]]:
     for m in layer.mappings:
         if not _hits(m, loc):
             continue
-        file_root = m["kind"] == "file-root"
-        rest = below_root(m["root"], loc.value) if file_root else below_url(m["prefix"], loc.value)
-        joined = _join(m["artifact_prefix"], rest or "")
+        file_root = isinstance(m, FileRootMapping)
+        rest = below_root(m.root, loc.value) if isinstance(m, FileRootMapping) else below_url(m.prefix, loc.value)
+        joined = _join(m.artifact_prefix, rest or "")
         if joined is not None:
             out.append((joined, "operator-file-mapping" if file_root else "operator-url-mapping"))
     return sorted(set(out))
 
 
-def _hits(m: Mapping[str, Any], loc: Any) -> bool:
-    if m["kind"] == "file-root":
-        return loc.kind == "file" and below_root(m["root"], loc.value) is not None
-    return loc.kind == "url" and below_url(m["prefix"], loc.value) is not None
+def _hits(m: RuntimeMapping, loc: Loc) -> bool:
+    if isinstance(m, FileRootMapping):
+        return loc.kind == "file" and below_root(m.root, loc.value) is not None
+    return loc.kind == "url" and below_url(m.prefix, loc.value) is not None
 
 
-def active_prefixes(layer: Layer, locations: Iterable[Any]) -> list[str]:
+def active_prefixes(layer: Layer, locations: Iterable[Loc]) -> list[str]:
     """The artifact prefixes some runtime location in these captures falls under."""
     locs = list(locations)
-    found = {m["artifact_prefix"] for m in layer.mappings if any(_hits(m, loc) for loc in locs)}
+    found = {m.artifact_prefix for m in layer.mappings if any(_hits(m, loc) for loc in locs)}
     if layer.result.get("format") == "directory":
         root = str(layer.result.get("input_path") or "")
         if any(loc.kind == "file" and below_root(root, loc.value) is not None for loc in locs):

@@ -19,7 +19,9 @@ from typing import Any
 
 import attrs
 
+from rea.javascript.records import recovery as rec
 from rea.javascript.sourcemap import without_scheme
+from rea.wire.convert import to_wire
 
 REPORT, PROVENANCE, MANIFEST = "rea-recovery-report.json", "rea-recovery-provenance.json", "rea-recovery-manifest.json"
 ORIGINAL_DIR, MODULE_DIR, REGION_DIR, INPUT_DIR = "original", "modules", "regions", "input"
@@ -33,13 +35,31 @@ LIMITATIONS = (
 )
 
 
+@attrs.frozen(kw_only=True)
+class PlannedModule:
+    """A module's record before its file is placed under the output directory."""
+
+    reported_filename: str
+    reported_status: str
+    provenance: rec.ModuleProvenance
+
+    def written(self, artifact: rec.RecoveredFile) -> rec.RecoveredModule:
+        return rec.RecoveredModule(
+            reported_filename=self.reported_filename,
+            reported_status=self.reported_status,
+            artifact=artifact,
+            source_map=None,
+            provenance=self.provenance,
+        )
+
+
 @attrs.frozen
 class Planned:
     """One file to publish: its path under the output directory, its bytes, and its module record (or None)."""
 
     rel: str
     data: bytes
-    module: Mapping[str, Any] | None
+    module: PlannedModule | None
 
 
 def digest(data: bytes) -> str:
@@ -145,12 +165,12 @@ def mapped_ranges(data: bytes, runs: Sequence[Sequence[int]], sources: int) -> t
 # ------------------------------------------------------------------ plan
 
 
-def _warning(filename: str, kind: str, message: str, is_error: bool = False) -> dict[str, Any]:
-    return {"filename": filename, "kind": kind, "is_error": is_error, "message": message}
+def _warning(filename: str, kind: str, message: str, is_error: bool = False) -> rec.RecoveryWarning:
+    return rec.RecoveryWarning(filename=filename, kind=kind, is_error=is_error, message=message)
 
 
-def _ranges(spans: Sequence[Sequence[int]]) -> list[dict[str, int]]:
-    return [{"start": s, "end": e} for s, e in spans]
+def _ranges(spans: Sequence[Sequence[int]]) -> tuple[rec.ByteRange, ...]:
+    return tuple(rec.ByteRange(start=s, end=e) for s, e in spans)
 
 
 class _Plan:
@@ -160,7 +180,7 @@ class _Plan:
         self.bundle: Mapping[str, Any] = facts["bundle"]
         self.data: bytes = self.bundle["data"]
         self.files: list[Planned] = []
-        self.warnings: list[dict[str, Any]] = []
+        self.warnings: list[rec.RecoveryWarning] = []
         self.taken: set[str] = {REPORT, PROVENANCE, MANIFEST}
         self.strategies: list[str] = []
 
@@ -170,20 +190,19 @@ class _Plan:
             Planned(
                 rel,
                 data,
-                {
-                    "reported_filename": rel,
-                    "reported_status": status,
-                    "source_map": None,
-                    "provenance": {
-                        "reported_input": reported,
-                        "original_path": self.bundle["path"],
-                        "original_sha256": self.bundle["sha256"],
-                        "extraction": extraction,
-                        "byte_ranges": _ranges(spans),
-                        "context_byte_ranges": [],
-                        "range_semantics": "half-open-utf8-bytes",
-                    },
-                },
+                PlannedModule(
+                    reported_filename=rel,
+                    reported_status=status,
+                    provenance=rec.ModuleProvenance(
+                        reported_input=reported,
+                        original_path=self.bundle["path"],
+                        original_sha256=self.bundle["sha256"],
+                        extraction=extraction,
+                        byte_ranges=_ranges(spans),
+                        context_byte_ranges=(),
+                        range_semantics="half-open-utf8-bytes",
+                    ),
+                ),
             )
         )
 
@@ -299,7 +318,7 @@ class _Plan:
             at = max(at, end)
 
 
-def plan(facts: Mapping[str, Any], mode: str) -> tuple[list[Planned], list[dict[str, Any]], list[str]]:
+def plan(facts: Mapping[str, Any], mode: str) -> tuple[list[Planned], list[rec.RecoveryWarning], list[str]]:
     """The module files to write, the warnings and the strategies that produced them."""
     p = _Plan(facts, mode)
     p.originals()
@@ -312,69 +331,77 @@ def plan(facts: Mapping[str, Any], mode: str) -> tuple[list[Planned], list[dict[
 # ------------------------------------------------------------------ result
 
 
-def _file(root: str, rel: str, data: bytes) -> dict[str, Any]:
-    return {"path": f"{root}/{rel}", "sha256": digest(data), "bytes": len(data)}
+def _file(root: str, rel: str, data: bytes) -> rec.RecoveredFile:
+    return rec.RecoveredFile(path=f"{root}/{rel}", sha256=digest(data), bytes=len(data))
 
 
 def _json_bytes(value: Any) -> bytes:
-    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+    return (json.dumps(to_wire(value), indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def _analysis_input(root: str, files: Sequence[Planned]) -> dict[str, Any] | None:
+def _analysis_input(root: str, files: Sequence[Planned]) -> rec.AnalysisInput | None:
     for directory in (ORIGINAL_DIR, MODULE_DIR):
         if any(f.module and f.rel.startswith(directory + "/") for f in files):
-            return {"input_path": f"{root}/{directory}", "format": "directory"}
+            return rec.AnalysisInput(input_path=f"{root}/{directory}", format="directory")
     return None
 
 
+def _source_map(smap: Mapping[str, Any] | None) -> rec.SourceMapUsed | None:
+    if smap is None or smap.get("error"):
+        return None
+    return rec.SourceMapUsed(
+        location=smap["location"],
+        sha256=smap["sha256"],
+        bytes=smap["bytes"],
+        sources=len(smap["sources"]),
+        invalid_segments=smap.get("invalid_segments", 0),
+    )
+
+
 def build(
-    facts: Mapping[str, Any], args: Mapping[str, Any], root: str, engine: Mapping[str, Any]
-) -> tuple[dict[str, Any], list[Planned]]:
+    facts: Mapping[str, Any], args: rec.RecoverArgs, root: str, engine: rec.RecoveryEngine
+) -> tuple[rec.RecoveryResult, list[Planned]]:
     """The result and every file to publish (modules, the input copy, report, provenance, manifest) for
     output directory `root`."""
-    files, warnings, strategies = plan(facts, args["extraction_mode"])
+    files, warnings, strategies = plan(facts, args.extraction_mode)
     bundle = facts["bundle"]
     copy = next(f for f in files if f.module is None)
-    modules = [{**f.module, "artifact": _file(root, f.rel, f.data)} for f in files if f.module is not None]
+    modules = tuple(f.module.written(_file(root, f.rel, f.data)) for f in files if f.module is not None)
     smap = facts.get("map")
     formats = sorted({*facts.get("bundlers", ()), *(["source-map"] if smap and not smap.get("error") else [])})
-    options = {"extraction_mode": args["extraction_mode"], "rewrite_level": args["rewrite_level"]}
-    source = {
-        "path": bundle["path"],
-        "sha256": bundle["sha256"],
-        "bytes": bundle["bytes"],
-        "snapshot_path": f"{root}/{copy.rel}",
-        "published_copy": _file(root, copy.rel, copy.data),
-    }
-    report_doc = {"modules": modules, "warnings": warnings}
-    provenance_doc = {"source": source, "engine": engine, "options": options}
-    report, provenance = _json_bytes(report_doc), _json_bytes(provenance_doc)
+    options = rec.RecoveryOptions(extraction_mode=args.extraction_mode, rewrite_level=args.rewrite_level)
+    source = rec.RecoverySource(
+        path=bundle["path"],
+        sha256=bundle["sha256"],
+        bytes=bundle["bytes"],
+        snapshot_path=f"{root}/{copy.rel}",
+        published_copy=_file(root, copy.rel, copy.data),
+    )
+    report = _json_bytes({"modules": modules, "warnings": warnings})
+    provenance = _json_bytes({"source": source, "engine": engine, "options": options})
     listed = [*files, Planned(REPORT, report, None), Planned(PROVENANCE, provenance, None)]
     manifest = _json_bytes({"files": [{"path": f.rel, "sha256": digest(f.data), "bytes": len(f.data)} for f in listed]})
-    failed = sum(1 for w in warnings if w["is_error"])
-    result = {
-        "source": source,
-        "engine": engine,
-        "options": options,
-        "status": "partial" if failed else "complete",
-        "detected_formats": formats,
-        "reported_safety": "read-only: the input is parsed and cut, never executed",
-        "reported_strategy": "+".join(strategies) or "none",
-        "reported_format": strategies[0] if strategies else "none",
-        "total": len(modules),
-        "failed": failed,
-        "modules": modules,
-        "warnings": warnings,
-        "report": _file(root, REPORT, report),
-        "provenance": _file(root, PROVENANCE, provenance),
-        "manifest": _file(root, MANIFEST, manifest),
-        "analysis_input": _analysis_input(root, files),
-        "runtime_equivalence": "unknown",
-        "limitations": list(LIMITATIONS),
-        "output_directory": root,
-        "source_map": None
-        if smap is None or smap.get("error")
-        else {k: smap[k] for k in ("location", "sha256", "bytes")}
-        | {"sources": len(smap["sources"]), "invalid_segments": smap.get("invalid_segments", 0)},
-    }
+    failed = sum(1 for w in warnings if w.is_error)
+    result = rec.RecoveryResult(
+        source=source,
+        engine=engine,
+        options=options,
+        status="partial" if failed else "complete",
+        detected_formats=tuple(formats),
+        reported_safety="read-only: the input is parsed and cut, never executed",
+        reported_strategy="+".join(strategies) or "none",
+        reported_format=strategies[0] if strategies else "none",
+        total=len(modules),
+        failed=failed,
+        modules=modules,
+        warnings=tuple(warnings),
+        report=_file(root, REPORT, report),
+        provenance=_file(root, PROVENANCE, provenance),
+        manifest=_file(root, MANIFEST, manifest),
+        analysis_input=_analysis_input(root, files),
+        runtime_equivalence="unknown",
+        limitations=LIMITATIONS,
+        output_directory=root,
+        source_map=_source_map(smap),
+    )
     return result, [*listed, Planned(MANIFEST, manifest, None)]

@@ -17,11 +17,12 @@ from rea.evidence import Evidence, Provider, Subject, create_evidence
 from rea.javascript import electron_observation as el
 from rea.javascript import reconcile_inputs as ri
 from rea.javascript import runtime_observation as rt
+from rea.javascript.devtools_answers import discovery_of, window_of
 from rea.javascript.devtools_effects import DiscoverDevtools, ObserveTarget
 from rea.javascript.reconcile import reconcile
 from rea.javascript.records.electron import InspectElectronPageArgs, ListElectronTargetsArgs
-from rea.javascript.records.reconciliation import ReconcileArgs
-from rea.javascript.records.recovery import RecoverArgs
+from rea.javascript.records.reconciliation import ReconcileArgs, StaticLayer
+from rea.javascript.records.recovery import RecoverArgs, RecoveredFile, RecoveryEngine
 from rea.javascript.records.runtime import ListRuntimeTargetsArgs, ObserveRuntimeArgs
 from rea.javascript.recovery import build
 from rea.javascript.recovery_effects import PublishRecovery, ReadRecoveryInput
@@ -41,15 +42,15 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
     facts = yield from need(
         ReadRecoveryInput(path=args.path, source_root=args.source_root, output_directory=args.output_directory)
     )
-    engine = {
-        "id": RECOVERY.id,
-        "version": __version__,
-        "executable": facts["engine_file"],
-        "audited_source_revision": f"rea {__version__}",
-        "executed_source_revision": f"rea {__version__}",
-    }
-    wire = to_wire(args)
-    result, files = build(facts, wire, facts["output_directory"], engine)
+    executable = facts["engine_file"]
+    engine = RecoveryEngine(
+        id=RECOVERY.id,
+        version=__version__,
+        executable=RecoveredFile(path=executable["path"], sha256=executable["sha256"], bytes=executable["bytes"]),
+        audited_source_revision=f"rea {__version__}",
+        executed_source_revision=f"rea {__version__}",
+    )
+    result, files = build(facts, args, facts["output_directory"], engine)
     yield ReportProgress(phase="publishing", message=f"{len(files)} files to {facts['output_directory']}")
     yield from need(PublishRecovery(output_directory=facts["output_directory"], files=tuple(files)))
     bundle = facts["bundle"]
@@ -57,8 +58,8 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
         create_evidence(
             provider=RECOVERY,
             operation="recover_javascript_sources",
-            parameters=wire,
-            normalized_result=result,
+            parameters=to_wire(args),
+            normalized_result=to_wire(result),
             subject=Subject(
                 name=posixpath.basename(bundle["path"]),
                 sha256=bundle["sha256"],
@@ -67,7 +68,7 @@ def recover_javascript_sources(session: Session, args: RecoverArgs, ctx: Context
                 local_path=bundle["path"],
             ),
             confidence="derived",
-            limitations=result["limitations"],
+            limitations=result.limitations,
         )
     )
     return _retained(session, [evidence])
@@ -100,8 +101,8 @@ def _observed(session: Session, provider: Provider, operation: str, args: object
 def list_javascript_runtime_targets(session: Session, args: ListRuntimeTargetsArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.inspector_endpoint, argument="inspector_endpoint"))
     got = yield from need(DiscoverDevtools(endpoint=endpoint, operation="list_javascript_runtime_targets"))
-    result = rt.target_list(got, args.offset, args.limit)
-    return _observed(session, INSPECTOR, "list_javascript_runtime_targets", args, result)
+    result = rt.target_list(discovery_of(got), args.offset, args.limit)
+    return _observed(session, INSPECTOR, "list_javascript_runtime_targets", args, to_wire(result))
 
 
 @typed
@@ -121,8 +122,8 @@ def observe_javascript_runtime(session: Session, args: ObserveRuntimeArgs, ctx: 
             max_events=args.max_events,
         )
     )
-    result = rt.observation(got, to_wire(args))
-    return _observed(session, INSPECTOR, "observe_javascript_runtime", args, result)
+    result = rt.observation(window_of(got), args)
+    return _observed(session, INSPECTOR, "observe_javascript_runtime", args, to_wire(result))
 
 
 ELECTRON = Provider(id="rea-cdp-electron", name="REA Electron file-page CDP observation provider", version=__version__)
@@ -133,16 +134,16 @@ ELECTRON = Provider(id="rea-cdp-electron", name="REA Electron file-page CDP obse
 def list_electron_targets(session: Session, args: ListElectronTargetsArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.cdp_endpoint, argument="cdp_endpoint"))
     got = yield from need(DiscoverDevtools(endpoint=endpoint, operation="list_electron_targets"))
-    return _observed(session, ELECTRON, "list_electron_targets", args, el.target_list(got))
+    return _observed(session, ELECTRON, "list_electron_targets", args, to_wire(el.target_list(discovery_of(got))))
 
 
 @typed
 @refusable
 def inspect_electron_page(session: Session, args: InspectElectronPageArgs, ctx: Context) -> Program:
     endpoint = must(parse_endpoint(args.cdp_endpoint, argument="cdp_endpoint"))
-    discovered = yield from need(DiscoverDevtools(endpoint=endpoint, operation="inspect_electron_page"))
+    discovered = discovery_of((yield from need(DiscoverDevtools(endpoint=endpoint, operation="inspect_electron_page"))))
     if el.eligible(discovered, args.target_id) is None:
-        known = any(t.get("id") == args.target_id for t in discovered["targets"])
+        known = any(t.id == args.target_id for t in discovered.targets)
         refuse(
             browser_failure(
                 "inspect_electron_page",
@@ -164,8 +165,8 @@ def inspect_electron_page(session: Session, args: InspectElectronPageArgs, ctx: 
             script_sources=500 if args.include_script_sources else 0,
         )
     )
-    result = el.inspection(got, discovered, to_wire(args))
-    return _observed(session, ELECTRON, "inspect_electron_page", args, result)
+    result = el.inspection(window_of(got), discovered, args)
+    return _observed(session, ELECTRON, "inspect_electron_page", args, to_wire(result))
 
 
 RECONCILIATION = Provider(
@@ -178,14 +179,14 @@ def _refused(exc: ri.Refused, prefix: str = "") -> ReaError:
     return invalid_request(f"{path}: {exc.message}", field=path, reason="inconsistent_evidence")
 
 
-def _layer(session: Session, given: Mapping[str, Any], index: int) -> ri.Layer:
+def _layer(session: Session, given: StaticLayer, index: int) -> ri.Layer:
     """One static layer: its application Evidence resolved and checked, its runtime mappings read."""
     at = f"static_layers[{index}]"
-    evidence = must(resolve_analysis(session, given["analysis"], f"{at}.analysis"))
+    evidence = must(resolve_analysis(session, given.analysis, f"{at}.analysis"))
     checked = must(check_application(evidence, f"{at}.analysis"))
     try:
-        maps = ri.mappings(given.get("runtime_mappings") or (), f"{at}.runtime_mappings")
-        return ri.layer(given["role"], evidence, checked, maps)
+        maps = ri.mappings(given.runtime_mappings, f"{at}.runtime_mappings")
+        return ri.layer(given.role, evidence, checked, maps)
     except ri.Refused as exc:
         refuse(_refused(exc, at))
 
@@ -206,17 +207,17 @@ def _unique(evidence: list[Evidence], field: str) -> None:
         refuse(invalid_request(f"{field} Evidence must be unique.", field=field, accepted="distinct Evidence records"))
 
 
-def _reconcile_inputs(session: Session, args: Mapping[str, Any]) -> tuple[list[ri.Layer], list[ri.Capture]]:
+def _reconcile_inputs(session: Session, args: ReconcileArgs) -> tuple[list[ri.Layer], list[ri.Capture]]:
     """The static layers and runtime captures, each resolved and checked (or the program ends refused)."""
-    if [x["role"] for x in args["static_layers"]].count("application") != 1:
+    if [x.role for x in args.static_layers].count("application") != 1:
         refuse(invalid_request("Exactly one application static layer is required.", field="static_layers",
                                accepted="one layer with role application; others cache or assets"))  # fmt: skip
-    if args["limits"]["max_runtime_entities"] < len(args["runtime_observations"]):
+    if args.limits.max_runtime_entities < len(args.runtime_observations):
         refuse(invalid_request("limits.max_runtime_entities must keep one target per observation.",
                                field="limits.max_runtime_entities",
-                               accepted=f">= {len(args['runtime_observations'])}"))  # fmt: skip
-    layers = [_layer(session, given, i) for i, given in enumerate(args["static_layers"])]
-    captures = [_capture(session, given, i) for i, given in enumerate(args["runtime_observations"])]
+                               accepted=f">= {len(args.runtime_observations)}"))  # fmt: skip
+    layers = [_layer(session, given, i) for i, given in enumerate(args.static_layers)]
+    captures = [_capture(session, given, i) for i, given in enumerate(args.runtime_observations)]
     _unique([x.evidence for x in layers], "static_layers")
     _unique([c.evidence for c in captures], "runtime_observations")
     return layers, captures
@@ -226,9 +227,8 @@ def _reconcile_inputs(session: Session, args: Mapping[str, Any]) -> tuple[list[r
 @refusable
 def reconcile_javascript_runtime(session: Session, args: ReconcileArgs, ctx: Context) -> Program:
     yield ReportProgress(phase="reconciling", message=f"{len(args.runtime_observations)} capture(s)")
-    wire = to_wire(args)
-    layers, captures = _reconcile_inputs(session, wire)
-    result = reconcile(layers, captures, wire["limits"])
+    layers, captures = _reconcile_inputs(session, args)
+    result = reconcile(layers, captures, args.limits)
     application = next(x for x in layers if x.role == "application")
     sources = [*(x.evidence for x in layers), *(c.evidence for c in captures)]
     evidence = must(
@@ -238,11 +238,15 @@ def reconcile_javascript_runtime(session: Session, args: ReconcileArgs, ctx: Con
             predicate_type="rea.javascript-runtime-reconciliation/v1",
             parameters={
                 "static_layers": [
-                    {"role": x.role, "evidence_id": x.evidence.evidence_id, "runtime_mappings": list(x.mappings)}
+                    {
+                        "role": x.role,
+                        "evidence_id": x.evidence.evidence_id,
+                        "runtime_mappings": [to_wire(m) for m in x.mappings],
+                    }
                     for x in layers
                 ],
                 "runtime_evidence_ids": [c.evidence.evidence_id for c in captures],
-                "limits": dict(wire["limits"]),
+                "limits": to_wire(args.limits),
             },
             normalized_result=result,
             subject=application.evidence.subject,

@@ -13,6 +13,7 @@ from typing import Literal
 
 import attrs
 
+from rea.wire.key_order import sent_in
 from rea.wire.schema import field, local_path
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -105,6 +106,9 @@ class ModuleProvenance:
 
 @attrs.frozen(kw_only=True)
 class RecoveredModule:
+    # the reply has always sent the written file last
+    __wire__ = sent_in(("reported_filename", "reported_status", "source_map", "provenance", "artifact"))
+
     reported_filename: str = field("Path of the module relative to the output directory", minLength=1)
     reported_status: str = field("recovered (original source), split (cut from the bundle) or region", minLength=1)
     artifact: RecoveredFile = field("The written file")

@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Generator, Mapping
 from typing import Any
 
+import attrs
+
 from rea.adb import parse, reads, transfers
 from rea.adb import records as w
 from rea.adb.devices import attached, devices
@@ -75,23 +77,27 @@ def _record(session: Session, operation: str, args: w.DeadlineArgs, client: AdbC
     return recorded(session, evidence)
 
 
-def _listed(args: w.DeadlineArgs) -> Generator[AnyEffect, Any, tuple[AdbClient, dict[str, Any]]]:
+@attrs.frozen(kw_only=True)
+class Listed:
+    """What the loopback server answered, read once: where it listens and the device rows it lists."""
+
+    server: w.AdbServer
+    devices: tuple[w.Device, ...]
+
+
+def _listed(args: w.DeadlineArgs) -> Generator[AnyEffect, Any, tuple[AdbClient, Listed]]:
     """The adb client, then what the loopback server says is attached (a program step)."""
     probe = yield from need(ProbeClient(tool="adb"))
     listed = yield from need(AdbExchange(deadline_ms=args.deadline_ms))
-    return adb_client(probe), listed
+    return adb_client(probe), Listed(server=w.AdbServer(**listed["server"]), devices=devices(listed["devices"]))
 
 
 @typed
 @refusable
 def list_adb_devices(session: Session, args: w.DevicesArgs, ctx: Context) -> Program:
     client, reply = yield from _listed(args)
-    record = w.DevicesResult(
-        client=client,
-        devices=devices(reply["devices"]),
-        may_have_started_adb_server=False,
-        server=w.AdbServer(**reply["server"]),
-    )
+    record = w.DevicesResult(client=client, devices=reply.devices, may_have_started_adb_server=False,
+                             server=reply.server)  # fmt: skip
     return _record(session, "list_adb_devices", args, client, (record, []))
 
 
@@ -102,8 +108,7 @@ def device_program(operation: str) -> ToolProgram:
     @refusable
     def program(session: Session, args: w.SerialArgs, ctx: Context) -> Program:
         client, reply = yield from _listed(args)
-        server = f"{reply['server']['host']}:{reply['server']['port']}"
-        must(attached(devices(reply["devices"]), args.serial, server))
+        must(attached(reply.devices, args.serial, f"{reply.server.host}:{reply.server.port}"))
         built = yield from body(args, client)
         return _record(session, operation, args, client, built)
 

@@ -11,47 +11,48 @@ inspect_managed_members Evidence records; the answer is a pure function of them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rea.canonical_json import canonical_sha256
 from rea.managed.records import compare as w
+from rea.managed.retained_results import ComparedBody, ComparedMember, ComparedSide
 
-Member = Mapping[str, Any]
+Member = ComparedMember
 KeyFn = Callable[[Member], str | None]
 
 
 def _decoded(m: Member) -> bool:
-    return bool(m["signature"]["parse_status"] == "decoded")
+    return m.signature.parse_status == "decoded"
 
 
 def _exact(m: Member) -> str | None:
-    body = m["body"]
-    if not _decoded(m) or body["status"] != "present" or body["normalized_il_sha256"] is None:
+    body = m.body
+    if not _decoded(m) or body.status != "present" or body.normalized_il_sha256 is None:
         return None
-    return canonical_sha256(["method-exact", m["signature"]["raw_sha256"], body["normalized_il_sha256"]])
+    return canonical_sha256(["method-exact", m.signature.raw_sha256, body.normalized_il_sha256])
 
 
 def _declared(m: Member) -> str | None:
-    return canonical_sha256(["method-signature", m["declaring_type"], m["name"], m["signature"]["raw_sha256"]]) if _decoded(m) else None  # fmt: skip
+    return canonical_sha256(["method-signature", m.declaring_type, m.name, m.signature.raw_sha256]) if _decoded(m) else None  # fmt: skip
 
 
 def _structural(m: Member) -> str | None:
-    body, sig = m["body"], m["signature"]
-    if not _decoded(m) or body["status"] != "present":
+    body, sig = m.body, m.signature
+    if not _decoded(m) or body.status != "present":
         return None
     shape = [
-        sig["kind"], sig["calling_convention"], sig["generic_parameter_count"], sig["parameter_count"],
-        sig["return_type"], sig["parameter_types"], body["header_format"], body["il_size"], body["max_stack"],
-        body["init_locals"], body["opcode_counts"], [[a["opcode"], a["operand_kind"]] for a in body["anchors"]],
-        [[r["flags"], r["try_length"], r["handler_length"], r["class_token"] is not None, r["filter_offset"] is not None]
-         for r in body["exception_regions"]],
+        sig.kind, sig.calling_convention, sig.generic_parameter_count, sig.parameter_count,
+        sig.return_type, sig.parameter_types, body.header_format, body.il_size, body.max_stack,
+        body.init_locals, body.opcode_counts, [list(a) for a in body.anchors],
+        [[r.flags, r.try_length, r.handler_length, r.class_token is not None, r.filter_offset is not None]
+         for r in body.exception_regions],
     ]  # fmt: skip
     return canonical_sha256(["method-structural", shape])
 
 
 def _field_key(f: Member) -> str | None:
-    return canonical_sha256(["field-exact", f["signature"]["raw_sha256"]]) if _decoded(f) else None
+    return canonical_sha256(["field-exact", f.signature.raw_sha256]) if _decoded(f) else None
 
 
 METHOD_ROUNDS: tuple[tuple[w.Basis, KeyFn], ...] = (
@@ -103,27 +104,27 @@ def _side(m: Member | None, method: bool) -> w.MemberSide | None:
     if m is None:
         return None
     return w.MemberSide(
-        token=m["token"], declaring_type=m["declaring_type"], name=m["name"],
-        signature_sha256=m["signature"]["raw_sha256"],
-        normalized_il_sha256=m["body"]["normalized_il_sha256"] if method else None,
+        token=m.token, declaring_type=m.declaring_type, name=m.name,
+        signature_sha256=m.signature.raw_sha256,
+        normalized_il_sha256=m.body.normalized_il_sha256 if method else None,
     )  # fmt: skip
 
 
 def dimensions(a: Member, b: Member) -> tuple[w.MethodDimension, ...]:
     """What differs between two matched methods (tokens excluded: they are build-local)."""
-    ba, bb = a["body"], b["body"]
+    ba, bb = a.body, b.body
 
-    def ops(body: Member, kind: str) -> list[str]:
-        return [x["opcode"] for x in body["anchors"] if x["operand_kind"] == kind]
+    def ops(body: ComparedBody, kind: str) -> list[str | None]:
+        return [opcode for opcode, operand_kind in body.anchors if operand_kind == kind]
 
     checks: tuple[tuple[w.MethodDimension, bool], ...] = (
-        ("signature", a["signature"]["raw_sha256"] != b["signature"]["raw_sha256"]),
-        ("cil", ba["normalized_il_sha256"] != bb["normalized_il_sha256"] or ba["il_sha256"] != bb["il_sha256"]),
-        ("opcode-shape", ba["opcode_counts"] != bb["opcode_counts"]),
+        ("signature", a.signature.raw_sha256 != b.signature.raw_sha256),
+        ("cil", ba.normalized_il_sha256 != bb.normalized_il_sha256 or ba.il_sha256 != bb.il_sha256),
+        ("opcode-shape", ba.opcode_counts != bb.opcode_counts),
         ("call-shape", ops(ba, "method") != ops(bb, "method")),
         ("field-shape", ops(ba, "field") != ops(bb, "field")),
-        ("exception-shape", len(ba["exception_regions"]) != len(bb["exception_regions"])),
-        ("availability", ba["status"] != bb["status"]),
+        ("exception-shape", len(ba.exception_regions) != len(bb.exception_regions)),
+        ("availability", ba.status != bb.status),
     )
     return tuple(name for name, differs in checks if differs)
 
@@ -133,12 +134,12 @@ def _match(
 ) -> w.Match:
     confidence: Any = "unknown" if status != "matched" else "high" if basis == "structural-method-shape" else "exact"
     return w.Match(status=status, basis=basis, confidence=confidence,
-                   candidate_left_tokens=tuple(m["token"] for m in lefts[:cap]),
-                   candidate_right_tokens=tuple(m["token"] for m in rights[:cap]))  # fmt: skip
+                   candidate_left_tokens=tuple(m.token for m in lefts[:cap]),
+                   candidate_right_tokens=tuple(m.token for m in rights[:cap]))  # fmt: skip
 
 
 def _item_id(kind: str, left: Member | None, right: Member | None, links: Sequence[str]) -> str:
-    tokens = [left["token"] if left else None, right["token"] if right else None]
+    tokens = [left.token if left else None, right.token if right else None]
     return f"mmc_{kind}_" + canonical_sha256([kind, list(links), tokens])
 
 
@@ -159,7 +160,7 @@ def items(
 
     for a, b, basis in pairs:
         counts[basis] += 1
-        dims = dimensions(a, b) if method else (() if a["flags"] == b["flags"] else ("signature",))
+        dims = dimensions(a, b) if method else (() if a.flags == b.flags else ("signature",))
         add("changed" if dims else "unchanged", a, b, _match("matched", basis), dims)
     for lefts, rights, basis in ambiguous:
         cut += max(len(lefts) - cap, 0) + max(len(rights) - cap, 0)
@@ -171,25 +172,26 @@ def items(
     return out, {**counts, "ambiguous": len(ambiguous), "unmatched": len(only_left) + len(only_right)}, cut
 
 
-def _side_facts(evidence_id: str, r: Member) -> w.CompareSide:
-    module = r.get("module") or {}
+def _side_facts(evidence_id: str, r: ComparedSide) -> w.CompareSide:
     return w.CompareSide(
-        evidence_id=evidence_id, artifact_sha256=r["artifact"]["sha256"], mvid=module.get("mvid"),
-        module_name=module.get("name"), metadata_status=r["metadata"]["status"], methods_total=len(r["methods"]),
-        fields_total=len(r["fields"]),
+        evidence_id=evidence_id, artifact_sha256=r.artifact_sha256, mvid=r.module.mvid,
+        module_name=r.module.name, metadata_status=r.metadata_status, methods_total=len(r.methods),
+        fields_total=len(r.fields),
     )  # fmt: skip
 
 
-def _complete(r: Member) -> bool:
-    return bool(r["coverage"]["state"] == "complete") and not any(": " in t and " of " in t for t in r["limitations"])
+def _complete(r: ComparedSide) -> bool:
+    return bool(r.coverage_state == "complete") and not any(": " in t and " of " in t for t in r.limitations)
 
 
-def compare(left_id: str, left: Member, right_id: str, right: Member, limits: Mapping[str, int]) -> w.ComparisonResult:
+def compare(
+    left_id: str, left: ComparedSide, right_id: str, right: ComparedSide, limits: w.CompareLimits
+) -> w.ComparisonResult:
     links = (left_id, right_id)
-    cap = limits["max_candidates"]
-    methods, method_counts, cut_m = items(left["methods"], right["methods"], True, links, cap)
-    fields, field_counts, cut_f = items(left["fields"], right["fields"], False, links, cap)
-    kept_methods, kept_fields = methods[: limits["max_method_matches"]], fields[: limits["max_field_matches"]]
+    cap = limits.max_candidates
+    methods, method_counts, cut_m = items(left.methods, right.methods, True, links, cap)
+    fields, field_counts, cut_f = items(left.fields, right.fields, False, links, cap)
+    kept_methods, kept_fields = methods[: limits.max_method_matches], fields[: limits.max_field_matches]
     every = methods + fields
     summary = {
         s: sum(1 for i in every if i.status == s) for s in ("unchanged", "changed", "added", "removed", "unknown")
@@ -215,8 +217,8 @@ def compare(left_id: str, left: Member, right_id: str, right: Member, limits: Ma
                             ambiguous=method_counts["ambiguous"] + field_counts["ambiguous"],
                             unmatched=method_counts["unmatched"] + field_counts["unmatched"]),
         methods=tuple(kept_methods), fields=tuple(kept_fields),
-        coverage=w.CompareCoverage(status=status, left_status=left["coverage"]["state"],
-                                   right_status=right["coverage"]["state"], omitted_methods=omitted[0],
+        coverage=w.CompareCoverage(status=status, left_status=left.coverage_state,
+                                   right_status=right.coverage_state, omitted_methods=omitted[0],
                                    omitted_fields=omitted[1], omitted_candidates=omitted[2]),
         evidence_links=links, limitations=tuple(limitations),
     )  # fmt: skip

@@ -9,6 +9,7 @@ from returns.result import Failure, Result, Success
 from rea.effect_types import ToolProgram
 from rea.errors import ReaError, invalid_request
 from rea.evidence import create_evidence
+from rea.managed import retained_results
 from rea.managed.graph import Source, inventory_row, project
 from rea.managed.native_symbols import extract
 from rea.managed.programs import MANAGED_PROVIDER, by_parent, derived_evidence, reply, retained
@@ -48,16 +49,11 @@ def verify_managed_native_boundaries(session: Session, args: VerifyArgs, ctx: Co
     managed = must(
         retained(session, managed_id, "managed_boundaries_evidence_id", ["inspect_managed_native_boundaries"])
     )
-    limits = to_wire(args.limits)
     read = native_ids[: args.limits.max_native_observations]
-    records = [
-        must(retained(session, evidence_id, "native_observation_evidence_ids")).to_json() for evidence_id in read
-    ]
-    result = verify(managed_id, managed.normalized_result, [(r, extract(r)) for r in records],
-                    len(native_ids), limits)  # fmt: skip
-    return reply(
-        session, derived_evidence("verify_managed_native_boundaries", args, to_wire(result), result.evidence_links)
-    )
+    records = [must(retained(session, evidence_id, "native_observation_evidence_ids")) for evidence_id in read]
+    result = verify(managed_id, retained_results.boundaries(managed.normalized_result),
+                    [(r, extract(r)) for r in records], len(native_ids), args.limits)  # fmt: skip
+    return reply(session, derived_evidence("verify_managed_native_boundaries", args, result, result.evidence_links))
 
 
 _GRAPH_SOURCES = {
@@ -122,8 +118,8 @@ def project_managed_application_graph(session: Session, args: GraphArgs, ctx: Co
                 f"inventory_evidence_id lists no file with SHA-256 {sha256}", field="inventory_evidence_id",
                 accepted="inventory_artifact Evidence of the assembly or of a container holding it",
             ))  # fmt: skip
-    result = project(sources, row, to_wire(args.limits))
-    return reply(session, derived_evidence("project_managed_application_graph", args, to_wire(result),
+    result = project(sources, row, args.limits)
+    return reply(session, derived_evidence("project_managed_application_graph", args, result,
                                            result.evidence_links))  # fmt: skip
 
 
@@ -134,7 +130,7 @@ def import_managed_reconstruction(session: Session, args: ReconstructionArgs, ct
     members = must(retained(session, args.static_members_evidence_id, "static_members_evidence_id",
                             ["inspect_managed_members"]))  # fmt: skip
     parameters = to_wire(args)
-    result = must(reconstruction(members.evidence_id, members.normalized_result, parameters))
+    result = must(reconstruction(members.evidence_id, retained_results.members(members.normalized_result), args))
     wire = to_wire(result)
     made = create_evidence(
         provider=MANAGED_PROVIDER,

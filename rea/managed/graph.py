@@ -21,16 +21,19 @@ from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import edge_id, node_id
 from rea.javascript.records import graph as js
 from rea.managed.records import graph as w
+from rea.wire.convert import to_wire
 
-Json = Mapping[str, Any]
 KINDS = ("types", "methods", "fields", "pinvoke_imports", "native_implementations")
 
 
 @attrs.frozen(kw_only=True)
 class Source:
+    """A retained Evidence record the graph is projected from. `result` is its normalized result as stored: a
+    JSON document of another tool (an imported one may be older), read leniently key by key as before."""
+
     evidence_id: str
     operation: str
-    result: Json
+    result: Mapping[str, Any]
 
 
 @attrs.define
@@ -58,7 +61,9 @@ class Builder:
             coverage=self.coverage(state), limitations=(), evidence_ids=tuple(ids),
         )  # fmt: skip
 
-    def node(self, kind: Any, subkind: str, identity: Any, label: str, facts: Json, ev: js.GraphEvidence) -> Any:
+    def node(
+        self, kind: Any, subkind: str, identity: Any, label: str, facts: Mapping[str, Any], ev: js.GraphEvidence
+    ) -> Any:
         key = identity.namespace + ":" + identity.key if hasattr(identity, "namespace") else "artifact:" + self.sha256
         observation = js.Observation(
             label=label, source_map_reference=None, properties=dict(facts), evidence=ev,
@@ -86,7 +91,7 @@ class Builder:
         self.edge(owner, child, "contains", kind, self.evidence("project-managed-contains", self.links, state))
 
 
-def _artifact(b: Builder, inventory: Source | None, row: Json | None) -> Any:
+def _artifact(b: Builder, inventory: Source | None, row: Mapping[str, Any] | None) -> Any:
     ev = b.evidence("project-managed-artifact", b.links)
     root = b.node("artifact", "artifact", w.DigestIdentity(strategy="content-digest", stability="global-exact",
                                                            sha256=b.sha256),
@@ -110,12 +115,12 @@ def _artifact(b: Builder, inventory: Source | None, row: Json | None) -> Any:
     return root
 
 
-def _logical_paths(inventory: Json, art: str) -> list[str]:
+def _logical_paths(inventory: Mapping[str, Any], art: str) -> list[str]:
     rows = (inventory.get("occurrences") or {}).get("items") or ()
     return [o["logical_path"] for o in rows if o.get("artifact_id") == art][:100]
 
 
-def inventory_row(inventory: Json, sha256: str) -> Json | None:
+def inventory_row(inventory: Mapping[str, Any], sha256: str) -> Mapping[str, Any] | None:
     return next((n for n in (inventory.get("nodes") or {}).get("items") or () if n.get("sha256") == sha256), None)
 
 
@@ -161,19 +166,19 @@ def _identity_nodes(b: Builder, root: Any, artifact: Source | None, sources: Seq
     return assembly
 
 
-def _qualified(row: Json) -> str:
+def _qualified(row: Mapping[str, Any]) -> str:
     return row["name"] if row.get("declaring_type") is None else f"{row['declaring_type']}.{row['name']}"
 
 
-def _member_nodes(b: Builder, root: Any, members: Source, limits: Json) -> None:
+def _member_nodes(b: Builder, root: Any, members: Source, limits: w.GraphLimits) -> None:
     r, state = members.result, members.result["coverage"]["state"]
     ev = b.evidence(members.operation, [members.evidence_id], state)
-    for t in r["types"][: limits["max_types"]]:
+    for t in r["types"][: limits.max_types]:
         facts = {k: t[k] for k in ("token", "namespace", "name", "full_name", "flags", "extends_token")}
         b.by_token[t["token"]] = node = b.node("managed-type", "type", b.local("managed-type-token", t["token"]),
                                                t["full_name"], facts, ev)  # fmt: skip
         b.contains(root, node, "declares-managed-type", state)
-    for m in r["methods"][: limits["max_methods"]]:
+    for m in r["methods"][: limits.max_methods]:
         facts = {"token": m["token"], "declaring_type_token": m["declaring_type_token"],
                  "declaring_type": m["declaring_type"], "name": m["name"], "rva": m["rva"],
                  "signature_sha256": m["signature"]["raw_sha256"], "signature_status": m["signature"]["parse_status"],
@@ -182,7 +187,7 @@ def _member_nodes(b: Builder, root: Any, members: Source, limits: Json) -> None:
         node = b.node("managed-method", "method", b.local("managed-method-token", m["token"]), _qualified(m), facts, ev)
         owner, b.by_token[m["token"]] = b.by_token.get(m["declaring_type_token"] or "", root), node
         b.contains(owner, node, "declares-managed-method", state)
-    for f in r["fields"][: limits["max_fields"]]:
+    for f in r["fields"][: limits.max_fields]:
         facts = {
             "token": f["token"],
             "declaring_type_token": f["declaring_type_token"],
@@ -202,31 +207,31 @@ _NATIVE = ("token", "name", "rva", "code_type", "managed_kind", "pinvoke_declare
            "body_interpretation")  # fmt: skip
 
 
-def _boundary_nodes(b: Builder, root: Any, boundaries: Source, members: Source | None, limits: Json) -> None:
+def _boundary_nodes(b: Builder, root: Any, boundaries: Source, members: Source | None, limits: w.GraphLimits) -> None:
     r, state = boundaries.result, boundaries.result["coverage"]["state"]
     ev = b.evidence(boundaries.operation, [boundaries.evidence_id], state)
-    for p in r["pinvoke_imports"][: limits["max_pinvoke_imports"]]:
+    for p in r["pinvoke_imports"][: limits.max_pinvoke_imports]:
         node = b.node("managed-pinvoke-import", "pinvoke-import", b.local("managed-pinvoke-token", p["token"]),
                       p["import_name"], {k: p[k] for k in _PINVOKE}, ev)  # fmt: skip
         method = b.by_token.get(p["member_token"] or "")
         ids = [boundaries.evidence_id] + ([members.evidence_id] if method is not None and members else [])
         b.edge(method or root, node, "imports", "managed-pinvoke", b.evidence(boundaries.operation, ids, state),
                import_name=p["import_name"], import_scope_name=p["import_scope_name"])  # fmt: skip
-    for n in r["native_implementations"][: limits["max_native_implementations"]]:
+    for n in r["native_implementations"][: limits.max_native_implementations]:
         node = b.node("managed-native-implementation", "native-implementation",
                       b.local("managed-native-implementation-token", n["token"]), n["name"],
                       {k: n[k] for k in _NATIVE}, ev)  # fmt: skip
         b.contains(b.by_token.get(n["token"], root), node, "declares-managed-native-implementation", state)
 
 
-def omitted(sources: Mapping[str, Source | None], limits: Json) -> dict[str, int]:
+def omitted(sources: Mapping[str, Source | None], limits: w.GraphLimits) -> dict[str, int]:
     rows = {"types": "members", "methods": "members", "fields": "members", "pinvoke_imports": "boundaries",
             "native_implementations": "boundaries"}  # fmt: skip
     out = {}
     for kind, where in rows.items():
         source = sources.get(where)
         total = len(source.result[kind]) if source is not None else 0
-        out[kind] = max(0, total - limits["max_" + kind])
+        out[kind] = max(0, total - getattr(limits, "max_" + kind))
     return out
 
 
@@ -246,7 +251,9 @@ def _limitations(sources: Mapping[str, Source | None], cut: Mapping[str, int], p
     return out
 
 
-def project(sources: Mapping[str, Source | None], row: Json | None, limits: Json) -> w.GraphResult:
+def project(
+    sources: Mapping[str, Source | None], row: Mapping[str, Any] | None, limits: w.GraphLimits
+) -> w.GraphResult:
     """`sources`: artifact, members, boundaries (at least one, same file) and inventory; `row`: the inventory's
     node for the file."""
     managed = [s for k, s in sources.items() if s is not None and k != "inventory"]
@@ -271,7 +278,7 @@ def project(sources: Mapping[str, Source | None], row: Json | None, limits: Json
     graph_coverage = js.GraphCoverage(
         status="partial" if partial or any(cut.values()) else "complete", truncated=any(cut.values()),
         omitted_count=sum(cut.values()) if not partial else None,
-        limits=tuple(js.LimitRow(name="max_" + k, unit="items", value=limits["max_" + k]) for k, n in cut.items() if n),
+        limits=tuple(js.LimitRow(name="max_" + k, unit="items", value=getattr(limits, "max_" + k)) for k, n in cut.items() if n),
     )  # fmt: skip
     graph = w.ManagedApplicationGraph(
         schema="JavaScriptApplicationGraph", schema_version=1,
@@ -293,7 +300,7 @@ def project(sources: Mapping[str, Source | None], row: Json | None, limits: Json
         managed_native_boundaries_evidence_id=ids.get("boundaries"), inventory_evidence_id=ids.get("inventory"),
     )  # fmt: skip
     coverage = w.ProjectionCoverage(status=status, **{f"omitted_{k}": n for k, n in cut.items()})
-    body = [b.sha256, list(links), graph.graph_id, dict(limits)]
+    body = [b.sha256, list(links), graph.graph_id, to_wire(limits)]
     return w.GraphResult(
         schema_version=1, projection_id="magp_" + canonical_sha256(body), root_artifact_sha256=b.sha256,
         source_evidence=source_evidence, summary=summary, graph=graph, coverage=coverage, evidence_links=links,

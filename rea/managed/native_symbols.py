@@ -13,9 +13,8 @@ from typing import Any
 
 import attrs
 
+from rea.evidence import Evidence
 from rea.managed.records import verification as w
-
-Json = Mapping[str, Any]
 
 _BOUND = {"STB_GLOBAL", "STB_WEAK", "STB_GNU_UNIQUE", "STB_LOOS"}
 _VISIBLE = {"STV_DEFAULT", "STV_PROTECTED"}
@@ -30,24 +29,31 @@ class Extracted:
     exhaustive: bool
 
 
-def _symbol(evidence: Json, name: str, address: str | None, source: w.SymbolSource) -> w.NativeSymbol:
-    subject = evidence.get("subject") or {}
+def _symbol(evidence: Evidence, name: str, address: str | None, source: w.SymbolSource) -> w.NativeSymbol:
+    subject = evidence.subject
     return w.NativeSymbol(
-        evidence_id=evidence["evidence_id"],
-        operation=evidence["operation"],
+        evidence_id=evidence.evidence_id,
+        operation=evidence.operation,
         name=name,
         address=address,
-        module_name=subject.get("name"),
-        module_path=subject.get("local_path"),
+        module_name=None if subject is None else subject.name,
+        module_path=None if subject is None else subject.local_path,
         source=source,
     )
 
 
-def _dynsym_tables(result: Json) -> set[int]:
+def _result(evidence: Evidence) -> Mapping[str, Any]:
+    """The native record's normalized result: another family's JSON, read leniently (a key it lacks reads as
+    absent, as an older or partial record may), never structured strictly here."""
+    result = evidence.normalized_result
+    return result if isinstance(result, Mapping) else {}
+
+
+def _dynsym_tables(result: Mapping[str, Any]) -> set[int]:
     return {s.get("index") for s in result.get("sections") or () if s.get("type") == "SHT_DYNSYM"}
 
 
-def _elf_exported(row: Json, tables: set[int]) -> bool:
+def _elf_exported(row: Mapping[str, Any], tables: set[int]) -> bool:
     return (
         (not tables or row.get("table_index") in tables)
         and row.get("binding") in _BOUND
@@ -58,8 +64,8 @@ def _elf_exported(row: Json, tables: set[int]) -> bool:
     )
 
 
-def _layout(evidence: Json) -> Extracted:
-    result = evidence.get("normalized_result") or {}
+def _layout(evidence: Evidence) -> Extracted:
+    result = _result(evidence)
     if result.get("format") != "elf" or not isinstance(result.get("symbols"), list):
         return Extracted(supported=False, symbols=(), exhaustive=False)
     tables = _dynsym_tables(result)
@@ -72,8 +78,8 @@ def _layout(evidence: Json) -> Extracted:
     return Extracted(supported=True, symbols=tuple(seen.values()), exhaustive=bool(counted.get("exhaustive", True)))
 
 
-def _macho(evidence: Json) -> Extracted:
-    exports = (evidence.get("normalized_result") or {}).get("exports")
+def _macho(evidence: Evidence) -> Extracted:
+    exports = _result(evidence).get("exports")
     if not isinstance(exports, Mapping):
         return Extracted(supported=False, symbols=(), exhaustive=False)
     symbols = tuple(
@@ -84,23 +90,23 @@ def _macho(evidence: Json) -> Extracted:
     return Extracted(supported=True, symbols=symbols, exhaustive=bool(exports.get("exhaustive", True)))
 
 
-def _dossier(evidence: Json) -> Extracted:
-    procedure = (evidence.get("normalized_result") or {}).get("procedure")
+def _dossier(evidence: Evidence) -> Extracted:
+    procedure = _result(evidence).get("procedure")
     if not isinstance(procedure, Mapping) or not procedure.get("name"):
         return Extracted(supported=False, symbols=(), exhaustive=False)
     found = _symbol(evidence, procedure["name"], procedure.get("address"), "function-dossier")
     return Extracted(supported=True, symbols=(found,), exhaustive=True)
 
 
-READERS: Mapping[str, Callable[[Json], Extracted]] = {
+READERS: Mapping[str, Callable[[Evidence], Extracted]] = {
     "inspect_binary_layout": _layout,
     "inspect_macho": _macho,
     "analyze_function": _dossier,
 }
 
 
-def extract(evidence: Json) -> Extracted:
-    reader = READERS.get(evidence.get("operation", ""))
+def extract(evidence: Evidence) -> Extracted:
+    reader = READERS.get(evidence.operation)
     return reader(evidence) if reader else Extracted(supported=False, symbols=(), exhaustive=False)
 
 

@@ -13,13 +13,16 @@ from rea import __version__
 from rea.effect_types import AnyEffect, Program, ToolProgram
 from rea.errors import ReaError, invalid_request, missing_evidence
 from rea.evidence import Evidence, Provider, Subject, create_evidence, create_profile
+from rea.managed import retained_results
 from rea.managed.artifact import PE_ARCHITECTURES, artifact_result, managed_architecture
 from rea.managed.boundaries import boundaries_result
 from rea.managed.compare import compare
 from rea.managed.facts import AssemblyFacts, ManagedLimits, ReadManagedAssembly
 from rea.managed.members import members_result
 from rea.managed.records import artifact as w
-from rea.managed.records.compare import CompareArgs
+from rea.managed.records.compare import CompareArgs, ComparisonResult
+from rea.managed.records.graph import GraphResult
+from rea.managed.records.verification import VerificationResult
 from rea.program import Context, Outcome, must, need, refusable, refuse, typed
 from rea.session import Session, record, summary_parent
 from rea.views.programs import deliver
@@ -155,18 +158,18 @@ def retained(
 
 
 def derived_evidence(
-    operation: str, args: Any, wire: Mapping[str, Any], links: Sequence[str]
+    operation: str, args: Any, result: ComparisonResult | GraphResult | VerificationResult, links: Sequence[str]
 ) -> Result[Evidence, ReaError]:
     """Evidence derived from retained Evidence only (its parameters the argument record's JSON): no subject,
-    `derived`, linked to its inputs."""
+    `derived`, linked to its inputs; the result record becomes JSON here, at the edge."""
     return create_evidence(
         provider=MANAGED_PROVIDER,
         operation=operation,
         parameters=to_wire(args),
-        normalized_result=wire,
+        normalized_result=to_wire(result),
         subject=None,
         confidence="derived",
-        limitations=list(wire["limitations"]),
+        limitations=list(result.limitations),
         evidence_links=list(links),
     )
 
@@ -177,8 +180,8 @@ def compare_managed_members(session: Session, args: CompareArgs, ctx: Context) -
     args = by_parent(session, args)
     left = must(retained(session, args.left_evidence_id, "left_evidence_id", ["inspect_managed_members"]))
     right = must(retained(session, args.right_evidence_id, "right_evidence_id", ["inspect_managed_members"]))
-    result = to_wire(compare(left.evidence_id, left.normalized_result, right.evidence_id, right.normalized_result,
-                             to_wire(args.limits)))  # fmt: skip
+    result = compare(left.evidence_id, retained_results.compared(left.normalized_result),
+                     right.evidence_id, retained_results.compared(right.normalized_result), args.limits)  # fmt: skip
     made = derived_evidence("compare_managed_members", args, result, [left.evidence_id, right.evidence_id])
     return reply(session, made)
 

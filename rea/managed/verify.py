@@ -16,10 +16,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Literal
 
 from rea.canonical_json import canonical_sha256
+from rea.evidence import Evidence
 from rea.managed.native_symbols import Extracted
 from rea.managed.records import verification as w
-
-Json = Mapping[str, Any]
+from rea.managed.retained_results import StoredBoundaries
+from rea.wire.convert import to_wire
 
 _SUFFIX = re.compile(r"\.(?:dll|dylib|node|exe|so(?:\.\d+)*)$")
 
@@ -36,12 +37,12 @@ def _module_agrees(scope: str | None, symbol: w.NativeSymbol) -> bool:
     return any(normalize_module(v) == expected for v in (symbol.module_name, symbol.module_path) if v)
 
 
-def candidate_names(p: Json) -> tuple[str, ...]:
-    name = p["import_name"]
+def candidate_names(p: w.ManagedDeclaration) -> tuple[str, ...]:
+    name = p.import_name
     names = [name]
-    if not p["no_mangle"]:
-        names += {"unicode": [name + "W"], "ansi": [name + "A"]}.get(p["char_set"], [])
-        if p["call_convention"] == "stdcall":
+    if not p.no_mangle:
+        names += {"unicode": [name + "W"], "ansi": [name + "A"]}.get(p.char_set, [])
+        if p.call_convention == "stdcall":
             names += ["_" + name, f"_{name}@0"]
     return tuple(dict.fromkeys(names))
 
@@ -55,12 +56,12 @@ Confidence = Literal["observed", "inferred", "unknown"]
 
 
 def _decide(
-    p: Json, found: Sequence[w.NativeSymbol], supported: int
+    p: w.ManagedDeclaration, found: Sequence[w.NativeSymbol], supported: int
 ) -> tuple[w.Status, w.Basis, Confidence, w.NativeSymbol | None]:
     if not found:
         return "unresolved", "no-native-candidate" if supported else "unsupported-native-evidence", "unknown", None
-    scope = p["import_scope_name"]
-    exact = next((s for s in found if _bare(s) == p["import_name"] and _module_agrees(scope, s)), None)
+    scope = p.import_scope_name
+    exact = next((s for s in found if _bare(s) == p.import_name and _module_agrees(scope, s)), None)
     chosen = exact or next((s for s in found if _module_agrees(scope, s)), None) or found[0]
     if not _module_agrees(scope, chosen):
         return "contradicted", "module-mismatch", "unknown", chosen
@@ -77,16 +78,8 @@ _ITEM_LIMITATIONS: Mapping[str, str] = {
 }
 
 
-def _declaration(p: Json) -> w.ManagedDeclaration:
-    return w.ManagedDeclaration(
-        token=p["token"], member_token=p["member_token"], member_name=p["member_name"], import_name=p["import_name"],
-        import_scope_name=p["import_scope_name"], no_mangle=p["no_mangle"], char_set=p["char_set"],
-        call_convention=p["call_convention"], declaration_verification="managed-declaration-only",
-    )  # fmt: skip
-
-
 def verify_import(
-    p: Json, managed_id: str, symbols: Sequence[w.NativeSymbol], searched: Sequence[str], cap: int
+    p: w.ManagedDeclaration, managed_id: str, symbols: Sequence[w.NativeSymbol], searched: Sequence[str], cap: int
 ) -> tuple[w.PinvokeVerification, int]:
     """One declaration's item, and how many candidates the cap left out."""
     names = set(candidate_names(p))
@@ -95,12 +88,12 @@ def verify_import(
     listed = tuple(found[:cap])
     if chosen is not None and chosen not in listed:
         listed = (chosen, *listed[: cap - 1])
-    limitations = (["Managed declaration does not name an import scope/module."] if p["import_scope_name"] is None
+    limitations = (["Managed declaration does not name an import scope/module."] if p.import_scope_name is None
                    else []) + ([_ITEM_LIMITATIONS[status]] if status in _ITEM_LIMITATIONS else [])  # fmt: skip
-    item_key = [managed_id, p["token"], p["import_name"], p["import_scope_name"], [s.evidence_id for s in listed]]
+    item_key = [managed_id, p.token, p.import_name, p.import_scope_name, [s.evidence_id for s in listed]]
     item = w.PinvokeVerification(
         item_id="mnv_pinvoke_" + canonical_sha256(item_key),
-        managed=_declaration(p),
+        managed=p,
         status=status,
         basis=basis,
         confidence=confidence,
@@ -113,10 +106,10 @@ def verify_import(
     return item, len(found) - len(listed)
 
 
-def _observations(native: Sequence[tuple[Json, Extracted]], total: int) -> w.NativeObservations:
+def _observations(native: Sequence[tuple[Evidence, Extracted]], total: int) -> w.NativeObservations:
     rows = tuple(
-        w.ObservationRow(evidence_id=e["evidence_id"], operation=e["operation"],
-                         module_name=(e.get("subject") or {}).get("name"), supported=x.supported,
+        w.ObservationRow(evidence_id=e.evidence_id, operation=e.operation,
+                         module_name=None if e.subject is None else e.subject.name, supported=x.supported,
                          symbols=len(x.symbols), exhaustive=x.exhaustive)
         for e, x in native
     )  # fmt: skip
@@ -139,35 +132,39 @@ _NATIVE_BODY_REASON = (
 )
 
 
-def _boundary(managed_id: str, r: Json) -> w.ManagedBoundary:
+def _boundary(managed_id: str, r: StoredBoundaries) -> w.ManagedBoundary:
     return w.ManagedBoundary(
-        evidence_id=managed_id, artifact_sha256=r["artifact"]["sha256"], artifact_path=r["artifact"]["path"],
-        mvid=(r.get("module") or {}).get("mvid"), metadata_status=r["metadata"]["status"],
-        pinvoke_imports_total=len(r["pinvoke_imports"]), native_implementations_total=len(r["native_implementations"]),
-        coverage_state=r["coverage"]["state"],
+        evidence_id=managed_id, artifact_sha256=r.artifact.sha256, artifact_path=r.artifact.path,
+        mvid=r.module.mvid, metadata_status=r.metadata_status,
+        pinvoke_imports_total=len(r.pinvoke_imports), native_implementations_total=len(r.native_boundary_kinds),
+        coverage_state=r.coverage_state,
     )  # fmt: skip
 
 
 def verify(
-    managed_id: str, managed: Json, native: Sequence[tuple[Json, Extracted]], total: int, limits: Mapping[str, int]
+    managed_id: str,
+    managed: StoredBoundaries,
+    native: Sequence[tuple[Evidence, Extracted]],
+    total: int,
+    limits: w.VerifyLimits,
 ) -> w.VerificationResult:
     """`native` holds the Evidence read (at most max_native_observations of `total`) with their symbols."""
     symbols = [s for _, x in native for s in x.symbols]
-    searched = [e["evidence_id"] for e, x in native if x.supported]
-    made = [verify_import(p, managed_id, symbols, searched, limits["max_candidates_per_import"])
-            for p in managed["pinvoke_imports"]]  # fmt: skip
+    searched = [e.evidence_id for e, x in native if x.supported]
+    made = [verify_import(p, managed_id, symbols, searched, limits.max_candidates_per_import)
+            for p in managed.pinvoke_imports]  # fmt: skip
     items = tuple(item for item, _ in made)
     omitted_candidates = sum(cut for _, cut in made)
     omitted_native = total - len(native)
     observed = _observations(native, total)
-    partial = managed["coverage"]["state"] != "complete" or observed.unsupported > 0
+    partial = managed.coverage_state != "complete" or observed.unsupported > 0
     partial = partial or any(not x.exhaustive for _, x in native if x.supported)
     status: Any = "truncated" if omitted_native or omitted_candidates else "partial" if partial else (
         "complete-within-inputs")  # fmt: skip
-    body_unresolved = sum(1 for n in managed["native_implementations"] if n["boundary_kind"] != "pinvoke")
-    links = (managed_id, *(e["evidence_id"] for e, _ in native))
+    body_unresolved = sum(1 for kind in managed.native_boundary_kinds if kind != "pinvoke")
+    links = (managed_id, *(e.evidence_id for e, _ in native))
     limitations = list(_LIMITATIONS)
-    if managed["coverage"]["state"] != "complete":
+    if managed.coverage_state != "complete":
         limitations.append("Managed boundary input is partial or unavailable.")
     if observed.unsupported:
         limitations.append("Some native Evidence operations are not read by this workflow (it reads "
@@ -181,7 +178,7 @@ def verify(
     }
     return w.VerificationResult(
         schema_version=1,
-        verification_id="mnv_" + canonical_sha256(["managed-native-verification", list(links), limits]),
+        verification_id="mnv_" + canonical_sha256(["managed-native-verification", list(links), to_wire(limits)]),
         algorithm=w.VerifyAlgorithm(
             name="rea-managed-native-verification",
             version=1,

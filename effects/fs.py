@@ -407,3 +407,16 @@ def open_regular(path: str) -> int:
         os.close(fd)
         raise NotRegular(path)
     return fd
+
+
+def open_path_argument(path: str) -> Result[int, ReaError]:
+    """open_regular for a file a caller named in its `path` argument: a missing, irregular or unreadable file
+    is the caller's request to correct (invalid_request naming the field), not a failure of REA."""
+    try:
+        return Success(open_regular(path))
+    except FileNotFoundError:
+        return Failure(invalid_request(f"{path!r} does not exist", field="path", accepted="an existing file"))
+    except NotRegular:
+        return Failure(invalid_request(f"{path!r} is not a regular file", field="path", accepted="a regular file"))
+    except OSError as exc:
+        return Failure(invalid_request(f"{path!r} cannot be read: {exc.strerror or exc}", field="path"))

@@ -9,22 +9,19 @@ from typing import Any
 import anyio
 from returns.result import Failure, Result, Success
 
-from effects.fs import NotRegular, open_regular
+from effects.fs import open_path_argument
 from effects.progress import Progress
-from rea.errors import ReaError, invalid_request
+from rea.errors import ReaError
 from rea.evm.effects import CarrierFacts, ReadEvmCarrier
 
 
 def read_carrier(effect: ReadEvmCarrier) -> Result[CarrierFacts, ReaError]:
+    return open_path_argument(effect.path).bind(lambda fd: _bounded(effect, fd))
+
+
+def _bounded(effect: ReadEvmCarrier, fd: int) -> Result[CarrierFacts, ReaError]:
+    """The carrier's bytes, refused past max_bytes (one byte more is read to tell)."""
     path = effect.path
-    try:
-        fd = open_regular(path)
-    except FileNotFoundError:
-        return Failure(invalid_request(f"{path!r} does not exist", field="path", accepted="an existing file"))
-    except NotRegular:
-        return Failure(invalid_request(f"{path!r} is not a regular file", field="path", accepted="a regular file"))
-    except OSError as exc:
-        return Failure(invalid_request(f"{path!r} cannot be read: {exc.strerror or exc}", field="path"))
     with os.fdopen(fd, "rb") as handle:
         data = handle.read(effect.max_bytes + 1)
     if len(data) > effect.max_bytes:

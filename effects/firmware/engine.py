@@ -18,13 +18,17 @@ import shutil
 import stat
 from collections.abc import Callable
 from pathlib import Path
+from typing import NoReturn, TypeVar
 
 import anyio
+from returns.result import Result
 
 from effects import owned
 from effects.process_group import terminate
 from rea.errors import ReaError
 from rea.firmware.records import FirmwareEngine
+
+_T = TypeVar("_T")
 
 POLL_S = 0.2
 TAIL_BYTES = 16 << 10
@@ -38,6 +42,15 @@ class Refused(Exception):
     def __init__(self, error: ReaError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+def granted(result: Result[_T, ReaError]) -> _T:
+    """A Result inside a handler: its value, or Refused with its error (which the handler's entry answers)."""
+
+    def refuse(error: ReaError) -> NoReturn:
+        raise Refused(error)
+
+    return result.alt(refuse).unwrap()
 
 
 def missing_unblob() -> ReaError:

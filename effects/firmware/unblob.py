@@ -25,8 +25,8 @@ import attrs
 from returns.result import Failure, Result, Success
 
 from effects.firmware import engine
-from effects.firmware.engine import Refused
-from effects.fs import NotRegular, fsync_dir, open_regular
+from effects.firmware.engine import Refused, granted
+from effects.fs import fsync_dir, open_path_argument
 from effects.native.cache import cache_root
 from effects.progress import Progress
 from rea.errors import ReaError, invalid_request
@@ -39,15 +39,7 @@ RENAME_NOREPLACE = 1
 
 def _copy_selection(path: str, offset: int | None, length: int | None, into: str) -> dict[str, Any]:
     """Hash the whole file and copy the selected bytes to `into`; refusals name `path` or `range`."""
-    try:
-        fd = open_regular(path)
-    except FileNotFoundError:
-        raise Refused(invalid_request(f"{path!r} does not exist", field="path", accepted="an existing file"))
-    except NotRegular:
-        raise Refused(invalid_request(f"{path!r} is not a regular file", field="path", accepted="a regular file"))
-    except OSError as exc:
-        raise Refused(invalid_request(f"{path!r} cannot be read: {exc.strerror or exc}", field="path"))
-    with os.fdopen(fd, "rb") as source:
+    with os.fdopen(granted(open_path_argument(path)), "rb") as source:
         size = os.fstat(source.fileno()).st_size
         if size == 0 or size > MAX_FIRMWARE_BYTES:
             raise Refused(

@@ -25,7 +25,8 @@ from rea.apple_metadata.records import (
 from rea.apple_metadata.results import PROVIDER, Reading, objc_classes, objc_protocols, swift_types
 from rea.effect_types import Program, ToolProgram
 from rea.errors import no_target
-from rea.evidence import Provider, Subject, create_evidence
+from rea.evidence import Provider, create_evidence
+from rea.layout.programs import macho_subject
 from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, need, recorded, refusable, refuse, typed
 from rea.session import Session
@@ -55,13 +56,7 @@ def _program(operation: str, project: Project, limit: Limit) -> ToolProgram:
         facts = got["facts"]
         reading = Reading(image_of(facts), facts.get("slice"), limit(args))
         result = project(reading, Artifact(path=target.path, sha256=got["artifact"]["sha256"]), args)
-        subject = Subject(
-            name=target.name,
-            sha256=got["artifact"]["sha256"],
-            format=target.format if target.format in ("mach-o", "mach-o-universal") else "mach-o",
-            architecture=target.architecture,
-            local_path=target.path,
-        )
+        subject = macho_subject(target, got["artifact"]["sha256"])
         built = create_evidence(
             provider=Provider(id=PROVIDER.id, name=PROVIDER.name, version=PROVIDER.version),
             operation=operation,

@@ -9,13 +9,12 @@ for a shared name. Paging extras default to the reference's complete answer.
 
 from __future__ import annotations
 
-import operator
-from collections.abc import Callable
 from typing import Any, Literal
 
 import attrs
 
 from rea.artifacts.model import LIMIT_BOUNDS
+from rea.wire.key_order import sent_in
 from rea.wire.schema import Open, field
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -142,32 +141,6 @@ class CompareArgs:
 # ------------------------------------------------------------------ graph records
 
 
-_PLAIN = (str, int, float, bool, type(None))
-
-
-def plain_wire(order: tuple[str, ...], nested: tuple[str, ...]) -> Callable[[Any], dict[str, object]]:
-    """A `__wire__` sending `order` (every field, each once) for a record with no omitted fields whose only
-    fields that are not JSON scalars are `nested`. The graph holds such records per member, so the scalars
-    are read in one attrgetter call and only `nested` go through to_wire: the same JSON, at the speed the
-    inventory's time budget asks for (tests/benchmarks/bench_artifacts.py)."""
-    read = operator.attrgetter(*order)
-
-    def wire(self: Any) -> dict[str, object]:
-        from rea.wire.convert import to_wire  # convert reads __wire__, so it is imported when one is called
-
-        out: dict[str, object] = dict(zip(order, read(self), strict=True))
-        for key in nested:
-            value = out[key]
-            if type(value) is tuple:
-                out[key] = [v if type(v) in _PLAIN else to_wire(v) for v in value]
-            elif value is not None:
-                out[key] = to_wire(value)
-        return out
-
-    wire.order = order  # type: ignore[attr-defined]  # read by tests/core/test_wire.py: every field, each once
-    return wire
-
-
 @attrs.frozen(kw_only=True)
 class Limits:
     max_entries: int = field("Members recorded")
@@ -227,7 +200,7 @@ class Node:
         return body if self.managed is None else {"managed": to_wire(self.managed), **body}
 
 
-_node_body = plain_wire(
+_node_body = sent_in(  # every field but managed, which Node.__wire__ sends first when there is one
     (
         "artifact_id",
         "kind",
@@ -239,8 +212,7 @@ _node_body = plain_wire(
         "executable",
         "content_state",
         "limitations",
-    ),
-    ("limitations",),
+    )
 )
 
 
@@ -266,7 +238,7 @@ class Occurrence:
     unpacked: bool = field("An ASAR .asar.unpacked companion (our extra)")
     limitations: tuple[str, ...] = field("What is not known about it")
 
-    __wire__ = plain_wire(
+    __wire__ = sent_in(
         (
             "occurrence_id",
             "artifact_id",
@@ -281,8 +253,7 @@ class Occurrence:
             "source_location",
             "unpacked",
             "limitations",
-        ),
-        ("source_location", "limitations"),
+        )
     )
 
 
@@ -299,7 +270,7 @@ class Edge:
     producer: Command | None = field("Command that produced the child (null: read in-process)")
     ordinal: int = field("Position in manifest order", minimum=0)
 
-    __wire__ = plain_wire(
+    __wire__ = sent_in(
         (
             "parent_artifact_id",
             "child_artifact_id",
@@ -309,8 +280,7 @@ class Edge:
             "producer",
             "ordinal",
             "edge_id",
-        ),
-        ("producer",),
+        )
     )
 
 
@@ -328,7 +298,7 @@ class Contradiction:
     provenance: Literal["container-integrity-metadata-versus-observed-bytes"] = field("What was compared")
     limitations: tuple[str, ...] = field("Why, and what it means", minItems=1)
 
-    __wire__ = plain_wire(
+    __wire__ = sent_in(
         (
             "contradiction_id",
             "occurrence_id",
@@ -341,8 +311,7 @@ class Contradiction:
             "trust",
             "provenance",
             "limitations",
-        ),
-        ("limitations",),
+        )
     )
 
 

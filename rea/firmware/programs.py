@@ -19,7 +19,7 @@ from rea.firmware.records import (
     UnpublishedEntry,
 )
 from rea.firmware.report import Normalized, Workspace, normalize
-from rea.program import Context, ReportProgress, need, recorded, refusable, typed
+from rea.program import Context, Outcome, ReportProgress, need, recorded, refusable, typed
 from rea.session import Session
 from rea.wire.convert import to_wire
 
@@ -40,13 +40,27 @@ EXTRACT_LIMITATIONS = (
 )
 
 
-def _provider(run: EngineRun) -> Provider:
-    return Provider(id="unblob", name="unblob", version=run.engine.version)
-
-
-def _subject(run: EngineRun) -> Subject:
+def _recorded(
+    session: Session,
+    run: EngineRun,
+    operation: str,
+    parameters: dict[str, Any],
+    result: FirmwareRegions | ExtractedFirmware,
+    limitations: tuple[str, ...],
+) -> Outcome:
+    """Both tools answer with Evidence of one unblob run over one file: the run names the provider and subject."""
     name = run.path.rsplit("/", 1)[-1] or run.path
-    return Subject(name=name, sha256=run.sha256, format="file", architecture=None, local_path=run.path)
+    return recorded(
+        session,
+        create_evidence(
+            provider=Provider(id="unblob", name="unblob", version=run.engine.version),
+            operation=operation,
+            parameters=parameters,
+            normalized_result=to_wire(result),
+            subject=Subject(name=name, sha256=run.sha256, format="file", architecture=None, local_path=run.path),
+            limitations=list(limitations),
+        ),
+    )
 
 
 def _artifact(run: EngineRun) -> dict[str, Any]:
@@ -76,17 +90,7 @@ def inspect_firmware_regions(session: Session, args: FirmwareRegionsArgs, ctx: C
         coverage="signature_scan",
         limitations=REGION_LIMITATIONS,
     )
-    return recorded(
-        session,
-        create_evidence(
-            provider=_provider(run),
-            operation="inspect_firmware_regions",
-            parameters=to_wire(args),
-            normalized_result=to_wire(result),
-            subject=_subject(run),
-            limitations=list(REGION_LIMITATIONS),
-        ),
-    )
+    return _recorded(session, run, "inspect_firmware_regions", to_wire(args), result, REGION_LIMITATIONS)
 
 
 def _file(f: PublishedFile, found: Normalized, output_directory: str) -> ExtractedFile:
@@ -154,17 +158,7 @@ def extract_firmware(session: Session, args: ExtractFirmwareArgs, ctx: Context) 
         published_bytes=sum(f.size for f in files),
         limitations=EXTRACT_LIMITATIONS,
     )
-    return recorded(
-        session,
-        create_evidence(
-            provider=_provider(run),
-            operation="extract_firmware",
-            parameters=to_wire(args),
-            normalized_result=to_wire(result),
-            subject=_subject(run),
-            limitations=list(EXTRACT_LIMITATIONS),
-        ),
-    )
+    return _recorded(session, run, "extract_firmware", to_wire(args), result, EXTRACT_LIMITATIONS)
 
 
 # cast: @typed programs read their record, which the gate passes (rea.program.typed); ToolProgram names a mapping

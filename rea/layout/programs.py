@@ -31,7 +31,7 @@ from rea.layout.records import LayoutArgs
 from rea.layout.swift import SwiftRun, demangle_result
 from rea.native.fat_slice import opened_slice
 from rea.program import Context, ReportProgress, failed, must, need, recorded, refusable, refuse, typed
-from rea.session import Session, machine_architecture
+from rea.session import Session, Target, machine_architecture
 from rea.views.programs import deliver
 from rea.wire.convert import to_wire
 
@@ -50,6 +50,18 @@ def subject_of(artifact: Mapping[str, Any], fmt: str, machine: int) -> Subject:
         format=subject_format,
         architecture=machine_architecture(subject_format, machine),
         local_path=artifact["path"],
+    )
+
+
+def macho_subject(target: Target, sha256: str) -> Subject:
+    """The opened target as the Mach-O a reader read (`sha256`: the bytes it read). A target opened under
+    another format is a Mach-O to these readers, so it is named mach-o; a universal file stays universal."""
+    return Subject(
+        name=target.name,
+        sha256=sha256,
+        format=target.format if target.format in ("mach-o", "mach-o-universal") else "mach-o",
+        architecture=target.architecture,
+        local_path=target.path,
     )
 
 
@@ -186,13 +198,7 @@ def inspect_signature(session: Session, args: SignatureArgs, ctx: Context) -> Pr
         ReadSignature(path=target.path, architecture=args.architecture or opened_slice(session.provider_binding))
     )
     result = signature_result(got["parsed"], got["cms"], got["format"])
-    subject = Subject(
-        name=target.name,
-        sha256=got["artifact"]["sha256"],
-        format=target.format if target.format in ("mach-o", "mach-o-universal") else "mach-o",
-        architecture=target.architecture,
-        local_path=target.path,
-    )
+    subject = macho_subject(target, got["artifact"]["sha256"])
     built = create_evidence(
         provider=lief_provider(got["reader_version"]),
         operation="inspect_signature",

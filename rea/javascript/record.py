@@ -13,11 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rea.canonical_json import canonical_sha256
 from rea.javascript.ids import edge_id, edge_key, node_id
 from rea.javascript.observations import Context, edge_envelope, node_envelope
+from rea.javascript.records.analysis import ElectronSummary, IpcSummary
+from rea.javascript.records.graph import GraphCoverage, LimitRow
+from rea.wire.convert import to_wire
 
 GRAPH_SCHEMA = "JavaScriptApplicationGraph"
 _EXPORT_KEYS = ("name", "form", "shape", "line")
@@ -100,7 +103,7 @@ def wire_graph(
     *,
     graph: str,
     roots: Sequence[str],
-    coverage: Mapping[str, Any],
+    coverage: GraphCoverage,
     limitations: Sequence[str],
     context: Context | None = None,
 ) -> dict[str, Any]:
@@ -114,23 +117,23 @@ def wire_graph(
         "root_node_ids": list(dict.fromkeys(node_id(r) for r in roots) if working else dict.fromkeys(roots)),
         "nodes": [_wire_node(n, context) for n in nodes] if context is not None else [dict(n) for n in nodes],
         "edges": [_wire_edge(e, context) for e in edges] if context is not None else [dict(e) for e in edges],
-        "coverage": dict(coverage),
+        "coverage": to_wire(coverage),
         "limitations": list(limitations),
     }
 
 
-def graph_coverage(ours: Mapping[str, Any], limits: Mapping[str, int], omitted: int) -> dict[str, Any]:
+def graph_coverage(ours: Mapping[str, Any], limits: Mapping[str, int], omitted: int) -> GraphCoverage:
     """The reference's coverage block: status, whether a bound cut the graph, and which bounds."""
     reached = ours["limits_reached"]
-    return {
-        "status": ours["status"],
-        "truncated": bool(reached),
-        "omitted_count": omitted,
-        "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in reached if n in limits],
-    }
+    return GraphCoverage(
+        status=ours["status"],
+        truncated=bool(reached),
+        omitted_count=omitted,
+        limits=tuple(LimitRow(name=n, unit=_unit(n), value=limits[n]) for n in reached if n in limits),
+    )
 
 
-def _unit(limit: str) -> str:
+def _unit(limit: str) -> Literal["bytes", "depth", "items"]:
     if limit.endswith("_bytes"):
         return "bytes"
     return "depth" if limit == "max_depth" else "items"
@@ -138,7 +141,7 @@ def _unit(limit: str) -> str:
 
 def _ipc_summary(
     edges: Sequence[Mapping[str, Any]], nodes: Mapping[str, Mapping[str, Any]], dynamic: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+) -> IpcSummary:
     ipc = [e for e in edges if e["to"].startswith("ipc-channel:")]
     sends = [e for e in ipc if e["relation"] in ("sends", "invokes") and e.get("direction") == "renderer-to-main"]
     dynamic_sends = [u for u in dynamic if u["relation"] != "handles" and u["direction"] == "renderer-to-main"]
@@ -151,22 +154,22 @@ def _ipc_summary(
             1 for u in dynamic if u["relation"] == relation and u["direction"] == direction
         )
 
-    return {
-        "operations": len(ipc) + len(dynamic),
-        "literal_channels": sum(1 for n in nodes.values() if n["kind"] == "ipc-channel"),
-        "dynamic_channel_operations": len(dynamic),
-        "renderer_transmissions": len(sends) + len(dynamic_sends),
-        "renderer_listeners": count("handles", "main-to-renderer"),
-        "main_handlers": count("handles", "renderer-to-main"),
-        "paired_renderer_transmissions": sum(1 for e in sends if handled(e)),
-        "ambiguous_renderer_transmissions": len(dynamic_sends),
-        "unpaired_literal_renderer_transmissions": sum(1 for e in sends if not handled(e)),
-    }
+    return IpcSummary(
+        operations=len(ipc) + len(dynamic),
+        literal_channels=sum(1 for n in nodes.values() if n["kind"] == "ipc-channel"),
+        dynamic_channel_operations=len(dynamic),
+        renderer_transmissions=len(sends) + len(dynamic_sends),
+        renderer_listeners=count("handles", "main-to-renderer"),
+        main_handlers=count("handles", "renderer-to-main"),
+        paired_renderer_transmissions=sum(1 for e in sends if handled(e)),
+        ambiguous_renderer_transmissions=len(dynamic_sends),
+        unpaired_literal_renderer_transmissions=sum(1 for e in sends if not handled(e)),
+    )
 
 
 def electron_summary(
     nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]], unknowns: Sequence[Mapping[str, Any]]
-) -> dict[str, Any]:
+) -> ElectronSummary:
     """The reference's Electron boundary counts, counted from our graph."""
     by_id = {n["id"]: n for n in nodes}
     kinds = Counter(n["kind"] for n in nodes)
@@ -175,19 +178,19 @@ def electron_summary(
     loads = [e for e in edges if e["relation"] == "loads"]
     utility = [e for e in loads if e.get("kind") == "utility-process"]
     reached = {e["to"] for e in edges}
-    return {
-        "browser_windows": len(windows),
-        "explicit_web_preferences": sum(1 for n in windows if n.get("web_preferences")),
-        "preload_entrypoints": len({e["to"] for e in loads if e.get("kind") == "preload"}),
-        "context_bridge_apis": len(apis),
-        "exposed_api_members": sum(len(n.get("members") or ()) for n in apis),
-        "ipc": _ipc_summary(edges, by_id, [u for u in unknowns if u["kind"] == "dynamic-ipc-channel"]),
-        "sender_validation_observations": 0,
-        "utility_processes": len(utility) + sum(1 for u in unknowns if u["kind"] == "unresolved-utility-process"),
-        "resolved_utility_entrypoints": len({e["to"] for e in utility}),
-        "native_addon_bindings": kinds.get("native-addon", 0),
-        "resolved_native_addon_bindings": sum(1 for n in nodes if n["kind"] == "native-addon" and n["id"] in reached),
-    }
+    return ElectronSummary(
+        browser_windows=len(windows),
+        explicit_web_preferences=sum(1 for n in windows if n.get("web_preferences")),
+        preload_entrypoints=len({e["to"] for e in loads if e.get("kind") == "preload"}),
+        context_bridge_apis=len(apis),
+        exposed_api_members=sum(len(n.get("members") or ()) for n in apis),
+        ipc=_ipc_summary(edges, by_id, [u for u in unknowns if u["kind"] == "dynamic-ipc-channel"]),
+        sender_validation_observations=0,
+        utility_processes=len(utility) + sum(1 for u in unknowns if u["kind"] == "unresolved-utility-process"),
+        resolved_utility_entrypoints=len({e["to"] for e in utility}),
+        native_addon_bindings=kinds.get("native-addon", 0),
+        resolved_native_addon_bindings=sum(1 for n in nodes if n["kind"] == "native-addon" and n["id"] in reached),
+    )
 
 
 def semantic_graph(application_graph_id: str, root_sha256: str) -> dict[str, Any]:
@@ -240,7 +243,8 @@ def semantic_reference(result: Mapping[str, Any]) -> str | None:
 
 
 def contradiction(record: Mapping[str, Any]) -> dict[str, Any]:
-    """An integrity mismatch in the reference's names (logical_path, calculated_sha256); other facts kept."""
+    """An integrity mismatch in the reference's names (logical_path, calculated_sha256); other facts kept.
+    A dict, not IntegrityContradiction: the scan's record is passed on as it is (a digest it lacks is null)."""
     out = {
         "logical_path": record.get("logical_path", record.get("path")),
         "declared_sha256": record.get("declared_sha256"),
@@ -290,7 +294,7 @@ def application_result(
         "inventory_manifest_id": inventory[0],
         "inventory_graph_sha256": inventory[1],
         "graph": graph,
-        "summary": electron_summary(nodes, edges, built["unknowns"]),
+        "summary": to_wire(electron_summary(nodes, edges, built["unknowns"])),
         "statistics": built["statistics"],
         "limitations": [*limitations, *(() if semantic else (NO_SEMANTIC_GRAPH,)), NOT_MODELLED],
         "semantic_graph": dict(semantic) if semantic else semantic_graph(gid, root_sha256),
@@ -298,14 +302,3 @@ def application_result(
         "integrity_contradictions": [contradiction(c) for c in built["integrity_contradictions"]],
         "integrity_policy": "fail" if policy == "fail-closed" else policy,
     }
-
-
-def nodes_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The node list of an application result (only under graph)."""
-    found: list[Mapping[str, Any]] = result["graph"]["nodes"]
-    return found
-
-
-def edges_of(result: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    found: list[Mapping[str, Any]] = result["graph"]["edges"]
-    return found

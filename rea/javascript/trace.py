@@ -9,13 +9,14 @@ from __future__ import annotations
 
 from collections import defaultdict, deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from rea.canonical_json import canonical_sha256
 from rea.evidence import Evidence
 from rea.javascript.observations import inferred
 from rea.javascript.record import wire_graph
 from rea.javascript.records.arguments import TraceFeatureArgs
+from rea.javascript.records.graph import GraphCoverage, LimitRow
 from rea.javascript.records.trace import (
     Frontier,
     NativeHandoff,
@@ -381,12 +382,12 @@ def _subgraph(
         edges,
         graph="jag_" + canonical_sha256({"source": graph["graph_id"], "nodes": sorted(walked["depth"])}),
         roots=[m.node_id for m in kept],
-        coverage={
-            "status": "partial",
-            "truncated": bool(walked["limited"]),
-            "omitted_count": None,
-            "limits": [{"name": n, "unit": _unit(n), "value": limits[n]} for n in sorted(walked["limited"])],
-        },
+        coverage=GraphCoverage(
+            status="partial",
+            truncated=bool(walked["limited"]),
+            omitted_count=None,
+            limits=tuple(LimitRow(name=n, unit=_unit(n), value=limits[n]) for n in sorted(walked["limited"])),
+        ),
         limitations=list(graph["limitations"]),
     )
 
@@ -419,5 +420,5 @@ def _coverage(
 MAX_LISTED = 100
 
 
-def _unit(limit: str) -> str:
+def _unit(limit: str) -> Literal["depth", "items"]:
     return "depth" if limit == "max_depth" else "items"

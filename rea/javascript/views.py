@@ -18,7 +18,7 @@ from rea.errors import ReaError, invalid_request
 from rea.evidence import Evidence
 from rea.javascript import view_access as access
 from rea.javascript.ids import node_id
-from rea.javascript.view_access import OPERATION, is_application
+from rea.javascript.view_access import OPERATION, StoredApplication, StoredEdge, StoredNode, is_application
 from rea.views.projection import complete_coverage, page_rows, unique_sorted, view_error
 from rea.views.records.requests import DEFAULT_LIMIT, PageView, view_call
 
@@ -45,11 +45,11 @@ def check_application(evidence: Evidence, field: str) -> Result[Mapping[str, Any
     return Success(evidence.normalized_result)
 
 
-def _roles(nodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+def _roles(nodes: Sequence[StoredNode]) -> dict[str, Any]:
     by_role: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for n in nodes:
-        for r in n.get("roles") or ():
-            by_role[r["role"]].append((access.module_path(n) or "", access.node_id(n)))
+        for r in n.fact("roles") or ():
+            by_role[r["role"]].append((n.path or "", n.node_id))
     return {
         role: {
             "count": len(found),
@@ -60,68 +60,68 @@ def _roles(nodes: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _bundles(nodes: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _bundles(nodes: Sequence[StoredNode]) -> list[dict[str, Any]]:
     bundles: dict[str, dict[str, Any]] = {}
     for n in nodes:
-        if access.kind(n) == "module" and n.get("bundlers"):
+        if n.kind == "module" and n.fact("bundlers"):
             bundles.setdefault(
-                n["path"],
-                {"node_id": access.node_id(n), "bundlers": n["bundlers"], "bundled_modules": 0, "named": 0},
+                n.row["path"],
+                {"node_id": n.node_id, "bundlers": n.row["bundlers"], "bundled_modules": 0, "named": 0},
             )
     for n in nodes:
-        if access.kind(n) == "bundled-module":
+        if n.kind == "bundled-module":
+            bundle = n.row["bundle"]
             entry = bundles.setdefault(
-                n["bundle"],
-                {"node_id": node_id(f"module:{n['bundle']}"), "bundlers": [], "bundled_modules": 0, "named": 0},
+                bundle, {"node_id": node_id(f"module:{bundle}"), "bundlers": [], "bundled_modules": 0, "named": 0}
             )
             entry["bundled_modules"] += 1
-            entry["named"] += bool(n.get("path"))
+            entry["named"] += bool(n.fact("path"))
             how = entry.setdefault("recovered_by", {})
-            how[n.get("recovered_by")] = how.get(n.get("recovered_by"), 0) + 1
+            how[n.fact("recovered_by")] = how.get(n.fact("recovered_by"), 0) + 1
     ranked = sorted(bundles.items(), key=lambda kv: (-kv[1]["bundled_modules"], kv[0]))
     return [{"path": path, "recovered_by": {}, **info} for path, info in ranked]
 
 
-def _protocols(nodes: Sequence[Mapping[str, Any]], edges: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _protocols(nodes: Sequence[StoredNode], edges: Sequence[StoredEdge]) -> list[dict[str, Any]]:
     """Registered protocols (`app:`): the scheme, how it was registered (registerSchemesAsPrivileged,
     registerFileProtocol, handle, ...) and where first."""
     how: dict[Any, set[str]] = defaultdict(set)
     for e in edges:
-        if e.get("relation") == "handles" and e.get("kind"):
-            how[access.edge_ends(e)[1]].add(str(e["kind"]))
+        if e.relation == "handles" and e.kind:
+            how[e.target].add(str(e.kind))
     return [
         {
-            "scheme": n.get("scheme"),
-            "node_id": access.node_id(n),
-            "registrations": sorted(how.get(access.node_id(n), ())),
-            "location": n.get("location"),
+            "scheme": n.fact("scheme"),
+            "node_id": n.node_id,
+            "registrations": sorted(how.get(n.node_id, ())),
+            "location": n.fact("location"),
         }
         for n in nodes
-        if access.kind(n) == "protocol"
+        if n.kind == "protocol"
     ]
 
 
-def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
+def _highlights(app: StoredApplication, evidence_id: str) -> dict[str, Any]:
     """Our summary extras: the first TOP of each list, with totals."""
-    nodes = access.nodes(result)
+    nodes = app.nodes
     channels = [
-        {"channel": n.get("channel"), "ends": n.get("ends"), "linked": n.get("linked"), "node_id": access.node_id(n)}
+        {"channel": n.fact("channel"), "ends": n.fact("ends"), "linked": n.fact("linked"), "node_id": n.node_id}
         for n in nodes
-        if access.kind(n) == "ipc-channel"
+        if n.kind == "ipc-channel"
     ]
     windows = [
-        {"node_id": access.node_id(n), "web_preferences": n.get("web_preferences"), "location": n.get("location")}
+        {"node_id": n.node_id, "web_preferences": n.fact("web_preferences"), "location": n.fact("location")}
         for n in nodes
-        if access.kind(n) == "browser-window"
+        if n.kind == "browser-window"
     ]
     bundles = _bundles(nodes)
-    findings, unknowns = access.collection(result, "findings"), access.collection(result, "unknowns")
+    findings, unknowns = app.collection("findings"), app.collection("unknowns")
     policies = [f for f in findings if f.get("kind") == "content-security-policy"]
-    protocols = _protocols(nodes, access.edges(result))
+    protocols = _protocols(nodes, app.edges)
     first_page = PageView(kind="page", collection="modules", offset=0, limit=DEFAULT_LIMIT)
     return {
-        "application": result.get("application"),
-        "entry_points": access.collection(result, "entry_points")[:TOP],
+        "application": app.application,
+        "entry_points": app.collection("entry_points")[:TOP],
         "roles": _roles(nodes),
         "ipc_channels": {
             "total": len(channels),
@@ -137,35 +137,35 @@ def _highlights(result: Mapping[str, Any], evidence_id: str) -> dict[str, Any]:
         "findings_total": len(findings),
         "unknowns": unknowns[:TOP],
         "unknowns_total": len(unknowns),
-        "parse_failures": access.collection(result, "parse_failures")[:TOP],
-        "integrity_contradictions": access.collection(result, "integrity_contradictions"),
-        "pages": {"modules": view_call(evidence_id, first_page), "module_total": len(access.modules(result))},
+        "parse_failures": app.collection("parse_failures")[:TOP],
+        "integrity_contradictions": app.collection("integrity_contradictions"),
+        "pages": {"modules": view_call(evidence_id, first_page), "module_total": len(app.modules())},
     }
 
 
-def _summary(source: Evidence, result: Mapping[str, Any]) -> dict[str, Any]:
-    unknown_nodes = sum(1 for n in access.nodes(result) if access.kind(n) == "unknown")
+def _summary(source: Evidence, app: StoredApplication) -> dict[str, Any]:
+    unknown_nodes = sum(1 for n in app.nodes if n.kind == "unknown")
     return {
-        "input_path": access.input_path(result, source),
-        "format": access.input_format(result),
-        "root_artifact_sha256": access.root_sha256(result, source),
-        "statistics": result.get("statistics") or {},
-        "electron": access.electron(result),
+        "input_path": app.input_path,
+        "format": app.format,
+        "root_artifact_sha256": app.root_artifact_sha256,
+        "statistics": app.statistics,
+        "electron": app.electron,
         "coverage": {
-            "application": access.coverage(result),
-            "analysis": access.analysis_coverage(result),
-            "application_unknowns": unknown_nodes + len(access.collection(result, "unknowns")),
+            "application": app.coverage,
+            "analysis": app.analysis_coverage,
+            "application_unknowns": unknown_nodes + len(app.collection("unknowns")),
         },
         "limitation_count": len(source.limitations),
-        "highlights": _highlights(result, source.evidence_id),
+        "highlights": _highlights(app, source.evidence_id),
     }
 
 
-def _select_module(result: Mapping[str, Any], selector: Mapping[str, Any]) -> Result[Mapping[str, Any], ReaError]:
+def _select_module(app: StoredApplication, selector: Mapping[str, Any]) -> Result[StoredNode, ReaError]:
     path = ("view", "selector")
     if "node_id" in selector:
         wanted = selector["node_id"]  # the wire id, or the readable label it is derived from
-        found = [n for n in access.nodes(result) if wanted in (access.node_id(n), n.get("label"))]
+        found = [n for n in app.nodes if wanted in (n.node_id, n.fact("label"))]
         if not found:
             return Failure(
                 view_error(f"No node has node_id {selector['node_id']!r}; page the modules collection.", path)
@@ -173,7 +173,7 @@ def _select_module(result: Mapping[str, Any], selector: Mapping[str, Any]) -> Re
         return Success(found[0])
     if "path" not in selector:
         return Failure(view_error("Module items are selected by exact path or node_id, not index or name.", path))
-    found = [n for n in access.modules(result) if access.module_path(n) == selector["path"]]
+    found = [n for n in app.modules() if n.path == selector["path"]]
     if not found:
         return Failure(view_error(f"No module has path {selector['path']!r}; page the modules collection.", path))
     if len(found) > 1:
@@ -182,21 +182,21 @@ def _select_module(result: Mapping[str, Any], selector: Mapping[str, Any]) -> Re
                 f"{len(found)} modules have path {selector['path']!r}; select one by node_id.",
                 path,
                 reason="ambiguous",
-                candidates=[access.node_id(n) for n in found],
+                candidates=[n.node_id for n in found],
             )
         )
     return Success(found[0])
 
 
-def _module_item(result: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str, Any]:
-    own = access.node_id(node)
-    outgoing = [e for e in access.edges(result) if access.edge_ends(e)[0] == own]
-    incoming = [e for e in access.edges(result) if access.edge_ends(e)[1] == own]
+def _module_item(app: StoredApplication, node: StoredNode) -> dict[str, Any]:
+    own = node.node_id
+    outgoing = [e.row for e in app.edges if e.source == own]
+    incoming = [e.row for e in app.edges if e.target == own]
     return {
         "node_id": own,
-        "kind": access.kind(node),
-        "path": access.module_path(node),
-        "node": node,
+        "kind": node.kind,
+        "path": node.path,
+        "node": node.row,
         "outgoing": outgoing[:MODULE_EDGE_LIMIT],
         "outgoing_total": len(outgoing),
         "incoming": incoming[:MODULE_EDGE_LIMIT],
@@ -205,22 +205,22 @@ def _module_item(result: Mapping[str, Any], node: Mapping[str, Any]) -> dict[str
     }
 
 
-def _unknowns(result: Mapping[str, Any]) -> list[str]:
-    status = access.analysis_coverage(result).get("status")
+def _unknowns(app: StoredApplication) -> list[str]:
+    status = app.analysis_coverage.get("status")
     found = [] if status == "complete" else [f"graph.coverage.status is {status}"]
-    count = len(access.collection(result, "unknowns"))
+    count = len(app.collection("unknowns"))
     if count:
         found.append(f"{count} application graph unknowns remain in the parent Evidence.")
     return found
 
 
-def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
-    modules = access.modules(result)
+def _project(source: Evidence, app: StoredApplication, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
+    modules = app.modules()
     if view["kind"] == "summary":
         return Success(
             {
-                "summary": _summary(source, result),
-                "coverage": complete_coverage(len(modules), len(access.nodes(result))),
+                "summary": _summary(source, app),
+                "coverage": complete_coverage(len(modules), len(app.nodes)),
             }
         )
     if view["kind"] not in ("item", "page") or view["collection"] != "modules":
@@ -231,25 +231,29 @@ def _project(source: Evidence, result: Mapping[str, Any], view: Mapping[str, Any
             )
         )
     if view["kind"] == "item":
-        return _select_module(result, view["selector"]).map(
-            lambda node: {"item": _module_item(result, node), "coverage": complete_coverage(1, len(modules))}
+        return _select_module(app, view["selector"]).map(
+            lambda node: {"item": _module_item(app, node), "coverage": complete_coverage(1, len(modules))}
         )
-    rows = [{"node_id": access.node_id(n), "kind": access.kind(n), "path": access.module_path(n)} for n in modules]
+    rows = [{"node_id": n.node_id, "kind": n.kind, "path": n.path} for n in modules]
     items, coverage = page_rows(rows, view["offset"], view["limit"])
     return Success({"items": items, "coverage": coverage})
 
 
 def application_view(source: Evidence, view: Mapping[str, Any]) -> Result[dict[str, Any], ReaError]:
     """The unsealed view of complete application Evidence (see rea.views.projection.seal)."""
-    return check_application(source, "source").bind(
-        lambda result: _project(source, result, view).map(
-            lambda body: {
-                "kind": view["kind"],
-                "view": dict(view),
-                **body,
-                "limitations": unique_sorted(source.limitations),
-                "unknowns": _unknowns(result),
-            }
+    return (
+        check_application(source, "source")
+        .map(lambda result: access.stored(result, source))
+        .bind(
+            lambda app: _project(source, app, view).map(
+                lambda body: {
+                    "kind": view["kind"],
+                    "view": dict(view),
+                    **body,
+                    "limitations": unique_sorted(source.limitations),
+                    "unknowns": _unknowns(app),
+                }
+            )
         )
     )
 

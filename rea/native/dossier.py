@@ -148,6 +148,7 @@ def build(
     first, most = args.assembly_offset, args.max_instructions
     limitations = [NO_VALUE_FLOW, NO_NATIVE_API, *(cleaned.notes() if cleaned is not None else ())]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
+    index = q.by_address(snapshot)  # once: a popular callee has a thousand callers
     incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
     outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
     return wp.Dossier(
@@ -155,8 +156,8 @@ def build(
         pseudocode=None if pseudocode is None else shown,
         assembly=lines[first : None if most is None else first + most],
         comments=_comments(p, notes.of(snapshot)),
-        callers=_slice(tuple(filter(None, (a.ref_at(snapshot, c) for c in p["callers"]))), args, "callers"),
-        callees=_slice(tuple(filter(None, (a.ref_at(snapshot, c) for c in p["callees"]))), args, "callees"),
+        callers=_slice(tuple(filter(None, (a.ref_in(index, c) for c in p["callers"]))), args, "callers"),
+        callees=_slice(tuple(filter(None, (a.ref_in(index, c) for c in p["callees"]))), args, "callees"),
         incoming_references=_slice(incoming, args, "incoming_references"),
         outgoing_references=_slice(outgoing, args, "outgoing_references"),
         referenced_strings=_slice(_referenced_strings(snapshot, p), args, "referenced_strings"),

@@ -98,7 +98,7 @@ def test_data_references_strings_and_who_reads_them(snapshot):
         "referenced_by": ["0x113f"],
     }
     assert _by_name(snapshot, "main")["strings"] == ["0x2004"]
-    edge = answers.edge(snapshot, q.incoming(snapshot, "0x1139")[0])
+    edge = answers.edges(snapshot, q.incoming(snapshot, "0x1139")[:1])[0]
     assert edge.kind.provenance == "Ghidra call references" and edge.kind.call is True
     assert edge.source_procedure.name == "main" and edge.source_procedure.classification is None  # stated once
     assert answers.classification(_by_name(snapshot, "main")).provenance == "Ghidra auto-analysis"

@@ -157,10 +157,13 @@ def seed_members() -> dict:
 def test_comparison_laws(drop):
     """Self-comparison changes nothing; swapping sides swaps added and removed; every member is accounted for."""
     from rea.managed.compare import compare
+    from rea.managed.records.compare import CompareLimits
+    from rea.managed.retained_results import compared
 
-    limits = {"max_candidates": 50, "max_method_matches": 10_000, "max_field_matches": 5_000}
-    full = seed_members()
-    fewer = {**full, "methods": [m for i, m in enumerate(full["methods"]) if i not in drop]}
+    limits = CompareLimits(max_candidates=50, max_method_matches=10_000, max_field_matches=5_000)
+    stored = seed_members()
+    full = compared(stored)
+    fewer = compared({**stored, "methods": [m for i, m in enumerate(stored["methods"]) if i not in drop]})
     same = to_wire(compare("ev_" + "1" * 64, full, "ev_" + "1" * 64, full, limits))
     assert same["summary"]["changed"] == same["summary"]["added"] == same["summary"]["removed"] == 0
     forward = to_wire(compare("ev_" + "1" * 64, full, "ev_" + "2" * 64, fewer, limits))["summary"]

@@ -27,34 +27,32 @@ CONFIDENCE_RANK = {"inferred": 1, "derived": 2, "observed": 3}
 ENVIRONMENT_KEYS = ("id", "platform", "architecture", "isolation")
 
 
-def _requirement_gaps(unknown: Mapping[str, Any], evidence: Evidence) -> list[str]:
+def _requirement_gaps(unknown: ResidualUnknown, evidence: Evidence) -> list[str]:
     """What the record lacks of the unknown's required authority, confidence and environment."""
     gaps = []
-    wanted_authority = unknown["required_authority"]
+    wanted_authority = unknown.required_authority
     if wanted_authority is not None and evidence.authority != wanted_authority:
         gaps.append(f"its authority is {evidence.authority}; the unknown requires {wanted_authority}")
-    wanted_confidence = unknown["required_confidence"]
+    wanted_confidence = unknown.required_confidence
     if CONFIDENCE_RANK.get(evidence.confidence, 0) < CONFIDENCE_RANK[wanted_confidence]:
         gaps.append(f"its confidence is {evidence.confidence}; the unknown requires {wanted_confidence}")
-    wanted_environment = unknown["required_environment"]
+    wanted_environment = unknown.required_environment
     if wanted_environment is not None:
         actual = evidence.environment
         if actual is None:
             gaps.append("it records no environment; the unknown requires one")
         else:
             for key in ENVIRONMENT_KEYS:
-                if wanted_environment[key] is not None and actual.get(key) != wanted_environment[key]:
-                    gaps.append(
-                        f"its environment {key} is {actual.get(key)!r}; the unknown requires "
-                        f"{wanted_environment[key]!r}"
-                    )
+                wanted = getattr(wanted_environment, key)
+                if wanted is not None and actual.get(key) != wanted:
+                    gaps.append(f"its environment {key} is {actual.get(key)!r}; the unknown requires {wanted!r}")
     return gaps
 
 
-def cited(unknown: Mapping[str, Any], evidence_id: str, retained: Mapping[str, Evidence]) -> CitedEvidence:
+def cited(unknown: ResidualUnknown, evidence_id: str, retained: Mapping[str, Evidence]) -> CitedEvidence:
     """One cited id: retained or not, and every reason it cannot verify the answer."""
     record = retained.get(evidence_id)
-    supporting = evidence_id in unknown["supporting_evidence_ids"]
+    supporting = evidence_id in unknown.supporting_evidence_ids
     mutation = record is not None and record.predicate_type == MUTATION_PREDICATE
     reasons = []
     if record is None:
@@ -77,10 +75,10 @@ def cited(unknown: Mapping[str, Any], evidence_id: str, retained: Mapping[str, E
     )
 
 
-def _verified_reasons(unknown: Mapping[str, Any], checks: list[CitedEvidence]) -> list[str]:
+def _verified_reasons(unknown: ResidualUnknown, checks: list[CitedEvidence]) -> list[str]:
     reasons = []
-    if unknown["contradicting_evidence_ids"]:
-        listed = ", ".join(unknown["contradicting_evidence_ids"])
+    if unknown.contradicting_evidence_ids:
+        listed = ", ".join(unknown.contradicting_evidence_ids)
         reasons.append(f"the unknown still lists contradicting Evidence ({listed})")
     if not any(c.qualifies for c in checks):
         reasons.append(
@@ -90,28 +88,30 @@ def _verified_reasons(unknown: Mapping[str, Any], checks: list[CitedEvidence]) -
     return reasons
 
 
-def resolution_reasons(unknown: Mapping[str, Any], checks: list[CitedEvidence]) -> list[str]:
-    """Why the unknown's current resolution does not hold; empty when it does."""
-    match verify_revision(unknown, "unknown"):
-        case Failure(stored):
-            return [f"the stored revision does not verify: {stored.message}"]
-    resolution = unknown["resolution"]
-    if unknown["status"] != "resolved" or resolution is None:
-        return [f"the unknown's status is {unknown['status']}: it has no resolution to verify"]
-    if resolution["disposition"] == "verified":
+def resolution_reasons(stored: Mapping[str, Any], unknown: ResidualUnknown, checks: list[CitedEvidence]) -> list[str]:
+    """Why the unknown's current resolution does not hold; empty when it does. `stored` is the revision as the
+    session keeps it (a JSON document: its digest and identity are re-checked over exactly those bytes)."""
+    match verify_revision(stored, "unknown"):
+        case Failure(failed):
+            return [f"the stored revision does not verify: {failed.message}"]
+    resolution = unknown.resolution
+    if unknown.status != "resolved" or resolution is None:
+        return [f"the unknown's status is {unknown.status}: it has no resolution to verify"]
+    if resolution.disposition == "verified":
         return _verified_reasons(unknown, checks)
     missing = [c.evidence_id for c in checks if not c.retained]
     return [f"the resolution cites {', '.join(missing)}, which the session does not retain"] if missing else []
 
 
-def verdict(unknown: Mapping[str, Any], record: ResidualUnknown, retained: Mapping[str, Evidence]) -> ResolutionVerdict:
-    """The check of `unknown` (its stored JSON, and `record`, the same revision typed) against `retained`."""
-    resolution = unknown["resolution"] or {}
-    checks = [cited(unknown, i, retained) for i in resolution.get("evidence_ids", ())]
-    reasons = resolution_reasons(unknown, checks)
+def verdict(stored: Mapping[str, Any], record: ResidualUnknown, retained: Mapping[str, Evidence]) -> ResolutionVerdict:
+    """The check of an unknown's head revision (`stored`, its JSON as kept; `record`, the same revision
+    structured) against `retained`: the stored JSON is only re-verified, every decision reads the record."""
+    resolution = record.resolution
+    checks = [cited(record, i, retained) for i in (() if resolution is None else resolution.evidence_ids)]
+    reasons = resolution_reasons(stored, record, checks)
     return ResolutionVerdict(
         valid=not reasons,
-        truthVerified=not reasons and resolution.get("disposition") == "verified",
+        truthVerified=not reasons and resolution is not None and resolution.disposition == "verified",
         unknown=record,
         reasons=tuple(reasons),
         evidence=tuple(checks),

@@ -79,15 +79,8 @@ async def call_tool(
 async def _in_context(
     conn: Connection, name: str, contract: Any, args: dict[str, Any], sink: Sink | None, settle: Settle | None
 ) -> Result[Any, ReaError]:
-    """The call with the connection's native runtime as the current one (its effect handlers read it)."""
-    from effects.native.runtime import CURRENT
-
-    progress = Progress(sink, settle=settle)
-    token = CURRENT.set(conn.native)
-    try:
-        return await _call(conn, name, contract, args, progress)
-    finally:
-        CURRENT.reset(token)
+    """The call with the connection's native engines in its Progress (the handlers that need them read them there)."""
+    return await _call(conn, name, contract, args, Progress(sink, settle=settle, native=conn.native))
 
 
 async def _call(

@@ -13,20 +13,31 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rea.progress import ProgressState, observe
+
+if TYPE_CHECKING:
+    from effects.native.runtime import NativeRuntime
 
 Sink = Callable[[int, str], Awaitable[None]]
 Settle = Callable[[], Awaitable[None]]
 
 
 class Progress:
-    """Numbers and rate-limits status observations for one request; silent without a sink."""
+    """What a handler has of its request: the client's status channel (numbered and rate-limited; silent
+    without a sink) and the connection's native engines (`native`), passed with the call rather than held in
+    a context variable, so a handler's state is in its arguments. None outside a connection (a test driving a
+    handler, the CLI's evidence-bundle check): a native handler then refuses to run."""
 
     def __init__(
-        self, sink: Sink | None, clock: Callable[[], float] = time.monotonic, settle: Settle | None = None
+        self,
+        sink: Sink | None,
+        clock: Callable[[], float] = time.monotonic,
+        settle: Settle | None = None,
+        native: NativeRuntime | None = None,
     ) -> None:
+        self.native = native
         self._sink = sink
         self._clock = clock
         self._settle = settle

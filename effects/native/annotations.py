@@ -15,16 +15,15 @@ import orjson
 from returns.result import Failure, Result, Success
 
 from effects.native.cache import cache_root
-from effects.native.runtime import CURRENT
 from effects.progress import Progress
 from rea.errors import ReaError
 from rea.native import annotations as notes
 from rea.native.effects import EditAnnotations, ReadAnnotations
 
 
-def _root() -> Path:
-    runtime = CURRENT.get(None)
-    return runtime.cache_root if runtime is not None else cache_root()
+def _root(progress: Progress) -> Path:
+    """The connection's analysis cache (its engines know it), else the environment's."""
+    return progress.native.cache_root if progress.native is not None else cache_root()
 
 
 def store_path(root: Path, sha256: str, profile_digest: str) -> Path:
@@ -91,7 +90,7 @@ def _written(path: Path, edited: notes.Annotations, effect: EditAnnotations) -> 
 
 
 async def _read_effect(effect: ReadAnnotations, progress: Progress) -> Result[Any, ReaError]:
-    path = store_path(_root(), effect.sha256, effect.profile_digest)
+    path = store_path(_root(progress), effect.sha256, effect.profile_digest)
     try:
         return await anyio.to_thread.run_sync(_read, path, effect.sha256, effect.profile_digest)
     except OSError as exc:
@@ -99,7 +98,7 @@ async def _read_effect(effect: ReadAnnotations, progress: Progress) -> Result[An
 
 
 async def _edit_effect(effect: EditAnnotations, progress: Progress) -> Result[Any, ReaError]:
-    path = store_path(_root(), effect.sha256, effect.profile_digest)
+    path = store_path(_root(progress), effect.sha256, effect.profile_digest)
     try:
         return await anyio.to_thread.run_sync(_locked_edit, path, effect)
     except OSError as exc:

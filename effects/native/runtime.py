@@ -8,7 +8,6 @@ interpreter's `(effect, progress)` signature.
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import os
 import time
 from collections.abc import Iterator
@@ -127,11 +126,11 @@ def _ghidra_worker(runtime: NativeRuntime, effect: NativeFacts | NativeQuery, lo
     )
 
 
-CURRENT: contextvars.ContextVar[NativeRuntime] = contextvars.ContextVar("rea_native_runtime")
-
-
-def _runtime() -> NativeRuntime:
-    return CURRENT.get()
+def _runtime(progress: Progress) -> NativeRuntime:
+    """The connection's engines, which the call passes in its Progress."""
+    if progress.native is None:
+        raise RuntimeError("a native effect ran outside a connection (Progress carries no native runtime)")
+    return progress.native
 
 
 async def _discover(effect: DiscoverProviders, progress: Progress) -> Result[Any, ReaError]:
@@ -142,7 +141,7 @@ async def _index(effect: NativeFacts, progress: Progress) -> Result[Any, ReaErro
     """The fast index snapshot (memory, disk cache, or the indexer program); None when the index cannot
     answer for this binding or file (another provider, an architecture the sweep does not decode), so the
     caller recovers the CFG instead."""
-    runtime = _runtime()
+    runtime = _runtime(progress)
     if effect.binding["provider"]["id"] != "angr":
         return None
     key = runtime.key(effect)
@@ -223,7 +222,7 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
     first time they are asked for (rea.native.decoding plans and reads; seconds to minutes), then kept with
     the index in memory and on disk, so a second question answers at once. Where the index cannot answer,
     the snapshot that does (the CFG) holds no candidates and nothing is emulated."""
-    runtime = _runtime()
+    runtime = _runtime(progress)
     known = runtime.indexes.get(runtime.key(effect))
     if known is None or ("decode_coverage" not in known and known.get("decoder_candidates")):
         if effect.binding["provider"]["id"] == "angr" and not cache.exists(
@@ -265,7 +264,7 @@ async def _decoded(effect: NativeFacts, progress: Progress) -> Result[Any, ReaEr
 
 
 async def _facts(effect: NativeFacts, progress: Progress) -> Result[Any, ReaError]:
-    runtime = _runtime()
+    runtime = _runtime(progress)
     if effect.engine_ahead and effect.binding["provider"]["id"] == "angr":
         # its failure, if any, is the engine question's to report; lazy: the question (an emulation) may need
         # no angr at all (effects.native.direct)
@@ -328,7 +327,7 @@ def _engine_fault(error: ReaError) -> bool:
 async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaError]:
     """One worker question; a cancelled one that the worker could interrupt (an emulation) hands the facts it
     observed until then to the program (ProgramCancelled.partial)."""
-    runtime = _runtime()
+    runtime = _runtime(progress)
     worker = runtime.worker_for(effect)
     with runtime.tracked(effect.op):
         try:
@@ -339,7 +338,7 @@ async def _query(effect: NativeQuery, progress: Progress) -> Result[Any, ReaErro
 
 
 async def _release(effect: ReleaseNative, progress: Progress) -> Result[Any, ReaError]:
-    runtime = _runtime()
+    runtime = _runtime(progress)
     remaining: list[str] = []
     label = "angr" if runtime.worker is None else runtime.worker.LABEL
     if runtime.worker is not None:
@@ -373,7 +372,7 @@ async def release_all(runtime: NativeRuntime) -> list[str]:
 
 
 async def _lineage(effect: NativeLineage, progress: Progress) -> Result[Any, ReaError]:
-    runtime = _runtime()
+    runtime = _runtime(progress)
     snapshots = list(runtime.lineage)
     if runtime.worker is not None and runtime.worker.process is not None:
         snapshots.append({"provider": runtime.worker.provider, "observation": runtime.worker.observe()})
@@ -387,7 +386,7 @@ async def _lineage(effect: NativeLineage, progress: Progress) -> Result[Any, Rea
 
 async def _activity(effect: NativeActivity, progress: Progress) -> Result[Any, ReaError]:
     """not_observed until a worker process exists; then idle, or busy with the oldest request in flight."""
-    runtime = _runtime()
+    runtime = _runtime(progress)
     worker = runtime.worker
     if worker is None or worker.process is None:
         return Success({"status": "not_observed", "providers": []})

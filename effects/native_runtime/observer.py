@@ -140,10 +140,9 @@ def _kill(pid: int | None) -> None:
             pass
 
 
-def _record_lineage(pid: int) -> None:
-    from effects.native.runtime import CURRENT
-
-    runtime = CURRENT.get(None)
+def _record_lineage(progress: Progress, pid: int) -> None:
+    """The bridge's process group joins the connection's process lineage (binary_session reports it)."""
+    runtime = progress.native
     if runtime is not None:
         runtime.lineage.append({"provider": dict(PROVIDER), "observation": process_group.observe(pid)})
 
@@ -179,7 +178,7 @@ async def _lines(process: Any, state: dict[str, Any], progress: Progress) -> Non
             state["lines"].append(line)
             if line.get("type") == "started":
                 state["pid"] = line["pid"]
-                _record_lineage(process.pid)
+                _record_lineage(progress, process.pid)
                 await progress.report("observing", f"pid {line['pid']} under LLDB")
         if state["bytes"] > MAX_REPORT:
             state["resource_limit"] = True

@@ -48,10 +48,9 @@ def _secrets(args: Mapping[str, Any]) -> Result[dict[str, str], ReaError]:
     return Success(values)
 
 
-def _record_lineage(chromium: OwnedChromium, product: str | None) -> None:
-    from effects.native.runtime import CURRENT
-
-    runtime = CURRENT.get(None)
+def _record_lineage(progress: Progress, chromium: OwnedChromium, product: str | None) -> None:
+    """The launched browser's process group joins the connection's process lineage (binary_session reports it)."""
+    runtime = progress.native
     if runtime is not None:
         runtime.lineage.append(
             {
@@ -205,7 +204,9 @@ async def _drive(session: cdp.CdpSession, effect: RunScenario, secrets: Mapping[
     }
 
 
-async def _launch(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dict[str, Any], ReaError]:
+async def _launch(
+    effect: RunScenario, secrets: Mapping[str, str], progress: Progress
+) -> Result[dict[str, Any], ReaError]:
     path = effect.args["browser"]["executable_path"]
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         return Failure(
@@ -218,7 +219,7 @@ async def _launch(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dic
     chromium = OwnedChromium(effect.operation)
     try:
         started = await chromium.start(executable=path)
-        driven = await then(started, lambda endpoint: _launched(chromium, endpoint, effect, secrets))
+        driven = await then(started, lambda endpoint: _launched(chromium, endpoint, effect, secrets, progress))
     finally:
         with anyio.CancelScope(shield=True):
             remaining = await chromium.stop()
@@ -229,10 +230,10 @@ async def _launch(effect: RunScenario, secrets: Mapping[str, str]) -> Result[dic
 
 
 async def _launched(
-    chromium: OwnedChromium, endpoint: Endpoint, effect: RunScenario, secrets: Mapping[str, str]
+    chromium: OwnedChromium, endpoint: Endpoint, effect: RunScenario, secrets: Mapping[str, str], progress: Progress
 ) -> Result[dict[str, Any], ReaError]:
     async def on_page(browser: dict[str, Any]) -> Result[dict[str, Any], ReaError]:
-        _record_lineage(chromium, browser["version"])
+        _record_lineage(progress, chromium, browser["version"])
         return await _scenario(await _first_page(endpoint, effect.operation), effect, secrets, browser)
 
     return await then(await _browser(endpoint, effect.operation, "launch"), on_page)
@@ -274,7 +275,11 @@ async def run_scenario(effect: RunScenario, progress: Progress) -> Result[Any, R
         return await run_electron(effect)
 
     def by_mode(secrets: dict[str, str]) -> Awaitable[Result[dict[str, Any], ReaError]]:
-        return _launch(effect, secrets) if effect.args["browser"]["mode"] == "launch" else _connect(effect, secrets)
+        return (
+            _launch(effect, secrets, progress)
+            if effect.args["browser"]["mode"] == "launch"
+            else _connect(effect, secrets)
+        )
 
     return await then(_secrets(effect.args), by_mode)
 

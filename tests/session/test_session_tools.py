@@ -660,20 +660,18 @@ def test_analysis_activity_reports_the_engine_request_in_flight(tmp_path):
     import anyio
 
     from effects.native import runtime as native_runtime
+    from effects.progress import Progress
     from rea.native.effects import NativeActivity
 
     runtime = native_runtime.NativeRuntime(cache_root=tmp_path)
-    token = native_runtime.CURRENT.set(runtime)
-    try:
-        idle_before = anyio.run(native_runtime._activity, NativeActivity(), None).unwrap()
-        provider = {"id": "angr", "name": "angr", "version": "9.2.213"}
-        runtime.worker = types.SimpleNamespace(process=object(), provider=provider)
-        idle = anyio.run(native_runtime._activity, NativeActivity(), None).unwrap()
-        with runtime.tracked("decompile"), runtime.tracked("disassemble"):
-            busy = anyio.run(native_runtime._activity, NativeActivity(), None).unwrap()
-        after = anyio.run(native_runtime._activity, NativeActivity(), None).unwrap()
-    finally:
-        native_runtime.CURRENT.reset(token)
+    call = Progress(None, native=runtime)  # the connection's engines travel with the call
+    idle_before = anyio.run(native_runtime._activity, NativeActivity(), call).unwrap()
+    provider = {"id": "angr", "name": "angr", "version": "9.2.213"}
+    runtime.worker = types.SimpleNamespace(process=object(), provider=provider)
+    idle = anyio.run(native_runtime._activity, NativeActivity(), call).unwrap()
+    with runtime.tracked("decompile"), runtime.tracked("disassemble"):
+        busy = anyio.run(native_runtime._activity, NativeActivity(), call).unwrap()
+    after = anyio.run(native_runtime._activity, NativeActivity(), call).unwrap()
     assert idle_before == {"status": "not_observed", "providers": []}
     assert (
         idle == after == {"status": "idle", "providers": [{"provider": provider, "active": None, "queued_requests": 0}]}

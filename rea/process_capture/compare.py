@@ -20,7 +20,14 @@ from typing import Any
 import attrs
 
 from rea.canonical_json import canonicalize
-from rea.process_capture.results import Dimension, DivergenceFound, DivergenceNone, DivergenceUnknown, Status
+from rea.process_capture.results import (
+    CaptureComparison,
+    Dimension,
+    DivergenceFound,
+    DivergenceNone,
+    DivergenceUnknown,
+    Status,
+)
 from rea.process_capture.stored import StoredCapture, StoredEntry, StoredProtocolEvent
 from rea.wire.convert import to_wire
 
@@ -215,8 +222,8 @@ def _earliest(found: list[DivergenceFound]) -> DivergenceFound:
     return min(found, key=key)
 
 
-def compare_captures(left: StoredCapture, right: StoredCapture) -> dict[str, Any]:
-    """The comparison record (rea.process_capture.results.CaptureComparison, as JSON, without the ids)."""
+def compare_captures(left: StoredCapture, right: StoredCapture, left_id: str, right_id: str) -> CaptureComparison:
+    """The comparison of the captures retained as Evidence `left_id` and `right_id`."""
     same_norm = _same(to_wire(left.normalization), to_wire(right.normalization))
     unknown = left.unknown_scopes | right.unknown_scopes
     ln, rn = Normalizer(left), Normalizer(right)
@@ -236,9 +243,20 @@ def compare_captures(left: StoredCapture, right: StoredCapture) -> dict[str, Any
     limitations = list(LIMITATIONS)
     if not same_norm:
         limitations.append("The two captures were normalized differently: every dimension is unknown.")
-    # the reply keeps this key order (dimensions in DIMENSIONS order), not the record's field order
-    first = to_wire(_first(truncated, found, status, statuses))
-    return {"status": status, **statuses, "first_divergence": first, "limitations": limitations}
+    return CaptureComparison(
+        status=status,
+        terminal=statuses["terminal"],
+        interaction=statuses["interaction"],
+        exit=statuses["exit"],
+        filesystem=statuses["filesystem"],
+        process=statuses["process"],
+        protocol=statuses["protocol"],
+        shim=statuses["shim"],
+        first_divergence=_first(truncated, found, status, statuses),
+        left_evidence_id=left_id,
+        right_evidence_id=right_id,
+        limitations=tuple(limitations),
+    )
 
 
 def _first(truncated: bool, found: list[DivergenceFound], status: Status, statuses: Mapping[str, Status]) -> Divergence:

@@ -191,14 +191,14 @@ def compare_process_captures(session: Session, args: CompareCapturesArgs, ctx: C
         if stale:
             refuse(invalid_request(f"a capture is older than max_capture_age_ms {args.max_capture_age_ms}: "
                                    + "; ".join(stale), field="max_capture_age_ms"))  # fmt: skip
-    result = {**compare_captures(lr, rr), "left_evidence_id": left.evidence_id, "right_evidence_id": right.evidence_id}
+    result = compare_captures(lr, rr, left.evidence_id, right.evidence_id)
     made = create_evidence(
         provider=PROVIDER,
         operation="compare_process_captures",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         confidence="derived",
-        limitations=list(result["limitations"]),
+        limitations=list(result.limitations),
         evidence_links=[left.evidence_id, right.evidence_id],
     )
     return recorded(session, made)

@@ -14,6 +14,7 @@ from rea.process_capture.compare import DIMENSIONS
 from rea.process_capture.compare import compare_captures as compare_stored
 from rea.process_capture.stored import read_capture
 from rea.process_capture.terminal import Chunk, render
+from rea.wire.convert import to_wire
 
 SCOPES = ["terminal", "interaction", "exit", "process", "filesystem", "protocol", "shim"]
 NORMALIZATION = {"paths": True, "patterns": [], "pids": True, "ports": True, "time_bucket_ms": 10}
@@ -23,7 +24,7 @@ MANIFEST = {"host_paths": {"$SCRATCH": "/tmp/s"}, "comparison_contract": {}, "co
 
 def compare_captures(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
     """The comparison of two captures as JSON, read as compare_process_captures reads retained ones."""
-    return compare_stored(read_capture(left), read_capture(right))
+    return to_wire(compare_stored(read_capture(left), read_capture(right), "ev_left", "ev_right"))
 
 
 @st.composite

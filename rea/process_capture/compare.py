@@ -17,8 +17,18 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from rea.canonical_json import canonicalize
-from rea.process_capture.results import Dimension, DivergenceFound, DivergenceNone, DivergenceUnknown, Status
+from rea.process_capture.results import (
+    CaptureComparison,
+    Dimension,
+    DivergenceFound,
+    DivergenceNone,
+    DivergenceUnknown,
+    Status,
+)
+from rea.process_capture.stored import StoredCapture, StoredEntry, StoredProtocolEvent
 from rea.wire.convert import to_wire
 
 DIMENSIONS: tuple[Dimension, ...] = ("terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim")
@@ -28,7 +38,6 @@ LIMITATIONS = (
     "Process observations are periodic samples: a process shorter than the sample interval may be missing on one side.",
     "A dimension either capture did not observe completely is unknown, and the overall status is then at best unknown.",
 )
-Capture = Mapping[str, Any]  # a stored capture's normalized_result (results.ProcessCapture), read back as JSON
 Divergence = DivergenceNone | DivergenceUnknown | DivergenceFound
 PORT = re.compile(r"((?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):)\d{1,5}\b")
 
@@ -36,16 +45,16 @@ PORT = re.compile(r"((?:127\.\d+\.\d+\.\d+|localhost|\[::1\]):)\d{1,5}\b")
 class Normalizer:
     """One capture's text normalization: declared patterns, host paths, pids (first-seen ordinals), ports."""
 
-    def __init__(self, capture: Capture) -> None:
-        norm = capture["normalization"]
-        self.patterns = [(re.compile(p["pattern"]), p["replacement"]) for p in norm["patterns"]]
-        paths = capture["manifest"].get("host_paths", {}) if norm["paths"] else {}
+    def __init__(self, capture: StoredCapture) -> None:
+        norm = capture.normalization
+        self.patterns = [(re.compile(p.pattern), p.replacement) for p in norm.patterns]
+        paths = capture.host_paths if norm.paths else {}
         self.paths = sorted(((v, k) for k, v in paths.items() if v and v != "/"), key=lambda kv: -len(kv[0]))
-        self.ports = bool(norm["ports"])
+        self.ports = bool(norm.ports)
         self.pids: dict[int, str] = {}
-        if norm["pids"]:
-            for sample in capture["process_samples"]:
-                self.pids.setdefault(sample["pid"], f"<pid{len(self.pids)}>")
+        if norm.pids:
+            for sample in capture.process_samples:
+                self.pids.setdefault(sample.pid, f"<pid{len(self.pids)}>")
         self.pid_word = re.compile(r"\b(" + "|".join(str(p) for p in self.pids) + r")\b") if self.pids else None
 
     def text(self, value: str) -> str:
@@ -66,13 +75,13 @@ class Normalizer:
 Observation = tuple[Any, int | None]  # (compared value, time reported)
 
 
-def _terminal(c: Capture, n: Normalizer) -> list[Observation]:
+def _terminal(c: StoredCapture, n: Normalizer) -> list[Observation]:
     out: list[Observation] = []
     line, started = "", None
-    for frame in c["frames"]:
-        for piece in re.split(r"(\n)", frame["data"]):
+    for frame in c.frames:
+        for piece in re.split(r"(\n)", frame.data):
             if started is None and piece:
-                started = frame["at_ms"]
+                started = frame.at_ms
             if piece == "\n":
                 out.append(({"line": n.text(line.replace("\r", ""))}, started))
                 line, started = "", None
@@ -80,78 +89,79 @@ def _terminal(c: Capture, n: Normalizer) -> list[Observation]:
                 line += piece
     if line:
         out.append(({"line": n.text(line.replace("\r", ""))}, started))
-    if c["rendered_frames"]:
-        last = c["rendered_frames"][-1]
-        out.append(({"screen": [n.text(x) for x in last["lines"]]}, last["at_ms"]))
+    if c.last_screen is not None:
+        last = c.last_screen
+        out.append(({"screen": [n.text(x) for x in last.lines]}, last.at_ms))
     return out
 
 
-def _interaction(c: Capture, n: Normalizer) -> list[Observation]:
-    return [({"type": e["type"], "data": n.text(e["data"]), "outcome": e["outcome"]}, e["dispatched_at_ms"])
-            for e in c["interaction_events"]]  # fmt: skip
+def _interaction(c: StoredCapture, n: Normalizer) -> list[Observation]:
+    return [({"type": e.type, "data": n.text(e.data), "outcome": e.outcome}, e.dispatched_at_ms)
+            for e in c.interaction_events]  # fmt: skip
 
 
-def _exit(c: Capture, n: Normalizer) -> list[Observation]:
-    e, s = c["exit"], c["settlement"]
-    return [({"code": e["code"], "signal": e["signal"], "reason": e["reason"], "settlement": s["state"]}, None)]
+def _exit(c: StoredCapture, n: Normalizer) -> list[Observation]:
+    e = c.exit
+    return [({"code": e.code, "signal": e.signal, "reason": e.reason, "settlement": e.settlement}, None)]
 
 
-def _entry(e: Mapping[str, Any] | None, n: Normalizer) -> Any:
+def _entry(e: StoredEntry | None, n: Normalizer) -> Any:
     if e is None:
         return None
-    target = e["symlink_target"]
-    return {"type": e["type"], "size": e["size"], "mode": e["mode"], "sha256": e["sha256"],
+    target = e.symlink_target
+    return {"type": e.type, "size": e.size, "mode": e.mode, "sha256": e.sha256,
             "symlink_target": n.text(target) if target is not None else None}  # fmt: skip
 
 
-def _filesystem(c: Capture, n: Normalizer) -> list[Observation]:
-    rows = [{"path": n.text(e["path"]), "status": e["status"], "before": _entry(e["before"], n),
-             "after": _entry(e["after"], n)} for e in c["filesystem_effects"]]  # fmt: skip
+def _filesystem(c: StoredCapture, n: Normalizer) -> list[Observation]:
+    rows = [{"path": n.text(e.path), "status": e.status, "before": _entry(e.before, n),
+             "after": _entry(e.after, n)} for e in c.filesystem_effects]  # fmt: skip
     return [(r, None) for r in sorted(rows, key=lambda r: r["path"])]
 
 
-def _process(c: Capture, n: Normalizer) -> list[Observation]:
-    commands = {s["pid"]: n.text(s["command"]) for s in c["process_samples"]}
-    rows = [({"command": n.text(s["command"]), "parent": commands.get(s["parent_pid"], "<outside>")}, s["at_ms"])
-            for s in c["process_samples"]]  # fmt: skip
+def _process(c: StoredCapture, n: Normalizer) -> list[Observation]:
+    commands = {s.pid: n.text(s.command) for s in c.process_samples}
+    rows = [({"command": n.text(s.command), "parent": commands.get(s.parent_pid, "<outside>")}, s.at_ms)
+            for s in c.process_samples]  # fmt: skip
     return sorted(rows, key=lambda r: canonicalize(r[0]))
 
 
 TEARDOWN = ("close", "reset")
 
 
-def _protocol(c: Capture, n: Normalizer) -> list[Observation]:
+def _protocol(c: StoredCapture, n: Normalizer) -> list[Observation]:
     """Per connection (in order of first sight), its events in order: how two connections' events interleave is
     scheduling, not behaviour, and so is which side's close comes first when both close at the end (the
     connection's closing run of close and reset events is read in one canonical order). A complete preview is
     compared as normalized text (a port or path inside it would make the digest differ between identical runs);
     a cut one adds its byte count and digest."""
-    rows = []
-    for e in _teardown_canonical(sorted(c["protocol_events"], key=lambda e: e.get("connection", 0))):
-        skip = {"at_ms", "sequence"} | (set() if e.get("data_truncated") else {"bytes", "sha256"})
-        rows.append(({k: (n.text(v) if isinstance(v, str) else v) for k, v in e.items() if k not in skip}, e["at_ms"]))
+    rows: list[Observation] = []
+    for e in _teardown_canonical(sorted(c.protocol_events, key=lambda e: e.connection)):
+        skip = {"at_ms"} | (set() if e.data_truncated else {"bytes", "sha256"})
+        fields = attrs.asdict(e, recurse=False).items()
+        rows.append(({k: (n.text(v) if isinstance(v, str) else v) for k, v in fields if k not in skip}, e.at_ms))
     return rows
 
 
-def _teardown_canonical(events: list[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _teardown_canonical(events: list[StoredProtocolEvent]) -> list[StoredProtocolEvent]:
     """`events` (grouped by connection) with each connection's final run of TEARDOWN events sorted by kind and
     direction; a close followed by more data (a half-close) keeps its place."""
-    out: list[Mapping[str, Any]] = []
-    for _, group in itertools.groupby(events, key=lambda e: e.get("connection", 0)):
+    out: list[StoredProtocolEvent] = []
+    for _, group in itertools.groupby(events, key=lambda e: e.connection):
         run = list(group)
         cut = len(run)
-        while cut and run[cut - 1].get("kind") in TEARDOWN:
+        while cut and run[cut - 1].kind in TEARDOWN:
             cut -= 1
-        out += run[:cut] + sorted(run[cut:], key=lambda e: (str(e.get("kind")), str(e.get("direction"))))
+        out += run[:cut] + sorted(run[cut:], key=lambda e: (str(e.kind), str(e.direction)))
     return out
 
 
-def _shim(c: Capture, n: Normalizer) -> list[Observation]:
-    return [({"command": e["command"], "arguments": [n.text(a) for a in e["arguments"]],
-              "route_index": e["route_index"], "outcome": e["outcome"]}, e["at_ms"]) for e in c["shim_events"]]  # fmt: skip
+def _shim(c: StoredCapture, n: Normalizer) -> list[Observation]:
+    return [({"command": e.command, "arguments": [n.text(a) for a in e.arguments],
+              "route_index": e.route_index, "outcome": e.outcome}, e.at_ms) for e in c.shim_events]  # fmt: skip
 
 
-READERS: Mapping[Dimension, Callable[[Capture, Normalizer], list[Observation]]] = {
+READERS: Mapping[Dimension, Callable[[StoredCapture, Normalizer], list[Observation]]] = {
     "terminal": _terminal,
     "interaction": _interaction,
     "exit": _exit,
@@ -188,10 +198,6 @@ def first_difference(
     return None
 
 
-def _unknown_scopes(capture: Capture) -> set[str]:
-    return {u["scope"] for u in capture["residual_unknowns"]}
-
-
 def overall(statuses: Mapping[str, Status], truncated: bool) -> Status:
     values = set(statuses.values())
     if truncated or "truncated" in values:
@@ -216,10 +222,10 @@ def _earliest(found: list[DivergenceFound]) -> DivergenceFound:
     return min(found, key=key)
 
 
-def compare_captures(left: Capture, right: Capture) -> dict[str, Any]:
-    """The comparison record (rea.process_capture.results.CaptureComparison, as JSON, without the ids)."""
-    same_norm = _same(left["normalization"], right["normalization"])
-    unknown = _unknown_scopes(left) | _unknown_scopes(right)
+def compare_captures(left: StoredCapture, right: StoredCapture, left_id: str, right_id: str) -> CaptureComparison:
+    """The comparison of the captures retained as Evidence `left_id` and `right_id`."""
+    same_norm = _same(to_wire(left.normalization), to_wire(right.normalization))
+    unknown = left.unknown_scopes | right.unknown_scopes
     ln, rn = Normalizer(left), Normalizer(right)
     statuses: dict[str, Status] = {}
     found: list[DivergenceFound] = []
@@ -232,14 +238,25 @@ def compare_captures(left: Capture, right: Capture) -> dict[str, Any]:
         difference = first_difference(dimension, lo, ro)
         if difference is not None:
             found.append(difference)
-    truncated = bool(left["truncated"] or right["truncated"])
+    truncated = left.truncated or right.truncated
     status = overall(statuses, truncated)
     limitations = list(LIMITATIONS)
     if not same_norm:
         limitations.append("The two captures were normalized differently: every dimension is unknown.")
-    # the reply keeps this key order (dimensions in DIMENSIONS order), not the record's field order
-    first = to_wire(_first(truncated, found, status, statuses))
-    return {"status": status, **statuses, "first_divergence": first, "limitations": limitations}
+    return CaptureComparison(
+        status=status,
+        terminal=statuses["terminal"],
+        interaction=statuses["interaction"],
+        exit=statuses["exit"],
+        filesystem=statuses["filesystem"],
+        process=statuses["process"],
+        protocol=statuses["protocol"],
+        shim=statuses["shim"],
+        first_divergence=_first(truncated, found, status, statuses),
+        left_evidence_id=left_id,
+        right_evidence_id=right_id,
+        limitations=tuple(limitations),
+    )
 
 
 def _first(truncated: bool, found: list[DivergenceFound], status: Status, statuses: Mapping[str, Status]) -> Divergence:
@@ -254,7 +271,7 @@ def _first(truncated: bool, found: list[DivergenceFound], status: Status, status
     return DivergenceNone(status="none")
 
 
-def contract_differences(left: Capture, right: Capture) -> list[str]:
+def contract_differences(left: StoredCapture, right: StoredCapture) -> list[str]:
     """Top-level comparison-contract fields whose values differ (empty: comparable)."""
-    lc, rc = left["manifest"]["comparison_contract"], right["manifest"]["comparison_contract"]
+    lc, rc = left.comparison_contract, right.comparison_contract
     return sorted(k for k in set(lc) | set(rc) if k not in lc or k not in rc or not _same(lc[k], rc[k]))

@@ -19,6 +19,7 @@ from rea.process_capture.effects import MeasureAges, RunScenario, ScenarioRun
 from rea.process_capture.reactive import Compiled, compile_machine
 from rea.process_capture.reactive_records import PREDICATE_SCHEMA, Checkpoint, Machine
 from rea.process_capture.records import CaptureArgs, CommandShim, CompareCapturesArgs, Event, ReplayPlan
+from rea.process_capture.stored import read_capture
 from rea.program import (
     Context,
     Outcome,
@@ -175,13 +176,12 @@ def _incomparable(fields: list[str]) -> ReaError:
 def compare_process_captures(session: Session, args: CompareCapturesArgs, ctx: Context) -> Program:
     left = _capture(session, args.left_evidence_id, "left_evidence_id")
     right = _capture(session, args.right_evidence_id, "right_evidence_id")
-    lr: Mapping[str, Any] = left.normalized_result
-    rr: Mapping[str, Any] = right.normalized_result
+    lr, rr = read_capture(left.normalized_result), read_capture(right.normalized_result)
     differing = contract_differences(lr, rr)
     if differing:
         refuse(_incomparable(differing))
     if args.max_capture_age_ms is not None:
-        stamps = (lr["manifest"]["completed_at"], rr["manifest"]["completed_at"])
+        stamps = (lr.completed_at, rr.completed_at)
         ages: tuple[int, ...] = yield from need(MeasureAges(timestamps=stamps))
         stale = [
             f"{side} completed {age} ms ago"
@@ -191,14 +191,14 @@ def compare_process_captures(session: Session, args: CompareCapturesArgs, ctx: C
         if stale:
             refuse(invalid_request(f"a capture is older than max_capture_age_ms {args.max_capture_age_ms}: "
                                    + "; ".join(stale), field="max_capture_age_ms"))  # fmt: skip
-    result = {**compare_captures(lr, rr), "left_evidence_id": left.evidence_id, "right_evidence_id": right.evidence_id}
+    result = compare_captures(lr, rr, left.evidence_id, right.evidence_id)
     made = create_evidence(
         provider=PROVIDER,
         operation="compare_process_captures",
         parameters=to_wire(args),
-        normalized_result=result,
+        normalized_result=to_wire(result),
         confidence="derived",
-        limitations=list(result["limitations"]),
+        limitations=list(result.limitations),
         evidence_links=[left.evidence_id, right.evidence_id],
     )
     return recorded(session, made)

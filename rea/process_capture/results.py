@@ -13,6 +13,7 @@ import attrs
 from rea.process_capture.protocol import ProtocolEvent
 from rea.process_capture.reactive_records import ReactiveRun
 from rea.process_capture.records import Normalization
+from rea.wire.key_order import sent_in
 from rea.wire.schema import Open, field
 
 SHA256 = "^[a-f0-9]{64}$"
@@ -210,6 +211,10 @@ class DivergenceFound:
 
 @attrs.frozen(kw_only=True)
 class CaptureComparison:
+    # the reply has always sent the dimensions in compare.DIMENSIONS order and the ids last
+    __wire__ = sent_in(("status", "terminal", "interaction", "exit", "filesystem", "protocol", "process", "shim",
+                        "first_divergence", "limitations", "left_evidence_id", "right_evidence_id"))  # fmt: skip
+
     status: Status = field("Overall: truncated, changed, unknown or unchanged")
     terminal: Status = field("Terminal text")
     interaction: Status = field("Dispatched events")

@@ -7,7 +7,7 @@ become value-free JSON shapes only when approved; console text only when approve
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from typing import Any
 
 from rea.loopback import origin_of
@@ -25,14 +25,15 @@ from rea.web.records.page import (
 from rea.web.redaction import json_shape
 from rea.web.scope import clean_url, in_scope
 
-Raw = Mapping[str, Any]
+# The `Mapping[str, Any]` parameters below are CDP payloads as Chromium sent them (Network.*, WebSocket frames,
+# Runtime.consoleAPICalled), third-party JSON: each is read here, once per item, into rea.web.records.page records.
 
 
 def _int_or_none(value: Any) -> int | None:
     return int(value) if isinstance(value, (int, float)) and value >= 0 else None
 
 
-def initiator(raw: Raw | None) -> Initiator:
+def initiator(raw: Mapping[str, Any] | None) -> Initiator:
     raw = raw or {}
     frames = ((raw.get("stack") or {}).get("callFrames")) or []
     top = frames[0] if frames else {}
@@ -45,18 +46,19 @@ def initiator(raw: Raw | None) -> Initiator:
     )
 
 
-def body_shapes(entry: Raw, approved: bool) -> BodyShapes:
+def body_shapes(request_body: object, response_body: object, approved: bool) -> BodyShapes:
+    """The captured bodies' JSON shapes (a body that is not text has none)."""
     if not approved:
         return BodyShapes(status="not_approved", request=None, response=None)
-    request = json_shape(entry["request_body"]) if isinstance(entry.get("request_body"), str) else None
-    response = json_shape(entry["response_body"]) if isinstance(entry.get("response_body"), str) else None
+    request = json_shape(request_body) if isinstance(request_body, str) else None
+    response = json_shape(response_body) if isinstance(response_body, str) else None
     if request is not None and response is not None:
         return BodyShapes(status="included", request=request, response=response)
     return BodyShapes(status="partial" if request or response else "unavailable", request=request, response=response)
 
 
 def requests(
-    raw: Sequence[tuple[str, Raw]], origins: Sequence[str], approved: bool, ledger: Ledger
+    raw: Sequence[tuple[str, Mapping[str, Any]]], origins: Sequence[str], approved: bool, ledger: Ledger
 ) -> tuple[NetworkRequest, ...]:
     out = []
     for rid, entry in raw:
@@ -78,7 +80,7 @@ def requests(
                 mime_type=response.get("mimeType"),
                 encoded_data_length=finished.get("encodedDataLength"),
                 initiator=initiator(entry["sent"].get("initiator")),
-                body_shapes=body_shapes(entry, approved),
+                body_shapes=body_shapes(entry.get("request_body"), entry.get("response_body"), approved),
             )
         )
     if not approved and out:
@@ -86,17 +88,18 @@ def requests(
     return tuple(out)
 
 
-def _payload_shape(frame: Raw, approved: bool) -> PayloadShape | None:
+def _payload_shape(opcode: object, payload: str, approved: bool) -> PayloadShape | None:
+    """A frame's payload shape: binary (opcode 2), else JSON when it parses, else text."""
     if not approved:
         return None
-    if frame.get("opcode") == 2:
+    if opcode == 2:
         return PayloadShape(format="binary", json_shape=None)
-    shape = json_shape(str(frame.get("payloadData", "")))
+    shape = json_shape(payload)
     return PayloadShape(format="json" if shape is not None else "text", json_shape=shape)
 
 
 def websocket_events(
-    raw: Sequence[Raw], known: Mapping[str, Raw], approved: bool, ledger: Ledger
+    raw: Sequence[Mapping[str, Any]], known: Container[str], approved: bool, ledger: Ledger
 ) -> tuple[WebSocketEvent, ...]:
     out = []
     for frame in raw:
@@ -113,7 +116,7 @@ def websocket_events(
                 direction=frame["direction"],
                 opcode=int(frame.get("opcode", 0)),
                 payload_bytes=len(payload.encode("utf-8", "surrogatepass")),
-                payload_shape=_payload_shape(frame, approved),
+                payload_shape=_payload_shape(frame.get("opcode"), payload, approved),
             )
         )
     if not approved and out:
@@ -121,13 +124,18 @@ def websocket_events(
     return tuple(out)
 
 
-def _text(arg: Raw) -> str:
+def _text(index: int, arg: Mapping[str, Any]) -> ConsoleText:
+    """One console argument's text: its primitive value, else its description, else its type."""
     if "value" in arg and isinstance(arg["value"], (str, int, float, bool)) or arg.get("type") == "undefined":
-        return str(arg.get("value", "undefined"))
-    return str(arg.get("description") or arg.get("unserializableValue") or arg.get("type", ""))
+        text = str(arg.get("value", "undefined"))
+    else:
+        text = str(arg.get("description") or arg.get("unserializableValue") or arg.get("type", ""))
+    return ConsoleText(argument_index=index, type=str(arg.get("type", "")), text=text)
 
 
-def console(raw: Sequence[Raw], started_ms: float, approved: bool, ledger: Ledger) -> tuple[ConsoleEvent, ...]:
+def console(
+    raw: Sequence[Mapping[str, Any]], started_ms: float, approved: bool, ledger: Ledger
+) -> tuple[ConsoleEvent, ...]:
     out, prior = [], 0
     for event in raw:
         timestamp = float(event.get("timestamp", 0))
@@ -137,9 +145,7 @@ def console(raw: Sequence[Raw], started_ms: float, approved: bool, ledger: Ledge
         args = event.get("args") or []
         frames = (event.get("stackTrace") or {}).get("callFrames") or []
         top = frames[0] if frames else {}
-        values = tuple(
-            ConsoleText(argument_index=i, type=str(a.get("type", "")), text=_text(a)) for i, a in enumerate(args)
-        )
+        values = tuple(_text(i, a) for i, a in enumerate(args))
         out.append(
             ConsoleEvent(
                 type=str(event.get("type", "log")),

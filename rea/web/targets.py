@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 from rea.web.records.browser import BrowserTarget, BrowserTargetList, BrowserVersion, TargetExclusions
 from rea.web.scope import clean_url, in_scope, origin_text
 
@@ -26,6 +28,19 @@ def browser_version(raw: Mapping[str, Any]) -> BrowserVersion:
         user_agent=str(raw.get("User-Agent", "")),
         js_version=str(raw.get("V8-Version", "")),
     )
+
+
+@attrs.frozen(kw_only=True)
+class PageTarget:
+    """The page target a program observes, as the endpoint's /json/list named it (its url "" when absent)."""
+
+    id: str
+    url: str
+
+
+# `raw` is one entry of /json/list as Chromium sent it (a third-party payload), read here once.
+def page_target(raw: Mapping[str, Any]) -> PageTarget:
+    return PageTarget(id=str(raw["id"]), url=str(raw.get("url", "")))
 
 
 def target_record(raw: Mapping[str, Any]) -> BrowserTarget:

@@ -10,12 +10,21 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rea.process_capture.compare import DIMENSIONS, compare_captures
+from rea.process_capture.compare import DIMENSIONS
+from rea.process_capture.compare import compare_captures as compare_stored
+from rea.process_capture.stored import read_capture
 from rea.process_capture.terminal import Chunk, render
+from rea.wire.convert import to_wire
 
 SCOPES = ["terminal", "interaction", "exit", "process", "filesystem", "protocol", "shim"]
 NORMALIZATION = {"paths": True, "patterns": [], "pids": True, "ports": True, "time_bucket_ms": 10}
 text = st.text(alphabet="ab\n\r 12", max_size=12)
+MANIFEST = {"host_paths": {"$SCRATCH": "/tmp/s"}, "comparison_contract": {}, "completed_at": "2026-01-01T00:00:00Z"}
+
+
+def compare_captures(left: dict[str, Any], right: dict[str, Any]) -> dict[str, Any]:
+    """The comparison of two captures as JSON, read as compare_process_captures reads retained ones."""
+    return to_wire(compare_stored(read_capture(left), read_capture(right), "ev_left", "ev_right"))
 
 
 @st.composite
@@ -27,7 +36,7 @@ def captures(draw: Any) -> dict[str, Any]:
     shims = draw(st.lists(st.sampled_from(["git", "curl"]), max_size=2))
     return {
         "normalization": NORMALIZATION,
-        "manifest": {"host_paths": {"$SCRATCH": "/tmp/s"}},
+        "manifest": MANIFEST,
         "frames": [{"sequence": i, "at_ms": t, "data": d} for i, (d, t) in enumerate(zip(frames, times))],
         "rendered_frames": [],
         "interaction_events": [],
@@ -68,7 +77,7 @@ def _fixed() -> dict[str, Any]:
     """One plain capture: a line of output, a created file, a process, a shim call."""
     return {
         "normalization": NORMALIZATION,
-        "manifest": {"host_paths": {"$SCRATCH": "/tmp/s"}},
+        "manifest": MANIFEST,
         "frames": [{"sequence": 0, "at_ms": 1, "data": "out\n"}],
         "rendered_frames": [],
         "interaction_events": [],
@@ -154,7 +163,7 @@ def test_host_paths_and_pids_are_normalized_before_comparing():
     left = {**left, "truncated": False, "residual_unknowns": [], "frames": [{"sequence": 0, "at_ms": 1,
             "data": "/tmp/s/out pid 100\n"}], "process_samples": [{"at_ms": 0, "pid": 100, "parent_pid": 1,
             "process_group_id": 100, "session_id": 100, "command": "sh /tmp/s/x"}]}  # fmt: skip
-    right = {**left, "manifest": {"host_paths": {"$SCRATCH": "/var/t"}},
+    right = {**left, "manifest": {**MANIFEST, "host_paths": {"$SCRATCH": "/var/t"}},
              "frames": [{"sequence": 0, "at_ms": 7, "data": "/var/t/out pid 200\n"}],
              "process_samples": [{**left["process_samples"][0], "pid": 200, "command": "sh /var/t/x"}],
              "filesystem_effects": [{**e, "path": e["path"].replace("/tmp/s", "/var/t")} for e in left["filesystem_effects"]],
@@ -177,8 +186,10 @@ def test_which_side_closes_first_at_the_end_is_scheduling_but_a_half_close_is_no
     A close followed by more data keeps its place."""
 
     def event(i: int, kind: str, direction: str, data: str = "") -> dict[str, Any]:
-        return {"sequence": i, "at_ms": i, "connection": 0, "kind": kind, "direction": direction, "data": data,
-                "protocol": "tcp", "outcome": "observed", "data_truncated": False}  # fmt: skip
+        return {"sequence": i, "at_ms": i, "protocol": "tcp", "direction": direction, "method": None, "path": None,
+                "data": data, "outcome": "observed", "kind": kind, "connection": 0, "client": "127.0.0.1:1",
+                "server": "127.0.0.1:2", "status": None, "bytes": len(data), "sha256": None,
+                "data_truncated": False}  # fmt: skip
 
     def capture(tail: list[str]) -> dict[str, Any]:
         head = [event(0, "connect", "received"), event(1, "data", "received", "ping")]

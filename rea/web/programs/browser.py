@@ -36,7 +36,8 @@ from rea.web.records.webmcp import DiscoverWebMcpArgs, WebMcpDiscovery
 from rea.web.runtime import execution, listeners
 from rea.web.scope import allowed_origins, in_scope
 from rea.web.screenshot import screenshot
-from rea.web.targets import PAGE_TYPES, target_list
+from rea.web.targets import PAGE_TYPES, browser_version, page_target, target_list
+from rea.web.timeline import recording
 from rea.web.timeline import session as timeline_session
 from rea.web.webmcp import discovery
 from rea.wire.convert import to_wire
@@ -242,7 +243,14 @@ def _execution(seen: Observed, args: ObserveExecutionArgs) -> Result[Facts, ReaE
 
 def _session(seen: Observed, args: ObserveSessionArgs) -> Result[WebObservationSession, ReaError]:
     return Success(
-        timeline_session(seen.version, seen.target, seen.raw, seen.scope, args.observation_ms, args.max_timeline_events)
+        timeline_session(
+            browser_version(seen.version),
+            page_target(seen.target),
+            recording(seen.raw),
+            seen.scope,
+            args.observation_ms,
+            args.max_timeline_events,
+        )
     )
 
 

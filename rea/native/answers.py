@@ -400,8 +400,11 @@ def reference_kind(
     )
 
 
-def edges(snapshot: Mapping[str, Any], refs: Iterable[q.Reference]) -> tuple[wp.ReferenceEdge, ...]:
-    index = q.by_address(snapshot)
+def edges(
+    snapshot: Mapping[str, Any], refs: Iterable[q.Reference], index: Mapping[str, Mapping[str, Any]] | None = None
+) -> tuple[wp.ReferenceEdge, ...]:
+    """The references' edges; `index` (q.by_address) when the caller has already built it."""
+    index = q.by_address(snapshot) if index is None else index
     return tuple(edge(snapshot, index, r) for r in refs)
 
 

@@ -149,8 +149,8 @@ def build(
     limitations = [NO_VALUE_FLOW, NO_NATIVE_API, *(cleaned.notes() if cleaned is not None else ())]
     limitations += [f"{k}: {v.reason}" for k, v in available.items() if not v.available and v.reason not in limitations]
     index = q.by_address(snapshot)  # once: a popular callee has a thousand callers
-    incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]))
-    outgoing = a.edges(snapshot, q.outgoing(snapshot, p))
+    incoming = a.edges(snapshot, q.incoming(snapshot, p["address"]), index)
+    outgoing = a.edges(snapshot, q.outgoing(snapshot, p), index)
     return wp.Dossier(
         procedure=_procedure(p, cleaned),
         pseudocode=None if pseudocode is None else shown,
